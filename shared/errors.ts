@@ -1,0 +1,19 @@
+/**
+ * Transport-level error codes of the v2 envelope (`WebApiErrorCode` in the contract) and the errors both sides raise.
+ */
+export const WEB_API_ERROR_CODES = [
+  'Ok', 'NoConnect', 'Validation', 'PF4Error', 'Forbidden', 'NotFound', 'PF5Error', 'Internal',
+] as const;
+export type WebApiErrorCode = (typeof WEB_API_ERROR_CODES)[number];
+
+/** An operation failure that carries its envelope code; thrown by broker handlers, caught at the link. */
+export class OperationError extends Error {
+  constructor(
+    readonly code: WebApiErrorCode,
+    message: string,
+    readonly managerCode: number | null = null,
+  ) {
+    super(message);
+    this.name = 'OperationError';
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * The primitive types of the contract as zod schemas: 32- and 64-bit integers, ISO 8601 date-times, base64 blobs and
+ * flag sets (names of the set bits joined by ", ", `None` for none, `Bit<n>` for an unnamed bit).
+ */
+import { z } from 'zod';
+
+export const INT32_MAX = 2147483647;
+export const int32 = z.number().int().min(-2147483648).max(INT32_MAX);
+export const int64 = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+export const dateTime = z.iso.datetime({ offset: true, local: true });
+export const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+
+export function flagSet(members: readonly string[], name: string) {
+  const known = new Set(members);
+  return z.string().max(1024).refine(
+    (v) => v.split(',').map((p) => p.trim()).every((p) => known.has(p) || /^Bit\d{1,2}$/.test(p)),
+    { message: `must be ${name} members joined by ", " (${members.join(', ')})` },
+  );
+}
