@@ -1,0 +1,113 @@
+/**
+ * The edge runtime outside Cloudflare: bundles the worker with esbuild and runs it in local workerd through the
+ * Miniflare API (no wrangler proxy in the request path), with the D1 registry migrated and the platform gateway
+ * Durable Object bound. Used by `npm start`, the benchmark, the registry CLI and the tests.
+ */
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const WORKER_ENTRY = join(root, 'workers/index.ts');
+export const MIGRATIONS_DIR = join(root, 'workers/registry/migrations');
+export const COMPATIBILITY_DATE = '2025-09-01';
+
+export interface EdgeOptions {
+  port?: number;
+  host?: string;
+  /** Folder for the D1 registry and Durable Object storage; omit for an in-memory edge (tests). */
+  dataDir?: string;
+  /** Worker variables (see README's configuration table). */
+  vars?: Record<string, string>;
+}
+
+export interface Edge {
+  url: URL;
+  miniflare: Miniflare;
+  db(): Promise<D1Like>;
+  close(): Promise<void>;
+}
+
+/** The subset of D1 the scripts and tests use. */
+export interface D1Like {
+  prepare(sql: string): { bind(...values: unknown[]): D1Stmt } & D1Stmt;
+  exec(sql: string): Promise<unknown>;
+  batch(statements: D1Stmt[]): Promise<unknown>;
+}
+interface D1Stmt {
+  run(): Promise<unknown>;
+  first<T = Record<string, unknown>>(): Promise<T | null>;
+  all<T = Record<string, unknown>>(): Promise<{ results: T[] }>;
+}
+
+let bundled: Promise<string> | undefined;
+
+/** Bundles workers/index.ts into one ES module (cached for the process). */
+export function buildWorker(): Promise<string> {
+  bundled ??= build({
+    entryPoints: [WORKER_ENTRY],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    minify: false,
+    sourcemap: false,
+    logLevel: 'silent',
+    external: ['cloudflare:*'],
+  }).then((r) => r.outputFiles[0].text);
+  return bundled;
+}
+
+export function miniflareOptions(script: string, options: EdgeOptions) {
+  const persist = options.dataDir ? resolve(options.dataDir) : undefined;
+  if (persist) mkdirSync(persist, { recursive: true });
+  return {
+    modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: script }],
+    compatibilityDate: COMPATIBILITY_DATE,
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    bindings: options.vars ?? {},
+    d1Databases: { DB: 'registry' },
+    durableObjects: { GATEWAY: 'PlatformGateway' },
+    d1Persist: persist ? join(persist, 'd1') : false,
+    durableObjectsPersist: persist ? join(persist, 'do') : false,
+  };
+}
+
+/** Applies every migration not yet applied, in file-name order, recording them the way wrangler does. */
+export async function applyMigrations(db: D1Like): Promise<string[]> {
+  await db.exec(
+    'CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)',
+  );
+  const done = new Set((await db.prepare('SELECT name FROM d1_migrations').all<{ name: string }>()).results.map((r) => r.name));
+  const applied: string[] = [];
+  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+    if (done.has(file)) continue;
+    const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
+    const statements = splitStatements(sql).map((s) => db.prepare(s));
+    statements.push(db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(file));
+    await db.batch(statements);
+    applied.push(file);
+  }
+  return applied;
+}
+
+/** Splits a migration into statements; migrations keep one statement per `;`-terminated block, no `;` in literals. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .split('\n').filter((l) => !l.trim().startsWith('--')).join('\n')
+    .split(';').map((s) => s.trim()).filter(Boolean);
+}
+
+export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
+  const script = await buildWorker();
+  const miniflare = new Miniflare(miniflareOptions(script, options));
+  const url = await miniflare.ready;
+  const db = async () => (await miniflare.getD1Database('DB')) as unknown as D1Like;
+  await applyMigrations(await db());
+  return { url, miniflare, db, close: () => miniflare.dispose() };
+}
