@@ -88,7 +88,7 @@ export async function applyMigrations(db: D1Like): Promise<string[]> {
   for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
     if (done.has(file)) continue;
     const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
-    const statements = splitStatements(sql).map((s) => db.prepare(s));
+    const statements: D1Stmt[] = splitStatements(sql).map((s) => db.prepare(s));
     statements.push(db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(file));
     await db.batch(statements);
     applied.push(file);
