@@ -1,0 +1,81 @@
+/**
+ * Test support for the edge: runs the real worker in local workerd (scripts/edge.ts) with an in-memory registry,
+ * seeds organizations, platforms and clients, and mints tokens with the edge's own signing key.
+ */
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
+import { startEdge, type Edge, type EdgeOptions } from '../../scripts/edge.js';
+import { hashSecret } from '../../shared/secrets.js';
+
+export const ORG_A = '0a000000-0000-4000-8000-00000000000a';
+export const ORG_B = '0b000000-0000-4000-8000-00000000000b';
+export const PF4_A = 'a4000000-0000-4000-8000-0000000000a4';
+export const PF5_A = 'a5000000-0000-4000-8000-0000000000a5';
+export const PF4_B = 'b4000000-0000-4000-8000-0000000000b4';
+export const AUDIENCE = 'webapi';
+
+export interface TestEdge extends Edge {
+  issuer: string;
+  privateJwk: JWK;
+  /** Signs a token with the edge's key; claims override the defaults (client `client-a` of ORG_A, scope webapi). */
+  token(claims?: Record<string, unknown>, options?: { expiresIn?: string | number; alg?: string }): Promise<string>;
+  seedClient(clientId: string, secret: string, organizationId: string): Promise<void>;
+}
+
+export async function generateSigningKey(): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return { ...jwk, kid: `test-${Math.random().toString(36).slice(2, 10)}`, alg: 'ES256', use: 'sig' };
+}
+
+export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = {}): Promise<TestEdge> {
+  const privateJwk = await generateSigningKey();
+  const issuer = 'http://127.0.0.1:8787';
+  const edge = await startEdge({
+    ...options,
+    vars: {
+      AUTH_SIGNING_KEY: JSON.stringify(privateJwk),
+      PUBLIC_URL: issuer,
+      AUTH_AUDIENCE: AUDIENCE,
+      BROKER_SECRET: 'test-broker-secret',
+      ...options.vars,
+    },
+  });
+  const db = await edge.db();
+  const now = new Date().toISOString();
+  if (options.seed !== false) {
+    await db.batch([
+      db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_A, 'Org A', now),
+      db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_B, 'Org B', now),
+      db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+        .bind(PF4_A, 'A PF4', 'PF4', ORG_A, null, now),
+      db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+        .bind(PF5_A, 'A PF5', 'PF5', ORG_A, null, now),
+      db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+        .bind(PF4_B, 'B PF4', 'PF4', ORG_B, null, now),
+    ]);
+  }
+  const { d: _d, ...publicPart } = privateJwk;
+  void publicPart;
+  const key = await crypto.subtle.importKey('jwk', privateJwk as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  return {
+    ...edge,
+    issuer,
+    privateJwk,
+    async token(claims = {}, opts = {}) {
+      const body = { scope: 'webapi', client_id: 'client-a', org: ORG_A, ...claims };
+      return new SignJWT(body)
+        .setProtectedHeader({ alg: opts.alg ?? 'ES256', kid: privateJwk.kid, typ: 'at+jwt' })
+        .setIssuer(issuer)
+        .setAudience(AUDIENCE)
+        .setIssuedAt()
+        .setNotBefore('0s')
+        .setExpirationTime(opts.expiresIn ?? '10m')
+        .sign(key);
+    },
+    async seedClient(clientId, secret, organizationId) {
+      const h = await hashSecret(secret);
+      await db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .bind(clientId, organizationId, clientId, h.hash, h.salt, h.iterations, now).run();
+    },
+  };
+}

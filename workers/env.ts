@@ -1,0 +1,44 @@
+/**
+ * The edge worker's bindings, variables and per-request context: one definition every module types against.
+ */
+import type { PlatformGateway } from './gateway/platformGateway.js';
+
+export interface Env {
+  /** The platform registry (organizations, trade platforms, API clients). */
+  DB: D1Database;
+  /** One platform gateway object per trade platform: idempotency store and the broker link. */
+  GATEWAY: DurableObjectNamespace<PlatformGateway>;
+  /** Base URL of the default broker (http(s)); the link is `<BROKER_URL>/link` over WebSocket. */
+  BROKER_URL?: string;
+  /** Shared secret the broker expects on edge links. */
+  BROKER_SECRET?: string;
+  /** Private ES256 JWK (JSON) that signs access tokens; its public half is served at /.well-known/jwks.json. */
+  AUTH_SIGNING_KEY?: string;
+  /** Issuer of locally issued tokens and base of the discovery document. */
+  PUBLIC_URL?: string;
+  /** Audience tokens are issued for and verified against. */
+  AUTH_AUDIENCE?: string;
+  /** External identity provider mode: with both set, /connect/token is off and tokens verify against the remote JWKS. */
+  AUTH_ISSUER?: string;
+  AUTH_JWKS_URL?: string;
+  /** Claim that carries the organization uuid in external tokens (default `org`). */
+  AUTH_ORG_CLAIM?: string;
+  TOKEN_TTL_SECONDS?: string;
+  IDEMPOTENCY_RETENTION_HOURS?: string;
+}
+
+/** Who is calling, from a verified access token. */
+export interface Caller {
+  clientId: string;
+  organizationId: string;
+  scopes: string[];
+}
+
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    caller: Caller;
+    /** W3C trace id of this request (from `traceparent`, else new): `meta.activityId` and the broker's log key. */
+    traceId: string;
+  };
+}
