@@ -1,0 +1,256 @@
+/**
+ * Brings up the whole stack on one machine: the simulator and the broker as child processes, the edge in local
+ * workerd, the registry seeded with the demo organization, its two platforms and the demo API client. `npm start`,
+ * the benchmark and the end-to-end tests all start it through here, so they exercise the same wiring.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { exportJWK, generateKeyPair } from 'jose';
+import { startEdge, type Edge } from './edge.js';
+import { hashSecret } from '../shared/secrets.js';
+import {
+  DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
+} from './demo.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface StackOptions {
+  /** Folder for persistent state (registry, keys, broker platform file). Omitted: a temporary folder removed on close. */
+  dataDir?: string;
+  edgePort?: number;
+  brokerPort?: number;
+  simPort?: number;
+  /** Simulator seed (SIM_SEED). */
+  seed?: number;
+  /** Simulator configuration (written to a file passed as SIM_CONFIG); omitted: the simulator's embedded default. */
+  simConfig?: unknown;
+  clientId?: string;
+  clientSecret?: string;
+  /** Receives every log line of the child processes, prefixed with the process name. */
+  log?: (line: string) => void;
+  /** Extra environment for the broker process. */
+  brokerEnv?: Record<string, string>;
+  /** Extra edge variables. */
+  edgeVars?: Record<string, string>;
+}
+
+export interface Service {
+  name: string;
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface Stack {
+  edge: Edge;
+  edgeUrl: string;
+  brokerUrl: string;
+  simUrl: string;
+  sim: Service;
+  broker: Service;
+  dataDir: string;
+  organizationId: string;
+  platforms: { pf4: string; pf5: string };
+  clientId: string;
+  clientSecret: string;
+  /** Fetches a token from the edge's token endpoint with the demo client's credentials. */
+  token(): Promise<string>;
+  /** Sends a fault-control action to the simulator. */
+  control(server: string, action: string, body?: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Starts a TypeScript entry as a child Node process and resolves once it prints its `listening` line. */
+export function startService(
+  name: string, entry: string, env: Record<string, string>, log: (line: string) => void, readyTimeoutMs = 30_000,
+): Promise<Service> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = () => new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => { clearTimeout(killer); done(); });
+    child.kill('SIGTERM');
+  });
+  createInterface({ input: child.stderr! }).on('line', (l) => log(`${name} ${l}`));
+  return new Promise((resolveReady, reject) => {
+    const timer = setTimeout(() => { void stop(); reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)); }, readyTimeoutMs);
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with code ${code} before it was ready`)); });
+    let ready = false;
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      log(`${name} ${line}`);
+      if (ready) return;
+      try {
+        const msg = JSON.parse(line) as { msg?: string; port?: number };
+        if (typeof msg.msg === 'string' && msg.msg.includes('listening') && typeof msg.port === 'number') {
+          ready = true;
+          clearTimeout(timer);
+          child.removeAllListeners('exit');
+          resolveReady({ name, port: msg.port, child, stop });
+        }
+      } catch { /* not a JSON line */ }
+    });
+  });
+}
+
+/** A secret kept in the data folder so restarts reuse it; an environment value wins. */
+function persistentSecret(dataDir: string, file: string, fromEnv: string | undefined, make: () => Promise<string> | string) {
+  if (fromEnv) return Promise.resolve(fromEnv);
+  const path = join(dataDir, file);
+  if (existsSync(path)) return Promise.resolve(readFileSync(path, 'utf8').trim());
+  return Promise.resolve(make()).then((value) => {
+    writeFileSync(path, value, { mode: 0o600 });
+    return value;
+  });
+}
+
+const randomSecret = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+
+async function newSigningKey(): Promise<string> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  return JSON.stringify({ ...jwk, kid: `edge-${Date.now().toString(36)}`, alg: 'ES256', use: 'sig' });
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const log = options.log ?? (() => {});
+  const temporary = options.dataDir === undefined;
+  const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-stack-')));
+  mkdirSync(dataDir, { recursive: true });
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+    if (temporary) rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    const brokerSecret = await persistentSecret(dataDir, 'broker-secret', process.env.BROKER_SECRET, randomSecret);
+    const managerPassword = await persistentSecret(dataDir, 'manager-password', process.env.SIM_MANAGER_PASSWORD, randomSecret);
+    const signingKey = await persistentSecret(dataDir, 'signing-key.json', process.env.AUTH_SIGNING_KEY, newSigningKey);
+
+    const simEnv: Record<string, string> = {
+      SIM_PORT: String(options.simPort ?? 0),
+      SIM_MANAGER_PASSWORD: managerPassword,
+    };
+    if (options.seed !== undefined) simEnv.SIM_SEED = String(options.seed);
+    if (options.simConfig !== undefined) {
+      const configPath = join(dataDir, 'sim-config.json');
+      writeFileSync(configPath, JSON.stringify(options.simConfig));
+      simEnv.SIM_CONFIG = configPath;
+    }
+    const sim = await startService('sim', 'sim/main.ts', simEnv, log);
+    cleanups.push(() => sim.stop());
+    const simUrl = `http://127.0.0.1:${sim.port}`;
+
+    const platformsFile = join(dataDir, 'broker-platforms.json');
+    writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, managerPassword);
+    const broker = await startService('broker', 'broker/main.ts', {
+      BROKER_PORT: String(options.brokerPort ?? 0),
+      BROKER_SECRET: brokerSecret,
+      BROKER_PLATFORMS_FILE: platformsFile,
+      DATA_DIR: dataDir,
+      ...options.brokerEnv,
+    }, log);
+    cleanups.push(() => broker.stop());
+    const brokerUrl = `http://127.0.0.1:${broker.port}`;
+
+    const edgePort = options.edgePort ?? 0;
+    const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${edgePort || 8787}`;
+    const edge = await startEdge({
+      port: edgePort,
+      dataDir: temporary ? undefined : join(dataDir, 'edge'),
+      vars: {
+        BROKER_URL: brokerUrl,
+        BROKER_SECRET: brokerSecret,
+        AUTH_SIGNING_KEY: signingKey,
+        PUBLIC_URL: publicUrl,
+        AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
+        TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
+        IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
+        ...(process.env.AUTH_ISSUER ? { AUTH_ISSUER: process.env.AUTH_ISSUER } : {}),
+        ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
+        ...options.edgeVars,
+      },
+    });
+    cleanups.push(() => edge.close());
+    const edgeUrl = edge.url.href.replace(/\/$/, '');
+
+    const clientId = options.clientId ?? process.env.DEMO_CLIENT_ID ?? 'demo';
+    const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
+    await seedDemoRegistry(edge, clientId, clientSecret);
+
+    return {
+      edge, edgeUrl, brokerUrl, simUrl, sim, broker, dataDir,
+      organizationId: DEMO_ORG_ID,
+      platforms: { pf4: DEMO_PF4_ID, pf5: DEMO_PF5_ID },
+      clientId, clientSecret,
+      async token() {
+        const res = await fetch(`${edgeUrl}/connect/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'webapi' }),
+        });
+        const body = (await res.json()) as { access_token?: string; error?: string };
+        if (!body.access_token) throw new Error(`token request failed: ${res.status} ${body.error}`);
+        return body.access_token;
+      },
+      async control(server, action, body) {
+        const res = await fetch(`${simUrl}/control/${server}/${action}`, {
+          method: action === 'state' ? 'GET' : 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: action === 'state' ? undefined : JSON.stringify(body ?? {}),
+        });
+        if (!res.ok) throw new Error(`sim control ${action} failed: ${res.status} ${await res.text()}`);
+        return res.json();
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** The broker's view of the demo platforms: where their trading servers are and how its manager logs in. */
+function writeBrokerPlatforms(file: string, simBase: string, password: string) {
+  const platforms = [
+    { id: DEMO_PF4_ID, family: 'PF4', server: `${simBase}/${DEMO_PF4_SERVER}`, login: DEMO_MANAGER_LOGIN, password },
+    { id: DEMO_PF5_ID, family: 'PF5', server: `${simBase}/${DEMO_PF5_SERVER}`, login: DEMO_MANAGER_LOGIN, password },
+  ];
+  let others: Array<{ id: string }> = [];
+  if (existsSync(file)) {
+    try {
+      others = (JSON.parse(readFileSync(file, 'utf8')).platforms ?? []).filter(
+        (p: { id: string }) => p.id !== DEMO_PF4_ID && p.id !== DEMO_PF5_ID,
+      );
+    } catch { /* a damaged file is rewritten with the demo platforms */ }
+  }
+  writeFileSync(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2), { mode: 0o600 });
+}
+
+/** Inserts the demo organization, platforms and client when missing; the client's secret follows the configuration. */
+async function seedDemoRegistry(edge: Edge, clientId: string, clientSecret: string) {
+  const db = await edge.db();
+  const now = new Date().toISOString();
+  const hashed = await hashSecret(clientSecret);
+  await db.batch([
+    db.prepare('INSERT OR IGNORE INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(DEMO_ORG_ID, 'Demo Broker', now),
+    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)')
+      .bind(DEMO_PF4_ID, 'Demo PF4', 'PF4', DEMO_ORG_ID, now),
+    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)')
+      .bind(DEMO_PF5_ID, 'Demo PF5', 'PF5', DEMO_ORG_ID, now),
+    db.prepare(
+      `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (client_id) DO UPDATE SET secret_hash = excluded.secret_hash, secret_salt = excluded.secret_salt,
+         iterations = excluded.iterations, disabled = 0`,
+    ).bind(clientId, DEMO_ORG_ID, 'Demo client', hashed.hash, hashed.salt, hashed.iterations, now),
+  ]);
+}
