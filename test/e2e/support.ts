@@ -1,0 +1,72 @@
+/**
+ * Helpers for end-to-end tests: one stack per test file (real simulator and broker processes, the edge in workerd),
+ * an authorised client for it, and polling for conditions that follow the server within milliseconds.
+ */
+import { startStack, type Stack, type StackOptions } from '../../scripts/stack.js';
+
+export interface Envelope<T = any> {
+  data: T | null;
+  error: { code: string; managerCode: string | number | null; message: string | null } | null;
+  meta: { activityId: string | null; paging?: { nextCursor: string | null; hasMore: boolean } };
+}
+
+export interface Client {
+  stack: Stack;
+  token: string;
+  v2pf4: string;
+  v2pf5: string;
+  v1pf4: string;
+  get<T = any>(url: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T }>;
+  post<T = any>(url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T }>;
+}
+
+export async function startClient(options: StackOptions = {}): Promise<Client> {
+  const lines: string[] = [];
+  const stack = await startStack({
+    seed: 7,
+    ...options,
+    log: (line) => {
+      lines.push(line);
+      if (lines.length > 400) lines.shift();
+      if (process.env.E2E_LOG) console.log(line);
+    },
+  });
+  const token = await stack.token();
+  const call = async (method: string, url: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(url.startsWith('http') ? url : `${stack.edgeUrl}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try { parsed = JSON.parse(text); } catch { /* plain text */ }
+    return { status: res.status, headers: res.headers, body: parsed as any };
+  };
+  return {
+    stack,
+    token,
+    v2pf4: `/api/v2/PF4/${stack.platforms.pf4}`,
+    v2pf5: `/api/v2/PF5/${stack.platforms.pf5}`,
+    v1pf4: `/api/PF4/${stack.platforms.pf4}`,
+    get: (url, headers) => call('GET', url, undefined, headers),
+    post: (url, body, headers) => call('POST', url, body, headers),
+  };
+}
+
+/** Polls `probe` until it returns a truthy value or the time is up; returns the last value. */
+export async function eventually<T>(probe: () => Promise<T>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await probe();
+  while (!last && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    last = await probe();
+  }
+  return last;
+}
+
+/** Waits until the edge reports the broker and both demo platforms up. */
+export async function waitHealthy(client: Client, timeoutMs = 20_000) {
+  const ok = await eventually(async () => (await client.get('/healthz')).status === 200, timeoutMs, 100);
+  if (!ok) throw new Error(`stack not healthy: ${JSON.stringify((await client.get('/healthz')).body)}`);
+}
