@@ -1,0 +1,72 @@
+/**
+ * `npm start` as a user runs it: the launcher prints the demo credentials, the stack answers with them, and SIGINT
+ * (Ctrl-C) stops every process it started.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from './support.js';
+
+const freePort = () => new Promise<number>((done) => {
+  const server = createServer();
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => done(port));
+  });
+});
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+
+let launcher: ChildProcess | undefined;
+const dataDir = mkdtempSync(join(tmpdir(), 'gateway-start-'));
+afterAll(() => {
+  if (launcher && launcher.exitCode === null) launcher.kill('SIGKILL');
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('brings the stack up, prints a working demo client, and stops everything on SIGINT', async () => {
+    const [port, brokerPort, simPort] = [await freePort(), await freePort(), await freePort()];
+    launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
+      env: { ...process.env, PORT: String(port), BROKER_PORT: String(brokerPort), SIM_PORT: String(simPort), DATA_DIR: dataDir, LOG_LEVEL: 'debug' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    launcher.stdout!.on('data', (d) => { output += d; });
+    launcher.stderr!.on('data', (d) => { output += d; });
+    const up = await eventually(async () => output.includes('Ctrl-C stops everything'), 60_000, 100);
+    expect(up, output).toBe(true);
+    expect(output).toContain(`http://127.0.0.1:${port}`);
+    expect(output).toContain('demo-secret');
+
+    const base = `http://127.0.0.1:${port}`;
+    const healthy = await eventually(async () => (await fetch(`${base}/healthz`)).status === 200, 30_000, 200);
+    expect(healthy).toBe(true);
+    const tokenRes = await fetch(`${base}/connect/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from('demo:demo-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=webapi',
+    });
+    const { access_token } = (await tokenRes.json()) as { access_token: string };
+    const pf4 = output.match(/demo PF4\s+([0-9a-f-]{36})/)![1];
+    const users = await fetch(`${base}/api/v2/PF4/${pf4}/UsersRequest?limit=3`, { headers: { authorization: `Bearer ${access_token}` } });
+    const body = (await users.json()) as { data: Array<{ login: number }>; error: null };
+    expect(body.error).toBeNull();
+    expect(body.data).toHaveLength(3);
+
+    const pids = [...output.matchAll(/"pid":(\d+)/g)].map((m) => Number(m[1]));
+    launcher.kill('SIGINT');
+    const exited = await eventually(async () => launcher!.exitCode !== null, 20_000, 100);
+    expect(exited).toBe(true);
+    expect(launcher.exitCode).toBe(0);
+    for (const port of [brokerPort, simPort]) {
+      const refused = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => false, () => true);
+      expect(refused, `port ${port} still answers`).toBe(true);
+    }
+    await expect(fetch(`${base}/livez`)).rejects.toThrow();
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+  }, 120_000);
+});
