@@ -1,0 +1,77 @@
+/**
+ * What the simulator serves: the trading servers, their families, world sizes and manager logins. Read from the JSON
+ * file named by SIM_CONFIG or taken from the embedded default (one PF4 and one PF5 demo server).
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+export const DEFAULT_MANAGER_PASSWORD = 'manager-demo';
+
+const managerSchema = z.strictObject({
+  login: z.number().int().min(1).max(2147483647),
+  password: z.string().min(1, 'password must not be empty'),
+  /** Right names, or "all" for every right of the family. */
+  rights: z.union([z.literal('all'), z.array(z.string())]).default('all'),
+  disabled: z.boolean().default(false),
+});
+
+const serverSchema = z.strictObject({
+  /** Becomes the WebSocket path, so it must be URL-safe. */
+  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'name must be 1-64 letters, digits, ".", "_" or "-"')
+    .refine((n) => n !== 'control', 'name "control" is reserved'),
+  family: z.enum(['PF4', 'PF5']),
+  seed: z.number().int().optional(),
+  accounts: z.number().int().min(0).max(2_000_000).default(200),
+  /** PF4 open trades, PF5 open positions. */
+  trades: z.number().int().min(0).max(5_000_000).default(300),
+  /** PF5 pending orders; PF4 folds pending orders into `trades`. */
+  orders: z.number().int().min(0).max(5_000_000).optional(),
+  symbols: z.number().int().min(1).max(10_000).default(12),
+  ticksPerSecond: z.number().min(0).max(100_000).default(10),
+  /** How long the server refuses connections after `SrvRestart`. */
+  restartMs: z.number().int().min(0).max(600_000).default(200),
+  managers: z.array(managerSchema).min(1, 'managers must list at least one manager'),
+});
+
+const configSchema = z.strictObject({
+  seed: z.number().int().optional(),
+  servers: z.array(serverSchema).min(1, 'servers must list at least one server')
+    .refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'server names must be unique'),
+});
+
+export type ManagerConfig = z.infer<typeof managerSchema>;
+export type ServerConfig = z.infer<typeof serverSchema>;
+export type SimConfig = z.infer<typeof configSchema>;
+export type SimConfigInput = z.input<typeof configSchema>;
+
+export function defaultConfig(managerPassword = DEFAULT_MANAGER_PASSWORD): SimConfigInput {
+  const managers = [{ login: 1000, password: managerPassword, rights: 'all' as const }];
+  return {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', managers },
+      { name: 'demo-pf5', family: 'PF5', managers },
+    ],
+  };
+}
+
+/** Validates a config; the error message names the offending field path. */
+export function parseConfig(input: unknown): SimConfig {
+  // A bare array of servers is accepted as a shorthand.
+  const candidate = Array.isArray(input) ? { servers: input } : input;
+  const parsed = configSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`invalid simulator config: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+export function loadConfigFile(path: string): SimConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read simulator config ${path}: ${(err as Error).message}`);
+  }
+  return parseConfig(raw);
+}

@@ -1,0 +1,100 @@
+/**
+ * The live quote feed of one trading server: a seeded random walk per instrument, ticking at the server's configured
+ * rate. Each tick updates only the quote of one symbol and tells the listener; nothing else is recomputed per tick
+ * (trade profits are derived from the current quote when a record is read).
+ */
+import type { Instrument } from './instruments.js';
+import { pointOf, roundTo } from './instruments.js';
+import { Random } from '../world/random.js';
+
+export interface Quote {
+  symbol: string;
+  bid: number;
+  ask: number;
+  /** Epoch milliseconds of the last tick. */
+  time: number;
+}
+
+export type TickListener = (quote: Quote) => void;
+
+/** The timer never fires more often than this; higher rates emit several ticks per firing. */
+const MIN_INTERVAL_MS = 10;
+/** Per-tick relative volatility of the walk. */
+const VOLATILITY = 0.00015;
+
+export class QuoteFeed {
+  private readonly quotes = new Map<string, Quote>();
+  private readonly mids = new Map<string, number>();
+  private readonly bySymbol = new Map<string, Instrument>();
+  private timer: NodeJS.Timeout | null = null;
+  private carry = 0;
+  ticksEmitted = 0;
+
+  constructor(
+    private readonly instruments: Instrument[],
+    private readonly random: Random,
+    private readonly ticksPerSecond: number,
+    private readonly onTick: TickListener,
+    startTime: number,
+  ) {
+    // Start each symbol a little away from its base price so two seeds quote differently from the first moment.
+    for (const instrument of instruments) {
+      this.bySymbol.set(instrument.symbol, instrument);
+      const mid = instrument.basePrice * (1 + random.range(-0.01, 0.01));
+      this.mids.set(instrument.symbol, mid);
+      this.quotes.set(instrument.symbol, this.quoteAt(instrument, mid, startTime));
+    }
+  }
+
+  start(): void {
+    if (this.timer || this.ticksPerSecond <= 0 || this.instruments.length === 0) return;
+    const interval = Math.max(MIN_INTERVAL_MS, Math.round(1000 / this.ticksPerSecond));
+    const perFiring = (this.ticksPerSecond * interval) / 1000;
+    this.timer = setInterval(() => {
+      // Fractional rates accumulate so the long-run rate matches the configuration.
+      this.carry += perFiring;
+      const count = Math.floor(this.carry);
+      this.carry -= count;
+      for (let i = 0; i < count; i++) this.tickOne();
+    }, interval);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  quote(symbol: string): Quote | undefined {
+    return this.quotes.get(symbol);
+  }
+
+  allQuotes(): Quote[] {
+    return [...this.quotes.values()];
+  }
+
+  /** Moves one random symbol; exposed so tests and trade operations can advance the market deterministically. */
+  tickOne(now = Date.now()): Quote | undefined {
+    const instrument = this.random.pick(this.instruments);
+    if (!instrument) return undefined;
+    const previous = this.mids.get(instrument.symbol) as number;
+    // Pull gently back to the base price so a long-running sim does not drift to absurd quotes.
+    const reversion = (instrument.basePrice - previous) / instrument.basePrice * 0.001;
+    const mid = previous * (1 + VOLATILITY * this.random.gauss() + reversion);
+    this.mids.set(instrument.symbol, mid);
+    const quote = this.quoteAt(instrument, mid, now);
+    this.quotes.set(instrument.symbol, quote);
+    this.ticksEmitted++;
+    this.onTick(quote);
+    return quote;
+  }
+
+  private quoteAt(instrument: Instrument, mid: number, time: number): Quote {
+    const point = pointOf(instrument);
+    const half = (Math.max(1, instrument.spread) * point) / 2;
+    const bid = roundTo(mid - half, instrument.digits);
+    let ask = roundTo(mid + half, instrument.digits);
+    if (ask <= bid) ask = roundTo(bid + point, instrument.digits);
+    return { symbol: instrument.symbol, bid, ask, time };
+  }
+}

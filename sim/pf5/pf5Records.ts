@@ -1,0 +1,175 @@
+/**
+ * PF5 records as the simulator keeps and sends them; field names and types follow the contract schemas (PF5User,
+ * PF5Position, PF5Order, PF5Deal, PF5Symbol, PF5ConGroup, PF5Time). Volumes are in 1/10000 lot, as on PF5 servers.
+ */
+import type { Instrument } from '../feed/instruments.js';
+import { pointOf } from '../feed/instruments.js';
+
+export const PF5_LOT = 10000;
+
+export interface PF5UserRecord {
+  login: number;
+  group: string;
+  name: string;
+  firstName: string;
+  lastName: string;
+  middleName: string;
+  company: string;
+  country: string;
+  city: string;
+  state: string;
+  zipCode: string;
+  address: string;
+  phone: string;
+  eMail: string;
+  comment: string;
+  id: string;
+  status: string;
+  leadCampaign: string;
+  leadSource: string;
+  color: number;
+  leverage: number;
+  language: number;
+  agent: number;
+  clientID: number;
+  rights: string;
+  certSerialNumber: number;
+  registration: string;
+  lastAccess: string;
+  lastPassChange: string;
+  lastIP: string;
+  balance: number;
+  credit: number;
+  interestRate: number;
+  commissionDaily: number;
+  commissionMonthly: number;
+  commissionAgentDaily: number;
+  commissionAgentMonthly: number;
+  balancePrevDay: number;
+  balancePrevMonth: number;
+  equityPrevDay: number;
+  equityPrevMonth: number;
+}
+
+/** An open position as stored; `priceCurrent` and `profit` come from the current quote when sent. */
+export interface PF5PositionRow {
+  position: number;
+  login: number;
+  symbol: string;
+  action: 'Buy' | 'Sell';
+  digits: number;
+  digitsCurrency: number;
+  contractSize: number;
+  externalId: string;
+  timeCreate: string;
+  timeUpdate: string;
+  priceOpen: number;
+  priceSL: number;
+  priceTP: number;
+  volume: number;
+  storage: number;
+  rateProfit: number;
+  rateMargin: number;
+  expertId: number;
+  comment: string;
+  reason: 'Client' | 'Expert' | 'Dealer';
+}
+
+export type PF5PendingType = 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
+
+/** A pending order as stored; `priceCurrent` comes from the current quote when sent. */
+export interface PF5OrderRow {
+  order: number;
+  externalID: string;
+  login: number;
+  symbol: string;
+  digits: number;
+  digitsCurrency: number;
+  contractSize: number;
+  state: 'Placed';
+  reason: 'Client' | 'Expert';
+  timeSetup: string;
+  type: PF5PendingType;
+  typeFill: 'Return';
+  typeTime: 'GtC';
+  priceOrder: number;
+  priceTrigger: number;
+  priceSL: number;
+  priceTP: number;
+  volumeInitial: number;
+  volumeCurrent: number;
+  expertID: number;
+  positionID: number;
+  comment: string;
+}
+
+export interface PF5DealRecord {
+  deal: number;
+  externalID: string;
+  login: number;
+  dealer: number;
+  order: number;
+  action: 'Buy' | 'Sell' | 'Balance';
+  entry: 'In' | 'Out';
+  digits: number;
+  digitsCurrency: number;
+  contractSize: number;
+  time: string;
+  symbol: string;
+  price: number;
+  priceSL: number;
+  priceTP: number;
+  volume: number;
+  volumeClosed: number;
+  profit: number;
+  storage: number;
+  commission: number;
+  fee: number;
+  rateProfit: number;
+  rateMargin: number;
+  expertID: number;
+  positionID: number;
+  comment: string;
+  reason: 'Client' | 'Expert' | 'Dealer';
+}
+
+export const PF5_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposit: number; hedged: boolean; weight: number }> = [
+  { group: 'demo\\retail', leverage: 100, deposit: 10000, hedged: true, weight: 4 },
+  { group: 'demo\\netting', leverage: 100, deposit: 10000, hedged: false, weight: 1 },
+  { group: 'real\\retail', leverage: 100, deposit: 0, hedged: true, weight: 3 },
+  { group: 'real\\pro', leverage: 30, deposit: 0, hedged: true, weight: 1 },
+];
+
+export function groupRecord(def: (typeof PF5_GROUPS)[number]): Record<string, unknown> {
+  return {
+    group: def.group, server: 1, permissionsFlags: 'None', authMode: 'Standard', authPasswordMin: 8,
+    company: 'Simulated Markets Ltd', companyPage: 'https://www.example.com', companyEmail: 'office@example.com',
+    companySupportPage: 'https://support.example.com', companySupportEmail: 'support@example.com',
+    currency: 'USD', currencyDigits: 2, reportsMode: 'Full', reportsFlags: 'Email', newsMode: 'Full', mailMode: 'Full',
+    tradeFlags: 'Swaps, Trailing, Expiration', tradeInterestRate: 0, tradeVirtualCredit: 0,
+    marginFreeMode: 'UsePL', marginSOMode: 'Percent', marginCall: 100, marginStopOut: 50,
+    demoLeverage: def.leverage, demoDeposit: def.deposit, limitHistory: 'All', limitOrders: 0, limitSymbols: 0,
+    marginMode: def.hedged ? 'RetailHedged' : 'Retail', authOTPMode: 'Disabled',
+    tradeTransferMode: 'TransferModeDisabled', marginFlags: 'None', limitPositions: 0,
+  };
+}
+
+const PATHS: Record<Instrument['kind'], string> = { forex: 'Forex', metal: 'Metals', index: 'Indices', energy: 'Energies', crypto: 'Crypto' };
+const SECTORS: Record<Instrument['kind'], string> = { forex: 'Currency', metal: 'Commodities', index: 'Indexes', energy: 'Commodities', crypto: 'CurrencyCrypto' };
+
+export function symbolRecord(instrument: Instrument): Record<string, unknown> {
+  const point = pointOf(instrument);
+  const forex = instrument.kind === 'forex';
+  return {
+    symbol: instrument.symbol, path: `${PATHS[instrument.kind]}\\${instrument.symbol}`, description: instrument.description,
+    currencyBase: instrument.marginCurrency, currencyBaseDigits: 2, currencyProfit: instrument.profitCurrency,
+    currencyProfitDigits: 2, currencyMargin: instrument.marginCurrency, currencyMarginDigits: 2,
+    digits: instrument.digits, point, multiply: 10 ** instrument.digits, tickFlags: 'Realtime',
+    tradeMode: 'Full', calcMode: forex ? 'Forex' : 'Cfd', execMode: 'Instant', gtcMode: 'GtC',
+    fillFlags: 'FoK, IoC', expirFlags: 'GtC, Day, Specified, SpecifiedDay', spread: instrument.spread, spreadBalance: 0,
+    tickValue: instrument.contractSize * point, tickSize: point, contractSize: instrument.contractSize,
+    stopsLevel: 10, freezeLevel: 0, quotesTimeout: 0, volumeMin: 100, volumeMax: 1_000_000, volumeStep: 100, volumeLimit: 0,
+    marginInitial: 0, marginMaintenance: 0, swapMode: 'ByPoints', swapLong: -2.5, swapShort: -1.2, swap3Day: 'Wednesday',
+    sector: SECTORS[instrument.kind],
+  };
+}

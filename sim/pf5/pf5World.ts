@@ -1,0 +1,196 @@
+/**
+ * The state of one simulated PF5 server: groups, symbols, accounts, open positions, pending orders and the deal
+ * history that produced them, generated from the seed. Like the PF4 world, stored records are replaced rather than
+ * mutated so a resync snapshot stays consistent.
+ */
+import type { ServerConfig } from '../config/simConfig.js';
+import type { Instrument } from '../feed/instruments.js';
+import { buildInstruments, roundTo } from '../feed/instruments.js';
+import { QuoteFeed, type Quote } from '../feed/quoteFeed.js';
+import { closingPrice, floatingProfit } from '../feed/valuation.js';
+import { tickRecord } from '../pf4/pf4Records.js';
+import { KeyedRecords } from '../world/keyedRecords.js';
+import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
+import { Random, deriveSeed } from '../world/random.js';
+import type { ChangeSink, CommandHandler, SimWorld, SnapshotPart } from '../world/simWorld.js';
+import { pf5Commands } from './pf5Commands.js';
+import {
+  PF5_GROUPS, PF5_LOT, groupRecord, symbolRecord,
+  type PF5DealRecord, type PF5OrderRow, type PF5PendingType, type PF5PositionRow, type PF5UserRecord,
+} from './pf5Records.js';
+
+export const PF5_FIRST_LOGIN = 500000;
+/** Order tickets; a position's id is the ticket of the order that opened it. */
+export const PF5_FIRST_ORDER = 1_000_000;
+export const PF5_FIRST_DEAL = 20_000_000;
+const LOTS = [0.01, 0.02, 0.05, 0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 2, 5];
+
+export class Pf5World implements SimWorld {
+  readonly family = 'PF5' as const;
+  readonly users = new KeyedRecords<PF5UserRecord>();
+  readonly positions = new KeyedRecords<PF5PositionRow>();
+  readonly orders = new KeyedRecords<PF5OrderRow>();
+  readonly deals = new KeyedRecords<PF5DealRecord>();
+  readonly groups = new Map<string, Record<string, unknown>>();
+  readonly instruments: Instrument[];
+  readonly instrumentBySymbol = new Map<string, Instrument>();
+  readonly symbols: Record<string, unknown>[];
+  readonly feed: QuoteFeed;
+  private nextOrder = PF5_FIRST_ORDER;
+  private nextDeal = PF5_FIRST_DEAL;
+  private readonly commandTable: Map<string, CommandHandler>;
+
+  constructor(readonly config: ServerConfig, seed: number, readonly emit: ChangeSink) {
+    this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
+    for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
+    this.symbols = this.instruments.map(symbolRecord);
+    for (const def of PF5_GROUPS) this.groups.set(def.group, groupRecord(def));
+    this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), config.ticksPerSecond,
+      (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
+    this.generateUsers(new Random(deriveSeed(seed, 'users')), config.accounts);
+    this.generateTrading(new Random(deriveSeed(seed, 'trades')), config.trades, config.orders ?? Math.floor(config.trades / 5));
+    this.commandTable = pf5Commands(this);
+  }
+
+  start(): void {
+    this.feed.start();
+  }
+
+  stop(): void {
+    this.feed.stop();
+  }
+
+  ticksEmitted(): number {
+    return this.feed.ticksEmitted;
+  }
+
+  onQuote(quote: Quote): void {
+    this.emit('ticks', 'update', tickRecord(quote));
+  }
+
+  commands(): ReadonlyMap<string, CommandHandler> {
+    return this.commandTable;
+  }
+
+  counts(): Record<string, number> {
+    return {
+      users: this.users.size, positions: this.positions.size, orders: this.orders.size, deals: this.deals.size,
+      ticks: this.instruments.length, symbols: this.symbols.length, groups: this.groups.size,
+    };
+  }
+
+  snapshot(): SnapshotPart[] {
+    return [
+      { kind: 'users', rows: this.users.values(), toWire: (row: PF5UserRecord) => row },
+      { kind: 'positions', rows: this.positions.values(), toWire: (row: PF5PositionRow) => this.positionToWire(row) },
+      { kind: 'orders', rows: this.orders.values(), toWire: (row: PF5OrderRow) => this.orderToWire(row) },
+      { kind: 'deals', rows: this.deals.values(), toWire: (row: PF5DealRecord) => row },
+      { kind: 'ticks', rows: this.feed.allQuotes(), toWire: (quote: Quote) => tickRecord(quote) },
+      { kind: 'symbols', rows: [...this.symbols], toWire: (row: Record<string, unknown>) => row },
+      { kind: 'groups', rows: [...this.groups.values()], toWire: (row: Record<string, unknown>) => row },
+    ];
+  }
+
+  positionToWire(row: PF5PositionRow): Record<string, unknown> {
+    const instrument = this.instrumentBySymbol.get(row.symbol);
+    const quote = this.feed.quote(row.symbol);
+    const isBuy = row.action === 'Buy';
+    return {
+      ...row,
+      priceCurrent: quote ? closingPrice(quote, isBuy) : row.priceOpen,
+      profit: instrument ? floatingProfit(instrument, isBuy, row.priceOpen, row.volume / PF5_LOT, (s) => this.feed.quote(s)) : 0,
+    };
+  }
+
+  orderToWire(row: PF5OrderRow): Record<string, unknown> {
+    const quote = this.feed.quote(row.symbol);
+    const isBuy = row.type.startsWith('Buy');
+    return { ...row, priceCurrent: quote ? (isBuy ? quote.ask : quote.bid) : row.priceOrder };
+  }
+
+  private generateUsers(random: Random, count: number): void {
+    const weighted = PF5_GROUPS.flatMap((g) => Array<(typeof PF5_GROUPS)[number]>(g.weight).fill(g));
+    for (let i = 0; i < count; i++) {
+      const login = PF5_FIRST_LOGIN + i;
+      const person = invent(random);
+      const group = random.pick(weighted);
+      const registered = daysBeforeAnchor(random, 900);
+      const balance = group.deposit > 0 ? group.deposit : cents(random.range(100, 50000));
+      const user: PF5UserRecord = {
+        login, group: group.group, name: `${person.firstName} ${person.lastName}`, firstName: person.firstName,
+        lastName: person.lastName, middleName: '', company: '', country: person.country, city: person.city, state: '',
+        zipCode: person.zipCode, address: person.address, phone: person.phone, eMail: emailOf(person, login),
+        comment: '', id: '', status: '', leadCampaign: '', leadSource: '', color: -16777216,
+        leverage: random.chance(0.8) ? group.leverage : random.pick([30, 50, 100, 200]), language: 0, agent: 0,
+        clientID: 0, rights: 'Enabled, Password, Trailing, Expert, Reports', certSerialNumber: 0,
+        registration: iso(registered), lastAccess: iso(Math.max(registered, daysBeforeAnchor(random, 30))),
+        lastPassChange: iso(registered), lastIP: `198.51.100.${random.int(1, 254)}`,
+        balance, credit: random.chance(0.1) ? cents(random.range(100, 2000)) : 0, interestRate: 0,
+        commissionDaily: 0, commissionMonthly: 0, commissionAgentDaily: 0, commissionAgentMonthly: 0,
+        balancePrevDay: balance, balancePrevMonth: balance, equityPrevDay: balance, equityPrevMonth: balance,
+      };
+      this.users.set(login, user);
+      this.addDeal({
+        login, action: 'Balance', entry: 'In', digits: 0, contractSize: 0, time: iso(registered), symbol: '', price: 0,
+        volume: 0, profit: balance, positionID: 0, order: 0, comment: 'initial deposit', reason: 'Dealer',
+      });
+    }
+  }
+
+  private generateTrading(random: Random, positions: number, orders: number): void {
+    const logins = this.users.keys();
+    if (logins.length === 0 || this.instruments.length === 0) return;
+    for (let i = 0; i < positions; i++) {
+      const instrument = random.pick(this.instruments);
+      const quote = this.feed.quote(instrument.symbol) as Quote;
+      const action = random.pick(['Buy', 'Sell'] as const);
+      const priceOpen = roundTo((quote.bid + quote.ask) / 2 * (1 + random.range(-0.005, 0.005)), instrument.digits);
+      const opened = iso(daysBeforeAnchor(random, 30));
+      const volume = Math.round(random.pick(LOTS) * PF5_LOT);
+      const stop = priceOpen * random.range(0.005, 0.02);
+      const sign = action === 'Buy' ? 1 : -1;
+      const row: PF5PositionRow = {
+        position: this.nextOrder++, login: random.pick(logins), symbol: instrument.symbol, action,
+        digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, externalId: '',
+        timeCreate: opened, timeUpdate: opened, priceOpen,
+        priceSL: random.chance(0.3) ? roundTo(priceOpen - sign * stop, instrument.digits) : 0,
+        priceTP: random.chance(0.3) ? roundTo(priceOpen + sign * stop, instrument.digits) : 0,
+        volume, storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0, rateProfit: 1, rateMargin: 1,
+        expertId: 0, comment: '', reason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const),
+      };
+      this.positions.set(row.position, row);
+      this.addDeal({
+        login: row.login, action, entry: 'In', digits: row.digits, contractSize: row.contractSize, time: opened,
+        symbol: row.symbol, price: priceOpen, volume, profit: 0, positionID: row.position, order: row.position,
+        comment: '', reason: row.reason,
+      });
+    }
+    for (let i = 0; i < orders; i++) {
+      const instrument = random.pick(this.instruments);
+      const quote = this.feed.quote(instrument.symbol) as Quote;
+      const type: PF5PendingType = random.pick(['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] as const);
+      const below = type === 'BuyLimit' || type === 'SellStop';
+      const offset = random.range(0.002, 0.01);
+      const priceOrder = roundTo((below ? quote.bid * (1 - offset) : quote.ask * (1 + offset)), instrument.digits);
+      const volume = Math.round(random.pick(LOTS) * PF5_LOT);
+      const order: PF5OrderRow = {
+        order: this.nextOrder++, externalID: '', login: random.pick(logins), symbol: instrument.symbol,
+        digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, state: 'Placed',
+        reason: random.chance(0.8) ? 'Client' : 'Expert', timeSetup: iso(daysBeforeAnchor(random, 10)), type,
+        typeFill: 'Return', typeTime: 'GtC', priceOrder, priceTrigger: 0, priceSL: 0, priceTP: 0,
+        volumeInitial: volume, volumeCurrent: volume, expertID: 0, positionID: 0, comment: '',
+      };
+      this.orders.set(order.order, order);
+    }
+  }
+
+  private addDeal(fields: Pick<PF5DealRecord, 'login' | 'action' | 'entry' | 'digits' | 'contractSize' | 'time' |
+    'symbol' | 'price' | 'volume' | 'profit' | 'positionID' | 'order' | 'comment' | 'reason'>): PF5DealRecord {
+    const deal: PF5DealRecord = {
+      deal: this.nextDeal++, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0,
+      storage: 0, commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, ...fields,
+    };
+    this.deals.set(deal.deal, deal);
+    return deal;
+  }
+}

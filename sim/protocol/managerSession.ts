@@ -1,0 +1,243 @@
+/**
+ * One manager connection to a simulated trading server: login, command dispatch with the server's fault switches
+ * applied, the resync snapshot streamed with backpressure, and the live change stream after it.
+ *
+ * While the snapshot streams (and while the server is frozen) change events are held back and sent after it, so
+ * every event the broker sees after `resync end` is newer than the snapshot. Held ticks are coalesced to the last
+ * one per symbol; other events are kept in order.
+ */
+import type { WebSocket } from 'ws';
+import { RESYNC_CHUNK, type LoginResult, type ManagerRequest } from '../../shared/protocol.js';
+import { ArgReader } from '../world/args.js';
+import { CommandError, type SnapshotPart } from '../world/simWorld.js';
+import type { TradingServer } from '../server/tradingServer.js';
+
+/** Stop writing snapshot chunks while this much is queued on the socket. */
+const RESYNC_HIGH_WATER = 4 * 1024 * 1024;
+/** A live consumer this far behind is disconnected; it will reconnect and resync. */
+const LIVE_MAX_BUFFERED = 64 * 1024 * 1024;
+/** Held (non-tick) events beyond this mean the session can no longer catch up. */
+const MAX_HELD_EVENTS = 1_000_000;
+const MAX_PARKED_REQUESTS = 10_000;
+/** SrvRestart answers first and drops connections this much later. */
+const SRV_RESTART_GRACE_MS = 50;
+
+type Answer = { id: number; result: unknown } | { id: number; error: { code: number; message: string } };
+
+export class ManagerSession {
+  private managerLogin: number | null = null;
+  private pumping = false;
+  private resyncing = false;
+  private closed = false;
+  private heldEvents: string[] = [];
+  private heldTicks = new Map<string, string>();
+  private parked: ManagerRequest[] = [];
+
+  constructor(private readonly ws: WebSocket, private readonly server: TradingServer, readonly peer: string) {
+    server.attach(this);
+    ws.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
+    ws.on('close', () => this.onClosed());
+    ws.on('error', (err) => server.log({ msg: 'manager socket error', server: server.name, error: err.message }));
+  }
+
+  get loggedIn(): boolean {
+    return this.managerLogin !== null;
+  }
+
+  close(code: number, reason: string): void {
+    if (this.closed) return;
+    this.ws.close(code, reason);
+    this.onClosed();
+  }
+
+  terminate(): void {
+    if (this.closed) return;
+    this.ws.terminate();
+    this.onClosed();
+  }
+
+  /** A change event, already serialised. `tickSymbol` marks a tick that may be coalesced while held. */
+  pushEvent(text: string, tickSymbol?: string): void {
+    if (!this.pumping || this.closed) return;
+    if (this.resyncing || this.server.faults.frozen) {
+      if (tickSymbol !== undefined) {
+        this.heldTicks.set(tickSymbol, text);
+      } else if (this.heldEvents.push(text) > MAX_HELD_EVENTS) {
+        this.server.log({ msg: 'too many held events, closing session', server: this.server.name });
+        this.close(1013, 'too many pending events');
+      }
+      return;
+    }
+    this.sendLive(text);
+  }
+
+  /** The server was unfrozen: answer what arrived meanwhile and release held events. */
+  thaw(): void {
+    if (this.closed) return;
+    const parked = this.parked;
+    this.parked = [];
+    for (const request of parked) void this.dispatch(request);
+    if (!this.resyncing) this.releaseHeld();
+  }
+
+  private onClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.heldEvents = [];
+    this.heldTicks.clear();
+    this.parked = [];
+    this.server.detach(this);
+  }
+
+  private onFrame(text: string, isBinary: boolean): void {
+    let frame: unknown;
+    try {
+      if (isBinary) throw new Error('binary frame');
+      frame = JSON.parse(text);
+    } catch {
+      this.server.log({ msg: 'invalid manager frame, closing', server: this.server.name, peer: this.peer });
+      this.close(1007, 'frames must be JSON text');
+      return;
+    }
+    const request = frame as Partial<ManagerRequest>;
+    if (typeof frame !== 'object' || frame === null || typeof request.id !== 'number') {
+      this.close(1007, 'a request needs a numeric id');
+      return;
+    }
+    void this.dispatch(request as ManagerRequest);
+  }
+
+  private async dispatch(request: ManagerRequest): Promise<void> {
+    if (this.closed) return;
+    if (this.server.faults.frozen) {
+      if (this.parked.length < MAX_PARKED_REQUESTS) this.parked.push(request);
+      return;
+    }
+    const delay = this.server.faults.delayFor(String(request.cmd));
+    if (delay > 0) {
+      await sleep(delay);
+      if (this.closed) return;
+      // A freeze that began while the answer was delayed holds it too.
+      if (this.server.faults.frozen) {
+        if (this.parked.length < MAX_PARKED_REQUESTS) this.parked.push(request);
+        return;
+      }
+    }
+    const answer = this.execute(request);
+    this.server.counters.commandsServed++;
+    if ('error' in answer) this.server.counters.commandErrors++;
+    this.send(JSON.stringify(answer));
+    if ('result' in answer && request.cmd === 'login' && this.pumping) void this.streamResync();
+  }
+
+  private execute(request: ManagerRequest): Answer {
+    const { id, cmd } = request;
+    const codes = this.server.codes;
+    try {
+      if (typeof cmd !== 'string' || cmd.length === 0) throw new CommandError(codes.badArgs, 'cmd must be a non-empty string');
+      const rawArgs = request.args ?? {};
+      if (typeof rawArgs !== 'object' || rawArgs === null || Array.isArray(rawArgs)) {
+        throw new CommandError(codes.badArgs, 'args must be an object');
+      }
+      const args = rawArgs as Record<string, unknown>;
+      if (cmd === 'login') return { id, result: this.login(args) };
+      if (!this.loggedIn) throw new CommandError(codes.noRights, `${cmd} needs a logged-in manager session`);
+      return { id, result: this.command(cmd, args) };
+    } catch (err) {
+      if (err instanceof CommandError) return { id, error: { code: err.code, message: err.message } };
+      this.server.log({ msg: 'command failed', server: this.server.name, cmd, error: (err as Error).message });
+      return { id, error: { code: codes.internal, message: `internal error in ${String(cmd)}` } };
+    }
+  }
+
+  private command(cmd: string, args: Record<string, unknown>): unknown {
+    switch (cmd) {
+      case 'Ping': return { time: new Date().toISOString() };
+      case 'ServerTime': return new Date().toISOString();
+      case 'SrvRestart':
+        if (this.server.family !== 'PF4') break;
+        this.server.scheduleRestart(SRV_RESTART_GRACE_MS);
+        return true;
+    }
+    const handler = this.server.world.commands().get(cmd);
+    if (!handler) throw new CommandError(this.server.codes.badArgs, `unknown command ${cmd}`);
+    return handler(args);
+  }
+
+  private login(raw: Record<string, unknown>): LoginResult {
+    const codes = this.server.codes;
+    if (this.loggedIn) throw new CommandError(codes.badArgs, 'this session is already logged in');
+    const args = new ArgReader(raw, codes.badArgs);
+    const login = args.int('login', { min: 1 });
+    const password = typeof raw.password === 'string' ? raw.password : args.fail('password must be a string');
+    if (raw.pump !== undefined && typeof raw.pump !== 'boolean') args.fail('pump must be a boolean');
+    const outcome = this.server.authenticate(login, password);
+    if (!outcome.ok) {
+      this.server.counters.loginFailures++;
+      this.server.log({ msg: 'manager login refused', server: this.server.name, login, code: outcome.code, peer: this.peer });
+      throw new CommandError(outcome.code, outcome.message);
+    }
+    this.managerLogin = login;
+    this.pumping = raw.pump !== false;
+    // Hold events from this moment: the snapshot is taken right after the answer is sent, in the same turn.
+    this.resyncing = this.pumping;
+    this.server.counters.logins++;
+    this.server.log({ msg: 'manager logged in', server: this.server.name, login, pump: this.pumping, peer: this.peer });
+    return { server: this.server.name, family: this.server.family, build: this.server.build, rights: outcome.rights };
+  }
+
+  private async streamResync(): Promise<void> {
+    const parts: SnapshotPart[] = this.server.world.snapshot();
+    const counts: Record<string, number> = {};
+    for (const part of parts) counts[part.kind] = part.rows.length;
+    this.send(JSON.stringify({ event: 'resync', op: 'begin', record: { server: this.server.name, family: this.server.family } }));
+    for (const part of parts) {
+      const toWire = part.toWire as (row: unknown) => unknown;
+      for (let offset = 0; offset < part.rows.length; offset += RESYNC_CHUNK) {
+        if (!(await this.writable())) return;
+        const items = part.rows.slice(offset, offset + RESYNC_CHUNK).map(toWire);
+        this.send(JSON.stringify({ event: 'resync', op: 'chunk', record: { kind: part.kind, items } }));
+      }
+    }
+    if (!(await this.writable())) return;
+    this.send(JSON.stringify({ event: 'resync', op: 'end', record: { counts } }));
+    this.resyncing = false;
+    if (!this.server.faults.frozen) this.releaseHeld();
+  }
+
+  /** Waits until the socket has room and the server is not frozen; false once the session is gone. */
+  private async writable(): Promise<boolean> {
+    while (!this.closed && (this.ws.bufferedAmount > RESYNC_HIGH_WATER || this.server.faults.frozen)) {
+      await sleep(5);
+    }
+    return !this.closed;
+  }
+
+  private releaseHeld(): void {
+    const events = this.heldEvents;
+    const ticks = this.heldTicks;
+    this.heldEvents = [];
+    this.heldTicks = new Map();
+    for (const text of events) this.sendLive(text);
+    for (const text of ticks.values()) this.sendLive(text);
+  }
+
+  private sendLive(text: string): void {
+    if (this.ws.bufferedAmount > LIVE_MAX_BUFFERED) {
+      this.server.log({ msg: 'manager too slow, closing session', server: this.server.name, peer: this.peer });
+      this.close(1013, 'consumer too slow');
+      return;
+    }
+    this.server.counters.eventsSent++;
+    this.send(text);
+  }
+
+  private send(text: string): void {
+    if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(text);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

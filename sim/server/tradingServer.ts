@@ -1,0 +1,164 @@
+/**
+ * One simulated trading server inside the simulator process: its world, its manager sessions, its fault switches
+ * and counters. Change events from the world are serialised once here and handed to every pumping session.
+ */
+import type { Family } from '../../shared/protocol.js';
+import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
+import { PF4ManagerRights, EnManagerRightsMembers } from '../../shared/records/contract.js';
+import type { ManagerConfig, ServerConfig } from '../config/simConfig.js';
+import { Faults } from '../control/faults.js';
+import { Pf4World } from '../pf4/pf4World.js';
+import { Pf5World } from '../pf5/pf5World.js';
+import type { ManagerSession } from '../protocol/managerSession.js';
+import type { ChangeOp, ChangeSink, SimWorld } from '../world/simWorld.js';
+import type { EventKind } from '../../shared/protocol.js';
+
+export type Logger = (entry: Record<string, unknown>) => void;
+
+/** Build numbers reported at login, for whatever a broker wants to log. */
+const BUILDS: Record<Family, number> = { PF4: 1420, PF5: 4755 };
+
+const PF4_RIGHT_NAMES = Object.keys((PF4ManagerRights as unknown as { shape: Record<string, unknown> }).shape)
+  .filter((k) => !['login', 'name', 'groups', 'mailBox', 'infoDepth', 'ipFilter', 'ipFrom', 'ipTo'].includes(k));
+
+export interface ServerCounters {
+  connections: number;
+  connectionsTotal: number;
+  logins: number;
+  loginFailures: number;
+  commandsServed: number;
+  commandErrors: number;
+  eventsSent: number;
+  drops: number;
+  restarts: number;
+}
+
+export type AuthOutcome = { ok: true; manager: ManagerConfig; rights: string[] } | { ok: false; code: number; message: string };
+
+export class TradingServer {
+  readonly name: string;
+  readonly family: Family;
+  readonly world: SimWorld;
+  readonly faults = new Faults();
+  readonly sessions = new Set<ManagerSession>();
+  readonly counters: ServerCounters = {
+    connections: 0, connectionsTotal: 0, logins: 0, loginFailures: 0, commandsServed: 0, commandErrors: 0,
+    eventsSent: 0, drops: 0, restarts: 0,
+  };
+  readonly build: number;
+  private downUntil = 0;
+  private readonly restartTimers = new Set<NodeJS.Timeout>();
+
+  constructor(readonly config: ServerConfig, seed: number, readonly log: Logger) {
+    this.name = config.name;
+    this.family = config.family;
+    this.build = BUILDS[config.family];
+    const sink: ChangeSink = (kind, op, record) => this.broadcast(kind, op, record);
+    this.world = config.family === 'PF4' ? new Pf4World(config, seed, sink) : new Pf5World(config, seed, sink);
+  }
+
+  start(): void {
+    this.world.start();
+  }
+
+  stop(): void {
+    this.world.stop();
+    for (const timer of this.restartTimers) clearTimeout(timer);
+    this.restartTimers.clear();
+    for (const session of [...this.sessions]) session.terminate();
+  }
+
+  /** Codes a login failure answers with, per family. */
+  get codes() {
+    return this.family === 'PF4'
+      ? { badArgs: PF4_RESULT.InvalidData, badCredentials: PF4_RESULT.InvalidData, disabled: PF4_RESULT.AccountDisabled,
+        refused: PF4_RESULT.NoConnect, noRights: PF4_RESULT.NotEnoughRights, notFound: PF4_RESULT.InvalidData,
+        internal: PF4_RESULT.UnhandledException }
+      : { badArgs: PF5_RESULT.ErrParams, badCredentials: PF5_RESULT.AuthAccountInvalid,
+        disabled: PF5_RESULT.AuthAccountDisabled, refused: PF5_RESULT.AuthServerBusy, noRights: PF5_RESULT.ErrPermissions,
+        notFound: PF5_RESULT.ErrNotfound, internal: PF5_RESULT.Error };
+  }
+
+  authenticate(login: number, password: string): AuthOutcome {
+    if (this.faults.refuseLogin) return { ok: false, code: this.codes.refused, message: 'the server refuses manager logins' };
+    const manager = this.config.managers.find((m) => m.login === login);
+    // One message for both cases, so a caller cannot probe which manager logins exist.
+    if (!manager || manager.password !== password) {
+      return { ok: false, code: this.codes.badCredentials, message: 'invalid manager login or password' };
+    }
+    if (manager.disabled) return { ok: false, code: this.codes.disabled, message: `manager ${login} is disabled` };
+    const all = this.family === 'PF4' ? PF4_RIGHT_NAMES : EnManagerRightsMembers;
+    return { ok: true, manager, rights: manager.rights === 'all' ? [...all] : manager.rights };
+  }
+
+  isDown(now = Date.now()): boolean {
+    return now < this.downUntil;
+  }
+
+  attach(session: ManagerSession): void {
+    this.sessions.add(session);
+    this.counters.connections = this.sessions.size;
+    this.counters.connectionsTotal++;
+  }
+
+  detach(session: ManagerSession): void {
+    this.sessions.delete(session);
+    this.counters.connections = this.sessions.size;
+  }
+
+  broadcast(kind: Exclude<EventKind, 'resync'>, op: ChangeOp, record: unknown): void {
+    if (this.sessions.size === 0) return;
+    const text = JSON.stringify({ event: kind, op, record });
+    const tickSymbol = kind === 'ticks' ? (record as { symbol: string }).symbol : undefined;
+    for (const session of this.sessions) session.pushEvent(text, tickSymbol);
+  }
+
+  /** Closes every manager connection abruptly, as a network failure would. */
+  drop(reason: string): void {
+    this.counters.drops++;
+    this.log({ msg: 'dropping manager connections', server: this.name, reason, sessions: this.sessions.size });
+    for (const session of [...this.sessions]) session.terminate();
+  }
+
+  /** Closes every connection and refuses new ones for `downMs`; the world carries on unchanged. */
+  restart(downMs: number, reason: string): void {
+    this.counters.restarts++;
+    this.downUntil = Date.now() + downMs;
+    this.log({ msg: 'server restarting', server: this.name, reason, downMs });
+    for (const session of [...this.sessions]) session.close(1012, 'server restart');
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
+      this.log({ msg: 'server back up', server: this.name });
+    }, downMs);
+    timer.unref();
+    this.restartTimers.add(timer);
+  }
+
+  /** Runs `restart` shortly after the current answer is on its way (SrvRestart answers true first). */
+  scheduleRestart(delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.restartTimers.delete(timer);
+      this.restart(this.config.restartMs, 'SrvRestart');
+    }, delayMs);
+    timer.unref();
+    this.restartTimers.add(timer);
+  }
+
+  setFrozen(on: boolean): void {
+    this.faults.frozen = on;
+    if (!on) for (const session of [...this.sessions]) session.thaw();
+  }
+
+  state(): Record<string, unknown> {
+    return {
+      server: this.name,
+      family: this.family,
+      up: !this.isDown(),
+      ...this.counters,
+      sessions: [...this.sessions].filter((s) => s.loggedIn).length,
+      ...this.world.counts(),
+      ticksEmitted: this.world.ticksEmitted(),
+      faults: this.faults.describe(),
+    };
+  }
+}

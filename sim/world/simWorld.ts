@@ -1,0 +1,44 @@
+/**
+ * What every simulated world (PF4 or PF5) offers the protocol layer: a consistent snapshot for resync, its family's
+ * commands, counts for the control channel, and a sink through which it reports every change as an event.
+ */
+import type { EventKind, Family } from '../../shared/protocol.js';
+import type { Quote } from '../feed/quoteFeed.js';
+
+export type ChangeOp = 'add' | 'update' | 'delete';
+
+/** Receives every change of what a broker caches. `record` is the wire record (key fields only for delete). */
+export type ChangeSink = (kind: Exclude<EventKind, 'resync'>, op: ChangeOp, record: unknown) => void;
+
+/** One kind of a resync snapshot: the rows as they were at login, turned into wire records chunk by chunk. */
+export interface SnapshotPart {
+  kind: Exclude<EventKind, 'resync'>;
+  rows: readonly unknown[];
+  toWire: (row: never) => unknown;
+}
+
+/** A command handler; throws CommandError for a platform error answer. */
+export type CommandHandler = (args: Record<string, unknown>) => unknown;
+
+export interface SimWorld {
+  readonly family: Family;
+  /** Taken synchronously at login so that every later change event is newer than the snapshot. */
+  snapshot(): SnapshotPart[];
+  commands(): ReadonlyMap<string, CommandHandler>;
+  /** Record counts for the control channel and the resync end frame. */
+  counts(): Record<string, number>;
+  /** Ticks the feed produced since start. */
+  ticksEmitted(): number;
+  /** The feed moved a quote. */
+  onQuote(quote: Quote): void;
+  start(): void;
+  stop(): void;
+}
+
+/** A platform error answer: `code` is the family's numeric result code. */
+export class CommandError extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+    this.name = 'CommandError';
+  }
+}
