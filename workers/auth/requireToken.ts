@@ -1,0 +1,117 @@
+/**
+ * Bearer access tokens on /api/* (RFC 6750): verifies the JWT against the local issuer's key or the external identity
+ * provider's JWKS, then sets the caller (client, organization, scopes) every later handler scopes by.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import type { AppEnv, Caller } from '../env.js';
+import { isUuid } from '../registry/ids.js';
+import { authConfig, CLOCK_TOLERANCE_SECONDS, SCOPE, type AuthConfig } from './authConfig.js';
+import { bearerError } from './oauthError.js';
+import { ALGORITHM, localKeys } from './signingKey.js';
+
+/** RFC 6750 §2.1 b64token. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/**
+ * External identity providers commonly sign with RS256 (RFC 9068 makes it mandatory to support); both are asymmetric,
+ * so no HMAC secret can ever be confused with a public key. The local issuer signs ES256 only.
+ */
+const EXTERNAL_ALGORITHMS = [ALGORITHM, 'RS256'];
+
+/**
+ * One remote key set per isolate: jose caches its keys and refetches when a token names an unknown kid (key rotation),
+ * at most once a second so tokens with made-up kids cannot turn the edge into a load generator for the provider.
+ */
+let remote: { url: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
+
+function remoteKeys(url: string) {
+  if (remote?.url !== url) remote = { url, keys: createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 600_000 }) };
+  return remote.keys;
+}
+
+/** Why a token failed, in words safe to hand back (no token content echoed). */
+function describe(error: unknown): { status: 'invalid' | 'unavailable'; description: string } {
+  const code = (error as { code?: string }).code;
+  const claim = (error as { claim?: string }).claim;
+  switch (code) {
+    case 'ERR_JWT_EXPIRED': return { status: 'invalid', description: 'the access token expired' };
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (claim === 'iss') return { status: 'invalid', description: 'the access token has an unexpected issuer' };
+      if (claim === 'aud') return { status: 'invalid', description: 'the access token has an unexpected audience' };
+      if (claim === 'nbf') return { status: 'invalid', description: 'the access token is not yet valid' };
+      if (claim === 'typ') return { status: 'invalid', description: 'the access token has an unexpected type' };
+      return { status: 'invalid', description: `the access token claim ${claim ?? ''} is invalid`.trim() };
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+    case 'ERR_JOSE_NOT_SUPPORTED': return { status: 'invalid', description: 'the access token is signed with an algorithm that is not accepted' };
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return { status: 'invalid', description: 'the access token signature is invalid' };
+    case 'ERR_JWKS_NO_MATCHING_KEY': return { status: 'invalid', description: 'the access token is signed by an unknown key' };
+    case 'ERR_JWKS_TIMEOUT': return { status: 'unavailable', description: 'the identity provider keys could not be fetched' };
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID': return { status: 'invalid', description: 'the access token is malformed' };
+    default:
+      // Anything else from a remote key set is a fetch or JWKS problem on the provider's side, not the caller's.
+      return code === 'ERR_JWKS_INVALID' || !code
+        ? { status: 'unavailable', description: 'the identity provider keys could not be fetched' }
+        : { status: 'invalid', description: 'the access token is invalid' };
+  }
+}
+
+async function verify(token: string, config: AuthConfig): Promise<JWTPayload> {
+  const options: JWTVerifyOptions = {
+    issuer: config.issuer,
+    audience: config.audience,
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    requiredClaims: ['exp'],
+  };
+  if (config.mode === 'external') {
+    return (await jwtVerify(token, remoteKeys(config.jwksUrl), { ...options, algorithms: EXTERNAL_ALGORITHMS })).payload;
+  }
+  if (!config.signingKey) throw Object.assign(new Error('no signing key'), { code: 'ERR_NO_KEY' });
+  const { publicKey } = await localKeys(config.signingKey);
+  // Our own tokens are RFC 9068 access tokens: insisting on the type keeps other JWTs signed by the key out.
+  return (await jwtVerify(token, publicKey, { ...options, algorithms: [ALGORITHM], typ: 'at+jwt' })).payload;
+}
+
+/** RFC 9068 carries scopes as one space-delimited string; some providers send an array (`scp`). */
+function scopesOf(payload: JWTPayload): string[] {
+  const raw = payload.scope ?? payload.scp;
+  if (typeof raw === 'string') return raw.split(' ').filter(Boolean);
+  if (Array.isArray(raw)) return raw.filter((s): s is string => typeof s === 'string');
+  return [];
+}
+
+export function requireToken(): MiddlewareHandler<AppEnv> {
+  return async function requireToken(c, next) {
+    const header = c.req.header('authorization');
+    if (!header || !/^bearer(\s|$)/i.test(header.trim())) return bearerError(null);
+    const match = BEARER.exec(header.trim());
+    if (!match) return bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
+
+    const config = authConfig(c.env);
+    if (config.mode === 'local' && !config.signingKey) {
+      return c.json({ error: 'server_error', error_description: 'the token signing key is not configured' }, 500);
+    }
+    let payload: JWTPayload;
+    try {
+      payload = await verify(match[1], config);
+    } catch (error) {
+      const { status, description } = describe(error);
+      if (status === 'unavailable') return c.json({ error: 'temporarily_unavailable', error_description: description }, 503);
+      return bearerError('invalid_token', description);
+    }
+
+    const organizationId = payload[config.orgClaim];
+    if (typeof organizationId !== 'string' || !isUuid(organizationId)) {
+      return bearerError('invalid_token', `the access token has no valid ${config.orgClaim} claim`);
+    }
+    const clientId = payload.client_id ?? (config.mode === 'external' ? payload.azp : undefined);
+    if (typeof clientId !== 'string' || clientId === '') return bearerError('invalid_token', 'the access token has no client_id claim');
+    const scopes = scopesOf(payload);
+    if (!scopes.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
+
+    const caller: Caller = { clientId, organizationId: organizationId.toLowerCase(), scopes };
+    c.set('caller', caller);
+    await next();
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The catalog's local registry operations (TradePlatforms, TradePlatform, Organizations), answered from D1 and always
+ * scoped to the caller's organization. They expect requireToken() to have run: the caller comes from the token.
+ * A platform of another organization is answered byte for byte like an unknown one, so ids cannot be probed.
+ */
+import { Hono, type Context } from 'hono';
+import type { AppEnv, Caller } from '../env.js';
+import { uuidSchema } from './ids.js';
+import type { PlatformEntry } from './records.js';
+import { RegistryStore } from './registryStore.js';
+
+/** The general v1 error body of the spec (errorType, errorCode, errorDescription). */
+export function v1Error(errorType: 'Validation' | 'NotFound', errorDescription: string) {
+  return { errorType, errorCode: errorType, errorDescription };
+}
+
+/** The verified caller; a missing one means requireToken() was not mounted in front, which must fail loudly. */
+export function callerOf(c: Context<AppEnv>): Caller {
+  const caller = c.get('caller');
+  if (!caller) throw new Error('registry route reached without a verified caller: mount requireToken() on /api/*');
+  return caller;
+}
+
+/**
+ * The platform `id` if it belongs to the caller's organization, with the broker that serves it; null for a malformed,
+ * unknown or foreign id alike. What every platform-addressed route should scope by.
+ */
+export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntry | null> {
+  return new RegistryStore(c.env.DB).findPlatformEntry(callerOf(c).organizationId, id);
+}
+
+export function registryRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.get('/api/TradePlatforms', async (c) => {
+    return c.json(await new RegistryStore(c.env.DB).listPlatforms(callerOf(c).organizationId));
+  });
+
+  app.get('/api/TradePlatforms/:tradePlatform', async (c) => {
+    const id = c.req.param('tradePlatform');
+    if (!uuidSchema.safeParse(id).success) {
+      return c.json(v1Error('Validation', 'tradePlatform must be a uuid'), 400);
+    }
+    const entry = await platformOf(c, id);
+    if (!entry) return c.json(v1Error('NotFound', `trade platform ${id} not found`), 404);
+    return c.json(entry.platform);
+  });
+
+  app.get('/api/Organizations', async (c) => {
+    return c.json(await new RegistryStore(c.env.DB).listOrganizations(callerOf(c).organizationId));
+  });
+
+  return app;
+}

@@ -1,0 +1,230 @@
+/**
+ * The platform registry over D1: organizations, their trade platforms and their API clients. The edge reads it per
+ * request (always scoped to the caller's organization); the admin CLI writes it. Free of Worker globals so the CLI
+ * can use it through Miniflare's D1 handle in Node.
+ */
+import { hashSecret, newClientSecret } from '../../shared/secrets.js';
+import { clientIdSchema, isUuid } from './ids.js';
+import {
+  TRADE_PLATFORM_TYPES,
+  type ApiClient, type ClientCredentials, type Organization, type PlatformEntry, type TradePlatform, type TradePlatformType,
+} from './records.js';
+
+/** A bound D1 statement, as both the Worker's D1Database and Miniflare's Node proxy provide it. */
+export interface RegistryStatement {
+  first<T = Record<string, unknown>>(): Promise<T | null>;
+  all<T = Record<string, unknown>>(): Promise<{ results: T[] }>;
+  run(): Promise<unknown>;
+}
+
+/** The part of D1 the store uses; structural so the Worker binding and scripts/edge.ts's D1Like both fit. */
+export interface RegistryDatabase {
+  prepare(sql: string): RegistryStatement & { bind(...values: unknown[]): RegistryStatement };
+  batch(statements: RegistryStatement[]): Promise<unknown>;
+}
+
+/** A refused admin change (unknown id, duplicate, still in use); the CLI prints the message. */
+export class RegistryError extends Error {
+  constructor(readonly kind: 'not_found' | 'conflict' | 'invalid', message: string) {
+    super(message);
+    this.name = 'RegistryError';
+  }
+}
+
+interface OrganizationRow { id: string; name: string | null; created: string }
+interface PlatformRow {
+  id: string; name: string | null; type: TradePlatformType; organization_id: string; broker_url: string | null; created: string;
+  org_name: string | null; org_created: string;
+}
+interface ClientRow {
+  client_id: string; organization_id: string; name: string | null; disabled: number; grant_types: string; created: string;
+  secret_hash: string; secret_salt: string; iterations: number;
+}
+
+const PLATFORM_SELECT = `SELECT p.id, p.name, p.type, p.organization_id, p.broker_url, p.created, o.name AS org_name, o.created AS org_created
+  FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id`;
+
+const toOrganization = (r: OrganizationRow): Organization => ({ id: r.id, name: r.name, created: r.created });
+
+function toPlatformEntry(r: PlatformRow): PlatformEntry {
+  return {
+    platform: {
+      id: r.id,
+      name: r.name,
+      type: r.type,
+      organizationId: r.organization_id,
+      organization: { id: r.organization_id, name: r.org_name, created: r.org_created },
+      created: r.created,
+    },
+    brokerUrl: r.broker_url,
+  };
+}
+
+const toClient = (r: ClientRow): ApiClient => ({
+  clientId: r.client_id, organizationId: r.organization_id, name: r.name, disabled: r.disabled !== 0,
+  grantTypes: r.grant_types.split(' ').filter(Boolean), created: r.created,
+});
+
+export interface NewOrganization { name: string; id?: string }
+export interface NewPlatform { organizationId: string; type: TradePlatformType; name: string; id?: string; brokerUrl?: string | null }
+export interface NewClient { organizationId: string; name?: string | null; clientId?: string }
+
+export class RegistryStore {
+  constructor(private readonly db: RegistryDatabase) {}
+
+  // ---- reads scoped to a caller's organization (edge) ----
+
+  /** The platform if it belongs to the organization; another organization's platform is null, exactly as unknown. */
+  async findPlatform(organizationId: string, id: string): Promise<TradePlatform | null> {
+    return (await this.findPlatformEntry(organizationId, id))?.platform ?? null;
+  }
+
+  /** Like findPlatform, with the broker that serves the platform (for routing, never for responses). */
+  async findPlatformEntry(organizationId: string, id: string): Promise<PlatformEntry | null> {
+    if (!isUuid(id) || !isUuid(organizationId)) return null;
+    const row = await this.db.prepare(`${PLATFORM_SELECT} WHERE p.id = ? AND p.organization_id = ?`)
+      .bind(id.toLowerCase(), organizationId.toLowerCase()).first<PlatformRow>();
+    return row ? toPlatformEntry(row) : null;
+  }
+
+  async listPlatforms(organizationId: string): Promise<TradePlatform[]> {
+    const { results } = await this.db.prepare(`${PLATFORM_SELECT} WHERE p.organization_id = ? ORDER BY p.created, p.id`)
+      .bind(organizationId.toLowerCase()).all<PlatformRow>();
+    return results.map((r) => toPlatformEntry(r).platform);
+  }
+
+  /** The caller's own organization as a one-element list (or empty when it was removed). */
+  async listOrganizations(organizationId: string): Promise<Organization[]> {
+    const row = await this.findOrganization(organizationId);
+    return row ? [row] : [];
+  }
+
+  async findOrganization(id: string): Promise<Organization | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.db.prepare('SELECT id, name, created FROM organizations WHERE id = ?')
+      .bind(id.toLowerCase()).first<OrganizationRow>();
+    return row ? toOrganization(row) : null;
+  }
+
+  /** The client with its stored secret hash, for the token endpoint. */
+  async findClient(clientId: string): Promise<ClientCredentials | null> {
+    const row = await this.db.prepare(
+      'SELECT client_id, organization_id, name, disabled, grant_types, created, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?',
+    ).bind(clientId).first<ClientRow>();
+    if (!row) return null;
+    return { ...toClient(row), secret: { hash: row.secret_hash, salt: row.secret_salt, iterations: row.iterations } };
+  }
+
+  // ---- administration (registry CLI) ----
+
+  async allOrganizations(): Promise<Organization[]> {
+    const { results } = await this.db.prepare('SELECT id, name, created FROM organizations ORDER BY created, id')
+      .all<OrganizationRow>();
+    return results.map(toOrganization);
+  }
+
+  async allPlatforms(organizationId?: string): Promise<PlatformEntry[]> {
+    const stmt = organizationId
+      ? this.db.prepare(`${PLATFORM_SELECT} WHERE p.organization_id = ? ORDER BY p.created, p.id`).bind(organizationId.toLowerCase())
+      : this.db.prepare(`${PLATFORM_SELECT} ORDER BY p.created, p.id`);
+    return (await stmt.all<PlatformRow>()).results.map(toPlatformEntry);
+  }
+
+  async findAnyPlatform(id: string): Promise<PlatformEntry | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.db.prepare(`${PLATFORM_SELECT} WHERE p.id = ?`).bind(id.toLowerCase()).first<PlatformRow>();
+    return row ? toPlatformEntry(row) : null;
+  }
+
+  async listClients(organizationId?: string): Promise<ApiClient[]> {
+    const columns = 'client_id, organization_id, name, disabled, grant_types, created';
+    const stmt = organizationId
+      ? this.db.prepare(`SELECT ${columns} FROM api_clients WHERE organization_id = ? ORDER BY created, client_id`).bind(organizationId.toLowerCase())
+      : this.db.prepare(`SELECT ${columns} FROM api_clients ORDER BY created, client_id`);
+    return (await stmt.all<ClientRow>()).results.map(toClient);
+  }
+
+  async addOrganization(input: NewOrganization): Promise<Organization> {
+    const id = (input.id ?? crypto.randomUUID()).toLowerCase();
+    if (!isUuid(id)) throw new RegistryError('invalid', `organization id ${id} is not a uuid`);
+    if (await this.findOrganization(id)) throw new RegistryError('conflict', `organization ${id} already exists`);
+    const org: Organization = { id, name: input.name, created: new Date().toISOString() };
+    await this.db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org.id, org.name, org.created).run();
+    return org;
+  }
+
+  /** Refused while the organization still has platforms or clients: removing it would orphan them. */
+  async removeOrganization(id: string): Promise<Organization> {
+    const org = await this.findOrganization(id);
+    if (!org) throw new RegistryError('not_found', `organization ${id} not found`);
+    const counts = await this.db.prepare(
+      `SELECT (SELECT COUNT(*) FROM trade_platforms WHERE organization_id = ?) AS platforms,
+              (SELECT COUNT(*) FROM api_clients WHERE organization_id = ?) AS clients`,
+    ).bind(org.id, org.id).first<{ platforms: number; clients: number }>();
+    if (counts && (counts.platforms > 0 || counts.clients > 0)) {
+      throw new RegistryError('conflict',
+        `organization ${org.id} still has ${counts.platforms} platform(s) and ${counts.clients} client(s); remove them first`);
+    }
+    await this.db.prepare('DELETE FROM organizations WHERE id = ?').bind(org.id).run();
+    return org;
+  }
+
+  async addPlatform(input: NewPlatform): Promise<PlatformEntry> {
+    const id = (input.id ?? crypto.randomUUID()).toLowerCase();
+    if (!isUuid(id)) throw new RegistryError('invalid', `platform id ${id} is not a uuid`);
+    if (!TRADE_PLATFORM_TYPES.includes(input.type)) throw new RegistryError('invalid', `platform type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
+    const org = await this.findOrganization(input.organizationId);
+    if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
+    if (await this.findAnyPlatform(id)) throw new RegistryError('conflict', `platform ${id} already exists`);
+    const created = new Date().toISOString();
+    await this.db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+      .bind(id, input.name, input.type, org.id, input.brokerUrl ?? null, created).run();
+    return {
+      platform: { id, name: input.name, type: input.type, organizationId: org.id, organization: org, created },
+      brokerUrl: input.brokerUrl ?? null,
+    };
+  }
+
+  async removePlatform(id: string): Promise<PlatformEntry> {
+    const entry = await this.findAnyPlatform(id);
+    if (!entry) throw new RegistryError('not_found', `platform ${id} not found`);
+    await this.db.prepare('DELETE FROM trade_platforms WHERE id = ?').bind(entry.platform.id).run();
+    return entry;
+  }
+
+  /** Registers a client and returns its secret: the only time it exists in clear, since only its hash is stored. */
+  async addClient(input: NewClient): Promise<{ client: ApiClient; secret: string }> {
+    const clientId = input.clientId ?? `client-${crypto.randomUUID()}`;
+    const valid = clientIdSchema.safeParse(clientId);
+    if (!valid.success) throw new RegistryError('invalid', valid.error.issues[0]?.message ?? 'invalid client id');
+    const org = await this.findOrganization(input.organizationId);
+    if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
+    if (await this.findClient(clientId)) throw new RegistryError('conflict', `client ${clientId} already exists`);
+    const secret = newClientSecret();
+    const hashed = await hashSecret(secret);
+    const client: ApiClient = {
+      clientId, organizationId: org.id, name: input.name ?? null, disabled: false, grantTypes: ['client_credentials'], created: new Date().toISOString(),
+    };
+    await this.db.prepare(
+      'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
+    ).bind(clientId, org.id, client.name, hashed.hash, hashed.salt, hashed.iterations, client.created).run();
+    return { client, secret };
+  }
+
+  /** Disabling keeps the client's record (and audit trail) but stops it obtaining tokens. */
+  async setClientDisabled(clientId: string, disabled: boolean): Promise<ApiClient> {
+    const client = await this.findClient(clientId);
+    if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
+    await this.db.prepare('UPDATE api_clients SET disabled = ? WHERE client_id = ?').bind(disabled ? 1 : 0, clientId).run();
+    const { secret: _secret, ...rest } = client;
+    return { ...rest, disabled };
+  }
+
+  async removeClient(clientId: string): Promise<ApiClient> {
+    const client = await this.findClient(clientId);
+    if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
+    await this.db.prepare('DELETE FROM api_clients WHERE client_id = ?').bind(clientId).run();
+    const { secret: _secret, ...rest } = client;
+    return rest;
+  }
+}
