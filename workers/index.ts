@@ -1,4 +1,5 @@
-/** Placeholder entry so the edge harness builds; replaced by the gateway app. */
-import { DurableObject } from 'cloudflare:workers';
-export class PlatformGateway extends DurableObject {}
-export default { fetch: () => new Response('ok') };
+/** Worker entry: the edge app and the platform gateway Durable Object class the runtime binds as GATEWAY. */
+import { createApp } from './app.js';
+
+export { PlatformGateway } from './gateway/index.js';
+export default createApp();

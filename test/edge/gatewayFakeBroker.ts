@@ -1,0 +1,88 @@
+/**
+ * A scripted stand-in for the broker in edge tests: serves `/healthz` and the `/link` WebSocket on 127.0.0.1, checks
+ * the link's shared secret, records every call frame and answers from a per-op table that can delay, hang or drop.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { CallFrame, ResultFrame } from '../../shared/frames.js';
+
+export const BROKER_SECRET = 'test-broker-secret';
+
+/** What the broker does with one call: answer (optionally after a delay), never answer, or close the link. */
+export type Script =
+  | { reply: Omit<ResultFrame, 'id'> | ((frame: CallFrame) => Omit<ResultFrame, 'id'>); delayMs?: number }
+  | { hang: true }
+  | { drop: true };
+
+export interface FakeBroker {
+  url: string;
+  frames: CallFrame[];
+  /** Link upgrade attempts that passed the secret check. */
+  links: number;
+  /** Upgrade attempts refused for a wrong or missing secret. */
+  refused: number;
+  script: Map<string, Script>;
+  health: { status: number; body: unknown };
+  framesFor(op: string): CallFrame[];
+  dropLinks(): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeBroker(): Promise<FakeBroker> {
+  const sockets = new Set<WebSocket>();
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/healthz') {
+      res.writeHead(broker.health.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(broker.health.body));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  const wss = new WebSocketServer({ noServer: true });
+  server.on('upgrade', (req, socket, head) => {
+    if (req.url !== '/link' || req.headers.authorization !== `Bearer ${BROKER_SECRET}`) {
+      broker.refused++;
+      socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    broker.links++;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+      ws.send(JSON.stringify({ hello: { broker: 'fake', version: 'test' } }));
+      ws.on('message', (raw) => {
+        const frame = JSON.parse(String(raw)) as CallFrame;
+        broker.frames.push(frame);
+        const s = broker.script.get(frame.op) ?? { reply: { ok: true, data: null } };
+        if ('hang' in s) return;
+        if ('drop' in s) { ws.terminate(); return; }
+        const send = () => {
+          const body = typeof s.reply === 'function' ? s.reply(frame) : s.reply;
+          if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ ...body, id: frame.id }));
+        };
+        if (s.delayMs) setTimeout(send, s.delayMs); else send();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  const broker: FakeBroker = {
+    url: `http://127.0.0.1:${port}`,
+    frames: [],
+    links: 0,
+    refused: 0,
+    script: new Map(),
+    health: { status: 200, body: { status: 'ok', platforms: {} } },
+    framesFor: (op) => broker.frames.filter((f) => f.op === op),
+    dropLinks() { for (const ws of sockets) ws.terminate(); },
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return broker;
+}

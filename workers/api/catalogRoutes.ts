@@ -1,0 +1,146 @@
+/**
+ * The catalog's operation routes: one Hono route per entry that reaches a trading server (`read` cached or live).
+ * Per call: the platform is resolved within the caller's organization, inputs and the time budget are validated,
+ * destructive v2 calls need `confirm=true`, and the call goes to the platform's gateway object in one RPC, which
+ * answers it already shaped for the route's generation.
+ */
+import { Hono, type Context } from 'hono';
+import type { AppEnv } from '../env.js';
+import { catalog, type Operation } from '../../shared/catalog/index.js';
+import { failure, platformNotFound, validation, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
+import { LINK_GRACE_MS, type GatewayCall } from '../gateway/index.js';
+import { platformOf } from '../registry/index.js';
+import { validateInputs, type RawBody } from './inputs.js';
+import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
+import { IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The edge's own deadline beyond the call's budget: past the gateway object's (which already waits LINK_GRACE_MS for
+ * the broker's time-out answer), so this only fires when the object itself does not answer.
+ */
+export const EDGE_GRACE_MS = LINK_GRACE_MS + 1000;
+const DEFAULT_RETENTION_HOURS = 24;
+
+/** Entries the edge forwards, most specific first so a literal segment wins over a parameter at the same place. */
+export function forwardedOperations(): Operation[] {
+  return catalog.filter((e) => e.read !== 'local').sort((a, b) => specificity(a.path, b.path));
+}
+
+/** `{param}` placeholders as Hono `:param` segments. */
+export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function catalogRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  for (const entry of forwardedOperations()) app.on(entry.method, honoPath(entry.path), operationHandler(entry));
+  return app;
+}
+
+function operationHandler(entry: Operation) {
+  const v2 = entry.generation === 'v2';
+  const idempotent = v2 && entry.mutating;
+  const confirmRequired = v2 && entry.destructive;
+
+  return async (c: Context<AppEnv>) => {
+    const url = new URL(c.req.url);
+    const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), url.searchParams.get('requestTimeout'));
+    const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged: !!entry.paged, traceId: c.get('traceId') };
+    const reply = (r: ShapedResponse) => send(r, budget.seconds);
+
+    const platformId = c.req.param('tradePlatform') ?? '';
+    if (!UUID.test(platformId)) return reply(validation(ctx, 'tradePlatform: must be a uuid'));
+    const found = await platformOf(c, platformId);
+    const type = found?.platform.type;
+    // A platform of the wrong family is as unknown on this route as a foreign one.
+    if (!found || (entry.family !== null && type !== entry.family)) return reply(platformNotFound(ctx, platformId));
+    ctx.family = type === 'PF4' || type === 'PF5' ? type : null;
+
+    if (!budget.ok) return reply(validation(ctx, budget.message));
+    if (confirmRequired && url.searchParams.get('confirm') !== 'true') {
+      return reply(validation(ctx, 'confirm: must be true for this destructive operation'));
+    }
+    const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
+    const inputs = validateInputs(entry, c.req.param() as Record<string, string>, url, body);
+    if (!inputs.ok) return reply(validation(ctx, inputs.message));
+
+    const call: GatewayCall = {
+      operationId: entry.id,
+      op: entry.op,
+      platform: found.platform.id,
+      family: ctx.family,
+      args: inputs.args,
+      timeoutMs: Math.round(budget.seconds * 1000),
+      traceId: ctx.traceId,
+      brokerUrl: found.brokerUrl ?? c.env.BROKER_URL ?? 'http://127.0.0.1:8790',
+      mutating: entry.mutating,
+    };
+    if (idempotent) {
+      const key = c.req.header(IDEMPOTENCY_HEADER);
+      if (key !== undefined) {
+        const problem = idempotencyKeyProblem(key);
+        if (problem) return reply(validation(ctx, problem));
+        call.idempotency = {
+          key: `${c.get('caller').clientId}:${key}`,
+          requestHash: await requestHash(entry.method, url, body.kind === 'json' ? body.value : undefined),
+          retentionHours: Number(c.env.IDEMPOTENCY_RETENTION_HOURS) || DEFAULT_RETENTION_HOURS,
+        };
+      }
+    }
+    return reply(await forward(c, ctx, call));
+  };
+}
+
+/** The one RPC of the call, bounded by the edge's own deadline in case the gateway object does not answer. */
+async function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse> {
+  const stub = c.env.GATEWAY.get(c.env.GATEWAY.idFromName(call.platform));
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<ShapedResponse>((resolve) => {
+    timer = setTimeout(() => resolve(failure(ctx, {
+      code: 'NoConnect', managerCode: null, timedOut: true,
+      message: `no answer from the trading platform within ${call.timeoutMs / 1000} s`,
+      ...(call.mutating ? { outcome: 'unknown' as const } : {}),
+    })), call.timeoutMs + EDGE_GRACE_MS);
+  });
+  try {
+    const answer = (stub.call(call) as Promise<ShapedResponse>).catch((err: unknown) => {
+      console.error(JSON.stringify({ msg: 'platform gateway failed', traceId: ctx.traceId, error: String(err) }));
+      // The object may have sent the change before failing: a mutating call's outcome is then not known.
+      return failure(ctx, {
+        code: 'Internal', managerCode: null, message: 'platform gateway failed',
+        ...(call.mutating ? { outcome: 'unknown' as const } : {}),
+      });
+    });
+    return await Promise.race([answer, deadline]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+async function readBody(c: Context<AppEnv>): Promise<RawBody> {
+  const text = await c.req.text();
+  if (text.trim() === '') return { kind: 'none' };
+  try {
+    return { kind: 'json', value: JSON.parse(text) };
+  } catch {
+    return { kind: 'malformed' };
+  }
+}
+
+function send(r: ShapedResponse, seconds: number): Response {
+  return new Response(r.body, {
+    status: r.status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers, [TIMEOUT_APPLIED_HEADER]: String(seconds) },
+  });
+}
+
+/** Orders two paths so that, segment by segment, a literal comes before a `{param}`. */
+function specificity(a: string, b: string): number {
+  const sa = a.split('/');
+  const sb = b.split('/');
+  for (let i = 0; i < Math.min(sa.length, sb.length); i++) {
+    const pa = sa[i].startsWith('{');
+    const pb = sb[i].startsWith('{');
+    if (pa !== pb) return pa ? 1 : -1;
+  }
+  return 0;
+}

@@ -1,0 +1,34 @@
+/**
+ * The edge half of `Idempotency-Key`: checks the key's form and fingerprints the request, so the platform gateway can
+ * tell a retry of the same call from a different call reusing the key. Timing controls are left out of the
+ * fingerprint: a retry with a longer budget is the same request.
+ */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
+
+export function idempotencyKeyProblem(key: string): string | null {
+  return KEY_FORM.test(key) ? null : `${IDEMPOTENCY_HEADER}: must be 1 to 255 visible ASCII characters`;
+}
+
+/** SHA-256 (hex) of method, path, sorted query (without `requestTimeout`) and the canonical JSON body. */
+export async function requestHash(method: string, url: URL, body: unknown): Promise<string> {
+  const query = [...url.searchParams]
+    .filter(([k]) => k !== 'requestTimeout')
+    .sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1))
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
+    .join('&');
+  const text = `${method}\n${url.pathname}\n${query}\n${canonicalJson(body)}`;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** JSON with object keys sorted, so that the same body sent with another key order is the same request. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined) return '';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}

@@ -1,0 +1,50 @@
+/**
+ * The edge app: trace context first (every answer, even a refusal, carries `traceparent`), the unauthenticated
+ * liveness, health, discovery and document routes, then the token-guarded API: registry routes and the catalog's
+ * operation routes. Bodies are bounded before anything reads them.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from './env.js';
+import { authRoutes, requireToken } from './auth/index.js';
+import { registryRoutes } from './registry/index.js';
+import { catalogRoutes, traceContext } from './api/index.js';
+import { validation } from './envelope/index.js';
+import { healthz } from './health/index.js';
+import { openApiJson } from './openapi/index.js';
+
+/** JSON bodies up to 1 MiB: restore batches of 10000 records fit; anything larger is refused unread. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use('*', traceContext());
+
+  // The benchmark's baseline: nothing but the router and the trace middleware.
+  app.get('/livez', (c) => c.text('ok'));
+  app.get('/healthz', healthz);
+  app.get('/openapi.json', openApiJson);
+  app.route('/', authRoutes());
+
+  app.use('/api/*', requireToken());
+  app.use('/api/*', bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => {
+      const message = `body: must be at most ${MAX_BODY_BYTES} bytes`;
+      if (c.req.path.startsWith('/api/v2/')) {
+        const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, message);
+        return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+      }
+      return c.json({ errorType: 'Validation', errorCode: 'PayloadTooLarge', errorDescription: message }, 413);
+    },
+  }));
+  app.route('/', registryRoutes());
+  app.route('/', catalogRoutes());
+
+  app.notFound((c) => c.json({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    console.error(JSON.stringify({ msg: 'unhandled edge error', traceId: c.get('traceId'), error: String(err) }));
+    return c.json({ errorType: 'Internal', errorCode: 'Internal', errorDescription: 'internal error' }, 500);
+  });
+  return app;
+}

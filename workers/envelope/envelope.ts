@@ -1,0 +1,102 @@
+/**
+ * Response shapes of both generations, built in one place so the edge (for its own refusals) and the platform gateway
+ * object (for broker answers it may have to store and replay byte for byte) answer identically.
+ *
+ * v2: always HTTP 200 with `{data, error, meta}`; `error` is present and null on success; `meta.paging` only on paged
+ * lists. v1 (and the registry's live Ping): the bare data on success, otherwise an HTTP error status with the general
+ * v1 error body, or `PF5Error` (with a `requestId`) for PF5 platform failures.
+ */
+import type { WebApiErrorCode } from '../../shared/errors.js';
+import type { PagingResult } from '../../shared/frames.js';
+import type { Generation } from '../../shared/catalog/index.js';
+import { managerCodeName } from '../../shared/resultCodes.js';
+
+/** What the edge answers: the status, the serialised body and the headers it sets besides content type and tracing. */
+export interface ShapedResponse {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** One failure, from the broker or from the edge itself. */
+export interface Failure {
+  code: WebApiErrorCode;
+  /** Raw platform result code, named in the envelope by the platform's family. */
+  managerCode: number | null;
+  message: string;
+  /** A mutating call passed its deadline: it may still complete. Answered as `X-Request-Outcome: unknown`. */
+  outcome?: 'unknown';
+  /** The deadline passed (v1 answers 504 rather than 503). */
+  timedOut?: boolean;
+}
+
+/** How to shape an answer: the route's generation, the platform's family (names manager codes) and the trace. */
+export interface ShapeContext {
+  generation: Generation;
+  family: 'PF4' | 'PF5' | null;
+  paged: boolean;
+  traceId: string;
+}
+
+export const OUTCOME_HEADER = 'X-Request-Outcome';
+
+export function success(ctx: ShapeContext, data: unknown, paging?: PagingResult): ShapedResponse {
+  if (ctx.generation !== 'v2') return { status: 200, body: JSON.stringify(data ?? null), headers: {} };
+  const meta: { activityId: string; paging?: PagingResult } = { activityId: ctx.traceId };
+  if (ctx.paged) meta.paging = { nextCursor: paging?.nextCursor ?? null, hasMore: paging?.hasMore ?? false };
+  return { status: 200, body: JSON.stringify({ data: data ?? null, error: null, meta }), headers: {} };
+}
+
+export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
+  const headers: Record<string, string> = f.outcome === 'unknown' ? { [OUTCOME_HEADER]: 'unknown' } : {};
+  const managerCode = ctx.family ? managerCodeName(ctx.family, f.managerCode) : f.managerCode;
+  if (ctx.generation === 'v2') {
+    const body = { data: null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
+    return { status: 200, body: JSON.stringify(body), headers };
+  }
+  return { status: v1Status(f), body: JSON.stringify(v1ErrorBody(ctx, f, managerCode)), headers };
+}
+
+/**
+ * v1 statuses. The spec fixes 200 and the 404s; the rest is our choice: a platform rejection is the caller's request
+ * being refused, so 400 (not 422, which no v1 client expects); a missed deadline is a gateway time-out (504); a link
+ * that cannot be established is an unavailable upstream (503).
+ */
+export function v1Status(f: Failure): number {
+  if (f.timedOut) return 504;
+  switch (f.code) {
+    case 'Validation': return 400;
+    case 'NotFound': return 404;
+    case 'Forbidden': return 403;
+    case 'PF4Error': case 'PF5Error': return 400;
+    case 'NoConnect': return 503;
+    case 'Ok': return 200;
+    default: return 500;
+  }
+}
+
+function v1ErrorBody(ctx: ShapeContext, f: Failure, managerCode: string | number | null) {
+  if (managerCode !== null && ctx.family === 'PF5') {
+    return { errorDescription: f.message, errorCode: managerCode, errorType: 'PF5API', requestId: traceToUuid(ctx.traceId) };
+  }
+  if (managerCode !== null && ctx.family === 'PF4') {
+    return { errorType: 'PF4API', errorCode: managerCode, errorDescription: f.message };
+  }
+  return { errorType: f.timedOut ? 'Timeout' : f.code, errorCode: f.code, errorDescription: f.message };
+}
+
+/** The trace id as a uuid, so a v1 PF5 `requestId` correlates with the logs the same way `activityId` does. */
+export function traceToUuid(traceId: string): string {
+  const t = traceId.padEnd(32, '0');
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-${t.slice(12, 16)}-${t.slice(16, 20)}-${t.slice(20, 32)}`;
+}
+
+/** An edge-side validation refusal (v2 envelope / v1 400). */
+export function validation(ctx: ShapeContext, message: string): ShapedResponse {
+  return failure(ctx, { code: 'Validation', managerCode: null, message });
+}
+
+/** An unknown or foreign trade platform: one answer for both so nothing reveals that a foreign one exists. */
+export function platformNotFound(ctx: ShapeContext, platformId: string): ShapedResponse {
+  return failure({ ...ctx, family: null }, { code: 'NotFound', managerCode: null, message: `trade platform ${platformId} not found` });
+}
