@@ -1,0 +1,122 @@
+/**
+ * External identity provider mode through the real worker: with AUTH_ISSUER and AUTH_JWKS_URL set, the local issuer
+ * is off and tokens verify against the provider's JWKS, served here by a small HTTP server on 127.0.0.1 whose keys
+ * the test rotates.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { AUDIENCE, ORG_A, ORG_B, startTestEdge, type TestEdge } from '../support/edge.js';
+
+const ISSUER = 'https://idp.example.test/tenant';
+const ORG_CLAIM = 'https://gateway.example.test/org';
+
+interface IdpKey { kid: string; alg: string; privateKey: CryptoKey; publicJwk: JWK }
+
+async function idpKey(kid: string, alg: 'ES256' | 'RS256' = 'ES256'): Promise<IdpKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  return { kid, alg, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+}
+
+let edge: TestEdge;
+let jwksServer: Server;
+let published: IdpKey[] = [];
+let fetches = 0;
+let first: IdpKey;
+
+beforeAll(async () => {
+  first = await idpKey('idp-1');
+  published = [first];
+  jwksServer = createServer((req, res) => {
+    if (req.url !== '/keys') { res.writeHead(404).end(); return; }
+    fetches++;
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((k) => k.publicJwk) }));
+  });
+  await new Promise<void>((done) => jwksServer.listen(0, '127.0.0.1', done));
+  const { port } = jwksServer.address() as AddressInfo;
+  edge = await startTestEdge({ vars: { AUTH_ISSUER: ISSUER, AUTH_JWKS_URL: `http://127.0.0.1:${port}/keys`, AUTH_ORG_CLAIM: ORG_CLAIM } });
+});
+afterAll(async () => {
+  await edge?.close();
+  if (jwksServer?.listening) await new Promise((done) => jwksServer.close(done));
+});
+
+const now = () => Math.floor(Date.now() / 1000);
+function idpToken(key: IdpKey, claims: JWTPayload = {}) {
+  const payload = { iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 300, scope: 'webapi', client_id: 'partner-app', [ORG_CLAIM]: ORG_B, ...claims };
+  return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+}
+async function organizations(token: string) {
+  const res = await fetch(new URL('/api/Organizations', edge.url), { headers: { authorization: `Bearer ${token}` } });
+  return { status: res.status, body: (await res.json()) as unknown, challenge: res.headers.get('www-authenticate') };
+}
+const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe('external identity provider', () => {
+  it('turns the local issuer off and says where tokens come from', async () => {
+    const expected = { error: 'not_found', error_description: `tokens are issued by ${ISSUER}` };
+    const token = await fetch(new URL('/connect/token', edge.url), {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
+    });
+    expect(token.status).toBe(404);
+    expect(await token.json()).toEqual(expected);
+    for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+      const res = await fetch(new URL(path, edge.url));
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual(expected);
+    }
+  });
+
+  it("accepts the provider's tokens, reading the organization from the configured claim, and caches its keys", async () => {
+    const before = fetches;
+    const token = await idpToken(first);
+    for (let i = 0; i < 3; i++) {
+      const res = await organizations(token);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual([expect.objectContaining({ id: ORG_B, name: 'Org B' })]);
+    }
+    expect(fetches - before).toBe(1);
+  });
+
+  it('refuses tokens of another issuer, audience or organization claim, and locally signed ones', async () => {
+    const wrongIssuer = await organizations(await idpToken(first, { iss: 'https://evil.example.test' }));
+    expect(wrongIssuer.status).toBe(401);
+    expect(wrongIssuer.challenge).toMatch(/error="invalid_token", error_description="the access token has an unexpected issuer"/);
+    expect((await organizations(await idpToken(first, { aud: 'other' }))).status).toBe(401);
+    const noOrg = await organizations(await idpToken(first, { [ORG_CLAIM]: undefined, org: ORG_A }));
+    expect(noOrg.status).toBe(401);
+    expect(noOrg.body).toEqual({ error: 'invalid_token', error_description: `the access token has no valid ${ORG_CLAIM} claim` });
+    // The local key is not trusted in this mode, even for a token that claims the provider as issuer.
+    const local = { kid: edge.privateJwk.kid!, alg: 'ES256', privateKey: (await importJWK(edge.privateJwk, 'ES256')) as CryptoKey, publicJwk: {} };
+    const localSigned = await organizations(await idpToken(local));
+    expect(localSigned.status).toBe(401);
+    expect(localSigned.challenge).toMatch(/unknown key/);
+    expect((await organizations(await idpToken(first, { scope: 'read' }))).status).toBe(403);
+  });
+
+  it('follows a key rotation: a token with a new kid is accepted once the JWKS publishes it', async () => {
+    const second = await idpKey('idp-2');
+    const rsa = await idpKey('idp-rsa', 'RS256');
+    published = [second, rsa];
+    await pause(1_100); // past the refetch cool-down of the previous fetch
+    const res = await organizations(await idpToken(second, { [ORG_CLAIM]: ORG_A }));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([expect.objectContaining({ id: ORG_A })]);
+    expect((await organizations(await idpToken(rsa))).status).toBe(200);
+
+    // The retired key left the refreshed set.
+    const retired = await organizations(await idpToken(first));
+    expect(retired.status).toBe(401);
+    expect(retired.challenge).toMatch(/unknown key/);
+  });
+
+  it('answers 503 when the provider keys cannot be fetched', async () => {
+    await new Promise((done) => jwksServer.close(done));
+    await pause(1_100);
+    const unknown = await idpKey('idp-3');
+    const res = await organizations(await idpToken(unknown));
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the identity provider keys could not be fetched' });
+  });
+});
