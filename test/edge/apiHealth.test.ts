@@ -1,0 +1,62 @@
+/**
+ * /healthz across the edge, a scripted broker and the registry: 200 only when the broker answers and reports every
+ * registered PF4/PF5 platform up, otherwise 503 with the part that is down.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEdge, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
+import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+
+let edge: TestEdge;
+let broker: FakeBroker;
+
+const up = (family: string) => ({ family, up: true, since: new Date().toISOString(), lastError: null });
+
+beforeAll(async () => {
+  broker = await startFakeBroker();
+  edge = await startTestEdge({ vars: { BROKER_URL: broker.url } });
+  // A PFOther platform is not served by a broker and must not hold health down.
+  const db = await edge.db();
+  await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+    .bind('c0000000-0000-4000-8000-0000000000c0', 'other', 'PFOther', '0a000000-0000-4000-8000-00000000000a', null, new Date().toISOString()).run();
+}, 60_000);
+afterAll(async () => {
+  await edge?.close();
+  await broker?.close();
+});
+
+const healthz = async () => {
+  const res = await fetch(new URL('/healthz', edge.url));
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe('/healthz', () => {
+  it('is 200 when the broker reports every registered platform up', async () => {
+    broker.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
+    expect(await healthz()).toStrictEqual({
+      status: 200,
+      body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'up', [PF4_B]: 'up' } },
+    });
+  });
+
+  it('is 503 naming the platform that is down or unknown to the broker', async () => {
+    broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: up('PF4'), [PF5_A]: { ...up('PF5'), up: false, lastError: 'login refused' } } } };
+    const res = await healthz();
+    expect(res.status).toBe(503);
+    expect(res.body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'down', [PF4_B]: 'unknown' } });
+    expect(JSON.stringify(res.body)).not.toContain('login refused');
+  });
+
+  it('is 503 with the broker down when it does not answer', async () => {
+    const gone = await startFakeBroker();
+    const url = gone.url;
+    await gone.close();
+    const lonely = await startTestEdge({ vars: { BROKER_URL: url } });
+    try {
+      const res = await fetch(new URL('/healthz', lonely.url));
+      expect(res.status).toBe(503);
+      expect(await res.json()).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'down', platforms: { [PF4_A]: 'unknown', [PF5_A]: 'unknown', [PF4_B]: 'unknown' } });
+    } finally {
+      await lonely.close();
+    }
+  });
+});

@@ -1,0 +1,232 @@
+/**
+ * The platform gateway object in real workerd against a scripted broker: Idempotency-Key replay, conflicts and
+ * concurrent duplicates, unknown outcomes past a deadline, link loss and reconnect, and the link's shared secret.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startTestEdge, PF4_A, type TestEdge } from '../support/edge.js';
+import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+
+let edge: TestEdge;
+let broker: FakeBroker;
+let token: string;
+
+const v2 = `/api/v2/PF4/${PF4_A}`;
+const user = { group: 'demo', name: 'Alice' };
+
+interface Answer { status: number; headers: Headers; body: any; text: string }
+
+async function call(target: TestEdge, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, bearer = token): Promise<Answer> {
+  const res = await fetch(new URL(path, target.url), {
+    method,
+    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try { parsed = JSON.parse(text); } catch { /* text */ }
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
+const create = (body: unknown, key?: string, query = '', target = edge) =>
+  call(target, 'POST', `${v2}/UserRecordNew${query}`, body, key === undefined ? {} : { 'idempotency-key': key });
+
+let nextLogin = 1000;
+const createdReply = { reply: (f: { args: Record<string, unknown> }) => ({ ok: true as const, data: { login: nextLogin++, ...(f.args.body as object) } }) };
+
+beforeAll(async () => {
+  broker = await startFakeBroker();
+  edge = await startTestEdge({ vars: { BROKER_URL: broker.url } });
+  token = await edge.token();
+}, 60_000);
+afterAll(async () => {
+  await edge?.close();
+  await broker?.close();
+});
+beforeEach(() => {
+  broker.frames.length = 0;
+  broker.script.clear();
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first answer to a repeated call without reaching the broker again', async () => {
+    broker.script.set('PF4.UserRecordNew', createdReply);
+    const key = randomUUID();
+    const first = await create(user, key);
+    const second = await create({ name: 'Alice', group: 'demo' }, key); // same body, other key order
+    expect(first.body).toMatchObject({ data: { login: expect.any(Number), name: 'Alice' }, error: null });
+    expect(first.headers.get('idempotency-replayed')).toBeNull();
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('idempotency-replayed')).toBe('true');
+    expect(second.headers.get('x-request-timeout-applied')).toBe('15');
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
+    expect(broker.frames[0].args).toStrictEqual({ body: user });
+  });
+
+  it('refuses a key reused with a different request, forwarding nothing', async () => {
+    broker.script.set('PF4.UserRecordNew', createdReply);
+    const key = randomUUID();
+    await create(user, key);
+    const other = await create({ ...user, name: 'Bob' }, key);
+    expect(other.body).toStrictEqual({
+      data: null,
+      error: { code: 'Validation', managerCode: null, message: 'Idempotency-Key: already used with a different request' },
+      meta: { activityId: expect.any(String) },
+    });
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
+  });
+
+  it('lets a concurrent duplicate wait for the first call, so the change applies once', async () => {
+    broker.script.set('PF4.UserRecordNew', { ...createdReply, delayMs: 300 });
+    const key = randomUUID();
+    const [a, b] = await Promise.all([create(user, key), create(user, key)]);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
+    expect(a.body.data).toStrictEqual(b.body.data);
+    expect([a.headers.get('idempotency-replayed'), b.headers.get('idempotency-replayed')].sort()).toEqual([null, 'true'].sort());
+  });
+
+  it('keeps keys apart per client', async () => {
+    broker.script.set('PF4.UserRecordNew', createdReply);
+    const key = randomUUID();
+    const mine = await create(user, key);
+    const otherToken = await edge.token({ client_id: 'client-other' });
+    const theirs = await call(edge, 'POST', `${v2}/UserRecordNew`, user, { 'idempotency-key': key }, otherToken);
+    expect(theirs.headers.get('idempotency-replayed')).toBeNull();
+    expect(theirs.body.data.login).not.toBe(mine.body.data.login);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+  });
+
+  it('stores platform refusals but not link failures or validation failures', async () => {
+    broker.script.set('PF4.UserRecordNew', { reply: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'login exists' } } });
+    const key = randomUUID();
+    const refused = await create(user, key);
+    const again = await create(user, key);
+    expect(again.text).toBe(refused.text);
+    expect(again.body.error).toStrictEqual({ code: 'PF4Error', managerCode: 'InvalidData', message: 'login exists' });
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
+
+    broker.script.set('PF4.UserRecordNew', { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'session down' } } });
+    const key2 = randomUUID();
+    await create(user, key2);
+    broker.script.set('PF4.UserRecordNew', createdReply);
+    const retried = await create(user, key2);
+    expect(retried.body.error).toBeNull();
+    expect(retried.headers.get('idempotency-replayed')).toBeNull();
+
+    const key3 = randomUUID();
+    const invalid = await create({ name: 'no group' }, key3);
+    expect(invalid.body.error.code).toBe('Validation');
+    const valid = await create({ name: 'no group', group: 'g' }, key3);
+    expect(valid.body.error).toBeNull();
+  });
+
+  it('checks the key form', async () => {
+    for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
+      const res = await call(edge, 'POST', `${v2}/UserRecordNew`, user, { 'idempotency-key': key });
+      expect(res.body.error).toMatchObject({ code: 'Validation', message: 'Idempotency-Key: must be 1 to 255 visible ASCII characters' });
+    }
+    expect(broker.frames).toHaveLength(0);
+  });
+});
+
+describe('deadlines and outcomes', () => {
+  it('marks a mutating call the broker reports past its deadline as of unknown outcome, and does not store it', async () => {
+    broker.script.set('PF4.UserRecordNew', { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'timed out' }, outcome: 'unknown', timedOut: true } });
+    const key = randomUUID();
+    const res = await create(user, key);
+    expect(res.headers.get('x-request-outcome')).toBe('unknown');
+    expect(res.body.error).toMatchObject({ code: 'NoConnect', message: 'timed out' });
+    await create(user, key);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+  });
+
+  it('gives up on a hung broker after the budget: unknown outcome for a change, none for a read', async () => {
+    broker.script.set('PF4.UserRecordNew', { hang: true });
+    broker.script.set('PF4.ServerTime', { hang: true });
+    const started = Date.now();
+    const [change, read] = await Promise.all([
+      create(user, randomUUID(), '?requestTimeout=1'),
+      call(edge, 'GET', `${v2}/ServerTime`, undefined, { 'x-request-timeout': '1' }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(change.headers.get('x-request-outcome')).toBe('unknown');
+    expect(change.headers.get('x-request-timeout-applied')).toBe('1');
+    expect(change.body.error).toMatchObject({ code: 'NoConnect', managerCode: null });
+    expect(read.headers.get('x-request-outcome')).toBeNull();
+    expect(read.body.error.code).toBe('NoConnect');
+    const v1 = await call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/1?requestTimeout=1`);
+    expect(v1.status).toBe(200); // unscripted op: the default reply
+    broker.script.set('PF4.UserRecordGet', { hang: true });
+    const v1Slow = await call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/1?requestTimeout=1`);
+    expect(v1Slow.status).toBe(504);
+  });
+
+  it('fails calls in flight when the link drops, and reconnects on the next call', async () => {
+    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 'now' } });
+    await call(edge, 'GET', `${v2}/ServerTime`);
+    const linksBefore = broker.links;
+    broker.script.set('PF4.UserRecordNew', { hang: true });
+    broker.script.set('PF4.ServerTime', { drop: true });
+    const t0 = Date.now();
+    const change = create(user, randomUUID());
+    while (broker.framesFor('PF4.UserRecordNew').length === 0) await new Promise((r) => setTimeout(r, 10));
+    const read = await call(edge, 'GET', `${v2}/ServerTime`);
+    expect(read.body.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link lost' });
+    expect(read.headers.get('x-request-outcome')).toBeNull();
+    const lost = await change;
+    expect(lost.body.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link lost' });
+    expect(lost.headers.get('x-request-outcome')).toBe('unknown');
+    expect(Date.now() - t0).toBeLessThan(2000);
+
+    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 'again' } });
+    const next = await call(edge, 'GET', `${v2}/ServerTime`);
+    expect(next.body).toMatchObject({ data: 'again', error: null });
+    expect(broker.links).toBe(linksBefore + 1);
+  });
+
+  it('shares one link between concurrent calls', async () => {
+    broker.dropLinks();
+    await new Promise((r) => setTimeout(r, 100));
+    const before = broker.links;
+    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 't' }, delayMs: 50 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call(edge, 'GET', `${v2}/ServerTime`)));
+    expect(answers.every((a) => a.body.data === 't')).toBe(true);
+    expect(broker.links - before).toBe(1);
+    expect(new Set(broker.frames.map((f) => f.id)).size).toBe(20);
+  });
+});
+
+describe('broker link authentication and idempotency retention', () => {
+  it('sends the shared secret; a broker refusing it answers NoConnect without an unknown outcome', async () => {
+    const wrong = await startTestEdge({ vars: { BROKER_URL: broker.url, BROKER_SECRET: 'wrong' } });
+    try {
+      const t = await wrong.token();
+      const refusedBefore = broker.refused;
+      const res = await call(wrong, 'POST', `${v2}/UserRecordNew`, user, {}, t);
+      expect(res.body.error.code).toBe('NoConnect');
+      expect(res.body.error.message).toMatch(/broker unreachable: link refused with HTTP 401/);
+      expect(res.headers.get('x-request-outcome')).toBeNull();
+      expect(broker.refused).toBe(refusedBefore + 1);
+      expect(broker.frames).toHaveLength(0);
+    } finally {
+      await wrong.close();
+    }
+  });
+
+  it('forgets keys after IDEMPOTENCY_RETENTION_HOURS', async () => {
+    const short = await startTestEdge({ vars: { BROKER_URL: broker.url, IDEMPOTENCY_RETENTION_HOURS: String(1 / 3600) } });
+    try {
+      const t = await short.token();
+      broker.script.set('PF4.UserRecordNew', createdReply);
+      const key = randomUUID();
+      const send = () => call(short, 'POST', `${v2}/UserRecordNew`, user, { 'idempotency-key': key }, t);
+      await send();
+      expect((await send()).headers.get('idempotency-replayed')).toBe('true');
+      await new Promise((r) => setTimeout(r, 1200));
+      const fresh = await send();
+      expect(fresh.headers.get('idempotency-replayed')).toBeNull();
+      expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+    } finally {
+      await short.close();
+    }
+  });
+});
