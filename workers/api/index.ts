@@ -3,4 +3,5 @@ export { catalogRoutes, forwardedOperations, honoPath, EDGE_GRACE_MS } from './c
 export { validateInputs, CONTROL_QUERY } from './inputs.js';
 export { resolveTimeout, TIMEOUT_HEADER, TIMEOUT_APPLIED_HEADER } from './timeout.js';
 export { IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash, canonicalJson } from './idempotency.js';
-export { traceContext, parseTraceparent, randomHex } from './trace.js';
+export { traceContext } from './trace.js';
+export { parseTraceparent, randomHex } from './traceparent.js';
