@@ -1,0 +1,303 @@
+/**
+ * Registry administration: `npm run registry -- <command>`. Works on the same local D1 registry `npm start` uses
+ * (`$DATA_DIR/edge/d1`, through Miniflare like the edge) and, for platforms with a manager connection, on the broker's
+ * platform file. Run `npm run registry -- help` for the commands.
+ */
+import { Miniflare } from 'miniflare';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { applyMigrations, miniflareOptions, type D1Like } from './edge.js';
+import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
+import { TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
+import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
+
+const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
+
+  npm run registry -- <command> [--json]
+
+  org add --name NAME [--id UUID]
+  org list
+  org remove ORG_ID                      refused while the organization has platforms or clients
+  platform add --org ORG_ID --type PF4|PF5|PFOther --name NAME [--id UUID] [--broker-url URL]
+               [--server ws://HOST:PORT/SERVER --manager-login LOGIN --manager-password-env VAR]
+                                         --server and the manager options also write the broker's platform file
+                                         ($BROKER_PLATFORMS_FILE, default $DATA_DIR/broker-platforms.json); the
+                                         password is read from the environment variable VAR, never from arguments
+  platform list [--org ORG_ID]
+  platform remove PLATFORM_ID            also removes it from the broker's platform file
+  client add --org ORG_ID [--name NAME] [--id CLIENT_ID]
+                                         prints the client secret once; only its hash is stored
+  client list [--org ORG_ID]
+  client disable CLIENT_ID | client enable CLIENT_ID
+  client remove CLIENT_ID
+  help
+
+  --json prints machine-readable output.
+`;
+
+/** Bad usage: exit code 2, like other command-line tools. */
+class UsageError extends Error {}
+
+interface Io { out: (line: string) => void; err: (line: string) => void }
+
+const dataDir = resolve(process.env.DATA_DIR ?? '.data');
+const platformsFile = resolve(process.env.BROKER_PLATFORMS_FILE ?? join(dataDir, 'broker-platforms.json'));
+
+/**
+ * Only the D1 binding is needed here, so Miniflare runs a stub worker rather than the edge bundle: administration
+ * keeps working while the edge code is mid-change, and starts without an esbuild pass. Same options, same database.
+ */
+const STUB_WORKER = `import { DurableObject } from 'cloudflare:workers';
+export class PlatformGateway extends DurableObject {}
+export default { fetch: () => new Response(null, { status: 404 }) };`;
+
+async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {
+  // The same folder scripts/stack.ts hands the edge, so this is the registry npm start serves.
+  const miniflare = new Miniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
+  try {
+    const db = (await miniflare.getD1Database('DB')) as unknown as D1Like;
+    await applyMigrations(db);
+    return await run(new RegistryStore(db));
+  } finally {
+    await miniflare.dispose();
+  }
+}
+
+// ---- argument rules ----
+
+function required(values: Record<string, unknown>, flag: string): string {
+  const value = values[flag];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${flag} is required`);
+  return value.trim();
+}
+
+function name(value: string, flag = 'name'): string {
+  if (value.length > 200) throw new UsageError(`--${flag} must be at most 200 characters`);
+  return value;
+}
+
+function uuid(value: string, what: string): string {
+  if (!isUuid(value)) throw new UsageError(`${what} must be a uuid (for example ${crypto.randomUUID()})`);
+  return value.toLowerCase();
+}
+
+function url(value: string, flag: string, schemes: string[]): string {
+  let parsed: URL;
+  try { parsed = new URL(value); } catch { throw new UsageError(`--${flag} must be a URL`); }
+  if (!schemes.includes(parsed.protocol)) throw new UsageError(`--${flag} must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL`);
+  return value;
+}
+
+function onePositional(positionals: string[], what: string, check: (v: string) => string): string {
+  if (positionals.length !== 1) throw new UsageError(`expected exactly one ${what}`);
+  return check(positionals[0]);
+}
+
+// ---- the broker's platform file (format owned by the broker: {platforms: [{id, family, server, login, password}]}) ----
+
+interface BrokerPlatform { id: string; family: 'PF4' | 'PF5'; server: string; login: number; password: string }
+
+function readBrokerPlatforms(): BrokerPlatform[] {
+  if (!existsSync(platformsFile)) return [];
+  let parsed: { platforms?: BrokerPlatform[] };
+  try {
+    parsed = JSON.parse(readFileSync(platformsFile, 'utf8')) as { platforms?: BrokerPlatform[] };
+  } catch {
+    throw new RegistryError('invalid', `${platformsFile} is not valid JSON; fix or remove it first`);
+  }
+  return Array.isArray(parsed.platforms) ? parsed.platforms : [];
+}
+
+/** Written whole and renamed into place: the broker re-reads the file on change and must never see half of it. */
+function writeBrokerPlatforms(platforms: BrokerPlatform[]) {
+  mkdirSync(dirname(platformsFile), { recursive: true });
+  const temporary = `${platformsFile}.${process.pid}.tmp`;
+  writeFileSync(temporary, JSON.stringify({ platforms }, null, 2), { mode: 0o600 });
+  renameSync(temporary, platformsFile);
+}
+
+interface ManagerConnection { server: string; login: number; password: string; passwordEnv: string }
+
+function managerConnection(values: Record<string, unknown>, type: TradePlatformType): ManagerConnection | null {
+  const given = ['server', 'manager-login', 'manager-password-env'].filter((f) => values[f] !== undefined);
+  if (given.length === 0) return null;
+  if (given.length < 3) throw new UsageError('--server, --manager-login and --manager-password-env go together');
+  if (type === 'PFOther') throw new UsageError('--server needs --type PF4 or PF5: the broker serves those families only');
+  const server = url(required(values, 'server'), 'server', ['ws:', 'wss:']);
+  const loginText = required(values, 'manager-login');
+  const login = Number(loginText);
+  if (!/^\d+$/.test(loginText) || !Number.isSafeInteger(login) || login <= 0) throw new UsageError('--manager-login must be a positive integer');
+  const passwordEnv = required(values, 'manager-password-env');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError('--manager-password-env must name an environment variable');
+  const password = process.env[passwordEnv];
+  if (!password) throw new UsageError(`--manager-password-env: environment variable ${passwordEnv} is not set or empty`);
+  return { server, login, password, passwordEnv };
+}
+
+// ---- commands ----
+
+type Values = Record<string, string | boolean | undefined>;
+
+function table(io: Io, rows: string[][]) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  for (const r of rows) io.out(r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+}
+
+async function org(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
+  if (verb === 'add') {
+    const input = { name: name(required(values, 'name')), id: values.id === undefined ? undefined : uuid(String(values.id), '--id') };
+    const added = await withRegistry((s) => s.addOrganization(input));
+    json ? io.out(JSON.stringify(added)) : io.out(`organization ${added.id} added: ${added.name}`);
+  } else if (verb === 'list') {
+    const orgs = await withRegistry((s) => s.allOrganizations());
+    if (json) return io.out(JSON.stringify(orgs));
+    table(io, [['ID', 'NAME', 'CREATED'], ...orgs.map((o) => [o.id, o.name ?? '', o.created])]);
+  } else if (verb === 'remove') {
+    const id = onePositional(positionals, 'organization id', (v) => uuid(v, 'ORG_ID'));
+    const removed = await withRegistry((s) => s.removeOrganization(id));
+    json ? io.out(JSON.stringify(removed)) : io.out(`organization ${removed.id} removed`);
+  } else {
+    throw new UsageError(`unknown command: org ${verb}`);
+  }
+}
+
+async function platform(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
+  if (verb === 'add') {
+    const organizationId = uuid(required(values, 'org'), '--org');
+    const typeText = required(values, 'type');
+    if (!(TRADE_PLATFORM_TYPES as readonly string[]).includes(typeText)) throw new UsageError(`--type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
+    const type = typeText as TradePlatformType;
+    const input = {
+      organizationId, type, name: name(required(values, 'name')),
+      id: values.id === undefined ? undefined : uuid(String(values.id), '--id'),
+      brokerUrl: values['broker-url'] === undefined ? undefined : url(String(values['broker-url']), 'broker-url', ['http:', 'https:']),
+    };
+    const connection = managerConnection(values, type);
+    const existing = connection ? readBrokerPlatforms() : [];
+    const { platform: added } = await withRegistry((s) => s.addPlatform(input));
+    if (connection) {
+      const entry: BrokerPlatform = { id: added.id, family: type as 'PF4' | 'PF5', server: connection.server, login: connection.login, password: connection.password };
+      writeBrokerPlatforms([...existing.filter((p) => p.id !== added.id), entry]);
+    }
+    if (json) return io.out(JSON.stringify({ ...added, brokerPlatformsFile: connection ? platformsFile : null }));
+    io.out(`platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}`);
+    if (connection) {
+      io.out(`broker: manager connection (server ${connection.server}, login ${connection.login}, password from $${connection.passwordEnv}) written to ${platformsFile}`);
+    } else if (type !== 'PFOther') {
+      io.out(`note: the broker serves this platform only once its platform file (${platformsFile}) holds the manager connection:`);
+      io.out(`      {"id": "${added.id}", "family": "${type}", "server": "ws://...", "login": ..., "password": "..."}`);
+    }
+  } else if (verb === 'list') {
+    const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
+    const entries = await withRegistry((s) => s.allPlatforms(orgId));
+    const inBroker = new Set(readBrokerPlatforms().map((p) => p.id));
+    if (json) return io.out(JSON.stringify(entries.map((e) => ({ ...e.platform, brokerUrl: e.brokerUrl, inBrokerFile: inBroker.has(e.platform.id) }))));
+    table(io, [['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKER', 'IN BROKER FILE'], ...entries.map((e) => [
+      e.platform.id, e.platform.type, e.platform.name ?? '', e.platform.organizationId, e.brokerUrl ?? '(default)', inBroker.has(e.platform.id) ? 'yes' : 'no',
+    ])]);
+  } else if (verb === 'remove') {
+    const id = onePositional(positionals, 'platform id', (v) => uuid(v, 'PLATFORM_ID'));
+    const existing = readBrokerPlatforms();
+    const removed = await withRegistry((s) => s.removePlatform(id));
+    const fromBroker = existing.some((p) => p.id === removed.platform.id);
+    if (fromBroker) writeBrokerPlatforms(existing.filter((p) => p.id !== removed.platform.id));
+    if (json) return io.out(JSON.stringify({ ...removed.platform, removedFromBrokerFile: fromBroker }));
+    io.out(`platform ${removed.platform.id} removed${fromBroker ? ` (and from ${platformsFile})` : ''}`);
+  } else {
+    throw new UsageError(`unknown command: platform ${verb}`);
+  }
+}
+
+async function client(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
+  const clientIdArg = (v: string) => {
+    const parsed = clientIdSchema.safeParse(v);
+    if (!parsed.success) throw new UsageError(`CLIENT_ID: ${parsed.error.issues[0]?.message}`);
+    return v;
+  };
+  if (verb === 'add') {
+    const input = {
+      organizationId: uuid(required(values, 'org'), '--org'),
+      name: values.name === undefined ? null : name(required(values, 'name')),
+      clientId: values.id === undefined ? undefined : (() => {
+        const parsed = clientIdSchema.safeParse(values.id);
+        if (!parsed.success) throw new UsageError(`--id: ${parsed.error.issues[0]?.message}`);
+        return parsed.data;
+      })(),
+    };
+    const { client: added, secret } = await withRegistry((s) => s.addClient(input));
+    const warning = 'warning: the client secret is shown only this once. It is not stored (only a hash is) and cannot be recovered; keep it safe.';
+    if (json) {
+      io.out(JSON.stringify({ ...added, clientSecret: secret }));
+      io.err(warning);
+      return;
+    }
+    io.out(`client added to organization ${added.organizationId}`);
+    io.out(`  client_id      ${added.clientId}`);
+    io.out(`  client_secret  ${secret}`);
+    io.out(warning);
+  } else if (verb === 'list') {
+    const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
+    const clients = await withRegistry((s) => s.listClients(orgId));
+    if (json) return io.out(JSON.stringify(clients));
+    table(io, [['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'CREATED'], ...clients.map((c) => [
+      c.clientId, c.name ?? '', c.organizationId, c.disabled ? 'disabled' : 'enabled', c.created,
+    ])]);
+  } else if (verb === 'remove' || verb === 'disable' || verb === 'enable') {
+    const id = onePositional(positionals, 'client id', clientIdArg);
+    const result = await withRegistry((s) => verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable'));
+    json ? io.out(JSON.stringify(result)) : io.out(`client ${result.clientId} ${verb === 'remove' ? 'removed' : `${verb}d`}`);
+  } else {
+    throw new UsageError(`unknown command: client ${verb}`);
+  }
+}
+
+const OPTIONS = {
+  add: {
+    org: { name: { type: 'string' }, id: { type: 'string' } },
+    platform: {
+      org: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, 'broker-url': { type: 'string' },
+      server: { type: 'string' }, 'manager-login': { type: 'string' }, 'manager-password-env': { type: 'string' },
+    },
+    client: { org: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' } },
+  },
+  list: { org: {}, platform: { org: { type: 'string' } }, client: { org: { type: 'string' } } },
+} as const;
+
+async function main(argv: string[], io: Io): Promise<number> {
+  const [noun, verb, ...rest] = argv;
+  if (!noun || noun === 'help' || noun === '--help' || noun === '-h') { io.out(HELP); return 0; }
+  try {
+    if (!['org', 'platform', 'client'].includes(noun)) throw new UsageError(`unknown command: ${noun}`);
+    if (!verb) throw new UsageError(`${noun}: a subcommand is required`);
+    const byVerb = (OPTIONS as Record<string, Record<string, object>>)[verb];
+    const options = { ...(byVerb?.[noun] ?? {}), json: { type: 'boolean' } } as NonNullable<ParseArgsConfig['options']>;
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options, strict: true, allowPositionals: true });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const values = parsed.values as Values;
+    const json = values.json === true;
+    if (byVerb && parsed.positionals.length > 0) throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
+    if (noun === 'org') await org(verb, values, parsed.positionals, io, json);
+    else if (noun === 'platform') await platform(verb, values, parsed.positionals, io, json);
+    else await client(verb, values, parsed.positionals, io, json);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}`);
+      io.err('run `npm run registry -- help` for usage');
+      return 2;
+    }
+    if (error instanceof RegistryError) {
+      io.err(`error: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+const io: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
+process.exitCode = await main(process.argv.slice(2), io);
