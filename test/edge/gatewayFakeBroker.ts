@@ -5,13 +5,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { CallFrame, ResultFrame } from '../../shared/frames.js';
+import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
 
 export const BROKER_SECRET = 'test-broker-secret';
 
 /** What the broker does with one call: answer (optionally after a delay), never answer, or close the link. */
+/** A result frame without its id (the fake broker fills it in). */
+export type Reply = Omit<CallOk, 'id'> | Omit<CallFailed, 'id'>;
+
 export type Script =
-  | { reply: Omit<ResultFrame, 'id'> | ((frame: CallFrame) => Omit<ResultFrame, 'id'>); delayMs?: number }
+  | { reply: Reply | ((frame: CallFrame) => Reply); delayMs?: number }
   | { hang: true }
   | { drop: true };
 
@@ -54,7 +57,7 @@ export async function startFakeBroker(): Promise<FakeBroker> {
       ws.on('message', (raw) => {
         const frame = JSON.parse(String(raw)) as CallFrame;
         broker.frames.push(frame);
-        const s = broker.script.get(frame.op) ?? { reply: { ok: true, data: null } };
+        const s: Script = broker.script.get(frame.op) ?? { reply: { ok: true, data: null } };
         if ('hang' in s) return;
         if ('drop' in s) { ws.terminate(); return; }
         const send = () => {
