@@ -3,11 +3,10 @@
  * (`$DATA_DIR/edge/d1`, through Miniflare like the edge) and, for platforms with a manager connection, on the broker's
  * platform file. Run `npm run registry -- help` for the commands.
  */
-import { Miniflare } from 'miniflare';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { applyMigrations, miniflareOptions, type D1Like } from './edge.js';
+import type { D1Like } from './edge.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
 import { TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
@@ -41,8 +40,8 @@ class UsageError extends Error {}
 
 interface Io { out: (line: string) => void; err: (line: string) => void }
 
-const dataDir = resolve(process.env.DATA_DIR ?? '.data');
-const platformsFile = resolve(process.env.BROKER_PLATFORMS_FILE ?? join(dataDir, 'broker-platforms.json'));
+const dataDir = resolve(process.env.DATA_DIR || '.data');
+const platformsFile = resolve(process.env.BROKER_PLATFORMS_FILE || join(dataDir, 'broker-platforms.json'));
 
 /**
  * Only the D1 binding is needed here, so Miniflare runs a stub worker rather than the edge bundle: administration
@@ -53,6 +52,8 @@ export class PlatformGateway extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
 async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {
+  // Loaded on demand: Miniflare takes most of a second to import, which usage errors and help need not pay.
+  const [{ Miniflare }, { applyMigrations, miniflareOptions }] = await Promise.all([import('miniflare'), import('./edge.js')]);
   // The same folder scripts/stack.ts hands the edge, so this is the registry npm start serves.
   const miniflare = new Miniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
   try {
