@@ -130,6 +130,12 @@ describe('token endpoint', () => {
     expect((await tokenRequest({ grant_type: 'client_credentials' }, { ...FORM, authorization: raw })).res.status).toBe(401);
   });
 
+  it('refuses an oversized body unread', async () => {
+    const { res, body } = await tokenRequest({ grant_type: 'client_credentials', client_id: 'client-a', client_secret: SECRET, pad: 'x'.repeat(5000) });
+    expect(res.status).toBe(400);
+    expect(body).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
+  });
+
   it('accepts POST only', async () => {
     const res = await fetch(at('/connect/token'));
     expect(res.status).toBe(405);
@@ -255,5 +261,27 @@ describe('Bearer tokens on /api/*', () => {
       expect(challenge).toBe('Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"');
     }
     expect((await api(`Bearer ${await edge.token({ scope: 'openid webapi' })}`)).res.status).toBe(200);
+  });
+});
+
+describe('a misconfigured signing key', () => {
+  it('is reported as a server error, never blamed on the client or the token', async () => {
+    const broken = await startTestEdge({ seed: false, vars: { AUTH_SIGNING_KEY: '{"kty":"EC","crv":"P-256"}' } });
+    try {
+      const db = await broken.db();
+      await db.prepare("INSERT INTO organizations (id, name, created) VALUES (?, 'Org A', '2025-01-01T00:00:00.000Z')").bind(ORG_A).run();
+      await broken.seedClient('client-a', SECRET, ORG_A);
+      const token = await fetch(new URL('/connect/token', broken.url), {
+        method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'client-a', client_secret: SECRET }),
+      });
+      expect(token.status).toBe(500);
+      expect(await token.json()).toEqual({ error: 'server_error', error_description: 'the token signing key is not usable' });
+      const guarded = await fetch(new URL('/api/Organizations', broken.url), { headers: { authorization: `Bearer ${await edge.token()}` } });
+      expect(guarded.status).toBe(500);
+      expect(((await guarded.json()) as { error: string }).error).toBe('server_error');
+      expect(await (await fetch(new URL('/.well-known/jwks.json', broken.url))).json()).toEqual({ keys: [] });
+    } finally {
+      await broken.close();
+    }
   });
 });

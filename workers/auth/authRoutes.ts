@@ -32,6 +32,8 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   if (contentType !== 'application/x-www-form-urlencoded') {
     return tokenError('invalid_request', 'the request body must be application/x-www-form-urlencoded');
   }
+  // Refused before reading when the client announces the size; counted after reading otherwise (chunked bodies).
+  if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) return tokenError('invalid_request', 'the request body is too large');
   const text = await c.req.text();
   if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) return tokenError('invalid_request', 'the request body is too large');
   const form = new URLSearchParams(text);
@@ -69,7 +71,8 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   }
 
   if (!config.signingKey) return tokenError('server_error', 'the token signing key is not configured');
-  const keys = await localKeys(config.signingKey);
+  const keys = await localKeys(config.signingKey).catch(() => null);
+  if (!keys) return tokenError('server_error', 'the token signing key is not usable');
   const now = Math.floor(Date.now() / 1000);
   const accessToken = await new SignJWT({ scope: SCOPE, client_id: client.clientId, org: client.organizationId })
     .setProtectedHeader({ alg: ALGORITHM, kid: keys.kid, typ: 'at+jwt' })
@@ -118,9 +121,8 @@ export function authRoutes(): Hono<AppEnv> {
   app.get(JWKS_PATH, async (c) => {
     const config = authConfig(c.env);
     if (config.mode === 'external') return externalIssuerAnswer(config.issuer);
-    if (!config.signingKey) return c.json({ keys: [] });
-    const { publicJwk } = await localKeys(config.signingKey);
-    return c.json({ keys: [publicJwk] }, 200, { 'Cache-Control': 'public, max-age=300' });
+    const keys = config.signingKey ? await localKeys(config.signingKey).catch(() => null) : null;
+    return c.json({ keys: keys ? [keys.publicJwk] : [] }, 200, { 'Cache-Control': 'public, max-age=300' });
   });
 
   return app;
