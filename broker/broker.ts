@@ -1,0 +1,104 @@
+/**
+ * Starting and stopping a whole broker in-process: the platforms from the platform file with their manager sessions
+ * and caches, and one HTTP server on loopback carrying `/link` (edge links), `/healthz` and `/metrics`. `main.ts`
+ * wraps this for the command line; tests call it directly.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LINK_PATH } from '../shared/frames.js';
+import { CallDispatcher } from './link/callDispatcher.js';
+import { EdgeLinkServer } from './link/edgeLinkServer.js';
+import { healthReport } from './observability/health.js';
+import { silentLogger, type Logger } from './observability/log.js';
+import { BrokerMetrics } from './observability/metrics.js';
+import { PlatformSet } from './platforms/platformSet.js';
+import type { PlatformConfig, SessionOptions } from './session/managerSession.js';
+
+export interface BrokerOptions {
+  /** Shared secret of the edge links; required. */
+  secret: string;
+  /** 0 (the default here) picks a free port. */
+  port?: number;
+  host?: string;
+  /** Platform file to load and watch. */
+  platformsFile?: string;
+  /** Platforms to serve without a file (tests); ignored when `platformsFile` is set. */
+  platforms?: PlatformConfig[];
+  brokerId?: string;
+  log?: Logger;
+  /** Keep-alive, backoff and connect timings of the manager sessions. */
+  session?: SessionOptions;
+  /** How often the platform file is checked for changes. */
+  watchIntervalMs?: number;
+}
+
+export interface RunningBroker {
+  port: number;
+  platforms: PlatformSet;
+  metrics: BrokerMetrics;
+  close(): Promise<void>;
+}
+
+export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
+  if (!options.secret) throw new Error('the broker needs a link secret');
+  const log = options.log ?? silentLogger;
+  const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log);
+  const metrics = new BrokerMetrics(platforms);
+  const links = new EdgeLinkServer(options.secret, new CallDispatcher(platforms, metrics, log), log, options.brokerId ?? 'local');
+
+  const http = createServer((req, res) => { void route(req, res); });
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'GET' && path === '/healthz') {
+      const { statusCode, body } = healthReport(platforms);
+      res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+    } else if (req.method === 'GET' && path === '/metrics') {
+      const text = await metrics.text();
+      res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
+    } else {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'not found' }));
+    }
+  }
+  http.on('upgrade', (req, socket, head) => {
+    if ((req.url ?? '').split('?')[0] === LINK_PATH) {
+      links.handleUpgrade(req, socket, head);
+    } else {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+    }
+  });
+
+  if (options.platformsFile) await platforms.start(options.watchIntervalMs);
+  else await platforms.apply(options.platforms ?? []);
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once('error', reject);
+      http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+        http.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await platforms.close();
+    throw error;
+  }
+  const port = (http.address() as AddressInfo).port;
+
+  let closing: Promise<void> | null = null;
+  return {
+    port,
+    platforms,
+    metrics,
+    close() {
+      closing ??= (async () => {
+        links.close();
+        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+        http.closeAllConnections();
+        await platforms.close();
+        await stopped;
+      })();
+      return closing;
+    },
+  };
+}

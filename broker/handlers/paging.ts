@@ -1,0 +1,52 @@
+/**
+ * Paged lists: the cursor is the base64url of the JSON of the last item's key, opaque to callers. A page answers the
+ * items plus `{nextCursor, hasMore}`; without `limit` the whole list is one page.
+ */
+import type { PagingResult } from '../../shared/frames.js';
+import { OperationError } from '../../shared/errors.js';
+import type { CacheKey, KeyedTable } from '../cache/keyedTable.js';
+import type { HandlerResult } from './handler.js';
+
+export const BAD_CURSOR = 'cursor is not valid for this list';
+
+export function encodeCursor(key: unknown): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+/** Decodes a cursor whose key must satisfy `isKey`; anything else is a `Validation` error. */
+export function decodeCursor<K>(cursor: string, isKey: (value: unknown) => value is K): K {
+  let value: unknown;
+  try {
+    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw new OperationError('Validation', BAD_CURSOR);
+  }
+  if (!isKey(value)) throw new OperationError('Validation', BAD_CURSOR);
+  return value;
+}
+
+export const isIntegerKey = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+export const isStringKey = (value: unknown): value is string => typeof value === 'string';
+
+export interface PageRequest<K> {
+  limit: number | undefined;
+  after: K | undefined;
+}
+
+/** Reads `limit` and `cursor` from validated args. */
+export function pageRequest<K>(args: Record<string, unknown>, isKey: (value: unknown) => value is K): PageRequest<K> {
+  const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.floor(args.limit) : undefined;
+  const cursor = typeof args.cursor === 'string' && args.cursor !== '' ? args.cursor : undefined;
+  return { limit, after: cursor === undefined ? undefined : decodeCursor(cursor, isKey) };
+}
+
+export function pagingMeta(hasMore: boolean, lastKey: unknown): PagingResult {
+  return { nextCursor: hasMore && lastKey !== undefined ? encodeCursor(lastKey) : null, hasMore };
+}
+
+/** One page of a cached table in key order. */
+export function pageOfTable<T, K extends CacheKey>(table: KeyedTable<T>, request: PageRequest<K>): HandlerResult {
+  const page = table.page(request.after, request.limit);
+  return { data: page.items, paging: pagingMeta(page.hasMore, page.lastKey) };
+}

@@ -1,0 +1,105 @@
+/**
+ * The edge link server: WebSocket upgrades on `/link` from platform gateway objects, authenticated with the shared
+ * broker secret, each carrying many concurrent calls (`shared/frames.ts`). The secret is checked before the upgrade
+ * so an unauthenticated client never gets a socket, and compared in constant time through fixed-length digests.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { CallFrame, HelloFrame } from '../../shared/frames.js';
+import type { Logger } from '../observability/log.js';
+import type { CallDispatcher } from './callDispatcher.js';
+
+/** Largest call frame accepted; the edge bounds bodies well below this. */
+export const LINK_MAX_PAYLOAD = 16 * 1024 * 1024;
+
+export const BROKER_VERSION = '0.1.0';
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/** Checks the shape of a parsed call frame; returns what is wrong, or null. */
+function callFrameProblem(frame: Record<string, unknown>): string | null {
+  if (typeof frame.platform !== 'string') return 'platform must be a string';
+  if (typeof frame.op !== 'string') return 'op must be a string';
+  if (frame.args !== undefined && (typeof frame.args !== 'object' || frame.args === null || Array.isArray(frame.args))) {
+    return 'args must be an object';
+  }
+  if (typeof frame.timeoutMs !== 'number' || !(frame.timeoutMs > 0)) return 'timeoutMs must be a positive number';
+  if (frame.traceId !== undefined && typeof frame.traceId !== 'string') return 'traceId must be a string';
+  return null;
+}
+
+export class EdgeLinkServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LINK_MAX_PAYLOAD, perMessageDeflate: false });
+  private readonly expected: Buffer;
+
+  constructor(
+    secret: string,
+    private readonly dispatcher: CallDispatcher,
+    private readonly log: Logger,
+    private readonly brokerId: string,
+  ) {
+    this.expected = digest(`Bearer ${secret}`);
+    this.wss.on('connection', (ws) => this.onLink(ws));
+  }
+
+  get linkCount(): number {
+    return this.wss.clients.size;
+  }
+
+  /** Handles an upgrade request for `/link`: refuses a wrong or missing secret with 401, else opens the link. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (!this.authorized(req.headers.authorization)) {
+      this.log('warn', { msg: 'edge link refused: bad credentials', remote: req.socket.remoteAddress });
+      socket.end('HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
+  }
+
+  close(): void {
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+  }
+
+  private authorized(header: string | undefined): boolean {
+    if (typeof header !== 'string') return false;
+    return timingSafeEqual(digest(header), this.expected);
+  }
+
+  private onLink(ws: WebSocket): void {
+    this.log('info', { msg: 'edge link opened', links: this.wss.clients.size });
+    const hello: HelloFrame = { hello: { broker: this.brokerId, version: BROKER_VERSION } };
+    ws.send(JSON.stringify(hello));
+    const reply = (text: string) => {
+      if (ws.readyState === ws.OPEN) ws.send(text);
+    };
+    ws.on('message', (data, isBinary) => {
+      let frame: unknown;
+      try {
+        frame = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+      } catch {
+        frame = undefined;
+      }
+      if (typeof frame !== 'object' || frame === null || typeof (frame as { id?: unknown }).id !== 'number') {
+        // Nothing to answer it with: a peer that sends such frames is not an edge we understand.
+        this.log('warn', { msg: 'edge link closed: unreadable frame' });
+        ws.close(1007, 'malformed frame');
+        return;
+      }
+      const problem = callFrameProblem(frame as Record<string, unknown>);
+      if (problem) {
+        reply(JSON.stringify({
+          id: (frame as { id: number }).id, ok: false,
+          error: { code: 'Internal', managerCode: null, message: `malformed call frame: ${problem}` },
+        }));
+        return;
+      }
+      this.dispatcher.dispatch(frame as CallFrame, reply);
+    });
+    ws.on('close', () => this.log('info', { msg: 'edge link closed', links: this.wss.clients.size }));
+    ws.on('error', (error) => this.log('warn', { msg: 'edge link error', error: error.message }));
+  }
+}

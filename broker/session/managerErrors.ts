@@ -1,0 +1,37 @@
+/**
+ * How the trading server's failures become envelope errors: a manager error answer carries the platform's numeric
+ * result code, which the edge names per family; a not-found answer is a `NotFound` envelope that keeps the code.
+ */
+import { OperationError } from '../../shared/errors.js';
+import type { Family, ManagerErrorBody } from '../../shared/protocol.js';
+import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
+
+/** Raised when a call's deadline passes inside the broker; the link answers it as a time-out. */
+export class DeadlineError extends OperationError {
+  constructor(message = 'deadline passed') {
+    super('NoConnect', message, null);
+    this.name = 'DeadlineError';
+  }
+}
+
+export interface FailureContext {
+  /**
+   * The request reads one record by its key. PF4 answers `InvalidData` both for an unknown key and for bad
+   * arguments, so only a keyed single-record read may read it as not-found; PF5 has a dedicated code.
+   */
+  keyedRead?: boolean;
+}
+
+export function managerFailure(family: Family, error: ManagerErrorBody, context: FailureContext = {}): OperationError {
+  const code = typeof error.code === 'number' ? error.code : null;
+  const message = typeof error.message === 'string' && error.message ? error.message : 'the trading server refused the request';
+  const notFound = code === NOT_FOUND_CODE[family] && (family === 'PF5' || context.keyedRead === true);
+  if (notFound) return new OperationError('NotFound', message, code);
+  return new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', message, code);
+}
+
+/** The not-found error a handler raises itself (cache miss, empty live answer), with the family's code. */
+export function notFound(family: Family, message: string): OperationError {
+  return new OperationError('NotFound', message, NOT_FOUND_CODE[family]);
+}
+

@@ -1,0 +1,307 @@
+/**
+ * One manager session per trade platform: a WebSocket to the trading server speaking the manager protocol
+ * (`shared/protocol.ts`), logged in with the platform's manager credentials and asking for the change stream.
+ *
+ * The session keeps itself alive (a protocol `Ping` every few seconds; a ping that goes unanswered means the link is
+ * dead even if TCP has not noticed) and reconnects on its own with exponential backoff and full jitter. A request that
+ * arrives while the session is down does not wait for the backoff timer: it starts a fresh connect and login at once,
+ * bounded by its own deadline, so "after a dropped connection the next request logs in afresh". Requests in flight
+ * when the socket drops fail at once with `NoConnect`: their outcome on the server is unknown to us.
+ */
+import WebSocket from 'ws';
+import { OperationError } from '../../shared/errors.js';
+import type { Family, LoginArgs, ManagerEvent, ManagerErrorBody } from '../../shared/protocol.js';
+import { isAnswer, isEvent } from '../../shared/protocol.js';
+import type { Logger } from '../observability/log.js';
+import { silentLogger } from '../observability/log.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
+import { DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
+
+/** One entry of the platform file: where the trading server is and how the broker's manager logs in. */
+export interface PlatformConfig {
+  id: string;
+  family: Family;
+  server: string;
+  login: number;
+  password: string;
+}
+
+export interface SessionState {
+  up: boolean;
+  /** When `up` last changed (ISO 8601). */
+  since: string;
+  lastError: string | null;
+}
+
+export interface SessionHooks {
+  /** Every change event and resync frame, in arrival order. */
+  onEvent(event: ManagerEvent): void;
+  /** The socket is gone (after having been opened or not); a resync in progress is void. */
+  onDown?(): void;
+}
+
+export interface SessionOptions {
+  pingIntervalMs?: number;
+  /** How long a keep-alive ping may stay unanswered before the connection is declared dead. */
+  pingTimeoutMs?: number;
+  backoff?: BackoffPolicy;
+  /** Upper bound for opening the socket and logging in when no request deadline is shorter. */
+  connectTimeoutMs?: number;
+  log?: Logger;
+  random?: () => number;
+}
+
+interface Pending {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  context: FailureContext;
+}
+
+/** Resync chunks can be large (thousands of full records); the server is trusted, the edge link is the bounded side. */
+const MANAGER_MAX_PAYLOAD = 512 * 1024 * 1024;
+
+export class ManagerSession {
+  private socket: WebSocket | undefined;
+  private loggedIn = false;
+  private connecting: Promise<WebSocket> | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private pingInFlight = false;
+  private closed = false;
+  private readonly current: SessionState = { up: false, since: new Date().toISOString(), lastError: null };
+  private readonly pingIntervalMs: number;
+  private readonly pingTimeoutMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly backoff: BackoffPolicy;
+  private readonly log: Logger;
+  private readonly random: () => number;
+  /** Successful logins, for tests and logs. */
+  logins = 0;
+
+  constructor(readonly config: PlatformConfig, private readonly hooks: SessionHooks, options: SessionOptions = {}) {
+    this.pingIntervalMs = options.pingIntervalMs ?? 5000;
+    this.pingTimeoutMs = options.pingTimeoutMs ?? this.pingIntervalMs;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.log = options.log ?? silentLogger;
+    this.random = options.random ?? Math.random;
+  }
+
+  get family(): Family {
+    return this.config.family;
+  }
+
+  get state(): Readonly<SessionState> {
+    return this.current;
+  }
+
+  get up(): boolean {
+    return this.current.up;
+  }
+
+  /** Opens the session in the background; failures are retried with backoff. */
+  start(): void {
+    this.connect().catch(() => { /* logged and retried by the close path */ });
+  }
+
+  /**
+   * Sends one command and resolves with its result. `deadline` is absolute (Date.now() based); connecting and logging
+   * in first, when needed, spend from the same budget.
+   */
+  async request(cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext = {}): Promise<unknown> {
+    if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
+    const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(deadline);
+    return this.send(socket, cmd, args, deadline, context);
+  }
+
+  /** Closes the session for good: no reconnects, every pending request fails. */
+  close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.stopPing();
+    const socket = this.socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) {
+      this.failPending('the manager session is closed');
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      socket.once('close', () => resolve());
+      socket.terminate();
+    });
+  }
+
+  private async connectBy(deadline: number): Promise<WebSocket> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new DeadlineError();
+    const connecting = this.connect();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        connecting,
+        new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new DeadlineError()), remaining); }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Opens the socket and logs in; concurrent callers share one attempt. */
+  private connect(): Promise<WebSocket> {
+    if (this.closed) return Promise.reject(new OperationError('NoConnect', 'the manager session is closed'));
+    if (this.socket && this.loggedIn) return Promise.resolve(this.socket);
+    if (this.connecting) return this.connecting;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const attempt = new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(this.config.server, {
+        handshakeTimeout: this.connectTimeoutMs,
+        maxPayload: MANAGER_MAX_PAYLOAD,
+        perMessageDeflate: false,
+      });
+      this.socket = ws;
+      this.loggedIn = false;
+      let settled = false;
+      const settle = (error: Error | null) => {
+        if (settled) return;
+        settled = true;
+        // Cleared synchronously so the close path can schedule the next attempt right away.
+        if (this.connecting === attempt) this.connecting = undefined;
+        if (error) reject(error);
+        else resolve(ws);
+      };
+      ws.on('open', () => {
+        const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true };
+        this.send(ws, 'login', args as unknown as Record<string, unknown>, Date.now() + this.connectTimeoutMs, {})
+          .then(() => {
+            this.onLoggedIn(ws);
+            settle(null);
+          })
+          .catch((error: Error) => {
+            const message = error instanceof DeadlineError ? 'login not answered in time' : `login failed: ${error.message}`;
+            this.current.lastError = message;
+            this.log('warn', { msg: 'manager login failed', platform: this.config.id, server: this.config.server, error: message });
+            settle(new OperationError('NoConnect', `manager ${message}`, error instanceof OperationError ? error.managerCode : null));
+            ws.terminate();
+          });
+      });
+      ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+      ws.on('error', (error) => {
+        this.current.lastError = error.message;
+      });
+      ws.on('close', () => {
+        settle(new OperationError('NoConnect', `cannot reach the trading server: ${this.current.lastError ?? 'connection closed'}`));
+        this.onClosed(ws);
+      });
+    });
+    this.connecting = attempt;
+    return attempt;
+  }
+
+  private onLoggedIn(ws: WebSocket): void {
+    if (this.socket !== ws) return;
+    this.loggedIn = true;
+    this.attempt = 0;
+    this.logins++;
+    this.current.up = true;
+    this.current.since = new Date().toISOString();
+    this.current.lastError = null;
+    this.log('info', { msg: 'manager session up', platform: this.config.id, server: this.config.server });
+    this.startPing(ws);
+  }
+
+  private onClosed(ws: WebSocket): void {
+    if (this.socket !== ws) return;
+    this.socket = undefined;
+    this.loggedIn = false;
+    this.stopPing();
+    if (this.current.up) {
+      this.current.up = false;
+      this.current.since = new Date().toISOString();
+      this.current.lastError ??= 'connection closed';
+      this.log('warn', { msg: 'manager session down', platform: this.config.id, server: this.config.server, error: this.current.lastError });
+    }
+    this.failPending(this.closed ? 'the manager session is closed' : 'the manager connection was lost');
+    this.hooks.onDown?.();
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed || this.retryTimer || this.connecting) return;
+    const delay = backoffDelay(this.attempt++, this.backoff, this.random);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.connect().catch(() => { /* the close path schedules the next attempt */ });
+    }, delay);
+  }
+
+  private send(ws: WebSocket, cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext): Promise<unknown> {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) return Promise.reject(new DeadlineError());
+    if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new OperationError('NoConnect', 'the manager connection was lost'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new DeadlineError());
+      }, remaining);
+      this.pending.set(id, { resolve, reject, timer, context });
+      ws.send(JSON.stringify(args === undefined ? { id, cmd } : { id, cmd, args }));
+    });
+  }
+
+  private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+    } catch {
+      this.log('warn', { msg: 'unreadable frame from the trading server', platform: this.config.id });
+      return;
+    }
+    if (isAnswer(frame)) {
+      const pending = this.pending.get(frame.id);
+      if (!pending) return; // answered after its deadline
+      this.pending.delete(frame.id);
+      clearTimeout(pending.timer);
+      if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error as ManagerErrorBody, pending.context));
+      else pending.resolve(frame.result);
+    } else if (isEvent(frame)) {
+      this.hooks.onEvent(frame);
+    }
+  }
+
+  private failPending(message: string): void {
+    for (const [id, pending] of this.pending) {
+      this.pending.delete(id);
+      clearTimeout(pending.timer);
+      pending.reject(new OperationError('NoConnect', message));
+    }
+  }
+
+  private startPing(ws: WebSocket): void {
+    this.stopPing();
+    this.pingTimer = setInterval(() => {
+      if (this.pingInFlight || this.socket !== ws) return;
+      this.pingInFlight = true;
+      this.send(ws, 'Ping', undefined, Date.now() + this.pingTimeoutMs, {})
+        .catch((error: Error) => {
+          if (error instanceof DeadlineError && this.socket === ws) {
+            this.current.lastError = 'keep-alive ping not answered';
+            this.log('warn', { msg: 'keep-alive ping not answered, reconnecting', platform: this.config.id });
+            ws.terminate();
+          }
+        })
+        .finally(() => { this.pingInFlight = false; });
+    }, this.pingIntervalMs);
+    this.pingTimer.unref?.();
+  }
+
+  private stopPing(): void {
+    clearInterval(this.pingTimer);
+    this.pingTimer = undefined;
+    this.pingInFlight = false;
+  }
+}
