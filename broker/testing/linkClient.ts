@@ -1,0 +1,66 @@
+/**
+ * An edge link for the broker's tests: opens `/link` with the secret, sends call frames and resolves each with the
+ * answer of the same id, the way a platform gateway object does.
+ */
+import WebSocket from 'ws';
+import type { CallFrame, ResultFrame } from '../../shared/frames.js';
+
+export class TestLink {
+  readonly hellos: unknown[] = [];
+  private nextId = 1;
+  private readonly waiting = new Map<number, (frame: ResultFrame) => void>();
+  /** Ids in the order their answers arrived. */
+  readonly answerOrder: number[] = [];
+  closeCode: number | null = null;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as ResultFrame | { hello: unknown };
+      if (!('id' in frame)) {
+        this.hellos.push(frame);
+        return;
+      }
+      this.answerOrder.push(frame.id);
+      this.waiting.get(frame.id)?.(frame);
+      this.waiting.delete(frame.id);
+    });
+    ws.on('close', (code) => { this.closeCode = code; });
+  }
+
+  static open(port: number, secret: string): Promise<TestLink> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/link`, { headers: { authorization: `Bearer ${secret}` } });
+      const link = new TestLink(ws);
+      ws.once('open', () => resolve(link));
+      ws.once('error', reject);
+    });
+  }
+
+  call(platform: string, op: string, args: Record<string, unknown> = {}, timeoutMs = 5000): Promise<ResultFrame> {
+    const id = this.nextId++;
+    const frame: CallFrame = { id, platform, op, args, timeoutMs, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' };
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.ws.send(JSON.stringify(frame));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.ws.once('close', () => resolve());
+      this.ws.terminate();
+    });
+  }
+}
+
+/** Polls `probe` until it returns a truthy value or the time is up. */
+export async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, everyMs = 20): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
