@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { startTestEdge, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
@@ -149,12 +150,40 @@ describe('validation', () => {
   });
 
   it('refuses bodies over 1 MiB', async () => {
-    const big = { group: 'g', name: 'n', comment: 'x'.repeat(1024 * 1024) };
-    const r2 = await call('POST', `${v2}/UserRecordNew`, { body: big });
-    expectValidation(r2, /^body: must be at most/);
+    const big = JSON.stringify({ group: 'g', name: 'n', comment: 'x'.repeat(1024 * 1024) });
+    const res = await postUnread(`${v2}/UserRecordNew`, big);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).error).toStrictEqual({ code: 'Validation', managerCode: null, message: 'body: must be at most 1048576 bytes' });
+    const v1res = await postUnread(`/api/PF4/${PF4_A}/TradesGet/1`, big);
+    expect(v1res.status).toBe(413);
     expect(broker.frames).toHaveLength(0);
   });
 });
+
+/**
+ * POSTs a body the edge refuses before reading it: the answer can arrive while the upload is still being written, and
+ * the socket may then be reset under the writer, which fetch reports as a failure. node:http hands us the answer.
+ */
+function postUnread(path: string, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    // A fresh connection each: one whose upload was refused unread cannot carry another request.
+    const req = request(new URL(path, edge.url), {
+      agent: false,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      answered = true;
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', (err) => { if (!answered) reject(err); });
+    req.end(body);
+  });
+}
 
 describe('time budget', () => {
   it('applies the header or the query value and rejects values outside 1 to 300 seconds', async () => {
