@@ -225,6 +225,15 @@ describe('broker link authentication and idempotency retention', () => {
       const fresh = await send();
       expect(fresh.headers.get('idempotency-replayed')).toBeNull();
       expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+      // The alarm purges both records once they expire.
+      const stats = async () => {
+        const ns = await short.miniflare.getDurableObjectNamespace('GATEWAY');
+        const stub = ns.get(ns.idFromName(PF4_A)) as unknown as { idempotencyStats(): Promise<{ records: number; expiries: number }> };
+        return JSON.parse(JSON.stringify(await stub.idempotencyStats())) as { records: number; expiries: number };
+      };
+      expect((await stats()).records).toBe(1);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await stats()).toStrictEqual({ records: 0, expiries: 0 });
     } finally {
       await short.close();
     }

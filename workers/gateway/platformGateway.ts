@@ -90,6 +90,13 @@ export class PlatformGateway extends DurableObject<Env> {
     return this.link;
   }
 
+  /** How many idempotency records and expiry index entries are stored: for operators and the retention test. */
+  async idempotencyStats(): Promise<{ records: number; expiries: number }> {
+    const records = (await this.ctx.storage.list({ prefix: RECORD_PREFIX })).size;
+    const expiries = (await this.ctx.storage.list({ prefix: EXPIRY_PREFIX })).size;
+    return { records, expiries };
+  }
+
   /** Purges expired idempotency records through the expiry index, then re-arms for the next one. */
   override async alarm(): Promise<void> {
     const now = Date.now();
