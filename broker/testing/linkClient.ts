@@ -55,11 +55,11 @@ export class TestLink {
 }
 
 /** Polls `probe` until it returns a truthy value or the time is up. */
-export async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, everyMs = 20): Promise<T> {
+export async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, everyMs = 20): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
-    if (value) return value;
+    if (value) return value as NonNullable<T>;
     if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
