@@ -69,9 +69,10 @@ function tickInfoLastSymbol(ctx: HandlerContext) {
   });
 }
 
-/** The server answers and then drops every manager connection; the session reconnects and resyncs on its own. */
+/** The server answers and then drops every manager connection; the session drops first, reconnects and resyncs. */
 async function srvRestart(ctx: HandlerContext): Promise<HandlerResult> {
   const answer = await ctx.platform.session.request('SrvRestart', undefined, ctx.deadline);
+  ctx.platform.session.reconnect('trading server restarting');
   return { data: answer === undefined ? true : answer };
 }
 

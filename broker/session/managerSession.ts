@@ -118,6 +118,18 @@ export class ManagerSession {
     return this.send(socket, cmd, args, deadline, context);
   }
 
+  /**
+   * Drops the current connection and lets the usual reconnect path log in afresh. Used after a command that makes the
+   * server drop its manager connections anyway (SrvRestart): dropping first means no request is sent on a connection
+   * that is about to go, so the next request deterministically gets a fresh login.
+   */
+  reconnect(reason: string): void {
+    const socket = this.socket;
+    if (!socket || this.closed) return;
+    this.current.lastError = reason;
+    socket.terminate();
+  }
+
   /** Closes the session for good: no reconnects, every pending request fails. */
   close(): Promise<void> {
     this.closed = true;
