@@ -9,7 +9,7 @@ import { OperationError } from '../../shared/errors.js';
 import type { CallFailed, CallFrame, CallOk } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
 import type { HandlerResult } from '../handlers/handler.js';
-import type { Logger } from '../observability/log.js';
+import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import { DeadlineError } from '../session/managerErrors.js';
@@ -138,6 +138,7 @@ export class CallDispatcher {
   private finish(frame: CallFrame, op: string, outcome: string, started: number, level: 'debug' | 'warn', error?: string): void {
     const ms = performance.now() - started;
     this.metrics.observe(op, outcome, ms / 1000);
+    if (!logs(this.log, level)) return;
     this.log(level, {
       msg: 'call answered', platform: frame.platform, op: frame.op, outcome, ms: Math.round(ms * 1000) / 1000,
       ...(frame.traceId ? { traceId: frame.traceId } : {}), ...(error ? { error } : {}),

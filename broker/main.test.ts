@@ -1,0 +1,72 @@
+/**
+ * The broker as a separate process (`tsx broker/main.ts`): refuses to start without its secret, prints its ready
+ * line, never logs the secret or a manager password, and exits cleanly on SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
+import { eventually } from './testing/linkClient.js';
+
+const SECRET = 'process-secret-never-logged';
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+
+function run(env: Record<string, string>): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(tsx, ['broker/main.ts'], {
+    cwd: process.cwd(),
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stderr! }).on('line', (l) => lines.push(l));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, lines, exited };
+}
+
+let dir: string;
+let fake: FakeManagerServer;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'broker-main-'));
+  fake = await FakeManagerServer.start('PF4');
+});
+afterAll(async () => {
+  await fake?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('broker process', () => {
+  it('refuses to start without BROKER_SECRET', async () => {
+    const { exited, lines } = run({ DATA_DIR: dir, BROKER_PORT: '0' });
+    expect(await exited).toBe(1);
+    expect(lines.join('\n')).toMatch(/BROKER_SECRET is required/);
+  });
+
+  it('prints its ready line, serves /healthz, and exits on SIGTERM without logging secrets', async () => {
+    const id = '3f2a1b0c-0000-4000-8000-00000000000a';
+    writeFileSync(join(dir, 'broker-platforms.json'), JSON.stringify({
+      platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+    }));
+    const { child, lines, exited } = run({ DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, LOG_LEVEL: 'debug' });
+    try {
+      const ready = await eventually(() => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'), 20_000, 50);
+      expect(Object.keys(ready)).toEqual(['msg', 'port']);
+      const health = await eventually(async () => {
+        const res = await fetch(`http://127.0.0.1:${ready.port}/healthz`);
+        return res.status === 200 ? res.json() : null;
+      }, 10_000);
+      expect(health).toMatchObject({ status: 'ok', platforms: { [id]: { family: 'PF4', up: true } } });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const log = lines.join('\n');
+      expect(log).not.toContain(SECRET);
+      expect(log).not.toContain(FAKE_PASSWORD);
+      for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+});
