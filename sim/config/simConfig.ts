@@ -28,6 +28,12 @@ const serverSchema = z.strictObject({
   orders: z.number().int().min(0).max(5_000_000).optional(),
   symbols: z.number().int().min(1).max(10_000).default(12),
   ticksPerSecond: z.number().min(0).max(100_000).default(10),
+  /** PF4 closed trades generated into the history (besides one deposit per account); default trades / 2. */
+  history: z.number().int().min(0).max(5_000_000).optional(),
+  /** How long an automatic activation (pending, SL, TP, stop-out) stays in the rollback buffer. */
+  rollbackMs: z.number().int().min(0).max(3_600_000).default(10_000),
+  /** Ticks kept per symbol for tick requests (a ring; older ticks are forgotten). */
+  tickHistory: z.number().int().min(0).max(1_000_000).default(1000),
   /** How long the server refuses connections after `SrvRestart`. */
   restartMs: z.number().int().min(0).max(600_000).default(200),
   managers: z.array(managerSchema).min(1, 'managers must list at least one manager'),

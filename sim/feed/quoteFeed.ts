@@ -13,6 +13,8 @@ export interface Quote {
   ask: number;
   /** Epoch milliseconds of the last tick. */
   time: number;
+  /** Set on ticks injected by a manager (SymbolSendTick) rather than produced by the feed. */
+  raw?: boolean;
 }
 
 export type TickListener = (quote: Quote) => void;
@@ -28,7 +30,10 @@ export class QuoteFeed {
   private readonly bySymbol = new Map<string, Instrument>();
   private timer: NodeJS.Timeout | null = null;
   private carry = 0;
+  private pausedUntil = 0;
   ticksEmitted = 0;
+  /** Symbols for which this answers false get no ticks (hidden or deleted symbols). */
+  isActive: (symbol: string) => boolean = () => true;
 
   constructor(
     private readonly instruments: Instrument[],
@@ -55,7 +60,10 @@ export class QuoteFeed {
       this.carry += perFiring;
       const count = Math.floor(this.carry);
       this.carry -= count;
-      for (let i = 0; i < count; i++) this.tickOne();
+      // A feeder restart leaves a brief gap in the ticks, as a real one does.
+      if (Date.now() < this.pausedUntil) return;
+      const now = Date.now();
+      for (let i = 0; i < count; i++) this.tickOne(now);
     }, interval);
     this.timer.unref();
   }
@@ -63,6 +71,31 @@ export class QuoteFeed {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+  }
+
+  /** No ticks for `ms` (SrvFeedsRestart). */
+  pause(ms: number): void {
+    this.pausedUntil = Date.now() + ms;
+  }
+
+  /** Adds an instrument the feed did not start with (a symbol configured later). */
+  addInstrument(instrument: Instrument, now = Date.now()): void {
+    if (this.bySymbol.has(instrument.symbol)) return;
+    this.instruments.push(instrument);
+    this.bySymbol.set(instrument.symbol, instrument);
+    this.mids.set(instrument.symbol, instrument.basePrice);
+    this.quotes.set(instrument.symbol, this.quoteAt(instrument, instrument.basePrice, now));
+  }
+
+  /** A tick from outside the walk (SymbolSendTick, tests): the walk continues from its mid. */
+  inject(symbol: string, bid: number, ask: number, now = Date.now()): Quote | undefined {
+    if (!this.bySymbol.has(symbol)) return undefined;
+    this.mids.set(symbol, (bid + ask) / 2);
+    const quote: Quote = { symbol, bid, ask, time: now, raw: true };
+    this.quotes.set(symbol, quote);
+    this.ticksEmitted++;
+    this.onTick(quote);
+    return quote;
   }
 
   quote(symbol: string): Quote | undefined {
@@ -76,7 +109,7 @@ export class QuoteFeed {
   /** Moves one random symbol; exposed so tests and trade operations can advance the market deterministically. */
   tickOne(now = Date.now()): Quote | undefined {
     const instrument = this.random.pick(this.instruments);
-    if (!instrument) return undefined;
+    if (!instrument || !this.isActive(instrument.symbol)) return undefined;
     const previous = this.mids.get(instrument.symbol) as number;
     // Pull gently back to the base price so a long-running sim does not drift to absurd quotes.
     const reversion = (instrument.basePrice - previous) / instrument.basePrice * 0.001;

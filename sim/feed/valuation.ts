@@ -17,8 +17,13 @@ export function floatingProfit(instrument: Instrument, isBuy: boolean, openPrice
   quotes: QuoteLookup): number {
   const quote = quotes(instrument.symbol);
   if (!quote) return 0;
-  const close = closingPrice(quote, isBuy);
-  const raw = (isBuy ? close - openPrice : openPrice - close) * instrument.contractSize * lots;
+  return profitAt(instrument, isBuy, openPrice, closingPrice(quote, isBuy), lots, quotes);
+}
+
+/** Profit in USD of a position opened at `openPrice` and closed at `closePrice`. */
+export function profitAt(instrument: Instrument, isBuy: boolean, openPrice: number, closePrice: number, lots: number,
+  quotes: QuoteLookup): number {
+  const raw = (isBuy ? closePrice - openPrice : openPrice - closePrice) * instrument.contractSize * lots;
   return cents(toUsd(raw, instrument.profitCurrency, quotes));
 }
 

@@ -43,6 +43,8 @@ export interface PF4UserRecord {
 }
 
 export type PF4Command = 'Buy' | 'Sell' | 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
+/** History also holds balance and credit entries. */
+export type PF4HistoryCommand = PF4Command | 'Balance' | 'Credit';
 
 /** An open trade as stored; `profit` and `closePrice` are derived from the current quote when sent. */
 export interface PF4TradeRow {
@@ -63,17 +65,27 @@ export interface PF4TradeRow {
   comment: string;
   tradeRecordReason: 'Client' | 'Expert' | 'Dealer' | 'API';
   timeStamp: string;
+  /** Set when an activation was rolled back (SLRollback, ...) or the trade was restored from a backup. */
+  activationType?: PF4ActivationType;
+  state?: 'OpenNormal' | 'OpenRestored';
 }
 
-export interface PF4TradeRecord extends PF4TradeRow {
+export type PF4ActivationType = 'None' | 'SL' | 'TP' | 'Pending' | 'Stopout' | 'StopOutRollback' | 'PendingRollback' |
+  'TPRollback' | 'SLRollback';
+
+export type PF4TradeState = 'OpenNormal' | 'OpenRestored' | 'ClosedNormal' | 'ClosedPart' | 'Deleted';
+
+/** A trade as sent: open trades from their row and the quote, closed ones (history) as stored. */
+export interface PF4TradeRecord extends Omit<PF4TradeRow, 'tradeCommand' | 'state'> {
+  tradeCommand: PF4HistoryCommand;
   volumeLots: number;
-  tradeRecordState: 'OpenNormal' | 'ClosedNormal';
+  tradeRecordState: PF4TradeState;
   closeTime?: string;
   closePrice: number;
   commissionAgent: number;
   profit: number;
   taxes: number;
-  activationType: 'None';
+  activationType: PF4ActivationType;
   marginRate: number;
 }
 
@@ -87,6 +99,8 @@ export interface PF4TickRecord {
 export interface PF4GroupRecord {
   group: string;
   enable: number;
+  maxSecurities: number;
+  secMarginsTotal: number;
   timeout: number;
   otpMode: 'Disabled';
   company: string;
@@ -118,12 +132,50 @@ export const PF4_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposi
 
 export function groupRecord(def: (typeof PF4_GROUPS)[number]): PF4GroupRecord {
   return {
-    group: def.group, enable: 1, timeout: 60, otpMode: 'Disabled', company: 'Simulated Markets Ltd',
+    group: def.group, enable: 1, maxSecurities: 4096, secMarginsTotal: groupMargins(def.group).length, timeout: 60, otpMode: 'Disabled', company: 'Simulated Markets Ltd',
     supportPage: 'https://support.example.com', supportEmail: 'support@example.com',
     defaultLeverage: def.leverage, defaultDeposit: def.deposit, currency: 'USD', credit: 0,
     marginCall: 100, marginMode: 'UseAll', marginStopout: 50, interestRate: 0, useSwap: 1, newsMode: 'Full',
     maxPositions: 0, hedgeProhibited: 0, closeFIFO: 0, marginControllingType: 'Percent',
   };
+}
+
+/** A group's 32 security entries (one per symbol type); types the simulator does not use are placeholders. */
+export function groupSecurities(group: string, usedTypes: number): Record<string, unknown>[] {
+  const pro = group.endsWith('pro') || group.endsWith('vip');
+  return Array.from({ length: 32 }, (_, type) => (type < usedTypes
+    ? {
+      show: 1, trade: 1, dealingMode: 'Auto', standardCommission: pro ? 0 : 3.5, commissionType: 'Money',
+      commissionLotsMode: 'PerLot', agentCommission: 0, agentCommissionMode: 'Money', spreadDiff: 0,
+      lotMin: 1, lotMax: pro ? 50000 : 10000, lotStep: 1, ieDeviation: 0, confirmation: 0, tradeRights: 'Enabled',
+      ieQuickMode: 0, autoCloseOutMode: 'None', commissionTaxes: 0, commissionAgentLots: 'PerLot', freeMarginMode: 1,
+    }
+    : { show: 0, trade: 0, lotMin: 0, lotMax: 0, lotStep: 0 }));
+}
+
+/** Per-symbol margin and swap overrides of a group (the first secMarginsTotal entries of the 128). */
+export function groupMargins(group: string): Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }> {
+  if (group.endsWith('pro')) return [{ symbol: 'XAUUSD', swapLong: -1, swapShort: -0.5, marginDivider: 2 }];
+  if (group.endsWith('vip')) {
+    return [{ symbol: 'EURUSD', swapLong: -1.5, swapShort: -0.5, marginDivider: 1 },
+      { symbol: 'XAUUSD', swapLong: -2, swapShort: -1, marginDivider: 2 }];
+  }
+  return [];
+}
+
+export interface PF4SymbolSession { openHour: number; openMinute: number; closeHour: number; closeMinute: number }
+export interface PF4DaySessions {
+  dayOfWeek: number;
+  quoteOvernight: number;
+  tradeOvernight: number;
+  quote: PF4SymbolSession[];
+  trade: PF4SymbolSession[];
+}
+
+/** Round the clock every day: the simulator quotes and trades at any hour, so tests run on any day of the week. */
+export function defaultSessions(): PF4DaySessions[] {
+  const whole = (): PF4SymbolSession[] => [{ openHour: 0, openMinute: 0, closeHour: 24, closeMinute: 0 }];
+  return Array.from({ length: 7 }, (_, day) => ({ dayOfWeek: day, quoteOvernight: 0, tradeOvernight: 0, quote: whole(), trade: whole() }));
 }
 
 export function symbolRecord(instrument: Instrument, index: number): Record<string, unknown> {
@@ -172,6 +224,10 @@ export function tickRecord(quote: Quote): PF4TickRecord {
   return { symbol: quote.symbol, time: iso(quote.time), bid: quote.bid, ask: quote.ask };
 }
 
-export function isPending(command: PF4Command): boolean {
-  return command !== 'Buy' && command !== 'Sell';
+export function isPending(command: PF4HistoryCommand): boolean {
+  return command === 'BuyLimit' || command === 'SellLimit' || command === 'BuyStop' || command === 'SellStop';
+}
+
+export function isBuyCommand(command: PF4HistoryCommand): boolean {
+  return command === 'Buy' || command === 'BuyLimit' || command === 'BuyStop';
 }

@@ -1,57 +1,104 @@
 /**
- * The state of one simulated PF4 server: groups, symbols, accounts and open trades, generated from the seed and then
- * changed by commands. Stored records are replaced, never mutated in place, so a resync snapshot (an array of
- * references taken at login) stays consistent while the world moves on.
+ * The state of one simulated PF4 server: groups with their securities and margin overrides, symbols with their
+ * sessions, accounts, open trades, the history, the configuration sections, and the trading engine that moves them.
+ * Everything is generated from the seed and then changed by commands and the quote feed. Stored records are
+ * replaced, never mutated in place, so a resync snapshot (an array of references taken at login) stays consistent
+ * while the world moves on.
  */
 import type { ServerConfig } from '../config/simConfig.js';
+import { PF4_RESULT } from '../../shared/resultCodes.js';
 import type { Instrument } from '../feed/instruments.js';
 import { buildInstruments, roundTo } from '../feed/instruments.js';
 import { QuoteFeed, type Quote } from '../feed/quoteFeed.js';
-import { closingPrice, floatingProfit } from '../feed/valuation.js';
+import { closingPrice, floatingProfit, profitAt } from '../feed/valuation.js';
+import { CommandRegistry } from '../world/commandRegistry.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
+import { OrderedList } from '../world/orderedList.js';
 import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
-import type { ChangeSink, CommandHandler, SimWorld, SnapshotPart } from '../world/simWorld.js';
+import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
+import { Pf4Config } from './pf4Config.js';
 import {
-  PF4_GROUPS, groupRecord, isPending, symbolRecord, tickRecord,
-  type PF4Command, type PF4GroupRecord, type PF4TradeRecord, type PF4TradeRow, type PF4UserRecord,
+  PF4_GROUPS, defaultSessions, groupMargins, groupRecord, groupSecurities, isBuyCommand, isPending, symbolRecord, tickRecord,
+  type PF4Command, type PF4DaySessions, type PF4GroupRecord, type PF4TradeRecord, type PF4TradeRow, type PF4UserRecord,
 } from './pf4Records.js';
 import { pf4Commands } from './pf4Commands.js';
+import { Pf4TradingEngine } from './tradingEngine.js';
 
 export const PF4_FIRST_LOGIN = 100000;
 export const PF4_FIRST_ORDER = 5000000;
+/** Tickets of generated history (closed trades, then one deposit per account) count up from here. */
+export const PF4_FIRST_HISTORY_ORDER = 1000000;
 const VOLUMES = [1, 2, 5, 10, 10, 10, 20, 50, 100, 100, 200, 500];
+const JOURNAL_CAPACITY = 10_000;
+const BUILD = 1420;
+
+type Rec = Record<string, unknown>;
+
+export interface PF4ServerLogRecord {
+  code: string;
+  time: string;
+  ip: string;
+  message: string;
+}
 
 export class Pf4World implements SimWorld {
   readonly family = 'PF4' as const;
   readonly users = new KeyedRecords<PF4UserRecord>();
   readonly trades = new KeyedRecords<PF4TradeRow>();
-  readonly groups = new Map<string, PF4GroupRecord>();
+  readonly groups: OrderedList<PF4GroupRecord>;
+  readonly groupSecurities = new Map<string, Rec[]>();
+  readonly groupMargins = new Map<string, Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }>>();
   readonly instruments: Instrument[];
   readonly instrumentBySymbol = new Map<string, Instrument>();
-  readonly symbols: Record<string, unknown>[];
+  readonly symbols: OrderedList<Rec>;
+  readonly sessions = new Map<string, PF4DaySessions[]>();
+  /** Configured symbols outside the active set (SymbolHide): no ticks, no orders. */
+  readonly hiddenSymbols = new Set<string>();
   readonly feed: QuoteFeed;
+  readonly config: Pf4Config;
+  readonly engine: Pf4TradingEngine;
+  /** Passwords set through UserPasswordSet; an account without an entry has `demo-<login>` (investor `view-<login>`). */
+  readonly passwords = new Map<number, { main: string; investor: string }>();
+  private readonly journalLines: PF4ServerLogRecord[] = [];
   private nextOrder = PF4_FIRST_ORDER;
-  private readonly commandTable: Map<string, CommandHandler>;
+  private readonly commandTable: CommandRegistry;
 
-  constructor(readonly config: ServerConfig, seed: number, readonly emit: ChangeSink) {
-    this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
+  constructor(readonly serverConfig: ServerConfig, seed: number, readonly emit: ChangeSink) {
+    const bad = PF4_RESULT.InvalidData;
+    this.instruments = buildInstruments(serverConfig.symbols, new Random(deriveSeed(seed, 'instruments')));
     for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
-    this.symbols = this.instruments.map((instrument, index) => symbolRecord(instrument, index));
-    for (const def of PF4_GROUPS) this.groups.set(def.group, groupRecord(def));
-    this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), config.ticksPerSecond,
+    this.symbols = new OrderedList<Rec>('symbol', bad, (r) => r.symbol as string,
+      this.instruments.map((instrument, index) => symbolRecord(instrument, index)));
+    for (const instrument of this.instruments) this.sessions.set(instrument.symbol, defaultSessions());
+    const usedTypes = Math.max(...this.instruments.map((i) => i.securityGroup), 0) + 1;
+    this.groups = new OrderedList<PF4GroupRecord>('group', bad, (g) => g.group, PF4_GROUPS.map((def) => groupRecord(def)));
+    for (const def of PF4_GROUPS) {
+      this.groupSecurities.set(def.group, groupSecurities(def.group, usedTypes));
+      this.groupMargins.set(def.group, groupMargins(def.group));
+    }
+    this.config = new Pf4Config(serverConfig.name, BUILD, serverConfig.managers);
+    this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), serverConfig.ticksPerSecond,
       (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
-    this.generateUsers(new Random(deriveSeed(seed, 'users')), config.accounts);
-    this.generateTrades(new Random(deriveSeed(seed, 'trades')), config.trades);
+    this.feed.isActive = (symbol) => !this.hiddenSymbols.has(symbol) && this.symbols.indexOf(symbol) >= 0;
+    this.engine = new Pf4TradingEngine(this, serverConfig.rollbackMs);
+    this.generateUsers(new Random(deriveSeed(seed, 'users')), serverConfig.accounts);
+    this.generateTrades(new Random(deriveSeed(seed, 'trades')), serverConfig.trades);
+    this.engine.indexAll();
+    this.topUpThinAccounts();
+    this.generateHistory(new Random(deriveSeed(seed, 'history')),
+      serverConfig.history ?? Math.floor(serverConfig.trades / 2));
     this.commandTable = pf4Commands(this);
   }
 
   start(): void {
     this.feed.start();
+    this.engine.start();
   }
 
   stop(): void {
     this.feed.stop();
+    this.engine.stop();
   }
 
   ticksEmitted(): number {
@@ -60,16 +107,17 @@ export class Pf4World implements SimWorld {
 
   onQuote(quote: Quote): void {
     this.emit('ticks', 'update', tickRecord(quote));
+    this.engine.onTick(quote);
   }
 
-  commands(): ReadonlyMap<string, CommandHandler> {
+  commands(): CommandRegistry {
     return this.commandTable;
   }
 
   counts(): Record<string, number> {
     return {
       users: this.users.size, trades: this.trades.size, ticks: this.instruments.length,
-      symbols: this.symbols.length, groups: this.groups.size,
+      symbols: this.symbols.size, groups: this.groups.size,
     };
   }
 
@@ -78,29 +126,68 @@ export class Pf4World implements SimWorld {
       { kind: 'users', rows: this.users.values(), toWire: (row: PF4UserRecord) => row },
       { kind: 'trades', rows: this.trades.values(), toWire: (row: PF4TradeRow) => this.tradeToWire(row) },
       { kind: 'ticks', rows: this.feed.allQuotes(), toWire: (quote: Quote) => tickRecord(quote) },
-      { kind: 'symbols', rows: [...this.symbols], toWire: (row: Record<string, unknown>) => row },
-      { kind: 'groups', rows: [...this.groups.values()], toWire: (row: PF4GroupRecord) => row },
+      { kind: 'symbols', rows: this.symbols.list(), toWire: (row: Rec) => row },
+      { kind: 'groups', rows: this.groups.list(), toWire: (row: PF4GroupRecord) => row },
     ];
+  }
+
+  journal(message: string, ip = '127.0.0.1', code = 'Standard'): void {
+    this.journalLines.push({ code, time: iso(Date.now()), ip, message });
+    if (this.journalLines.length > JOURNAL_CAPACITY * 1.2) this.journalLines.splice(0, this.journalLines.length - JOURNAL_CAPACITY);
+  }
+
+  managerRights(login: number): string[] | undefined {
+    return this.config.managerRights(login);
+  }
+
+  journalEntries(): readonly PF4ServerLogRecord[] {
+    return this.journalLines;
+  }
+
+  symbolConfig(symbol: string): Rec | undefined {
+    return this.symbols.find(symbol);
+  }
+
+  allocateOrder(): number {
+    return this.nextOrder++;
+  }
+
+  /** Inside one of the symbol's trade windows today, and no enabled holiday closes it now. */
+  marketOpen(symbol: string, now: number): boolean {
+    const date = new Date(now);
+    const minute = date.getUTCHours() * 60 + date.getUTCMinutes();
+    for (const holiday of this.config.lists.Holiday.list()) {
+      if (holiday.enable !== true) continue;
+      if (holiday.symbol !== 'All' && holiday.symbol !== symbol) continue;
+      if (holiday.year !== date.getUTCFullYear() || holiday.month !== date.getUTCMonth() + 1 || holiday.day !== date.getUTCDate()) continue;
+      const from = holiday.from as number;
+      const to = holiday.to as number;
+      if ((from === 0 && to === 0) || (minute >= from && minute < to)) return false;
+    }
+    const day = this.sessions.get(symbol)?.[date.getUTCDay()];
+    if (!day) return true;
+    return day.trade.some((s) => minute >= s.openHour * 60 + s.openMinute && minute < s.closeHour * 60 + s.closeMinute);
   }
 
   /** The wire record of an open trade: close price and profit as of the current quote. */
   tradeToWire(row: PF4TradeRow): PF4TradeRecord {
     const instrument = this.instrumentBySymbol.get(row.symbol);
     const quote = this.feed.quote(row.symbol);
-    const isBuy = row.tradeCommand === 'Buy' || row.tradeCommand === 'BuyLimit' || row.tradeCommand === 'BuyStop';
+    const isBuy = isBuyCommand(row.tradeCommand);
     const lots = row.volume / 100;
     const profit = instrument && !isPending(row.tradeCommand)
       ? floatingProfit(instrument, isBuy, row.openPrice, lots, (s) => this.feed.quote(s))
       : 0;
+    const { state, activationType, ...stored } = row;
     return {
-      ...row,
+      ...stored,
       volumeLots: lots,
-      tradeRecordState: 'OpenNormal',
+      tradeRecordState: state ?? 'OpenNormal',
       closePrice: quote ? closingPrice(quote, isBuy) : 0,
       commissionAgent: 0,
       profit,
       taxes: 0,
-      activationType: 'None',
+      activationType: activationType ?? 'None',
       marginRate: 1,
     };
   }
@@ -121,27 +208,11 @@ export class Pf4World implements SimWorld {
     this.emit('users', 'update', record);
   }
 
-  /** Opens a trade at the current quote; used by TradeTransaction. */
-  openTrade(row: Omit<PF4TradeRow, 'order'>): PF4TradeRow {
-    const trade = { order: this.nextOrder++, ...row };
-    this.trades.set(trade.order, trade);
-    this.emit('trades', 'add', this.tradeToWire(trade));
-    return trade;
-  }
-
-  /** Removes an open trade; market trades realise their profit into the balance. Returns the closed record. */
-  closeTrade(order: number): PF4TradeRecord | undefined {
-    const row = this.trades.get(order);
-    if (!row) return undefined;
-    const now = iso(Date.now());
-    const closed: PF4TradeRecord = { ...this.tradeToWire(row), tradeRecordState: 'ClosedNormal', closeTime: now, timeStamp: now };
-    this.trades.delete(order);
-    this.emit('trades', 'delete', { order });
-    const user = this.users.get(row.login);
-    if (user && !isPending(row.tradeCommand)) {
-      this.replaceUser({ ...user, balance: cents(user.balance + closed.profit + closed.commission + closed.storage) });
-    }
-    return closed;
+  /** The day's rollover: swaps on open trades. Answers how many trades were charged. */
+  rollover(now: number): number {
+    const charged = this.engine.chargeSwaps(now);
+    this.journal(`rollover: swaps charged on ${charged} trades`);
+    return charged;
   }
 
   private generateUsers(random: Random, count: number): void {
@@ -181,18 +252,79 @@ export class Pf4World implements SimWorld {
       const openPrice = roundTo(mid * (1 + drift), instrument.digits);
       const isBuy = command.startsWith('Buy');
       const stopDistance = mid * random.range(0.005, 0.02);
+      // Stops lie beyond both the open price and the market, so no generated trade starts already triggered.
+      const safeLow = Math.min(openPrice, quote.bid);
+      const safeHigh = Math.max(openPrice, quote.ask);
       const opened = daysBeforeAnchor(random, 30);
       const order = this.nextOrder++;
       this.trades.set(order, {
         order, login: random.pick(logins), symbol: instrument.symbol, digits: instrument.digits, tradeCommand: command,
         volume: random.pick(VOLUMES), openPrice,
-        sl: random.chance(0.3) ? roundTo(openPrice + (isBuy ? -stopDistance : stopDistance), instrument.digits) : 0,
-        tp: random.chance(0.3) ? roundTo(openPrice + (isBuy ? stopDistance : -stopDistance), instrument.digits) : 0,
-        openTime: iso(opened), ...(isPending(command) ? { expiration: iso(opened + 30 * 86_400_000) } : {}),
+        sl: random.chance(0.3) ? roundTo(isBuy ? safeLow - stopDistance : safeHigh + stopDistance, instrument.digits) : 0,
+        tp: random.chance(0.3) ? roundTo(isBuy ? safeHigh + stopDistance : safeLow - stopDistance, instrument.digits) : 0,
+        // Generated pending orders are good till cancelled: an expiration in the anchored past would expire them at once.
+        openTime: iso(opened),
         commission: random.chance(0.5) ? -cents(random.range(0.5, 7)) : 0,
         storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0, magic: random.chance(0.2) ? random.int(1, 99999) : 0,
         comment: '', tradeRecordReason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const), timeStamp: iso(opened),
       });
+    }
+  }
+
+  /** Generated accounts start at a margin level of at least 300%, so the first ticks do not stop out half the world. */
+  private topUpThinAccounts(): void {
+    for (const login of this.engine.loginsWithTrades()) {
+      const level = this.engine.marginLevel(login);
+      if (level.margin <= 0 || level.level >= 300) continue;
+      const user = this.users.get(login) as PF4UserRecord;
+      const needed = Math.ceil((level.margin * 3 - (level.equity - user.balance)) / 100) * 100;
+      this.users.set(login, { ...user, balance: needed, prevBalance: needed, prevMonthBalance: needed, prevEquity: needed, prevMonthEquity: needed });
+    }
+  }
+
+  /**
+   * Closed trades, then one opening deposit per account that makes its history explain its balance. About one
+   * account in fifty gets a balance that disagrees with its history by a few dollars, for AdmBalanceCheck to find.
+   */
+  private generateHistory(random: Random, closedCount: number): void {
+    const logins = this.users.keys();
+    if (logins.length === 0) return;
+    let ticket = PF4_FIRST_HISTORY_ORDER;
+    const room = PF4_FIRST_ORDER - PF4_FIRST_HISTORY_ORDER - 2 * logins.length;
+    const results = new Map<number, number>();
+    for (let i = 0; i < Math.min(closedCount, Math.max(0, room)) && this.instruments.length > 0; i++) {
+      const instrument = random.pick(this.instruments);
+      const login = random.pick(logins);
+      const command = random.pick(['Buy', 'Sell'] as const);
+      const volume = random.pick(VOLUMES);
+      const openPrice = roundTo(instrument.basePrice * (1 + random.range(-0.01, 0.01)), instrument.digits);
+      const closePrice = roundTo(openPrice * (1 + random.range(-0.004, 0.004)), instrument.digits);
+      const opened = daysBeforeAnchor(random, 60);
+      const closed = opened + random.int(1, 72) * 3_600_000;
+      const profit = profitAt(instrument, command === 'Buy', openPrice, closePrice, volume / 100, (s) => this.feed.quote(s));
+      const commission = -cents(volume * 0.035);
+      const storage = random.chance(0.3) ? cents(random.range(-10, 2)) : 0;
+      results.set(login, (results.get(login) ?? 0) + profit + commission + storage);
+      this.engine.addHistory({
+        order: ticket++, login, symbol: instrument.symbol, digits: instrument.digits, tradeCommand: command, volume,
+        volumeLots: volume / 100, openPrice, sl: 0, tp: 0, openTime: iso(opened), closeTime: iso(closed), closePrice,
+        commission, commissionAgent: 0, storage, profit, taxes: 0, magic: 0, comment: '', tradeRecordReason: 'Client',
+        timeStamp: iso(closed), tradeRecordState: 'ClosedNormal', activationType: 'None', marginRate: 1,
+      });
+    }
+    for (const login of logins) {
+      const user = this.users.get(login) as PF4UserRecord;
+      const deposit = cents(user.balance - (results.get(login) ?? 0) - (random.chance(0.02) ? cents(random.range(1, 50)) : 0));
+      const entries = deposit > 0 ? [deposit] : [1000, cents(deposit - 1000)];
+      for (const amount of entries) {
+        this.engine.addHistory({
+          order: ticket++, login, symbol: '', digits: 0, tradeCommand: 'Balance', volume: 0, volumeLots: 0, openPrice: 0,
+          sl: 0, tp: 0, openTime: user.registrationDate, closeTime: user.registrationDate, closePrice: 0, commission: 0,
+          commissionAgent: 0, storage: 0, profit: amount, taxes: 0, magic: 0, comment: amount > 0 ? 'Deposit' : 'Withdrawal',
+          tradeRecordReason: 'Dealer', timeStamp: user.registrationDate, tradeRecordState: 'ClosedNormal', activationType: 'None',
+          marginRate: 1,
+        });
+      }
     }
   }
 }

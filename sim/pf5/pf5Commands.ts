@@ -4,17 +4,18 @@
  */
 import { PF5_RESULT } from '../../shared/resultCodes.js';
 import { tickRecord } from '../pf4/pf4Records.js';
-import { ArgReader, readPaging } from '../world/args.js';
-import { CommandError, type CommandHandler } from '../world/simWorld.js';
+import { readPaging } from '../world/args.js';
+import { CommandError } from '../world/simWorld.js';
+import { CommandRegistry } from '../world/commandRegistry.js';
+import type { ArgReader } from '../world/args.js';
 import type { Pf5World } from './pf5World.js';
 
 const KEY_MAX = Number.MAX_SAFE_INTEGER;
 const notFound = PF5_RESULT.ErrNotfound;
 
-export function pf5Commands(world: Pf5World): Map<string, CommandHandler> {
-  const table = new Map<string, CommandHandler>();
-  const on = (cmd: string, handler: (args: ArgReader) => unknown) =>
-    table.set(cmd, (raw) => handler(new ArgReader(raw, PF5_RESULT.ErrParams)));
+export function pf5Commands(world: Pf5World): CommandRegistry {
+  const table = new CommandRegistry(PF5_RESULT.ErrParams);
+  const on = (cmd: string, handler: (args: ArgReader) => unknown) => table.on(cmd, (args) => handler(args));
   const keys = (args: ArgReader, field: string) => args.intArray(field, { min: 1, max: KEY_MAX, maxItems: 100_000 });
 
   on('TimeGet', () => ({ timeZone: 0, timeServer: 'time.example.com', daylight: false, daylightState: 0 }));

@@ -12,7 +12,8 @@ import { tickRecord } from '../pf4/pf4Records.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
 import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
-import type { ChangeSink, CommandHandler, SimWorld, SnapshotPart } from '../world/simWorld.js';
+import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
+import type { CommandRegistry } from '../world/commandRegistry.js';
 import { pf5Commands } from './pf5Commands.js';
 import {
   PF5_GROUPS, PF5_LOT, groupRecord, symbolRecord,
@@ -38,7 +39,7 @@ export class Pf5World implements SimWorld {
   readonly feed: QuoteFeed;
   private nextOrder = PF5_FIRST_ORDER;
   private nextDeal = PF5_FIRST_DEAL;
-  private readonly commandTable: Map<string, CommandHandler>;
+  private readonly commandTable: CommandRegistry;
 
   constructor(readonly config: ServerConfig, seed: number, readonly emit: ChangeSink) {
     this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
@@ -68,7 +69,7 @@ export class Pf5World implements SimWorld {
     this.emit('ticks', 'update', tickRecord(quote));
   }
 
-  commands(): ReadonlyMap<string, CommandHandler> {
+  commands(): CommandRegistry {
     return this.commandTable;
   }
 

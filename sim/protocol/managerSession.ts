@@ -22,10 +22,16 @@ const MAX_PARKED_REQUESTS = 10_000;
 /** SrvRestart answers first and drops connections this much later. */
 const SRV_RESTART_GRACE_MS = 50;
 
+/** The session was dropped instead of answering. */
+const DROPPED = Symbol('dropped');
+
 type Answer = { id: number; result: unknown } | { id: number; error: { code: number; message: string } };
 
 export class ManagerSession {
   private managerLogin: number | null = null;
+  private rights: ReadonlySet<string> = new Set();
+  /** Per-connection server state (sync sessions, the daily-sync snapshot); gone with the connection. */
+  private readonly sessionState = new Map<string, unknown>();
   private pumping = false;
   private resyncing = false;
   private closed = false;
@@ -86,6 +92,7 @@ export class ManagerSession {
     this.heldEvents = [];
     this.heldTicks.clear();
     this.parked = [];
+    this.sessionState.clear();
     this.server.detach(this);
   }
 
@@ -124,13 +131,14 @@ export class ManagerSession {
       }
     }
     const answer = this.execute(request);
+    if (answer === DROPPED) return;
     this.server.counters.commandsServed++;
     if ('error' in answer) this.server.counters.commandErrors++;
     this.send(JSON.stringify(answer));
     if ('result' in answer && request.cmd === 'login' && this.pumping) void this.streamResync();
   }
 
-  private execute(request: ManagerRequest): Answer {
+  private execute(request: ManagerRequest): Answer | typeof DROPPED {
     const { id, cmd } = request;
     const codes = this.server.codes;
     try {
@@ -142,6 +150,18 @@ export class ManagerSession {
       const args = rawArgs as Record<string, unknown>;
       if (cmd === 'login') return { id, result: this.login(args) };
       if (!this.loggedIn) throw new CommandError(codes.noRights, `${cmd} needs a logged-in manager session`);
+      const needed = this.server.world.commands().requiredRight(cmd, args);
+      if (needed && !this.rights.has(needed.right)) {
+        if (needed.drop) {
+          // A report window asked for without the permission: the server drops the manager, it does not answer.
+          this.server.log({ msg: 'manager asked for a report without the right, dropping', server: this.server.name,
+            login: this.managerLogin, cmd, right: needed.right });
+          this.server.counters.rightsDrops++;
+          this.close(1008, `${cmd} needs the ${needed.right} right`);
+          return DROPPED;
+        }
+        throw new CommandError(codes.noRights, `${cmd} needs the ${needed.right} right`);
+      }
       return { id, result: this.command(cmd, args) };
     } catch (err) {
       if (err instanceof CommandError) return { id, error: { code: err.code, message: err.message } };
@@ -159,9 +179,8 @@ export class ManagerSession {
         this.server.scheduleRestart(SRV_RESTART_GRACE_MS);
         return true;
     }
-    const handler = this.server.world.commands().get(cmd);
-    if (!handler) throw new CommandError(this.server.codes.badArgs, `unknown command ${cmd}`);
-    return handler(args);
+    const context = { managerLogin: this.managerLogin as number, rights: this.rights, session: this.sessionState };
+    return this.server.world.commands().run(cmd, args, context);
   }
 
   private login(raw: Record<string, unknown>): LoginResult {
@@ -178,6 +197,8 @@ export class ManagerSession {
       throw new CommandError(outcome.code, outcome.message);
     }
     this.managerLogin = login;
+    this.rights = new Set(outcome.rights);
+    this.server.world.journal?.(`manager ${login} logged in`, this.peer);
     this.pumping = raw.pump !== false;
     // Hold events from this moment: the snapshot is taken right after the answer is sent, in the same turn.
     this.resyncing = this.pumping;

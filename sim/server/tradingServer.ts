@@ -31,6 +31,8 @@ export interface ServerCounters {
   eventsSent: number;
   drops: number;
   restarts: number;
+  /** Connections dropped because a report window was asked for without the right. */
+  rightsDrops: number;
 }
 
 export type AuthOutcome = { ok: true; manager: ManagerConfig; rights: string[] } | { ok: false; code: number; message: string };
@@ -43,7 +45,7 @@ export class TradingServer {
   readonly sessions = new Set<ManagerSession>();
   readonly counters: ServerCounters = {
     connections: 0, connectionsTotal: 0, logins: 0, loginFailures: 0, commandsServed: 0, commandErrors: 0,
-    eventsSent: 0, drops: 0, restarts: 0,
+    eventsSent: 0, drops: 0, restarts: 0, rightsDrops: 0,
   };
   readonly build: number;
   private downUntil = 0;
@@ -88,7 +90,9 @@ export class TradingServer {
     }
     if (manager.disabled) return { ok: false, code: this.codes.disabled, message: `manager ${login} is disabled` };
     const all = this.family === 'PF4' ? PF4_RIGHT_NAMES : EnManagerRightsMembers;
-    return { ok: true, manager, rights: manager.rights === 'all' ? [...all] : manager.rights };
+    // A PF4 server's manager configuration (CfgUpdateManager) decides the rights of the next login.
+    const configured = this.world.managerRights?.(login);
+    return { ok: true, manager, rights: configured ?? (manager.rights === 'all' ? [...all] : manager.rights) };
   }
 
   isDown(now = Date.now()): boolean {

@@ -4,6 +4,7 @@
  */
 import type { EventKind, Family } from '../../shared/protocol.js';
 import type { Quote } from '../feed/quoteFeed.js';
+import type { CommandRegistry } from './commandRegistry.js';
 
 export type ChangeOp = 'add' | 'update' | 'delete';
 
@@ -17,14 +18,19 @@ export interface SnapshotPart {
   toWire: (row: never) => unknown;
 }
 
-/** A command handler; throws CommandError for a platform error answer. */
-export type CommandHandler = (args: Record<string, unknown>) => unknown;
+/** What a command knows about the manager session that sent it. */
+export interface CommandContext {
+  managerLogin: number;
+  rights: ReadonlySet<string>;
+  /** State a server keeps per manager connection (sync sessions, the daily-sync snapshot); dropped with it. */
+  session: Map<string, unknown>;
+}
 
 export interface SimWorld {
   readonly family: Family;
   /** Taken synchronously at login so that every later change event is newer than the snapshot. */
   snapshot(): SnapshotPart[];
-  commands(): ReadonlyMap<string, CommandHandler>;
+  commands(): CommandRegistry;
   /** Record counts for the control channel and the resync end frame. */
   counts(): Record<string, number>;
   /** Ticks the feed produced since start. */
@@ -33,6 +39,10 @@ export interface SimWorld {
   onQuote(quote: Quote): void;
   start(): void;
   stop(): void;
+  /** Records a line in the server journal (PF4 JournalRequest); worlds without a journal leave it out. */
+  journal?(message: string, ip?: string): void;
+  /** Rights a manager has by the server's own configuration; undefined leaves the simulator config's rights. */
+  managerRights?(login: number): string[] | undefined;
 }
 
 /** A platform error answer: `code` is the family's numeric result code. */

@@ -1,0 +1,166 @@
+/**
+ * PF4 trade commands: reads of open trades and history, the trade transaction (open, modify, close, delete,
+ * activate, balance and credit), stop checks, the rollback buffer, margin levels, the balance check and fix, and the
+ * administrator's trade edits.
+ */
+
+import { PF4TradeTransaction, PF4TradeUpdate } from '../../../shared/records/contract.js';
+import type { CommandRegistry } from '../../world/commandRegistry.js';
+import type { ArgReader } from '../../world/args.js';
+import { readPaging } from '../../world/args.js';
+import { CommandError } from '../../world/simWorld.js';
+import type { PF4Command } from '../pf4Records.js';
+import type { OpenRequest } from '../tradingEngine.js';
+import type { Pf4World } from '../pf4World.js';
+import { INT32_MAX, bad, notFound, optionalTime, parseRecord } from './common.js';
+
+const OPEN = new Set(['BrOrderOpen', 'OrderOpen', 'OrderImOpen', 'OrderMkOpen', 'OrderReqOpen', 'OrderPendingOpen']);
+const CLOSE = new Set(['BrOrderClose', 'OrderClose', 'OrderImClose', 'OrderMkClose', 'OrderReqClose']);
+const MODIFY = new Set(['BrOrderModify', 'OrderModify']);
+const DELETE = new Set(['BrOrderDelete', 'OrderDelete']);
+const ACTIVATE = new Set(['BrOrderActivate']);
+const BALANCE = new Set(['BrBalance']);
+export const TRANSACTION_TYPES = [...OPEN, ...CLOSE, ...MODIFY, ...DELETE, ...ACTIVATE, ...BALANCE];
+const COMMANDS: PF4Command[] = ['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'];
+
+/** The right a trade transaction needs: balance and credit entries move money. */
+export function transactionRight(raw: Record<string, unknown>): string {
+  return raw.tradeCommand === 'Balance' || raw.tradeCommand === 'Credit' || raw.tradeTransactionType === 'BrBalance' ? 'money' : 'trades';
+}
+
+export function registerTradeCommands(registry: CommandRegistry, world: Pf4World): void {
+  const wire = (order: number) => {
+    const row = world.trades.get(order);
+    return row ? world.tradeToWire(row) : undefined;
+  };
+
+  registry.on('TradesRequest', (args) => {
+    const { after, limit } = readPaging(args, INT32_MAX);
+    const page = world.trades.page(after, limit);
+    return { items: page.items.map((row) => world.tradeToWire(row)), hasMore: page.hasMore };
+  });
+
+  registry.on('TradeRecordsRequest', (args) => args.intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 })
+    .map(wire).filter((t) => t !== undefined));
+
+  registry.on('TradeRecordRequest', (args) => {
+    const order = args.int('order', { min: 1, max: INT32_MAX });
+    return wire(order) ?? notFound(`order ${order}`);
+  });
+
+  registry.on('TradesUserRequest', (args) => {
+    const login = args.int('login', { min: 1, max: INT32_MAX });
+    return world.engine.openOrdersOf(login).map(wire).filter((t) => t !== undefined);
+  });
+
+  registry.on('TradesUserHistory', (args, _ctx, raw) => {
+    const login = args.int('login', { min: 1, max: INT32_MAX });
+    if (!world.users.has(login)) notFound(`login ${login}`);
+    return world.engine.history(login, optionalTime(args, raw, 'fromTime') ?? 0, optionalTime(args, raw, 'toTime'));
+  });
+
+  registry.on('TradeTransaction', (args, _ctx, raw) => transaction(world, args, raw));
+
+  registry.on('TradeCheckStops', (args, _ctx, raw) => {
+    const { price, ...transaction } = raw;
+    if (price !== undefined && (typeof price !== 'number' || !Number.isFinite(price))) args.fail('price must be a number');
+    world.engine.checkRequestStops(openRequest(args, parseTransaction(transaction), 'Dealer'), price as number | undefined);
+    return true;
+  });
+
+  registry.on('TradeClearRollback', (args) => world.engine.clearRollback(args.int('order', { min: 1, max: INT32_MAX })));
+
+  registry.on('MarginLevelRequest', (args) => world.engine.marginLevel(args.int('login', { min: 1, max: INT32_MAX })));
+
+  registry.on('MarginsRequest', () => world.engine.loginsWithTrades().map((login) => world.engine.marginLevel(login)));
+
+  registry.on('AdmBalanceCheck', (args) => {
+    if (args.has('login')) {
+      const login = args.int('login', { min: 1, max: INT32_MAX });
+      return { login, diff: world.engine.balanceDiff(login) };
+    }
+    const logins = args.has('logins') ? args.intArray('logins', { min: 1, max: INT32_MAX, maxItems: 100_000 }) : world.users.keys();
+    return logins.filter((login) => world.users.has(login))
+      .map((login) => ({ login, diff: world.engine.balanceDiff(login) })).filter((d) => d.diff !== 0);
+  });
+
+  registry.on('AdmBalanceFix', (args) => {
+    const logins = args.intArray('logins', { min: 1, max: INT32_MAX, maxItems: 100_000 });
+    for (const login of logins) if (!world.users.has(login)) notFound(`login ${login}`);
+    for (const login of logins) world.engine.fixBalance(login);
+    return true;
+  });
+
+  registry.on('AdmTradeRecordModify', (args, _ctx, raw) => {
+    const order = args.int('ticket', { min: 1, max: INT32_MAX });
+    const update = parseRecord<Record<string, unknown>>(PF4TradeUpdate, args.object('record'), 'record');
+    if (update.order !== undefined && update.order !== order) args.fail('record.order must match ticket');
+    const { order: _o, profit: _p, taxes: _t, commissionAgent: _c, ...fields } = update;
+    void raw;
+    return world.tradeToWire(world.engine.adminModify(order, fields));
+  });
+
+  registry.on('AdmTradesRequest', (args, _ctx, raw) => {
+    const group = args.string('group', { max: 16 });
+    const openOnly = raw.openOnly === undefined ? true : raw.openOnly === true;
+    const members = world.users.values().filter((u) => u.group === group);
+    const open = members.flatMap((u) => world.engine.openOrdersOf(u.login).map(wire).filter((t) => t !== undefined));
+    return openOnly ? open : [...open, ...members.flatMap((u) => world.engine.history(u.login).filter((r) => r.tradeCommand !== 'Balance' && r.tradeCommand !== 'Credit'))];
+  });
+
+  registry.on('AdmTradesDelete', (args) => {
+    const orders = args.intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 });
+    for (const order of orders) if (!world.trades.has(order)) notFound(`order ${order}`);
+    for (const order of orders) world.engine.delete(order);
+    return true;
+  });
+}
+
+function parseTransaction(raw: Record<string, unknown>): Record<string, unknown> {
+  return parseRecord(PF4TradeTransaction, raw, 'args');
+}
+
+function openRequest(args: ArgReader, tx: Record<string, unknown>, reason: OpenRequest['reason']): OpenRequest {
+  const command = tx.tradeCommand as PF4Command;
+  if (!COMMANDS.includes(command)) args.fail(`tradeCommand must be one of ${COMMANDS.join(', ')}`);
+  const symbol = args.string('symbol', { max: 12 });
+  if (typeof tx.volume !== 'number') args.fail('volume must be an integer (1/100 lot)');
+  return {
+    login: args.int('orderBy', { min: 1, max: INT32_MAX }), symbol, command, volume: tx.volume as number,
+    price: tx.price as number | undefined, sl: (tx.sl as number | undefined) ?? 0, tp: (tx.tp as number | undefined) ?? 0,
+    expiration: typeof tx.expiration === 'string' ? Date.parse(tx.expiration) : undefined,
+    ieDeviation: tx.ieDeviation as number | undefined, comment: (tx.comment as string | undefined) ?? '', reason,
+  };
+}
+
+/** Dispatches one PF4TradeTransaction by its type; answers the trade record it produced or changed. */
+function transaction(world: Pf4World, args: ArgReader, raw: Record<string, unknown>): unknown {
+  const tx = parseTransaction(raw);
+  const type = args.string('tradeTransactionType');
+  const reason = type.startsWith('Br') ? 'Dealer' : 'Client';
+  if (typeof tx.comment === 'string' && tx.comment.length > 31) args.fail('comment must be at most 31 characters');
+  const order = () => args.int('order', { min: 1, max: INT32_MAX });
+  if (OPEN.has(type)) return world.tradeToWire(world.engine.open(openRequest(args, tx, reason)));
+  if (CLOSE.has(type)) {
+    return world.engine.close(order(), {
+      volume: tx.volume as number | undefined || undefined, price: tx.price as number | undefined,
+      ieDeviation: tx.ieDeviation as number | undefined,
+    });
+  }
+  if (MODIFY.has(type)) {
+    return world.tradeToWire(world.engine.modify(order(), {
+      price: tx.price as number | undefined, sl: tx.sl as number | undefined, tp: tx.tp as number | undefined,
+      expiration: typeof tx.expiration === 'string' ? Date.parse(tx.expiration) : undefined,
+    }));
+  }
+  if (DELETE.has(type)) return world.engine.delete(order());
+  if (ACTIVATE.has(type)) return world.tradeToWire(world.engine.activate(order()));
+  if (BALANCE.has(type)) {
+    const command = tx.tradeCommand;
+    if (command !== 'Balance' && command !== 'Credit') args.fail('tradeCommand must be Balance or Credit for BrBalance');
+    if (typeof tx.price !== 'number') args.fail('price (the amount) must be a number');
+    return world.engine.balance(args.int('orderBy', { min: 1, max: INT32_MAX }), command, tx.price as number, (tx.comment as string | undefined) ?? '');
+  }
+  throw new CommandError(bad, `tradeTransactionType must be one of ${TRANSACTION_TYPES.join(', ')}`);
+}
+

@@ -1,0 +1,213 @@
+/**
+ * The PF4 trading engine on a small seeded world driven by manual ticks: transaction checks and their result codes,
+ * money moving between trades and balances, triggers from the quote feed, stop-out, swaps, the rollback buffer and
+ * the balance check.
+ */
+import { describe, expect, it } from 'vitest';
+import { PF4_RESULT as R } from '../../shared/resultCodes.js';
+import * as records from '../../shared/records/contract.js';
+import { pf4Harness } from '../testing/worldHarness.js';
+
+/** A fresh account in real\vip (no commission) with `deposit` on it, EURUSD at 1.10000/1.10010. */
+function setUp(deposit = 10_000, overrides: Record<string, unknown> = {}) {
+  const h = pf4Harness(overrides);
+  h.call('SymbolSendTick', { symbol: 'EURUSD', bid: 1.1, ask: 1.1001 });
+  const { login } = h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Test Trader', leverage: 100 } });
+  if (deposit > 0) h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: deposit });
+  const open = (fields: Record<string, unknown>) => h.call('TradeTransaction', {
+    tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, ...fields });
+  const openFails = (fields: Record<string, unknown>) => h.fails('TradeTransaction', {
+    tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, ...fields });
+  return { h, login: login as number, open, openFails, tick: (bid: number, ask: number) => h.call('SymbolSendTick', { symbol: 'EURUSD', bid, ask }) };
+}
+
+describe('opening and closing', () => {
+  it('opens a market buy at the ask, holds its margin and realises the profit into the balance on close', () => {
+    const { h, login, open, tick } = setUp();
+    const trade = open({});
+    records.PF4Trade.parse(trade);
+    expect(trade).toMatchObject({ tradeCommand: 'Buy', openPrice: 1.1001, volume: 100, tradeRecordState: 'OpenNormal' });
+    const level = h.call('MarginLevelRequest', { login });
+    records.PF4MarginLevel.parse(level);
+    // 1 lot of EURUSD at 1:100 is 1000 EUR, valued at the EURUSD mid.
+    expect(level).toMatchObject({ balance: 10_000, margin: 1100.05, levelType: 'Ok' });
+    tick(1.1011, 1.1012);
+    const closed = h.call('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: trade.order });
+    expect(closed).toMatchObject({ tradeRecordState: 'ClosedNormal', closePrice: 1.1011, profit: 100 });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_100);
+    const history = h.call('TradesUserHistory', { login });
+    expect(history.map((r: { tradeCommand: string }) => r.tradeCommand)).toEqual(['Balance', 'Buy']);
+    expect(h.call('AdmBalanceCheck', { login })).toEqual({ login, diff: 0 });
+    expect(h.events.some((e) => e.kind === 'trades' && e.op === 'delete' && e.record.order === trade.order)).toBe(true);
+    expect(h.events.filter((e) => e.kind === 'margin' && e.record.login === login).length).toBeGreaterThan(1);
+  });
+
+  it('closes part of a trade: the closed part keeps the ticket, the rest gets a new one', () => {
+    const { h, open } = setUp();
+    const trade = open({ volume: 300 });
+    const part = h.call('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: trade.order, volume: 100 });
+    expect(part).toMatchObject({ order: trade.order, volume: 100, tradeRecordState: 'ClosedPart' });
+    const rest = h.call('TradeRecordRequest', { order: trade.order + 1 });
+    expect(rest).toMatchObject({ volume: 200, comment: `from #${trade.order}`, tradeCommand: 'Buy' });
+    expect(h.fails('TradeRecordRequest', { order: trade.order }).code).toBe(R.InvalidData);
+  });
+
+  it('refuses bad volumes, stops, prices and expirations with the PF4 trade codes', () => {
+    const { openFails } = setUp();
+    expect(openFails({ volume: 0 }).code).toBe(R.TradeBadVolume);
+    expect(openFails({ volume: 60_000 }).code).toBe(R.TradeBadVolume);
+    // A buy's stop loss must lie at least the stops level (10 points) under the bid.
+    expect(openFails({ sl: 1.09995 }).code).toBe(R.TradeBadStops);
+    expect(openFails({ tp: 1.10005 }).code).toBe(R.TradeBadStops);
+    expect(openFails({ tradeCommand: 'BuyLimit', price: 1.102 }).code).toBe(R.TradeBadPrices);
+    expect(openFails({ tradeCommand: 'BuyLimit', price: 1.10005 }).code).toBe(R.TradeBadStops);
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    expect(openFails({ tradeCommand: 'BuyLimit', price: 1.09, expiration: soon }).code).toBe(R.TradeExpirationDenied);
+    expect(openFails({ price: 1.09, ieDeviation: 5 }).code).toBe(R.TradeRequote);
+    expect(openFails({ orderBy: 42 }).code).toBe(R.InvalidData);
+  });
+
+  it('refuses trades without free margin and withdrawals beyond it', () => {
+    const { h, login, openFails } = setUp(500);
+    expect(openFails({}).code).toBe(R.TradeNoMoney);
+    expect(h.fails('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: -600 }).code)
+      .toBe(R.TradeNoMoney);
+    const credit = h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Credit', orderBy: login, price: 1000 });
+    expect(credit).toMatchObject({ tradeCommand: 'Credit', profit: 1000, tradeRecordState: 'ClosedNormal' });
+    expect(h.call('UserRecordRequest', { login })).toMatchObject({ balance: 500, credit: 1000 });
+    // Credit counts towards equity, so the same trade now fits; it never counts towards the balance check.
+    expect(h.call('AdmBalanceCheck', { login }).diff).toBe(0);
+  });
+
+  it('refuses orders on a holiday, a hidden symbol and a close-only symbol', () => {
+    const { h, open, openFails } = setUp();
+    const today = new Date();
+    h.call('CfgUpdateHoliday', { record: { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1, day: today.getUTCDate(),
+      from: 0, to: 0, symbol: 'EURUSD', description: 'test closure', enable: true } });
+    expect(openFails({}).code).toBe(R.TradeMarketClosed);
+    expect(open({ symbol: 'GBPUSD', volume: 10 }).symbol).toBe('GBPUSD');
+    h.call('SymbolHide', { symbol: 'GBPUSD' });
+    expect(openFails({ symbol: 'GBPUSD' }).code).toBe(R.TradeDisable);
+    h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { tradeMode: 'Close' } });
+    expect(openFails({ symbol: 'USDJPY' }).code).toBe(R.TradeDisable);
+  });
+
+  it('modifies stops, refuses it inside the freeze level and checks stops with TradeCheckStops', () => {
+    const { h, login, open } = setUp();
+    const trade = open({});
+    const modified = h.call('TradeTransaction', { tradeTransactionType: 'BrOrderModify', order: trade.order, sl: 1.099, tp: 1.102 });
+    expect(modified).toMatchObject({ sl: 1.099, tp: 1.102 });
+    h.call('CfgUpdateSymbol', { symbol: 'EURUSD', record: { freezeLevel: 200 } });
+    expect(h.fails('TradeTransaction', { tradeTransactionType: 'BrOrderModify', order: trade.order, sl: 1.0985 }).code).toBe(R.TradeModifyDenied);
+    const check = { tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100 };
+    expect(h.call('TradeCheckStops', { ...check, sl: 1.09 })).toBe(true);
+    expect(h.fails('TradeCheckStops', { ...check, sl: 1.09, price: 1.0901 }).code).toBe(R.TradeBadStops);
+  });
+});
+
+describe('the quote feed drives the trades', () => {
+  it('activates a pending order when the market reaches it', () => {
+    const { h, open, tick } = setUp();
+    const order = open({ tradeCommand: 'BuyLimit', price: 1.099 });
+    expect(order.tradeCommand).toBe('BuyLimit');
+    tick(1.0991, 1.0992);
+    expect(h.call('TradeRecordRequest', { order: order.order }).tradeCommand).toBe('BuyLimit');
+    tick(1.0988, 1.0989);
+    const active = h.call('TradeRecordRequest', { order: order.order });
+    expect(active).toMatchObject({ tradeCommand: 'Buy', openPrice: 1.0989 });
+    expect(h.events.some((e) => e.kind === 'trades' && e.op === 'update' && e.record.order === order.order && e.record.tradeCommand === 'Buy')).toBe(true);
+  });
+
+  it('closes at the stop loss, and TradeClearRollback restores the trade and the balance', () => {
+    const { h, login, open, tick } = setUp();
+    const trade = open({ sl: 1.099, tp: 1.103 });
+    tick(1.0989, 1.099);
+    expect(h.fails('TradeRecordRequest', { order: trade.order }).code).toBe(R.InvalidData);
+    const closed = h.call('TradesUserHistory', { login }).at(-1);
+    expect(closed).toMatchObject({ order: trade.order, activationType: 'SL', closePrice: 1.0989, profit: -120 });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(9880);
+    expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
+    expect(h.call('TradeRecordRequest', { order: trade.order })).toMatchObject({ activationType: 'SLRollback', sl: 1.099 });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000);
+    // The dealer owns a rolled-back trade: the next tick does not stop it out again.
+    tick(1.0985, 1.0986);
+    expect(h.call('TradeRecordRequest', { order: trade.order }).order).toBe(trade.order);
+    expect(h.call('TradeClearRollback', { order: trade.order })).toBe(false);
+    expect(h.fails('TradeClearRollback', { order: 1 }).code).toBe(R.InvalidData);
+  });
+
+  it('takes profit on the bid for buys and on the ask for sells', () => {
+    const { h, login, open, tick } = setUp();
+    const buy = open({ tp: 1.1011 });
+    const sell = open({ tradeCommand: 'Sell', tp: 1.0995 });
+    tick(1.1011, 1.1012);
+    expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === buy.order)).toMatchObject({ activationType: 'TP', closePrice: 1.1011 });
+    expect(h.call('TradeRecordRequest', { order: sell.order }).order).toBe(sell.order);
+    tick(1.0994, 1.0995);
+    expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === sell.order)).toMatchObject({ activationType: 'TP', closePrice: 1.0995 });
+  });
+
+  it('stops an account out when its margin level falls to the stop-out level', () => {
+    const { h, login, open, tick } = setUp(2000);
+    const trade = open({ volume: 150 });
+    expect(h.call('MarginLevelRequest', { login }).level).toBeGreaterThan(100);
+    // Margin is 1650.08; equity 2000 - 1.5 lots * 100000 * 0.0095 = 575 puts the level at 35% < 50%.
+    tick(1.0906, 1.0907);
+    const closed = h.call('TradesUserHistory', { login }).at(-1);
+    expect(closed).toMatchObject({ order: trade.order, activationType: 'Stopout' });
+    expect(h.call('MarginLevelRequest', { login })).toMatchObject({ margin: 0, levelType: 'Ok' });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(2000 + closed.profit);
+  });
+
+  it('charges swaps at rollover from the group override, converted to the deposit currency', () => {
+    const { h, open } = setUp();
+    const trade = open({});
+    h.world.rollover(Date.UTC(2026, 0, 5)); // a Monday: one day of swaps
+    // real\vip overrides EURUSD long swaps to -1.5 points: -1.5 * 0.00001 * 100000 * 1 lot = -1.5 USD.
+    expect(h.call('TradeRecordRequest', { order: trade.order }).storage).toBe(-1.5);
+    h.world.rollover(Date.UTC(2026, 0, 7)); // Wednesday: three days
+    expect(h.call('TradeRecordRequest', { order: trade.order }).storage).toBe(-6);
+  });
+
+  it('expires pending orders whose expiration has passed', () => {
+    const { h, open } = setUp();
+    const expiration = new Date(Date.now() + 11 * 60_000).toISOString();
+    const order = open({ tradeCommand: 'SellLimit', price: 1.105, expiration });
+    h.world.engine.sweep(Date.now() + 12 * 60_000);
+    expect(h.fails('TradeRecordRequest', { order: order.order }).code).toBe(R.InvalidData);
+  });
+});
+
+describe('balance check and fix', () => {
+  it('finds seeded accounts whose balance disagrees with their history, and fixes them', () => {
+    const h = pf4Harness({ accounts: 300, trades: 100 }, 7);
+    const diffs = h.call('AdmBalanceCheck', {});
+    expect(diffs.length).toBeGreaterThan(0);
+    for (const d of diffs) records.PF4BalanceDiff.parse(d);
+    const { login, diff } = diffs[0];
+    const before = h.call('UserRecordRequest', { login }).balance;
+    expect(h.call('AdmBalanceFix', { logins: [login] })).toBe(true);
+    expect(h.call('UserRecordRequest', { login }).balance).toBeCloseTo(before - diff, 2);
+    expect(h.call('AdmBalanceCheck', { login }).diff).toBe(0);
+    expect(h.call('AdmBalanceCheck', { logins: [login] })).toEqual([]);
+  });
+
+  it('reports a balance changed by an account update', () => {
+    const { h, login } = setUp();
+    h.call('UserRecordUpdate', { login, record: { balance: 10_250 } });
+    expect(h.call('AdmBalanceCheck', { login }).diff).toBe(250);
+  });
+});
+
+describe('generated worlds', () => {
+  it('start with no account at stop-out and no trade beyond its stops', () => {
+    const h = pf4Harness({ accounts: 200, trades: 400 }, 3);
+    for (const login of h.world.engine.loginsWithTrades()) {
+      const level = h.call('MarginLevelRequest', { login });
+      if (level.margin > 0) expect(level.level).toBeGreaterThanOrEqual(299);
+    }
+    const before = h.world.trades.size;
+    for (const quote of h.world.feed.allQuotes()) h.world.feed.inject(quote.symbol, quote.bid, quote.ask);
+    expect(h.world.trades.size).toBe(before);
+  });
+});
