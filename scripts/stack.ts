@@ -73,6 +73,10 @@ export function startService(
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // However this process ends (Ctrl-C included: Miniflare's own signal hook exits at once), its children go too.
+  const killOnExit = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); };
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   const stop = () => new Promise<void>((done) => {
     if (child.exitCode !== null || child.signalCode !== null) return done();
     const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);

@@ -28,8 +28,8 @@ console.log(`
 Trade platform gateway is up.
 
   edge        ${base}          (health: ${base}/healthz, API description: ${base}/openapi.json)
-  broker      ${stack.brokerUrl}   (health: /healthz, metrics: /metrics)
-  simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5)
+  broker      ${stack.brokerUrl}   (health: /healthz, metrics: /metrics; pid ${stack.broker.child.pid})
+  simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5; pid ${stack.sim.child.pid})
   data        ${stack.dataDir}
 
   demo client   id ${stack.clientId}   secret ${stack.clientSecret === 'demo-secret' ? 'demo-secret' : '(from DEMO_CLIENT_SECRET)'}
