@@ -16,7 +16,9 @@ export interface HandlerContext {
 }
 
 export interface HandlerResult {
-  data: unknown;
+  data?: unknown;
+  /** `data` already serialized (cached records keep their JSON); the link splices it into the answer as is. */
+  json?: string;
   paging?: PagingResult;
 }
 

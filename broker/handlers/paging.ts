@@ -5,6 +5,7 @@
 import type { PagingResult } from '../../shared/frames.js';
 import { OperationError } from '../../shared/errors.js';
 import type { CacheKey, KeyedTable } from '../cache/keyedTable.js';
+import { recordsJson } from '../cache/recordJson.js';
 import type { HandlerResult } from './handler.js';
 
 export const BAD_CURSOR = 'cursor is not valid for this list';
@@ -46,7 +47,7 @@ export function pagingMeta(hasMore: boolean, lastKey: unknown): PagingResult {
 }
 
 /** One page of a cached table in key order. */
-export function pageOfTable<T, K extends CacheKey>(table: KeyedTable<T>, request: PageRequest<K>): HandlerResult {
+export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTable<T>, request: PageRequest<K>): HandlerResult {
   const page = table.page(request.after, request.limit);
-  return { data: page.items, paging: pagingMeta(page.hasMore, page.lastKey) };
+  return { json: recordsJson(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
 }

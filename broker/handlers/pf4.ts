@@ -2,6 +2,7 @@
  * PF4 handlers. "Get" operations answer from the pumping cache; "Request" and changing operations make a live round
  * trip through the manager session.
  */
+import { recordJson } from '../cache/recordJson.js';
 import { notFound } from '../session/managerErrors.js';
 import { serverTime } from './common.js';
 import { fromCache, type HandlerContext, type HandlerResult, type HandlerTable } from './handler.js';
@@ -14,7 +15,7 @@ function userRecordGet(ctx: HandlerContext) {
   return fromCache(ctx, () => {
     const user = ctx.platform.cache.get('users', key);
     if (!user) throw notFound('PF4', `login ${key} not found`);
-    return { data: user };
+    return { json: recordJson(user) };
   });
 }
 
@@ -56,7 +57,7 @@ function tradesGetTicket(ctx: HandlerContext) {
   return fromCache(ctx, () => {
     const trade = ctx.platform.cache.get('trades', ticket);
     if (!trade) throw notFound('PF4', `order ${ticket} is not an open trade`);
-    return { data: trade };
+    return { json: recordJson(trade) };
   });
 }
 

@@ -1,4 +1,5 @@
 /** PF5 handlers: cached users from the pumping cache, the server clock live. */
+import { recordJson } from '../cache/recordJson.js';
 import { notFound } from '../session/managerErrors.js';
 import { serverTime } from './common.js';
 import { fromCache, type HandlerContext, type HandlerTable } from './handler.js';
@@ -8,7 +9,7 @@ function userGet(ctx: HandlerContext) {
   return fromCache(ctx, () => {
     const user = ctx.platform.cache.get('users', login);
     if (!user) throw notFound('PF5', `login ${login} not found`);
-    return { data: user };
+    return { json: recordJson(user) };
   });
 }
 

@@ -12,7 +12,7 @@ import type { HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
-import { DeadlineError } from '../session/managerErrors.js';
+import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
 
 /** Operations whose missed deadline leaves the change possibly applied. */
 const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutating).map((e) => e.op));
@@ -94,10 +94,16 @@ export class CallDispatcher {
   }
 
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
-    const answer: CallOk = result.paging
-      ? { id: frame.id, ok: true, data: result.data, paging: result.paging }
-      : { id: frame.id, ok: true, data: result.data };
-    reply(JSON.stringify(answer));
+    if (result.json !== undefined) {
+      // Same frame as below, with the cached records' JSON spliced in rather than serialized again.
+      const paging = result.paging ? `,"paging":${JSON.stringify(result.paging)}` : '';
+      reply(`{"id":${JSON.stringify(frame.id)},"ok":true,"data":${result.json}${paging}}`);
+    } else {
+      const answer: CallOk = result.paging
+        ? { id: frame.id, ok: true, data: result.data, paging: result.paging }
+        : { id: frame.id, ok: true, data: result.data };
+      reply(JSON.stringify(answer));
+    }
     this.finish(frame, frame.op, 'ok', started, 'debug');
   }
 
@@ -127,7 +133,7 @@ export class CallDispatcher {
       error: { code: failure.code, managerCode: failure.managerCode, message: failure.message },
     };
     // A mutating call that failed because the connection dropped under it may still have been applied.
-    if (failure.code === 'NoConnect' && failure.managerCode === null && MUTATING_OPS.has(frame.op) && /lost/.test(failure.message)) {
+    if (failure instanceof ConnectionLostError && MUTATING_OPS.has(frame.op)) {
       answer.outcome = 'unknown';
     }
     reply(JSON.stringify(answer));

@@ -14,6 +14,17 @@ export class DeadlineError extends OperationError {
   }
 }
 
+/**
+ * Raised for requests that were sent when the connection dropped: the server may or may not have acted on them, so a
+ * mutating call failing this way has an unknown outcome.
+ */
+export class ConnectionLostError extends OperationError {
+  constructor(message: string) {
+    super('NoConnect', message, null);
+    this.name = 'ConnectionLostError';
+  }
+}
+
 export interface FailureContext {
   /**
    * The request reads one record by its key. PF4 answers `InvalidData` both for an unknown key and for bad

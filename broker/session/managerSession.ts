@@ -15,7 +15,7 @@ import { isAnswer, isEvent } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-import { DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
+import { ConnectionLostError, DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
 
 /** One entry of the platform file: where the trading server is and how the broker's manager logs in. */
 export interface PlatformConfig {
@@ -289,7 +289,7 @@ export class ManagerSession {
     for (const [id, pending] of this.pending) {
       this.pending.delete(id);
       clearTimeout(pending.timer);
-      pending.reject(new OperationError('NoConnect', message));
+      pending.reject(new ConnectionLostError(message));
     }
   }
 

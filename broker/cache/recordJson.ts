@@ -1,0 +1,23 @@
+/**
+ * Serialized form of cached records, computed once per record version. The cache never mutates a stored record (a
+ * change replaces it), so the JSON of a record object stays valid for as long as that object lives, and a hot record
+ * or a popular page is stringified once rather than on every read. Weakly held: replaced records take their JSON
+ * with them.
+ */
+const serialized = new WeakMap<object, string>();
+
+export function recordJson(record: object): string {
+  let json = serialized.get(record);
+  if (json === undefined) {
+    json = JSON.stringify(record);
+    serialized.set(record, json);
+  }
+  return json;
+}
+
+export function recordsJson(records: readonly object[]): string {
+  if (records.length === 0) return '[]';
+  let out = '[';
+  for (let i = 0; i < records.length; i++) out += (i ? ',' : '') + recordJson(records[i]);
+  return `${out}]`;
+}
