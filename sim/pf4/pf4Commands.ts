@@ -10,6 +10,7 @@ import { registerAccountCommands } from './commands/accountCommands.js';
 import { registerTradeCommands } from './commands/tradeCommands.js';
 import { registerMarketCommands } from './commands/marketCommands.js';
 import { registerConfigCommands } from './commands/configCommands.js';
+import { registerChartCommands } from './commands/chartCommands.js';
 import { PF4_RIGHTS } from './pf4Rights.js';
 import type { Pf4World } from './pf4World.js';
 
@@ -19,5 +20,6 @@ export function pf4Commands(world: Pf4World): CommandRegistry {
   registerTradeCommands(registry, world);
   registerMarketCommands(registry, world);
   registerConfigCommands(registry, world);
+  registerChartCommands(registry, world);
   return registry;
 }

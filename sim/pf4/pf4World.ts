@@ -10,6 +10,8 @@ import { PF4_RESULT } from '../../shared/resultCodes.js';
 import type { Instrument } from '../feed/instruments.js';
 import { buildInstruments, roundTo } from '../feed/instruments.js';
 import { QuoteFeed, type Quote } from '../feed/quoteFeed.js';
+import { ChartHistory } from '../feed/chartHistory.js';
+import { pointOf } from '../feed/instruments.js';
 import { closingPrice, floatingProfit, profitAt } from '../feed/valuation.js';
 import { CommandRegistry } from '../world/commandRegistry.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
@@ -58,6 +60,7 @@ export class Pf4World implements SimWorld {
   readonly feed: QuoteFeed;
   readonly config: Pf4Config;
   readonly engine: Pf4TradingEngine;
+  readonly chart: ChartHistory;
   /** Passwords set through UserPasswordSet; an account without an entry has `demo-<login>` (investor `view-<login>`). */
   readonly passwords = new Map<number, { main: string; investor: string }>();
   private readonly journalLines: PF4ServerLogRecord[] = [];
@@ -77,6 +80,8 @@ export class Pf4World implements SimWorld {
       this.groupSecurities.set(def.group, groupSecurities(def.group, usedTypes));
       this.groupMargins.set(def.group, groupMargins(def.group));
     }
+    this.chart = new ChartHistory(serverConfig.tickHistory);
+    for (const instrument of this.instruments) this.chart.setPoint(instrument.symbol, pointOf(instrument));
     this.config = new Pf4Config(serverConfig.name, BUILD, serverConfig.managers);
     this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), serverConfig.ticksPerSecond,
       (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
@@ -107,6 +112,7 @@ export class Pf4World implements SimWorld {
 
   onQuote(quote: Quote): void {
     this.emit('ticks', 'update', tickRecord(quote));
+    this.chart.onTick(quote);
     this.engine.onTick(quote);
   }
 
