@@ -58,6 +58,9 @@ interface Pending {
   context: FailureContext;
 }
 
+/** Requests arriving this soon after a failed connect share its failure instead of starting another attempt. */
+const RETRY_GAP_MS = 100;
+
 /** Resync chunks can be large (thousands of full records); the server is trusted, the edge link is the bounded side. */
 const MANAGER_MAX_PAYLOAD = 512 * 1024 * 1024;
 
@@ -72,6 +75,8 @@ export class ManagerSession {
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private pingInFlight = false;
   private closed = false;
+  /** The last failed connect attempt, so a burst of requests during an outage does not become a burst of logins. */
+  private lastFailure: { at: number; error: Error } | undefined;
   private readonly current: SessionState = { up: false, since: new Date().toISOString(), lastError: null };
   private readonly pingIntervalMs: number;
   private readonly pingTimeoutMs: number;
@@ -149,6 +154,7 @@ export class ManagerSession {
   private async connectBy(deadline: number): Promise<WebSocket> {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new DeadlineError();
+    if (!this.connecting && this.lastFailure && Date.now() - this.lastFailure.at < RETRY_GAP_MS) throw this.lastFailure.error;
     const connecting = this.connect();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -182,6 +188,7 @@ export class ManagerSession {
         settled = true;
         // Cleared synchronously so the close path can schedule the next attempt right away.
         if (this.connecting === attempt) this.connecting = undefined;
+        this.lastFailure = error ? { at: Date.now(), error } : undefined;
         if (error) reject(error);
         else resolve(ws);
       };
