@@ -25,6 +25,8 @@ export interface Env {
   AUTH_ORG_CLAIM?: string;
   TOKEN_TTL_SECONDS?: string;
   IDEMPOTENCY_RETENTION_HOURS?: string;
+  /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */
+  REGISTRY_CACHE_SECONDS?: string;
 }
 
 /** Who is calling, from a verified access token. */

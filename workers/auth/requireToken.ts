@@ -9,6 +9,7 @@ import { isUuid } from '../registry/ids.js';
 import { authConfig, CLOCK_TOLERANCE_SECONDS, SCOPE, type AuthConfig } from './authConfig.js';
 import { bearerError } from './oauthError.js';
 import { ALGORITHM, localKeys } from './signingKey.js';
+import { rememberedPayload, rememberPayload } from './verifiedTokens.js';
 
 /** RFC 6750 §2.1 b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -58,6 +59,15 @@ function describe(error: unknown): { status: 'invalid' | 'unavailable'; descript
 }
 
 async function verify(token: string, config: AuthConfig): Promise<JWTPayload> {
+  const scope = `${config.mode} ${config.issuer} ${config.audience}`;
+  const remembered = rememberedPayload(scope, token, CLOCK_TOLERANCE_SECONDS);
+  if (remembered) return remembered;
+  const payload = await verifySignature(token, config);
+  rememberPayload(scope, token, payload);
+  return payload;
+}
+
+async function verifySignature(token: string, config: AuthConfig): Promise<JWTPayload> {
   const options: JWTVerifyOptions = {
     issuer: config.issuer,
     audience: config.audience,

@@ -8,6 +8,7 @@ import type { AppEnv, Caller } from '../env.js';
 import { uuidSchema } from './ids.js';
 import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
+import { cachedPlatform, DEFAULT_PLATFORM_CACHE_SECONDS } from './platformCache.js';
 
 /** The general v1 error body of the spec (errorType, errorCode, errorDescription). */
 export function v1Error(errorType: 'Validation' | 'NotFound', errorDescription: string) {
@@ -26,7 +27,10 @@ export function callerOf(c: Context<AppEnv>): Caller {
  * unknown or foreign id alike. What every platform-addressed route should scope by.
  */
 export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntry | null> {
-  return new RegistryStore(c.env.DB).findPlatformEntry(callerOf(c).organizationId, id);
+  const organizationId = callerOf(c).organizationId;
+  const ttl = Number(c.env.REGISTRY_CACHE_SECONDS ?? DEFAULT_PLATFORM_CACHE_SECONDS);
+  return cachedPlatform(organizationId, id, Number.isFinite(ttl) ? ttl : DEFAULT_PLATFORM_CACHE_SECONDS,
+    () => new RegistryStore(c.env.DB).findPlatformEntry(organizationId, id));
 }
 
 export function registryRoutes(): Hono<AppEnv> {
