@@ -2,8 +2,8 @@
  * Frames on the edge ↔ broker link: one WebSocket per platform gateway object, many calls multiplexed by id.
  *
  * The edge authenticates the link with the shared secret in the `Authorization: Bearer <secret>` header of the
- * upgrade request. Calls carry a relative time budget (`timeoutMs`) rather than a wall-clock deadline so that the two
- * sides need no common clock.
+ * upgrade request. Calls carry a relative time budget (`timeoutMs`, the design map's `deadlineMs`) rather than a
+ * wall-clock deadline so that the two sides need no common clock.
  */
 import type { WebApiErrorCode } from './errors.js';
 
@@ -53,7 +53,7 @@ export interface CallFailed {
 
 export type ResultFrame = CallOk | CallFailed;
 
-/** Platform family, so the edge can name `managerCode` with the right enum. Sent by the broker on `hello`. */
+/** Sent by the broker once when a link opens, before any answer; it carries no id and answers no call. */
 export interface HelloFrame {
   hello: { broker: string; version: string };
 }

@@ -27,7 +27,11 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
   },
   PingResult: {
     type: 'object', description: 'Round trip of a Ping through the platform\'s manager session.',
-    properties: { roundTripMs: { type: 'number', format: 'double' } },
+    properties: {
+      ok: { type: 'boolean' },
+      roundTripMs: { type: 'number', format: 'double', description: 'milliseconds from the broker to the trading server and back' },
+      serverTime: { type: ['string', 'null'], format: 'date-time' },
+    },
   },
   HTTPError: {
     type: 'object', description: 'General v1 error body. With errorType PF4API the code and description are the PF4 manager result.',
