@@ -11,6 +11,8 @@ import { registerTradeCommands } from './commands/tradeCommands.js';
 import { registerMarketCommands } from './commands/marketCommands.js';
 import { registerConfigCommands } from './commands/configCommands.js';
 import { registerChartCommands } from './commands/chartCommands.js';
+import { registerReportCommands } from './commands/reportCommands.js';
+import { registerServiceCommands } from './commands/serviceCommands.js';
 import { PF4_RIGHTS } from './pf4Rights.js';
 import type { Pf4World } from './pf4World.js';
 
@@ -21,5 +23,7 @@ export function pf4Commands(world: Pf4World): CommandRegistry {
   registerMarketCommands(registry, world);
   registerConfigCommands(registry, world);
   registerChartCommands(registry, world);
+  registerReportCommands(registry, world);
+  registerServiceCommands(registry, world);
   return registry;
 }

@@ -26,6 +26,7 @@ import {
 } from './pf4Records.js';
 import { pf4Commands } from './pf4Commands.js';
 import { Pf4TradingEngine } from './tradingEngine.js';
+import { Pf4Services } from './serverServices.js';
 
 export const PF4_FIRST_LOGIN = 100000;
 export const PF4_FIRST_ORDER = 5000000;
@@ -61,6 +62,9 @@ export class Pf4World implements SimWorld {
   readonly config: Pf4Config;
   readonly engine: Pf4TradingEngine;
   readonly chart: ChartHistory;
+  readonly services: Pf4Services;
+  /** When each account last changed (UsersSyncStart); accounts without an entry changed at their lastDate. */
+  private readonly userChanges = new Map<number, number>();
   /** Passwords set through UserPasswordSet; an account without an entry has `demo-<login>` (investor `view-<login>`). */
   readonly passwords = new Map<number, { main: string; investor: string }>();
   private readonly journalLines: PF4ServerLogRecord[] = [];
@@ -93,17 +97,20 @@ export class Pf4World implements SimWorld {
     this.topUpThinAccounts();
     this.generateHistory(new Random(deriveSeed(seed, 'history')),
       serverConfig.history ?? Math.floor(serverConfig.trades / 2));
+    this.services = new Pf4Services(this, seed);
     this.commandTable = pf4Commands(this);
   }
 
   start(): void {
     this.feed.start();
     this.engine.start();
+    this.services.start();
   }
 
   stop(): void {
     this.feed.stop();
     this.engine.stop();
+    this.services.stop();
   }
 
   ticksEmitted(): number {
@@ -204,19 +211,26 @@ export class Pf4World implements SimWorld {
     return max === undefined ? PF4_FIRST_LOGIN : Math.max(PF4_FIRST_LOGIN, max + 1);
   }
 
+  userChangedAt(login: number): number {
+    return this.userChanges.get(login) ?? Date.parse(this.users.get(login)?.lastDate ?? '1970-01-01T00:00:00Z');
+  }
+
   addUser(record: PF4UserRecord): void {
     this.users.set(record.login, record);
+    this.userChanges.set(record.login, Date.now());
     this.emit('users', 'add', record);
   }
 
   replaceUser(record: PF4UserRecord): void {
     this.users.set(record.login, record);
+    this.userChanges.set(record.login, Date.now());
     this.emit('users', 'update', record);
   }
 
   /** The day's rollover: swaps on open trades. Answers how many trades were charged. */
   rollover(now: number): number {
     const charged = this.engine.chargeSwaps(now);
+    this.services.takeBackup('full', now);
     this.journal(`rollover: swaps charged on ${charged} trades`);
     return charged;
   }

@@ -179,7 +179,7 @@ export class Pf4TradingEngine {
     if (diff !== 0) {
       const user = this.requireUser(login);
       this.world.replaceUser({ ...user, balance: cents(user.balance - diff) });
-      this.world.journal(`balance of ${login} fixed by ${-diff}`);
+      this.log(`balance of ${login} fixed by ${-diff}`);
       this.afterAccountChange(login);
     }
     return diff;
@@ -317,7 +317,7 @@ export class Pf4TradingEngine {
     this.world.trades.set(row.order, row);
     this.track(row);
     this.world.emit('trades', 'add', this.world.tradeToWire(row));
-    this.world.journal(`'${user.login}': ${describe(row)} opened`);
+    this.log(`'${user.login}': ${describe(row)} opened`);
     this.afterAccountChange(user.login);
     return row;
   }
@@ -346,7 +346,7 @@ export class Pf4TradingEngine {
     if (expiration === undefined) delete next.expiration;
     else next.expiration = expiration;
     this.replaceOpen(next);
-    this.world.journal(`'${row.login}': modify ${describe(next)}`);
+    this.log(`'${row.login}': modify ${describe(next)}`);
     return next;
   }
 
@@ -376,7 +376,7 @@ export class Pf4TradingEngine {
     this.world.trades.delete(order);
     this.addHistory(record);
     this.world.emit('trades', 'delete', { order });
-    this.world.journal(`'${row.login}': ${describe(row)} deleted`);
+    this.log(`'${row.login}': ${describe(row)} deleted`);
     this.afterAccountChange(row.login);
     return record;
   }
@@ -413,7 +413,7 @@ export class Pf4TradingEngine {
     this.world.replaceUser(command === 'Balance'
       ? { ...user, balance: cents(user.balance + amount) }
       : { ...user, credit: cents(user.credit + amount) });
-    this.world.journal(`'${login}': ${command.toLowerCase()} ${amount} (#${record.order})`);
+    this.log(`'${login}': ${command.toLowerCase()} ${amount} (#${record.order})`);
     this.afterAccountChange(login);
     return record;
   }
@@ -424,6 +424,14 @@ export class Pf4TradingEngine {
     const next: PF4TradeRow = { ...row, ...fields, timeStamp: iso(now) };
     this.replaceOpen(next);
     return next;
+  }
+
+  /** Puts a trade restored from a backup among the open trades, without market checks. */
+  restoreOpen(row: PF4TradeRow): void {
+    this.world.trades.set(row.order, row);
+    this.track(row);
+    this.world.emit('trades', 'add', this.world.tradeToWire(row));
+    this.afterAccountChange(row.login);
   }
 
   /** Throws the result code a transaction with these stops would get; `reference` replaces the market price. */
@@ -471,7 +479,7 @@ export class Pf4TradingEngine {
     } else {
       this.replaceOpen(restored, true);
     }
-    this.world.journal(`'${entry.before.login}': ${entry.kind} activation of #${order} rolled back`);
+    this.log(`'${entry.before.login}': ${entry.kind} activation of #${order} rolled back`);
     this.afterAccountChange(entry.before.login);
     return true;
   }
@@ -527,7 +535,7 @@ export class Pf4TradingEngine {
       const row = this.world.trades.get(order);
       if (row?.expiration && Date.parse(row.expiration) <= now) {
         this.delete(order, now);
-        this.world.journal(`'${row.login}': pending #${order} expired`);
+        this.log(`'${row.login}': pending #${order} expired`);
       }
     }
     for (const [order, entry] of this.rollback) if (entry.commitsAt <= now) this.rollback.delete(order);
@@ -558,6 +566,10 @@ export class Pf4TradingEngine {
   }
 
   // ---- internals -------------------------------------------------------------------------------------------------
+
+  private log(message: string): void {
+    this.world.journal(message, '127.0.0.1', 'Trades');
+  }
 
   private track(row: PF4TradeRow): void {
     let symbolSet = this.bySymbol.get(row.symbol);
@@ -626,7 +638,7 @@ export class Pf4TradingEngine {
     const user = this.world.users.get(row.login);
     if (user) this.world.replaceUser({ ...user, balance: cents(user.balance + balanceDelta) });
     this.world.emit('trades', 'delete', { order: row.order });
-    this.world.journal(`'${row.login}': close ${describe(row)} at ${price}${activation === 'None' ? '' : ` [${activation.toLowerCase()}]`}`);
+    this.log(`'${row.login}': close ${describe(row)} at ${price}${activation === 'None' ? '' : ` [${activation.toLowerCase()}]`}`);
     this.afterAccountChange(row.login);
     return { record, balanceDelta };
   }
@@ -670,14 +682,14 @@ export class Pf4TradingEngine {
     } catch {
       if (automatic) {
         const cancelled = this.delete(row.order, now);
-        this.world.journal(`'${row.login}': pending #${row.order} cancelled [no money]`);
+        this.log(`'${row.login}': pending #${row.order} cancelled [no money]`);
         void cancelled;
       }
       return undefined;
     }
     this.replaceOpen(active);
     if (automatic) this.hold({ order: row.order, kind: 'Pending', before: row, balanceDelta: 0 }, now);
-    this.world.journal(`'${row.login}': pending #${row.order} activated at ${active.openPrice}`);
+    this.log(`'${row.login}': pending #${row.order} activated at ${active.openPrice}`);
     this.afterAccountChange(row.login);
     return active;
   }
@@ -730,7 +742,7 @@ export class Pf4TradingEngine {
       }
       const quote = worst && this.world.feed.quote(worst.symbol);
       if (!worst || !quote) return;
-      this.world.journal(`'${login}': stop out at level ${level.level}%`);
+      this.log(`'${login}': stop out at level ${level.level}%`);
       const { record, balanceDelta } = this.closeAt(worst, closingPrice(quote, isBuyCommand(worst.tradeCommand)), 'ClosedNormal', 'Stopout', now);
       this.hold({ order: worst.order, kind: 'Stopout', before: worst, closed: record, balanceDelta }, now);
     }

@@ -198,7 +198,7 @@ export class ManagerSession {
     }
     this.managerLogin = login;
     this.rights = new Set(outcome.rights);
-    this.server.world.journal?.(`manager ${login} logged in`, this.peer);
+    this.server.world.journal?.(`manager ${login} logged in`, this.peer, 'Logins');
     this.pumping = raw.pump !== false;
     // Hold events from this moment: the snapshot is taken right after the answer is sent, in the same turn.
     this.resyncing = this.pumping;

@@ -40,7 +40,7 @@ export interface SimWorld {
   start(): void;
   stop(): void;
   /** Records a line in the server journal (PF4 JournalRequest); worlds without a journal leave it out. */
-  journal?(message: string, ip?: string): void;
+  journal?(message: string, ip?: string, code?: string): void;
   /** Rights a manager has by the server's own configuration; undefined leaves the simulator config's rights. */
   managerRights?(login: number): string[] | undefined;
 }

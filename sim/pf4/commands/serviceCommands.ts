@@ -1,0 +1,227 @@
+/**
+ * PF4 service commands: news, mail, online accounts, backup files and restores, the users and trades sync sessions
+ * (held per manager connection), notifications, licences, feeders and the plugin command channel.
+ */
+import * as contract from '../../../shared/records/contract.js';
+import type { CommandRegistry } from '../../world/commandRegistry.js';
+import { readPaging } from '../../world/args.js';
+import { cents, iso } from '../../world/people.js';
+import { CommandError } from '../../world/simWorld.js';
+import { isPending, type PF4Command, type PF4TradeRecord, type PF4UserRecord } from '../pf4Records.js';
+import type { Pf4World } from '../pf4World.js';
+import { topicOf } from '../serverServices.js';
+import { INT32_MAX, bad, notFound, parseRecord } from './common.js';
+
+const LICENSES = new Set(['Manager', 'API', 'Gateway', 'Backup', 'DataCenter']);
+const RESTORE_MAX = 10_000;
+
+export function registerServiceCommands(registry: CommandRegistry, world: Pf4World): void {
+  const services = world.services;
+  const news = (key: number) => services.news.find((n) => n.key === key) ?? notFound(`news ${key}`);
+
+  registry.on('NewsRequest', () => services.news.map(topicOf));
+  registry.on('NewsTotal', () => services.news.length);
+  registry.on('NewsTopicGet', (args) => {
+    const pos = args.int('pos', { min: 0 });
+    if (pos >= services.news.length) throw new CommandError(bad, `news position ${pos} is out of range`);
+    return topicOf(services.news[pos]);
+  });
+  registry.on('NewsBodyGet', (args) => news(args.int('key', { min: 0, max: INT32_MAX })).body);
+  registry.on('NewsBodyRequest', (args) => {
+    news(args.int('key', { min: 0, max: INT32_MAX }));
+    return true;
+  });
+  registry.on('NewsSend', (args) => {
+    const request = parseRecord<{ topic?: string; category?: string; body?: string; highPriority?: boolean }>(
+      contract.PF4NewsSendRequest, args.object('record'), 'record');
+    if (!request.topic) args.fail('record.topic is required');
+    return topicOf(services.addNews({ topic: request.topic as string, category: request.category ?? '', keywords: '',
+      priority: request.highPriority ? 1 : 0, body: request.body ?? '' })) !== undefined;
+  });
+
+  registry.on('MailSend', (args) => {
+    const request = parseRecord<{ senderLogin?: number; senderName?: string; subject?: string; body?: string; logins?: number[] }>(
+      contract.PF4MailSendRequest, args.object('record'), 'record');
+    if (!request.logins || request.logins.length === 0) args.fail('record.logins must not be empty');
+    services.addMail({ senderLogin: request.senderLogin ?? 0, senderName: request.senderName ?? '', subject: request.subject ?? '',
+      body: request.body ?? '', logins: request.logins as number[] });
+    return true;
+  });
+  registry.on('MailsRequest', () => services.mails.map(({ logins: _l, ...mail }) => mail));
+  registry.on('MailLast', () => services.mails.at(-1)?.body ?? '');
+
+  registry.on('OnlineRequest', (args) => {
+    const { after, limit } = readPaging(args, INT32_MAX);
+    const logins = [...services.online].filter((l) => after === undefined || l > after).sort((a, b) => a - b);
+    return { items: logins.slice(0, limit).map((login) => ({ login, group: world.users.get(login)?.group ?? '' })),
+      hasMore: logins.length > limit };
+  });
+
+  const backup = (file: string) => services.backups.find((b) => b.file === file) ?? notFound(`backup file ${file}`);
+  const backupMode = (mode: unknown) => {
+    if (mode === 0 || mode === 'full') return 'full';
+    if (mode === 1 || mode === 'archive') return 'archive';
+    throw new CommandError(bad, 'mode must be 0 (full) or 1 (archive)');
+  };
+  const info = (mode: 'full' | 'archive', kind: 'users' | 'trades') => services.backups.filter((b) => b.mode === mode)
+    .map((b) => ({ file: b.file, size: b[kind].length * (kind === 'users' ? 512 : 256), time: iso(b.time) }));
+  registry.on('BackupInfoUsers', (_args, _ctx, raw) => info(backupMode(raw.mode), 'users'));
+  registry.on('BackupInfoOrders', (_args, _ctx, raw) => info(backupMode(raw.mode), 'trades'));
+  registry.on('BackupRequestUsers', (args) => {
+    const file = backup(args.string('file', { max: 256 }));
+    const request = args.optionalString('request', { max: 256 });
+    const limit = args.optionalInt('limit', { min: 1 }) ?? Number.MAX_SAFE_INTEGER;
+    return file.users.filter((u) => request === undefined || matchesMask(u.group, request)).slice(0, limit);
+  });
+  registry.on('BackupRequestOrders', (args) => {
+    const file = backup(args.string('file', { max: 256 }));
+    const limit = args.optionalInt('limit', { min: 1 }) ?? Number.MAX_SAFE_INTEGER;
+    return file.trades.slice(0, limit).map((row) => world.tradeToWire(row));
+  });
+
+  registry.on('BackupRestoreUsers', (args, _ctx, raw) => {
+    const inputs = restoreInputs(raw.records, (r, i) => parseRecord<Record<string, unknown>>(contract.PF4UserRestoreInput, r, `records.${i}`));
+    for (const [i, input] of inputs.entries()) {
+      if (typeof input.login !== 'number' || input.login < 1) args.fail(`records.${i}.login must be positive`);
+      if (typeof input.group === 'string' && !world.groups.find(input.group)) args.fail(`records.${i}.group: group ${input.group} does not exist`);
+    }
+    for (const input of inputs) restoreUser(world, input);
+    world.journal(`${inputs.length} accounts restored from backup`);
+    return true;
+  });
+
+  registry.on('BackupRestoreOrders', (_args, _ctx, raw) => {
+    const inputs = restoreInputs(raw.records, (r, i) => parseRecord<Record<string, unknown>>(contract.PF4TradeRestoreInput, r, `records.${i}`));
+    const results = inputs.map((input) => ({ order: (input.order as number | undefined) ?? 0, res: restoreTrade(world, input) ? 1 : 0 }));
+    world.journal(`${results.filter((r) => r.res === 1).length} of ${results.length} orders restored from backup`);
+    return results;
+  });
+
+  registry.on('UsersSyncStart', (args, ctx) => {
+    const since = args.int('timestamp', { min: 0, max: INT32_MAX }) * 1000;
+    ctx.session.set('usersSync', world.users.values().filter((u) => world.userChangedAt(u.login) >= since));
+    return true;
+  });
+  registry.on('UsersSyncRead', (args, ctx) => drain(ctx.session, 'usersSync', args.optionalInt('limit', { min: 1 })));
+  registry.on('UsersSnapshot', (args) => world.users.values().slice(0, args.optionalInt('limit', { min: 1 }) ?? undefined));
+  registry.on('TradesSyncStart', (args, ctx) => {
+    const since = args.int('timestamp', { min: 0, max: INT32_MAX }) * 1000;
+    ctx.session.set('tradesSync', world.trades.values().filter((t) => Date.parse(t.timeStamp) >= since)
+      .map((t) => world.tradeToWire(t)));
+    return true;
+  });
+  registry.on('TradesSyncRead', (args, ctx) => drain(ctx.session, 'tradesSync', args.optionalInt('limit', { min: 1 })));
+  registry.on('TradesSnapshot', (args) => world.trades.values().slice(0, args.optionalInt('limit', { min: 1 }) ?? undefined)
+    .map((t) => world.tradeToWire(t)));
+
+  registry.on('NotificationsSend', (args) => {
+    const request = parseRecord<{ logins?: number[]; message?: string }>(contract.PF4NotificationsSendRequest, args.object('record'), 'record');
+    if (!request.message) args.fail('record.message is required');
+    world.journal(`notification to ${request.logins?.length ?? 0} accounts: ${request.message}`);
+    return true;
+  });
+  registry.on('LicenseCheck', (args) => LICENSES.has(args.string('licenseName', { max: 64 })));
+  registry.on('SrvFeederLog', (args) => {
+    const name = args.string('name', { max: 128 });
+    if (world.config.lists.Feeder.indexOf(name) < 0) notFound(`feeder ${name}`);
+    return `${iso(Date.now())} ${name}: connected\n${iso(Date.now())} ${name}: receiving data`;
+  });
+  registry.on('SrvLiveUpdateStart', () => true);
+  registry.on('SrvFeedsRestart', () => {
+    world.feed.pause(200);
+    world.journal('feeders restarted');
+    return true;
+  });
+  registry.on('ExternalCommandJSON', (_args, _ctx, raw) => {
+    const plugin = world.config.lists.Plugin.list().find((p) => (p.plugin as Record<string, unknown>).managerAccess === 1);
+    if (!plugin) throw new CommandError(bad, 'no plugin answered the command');
+    return { plugin: (plugin.plugin as Record<string, unknown>).name, received: raw.payload ?? null };
+  });
+  registry.on('ExternalCommandBinary', (args) => {
+    const request = parseRecord<{ data?: string | null }>(contract.PF4ExternalCommandBinaryRequest, args.object('record'), 'record');
+    return { data: request.data ?? '' };
+  });
+}
+
+function restoreInputs(value: unknown, parse: (r: unknown, i: number) => Record<string, unknown>): Record<string, unknown>[] {
+  if (!Array.isArray(value) || value.length < 1 || value.length > RESTORE_MAX) {
+    throw new CommandError(bad, `records must be an array of 1 to ${RESTORE_MAX} records`);
+  }
+  return value.map(parse);
+}
+
+function restoreUser(world: Pf4World, input: Record<string, unknown>): void {
+  const login = input.login as number;
+  const current = world.users.get(login);
+  const now = iso(Date.now());
+  const base: PF4UserRecord = current ?? {
+    login, group: (input.group as string) || 'demo\\forex', name: '', registrationDate: now, lastDate: now, externalId: '',
+    status: '', country: '', city: '', state: '', zipCode: '', address: '', leadSource: '', phone: '', email: '', comment: '',
+    leverage: 100, agentAccount: 0, lastIP: 0, balance: 0, credit: 0, prevMonthBalance: 0, prevBalance: 0,
+    prevMonthEquity: 0, prevEquity: 0, interestRate: 0, taxes: 0, enableFlags: 1, sendReports: 1, mqid: 0, userColor: -1,
+  };
+  const next: PF4UserRecord = { ...base };
+  for (const field of ['group', 'name', 'email', 'country'] as const) if (typeof input[field] === 'string') next[field] = input[field] as string;
+  if (typeof input.leverage === 'number') next.leverage = input.leverage;
+  if (typeof input.balance === 'number') next.balance = cents(input.balance);
+  if (typeof input.credit === 'number') next.credit = cents(input.credit);
+  if (typeof input.enable === 'number') next.enableFlags = input.enable;
+  if (current) world.replaceUser(next);
+  else world.addUser(next);
+}
+
+/** Restores one trade: open when it has no close time or price, else into the history. False when it collides. */
+function restoreTrade(world: Pf4World, input: Record<string, unknown>): boolean {
+  const order = input.order as number | undefined;
+  const login = input.login as number | undefined;
+  const symbol = input.symbol as string | undefined;
+  const command = input.tradeCommand as PF4Command | 'Balance' | 'Credit' | undefined;
+  if (!order || order < 1 || !login || !world.users.has(login) || !command) return false;
+  if (world.trades.has(order) || world.engine.historyRecord(order)) return false;
+  const money = command === 'Balance' || command === 'Credit';
+  const instrument = symbol ? world.instrumentBySymbol.get(symbol) : undefined;
+  if (!money && !instrument) return false;
+  const now = iso(Date.now());
+  const row = {
+    order, login, symbol: money ? '' : (symbol as string), digits: instrument?.digits ?? 0, volume: (input.volume as number) ?? 0,
+    openPrice: (input.openPrice as number) ?? 0, sl: (input.sl as number) ?? 0, tp: (input.tp as number) ?? 0,
+    openTime: (input.openTime as string) ?? now, commission: (input.commission as number) ?? 0,
+    storage: (input.storage as number) ?? 0, magic: (input.magic as number) ?? 0, comment: (input.comment as string) ?? '',
+    tradeRecordReason: 'Dealer' as const, timeStamp: now,
+  };
+  const open = !money && !input.closeTime && !input.closePrice;
+  if (open) {
+    world.engine.restoreOpen({ ...row, tradeCommand: command as PF4Command, state: 'OpenRestored',
+      ...(isPending(command as PF4Command) && typeof input.expiration === 'string' ? { expiration: input.expiration } : {}) });
+    return true;
+  }
+  const record: PF4TradeRecord = {
+    ...row, tradeCommand: command, volumeLots: row.volume / 100, closeTime: (input.closeTime as string) ?? now,
+    closePrice: (input.closePrice as number) ?? 0, commissionAgent: 0, profit: (input.profit as number) ?? 0, taxes: 0,
+    tradeRecordState: 'ClosedNormal', activationType: 'None', marginRate: 1,
+  };
+  world.engine.addHistory(record);
+  return true;
+}
+
+function drain(session: Map<string, unknown>, key: string, limit: number | undefined): unknown[] {
+  const rows = (session.get(key) as unknown[] | undefined) ?? [];
+  const taken = rows.splice(0, limit ?? rows.length);
+  if (rows.length === 0) session.delete(key);
+  return taken;
+}
+
+/** A group mask: comma-separated patterns, `*` for any run of characters, `!` to exclude. */
+export function matchesMask(value: string, mask: string): boolean {
+  let included = false;
+  for (const part of mask.split(',').map((p) => p.trim()).filter((p) => p.length > 0)) {
+    const exclude = part.startsWith('!');
+    const pattern = exclude ? part.slice(1) : part;
+    const regex = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    if (regex.test(value)) {
+      if (exclude) return false;
+      included = true;
+    }
+  }
+  return included;
+}
