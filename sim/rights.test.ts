@@ -73,6 +73,4 @@ describe('manager rights', () => {
     expect(await promoted.ok('HistoryCorrect', { symbol: 'EURUSD' })).toBe(0);
     await admin.ok('CfgUpdateManager', { record: desk });
   });
-
-  });
 });
