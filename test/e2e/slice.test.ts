@@ -3,7 +3,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { hashSecret } from '../../shared/secrets.js';
+import { ManagerClient } from '../../sim/testing/managerClient.js';
 import { startClient, eventually, waitHealthy, type Client, type Envelope } from './support.js';
 
 let c: Client;
@@ -169,8 +172,19 @@ describe('v2 PF5', () => {
     const time = await c.get<Envelope<string>>(`${c.v2pf5}/ServerTime`);
     expect(time.body.error).toBeNull();
     expect(Number.isNaN(Date.parse(time.body.data!))).toBe(false);
-    const state = (await c.stack.control('demo-pf5', 'state')) as { firstLogin?: number };
-    void state;
+    // A login straight from the trading server, read with a manager session of our own.
+    const manager = await ManagerClient.connect(c.stack.sim.port, 'demo-pf5');
+    let user: { login: number; group: string; name: string };
+    try {
+      const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
+      await manager.ok('login', { login: 1000, password, pump: false });
+      user = (await manager.ok<{ items: Array<{ login: number; group: string; name: string }> }>('UsersRequest', { limit: 1 })).items[0];
+    } finally {
+      manager.close();
+    }
+    const found = await c.get<Envelope<{ login: number; group: string; name: string }>>(`${c.v2pf5}/UserGet/${user.login}`);
+    expect(found.body.error).toBeNull();
+    expect(found.body.data).toMatchObject({ login: user.login, group: user.group, name: user.name });
     const missing = await c.get<Envelope>(`${c.v2pf5}/UserGet/999999999`);
     expect(missing.body.error).toMatchObject({ code: 'NotFound', managerCode: 'ErrNotfound' });
   });
