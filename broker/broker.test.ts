@@ -3,6 +3,7 @@
  * events, not-found mapping, deadlines, reconnect with resync, /healthz and the platform file.
  */
 import { request } from 'node:http';
+import WebSocket from 'ws';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -353,6 +354,29 @@ describe('session recovery on demand', () => {
     } finally {
       await broker.close();
       await fake.close();
+    }
+  });
+});
+
+describe('edge link heartbeat', () => {
+  it('closes a link whose peer stops answering pings and keeps one that answers', async () => {
+    const broker = await startBroker({ secret: SECRET, platforms: [], linkHeartbeatMs: 100 });
+    const open = (autoPong: boolean) => new Promise<WebSocket>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${broker.port}/link`, { headers: { authorization: `Bearer ${SECRET}` }, autoPong });
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+    const silent = await open(false);
+    const healthy = await open(true);
+    try {
+      let silentClosed = false;
+      silent.once('close', () => { silentClosed = true; });
+      await eventually(() => silentClosed, 3000);
+      expect(healthy.readyState).toBe(WebSocket.OPEN);
+    } finally {
+      silent.terminate();
+      healthy.terminate();
+      await broker.close();
     }
   });
 });

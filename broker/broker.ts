@@ -30,6 +30,8 @@ export interface BrokerOptions {
   session?: SessionOptions;
   /** How often the platform file is checked for changes. */
   watchIntervalMs?: number;
+  /** How often edge links are pinged; a link that missed the previous ping is closed. */
+  linkHeartbeatMs?: number;
 }
 
 export interface RunningBroker {
@@ -44,7 +46,9 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const log = options.log ?? silentLogger;
   const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log);
   const metrics = new BrokerMetrics(platforms);
-  const links = new EdgeLinkServer(options.secret, new CallDispatcher(platforms, metrics, log), log, options.brokerId ?? 'local');
+  const links = new EdgeLinkServer(
+    options.secret, new CallDispatcher(platforms, metrics, log), log, options.brokerId ?? 'local', options.linkHeartbeatMs,
+  );
 
   const http = createServer((req, res) => { void route(req, res); });
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

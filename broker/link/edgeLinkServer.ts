@@ -16,6 +16,12 @@ export const LINK_MAX_PAYLOAD = 16 * 1024 * 1024;
 
 export const BROKER_VERSION = '0.1.0';
 
+/**
+ * Edge links are pinged this often. A link whose peer vanished without closing TCP (a suspended isolate, a dead
+ * network path) would otherwise hold its socket forever; one missed pong closes it.
+ */
+export const LINK_HEARTBEAT_MS = 15_000;
+
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /** Checks the shape of a parsed call frame; returns what is wrong, or null. */
@@ -33,15 +39,33 @@ function callFrameProblem(frame: Record<string, unknown>): string | null {
 export class EdgeLinkServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LINK_MAX_PAYLOAD, perMessageDeflate: false });
   private readonly expected: Buffer;
+  /** Links that answered the last ping. */
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly heartbeat: ReturnType<typeof setInterval>;
 
   constructor(
     secret: string,
     private readonly dispatcher: CallDispatcher,
     private readonly log: Logger,
     private readonly brokerId: string,
+    heartbeatMs = LINK_HEARTBEAT_MS,
   ) {
     this.expected = digest(`Bearer ${secret}`);
     this.wss.on('connection', (ws) => this.onLink(ws));
+    this.heartbeat = setInterval(() => this.checkLinks(), heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private checkLinks(): void {
+    for (const ws of this.wss.clients) {
+      if (!this.alive.has(ws)) {
+        this.log('warn', { msg: 'edge link closed: no answer to the heartbeat' });
+        ws.terminate();
+        continue;
+      }
+      this.alive.delete(ws);
+      ws.ping();
+    }
   }
 
   get linkCount(): number {
@@ -60,6 +84,7 @@ export class EdgeLinkServer {
   }
 
   close(): void {
+    clearInterval(this.heartbeat);
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
   }
@@ -71,6 +96,8 @@ export class EdgeLinkServer {
 
   private onLink(ws: WebSocket): void {
     this.log('info', { msg: 'edge link opened', links: this.wss.clients.size });
+    this.alive.add(ws);
+    ws.on('pong', () => this.alive.add(ws));
     const hello: HelloFrame = { hello: { broker: this.brokerId, version: BROKER_VERSION } };
     ws.send(JSON.stringify(hello));
     const reply = (text: string) => {
