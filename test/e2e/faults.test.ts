@@ -1,17 +1,13 @@
 /**
  * Faults across the real processes: a restart through the API, dropped connections, slow answers and refused logins.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startClient, eventually, waitHealthy, type Client, type Envelope } from './support.js';
+import { stackForFile, eventually, waitHealthy, type Client, type Envelope } from './support.js';
 
 let c: Client;
-
-beforeAll(async () => {
-  c = await startClient();
-  await waitHealthy(c);
-}, 90_000);
-afterAll(async () => { await c?.stack.close(); });
+const setup = stackForFile();
+beforeAll(() => { c = setup.client; });
 
 type SimState = { logins: number; connections: number };
 const simState = async (server = 'demo-pf4') => (await c.stack.control(server, 'state')) as SimState;

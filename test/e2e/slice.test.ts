@@ -1,21 +1,17 @@
 /**
  * The first slice end to end: the edge in workerd, the broker and the simulator as real processes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSecret } from '../../shared/secrets.js';
 import { ManagerClient } from '../../sim/testing/managerClient.js';
-import { startClient, eventually, waitHealthy, type Client, type Envelope } from './support.js';
+import { stackForFile, eventually, waitHealthy, type Client, type Envelope } from './support.js';
 
 let c: Client;
-
-beforeAll(async () => {
-  c = await startClient();
-  await waitHealthy(c);
-}, 90_000);
-afterAll(async () => { await c?.stack.close(); });
+const setup = stackForFile();
+beforeAll(() => { c = setup.client; });
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 

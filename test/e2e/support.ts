@@ -2,6 +2,7 @@
  * Helpers for end-to-end tests: one stack per test file (real simulator and broker processes, the edge in workerd),
  * an authorised client for it, and polling for conditions that follow the server within milliseconds.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { startStack, type Stack, type StackOptions } from '../../scripts/stack.js';
 
 export interface Envelope<T = any> {
@@ -69,4 +70,15 @@ export async function eventually<T>(probe: () => Promise<T>, timeoutMs = 10_000,
 export async function waitHealthy(client: Client, timeoutMs = 20_000) {
   const ok = await eventually(async () => (await client.get('/healthz')).status === 200, timeoutMs, 100);
   if (!ok) throw new Error(`stack not healthy: ${JSON.stringify((await client.get('/healthz')).body)}`);
+}
+
+/** Registers the hooks of a test file that shares one healthy stack; read `client` inside tests. */
+export function stackForFile(options: StackOptions = {}): { client: Client } {
+  const holder = {} as { client: Client };
+  beforeAll(async () => {
+    holder.client = await startClient(options);
+    await waitHealthy(holder.client);
+  }, 90_000);
+  afterAll(async () => { await holder.client?.stack.close(); });
+  return holder;
 }

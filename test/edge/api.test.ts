@@ -2,11 +2,11 @@
  * The catalog routes in real workerd against a scripted broker: envelope shape, input validation, time budgets,
  * confirm=true, manager code naming, v1 statuses, tenant isolation and family checks.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { startTestEdge, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
-import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
+import { edgeWithFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -35,19 +35,8 @@ async function call(method: string, path: string, options: { body?: unknown; raw
 }
 const get = (path: string, headers?: Record<string, string>) => call('GET', path, { headers });
 
-beforeAll(async () => {
-  broker = await startFakeBroker();
-  edge = await startTestEdge({ vars: { BROKER_URL: broker.url } });
-  token = await edge.token();
-}, 60_000);
-afterAll(async () => {
-  await edge?.close();
-  await broker?.close();
-});
-beforeEach(() => {
-  broker.frames.length = 0;
-  broker.script.clear();
-});
+const setup = edgeWithFakeBroker();
+beforeAll(() => { ({ edge, broker, token } = setup); });
 
 describe('v2 envelope', () => {
   it('answers data with error present and null, and the incoming trace id as activityId', async () => {

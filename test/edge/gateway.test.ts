@@ -2,10 +2,10 @@
  * The platform gateway object in real workerd against a scripted broker: Idempotency-Key replay, conflicts and
  * concurrent duplicates, unknown outcomes past a deadline, link loss and reconnect, and the link's shared secret.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestEdge, PF4_A, type TestEdge } from '../support/edge.js';
-import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { edgeWithFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -33,19 +33,8 @@ const create = (body: unknown, key?: string, query = '', target = edge) =>
 let nextLogin = 1000;
 const createdReply = { reply: (f: { args: Record<string, unknown> }) => ({ ok: true as const, data: { login: nextLogin++, ...(f.args.body as object) } }) };
 
-beforeAll(async () => {
-  broker = await startFakeBroker();
-  edge = await startTestEdge({ vars: { BROKER_URL: broker.url } });
-  token = await edge.token();
-}, 60_000);
-afterAll(async () => {
-  await edge?.close();
-  await broker?.close();
-});
-beforeEach(() => {
-  broker.frames.length = 0;
-  broker.script.clear();
-});
+const setup = edgeWithFakeBroker();
+beforeAll(() => { ({ edge, broker, token } = setup); });
 
 describe('Idempotency-Key', () => {
   it('replays the first answer to a repeated call without reaching the broker again', async () => {

@@ -2,10 +2,12 @@
  * A scripted stand-in for the broker in edge tests: serves `/healthz` and the `/link` WebSocket on 127.0.0.1, checks
  * the link's shared secret, records every call frame and answers from a per-op table that can delay, hang or drop.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
+import { startTestEdge, type TestEdge } from '../support/edge.js';
 
 export const BROKER_SECRET = 'test-broker-secret';
 
@@ -88,4 +90,26 @@ export async function startFakeBroker(): Promise<FakeBroker> {
     },
   };
   return broker;
+}
+
+/**
+ * Registers the hooks of a test file that runs the real edge against one scripted broker: started once, the script
+ * and received frames cleared before each test, both stopped at the end. Read the fields inside tests.
+ */
+export function edgeWithFakeBroker(): { edge: TestEdge; broker: FakeBroker; token: string } {
+  const ctx = {} as { edge: TestEdge; broker: FakeBroker; token: string };
+  beforeAll(async () => {
+    ctx.broker = await startFakeBroker();
+    ctx.edge = await startTestEdge({ vars: { BROKER_URL: ctx.broker.url } });
+    ctx.token = await ctx.edge.token();
+  }, 60_000);
+  afterAll(async () => {
+    await ctx.edge?.close();
+    await ctx.broker?.close();
+  });
+  beforeEach(() => {
+    ctx.broker.frames.length = 0;
+    ctx.broker.script.clear();
+  });
+  return ctx;
 }
