@@ -10,7 +10,7 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 
-interface Result { name: string; requests: number; errors: number; seconds: number; rps: number; p50: number; p99: number; max: number }
+interface Result { name: string; requests: number; errors: number; seconds: number; rps: number; p50: number; p99: number; max: number; samples: string[] }
 
 function get(agent: Agent, url: URL, headers: Record<string, string>): Promise<{ status: number; body: string }> {
   return new Promise((done, fail) => {
@@ -29,6 +29,7 @@ async function load(name: string, url: URL, headers: Record<string, string>, che
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   const latencies: number[] = [];
   let errors = 0;
+  const samples = new Set<string>();
   const end = performance.now() + durationS * 1000;
   const started = performance.now();
   await Promise.all(Array.from({ length: connections }, async () => {
@@ -36,9 +37,13 @@ async function load(name: string, url: URL, headers: Record<string, string>, che
       const t0 = performance.now();
       try {
         const res = await get(agent, url, headers);
-        if (res.status !== 200 || !check(res.body)) errors++;
-      } catch {
+        if (res.status !== 200 || !check(res.body)) {
+          errors++;
+          if (samples.size < 3) samples.add(`${res.status} ${res.body.slice(0, 300)}`);
+        }
+      } catch (error) {
         errors++;
+        if (samples.size < 3) samples.add(String(error));
       }
       latencies.push(performance.now() - t0);
     }
@@ -47,7 +52,7 @@ async function load(name: string, url: URL, headers: Record<string, string>, che
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return { name, requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) ?? NaN };
+  return { name, requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) ?? NaN, samples: [...samples] };
 }
 
 const stack = await startStack({});
@@ -76,6 +81,7 @@ try {
   console.log(fmt(bare));
   console.log(fmt(full));
   console.log(`ratio cached/bare: throughput ${(full.rps / bare.rps).toFixed(2)}×, p50 latency ${(full.p50 / bare.p50).toFixed(2)}×, p99 latency ${(full.p99 / bare.p99).toFixed(2)}×`);
+  for (const r of [bare, full]) for (const sample of r.samples) console.log(`error answer (${r.name}): ${sample}`);
   if (full.errors || bare.errors) process.exitCode = 1;
 } finally {
   await stack.close();

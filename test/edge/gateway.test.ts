@@ -178,6 +178,17 @@ describe('deadlines and outcomes', () => {
     expect(broker.links - before).toBe(1);
     expect(new Set(broker.frames.map((f) => f.id)).size).toBe(20);
   });
+
+  it('keeps the link open past the handshake time limit', async () => {
+    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 't' } });
+    await call(edge, 'GET', `${v2}/ServerTime`);
+    const links = broker.links;
+    // The handshake is bounded at 5 s; the link it opened must outlive that bound.
+    await new Promise((r) => setTimeout(r, 5_500));
+    const later = await call(edge, 'GET', `${v2}/ServerTime`);
+    expect(later.body).toMatchObject({ data: 't', error: null });
+    expect(broker.links).toBe(links);
+  }, 15_000);
 });
 
 describe('broker link authentication and idempotency retention', () => {

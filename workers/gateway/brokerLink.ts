@@ -64,12 +64,16 @@ export class BrokerLink {
   get pendingCount(): number { return this.pending.size; }
 
   private async connect(): Promise<WebSocket> {
+    // The abort signal stays bound to the upgraded socket: it must only bound the handshake, never the link's life.
+    const handshake = new AbortController();
+    const timer = setTimeout(() => handshake.abort(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
     try {
       const url = new URL(LINK_PATH, this.brokerUrl.endsWith('/') ? this.brokerUrl : `${this.brokerUrl}/`);
       const res = await fetch(url.toString(), {
         headers: { Upgrade: 'websocket', Authorization: `Bearer ${this.secret}` },
-        signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS),
+        signal: handshake.signal,
       });
+      clearTimeout(timer);
       const ws = res.webSocket;
       if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
       ws.accept();
@@ -79,6 +83,7 @@ export class BrokerLink {
       this.socket = ws;
       return ws;
     } finally {
+      clearTimeout(timer);
       this.connecting = undefined;
     }
   }
