@@ -239,3 +239,16 @@ describe('tenant isolation', () => {
     expect(list.body).toEqual([]);
   });
 });
+
+describe('logs', () => {
+  it('never carry a secret: client secret, bearer token, manager password or broker secret', () => {
+    const secrets = [
+      c.stack.clientSecret,
+      c.token,
+      readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim(),
+      readFileSync(join(c.stack.dataDir, 'broker-secret'), 'utf8').trim(),
+    ];
+    expect(c.logLines.length).toBeGreaterThan(0);
+    for (const line of c.logLines) for (const secret of secrets) expect(line.includes(secret), line).toBe(false);
+  });
+});

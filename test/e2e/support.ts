@@ -13,6 +13,8 @@ export interface Envelope<T = any> {
 
 export interface Client {
   stack: Stack;
+  /** Every log line the stack's processes printed so far (bounded). */
+  logLines: string[];
   token: string;
   v2pf4: string;
   v2pf5: string;
@@ -28,7 +30,7 @@ export async function startClient(options: StackOptions = {}): Promise<Client> {
     ...options,
     log: (line) => {
       lines.push(line);
-      if (lines.length > 400) lines.shift();
+      if (lines.length > 20_000) lines.shift();
       if (process.env.E2E_LOG) console.log(line);
     },
   });
@@ -46,6 +48,7 @@ export async function startClient(options: StackOptions = {}): Promise<Client> {
   };
   return {
     stack,
+    logLines: lines,
     token,
     v2pf4: `/api/v2/PF4/${stack.platforms.pf4}`,
     v2pf5: `/api/v2/PF5/${stack.platforms.pf5}`,
