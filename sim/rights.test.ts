@@ -73,4 +73,10 @@ describe('manager rights', () => {
     expect(await promoted.ok('HistoryCorrect', { symbol: 'EURUSD' })).toBe(0);
     await admin.ok('CfgUpdateManager', { record: desk });
   });
+
+  it('answers ErrPermissions on PF5 for a change the manager has no right to', async () => {
+    const desk = await loggedIn('pf5', 2000, 'desk-pw');
+    expect((await desk.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'A' } })).code).toBe(PF5_RESULT.ErrPermissions);
+    expect(await desk.ok('UserRequest', { login: 500000 })).toMatchObject({ login: 500000 });
+  });
 });

@@ -72,8 +72,14 @@ export interface PF5PositionRow {
   rateMargin: number;
   expertId: number;
   comment: string;
-  reason: 'Client' | 'Expert' | 'Dealer';
+  reason: PF5PositionReason;
 }
+
+/** PositionReasons and OrderReason spell stop reasons SL, TP, SO; DealReason spells them Sl, Tp, So. */
+export type PF5PositionReason = 'Client' | 'Expert' | 'Dealer' | 'SL' | 'TP' | 'SO';
+export type PF5DealReason = 'Client' | 'Expert' | 'Dealer' | 'Sl' | 'Tp' | 'So';
+export type PF5OrderType = 'Buy' | 'Sell' | 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
+export type PF5OrderState = 'Placed' | 'Filled' | 'Canceled' | 'Expired';
 
 export type PF5PendingType = 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
 
@@ -86,12 +92,14 @@ export interface PF5OrderRow {
   digits: number;
   digitsCurrency: number;
   contractSize: number;
-  state: 'Placed';
-  reason: 'Client' | 'Expert';
+  state: PF5OrderState;
+  reason: PF5PositionReason;
   timeSetup: string;
-  type: PF5PendingType;
+  timeDone?: string;
+  timeExpiration?: string;
+  type: PF5OrderType;
   typeFill: 'Return';
-  typeTime: 'GtC';
+  typeTime: 'GtC' | 'Specified';
   priceOrder: number;
   priceTrigger: number;
   priceSL: number;
@@ -109,8 +117,8 @@ export interface PF5DealRecord {
   login: number;
   dealer: number;
   order: number;
-  action: 'Buy' | 'Sell' | 'Balance';
-  entry: 'In' | 'Out';
+  action: 'Buy' | 'Sell' | 'Balance' | 'Credit';
+  entry: 'In' | 'Out' | 'InOut';
   digits: number;
   digitsCurrency: number;
   contractSize: number;
@@ -130,7 +138,7 @@ export interface PF5DealRecord {
   expertID: number;
   positionID: number;
   comment: string;
-  reason: 'Client' | 'Expert' | 'Dealer';
+  reason: PF5DealReason;
 }
 
 export const PF5_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposit: number; hedged: boolean; weight: number }> = [
@@ -151,7 +159,22 @@ export function groupRecord(def: (typeof PF5_GROUPS)[number]): Record<string, un
     demoLeverage: def.leverage, demoDeposit: def.deposit, limitHistory: 'All', limitOrders: 0, limitSymbols: 0,
     marginMode: def.hedged ? 'RetailHedged' : 'Retail', authOTPMode: 'Disabled',
     tradeTransferMode: 'TransferModeDisabled', marginFlags: 'None', limitPositions: 0,
+    commissions: def.group.startsWith('real') ? { standard: standardCommission(def.group.endsWith('pro') ? 2.5 : 3.5) } : {},
   };
+}
+
+/** A per-lot commission charged on every deal, in the deposit currency. */
+function standardCommission(perLot: number): Record<string, unknown> {
+  return {
+    name: 'standard', description: `${perLot} USD per lot`, path: '*', mode: 'Standard', rangeMode: 'Volume', chargeMode: 'Instant',
+    turnoverCurrency: 'USD', entryMode: 'All', actionMode: 'All', profitMode: 'All', reasonFlags: 'All',
+    tiers: [{ mode: 'MoneyDeposit', type: 'Volume', value: perLot, minimal: 0, rangeFrom: 0, rangeTo: 0, currency: 'USD', maximal: 0 }],
+  };
+}
+
+/** Quote and trade sessions round the clock every day (0 = Sunday), in minutes from midnight. */
+export function allDaySessions(): Array<Array<Record<string, number>>> {
+  return Array.from({ length: 7 }, () => [{ open: 0, openHours: 0, openMinutes: 0, close: 1440, closeHours: 24, closeMinutes: 0 }]);
 }
 
 const PATHS: Record<Instrument['kind'], string> = { forex: 'Forex', metal: 'Metals', index: 'Indices', energy: 'Energies', crypto: 'Crypto' };
@@ -170,6 +193,6 @@ export function symbolRecord(instrument: Instrument): Record<string, unknown> {
     tickValue: instrument.contractSize * point, tickSize: point, contractSize: instrument.contractSize,
     stopsLevel: 10, freezeLevel: 0, quotesTimeout: 0, volumeMin: 100, volumeMax: 1_000_000, volumeStep: 100, volumeLimit: 0,
     marginInitial: 0, marginMaintenance: 0, swapMode: 'ByPoints', swapLong: -2.5, swapShort: -1.2, swap3Day: 'Wednesday',
-    sector: SECTORS[instrument.kind],
+    sector: SECTORS[instrument.kind], sessionQuote: allDaySessions(), sessionTrade: allDaySessions(),
   };
 }

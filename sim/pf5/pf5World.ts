@@ -9,6 +9,9 @@ import { buildInstruments, roundTo } from '../feed/instruments.js';
 import { QuoteFeed, type Quote } from '../feed/quoteFeed.js';
 import { closingPrice, floatingProfit } from '../feed/valuation.js';
 import { tickRecord } from '../pf4/pf4Records.js';
+import { ChartHistory } from '../feed/chartHistory.js';
+import { pointOf } from '../feed/instruments.js';
+import { Pf5TradingEngine } from './pf5Engine.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
 import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
@@ -24,6 +27,8 @@ export const PF5_FIRST_LOGIN = 500000;
 /** Order tickets; a position's id is the ticket of the order that opened it. */
 export const PF5_FIRST_ORDER = 1_000_000;
 export const PF5_FIRST_DEAL = 20_000_000;
+/** The logins this server allocates from; a login outside is another trade server's (UsrLoginProhibited). */
+export const PF5_LOGIN_RANGE = { min: PF5_FIRST_LOGIN, max: 999_999 };
 const LOTS = [0.01, 0.02, 0.05, 0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 2, 5];
 
 export class Pf5World implements SimWorld {
@@ -33,9 +38,18 @@ export class Pf5World implements SimWorld {
   readonly orders = new KeyedRecords<PF5OrderRow>();
   readonly deals = new KeyedRecords<PF5DealRecord>();
   readonly groups = new Map<string, Record<string, unknown>>();
+  readonly chart: ChartHistory;
+  readonly engine: Pf5TradingEngine;
+  /** Tickets of positions, orders and deals created on another trade server of the cluster: not deletable here. */
+  readonly foreignTickets = new Set<number>();
+  /** Main and investor passwords by login. Generated accounts have `Demo<login>a` and `View<login>a`. */
+  readonly passwords = new Map<number, { main: string; investor: string }>();
+  loginRange = { ...PF5_LOGIN_RANGE };
+  /** Draws generated passwords (UserAdd without passwords). */
+  readonly passwordRandom: Random;
   readonly instruments: Instrument[];
   readonly instrumentBySymbol = new Map<string, Instrument>();
-  readonly symbols: Record<string, unknown>[];
+  symbols: Record<string, unknown>[];
   readonly feed: QuoteFeed;
   private nextOrder = PF5_FIRST_ORDER;
   private nextDeal = PF5_FIRST_DEAL;
@@ -50,6 +64,13 @@ export class Pf5World implements SimWorld {
       (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
     this.generateUsers(new Random(deriveSeed(seed, 'users')), config.accounts);
     this.generateTrading(new Random(deriveSeed(seed, 'trades')), config.trades, config.orders ?? Math.floor(config.trades / 5));
+    this.markForeign(new Random(deriveSeed(seed, 'cluster')));
+    this.chart = new ChartHistory(config.tickHistory);
+    for (const instrument of this.instruments) this.chart.setPoint(instrument.symbol, pointOf(instrument));
+    this.engine = new Pf5TradingEngine(this);
+    this.engine.indexAll();
+    this.topUpThinAccounts();
+    this.passwordRandom = new Random(deriveSeed(seed, 'passwords'));
     this.commandTable = pf5Commands(this);
   }
 
@@ -67,6 +88,67 @@ export class Pf5World implements SimWorld {
 
   onQuote(quote: Quote): void {
     this.emit('ticks', 'update', tickRecord(quote));
+    this.chart.onTick(quote);
+    this.engine.onTick(quote);
+  }
+
+  symbolRecord(symbol: string): Record<string, unknown> | undefined {
+    return this.symbols.find((s) => s.symbol === symbol);
+  }
+
+  /** An account's passwords; generated accounts have `Demo<login>a` and `View<login>a`. */
+  passwordsOf(login: number): { main: string; investor: string } {
+    return this.passwords.get(login) ?? { main: `Demo${login}a`, investor: `View${login}a` };
+  }
+
+  positionsOf(login: number): PF5PositionRow[] {
+    return this.engine.positionsOf(login);
+  }
+
+  allocateOrder(): number {
+    return this.nextOrder++;
+  }
+
+  addUser(user: PF5UserRecord): void {
+    this.users.set(user.login, user);
+    this.emit('users', 'add', user);
+  }
+
+  replaceUser(user: PF5UserRecord): void {
+    this.users.set(user.login, user);
+    this.emit('users', 'update', user);
+  }
+
+  /** Generated accounts start at a margin level of at least 300%; the opening deposit grows to match. */
+  private topUpThinAccounts(): void {
+    const deposits = new Map<number, PF5DealRecord>();
+    for (const deal of this.deals.values()) if (deal.action === 'Balance' && !deposits.has(deal.login)) deposits.set(deal.login, deal);
+    for (const login of this.users.keys()) {
+      const state = this.engine.account(login);
+      if (state.margin <= 0 || state.marginLevel >= 300) continue;
+      const user = this.users.get(login) as PF5UserRecord;
+      const balance = user.balance + Math.ceil((state.margin * 3 - state.equity) / 100) * 100;
+      this.users.set(login, { ...user, balance, balancePrevDay: balance, balancePrevMonth: balance, equityPrevDay: balance, equityPrevMonth: balance });
+      const deposit = deposits.get(login);
+      if (deposit) this.deals.set(deposit.deal, { ...deposit, profit: cents(deposit.profit + balance - user.balance) });
+    }
+  }
+
+  /** About one in twenty generated positions (with their opening deals) and orders came from trade server 2. */
+  private markForeign(random: Random): void {
+    for (const position of this.positions.values()) {
+      if (!random.chance(0.05)) continue;
+      this.positions.set(position.position, { ...position, externalId: `TS2:${position.position}` });
+      this.foreignTickets.add(position.position);
+    }
+    for (const deal of this.deals.values()) {
+      if (deal.positionID !== 0 && this.foreignTickets.has(deal.positionID)) this.foreignTickets.add(deal.deal);
+    }
+    for (const order of this.orders.values()) {
+      if (!random.chance(0.05)) continue;
+      this.orders.set(order.order, { ...order, externalID: `TS2:${order.order}` });
+      this.foreignTickets.add(order.order);
+    }
   }
 
   commands(): CommandRegistry {
@@ -154,8 +236,9 @@ export class Pf5World implements SimWorld {
         position: this.nextOrder++, login: random.pick(logins), symbol: instrument.symbol, action,
         digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, externalId: '',
         timeCreate: opened, timeUpdate: opened, priceOpen,
-        priceSL: random.chance(0.3) ? roundTo(priceOpen - sign * stop, instrument.digits) : 0,
-        priceTP: random.chance(0.3) ? roundTo(priceOpen + sign * stop, instrument.digits) : 0,
+        // Stops beyond both the open price and the market, so no generated position starts already triggered.
+        priceSL: random.chance(0.3) ? roundTo(sign > 0 ? Math.min(priceOpen, quote.bid) - stop : Math.max(priceOpen, quote.ask) + stop, instrument.digits) : 0,
+        priceTP: random.chance(0.3) ? roundTo(sign > 0 ? Math.max(priceOpen, quote.ask) + stop : Math.min(priceOpen, quote.bid) - stop, instrument.digits) : 0,
         volume, storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0, rateProfit: 1, rateMargin: 1,
         expertId: 0, comment: '', reason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const),
       };
@@ -163,7 +246,7 @@ export class Pf5World implements SimWorld {
       this.addDeal({
         login: row.login, action, entry: 'In', digits: row.digits, contractSize: row.contractSize, time: opened,
         symbol: row.symbol, price: priceOpen, volume, profit: 0, positionID: row.position, order: row.position,
-        comment: '', reason: row.reason,
+        comment: '', reason: row.reason as 'Client' | 'Expert' | 'Dealer',
       });
     }
     for (let i = 0; i < orders; i++) {
@@ -185,8 +268,9 @@ export class Pf5World implements SimWorld {
     }
   }
 
-  private addDeal(fields: Pick<PF5DealRecord, 'login' | 'action' | 'entry' | 'digits' | 'contractSize' | 'time' |
-    'symbol' | 'price' | 'volume' | 'profit' | 'positionID' | 'order' | 'comment' | 'reason'>): PF5DealRecord {
+  /** Stores a deal; the engine sends the event for deals it makes. */
+  addDeal(fields: Pick<PF5DealRecord, 'login' | 'action' | 'entry' | 'digits' | 'contractSize' | 'time' |
+    'symbol' | 'price' | 'volume' | 'profit' | 'positionID' | 'order' | 'comment' | 'reason'> & { commission?: number }): PF5DealRecord {
     const deal: PF5DealRecord = {
       deal: this.nextDeal++, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0,
       storage: 0, commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, ...fields,

@@ -10,6 +10,7 @@ import { CommandError } from '../../world/simWorld.js';
 import { isPending, type PF4Command, type PF4TradeRecord, type PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { topicOf } from '../serverServices.js';
+import { matchesMask } from '../../world/mask.js';
 import { INT32_MAX, bad, notFound, parseRecord } from './common.js';
 
 const LICENSES = new Set(['Manager', 'API', 'Gateway', 'Backup', 'DataCenter']);
@@ -209,19 +210,4 @@ function drain(session: Map<string, unknown>, key: string, limit: number | undef
   const taken = rows.splice(0, limit ?? rows.length);
   if (rows.length === 0) session.delete(key);
   return taken;
-}
-
-/** A group mask: comma-separated patterns, `*` for any run of characters, `!` to exclude. */
-export function matchesMask(value: string, mask: string): boolean {
-  let included = false;
-  for (const part of mask.split(',').map((p) => p.trim()).filter((p) => p.length > 0)) {
-    const exclude = part.startsWith('!');
-    const pattern = exclude ? part.slice(1) : part;
-    const regex = new RegExp(`^${pattern.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-    if (regex.test(value)) {
-      if (exclude) return false;
-      included = true;
-    }
-  }
-  return included;
 }

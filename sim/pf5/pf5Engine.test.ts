@@ -1,0 +1,197 @@
+/**
+ * The PF5 server on a small world driven by manual ticks: UserAdd's rules, dealing on hedging and netting accounts,
+ * pending fills, stops and stop-out, commissions, the batch deletes with their not-main and not-found rules, patches
+ * of groups and symbols, and minute bars.
+ */
+import { describe, expect, it } from 'vitest';
+import { PF5_RESULT as R } from '../../shared/resultCodes.js';
+import * as records from '../../shared/records/contract.js';
+import { pf5Harness } from '../testing/worldHarness.js';
+import { PF5_ERR_NOTMAIN } from './pf5Engine.js';
+
+function trader(group: string, deposit = 10_000) {
+  const h = pf5Harness({ accounts: 10, trades: 20 });
+  h.world.feed.inject('EURUSD', 1.1, 1.1001);
+  const user = h.call('UserAdd', { record: { group, leverage: 100, firstName: 'Pat', lastName: 'Trader' } });
+  if (deposit) h.call('DealerBalance', { login: user.login, type: 'Balance', amount: deposit });
+  const send = (fields: Record<string, unknown>) => h.call('DealerSend', { login: user.login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, ...fields });
+  const tick = (bid: number, ask: number) => h.world.feed.inject('EURUSD', bid, ask);
+  return { h, login: user.login as number, send, tick };
+}
+
+describe('UserAdd', () => {
+  it('allocates the next login, generates a password pair that works, and never sends it', () => {
+    const h = pf5Harness({ accounts: 10 });
+    const user = h.call('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'Ada' } });
+    records.PF5User.parse(user);
+    expect(user).toMatchObject({ login: 500010, name: 'Ada', group: 'demo\\retail', leverage: 100 });
+    const { main, investor } = h.world.passwordsOf(500010);
+    expect(JSON.stringify(user)).not.toContain(main);
+    expect(main).toMatch(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{10}$/);
+    expect(h.call('UserPasswordCheck', { login: 500010, password: main })).toBe(true);
+    expect(h.call('UserPasswordCheck', { login: 500010, type: 'Investor', password: investor })).toBe(true);
+    expect(h.fails('UserPasswordCheck', { login: 500010, password: 'nope' }).code).toBe(R.UsrInvalidPassword);
+  });
+
+  it('applies the spec rules: required fields, existing, foreign and exhausted logins, bad records', () => {
+    const h = pf5Harness({ accounts: 10 });
+    const base = { group: 'demo\\retail', leverage: 100, lastName: 'Lovelace' };
+    expect(h.fails('UserAdd', { record: { leverage: 100, lastName: 'X' } }).code).toBe(R.ErrParams);
+    expect(h.fails('UserAdd', { record: { group: 'demo\\retail', lastName: 'X' } }).code).toBe(R.ErrParams);
+    expect(h.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100 } }).message).toContain('firstName or record.lastName');
+    expect(h.fails('UserAdd', { record: { ...base, login: 500003 } }).code).toBe(R.UsrLoginExist);
+    expect(h.fails('UserAdd', { record: { ...base, login: 42 } }).code).toBe(R.UsrLoginProhibited);
+    expect(h.fails('UserAdd', { record: { ...base, colour: 1 } }).code).toBe(R.ErrParams);
+    expect(h.fails('UserAdd', { record: { ...base, group: 'nope' } }).code).toBe(R.ErrParams);
+    expect(h.call('UserAdd', { record: { ...base, login: 600000, password: 'Secret123', passwordInvestor: 'Viewer123' } }).login).toBe(600000);
+    expect(h.fails('UserAdd', { record: { ...base, password: 'weak', passwordInvestor: 'weak' } }).code).toBe(R.UsrInvalidPassword);
+    h.world.loginRange = { min: 500000, max: 600000 };
+    expect(h.fails('UserAdd', { record: base }).code).toBe(R.UsrLoginExhausted);
+  });
+
+  it('gives up after ten rejected generated pairs', () => {
+    const h = pf5Harness({ accounts: 2 });
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { authPasswordMin: 20 } });
+    const error = h.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'Bob' } });
+    expect(error).toEqual({ code: R.UsrInvalidPassword, message: 'no acceptable password pair in 10 attempts' });
+  });
+
+  it('updates and patches an account but not its balance', () => {
+    const h = pf5Harness({ accounts: 3 });
+    expect(h.call('UserUpdate', { record: { login: 500001, city: 'Oslo', balance: 1e9 } })).toMatchObject({ city: 'Oslo', balance: h.world.users.get(500001)!.balance });
+    expect(h.call('UserRecord', { login: 500001, patch: { comment: 'vip' } }).comment).toBe('vip');
+    expect(h.fails('UserRecord', { login: 500001, patch: { balance: 5 } }).code).toBe(R.ErrParams);
+  });
+});
+
+describe('dealing', () => {
+  it('opens a position per fill on a hedging account and closes the one named', () => {
+    const { h, login, send, tick } = trader('demo\\retail');
+    const first = send({});
+    const second = send({});
+    expect(first.position).not.toBe(second.position);
+    expect(h.call('PositionGet', { login }).map((p: { volume: number }) => p.volume)).toEqual([10_000, 10_000]);
+    tick(1.102, 1.1021);
+    const close = send({ type: 'Sell', position: first.position });
+    const deal = h.call('DealRequestByTicket', { ticket: close.deal });
+    records.PF5Deal.parse(deal);
+    expect(deal).toMatchObject({ entry: 'Out', action: 'Sell', price: 1.102, profit: 190, positionID: first.position });
+    expect(h.call('UserRequest', { login }).balance).toBe(10_190);
+    expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([second.position]);
+    expect(h.call('HistoryRequest', { login }).map((o: { state: string }) => o.state)).toEqual(['Filled', 'Filled', 'Filled']);
+  });
+
+  it('nets fills into one position per symbol, averaging, reducing and reversing it', () => {
+    const { h, login, send, tick } = trader('demo\\netting');
+    send({});
+    tick(1.1009, 1.101);
+    send({});
+    const [position] = h.call('PositionGet', { login });
+    records.PF5Position.parse(position);
+    expect(position).toMatchObject({ action: 'Buy', volume: 20_000, priceOpen: 1.10055 });
+    const reverse = send({ type: 'Sell', volume: 30_000 });
+    expect(h.call('DealRequestByTicket', { ticket: reverse.deal })).toMatchObject({ entry: 'InOut', profit: 70 });
+    expect(h.call('PositionGet', { login })).toMatchObject([{ action: 'Sell', volume: 10_000, priceOpen: 1.1009 }]);
+  });
+
+  it('charges the group commission on every deal', () => {
+    const { h, login, send } = trader('real\\retail');
+    const fill = send({ volume: 20_000 });
+    expect(h.call('DealRequestByTicket', { ticket: fill.deal }).commission).toBe(-7);
+    expect(h.call('UserRequest', { login }).balance).toBe(9993);
+  });
+
+  it('fills a pending order when the market reaches it and closes at the stop loss', () => {
+    const { h, login, send, tick } = trader('demo\\retail');
+    const placed = send({ type: 'BuyLimit', price: 1.099, priceSL: 1.095 });
+    expect(h.events.some((e) => e.kind === 'orders' && e.op === 'add' && e.record.order === placed.order)).toBe(true);
+    records.PF5Order.parse(h.call('OrderGet', { ticket: placed.order }));
+    tick(1.0989, 1.099);
+    expect(h.fails('OrderGet', { ticket: placed.order }).code).toBe(R.ErrNotfound);
+    const [position] = h.call('PositionGet', { login });
+    expect(position).toMatchObject({ position: placed.order, priceOpen: 1.099, priceSL: 1.095 });
+    tick(1.0949, 1.095);
+    expect(h.call('PositionGet', { login })).toEqual([]);
+    const deals = h.call('DealRequest', { login });
+    expect(deals.at(-1)).toMatchObject({ entry: 'Out', reason: 'Sl', price: 1.0949, profit: -410 });
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.2 }).code).toBe(R.ErrParams);
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 150 }).code).toBe(R.ErrParams);
+  });
+
+  it('refuses a fill without free margin and stops an account out', () => {
+    const { h, login, send, tick } = trader('demo\\retail', 1500);
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 20_000 }).code).toBe(R.TradeMaxMoney);
+    send({});
+    tick(1.0899, 1.09);
+    expect(h.call('PositionGet', { login })).toEqual([]);
+    expect(h.call('DealRequest', { login }).at(-1)).toMatchObject({ reason: 'So', entry: 'Out' });
+  });
+});
+
+describe('deletes', () => {
+  it('deletes positions, orders and deals only when every ticket exists and is this server\'s', () => {
+    const h = pf5Harness({ accounts: 50, trades: 100 });
+    const positions = h.world.positions.values();
+    const foreign = positions.find((p) => h.world.foreignTickets.has(p.position))!;
+    const own = positions.filter((p) => !h.world.foreignTickets.has(p.position)).slice(0, 2).map((p) => p.position);
+    expect(foreign.externalId).toBe(`TS2:${foreign.position}`);
+    expect(h.fails('PositionDeleteBatch', { tickets: [...own, foreign.position] }).code).toBe(PF5_ERR_NOTMAIN);
+    expect(h.fails('PositionDeleteBatch', { tickets: [...own, 1] }).code).toBe(R.ErrNotfound);
+    expect(h.call('PositionGetByTickets', { tickets: own })).toHaveLength(2);
+    const deals = h.world.deals.size;
+    expect(h.call('PositionDeleteBatch', { tickets: own })).toBe(true);
+    expect(h.call('PositionGetByTickets', { tickets: own })).toEqual([]);
+    expect(h.world.deals.size).toBe(deals);
+    const deal = h.world.deals.values().find((d) => d.action === 'Balance')!;
+    const balance = h.world.users.get(deal.login)!.balance;
+    expect(h.call('DealDeleteBatch', { tickets: [deal.deal] })).toBe(true);
+    expect(h.world.users.get(deal.login)!.balance).toBe(balance);
+    const order = h.world.orders.values().find((o) => !h.world.foreignTickets.has(o.order))!;
+    expect(h.call('OrderDeleteBatch', { tickets: [order.order] })).toBe(true);
+    expect(h.events.filter((e) => e.op === 'delete').map((e) => e.kind)).toEqual(['positions', 'positions', 'deals', 'orders']);
+  });
+});
+
+describe('groups, symbols and bars', () => {
+  it('patches a group but refuses the unimplemented setters', () => {
+    const h = pf5Harness();
+    const group = h.call('GroupRecord', { group: 'real\\retail', patch: { marginCall: 80, companyPage: null } });
+    records.PF5ConGroup.parse(group);
+    expect(group.marginCall).toBe(80);
+    expect('companyPage' in group).toBe(false);
+    expect(group.commissions.standard.tiers[0].value).toBe(3.5);
+    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { commissions: {} } }).code).toBe(R.ErrParams);
+    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { newsLang: [1] } }).code).toBe(R.ErrParams);
+  });
+
+  it('updates only the accepted symbol fields and refuses read-only ones in a patch', () => {
+    const h = pf5Harness();
+    const updated = h.call('SymbolUpdate', { symbol: 'EURUSD', record: { stopsLevel: 30, digits: 2, color: 255 } });
+    expect(updated).toMatchObject({ stopsLevel: 30, digits: 5, color: 255 });
+    expect(h.call('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Euro' } }).description).toBe('Euro');
+    expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { multiply: 10 } }).code).toBe(R.ErrParams);
+    expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { sessionQuote: [] } }).code).toBe(R.ErrParams);
+    const symbol = h.call('SymbolGet', { symbol: 'EURUSD' });
+    records.PF5Symbol.parse(symbol);
+    expect(symbol.sessionTrade).toHaveLength(7);
+    expect(h.call('SymbolRequestArray', { mask: 'Forex\\*' }).length).toBeGreaterThan(5);
+  });
+
+  it('answers minute bars with tick volume and the lowest spread', () => {
+    const h = pf5Harness();
+    const t = Date.parse('2026-01-06T10:00:00Z');
+    h.world.feed.inject('EURUSD', 1.1, 1.1002, t + 1000);
+    h.world.feed.inject('EURUSD', 1.1004, 1.1005, t + 2000);
+    h.world.feed.inject('EURUSD', 1.1001, 1.1002, t + 61_000);
+    const bars = h.call('ChartRequest', { symbol: 'EURUSD', fromTime: '2026-01-06T00:00:00Z', toTime: '2026-01-07T00:00:00Z' });
+    expect(bars[0]).toEqual({ dateTime: '2026-01-06T10:00:00.000Z', open: 1.1, high: 1.1004, low: 1.1, close: 1.1004, tickVolume: 2, spread: 10, volume: 0 });
+    expect(bars).toHaveLength(2);
+  });
+
+  it('tells the manager who it is', () => {
+    const h = pf5Harness();
+    const me = h.call('ManagerCurrent', {}, ['Admin', 'AccRead']);
+    records.PF5ConManager.parse(me);
+    expect(me).toMatchObject({ login: 1000, right: ['Admin', 'AccRead'] });
+  });
+});

@@ -1,0 +1,425 @@
+/**
+ * The PF5 trading engine: dealer requests that place orders and turn them into deals and positions, for hedging
+ * accounts (every fill opens its own position, closes name the position) and netting accounts (one position per
+ * symbol that grows, shrinks and reverses); pending orders filled by the quote feed; stop-loss, take-profit and
+ * stop-out closes; balance and credit deals; commissions from the group; and the batch deletes with their
+ * not-main and not-found rules. Deleting positions or deals never touches the other records or the balance.
+ */
+import { PF5_RESULT } from '../../shared/resultCodes.js';
+import { roundTo } from '../feed/instruments.js';
+import type { Quote } from '../feed/quoteFeed.js';
+import { closingPrice, floatingProfit, profitAt, toUsd } from '../feed/valuation.js';
+import { KeyedRecords } from '../world/keyedRecords.js';
+import { cents, iso } from '../world/people.js';
+import { CommandError } from '../world/simWorld.js';
+import {
+  PF5_LOT, type PF5DealReason, type PF5DealRecord, type PF5OrderRow, type PF5OrderType, type PF5PositionReason,
+  type PF5PositionRow, type PF5UserRecord,
+} from './pf5Records.js';
+import type { Pf5World } from './pf5World.js';
+
+const R = PF5_RESULT;
+/**
+ * The platform's "not main server" answer (RET_ERR_NOTMAIN). The shared result-code table does not list it yet;
+ * the value follows the platform's numbering after ErrDuplicate.
+ */
+export const PF5_ERR_NOTMAIN = 18;
+
+export interface DealerRequest {
+  login: number;
+  symbol: string;
+  type: PF5OrderType;
+  volume: number;
+  price?: number;
+  priceSL: number;
+  priceTP: number;
+  /** Hedging: the position a market order closes. */
+  position?: number;
+  expiration?: number;
+  comment: string;
+}
+
+export interface DealerResult {
+  order: number;
+  deal?: number;
+  position?: number;
+}
+
+const isBuy = (type: PF5OrderType) => type === 'Buy' || type === 'BuyLimit' || type === 'BuyStop';
+const isMarket = (type: PF5OrderType) => type === 'Buy' || type === 'Sell';
+
+export class Pf5TradingEngine {
+  readonly historyOrders = new KeyedRecords<PF5OrderRow>();
+  private readonly positionsBySymbol = new Map<string, Set<number>>();
+  private readonly ordersBySymbol = new Map<string, Set<number>>();
+  private readonly positionsByLogin = new Map<number, Set<number>>();
+
+  constructor(private readonly world: Pf5World) {}
+
+  indexAll(): void {
+    for (const p of this.world.positions.values()) this.trackPosition(p);
+    for (const o of this.world.orders.values()) this.index(this.ordersBySymbol, o.symbol, o.order);
+  }
+
+  hedging(login: number): boolean {
+    const user = this.world.users.get(login);
+    return this.world.groups.get(user?.group ?? '')?.marginMode === 'RetailHedged';
+  }
+
+  /** Places an order; market orders fill at once at the current price. */
+  send(request: DealerRequest, now = Date.now()): DealerResult {
+    const user = this.world.users.get(request.login);
+    if (!user) throw new CommandError(R.ErrNotfound, `login ${request.login} not found`);
+    const symbol = this.world.symbolRecord(request.symbol);
+    const quote = this.world.feed.quote(request.symbol);
+    const instrument = this.world.instrumentBySymbol.get(request.symbol);
+    if (!symbol || !quote || !instrument) throw new CommandError(R.ErrNotfound, `symbol ${request.symbol} not found`);
+    if (symbol.tradeMode === 'Disabled') throw new CommandError(R.TradeOrderProhibited, `trading ${request.symbol} is disabled`);
+    const min = symbol.volumeMin as number;
+    const max = symbol.volumeMax as number;
+    const step = symbol.volumeStep as number;
+    if (!Number.isInteger(request.volume) || request.volume < min || request.volume > max || (request.volume - min) % step !== 0) {
+      throw new CommandError(R.ErrParams, `volume must be between ${min} and ${max} in steps of ${step} (1/10000 lot)`);
+    }
+    const buy = isBuy(request.type);
+    let position: PF5PositionRow | undefined;
+    if (request.position !== undefined) {
+      position = this.world.positions.get(request.position);
+      if (!position || position.login !== request.login || position.symbol !== request.symbol) {
+        throw new CommandError(R.ErrNotfound, `position ${request.position} not found`);
+      }
+      if ((position.action === 'Buy') === buy) throw new CommandError(R.ErrParams, 'a close must trade against the position');
+      if (request.volume > position.volume) throw new CommandError(R.ErrParams, `volume exceeds position ${position.position}`);
+    }
+    const order: PF5OrderRow = {
+      order: this.world.allocateOrder(), externalID: '', login: user.login, symbol: request.symbol, digits: instrument.digits,
+      digitsCurrency: 2, contractSize: instrument.contractSize, state: 'Placed', reason: 'Dealer', timeSetup: iso(now),
+      type: request.type, typeFill: 'Return', typeTime: request.expiration ? 'Specified' : 'GtC',
+      ...(request.expiration ? { timeExpiration: iso(request.expiration) } : {}),
+      priceOrder: 0, priceTrigger: 0, priceSL: request.priceSL, priceTP: request.priceTP, volumeInitial: request.volume,
+      volumeCurrent: request.volume, expertID: 0, positionID: position?.position ?? 0, comment: request.comment,
+    };
+    if (isMarket(request.type)) {
+      const price = buy ? quote.ask : quote.bid;
+      this.checkMargin(user, request.symbol, buy, request.volume, price, position);
+      return this.fill({ ...order, priceOrder: price }, price, 'Dealer', now);
+    }
+    if (request.price === undefined) throw new CommandError(R.ErrParams, 'price is required for a pending order');
+    const price = roundTo(request.price, instrument.digits);
+    const market = buy ? quote.ask : quote.bid;
+    const below = request.type === 'BuyLimit' || request.type === 'SellStop';
+    if (below ? price >= market : price <= market) throw new CommandError(R.ErrParams, `price ${price} is on the wrong side of the market`);
+    const placed = { ...order, priceOrder: price };
+    this.world.orders.set(placed.order, placed);
+    this.index(this.ordersBySymbol, placed.symbol, placed.order);
+    this.world.emit('orders', 'add', this.world.orderToWire(placed));
+    return { order: placed.order };
+  }
+
+  /** A balance or credit deal; answers the deal. */
+  balance(login: number, action: 'Balance' | 'Credit', amount: number, comment: string, now = Date.now()): PF5DealRecord {
+    const user = this.world.users.get(login);
+    if (!user) throw new CommandError(R.ErrNotfound, `login ${login} not found`);
+    if (!Number.isFinite(amount) || amount === 0) throw new CommandError(R.ErrParams, 'amount must be a non-zero number');
+    if (amount < 0 && this.account(login).marginFree + amount < 0) throw new CommandError(R.TradeMaxMoney, 'not enough free margin');
+    if (action === 'Credit' && user.credit + amount < 0) throw new CommandError(R.TradeMaxMoney, 'not enough credit');
+    const deal = this.world.addDeal({
+      login, action, entry: 'In', digits: 0, contractSize: 0, time: iso(now), symbol: '', price: 0, volume: 0,
+      profit: cents(amount), positionID: 0, order: 0, comment: comment || (amount > 0 ? 'Deposit' : 'Withdrawal'), reason: 'Dealer',
+    });
+    this.world.emit('deals', 'add', deal);
+    this.world.replaceUser(action === 'Balance' ? { ...user, balance: cents(user.balance + amount) } : { ...user, credit: cents(user.credit + amount) });
+    return deal;
+  }
+
+  /** Balance, credit, equity and margin of an account from its positions and the current quotes. */
+  account(login: number): { login: number; balance: number; credit: number; equity: number; margin: number; marginFree: number;
+    marginLevel: number; profit: number; storage: number } {
+    const user = this.world.users.get(login);
+    if (!user) throw new CommandError(R.ErrNotfound, `login ${login} not found`);
+    let margin = 0;
+    let profit = 0;
+    let storage = 0;
+    for (const p of this.positionsOf(login)) {
+      margin += this.margin(user, p.symbol, p.volume, p.priceOpen);
+      profit += this.profitOf(p);
+      storage += p.storage;
+    }
+    const equity = cents(user.balance + user.credit + profit + storage);
+    margin = cents(margin);
+    return { login, balance: user.balance, credit: user.credit, equity, margin, marginFree: cents(equity - margin),
+      marginLevel: margin > 0 ? cents(equity / margin * 100) : 0, profit: cents(profit), storage: cents(storage) };
+  }
+
+  /** Fills pending orders the tick reaches, closes positions at their stops, and stops out accounts it hurts. */
+  onTick(quote: Quote, now = quote.time): void {
+    const touched = new Set<number>();
+    for (const ticket of [...(this.ordersBySymbol.get(quote.symbol) ?? [])]) {
+      const order = this.world.orders.get(ticket);
+      if (!order) continue;
+      if (order.timeExpiration && Date.parse(order.timeExpiration) <= now) {
+        this.finishOrder(order, 'Expired', now);
+        continue;
+      }
+      const ask = quote.ask;
+      const bid = quote.bid;
+      const hit = order.type === 'BuyLimit' ? ask <= order.priceOrder : order.type === 'BuyStop' ? ask >= order.priceOrder
+        : order.type === 'SellLimit' ? bid >= order.priceOrder : bid <= order.priceOrder;
+      if (!hit) continue;
+      this.unindex(this.ordersBySymbol, order.symbol, order.order);
+      this.world.orders.delete(order.order);
+      this.world.emit('orders', 'delete', { order: order.order });
+      this.fill(order, isBuy(order.type) ? ask : bid, 'Client', now);
+      touched.add(order.login);
+    }
+    for (const ticket of [...(this.positionsBySymbol.get(quote.symbol) ?? [])]) {
+      const position = this.world.positions.get(ticket);
+      if (!position) continue;
+      touched.add(position.login);
+      const buy = position.action === 'Buy';
+      const price = closingPrice(quote, buy);
+      const sl = position.priceSL > 0 && (buy ? price <= position.priceSL : price >= position.priceSL);
+      const tp = position.priceTP > 0 && (buy ? price >= position.priceTP : price <= position.priceTP);
+      if (sl || tp) this.closePosition(position, position.volume, price, sl ? 'Sl' : 'Tp', now);
+    }
+    for (const login of touched) this.checkStopOut(login, now);
+  }
+
+  /** Deletes positions; every ticket must exist and belong to this server, else nothing is deleted. */
+  deletePositions(tickets: number[]): void {
+    this.checkDeletable(tickets, (t) => this.world.positions.has(t), 'position');
+    for (const ticket of tickets) {
+      const position = this.world.positions.get(ticket) as PF5PositionRow;
+      this.world.positions.delete(ticket);
+      this.untrackPosition(position);
+      this.world.emit('positions', 'delete', { position: ticket });
+    }
+  }
+
+  deleteOrders(tickets: number[]): void {
+    this.checkDeletable(tickets, (t) => this.world.orders.has(t) || this.historyOrders.has(t), 'order');
+    for (const ticket of tickets) {
+      if (this.world.orders.has(ticket)) {
+        const order = this.world.orders.get(ticket) as PF5OrderRow;
+        this.unindex(this.ordersBySymbol, order.symbol, ticket);
+        this.world.orders.delete(ticket);
+        this.world.emit('orders', 'delete', { order: ticket });
+      } else {
+        this.historyOrders.delete(ticket);
+      }
+    }
+  }
+
+  deleteDeals(tickets: number[]): void {
+    this.checkDeletable(tickets, (t) => this.world.deals.has(t), 'deal');
+    for (const ticket of tickets) {
+      this.world.deals.delete(ticket);
+      this.world.emit('deals', 'delete', { deal: ticket });
+    }
+  }
+
+  private checkDeletable(tickets: number[], exists: (t: number) => boolean, what: string): void {
+    for (const ticket of tickets) if (!exists(ticket)) throw new CommandError(R.ErrNotfound, `${what} ${ticket} not found`);
+    for (const ticket of tickets) {
+      if (this.world.foreignTickets.has(ticket)) {
+        throw new CommandError(PF5_ERR_NOTMAIN, `${what} ${ticket} was created on another trade server`);
+      }
+    }
+  }
+
+  /** Executes an order at `price`: a deal, and the position it opens, grows, shrinks, closes or reverses. */
+  private fill(order: PF5OrderRow, price: number, reason: PF5DealReason, now: number): DealerResult {
+    const buy = isBuy(order.type);
+    const user = this.world.users.get(order.login) as PF5UserRecord;
+    const hedging = this.hedging(order.login);
+    const netted = hedging ? undefined : this.positionsOf(order.login).find((p) => p.symbol === order.symbol);
+    const target = order.positionID ? this.world.positions.get(order.positionID) : netted;
+    const commission = this.commission(user, order.volumeInitial);
+    let deal: PF5DealRecord;
+    let positionId: number;
+    if (target && (target.action === 'Buy') !== buy) {
+      // Against an open position: close part or all of it; on a netting account the excess reverses it.
+      const closing = Math.min(order.volumeInitial, target.volume);
+      const profit = this.closeProfit(target, price, closing);
+      const excess = order.volumeInitial - closing;
+      deal = this.deal(order, price, excess > 0 ? 'InOut' : 'Out', profit, commission, target.position, reason, now);
+      this.applyClose(target, closing, now);
+      positionId = target.position;
+      if (excess > 0) positionId = this.openPosition(order, excess, price, now, target.position);
+      this.world.replaceUser({ ...user, balance: cents(user.balance + profit + commission) });
+    } else if (target) {
+      // Same direction on a netting account: the position grows at the weighted average price.
+      const volume = target.volume + order.volumeInitial;
+      const priceOpen = roundTo((target.priceOpen * target.volume + price * order.volumeInitial) / volume, target.digits);
+      this.replacePosition({ ...target, volume, priceOpen, timeUpdate: iso(now) });
+      deal = this.deal(order, price, 'In', 0, commission, target.position, reason, now);
+      positionId = target.position;
+      if (commission !== 0) this.world.replaceUser({ ...user, balance: cents(user.balance + commission) });
+    } else {
+      positionId = this.openPosition(order, order.volumeInitial, price, now);
+      deal = this.deal(order, price, 'In', 0, commission, positionId, reason, now);
+      if (commission !== 0) this.world.replaceUser({ ...user, balance: cents(user.balance + commission) });
+    }
+    this.finishOrder({ ...order, positionID: positionId }, 'Filled', now, false);
+    return { order: order.order, deal: deal.deal, position: positionId };
+  }
+
+  private openPosition(order: PF5OrderRow, volume: number, price: number, now: number, ticket?: number): number {
+    const position: PF5PositionRow = {
+      position: ticket ?? order.order, login: order.login, symbol: order.symbol, action: isBuy(order.type) ? 'Buy' : 'Sell',
+      digits: order.digits, digitsCurrency: 2, contractSize: order.contractSize, externalId: '', timeCreate: iso(now),
+      timeUpdate: iso(now), priceOpen: price, priceSL: order.priceSL, priceTP: order.priceTP, volume, storage: 0,
+      rateProfit: 1, rateMargin: 1, expertId: 0, comment: order.comment, reason: order.reason,
+    };
+    this.world.positions.set(position.position, position);
+    this.trackPosition(position);
+    this.world.emit('positions', 'add', this.world.positionToWire(position));
+    return position.position;
+  }
+
+  private applyClose(position: PF5PositionRow, volume: number, now: number): void {
+    if (volume >= position.volume) {
+      this.world.positions.delete(position.position);
+      this.untrackPosition(position);
+      this.world.emit('positions', 'delete', { position: position.position });
+    } else {
+      this.replacePosition({ ...position, volume: position.volume - volume, timeUpdate: iso(now) });
+    }
+  }
+
+  /** Closes a position (or part of it) by a server-side order: stops, stop-out. */
+  private closePosition(position: PF5PositionRow, volume: number, price: number, reason: PF5DealReason, now: number): void {
+    const order: PF5OrderRow = {
+      order: this.world.allocateOrder(), externalID: '', login: position.login, symbol: position.symbol, digits: position.digits,
+      digitsCurrency: 2, contractSize: position.contractSize, state: 'Placed', reason: toPositionReason(reason),
+      timeSetup: iso(now), type: position.action === 'Buy' ? 'Sell' : 'Buy', typeFill: 'Return', typeTime: 'GtC',
+      priceOrder: price, priceTrigger: 0, priceSL: 0, priceTP: 0, volumeInitial: volume, volumeCurrent: volume, expertID: 0,
+      positionID: position.position, comment: `[${reason.toLowerCase()} ${price}]`,
+    };
+    this.fill(order, price, reason, now);
+  }
+
+  private checkStopOut(login: number, now: number): void {
+    const user = this.world.users.get(login);
+    const group = user ? this.world.groups.get(user.group) : undefined;
+    if (!user || !group) return;
+    for (let guard = 0; guard < 1000; guard++) {
+      const state = this.account(login);
+      const stopOut = (group.marginStopOut as number) ?? 50;
+      if (state.margin <= 0 || state.marginLevel > stopOut) return;
+      const worst = this.positionsOf(login).sort((a, b) => this.profitOf(a) - this.profitOf(b))[0];
+      const quote = worst && this.world.feed.quote(worst.symbol);
+      if (!worst || !quote) return;
+      this.closePosition(worst, worst.volume, closingPrice(quote, worst.action === 'Buy'), 'So', now);
+    }
+  }
+
+  private finishOrder(order: PF5OrderRow, state: 'Filled' | 'Canceled' | 'Expired', now: number, live = true): void {
+    if (live) {
+      this.unindex(this.ordersBySymbol, order.symbol, order.order);
+      this.world.orders.delete(order.order);
+      this.world.emit('orders', 'delete', { order: order.order });
+    }
+    this.historyOrders.set(order.order, { ...order, state, volumeCurrent: 0, timeDone: iso(now) });
+  }
+
+  cancel(ticket: number, now = Date.now()): void {
+    const order = this.world.orders.get(ticket);
+    if (!order) throw new CommandError(R.ErrNotfound, `order ${ticket} not found`);
+    this.finishOrder(order, 'Canceled', now);
+  }
+
+  private deal(order: PF5OrderRow, price: number, entry: 'In' | 'Out' | 'InOut', profit: number, commission: number,
+    positionID: number, reason: PF5DealReason, now: number): PF5DealRecord {
+    const deal = this.world.addDeal({
+      login: order.login, action: isBuy(order.type) ? 'Buy' : 'Sell', entry, digits: order.digits,
+      contractSize: order.contractSize, time: iso(now), symbol: order.symbol, price, volume: order.volumeInitial, profit,
+      positionID, order: order.order, comment: order.comment, reason, commission,
+    });
+    this.world.emit('deals', 'add', deal);
+    return deal;
+  }
+
+  private replacePosition(position: PF5PositionRow): void {
+    this.world.positions.set(position.position, position);
+    this.world.emit('positions', 'update', this.world.positionToWire(position));
+  }
+
+  private profitOf(position: PF5PositionRow): number {
+    const instrument = this.world.instrumentBySymbol.get(position.symbol);
+    return instrument ? floatingProfit(instrument, position.action === 'Buy', position.priceOpen, position.volume / PF5_LOT,
+      (s) => this.world.feed.quote(s)) : 0;
+  }
+
+  private closeProfit(position: PF5PositionRow, price: number, volume: number): number {
+    const instrument = this.world.instrumentBySymbol.get(position.symbol);
+    return instrument ? profitAt(instrument, position.action === 'Buy', position.priceOpen, price, volume / PF5_LOT,
+      (s) => this.world.feed.quote(s)) : 0;
+  }
+
+  /** Margin in USD at leverage: forex on the base currency, everything else on the notional in the profit currency. */
+  private margin(user: PF5UserRecord, symbol: string, volume: number, price: number): number {
+    const instrument = this.world.instrumentBySymbol.get(symbol);
+    if (!instrument) return 0;
+    const lots = volume / PF5_LOT;
+    const leverage = Math.max(1, user.leverage);
+    const forex = instrument.kind === 'forex';
+    const amount = forex ? lots * instrument.contractSize / leverage : lots * instrument.contractSize * price / leverage;
+    return toUsd(amount, forex ? instrument.marginCurrency : instrument.profitCurrency, (s) => this.world.feed.quote(s));
+  }
+
+  private checkMargin(user: PF5UserRecord, symbol: string, buy: boolean, volume: number, price: number, closing?: PF5PositionRow): void {
+    if (closing) return;
+    const netted = this.hedging(user.login) ? undefined : this.positionsOf(user.login).find((p) => p.symbol === symbol);
+    // Reducing a netting position frees margin; only the part that adds exposure needs money.
+    const adds = netted && (netted.action === 'Buy') !== buy ? Math.max(0, volume - netted.volume) : volume;
+    if (adds <= 0) return;
+    const needed = this.margin(user, symbol, adds, price);
+    const free = this.account(user.login).marginFree;
+    if (needed > free) throw new CommandError(R.TradeMaxMoney, `not enough money: margin ${cents(needed)} exceeds free margin ${free}`);
+  }
+
+  /** The group's instant per-lot commission, charged on every deal. */
+  private commission(user: PF5UserRecord, volume: number): number {
+    const commissions = this.world.groups.get(user.group)?.commissions as Record<string, { chargeMode?: string; tiers?: Array<{ value?: number }> }> | undefined;
+    let total = 0;
+    for (const commission of Object.values(commissions ?? {})) {
+      if (commission.chargeMode === 'Instant') total += (commission.tiers?.[0]?.value ?? 0) * volume / PF5_LOT;
+    }
+    return total > 0 ? -cents(total) : 0;
+  }
+
+  /** Open positions of an account, by ticket. */
+  positionsOf(login: number): PF5PositionRow[] {
+    return [...(this.positionsByLogin.get(login) ?? [])].sort((a, b) => a - b)
+      .map((t) => this.world.positions.get(t)).filter((p) => p !== undefined);
+  }
+
+  private trackPosition(position: PF5PositionRow): void {
+    this.index(this.positionsBySymbol, position.symbol, position.position);
+    let set = this.positionsByLogin.get(position.login);
+    if (!set) this.positionsByLogin.set(position.login, (set = new Set()));
+    set.add(position.position);
+  }
+
+  private untrackPosition(position: PF5PositionRow): void {
+    this.unindex(this.positionsBySymbol, position.symbol, position.position);
+    const set = this.positionsByLogin.get(position.login);
+    set?.delete(position.position);
+    if (set?.size === 0) this.positionsByLogin.delete(position.login);
+  }
+
+  private index(map: Map<string, Set<number>>, symbol: string, ticket: number): void {
+    let set = map.get(symbol);
+    if (!set) map.set(symbol, (set = new Set()));
+    set.add(ticket);
+  }
+
+  private unindex(map: Map<string, Set<number>>, symbol: string, ticket: number): void {
+    map.get(symbol)?.delete(ticket);
+  }
+}
+
+function toPositionReason(reason: PF5DealReason): PF5PositionReason {
+  return reason === 'Sl' ? 'SL' : reason === 'Tp' ? 'TP' : reason === 'So' ? 'SO' : reason;
+}
