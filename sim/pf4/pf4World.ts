@@ -224,6 +224,7 @@ export class Pf4World implements SimWorld {
   replaceUser(record: PF4UserRecord): void {
     this.users.set(record.login, record);
     this.userChanges.set(record.login, Date.now());
+    this.engine.onUserChanged(record);
     this.emit('users', 'update', record);
   }
 
@@ -298,7 +299,9 @@ export class Pf4World implements SimWorld {
       if (level.margin <= 0 || level.level >= 300) continue;
       const user = this.users.get(login) as PF4UserRecord;
       const needed = Math.ceil((level.margin * 3 - (level.equity - user.balance)) / 100) * 100;
-      this.users.set(login, { ...user, balance: needed, prevBalance: needed, prevMonthBalance: needed, prevEquity: needed, prevMonthEquity: needed });
+      const topped = { ...user, balance: needed, prevBalance: needed, prevMonthBalance: needed, prevEquity: needed, prevMonthEquity: needed };
+      this.users.set(login, topped);
+      this.engine.onUserChanged(topped);
     }
   }
 

@@ -12,7 +12,7 @@ import { PF4_RESULT } from '../../shared/resultCodes.js';
 import type { Instrument } from '../feed/instruments.js';
 import { pointOf, roundTo } from '../feed/instruments.js';
 import type { Quote } from '../feed/quoteFeed.js';
-import { closingPrice, floatingProfit, profitAt, toUsd } from '../feed/valuation.js';
+import { closingPrice, profitAt, toUsd } from '../feed/valuation.js';
 import { cents, iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import {
@@ -61,10 +61,24 @@ export interface OpenRequest {
 }
 
 interface AccountState {
+  login: number;
   margin: number;
   /** Profit, swaps and commissions of the open market trades, as of each trade's last tick. */
   floating: number;
+  /** Balance plus credit, kept current through onUserChanged. */
+  fixed: number;
+  /** The group's stop-out and margin-call levels in percent. */
+  stopout: number;
+  call: number;
   levelType: MarginLevelType;
+}
+
+/** An open trade as the engine tracks it: the current row, what it holds and its result at its symbol's last tick. */
+interface TradeSlot {
+  row: PF4TradeRow;
+  margin: number;
+  result: number;
+  account: AccountState;
 }
 
 /** An automatic activation held until it commits; TradeClearRollback undoes it before then. */
@@ -79,11 +93,11 @@ interface RollbackEntry {
 }
 
 export class Pf4TradingEngine {
-  private readonly bySymbol = new Map<string, Set<number>>();
+  /** The open trades of each symbol, as slots: a tick walks these without touching the large tables. */
+  private readonly bySymbol = new Map<string, Map<number, TradeSlot>>();
+  private readonly slots = new Map<number, TradeSlot>();
   private readonly byLogin = new Map<number, Set<number>>();
   private readonly pending = new Set<number>();
-  private readonly marginOf = new Map<number, number>();
-  private readonly resultOf = new Map<number, number>();
   private readonly accounts = new Map<number, AccountState>();
   private readonly historyByLogin = new Map<number, PF4TradeRecord[]>();
   private readonly historyByOrder = new Map<number, PF4TradeRecord>();
@@ -217,19 +231,54 @@ export class Pf4TradingEngine {
   }
 
   /** Floating result of an open market trade now: profit plus swaps and commission. */
-  private currentResult(row: PF4TradeRow): number {
-    if (isPending(row.tradeCommand)) return 0;
-    const instrument = this.world.instrumentBySymbol.get(row.symbol);
-    const profit = instrument
-      ? floatingProfit(instrument, isBuyCommand(row.tradeCommand), row.openPrice, row.volume / 100, (s) => this.world.feed.quote(s))
-      : 0;
-    return profit + row.storage + row.commission;
+  private currentResult(row: PF4TradeRow, market = this.market(row.symbol)): number {
+    if (isPending(row.tradeCommand) || !market) return 0;
+    const buy = isBuyCommand(row.tradeCommand);
+    const move = buy ? market.bid - row.openPrice : row.openPrice - market.ask;
+    return Math.round(move * market.contractRate * row.volume) / 100 + row.storage + row.commission;
   }
+
+  /**
+   * What every trade of a symbol needs to value itself at the current quote, worked out once per tick rather than
+   * once per trade: the quote and contract size times the profit currency's USD rate.
+   */
+  private market(symbol: string): { bid: number; ask: number; contractRate: number } | undefined {
+    const instrument = this.world.instrumentBySymbol.get(symbol);
+    const quote = this.world.feed.quote(symbol);
+    if (!instrument || !quote) return undefined;
+    // Per 1/100 lot and in cents: volume * contractSize * rate * move / 100 lots, rounded to cents (x100).
+    return { bid: quote.bid, ask: quote.ask, contractRate: instrument.contractSize * toUsd(1, instrument.profitCurrency, this.quotes) };
+  }
+
+  private readonly quotes = (symbol: string) => this.world.feed.quote(symbol);
 
   private account(login: number): AccountState {
     let state = this.accounts.get(login);
-    if (!state) this.accounts.set(login, (state = { margin: 0, floating: 0, levelType: 'Ok' }));
+    if (!state) {
+      state = { login, margin: 0, floating: 0, fixed: 0, stopout: 50, call: 100, levelType: 'Ok' };
+      this.accounts.set(login, state);
+      const user = this.world.users.get(login);
+      if (user) this.onUserChanged(user);
+    }
     return state;
+  }
+
+  /** Keeps the cached balance and group levels of an account with trades in step with its record. */
+  onUserChanged(user: PF4UserRecord): void {
+    const state = this.accounts.get(user.login);
+    if (!state) return;
+    const group = this.world.groups.find(user.group);
+    state.fixed = user.balance + user.credit;
+    state.stopout = group?.marginStopout ?? 50;
+    state.call = group?.marginCall ?? 100;
+  }
+
+  /** A group's levels changed: accounts of the group pick them up. */
+  onGroupChanged(group: string): void {
+    for (const state of this.accounts.values()) {
+      const user = this.world.users.get(state.login);
+      if (user?.group === group) this.onUserChanged(user);
+    }
   }
 
   /** The margin level of an account computed afresh from its trades and the current quotes. */
@@ -242,7 +291,7 @@ export class Pf4TradingEngine {
     for (const order of this.byLogin.get(login) ?? []) {
       const row = this.world.trades.get(order);
       if (!row || isPending(row.tradeCommand)) continue;
-      margin += this.marginOf.get(order) ?? 0;
+      margin += this.slots.get(order)?.margin ?? 0;
       floating += this.currentResult(row);
       volume += row.volume;
     }
@@ -492,28 +541,29 @@ export class Pf4TradingEngine {
 
   /** A tick of one symbol: pending activation, SL/TP triggers, floating results and stop-out of the accounts touched. */
   onTick(quote: Quote, now = quote.time): void {
-    const orders = this.bySymbol.get(quote.symbol);
-    if (!orders || orders.size === 0) return;
+    const slots = this.bySymbol.get(quote.symbol);
+    if (!slots || slots.size === 0) return;
     const triggered: Array<[PF4TradeRow, 'Pending' | 'SL' | 'TP']> = [];
-    const touched = new Set<number>();
-    for (const order of orders) {
-      const row = this.world.trades.get(order);
-      if (!row) continue;
+    const touched = new Set<AccountState>();
+    const market = this.market(quote.symbol);
+    for (const slot of slots.values()) {
+      const row = slot.row;
       // A dealer who rolled an activation back has taken the trade over: the server does not trigger it again.
-      const automatic = !row.activationType?.endsWith('Rollback');
+      const automatic = row.activationType === undefined || !row.activationType.endsWith('Rollback');
       if (isPending(row.tradeCommand)) {
         if (automatic && pendingTriggered(row, quote)) triggered.push([row, 'Pending']);
         continue;
       }
-      const buy = isBuyCommand(row.tradeCommand);
-      const price = buy ? quote.bid : quote.ask;
-      if (automatic && row.sl > 0 && (buy ? price <= row.sl : price >= row.sl)) triggered.push([row, 'SL']);
-      else if (automatic && row.tp > 0 && (buy ? price >= row.tp : price <= row.tp)) triggered.push([row, 'TP']);
-      const result = this.currentResult(row);
-      const account = this.account(row.login);
-      account.floating += result - (this.resultOf.get(order) ?? 0);
-      this.resultOf.set(order, result);
-      touched.add(row.login);
+      const buy = row.tradeCommand === 'Buy';
+      if (automatic && (row.sl > 0 || row.tp > 0)) {
+        const price = buy ? quote.bid : quote.ask;
+        if (row.sl > 0 && (buy ? price <= row.sl : price >= row.sl)) triggered.push([row, 'SL']);
+        else if (row.tp > 0 && (buy ? price >= row.tp : price <= row.tp)) triggered.push([row, 'TP']);
+      }
+      const result = this.currentResult(row, market);
+      slot.account.floating += result - slot.result;
+      slot.result = result;
+      touched.add(slot.account);
     }
     for (const [row, kind] of triggered) {
       if (!this.world.trades.has(row.order)) continue;
@@ -524,9 +574,8 @@ export class Pf4TradingEngine {
         const { record, balanceDelta } = this.closeAt(row, price, 'ClosedNormal', kind, now);
         this.hold({ order: row.order, kind, before: row, closed: record, balanceDelta }, now);
       }
-      touched.add(row.login);
     }
-    for (const login of touched) this.checkLevel(login, now);
+    for (const account of touched) this.checkLevel(account, now);
   }
 
   /** Expires pending orders and commits rollback entries whose time has come. */
@@ -572,40 +621,39 @@ export class Pf4TradingEngine {
   }
 
   private track(row: PF4TradeRow): void {
-    let symbolSet = this.bySymbol.get(row.symbol);
-    if (!symbolSet) this.bySymbol.set(row.symbol, (symbolSet = new Set()));
-    symbolSet.add(row.order);
+    let symbolSlots = this.bySymbol.get(row.symbol);
+    if (!symbolSlots) this.bySymbol.set(row.symbol, (symbolSlots = new Map()));
     let loginSet = this.byLogin.get(row.login);
     if (!loginSet) this.byLogin.set(row.login, (loginSet = new Set()));
     loginSet.add(row.order);
+    const account = this.account(row.login);
+    const slot: TradeSlot = { row, margin: 0, result: 0, account };
+    symbolSlots.set(row.order, slot);
+    this.slots.set(row.order, slot);
     if (isPending(row.tradeCommand)) {
       this.pending.add(row.order);
       return;
     }
     const user = this.world.users.get(row.login);
-    const margin = user ? this.requiredMargin(row, user) : 0;
-    const result = this.currentResult(row);
-    this.marginOf.set(row.order, margin);
-    this.resultOf.set(row.order, result);
-    const account = this.account(row.login);
-    account.margin += margin;
-    account.floating += result;
+    slot.margin = user ? this.requiredMargin(row, user) : 0;
+    slot.result = this.currentResult(row);
+    account.margin += slot.margin;
+    account.floating += slot.result;
   }
 
   private untrack(row: PF4TradeRow): void {
+    const slot = this.slots.get(row.order);
+    this.slots.delete(row.order);
     this.bySymbol.get(row.symbol)?.delete(row.order);
     const loginSet = this.byLogin.get(row.login);
     loginSet?.delete(row.order);
     if (loginSet?.size === 0) this.byLogin.delete(row.login);
     this.pending.delete(row.order);
-    const account = this.accounts.get(row.login);
-    if (account) {
-      account.margin -= this.marginOf.get(row.order) ?? 0;
-      account.floating -= this.resultOf.get(row.order) ?? 0;
-      if (!loginSet || loginSet.size === 0) this.accounts.delete(row.login);
+    if (slot) {
+      slot.account.margin -= slot.margin;
+      slot.account.floating -= slot.result;
     }
-    this.marginOf.delete(row.order);
-    this.resultOf.delete(row.order);
+    if (!loginSet || loginSet.size === 0) this.accounts.delete(row.login);
   }
 
   /** Stores a changed open trade and sends the update. */
@@ -617,6 +665,8 @@ export class Pf4TradingEngine {
       this.track(row);
     } else {
       this.world.trades.set(row.order, row);
+      const slot = this.slots.get(row.order);
+      if (slot) slot.row = row;
     }
     this.world.emit('trades', 'update', this.world.tradeToWire(row));
   }
@@ -699,28 +749,26 @@ export class Pf4TradingEngine {
     if (!this.world.users.has(login)) return;
     const level = this.marginLevel(login);
     const account = this.accounts.get(login);
-    if (account) account.levelType = level.levelType;
+    if (account) {
+      account.levelType = level.levelType;
+      // Re-anchor the cached floating result on the exact one, so rounding never drifts across many ticks.
+      account.floating = cents(level.equity - level.balance - this.world.users.get(login)!.credit);
+    }
     this.world.emit('margin', 'update', level);
   }
 
   /** Level check from the cached figures; the exact level is computed only when the cached one crosses a line. */
-  private checkLevel(login: number, now: number): void {
-    const account = this.accounts.get(login);
-    const user = this.world.users.get(login);
-    if (!account || !user) return;
-    const group = this.world.groups.find(user.group);
-    const stopout = group?.marginStopout ?? 50;
-    const call = group?.marginCall ?? 100;
-    const equity = user.balance + user.credit + account.floating;
-    const level = account.margin > 0 ? equity / account.margin * 100 : Number.POSITIVE_INFINITY;
-    const type: MarginLevelType = level <= stopout ? 'StopOut' : level <= call ? 'MarginCall' : 'Ok';
+  private checkLevel(account: AccountState, now: number): void {
+    if (account.margin <= 0) return;
+    const level = (account.fixed + account.floating) / account.margin * 100;
+    const type: MarginLevelType = level <= account.stopout ? 'StopOut' : level <= account.call ? 'MarginCall' : 'Ok';
     if (type === 'StopOut') {
-      this.stopOut(login, now);
+      this.stopOut(account.login, now);
       return;
     }
     if (type !== account.levelType) {
       account.levelType = type;
-      this.world.emit('margin', 'update', this.marginLevel(login));
+      this.world.emit('margin', 'update', this.marginLevel(account.login));
     }
   }
 

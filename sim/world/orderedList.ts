@@ -8,6 +8,8 @@ import { CommandError } from './simWorld.js';
 
 export class OrderedList<T> {
   private items: T[];
+  /** Position by key, rebuilt after a change: lookups by key are hot (a group per tick per account). */
+  private positions: Map<string | number, number> | null = null;
 
   constructor(
     /** Names the list in error messages ("holiday", "feeder"). */
@@ -40,7 +42,8 @@ export class OrderedList<T> {
 
   indexOf(key: string | number): number {
     if (!this.keyOf) return -1;
-    return this.items.findIndex((item) => this.keyOf!(item) === key);
+    if (!this.positions) this.positions = new Map(this.items.map((item, pos) => [this.keyOf!(item), pos]));
+    return this.positions.get(key) ?? -1;
   }
 
   /**
@@ -60,6 +63,7 @@ export class OrderedList<T> {
     const next = [...this.items];
     next[at] = item;
     this.items = next;
+    this.positions = null;
     return { pos: at, added };
   }
 
@@ -68,6 +72,7 @@ export class OrderedList<T> {
     const next = [...this.items];
     const [removed] = next.splice(pos, 1);
     this.items = next;
+    this.positions = null;
     return removed;
   }
 
@@ -82,6 +87,7 @@ export class OrderedList<T> {
     const [moved] = next.splice(pos, 1);
     next.splice(to, 0, moved);
     this.items = next;
+    this.positions = null;
     return to;
   }
 
