@@ -7,6 +7,7 @@ import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import { PF4ManagerRights, EnManagerRightsMembers } from '../../shared/records/contract.js';
 import type { ManagerConfig, ServerConfig } from '../config/simConfig.js';
 import { Faults } from '../control/faults.js';
+import { processStats } from './processStats.js';
 import { Pf4World } from '../pf4/pf4World.js';
 import { Pf5World } from '../pf5/pf5World.js';
 import type { ManagerSession } from '../protocol/managerSession.js';
@@ -57,6 +58,7 @@ export class TradingServer {
     this.build = BUILDS[config.family];
     const sink: ChangeSink = (kind, op, record) => this.broadcast(kind, op, record);
     this.world = config.family === 'PF4' ? new Pf4World(config, seed, sink) : new Pf5World(config, seed, sink);
+    processStats();
   }
 
   start(): void {
@@ -163,6 +165,8 @@ export class TradingServer {
       ...this.world.counts(),
       ticksEmitted: this.world.ticksEmitted(),
       faults: this.faults.describe(),
+      /** The whole simulator process; the event-loop delay covers the time since the previous state read. */
+      process: processStats(),
     };
   }
 }
