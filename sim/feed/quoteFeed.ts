@@ -21,6 +21,8 @@ export type TickListener = (quote: Quote) => void;
 
 /** The timer never fires more often than this; higher rates emit several ticks per firing. */
 const MIN_INTERVAL_MS = 10;
+/** A timer that fires this late emits at most this much backlog; the rest is dropped and counted. */
+const MAX_CATCH_UP_MS = 250;
 /** Per-tick relative volatility of the walk. */
 const VOLATILITY = 0.00015;
 
@@ -29,9 +31,10 @@ export class QuoteFeed {
   private readonly mids = new Map<string, number>();
   private readonly bySymbol = new Map<string, Instrument>();
   private timer: NodeJS.Timeout | null = null;
-  private carry = 0;
   private pausedUntil = 0;
   ticksEmitted = 0;
+  /** Ticks the clock owed but the process was too busy to emit (a backlog beyond MAX_CATCH_UP_MS). */
+  ticksDropped = 0;
   /** Symbols for which this answers false get no ticks (hidden or deleted symbols). */
   isActive: (symbol: string) => boolean = () => true;
 
@@ -54,15 +57,20 @@ export class QuoteFeed {
   start(): void {
     if (this.timer || this.ticksPerSecond <= 0 || this.instruments.length === 0) return;
     const interval = Math.max(MIN_INTERVAL_MS, Math.round(1000 / this.ticksPerSecond));
-    const perFiring = (this.ticksPerSecond * interval) / 1000;
+    // The count follows the clock, not the number of firings: a timer that fires late emits the ticks it owes, so
+    // the long-run rate matches the configuration. A backlog beyond MAX_CATCH_UP_MS is dropped, not replayed.
+    const startedAt = Date.now();
+    let owed = 0;
     this.timer = setInterval(() => {
-      // Fractional rates accumulate so the long-run rate matches the configuration.
-      this.carry += perFiring;
-      const count = Math.floor(this.carry);
-      this.carry -= count;
-      // A feeder restart leaves a brief gap in the ticks, as a real one does.
-      if (Date.now() < this.pausedUntil) return;
       const now = Date.now();
+      const due = Math.floor(((now - startedAt) * this.ticksPerSecond) / 1000);
+      const behind = due - owed;
+      const cap = Math.ceil((this.ticksPerSecond * MAX_CATCH_UP_MS) / 1000);
+      const count = Math.min(behind, cap);
+      owed = due;
+      this.ticksDropped += behind - count;
+      // A feeder restart leaves a brief gap in the ticks, as a real one does.
+      if (now < this.pausedUntil) return;
       for (let i = 0; i < count; i++) this.tickOne(now);
     }, interval);
     this.timer.unref();

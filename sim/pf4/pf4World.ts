@@ -117,6 +117,10 @@ export class Pf4World implements SimWorld {
     return this.feed.ticksEmitted;
   }
 
+  ticksDropped(): number {
+    return this.feed.ticksDropped;
+  }
+
   onQuote(quote: Quote): void {
     this.emit('ticks', 'update', tickRecord(quote));
     this.chart.onTick(quote);

@@ -126,6 +126,39 @@ describe('dealing', () => {
     expect(h.call('PositionGet', { login })).toEqual([]);
     expect(h.call('DealRequest', { login }).at(-1)).toMatchObject({ reason: 'So', entry: 'Out' });
   });
+
+  it('stops an account out on the next tick after its leverage is cut, and not before the level is reached', () => {
+    const { h, login, send, tick } = trader('demo\\retail', 10_000);
+    send({});
+    tick(1.1, 1.1001);
+    expect(h.call('PositionGet', { login })).toHaveLength(1);
+    expect(h.call('UserAccountGet', { login }).marginLevel).toBeGreaterThan(500);
+    h.call('UserUpdate', { record: { login, leverage: 1 } });
+    expect(h.call('PositionGet', { login })).toHaveLength(1);
+    tick(1.1, 1.1001);
+    expect(h.call('PositionGet', { login })).toEqual([]);
+    expect(h.call('DealRequest', { login }).at(-1)).toMatchObject({ reason: 'So', entry: 'Out' });
+  });
+
+  it('keeps the margin level of every account in step with its positions through fills, closes and ticks', () => {
+    const h = pf5Harness({ accounts: 40, trades: 120, orders: 0 });
+    const symbols = [...new Set(h.world.positions.values().map((p) => p.symbol))];
+    // Walk every traded symbol down 1% a step; no account should sit below its stop-out level with positions left.
+    for (let step = 0; step < 20; step++) {
+      for (const symbol of symbols) {
+        const q = h.world.feed.quote(symbol)!;
+        const move = -q.bid * 0.01;
+        h.world.feed.inject(symbol, q.bid + move, q.ask + move);
+      }
+      for (const login of h.world.users.keys()) {
+        const state = h.world.engine.account(login);
+        const stopOut = (h.world.groups.get(h.world.users.get(login)!.group)!.marginStopOut as number) ?? 50;
+        if (state.margin > 0) expect(state.marginLevel, `login ${login} step ${step}`).toBeGreaterThan(stopOut);
+      }
+    }
+    // The walk was steep enough to stop some accounts out.
+    expect(h.world.deals.values().filter((d) => d.reason === 'So').length).toBeGreaterThan(0);
+  });
 });
 
 describe('deletes', () => {

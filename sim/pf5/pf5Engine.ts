@@ -4,6 +4,11 @@
  * symbol that grows, shrinks and reverses); pending orders filled by the quote feed; stop-loss, take-profit and
  * stop-out closes; balance and credit deals; commissions from the group; and the batch deletes with their
  * not-main and not-found rules. Deleting positions or deals never touches the other records or the balance.
+ *
+ * Per tick only the positions of the ticking symbol are valued: each position's margin and floating result are kept
+ * in a slot and summed per account, so an account's margin level is known without walking its other positions. When
+ * those running figures put an account near its stop-out level, the exact figures (every position valued at the
+ * current quotes) decide, so the running sums never close a position on their own.
  */
 import { PF5_RESULT } from '../../shared/resultCodes.js';
 import { roundTo } from '../feed/instruments.js';
@@ -45,6 +50,25 @@ export interface DealerResult {
   position?: number;
 }
 
+/** Running figures of an account with open positions: sums over its position slots. */
+interface AccountFigures {
+  login: number;
+  margin: number;
+  floating: number;
+}
+
+/** An open position as the engine tracks it: the current row, the margin it holds and its result at its last tick. */
+interface PositionSlot {
+  row: PF5PositionRow;
+  margin: number;
+  result: number;
+  figures: AccountFigures;
+}
+
+/** The running figures may lag the exact ones a little (cross-currency rates move on other symbols' ticks), so the
+ *  exact check starts this far above the stop-out level. */
+const STOP_OUT_MARGIN = 1.02;
+
 const isBuy = (type: PF5OrderType) => type === 'Buy' || type === 'BuyLimit' || type === 'BuyStop';
 const isMarket = (type: PF5OrderType) => type === 'Buy' || type === 'Sell';
 
@@ -53,6 +77,9 @@ export class Pf5TradingEngine {
   private readonly positionsBySymbol = new Map<string, Set<number>>();
   private readonly ordersBySymbol = new Map<string, Set<number>>();
   private readonly positionsByLogin = new Map<number, Set<number>>();
+  private readonly slots = new Map<number, PositionSlot>();
+  private readonly figures = new Map<number, AccountFigures>();
+  private readonly quotes = (symbol: string) => this.world.feed.quote(symbol);
 
   constructor(private readonly world: Pf5World) {}
 
@@ -172,17 +199,47 @@ export class Pf5TradingEngine {
       this.fill(order, isBuy(order.type) ? ask : bid, 'Client', now);
       touched.add(order.login);
     }
-    for (const ticket of [...(this.positionsBySymbol.get(quote.symbol) ?? [])]) {
-      const position = this.world.positions.get(ticket);
-      if (!position) continue;
-      touched.add(position.login);
+    const stops: Array<[PF5PositionRow, number, 'Sl' | 'Tp']> = [];
+    const valued = new Set<AccountFigures>();
+    for (const ticket of this.positionsBySymbol.get(quote.symbol) ?? []) {
+      const slot = this.slots.get(ticket);
+      if (!slot) continue;
+      const position = slot.row;
       const buy = position.action === 'Buy';
       const price = closingPrice(quote, buy);
       const sl = position.priceSL > 0 && (buy ? price <= position.priceSL : price >= position.priceSL);
       const tp = position.priceTP > 0 && (buy ? price >= position.priceTP : price <= position.priceTP);
-      if (sl || tp) this.closePosition(position, position.volume, price, sl ? 'Sl' : 'Tp', now);
+      if (sl || tp) stops.push([position, price, sl ? 'Sl' : 'Tp']);
+      const result = this.resultOf(position);
+      slot.figures.floating += result - slot.result;
+      slot.result = result;
+      valued.add(slot.figures);
     }
+    for (const [position, price, reason] of stops) {
+      const current = this.world.positions.get(position.position);
+      if (current) this.closePosition(current, current.volume, price, reason, now);
+      touched.add(position.login);
+    }
+    for (const figures of valued) if (this.nearStopOut(figures)) touched.add(figures.login);
     for (const login of touched) this.checkStopOut(login, now);
+  }
+
+  /** Whether an account's running figures put it at or near its group's stop-out level. */
+  private nearStopOut(figures: AccountFigures): boolean {
+    if (figures.margin <= 0) return false;
+    const user = this.world.users.get(figures.login);
+    if (!user) return false;
+    const stopOut = (this.world.groups.get(user.group)?.marginStopOut as number | undefined) ?? 50;
+    const level = (user.balance + user.credit + figures.floating) / figures.margin * 100;
+    return level <= stopOut * STOP_OUT_MARGIN;
+  }
+
+  /** Revalues an account's slots after a change to the account itself (leverage, group). */
+  onUserChanged(login: number): void {
+    for (const ticket of this.positionsByLogin.get(login) ?? []) {
+      const slot = this.slots.get(ticket);
+      if (slot) this.fillSlot(slot, slot.row);
+    }
   }
 
   /** Deletes positions; every ticket must exist and belong to this server, else nothing is deleted. */
@@ -342,13 +399,32 @@ export class Pf5TradingEngine {
 
   private replacePosition(position: PF5PositionRow): void {
     this.world.positions.set(position.position, position);
+    const slot = this.slots.get(position.position);
+    if (slot) this.fillSlot(slot, position);
     this.world.emit('positions', 'update', this.world.positionToWire(position));
   }
 
   private profitOf(position: PF5PositionRow): number {
     const instrument = this.world.instrumentBySymbol.get(position.symbol);
     return instrument ? floatingProfit(instrument, position.action === 'Buy', position.priceOpen, position.volume / PF5_LOT,
-      (s) => this.world.feed.quote(s)) : 0;
+      this.quotes) : 0;
+  }
+
+  /** What a position adds to its account's equity now: floating profit and swaps. */
+  private resultOf(position: PF5PositionRow): number {
+    return this.profitOf(position) + position.storage;
+  }
+
+  /** Sets a slot to a position row, moving the account sums by the difference. */
+  private fillSlot(slot: PositionSlot, row: PF5PositionRow): void {
+    const user = this.world.users.get(row.login);
+    const margin = user ? this.margin(user, row.symbol, row.volume, row.priceOpen) : 0;
+    const result = this.resultOf(row);
+    slot.figures.margin += margin - slot.margin;
+    slot.figures.floating += result - slot.result;
+    slot.row = row;
+    slot.margin = margin;
+    slot.result = result;
   }
 
   private closeProfit(position: PF5PositionRow, price: number, volume: number): number {
@@ -365,7 +441,7 @@ export class Pf5TradingEngine {
     const leverage = Math.max(1, user.leverage);
     const forex = instrument.kind === 'forex';
     const amount = forex ? lots * instrument.contractSize / leverage : lots * instrument.contractSize * price / leverage;
-    return toUsd(amount, forex ? instrument.marginCurrency : instrument.profitCurrency, (s) => this.world.feed.quote(s));
+    return toUsd(amount, forex ? instrument.marginCurrency : instrument.profitCurrency, this.quotes);
   }
 
   private checkMargin(user: PF5UserRecord, symbol: string, buy: boolean, volume: number, price: number, closing?: PF5PositionRow): void {
@@ -400,6 +476,11 @@ export class Pf5TradingEngine {
     let set = this.positionsByLogin.get(position.login);
     if (!set) this.positionsByLogin.set(position.login, (set = new Set()));
     set.add(position.position);
+    let figures = this.figures.get(position.login);
+    if (!figures) this.figures.set(position.login, (figures = { login: position.login, margin: 0, floating: 0 }));
+    const slot: PositionSlot = { row: position, margin: 0, result: 0, figures };
+    this.slots.set(position.position, slot);
+    this.fillSlot(slot, position);
   }
 
   private untrackPosition(position: PF5PositionRow): void {
@@ -407,6 +488,13 @@ export class Pf5TradingEngine {
     const set = this.positionsByLogin.get(position.login);
     set?.delete(position.position);
     if (set?.size === 0) this.positionsByLogin.delete(position.login);
+    const slot = this.slots.get(position.position);
+    if (slot) {
+      this.slots.delete(position.position);
+      slot.figures.margin -= slot.margin;
+      slot.figures.floating -= slot.result;
+      if (set === undefined || set.size === 0) this.figures.delete(position.login);
+    }
   }
 
   private index(map: Map<string, Set<number>>, symbol: string, ticket: number): void {

@@ -86,6 +86,10 @@ export class Pf5World implements SimWorld {
     return this.feed.ticksEmitted;
   }
 
+  ticksDropped(): number {
+    return this.feed.ticksDropped;
+  }
+
   onQuote(quote: Quote): void {
     this.emit('ticks', 'update', tickRecord(quote));
     this.chart.onTick(quote);
@@ -115,7 +119,9 @@ export class Pf5World implements SimWorld {
   }
 
   replaceUser(user: PF5UserRecord): void {
+    const before = this.users.get(user.login);
     this.users.set(user.login, user);
+    if (before && (before.leverage !== user.leverage || before.group !== user.group)) this.engine.onUserChanged(user.login);
     this.emit('users', 'update', user);
   }
 

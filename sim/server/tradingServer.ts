@@ -164,6 +164,7 @@ export class TradingServer {
       sessions: [...this.sessions].filter((s) => s.loggedIn).length,
       ...this.world.counts(),
       ticksEmitted: this.world.ticksEmitted(),
+      ticksDropped: this.world.ticksDropped(),
       faults: this.faults.describe(),
       /** The whole simulator process; the event-loop delay covers the time since the previous state read. */
       process: processStats(),

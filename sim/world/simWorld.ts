@@ -35,6 +35,8 @@ export interface SimWorld {
   counts(): Record<string, number>;
   /** Ticks the feed produced since start. */
   ticksEmitted(): number;
+  /** Ticks the feed's clock owed but a busy process could not emit. */
+  ticksDropped(): number;
   /** The feed moved a quote. */
   onQuote(quote: Quote): void;
   start(): void;
