@@ -161,6 +161,36 @@ describe('dealing', () => {
   });
 });
 
+describe('rollover', () => {
+  it('charges each open position its swap, three days on the triple-swap weekday, and reports the change', () => {
+    const { h, login, send } = trader('demo\\retail', 10_000);
+    const { position } = send({});
+    const symbol = h.call('SymbolGet', { symbol: 'EURUSD' });
+    // One lot long at -2.5 points: 2.5 × 0.00001 × 100000 = 2.50 USD a day.
+    const perDay = symbol.swapLong * symbol.point * symbol.contractSize;
+    expect(perDay).toBeCloseTo(-2.5, 6);
+    const tuesday = Date.UTC(2026, 5, 2);
+    const wednesday = Date.UTC(2026, 5, 3);
+    h.events.length = 0;
+    expect(h.world.rollover(tuesday)).toBe(h.world.positions.size);
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(-2.5);
+    h.world.rollover(wednesday);
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(-10);
+    expect(h.events.some((e) => e.kind === 'positions' && e.op === 'update' && e.record.position === position && e.record.storage === -2.5)).toBe(true);
+    // Swaps count in equity: the account's equity fell by what was charged.
+    const account = h.call('UserAccountGet', { login });
+    expect(account.storage).toBe(-10);
+  });
+
+  it('charges nothing when the symbol\'s swaps are disabled', () => {
+    const { h, send } = trader('demo\\retail', 10_000);
+    const { position } = send({});
+    h.call('SymbolRecord', { symbol: 'EURUSD', patch: { swapMode: 'Disabled' } });
+    h.world.rollover(Date.UTC(2026, 5, 2));
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(0);
+  });
+});
+
 describe('deletes', () => {
   it('deletes positions, orders and deals only when every ticket exists and is this server\'s', () => {
     const h = pf5Harness({ accounts: 50, trades: 100 });

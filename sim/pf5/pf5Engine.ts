@@ -69,6 +69,8 @@ interface PositionSlot {
  *  exact check starts this far above the stop-out level. */
 const STOP_OUT_MARGIN = 1.02;
 
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
 const isBuy = (type: PF5OrderType) => type === 'Buy' || type === 'BuyLimit' || type === 'BuyStop';
 const isMarket = (type: PF5OrderType) => type === 'Buy' || type === 'Sell';
 
@@ -240,6 +242,33 @@ export class Pf5TradingEngine {
       const slot = this.slots.get(ticket);
       if (slot) this.fillSlot(slot, slot.row);
     }
+  }
+
+  /**
+   * The day's rollover: every open position is charged the symbol's swap for its direction (in points per lot,
+   * ByPoints mode), three days' worth on the symbol's triple-swap weekday, unless the account's group trades without
+   * swaps or the symbol's swaps are disabled. Answers how many positions were charged.
+   */
+  chargeSwaps(now: number): number {
+    const weekday = WEEKDAYS[new Date(now).getUTCDay()];
+    let charged = 0;
+    for (const position of [...this.world.positions.values()]) {
+      const user = this.world.users.get(position.login);
+      const group = user ? this.world.groups.get(user.group) : undefined;
+      const symbol = this.world.symbolRecord(position.symbol);
+      const instrument = this.world.instrumentBySymbol.get(position.symbol);
+      if (!user || !group || !symbol || !instrument) continue;
+      if (!String(group.tradeFlags ?? '').includes('Swaps') || symbol.swapMode === 'Disabled') continue;
+      const buy = position.action === 'Buy';
+      const points = Number(buy ? symbol.swapLong : symbol.swapShort) || 0;
+      const days = symbol.swap3Day === weekday ? 3 : 1;
+      const raw = points * Number(symbol.point) * instrument.contractSize * (position.volume / PF5_LOT) * days;
+      const swap = cents(toUsd(raw, instrument.profitCurrency, this.quotes));
+      if (swap === 0) continue;
+      this.replacePosition({ ...position, storage: cents(position.storage + swap), timeUpdate: iso(now) });
+      charged++;
+    }
+    return charged;
   }
 
   /** Deletes positions; every ticket must exist and belong to this server, else nothing is deleted. */

@@ -45,7 +45,7 @@ export function emailOf(person: Person, login: number): string {
 
 /** Fixed anchor for invented dates, so the same seed gives byte-identical records whatever day the sim runs. */
 export const WORLD_ANCHOR_MS = Date.UTC(2025, 5, 1);
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 /** A moment `0..days` days before the anchor, whole seconds. */
 export function daysBeforeAnchor(random: Random, days: number): number {
