@@ -161,6 +161,50 @@ describe('dealing', () => {
   });
 });
 
+describe('trade checks', () => {
+  it('keeps stop-loss, take-profit and pending prices the stops level away from the market', () => {
+    const { h, login, send } = trader('demo\\retail', 10_000);
+    // EURUSD: bid 1.1, ask 1.1001, stops level 10 points of 0.00001.
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 1.09995 }).message)
+      .toBe('priceSL must be at most 1.0999 (stops level 10 points)');
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceTP: 1.10005 }).message)
+      .toBe('priceTP must be at least 1.1001 (stops level 10 points)');
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000, priceSL: 1.10015 }).message)
+      .toBe('priceSL must be at least 1.1002 (stops level 10 points)');
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.10005 }).message)
+      .toContain('price must be at least 10 points from the market');
+    expect(h.world.positions.values().filter((p) => p.login === login)).toEqual([]);
+    const { position } = send({ priceSL: 1.0999, priceTP: 1.1001 });
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0]).toMatchObject({ priceSL: 1.0999, priceTP: 1.1001 });
+    const pending = h.call('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.09, priceSL: 1.0899 });
+    expect(h.call('OrderGetByTickets', { tickets: [pending.order] })[0]).toMatchObject({ priceOrder: 1.09, priceSL: 1.0899 });
+  });
+
+  it('follows the symbol trade mode: close-only takes only closes, long-only only buys', () => {
+    const { h, login, send } = trader('demo\\netting', 10_000);
+    send({});
+    Object.assign(h.world.symbolRecord('EURUSD')!, { tradeMode: 'CloseOnly' });
+    const refused = h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000 });
+    expect(refused).toEqual({ code: R.TradeOrderProhibited, message: 'EURUSD: only closing orders are accepted' });
+    h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000 });
+    expect(h.call('PositionGet', { login })).toEqual([]);
+    Object.assign(h.world.symbolRecord('EURUSD')!, { tradeMode: 'LongOnly' });
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000 }).message).toBe('EURUSD: only buy orders are accepted');
+    expect(h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000 }).position).toBeGreaterThan(0);
+  });
+
+  it('refuses orders outside the symbol\'s trade sessions for the weekday', () => {
+    const { h, login } = trader('demo\\retail', 10_000);
+    const sessions = Array.from({ length: 7 }, () => [{ open: 60, close: 120 }]);
+    Object.assign(h.world.symbolRecord('EURUSD')!, { sessionTrade: sessions });
+    const request = { login, symbol: 'EURUSD', type: 'Buy' as const, volume: 10_000, priceSL: 0, priceTP: 0, comment: '' };
+    const tuesday = Date.UTC(2026, 5, 2);
+    expect(() => h.world.engine.send(request, tuesday + 30 * 60_000)).toThrow('EURUSD: the market is closed (trade sessions of Tuesday)');
+    expect(() => h.world.engine.send(request, tuesday + 120 * 60_000)).toThrow('market is closed');
+    expect(h.world.engine.send(request, tuesday + 90 * 60_000).position).toBeGreaterThan(0);
+  });
+});
+
 describe('rollover', () => {
   it('charges each open position its swap, three days on the triple-swap weekday, and reports the change', () => {
     const { h, login, send } = trader('demo\\retail', 10_000);

@@ -120,6 +120,10 @@ export class Pf5TradingEngine {
       if ((position.action === 'Buy') === buy) throw new CommandError(R.ErrParams, 'a close must trade against the position');
       if (request.volume > position.volume) throw new CommandError(R.ErrParams, `volume exceeds position ${position.position}`);
     }
+    const netted = position ?? (this.hedging(request.login) ? undefined : this.positionsOf(request.login).find((p) => p.symbol === request.symbol));
+    const closing = isMarket(request.type) && netted !== undefined && (netted.action === 'Buy') !== buy && request.volume <= netted.volume;
+    this.checkTradeable(symbol, request, buy, closing, now);
+    this.checkStops(symbol, quote, request, buy);
     const order: PF5OrderRow = {
       order: this.world.allocateOrder(), externalID: '', login: user.login, symbol: request.symbol, digits: instrument.digits,
       digitsCurrency: 2, contractSize: instrument.contractSize, state: 'Placed', reason: 'Dealer', timeSetup: iso(now),
@@ -143,6 +147,43 @@ export class Pf5TradingEngine {
     this.index(this.ordersBySymbol, placed.symbol, placed.order);
     this.world.emit('orders', 'add', this.world.orderToWire(placed));
     return { order: placed.order };
+  }
+
+  /** The symbol's trade mode and its trade session for the weekday: a closing order passes a close-only symbol. */
+  private checkTradeable(symbol: Record<string, unknown>, request: DealerRequest, buy: boolean, closing: boolean, now: number): void {
+    const mode = symbol.tradeMode;
+    const refuse = (why: string) => { throw new CommandError(R.TradeOrderProhibited, `${request.symbol}: ${why}`); };
+    if (mode === 'CloseOnly' && !closing) refuse('only closing orders are accepted');
+    if (mode === 'LongOnly' && !buy && !closing) refuse('only buy orders are accepted');
+    if (mode === 'ShortOnly' && buy && !closing) refuse('only sell orders are accepted');
+    if (!inSession(symbol.sessionTrade, now)) refuse(`the market is closed (trade sessions of ${WEEKDAYS[new Date(now).getUTCDay()]})`);
+  }
+
+  /**
+   * Stop-loss, take-profit and pending prices keep the symbol's stops level (in points) from the price they are
+   * measured against: the closing side of the market for market orders, the order price for pending orders.
+   */
+  private checkStops(symbol: Record<string, unknown>, quote: Quote, request: DealerRequest, buy: boolean): void {
+    const point = Number(symbol.point) || 0;
+    const level = (Number(symbol.stopsLevel) || 0) * point;
+    const digits = Number(symbol.digits) || 0;
+    const market = isMarket(request.type);
+    if (!market && request.price !== undefined && level > 0) {
+      const from = buy ? quote.ask : quote.bid;
+      if (Math.abs(request.price - from) < level - point / 2) {
+        throw new CommandError(R.ErrParams, `price must be at least ${symbol.stopsLevel} points from the market (${roundTo(from, digits)})`);
+      }
+    }
+    const reference = market ? (buy ? quote.bid : quote.ask) : request.price;
+    if (reference === undefined) return;
+    const below = roundTo(reference - level, digits);
+    const above = roundTo(reference + level, digits);
+    if (request.priceSL > 0 && (buy ? request.priceSL > below : request.priceSL < above)) {
+      throw new CommandError(R.ErrParams, `priceSL must be ${buy ? `at most ${below}` : `at least ${above}`} (stops level ${symbol.stopsLevel} points)`);
+    }
+    if (request.priceTP > 0 && (buy ? request.priceTP < above : request.priceTP > below)) {
+      throw new CommandError(R.ErrParams, `priceTP must be ${buy ? `at least ${above}` : `at most ${below}`} (stops level ${symbol.stopsLevel} points)`);
+    }
   }
 
   /** A balance or credit deal; answers the deal. */
@@ -535,6 +576,16 @@ export class Pf5TradingEngine {
   private unindex(map: Map<string, Set<number>>, symbol: string, ticket: number): void {
     map.get(symbol)?.delete(ticket);
   }
+}
+
+/** Whether `now` falls in one of the weekday's session windows (minutes from midnight UTC, close exclusive). */
+function inSession(sessions: unknown, now: number): boolean {
+  if (!Array.isArray(sessions)) return true;
+  const date = new Date(now);
+  const windows = sessions[date.getUTCDay()] as Array<{ open?: number; close?: number }> | undefined;
+  if (!Array.isArray(windows)) return true;
+  const minute = date.getUTCHours() * 60 + date.getUTCMinutes();
+  return windows.some((w) => minute >= (w.open ?? 0) && minute < (w.close ?? 0));
 }
 
 function toPositionReason(reason: PF5DealReason): PF5PositionReason {
