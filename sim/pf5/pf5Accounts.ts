@@ -12,7 +12,7 @@ import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import { mergePatch } from '../world/mergePatch.js';
-import type { PF5UserRecord } from './pf5Records.js';
+import { issueMessage, type PF5UserRecord } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
 
 const R = PF5_RESULT;
@@ -73,7 +73,10 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
     const current = user(login);
     const type = passwordType(args, raw);
     const password = args.string('password');
-    if (!acceptable(password, minLength(world, current.group))) throw new CommandError(R.UsrInvalidPassword, 'the password is too weak');
+    const min = minLength(world, current.group);
+    if (!acceptable(password, min)) {
+      throw new CommandError(R.UsrInvalidPassword, `password must have at least ${min} characters with a lower-case letter, an upper-case letter and a digit`);
+    }
     world.passwords.set(login, { ...world.passwordsOf(login), [type]: password });
     world.replaceUser({ ...current, lastPassChange: iso(Date.now()) });
     return true;
@@ -105,11 +108,7 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
   const { password, passwordInvestor, ...fields } = record;
   // Rule 5: an incorrect record is ErrParams.
   const parsed = contract.PF5User.safeParse(fields);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const keys = (issue as { keys?: string[] }).keys;
-    args.fail(`record.${issue.path.join('.') || keys?.join(', ') || ''}: ${issue.message}`);
-  }
+  if (!parsed.success) args.fail(issueMessage('record', parsed.error));
   for (const [field, value] of [['password', password], ['passwordInvestor', passwordInvestor]] as const) {
     if (value !== undefined && value !== null && typeof value !== 'string') args.fail(`record.${field} must be a string`);
   }
@@ -169,10 +168,7 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
 
 function writeUser(world: Pf5World, args: ArgReader, current: PF5UserRecord, record: Record<string, unknown>, prefix: string): PF5UserRecord {
   const parsed = contract.PF5User.safeParse(record);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    args.fail(`${prefix}.${issue.path.join('.')}: ${issue.message}`);
-  }
+  if (!parsed.success) args.fail(issueMessage(prefix, parsed.error));
   if (typeof record.group === 'string' && !world.groups.has(record.group)) args.fail(`${prefix}.group: group ${record.group} does not exist`);
   const next = { ...current } as unknown as Record<string, unknown>;
   for (const [field, value] of Object.entries(record)) {

@@ -14,7 +14,7 @@ import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
 import { mergePatch } from '../world/mergePatch.js';
 import { CommandError } from '../world/simWorld.js';
-import type { PF5OrderType } from './pf5Records.js';
+import { issueMessage, type PF5OrderType } from './pf5Records.js';
 import { registerPf5AccountCommands } from './pf5Accounts.js';
 import type { Pf5World } from './pf5World.js';
 
@@ -35,7 +35,8 @@ export const PF5_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
 export function pf5Commands(world: Pf5World): CommandRegistry {
   const registry = new CommandRegistry(PF5_RESULT.ErrParams, PF5_RIGHTS);
   const on = registry.on.bind(registry);
-  const keys = (args: ArgReader, field: string) => args.intArray(field, { min: 1, max: KEY_MAX, maxItems: 100_000 });
+  // A ticket or login named twice selects (or deletes) its record once; the first mention keeps its place.
+  const keys = (args: ArgReader, field: string) => [...new Set(args.intArray(field, { min: 1, max: KEY_MAX, maxItems: 100_000 }))];
   const time = (args: ArgReader, raw: Record<string, unknown>, field: string, fallback: number) => {
     if (!args.has(field)) return fallback;
     const ms = typeof raw[field] === 'string' ? Date.parse(raw[field] as string) : Number.NaN;
@@ -45,7 +46,11 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   const window = (args: ArgReader, raw: Record<string, unknown>) =>
     [time(args, raw, 'fromTime', 0), time(args, raw, 'toTime', Number.MAX_SAFE_INTEGER)] as const;
   const inGroup = (mask: string) => (login: number) => matchesMask(world.users.get(login)?.group ?? '', mask);
-  const symbolsIn = (list: string) => new Set(list.split(',').map((s) => s.trim()));
+  const symbolsIn = (args: ArgReader) => {
+    const names = args.string('symbol', { max: 1024 }).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    if (names.length === 0) args.fail('symbol must name at least one symbol');
+    return new Set(names);
+  };
   const paged = <V>(table: KeyedRecords<V>, args: ArgReader, keep: (v: V) => boolean, wire: (v: V) => unknown) => {
     const { after, limit } = readPaging(args, KEY_MAX);
     const all = table.page(after, Number.MAX_SAFE_INTEGER).items.filter(keep);
@@ -69,7 +74,8 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return { items: page.items.map(position), hasMore: page.hasMore };
   });
   on('PositionGetByTickets', (args) => keys(args, 'tickets').map((t) => world.positions.get(t)).filter((p) => p !== undefined).map(position));
-  on('PositionGetByLogins', (args) => keys(args, 'logins').flatMap((l) => world.positionsOf(l)).map(position));
+  on('PositionGetByLogins', (args) => keys(args, 'logins').flatMap((l) => world.positionsOf(l))
+    .sort((a, b) => a.position - b.position).map(position));
   on('PositionGet', (args) => world.positionsOf(args.int('login', { min: 1 })).map(position));
   on('PositionRequestByGroup', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
@@ -77,7 +83,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
   on('PositionGetBySymbol', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
-    const symbols = symbolsIn(args.string('symbol', { max: 1024 }));
+    const symbols = symbolsIn(args);
     return world.positions.values().filter((p) => member(p.login) && symbols.has(p.symbol)).map(position);
   });
   on('PositionByGroup', (args) => {
@@ -116,7 +122,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   for (const cmd of ['OrderGetBySymbol', 'OrderRequestByGroupSymbol']) {
     on(cmd, (args) => {
       const member = inGroup(args.string('mask', { max: 1024 }));
-      const symbols = symbolsIn(args.string('symbol', { max: 1024 }));
+      const symbols = symbolsIn(args);
       return world.orders.values().filter((o) => member(o.login) && symbols.has(o.symbol)).map(order);
     });
   }
@@ -167,7 +173,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
   on('DealRequestByGroupSymbol', (args, _ctx, raw) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
-    const symbols = symbolsIn(args.string('symbol', { max: 1024 }));
+    const symbols = symbolsIn(args);
     const [from, to] = window(args, raw);
     return world.deals.values().filter((d) => member(d.login) && symbols.has(d.symbol) && within(d.time, from, to));
   });
@@ -178,14 +184,18 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   on('DealUpdate', (args) => {
     const record = args.object('record');
     const parsed = contract.PF5Deal.safeParse(record);
-    if (!parsed.success) args.fail(`record.${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success) args.fail(issueMessage('record', parsed.error));
     const ticket = record.deal;
     if (typeof ticket !== 'number') args.fail('record.deal is required');
     const current = world.deals.get(ticket as number);
     if (!current) throw new CommandError(notFound, `deal ${String(ticket)} not found`);
+    if (record.login !== undefined && record.login !== null && record.login !== current.login) {
+      args.fail(`record.login: deal ${current.deal} belongs to login ${current.login} and cannot move to another account`);
+    }
+    // Only the supplied fields are applied; absent and null fields keep the deal's values.
     const updated = { ...current };
     for (const [field, value] of Object.entries(record)) {
-      if (value !== undefined && value !== null && field !== 'deal' && field !== 'login') (updated as Record<string, unknown>)[field] = value;
+      if (value !== undefined && value !== null) (updated as Record<string, unknown>)[field] = value;
     }
     world.deals.set(updated.deal, updated);
     world.emit('deals', 'update', updated);
@@ -237,7 +247,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     if (patch.group !== undefined && patch.group !== name) args.fail('patch.group: the group name cannot change');
     const merged = mergePatch(group(name), patch);
     const parsed = contract.PF5ConGroup.safeParse(merged);
-    if (!parsed.success) args.fail(`patch.${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     world.groups.set(name, merged);
     world.emit('groups', 'update', merged);
     return merged;
@@ -263,7 +273,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
       if (record[field] !== undefined && record[field] !== null) next[field] = record[field];
     }
     const parsed = contract.PF5Symbol.safeParse(next);
-    if (!parsed.success) args.fail(`record.${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success) args.fail(issueMessage('record', parsed.error));
     return replaceSymbol(next);
   });
   on('SymbolRecord', (args) => {
@@ -278,7 +288,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     if (patch.symbol !== undefined && patch.symbol !== name) args.fail('patch.symbol: the symbol name cannot change');
     const merged = mergePatch(symbol(name), patch);
     const parsed = contract.PF5Symbol.safeParse(merged);
-    if (!parsed.success) args.fail(`patch.${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
+    if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     return replaceSymbol(merged);
   });
   on('TickLast', (args) => {

@@ -7,6 +7,17 @@ import { pointOf } from '../feed/instruments.js';
 
 export const PF5_LOT = 10000;
 
+/**
+ * The message of a failed record check, naming the field: `record.price: ...`, and for a field the record does not
+ * have, `record.colour: Unrecognized key ...` (the checker reports those on the record itself).
+ */
+export function issueMessage(prefix: string, error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
+  const issue = error.issues[0] as { path: ReadonlyArray<PropertyKey>; message: string; keys?: string[] };
+  const at = [prefix, ...issue.path.map(String)].join('.');
+  const fields = issue.keys && issue.keys.length > 0 ? issue.keys.map((k) => `${at}.${k}`).join(', ') : at;
+  return `${fields}: ${issue.message}`;
+}
+
 export interface PF5UserRecord {
   login: number;
   group: string;
