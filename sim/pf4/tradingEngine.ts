@@ -472,6 +472,9 @@ export class Pf4TradingEngine {
     const row = this.requireOpen(order);
     const next: PF4TradeRow = { ...row, ...fields, timeStamp: iso(now) };
     this.replaceOpen(next);
+    this.log(`'${row.login}': ${describe(next)} modified by the administrator`);
+    // Swaps and commission count towards equity.
+    this.afterAccountChange(row.login);
     return next;
   }
 

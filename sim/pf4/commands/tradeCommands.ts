@@ -12,7 +12,7 @@ import { CommandError } from '../../world/simWorld.js';
 import type { PF4Command } from '../pf4Records.js';
 import type { OpenRequest } from '../tradingEngine.js';
 import type { Pf4World } from '../pf4World.js';
-import { INT32_MAX, bad, notFound, optionalTime, parseRecord } from './common.js';
+import { INT32_MAX, bad, notFound, optionalBool, optionalTime, parseRecord } from './common.js';
 
 const OPEN = new Set(['BrOrderOpen', 'OrderOpen', 'OrderImOpen', 'OrderMkOpen', 'OrderReqOpen', 'OrderPendingOpen']);
 const CLOSE = new Set(['BrOrderClose', 'OrderClose', 'OrderImClose', 'OrderMkClose', 'OrderReqClose']);
@@ -50,6 +50,7 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
 
   registry.on('TradesUserRequest', (args) => {
     const login = args.int('login', { min: 1, max: INT32_MAX });
+    if (!world.users.has(login)) notFound(`login ${login}`);
     return world.engine.openOrdersOf(login).map(wire).filter((t) => t !== undefined);
   });
 
@@ -91,25 +92,38 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
     return true;
   });
 
-  registry.on('AdmTradeRecordModify', (args, _ctx, raw) => {
+  registry.on('AdmTradeRecordModify', (args) => {
     const order = args.int('ticket', { min: 1, max: INT32_MAX });
     const update = parseRecord<Record<string, unknown>>(PF4TradeUpdate, args.object('record'), 'record');
     if (update.order !== undefined && update.order !== order) args.fail('record.order must match ticket');
+    for (const field of ['sl', 'tp'] as const) {
+      if (typeof update[field] === 'number' && (update[field] as number) < 0) args.fail(`record.${field} must be 0 or positive`);
+    }
+    if (typeof update.comment === 'string' && update.comment.length > 31) args.fail('record.comment must be at most 31 characters');
+    // Profit, taxes and the agent's commission of an open trade are the server's own figures.
     const { order: _o, profit: _p, taxes: _t, commissionAgent: _c, ...fields } = update;
-    void raw;
+    for (const [field, value] of Object.entries(fields)) if (value === undefined || value === null) delete fields[field];
     return world.tradeToWire(world.engine.adminModify(order, fields));
   });
 
   registry.on('AdmTradesRequest', (args, _ctx, raw) => {
-    const group = args.string('group', { max: 16 });
-    const openOnly = raw.openOnly === undefined ? true : raw.openOnly === true;
-    const members = world.users.values().filter((u) => u.group === group);
-    const open = members.flatMap((u) => world.engine.openOrdersOf(u.login).map(wire).filter((t) => t !== undefined));
-    return openOnly ? open : [...open, ...members.flatMap((u) => world.engine.history(u.login).filter((r) => r.tradeCommand !== 'Balance' && r.tradeCommand !== 'Credit'))];
+    const name = args.string('group', { max: 16 });
+    if (!world.groups.find(name)) notFound(`group ${name}`);
+    const openOnly = optionalBool(args, raw, 'openOnly') ?? true;
+    const members = new Set(world.users.values().filter((u) => u.group === name).map((u) => u.login));
+    // Open trades in ticket order, then (openOnly false) the members' closed trades oldest first.
+    const open = world.trades.values().filter((row) => members.has(row.login)).map((row) => world.tradeToWire(row));
+    if (openOnly) return open;
+    const closed = [...members].flatMap((login) => world.engine.history(login))
+      .filter((r) => r.tradeCommand !== 'Balance' && r.tradeCommand !== 'Credit')
+      .sort((a, b) => Date.parse(a.closeTime ?? a.openTime) - Date.parse(b.closeTime ?? b.openTime) || a.order - b.order);
+    return [...open, ...closed];
   });
 
   registry.on('AdmTradesDelete', (args) => {
-    const orders = args.intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 });
+    const orders = [...new Set(args.intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 }))];
+    if (orders.length === 0) args.fail('orders must not be empty');
+    // Every ticket is checked before any is deleted, so a bad list deletes nothing.
     for (const order of orders) if (!world.trades.has(order)) notFound(`order ${order}`);
     for (const order of orders) world.engine.delete(order);
     return true;
