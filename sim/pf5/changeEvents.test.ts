@@ -10,7 +10,8 @@ import type { RecordedEvent } from '../testing/worldHarness.js';
 import { pf5Harness } from '../testing/worldHarness.js';
 import type { Pf5World } from './pf5World.js';
 
-type Kind = RecordedEvent['kind'];
+/** The kinds a PF5 server announces. */
+type Kind = 'users' | 'positions' | 'orders' | 'deals' | 'ticks' | 'symbols' | 'groups';
 const KEY: Record<Kind, string> = {
   users: 'login', positions: 'position', orders: 'order', deals: 'deal', ticks: 'symbol', symbols: 'symbol', groups: 'group',
 };
@@ -26,17 +27,20 @@ function cached(kind: Kind, record: Record<string, unknown>): unknown {
 function snapshot(world: Pf5World): Mirror {
   const out = {} as Mirror;
   for (const part of world.snapshot()) {
+    const kind = part.kind as Kind;
     const toWire = part.toWire as (row: unknown) => Record<string, unknown>;
-    out[part.kind] = new Map(part.rows.map((row) => {
+    out[kind] = new Map(part.rows.map((row) => {
       const record = toWire(row);
-      return [record[KEY[part.kind]], cached(part.kind, record)];
+      return [record[KEY[kind]], cached(kind, record)];
     }));
   }
   return out;
 }
 
 function apply(mirror: Mirror, events: RecordedEvent[]): void {
-  for (const { kind, op, record } of events) {
+  for (const event of events) {
+    const { op, record } = event;
+    const kind = event.kind as Kind;
     const key = record[KEY[kind]];
     const table = mirror[kind];
     if (op === 'add') expect(table.has(key), `${kind} add of existing ${String(key)}`).toBe(false);
