@@ -1,11 +1,13 @@
 /**
  * PF4 configuration commands. The list sections share one set of commands built from one table:
  * CfgRequest<List>, CfgUpdate<List> {pos?, record}, CfgDelete<List> {pos}, CfgShift<List> {pos, shift}; records are
- * checked against their contract schema. The single-record sections (common, access hours, backup) are read and
+ * checked against their contract schema, keyed lists' records must carry their key, and every change is journalled.
+ * The symbol groups are fixed slots and the plugins the server's loaded files, so neither is added to or deleted from. The single-record sections (common, access hours, backup) are read and
  * written whole, keeping the fields the spec says an update leaves alone.
  */
 import type { z } from 'zod';
 import * as contract from '../../../shared/records/contract.js';
+import type { ArgReader } from '../../world/args.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import { CommandError } from '../../world/simWorld.js';
 import type { Pf4ConfigListName } from '../pf4Config.js';
@@ -19,38 +21,94 @@ const SCHEMAS: Record<Pf4ConfigListName, z.ZodType> = {
   Sync: contract.PF4Sync, Plugin: contract.PF4PluginParam, SymbolGroup: contract.PF4SymbolGroup,
 };
 
-/** Fields a keyed list's records must carry, by list. */
-const KEYS: Partial<Record<Pf4ConfigListName, (r: Record<string, unknown>) => unknown>> = {
-  Manager: (r) => r.login, Feeder: (r) => r.name, GatewayAccount: (r) => r.name, GatewayRule: (r) => r.name,
-  Plugin: (r) => (r.plugin as Record<string, unknown> | undefined)?.file,
+/** The key field of each keyed list, as error messages name it, and how to read it from a record. */
+const KEYS: Partial<Record<Pf4ConfigListName, { field: string; of: (r: Record<string, unknown>) => unknown }>> = {
+  Manager: { field: 'login', of: (r) => r.login },
+  Feeder: { field: 'name', of: (r) => r.name },
+  GatewayAccount: { field: 'name', of: (r) => r.name },
+  GatewayRule: { field: 'name', of: (r) => r.name },
+  Plugin: { field: 'plugin.file', of: (r) => (r.plugin as Record<string, unknown> | undefined | null)?.file },
 };
 
 /** The 32 symbol groups are fixed slots: they are rewritten in place, never added, removed or moved. */
 const FIXED: ReadonlySet<Pf4ConfigListName> = new Set(['SymbolGroup']);
 
+/**
+ * Plugins are the server's loaded plugin files: a manager configures and reorders them but can neither add nor remove
+ * one (the contract has no CfgDeletePlugin). What a plugin file says about itself is not configuration.
+ */
+const PLUGIN_FILE_FIELDS = ['file', 'name', 'version', 'copyright', 'configurable'];
+
+const IPV4_MAX = 0xffffffff;
+
+/** Checks a list record beyond its schema; the message names the field. */
+function checkRecord(name: Pf4ConfigListName, record: Record<string, unknown>, args: ArgReader): void {
+  const key = KEYS[name];
+  if (key) {
+    const value = key.of(record);
+    if (value === undefined || value === null || value === '') args.fail(`record.${key.field} is required`);
+    if (typeof value === 'number' && value < 1) args.fail(`record.${key.field} must be positive`);
+  }
+  if (name === 'Access') {
+    for (const field of ['ipFrom', 'ipTo']) {
+      const ip = record[field];
+      if (typeof ip === 'number' && (ip < 0 || ip > IPV4_MAX)) args.fail(`record.${field} must be an IPv4 address (0..${IPV4_MAX})`);
+    }
+    if (typeof record.ipFrom === 'number' && typeof record.ipTo === 'number' && record.ipFrom > record.ipTo) {
+      args.fail('record.ipFrom must not be above record.ipTo');
+    }
+  }
+}
+
 export function registerConfigCommands(registry: CommandRegistry, world: Pf4World): void {
+  const plugins = world.config.lists.Plugin;
+
+  /** Configures a loaded plugin: `enabled`, `managerAccess` and the parameters; the file's own fields are kept. */
+  const updatePlugin = (args: ArgReader, pos: number | undefined) => {
+    const record = parseRecord<Record<string, unknown>>(contract.PF4PluginParam, args.object('record'), 'record');
+    checkRecord('Plugin', record, args);
+    const given = record.plugin as Record<string, unknown>;
+    const current = plugins.find(given.file as string);
+    if (!current) throw new CommandError(bad, `plugin ${String(given.file)} not found`);
+    const plugin: Record<string, unknown> = { ...(current.plugin as Record<string, unknown>) };
+    for (const [field, value] of Object.entries(given)) {
+      if (value !== undefined && value !== null && !PLUGIN_FILE_FIELDS.includes(field)) plugin[field] = value;
+    }
+    const params = Array.isArray(record.params) ? record.params : current.params;
+    const { pos: at } = plugins.upsert({ plugin, params }, pos);
+    world.journal(`config: plugin ${String(given.file)} at ${at} written`);
+    return true;
+  };
+
   for (const name of Object.keys(SCHEMAS) as Pf4ConfigListName[]) {
     const list = world.config.lists[name];
     registry.on(`CfgRequest${name}`, () => list.list());
-    registry.on(`CfgUpdate${name}`, (args) => {
-      const record = parseRecord<Record<string, unknown>>(SCHEMAS[name], args.object('record'), 'record');
-      const key = KEYS[name];
-      if (key && (key(record) === undefined || key(record) === null || key(record) === '')) args.fail(`record: the ${list.what} key field is required`);
-      const pos = args.optionalInt('pos', { min: -1 });
-      if (FIXED.has(name) && (pos === undefined || pos < 0 || pos >= list.size)) args.fail(`pos must be between 0 and ${list.size - 1}`);
-      list.upsert(record, pos);
-      world.journal(`config: ${list.what} ${pos === undefined || pos < 0 ? 'written' : `at ${pos} written`}`);
-      return record;
-    });
+    if (name === 'Plugin') {
+      registry.on('CfgUpdatePlugin', (args) => updatePlugin(args, args.optionalInt('pos', { min: -1 })));
+    } else {
+      registry.on(`CfgUpdate${name}`, (args) => {
+        const record = parseRecord<Record<string, unknown>>(SCHEMAS[name], args.object('record'), 'record');
+        checkRecord(name, record, args);
+        const pos = args.optionalInt('pos', { min: -1 });
+        if (FIXED.has(name) && (pos === undefined || pos < 0 || pos >= list.size)) args.fail(`pos must be between 0 and ${list.size - 1}`);
+        const { pos: at, added } = list.upsert(record, pos);
+        world.journal(`config: ${list.what} at ${at} ${added ? 'added' : 'written'}`);
+        return record;
+      });
+    }
     if (FIXED.has(name)) continue;
-    registry.on(`CfgDelete${name}`, (args) => {
-      const pos = args.int('pos', { min: 0 });
-      list.delete(pos);
-      world.journal(`config: ${list.what} at ${pos} deleted`);
-      return true;
-    });
+    if (name !== 'Plugin') {
+      registry.on(`CfgDelete${name}`, (args) => {
+        const pos = args.int('pos', { min: 0 });
+        list.delete(pos);
+        world.journal(`config: ${list.what} at ${pos} deleted`);
+        return true;
+      });
+    }
     registry.on(`CfgShift${name}`, (args) => {
-      list.shift(args.int('pos', { min: 0 }), args.int('shift'));
+      const pos = args.int('pos', { min: 0 });
+      const to = list.shift(pos, args.int('shift'));
+      world.journal(`config: ${list.what} at ${pos} moved to ${to}`);
       return true;
     });
   }
@@ -88,13 +146,7 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
   registry.on('SrvFeeders', () => world.config.lists.Feeder.list().filter((f) => f.enable === 1)
     .sort((a, b) => String(a.name).localeCompare(String(b.name))));
 
-  registry.on('PluginsGet', () => world.config.lists.Plugin.list().map((p) => p.plugin));
-  registry.on('PluginParamGet', (args) => world.config.lists.Plugin.at(args.int('pos', { min: 0 })));
-  registry.on('PluginUpdate', (args) => {
-    const record = parseRecord<Record<string, unknown>>(contract.PF4PluginParam, args.object('record'), 'record');
-    const file = (record.plugin as Record<string, unknown> | undefined)?.file;
-    if (typeof file !== 'string' || world.config.lists.Plugin.indexOf(file) < 0) throw new CommandError(bad, `plugin ${String(file)} not found`);
-    world.config.lists.Plugin.upsert(record);
-    return true;
-  });
+  registry.on('PluginsGet', () => plugins.list().map((p) => p.plugin));
+  registry.on('PluginParamGet', (args) => plugins.at(args.int('pos', { min: 0 })));
+  registry.on('PluginUpdate', (args) => updatePlugin(args, undefined));
 }

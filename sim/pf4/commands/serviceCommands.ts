@@ -134,7 +134,11 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     return true;
   });
   registry.on('ExternalCommandJSON', (_args, _ctx, raw) => {
-    const plugin = world.config.lists.Plugin.list().find((p) => (p.plugin as Record<string, unknown>).managerAccess === 1);
+    // The first enabled plugin open to managers answers; a disabled plugin is not running.
+    const plugin = world.config.lists.Plugin.list().find((p) => {
+      const info = p.plugin as Record<string, unknown>;
+      return info.enabled === 1 && info.managerAccess === 1;
+    });
     if (!plugin) throw new CommandError(bad, 'no plugin answered the command');
     return { plugin: (plugin.plugin as Record<string, unknown>).name, received: raw.payload ?? null };
   });
