@@ -70,7 +70,7 @@ export class QuoteFeed {
       owed = due;
       this.ticksDropped += behind - count;
       // A feeder restart leaves a brief gap in the ticks, as a real one does.
-      if (now < this.pausedUntil) return;
+      if (this.pausedAt(now)) return;
       for (let i = 0; i < count; i++) this.tickOne(now);
     }, interval);
     this.timer.unref();
@@ -84,6 +84,11 @@ export class QuoteFeed {
   /** No ticks for `ms` (SrvFeedsRestart). */
   pause(ms: number): void {
     this.pausedUntil = Date.now() + ms;
+  }
+
+  /** True while a pause started with `pause` holds the feed at `now`. */
+  pausedAt(now: number): boolean {
+    return now < this.pausedUntil;
   }
 
   /** Adds an instrument the feed did not start with (a symbol configured later). */

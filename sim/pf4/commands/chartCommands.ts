@@ -81,7 +81,13 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
     return corrected;
   });
 
-  registry.on('SrvChartsSync', () => true);
+  // Every longer period of every symbol is brought back in line with the minute history; a second sync finds nothing.
+  registry.on('SrvChartsSync', () => {
+    const symbols = world.symbols.list().map((s) => s.symbol as string);
+    const corrected = symbols.reduce((sum, name) => sum + world.chart.correct(name), 0);
+    world.journal(`charts synchronized: ${corrected} bars of ${symbols.length} symbols corrected`);
+    return true;
+  });
 
   registry.on('TicksRequest', (args, _ctx, raw) => {
     const name = symbol(args);

@@ -95,11 +95,21 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
     return true;
   });
 
-  registry.on('SymbolsRefresh', () => true);
+  // The catalog is handed over afresh: the broker gets every configured symbol as it stands, in catalog order.
+  registry.on('SymbolsRefresh', () => {
+    const catalog = world.symbols.list();
+    for (const record of catalog) world.emit('symbols', 'update', record);
+    world.journal(`symbols refreshed: ${catalog.length}`);
+    return true;
+  });
 
   registry.on('SymbolChange', (args) => {
     const change = parseRecord<Record<string, unknown>>(PF4SymbolChangeRequest, args.object('record'), 'record');
-    if (typeof change.symbol !== 'string') args.fail('record.symbol is required');
+    if (typeof change.symbol !== 'string' || change.symbol === '') args.fail('record.symbol is required');
+    if ((change.symbol as string).length > 12) args.fail('record.symbol must be at most 12 characters');
+    for (const field of ['spread', 'stopsLevel'] as const) {
+      if (typeof change[field] === 'number' && (change[field] as number) < 0) args.fail(`record.${field} must be 0 or positive`);
+    }
     const merged: Record<string, unknown> = { ...symbol(change.symbol as string) };
     for (const field of ['spread', 'spreadBalance', 'stopsLevel'] as const) if (typeof change[field] === 'number') merged[field] = change[field];
     if (typeof change.color === 'number') merged.backgroundColor = change.color;

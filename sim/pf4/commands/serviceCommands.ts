@@ -15,6 +15,10 @@ import { INT32_MAX, bad, notFound, parseRecord } from './common.js';
 
 const LICENSES = new Set(['Manager', 'API', 'Gateway', 'Backup', 'DataCenter']);
 const RESTORE_MAX = 10_000;
+/** Push notifications carry at most this many characters. */
+const NOTIFICATION_MAX = 255;
+/** How long the quotes pause while a restarted quote feeder reconnects. */
+const FEEDER_RESTART_GAP_MS = 200;
 
 export function registerServiceCommands(registry: CommandRegistry, world: Pf4World): void {
   const services = world.services;
@@ -116,9 +120,15 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     .map((t) => world.tradeToWire(t)));
 
   registry.on('NotificationsSend', (args) => {
-    const request = parseRecord<{ logins?: number[]; message?: string }>(contract.PF4NotificationsSendRequest, args.object('record'), 'record');
-    if (!request.message) args.fail('record.message is required');
-    world.journal(`notification to ${request.logins?.length ?? 0} accounts: ${request.message}`);
+    const request = parseRecord<{ logins?: number[] | null; message?: string | null }>(contract.PF4NotificationsSendRequest,
+      args.object('record'), 'record');
+    const message = request.message ?? '';
+    if (!message) args.fail('record.message is required');
+    if (message.length > NOTIFICATION_MAX) args.fail(`record.message must be at most ${NOTIFICATION_MAX} characters`);
+    const logins = request.logins ?? [];
+    if (logins.length === 0) args.fail('record.logins must not be empty');
+    for (const login of logins) if (!world.users.has(login)) args.fail(`record.logins: login ${login} not found`);
+    world.journal(`notification to ${logins.length} accounts (${logins.join(', ')}): ${message}`);
     return true;
   });
   registry.on('LicenseCheck', (args) => LICENSES.has(args.string('licenseName', { max: 64 })));
@@ -127,10 +137,17 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     if (world.config.lists.Feeder.indexOf(name) < 0) notFound(`feeder ${name}`);
     return `${iso(Date.now())} ${name}: connected\n${iso(Date.now())} ${name}: receiving data`;
   });
-  registry.on('SrvLiveUpdateStart', () => true);
+  registry.on('SrvLiveUpdateStart', () => {
+    const enabled = world.config.lists.LiveUpdate.list().filter((l) => l.enable === 1);
+    if (enabled.length === 0) world.journal('LiveUpdate: no enabled configuration to broadcast');
+    for (const l of enabled) world.journal(`LiveUpdate started: ${String(l.company)} ${String(l.path)} build ${String(l.build)}`);
+    return true;
+  });
+  // Running (enabled) feeders are cycled; while a quote feeder reconnects the quotes pause briefly.
   registry.on('SrvFeedsRestart', () => {
-    world.feed.pause(200);
-    world.journal('feeders restarted');
+    const running = world.config.lists.Feeder.list().filter((f) => f.enable === 1);
+    for (const feeder of running) world.journal(`feeder ${String(feeder.name)} restarted`);
+    if (running.some((f) => f.dataFeedMode === 'Quotes' || f.dataFeedMode === 'QuotesNews')) world.feed.pause(FEEDER_RESTART_GAP_MS);
     return true;
   });
   registry.on('ExternalCommandJSON', (_args, _ctx, raw) => {
