@@ -98,6 +98,27 @@ describe('AdmTradeRecordModify', () => {
   });
 });
 
+describe('the margin a trade holds', () => {
+  it('stays as fixed when the trade opened through administrator edits, swaps and a partial close', () => {
+    const { h, account, open } = setUp();
+    const login = account('Fixed', 10_000);
+    const trade = open(login, { volume: 200 });
+    // 2 lots at 1:100 hold 2000 EUR at the mid 1.10005.
+    expect(h.call('MarginLevelRequest', { login }).margin).toBe(2200.1);
+    h.call('UserRecordUpdate', { login, record: { leverage: 400 } });
+    h.call('AdmTradeRecordModify', { ticket: trade.order, record: { storage: -2, commission: -1 } });
+    expect(h.call('MarginLevelRequest', { login }).margin).toBe(2200.1);
+    h.world.rollover(Date.UTC(2026, 0, 5));
+    expect(h.call('MarginLevelRequest', { login }).margin).toBe(2200.1);
+    h.call('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: trade.order, volume: 50 });
+    // A quarter closed: the remaining 1.5 lots keep three quarters of the margin.
+    expect(h.call('MarginLevelRequest', { login })).toMatchObject({ margin: 1650.07, volume: 150 });
+    // A trade opened now is margined at the new leverage: 1 lot at 1:400 holds 250 EUR, 275.01 USD.
+    open(login, { volume: 100 });
+    expect(h.call('MarginLevelRequest', { login }).margin).toBe(1925.08);
+  });
+});
+
 describe('AdmTradesDelete', () => {
   it('removes market trades and pending orders without touching the balance, and says so to the broker', () => {
     const { h, account, open, tick, since } = setUp();

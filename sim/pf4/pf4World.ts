@@ -226,10 +226,31 @@ export class Pf4World implements SimWorld {
   }
 
   replaceUser(record: PF4UserRecord): void {
+    const before = this.users.get(record.login);
     this.users.set(record.login, record);
     this.userChanges.set(record.login, Date.now());
     this.engine.onUserChanged(record);
     this.emit('users', 'update', record);
+    // The online list carries the account's group.
+    if (before && before.group !== record.group && this.services?.online.has(record.login)) {
+      this.emit('online', 'update', { login: record.login, group: record.group });
+    }
+  }
+
+  /** A manager's edit of an account (update, group operation, restore): the broker also learns its new margin level. */
+  editUser(record: PF4UserRecord): void {
+    const before = this.users.get(record.login);
+    this.replaceUser(record);
+    if (before) this.engine.onAccountEdited(before, record);
+  }
+
+  /** Removes an account (it has no open trades); an online client of it is disconnected. */
+  deleteUser(login: number): void {
+    if (!this.users.delete(login)) return;
+    this.userChanges.delete(login);
+    this.passwords.delete(login);
+    this.emit('users', 'delete', { login });
+    if (this.services.online.delete(login)) this.emit('online', 'delete', { login });
   }
 
   /** The day's rollover: swaps on open trades. Answers how many trades were charged. */

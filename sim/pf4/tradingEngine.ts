@@ -273,11 +273,28 @@ export class Pf4TradingEngine {
     state.call = group?.marginCall ?? 100;
   }
 
-  /** A group's levels changed: accounts of the group pick them up. */
+  /**
+   * A group's levels changed: accounts of the group with trades pick them up, and the broker learns the margin level of
+   * each account whose level type the new levels change. A stop-out it now calls for happens on the next tick.
+   */
   onGroupChanged(group: string): void {
     for (const state of this.accounts.values()) {
       const user = this.world.users.get(state.login);
-      if (user?.group === group) this.onUserChanged(user);
+      if (user?.group !== group) continue;
+      this.onUserChanged(user);
+      const level = this.marginLevel(state.login);
+      if (level.levelType !== state.levelType) {
+        state.levelType = level.levelType;
+        this.world.emit('margin', 'update', level);
+      }
+    }
+  }
+
+  /** A manager edited an account: when a figure of its margin record changed, the broker gets the new level. */
+  onAccountEdited(before: PF4UserRecord, after: PF4UserRecord): void {
+    if (before.balance !== after.balance || before.credit !== after.credit || before.leverage !== after.leverage
+      || before.group !== after.group) {
+      this.afterAccountChange(after.login);
     }
   }
 
@@ -623,7 +640,8 @@ export class Pf4TradingEngine {
     this.world.journal(message, '127.0.0.1', 'Trades');
   }
 
-  private track(row: PF4TradeRow): void {
+  /** Starts tracking an open trade; a market trade holds `margin` when given (it keeps what it held), else its margin now. */
+  private track(row: PF4TradeRow, margin?: number): void {
     let symbolSlots = this.bySymbol.get(row.symbol);
     if (!symbolSlots) this.bySymbol.set(row.symbol, (symbolSlots = new Map()));
     let loginSet = this.byLogin.get(row.login);
@@ -638,7 +656,7 @@ export class Pf4TradingEngine {
       return;
     }
     const user = this.world.users.get(row.login);
-    slot.margin = user ? this.requiredMargin(row, user) : 0;
+    slot.margin = margin ?? (user ? this.requiredMargin(row, user) : 0);
     slot.result = this.currentResult(row);
     account.margin += slot.margin;
     account.floating += slot.result;
@@ -663,9 +681,11 @@ export class Pf4TradingEngine {
   private replaceOpen(row: PF4TradeRow, retrack = false): void {
     const before = this.world.trades.get(row.order);
     if (before && (retrack || before.tradeCommand !== row.tradeCommand || before.storage !== row.storage || before.commission !== row.commission)) {
+      // New swaps or commission change the trade's result, not the margin it has held since it opened.
+      const held = !retrack && before.tradeCommand === row.tradeCommand ? this.slots.get(row.order)?.margin : undefined;
       this.untrack(before);
       this.world.trades.set(row.order, row);
-      this.track(row);
+      this.track(row, held);
     } else {
       this.world.trades.set(row.order, row);
       const slot = this.slots.get(row.order);
@@ -708,13 +728,16 @@ export class Pf4TradingEngine {
       ...row, order: remainderOrder, volume: row.volume - volume, commission: cents(row.commission - part.commission),
       storage: cents(row.storage - part.storage), comment: `from #${row.order}`, timeStamp: iso(now),
     };
-    // Swap the row for the part being closed so margin and floating leave the account in proportion.
+    // Swap the row for the part being closed so margin and floating leave the account in proportion; the remainder
+    // keeps the rest of the margin the trade held.
+    const held = this.slots.get(row.order)?.margin ?? 0;
+    const partMargin = cents(held * share);
     this.untrack(row);
     this.world.trades.set(row.order, part);
-    this.track(part);
+    this.track(part, partMargin);
     const { record } = this.closeAt(part, price, 'ClosedPart', 'None', now);
     this.world.trades.set(remainder.order, remainder);
-    this.track(remainder);
+    this.track(remainder, cents(held - partMargin));
     this.world.emit('trades', 'add', this.world.tradeToWire(remainder));
     this.afterAccountChange(row.login);
     return record;

@@ -43,7 +43,7 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
     if (update.group !== undefined && update.group !== null) group(update.group);
     const merged: PF4UserRecord = { ...current };
     for (const [field, value] of Object.entries(update)) if (value !== undefined && value !== null) (merged as unknown as Record<string, unknown>)[field] = value;
-    world.replaceUser(merged);
+    world.editUser(merged);
     world.journal(`'${login}': account updated`);
     return merged;
   });
@@ -76,21 +76,18 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
         for (const login of logins) {
           if (world.engine.openOrdersOf(login).length > 0) throw new CommandError(bad, `login ${login} has open trades`);
         }
-        for (const login of logins) {
-          world.users.delete(login);
-          world.emit('users', 'delete', { login });
-        }
+        for (const login of logins) world.deleteUser(login);
         break;
       case 'Enable': case 'Disable':
-        for (const login of logins) world.replaceUser({ ...user(login), enableFlags: op.command === 'Enable' ? 1 : 0 });
+        for (const login of logins) world.editUser({ ...user(login), enableFlags: op.command === 'Enable' ? 1 : 0 });
         break;
       case 'Leverage':
         if (!op.leverage || op.leverage < 1) args.fail('record.leverage must be positive');
-        for (const login of logins) world.replaceUser({ ...user(login), leverage: op.leverage as number });
+        for (const login of logins) world.editUser({ ...user(login), leverage: op.leverage as number });
         break;
       case 'SetGroup':
         group(op.newGroup ?? '');
-        for (const login of logins) world.replaceUser({ ...user(login), group: op.newGroup as string });
+        for (const login of logins) world.editUser({ ...user(login), group: op.newGroup as string });
         break;
       default:
         args.fail('record.command must be Delete, Enable, Disable, Leverage or SetGroup');

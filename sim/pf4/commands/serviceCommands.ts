@@ -188,7 +188,7 @@ function restoreUser(world: Pf4World, input: Record<string, unknown>): void {
   if (typeof input.balance === 'number') next.balance = cents(input.balance);
   if (typeof input.credit === 'number') next.credit = cents(input.credit);
   if (typeof input.enable === 'number') next.enableFlags = input.enable;
-  if (current) world.replaceUser(next);
+  if (current) world.editUser(next);
   else world.addUser(next);
 }
 

@@ -1,0 +1,199 @@
+/**
+ * Every PF4 change a broker caches is announced: a mirror that starts from a snapshot (users, trades, ticks, symbols,
+ * groups), the margin levels and the online list, and applies only the recorded change events, stays equal to the
+ * world after each command and tick: account edits, money moves, dealing, pending activation, partial closes,
+ * administrator edits and deletes, swaps, stops and their rollback, stop-out, restores, expiry, group and symbol
+ * changes, the catalog refresh and the online churn. Failed commands announce nothing. Trade profit and close price,
+ * and a margin level's equity, free margin and level, follow the quote and are left out, as a broker recomputes them.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RecordedEvent } from '../testing/worldHarness.js';
+import { pf4Harness } from '../testing/worldHarness.js';
+
+type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online';
+type Rec = Record<string, any>;
+const KEY: Record<Kind, string> = {
+  users: 'login', trades: 'order', ticks: 'symbol', symbols: 'symbol', groups: 'group', margin: 'login', online: 'login',
+};
+type Mirror = Record<Kind, Map<unknown, unknown>>;
+
+/** A record as a cache keeps it: without the figures that follow the quote. */
+function cached(kind: Kind, record: Rec): unknown {
+  if (kind === 'trades') {
+    const { profit: _p, closePrice: _c, ...rest } = record;
+    return rest;
+  }
+  if (kind === 'margin') {
+    const { updated: _u, equity: _e, free: _f, level: _l, ...rest } = record;
+    return rest;
+  }
+  return record;
+}
+
+describe('change events', () => {
+  it('keep a mirror built from one snapshot equal to the world through every kind of change', () => {
+    const h = pf4Harness({ accounts: 40, trades: 0, symbols: 6 }, 11);
+    const { world } = h;
+    world.feed.inject('EURUSD', 1.1, 1.1001);
+    world.feed.inject('GBPUSD', 1.25, 1.2501);
+
+    /** What the world holds now, as a broker would cache it. */
+    const current = (): Mirror => {
+      const out = {} as Mirror;
+      for (const part of world.snapshot()) {
+        const kind = part.kind as Kind;
+        const toWire = part.toWire as (row: unknown) => Rec;
+        out[kind] = new Map(part.rows.map((row) => {
+          const record = toWire(row);
+          return [record[KEY[kind]], cached(kind, record)];
+        }));
+      }
+      out.online = new Map(h.call('OnlineRequest').items.map((o: Rec) => [o.login, o]));
+      out.margin = new Map();
+      return out;
+    };
+    const mirror = current();
+    mirror.margin = new Map(h.call('MarginsRequest').map((l: Rec) => [l.login, cached('margin', l)]));
+    h.events.length = 0;
+
+    const apply = (events: RecordedEvent[]) => {
+      for (const { kind: k, op, record } of events) {
+        const kind = k as Kind;
+        expect(KEY[kind], `a ${kind} event`).toBeDefined();
+        const key = record[KEY[kind]];
+        const table = mirror[kind];
+        if (kind === 'margin') {
+          expect(op, 'margin events are updates').toBe('update');
+        } else if (op === 'add') {
+          expect(table.has(key), `${kind} add of existing ${String(key)}`).toBe(false);
+        } else {
+          expect(table.has(key), `${kind} ${op} of unknown ${String(key)}`).toBe(true);
+        }
+        if (op === 'delete') {
+          expect(Object.keys(record), `${kind} delete carries the key only`).toEqual([KEY[kind]]);
+          table.delete(key);
+        } else {
+          table.set(key, cached(kind, record));
+        }
+      }
+    };
+
+    /** The margin level the mirror holds for each account it knows, and for every account with open trades. */
+    const marginsAgree = (name: string) => {
+      const logins = new Set([...mirror.margin.keys(), ...h.call('MarginsRequest').map((l: Rec) => l.login)]);
+      for (const login of logins) {
+        if (!world.users.has(login as number)) continue;
+        expect(mirror.margin.get(login), `${name}: margin of ${String(login)}`)
+          .toEqual(cached('margin', h.call('MarginLevelRequest', { login })));
+      }
+    };
+
+    /** Runs one change and checks which kinds it announced and that the mirror still matches the world. */
+    const step = <T>(name: string, kinds: Kind[], change: () => T): T => {
+      const result = change();
+      const announced = [...new Set(h.events.map((e) => e.kind))].sort();
+      expect(announced, name).toEqual([...kinds].sort());
+      apply(h.events.splice(0));
+      const now = current();
+      for (const kind of ['users', 'trades', 'ticks', 'symbols', 'groups', 'online'] as const) {
+        expect(mirror[kind], `${name}: ${kind}`).toEqual(now[kind]);
+      }
+      marginsAgree(name);
+      return result;
+    };
+    const tick = (symbol: string, bid: number, ask: number) => () => h.call('SymbolSendTick', { symbol, bid, ask });
+    const tx = (fields: Rec) => () => h.call('TradeTransaction', fields);
+    const open = (login: number, fields: Rec) => tx({ tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD',
+      tradeCommand: 'Buy', volume: 100, ...fields });
+
+    // Accounts and money.
+    const a = step('UserRecordNew', ['users'], () => h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Alice', leverage: 100 } }).login);
+    const b = step('UserRecordNew', ['users'], () => h.call('UserRecordNew', { record: { group: 'demo\\forex', name: 'Bob', leverage: 100 } }).login);
+    step('deposit', ['users', 'margin'], tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: a, price: 10_000 }));
+    step('deposit', ['users', 'margin'], tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: b, price: 5000 }));
+    step('credit', ['users', 'margin'], tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Credit', orderBy: b, price: 500 }));
+
+    // Dealing.
+    const buy = step('open', ['trades', 'margin'], open(a, {}));
+    const limit = step('pending', ['trades', 'margin'], open(a, { tradeCommand: 'BuyLimit', price: 1.099 }));
+    const sell = step('open', ['trades', 'margin'], open(b, { symbol: 'GBPUSD', tradeCommand: 'Sell', volume: 50 }));
+    step('modify', ['trades'], tx({ tradeTransactionType: 'BrOrderModify', order: buy.order, sl: 1.095, tp: 1.12 }));
+    step('pending activation', ['ticks', 'trades', 'margin'], tick('EURUSD', 1.0988, 1.0989));
+    step('partial close', ['users', 'trades', 'margin'], tx({ tradeTransactionType: 'BrOrderClose', order: limit.order, volume: 40 }));
+    const remainder = h.call('TradesUserRequest', { login: a }).find((t: Rec) => t.comment === `from #${limit.order}`);
+    step('AdmTradeRecordModify', ['trades', 'margin'], () => h.call('AdmTradeRecordModify', { ticket: remainder.order, record: { storage: -4, magic: 9 } }));
+
+    // Manager edits of accounts: the margin record carries balance, leverage and group.
+    step('UserRecordUpdate name', ['users'], () => h.call('UserRecordUpdate', { login: a, record: { name: 'Alice A.' } }));
+    step('UserRecordUpdate balance', ['users', 'margin'], () => h.call('UserRecordUpdate', { login: a, record: { balance: 12_000 } }));
+    step('UserRecordUpdate leverage', ['users', 'margin'], () => h.call('UserRecordUpdate', { login: a, record: { leverage: 200 } }));
+    step('AdmBalanceFix', ['users', 'margin'], () => h.call('AdmBalanceFix', { logins: [a] }));
+    step('UsersGroupOp SetGroup', ['users', 'margin'], () => h.call('UsersGroupOp', { record: { command: 'SetGroup', newGroup: 'real\\ecn', logins: [b] } }));
+    step('UsersGroupOp Leverage', ['users', 'margin'], () => h.call('UsersGroupOp', { record: { command: 'Leverage', leverage: 50, logins: [b] } }));
+    step('UsersGroupOp Disable', ['users'], () => h.call('UsersGroupOp', { record: { command: 'Disable', logins: [b] } }));
+
+    // Groups: a level change that reclassifies an account reaches its margin record.
+    step('GroupRecordUpdate margin call', ['groups', 'margin'], () => h.call('GroupRecordUpdate', { group: 'real\\vip', record: { marginCall: 5000 } }));
+    expect(mirror.margin.get(a)).toMatchObject({ levelType: 'MarginCall' });
+    step('GroupRecordUpdate company', ['groups'], () => h.call('GroupRecordUpdate', { group: 'real\\vip', record: { company: 'VIP desk' } }));
+    step('GroupRecordUpdate margin call back', ['groups', 'margin'], () => h.call('GroupRecordUpdate', { group: 'real\\vip', record: { marginCall: 100 } }));
+    step('CfgShiftGroup', [], () => h.call('CfgShiftGroup', { pos: 0, shift: 1 }));
+
+    // Closes, deletes, swaps, stops and their rollback.
+    step('close', ['users', 'trades', 'margin'], tx({ tradeTransactionType: 'BrOrderClose', order: sell.order }));
+    const stop = step('pending', ['trades', 'margin'], open(a, { tradeCommand: 'SellStop', price: 1.09 }));
+    step('delete pending', ['trades', 'margin'], tx({ tradeTransactionType: 'BrOrderDelete', order: stop.order }));
+    step('AdmTradesDelete', ['trades', 'margin'], () => h.call('AdmTradesDelete', { orders: [remainder.order] }));
+    step('rollover', ['trades'], () => world.rollover(Date.UTC(2026, 0, 5)));
+    step('stop loss', ['ticks', 'users', 'trades', 'margin'], tick('EURUSD', 1.0949, 1.095));
+    step('TradeClearRollback', ['users', 'trades', 'margin'], () => h.call('TradeClearRollback', { order: buy.order }));
+    const expiring = step('pending', ['trades', 'margin'], open(a, { tradeCommand: 'BuyLimit', price: 1.09,
+      expiration: new Date(Date.now() + 11 * 60_000).toISOString() }));
+    step('expiry', ['trades', 'margin'], () => world.engine.sweep(Date.now() + 12 * 60_000));
+    expect(mirror.trades.has(expiring.order)).toBe(false);
+
+    // Stop-out.
+    const thin = step('UserRecordNew', ['users'], () => h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Thin', leverage: 100 } }).login);
+    step('deposit', ['users', 'margin'], tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: thin, price: 2000 }));
+    step('open', ['trades', 'margin'], open(thin, { volume: 150 }));
+    step('stop-out', ['ticks', 'users', 'trades', 'margin'], tick('EURUSD', 1.0856, 1.0857));
+    expect(mirror.margin.get(thin)).toMatchObject({ margin: 0, volume: 0 });
+
+    // Restores.
+    step('BackupRestoreUsers', ['users', 'margin'], () => h.call('BackupRestoreUsers', { records: [
+      { login: a, balance: 20_000 }, { login: 300000, group: 'demo\\forex', name: 'Restored' }] }));
+    step('BackupRestoreOrders', ['trades', 'margin'], () => h.call('BackupRestoreOrders', { records: [
+      { order: 9000001, login: a, symbol: 'GBPUSD', tradeCommand: 'Buy', volume: 10, openPrice: 1.25 }] }));
+
+    // Symbols.
+    step('CfgUpdateSymbol', ['symbols'], () => h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { description: 'Dollar yen' } }));
+    step('SymbolChange', ['symbols'], () => h.call('SymbolChange', { record: { symbol: 'USDJPY', spread: 17 } }));
+    step('SymbolHide', ['symbols'], () => h.call('SymbolHide', { symbol: 'USDJPY' }));
+    step('SymbolAdd', ['symbols'], () => h.call('SymbolAdd', { symbol: 'USDJPY' }));
+    step('SymbolsRefresh', ['symbols'], () => h.call('SymbolsRefresh'));
+    const last = h.call('SymbolsRequest').length - 1;
+    step('CfgDeleteSymbol', ['symbols'], () => h.call('CfgDeleteSymbol', { pos: last }));
+    step('CfgShiftSymbol', [], () => h.call('CfgShiftSymbol', { pos: 0, shift: 1 }));
+
+    // The online list: clients come and go; an online account that changes group or is deleted is announced there too.
+    for (let i = 0; i < 5; i++) step('online churn', ['online'], () => world.services.churnOnline());
+    const online = [...world.services.online].filter((login) => h.call('TradesUserRequest', { login }).length === 0);
+    expect(online.length).toBeGreaterThan(1);
+    step('SetGroup of an online account', ['users', 'online', 'margin'], () => h.call('UsersGroupOp', { record: {
+      command: 'SetGroup', newGroup: 'real\\ecn', logins: [online[0]] } }));
+    expect(mirror.online.get(online[0])).toEqual({ login: online[0], group: 'real\\ecn' });
+    step('UserRecordUpdate group of an online account', ['users', 'online', 'margin'], () => h.call('UserRecordUpdate', {
+      login: online[1], record: { group: 'demo\\pro' } }));
+    step('Delete of an online account', ['users', 'online'], () => h.call('UsersGroupOp', { record: { command: 'Delete', logins: [online[0]] } }));
+    expect(mirror.online.has(online[0])).toBe(false);
+
+    // Failed commands change nothing and announce nothing.
+    step('failures', [], () => {
+      h.fails('AdmTradesDelete', { orders: [buy.order, 4242] });
+      h.fails('SymbolChange', { record: { symbol: 'EURUSD', spread: -3 } });
+      h.fails('UserRecordUpdate', { login: a, record: { group: 'no\\such' } });
+      h.fails('TradeTransaction', { tradeTransactionType: 'BrOrderOpen', orderBy: a, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 0 });
+      h.fails('UsersGroupOp', { record: { command: 'Delete', logins: [a] } });
+    });
+  });
+});
