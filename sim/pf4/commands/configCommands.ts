@@ -2,8 +2,9 @@
  * PF4 configuration commands. The list sections share one set of commands built from one table:
  * CfgRequest<List>, CfgUpdate<List> {pos?, record}, CfgDelete<List> {pos}, CfgShift<List> {pos, shift}; records are
  * checked against their contract schema, keyed lists' records must carry their key, and every change is journalled.
- * The symbol groups are fixed slots and the plugins the server's loaded files, so neither is added to or deleted from. The single-record sections (common, access hours, backup) are read and
- * written whole, keeping the fields the spec says an update leaves alone.
+ * The symbol groups are fixed slots and the plugins the server's loaded files, so neither is added to or deleted
+ * from. The single-record sections (common, access hours, backup) are read and written whole, keeping the fields the
+ * spec says an update leaves alone.
  */
 import type { z } from 'zod';
 import * as contract from '../../../shared/records/contract.js';
