@@ -32,7 +32,7 @@ export type ManagerAnswer =
   | { id: number; result: unknown }
   | { id: number; error: ManagerErrorBody };
 
-/** What a change event is about. PF4 servers push users/trades/ticks/symbols/groups/online/margin; PF5 servers push
+/** What a change event is about. PF4 servers push users/trades/ticks/symbols/groups/online/margin/news/mail; PF5 servers push
  * users/positions/orders/deals/ticks/symbols/groups. */
 export type EventKind =
   | 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'online' | 'margin'
