@@ -100,8 +100,42 @@ describe('opening and closing', () => {
     h.call('CfgUpdateSymbol', { symbol: 'EURUSD', record: { freezeLevel: 200 } });
     expect(h.fails('TradeTransaction', { tradeTransactionType: 'BrOrderModify', order: trade.order, sl: 1.0985 }).code).toBe(R.TradeModifyDenied);
     const check = { tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100 };
-    expect(h.call('TradeCheckStops', { ...check, sl: 1.09 })).toBe(true);
-    expect(h.fails('TradeCheckStops', { ...check, sl: 1.09, price: 1.0901 }).code).toBe(R.TradeBadStops);
+    expect(h.call('TradeCheckStops', { record: { ...check, sl: 1.09 } })).toBe(true);
+    // The query price is the market: a buy's stop loss is measured from the bid, half the spread under it.
+    expect(h.fails('TradeCheckStops', { price: 1.0901, record: { ...check, sl: 1.09 } }))
+      .toEqual({ code: R.TradeBadStops, message: 'sl 1.09 is too close to 1.09005 (stops level 10 points)' });
+    expect(h.call('TradeCheckStops', { price: 1.0912, record: { ...check, sl: 1.09 } })).toBe(true);
+  });
+
+  it('checks a pending order\'s stops from its open price and its open price from the reference price', () => {
+    const { h, login } = setUp();
+    const limit = { tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'BuyLimit', volume: 100, price: 1.099 };
+    // Stops 10 points (the stops level) or more from 1.099 pass, wherever the market is.
+    expect(h.call('TradeCheckStops', { record: { ...limit, sl: 1.0985, tp: 1.1 } })).toBe(true);
+    expect(h.call('TradeCheckStops', { price: 1.1, record: { ...limit, sl: 1.098, tp: 1.0991 } })).toBe(true);
+    expect(h.fails('TradeCheckStops', { price: 1.1, record: { ...limit, sl: 1.09895 } }))
+      .toEqual({ code: R.TradeBadStops, message: 'sl 1.09895 is too close to 1.099 (stops level 10 points)' });
+    expect(h.fails('TradeCheckStops', { price: 1.1, record: { ...limit, tp: 1.09905 } }))
+      .toEqual({ code: R.TradeBadStops, message: 'tp 1.09905 is too close to 1.099 (stops level 10 points)' });
+    // The open price against the reference: the ask is 1.09907 at 1.09902, 0.7 points above a buy limit at 1.099.
+    expect(h.fails('TradeCheckStops', { price: 1.09902, record: { ...limit, sl: 1.098 } }))
+      .toEqual({ code: R.TradeBadStops, message: 'price 1.099 is closer to the market than the stops level' });
+    expect(h.fails('TradeCheckStops', { price: 1.0985, record: limit }))
+      .toEqual({ code: R.TradeBadPrices, message: 'price 1.099 is on the wrong side of the market for BuyLimit' });
+    expect(h.call('TradeCheckStops', { price: 1.0992, record: limit })).toBe(true);
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    expect(h.fails('TradeCheckStops', { record: { ...limit, expiration: soon } }))
+      .toEqual({ code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' });
+    const { price: _price, ...unpriced } = limit;
+    expect(h.fails('TradeCheckStops', { record: unpriced }))
+      .toEqual({ code: R.InvalidData, message: 'record.price is required for a pending order' });
+    expect(h.fails('TradeCheckStops', { record: { ...limit, symbol: '' } }))
+      .toEqual({ code: R.InvalidData, message: 'record.symbol must be a non-empty string' });
+    expect(h.fails('TradeCheckStops', { price: 'market', record: limit }))
+      .toEqual({ code: R.InvalidData, message: 'price must be a number' });
+    expect(h.fails('TradeCheckStops', limit)).toEqual({ code: R.InvalidData, message: 'record must be an object' });
+    // A check opens nothing.
+    expect(h.call('TradesUserRequest', { login })).toEqual([]);
   });
 });
 

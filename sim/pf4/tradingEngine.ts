@@ -503,17 +503,25 @@ export class Pf4TradingEngine {
     this.afterAccountChange(row.login);
   }
 
-  /** Throws the result code a transaction with these stops would get; `reference` replaces the market price. */
+  /**
+   * Throws the result code a transaction with these prices and stops would get. `reference` replaces the market price
+   * (bid and ask half the current spread either side of it). A pending order's open price is measured from the market
+   * and its stops from the open price; a market order's stops from the price it would close at.
+   */
   checkRequestStops(request: OpenRequest, reference: number | undefined, now = Date.now()): void {
     const instrument = this.world.instrumentBySymbol.get(request.symbol);
     const config = this.world.symbolConfig(request.symbol);
     const live = this.world.feed.quote(request.symbol);
     if (!instrument || !config || !live) throw new CommandError(R.InvalidData, `symbol ${request.symbol} not found`);
     const half = (live.ask - live.bid) / 2;
-    const quote = reference === undefined ? live : { ...live, bid: reference - half, ask: reference + half };
+    // Half a spread of whole points is a multiple of half a point: one more digit holds it exactly.
+    const quote = reference === undefined ? live
+      : { ...live, bid: roundTo(reference - half, instrument.digits + 1), ask: roundTo(reference + half, instrument.digits + 1) };
     const buy = isBuyCommand(request.command);
-    const openPrice = isPending(request.command) ? (request.price ?? 0) : buy ? quote.ask : quote.bid;
+    let openPrice = buy ? quote.ask : quote.bid;
     if (isPending(request.command)) {
+      if (request.price === undefined) throw new CommandError(R.InvalidData, 'price is required for a pending order');
+      openPrice = roundTo(request.price, instrument.digits);
       this.checkPendingPrice(instrument, config, request.command, openPrice, quote);
       if (request.expiration !== undefined && request.expiration > 0 && request.expiration < now + MIN_EXPIRATION_MS) {
         throw new CommandError(R.TradeExpirationDenied, 'expiration must be at least 10 minutes ahead');

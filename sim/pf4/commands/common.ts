@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { CommandError } from '../../world/simWorld.js';
-import type { ArgReader } from '../../world/args.js';
+import { ArgReader } from '../../world/args.js';
 
 export const bad = PF4_RESULT.InvalidData;
 export const INT32_MAX = 2147483647;
@@ -20,6 +20,15 @@ export function parseRecord<T = Record<string, unknown>>(schema: z.ZodType, valu
     throw new CommandError(bad, `${field}: ${issue.message}`);
   }
   return parsed.data as T;
+}
+
+/** Reads the fields of a nested record (a request body) with the field named under `prefix` in every message. */
+export function recordReader(record: Record<string, unknown>, prefix: string): ArgReader {
+  return new (class extends ArgReader {
+    override fail(message: string): never {
+      return super.fail(`${prefix}.${message}`);
+    }
+  })(record, bad);
 }
 
 export function notFound(what: string): never {

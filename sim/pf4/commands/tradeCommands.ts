@@ -9,10 +9,10 @@ import type { CommandRegistry } from '../../world/commandRegistry.js';
 import type { ArgReader } from '../../world/args.js';
 import { readPaging } from '../../world/args.js';
 import { CommandError } from '../../world/simWorld.js';
-import type { PF4Command } from '../pf4Records.js';
+import { isPending, type PF4Command } from '../pf4Records.js';
 import type { OpenRequest } from '../tradingEngine.js';
 import type { Pf4World } from '../pf4World.js';
-import { INT32_MAX, bad, notFound, optionalBool, optionalTime, parseRecord } from './common.js';
+import { INT32_MAX, bad, notFound, optionalBool, optionalTime, parseRecord, recordReader } from './common.js';
 
 const OPEN = new Set(['BrOrderOpen', 'OrderOpen', 'OrderImOpen', 'OrderMkOpen', 'OrderReqOpen', 'OrderPendingOpen']);
 const CLOSE = new Set(['BrOrderClose', 'OrderClose', 'OrderImClose', 'OrderMkClose', 'OrderReqClose']);
@@ -62,10 +62,16 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
 
   registry.on('TradeTransaction', (args, _ctx, raw) => transaction(world, args, raw));
 
-  registry.on('TradeCheckStops', (args, _ctx, raw) => {
-    const { price, ...transaction } = raw;
-    if (price !== undefined && (typeof price !== 'number' || !Number.isFinite(price))) args.fail('price must be a number');
-    world.engine.checkRequestStops(openRequest(args, parseTransaction(transaction), 'Dealer'), price as number | undefined);
+  // The query's `price` is the reference (market) price; the body, `record`, is the transaction, whose own `price` is a
+  // pending order's open price.
+  registry.on('TradeCheckStops', (args) => {
+    const reference = args.optionalNumber('price');
+    const record = args.object('record');
+    const tx = parseRecord<Record<string, unknown>>(PF4TradeTransaction, record, 'record');
+    const fields = recordReader(record, 'record');
+    const request = openRequest(fields, tx, 'Dealer');
+    if (isPending(request.command) && request.price === undefined) fields.fail('price is required for a pending order');
+    world.engine.checkRequestStops(request, reference);
     return true;
   });
 
