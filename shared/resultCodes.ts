@@ -1,7 +1,8 @@
 /**
  * Platform result codes. The manager protocol carries them as numbers; the v2 envelope names them (`managerCode`) as a
  * string for a known member and as the bare number for an unrecognised value. PF4 codes follow `ResultCode` of the
- * contract, PF5 codes follow `PF5Result` of the service spec.
+ * contract, PF5 codes follow `PF5Result` of the service spec, plus ErrNotMain (18, the platform's RET_ERR_NOTMAIN that
+ * the spec names for batch deletes of another trade server's records but leaves out of its member list).
  */
 import type { Family } from './protocol.js';
 
@@ -20,7 +21,7 @@ export const PF4_RESULT = {
 export const PF5_RESULT = {
   Ok: 0, OkNone: 1, Error: 2, ErrParams: 3, ErrData: 4, ErrDisk: 5, ErrMem: 6, ErrNetwork: 7, ErrPermissions: 8,
   ErrTimeout: 9, ErrConnection: 10, ErrNoService: 11, ErrFrequent: 12, ErrNotfound: 13, ErrPartial: 14,
-  ErrShutdown: 15, ErrCancel: 16, ErrDuplicate: 17,
+  ErrShutdown: 15, ErrCancel: 16, ErrDuplicate: 17, ErrNotMain: 18,
   AuthClientInvalid: 1000, AuthAccountInvalid: 1001, AuthAccountDisabled: 1002, AuthAdvanced: 1003,
   AuthCertificate: 1004, AuthCertificateBad: 1005, AuthNotConfirmed: 1006, AuthServerInternal: 1007,
   AuthServerBad: 1008, AuthUpdateOnly: 1009, AuthClientOld: 1010, AuthManagerNoConfig: 1011,

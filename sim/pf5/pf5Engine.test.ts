@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { pf5Harness } from '../testing/worldHarness.js';
-import { PF5_ERR_NOTMAIN } from './pf5Engine.js';
 
 function trader(group: string, deposit = 10_000) {
   const h = pf5Harness({ accounts: 10, trades: 20 });
@@ -242,7 +241,10 @@ describe('deletes', () => {
     const foreign = positions.find((p) => h.world.foreignTickets.has(p.position))!;
     const own = positions.filter((p) => !h.world.foreignTickets.has(p.position)).slice(0, 2).map((p) => p.position);
     expect(foreign.externalId).toBe(`TS2:${foreign.position}`);
-    expect(h.fails('PositionDeleteBatch', { tickets: [...own, foreign.position] }).code).toBe(PF5_ERR_NOTMAIN);
+    expect(h.fails('PositionDeleteBatch', { tickets: [...own, foreign.position] })).toEqual({
+      code: R.ErrNotMain, message: `position ${foreign.position} was created on another trade server`,
+    });
+    expect(R.ErrNotMain).toBe(18);
     expect(h.fails('PositionDeleteBatch', { tickets: [...own, 1] }).code).toBe(R.ErrNotfound);
     expect(h.call('PositionGetByTickets', { tickets: own })).toHaveLength(2);
     const deals = h.world.deals.size;

@@ -24,11 +24,6 @@ import {
 import type { Pf5World } from './pf5World.js';
 
 const R = PF5_RESULT;
-/**
- * The platform's "not main server" answer (RET_ERR_NOTMAIN). The shared result-code table does not list it yet;
- * the value follows the platform's numbering after ErrDuplicate.
- */
-export const PF5_ERR_NOTMAIN = 18;
 
 export interface DealerRequest {
   login: number;
@@ -349,7 +344,7 @@ export class Pf5TradingEngine {
     for (const ticket of tickets) if (!exists(ticket)) throw new CommandError(R.ErrNotfound, `${what} ${ticket} not found`);
     for (const ticket of tickets) {
       if (this.world.foreignTickets.has(ticket)) {
-        throw new CommandError(PF5_ERR_NOTMAIN, `${what} ${ticket} was created on another trade server`);
+        throw new CommandError(R.ErrNotMain, `${what} ${ticket} was created on another trade server`);
       }
     }
   }

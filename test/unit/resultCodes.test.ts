@@ -13,6 +13,7 @@ describe('platform result codes', () => {
     expect(managerCodeName('PF4', 9999)).toBe(9999);
     expect(managerCodeName('PF5', 13)).toBe('ErrNotfound');
     expect(managerCodeName('PF5', 3004)).toBe('UsrLoginExist');
+    expect(managerCodeName('PF5', 18)).toBe('ErrNotMain');
     expect(managerCodeName('PF5', null)).toBeNull();
   });
 
