@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { PF4_CONFIG_LISTS, ip, type Pf4ConfigListName } from './pf4Config.js';
+import { PF4_RIGHTS, PF4_SESSION_COMMANDS } from './pf4Rights.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
 type Rec = Record<string, any>;
@@ -295,5 +296,32 @@ describe('lists with their own rules', () => {
     h.fails('CfgDeleteSync', { pos: 5 });
     expect(h.world.journalEntries().slice(mark).map((l) => l.message)).toEqual([
       'config: sync at 1 added', 'config: sync at 0 written', 'config: sync at 1 moved to 0', 'config: sync at 0 deleted']);
+  });
+});
+
+describe('the rights table', () => {
+  it('names only commands the server has: a list change it lacks is an unknown command, with or without the admin right', () => {
+    const h = pf4Harness();
+    for (const cmd of ['CfgDeletePlugin', 'CfgDeleteSymbolGroup', 'CfgShiftSymbolGroup']) {
+      expect(h.world.commands().requiredRight(cmd, {}), cmd).toBeUndefined();
+      expect(h.fails(cmd, { pos: 0, shift: 1 }, ['manager'])).toEqual({ code: R.InvalidData, message: `unknown command ${cmd}` });
+      expect(h.fails(cmd, { pos: 0, shift: 1 }, ['admin'])).toEqual({ code: R.InvalidData, message: `unknown command ${cmd}` });
+    }
+    expect(h.call('CfgRequestSymbolGroup')).toHaveLength(32);
+    expect(h.call('CfgRequestPlugin').map((p: Rec) => p.plugin.file)).toEqual(['echo.dll', 'risk.dll']);
+    // The changes a list does have still need the administrator.
+    expect(h.fails('CfgShiftPlugin', { pos: 0, shift: 1 }, ['manager']))
+      .toEqual({ code: R.NotEnoughRights, message: 'CfgShiftPlugin needs the admin right' });
+  });
+
+  it('has an entry only for registered commands, besides the ones the protocol layer answers', () => {
+    const h = pf4Harness();
+    const registered = new Set(h.world.commands().names());
+    const stray = Object.keys(PF4_RIGHTS).filter((cmd) => !registered.has(cmd) && !PF4_SESSION_COMMANDS.has(cmd));
+    expect(stray).toEqual([]);
+    for (const cmd of PF4_SESSION_COMMANDS) {
+      expect(registered.has(cmd), cmd).toBe(false);
+      expect(h.world.commands().requiredRight(cmd, {}), cmd).toBeDefined();
+    }
   });
 });

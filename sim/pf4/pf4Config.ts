@@ -24,6 +24,18 @@ export const PF4_CONFIG_LISTS = ['Holiday', 'Manager', 'Access', 'DataServer', '
   'GatewayMarkup', 'GatewayRule', 'LiveUpdate', 'Sync', 'Plugin', 'SymbolGroup'] as const;
 export type Pf4ConfigListName = (typeof PF4_CONFIG_LISTS)[number];
 
+export type Pf4ListChange = 'Update' | 'Delete' | 'Shift';
+
+/**
+ * The change commands a list has (CfgUpdate<List>, CfgDelete<List>, CfgShift<List>): the 32 symbol groups are fixed
+ * slots, only rewritten in place; the plugins are the server's loaded files, configured and reordered but never removed.
+ */
+export function pf4ListChanges(list: Pf4ConfigListName): Pf4ListChange[] {
+  if (list === 'SymbolGroup') return ['Update'];
+  if (list === 'Plugin') return ['Update', 'Shift'];
+  return ['Update', 'Delete', 'Shift'];
+}
+
 export class Pf4Config {
   common: Rec;
   /** Build, version and the settings CfgUpdateCommon leaves untouched. */

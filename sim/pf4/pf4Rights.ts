@@ -5,15 +5,20 @@
  * when missing instead of answering, as the spec describes.
  */
 import type { CommandNeeds } from '../world/commandRegistry.js';
-import { PF4_CONFIG_LISTS } from './pf4Config.js';
+import { PF4_CONFIG_LISTS, pf4ListChanges } from './pf4Config.js';
 import { transactionRight } from './commands/tradeCommands.js';
 
 const admin: CommandNeeds = { right: 'admin' };
 const reports: CommandNeeds = { right: 'reports', dropWithoutRight: true };
 const dailyReports: CommandNeeds = { right: 'serverReports', dropWithoutRight: true };
 
+/** Commands the protocol layer answers itself rather than the world's registry, that still need a right here. */
+export const PF4_SESSION_COMMANDS: ReadonlySet<string> = new Set(['SrvRestart']);
+
+// Only the change commands a list has: a right listed for a command that does not exist would answer NotEnoughRights
+// where the server answers "unknown command".
 const configChanges = Object.fromEntries(PF4_CONFIG_LISTS.flatMap((list) =>
-  [`CfgUpdate${list}`, `CfgDelete${list}`, `CfgShift${list}`].map((cmd) => [cmd, admin])));
+  pf4ListChanges(list).map((change) => [`Cfg${change}${list}`, admin])));
 
 export const PF4_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
   ...configChanges,

@@ -11,7 +11,7 @@ import * as contract from '../../../shared/records/contract.js';
 import type { ArgReader } from '../../world/args.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import { CommandError } from '../../world/simWorld.js';
-import type { Pf4ConfigListName } from '../pf4Config.js';
+import { pf4ListChanges, type Pf4ConfigListName } from '../pf4Config.js';
 import type { Pf4World } from '../pf4World.js';
 import { bad, parseRecord } from './common.js';
 
@@ -97,8 +97,8 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
         return record;
       });
     }
-    if (FIXED.has(name)) continue;
-    if (name !== 'Plugin') {
+    const changes = pf4ListChanges(name);
+    if (changes.includes('Delete')) {
       registry.on(`CfgDelete${name}`, (args) => {
         const pos = args.int('pos', { min: 0 });
         list.delete(pos);
@@ -106,12 +106,14 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
         return true;
       });
     }
-    registry.on(`CfgShift${name}`, (args) => {
-      const pos = args.int('pos', { min: 0 });
-      const to = list.shift(pos, args.int('shift'));
-      world.journal(`config: ${list.what} at ${pos} moved to ${to}`);
-      return true;
-    });
+    if (changes.includes('Shift')) {
+      registry.on(`CfgShift${name}`, (args) => {
+        const pos = args.int('pos', { min: 0 });
+        const to = list.shift(pos, args.int('shift'));
+        world.journal(`config: ${list.what} at ${pos} moved to ${to}`);
+        return true;
+      });
+    }
   }
 
   registry.on('CfgRequestCommon', () => world.config.commonRecord());
