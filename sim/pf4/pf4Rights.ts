@@ -33,6 +33,8 @@ export const PF4_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
   ReportsRequest: reports, PerformanceRequest: reports,
   DailyReportsRequest: dailyReports, DailyReportsRequestEx: dailyReports, DailySyncStart: dailyReports, DailySyncRead: dailyReports,
   TradeTransaction: { right: transactionRight },
+  // Undoing an activation reopens trades and moves balances back: the dealer right of a trade transaction on trades.
+  TradeClearRollback: { right: 'trades' },
   UserRecordNew: { right: 'manager' }, UserRecordUpdate: { right: 'manager' }, UserPasswordSet: { right: 'manager' },
   UsersGroupOp: { right: 'manager' }, GroupRecordUpdate: { right: 'admin' },
   SymbolAdd: { right: 'marketWatch' }, SymbolHide: { right: 'marketWatch' }, SymbolChange: { right: 'admin' },
@@ -40,5 +42,7 @@ export const PF4_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
   JournalRequest: { right: 'logs' }, NewsSend: { right: 'news' }, MailSend: { right: 'email' },
   NotificationsSend: { right: 'notifications' }, OnlineRequest: { right: 'online' },
   ExternalCommandJSON: { right: 'plugins' }, ExternalCommandBinary: { right: 'plugins' },
-  UsersSyncStart: { right: 'admin' }, TradesSyncStart: { right: 'admin' },
+  // The reads of a sync session and the snapshots hand over every account or trade, as the starts do.
+  UsersSyncStart: admin, UsersSyncRead: admin, UsersSnapshot: admin,
+  TradesSyncStart: admin, TradesSyncRead: admin, TradesSnapshot: admin,
 };

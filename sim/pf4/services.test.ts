@@ -169,6 +169,20 @@ describe('backups and sync sessions', () => {
     expect(h.call('UsersSnapshot', { limit: 2 })).toHaveLength(2);
   });
 
+  it('needs the admin right to read a sync session or a snapshot, as to start one, and a refused read drains nothing', () => {
+    const h = pf4Harness({ accounts: 10, trades: 5 });
+    h.call('UsersSyncStart', { timestamp: 0 }, ['admin']);
+    h.call('TradesSyncStart', { timestamp: 0 }, ['admin']);
+    const desk = ['manager', 'seeTrades', 'trades', 'reports', 'userDetails'];
+    for (const cmd of ['UsersSyncStart', 'UsersSyncRead', 'UsersSnapshot', 'TradesSyncStart', 'TradesSyncRead', 'TradesSnapshot']) {
+      expect(h.fails(cmd, { timestamp: 0, limit: 1 }, desk)).toEqual({ code: R.NotEnoughRights, message: `${cmd} needs the admin right` });
+    }
+    expect(h.call('UsersSyncRead', {}, ['admin'])).toHaveLength(10);
+    expect(h.call('TradesSyncRead', {}, ['admin'])).toHaveLength(5);
+    expect(h.call('UsersSnapshot', { limit: 3 }, ['admin'])).toHaveLength(3);
+    expect(h.call('TradesSnapshot', { limit: 3 }, ['admin'])).toHaveLength(3);
+  });
+
   it('answers licences, feeder logs and plugin commands', () => {
     const h = pf4Harness();
     expect(h.call('LicenseCheck', { licenseName: 'API' })).toBe(true);

@@ -170,6 +170,21 @@ describe('the quote feed drives the trades', () => {
     expect(h.fails('TradeClearRollback', { order: 1 }).code).toBe(R.InvalidData);
   });
 
+  it('needs the trades right to roll an activation back, and a refused rollback leaves the close in place', () => {
+    const { h, login, open, tick } = setUp();
+    const trade = open({ sl: 1.099 });
+    tick(1.0989, 1.099);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(9880);
+    const mark = h.events.length;
+    expect(h.fails('TradeClearRollback', { order: trade.order }, ['manager', 'money', 'admin', 'seeTrades']))
+      .toEqual({ code: R.NotEnoughRights, message: 'TradeClearRollback needs the trades right' });
+    expect(h.events.slice(mark)).toEqual([]);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(9880);
+    expect(h.fails('TradeRecordRequest', { order: trade.order }).code).toBe(R.InvalidData);
+    expect(h.call('TradeClearRollback', { order: trade.order }, ['trades'])).toBe(true);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000);
+  });
+
   it('takes profit on the bid for buys and on the ask for sells', () => {
     const { h, login, open, tick } = setUp();
     const buy = open({ tp: 1.1011 });
