@@ -32,11 +32,14 @@ export const PF5_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
   GroupRecord: { right: 'CfgGroups' }, SymbolUpdate: { right: 'CfgSymbols' }, SymbolRecord: { right: 'CfgSymbols' },
 };
 
+/** A ticket or login list: a key named twice selects (or deletes) its record once; the first mention keeps its place. */
+export function keys(args: ArgReader, field: string): number[] {
+  return [...new Set(args.intArray(field, { min: 1, max: KEY_MAX, maxItems: 100_000 }))];
+}
+
 export function pf5Commands(world: Pf5World): CommandRegistry {
   const registry = new CommandRegistry(PF5_RESULT.ErrParams, PF5_RIGHTS);
   const on = registry.on.bind(registry);
-  // A ticket or login named twice selects (or deletes) its record once; the first mention keeps its place.
-  const keys = (args: ArgReader, field: string) => [...new Set(args.intArray(field, { min: 1, max: KEY_MAX, maxItems: 100_000 }))];
   const time = (args: ArgReader, raw: Record<string, unknown>, field: string, fallback: number) => {
     if (!args.has(field)) return fallback;
     const ms = typeof raw[field] === 'string' ? Date.parse(raw[field] as string) : Number.NaN;

@@ -150,6 +150,18 @@ describe('pending orders', () => {
 });
 
 describe('accounts', () => {
+  it('selects accounts by login in the order asked, each once, skipping unknown ones', () => {
+    const { h, login } = desk();
+    const found = h.call('UserGetByLogins', { logins: [login.pro, login.retail, login.pro, 999_999, login.retail, login.vip] });
+    expect(found.map((u: { login: number }) => u.login)).toEqual([login.pro, login.retail, login.vip]);
+    expect(found.map((u: { group: string }) => u.group)).toEqual([GROUP_OF.pro, GROUP_OF.retail, GROUP_OF.vip]);
+    for (const u of found) records.PF5User.parse(u);
+    expect(found[0]).toEqual(h.call('UserGet', { login: login.pro }));
+    expect(h.call('UserGetByLogins', { logins: [login.vip, login.vip, login.vip] })).toEqual([h.call('UserGet', { login: login.vip })]);
+    expect(h.call('UserGetByLogins', { logins: [] })).toEqual([]);
+    expect(h.fails('UserGetByLogins', { logins: login.vip })).toEqual({ code: R.ErrParams, message: 'logins must be an array of integers' });
+  });
+
   it('answers an account by login from UserGet as from UserRequest', () => {
     const { h, login } = desk();
     const user = h.call('UserGet', { login: login.vip });
