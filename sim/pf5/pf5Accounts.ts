@@ -74,9 +74,7 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
     const type = passwordType(args, raw);
     const password = args.string('password');
     const min = minLength(world, current.group);
-    if (!acceptable(password, min)) {
-      throw new CommandError(R.UsrInvalidPassword, `password must have at least ${min} characters with a lower-case letter, an upper-case letter and a digit`);
-    }
+    if (!acceptable(password, min)) throw new CommandError(R.UsrInvalidPassword, `password ${rule(min)}`);
     world.passwords.set(login, { ...world.passwordsOf(login), [type]: password });
     world.replaceUser({ ...current, lastPassChange: iso(Date.now()) });
     return true;
@@ -96,6 +94,11 @@ function minLength(world: Pf5World, group: string): number {
 /** The platform's password rule: long enough for the group, with lower case, upper case and a digit. */
 function acceptable(password: string, min: number): boolean {
   return password.length >= min && /[a-z]/.test(password) && /[A-Z]/.test(password) && /\d/.test(password);
+}
+
+/** The password rule as the refusals state it, after the field's name. */
+function rule(min: number): string {
+  return `must have at least ${min} characters with a lower-case letter, an upper-case letter and a digit`;
 }
 
 function generate(world: Pf5World): string {
@@ -137,7 +140,9 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
   const min = minLength(world, group);
   let pair: { main: string; investor: string } | undefined;
   if (typeof password === 'string' && password && typeof passwordInvestor === 'string' && passwordInvestor) {
-    if (!acceptable(password, min) || !acceptable(passwordInvestor, min)) throw new CommandError(R.UsrInvalidPassword, 'the password is too weak');
+    for (const [field, value] of [['password', password], ['passwordInvestor', passwordInvestor]] as const) {
+      if (!acceptable(value, min)) throw new CommandError(R.UsrInvalidPassword, `record.${field} ${rule(min)}`);
+    }
     pair = { main: password, investor: passwordInvestor };
   } else {
     for (let attempt = 0; attempt < PASSWORD_ATTEMPTS && !pair; attempt++) {

@@ -48,6 +48,27 @@ describe('UserAdd', () => {
     expect(h.fails('UserAdd', { record: base }).code).toBe(R.UsrLoginExhausted);
   });
 
+  it('names the weak password and the rule it breaks, and adds nobody', () => {
+    const h = pf5Harness({ accounts: 2 });
+    const base = { group: 'demo\\retail', leverage: 100, firstName: 'Ada' };
+    const rule = 'must have at least 8 characters with a lower-case letter, an upper-case letter and a digit';
+    h.events.length = 0;
+    expect(h.fails('UserAdd', { record: { ...base, password: 'weak', passwordInvestor: 'Viewer123' } }))
+      .toEqual({ code: R.UsrInvalidPassword, message: `record.password ${rule}` });
+    expect(h.fails('UserAdd', { record: { ...base, password: 'Secret123', passwordInvestor: 'viewer123' } }))
+      .toEqual({ code: R.UsrInvalidPassword, message: `record.passwordInvestor ${rule}` });
+    expect(h.fails('UserAdd', { record: { ...base, password: 'NoDigitsHere', passwordInvestor: 'short' } }))
+      .toEqual({ code: R.UsrInvalidPassword, message: `record.password ${rule}` });
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { authPasswordMin: 12 } });
+    expect(h.fails('UserAdd', { record: { ...base, password: 'Secret123456', passwordInvestor: 'Viewer12345' } })).toEqual({
+      code: R.UsrInvalidPassword,
+      message: 'record.passwordInvestor must have at least 12 characters with a lower-case letter, an upper-case letter and a digit',
+    });
+    expect(h.world.users.size).toBe(2);
+    expect(h.events.filter((e) => e.kind === 'users')).toEqual([]);
+    expect(h.call('UserAdd', { record: { ...base, password: 'Secret123456', passwordInvestor: 'Viewer123456' } }).login).toBe(500002);
+  });
+
   it('gives up after ten rejected generated pairs', () => {
     const h = pf5Harness({ accounts: 2 });
     h.call('GroupRecord', { group: 'demo\\retail', patch: { authPasswordMin: 20 } });
