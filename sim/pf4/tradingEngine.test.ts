@@ -241,10 +241,24 @@ describe('balance check and fix', () => {
     expect(h.call('AdmBalanceCheck', { logins: [login] })).toEqual([]);
   });
 
-  it('reports a balance changed by an account update', () => {
+  it('keeps balance, credit and the server-derived fields through an account update, so the history still explains the balance', () => {
     const { h, login } = setUp();
-    h.call('UserRecordUpdate', { login, record: { balance: 10_250 } });
-    expect(h.call('AdmBalanceCheck', { login }).diff).toBe(250);
+    h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Credit', orderBy: login, price: 300 });
+    const before = h.call('UserRecordRequest', { login });
+    const mark = h.events.length;
+    const updated = h.call('UserRecordUpdate', { login, record: { balance: 10_250, credit: 5, name: 'Renamed Trader', comment: 'vip' } });
+    expect(updated).toEqual({ ...before, name: 'Renamed Trader', comment: 'vip' });
+    expect(updated).toMatchObject({ balance: 10_000, credit: 300 });
+    expect(h.call('UserRecordRequest', { login })).toEqual(updated);
+    expect(h.call('AdmBalanceCheck', { login })).toEqual({ login, diff: 0 });
+    expect(h.call('AdmBalanceCheck', { logins: [login] })).toEqual([]);
+    // Nothing the margin record carries changed, so only the account is announced.
+    expect(h.events.slice(mark)).toEqual([{ kind: 'users', op: 'update', record: updated }]);
+    // The server-derived fields are not part of PF4UserUpdate at all.
+    for (const field of ['prevBalance', 'prevMonthEquity', 'registrationDate', 'lastDate', 'lastIP', 'login']) {
+      expect(h.fails('UserRecordUpdate', { login, record: { [field]: 0 } }).message, field).toMatch(new RegExp(`^record\\.${field}: `));
+    }
+    expect(h.call('UserRecordRequest', { login })).toEqual(updated);
   });
 });
 

@@ -11,6 +11,14 @@ import type { PF4GroupRecord, PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { INT32_MAX, bad, notFound, optionalBool, parseRecord } from './common.js';
 
+/**
+ * Fields of an account UserRecordUpdate leaves as the server has them: the login, the money (balance and credit move
+ * only by balance and credit transactions, which write the history AdmBalanceCheck explains them by) and what the
+ * server derives (the previous day's and month's figures, registration, last access and its address).
+ */
+const SERVER_FIELDS: ReadonlySet<string> = new Set(['login', 'balance', 'credit', 'prevBalance', 'prevMonthBalance',
+  'prevEquity', 'prevMonthEquity', 'registrationDate', 'lastDate', 'lastIP']);
+
 export function registerAccountCommands(registry: CommandRegistry, world: Pf4World): void {
   const user = (login: number) => world.users.get(login) ?? notFound(`login ${login}`);
   const group = (name: string) => world.groups.find(name) ?? notFound(`group ${name}`);
@@ -42,7 +50,9 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
     const update = parseRecord<Partial<PF4UserRecord>>(PF4UserUpdate, args.object('record'), 'record');
     if (update.group !== undefined && update.group !== null) group(update.group);
     const merged: PF4UserRecord = { ...current };
-    for (const [field, value] of Object.entries(update)) if (value !== undefined && value !== null) (merged as unknown as Record<string, unknown>)[field] = value;
+    for (const [field, value] of Object.entries(update)) {
+      if (value !== undefined && value !== null && !SERVER_FIELDS.has(field)) (merged as unknown as Record<string, unknown>)[field] = value;
+    }
     world.editUser(merged);
     world.journal(`'${login}': account updated`);
     return merged;
