@@ -170,11 +170,20 @@ describe('change events', () => {
     // Symbols.
     step('CfgUpdateSymbol', ['symbols'], () => h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { description: 'Dollar yen' } }));
     step('SymbolChange', ['symbols'], () => h.call('SymbolChange', { record: { symbol: 'USDJPY', spread: 17 } }));
+    // The mirror holds the active set: a hidden symbol leaves it, changes to it stay quiet, and it comes back as it stands.
     step('SymbolHide', ['symbols'], () => h.call('SymbolHide', { symbol: 'USDJPY' }));
+    expect(mirror.symbols.has('USDJPY')).toBe(false);
+    step('CfgUpdateSymbol of a hidden symbol', [], () => h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { description: 'Yen' } }));
+    step('SymbolChange of a hidden symbol', [], () => h.call('SymbolChange', { record: { symbol: 'USDJPY', stopsLevel: 15 } }));
     step('SymbolAdd', ['symbols'], () => h.call('SymbolAdd', { symbol: 'USDJPY' }));
+    expect(mirror.symbols.get('USDJPY')).toMatchObject({ description: 'Yen', stopsLevel: 15 });
+    step('SymbolHide', ['symbols'], () => h.call('SymbolHide', { symbol: 'AUDUSD' }));
     step('SymbolsRefresh', ['symbols'], () => h.call('SymbolsRefresh'));
-    const last = h.call('SymbolsRequest').length - 1;
+    const configured = h.call('CfgRequestSymbol').map((r: Rec) => r.symbol);
+    const last = configured.length - 1;
+    expect(configured[last]).not.toBe('AUDUSD');
     step('CfgDeleteSymbol', ['symbols'], () => h.call('CfgDeleteSymbol', { pos: last }));
+    step('CfgDeleteSymbol of a hidden symbol', [], () => h.call('CfgDeleteSymbol', { pos: configured.indexOf('AUDUSD') }));
     step('CfgShiftSymbol', [], () => h.call('CfgShiftSymbol', { pos: 0, shift: 1 }));
 
     // The online list: clients come and go; an online account that changes group or is deleted is announced there too.

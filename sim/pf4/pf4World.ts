@@ -134,7 +134,7 @@ export class Pf4World implements SimWorld {
   counts(): Record<string, number> {
     return {
       users: this.users.size, trades: this.trades.size, ticks: this.instruments.length,
-      symbols: this.symbols.size, groups: this.groups.size,
+      symbols: this.activeSymbols().length, groups: this.groups.size,
     };
   }
 
@@ -143,7 +143,7 @@ export class Pf4World implements SimWorld {
       { kind: 'users', rows: this.users.values(), toWire: (row: PF4UserRecord) => row },
       { kind: 'trades', rows: this.trades.values(), toWire: (row: PF4TradeRow) => this.tradeToWire(row) },
       { kind: 'ticks', rows: this.feed.allQuotes(), toWire: (quote: Quote) => tickRecord(quote) },
-      { kind: 'symbols', rows: this.symbols.list(), toWire: (row: Rec) => row },
+      { kind: 'symbols', rows: this.activeSymbols(), toWire: (row: Rec) => row },
       { kind: 'groups', rows: this.groups.list(), toWire: (row: PF4GroupRecord) => row },
     ];
   }
@@ -163,6 +163,12 @@ export class Pf4World implements SimWorld {
 
   symbolConfig(symbol: string): Rec | undefined {
     return this.symbols.find(symbol);
+  }
+
+  /** The active set: configured symbols not hidden by SymbolHide, in list order. */
+  activeSymbols(): Rec[] {
+    return this.hiddenSymbols.size === 0 ? this.symbols.list()
+      : this.symbols.list().filter((record) => !this.hiddenSymbols.has(record.symbol as string));
   }
 
   allocateOrder(): number {

@@ -39,6 +39,54 @@ describe('SymbolRequest', () => {
   });
 });
 
+describe('the active set', () => {
+  const names = (records: Rec[]) => records.map((s) => s.symbol);
+
+  it('SymbolHide takes a symbol out of SymbolsRequest and the resync with a delete event, SymbolAdd brings it back with an add', () => {
+    const h = pf4Harness({ symbols: 4 });
+    const configured = names(h.call('CfgRequestSymbol'));
+    expect(configured).toEqual(['EURUSD', 'GBPUSD', 'USDJPY', 'USDCHF']);
+    const gbpusd = h.call('SymbolRequest', { symbol: 'GBPUSD' });
+    const mark = h.events.length;
+    expect(h.call('SymbolHide', { symbol: 'GBPUSD' })).toBe(true);
+    expect(h.events.slice(mark)).toEqual([{ kind: 'symbols', op: 'delete', record: { symbol: 'GBPUSD' } }]);
+    expect(names(h.call('SymbolsRequest'))).toEqual(['EURUSD', 'USDJPY', 'USDCHF']);
+    expect(names(h.world.snapshot().find((p) => p.kind === 'symbols')!.rows as Rec[])).toEqual(['EURUSD', 'USDJPY', 'USDCHF']);
+    expect(h.world.counts().symbols).toBe(3);
+    // Still configured: the configuration reads answer it.
+    expect(names(h.call('CfgRequestSymbol'))).toEqual(configured);
+    expect(h.call('CfgRequestSymbol', { symbol: 'GBPUSD' })).toEqual(gbpusd);
+    // Hiding it again announces nothing.
+    h.call('SymbolHide', { symbol: 'GBPUSD' });
+    expect(h.events.slice(mark)).toHaveLength(1);
+    expect(h.call('SymbolAdd', { symbol: 'GBPUSD' })).toBe(true);
+    expect(h.events.slice(mark + 1)).toEqual([{ kind: 'symbols', op: 'add', record: gbpusd }]);
+    expect(names(h.call('SymbolsRequest'))).toEqual(configured);
+    h.call('SymbolAdd', { symbol: 'GBPUSD' });
+    expect(h.events.slice(mark)).toHaveLength(2);
+    expect(h.fails('SymbolHide', { symbol: 'NOPE' })).toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
+  });
+
+  it('changes a hidden symbol quietly and announces it as it stands when it is added back; a hidden symbol deleted is not announced', () => {
+    const h = pf4Harness({ symbols: 4 });
+    h.call('SymbolHide', { symbol: 'USDJPY' });
+    const mark = h.events.length;
+    h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { description: 'Dollar yen' } });
+    h.call('SymbolChange', { record: { symbol: 'USDJPY', stopsLevel: 30 } });
+    expect(h.events.slice(mark)).toEqual([]);
+    h.call('SymbolAdd', { symbol: 'USDJPY' });
+    const usdjpy = h.call('SymbolRequest', { symbol: 'USDJPY' });
+    expect(usdjpy).toMatchObject({ description: 'Dollar yen', stopsLevel: 30 });
+    expect(h.events.slice(mark)).toEqual([{ kind: 'symbols', op: 'add', record: usdjpy }]);
+    h.call('SymbolHide', { symbol: 'USDCHF' });
+    const before = h.events.length;
+    expect(h.call('CfgDeleteSymbol', { pos: 3 })).toBe(true);
+    expect(h.events.slice(before)).toEqual([]);
+    expect(names(h.call('CfgRequestSymbol'))).toEqual(['EURUSD', 'GBPUSD', 'USDJPY']);
+    expect(h.world.hiddenSymbols.size).toBe(0);
+  });
+});
+
 describe('SymbolChange', () => {
   it('sets spread, spread balance, stops level, colour, smoothing and execution mode and announces the symbol', () => {
     const h = pf4Harness();
@@ -93,16 +141,17 @@ describe('SymbolChange', () => {
 });
 
 describe('SymbolsRefresh', () => {
-  it('hands the broker every configured symbol afresh, in catalog order', () => {
+  it('hands the broker every active symbol afresh, in catalog order, a hidden one left out', () => {
     const h = pf4Harness();
     h.call('SymbolHide', { symbol: 'XAUUSD' });
     h.call('CfgShiftSymbol', { pos: 0, shift: 3 });
     const mark = h.events.length;
     expect(h.call('SymbolsRefresh')).toBe(true);
     const catalog = h.call('SymbolsRequest');
-    expect(catalog).toHaveLength(12);
+    expect(catalog).toHaveLength(11);
+    expect(catalog.map((s: Rec) => s.symbol)).toEqual(h.call('CfgRequestSymbol').map((s: Rec) => s.symbol).filter((s: string) => s !== 'XAUUSD'));
     expect(h.events.slice(mark)).toEqual(catalog.map((record: Rec) => ({ kind: 'symbols', op: 'update', record })));
-    expect(h.world.journalEntries().at(-1)?.message).toBe('symbols refreshed: 12');
+    expect(h.world.journalEntries().at(-1)?.message).toBe('symbols refreshed: 11');
   });
 
   it('leaves a deleted symbol out', () => {

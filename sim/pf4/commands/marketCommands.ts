@@ -1,7 +1,8 @@
 /**
  * PF4 symbol commands: the symbol configuration (read, full-replace update keeping sessions and server-derived
- * fields, delete and shift by position), the weekday sessions, the active set (SymbolAdd, SymbolHide), quick changes,
- * manual ticks and last quotes.
+ * fields, delete and shift by position), the weekday sessions, the active set (SymbolAdd, SymbolHide; SymbolsRequest,
+ * the resync and the symbols events cover the active symbols only, CfgRequestSymbol every configured one), quick
+ * changes, manual ticks and last quotes.
  */
 import { PF4SymbolChangeRequest, PF4SymbolConfigUpdate } from '../../../shared/records/contract.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
@@ -16,12 +17,14 @@ const SERVER_DERIVED = ['symbol', 'count', 'countOriginal', 'point', 'multiply',
 export function registerMarketCommands(registry: CommandRegistry, world: Pf4World): void {
   const symbol = (name: string) => world.symbolConfig(name) ?? notFound(`symbol ${name}`);
 
+  // The symbols events follow the active set: a hidden symbol's configuration changes quietly, and SymbolAdd brings it
+  // back as it then stands.
   const replaceSymbol = (record: Record<string, unknown>) => {
     world.symbols.upsert(record);
     const instrument = world.instrumentBySymbol.get(record.symbol as string);
     // The feed quotes with the configured spread from the next tick on.
     if (instrument && typeof record.spread === 'number') instrument.spread = record.spread;
-    world.emit('symbols', 'update', record);
+    if (!world.hiddenSymbols.has(record.symbol as string)) world.emit('symbols', 'update', record);
   };
 
   registry.on('TickInfoLast', (args) => {
@@ -32,7 +35,7 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
     return tickRecord(quote);
   });
 
-  registry.on('SymbolsRequest', () => world.symbols.list());
+  registry.on('SymbolsRequest', () => world.activeSymbols());
   registry.on('SymbolRequest', (args) => symbol(args.string('symbol', { max: 12 })));
   registry.on('CfgRequestSymbol', (args) => {
     const name = args.optionalString('symbol', { max: 12 });
@@ -57,7 +60,8 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
     const name = world.symbols.at(pos).symbol as string;
     if (world.trades.values().some((t) => t.symbol === name)) throw new CommandError(bad, `symbol ${name} has open trades`);
     world.symbols.delete(pos);
-    world.emit('symbols', 'delete', { symbol: name });
+    // A hidden symbol already left the active set, and with it the broker's view.
+    if (!world.hiddenSymbols.delete(name)) world.emit('symbols', 'delete', { symbol: name });
     world.journal(`symbol ${name} deleted`);
     return true;
   });
@@ -81,23 +85,23 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
   registry.on('SymbolAdd', (args) => {
     const name = args.string('symbol', { max: 12 });
     const record = symbol(name);
-    if (world.hiddenSymbols.delete(name)) world.emit('symbols', 'update', record);
+    if (world.hiddenSymbols.delete(name)) world.emit('symbols', 'add', record);
     return true;
   });
 
   registry.on('SymbolHide', (args) => {
     const name = args.string('symbol', { max: 12 });
-    const record = symbol(name);
+    symbol(name);
     if (!world.hiddenSymbols.has(name)) {
       world.hiddenSymbols.add(name);
-      world.emit('symbols', 'update', record);
+      world.emit('symbols', 'delete', { symbol: name });
     }
     return true;
   });
 
-  // The catalog is handed over afresh: the broker gets every configured symbol as it stands, in catalog order.
+  // The catalog is handed over afresh: the broker gets every active symbol as it stands, in catalog order.
   registry.on('SymbolsRefresh', () => {
-    const catalog = world.symbols.list();
+    const catalog = world.activeSymbols();
     for (const record of catalog) world.emit('symbols', 'update', record);
     world.journal(`symbols refreshed: ${catalog.length}`);
     return true;
