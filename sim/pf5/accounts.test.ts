@@ -111,3 +111,42 @@ describe('UserPasswordChange', () => {
     expect(h.call('UserPasswordChange', { login, password: 'Second456y' }, ['AccManager'])).toBe(true);
   });
 });
+
+describe('UserRecord merge patch', () => {
+  it('empties a field patched with null: strings to "", numbers to 0, the rights to None, and announces the change', () => {
+    const { h, login } = account();
+    h.call('UserRecord', { login, patch: { city: 'Oslo', comment: 'vip', color: 255, language: 9, middleName: 'B' } });
+    const before = h.call('UserGet', { login });
+    h.events.length = 0;
+    const patched = h.call('UserRecord', { login, patch: { city: null, color: null, rights: null, language: null, comment: 'kept', middleName: null } });
+    expect(patched).toEqual({ ...before, city: '', color: 0, rights: 'None', language: 0, comment: 'kept', middleName: '' });
+    expect(h.call('UserGet', { login })).toEqual(patched);
+    expect(h.events).toEqual([{ kind: 'users', op: 'update', record: patched }]);
+    // A null for a field the record does not have leaves nothing behind but the field's empty value.
+    expect(h.call('UserRecord', { login, patch: { account: null } })).toEqual({ ...patched, account: '' });
+  });
+
+  it('refuses null for the login, group and leverage, and for server fields, naming the field and changing nothing', () => {
+    const { h, login } = account();
+    const before = h.call('UserGet', { login });
+    h.events.length = 0;
+    for (const field of ['login', 'group', 'leverage']) {
+      expect(h.fails('UserRecord', { login, patch: { city: null, [field]: null } }), field)
+        .toEqual({ code: R.ErrParams, message: `patch.${field} is required and cannot be removed` });
+    }
+    expect(h.fails('UserRecord', { login, patch: { balance: null } })).toEqual({ code: R.ErrParams, message: 'patch.balance cannot be changed' });
+    expect(h.fails('UserRecord', { login, patch: { lastAccess: null } })).toEqual({ code: R.ErrParams, message: 'patch.lastAccess cannot be changed' });
+    expect(h.fails('UserRecord', { login, patch: { colour: null } })).toEqual({ code: R.ErrParams, message: 'patch.colour: Unrecognized key: "colour"' });
+    expect(h.call('UserGet', { login })).toEqual(before);
+    expect(h.events).toEqual([]);
+  });
+
+  it('UserUpdate empties a null string field but refuses a null group', () => {
+    const { h, login } = account();
+    h.call('UserUpdate', { record: { login, city: 'Oslo' } });
+    expect(h.call('UserUpdate', { record: { login, city: null } }).city).toBe('');
+    expect(h.fails('UserUpdate', { record: { login, group: null } })).toEqual({ code: R.ErrParams, message: 'record.group is required and cannot be removed' });
+    expect(h.fails('UserUpdate', { record: { login, leverage: null } })).toEqual({ code: R.ErrParams, message: 'record.leverage is required and cannot be removed' });
+    expect(h.call('UserGet', { login })).toMatchObject({ group: 'demo\\retail', leverage: 100, city: '' });
+  });
+});

@@ -13,7 +13,7 @@ import { iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import { mergePatch } from '../world/mergePatch.js';
 import { keys } from './pf5Commands.js';
-import { issueMessage, type PF5UserRecord } from './pf5Records.js';
+import { emptyValue, issueMessage, type PF5UserRecord } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
 
 const R = PF5_RESULT;
@@ -25,6 +25,8 @@ const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const SERVER_FIELDS = ['login', 'balance', 'credit', 'registration', 'lastAccess', 'lastPassChange', 'lastIP',
   'balancePrevDay', 'balancePrevMonth', 'equityPrevDay', 'equityPrevMonth', 'commissionDaily', 'commissionMonthly',
   'commissionAgentDaily', 'commissionAgentMonthly'];
+/** Fields an account cannot be without: `null` for one is refused, by UserUpdate as by a UserRecord patch. */
+const REQUIRED_FIELDS = ['login', 'group', 'leverage'];
 
 export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5World): void {
   const user = (login: number) => world.users.get(login) ?? (() => { throw new CommandError(R.ErrNotfound, `login ${login} not found`); })();
@@ -55,7 +57,12 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
   registry.on('UserRecord', (args) => {
     const current = user(args.int('login', { min: 1 }));
     const patch = args.object('patch');
-    const merged = mergePatch(current as unknown as Record<string, unknown>, patch);
+    // An account keeps every field: null empties one ("" or 0, `None` for the rights), never an account's identity.
+    // A field without an empty value stays null for the record check (a date-time) or the server-field check.
+    const merged = mergePatch(current as unknown as Record<string, unknown>, patch, (field) => {
+      if (REQUIRED_FIELDS.includes(field)) args.fail(`patch.${field} is required and cannot be removed`);
+      return emptyValue('PF5User', field) ?? null;
+    });
     for (const field of SERVER_FIELDS) if (field in patch) args.fail(`patch.${field} cannot be changed`);
     return writeUser(world, args, current, merged, 'patch');
   });
@@ -172,6 +179,7 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
 }
 
 function writeUser(world: Pf5World, args: ArgReader, current: PF5UserRecord, record: Record<string, unknown>, prefix: string): PF5UserRecord {
+  for (const field of REQUIRED_FIELDS) if (record[field] === null) args.fail(`${prefix}.${field} is required and cannot be removed`);
   const parsed = contract.PF5User.safeParse(record);
   if (!parsed.success) args.fail(issueMessage(prefix, parsed.error));
   if (typeof record.group === 'string' && !world.groups.has(record.group)) args.fail(`${prefix}.group: group ${record.group} does not exist`);

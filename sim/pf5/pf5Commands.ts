@@ -247,8 +247,8 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     for (const field of ['newsLang', 'commissions']) {
       if (patch[field] !== undefined && patch[field] !== null) args.fail(`patch.${field}: the setter is not implemented`);
     }
-    if (patch.group !== undefined && patch.group !== name) args.fail('patch.group: the group name cannot change');
-    const merged = mergePatch(group(name), patch);
+    if (patch.group !== undefined && patch.group !== null && patch.group !== name) args.fail('patch.group: the group name cannot change');
+    const merged = mergePatch(group(name), patch, identityKept('group', args));
     const parsed = contract.PF5ConGroup.safeParse(merged);
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     world.groups.set(name, merged);
@@ -288,8 +288,8 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     for (const field of ['sessionQuote', 'sessionTrade']) {
       if (patch[field] !== undefined && patch[field] !== null) args.fail(`patch.${field}: the setter is not implemented`);
     }
-    if (patch.symbol !== undefined && patch.symbol !== name) args.fail('patch.symbol: the symbol name cannot change');
-    const merged = mergePatch(symbol(name), patch);
+    if (patch.symbol !== undefined && patch.symbol !== null && patch.symbol !== name) args.fail('patch.symbol: the symbol name cannot change');
+    const merged = mergePatch(symbol(name), patch, identityKept('symbol', args));
     const parsed = contract.PF5Symbol.safeParse(merged);
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     return replaceSymbol(merged);
@@ -311,6 +311,18 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
 
   return registry;
+}
+
+/**
+ * The null rule of the group and symbol patches. Every PF5ConGroup and PF5Symbol member is optional, so unlike an
+ * account these records may lack a field and a null member removes it; the record's name is its identity and is
+ * never removed.
+ */
+function identityKept(key: string, args: ArgReader): (path: string) => undefined {
+  return (path) => {
+    if (path === key) args.fail(`patch.${key} is required and cannot be removed`);
+    return undefined;
+  };
 }
 
 function within(time: string, from: number, to: number): boolean {

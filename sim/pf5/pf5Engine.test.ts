@@ -292,6 +292,10 @@ describe('groups, symbols and bars', () => {
     expect(group.commissions.standard.tiers[0].value).toBe(3.5);
     expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { commissions: {} } }).code).toBe(R.ErrParams);
     expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { newsLang: [1] } }).code).toBe(R.ErrParams);
+    // null removes a member of a group, but never the group's name.
+    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { companyEmail: null, group: null } }))
+      .toEqual({ code: R.ErrParams, message: 'patch.group is required and cannot be removed' });
+    expect(h.call('GroupGet', { group: 'real\\retail' }).companyEmail).toBe('office@example.com');
   });
 
   it('updates only the accepted symbol fields and refuses read-only ones in a patch', () => {
@@ -301,6 +305,10 @@ describe('groups, symbols and bars', () => {
     expect(h.call('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Euro' } }).description).toBe('Euro');
     expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { multiply: 10 } }).code).toBe(R.ErrParams);
     expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { sessionQuote: [] } }).code).toBe(R.ErrParams);
+    expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { description: null, symbol: null } }))
+      .toEqual({ code: R.ErrParams, message: 'patch.symbol is required and cannot be removed' });
+    expect(h.call('SymbolGet', { symbol: 'EURUSD' }).description).toBe('Euro');
+    expect('sector' in h.call('SymbolRecord', { symbol: 'EURUSD', patch: { sector: null } })).toBe(false);
     const symbol = h.call('SymbolGet', { symbol: 'EURUSD' });
     records.PF5Symbol.parse(symbol);
     expect(symbol.sessionTrade).toHaveLength(7);

@@ -2,6 +2,7 @@
  * PF5 records as the simulator keeps and sends them; field names and types follow the contract schemas (PF5User,
  * PF5Position, PF5Order, PF5Deal, PF5Symbol, PF5ConGroup, PF5Time). Volumes are in 1/10000 lot, as on PF5 servers.
  */
+import { openapiComponents } from '../../shared/records/contract.js';
 import type { Instrument } from '../feed/instruments.js';
 import { pointOf } from '../feed/instruments.js';
 
@@ -16,6 +17,23 @@ export function issueMessage(prefix: string, error: { issues: ReadonlyArray<{ pa
   const at = [prefix, ...issue.path.map(String)].join('.');
   const fields = issue.keys && issue.keys.length > 0 ? issue.keys.map((k) => `${at}.${k}`).join(', ') : at;
   return `${fields}: ${issue.message}`;
+}
+
+/**
+ * The empty value of a field of a contract record, what a merge patch's null leaves in a record of fixed shape: "" for
+ * a string, 0 for a number, `None` for a flag set or enum that has it. Undefined when the record has no such field or
+ * the type has no empty value (date-times).
+ */
+export function emptyValue(schema: string, field: string): unknown {
+  const components = openapiComponents as Record<string, { properties?: Record<string, Record<string, unknown>>; enum?: unknown[] }>;
+  let type = components[schema]?.properties?.[field];
+  if (typeof type?.$ref === 'string') type = components[type.$ref.split('/').pop() as string] as Record<string, unknown> | undefined;
+  if (!type) return undefined;
+  if (Array.isArray(type.enum)) return type.enum.includes('None') ? 'None' : undefined;
+  const names = Array.isArray(type.type) ? type.type : [type.type];
+  if (names.includes('integer') || names.includes('number')) return 0;
+  if (names.includes('string') && type.format === undefined) return '';
+  return undefined;
 }
 
 export interface PF5UserRecord {
