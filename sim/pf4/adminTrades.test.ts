@@ -252,6 +252,18 @@ describe('TradesSnapshot', () => {
     expect(h.fails('TradesSnapshot', { limit: 'all' }).message).toBe('limit must be an integer');
   });
 
+  it('answers at most 100 000 trades without a limit, the contract default, and refuses a limit above 1 000 000', () => {
+    const h = pf4Harness({ accounts: 50, trades: 100_003 }, 5);
+    const tickets = h.world.trades.keys();
+    expect(tickets).toHaveLength(100_003);
+    const snapshot: Trade[] = h.call('TradesSnapshot');
+    expect(snapshot).toHaveLength(100_000);
+    expect([snapshot[0].order, snapshot[99_999].order]).toEqual([tickets[0], tickets[99_999]]);
+    expect(h.call('TradesSnapshot', { limit: 2 }).map((t: Trade) => t.order)).toEqual(tickets.slice(0, 2));
+    expect(h.fails('TradesSnapshot', { limit: 1_000_001 }))
+      .toEqual({ code: R.InvalidData, message: 'limit must be between 1 and 1000000' });
+  });
+
   it('values the trades at the quote of the moment and follows opens and closes', () => {
     const { h, account, open, tick } = setUp();
     const login = account('Snap', 10_000);

@@ -169,6 +169,22 @@ describe('backups and sync sessions', () => {
     expect(h.call('UsersSnapshot', { limit: 2 })).toHaveLength(2);
   });
 
+  it('reads at most 100 000 accounts or trades at a time without a limit, the contract default, and at most 1 000 000 with one', () => {
+    const h = pf4Harness({ accounts: 100_003, trades: 0 });
+    const logins = h.world.users.keys();
+    const snapshot = h.call('UsersSnapshot');
+    expect(snapshot).toHaveLength(100_000);
+    expect([snapshot[0].login, snapshot[99_999].login]).toEqual([logins[0], logins[99_999]]);
+    h.call('UsersSyncStart', { timestamp: 0 });
+    expect(h.call('UsersSyncRead')).toHaveLength(100_000);
+    // The rest stays reserved for the next read.
+    expect(h.call('UsersSyncRead').map((u: { login: number }) => u.login)).toEqual(logins.slice(100_000));
+    expect(h.call('UsersSyncRead')).toEqual([]);
+    for (const cmd of ['UsersSnapshot', 'UsersSyncRead', 'TradesSnapshot', 'TradesSyncRead']) {
+      expect(h.fails(cmd, { limit: 1_000_001 }), cmd).toEqual({ code: R.InvalidData, message: 'limit must be between 1 and 1000000' });
+    }
+  });
+
   it('needs the admin right to read a sync session or a snapshot, as to start one, and a refused read drains nothing', () => {
     const h = pf4Harness({ accounts: 10, trades: 5 });
     h.call('UsersSyncStart', { timestamp: 0 }, ['admin']);

@@ -4,7 +4,7 @@
  */
 import * as contract from '../../../shared/records/contract.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
-import { readPaging } from '../../world/args.js';
+import { readPaging, type ArgReader } from '../../world/args.js';
 import { cents, iso } from '../../world/people.js';
 import { CommandError } from '../../world/simWorld.js';
 import { isPending, type PF4Command, type PF4TradeRecord, type PF4UserRecord } from '../pf4Records.js';
@@ -19,6 +19,9 @@ const RESTORE_MAX = 10_000;
 const NOTIFICATION_MAX = 255;
 /** How long the quotes pause while a restarted quote feeder reconnects. */
 const FEEDER_RESTART_GAP_MS = 200;
+/** The batch reads (snapshots and sync-session reads): the contract's default `limit`, and the most one read takes. */
+const BATCH_DEFAULT = 100_000;
+const BATCH_MAX = 1_000_000;
 
 export function registerServiceCommands(registry: CommandRegistry, world: Pf4World): void {
   const services = world.services;
@@ -107,17 +110,17 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     ctx.session.set('usersSync', world.users.values().filter((u) => world.userChangedAt(u.login) >= since));
     return true;
   });
-  registry.on('UsersSyncRead', (args, ctx) => drain(ctx.session, 'usersSync', args.optionalInt('limit', { min: 1 })));
-  registry.on('UsersSnapshot', (args) => world.users.values().slice(0, args.optionalInt('limit', { min: 1 }) ?? undefined));
+  const batchLimit = (args: ArgReader) => args.optionalInt('limit', { min: 1, max: BATCH_MAX }) ?? BATCH_DEFAULT;
+  registry.on('UsersSyncRead', (args, ctx) => drain(ctx.session, 'usersSync', batchLimit(args)));
+  registry.on('UsersSnapshot', (args) => world.users.page(undefined, batchLimit(args)).items);
   registry.on('TradesSyncStart', (args, ctx) => {
     const since = args.int('timestamp', { min: 0, max: INT32_MAX }) * 1000;
     ctx.session.set('tradesSync', world.trades.values().filter((t) => Date.parse(t.timeStamp) >= since)
       .map((t) => world.tradeToWire(t)));
     return true;
   });
-  registry.on('TradesSyncRead', (args, ctx) => drain(ctx.session, 'tradesSync', args.optionalInt('limit', { min: 1 })));
-  registry.on('TradesSnapshot', (args) => world.trades.values().slice(0, args.optionalInt('limit', { min: 1 }) ?? undefined)
-    .map((t) => world.tradeToWire(t)));
+  registry.on('TradesSyncRead', (args, ctx) => drain(ctx.session, 'tradesSync', batchLimit(args)));
+  registry.on('TradesSnapshot', (args) => world.trades.page(undefined, batchLimit(args)).items.map((t) => world.tradeToWire(t)));
 
   registry.on('NotificationsSend', (args) => {
     const request = parseRecord<{ logins?: number[] | null; message?: string | null }>(contract.PF4NotificationsSendRequest,
@@ -226,9 +229,9 @@ function restoreTrade(world: Pf4World, input: Record<string, unknown>): boolean 
   return true;
 }
 
-function drain(session: Map<string, unknown>, key: string, limit: number | undefined): unknown[] {
+function drain(session: Map<string, unknown>, key: string, limit: number): unknown[] {
   const rows = (session.get(key) as unknown[] | undefined) ?? [];
-  const taken = rows.splice(0, limit ?? rows.length);
+  const taken = rows.splice(0, limit);
   if (rows.length === 0) session.delete(key);
   return taken;
 }
