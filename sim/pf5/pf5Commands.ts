@@ -260,8 +260,10 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   on('SymbolRequestArray', (args) => {
     const mask = args.string('mask', { max: 1024 });
     const groupName = args.optionalString('group', { max: 64 });
-    if (groupName !== undefined) group(groupName);
-    return world.symbols.filter((s) => matchesMask(s.path as string, mask) || matchesMask(s.symbol as string, mask));
+    const forGroup = groupName === undefined ? undefined : group(groupName);
+    const matching = world.symbols.filter((s) => matchesMask(s.path as string, mask) || matchesMask(s.symbol as string, mask));
+    // With a group, each symbol as that group's accounts trade it (Pf5World.symbolForGroup); without, the base settings.
+    return forGroup ? matching.map((s) => world.symbolForGroup(s, forGroup)) : matching;
   });
   const replaceSymbol = (record: Record<string, unknown>) => {
     world.symbols = world.symbols.map((s) => (s.symbol === record.symbol ? record : s));

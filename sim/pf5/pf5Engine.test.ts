@@ -315,6 +315,33 @@ describe('groups, symbols and bars', () => {
     expect(h.call('SymbolRequestArray', { mask: 'Forex\\*' }).length).toBeGreaterThan(5);
   });
 
+  it('answers symbols with the settings of the group asked for, and the base settings without one', () => {
+    const { h, login, send } = trader('demo\\netting', 10_000);
+    const { position } = send({});
+    const base = h.call('SymbolRequestArray', { mask: 'Forex\\*' });
+    const names = base.map((s: { symbol: string }) => s.symbol);
+    expect(names).toContain('EURUSD');
+    expect(base.every((s: { swapMode: string }) => s.swapMode === 'ByPoints')).toBe(true);
+    // A group charged swaps trades the base settings; null asks for the base settings.
+    expect(h.call('SymbolRequestArray', { mask: 'Forex\\*', group: 'demo\\netting' })).toEqual(base);
+    expect(h.call('SymbolRequestArray', { mask: 'Forex\\*', group: null })).toEqual(base);
+    h.call('GroupRecord', { group: 'demo\\netting', patch: { tradeFlags: 'Trailing, Expiration' } });
+    const netting = h.call('SymbolRequestArray', { mask: 'Forex\\*', group: 'demo\\netting' });
+    expect(netting).toEqual(base.map((s: Record<string, unknown>) => ({ ...s, swapMode: 'Disabled' })));
+    for (const s of netting) records.PF5Symbol.parse(s);
+    expect(h.call('SymbolRequestArray', { mask: 'Forex\\*', group: 'demo\\retail' })).toEqual(base);
+    expect(h.call('SymbolRequestArray', { mask: 'Forex\\*' })).toEqual(base);
+    expect(h.call('SymbolGet', { symbol: 'EURUSD' }).swapMode).toBe('ByPoints');
+    // The group's accounts are charged what the group's symbols show: no swap.
+    h.world.rollover(Date.UTC(2026, 5, 2));
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(0);
+    h.call('GroupRecord', { group: 'demo\\netting', patch: { tradeFlags: 'All' } });
+    expect(h.call('SymbolRequestArray', { mask: 'EURUSD', group: 'demo\\netting' })).toEqual([h.call('SymbolGet', { symbol: 'EURUSD' })]);
+    h.world.rollover(Date.UTC(2026, 5, 2));
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(-2.5);
+    expect(h.fails('SymbolRequestArray', { mask: '*', group: 'nope' })).toEqual({ code: R.ErrNotfound, message: 'group nope not found' });
+  });
+
   it('answers minute bars with tick volume and the lowest spread', () => {
     const h = pf5Harness();
     const t = Date.parse('2026-01-06T10:00:00Z');

@@ -294,7 +294,7 @@ export class Pf5TradingEngine {
       const symbol = this.world.symbolRecord(position.symbol);
       const instrument = this.world.instrumentBySymbol.get(position.symbol);
       if (!user || !group || !symbol || !instrument) continue;
-      if (!String(group.tradeFlags ?? '').includes('Swaps') || symbol.swapMode === 'Disabled') continue;
+      if (this.world.symbolForGroup(symbol, group).swapMode === 'Disabled') continue;
       const buy = position.action === 'Buy';
       const points = Number(buy ? symbol.swapLong : symbol.swapShort) || 0;
       const days = symbol.swap3Day === weekday ? 3 : 1;

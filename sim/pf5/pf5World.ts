@@ -119,6 +119,18 @@ export class Pf5World implements SimWorld {
     return this.symbols.find((s) => s.symbol === symbol);
   }
 
+  /**
+   * A symbol's settings as the accounts of `group` trade it. The contract's PF5ConGroup has no per-group symbol section
+   * (no symbols or overrides array), so the overrides come from the group settings it does have that bear on a
+   * symbol, as the engine applies them: a group whose `tradeFlags` lack `Swaps` is charged no swaps, which its symbols
+   * show as `swapMode` Disabled. Everything else is the symbol's base setting.
+   */
+  symbolForGroup(symbol: Record<string, unknown>, group: Record<string, unknown>): Record<string, unknown> {
+    const flags = String(group.tradeFlags ?? '').split(',').map((f) => f.trim());
+    const swaps = flags.includes('Swaps') || flags.includes('All');
+    return swaps || symbol.swapMode === 'Disabled' ? symbol : { ...symbol, swapMode: 'Disabled' };
+  }
+
   /** An account's passwords; generated accounts have `Demo<login>a` and `View<login>a`. */
   passwordsOf(login: number): { main: string; investor: string } {
     return this.passwords.get(login) ?? { main: `Demo${login}a`, investor: `View${login}a` };
