@@ -79,6 +79,32 @@ describe('order history', () => {
     expect(history({ mask: 'demo\\*,!demo\\retail', fromTime: isoAt(16) })).toEqual([]);
   });
 
+  it('rejects a pending order the market reaches when the account cannot pay its margin: history Rejected, no deal', () => {
+    const { h, login, order, position } = desk();
+    // vip: 100 000 deposited, one lot of EURUSD open; leave it less free margin than a lot of GBPUSD needs (about 1240).
+    const free = h.call('UserAccountGet', { login: login.vip }).marginFree;
+    h.world.engine.balance(login.vip, 'Balance', -(free - 1000), 'withdrawal', at(25));
+    const account = h.call('UserAccountGet', { login: login.vip });
+    expect(account.marginFree).toBe(1000);
+    const open = h.call('OrderGet', { ticket: order.vipGbp });
+    const deals = h.world.deals.size;
+    h.events.length = 0;
+    h.world.feed.inject('GBPUSD', 1.2398, 1.24, at(30));
+    expect(h.events.filter((e) => e.kind !== 'ticks')).toEqual([{ kind: 'orders', op: 'delete', record: { order: order.vipGbp } }]);
+    expect(h.fails('OrderGet', { ticket: order.vipGbp })).toEqual({ code: R.ErrNotfound, message: `order ${order.vipGbp} not found` });
+    const [done] = h.call('HistoryRequestByTickets', { tickets: [order.vipGbp] });
+    records.PF5Order.parse(done);
+    const { priceCurrent: _current, ...stored } = open;
+    expect(done).toEqual({ ...stored, state: 'Rejected', volumeCurrent: 0, timeDone: isoAt(30) });
+    expect(h.world.deals.size).toBe(deals);
+    expect(h.call('PositionGetByLogins', { logins: [login.vip] }).map((p: { position: number }) => p.position)).toEqual([position.vipEur]);
+    expect(h.call('UserGet', { login: login.vip }).balance).toBe(account.balance);
+    expect(orderKeys(h.call('HistoryRequestByGroup', { mask: 'demo\\vip', fromTime: isoAt(22), toTime: isoAt(22) }))).toEqual([order.vipGbp]);
+    // Later ticks find nothing left to fill.
+    h.world.feed.inject('GBPUSD', 1.2388, 1.239, at(31));
+    expect(h.world.deals.size).toBe(deals);
+  });
+
   it('records a pending order the market fills as Filled, with the position it opened', () => {
     const { h, login, order } = desk();
     h.world.feed.inject('GBPUSD', 1.2398, 1.24, at(30));

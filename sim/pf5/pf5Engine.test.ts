@@ -200,6 +200,37 @@ describe('trade checks', () => {
     expect(h.call('OrderGetByTickets', { tickets: [pending.order] })[0]).toMatchObject({ priceOrder: 1.09, priceSL: 1.0899 });
   });
 
+  it('refuses a pending order without the free margin it would need at its own price', () => {
+    const { h, login } = trader('demo\\retail', 1000);
+    h.world.feed.inject('XAUUSD', 2000, 2000.5);
+    const gold = (type: string, price?: number) => ({ login, symbol: 'XAUUSD', type, volume: 5_000, ...(price === undefined ? {} : { price }) });
+    h.events.length = 0;
+    // 0.5 lot of 100 oz at leverage 100: 2010 → 1005 of margin, more than the 1000 free; at the market bid 2000 it is 1000.
+    expect(h.fails('DealerSend', gold('SellLimit', 2010))).toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 1005 exceeds free margin 1000' });
+    expect(h.fails('DealerSend', gold('BuyStop', 2010))).toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 1005 exceeds free margin 1000' });
+    expect(h.call('OrderGetByLogins', { logins: [login] })).toEqual([]);
+    expect(h.events.filter((e) => e.kind !== 'ticks')).toEqual([]);
+    const placed = h.call('DealerSend', gold('SellStop', 1990));
+    expect(h.call('OrderGet', { ticket: placed.order })).toMatchObject({ type: 'SellStop', priceOrder: 1990, volumeInitial: 5_000 });
+    // Placed orders hold no margin: a second one the same size still fits, and so does a market sell at the bid.
+    expect(h.call('DealerSend', gold('BuyLimit', 1990)).order).toBeGreaterThan(placed.order);
+    expect(h.call('UserAccountGet', { login })).toMatchObject({ margin: 0, marginFree: 1000 });
+    expect(h.call('DealerSend', gold('Sell')).position).toBeGreaterThan(0);
+  });
+
+  it('lets a netting account place a pending order that only reduces its position whatever its free margin', () => {
+    const { h, login, send } = trader('demo\\netting', 1200);
+    send({});
+    const free = h.call('UserAccountGet', { login }).marginFree;
+    expect(free).toBe(89.95);
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.09 }))
+      .toEqual({ code: R.TradeMaxMoney, message: `not enough money: margin 1100.05 exceeds free margin ${free}` });
+    const reduce = h.call('DealerSend', { login, symbol: 'EURUSD', type: 'SellLimit', volume: 10_000, price: 1.11 });
+    h.world.feed.inject('EURUSD', 1.11, 1.1101);
+    expect(h.call('HistoryRequestByTickets', { tickets: [reduce.order] })[0]).toMatchObject({ state: 'Filled' });
+    expect(h.call('PositionGet', { login })).toEqual([]);
+  });
+
   it('follows the symbol trade mode: close-only takes only closes, long-only only buys', () => {
     const { h, login, send } = trader('demo\\netting', 10_000);
     send({});

@@ -1,7 +1,8 @@
 /**
  * The PF5 trading engine: dealer requests that place orders and turn them into deals and positions, for hedging
  * accounts (every fill opens its own position, closes name the position) and netting accounts (one position per
- * symbol that grows, shrinks and reverses); pending orders filled by the quote feed; stop-loss, take-profit and
+ * symbol that grows, shrinks and reverses); pending orders, checked for margin at their price when placed and again
+ * when the quote feed fills them (rejected into the history without the money); stop-loss, take-profit and
  * stop-out closes; balance and credit deals; commissions from the group; and the batch deletes with their
  * not-main and not-found rules. Deleting positions or deals never touches the other records or the balance.
  *
@@ -137,6 +138,8 @@ export class Pf5TradingEngine {
     const market = buy ? quote.ask : quote.bid;
     const below = request.type === 'BuyLimit' || request.type === 'SellStop';
     if (below ? price >= market : price <= market) throw new CommandError(R.ErrParams, `price ${price} is on the wrong side of the market`);
+    // As MT-style servers do, a pending order must find the margin it would need at its own price now; the fill checks again.
+    this.checkMargin(user, request.symbol, buy, request.volume, price, position);
     const placed = { ...order, priceOrder: price };
     this.world.orders.set(placed.order, placed);
     this.index(this.ordersBySymbol, placed.symbol, placed.order);
@@ -231,10 +234,18 @@ export class Pf5TradingEngine {
       const hit = order.type === 'BuyLimit' ? ask <= order.priceOrder : order.type === 'BuyStop' ? ask >= order.priceOrder
         : order.type === 'SellLimit' ? bid >= order.priceOrder : bid <= order.priceOrder;
       if (!hit) continue;
+      const price = isBuy(order.type) ? ask : bid;
+      const user = this.world.users.get(order.login) as PF5UserRecord;
+      const closing = order.positionID ? this.world.positions.get(order.positionID) : undefined;
+      // An order the account can no longer pay the margin for is rejected: off the book, into the history, no deal.
+      if (this.marginShortfall(user, order.symbol, isBuy(order.type), order.volumeInitial, price, closing) !== undefined) {
+        this.finishOrder(order, 'Rejected', now);
+        continue;
+      }
       this.unindex(this.ordersBySymbol, order.symbol, order.order);
       this.world.orders.delete(order.order);
       this.world.emit('orders', 'delete', { order: order.order });
-      this.fill(order, isBuy(order.type) ? ask : bid, 'Client', now);
+      this.fill(order, price, 'Client', now);
       touched.add(order.login);
     }
     const stops: Array<[PF5PositionRow, number, 'Sl' | 'Tp']> = [];
@@ -436,7 +447,7 @@ export class Pf5TradingEngine {
     }
   }
 
-  private finishOrder(order: PF5OrderRow, state: 'Filled' | 'Canceled' | 'Expired', now: number, live = true): void {
+  private finishOrder(order: PF5OrderRow, state: 'Filled' | 'Canceled' | 'Expired' | 'Rejected', now: number, live = true): void {
     if (live) {
       this.unindex(this.ordersBySymbol, order.symbol, order.order);
       this.world.orders.delete(order.order);
@@ -510,14 +521,23 @@ export class Pf5TradingEngine {
   }
 
   private checkMargin(user: PF5UserRecord, symbol: string, buy: boolean, volume: number, price: number, closing?: PF5PositionRow): void {
-    if (closing) return;
+    const shortfall = this.marginShortfall(user, symbol, buy, volume, price, closing);
+    if (shortfall !== undefined) throw new CommandError(R.TradeMaxMoney, shortfall);
+  }
+
+  /**
+   * Why an order of `volume` at `price` cannot be paid for now (the margin it adds above the free margin), or
+   * undefined when it can. Closing a named position needs no money.
+   */
+  private marginShortfall(user: PF5UserRecord, symbol: string, buy: boolean, volume: number, price: number, closing?: PF5PositionRow): string | undefined {
+    if (closing) return undefined;
     const netted = this.hedging(user.login) ? undefined : this.positionsOf(user.login).find((p) => p.symbol === symbol);
     // Reducing a netting position frees margin; only the part that adds exposure needs money.
     const adds = netted && (netted.action === 'Buy') !== buy ? Math.max(0, volume - netted.volume) : volume;
-    if (adds <= 0) return;
+    if (adds <= 0) return undefined;
     const needed = this.margin(user, symbol, adds, price);
     const free = this.account(user.login).marginFree;
-    if (needed > free) throw new CommandError(R.TradeMaxMoney, `not enough money: margin ${cents(needed)} exceeds free margin ${free}`);
+    return needed > free ? `not enough money: margin ${cents(needed)} exceeds free margin ${free}` : undefined;
   }
 
   /** The group's instant per-lot commission, charged on every deal. */

@@ -108,7 +108,7 @@ export interface PF5PositionRow {
 export type PF5PositionReason = 'Client' | 'Expert' | 'Dealer' | 'SL' | 'TP' | 'SO';
 export type PF5DealReason = 'Client' | 'Expert' | 'Dealer' | 'Sl' | 'Tp' | 'So';
 export type PF5OrderType = 'Buy' | 'Sell' | 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
-export type PF5OrderState = 'Placed' | 'Filled' | 'Canceled' | 'Expired';
+export type PF5OrderState = 'Placed' | 'Filled' | 'Canceled' | 'Expired' | 'Rejected';
 
 export type PF5PendingType = 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
 
