@@ -248,7 +248,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
       if (patch[field] !== undefined && patch[field] !== null) args.fail(`patch.${field}: the setter is not implemented`);
     }
     if (patch.group !== undefined && patch.group !== null && patch.group !== name) args.fail('patch.group: the group name cannot change');
-    const merged = mergePatch(group(name), patch, identityKept('group', args));
+    const merged = mergePatch(group(name), patch, requiredKept(GROUP_REQUIRED, args));
     const parsed = contract.PF5ConGroup.safeParse(merged);
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     world.groups.set(name, merged);
@@ -291,7 +291,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
       if (patch[field] !== undefined && patch[field] !== null) args.fail(`patch.${field}: the setter is not implemented`);
     }
     if (patch.symbol !== undefined && patch.symbol !== null && patch.symbol !== name) args.fail('patch.symbol: the symbol name cannot change');
-    const merged = mergePatch(symbol(name), patch, identityKept('symbol', args));
+    const merged = mergePatch(symbol(name), patch, requiredKept(SYMBOL_REQUIRED, args));
     const parsed = contract.PF5Symbol.safeParse(merged);
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     return replaceSymbol(merged);
@@ -320,9 +320,16 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
  * account these records may lack a field and a null member removes it; the record's name is its identity and is
  * never removed.
  */
-function identityKept(key: string, args: ArgReader): (path: string) => undefined {
+/** Group fields the server needs to account and trade: a patch may change them but not remove them. */
+const GROUP_REQUIRED = new Set(['group', 'currency', 'marginMode', 'marginCall', 'marginStopOut']);
+/** Symbol fields dealing, valuation and swaps read: a patch may change them but not remove them. */
+const SYMBOL_REQUIRED = new Set(['symbol', 'digits', 'point', 'contractSize', 'tradeMode', 'volumeMin', 'volumeMax',
+  'volumeStep', 'stopsLevel', 'currencyBase', 'currencyProfit', 'currencyMargin', 'swapMode', 'swapLong', 'swapShort']);
+
+/** A merge-patch null for a required field is refused, naming it; other nulls remove the field. */
+function requiredKept(required: ReadonlySet<string>, args: ArgReader): (path: string) => undefined {
   return (path) => {
-    if (path === key) args.fail(`patch.${key} is required and cannot be removed`);
+    if (required.has(path)) args.fail(`patch.${path} is required and cannot be removed`);
     return undefined;
   };
 }

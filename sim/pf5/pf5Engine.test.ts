@@ -340,6 +340,14 @@ describe('groups, symbols and bars', () => {
       .toEqual({ code: R.ErrParams, message: 'patch.symbol is required and cannot be removed' });
     expect(h.call('SymbolGet', { symbol: 'EURUSD' }).description).toBe('Euro');
     expect('sector' in h.call('SymbolRecord', { symbol: 'EURUSD', patch: { sector: null } })).toBe(false);
+    // Fields dealing and valuation read can change but not disappear; nothing of a refused patch is applied.
+    for (const field of ['volumeMin', 'point', 'contractSize', 'swapLong']) {
+      expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Gone', [field]: null } }))
+        .toEqual({ code: R.ErrParams, message: `patch.${field} is required and cannot be removed` });
+    }
+    expect(h.call('SymbolGet', { symbol: 'EURUSD' })).toMatchObject({ description: 'Euro', volumeMin: 100 });
+    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { marginStopOut: null } }).message)
+      .toBe('patch.marginStopOut is required and cannot be removed');
     const symbol = h.call('SymbolGet', { symbol: 'EURUSD' });
     records.PF5Symbol.parse(symbol);
     expect(symbol.sessionTrade).toHaveLength(7);
