@@ -141,10 +141,11 @@ describe('UserRecord merge patch', () => {
     expect(h.events).toEqual([]);
   });
 
-  it('UserUpdate empties a null string field but refuses a null group', () => {
+  it('UserUpdate empties a null field as a patch does but refuses a null group', () => {
     const { h, login } = account();
-    h.call('UserUpdate', { record: { login, city: 'Oslo' } });
+    h.call('UserUpdate', { record: { login, city: 'Oslo', agent: 7, rights: 'Enabled, Password, Trailing' } });
     expect(h.call('UserUpdate', { record: { login, city: null } }).city).toBe('');
+    expect(h.call('UserUpdate', { record: { login, agent: null, rights: null } })).toMatchObject({ agent: 0, rights: 'None' });
     expect(h.fails('UserUpdate', { record: { login, group: null } })).toEqual({ code: R.ErrParams, message: 'record.group is required and cannot be removed' });
     expect(h.fails('UserUpdate', { record: { login, leverage: null } })).toEqual({ code: R.ErrParams, message: 'record.leverage is required and cannot be removed' });
     expect(h.call('UserGet', { login })).toMatchObject({ group: 'demo\\retail', leverage: 100, city: '' });

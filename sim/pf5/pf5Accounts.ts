@@ -51,7 +51,10 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
   registry.on('UserUpdate', (args) => {
     const record = args.object('record');
     if (typeof record.login !== 'number') args.fail('record.login is required');
-    return writeUser(world, args, user(record.login as number), record, 'record');
+    // null empties a field here as in a UserRecord patch; the required fields are refused by writeUser.
+    const emptied = Object.fromEntries(Object.entries(record).map(([field, value]) =>
+      [field, value === null && !REQUIRED_FIELDS.includes(field) ? emptyValue('PF5User', field) ?? null : value]));
+    return writeUser(world, args, user(record.login as number), emptied, 'record');
   });
 
   registry.on('UserRecord', (args) => {
