@@ -13,6 +13,7 @@ import type { Instrument } from '../feed/instruments.js';
 import { pointOf, roundTo } from '../feed/instruments.js';
 import type { Quote } from '../feed/quoteFeed.js';
 import { closingPrice, profitAt, toUsd } from '../feed/valuation.js';
+import { atEveryMidnight } from '../world/daily.js';
 import { cents, iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import {
@@ -23,7 +24,6 @@ import type { Pf4World } from './pf4World.js';
 
 const R = PF4_RESULT;
 const MINUTE_MS = 60_000;
-const DAY_MS = 86_400_000;
 /** A pending order's expiration must be at least this far ahead (TradeCheckStops). */
 const MIN_EXPIRATION_MS = 10 * MINUTE_MS;
 
@@ -103,7 +103,7 @@ export class Pf4TradingEngine {
   private readonly historyByOrder = new Map<number, PF4TradeRecord>();
   private readonly rollback = new Map<number, RollbackEntry>();
   private timer: NodeJS.Timeout | null = null;
-  private rolloverTimer: NodeJS.Timeout | null = null;
+  private cancelRollover: (() => void) | null = null;
   historyCount = 0;
 
   constructor(private readonly world: Pf4World, private readonly rollbackMs: number) {}
@@ -119,24 +119,14 @@ export class Pf4TradingEngine {
     if (this.timer) return;
     this.timer = setInterval(() => this.sweep(Date.now()), 1000);
     this.timer.unref();
-    this.scheduleRollover();
+    this.cancelRollover = atEveryMidnight((now) => this.world.rollover(now));
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.rolloverTimer) clearTimeout(this.rolloverTimer);
+    this.cancelRollover?.();
     this.timer = null;
-    this.rolloverTimer = null;
-  }
-
-  private scheduleRollover(): void {
-    const now = Date.now();
-    const next = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-    this.rolloverTimer = setTimeout(() => {
-      this.world.rollover(Date.now());
-      this.scheduleRollover();
-    }, next - now);
-    this.rolloverTimer.unref();
+    this.cancelRollover = null;
   }
 
   // ---- history ---------------------------------------------------------------------------------------------------

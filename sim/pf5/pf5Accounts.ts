@@ -12,7 +12,6 @@ import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import { mergePatch } from '../world/mergePatch.js';
-import { keys } from './pf5Commands.js';
 import { emptyValue, issueMessage, type PF5UserRecord } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
 
@@ -33,7 +32,7 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
 
   registry.on('UserRequest', (args) => user(args.int('login', { min: 1 })));
   registry.on('UserGet', (args) => user(args.int('login', { min: 1 })));
-  registry.on('UserGetByLogins', (args) => keys(args, 'logins').map((l) => world.users.get(l)).filter((u) => u !== undefined));
+  registry.on('UserGetByLogins', (args) => args.keyList('logins', KEY_MAX).map((l) => world.users.get(l)).filter((u) => u !== undefined));
   registry.on('UsersRequest', (args) => {
     const { after, limit } = readPaging(args, KEY_MAX);
     return world.users.page(after, limit);

@@ -32,11 +32,6 @@ export const PF5_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
   GroupRecord: { right: 'CfgGroups' }, SymbolUpdate: { right: 'CfgSymbols' }, SymbolRecord: { right: 'CfgSymbols' },
 };
 
-/** A ticket or login list: a key named twice selects (or deletes) its record once; the first mention keeps its place. */
-export function keys(args: ArgReader, field: string): number[] {
-  return [...new Set(args.intArray(field, { min: 1, max: KEY_MAX, maxItems: 100_000 }))];
-}
-
 export function pf5Commands(world: Pf5World): CommandRegistry {
   const registry = new CommandRegistry(PF5_RESULT.ErrParams, PF5_RIGHTS);
   const on = registry.on.bind(registry);
@@ -76,8 +71,8 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const page = world.positions.page(after, limit);
     return { items: page.items.map(position), hasMore: page.hasMore };
   });
-  on('PositionGetByTickets', (args) => keys(args, 'tickets').map((t) => world.positions.get(t)).filter((p) => p !== undefined).map(position));
-  on('PositionGetByLogins', (args) => keys(args, 'logins').flatMap((l) => world.positionsOf(l))
+  on('PositionGetByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.positions.get(t)).filter((p) => p !== undefined).map(position));
+  on('PositionGetByLogins', (args) => args.keyList('logins', KEY_MAX).flatMap((l) => world.positionsOf(l))
     .sort((a, b) => a.position - b.position).map(position));
   on('PositionGet', (args) => world.positionsOf(args.int('login', { min: 1 })).map(position));
   on('PositionRequestByGroup', (args) => {
@@ -94,7 +89,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return paged(world.positions, args, (p) => member(p.login), position);
   });
   on('PositionDeleteBatch', (args) => {
-    world.engine.deletePositions(keys(args, 'tickets'));
+    world.engine.deletePositions(args.keyList('tickets', KEY_MAX));
     return true;
   });
 
@@ -104,8 +99,8 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const page = world.orders.page(after, limit);
     return { items: page.items.map(order), hasMore: page.hasMore };
   });
-  on('OrderGetByTickets', (args) => keys(args, 'tickets').map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
-  on('OrderRequestByTickets', (args) => keys(args, 'tickets').map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
+  on('OrderGetByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
+  on('OrderRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
   on('OrderGet', (args) => {
     const ticket = args.int('ticket', { min: 1 });
     const found = world.orders.get(ticket);
@@ -113,7 +108,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return order(found);
   });
   on('OrderGetByLogins', (args) => {
-    const logins = new Set(keys(args, 'logins'));
+    const logins = new Set(args.keyList('logins', KEY_MAX));
     return world.orders.values().filter((o) => logins.has(o.login)).map(order);
   });
   for (const cmd of ['OrderGetByGroup', 'OrderRequestByGroup']) {
@@ -134,7 +129,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return paged(world.orders, args, (o) => member(o.login), order);
   });
   on('OrderDeleteBatch', (args) => {
-    world.engine.deleteOrders(keys(args, 'tickets'));
+    world.engine.deleteOrders(args.keyList('tickets', KEY_MAX));
     return true;
   });
   on('HistoryRequest', (args, _ctx, raw) => {
@@ -147,14 +142,14 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const [from, to] = window(args, raw);
     return world.engine.historyOrders.values().filter((o) => member(o.login) && within(o.timeSetup, from, to));
   });
-  on('HistoryRequestByTickets', (args) => keys(args, 'tickets').map((t) => world.engine.historyOrders.get(t)).filter((o) => o !== undefined));
+  on('HistoryRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.engine.historyOrders.get(t)).filter((o) => o !== undefined));
 
   // ---- deals ----
   on('DealsRequest', (args) => {
     const { after, limit } = readPaging(args, KEY_MAX);
     return world.deals.page(after, limit);
   });
-  on('DealRequestByTickets', (args) => keys(args, 'tickets').map((t) => world.deals.get(t)).filter((d) => d !== undefined));
+  on('DealRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.deals.get(t)).filter((d) => d !== undefined));
   on('DealRequestByTicket', (args) => {
     const ticket = args.int('ticket', { min: 1 });
     return world.deals.get(ticket) ?? (() => { throw new CommandError(notFound, `deal ${ticket} not found`); })();
@@ -165,7 +160,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return world.deals.values().filter((d) => d.login === login && within(d.time, from, to));
   });
   on('DealRequestByLogins', (args, _ctx, raw) => {
-    const logins = new Set(keys(args, 'logins'));
+    const logins = new Set(args.keyList('logins', KEY_MAX));
     const [from, to] = window(args, raw);
     return world.deals.values().filter((d) => logins.has(d.login) && within(d.time, from, to));
   });
@@ -205,7 +200,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return updated;
   });
   on('DealDeleteBatch', (args) => {
-    world.engine.deleteDeals(keys(args, 'tickets'));
+    world.engine.deleteDeals(args.keyList('tickets', KEY_MAX));
     return true;
   });
 

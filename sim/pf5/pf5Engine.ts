@@ -298,11 +298,13 @@ export class Pf5TradingEngine {
    */
   chargeSwaps(now: number): number {
     const weekday = WEEKDAYS[new Date(now).getUTCDay()];
+    // One lookup table for the whole pass: the symbol list is searched by name otherwise.
+    const symbols = new Map(this.world.symbols.map((s) => [s.symbol as string, s]));
     let charged = 0;
     for (const position of [...this.world.positions.values()]) {
       const user = this.world.users.get(position.login);
       const group = user ? this.world.groups.get(user.group) : undefined;
-      const symbol = this.world.symbolRecord(position.symbol);
+      const symbol = symbols.get(position.symbol);
       const instrument = this.world.instrumentBySymbol.get(position.symbol);
       if (!user || !group || !symbol || !instrument) continue;
       if (this.world.symbolForGroup(symbol, group).swapMode === 'Disabled') continue;

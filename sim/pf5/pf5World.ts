@@ -13,7 +13,8 @@ import { ChartHistory } from '../feed/chartHistory.js';
 import { pointOf } from '../feed/instruments.js';
 import { Pf5TradingEngine } from './pf5Engine.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
-import { cents, DAY_MS, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
+import { atEveryMidnight } from '../world/daily.js';
+import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
 import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import type { CommandRegistry } from '../world/commandRegistry.js';
@@ -40,7 +41,7 @@ export class Pf5World implements SimWorld {
   readonly groups = new Map<string, Record<string, unknown>>();
   readonly chart: ChartHistory;
   readonly engine: Pf5TradingEngine;
-  private rolloverTimer: NodeJS.Timeout | null = null;
+  private cancelRollover: (() => void) | null = null;
   /** Tickets of positions, orders and deals created on another trade server of the cluster: not deletable here. */
   readonly foreignTickets = new Set<number>();
   /** Main and investor passwords by login. Generated accounts have `Demo<login>a` and `View<login>a`. */
@@ -77,28 +78,18 @@ export class Pf5World implements SimWorld {
 
   start(): void {
     this.feed.start();
-    this.scheduleRollover();
+    this.cancelRollover ??= atEveryMidnight((now) => this.rollover(now));
   }
 
   stop(): void {
     this.feed.stop();
-    if (this.rolloverTimer) clearTimeout(this.rolloverTimer);
-    this.rolloverTimer = null;
+    this.cancelRollover?.();
+    this.cancelRollover = null;
   }
 
   /** The day's rollover at midnight server time (UTC): swaps on open positions. Answers how many were charged. */
   rollover(now: number): number {
     return this.engine.chargeSwaps(now);
-  }
-
-  private scheduleRollover(): void {
-    const now = Date.now();
-    const next = Math.floor(now / DAY_MS) * DAY_MS + DAY_MS;
-    this.rolloverTimer = setTimeout(() => {
-      this.rollover(Date.now());
-      this.scheduleRollover();
-    }, next - now);
-    this.rolloverTimer.unref();
   }
 
   ticksEmitted(): number {

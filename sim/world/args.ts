@@ -63,6 +63,11 @@ export class ArgReader {
     return value as number[];
   }
 
+  /** A ticket or login list (1..max, at most 100,000): a key named twice counts once, where it was first named. */
+  keyList(field: string, max: number): number[] {
+    return [...new Set(this.intArray(field, { min: 1, max, maxItems: 100_000 }))];
+  }
+
   object(field: string): Record<string, unknown> {
     const value = this.args[field];
     if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(`${field} must be an object`);

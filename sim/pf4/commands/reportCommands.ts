@@ -5,12 +5,11 @@
  */
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import type { ArgReader } from '../../world/args.js';
-import { cents, iso } from '../../world/people.js';
+import { cents, DAY_MS, iso } from '../../world/people.js';
 import type { PF4TradeRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { INT32_MAX, optionalTime, requiredTime } from './common.js';
 
-const DAY_MS = 86_400_000;
 const MAX_REPORT_DAYS = 366;
 /** 32-bit seconds: the range time arguments of PerformanceRequest and DailySyncStart are converted into. */
 const MAX_TIME_MS = 2_147_483_647_000;

@@ -127,7 +127,7 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
   });
 
   registry.on('AdmTradesDelete', (args) => {
-    const orders = [...new Set(args.intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 }))];
+    const orders = args.keyList('orders', INT32_MAX);
     if (orders.length === 0) args.fail('orders must not be empty');
     // Every ticket is checked before any is deleted, so a bad list deletes nothing.
     for (const order of orders) if (!world.trades.has(order)) notFound(`order ${order}`);
