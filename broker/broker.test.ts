@@ -85,7 +85,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
 
     it('multiplexes calls on one link: a slow live call does not hold up cached reads behind it', async () => {
       pf4.delays.set('ServerTime', 300);
-      const slow = link.call(PF4_ID, 'PF4.ServerTime');
+      const slow = link.call(PF4_ID, 'ServerTime');
       const fast = Array.from({ length: 50 }, (_, i) => link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 + (i % 20) }));
       const answers = await Promise.all(fast);
       expect(answers.every((a) => a.ok)).toBe(true);
@@ -98,7 +98,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
     });
 
     it('answers an unknown platform and an unknown operation as NotFound', async () => {
-      const platformMissing = failed(await link.call('00000000-0000-4000-8000-000000000000', 'PF4.ServerTime'));
+      const platformMissing = failed(await link.call('00000000-0000-4000-8000-000000000000', 'ServerTime'));
       expect(platformMissing.error).toEqual({ code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' });
       const opMissing = failed(await link.call(PF4_ID, 'PF4.NoSuchThing'));
       expect(opMissing.error).toEqual({ code: 'NotFound', managerCode: null, message: 'operation PF4.NoSuchThing not served' });
@@ -218,7 +218,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
     it('answers a call past its deadline as a time-out; a mutating one has an unknown outcome', async () => {
       pf4.delays.set('ServerTime', 600);
       pf4.delays.set('UserRecordNew', 1500);
-      const read = failed(await link.call(PF4_ID, 'PF4.ServerTime', {}, 150));
+      const read = failed(await link.call(PF4_ID, 'ServerTime', {}, 150));
       expect(read).toMatchObject({ timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.15s' } });
       expect(read.outcome).toBeUndefined();
       const change = failed(await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Slow' } }, 1000));
@@ -229,7 +229,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
       const logins = pf4.logins;
       expect(ok(await link.call(PF4_ID, 'PF4.SrvRestart', { confirm: true })).data).toBe(true);
       await eventually(() => pf4.logins > logins);
-      expect(ok(await link.call(PF4_ID, 'PF4.ServerTime')).ok).toBe(true);
+      expect(ok(await link.call(PF4_ID, 'ServerTime')).ok).toBe(true);
     });
   });
 
@@ -249,7 +249,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
       pf4.delays.set('UserRecordNew', 2000);
       pf4.delays.set('ServerTime', 2000);
       const change = link.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Lost' } }, 5000);
-      const read = link.call(PF4_ID, 'PF4.ServerTime', {}, 5000);
+      const read = link.call(PF4_ID, 'ServerTime', {}, 5000);
       await eventually(() => pf4.count('UserRecordNew') > 0 && pf4.received.at(-1)!.cmd === 'ServerTime');
       pf4.drop();
       const [c, r] = [failed(await change), failed(await read)];
@@ -274,7 +274,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
       expect(down.body.platforms[PF5_ID].up).toBe(true);
       expect(JSON.stringify(down.body)).not.toContain(FAKE_PASSWORD);
       // A live call while logins are refused fails fast with the login's result code.
-      const refused = failed(await link.call(PF4_ID, 'PF4.ServerTime', {}, 2000));
+      const refused = failed(await link.call(PF4_ID, 'ServerTime', {}, 2000));
       expect(refused.error).toMatchObject({ code: 'NoConnect', managerCode: PF4_RESULT.NoConnect });
       pf4.refuseLogin = false;
       const up = await eventually(async () => {
@@ -289,7 +289,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
     const text = await (await fetch(`http://127.0.0.1:${broker.port}/metrics`)).text();
     expect(text).toContain(`broker_session_up{platform="${PF4_ID}",family="PF4"} 1`);
     expect(text).toMatch(/broker_requests_total\{op="PF4.UserRecordGet",outcome="ok"\} \d+/);
-    expect(text).toMatch(/broker_requests_total\{op="PF4.ServerTime",outcome="timeout"\} \d+/);
+    expect(text).toMatch(/broker_requests_total\{op="ServerTime",outcome="timeout"\} \d+/);
     expect(text).toMatch(/broker_request_duration_seconds_bucket\{le="0.001",op="PF4.UserRecordGet"\} \d+/);
     expect(text).toMatch(new RegExp(`broker_cache_items\\{platform="${PF4_ID}",kind="users"\\} \\d+`));
   });
@@ -306,7 +306,7 @@ describe('session recovery on demand', () => {
       fake.drop();
       await eventually(async () => (await health(broker)).status === 503);
       const logins = fake.logins;
-      const time = ok(await link.call(PF4_ID, 'PF4.ServerTime', {}, 3000));
+      const time = ok(await link.call(PF4_ID, 'ServerTime', {}, 3000));
       expect(Date.parse(time.data as string)).not.toBeNaN();
       expect(fake.logins).toBe(logins + 1);
       expect((await health(broker)).status).toBe(200);

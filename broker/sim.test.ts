@@ -92,7 +92,7 @@ describe('broker against the simulator', () => {
 
   it('answers PF5 time and cached users, with ErrNotfound for an unknown login', async () => {
     await eventually(() => broker.platforms.get(PF5_ID)!.cache.ready, 10_000);
-    expect(Date.parse(ok(await link.call(PF5_ID, 'PF5.ServerTime')).data as string)).not.toBeNaN();
+    expect(Date.parse(ok(await link.call(PF5_ID, 'ServerTime')).data as string)).not.toBeNaN();
     const users = broker.platforms.get(PF5_ID)!.cache.table('users')!.page(undefined, 1).items;
     expect(ok(await link.call(PF5_ID, 'PF5.UserGet', { login: users[0].login })).data).toMatchObject({ login: users[0].login });
     expect(failed(await link.call(PF5_ID, 'PF5.UserGet', { login: 999999999 })).error).toMatchObject({ code: 'NotFound', managerCode: PF5_RESULT.ErrNotfound });
@@ -102,7 +102,7 @@ describe('broker against the simulator', () => {
     const before = (await simState()).logins;
     expect(ok(await link.call(PF4_ID, 'PF4.SrvRestart', {}, 60_000)).data).toBe(true);
     const time = await eventually(async () => {
-      const r = await link.call(PF4_ID, 'PF4.ServerTime');
+      const r = await link.call(PF4_ID, 'ServerTime');
       return r.ok ? r.data : null;
     }, 15_000, 100);
     expect(typeof time).toBe('string');

@@ -19,11 +19,35 @@ function compareKeys(a: CacheKey, b: CacheKey): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** A secondary index: the primary keys of the rows sharing one value of a field (a login's trades, a symbol's). */
+interface SecondaryIndex<T> {
+  keyOf: (record: T) => CacheKey | undefined;
+  buckets: Map<CacheKey, Set<CacheKey>>;
+}
+
 export class KeyedTable<T> {
   private readonly rows = new Map<CacheKey, T>();
   private sorted: CacheKey[] | null = null;
+  private readonly indexes = new Map<string, SecondaryIndex<T>>();
 
   constructor(readonly keyOf: (record: T) => CacheKey | undefined) {}
+
+  /** Declares a secondary index before rows arrive; `lookup(name, value)` then costs the size of the answer. */
+  addIndex(name: string, keyOf: (record: T) => CacheKey | undefined): this {
+    const index: SecondaryIndex<T> = { keyOf, buckets: new Map() };
+    for (const [key, row] of this.rows) this.indexAdd(index, row, key);
+    this.indexes.set(name, index);
+    return this;
+  }
+
+  /** The rows whose indexed field equals `value`, in primary key order. */
+  lookup(name: string, value: CacheKey): T[] {
+    const index = this.indexes.get(name);
+    if (!index) throw new Error(`no index ${name}`);
+    const bucket = index.buckets.get(value);
+    if (!bucket) return [];
+    return [...bucket].sort(compareKeys).map((key) => this.rows.get(key)!);
+  }
 
   get size(): number {
     return this.rows.size;
@@ -37,8 +61,15 @@ export class KeyedTable<T> {
   put(record: T): void {
     const key = this.keyOf(record);
     if (key === undefined) return;
-    const existed = this.rows.has(key);
+    const previous = this.rows.get(key);
+    const existed = previous !== undefined || this.rows.has(key);
     this.rows.set(key, record);
+    if (this.indexes.size) {
+      for (const index of this.indexes.values()) {
+        if (previous !== undefined) this.indexRemove(index, previous, key);
+        this.indexAdd(index, record, key);
+      }
+    }
     if (existed || !this.sorted) return;
     const keys = this.sorted;
     if (keys.length === 0 || compareKeys(keys[keys.length - 1], key) < 0) keys.push(key);
@@ -46,7 +77,9 @@ export class KeyedTable<T> {
   }
 
   delete(key: CacheKey): boolean {
+    const previous = this.rows.get(key);
     if (!this.rows.delete(key)) return false;
+    if (previous !== undefined) for (const index of this.indexes.values()) this.indexRemove(index, previous, key);
     if (this.sorted) {
       const at = this.lowerBound(key);
       if (this.sorted[at] === key) this.sorted.splice(at, 1);
@@ -67,6 +100,23 @@ export class KeyedTable<T> {
     const items: T[] = new Array(Math.max(0, end - start));
     for (let i = start; i < end; i++) items[i - start] = this.rows.get(keys[i])!;
     return { items, hasMore: end < keys.length, lastKey: end > start ? keys[end - 1] : undefined };
+  }
+
+  private indexAdd(index: SecondaryIndex<T>, row: T, key: CacheKey): void {
+    const value = index.keyOf(row);
+    if (value === undefined) return;
+    let bucket = index.buckets.get(value);
+    if (!bucket) index.buckets.set(value, (bucket = new Set()));
+    bucket.add(key);
+  }
+
+  private indexRemove(index: SecondaryIndex<T>, row: T, key: CacheKey): void {
+    const value = index.keyOf(row);
+    if (value === undefined) return;
+    const bucket = index.buckets.get(value);
+    if (!bucket) return;
+    bucket.delete(key);
+    if (bucket.size === 0) index.buckets.delete(value);
   }
 
   private orderedKeys(): CacheKey[] {

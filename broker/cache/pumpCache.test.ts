@@ -1,3 +1,4 @@
+import { openapiComponents } from '../../shared/records/contract.js';
 import { describe, expect, it } from 'vitest';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { KeyedTable } from './keyedTable.js';
@@ -31,7 +32,7 @@ describe('PumpCache resync', () => {
     cache.apply(resync('end'));
     await waiting;
     expect(cache.ready).toBe(true);
-    expect(cache.get('users', 1)).toEqual(user(1));
+    expect(cache.get('users', 1)).toMatchObject(user(1));
   });
 
   it('serves the whole old snapshot until the new one ends, then swaps it in at once', () => {
@@ -39,14 +40,14 @@ describe('PumpCache resync', () => {
     cache.apply(resync('begin'));
     cache.apply(chunk('users', [user(2, 'renamed'), user(3)]));
     // Mid-resync: still exactly the old snapshot, nothing of the new one.
-    expect(cache.get('users', 1)).toEqual(user(1));
-    expect(cache.get('users', 2)).toEqual(user(2));
+    expect(cache.get('users', 1)).toMatchObject(user(1));
+    expect(cache.get('users', 2)).toMatchObject(user(2));
     expect(cache.get('users', 3)).toBeUndefined();
     expect(cache.sizes().trades).toBe(3);
     cache.apply(resync('end'));
     expect(cache.get('users', 1)).toBeUndefined();
-    expect(cache.get('users', 2)).toEqual(user(2, 'renamed'));
-    expect(cache.get('users', 3)).toEqual(user(3));
+    expect(cache.get('users', 2)).toMatchObject(user(2, 'renamed'));
+    expect(cache.get('users', 3)).toMatchObject(user(3));
     // Kinds absent from the new snapshot are empty, not left over from the old one.
     expect(cache.sizes().trades).toBe(0);
     expect(cache.resyncs).toBe(2);
@@ -59,7 +60,7 @@ describe('PumpCache resync', () => {
     cache.abortResync();
     cache.apply(resync('end')); // a stray end without begin changes nothing
     expect(cache.get('users', 99)).toBeUndefined();
-    expect(cache.get('users', 1)).toEqual(user(1));
+    expect(cache.get('users', 1)).toMatchObject(user(1));
   });
 
   it('ignores chunks without a begin and kinds it does not keep', () => {
@@ -78,7 +79,7 @@ describe('PumpCache change events', () => {
     cache.apply({ event: 'users', op: 'add', record: user(5) });
     cache.apply({ event: 'users', op: 'update', record: user(1, 'changed') });
     cache.apply({ event: 'users', op: 'delete', record: { login: 2 } });
-    expect(cache.get('users', 5)).toEqual(user(5));
+    expect(cache.get('users', 5)).toMatchObject(user(5));
     expect(cache.get('users', 1)).toMatchObject({ name: 'changed' });
     expect(cache.get('users', 2)).toBeUndefined();
   });
@@ -104,7 +105,31 @@ describe('PumpCache change events', () => {
   it('strips secrets from user records whatever the server sends', () => {
     const cache = loaded();
     cache.apply({ event: 'users', op: 'add', record: { ...user(7), password: 'x', passwordInvestor: 'y' } });
-    expect(cache.get('users', 7)).toEqual(user(7));
+    expect(cache.get('users', 7)).toMatchObject(user(7));
+    expect(JSON.stringify(cache.get('users', 7))).not.toMatch(/password|"x"|"y"/);
+  });
+
+  it('keeps rows as the contract has them: every field present, missing ones empty, unknown ones dropped', () => {
+    const cache = loaded();
+    cache.apply({ event: 'trades', op: 'add', record: { ...trade(41, { tradeRecordState: 'OpenNormal' }), bogus: 1 } });
+    const row = cache.get('trades', 41)!;
+    expect(Object.keys(row)).toEqual(Object.keys((openapiComponents as any).PF4Trade.properties));
+    expect(row).toMatchObject({ order: 41, closeTime: '1970-01-01T00:00:00Z', expiration: '1970-01-01T00:00:00Z', comment: null });
+    expect(row).not.toHaveProperty('bogus');
+  });
+
+  it("indexes trades by login and symbol, following adds, moves and deletes", () => {
+    const cache = loaded();
+    const trades = cache.table('trades')!;
+    cache.apply({ event: 'trades', op: 'add', record: trade(60, { login: 9, symbol: 'XAUUSD', tradeRecordState: 'OpenNormal' }) });
+    cache.apply({ event: 'trades', op: 'add', record: trade(55, { login: 9, symbol: 'EURUSD', tradeRecordState: 'OpenNormal' }) });
+    expect(trades.lookup('login', 9).map((t) => t.order)).toEqual([55, 60]);
+    cache.apply({ event: 'trades', op: 'update', record: trade(60, { login: 8, symbol: 'XAUUSD', tradeRecordState: 'OpenNormal' }) });
+    expect(trades.lookup('login', 9).map((t) => t.order)).toEqual([55]);
+    expect(trades.lookup('login', 8).map((t) => t.order)).toEqual([60]);
+    cache.apply({ event: 'trades', op: 'delete', record: { order: 55 } });
+    expect(trades.lookup('login', 9)).toEqual([]);
+    expect(trades.lookup('symbol', 'XAUUSD').map((t) => t.order)).toEqual([60]);
   });
 
   it('holds the PF5 kinds by their own keys', () => {

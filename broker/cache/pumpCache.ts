@@ -8,18 +8,39 @@
  * (bounded by their deadline) rather than answer not-found from an empty cache.
  */
 import type { Family, ManagerEvent, ResyncChunk } from '../../shared/protocol.js';
+import { shapeRecord } from '../../shared/records/shape.js';
 import { KeyedTable, type CacheKey } from './keyedTable.js';
 
 export type Row = Record<string, unknown>;
 
-/** Kinds the cache holds per family, with the field that identifies a record of that kind. */
-const KINDS: Record<Family, Record<string, string>> = {
-  PF4: { users: 'login', trades: 'order', ticks: 'symbol', symbols: 'symbol', groups: 'group' },
-  PF5: { users: 'login', positions: 'position', orders: 'order', deals: 'deal', ticks: 'symbol', symbols: 'symbol', groups: 'group' },
-};
+/** One kind of cached record: its identity field, the contract record it is kept as, and its secondary indexes. */
+export interface KindSpec {
+  key: string;
+  /** Contract record the rows are shaped to on arrival (every field present, secrets null), so reads answer as is. */
+  schema?: string;
+  /** Secondary indexes: index name → the field it groups rows by. */
+  indexes?: Record<string, string>;
+}
 
-/** Fields a user record must never carry out of the broker, whatever a bridge sends. */
-const SECRET_FIELDS = ['password', 'passwordInvestor', 'passwordPhone', 'investorPassword', 'phonePassword'];
+/** Kinds the cache holds per family. */
+export const KINDS: Record<Family, Record<string, KindSpec>> = {
+  PF4: {
+    users: { key: 'login', schema: 'PF4User' },
+    trades: { key: 'order', schema: 'PF4Trade', indexes: { login: 'login', symbol: 'symbol' } },
+    ticks: { key: 'symbol', schema: 'PF4TickInfo' },
+    symbols: { key: 'symbol' },
+    groups: { key: 'group' },
+  },
+  PF5: {
+    users: { key: 'login', schema: 'PF5User' },
+    positions: { key: 'position', schema: 'PF5Position', indexes: { login: 'login' } },
+    orders: { key: 'order', schema: 'PF5Order', indexes: { login: 'login' } },
+    deals: { key: 'deal', schema: 'PF5Deal', indexes: { login: 'login' } },
+    ticks: { key: 'symbol' },
+    symbols: { key: 'symbol', schema: 'PF5Symbol' },
+    groups: { key: 'group', schema: 'PF5ConGroup' },
+  },
+};
 
 export type Tables = Map<string, KeyedTable<Row>>;
 
@@ -151,21 +172,19 @@ export class PumpCache {
     if (key !== undefined) table.delete(key);
   }
 
+  /** The record as the contract has it: shaped once on arrival, so every read answers it without more work. */
   private clean(kind: string, row: Row): Row {
-    if (kind !== 'users') return row;
-    let cleaned = row;
-    for (const field of SECRET_FIELDS) {
-      if (field in cleaned) {
-        if (cleaned === row) cleaned = { ...row };
-        delete cleaned[field];
-      }
-    }
-    return cleaned;
+    const schema = KINDS[this.family][kind]?.schema;
+    return schema ? (shapeRecord(schema)(row) as Row) : row;
   }
 
   private emptyTables(): Tables {
     const tables: Tables = new Map();
-    for (const [kind, field] of Object.entries(KINDS[this.family])) tables.set(kind, new KeyedTable<Row>(keyReader(field)));
+    for (const [kind, spec] of Object.entries(KINDS[this.family])) {
+      const table = new KeyedTable<Row>(keyReader(spec.key));
+      for (const [name, field] of Object.entries(spec.indexes ?? {})) table.addIndex(name, keyReader(field));
+      tables.set(kind, table);
+    }
     return tables;
   }
 }

@@ -1,15 +1,15 @@
 /**
- * What an operation handler is: a function of the call (platform, validated args, deadline) that answers data, and
+ * What an operation handler is: a function of the call (platform, typed args, deadline) that answers data, and
  * paging meta for paged lists. Cached reads answer synchronously once the cache is ready, so the link can reply
  * without a timer or an extra turn of the event loop; live operations return a promise.
  */
 import type { PagingResult } from '../../shared/frames.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 
-export interface HandlerContext {
+export interface HandlerContext<A = Record<string, unknown>> {
   platform: TradePlatform;
-  /** Validated inputs from the edge: path params and query merged, the body under `body`. */
-  args: Record<string, unknown>;
+  /** Validated, already-converted inputs from the edge: path params and query merged, the body under `body`. */
+  args: A;
   /** Absolute deadline (Date.now() based) of the call. */
   deadline: number;
   traceId?: string;
@@ -22,15 +22,13 @@ export interface HandlerResult {
   paging?: PagingResult;
 }
 
-export type Handler = (ctx: HandlerContext) => HandlerResult | Promise<HandlerResult>;
-
-export type HandlerTable = Record<string, Handler>;
+export type Handler<A = any> = (ctx: HandlerContext<A>) => HandlerResult | Promise<HandlerResult>;
 
 /**
  * Runs `read` against the cache now when it holds a snapshot, else once the first resync lands. The link's deadline
  * bounds the wait: if the snapshot never comes the caller gets a time-out, not a false not-found.
  */
-export function fromCache(ctx: HandlerContext, read: () => HandlerResult): HandlerResult | Promise<HandlerResult> {
+export function fromCache(ctx: HandlerContext<unknown>, read: () => HandlerResult): HandlerResult | Promise<HandlerResult> {
   const cache = ctx.platform.cache;
   if (cache.ready) return read();
   return cache.whenReady().then(read);

@@ -51,3 +51,37 @@ export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTa
   const page = table.page(request.after, request.limit);
   return { json: recordsJson(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
 }
+
+/**
+ * One page of rows already in key order: the rows after the cursor's key (by `compare`), at most `limit`. Used for
+ * lists that are not a cached table: an index bucket, a live list read whole.
+ */
+export function pageOf<R, K>(rows: readonly R[], keyOf: (row: R) => K, page: PageRequest<K>,
+  compare: (a: K, b: K) => number = compareTupleKeys as (a: K, b: K) => number): { items: R[]; paging: PagingResult } {
+  let start = 0;
+  if (page.after !== undefined) {
+    let lo = 0;
+    let hi = rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(keyOf(rows[mid]), page.after) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    start = lo;
+  }
+  const end = page.limit === undefined ? rows.length : Math.min(rows.length, start + page.limit);
+  const items = rows.slice(start, end);
+  return { items, paging: pagingMeta(end < rows.length, items.length ? keyOf(items[items.length - 1]) : undefined) };
+}
+
+/** Numbers numerically, strings by code unit (ordinal), tuples field by field. */
+export function compareTupleKeys(a: unknown, b: unknown): number {
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      const c = compareTupleKeys(a[i], b[i]);
+      if (c !== 0) return c;
+    }
+    return a.length - b.length;
+  }
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+}

@@ -12,9 +12,23 @@ describe('handler registry', () => {
     expect([...handlers.keys()].filter((op) => !brokerOps.has(op))).toEqual([]);
   });
 
-  it('binds each family handler to the family of its catalog entries', () => {
+  it('binds each family handler to the family of its catalog entries, and family-agnostic ones to none', () => {
     for (const entry of catalog.filter((e) => e.read !== 'local')) {
-      expect(handlers.get(entry.op)!.family).toBe(entry.family);
+      const family = handlers.get(entry.op)!.family;
+      if (family === null) expect(entry.op, entry.id).not.toMatch(/^PF[45]\./);
+      else expect(family, entry.id).toBe(entry.family);
     }
+  });
+
+  it('uses a hand-written handler exactly for the entries that declare a custom answer', () => {
+    for (const entry of catalog.filter((e) => e.read !== 'local')) {
+      expect(handlers.get(entry.op)!.kind === 'custom', entry.id).toBe(entry.answer?.kind === 'custom');
+    }
+  });
+
+  it('declares ServerTime once and answers it on both families', () => {
+    const serverTimes = catalog.filter((e) => e.name === 'ServerTime' && e.generation === 'v2');
+    expect(serverTimes.map((e) => e.family).sort()).toEqual(['PF4', 'PF5']);
+    expect(new Set(serverTimes.map((e) => e.op))).toEqual(new Set(['ServerTime']));
   });
 });

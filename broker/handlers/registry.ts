@@ -1,17 +1,21 @@
 /**
- * Every handler by operation name (`entry.op` of the catalog), in one map the link looks calls up in. The family
- * prefix of a name says which platforms it may run on; family-agnostic names (`Ping`) run on any.
+ * Every handler by operation name (`entry.op` of the catalog), in one map the link looks calls up in. An entry's
+ * declared answer is interpreted generically; entries answered `custom` are bound by hand to a handler that receives
+ * their typed arguments. The family prefix of a name says which platforms it may run on; family-agnostic names
+ * (`Ping`, `ServerTime`) run on any.
  */
+import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { Family } from '../../shared/protocol.js';
-import { commonHandlers } from './common.js';
+import { customHandlers } from './custom/index.js';
 import type { Handler } from './handler.js';
-import { pf4Handlers } from './pf4.js';
-import { pf5Handlers } from './pf5.js';
+import { interpret } from './interpreter.js';
 
 export interface RegisteredHandler {
   run: Handler;
   /** The family the operation belongs to, or null when it serves any platform. */
   family: Family | null;
+  /** How it is answered: the entry's answer kind (`custom` for hand-written ones). */
+  kind: string;
 }
 
 function familyOf(op: string): Family | null {
@@ -20,6 +24,15 @@ function familyOf(op: string): Family | null {
   return null;
 }
 
-export const handlers: ReadonlyMap<string, RegisteredHandler> = new Map(
-  Object.entries({ ...commonHandlers, ...pf4Handlers, ...pf5Handlers }).map(([op, run]) => [op, { run, family: familyOf(op) }]),
-);
+function build(): Map<string, RegisteredHandler> {
+  const out = new Map<string, RegisteredHandler>();
+  for (const [op, run] of customHandlers) out.set(op, { run, family: familyOf(op), kind: 'custom' });
+  for (const entry of catalog as readonly Operation[]) {
+    if (entry.read === 'local' || out.has(entry.op)) continue;
+    const run = interpret(entry);
+    if (run) out.set(entry.op, { run, family: familyOf(entry.op), kind: entry.answer!.kind });
+  }
+  return out;
+}
+
+export const handlers: ReadonlyMap<string, RegisteredHandler> = build();

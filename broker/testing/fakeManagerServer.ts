@@ -147,6 +147,10 @@ export class FakeManagerServer {
         const logins = Array.isArray(args.logins) ? (args.logins as number[]) : [...this.users.keys()];
         return { result: logins.map((l) => this.users.get(l)).filter(Boolean) };
       }
+      case 'UserRecordRequest': {
+        const user = this.users.get(args.login as number);
+        return user ? { result: user } : { error: { code: PF4_RESULT.InvalidData, message: `login ${args.login} not found` } };
+      }
       case 'UsersRequest': {
         const after = typeof args.after === 'number' ? args.after : -Infinity;
         const sorted = [...this.users.values()].filter((u) => (u.login as number) > after)

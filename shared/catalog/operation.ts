@@ -1,8 +1,12 @@
 /**
  * The shape of one catalog entry. One declarative entry per operation is the single source for the edge's route,
- * validation and OpenAPI document and for the broker's handler lookup.
+ * validation and OpenAPI document and for the broker's handler: the entry's `answer` says how the broker answers it
+ * (a cached record or list, a live command, a live page, a Type 1 replace, a Type 2 patch), and only entries with
+ * logic of their own (`custom`) have a hand-written handler, bound to the entry itself so that it receives the
+ * entry's typed, already-converted arguments.
  */
 import type { z } from 'zod';
+import type { Answer } from './answer.js';
 
 export type Generation = 'v1' | 'v2' | 'registry';
 export type Family = 'PF4' | 'PF5';
@@ -17,15 +21,22 @@ export const TIMEOUT_MAX_S = 300;
 /** How a paged list is ordered and what its cursor is made of. */
 export interface Paging {
   /** Field (or fields, in order) the list is sorted by ascending; the cursor encodes the last item's key. */
-  key: string | string[];
+  key: string | readonly string[];
 }
 
-export interface Operation {
+type SchemaOrNone = z.ZodType | undefined;
+type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
+
+/** The arguments a handler receives: path parameters and query merged, the body under `body`. */
+export type ArgsOf<P extends SchemaOrNone, Q extends SchemaOrNone, B extends SchemaOrNone> =
+  (P extends z.ZodType ? z.output<P> : {}) & (Q extends z.ZodType ? z.output<Q> : {}) & (B extends z.ZodType ? { body: Out<B> } : {});
+
+export interface Operation<A = any> {
   /** Operation id, unique across the catalog: `v2.PF4.UserRecordGet`, `v1.PF4.TradesGetTicket`. */
   id: string;
   /** Route name inside its generation and family (the last path segment that names the operation). */
   name: string;
-  /** Broker handler name: `PF4.UserRecordGet`. Several routes may share one handler. */
+  /** Broker handler name: `PF4.UserRecordGet`; family-agnostic operations have none (`ServerTime`). */
   op: string;
   generation: Generation;
   family: Family | null;
@@ -49,12 +60,38 @@ export interface Operation {
   destructive: boolean;
   /** Paged list (v2): `limit` and `cursor` are accepted and `meta.paging` is answered. */
   paged?: Paging;
+  /** How the broker answers the call (entries answered by the edge itself have none). */
+  answer?: Answer<A>;
+  /** Type-level only: the handler's argument type. */
+  readonly __args?: A;
 }
 
-export type OperationInput = Omit<Operation, 'id' | 'op' | 'mutating' | 'destructive'> &
-  Partial<Pick<Operation, 'op' | 'mutating' | 'destructive'>>;
+export interface OperationInput<P extends SchemaOrNone, Q extends SchemaOrNone, B extends SchemaOrNone> {
+  name: string;
+  op?: string;
+  generation: Generation;
+  family: Family | null;
+  method: HttpMethod;
+  path: string;
+  tag: string;
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: string | Record<string, unknown>;
+  timeout: TimeoutClass;
+  read: 'cached' | 'live' | 'local';
+  mutating?: boolean;
+  destructive?: boolean;
+  paged?: Paging;
+  answer?: Answer<ArgsOf<P, Q, B>>;
+}
 
-export function defineOperation(input: OperationInput): Operation {
+export function defineOperation<
+  P extends z.ZodObject<any> | undefined = undefined,
+  Q extends z.ZodObject<any> | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(input: OperationInput<P, Q, B>): Operation<ArgsOf<P, Q, B>> {
   const family = input.family ?? 'Registry';
   return {
     mutating: false,
@@ -62,5 +99,17 @@ export function defineOperation(input: OperationInput): Operation {
     op: `${family}.${input.name}`,
     ...input,
     id: `${input.generation}.${family}.${input.name}`,
-  };
+  } as Operation<ArgsOf<P, Q, B>>;
+}
+
+/**
+ * One operation that behaves the same on both families (`ServerTime`): declared once, routed under each family's
+ * prefix, answered by one family-agnostic handler (`op` without a family prefix).
+ */
+export function defineForFamilies<
+  P extends z.ZodObject<any> | undefined = undefined,
+  Q extends z.ZodObject<any> | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(families: readonly Family[], input: Omit<OperationInput<P, Q, B>, 'family' | 'path'> & { path: (family: Family) => string }) {
+  return families.map((family) => defineOperation<P, Q, B>({ ...input, op: input.op ?? input.name, family, path: input.path(family) }));
 }

@@ -11,7 +11,7 @@ import type { CommandRegistry } from '../world/commandRegistry.js';
 import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
-import { mergePatch } from '../world/mergePatch.js';
+import { mergePatch } from '../../shared/records/mergePatch.js';
 import { emptyValue, issueMessage, type PF5UserRecord } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
 

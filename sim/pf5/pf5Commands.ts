@@ -12,7 +12,7 @@ import { CommandRegistry, type CommandNeeds } from '../world/commandRegistry.js'
 import type { KeyedRecords } from '../world/keyedRecords.js';
 import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
-import { mergePatch } from '../world/mergePatch.js';
+import { mergePatch } from '../../shared/records/mergePatch.js';
 import { CommandError } from '../world/simWorld.js';
 import { issueMessage, type PF5OrderType } from './pf5Records.js';
 import { registerPf5AccountCommands } from './pf5Accounts.js';

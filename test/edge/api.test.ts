@@ -40,14 +40,14 @@ beforeAll(() => { ({ edge, broker, token } = setup); });
 
 describe('v2 envelope', () => {
   it('answers data with error present and null, and the incoming trace id as activityId', async () => {
-    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: '2030-01-02T03:04:05Z' } });
+    broker.script.set('ServerTime', { reply: { ok: true, data: '2030-01-02T03:04:05Z' } });
     const res = await get(`${v2}/ServerTime`, { traceparent: `00-${TRACE}-00f067aa0ba902b7-01` });
     expect(res.status).toBe(200);
     expect(res.body).toStrictEqual({ data: '2030-01-02T03:04:05Z', error: null, meta: { activityId: TRACE } });
     expect(res.headers.get('traceparent')).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
     expect(res.headers.get('x-request-timeout-applied')).toBe('10');
-    const [frame] = broker.framesFor('PF4.ServerTime');
-    expect(frame).toMatchObject({ platform: PF4_A, op: 'PF4.ServerTime', args: {}, timeoutMs: 10_000, traceId: TRACE });
+    const [frame] = broker.framesFor('ServerTime');
+    expect(frame).toMatchObject({ platform: PF4_A, op: 'ServerTime', args: {}, timeoutMs: 10_000, traceId: TRACE });
   });
 
   it('makes a new trace id when traceparent is missing or malformed', async () => {

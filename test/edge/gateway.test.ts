@@ -130,7 +130,7 @@ describe('deadlines and outcomes', () => {
 
   it('gives up on a hung broker after the budget: unknown outcome for a change, none for a read', async () => {
     broker.script.set('PF4.UserRecordNew', { hang: true });
-    broker.script.set('PF4.ServerTime', { hang: true });
+    broker.script.set('ServerTime', { hang: true });
     const [change, read] = await Promise.all([
       create(user, randomUUID(), '?requestTimeout=1'),
       call(edge, 'GET', `${v2}/ServerTime`, undefined, { 'x-request-timeout': '1' }),
@@ -148,11 +148,11 @@ describe('deadlines and outcomes', () => {
   });
 
   it('fails calls in flight when the link drops, and reconnects on the next call', async () => {
-    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 'now' } });
+    broker.script.set('ServerTime', { reply: { ok: true, data: 'now' } });
     await call(edge, 'GET', `${v2}/ServerTime`);
     const linksBefore = broker.links;
     broker.script.set('PF4.UserRecordNew', { hang: true });
-    broker.script.set('PF4.ServerTime', { drop: true });
+    broker.script.set('ServerTime', { drop: true });
     const change = create(user, randomUUID());
     while (broker.framesFor('PF4.UserRecordNew').length === 0) await new Promise((r) => setTimeout(r, 10));
     const read = await call(edge, 'GET', `${v2}/ServerTime`);
@@ -162,7 +162,7 @@ describe('deadlines and outcomes', () => {
     expect(lost.body.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link lost' });
     expect(lost.headers.get('x-request-outcome')).toBe('unknown');
 
-    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 'again' } });
+    broker.script.set('ServerTime', { reply: { ok: true, data: 'again' } });
     const next = await call(edge, 'GET', `${v2}/ServerTime`);
     expect(next.body).toMatchObject({ data: 'again', error: null });
     expect(broker.links).toBe(linksBefore + 1);
@@ -172,7 +172,7 @@ describe('deadlines and outcomes', () => {
     broker.dropLinks();
     await new Promise((r) => setTimeout(r, 100));
     const before = broker.links;
-    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 't' }, delayMs: 50 });
+    broker.script.set('ServerTime', { reply: { ok: true, data: 't' }, delayMs: 50 });
     const answers = await Promise.all(Array.from({ length: 20 }, () => call(edge, 'GET', `${v2}/ServerTime`)));
     expect(answers.every((a) => a.body.data === 't')).toBe(true);
     expect(broker.links - before).toBe(1);
@@ -180,7 +180,7 @@ describe('deadlines and outcomes', () => {
   });
 
   it('keeps the link open past the handshake time limit', async () => {
-    broker.script.set('PF4.ServerTime', { reply: { ok: true, data: 't' } });
+    broker.script.set('ServerTime', { reply: { ok: true, data: 't' } });
     await call(edge, 'GET', `${v2}/ServerTime`);
     const links = broker.links;
     // The handshake is bounded at 5 s; the link it opened must outlive that bound.

@@ -1,0 +1,12 @@
+/** Every hand-written handler, by operation name. A name bound twice is a programming error. */
+import type { Handler } from '../handler.js';
+import type { Binding } from './bind.js';
+import { commonBindings } from './common.js';
+import { pf4ServerAdminBindings } from './pf4ServerAdmin.js';
+
+const all: readonly Binding[] = [...commonBindings, ...pf4ServerAdminBindings];
+
+export const customHandlers: ReadonlyMap<string, Handler> = new Map(all.map(([op, run]) => {
+  if (all.filter(([o]) => o === op).length > 1) throw new Error(`handler ${op} bound twice`);
+  return [op, run];
+}));

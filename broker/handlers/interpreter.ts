@@ -1,0 +1,240 @@
+/**
+ * The generic interpreter of catalog answers: one handler per answer kind, built from the entry's declaration, so
+ * that most operations need no code of their own. Every answer leaves here as the contract has it: cached rows were
+ * shaped when they arrived, live answers are shaped here by the entry's response record.
+ *
+ * Paging follows the entry's declared key: cached tables page by their own key (checked to be the declared one when
+ * the handler is built), live lists either page natively (`{after, limit}`) or are read whole, sorted by the declared
+ * key (a field or a tuple of fields) and sliced after the cursor.
+ */
+import type { Answer, CachedList, CachedRecord, Live, LiveCommand, LivePage, Patch, Replace } from '../../shared/catalog/answer.js';
+import type { Operation } from '../../shared/catalog/operation.js';
+import { OperationError } from '../../shared/errors.js';
+import { mergePatch } from '../../shared/records/mergePatch.js';
+import { shapeRecord } from '../../shared/records/shape.js';
+import { openapiComponents } from '../../shared/records/contract.js';
+import { KINDS } from '../cache/pumpCache.js';
+import { recordJson, recordsJson } from '../cache/recordJson.js';
+import type { CacheKey } from '../cache/keyedTable.js';
+import { notFound } from '../session/managerErrors.js';
+import { fromCache, type Handler, type HandlerContext, type HandlerResult } from './handler.js';
+import { compareTupleKeys, decodeCursor, isIntegerKey, pageOf, pageRequest, pagingMeta, type PageRequest } from './paging.js';
+
+type Row = Record<string, unknown>;
+type Args = Record<string, unknown>;
+
+/** The handler an entry's answer declares, or undefined for `custom` answers (bound by hand). */
+export function interpret(entry: Operation): Handler | undefined {
+  const answer = entry.answer as Answer<Args> | undefined;
+  if (!answer) return undefined;
+  switch (answer.kind) {
+    case 'cachedRecord': return cachedRecord(entry, answer);
+    case 'cachedList': return cachedList(entry, answer);
+    case 'live': return live(entry, answer);
+    case 'livePage': return livePage(entry, answer);
+    case 'replace': return replace(entry, answer);
+    case 'patch': return patch(entry, answer);
+    case 'custom': return undefined;
+  }
+}
+
+/** The manager arguments of a live command: declared, or the call's arguments with the body under `record`. */
+export function commandArgs(command: LiveCommand<Args>, args: Args): Args | undefined {
+  if (command.args) return command.args(args);
+  const { body, ...rest } = args;
+  return body === undefined ? rest : { ...rest, record: body };
+}
+
+/** Shapes a live answer as the entry's response record, when the response is a contract record. */
+export function responseShaper(entry: Operation): (value: unknown) => unknown {
+  return typeof entry.response === 'string' ? shapeRecord(entry.response) : (v) => v;
+}
+
+function familyOf(entry: Operation) {
+  if (!entry.family) throw new Error(`${entry.id}: a cached answer needs a family`);
+  return entry.family;
+}
+
+function cachedRecord(entry: Operation, answer: CachedRecord<Args>): Handler<Args> {
+  const family = familyOf(entry);
+  return (ctx) => {
+    const key = ctx.args[answer.key] as CacheKey;
+    return fromCache(ctx, () => {
+      const row = ctx.platform.cache.get(answer.table, key);
+      if (!row) throw notFound(family, `${answer.what} ${key} not found`);
+      return { json: recordJson(row) };
+    });
+  };
+}
+
+function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
+  const family = familyOf(entry);
+  const spec = KINDS[family][answer.table];
+  if (!spec) throw new Error(`${entry.id}: no cached table ${answer.table} on ${family}`);
+  if (entry.paged && (Array.isArray(entry.paged.key) || entry.paged.key !== spec.key)) {
+    throw new Error(`${entry.id}: pages by ${String(entry.paged.key)} but the ${answer.table} table is keyed by ${spec.key}`);
+  }
+  const keyField = spec.key;
+  return (ctx) => {
+    const page = entry.paged ? pageRequest(ctx.args, isCacheKey) : undefined;
+    return fromCache(ctx, () => {
+      const table = ctx.platform.cache.table(answer.table)!;
+      const keep = answer.where ? (row: Row) => answer.where!(row, ctx.args) : undefined;
+      if (answer.index) {
+        let rows = table.lookup(answer.index.name, ctx.args[answer.index.arg] as CacheKey);
+        if (keep) rows = rows.filter(keep);
+        return page ? slicePage(rows, (r) => r[keyField] as CacheKey, page) : { json: recordsJson(rows) };
+      }
+      if (!keep) {
+        const all = table.page(page?.after, page?.limit);
+        return page ? { json: recordsJson(all.items), paging: pagingMeta(all.hasMore, all.lastKey) } : { json: recordsJson(all.items) };
+      }
+      // A filter without an index walks the table in key order from the cursor, stopping once the page is full.
+      const items: Row[] = [];
+      let after = page?.after;
+      const chunk = 512;
+      for (;;) {
+        const part = table.page(after, chunk);
+        for (const row of part.items) {
+          if (!keep(row)) continue;
+          if (page?.limit !== undefined && items.length === page.limit) {
+            return { json: recordsJson(items), paging: pagingMeta(true, items[items.length - 1][keyField]) };
+          }
+          items.push(row);
+        }
+        if (!part.hasMore) break;
+        after = part.lastKey;
+      }
+      return page ? { json: recordsJson(items), paging: pagingMeta(false, undefined) } : { json: recordsJson(items) };
+    });
+  };
+}
+
+function slicePage(rows: Row[], keyOf: (row: Row) => CacheKey, page: PageRequest<CacheKey>): HandlerResult {
+  const r = pageOf(rows, keyOf, page);
+  return { json: recordsJson(r.items), paging: r.paging };
+}
+
+const isCacheKey = (v: unknown): v is CacheKey => isIntegerKey(v) || typeof v === 'string';
+
+function live(entry: Operation, answer: Live<Args>): Handler<Args> {
+  const shape = responseShaper(entry);
+  return async (ctx) => {
+    const result = await ctx.platform.session.request(answer.command, commandArgs(answer, ctx.args), ctx.deadline, { keyedRead: answer.keyedRead });
+    return { data: shape(result) };
+  };
+}
+
+function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
+  if (!entry.paged) throw new Error(`${entry.id}: a live page needs the entry's paging key`);
+  const fields = typeof entry.paged.key === 'string' ? [entry.paged.key] : [...entry.paged.key];
+  const itemShape = shapeRecord(String(entry.response).replace(/\[\]$/, ''));
+  const keyOf = (row: Row) => (fields.length === 1 ? row[fields[0]] : fields.map((f) => row[f])) as PageKey;
+  return async (ctx) => {
+    const args = commandArgs(answer, ctx.args) ?? {};
+    delete args.limit;
+    delete args.cursor;
+    if (answer.native) {
+      const page = pageRequest(ctx.args, isIntegerKey);
+      if (page.after !== undefined) args.after = page.after;
+      if (page.limit !== undefined) args.limit = page.limit + 1;
+      const got = await ctx.platform.session.request(answer.command, args, ctx.deadline) as { items?: unknown[]; hasMore?: boolean };
+      let items = (got?.items ?? []).map(itemShape) as Row[];
+      let hasMore = got?.hasMore === true;
+      if (page.limit !== undefined && items.length > page.limit) {
+        items = items.slice(0, page.limit);
+        hasMore = true;
+      }
+      return { data: items, paging: pagingMeta(hasMore, items.length ? keyOf(items[items.length - 1]) : undefined) };
+    }
+    const page = pageRequest(ctx.args, isPageKey(fields.length));
+    const got = await ctx.platform.session.request(answer.command, args, ctx.deadline);
+    const rows = (Array.isArray(got) ? got : []).map(itemShape) as Row[];
+    rows.sort((a, b) => compareTupleKeys(keyOf(a), keyOf(b)));
+    const r = pageOf(rows, keyOf, page);
+    return { data: r.items, paging: r.paging };
+  };
+}
+
+type PageKey = CacheKey | CacheKey[];
+
+function isPageKey(arity: number) {
+  return (v: unknown): v is PageKey => (arity === 1 ? isCacheKey(v) : Array.isArray(v) && v.length === arity && v.every(isCacheKey));
+}
+
+/** Fields of a contract record. */
+function fieldsOf(schema: string): string[] {
+  const s = (openapiComponents as Record<string, { properties?: Record<string, unknown> }>)[schema];
+  if (!s?.properties) throw new Error(`no contract record ${schema}`);
+  return Object.keys(s.properties);
+}
+
+function pick(record: Row, fields: readonly string[]): Row {
+  const out: Row = {};
+  for (const f of fields) if (record[f] !== undefined) out[f] = record[f];
+  return out;
+}
+
+function writeArgs(write: Replace<Args>['write'], args: Args, record: Row): Args {
+  if (write.args) return write.args(args, record);
+  const { body: _body, ...rest } = args;
+  return { ...rest, record };
+}
+
+async function readCurrent(ctx: HandlerContext<Args>, read: LiveCommand<Args>): Promise<Row> {
+  const current = await ctx.platform.session.request(read.command, commandArgs(read, ctx.args), ctx.deadline, { keyedRead: true });
+  const record = Array.isArray(current) ? current[0] : current;
+  if (!record || typeof record !== 'object') throw notFound(ctx.platform.family, 'record not found');
+  return record as Row;
+}
+
+/** Type 1: the current record read live, the DTO's supplied fields laid over it, the DTO's fields written back. */
+function replace(entry: Operation, answer: Replace<Args>): Handler<Args> {
+  const fields = fieldsOf(answer.dto);
+  const shape = responseShaper(entry);
+  return async (ctx) => {
+    const current = await readCurrent(ctx, answer.read);
+    const dto = (ctx.args.body ?? {}) as Row;
+    const merged = pick({ ...current, ...pick(dto, fields) }, fields);
+    const result = await ctx.platform.session.request(answer.write.command, writeArgs(answer.write, ctx.args, merged), ctx.deadline);
+    return { data: shape(result) };
+  };
+}
+
+/**
+ * Type 2: RFC 7386 merge patch. PF5 servers take the patch natively; for PF4 the current record is read, the patch
+ * merged over its DTO fields (a null member empties a text or number field: a fixed-shape record cannot lose one) and
+ * the result written back.
+ */
+function patch(entry: Operation, answer: Patch<Args>): Handler<Args> {
+  const shape = responseShaper(entry);
+  if (answer.native) {
+    const native = answer.native;
+    return async (ctx) => ({ data: shape(await ctx.platform.session.request(native.command, commandArgs(native, ctx.args), ctx.deadline)) });
+  }
+  if (!answer.read || !answer.write || !answer.dto) throw new Error(`${entry.id}: a read-merge-write patch needs read, write and dto`);
+  const { read, write } = answer;
+  const fields = fieldsOf(answer.dto);
+  return async (ctx) => {
+    const current = pick(await readCurrent(ctx, read), fields);
+    const body = ctx.args.body as Row;
+    const unknown = Object.keys(body).filter((f) => !fields.includes(f));
+    if (unknown.length) throw new OperationError('Validation', `body.${unknown[0]}: cannot be changed by this patch`);
+    const merged = mergePatch(current, body, (path) => {
+      const was = current[path];
+      return typeof was === 'number' ? 0 : typeof was === 'boolean' ? false : '';
+    });
+    const result = await ctx.platform.session.request(write.command, writeArgs(write, ctx.args, pick(merged, fields)), ctx.deadline);
+    return { data: shape(result) };
+  };
+}
+
+/** Whether a cursor decodes for a list paged by the given number of key fields (for tests and custom handlers). */
+export function validCursor(cursor: string, arity: number): boolean {
+  try {
+    decodeCursor(cursor, isPageKey(arity));
+    return true;
+  } catch {
+    return false;
+  }
+}

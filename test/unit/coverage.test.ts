@@ -1,0 +1,82 @@
+/**
+ * The v2 surface against the contract: every operation of the service spec (the contract's `inSeed` ones) has a
+ * catalog entry with the contract's method, path, parameters and response, a broker handler, and an end-to-end test
+ * under test/e2e/v2 that calls it by its catalog id.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { catalog, type Operation } from '../../shared/catalog/index.js';
+import { contractOperations, type ContractOperation } from '../../shared/records/contractOperations.js';
+import { openapiComponents } from '../../shared/records/contract.js';
+import { handlers } from '../../broker/handlers/registry.js';
+
+const spec = contractOperations.filter((o) => o.inSeed);
+const v2 = catalog.filter((e) => e.generation === 'v2');
+const shapeOf = (path: string) => path.replace(/\{\w+\}/g, '{}');
+const entryFor = (o: ContractOperation) => v2.find((e) => e.method === o.method && shapeOf(e.path) === shapeOf(o.path));
+
+const e2eDir = join(import.meta.dirname, '../e2e/v2');
+const e2eSource = readdirSync(e2eDir).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(join(e2eDir, f), 'utf8')).join('\n');
+
+/** The data schema of a contract envelope (`PF4UserApiResponse` → its `data`), nullability aside. */
+function envelopeData(name: string): Record<string, any> {
+  const data = (openapiComponents as Record<string, any>)[name]?.properties?.data;
+  if (!data) throw new Error(`no envelope ${name}`);
+  if (data.anyOf) return data.anyOf.find((s: any) => s.type !== 'null');
+  const type = Array.isArray(data.type) ? data.type.find((t: string) => t !== 'null') : data.type;
+  return { ...data, type };
+}
+
+function responseMatches(entry: Operation, envelope: string): boolean {
+  const data = envelopeData(envelope);
+  const r = entry.response;
+  if (typeof r === 'string') {
+    if (r.endsWith('[]')) return data.type === 'array' && data.items?.$ref?.endsWith(`/${r.slice(0, -2)}`);
+    return data.$ref?.endsWith(`/${r}`) ?? false;
+  }
+  return (r as { type?: unknown }).type === data.type || (data.type === undefined && Object.keys(data).length === 0);
+}
+
+describe('v2 coverage of the service spec', () => {
+  it('counts 147 PF4 and 12 PF5 operations in the spec', () => {
+    expect(spec.filter((o) => o.family === 'PF4')).toHaveLength(147);
+    expect(spec.filter((o) => o.family === 'PF5')).toHaveLength(12);
+  });
+
+  it('has a catalog entry for every spec operation, with its method and path', () => {
+    expect(spec.filter((o) => !entryFor(o)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
+  });
+
+  it('takes the contract parameters of every operation, and no others', () => {
+    const wrong: string[] = [];
+    for (const o of spec) {
+      const e = entryFor(o);
+      if (!e) continue;
+      const declared = [...Object.keys(e.params?.shape ?? {}), ...Object.keys(e.query?.shape ?? {})].filter((n) => n !== 'confirm').sort();
+      const expected = o.parameters.filter((p) => p.name !== 'confirm' && p.name !== 'tradePlatform').map((p) => p.name).sort();
+      if (JSON.stringify(declared) !== JSON.stringify(expected)) wrong.push(`${e.id}: ${declared.join(',')} ≠ ${expected.join(',')}`);
+      if (o.body !== (e.body !== undefined) && e.method !== 'PATCH') wrong.push(`${e.id}: body ${e.body !== undefined} ≠ ${o.body}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('publishes the contract response of every operation', () => {
+    const wrong = spec.map((o) => [o, entryFor(o)] as const).filter(([o, e]) => e && !responseMatches(e, o.response))
+      .map(([o, e]) => `${e!.id}: ${JSON.stringify(e!.response)} ≠ ${o.response}`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('has a broker handler for every spec operation', () => {
+    expect(spec.map(entryFor).filter((e) => e && !handlers.has(e.op)).map((e) => e!.id)).toEqual([]);
+  });
+
+  it('has an end-to-end test calling every spec operation by its catalog id', () => {
+    expect(spec.map(entryFor).filter((e) => e && !e2eSource.includes(`'${e.id}'`)).map((e) => e!.id)).toEqual([]);
+  });
+
+  it('serves no v2 operation the contract does not have', () => {
+    const known = new Set(contractOperations.map((o) => `${o.method} ${shapeOf(o.path)}`));
+    expect(v2.filter((e) => !known.has(`${e.method} ${shapeOf(e.path)}`)).map((e) => e.id)).toEqual([]);
+  });
+});
