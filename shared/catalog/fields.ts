@@ -1,13 +1,22 @@
 /**
  * Input schemas shared by many catalog entries, with the service spec's limits. Path and query values arrive as
- * strings, so numeric and boolean fields coerce.
+ * strings, so numeric, boolean and date-time fields convert: handlers receive numbers, booleans and ISO strings.
+ * Every message names the field and the rule (`login must be at least 1`).
  */
 import { z } from 'zod';
-import { INT32_MAX } from '../records/primitives.js';
+import { INT32_MAX, dateTime } from '../records/primitives.js';
+import { openapiComponents } from '../records/contract.js';
+import * as contract from '../records/contract.js';
 
 export const PAGE_LIMIT_MAX = 5000;
+const INT32_MIN = -2147483648;
 
 const digits = (what: string) => z.string().regex(/^\d+$/, `${what} must be a positive integer`);
+
+/** A whole number sent as text, within [min, max]. */
+export const intText = (what: string, min = INT32_MIN, max = INT32_MAX) =>
+  z.string().regex(/^-?\d+$/, `${what} must be an integer`).transform(Number)
+    .pipe(z.number().int().min(min, `${what} must be at least ${min}`).max(max, `${what} must be at most ${max}`));
 
 /** A positive 32-bit integer sent as a path or query string (PF4 logins, tickets, orders). */
 export const positiveInt32 = (what = 'value') =>
@@ -17,12 +26,43 @@ export const positiveInt32 = (what = 'value') =>
 export const positiveInt64 = (what = 'value') =>
   digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(Number.MAX_SAFE_INTEGER, `${what} is too large`));
 
+/** A zero-based position in a configuration list (0 .. int32 max). */
+export const position = (what = 'pos') => intText(what, 0, INT32_MAX);
+
+/** A finite number sent as text (prices). */
+export const numberText = (what: string) =>
+  z.string().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, `${what} must be a number`).transform(Number)
+    .pipe(z.number().refine(Number.isFinite, `${what} must be a finite number`));
+
+/** An ISO 8601 date-time sent as text; answered to the handler as the same ISO string. */
+export const dateTimeText = (what: string) =>
+  z.string().max(64, `${what} must be at most 64 characters`)
+    .refine((v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)), `${what} must be an ISO 8601 date-time`);
+
+/** Unix seconds as a 32-bit signed count from 1970 (0 .. 2038-01-19). */
+export const unixSeconds32 = (what: string) => intText(what, 0, INT32_MAX);
+
+/** A repeated query parameter of positive 32-bit integers (`?logins=1&logins=2`), 1 to `max` values. */
+export const int32List = (what: string, max = 100_000) =>
+  z.array(positiveInt32(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`);
+
+/** A repeated query parameter of positive 64-bit integers. */
+export const int64List = (what: string, max = 100_000) =>
+  z.array(positiveInt64(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`);
+
+/** One of the members of a contract enum, sent as its name. */
+export const enumText = <T extends readonly [string, ...string[]]>(what: string, members: T) =>
+  z.enum(members, { error: () => `${what} must be one of ${members.join(', ')}` });
+
 export const login32 = positiveInt32('login');
 export const login64 = positiveInt64('login');
 export const ticket32 = positiveInt32('ticket');
+export const order32 = positiveInt32('order');
 
 export const groupName = z.string().min(1, 'group must not be empty').max(16, 'group must be at most 16 characters');
 export const symbolName = z.string().min(1, 'symbol must not be empty').max(12, 'symbol must be at most 12 characters');
+/** A group or symbol mask: comma-separated names or patterns, `*` any run, a leading `!` excludes. */
+export const maskText = z.string().min(1, 'mask must not be empty').max(1024, 'mask must be at most 1024 characters');
 
 export const pageQuery = {
   limit: digits('limit').transform(Number)
@@ -31,4 +71,30 @@ export const pageQuery = {
   cursor: z.string().max(512, 'cursor must be at most 512 characters').optional(),
 };
 
-export const booleanQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
+export const booleanQuery = z.enum(['true', 'false'], { error: () => 'must be true or false' }).transform((v) => v === 'true');
+
+/** The `confirm` query of destructive operations (the edge checks it is `true` before validation). */
+export const confirmQuery = { confirm: booleanQuery.optional() };
+
+/** A contract record as a request body: the generated strict schema (an unknown field is refused, named). */
+export function contractBody(name: string): z.ZodType {
+  const schema = (contract as unknown as Record<string, z.ZodType>)[name];
+  if (!schema || !(name in (openapiComponents as Record<string, unknown>))) throw new Error(`no contract record ${name}`);
+  return schema;
+}
+
+/**
+ * A JSON merge patch (RFC 7386) of a contract record: a required JSON object whose members are fields of the record,
+ * each with the field's type or null. Unknown members and wrong types are refused naming the field.
+ */
+export function mergePatchBody(name: string, options: { immutable?: readonly string[] } = {}): z.ZodType<Record<string, unknown>> {
+  const record = contractBody(name) as z.ZodObject<any>;
+  const shape: Record<string, z.ZodType> = {};
+  for (const [field, schema] of Object.entries(record.shape as Record<string, z.ZodType>)) {
+    shape[field] = options.immutable?.includes(field)
+      ? z.never({ error: () => `${field} cannot be changed` }).optional()
+      : (schema as z.ZodOptional<z.ZodType>).unwrap().nullable().optional();
+  }
+  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : 'must be a JSON object (a merge patch)') })
+    .refine((v) => Object.keys(v).length > 0, 'a merge patch must change at least one field') as unknown as z.ZodType<Record<string, unknown>>;
+}
