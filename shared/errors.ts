@@ -12,6 +12,11 @@ export class OperationError extends Error {
     readonly code: WebApiErrorCode,
     message: string,
     readonly managerCode: number | null = null,
+    /**
+     * `data` the envelope carries beside the error, for the few operations the spec answers that way
+     * (`UserPasswordCheck`: false with the platform's refusal). Null for every other failure.
+     */
+    readonly data: unknown = null,
   ) {
     super(message);
     this.name = 'OperationError';

@@ -49,6 +49,8 @@ export interface CallFailed {
   outcome?: 'unknown';
   /** Set when the deadline passed, so the edge can tell a time-out from another failure. */
   timedOut?: boolean;
+  /** v2 `data` beside the error, when the operation answers one with its failure (see OperationError.data). */
+  data?: unknown;
 }
 
 export type ResultFrame = CallOk | CallFailed;

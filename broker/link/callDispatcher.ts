@@ -131,6 +131,7 @@ export class CallDispatcher {
     const answer: CallFailed = {
       id: frame.id, ok: false,
       error: { code: failure.code, managerCode: failure.managerCode, message: failure.message },
+      ...(failure.data !== null && failure.data !== undefined ? { data: failure.data } : {}),
     };
     // A mutating call that failed because the connection dropped under it may still have been applied.
     if (failure instanceof ConnectionLostError && MUTATING_OPS.has(frame.op)) {

@@ -28,6 +28,8 @@ export interface Failure {
   outcome?: 'unknown';
   /** The deadline passed (v1 answers 504 rather than 503). */
   timedOut?: boolean;
+  /** v2 `data` answered beside the error (null for almost every failure). */
+  data?: unknown;
 }
 
 /** How to shape an answer: the route's generation, the platform's family (names manager codes) and the trace. */
@@ -51,7 +53,7 @@ export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
   const headers: Record<string, string> = f.outcome === 'unknown' ? { [OUTCOME_HEADER]: 'unknown' } : {};
   const managerCode = ctx.family ? managerCodeName(ctx.family, f.managerCode) : f.managerCode;
   if (ctx.generation === 'v2') {
-    const body = { data: null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
+    const body = { data: f.data ?? null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
     return { status: 200, body: JSON.stringify(body), headers };
   }
   return { status: v1Status(f), body: JSON.stringify(v1ErrorBody(ctx, f, managerCode)), headers };

@@ -76,7 +76,7 @@ export class PlatformGateway extends DurableObject<Env> {
     );
     if (r.ok) return { response: success(ctx, r.data, r.paging), final: true };
     return {
-      response: failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut }),
+      response: failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data }),
       final: !r.outcome && FINAL_FAILURES.has(r.error.code),
     };
   }
