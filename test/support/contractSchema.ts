@@ -7,13 +7,30 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { openapiComponents } from '../../shared/records/contract.js';
+import * as contract from '../../shared/records/contract.js';
 import type { Operation } from '../../shared/catalog/index.js';
 
 const ROOT = 'https://contract.local/';
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 (formats as unknown as (a: Ajv2020) => void)(ajv);
 for (const f of ['int32', 'int64', 'double', 'float', 'byte']) ajv.addFormat(f, true);
-ajv.addSchema({ $id: ROOT, components: { schemas: openapiComponents } });
+ajv.addSchema({ $id: ROOT, components: { schemas: withFlagSets(openapiComponents) } });
+
+/**
+ * Flag-set enums (`flagSet` in the generated zod) carry the names of the set bits joined by ", " (`Enabled, Password`),
+ * as the contract's records are written and read; the published JSON Schema lists only the single members.
+ */
+function withFlagSets(components: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...components };
+  for (const [name, schema] of Object.entries(components)) {
+    const members = (schema as { enum?: string[] }).enum;
+    const zod = (contract as Record<string, { _zod?: { def?: { type?: string } } }>)[name];
+    if (!members || !zod || zod._zod?.def?.type === 'enum') continue;
+    const one = `(?:${[...members, 'Bit\\d{1,2}'].join('|')})`;
+    out[name] = { type: 'string', maxLength: 1024, pattern: `^\\s*${one}\\s*(?:,\\s*${one}\\s*)*$` };
+  }
+  return out;
+}
 
 const compiled = new Map<string, ValidateFunction>();
 
