@@ -14,6 +14,8 @@ import { handlers } from '../../broker/handlers/registry.js';
 const spec = contractOperations.filter((o) => o.inSeed);
 const v2 = catalog.filter((e) => e.generation === 'v2');
 const shapeOf = (path: string) => path.replace(/\{\w+\}/g, '{}');
+/** Bodies the service spec names that the contract leaves undeclared (ExternalCommandJSON: "body any JSON"). */
+const SPEC_BODIES = new Set(['POST /api/v2/PF4/{tradePlatform}/ExternalCommandJSON']);
 const entryFor = (o: ContractOperation) => v2.find((e) => e.method === o.method && shapeOf(e.path) === shapeOf(o.path));
 
 const e2eDir = join(import.meta.dirname, '../e2e/v2');
@@ -56,7 +58,7 @@ describe('v2 coverage of the service spec', () => {
       const declared = [...Object.keys(e.params?.shape ?? {}), ...Object.keys(e.query?.shape ?? {})].filter((n) => n !== 'confirm').sort();
       const expected = o.parameters.filter((p) => p.name !== 'confirm' && p.name !== 'tradePlatform').map((p) => p.name).sort();
       if (JSON.stringify(declared) !== JSON.stringify(expected)) wrong.push(`${e.id}: ${declared.join(',')} ≠ ${expected.join(',')}`);
-      if (o.body !== (e.body !== undefined) && e.method !== 'PATCH') wrong.push(`${e.id}: body ${e.body !== undefined} ≠ ${o.body}`);
+      if (o.body !== (e.body !== undefined) && e.method !== 'PATCH' && !SPEC_BODIES.has(`${o.method} ${o.path}`)) wrong.push(`${e.id}: body ${e.body !== undefined} ≠ ${o.body}`);
     }
     expect(wrong).toEqual([]);
   });

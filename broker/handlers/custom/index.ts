@@ -2,9 +2,11 @@
 import type { Handler } from '../handler.js';
 import type { Binding } from './bind.js';
 import { commonBindings } from './common.js';
+import { pf4BackupBindings } from './pf4Backup.js';
+import { pf4ReportsBindings } from './pf4Reports.js';
 import { pf4ServerAdminBindings } from './pf4ServerAdmin.js';
 
-const all: readonly Binding[] = [...commonBindings, ...pf4ServerAdminBindings];
+const all: readonly Binding[] = [...commonBindings, ...pf4ServerAdminBindings, ...pf4ReportsBindings, ...pf4BackupBindings];
 
 export const customHandlers: ReadonlyMap<string, Handler> = new Map(all.map(([op, run]) => {
   if (all.filter(([o]) => o === op).length > 1) throw new Error(`handler ${op} bound twice`);

@@ -1,8 +1,16 @@
-/** v2 PF4 Plugins. */
+/** v2 PF4 Plugins: the JSON command channel to server plugins. */
+import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
-export const plugins = {
-};
+/** Any JSON value (null included); only an absent body is refused. */
+const anyJsonBody = z.unknown().refine((v) => v !== undefined, 'a JSON body is required (any JSON value, passed to the plugin as is)');
 
-void defineOperation; void v2;
+export const plugins = {
+  ExternalCommandJSON: defineOperation({
+    name: 'ExternalCommandJSON', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ExternalCommandJSON`,
+    tag: 'Plugins', summary: 'Passes the JSON body verbatim to the first plugin that answers with success and returns that plugin\'s answer.',
+    body: anyJsonBody, response: {}, timeout: 'maintenance', read: 'live', mutating: true,
+    answer: { kind: 'live', command: 'ExternalCommandJSON', args: (a) => ({ payload: a.body }) },
+  }),
+};
