@@ -1,8 +1,49 @@
 /** v2 PF4 Prices: last ticks, tick history, chart bars and their edits. */
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
-import { symbolName } from '../../fields.js';
+import { contractBody, dateTimeText, enumText, symbolName } from '../../fields.js';
+import { ChartPeriodMembers, RequestModeMembers, TickRequestFlagsMembers } from '../../../records/contract.js';
 import { V2_PF4 as v2 } from '../paths.js';
+
+/** A date-time query value read as UTC: one without an offset is taken as UTC; answered as an ISO string in Z. */
+const utcDateTime = (what: string) =>
+  dateTimeText(what).transform((v) => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`).toISOString());
+
+const period = enumText('period', ChartPeriodMembers);
+
+/** Tick request flags: one member or several joined by commas (`Raw, Normal`); `All` is both. */
+const tickFlags = z.string().max(64, 'flags must be at most 64 characters')
+  .refine((v) => v.split(',').map((p) => p.trim()).every((p) => (TickRequestFlagsMembers as readonly string[]).includes(p)),
+    `flags must be ${TickRequestFlagsMembers.join(', ')} or several of them joined by ", "`)
+  .transform((v) => [...new Set(v.split(',').map((p) => p.trim()))].join(', '));
+
+/** A time window `start`..`end` whose end, when both are given, is not before its start. */
+const window = <T extends z.ZodRawShape>(shape: T) => z.object(shape).superRefine((q: Record<string, unknown>, ctx) => {
+  if (typeof q.start === 'string' && typeof q.end === 'string' && Date.parse(q.end) < Date.parse(q.start)) {
+    ctx.addIssue({ code: 'custom', path: ['end'], message: 'end must not be before start' });
+  }
+});
+
+/** The bars of a chart write: a non-empty list, each with its bar time; prices required where the server needs them. */
+const chartWriteBody = (pricesRequired: boolean) => (contractBody('PF4ChartWriteRequest') as z.ZodType<{ rates?: Array<Record<string, unknown>> | null }>)
+  .superRefine((body, ctx) => {
+    const rates = body.rates;
+    if (!rates || rates.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['rates'], message: 'rates must list at least one bar' });
+      return;
+    }
+    if (rates.length > 100_000) ctx.addIssue({ code: 'custom', path: ['rates'], message: 'rates must list at most 100000 bars' });
+    rates.forEach((bar, i) => {
+      if (bar.time === undefined) ctx.addIssue({ code: 'custom', path: ['rates', i, 'time'], message: 'time is required' });
+      if (!pricesRequired) return;
+      for (const field of ['open', 'high', 'low', 'close']) {
+        if (bar[field] === undefined) ctx.addIssue({ code: 'custom', path: ['rates', i, field], message: `${field} is required` });
+      }
+    });
+  });
+
+const symbolPath = z.object({ symbol: symbolName });
+const periodQuery = z.object({ period: period.optional() });
 
 export const prices = {
   TickInfoLastSymbol: defineOperation({
@@ -10,5 +51,62 @@ export const prices = {
     tag: 'Prices', summary: 'Last bid/ask of a symbol from the cache; not-found envelope when it has none.',
     params: z.object({ symbol: symbolName }), response: 'PF4TickInfo', timeout: 'read', read: 'cached',
     answer: { kind: 'cachedRecord', table: 'ticks', key: 'symbol', what: 'no quote for symbol' },
+  }),
+  TickInfoLast: defineOperation({
+    name: 'TickInfoLast', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TickInfoLast`,
+    tag: 'Prices', summary: 'Last tick of every symbol with quotes, from the cache, by symbol name; empty list when none.',
+    response: 'PF4TickInfo[]', timeout: 'read', read: 'cached',
+    answer: { kind: 'cachedList', table: 'ticks' },
+  }),
+  TicksRequest: defineOperation({
+    name: 'TicksRequest', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TicksRequest/{symbol}`,
+    tag: 'Prices',
+    summary: 'Live tick history of a symbol in [start, end] (UTC; start defaults to the epoch, end to now), oldest first; flags Raw (manager ticks), Normal (feed ticks) or All (default).',
+    params: symbolPath,
+    query: window({ start: utcDateTime('start').optional(), end: utcDateTime('end').optional(), flags: tickFlags.optional() }),
+    response: 'PF4TickRecord[]', timeout: 'history', read: 'live',
+    answer: {
+      kind: 'live', command: 'TicksRequest',
+      args: (a) => ({ symbol: a.symbol, start: a.start ?? new Date(0).toISOString(), end: a.end, flags: a.flags ?? 'All' }),
+    },
+  }),
+  ChartRequest: defineOperation({
+    name: 'ChartRequest', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/ChartRequest/{symbol}`,
+    tag: 'Prices',
+    summary: 'Live chart bars of a symbol and period (default M1) in the window start..end (UTC; default epoch..now); mode default RangeInExcludeOutOfRage (bars wholly inside the window).',
+    params: symbolPath,
+    query: window({
+      period: period.optional(), start: utcDateTime('start').optional(), end: utcDateTime('end').optional(),
+      mode: enumText('mode', RequestModeMembers).default('RangeInExcludeOutOfRage'),
+    }),
+    response: 'PF4ChartBar[]', timeout: 'history', read: 'live',
+    answer: { kind: 'live', command: 'ChartRequest' },
+  }),
+  ChartAdd: defineOperation({
+    name: 'ChartAdd', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ChartAdd/{symbol}`,
+    tag: 'Prices', summary: 'Appends bars to a symbol\'s chart of the period (default M1), replacing bars of the same time; rates must not be empty.',
+    params: symbolPath, query: periodQuery, body: chartWriteBody(true),
+    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
+    answer: { kind: 'live', command: 'ChartAdd' },
+  }),
+  ChartUpdate: defineOperation({
+    name: 'ChartUpdate', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ChartUpdate/{symbol}`,
+    tag: 'Prices', summary: 'Overwrites the bars matched by time; bars without a match are silently ignored; rates must not be empty.',
+    params: symbolPath, query: periodQuery, body: chartWriteBody(true),
+    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
+    answer: { kind: 'live', command: 'ChartUpdate' },
+  }),
+  ChartDelete: defineOperation({
+    name: 'ChartDelete', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ChartDelete/{symbol}`,
+    tag: 'Prices', summary: 'Deletes the bars of the given times (matched by time only; OHLC values may be 0 or absent); rates must not be empty.',
+    params: symbolPath, query: periodQuery, body: chartWriteBody(false),
+    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
+    answer: { kind: 'live', command: 'ChartDelete' },
+  }),
+  HistoryCorrect: defineOperation({
+    name: 'HistoryCorrect', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/HistoryCorrect/{symbol}`,
+    tag: 'Prices', summary: 'Repairs the symbol\'s history for every period and answers the count of bars corrected (0 is valid); needs Administrator rights.',
+    params: symbolPath, response: { type: 'integer', format: 'int32' }, timeout: 'maintenance', read: 'live', mutating: true,
+    answer: { kind: 'live', command: 'HistoryCorrect' },
   }),
 };
