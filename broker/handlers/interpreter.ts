@@ -215,13 +215,15 @@ function patch(entry: Operation, answer: Patch<Args>): Handler<Args> {
   if (!answer.read || !answer.write || !answer.dto) throw new Error(`${entry.id}: a read-merge-write patch needs read, write and dto`);
   const { read, write } = answer;
   const fields = fieldsOf(answer.dto);
+  // The DTO's empty record: the type of a field the server's record lacks, so that null empties it by its type too.
+  const emptyDto = shapeRecord(answer.dto)({}) as Row;
   return async (ctx) => {
     const current = pick(await readCurrent(ctx, read), fields);
     const body = ctx.args.body as Row;
     const unknown = Object.keys(body).filter((f) => !fields.includes(f));
     if (unknown.length) throw new OperationError('Validation', `body.${unknown[0]}: cannot be changed by this patch`);
     const merged = mergePatch(current, body, (path) => {
-      const was = current[path];
+      const was = current[path] ?? emptyDto[path];
       return typeof was === 'number' ? 0 : typeof was === 'boolean' ? false : '';
     });
     const result = await ctx.platform.session.request(write.command, writeArgs(write, ctx.args, pick(merged, fields)), ctx.deadline);
