@@ -1,0 +1,401 @@
+/**
+ * v2 PF4 Backup, Server Admin, Plugins and Common end to end. Values are checked against the simulator's own state,
+ * read (and, to set up a case, changed) with a manager session of the test's own. The feeder restart (a tick gap) and
+ * the server restart (the manager session drops) run last, in their own describe.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { eventually, stackForFile, waitHealthy, type Client } from '../support.js';
+import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
+
+type Row = Record<string, any>;
+
+let c: Client;
+let sim: ManagerClient;
+const setup = stackForFile();
+
+async function connectSim(): Promise<ManagerClient> {
+  const client = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
+  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
+  await client.ok('login', { login: 1000, password, pump: false });
+  return client;
+}
+
+beforeAll(async () => {
+  c = setup.client;
+  sim = await connectSim();
+});
+afterAll(() => sim?.close());
+
+/** Journal messages written since `since` (read straight from the server). */
+async function journalSince(since: string, filter?: string): Promise<string[]> {
+  const lines = await sim.ok<Row[]>('JournalRequest', { from: since, ...(filter ? { filter } : {}) });
+  return lines.map((l) => l.message as string);
+}
+
+const logins = async () => (await sim.ok<{ items: Row[] }>('UsersRequest', {})).items.map((u) => u.login as number);
+
+describe('v2.PF4.ManagerCommon', () => {
+  it('answers the server\'s common settings as the server holds them', async () => {
+    const common = await ok<Row>(c, 'v2.PF4.ManagerCommon');
+    const server = await sim.ok<Row>('ManagerCommon');
+    expect(common).toEqual({ name: server.name, owner: server.owner, build: server.build, version: server.version, timeZone: server.timeZone });
+    expect(common.build).toBe(1420);
+  });
+});
+
+describe('v2.PF4.JournalRequest', () => {
+  it('answers the lines since from, only those containing the filter (any case), and of the mode asked', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const [a, b] = await logins();
+    const token = `Journal-Probe-${Date.now()}`;
+    await sim.ok('NotificationsSend', { record: { logins: [a, b], message: `${token} first` } });
+    await sim.ok('NotificationsSend', { record: { logins: [a], message: `${token} second` } });
+
+    const filtered = await ok<Row[]>(c, 'v2.PF4.JournalRequest', { query: { from: since, filter: token.toLowerCase() } });
+    expect(filtered.map((l) => l.message)).toEqual([
+      `notification to 2 accounts (${a}, ${b}): ${token} first`,
+      `notification to 1 accounts (${a}): ${token} second`,
+    ]);
+    expect(filtered.every((l) => l.code === 'Standard' && typeof l.time === 'string')).toBe(true);
+
+    // Without a filter: every line of the (closed) window as the server holds them, ours among them; mode Full by default.
+    const to = new Date().toISOString();
+    const all = await ok<Row[]>(c, 'v2.PF4.JournalRequest', { query: { from: since, to } });
+    expect(all.length).toBeGreaterThanOrEqual(2);
+    expect(all).toEqual(await sim.ok<Row[]>('JournalRequest', { from: since, to }));
+    expect(all.map((l) => l.message)).toEqual(expect.arrayContaining(filtered.map((l) => l.message)));
+
+    // A mode keeps only its own lines: the manager logins, and none of the notifications.
+    const logs = await ok<Row[]>(c, 'v2.PF4.JournalRequest', { query: { from: '2000-01-01T00:00:00Z', mode: 'Logins' } });
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs.every((l) => l.code === 'Logins')).toBe(true);
+    expect(await ok<Row[]>(c, 'v2.PF4.JournalRequest', { query: { from: since, mode: 'Trades', filter: token } })).toEqual([]);
+    // A window that ends before the probe holds none of it.
+    expect(await ok<Row[]>(c, 'v2.PF4.JournalRequest', { query: { from: '2000-01-01T00:00:00Z', to: since, filter: token } })).toEqual([]);
+  });
+
+  it('refuses a bad mode, from, to or filter, naming the field', async () => {
+    await refuses(c, 'v2.PF4.JournalRequest', 'mode', { query: { mode: 'Everything' } });
+    await refuses(c, 'v2.PF4.JournalRequest', 'from', { query: { from: 'today' } });
+    await refuses(c, 'v2.PF4.JournalRequest', 'to', { query: { from: '2025-01-02T00:00:00Z', to: '2025-01-01T00:00:00Z' } });
+    await refuses(c, 'v2.PF4.JournalRequest', 'filter', { query: { filter: 'x'.repeat(257) } });
+  });
+});
+
+describe('v2.PF4.ExternalCommandJSON', () => {
+  /** The plugin entries as the server holds them, and a writer for one of them. */
+  const plugins = async () => sim.ok<Row[]>('CfgRequestPlugin');
+  const setAccess = async (file: string, managerAccess: number) => {
+    const entry = (await plugins()).find((p) => p.plugin.file === file)!;
+    await sim.ok('CfgUpdatePlugin', { record: { ...entry, plugin: { ...entry.plugin, managerAccess } } });
+  };
+
+  it('passes any JSON body verbatim to the first plugin that answers, and returns its answer', async () => {
+    const body = { command: 'status', args: [1, 'two', { three: 3.5 }], flag: true, none: null };
+    expect(await ok(c, 'v2.PF4.ExternalCommandJSON', { body })).toEqual({ plugin: 'Echo', received: body });
+    expect(await ok(c, 'v2.PF4.ExternalCommandJSON', { body: [1, 2, 3] })).toEqual({ plugin: 'Echo', received: [1, 2, 3] });
+    expect(await ok(c, 'v2.PF4.ExternalCommandJSON', { body: 'ping' })).toEqual({ plugin: 'Echo', received: 'ping' });
+  });
+
+  it('answers from the next plugin open to managers, and fails with the server code when none answers', async () => {
+    try {
+      await setAccess('echo.dll', 0);
+      const none = await fails(c, 'v2.PF4.ExternalCommandJSON', { body: { command: 'status' } });
+      expect(none).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+      await setAccess('risk.dll', 1);
+      expect(await ok(c, 'v2.PF4.ExternalCommandJSON', { body: { command: 'limits' } })).toEqual({ plugin: 'Risk limits', received: { command: 'limits' } });
+    } finally {
+      await setAccess('echo.dll', 1);
+      await setAccess('risk.dll', 0);
+    }
+  });
+
+  it('refuses a call without a body, and a body that is not JSON, naming body', async () => {
+    await refuses(c, 'v2.PF4.ExternalCommandJSON', 'body');
+    await refuses(c, 'v2.PF4.ExternalCommandJSON', 'body', { rawBody: '{"command": ' });
+  });
+});
+
+describe('v2.PF4.LicenseCheck', () => {
+  it('answers true for a licensed module and false for another', async () => {
+    expect(await ok(c, 'v2.PF4.LicenseCheck', { params: { licenseName: 'Backup' } })).toBe(true);
+    expect(await ok(c, 'v2.PF4.LicenseCheck', { params: { licenseName: 'Manager' } })).toBe(true);
+    expect(await ok(c, 'v2.PF4.LicenseCheck', { params: { licenseName: 'Teleporter' } })).toBe(false);
+    await refuses(c, 'v2.PF4.LicenseCheck', 'licenseName', { params: { licenseName: 'L'.repeat(65) } });
+  });
+});
+
+describe('v2.PF4.NotificationsSend', () => {
+  it('sends the message to the listed accounts, as the server records it', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const [a, b, d] = await logins();
+    const message = `Margin review ${Date.now()}`;
+    expect(await ok(c, 'v2.PF4.NotificationsSend', { body: { logins: [a, b, d], message } })).toBe(true);
+    expect(await journalSince(since, message)).toEqual([`notification to 3 accounts (${a}, ${b}, ${d}): ${message}`]);
+  });
+
+  it('answers the server\'s refusal for an unknown account, sending nothing', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const [a] = await logins();
+    const message = `Nobody ${Date.now()}`;
+    expect(await fails(c, 'v2.PF4.NotificationsSend', { body: { logins: [a, 99_999_999], message } }))
+      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(await journalSince(since, message)).toEqual([]);
+  });
+
+  it('refuses a missing, empty or too long message and an empty login list, naming the field', async () => {
+    const [a] = await logins();
+    await refuses(c, 'v2.PF4.NotificationsSend', 'body.message', { body: { logins: [a] } });
+    await refuses(c, 'v2.PF4.NotificationsSend', 'body.message', { body: { logins: [a], message: '' } });
+    await refuses(c, 'v2.PF4.NotificationsSend', 'body.message', { body: { logins: [a], message: 'm'.repeat(256) } });
+    await refuses(c, 'v2.PF4.NotificationsSend', 'body.logins', { body: { logins: [], message: 'hi' } });
+    await refuses(c, 'v2.PF4.NotificationsSend', 'body.logins', { body: { logins: [0], message: 'hi' } });
+    await refuses(c, 'v2.PF4.NotificationsSend', 'body', { body: { logins: [a], message: 'hi', urgent: true } });
+  });
+});
+
+describe('v2.PF4.SrvFeeders', () => {
+  const feeders = async () => sim.ok<Row[]>('CfgRequestFeeder');
+  const setEnable = async (name: string, enable: number) => {
+    const entry = (await feeders()).find((f) => f.name === name)!;
+    await sim.ok('CfgUpdateFeeder', { record: { ...entry, enable } });
+  };
+
+  it('pages the running feeders by name, credential excluded, and leaves out a stopped one', async () => {
+    const configured = await feeders();
+    const running = configured.filter((f) => f.enable === 1).map((f) => f.name as string).sort();
+    const { items, pages } = await allPages<Row>(c, 'v2.PF4.SrvFeeders', 1);
+    expect(items.map((f) => f.name)).toEqual(running);
+    expect(pages).toBe(running.length);
+    expect(items.every((f) => !('password' in f) && !('feederPassword' in f))).toBe(true);
+    const main = configured.find((f) => f.name === 'Main quotes')!;
+    expect(items.find((f) => f.name === 'Main quotes')).toMatchObject({ file: main.file, server: main.server, dataFeedMode: main.dataFeedMode, timeout: main.timeout });
+    expect(await ok<Row[]>(c, 'v2.PF4.SrvFeeders')).toEqual(items);
+
+    try {
+      await setEnable('News wire', 0);
+      expect((await ok<Row[]>(c, 'v2.PF4.SrvFeeders')).map((f) => f.name)).toEqual(running.filter((n) => n !== 'News wire'));
+    } finally {
+      await setEnable('News wire', 1);
+    }
+  });
+
+  it('refuses a tampered cursor and a limit out of range', async () => {
+    await refusesTamperedCursor(c, 'v2.PF4.SrvFeeders');
+    await refuses(c, 'v2.PF4.SrvFeeders', 'limit', { query: { limit: 0 } });
+  });
+});
+
+describe('v2.PF4.SrvFeederLog', () => {
+  it('answers the log of a configured feeder, NotFound for another name', async () => {
+    const log = await ok<string>(c, 'v2.PF4.SrvFeederLog', { params: { name: 'Main quotes' } });
+    expect(log.split('\n').map((l) => l.replace(/^\S+ /, ''))).toEqual(['Main quotes: connected', 'Main quotes: receiving data']);
+    expect(await fails(c, 'v2.PF4.SrvFeederLog', { params: { name: 'Nonexistent feed' } })).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    await refuses(c, 'v2.PF4.SrvFeederLog', 'name', { params: { name: 'n'.repeat(129) } });
+  });
+});
+
+describe('v2.PF4.BackupInfoUsers and v2.PF4.BackupInfoOrders', () => {
+  it('lists the backup files of each mode with the sizes of what they hold', async () => {
+    for (const mode of [0, 1]) {
+      const users = await ok<Row[]>(c, 'v2.PF4.BackupInfoUsers', { params: { mode } });
+      expect(users).toEqual(await sim.ok<Row[]>('BackupInfoUsers', { mode }));
+      expect(users.length).toBeGreaterThan(0);
+      expect(users.every((f) => f.file.startsWith(mode === 0 ? 'full-' : 'archive-'))).toBe(true);
+      const orders = await ok<Row[]>(c, 'v2.PF4.BackupInfoOrders', { params: { mode } });
+      expect(orders.map((f) => f.file)).toEqual(users.map((f) => f.file));
+      const file = users[0].file as string;
+      const held = await sim.ok<Row[]>('BackupRequestUsers', { file });
+      expect(users[0].size).toBe(held.length * 512);
+      expect(orders[0].size).toBe((await sim.ok<Row[]>('BackupRequestOrders', { file })).length * 256);
+    }
+  });
+
+  it('refuses a mode other than 0 or 1, naming mode', async () => {
+    await refuses(c, 'v2.PF4.BackupInfoUsers', 'mode', { params: { mode: 2 } });
+    await refuses(c, 'v2.PF4.BackupInfoOrders', 'mode', { params: { mode: 'full' } });
+  });
+});
+
+describe('v2.PF4.BackupRequestUsers', () => {
+  it('answers the accounts a file holds, filtered by the group mask and cut at limit', async () => {
+    const [{ file }] = await ok<Row[]>(c, 'v2.PF4.BackupInfoUsers', { params: { mode: 0 } });
+    const server = await sim.ok<Row[]>('BackupRequestUsers', { file });
+    const all = await ok<Row[]>(c, 'v2.PF4.BackupRequestUsers', { params: { file } });
+    expect(all.map((u) => u.login)).toEqual(server.map((u) => u.login));
+    expect(all[0]).toMatchObject({ login: server[0].login, group: server[0].group, name: server[0].name, balance: server[0].balance });
+    const real = await ok<Row[]>(c, 'v2.PF4.BackupRequestUsers', { params: { file }, query: { request: 'real\\*,!real\\vip' } });
+    expect(real.map((u) => u.login)).toEqual(server.filter((u) => u.group.startsWith('real\\') && u.group !== 'real\\vip').map((u) => u.login));
+    expect(real.length).toBeGreaterThan(0);
+    expect((await ok<Row[]>(c, 'v2.PF4.BackupRequestUsers', { params: { file }, query: { limit: 5 } })).map((u) => u.login))
+      .toEqual(server.slice(0, 5).map((u) => u.login));
+  });
+
+  it('answers NotFound for an unknown file and refuses a bad limit, naming it', async () => {
+    expect(await fails(c, 'v2.PF4.BackupRequestUsers', { params: { file: 'full-19990101T0000.bak' } })).toMatchObject({ code: 'NotFound' });
+    await refuses(c, 'v2.PF4.BackupRequestUsers', 'limit', { params: { file: 'x.bak' }, query: { limit: 0 } });
+    await refuses(c, 'v2.PF4.BackupRequestUsers', 'file', { params: { file: 'f'.repeat(257) } });
+  });
+});
+
+describe('v2.PF4.BackupRequestOrders', () => {
+  it('answers the open trades a file holds, cut at limit', async () => {
+    const [{ file }] = await ok<Row[]>(c, 'v2.PF4.BackupInfoOrders', { params: { mode: 0 } });
+    const server = await sim.ok<Row[]>('BackupRequestOrders', { file });
+    const all = await ok<Row[]>(c, 'v2.PF4.BackupRequestOrders', { params: { file } });
+    expect(all.map((t) => t.order)).toEqual(server.map((t) => t.order));
+    expect(all[0]).toMatchObject({ order: server[0].order, login: server[0].login, symbol: server[0].symbol, openPrice: server[0].openPrice });
+    expect((await ok<Row[]>(c, 'v2.PF4.BackupRequestOrders', { params: { file }, query: { limit: 3 } })).map((t) => t.order))
+      .toEqual(server.slice(0, 3).map((t) => t.order));
+    expect(await fails(c, 'v2.PF4.BackupRequestOrders', { params: { file: 'archive-19990101T0000.bak' } })).toMatchObject({ code: 'NotFound' });
+    await refuses(c, 'v2.PF4.BackupRequestOrders', 'limit', { params: { file }, query: { limit: 'all' } });
+  });
+});
+
+describe('v2.PF4.BackupRestoreUsers', () => {
+  it('creates and overwrites accounts from the records, as UserRecordRequest then shows', async () => {
+    const existing = (await logins())[7];
+    const before = await sim.ok<Row>('UserRecordRequest', { login: existing });
+    const fresh = 190_001;
+    expect((await sim.fails('UserRecordRequest', { login: fresh })).message).toMatch(/not found/);
+    const records = [
+      { login: fresh, group: 'real\\vip', name: 'Restored Holder', email: 'restored@example.com', country: 'Norway', leverage: 50, balance: 1234.5, credit: 10, enable: 1, enableReadOnly: 0 },
+      { login: existing, name: 'Renamed From Backup', email: 'renamed@example.com', leverage: 200, enable: 0 },
+    ];
+    expect(await ok(c, 'v2.PF4.BackupRestoreUsers', { query: { confirm: true }, body: records })).toBe(true);
+
+    const created = await ok<Row>(c, 'v2.PF4.UserRecordRequest', { params: { login: fresh } });
+    expect(created).toMatchObject({ login: fresh, group: 'real\\vip', name: 'Restored Holder', email: 'restored@example.com', country: 'Norway', leverage: 50, balance: 1234.5, credit: 10, enableFlags: 1 });
+    const updated = await ok<Row>(c, 'v2.PF4.UserRecordRequest', { params: { login: existing } });
+    expect(updated).toMatchObject({ login: existing, name: 'Renamed From Backup', email: 'renamed@example.com', leverage: 200, enableFlags: 0,
+      group: before.group, country: before.country, balance: before.balance });
+  });
+
+  it('restores nothing when any record is refused by the server', async () => {
+    const records = [{ login: 190_002, name: 'Would Be Restored' }, { login: 190_003, group: 'no\\such' }];
+    expect(await fails(c, 'v2.PF4.BackupRestoreUsers', { query: { confirm: true }, body: records })).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.UserRecordRequest', { params: { login: 190_002 } })).toMatchObject({ code: 'NotFound' });
+  });
+
+  it('is refused without confirm=true, and for a batch outside 1..10000 or a bad record, naming the field', async () => {
+    const refusal = await refuses(c, 'v2.PF4.BackupRestoreUsers', 'confirm', { body: [{ login: 190_004, name: 'No Confirm' }] });
+    expect(refusal).toMatch(/confirm/);
+    expect(await fails(c, 'v2.PF4.UserRecordRequest', { params: { login: 190_004 } })).toMatchObject({ code: 'NotFound' });
+    await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body', { query: { confirm: true }, body: [] });
+    await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body', { query: { confirm: true }, body: Array.from({ length: 10_001 }, (_, i) => ({ login: 200_000 + i })) });
+    await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body', { query: { confirm: true }, body: { login: 190_005 } });
+    await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body.0.login', { query: { confirm: true }, body: [{ login: 0 }] });
+    await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body.1.login', { query: { confirm: true }, body: [{ login: 190_006 }, { name: 'No login' }] });
+    await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body.0', { query: { confirm: true }, body: [{ login: 190_007, password: 'secret' }] });
+  });
+});
+
+describe('v2.PF4.BackupRestoreOrders', () => {
+  it('answers one result per input in input order: restored, refused ones 0, each with its ticket', async () => {
+    const symbols = await sim.ok<Row[]>('SymbolsRequest');
+    const symbol = symbols[0].symbol as string;
+    const open = (await sim.ok<{ items: Row[] }>('TradesRequest', { limit: 1 })).items[0];
+    const login = (await logins())[11];
+    const balanceBefore = (await sim.ok<Row>('UserRecordRequest', { login })).balance;
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    const inputs = [
+      { order: 7_000_001, login, symbol, tradeCommand: 'Buy', volume: 10, openPrice: 1.2345, openTime: hourAgo, magic: 7, comment: 'restored open' },
+      { order: open.order, login: open.login, symbol: open.symbol, tradeCommand: 'Buy', volume: 10, openPrice: 1 },
+      { order: 7_000_002, login, symbol, tradeCommand: 'Sell', volume: 20, openPrice: 1.3, closePrice: 1.29, openTime: hourAgo, closeTime: now, profit: 12.5 },
+      { order: 7_000_003, login: 99_999_999, symbol, tradeCommand: 'Buy', volume: 10 },
+      { order: 7_000_004, login, symbol: 'NOSUCH', tradeCommand: 'Buy', volume: 10 },
+      { login, symbol, tradeCommand: 'Buy', volume: 10 },
+    ];
+    const results = await ok<Row[]>(c, 'v2.PF4.BackupRestoreOrders', { query: { confirm: true }, body: inputs });
+    expect(results).toEqual([
+      { order: 7_000_001, res: 1 }, { order: open.order, res: 0 }, { order: 7_000_002, res: 1 },
+      { order: 7_000_003, res: 0 }, { order: 7_000_004, res: 0 }, { order: 0, res: 0 },
+    ]);
+
+    // The open one is an open trade again, the closed one is in the history, and the balance did not move.
+    expect(await sim.ok<Row>('TradeRecordRequest', { order: 7_000_001 })).toMatchObject({ login, symbol, tradeCommand: 'Buy', volume: 10, openPrice: 1.2345, magic: 7, tradeRecordState: 'OpenRestored' });
+    const history = await sim.ok<Row[]>('TradesUserHistory', { login });
+    expect(history.find((r) => r.order === 7_000_002)).toMatchObject({ tradeCommand: 'Sell', closePrice: 1.29, profit: 12.5 });
+    expect((await sim.ok<Row>('UserRecordRequest', { login })).balance).toBe(balanceBefore);
+    expect((await sim.fails('TradeRecordRequest', { order: 7_000_003 })).message).toMatch(/not found/);
+
+    // Restoring the same tickets again refuses each of them.
+    const again = await ok<Row[]>(c, 'v2.PF4.BackupRestoreOrders', { query: { confirm: true }, body: [inputs[2], inputs[0]] });
+    expect(again).toEqual([{ order: 7_000_002, res: 0 }, { order: 7_000_001, res: 0 }]);
+  });
+
+  it('is refused without confirm=true, and for a batch outside 1..10000 or a bad record, naming the field', async () => {
+    const login = (await logins())[12];
+    await refuses(c, 'v2.PF4.BackupRestoreOrders', 'confirm', { body: [{ order: 7_000_010, login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10 }] });
+    expect((await sim.fails('TradeRecordRequest', { order: 7_000_010 })).message).toMatch(/not found/);
+    await refuses(c, 'v2.PF4.BackupRestoreOrders', 'body', { query: { confirm: true }, body: [] });
+    await refuses(c, 'v2.PF4.BackupRestoreOrders', 'body', { query: { confirm: true }, body: Array.from({ length: 10_001 }, (_, i) => ({ order: 8_000_000 + i })) });
+    await refuses(c, 'v2.PF4.BackupRestoreOrders', 'body.0.tradeCommand', { query: { confirm: true }, body: [{ order: 7_000_011, tradeCommand: 'Hold' }] });
+    await refuses(c, 'v2.PF4.BackupRestoreOrders', 'body.0.symbol', { query: { confirm: true }, body: [{ order: 7_000_012, symbol: 'S'.repeat(13) }] });
+  });
+});
+
+describe('v2.PF4.SrvChartsSync and v2.PF4.SrvLiveUpdateStart', () => {
+  it('syncs the chart history of every symbol, as the server journal records', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const symbols = await sim.ok<Row[]>('CfgRequestSymbol');
+    expect(await ok(c, 'v2.PF4.SrvChartsSync', { query: { confirm: true } })).toBe(true);
+    const lines = await journalSince(since, 'charts synchronized');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^charts synchronized: \\d+ bars of ${symbols.length} symbols corrected$`));
+    // Idempotent: a second sync corrects nothing.
+    expect(await ok(c, 'v2.PF4.SrvChartsSync', { query: { confirm: true } })).toBe(true);
+    expect((await journalSince(since, 'charts synchronized'))[1]).toMatch(/^charts synchronized: 0 bars of/);
+  });
+
+  it('starts the LiveUpdate broadcast of every enabled entry', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const enabled = (await sim.ok<Row[]>('CfgRequestLiveUpdate')).filter((l) => l.enable === 1);
+    expect(enabled.length).toBeGreaterThan(0);
+    expect(await ok(c, 'v2.PF4.SrvLiveUpdateStart', { query: { confirm: true } })).toBe(true);
+    expect(await journalSince(since, 'LiveUpdate started')).toEqual(enabled.map((l) => `LiveUpdate started: ${l.company} ${l.path} build ${l.build}`));
+  });
+
+  it('refuses each without confirm=true, doing nothing', async () => {
+    await new Promise((r) => setTimeout(r, 5));
+    const since = new Date().toISOString();
+    await refuses(c, 'v2.PF4.SrvChartsSync', 'confirm');
+    await refuses(c, 'v2.PF4.SrvLiveUpdateStart', 'confirm', { query: { confirm: false } });
+    await refuses(c, 'v2.PF4.SrvFeedsRestart', 'confirm');
+    await refuses(c, 'v2.PF4.SrvRestart', 'confirm');
+    expect(await journalSince(since, 'charts synchronized')).toEqual([]);
+    expect(await journalSince(since, 'LiveUpdate')).toEqual([]);
+    expect(await journalSince(since, 'restarted')).toEqual([]);
+  });
+});
+
+describe('server restarts (last: a tick gap, then a dropped manager session)', () => {
+  const state = () => c.stack.control('demo-pf4', 'state') as Promise<Row>;
+
+  it('v2.PF4.SrvFeedsRestart cycles every running feeder, and the ticks resume', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const running = (await sim.ok<Row[]>('SrvFeeders')).map((f) => f.name as string);
+    expect(await ok(c, 'v2.PF4.SrvFeedsRestart', { query: { confirm: true } })).toBe(true);
+    expect(await journalSince(since, 'restarted')).toEqual(running.map((n) => `feeder ${n} restarted`));
+    const ticks = (await state()).ticksEmitted as number;
+    expect(await eventually(async () => ((await state()).ticksEmitted as number) > ticks, 5000)).toBe(true);
+  });
+
+  it('v2.PF4.SrvRestart restarts the server; the gateway logs in afresh and answers again', async () => {
+    const before = await state();
+    const r = await call<boolean>(c, 'v2.PF4.SrvRestart', { query: { confirm: true } });
+    expect(r.body).toMatchObject({ data: true, error: null });
+    expect(await eventually(async () => ((await state()).restarts as number) === (before.restarts as number) + 1, 5000)).toBe(true);
+    await waitHealthy(c);
+    const common = await eventually(async () => {
+      const answer = await call<Row>(c, 'v2.PF4.ManagerCommon');
+      return answer.body.error === null ? answer.body.data : null;
+    }, 15_000, 200);
+    expect(common).toMatchObject({ build: 1420 });
+    expect(await eventually(async () => ((await state()).sessions as number) >= 1, 10_000)).toBe(true);
+  });
+});
