@@ -46,6 +46,16 @@ describe('v2.PF4.ManagerCommon', () => {
   });
 });
 
+describe('v2.PF4.ServerTime', () => {
+  it('answers the trading server\'s clock, live', async () => {
+    const before = Date.parse(await sim.ok<string>('ServerTime'));
+    const time = await ok<string>(c, 'v2.PF4.ServerTime');
+    const after = Date.parse(await sim.ok<string>('ServerTime'));
+    expect(Date.parse(time)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(time)).toBeLessThanOrEqual(after);
+  });
+});
+
 describe('v2.PF4.JournalRequest', () => {
   it('answers the lines since from, only those containing the filter (any case), and of the mode asked', async () => {
     const since = new Date(Date.now() - 1000).toISOString();
