@@ -18,7 +18,7 @@ import { recordJson, recordsJson } from '../cache/recordJson.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 import { notFound } from '../session/managerErrors.js';
 import { fromCache, type Handler, type HandlerContext, type HandlerResult } from './handler.js';
-import { compareTupleKeys, decodeCursor, isIntegerKey, pageOf, pageRequest, pagingMeta, type PageRequest } from './paging.js';
+import { compareTupleKeys, isIntegerKey, pageOf, pageRequest, pagingMeta, type PageRequest } from './paging.js';
 
 type Row = Record<string, unknown>;
 type Args = Record<string, unknown>;
@@ -130,6 +130,7 @@ function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
   const fields = typeof entry.paged.key === 'string' ? [entry.paged.key] : [...entry.paged.key];
   const itemShape = shapeRecord(String(entry.response).replace(/\[\]$/, ''));
   const keyOf = (row: Row) => (fields.length === 1 ? row[fields[0]] : fields.map((f) => row[f])) as PageKey;
+  if (answer.native && fields.length !== 1) throw new Error(`${entry.id}: a native page is keyed by one field`);
   return async (ctx) => {
     const args = commandArgs(answer, ctx.args) ?? {};
     delete args.limit;
@@ -147,19 +148,32 @@ function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
       }
       return { data: items, paging: pagingMeta(hasMore, items.length ? keyOf(items[items.length - 1]) : undefined) };
     }
-    const page = pageRequest(ctx.args, isPageKey(fields.length));
+    // Read whole and paged here. The key need not be unique nor complete (two firewall rules for one range, a holiday
+    // without a symbol), so rows sort by the key's fields (null first) and then by their place in the server's list,
+    // and the cursor is that sort key: no row is skipped or repeated at a page boundary.
+    const page = pageRequest(ctx.args, isTieKey(fields.length));
     const got = await ctx.platform.session.request(answer.command, args, ctx.deadline);
-    const rows = (Array.isArray(got) ? got : []).map(itemShape) as Row[];
-    rows.sort((a, b) => compareTupleKeys(keyOf(a), keyOf(b)));
-    const r = pageOf(rows, keyOf, page);
-    return { data: r.items, paging: r.paging };
+    const rows = (Array.isArray(got) ? got : []).map((item, pos) => {
+      const row = itemShape(item) as Row;
+      return { row, key: [...fields.map((f) => keyPart(row[f])), pos] as TieKey };
+    });
+    rows.sort((a, b) => compareTupleKeys(a.key, b.key));
+    const r = pageOf(rows, (e) => e.key, page);
+    return { data: r.items.map((e) => e.row), paging: r.paging };
   };
 }
 
 type PageKey = CacheKey | CacheKey[];
+type TieKey = Array<CacheKey | null>;
 
-function isPageKey(arity: number) {
-  return (v: unknown): v is PageKey => (arity === 1 ? isCacheKey(v) : Array.isArray(v) && v.length === arity && v.every(isCacheKey));
+/** A key field as the sort sees it: numbers and text as they are, anything else (null, absent) as null. */
+const keyPart = (value: unknown): CacheKey | null => (typeof value === 'number' || typeof value === 'string' ? value : null);
+
+/** A cursor of a list read whole: the key's fields (each a number, text or null) and the server position. */
+function isTieKey(arity: number) {
+  return (v: unknown): v is TieKey => Array.isArray(v) && v.length === arity + 1
+    && v.slice(0, arity).every((p) => p === null || isCacheKey(p))
+    && isIntegerKey(v[arity]) && (v[arity] as number) >= 0;
 }
 
 /** Fields of a contract record. */
@@ -229,14 +243,4 @@ function patch(entry: Operation, answer: Patch<Args>): Handler<Args> {
     const result = await ctx.platform.session.request(write.command, writeArgs(write, ctx.args, pick(merged, fields)), ctx.deadline);
     return { data: shape(result) };
   };
-}
-
-/** Whether a cursor decodes for a list paged by the given number of key fields (for tests and custom handlers). */
-export function validCursor(cursor: string, arity: number): boolean {
-  try {
-    decodeCursor(cursor, isPageKey(arity));
-    return true;
-  } catch {
-    return false;
-  }
 }

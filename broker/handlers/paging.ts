@@ -74,7 +74,7 @@ export function pageOf<R, K>(rows: readonly R[], keyOf: (row: R) => K, page: Pag
   return { items, paging: pagingMeta(end < rows.length, items.length ? keyOf(items[items.length - 1]) : undefined) };
 }
 
-/** Numbers numerically, strings by code unit (ordinal), tuples field by field. */
+/** Tuples field by field; within a field null first, then numbers (numerically), then text (by code unit, ordinal). */
 export function compareTupleKeys(a: unknown, b: unknown): number {
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
@@ -83,5 +83,7 @@ export function compareTupleKeys(a: unknown, b: unknown): number {
     }
     return a.length - b.length;
   }
+  const rank = (v: unknown) => (v === null || v === undefined ? 0 : typeof v === 'number' ? 1 : 2);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }

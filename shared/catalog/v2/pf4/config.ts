@@ -10,9 +10,9 @@
  * list's own key where the server has one (feeders, gateway accounts and gateway rules by name). Lists the spec gives
  * no order are sorted by a natural key of theirs (data servers by server address, gateway markups by (source,
  * symbol), live updates by (company, type), syncs by (server, from, to)). The server keys only managers, feeders,
- * gateway accounts and gateway rules, so those page by their unique key; every other list may hold equal keys (two
- * rules for one address range), so it pages by its key with the entry's place in the server's own order as the last
- * tie-breaker, and a key field the server left empty (null) sorts first.
+ * gateway accounts and gateway rules; the other lists may hold equal keys (two rules for one address range), so every
+ * list pages by its key with the entry's place in the server's own order as the last tie-breaker, and a key field
+ * the server left empty (null) sorts first (the generic live page of `broker/handlers/interpreter.ts`).
  *
  * Changes address an entry by its place in the server's own list order (`pos`, zero-based), which is the order of
  * the manager interface, not the sorted order of the paged reads. Updates answer the record written, deletes and
@@ -75,8 +75,8 @@ function listRead(list: string, record: string, key: string | readonly string[],
     name: `CfgRequest${list}`, generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/CfgRequest${list}`,
     tag: 'Config', summary, query: z.object(pageQuery), response: `${record}[]`, timeout: 'read', read: 'live',
     paged: { key },
-    // Keyed lists page by their unique key; the others need the server position as a tie-breaker (see the top).
-    answer: keyed ? { kind: 'livePage', command: `CfgRequest${list}` } : { kind: 'custom' },
+    // Read whole and paged by the key, the server position breaking ties (a key may repeat or be empty).
+    answer: { kind: 'livePage', command: `CfgRequest${list}` },
   });
 }
 
