@@ -32,11 +32,30 @@ export type ManagerAnswer =
   | { id: number; result: unknown }
   | { id: number; error: ManagerErrorBody };
 
-/** What a change event is about. PF4 servers push users/trades/ticks/symbols/groups/online/margin/news/mail; PF5 servers push
- * users/positions/orders/deals/ticks/symbols/groups. */
+/** What a change event is about.
+ *
+ * PF4 servers push users, trades, ticks, symbols, groups, margin, online, news, newsBodies, symbolGroups,
+ * symbolSessions, symbolInfo and mail; PF5 servers push users, positions, orders, deals, ticks, symbols and groups.
+ * PF4 specifics:
+ * - `trades` delete carries the trade's final record (`tradeRecordState` Closed* or Deleted, `closeTime`,
+ *   `closePrice`), not the key alone; the trade leaves the open trades and a cache keeps it among the recently closed.
+ * - `groups` records carry the group's nested arrays: `secGroups` (the 32 security entries, PF4GroupSec) and
+ *   `secMargins` (the per-symbol overrides, PF4GroupMargin, of which the first `secMarginsTotal` are in use).
+ * - `margin`: one margin level (PF4MarginLevel) per login with open trades or orders; delete `{login}` when the
+ *   login has none left.
+ * - `newsBodies` update `{key, body}`: the body of a news topic, pushed after a `NewsBodyRequest` for it.
+ * - `symbolGroups` update `{pos, name, description}`: one of the 32 security (symbol) group slots.
+ * - `symbolSessions` `{symbol, days}` (7 PF4SymbolDaySessions, Sunday first) per configured symbol; delete `{symbol}`.
+ * - `symbolInfo` update: a PF4SymbolInfo sent whole when a consumer cannot derive it from ticks (a symbol back in the
+ *   active set, a chart write changing the day's bar, ticks coalesced while held).
+ *
+ * Resync kinds, in this order: PF4 users, trades, ticks, symbols, groups, margin, online, news, symbolGroups,
+ * symbolSessions, symbolInfo (news bodies, mail and closed trades are not part of a snapshot); PF5 users, positions,
+ * orders, deals, ticks, symbols, groups. */
 export type EventKind =
   | 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'online' | 'margin'
   | 'positions' | 'orders' | 'deals' | 'news' | 'mail'
+  | 'newsBodies' | 'symbolGroups' | 'symbolSessions' | 'symbolInfo'
   | 'resync';
 
 export type EventOp = 'add' | 'update' | 'delete' | 'begin' | 'chunk' | 'end';
@@ -44,7 +63,8 @@ export type EventOp = 'add' | 'update' | 'delete' | 'begin' | 'chunk' | 'end';
 export interface ManagerEvent {
   event: EventKind;
   op: EventOp;
-  /** The full record after the change (add/update), the record's key fields (delete), or for `resync`:
+  /** The full record after the change (add/update), the record's key fields (delete; a PF4 trade delete carries the
+   *  final record), or for `resync`:
    *  begin → {server, family}, chunk → {kind, items}, end → {counts}. */
   record: unknown;
 }

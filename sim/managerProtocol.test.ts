@@ -107,7 +107,10 @@ describe('resync', () => {
     const end = await client.waitForEvent((e) => e.event === 'resync' && e.op === 'end');
     expect(client.events[0]).toEqual({ event: 'resync', op: 'begin', record: { server: 'demo-pf4', family: 'PF4' } });
     const counts = (end.record as { counts: Record<string, number> }).counts;
-    expect(counts).toEqual({ users: 200, trades: 300, ticks: 12, symbols: 12, groups: 5 });
+    expect(counts).toMatchObject({ users: 200, trades: 300, ticks: 12, symbols: 12, groups: 5, news: 20, symbolGroups: 32 });
+    expect(Object.keys(counts)).toEqual(['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news',
+      'symbolGroups']);
+    expect(counts.margin).toBeGreaterThan(0);
     const items = new Map<string, unknown[]>();
     for (const e of client.events) {
       if (e.op !== 'chunk') continue;
@@ -120,7 +123,20 @@ describe('resync', () => {
     for (const trade of items.get('trades')!) records.PF4Trade.parse(trade);
     for (const tick of items.get('ticks')!) records.PF4TickInfo.parse(tick);
     for (const symbol of items.get('symbols')!) records.PF4SymbolConfig.parse(symbol);
-    for (const group of items.get('groups')!) records.PF4Group.parse(group);
+    // Groups carry their nested security arrays beside the PF4Group fields.
+    for (const { secGroups, secMargins, ...group } of items.get('groups') as Array<Record<string, unknown[]>>) {
+      records.PF4Group.parse(group);
+      expect(secGroups).toHaveLength(32);
+      for (const entry of secGroups) records.PF4GroupSec.parse(entry);
+      for (const entry of secMargins) records.PF4GroupMargin.parse(entry);
+    }
+    for (const level of items.get('margin')!) records.PF4MarginLevel.parse(level);
+    for (const online of items.get('online') ?? []) records.PF4Online.parse(online);
+    for (const topic of items.get('news')!) records.PF4NewsTopic.parse(topic);
+    for (const { pos, ...entry } of items.get('symbolGroups') as Array<Record<string, unknown>>) {
+      expect(pos).toEqual(expect.any(Number));
+      records.PF4SymbolGroup.parse(entry);
+    }
     const logins = (items.get('users') as Array<{ login: number }>).map((u) => u.login);
     expect(logins).toEqual([...logins].sort((a, b) => a - b));
   });

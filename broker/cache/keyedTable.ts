@@ -3,6 +3,9 @@
  * lists. The ordered key array is built on the first paged read and then kept in order incrementally: appending a
  * key larger than the last (new tickets and logins usually are) is O(1), other inserts and deletes move part of the
  * array but never re-sort it, so a page read costs a binary search plus the page itself.
+ *
+ * A table with a `capacity` keeps only that many rows, the newest by arrival: a put (re)inserts its row as the newest
+ * and the oldest beyond the capacity is dropped (recently closed trades).
  */
 
 export type CacheKey = number | string;
@@ -30,7 +33,7 @@ export class KeyedTable<T> {
   private sorted: CacheKey[] | null = null;
   private readonly indexes = new Map<string, SecondaryIndex<T>>();
 
-  constructor(readonly keyOf: (record: T) => CacheKey | undefined) {}
+  constructor(readonly keyOf: (record: T) => CacheKey | undefined, readonly capacity?: number) {}
 
   /** Declares a secondary index before rows arrive; `lookup(name, value)` then costs the size of the answer. */
   addIndex(name: string, keyOf: (record: T) => CacheKey | undefined): this {
@@ -63,6 +66,8 @@ export class KeyedTable<T> {
     if (key === undefined) return;
     const previous = this.rows.get(key);
     const existed = previous !== undefined || this.rows.has(key);
+    // A bounded table keeps arrival order in its map: the row moves to the newest end.
+    if (existed && this.capacity !== undefined) this.rows.delete(key);
     this.rows.set(key, record);
     if (this.indexes.size) {
       for (const index of this.indexes.values()) {
@@ -70,10 +75,12 @@ export class KeyedTable<T> {
         this.indexAdd(index, record, key);
       }
     }
-    if (existed || !this.sorted) return;
-    const keys = this.sorted;
-    if (keys.length === 0 || compareKeys(keys[keys.length - 1], key) < 0) keys.push(key);
-    else keys.splice(this.lowerBound(key), 0, key);
+    if (!existed && this.sorted) {
+      const keys = this.sorted;
+      if (keys.length === 0 || compareKeys(keys[keys.length - 1], key) < 0) keys.push(key);
+      else keys.splice(this.lowerBound(key), 0, key);
+    }
+    if (this.capacity !== undefined && this.rows.size > this.capacity) this.delete(this.rows.keys().next().value as CacheKey);
   }
 
   delete(key: CacheKey): boolean {
@@ -86,6 +93,12 @@ export class KeyedTable<T> {
       else this.sorted = null; // should not happen; rebuild rather than serve a wrong order
     }
     return true;
+  }
+
+  /** The row at `pos` (0-based) in key order, e.g. the n-th news topic; undefined outside the table. */
+  at(pos: number): T | undefined {
+    const keys = this.orderedKeys();
+    return Number.isInteger(pos) && pos >= 0 && pos < keys.length ? this.rows.get(keys[pos]) : undefined;
   }
 
   values(): IterableIterator<T> {

@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { KeyedTable } from './keyedTable.js';
 import { PumpCache } from './pumpCache.js';
+import { shapeRecord } from '../../shared/records/shape.js';
+
+const shape = (schema: string, value: unknown) => shapeRecord(schema)(value) as Record<string, unknown>;
 
 const resync = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({ event: 'resync', op, record });
 const chunk = (kind: string, items: unknown[]) => resync('chunk', { kind, items });
@@ -67,7 +70,7 @@ describe('PumpCache resync', () => {
     const cache = new PumpCache('PF4');
     cache.apply(chunk('users', [user(1)]));
     cache.apply(resync('begin'));
-    cache.apply(chunk('news', [{ id: 1 }]));
+    cache.apply(chunk('mail', [{ subject: 'x' }]));
     cache.apply(resync('end'));
     expect(cache.sizes().users).toBe(0);
   });
@@ -171,5 +174,158 @@ describe('sorted paging', () => {
       expect(table.page(i * 100, 1).items[0].order).toBe(i * 100 + 2);
     }
     expect(table.page(399_998, 3).items.map((t) => t.order)).toEqual([400_000, 400_001, 400_003]);
+  });
+});
+
+const sec = (lotMax: number) => ({ show: 1, trade: 1, lotMin: 1, lotMax, lotStep: 1, dealingMode: 'Auto' });
+const override = (symbol: string) => ({ symbol, swapLong: -1, swapShort: -0.5, marginDivider: 2 });
+const empty = { symbol: '', swapLong: 0, swapShort: 0, marginDivider: 0 };
+/** A group as a PF4 server pushes it: the record with its nested arrays, credentials and template paths. */
+const groupRecord = (group: string, extra: Record<string, unknown> = {}) => ({
+  group, company: 'Desk', secMarginsTotal: 2, marginCall: 100,
+  secGroups: Array.from({ length: 32 }, (_, i) => sec(1000 + i)),
+  secMargins: [override('EURUSD'), override('XAUUSD'), ...Array.from({ length: 126 }, () => empty)],
+  smtpServer: 'mail.example.com', smtpLogin: 'reports', smtpPassword: 'secret', templates: '/templates/desk', ...extra,
+});
+
+describe('PF4 groups and their securities', () => {
+  it('keeps groups as GroupsGet answers them and their securities apart, from the resync and from events', () => {
+    const cache = new PumpCache('PF4');
+    cache.apply(resync('begin'));
+    cache.apply(chunk('groups', [groupRecord('real\\vip'), groupRecord('demo\\forex', { secMarginsTotal: 0 })]));
+    cache.apply(resync('end'));
+    const vip = cache.get('groups', 'real\\vip')!;
+    expect(Object.keys(vip)).toEqual(Object.keys((openapiComponents as any).PF4Group.properties));
+    expect(vip).toMatchObject({ group: 'real\\vip', company: 'Desk', secMarginsTotal: 2 });
+    expect(JSON.stringify(vip)).not.toMatch(/"secGroups"|"secMargins"|smtp|secret|templates/);
+
+    const securities = cache.get('groupSecurities', 'real\\vip')!;
+    expect(Object.keys(securities)).toEqual(['group', 'secGroups', 'secMargins']);
+    expect(securities.secGroups).toHaveLength(32);
+    // Each entry as the contract has it: every PF4GroupSec field, the missing ones empty.
+    expect((securities.secGroups as any[])[5]).toEqual({ ...shape('PF4GroupSec', {}), ...sec(1005) });
+    // Only the overrides in use: the first secMarginsTotal of the fixed array.
+    expect(securities.secMargins).toEqual([override('EURUSD'), override('XAUUSD')]);
+    expect(cache.get('groupSecurities', 'demo\\forex')).toMatchObject({ secMargins: [] });
+
+    // An update brings new securities and a new count of overrides in use.
+    cache.apply({ event: 'groups', op: 'update', record: groupRecord('demo\\forex', {
+      secMarginsTotal: 1, secGroups: Array.from({ length: 32 }, () => sec(7)) }) });
+    expect(cache.get('groupSecurities', 'demo\\forex')).toMatchObject({ secMargins: [override('EURUSD')] });
+    expect((cache.get('groupSecurities', 'demo\\forex')!.secGroups as any[]).every((s) => s.lotMax === 7)).toBe(true);
+    // A group record without the arrays keeps the securities it had.
+    cache.apply({ event: 'groups', op: 'update', record: { group: 'demo\\forex', company: 'Other' } });
+    expect(cache.get('groups', 'demo\\forex')).toMatchObject({ company: 'Other' });
+    expect(cache.get('groupSecurities', 'demo\\forex')).toMatchObject({ secMargins: [override('EURUSD')] });
+    cache.apply({ event: 'groups', op: 'add', record: groupRecord('real\\new', { secMarginsTotal: 1 }) });
+    expect(cache.get('groupSecurities', 'real\\new')).toMatchObject({ secMargins: [override('EURUSD')] });
+    cache.apply({ event: 'groups', op: 'delete', record: { group: 'real\\new' } });
+    expect(cache.get('groups', 'real\\new')).toBeUndefined();
+    expect(cache.get('groupSecurities', 'real\\new')).toBeUndefined();
+  });
+
+  it('swaps group securities with the rest of a resync, and applies group events that arrive during it', () => {
+    const cache = new PumpCache('PF4');
+    cache.apply(resync('begin'));
+    cache.apply(chunk('groups', [groupRecord('a'), groupRecord('b')]));
+    cache.apply(resync('end'));
+    cache.apply(resync('begin'));
+    cache.apply(chunk('groups', [groupRecord('a', { secMarginsTotal: 1 })]));
+    cache.apply({ event: 'groups', op: 'update', record: groupRecord('c') });
+    expect(cache.get('groupSecurities', 'a')!.secMargins).toHaveLength(2);
+    expect(cache.get('groupSecurities', 'c')).toBeUndefined();
+    cache.apply(resync('end'));
+    expect(cache.get('groupSecurities', 'a')!.secMargins).toHaveLength(1);
+    expect(cache.get('groupSecurities', 'b')).toBeUndefined();
+    expect(cache.get('groupSecurities', 'c')!.secMargins).toHaveLength(2);
+  });
+});
+
+const level = (login: number, extra: Record<string, unknown> = {}) => ({ login, group: 'demo', leverage: 100, balance: 1000,
+  equity: 1000, volume: 10, margin: 50, free: 950, level: 2000, controllingType: 'Percent', levelType: 'Ok', ...extra });
+
+describe('PF4 margins, online accounts, news and symbol groups', () => {
+  function withSnapshot(): PumpCache {
+    const cache = new PumpCache('PF4');
+    cache.apply(resync('begin'));
+    cache.apply(chunk('margin', [level(1), level(2)]));
+    cache.apply(chunk('online', [{ login: 1, group: 'demo' }, { login: 3, group: 'real' }]));
+    cache.apply(chunk('news', [{ key: 1, time: '2026-01-01T00:00:00Z', topic: 'a' }, { key: 2, time: '2026-01-01T01:00:00Z', topic: 'b' }]));
+    cache.apply(chunk('symbolGroups', Array.from({ length: 32 }, (_, pos) => ({ pos, name: pos < 3 ? `G${pos}` : '', description: null }))));
+    cache.apply(resync('end'));
+    return cache;
+  }
+
+  it('keeps one margin level per login from the resync kind margin, updates it and drops it on delete', () => {
+    const cache = withSnapshot();
+    expect(cache.sizes().margins).toBe(2);
+    expect(Object.keys(cache.get('margins', 1)!)).toEqual(Object.keys((openapiComponents as any).PF4MarginLevel.properties));
+    expect(cache.get('margins', 1)).toMatchObject(level(1));
+    cache.apply({ event: 'margin', op: 'update', record: level(1, { equity: 900, levelType: 'MarginCall' }) });
+    cache.apply({ event: 'margin', op: 'update', record: level(5) });
+    cache.apply({ event: 'margin', op: 'delete', record: { login: 2 } });
+    expect(cache.get('margins', 1)).toMatchObject({ equity: 900, levelType: 'MarginCall' });
+    expect(cache.get('margins', 5)).toMatchObject(level(5));
+    expect(cache.get('margins', 2)).toBeUndefined();
+    expect(cache.table('margins')!.page(undefined, undefined).items.map((r) => r.login)).toEqual([1, 5]);
+  });
+
+  it('follows the online list', () => {
+    const cache = withSnapshot();
+    cache.apply({ event: 'online', op: 'add', record: { login: 4, group: 'demo' } });
+    cache.apply({ event: 'online', op: 'update', record: { login: 1, group: 'real' } });
+    cache.apply({ event: 'online', op: 'delete', record: { login: 3 } });
+    expect(cache.table('online')!.page(undefined, undefined).items).toEqual([{ login: 1, group: 'real' }, { login: 4, group: 'demo' }]);
+  });
+
+  it('keeps news headers in key order, addressable by position', () => {
+    const cache = withSnapshot();
+    cache.apply({ event: 'news', op: 'add', record: { key: 3, time: '2026-01-02T00:00:00Z', topic: 'c', body: 'not a header field' } });
+    const news = cache.table('news')!;
+    expect(news.size).toBe(3);
+    expect(news.at(0)).toMatchObject({ key: 1, topic: 'a' });
+    expect(news.at(2)).toEqual({ ...shape('PF4NewsTopic', {}), key: 3, time: '2026-01-02T00:00:00Z', topic: 'c' });
+    expect(news.at(3)).toBeUndefined();
+    expect(news.at(-1)).toBeUndefined();
+  });
+
+  it('keeps the 32 symbol group slots by position, each {pos, name, description}', () => {
+    const cache = withSnapshot();
+    const slots = cache.table('symbolGroups')!;
+    expect(slots.size).toBe(32);
+    expect(slots.get(1)).toEqual({ pos: 1, name: 'G1', description: null });
+    cache.apply({ event: 'symbolGroups', op: 'update', record: { pos: 4, name: 'Exotics', description: 'Exotic pairs' } });
+    cache.apply({ event: 'symbolGroups', op: 'update', record: { pos: 5, name: 'Bonds', stray: 1 } });
+    expect(slots.get(4)).toEqual({ pos: 4, name: 'Exotics', description: 'Exotic pairs' });
+    expect(slots.get(5)).toEqual({ pos: 5, name: 'Bonds', description: null });
+    expect(slots.page(undefined, undefined).items.map((r) => r.pos)).toEqual(Array.from({ length: 32 }, (_, i) => i));
+  });
+
+  it('replaces margins, online accounts, news and symbol groups with the next resync, events during it included', () => {
+    const cache = withSnapshot();
+    cache.apply(resync('begin'));
+    cache.apply(chunk('margin', [level(2, { balance: 5 })]));
+    cache.apply({ event: 'margin', op: 'update', record: level(9) });
+    cache.apply({ event: 'online', op: 'add', record: { login: 8, group: 'demo' } });
+    expect(cache.get('margins', 1)).toBeDefined();
+    expect(cache.get('margins', 9)).toBeUndefined();
+    cache.apply(resync('end'));
+    expect(cache.table('margins')!.page(undefined, undefined).items.map((r) => [r.login, r.balance])).toEqual([[2, 5], [9, 1000]]);
+    expect(cache.sizes()).toMatchObject({ online: 1, news: 0, symbolGroups: 0 });
+  });
+});
+
+describe('bounded tables', () => {
+  it('keeps the newest rows by arrival, a re-put counting as new', () => {
+    const table = new KeyedTable<{ order: number; v?: number }>((r) => r.order, 3);
+    for (const order of [5, 1, 9]) table.put({ order });
+    expect(table.page(undefined, undefined).items.map((r) => r.order)).toEqual([1, 5, 9]);
+    table.put({ order: 5, v: 2 }); // now the newest
+    table.put({ order: 7 }); // drops 1, the oldest
+    expect(table.get(1)).toBeUndefined();
+    table.put({ order: 3 }); // drops 9
+    expect(table.page(undefined, undefined).items.map((r) => r.order)).toEqual([3, 5, 7]);
+    expect(table.size).toBe(3);
+    expect(table.at(1)).toEqual({ order: 5, v: 2 });
   });
 });

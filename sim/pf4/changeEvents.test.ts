@@ -1,6 +1,7 @@
 /**
  * Every PF4 change a broker caches is announced: a mirror that starts from a snapshot (users, trades, ticks, symbols,
- * groups), the margin levels and the online list, and applies only the recorded change events, stays equal to the
+ * groups with their securities, margin levels, the online list, news headers, symbol groups) and applies only the
+ * recorded change events, stays equal to the
  * world after each command and tick: account edits, money moves, dealing, pending activation, partial closes,
  * administrator edits and deletes, swaps, stops and their rollback, stop-out, restores, expiry, group and symbol
  * changes, the catalog refresh and the online churn. Failed commands announce nothing. Trade profit and close price,
@@ -10,11 +11,14 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../testing/worldHarness.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
-type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online';
+type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online' | 'news' | 'symbolGroups';
 type Rec = Record<string, any>;
 const KEY: Record<Kind, string> = {
   users: 'login', trades: 'order', ticks: 'symbol', symbols: 'symbol', groups: 'group', margin: 'login', online: 'login',
+  news: 'key', symbolGroups: 'pos',
 };
+/** Kinds compared whole with a fresh snapshot after every step. */
+const COMPARED = ['users', 'trades', 'ticks', 'symbols', 'groups', 'online', 'news', 'symbolGroups'] as const;
 type Mirror = Record<Kind, Map<unknown, unknown>>;
 
 /** A record as a cache keeps it: without the figures that follow the quote. */
@@ -48,12 +52,20 @@ describe('change events', () => {
           return [record[KEY[kind]], cached(kind, record)];
         }));
       }
-      out.online = new Map(h.call('OnlineRequest').items.map((o: Rec) => [o.login, o]));
-      out.margin = new Map();
       return out;
     };
     const mirror = current();
-    mirror.margin = new Map(h.call('MarginsRequest').map((l: Rec) => [l.login, cached('margin', l)]));
+    // The snapshot's online list and margin levels are the live commands' answers.
+    expect([...mirror.online.values()]).toEqual(h.call('OnlineRequest').items);
+    expect([...mirror.margin.values()]).toEqual(h.call('MarginsRequest').map((l: Rec) => cached('margin', l)));
+    expect([...mirror.news.values()]).toEqual(h.call('NewsRequest'));
+    expect([...mirror.symbolGroups.values()].map(({ pos: _p, ...entry }: any) => entry)).toEqual(h.call('CfgRequestSymbolGroup'));
+    // Groups carry their security entries and margin overrides as the group commands answer them.
+    for (const group of mirror.groups.values() as IterableIterator<Rec>) {
+      expect(group.secGroups).toEqual(h.call('GroupSecGroupsGet', { group: group.group }));
+      expect(group.secMargins.slice(0, group.secMarginsTotal)).toEqual(h.call('GroupSecMarginsGet', { group: group.group }));
+      expect(group.secMargins).toHaveLength(128);
+    }
     h.events.length = 0;
 
     const apply = (events: RecordedEvent[]) => {
@@ -95,7 +107,7 @@ describe('change events', () => {
       expect(announced, name).toEqual([...kinds].sort());
       apply(h.events.splice(0));
       const now = current();
-      for (const kind of ['users', 'trades', 'ticks', 'symbols', 'groups', 'online'] as const) {
+      for (const kind of COMPARED) {
         expect(mirror[kind], `${name}: ${kind}`).toEqual(now[kind]);
       }
       marginsAgree(name);
@@ -185,6 +197,13 @@ describe('change events', () => {
     step('CfgDeleteSymbol', ['symbols'], () => h.call('CfgDeleteSymbol', { pos: last }));
     step('CfgDeleteSymbol of a hidden symbol', [], () => h.call('CfgDeleteSymbol', { pos: configured.indexOf('AUDUSD') }));
     step('CfgShiftSymbol', [], () => h.call('CfgShiftSymbol', { pos: 0, shift: 1 }));
+
+    // Symbol group slots and news headers.
+    step('CfgUpdateSymbolGroup', ['symbolGroups'], () => h.call('CfgUpdateSymbolGroup', { pos: 7, record: { name: 'Exotics', description: 'Exotic pairs' } }));
+    expect(mirror.symbolGroups.get(7)).toEqual({ pos: 7, name: 'Exotics', description: 'Exotic pairs' });
+    step('CfgUpdateSymbolGroup without a description', ['symbolGroups'], () => h.call('CfgUpdateSymbolGroup', { pos: 8, record: { name: 'Bonds' } }));
+    step('NewsSend', ['news'], () => h.call('NewsSend', { record: { topic: 'Rates unchanged', category: 'Economy', body: 'Full text' } }));
+    expect(mirror.news.size).toBe(21);
 
     // The online list: clients come and go; an online account that changes group or is deleted is announced there too.
     for (let i = 0; i < 5; i++) step('online churn', ['online'], () => world.services.churnOnline());

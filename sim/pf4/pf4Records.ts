@@ -220,6 +220,11 @@ export function symbolRecord(instrument: Instrument, index: number): Record<stri
   };
 }
 
+/** One of the 32 security (symbol) group slots as the change stream carries it. */
+export function symbolGroupRecord(pos: number, entry: Record<string, unknown>): { pos: number; name: unknown; description: unknown } {
+  return { pos, name: entry.name ?? null, description: entry.description ?? null };
+}
+
 export function tickRecord(quote: Quote): PF4TickRecord {
   return { symbol: quote.symbol, time: iso(quote.time), bid: quote.bid, ask: quote.ask };
 }

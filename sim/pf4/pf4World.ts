@@ -21,12 +21,13 @@ import { Random, deriveSeed } from '../world/random.js';
 import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import { Pf4Config } from './pf4Config.js';
 import {
-  PF4_GROUPS, defaultSessions, groupMargins, groupRecord, groupSecurities, isBuyCommand, isPending, symbolRecord, tickRecord,
+  PF4_GROUPS, defaultSessions, groupMargins, groupRecord, groupSecurities, isBuyCommand, isPending, symbolGroupRecord, symbolRecord,
+  tickRecord,
   type PF4Command, type PF4DaySessions, type PF4GroupRecord, type PF4TradeRecord, type PF4TradeRow, type PF4UserRecord,
 } from './pf4Records.js';
 import { pf4Commands } from './pf4Commands.js';
 import { Pf4TradingEngine } from './tradingEngine.js';
-import { Pf4Services } from './serverServices.js';
+import { Pf4Services, topicOf } from './serverServices.js';
 
 export const PF4_FIRST_LOGIN = 100000;
 export const PF4_FIRST_ORDER = 5000000;
@@ -34,6 +35,9 @@ export const PF4_FIRST_ORDER = 5000000;
 export const PF4_FIRST_HISTORY_ORDER = 1000000;
 const VOLUMES = [1, 2, 5, 10, 10, 10, 20, 50, 100, 100, 200, 500];
 const JOURNAL_CAPACITY = 10_000;
+/** A PF4 group record holds this many margin-override slots. */
+const SEC_MARGINS_SLOTS = 128;
+const EMPTY_SEC_MARGIN = Object.freeze({ symbol: '', swapLong: 0, swapShort: 0, marginDivider: 0 });
 const BUILD = 1420;
 
 type Rec = Record<string, unknown>;
@@ -134,18 +138,47 @@ export class Pf4World implements SimWorld {
   counts(): Record<string, number> {
     return {
       users: this.users.size, trades: this.trades.size, ticks: this.instruments.length,
-      symbols: this.activeSymbols().length, groups: this.groups.size,
+      symbols: this.activeSymbols().length, groups: this.groups.size, margin: this.engine.loginsWithTrades().length,
+      online: this.services.online.size, news: this.services.news.length, symbolGroups: this.config.lists.SymbolGroup.size,
     };
   }
 
+  /**
+   * The resync snapshot, in the protocol's order. Rows computed from the moment (margin levels, the online list, news
+   * headers, symbol groups) are taken now; open trades are valued as their chunk is written.
+   */
   snapshot(): SnapshotPart[] {
+    const same = <T>(row: T) => row;
     return [
-      { kind: 'users', rows: this.users.values(), toWire: (row: PF4UserRecord) => row },
+      { kind: 'users', rows: this.users.values(), toWire: same },
       { kind: 'trades', rows: this.trades.values(), toWire: (row: PF4TradeRow) => this.tradeToWire(row) },
       { kind: 'ticks', rows: this.feed.allQuotes(), toWire: (quote: Quote) => tickRecord(quote) },
-      { kind: 'symbols', rows: this.activeSymbols(), toWire: (row: Rec) => row },
-      { kind: 'groups', rows: this.groups.list(), toWire: (row: PF4GroupRecord) => row },
+      { kind: 'symbols', rows: this.activeSymbols(), toWire: same },
+      { kind: 'groups', rows: this.groups.list(), toWire: (row: PF4GroupRecord) => this.groupToWire(row) },
+      { kind: 'margin', rows: this.engine.loginsWithTrades().map((login) => this.engine.marginLevel(login)), toWire: same },
+      { kind: 'online', rows: this.services.onlineRecords(), toWire: same },
+      { kind: 'news', rows: this.services.news.map(topicOf), toWire: same },
+      { kind: 'symbolGroups', rows: this.symbolGroupRecords(), toWire: same },
     ];
+  }
+
+  /**
+   * A group as the change stream carries it: the record with its nested arrays, the 32 security entries
+   * (`secGroups`) and the per-symbol overrides (`secMargins`, the platform's fixed 128 entries, of which the first
+   * `secMarginsTotal` are in use).
+   */
+  groupToWire(record: PF4GroupRecord): Record<string, unknown> {
+    const margins = this.groupMargins.get(record.group) ?? [];
+    return {
+      ...record,
+      secGroups: this.groupSecurities.get(record.group) ?? [],
+      secMargins: [...margins, ...Array.from({ length: Math.max(0, SEC_MARGINS_SLOTS - margins.length) }, () => EMPTY_SEC_MARGIN)],
+    };
+  }
+
+  /** The 32 security (symbol) group slots as the change stream carries them, `{pos, name, description}`. */
+  symbolGroupRecords(): Rec[] {
+    return this.config.lists.SymbolGroup.list().map((entry, pos) => symbolGroupRecord(pos, entry));
   }
 
   journal(message: string, ip = '127.0.0.1', code = 'Standard'): void {

@@ -140,6 +140,11 @@ export class Pf4Services {
     }
   }
 
+  /** The online list `{login, group}` by login, as OnlineRequest and the resync carry it. */
+  onlineRecords(): Array<{ login: number; group: string }> {
+    return [...this.online].sort((a, b) => a - b).map((login) => ({ login, group: this.world.users.get(login)?.group ?? '' }));
+  }
+
   takeBackup(mode: BackupFile['mode'], time: number): BackupFile {
     const stamp = new Date(time).toISOString().replace(/[-:]/g, '').slice(0, 13);
     const backup: BackupFile = { file: `${mode}-${stamp}.bak`, mode, time, users: this.world.users.values(), trades: this.world.trades.values() };

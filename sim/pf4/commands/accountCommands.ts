@@ -118,7 +118,7 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
     for (const [field, value] of Object.entries(update)) if (value !== undefined && value !== null) merged[field] = value;
     world.groups.upsert(merged as unknown as PF4GroupRecord);
     world.engine.onGroupChanged(name);
-    world.emit('groups', 'update', merged);
+    world.emit('groups', 'update', world.groupToWire(merged as unknown as PF4GroupRecord));
     world.journal(`group ${name} updated`);
     return merged;
   });

@@ -13,6 +13,7 @@ import type { CommandRegistry } from '../../world/commandRegistry.js';
 import { CommandError } from '../../world/simWorld.js';
 import { pf4ListChanges, type Pf4ConfigListName } from '../pf4Config.js';
 import type { Pf4World } from '../pf4World.js';
+import { symbolGroupRecord } from '../pf4Records.js';
 import { bad, parseRecord } from './common.js';
 
 const SCHEMAS: Record<Pf4ConfigListName, z.ZodType> = {
@@ -94,6 +95,8 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
         if (FIXED.has(name) && (pos === undefined || pos < 0 || pos >= list.size)) args.fail(`pos must be between 0 and ${list.size - 1}`);
         const { pos: at, added } = list.upsert(record, pos);
         world.journal(`config: ${list.what} at ${at} ${added ? 'added' : 'written'}`);
+        // The symbol groups are cached by a broker (SymbolsGroupsGet); the other lists are read live.
+        if (name === 'SymbolGroup') world.emit('symbolGroups', 'update', symbolGroupRecord(at, record));
         return record;
       });
     }
