@@ -56,7 +56,9 @@ describe('v2.PF4.TradesUserHistory', () => {
   });
 
   it('answers the account\'s closed trades and balance and credit entries, oldest first, as the server holds them', async () => {
-    const rows = await ok<Trade[]>(c, 'v2.PF4.TradesUserHistory', { params: { login } });
+    const answer = await call<Trade[]>(c, 'v2.PF4.TradesUserHistory', { params: { login } });
+    expect(answer.headers.get('x-request-timeout-applied'), 'history class').toBe('30');
+    const rows = answer.body.data!;
     const server = await sim.ok<Trade[]>('TradesUserHistory', { login });
     expect(rows.map((t) => [t.order, t.tradeCommand])).toEqual(server.map((t) => [t.order, t.tradeCommand]));
     expect(rows.map((t) => t.tradeCommand)).toEqual(['Balance', 'Buy', 'Credit']);

@@ -241,6 +241,31 @@ describe('a trade\'s life through v2.PF4.TradeTransaction and the cached reads',
   });
 });
 
+describe('trade operations\' time-out class and idempotency', () => {
+  it('apply the trade class (5 s) to transactions and checks, the read class to cached and live reads', async () => {
+    const login = await newAccount('Timeouts');
+    const open = await call(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: SYMBOL, volume: 1 } });
+    expect(open.headers.get('x-request-timeout-applied')).toBe('5');
+    const checked = await call(c, 'v2.PF4.TradeCheckStops', { body: { tradeCommand: 'Buy', orderBy: login, symbol: SYMBOL, volume: 1 } });
+    expect(checked.headers.get('x-request-timeout-applied')).toBe('5');
+    expect((await call(c, 'v2.PF4.TradesGetByMarket')).headers.get('x-request-timeout-applied')).toBe('10');
+    expect((await call(c, 'v2.PF4.AdmTradesRequest', { params: { group: GROUP } })).headers.get('x-request-timeout-applied')).toBe('30');
+  });
+
+  it('a transaction repeated with the same Idempotency-Key is applied once and answered as the first time', async () => {
+    const login = await newAccount('Idempotent');
+    const options = {
+      body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: SYMBOL, volume: 3 },
+      headers: { 'Idempotency-Key': `trades-e2e-${login}` },
+    };
+    const first = await call<Tx>(c, 'v2.PF4.TradeTransaction', options);
+    const again = await call<Tx>(c, 'v2.PF4.TradeTransaction', options);
+    expect(first.body.error).toBeNull();
+    expect(again.body.data).toEqual(first.body.data);
+    expect((await sim.ok<Trade[]>('TradesUserRequest', { login })).map((t) => t.order)).toEqual([first.body.data!.order]);
+  });
+});
+
 describe('v2.PF4.TradeRecordGet', () => {
   it('answers NotFound with the manager code for a ticket neither open nor recently closed, and names a bad order', async () => {
     expect(await fails(c, 'v2.PF4.TradeRecordGet', { params: { order: 2_000_000_000 } })).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
