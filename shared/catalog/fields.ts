@@ -11,33 +11,51 @@ import * as contract from '../records/contract.js';
 export const PAGE_LIMIT_MAX = 5000;
 const INT32_MIN = -2147483648;
 
+/**
+ * How the API description publishes a field whose schema parses text: a path or query value arrives as a string, but
+ * a login is published as an integer with its bounds, a flag as a boolean, a time as a date-time. The OpenAPI
+ * generator shows this in place of the text schema; parsing is untouched.
+ */
+export const publishedSchemas = z.registry<Record<string, unknown>>();
+const publish = <T extends z.ZodType>(schema: T, json: Record<string, unknown>): T => {
+  publishedSchemas.add(schema, json);
+  return schema;
+};
+const integer = (min: number, max: number) =>
+  ({ type: 'integer', format: min >= INT32_MIN && max <= INT32_MAX ? 'int32' : 'int64', minimum: min, maximum: max });
+
 const digits = (what: string) => z.string().regex(/^\d+$/, `${what} must be a positive integer`);
 
 /** A whole number sent as text, within [min, max]. */
-export const intText = (what: string, min = INT32_MIN, max = INT32_MAX) =>
+export const intText = (what: string, min = INT32_MIN, max = INT32_MAX) => publish(
   z.string().regex(/^-?\d+$/, `${what} must be an integer`).transform(Number)
-    .pipe(z.number().int().min(min, `${what} must be at least ${min}`).max(max, `${what} must be at most ${max}`));
+    .pipe(z.number().int().min(min, `${what} must be at least ${min}`).max(max, `${what} must be at most ${max}`)),
+  integer(min, max));
 
 /** A positive 32-bit integer sent as a path or query string (PF4 logins, tickets, orders). */
-export const positiveInt32 = (what = 'value') =>
-  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(INT32_MAX, `${what} must be at most ${INT32_MAX}`));
+export const positiveInt32 = (what = 'value') => publish(
+  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(INT32_MAX, `${what} must be at most ${INT32_MAX}`)),
+  integer(1, INT32_MAX));
 
 /** A positive 64-bit integer (PF5 logins and tickets), kept within the safe-integer range. */
-export const positiveInt64 = (what = 'value') =>
-  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(Number.MAX_SAFE_INTEGER, `${what} is too large`));
+export const positiveInt64 = (what = 'value') => publish(
+  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(Number.MAX_SAFE_INTEGER, `${what} is too large`)),
+  integer(1, Number.MAX_SAFE_INTEGER));
 
 /** A zero-based position in a configuration list (0 .. int32 max). */
 export const position = (what = 'pos') => intText(what, 0, INT32_MAX);
 
 /** A finite number sent as text (prices). */
-export const numberText = (what: string) =>
+export const numberText = (what: string) => publish(
   z.string().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, `${what} must be a number`).transform(Number)
-    .pipe(z.number().refine(Number.isFinite, `${what} must be a finite number`));
+    .pipe(z.number().refine(Number.isFinite, `${what} must be a finite number`)),
+  { type: 'number', format: 'double' });
 
 /** An ISO 8601 date-time sent as text; answered to the handler as the same ISO string. */
-export const dateTimeText = (what: string) =>
+export const dateTimeText = (what: string) => publish(
   z.string().max(64, `${what} must be at most 64 characters`)
-    .refine((v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)), `${what} must be an ISO 8601 date-time`);
+    .refine((v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)), `${what} must be an ISO 8601 date-time`),
+  { type: 'string', format: 'date-time', maxLength: 64 });
 
 /** Unix seconds as a 32-bit signed count from 1970 (0 .. 2038-01-19). */
 export const unixSeconds32 = (what: string) => intText(what, 0, INT32_MAX);
@@ -65,13 +83,15 @@ export const symbolName = z.string().min(1, 'symbol must not be empty').max(12, 
 export const maskText = z.string().min(1, 'mask must not be empty').max(1024, 'mask must be at most 1024 characters');
 
 export const pageQuery = {
-  limit: digits('limit').transform(Number)
-    .pipe(z.number().int().min(1, 'limit must be at least 1').max(PAGE_LIMIT_MAX, `limit must be at most ${PAGE_LIMIT_MAX}`))
-    .optional(),
+  limit: publish(digits('limit').transform(Number)
+    .pipe(z.number().int().min(1, 'limit must be at least 1').max(PAGE_LIMIT_MAX, `limit must be at most ${PAGE_LIMIT_MAX}`)),
+  integer(1, PAGE_LIMIT_MAX)).optional(),
   cursor: z.string().max(512, 'cursor must be at most 512 characters').optional(),
 };
 
-export const booleanQuery = z.enum(['true', 'false'], { error: () => 'must be true or false' }).transform((v) => v === 'true');
+export const booleanQuery = publish(
+  z.enum(['true', 'false'], { error: () => 'must be true or false' }).transform((v) => v === 'true'),
+  { type: 'boolean' });
 
 /** The `confirm` query of destructive operations (the edge checks it is `true` before validation). */
 export const confirmQuery = { confirm: booleanQuery.optional() };

@@ -1,11 +1,20 @@
 /**
  * The OpenAPI 3.1 document of the gateway, generated from the operation catalog so that the routes, their inputs and
  * the published description cannot drift apart. Record schemas come from the generated contract components; input
- * schemas are converted from the catalog's zod schemas as the caller sends them (`io: 'input'`).
+ * schemas are converted from the catalog's zod schemas as the caller sends them (`io: 'input'`), except that:
+ * - a field that parses text into a value (a login, a limit, a flag) is published as the value the text stands for,
+ *   as its field helper declares it (`publishedSchemas` in shared/catalog/fields.ts): integers with their bounds,
+ *   numbers, booleans, date-times; a path or query field without a declaration is derived from the output of its pipe;
+ * - a contract record (or enum) inside an input is a `$ref` to its component rather than a copy.
+ * v2 answers are the contract's named envelope of the operation (`PF4UserApiResponse`) where the contract has one.
  */
 import { z } from 'zod';
-import { catalog, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S, PAGE_LIMIT_MAX, type Operation } from '../../shared/catalog/index.js';
+import { catalog, publishedSchemas, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S, PAGE_LIMIT_MAX, type Operation } from '../../shared/catalog/index.js';
+import * as contract from '../../shared/records/contract.js';
 import { openapiComponents } from '../../shared/records/contract.js';
+import { contractOperations } from '../../shared/records/contractOperations.js';
+import { REALM, SCOPE } from '../auth/authConfig.js';
+import { TIMEOUT_APPLIED_HEADER } from '../api/timeout.js';
 
 type Schema = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -55,6 +64,13 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
   ApiMeta: {
     type: 'object', properties: { activityId: { type: ['string', 'null'] }, paging: ref('PagingMeta') },
   },
+  OAuthError: {
+    type: 'object', required: ['error', 'error_description'], description: 'RFC 6750 bearer token error.',
+    properties: {
+      error: { type: 'string', enum: ['invalid_request', 'invalid_token', 'insufficient_scope', 'server_error', 'temporarily_unavailable'] },
+      error_description: { type: 'string' },
+    },
+  },
   HealthReport: {
     type: 'object',
     properties: {
@@ -90,6 +106,8 @@ export function buildOpenApiDocument(): Schema {
     paths,
     components: {
       schemas,
+      responses: AUTH_RESPONSES,
+      headers: HEADERS,
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
@@ -106,27 +124,29 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
   const parameters: Schema[] = [];
   for (const name of pathParamNames(entry.path)) {
     const field = entry.params?.shape[name] as z.ZodType | undefined;
-    const schema = name === 'tradePlatform' ? { type: 'string', format: 'uuid' } : field ? inputSchema(field, schemas) : { type: 'string' };
+    const schema = name === 'tradePlatform' ? { type: 'string', format: 'uuid' } : field ? inputSchema(field, schemas, 'parameter') : { type: 'string' };
     parameters.push({ name, in: 'path', required: true, schema, ...(name === 'tradePlatform' ? { description: 'Registered trade platform id.' } : {}) });
   }
   const handled = new Set<string>();
   if (entry.query) {
     for (const [name, field] of Object.entries(entry.query.shape as Record<string, z.ZodType>)) {
       handled.add(name);
-      const p: Schema = { name, in: 'query', required: !field.safeParse(undefined).success, schema: inputSchema(field, schemas) };
-      if (Array.isArray(p.schema && (p.schema as Schema).type) || (p.schema as Schema).type === 'array') Object.assign(p, { style: 'form', explode: true });
-      if (name === 'confirm' && entry.destructive) Object.assign(p, { required: v2, description: 'Must be `true`: a deliberateness signal for this destructive operation.' });
+      const p: Schema = { name, in: 'query', required: !field.safeParse(undefined).success, schema: inputSchema(field, schemas, 'parameter') };
+      const type = (p.schema as Schema).type;
+      if (type === 'array' || (Array.isArray(type) && type.includes('array'))) Object.assign(p, { style: 'form', explode: true });
+      if (name === 'confirm' && entry.destructive && v2) Object.assign(p, { required: true, schema: CONFIRM_TRUE, description: CONFIRM_TEXT });
       parameters.push(p);
     }
   }
   if (v2 && entry.destructive && !handled.has('confirm')) {
-    parameters.push({ name: 'confirm', in: 'query', required: true, schema: { type: 'string', enum: ['true'] }, description: 'Must be `true` for this destructive operation.' });
+    parameters.push({ name: 'confirm', in: 'query', required: true, schema: CONFIRM_TRUE, description: CONFIRM_TEXT });
   }
   if (entry.paged) {
     if (!handled.has('limit')) parameters.push({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX } });
     if (!handled.has('cursor')) parameters.push({ name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } });
   }
-  if (entry.read !== 'local') {
+  {
+    // Every endpoint takes the time budget (spec, "Rules for every endpoint"); registry reads answer within any.
     const timeout = { type: 'number', minimum: TIMEOUT_MIN_S, maximum: TIMEOUT_MAX_S, default: TIMEOUT_CLASSES[entry.timeout] };
     parameters.push(
       { name: 'X-Request-Timeout', in: 'header', required: false, schema: timeout, description: 'Seconds to wait for the trading server.' },
@@ -149,25 +169,70 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
     responses: responses(entry, schemas),
   };
   if (entry.body) {
-    op.requestBody = { required: !entry.body.safeParse(undefined).success, content: { 'application/json': { schema: inputSchema(entry.body, schemas) } } };
+    op.requestBody = { required: !entry.body.safeParse(undefined).success, content: { 'application/json': { schema: inputSchema(entry.body, schemas, 'body') } } };
   }
   return op;
 }
 
+const CONFIRM_TRUE = { type: 'boolean', enum: [true] };
+const CONFIRM_TEXT = 'Must be `true`: a deliberateness signal for this destructive operation.';
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Response headers the document names once and refers to. */
+const HEADERS: Record<string, Schema> = {
+  [TIMEOUT_APPLIED_HEADER]: {
+    description: 'The time budget that applied, in seconds: the valid `X-Request-Timeout` (or `requestTimeout`) sent, else the operation\'s class default. On every answer under /api/, refusals included.',
+    schema: { type: 'number', minimum: TIMEOUT_MIN_S, maximum: TIMEOUT_MAX_S },
+  },
+  'X-Request-Outcome': {
+    description: 'Present when a change passed its deadline and may still complete: check before repeating.',
+    schema: { type: 'string', enum: ['unknown'] },
+  },
+  'Idempotency-Replayed': { description: 'The first answer to this Idempotency-Key, replayed.', schema: { type: 'string', enum: ['true'] } },
+  'WWW-Authenticate': {
+    description: `RFC 6750 Bearer challenge: \`Bearer realm="${REALM}"\`, with \`error\` and \`error_description\` when a token was sent (and \`scope="${SCOPE}"\` for insufficient_scope).`,
+    required: true,
+    schema: { type: 'string', pattern: '^Bearer ' },
+  },
+};
+
+/** The token guard's refusals, the same on every operation under /api/ (outside the v2 envelope). */
+const AUTH_RESPONSES: Record<string, Schema> = {
+  Unauthorized: {
+    description: 'No access token, or one that is expired, malformed, wrongly signed, for another audience, or without the organization claim (RFC 6750 `invalid_token`). An Authorization header that is not a Bearer credential at all is answered 400 `invalid_request` with the same challenge.',
+    headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate'), [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER) },
+    content: { 'application/json': { schema: ref('OAuthError') } },
+  },
+  Forbidden: {
+    description: `The access token lacks the \`${SCOPE}\` scope (RFC 6750 \`insufficient_scope\`).`,
+    headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate'), [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER) },
+    content: { 'application/json': { schema: ref('OAuthError') } },
+  },
+};
+
+/** Whether the token guard stands in front of a path (everything under /api/). */
+export const isProtectedPath = (path: string) => path.startsWith('/api/');
+
 function responses(entry: Operation, schemas: Record<string, Schema>): Schema {
   const data = dataSchema(entry.response);
-  const headers: Schema = entry.read === 'local' ? {} : {
-    'X-Request-Timeout-Applied': { schema: { type: 'number' }, description: 'The time budget used, in seconds.' },
-    'X-Request-Outcome': { schema: { type: 'string', enum: ['unknown'] }, description: 'Present when a change passed its deadline and may still complete.' },
-  };
+  const headers: Schema = { [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER) };
+  if (entry.mutating) headers['X-Request-Outcome'] = headerRef('X-Request-Outcome');
+  const auth = isProtectedPath(entry.path)
+    ? { 401: { $ref: '#/components/responses/Unauthorized' }, 403: { $ref: '#/components/responses/Forbidden' } }
+    : {};
   if (entry.generation === 'v2') {
-    if (entry.mutating) headers['Idempotency-Replayed'] = { schema: { type: 'string', enum: ['true'] } };
-    return { 200: { description: 'Envelope: check `error` before reading `data`.', headers, content: json(envelopeSchema(entry, data, schemas)) } };
+    const ok = { ...headers, ...(entry.mutating ? { 'Idempotency-Replayed': headerRef('Idempotency-Replayed') } : {}) };
+    return { 200: { description: 'Envelope: check `error` before reading `data`.', headers: ok, content: json(envelopeSchema(entry, data, schemas)) }, ...auth };
   }
-  const error = (description: string) => ({ description, content: json(entry.family === 'PF5' ? { oneOf: [ref('PF5Error'), ref('HTTPError')] } : ref('HTTPError')) });
+  const error = (description: string) => ({
+    description, headers,
+    content: json(entry.family === 'PF5' ? { oneOf: [ref('PF5Error'), ref('HTTPError')] } : ref('HTTPError')),
+  });
   const out: Schema = {
     200: { description: 'Success.', headers, content: json(data) },
     400: error('Invalid input, or the trading platform refused the request.'),
+    ...auth,
     404: error('Unknown trade platform, or the record was not found.'),
   };
   if (entry.read !== 'local') {
@@ -176,12 +241,52 @@ function responses(entry: Operation, schemas: Record<string, Schema>): Schema {
   return out;
 }
 
-function envelopeSchema(entry: Operation, data: Schema, schemas: Record<string, Schema>): Schema {
-  // Reuse the contract's named envelope where it exists and describes the same payload (e.g. PF4UserApiResponse).
-  if (typeof entry.response === 'string' && !entry.paged) {
-    const name = entry.response.endsWith('[]') ? `${entry.response.slice(0, -2)}ListApiResponse` : `${entry.response}ApiResponse`;
-    if (schemas[name]) return ref(name);
+const shapeOf = (path: string) => path.replace(/\{\w+\}/g, '{}');
+/** The contract's envelope name of each v2 operation, by method and path shape. */
+const CONTRACT_ENVELOPES = new Map(contractOperations.map((o) => [`${o.method} ${shapeOf(o.path)}`, o.response]));
+
+/** A schema with its nullability dropped (`anyOf [X, null]` → X, `type: [T, null]` → T), to compare payloads. */
+function nonNull(s: Schema | undefined): Schema | undefined {
+  if (!s) return s;
+  if (Array.isArray(s.anyOf)) {
+    const rest = (s.anyOf as Schema[]).filter((b) => b.type !== 'null');
+    return rest.length === 1 ? nonNull(rest[0]) : { ...s, anyOf: rest };
   }
+  if (Array.isArray(s.type)) {
+    const rest = (s.type as string[]).filter((t) => t !== 'null');
+    return { ...s, type: rest.length === 1 ? rest[0] : rest };
+  }
+  return s;
+}
+
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) =>
+  x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x);
+
+/** Whether a contract envelope's `data` is the payload the edge answers (nullability aside; inline types by type). */
+export function envelopeCarries(envelope: Schema | undefined, data: Schema): boolean {
+  const carried = nonNull((envelope?.properties as Record<string, Schema> | undefined)?.data);
+  if (!carried) return false;
+  if (data.$ref || data.type === 'array') return canonical(carried) === canonical(nonNull(data));
+  const ours = nonNull(data)!;
+  if (ours.type === undefined) return carried.type === undefined && Object.keys(carried).length === 0 && Object.keys(ours).length === 0;
+  return canonical(carried.type) === canonical(ours.type) && (ours.format === undefined || carried.format === ours.format);
+}
+
+/** The contract's named envelope of a v2 operation, when the contract names one and it carries the entry's payload. */
+export function contractEnvelope(entry: Operation, schemas: Record<string, Schema>): string | undefined {
+  const data = dataSchema(entry.response);
+  const named = CONTRACT_ENVELOPES.get(`${entry.method} ${shapeOf(entry.path)}`);
+  if (named && envelopeCarries(schemas[named], data)) return named;
+  if (typeof entry.response === 'string') {
+    const name = entry.response.endsWith('[]') ? `${entry.response.slice(0, -2)}ListApiResponse` : `${entry.response}ApiResponse`;
+    if (envelopeCarries(schemas[name], data)) return name;
+  }
+  return undefined;
+}
+
+function envelopeSchema(entry: Operation, data: Schema, schemas: Record<string, Schema>): Schema {
+  const named = contractEnvelope(entry, schemas);
+  if (named) return ref(named);
   return {
     type: 'object',
     required: ['data', 'error', 'meta'],
@@ -200,9 +305,64 @@ export function pathParamNames(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 }
 
+/** Contract records and enums by their zod schema: an input that embeds one refers to its component. */
+const CONTRACT_SCHEMAS = new Map<unknown, string>();
+for (const [name, value] of Object.entries(contract)) {
+  if (name in openapiComponents && value && typeof value === 'object' && '_zod' in value && !CONTRACT_SCHEMAS.has(value)) CONTRACT_SCHEMAS.set(value, name);
+}
+
+type Where = 'parameter' | 'body';
+
+type ZodInternals = { _zod: { def: { type: string; in?: z.ZodType; out?: z.ZodType; defaultValue?: unknown }; parent?: z.ZodType } };
+const internals = (schema: z.ZodType) => (schema as unknown as ZodInternals)._zod;
+
+/** The contract record a schema is, itself or with checks added (`.superRefine()` keeps the record as its parent). */
+function contractRecordOf(schema: z.ZodType | undefined): string | undefined {
+  for (let s = schema, depth = 0; s && depth < 16; s = internals(s).parent, depth++) {
+    const name = CONTRACT_SCHEMAS.get(s);
+    if (name) return name;
+  }
+  return undefined;
+}
+
+/**
+ * What a path or query field that parses text stands for, when its own schema declares nothing: a string piped into
+ * a published field is that field (`z.string({error}).pipe(intText('shift'))`); otherwise the output of the pipe when
+ * it is a number or a boolean (`z.string().regex(..).transform(Number).pipe(z.number().int()...)` → integer, bounds).
+ */
+function derived(schema: z.ZodType, json: Schema): Schema | undefined {
+  const def = internals(schema).def;
+  if (def.type !== 'pipe' || !def.out || json.type !== 'string') return undefined;
+  const declared = publishedSchemas.get(def.out);
+  if (declared) return declared;
+  const { $schema: _s, ...out } = z.toJSONSchema(def.out, { io: 'output', unrepresentable: 'any' }) as Schema;
+  return out.type === 'integer' || out.type === 'number' || out.type === 'boolean' ? out : undefined;
+}
+
+/** Replaces the converted text schema of a field with what it is published as (see the header comment). */
+function publishedOverride(where: Where) {
+  return ({ zodSchema, jsonSchema }: { zodSchema: unknown; jsonSchema: Schema }) => {
+    const schema = zodSchema as z.ZodType;
+    const def = internals(schema).def;
+    // A default of a converting field is dropped from the input side by zod; it is the value the field stands for.
+    if (where === 'parameter' && def.type === 'default' && jsonSchema.default === undefined) {
+      const value = def.defaultValue;
+      if (['string', 'number', 'boolean'].includes(typeof value)) jsonSchema.default = value;
+    }
+    const record = contractRecordOf(schema);
+    const replacement = record ? ref(record) : publishedSchemas.get(schema) ?? (where === 'parameter' ? derived(schema, jsonSchema) : undefined);
+    if (!replacement) return;
+    const { description } = jsonSchema;
+    for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
+    Object.assign(jsonSchema, JSON.parse(JSON.stringify(replacement)), description === undefined || record ? {} : { description });
+  };
+}
+
 /** A zod input schema as an OpenAPI schema; definitions it carries are moved into components. */
-function inputSchema(schema: z.ZodType, schemas: Record<string, Schema>): Schema {
-  const { $schema: _s, $defs, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Schema & { $defs?: Record<string, Schema> };
+function inputSchema(schema: z.ZodType, schemas: Record<string, Schema>, where: Where): Schema {
+  const { $schema: _s, $defs, ...rest } = z.toJSONSchema(schema, {
+    io: 'input', unrepresentable: 'any', override: publishedOverride(where) as never,
+  }) as Schema & { $defs?: Record<string, Schema> };
   if (!$defs) return rest;
   const relocated = JSON.parse(JSON.stringify({ rest, $defs }).replaceAll('"#/$defs/', '"#/components/schemas/')) as { rest: Schema; $defs: Record<string, Schema> };
   for (const [name, def] of Object.entries(relocated.$defs)) schemas[name] ??= def;
