@@ -4,13 +4,14 @@ import type { Binding } from './bind.js';
 import { commonBindings } from './common.js';
 import { pf4BackupBindings } from './pf4Backup.js';
 import { pf4GroupsBindings } from './pf4Groups.js';
+import { pf4NewsBindings } from './pf4News.js';
 import { pf4ReportsBindings } from './pf4Reports.js';
 import { pf4ServerAdminBindings } from './pf4ServerAdmin.js';
 import { pf4SymbolsBindings } from './pf4Symbols.js';
 import { pf4TradesBindings } from './pf4Trades.js';
 import { pf4UsersBindings } from './pf4Users.js';
 
-const all: readonly Binding[] = [...commonBindings, ...pf4ServerAdminBindings, ...pf4ReportsBindings, ...pf4BackupBindings, ...pf4SymbolsBindings, ...pf4UsersBindings, ...pf4GroupsBindings, ...pf4TradesBindings];
+const all: readonly Binding[] = [...commonBindings, ...pf4ServerAdminBindings, ...pf4ReportsBindings, ...pf4BackupBindings, ...pf4SymbolsBindings, ...pf4UsersBindings, ...pf4GroupsBindings, ...pf4TradesBindings, ...pf4NewsBindings];
 
 export const customHandlers: ReadonlyMap<string, Handler> = new Map(all.map(([op, run]) => {
   if (all.filter(([o]) => o === op).length > 1) throw new Error(`handler ${op} bound twice`);

@@ -1,8 +1,41 @@
-/** v2 PF4 News. */
+/**
+ * v2 PF4 News. Headers and the bodies fetched so far are answered from the pumping cache (`news`, `newsBodies`);
+ * `NewsBodyRequest` asks the server for a body, which arrives later on the change stream and is cached by key.
+ */
+import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
+import { intText, position } from '../../fields.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
-export const news = {
-};
+/** A news item's key (int32, the server numbers items from 0 up). */
+const newsKey = z.object({ key: intText('key', 0) });
 
-void defineOperation; void v2;
+export const news = {
+  NewsTotal: defineOperation({
+    name: 'NewsTotal', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/NewsTotal`,
+    tag: 'News', summary: 'Count of cached news items.',
+    response: { type: 'integer', format: 'int32' }, timeout: 'read', read: 'cached', answer: { kind: 'custom' },
+  }),
+  NewsBodyGet: defineOperation({
+    name: 'NewsBodyGet', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/NewsBodyGet/{key}`,
+    tag: 'News', summary: 'Body text of a cached news item; not-found envelope until its body has been fetched (NewsBodyRequest).',
+    params: newsKey, response: { type: 'string' }, timeout: 'read', read: 'cached', answer: { kind: 'custom' },
+  }),
+  NewsGet: defineOperation({
+    name: 'NewsGet', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/NewsGet`,
+    tag: 'News', summary: 'Cached news headers by key ascending, no bodies.',
+    response: 'PF4NewsTopic[]', timeout: 'read', read: 'cached',
+    answer: { kind: 'cachedList', table: 'news' },
+  }),
+  NewsTopicGet: defineOperation({
+    name: 'NewsTopicGet', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/NewsTopicGet/{pos}`,
+    tag: 'News', summary: 'The cached news header at a zero-based position (key order); not-found envelope when out of range.',
+    params: z.object({ pos: position('pos') }), response: 'PF4NewsTopic', timeout: 'read', read: 'cached', answer: { kind: 'custom' },
+  }),
+  NewsBodyRequest: defineOperation({
+    name: 'NewsBodyRequest', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/NewsBodyRequest/{key}`,
+    tag: 'News', summary: 'Queues a fetch of a news body and answers true (fire-and-forget); the body later appears in NewsBodyGet.',
+    params: newsKey, response: { type: 'boolean' }, timeout: 'change', read: 'live',
+    answer: { kind: 'live', command: 'NewsBodyRequest', keyedRead: true },
+  }),
+};
