@@ -149,31 +149,47 @@ function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
       return { data: items, paging: pagingMeta(hasMore, items.length ? keyOf(items[items.length - 1]) : undefined) };
     }
     // Read whole and paged here. The key need not be unique nor complete (two firewall rules for one range, a holiday
-    // without a symbol), so rows sort by the key's fields (null first) and then by their place in the server's list,
-    // and the cursor is that sort key: no row is skipped or repeated at a page boundary.
-    const page = pageRequest(ctx.args, isTieKey(fields.length));
+    // without a symbol), so rows sort by the key's fields (null first) and then by their place in the server's list.
+    // The cursor is the last row's key as the spec describes it (a group name) while the list's keys are unique and
+    // complete; otherwise it adds the row's server position, so no row is skipped or repeated at a page boundary.
+    const arity = fields.length;
+    const page = pageRequest(ctx.args, isListCursor(arity));
     const got = await ctx.platform.session.request(answer.command, args, ctx.deadline);
     const rows = (Array.isArray(got) ? got : []).map((item, pos) => {
       const row = itemShape(item) as Row;
-      return { row, key: [...fields.map((f) => keyPart(row[f])), pos] as TieKey };
+      return { row, parts: fields.map((f) => keyPart(row[f])), pos };
     });
-    rows.sort((a, b) => compareTupleKeys(a.key, b.key));
-    const r = pageOf(rows, (e) => e.key, page);
+    rows.sort((a, b) => compareTupleKeys(a.parts, b.parts) || a.pos - b.pos);
+    const unique = rows.every((r, i) => !r.parts.includes(null) && (i === 0 || compareTupleKeys(r.parts, rows[i - 1].parts) !== 0));
+    const cursorOf = (e: (typeof rows)[number]): ListCursor => (unique ? (arity === 1 ? e.parts[0]! : e.parts) : [...e.parts, e.pos]);
+    const r = pageOf(rows, cursorOf, page, (a, b) => compareListCursors(a, b, arity));
     return { data: r.items.map((e) => e.row), paging: r.paging };
   };
 }
 
 type PageKey = CacheKey | CacheKey[];
-type TieKey = Array<CacheKey | null>;
+/** A key field, or the key's fields, or the key's fields and the row's server position. */
+type ListCursor = CacheKey | Array<CacheKey | null>;
 
 /** A key field as the sort sees it: numbers and text as they are, anything else (null, absent) as null. */
 const keyPart = (value: unknown): CacheKey | null => (typeof value === 'number' || typeof value === 'string' ? value : null);
 
-/** A cursor of a list read whole: the key's fields (each a number, text or null) and the server position. */
-function isTieKey(arity: number) {
-  return (v: unknown): v is TieKey => Array.isArray(v) && v.length === arity + 1
-    && v.slice(0, arity).every((p) => p === null || isCacheKey(p))
-    && isIntegerKey(v[arity]) && (v[arity] as number) >= 0;
+function isListCursor(arity: number) {
+  return (v: unknown): v is ListCursor => {
+    if (arity === 1 && isCacheKey(v)) return true;
+    if (!Array.isArray(v) || (v.length !== arity && v.length !== arity + 1)) return false;
+    if (!v.slice(0, arity).every((p) => p === null || isCacheKey(p))) return false;
+    return v.length === arity || (isIntegerKey(v[arity]) && (v[arity] as number) >= 0);
+  };
+}
+
+/** Orders cursors by the key's fields, then by server position when both carry one (a key-only cursor equals its rows). */
+function compareListCursors(a: ListCursor, b: ListCursor, arity: number): number {
+  const ta = Array.isArray(a) ? a : [a];
+  const tb = Array.isArray(b) ? b : [b];
+  const c = compareTupleKeys(ta.slice(0, arity), tb.slice(0, arity));
+  if (c !== 0 || ta.length <= arity || tb.length <= arity) return c;
+  return (ta[arity] as number) - (tb[arity] as number);
 }
 
 /** Fields of a contract record. */
