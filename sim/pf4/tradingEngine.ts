@@ -102,6 +102,8 @@ export class Pf4TradingEngine {
   private readonly historyByLogin = new Map<number, PF4TradeRecord[]>();
   private readonly historyByOrder = new Map<number, PF4TradeRecord>();
   private readonly rollback = new Map<number, RollbackEntry>();
+  /** Logins a broker holds a margin level for: those with open trades or orders, as the resync and events tell it. */
+  private readonly announcedMargins = new Set<number>();
   private timer: NodeJS.Timeout | null = null;
   private cancelRollover: (() => void) | null = null;
   historyCount = 0;
@@ -113,6 +115,7 @@ export class Pf4TradingEngine {
   /** Indexes the generated trades and computes every account's margin and floating result. */
   indexAll(): void {
     for (const row of this.world.trades.values()) this.track(row);
+    for (const login of this.byLogin.keys()) this.announcedMargins.add(login);
   }
 
   start(): void {
@@ -275,7 +278,7 @@ export class Pf4TradingEngine {
       const level = this.marginLevel(state.login);
       if (level.levelType !== state.levelType) {
         state.levelType = level.levelType;
-        this.world.emit('margin', 'update', level);
+        this.announceMargin(level);
       }
     }
   }
@@ -768,9 +771,16 @@ export class Pf4TradingEngine {
     return active;
   }
 
-  /** Re-evaluates an account after a change of its trades or balance and tells the broker its margin. */
+  /**
+   * Re-evaluates an account after a change of its trades or balance and tells the broker its margin: the level while
+   * the account has open trades or orders, a delete when its last one has gone.
+   */
   private afterAccountChange(login: number): void {
     if (!this.world.users.has(login)) return;
+    if (!this.byLogin.has(login)) {
+      if (this.announcedMargins.delete(login)) this.world.emit('margin', 'delete', { login });
+      return;
+    }
     const level = this.marginLevel(login);
     const account = this.accounts.get(login);
     if (account) {
@@ -778,6 +788,11 @@ export class Pf4TradingEngine {
       // Re-anchor the cached floating result on the exact one, so rounding never drifts across many ticks.
       account.floating = cents(level.equity - level.balance - this.world.users.get(login)!.credit);
     }
+    this.announceMargin(level);
+  }
+
+  private announceMargin(level: PF4MarginLevelRecord): void {
+    this.announcedMargins.add(level.login);
     this.world.emit('margin', 'update', level);
   }
 
@@ -792,7 +807,7 @@ export class Pf4TradingEngine {
     }
     if (type !== account.levelType) {
       account.levelType = type;
-      this.world.emit('margin', 'update', this.marginLevel(account.login));
+      this.announceMargin(this.marginLevel(account.login));
     }
   }
 
