@@ -294,7 +294,8 @@ describe('commands', () => {
     const closed = await client.ok<{ tradeRecordState: string }>('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: opened.order });
     expect(closed.tradeRecordState).toBe('ClosedNormal');
     const gone = await watcher.waitForEvent((e) => e.event === 'trades' && e.op === 'delete');
-    expect(gone.record).toEqual({ order: opened.order });
+    // The delete carries the final record: the one the close answered.
+    expect(gone.record).toEqual(closed);
     await watcher.waitForEvent((e) => e.event === 'users' && e.op === 'update' && (e.record as { login: number }).login === 100010);
     expect(await client.ok('TradeRecordsRequest', { orders: [opened.order] })).toEqual([]);
   });

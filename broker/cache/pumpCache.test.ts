@@ -329,3 +329,61 @@ describe('bounded tables', () => {
     expect(table.at(1)).toEqual({ order: 5, v: 2 });
   });
 });
+
+describe('PF4 recently closed trades', () => {
+  const closedTrade = (order: number, state = 'ClosedNormal') => trade(order, {
+    tradeRecordState: state, closeTime: '2026-01-05T10:00:00Z', closePrice: 1.1, profit: 12.5,
+  });
+
+  it('keeps the final record a trades delete carries, and a closing update, apart from the open trades', () => {
+    const cache = loaded();
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(10) });
+    cache.apply({ event: 'trades', op: 'update', record: closedTrade(20, 'ClosedPart') });
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(30, 'Deleted') });
+    expect(cache.sizes()).toMatchObject({ trades: 0, closedTrades: 3 });
+    const row = cache.get('closedTrades', 10)!;
+    expect(Object.keys(row)).toEqual(Object.keys((openapiComponents as any).PF4Trade.properties));
+    expect(row).toMatchObject({ order: 10, tradeRecordState: 'ClosedNormal', closeTime: '2026-01-05T10:00:00Z', closePrice: 1.1 });
+    expect(cache.get('closedTrades', 20)).toMatchObject({ tradeRecordState: 'ClosedPart' });
+    expect(cache.get('closedTrades', 30)).toMatchObject({ tradeRecordState: 'Deleted' });
+    // The closed trades are not in the open trades' indexes.
+    expect(cache.table('trades')!.lookup('login', 1)).toEqual([]);
+  });
+
+  it('learns nothing from a delete that carries the key alone, and forgets a close that was rolled back', () => {
+    const cache = loaded();
+    cache.apply({ event: 'trades', op: 'delete', record: { order: 10 } });
+    expect(cache.get('trades', 10)).toBeUndefined();
+    expect(cache.get('closedTrades', 10)).toBeUndefined();
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(20) });
+    cache.apply({ event: 'trades', op: 'add', record: trade(20, { tradeRecordState: 'OpenNormal', activationType: 'SLRollback' }) });
+    expect(cache.get('closedTrades', 20)).toBeUndefined();
+    expect(cache.get('trades', 20)).toMatchObject({ activationType: 'SLRollback' });
+  });
+
+  it('keeps the newest closedTradesLimit closed trades by arrival', () => {
+    const cache = new PumpCache('PF4', { closedTradesLimit: 3 });
+    for (const order of [7, 3, 9, 1]) cache.apply({ event: 'trades', op: 'delete', record: closedTrade(order) });
+    expect(cache.table('closedTrades')!.page(undefined, undefined).items.map((r) => r.order)).toEqual([1, 3, 9]);
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(3, 'Deleted') }); // arrives again: the newest
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(5) }); // drops 9, the oldest now
+    expect(cache.table('closedTrades')!.page(undefined, undefined).items.map((r) => r.order)).toEqual([1, 3, 5]);
+    expect(cache.get('closedTrades', 3)).toMatchObject({ tradeRecordState: 'Deleted' });
+    expect(new PumpCache('PF4').table('closedTrades')!.capacity).toBe(10_000);
+  });
+
+  it('lives across resyncs: closes during one show at once, and a trade the new snapshot has open leaves', () => {
+    const cache = loaded();
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(10) });
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(20) });
+    cache.apply(resync('begin'));
+    cache.apply({ event: 'trades', op: 'delete', record: closedTrade(30) });
+    expect(cache.get('closedTrades', 30)).toBeDefined();
+    // The open trades are still the old snapshot's until the end.
+    expect(cache.get('trades', 30)).toBeDefined();
+    cache.apply(chunk('trades', [trade(20, { tradeRecordState: 'OpenNormal' }), trade(40)]));
+    cache.apply(resync('end'));
+    expect(cache.table('closedTrades')!.page(undefined, undefined).items.map((r) => r.order)).toEqual([10, 30]);
+    expect(cache.get('trades', 20)).toBeDefined();
+  });
+});

@@ -82,12 +82,28 @@ describe('change events', () => {
         } else {
           expect(table.has(key), `${kind} ${op} of unknown ${String(key)}`).toBe(true);
         }
-        if (op === 'delete') {
+        if (op === 'delete' && kind === 'trades') {
+          // A trade leaves with its final record, which a broker keeps among the recently closed.
+          expect(record.tradeRecordState, `trades delete of ${String(key)}`).toMatch(/^(Closed|Deleted)/);
+          expect(Date.parse(record.closeTime)).toBeGreaterThan(Date.parse(record.openTime) - 1);
+          closed.set(key, record);
+          table.delete(key);
+        } else if (op === 'delete') {
           expect(Object.keys(record), `${kind} delete carries the key only`).toEqual([KEY[kind]]);
           table.delete(key);
         } else {
           table.set(key, cached(kind, record));
+          // A trade open again (a rolled-back close) is no longer among the closed.
+          if (kind === 'trades') closed.delete(key);
         }
+      }
+    };
+    /** The recently closed trades as a broker keeps them from the trades deletes: each is the history's record. */
+    const closed = new Map<unknown, Rec>();
+    const closedAgree = (name: string) => {
+      for (const [order, record] of closed) {
+        expect(record, `${name}: closed trade ${String(order)}`).toEqual(world.engine.historyRecord(order as number));
+        expect(mirror.trades.has(order), `${name}: closed trade ${String(order)} is not open`).toBe(false);
       }
     };
 
@@ -101,6 +117,7 @@ describe('change events', () => {
       for (const kind of COMPARED) {
         expect(mirror[kind], `${name}: ${kind}`).toEqual(now[kind]);
       }
+      closedAgree(name);
       return result;
     };
     const tick = (symbol: string, bid: number, ask: number) => () => h.call('SymbolSendTick', { symbol, bid, ask });
@@ -125,6 +142,8 @@ describe('change events', () => {
     step('pending activation', ['ticks', 'trades', 'margin'], tick('EURUSD', 1.0988, 1.0989));
     step('partial close', ['users', 'trades', 'margin'], tx({ tradeTransactionType: 'BrOrderClose', order: limit.order, volume: 40 }));
     const remainder = h.call('TradesUserRequest', { login: a }).find((t: Rec) => t.comment === `from #${limit.order}`);
+    // The closed part keeps the ticket.
+    expect(closed.get(limit.order)).toMatchObject({ tradeRecordState: 'ClosedPart', volume: 40, comment: `to #${remainder.order}` });
     step('AdmTradeRecordModify', ['trades', 'margin'], () => h.call('AdmTradeRecordModify', { ticket: remainder.order, record: { storage: -4, magic: 9 } }));
 
     // Manager edits of accounts: the margin record carries balance, leverage and group.
@@ -149,15 +168,21 @@ describe('change events', () => {
     // That was the account's last open trade: a margin delete took its level out.
     expect(mirror.margin.has(b)).toBe(false);
     const stop = step('pending', ['trades', 'margin'], open(a, { tradeCommand: 'SellStop', price: 1.09 }));
+    expect(closed.get(sell.order)).toMatchObject({ tradeRecordState: 'ClosedNormal', activationType: 'None' });
     step('delete pending', ['trades', 'margin'], tx({ tradeTransactionType: 'BrOrderDelete', order: stop.order }));
     step('AdmTradesDelete', ['trades', 'margin'], () => h.call('AdmTradesDelete', { orders: [remainder.order] }));
+    expect(closed.get(stop.order)).toMatchObject({ tradeRecordState: 'Deleted', tradeCommand: 'SellStop' });
+    expect(closed.get(remainder.order)).toMatchObject({ tradeRecordState: 'Deleted', tradeCommand: 'Buy' });
     step('rollover', ['trades'], () => world.rollover(Date.UTC(2026, 0, 5)));
     step('stop loss', ['ticks', 'users', 'trades', 'margin'], tick('EURUSD', 1.0949, 1.095));
+    expect(closed.get(buy.order)).toMatchObject({ tradeRecordState: 'ClosedNormal', activationType: 'SL' });
     step('TradeClearRollback', ['users', 'trades', 'margin'], () => h.call('TradeClearRollback', { order: buy.order }));
+    expect(closed.has(buy.order)).toBe(false);
     const expiring = step('pending', ['trades', 'margin'], open(a, { tradeCommand: 'BuyLimit', price: 1.09,
       expiration: new Date(Date.now() + 11 * 60_000).toISOString() }));
     step('expiry', ['trades', 'margin'], () => world.engine.sweep(Date.now() + 12 * 60_000));
     expect(mirror.trades.has(expiring.order)).toBe(false);
+    expect(closed.get(expiring.order)).toMatchObject({ tradeRecordState: 'Deleted' });
 
     // Stop-out.
     const thin = step('UserRecordNew', ['users'], () => h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Thin', leverage: 100 } }).login);

@@ -434,7 +434,8 @@ export class Pf4TradingEngine {
     this.untrack(row);
     this.world.trades.delete(order);
     this.addHistory(record);
-    this.world.emit('trades', 'delete', { order });
+    // The delete carries the final record, as the history keeps it.
+    this.world.emit('trades', 'delete', record);
     this.log(`'${row.login}': ${describe(row)} deleted`);
     this.afterAccountChange(row.login);
     return record;
@@ -711,7 +712,8 @@ export class Pf4TradingEngine {
     const balanceDelta = cents(profit + row.commission + row.storage);
     const user = this.world.users.get(row.login);
     if (user) this.world.replaceUser({ ...user, balance: cents(user.balance + balanceDelta) });
-    this.world.emit('trades', 'delete', { order: row.order });
+    // The delete carries the final record (state, close time and price), as the history keeps it.
+    this.world.emit('trades', 'delete', record);
     this.log(`'${row.login}': close ${describe(row)} at ${price}${activation === 'None' ? '' : ` [${activation.toLowerCase()}]`}`);
     this.afterAccountChange(row.login);
     return { record, balanceDelta };
