@@ -1,7 +1,8 @@
 /**
  * The edge app: trace context first (every answer, even a refusal, carries `traceparent`), the unauthenticated
  * liveness, health, discovery and document routes, then the token-guarded API: registry routes and the catalog's
- * operation routes. Bodies are bounded before anything reads them.
+ * operation routes. Bodies are bounded before anything reads them. Every answer under /api/, the guard's refusals
+ * included, carries `X-Request-Timeout-Applied`.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -9,6 +10,7 @@ import type { AppEnv } from './env.js';
 import { authRoutes, requireToken } from './auth/index.js';
 import { registryRoutes } from './registry/index.js';
 import { catalogRoutes, traceContext } from './api/index.js';
+import { timeoutApplied } from './api/timeout.js';
 import { validation } from './envelope/index.js';
 import { healthz } from './health/index.js';
 import { openApiJson } from './openapi/index.js';
@@ -26,6 +28,7 @@ export function createApp(): Hono<AppEnv> {
   app.get('/openapi.json', openApiJson);
   app.route('/', authRoutes());
 
+  app.use('/api/*', timeoutApplied());
   app.use('/api/*', requireToken());
   app.use('/api/*', bodyLimit({
     maxSize: MAX_BODY_BYTES,

@@ -13,10 +13,11 @@ import { catalog, publishedSchemas, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_
 import * as contract from '../../shared/records/contract.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { contractOperations } from '../../shared/records/contractOperations.js';
-import { REALM, SCOPE } from '../auth/authConfig.js';
 import { TIMEOUT_APPLIED_HEADER } from '../api/timeout.js';
 
 type Schema = Record<string, unknown>;
+/** The token scope every /api/ operation needs (workers/auth/authConfig.ts SCOPE; that module is worker-typed). */
+const SCOPE = 'webapi';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (s: Schema) => ({ anyOf: [s, { type: 'null' }] });
 
@@ -101,7 +102,7 @@ export function buildOpenApiDocument(): Schema {
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: '/' }],
-    security: [{ oauth2: ['webapi'] }],
+    security: [{ oauth2: [SCOPE] }],
     tags,
     paths,
     components: {
@@ -111,8 +112,8 @@ export function buildOpenApiDocument(): Schema {
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: 'OAuth 2.0 client credentials with scope `webapi`.',
-          flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: { webapi: 'Call the trade platform web interface' } } },
+          description: `OAuth 2.0 client credentials with scope \`${SCOPE}\`.`,
+          flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: { [SCOPE]: 'Call the trade platform web interface' } } },
         },
       },
     },
@@ -191,7 +192,7 @@ const HEADERS: Record<string, Schema> = {
   },
   'Idempotency-Replayed': { description: 'The first answer to this Idempotency-Key, replayed.', schema: { type: 'string', enum: ['true'] } },
   'WWW-Authenticate': {
-    description: `RFC 6750 Bearer challenge: \`Bearer realm="${REALM}"\`, with \`error\` and \`error_description\` when a token was sent (and \`scope="${SCOPE}"\` for insufficient_scope).`,
+    description: `RFC 6750 Bearer challenge (\`Bearer realm="…"\`), with \`error\` and \`error_description\` when a token was sent (and \`scope="${SCOPE}"\` for insufficient_scope).`,
     required: true,
     schema: { type: 'string', pattern: '^Bearer ' },
   },

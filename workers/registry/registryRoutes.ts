@@ -2,9 +2,15 @@
  * The catalog's local registry operations (TradePlatforms, TradePlatform, Organizations), answered from D1 and always
  * scoped to the caller's organization. They expect requireToken() to have run: the caller comes from the token.
  * A platform of another organization is answered byte for byte like an unknown one, so ids cannot be probed.
+ * Like every endpoint they take the time budget (`X-Request-Timeout` / `requestTimeout`, 1 to 300 s; anything else is
+ * a 400 Validation) and answer the one that applied in `X-Request-Timeout-Applied`, although a registry read answers
+ * within any budget.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type Handler } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
+import { registryOperations } from '../../shared/catalog/registry.js';
+import type { Operation } from '../../shared/catalog/index.js';
+import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER, TIMEOUT_QUERY } from '../api/timeout.js';
 import { uuidSchema } from './ids.js';
 import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
@@ -33,26 +39,36 @@ export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntr
     () => new RegistryStore(c.env.DB).findPlatformEntry(organizationId, id));
 }
 
+/** The entry's time budget checked and answered around its handler. */
+function budgeted(entry: Operation, handler: Handler<AppEnv>): Handler<AppEnv> {
+  return async (c, next) => {
+    const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
+    c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
+    if (!budget.ok) return c.json(v1Error('Validation', budget.message), 400);
+    return handler(c, next);
+  };
+}
+
 export function registryRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/api/TradePlatforms', async (c) => {
+  app.get('/api/TradePlatforms', budgeted(registryOperations.TradePlatforms, async (c) => {
     return c.json(await new RegistryStore(c.env.DB).listPlatforms(callerOf(c).organizationId));
-  });
+  }));
 
-  app.get('/api/TradePlatforms/:tradePlatform', async (c) => {
-    const id = c.req.param('tradePlatform');
+  app.get('/api/TradePlatforms/:tradePlatform', budgeted(registryOperations.TradePlatform, async (c) => {
+    const id = c.req.param('tradePlatform') ?? '';
     if (!uuidSchema.safeParse(id).success) {
       return c.json(v1Error('Validation', 'tradePlatform must be a uuid'), 400);
     }
     const entry = await platformOf(c, id);
     if (!entry) return c.json(v1Error('NotFound', `trade platform ${id} not found`), 404);
     return c.json(entry.platform);
-  });
+  }));
 
-  app.get('/api/Organizations', async (c) => {
+  app.get('/api/Organizations', budgeted(registryOperations.Organizations, async (c) => {
     return c.json(await new RegistryStore(c.env.DB).listOrganizations(callerOf(c).organizationId));
-  });
+  }));
 
   return app;
 }
