@@ -387,3 +387,26 @@ describe('PF4 recently closed trades', () => {
     expect(cache.get('trades', 20)).toBeDefined();
   });
 });
+
+describe('PF4 news bodies', () => {
+  const topic = (key: number) => ({ key, time: '2026-01-01T00:00:00Z', topic: `t${key}` });
+
+  it('keeps the body a newsBodies update brings, outside the snapshot, while its topic is listed', () => {
+    const cache = new PumpCache('PF4');
+    cache.apply(resync('begin'));
+    cache.apply(chunk('news', [topic(1), topic(2)]));
+    cache.apply(resync('end'));
+    expect(cache.get('newsBodies', 1)).toBeUndefined();
+    cache.apply({ event: 'newsBodies', op: 'update', record: { key: 1, body: 'Full text', stray: true } });
+    cache.apply({ event: 'newsBodies', op: 'update', record: { key: 2, body: null } });
+    expect(cache.get('newsBodies', 1)).toEqual({ key: 1, body: 'Full text' });
+    expect(cache.get('newsBodies', 2)).toEqual({ key: 2, body: '' });
+    // A resync keeps the bodies of the topics it still lists; one arriving during it shows at once.
+    cache.apply(resync('begin'));
+    cache.apply(chunk('news', [topic(1), topic(3)]));
+    cache.apply({ event: 'newsBodies', op: 'update', record: { key: 3, body: 'Third' } });
+    expect(cache.get('newsBodies', 3)).toEqual({ key: 3, body: 'Third' });
+    cache.apply(resync('end'));
+    expect(cache.table('newsBodies')!.page(undefined, undefined).items).toEqual([{ key: 1, body: 'Full text' }, { key: 3, body: 'Third' }]);
+  });
+});

@@ -11,15 +11,17 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../testing/worldHarness.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
-type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online' | 'news' | 'symbolGroups';
+type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online' | 'news' | 'symbolGroups' | 'newsBodies';
 type Rec = Record<string, any>;
 const KEY: Record<Kind, string> = {
   users: 'login', trades: 'order', ticks: 'symbol', symbols: 'symbol', groups: 'group', margin: 'login', online: 'login',
-  news: 'key', symbolGroups: 'pos',
+  news: 'key', symbolGroups: 'pos', newsBodies: 'key',
 };
 /** Kinds compared whole with a fresh snapshot after every step. */
 const COMPARED = ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'symbolGroups'] as const;
 type Mirror = Record<Kind, Map<unknown, unknown>>;
+/** Kinds a snapshot does not carry: the mirror starts them empty. */
+const LIVE_ONLY: Kind[] = ['newsBodies'];
 
 /** A record as a cache keeps it: without the figures that follow the quote. */
 function cached(kind: Kind, record: Rec): unknown {
@@ -52,6 +54,7 @@ describe('change events', () => {
           return [record[KEY[kind]], cached(kind, record)];
         }));
       }
+      for (const kind of LIVE_ONLY) out[kind] = new Map();
       return out;
     };
     const mirror = current();
@@ -74,9 +77,9 @@ describe('change events', () => {
         expect(KEY[kind], `a ${kind} event`).toBeDefined();
         const key = record[KEY[kind]];
         const table = mirror[kind];
-        if (kind === 'margin' && op !== 'delete') {
-          // A login's first open trade or order brings its level as an update.
-          expect(op, 'margin events are updates and deletes').toBe('update');
+        if ((kind === 'margin' || kind === 'newsBodies') && op !== 'delete') {
+          // A login's first open trade or order brings its level as an update; a body arrives as an update.
+          expect(op, `${kind} events are updates and deletes`).toBe('update');
         } else if (op === 'add') {
           expect(table.has(key), `${kind} add of existing ${String(key)}`).toBe(false);
         } else {
@@ -225,6 +228,11 @@ describe('change events', () => {
     step('CfgUpdateSymbolGroup without a description', ['symbolGroups'], () => h.call('CfgUpdateSymbolGroup', { pos: 8, record: { name: 'Bonds' } }));
     step('NewsSend', ['news'], () => h.call('NewsSend', { record: { topic: 'Rates unchanged', category: 'Economy', body: 'Full text' } }));
     expect(mirror.news.size).toBe(21);
+    // A body is not in the snapshot: it follows a NewsBodyRequest on the change stream.
+    step('NewsBodyRequest', ['newsBodies'], () => h.call('NewsBodyRequest', { key: 21 }));
+    step('NewsBodyRequest', ['newsBodies'], () => h.call('NewsBodyRequest', { key: 3 }));
+    expect(mirror.newsBodies.get(21)).toEqual({ key: 21, body: 'Full text' });
+    for (const [key, row] of mirror.newsBodies) expect((row as Rec).body).toBe(h.call('NewsBodyGet', { key }));
 
     // The online list: clients come and go; an online account that changes group or is deleted is announced there too.
     for (let i = 0; i < 5; i++) step('online churn', ['online'], () => world.services.churnOnline());
@@ -245,6 +253,7 @@ describe('change events', () => {
       h.fails('UserRecordUpdate', { login: a, record: { group: 'no\\such' } });
       h.fails('TradeTransaction', { tradeTransactionType: 'BrOrderOpen', orderBy: a, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 0 });
       h.fails('UsersGroupOp', { record: { command: 'Delete', logins: [a] } });
+      h.fails('NewsBodyRequest', { key: 999 });
     });
   });
 });

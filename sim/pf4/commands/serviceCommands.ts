@@ -35,8 +35,10 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     return topicOf(services.news[pos]);
   });
   registry.on('NewsBodyGet', (args) => news(args.int('key', { min: 0, max: INT32_MAX })).body);
+  // The fetch is queued and the body follows on the change stream, where a broker's cache picks it up (NewsBodyGet).
   registry.on('NewsBodyRequest', (args) => {
-    news(args.int('key', { min: 0, max: INT32_MAX }));
+    const item = news(args.int('key', { min: 0, max: INT32_MAX }));
+    world.emit('newsBodies', 'update', { key: item.key, body: item.body });
     return true;
   });
   registry.on('NewsSend', (args) => {
