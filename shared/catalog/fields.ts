@@ -103,6 +103,15 @@ export function contractBody(name: string): z.ZodType {
   return schema;
 }
 
+/** The zod type name of a schema, looking through `z.lazy` (the contract's references). */
+function defType(schema: z.ZodType): string | undefined {
+  let def = (schema as unknown as { _zod?: { def?: { type?: string; getter?: () => z.ZodType } } })._zod?.def;
+  for (let depth = 0; def?.type === 'lazy' && def.getter && depth < 4; depth++) {
+    def = (def.getter() as unknown as { _zod?: { def?: { type?: string; getter?: () => z.ZodType } } })._zod?.def;
+  }
+  return def?.type;
+}
+
 /**
  * A JSON merge patch (RFC 7386) of a contract record: a required JSON object whose members are fields of the record,
  * each with the field's type or null. Unknown members and wrong types are refused naming the field.
@@ -111,9 +120,15 @@ export function mergePatchBody(name: string, options: { immutable?: readonly str
   const record = contractBody(name) as z.ZodObject<any>;
   const shape: Record<string, z.ZodType> = {};
   for (const [field, schema] of Object.entries(record.shape as Record<string, z.ZodType>)) {
+    const inner = (schema as z.ZodOptional<z.ZodType>).unwrap();
+    // null empties a field (RFC 7386 removal on a record of fixed shape); an enum that cannot be null has no empty
+    // value, so a null there is refused here rather than sent to the server.
+    const noEmpty = defType(inner) === 'enum';
     shape[field] = options.immutable?.includes(field)
       ? z.never({ error: () => `${field} cannot be changed` }).optional()
-      : (schema as z.ZodOptional<z.ZodType>).unwrap().nullable().optional();
+      : noEmpty
+        ? z.union([inner, z.null()]).refine((v) => v !== null, `${field} cannot be emptied (null): give one of its values`).optional()
+        : inner.nullable().optional();
   }
   return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : 'must be a JSON object (a merge patch)') })
     .refine((v) => Object.keys(v).length > 0, 'a merge patch must change at least one field') as unknown as z.ZodType<Record<string, unknown>>;
