@@ -3,7 +3,7 @@
  * money moving between trades and balances, triggers from the quote feed, stop-out, swaps, the rollback buffer and
  * the balance check.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { pf4Harness } from '../testing/worldHarness.js';
@@ -20,6 +20,8 @@ function setUp(deposit = 10_000, overrides: Record<string, unknown> = {}) {
     tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, ...fields });
   return { h, login: login as number, open, openFails, tick: (bid: number, ask: number) => h.call('SymbolSendTick', { symbol: 'EURUSD', bid, ask }) };
 }
+
+afterEach(() => { vi.useRealTimers(); });
 
 describe('opening and closing', () => {
   it('opens a market buy at the ask, holds its margin and realises the profit into the balance on close', () => {
@@ -80,11 +82,14 @@ describe('opening and closing', () => {
   });
 
   it('refuses orders on a holiday, a hidden symbol and a close-only symbol', () => {
+    // The server's clock is fixed, so the holiday below is "today" for every check this test makes, whenever it runs.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 5, 3, 12, 0)); // a Wednesday, noon UTC
     const { h, open, openFails } = setUp();
-    const today = new Date();
-    h.call('CfgUpdateHoliday', { record: { year: today.getUTCFullYear(), month: today.getUTCMonth() + 1, day: today.getUTCDate(),
-      from: 0, to: 0, symbol: 'EURUSD', description: 'test closure', enable: true } });
-    expect(openFails({}).code).toBe(R.TradeMarketClosed);
+    h.call('CfgUpdateHoliday', { record: { year: 2026, month: 6, day: 4, from: 0, to: 0, symbol: 'EURUSD', description: 'tomorrow', enable: true } });
+    expect(open({ volume: 10 }).symbol).toBe('EURUSD');
+    h.call('CfgUpdateHoliday', { record: { year: 2026, month: 6, day: 3, from: 0, to: 0, symbol: 'EURUSD', description: 'test closure', enable: true } });
+    expect(openFails({})).toEqual({ code: R.TradeMarketClosed, message: 'market for EURUSD is closed' });
     expect(open({ symbol: 'GBPUSD', volume: 10 }).symbol).toBe('GBPUSD');
     h.call('SymbolHide', { symbol: 'GBPUSD' });
     expect(openFails({ symbol: 'GBPUSD' }).code).toBe(R.TradeDisable);
@@ -196,6 +201,42 @@ describe('the quote feed drives the trades', () => {
     expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === sell.order)).toMatchObject({ activationType: 'TP', closePrice: 1.0995 });
   });
 
+  it('triggers a buy\'s stops on the bid and a sell\'s on the ask, whatever the other side of the quote shows', () => {
+    const { h, login, open, tick } = setUp();
+    const buySl = open({ sl: 1.099 });
+    const buyTp = open({ tp: 1.101 });
+    const sellSl = open({ tradeCommand: 'Sell', sl: 1.1005 });
+    const sellTp = open({ tradeCommand: 'Sell', tp: 1.0995 });
+    const openOrders = () => h.call('TradesUserRequest', { login }).map((r: { order: number }) => r.order);
+    const closed = (order: number) => h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === order);
+    // Each tick below puts one stop strictly between the bid and the ask.
+    tick(1.1003, 1.1008); // the sell's stop loss 1.1005: the ask has reached it, the bid has not
+    expect(closed(sellSl.order)).toMatchObject({ activationType: 'SL', closePrice: 1.1008 });
+    expect(openOrders()).toEqual([buySl.order, buyTp.order, sellTp.order]);
+    tick(1.1008, 1.1012); // the buy's take profit 1.101: the ask is past it, the bid is not
+    expect(openOrders()).toEqual([buySl.order, buyTp.order, sellTp.order]);
+    tick(1.0993, 1.0998); // the sell's take profit 1.0995: the bid is past it, the ask is not
+    expect(openOrders()).toEqual([buySl.order, buyTp.order, sellTp.order]);
+    tick(1.0988, 1.0992); // the buy's stop loss 1.099 (bid under it) and the sell's take profit (ask under it)
+    expect(closed(buySl.order)).toMatchObject({ activationType: 'SL', closePrice: 1.0988 });
+    expect(closed(sellTp.order)).toMatchObject({ activationType: 'TP', closePrice: 1.0992 });
+    expect(openOrders()).toEqual([buyTp.order]);
+  });
+
+  it('stops an account out by closing its most losing trade first, and only as many as the level needs', () => {
+    const { h, login, open, tick } = setUp(3000);
+    const losing = open({ volume: 100 });
+    const winning = open({ tradeCommand: 'Sell', volume: 50 });
+    // Down 500 points: the buy loses 5010, the sell gains 2495; equity 485 on 1650.08 of margin is 29% < 50%.
+    tick(1.05, 1.0501);
+    const history = h.call('TradesUserHistory', { login });
+    expect(history.filter((r: { activationType: string }) => r.activationType === 'Stopout'))
+      .toEqual([expect.objectContaining({ order: losing.order, tradeCommand: 'Buy', profit: -5010 })]);
+    // Closing the loser alone brings the level back above the stop-out level, so the winner stays open.
+    expect(h.call('TradesUserRequest', { login }).map((r: { order: number }) => r.order)).toEqual([winning.order]);
+    expect(h.call('MarginLevelRequest', { login })).toMatchObject({ balance: -2010, equity: 485, level: 88.18 });
+  });
+
   it('stops an account out when its margin level falls to the stop-out level', () => {
     const { h, login, open, tick } = setUp(2000);
     const trade = open({ volume: 150 });
@@ -265,10 +306,11 @@ describe('balance check and fix', () => {
 describe('generated worlds', () => {
   it('start with no account at stop-out and no trade beyond its stops', () => {
     const h = pf4Harness({ accounts: 200, trades: 400 }, 3);
-    for (const login of h.world.engine.loginsWithTrades()) {
-      const level = h.call('MarginLevelRequest', { login });
-      if (level.margin > 0) expect(level.level).toBeGreaterThanOrEqual(299);
-    }
+    const levels = h.world.engine.loginsWithTrades().map((login) => h.call('MarginLevelRequest', { login }))
+      .filter((level: { margin: number }) => level.margin > 0);
+    expect(levels.length).toBeGreaterThan(50);
+    const low = levels.filter((level: { level: number }) => level.level < 299);
+    expect(low).toEqual([]);
     const before = h.world.trades.size;
     for (const quote of h.world.feed.allQuotes()) h.world.feed.inject(quote.symbol, quote.bid, quote.ask);
     expect(h.world.trades.size).toBe(before);
