@@ -114,11 +114,16 @@ describe('dealing', () => {
     expect(h.call('PositionGet', { login })).toMatchObject([{ action: 'Sell', volume: 10_000, priceOpen: 1.1009 }]);
   });
 
-  it('charges the group commission on every deal', () => {
-    const { h, login, send } = trader('real\\retail');
+  it('charges the group commission on every deal, the opening and the closing one', () => {
+    const { h, login, send, tick } = trader('real\\retail');
     const fill = send({ volume: 20_000 });
     expect(h.call('DealRequestByTicket', { ticket: fill.deal }).commission).toBe(-7);
     expect(h.call('UserRequest', { login }).balance).toBe(9993);
+    tick(1.102, 1.1021);
+    const close = send({ type: 'Sell', volume: 20_000, position: fill.position });
+    expect(h.call('DealRequestByTicket', { ticket: close.deal })).toMatchObject({ entry: 'Out', profit: 380, commission: -7 });
+    // 10 000 - 7 to open, + 380 - 7 to close.
+    expect(h.call('UserRequest', { login }).balance).toBe(10_366);
   });
 
   it('fills a pending order when the market reaches it and closes at the stop loss', () => {
@@ -147,6 +152,19 @@ describe('dealing', () => {
     expect(h.call('DealRequest', { login }).at(-1)).toMatchObject({ reason: 'So', entry: 'Out' });
   });
 
+  it('stops an account out by closing its most losing position first, and only as many as the level needs', () => {
+    const { h, login, send, tick } = trader('demo\\retail', 3000);
+    const losing = send({});
+    const winning = send({ type: 'Sell', volume: 5_000 });
+    // Down 500 points: the buy loses 5010, the sell gains 2495; equity 485 on 1650.07 of margin is 29% < 50%.
+    tick(1.05, 1.0501);
+    const stopOuts = h.call('DealRequest', { login }).filter((d: { reason: string }) => d.reason === 'So');
+    expect(stopOuts).toEqual([expect.objectContaining({ entry: 'Out', action: 'Sell', positionID: losing.position, profit: -5010 })]);
+    // Closing the loser alone brings the level back above the stop-out level, so the winner stays open.
+    expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([winning.position]);
+    expect(h.call('UserAccountGet', { login })).toMatchObject({ balance: -2010, equity: 485, marginLevel: 92.38 });
+  });
+
   it('stops an account out on the next tick after its leverage is cut, and not before the level is reached', () => {
     const { h, login, send, tick } = trader('demo\\retail', 10_000);
     send({});
@@ -170,11 +188,12 @@ describe('dealing', () => {
         const move = -q.bid * 0.01;
         h.world.feed.inject(symbol, q.bid + move, q.ask + move);
       }
-      for (const login of h.world.users.keys()) {
+      const belowStopOut = [...h.world.users.keys()].filter((login) => {
         const state = h.world.engine.account(login);
         const stopOut = (h.world.groups.get(h.world.users.get(login)!.group)!.marginStopOut as number) ?? 50;
-        if (state.margin > 0) expect(state.marginLevel, `login ${login} step ${step}`).toBeGreaterThan(stopOut);
-      }
+        return state.margin > 0 && state.marginLevel <= stopOut;
+      });
+      expect(belowStopOut, `step ${step}`).toEqual([]);
     }
     // The walk was steep enough to stop some accounts out.
     expect(h.world.deals.values().filter((d) => d.reason === 'So').length).toBeGreaterThan(0);
