@@ -73,6 +73,22 @@ describe('idempotency', () => {
     expect(a).toBe(b);
     expect(c).not.toBe(a);
   });
+
+  it('fingerprints method, path, query and body: a change to any one of them is another request', async () => {
+    const body = { group: 'demo', name: 'Alice' };
+    const base = await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), body);
+    const variants = [
+      await requestHash('PUT', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p2/UserRecordNew?x=1'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordUpdate?x=1'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=2'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), { ...body, name: 'Bob' }),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), undefined),
+    ];
+    expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
+    // The host is not part of the request: the same call through another edge address is the same request.
+    expect(await requestHash('POST', new URL('http://other:8787/api/v2/PF4/p1/UserRecordNew?x=1'), body)).toBe(base);
+  });
 });
 
 describe('traceparent', () => {
