@@ -109,7 +109,8 @@ describe('resync', () => {
     const counts = (end.record as { counts: Record<string, number> }).counts;
     expect(counts).toMatchObject({ users: 200, trades: 300, ticks: 12, symbols: 12, groups: 5, news: 20, symbolGroups: 32 });
     expect(Object.keys(counts)).toEqual(['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news',
-      'symbolGroups']);
+      'symbolGroups', 'symbolSessions', 'symbolInfo']);
+    expect(counts).toMatchObject({ symbolSessions: 12, symbolInfo: 12 });
     expect(counts.margin).toBeGreaterThan(0);
     const items = new Map<string, unknown[]>();
     for (const e of client.events) {
@@ -133,6 +134,12 @@ describe('resync', () => {
     for (const level of items.get('margin')!) records.PF4MarginLevel.parse(level);
     for (const online of items.get('online') ?? []) records.PF4Online.parse(online);
     for (const topic of items.get('news')!) records.PF4NewsTopic.parse(topic);
+    for (const { symbol, days } of items.get('symbolSessions') as Array<{ symbol: string; days: unknown[] }>) {
+      expect(symbol).toEqual(expect.any(String));
+      expect(days).toHaveLength(7);
+      for (const day of days) records.PF4SymbolDaySessions.parse(day);
+    }
+    for (const info of items.get('symbolInfo')!) records.PF4SymbolInfo.parse(info);
     for (const { pos, ...entry } of items.get('symbolGroups') as Array<Record<string, unknown>>) {
       expect(pos).toEqual(expect.any(Number));
       records.PF4SymbolGroup.parse(entry);

@@ -410,3 +410,145 @@ describe('PF4 news bodies', () => {
     expect(cache.table('newsBodies')!.page(undefined, undefined).items).toEqual([{ key: 1, body: 'Full text' }, { key: 3, body: 'Third' }]);
   });
 });
+
+describe('PF4 symbol sessions', () => {
+  const day = (dayOfWeek: number) => ({ dayOfWeek, quoteOvernight: 0, tradeOvernight: 0,
+    quote: [{ openHour: 0, openMinute: 0, closeHour: 24, closeMinute: 0 }], trade: [{ openHour: 1, openMinute: 30, closeHour: 22, closeMinute: 0 }] });
+  const week = () => Array.from({ length: 7 }, (_, d) => day(d));
+
+  it('keeps every configured symbol\'s 7 days as the contract has them, and drops a deleted symbol\'s', () => {
+    const cache = new PumpCache('PF4');
+    cache.apply(resync('begin'));
+    cache.apply(chunk('symbolSessions', [{ symbol: 'EURUSD', days: week() }, { symbol: 'XAUUSD', days: [{ dayOfWeek: 0, stray: 1 }] }]));
+    cache.apply(resync('end'));
+    expect(cache.get('symbolSessions', 'EURUSD')).toEqual({ symbol: 'EURUSD', days: week() });
+    expect(cache.get('symbolSessions', 'XAUUSD')).toEqual({ symbol: 'XAUUSD', days: [{ ...shape('PF4SymbolDaySessions', {}), dayOfWeek: 0 }] });
+    cache.apply({ event: 'symbolSessions', op: 'update', record: { symbol: 'XAUUSD', days: week() } });
+    cache.apply({ event: 'symbolSessions', op: 'delete', record: { symbol: 'EURUSD' } });
+    expect(cache.get('symbolSessions', 'EURUSD')).toBeUndefined();
+    expect((cache.get('symbolSessions', 'XAUUSD')!.days as unknown[])).toHaveLength(7);
+    // The symbols events (the active set) leave the sessions alone.
+    cache.apply({ event: 'symbols', op: 'delete', record: { symbol: 'XAUUSD' } });
+    expect(cache.get('symbolSessions', 'XAUUSD')).toBeDefined();
+  });
+});
+
+describe('PF4 symbol summaries', () => {
+  const T = (hhmmss: string, date = '2026-03-10') => `${date}T${hhmmss}.000Z`;
+  const info = (symbol: string, extra: Record<string, unknown> = {}) => ({ symbol, digits: 5, type: 0, point: 0.00001,
+    spread: 10, direction: 'None', bid: 1.1, ask: 1.1001, high: 1.105, low: 1.095, lastTime: T('10:00:00'), ...extra });
+  const tick = (symbol: string, bid: number, ask: number, time?: string) =>
+    ({ event: 'ticks', op: 'update', record: { symbol, bid, ask, ...(time ? { time } : {}) } }) as ManagerEvent;
+
+  function seeded(options: ConstructorParameters<typeof PumpCache>[1] = {}): PumpCache {
+    const cache = new PumpCache('PF4', options);
+    cache.apply(resync('begin'));
+    cache.apply(chunk('symbols', [{ symbol: 'EURUSD', digits: 5, type: 0, point: 0.00001 }, { symbol: 'XAUUSD', digits: 2, type: 4, point: 0.01 }]));
+    cache.apply(chunk('symbolInfo', [info('EURUSD'), info('XAUUSD', { digits: 2, type: 4, point: 0.01, bid: 2000, ask: 2000.3,
+      high: 2010, low: 1990, spread: 30 })]));
+    cache.apply(resync('end'));
+    return cache;
+  }
+
+  it('seeds each summary from the resync as the contract has it', () => {
+    const cache = seeded();
+    const row = cache.get('symbolInfo', 'EURUSD')!;
+    expect(Object.keys(row)).toEqual(Object.keys((openapiComponents as any).PF4SymbolInfo.properties));
+    expect(row).toEqual(info('EURUSD'));
+  });
+
+  it('moves prices, spread, time and direction with each tick, and the day\'s high and low with the bid', () => {
+    const cache = seeded();
+    cache.apply(tick('EURUSD', 1.1004, 1.1006, T('10:00:01')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(info('EURUSD', {
+      bid: 1.1004, ask: 1.1006, spread: 20, direction: 'Up', lastTime: T('10:00:01') }));
+    cache.apply(tick('EURUSD', 1.094, 1.0941, T('10:00:02')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'Down', low: 1.094, high: 1.105, spread: 10 });
+    cache.apply(tick('EURUSD', 1.094, 1.0942, T('10:00:03')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'None', spread: 20 });
+    cache.apply(tick('EURUSD', 1.2, 1.2001, T('10:00:04')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'Up', high: 1.2, low: 1.094 });
+    // The ticks table keeps the last tick as before.
+    expect(cache.get('ticks', 'EURUSD')).toMatchObject({ bid: 1.2, time: T('10:00:04') });
+    // A tick of a symbol without a summary changes nothing else.
+    cache.apply(tick('GBPUSD', 1.3, 1.3001, T('10:00:05')));
+    expect(cache.get('symbolInfo', 'GBPUSD')).toBeUndefined();
+  });
+
+  it('restarts the high and low with the first tick of a new UTC day; no direction against a tick over a day old', () => {
+    const cache = seeded();
+    cache.apply(tick('EURUSD', 1.2, 1.2001, T('23:59:59')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.2, low: 1.095 });
+    cache.apply(tick('EURUSD', 1.15, 1.1501, T('00:00:00', '2026-03-11')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.15, low: 1.15, direction: 'Down', lastTime: T('00:00:00', '2026-03-11') });
+    cache.apply(tick('EURUSD', 1.16, 1.1601, T('08:00:00', '2026-03-11')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.16, low: 1.15, direction: 'Up' });
+    cache.apply(tick('EURUSD', 1.17, 1.1701, T('08:00:01', '2026-03-12')));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.17, low: 1.17, direction: 'None' });
+  });
+
+  it('dates a tick without a usable time by the injected clock, midnight included', () => {
+    let now = Date.parse(T('23:59:58'));
+    const cache = seeded({ clock: () => now });
+    cache.apply(tick('EURUSD', 1.11, 1.1101));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.11, low: 1.095, lastTime: T('23:59:58'), direction: 'Up' });
+    now = Date.parse(T('00:00:01', '2026-03-11'));
+    cache.apply(tick('EURUSD', 1.105, 1.1051, 'not a time'));
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.105, low: 1.105, lastTime: T('00:00:01', '2026-03-11'), direction: 'Down' });
+    expect(cache.lastResyncAt).toBe(T('23:59:58'));
+  });
+
+  it('takes digits, type and point from symbol changes; spread and prices stay the quotes\'', () => {
+    const cache = seeded();
+    cache.apply({ event: 'symbols', op: 'update', record: { symbol: 'XAUUSD', digits: 3, type: 5, point: 0.01, spread: 99 } });
+    expect(cache.get('symbolInfo', 'XAUUSD')).toMatchObject({ digits: 3, type: 5, spread: 30, bid: 2000 });
+  });
+
+  it('leaves with its symbol and comes back whole', () => {
+    const cache = seeded();
+    cache.apply({ event: 'symbols', op: 'delete', record: { symbol: 'XAUUSD' } });
+    expect(cache.get('symbolInfo', 'XAUUSD')).toBeUndefined();
+    cache.apply(tick('XAUUSD', 2001, 2001.3, T('10:00:09')));
+    expect(cache.get('symbolInfo', 'XAUUSD')).toBeUndefined();
+    cache.apply({ event: 'symbols', op: 'add', record: { symbol: 'XAUUSD', digits: 2, type: 4, point: 0.01 } });
+    cache.apply({ event: 'symbolInfo', op: 'update', record: info('XAUUSD', { point: 0.01, bid: 2001, ask: 2001.3, high: 2010, low: 1990 }) });
+    expect(cache.get('symbolInfo', 'XAUUSD')).toMatchObject({ bid: 2001, high: 2010 });
+  });
+
+  it('answers the symbols updated since the previous take, sorted, and starts a new set', () => {
+    const cache = seeded();
+    // The first snapshot brought every summary.
+    expect(cache.takeUpdatedSymbols()).toEqual(['EURUSD', 'XAUUSD']);
+    expect(cache.takeUpdatedSymbols()).toEqual([]);
+    cache.apply(tick('XAUUSD', 2001, 2001.3, T('10:00:01')));
+    cache.apply(tick('EURUSD', 1.1001, 1.1002, T('10:00:01')));
+    cache.apply(tick('XAUUSD', 2002, 2002.3, T('10:00:02')));
+    cache.apply(tick('GBPUSD', 1.3, 1.3001, T('10:00:02')));
+    expect(cache.takeUpdatedSymbols()).toEqual(['EURUSD', 'XAUUSD']);
+    // A symbol change that leaves the summary as it was is no update; one that changes it is.
+    cache.apply({ event: 'symbols', op: 'update', record: { symbol: 'EURUSD', digits: 5, type: 0, point: 0.00001, description: 'x' } });
+    expect(cache.takeUpdatedSymbols()).toEqual([]);
+    cache.apply({ event: 'symbols', op: 'update', record: { symbol: 'EURUSD', digits: 4, type: 0, point: 0.00001 } });
+    cache.apply({ event: 'symbolInfo', op: 'update', record: info('AUDUSD') });
+    cache.apply(tick('XAUUSD', 2003, 2003.3, T('10:00:03')));
+    cache.apply({ event: 'symbols', op: 'delete', record: { symbol: 'XAUUSD' } });
+    expect(cache.takeUpdatedSymbols()).toEqual(['AUDUSD', 'EURUSD']);
+  });
+
+  it('swaps summaries with the resync: changed and new ones count as updated, events during it are applied to the new snapshot', () => {
+    const cache = seeded();
+    cache.takeUpdatedSymbols();
+    cache.apply(tick('XAUUSD', 2001, 2001.3, T('10:00:01')));
+    cache.apply(resync('begin'));
+    cache.apply(chunk('symbolInfo', [info('EURUSD'), info('USDJPY', { point: 0.001, bid: 150, ask: 150.02, high: 151, low: 149 })]));
+    cache.apply(tick('USDJPY', 150.5, 150.52, T('10:00:02')));
+    // Until the end the old snapshot answers; nothing of the new one counts yet.
+    expect(cache.get('symbolInfo', 'USDJPY')).toBeUndefined();
+    expect(cache.get('symbolInfo', 'XAUUSD')).toMatchObject({ bid: 2001 });
+    cache.apply(resync('end'));
+    expect(cache.get('symbolInfo', 'XAUUSD')).toBeUndefined();
+    expect(cache.get('symbolInfo', 'USDJPY')).toMatchObject({ bid: 150.5, high: 151, direction: 'Up', spread: 20 });
+    // EURUSD came back unchanged; XAUUSD left before anyone took it.
+    expect(cache.takeUpdatedSymbols()).toEqual(['USDJPY']);
+  });
+});

@@ -1,24 +1,48 @@
 /**
  * Every PF4 change a broker caches is announced: a mirror that starts from a snapshot (users, trades, ticks, symbols,
- * groups with their securities, margin levels, the online list, news headers, symbol groups) and applies only the
- * recorded change events, stays equal to the
+ * groups with their securities, margin levels, the online list, news headers, symbol groups, symbol sessions and
+ * summaries) and applies only the recorded change events, as a broker's cache does (closed trades kept from the
+ * deletes, bodies from their requests, symbol summaries moved by ticks and symbol changes), stays equal to the
  * world after each command and tick: account edits, money moves, dealing, pending activation, partial closes,
  * administrator edits and deletes, swaps, stops and their rollback, stop-out, restores, expiry, group and symbol
- * changes, the catalog refresh and the online churn. Failed commands announce nothing. Trade profit and close price,
- * and a margin level's equity, free margin and level, follow the quote and are left out, as a broker recomputes them.
+ * changes, the catalog refresh, chart writes, symbol groups, news and the online churn. Failed commands announce
+ * nothing. Trade profit and close price, and a margin level's equity, free margin and level, follow the quote and are
+ * left out, as a broker recomputes them.
  */
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../testing/worldHarness.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
-type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online' | 'news' | 'symbolGroups' | 'newsBodies';
+type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online' | 'news' | 'symbolGroups' | 'newsBodies'
+  | 'symbolSessions' | 'symbolInfo';
 type Rec = Record<string, any>;
 const KEY: Record<Kind, string> = {
   users: 'login', trades: 'order', ticks: 'symbol', symbols: 'symbol', groups: 'group', margin: 'login', online: 'login',
-  news: 'key', symbolGroups: 'pos', newsBodies: 'key',
+  news: 'key', symbolGroups: 'pos', newsBodies: 'key', symbolSessions: 'symbol', symbolInfo: 'symbol',
 };
 /** Kinds compared whole with a fresh snapshot after every step. */
-const COMPARED = ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'symbolGroups'] as const;
+const COMPARED = ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'symbolGroups',
+  'symbolSessions', 'symbolInfo'] as const;
+/** Kinds whose update may bring a key the mirror lacks. */
+const UPSERTS: Kind[] = ['margin', 'newsBodies', 'symbolInfo'];
+const DAY_MS = 86_400_000;
+
+/**
+ * A symbol summary moved by one tick, as a broker derives it: prices, spread in points, time, direction against the
+ * previous tick when that is at most a day older, and the day's high and low, restarted on a new UTC day.
+ */
+function afterTick(previous: Rec, tick: Rec): Rec {
+  const time = Date.parse(tick.time);
+  const before = Date.parse(previous.lastTime);
+  const recent = before <= time && before >= time - DAY_MS;
+  const sameDay = Math.floor(before / DAY_MS) === Math.floor(time / DAY_MS);
+  return {
+    ...previous, spread: Math.round((tick.ask - tick.bid) / previous.point),
+    direction: !recent || tick.bid === previous.bid ? 'None' : tick.bid > previous.bid ? 'Up' : 'Down',
+    bid: tick.bid, ask: tick.ask, high: sameDay ? Math.max(previous.high, tick.bid) : tick.bid,
+    low: sameDay ? Math.min(previous.low, tick.bid) : tick.bid, lastTime: tick.time,
+  };
+}
 type Mirror = Record<Kind, Map<unknown, unknown>>;
 /** Kinds a snapshot does not carry: the mirror starts them empty. */
 const LIVE_ONLY: Kind[] = ['newsBodies'];
@@ -63,6 +87,12 @@ describe('change events', () => {
     expect([...mirror.margin.values()]).toEqual(h.call('MarginsRequest').map((l: Rec) => cached('margin', l)));
     expect([...mirror.news.values()]).toEqual(h.call('NewsRequest'));
     expect([...mirror.symbolGroups.values()].map(({ pos: _p, ...entry }: any) => entry)).toEqual(h.call('CfgRequestSymbolGroup'));
+    // Sessions and summaries as SymbolSessionsGet and SymbolInfoRequest answer them.
+    expect(mirror.symbolSessions.size).toBe(6);
+    for (const [symbol, row] of mirror.symbolSessions) {
+      expect((row as Rec).days).toEqual(h.call('SymbolSessionsGet', { symbol }));
+      expect(mirror.symbolInfo.get(symbol)).toEqual(h.call('SymbolInfoRequest', { symbol }));
+    }
     // Groups carry their security entries and margin overrides as the group commands answer them.
     for (const group of mirror.groups.values() as IterableIterator<Rec>) {
       expect(group.secGroups).toEqual(h.call('GroupSecGroupsGet', { group: group.group }));
@@ -77,8 +107,8 @@ describe('change events', () => {
         expect(KEY[kind], `a ${kind} event`).toBeDefined();
         const key = record[KEY[kind]];
         const table = mirror[kind];
-        if ((kind === 'margin' || kind === 'newsBodies') && op !== 'delete') {
-          // A login's first open trade or order brings its level as an update; a body arrives as an update.
+        if (UPSERTS.includes(kind) && op !== 'delete') {
+          // A login's first open trade or order brings its level as an update; a body or a summary arrives as one.
           expect(op, `${kind} events are updates and deletes`).toBe('update');
         } else if (op === 'add') {
           expect(table.has(key), `${kind} add of existing ${String(key)}`).toBe(false);
@@ -94,10 +124,17 @@ describe('change events', () => {
         } else if (op === 'delete') {
           expect(Object.keys(record), `${kind} delete carries the key only`).toEqual([KEY[kind]]);
           table.delete(key);
+          // A symbol leaving the active set takes its summary along.
+          if (kind === 'symbols') mirror.symbolInfo.delete(key);
         } else {
           table.set(key, cached(kind, record));
           // A trade open again (a rolled-back close) is no longer among the closed.
           if (kind === 'trades') closed.delete(key);
+          const info = mirror.symbolInfo.get(key) as Rec | undefined;
+          if (kind === 'ticks' && info) mirror.symbolInfo.set(key, afterTick(info, record));
+          if (kind === 'symbols' && info) {
+            mirror.symbolInfo.set(key, { ...info, digits: record.digits, type: record.type, point: record.point });
+          }
         }
       }
     };
@@ -205,21 +242,53 @@ describe('change events', () => {
 
     // Symbols.
     step('CfgUpdateSymbol', ['symbols'], () => h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { description: 'Dollar yen' } }));
+    // A summary follows its symbol's digits and type; its spread follows the quotes.
+    step('CfgUpdateSymbol digits and type', ['symbols'], () => h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { digits: 2, type: 3 } }));
+    expect(mirror.symbolInfo.get('USDJPY')).toMatchObject({ digits: 2, type: 3 });
+    const jpy = (mirror.symbolInfo.get('USDJPY') as Rec).bid as number;
+    step('tick', ['ticks'], tick('USDJPY', jpy + 0.1, jpy + 0.12));
+    step('tick', ['ticks'], tick('USDJPY', jpy, jpy + 0.02));
+    expect(mirror.symbolInfo.get('USDJPY')).toMatchObject({ direction: 'Down', high: jpy + 0.1, low: jpy, spread: 20 });
     step('SymbolChange', ['symbols'], () => h.call('SymbolChange', { record: { symbol: 'USDJPY', spread: 17 } }));
     // The mirror holds the active set: a hidden symbol leaves it, changes to it stay quiet, and it comes back as it stands.
     step('SymbolHide', ['symbols'], () => h.call('SymbolHide', { symbol: 'USDJPY' }));
     expect(mirror.symbols.has('USDJPY')).toBe(false);
+    expect(mirror.symbolInfo.has('USDJPY')).toBe(false);
     step('CfgUpdateSymbol of a hidden symbol', [], () => h.call('CfgUpdateSymbol', { symbol: 'USDJPY', record: { description: 'Yen' } }));
     step('SymbolChange of a hidden symbol', [], () => h.call('SymbolChange', { record: { symbol: 'USDJPY', stopsLevel: 15 } }));
-    step('SymbolAdd', ['symbols'], () => h.call('SymbolAdd', { symbol: 'USDJPY' }));
+    // Back in the active set: its summary comes whole, the day's high and low included.
+    step('SymbolAdd', ['symbols', 'symbolInfo'], () => h.call('SymbolAdd', { symbol: 'USDJPY' }));
     expect(mirror.symbols.get('USDJPY')).toMatchObject({ description: 'Yen', stopsLevel: 15 });
+    expect(mirror.symbolInfo.get('USDJPY')).toMatchObject({ direction: 'Down', high: jpy + 0.1, low: jpy });
+    step('tick', ['ticks'], tick('USDJPY', jpy + 0.05, jpy + 0.07));
+    expect(mirror.symbolInfo.get('USDJPY')).toMatchObject({ direction: 'Up', high: jpy + 0.1, low: jpy });
+    step('SymbolAdd of an active symbol', [], () => h.call('SymbolAdd', { symbol: 'USDJPY' }));
+
+    // Chart writes that change the day's bar move the summary; others do not.
+    const today = new Date(Math.floor(Date.now() / DAY_MS) * DAY_MS).toISOString();
+    const eur = mirror.symbolInfo.get('EURUSD') as Rec;
+    step('ChartAdd of the day bar', ['symbolInfo'], () => h.call('ChartAdd', { symbol: 'EURUSD', period: 'D1', record: {
+      rates: [{ time: today, open: eur.bid, high: 2, low: 0.5, close: eur.bid }] } }));
+    expect(mirror.symbolInfo.get('EURUSD')).toMatchObject({ high: 2, low: 0.5 });
+    step('tick', ['ticks'], tick('EURUSD', 1.1, 1.1001));
+    expect(mirror.symbolInfo.get('EURUSD')).toMatchObject({ high: 2, low: 0.5, bid: 1.1 });
+    step('ChartAdd of an old minute bar', [], () => h.call('ChartAdd', { symbol: 'EURUSD', period: 'M1', record: {
+      rates: [{ time: '2025-01-06T10:00:00Z', open: 1, high: 1, low: 1, close: 1 }] } }));
+    step('HistoryCorrect', ['symbolInfo'], () => h.call('HistoryCorrect', { symbol: 'EURUSD' }));
+    expect((mirror.symbolInfo.get('EURUSD') as Rec).high).toBeLessThan(2);
+    step('SrvChartsSync', [], () => h.call('SrvChartsSync'));
+
     step('SymbolHide', ['symbols'], () => h.call('SymbolHide', { symbol: 'AUDUSD' }));
     step('SymbolsRefresh', ['symbols'], () => h.call('SymbolsRefresh'));
     const configured = h.call('CfgRequestSymbol').map((r: Rec) => r.symbol);
     const last = configured.length - 1;
     expect(configured[last]).not.toBe('AUDUSD');
-    step('CfgDeleteSymbol', ['symbols'], () => h.call('CfgDeleteSymbol', { pos: last }));
-    step('CfgDeleteSymbol of a hidden symbol', [], () => h.call('CfgDeleteSymbol', { pos: configured.indexOf('AUDUSD') }));
+    // Sessions are kept for every configured symbol, hidden ones too.
+    step('CfgDeleteSymbol', ['symbols', 'symbolSessions'], () => h.call('CfgDeleteSymbol', { pos: last }));
+    expect(mirror.symbolSessions.has(configured[last])).toBe(false);
+    expect(mirror.symbolInfo.has(configured[last])).toBe(false);
+    expect(mirror.symbolSessions.has('AUDUSD')).toBe(true);
+    step('CfgDeleteSymbol of a hidden symbol', ['symbolSessions'], () => h.call('CfgDeleteSymbol', { pos: configured.indexOf('AUDUSD') }));
     step('CfgShiftSymbol', [], () => h.call('CfgShiftSymbol', { pos: 0, shift: 1 }));
 
     // Symbol group slots and news headers.

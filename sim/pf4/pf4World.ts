@@ -16,7 +16,7 @@ import { closingPrice, floatingProfit, profitAt } from '../feed/valuation.js';
 import { CommandRegistry } from '../world/commandRegistry.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
 import { OrderedList } from '../world/orderedList.js';
-import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
+import { cents, DAY_MS, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
 import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import { Pf4Config } from './pf4Config.js';
@@ -93,7 +93,7 @@ export class Pf4World implements SimWorld {
     this.config = new Pf4Config(serverConfig.name, BUILD, serverConfig.managers);
     this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), serverConfig.ticksPerSecond,
       (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
-    this.feed.isActive = (symbol) => !this.hiddenSymbols.has(symbol) && this.symbols.indexOf(symbol) >= 0;
+    this.feed.isActive = (symbol) => this.isActiveSymbol(symbol);
     this.engine = new Pf4TradingEngine(this, serverConfig.rollbackMs);
     this.generateUsers(new Random(deriveSeed(seed, 'users')), serverConfig.accounts);
     this.generateTrades(new Random(deriveSeed(seed, 'trades')), serverConfig.trades);
@@ -140,12 +140,13 @@ export class Pf4World implements SimWorld {
       users: this.users.size, trades: this.trades.size, ticks: this.instruments.length,
       symbols: this.activeSymbols().length, groups: this.groups.size, margin: this.engine.loginsWithTrades().length,
       online: this.services.online.size, news: this.services.news.length, symbolGroups: this.config.lists.SymbolGroup.size,
+      symbolSessions: this.symbols.size, symbolInfo: this.activeSymbols().length,
     };
   }
 
   /**
    * The resync snapshot, in the protocol's order. Rows computed from the moment (margin levels, the online list, news
-   * headers, symbol groups) are taken now; open trades are valued as their chunk is written.
+   * headers, symbol groups, sessions and summaries) are taken now; open trades are valued as their chunk is written.
    */
   snapshot(): SnapshotPart[] {
     const same = <T>(row: T) => row;
@@ -159,7 +160,67 @@ export class Pf4World implements SimWorld {
       { kind: 'online', rows: this.services.onlineRecords(), toWire: same },
       { kind: 'news', rows: this.services.news.map(topicOf), toWire: same },
       { kind: 'symbolGroups', rows: this.symbolGroupRecords(), toWire: same },
+      { kind: 'symbolSessions', rows: this.symbolSessionRecords(), toWire: same },
+      { kind: 'symbolInfo', rows: this.activeSymbolInfo(), toWire: same },
     ];
+  }
+
+  /** Every configured symbol's weekday sessions (hidden symbols too, as SymbolSessionsGet answers them). */
+  symbolSessionRecords(): Rec[] {
+    return this.symbols.list().map((record) => {
+      const symbol = record.symbol as string;
+      return { symbol, days: this.sessions.get(symbol) ?? [] };
+    });
+  }
+
+  /** The summaries of the active symbols, in list order. */
+  activeSymbolInfo(): Rec[] {
+    return this.activeSymbols().map((record) => this.symbolInfo(record.symbol as string)).filter((info) => info !== undefined);
+  }
+
+  /** Configured, not hidden: quoted, tradable and announced. */
+  isActiveSymbol(symbol: string): boolean {
+    return !this.hiddenSymbols.has(symbol) && this.symbols.indexOf(symbol) >= 0;
+  }
+
+  /**
+   * A symbol's summary (SymbolInfoRequest): digits, type and point as configured; the current quote, its spread in
+   * points and its direction against the previous tick of the last day (None without one); the day's high and low
+   * from the D1 bar of the quote's time (the bid itself before any tick that day).
+   */
+  symbolInfo(symbol: string): Rec | undefined {
+    const config = this.symbolConfig(symbol);
+    const quote = this.feed.quote(symbol);
+    if (!config || !quote) return undefined;
+    const point = config.point as number;
+    const day = this.chart.barAt(symbol, 'D1', quote.time);
+    const ticks = this.chart.tickRange(symbol, quote.time - DAY_MS, quote.time).slice(-2);
+    const direction = ticks.length < 2 || ticks[1].bid === ticks[0].bid ? 'None' : ticks[1].bid > ticks[0].bid ? 'Up' : 'Down';
+    return {
+      symbol, digits: config.digits, type: config.type, point, spread: Math.round((quote.ask - quote.bid) / point), direction,
+      bid: quote.bid, ask: quote.ask, high: day?.high ?? quote.bid, low: day?.low ?? quote.bid, lastTime: iso(quote.time),
+    };
+  }
+
+  /**
+   * Runs a change that can move the summaries of `symbols` other than by a tick (a write of the day's bar) and
+   * announces each active symbol's summary it changed as a symbolInfo update.
+   */
+  withSymbolInfo<T>(symbols: readonly string[], change: () => T): T {
+    const active = symbols.filter((symbol) => this.isActiveSymbol(symbol));
+    const before = active.map((symbol) => JSON.stringify(this.symbolInfo(symbol)));
+    const result = change();
+    active.forEach((symbol, i) => {
+      const info = this.symbolInfo(symbol);
+      if (info && JSON.stringify(info) !== before[i]) this.emit('symbolInfo', 'update', info);
+    });
+    return result;
+  }
+
+  /** After coalesced ticks a consumer cannot follow the day's high and low or the direction: it gets the summary. */
+  coalescedTick(symbol: string): { kind: 'symbolInfo'; record: unknown } | undefined {
+    const info = this.isActiveSymbol(symbol) ? this.symbolInfo(symbol) : undefined;
+    return info && { kind: 'symbolInfo', record: info };
   }
 
   /**

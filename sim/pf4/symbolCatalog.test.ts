@@ -60,14 +60,16 @@ describe('the active set', () => {
     h.call('SymbolHide', { symbol: 'GBPUSD' });
     expect(h.events.slice(mark)).toHaveLength(1);
     expect(h.call('SymbolAdd', { symbol: 'GBPUSD' })).toBe(true);
-    expect(h.events.slice(mark + 1)).toEqual([{ kind: 'symbols', op: 'add', record: gbpusd }]);
+    // The add brings the record as it stands, then the symbol's summary whole.
+    expect(h.events.slice(mark + 1)).toEqual([{ kind: 'symbols', op: 'add', record: gbpusd },
+      { kind: 'symbolInfo', op: 'update', record: h.call('SymbolInfoRequest', { symbol: 'GBPUSD' }) }]);
     expect(names(h.call('SymbolsRequest'))).toEqual(configured);
     h.call('SymbolAdd', { symbol: 'GBPUSD' });
-    expect(h.events.slice(mark)).toHaveLength(2);
+    expect(h.events.slice(mark)).toHaveLength(3);
     expect(h.fails('SymbolHide', { symbol: 'NOPE' })).toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
   });
 
-  it('changes a hidden symbol quietly and announces it as it stands when it is added back; a hidden symbol deleted is not announced', () => {
+  it('changes a hidden symbol quietly and announces it as it stands when it is added back; a hidden symbol deleted takes only its sessions along', () => {
     const h = pf4Harness({ symbols: 4 });
     h.call('SymbolHide', { symbol: 'USDJPY' });
     const mark = h.events.length;
@@ -77,11 +79,13 @@ describe('the active set', () => {
     h.call('SymbolAdd', { symbol: 'USDJPY' });
     const usdjpy = h.call('SymbolRequest', { symbol: 'USDJPY' });
     expect(usdjpy).toMatchObject({ description: 'Dollar yen', stopsLevel: 30 });
-    expect(h.events.slice(mark)).toEqual([{ kind: 'symbols', op: 'add', record: usdjpy }]);
+    expect(h.events.slice(mark)).toEqual([{ kind: 'symbols', op: 'add', record: usdjpy },
+      { kind: 'symbolInfo', op: 'update', record: h.call('SymbolInfoRequest', { symbol: 'USDJPY' }) }]);
     h.call('SymbolHide', { symbol: 'USDCHF' });
     const before = h.events.length;
     expect(h.call('CfgDeleteSymbol', { pos: 3 })).toBe(true);
-    expect(h.events.slice(before)).toEqual([]);
+    // Only its sessions, kept for every configured symbol, leave.
+    expect(h.events.slice(before)).toEqual([{ kind: 'symbolSessions', op: 'delete', record: { symbol: 'USDCHF' } }]);
     expect(names(h.call('CfgRequestSymbol'))).toEqual(['EURUSD', 'GBPUSD', 'USDJPY']);
     expect(h.world.hiddenSymbols.size).toBe(0);
   });

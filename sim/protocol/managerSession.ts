@@ -4,7 +4,8 @@
  *
  * While the snapshot streams (and while the server is frozen) change events are held back and sent after it, so
  * every event the broker sees after `resync end` is newer than the snapshot. Held ticks are coalesced to the last
- * one per symbol; other events are kept in order.
+ * one per symbol; other events are kept in order. Where coalescing dropped ticks, the world's summary of the symbol
+ * follows the last one (PF4 symbolInfo), so what the dropped ticks moved is not lost.
  */
 import type { WebSocket } from 'ws';
 import { RESYNC_CHUNK, type LoginResult, type ManagerRequest } from '../../shared/protocol.js';
@@ -37,6 +38,8 @@ export class ManagerSession {
   private closed = false;
   private heldEvents: string[] = [];
   private heldTicks = new Map<string, string>();
+  /** Symbols with more than one tick held: some were dropped by coalescing. */
+  private coalescedSymbols = new Set<string>();
   private parked: ManagerRequest[] = [];
 
   constructor(private readonly ws: WebSocket, private readonly server: TradingServer, readonly peer: string) {
@@ -65,8 +68,10 @@ export class ManagerSession {
   /** A change event, already serialised. `tickSymbol` marks a tick that may be coalesced while held. */
   pushEvent(text: string, tickSymbol?: string): void {
     if (!this.pumping || this.closed) return;
-    if (this.resyncing || this.server.faults.frozen) {
+    // While older events wait (a thaw in progress releases session by session), a new one waits behind them.
+    if (this.resyncing || this.server.faults.frozen || this.heldEvents.length > 0 || this.heldTicks.size > 0) {
       if (tickSymbol !== undefined) {
+        if (this.heldTicks.has(tickSymbol)) this.coalescedSymbols.add(tickSymbol);
         this.heldTicks.set(tickSymbol, text);
       } else if (this.heldEvents.push(text) > MAX_HELD_EVENTS) {
         this.server.log({ msg: 'too many held events, closing session', server: this.server.name });
@@ -77,13 +82,13 @@ export class ManagerSession {
     this.sendLive(text);
   }
 
-  /** The server was unfrozen: answer what arrived meanwhile and release held events. */
+  /** The server was unfrozen: release held events, then answer what arrived meanwhile (its events come after). */
   thaw(): void {
     if (this.closed) return;
+    if (!this.resyncing) this.releaseHeld();
     const parked = this.parked;
     this.parked = [];
     for (const request of parked) void this.dispatch(request);
-    if (!this.resyncing) this.releaseHeld();
   }
 
   private onClosed(): void {
@@ -91,6 +96,7 @@ export class ManagerSession {
     this.closed = true;
     this.heldEvents = [];
     this.heldTicks.clear();
+    this.coalescedSymbols.clear();
     this.parked = [];
     this.sessionState.clear();
     this.server.detach(this);
@@ -237,10 +243,16 @@ export class ManagerSession {
   private releaseHeld(): void {
     const events = this.heldEvents;
     const ticks = this.heldTicks;
+    const coalesced = this.coalescedSymbols;
     this.heldEvents = [];
     this.heldTicks = new Map();
+    this.coalescedSymbols = new Set();
     for (const text of events) this.sendLive(text);
     for (const text of ticks.values()) this.sendLive(text);
+    for (const symbol of coalesced) {
+      const summary = this.server.world.coalescedTick?.(symbol);
+      if (summary) this.sendLive(JSON.stringify({ event: summary.kind, op: 'update', record: summary.record }));
+    }
   }
 
   private sendLive(text: string): void {

@@ -43,6 +43,11 @@ export interface SimWorld {
   stop(): void;
   /** Records a line in the server journal (PF4 JournalRequest); worlds without a journal leave it out. */
   journal?(message: string, ip?: string, code?: string): void;
+  /**
+   * What to send after held ticks of `symbol` were coalesced (a consumer missed some): PF4 sends the symbol's summary,
+   * whose day high and low and direction the missing ticks moved. Worlds without one leave it out.
+   */
+  coalescedTick?(symbol: string): { kind: Exclude<EventKind, 'resync'>; record: unknown } | undefined;
   /** Rights a manager has by the server's own configuration; undefined leaves the simulator config's rights. */
   managerRights?(login: number): string[] | undefined;
 }

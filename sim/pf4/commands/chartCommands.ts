@@ -1,10 +1,10 @@
 /**
  * PF4 price history commands: chart bars of every period (read, add, update, delete, history correction), the tick
- * history, and the symbol summary with the day's high and low.
+ * history, and the symbol summary with the day's high and low. A write that changes an active symbol's summary (the
+ * day's bar) announces it as a symbolInfo update, as a tick would move it.
  */
 import { ChartPeriodMembers, PF4ChartWriteRequest, RequestModeMembers } from '../../../shared/records/contract.js';
 import { CHART_PERIODS, barStart, selectBars, type Bar, type ChartPeriod } from '../../feed/chartHistory.js';
-import { pointOf } from '../../feed/instruments.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import type { ArgReader } from '../../world/args.js';
 import { iso } from '../../world/people.js';
@@ -56,27 +56,30 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
   registry.on('ChartAdd', (args, _ctx, raw) => {
     const name = symbol(args);
     const p = period(args, raw);
-    world.chart.add(name, p, writeBars(args, raw, p, true));
+    const bars = writeBars(args, raw, p, true);
+    world.withSymbolInfo([name], () => world.chart.add(name, p, bars));
     return true;
   });
 
   registry.on('ChartUpdate', (args, _ctx, raw) => {
     const name = symbol(args);
     const p = period(args, raw);
-    world.chart.update(name, p, writeBars(args, raw, p, true));
+    const bars = writeBars(args, raw, p, true);
+    world.withSymbolInfo([name], () => world.chart.update(name, p, bars));
     return true;
   });
 
   registry.on('ChartDelete', (args, _ctx, raw) => {
     const name = symbol(args);
     const p = period(args, raw);
-    world.chart.remove(name, p, writeBars(args, raw, p, false).map((b) => b.time));
+    const times = writeBars(args, raw, p, false).map((b) => b.time);
+    world.withSymbolInfo([name], () => world.chart.remove(name, p, times));
     return true;
   });
 
   registry.on('HistoryCorrect', (args) => {
     const name = symbol(args);
-    const corrected = world.chart.correct(name);
+    const corrected = world.withSymbolInfo([name], () => world.chart.correct(name));
     world.journal(`history of ${name} corrected: ${corrected} bars`);
     return corrected;
   });
@@ -84,7 +87,7 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
   // Every longer period of every symbol is brought back in line with the minute history; a second sync finds nothing.
   registry.on('SrvChartsSync', () => {
     const symbols = world.symbols.list().map((s) => s.symbol as string);
-    const corrected = symbols.reduce((sum, name) => sum + world.chart.correct(name), 0);
+    const corrected = world.withSymbolInfo(symbols, () => symbols.reduce((sum, name) => sum + world.chart.correct(name), 0));
     world.journal(`charts synchronized: ${corrected} bars of ${symbols.length} symbols corrected`);
     return true;
   });
@@ -103,17 +106,6 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
 
   registry.on('SymbolInfoRequest', (args) => {
     const name = symbol(args);
-    const config = world.symbolConfig(name) as Record<string, unknown>;
-    const instrument = world.instrumentBySymbol.get(name);
-    const quote = world.feed.quote(name);
-    if (!instrument || !quote) notFound(`symbol ${name}`);
-    const day = world.chart.barAt(name, 'D1', quote.time);
-    const ticks = world.chart.tickRange(name, quote.time - 86_400_000, quote.time).slice(-2);
-    const direction = ticks.length < 2 || ticks[1].bid === ticks[0].bid ? 'None' : ticks[1].bid > ticks[0].bid ? 'Up' : 'Down';
-    return {
-      symbol: name, digits: instrument.digits, type: config.type, point: pointOf(instrument),
-      spread: Math.round((quote.ask - quote.bid) / pointOf(instrument)), direction, bid: quote.bid, ask: quote.ask,
-      high: day?.high ?? quote.bid, low: day?.low ?? quote.bid, lastTime: iso(quote.time),
-    };
+    return world.symbolInfo(name) ?? notFound(`symbol ${name}`);
   });
 }

@@ -60,8 +60,11 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
     const name = world.symbols.at(pos).symbol as string;
     if (world.trades.values().some((t) => t.symbol === name)) throw new CommandError(bad, `symbol ${name} has open trades`);
     world.symbols.delete(pos);
-    // A hidden symbol already left the active set, and with it the broker's view.
+    world.sessions.delete(name);
+    // A hidden symbol already left the active set, and with it the broker's view; its sessions are kept for every
+    // configured symbol.
     if (!world.hiddenSymbols.delete(name)) world.emit('symbols', 'delete', { symbol: name });
+    world.emit('symbolSessions', 'delete', { symbol: name });
     world.journal(`symbol ${name} deleted`);
     return true;
   });
@@ -85,7 +88,12 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
   registry.on('SymbolAdd', (args) => {
     const name = args.string('symbol', { max: 12 });
     const record = symbol(name);
-    if (world.hiddenSymbols.delete(name)) world.emit('symbols', 'add', record);
+    if (world.hiddenSymbols.delete(name)) {
+      world.emit('symbols', 'add', record);
+      // Its summary cannot be derived from the symbol record: it comes whole.
+      const info = world.symbolInfo(name);
+      if (info) world.emit('symbolInfo', 'update', info);
+    }
     return true;
   });
 
