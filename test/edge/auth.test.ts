@@ -228,6 +228,16 @@ describe('Bearer tokens on /api/*', () => {
     expect((await api(`Bearer ${await sign({ ...baseClaims(), nbf: now() + 30, iat: now() + 30 })}`)).res.status).toBe(200);
   });
 
+  it('refuses a token it accepted and remembered once the token is past exp and the tolerance', async () => {
+    // Accepted with 2 s of tolerance left, so the edge remembers it as verified.
+    const exp = now() - 58;
+    const token = await sign({ ...baseClaims(), iat: exp - 600, nbf: exp - 600, exp });
+    expect((await api(`Bearer ${token}`)).res.status).toBe(200);
+    // Wait on the clock itself, not a fixed time: until exp plus the tolerance has passed.
+    while (Date.now() / 1000 <= exp + 61) await new Promise((r) => setTimeout(r, 100));
+    await expectInvalid(token, /expired/);
+  }, 10_000);
+
   it('refuses alg none and HS256 signed with the public key as the HMAC secret', async () => {
     const unsecured = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt' }))}.${base64url.encode(JSON.stringify(baseClaims()))}.`;
     await expectInvalid(unsecured, /algorithm|malformed/);
