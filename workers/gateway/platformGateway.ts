@@ -1,25 +1,22 @@
 /**
  * The platform gateway: one Durable Object per trade platform. It owns the broker link of its platform and the
  * platform's `Idempotency-Key` store, so that a repeated or concurrent duplicate of a change is answered from the
- * first call instead of reaching the trading server twice. All storage access lives in this class.
+ * first call instead of reaching the trading server twice. Its storage holds only the idempotency records, kept by
+ * IdempotencyStore.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { failure, success, validation, type ShapeContext } from '../envelope/index.js';
 import { BrokerLink } from './brokerLink.js';
-import { REPLAYED_HEADER, type GatewayCall, type GatewayResponse, type StoredResponse } from './messages.js';
+import { IdempotencyStore } from './idempotencyStore.js';
+import { REPLAYED_HEADER, type GatewayCall, type GatewayResponse } from './messages.js';
 
 const byId: ReadonlyMap<string, Operation> = new Map(catalog.map((e) => [e.id, e]));
 
-const RECORD_PREFIX = 'idem:';
-const EXPIRY_PREFIX = 'exp:';
-/** Fixed-width time so that lexical order of expiry index keys is time order. */
-const stamp = (ms: number) => String(ms).padStart(15, '0');
-const PURGE_BATCH = 500;
-
 export class PlatformGateway extends DurableObject<Env> {
   private link: BrokerLink | undefined;
+  private readonly idempotency = new IdempotencyStore(this.ctx.storage);
   /** Idempotent calls in flight: a concurrent duplicate waits for the first instead of sending the change again. */
   private readonly inflight = new Map<string, { requestHash: string; done: Promise<GatewayResponse> }>();
 
@@ -48,19 +45,13 @@ export class PlatformGateway extends DurableObject<Env> {
   /** Replays a stored answer, refuses a reused key, or forwards and stores the first answer. */
   private async once(input: GatewayCall, ctx: ShapeContext): Promise<GatewayResponse> {
     const { key, requestHash, retentionHours } = input.idempotency!;
-    const stored = await this.ctx.storage.get<StoredResponse>(RECORD_PREFIX + key);
-    const now = Date.now();
-    if (stored && stored.expires > now) {
-      if (stored.requestHash !== requestHash) return conflict(ctx);
-      return replayed(stored.response);
-    }
+    const stored = await this.idempotency.lookup(key, requestHash);
+    if (stored.kind === 'conflict') return conflict(ctx);
+    if (stored.kind === 'replay') return replayed(stored.response);
     const { response, final } = await this.forward(input, ctx);
     if (final) {
-      const expires = now + retentionHours * 3_600_000;
-      const record: StoredResponse = { requestHash, response, created: now, expires };
       try {
-        await this.ctx.storage.put({ [RECORD_PREFIX + key]: record, [`${EXPIRY_PREFIX}${stamp(expires)}:${key}`]: key });
-        if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(expires);
+        await this.idempotency.store(key, requestHash, response, retentionHours);
       } catch (err) {
         // An answer too large for one stored value is still answered; a retry will then reach the platform again.
         console.warn(JSON.stringify({ msg: 'idempotency store failed', key, error: (err as Error).message }));
@@ -92,30 +83,12 @@ export class PlatformGateway extends DurableObject<Env> {
 
   /** How many idempotency records and expiry index entries are stored: for operators and the retention test. */
   async idempotencyStats(): Promise<{ records: number; expiries: number }> {
-    const records = (await this.ctx.storage.list({ prefix: RECORD_PREFIX })).size;
-    const expiries = (await this.ctx.storage.list({ prefix: EXPIRY_PREFIX })).size;
-    return { records, expiries };
+    return this.idempotency.stats();
   }
 
-  /** Purges expired idempotency records through the expiry index, then re-arms for the next one. */
+  /** Purges expired idempotency records, then re-arms for the next one. */
   override async alarm(): Promise<void> {
-    const now = Date.now();
-    for (;;) {
-      const due = await this.ctx.storage.list<string>({ prefix: EXPIRY_PREFIX, end: `${EXPIRY_PREFIX}${stamp(now + 1)}`, limit: PURGE_BATCH });
-      if (due.size === 0) break;
-      const doomed: string[] = [];
-      for (const [indexKey, key] of due) {
-        doomed.push(indexKey);
-        // A key reused after expiry has a newer record: only delete the record this index entry describes.
-        const record = await this.ctx.storage.get<StoredResponse>(RECORD_PREFIX + key);
-        if (record && record.expires <= now) doomed.push(RECORD_PREFIX + key);
-      }
-      await this.ctx.storage.delete(doomed);
-      if (due.size < PURGE_BATCH) break;
-    }
-    const next = await this.ctx.storage.list<string>({ prefix: EXPIRY_PREFIX, limit: 1 });
-    const first = next.keys().next();
-    if (!first.done) await this.ctx.storage.setAlarm(Number(first.value.slice(EXPIRY_PREFIX.length, EXPIRY_PREFIX.length + 15)));
+    await this.idempotency.purge();
   }
 }
 
