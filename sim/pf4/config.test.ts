@@ -88,6 +88,19 @@ describe('single-record sections', () => {
     expect(h.call('ManagerCommon')).toEqual(after);
   });
 
+  it('answers the whole common section with full: the stored settings, the manager view without the sensitive ones', () => {
+    const h = pf4Harness();
+    h.call('CfgUpdateCommon', { record: { timeSync: 'ntp.sim.test', antiFlood: 3, floodControl: 20, minApi: 1410, keepEmails: 9 } });
+    const full = h.call('CfgRequestCommon', { full: true });
+    expect(full).toMatchObject({ ...h.call('CfgRequestCommon'), timeSync: 'ntp.sim.test', antiFlood: 3, floodControl: 20, minApi: 1410, keepEmails: 9 });
+    expect(Object.keys(full)).toEqual(['name', 'owner', 'build', 'version', 'timeZone', 'daylightCorrection', 'timeZoneReal',
+      'timeSync', 'minClient', 'minApi', 'keepEmails', 'keepTicks', 'antiFlood', 'floodControl']);
+    const { timeSync: _s, antiFlood: _a, floodControl: _f, ...short } = full;
+    expect(h.call('ManagerCommon', { full: true })).toEqual(short);
+    expect(h.call('ManagerCommon', { full: false })).toEqual(h.call('ManagerCommon'));
+    expect(h.fails('CfgRequestCommon', { full: 'yes' }).message).toContain('full');
+  });
+
   it('takes exactly 168 access hours, passing other values through', () => {
     const h = pf4Harness();
     expect(h.call('CfgRequestTime').accessHours).toHaveLength(168);

@@ -14,7 +14,7 @@ import { CommandError } from '../../world/simWorld.js';
 import { pf4ListChanges, type Pf4ConfigListName } from '../pf4Config.js';
 import type { Pf4World } from '../pf4World.js';
 import { symbolGroupRecord } from '../pf4Records.js';
-import { bad, parseRecord } from './common.js';
+import { bad, optionalBool, parseRecord } from './common.js';
 
 const SCHEMAS: Record<Pf4ConfigListName, z.ZodType> = {
   Holiday: contract.PF4Holiday, Manager: contract.PF4ManagerRights, Access: contract.PF4Access,
@@ -60,6 +60,20 @@ function checkRecord(name: Pf4ConfigListName, record: Record<string, unknown>, a
       args.fail('record.ipFrom must not be above record.ipTo');
     }
   }
+}
+
+/** The common settings a manager's own view leaves out: the time source's host and the flood-protection limits. */
+export const PF4_COMMON_SENSITIVE: readonly string[] = ['timeSync', 'antiFlood', 'floodControl'];
+/** The settings of the common section beyond the summary, in PF4CommonUpdate order. */
+const COMMON_SETTINGS = ['daylightCorrection', 'timeZoneReal', 'timeSync', 'minClient', 'minApi', 'keepEmails', 'keepTicks', 'antiFlood', 'floodControl'];
+
+/** The summary `{name, owner, build, version, timeZone}`, or the whole section (without the sensitive settings). */
+function commonAnswer(world: Pf4World, full: boolean, sensitive: boolean): Record<string, unknown> {
+  const summary = world.config.commonRecord();
+  if (!full) return summary;
+  const out: Record<string, unknown> = { ...summary };
+  for (const field of COMMON_SETTINGS) if (sensitive || !PF4_COMMON_SENSITIVE.includes(field)) out[field] = world.config.common[field];
+  return out;
 }
 
 export function registerConfigCommands(registry: CommandRegistry, world: Pf4World): void {
@@ -119,8 +133,10 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
     }
   }
 
-  registry.on('CfgRequestCommon', () => world.config.commonRecord());
-  registry.on('ManagerCommon', () => world.config.commonRecord());
+  // Both answer the summary; with `full: true` the whole section (every setting CfgUpdateCommon stores), which a
+  // manager's own view (ManagerCommon) gives without the sensitive settings.
+  registry.on('CfgRequestCommon', (args, _ctx, raw) => commonAnswer(world, optionalBool(args, raw, 'full') === true, true));
+  registry.on('ManagerCommon', (args, _ctx, raw) => commonAnswer(world, optionalBool(args, raw, 'full') === true, false));
   registry.on('CfgUpdateCommon', (args) => {
     const update = parseRecord<Record<string, unknown>>(contract.PF4CommonUpdate, args.object('record'), 'record');
     for (const [field, value] of Object.entries(update)) if (value !== undefined && value !== null) world.config.common[field] = value;
