@@ -145,8 +145,9 @@ export class Pf4World implements SimWorld {
   }
 
   /**
-   * The resync snapshot, in the protocol's order. Rows computed from the moment (margin levels, the online list, news
-   * headers, symbol groups, sessions and summaries) are taken now; open trades are valued as their chunk is written.
+   * The resync snapshot, in the protocol's order. The online list, news headers, symbol groups, sessions and summaries
+   * are taken now; open trades are valued, and the margin levels of the logins with trades now computed, as their
+   * chunk is written (at scale a margin level per account costs too much for one turn of the event loop).
    */
   snapshot(): SnapshotPart[] {
     const same = <T>(row: T) => row;
@@ -156,7 +157,7 @@ export class Pf4World implements SimWorld {
       { kind: 'ticks', rows: this.feed.allQuotes(), toWire: (quote: Quote) => tickRecord(quote) },
       { kind: 'symbols', rows: this.activeSymbols(), toWire: same },
       { kind: 'groups', rows: this.groups.list(), toWire: (row: PF4GroupRecord) => this.groupToWire(row) },
-      { kind: 'margin', rows: this.engine.loginsWithTrades().map((login) => this.engine.marginLevel(login)), toWire: same },
+      { kind: 'margin', rows: this.engine.loginsWithTrades(), toWire: (login: number) => this.marginToWire(login) },
       { kind: 'online', rows: this.services.onlineRecords(), toWire: same },
       { kind: 'news', rows: this.services.news.map(topicOf), toWire: same },
       { kind: 'symbolGroups', rows: this.symbolGroupRecords(), toWire: same },
@@ -221,6 +222,14 @@ export class Pf4World implements SimWorld {
   coalescedTick(symbol: string): { kind: 'symbolInfo'; record: unknown } | undefined {
     const info = this.isActiveSymbol(symbol) ? this.symbolInfo(symbol) : undefined;
     return info && { kind: 'symbolInfo', record: info };
+  }
+
+  /**
+   * A snapshot login's margin level as its chunk is written. Should the account have gone meanwhile (its trades closed,
+   * then the account deleted), the key alone stands in: the margin delete its last close announced follows the resync.
+   */
+  private marginToWire(login: number): unknown {
+    return this.users.has(login) ? this.engine.marginLevel(login) : { login };
   }
 
   /**
