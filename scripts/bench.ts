@@ -1,88 +1,272 @@
 /**
- * `npm run bench`: cached-read throughput and latency through the whole stack (edge → platform gateway → broker →
- * pumping cache) beside a bare edge route that returns a constant, measured in one run so the ratio is meaningful on
- * a shared, noisy machine. Options (environment): BENCH_CONNECTIONS (50), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2).
+ * `npm run bench`: the edge's read and write paths through the whole stack, each measured with the same closed-loop
+ * autocannon load right after the bare edge route in one run, so every figure is read as a ratio to that baseline on
+ * a shared, noisy machine. Scenarios, in order:
+ *
+ *   bare      GET /livez: the router and the trace middleware, nothing else (the baseline)
+ *   cached    v2 PF4 UserRecordGet/{login}: token, platform, validation, gateway object, broker, pumping cache
+ *   page      v2 PF4 TradesGet?limit=1000: a cached page of 1,000 trades (a ~0.5 MB answer)
+ *   live      v2 PF4 UserRecordRequest/{login}: the same account read live from the trading server
+ *   write     v2 PF4 UserPasswordSet/{login} with a fresh Idempotency-Key per call: the idempotency store on every
+ *             call; it overwrites one account's password, so the simulator's state does not grow
+ *   spread    the cached read spread round-robin over BENCH_PLATFORMS platforms (the demo one and extra simulated
+ *             PF4 servers registered on the same simulator and broker), beside `cached`, all on one platform
+ *
+ * Every answer is checked (status, envelope without error, the expected record); a scenario with failed answers
+ * prints samples and makes the run exit non-zero. Latencies are taken per response at sub-millisecond resolution.
+ *
+ * Environment: BENCH_CONNECTIONS (50), BENCH_SECONDS (10 per scenario), BENCH_WARMUP_SECONDS (2 per scenario, not
+ * counted), BENCH_PLATFORMS (8), BENCH_SCENARIOS (all; a comma list of the names above, `bare` is always run).
  */
-import { Agent, request } from 'node:http';
-import { startStack } from './stack.js';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { startStack, type Stack } from './stack.js';
+import { RegistryStore } from '../workers/registry/registryStore.js';
 
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const positive = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const connections = Math.round(positive('BENCH_CONNECTIONS', 50));
+const seconds = positive('BENCH_SECONDS', 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const platformCount = Math.max(2, Math.round(positive('BENCH_PLATFORMS', 8)));
+const ALL = ['bare', 'cached', 'page', 'live', 'write', 'spread'] as const;
+type ScenarioName = (typeof ALL)[number];
+const chosen = new Set<ScenarioName>(['bare', ...((process.env.BENCH_SCENARIOS ?? ALL.join(','))
+  .split(',').map((s) => s.trim()).filter(Boolean) as ScenarioName[])]);
+for (const name of chosen) if (!ALL.includes(name)) throw new Error(`BENCH_SCENARIOS: unknown scenario ${name} (one of ${ALL.join(', ')})`);
 
-interface Result { name: string; requests: number; errors: number; seconds: number; rps: number; p50: number; p99: number; max: number; samples: string[] }
+const PAGE = 1000;
+const MANAGER_LOGIN = 1000;
 
-function get(agent: Agent, url: URL, headers: Record<string, string>): Promise<{ status: number; body: string }> {
-  return new Promise((done, fail) => {
-    const req = request(url, { agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', fail);
-    req.end();
-  });
+interface Scenario {
+  name: ScenarioName;
+  label: string;
+  method: 'GET' | 'POST';
+  paths: string[];
+  headers: Record<string, string>;
+  body?: string;
+  /** A fresh Idempotency-Key on every request. */
+  freshKey?: boolean;
+  verify(body: string): boolean;
 }
 
-/** Closed-loop load: `connections` requests in flight until the time is up; latencies in milliseconds. */
-async function load(name: string, url: URL, headers: Record<string, string>, check: (body: string) => boolean, durationS: number): Promise<Result> {
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
+interface Figures {
+  scenario: Scenario;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  failures: number;
+  samples: string[];
+}
+
+const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+
+/** One line of what is running and how much of the whole run remains; rewritten in place on a terminal. */
+class Progress {
+  private readonly started = performance.now();
+  private timer: ReturnType<typeof setInterval> | undefined;
+  constructor(private readonly totalSeconds: number) {}
+
+  step(what: string, stepSeconds: number): void {
+    this.stop();
+    const stepStart = performance.now();
+    const show = (final: boolean) => {
+      const inStep = Math.min(stepSeconds, (performance.now() - stepStart) / 1000);
+      const left = Math.max(0, this.totalSeconds - (performance.now() - this.started) / 1000);
+      const line = `${what}: ${inStep.toFixed(0)}/${stepSeconds} s, about ${left.toFixed(0)} s left in the run`;
+      if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${line}`);
+      else if (final) process.stderr.write(`${line}\n`);
+    };
+    show(!process.stderr.isTTY);
+    if (process.stderr.isTTY) this.timer = setInterval(() => show(false), 1000);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K');
+  }
+}
+
+/** Closed-loop load on one scenario for `durationS`; latencies from autocannon's per-response times. */
+async function drive(base: string, s: Scenario, durationS: number): Promise<Figures> {
   const latencies: number[] = [];
-  let errors = 0;
   const samples = new Set<string>();
-  const end = performance.now() + durationS * 1000;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      try {
-        const res = await get(agent, url, headers);
-        if (res.status !== 200 || !check(res.body)) {
-          errors++;
-          if (samples.size < 3) samples.add(`${res.status} ${res.body.slice(0, 300)}`);
-        }
-      } catch (error) {
-        errors++;
-        if (samples.size < 3) samples.add(String(error));
-      }
-      latencies.push(performance.now() - t0);
+  let next = 0;
+  let failures = 0;
+  const verify = (raw: string | Buffer | undefined) => {
+    const body = raw === undefined ? '' : raw.toString();
+    if (s.verify(body)) return true;
+    if (samples.size < 3) samples.add(body.slice(0, 300));
+    return false;
+  };
+  let finished!: (result: autocannon.Result) => void;
+  let failed!: (error: unknown) => void;
+  const done = new Promise<autocannon.Result>((resolve, reject) => { finished = resolve; failed = reject; });
+  const instance = autocannon({
+    url: base,
+    connections,
+    duration: durationS,
+    timeout: 30,
+    verifyBody: verify,
+    requests: [{
+      method: s.method,
+      headers: s.headers,
+      ...(s.body !== undefined ? { body: s.body } : {}),
+      setupRequest: (req) => {
+        const n = next++;
+        req.path = s.paths[n % s.paths.length];
+        if (s.freshKey) req.headers = { ...s.headers, 'idempotency-key': `bench-${process.pid}-${n}` };
+        return req;
+      },
+    }],
+  }, (error, result) => (error ? failed(error) : finished(result)));
+  instance.on('response', (_client, status, _bytes, responseTime) => {
+    latencies.push(responseTime);
+    if (status !== 200) {
+      failures++;
+      if (samples.size < 3) samples.add(`HTTP ${status}`);
     }
-  }));
-  const elapsed = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  return { name, requests: latencies.length, errors, seconds: elapsed, rps: latencies.length / elapsed, p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) ?? NaN, samples: [...samples] };
+  });
+  const result = await done;
+  const sorted = Float64Array.from(latencies).sort();
+  const elapsed = result.duration || durationS;
+  return {
+    scenario: s,
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    failures: failures + result.mismatches + result.errors + result.timeouts,
+    samples: [...samples],
+  };
 }
 
-const stack = await startStack({});
+async function getJson(url: string, headers: Record<string, string>): Promise<any> {
+  const res = await fetch(url, { headers });
+  return res.json();
+}
+
+/** Registers `count` extra PF4 platforms served by the simulator's bench servers and waits until each answers. */
+async function addPlatforms(stack: Stack, servers: string[], password: string, auth: Record<string, string>): Promise<{ id: string; login: number }[]> {
+  const store = new RegistryStore(await stack.edge.db());
+  const { readFileSync, writeFileSync, renameSync } = await import('node:fs');
+  const file = `${stack.dataDir}/broker-platforms.json`;
+  const current = JSON.parse(readFileSync(file, 'utf8')) as { platforms: unknown[] };
+  const added: { id: string; server: string }[] = [];
+  for (const server of servers) {
+    const entry = await store.addPlatform({ organizationId: stack.organizationId, type: 'PF4', name: `Bench ${server}` });
+    added.push({ id: entry.platform.id, server });
+  }
+  current.platforms.push(...added.map((p) => ({
+    id: p.id, family: 'PF4', server: `ws://127.0.0.1:${stack.sim.port}/${p.server}`, login: MANAGER_LOGIN, password,
+  })));
+  // Replaced by rename, as the registry CLI does, so the broker's watcher never reads half a file.
+  writeFileSync(`${file}.tmp`, JSON.stringify(current), { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
+
+  const ready: { id: string; login: number }[] = [];
+  const until = Date.now() + 60_000;
+  for (const p of added) {
+    for (;;) {
+      const page = await getJson(`${stack.edgeUrl}/api/v2/PF4/${p.id}/UsersRequest?limit=1`, auth);
+      const login = page.data?.[0]?.login;
+      if (typeof login === 'number') {
+        const cached = await getJson(`${stack.edgeUrl}/api/v2/PF4/${p.id}/UserRecordGet/${login}`, auth);
+        if (cached.error === null) { ready.push({ id: p.id, login }); break; }
+      }
+      if (Date.now() > until) throw new Error(`bench platform ${p.server} not serving: ${JSON.stringify(page).slice(0, 300)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return ready;
+}
+
+const password = randomBytes(18).toString('base64url');
+process.env.SIM_MANAGER_PASSWORD = password;
+const managers = [{ login: MANAGER_LOGIN, password }];
+const extraServers = Array.from({ length: platformCount - 1 }, (_, i) => `bench-pf4-${i + 1}`);
+const spread = chosen.has('spread');
+
+console.error(`starting the stack (simulator${spread ? ` with ${extraServers.length} extra PF4 servers` : ''}, broker, edge)...`);
+const stack = await startStack({
+  simConfig: {
+    servers: [
+      // Enough open trades for a full page of 1,000.
+      { name: 'demo-pf4', family: 'PF4', accounts: 1000, trades: 2 * PAGE, managers },
+      { name: 'demo-pf5', family: 'PF5', managers },
+      ...(spread ? extraServers : []).map((name) => ({ name, family: 'PF4', ticksPerSecond: 0, managers })),
+    ],
+  },
+});
 try {
   const token = await stack.token();
   const auth = { authorization: `Bearer ${token}` };
-  const v2 = `${stack.edgeUrl}/api/v2/PF4/${stack.platforms.pf4}`;
-  const first = JSON.parse((await get(new Agent(), new URL(`${v2}/UsersRequest?limit=1`), auth)).body);
+  const v2 = (platform: string) => `/api/v2/PF4/${platform}`;
+  const demo = stack.platforms.pf4;
+  const first = await getJson(`${stack.edgeUrl}${v2(demo)}/UsersRequest?limit=1`, auth);
   const login = first.data?.[0]?.login;
-  if (!login) throw new Error(`no account to read: ${JSON.stringify(first)}`);
+  if (typeof login !== 'number') throw new Error(`no account to read: ${JSON.stringify(first)}`);
+  const others = spread ? await addPlatforms(stack, extraServers, password, auth) : [];
 
-  const baseline = new URL(`${stack.edgeUrl}/livez`);
-  const cached = new URL(`${v2}/UserRecordGet/${login}`);
-  const isOk = (body: string) => body === 'ok';
-  const isRecord = (body: string) => body.includes(`"login":${login}`) && body.includes('"error":null');
+  const envelopeOk = (body: string) => body.includes('"error":null');
+  const isRecord = (l: number) => (body: string) => envelopeOk(body) && body.includes(`"login":${l}`);
+  const spreadTargets = [{ id: demo, login }, ...others];
+  const scenarios = ([
+    { name: 'bare', label: 'bare edge route (GET /livez)', method: 'GET', paths: ['/livez'], headers: {}, verify: (b) => b === 'ok' },
+    { name: 'cached', label: 'cached read, one platform (UserRecordGet)', method: 'GET', paths: [`${v2(demo)}/UserRecordGet/${login}`], headers: auth, verify: isRecord(login) },
+    {
+      name: 'page', label: `cached page of ${PAGE} trades (TradesGet)`, method: 'GET', paths: [`${v2(demo)}/TradesGet?limit=${PAGE}`], headers: auth,
+      // A full page: the envelope says more follow and the answer holds at least PAGE trade records.
+      verify: (b) => envelopeOk(b) && b.includes('"hasMore":true') && b.split('"order":').length > PAGE,
+    },
+    { name: 'live', label: 'live read (UserRecordRequest)', method: 'GET', paths: [`${v2(demo)}/UserRecordRequest/${login}`], headers: auth, verify: isRecord(login) },
+    {
+      name: 'write', label: 'idempotent write (UserPasswordSet)', method: 'POST', paths: [`${v2(demo)}/UserPasswordSet/${login}`],
+      headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(`bench-${login}`), freshKey: true,
+      verify: (b) => envelopeOk(b) && b.includes('"data":true'),
+    },
+    {
+      name: 'spread', label: `cached read over ${spreadTargets.length} platforms`, method: 'GET',
+      paths: spreadTargets.map((t) => `${v2(t.id)}/UserRecordGet/${t.login}`), headers: auth,
+      verify: (b) => envelopeOk(b) && spreadTargets.some((t) => b.includes(`"login":${t.login}`)),
+    },
+  ] satisfies Scenario[]).filter((s) => chosen.has(s.name));
 
-  // Warm both paths (isolate start, link set-up, JIT) before measuring.
-  await load('warmup', baseline, {}, isOk, warmupSeconds);
-  await load('warmup', cached, auth, isRecord, warmupSeconds);
-  const bare = await load('bare edge route (GET /livez)', baseline, {}, isOk, seconds);
-  const full = await load(`cached read (GET v2 PF4 UserRecordGet/${login})`, cached, auth, isRecord, seconds);
+  const progress = new Progress(scenarios.length * (seconds + Math.max(0, warmupSeconds)));
+  const results: Figures[] = [];
+  for (const [i, s] of scenarios.entries()) {
+    const tag = `[${i + 1}/${scenarios.length}] ${s.label}`;
+    // Each path warmed on its own (isolate, gateway objects, links, JIT) before it is measured.
+    if (warmupSeconds > 0) {
+      progress.step(`${tag}, warming up`, warmupSeconds);
+      await drive(stack.edgeUrl, s, warmupSeconds);
+    }
+    progress.step(`${tag}, measuring`, seconds);
+    results.push(await drive(stack.edgeUrl, s, seconds));
+  }
+  progress.stop();
 
-  const fmt = (r: Result) =>
-    `${r.name.padEnd(48)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   ${r.requests} requests, ${r.errors} errors`;
-  console.log(`\n${connections} connections, ${seconds} s per run, node ${process.version}`);
-  console.log(fmt(bare));
-  console.log(fmt(full));
-  console.log(`ratio cached/bare: throughput ${(full.rps / bare.rps).toFixed(2)}×, p50 latency ${(full.p50 / bare.p50).toFixed(2)}×, p99 latency ${(full.p99 / bare.p99).toFixed(2)}×`);
-  for (const r of [bare, full]) for (const sample of r.samples) console.log(`error answer (${r.name}): ${sample}`);
-  if (full.errors || bare.errors) process.exitCode = 1;
+  const bare = results[0];
+  const fixed = (v: number, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : '-');
+  const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
+  console.log(`\n${connections} connections, ${seconds} s per scenario (after ${warmupSeconds} s warm-up), autocannon, node ${process.version}`);
+  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}   ${'req/s ×bare'.padStart(11)} ${'p50 ×bare'.padStart(9)} ${'p99 ×bare'.padStart(9)} ${'failed'.padStart(7)}`);
+  for (const r of results) {
+    console.log(`${r.scenario.label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} ${fixed(r.p50, 2).padStart(8)} ${fixed(r.p99).padStart(8)} ${fixed(r.max).padStart(8)}   ${ratio(r.rps, bare.rps).padStart(11)} ${ratio(r.p50, bare.p50).padStart(9)} ${ratio(r.p99, bare.p99).padStart(9)} ${String(r.failures).padStart(7)}`);
+  }
+  const by = (n: ScenarioName) => results.find((r) => r.scenario.name === n);
+  const [cached, live, spreadRun] = [by('cached'), by('live'), by('spread')];
+  if (cached && live) console.log(`cached read / live read: throughput ${ratio(cached.rps, live.rps)}, p50 ${ratio(cached.p50, live.p50)}, p99 ${ratio(cached.p99, live.p99)}`);
+  if (cached && spreadRun) console.log(`reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`);
+  for (const r of results) for (const sample of r.samples) console.log(`failed answer (${r.scenario.label}): ${sample}`);
+  if (results.some((r) => r.failures > 0 || r.requests === 0)) process.exitCode = 1;
 } finally {
   await stack.close();
 }
