@@ -1,0 +1,110 @@
+/**
+ * The platform gateway's broker link on fake timers, with `fetch` and the upgraded WebSocket stood in for: the 5 s
+ * bound applies to the handshake only and never to the link it opened, and a call's own deadline answers a time-out.
+ * (The same link runs in workerd against a scripted broker in test/edge/gateway.test.ts.)
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { BrokerLink } from './brokerLink.js';
+
+type Listener = (event: { data?: string }) => void;
+
+/** The workerd WebSocket surface the link uses; `sent` records frames, `answer` plays the broker. */
+class FakeSocket {
+  readonly sent: Array<{ id: number; op: string }> = [];
+  readonly listeners = new Map<string, Listener[]>();
+  closed = false;
+  accept(): void {}
+  addEventListener(type: string, listener: Listener): void {
+    this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
+  }
+  send(text: string): void {
+    if (this.closed) throw new Error('socket closed');
+    this.sent.push(JSON.parse(text));
+  }
+  close(): void { this.emit('close', {}); }
+  emit(type: string, event: { data?: string }): void {
+    if (type === 'close') this.closed = true;
+    for (const listener of this.listeners.get(type) ?? []) listener(event);
+  }
+  answer(id: number, data: unknown): void { this.emit('message', { data: JSON.stringify({ id, ok: true, data }) }); }
+}
+
+let sockets: FakeSocket[];
+let signals: AbortSignal[];
+/** When set, the broker never answers the upgrade (a black-holed address). */
+let blackHole: boolean;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  sockets = [];
+  signals = [];
+  blackHole = false;
+  vi.stubGlobal('fetch', (_url: string, init: { signal: AbortSignal }) => {
+    signals.push(init.signal);
+    if (blackHole) {
+      return new Promise((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+    }
+    // A socket bound to an aborted signal dies with it, as an upgraded fetch's does in workerd.
+    const socket = new FakeSocket();
+    init.signal.addEventListener('abort', () => socket.close());
+    sockets.push(socket);
+    return Promise.resolve({ status: 101, webSocket: socket });
+  });
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+/** Lets the link's promise chain run (the fake fetch answers at once) without moving the fake clock. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+const frame = (op: string, timeoutMs = 10_000) => ({ platform: 'p', op, args: {}, timeoutMs, traceId: 't' });
+
+describe('broker link', () => {
+  it('keeps the link it opened past the handshake bound, and sends later calls over it', async () => {
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const first = link.call(frame('ServerTime'), false);
+    await settle();
+    expect(sockets[0].sent).toHaveLength(1);
+    sockets[0].answer(sockets[0].sent[0].id, 'first');
+    expect(await first).toEqual({ ok: true, data: 'first' });
+
+    await vi.advanceTimersByTimeAsync(60_000); // far past the 5 s handshake bound
+    expect(signals[0].aborted).toBe(false);
+    expect(sockets[0].closed).toBe(false);
+    const later = link.call(frame('ServerTime'), false);
+    await settle();
+    expect(sockets[0].sent).toHaveLength(2);
+    sockets[0].answer(sockets[0].sent[1].id, 'later');
+    expect(await later).toEqual({ ok: true, data: 'later' });
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('gives up on a broker that does not answer the upgrade within 5 s, with nothing sent', async () => {
+    blackHole = true;
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const change = link.call(frame('PF4.UserRecordNew', 60_000), true);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(signals[0].aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    // Not sent, so even a change has a known outcome.
+    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker unreachable: no answer within 5000 ms' } });
+  });
+
+  it('answers a time-out past the call budget and its grace, unknown for a change', async () => {
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const change = link.call(frame('PF4.UserRecordNew', 2_000), true);
+    await settle();
+    expect(sockets[0].sent).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(link.pendingCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await change).toEqual({
+      ok: false, error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 2 s' }, timedOut: true, outcome: 'unknown',
+    });
+    expect(link.pendingCount).toBe(0);
+  });
+});
