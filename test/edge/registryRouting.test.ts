@@ -1,0 +1,179 @@
+/**
+ * Which broker a call goes to and how soon registry changes reach the edge, through the real worker against scripted
+ * brokers: a platform's own broker URL over BROKER_URL, moving a platform to another broker, and
+ * REGISTRY_CACHE_SECONDS (0 reads the registry on every call; otherwise a removed or moved platform changes within
+ * the cache time, and a cached platform never answers another organization).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { ORG_A, ORG_B, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
+import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+
+const CACHE_SECONDS = 3;
+
+let home: FakeBroker;
+let other: FakeBroker;
+let uncached: TestEdge;
+let cached: TestEdge;
+
+beforeAll(async () => {
+  [home, other] = await Promise.all([startFakeBroker(), startFakeBroker()]);
+  uncached = await startTestEdge({ vars: { BROKER_URL: home.url, REGISTRY_CACHE_SECONDS: '0' } });
+  cached = await startTestEdge({ vars: { BROKER_URL: home.url, REGISTRY_CACHE_SECONDS: String(CACHE_SECONDS) } });
+}, 60_000);
+afterAll(async () => {
+  await uncached?.close();
+  await cached?.close();
+  await home?.close();
+  await other?.close();
+});
+beforeEach(() => {
+  for (const broker of [home, other]) {
+    broker.frames.length = 0;
+    broker.script.clear();
+    broker.script.set('ServerTime', { reply: { ok: true, data: 'from the broker' } });
+  }
+});
+
+interface Answer { status: number; body: any; text: string }
+
+async function get(edge: TestEdge, path: string, token: string): Promise<Answer> {
+  const res = await fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text), text };
+}
+const serverTime = (edge: TestEdge, platform: string, token: string) => get(edge, `/api/v2/PF4/${platform}/ServerTime`, token);
+
+/** A PF4 platform of `org`, served by `brokerUrl` (null: the edge's BROKER_URL). */
+async function addPlatform(edge: TestEdge, org: string, brokerUrl: string | null): Promise<string> {
+  const id = randomUUID();
+  await (await edge.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+    .bind(id, `platform ${id.slice(0, 8)}`, 'PF4', org, brokerUrl, new Date(0).toISOString()).run();
+  return id;
+}
+const setBroker = async (edge: TestEdge, id: string, brokerUrl: string | null) =>
+  (await edge.db()).prepare('UPDATE trade_platforms SET broker_url = ? WHERE id = ?').bind(brokerUrl, id).run();
+const removePlatform = async (edge: TestEdge, id: string) =>
+  (await edge.db()).prepare('DELETE FROM trade_platforms WHERE id = ?').bind(id).run();
+
+/** Polls until `probe` answers truthy; the bound only fails a hung test. */
+async function until<T>(probe: () => Promise<T>, what: string, boundMs = 15_000): Promise<NonNullable<T>> {
+  const end = Date.now() + boundMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const notFound = (id: string) => ({ code: 'NotFound', managerCode: null, message: `trade platform ${id} not found` });
+
+describe('routing by broker', () => {
+  it("sends a platform's calls to its own broker URL, and the others to BROKER_URL", async () => {
+    const token = await uncached.token();
+    const own = await addPlatform(uncached, ORG_A, other.url);
+    expect((await serverTime(uncached, own, token)).body.data).toBe('from the broker');
+    expect((await serverTime(uncached, PF4_A, token)).body.data).toBe('from the broker');
+    expect(other.frames.map((f) => [f.platform, f.op])).toEqual([[own, 'ServerTime']]);
+    expect(home.frames.map((f) => [f.platform, f.op])).toEqual([[PF4_A, 'ServerTime']]);
+  });
+
+  it('moves a platform to another broker: the next call goes there, and a call pending on the old link fails as link loss', async () => {
+    const token = await uncached.token();
+    const id = await addPlatform(uncached, ORG_A, other.url);
+    other.script.set('PF4.UserRecordNew', { hang: true });
+    const pending = fetch(new URL(`/api/v2/PF4/${id}/UserRecordNew`, uncached.url), {
+      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ group: 'g', name: 'n' }),
+    });
+    await until(async () => other.framesFor('PF4.UserRecordNew').length > 0, 'the change to reach the old broker');
+
+    await setBroker(uncached, id, home.url);
+    const moved = await serverTime(uncached, id, token);
+    expect(moved.body).toMatchObject({ data: 'from the broker', error: null });
+    expect(home.frames.map((f) => [f.platform, f.op])).toEqual([[id, 'ServerTime']]);
+    expect(other.framesFor('ServerTime')).toEqual([]);
+
+    const lost = await pending;
+    expect(lost.headers.get('x-request-outcome')).toBe('unknown');
+    expect(((await lost.json()) as { error: unknown }).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link closed' });
+  });
+});
+
+describe('REGISTRY_CACHE_SECONDS', () => {
+  it('0: a removed platform is unknown on the very next call, and a moved one served by its new broker', async () => {
+    const token = await uncached.token();
+    const id = await addPlatform(uncached, ORG_A, null);
+    expect((await serverTime(uncached, id, token)).body.error).toBeNull();
+    await setBroker(uncached, id, other.url);
+    expect((await serverTime(uncached, id, token)).body.error).toBeNull();
+    expect(other.frames.map((f) => f.platform)).toEqual([id]);
+    await removePlatform(uncached, id);
+    expect((await serverTime(uncached, id, token)).body.error).toStrictEqual(notFound(id));
+    expect((await get(uncached, `/api/TradePlatforms/${id}`, token)).status).toBe(404);
+  });
+
+  it('a removed platform stops being served within the cache time', async () => {
+    const token = await cached.token();
+    const id = await addPlatform(cached, ORG_A, null);
+    expect((await serverTime(cached, id, token)).body.error).toBeNull();
+    await removePlatform(cached, id);
+    const removedAt = Date.now();
+    // Still remembered right after the removal...
+    expect((await serverTime(cached, id, token)).body.error).toBeNull();
+    // ...and forgotten once the cache time is up.
+    const gone = await until(async () => {
+      const r = await serverTime(cached, id, token);
+      return r.body.error ? r : null;
+    }, 'the removed platform to be forgotten');
+    expect(Date.now() - removedAt).toBeLessThan(CACHE_SECONDS * 1000 + 1500);
+    expect(gone.body.error).toStrictEqual(notFound(id));
+  });
+
+  it('a platform moved to another broker is served there within the cache time', async () => {
+    const token = await cached.token();
+    const id = await addPlatform(cached, ORG_A, null);
+    await serverTime(cached, id, token);
+    await setBroker(cached, id, other.url);
+    const movedAt = Date.now();
+    await until(async () => {
+      await serverTime(cached, id, token);
+      return other.frames.some((f) => f.platform === id);
+    }, 'calls to reach the new broker');
+    expect(Date.now() - movedAt).toBeLessThan(CACHE_SECONDS * 1000 + 1500);
+  });
+
+  it('never answers another organization from a platform cached for its owner', async () => {
+    const owner = await cached.token();
+    const stranger = await cached.token({ client_id: 'client-b', org: ORG_B });
+    const id = await addPlatform(cached, ORG_A, null);
+    const unknownId = randomUUID();
+    // The owner's read puts the platform in the cache; the stranger asks inside the cache time.
+    expect((await serverTime(cached, id, owner)).body.error).toBeNull();
+    const foreign = await serverTime(cached, id, stranger);
+    const unknown = await serverTime(cached, unknownId, stranger);
+    expect(foreign.body.error).toStrictEqual(notFound(id));
+    expect(foreign.text.replace(id, 'X')).toBe(unknown.text.replace(unknownId, 'X').replace(unknown.body.meta.activityId, foreign.body.meta.activityId));
+    expect((await get(cached, `/api/TradePlatforms/${id}`, stranger)).status).toBe(404);
+    expect((await get(cached, `/api/TradePlatforms/${id}`, owner)).status).toBe(200);
+    expect(home.frames.map((f) => f.platform)).toEqual([id]);
+  });
+});
+
+describe('a removed or disabled client', () => {
+  it('gets no new token from the moment it is disabled or removed', async () => {
+    const token = async (clientId: string, secret: string) => (await fetch(new URL('/connect/token', cached.url), {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+    })).status;
+    const db = await cached.db();
+    await cached.seedClient('short-lived', 'secret-1', ORG_A);
+    expect(await token('short-lived', 'secret-1')).toBe(200);
+    await db.prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('short-lived').run();
+    expect(await token('short-lived', 'secret-1')).toBe(401);
+    await db.prepare('UPDATE api_clients SET disabled = 0 WHERE client_id = ?').bind('short-lived').run();
+    expect(await token('short-lived', 'secret-1')).toBe(200);
+    await db.prepare('DELETE FROM api_clients WHERE client_id = ?').bind('short-lived').run();
+    expect(await token('short-lived', 'secret-1')).toBe(401);
+  });
+});
