@@ -1,13 +1,16 @@
 /**
  * External identity provider mode through the real worker: with AUTH_ISSUER and AUTH_JWKS_URL set, the local issuer
  * is off and tokens verify against the provider's JWKS, served here by a small HTTP server on 127.0.0.1 whose keys
- * the test rotates.
+ * the test rotates. Provider tokens may carry their scopes as arrays and name the client in `azp` alone; a scripted
+ * broker shows which client the edge took the caller to be (Idempotency-Key answers are kept per client).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { AUDIENCE, ORG_A, ORG_B, startTestEdge, type TestEdge } from '../support/edge.js';
+import { randomUUID } from 'node:crypto';
+import { AUDIENCE, ORG_A, ORG_B, PF4_B, startTestEdge, type TestEdge } from '../support/edge.js';
+import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 const ISSUER = 'https://idp.example.test/tenant';
 const ORG_CLAIM = 'https://gateway.example.test/org';
@@ -20,6 +23,7 @@ async function idpKey(kid: string, alg: 'ES256' | 'RS256' = 'ES256'): Promise<Id
 }
 
 let edge: TestEdge;
+let broker: FakeBroker;
 let jwksServer: Server;
 let published: IdpKey[] = [];
 let fetches = 0;
@@ -35,10 +39,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((done) => jwksServer.listen(0, '127.0.0.1', done));
   const { port } = jwksServer.address() as AddressInfo;
-  edge = await startTestEdge({ vars: { AUTH_ISSUER: ISSUER, AUTH_JWKS_URL: `http://127.0.0.1:${port}/keys`, AUTH_ORG_CLAIM: ORG_CLAIM } });
+  broker = await startFakeBroker();
+  edge = await startTestEdge({ vars: { AUTH_ISSUER: ISSUER, AUTH_JWKS_URL: `http://127.0.0.1:${port}/keys`, AUTH_ORG_CLAIM: ORG_CLAIM, BROKER_URL: broker.url } });
 });
 afterAll(async () => {
   await edge?.close();
+  await broker?.close();
   if (jwksServer?.listening) await new Promise((done) => jwksServer.close(done));
 });
 
@@ -51,7 +57,16 @@ async function organizations(token: string) {
   const res = await fetch(new URL('/api/Organizations', edge.url), { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, body: (await res.json()) as unknown, challenge: res.headers.get('www-authenticate') };
 }
-const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** Polls `probe` until it answers truthy; the bound only fails a hung test. */
+async function until<T>(probe: () => Promise<T>, what: string, boundMs = 10_000): Promise<NonNullable<T>> {
+  const end = Date.now() + boundMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
 
 describe('external identity provider', () => {
   it('turns the local issuer off and says where tokens come from', async () => {
@@ -95,13 +110,63 @@ describe('external identity provider', () => {
     expect((await organizations(await idpToken(first, { scope: 'read' }))).status).toBe(403);
   });
 
+  it('reads scopes from a space-delimited string or an array, in scope or scp', async () => {
+    for (const claims of [
+      { scope: ['openid', 'webapi'] },
+      { scope: undefined, scp: ['webapi'] },
+      { scope: undefined, scp: 'openid webapi' },
+    ] as JWTPayload[]) {
+      const res = await organizations(await idpToken(first, claims));
+      expect({ claims, status: res.status }).toEqual({ claims, status: 200 });
+    }
+    for (const claims of [{ scope: ['openid', 'webapix'] }, { scope: undefined, scp: ['read'] }, { scope: [] }, { scope: undefined }] as JWTPayload[]) {
+      const res = await organizations(await idpToken(first, claims));
+      expect({ claims, status: res.status, body: res.body }).toEqual({
+        claims, status: 403, body: { error: 'insufficient_scope', error_description: 'the access token lacks the webapi scope' },
+      });
+    }
+  });
+
+  it('takes the client from azp when the token has no client_id, and refuses a token naming neither', async () => {
+    const noClient = await organizations(await idpToken(first, { client_id: undefined }));
+    expect(noClient.status).toBe(401);
+    expect(noClient.body).toEqual({ error: 'invalid_token', error_description: 'the access token has no client_id claim' });
+
+    // Which client the caller is shows in Idempotency-Key answers, which are kept per client.
+    broker.script.set('PF4.UserRecordNew', { reply: (f) => ({ ok: true, data: { frame: f.id } }) });
+    const create = async (claims: JWTPayload, key: string) => {
+      const res = await fetch(new URL(`/api/v2/PF4/${PF4_B}/UserRecordNew`, edge.url), {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${await idpToken(first, { scope: 'webapi webapi.write', ...claims })}`,
+          'content-type': 'application/json', 'idempotency-key': key,
+        },
+        body: JSON.stringify({ group: 'demo', name: 'Alice' }),
+      });
+      return { status: res.status, replayed: res.headers.get('idempotency-replayed'), body: (await res.json()) as { error: unknown } };
+    };
+    const key = randomUUID();
+    const byAzp = await create({ client_id: undefined, azp: 'partner-azp' }, key);
+    expect(byAzp).toMatchObject({ status: 200, replayed: null, body: { error: null } });
+    // The same client named by client_id: the same caller, so the stored answer is replayed.
+    expect(await create({ client_id: 'partner-azp' }, key)).toMatchObject({ status: 200, replayed: 'true' });
+    // client_id wins over azp; another client does not share the key.
+    expect(await create({ client_id: 'partner-azp', azp: 'someone-else' }, key)).toMatchObject({ replayed: 'true' });
+    expect(await create({ client_id: undefined, azp: 'someone-else' }, key)).toMatchObject({ status: 200, replayed: null });
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+  });
+
   it('follows a key rotation: a token with a new kid is accepted once the JWKS publishes it', async () => {
     const second = await idpKey('idp-2');
     const rsa = await idpKey('idp-rsa', 'RS256');
     published = [second, rsa];
-    await pause(1_100); // past the refetch cool-down of the previous fetch
-    const res = await organizations(await idpToken(second, { [ORG_CLAIM]: ORG_A }));
-    expect(res.status).toBe(200);
+    // Refused as signed by an unknown key until the refetch cool-down of the previous fetch has passed, then accepted.
+    const token = await idpToken(second, { [ORG_CLAIM]: ORG_A });
+    const res = await until(async () => {
+      const r = await organizations(token);
+      if (r.status !== 200) expect(r.challenge).toMatch(/unknown key/);
+      return r.status === 200 ? r : null;
+    }, 'the rotated key to be accepted');
     expect(res.body).toEqual([expect.objectContaining({ id: ORG_A })]);
     expect((await organizations(await idpToken(rsa))).status).toBe(200);
 
@@ -113,10 +178,14 @@ describe('external identity provider', () => {
 
   it('answers 503 when the provider keys cannot be fetched', async () => {
     await new Promise((done) => jwksServer.close(done));
-    await pause(1_100);
     const unknown = await idpKey('idp-3');
-    const res = await organizations(await idpToken(unknown));
-    expect(res.status).toBe(503);
+    const token = await idpToken(unknown);
+    // Inside the refetch cool-down the kid is merely unknown (401); the first refetch attempt after it fails (503).
+    const res = await until(async () => {
+      const r = await organizations(token);
+      if (r.status !== 503) expect(r.status).toBe(401);
+      return r.status === 503 ? r : null;
+    }, 'a refetch of the provider keys');
     expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the identity provider keys could not be fetched' });
   });
 });

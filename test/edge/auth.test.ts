@@ -261,6 +261,8 @@ describe('Bearer tokens on /api/*', () => {
     await expectInvalid(await sign({ ...baseClaims(), org: undefined }), /org/);
     await expectInvalid(await sign({ ...baseClaims(), org: 'acme' }), /org/);
     await expectInvalid(await sign({ ...baseClaims(), client_id: undefined }), /client_id/);
+    // azp names the client only in tokens of an external identity provider, never in the edge's own.
+    await expectInvalid(await sign({ ...baseClaims(), client_id: undefined, azp: 'client-a' }), /client_id/);
   });
 
   it('answers 403 insufficient_scope to a valid token without the webapi scope', async () => {
