@@ -1,0 +1,300 @@
+/**
+ * `npm run bench:broker`: the broker's own figures, beside baselines measured in the same run between the same
+ * processes, once on a demo-sized world and once on the simulator's scale world (100,000 accounts, 200,000 trades,
+ * 1,000 symbols, 1,000 ticks per second, as `npm run bench:sim`).
+ *
+ * For each world it starts a simulator process with one PF4 server and a broker process (`benchHost.ts`: the broker
+ * as `broker/main.ts` starts it, plus a bare `ws` echo server), then measures:
+ *   - bare `ws` echo round trips per second over one connection from this process to the broker process, with
+ *     BENCH_IN_FLIGHT frames in flight, the frames being the call frames of the next step;
+ *   - cached reads per second (`PF4.UserRecordGet` call frames of `shared/frames.ts`) over one edge link to the same
+ *     process with the same frames in flight, the way a platform gateway object drives `/link` (goal ≥ 0.5× the echo);
+ *   - freshness: a manager session of its own changes an account's comment on the simulator (`UserRecordUpdate`),
+ *     and this process polls the cached read over the link until the new comment shows; the time from sending the
+ *     change to the first answer that carries it (goal p99 ≤ 5 ms);
+ *   - a cached page of 1,000 trades (`PF4.TradesGet`): the first page and the last one, alternately, one at a time
+ *     (goal: the last costs at most 1.5× the first);
+ *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak.
+ *
+ * Environment: BENCH_SECONDS (5 per throughput run), BENCH_WARMUP_SECONDS (1), BENCH_IN_FLIGHT (256),
+ * BENCH_CHANGES (300 freshness samples), BENCH_PAGE_REPEATS (100 of each page), BENCH_WORLDS (demo,scale), and the
+ * scale world's shape as in `npm run bench:sim`: SCALE_ACCOUNTS, SCALE_TRADES, SCALE_SYMBOLS, SCALE_TICKS.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import type { CallFrame, ResultFrame } from '../../shared/frames.js';
+import { startService, type Service } from '../../scripts/stack.js';
+import { ManagerClient } from '../../sim/testing/managerClient.js';
+
+const num = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+};
+const seconds = num('BENCH_SECONDS', 5);
+const warmupSeconds = num('BENCH_WARMUP_SECONDS', 1);
+const inFlight = Math.max(1, Math.round(num('BENCH_IN_FLIGHT', 256)));
+const changes = Math.max(1, Math.round(num('BENCH_CHANGES', 300)));
+const pageRepeats = Math.max(1, Math.round(num('BENCH_PAGE_REPEATS', 100)));
+const worldNames = (process.env.BENCH_WORLDS ?? 'demo,scale').split(',').map((w) => w.trim()).filter(Boolean);
+
+interface World { accounts: number; trades: number; symbols: number; ticksPerSecond: number }
+const worlds: Record<string, World> = {
+  demo: { accounts: 1000, trades: 2000, symbols: 12, ticksPerSecond: 10 },
+  scale: {
+    accounts: num('SCALE_ACCOUNTS', 100_000), trades: num('SCALE_TRADES', 200_000),
+    symbols: num('SCALE_SYMBOLS', 1000), ticksPerSecond: num('SCALE_TICKS', 1000),
+  },
+};
+for (const w of worldNames) if (!worlds[w]) throw new Error(`BENCH_WORLDS: unknown world ${w} (demo, scale)`);
+
+const PAGE = 1000;
+const SERVER = 'bench-pf4';
+const PASSWORD = randomBytes(18).toString('base64url');
+const LINK_SECRET = randomBytes(32).toString('base64url');
+const PLATFORM = randomUUID();
+
+const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
+const sortedOf = (values: number[]) => Float64Array.from(values).sort();
+
+/** One WebSocket carrying numbered frames answered by id: an edge link, or the echo that answers a frame with itself. */
+class FrameLink {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (frame: ResultFrame) => void>();
+
+  private constructor(private readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const frame = JSON.parse(data.toString()) as ResultFrame | { hello: unknown };
+      if (!('id' in frame)) return; // the broker's hello
+      const done = this.waiting.get(frame.id);
+      this.waiting.delete(frame.id);
+      done?.(frame);
+    });
+  }
+
+  static open(url: string, headers: Record<string, string> = {}): Promise<FrameLink> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { headers, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
+      ws.once('open', () => resolve(new FrameLink(ws)));
+      ws.once('error', reject);
+    });
+  }
+
+  call(op: string, args: Record<string, unknown>): Promise<ResultFrame> {
+    const id = this.nextId++;
+    const frame: CallFrame = { id, platform: PLATFORM, op, args, timeoutMs: 10_000, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' };
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.ws.send(JSON.stringify(frame));
+    });
+  }
+
+  async ok(op: string, args: Record<string, unknown>): Promise<Extract<ResultFrame, { ok: true }>> {
+    const answer = await this.call(op, args);
+    if (!answer.ok) throw new Error(`${op} failed: ${JSON.stringify(answer.error)}`);
+    return answer;
+  }
+
+  close(): void {
+    this.ws.terminate();
+  }
+}
+
+interface Throughput { perSecond: number; p50: number; p99: number; failures: number }
+
+/** `inFlight` calls kept outstanding on one link for `durationS`. */
+async function closedLoop(link: FrameLink, op: string, args: Record<string, unknown>, check: (f: ResultFrame) => boolean, durationS: number): Promise<Throughput> {
+  const latencies: number[] = [];
+  let failures = 0;
+  const started = performance.now();
+  const end = started + durationS * 1000;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      const answer = await link.call(op, args);
+      latencies.push(performance.now() - t0);
+      if (!check(answer)) failures++;
+    }
+  }));
+  const elapsed = (performance.now() - started) / 1000;
+  const sorted = sortedOf(latencies);
+  return { perSecond: latencies.length / elapsed, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), failures };
+}
+
+interface Figures {
+  world: string;
+  echo: Throughput;
+  cached: Throughput;
+  freshP50: number;
+  freshP99: number;
+  freshMax: number;
+  changeAnswerP50: number;
+  firstPageP50: number;
+  firstPageP99: number;
+  lastPageP50: number;
+  lastPageP99: number;
+  pages: number;
+  rssMB: number;
+  heapUsedMB: number;
+  peakRssMB: number;
+  cacheRecords: number;
+}
+
+function peakRssMB(pid: number): number {
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
+  return kb / 1024;
+}
+
+function say(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function measure(name: string, world: World, dir: string): Promise<Figures> {
+  const configPath = join(dir, `sim-${name}.json`);
+  writeFileSync(configPath, JSON.stringify({
+    seed: 7,
+    servers: [{
+      name: SERVER, family: 'PF4', ...world,
+      managers: [{ login: 1000, password: PASSWORD }, { login: 1001, password: PASSWORD }],
+    }],
+  }));
+  say(`[${name}] starting the simulator (${world.accounts} accounts, ${world.trades} trades, ${world.symbols} symbols, ${world.ticksPerSecond} ticks/s)...`);
+  const sim: Service = await startService('sim', 'sim/main.ts', { SIM_PORT: '0', SIM_CONFIG: configPath }, () => {}, 600_000);
+  let broker: Service | undefined;
+  const links: FrameLink[] = [];
+  let manager: ManagerClient | undefined;
+  try {
+    const platformsFile = join(dir, `platforms-${name}.json`);
+    writeFileSync(platformsFile, JSON.stringify({
+      platforms: [{ id: PLATFORM, family: 'PF4', server: `ws://127.0.0.1:${sim.port}/${SERVER}`, login: 1000, password: PASSWORD }],
+    }), { mode: 0o600 });
+    let echoPort = 0;
+    broker = await startService('broker', 'broker/bench/benchHost.ts', { BROKER_SECRET: LINK_SECRET, BROKER_PLATFORMS_FILE: platformsFile }, (line) => {
+      const ready = /"echoPort":(\d+)/.exec(line);
+      if (ready) echoPort = Number(ready[1]);
+    });
+    const status = async (gc = false) => (await fetch(`http://127.0.0.1:${echoPort}/status${gc ? '?gc=1' : ''}`)).json() as Promise<{
+      ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number };
+    }>;
+    say(`[${name}] waiting for the broker's cache to hold the world...`);
+    const until = Date.now() + 600_000;
+    while (!(await status()).ready) {
+      if (Date.now() > until) throw new Error('the broker cache did not resync within 10 minutes');
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const afterResync = await status(true);
+    const cacheRecords = Object.values(afterResync.sizes[PLATFORM] ?? {}).reduce((a, b) => a + b, 0);
+
+    const link = await FrameLink.open(`ws://127.0.0.1:${broker.port}/link`, { authorization: `Bearer ${LINK_SECRET}` });
+    const echo = await FrameLink.open(`ws://127.0.0.1:${echoPort}/`);
+    links.push(link, echo);
+    const firstPage = await link.ok('PF4.TradesGet', { limit: PAGE });
+    // An account with an open trade: it exists on every world.
+    const login = (firstPage.data as { login: number }[])[0].login;
+    const readArgs = { login };
+    const isRecord = (f: ResultFrame) => f.ok && (f.data as { login?: number }).login === login;
+
+    // Throughput: the echo and the cached read, each warmed, measured with the same frames in flight.
+    say(`[${name}] ws echo and cached reads over one link, ${inFlight} in flight: ${2 * (warmupSeconds + seconds)} s...`);
+    await closedLoop(echo, 'PF4.UserRecordGet', readArgs, () => true, warmupSeconds);
+    const echoRun = await closedLoop(echo, 'PF4.UserRecordGet', readArgs, (f) => (f as unknown as CallFrame).op === 'PF4.UserRecordGet', seconds);
+    await closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, warmupSeconds);
+    const cachedRun = await closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, seconds);
+
+    // Freshness: a change on the server, then the cached read polled over the link until it carries the change.
+    say(`[${name}] freshness: ${changes} account changes...`);
+    manager = await ManagerClient.connect(sim.port, SERVER);
+    await manager.ok('login', { login: 1001, password: PASSWORD, pump: false });
+    const fresh: number[] = [];
+    const changeAnswers: number[] = [];
+    for (let i = 0; i < changes; i++) {
+      const comment = `bench ${i} ${randomBytes(4).toString('hex')}`;
+      const t0 = performance.now();
+      const answered = manager.ok('UserRecordUpdate', { login, record: { comment } }).then(() => changeAnswers.push(performance.now() - t0));
+      for (;;) {
+        const answer = await link.call('PF4.UserRecordGet', readArgs);
+        if (answer.ok && (answer.data as { comment?: string }).comment === comment) break;
+        if (performance.now() - t0 > 10_000) throw new Error(`change ${i} not visible through the cache within 10 s`);
+      }
+      fresh.push(performance.now() - t0);
+      await answered;
+    }
+
+    // Pages: walk to the last page once, then read the first and the last alternately.
+    say(`[${name}] cached pages of ${PAGE} trades: first and last, ${pageRepeats} times each...`);
+    let cursor: string | undefined;
+    let lastCursor: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await link.ok('PF4.TradesGet', cursor === undefined ? { limit: PAGE } : { limit: PAGE, cursor });
+      pages++;
+      if (!page.paging?.hasMore || !page.paging.nextCursor) break;
+      lastCursor = page.paging.nextCursor;
+      cursor = lastCursor;
+    }
+    const firstTimes: number[] = [];
+    const lastTimes: number[] = [];
+    for (let i = 0; i < pageRepeats; i++) {
+      for (const [args, into] of [[{ limit: PAGE }, firstTimes], [{ limit: PAGE, cursor: lastCursor }, lastTimes]] as const) {
+        const t0 = performance.now();
+        const page = await link.ok('PF4.TradesGet', lastCursor === undefined ? { limit: PAGE } : args);
+        into.push(performance.now() - t0);
+        if (!Array.isArray(page.data)) throw new Error('TradesGet answered no list');
+      }
+    }
+
+    const memory = (await status(true)).memory;
+    const freshSorted = sortedOf(fresh);
+    const first = sortedOf(firstTimes);
+    const last = sortedOf(lastTimes);
+    return {
+      world: name, echo: echoRun, cached: cachedRun,
+      freshP50: percentile(freshSorted, 0.5), freshP99: percentile(freshSorted, 0.99), freshMax: freshSorted[freshSorted.length - 1],
+      changeAnswerP50: percentile(sortedOf(changeAnswers), 0.5),
+      firstPageP50: percentile(first, 0.5), firstPageP99: percentile(first, 0.99),
+      lastPageP50: percentile(last, 0.5), lastPageP99: percentile(last, 0.99), pages,
+      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRssMB(broker.child.pid!), cacheRecords,
+    };
+  } finally {
+    manager?.close();
+    for (const link of links) link.close();
+    await broker?.stop();
+    await sim.stop();
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'broker-bench-'));
+try {
+  const results: Figures[] = [];
+  for (const name of worldNames) results.push(await measure(name, worlds[name], dir));
+
+  const x = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
+  const rows: [string, (f: Figures) => string][] = [
+    ['cache records held', (f) => String(f.cacheRecords)],
+    [`ws echo round trips/s (${inFlight} in flight)`, (f) => f.echo.perSecond.toFixed(0)],
+    ['cached reads/s over one edge link', (f) => f.cached.perSecond.toFixed(0)],
+    ['  ratio to the echo (goal ≥ 0.5×)', (f) => x(f.cached.perSecond, f.echo.perSecond)],
+    ['  echo p50 / p99, ms', (f) => `${f.echo.p50.toFixed(2)} / ${f.echo.p99.toFixed(2)}`],
+    ['  cached read p50 / p99, ms', (f) => `${f.cached.p50.toFixed(2)} / ${f.cached.p99.toFixed(2)}`],
+    ['freshness p50 / p99 / max, ms (goal p99 ≤ 5)', (f) => `${f.freshP50.toFixed(2)} / ${f.freshP99.toFixed(2)} / ${f.freshMax.toFixed(2)}`],
+    ['  the change command answered, p50 ms', (f) => f.changeAnswerP50.toFixed(2)],
+    [`first page of ${PAGE} trades p50 / p99, ms`, (f) => `${f.firstPageP50.toFixed(2)} / ${f.firstPageP99.toFixed(2)}`],
+    ['last page p50 / p99, ms', (f) => `${f.lastPageP50.toFixed(2)} / ${f.lastPageP99.toFixed(2)}`],
+    ['  last / first at p50 (goal ≤ 1.5×)', (f) => `${x(f.lastPageP50, f.firstPageP50)} (${f.pages} pages)`],
+    ['broker memory after GC: rss / heap, MB', (f) => `${f.rssMB.toFixed(0)} / ${f.heapUsedMB.toFixed(0)}`],
+    ['broker peak rss, MB', (f) => f.peakRssMB.toFixed(0)],
+  ];
+  console.log(`\nbroker figures, node ${process.version}, ${seconds} s per throughput run; worlds: ${results.map((r) => `${r.world} = ${worlds[r.world].accounts} accounts, ${worlds[r.world].trades} trades, ${worlds[r.world].symbols} symbols, ${worlds[r.world].ticksPerSecond} ticks/s`).join('; ')}`);
+  console.log(`${''.padEnd(46)}${results.map((r) => r.world.padStart(24)).join('')}`);
+  for (const [label, value] of rows) console.log(`${label.padEnd(46)}${results.map((r) => value(r).padStart(24)).join('')}`);
+  const failures = results.reduce((n, r) => n + r.echo.failures + r.cached.failures, 0);
+  if (failures) {
+    console.log(`${failures} answers were not the expected record`);
+    process.exitCode = 1;
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
