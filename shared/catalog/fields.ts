@@ -37,9 +37,13 @@ export const positiveInt32 = (what = 'value') => publish(
   digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(INT32_MAX, `${what} must be at most ${INT32_MAX}`)),
   integer(1, INT32_MAX));
 
-/** A positive 64-bit integer (PF5 logins and tickets), kept within the safe-integer range. */
+/**
+ * A positive 64-bit integer (PF5 logins and tickets), kept within the safe-integer range: the gateway carries ids as
+ * JSON numbers end to end, so a larger one is refused, never rounded to a neighbouring id.
+ */
 export const positiveInt64 = (what = 'value') => publish(
-  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(Number.MAX_SAFE_INTEGER, `${what} is too large`)),
+  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`)
+    .max(Number.MAX_SAFE_INTEGER, `${what} must be at most ${Number.MAX_SAFE_INTEGER} (larger 64-bit ids are refused, not rounded)`)),
   integer(1, Number.MAX_SAFE_INTEGER));
 
 /** A zero-based position in a configuration list (0 .. int32 max). */

@@ -5,6 +5,7 @@ import { commonV2 } from './v2/common.js';
 import { pf4V2Areas } from './v2/pf4/index.js';
 import { pf5V2 } from './v2/pf5.js';
 import { pf4V1 } from './v1/pf4.js';
+import { pf5V1 } from './v1/pf5.js';
 
 export * from './operation.js';
 export * from './fields.js';
@@ -14,7 +15,7 @@ export type * from './answer.js';
 const entries = (group: Record<string, Operation | readonly Operation[]>): Operation[] => Object.values(group).flat();
 
 export const catalog: readonly Operation[] = [
-  ...entries(registryOperations), ...entries(commonV2), ...pf4V2Areas.flatMap(entries), ...entries(pf5V2), ...entries(pf4V1),
+  ...entries(registryOperations), ...entries(commonV2), ...pf4V2Areas.flatMap(entries), ...entries(pf5V2), ...entries(pf4V1), ...entries(pf5V1),
 ];
 
 const ids = new Set<string>();
