@@ -1,8 +1,10 @@
 /**
  * The fault controls a drill or a broker test relies on: each is driven over the HTTP control channel and observed
- * from a real manager connection.
+ * from a real manager connection. The simulator runs in this process: answer delays are measured on fake timers (its
+ * I/O stays real), and what a frozen server holds back is read from the server itself rather than waited out.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { request } from 'node:http';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startSim, type RunningSim } from './index.js';
 import { ManagerClient, getState, postControl } from './testing/managerClient.js';
@@ -23,6 +25,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
+  vi.useRealTimers(); // a test that hung under fake timers must not leave them to the next
   for (const client of clients.splice(0)) client.close();
   // Leave every switch off for the next test.
   for (const server of sim.servers) {
@@ -35,6 +38,48 @@ afterEach(async () => {
 afterAll(async () => {
   await sim.close();
 });
+
+/** One turn of the event loop (not faked), so real I/O can progress while timers are fake. */
+const ioTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Spins the (real) event loop until `probe` holds; the bound only fails a hung test. */
+async function until(probe: () => boolean | Promise<boolean>, what: string, boundMs = 5000): Promise<void> {
+  const end = performance.now() + boundMs;
+  while (!(await probe())) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await ioTurn();
+  }
+}
+
+/**
+ * A control request over node:http on a connection of its own, so no HTTP client keeps timers of its own around the
+ * fake clock (the only timers started under it are then the simulator's).
+ */
+function control(path: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: sim.port, path: `/control/${path}`, method: 'POST', agent: false,
+      headers: { 'content-type': 'application/json', connection: 'close' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Runs `body` with setTimeout faked for the whole process, simulator included; sockets and HTTP stay real. */
+async function onFakeTimers(body: () => Promise<void>): Promise<void> {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    await body();
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+/** The requests a frozen server has taken from its manager connections and holds unanswered. */
+const parkedRequests = (server: string) => [...sim.tradingServers.get(server)!.sessions]
+  .reduce((n, session) => n + (session as unknown as { parked: unknown[] }).parked.length, 0);
 
 async function connectWhenUp(server: string, timeoutMs = 3000): Promise<ManagerClient> {
   const deadline = Date.now() + timeoutMs;
@@ -92,24 +137,41 @@ describe('faults', () => {
     await loggedIn('demo-pf4');
   });
 
-  it('delay holds every answer at least the given time', async () => {
+  it('delay holds every answer for the given time', async () => {
     const client = await loggedIn();
-    await postControl(sim.port, 'demo-pf4/delay', { ms: 150 });
-    const started = Date.now();
-    await client.ok('Ping');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(145);
+    expect(await control('demo-pf4/delay', { ms: 150 })).toBe(200);
+    await onFakeTimers(async () => {
+      let answered = false;
+      const ping = client.ok('Ping').then(() => { answered = true; });
+      // The server has the Ping once its hold (the only timer started since the clock was faked) is pending.
+      await until(() => vi.getTimerCount() === 1, 'the server to hold the answer');
+      await vi.advanceTimersByTimeAsync(149);
+      expect(vi.getTimerCount()).toBe(1);
+      expect(answered).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(vi.getTimerCount()).toBe(0);
+      await ping;
+      expect(answered).toBe(true);
+    });
   });
 
   it('delay for one command leaves the others alone', async () => {
     const client = await loggedIn();
-    await postControl(sim.port, 'demo-pf4/delay', { ms: 300, cmd: 'UsersRequest' });
-    const order: string[] = [];
-    const started = Date.now();
-    const slow = client.ok('UsersRequest', { limit: 1 }).then(() => order.push('UsersRequest'));
-    await client.ok('Ping').then(() => order.push('Ping'));
-    await slow;
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(order).toEqual(['Ping', 'UsersRequest']);
+    expect(await control('demo-pf4/delay', { ms: 300, cmd: 'UsersRequest' })).toBe(200);
+    await onFakeTimers(async () => {
+      const order: string[] = [];
+      const slow = client.ok('UsersRequest', { limit: 1 }).then(() => order.push('UsersRequest'));
+      await until(() => vi.getTimerCount() === 1, 'the server to hold UsersRequest');
+      // Ping is answered at once, with no hold of its own, while UsersRequest is still held.
+      await client.ok('Ping').then(() => order.push('Ping'));
+      expect(vi.getTimerCount()).toBe(1);
+      expect(order).toEqual(['Ping']);
+      await vi.advanceTimersByTimeAsync(299);
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      await slow;
+      expect(order).toEqual(['Ping', 'UsersRequest']);
+    });
   });
 
   it('refuse-login refuses logins with NoConnect / AuthServerBusy until switched off', async () => {
@@ -128,26 +190,36 @@ describe('faults', () => {
   it('freeze stops answers without closing, and thawing answers what was asked', async () => {
     const client = await loggedIn();
     await postControl(sim.port, 'demo-pf4/freeze', { on: true });
+    const served = (await getState(sim.port, 'demo-pf4')).commandsServed as number;
     let answered = false;
     const pending = client.ok('Ping').then(() => { answered = true; });
-    await new Promise((r) => setTimeout(r, 200));
+    // The server has taken the Ping and holds it: not answered, not counted as served, the connection open.
+    await until(() => parkedRequests('demo-pf4') === 1, 'the frozen server to hold the Ping');
+    expect((await getState(sim.port, 'demo-pf4')).commandsServed).toBe(served);
     expect(answered).toBe(false);
     expect(client.closed).toBe(false);
     await postControl(sim.port, 'demo-pf4/freeze', { on: false });
     await pending;
     expect(answered).toBe(true);
+    expect(parkedRequests('demo-pf4')).toBe(0);
   });
 
   it('freeze also holds the event stream', async () => {
     const client = await loggedIn('demo-pf4', true);
     await client.waitForEvent((e) => e.event === 'resync' && e.op === 'end');
     await postControl(sim.port, 'demo-pf4/freeze', { on: true });
-    await new Promise((r) => setTimeout(r, 50));
+    const frozen = await getState(sim.port, 'demo-pf4');
+    // The feed goes on ticking while frozen; none of those ticks is sent to the manager until the thaw.
+    let now = frozen;
+    await until(async () => {
+      now = await getState(sim.port, 'demo-pf4');
+      return now.ticksEmitted >= frozen.ticksEmitted + 5;
+    }, 'ticks while frozen');
+    expect(now.eventsSent).toBe(frozen.eventsSent);
     const seen = client.events.length;
-    await new Promise((r) => setTimeout(r, 400));
-    expect(client.events.length).toBe(seen);
     await postControl(sim.port, 'demo-pf4/freeze', { on: false });
     await client.waitFor(() => client.events.length > seen, 3000, 'events after thaw');
+    expect((await getState(sim.port, 'demo-pf4')).eventsSent).toBeGreaterThan(frozen.eventsSent);
   });
 
   it('restart drops connections, refuses new ones while down, then serves the same world', async () => {
