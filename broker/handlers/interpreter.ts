@@ -57,12 +57,19 @@ function familyOf(entry: Operation) {
 
 function cachedRecord(entry: Operation, answer: CachedRecord<Args>): Handler<Args> {
   const family = familyOf(entry);
+  const tables = [answer.table, ...(answer.orIn ?? [])];
+  for (const t of tables) if (!KINDS[family][t]) throw new Error(`${entry.id}: no cached table ${t} on ${family}`);
+  const { field } = answer;
   return (ctx) => {
     const key = ctx.args[answer.key] as CacheKey;
     return fromCache(ctx, () => {
-      const row = ctx.platform.cache.get(answer.table, key);
+      let row: Row | undefined;
+      for (let i = 0; !row && i < tables.length; i++) row = ctx.platform.cache.get(tables[i], key);
       if (!row) throw notFound(family, `${answer.what} ${key} not found`);
-      return { json: recordJson(row) };
+      if (field === undefined) return { json: recordJson(row) };
+      const member = row[field];
+      // Rows are shaped when they arrive, so a member that is an object or array serializes once per row version.
+      return member !== null && typeof member === 'object' ? { json: recordJson(member) } : { data: member ?? null };
     });
   };
 }

@@ -28,6 +28,10 @@ export interface CachedRecord<A> {
   key: keyof A & string;
   /** Names the key in the not-found message: `<what> <key> not found`. */
   what: string;
+  /** Further tables looked in, in order, when `table` has no row (open trades, then recently closed ones). */
+  orIn?: readonly string[];
+  /** Answer this member of the row rather than the row (a group's security entries, a symbol's sessions). */
+  field?: string;
 }
 
 export interface CachedList<A> {

@@ -1,12 +1,11 @@
 /**
  * PF4 symbol reads with logic of their own: the summaries of the symbols updated since the last flush (paged over a
- * taken set), the security groups without their slot numbers, and a symbol's weekday sessions out of its cached row.
+ * taken set) and the security groups without their slot numbers.
  */
 import { symbols } from '../../../shared/catalog/v2/pf4/index.js';
 import { OperationError } from '../../../shared/errors.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import type { PumpCache, Row } from '../../cache/pumpCache.js';
-import { notFound } from '../../session/managerErrors.js';
 import { fromCache } from '../handler.js';
 import { BAD_CURSOR, pageOf, pageRequest, pagingMeta } from '../paging.js';
 import { bind } from './bind.js';
@@ -36,7 +35,6 @@ function table(cache: PumpCache, kind: string) {
 }
 
 const shapeGroup = shapeRecord('PF4SymbolGroup');
-const shapeDay = shapeRecord('PF4SymbolDaySessions');
 
 export const pf4SymbolsBindings = [
   /**
@@ -68,13 +66,5 @@ export const pf4SymbolsBindings = [
   bind(symbols.SymbolsGroupsGet, (ctx) => fromCache(ctx, () => {
     const rows = table(ctx.platform.cache, 'symbolGroups').page(undefined, undefined).items;
     return { data: rows.map(shapeGroup) };
-  })),
-
-  /** The symbol's 7 weekday entries (0 = Sunday) from its cached row; not found when the cache has no row for it. */
-  bind(symbols.SymbolSessionsGet, (ctx) => fromCache(ctx, () => {
-    const row = table(ctx.platform.cache, 'symbolSessions').get(ctx.args.symbol);
-    if (!row) throw notFound('PF4', `symbol ${ctx.args.symbol} not found`);
-    const days = Array.isArray(row.days) ? row.days : [];
-    return { data: days.map(shapeDay) };
   })),
 ];

@@ -72,13 +72,6 @@ export const pf4TradesBindings = [
   })),
 
   /** An open trade, else a recently closed one the cache still holds. */
-  bind(trades.TradeRecordGet, (ctx) => fromCache(ctx, (): HandlerResult => {
-    const { order } = ctx.args;
-    const row = ctx.platform.cache.get('trades', order) ?? ctx.platform.cache.get('closedTrades', order);
-    if (!row) throw notFound('PF4', `order ${order} not found`);
-    return { json: recordJson(row) };
-  })),
-
   /**
    * A check is a question: its refusal (the code an open with these prices would get) answers data false with the
    * code in the error, as the spec has `true when the result code is Ok`; a transaction the server cannot read or

@@ -51,13 +51,13 @@ export const groups = {
     name: 'GroupSecGroupsGet', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/GroupSecGroupsGet/{group}`,
     tag: 'Groups', summary: 'The group\'s 32 security entries (one per symbol type; trade and show both 0 is a placeholder), cached; not-found envelope for an unknown group.',
     params: z.object({ group: groupName }), response: 'PF4GroupSec[]', timeout: 'read', read: 'cached',
-    answer: { kind: 'custom' },
+    answer: { kind: 'cachedRecord', table: 'groupSecurities', key: 'group', what: 'group', field: 'secGroups' },
   }),
   GroupSecMarginsGet: defineOperation({
     name: 'GroupSecMarginsGet', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/GroupSecMarginsGet/{group}`,
     tag: 'Groups', summary: 'The group\'s per-symbol margin overrides: the first secMarginsTotal entries, cached; not-found envelope for an unknown group.',
     params: z.object({ group: groupName }), response: 'PF4GroupMargin[]', timeout: 'read', read: 'cached',
-    answer: { kind: 'custom' },
+    answer: { kind: 'cachedRecord', table: 'groupSecurities', key: 'group', what: 'group', field: 'secMargins' },
   }),
   GroupRecordUpdate: defineOperation({
     name: 'GroupRecordUpdate', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/GroupRecordUpdate/{group}`,

@@ -59,7 +59,7 @@ export const symbols = {
     name: 'SymbolSessionsGet', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/SymbolSessionsGet/{symbol}`,
     tag: 'Symbols', summary: 'The 7 weekday session entries of a symbol (0 = Sunday) from the cache; not-found envelope when unknown.',
     params: symbolPath, response: 'PF4SymbolDaySessions[]', timeout: 'read', read: 'cached',
-    answer: { kind: 'custom' },
+    answer: { kind: 'cachedRecord', table: 'symbolSessions', key: 'symbol', what: 'symbol', field: 'days' },
   }),
   CfgUpdateSymbol: defineOperation({
     name: 'CfgUpdateSymbol', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/CfgUpdateSymbol/{symbol}`,

@@ -117,7 +117,7 @@ export const trades = {
     tag: 'Trades',
     summary: 'One trade record from the cache: an open trade, else a recently closed one still cached; an unknown ticket is a not-found envelope.',
     params: z.object({ order: order32 }), response: 'PF4Trade', timeout: 'read', read: 'cached',
-    answer: { kind: 'custom' },
+    answer: { kind: 'cachedRecord', table: 'trades', orIn: ['closedTrades'], key: 'order', what: 'order' },
   }),
   TradeRecordRequest: defineOperation({
     name: 'TradeRecordRequest', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradeRecordRequest/{order}`,
