@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
+import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import { edgeWithFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 let edge: TestEdge;
@@ -233,19 +234,30 @@ describe('v1', () => {
     expect(res.body).toStrictEqual({ errorType: 'PF4API', errorCode: 'InvalidData', errorDescription: 'ticket 77 is not open' });
   });
 
-  it('maps failures to statuses: platform refusal 400, link down 503, time-out 504, internal 500', async () => {
-    const cases: Array<[unknown, number]> = [
-      [{ ok: false, error: { code: 'PF4Error', managerCode: 7, message: 'rights' } }, 400],
-      [{ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'down' } }, 503],
-      [{ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'slow' }, timedOut: true }, 504],
-      [{ ok: false, error: { code: 'Internal', managerCode: null, message: 'bug' } }, 500],
+  it('maps failures to statuses and v1 error bodies: platform refusal 400, link down 503, time-out 504, internal 500', async () => {
+    const cases: Array<[unknown, number, unknown]> = [
+      [{ ok: false, error: { code: 'PF4Error', managerCode: PF4_RESULT.NotEnoughRights, message: 'rights' } }, 400,
+        { errorType: 'PF4API', errorCode: 'NotEnoughRights', errorDescription: 'rights' }],
+      [{ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'down' } }, 503,
+        { errorType: 'NoConnect', errorCode: 'NoConnect', errorDescription: 'down' }],
+      [{ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'slow' }, timedOut: true }, 504,
+        { errorType: 'Timeout', errorCode: 'NoConnect', errorDescription: 'slow' }],
+      [{ ok: false, error: { code: 'Internal', managerCode: null, message: 'bug' } }, 500,
+        { errorType: 'Internal', errorCode: 'Internal', errorDescription: 'bug' }],
     ];
-    for (const [reply, status] of cases) {
+    for (const [reply, status, body] of cases) {
       broker.script.set('PF4.UserRecordGet', { reply: reply as never });
       const res = await get(`${v1}/UserRecordGet/5`);
-      expect(res.status).toBe(status);
+      expect({ status: res.status, body: res.body }).toStrictEqual({ status, body });
       expect(res.headers.get('x-request-timeout-applied')).toBe('10');
     }
+  });
+
+  it('answers a PF5 platform refusal with the PF5Error body carrying the trace as requestId', async () => {
+    broker.script.set('PF5.UserGet', { reply: { ok: false, error: { code: 'PF5Error', managerCode: PF5_RESULT.ErrPermissions, message: 'no rights' } } });
+    const res = await get(`/api/PF5/${PF5_A}/UserGet/500001`, { traceparent: `00-${TRACE}-00f067aa0ba902b7-01` });
+    expect(res.status).toBe(400);
+    expect(res.body).toStrictEqual({ errorDescription: 'no rights', errorCode: 'ErrPermissions', errorType: 'PF5API', requestId: '4bf92f35-77b3-4da6-a3ce-929d0e0e4736' });
   });
 });
 
@@ -270,6 +282,7 @@ describe('platform scoping', () => {
     expect(res.body.error).toStrictEqual({ code: 'NotFound', managerCode: null, message: `trade platform ${PF5_A} not found` });
     const v1res = await get(`/api/PF4/${PF5_A}/UserRecordGet/1`);
     expect(v1res.status).toBe(404);
+    expect(v1res.body).toStrictEqual({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `trade platform ${PF5_A} not found` });
     expect(broker.frames).toHaveLength(0);
   });
 
