@@ -82,3 +82,72 @@ describe('v2 coverage of the service spec', () => {
     expect(v2.filter((e) => !known.has(`${e.method} ${shapeOf(e.path)}`)).map((e) => e.id)).toEqual([]);
   });
 });
+
+// ---- v1 --------------------------------------------------------------------------------------------------------
+
+const v1 = catalog.filter((e) => e.generation === 'v1');
+const v1Dir = join(import.meta.dirname, '../e2e/v1');
+const v1Source = () => readdirSync(v1Dir).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(join(v1Dir, f), 'utf8')).join('\n');
+/** Argument names a handler receives from an entry: path parameters and query, less what the edge consumes itself. */
+const argNames = (e: Operation) => [...Object.keys(e.params?.shape ?? {}), ...Object.keys(e.query?.shape ?? {})]
+  .filter((n) => !['confirm', 'limit', 'cursor'].includes(n));
+
+/** The v1 PF4 operations of the spec's table (method and path after the prefix, the longest arity of optional segments). */
+const SPEC_V1_PF4 = [
+  'GET /ManagerCommon', 'GET /ManagerCommonEx', 'GET /ServerTime', 'GET /JournalRequest/{from}/{to}/{mode}/{filter}',
+  'GET /TradesGet', 'GET /TradesGet/{ticket}', 'GET /AdmTradesRequest/{group}/{openOnly}', 'GET /TradesGetByLogin/{login}/{group}',
+  'POST /AdmTradeRecordModify', 'GET /TradesUserHistory/{login}/{fromTime}/{toTime}', 'GET /UsersGet', 'GET /UsersRequest',
+  'GET /UserRecordsRequest', 'GET /UserRecordGet/{login}', 'POST /UserRecordNew', 'POST /UserRecordUpdate', 'GET /MarginLevelGet/{login}',
+  'GET /MarginLevelRequest/{login}', 'POST /UserPasswordCheck/{login}', 'POST /UserPasswordSet/{login}', 'GET /AdmBalanceCheck/{login}',
+  'GET /AdmBalanceFix/{login}', 'GET /SymbolsGetAll/{symbol}', 'GET /CfgRequestSymbol/{symbol}', 'GET /CfgRequestSymbolGroup',
+  'GET /TickInfoLast/{symbol}', 'GET /TicksRequest/{symbol}/{start}/{end}/{flags}', 'GET /ChartRequest/{symbol}/{period}/{start}/{end}/{mode}',
+];
+/** The ones the spec names without a path, at the paths the README lists (spec order: tickets, trade, add, hide, ticks, change, refresh, two reads). */
+const UNNAMED_V1_PF4 = [
+  'GET /TradeRecordsRequest', 'POST /TradeTransaction', 'GET /SymbolAdd/{symbol}', 'GET /SymbolHide/{symbol}', 'GET /TickInfoLast',
+  'POST /SymbolChange', 'GET /SymbolsRefresh', 'GET /SymbolInfoGet/{symbol}', 'GET /SymbolSessionsGet/{symbol}',
+];
+
+describe('v1 coverage', () => {
+  const pf4 = v1.filter((e) => e.family === 'PF4');
+  const routes = new Set(pf4.map((e) => `${e.method} ${e.path.replace('/api/PF4/{tradePlatform}', '')}`));
+
+  it('serves the 28 PF4 operations of the spec\'s v1 table and the 9 it names without a path', () => {
+    expect(SPEC_V1_PF4).toHaveLength(28);
+    expect(UNNAMED_V1_PF4).toHaveLength(9);
+    expect([...SPEC_V1_PF4, ...UNNAMED_V1_PF4].filter((r) => !routes.has(r))).toEqual([]);
+  });
+
+  it('serves every shorter arity of an optional trailing segment, and nothing outside the spec', () => {
+    const optional = ['GET /JournalRequest/{from}', 'GET /JournalRequest/{from}/{to}', 'GET /JournalRequest/{from}/{to}/{mode}',
+      'GET /TradesUserHistory/{login}', 'GET /TradesUserHistory/{login}/{fromTime}'];
+    expect(optional.filter((r) => !routes.has(r))).toEqual([]);
+    expect([...routes].filter((r) => ![...SPEC_V1_PF4, ...UNNAMED_V1_PF4, ...optional].includes(r))).toEqual([]);
+  });
+
+  it('has a broker handler for every v1 operation', () => {
+    expect(v1.filter((e) => !handlers.has(e.op)).map((e) => e.id)).toEqual([]);
+  });
+
+  it('has an end-to-end test under test/e2e/v1 calling every v1 operation by its catalog id', () => {
+    const source = v1Source();
+    expect(v1.filter((e) => !source.includes(`'${e.id}'`)).map((e) => e.id)).toEqual([]);
+  });
+
+  it('gives a handler shared with v2 the arguments it takes there (names, and a body where v2 has one)', () => {
+    const wrong: string[] = [];
+    for (const e of v1) {
+      const sibling = catalog.find((o) => o.generation === 'v2' && o.op === e.op && o.family === e.family);
+      if (!sibling) continue;
+      const theirs = new Set(argNames(sibling));
+      const extra = argNames(e).filter((n) => !theirs.has(n));
+      if (extra.length) wrong.push(`${e.id}: ${extra.join(', ')} not taken by ${sibling.id}`);
+      if ((e.body === undefined) !== (sibling.body === undefined)) wrong.push(`${e.id}: body ${e.body !== undefined} ≠ ${sibling.id}'s`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps v1 free of v2 mechanics: no paging, no confirm', () => {
+    expect(v1.filter((e) => e.paged || 'confirm' in (e.query?.shape ?? {})).map((e) => e.id)).toEqual([]);
+  });
+});

@@ -14,6 +14,7 @@ import * as contract from '../../shared/records/contract.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { contractOperations } from '../../shared/records/contractOperations.js';
 import { TIMEOUT_APPLIED_HEADER } from '../api/timeout.js';
+import { CON_COMMON_SCHEMAS } from '../../shared/catalog/v1/pf4.js';
 
 type Schema = Record<string, unknown>;
 /** The token scope every /api/ operation needs (workers/auth/authConfig.ts SCOPE; that module is worker-typed). */
@@ -72,6 +73,8 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
       error_description: { type: 'string' },
     },
   },
+  // v1 PF4 records of the server's common configuration (ManagerCommonEx, ManagerCommon).
+  ...CON_COMMON_SCHEMAS,
   HealthReport: {
     type: 'object',
     properties: {
