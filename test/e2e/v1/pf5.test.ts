@@ -550,6 +550,7 @@ describe('v1.PF5.OrderRequestByGroup', () => {
       expect(got, mask).toEqual(server);
       expect(got.length, mask).toBeGreaterThan(0);
     }
+    await refuses(c, 'v1.PF5.OrderRequestByGroup', 'mask', { params: { mask: 'm'.repeat(1025) } });
   });
 });
 
@@ -563,6 +564,7 @@ describe('v1.PF5.OrderRequestByGroupSymbol', () => {
     expect(keysOf(got, 'order')).toEqual(keysOf(server, 'order'));
     expect(got.length).toBeGreaterThan(0);
     expect(got.every((o) => list.split(',').includes(o.symbol))).toBe(true);
+    await refuses(c, 'v1.PF5.OrderRequestByGroupSymbol', 'symbol', { params: { mask: '*', symbol: 's'.repeat(1025) } });
   });
 });
 
@@ -717,6 +719,8 @@ describe('v1.PF5.DealRequestByGroup', () => {
     expect(window).toEqual((await sim.ok<Row[]>('DealRequestByGroup', { mask, fromTime: iso(d.start), toTime: iso(d.middle) })).map(shapeDeal));
     expect(keysOf(window, 'deal')).toContain(d.eur);
     expect(await ok(c, 'v1.PF5.DealRequestByGroupAll', { params: { mask: 'nobody\\*' } })).toEqual([]);
+    await refuses(c, 'v1.PF5.DealRequestByGroupSince', 'fromTime', { params: { mask, fromTime: 'now' } });
+    await refuses(c, 'v1.PF5.DealRequestByGroup', 'toTime', { params: { mask, fromTime: iso(d.middle), toTime: iso(d.start) } });
   });
 });
 
@@ -734,6 +738,7 @@ describe('v1.PF5.DealRequestByGroupSymbol', () => {
     const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSymbol', { params: { mask, symbol: 'GBPUSD', fromTime: iso(d.start), toTime: iso(d.end) } });
     expect(keysOf(window, 'deal')).toEqual([d.gbp]);
     await refuses(c, 'v1.PF5.DealRequestByGroupSymbolAll', 'symbol', { params: { mask, symbol: ',,' } });
+    await refuses(c, 'v1.PF5.DealRequestByGroupSymbol', 'toTime', { params: { mask, symbol: 'EURUSD', fromTime: iso(d.end), toTime: iso(d.start) } });
   });
 });
 
@@ -853,6 +858,7 @@ describe('v1.PF5.GroupRequest', () => {
     expect(await ok(c, 'v1.PF5.GroupRequest', { params: { group: 'demo\\netting' } }))
       .toEqual(shapeRecord('PF5ConGroup')(await sim.ok('GroupRequest', { group: 'demo\\netting' })));
     await pf5Refuses('v1.PF5.GroupRequest', 'ErrNotfound', { params: { group: 'demo' } });
+    await refuses(c, 'v1.PF5.GroupRequest', 'group', { params: { group: 'g'.repeat(65) } });
   });
 });
 
@@ -921,6 +927,7 @@ describe('v1.PF5.SymbolRequestArray', () => {
     expect(forGroup.length).toBeGreaterThan(0);
     expect(forGroup.some((s) => s.symbol.startsWith('EUR'))).toBe(false);
     await pf5Refuses('v1.PF5.SymbolRequestArray', 'ErrNotfound', { params: { mask: '*', group: 'real\\none' } });
+    await refuses(c, 'v1.PF5.SymbolRequestArray', 'group', { params: { mask: '*', group: 'g'.repeat(65) } });
     await refuses(c, 'v1.PF5.SymbolRequestArrayBase', 'mask', { params: { mask: 'm'.repeat(1025) } });
   });
 });
@@ -950,6 +957,8 @@ describe('v1.PF5.ChartRequest', () => {
     expect(await ok(c, 'v1.PF5.ChartRequest', { params: { symbol, fromTime: EPOCH, toTime: iso(first - 1) } })).toEqual([]);
     await pf5Refuses('v1.PF5.ChartRequestAll', 'ErrNotfound', { params: { symbol: 'NOPE' } });
     await refuses(c, 'v1.PF5.ChartRequest', 'toTime', { params: { symbol, fromTime: iso(first), toTime: iso(first - 60_000) } });
+    await refuses(c, 'v1.PF5.ChartRequestSince', 'fromTime', { params: { symbol, fromTime: '2025-02-30' } });
+    await refuses(c, 'v1.PF5.ChartRequestAll', 'symbol', { params: { symbol: 's'.repeat(33) } });
   });
 });
 
@@ -981,9 +990,11 @@ describe('v1 PF5 routes under bad input', () => {
         const text = await res.text();
         statuses.add(res.status);
         expect([200, 400, 404], `${entry.id} ${path} ${body}: ${res.status} ${text.slice(0, 200)}`).toContain(res.status);
-        if (res.status !== 200) {
+        if (res.status === 400) {
+          // A refusal names what it refuses: `login: ...`, `body.0: ...`, or the platform's code.
           const error = JSON.parse(text) as Row;
-          expect(error.errorDescription ?? error.error ?? '', `${entry.id} ${path}`).not.toBe('');
+          if (error.errorType === 'Validation') expect(error.errorDescription, `${entry.id} ${path}`).toMatch(/^[\w.]+: \S/);
+          else expect(error.errorType, `${entry.id} ${path}`).toBe('PF5API');
         }
       }
     }
