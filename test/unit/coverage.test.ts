@@ -151,3 +151,63 @@ describe('v1 coverage', () => {
     expect(v1.filter((e) => e.paged || 'confirm' in (e.query?.shape ?? {})).map((e) => e.id)).toEqual([]);
   });
 });
+
+/** The v1 PF5 operations of the spec's tables (method and path after the prefix, the longest arity of optional segments). */
+const SPEC_V1_PF5 = [
+  'POST /UserAdd', 'GET /UserRequest/{login}', 'GET /UserAccountGet/{login}', 'GET /UserAccountRequest/{login}', 'GET /UserGet/{login}',
+  'GET /UserGetByLogins', 'GET /UserGetByGroup/{mask}', 'POST /UserUpdate', 'POST /UserPasswordCheck/{login}/{type}',
+  'POST /UserPasswordChange/{login}/{type}',
+  'GET /PositionGet/{login}', 'GET /PositionGetByLogins', 'GET /PositionGetByTickets', 'GET /PositionRequestByGroup/{mask}',
+  'GET /PositionGetBySymbol/{mask}/{symbol}', 'POST /PositionDeleteBatch',
+  'GET /OrderGetByGroup/{mask}', 'GET /OrderGetBySymbol/{mask}/{symbol}', 'GET /OrderGetByLogins', 'GET /OrderGetByTickets',
+  'GET /OrderRequestByGroup/{mask}', 'GET /OrderRequestByGroupSymbol/{mask}/{symbol}', 'POST /OrderRequestByTickets',
+  'GET /HistoryRequest/{login}/{fromTime}/{toTime}', 'GET /HistoryRequestByGroup/{mask}/{fromTime}/{toTime}', 'POST /HistoryRequestByTickets',
+  'GET /DealRequest/{login}/{fromTime}/{toTime}', 'GET /DealRequestByGroup/{mask}/{fromTime}/{toTime}',
+  'GET /DealRequestByGroupSymbol/{mask}/{symbol}/{fromTime}/{toTime}', 'GET /DealRequestByLogins/{fromTime}/{toTime}',
+  'GET /DealRequestByTicket/{ticket}', 'POST /DealRequestByTickets',
+  'GET /GroupGet/{group}', 'GET /GroupRequest/{group}', 'GET /GroupRequestArray/{mask}', 'POST /SymbolUpdate/{symbol}',
+  'GET /SymbolRequestArray/{mask}/{group}', 'GET /ChartRequest/{symbol}/{fromTime}/{toTime}',
+];
+/** The ones the spec names without a path, at the paths the README lists (spec order). */
+const UNNAMED_V1_PF5 = [
+  'POST /OrderDeleteBatch', 'GET /OrderGet/{ticket}', 'GET /DealRequestByTickets', 'POST /DealUpdate', 'POST /DealDeleteBatch',
+  'GET /SymbolGet/{symbol}',
+];
+
+describe('v1 PF5 coverage', () => {
+  const pf5 = v1.filter((e) => e.family === 'PF5');
+  const route = (e: Operation) => `${e.method} ${e.path.replace('/api/PF5/{tradePlatform}', '')}`;
+  const routes = new Set(pf5.map(route));
+  const windowed = SPEC_V1_PF5.filter((r) => r.endsWith('/{fromTime}/{toTime}'));
+  /** `…/{fromTime}` and the path without both: the shorter arities of the optional time segments. */
+  const shorter = windowed.flatMap((r) => [r.replace(/\/\{toTime\}$/, ''), r.replace(/\/\{fromTime\}\/\{toTime\}$/, '')]);
+
+  it('serves the 38 PF5 operations of the spec\'s v1 tables and the 6 it names without a path', () => {
+    expect(SPEC_V1_PF5).toHaveLength(38);
+    expect(UNNAMED_V1_PF5).toHaveLength(6);
+    expect([...SPEC_V1_PF5, ...UNNAMED_V1_PF5].filter((r) => !routes.has(r))).toEqual([]);
+  });
+
+  it('serves the optional fromTime / toTime and group segments at every arity with one handler, and nothing outside the spec', () => {
+    const optional = [...shorter, 'GET /SymbolRequestArray/{mask}'];
+    expect(optional.filter((r) => !routes.has(r))).toEqual([]);
+    expect([...routes].filter((r) => ![...SPEC_V1_PF5, ...UNNAMED_V1_PF5, ...optional].includes(r))).toEqual([]);
+    for (const full of [...windowed, 'GET /SymbolRequestArray/{mask}/{group}']) {
+      const base = full.replace(/(\/\{fromTime\}\/\{toTime\}|\/\{group\})$/, '');
+      const family = pf5.filter((e) => route(e) === full || route(e).startsWith(`${base}/{`) || route(e) === base);
+      expect(new Set(family.map((e) => e.op)).size, full).toBe(1);
+    }
+  });
+
+  it('takes PF5 logins and tickets as 64-bit ids in paths and queries', () => {
+    const wrong: string[] = [];
+    for (const e of pf5) {
+      for (const [name, field] of Object.entries({ ...e.params?.shape, ...e.query?.shape } as Record<string, any>)) {
+        if (!['login', 'ticket', 'logins', 'tickets'].includes(name)) continue;
+        const value = name.endsWith('s') ? ['9007199254740991'] : '9007199254740991';
+        if (!field.safeParse(value).success) wrong.push(`${e.id}.${name}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
