@@ -124,13 +124,16 @@ describe('v2 PF4', () => {
     expect(all.body.data!.filter((u) => u.name === 'End To End')).toHaveLength(1);
   });
 
-  it('rejects a duplicate login with the platform result code', async () => {
-    const first = await c.get<Envelope<Array<{ login: number; group: string }>>>(`${c.v2pf4}/UsersRequest?limit=1`);
-    const { login, group } = first.body.data![0];
+  it('rejects a duplicate login with the platform result code, changing nothing', async () => {
+    const first = await c.get<Envelope<Array<{ login: number; group: string; name: string }>>>(`${c.v2pf4}/UsersRequest?limit=1`);
+    const { login, group, name } = first.body.data![0];
     const res = await c.post<Envelope>(`${c.v2pf4}/UserRecordNew`, { login, group, name: 'Duplicate' });
-    expect(res.body.data).toBeNull();
-    expect(res.body.error!.code).toBe('PF4Error');
-    expect(typeof res.body.error!.managerCode).toBe('string');
+    expect(res.body).toStrictEqual({
+      data: null,
+      error: { code: 'PF4Error', managerCode: 'InvalidData', message: `login ${login} already exists` },
+      meta: { activityId: expect.stringMatching(/^[0-9a-f]{32}$/) },
+    });
+    expect((await c.get<Envelope<{ name: string }>>(`${c.v2pf4}/UserRecordRequest/${login}`)).body.data!.name).toBe(name);
   });
 
   it('pages open trades from the cache by ascending ticket', async () => {
@@ -204,9 +207,10 @@ describe('v1 PF4', () => {
     expect(open.body).toMatchObject({ order, login });
     const missing = await c.get(`${c.v1pf4}/TradesGet/2147480000`);
     expect(missing.status).toBe(404);
-    expect(missing.body).toHaveProperty('errorDescription');
+    expect(missing.body).toStrictEqual({ errorType: 'PF4API', errorCode: 'InvalidData', errorDescription: 'open trade 2147480000 not found' });
     const bad = await c.get(`${c.v1pf4}/TradesGet/0`);
     expect(bad.status).toBe(400);
+    expect(bad.body).toStrictEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: 'ticket: ticket must be at least 1' });
   });
 });
 
@@ -235,6 +239,7 @@ describe('tenant isolation', () => {
     expect(theirs.body.error!.message!.replace(c.stack.platforms.pf4, 'X')).toBe(unknown.body.error!.message!.replace(/[0-9a-f-]{36}/, 'X'));
     const v1 = await c.get(`/api/TradePlatforms/${c.stack.platforms.pf4}`, auth);
     expect(v1.status).toBe(404);
+    expect(v1.body).toStrictEqual({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `trade platform ${c.stack.platforms.pf4} not found` });
     const list = await c.get('/api/TradePlatforms', auth);
     expect(list.body).toEqual([]);
   });
