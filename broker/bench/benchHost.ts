@@ -4,7 +4,7 @@
  * can compare a cached read over an edge link with a plain WebSocket round trip between the same two processes, and
  * read this process's memory and cache state.
  *
- * Environment: BROKER_SECRET, BROKER_PLATFORMS_FILE (both required). Prints one JSON ready line
+ * Environment: BROKER_SECRET, BROKER_PLATFORMS_FILE (both required), BENCH_PING_TIMEOUT_MS (optional). Prints one JSON ready line
  * `{"msg":"broker bench host listening","port":<broker>,"echoPort":<echo and status>}`.
  * `GET /status[?gc=1]` on the echo port answers `{ready, sizes, memory}`: `ready` once every platform's cache holds
  * a full snapshot; with `gc=1` a full garbage collection runs first, so `memory` is what the broker keeps.
@@ -24,7 +24,11 @@ const secret = process.env.BROKER_SECRET;
 const platformsFile = process.env.BROKER_PLATFORMS_FILE;
 if (!secret || !platformsFile) throw new Error('BROKER_SECRET and BROKER_PLATFORMS_FILE are required');
 
-const broker = await startBroker({ secret, port: 0, platformsFile, brokerId: 'bench', log: jsonLineLogger('warn') });
+/** BENCH_PING_TIMEOUT_MS: the manager keep-alive's patience, when the bench needs more than the broker's default. */
+const pingTimeoutMs = Number(process.env.BENCH_PING_TIMEOUT_MS) || undefined;
+const broker = await startBroker({
+  secret, port: 0, platformsFile, brokerId: 'bench', log: jsonLineLogger('warn'), ...(pingTimeoutMs ? { session: { pingTimeoutMs } } : {}),
+});
 
 const status = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');

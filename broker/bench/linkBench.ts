@@ -17,7 +17,8 @@
  *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak.
  *
  * Environment: BENCH_SECONDS (5 per throughput run), BENCH_WARMUP_SECONDS (1), BENCH_IN_FLIGHT (256),
- * BENCH_CHANGES (300 freshness samples), BENCH_PAGE_REPEATS (100 of each page), BENCH_WORLDS (demo,scale), and the
+ * BENCH_CHANGES (300 freshness samples), BENCH_PAGE_REPEATS (100 of each page), BENCH_WORLDS (demo,scale),
+ * BENCH_PING_TIMEOUT_MS (120000 for the scale world's manager keep-alive; 0: the broker's default), and the
  * scale world's shape as in `npm run bench:sim`: SCALE_ACCOUNTS, SCALE_TRADES, SCALE_SYMBOLS, SCALE_TICKS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -39,6 +40,12 @@ const warmupSeconds = num('BENCH_WARMUP_SECONDS', 1);
 const inFlight = Math.max(1, Math.round(num('BENCH_IN_FLIGHT', 256)));
 const changes = Math.max(1, Math.round(num('BENCH_CHANGES', 300)));
 const pageRepeats = Math.max(1, Math.round(num('BENCH_PAGE_REPEATS', 100)));
+/**
+ * The broker's keep-alive gives the trading server 5 s to answer a ping, and the answer waits behind the whole
+ * snapshot on the same socket: on a loaded machine a scale resync takes longer, the session is declared dead and the
+ * resync starts over, for ever. The scale world's broker is given this much patience (0: the broker's own default).
+ */
+const pingTimeoutMs = num('BENCH_PING_TIMEOUT_MS', 120_000);
 const worldNames = (process.env.BENCH_WORLDS ?? 'demo,scale').split(',').map((w) => w.trim()).filter(Boolean);
 
 interface World { accounts: number; trades: number; symbols: number; ticksPerSecond: number }
@@ -126,6 +133,8 @@ async function closedLoop(link: FrameLink, op: string, args: Record<string, unkn
 
 interface Figures {
   world: string;
+  resyncSeconds: number;
+  keepAliveLosses: number;
   echo: Throughput;
   cached: Throughput;
   freshP50: number;
@@ -172,9 +181,19 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       platforms: [{ id: PLATFORM, family: 'PF4', server: `ws://127.0.0.1:${sim.port}/${SERVER}`, login: 1000, password: PASSWORD }],
     }), { mode: 0o600 });
     let echoPort = 0;
-    broker = await startService('broker', 'broker/bench/benchHost.ts', { BROKER_SECRET: LINK_SECRET, BROKER_PLATFORMS_FILE: platformsFile }, (line) => {
+    // The broker logs warnings and errors only; the last few are shown if its cache never gets ready.
+    const brokerLog: string[] = [];
+    let keepAliveLosses = 0;
+    const brokerStart = performance.now();
+    const env: Record<string, string> = { BROKER_SECRET: LINK_SECRET, BROKER_PLATFORMS_FILE: platformsFile };
+    if (name === 'scale' && pingTimeoutMs > 0) env.BENCH_PING_TIMEOUT_MS = String(pingTimeoutMs);
+    broker = await startService('broker', 'broker/bench/benchHost.ts', env, (line) => {
       const ready = /"echoPort":(\d+)/.exec(line);
       if (ready) echoPort = Number(ready[1]);
+      if (line.includes('keep-alive ping not answered, reconnecting')) keepAliveLosses++;
+      brokerLog.push(line);
+      if (brokerLog.length > 20) brokerLog.shift();
+      if (process.env.BENCH_LOG) say(line);
     });
     const status = async (gc = false) => (await fetch(`http://127.0.0.1:${echoPort}/status${gc ? '?gc=1' : ''}`)).json() as Promise<{
       ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number };
@@ -182,9 +201,10 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     say(`[${name}] waiting for the broker's cache to hold the world...`);
     const until = Date.now() + 600_000;
     while (!(await status()).ready) {
-      if (Date.now() > until) throw new Error('the broker cache did not resync within 10 minutes');
+      if (Date.now() > until) throw new Error(`the broker cache did not resync within 10 minutes; broker log:\n${brokerLog.join('\n')}`);
       await new Promise((r) => setTimeout(r, 250));
     }
+    const resyncSeconds = (performance.now() - brokerStart) / 1000;
     const afterResync = await status(true);
     const cacheRecords = Object.values(afterResync.sizes[PLATFORM] ?? {}).reduce((a, b) => a + b, 0);
 
@@ -251,7 +271,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     const first = sortedOf(firstTimes);
     const last = sortedOf(lastTimes);
     return {
-      world: name, echo: echoRun, cached: cachedRun,
+      world: name, resyncSeconds, keepAliveLosses, echo: echoRun, cached: cachedRun,
       freshP50: percentile(freshSorted, 0.5), freshP99: percentile(freshSorted, 0.99), freshMax: freshSorted[freshSorted.length - 1],
       changeAnswerP50: percentile(sortedOf(changeAnswers), 0.5),
       firstPageP50: percentile(first, 0.5), firstPageP99: percentile(first, 0.99),
@@ -274,6 +294,8 @@ try {
   const x = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
   const rows: [string, (f: Figures) => string][] = [
     ['cache records held', (f) => String(f.cacheRecords)],
+    ['broker start to a full cache, s', (f) => f.resyncSeconds.toFixed(1)],
+    ['  keep-alive losses during the resync', (f) => String(f.keepAliveLosses)],
     [`ws echo round trips/s (${inFlight} in flight)`, (f) => f.echo.perSecond.toFixed(0)],
     ['cached reads/s over one edge link', (f) => f.cached.perSecond.toFixed(0)],
     ['  ratio to the echo (goal ≥ 0.5×)', (f) => x(f.cached.perSecond, f.echo.perSecond)],
