@@ -2,13 +2,20 @@
  * PF4 reports and side services on a small world: closed-trade and daily reports, the daily-sync snapshot, journal,
  * performance, news, mail, online accounts, backup files and restores, and the users and trades sync sessions.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
 const DAY = 86_400_000;
 const today = () => Math.floor(Date.now() / DAY) * DAY;
+
+// Reports and sync sessions are cut by the UTC day: the server's clock is fixed at noon, so no test straddles midnight.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(Date.UTC(2026, 5, 3, 12, 0, 0));
+});
+afterEach(() => { vi.useRealTimers(); });
 
 function traded() {
   const h = pf4Harness({ accounts: 10, trades: 10 });
