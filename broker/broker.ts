@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LINK_PATH } from '../shared/frames.js';
-import { CallDispatcher } from './link/callDispatcher.js';
+import { CallDispatcher, type DispatcherOptions } from './link/callDispatcher.js';
 import { EdgeLinkServer } from './link/edgeLinkServer.js';
 import { healthReport } from './observability/health.js';
 import { silentLogger, type Logger } from './observability/log.js';
@@ -32,6 +32,8 @@ export interface BrokerOptions {
   watchIntervalMs?: number;
   /** How often edge links are pinged; a link that missed the previous ping is closed. */
   linkHeartbeatMs?: number;
+  /** Calls under an Idempotency-Key: how long past the deadline their answer is awaited, and how outcomes are kept. */
+  idempotentCalls?: DispatcherOptions;
 }
 
 export interface RunningBroker {
@@ -47,7 +49,8 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log);
   const metrics = new BrokerMetrics(platforms);
   const links = new EdgeLinkServer(
-    options.secret, new CallDispatcher(platforms, metrics, log), log, options.brokerId ?? 'local', options.linkHeartbeatMs,
+    options.secret, new CallDispatcher(platforms, metrics, log, options.idempotentCalls), log, options.brokerId ?? 'local',
+    options.linkHeartbeatMs,
   );
 
   const http = createServer((req, res) => { void route(req, res); });

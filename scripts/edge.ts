@@ -1,7 +1,7 @@
 /**
  * The edge runtime outside Cloudflare: bundles the worker with esbuild and runs it in local workerd through the
- * Miniflare API (no wrangler proxy in the request path), with the D1 registry migrated and the platform gateway
- * Durable Object bound. Used by `npm start`, the benchmark, the registry CLI and the tests.
+ * Miniflare API (no wrangler proxy in the request path), with the D1 registry migrated and the gateway Durable
+ * Objects bound (link objects, idempotency ledgers). Used by `npm start`, the benchmark, the registry CLI and the tests.
  */
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
@@ -72,7 +72,10 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
     port: options.port ?? 0,
     bindings: options.vars ?? {},
     d1Databases: { DB: 'registry' },
-    durableObjects: { GATEWAY: 'PlatformGateway' },
+    durableObjects: {
+      LINKS: { className: 'PlatformLink', useSQLite: true },
+      IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
+    },
     d1Persist: persist ? join(persist, 'd1') : false,
     durableObjectsPersist: persist ? join(persist, 'do') : false,
   };

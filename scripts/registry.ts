@@ -48,7 +48,8 @@ const platformsFile = resolve(process.env.BROKER_PLATFORMS_FILE || join(dataDir,
  * keeps working while the edge code is mid-change, and starts without an esbuild pass. Same options, same database.
  */
 const STUB_WORKER = `import { DurableObject } from 'cloudflare:workers';
-export class PlatformGateway extends DurableObject {}
+export class PlatformLink extends DurableObject {}
+export class IdempotencyLedger extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
 async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {

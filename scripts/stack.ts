@@ -61,6 +61,11 @@ export interface Stack {
   token(): Promise<string>;
   /** Sends a fault-control action to the simulator. */
   control(server: string, action: string, body?: unknown): Promise<unknown>;
+  /**
+   * Starts the broker again on its port with the same environment, after it stopped or was killed (fault drills);
+   * `broker` then names the new process. Waits for the old one to have exited first.
+   */
+  restartBroker(): Promise<Service>;
   close(): Promise<void>;
 }
 
@@ -155,14 +160,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
     const platformsFile = join(dataDir, 'broker-platforms.json');
     writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, managerPassword);
-    const broker = await startService('broker', 'broker/main.ts', {
+    const brokerEnv = {
       BROKER_PORT: String(options.brokerPort ?? 0),
       BROKER_SECRET: brokerSecret,
       BROKER_PLATFORMS_FILE: platformsFile,
       DATA_DIR: dataDir,
       ...options.brokerEnv,
-    }, log);
-    cleanups.push(() => broker.stop());
+    };
+    const broker = await startService('broker', 'broker/main.ts', brokerEnv, log);
+    // Restarts replace the running broker; the cleanup stops whichever one runs then.
+    let currentBroker = broker;
+    cleanups.push(() => currentBroker.stop());
     const brokerUrl = `http://127.0.0.1:${broker.port}`;
 
     const edgePort = options.edgePort ?? 0;
@@ -190,7 +198,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
     await seedDemoRegistry(edge, clientId, clientSecret);
 
-    return {
+    const stack: Stack = {
       edge, edgeUrl, brokerUrl, simUrl, sim, broker, dataDir,
       organizationId: DEMO_ORG_ID,
       platforms: { pf4: DEMO_PF4_ID, pf5: DEMO_PF5_ID },
@@ -214,8 +222,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         if (!res.ok) throw new Error(`sim control ${action} failed: ${res.status} ${await res.text()}`);
         return res.json();
       },
+      async restartBroker() {
+        const old = currentBroker.child;
+        if (old.exitCode === null && old.signalCode === null) await new Promise((r) => old.once('exit', r));
+        currentBroker = await startService('broker', 'broker/main.ts', { ...brokerEnv, BROKER_PORT: String(broker.port) }, log);
+        stack.broker = currentBroker;
+        return currentBroker;
+      },
       close,
     };
+    return stack;
   } catch (error) {
     await close();
     throw error;

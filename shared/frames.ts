@@ -1,9 +1,14 @@
 /**
- * Frames on the edge ↔ broker link: one WebSocket per platform gateway object, many calls multiplexed by id.
+ * Frames on the edge ↔ broker link: one WebSocket per link object (several per platform), many calls multiplexed by
+ * id.
  *
  * The edge authenticates the link with the shared secret in the `Authorization: Bearer <secret>` header of the
  * upgrade request. Calls carry a relative time budget (`timeoutMs`, the design map's `deadlineMs`) rather than a
  * wall-clock deadline so that the two sides need no common clock.
+ *
+ * Calls made under an `Idempotency-Key` carry an opaque `callId`. The broker runs a call id at most once, keeps
+ * waiting for the trading server's answer past the call's deadline (bounded), remembers the outcome for a while, pushes
+ * it on the link as a `late` frame when it arrives after the deadline, and answers `#outcome` queries for it.
  */
 import type { WebApiErrorCode } from './errors.js';
 
@@ -19,6 +24,44 @@ export interface CallFrame {
   timeoutMs: number;
   /** W3C trace id, for the broker's logs. */
   traceId?: string;
+  /**
+   * Opaque id of a call made under an `Idempotency-Key` (unique per key binding, never reused). The broker never
+   * runs one id twice: a repeated frame is answered from the first one's outcome.
+   */
+  callId?: string;
+}
+
+/**
+ * `op` of an outcome query: `{id, platform, op: "#outcome", callId, args: {}, timeoutMs}`. The broker answers
+ * `{id, ok: true, data: OutcomeReport}`; while the call is still running it waits for it up to `timeoutMs`.
+ */
+export const OUTCOME_OP = '#outcome';
+
+/** A result frame without its id: what a call ended with, as stored and reported later. */
+export type CallResult = Omit<CallOk, 'id'> | Omit<CallFailed, 'id'>;
+
+/**
+ * What the broker knows about a call id:
+ * - `settled`: the call ended with `result` (success, refusal, or a failure before it was sent, which has no
+ *   `outcome`);
+ * - `pending`: still waiting for the trading server;
+ * - `lost`: it was sent and its answer can never be known (the manager connection dropped under it, or no answer
+ *   came within the broker's late-answer window);
+ * - `unknown`: the broker never saw this id or has forgotten it (restart, retention passed): the edge must treat the
+ *   outcome as never knowable.
+ */
+export type OutcomeReport =
+  | { state: 'settled'; result: CallResult }
+  | { state: 'pending' }
+  | { state: 'lost'; reason: string }
+  | { state: 'unknown' };
+
+/**
+ * Pushed by the broker (no `id`) when a call with a `callId` ends after its answer already went out as a time-out:
+ * the late outcome, `settled` or `lost`, on the link that carried the call, if it is still open.
+ */
+export interface LateFrame {
+  late: { callId: string; report: Extract<OutcomeReport, { state: 'settled' | 'lost' }> };
 }
 
 export interface PagingResult {
@@ -45,7 +88,10 @@ export interface CallFailed {
   id: number;
   ok: false;
   error: CallError;
-  /** `unknown` when a mutating call passed its deadline: it may still complete on the server. */
+  /**
+   * `unknown` when a mutating call may have been applied: it passed its deadline (and may still complete on the
+   * server) or the connection dropped under it. Absent on a failure of a mutating call: it was not applied.
+   */
   outcome?: 'unknown';
   /** Set when the deadline passed, so the edge can tell a time-out from another failure. */
   timedOut?: boolean;

@@ -1,13 +1,20 @@
 /**
  * The edge worker's bindings, variables and per-request context: one definition every module types against.
  */
-import type { PlatformGateway } from './gateway/platformGateway.js';
+import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
+import type { PlatformLink } from './gateway/platformLink.js';
 
 export interface Env {
   /** The platform registry (organizations, trade platforms, API clients). */
   DB: D1Database;
-  /** One platform gateway object per trade platform: idempotency store and the broker link. */
-  GATEWAY: DurableObjectNamespace<PlatformGateway>;
+  /** Link objects, `LINKS_PER_PLATFORM` per trade platform (`<platform>#<n>`), each with one broker link. */
+  LINKS: DurableObjectNamespace<PlatformLink>;
+  /** Idempotency ledgers, per API client and key hash (`<clientId>#<n>`): the Idempotency-Key records. */
+  IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
+  /** Link objects per platform (default 4): how many single-threaded objects a platform's calls spread over. */
+  LINKS_PER_PLATFORM?: string;
+  /** Ledgers per API client (default 16): how many objects one client's keys spread over. */
+  IDEMPOTENCY_SHARDS?: string;
   /** Base URL of the default broker (http(s)); the link is `<BROKER_URL>/link` over WebSocket. */
   BROKER_URL?: string;
   /** Shared secret the broker expects on edge links. */

@@ -1,5 +1,5 @@
-/** Worker entry: the edge app and the platform gateway Durable Object class the runtime binds as GATEWAY. */
+/** Worker entry: the edge app and the gateway Durable Object classes the runtime binds as LINKS and IDEMPOTENCY. */
 import { createApp } from './app.js';
 
-export { PlatformGateway } from './gateway/index.js';
+export { PlatformLink, IdempotencyLedger } from './gateway/index.js';
 export default createApp();

@@ -5,13 +5,17 @@
  */
 import type { PagingResult } from '../../shared/frames.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
+import type { CallDeadline } from '../session/managerSession.js';
 
 export interface HandlerContext<A = Record<string, unknown>> {
   platform: TradePlatform;
   /** Validated, already-converted inputs from the edge: path params and query merged, the body under `body`. */
   args: A;
-  /** Absolute deadline (Date.now() based) of the call. */
-  deadline: number;
+  /**
+   * Absolute deadline (Date.now() based) of the call, handed on to `session.request`. Split for calls under an
+   * Idempotency-Key: commands are sent only before `sendBy`, answers awaited until `answerBy`.
+   */
+  deadline: CallDeadline;
   traceId?: string;
 }
 

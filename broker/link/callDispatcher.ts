@@ -3,16 +3,23 @@
  * and shapes the outcome (`CallOk` / `CallFailed`). The deadline is enforced here, once, so every handler gets the
  * same time-out semantics: past `timeoutMs` the caller is told the trading server did not answer, and for a mutating
  * operation that the change may still happen (`outcome: "unknown"`).
+ *
+ * Calls with a `callId` (made under an Idempotency-Key) are run at most once per id and outlive their deadline: the
+ * handler may send only before the deadline but waits for the trading server's answer up to `lateAnswerMs` longer.
+ * Their outcome is kept (`CallOutcomes`): an answer that comes after the time-out went out is pushed on the link as a
+ * `late` frame, and `#outcome` queries read it, waiting while the call still runs. A call whose answer can never come
+ * (connection dropped under it, late window passed) is `lost`.
  */
 import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
-import type { CallFailed, CallFrame, CallOk } from '../../shared/frames.js';
+import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
 import type { HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
+import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
 
 /** Operations whose missed deadline leaves the change possibly applied. */
 const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutating).map((e) => e.op));
@@ -26,6 +33,14 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 export type Reply = (text: string) => void;
 
+/** How much longer than its deadline a call under an Idempotency-Key waits for the trading server's answer. */
+export const DEFAULT_LATE_ANSWER_MS = 120_000;
+
+export interface DispatcherOptions {
+  lateAnswerMs?: number;
+  outcomes?: CallOutcomesOptions;
+}
+
 function isThenable(value: unknown): value is Promise<HandlerResult> {
   return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
@@ -35,17 +50,34 @@ export function timeoutMessage(timeoutMs: number): string {
 }
 
 export class CallDispatcher {
+  readonly outcomes: CallOutcomes;
+  private readonly lateAnswerMs: number;
+
   constructor(
     private readonly platforms: PlatformSet,
     private readonly metrics: BrokerMetrics,
     private readonly log: Logger,
-  ) {}
+    options: DispatcherOptions = {},
+  ) {
+    this.outcomes = new CallOutcomes(options.outcomes);
+    this.lateAnswerMs = options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS;
+  }
 
   dispatch(frame: CallFrame, reply: Reply): void {
     const started = performance.now();
     const timeoutMs = Number.isFinite(frame.timeoutMs)
       ? Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, frame.timeoutMs))
       : DEFAULT_TIMEOUT_MS;
+    if (frame.op === OUTCOME_OP) {
+      this.answerOutcome(frame, reply, timeoutMs);
+      return;
+    }
+    const callId = frame.callId;
+    if (callId !== undefined && !this.outcomes.begin(callId, frame.platform)) {
+      // Never run one call id twice: a repeated frame gets the first one's outcome.
+      this.answerRepeat(frame, callId, reply, timeoutMs, started);
+      return;
+    }
     const entry = handlers.get(frame.op);
     const platform = this.platforms.get(frame.platform);
     if (!platform) {
@@ -57,9 +89,13 @@ export class CallDispatcher {
       return;
     }
 
+    const sendBy = Date.now() + timeoutMs;
     let result: HandlerResult | Promise<HandlerResult>;
     try {
-      result = entry.run({ platform, args: frame.args ?? {}, deadline: Date.now() + timeoutMs, traceId: frame.traceId });
+      result = entry.run({
+        platform, args: frame.args ?? {}, traceId: frame.traceId,
+        deadline: callId === undefined ? sendBy : { sendBy, answerBy: sendBy + this.lateAnswerMs },
+      });
     } catch (error) {
       this.fail(frame, reply, error, started, frame.op);
       return;
@@ -78,22 +114,87 @@ export class CallDispatcher {
     }, timeoutMs);
     result.then(
       (value) => {
-        if (settled) return;
-        settled = true;
         clearTimeout(timer);
-        this.succeed(frame, reply, value, started);
+        if (!settled) {
+          settled = true;
+          this.succeed(frame, reply, value, started);
+        } else if (callId !== undefined) {
+          this.lateOutcome(frame, callId, reply, successResult(value));
+        }
       },
       (error) => {
-        if (settled) return;
-        settled = true;
         clearTimeout(timer);
-        if (error instanceof DeadlineError) this.timeOut(frame, reply, timeoutMs, started);
-        else this.fail(frame, reply, error, started, frame.op);
+        if (!settled) {
+          settled = true;
+          // A keyed call's handler meets a deadline this early only before sending: `fail` says it was not applied.
+          if (error instanceof DeadlineError && callId === undefined) this.timeOut(frame, reply, timeoutMs, started);
+          else this.fail(frame, reply, error, started, frame.op);
+        } else if (callId !== undefined) {
+          this.lateOutcome(frame, callId, reply, this.failure(frame, error));
+        }
       },
     );
   }
 
+  /** A keyed call ended after its time-out answer went out: keep the outcome and push it on the link. */
+  private lateOutcome(frame: CallFrame, callId: string, reply: Reply, result: CallResult): void {
+    const report = this.record(callId, result)!;
+    const late: LateFrame = { late: { callId, report } };
+    reply(JSON.stringify(late));
+    this.log('info', {
+      msg: 'late outcome', platform: frame.platform, op: frame.op, state: report.state,
+      ...(frame.traceId ? { traceId: frame.traceId } : {}),
+    });
+  }
+
+  /** Keeps a keyed call's outcome: a failure that leaves the outcome unknown is `lost`, anything else `settled`. */
+  private record(callId: string | undefined, result: CallResult): Extract<OutcomeReport, { state: 'settled' | 'lost' }> | null {
+    if (callId === undefined) return null;
+    if (!result.ok && result.outcome === 'unknown') {
+      this.outcomes.lose(callId, result.timedOut
+        ? 'the trading server did not answer within the broker\'s late-answer window'
+        : 'the manager connection dropped before the trading server answered');
+      return { state: 'lost', reason: result.error.message };
+    }
+    this.outcomes.settle(callId, result);
+    return { state: 'settled', result };
+  }
+
+  /** `#outcome`: what became of a call id on this platform, waiting up to the query's budget while it runs. */
+  private answerOutcome(frame: CallFrame, reply: Reply, timeoutMs: number): void {
+    const answer = (data: OutcomeReport) => reply(JSON.stringify({ id: frame.id, ok: true, data } satisfies CallOk));
+    if (typeof frame.callId !== 'string') {
+      reply(JSON.stringify({
+        id: frame.id, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' },
+      } satisfies CallFailed));
+      return;
+    }
+    const report = this.outcomes.query(frame.callId, frame.platform, timeoutMs);
+    if (isThenable(report)) void (report as Promise<OutcomeReport>).then(answer);
+    else answer(report as OutcomeReport);
+  }
+
+  /** A call frame whose id already ran: answered from that run's outcome, never run again. */
+  private answerRepeat(frame: CallFrame, callId: string, reply: Reply, timeoutMs: number, started: number): void {
+    const answer = (report: OutcomeReport) => {
+      if (report.state === 'settled') {
+        reply(JSON.stringify({ ...report.result, id: frame.id }));
+        this.finish(frame, frame.op, 'repeat', started, 'debug');
+      } else if (report.state === 'pending') {
+        this.timeOut(frame, reply, timeoutMs, started);
+      } else {
+        const message = report.state === 'lost' ? report.reason : 'call id already used';
+        reply(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, outcome: 'unknown' } satisfies CallFailed));
+        this.finish(frame, frame.op, 'repeat', started, 'warn');
+      }
+    };
+    const report = this.outcomes.query(callId, frame.platform, timeoutMs);
+    if (isThenable(report)) void (report as Promise<OutcomeReport>).then(answer);
+    else answer(report as OutcomeReport);
+  }
+
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
+    if (frame.callId !== undefined) this.record(frame.callId, successResult(result));
     if (result.json !== undefined) {
       // Same frame as below, with the cached records' JSON spliced in rather than serialized again.
       const paging = result.paging ? `,"paging":${JSON.stringify(result.paging)}` : '';
@@ -118,6 +219,15 @@ export class CallDispatcher {
   }
 
   private fail(frame: CallFrame, reply: Reply, error: unknown, started: number, op: string): void {
+    const failed = this.failure(frame, error);
+    this.record(frame.callId, failed);
+    reply(JSON.stringify({ id: frame.id, ...failed }));
+    const level = failed.error.code === 'Internal' || failed.error.code === 'NoConnect' ? 'warn' : 'debug';
+    this.finish(frame, op, failed.error.code, started, level, failed.error.message);
+  }
+
+  /** A handler's failure as an answer frame (without its id). */
+  private failure(frame: CallFrame, error: unknown): Omit<CallFailed, 'id'> {
     let failure: OperationError;
     if (error instanceof OperationError) {
       failure = error;
@@ -128,18 +238,25 @@ export class CallDispatcher {
         error: error instanceof Error ? error.stack ?? error.message : String(error),
       });
     }
-    const answer: CallFailed = {
-      id: frame.id, ok: false,
+    const answer: Omit<CallFailed, 'id'> = {
+      ok: false,
       error: { code: failure.code, managerCode: failure.managerCode, message: failure.message },
       ...(failure.data !== null && failure.data !== undefined ? { data: failure.data } : {}),
     };
-    // A mutating call that failed because the connection dropped under it may still have been applied.
-    if (failure instanceof ConnectionLostError && MUTATING_OPS.has(frame.op)) {
-      answer.outcome = 'unknown';
+    if (MUTATING_OPS.has(frame.op)) {
+      if (failure instanceof DeadlineError && failure.sent) {
+        // Only keyed calls get here: their late-answer window passed with the command on the wire.
+        answer.timedOut = true;
+        answer.outcome = 'unknown';
+      } else if (failure instanceof DeadlineError) {
+        answer.timedOut = true;
+        answer.error.message = 'the call was not sent: its deadline passed before the manager session was ready';
+      } else if (failure instanceof ConnectionLostError || !(error instanceof OperationError)) {
+        // The connection dropped under it, or the handler failed unexpectedly: the change may have been applied.
+        answer.outcome = 'unknown';
+      }
     }
-    reply(JSON.stringify(answer));
-    const level = failure.code === 'Internal' || failure.code === 'NoConnect' ? 'warn' : 'debug';
-    this.finish(frame, op, failure.code, started, level, failure.message);
+    return answer;
   }
 
   private finish(frame: CallFrame, op: string, outcome: string, started: number, level: 'debug' | 'warn', error?: string): void {
@@ -151,4 +268,9 @@ export class CallDispatcher {
       ...(frame.traceId ? { traceId: frame.traceId } : {}), ...(error ? { error } : {}),
     });
   }
+}
+
+function successResult(result: HandlerResult): CallResult {
+  const data = result.json !== undefined ? JSON.parse(result.json) : result.data;
+  return result.paging ? { ok: true, data, paging: result.paging } : { ok: true, data };
 }

@@ -1,5 +1,5 @@
 /**
- * The edge link server: WebSocket upgrades on `/link` from platform gateway objects, authenticated with the shared
+ * The edge link server: WebSocket upgrades on `/link` from the edge's link objects, authenticated with the shared
  * broker secret, each carrying many concurrent calls (`shared/frames.ts`). The secret is checked before the upgrade
  * so an unauthenticated client never gets a socket, and compared in constant time through fixed-length digests.
  */
@@ -33,7 +33,16 @@ function callFrameProblem(frame: Record<string, unknown>): string | null {
   }
   if (typeof frame.timeoutMs !== 'number' || !(frame.timeoutMs > 0)) return 'timeoutMs must be a positive number';
   if (frame.traceId !== undefined && typeof frame.traceId !== 'string') return 'traceId must be a string';
+  if (frame.callId !== undefined && (typeof frame.callId !== 'string' || frame.callId.length === 0 || frame.callId.length > 200)) {
+    return 'callId must be a string of 1 to 200 characters';
+  }
   return null;
+}
+
+/** Link events, for the broker's counters. */
+export interface LinkEvents {
+  opened(): void;
+  refused(): void;
 }
 
 export class EdgeLinkServer {
@@ -49,6 +58,7 @@ export class EdgeLinkServer {
     private readonly log: Logger,
     private readonly brokerId: string,
     heartbeatMs = LINK_HEARTBEAT_MS,
+    private readonly events: LinkEvents = { opened() {}, refused() {} },
   ) {
     this.expected = digest(`Bearer ${secret}`);
     this.wss.on('connection', (ws) => this.onLink(ws));
@@ -76,6 +86,7 @@ export class EdgeLinkServer {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (!this.authorized(req.headers.authorization)) {
       this.log('warn', { msg: 'edge link refused: bad credentials', remote: req.socket.remoteAddress });
+      this.events.refused();
       socket.end('HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroy();
       return;
@@ -96,6 +107,7 @@ export class EdgeLinkServer {
 
   private onLink(ws: WebSocket): void {
     this.log('info', { msg: 'edge link opened', links: this.wss.clients.size });
+    this.events.opened();
     this.alive.add(ws);
     ws.on('pong', () => this.alive.add(ws));
     const hello: HelloFrame = { hello: { broker: this.brokerId, version: BROKER_VERSION } };

@@ -6,9 +6,12 @@ import { OperationError } from '../../shared/errors.js';
 import type { Family, ManagerErrorBody } from '../../shared/protocol.js';
 import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
 
-/** Raised when a call's deadline passes inside the broker; the link answers it as a time-out. */
+/**
+ * Raised when a call's deadline passes inside the broker; the link answers it as a time-out. `sent` tells whether the
+ * command had gone to the trading server (it may then still be applied) or the deadline passed before it could be sent.
+ */
 export class DeadlineError extends OperationError {
-  constructor(message = 'deadline passed') {
+  constructor(message = 'deadline passed', readonly sent = false) {
     super('NoConnect', message, null);
     this.name = 'DeadlineError';
   }

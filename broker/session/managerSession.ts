@@ -51,6 +51,12 @@ export interface SessionOptions {
   random?: () => number;
 }
 
+/**
+ * An absolute deadline, or a split one: send until `sendBy`, wait for the answer until `answerBy` (calls under an
+ * Idempotency-Key, whose late answer the broker keeps).
+ */
+export type CallDeadline = number | { sendBy: number; answerBy: number };
+
 interface Pending {
   resolve(result: unknown): void;
   reject(error: Error): void;
@@ -115,12 +121,14 @@ export class ManagerSession {
 
   /**
    * Sends one command and resolves with its result. `deadline` is absolute (Date.now() based); connecting and logging
-   * in first, when needed, spend from the same budget.
+   * in first, when needed, spend from the same budget. A split deadline (calls under an Idempotency-Key) sends only
+   * until `sendBy` but waits for the answer until `answerBy`, so a late answer still reaches the caller's handler.
    */
-  async request(cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext = {}): Promise<unknown> {
+  async request(cmd: string, args: Record<string, unknown> | undefined, deadline: CallDeadline, context: FailureContext = {}): Promise<unknown> {
     if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
-    const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(deadline);
-    return this.send(socket, cmd, args, deadline, context);
+    const { sendBy, answerBy } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
+    const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(sendBy);
+    return this.send(socket, cmd, args, sendBy, context, answerBy);
   }
 
   /**
@@ -257,16 +265,19 @@ export class ManagerSession {
     }, delay);
   }
 
-  private send(ws: WebSocket, cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext): Promise<unknown> {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) return Promise.reject(new DeadlineError());
+  private send(
+    ws: WebSocket, cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext,
+    answerBy = deadline,
+  ): Promise<unknown> {
+    const now = Date.now();
+    if (deadline - now <= 0) return Promise.reject(new DeadlineError());
     if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new OperationError('NoConnect', 'the manager connection was lost'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new DeadlineError());
-      }, remaining);
+        reject(new DeadlineError('no answer in time', true));
+      }, Math.max(deadline, answerBy) - now);
       this.pending.set(id, { resolve, reject, timer, context });
       ws.send(JSON.stringify(args === undefined ? { id, cmd } : { id, cmd, args }));
     });

@@ -1,13 +1,20 @@
 /**
- * The platform gateway object in real workerd against a scripted broker: Idempotency-Key replay, conflicts and
- * concurrent duplicates, unknown outcomes past a deadline, link loss and reconnect, the Forbidden result, and the
- * link's shared secret. (That the link outlives its 5 s handshake bound is shown on fake timers in
- * workers/gateway/brokerLink.test.ts.)
+ * The gateway objects in real workerd against a scripted broker: Idempotency-Key replay, conflicts and concurrent
+ * duplicates; keys of calls past their deadline kept bound and resolved from the broker's outcome (asked on a retry,
+ * or pushed late), never sent twice; link objects spreading a platform's calls, answering every call in flight when
+ * links drop, and reconnecting; the Forbidden result, the link's shared secret, and key retention. (That the link
+ * outlives its 5 s handshake bound is shown on fake timers in workers/gateway/brokerLink.test.ts.)
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestEdge, ORG_A, PF4_A, type TestEdge } from '../support/edge.js';
-import { edgeWithFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { edgeWithFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
+import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
+
+/** What `IdempotencyLedger.stats()` and `PlatformLink.stats()` answer (workers/gateway/messages.ts, Workers-typed). */
+interface LedgerStats { records: number; inflight: number; unknown: number; nextAlarm: number | null }
+interface LinkStats { calls: number; pending: number; connected: boolean; lateRoutes: number }
+import type { OutcomeReport } from '../../shared/frames.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -42,6 +49,32 @@ async function until<T>(probe: () => T | Promise<T>, what: string, boundMs = 10_
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** A ledger's figures, read through Miniflare (the test client is `client-a`). */
+async function ledgerStats(target: TestEdge, key: string): Promise<LedgerStats> {
+  const ns = await target.miniflare.getDurableObjectNamespace('IDEMPOTENCY');
+  const stub = ns.get(ns.idFromName(ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS))) as unknown as { stats(): Promise<LedgerStats> };
+  return JSON.parse(JSON.stringify(await stub.stats())) as LedgerStats;
+}
+
+/** Every link object's figures for one platform. */
+async function linkStats(target: TestEdge, platform: string): Promise<LinkStats[]> {
+  const ns = await target.miniflare.getDurableObjectNamespace('LINKS');
+  return Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, async (_, n) => {
+    const stub = ns.get(ns.idFromName(linkName(platform, n))) as unknown as { stats(): Promise<LinkStats> };
+    return JSON.parse(JSON.stringify(await stub.stats())) as LinkStats;
+  }));
+}
+
+async function addPlatform(target: TestEdge): Promise<string> {
+  const id = randomUUID();
+  await (await target.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+    .bind(id, 'fresh PF4', 'PF4', ORG_A, null, new Date(0).toISOString()).run();
+  return id;
+}
+
+const timedOutUnknown: Reply = { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'timed out' }, outcome: 'unknown', timedOut: true };
+const outcomeIs = (report: OutcomeReport) => ({ reply: { ok: true as const, data: report } });
 
 let nextLogin = 1000;
 const createdReply = { reply: (f: { args: Record<string, unknown> }) => ({ ok: true as const, data: { login: nextLogin++, ...(f.args.body as object) } }) };
@@ -131,14 +164,103 @@ describe('Idempotency-Key', () => {
 });
 
 describe('deadlines and outcomes', () => {
-  it('marks a mutating call the broker reports past its deadline as of unknown outcome, and does not store it', async () => {
-    broker.script.set('PF4.UserRecordNew', { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'timed out' }, outcome: 'unknown', timedOut: true } });
+  it('keeps the key of a change the broker reports past its deadline bound: a retry asks for the outcome and replays it, never sending the change again', async () => {
+    broker.script.set('PF4.UserRecordNew', { reply: timedOutUnknown });
     const key = randomUUID();
     const res = await create(user, key);
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
     expect(res.body.error).toMatchObject({ code: 'NoConnect', message: 'timed out' });
-    await create(user, key);
+    const [sent] = broker.framesFor('PF4.UserRecordNew');
+    expect(sent.callId).toEqual(expect.any(String));
+
+    broker.script.set('#outcome', outcomeIs({ state: 'settled', result: { ok: true, data: { login: 4242, ...user } } }));
+    const retry = await create(user, key);
+    expect(retry.body).toMatchObject({ data: { login: 4242, name: 'Alice' }, error: null });
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    expect(retry.headers.get('x-request-outcome')).toBeNull();
+    const again = await create(user, key);
+    expect(again.text).toBe(retry.text);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
+    // One query settled the key; the next retry replays the stored answer.
+    expect(broker.queries.filter((q) => q.callId === sent.callId)).toHaveLength(1);
+    expect(broker.queries[0]).toMatchObject({ platform: PF4_A, op: '#outcome', args: {} });
+  });
+
+  it('answers every retry of a change whose outcome can never be known with that, and never sends it again', async () => {
+    for (const report of [
+      { state: 'lost', reason: 'the manager connection dropped before the trading server answered' },
+      { state: 'unknown' },
+    ] as const) {
+      broker.script.set('PF4.UserRecordNew', { reply: timedOutUnknown });
+      const key = randomUUID();
+      await create(user, key);
+      broker.script.set('#outcome', outcomeIs(report));
+      const why = report.state === 'lost' ? report.reason : 'the broker no longer knows the call';
+      for (let i = 0; i < 2; i++) {
+        const retry = await create(user, key);
+        expect(retry.body.error).toStrictEqual({
+          code: 'NoConnect', managerCode: null,
+          message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${why}); it is not sent again under this key`,
+        });
+        expect(retry.headers.get('x-request-outcome')).toBe('unknown');
+        expect(retry.headers.get('idempotency-replayed')).toBe('true');
+      }
+    }
     expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+    expect(broker.queries).toHaveLength(2);
+  });
+
+  it('tells a retry that the change is still in progress while the broker waits for it', async () => {
+    broker.script.set('PF4.UserRecordNew', { reply: timedOutUnknown });
+    const key = randomUUID();
+    await create(user, key);
+    broker.script.set('#outcome', outcomeIs({ state: 'pending' }));
+    const busy = await create(user, key);
+    expect(busy.body).toStrictEqual({
+      data: null,
+      error: { code: 'NoConnect', managerCode: null, message: 'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome' },
+      meta: { activityId: expect.any(String) },
+    });
+    expect(busy.headers.get('x-request-outcome')).toBe('unknown');
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(busy.headers.get('idempotency-replayed')).toBeNull();
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
+    // The query waits on the broker within the retry's own budget.
+    expect(broker.queries.at(-1)!.timeoutMs).toBeGreaterThan(10_000);
+    expect(broker.queries.at(-1)!.timeoutMs).toBeLessThanOrEqual(15_000);
+  });
+
+  it('frees the key when the outcome says the change was never sent: the retry sends it afresh under a new call id', async () => {
+    broker.script.set('PF4.UserRecordNew', { reply: timedOutUnknown });
+    const key = randomUUID();
+    await create(user, key);
+    broker.script.set('#outcome', outcomeIs({
+      state: 'settled',
+      result: { ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the call was not sent: its deadline passed before the manager session was ready' } },
+    }));
+    broker.script.set('PF4.UserRecordNew', createdReply);
+    const retry = await create(user, key);
+    expect(retry.body).toMatchObject({ data: { name: 'Alice' }, error: null });
+    expect(retry.headers.get('idempotency-replayed')).toBeNull();
+    const [first, second] = broker.framesFor('PF4.UserRecordNew');
+    expect(second.callId).toEqual(expect.any(String));
+    expect(second.callId).not.toBe(first.callId);
+  });
+
+  it('completes the stored record with a late outcome pushed on the link, so a retry replays it without asking', async () => {
+    broker.script.set('PF4.UserRecordNew', {
+      reply: timedOutUnknown,
+      late: { afterMs: 50, report: { state: 'settled', result: { ok: true, data: { login: 777, ...user } } } },
+    });
+    const key = randomUUID();
+    const first = await create(user, key);
+    expect(first.headers.get('x-request-outcome')).toBe('unknown');
+    await until(async () => (await ledgerStats(edge, key)).inflight === 0, 'the late outcome to reach the ledger');
+    const retry = await create(user, key);
+    expect(retry.body).toMatchObject({ data: { login: 777 }, error: null });
+    expect(retry.headers.get('idempotency-replayed')).toBe('true');
+    expect(broker.queries).toHaveLength(0);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
   });
 
   it('gives up on a hung broker after the budget: unknown outcome for a change, none for a read', async () => {
@@ -160,15 +282,71 @@ describe('deadlines and outcomes', () => {
     expect(v1Slow.status).toBe(504);
   });
 
+  it('spreads a platform\'s calls over its link objects, each sharing one link among its calls', async () => {
+    const fresh = await addPlatform(edge);
+    const before = broker.links;
+    broker.script.set('ServerTime', { reply: { ok: true, data: 't' }, delayMs: 50 });
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call(edge, 'GET', `/api/v2/PF4/${fresh}/ServerTime`)));
+    expect(answers.map((a) => a.body.data)).toEqual(Array(20).fill('t'));
+    const stats = await linkStats(edge, fresh);
+    expect(stats.reduce((n, s) => n + s.calls, 0)).toBe(20);
+    const used = stats.filter((s) => s.calls > 0);
+    expect(used.length).toBeGreaterThan(1);
+    expect(used.every((s) => s.connected)).toBe(true);
+    expect(broker.links - before).toBe(used.length);
+    // Within each link, every call has its own id.
+    const byLink = new Map<number, number[]>();
+    broker.frames.forEach((f, i) => byLink.set(broker.frameLinks[i], [...(byLink.get(broker.frameLinks[i]) ?? []), f.id]));
+    expect(byLink.size).toBe(used.length);
+    for (const ids of byLink.values()) expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('answers every call in flight on every link object when the broker drops its links', async () => {
+    broker.script.set('ServerTime', { hang: true });
+    broker.script.set('PF4.UserRecordNew', { hang: true });
+    const keys = [randomUUID(), randomUUID(), randomUUID()];
+    const reads = Array.from({ length: 12 }, () => call(edge, 'GET', `${v2}/ServerTime`));
+    const changes = keys.map((key) => create(user, key));
+    await until(() => broker.frames.length === 15, 'every call to reach the broker');
+    expect(new Set(broker.frameLinks).size).toBeGreaterThan(1);
+    broker.dropLinks();
+    for (const read of await Promise.all(reads)) {
+      expect(read.status).toBe(200);
+      expect(read.body.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link lost' });
+      expect(read.headers.get('x-request-outcome')).toBeNull();
+    }
+    for (const change of await Promise.all(changes)) {
+      expect(change.body.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link lost' });
+      expect(change.headers.get('x-request-outcome')).toBe('unknown');
+    }
+    // The keys stay bound: a retry asks the broker rather than sending the change again.
+    broker.script.set('#outcome', outcomeIs({ state: 'unknown' }));
+    const retry = await create(user, keys[0]);
+    expect(retry.body.error.message).toMatch(/cannot be known/);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(3);
+  });
+});
+
+describe('one link object per platform (LINKS_PER_PLATFORM=1)', () => {
+  let single: TestEdge;
+  let singleToken: string;
+  beforeAll(async () => {
+    single = await startTestEdge({ vars: { BROKER_URL: broker.url, LINKS_PER_PLATFORM: '1' } });
+    singleToken = await single.token();
+  }, 60_000);
+  afterAll(async () => { await single?.close(); });
+  const get = (path: string) => call(single, 'GET', path, undefined, {}, singleToken);
+
   it('fails calls in flight when the link drops, and reconnects on the next call', async () => {
+    const create = (body: unknown, key: string) => call(single, 'POST', `${v2}/UserRecordNew`, body, { 'idempotency-key': key }, singleToken);
     broker.script.set('ServerTime', { reply: { ok: true, data: 'now' } });
-    await call(edge, 'GET', `${v2}/ServerTime`);
+    await get(`${v2}/ServerTime`);
     const linksBefore = broker.links;
     broker.script.set('PF4.UserRecordNew', { hang: true });
     broker.script.set('ServerTime', { drop: true });
     const change = create(user, randomUUID());
     await until(() => broker.framesFor('PF4.UserRecordNew').length > 0, 'the change to reach the broker');
-    const read = await call(edge, 'GET', `${v2}/ServerTime`);
+    const read = await get(`${v2}/ServerTime`);
     expect(read.body.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'broker link lost' });
     expect(read.headers.get('x-request-outcome')).toBeNull();
     const lost = await change;
@@ -176,20 +354,17 @@ describe('deadlines and outcomes', () => {
     expect(lost.headers.get('x-request-outcome')).toBe('unknown');
 
     broker.script.set('ServerTime', { reply: { ok: true, data: 'again' } });
-    const next = await call(edge, 'GET', `${v2}/ServerTime`);
+    const next = await get(`${v2}/ServerTime`);
     expect(next.body).toMatchObject({ data: 'again', error: null });
     expect(broker.links).toBe(linksBefore + 1);
   });
 
   it('shares one link between concurrent calls', async () => {
-    // A platform registered just now: its gateway object has no link yet, so the 20 calls below must open exactly one.
-    const fresh = randomUUID();
-    const db = await edge.db();
-    await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-      .bind(fresh, 'fresh PF4', 'PF4', ORG_A, null, new Date(0).toISOString()).run();
+    // A platform registered just now: its link object has no link yet, so the 20 calls below must open exactly one.
+    const fresh = await addPlatform(single);
     const before = broker.links;
     broker.script.set('ServerTime', { reply: { ok: true, data: 't' }, delayMs: 50 });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call(edge, 'GET', `/api/v2/PF4/${fresh}/ServerTime`)));
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get(`/api/v2/PF4/${fresh}/ServerTime`)));
     expect(answers.map((a) => a.body.data)).toEqual(Array(20).fill('t'));
     expect(broker.links - before).toBe(1);
     expect(broker.frames.map((f) => f.platform)).toEqual(Array(20).fill(fresh));
@@ -254,15 +429,12 @@ describe('broker link authentication and idempotency retention', () => {
       }, 'the key to expire');
       expect(fresh.body.data.login).not.toBe(first.body.data.login);
       expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
-      // The alarm purges both records once they expire.
-      const stats = async () => {
-        const ns = await short.miniflare.getDurableObjectNamespace('GATEWAY');
-        const stub = ns.get(ns.idFromName(PF4_A)) as unknown as { idempotencyStats(): Promise<{ records: number; expiries: number }> };
-        return JSON.parse(JSON.stringify(await stub.idempotencyStats())) as { records: number; expiries: number };
-      };
-      expect((await stats()).records).toBe(1);
-      await until(async () => (await stats()).expiries === 0, 'the purge alarm');
-      expect(await stats()).toStrictEqual({ records: 0, expiries: 0 });
+      // The alarm purges the record once it expires, and is not armed again while the ledger holds none.
+      const stats = () => ledgerStats(short, key);
+      expect(await stats()).toMatchObject({ records: 1, inflight: 0, unknown: 0, nextAlarm: expect.any(Number) });
+      await until(async () => (await stats()).records === 0, 'the purge alarm');
+      await until(async () => (await stats()).nextAlarm === null, 'the alarm to stay off');
+      expect(await stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null });
     } finally {
       await short.close();
     }

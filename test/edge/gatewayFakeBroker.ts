@@ -1,12 +1,13 @@
 /**
  * A scripted stand-in for the broker in edge tests: serves `/healthz` and the `/link` WebSocket on 127.0.0.1, checks
- * the link's shared secret, records every call frame and answers from a per-op table that can delay, hang or drop.
+ * the link's shared secret, records every call frame and answers from a per-op table that can delay, hang or drop, and
+ * push a late outcome after its answer.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
+import { OUTCOME_OP, type CallFrame, type CallFailed, type CallOk, type LateFrame } from '../../shared/frames.js';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
 
 export const BROKER_SECRET = 'test-broker-secret';
@@ -16,13 +17,22 @@ export const BROKER_SECRET = 'test-broker-secret';
 export type Reply = Omit<CallOk, 'id'> | Omit<CallFailed, 'id'>;
 
 export type Script =
-  | { reply: Reply | ((frame: CallFrame) => Reply); delayMs?: number }
+  | {
+    reply: Reply | ((frame: CallFrame) => Reply);
+    delayMs?: number;
+    /** After the reply, push a `late` frame with this report for the call's `callId` on the same link. */
+    late?: { afterMs: number; report: LateFrame['late']['report'] };
+  }
   | { hang: true }
   | { drop: true };
 
 export interface FakeBroker {
   url: string;
   frames: CallFrame[];
+  /** For each of `frames`, the number of the link it came on (1 for the first link opened). */
+  frameLinks: number[];
+  /** `#outcome` queries (answered from `script.get('#outcome')`, by default with no report). */
+  queries: CallFrame[];
   /** Link upgrade attempts that passed the secret check. */
   links: number;
   /** Upgrade attempts refused for a wrong or missing secret. */
@@ -51,20 +61,29 @@ export async function startFakeBroker(): Promise<FakeBroker> {
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
     }
-    broker.links++;
+    const link = ++broker.links;
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
       ws.send(JSON.stringify({ hello: { broker: 'fake', version: 'test' } }));
       ws.on('message', (raw) => {
         const frame = JSON.parse(String(raw)) as CallFrame;
-        broker.frames.push(frame);
+        // Outcome queries are kept apart: ledgers also send them on their own (follow-ups), between tests.
+        if (frame.op === OUTCOME_OP) broker.queries.push(frame);
+        else {
+          broker.frames.push(frame);
+          broker.frameLinks.push(link);
+        }
         const s: Script = broker.script.get(frame.op) ?? { reply: { ok: true, data: null } };
         if ('hang' in s) return;
         if ('drop' in s) { ws.terminate(); return; }
         const send = () => {
           const body = typeof s.reply === 'function' ? s.reply(frame) : s.reply;
           if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ ...body, id: frame.id }));
+          if (s.late && frame.callId) {
+            const late: LateFrame = { late: { callId: frame.callId, report: s.late.report } };
+            setTimeout(() => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(late)); }, s.late.afterMs);
+          }
         };
         if (s.delayMs) setTimeout(send, s.delayMs); else send();
       });
@@ -76,6 +95,8 @@ export async function startFakeBroker(): Promise<FakeBroker> {
   const broker: FakeBroker = {
     url: `http://127.0.0.1:${port}`,
     frames: [],
+    frameLinks: [],
+    queries: [],
     links: 0,
     refused: 0,
     script: new Map(),
@@ -109,6 +130,8 @@ export function edgeWithFakeBroker(): { edge: TestEdge; broker: FakeBroker; toke
   });
   beforeEach(() => {
     ctx.broker.frames.length = 0;
+    ctx.broker.frameLinks.length = 0;
+    ctx.broker.queries.length = 0;
     ctx.broker.script.clear();
   });
   return ctx;

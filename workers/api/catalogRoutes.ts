@@ -1,14 +1,16 @@
 /**
  * The catalog's operation routes: one Hono route per entry that reaches a trading server (`read` cached or live).
  * Per call: the platform is resolved within the caller's organization, inputs and the time budget are validated,
- * destructive v2 calls need `confirm=true`, and the call goes to the platform's gateway object in one RPC, which
- * answers it already shaped for the route's generation.
+ * destructive v2 calls need `confirm=true`, and the call goes in one RPC to a gateway object (one of the platform's
+ * link objects, or the idempotency ledger of its key), which answers it already shaped for the route's generation.
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { failure, platformNotFound, validation, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
-import { LINK_GRACE_MS, type GatewayCall } from '../gateway/index.js';
+import {
+  DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, LINK_GRACE_MS, ledgerName, objectCount, pickLink, type GatewayCall,
+} from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { validateInputs, type RawBody } from './inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
@@ -79,8 +81,10 @@ function operationHandler(entry: Operation) {
       if (key !== undefined) {
         const problem = idempotencyKeyProblem(key);
         if (problem) return reply(validation(ctx, problem));
+        const clientId = c.get('caller').clientId;
         call.idempotency = {
-          key: `${c.get('caller').clientId}:${key}`,
+          key: `${clientId}:${key}`,
+          ledger: ledgerName(clientId, key, objectCount(c.env.IDEMPOTENCY_SHARDS, DEFAULT_IDEMPOTENCY_SHARDS)),
           requestHash: await requestHash(entry.method, url, body.kind === 'json' ? body.value : undefined),
           retentionHours: Number(c.env.IDEMPOTENCY_RETENTION_HOURS) || DEFAULT_RETENTION_HOURS,
         };
@@ -90,9 +94,16 @@ function operationHandler(entry: Operation) {
   };
 }
 
-/** The one RPC of the call, bounded by the edge's own deadline in case the gateway object does not answer. */
+/**
+ * The one RPC of the call, bounded by the edge's own deadline in case the gateway object does not answer: a call under
+ * an Idempotency-Key goes to the ledger that owns the key, any other to one of the platform's link objects, picked by
+ * the trace id so that a platform's calls spread over all of them.
+ */
 async function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse> {
-  const stub = c.env.GATEWAY.get(c.env.GATEWAY.idFromName(call.platform));
+  const links = objectCount(c.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM);
+  const stub = call.idempotency
+    ? c.env.IDEMPOTENCY.get(c.env.IDEMPOTENCY.idFromName(call.idempotency.ledger))
+    : c.env.LINKS.get(c.env.LINKS.idFromName(pickLink(call.platform, call.traceId, links)));
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<ShapedResponse>((resolve) => {
     timer = setTimeout(() => resolve(failure(ctx, {
@@ -103,10 +114,10 @@ async function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall)
   });
   try {
     const answer = (stub.call(call) as Promise<ShapedResponse>).catch((err: unknown) => {
-      console.error(JSON.stringify({ msg: 'platform gateway failed', traceId: ctx.traceId, error: String(err) }));
+      console.error(JSON.stringify({ msg: 'gateway object failed', traceId: ctx.traceId, error: String(err) }));
       // The object may have sent the change before failing: a mutating call's outcome is then not known.
       return failure(ctx, {
-        code: 'Internal', managerCode: null, message: 'platform gateway failed',
+        code: 'Internal', managerCode: null, message: 'gateway object failed',
         ...(call.mutating ? { outcome: 'unknown' as const } : {}),
       });
     });

@@ -1,9 +1,10 @@
 /**
- * One multiplexed WebSocket from a platform gateway object to its broker. Calls are numbered frames answered by id;
- * the socket opens lazily on the first call, concurrent callers share one connect attempt, and when it closes every
- * pending call fails at once (mutating ones with an unknown outcome) and the next call reconnects.
+ * One multiplexed WebSocket from a link object to its broker. Calls are numbered frames answered by id; the socket
+ * opens lazily on the first call, concurrent callers share one connect attempt, and when it closes every pending call
+ * is answered at once (`NoConnect`, mutating ones with an unknown outcome) and the next call reconnects. Late outcomes
+ * of calls under an Idempotency-Key (`late` frames, no id) go to `onLate`.
  */
-import type { CallFrame, ResultFrame, CallFailed } from '../../shared/frames.js';
+import type { CallFrame, ResultFrame, CallFailed, LateFrame } from '../../shared/frames.js';
 import { LINK_PATH } from '../../shared/frames.js';
 
 /** Extra time the object waits beyond the call's budget for the broker's own time-out answer before giving up. */
@@ -26,7 +27,11 @@ export class BrokerLink {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
-  constructor(readonly brokerUrl: string, private readonly secret: string) {}
+  constructor(
+    readonly brokerUrl: string,
+    private readonly secret: string,
+    private readonly onLate: (late: LateFrame['late']) => void = () => {},
+  ) {}
 
   /** Sends one call and resolves with the broker's answer, a time-out, or a link failure; never rejects. */
   async call(frame: Omit<CallFrame, 'id'>, mutating: boolean): Promise<LinkResult> {
@@ -63,6 +68,8 @@ export class BrokerLink {
 
   get pendingCount(): number { return this.pending.size; }
 
+  get connected(): boolean { return this.socket !== undefined; }
+
   private async connect(): Promise<WebSocket> {
     // The abort signal stays bound to the upgraded socket: it must only bound the handshake, never the link's life.
     const handshake = new AbortController();
@@ -89,13 +96,16 @@ export class BrokerLink {
   }
 
   private onMessage(data: string | ArrayBuffer): void {
-    let frame: Partial<ResultFrame>;
+    let frame: Partial<ResultFrame> & Partial<LateFrame>;
     try {
       frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
     } catch {
       return; // a frame we cannot read cannot be matched to a call either; its caller times out
     }
-    if (typeof frame.id !== 'number') return; // hello and other link-level frames
+    if (typeof frame.id !== 'number') {
+      if (frame.late && typeof frame.late.callId === 'string') this.onLate(frame.late);
+      return; // hello and other link-level frames
+    }
     const p = this.pending.get(frame.id);
     if (!p) return; // answered after the object gave up on it
     this.pending.delete(frame.id);

@@ -1,10 +1,11 @@
 /**
- * Everything that crosses the edge ↔ platform gateway boundary (Durable Object RPC) and what the object stores, typed
- * in one place.
+ * Everything that crosses the edge ↔ gateway object boundary (Durable Object RPC: the edge to a link object or an
+ * idempotency ledger, a ledger to a link object and back), typed in one place.
  */
 import type { ShapedResponse } from '../envelope/index.js';
+import type { CallResult, OutcomeReport } from '../../shared/frames.js';
 
-/** One operation call, already validated by the edge; the object forwards it on its broker link. */
+/** One operation call, already validated by the edge; a link object forwards it on its broker link. */
 export interface GatewayCall {
   /** Catalog entry id: the object shapes the answer itself so that it can store and replay it as sent. */
   operationId: string;
@@ -27,6 +28,8 @@ export interface GatewayCall {
 export interface IdempotencyInput {
   /** Scoped key: `<clientId>:<Idempotency-Key>`, so two clients of one organization never share an answer. */
   key: string;
+  /** Name of the ledger object that owns the key (`ledgerName`), so link objects can hand it late outcomes. */
+  ledger: string;
   /** SHA-256 (hex) of method, path, canonical query and canonical body. */
   requestHash: string;
   /** Hours a stored answer is replayed for. */
@@ -35,12 +38,45 @@ export interface IdempotencyInput {
 
 export type GatewayResponse = ShapedResponse;
 
-/** A stored first answer to an idempotent call. */
-export interface StoredResponse {
-  requestHash: string;
-  response: GatewayResponse;
-  created: number;
-  expires: number;
+/** A call under an Idempotency-Key as a ledger hands it to a link object: answered raw, so the ledger can judge it. */
+export interface KeyedSend {
+  platform: string;
+  op: string;
+  args: Record<string, unknown>;
+  timeoutMs: number;
+  traceId: string;
+  brokerUrl: string;
+  /** The binding's call id (the broker runs it at most once). */
+  callId: string;
+  /** The ledger to hand the call's late outcome to. */
+  ledger: string;
+}
+
+/** What a link object can tell about a call id: the broker's report, or that the broker cannot be asked now. */
+export type OutcomeAnswer = OutcomeReport | { state: 'unreachable'; message: string };
+
+/** A broker answer without its frame id, as a link object returns it raw. */
+export type LinkAnswer = CallResult;
+
+/** Per-object counters of a link object, for operators and tests. */
+export interface LinkStats {
+  /** Calls forwarded since the object started (keyed sends and outcome queries included). */
+  calls: number;
+  /** Calls waiting for their answer now. */
+  pending: number;
+  /** Whether the object holds an open link to the broker. */
+  connected: boolean;
+  /** Keyed calls whose late outcome this object still waits to hand to their ledger. */
+  lateRoutes: number;
+}
+
+/** Per-object figures of an idempotency ledger, for operators and the retention test. */
+export interface LedgerStats {
+  records: number;
+  inflight: number;
+  unknown: number;
+  /** When the retention/follow-up alarm fires next (ms since the epoch), or null when none is set. */
+  nextAlarm: number | null;
 }
 
 export const REPLAYED_HEADER = 'Idempotency-Replayed';

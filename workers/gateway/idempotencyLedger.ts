@@ -1,0 +1,313 @@
+/**
+ * An idempotency ledger: the Durable Object that owns a share of one API client's `Idempotency-Key`s
+ * (`<clientId>#<hash(key) mod IDEMPOTENCY_SHARDS>`) and makes each key's call happen at most once, whatever happens to
+ * it on the way. Records live in `ctx.storage.sql`, one row per key, with an index on expiry for the retention alarm.
+ *
+ * A key's life:
+ * 1. bound: before anything is sent, the row is written `inflight` with the request's fingerprint and a fresh call id,
+ *    and made durable;
+ * 2. sent once, under that call id, through one of the platform's link objects (the broker runs a call id at most
+ *    once and keeps its outcome past the deadline);
+ * 3. resolved by the answer: a result the platform decided is stored `done` and replayed; a failure that says nothing
+ *    was sent (no connection, deadline passed before sending) releases the key; an unknown outcome leaves it
+ *    `inflight`, to be completed by the broker's late answer (pushed through the link object, or asked for on a retry
+ *    and by the follow-up alarm) or marked `unknown` when the broker says the answer can never come or no longer
+ *    knows the call.
+ *
+ * Invariants: a key's call id is sent at most once and a key never gets a second call id while its row exists; a
+ * retry of an `inflight` key never sends anything but outcome queries; `unknown` is final for the key's retention.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.js';
+import { catalog, type Operation } from '../../shared/catalog/index.js';
+import type { OutcomeReport } from '../../shared/frames.js';
+import { failure, validation, type ShapeContext } from '../envelope/index.js';
+import { DEFAULT_LINKS_PER_PLATFORM, objectCount, pickLink } from './names.js';
+import { shapeAnswer } from './platformLink.js';
+import {
+  REPLAYED_HEADER, type GatewayCall, type GatewayResponse, type LedgerStats, type LinkAnswer, type OutcomeAnswer,
+} from './messages.js';
+
+const byId: ReadonlyMap<string, Operation> = new Map(catalog.map((e) => [e.id, e]));
+
+/** First follow-up of a key left in flight, then the interval between follow-ups while the broker says pending. */
+const FOLLOW_UP_FIRST_MS = 5_000;
+const FOLLOW_UP_EVERY_MS = 30_000;
+/** How long the alarm keeps asking about a key left in flight; retries keep asking after that. */
+const FOLLOW_UP_FOR_MS = 60 * 60_000;
+/** How long one follow-up query may wait for a running call. */
+const FOLLOW_UP_WAIT_MS = 1_000;
+const FOLLOW_UP_BATCH = 50;
+/** Rounds of one retry's resolution before it answers "in progress" rather than loop. */
+const MAX_ROUNDS = 4;
+/** Stored answers above this are replaced by a short note: a row holds at most 2 MB. */
+const MAX_STORED_RESPONSE = 1_500_000;
+
+/** Failures that say the call was not applied: the key is released and a retry sends the request afresh. */
+const NOT_APPLIED: ReadonlySet<string> = new Set(['NoConnect', 'Validation']);
+
+type State = 'inflight' | 'done' | 'unknown';
+
+interface KeyRow extends Record<string, SqlStorageValue> {
+  key: string;
+  request_hash: string;
+  state: State;
+  call_id: string;
+  platform: string;
+  broker_url: string;
+  shape: string;
+  response: string | null;
+  created: number;
+  expires: number;
+  check_at: number | null;
+}
+
+interface Running {
+  callId: string;
+  done: Promise<GatewayResponse>;
+  finished: boolean;
+}
+
+export const IN_PROGRESS_MESSAGE =
+  'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
+
+export class IdempotencyLedger extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  /** First calls this object is sending now: a duplicate waits for its answer instead of asking the broker. */
+  private readonly running = new Map<string, Running>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS idempotency_keys (
+      key TEXT PRIMARY KEY,
+      request_hash TEXT NOT NULL,
+      state TEXT NOT NULL,
+      call_id TEXT NOT NULL,
+      platform TEXT NOT NULL,
+      broker_url TEXT NOT NULL,
+      shape TEXT NOT NULL,
+      response TEXT,
+      created INTEGER NOT NULL,
+      expires INTEGER NOT NULL,
+      check_at INTEGER
+    )`);
+    this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires)');
+    this.sql.exec('CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_by_call ON idempotency_keys (call_id)');
+    this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_check ON idempotency_keys (check_at) WHERE check_at IS NOT NULL');
+  }
+
+  /** Answers one call under an Idempotency-Key: the first sends it, the rest replay, wait, or hear it is in progress. */
+  async call(input: GatewayCall): Promise<GatewayResponse> {
+    const idem = input.idempotency;
+    const entry = byId.get(input.operationId);
+    if (!idem || !entry) throw new Error(`not an idempotent call of a known operation: ${input.operationId}`);
+    const ctx: ShapeContext = { generation: entry.generation, family: input.family, paged: !!entry.paged, traceId: input.traceId };
+    const budgetEnd = Date.now() + input.timeoutMs;
+
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      let row = this.row(idem.key);
+      if (row && row.expires <= Date.now()) {
+        this.sql.exec('DELETE FROM idempotency_keys WHERE key = ?', idem.key);
+        row = undefined;
+      }
+      if (!row) return this.first(input, ctx);
+      if (row.request_hash !== idem.requestHash) return validation(ctx, 'Idempotency-Key: already used with a different request');
+      if (row.state !== 'inflight') return replayed(JSON.parse(row.response!) as GatewayResponse);
+
+      const remaining = budgetEnd - Date.now();
+      if (remaining <= 0) return inProgress(ctx);
+      const local = this.running.get(idem.key);
+      if (local && !local.finished && local.callId === row.call_id) {
+        // The first call is on its way from this object: wait for its answer within this request's own budget.
+        if (!(await within(local.done, remaining))) return inProgress(ctx);
+        continue;
+      }
+      const report = await this.ask(row, remaining);
+      if (report.state === 'pending' || report.state === 'unreachable') return inProgress(ctx);
+      this.apply(row.call_id, report);
+    }
+    return inProgress(ctx);
+  }
+
+  /** A late outcome handed on by a link object. */
+  async settle(callId: string, report: OutcomeReport): Promise<void> {
+    this.apply(callId, report);
+  }
+
+  async stats(): Promise<LedgerStats> {
+    const counts = this.sql.exec<{ records: number; inflight: number; unknown: number }>(
+      `SELECT count(*) AS records, coalesce(sum(state = 'inflight'), 0) AS inflight, coalesce(sum(state = 'unknown'), 0) AS unknown
+       FROM idempotency_keys`,
+    ).one();
+    return { ...counts, nextAlarm: await this.ctx.storage.getAlarm() };
+  }
+
+  /** Purges expired keys through the expiry index, follows up keys left in flight, then re-arms for the next due. */
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    this.sql.exec('DELETE FROM idempotency_keys WHERE expires <= ?', now);
+    const due = this.sql.exec<KeyRow>(
+      `SELECT * FROM idempotency_keys WHERE check_at IS NOT NULL AND check_at <= ? AND state = 'inflight' ORDER BY check_at LIMIT ?`,
+      now, FOLLOW_UP_BATCH,
+    ).toArray();
+    for (const row of due) {
+      if (this.running.get(row.key)?.finished === false) continue;
+      const report = await this.ask(row, FOLLOW_UP_WAIT_MS);
+      if (report.state === 'pending' || report.state === 'unreachable') {
+        const next = Date.now() + FOLLOW_UP_EVERY_MS;
+        this.sql.exec(`UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`,
+          next - row.created > FOLLOW_UP_FOR_MS ? null : next, row.call_id);
+      } else {
+        this.apply(row.call_id, report);
+      }
+    }
+    await this.rearm();
+  }
+
+  // ---- the key's life ----
+
+  /** Binds the key durably, then sends its call once. */
+  private async first(input: GatewayCall, ctx: ShapeContext): Promise<GatewayResponse> {
+    const idem = input.idempotency!;
+    const callId = crypto.randomUUID();
+    const now = Date.now();
+    const expires = now + idem.retentionHours * 3_600_000;
+    this.sql.exec(
+      `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, shape, response, created, expires, check_at)
+       VALUES (?, ?, 'inflight', ?, ?, ?, ?, NULL, ?, ?, NULL)`,
+      idem.key, idem.requestHash, callId, input.platform, input.brokerUrl, JSON.stringify(ctx), now, expires,
+    );
+    await this.scheduleAlarm(expires);
+    // The binding is on disk before the broker can see the call.
+    await this.ctx.storage.sync();
+
+    const running: Running = { callId, done: this.sendOnce(input, ctx, callId), finished: false };
+    this.running.set(idem.key, running);
+    try {
+      return await running.done;
+    } finally {
+      running.finished = true;
+      if (this.running.get(idem.key) === running) this.running.delete(idem.key);
+    }
+  }
+
+  private async sendOnce(input: GatewayCall, ctx: ShapeContext, callId: string): Promise<GatewayResponse> {
+    let answer: LinkAnswer;
+    try {
+      answer = await this.linkFor(input.platform, callId).send({
+        platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId,
+        brokerUrl: input.brokerUrl, callId, ledger: input.idempotency!.ledger,
+      });
+    } catch (err) {
+      // The link object failed with the call possibly sent: its outcome is not known.
+      console.error(JSON.stringify({ msg: 'link object failed', traceId: input.traceId, error: String(err) }));
+      answer = { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link failed' }, outcome: 'unknown' };
+    }
+    const response = shapeAnswer(ctx, answer);
+    this.resolve(callId, answer, response);
+    return response;
+  }
+
+  /** Records what an answer says about the key of `callId`, if that key is still in flight under it. */
+  private resolve(callId: string, answer: LinkAnswer, response: GatewayResponse): void {
+    if (!answer.ok && answer.outcome === 'unknown') {
+      const checkAt = Date.now() + FOLLOW_UP_FIRST_MS;
+      this.sql.exec(`UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`, checkAt, callId);
+      void this.scheduleAlarm(checkAt);
+    } else if (!answer.ok && NOT_APPLIED.has(answer.error.code)) {
+      this.sql.exec(`DELETE FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId);
+    } else {
+      this.finish(callId, 'done', response);
+    }
+  }
+
+  /** Applies the broker's report on a call id (a late push, a retry's query or a follow-up). */
+  private apply(callId: string, report: OutcomeAnswer): void {
+    if (report.state === 'pending' || report.state === 'unreachable') return;
+    const row = this.sql.exec<KeyRow>(`SELECT * FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId).toArray()[0];
+    if (!row) return;
+    const ctx = JSON.parse(row.shape) as ShapeContext;
+    if (report.state === 'settled') {
+      this.resolve(callId, report.result, shapeAnswer(ctx, report.result));
+      return;
+    }
+    const reason = report.state === 'lost' ? report.reason : 'the broker no longer knows the call';
+    this.finish(callId, 'unknown', failure(ctx, {
+      code: 'NoConnect', managerCode: null, outcome: 'unknown',
+      message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${reason}); it is not sent again under this key`,
+    }));
+  }
+
+  private finish(callId: string, state: Exclude<State, 'inflight'>, response: GatewayResponse): void {
+    let text = JSON.stringify(response);
+    if (text.length > MAX_STORED_RESPONSE) {
+      // The call is decided; only its answer is too large to keep. Never send it again: replay a note instead.
+      const ctx = JSON.parse(this.sql.exec<{ shape: string }>('SELECT shape FROM idempotency_keys WHERE call_id = ?', callId).one().shape) as ShapeContext;
+      text = JSON.stringify(failure(ctx, {
+        code: 'Internal', managerCode: null,
+        message: 'Idempotency-Key: the first request with this key completed, but its answer is too large to replay',
+      }));
+    }
+    this.sql.exec(
+      `UPDATE idempotency_keys SET state = ?, response = ?, check_at = NULL WHERE call_id = ? AND state = 'inflight'`,
+      state, text, callId,
+    );
+  }
+
+  private async ask(row: KeyRow, waitMs: number): Promise<OutcomeAnswer> {
+    try {
+      return await this.linkFor(row.platform, row.call_id).outcome({
+        brokerUrl: row.broker_url, platform: row.platform, callId: row.call_id, timeoutMs: waitMs,
+      });
+    } catch (err) {
+      return { state: 'unreachable', message: String(err) };
+    }
+  }
+
+  private linkFor(platform: string, callId: string) {
+    const links = objectCount(this.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM);
+    return this.env.LINKS.get(this.env.LINKS.idFromName(pickLink(platform, callId, links)));
+  }
+
+  private row(key: string): KeyRow | undefined {
+    return this.sql.exec<KeyRow>('SELECT * FROM idempotency_keys WHERE key = ?', key).toArray()[0];
+  }
+
+  private async scheduleAlarm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  }
+
+  /** The alarm goes off at the earliest expiry or follow-up still ahead, or not at all. */
+  private async rearm(): Promise<void> {
+    const next = this.sql.exec<{ at: number | null }>(
+      `SELECT min(at) AS at FROM (SELECT min(expires) AS at FROM idempotency_keys
+         UNION ALL SELECT min(check_at) FROM idempotency_keys WHERE check_at IS NOT NULL AND state = 'inflight')`,
+    ).one().at;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
+  }
+}
+
+function inProgress(ctx: ShapeContext): GatewayResponse {
+  const r = failure(ctx, { code: 'NoConnect', managerCode: null, message: IN_PROGRESS_MESSAGE, outcome: 'unknown' });
+  return { ...r, headers: { ...r.headers, 'Retry-After': '1' } };
+}
+
+function replayed(r: GatewayResponse): GatewayResponse {
+  return { ...r, headers: { ...r.headers, [REPLAYED_HEADER]: 'true' } };
+}
+
+/** Whether `promise` settles within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise.then(() => true, () => true),
+      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+    ]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}

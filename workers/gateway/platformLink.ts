@@ -1,0 +1,136 @@
+/**
+ * A link object: one of `LINKS_PER_PLATFORM` Durable Objects per trade platform (`<platform>#<n>`), each holding one
+ * multiplexed WebSocket to the broker that serves the platform (`BrokerLink`). Calls without an Idempotency-Key come
+ * straight from the edge, picked by a hash of their trace id, so a platform's reads spread over several
+ * single-threaded objects; calls under a key come from their idempotency ledger, which judges the raw answer itself.
+ *
+ * Invariants: every call gets an answer, whatever happens to the link (a dropped link answers its pending calls with
+ * `NoConnect`, mutating ones with an unknown outcome); the object keeps no durable state, so losing it loses nothing
+ * but the routes of late outcomes, which ledgers then ask the broker for.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.js';
+import { catalog, type Operation } from '../../shared/catalog/index.js';
+import { OUTCOME_OP, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
+import { failure, success, type ShapeContext } from '../envelope/index.js';
+import { BrokerLink } from './brokerLink.js';
+import { DEFAULT_LINKS_PER_PLATFORM, linkName, objectCount } from './names.js';
+import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from './messages.js';
+
+const byId: ReadonlyMap<string, Operation> = new Map(catalog.map((e) => [e.id, e]));
+
+/** How long a late outcome's route is kept: past the broker's late-answer window (120 s), with room to spare. */
+const LATE_ROUTE_MS = 5 * 60_000;
+/** Most routes kept; beyond it the oldest go, and their ledgers learn the outcome by asking the broker. */
+const MAX_LATE_ROUTES = 10_000;
+
+export class PlatformLink extends DurableObject<Env> {
+  private link: BrokerLink | undefined;
+  private calls = 0;
+  /** Keyed calls answered with an unknown outcome: which ledger their late outcome goes to. */
+  private readonly lateRoutes = new Map<string, { ledger: string; until: number }>();
+
+  /** Forwards one validated call and answers it shaped for its generation (one RPC per API call). */
+  async call(input: GatewayCall): Promise<GatewayResponse> {
+    const entry = byId.get(input.operationId);
+    if (!entry) throw new Error(`unknown operation ${input.operationId}`);
+    const ctx: ShapeContext = { generation: entry.generation, family: input.family, paged: !!entry.paged, traceId: input.traceId };
+    this.calls++;
+    const r = await this.linkFor(input.platform, input.brokerUrl).call(
+      { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId },
+      input.mutating,
+    );
+    return shapeAnswer(ctx, r);
+  }
+
+  /** Sends a call under an Idempotency-Key for its ledger and answers the broker's result raw. */
+  async send(input: KeyedSend): Promise<LinkAnswer> {
+    this.calls++;
+    this.pruneRoutes(Date.now());
+    this.lateRoutes.set(input.callId, { ledger: input.ledger, until: Date.now() + LATE_ROUTE_MS });
+    const r = await this.linkFor(input.platform, input.brokerUrl).call(
+      { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, callId: input.callId },
+      true,
+    );
+    // Only a call whose outcome is still open can have a late one.
+    if (r.ok || r.outcome !== 'unknown') this.lateRoutes.delete(input.callId);
+    return r;
+  }
+
+  /** Asks the broker what became of a call id, waiting up to `timeoutMs` while it still runs. */
+  async outcome(q: { brokerUrl: string; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer> {
+    this.calls++;
+    const r = await this.linkFor(q.platform, q.brokerUrl).call(
+      { platform: q.platform, op: OUTCOME_OP, args: {}, timeoutMs: Math.max(1, Math.round(q.timeoutMs)), callId: q.callId },
+      false,
+    );
+    if (!r.ok) return { state: 'unreachable', message: r.error.message };
+    return isReport(r.data) ? r.data : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
+  }
+
+  stats(): LinkStats {
+    return { calls: this.calls, pending: this.link?.pendingCount ?? 0, connected: this.link?.connected ?? false, lateRoutes: this.lateRoutes.size };
+  }
+
+  /**
+   * The registry moved the platform to another broker, as a sibling link object saw: drop the link to the old one,
+   * so calls still pending on it fail as link loss rather than wait out their budget.
+   */
+  async retarget(brokerUrl: string): Promise<void> {
+    if (this.link && this.link.brokerUrl !== brokerUrl) {
+      this.link.close();
+      this.link = undefined;
+    }
+  }
+
+  private linkFor(platform: string, brokerUrl: string): BrokerLink {
+    if (this.link?.brokerUrl !== brokerUrl) {
+      const moved = this.link !== undefined;
+      // The registry moved the platform to another broker: calls still pending on the old link fail as link loss,
+      // here and on the platform's other link objects.
+      this.link?.close();
+      this.link = new BrokerLink(brokerUrl, this.env.BROKER_SECRET ?? '', (late) => this.onLate(late));
+      if (moved) this.retargetSiblings(platform, brokerUrl);
+    }
+    return this.link;
+  }
+
+  private retargetSiblings(platform: string, brokerUrl: string): void {
+    const links = objectCount(this.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM);
+    for (let n = 0; n < links; n++) {
+      const id = this.env.LINKS.idFromName(linkName(platform, n));
+      if (id.equals(this.ctx.id)) continue;
+      this.ctx.waitUntil(this.env.LINKS.get(id).retarget(brokerUrl).catch(() => { /* it retargets on its next call */ }));
+    }
+  }
+
+  /** Hands a late outcome to the ledger of its call; one that cannot be handed on is asked for by the ledger later. */
+  private onLate(late: LateFrame['late']): void {
+    const route = this.lateRoutes.get(late.callId);
+    if (!route) return;
+    this.lateRoutes.delete(late.callId);
+    const ledger = this.env.IDEMPOTENCY.get(this.env.IDEMPOTENCY.idFromName(route.ledger));
+    this.ctx.waitUntil(ledger.settle(late.callId, late.report).catch((err: unknown) => {
+      console.warn(JSON.stringify({ msg: 'late outcome not handed to its ledger', callId: late.callId, error: String(err) }));
+    }));
+  }
+
+  private pruneRoutes(now: number): void {
+    for (const [callId, route] of this.lateRoutes) {
+      if (this.lateRoutes.size < MAX_LATE_ROUTES && route.until > now) break;
+      this.lateRoutes.delete(callId);
+    }
+  }
+}
+
+/** A broker answer shaped for the route's generation. */
+export function shapeAnswer(ctx: ShapeContext, r: LinkAnswer): GatewayResponse {
+  if (r.ok) return success(ctx, r.data, r.paging);
+  return failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data });
+}
+
+function isReport(data: unknown): data is OutcomeReport {
+  const state = (data as { state?: unknown } | null)?.state;
+  if (state === 'settled') return typeof (data as { result?: { ok?: unknown } }).result?.ok === 'boolean';
+  return state === 'pending' || state === 'lost' || state === 'unknown';
+}
