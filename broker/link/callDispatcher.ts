@@ -151,10 +151,13 @@ export class CallDispatcher {
   private record(callId: string | undefined, result: CallResult): Extract<OutcomeReport, { state: 'settled' | 'lost' }> | null {
     if (callId === undefined) return null;
     if (!result.ok && result.outcome === 'unknown') {
-      this.outcomes.lose(callId, result.timedOut
+      const reason = result.timedOut
         ? 'the trading server did not answer within the broker\'s late-answer window'
-        : 'the manager connection dropped before the trading server answered');
-      return { state: 'lost', reason: result.error.message };
+        : result.error.code === 'Internal'
+          ? 'the broker failed while handling the call'
+          : 'the manager connection dropped before the trading server answered';
+      this.outcomes.lose(callId, reason);
+      return { state: 'lost', reason };
     }
     this.outcomes.settle(callId, result);
     return { state: 'settled', result };

@@ -1,12 +1,14 @@
 /**
  * An edge link for the broker's tests: opens `/link` with the secret, sends call frames and resolves each with the
- * answer of the same id, the way a platform gateway object does.
+ * answer of the same id, the way a link object does; keeps the late outcomes the broker pushes.
  */
 import WebSocket from 'ws';
-import type { CallFrame, ResultFrame } from '../../shared/frames.js';
+import { OUTCOME_OP, type CallFrame, type LateFrame, type OutcomeReport, type ResultFrame } from '../../shared/frames.js';
 
 export class TestLink {
   readonly hellos: unknown[] = [];
+  /** Late outcomes pushed by the broker, in arrival order. */
+  readonly lates: LateFrame['late'][] = [];
   private nextId = 1;
   private readonly waiting = new Map<number, (frame: ResultFrame) => void>();
   /** Ids in the order their answers arrived. */
@@ -16,6 +18,10 @@ export class TestLink {
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
       const frame = JSON.parse(data.toString()) as ResultFrame | { hello: unknown };
+      if ('late' in frame) {
+        this.lates.push((frame as LateFrame).late);
+        return;
+      }
       if (!('id' in frame)) {
         this.hellos.push(frame);
         return;
@@ -36,13 +42,20 @@ export class TestLink {
     });
   }
 
-  call(platform: string, op: string, args: Record<string, unknown> = {}, timeoutMs = 5000): Promise<ResultFrame> {
+  call(platform: string, op: string, args: Record<string, unknown> = {}, timeoutMs = 5000, callId?: string): Promise<ResultFrame> {
     const id = this.nextId++;
-    const frame: CallFrame = { id, platform, op, args, timeoutMs, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' };
+    const frame: CallFrame = { id, platform, op, args, timeoutMs, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', ...(callId ? { callId } : {}) };
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       this.ws.send(JSON.stringify(frame));
     });
+  }
+
+  /** Asks what became of a call id, letting the broker wait up to `waitMs` while it runs. */
+  async outcome(platform: string, callId: string, waitMs = 1): Promise<OutcomeReport> {
+    const answer = await this.call(platform, OUTCOME_OP, {}, waitMs, callId);
+    if (!answer.ok) throw new Error(`outcome query failed: ${JSON.stringify(answer.error)}`);
+    return answer.data as OutcomeReport;
   }
 
   close(): Promise<void> {
