@@ -5,9 +5,10 @@
  */
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
-import { readdirSync, readFileSync, mkdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensurePrivateDir, tightenTree, withOwnerOnlyUmask } from './privateData.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const WORKER_ENTRY = join(root, 'workers/index.ts');
@@ -64,7 +65,7 @@ export function buildWorker(): Promise<string> {
 
 export function miniflareOptions(script: string, options: EdgeOptions) {
   const persist = options.dataDir ? resolve(options.dataDir) : undefined;
-  if (persist) mkdirSync(persist, { recursive: true });
+  if (persist) ensurePrivateDir(persist);
   return {
     modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: script }],
     compatibilityDate: COMPATIBILITY_DATE,
@@ -75,6 +76,7 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
     durableObjects: {
       LINKS: { className: 'PlatformLink', useSQLite: true },
       IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
+      RATE_LIMITER: 'ClientRateLimiter',
     },
     d1Persist: persist ? join(persist, 'd1') : false,
     durableObjectsPersist: persist ? join(persist, 'do') : false,
@@ -108,9 +110,25 @@ function splitStatements(sql: string): string[] {
 
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const script = await buildWorker();
-  const miniflare = new Miniflare(miniflareOptions(script, options));
-  const url = await miniflare.ready;
+  const { miniflare, url } = await startMiniflare(miniflareOptions(script, options));
   const db = async () => (await miniflare.getD1Database('DB')) as unknown as D1Like;
   await applyMigrations(await db());
+  if (options.dataDir) tightenTree(resolve(options.dataDir));
   return { url, miniflare, db, close: () => miniflare.dispose() };
+}
+
+/**
+ * Starts workerd through Miniflare under the owner-only umask, so the registry and Durable Object files it creates
+ * in a data folder are readable by this user alone.
+ */
+export async function startMiniflare(options: ReturnType<typeof miniflareOptions>): Promise<{ miniflare: Miniflare; url: URL }> {
+  return withOwnerOnlyUmask(async () => {
+    const miniflare = new Miniflare(options);
+    try {
+      return { miniflare, url: await miniflare.ready };
+    } catch (error) {
+      await miniflare.dispose().catch(() => {});
+      throw error;
+    }
+  });
 }

@@ -3,12 +3,14 @@
  * (`$DATA_DIR/edge/d1`, through Miniflare like the edge) and, for platforms with a manager connection, on the broker's
  * platform file. Run `npm run registry -- help` for the commands.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import '../shared/requireNode.js';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { D1Like } from './edge.js';
+import { tightenTree, writePrivateFile } from './privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
-import { TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
+import { clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
 
 const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
@@ -25,12 +27,17 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
                                          password is read from the environment variable VAR, never from arguments
   platform list [--org ORG_ID]
   platform remove PLATFORM_ID            also removes it from the broker's platform file
-  client add --org ORG_ID [--name NAME] [--id CLIENT_ID]
+  client add --org ORG_ID [--name NAME] [--id CLIENT_ID] [--scopes SCOPES]
                                          prints the client secret once; only its hash is stored
+  client scopes CLIENT_ID SCOPES         replaces the scopes the client may hold; its issued tokens lose a
+                                         removed scope within REGISTRY_CACHE_SECONDS
   client list [--org ORG_ID]
   client disable CLIENT_ID | client enable CLIENT_ID
   client remove CLIENT_ID
   help
+
+  SCOPES are space- or comma-separated: webapi (read; always held), webapi.write (changes),
+  webapi.admin (destructive and administrative operations). A client added without --scopes holds webapi only.
 
   --json prints machine-readable output.
 `;
@@ -50,19 +57,21 @@ const platformsFile = resolve(process.env.BROKER_PLATFORMS_FILE || join(dataDir,
 const STUB_WORKER = `import { DurableObject } from 'cloudflare:workers';
 export class PlatformLink extends DurableObject {}
 export class IdempotencyLedger extends DurableObject {}
+export class ClientRateLimiter extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
 async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {
   // Loaded on demand: Miniflare takes most of a second to import, which usage errors and help need not pay.
-  const [{ Miniflare }, { applyMigrations, miniflareOptions }] = await Promise.all([import('miniflare'), import('./edge.js')]);
+  const { applyMigrations, miniflareOptions, startMiniflare } = await import('./edge.js');
   // The same folder scripts/stack.ts hands the edge, so this is the registry npm start serves.
-  const miniflare = new Miniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
+  const { miniflare } = await startMiniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
   try {
     const db = (await miniflare.getD1Database('DB')) as unknown as D1Like;
     await applyMigrations(db);
     return await run(new RegistryStore(db));
   } finally {
     await miniflare.dispose();
+    tightenTree(join(dataDir, 'edge'));
   }
 }
 
@@ -91,6 +100,12 @@ function url(value: string, flag: string, schemes: string[]): string {
   return value;
 }
 
+function scopesArg(value: string, what: string): string[] {
+  const parsed = clientScopes(value);
+  if (!parsed.ok) throw new UsageError(`${what}: ${parsed.message}`);
+  return parsed.scopes;
+}
+
 function onePositional(positionals: string[], what: string, check: (v: string) => string): string {
   if (positionals.length !== 1) throw new UsageError(`expected exactly one ${what}`);
   return check(positionals[0]);
@@ -113,10 +128,8 @@ function readBrokerPlatforms(): BrokerPlatform[] {
 
 /** Written whole and renamed into place: the broker re-reads the file on change and must never see half of it. */
 function writeBrokerPlatforms(platforms: BrokerPlatform[]) {
-  mkdirSync(dirname(platformsFile), { recursive: true });
-  const temporary = `${platformsFile}.${process.pid}.tmp`;
-  writeFileSync(temporary, JSON.stringify({ platforms }, null, 2), { mode: 0o600 });
-  renameSync(temporary, platformsFile);
+  mkdirSync(dirname(platformsFile), { recursive: true, mode: 0o700 });
+  writePrivateFile(platformsFile, JSON.stringify({ platforms }, null, 2));
 }
 
 interface ManagerConnection { server: string; login: number; password: string; passwordEnv: string }
@@ -226,6 +239,7 @@ async function client(verb: string, values: Values, positionals: string[], io: I
         if (!parsed.success) throw new UsageError(`--id: ${parsed.error.issues[0]?.message}`);
         return parsed.data;
       })(),
+      scopes: values.scopes === undefined ? undefined : scopesArg(String(values.scopes), '--scopes'),
     };
     const { client: added, secret } = await withRegistry((s) => s.addClient(input));
     const warning = 'warning: the client secret is shown only this once. It is not stored (only a hash is) and cannot be recovered; keep it safe.';
@@ -237,14 +251,21 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     io.out(`client added to organization ${added.organizationId}`);
     io.out(`  client_id      ${added.clientId}`);
     io.out(`  client_secret  ${secret}`);
+    io.out(`  scopes         ${added.scopes.join(' ')}`);
     io.out(warning);
   } else if (verb === 'list') {
     const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
     const clients = await withRegistry((s) => s.listClients(orgId));
     if (json) return io.out(JSON.stringify(clients));
-    table(io, [['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'CREATED'], ...clients.map((c) => [
-      c.clientId, c.name ?? '', c.organizationId, c.disabled ? 'disabled' : 'enabled', c.created,
+    table(io, [['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'SCOPES', 'CREATED'], ...clients.map((c) => [
+      c.clientId, c.name ?? '', c.organizationId, c.disabled ? 'disabled' : 'enabled', c.scopes.join(' '), c.created,
     ])]);
+  } else if (verb === 'scopes') {
+    if (positionals.length < 2) throw new UsageError('expected a client id and the scopes it may hold');
+    const id = clientIdArg(positionals[0]);
+    const scopes = scopesArg(positionals.slice(1).join(' '), 'SCOPES');
+    const result = await withRegistry((s) => s.setClientScopes(id, scopes));
+    json ? io.out(JSON.stringify(result)) : io.out(`client ${result.clientId} may hold ${result.scopes.join(' ')}`);
   } else if (verb === 'remove' || verb === 'disable' || verb === 'enable') {
     const id = onePositional(positionals, 'client id', clientIdArg);
     const result = await withRegistry((s) => verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable'));
@@ -261,7 +282,7 @@ const OPTIONS = {
       org: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, 'broker-url': { type: 'string' },
       server: { type: 'string' }, 'manager-login': { type: 'string' }, 'manager-password-env': { type: 'string' },
     },
-    client: { org: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' } },
+    client: { org: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, scopes: { type: 'string' } },
   },
   list: { org: {}, platform: { org: { type: 'string' } }, client: { org: { type: 'string' } } },
 } as const;

@@ -5,13 +5,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair } from 'jose';
 import { startEdge, type Edge } from './edge.js';
+import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { hashSecret } from '../shared/secrets.js';
+import { SCOPES } from '../shared/catalog/operation.js';
 import {
   DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
 } from './demo.js';
@@ -115,7 +117,7 @@ function persistentSecret(dataDir: string, file: string, fromEnv: string | undef
   const path = join(dataDir, file);
   if (existsSync(path)) return Promise.resolve(readFileSync(path, 'utf8').trim());
   return Promise.resolve(make()).then((value) => {
-    writeFileSync(path, value, { mode: 0o600 });
+    writePrivateFile(path, value);
     return value;
   });
 }
@@ -132,7 +134,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const log = options.log ?? (() => {});
   const temporary = options.dataDir === undefined;
   const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-stack-')));
-  mkdirSync(dataDir, { recursive: true });
+  // Owner-only, and anything an older release left readable tightened (see scripts/privateData.ts).
+  ensurePrivateDir(dataDir);
+  tightenTree(dataDir);
   const cleanups: Array<() => Promise<void> | void> = [];
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();
@@ -151,7 +155,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (options.seed !== undefined) simEnv.SIM_SEED = String(options.seed);
     if (options.simConfig !== undefined) {
       const configPath = join(dataDir, 'sim-config.json');
-      writeFileSync(configPath, JSON.stringify(options.simConfig));
+      writePrivateFile(configPath, JSON.stringify(options.simConfig)); // may hold manager passwords
       simEnv.SIM_CONFIG = configPath;
     }
     const sim = await startService('sim', 'sim/main.ts', simEnv, log);
@@ -186,6 +190,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
         TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
         IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
+        ...passThrough(['REGISTRY_CACHE_SECONDS', 'TOKEN_MAX_LIFETIME_SECONDS', 'TOKEN_RATE_LIMIT', 'API_RATE_LIMIT', 'RATE_LIMIT_WINDOW_SECONDS']),
         ...(process.env.AUTH_ISSUER ? { AUTH_ISSUER: process.env.AUTH_ISSUER } : {}),
         ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
         ...options.edgeVars,
@@ -252,10 +257,18 @@ function writeBrokerPlatforms(file: string, simBase: string, password: string) {
       );
     } catch { /* a damaged file is rewritten with the demo platforms */ }
   }
-  writeFileSync(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2), { mode: 0o600 });
+  writePrivateFile(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2));
 }
 
-/** Inserts the demo organization, platforms and client when missing; the client's secret follows the configuration. */
+/** The edge variables of the README's configuration table that are set in this process's environment. */
+function passThrough(names: string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((n) => process.env[n] !== undefined).map((n) => [n, process.env[n]!]));
+}
+
+/**
+ * Inserts the demo organization, platforms and client when missing; the client's secret follows the configuration,
+ * and it holds every scope (read, write and admin), so the demo can call every operation.
+ */
 async function seedDemoRegistry(edge: Edge, clientId: string, clientSecret: string) {
   const db = await edge.db();
   const now = new Date().toISOString();
@@ -267,10 +280,10 @@ async function seedDemoRegistry(edge: Edge, clientId: string, clientSecret: stri
     db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)')
       .bind(DEMO_PF5_ID, 'Demo PF5', 'PF5', DEMO_ORG_ID, now),
     db.prepare(
-      `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (client_id) DO UPDATE SET secret_hash = excluded.secret_hash, secret_salt = excluded.secret_salt,
-         iterations = excluded.iterations, disabled = 0`,
-    ).bind(clientId, DEMO_ORG_ID, 'Demo client', hashed.hash, hashed.salt, hashed.iterations, now),
+         iterations = excluded.iterations, scopes = excluded.scopes, disabled = 0`,
+    ).bind(clientId, DEMO_ORG_ID, 'Demo client', hashed.hash, hashed.salt, hashed.iterations, SCOPES.join(' '), now),
   ]);
 }

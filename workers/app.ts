@@ -11,7 +11,8 @@ import { authRoutes, requireToken } from './auth/index.js';
 import { registryRoutes } from './registry/index.js';
 import { catalogRoutes, traceContext } from './api/index.js';
 import { timeoutApplied } from './api/timeout.js';
-import { validation } from './envelope/index.js';
+import { failure, validation } from './envelope/index.js';
+import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
 import { openApiJson } from './openapi/index.js';
 
@@ -30,6 +31,7 @@ export function createApp(): Hono<AppEnv> {
 
   app.use('/api/*', timeoutApplied());
   app.use('/api/*', requireToken());
+  app.use('/api/*', apiRateLimit());
   app.use('/api/*', bodyLimit({
     maxSize: MAX_BODY_BYTES,
     onError: (c) => {
@@ -44,7 +46,15 @@ export function createApp(): Hono<AppEnv> {
   app.route('/', registryRoutes());
   app.route('/', catalogRoutes());
 
-  app.notFound((c) => c.json({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.notFound((c) => {
+    const message = `no route for ${c.req.method} ${c.req.path}`;
+    // A v2 caller reads every answer as an envelope, an unknown route included.
+    if (c.req.path.startsWith('/api/v2/')) {
+      const r = failure({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, { code: 'NotFound', managerCode: null, message });
+      return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+    }
+    return c.json({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: message }, 404);
+  });
   app.onError((err, c) => {
     console.error(JSON.stringify({ msg: 'unhandled edge error', traceId: c.get('traceId'), error: String(err) }));
     return c.json({ errorType: 'Internal', errorCode: 'Internal', errorDescription: 'internal error' }, 500);

@@ -3,6 +3,7 @@
  */
 import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
 import type { PlatformLink } from './gateway/platformLink.js';
+import type { ClientRateLimiter } from './limits/clientRateLimiter.js';
 
 export interface Env {
   /** The platform registry (organizations, trade platforms, API clients). */
@@ -15,6 +16,8 @@ export interface Env {
   LINKS_PER_PLATFORM?: string;
   /** Ledgers per API client (default 16): how many objects one client's keys spread over. */
   IDEMPOTENCY_SHARDS?: string;
+  /** One rate-limit counter per client and purpose (token endpoint, API): counts across every edge isolate. */
+  RATE_LIMITER: DurableObjectNamespace<ClientRateLimiter>;
   /** Base URL of the default broker (http(s)); the link is `<BROKER_URL>/link` over WebSocket. */
   BROKER_URL?: string;
   /** Shared secret the broker expects on edge links. */
@@ -31,6 +34,14 @@ export interface Env {
   /** Claim that carries the organization uuid in external tokens (default `org`). */
   AUTH_ORG_CLAIM?: string;
   TOKEN_TTL_SECONDS?: string;
+  /** Longest lifetime (exp − iat) a token may state; longer ones, and tokens issued in the future, are refused. */
+  TOKEN_MAX_LIFETIME_SECONDS?: string;
+  /** Token requests per client id per RATE_LIMIT_WINDOW_SECONDS (0: unlimited). */
+  TOKEN_RATE_LIMIT?: string;
+  /** API calls per client per RATE_LIMIT_WINDOW_SECONDS (0: unlimited). */
+  API_RATE_LIMIT?: string;
+  /** Length of the rate-limit window in seconds. */
+  RATE_LIMIT_WINDOW_SECONDS?: string;
   IDEMPOTENCY_RETENTION_HOURS?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */
   REGISTRY_CACHE_SECONDS?: string;

@@ -1,5 +1,9 @@
-/** Worker entry: the edge app and the gateway Durable Object classes the runtime binds as LINKS and IDEMPOTENCY. */
+/**
+ * Worker entry: the edge app and the Durable Object classes the runtime binds: link objects as LINKS, idempotency
+ * ledgers as IDEMPOTENCY, the per-client rate-limit counter as RATE_LIMITER.
+ */
 import { createApp } from './app.js';
 
 export { PlatformLink, IdempotencyLedger } from './gateway/index.js';
+export { ClientRateLimiter } from './limits/clientRateLimiter.js';
 export default createApp();

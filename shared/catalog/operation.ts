@@ -18,6 +18,26 @@ export type TimeoutClass = keyof typeof TIMEOUT_CLASSES;
 export const TIMEOUT_MIN_S = 1;
 export const TIMEOUT_MAX_S = 300;
 
+/**
+ * OAuth scopes of the API, least privilege first: `webapi` reads (and is what every token carries, the scope existing
+ * SDKs ask for), `webapi.write` changes server state, `webapi.admin` runs destructive and administrative operations.
+ * A client is registered with the scopes it may hold; each operation needs exactly one of them.
+ */
+export const SCOPES = ['webapi', 'webapi.write', 'webapi.admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+export const READ_SCOPE: Scope = 'webapi';
+
+/** The scope an operation needs unless its entry says otherwise: destructive → admin, mutating → write, else read. */
+export function derivedScope(op: { mutating?: boolean; destructive?: boolean }): Scope {
+  return op.destructive ? 'webapi.admin' : op.mutating ? 'webapi.write' : 'webapi';
+}
+
+/**
+ * Text fields where control characters are part of the value (`lineBreaks`: tab, CR and LF; `any`: every control
+ * character), by field path (`body.message`; a path covers everything under it). Every other text input refuses them.
+ */
+export type ControlCharacterAllowances = Readonly<Record<string, 'lineBreaks' | 'any'>>;
+
 /** How a paged list is ordered and what its cursor is made of. */
 export interface Paging {
   /** Field (or fields, in order) the list is sorted by ascending; the cursor encodes the last item's key. */
@@ -58,6 +78,10 @@ export interface Operation<A = any> {
   mutating: boolean;
   /** Needs `confirm=true` on v2. */
   destructive: boolean;
+  /** The OAuth scope a token needs to call it; derived from `mutating`/`destructive` unless the entry names one. */
+  scope: Scope;
+  /** Text fields that accept control characters (see ControlCharacterAllowances); none by default. */
+  controlCharacters?: ControlCharacterAllowances;
   /** Paged list (v2): `limit` and `cursor` are accepted and `meta.paging` is answered. */
   paged?: Paging;
   /** How the broker answers the call (entries answered by the edge itself have none). */
@@ -83,6 +107,8 @@ export interface OperationInput<P extends SchemaOrNone, Q extends SchemaOrNone, 
   read: 'cached' | 'live' | 'local';
   mutating?: boolean;
   destructive?: boolean;
+  scope?: Scope;
+  controlCharacters?: ControlCharacterAllowances;
   paged?: Paging;
   answer?: Answer<ArgsOf<P, Q, B>>;
 }
@@ -98,6 +124,7 @@ export function defineOperation<
     destructive: false,
     op: `${family}.${input.name}`,
     ...input,
+    scope: input.scope ?? derivedScope(input),
     id: `${input.generation}.${family}.${input.name}`,
   } as Operation<ArgsOf<P, Q, B>>;
 }

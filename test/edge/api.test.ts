@@ -297,12 +297,15 @@ describe('platform scoping', () => {
     expect((await get(`/api/TradePlatforms/${PF4_B}/Ping`)).status).toBe(404);
   });
 
-  it('needs a token on catalog routes, and answers unknown routes with JSON 404', async () => {
+  it('needs a token on catalog routes, and answers unknown routes with JSON: a v2 envelope under /api/v2/, else 404', async () => {
     const res = await fetch(new URL(`${v2}/ServerTime`, edge.url));
     expect(res.status).toBe(401);
     const missing = await get('/api/v2/PF4/nothing/here/at/all');
-    expect(missing.status).toBe(404);
-    expect(missing.body).toMatchObject({ errorType: 'NotFound' });
+    expect(missing.status).toBe(200);
+    expect(missing.body).toMatchObject({ data: null, error: { code: 'NotFound' } });
+    const v1Missing = await get('/api/PF4/nothing/here/at/all');
+    expect(v1Missing.status).toBe(404);
+    expect(v1Missing.body).toMatchObject({ errorType: 'NotFound' });
   });
 
   it('serves /livez without a token', async () => {

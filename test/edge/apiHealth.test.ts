@@ -1,9 +1,10 @@
 /**
  * /healthz across the edge, a scripted broker and the registry: 200 only when the broker answers and reports every
- * registered PF4/PF5 platform up, otherwise 503 with the part that is down.
+ * registered PF4/PF5 platform up, otherwise 503 with the tier that is down. Anonymous probes learn only the tiers;
+ * platform ids and states go to an authenticated caller, for its own organization's platforms only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEdge, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
+import { startTestEdge, ORG_B, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 let edge: TestEdge;
@@ -24,26 +25,43 @@ afterAll(async () => {
   await broker?.close();
 });
 
-const healthz = async () => {
-  const res = await fetch(new URL('/healthz', edge.url));
+const healthz = async (token?: string) => {
+  const res = await fetch(new URL('/healthz', edge.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: res.status, body: (await res.json()) as any };
 };
 
 describe('/healthz', () => {
   it('is 200 when the broker reports every registered platform up', async () => {
     broker.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
-    expect(await healthz()).toStrictEqual({
+    expect(await healthz()).toStrictEqual({ status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: 'up' } });
+    expect(await healthz(await edge.token())).toStrictEqual({
       status: 200,
-      body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'up', [PF4_B]: 'up' } },
+      body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'up' } },
     });
+  });
+
+  it('names no platform to an anonymous probe, and only its own to an authenticated caller', async () => {
+    broker.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
+    const anonymous = JSON.stringify((await healthz()).body);
+    for (const id of [PF4_A, PF5_A, PF4_B]) expect(anonymous).not.toContain(id);
+    const orgB = await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }));
+    expect(orgB).toStrictEqual({ status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'up' } } });
+    // Another organization's platform being down is that organization's business, and the anonymous tier's.
+    broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: { ...up('PF4'), up: false }, [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
+    expect((await healthz()).body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' });
+    expect((await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).body.platforms).toStrictEqual({ [PF4_B]: 'up' });
+    // A bad token is refused, not taken for an anonymous probe.
+    const bad = await fetch(new URL('/healthz', edge.url), { headers: { authorization: 'Bearer not-a-token' } });
+    expect(bad.status).toBe(401);
   });
 
   it('is 503 naming the platform that is down or unknown to the broker', async () => {
     broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: up('PF4'), [PF5_A]: { ...up('PF5'), up: false, lastError: 'login refused' } } } };
-    const res = await healthz();
+    const res = await healthz(await edge.token());
     expect(res.status).toBe(503);
-    expect(res.body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'down', [PF4_B]: 'unknown' } });
+    expect(res.body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'down' } });
     expect(JSON.stringify(res.body)).not.toContain('login refused');
+    expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' } });
   });
 
   it('is 503 with the broker down when it does not answer', async () => {
@@ -54,7 +72,7 @@ describe('/healthz', () => {
     try {
       const res = await fetch(new URL('/healthz', lonely.url));
       expect(res.status).toBe(503);
-      expect(await res.json()).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'down', platforms: { [PF4_A]: 'unknown', [PF5_A]: 'unknown', [PF4_B]: 'unknown' } });
+      expect(await res.json()).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'down', platforms: 'down' });
     } finally {
       await lonely.close();
     }

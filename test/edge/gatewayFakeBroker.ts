@@ -114,14 +114,15 @@ export async function startFakeBroker(): Promise<FakeBroker> {
 }
 
 /**
- * Registers the hooks of a test file that runs the real edge against one scripted broker: started once, the script
- * and received frames cleared before each test, both stopped at the end. Read the fields inside tests.
+ * Registers the hooks of a test file that runs the real edge against one scripted broker: started once (with `vars`
+ * as extra edge variables), the script and received frames cleared before each test, both stopped at the end. Read
+ * the fields inside tests.
  */
-export function edgeWithFakeBroker(): { edge: TestEdge; broker: FakeBroker; token: string } {
+export function edgeWithFakeBroker(vars: Record<string, string> = {}): { edge: TestEdge; broker: FakeBroker; token: string } {
   const ctx = {} as { edge: TestEdge; broker: FakeBroker; token: string };
   beforeAll(async () => {
     ctx.broker = await startFakeBroker();
-    ctx.edge = await startTestEdge({ vars: { BROKER_URL: ctx.broker.url } });
+    ctx.edge = await startTestEdge({ vars: { BROKER_URL: ctx.broker.url, ...vars } });
     ctx.token = await ctx.edge.token();
   }, 60_000);
   afterAll(async () => {

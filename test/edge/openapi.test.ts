@@ -291,7 +291,8 @@ describe('/openapi.json', () => {
           expect(op.security, at).toEqual([]);
           continue;
         }
-        expect(op.security, at).toBeUndefined();
+        const entry = catalog.find((e) => e.path === path && e.method.toLowerCase() === method)!;
+        expect(op.security, at).toEqual([{ oauth2: [entry.scope] }]);
         for (const [status, error] of [['401', 'invalid_token'], ['403', 'insufficient_scope']]) {
           const response = resolve(op.responses[status]);
           expect(response, `${at} ${status}`).toBeDefined();
@@ -308,11 +309,11 @@ describe('/openapi.json', () => {
     }
   });
 
-  it('declares OAuth2 client credentials, applied everywhere but the open routes', () => {
+  it('declares OAuth2 client credentials, applied everywhere but the open routes, with the scope each operation needs', () => {
     expect(doc.components.securitySchemes.oauth2).toEqual({
       type: 'oauth2',
       description: expect.any(String),
-      flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: { webapi: expect.any(String) } } },
+      flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: { webapi: expect.any(String), 'webapi.write': expect.any(String), 'webapi.admin': expect.any(String) } } },
     });
     expect(doc.security).toEqual([{ oauth2: ['webapi'] }]);
     for (const path of ['/connect/token', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/healthz', '/livez', '/openapi.json']) {
@@ -320,6 +321,8 @@ describe('/openapi.json', () => {
       expect(item, path).toBeDefined();
       for (const op of Object.values<any>(item)) expect(op.security).toEqual([]);
     }
-    expect(doc.paths['/api/v2/PF4/{tradePlatform}/ServerTime'].get.security).toBeUndefined();
+    expect(doc.paths['/api/v2/PF4/{tradePlatform}/ServerTime'].get.security).toEqual([{ oauth2: ['webapi'] }]);
+    expect(doc.paths['/api/v2/PF4/{tradePlatform}/UserRecordNew'].post.security).toEqual([{ oauth2: ['webapi.write'] }]);
+    expect(doc.paths['/api/v2/PF4/{tradePlatform}/SrvRestart'].post.security).toEqual([{ oauth2: ['webapi.admin'] }]);
   });
 });

@@ -154,4 +154,39 @@ describe('registry CLI', () => {
     expect(json<unknown[]>(await registry('org', 'list', '--json'))).toEqual([]);
     expect(existsSync(join(dataDir, 'edge', 'd1'))).toBe(true);
   }, 120_000);
+
+  it('registers a client with the scopes it may hold, changes them, and the edge grants exactly those', async () => {
+    const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Scoped Org', '--json'));
+    const reader = json<{ clientId: string; clientSecret: string; scopes: string[] }>(await registry('client', 'add', '--org', org.id, '--json'));
+    expect(reader.scopes).toEqual(['webapi']);
+    const writer = json<{ clientId: string; clientSecret: string; scopes: string[] }>(
+      await registry('client', 'add', '--org', org.id, '--scopes', 'webapi.write', '--json'));
+    expect(writer.scopes).toEqual(['webapi', 'webapi.write']);
+    const bad = await registry('client', 'add', '--org', org.id, '--scopes', 'webapi,root');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--scopes: unknown scope root: the scopes are webapi, webapi.write, webapi.admin');
+
+    const changed = await registry('client', 'scopes', reader.clientId, 'webapi.admin,webapi.write');
+    expect(changed.code).toBe(0);
+    expect(changed.stdout).toContain(`client ${reader.clientId} may hold webapi webapi.write webapi.admin`);
+    expect((await registry('client', 'scopes', reader.clientId)).code).toBe(2);
+    expect((await registry('client', 'scopes', 'nobody', 'webapi')).code).toBe(1);
+    expect((await registry('client', 'list', '--org', org.id)).stdout).toMatch(new RegExp(`${writer.clientId}.*enabled\\s+webapi webapi.write\\s`));
+
+    const edge = await startTestEdge({ dataDir: join(dataDir, 'edge'), seed: false });
+    try {
+      const grant = async (c: { clientId: string; clientSecret: string }) => {
+        const res = await fetch(new URL('/connect/token', edge.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${c.clientId}:${c.clientSecret}`)}` },
+          body: 'grant_type=client_credentials&scope=webapi',
+        });
+        return ((await res.json()) as { scope: string }).scope;
+      };
+      expect(await grant(reader)).toBe('webapi webapi.write webapi.admin');
+      expect(await grant(writer)).toBe('webapi webapi.write');
+    } finally {
+      await edge.close();
+    }
+  }, 120_000);
 });

@@ -111,7 +111,7 @@ describe('RegistryStore', () => {
     await expect(store.addPlatform({ organizationId: org.id, type: 'PF6' as 'PF4', name: 'x' })).rejects.toThrow(/PF4, PF5, PFOther/);
 
     const { client, secret } = await store.addClient({ organizationId: org.id, name: 'Acme app', clientId: 'acme-app' });
-    expect(client).toEqual({ clientId: 'acme-app', organizationId: org.id, name: 'Acme app', disabled: false, grantTypes: ['client_credentials'], created: expect.stringMatching(ISO) });
+    expect(client).toEqual({ clientId: 'acme-app', organizationId: org.id, name: 'Acme app', disabled: false, grantTypes: ['client_credentials'], scopes: ['webapi'], created: expect.stringMatching(ISO) });
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     await expect(store.addClient({ organizationId: org.id, clientId: 'has:colon' })).rejects.toThrow(/client id must be/);
     await expect(store.addClient({ organizationId: org.id, clientId: 'acme-app' })).rejects.toThrow(/already exists/);

@@ -12,13 +12,19 @@ export const PF4_A = 'a4000000-0000-4000-8000-0000000000a4';
 export const PF5_A = 'a5000000-0000-4000-8000-0000000000a5';
 export const PF4_B = 'b4000000-0000-4000-8000-0000000000b4';
 export const AUDIENCE = 'webapi';
+/** Every scope a client can hold: what test tokens carry unless a test says otherwise. */
+export const ALL_SCOPES = 'webapi webapi.write webapi.admin';
 
 export interface TestEdge extends Edge {
   issuer: string;
   privateJwk: JWK;
-  /** Signs a token with the edge's key; claims override the defaults (client `client-a` of ORG_A, scope webapi). */
+  /**
+   * Signs a token with the edge's key; claims override the defaults (client `client-a` of ORG_A, every scope). The
+   * token's client is registered (every scope) unless it already is, since the edge refuses tokens of unknown clients.
+   */
   token(claims?: Record<string, unknown>, options?: { expiresIn?: string | number; alg?: string }): Promise<string>;
-  seedClient(clientId: string, secret: string, organizationId: string): Promise<void>;
+  /** Registers (or re-keys) a client; scopes default to the registry's default, `webapi` alone. */
+  seedClient(clientId: string, secret: string, organizationId: string, scopes?: string): Promise<void>;
 }
 
 export async function generateSigningKey(): Promise<JWK> {
@@ -62,7 +68,11 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
     issuer,
     privateJwk,
     async token(claims = {}, opts = {}) {
-      const body = { scope: 'webapi', client_id: 'client-a', org: ORG_A, ...claims };
+      const body: Record<string, unknown> = { scope: ALL_SCOPES, client_id: 'client-a', org: ORG_A, ...claims };
+      if (typeof body.client_id === 'string' && typeof body.org === 'string' && /^[0-9a-f-]{36}$/i.test(body.org)) {
+        await db.prepare(`INSERT OR IGNORE INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+          VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?)`).bind(body.client_id, body.org.toLowerCase(), body.client_id, ALL_SCOPES, now).run();
+      }
       return new SignJWT(body)
         .setProtectedHeader({ alg: opts.alg ?? 'ES256', kid: privateJwk.kid, typ: 'at+jwt' })
         .setIssuer(issuer)
@@ -72,10 +82,12 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
         .setExpirationTime(opts.expiresIn ?? '10m')
         .sign(key);
     },
-    async seedClient(clientId, secret, organizationId) {
+    async seedClient(clientId, secret, organizationId, scopes = 'webapi') {
       const h = await hashSecret(secret);
-      await db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .bind(clientId, organizationId, clientId, h.hash, h.salt, h.iterations, now).run();
+      await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (client_id) DO UPDATE SET organization_id = excluded.organization_id, secret_hash = excluded.secret_hash,
+          secret_salt = excluded.secret_salt, iterations = excluded.iterations, scopes = excluded.scopes`)
+        .bind(clientId, organizationId, clientId, h.hash, h.salt, h.iterations, scopes, now).run();
     },
   };
 }

@@ -12,9 +12,10 @@ import {
   DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, LINK_GRACE_MS, ledgerName, objectCount, pickLink, type GatewayCall,
 } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
+import { scopeRefusal } from '../auth/requireScope.js';
 import { validateInputs, type RawBody } from './inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
-import { IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
+import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -48,6 +49,8 @@ function operationHandler(entry: Operation) {
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), url.searchParams.get('requestTimeout'));
     const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged: !!entry.paged, traceId: c.get('traceId') };
     const reply = (r: ShapedResponse) => send(r, budget.seconds);
+    const refused = scopeRefusal(entry, c.get('caller'), ctx);
+    if (refused) return reply(refused);
 
     const platformId = c.req.param('tradePlatform') ?? '';
     if (!UUID.test(platformId)) return reply(validation(ctx, 'tradePlatform: must be a uuid'));
@@ -85,7 +88,7 @@ function operationHandler(entry: Operation) {
         call.idempotency = {
           key: `${clientId}:${key}`,
           ledger: ledgerName(clientId, key, objectCount(c.env.IDEMPOTENCY_SHARDS, DEFAULT_IDEMPOTENCY_SHARDS)),
-          requestHash: await requestHash(entry.method, url, body.kind === 'json' ? body.value : undefined),
+          requestHash: await requestHash(entry.method, url, body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args)),
           retentionHours: Number(c.env.IDEMPOTENCY_RETENTION_HOURS) || DEFAULT_RETENTION_HOURS,
         };
       }

@@ -1,8 +1,11 @@
 /**
  * The edge half of `Idempotency-Key`: checks the key's form and fingerprints the request, so the platform gateway can
- * tell a retry of the same call from a different call reusing the key. Timing controls are left out of the
- * fingerprint: a retry with a longer budget is the same request.
+ * tell a retry of the same call from a different call reusing the key. The fingerprint is canonical: two spellings of
+ * one call are one request. Path parameters count as the values they were validated to (the platform uuid in lower
+ * case, `007` as login 7), the query in sorted order, the JSON body with sorted keys. Timing controls are left out:
+ * a retry with a longer budget is the same request.
  */
+import type { Operation } from '../../shared/catalog/index.js';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
 
@@ -10,14 +13,26 @@ export function idempotencyKeyProblem(key: string): string | null {
   return KEY_FORM.test(key) ? null : `${IDEMPOTENCY_HEADER}: must be 1 to 255 visible ASCII characters`;
 }
 
-/** SHA-256 (hex) of method, path, sorted query (without `requestTimeout`) and the canonical JSON body. */
-export async function requestHash(method: string, url: URL, body: unknown): Promise<string> {
+/**
+ * The path of a call with its parameters as validated: the route's template with `{tradePlatform}` the platform's
+ * registry id (lower case) and every other `{param}` the canonical JSON of its validated value.
+ */
+export function canonicalPath(entry: Pick<Operation, 'path'>, platformId: string, args: Record<string, unknown>): string {
+  return entry.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(name === 'tradePlatform' ? platformId.toLowerCase() : canonicalJson(args[name] ?? null)));
+}
+
+/**
+ * SHA-256 (hex) of method, path, sorted query (without `requestTimeout`) and the canonical JSON body. `path` is the
+ * call's canonicalPath(); without it the URL's path is taken as sent.
+ */
+export async function requestHash(method: string, url: URL, body: unknown, path: string = url.pathname): Promise<string> {
   const query = [...url.searchParams]
     .filter(([k]) => k !== 'requestTimeout')
     .sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1))
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join('&');
-  const text = `${method}\n${url.pathname}\n${query}\n${canonicalJson(body)}`;
+  const text = `${method}\n${path}\n${query}\n${canonicalJson(body)}`;
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }

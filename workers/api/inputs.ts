@@ -2,9 +2,14 @@
  * Validation of one call's path, query and body against its catalog entry, with messages that name the field path
  * and the rule (`login: login must be a positive integer`). Query arrays arrive as repeated parameters; query
  * parameters the entry does not declare are ignored.
+ *
+ * Text is checked here, once, for every field of every entry: after the schemas accepted the inputs, each string
+ * that would reach the trading server (path and query values, body values and member names) must be well-formed
+ * Unicode (no lone surrogate) and free of control characters (C0, DEL, C1), unless the entry allows them for that
+ * field (`controlCharacters`). Bodies nest at most MAX_BODY_DEPTH levels.
  */
 import type { z } from 'zod';
-import type { Operation } from '../../shared/catalog/index.js';
+import type { ControlCharacterAllowances, Operation } from '../../shared/catalog/index.js';
 
 /** Query parameters the edge consumes itself: they are never passed to the broker as operation arguments. */
 export const CONTROL_QUERY = new Set(['requestTimeout', 'confirm']);
@@ -42,7 +47,62 @@ export function validateInputs(
       else problems.push(...describe(r.error, 'body'));
     }
   }
+  if (!problems.length) problems.push(...textProblems(args, entry.controlCharacters ?? {}));
   return problems.length ? { ok: false, message: problems.join('; ') } : { ok: true, args };
+}
+
+/** Deeper bodies are refused: no contract record nests this far, and deep nesting is a way to exhaust the stack. */
+export const MAX_BODY_DEPTH = 32;
+const MAX_TEXT_PROBLEMS = 5;
+const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** Control characters other than tab, LF and CR. */
+const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function allowanceAt(path: string, allowances: ControlCharacterAllowances): 'lineBreaks' | 'any' | undefined {
+  for (const [field, allowed] of Object.entries(allowances)) {
+    if (path === field || path.startsWith(`${field}.`)) return allowed;
+  }
+  return undefined;
+}
+
+function textProblem(text: string, path: string, allowances: ControlCharacterAllowances): string | null {
+  if (LONE_SURROGATE.test(text)) return `${path}: must be well-formed Unicode text (it holds a lone surrogate)`;
+  const allowed = allowanceAt(path, allowances);
+  const forbidden = allowed === 'any' ? null : allowed === 'lineBreaks' ? CONTROL_BUT_LINE_BREAKS : ANY_CONTROL;
+  if (forbidden?.test(text)) {
+    return `${path}: must not contain control characters${allowed === 'lineBreaks' ? ' other than tab and line breaks' : ''}`;
+  }
+  return null;
+}
+
+/** Every text problem of the validated arguments, walked without recursion (a body may nest deeply). */
+function textProblems(args: Record<string, unknown>, allowances: ControlCharacterAllowances): string[] {
+  const problems: string[] = [];
+  const pending: Array<{ value: unknown; path: string; depth: number }> = Object.entries(args).map(([k, v]) => ({ value: v, path: k, depth: 0 }));
+  while (pending.length && problems.length < MAX_TEXT_PROBLEMS) {
+    const { value, path, depth } = pending.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value, path, allowances);
+      if (problem) problems.push(problem);
+    } else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_BODY_DEPTH) {
+        problems.push(`${path}: nests deeper than ${MAX_BODY_DEPTH} levels`);
+        continue;
+      }
+      if (Array.isArray(value)) {
+        value.forEach((item, i) => pending.push({ value: item, path: `${path}.${i}`, depth: depth + 1 }));
+      } else {
+        for (const [key, item] of Object.entries(value)) {
+          const at = `${path}.${key}`;
+          const problem = textProblem(key, `${path} member name ${JSON.stringify(key.slice(0, 64))}`, {});
+          if (problem) problems.push(problem);
+          pending.push({ value: item, path: at, depth: depth + 1 });
+        }
+      }
+    }
+  }
+  return problems;
 }
 
 /** Picks the declared query fields; array fields take every repeated value, scalar fields the first. */

@@ -2,12 +2,22 @@
  * The local issuer: the OAuth2 client-credentials token endpoint (RFC 6749 §4.4) and the discovery and key documents
  * verifiers need. In external identity provider mode all three answer 404 naming the real issuer, so a client
  * pointed at the wrong place learns where to go instead of getting tokens nobody accepts.
+ *
+ * The endpoint is the one place an attacker can make the edge hash secrets, so it is bounded before any work: the
+ * body is read at most MAX_BODY_BYTES (announced or chunked), and each presented client id has a request budget
+ * (TOKEN_RATE_LIMIT per RATE_LIMIT_WINDOW_SECONDS, answered 429 with Retry-After) checked before its secret is hashed.
+ *
+ * Scopes (RFC 6749 §3.3): a token carries only scopes its client holds. No scope, or `webapi` alone (what existing
+ * SDKs ask for), grants every scope the client holds; a list of scopes grants those of them it holds, plus `webapi`,
+ * which every token carries. An unknown scope name is `invalid_scope`. The answer's `scope` names what was granted.
  */
 import { Hono, type Context } from 'hono';
 import { SignJWT } from 'jose';
 import type { AppEnv } from '../env.js';
 import { RegistryStore } from '../registry/registryStore.js';
 import { hashSecret, verifySecret, type SecretHash } from '../../shared/secrets.js';
+import { SCOPES } from '../../shared/catalog/operation.js';
+import { admit } from '../limits/rateLimit.js';
 import { authConfig, SCOPE, type AuthConfig } from './authConfig.js';
 import { presentedCredentials } from './clientAuthentication.js';
 import { NO_STORE, tokenError } from './oauthError.js';
@@ -32,10 +42,10 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   if (contentType !== 'application/x-www-form-urlencoded') {
     return tokenError('invalid_request', 'the request body must be application/x-www-form-urlencoded');
   }
-  // Refused before reading when the client announces the size; counted after reading otherwise (chunked bodies).
+  // Refused before reading when the client announces the size; read no further than the limit otherwise (chunked).
   if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) return tokenError('invalid_request', 'the request body is too large');
-  const text = await c.req.text();
-  if (new TextEncoder().encode(text).length > MAX_BODY_BYTES) return tokenError('invalid_request', 'the request body is too large');
+  const text = await boundedText(c.req.raw, MAX_BODY_BYTES);
+  if (text === null) return tokenError('invalid_request', 'the request body is too large');
   const form = new URLSearchParams(text);
   for (const key of new Set(form.keys())) {
     if (form.getAll(key).length > 1) return tokenError('invalid_request', `parameter ${key} is repeated`);
@@ -51,14 +61,17 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   const grantType = form.get('grant_type') || undefined;
   if (!grantType) return tokenError('invalid_request', 'grant_type is required');
   if (grantType !== 'client_credentials') return tokenError('unsupported_grant_type', 'only grant_type client_credentials is supported');
-  const scope = form.get('scope') || undefined;
-  if (scope !== undefined && !scope.split(' ').every((s) => s === SCOPE)) {
-    return tokenError('invalid_scope', `the only scope is ${SCOPE}`);
-  }
+  const requested = (form.get('scope') || '').split(' ').filter(Boolean);
+  const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown.length) return tokenError('invalid_scope', `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}`);
 
   const challenge = authorization !== undefined;
   if (credentials.method === 'none') return tokenError('invalid_client', 'client authentication is required', challenge);
   if (credentials.method === 'invalid') return tokenError('invalid_client', 'client authentication failed', challenge);
+
+  // Counted per presented id whether or not it exists, so the answer tells nothing about which ids do.
+  const admission = await admit(c.env, 'token', credentials.clientId);
+  if (!admission.ok) return tooManyTokenRequests(admission.retryAfterSeconds);
 
   const store = new RegistryStore(c.env.DB);
   const client = await store.findClient(credentials.clientId);
@@ -73,8 +86,9 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   if (!config.signingKey) return tokenError('server_error', 'the token signing key is not configured');
   const keys = await localKeys(config.signingKey).catch(() => null);
   if (!keys) return tokenError('server_error', 'the token signing key is not usable');
+  const granted = grantedScopes(requested, client.scopes);
   const now = Math.floor(Date.now() / 1000);
-  const accessToken = await new SignJWT({ scope: SCOPE, client_id: client.clientId, org: client.organizationId })
+  const accessToken = await new SignJWT({ scope: granted, client_id: client.clientId, org: client.organizationId })
     .setProtectedHeader({ alg: ALGORITHM, kid: keys.kid, typ: 'at+jwt' })
     .setIssuer(config.issuer)
     .setAudience(config.audience)
@@ -84,7 +98,45 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
     .setExpirationTime(now + config.ttlSeconds)
     .setJti(crypto.randomUUID())
     .sign(keys.privateKey);
-  return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: config.ttlSeconds, scope: SCOPE }, 200, NO_STORE);
+  return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: config.ttlSeconds, scope: granted }, 200, NO_STORE);
+}
+
+/** What a token request is granted, as the space-separated `scope` value (see the module comment). */
+function grantedScopes(requested: string[], held: readonly string[]): string {
+  const everything = requested.length === 0 || (requested.length === 1 && requested[0] === SCOPE);
+  const wanted = new Set<string>(everything ? held : [SCOPE, ...requested]);
+  return SCOPES.filter((s) => wanted.has(s) && held.includes(s)).join(' ');
+}
+
+function tooManyTokenRequests(retryAfterSeconds: number): Response {
+  const res = tokenError('too_many_requests', `too many token requests for this client; retry after ${retryAfterSeconds} s`);
+  res.headers.set('Retry-After', String(retryAfterSeconds));
+  return res;
+}
+
+/**
+ * The body as text if it is at most `max` bytes, else null; stops reading (and cancels the stream) at the first byte
+ * past the limit, so a chunked body of any size costs at most `max` bytes of memory.
+ */
+async function boundedText(request: Request, max: number): Promise<string | null> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.byteLength; }
+  return new TextDecoder().decode(bytes);
 }
 
 export function authRoutes(): Hono<AppEnv> {
@@ -109,7 +161,7 @@ export function authRoutes(): Hono<AppEnv> {
       jwks_uri: `${config.issuer}${JWKS_PATH}`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: [SCOPE],
+      scopes_supported: [...SCOPES],
       response_types_supported: ['token'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: [ALGORITHM],

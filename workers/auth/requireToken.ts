@@ -1,12 +1,22 @@
 /**
  * Bearer access tokens on /api/* (RFC 6750): verifies the JWT against the local issuer's key or the external identity
- * provider's JWKS, then sets the caller (client, organization, scopes) every later handler scopes by.
+ * provider's JWKS, refuses one issued in the future or stating a lifetime above the maximum, then checks the token's
+ * client against the registry (through the short-lived registry cache, so a disabled or removed client's tokens stop
+ * within REGISTRY_CACHE_SECONDS) and sets the caller (client, organization, scopes) every later handler scopes by.
+ * The caller's scopes are those of the token the client still holds: narrowing a client narrows its issued tokens.
+ *
+ * External identity provider: the provider governs its clients. A client id it issues for that is also registered
+ * here is held to its registration (refused while disabled or registered to another organization, scopes narrowed to
+ * the registered ones); an unregistered one is taken as the provider states it.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { AppEnv, Caller } from '../env.js';
 import { isUuid } from '../registry/ids.js';
+import { cachedClientStanding, registryCacheSeconds } from '../registry/platformCache.js';
+import { RegistryStore } from '../registry/registryStore.js';
 import { authConfig, CLOCK_TOLERANCE_SECONDS, SCOPE, type AuthConfig } from './authConfig.js';
+import { lifetimeProblem, scopesOf } from './tokenClaims.js';
 import { bearerError } from './oauthError.js';
 import { ALGORITHM, localKeys } from './signingKey.js';
 import { rememberedPayload, rememberPayload } from './verifiedTokens.js';
@@ -82,45 +92,60 @@ async function verifySignature(token: string, config: AuthConfig): Promise<JWTPa
   return (await jwtVerify(token, publicKey, { ...options, algorithms: [ALGORITHM], typ: 'at+jwt' })).payload;
 }
 
-/** RFC 9068 carries scopes as one space-delimited string; some providers send an array (`scp`). */
-function scopesOf(payload: JWTPayload): string[] {
-  const raw = payload.scope ?? payload.scp;
-  if (typeof raw === 'string') return raw.split(' ').filter(Boolean);
-  if (Array.isArray(raw)) return raw.filter((s): s is string => typeof s === 'string');
-  return [];
+const REVOKED = 'the access token was revoked: its client is disabled or no longer registered';
+
+/** The token's scopes its client still holds; null when the client may no longer use tokens at all. */
+async function standingScopes(c: Context<AppEnv>, config: AuthConfig, clientId: string, organizationId: string, scopes: string[]) {
+  const standing = await cachedClientStanding(clientId, registryCacheSeconds(c.env.REGISTRY_CACHE_SECONDS),
+    () => new RegistryStore(c.env.DB).findClientStanding(clientId));
+  if (!standing) return config.mode === 'external' ? scopes : null;
+  if (standing.disabled || standing.organizationId.toLowerCase() !== organizationId) return null;
+  const held = new Set<string>(standing.scopes);
+  return scopes.filter((s) => held.has(s));
+}
+
+/**
+ * Verifies the request's Bearer token: the caller, or the refusal to answer (401/403/503). Used by requireToken() on
+ * /api/* and by routes that only add detail for an authenticated caller (/healthz).
+ */
+export async function authenticate(c: Context<AppEnv>): Promise<Caller | Response> {
+  const header = c.req.header('authorization');
+  if (!header || !/^bearer(\s|$)/i.test(header.trim())) return bearerError(null);
+  const match = BEARER.exec(header.trim());
+  if (!match) return bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
+
+  const config = authConfig(c.env);
+  // A missing or broken local key is the edge's fault, not the caller's: say so rather than blame the token.
+  if (config.mode === 'local' && !(config.signingKey && (await localKeys(config.signingKey).catch(() => null)))) {
+    return c.json({ error: 'server_error', error_description: 'the token signing key is not usable' }, 500);
+  }
+  let payload: JWTPayload;
+  try {
+    payload = await verify(match[1], config);
+  } catch (error) {
+    const { status, description } = describe(error);
+    if (status === 'unavailable') return c.json({ error: 'temporarily_unavailable', error_description: description }, 503);
+    return bearerError('invalid_token', description);
+  }
+  const timing = lifetimeProblem(payload, config.maxLifetimeSeconds, CLOCK_TOLERANCE_SECONDS);
+  if (timing) return bearerError('invalid_token', timing);
+
+  const organizationId = payload[config.orgClaim];
+  if (typeof organizationId !== 'string' || !isUuid(organizationId)) {
+    return bearerError('invalid_token', `the access token has no valid ${config.orgClaim} claim`);
+  }
+  const clientId = payload.client_id ?? (config.mode === 'external' ? payload.azp : undefined);
+  if (typeof clientId !== 'string' || clientId === '') return bearerError('invalid_token', 'the access token has no client_id claim');
+  const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), scopesOf(payload));
+  if (!held) return bearerError('invalid_token', REVOKED);
+  if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
+  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held };
 }
 
 export function requireToken(): MiddlewareHandler<AppEnv> {
   return async function requireToken(c, next) {
-    const header = c.req.header('authorization');
-    if (!header || !/^bearer(\s|$)/i.test(header.trim())) return bearerError(null);
-    const match = BEARER.exec(header.trim());
-    if (!match) return bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
-
-    const config = authConfig(c.env);
-    // A missing or broken local key is the edge's fault, not the caller's: say so rather than blame the token.
-    if (config.mode === 'local' && !(config.signingKey && (await localKeys(config.signingKey).catch(() => null)))) {
-      return c.json({ error: 'server_error', error_description: 'the token signing key is not usable' }, 500);
-    }
-    let payload: JWTPayload;
-    try {
-      payload = await verify(match[1], config);
-    } catch (error) {
-      const { status, description } = describe(error);
-      if (status === 'unavailable') return c.json({ error: 'temporarily_unavailable', error_description: description }, 503);
-      return bearerError('invalid_token', description);
-    }
-
-    const organizationId = payload[config.orgClaim];
-    if (typeof organizationId !== 'string' || !isUuid(organizationId)) {
-      return bearerError('invalid_token', `the access token has no valid ${config.orgClaim} claim`);
-    }
-    const clientId = payload.client_id ?? (config.mode === 'external' ? payload.azp : undefined);
-    if (typeof clientId !== 'string' || clientId === '') return bearerError('invalid_token', 'the access token has no client_id claim');
-    const scopes = scopesOf(payload);
-    if (!scopes.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
-
-    const caller: Caller = { clientId, organizationId: organizationId.toLowerCase(), scopes };
+    const caller = await authenticate(c);
+    if (caller instanceof Response) return caller;
     c.set('caller', caller);
     await next();
   };

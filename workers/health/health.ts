@@ -1,10 +1,14 @@
 /**
  * Health of the whole path, for probes: `/healthz` is 200 only when the edge is up, every broker that serves a
  * registered PF4/PF5 platform answers its own `/healthz` with 200, and that broker reports each of those platforms'
- * manager sessions up; otherwise 503. The body says which part is down, and carries no secrets or broker addresses.
+ * manager sessions up; otherwise 503. The body says which tier is down (edge, broker, platforms) and nothing else:
+ * platform ids and their states are shown only to an authenticated caller, for its own organization's platforms, and
+ * the status then covers those platforms. Operators see every platform on the broker's own (internal) `/healthz`.
+ * No body carries secrets or broker addresses.
  */
 import type { Context } from 'hono';
-import type { AppEnv } from '../env.js';
+import type { AppEnv, Caller } from '../env.js';
+import { authenticate } from '../auth/requireToken.js';
 
 const BROKER_PROBE_TIMEOUT_MS = 2000;
 
@@ -14,23 +18,35 @@ interface BrokerHealth {
   platforms: Record<string, { up?: boolean } | undefined>;
 }
 
+export type PlatformState = 'up' | 'down' | 'unknown';
+
 export interface HealthReport {
   status: 'ok' | 'degraded';
   edge: 'up';
   broker: 'up' | 'down';
-  platforms: Record<string, 'up' | 'down' | 'unknown'>;
+  /** Authenticated: each of the caller's platforms. Anonymous: the tier as a whole. */
+  platforms: Record<string, PlatformState> | 'up' | 'down';
 }
 
 export async function healthz(c: Context<AppEnv>): Promise<Response> {
+  let caller: Caller | null = null;
+  if (c.req.header('authorization') !== undefined) {
+    const authenticated = await authenticate(c);
+    if (authenticated instanceof Response) return authenticated;
+    caller = authenticated;
+  }
   const defaultBroker = c.env.BROKER_URL ?? 'http://127.0.0.1:8790';
-  // Every organization's platforms: the probe is about the deployment, not a caller.
-  const { results } = await c.env.DB.prepare('SELECT id, type, broker_url FROM trade_platforms')
-    .all<{ id: string; type: string; broker_url: string | null }>();
+  // Anonymous: every organization's platforms, the probe is about the deployment. Authenticated: the caller's own.
+  const select = 'SELECT id, type, broker_url FROM trade_platforms';
+  const statement = caller
+    ? c.env.DB.prepare(`${select} WHERE organization_id = ?`).bind(caller.organizationId)
+    : c.env.DB.prepare(select);
+  const { results } = await statement.all<{ id: string; type: string; broker_url: string | null }>();
   const served = results.filter((p) => p.type === 'PF4' || p.type === 'PF5');
   const brokerUrls = new Set([defaultBroker, ...served.map((p) => p.broker_url ?? defaultBroker)]);
   const probes = new Map(await Promise.all([...brokerUrls].map(async (u) => [u, await probeBroker(u)] as const)));
 
-  const platforms: HealthReport['platforms'] = {};
+  const platforms: Record<string, PlatformState> = {};
   for (const p of served) {
     const broker = probes.get(p.broker_url ?? defaultBroker)!;
     const up = broker.platforms[p.id]?.up;
@@ -38,7 +54,8 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
   }
   const brokersUp = [...probes.values()].every((b) => b.reachable);
   const ok = [...probes.values()].every((b) => b.ok) && Object.values(platforms).every((s) => s === 'up');
-  const report: HealthReport = { status: ok ? 'ok' : 'degraded', edge: 'up', broker: brokersUp ? 'up' : 'down', platforms };
+  const tier = Object.values(platforms).every((s) => s === 'up') ? 'up' : 'down';
+  const report: HealthReport = { status: ok ? 'ok' : 'degraded', edge: 'up', broker: brokersUp ? 'up' : 'down', platforms: caller ? platforms : tier };
   return c.json(report, ok ? 200 : 503, { 'cache-control': 'no-store' });
 }
 

@@ -9,7 +9,7 @@
  * v2 answers are the contract's named envelope of the operation (`PF4UserApiResponse`) where the contract has one.
  */
 import { z } from 'zod';
-import { catalog, publishedSchemas, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S, PAGE_LIMIT_MAX, type Operation } from '../../shared/catalog/index.js';
+import { catalog, publishedSchemas, SCOPES, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S, PAGE_LIMIT_MAX, type Operation, type Scope } from '../../shared/catalog/index.js';
 import * as contract from '../../shared/records/contract.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { contractOperations } from '../../shared/records/contractOperations.js';
@@ -19,6 +19,12 @@ import { CON_COMMON_SCHEMAS } from '../../shared/catalog/v1/pf4.js';
 type Schema = Record<string, unknown>;
 /** The token scope every /api/ operation needs (workers/auth/authConfig.ts SCOPE; that module is worker-typed). */
 const SCOPE = 'webapi';
+/** What each scope allows, as the token endpoint grants them. */
+const SCOPE_TEXT: Record<Scope, string> = {
+  webapi: 'Read: every operation that does not change server state (every token carries it)',
+  'webapi.write': 'Change server state: creates, updates, trades',
+  'webapi.admin': 'Destructive and administrative operations (confirm=true on v2), plugin commands',
+};
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (s: Schema) => ({ anyOf: [s, { type: 'null' }] });
 
@@ -115,8 +121,8 @@ export function buildOpenApiDocument(): Schema {
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: `OAuth 2.0 client credentials with scope \`${SCOPE}\`.`,
-          flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: { [SCOPE]: 'Call the trade platform web interface' } } },
+          description: `OAuth 2.0 client credentials. Every token carries \`${SCOPE}\`; each operation names the scope it needs in its \`security\`, and a client is granted only the scopes it is registered for.`,
+          flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]])) } },
         },
       },
     },
@@ -172,6 +178,8 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
     parameters,
     responses: responses(entry, schemas),
   };
+  // The scope this operation needs; a token without it is answered 403 (v1) or a Forbidden envelope (v2).
+  if (isProtectedPath(entry.path)) op.security = [{ oauth2: [entry.scope] }];
   if (entry.body) {
     op.requestBody = { required: !entry.body.safeParse(undefined).success, content: { 'application/json': { schema: inputSchema(entry.body, schemas, 'body') } } };
   }
@@ -209,7 +217,7 @@ const AUTH_RESPONSES: Record<string, Schema> = {
     content: { 'application/json': { schema: ref('OAuthError') } },
   },
   Forbidden: {
-    description: `The access token lacks the \`${SCOPE}\` scope (RFC 6750 \`insufficient_scope\`).`,
+    description: `The access token lacks the \`${SCOPE}\` scope, or (v1) the scope the operation needs (RFC 6750 \`insufficient_scope\`); v2 answers a missing operation scope with a \`Forbidden\` envelope instead.`,
     headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate'), [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER) },
     content: { 'application/json': { schema: ref('OAuthError') } },
   },

@@ -1,29 +1,61 @@
 /**
- * Platform look-ups of the hot path, remembered per isolate for a few seconds: every API call resolves its platform
- * within the caller's organization, and a registry read per call would cost more than the cached read it guards.
- * Keyed by organization and platform, so an entry can only ever answer the organization it was read for. Only found
- * platforms are remembered: a newly registered platform works at once, a removed one stops within the TTL.
+ * Registry look-ups of the hot path, remembered per isolate for a few seconds (REGISTRY_CACHE_SECONDS): every API call
+ * resolves its platform within the caller's organization and checks that the token's client is still registered and
+ * enabled, and a registry read per call would cost more than the cached read it guards. The cache time is also the
+ * bound on revocation: a removed or moved platform, and a disabled, removed or narrowed client, stop working within it
+ * on every isolate, tokens already issued included.
+ *
+ * Platforms are keyed by organization and platform, so an entry can only ever answer the organization it was read
+ * for, and only found platforms are remembered: a newly registered platform works at once. Client standings are
+ * remembered found or not: an unknown client id stays unknown for the cache time (a client is registered before it
+ * can hold a token, so this only delays an id re-registered right after its removal).
  */
-import type { PlatformEntry } from './records.js';
+import type { ClientStanding, PlatformEntry } from './records.js';
 
 const MAX_ENTRIES = 10_000;
 export const DEFAULT_PLATFORM_CACHE_SECONDS = 5;
-const entries = new Map<string, { entry: PlatformEntry; until: number }>();
 
-export async function cachedPlatform(
+/** A bounded map of values that expire `ttlSeconds` after they were read; the oldest entry goes first when full. */
+class ShortLivedCache<T> {
+  private readonly entries = new Map<string, { value: T; until: number }>();
+
+  constructor(private readonly keepMissing: boolean) {}
+
+  async get(key: string, ttlSeconds: number, load: () => Promise<T | null>): Promise<T | null> {
+    if (ttlSeconds <= 0) return load();
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    const value = await load();
+    if (value !== null || this.keepMissing) {
+      this.entries.delete(key);
+      if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+      this.entries.set(key, { value: value as T, until: now + ttlSeconds * 1000 });
+    } else {
+      this.entries.delete(key);
+    }
+    return value;
+  }
+}
+
+const platforms = new ShortLivedCache<PlatformEntry>(false);
+const clients = new ShortLivedCache<ClientStanding | null>(true);
+
+export function cachedPlatform(
   organizationId: string, platformId: string, ttlSeconds: number, load: () => Promise<PlatformEntry | null>,
 ): Promise<PlatformEntry | null> {
-  if (ttlSeconds <= 0) return load();
-  const key = `${organizationId.toLowerCase()}:${platformId.toLowerCase()}`;
-  const now = Date.now();
-  const hit = entries.get(key);
-  if (hit && hit.until > now) return hit.entry;
-  const entry = await load();
-  if (entry) {
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-    entries.set(key, { entry, until: now + ttlSeconds * 1000 });
-  } else {
-    entries.delete(key);
-  }
-  return entry;
+  return platforms.get(`${organizationId.toLowerCase()}:${platformId.toLowerCase()}`, ttlSeconds, load);
+}
+
+/** The client's standing (registered, enabled, scopes) as read at most `ttlSeconds` ago; null when not registered. */
+export async function cachedClientStanding(
+  clientId: string, ttlSeconds: number, load: () => Promise<ClientStanding | null>,
+): Promise<ClientStanding | null> {
+  return (await clients.get(clientId, ttlSeconds, load)) ?? null;
+}
+
+/** REGISTRY_CACHE_SECONDS as a number of seconds (default 5; 0 reads the registry on every call). */
+export function registryCacheSeconds(value: string | undefined): number {
+  const ttl = Number(value ?? DEFAULT_PLATFORM_CACHE_SECONDS);
+  return Number.isFinite(ttl) ? ttl : DEFAULT_PLATFORM_CACHE_SECONDS;
 }

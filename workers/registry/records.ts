@@ -2,6 +2,7 @@
  * The registry's public records, shaped as the service spec's "Registry records" (TradePlatform, Organization), and
  * the admin-side view of an API client. Kept free of Worker globals so the Node registry CLI can import it too.
  */
+import { READ_SCOPE, SCOPES, type Scope } from '../../shared/catalog/operation.js';
 
 export const TRADE_PLATFORM_TYPES = ['PF4', 'PF5', 'PFOther'] as const;
 export type TradePlatformType = (typeof TRADE_PLATFORM_TYPES)[number];
@@ -36,7 +37,30 @@ export interface ApiClient {
   disabled: boolean;
   /** OAuth2 grant types the client may use; `client_credentials` unless registered otherwise. */
   grantTypes: string[];
+  /** OAuth scopes the client may hold (its tokens carry no others); always includes `webapi`. */
+  scopes: Scope[];
   created: string;
+}
+
+/** What the token check needs to know about a token's client on every call: is it still there, enabled, and allowed what. */
+export interface ClientStanding {
+  clientId: string;
+  organizationId: string;
+  disabled: boolean;
+  scopes: Scope[];
+}
+
+/**
+ * A client's scopes from names (space- or comma-separated text, or a list): known names only, `webapi` always held
+ * (every token carries it), in SCOPES order. An unknown name is an error naming it.
+ */
+export function clientScopes(names: string | readonly string[]): { ok: true; scopes: Scope[] } | { ok: false; message: string } {
+  const list = typeof names === 'string' ? names.split(/[\s,]+/) : [...names];
+  const wanted = new Set(list.map((n) => n.trim()).filter(Boolean));
+  const unknown = [...wanted].filter((n) => !(SCOPES as readonly string[]).includes(n));
+  if (unknown.length) return { ok: false, message: `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}` };
+  wanted.add(READ_SCOPE);
+  return { ok: true, scopes: SCOPES.filter((s) => wanted.has(s)) };
 }
 
 /** What the token endpoint needs to authenticate a client: the stored PBKDF2 parameters, never the secret. */

@@ -5,9 +5,10 @@
  */
 import { hashSecret, newClientSecret } from '../../shared/secrets.js';
 import { clientIdSchema, isUuid } from './ids.js';
+import { SCOPES, type Scope } from '../../shared/catalog/operation.js';
 import {
-  TRADE_PLATFORM_TYPES,
-  type ApiClient, type ClientCredentials, type Organization, type PlatformEntry, type TradePlatform, type TradePlatformType,
+  TRADE_PLATFORM_TYPES, clientScopes,
+  type ApiClient, type ClientCredentials, type ClientStanding, type Organization, type PlatformEntry, type TradePlatform, type TradePlatformType,
 } from './records.js';
 
 /** A bound D1 statement, as both the Worker's D1Database and Miniflare's Node proxy provide it. */
@@ -37,9 +38,15 @@ interface PlatformRow {
   org_name: string | null; org_created: string;
 }
 interface ClientRow {
-  client_id: string; organization_id: string; name: string | null; disabled: number; grant_types: string; created: string;
+  client_id: string; organization_id: string; name: string | null; disabled: number; grant_types: string; scopes: string; created: string;
   secret_hash: string; secret_salt: string; iterations: number;
 }
+
+/** Stored scopes as the typed list; a name this edge does not know (a newer release wrote it) is held as nothing. */
+const scopesOf = (text: string): Scope[] => {
+  const names = new Set(text.split(' '));
+  return SCOPES.filter((s) => names.has(s));
+};
 
 const PLATFORM_SELECT = `SELECT p.id, p.name, p.type, p.organization_id, p.broker_url, p.created, o.name AS org_name, o.created AS org_created
   FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id`;
@@ -62,12 +69,16 @@ function toPlatformEntry(r: PlatformRow): PlatformEntry {
 
 const toClient = (r: ClientRow): ApiClient => ({
   clientId: r.client_id, organizationId: r.organization_id, name: r.name, disabled: r.disabled !== 0,
-  grantTypes: r.grant_types.split(' ').filter(Boolean), created: r.created,
+  grantTypes: r.grant_types.split(' ').filter(Boolean), scopes: scopesOf(r.scopes), created: r.created,
 });
 
 export interface NewOrganization { name: string; id?: string }
 export interface NewPlatform { organizationId: string; type: TradePlatformType; name: string; id?: string; brokerUrl?: string | null }
-export interface NewClient { organizationId: string; name?: string | null; clientId?: string }
+export interface NewClient {
+  organizationId: string; name?: string | null; clientId?: string;
+  /** Scopes the client may hold; `webapi` (read only) when omitted. */
+  scopes?: readonly string[];
+}
 
 export class RegistryStore {
   constructor(private readonly db: RegistryDatabase) {}
@@ -109,10 +120,17 @@ export class RegistryStore {
   /** The client with its stored secret hash, for the token endpoint. */
   async findClient(clientId: string): Promise<ClientCredentials | null> {
     const row = await this.db.prepare(
-      'SELECT client_id, organization_id, name, disabled, grant_types, created, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?',
+      'SELECT client_id, organization_id, name, disabled, grant_types, scopes, created, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?',
     ).bind(clientId).first<ClientRow>();
     if (!row) return null;
     return { ...toClient(row), secret: { hash: row.secret_hash, salt: row.secret_salt, iterations: row.iterations } };
+  }
+
+  /** Whether a token's client still exists, is enabled, and which scopes it holds: read by every token check (cached). */
+  async findClientStanding(clientId: string): Promise<ClientStanding | null> {
+    const row = await this.db.prepare('SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id = ?')
+      .bind(clientId).first<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
+    return row ? { clientId: row.client_id, organizationId: row.organization_id, disabled: row.disabled !== 0, scopes: scopesOf(row.scopes) } : null;
   }
 
   // ---- administration (registry CLI) ----
@@ -137,7 +155,7 @@ export class RegistryStore {
   }
 
   async listClients(organizationId?: string): Promise<ApiClient[]> {
-    const columns = 'client_id, organization_id, name, disabled, grant_types, created';
+    const columns = 'client_id, organization_id, name, disabled, grant_types, scopes, created';
     const stmt = organizationId
       ? this.db.prepare(`SELECT ${columns} FROM api_clients WHERE organization_id = ? ORDER BY created, client_id`).bind(organizationId.toLowerCase())
       : this.db.prepare(`SELECT ${columns} FROM api_clients ORDER BY created, client_id`);
@@ -199,19 +217,36 @@ export class RegistryStore {
     if (!valid.success) throw new RegistryError('invalid', valid.error.issues[0]?.message ?? 'invalid client id');
     const org = await this.findOrganization(input.organizationId);
     if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
+    const scopes = clientScopes(input.scopes ?? []);
+    if (!scopes.ok) throw new RegistryError('invalid', scopes.message);
     if (await this.findClient(clientId)) throw new RegistryError('conflict', `client ${clientId} already exists`);
     const secret = newClientSecret();
     const hashed = await hashSecret(secret);
     const client: ApiClient = {
-      clientId, organizationId: org.id, name: input.name ?? null, disabled: false, grantTypes: ['client_credentials'], created: new Date().toISOString(),
+      clientId, organizationId: org.id, name: input.name ?? null, disabled: false, grantTypes: ['client_credentials'],
+      scopes: scopes.scopes, created: new Date().toISOString(),
     };
     await this.db.prepare(
-      'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
-    ).bind(clientId, org.id, client.name, hashed.hash, hashed.salt, hashed.iterations, client.created).run();
+      'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)',
+    ).bind(clientId, org.id, client.name, hashed.hash, hashed.salt, hashed.iterations, client.scopes.join(' '), client.created).run();
     return { client, secret };
   }
 
-  /** Disabling keeps the client's record (and audit trail) but stops it obtaining tokens. */
+  /**
+   * Replaces the scopes a client may hold. Tokens already issued lose a removed scope within the registry cache time:
+   * the token check intersects a token's scopes with the client's current ones.
+   */
+  async setClientScopes(clientId: string, names: readonly string[]): Promise<ApiClient> {
+    const scopes = clientScopes(names);
+    if (!scopes.ok) throw new RegistryError('invalid', scopes.message);
+    const client = await this.findClient(clientId);
+    if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
+    await this.db.prepare('UPDATE api_clients SET scopes = ? WHERE client_id = ?').bind(scopes.scopes.join(' '), clientId).run();
+    const { secret: _secret, ...rest } = client;
+    return { ...rest, scopes: scopes.scopes };
+  }
+
+  /** Disabling keeps the client's record (and audit trail) but stops it obtaining tokens and using those it holds. */
   async setClientDisabled(clientId: string, disabled: boolean): Promise<ApiClient> {
     const client = await this.findClient(clientId);
     if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);

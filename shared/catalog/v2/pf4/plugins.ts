@@ -11,6 +11,8 @@ export const plugins = {
     name: 'ExternalCommandJSON', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ExternalCommandJSON`,
     tag: 'Plugins', summary: 'Passes the JSON body verbatim to the first plugin that answers with success and returns that plugin\'s answer.',
     body: anyJsonBody, response: {}, timeout: 'maintenance', read: 'live', mutating: true,
+    // A plugin can do anything on the server: administrative. Its payload is opaque, control characters included.
+    scope: 'webapi.admin', controlCharacters: { body: 'any' },
     answer: { kind: 'live', command: 'ExternalCommandJSON', args: (a) => ({ payload: a.body }) },
   }),
 };

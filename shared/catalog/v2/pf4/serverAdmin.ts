@@ -56,6 +56,7 @@ export const serverAdmin = {
     name: 'NotificationsSend', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/NotificationsSend`,
     tag: 'Server Admin', summary: 'Sends a push notification (at most 255 characters) to the listed accounts, all of which must exist.',
     body: notificationBody, response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
+    controlCharacters: { 'body.message': 'lineBreaks' },
     answer: { kind: 'live', command: 'NotificationsSend' },
   }),
   SrvFeederLog: defineOperation({

@@ -1,0 +1,115 @@
+/**
+ * The bounded token endpoint and the per-client rate limits through the real worker: a chunked token request is
+ * refused once it passes the size limit, without waiting for (or holding) the rest; token requests per client id and
+ * API calls per client are limited per window (HTTP 429 with Retry-After, the count shared by every isolate through
+ * one Durable Object per client), one client's excess never limits another, and a new window admits again.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ORG_A, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
+import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+
+const TOKEN_LIMIT = 5;
+const API_LIMIT = 40;
+const WINDOW_SECONDS = 3;
+let edge: TestEdge;
+let broker: FakeBroker;
+
+beforeAll(async () => {
+  broker = await startFakeBroker();
+  edge = await startTestEdge({
+    vars: { BROKER_URL: broker.url, TOKEN_RATE_LIMIT: String(TOKEN_LIMIT), API_RATE_LIMIT: String(API_LIMIT), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) },
+  });
+  await edge.seedClient('limited', 'limited-secret', ORG_A);
+  await edge.seedClient('bystander', 'bystander-secret', ORG_A);
+}, 60_000);
+afterAll(async () => {
+  await edge?.close();
+  await broker?.close();
+});
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const tokenRequest = (clientId: string, secret = `${clientId}-secret`) => fetch(new URL('/connect/token', edge.url), {
+  method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+});
+
+/** Waits for the start of the next rate-limit window (windows are aligned to multiples of their length). */
+async function nextWindow() {
+  const ms = WINDOW_SECONDS * 1000;
+  await new Promise((r) => setTimeout(r, ms - (Date.now() % ms) + 100));
+}
+
+describe('the token endpoint body', () => {
+  it('refuses a chunked body as soon as it passes the limit, while the client is still sending', async () => {
+    let sent = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      // 1 KiB per pull, for ever: a body with no announced size and no end.
+      async pull(controller) {
+        await new Promise((r) => setTimeout(r, 5));
+        sent += 1024;
+        controller.enqueue(new TextEncoder().encode('a'.repeat(1024)));
+      },
+      cancel() { cancelled = true; },
+    });
+    const started = Date.now();
+    const res = await fetch(new URL('/connect/token', edge.url), {
+      method: 'POST', headers: FORM, body: endless, duplex: 'half', signal: AbortSignal.timeout(10_000),
+    } as RequestInit);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    // Answered after a few KiB, not after the whole (endless) body.
+    expect(sent).toBeLessThan(1024 * 1024);
+    void cancelled;
+  }, 15_000);
+});
+
+describe('token requests per client id', () => {
+  it('answers 429 with Retry-After past TOKEN_RATE_LIMIT in a window, wrong secrets counted, other clients unaffected', async () => {
+    await nextWindow();
+    const statuses: number[] = [];
+    for (let i = 0; i < TOKEN_LIMIT; i++) statuses.push((await tokenRequest('limited', i % 2 ? 'wrong' : 'limited-secret')).status);
+    expect(statuses).toEqual([200, 401, 200, 401, 200]);
+    const refused = await tokenRequest('limited');
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
+    expect(await refused.json()).toEqual({ error: 'too_many_requests', error_description: `too many token requests for this client; retry after ${retryAfter} s` });
+    // An unknown id is limited the same way: the answers tell nothing about which ids exist.
+    for (let i = 0; i < TOKEN_LIMIT; i++) expect((await tokenRequest('nobody')).status).toBe(401);
+    expect((await tokenRequest('nobody')).status).toBe(429);
+    expect((await tokenRequest('bystander')).status).toBe(200);
+
+    await nextWindow();
+    expect((await tokenRequest('limited')).status).toBe(200);
+  }, 20_000);
+});
+
+describe('API calls per client', () => {
+  it('answers 429 with Retry-After past API_RATE_LIMIT in a window, shaped per generation, and admits again in the next', async () => {
+    const limited = await edge.token({ client_id: 'api-limited' });
+    const bystander = await edge.token({ client_id: 'api-bystander' });
+    const get = (token: string, path: string) => fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
+    const v2 = `/api/v2/PF4/${PF4_A}/ServerTime`;
+    await nextWindow();
+    const answers = await Promise.all(Array.from({ length: API_LIMIT + 10 }, () => get(limited, v2)));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(API_LIMIT);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10);
+
+    const v2Refused = await get(limited, v2);
+    expect(v2Refused.status).toBe(429);
+    expect(Number(v2Refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await v2Refused.json()).toMatchObject({ data: null, error: { code: 'Forbidden', message: expect.stringMatching(/^rate limit: at most 40 calls per 3 s/) } });
+    const v1Refused = await get(limited, `/api/PF4/${PF4_A}/UserRecordGet/5`);
+    expect(v1Refused.status).toBe(429);
+    expect(v1Refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await v1Refused.json()).toMatchObject({ errorType: 'TooManyRequests' });
+    expect((await get(limited, '/api/Organizations')).status).toBe(429);
+
+    expect((await get(bystander, v2)).status).toBe(200);
+    await nextWindow();
+    expect((await get(limited, v2)).status).toBe(200);
+  }, 20_000);
+});
