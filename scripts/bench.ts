@@ -190,6 +190,9 @@ async function addPlatforms(stack: Stack, servers: string[], password: string, a
 
 const password = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = password;
+// One client drives every scenario: keep its per-client rate limit (and so the lease path every call takes) but far
+// above anything a run reaches, so no answer is a 429. API_RATE_LIMIT in the environment still wins.
+process.env.API_RATE_LIMIT ??= '1000000000';
 const managers = [{ login: MANAGER_LOGIN, password }];
 const extraServers = Array.from({ length: platformCount - 1 }, (_, i) => `bench-pf4-${i + 1}`);
 const spread = chosen.has('spread');
