@@ -1,9 +1,13 @@
 /**
  * Starting and stopping a whole broker in-process: the platforms from the platform file with their manager sessions
- * and caches, and one HTTP server on loopback carrying `/link` (edge links), `/healthz` and `/metrics`. `main.ts`
- * wraps this for the command line; tests call it directly.
+ * and caches, and one HTTP server (on loopback unless told otherwise; HTTPS when given a certificate, so edge links
+ * are `wss://`) carrying `/link` (edge links), `/livez` (the process answers), `/readyz` (it serves links: 200 once
+ * listening, 503 while stopping; never about trading servers, so an orchestrator does not restart a broker whose
+ * trading server is down), `/healthz` (every platform's manager session) and `/metrics`. `main.ts` wraps this for
+ * the command line; tests call it directly.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { LINK_PATH } from '../shared/frames.js';
 import { CallDispatcher, type DispatcherOptions } from './link/callDispatcher.js';
@@ -34,6 +38,8 @@ export interface BrokerOptions {
   linkHeartbeatMs?: number;
   /** Calls under an Idempotency-Key: how long past the deadline their answer is awaited, and how outcomes are kept. */
   idempotentCalls?: DispatcherOptions;
+  /** PEM certificate chain and private key: the broker terminates TLS itself and edge links are `wss://`. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export interface RunningBroker {
@@ -50,13 +56,22 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const metrics = new BrokerMetrics(platforms);
   const links = new EdgeLinkServer(
     options.secret, new CallDispatcher(platforms, metrics, log, options.idempotentCalls), log, options.brokerId ?? 'local',
-    options.linkHeartbeatMs,
+    options.linkHeartbeatMs, metrics.linkEvents,
   );
+  metrics.countLinks(() => links.linkCount);
+  let closing: Promise<void> | null = null;
 
-  const http = createServer((req, res) => { void route(req, res); });
+  const handler = (req: IncomingMessage, res: ServerResponse) => { void route(req, res); };
+  const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
-    if (req.method === 'GET' && path === '/healthz') {
+    if (req.method === 'GET' && path === '/livez') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
+    } else if (req.method === 'GET' && path === '/readyz') {
+      const ready = closing === null;
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify({ status: ready ? 'ready' : 'stopping', links: links.linkCount }));
+    } else if (req.method === 'GET' && path === '/healthz') {
       const { statusCode, body } = healthReport(platforms);
       res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/metrics') {
@@ -92,7 +107,6 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   }
   const port = (http.address() as AddressInfo).port;
 
-  let closing: Promise<void> | null = null;
   return {
     port,
     platforms,

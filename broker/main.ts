@@ -1,36 +1,58 @@
 /**
- * Broker process entry. Environment: BROKER_SECRET (required: the edge links' shared secret, never logged),
- * BROKER_PORT (default 8790, 0 = any free port), BROKER_HOST (default 127.0.0.1), BROKER_PLATFORMS_FILE (default
- * `$DATA_DIR/broker-platforms.json`, DATA_DIR defaulting to `.data`), BROKER_ID (default "local"), LOG_LEVEL.
- * Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines; SIGINT/SIGTERM close every
- * session and exit.
+ * Broker process entry. Environment (checked at start, see shared/environment.ts): BROKER_SECRET (required: the edge
+ * links' shared secret, never logged), BROKER_PORT (default 8790, 0 = any free port), BROKER_HOST (default
+ * 127.0.0.1), BROKER_PLATFORMS_FILE (default `$DATA_DIR/broker-platforms.json`, DATA_DIR defaulting to `.data`),
+ * BROKER_ID (default "local"), BROKER_TLS_CERT and BROKER_TLS_KEY (PEM files: serve HTTPS, links become `wss://`),
+ * LOG_LEVEL. Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines; SIGINT/SIGTERM
+ * close every session and exit. A start that fails (a wrong variable, a port in use, an unreadable file) ends with
+ * one JSON error line on standard error naming the cause, and exit code 1.
  */
+import '../shared/requireNode.js';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBroker } from './broker.js';
-import { jsonLineLogger, parseLogLevel } from './observability/log.js';
+import { jsonLineLogger } from './observability/log.js';
+import { brokerEnvironment, EnvironmentError, listenProblem, readEnvironment } from '../shared/environment.js';
+
+/** The one line a failed start ends with; launchers (scripts/stack.ts) show its `error`. */
+function failed(error: string): never {
+  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'broker failed to start', error })}\n`);
+  process.exit(1);
+}
+
+function readPem(variable: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    return failed(`${variable}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
 
 async function main(): Promise<void> {
-  const log = jsonLineLogger(parseLogLevel(process.env.LOG_LEVEL));
-  const secret = process.env.BROKER_SECRET;
-  if (!secret) {
-    log('error', { msg: 'BROKER_SECRET is required: the edge links authenticate with it' });
-    process.exit(1);
+  let env;
+  try {
+    env = readEnvironment(brokerEnvironment, process.env);
+  } catch (error) {
+    if (error instanceof EnvironmentError) failed(error.problems.join('; '));
+    throw error;
   }
-  const rawPort = process.env.BROKER_PORT ?? '8790';
-  const port = Number(rawPort);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    log('error', { msg: 'BROKER_PORT must be an integer between 0 and 65535', value: rawPort });
-    process.exit(1);
-  }
-  const platformsFile = process.env.BROKER_PLATFORMS_FILE || join(process.env.DATA_DIR || '.data', 'broker-platforms.json');
+  const log = jsonLineLogger(env.LOG_LEVEL);
+  const tls = env.BROKER_TLS_CERT && env.BROKER_TLS_KEY
+    ? { cert: readPem('BROKER_TLS_CERT', env.BROKER_TLS_CERT), key: readPem('BROKER_TLS_KEY', env.BROKER_TLS_KEY) }
+    : undefined;
+  const platformsFile = env.BROKER_PLATFORMS_FILE ?? join(env.DATA_DIR, 'broker-platforms.json');
   const broker = await startBroker({
-    secret,
-    port,
-    host: process.env.BROKER_HOST || '127.0.0.1',
+    secret: env.BROKER_SECRET!,
+    port: env.BROKER_PORT,
+    host: env.BROKER_HOST,
     platformsFile,
-    brokerId: process.env.BROKER_ID || 'local',
+    brokerId: env.BROKER_ID,
     log,
-  });
+    tls,
+  }).catch((error: unknown) => failed(
+    listenProblem(error, { port: 'BROKER_PORT', host: 'BROKER_HOST' }, env.BROKER_PORT, env.BROKER_HOST)
+      ?? (error as Error).message,
+  ));
   process.stdout.write(`${JSON.stringify({ msg: 'broker listening', port: broker.port })}\n`);
 
   let stopping = false;
@@ -46,7 +68,4 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-main().catch((error: Error) => {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'broker failed to start', error: error.message })}\n`);
-  process.exit(1);
-});
+main().catch((error: Error) => failed(error.message));

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { createServer } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -13,6 +14,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { startEdge, type Edge } from './edge.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { hashSecret } from '../shared/secrets.js';
+import { edgeEnvironment, listenProblem, readEnvironment } from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
 import {
   DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
@@ -90,14 +92,30 @@ export function startService(
     child.once('exit', () => { clearTimeout(killer); done(); });
     child.kill('SIGTERM');
   });
-  createInterface({ input: child.stderr! }).on('line', (l) => log(`${name} ${l}`));
+  // The child's own account of a failed start: its last error line (JSON `error`, else `msg`), or its last line on
+  // standard error (a crash before its logger exists), shown instead of a bare exit code.
+  let cause: string | undefined;
+  const note = (line: string, stderr: boolean) => {
+    try {
+      const entry = JSON.parse(line) as { level?: unknown; error?: unknown; msg?: unknown };
+      if (entry.level === 'error') cause = String(entry.error ?? entry.msg);
+    } catch {
+      if (stderr && line.trim() !== '') cause = line.trim();
+    }
+  };
+  createInterface({ input: child.stderr! }).on('line', (l) => { note(l, true); log(`${name} ${l}`); });
   return new Promise((resolveReady, reject) => {
     const timer = setTimeout(() => { void stop(); reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)); }, readyTimeoutMs);
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with code ${code} before it was ready`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      // Lines still buffered in the pipes arrive after 'exit'; 'close' follows them.
+      child.once('close', () => reject(new Error(cause ? `${name}: ${cause}` : `${name} exited with code ${code} before it was ready`)));
+    });
     let ready = false;
     createInterface({ input: child.stdout! }).on('line', (line) => {
       log(`${name} ${line}`);
       if (ready) return;
+      note(line, false);
       try {
         const msg = JSON.parse(line) as { msg?: string; port?: number };
         if (typeof msg.msg === 'string' && msg.msg.includes('listening') && typeof msg.port === 'number') {
@@ -178,6 +196,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const brokerUrl = `http://127.0.0.1:${broker.port}`;
 
     const edgePort = options.edgePort ?? 0;
+    await portAvailable(edgePort, 'PORT');
     const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${edgePort || 8787}`;
     const edge = await startEdge({
       port: edgePort,

@@ -2,18 +2,30 @@
  * `npm start`: the embedded default on one machine — simulator (a demo PF4 and a demo PF5 platform), broker and edge,
  * with the local registry migrated and seeded. Prints where everything is and a ready-to-paste curl; Ctrl-C stops all.
  */
+import '../shared/requireNode.js';
+import { EnvironmentError, readEnvironment, startEnvironment } from '../shared/environment.js';
 import { startStack } from './stack.js';
 
-const dataDir = process.env.DATA_DIR ?? '.data';
-const port = Number(process.env.PORT ?? 8787);
-const verbose = process.env.LOG_LEVEL === 'debug';
+// Every variable checked before anything starts: one line per wrong one, naming it.
+const env = (() => {
+  try {
+    return readEnvironment(startEnvironment, process.env);
+  } catch (error) {
+    if (!(error instanceof EnvironmentError)) throw error;
+    for (const problem of error.problems) console.error(`start refused: ${problem}`);
+    process.exit(1);
+  }
+})();
+const dataDir = env.DATA_DIR;
+const port = env.PORT;
+const verbose = env.LOG_LEVEL === 'debug';
 
 const stack = await startStack({
   dataDir,
   edgePort: port,
-  brokerPort: Number(process.env.BROKER_PORT ?? 8790),
-  simPort: Number(process.env.SIM_PORT ?? 8791),
-  seed: process.env.SIM_SEED ? Number(process.env.SIM_SEED) : undefined,
+  brokerPort: env.BROKER_PORT,
+  simPort: env.SIM_PORT,
+  seed: env.SIM_SEED,
   log: (line) => {
     // Child processes log JSON lines; errors and warnings always show, the rest with LOG_LEVEL=debug.
     if (verbose || /"level":"(error|warn)"/.test(line) || !line.includes('{')) console.log(line);

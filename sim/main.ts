@@ -1,35 +1,49 @@
 /**
- * Simulator process entry. Environment: SIM_PORT (default 8791, 0 = any free port), SIM_SEED (default 42),
- * SIM_CONFIG (JSON config file; default: demo-pf4 and demo-pf5), SIM_MANAGER_PASSWORD (the default config's
- * manager 1000, default "manager-demo"). Prints one JSON ready line, then JSON log lines; never a password.
+ * Simulator process entry. Environment (checked at start, see shared/environment.ts): SIM_PORT (default 8791, 0 = any
+ * free port), SIM_SEED (default 42), SIM_CONFIG (JSON config file; default: demo-pf4 and demo-pf5),
+ * SIM_MANAGER_PASSWORD (the default config's manager 1000, default "manager-demo"), SIM_HOST (bind address, default
+ * 127.0.0.1; the fault controls share the port and are unauthenticated, so only a private network). Prints one JSON ready line, then
+ * JSON log lines; never a password. A start that fails (a wrong variable, a port in use, a bad config file) ends with
+ * one JSON error line on standard error naming the cause, and exit code 1.
  */
+import '../shared/requireNode.js';
 import { startSim, DEFAULT_SEED } from './sim.js';
 import { loadConfigFile, DEFAULT_MANAGER_PASSWORD } from './config/simConfig.js';
+import { EnvironmentError, listenProblem, readEnvironment, simEnvironment } from '../shared/environment.js';
 
 function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 }
 
-function intFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value)) throw new Error(`${name} must be an integer, got ${JSON.stringify(raw)}`);
-  return value;
+/** The one line a failed start ends with; launchers (scripts/stack.ts) show its `error`. */
+function failed(error: string): never {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'sim failed to start', error })}\n`);
+  process.exit(1);
 }
 
 async function main(): Promise<void> {
-  const port = intFromEnv('SIM_PORT', 8791);
-  if (port < 0 || port > 65535) throw new Error('SIM_PORT must be between 0 and 65535');
-  const seed = intFromEnv('SIM_SEED', DEFAULT_SEED);
-  const configPath = process.env.SIM_CONFIG;
+  let env;
+  try {
+    env = readEnvironment(simEnvironment, process.env);
+  } catch (error) {
+    if (error instanceof EnvironmentError) failed(error.problems.join('; '));
+    throw error;
+  }
+  const port = env.SIM_PORT;
+  let config;
+  try {
+    config = env.SIM_CONFIG ? loadConfigFile(env.SIM_CONFIG) : undefined;
+  } catch (error) {
+    failed(`SIM_CONFIG ${env.SIM_CONFIG}: ${(error as Error).message}`);
+  }
   const sim = await startSim({
     port,
-    seed,
-    config: configPath ? loadConfigFile(configPath) : undefined,
-    managerPassword: process.env.SIM_MANAGER_PASSWORD || DEFAULT_MANAGER_PASSWORD,
+    host: env.SIM_HOST,
+    seed: env.SIM_SEED ?? DEFAULT_SEED,
+    config,
+    managerPassword: env.SIM_MANAGER_PASSWORD ?? DEFAULT_MANAGER_PASSWORD,
     log,
-  });
+  }).catch((error: unknown) => failed(listenProblem(error, { port: 'SIM_PORT', host: 'SIM_HOST' }, port, env.SIM_HOST) ?? (error as Error).message));
   // The ready line is exactly this shape (launchers parse it), so it carries no timestamp.
   process.stdout.write(`${JSON.stringify({ msg: 'sim listening', port: sim.port, servers: sim.servers })}\n`);
 
@@ -45,7 +59,4 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-main().catch((err: Error) => {
-  process.stderr.write(`${JSON.stringify({ msg: 'sim failed to start', error: err.message })}\n`);
-  process.exit(1);
-});
+main().catch((err: Error) => failed(err.message));

@@ -11,6 +11,8 @@ import { deriveSeed } from './world/random.js';
 export interface SimOptions {
   /** 0 (the default here) picks a free port. */
   port?: number;
+  /** Bind address, loopback by default: the fault controls on the same port are unauthenticated. */
+  host?: string;
   /** World seed for servers without their own; default 42. */
   seed?: number;
   /** The config; without it the embedded default of one PF4 and one PF5 server. */
@@ -45,7 +47,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
   const http = createManagerServer(servers, log);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
-    http.listen(options.port ?? 0, '127.0.0.1', () => {
+    http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
       http.off('error', reject);
       resolve();
     });

@@ -1,8 +1,10 @@
 /**
- * Structured logging for the broker: one JSON object per line with time, level and message, plus whatever context
- * the caller knows (platform, op, traceId, ms). Secrets never reach a log line because no caller passes them; the
- * platform configuration is logged by id and server only.
+ * Structured logging for the broker: one JSON object per line with level, time and message, plus whatever context
+ * the caller knows (platform, op, traceId, ms), written by pino. Callers keep one shape, `log(level, fields)`, and
+ * never pass secrets; as a second line of defence pino redacts the fields that could carry one (passwords, the link
+ * secret, authorization headers, tokens) wherever a caller puts them, at the top level or one or two levels down.
  */
+import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -21,12 +23,31 @@ export function logs(log: Logger, level: LogLevel): boolean {
   return RANK[level] >= RANK[log.minLevel ?? 'debug'];
 }
 
-/** A logger writing JSON lines to a stream, dropping entries below `minLevel`. */
+/** Field names whose values are replaced by `[redacted]` in every line. */
+export const REDACTED_FIELDS = [
+  'password', 'newPassword', 'passwordInvestor', 'managerPassword', 'secret', 'brokerSecret', 'BROKER_SECRET',
+  'authorization', 'Authorization', 'token', 'accessToken', 'access_token', 'clientSecret', 'client_secret',
+  'signingKey', 'AUTH_SIGNING_KEY', 'cookie',
+];
+const REDACT_PATHS = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]);
+export const REDACTED = '[redacted]';
+
+/** A pino logger writing JSON lines to `stream`, in the broker's line format (`level` by name, ISO `time`). */
+export function pinoLogger(minLevel: LogLevel | 'off', stream: DestinationStream): PinoLogger {
+  return pino({
+    level: minLevel === 'off' ? 'silent' : minLevel,
+    base: null,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+  }, stream);
+}
+
+/** A logger writing JSON lines (through pino) to `write`, standard output by default, dropping entries below `minLevel`. */
 export function jsonLineLogger(minLevel: LogLevel = 'info', write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
-  const floor = RANK[minLevel] ?? RANK.info;
+  const logger = pinoLogger(RANK[minLevel] === undefined ? 'info' : minLevel, { write });
   const log = (level: LogLevel, fields: LogFields) => {
-    if (RANK[level] < floor) return;
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, ...fields })}\n`);
+    logger[level](fields);
   };
   return Object.assign(log, { minLevel });
 }

@@ -1,0 +1,201 @@
+/**
+ * The environment variables of every process, checked in one place with zod before anything starts: `npm start` and
+ * the stack launcher (the edge's variables and the ports of all three processes), the broker's and the simulator's
+ * mains. A wrong value is refused with one line per variable that names it and says what it must be, instead of a
+ * stack trace or a silent fallback later on. Empty counts as unset (a `VAR=` line in a shell or compose file).
+ *
+ * Pure: it reads the record it is given, never `process.env` itself, so the same rules are unit-tested directly.
+ * Secret variables are never echoed back in a message.
+ */
+import { z } from 'zod';
+
+export type EnvironmentRecord = Record<string, string | undefined>;
+
+/** Every problem found, one per variable, each a sentence starting with the variable's name. */
+export class EnvironmentError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'EnvironmentError';
+  }
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+interface VariableRule<T> {
+  parse(raw: string): Parsed<T>;
+  /** Secrets are refused without quoting what was given. */
+  secret?: boolean;
+}
+
+/** One variable: unset or empty gives `fallback`, anything else must pass `rule`. */
+function variable<T, F extends T | undefined>(rule: VariableRule<T>, fallback: F) {
+  return z.string().optional().transform((raw, ctx): T | F => {
+    if (raw === undefined || raw.trim() === '') return fallback;
+    const parsed = rule.parse(raw.trim());
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({ code: 'custom', message: rule.secret ? parsed.problem : `${parsed.problem}, got ${JSON.stringify(raw)}` });
+    return z.NEVER;
+  });
+}
+
+const integer = (min: number, max: number, what: string): VariableRule<number> => ({
+  parse(raw) {
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) return { ok: false, problem: `must be ${what}` };
+    return { ok: true, value };
+  },
+});
+
+const PORT = integer(0, 65535, 'a port number from 0 to 65535 (0: any free port)');
+const SEED = integer(0, 2 ** 32 - 1, 'an integer from 0 to 4294967295');
+const positive = (max: number, unit: string) => integer(1, max, `a whole number of ${unit} from 1 to ${max}`);
+const count = (max: number, what: string) => integer(0, max, `a whole number of ${what} from 0 to ${max}`);
+
+const httpUrl: VariableRule<string> = {
+  parse(raw) {
+    let url: URL;
+    try { url = new URL(raw); } catch { return { ok: false, problem: 'must be an absolute http(s) URL' }; }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: 'must be an absolute http(s) URL' };
+    return { ok: true, value: raw };
+  },
+};
+
+const text: VariableRule<string> = { parse: (raw) => ({ ok: true, value: raw }) };
+const secretText: VariableRule<string> = { parse: (raw) => ({ ok: true, value: raw }), secret: true };
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+const logLevel: VariableRule<LogLevelName> = {
+  parse: (raw) => (LOG_LEVELS as readonly string[]).includes(raw)
+    ? { ok: true, value: raw as LogLevelName }
+    : { ok: false, problem: `must be one of ${LOG_LEVELS.join(', ')}` },
+};
+
+/** A private ES256 JWK as JSON: checked for shape only, so a pasted public key or PEM fails here, not at first token. */
+const signingKey: VariableRule<string> = {
+  secret: true,
+  parse(raw) {
+    let jwk: Record<string, unknown>;
+    try { jwk = JSON.parse(raw) as Record<string, unknown>; } catch { return { ok: false, problem: 'must be a private ES256 JWK as JSON (npm run secrets makes one)' }; }
+    if (typeof jwk !== 'object' || jwk === null || jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.d !== 'string') {
+      return { ok: false, problem: 'must be a private ES256 JWK (kty EC, crv P-256, with d) as JSON (npm run secrets makes one)' };
+    }
+    return { ok: true, value: raw };
+  },
+};
+
+const DEFAULT_MAX_TOKEN_LIFETIME = 86_400;
+
+/** Variables of the edge worker that the local launcher passes through (README's configuration table). */
+const edgeVariables = {
+  PUBLIC_URL: variable(httpUrl, undefined),
+  AUTH_AUDIENCE: variable(text, 'webapi'),
+  AUTH_SIGNING_KEY: variable(signingKey, undefined),
+  AUTH_ISSUER: variable(text, undefined),
+  AUTH_JWKS_URL: variable(httpUrl, undefined),
+  AUTH_ORG_CLAIM: variable(text, undefined),
+  TOKEN_TTL_SECONDS: variable(positive(31_536_000, 'seconds'), 3600),
+  TOKEN_MAX_LIFETIME_SECONDS: variable(positive(31_536_000, 'seconds'), DEFAULT_MAX_TOKEN_LIFETIME),
+  TOKEN_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
+  API_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
+  RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), undefined),
+  IDEMPOTENCY_RETENTION_HOURS: variable(positive(8760, 'hours'), 24),
+  REGISTRY_CACHE_SECONDS: variable(count(3600, 'seconds'), undefined),
+  BROKER_URL: variable(httpUrl, undefined),
+  BROKER_SECRET: variable(secretText, undefined),
+};
+
+type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {
+  AUTH_ISSUER?: string; AUTH_JWKS_URL?: string; TOKEN_TTL_SECONDS: number; TOKEN_MAX_LIFETIME_SECONDS: number;
+};
+
+/**
+ * Rules across variables: what each alone cannot say. Run even when a single variable is already wrong (`when`), so
+ * one start names every mistake at once; a wrong value then reaches here as zod's abort marker and compares as false.
+ */
+function edgeConsistency(env: EdgeShape, ctx: z.RefinementCtx): void {
+  if (env.AUTH_ISSUER && !env.AUTH_JWKS_URL) {
+    ctx.addIssue({ code: 'custom', path: ['AUTH_JWKS_URL'], message: 'must be set when AUTH_ISSUER is: an external identity provider needs both (or unset AUTH_ISSUER for the local token endpoint)' });
+  }
+  if (env.AUTH_JWKS_URL && !env.AUTH_ISSUER) {
+    ctx.addIssue({ code: 'custom', path: ['AUTH_ISSUER'], message: 'must be set when AUTH_JWKS_URL is: an external identity provider needs both (or unset AUTH_JWKS_URL for the local token endpoint)' });
+  }
+  if (env.TOKEN_TTL_SECONDS > env.TOKEN_MAX_LIFETIME_SECONDS) {
+    ctx.addIssue({ code: 'custom', path: ['TOKEN_TTL_SECONDS'], message: `must not exceed TOKEN_MAX_LIFETIME_SECONDS (${env.TOKEN_MAX_LIFETIME_SECONDS}): the edge would refuse its own tokens` });
+  }
+}
+
+/** The edge's variables, as the launcher and the tests' stack read them from their environment. */
+export const edgeEnvironment = z.object(edgeVariables).superRefine(edgeConsistency, { when: () => true });
+
+/** `npm start`: the three processes' ports and the demo, plus the edge's variables. */
+export const startEnvironment = z.object({
+  ...edgeVariables,
+  PORT: variable(PORT, 8787),
+  BROKER_PORT: variable(PORT, 8790),
+  SIM_PORT: variable(PORT, 8791),
+  SIM_SEED: variable(SEED, undefined),
+  DATA_DIR: variable(text, '.data'),
+  LOG_LEVEL: variable(logLevel, 'info'),
+  DEMO_CLIENT_ID: variable({
+    parse: (raw) => /^[A-Za-z0-9._~-]{1,64}$/.test(raw)
+      ? { ok: true, value: raw }
+      : { ok: false, problem: 'must be 1 to 64 letters, digits or . _ ~ -' },
+  }, 'demo'),
+  DEMO_CLIENT_SECRET: variable(secretText, 'demo-secret'),
+  SIM_MANAGER_PASSWORD: variable(secretText, undefined),
+}).superRefine(edgeConsistency, { when: () => true });
+
+/** Both or neither: a certificate without its key (or the reverse) is a mistake, not a choice. */
+function tlsPair(env: { BROKER_TLS_CERT?: string; BROKER_TLS_KEY?: string }, ctx: z.RefinementCtx): void {
+  if (env.BROKER_TLS_CERT && !env.BROKER_TLS_KEY) ctx.addIssue({ code: 'custom', path: ['BROKER_TLS_KEY'], message: 'must be set when BROKER_TLS_CERT is (the PEM file of the certificate\'s private key)' });
+  if (env.BROKER_TLS_KEY && !env.BROKER_TLS_CERT) ctx.addIssue({ code: 'custom', path: ['BROKER_TLS_CERT'], message: 'must be set when BROKER_TLS_KEY is (the PEM certificate chain file)' });
+}
+
+/** `broker/main.ts`. */
+export const brokerEnvironment = z.object({
+  BROKER_SECRET: variable(secretText, undefined).refine((v) => v !== undefined, { message: 'is required: the edge links authenticate with it (npm run secrets makes one)' }),
+  BROKER_PORT: variable(PORT, 8790),
+  BROKER_HOST: variable(text, '127.0.0.1'),
+  BROKER_PLATFORMS_FILE: variable(text, undefined),
+  BROKER_ID: variable(text, 'local'),
+  BROKER_TLS_CERT: variable(text, undefined),
+  BROKER_TLS_KEY: variable(text, undefined),
+  DATA_DIR: variable(text, '.data'),
+  LOG_LEVEL: variable(logLevel, 'info'),
+}).superRefine(tlsPair, { when: () => true });
+
+/** `sim/main.ts`. */
+export const simEnvironment = z.object({
+  SIM_PORT: variable(PORT, 8791),
+  SIM_HOST: variable(text, '127.0.0.1'),
+  SIM_SEED: variable(SEED, undefined),
+  SIM_CONFIG: variable(text, undefined),
+  SIM_MANAGER_PASSWORD: variable(secretText, undefined),
+});
+
+/**
+ * Reads `env` through `schema`: the typed values, or an EnvironmentError listing `NAME: problem` for every variable
+ * that is wrong (`NAME must be …, got "…"`), in the schema's order.
+ */
+export function readEnvironment<S extends z.ZodType<unknown, EnvironmentRecord>>(schema: S, env: EnvironmentRecord): z.output<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`);
+  throw new EnvironmentError([...new Set(problems)]);
+}
+
+/**
+ * Why a server could not listen, naming the variable that chooses its port or address: a port in use (another copy
+ * of the process, or `npm start` still running), a privileged port, an address this machine does not have. Null for
+ * any other error, which the caller reports as it is.
+ */
+export function listenProblem(error: unknown, variables: { port: string; host?: string }, port: number, host = '127.0.0.1'): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'EADDRINUSE' || code === 'ERR_ADDRESS_IN_USE') {
+    return `port ${port} on ${host} is already in use (another copy running, or npm start?): set ${variables.port} to a free port, or 0 for any`;
+  }
+  if (code === 'EACCES') return `port ${port} needs privileges this process does not have: set ${variables.port} to a port above 1023`;
+  if (code === 'EADDRNOTAVAIL' && variables.host) return `${host} is not an address of this machine: set ${variables.host} to one it has (127.0.0.1, or 0.0.0.0 for all)`;
+  return null;
+}

@@ -1,0 +1,128 @@
+/**
+ * The environment rules of every process (shared/environment.ts) and the Node.js version check: a wrong value is
+ * refused with a sentence naming its variable, secrets are never quoted back, unset and empty take the defaults, and
+ * the required Node.js version is the one package.json declares.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  brokerEnvironment, edgeEnvironment, EnvironmentError, listenProblem, readEnvironment, simEnvironment, startEnvironment,
+  type EnvironmentRecord,
+} from '../../shared/environment.js';
+import { nodeVersionProblem, REQUIRED_NODE } from '../../shared/nodeVersion.js';
+
+function problems(schema: Parameters<typeof readEnvironment>[0], env: EnvironmentRecord): string[] {
+  try {
+    readEnvironment(schema, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnvironmentError);
+    return (error as EnvironmentError).problems;
+  }
+  return [];
+}
+
+describe('environment of npm start', () => {
+  it('takes the documented defaults when nothing is set, and treats empty as unset', () => {
+    const env = readEnvironment(startEnvironment, { PORT: '', SIM_SEED: ' ' });
+    expect(env).toMatchObject({
+      PORT: 8787, BROKER_PORT: 8790, SIM_PORT: 8791, SIM_SEED: undefined, DATA_DIR: '.data', LOG_LEVEL: 'info',
+      TOKEN_TTL_SECONDS: 3600, AUTH_AUDIENCE: 'webapi', DEMO_CLIENT_ID: 'demo', DEMO_CLIENT_SECRET: 'demo-secret',
+    });
+  });
+
+  it('reads valid values as numbers', () => {
+    const env = readEnvironment(startEnvironment, { PORT: '0', BROKER_PORT: '9000', SIM_SEED: '7', TOKEN_TTL_SECONDS: '600' });
+    expect(env).toMatchObject({ PORT: 0, BROKER_PORT: 9000, SIM_SEED: 7, TOKEN_TTL_SECONDS: 600 });
+  });
+
+  it('names every wrong variable, with what it must be and what was given', () => {
+    const found = problems(startEnvironment, {
+      PORT: '80a', BROKER_PORT: '70000', SIM_PORT: '-1', SIM_SEED: '1.5', TOKEN_TTL_SECONDS: '0', LOG_LEVEL: 'loud',
+      PUBLIC_URL: 'localhost:8787',
+    });
+    expect(found).toEqual(expect.arrayContaining([
+      'PORT must be a port number from 0 to 65535 (0: any free port), got "80a"',
+      'BROKER_PORT must be a port number from 0 to 65535 (0: any free port), got "70000"',
+      'SIM_PORT must be a port number from 0 to 65535 (0: any free port), got "-1"',
+      'SIM_SEED must be an integer from 0 to 4294967295, got "1.5"',
+      'TOKEN_TTL_SECONDS must be a whole number of seconds from 1 to 31536000, got "0"',
+      'LOG_LEVEL must be one of debug, info, warn, error, got "loud"',
+    ]));
+    expect(found.find((p) => p.startsWith('PUBLIC_URL'))).toMatch(/^PUBLIC_URL must be an absolute http\(s\) URL/);
+    expect(found).toHaveLength(7);
+  });
+
+  it('refuses AUTH_ISSUER without AUTH_JWKS_URL, and the reverse, instead of silently issuing local tokens', () => {
+    expect(problems(startEnvironment, { AUTH_ISSUER: 'https://id.example.com/' })).toEqual([
+      expect.stringMatching(/^AUTH_JWKS_URL must be set when AUTH_ISSUER is/),
+    ]);
+    expect(problems(edgeEnvironment, { AUTH_JWKS_URL: 'https://id.example.com/jwks' })).toEqual([
+      expect.stringMatching(/^AUTH_ISSUER must be set when AUTH_JWKS_URL is/),
+    ]);
+    expect(problems(edgeEnvironment, { AUTH_ISSUER: 'https://id.example.com/', AUTH_JWKS_URL: 'https://id.example.com/jwks' })).toEqual([]);
+  });
+
+  it('refuses a token lifetime the edge itself would refuse', () => {
+    expect(problems(edgeEnvironment, { TOKEN_TTL_SECONDS: '7200', TOKEN_MAX_LIFETIME_SECONDS: '3600' })).toEqual([
+      expect.stringMatching(/^TOKEN_TTL_SECONDS must not exceed TOKEN_MAX_LIFETIME_SECONDS \(3600\)/),
+    ]);
+  });
+
+  it('checks the signing key shape and never quotes a secret back', () => {
+    const found = problems(edgeEnvironment, { AUTH_SIGNING_KEY: 'not-json-but-secret-material' });
+    expect(found).toEqual([expect.stringMatching(/^AUTH_SIGNING_KEY must be a private ES256 JWK/)]);
+    expect(found.join()).not.toContain('secret-material');
+    const publicOnly = JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' });
+    expect(problems(edgeEnvironment, { AUTH_SIGNING_KEY: publicOnly })).toHaveLength(1);
+    expect(problems(edgeEnvironment, { AUTH_SIGNING_KEY: JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', d: 'c' }) })).toEqual([]);
+  });
+});
+
+describe('environment of the broker and the simulator', () => {
+  it('requires the broker secret and names it', () => {
+    expect(problems(brokerEnvironment, {})).toEqual([expect.stringMatching(/^BROKER_SECRET is required/)]);
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' })).toMatchObject({ BROKER_PORT: 8790, BROKER_HOST: '127.0.0.1', BROKER_ID: 'local' });
+  });
+
+  it('wants a TLS certificate and its key together', () => {
+    expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_TLS_CERT: '/c.pem' })).toEqual([expect.stringMatching(/^BROKER_TLS_KEY must be set when BROKER_TLS_CERT is/)]);
+    expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_TLS_KEY: '/k.pem' })).toEqual([expect.stringMatching(/^BROKER_TLS_CERT must be set when BROKER_TLS_KEY is/)]);
+  });
+
+  it('refuses a wrong simulator port or seed by name', () => {
+    expect(problems(simEnvironment, { SIM_PORT: 'x', SIM_SEED: 'forty-two' })).toEqual([
+      'SIM_PORT must be a port number from 0 to 65535 (0: any free port), got "x"',
+      'SIM_SEED must be an integer from 0 to 4294967295, got "forty-two"',
+    ]);
+  });
+});
+
+describe('listen failures', () => {
+  it('names the variable that chose a taken port', () => {
+    const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    expect(listenProblem(inUse, { port: 'BROKER_PORT' }, 8790)).toBe(
+      'port 8790 on 127.0.0.1 is already in use (another copy running, or npm start?): set BROKER_PORT to a free port, or 0 for any',
+    );
+    expect(listenProblem(Object.assign(new Error('x'), { code: 'EADDRNOTAVAIL' }), { port: 'SIM_PORT', host: 'SIM_HOST' }, 1, '10.9.9.9'))
+      .toMatch(/^10\.9\.9\.9 is not an address of this machine: set SIM_HOST/);
+    expect(listenProblem(new Error('other'), { port: 'PORT' }, 1)).toBeNull();
+  });
+});
+
+describe('Node.js version', () => {
+  it('is the version package.json requires', () => {
+    const engines = (JSON.parse(readFileSync('package.json', 'utf8')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe(`>=${REQUIRED_NODE}`);
+  });
+
+  it('refuses older versions in one line and accepts newer ones', () => {
+    expect(nodeVersionProblem('v18.20.4')).toBe(
+      'Node.js v18.20.4 is too old: this project needs Node.js 20.19 or newer (engines.node in package.json); install a newer Node.js and run again',
+    );
+    expect(nodeVersionProblem('v20.18.3')).toMatch(/too old/);
+    expect(nodeVersionProblem('v20.19.0')).toBeNull();
+    expect(nodeVersionProblem('v20.20.2')).toBeNull();
+    expect(nodeVersionProblem('v22.1.0')).toBeNull();
+    expect(nodeVersionProblem(process.version)).toBeNull();
+  });
+});
