@@ -1,14 +1,16 @@
 /**
  * The short fuzz run of `npm test`: every catalog route of the real worker (in workerd) against a scripted broker
  * that answers every call, a few generated requests each (FUZZ_RUNS_PER_ROUTE, default 3), plus the token endpoint.
- * `npm run drill:fuzz` runs the same properties longer. See catalogFuzz.ts for what is generated and what must hold.
+ * `npm run drill:fuzz` runs the same properties longer (40 per route by default). FUZZ_SEED replays a run. See catalogFuzz.ts for what is generated and what must hold.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { edgeWithFakeBroker } from './gatewayFakeBroker.js';
 import { fuzzedRoutes, fuzzRoute, tokenRequests } from './catalogFuzz.js';
 
-const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 3));
+/** A few per route in `npm test`; `npm run drill:fuzz` runs many more (the script name is npm's npm_lifecycle_event). */
+const DRILL = process.env.npm_lifecycle_event === 'drill:fuzz';
+const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS_PER_ROUTE ?? (DRILL ? 40 : 3)));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const routes = fuzzedRoutes();
 const setup = edgeWithFakeBroker({ API_RATE_LIMIT: '0', TOKEN_RATE_LIMIT: '0' });
