@@ -149,6 +149,8 @@ async function newSigningKey(): Promise<string> {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  // The edge's variables from this environment, refused by name before any process starts (EnvironmentError).
+  readEnvironment(edgeEnvironment, process.env);
   const log = options.log ?? (() => {});
   const temporary = options.dataDir === undefined;
   const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-stack-')));
@@ -260,6 +262,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await close();
     throw error;
   }
+}
+
+/**
+ * Refuses a taken edge port by the variable that chose it, before workerd tries it (it would print a native stack
+ * trace of its own). A port taken between this probe and workerd's bind is still reported by Miniflare.
+ */
+function portAvailable(port: number, variable: string): Promise<void> {
+  if (port === 0) return Promise.resolve();
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', (error) => reject(new Error(listenProblem(error, { port: variable }, port) ?? error.message)));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePort()));
+  });
 }
 
 /** The broker's view of the demo platforms: where their trading servers are and how its manager logs in. */
