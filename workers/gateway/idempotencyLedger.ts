@@ -178,11 +178,9 @@ export class IdempotencyLedger extends DurableObject<Env> {
        VALUES (?, ?, 'inflight', ?, ?, ?, ?, NULL, ?, ?, NULL)`,
       idem.key, idem.requestHash, callId, input.platform, input.brokerUrl, JSON.stringify(ctx), now, expires,
     );
-    await this.scheduleAlarm(expires);
-    // The binding is on disk before the broker can see the call.
-    await this.ctx.storage.sync();
-
-    const running: Running = { callId, done: this.sendOnce(input, ctx, callId), finished: false };
+    // Registered before the first await, so a duplicate arriving meanwhile waits for this call instead of asking the
+    // broker about a call id it has not seen yet.
+    const running: Running = { callId, done: this.bindAndSend(input, ctx, callId, expires), finished: false };
     this.running.set(idem.key, running);
     try {
       return await running.done;
@@ -192,7 +190,10 @@ export class IdempotencyLedger extends DurableObject<Env> {
     }
   }
 
-  private async sendOnce(input: GatewayCall, ctx: ShapeContext, callId: string): Promise<GatewayResponse> {
+  private async bindAndSend(input: GatewayCall, ctx: ShapeContext, callId: string, expires: number): Promise<GatewayResponse> {
+    await this.scheduleAlarm(expires);
+    // The binding is on disk before the broker can see the call.
+    await this.ctx.storage.sync();
     let answer: LinkAnswer;
     try {
       answer = await this.linkFor(input.platform, callId).send({
