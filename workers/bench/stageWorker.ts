@@ -1,0 +1,98 @@
+/**
+ * A bench-only edge worker (`npm run bench:profile`, never deployed): the real edge app and its Durable Object
+ * classes, plus routes that stop a cached read after each stage of the edge's work, so that the cost of every stage
+ * shows as the difference between two neighbouring routes measured in one run:
+ *
+ *   /livez                                       router and trace middleware (the bare route)
+ *   /api/bench/token                             + the /api/* middleware: time budget header, token check, rate limit
+ *   /api/bench/platform/{platform}               + the platform look-up within the caller's organization
+ *   /api/bench/validate/{platform}/{login}       + the UserRecordGet entry's input validation
+ *   /api/bench/shape/{platform}/{login}          + shaping a fixed account record as the v2 envelope and answering it
+ *   /api/bench/object/{platform}/{login}         + one RPC to a Durable Object that answers from memory (the hop alone)
+ *   /api/v2/PF4/{platform}/UserRecordGet/{login} the real route: the platform gateway object, its broker link, the
+ *                                                broker and its cache
+ *
+ * Each stage route calls the same modules the real route does, in the same order.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Context } from 'hono';
+import { createApp } from '../app.js';
+import type { AppEnv, Env } from '../env.js';
+import { catalog } from '../../shared/catalog/index.js';
+import { success, type ShapeContext } from '../envelope/index.js';
+import { platformOf } from '../registry/index.js';
+import { validateInputs } from '../api/inputs.js';
+
+export * from '../index.js';
+
+/** The Durable Object hop alone: answers an already shaped response from memory. */
+export class BenchEcho extends DurableObject<Env> {
+  async call(input: { body: string }): Promise<{ status: number; body: string; headers: Record<string, string> }> {
+    return { status: 200, body: input.body, headers: {} };
+  }
+}
+
+type BenchEnv = AppEnv & { Bindings: AppEnv['Bindings'] & { BENCH_ECHO: DurableObjectNamespace<BenchEcho> } };
+
+const entry = catalog.find((e) => e.id === 'v2.PF4.UserRecordGet');
+if (!entry) throw new Error('no v2.PF4.UserRecordGet in the catalog');
+
+/** An account record the size of a cached one. */
+const RECORD = {
+  login: 100000, group: 'demo\\forex', password: null, enable: true, enableChangePassword: true, enableReadOnly: false,
+  passwordInvestor: null, passwordPhone: null, name: 'Bench Account', country: 'Germany', city: 'Berlin', state: '',
+  zipcode: '10115', address: 'Unter den Linden 1', phone: '+49 30 0000000', email: 'bench@example.com', comment: '',
+  id: '', status: 'RE', regdate: '2024-01-01T00:00:00Z', lastdate: '2024-06-01T00:00:00Z', leverage: 100,
+  agentAccount: 0, timestamp: 1717200000, balance: 10000, prevmonthbalance: 9000, prevbalance: 9500, credit: 0,
+  interestrate: 0, taxes: 0, prevmonthequity: 9000, prevequity: 9500, publicKey: null, sendReports: true, mqid: 0,
+  userColor: 0, apiData: null,
+};
+
+const app = createApp();
+
+async function platformStage(c: Context<BenchEnv>) {
+  const found = await platformOf(c as unknown as Context<AppEnv>, c.req.param('platform') ?? '');
+  return found;
+}
+
+function validateStage(c: Context<BenchEnv>) {
+  return validateInputs(entry!, { tradePlatform: c.req.param('platform') ?? '', login: c.req.param('login') ?? '' }, new URL(c.req.url), { kind: 'none' });
+}
+
+function shapeStage(c: Context<BenchEnv>): ShapeContext {
+  return { generation: entry!.generation, family: 'PF4', paged: false, traceId: c.get('traceId') };
+}
+
+const send = (body: string) => new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'X-Request-Timeout-Applied': '10' } });
+
+/** Stage answers carry the budget header as the real route's do, so the /api/* middleware does not look it up. */
+const text = (c: Context<BenchEnv>, body: string) => {
+  c.header('X-Request-Timeout-Applied', '10');
+  return c.text(body);
+};
+
+const bench = app as unknown as import('hono').Hono<BenchEnv>;
+bench.get('/api/bench/token', (c) => text(c, 'ok'));
+bench.get('/api/bench/platform/:platform', async (c) => text(c, (await platformStage(c)) ? 'ok' : 'no platform'));
+bench.get('/api/bench/validate/:platform/:login', async (c) => {
+  if (!(await platformStage(c))) return text(c, 'no platform');
+  const inputs = validateStage(c);
+  return text(c, inputs.ok ? 'ok' : inputs.message);
+});
+bench.get('/api/bench/shape/:platform/:login', async (c) => {
+  if (!(await platformStage(c))) return text(c, 'no platform');
+  const inputs = validateStage(c);
+  if (!inputs.ok) return text(c, inputs.message);
+  return send(success(shapeStage(c), { ...RECORD, login: inputs.args.login }).body);
+});
+bench.get('/api/bench/object/:platform/:login', async (c) => {
+  const found = await platformStage(c);
+  if (!found) return text(c, 'no platform');
+  const inputs = validateStage(c);
+  if (!inputs.ok) return text(c, inputs.message);
+  const shaped = success(shapeStage(c), { ...RECORD, login: inputs.args.login });
+  const stub = c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id));
+  return send((await stub.call({ body: shaped.body })).body);
+});
+
+export default app;
