@@ -10,12 +10,6 @@ import { pf4Harness } from '../testing/worldHarness.js';
 const DAY = 86_400_000;
 const today = () => Math.floor(Date.now() / DAY) * DAY;
 
-// Reports and sync sessions are cut by the UTC day: the server's clock is fixed at noon, so no test straddles midnight.
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(Date.UTC(2026, 5, 3, 12, 0, 0));
-});
-afterEach(() => { vi.useRealTimers(); });
 
 function traded() {
   const h = pf4Harness({ accounts: 10, trades: 10 });
@@ -29,6 +23,13 @@ function traded() {
 }
 
 describe('reports', () => {
+  // Reports are cut by the UTC day: the server's clock is fixed at noon, so no test straddles midnight.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.UTC(2026, 5, 3, 12, 0, 0));
+  });
+  afterEach(() => { vi.useRealTimers(); });
+
   it('lists closed trades of the asked logins in the window, leaving balance entries out', () => {
     const { h, login, order } = traded();
     const window = { from: new Date(today()).toISOString(), to: new Date(today() + DAY).toISOString() };
