@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CallFailed, CallOk, ResultFrame } from '../../shared/frames.js';
+import type { CallFailed, CallOk, OutcomeReport, ResultFrame } from '../../shared/frames.js';
 import { startBroker, type RunningBroker } from '../index.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
 import { eventually, TestLink } from '../testing/linkClient.js';
@@ -128,7 +128,7 @@ describe('calls under an Idempotency-Key', () => {
       state: 'settled',
       result: { ok: false, timedOut: true, error: { code: 'NoConnect', message: 'the call was not sent: its deadline passed before the manager session was ready' } },
     });
-    expect((report as { result: CallFailed }).result.outcome).toBeUndefined();
+    expect((report as Extract<OutcomeReport, { state: 'settled' }>).result).not.toHaveProperty('outcome');
     pf4.delays.clear();
     await eventually(async () => (await link.call(PF4_ID, 'ServerTime')).ok);
     expect(pf4.count('UserRecordNew')).toBe(creates);
