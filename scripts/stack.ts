@@ -203,6 +203,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const edge = await startEdge({
       port: edgePort,
       dataDir: temporary ? undefined : join(dataDir, 'edge'),
+      // Access-log lines come on the worker's standard output; what it writes to standard error is an error (the
+      // worker's JSON lines carry no level of their own, so the launcher's filters are told).
+      log: (line, stream) => log(`edge ${stream === 'stderr' && line.startsWith('{') && !line.includes('"level":') ? `{"level":"error",${line.slice(1)}` : line}`),
       vars: {
         BROKER_URL: brokerUrl,
         BROKER_SECRET: brokerSecret,

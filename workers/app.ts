@@ -1,8 +1,8 @@
 /**
- * The edge app: trace context first (every answer, even a refusal, carries `traceparent`), the unauthenticated
- * liveness, health, discovery and document routes, then the token-guarded API: registry routes and the catalog's
- * operation routes. Bodies are bounded before anything reads them. Every answer under /api/, the guard's refusals
- * included, carries `X-Request-Timeout-Applied`.
+ * The edge app: trace context first (every answer, even a refusal, carries `traceparent`), one access-log line per
+ * request and `Retry-After` on every 503/504, the unauthenticated liveness, health, discovery and document routes,
+ * then the token-guarded API: registry routes and the catalog's operation routes. Bodies are bounded before anything
+ * reads them. Every answer under /api/, the guard's refusals included, carries `X-Request-Timeout-Applied`.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,6 +11,8 @@ import { authRoutes, requireToken } from './auth/index.js';
 import { registryRoutes } from './registry/index.js';
 import { catalogRoutes, traceContext } from './api/index.js';
 import { timeoutApplied } from './api/timeout.js';
+import { accessLog } from './api/accessLog.js';
+import { retryAfter } from './api/retryAfter.js';
 import { failure, validation } from './envelope/index.js';
 import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
@@ -22,6 +24,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', traceContext());
+  app.use('*', accessLog());
+  app.use('*', retryAfter());
 
   // The benchmark's baseline: nothing but the router and the trace middleware.
   app.get('/livez', (c) => c.text('ok'));

@@ -60,5 +60,7 @@ export interface AppEnv {
     caller: Caller;
     /** W3C trace id of this request (from `traceparent`, else new): `meta.activityId` and the broker's log key. */
     traceId: string;
+    /** How the answer ended (`ok` or an error code), set by the operation routes for the access log. */
+    outcome: string;
   };
 }

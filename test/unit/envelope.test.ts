@@ -1,6 +1,6 @@
 /** Response shaping of both generations: v2 envelopes, v1 statuses and bodies, manager code naming. */
 import { describe, expect, it } from 'vitest';
-import { failure, success, platformNotFound, traceToUuid, v1Status, type ShapeContext } from '../../workers/envelope/envelope.js';
+import { failure, outcomeOf, statusOutcome, success, platformNotFound, traceToUuid, v1Status, type ShapeContext } from '../../workers/envelope/envelope.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const v2: ShapeContext = { generation: 'v2', family: 'PF4', paged: false, traceId: TRACE };
@@ -26,7 +26,32 @@ describe('v2 envelope', () => {
 
   it('sets X-Request-Outcome only for an unknown outcome', () => {
     expect(failure(v2, { code: 'NoConnect', managerCode: null, message: 't', outcome: 'unknown' }).headers).toStrictEqual({ 'X-Request-Outcome': 'unknown' });
-    expect(failure(v1, { code: 'NoConnect', managerCode: null, message: 't', outcome: 'unknown', timedOut: true }).headers).toStrictEqual({ 'X-Request-Outcome': 'unknown' });
+    expect(failure(v1, { code: 'NoConnect', managerCode: null, message: 't', outcome: 'unknown', timedOut: true }).headers).toStrictEqual({ 'X-Request-Outcome': 'unknown', 'Retry-After': '1' });
+  });
+});
+
+describe('Retry-After and outcomes', () => {
+  it('tells a v1 caller when to retry a 503 or a 504, and no other answer', () => {
+    expect(failure(v1, { code: 'NoConnect', managerCode: null, message: 'down' })).toMatchObject({ status: 503, headers: { 'Retry-After': '5' } });
+    expect(failure(v1, { code: 'NoConnect', managerCode: null, message: 'late', timedOut: true })).toMatchObject({ status: 504, headers: { 'Retry-After': '1' } });
+    for (const code of ['Validation', 'NotFound', 'PF4Error', 'Internal'] as const) {
+      expect(failure(v1, { code, managerCode: null, message: 'x' }).headers).toStrictEqual({});
+    }
+    // v2 answers 200 whatever happened: nothing to retry at the HTTP level.
+    expect(failure(v2, { code: 'NoConnect', managerCode: null, message: 'down' }).headers).toStrictEqual({});
+  });
+
+  it('reads the outcome of an answer for the access log', () => {
+    expect(outcomeOf(200, success(v2, { a: 1 }).body, 'v2')).toBe('ok');
+    // A record whose own fields are called "error" does not confuse it: the envelope's comes last.
+    expect(outcomeOf(200, success(v2, [{ error: 'x', note: '"error":{"code":"Fake"}' }]).body, 'v2')).toBe('ok');
+    expect(outcomeOf(200, failure(v2, { code: 'PF4Error', managerCode: 3, message: 'has "error": in it' }).body, 'v2')).toBe('PF4Error');
+    expect(outcomeOf(200, success({ ...v2, paged: true }, [], { nextCursor: 'n', hasMore: true }).body, 'v2')).toBe('ok');
+    const v1Failure = failure(v1, { code: 'NotFound', managerCode: null, message: 'x' });
+    expect(outcomeOf(v1Failure.status, v1Failure.body, 'v1')).toBe('NotFound');
+    expect(outcomeOf(200, '{"order":1}', 'v1')).toBe('ok');
+    expect(statusOutcome(429)).toBe('RateLimited');
+    expect(statusOutcome(418)).toBe('HTTP418');
   });
 });
 

@@ -7,7 +7,7 @@
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import { failure, platformNotFound, validation, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
+import { failure, outcomeOf, platformNotFound, validation, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
 import {
   DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, LINK_GRACE_MS, ledgerName, objectCount, pickLink, type GatewayCall,
 } from '../gateway/index.js';
@@ -48,7 +48,10 @@ function operationHandler(entry: Operation) {
     const url = new URL(c.req.url);
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), url.searchParams.get('requestTimeout'));
     const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged: !!entry.paged, traceId: c.get('traceId') };
-    const reply = (r: ShapedResponse) => send(r, budget.seconds);
+    const reply = (r: ShapedResponse) => {
+      c.set('outcome', outcomeOf(r.status, r.body, entry.generation));
+      return send(r, budget.seconds);
+    };
     const refused = scopeRefusal(entry, c.get('caller'), ctx);
     if (refused) return reply(refused);
 

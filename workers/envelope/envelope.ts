@@ -4,7 +4,7 @@
  *
  * v2: always HTTP 200 with `{data, error, meta}`; `error` is present and null on success; `meta.paging` only on paged
  * lists. v1 (and the registry's live Ping): the bare data on success, otherwise an HTTP error status with the general
- * v1 error body, or `PF5Error` (with a `requestId`) for PF5 platform failures.
+ * v1 error body, or `PF5Error` (with a `requestId`) for PF5 platform failures; 503 and 504 carry `Retry-After`.
  */
 import type { WebApiErrorCode } from '../../shared/errors.js';
 import type { PagingResult } from '../../shared/frames.js';
@@ -56,8 +56,44 @@ export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
     const body = { data: f.data ?? null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
     return { status: 200, body: JSON.stringify(body), headers };
   }
-  return { status: v1Status(f), body: JSON.stringify(v1ErrorBody(ctx, f, managerCode)), headers };
+  const status = v1Status(f);
+  const retryAfter = RETRY_AFTER_SECONDS[status];
+  if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+  return { status, body: JSON.stringify(v1ErrorBody(ctx, f, managerCode)), headers };
 }
+
+/**
+ * `Retry-After` on the v1 answers that say "not now" rather than "not this": an unreachable broker or trading server
+ * (503) is usually back within a reconnect or two of the broker's backoff, so a few seconds; a call past its deadline
+ * (504) may be retried at once with a longer budget, but a second is enough to not hammer a server that is slow right
+ * now (and a mutating call with an unknown outcome should be checked before it is repeated, whatever the header says).
+ */
+export const RETRY_AFTER_SECONDS: Readonly<Record<number, number>> = { 503: 5, 504: 1 };
+
+/**
+ * How an answer ended, in one word for the access log: `ok`, the v2 error code (read from the end of the envelope,
+ * where `error` and `meta` are, so a long page is not parsed), or a name for the HTTP status of other answers.
+ */
+export function outcomeOf(status: number, body: string, generation: Generation | null): string {
+  if (generation === 'v2' && status === 200) {
+    const at = body.lastIndexOf('"error":');
+    if (at < 0) return 'ok';
+    const code = /^"error":(?:null|\{"code":"([A-Za-z0-9]+)")/.exec(body.slice(at, at + 64));
+    return code?.[1] ?? 'ok';
+  }
+  return statusOutcome(status);
+}
+
+/** A word for an HTTP status, for answers without an envelope (v1, the token endpoint, refusals before routing). */
+export function statusOutcome(status: number): string {
+  if (status < 400) return 'ok';
+  return STATUS_OUTCOMES[status] ?? `HTTP${status}`;
+}
+
+const STATUS_OUTCOMES: Record<number, string> = {
+  400: 'Validation', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 413: 'Validation', 429: 'RateLimited',
+  500: 'Internal', 503: 'NoConnect', 504: 'Timeout',
+};
 
 /**
  * v1 statuses. The spec fixes 200 and the 404s; the rest is our choice: a platform rejection is the caller's request

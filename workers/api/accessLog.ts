@@ -1,0 +1,70 @@
+/**
+ * One structured access-log line per edge request, written when the answer is ready: the trace id (the same one the
+ * caller sees as `meta.activityId` / `traceparent` and the broker logs), the API client (once its token is
+ * verified), the operation addressed (the catalog id for operation routes, else the route pattern; null for an
+ * unknown route), the HTTP status, the outcome (`ok`, the v2 error code, or a word for the status) and the duration.
+ * Deliberately nothing from the request itself beyond the method: no path parameters, query, headers or body, so no
+ * token, client secret, password or account number can reach a log line.
+ *
+ * Lines go to `console.log` as JSON: Workers Logs (`[observability]` in wrangler.toml) indexes their fields; locally
+ * the launcher reads them from workerd's output.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { matchedRoutes } from 'hono/route';
+import type { AppEnv } from '../env.js';
+import { outcomeOf, statusOutcome } from '../envelope/index.js';
+import { forwardedOperations, honoPath } from './catalogRoutes.js';
+
+export interface AccessLogLine {
+  msg: 'request';
+  traceId: string;
+  clientId: string | null;
+  method: string;
+  operation: string | null;
+  status: number;
+  outcome: string;
+  ms: number;
+}
+
+export function accessLog(write: (line: string) => void = (line) => console.log(line)): MiddlewareHandler<AppEnv> {
+  let operationIds: Map<string, string> | undefined;
+  const operationOf = (c: Context<AppEnv>): string | null => {
+    // The first handler the router matched (middleware are registered on wildcard paths, handlers never are); the
+    // request may have been answered before it (a refused token), and the line still says what was addressed.
+    const route = matchedRoutes(c).find((r) => !r.path.endsWith('*'));
+    if (!route) return null;
+    operationIds ??= new Map(forwardedOperations().map((e) => [`${e.method} ${honoPath(e.path)}`, e.id]));
+    return operationIds.get(`${route.method} ${route.path}`) ?? `${c.req.method} ${route.path}`;
+  };
+
+  return async (c, next) => {
+    const started = Date.now();
+    await next();
+    const status = c.res.status;
+    const line: AccessLogLine = {
+      msg: 'request',
+      traceId: c.get('traceId'),
+      clientId: c.get('caller')?.clientId ?? null,
+      method: c.req.method,
+      operation: operationOf(c),
+      status,
+      outcome: c.get('outcome') ?? await peekOutcome(c, status),
+      ms: Date.now() - started,
+    };
+    write(JSON.stringify(line));
+  };
+}
+
+/**
+ * The outcome of an answer no operation route shaped (registry reads, the edge's own v2 refusals): a v2 answer is
+ * read from a copy of its body, which is small on those routes; anything else by its status.
+ */
+async function peekOutcome(c: Context<AppEnv>, status: number): Promise<string> {
+  const v2Envelope = status === 200 && c.req.path.startsWith('/api/v2/') && (c.res.headers.get('content-type') ?? '').includes('json');
+  if (!v2Envelope) return statusOutcome(status);
+  try {
+    return outcomeOf(status, await c.res.clone().text(), 'v2');
+  } catch {
+    return 'ok';
+  }
+}
