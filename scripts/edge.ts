@@ -92,13 +92,6 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
       createInterface({ input: stdout }).on('line', (line) => log(line, 'stdout'));
       createInterface({ input: stderr }).on('line', (line) => log(line, 'stderr'));
     },
-    handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      const log = options.log ?? ((line: string, stream: 'stdout' | 'stderr') => {
-        if (stream === 'stderr') process.stderr.write(`${line}\n`);
-      });
-      createInterface({ input: stdout }).on('line', (line) => log(line, 'stdout'));
-      createInterface({ input: stderr }).on('line', (line) => log(line, 'stderr'));
-    },
     d1Databases: { DB: 'registry' },
     durableObjects: {
       LINKS: { className: 'PlatformLink', useSQLite: true },

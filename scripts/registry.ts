@@ -4,7 +4,6 @@
  * platform file. Run `npm run registry -- help` for the commands.
  */
 import '../shared/requireNode.js';
-import '../shared/requireNode.js';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
