@@ -18,7 +18,7 @@ import { recordJson, recordsJson } from '../cache/recordJson.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 import { notFound } from '../session/managerErrors.js';
 import { fromCache, type Handler, type HandlerContext, type HandlerResult } from './handler.js';
-import { compareTupleKeys, isIntegerKey, pageOf, pageRequest, pagingMeta, type PageRequest } from './paging.js';
+import { BAD_CURSOR, compareTupleKeys, isIntegerKey, pageOf, pageRequest, pagingMeta, type PageRequest } from './paging.js';
 
 type Row = Record<string, unknown>;
 type Args = Record<string, unknown>;
@@ -86,6 +86,10 @@ function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
     const page = entry.paged ? pageRequest(ctx.args, isCacheKey) : undefined;
     return fromCache(ctx, () => {
       const table = ctx.platform.cache.table(answer.table)!;
+      // A cursor's key has the type of the table's keys: a text key on a ticket-keyed table is a tampered cursor.
+      if (page?.after !== undefined && table.size > 0 && typeof page.after !== typeof table.keyOf(table.values().next().value!)) {
+        throw new OperationError('Validation', BAD_CURSOR);
+      }
       const keep = answer.where ? (row: Row) => answer.where!(row, ctx.args) : undefined;
       if (answer.index) {
         let rows = table.lookup(answer.index.name, ctx.args[answer.index.arg] as CacheKey);
@@ -128,7 +132,7 @@ function live(entry: Operation, answer: Live<Args>): Handler<Args> {
   const shape = responseShaper(entry);
   return async (ctx) => {
     const result = await ctx.platform.session.request(answer.command, commandArgs(answer, ctx.args), ctx.deadline, { keyedRead: answer.keyedRead });
-    return { data: shape(result) };
+    return { data: shape(answer.result ? answer.result(result, ctx.args) : result) };
   };
 }
 
@@ -167,6 +171,14 @@ function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
       return { row, parts: fields.map((f) => keyPart(row[f])), pos };
     });
     rows.sort((a, b) => compareTupleKeys(a.parts, b.parts) || a.pos - b.pos);
+    const first = rows[0]?.parts;
+    if (page.after !== undefined && first) {
+      // Each field of the cursor has the type of that field in the list (or is null): anything else was tampered with.
+      const fieldsOfCursor = Array.isArray(page.after) ? page.after : [page.after];
+      if (fieldsOfCursor.slice(0, arity).some((v, i) => v !== null && first[i] !== null && typeof v !== typeof first[i])) {
+        throw new OperationError('Validation', BAD_CURSOR);
+      }
+    }
     const unique = rows.every((r, i) => !r.parts.includes(null) && (i === 0 || compareTupleKeys(r.parts, rows[i - 1].parts) !== 0));
     const cursorOf = (e: (typeof rows)[number]): ListCursor => (unique ? (arity === 1 ? e.parts[0]! : e.parts) : [...e.parts, e.pos]);
     const r = pageOf(rows, cursorOf, page, (a, b) => compareListCursors(a, b, arity));

@@ -27,7 +27,8 @@ export function decodeCursor<K>(cursor: string, isKey: (value: unknown) => value
   return value;
 }
 
-export const isIntegerKey = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value);
+/** Integer keys (logins, tickets, positions) are never negative: a negative one can only be a tampered cursor. */
+export const isIntegerKey = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 export const isStringKey = (value: unknown): value is string => typeof value === 'string';
 
 export interface PageRequest<K> {

@@ -47,6 +47,11 @@ export interface Live<A> extends LiveCommand<A> {
   kind: 'live';
   /** The command reads one record by its key: PF4's `InvalidData` then means not found. */
   keyedRead?: boolean;
+  /**
+   * What the caller is answered, from the server's answer (before it is shaped as the entry's response): for rules
+   * the gateway keeps whatever the server sends (only non-zero differences, only rows at or after `from`, ascending).
+   */
+  result?: (answer: unknown, args: A) => unknown;
 }
 
 export interface LivePage<A> extends LiveCommand<A> {

@@ -58,7 +58,9 @@ export const numberText = (what: string) => publish(
 /** An ISO 8601 date-time sent as text; answered to the handler as the same ISO string. */
 export const dateTimeText = (what: string) => publish(
   z.string().max(64, `${what} must be at most 64 characters`)
-    .refine((v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)), `${what} must be an ISO 8601 date-time`),
+    .refine((v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)), `${what} must be an ISO 8601 date-time`)
+    // A time without an offset is UTC (the spec's times are UTC), never the machine's local time.
+    .transform((v) => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`).toISOString()),
   { type: 'string', format: 'date-time', maxLength: 64 });
 
 /** Unix seconds as a 32-bit signed count from 1970 (0 .. 2038-01-19). */

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 
 export const INT32_MAX = 2147483647;
+/** The most characters any text field of a contract record may hold (the contract itself gives no lengths). */
+export const TEXT_MAX = 4096;
 export const int32 = z.number().int().min(-2147483648).max(INT32_MAX);
 export const int64 = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
 export const dateTime = z.iso.datetime({ offset: true, local: true });

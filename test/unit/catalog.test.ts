@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalog, brokerOps, TIMEOUT_CLASSES, login32, login64, groupName, symbolName, pageQuery } from '../../shared/catalog/index.js';
 import { openapiComponents } from '../../shared/records/contract.js';
+import { CON_COMMON_SCHEMAS } from '../../shared/catalog/v1/pf4.js';
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== 'tradePlatform');
 
@@ -14,10 +15,15 @@ describe('operation catalog', () => {
     }
   });
 
-  it('declares a schema for every path parameter and no schema for absent ones', () => {
+  it('declares a schema for every path parameter, and only defaults for segments a shorter route leaves out', () => {
     for (const e of catalog) {
-      const declared = Object.keys(e.params?.shape ?? {}).sort();
-      expect(declared, e.id).toEqual(pathParams(e.path).sort());
+      const shape = (e.params?.shape ?? {}) as Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown } }>;
+      const inPath = pathParams(e.path);
+      expect(Object.keys(shape).filter((k) => inPath.includes(k)).sort(), e.id).toEqual([...inPath].sort());
+      for (const extra of Object.keys(shape).filter((k) => !inPath.includes(k))) {
+        const absent = shape[extra].safeParse(undefined);
+        expect(absent.success && absent.data !== undefined, `${e.id}: ${extra} is not in the path, so it needs a default`).toBe(true);
+      }
     }
   });
 
@@ -36,7 +42,7 @@ describe('operation catalog', () => {
   });
 
   it('names response schemas that exist in the contract (or registry records)', () => {
-    const registry = new Set(['TradePlatform', 'Organization', 'PingResult']);
+    const registry = new Set(['TradePlatform', 'Organization', 'PingResult', ...Object.keys(CON_COMMON_SCHEMAS)]);
     for (const e of catalog.filter((x) => typeof x.response === 'string')) {
       const name = String(e.response).replace(/\[\]$/, '');
       expect(name in openapiComponents || registry.has(name), `${e.id} → ${name}`).toBe(true);

@@ -112,7 +112,13 @@ export async function allPages<T = any>(c: Client, id: string, limit: number, op
   return { items, pages };
 }
 
-/** A tampered cursor is a Validation error naming the cursor. */
+/**
+ * A tampered cursor is a Validation error naming the cursor: one that is not base64url JSON, a well-formed one holding
+ * a negative key (no login, ticket or position is), and one holding an object (no list is keyed by one).
+ */
 export async function refusesTamperedCursor(c: Client, id: string, options: CallOptions = {}): Promise<void> {
-  await refuses(c, id, 'cursor', { ...options, query: { ...options.query, limit: 2, cursor: 'bm90LWEta2V5' } });
+  const wellFormed = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+  for (const cursor of ['bm90LWEta2V5', wellFormed(-5), wellFormed({ a: 1 })]) {
+    await refuses(c, id, 'cursor', { ...options, query: { ...options.query, limit: 2, cursor } });
+  }
 }

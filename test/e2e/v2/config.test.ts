@@ -395,6 +395,16 @@ describe('v2.PF4.CfgRequestCommon and v2.PF4.CfgUpdateCommon', () => {
     expect(await m.ok('CfgRequestCommon')).toEqual(before);
   });
 
+  it('writes back the whole section it read: every setting outside the DTO fields supplied keeps its server value', async () => {
+    const full = await m.ok<Row>('CfgRequestCommon', { full: true });
+    // The write carries every DTO field of the section as read live, so settings the call does not name stay put even
+    // on a server that replaces the section whole.
+    await ok(c, 'v2.PF4.CfgUpdateCommon', { body: { minClient: Number(full.minClient) + 1 } });
+    expect(await m.ok('CfgRequestCommon', { full: true })).toEqual({ ...full, minClient: Number(full.minClient) + 1 });
+    await ok(c, 'v2.PF4.CfgUpdateCommon', { body: { minClient: full.minClient } });
+    expect(await m.ok('CfgRequestCommon', { full: true })).toEqual(full);
+  });
+
   it('refuses read-only and unknown fields and wrong types, naming the field', async () => {
     await refuses(c, 'v2.PF4.CfgUpdateCommon', 'build', { body: { build: 1 } });
     await refuses(c, 'v2.PF4.CfgUpdateCommon', 'body.timeZone', { body: { timeZone: 'UTC' } });

@@ -80,6 +80,8 @@ describe('v2.PF4.TradesGet', () => {
 
   it('refuses a tampered cursor and a limit out of range, naming the field', async () => {
     await refusesTamperedCursor(c, 'v2.PF4.TradesGet');
+    // Well formed, but text where the list is keyed by ticket: not a place in this list.
+    await refuses(c, 'v2.PF4.TradesGet', 'cursor', { query: { limit: 2, cursor: Buffer.from('"zzz"').toString('base64url') } });
     await refuses(c, 'v2.PF4.TradesGet', 'limit', { query: { limit: 5001 } });
   });
 });

@@ -22,6 +22,6 @@ export const commonPf4 = {
     }).superRefine((q, ctx) => {
       if (q.to !== undefined && Date.parse(q.to) < Date.parse(q.from)) ctx.addIssue({ code: 'custom', path: ['to'], message: 'to must not be before from' });
     }),
-    response: 'PF4ServerLog[]', timeout: 'read', read: 'live', answer: { kind: 'live', command: 'JournalRequest' },
+    response: 'PF4ServerLog[]', timeout: 'history', read: 'live', answer: { kind: 'live', command: 'JournalRequest' },
   }),
 };

@@ -130,7 +130,7 @@ export const config = {
     name: 'CfgUpdateCommon', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/CfgUpdateCommon`,
     tag: 'Config', summary: 'Type 1 full replace of the common configuration: read live, the PF4CommonUpdate fields supplied laid over it, written back; the bind and web address arrays and the demo, path, rollover and statement settings (not in the DTO) are left untouched, build and version are read-only; answers PF4Common.',
     body: contractBody('PF4CommonUpdate'), response: 'PF4Common', timeout: 'change', read: 'live', mutating: true,
-    answer: { kind: 'replace', read: { command: 'CfgRequestCommon' }, write: { command: 'CfgUpdateCommon' }, dto: 'PF4CommonUpdate' },
+    answer: { kind: 'replace', read: { command: 'CfgRequestCommon', args: () => ({ full: true }) }, write: { command: 'CfgUpdateCommon' }, dto: 'PF4CommonUpdate' },
   }),
   CfgRequestTime: defineOperation({
     name: 'CfgRequestTime', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/CfgRequestTime`,

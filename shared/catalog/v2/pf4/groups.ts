@@ -83,6 +83,10 @@ export const groups = {
     name: 'EnsureGroupNameExist', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/EnsureGroupNameExist/{group}`,
     tag: 'Groups', summary: 'True when a group of exactly this (case-sensitive) name exists, else false; answered by listing every group live.',
     params: z.object({ group: groupName }), response: { type: 'boolean' }, timeout: 'read', read: 'live',
-    answer: { kind: 'custom' },
+    answer: {
+      kind: 'live', command: 'GroupsRequest', args: () => undefined,
+      // Ordinal comparison: `Real\\Vip` is not `real\\vip`.
+      result: (all, a) => Array.isArray(all) && all.some((g) => (g as { group?: unknown } | null)?.group === a.group),
+    },
   }),
 };

@@ -5,8 +5,6 @@ import { dateTimeText, login32 } from '../../fields.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
 /** A date-time query value read as UTC (one without an offset is taken as UTC), passed on as an ISO string in Z. */
-const utcDateTime = (what: string) =>
-  dateTimeText(what).transform((v) => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`).toISOString());
 
 export const history = {
   TradesUserHistory: defineOperation({
@@ -14,7 +12,7 @@ export const history = {
     tag: 'History',
     summary: 'The account\'s closed and deleted trades and balance / credit entries closed in fromTime..toTime (UTC; default the epoch..now), oldest first, read live; an unknown login is a not-found envelope.',
     params: z.object({ login: login32 }),
-    query: z.object({ fromTime: utcDateTime('fromTime').optional(), toTime: utcDateTime('toTime').optional() })
+    query: z.object({ fromTime: dateTimeText('fromTime').optional(), toTime: dateTimeText('toTime').optional() })
       .superRefine((q, ctx) => {
         if (q.fromTime !== undefined && q.toTime !== undefined && Date.parse(q.toTime) < Date.parse(q.fromTime)) {
           ctx.addIssue({ code: 'custom', path: ['toTime'], message: 'toTime must not be before fromTime' });

@@ -6,8 +6,6 @@ import { ChartPeriodMembers, RequestModeMembers, TickRequestFlagsMembers } from 
 import { V2_PF4 as v2 } from '../paths.js';
 
 /** A date-time query value read as UTC: one without an offset is taken as UTC; answered as an ISO string in Z. */
-const utcDateTime = (what: string) =>
-  dateTimeText(what).transform((v) => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`).toISOString());
 
 const period = enumText('period', ChartPeriodMembers);
 
@@ -63,7 +61,7 @@ export const prices = {
     tag: 'Prices',
     summary: 'Live tick history of a symbol in [start, end] (UTC; start defaults to the epoch, end to now), oldest first; flags Raw (manager ticks), Normal (feed ticks) or All (default).',
     params: symbolPath,
-    query: window({ start: utcDateTime('start').optional(), end: utcDateTime('end').optional(), flags: tickFlags.optional() }),
+    query: window({ start: dateTimeText('start').optional(), end: dateTimeText('end').optional(), flags: tickFlags.optional() }),
     response: 'PF4TickRecord[]', timeout: 'history', read: 'live',
     answer: {
       kind: 'live', command: 'TicksRequest',
@@ -76,7 +74,7 @@ export const prices = {
     summary: 'Live chart bars of a symbol and period (default M1) in the window start..end (UTC; default epoch..now); mode default RangeInExcludeOutOfRage (bars wholly inside the window).',
     params: symbolPath,
     query: window({
-      period: period.optional(), start: utcDateTime('start').optional(), end: utcDateTime('end').optional(),
+      period: period.optional(), start: dateTimeText('start').optional(), end: dateTimeText('end').optional(),
       mode: enumText('mode', RequestModeMembers).default('RangeInExcludeOutOfRage'),
     }),
     response: 'PF4ChartBar[]', timeout: 'history', read: 'live',

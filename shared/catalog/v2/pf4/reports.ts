@@ -30,12 +30,25 @@ const dailyReportsByLogin = {
   additionalProperties: { type: 'array', items: (openapiComponents as Record<string, unknown>).PF4DailyReport },
 };
 
+/**
+ * Rows whose time key is at or after `from` (all without it), ascending by that key whatever order the server kept
+ * them in; rows of the same instant keep the server's order.
+ */
+export function fromOnwards(rows: unknown, key: string, from?: string): Array<Record<string, unknown>> {
+  const start = from === undefined ? -Infinity : Date.parse(from);
+  return (Array.isArray(rows) ? rows as Array<Record<string, unknown>> : [])
+    .map((row, i) => ({ row, i, t: Date.parse(String(row?.[key])) }))
+    .filter((x) => x.t >= start)
+    .sort((a, b) => a.t - b.t || a.i - b.i)
+    .map((x) => x.row);
+}
+
 export const reports = {
   PerformanceRequest: defineOperation({
     name: 'PerformanceRequest', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/PerformanceRequest`,
     tag: 'Reports', summary: 'Resource snapshots with ctm at or after `from` (1970 to 2038, UTC), ascending; empty list when none.',
     query: z.object({ from: seconds32Time('from').optional() }), response: 'PF4Performance[]', timeout: 'history', read: 'live',
-    answer: { kind: 'custom' },
+    answer: { kind: 'live', command: 'PerformanceRequest', result: (rows, a) => fromOnwards(rows, 'ctm', a.from) },
   }),
   ReportsRequest: defineOperation({
     name: 'ReportsRequest', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/ReportsRequest`,

@@ -133,7 +133,12 @@ export const users = {
     name: 'AdmBalanceCheck', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/AdmBalanceCheck`,
     tag: 'Users', summary: 'Balance check of the logins: only accounts with a non-zero difference are listed, absent means 0 (admin).',
     query: z.object({ logins: int32List('logins') }), response: 'PF4BalanceDiff[]', timeout: 'read', read: 'live',
-    answer: { kind: 'live', command: 'AdmBalanceCheck', args: (a) => ({ logins: a.logins }) },
+    answer: {
+      kind: 'live', command: 'AdmBalanceCheck', args: (a) => ({ logins: a.logins }),
+      // Only the asked accounts with a difference, whatever the server lists.
+      result: (diffs, a) => (Array.isArray(diffs) ? diffs : [])
+        .filter((d: { login?: unknown; diff?: unknown } | null) => a.logins.includes(d?.login as number) && typeof d?.diff === 'number' && d.diff !== 0),
+    },
   }),
   AdmBalanceFix: defineOperation({
     name: 'AdmBalanceFix', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/AdmBalanceFix`,
