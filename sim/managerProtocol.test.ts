@@ -8,6 +8,7 @@ import { RESYNC_CHUNK } from '../shared/protocol.js';
 import * as records from '../shared/records/contract.js';
 import { startSim, type RunningSim } from './index.js';
 import { ManagerClient } from './testing/managerClient.js';
+import { withoutServerOnly } from './pf4/serverOnlyFields.js';
 
 const PASSWORD = 'test-password';
 let sim: RunningSim;
@@ -119,14 +120,14 @@ describe('resync', () => {
       items.set(kind, [...(items.get(kind) ?? []), ...chunk]);
     }
     for (const [kind, count] of Object.entries(counts)) expect(items.get(kind)?.length, kind).toBe(count);
-    // Every record travels in its contract shape.
-    for (const user of items.get('users')!) records.PF4User.parse(user);
+    // Every record travels in its contract shape, with the server-only fields of accounts and groups beside it.
+    for (const user of items.get('users')!) records.PF4User.parse(withoutServerOnly('user', user as Record<string, unknown>));
     for (const trade of items.get('trades')!) records.PF4Trade.parse(trade);
     for (const tick of items.get('ticks')!) records.PF4TickInfo.parse(tick);
     for (const symbol of items.get('symbols')!) records.PF4SymbolConfig.parse(symbol);
     // Groups carry their nested security arrays beside the PF4Group fields.
     for (const { secGroups, secMargins, ...group } of items.get('groups') as Array<Record<string, unknown[]>>) {
-      records.PF4Group.parse(group);
+      records.PF4Group.parse(withoutServerOnly('group', group));
       expect(secGroups).toHaveLength(32);
       for (const entry of secGroups) records.PF4GroupSec.parse(entry);
       for (const entry of secMargins) records.PF4GroupMargin.parse(entry);
@@ -250,7 +251,7 @@ describe('commands', () => {
       { record: { login: 0, group: 'demo\\forex', name: 'New Trader' } });
     expect(created.login).toBe(highest + 1);
     expect(created.leverage).toBe(100);
-    records.PF4User.parse(created);
+    records.PF4User.parse(withoutServerOnly('user', created));
     const event = await watcher.waitForEvent((e) => e.event === 'users' && e.op === 'add');
     expect(event.record).toEqual(created);
     const read = await client.ok<Array<{ login: number }>>('UserRecordsRequest', { logins: [created.login] });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { PF4_CONFIG_LISTS } from './pf4Config.js';
+import { passwordHash, withoutServerOnly } from './serverOnlyFields.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
 describe('configuration lists', () => {
@@ -17,10 +18,12 @@ describe('configuration lists', () => {
       GatewayRule: records.PF4GatewayRule, LiveUpdate: records.PF4LiveUpdate, Sync: records.PF4Sync, Plugin: records.PF4PluginParam,
       SymbolGroup: records.PF4SymbolGroup,
     };
+    // Feeders and syncs also carry their password, which the contract leaves out.
+    const serverOnly: Record<string, 'feeder' | 'sync'> = { Feeder: 'feeder', Sync: 'sync' };
     for (const list of PF4_CONFIG_LISTS) {
       const items = h.call(`CfgRequest${list}`);
       expect(items.length, list).toBeGreaterThan(0);
-      for (const item of items) schemas[list].parse(item);
+      for (const item of items) schemas[list].parse(serverOnly[list] ? withoutServerOnly(serverOnly[list], item) : item);
     }
     expect(h.call('CfgRequestSymbolGroup')).toHaveLength(32);
   });
@@ -44,7 +47,7 @@ describe('configuration lists', () => {
 
   it('updates keyed lists by key without a position and refuses a duplicate key elsewhere', () => {
     const h = pf4Harness();
-    const feeder = h.call('CfgRequestFeeder')[1];
+    const feeder = withoutServerOnly('feeder', h.call('CfgRequestFeeder')[1]);
     h.call('CfgUpdateFeeder', { record: { ...feeder, enable: 0 } });
     expect(h.call('CfgRequestFeeder').map((f: { name: string; enable: number }) => [f.name, f.enable]))
       .toEqual([['Main quotes', 1], ['News wire', 0]]);
@@ -109,12 +112,17 @@ describe('single-record sections', () => {
     expect(h.fails('CfgUpdateTime', { record: { accessHours: [1, 0] } }).message).toContain('168');
   });
 
-  it('updates the backup settings but not the last-completion times', () => {
+  it('updates the backup settings but not the last-completion times nor the slave server\'s password', () => {
     const h = pf4Harness();
     const before = h.call('CfgRequestBackup');
-    records.PF4Backup.parse(before);
+    records.PF4Backup.parse(withoutServerOnly('backup', before));
+    expect(before.watchPassword).toMatch(/^\w{16}$/);
     const after = h.call('CfgUpdateBackup', { record: { fullBackupPeriod: 'H4', fullBackupLastTime: '2030-01-01T00:00:00Z' } });
-    expect(after).toMatchObject({ fullBackupPeriod: 'H4', fullBackupLastTime: before.fullBackupLastTime });
+    expect(after).toEqual({ ...before, fullBackupPeriod: 'H4' });
+    // The whole section as read cannot be written back: the password is not a field of the record a manager sends.
+    expect(h.fails('CfgUpdateBackup', { record: before }).message).toBe('record.watchPassword: Unrecognized key: "watchPassword"');
+    expect(h.call('CfgUpdateBackup', { record: withoutServerOnly('backup', before) })).toEqual(before);
+    expect(h.call('CfgRequestBackup')).toEqual(before);
   });
 });
 
@@ -147,8 +155,14 @@ describe('symbols, groups and accounts', () => {
 
   it('updates a group, keeping its name, securities and margin overrides', () => {
     const h = pf4Harness();
+    const before = h.call('GroupRecordRequest', { group: 'real\\vip' });
     const group = h.call('GroupRecordUpdate', { group: 'real\\vip', record: { marginCall: 80, company: 'VIP Desk' } });
-    records.PF4Group.parse(group);
+    records.PF4Group.parse(withoutServerOnly('group', group));
+    // The report mailer's credentials, the template path and the securities hash are the server's, kept by the update.
+    expect(group).toEqual({ ...before, marginCall: 80, company: 'VIP Desk' });
+    expect(before).toMatchObject({ smtpServer: 'smtp.example.com:587', smtpLogin: 'reports-real-vip@example.com', templates: '/reports/templates/real-vip' });
+    expect(before.smtpPassword).toMatch(/^\w{16}$/);
+    expect(h.fails('GroupRecordUpdate', { group: 'real\\vip', record: { smtpPassword: 'x' } }).message).toBe('record.smtpPassword: Unrecognized key: "smtpPassword"');
     expect(group).toMatchObject({ group: 'real\\vip', marginCall: 80, company: 'VIP Desk', secMarginsTotal: 2 });
     expect(h.call('GroupSecGroupsGet', { group: 'real\\vip' })).toHaveLength(32);
     expect(h.call('GroupSecMarginsGet', { group: 'real\\vip' }).map((m: { symbol: string }) => m.symbol)).toEqual(['EURUSD', 'XAUUSD']);
@@ -158,13 +172,22 @@ describe('symbols, groups and accounts', () => {
 
   it('updates an account, checks and sets passwords', () => {
     const h = pf4Harness();
+    const original = h.call('UserRecordRequest', { login: 100001 });
     const updated = h.call('UserRecordUpdate', { login: 100001, record: { name: 'New Name', leverage: 300 } });
     expect(updated).toMatchObject({ login: 100001, name: 'New Name', leverage: 300 });
+    // The account's secrets are the server's: kept by the update, refused in a record.
+    expect(updated).toEqual({ ...original, name: 'New Name', leverage: 300 });
+    expect(original.password).toBe(passwordHash(100001, 'demo-100001'));
+    expect(original.passwordInvestor).toBe(passwordHash(100001, 'view-100001'));
+    for (const field of ['passwordPhone', 'otpSecret', 'apiData']) expect(original[field], field).not.toBe('');
+    expect(h.fails('UserRecordUpdate', { login: 100001, record: { otpSecret: 'x' } }).message).toBe('record.otpSecret: Unrecognized key: "otpSecret"');
     expect(h.call('UserPasswordCheck', { login: 100001, password: 'demo-100001' })).toBe(true);
     expect(h.fails('UserPasswordCheck', { login: 100001, password: 'wrong' }).code).toBe(R.InvalidData);
     h.call('UserPasswordSet', { login: 100001, password: 'secret-1', changeInvestor: true });
     expect(h.call('UserPasswordCheck', { login: 100001, password: 'secret-1' })).toBe(true);
+    expect(h.call('UserRecordRequest', { login: 100001 })).toEqual({ ...updated, passwordInvestor: passwordHash(100001, 'secret-1') });
     const created = h.call('UserRecordNew', { record: { group: 'demo\\forex', name: 'No Password' } });
+    expect(created).toMatchObject({ password: '', passwordInvestor: '', passwordPhone: '', otpSecret: '', apiData: '' });
     expect(h.fails('UserPasswordCheck', { login: created.login, password: 'anything' }).code).toBe(R.InvalidData);
     expect(h.call('UsersGroupOp', { record: { command: 'Leverage', leverage: 50, logins: [100002, 100003] } })).toBe(true);
     expect(h.call('UserRecordRequest', { login: 100003 }).leverage).toBe(50);

@@ -8,6 +8,7 @@ import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { PF4_CONFIG_LISTS, ip, type Pf4ConfigListName } from './pf4Config.js';
 import { PF4_RIGHTS, PF4_SESSION_COMMANDS } from './pf4Rights.js';
+import { PF4_SERVER_ONLY, withoutServerOnly, type Pf4ServerOnlyKind } from './serverOnlyFields.js';
 import { pf4Harness } from '../testing/worldHarness.js';
 
 type Rec = Record<string, any>;
@@ -34,6 +35,8 @@ interface ListCase {
   make: (n: number) => Rec;
   /** A record with one field of the wrong type, and that field. */
   bad: [Rec, string];
+  /** The entries carry server-only fields of this kind (a password): never taken from a record, kept by a write. */
+  serverOnly?: Pf4ServerOnlyKind;
 }
 
 const CASES: ListCase[] = [
@@ -58,7 +61,7 @@ const CASES: ListCase[] = [
     seeded: ['Main quotes', 'News wire'], label: (r) => r.name,
     make: (n) => ({ name: `Backup feed ${n}`, file: `backup${n}.feed`, server: `feed${n}.example.com:2222`, login: 'feed', keywords: '',
       enable: 0, dataFeedMode: 'Quotes', timeout: 120, timeoutReconnect: 5, timeoutSleep: 60, attempsSleep: 10, newsLangId: 0 }),
-    bad: [{ name: 'Ticks', dataFeedMode: 'Ticks' }, 'dataFeedMode'] },
+    bad: [{ name: 'Ticks', dataFeedMode: 'Ticks' }, 'dataFeedMode'], serverOnly: 'feeder' },
   { list: 'GatewayAccount', what: 'gateway account', schema: records.PF4GatewayAccount, kind: 'keyed', key: 'name', edit: 'address',
     seeded: ['LP Prime'], label: (r) => r.name,
     make: (n) => ({ enable: true, name: `LP ${n}`, id: 1 + n, type: 0, login: 9001 + n, address: `lp${n}.example.com:443`,
@@ -83,7 +86,7 @@ const CASES: ListCase[] = [
     seeded: ['history.example.com:443'], label: (r) => r.server,
     make: (n) => ({ server: `history${n + 1}.example.com:443`, login: `sync${n}`, enable: 1, mode: 'Add', from: 0, to: 0,
       securities: '*', timeCorrection: 0 }),
-    bad: [{ mode: 'Everything' }, 'mode'] },
+    bad: [{ mode: 'Everything' }, 'mode'], serverOnly: 'sync' },
   { list: 'Plugin', what: 'plugin', schema: records.PF4PluginParam, kind: 'loaded', key: 'plugin.file',
     seeded: ['echo.dll', 'risk.dll'], label: (r) => r.plugin.file,
     make: (n) => ({ plugin: { file: `extra${n}.dll`, name: `Extra ${n}`, enabled: 1 }, params: [] }),
@@ -108,6 +111,15 @@ function lists(c: ListCase) {
   return { h, request, labels, cmd };
 }
 
+/** What a manager may send back of an entry it read: the entry without its server-only fields. */
+const sendable = (c: ListCase, entry: Rec): Rec => (c.serverOnly ? withoutServerOnly(c.serverOnly, entry) : entry);
+
+/** The entry the server stores for `record` written over `replaced` (or as a new entry): the server-only fields carried over. */
+function storedAs(c: ListCase, record: Rec, replaced?: Rec): Rec {
+  if (!c.serverOnly) return record;
+  return { ...record, ...Object.fromEntries(PF4_SERVER_ONLY[c.serverOnly].map((f) => [f, replaced ? replaced[f] : ''])) };
+}
+
 const movable = CASES.filter((c) => c.kind === 'open' || c.kind === 'keyed');
 const shiftable = CASES.filter((c) => c.kind !== 'fixed');
 
@@ -120,7 +132,16 @@ describe.each(CASES)('$list', (c) => {
     const { request, labels } = lists(c);
     expect(labels().slice(0, c.seeded.length)).toEqual(c.seeded);
     expect(request()).toHaveLength(c.seeded.length);
-    for (const entry of request()) c.schema.parse(entry);
+    for (const entry of request()) c.schema.parse(sendable(c, entry));
+    // Seeded entries with a password carry it, a different one each, beside the contract's fields.
+    if (c.serverOnly) {
+      for (const field of PF4_SERVER_ONLY[c.serverOnly]) {
+        const values = request().map((entry) => entry[field]);
+        expect(values.every((v) => typeof v === 'string' && v.length >= 8), field).toBe(true);
+        expect(new Set(values).size, field).toBe(values.length);
+      }
+      expect(() => c.schema.parse(request()[0])).toThrow();
+    }
   });
 
   it('refuses a record with a field of the wrong type, an unknown field or no record, naming the field', () => {
@@ -152,24 +173,26 @@ describe.each(movable)('$list updates, appends and deletes by position', (c) => 
     const { h, request, labels, cmd } = lists(c);
     const n = c.seeded.length;
     const [a, b, d, e] = [c.make(1), c.make(2), c.make(3), c.make(4)];
-    // Append at the size, at -1 and (a new key, or an unkeyed list) without a position; each answers the record.
-    expect(h.call(cmd('Update'), { pos: n, record: a })).toEqual(a);
-    expect(h.call(cmd('Update'), { pos: -1, record: b })).toEqual(b);
-    expect(h.call(cmd('Update'), { record: d })).toEqual(d);
+    // Append at the size, at -1 and (a new key, or an unkeyed list) without a position; each answers the entry stored
+    // (a new entry with a password has an empty one).
+    expect(h.call(cmd('Update'), { pos: n, record: a })).toEqual(storedAs(c, a));
+    expect(h.call(cmd('Update'), { pos: -1, record: b })).toEqual(storedAs(c, b));
+    expect(h.call(cmd('Update'), { record: d })).toEqual(storedAs(c, d));
     expect(labels()).toEqual([...c.seeded, c.label(a), c.label(b), c.label(d)]);
-    // Replace at a position: the size stays, the entry there is the new record.
-    expect(h.call(cmd('Update'), { pos: 1, record: e })).toEqual(e);
+    // Replace at a position: the size stays, the entry there is the new record (keeping the replaced entry's password).
+    const replaced = request()[1];
+    expect(h.call(cmd('Update'), { pos: 1, record: e })).toEqual(storedAs(c, e, replaced));
     const after = [...c.seeded, c.label(a), c.label(b), c.label(d)];
     after[1] = c.label(e);
     expect(labels()).toEqual(after);
-    expect(request()[1]).toEqual(e);
+    expect(request()[1]).toEqual(storedAs(c, e, replaced));
     // Delete by position: the entries after it move up.
     expect(h.call(cmd('Delete'), { pos: 1 })).toBe(true);
     after.splice(1, 1);
     expect(labels()).toEqual(after);
     expect(h.call(cmd('Delete'), { pos: after.length - 1 })).toBe(true);
     expect(labels()).toEqual(after.slice(0, -1));
-    for (const entry of request()) c.schema.parse(entry);
+    for (const entry of request()) c.schema.parse(sendable(c, entry));
   });
 
   it('refuses positions outside the list', () => {
@@ -189,12 +212,14 @@ describe.each(movable.filter((c) => c.kind === 'keyed'))('$list is keyed by $key
   it('updates the entry with the record\'s key in place when no position is given, and refuses the key elsewhere', () => {
     const { h, request, labels, cmd } = lists(c);
     const first = request()[0];
-    const changed = { ...first, [c.edit as string]: 'edited' };
-    expect(h.call(cmd('Update'), { record: changed })).toEqual(changed);
+    const changed = { ...sendable(c, first), [c.edit as string]: 'edited' };
+    // The entry of that key is replaced; what the record cannot carry (a password) is the entry's as before.
+    expect(h.call(cmd('Update'), { record: changed })).toEqual(storedAs(c, changed, first));
     expect(labels()).toEqual(c.seeded);
-    expect(request()[0]).toEqual(changed);
+    expect(request()[0]).toEqual(storedAs(c, changed, first));
+    if (c.serverOnly) expect(request()[0][PF4_SERVER_ONLY[c.serverOnly][0]]).toBe(first[PF4_SERVER_ONLY[c.serverOnly][0]]);
     if (c.seeded.length > 1) {
-      expect(h.fails(cmd('Update'), { pos: 1, record: first }))
+      expect(h.fails(cmd('Update'), { pos: 1, record: sendable(c, first) }))
         .toEqual({ code: R.InvalidData, message: `${c.what} ${c.label(first)} already exists at position 0` });
     }
     const { [c.key as string]: _key, ...keyless } = c.make(1);
@@ -284,6 +309,21 @@ describe('lists with their own rules', () => {
       .toBe('plugin risk.dll already exists at position 1');
     expect(h.world.commands().has('CfgDeletePlugin')).toBe(false);
     expect(labels()).toEqual(['echo.dll', 'risk.dll']);
+  });
+
+  it('keeps the passwords of feeders and syncs: a record carrying one is refused, shifts move it with its entry', () => {
+    for (const c of CASES.filter((x) => x.serverOnly)) {
+      const { h, request, cmd } = lists(c);
+      const field = PF4_SERVER_ONLY[c.serverOnly!][0];
+      const before = request();
+      expect(h.fails(cmd('Update'), { pos: 0, record: before[0] }).message).toBe(`record.${field}: Unrecognized key: "${field}"`);
+      expect(h.fails(cmd('Update'), { pos: 0, record: { ...sendable(c, before[0]), [field]: 'chosen' } }).message).toMatch(new RegExp(`^record\\.${field}: `));
+      expect(request()).toEqual(before);
+      h.call(cmd('Update'), { record: c.make(1) });
+      h.call(cmd('Shift'), { pos: before.length, shift: -before.length });
+      expect(request().slice(1)).toEqual(before);
+      expect(request()[0]).toEqual(storedAs(c, c.make(1)));
+    }
   });
 
   it('journals every change with the list and the position', () => {

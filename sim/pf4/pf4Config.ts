@@ -2,14 +2,16 @@
  * The configuration of one simulated PF4 server: the single-record sections (common, access hours, backup) and the
  * ordered list sections (holidays, managers, firewall rules, data servers, feeders, gateway accounts, markups and
  * rules, live update, sync, plugins, symbol groups). Every list section is an OrderedList, so update, delete and
- * shift by position behave the same everywhere. Secrets (feeder and sync passwords, the slave-server credential) are
- * never part of these records, as the contract leaves them out.
+ * shift by position behave the same everywhere. Feeders and history sources carry their password, and the backup section
+ * the watchdog pair's (slave server's) password, as server-only fields (serverOnlyFields.ts): sent as the server holds
+ * them, never taken from a manager's record, and kept across its writes.
  */
 import { PF4_RESULT } from '../../shared/resultCodes.js';
 import { SECURITY_GROUP_NAMES } from '../feed/instruments.js';
 import type { ManagerConfig } from '../config/simConfig.js';
 import { OrderedList } from '../world/orderedList.js';
 import { iso, WORLD_ANCHOR_MS } from '../world/people.js';
+import { derivedSecret } from './serverOnlyFields.js';
 
 const bad = PF4_RESULT.InvalidData;
 type Rec = Record<string, unknown>;
@@ -44,7 +46,7 @@ export class Pf4Config {
   backup: Rec;
   readonly lists: Record<Pf4ConfigListName, OrderedList<Rec>>;
 
-  constructor(serverName: string, build: number, managers: readonly ManagerConfig[]) {
+  constructor(serverName: string, build: number, managers: readonly ManagerConfig[], seed = 0) {
     this.common = {
       name: serverName, owner: 'Simulated Markets Ltd', timeZone: 0, daylightCorrection: 0, timeZoneReal: 0,
       timeSync: 'time.example.com', minClient: 1400, minApi: 1400, keepEmails: 30, keepTicks: 7, antiFlood: 0, floodControl: 0,
@@ -58,6 +60,7 @@ export class Pf4Config {
       archiveLastTime: iso(WORLD_ANCHOR_MS), exportSecurities: '*', exportPath: '/backup/export', exportPeriod: 'M5',
       exportLastTime: iso(WORLD_ANCHOR_MS), watchRole: 'StandAlone', watchOpposite: '', watchIp: 0,
       watchState: 'Disconnected', watchFailover: 'Off', watchTimeout: 60, watchLogin: 0, watchTimestamp: 0,
+      watchPassword: derivedSecret(seed, 'watchdog'),
     };
     const list = (what: string, initial: Rec[], key?: (r: Rec) => string | number) => new OrderedList<Rec>(what, bad, key, initial);
     this.lists = {
@@ -78,9 +81,11 @@ export class Pf4Config {
       ]),
       Feeder: list('feeder', [
         { name: 'Main quotes', file: 'quotes.feed', server: 'feed.example.com:2222', login: 'feed', keywords: '', enable: 1,
-          dataFeedMode: 'Quotes', timeout: 120, timeoutReconnect: 5, timeoutSleep: 60, attempsSleep: 10, newsLangId: 0 },
+          dataFeedMode: 'Quotes', timeout: 120, timeoutReconnect: 5, timeoutSleep: 60, attempsSleep: 10, newsLangId: 0,
+          password: derivedSecret(seed, 'feeder/Main quotes') },
         { name: 'News wire', file: 'news.feed', server: 'news.example.com:2223', login: 'news', keywords: 'forex', enable: 1,
-          dataFeedMode: 'News', timeout: 300, timeoutReconnect: 10, timeoutSleep: 60, attempsSleep: 10, newsLangId: 0 },
+          dataFeedMode: 'News', timeout: 300, timeoutReconnect: 10, timeoutSleep: 60, attempsSleep: 10, newsLangId: 0,
+          password: derivedSecret(seed, 'feeder/News wire') },
       ], (r) => r.name as string),
       GatewayAccount: list('gateway account', [
         { enable: true, name: 'LP Prime', id: 1, type: 0, login: 9001, address: 'lp.example.com:443', notifyLogins: [], flags: 'Quotes' },
@@ -98,7 +103,8 @@ export class Pf4Config {
           connections: 0, type: 0, enable: 1, totalFiles: 42 },
       ]),
       Sync: list('sync', [
-        { server: 'history.example.com:443', login: 'sync', enable: 0, mode: 'Update', from: 0, to: 0, securities: '*', timeCorrection: 0 },
+        { server: 'history.example.com:443', login: 'sync', enable: 0, mode: 'Update', from: 0, to: 0, securities: '*', timeCorrection: 0,
+          password: derivedSecret(seed, 'sync/history.example.com:443') },
       ]),
       Plugin: list('plugin', [
         pluginRecord('echo.dll', 'Echo', 'answers ExternalCommand calls with their payload', 1),

@@ -1,12 +1,14 @@
 /**
  * PF4 records as the simulator keeps and sends them: field names and types follow the contract schemas (PF4User,
  * PF4Trade, PF4Group, PF4SymbolConfig, PF4TickInfo in shared/records/contract.ts). Only fields the simulator gives a
- * meaningful value are present; everything in the contract is optional.
+ * meaningful value are present; everything in the contract is optional. Accounts and groups also carry the server-only
+ * fields of `serverOnlyFields.ts` (password hashes, the report mailer's credentials, ...), which the contract leaves out.
  */
 import type { Instrument } from '../feed/instruments.js';
 import { pointOf } from '../feed/instruments.js';
 import type { Quote } from '../feed/quoteFeed.js';
 import { iso } from '../world/people.js';
+import { derivedSecret } from './serverOnlyFields.js';
 
 export interface PF4UserRecord {
   login: number;
@@ -40,6 +42,12 @@ export interface PF4UserRecord {
   sendReports: number;
   mqid: number;
   userColor: number;
+  /** Server-only (PF4_SERVER_ONLY.user): password hashes ("" when none is set), phone password, OTP secret, API data. */
+  password: string;
+  passwordInvestor: string;
+  passwordPhone: string;
+  otpSecret: string;
+  apiData: string;
 }
 
 export type PF4Command = 'Buy' | 'Sell' | 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
@@ -120,6 +128,12 @@ export interface PF4GroupRecord {
   hedgeProhibited: number;
   closeFIFO: number;
   marginControllingType: 'Percent';
+  /** Server-only (PF4_SERVER_ONLY.group): the report mailer, the report template path, the securities hash. */
+  smtpServer: string;
+  smtpLogin: string;
+  smtpPassword: string;
+  templates: string;
+  securitiesHash: string;
 }
 
 export const PF4_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposit: number; weight: number }> = [
@@ -130,13 +144,17 @@ export const PF4_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposi
   { group: 'real\\ecn', leverage: 50, deposit: 0, weight: 1 },
 ];
 
-export function groupRecord(def: (typeof PF4_GROUPS)[number]): PF4GroupRecord {
+export function groupRecord(def: (typeof PF4_GROUPS)[number], seed: number): PF4GroupRecord {
+  const slug = def.group.replace(/\\/g, '-');
   return {
     group: def.group, enable: 1, maxSecurities: 4096, secMarginsTotal: groupMargins(def.group).length, timeout: 60, otpMode: 'Disabled', company: 'Simulated Markets Ltd',
     supportPage: 'https://support.example.com', supportEmail: 'support@example.com',
     defaultLeverage: def.leverage, defaultDeposit: def.deposit, currency: 'USD', credit: 0,
     marginCall: 100, marginMode: 'UseAll', marginStopout: 50, interestRate: 0, useSwap: 1, newsMode: 'Full',
     maxPositions: 0, hedgeProhibited: 0, closeFIFO: 0, marginControllingType: 'Percent',
+    smtpServer: 'smtp.example.com:587', smtpLogin: `reports-${slug}@example.com`,
+    smtpPassword: derivedSecret(seed, `smtp/${def.group}`), templates: `/reports/templates/${slug}`,
+    securitiesHash: derivedSecret(seed, `securities/${def.group}`, 32, '0123456789abcdef'),
   };
 }
 

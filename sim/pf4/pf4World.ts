@@ -20,6 +20,7 @@ import { cents, DAY_MS, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS 
 import { Random, deriveSeed } from '../world/random.js';
 import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import { Pf4Config } from './pf4Config.js';
+import { accountSecrets, passwordHash } from './serverOnlyFields.js';
 import {
   PF4_GROUPS, defaultSessions, groupMargins, groupRecord, groupSecurities, isBuyCommand, isPending, symbolGroupRecord, symbolRecord,
   tickRecord,
@@ -83,19 +84,19 @@ export class Pf4World implements SimWorld {
       this.instruments.map((instrument, index) => symbolRecord(instrument, index)));
     for (const instrument of this.instruments) this.sessions.set(instrument.symbol, defaultSessions());
     const usedTypes = Math.max(...this.instruments.map((i) => i.securityGroup), 0) + 1;
-    this.groups = new OrderedList<PF4GroupRecord>('group', bad, (g) => g.group, PF4_GROUPS.map((def) => groupRecord(def)));
+    this.groups = new OrderedList<PF4GroupRecord>('group', bad, (g) => g.group, PF4_GROUPS.map((def) => groupRecord(def, seed)));
     for (const def of PF4_GROUPS) {
       this.groupSecurities.set(def.group, groupSecurities(def.group, usedTypes));
       this.groupMargins.set(def.group, groupMargins(def.group));
     }
     this.chart = new ChartHistory(serverConfig.tickHistory);
     for (const instrument of this.instruments) this.chart.setPoint(instrument.symbol, pointOf(instrument));
-    this.config = new Pf4Config(serverConfig.name, BUILD, serverConfig.managers);
+    this.config = new Pf4Config(serverConfig.name, BUILD, serverConfig.managers, seed);
     this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), serverConfig.ticksPerSecond,
       (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
     this.feed.isActive = (symbol) => this.isActiveSymbol(symbol);
     this.engine = new Pf4TradingEngine(this, serverConfig.rollbackMs);
-    this.generateUsers(new Random(deriveSeed(seed, 'users')), serverConfig.accounts);
+    this.generateUsers(new Random(deriveSeed(seed, 'users')), serverConfig.accounts, seed);
     this.generateTrades(new Random(deriveSeed(seed, 'trades')), serverConfig.trades);
     this.engine.indexAll();
     this.topUpThinAccounts();
@@ -353,6 +354,18 @@ export class Pf4World implements SimWorld {
     if (before) this.engine.onAccountEdited(before, record);
   }
 
+  /**
+   * Sets an account's password (main, or investor): the clear text for the checks, its hash on the record. No event: a
+   * password is not part of what a consumer is sent about an account (the contract has none).
+   */
+  setPassword(login: number, password: string, investor: boolean): void {
+    const record = this.users.get(login);
+    if (!record) return;
+    const current = this.passwords.get(login) ?? { main: `demo-${login}`, investor: `view-${login}` };
+    this.passwords.set(login, investor ? { ...current, investor: password } : { ...current, main: password });
+    this.users.set(login, { ...record, [investor ? 'passwordInvestor' : 'password']: passwordHash(login, password) });
+  }
+
   /** Removes an account (it has no open trades); an online client of it is disconnected. */
   deleteUser(login: number): void {
     if (!this.users.delete(login)) return;
@@ -370,7 +383,7 @@ export class Pf4World implements SimWorld {
     return charged;
   }
 
-  private generateUsers(random: Random, count: number): void {
+  private generateUsers(random: Random, count: number, seed: number): void {
     const weighted = PF4_GROUPS.flatMap((g) => Array<(typeof PF4_GROUPS)[number]>(g.weight).fill(g));
     for (let i = 0; i < count; i++) {
       const login = PF4_FIRST_LOGIN + i;
@@ -387,6 +400,7 @@ export class Pf4World implements SimWorld {
         balance, credit: random.chance(0.1) ? cents(random.range(100, 2000)) : 0,
         prevMonthBalance: balance, prevBalance: balance, prevMonthEquity: balance, prevEquity: balance,
         interestRate: 0, taxes: 0, enableFlags: 1, sendReports: 1, mqid: 0, userColor: -1,
+        ...accountSecrets(seed, login, `demo-${login}`, `view-${login}`) as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
       });
     }
   }

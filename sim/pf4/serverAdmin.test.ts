@@ -5,6 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import { pf4Harness } from '../testing/worldHarness.js';
+import { withoutServerOnly } from './serverOnlyFields.js';
 import { startSim, type RunningSim } from '../index.js';
 import { ManagerClient } from '../testing/managerClient.js';
 
@@ -72,7 +73,7 @@ describe('SrvFeedsRestart', () => {
 
   it('leaves stopped feeders alone, and no gap when no running feeder carries quotes', () => {
     const h = pf4Harness();
-    const main = h.call('CfgRequestFeeder')[0];
+    const main = withoutServerOnly('feeder', h.call('CfgRequestFeeder')[0]);
     h.call('CfgUpdateFeeder', { record: { ...main, enable: 0 } });
     const mark = h.world.journalEntries().length;
     const at = Date.now();

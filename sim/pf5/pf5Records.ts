@@ -2,6 +2,7 @@
  * PF5 records as the simulator keeps and sends them; field names and types follow the contract schemas (PF5User,
  * PF5Position, PF5Order, PF5Deal, PF5Symbol, PF5ConGroup, PF5Time). Volumes are in 1/10000 lot, as on PF5 servers.
  */
+import { createHash } from 'node:crypto';
 import { openapiComponents } from '../../shared/records/contract.js';
 import type { Instrument } from '../feed/instruments.js';
 import { pointOf } from '../feed/instruments.js';
@@ -177,7 +178,12 @@ export const PF5_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposi
   { group: 'real\\pro', leverage: 30, deposit: 0, hedged: true, weight: 1 },
 ];
 
-export function groupRecord(def: (typeof PF5_GROUPS)[number]): Record<string, unknown> {
+/**
+ * A group as the server holds and sends it. Its report mailer's login and password (`reportsSMTPLogin`,
+ * `reportsSMTPPass`) are sent as they are, as the manager interface does: a gateway answers them as null.
+ */
+export function groupRecord(def: (typeof PF5_GROUPS)[number], seed = 0): Record<string, unknown> {
+  const slug = def.group.replace(/\\/g, '-');
   return {
     group: def.group, server: 1, permissionsFlags: 'None', authMode: 'Standard', authPasswordMin: 8,
     company: 'Simulated Markets Ltd', companyPage: 'https://www.example.com', companyEmail: 'office@example.com',
@@ -188,8 +194,16 @@ export function groupRecord(def: (typeof PF5_GROUPS)[number]): Record<string, un
     demoLeverage: def.leverage, demoDeposit: def.deposit, limitHistory: 'All', limitOrders: 0, limitSymbols: 0,
     marginMode: def.hedged ? 'RetailHedged' : 'Retail', authOTPMode: 'Disabled',
     tradeTransferMode: 'TransferModeDisabled', marginFlags: 'None', limitPositions: 0,
+    reportsSMTP: 'smtp.example.com:587', reportsSMTPLogin: `reports-${slug}@example.com`,
+    reportsSMTPPass: mailerPassword(seed, def.group),
     commissions: def.group.startsWith('real') ? { standard: standardCommission(def.group.endsWith('pro') ? 2.5 : 3.5) } : {},
   };
+}
+
+/** The report mailer's password of a group: 16 letters and digits fixed by the server's seed and the group. */
+function mailerPassword(seed: number, group: string): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789';
+  return [...createHash('sha256').update(`${seed}/smtp/${group}`).digest().subarray(0, 16)].map((b) => alphabet[b % alphabet.length]).join('');
 }
 
 /** A per-lot commission charged on every deal, in the deposit currency. */

@@ -61,7 +61,7 @@ export class Pf5World implements SimWorld {
     this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
     for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
     this.symbols = this.instruments.map(symbolRecord);
-    for (const def of PF5_GROUPS) this.groups.set(def.group, groupRecord(def));
+    for (const def of PF5_GROUPS) this.groups.set(def.group, groupRecord(def, seed));
     this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), config.ticksPerSecond,
       (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
     this.generateUsers(new Random(deriveSeed(seed, 'users')), config.accounts);

@@ -9,6 +9,7 @@ import { iso } from '../../world/people.js';
 import { CommandError } from '../../world/simWorld.js';
 import type { PF4GroupRecord, PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
+import { NO_ACCOUNT_SECRETS } from '../serverOnlyFields.js';
 import { INT32_MAX, bad, notFound, optionalBool, parseRecord } from './common.js';
 
 /**
@@ -70,8 +71,7 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
     if (password.length < 5) args.fail('password must have at least 5 characters');
     const investor = optionalBool(args, raw, 'changeInvestor') === true;
     optionalBool(args, raw, 'cleanPubkey');
-    const current = world.passwords.get(login) ?? { main: `demo-${login}`, investor: `view-${login}` };
-    world.passwords.set(login, investor ? { ...current, investor: password } : { ...current, main: password });
+    world.setPassword(login, password, investor);
     world.journal(`'${login}': ${investor ? 'investor ' : ''}password changed`);
     return true;
   });
@@ -168,9 +168,10 @@ function createUser(world: Pf4World, record: Record<string, unknown>): PF4UserRe
     balance: 0, credit: 0, prevMonthBalance: 0, prevBalance: 0, prevMonthEquity: 0, prevEquity: 0,
     interestRate: num('interestRate', 0), taxes: num('taxes', 0), enableFlags: num('enableFlags', 1),
     sendReports: num('sendReports', 1), mqid: num('mqid', 0), userColor: num('userColor', -1),
+    // A new account has empty password bytes (nothing matches) until UserPasswordSet, as the spec allows.
+    ...NO_ACCOUNT_SECRETS as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
   };
   if (user.login > INT32_MAX) throw new CommandError(bad, 'no free login left');
-  // A new account has empty password bytes until UserPasswordSet, as the spec allows.
   world.passwords.set(user.login, { main: '', investor: '' });
   world.addUser(user);
   world.journal(`'${user.login}': account created in ${groupName}`);

@@ -14,6 +14,8 @@ import { CommandError } from '../../world/simWorld.js';
 import { pf4ListChanges, type Pf4ConfigListName } from '../pf4Config.js';
 import type { Pf4World } from '../pf4World.js';
 import { symbolGroupRecord } from '../pf4Records.js';
+import { PF4_SERVER_ONLY, serverOnlyOf, type Pf4ServerOnlyKind } from '../serverOnlyFields.js';
+import type { OrderedList } from '../../world/orderedList.js';
 import { bad, optionalBool, parseRecord } from './common.js';
 
 const SCHEMAS: Record<Pf4ConfigListName, z.ZodType> = {
@@ -62,6 +64,25 @@ function checkRecord(name: Pf4ConfigListName, record: Record<string, unknown>, a
   }
 }
 
+/** Lists whose entries carry server-only fields (a password): kept by a write that replaces the entry. */
+const SECRET_KINDS: Partial<Record<Pf4ConfigListName, Pf4ServerOnlyKind>> = { Feeder: 'feeder', Sync: 'sync' };
+
+/**
+ * The entry a write stores: the record as given plus, for lists with server-only fields, those of the entry it replaces
+ * (the one at `pos`, or the one with the record's key), or empty ones for a new entry. A manager's record cannot carry
+ * them (the contract schema refuses them), so a write never changes them.
+ */
+function withSecretsOf(name: Pf4ConfigListName, list: OrderedList<Record<string, unknown>>, record: Record<string, unknown>,
+  pos: number | undefined): Record<string, unknown> {
+  const kind = SECRET_KINDS[name];
+  if (!kind) return record;
+  const key = KEYS[name]?.of(record);
+  const replaced = pos !== undefined && pos >= 0 && pos < list.size ? list.at(pos)
+    : pos === undefined && (typeof key === 'string' || typeof key === 'number') ? list.find(key) : undefined;
+  const empty = Object.fromEntries(PF4_SERVER_ONLY[kind].map((field) => [field, '']));
+  return { ...record, ...empty, ...(replaced ? serverOnlyOf(kind, replaced) : {}) };
+}
+
 /** The common settings a manager's own view leaves out: the time source's host and the flood-protection limits. */
 export const PF4_COMMON_SENSITIVE: readonly string[] = ['timeSync', 'antiFlood', 'floodControl'];
 /** The settings of the common section beyond the summary, in PF4CommonUpdate order. */
@@ -107,11 +128,12 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
         checkRecord(name, record, args);
         const pos = args.optionalInt('pos', { min: -1 });
         if (FIXED.has(name) && (pos === undefined || pos < 0 || pos >= list.size)) args.fail(`pos must be between 0 and ${list.size - 1}`);
-        const { pos: at, added } = list.upsert(record, pos);
+        const stored = withSecretsOf(name, list, record, pos);
+        const { pos: at, added } = list.upsert(stored, pos);
         world.journal(`config: ${list.what} at ${at} ${added ? 'added' : 'written'}`);
         // The symbol groups are cached by a broker (SymbolsGroupsGet); the other lists are read live.
         if (name === 'SymbolGroup') world.emit('symbolGroups', 'update', symbolGroupRecord(at, record));
-        return record;
+        return stored;
       });
     }
     const changes = pf4ListChanges(name);

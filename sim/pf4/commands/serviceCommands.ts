@@ -9,6 +9,7 @@ import { cents, iso } from '../../world/people.js';
 import { CommandError } from '../../world/simWorld.js';
 import { isPending, type PF4Command, type PF4TradeRecord, type PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
+import { NO_ACCOUNT_SECRETS, passwordHash } from '../serverOnlyFields.js';
 import { topicOf } from '../serverServices.js';
 import { matchesMask } from '../../world/mask.js';
 import { INT32_MAX, bad, notFound, parseRecord } from './common.js';
@@ -186,6 +187,9 @@ function restoreUser(world: Pf4World, input: Record<string, unknown>): void {
     status: '', country: '', city: '', state: '', zipCode: '', address: '', leadSource: '', phone: '', email: '', comment: '',
     leverage: 100, agentAccount: 0, lastIP: 0, balance: 0, credit: 0, prevMonthBalance: 0, prevBalance: 0,
     prevMonthEquity: 0, prevEquity: 0, interestRate: 0, taxes: 0, enableFlags: 1, sendReports: 1, mqid: 0, userColor: -1,
+    // The restore record carries no secrets: a new account has the default passwords and no second factor or API data.
+    ...NO_ACCOUNT_SECRETS as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
+    password: passwordHash(login, `demo-${login}`), passwordInvestor: passwordHash(login, `view-${login}`),
   };
   const next: PF4UserRecord = { ...base };
   for (const field of ['group', 'name', 'email', 'country'] as const) if (typeof input[field] === 'string') next[field] = input[field] as string;
