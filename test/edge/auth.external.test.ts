@@ -110,6 +110,13 @@ describe('external identity provider', () => {
     expect((await organizations(await idpToken(first, { scope: 'read' }))).status).toBe(403);
   });
 
+  it('reads scopes sent as an array or in scp, as well as a space-separated string', async () => {
+    expect((await organizations(await idpToken(first, { scope: ['webapi', 'webapi.write'] }))).status).toBe(200);
+    expect((await organizations(await idpToken(first, { scope: undefined, scp: ['webapi'] }))).status).toBe(200);
+    expect((await organizations(await idpToken(first, { scope: undefined, scp: 'openid webapi' }))).status).toBe(200);
+    expect((await organizations(await idpToken(first, { scope: ['openid'] }))).status).toBe(403);
+  });
+
   it('reads scopes from a space-delimited string or an array, in scope or scp', async () => {
     for (const claims of [
       { scope: ['openid', 'webapi'] },
