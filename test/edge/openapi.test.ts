@@ -55,6 +55,8 @@ function catalogParameters() {
     const op = operationOf(entry);
     for (const [where, shape] of [['path', entry.params?.shape], ['query', entry.query?.shape]] as const) {
       for (const [name, field] of Object.entries<z.ZodType>(shape ?? {})) {
+        // A shorter route of an operation with optional trailing segments declares defaults for the segments it lacks.
+        if (where === 'path' && !entry.path.includes(`{${name}}`)) continue;
         const published = op.parameters.find((p: any) => p.in === where && p.name === name);
         out.push({ entry, name, where, field, published });
       }
