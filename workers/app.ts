@@ -4,12 +4,13 @@
  * then the token-guarded API: registry routes and the catalog's operation routes. Bodies are bounded before anything
  * reads them. Every answer under /api/, the guard's refusals included, carries `X-Request-Timeout-Applied`.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.js';
 import { authRoutes, requireToken } from './auth/index.js';
 import { registryRoutes } from './registry/index.js';
-import { catalogRoutes, traceContext } from './api/index.js';
+import { catalogRoutes, honoPath, traceContext } from './api/index.js';
+import { catalog } from '../shared/catalog/index.js';
 import { timeoutApplied } from './api/timeout.js';
 import { accessLog } from './api/accessLog.js';
 import { retryAfter } from './api/retryAfter.js';
@@ -18,8 +19,14 @@ import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
 import { openApiJson } from './openapi/index.js';
 
-/** JSON bodies up to 1 MiB: restore batches of 10000 records fit; anything larger is refused unread. */
+/**
+ * JSON bodies up to 1 MiB unless the operation's catalog entry declares its own bound (`bodyLimitBytes`: the restore
+ * batches of up to 10000 full records); anything larger is refused unread.
+ */
 export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The body bound of each request whose operation declares one, set by its route's marker before the bound applies. */
+const declaredBodyLimits = new WeakMap<Request, number>();
 
 export function createApp(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -36,17 +43,35 @@ export function createApp(): Hono<AppEnv> {
   app.use('/api/*', timeoutApplied());
   app.use('/api/*', requireToken());
   app.use('/api/*', apiRateLimit());
-  app.use('/api/*', bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: (c) => {
-      const message = `body: must be at most ${MAX_BODY_BYTES} bytes`;
-      if (c.req.path.startsWith('/api/v2/')) {
-        const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, message);
-        return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
-      }
-      return c.json({ errorType: 'Validation', errorCode: 'PayloadTooLarge', errorDescription: message }, 413);
-    },
-  }));
+  // Operations with a body bound of their own mark their requests (the router matches them as it matches the route).
+  for (const entry of catalog) {
+    const limit = entry.bodyLimitBytes;
+    if (limit === undefined) continue;
+    app.on(entry.method, honoPath(entry.path), async (c, next) => {
+      declaredBodyLimits.set(c.req.raw, limit);
+      await next();
+    });
+  }
+  const limiters = new Map<number, MiddlewareHandler<AppEnv>>();
+  const limiter = (maxSize: number) => {
+    let handler = limiters.get(maxSize);
+    if (!handler) {
+      handler = bodyLimit({
+        maxSize,
+        onError: (c) => {
+          const message = `body: must be at most ${maxSize} bytes`;
+          if (c.req.path.startsWith('/api/v2/')) {
+            const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, message);
+            return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+          }
+          return c.json({ errorType: 'Validation', errorCode: 'PayloadTooLarge', errorDescription: message }, 413);
+        },
+      });
+      limiters.set(maxSize, handler);
+    }
+    return handler;
+  };
+  app.use('/api/*', (c, next) => limiter(declaredBodyLimits.get(c.req.raw) ?? MAX_BODY_BYTES)(c, next));
   app.route('/', registryRoutes());
   app.route('/', catalogRoutes());
 

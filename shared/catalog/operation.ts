@@ -84,6 +84,8 @@ export interface Operation<A = any> {
   controlCharacters?: ControlCharacterAllowances;
   /** Paged list (v2): `limit` and `cursor` are accepted and `meta.paging` is answered. */
   paged?: Paging;
+  /** Largest request body accepted, in bytes, in place of the edge's default (workers/app.ts MAX_BODY_BYTES, 1 MiB). */
+  bodyLimitBytes?: number;
   /** How the broker answers the call (entries answered by the edge itself have none). */
   answer?: Answer<A>;
   /** Type-level only: the handler's argument type. */
@@ -110,6 +112,7 @@ export interface OperationInput<P extends SchemaOrNone, Q extends SchemaOrNone, 
   scope?: Scope;
   controlCharacters?: ControlCharacterAllowances;
   paged?: Paging;
+  bodyLimitBytes?: number;
   answer?: Answer<ArgsOf<P, Q, B>>;
 }
 

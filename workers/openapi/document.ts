@@ -182,6 +182,11 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
   if (isProtectedPath(entry.path)) op.security = [{ oauth2: [entry.scope] }];
   if (entry.body) {
     op.requestBody = { required: !entry.body.safeParse(undefined).success, content: { 'application/json': { schema: inputSchema(entry.body, schemas, 'body') } } };
+    // A body bound above the edge's default is the operation's own: published so a client can size its batches.
+    if (entry.bodyLimitBytes !== undefined) {
+      (op.requestBody as Schema).description = `At most ${entry.bodyLimitBytes} bytes; a larger body is refused unread, naming \`body\`.`;
+      (op.requestBody as Schema)['x-body-limit-bytes'] = entry.bodyLimitBytes;
+    }
   }
   return op;
 }

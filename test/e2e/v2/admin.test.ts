@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openapiComponents } from '../../../shared/records/contract.js';
+import { PF4_SERVER_ONLY, withoutServerOnly } from '../../../sim/pf4/serverOnlyFields.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackForFile, waitHealthy, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
@@ -36,6 +38,33 @@ async function journalSince(since: string, filter?: string): Promise<string[]> {
 }
 
 const logins = async () => (await sim.ok<{ items: Row[] }>('UsersRequest', {})).items.map((u) => u.login as number);
+
+/** The edge's default body bound (workers/app.ts MAX_BODY_BYTES; that module only loads inside workerd). */
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** The restore operations' own bound (shared/catalog/v2/pf4/backup.ts RESTORE_BODY_LIMIT_BYTES). */
+const RESTORE_BODY_LIMIT = 4 * 1024 * 1024;
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * A record the gateway answered has exactly the contract's fields, and no value of the server-only fields the server
+ * sent beside them (a feeder's password, an account's password hash, ...) appears anywhere in it.
+ */
+function expectNoServerOnly(answered: Row, schema: string, server: Row, kind: keyof typeof PF4_SERVER_ONLY) {
+  const fields = Object.keys((openapiComponents as Record<string, { properties: Row }>)[schema].properties);
+  expect(Object.keys(answered).sort()).toEqual([...fields].sort());
+  const text = JSON.stringify(answered);
+  for (const field of PF4_SERVER_ONLY[kind]) {
+    expect(fields, field).not.toContain(field);
+    const value = server[field];
+    if (typeof value === 'string' && value !== '') expect(text, `${schema} carries the server's ${field}`).not.toContain(value);
+  }
+}
+
+/** An account's server-only fields as the simulator holds them. */
+const accountSecrets = async (login: number) => {
+  const user = await sim.ok<Row>('UserRecordRequest', { login });
+  return Object.fromEntries(PF4_SERVER_ONLY.user.map((f) => [f, user[f]]));
+};
 
 describe('v2.PF4.ManagerCommon', () => {
   it('answers the server\'s common settings as the server holds them', async () => {
@@ -171,7 +200,7 @@ describe('v2.PF4.SrvFeeders', () => {
   const feeders = async () => sim.ok<Row[]>('CfgRequestFeeder');
   const setEnable = async (name: string, enable: number) => {
     const entry = (await feeders()).find((f) => f.name === name)!;
-    await sim.ok('CfgUpdateFeeder', { record: { ...entry, enable } });
+    await sim.ok('CfgUpdateFeeder', { record: { ...withoutServerOnly('feeder', entry), enable } });
   };
 
   it('pages the running feeders by name, credential excluded, and leaves out a stopped one', async () => {
@@ -180,7 +209,10 @@ describe('v2.PF4.SrvFeeders', () => {
     const { items, pages } = await allPages<Row>(c, 'v2.PF4.SrvFeeders', 1);
     expect(items.map((f) => f.name)).toEqual(running);
     expect(pages).toBe(running.length);
-    expect(items.every((f) => !('password' in f) && !('feederPassword' in f))).toBe(true);
+    // The server sends each feeder's password; not one reaches the caller.
+    const sent = await sim.ok<Row[]>('SrvFeeders');
+    expect(sent.every((f) => typeof f.password === 'string' && f.password.length >= 8)).toBe(true);
+    for (const item of items) expectNoServerOnly(item, 'PF4Feeder', sent.find((f) => f.name === item.name)!, 'feeder');
     const main = configured.find((f) => f.name === 'Main quotes')!;
     expect(items.find((f) => f.name === 'Main quotes')).toMatchObject({ file: main.file, server: main.server, dataFeedMode: main.dataFeedMode, timeout: main.timeout });
     expect(await ok<Row[]>(c, 'v2.PF4.SrvFeeders')).toEqual(items);
@@ -237,6 +269,9 @@ describe('v2.PF4.BackupRequestUsers', () => {
     const all = await ok<Row[]>(c, 'v2.PF4.BackupRequestUsers', { params: { file } });
     expect(all.map((u) => u.login)).toEqual(server.map((u) => u.login));
     expect(all[0]).toMatchObject({ login: server[0].login, group: server[0].group, name: server[0].name, balance: server[0].balance });
+    // The file's accounts carry their password hashes and second-factor data; none is answered.
+    expect(server[0].password).toMatch(/^[0-9a-f]{32}$/);
+    all.forEach((user, i) => expectNoServerOnly(user, 'PF4User', server[i], 'user'));
     const real = await ok<Row[]>(c, 'v2.PF4.BackupRequestUsers', { params: { file }, query: { request: 'real\\*,!real\\vip' } });
     expect(real.map((u) => u.login)).toEqual(server.filter((u) => u.group.startsWith('real\\') && u.group !== 'real\\vip').map((u) => u.login));
     expect(real.length).toBeGreaterThan(0);
@@ -269,6 +304,8 @@ describe('v2.PF4.BackupRestoreUsers', () => {
   it('creates and overwrites accounts from the records, as UserRecordRequest then shows', async () => {
     const existing = (await logins())[7];
     const before = await sim.ok<Row>('UserRecordRequest', { login: existing });
+    const secretsBefore = await accountSecrets(existing);
+    expect(secretsBefore.otpSecret).not.toBe('');
     const fresh = 190_001;
     expect((await sim.fails('UserRecordRequest', { login: fresh })).message).toMatch(/not found/);
     const records = [
@@ -282,6 +319,60 @@ describe('v2.PF4.BackupRestoreUsers', () => {
     const updated = await ok<Row>(c, 'v2.PF4.UserRecordRequest', { params: { login: existing } });
     expect(updated).toMatchObject({ login: existing, name: 'Renamed From Backup', email: 'renamed@example.com', leverage: 200, enableFlags: 0,
       group: before.group, country: before.country, balance: before.balance });
+    // The overwritten account keeps its passwords, phone password, second factor and API data; the new one has none
+    // but the default passwords, and neither answer carries them.
+    expect(await accountSecrets(existing)).toEqual(secretsBefore);
+    expect(await accountSecrets(fresh)).toMatchObject({ passwordPhone: '', otpSecret: '', apiData: '' });
+    expectNoServerOnly(updated, 'PF4User', await sim.ok<Row>('UserRecordRequest', { login: existing }), 'user');
+    expectNoServerOnly(created, 'PF4User', await sim.ok<Row>('UserRecordRequest', { login: fresh }), 'user');
+  });
+
+  it('takes a batch of 10000 full records (about 1.9 MB, above the default body bound) and restores every one', async () => {
+    const first = 300_000;
+    const groups = ['real\\standard', 'real\\ecn', 'demo\\forex', 'demo\\pro'];
+    const records = Array.from({ length: 10_000 }, (_, i) => ({
+      login: first + i, group: groups[i % groups.length], name: `Restored Holder ${String(i).padStart(5, '0')}`,
+      email: `restored.holder.${i}@example.com`, country: i % 2 ? 'United Kingdom' : 'Germany', leverage: [50, 100, 200][i % 3],
+      balance: 1000 + i + 0.25, credit: (i % 7) * 10.5, enable: i % 10 === 0 ? 0 : 1, enableReadOnly: 0,
+    }));
+    expect(bytes(records)).toBeGreaterThan(DEFAULT_BODY_LIMIT);
+    expect(bytes(records)).toBeLessThan(RESTORE_BODY_LIMIT);
+    const usersBefore = (await logins()).length;
+    expect(await ok(c, 'v2.PF4.BackupRestoreUsers', { query: { confirm: true }, body: records })).toBe(true);
+
+    const all = await logins();
+    expect(all.length).toBe(usersBefore + 10_000);
+    expect(all.filter((l) => l >= first && l < first + 10_000)).toHaveLength(10_000);
+    for (const i of [0, 1, 4_321, 9_999]) {
+      const r = records[i];
+      expect(await sim.ok<Row>('UserRecordRequest', { login: r.login }), String(r.login)).toMatchObject({
+        group: r.group, name: r.name, email: r.email, country: r.country, leverage: r.leverage, balance: r.balance, credit: r.credit,
+        enableFlags: r.enable,
+      });
+    }
+    expect(await journalSince(new Date(Date.now() - 60_000).toISOString(), '10000 accounts restored')).toEqual(['10000 accounts restored from backup']);
+  });
+
+  it('refuses 10001 full records naming body, and a body above its own 4 MiB bound unread, restoring nothing', async () => {
+    const first = 320_000;
+    const record = (i: number) => ({
+      login: first + i, group: 'real\\standard', name: `Too Many ${i}`, email: `too.many.${i}@example.com`, country: 'France',
+      leverage: 100, balance: 500.5, credit: 0, enable: 1, enableReadOnly: 0,
+    });
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => record(i));
+    expect(bytes(tooMany)).toBeGreaterThan(DEFAULT_BODY_LIMIT);
+    const message = await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body', { query: { confirm: true }, body: tooMany });
+    expect(message).toContain('10000');
+    // 10000 records whose texts make the body larger than the operation's bound: refused by size, naming body.
+    const padded = Array.from({ length: 10_000 }, (_, i) => ({ ...record(i), name: `Too Large ${i} ${'x'.repeat(200)}`, country: 'c'.repeat(200) }));
+    expect(bytes(padded)).toBeGreaterThan(RESTORE_BODY_LIMIT);
+    expect(await refuses(c, 'v2.PF4.BackupRestoreUsers', 'body', { query: { confirm: true }, body: padded }))
+      .toBe(`body: must be at most ${RESTORE_BODY_LIMIT} bytes`);
+    expect((await logins()).filter((l) => l >= first && l <= first + 10_000)).toEqual([]);
+    // Other operations keep the default bound: the same 1.9 MB is refused unread there.
+    const [a] = await logins();
+    expect(await refuses(c, 'v2.PF4.NotificationsSend', 'body', { body: { logins: [a], message: 'hi', pad: tooMany } }))
+      .toBe(`body: must be at most ${DEFAULT_BODY_LIMIT} bytes`);
   });
 
   it('restores nothing when any record is refused by the server', async () => {
@@ -304,6 +395,57 @@ describe('v2.PF4.BackupRestoreUsers', () => {
 });
 
 describe('v2.PF4.BackupRestoreOrders', () => {
+  it('takes a batch of 10000 full records (about 3.1 MB, above the default body bound): every one restored, in order', async () => {
+    const owners = (await logins()).slice(20, 30);
+    const symbols = (await sim.ok<Row[]>('SymbolsRequest')).map((s) => s.symbol as string);
+    const balances = await Promise.all(owners.map(async (login) => (await sim.ok<Row>('UserRecordRequest', { login })).balance));
+    const first = 7_100_000;
+    const day = 86_400_000;
+    const at = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+    const base = Date.parse('2025-03-03T08:00:00Z');
+    const records = Array.from({ length: 10_000 }, (_, i) => ({
+      order: first + i, login: owners[i % owners.length], symbol: symbols[i % symbols.length],
+      tradeCommand: i % 2 ? 'Sell' : 'Buy', volume: 10 + (i % 90), openPrice: 1.1 + i / 1e5, sl: 1.05 + i / 1e5, tp: 1.2 + i / 1e5,
+      closePrice: 1.15 + i / 1e5, profit: 12.5 + (i % 100), storage: -0.5 * (1 + (i % 5)), commission: -1.25 * (1 + (i % 3)),
+      openTime: at(base + i * 60_000), closeTime: at(base + i * 60_000 + day), expiration: at(base + i * 60_000 + 2 * day),
+      magic: 10_000 + i, comment: `restored batch ${String(i).padStart(5, '0')}`,
+    }));
+    expect(bytes(records)).toBeGreaterThan(2 * DEFAULT_BODY_LIMIT);
+    expect(bytes(records)).toBeLessThan(RESTORE_BODY_LIMIT);
+    const results = await ok<Row[]>(c, 'v2.PF4.BackupRestoreOrders', { query: { confirm: true }, body: records });
+    expect(results).toEqual(records.map((r) => ({ order: r.order, res: 1 })));
+
+    // Every one is in its owner's history (a closed trade: balance untouched), with the values sent.
+    for (const [k, login] of owners.entries()) {
+      const history = (await sim.ok<Row[]>('TradesUserHistory', { login })).filter((t) => t.order >= first && t.order < first + 10_000);
+      expect(history, String(login)).toHaveLength(1_000);
+      expect((await sim.ok<Row>('UserRecordRequest', { login })).balance).toBe(balances[k]);
+    }
+    for (const i of [0, 3_333, 9_999]) {
+      const r = records[i];
+      const history = await sim.ok<Row[]>('TradesUserHistory', { login: r.login });
+      expect(history.find((t) => t.order === r.order), String(r.order)).toMatchObject({
+        login: r.login, symbol: r.symbol, tradeCommand: r.tradeCommand, volume: r.volume, openPrice: r.openPrice, closePrice: r.closePrice,
+        profit: r.profit, storage: r.storage, commission: r.commission, openTime: r.openTime, closeTime: r.closeTime, magic: r.magic,
+        comment: r.comment, tradeRecordState: 'ClosedNormal',
+      });
+    }
+    expect(await journalSince(new Date(Date.now() - 60_000).toISOString(), 'orders restored'))
+      .toContain('10000 of 10000 orders restored from backup');
+  });
+
+  it('refuses 10001 full records naming body, restoring none of them', async () => {
+    const login = (await logins())[31];
+    const records = Array.from({ length: 10_001 }, (_, i) => ({
+      order: 7_200_000 + i, login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, openPrice: 1.1, sl: 0, tp: 0, closePrice: 1.2,
+      profit: 10, storage: 0, commission: 0, openTime: '2025-03-03T08:00:00Z', closeTime: '2025-03-04T08:00:00Z',
+      expiration: '2025-03-05T08:00:00Z', magic: 1, comment: `one too many ${i}`,
+    }));
+    expect(bytes(records)).toBeGreaterThan(DEFAULT_BODY_LIMIT);
+    expect(await refuses(c, 'v2.PF4.BackupRestoreOrders', 'body', { query: { confirm: true }, body: records })).toContain('10000');
+    expect((await sim.ok<Row[]>('TradesUserHistory', { login })).filter((t) => t.order >= 7_200_000 && t.order <= 7_210_000)).toEqual([]);
+  });
+
   it('answers one result per input in input order: restored, refused ones 0, each with its ticket', async () => {
     const symbols = await sim.ok<Row[]>('SymbolsRequest');
     const symbol = symbols[0].symbol as string;

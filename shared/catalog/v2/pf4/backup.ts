@@ -6,6 +6,11 @@ import { V2_PF4 as v2 } from '../paths.js';
 
 /** Records per restore call (service spec, Limits). */
 export const RESTORE_MAX = 10_000;
+/**
+ * Body bound of a restore call: 10 000 full records are about 1.9 MB (accounts) and 3.1 MB (trades) of JSON, above
+ * the edge's default of 1 MiB; 4 MiB holds either with room for longer texts.
+ */
+export const RESTORE_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Backup mode: 0 full backups, 1 archive backups. */
 const backupMode = intText('mode', 0, 1);
@@ -60,13 +65,14 @@ export const backup = {
     name: 'BackupRestoreUsers', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/BackupRestoreUsers`,
     tag: 'Backup (destructive)', summary: 'Creates or overwrites accounts from 1 to 10000 restore records; all are checked before any is written.',
     query: z.object(confirmQuery), body: restoreBatch(userRestore), response: { type: 'boolean' },
-    timeout: 'maintenance', read: 'live', mutating: true, destructive: true,
+    timeout: 'maintenance', read: 'live', mutating: true, destructive: true, bodyLimitBytes: RESTORE_BODY_LIMIT_BYTES,
     answer: { kind: 'live', command: 'BackupRestoreUsers', args: (a) => ({ records: a.body }) },
   }),
   BackupRestoreOrders: defineOperation({
     name: 'BackupRestoreOrders', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/BackupRestoreOrders`,
     tag: 'Backup (destructive)', summary: 'Restores 1 to 10000 trades, each on its own: one result per input in input order, res 1 restored or 0 refused.',
     query: z.object(confirmQuery), body: restoreBatch(tradeRestore), response: 'PF4TradeRestoreResult[]',
-    timeout: 'maintenance', read: 'live', mutating: true, destructive: true, answer: { kind: 'custom' },
+    timeout: 'maintenance', read: 'live', mutating: true, destructive: true, bodyLimitBytes: RESTORE_BODY_LIMIT_BYTES,
+    answer: { kind: 'custom' },
   }),
 };
