@@ -57,6 +57,10 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const links = new EdgeLinkServer(
     options.secret, new CallDispatcher(platforms, metrics, log, options.idempotentCalls), log, options.brokerId ?? 'local',
     options.linkHeartbeatMs, metrics.linkEvents,
+    (id) => {
+      const platform = platforms.get(id);
+      return platform && { family: platform.family, events: platform.events };
+    },
   );
   metrics.countLinks(() => links.linkCount);
   let closing: Promise<void> | null = null;

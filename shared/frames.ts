@@ -11,6 +11,7 @@
  * it on the link as a `late` frame when it arrives after the deadline, and answers `#outcome` queries for it.
  */
 import type { WebApiErrorCode } from './errors.js';
+import type { StreamEvent, StreamTopic } from './streams.js';
 
 export interface CallFrame {
   id: number;
@@ -107,3 +108,22 @@ export interface HelloFrame {
 }
 
 export const LINK_PATH = '/link';
+
+/**
+ * `op` of a stream subscription: `{id, platform, op: "#subscribe", args: {topics}, timeoutMs}`, answered
+ * `{id, ok: true, data: {sub}}` (the subscription's number on this link, the frame's id) and followed by
+ * `{sub, event}` frames (no `id`): first the platform's current `status`, then every change of the named topics in
+ * the order the trading server sent them. Ticks may be conflated per symbol when the link is congested; nothing else
+ * is. `{id, platform, op: "#unsubscribe", args: {sub}, timeoutMs}` ends one (answered `{id, ok: true, data: true}`);
+ * closing the link ends them all.
+ */
+export const SUBSCRIBE_OP = '#subscribe';
+export const UNSUBSCRIBE_OP = '#unsubscribe';
+
+export interface SubscribeArgs { topics: StreamTopic[] }
+
+/** One event of a subscription, pushed by the broker. */
+export interface StreamFrame {
+  sub: number;
+  event: StreamEvent;
+}

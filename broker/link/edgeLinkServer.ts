@@ -10,6 +10,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallFrame, HelloFrame } from '../../shared/frames.js';
 import type { Logger } from '../observability/log.js';
 import type { CallDispatcher } from './callDispatcher.js';
+import { isStreamOp, StreamSubscriptions } from '../stream/streamSubscriptions.js';
+import type { PlatformEvents } from '../stream/platformEvents.js';
+
+/** Finds the live stream of a platform the broker serves, for `#subscribe` frames. */
+export type StreamSource = (platform: string) => { family: 'PF4' | 'PF5'; events: PlatformEvents } | undefined;
 
 /** Largest call frame accepted; the edge bounds bodies well below this. */
 export const LINK_MAX_PAYLOAD = 16 * 1024 * 1024;
@@ -59,6 +64,7 @@ export class EdgeLinkServer {
     private readonly brokerId: string,
     heartbeatMs = LINK_HEARTBEAT_MS,
     private readonly events: LinkEvents = { opened() {}, refused() {} },
+    private readonly streams: StreamSource = () => undefined,
   ) {
     this.expected = digest(`Bearer ${secret}`);
     this.wss.on('connection', (ws) => this.onLink(ws));
@@ -115,6 +121,7 @@ export class EdgeLinkServer {
     const reply = (text: string) => {
       if (ws.readyState === ws.OPEN) ws.send(text);
     };
+    const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);
     ws.on('message', (data, isBinary) => {
       let frame: unknown;
       try {
@@ -136,8 +143,13 @@ export class EdgeLinkServer {
         }));
         return;
       }
+      if (isStreamOp((frame as CallFrame).op)) {
+        subscriptions.handle(frame as CallFrame);
+        return;
+      }
       this.dispatcher.dispatch(frame as CallFrame, reply);
     });
+    ws.on('close', () => subscriptions.close());
     ws.on('close', () => this.log('info', { msg: 'edge link closed', links: this.wss.clients.size }));
     ws.on('error', (error) => this.log('warn', { msg: 'edge link error', error: error.message }));
   }

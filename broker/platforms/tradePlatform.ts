@@ -5,22 +5,30 @@
 import type { Family } from '../../shared/protocol.js';
 import { PumpCache } from '../cache/pumpCache.js';
 import type { Logger } from '../observability/log.js';
+import { PlatformEvents } from '../stream/platformEvents.js';
 import { ManagerSession, type PlatformConfig, type SessionOptions } from '../session/managerSession.js';
 
 export class TradePlatform {
   readonly session: ManagerSession;
   readonly cache: PumpCache;
+  /** The live stream of the platform's changes and session state, for edge subscriptions. */
+  readonly events: PlatformEvents;
 
   constructor(readonly config: PlatformConfig, sessionOptions: SessionOptions, log: Logger) {
     this.cache = new PumpCache(config.family);
+    this.events = new PlatformEvents(config.family);
     this.session = new ManagerSession(config, {
       onEvent: (event) => {
         this.cache.apply(event);
         if (event.event === 'resync' && event.op === 'end') {
           log('info', { msg: 'cache resynced', platform: config.id, counts: this.cache.sizes() });
         }
+        this.events.onManagerEvent(event);
       },
-      onDown: () => this.cache.abortResync(),
+      onDown: () => {
+        this.cache.abortResync();
+        this.events.onSessionDown();
+      },
     }, { ...sessionOptions, log });
   }
 
@@ -38,6 +46,7 @@ export class TradePlatform {
 
   async close(): Promise<void> {
     await this.session.close();
+    this.events.onSessionDown();
     this.cache.dispose();
   }
 }

@@ -1,0 +1,107 @@
+/**
+ * The stream subscriptions of one edge link (`#subscribe` / `#unsubscribe`, `shared/frames.ts`). A subscription
+ * listens to one platform's events (`PlatformEvents`), keeps those of its topics and pushes each as a `{sub, event}`
+ * frame on the link. When the link is congested (more than `congestedBytes` waiting in its socket), ticks are held
+ * back and conflated per symbol, the latest price winning, and go out once the socket drained; every other event is
+ * always sent, in order. Closing the link ends every subscription it carries.
+ */
+import type { CallFrame, StreamFrame } from '../../shared/frames.js';
+import { SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
+import type { StreamEvent, StreamTopic, TickPayload } from '../../shared/streams.js';
+import { topicsOf } from '../../shared/streams.js';
+import type { PlatformEvents } from './platformEvents.js';
+
+/** What the subscriptions need of a link: its socket's backlog and a way to send. */
+export interface StreamSink {
+  send(text: string): void;
+  /** Bytes queued in the socket and not yet sent. */
+  readonly bufferedAmount: number;
+}
+
+export const DEFAULT_CONGESTED_BYTES = 4 * 1024 * 1024;
+/** How often held ticks are retried while the link is congested. */
+const DRAIN_CHECK_MS = 20;
+
+interface Subscription {
+  stop(): void;
+}
+
+export function isStreamOp(op: string): boolean {
+  return op === SUBSCRIBE_OP || op === UNSUBSCRIBE_OP;
+}
+
+export class StreamSubscriptions {
+  private readonly subs = new Map<number, Subscription>();
+
+  constructor(
+    private readonly sink: StreamSink,
+    private readonly eventsOf: (platform: string) => { family: 'PF4' | 'PF5'; events: PlatformEvents } | undefined,
+    private readonly congestedBytes = DEFAULT_CONGESTED_BYTES,
+  ) {}
+
+  get count(): number {
+    return this.subs.size;
+  }
+
+  /** Answers a `#subscribe` or `#unsubscribe` frame. */
+  handle(frame: CallFrame): void {
+    const answer = (body: Record<string, unknown>) => this.sink.send(JSON.stringify({ id: frame.id, ...body }));
+    const fail = (code: string, message: string) => answer({ ok: false, error: { code, managerCode: null, message } });
+    if (frame.op === UNSUBSCRIBE_OP) {
+      const sub = Number((frame.args as { sub?: unknown }).sub);
+      const found = this.subs.get(sub);
+      found?.stop();
+      this.subs.delete(sub);
+      answer({ ok: true, data: found !== undefined });
+      return;
+    }
+    const platform = this.eventsOf(frame.platform);
+    if (!platform) return fail('NotFound', 'trade platform not served by this broker');
+    const asked = (frame.args as { topics?: unknown }).topics;
+    const served = topicsOf(platform.family);
+    if (!Array.isArray(asked) || asked.some((t) => typeof t !== 'string' || !(served as readonly string[]).includes(t))) {
+      return fail('Validation', `topics: must be a list of ${served.join(', ')}`);
+    }
+    if (this.subs.has(frame.id)) return fail('Validation', `subscription ${frame.id} exists on this link`);
+    answer({ ok: true, data: { sub: frame.id } });
+    this.subs.set(frame.id, this.start(frame.id, platform.events, new Set(asked as StreamTopic[])));
+  }
+
+  close(): void {
+    for (const sub of this.subs.values()) sub.stop();
+    this.subs.clear();
+  }
+
+  private start(sub: number, events: PlatformEvents, topics: Set<StreamTopic>): Subscription {
+    const heldTicks = new Map<string, TickPayload>();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const push = (event: StreamEvent) => this.sink.send(JSON.stringify({ sub, event } satisfies StreamFrame));
+    const congested = () => this.sink.bufferedAmount > this.congestedBytes;
+    const drain = () => {
+      timer = undefined;
+      if (congested()) {
+        timer = setTimeout(drain, DRAIN_CHECK_MS);
+        return;
+      }
+      for (const data of heldTicks.values()) push({ topic: 'ticks', data });
+      heldTicks.clear();
+    };
+    push({ topic: 'status', data: { connected: events.connected } });
+    const stop = events.listen((event) => {
+      if (event.topic !== 'status' && !topics.has(event.topic)) return;
+      if (event.topic === 'ticks' && (heldTicks.size > 0 || congested())) {
+        heldTicks.delete(event.data.symbol); // re-inserted last: symbols go out in the order of their latest tick
+        heldTicks.set(event.data.symbol, event.data);
+        timer ??= setTimeout(drain, DRAIN_CHECK_MS);
+        return;
+      }
+      push(event);
+    });
+    return {
+      stop: () => {
+        stop();
+        if (timer) clearTimeout(timer);
+      },
+    };
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Stream subscriptions on the edge link through a real broker against a fake trading server: `#subscribe` answers
+ * with the subscription's number and pushes the session's status, then the named topics' changes in order, shaped to
+ * their field lists (a secret the server sends never appears); `#unsubscribe` ends it; a session loss and its resync
+ * are pushed as status changes; ticks are conflated per symbol while the link is congested, other events never.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamFrame } from '../../shared/frames.js';
+import type { StreamEvent } from '../../shared/streams.js';
+import { startBroker, type RunningBroker } from '../index.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
+import { eventually, TestLink } from '../testing/linkClient.js';
+import { PlatformEvents } from './platformEvents.js';
+import { StreamSubscriptions } from './streamSubscriptions.js';
+
+const SECRET = 'link-secret-for-tests';
+const PF4_ID = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0111';
+
+describe('stream subscriptions on the edge link', () => {
+  let pf4: FakeManagerServer;
+  let broker: RunningBroker;
+  let link: TestLink;
+  const frames: StreamFrame[] = [];
+  const eventsOf = (sub: number) => frames.filter((f) => f.sub === sub).map((f) => f.event);
+
+  beforeAll(async () => {
+    pf4 = await FakeManagerServer.start('PF4');
+    broker = await startBroker({
+      secret: SECRET,
+      platforms: [{ id: PF4_ID, family: 'PF4', server: pf4.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+      session: { backoff: { baseMs: 20, capMs: 200 }, pingIntervalMs: 1000 },
+    });
+    link = await TestLink.open(broker.port, SECRET);
+    link.ws.on('message', (data) => {
+      const frame = JSON.parse(data.toString());
+      if (typeof frame.sub === 'number') frames.push(frame);
+    });
+    await eventually(async () => (await link.call(PF4_ID, 'ServerTime')).ok);
+    await eventually(() => broker.platforms.get(PF4_ID)?.events.connected);
+  });
+  afterAll(async () => {
+    await link?.close();
+    await broker?.close();
+    await pf4?.close();
+  });
+
+  it('pushes the status, then the chosen topics shaped to their fields, until unsubscribed', async () => {
+    const answer = await link.call(PF4_ID, '#subscribe', { topics: ['trades', 'ticks'] });
+    expect(answer).toMatchObject({ ok: true, data: { sub: expect.any(Number) } });
+    const sub = (answer as { data: { sub: number } }).data.sub;
+    await eventually(() => eventsOf(sub).length >= 1);
+    expect(eventsOf(sub)[0]).toEqual({ topic: 'status', data: { connected: true } });
+
+    pf4.emit('users', 'update', { login: 100001, group: 'demo', name: 'Not asked for' });
+    pf4.emit('trades', 'add', {
+      order: 9001, login: 100001, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, volumeLots: 0.1, openPrice: 1.1,
+      tradeRecordState: 'OpenNormal', apiSecret: 'never-shown', magic: 7,
+    });
+    pf4.emit('ticks', 'update', { symbol: 'EURUSD', time: '2026-01-01T00:00:01.000Z', bid: 1.2, ask: 1.2002 });
+    await eventually(() => eventsOf(sub).length >= 3);
+    const [, trade, tick] = eventsOf(sub);
+    expect(trade).toEqual({
+      topic: 'trades',
+      data: { kind: 'Added', order: 9001, login: 100001, symbol: 'EURUSD', cmd: 'Buy', volumeLots: 0.1, openPrice: 1.1 },
+    });
+    expect(tick).toEqual({ topic: 'ticks', data: { symbol: 'EURUSD', bid: 1.2, ask: 1.2002, lastTime: '2026-01-01T00:00:01.000Z' } });
+    expect(JSON.stringify(frames)).not.toContain('never-shown');
+
+    expect(await link.call(PF4_ID, '#unsubscribe', { sub })).toMatchObject({ ok: true, data: true });
+    const before = eventsOf(sub).length;
+    pf4.emit('trades', 'update', { order: 9001, login: 100001, symbol: 'EURUSD', profit: 3 });
+    // A later subscription sees the event, so the first one would have had it by now.
+    const second = (await link.call(PF4_ID, '#subscribe', { topics: ['trades'] })) as { data: { sub: number } };
+    pf4.emit('trades', 'update', { order: 9001, login: 100001, symbol: 'EURUSD', profit: 4 });
+    await eventually(() => eventsOf(second.data.sub).some((e) => e.topic === 'trades'));
+    expect(eventsOf(sub).length).toBe(before);
+  });
+
+  it('refuses an unknown platform and a topic the family has not', async () => {
+    expect(await link.call('0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0999', '#subscribe', { topics: ['ticks'] }))
+      .toMatchObject({ ok: false, error: { code: 'NotFound' } });
+    expect(await link.call(PF4_ID, '#subscribe', { topics: ['positions'] }))
+      .toMatchObject({ ok: false, error: { code: 'Validation' } });
+  });
+
+  it('tells the session going down and coming back after its resync', async () => {
+    const sub = ((await link.call(PF4_ID, '#subscribe', { topics: ['users'] })) as { data: { sub: number } }).data.sub;
+    await eventually(() => eventsOf(sub).length >= 1);
+    pf4.drop();
+    await eventually(() => eventsOf(sub).filter((e) => e.topic === 'status').length >= 3, 10_000);
+    expect(eventsOf(sub).filter((e) => e.topic === 'status').map((e) => e.data))
+      .toEqual([{ connected: true }, { connected: false }, { connected: true }]);
+  });
+});
+
+describe('a congested link', () => {
+  it('conflates ticks per symbol, the latest winning, and holds nothing else back', () => {
+    const sent: StreamEvent[] = [];
+    let buffered = 10_000_000;
+    const sink = { send: (t: string) => { const f = JSON.parse(t); if (f.event) sent.push(f.event); }, get bufferedAmount() { return buffered; } };
+    const events = new PlatformEvents('PF4');
+    const subs = new StreamSubscriptions(sink, () => ({ family: 'PF4', events }), 1000);
+    subs.handle({ id: 1, platform: 'p', op: '#subscribe', args: { topics: ['ticks', 'trades'] }, timeoutMs: 1000 });
+    const tick = (symbol: string, bid: number) =>
+      events.onManagerEvent({ event: 'ticks', op: 'update', record: { symbol, bid, ask: bid + 1, time: 't' } });
+    tick('EURUSD', 1);
+    tick('GBPUSD', 2);
+    events.onManagerEvent({ event: 'trades', op: 'add', record: { order: 1 } });
+    tick('EURUSD', 3);
+    expect(sent.map((e) => e.topic)).toEqual(['status', 'trades']);
+    return eventually(() => {
+      buffered = 0;
+      return sent.length === 4;
+    }).then(() => {
+      expect(sent.slice(2).map((e) => e.data)).toEqual([
+        { symbol: 'GBPUSD', bid: 2, ask: 3, lastTime: 't' },
+        { symbol: 'EURUSD', bid: 3, ask: 4, lastTime: 't' },
+      ]);
+      subs.close();
+    });
+  });
+});
