@@ -1,11 +1,13 @@
 /**
  * The edge runtime outside Cloudflare: bundles the worker with esbuild and runs it in local workerd through the
- * Miniflare API (no wrangler proxy in the request path), with the D1 registry migrated and the gateway Durable
- * Objects bound (link objects, idempotency ledgers). Used by `npm start`, the benchmark, the registry CLI and the tests.
+ * Miniflare API (neither wrangler's proxy nor Miniflare's entry worker in the request path), with the D1 registry
+ * migrated and the gateway Durable Objects bound (link objects, idempotency ledgers). Used by `npm start`, the
+ * benchmark, the registry CLI and the tests.
  */
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -92,26 +94,99 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
       createInterface({ input: stdout }).on('line', (line) => log(line, 'stdout'));
       createInterface({ input: stderr }).on('line', (line) => log(line, 'stderr'));
     },
-    d1Databases: { DB: 'registry' },
+    d1Databases: { DB: LOCAL_D1_ID },
     durableObjects: {
       LINKS: { className: 'PlatformLink', useSQLite: true },
       IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
       RATE_LIMITER: 'ClientRateLimiter',
     },
-    d1Persist: persist ? join(persist, 'd1') : false,
+    // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
+    // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
+    d1Persist: persist ? wranglerD1Dir(persist) : false,
     durableObjectsPersist: persist ? join(persist, 'do') : false,
   };
 }
 
-/** Applies every migration not yet applied, in file-name order, recording them the way wrangler does. */
-export async function applyMigrations(db: D1Like): Promise<string[]> {
-  await db.exec(
-    'CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)',
-  );
+/** The local D1 id of the registry: `preview_database_id` in wrangler.toml, which wrangler's local commands use. */
+export const LOCAL_D1_ID = 'registry';
+
+/**
+ * Where the registry's D1 files live under an edge data folder: wrangler's layout. A folder from before (`d1/` beside
+ * `do/`) is moved there once; the file inside keeps its name, which derives from the database id alone.
+ */
+function wranglerD1Dir(persist: string): string {
+  const current = join(persist, 'v3', 'd1');
+  const previous = join(persist, 'd1');
+  if (existsSync(previous) && !existsSync(current)) {
+    ensurePrivateDir(join(persist, 'v3'));
+    renameSync(previous, current);
+  }
+  return current;
+}
+
+/**
+ * The migration files in the order wrangler applies them: by name, then (stably) by the number before the first `_`,
+ * so `10_x.sql` follows `9_x.sql`.
+ */
+export function migrationFiles(): string[] {
+  const number = (name: string) => Number.parseInt(name.split('_')[0], 10);
+  return readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
+    .sort((a, b) => (number(a) < number(b) ? -1 : number(a) > number(b) ? 1 : 0));
+}
+
+/** Wrangler's record of applied migrations (`d1_migrations`, the same table and columns wrangler creates). */
+const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)';
+
+/** Migration files not yet recorded in `d1_migrations`, in wrangler's order. */
+export async function pendingMigrations(db: D1Like): Promise<string[]> {
+  await db.exec(MIGRATIONS_TABLE);
   const done = new Set((await db.prepare('SELECT name FROM d1_migrations').all<{ name: string }>()).results.map((r) => r.name));
+  return migrationFiles().filter((f) => !done.has(f));
+}
+
+/**
+ * Brings the registry up to date. A registry kept in a data folder is migrated by wrangler itself
+ * (`wrangler d1 migrations apply DB --local --persist-to <folder>`), the same command that migrates the deployed
+ * database with `--remote`; it runs only when a migration is pending, since it takes seconds. An in-memory registry
+ * (tests), which no other process can open, is migrated by `applyMigrations`, which applies the same files in the
+ * same order and records them the same way. Returns the migrations applied.
+ */
+export async function migrateRegistry(db: D1Like, dataDir?: string): Promise<string[]> {
+  if (!dataDir) return applyMigrations(db);
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) await wranglerMigrationsApply(resolve(dataDir));
+  return pending;
+}
+
+/** Runs wrangler's own local migration command on the D1 file under `persistTo`. */
+export function wranglerMigrationsApply(persistTo: string): Promise<void> {
+  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+  const args = [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '--config', join(root, 'wrangler.toml')];
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      // Non-interactive (no confirmation prompt), no usage reports: this runs offline.
+      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d) => { output += d; });
+    child.stderr!.on('data', (d) => { output += d; });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code === 0) resolveRun();
+      else reject(new Error(`wrangler d1 migrations apply failed (exit ${code}): ${output.trim().split('\n').slice(-8).join('\n')}`));
+    });
+  });
+}
+
+/**
+ * Applies every migration not yet applied to an in-memory registry, in wrangler's order, recording each in
+ * `d1_migrations` within the same batch as its statements, as wrangler does.
+ */
+export async function applyMigrations(db: D1Like): Promise<string[]> {
   const applied: string[] = [];
-  for (const file of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
-    if (done.has(file)) continue;
+  for (const file of await pendingMigrations(db)) {
     const sql = readFileSync(join(MIGRATIONS_DIR, file), 'utf8');
     const statements: D1Stmt[] = splitStatements(sql).map((s) => db.prepare(s));
     statements.push(db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(file));
@@ -132,7 +207,7 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const script = await buildWorker();
   const { miniflare, url } = await startMiniflare(miniflareOptions(script, options));
   const db = async () => (await miniflare.getD1Database('DB')) as unknown as D1Like;
-  await applyMigrations(await db());
+  await migrateRegistry(await db(), options.dataDir);
   if (options.dataDir) tightenTree(resolve(options.dataDir));
   return { url, miniflare, db, close: () => miniflare.dispose() };
 }
@@ -145,7 +220,8 @@ export async function startMiniflare(options: ReturnType<typeof miniflareOptions
   return withOwnerOnlyUmask(async () => {
     const miniflare = new Miniflare(options);
     try {
-      return { miniflare, url: await miniflare.ready };
+      await miniflare.ready;
+      return { miniflare, url: await miniflare.unsafeGetDirectURL() };
     } catch (error) {
       await miniflare.dispose().catch(() => {});
       throw error;
