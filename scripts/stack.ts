@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair } from 'jose';
 import { startEdge, type Edge } from './edge.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
+import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
 import { edgeEnvironment, listenProblem, readEnvironment } from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
@@ -40,6 +41,11 @@ export interface StackOptions {
   brokerEnv?: Record<string, string>;
   /** Extra edge variables. */
   edgeVars?: Record<string, string>;
+  /**
+   * Start the simulator and the broker again, on the same ports, when they exit on their own (scripts/supervisor.ts:
+   * exponential backoff, a log line per restart, a crash loop given up). `npm start` turns it on; off by default.
+   */
+  supervise?: boolean | SuperviseOptions;
 }
 
 export interface Service {
@@ -67,9 +73,12 @@ export interface Stack {
   control(server: string, action: string, body?: unknown): Promise<unknown>;
   /**
    * Starts the broker again on its port with the same environment, after it stopped or was killed (fault drills);
-   * `broker` then names the new process. Waits for the old one to have exited first.
+   * `broker` then names the new process. Waits for the old one to have exited first. Supervised, a restart the
+   * supervisor has scheduled happens now instead.
    */
   restartBroker(): Promise<Service>;
+  /** The supervisors of the simulator and the broker, when `supervise` is on. */
+  supervisors?: { sim: Supervisor<Service>; broker: Supervisor<Service> };
   close(): Promise<void>;
 }
 
@@ -106,11 +115,12 @@ export function startService(
   createInterface({ input: child.stderr! }).on('line', (l) => { note(l, true); log(`${name} ${l}`); });
   return new Promise((resolveReady, reject) => {
     const timer = setTimeout(() => { void stop(); reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)); }, readyTimeoutMs);
-    child.once('exit', (code) => {
+    const exitedEarly = (code: number | null) => {
       clearTimeout(timer);
       // Lines still buffered in the pipes arrive after 'exit'; 'close' follows them.
       child.once('close', () => reject(new Error(cause ? `${name}: ${cause}` : `${name} exited with code ${code} before it was ready`)));
-    });
+    };
+    child.once('exit', exitedEarly);
     let ready = false;
     createInterface({ input: child.stdout! }).on('line', (line) => {
       log(`${name} ${line}`);
@@ -121,7 +131,7 @@ export function startService(
         if (typeof msg.msg === 'string' && msg.msg.includes('listening') && typeof msg.port === 'number') {
           ready = true;
           clearTimeout(timer);
-          child.removeAllListeners('exit');
+          child.removeListener('exit', exitedEarly);
           resolveReady({ name, port: msg.port, child, stop });
         }
       } catch { /* not a JSON line */ }
@@ -179,7 +189,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       simEnv.SIM_CONFIG = configPath;
     }
     const sim = await startService('sim', 'sim/main.ts', simEnv, log);
-    cleanups.push(() => sim.stop());
+    // A supervised restart replaces the simulator; the cleanup stops whichever one runs then.
+    let currentSim = sim;
+    cleanups.push(() => currentSim.stop());
     const simUrl = `http://127.0.0.1:${sim.port}`;
 
     const platformsFile = join(dataDir, 'broker-platforms.json');
@@ -214,7 +226,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
         TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
         IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
-        ...passThrough(['REGISTRY_CACHE_SECONDS', 'TOKEN_MAX_LIFETIME_SECONDS', 'TOKEN_RATE_LIMIT', 'API_RATE_LIMIT', 'RATE_LIMIT_WINDOW_SECONDS']),
+        ...passThrough(['REGISTRY_CACHE_SECONDS', 'TOKEN_MAX_LIFETIME_SECONDS', 'TOKEN_RATE_LIMIT', 'API_RATE_LIMIT', 'RATE_LIMIT_WINDOW_SECONDS', 'CORS_ORIGINS']),
         ...(process.env.AUTH_ISSUER ? { AUTH_ISSUER: process.env.AUTH_ISSUER } : {}),
         ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
         ...options.edgeVars,
@@ -252,6 +264,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         return res.json();
       },
       async restartBroker() {
+        if (stack.supervisors) return stack.supervisors.broker.restartNow();
         const old = currentBroker.child;
         if (old.exitCode === null && old.signalCode === null) await new Promise((r) => old.once('exit', r));
         currentBroker = await startService('broker', 'broker/main.ts', { ...brokerEnv, BROKER_PORT: String(broker.port) }, log);
@@ -260,6 +273,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
       close,
     };
+    if (options.supervise) {
+      const superviseOptions = options.supervise === true ? {} : options.supervise;
+      const restart = (name: string, entry: string, env: Record<string, string>) => () => startService(name, entry, env, log);
+      stack.supervisors = {
+        sim: new Supervisor(sim.name, sim, restart('sim', 'sim/main.ts', { ...simEnv, SIM_PORT: String(sim.port) }), log,
+          (s) => { currentSim = s; stack.sim = s; }, superviseOptions),
+        broker: new Supervisor(broker.name, broker, restart('broker', 'broker/main.ts', { ...brokerEnv, BROKER_PORT: String(broker.port) }), log,
+          (s) => { currentBroker = s; stack.broker = s; }, superviseOptions),
+      };
+      // Run first on close (cleanups run in reverse): no restart while the stack stops.
+      const { sim: simSupervisor, broker: brokerSupervisor } = stack.supervisors;
+      cleanups.push(() => Promise.all([simSupervisor.close(), brokerSupervisor.close()]).then(() => {}));
+    }
     return stack;
   } catch (error) {
     await close();

@@ -26,6 +26,9 @@ const stack = await startStack({
   brokerPort: env.BROKER_PORT,
   simPort: env.SIM_PORT,
   seed: env.SIM_SEED,
+  // A crashed simulator or broker is started again with backoff while the edge answers NoConnect; a crash loop stops
+  // the stack with the supervisor's message.
+  supervise: { onGiveUp: (message) => { console.error(`${message}; stopping the stack`); void stop(1); } },
   log: (line) => {
     // Child processes log JSON lines; errors and warnings always show, the rest with LOG_LEVEL=debug.
     if (verbose || /"level":"(error|warn)"/.test(line) || !line.includes('{')) console.log(line);
@@ -40,6 +43,8 @@ console.log(`
 Trade platform gateway is up.
 
   edge        ${base}          (health: ${base}/healthz, API description: ${base}/openapi.json)
+  docs        ${base}/docs     (interactive API reference: Authorize with the demo client, then Try it out)
+  browsers    ${env.CORS_ORIGINS ? `CORS_ORIGINS ${env.CORS_ORIGINS}` : 'no other origin may call (CORS_ORIGINS unset; e.g. CORS_ORIGINS=http://localhost:5173)'}
   broker      ${stack.brokerUrl}   (health: /healthz, metrics: /metrics; pid ${stack.broker.child.pid})
   simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5; pid ${stack.sim.child.pid})
   data        ${stack.dataDir}
@@ -57,19 +62,12 @@ Ctrl-C stops everything.
 `);
 
 let stopping = false;
-const stop = async () => {
+async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   console.log('stopping…');
   await stack.close();
-  process.exit(0);
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-for (const service of [stack.sim, stack.broker]) {
-  service.child.once('exit', (code) => {
-    if (stopping) return;
-    console.error(`${service.name} exited (code ${code}); stopping the stack`);
-    void stop();
-  });
+  process.exit(code);
 }
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

@@ -1,0 +1,113 @@
+/**
+ * The supervisor of the stack's child processes (scripts/supervisor.ts) on stand-in children: a process that exits
+ * is started again after a doubling delay, each exit and restart logged; a crash loop is given up with a message;
+ * a closed supervisor restarts nothing; a drill's own restart goes ahead of the backoff.
+ */
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { Supervisor, type ChildLike } from '../../scripts/supervisor.js';
+
+class FakeChild extends EventEmitter implements ChildLike {
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  constructor(readonly pid: number) { super(); }
+  kill(signal: NodeJS.Signals = 'SIGKILL') {
+    this.signalCode = signal;
+    this.emit('exit', null, signal);
+  }
+  crash(code = 1) {
+    this.exitCode = code;
+    this.emit('exit', code, null);
+  }
+}
+
+interface FakeService { port: number; child: FakeChild }
+
+function harness(options: ConstructorParameters<typeof Supervisor>[5] = {}, failStarts = 0) {
+  const lines: string[] = [];
+  let pid = 100;
+  let failures = failStarts;
+  const started: FakeService[] = [];
+  const named: FakeService[] = [];
+  const first: FakeService = { port: 4000, child: new FakeChild(pid++) };
+  const supervisor = new Supervisor<FakeService>('broker', first, async () => {
+    if (failures > 0) {
+      failures--;
+      throw new Error('broker: port 4000 is in use');
+    }
+    const service = { port: 4000, child: new FakeChild(pid++) };
+    started.push(service);
+    return service;
+  }, (line) => lines.push(line), (s) => named.push(s), { initialDelayMs: 1, maxDelayMs: 8, windowMs: 60_000, ...options });
+  return { supervisor, first, started, named, lines };
+}
+
+const until = async (condition: () => boolean) => {
+  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((r) => setTimeout(r, 1));
+  expect(condition()).toBe(true);
+};
+
+describe('Supervisor', () => {
+  it('starts a killed process again on its port, doubling the delay with each exit in the window, one line each', async () => {
+    const h = harness({ maxRestarts: 10 });
+    h.first.child.kill();
+    await until(() => h.started.length === 1);
+    expect(h.supervisor.service).toBe(h.started[0]);
+    expect(h.named).toEqual([h.started[0]]);
+    for (let i = 0; i < 4; i++) {
+      h.supervisor.service.child.crash(1);
+      await until(() => h.started.length === i + 2);
+    }
+    const exits = h.lines.filter((l) => l.includes('restarting it in'));
+    expect(exits.map((l) => l.match(/restarting it in (\d+ ms)/)![1])).toEqual(['1 ms', '2 ms', '4 ms', '8 ms', '8 ms']);
+    expect(exits[0]).toContain('broker exited (signal SIGKILL)');
+    expect(exits[1]).toContain('broker exited (code 1)');
+    expect(h.lines.filter((l) => l.includes('restarted on port 4000'))).toHaveLength(5);
+    expect(h.lines.at(-1)).toBe(`stack: broker restarted on port 4000 (pid ${h.supervisor.service.child.pid})`);
+    expect(h.supervisor.restarts).toBe(5);
+  });
+
+  it('gives up on a crash loop with a message naming the process and the count, and restarts it no more', async () => {
+    const gaveUp: string[] = [];
+    const h = harness({ maxRestarts: 3, onGiveUp: (m) => gaveUp.push(m) });
+    h.first.child.crash(1);
+    for (let i = 0; i < 3; i++) {
+      await until(() => h.started.length === i + 1);
+      h.supervisor.service.child.crash(1);
+    }
+    await until(() => gaveUp.length === 1);
+    expect(gaveUp[0]).toMatch(/^broker exited \(code 1\): it ended 4 times within 60 s, a crash loop; not restarting it again/);
+    expect(h.lines.at(-1)).toBe(`stack: ${gaveUp[0]}`);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(h.started).toHaveLength(3);
+  });
+
+  it('counts a failed start as an exit and tries again after a longer delay', async () => {
+    const h = harness({ maxRestarts: 5 }, 2);
+    h.first.child.kill();
+    await until(() => h.started.length === 1);
+    const failed = h.lines.filter((l) => l.includes('failed to start again'));
+    expect(failed).toHaveLength(2);
+    expect(failed[0]).toContain('broker failed to start again (broker: port 4000 is in use); restarting it in 2 ms');
+    expect(failed[1]).toContain('restarting it in 4 ms');
+  });
+
+  it('restarts nothing once closed', async () => {
+    const h = harness();
+    await h.supervisor.close();
+    h.first.child.kill();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(h.started).toHaveLength(0);
+    expect(h.lines).toEqual([]);
+  });
+
+  it('restarts at once when asked (a drill that killed the process), once, without waiting for the backoff', async () => {
+    const h = harness({ initialDelayMs: 60_000, maxDelayMs: 60_000 });
+    h.first.child.kill();
+    const [a, b] = await Promise.all([h.supervisor.restartNow(), h.supervisor.restartNow()]);
+    expect(a).toBe(b);
+    expect(h.started).toEqual([a]);
+    expect(h.supervisor.service).toBe(a);
+    await h.supervisor.close();
+  });
+});
