@@ -49,6 +49,19 @@ export function success(ctx: ShapeContext, data: unknown, paging?: PagingResult)
   return { status: 200, body: JSON.stringify({ data: data ?? null, error: null, meta }), headers: {} };
 }
 
+/**
+ * `success` for data that is already JSON text, such as a broker answer's `data` taken from its frame unparsed: the
+ * same bytes as `success(ctx, JSON.parse(dataJson), paging)` for JSON.stringify output, without parsing a long page
+ * and serialising it again at the edge (about half a 1,000-trade page's edge CPU, `npm run bench:profile`).
+ */
+export function successJson(ctx: ShapeContext, dataJson: string, paging?: PagingResult): ShapedResponse {
+  const data = dataJson.trim() === '' ? 'null' : dataJson;
+  if (ctx.generation !== 'v2') return { status: 200, body: data, headers: {} };
+  const meta: { activityId: string; paging?: PagingResult } = { activityId: ctx.traceId };
+  if (ctx.paged) meta.paging = { nextCursor: paging?.nextCursor ?? null, hasMore: paging?.hasMore ?? false };
+  return { status: 200, body: `{"data":${data},"error":null,"meta":${JSON.stringify(meta)}}`, headers: {} };
+}
+
 export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
   const headers: Record<string, string> = f.outcome === 'unknown' ? { [OUTCOME_HEADER]: 'unknown' } : {};
   const managerCode = ctx.family ? managerCodeName(ctx.family, f.managerCode) : f.managerCode;
