@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openapiComponents } from '../../../shared/records/contract.js';
+import { PF4_SERVER_ONLY, withoutServerOnly, type Pf4ServerOnlyKind } from '../../../sim/pf4/serverOnlyFields.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { stackForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
@@ -25,8 +27,28 @@ beforeAll(async () => {
 });
 afterAll(() => { m?.close(); });
 
-/** The simulator's list in its own order. */
+/** The simulator's list in its own order, as the server sends it (feeders and syncs with their password). */
 const simList = (list: string) => m.ok<Row[]>(`CfgRequest${list}`);
+
+/** Lists whose entries the server sends with server-only fields (a password) beside the contract's. */
+const SERVER_ONLY: Record<string, Pf4ServerOnlyKind> = { Feeder: 'feeder', Sync: 'sync' };
+/** An entry as the contract has it: what the gateway may answer of a server entry. */
+const contractPart = (list: string, row: Row) => (SERVER_ONLY[list] ? withoutServerOnly(SERVER_ONLY[list], row) : row);
+
+/**
+ * A record the gateway answered has exactly the contract's fields, and none of the values of the server-only fields
+ * `server` (the server's record) carries: a password, the slave server's password.
+ */
+function expectNoServerOnly(answered: Row, schema: string, server: Row, kind: Pf4ServerOnlyKind) {
+  const fields = Object.keys((openapiComponents as Record<string, { properties: Row }>)[schema].properties);
+  expect(Object.keys(answered).sort()).toEqual([...fields].sort());
+  const text = JSON.stringify(answered);
+  for (const field of PF4_SERVER_ONLY[kind]) {
+    expect(fields, field).not.toContain(field);
+    const value = server[field];
+    if (typeof value === 'string' && value !== '') expect(text, `${schema} carries the server's ${field}`).not.toContain(value);
+  }
+}
 
 /** Sort order of the paged reads, computed independently: key fields (null first, numbers, then text), then position. */
 function expectedOrder(rows: Row[], key: readonly string[]): Row[] {
@@ -172,7 +194,8 @@ for (const L of LISTS) {
       const whole = await ok<Row[]>(c, L.read);
       const expected = expectedOrder(server, L.key);
       expect(whole).toHaveLength(expected.length);
-      whole.forEach((item, i) => expect(item).toMatchObject(expected[i]));
+      whole.forEach((item, i) => expect(item).toMatchObject(contractPart(L.list, expected[i])));
+      if (SERVER_ONLY[L.list]) whole.forEach((item, i) => expectNoServerOnly(item, `PF4${L.list}`, expected[i], SERVER_ONLY[L.list]));
       for (const record of added) expect(whole.some((item) => positionOf([item], record) === 0), JSON.stringify(record)).toBe(true);
       for (const limit of [1, 2]) {
         const { items, pages } = await allPages<Row>(c, L.read, limit);
@@ -292,13 +315,61 @@ for (const L of LISTS) {
 }
 
 describe('secrets of feeders and syncs', () => {
-  it('v2.PF4.CfgRequestFeeder and v2.PF4.CfgRequestSync answer no credential; an update carrying one is refused naming it', async () => {
-    for (const id of ['v2.PF4.CfgRequestFeeder', 'v2.PF4.CfgRequestSync']) {
-      for (const item of await ok<Row[]>(c, id)) expect(Object.keys(item).filter((k) => /pass/i.test(k))).toEqual([]);
+  const password = (row: Row | undefined) => row?.password as string;
+
+  it('v2.PF4.CfgRequestFeeder and v2.PF4.CfgRequestSync answer none of the passwords the server sends', async () => {
+    for (const [id, list] of [['v2.PF4.CfgRequestFeeder', 'Feeder'], ['v2.PF4.CfgRequestSync', 'Sync']] as const) {
+      const server = await simList(list);
+      expect(server.some((row) => password(row).length >= 8), `${list} passwords on the wire`).toBe(true);
+      const answered = await ok<Row[]>(c, id);
+      expect(answered).toHaveLength(server.length);
+      for (const item of answered) {
+        const held = server.find((row) => Object.entries(contractPart(list, row)).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)))!;
+        expect(held, JSON.stringify(item)).toBeDefined();
+        expectNoServerOnly(item, `PF4${list}`, held, SERVER_ONLY[list]);
+      }
     }
+  });
+
+  it('v2.PF4.CfgUpdateFeeder replaces a feeder by name and the server keeps its password; the answer has none', async () => {
+    const before = await simList('Feeder');
+    const at = before.findIndex((f) => f.name === 'News wire');
+    const original = before[at];
+    expect(password(original)).toMatch(/^\w{16}$/);
+    const changed = { ...contractPart('Feeder', original), keywords: 'gateway test', timeout: 301 };
+    const answer = await ok<Row>(c, 'v2.PF4.CfgUpdateFeeder', { body: changed });
+    expect(answer).toEqual(changed);
+    const after = await simList('Feeder');
+    expect(after[at]).toEqual({ ...original, keywords: 'gateway test', timeout: 301 });
+    expect(password(after[at])).toBe(password(original));
+    expectNoServerOnly(answer, 'PF4Feeder', after[at], 'feeder');
+    // Put back: the password is still the one the server had.
+    expect(await ok(c, 'v2.PF4.CfgUpdateFeeder', { body: contractPart('Feeder', original) })).toEqual(contractPart('Feeder', original));
+    expect(await simList('Feeder')).toEqual(before);
+  });
+
+  it('v2.PF4.CfgUpdateSync appends a source without a password, the others keep theirs; the answer has none', async () => {
+    const before = await simList('Sync');
+    expect(before.some((row) => password(row).length >= 8)).toBe(true);
+    const record = { server: 'history-secret.example.com:443', login: 'sync-secret', enable: 0, mode: 'Add', from: 5, to: 6, securities: '*', timeCorrection: 0 };
+    const answer = await ok<Row>(c, 'v2.PF4.CfgUpdateSync', { body: record });
+    expect(answer).toEqual(record);
+    const after = await simList('Sync');
+    expect(after.slice(0, before.length)).toEqual(before);
+    expect(after[before.length]).toEqual({ ...record, password: '' });
+    expectNoServerOnly(answer, 'PF4Sync', after[0], 'sync');
+    expect(await ok(c, 'v2.PF4.CfgDeleteSync', { params: { pos: before.length } })).toBe(true);
+    expect(await simList('Sync')).toEqual(before);
+  });
+
+  it('refuses an update carrying a password, naming it, and changes nothing', async () => {
+    const feeders = await simList('Feeder');
+    const syncs = await simList('Sync');
     await refuses(c, 'v2.PF4.CfgUpdateFeeder', 'password', { body: { name: 'Main quotes', password: 'secret' } });
+    await refuses(c, 'v2.PF4.CfgUpdateFeeder', 'password', { body: { ...contractPart('Feeder', feeders[0]), password: 'secret' } });
     await refuses(c, 'v2.PF4.CfgUpdateSync', 'password', { body: { server: 'history.example.com:443', password: 'secret' } });
-    expect((await simList('Feeder')).map((f) => f.name)).toEqual(['Main quotes', 'News wire']);
+    expect(await simList('Feeder')).toEqual(feeders);
+    expect(await simList('Sync')).toEqual(syncs);
   });
 });
 
@@ -446,14 +517,30 @@ describe('v2.PF4.CfgRequestTime and v2.PF4.CfgUpdateTime', () => {
 describe('v2.PF4.CfgRequestBackup and v2.PF4.CfgUpdateBackup', () => {
   const PRESERVED = ['fullBackupLastTime', 'archiveLastTime', 'exportLastTime', 'watchTimestamp'];
 
+  /** The section as the server sends it (with the slave server's password) and as the contract has it. */
+  const serverBackup = async () => {
+    const raw = await m.ok<Row>('CfgRequestBackup');
+    return { raw, record: withoutServerOnly('backup', raw) };
+  };
+
   it('reads the backup configuration live, without the slave-server credential', async () => {
     const backup = await ok<Row>(c, 'v2.PF4.CfgRequestBackup');
-    expect(backup).toEqual(await m.ok('CfgRequestBackup'));
+    const { raw, record } = await serverBackup();
+    expect(raw.watchPassword).toMatch(/^\w{16}$/);
+    expect(backup).toEqual(record);
+    expectNoServerOnly(backup, 'PF4Backup', raw, 'backup');
     expect(Object.keys(backup).filter((k) => /pass|secret|credential/i.test(k))).toEqual([]);
   });
 
-  it('overlays the supplied fields and keeps the last-completion times whatever the body says', async () => {
-    const before = await m.ok<Row>('CfgRequestBackup');
+  it('overlays the supplied fields and keeps the last-completion times whatever the body says, and the slave server\'s password', async () => {
+    const { raw, record: before } = await serverBackup();
+    /** After each write the server's section is the answer plus the slave server's password as it was. */
+    const expectServer = async (answer: Row) => {
+      const now = await serverBackup();
+      expect(now.record).toEqual(answer);
+      expect(now.raw.watchPassword).toBe(raw.watchPassword);
+      expectNoServerOnly(answer, 'PF4Backup', now.raw, 'backup');
+    };
     const body = {
       ...before, fullBackupPath: '/backup/elsewhere', archivePeriod: 'M30',
       fullBackupLastTime: '2001-02-03T04:05:06Z', archiveLastTime: '2001-02-03T04:05:06Z', exportLastTime: '2001-02-03T04:05:06Z', watchTimestamp: 12345,
@@ -461,19 +548,24 @@ describe('v2.PF4.CfgRequestBackup and v2.PF4.CfgUpdateBackup', () => {
     const answer = await ok<Row>(c, 'v2.PF4.CfgUpdateBackup', { body });
     expect(answer).toEqual({ ...before, fullBackupPath: '/backup/elsewhere', archivePeriod: 'M30' });
     for (const field of PRESERVED) expect(answer[field], field).toEqual(before[field]);
-    expect(await m.ok('CfgRequestBackup')).toEqual(answer);
+    await expectServer(answer);
     // A partial body: only its field changes, the earlier change stays.
     const partial = await ok<Row>(c, 'v2.PF4.CfgUpdateBackup', { body: { exportPath: '/backup/export2' } });
     expect(partial).toEqual({ ...answer, exportPath: '/backup/export2' });
+    await expectServer(partial);
     // Put back.
-    expect(await ok(c, 'v2.PF4.CfgUpdateBackup', { body: { fullBackupPath: before.fullBackupPath, archivePeriod: before.archivePeriod, exportPath: before.exportPath } }))
-      .toEqual(before);
-    expect(await m.ok('CfgRequestBackup')).toEqual(before);
+    const back = await ok<Row>(c, 'v2.PF4.CfgUpdateBackup', { body: { fullBackupPath: before.fullBackupPath, archivePeriod: before.archivePeriod, exportPath: before.exportPath } });
+    expect(back).toEqual(before);
+    await expectServer(back);
+    expect(await m.ok('CfgRequestBackup')).toEqual(raw);
   });
 
   it('refuses an unknown period, an unknown field and a missing body, naming the field', async () => {
     await refuses(c, 'v2.PF4.CfgUpdateBackup', 'body.fullBackupPeriod', { body: { fullBackupPeriod: 'Y9' } });
+    const before = await m.ok<Row>('CfgRequestBackup');
     await refuses(c, 'v2.PF4.CfgUpdateBackup', 'slavePassword', { body: { slavePassword: 'x' } });
+    await refuses(c, 'v2.PF4.CfgUpdateBackup', 'watchPassword', { body: { watchPassword: 'x' } });
+    expect(await m.ok('CfgRequestBackup')).toEqual(before);
     await refuses(c, 'v2.PF4.CfgUpdateBackup', 'body', {});
   });
 });

@@ -6,6 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openapiComponents } from '../../../shared/records/contract.js';
+import { PF4_SERVER_ONLY } from '../../../sim/pf4/serverOnlyFields.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
@@ -41,6 +43,24 @@ function expectSameAsServer(answered: Rec, server: Rec) {
   }
 }
 
+/** The group's server-only fields as the server holds them: report mailer, template path, securities hash. */
+const serverOnly = (group: Rec) => Object.fromEntries(PF4_SERVER_ONLY.group.map((f) => [f, group[f]]));
+
+/**
+ * A group the gateway answered has exactly the PF4Group fields: none of the server-only fields the server sends beside
+ * them (SMTP credentials, template path, securities hash), nor any of their values, nor the nested security arrays.
+ */
+function expectNoServerOnly(answered: Rec, server: Rec) {
+  const fields = Object.keys((openapiComponents as Record<string, { properties: Rec }>).PF4Group.properties);
+  expect(Object.keys(answered).sort()).toEqual([...fields].sort());
+  for (const field of [...PF4_SERVER_ONLY.group, 'secGroups', 'secMargins']) expect(fields, field).not.toContain(field);
+  const text = JSON.stringify(answered);
+  for (const field of PF4_SERVER_ONLY.group) {
+    expect(typeof server[field] === 'string' && server[field].length > 0, `the server sends ${field}`).toBe(true);
+    expect(text, `the answer carries the server's ${field}`).not.toContain(server[field]);
+  }
+}
+
 /** The cached group once `check` holds for it. */
 function cachedGroupWhen(group: string, check: (g: Rec) => boolean) {
   return eventually(async () => {
@@ -55,8 +75,9 @@ describe('v2.PF4.GroupsGet', () => {
     const cached = await ok<Rec[]>(c, 'v2.PF4.GroupsGet');
     expect(cached.map((g) => g.group).sort(ordinal)).toEqual(server.map((g) => g.group).sort(ordinal));
     for (const group of cached) {
-      expectSameAsServer(group, server.find((g) => g.group === group.group)!);
-      for (const dropped of ['secGroups', 'secMargins', 'reportsSMTPLogin', 'reportsSMTPPass', 'templates']) expect(group).not.toHaveProperty(dropped);
+      const held = server.find((g) => g.group === group.group)!;
+      expectSameAsServer(group, held);
+      expectNoServerOnly(group, held);
     }
   });
 
@@ -73,6 +94,7 @@ describe('v2.PF4.GroupRecordGet', () => {
     const group = await ok<Rec>(c, 'v2.PF4.GroupRecordGet', { params: { group: 'demo\\forex' } });
     expect(group.group).toBe('demo\\forex');
     expectSameAsServer(group, await simGroup('demo\\forex'));
+    expectNoServerOnly(group, await simGroup('demo\\forex'));
   });
 
   it('answers NotFound with the manager code for an absent or differently cased name, and refuses a long name', async () => {
@@ -91,7 +113,10 @@ describe('v2.PF4.GroupsRequest', () => {
     const { items, pages } = await allPages<Rec>(c, 'v2.PF4.GroupsRequest', 2);
     expect(items.map((g) => g.group)).toEqual(byName);
     expect(pages).toBe(Math.ceil(byName.length / 2));
-    for (const group of items) expectSameAsServer(group, server.find((g) => g.group === group.group)!);
+    for (const group of items) {
+      expectSameAsServer(group, server.find((g) => g.group === group.group)!);
+      expectNoServerOnly(group, server.find((g) => g.group === group.group)!);
+    }
     expect((await ok<Rec[]>(c, 'v2.PF4.GroupsRequest')).map((g) => g.group)).toEqual(byName);
   });
 
@@ -149,6 +174,9 @@ describe('v2.PF4.GroupRecordUpdate', () => {
     expectSameAsServer(r.body.data!, after);
     expect(after).toMatchObject({ group, company: 'Replaced Co', supportEmail: 'help@example.org', defaultLeverage: 400, marginCall: 90, marginStopout: 40, maxPositions: 50 });
     for (const kept of ['secMarginsTotal', 'currency', 'supportPage', 'timeout', 'defaultDeposit', 'useSwap', 'enable']) expect(after[kept], kept).toEqual(before[kept]);
+    // The SMTP credentials, template path and securities hash are the server's as before, and the answer has none of them.
+    expect(serverOnly(after)).toEqual(serverOnly(before));
+    expectNoServerOnly(r.body.data!, after);
     expect(await sim.ok('GroupSecGroupsGet', { group })).toEqual(secBefore);
     expect(await sim.ok('GroupSecMarginsGet', { group })).toEqual(marginsBefore);
     expect(await cachedGroupWhen(group, (g) => g.company === 'Replaced Co')).toMatchObject({ defaultLeverage: 400 });
@@ -179,6 +207,9 @@ describe('v2.PF4.GroupRecord', () => {
     for (const [field, value] of Object.entries(before)) {
       if (!['supportEmail', 'maxPositions', 'supportPage', 'copies'].includes(field)) expect(after[field], field).toEqual(value);
     }
+    // The SMTP credentials, template path and securities hash are the server's as before, and the answer has none of them.
+    expect(serverOnly(after)).toEqual(serverOnly(before));
+    expectNoServerOnly(patched, after);
     expect(await cachedGroupWhen(group, (g) => g.supportEmail === 'patch@example.org')).toMatchObject({ maxPositions: 7 });
   });
 
