@@ -40,6 +40,11 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
   webapi.admin (destructive and administrative operations). A client added without --scopes holds webapi only.
 
   --json prints machine-readable output.
+
+  --remote [--env staging|production]   act on the deployed D1 registry of that environment instead, through
+                                         wrangler (d1 execute --remote; wrangler login or CLOUDFLARE_API_TOKEN). The
+                                         broker's platform file is still the local one ($BROKER_PLATFORMS_FILE):
+                                         copy it to the broker host.
 `;
 
 /** Bad usage: exit code 2, like other command-line tools. */
@@ -60,14 +65,39 @@ export class IdempotencyLedger extends DurableObject {}
 export class ClientRateLimiter extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
+/** Which registry the commands act on: the local one (default), or a deployed one through wrangler (`--remote`). */
+let target: { remote: false } | { remote: true; env?: string } = { remote: false };
+
+/** Takes `--remote` and `--env NAME` from anywhere in the arguments; the rest are the command's. */
+function takeTargetFlags(argv: string[]): string[] {
+  const rest: string[] = [];
+  let remote = false;
+  let env: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--remote') remote = true;
+    else if (arg === '--env') env = argv[++i];
+    else if (arg.startsWith('--env=')) env = arg.slice('--env='.length);
+    else rest.push(arg);
+  }
+  if (env !== undefined && !/^[a-z][a-z0-9-]*$/.test(env)) throw new UsageError('--env must name an environment of wrangler.toml (staging, production)');
+  if (env !== undefined && !remote) throw new UsageError('--env goes with --remote: the local registry has no environments');
+  target = remote ? { remote: true, env } : { remote: false };
+  return rest;
+}
+
 async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {
+  if (target.remote) {
+    const { wranglerD1 } = await import('./wranglerD1.js');
+    return run(new RegistryStore(wranglerD1(target)));
+  }
   // Loaded on demand: Miniflare takes most of a second to import, which usage errors and help need not pay.
-  const { applyMigrations, miniflareOptions, startMiniflare } = await import('./edge.js');
+  const { migrateRegistry, miniflareOptions, startMiniflare } = await import('./edge.js');
   // The same folder scripts/stack.ts hands the edge, so this is the registry npm start serves.
   const { miniflare } = await startMiniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
   try {
     const db = (await miniflare.getD1Database('DB')) as unknown as D1Like;
-    await applyMigrations(db);
+    await migrateRegistry(db, join(dataDir, 'edge'));
     return await run(new RegistryStore(db));
   } finally {
     await miniflare.dispose();
@@ -288,7 +318,14 @@ const OPTIONS = {
 } as const;
 
 async function main(argv: string[], io: Io): Promise<number> {
-  const [noun, verb, ...rest] = argv;
+  let args: string[];
+  try {
+    args = takeTargetFlags(argv);
+  } catch (error) {
+    io.err(`error: ${(error as Error).message}`);
+    return 2;
+  }
+  const [noun, verb, ...rest] = args;
   if (!noun || noun === 'help' || noun === '--help' || noun === '-h') { io.out(HELP); return 0; }
   try {
     if (!['org', 'platform', 'client'].includes(noun)) throw new UsageError(`unknown command: ${noun}`);
@@ -316,6 +353,11 @@ async function main(argv: string[], io: Io): Promise<number> {
     }
     if (error instanceof RegistryError) {
       io.err(`error: ${error.message}`);
+      return 1;
+    }
+    // wrangler's own account of a failed remote command (not logged in, unknown database, …): one line, no trace.
+    if (target.remote) {
+      io.err(`error: ${(error as Error).message}`);
       return 1;
     }
     throw error;

@@ -103,7 +103,7 @@ describe('a process that fails at start shows its own error line', () => {
 });
 
 describe('an old Node.js is refused in one line', () => {
-  it.each(['scripts/start.ts', 'broker/main.ts', 'sim/main.ts', 'scripts/registry.ts'])('%s', async (entry) => {
+  it.each(['scripts/start.ts', 'broker/main.ts', 'sim/main.ts', 'scripts/registry.ts', 'scripts/secrets.ts'])('%s', async (entry) => {
     // Makes the process report an old version before the entry runs, as an old installation would.
     const fake = join(dir, 'old-node.mjs');
     writeFileSync(fake, "Object.defineProperty(process, 'version', { value: 'v18.19.0' });\n");

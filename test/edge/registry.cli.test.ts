@@ -152,7 +152,7 @@ describe('registry CLI', () => {
     expect((await registry('client', 'remove', clientId)).code).toBe(0);
     expect((await registry('org', 'remove', org.id)).stdout).toContain(`organization ${org.id} removed`);
     expect(json<unknown[]>(await registry('org', 'list', '--json'))).toEqual([]);
-    expect(existsSync(join(dataDir, 'edge', 'd1'))).toBe(true);
+    expect(existsSync(join(dataDir, 'edge', 'v3', 'd1'))).toBe(true);
   }, 120_000);
 
   it('registers a client with the scopes it may hold, changes them, and the edge grants exactly those', async () => {

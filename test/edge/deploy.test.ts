@@ -1,0 +1,136 @@
+/**
+ * The deploy path, offline: `wrangler deploy --dry-run` bundles the worker for staging and production with source
+ * maps; each environment has the top level's bindings, vars and migrations, no loopback URL and no secret in its
+ * vars; the local run (scripts/edge.ts) matches wrangler.toml; a registry kept in a data folder is migrated by
+ * wrangler's own command into wrangler's layout, so wrangler's D1 commands see the rows the edge wrote; and the
+ * registry CLI's wrangler-backed database writes parameters as safe SQL literals.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { unstable_readConfig } from 'wrangler';
+import { COMPATIBILITY_DATE, LOCAL_D1_ID, migrationFiles, miniflareOptions, startEdge } from '../../scripts/edge.js';
+import { executeArgs, inlineParameters, wranglerD1 } from '../../scripts/wranglerD1.js';
+import { RegistryStore } from '../../workers/registry/registryStore.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const dirs: string[] = [];
+const tempDir = (prefix: string) => { const d = mkdtempSync(join(tmpdir(), prefix)); dirs.push(d); return d; };
+afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+
+function wrangler(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(root, 'node_modules/wrangler/bin/wrangler.js'), ...args], {
+    cwd: root,
+    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { output += d; });
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })));
+}
+
+const ENVIRONMENTS = ['staging', 'production'] as const;
+const read = (env?: string) => unstable_readConfig({ config: join(root, 'wrangler.toml'), env });
+const loopback = (url: string) => ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'].includes(new URL(url).hostname) || new URL(url).hostname.startsWith('127.');
+
+describe('wrangler deploy --dry-run', () => {
+  it.each(ENVIRONMENTS)('bundles the %s worker with its source map', async (env) => {
+    const outdir = tempDir(`deploy-${env}-`);
+    const { code, output } = await wrangler(['deploy', '--dry-run', '--outdir', outdir, '--env', env, '--config', join(root, 'wrangler.toml')]);
+    expect(code, output).toBe(0);
+    expect(output).toContain('--dry-run: exiting now.');
+    expect(output).toContain(`env.DB (registry-${env})`);
+    expect(readdirSync(outdir).sort()).toEqual(expect.arrayContaining(['index.js', 'index.js.map']));
+  }, 90_000);
+});
+
+describe('wrangler.toml environments', () => {
+  const local = read();
+
+  it.each(ENVIRONMENTS)('%s: the top level\'s bindings, vars and migrations, public https URLs, no secrets in vars', (env) => {
+    const config = read(env);
+    expect(config.name).toBe(`${local.name}-${env}`);
+    expect(config.upload_source_maps).toBe(true);
+    expect(config.observability).toMatchObject({ enabled: true });
+    expect(config.durable_objects.bindings).toStrictEqual(local.durable_objects.bindings);
+    expect(config.migrations).toStrictEqual(local.migrations);
+    expect(Object.keys(config.vars).sort()).toStrictEqual(Object.keys(local.vars).sort());
+    for (const name of ['BROKER_URL', 'PUBLIC_URL']) {
+      const url = String(config.vars[name]);
+      expect(new URL(url).protocol, `${env} ${name}`).toBe('https:');
+      expect(loopback(url), `${env} ${name} ${url}`).toBe(false);
+    }
+    for (const secret of ['BROKER_SECRET', 'AUTH_SIGNING_KEY']) expect(Object.keys(config.vars)).not.toContain(secret);
+    expect(config.d1_databases).toHaveLength(1);
+    expect(config.d1_databases[0]).toMatchObject({ binding: 'DB', database_name: `registry-${env}`, migrations_dir: local.d1_databases[0].migrations_dir });
+  });
+
+  it('keeps loopback URLs at the top level only, and matches what npm start runs', () => {
+    expect(loopback(String(local.vars.BROKER_URL))).toBe(true);
+    expect(local.compatibility_date).toBe(COMPATIBILITY_DATE);
+    expect(local.d1_databases[0].preview_database_id).toBe(LOCAL_D1_ID);
+    const options = miniflareOptions('', {});
+    expect(options.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
+    const classes = Object.fromEntries(Object.entries(options.durableObjects).map(([name, o]) => [name, typeof o === 'string' ? o : o.className]));
+    expect(Object.fromEntries(local.durable_objects.bindings.map((b) => [b.name, b.class_name]))).toStrictEqual(classes);
+    for (const [name, value] of Object.entries(local.vars)) expect(typeof value, name).toBe('string');
+  });
+});
+
+describe('the local registry is wrangler\'s', () => {
+  it('is migrated by wrangler\'s own command, and wrangler\'s D1 commands read what the edge wrote', async () => {
+    const dataDir = tempDir('deploy-registry-');
+    const edge = await startEdge({ dataDir });
+    try {
+      const db = await edge.db();
+      const applied = (await db.prepare('SELECT name FROM d1_migrations ORDER BY id').all<{ name: string }>()).results.map((r) => r.name);
+      expect(applied).toStrictEqual(migrationFiles());
+      expect(existsSync(join(dataDir, 'v3', 'd1'))).toBe(true);
+      const listed = await wrangler(['d1', 'migrations', 'list', 'DB', '--local', '--persist-to', dataDir, '--config', join(root, 'wrangler.toml')]);
+      expect(listed.code, listed.output).toBe(0);
+      expect(listed.output).toContain('No migrations to apply');
+
+      // Written by the edge, read through wrangler; written through wrangler, read by the edge.
+      const store = new RegistryStore(wranglerD1({ remote: false, persistTo: dataDir }));
+      const tricky = `O'Hara "quoted" ? ; -- not a comment`;
+      await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+        .bind('0d000000-0000-4000-8000-00000000000d', 'From the edge', new Date().toISOString()).run();
+      const added = await store.addOrganization({ name: tricky });
+      expect((await store.allOrganizations()).map((o) => o.name).sort()).toStrictEqual(['From the edge', tricky].sort());
+      const row = await db.prepare('SELECT name FROM organizations WHERE id = ?').bind(added.id).first<{ name: string }>();
+      expect(row?.name).toBe(tricky);
+    } finally {
+      await edge.close();
+    }
+  }, 120_000);
+
+  it('moves a registry from the layout before wrangler\'s into it once', () => {
+    const dataDir = tempDir('deploy-layout-');
+    mkdirSync(join(dataDir, 'd1', 'miniflare-D1DatabaseObject'), { recursive: true });
+    writeFileSync(join(dataDir, 'd1', 'miniflare-D1DatabaseObject', 'registry.sqlite'), 'old');
+    const options = miniflareOptions('', { dataDir });
+    expect(options.d1Persist).toBe(join(dataDir, 'v3', 'd1'));
+    expect(existsSync(join(dataDir, 'v3', 'd1', 'miniflare-D1DatabaseObject', 'registry.sqlite'))).toBe(true);
+    expect(existsSync(join(dataDir, 'd1'))).toBe(false);
+  });
+});
+
+describe('the registry CLI on the deployed database', () => {
+  it('runs wrangler d1 execute --remote in the chosen environment', () => {
+    const args = executeArgs({ remote: true, env: 'staging' }, 'SELECT 1');
+    expect(args.slice(0, 6)).toStrictEqual(['d1', 'execute', 'DB', '--json', '--command', 'SELECT 1']);
+    expect(args.slice(6, 9)).toStrictEqual(['--remote', '--env', 'staging']);
+    expect(args).not.toContain('--local');
+  });
+
+  it('writes parameters as SQLite literals, quotes doubled, placeholders inside literals left alone', () => {
+    expect(inlineParameters('INSERT INTO t VALUES (?, ?, ?, ?, \'?\')', ["it's", 3, null, true]))
+      .toBe("INSERT INTO t VALUES ('it''s', 3, NULL, 1, '?')");
+    expect(() => inlineParameters('SELECT ?', [])).toThrow(/too few/);
+    expect(() => inlineParameters('SELECT ?', [1, 2])).toThrow(/2 parameters for 1/);
+    expect(() => inlineParameters('SELECT ?', [Number.NaN])).toThrow();
+  });
+});
