@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ensurePrivateDir, tightenTree, withOwnerOnlyUmask } from './privateData.js';
+import { textModules } from './workerAssets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const WORKER_ENTRY = join(root, 'workers/index.ts');
@@ -69,6 +70,8 @@ export function buildWorker(): Promise<string> {
     sourcemap: false,
     logLevel: 'silent',
     external: ['cloudflare:*'],
+    // The /docs page's Swagger UI files, imported as text (wrangler.toml's Text rule does the same for wrangler).
+    plugins: [textModules],
   }).then((r) => r.outputFiles[0].text);
   return bundled;
 }

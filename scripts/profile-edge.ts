@@ -32,6 +32,7 @@ import { Miniflare } from 'miniflare';
 import WebSocket from 'ws';
 import { COMPATIBILITY_DATE, miniflareOptions } from './edge.js';
 import { startStack } from './stack.js';
+import { textModules } from './workerAssets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const num = (name: string, fallback: number) => {
@@ -57,6 +58,7 @@ async function bundleStageWorker(): Promise<string> {
     entryPoints: [join(root, 'workers/bench/stageWorker.ts')],
     bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'], target: 'es2022',
     write: false, minify: false, sourcemap: false, logLevel: 'silent', external: ['cloudflare:*'],
+    plugins: [textModules],
   });
   return result.outputFiles[0].text;
 }

@@ -8,6 +8,7 @@
  * Secret variables are never echoed back in a message.
  */
 import { z } from 'zod';
+import { parseCorsOrigins } from './corsOrigins.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
 
@@ -84,6 +85,17 @@ const signingKey: VariableRule<string> = {
   },
 };
 
+/** `*` or origins (scheme, host, port) separated by commas or spaces: shared/corsOrigins.ts reads it on the edge. */
+const corsOrigins: VariableRule<string> = {
+  parse(raw) {
+    const { invalid } = parseCorsOrigins(raw);
+    if (invalid.length > 0) {
+      return { ok: false, problem: `must be * or origins like https://terminal.example.com (scheme, host and port, no path) separated by commas; not an origin: ${invalid.join(' ')}` };
+    }
+    return { ok: true, value: raw };
+  },
+};
+
 const DEFAULT_MAX_TOKEN_LIFETIME = 86_400;
 
 /** Variables of the edge worker that the local launcher passes through (README's configuration table). */
@@ -103,6 +115,7 @@ const edgeVariables = {
   REGISTRY_CACHE_SECONDS: variable(count(3600, 'seconds'), undefined),
   BROKER_URL: variable(httpUrl, undefined),
   BROKER_SECRET: variable(secretText, undefined),
+  CORS_ORIGINS: variable(corsOrigins, undefined),
 };
 
 type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {

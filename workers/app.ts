@@ -18,6 +18,8 @@ import { failure, validation } from './envelope/index.js';
 import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
 import { openApiJson } from './openapi/index.js';
+import { cors } from './api/cors.js';
+import { docsRoutes } from './docs/index.js';
 
 /**
  * JSON bodies up to 1 MiB unless the operation's catalog entry declares its own bound (`bodyLimitBytes`: the restore
@@ -33,11 +35,14 @@ export function createApp(): Hono<AppEnv> {
   app.use('*', traceContext());
   app.use('*', accessLog());
   app.use('*', retryAfter());
+  // Browser clients on other origins (CORS_ORIGINS): preflights are answered here, before any token check.
+  app.use('*', cors());
 
   // The benchmark's baseline: nothing but the router and the trace middleware.
   app.get('/livez', (c) => c.text('ok'));
   app.get('/healthz', healthz);
   app.get('/openapi.json', openApiJson);
+  app.route('/', docsRoutes());
   app.route('/', authRoutes());
 
   app.use('/api/*', timeoutApplied());

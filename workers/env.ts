@@ -45,6 +45,8 @@ export interface Env {
   IDEMPOTENCY_RETENTION_HOURS?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */
   REGISTRY_CACHE_SECONDS?: string;
+  /** Browser origins that may call the gateway: `*`, or origins separated by commas or spaces; unset: none. */
+  CORS_ORIGINS?: string;
 }
 
 /** Who is calling, from a verified access token. */

@@ -1,0 +1,2 @@
+/** The interactive API reference at /docs. */
+export { docsRoutes, DOCS_PATH } from './docs.js';
