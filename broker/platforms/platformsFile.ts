@@ -1,7 +1,8 @@
 /**
  * The broker's platform file (`BROKER_PLATFORMS_FILE`): which trade platforms this broker serves, where their
  * trading servers are and how its manager logs in. It is the only place manager passwords live, so nothing read from
- * it is ever logged except ids and server addresses.
+ * it is ever logged except ids and server addresses. An entry holds its `password`, or names the environment variable
+ * that does (`passwordEnv`), so a container's file can be committed and its password come from a secret.
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -12,24 +13,31 @@ const platformEntry = z.object({
   family: z.enum(['PF4', 'PF5']),
   server: z.string().regex(/^wss?:\/\//, 'server must be a ws:// or wss:// URL'),
   login: z.number().int().positive(),
-  password: z.string(),
-});
+  password: z.string().optional(),
+  passwordEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'passwordEnv must name an environment variable').optional(),
+}).refine((p) => (p.password === undefined) !== (p.passwordEnv === undefined), { message: 'give password or passwordEnv, not both' });
 
 const platformsFile = z.object({ platforms: z.array(platformEntry) });
 
 /** Parses the file's text; throws with the offending field named (never its value). */
-export function parsePlatforms(text: string): PlatformConfig[] {
+export function parsePlatforms(text: string, env: Record<string, string | undefined> = process.env): PlatformConfig[] {
   const parsed = platformsFile.safeParse(JSON.parse(text));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid platform file at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
   }
   const seen = new Set<string>();
-  for (const p of parsed.data.platforms) {
+  const platforms: PlatformConfig[] = [];
+  for (const [i, p] of parsed.data.platforms.entries()) {
     if (seen.has(p.id)) throw new Error(`invalid platform file: platform ${p.id} listed twice`);
     seen.add(p.id);
+    const password = p.passwordEnv === undefined ? p.password! : env[p.passwordEnv];
+    if (!password && p.passwordEnv !== undefined) {
+      throw new Error(`invalid platform file at platforms.${i}.passwordEnv: environment variable ${p.passwordEnv} is not set`);
+    }
+    platforms.push({ id: p.id, family: p.family, server: p.server, login: p.login, password: password! });
   }
-  return parsed.data.platforms;
+  return platforms;
 }
 
 /** Reads the file; a missing file means no platforms yet (the launcher may write it after the broker starts). */

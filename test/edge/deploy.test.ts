@@ -75,7 +75,7 @@ describe('wrangler.toml environments', () => {
     const options = miniflareOptions('', {});
     expect(options.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
     const classes = Object.fromEntries(Object.entries(options.durableObjects).map(([name, o]) => [name, typeof o === 'string' ? o : o.className]));
-    expect(Object.fromEntries(local.durable_objects.bindings.map((b) => [b.name, b.class_name]))).toStrictEqual(classes);
+    expect(Object.fromEntries(local.durable_objects.bindings.map((b: { name: string; class_name: string }) => [b.name, b.class_name]))).toStrictEqual(classes);
     for (const [name, value] of Object.entries(local.vars)) expect(typeof value, name).toBe('string');
   });
 });
