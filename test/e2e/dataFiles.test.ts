@@ -50,7 +50,7 @@ describe('the data folder', () => {
 
     const found = modes(dataDir);
     for (const name of ['signing-key.json', 'broker-secret', 'manager-password', 'broker-platforms.json']) expect(found[name], name).toBe('600');
-    expect(Object.keys(found).some((p) => p.startsWith('edge/d1/') && !p.endsWith('/'))).toBe(true);
+    expect(Object.keys(found).some((p) => p.startsWith('edge/v3/d1/') && !p.endsWith('/'))).toBe(true);
     expect(Object.keys(found).some((p) => p.startsWith('edge/do/') && !p.endsWith('/'))).toBe(true);
     const loose = Object.entries(found).filter(([path, mode]) => mode !== (path.endsWith('/') ? '700' : '600'));
     expect(loose).toEqual([]);

@@ -55,9 +55,10 @@ describe('wrangler.toml environments', () => {
     expect(config.name).toBe(`${local.name}-${env}`);
     expect(config.upload_source_maps).toBe(true);
     expect(config.observability).toMatchObject({ enabled: true });
-    expect(config.durable_objects.bindings).toStrictEqual(local.durable_objects.bindings);
+    // Environments inherit neither: a binding or var added at the top level must be added to [env.staging] and [env.production].
+    expect(config.durable_objects.bindings, `[env.${env}] Durable Object bindings`).toStrictEqual(local.durable_objects.bindings);
     expect(config.migrations).toStrictEqual(local.migrations);
-    expect(Object.keys(config.vars).sort()).toStrictEqual(Object.keys(local.vars).sort());
+    expect(Object.keys(config.vars).sort(), `[env.${env}.vars]`).toStrictEqual(Object.keys(local.vars).sort());
     for (const name of ['BROKER_URL', 'PUBLIC_URL']) {
       const url = String(config.vars[name]);
       expect(new URL(url).protocol, `${env} ${name}`).toBe('https:');
