@@ -24,6 +24,24 @@ beforeAll(async () => {
 });
 afterAll(() => sim?.close());
 
+/**
+ * A group the gateway answered has the report mailer's login and password as null and none of the values the server
+ * holds for them (`server`: the server's group) anywhere in it.
+ */
+function expectNoSmtpCredentials(answered: Row, server: Row) {
+  expect(answered).toMatchObject({ reportsSMTPLogin: null, reportsSMTPPass: null });
+  const texts: string[] = [];
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string') texts.push(v);
+    else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+  };
+  collect(answered);
+  for (const field of ['reportsSMTPLogin', 'reportsSMTPPass']) {
+    expect(typeof server[field] === 'string' && server[field].length > 0, `the server holds ${field}`).toBe(true);
+    expect(texts.filter((t) => t.includes(server[field])), `the answer carries the server's ${field}`).toEqual([]);
+  }
+}
+
 const without = (record: Row, ...fields: string[]) => Object.fromEntries(Object.entries(record).filter(([k]) => !fields.includes(k)));
 const tickets = (rows: Row[], key: string) => rows.map((r) => r[key] as number);
 const ascending = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -140,7 +158,10 @@ describe('v2.PF5.UserRecord', () => {
 describe('v2.PF5.GroupGet', () => {
   it('answers a cached group as the server holds it, and NotFound for an unknown group', async () => {
     const group = await ok<Row>(c, 'v2.PF5.GroupGet', { params: { group: 'real\\pro' } });
-    expect(group).toEqual(shapeRecord('PF5ConGroup')(await sim.ok('GroupGet', { group: 'real\\pro' })));
+    const server = await sim.ok<Row>('GroupGet', { group: 'real\\pro' });
+    expect(group).toEqual(shapeRecord('PF5ConGroup')(server));
+    expect(group.reportsSMTP).toBe(server.reportsSMTP);
+    expectNoSmtpCredentials(group, server);
     expect(group).toMatchObject({ group: 'real\\pro', currency: 'USD', marginMode: 'RetailHedged' });
     const missing = await fails(c, 'v2.PF5.GroupGet', { params: { group: 'real\\none' } });
     expect(missing).toMatchObject({ code: 'NotFound', managerCode: 'ErrNotfound' });
@@ -159,12 +180,17 @@ describe('v2.PF5.GroupRecord', () => {
     const now = await sim.ok<Row>('GroupGet', { group });
     expect(now.companyPage).toBe(companyPage);
     expect(without(now, 'companyPage')).toEqual(without(before, 'companyPage'));
+    // The report mailer's login and password stay the server's, and are not answered.
+    expect(now.reportsSMTPLogin).toBe(before.reportsSMTPLogin);
+    expect(now.reportsSMTPPass).toBe(before.reportsSMTPPass);
+    expectNoSmtpCredentials(updated, now);
     expect(updated).toEqual(shapeRecord('PF5ConGroup')(now));
     const cached = await eventually(async () => {
       const g = await ok<Row>(c, 'v2.PF5.GroupGet', { params: { group } });
       return g.companyPage === companyPage ? g : null;
     });
     expect(cached).toEqual(updated);
+    expectNoSmtpCredentials(cached!, now);
   });
 
   it('writes SMTP credentials but never answers them, neither from the patch nor from the cache', async () => {
@@ -183,9 +209,13 @@ describe('v2.PF5.GroupRecord', () => {
   });
 
   it('removes a field patched with null', async () => {
+    const before = await sim.ok<Row>('GroupGet', { group });
     const updated = await ok<Row>(c, 'v2.PF5.GroupRecord', { params: { group }, body: { companyCatalog: 'catalog', companySupportPage: null } });
     expect(updated).toMatchObject({ companyCatalog: 'catalog', companySupportPage: null });
-    expect(await sim.ok<Row>('GroupGet', { group })).not.toHaveProperty('companySupportPage');
+    const now = await sim.ok<Row>('GroupGet', { group });
+    expect(now).not.toHaveProperty('companySupportPage');
+    expect(without(now, 'companyCatalog')).toEqual(without(before, 'companyCatalog', 'companySupportPage'));
+    expectNoSmtpCredentials(updated, now);
   });
 
   it('refuses the name, newsLang and commissions at the edge, naming the field, and changes nothing', async () => {

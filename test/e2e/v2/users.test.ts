@@ -6,6 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openapiComponents } from '../../../shared/records/contract.js';
+import { PF4_SERVER_ONLY, passwordHash } from '../../../sim/pf4/serverOnlyFields.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
@@ -50,6 +52,28 @@ function expectSameAsServer(answered: Rec, server: Rec) {
   }
 }
 
+/** The account's server-only fields as the server holds them: password hashes, phone password, OTP secret, API data. */
+const secretsOf = (user: Rec) => Object.fromEntries(PF4_SERVER_ONLY.user.map((f) => [f, user[f]]));
+
+/**
+ * An account the gateway answered has exactly the PF4User fields, and none of the values of the server-only fields the
+ * server sent with it (a password hash, the OTP secret, ...) appears in it.
+ */
+function expectNoServerOnly(answered: Rec, server: Rec) {
+  const fields = Object.keys((openapiComponents as Record<string, { properties: Rec }>).PF4User.properties);
+  expect(Object.keys(answered).sort()).toEqual([...fields].sort());
+  const text = JSON.stringify(answered);
+  for (const field of PF4_SERVER_ONLY.user) {
+    expect(fields, field).not.toContain(field);
+    if (typeof server[field] === 'string' && server[field] !== '') expect(text, `the answer carries the server's ${field}`).not.toContain(server[field]);
+  }
+}
+
+/** A seeded account has every server-only field set. */
+const expectAllSecrets = (user: Rec) => {
+  for (const field of PF4_SERVER_ONLY.user) expect(typeof user[field] === 'string' && user[field].length > 0, `${user.login} ${field}`).toBe(true);
+};
+
 /** A fresh account on the server, created directly, with its main password set. */
 async function newAccount(fields: Rec = {}): Promise<Rec> {
   const user = await sim.ok<Rec>('UserRecordNew', { record: { login: 0, group: 'demo\\forex', name: 'Test Account', ...fields } });
@@ -67,7 +91,10 @@ describe('v2.PF4.UserRecordGet', () => {
   it('answers an account from the cache as the server holds it, and follows a change', async () => {
     const login = logins[0];
     const user = await ok<Rec>(c, 'v2.PF4.UserRecordGet', { params: { login } });
-    expectSameAsServer(user, await simUser(login));
+    const server = await simUser(login);
+    expectSameAsServer(user, server);
+    expectAllSecrets(server);
+    expectNoServerOnly(user, server);
     expect(user.login).toBe(login);
     await sim.ok('UserRecordUpdate', { login, record: { comment: 'cache follows' } });
     const changed = await eventually(async () => {
@@ -93,6 +120,8 @@ describe('v2.PF4.UserRecordRequest', () => {
     const server = await simUser(login);
     const user = await ok<Rec>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
     expectSameAsServer(user, server);
+    expectAllSecrets(server);
+    expectNoServerOnly(user, server);
     expect(user.city).toBe(server.city);
   });
 
@@ -108,7 +137,11 @@ describe('v2.PF4.UserRecordsRequest', () => {
     const asked = [logins[2], logins[3], logins[4]];
     const users = await ok<Rec[]>(c, 'v2.PF4.UserRecordsRequest', { query: { logins: [...asked, 99_999_999] } });
     expect(users.map((u) => u.login).sort((a, b) => a - b)).toEqual(asked);
-    for (const user of users) expectSameAsServer(user, await simUser(user.login));
+    for (const user of users) {
+      const server = await simUser(user.login);
+      expectSameAsServer(user, server);
+      expectNoServerOnly(user, server);
+    }
     expect(await ok<Rec[]>(c, 'v2.PF4.UserRecordsRequest', { query: { logins: [99_999_998, 99_999_999] } })).toEqual([]);
   });
 
@@ -129,6 +162,8 @@ describe('v2.PF4.UsersRequest', () => {
     const whole = await ok<Rec[]>(c, 'v2.PF4.UsersRequest');
     expect(whole.map((u) => u.login)).toEqual(server);
     expectSameAsServer(whole[5], await simUser(whole[5].login));
+    const held = new Map((await sim.ok<Rec[]>('UserRecordsRequest')).map((u) => [u.login as number, u]));
+    for (const user of [...whole, ...items]) expectNoServerOnly(user, held.get(user.login)!);
   });
 
   it('refuses a tampered cursor and a limit out of range', async () => {
@@ -146,6 +181,7 @@ describe('v2.PF4.UserRecordNew', () => {
     });
     expect(created).toMatchObject({ login: highest + 1, group: 'demo\\pro', name: 'Ada New', email: 'ada@example.com', leverage: 50, balance: 0 });
     expectSameAsServer(created, await simUser(created.login));
+    expectNoServerOnly(created, await simUser(created.login));
     const cached = await eventually(async () => (await call<Rec>(c, 'v2.PF4.UserRecordGet', { params: { login: created.login } })).body.data);
     expect(cached).toMatchObject({ login: created.login, name: 'Ada New' });
 
@@ -186,8 +222,12 @@ describe('v2.PF4.UserRecordUpdate', () => {
     for (const kept of ['balance', 'credit', 'city', 'country', 'phone', 'group', 'registrationDate', 'lastDate', 'lastIP', 'prevBalance', 'prevMonthEquity']) {
       expect(after[kept], kept).toEqual(before[kept]);
     }
-    // The secret survives: the account's password still opens it.
+    // The secrets survive: the password hashes, phone password, OTP secret and API data are the server's as before
+    // (the account's password still opens it), and the answer carries none of them.
+    expectAllSecrets(before);
+    expect(secretsOf(after)).toEqual(secretsOf(before));
     expect(await sim.ok('UserPasswordCheck', { login, password: `demo-${login}` })).toBe(true);
+    expectNoServerOnly(updated, after);
   });
 
   it('moves the account to another existing group, and answers the platform error for an unknown one', async () => {
@@ -221,6 +261,10 @@ describe('v2.PF4.UserRecord', () => {
     for (const [field, value] of Object.entries(before)) {
       if (!['comment', 'leverage', 'email'].includes(field)) expect(after[field], field).toEqual(value);
     }
+    // The secrets are the server's as before, and the answer carries none of them.
+    expectAllSecrets(before);
+    expect(secretsOf(after)).toEqual(secretsOf(before));
+    expectNoServerOnly(patched, after);
   });
 
   it('refuses an unknown field, money, removing the group, an empty patch and a non-object, naming them', async () => {
@@ -330,7 +374,10 @@ describe('v2.PF4.UserPasswordCheck', () => {
 describe('v2.PF4.UserPasswordSet', () => {
   it('overwrites the main password, or the investor one with changeInvestor, and the other stays', async () => {
     const login = logins[31];
+    const before = secretsOf(await simUser(login));
     expect(await ok(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: 'main-secret-1' })).toBe(true);
+    // The server stores the new password's hash; every other secret stays.
+    expect(secretsOf(await simUser(login))).toEqual({ ...before, password: passwordHash(login, 'main-secret-1') });
     expect(await sim.ok('UserPasswordCheck', { login, password: 'main-secret-1' })).toBe(true);
     expect((await sim.fails('UserPasswordCheck', { login, password: `demo-${login}` })).message).toMatch(/invalid/);
     expect(await sim.ok('UserPasswordCheck', { login, password: `view-${login}` })).toBe(true);
@@ -339,6 +386,10 @@ describe('v2.PF4.UserPasswordSet', () => {
     expect(await sim.ok('UserPasswordCheck', { login, password: 'investor-2' })).toBe(true);
     expect((await sim.fails('UserPasswordCheck', { login, password: `view-${login}` })).message).toMatch(/invalid/);
     expect(await sim.ok('UserPasswordCheck', { login, password: 'main-secret-1' })).toBe(true);
+    expect(secretsOf(await simUser(login))).toEqual({ ...before, password: passwordHash(login, 'main-secret-1'), passwordInvestor: passwordHash(login, 'investor-2') });
+    // Neither is read back.
+    const answered = await ok<Rec>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
+    expectNoServerOnly(answered, await simUser(login));
   });
 
   it('lets a new account with empty password bytes in once a password is set', async () => {
@@ -371,6 +422,7 @@ describe('v2.PF4.AdmUsersRequestSafe', () => {
     expect(users.map((u) => u.login).sort((a, b) => a - b)).toEqual(server.map((u) => u.login).sort((a, b) => a - b));
     const first = users[0];
     expectSameAsServer(first, server.find((u) => u.login === first.login)!);
+    for (const user of users) expectNoServerOnly(user, server.find((u) => u.login === user.login)!);
   });
 
   it('answers NotFound for an unknown group (names are case sensitive) and refuses a name over 16 characters', async () => {
