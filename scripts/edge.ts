@@ -102,6 +102,7 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
       LINKS: { className: 'PlatformLink', useSQLite: true },
       IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
       RATE_LIMITER: 'ClientRateLimiter',
+      STREAMS: { className: 'PlatformStream', useSQLite: true },
     },
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).

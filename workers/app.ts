@@ -18,6 +18,7 @@ import { failure, validation } from './envelope/index.js';
 import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
 import { openApiJson } from './openapi/index.js';
+import { streamRoutes } from './streams/routes.js';
 import { cors } from './api/cors.js';
 import { docsRoutes } from './docs/index.js';
 
@@ -77,6 +78,8 @@ export function createApp(): Hono<AppEnv> {
     return handler;
   };
   app.use('/api/*', (c, next) => limiter(declaredBodyLimits.get(c.req.raw) ?? MAX_BODY_BYTES)(c, next));
+  // Live streams: SSE under /api/ (token checked above) and the SignalR hubs under /hubs/ (they check it themselves).
+  app.route('/', streamRoutes());
   app.route('/', registryRoutes());
   app.route('/', catalogRoutes());
 

@@ -4,6 +4,7 @@
 import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
 import type { PlatformLink } from './gateway/platformLink.js';
 import type { ClientRateLimiter } from './limits/clientRateLimiter.js';
+import type { PlatformStream } from './streams/platformStream.js';
 
 export interface Env {
   /** The platform registry (organizations, trade platforms, API clients). */
@@ -18,6 +19,8 @@ export interface Env {
   IDEMPOTENCY_SHARDS?: string;
   /** One rate-limit counter per client and purpose (token endpoint, API): counts across every edge isolate. */
   RATE_LIMITER: DurableObjectNamespace<ClientRateLimiter>;
+  /** Stream objects, one per trade platform (named by its uuid): its broker subscription fanned out to SSE and hub clients. */
+  STREAMS: DurableObjectNamespace<PlatformStream>;
   /** Base URL of the default broker (http(s)); the link is `<BROKER_URL>/link` over WebSocket. */
   BROKER_URL?: string;
   /** Shared secret the broker expects on edge links. */

@@ -6,4 +6,5 @@ import { createApp } from './app.js';
 
 export { PlatformLink, IdempotencyLedger } from './gateway/index.js';
 export { ClientRateLimiter } from './limits/clientRateLimiter.js';
+export { PlatformStream } from './streams/platformStream.js';
 export default createApp();

@@ -1,0 +1,113 @@
+/**
+ * Server-Sent Events end to end (simulator, broker, edge in workerd): the status first, ticks of the asked symbols
+ * from the simulator's quote feed, a trade opened through the API arriving as a trades event, a reconnect with
+ * Last-Event-ID getting exactly the missed events, an unknown event id told to resync, and a foreign platform or a
+ * missing token refused like the API refuses them.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { hashSecret } from '../../shared/secrets.js';
+import { SseReader } from '../support/sse.js';
+import { call } from './v2/api.js';
+import { eventually, stackForFile } from './support.js';
+
+const setup = stackForFile();
+const streamUrl = (query: string) => `${setup.client.stack.edgeUrl}${setup.client.v2pf4}/Stream?${query}`;
+
+async function openTrade(comment: string): Promise<number> {
+  const c = setup.client;
+  const user = await call<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: comment } });
+  const login = user.body.data!.login;
+  await call(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 } });
+  const tx = await call<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
+    body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10, comment },
+  });
+  expect(tx.body.error).toBeNull();
+  return tx.body.data!.order;
+}
+
+describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
+  it('sends the status, then ticks of the asked symbols only, from the simulator feed', async () => {
+    const sse = await SseReader.open(streamUrl('ticks=EURUSD,GBPUSD'), setup.client.token);
+    try {
+      expect(sse.status).toBe(200);
+      await eventually(async () => sse.of('ticks').length >= 3, 15_000);
+      // The first client's stream object subscribes to the broker: down until the broker's status says up.
+      expect(sse.events[0].event).toBe('status');
+      expect(JSON.parse(sse.of('status').at(-1)!.data)).toEqual({ connected: true });
+      const ticks = sse.of('ticks').map((e) => JSON.parse(e.data));
+      expect(new Set(ticks.map((t) => t.symbol)).size).toBeGreaterThan(0);
+      for (const t of ticks) {
+        expect(['EURUSD', 'GBPUSD']).toContain(t.symbol);
+        expect(Object.keys(t).sort()).toEqual(['ask', 'bid', 'lastTime', 'symbol']);
+      }
+      expect(sse.events.every((e) => e.id === null || /^[0-9a-f]{8}-\d+$/.test(e.id))).toBe(true);
+    } finally {
+      await sse.close();
+    }
+  });
+
+  it('delivers a trade opened through the API as a trades event, and a reconnect with Last-Event-ID gets what it missed', async () => {
+    const sse = await SseReader.open(streamUrl('trades'), setup.client.token);
+    let resumed: SseReader | undefined;
+    try {
+      await eventually(async () => sse.of('status').length >= 1);
+      const order = await openTrade('sse-first');
+      await eventually(async () => sse.of('trades').some((e) => JSON.parse(e.data).order === order), 10_000);
+      const added = sse.of('trades').map((e) => JSON.parse(e.data)).find((t) => t.order === order);
+      expect(added).toMatchObject({ kind: 'Added', order, symbol: 'EURUSD', cmd: 'Buy', comment: 'sse-first' });
+      const lastSeen = sse.lastEventId!;
+      await sse.close();
+
+      const missed = await openTrade('sse-missed');
+      resumed = await SseReader.open(streamUrl('trades'), setup.client.token, lastSeen);
+      await eventually(async () => resumed!.of('trades').some((e) => JSON.parse(e.data).order === missed), 10_000);
+      const replayed = resumed.of('trades').map((e) => JSON.parse(e.data));
+      expect(replayed.some((t) => t.order === order && t.kind === 'Added')).toBe(false);
+      expect(replayed.find((t) => t.order === missed)).toMatchObject({ kind: 'Added', comment: 'sse-missed' });
+      expect(resumed.of('resync')).toEqual([]);
+    } finally {
+      await sse.close();
+      await resumed?.close();
+    }
+  });
+
+  it('tells a client whose Last-Event-ID is not held to resync', async () => {
+    const sse = await SseReader.open(streamUrl('trades'), setup.client.token, '00000000-1');
+    try {
+      await eventually(async () => sse.of('resync').length >= 1);
+      expect(JSON.parse(sse.of('resync')[0].data)).toMatchObject({ connected: true });
+    } finally {
+      await sse.close();
+    }
+  });
+
+  it('refuses a missing token, an unknown topic and another organization\'s platform like an unknown one', async () => {
+    const c = setup.client;
+    const none = await fetch(streamUrl('trades'));
+    expect(none.status).toBe(401);
+    const bad = await SseReader.open(streamUrl('positions'), c.token);
+    expect(JSON.parse(bad.body).error.code).toBe('Validation');
+
+    const db = await c.stack.edge.db();
+    const org = randomUUID();
+    const secret = 'stream-other-org-secret';
+    const h = await hashSecret(secret);
+    const now = new Date().toISOString();
+    await db.batch([
+      db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org, 'Other', now),
+      db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .bind('stream-other', org, 'Other', h.hash, h.salt, h.iterations, now),
+    ]);
+    const res = await fetch(`${c.stack.edgeUrl}/connect/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'stream-other', client_secret: secret }),
+    });
+    const other = ((await res.json()) as { access_token: string }).access_token;
+    const theirs = await SseReader.open(streamUrl('trades'), other);
+    const unknown = await SseReader.open(`${c.stack.edgeUrl}/api/v2/PF4/${randomUUID()}/Stream?trades`, other);
+    expect(JSON.parse(theirs.body).error.code).toBe('NotFound');
+    expect(JSON.parse(theirs.body).error.message.replace(c.stack.platforms.pf4, 'X'))
+      .toBe(JSON.parse(unknown.body).error.message.replace(/[0-9a-f-]{36}/, 'X'));
+  });
+});

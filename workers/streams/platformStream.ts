@@ -1,0 +1,409 @@
+/**
+ * A stream object: one Durable Object per trade platform (named by its uuid) that holds the platform's one stream
+ * subscription to the broker (`#subscribe`, `shared/frames.ts`) and fans its events out to every client of the
+ * platform: Server-Sent Events responses and SignalR hub WebSockets (accepted with the WebSocket Hibernation API, so
+ * an idle hub client costs no CPU between events).
+ *
+ * Every event gets an id, `<epoch>-<seq>` (the epoch is new each time the object starts), and the last
+ * `STREAM_RING_SIZE` events are kept, so an EventSource that reconnects with `Last-Event-ID` is sent what it missed;
+ * one whose id is older than the ring, or from another epoch, is sent a `resync` event instead. Towards each client,
+ * ticks are conflated per symbol (a slow client gets the latest price of each symbol), and every other event is
+ * queued; a client more than `MAX_BEHIND` events behind is sent `overflow` and disconnected, never silently skipped.
+ *
+ * The broker link reconnects with backoff while clients remain; its loss is pushed to clients as a status
+ * `{connected: false}`, and the broker's status after resubscribing tells them the streams are whole again.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.js';
+import { LINK_PATH, SUBSCRIBE_OP, type StreamFrame } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
+import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
+import * as hub from './signalr.js';
+
+export const STREAM_RING_SIZE = 10_000;
+/** Non-tick events a client may have waiting before it is told it fell behind and is disconnected. */
+export const MAX_BEHIND = 5_000;
+const PING_MS = 15_000;
+const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
+
+/** What the edge route tells the object about the platform (internal headers, never from a client). */
+export const STREAM_HEADERS = { platform: 'x-stream-platform', family: 'x-stream-family', broker: 'x-stream-broker', topics: 'x-stream-topics', symbols: 'x-stream-symbols', kind: 'x-stream-kind' } as const;
+
+interface Config { platform: string; family: Family; brokerUrl: string }
+interface Held { seq: number; event: StreamEvent }
+
+/** What one client receives: topics, and for ticks the symbols (null: every symbol). */
+interface Interest { topics: Set<StreamTopic>; symbols: Set<string> | null }
+
+function wants(i: Interest, e: StreamEvent): boolean {
+  if (e.topic === 'status') return true;
+  if (!i.topics.has(e.topic)) return false;
+  return e.topic !== 'ticks' || i.symbols === null || i.symbols.has(e.data.symbol);
+}
+
+/** A Server-Sent Events client: its queue (ticks keyed by symbol, so a newer one replaces the older) and writer. */
+class SseClient {
+  private readonly pending = new Map<string, string>();
+  private behind = 0;
+  private writing = false;
+  closed = false;
+  constructor(readonly interest: Interest, private readonly writer: WritableStreamDefaultWriter<Uint8Array>, private readonly onGone: () => void) {}
+
+  offer(id: string, seq: number, event: StreamEvent): void {
+    if (this.closed || !wants(this.interest, event)) return;
+    const text = `id: ${id}\nevent: ${event.topic}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    if (event.topic === 'ticks') {
+      const key = `t:${event.data.symbol}`;
+      this.pending.delete(key);
+      this.pending.set(key, text);
+    } else {
+      this.pending.set(`e:${seq}`, text);
+      if (++this.behind > MAX_BEHIND) {
+        this.pending.clear();
+        this.pending.set('overflow', `event: overflow\ndata: ${JSON.stringify({ message: `more than ${MAX_BEHIND} events behind: reconnect and resync` })}\n\n`);
+        void this.flush().then(() => this.end());
+        return;
+      }
+    }
+    void this.flush();
+  }
+
+  raw(text: string): void {
+    if (this.closed) return;
+    this.pending.set(`r:${crypto.randomUUID()}`, text);
+    void this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.pending.size > 0 && !this.closed) {
+        const text = [...this.pending.values()].join('');
+        this.pending.clear();
+        this.behind = 0;
+        await this.writer.write(new TextEncoder().encode(text));
+      }
+    } catch {
+      this.end();
+    } finally {
+      this.writing = false;
+    }
+  }
+
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.close().catch(() => {});
+    this.onGone();
+  }
+}
+
+/** A hub client's state, kept in its socket's attachment so it survives hibernation. */
+interface HubState {
+  family: Family;
+  handshaken: boolean;
+  /** SubscribeToTicks symbols. */
+  ticks: string[];
+  /** Open server streams by invocation id. */
+  streams: Record<string, { topic: StreamTopic; symbol?: string }>;
+}
+
+const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
+  PF4: { StreamTicks: 'ticks', StreamTrades: 'trades', StreamUserUpdates: 'users', StreamSymbolUpdates: 'symbols', StreamMarginCallUpdates: 'margin' },
+  PF5: { StreamTicks: 'ticks', StreamPositions: 'positions', StreamOrders: 'orders', StreamDeals: 'deals', StreamUserUpdates: 'users' },
+};
+
+export class PlatformStream extends DurableObject<Env> {
+  private config: Config | undefined;
+  private readonly epoch = crypto.randomUUID().slice(0, 8);
+  private seq = 0;
+  private readonly ring: Held[] = [];
+  private readonly sse = new Set<SseClient>();
+  private readonly hubStates = new Map<WebSocket, HubState>();
+  private socket: WebSocket | undefined;
+  private connecting = false;
+  private attempt = 0;
+  private connected = false;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private pinger: ReturnType<typeof setInterval> | undefined;
+  private delivered = 0;
+
+  override async fetch(request: Request): Promise<Response> {
+    const h = request.headers;
+    const family = h.get(STREAM_HEADERS.family) as Family;
+    const config: Config = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrl: h.get(STREAM_HEADERS.broker) ?? '' };
+    await this.configure(config);
+    if (h.get(STREAM_HEADERS.kind) === 'hub') return this.acceptHub(family);
+    return this.openSse(request);
+  }
+
+  /** Counters for tests and the bench. */
+  stats(): { sse: number; hubs: number; connected: boolean; seq: number; delivered: number } {
+    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, connected: this.connected, seq: this.seq, delivered: this.delivered };
+  }
+
+  private async configure(config: Config): Promise<void> {
+    const changed = this.config?.brokerUrl !== config.brokerUrl;
+    this.config = config;
+    if (changed) await this.ctx.storage.put('config', config);
+    if (changed && this.socket) {
+      const old = this.socket;
+      this.socket = undefined;
+      try { old.close(1000, 'platform moved'); } catch { /* gone */ }
+    }
+    this.ensureBroker();
+    this.pinger ??= setInterval(() => this.ping(), PING_MS);
+  }
+
+  /** After a wake from hibernation the config comes back from storage. */
+  private async restore(): Promise<void> {
+    if (this.config) return;
+    this.config = await this.ctx.storage.get<Config>('config');
+    if (this.config) {
+      this.ensureBroker();
+      this.pinger ??= setInterval(() => this.ping(), PING_MS);
+    }
+  }
+
+  // ---- broker subscription -------------------------------------------------------------------------------------
+
+  private ensureBroker(): void {
+    if (this.socket || this.connecting || this.retry || !this.config) return;
+    this.connecting = true;
+    void this.connectBroker(this.config).finally(() => { this.connecting = false; });
+  }
+
+  private async connectBroker(config: Config): Promise<void> {
+    try {
+      const url = new URL(LINK_PATH, config.brokerUrl.endsWith('/') ? config.brokerUrl : `${config.brokerUrl}/`);
+      const res = await fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${this.env.BROKER_SECRET ?? ''}` } });
+      const ws = res.webSocket;
+      if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
+      ws.accept();
+      this.socket = ws;
+      ws.addEventListener('message', (ev) => this.onBrokerFrame(ws, typeof ev.data === 'string' ? ev.data : new TextDecoder().decode(ev.data)));
+      ws.addEventListener('close', () => this.onBrokerLost(ws));
+      ws.addEventListener('error', () => this.onBrokerLost(ws));
+      ws.send(JSON.stringify({ id: 1, platform: config.platform, op: SUBSCRIBE_OP, args: { topics: topicsOf(config.family) }, timeoutMs: 10_000 }));
+    } catch (err) {
+      console.warn(JSON.stringify({ msg: 'stream link to the broker failed', platform: config.platform, error: String(err) }));
+      this.scheduleReconnect();
+    }
+  }
+
+  private onBrokerFrame(ws: WebSocket, text: string): void {
+    if (ws !== this.socket) return;
+    let frame: Partial<StreamFrame> & { id?: number; ok?: boolean; error?: { message?: string } };
+    try { frame = JSON.parse(text); } catch { return; }
+    if (frame.id === 1 && frame.ok === false) {
+      console.warn(JSON.stringify({ msg: 'stream subscription refused', error: frame.error?.message }));
+      try { ws.close(1000, 'refused'); } catch { /* gone */ }
+      return;
+    }
+    if (frame.id === 1) this.attempt = 0;
+    if (typeof frame.sub === 'number' && frame.event) this.publish(frame.event);
+  }
+
+  private onBrokerLost(ws: WebSocket): void {
+    if (ws !== this.socket) return;
+    this.socket = undefined;
+    if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.retry) return;
+    if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
+    const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)];
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (this.sse.size > 0 || this.ctx.getWebSockets().length > 0) this.ensureBroker();
+    }, delay);
+  }
+
+  private ping(): void {
+    for (const c of this.sse) c.raw(': ping\n\n');
+    for (const ws of this.ctx.getWebSockets()) {
+      if (this.hubState(ws).handshaken) this.sendHub(ws, hub.PING);
+    }
+    if (this.sse.size === 0 && this.ctx.getWebSockets().length === 0) {
+      // Nobody listens: let the object go idle.
+      if (this.pinger !== undefined) clearInterval(this.pinger);
+      this.pinger = undefined;
+      const s = this.socket;
+      this.socket = undefined;
+      try { s?.close(1000, 'no clients'); } catch { /* gone */ }
+      if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
+    }
+  }
+
+  // ---- fan-out ---------------------------------------------------------------------------------------------------
+
+  private publish(event: StreamEvent): void {
+    if (event.topic === 'status') {
+      if (event.data.connected === this.connected) return;
+      this.connected = event.data.connected;
+    }
+    const seq = ++this.seq;
+    this.ring.push({ seq, event });
+    if (this.ring.length > STREAM_RING_SIZE) this.ring.shift();
+    const id = `${this.epoch}-${seq}`;
+    for (const c of this.sse) c.offer(id, seq, event);
+    for (const ws of this.ctx.getWebSockets()) this.toHub(ws, event);
+  }
+
+  // ---- Server-Sent Events ----------------------------------------------------------------------------------------
+
+  private openSse(request: Request): Response {
+    const topics = new Set((request.headers.get(STREAM_HEADERS.topics) ?? '').split(',').filter(Boolean) as StreamTopic[]);
+    const symbolsHeader = request.headers.get(STREAM_HEADERS.symbols);
+    const interest: Interest = { topics, symbols: symbolsHeader ? new Set(symbolsHeader.split(',')) : null };
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, undefined, { highWaterMark: 64 * 1024, size: (c) => c.byteLength });
+    const client = new SseClient(interest, writable.getWriter(), () => this.sse.delete(client));
+    client.raw('retry: 1000\n\n');
+    const last = request.headers.get('last-event-id');
+    if (last) this.replay(client, last);
+    else client.offer(`${this.epoch}-${this.seq}`, this.seq, { topic: 'status', data: { connected: this.connected } });
+    this.sse.add(client);
+    return new Response(readable, {
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+    });
+  }
+
+  /** Sends what a reconnecting client missed, or `resync` when it is no longer held. */
+  private replay(client: SseClient, lastEventId: string): void {
+    const m = /^([0-9a-f]{8})-(\d+)$/.exec(lastEventId.trim());
+    const oldest = this.ring[0]?.seq ?? this.seq + 1;
+    if (!m || m[1] !== this.epoch || Number(m[2]) > this.seq || Number(m[2]) < oldest - 1) {
+      client.raw(`id: ${this.epoch}-${this.seq}\nevent: resync\ndata: ${JSON.stringify({ message: 'the missed events are no longer held: read the current state again', connected: this.connected })}\n\n`);
+      return;
+    }
+    const after = Number(m[2]);
+    for (const held of this.ring) if (held.seq > after) client.offer(`${this.epoch}-${held.seq}`, held.seq, held.event);
+  }
+
+  // ---- SignalR hub -----------------------------------------------------------------------------------------------
+
+  private acceptHub(family: Family): Response {
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    const state: HubState = { family, handshaken: false, ticks: [], streams: {} };
+    this.ctx.acceptWebSocket(server);
+    server.serializeAttachment(state);
+    this.hubStates.set(server, state);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  private hubState(ws: WebSocket): HubState {
+    let s = this.hubStates.get(ws);
+    if (!s) {
+      s = (ws.deserializeAttachment() as HubState | null) ?? { family: 'PF4', handshaken: false, ticks: [], streams: {} };
+      this.hubStates.set(ws, s);
+    }
+    return s;
+  }
+
+  private save(ws: WebSocket, s: HubState): void {
+    ws.serializeAttachment(s);
+  }
+
+  private sendHub(ws: WebSocket, text: string): void {
+    try { ws.send(text); this.delivered++; } catch { /* closing */ }
+  }
+
+  private toHub(ws: WebSocket, event: StreamEvent): void {
+    const s = this.hubState(ws);
+    if (!s.handshaken) return;
+    if (event.topic === 'status') {
+      this.sendHub(ws, hub.invocation('OnConnectionStatus', event.data));
+      return;
+    }
+    if (event.topic === 'ticks' && s.ticks.includes(event.data.symbol)) this.sendHub(ws, hub.invocation('OnTick', event.data));
+    for (const [invocationId, st] of Object.entries(s.streams)) {
+      if (st.topic !== event.topic) continue;
+      if (event.topic === 'ticks' && st.symbol && st.symbol !== event.data.symbol) continue;
+      this.sendHub(ws, hub.streamItem(invocationId, event.data));
+    }
+  }
+
+  override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await this.restore();
+    const s = this.hubState(ws);
+    const text = typeof message === 'string' ? message : new TextDecoder().decode(message);
+    for (const record of hub.parseRecords(text)) {
+      if (!record) {
+        this.sendHub(ws, hub.close('unreadable message'));
+        ws.close(1003, 'unreadable message');
+        return;
+      }
+      if (!s.handshaken) {
+        if (record.protocol !== 'json' || record.version !== 1) {
+          this.sendHub(ws, hub.frame({ error: `protocol ${String(record.protocol)} version ${String(record.version)} is not supported: use json version 1` }));
+          ws.close(1002, 'unsupported protocol');
+          return;
+        }
+        s.handshaken = true;
+        this.save(ws, s);
+        this.sendHub(ws, hub.frame({}));
+        this.sendHub(ws, hub.invocation('OnConnectionStatus', { connected: this.connected }));
+        continue;
+      }
+      this.onHubMessage(ws, s, record as unknown as hub.HubMessage);
+    }
+  }
+
+  private onHubMessage(ws: WebSocket, s: HubState, m: hub.HubMessage): void {
+    const args = Array.isArray(m.arguments) ? m.arguments : [];
+    const answer = (outcome: { result?: unknown; error?: string }) => {
+      if (m.invocationId !== undefined) this.sendHub(ws, hub.completion(m.invocationId, outcome));
+    };
+    switch (m.type) {
+      case hub.MessageType.Ping: return;
+      case hub.MessageType.Close:
+        ws.close(1000, 'closed by the client');
+        return;
+      case hub.MessageType.CancelInvocation:
+        if (m.invocationId !== undefined && s.streams[m.invocationId]) {
+          delete s.streams[m.invocationId];
+          this.save(ws, s);
+        }
+        return;
+      case hub.MessageType.Invocation: {
+        const symbol = args[0];
+        if (m.target === 'SubscribeToTicks' || m.target === 'UnsubscribeFromTicks') {
+          if (typeof symbol !== 'string' || symbol === '') return answer({ error: `${m.target}: symbol must be a non-empty string` });
+          s.ticks = s.ticks.filter((t) => t !== symbol);
+          if (m.target === 'SubscribeToTicks') s.ticks.push(symbol);
+          this.save(ws, s);
+          return answer({ result: null });
+        }
+        return answer({ error: `Unknown hub method '${String(m.target)}'` });
+      }
+      case hub.MessageType.StreamInvocation: {
+        const id = m.invocationId;
+        if (id === undefined) return;
+        const topic = HUB_STREAMS[s.family][String(m.target)];
+        if (!topic) {
+          const hint = s.family === 'PF5' && m.target === 'StreamMarginCallUpdates' ? ': the trading server sends no margin-call events' : '';
+          return answer({ error: `Unknown hub stream '${String(m.target)}'${hint}` });
+        }
+        const symbol = topic === 'ticks' && typeof args[0] === 'string' && args[0] !== '' ? args[0] : undefined;
+        s.streams[id] = symbol ? { topic, symbol } : { topic };
+        this.save(ws, s);
+        return;
+      }
+      default:
+        return answer({ error: `message type ${String(m.type)} is not supported` });
+    }
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    this.hubStates.delete(ws);
+    try { ws.close(code === 1005 ? 1000 : code, 'closed'); } catch { /* already */ }
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    this.hubStates.delete(ws);
+  }
+}

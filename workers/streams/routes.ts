@@ -1,0 +1,125 @@
+/**
+ * The live stream routes. Both authenticate with the API's bearer token and resolve the platform within the caller's
+ * organization (another organization's platform is answered exactly as an unknown one), then hand the request to the
+ * platform's stream object (`PlatformStream`), which holds the platform's one broker subscription.
+ *
+ * - `GET /api/v2/PF4/{tradePlatform}/Stream` and the PF5 twin: Server-Sent Events. Topics by query: `ticks` (all
+ *   symbols) or `ticks=EURUSD,GBPUSD`, and any of `trades`, `users`, `symbols`, `margin` (PF4) or `positions`,
+ *   `orders`, `deals`, `users` (PF5), e.g. `?ticks=EURUSD&trades`. Under /api/, so the token middleware runs first.
+ * - `/hubs/pf4/v2` and `/hubs/pf5/v2` with `?tradePlatform=`: the SignalR hubs. `POST …/negotiate?negotiateVersion=1`
+ *   (token in the Authorization header) offers the WebSockets transport; the WebSocket (token in the `access_token`
+ *   query, as browsers send it, or the header) speaks the JSON hub protocol with the stream object.
+ */
+import { Hono, type Context } from 'hono';
+import type { AppEnv, Caller } from '../env.js';
+import type { Family } from '../../shared/protocol.js';
+import { topicsOf } from '../../shared/streams.js';
+import { authenticate } from '../auth/requireToken.js';
+import { platformNotFound, validation, type ShapedResponse } from '../envelope/index.js';
+import { platformOf } from '../registry/index.js';
+import { STREAM_HEADERS } from './platformStream.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DEFAULT_BROKER = 'http://127.0.0.1:8790';
+
+type Found = { platform: string; family: Family; brokerUrl: string };
+
+async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Promise<Found | null> {
+  if (!UUID.test(id)) return null;
+  const found = await platformOf(c, id);
+  if (!found || found.platform.type !== family) return null;
+  return { platform: found.platform.id, family, brokerUrl: found.brokerUrl ?? c.env.BROKER_URL ?? DEFAULT_BROKER };
+}
+
+function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
+  const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(found.platform));
+  const headers = new Headers({
+    [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrl, ...extra,
+  });
+  for (const name of ['upgrade', 'last-event-id']) {
+    const v = request.headers.get(name);
+    if (v !== null) headers.set(name, v);
+  }
+  return stub.fetch(new Request('https://stream.internal/', { headers }));
+}
+
+function envelope(r: ShapedResponse): Response {
+  return new Response(r.body, { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers } });
+}
+
+/** A response whose headers later middleware may still set (one from a Durable Object has immutable headers). */
+function mutable(res: Response): Response {
+  if (res.webSocket) return new Response(null, { status: 101, webSocket: res.webSocket, headers: res.headers });
+  return new Response(res.body, res);
+}
+
+export function streamRoutes(): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  for (const family of ['PF4', 'PF5'] as const) {
+    app.get(`/api/v2/${family}/:tradePlatform/Stream`, async (c) => {
+      const ctx = { generation: 'v2' as const, family, paged: false, traceId: c.get('traceId') };
+      const id = c.req.param('tradePlatform');
+      if (!UUID.test(id)) return envelope(validation(ctx, 'tradePlatform: must be a uuid'));
+      const found = await findPlatform(c, id, family);
+      if (!found) return envelope(platformNotFound(ctx, id));
+      const url = new URL(c.req.url);
+      const served = topicsOf(family) as readonly string[];
+      const unknown = [...url.searchParams.keys()].filter((k) => !served.includes(k) && k !== 'lastEventId');
+      if (unknown.length > 0) return envelope(validation(ctx, `${unknown[0]}: not a topic of ${family} streams (${served.join(', ')})`));
+      const topics = served.filter((t) => url.searchParams.has(t));
+      if (topics.length === 0) return envelope(validation(ctx, `name at least one topic: ${served.join(', ')}`));
+      const symbols = (url.searchParams.get('ticks') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const request = c.req.raw;
+      const lastEventId = url.searchParams.get('lastEventId');
+      const forwarded = lastEventId && !request.headers.has('last-event-id')
+        ? new Request(request, { headers: { ...Object.fromEntries(request.headers), 'last-event-id': lastEventId } })
+        : request;
+      c.set('outcome', 'ok');
+      return mutable(await toObject(c, found, forwarded, {
+        [STREAM_HEADERS.kind]: 'sse', [STREAM_HEADERS.topics]: topics.join(','), ...(symbols.length ? { [STREAM_HEADERS.symbols]: symbols.join(',') } : {}),
+      }));
+    });
+
+    const base = `/hubs/${family.toLowerCase()}/v2`;
+    app.post(`${base}/negotiate`, async (c) => {
+      const found = await hubCaller(c, family);
+      if (found instanceof Response) return found;
+      const version = Number(c.req.query('negotiateVersion') ?? 0);
+      const connectionId = crypto.randomUUID();
+      return c.json({
+        negotiateVersion: version >= 1 ? 1 : 0,
+        connectionId,
+        ...(version >= 1 ? { connectionToken: crypto.randomUUID() } : {}),
+        availableTransports: [{ transport: 'WebSockets', transferFormats: ['Text'] }],
+      });
+    });
+    app.get(base, async (c) => {
+      if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+        return c.json({ error: 'this hub speaks the SignalR JSON protocol over WebSockets only: negotiate first' }, 400);
+      }
+      const found = await hubCaller(c, family);
+      if (found instanceof Response) return found;
+      return mutable(await toObject(c, found, c.req.raw, { [STREAM_HEADERS.kind]: 'hub' }));
+    });
+  }
+  return app;
+}
+
+/** The hub's caller and platform: the token from the header or `access_token`, then the platform as the API finds it. */
+async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Response> {
+  const queryToken = c.req.query('access_token');
+  const source: Context<AppEnv> = queryToken && !c.req.header('authorization')
+    ? Object.assign(Object.create(c) as Context<AppEnv>, {
+      req: Object.assign(Object.create(c.req), {
+        header: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${queryToken}` : c.req.header(name)),
+      }),
+    })
+    : c;
+  const caller = await authenticate(source);
+  if (caller instanceof Response) return caller;
+  c.set('caller', caller as Caller);
+  const id = c.req.query('tradePlatform') ?? '';
+  const found = await findPlatform(c, id, family);
+  if (!found) return c.json({ error: `trade platform ${id} not found` }, 404);
+  return found;
+}
