@@ -11,12 +11,15 @@
  *
  * Environment: SCALE_ACCOUNTS (100000), SCALE_TRADES (200000), SCALE_SYMBOLS (1000), SCALE_TICKS (1000 per second),
  * SCALE_SECONDS (15, the steady window), SCALE_FAMILIES (PF4,PF5), SCALE_IN_FLIGHT (8 live commands in flight).
+ * Progress (which run and phase, time spent, time left) goes to standard error; the report to standard output.
  */
+import '../../shared/requireNode.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startService, type Service } from '../../scripts/stack.js';
+import { Progress } from './progress.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -110,13 +113,15 @@ function peakRssMB(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-async function measure(family: 'PF4' | 'PF5', world: World, dir: string): Promise<Figures> {
+async function measure(family: 'PF4' | 'PF5', world: World, dir: string, progress: Progress): Promise<Figures> {
+  progress.nextRun();
   const server = `bench-${family.toLowerCase()}`;
   const configPath = join(dir, `${server}-${world.accounts}.json`);
   writeFileSync(configPath, JSON.stringify({
     seed: 7,
     servers: [{ name: server, family, ...world, managers: [{ login: 1000, password: PASSWORD }] }],
   }));
+  progress.phase(`starting the simulator (generating ${world.accounts} accounts, ${world.trades} trades)`);
   const started = performance.now();
   const sim: Service = await startService('sim', 'sim/main.ts', { SIM_PORT: '0', SIM_CONFIG: configPath }, () => {}, 600_000);
   const startupMs = performance.now() - started;
@@ -146,6 +151,7 @@ async function measure(family: 'PF4' | 'PF5', world: World, dir: string): Promis
         if (Number.isFinite(at)) lags.push(Date.now() - at);
       }
     };
+    progress.phase('full resync of a pumping manager');
     const resyncStart = performance.now();
     const login = await pump.call('login', { login: 1000, password: PASSWORD, pump: true });
     if (login.error) throw new Error(`login failed: ${JSON.stringify(login.error)}`);
@@ -162,6 +168,7 @@ async function measure(family: 'PF4' | 'PF5', world: World, dir: string): Promis
     const readCmd = family === 'PF4' ? 'UserRecordRequest' : 'UserRequest';
 
     const before = await state(sim.port, server); // also resets the event-loop delay histogram
+    progress.window();
     counting = true;
     const windowStart = performance.now();
     const end = windowStart + windowSeconds * 1000;
@@ -181,6 +188,7 @@ async function measure(family: 'PF4' | 'PF5', world: World, dir: string): Promis
     const after = await state(sim.port, server);
     pump.close();
     live.close();
+    progress.endRun();
 
     latencies.sort((a, b) => a - b);
     lags.sort((a, b) => a - b);
@@ -239,10 +247,17 @@ try {
   console.log(`node ${process.version}; simulator scale run`);
   for (const family of families) {
     if (family !== 'PF4' && family !== 'PF5') throw new Error(`SCALE_FAMILIES: unknown family ${family}`);
-    const base = await measure(family, small, dir);
-    const big = await measure(family, scale, dir);
+  }
+  const progress = new Progress(families.flatMap((family) => [
+    { label: `${family} small world`, world: 'small', windowSeconds },
+    { label: `${family} scale world`, world: 'scale', windowSeconds },
+  ]));
+  for (const family of families) {
+    const base = await measure(family, small, dir, progress);
+    const big = await measure(family, scale, dir, progress);
     report(base, big);
   }
+  progress.finish();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
