@@ -11,6 +11,10 @@
  * - unknown: writes whose outcome the gateway says can never be known, with how many the server did apply;
  * - unresolved: writes still without a final answer when the drill stopped waiting.
  * Recovery per fault is the time from the end of the fault to the first write sent after it that succeeds.
+ *
+ * Health accuracy per fault: while the fault lasts and in the calm after recovery, `/healthz` is sampled both without
+ * a token (the tiers: status, broker, platforms as a whole) and with the drill's token (each of its platforms); a
+ * sample is right when both say what the fault means (see `expectedHealth`), and after recovery everything is up.
  */
 import { startStack, type Stack } from './stack.js';
 
@@ -42,6 +46,21 @@ export interface FaultFigure {
   lastedMs: number;
   /** From the end of the fault to the first successful write sent after it (ms); null: not within the bound. */
   recoveryMs: number | null;
+  /** /healthz while the fault lasted (null: an instantaneous fault) and in the calm after recovery. */
+  health: { during: HealthFigure | null; after: HealthFigure };
+}
+
+/** How often `/healthz` told the truth in one phase of a fault. */
+export interface HealthFigure {
+  /** What a right answer is, e.g. `503 broker down, PF4 unknown, PF5 unknown`. */
+  expected: string;
+  /** Samples taken (each an anonymous and an authenticated `/healthz`), and how many were right. */
+  samples: number;
+  right: number;
+  /** From the start of the phase to the first right sample (ms); null: none was right. */
+  firstRightMs: number | null;
+  /** A few wrong answers, as seen. */
+  wrong: string[];
 }
 
 export interface DrillReport {
@@ -162,16 +181,24 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
     };
 
     const figures: FaultFigure[] = [];
+    const health = (expected: ExpectedHealth) => sampleHealth(stack, token, expected);
     await sleep(calmMs);
     for (const fault of options.faults ?? ALL_FAULTS) {
       log(`fault ${fault}`);
       const faultStart = Date.now();
+      const duringExpected = expectedHealth(fault);
+      const during = duringExpected ? health(duringExpected) : null;
       await inject(stack, fault, faultMs);
       const lastedMs = Date.now() - faultStart;
+      const duringFigure = during ? await during.stop() : null;
       const recoveryMs = await recovery();
-      figures.push({ fault, lastedMs, recoveryMs });
-      log(`  lasted ${lastedMs} ms, recovered in ${recoveryMs === null ? 'never' : `${recoveryMs} ms`}`);
+      const after = health(ALL_UP);
       await sleep(calmMs);
+      const afterFigure = await after.stop();
+      figures.push({ fault, lastedMs, recoveryMs, health: { during: duringFigure, after: afterFigure } });
+      log(`  lasted ${lastedMs} ms, recovered in ${recoveryMs === null ? 'never' : `${recoveryMs} ms`}; ` +
+        `health right ${duringFigure ? `${duringFigure.right}/${duringFigure.samples} during, ` : ''}` +
+        `${afterFigure.right}/${afterFigure.samples} after`);
     }
     writing = false;
     log('settling the writes in flight');
@@ -243,6 +270,80 @@ async function inject(stack: Stack, fault: FaultName, faultMs: number): Promise<
   }
 }
 
+/** What `/healthz` should say: the HTTP status, the broker tier, and each demo platform's state. */
+export interface ExpectedHealth {
+  status: 200 | 503;
+  broker: 'up' | 'down';
+  pf4: PlatformHealth;
+  pf5: PlatformHealth;
+}
+type PlatformHealth = 'up' | 'down' | 'unknown';
+
+const ALL_UP: ExpectedHealth = { status: 200, broker: 'up', pf4: 'up', pf5: 'up' };
+
+/**
+ * The truth while a fault lasts. Only the PF4 server is faulted: a refused login or a restarting server takes its
+ * manager session down and leaves PF5's up; a killed broker leaves both platforms' states unknown; late answers to
+ * creates leave every session up. A drop is over before a sample could be taken (null).
+ */
+export function expectedHealth(fault: FaultName): ExpectedHealth | null {
+  switch (fault) {
+    case 'drop': return null;
+    case 'delay': return ALL_UP;
+    case 'refuse-login':
+    case 'sim-restart': return { status: 503, broker: 'up', pf4: 'down', pf5: 'up' };
+    case 'broker-kill': return { status: 503, broker: 'down', pf4: 'unknown', pf5: 'unknown' };
+  }
+}
+
+const describeHealth = (h: ExpectedHealth) => `${h.status}: broker ${h.broker}, PF4 ${h.pf4}, PF5 ${h.pf5}`;
+const HEALTH_EVERY_MS = 100;
+
+/**
+ * Samples `/healthz` until stopped: each sample is one anonymous and one authenticated request, right when the
+ * anonymous one has the expected status, broker tier and platforms tier (down when any platform is not up) and the
+ * authenticated one the expected status and state of each demo platform. A sample still in flight when the phase
+ * ends is not counted (it straddles two states).
+ */
+function sampleHealth(stack: Stack, token: string, expected: ExpectedHealth): { stop(): Promise<HealthFigure> } {
+  const started = Date.now();
+  const figure: HealthFigure = { expected: describeHealth(expected), samples: 0, right: 0, firstRightMs: null, wrong: [] };
+  const tier = expected.pf4 === 'up' && expected.pf5 === 'up' ? 'up' : 'down';
+  let running = true;
+  const probe = async (): Promise<string | null> => {
+    const get = (headers: Record<string, string>) => fetch(`${stack.edgeUrl}/healthz`, { headers })
+      .then(async (res) => ({ status: res.status, body: await res.json() as { broker?: string; platforms?: unknown } }));
+    const [anonymous, authenticated] = await Promise.all([get({}), get({ authorization: `Bearer ${token}` })]);
+    const platforms = (authenticated.body.platforms ?? {}) as Record<string, string>;
+    const seen = `anonymous ${anonymous.status} broker ${anonymous.body.broker} platforms ${anonymous.body.platforms}; ` +
+      `authenticated ${authenticated.status} PF4 ${platforms[stack.platforms.pf4]} PF5 ${platforms[stack.platforms.pf5]}`;
+    const right = anonymous.status === expected.status && anonymous.body.broker === expected.broker &&
+      anonymous.body.platforms === tier && authenticated.status === expected.status &&
+      platforms[stack.platforms.pf4] === expected.pf4 && platforms[stack.platforms.pf5] === expected.pf5;
+    return right ? null : seen;
+  };
+  const loop = (async () => {
+    while (running) {
+      const at = Date.now();
+      const wrong = await probe().catch((error: Error) => `no answer: ${error.message}`);
+      if (!running) break;
+      figure.samples++;
+      if (wrong === null) {
+        figure.right++;
+        figure.firstRightMs ??= at - started;
+      } else if (figure.wrong.length < 3) figure.wrong.push(wrong);
+      await sleep(HEALTH_EVERY_MS);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return figure;
+    },
+  };
+}
+
 async function firstGroup(base: string, auth: Record<string, string>): Promise<string> {
   for (let i = 0; i < 100; i++) {
     const body = await (await fetch(`${base}/UsersRequest?limit=1`, { headers: auth })).json() as { data: Array<{ group: string }> | null };
@@ -271,6 +372,22 @@ export function formatDrillReport(r: DrillReport): string {
     `  succeeded ${r.succeeded}   refused ${r.refused}   outcome unknown ${r.unknown.writes} (applied on the server: ${r.unknown.applied})   unresolved ${r.unresolved}`,
     '  fault            lasted ms   recovery ms (from the end of the fault to the next successful write)',
     ...r.faults.map((f) => `  ${f.fault.padEnd(16)} ${String(f.lastedMs).padStart(9)}   ${f.recoveryMs === null ? 'not recovered' : String(f.recoveryMs).padStart(11)}`),
+    '  health accuracy: /healthz samples saying the truth (each an anonymous and an authenticated request)',
+    '  fault            expected during the fault                   during                         after recovery (200, all up)',
+    ...r.faults.map((f) => `  ${f.fault.padEnd(16)} ${(f.health.during?.expected ?? '—').padEnd(43)} ` +
+      `${healthCell(f.health.during).padEnd(30)} ${healthCell(f.health.after)}`),
   ];
+  const wrong = r.faults.flatMap((f) => [
+    ...(f.health.during?.wrong ?? []).map((w) => `  ${f.fault} during: ${w}`),
+    ...f.health.after.wrong.map((w) => `  ${f.fault} after: ${w}`),
+  ]);
+  if (wrong.length) lines.push('  wrong health answers (first few per phase):', ...wrong);
   return lines.join('\n');
+}
+
+function healthCell(h: HealthFigure | null): string {
+  if (!h) return '— (instantaneous)';
+  if (!h.samples) return 'no sample';
+  const first = h.firstRightMs === null ? 'never right' : h.firstRightMs > 0 ? `right from ${h.firstRightMs} ms` : '';
+  return `${h.right}/${h.samples} ${Math.round((100 * h.right) / h.samples)}%${first ? `, ${first}` : ''}`;
 }

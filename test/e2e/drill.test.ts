@@ -2,7 +2,7 @@
  * A short fault drill (scripts/faultDrill.ts) across the real processes: writes under Idempotency-Keys from several
  * writers while the trading server drops its connections, answers creates late, refuses logins and restarts, and the
  * broker is killed and started again. Counted against the trading server's accounts: nothing lost, nothing
- * duplicated, every request answered, every fault recovered from.
+ * duplicated, every request answered, every fault recovered from, and /healthz reporting each lasting fault.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackForFile, type Client } from './support.js';
@@ -24,5 +24,8 @@ describe('fault drill', () => {
     expect({ lost: report.lost, duplicated: report.duplicated, resets: report.resets, unresolved: report.unresolved })
       .toStrictEqual({ lost: 0, duplicated: 0, resets: 0, unresolved: 0 });
     expect(report.unknown.applied).toBeLessThanOrEqual(report.unknown.writes);
+    // /healthz told the truth at some point of every fault that lasts: the faulted tier down, the others up.
+    const toldDuring = report.faults.filter((f) => f.health.during).map((f) => [f.fault, f.health.during!.right > 0]);
+    expect(toldDuring).toEqual(ALL_FAULTS.filter((f) => f !== 'drop').map((f) => [f, true]));
   }, 180_000);
 });
