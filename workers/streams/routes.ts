@@ -108,13 +108,14 @@ export function streamRoutes(): Hono<AppEnv> {
 /** The hub's caller and platform: the token from the header or `access_token`, then the platform as the API finds it. */
 async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Response> {
   const queryToken = c.req.query('access_token');
-  const source: Context<AppEnv> = queryToken && !c.req.header('authorization')
-    ? Object.assign(Object.create(c) as Context<AppEnv>, {
-      req: Object.assign(Object.create(c.req), {
-        header: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${queryToken}` : c.req.header(name)),
-      }),
-    })
-    : c;
+  let source = c;
+  if (queryToken && !c.req.header('authorization')) {
+    // The same checks as the API's, reading the token from the query (browsers cannot set headers on a WebSocket).
+    const req = Object.create(c.req, {
+      header: { value: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${queryToken}` : c.req.header(name)) },
+    });
+    source = Object.create(c, { req: { value: req } }) as Context<AppEnv>;
+  }
   const caller = await authenticate(source);
   if (caller instanceof Response) return caller;
   c.set('caller', caller as Caller);
