@@ -3,7 +3,8 @@
  * maps; each environment has the top level's bindings, vars and migrations, no loopback URL and no secret in its
  * vars; the local run (scripts/edge.ts) matches wrangler.toml; a registry kept in a data folder is migrated by
  * wrangler's own command into wrangler's layout, so wrangler's D1 commands see the rows the edge wrote; and the
- * registry CLI's wrangler-backed database writes parameters as safe SQL literals.
+ * registry CLI's wrangler-backed database writes parameters as safe SQL literals; `wrangler dev` serves the worker
+ * on that registry with the secrets of an env file (what `npm run secrets -- --local` writes).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,9 @@ import { unstable_readConfig } from 'wrangler';
 import { COMPATIBILITY_DATE, LOCAL_D1_ID, migrationFiles, miniflareOptions, startEdge } from '../../scripts/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../scripts/wranglerD1.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
+import { createServer } from 'node:net';
+import { newBrokerSecret, newSigningKey } from '../../shared/deploymentSecrets.js';
+import { hashSecret } from '../../shared/secrets.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
@@ -117,6 +121,58 @@ describe('the local registry is wrangler\'s', () => {
     expect(existsSync(join(dataDir, 'v3', 'd1', 'miniflare-D1DatabaseObject', 'registry.sqlite'))).toBe(true);
     expect(existsSync(join(dataDir, 'd1'))).toBe(false);
   });
+});
+
+describe('wrangler dev', () => {
+  it('serves the worker on the registry and with the secrets npm start uses', async () => {
+    const dataDir = tempDir('deploy-dev-');
+    // The registry as npm start leaves it: migrated by wrangler, a client in it.
+    const edge = await startEdge({ dataDir });
+    const db = await edge.db();
+    const now = new Date().toISOString();
+    const hashed = await hashSecret('dev-client-secret');
+    await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind('0e000000-0000-4000-8000-00000000000e', 'Dev', now).run();
+    await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).bind('dev-client', '0e000000-0000-4000-8000-00000000000e', 'dev', hashed.hash, hashed.salt, hashed.iterations, 'webapi', now).run();
+    await edge.close();
+    const envFile = join(dataDir, 'dev.vars');
+    const signingKey = await newSigningKey();
+    writeFileSync(envFile, `BROKER_SECRET='${newBrokerSecret()}'\nAUTH_SIGNING_KEY='${signingKey}'\n`, { mode: 0o600 });
+
+    const port = await new Promise<number>((done) => {
+      const server = createServer();
+      server.listen(0, '127.0.0.1', () => { const { port: p } = server.address() as { port: number }; server.close(() => done(p)); });
+    });
+    const dev = spawn(process.execPath, [join(root, 'node_modules/wrangler/bin/wrangler.js'), 'dev', '--config', join(root, 'wrangler.toml'),
+      '--env-file', envFile, '--persist-to', dataDir, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0'], {
+      cwd: root, env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    });
+    let output = '';
+    dev.stdout!.on('data', (d) => { output += d; });
+    dev.stderr!.on('data', (d) => { output += d; });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let live = false;
+      for (let i = 0; i < 120 && !live && dev.exitCode === null; i++) {
+        live = await fetch(`${base}/livez`).then((r) => r.ok, () => false);
+        if (!live) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(live, output).toBe(true);
+      const token = await fetch(`${base}/connect/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${btoa('dev-client:dev-client-secret')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials&scope=webapi',
+      });
+      expect(token.status, output).toBe(200);
+      const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
+      expect(jwks.keys.map((k) => k.kid)).toContain(JSON.parse(signingKey).kid);
+      expect(output).toContain('"msg":"request"');
+    } finally {
+      // wrangler and the workerd it started: the process group this test created.
+      try { process.kill(-dev.pid!, 'SIGTERM'); } catch { /* already gone */ }
+      await new Promise((r) => (dev.exitCode === null ? dev.once('close', r) : r(null)));
+    }
+  }, 180_000);
 });
 
 describe('the registry CLI on the deployed database', () => {
