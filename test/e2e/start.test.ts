@@ -37,7 +37,8 @@ describe('npm start', () => {
     let output = '';
     launcher.stdout!.on('data', (d) => { output += d; });
     launcher.stderr!.on('data', (d) => { output += d; });
-    const up = await eventually(async () => output.includes('Ctrl-C stops everything'), 60_000, 100);
+    // A first start on a fresh data folder includes wrangler's own migration of the registry (several seconds).
+    const up = await eventually(async () => output.includes('Ctrl-C stops everything'), 120_000, 100);
     expect(up, output).toBe(true);
     expect(output).toContain(`http://127.0.0.1:${port}`);
     expect(output).toContain('demo-secret');
@@ -70,5 +71,5 @@ describe('npm start', () => {
     }
     await expect(fetch(`${base}/livez`)).rejects.toThrow();
     for (const pid of pids) expect(await eventually(async () => !alive(pid), 10_000, 100)).toBe(true);
-  }, 120_000);
+  }, 180_000);
 });
