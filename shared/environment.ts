@@ -151,9 +151,9 @@ export const startEnvironment = z.object({
   DATA_DIR: variable(text, '.data'),
   LOG_LEVEL: variable(logLevel, 'info'),
   DEMO_CLIENT_ID: variable({
-    parse: (raw) => /^[A-Za-z0-9._~-]{1,64}$/.test(raw)
+    parse: (raw) => /^[A-Za-z0-9._~-]{1,128}$/.test(raw)
       ? { ok: true, value: raw }
-      : { ok: false, problem: 'must be 1 to 64 letters, digits or . _ ~ -' },
+      : { ok: false, problem: 'must be 1 to 128 letters, digits or . _ ~ - (a registry client id)' },
   }, 'demo'),
   DEMO_CLIENT_SECRET: variable(secretText, 'demo-secret'),
   SIM_MANAGER_PASSWORD: variable(secretText, undefined),
