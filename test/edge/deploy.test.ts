@@ -110,7 +110,7 @@ describe('the local registry is wrangler\'s', () => {
     } finally {
       await edge.close();
     }
-  }, 120_000);
+  }, 240_000); // five wrangler runs of several seconds each on a loaded machine
 
   it('moves a registry from the layout before wrangler\'s into it once', () => {
     const dataDir = tempDir('deploy-layout-');
