@@ -14,11 +14,14 @@
  *
  * Every answer is checked (status, envelope without error, the expected record); a scenario with failed answers
  * prints samples and makes the run exit non-zero. Latencies are taken per response at sub-millisecond resolution.
+ * CPU pressure is the share of each scenario's time during which some runnable task on the machine waited for a CPU
+ * (Linux /proc/pressure/cpu): near 100 % the tails measure the machine's other load more than the gateway.
  *
  * Environment: BENCH_CONNECTIONS (50), BENCH_SECONDS (10 per scenario), BENCH_WARMUP_SECONDS (2 per scenario, not
  * counted), BENCH_PLATFORMS (8), BENCH_SCENARIOS (all; a comma list of the names above, `bare` is always run).
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { startStack, type Stack } from './stack.js';
 import { RegistryStore } from '../workers/registry/registryStore.js';
@@ -55,6 +58,8 @@ interface Scenario {
 
 interface Figures {
   scenario: Scenario;
+  /** Share of the run during which some runnable task on the machine waited for a CPU (Linux PSI), or NaN. */
+  pressure: number;
   requests: number;
   rps: number;
   p50: number;
@@ -62,6 +67,15 @@ interface Figures {
   max: number;
   failures: number;
   samples: string[];
+}
+
+/** Microseconds during which some runnable task waited for a CPU, machine-wide (Linux PSI); NaN elsewhere. */
+function cpuPressureUs(): number {
+  try {
+    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
@@ -108,6 +122,8 @@ async function drive(base: string, s: Scenario, durationS: number): Promise<Figu
   let finished!: (result: autocannon.Result) => void;
   let failed!: (error: unknown) => void;
   const done = new Promise<autocannon.Result>((resolve, reject) => { finished = resolve; failed = reject; });
+  const pressure0 = cpuPressureUs();
+  const started = performance.now();
   const instance = autocannon({
     url: base,
     connections,
@@ -134,10 +150,12 @@ async function drive(base: string, s: Scenario, durationS: number): Promise<Figu
     }
   });
   const result = await done;
+  const pressure = (cpuPressureUs() - pressure0) / 1000 / (performance.now() - started);
   const sorted = Float64Array.from(latencies).sort();
   const elapsed = result.duration || durationS;
   return {
     scenario: s,
+    pressure,
     requests: latencies.length,
     rps: latencies.length / elapsed,
     p50: percentile(sorted, 0.5),
@@ -260,9 +278,9 @@ try {
   const fixed = (v: number, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : '-');
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
   console.log(`\n${connections} connections, ${seconds} s per scenario (after ${warmupSeconds} s warm-up), autocannon, node ${process.version}`);
-  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}   ${'req/s ×bare'.padStart(11)} ${'p50 ×bare'.padStart(9)} ${'p99 ×bare'.padStart(9)} ${'failed'.padStart(7)}`);
+  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}   ${'req/s ×bare'.padStart(11)} ${'p50 ×bare'.padStart(9)} ${'p99 ×bare'.padStart(9)} ${'failed'.padStart(7)} ${'CPU pressure'.padStart(12)}`);
   for (const r of results) {
-    console.log(`${r.scenario.label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} ${fixed(r.p50, 2).padStart(8)} ${fixed(r.p99).padStart(8)} ${fixed(r.max).padStart(8)}   ${ratio(r.rps, bare.rps).padStart(11)} ${ratio(r.p50, bare.p50).padStart(9)} ${ratio(r.p99, bare.p99).padStart(9)} ${String(r.failures).padStart(7)}`);
+    console.log(`${r.scenario.label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} ${fixed(r.p50, 2).padStart(8)} ${fixed(r.p99).padStart(8)} ${fixed(r.max).padStart(8)}   ${ratio(r.rps, bare.rps).padStart(11)} ${ratio(r.p50, bare.p50).padStart(9)} ${ratio(r.p99, bare.p99).padStart(9)} ${String(r.failures).padStart(7)} ${(Number.isFinite(r.pressure) ? `${(100 * r.pressure).toFixed(0)} %` : '-').padStart(12)}`);
   }
   const by = (n: ScenarioName) => results.find((r) => r.scenario.name === n);
   const [cached, live, spreadRun] = [by('cached'), by('live'), by('spread')];

@@ -5,11 +5,12 @@
  *
  *   1. stages: the same closed-loop autocannon load on the bare route, on routes that stop a cached read after each
  *      stage of the edge's work (token check, platform look-up, validation, shaping, a Durable Object hop answering
- *      from memory) and on the real cached read and cached page, and the bare route and cached read once more through
- *      workerd's direct socket to the worker (Miniflare's entry worker not in front), in PROFILE_ROUNDS interleaved
- *      rounds so that the machine's changing load falls on every stage alike. Besides throughput and latency, each stage's CPU time per
- *      request in the edge's workerd process and in the broker process, from /proc: CPU time is what a stage costs
- *      whatever else the machine runs, and the difference to the stage before is that stage's own cost;
+ *      from memory) and on the real cached read and cached page, all through workerd's direct socket to the worker as
+ *      `scripts/edge.ts` serves callers, and the bare route and cached read once more through Miniflare's entry worker
+ *      (what the edge served through before), in PROFILE_ROUNDS interleaved rounds so that the machine's changing
+ *      load falls on every stage alike. Besides throughput and latency, each stage's CPU time per request in the
+ *      edge's workerd process and in the broker process, from /proc: CPU time is what a stage costs whatever else the
+ *      machine runs, and the difference to the stage before is that stage's own cost;
  *   2. CPU profiles of the edge isolate (worker and Durable Objects share it in local workerd) under the cached read
  *      and under the cached page: self time per module group and per function of the bundle;
  *   3. the cached read's tail: the machine's CPU pressure (share of the time some runnable task waited for a CPU),
@@ -330,14 +331,15 @@ try {
       // The gateway objects of this edge are its own: only the registry is shared with the stack's edge.
       durableObjectsPersist: false,
       inspectorPort: 0,
-      // A second way in: workerd's socket straight to the worker, without Miniflare's entry worker in front of it.
       unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
     };
   };
   const existing = workerdChildren();
   mf = new Miniflare(options());
-  const base = (await mf.ready).href.replace(/\/$/, '');
-  const direct = (await mf.unsafeGetDirectURL()).href.replace(/\/$/, '');
+  // Stages go in through workerd's direct socket to the worker, as `scripts/edge.ts` serves callers; two rows go
+  // through Miniflare's entry worker for comparison.
+  const entry = (await mf.ready).href.replace(/\/$/, '');
+  const base = (await mf.unsafeGetDirectURL()).href.replace(/\/$/, '');
   const edgePid = [...workerdChildren()].find((pid) => !existing.has(pid));
   if (edgePid === undefined) throw new Error('cannot find the workerd process of the profiled edge');
   const pids = { edge: edgePid, broker: stack.broker.child.pid!, sim: stack.sim.child.pid!, bench: process.pid };
@@ -355,7 +357,9 @@ try {
   const cachedPath = `/api/v2/PF4/${platform}/UserRecordGet/${login}`;
   const pagePath = `/api/v2/PF4/${platform}/TradesGet?limit=1000`;
   const stages: { name: string; path: string; headers: Record<string, string>; check: (b: string) => boolean; url?: string }[] = [
-    { name: 'bare route (/livez)', path: '/livez', headers: {}, check: isOk },
+    { name: 'worker answering a constant (no router)', path: '/bench/raw', headers: {}, check: isOk },
+    { name: '+ one console.log line (access-log size)', path: '/bench/raw-log', headers: {}, check: isOk },
+    { name: 'bare route: router, global middleware', path: '/livez', headers: {}, check: isOk },
     { name: '+ /api middleware: token, rate limit', path: '/api/bench/token', headers: auth, check: isOk },
     { name: '+ platform look-up', path: `/api/bench/platform/${platform}`, headers: auth, check: isOk },
     { name: '+ input validation', path: `/api/bench/validate/${platform}/${login}`, headers: auth, check: isOk },
@@ -363,8 +367,8 @@ try {
     { name: '+ Durable Object hop (answers from memory)', path: `/api/bench/object/${platform}/${login}`, headers: auth, check: isRecord },
     { name: 'cached read (gateway object, link, broker)', path: cachedPath, headers: auth, check: isRecord },
     { name: 'cached page of 1,000 trades', path: pagePath, headers: auth, check: isPage },
-    { name: 'bare route, direct socket (no entry worker)', path: '/livez', headers: {}, check: isOk, url: direct },
-    { name: 'cached read, direct socket', path: cachedPath, headers: auth, check: isRecord, url: direct },
+    { name: 'bare route via Miniflare\'s entry worker', path: '/livez', headers: {}, check: isOk, url: entry },
+    { name: 'cached read via Miniflare\'s entry worker', path: cachedPath, headers: auth, check: isRecord, url: entry },
   ];
   const total = stages.length * (rounds * seconds + warmupSeconds) + 2 * profileSeconds + 2 * (tailSeconds + warmupSeconds);
   const started = performance.now();
@@ -400,15 +404,16 @@ try {
       failures: runs.reduce((n, r) => n + r.failures, 0), sample: runs.find((r) => r.sample)?.sample ?? null,
     };
   });
-  const bare = rows[0];
+  const bareRow = stages.findIndex((st) => st.path === '/livez');
+  const bare = rows[bareRow];
   console.log(`\n${connections} connections, ${rounds} interleaved rounds of ${seconds} s per stage; each stage adds its work to the one above`);
   console.log('edge CPU: the workerd process (all threads) per answer; +edge: this stage\'s own share; isolate busy: its busiest thread\'s share of the wall time');
   console.log(`${'stage'.padEnd(44)} ${'req/s'.padStart(6)} ${'×bare'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'edge CPU µs'.padStart(11)} ${'+edge µs'.padStart(8)} ${'isolate busy'.padStart(12)} ${'broker µs'.padStart(9)}  failed`);
   const pageRow = stages.findIndex((s) => s.path === pagePath);
   rows.forEach((r, i) => {
-    // Each stage against the one before; the page against the cached read; the direct socket rows against the same
-    // route through Miniflare's entry worker.
-    const against: Record<number, number> = { [pageRow]: pageRow - 1, [pageRow + 1]: 0, [pageRow + 2]: pageRow - 1 };
+    // Each stage against the one before; the bare route against the constant; the page against the cached read; the
+    // entry worker rows against the same route through the direct socket.
+    const against: Record<number, number> = { [bareRow]: 0, [pageRow]: pageRow - 1, [pageRow + 1]: bareRow, [pageRow + 2]: pageRow - 1 };
     const prev = i === 0 ? undefined : rows[against[i] ?? i - 1];
     console.log(`${stages[i].name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} ${(r.rps / bare.rps).toFixed(2).padStart(5)}× ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${r.edgeUs.toFixed(0).padStart(11)} ${(prev ? r.edgeUs - prev.edgeUs : 0).toFixed(0).padStart(8)} ${`${(100 * r.edgeBusy).toFixed(0)} %`.padStart(12)} ${r.brokerUs.toFixed(0).padStart(9)}  ${r.failures}${r.sample ? ` (${r.sample})` : ''}`);
   });
@@ -432,7 +437,7 @@ try {
   }
 
   // 3. The tail: CPU contention, and when the slow answers come.
-  const threshold = bare.p99;
+  const threshold = bare.p99; // the bare route's
   console.log(`\ncached read tail: answers slower than the bare route's p99 (${threshold.toFixed(1)} ms)`);
   for (const [label, extra] of [['registry cache default (5 s)', {}], ['registry cache 3600 s', { REGISTRY_CACHE_SECONDS: '3600' }]] as const) {
     say(`[tail] cached read, ${label}: ${warmupSeconds} + ${tailSeconds} s, ${left()}`);

@@ -3,7 +3,9 @@
  * classes, plus routes that stop a cached read after each stage of the edge's work, so that the cost of every stage
  * shows as the difference between two neighbouring routes measured in one run:
  *
- *   /livez                                       router and trace middleware (the bare route)
+ *   /bench/raw                                   the worker answering a constant: no router, no middleware
+ *   /bench/raw-log                               + one console line the size of an access-log line
+ *   /livez                                       the app's router and its global middleware (the bare route)
  *   /api/bench/token                             + the /api/* middleware: time budget header, token check, rate limit
  *   /api/bench/platform/{platform}               + the platform look-up within the caller's organization
  *   /api/bench/validate/{platform}/{login}       + the UserRecordGet entry's input validation
@@ -95,4 +97,17 @@ bench.get('/api/bench/object/:platform/:login', async (c) => {
   return send((await stub.call({ body: shaped.body })).body);
 });
 
-export default app;
+/** An access-log-sized line, so `/bench/raw-log` costs what one `console.log` of the access log costs. */
+const LOG_LINE = { msg: 'request', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', clientId: 'demo', method: 'GET', operation: 'v2.PF4.UserRecordGet', status: 200, outcome: 'ok', ms: 1 };
+
+export default {
+  fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+    const path = new URL(request.url).pathname;
+    if (path === '/bench/raw') return new Response('ok');
+    if (path === '/bench/raw-log') {
+      console.log(JSON.stringify(LOG_LINE));
+      return new Response('ok');
+    }
+    return app.fetch(request, env, ctx);
+  },
+};
