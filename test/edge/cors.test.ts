@@ -118,7 +118,8 @@ describe('CORS_ORIGINS listing origins', () => {
 
   it('gives another origin, or a caller without Origin, no CORS header', async () => {
     const token = await listed.token();
-    for (const headers of [{ origin: STRANGER }, {}, { origin: 'https://terminal.example.com.evil.example' }, { origin: 'null' }]) {
+    const callers: Array<Record<string, string>> = [{ origin: STRANGER }, {}, { origin: 'https://terminal.example.com.evil.example' }, { origin: 'null' }];
+    for (const headers of callers) {
       const res = await fetch(new URL('/api/TradePlatforms', listed.url), { headers: { ...headers, authorization: `Bearer ${token}` } });
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
