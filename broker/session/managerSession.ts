@@ -78,6 +78,8 @@ export class ManagerSession {
   private nextId = 1;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the last frame from the trading server arrived (Date.now()), whatever it was. */
+  private lastFrameAt = 0;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private pingInFlight = false;
   private closed = false;
@@ -284,6 +286,7 @@ export class ManagerSession {
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+    this.lastFrameAt = Date.now();
     let frame: unknown;
     try {
       frame = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
@@ -318,7 +321,9 @@ export class ManagerSession {
       this.pingInFlight = true;
       this.send(ws, 'Ping', undefined, Date.now() + this.pingTimeoutMs, {})
         .catch((error: Error) => {
-          if (error instanceof DeadlineError && this.socket === ws) {
+          // A session that is receiving frames is alive even when the ping's answer queues behind them (a resync of
+          // a large world streams for tens of seconds on the same socket).
+          if (error instanceof DeadlineError && this.socket === ws && Date.now() - this.lastFrameAt >= this.pingTimeoutMs) {
             this.current.lastError = 'keep-alive ping not answered';
             this.log('warn', { msg: 'keep-alive ping not answered, reconnecting', platform: this.config.id });
             ws.terminate();
