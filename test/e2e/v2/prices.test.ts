@@ -3,30 +3,19 @@
  * against the simulator's state. The simulator's quote feed is off in this file, so every quote and bar is one a test
  * (or the world's start) put there and values can be compared exactly.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { eventually, stackForFile, type Client } from '../support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { quietFeedStack } from './quietFeed.js';
+import { eventually, type Client } from '../support.js';
 import { fails, ok, refuses } from './api.js';
 
-const PASSWORD = randomBytes(18).toString('base64url');
-process.env.SIM_MANAGER_PASSWORD = PASSWORD;
-const managers = [{ login: 1000, password: PASSWORD }];
-const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-  ] },
-});
+const quiet = quietFeedStack();
 
 let c: Client;
 let sim: ManagerClient;
-beforeAll(async () => {
-  c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
-  await sim.ok('login', { login: 1000, password: PASSWORD, pump: false });
+beforeAll(() => {
+  ({ client: c, sim } = quiet);
 });
-afterAll(() => sim?.close());
 
 interface Tick { symbol: string; time: string; bid: number; ask: number }
 interface Bar { time: string; open: number; high: number; low: number; close: number; volume: number }

@@ -4,30 +4,19 @@
  * is off in this file, so every quote is one a test sent and "updated since the last flush" is exactly what a test did.
  * Each test works on its own symbol and puts back what it changed.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { eventually, stackForFile, type Client } from '../support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { quietFeedStack } from './quietFeed.js';
+import { eventually, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
-const PASSWORD = randomBytes(18).toString('base64url');
-process.env.SIM_MANAGER_PASSWORD = PASSWORD;
-const managers = [{ login: 1000, password: PASSWORD }];
-const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-  ] },
-});
+const quiet = quietFeedStack();
 
 let c: Client;
 let sim: ManagerClient;
-beforeAll(async () => {
-  c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
-  await sim.ok('login', { login: 1000, password: PASSWORD, pump: false });
+beforeAll(() => {
+  ({ client: c, sim } = quiet);
 });
-afterAll(() => sim?.close());
 
 type Rec = Record<string, any>;
 interface Info { symbol: string; digits: number; type: number; point: number; spread: number; direction: string; bid: number; ask: number; high: number; low: number; lastTime: string | null }
