@@ -43,6 +43,16 @@ const chartWriteBody = (pricesRequired: boolean) => (contractBody('PF4ChartWrite
 const symbolPath = z.object({ symbol: symbolName });
 const periodQuery = z.object({ period: period.optional() });
 
+/** A chart write (`ChartAdd`, `ChartUpdate`, `ChartDelete`): the symbol's bars of the period, passed to the server. */
+function chartWrite(name: string, summary: string, pricesRequired: boolean) {
+  return defineOperation({
+    name, generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/${name}/{symbol}`,
+    tag: 'Prices', summary, params: symbolPath, query: periodQuery, body: chartWriteBody(pricesRequired),
+    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
+    answer: { kind: 'live', command: name },
+  });
+}
+
 export const prices = {
   TickInfoLastSymbol: defineOperation({
     name: 'TickInfoLastSymbol', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TickInfoLast/{symbol}`,
@@ -80,27 +90,9 @@ export const prices = {
     response: 'PF4ChartBar[]', timeout: 'history', read: 'live',
     answer: { kind: 'live', command: 'ChartRequest' },
   }),
-  ChartAdd: defineOperation({
-    name: 'ChartAdd', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ChartAdd/{symbol}`,
-    tag: 'Prices', summary: 'Appends bars to a symbol\'s chart of the period (default M1), replacing bars of the same time; rates must not be empty.',
-    params: symbolPath, query: periodQuery, body: chartWriteBody(true),
-    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
-    answer: { kind: 'live', command: 'ChartAdd' },
-  }),
-  ChartUpdate: defineOperation({
-    name: 'ChartUpdate', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ChartUpdate/{symbol}`,
-    tag: 'Prices', summary: 'Overwrites the bars matched by time; bars without a match are silently ignored; rates must not be empty.',
-    params: symbolPath, query: periodQuery, body: chartWriteBody(true),
-    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
-    answer: { kind: 'live', command: 'ChartUpdate' },
-  }),
-  ChartDelete: defineOperation({
-    name: 'ChartDelete', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/ChartDelete/{symbol}`,
-    tag: 'Prices', summary: 'Deletes the bars of the given times (matched by time only; OHLC values may be 0 or absent); rates must not be empty.',
-    params: symbolPath, query: periodQuery, body: chartWriteBody(false),
-    response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
-    answer: { kind: 'live', command: 'ChartDelete' },
-  }),
+  ChartAdd: chartWrite('ChartAdd', 'Appends bars to a symbol\'s chart of the period (default M1), replacing bars of the same time; rates must not be empty.', true),
+  ChartUpdate: chartWrite('ChartUpdate', 'Overwrites the bars matched by time; bars without a match are silently ignored; rates must not be empty.', true),
+  ChartDelete: chartWrite('ChartDelete', 'Deletes the bars of the given times (matched by time only; OHLC values may be 0 or absent); rates must not be empty.', false),
   HistoryCorrect: defineOperation({
     name: 'HistoryCorrect', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/HistoryCorrect/{symbol}`,
     tag: 'Prices', summary: 'Repairs the symbol\'s history for every period and answers the count of bars corrected (0 is valid); needs Administrator rights.',
