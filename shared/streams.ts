@@ -7,7 +7,7 @@
 import type { Family } from './protocol.js';
 
 export const PF4_TOPICS = ['ticks', 'trades', 'users', 'symbols', 'margin'] as const;
-export const PF5_TOPICS = ['ticks', 'positions', 'orders', 'deals', 'users'] as const;
+export const PF5_TOPICS = ['ticks', 'positions', 'orders', 'deals', 'users', 'margin'] as const;
 /** Every topic, plus `status` (the platform's manager session up or down), which every subscription gets. */
 export type StreamTopic = (typeof PF4_TOPICS)[number] | (typeof PF5_TOPICS)[number] | 'status';
 

@@ -39,6 +39,8 @@ const PF5_DEAL = ['deal', 'login', 'order', 'action', 'entry', 'digits', 'contra
   'reason'] as const;
 const PF5_USER = ['login', 'group', 'name', 'company', 'country', 'city', 'phone', 'eMail', 'comment', 'leverage',
   'status', 'registration', 'lastAccess', 'balance', 'credit'] as const;
+const PF5_MARGIN_TYPES = new Set<unknown>(['MarginCall', 'StopOut']);
+const PF5_MARGIN_DIRECTIONS = new Set<unknown>(['Enter', 'Leave']);
 
 /** PF4 account flags: bit 0 enabled, bit 1 read-only (trading disabled for the account). */
 const PF4_ENABLED = 1;
@@ -79,6 +81,11 @@ export function streamEvent(family: Family, event: ManagerEvent): StreamEvent | 
     case 'orders': return { topic: 'orders', data: { kind, ...pick(r, PF5_ORDER) } };
     case 'deals': return { topic: 'deals', data: { kind, ...pick(r, PF5_DEAL) } };
     case 'users': return { topic: 'users', data: { kind, ...pick(r, PF5_USER) } };
+    case 'margin': {
+      // An account crossing its group's margin-call or stop-out level: who, which level, which way; nothing more.
+      if (event.op !== 'add' || !PF5_MARGIN_TYPES.has(r.type) || !PF5_MARGIN_DIRECTIONS.has(r.direction)) return null;
+      return { topic: 'margin', data: { login: r.login, type: r.type, direction: r.direction } };
+    }
     default: return null;
   }
 }

@@ -11,6 +11,7 @@ import { startBroker, type RunningBroker } from '../index.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
 import { eventually, TestLink } from '../testing/linkClient.js';
 import { PlatformEvents } from './platformEvents.js';
+import { streamEvent } from './streamShape.js';
 import { StreamSubscriptions } from './streamSubscriptions.js';
 
 const SECRET = 'link-secret-for-tests';
@@ -118,5 +119,43 @@ describe('a congested link', () => {
       ]);
       subs.close();
     });
+  });
+});
+
+describe('PF5 margin-call events', () => {
+  it('are shaped to exactly {login, type, direction}, whatever else the server sends', () => {
+    const record = {
+      login: 500123, group: 'real\\retail', type: 'StopOut', direction: 'Enter', time: '2026-01-01T00:00:00.000Z',
+      marginLevel: 48.2, equity: 530.1, margin: 1100, password: 'Secret123', apiSecret: 'never-shown',
+    };
+    expect(streamEvent('PF5', { event: 'margin', op: 'add', record })).toEqual({
+      topic: 'margin', data: { login: 500123, type: 'StopOut', direction: 'Enter' },
+    });
+    expect(streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'MarginCall', direction: 'Leave' } }))
+      .toEqual({ topic: 'margin', data: { login: 7, type: 'MarginCall', direction: 'Leave' } });
+  });
+
+  it('leave out a record whose type or direction is not one a client is told about', () => {
+    expect(streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'Ok', direction: 'Enter' } })).toBeNull();
+    expect(streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'MarginCall', direction: 'Up' } })).toBeNull();
+    expect(streamEvent('PF5', { event: 'margin', op: 'delete', record: { login: 7 } })).toBeNull();
+  });
+
+  it('reach a PF5 subscription that names margin, after the status, and no other', () => {
+    const sent: Array<{ sub: number; event: StreamEvent }> = [];
+    const sink = { send: (t: string) => { const f = JSON.parse(t); if (f.event) sent.push(f); }, bufferedAmount: 0 };
+    const events = new PlatformEvents('PF5');
+    const subs = new StreamSubscriptions(sink, () => ({ family: 'PF5', events }), 1000);
+    subs.handle({ id: 1, platform: 'p', op: '#subscribe', args: { topics: ['margin'] }, timeoutMs: 1000 });
+    subs.handle({ id: 2, platform: 'p', op: '#subscribe', args: { topics: ['users'] }, timeoutMs: 1000 });
+    events.onManagerEvent({ event: 'margin', op: 'add', record: { login: 9, type: 'MarginCall', direction: 'Enter', equity: 1 } });
+    const bySub = (n: number) => sent.filter((f) => f.sub === n).map((f) => f.event);
+    const [first, second] = [...new Set(sent.map((f) => f.sub))];
+    expect(bySub(first)).toEqual([
+      { topic: 'status', data: { connected: false } },
+      { topic: 'margin', data: { login: 9, type: 'MarginCall', direction: 'Enter' } },
+    ]);
+    expect(bySub(second)).toEqual([{ topic: 'status', data: { connected: false } }]);
+    subs.close();
   });
 });

@@ -191,5 +191,7 @@ function writeUser(world: Pf5World, args: ArgReader, current: PF5UserRecord, rec
   }
   const updated = next as unknown as PF5UserRecord;
   world.replaceUser(updated);
+  // A new leverage or group moves the account's margin level: a crossing of its group's levels is announced.
+  world.engine.settleMargin(updated.login);
   return updated;
 }

@@ -248,6 +248,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
     world.groups.set(name, merged);
     world.emit('groups', 'update', merged);
+    world.engine.onGroupChanged(name);
     return merged;
   });
   on('SymbolsRequest', () => world.symbols);

@@ -10,6 +10,11 @@
  * in a slot and summed per account, so an account's margin level is known without walking its other positions. When
  * those running figures put an account near its stop-out level, the exact figures (every position valued at the
  * current quotes) decide, so the running sums never close a position on their own.
+ *
+ * An account's margin level is also placed against its group's `marginCall` and `marginStopOut` levels, and each
+ * crossing is announced as a `margin` change event (`PF5MarginCallEvent`): going below a level is `Enter`, coming back
+ * above it `Leave`, the stop-out level's crossings after (entering) or before (leaving) the margin call's. Ticks use
+ * the running figures to find the accounts near a level or past one; the exact level decides.
  */
 import { PF5_RESULT } from '../../shared/resultCodes.js';
 import { roundTo } from '../feed/instruments.js';
@@ -19,8 +24,8 @@ import { KeyedRecords } from '../world/keyedRecords.js';
 import { cents, iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import {
-  PF5_LOT, type PF5DealReason, type PF5DealRecord, type PF5OrderRow, type PF5OrderType, type PF5PositionReason,
-  type PF5PositionRow, type PF5UserRecord,
+  PF5_LOT, type PF5DealReason, type PF5DealRecord, type PF5MarginCallEvent, type PF5OrderRow, type PF5OrderType,
+  type PF5PositionReason, type PF5PositionRow, type PF5UserRecord,
 } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
 
@@ -65,6 +70,10 @@ interface PositionSlot {
  *  exact check starts this far above the stop-out level. */
 const STOP_OUT_MARGIN = 1.02;
 
+/** Where an account's margin level stands against its group's levels, from the healthiest; absent from the map: Ok. */
+const MARGIN_STATES = ['Ok', 'MarginCall', 'StopOut'] as const;
+type MarginState = (typeof MARGIN_STATES)[number];
+
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 
 const isBuy = (type: PF5OrderType) => type === 'Buy' || type === 'BuyLimit' || type === 'BuyStop';
@@ -77,6 +86,8 @@ export class Pf5TradingEngine {
   private readonly positionsByLogin = new Map<number, Set<number>>();
   private readonly slots = new Map<number, PositionSlot>();
   private readonly figures = new Map<number, AccountFigures>();
+  /** Accounts at or below their group's margin-call level (StopOut: at or below the stop-out level too). */
+  private readonly marginStates = new Map<number, Exclude<MarginState, 'Ok'>>();
   private readonly quotes = (symbol: string) => this.world.feed.quote(symbol);
 
   constructor(private readonly world: Pf5World) {}
@@ -84,6 +95,67 @@ export class Pf5TradingEngine {
   indexAll(): void {
     for (const p of this.world.positions.values()) this.trackPosition(p);
     for (const o of this.world.orders.values()) this.index(this.ordersBySymbol, o.symbol, o.order);
+  }
+
+  /** Places every account with positions against its group's levels without announcing it (the starting state). */
+  initMarginStates(): void {
+    this.marginStates.clear();
+    for (const login of this.positionsByLogin.keys()) {
+      const user = this.world.users.get(login);
+      if (!user) continue;
+      const state = this.account(login);
+      const where = this.marginState(user.group, state.margin, state.marginLevel);
+      if (where !== 'Ok') this.marginStates.set(login, where);
+    }
+  }
+
+  /** Whether an account is in margin call or stop-out now, as last announced. */
+  marginStateOf(login: number): MarginState {
+    return this.marginStates.get(login) ?? 'Ok';
+  }
+
+  private marginState(group: string, margin: number, level: number): MarginState {
+    if (margin <= 0) return 'Ok';
+    const g = this.world.groups.get(group);
+    const stopOut = (g?.marginStopOut as number | undefined) ?? 50;
+    const call = (g?.marginCall as number | undefined) ?? 100;
+    return level <= stopOut ? 'StopOut' : level <= call ? 'MarginCall' : 'Ok';
+  }
+
+  /**
+   * Places an account's exact margin level against its group's levels and announces each level it crossed since the
+   * last announcement: entering from the margin call down to the stop-out, leaving from the stop-out up.
+   */
+  settleMargin(login: number, now = Date.now()): void {
+    const user = this.world.users.get(login);
+    const before = this.marginStates.get(login) ?? 'Ok';
+    if (!user) {
+      this.marginStates.delete(login);
+      return;
+    }
+    const state = this.account(login);
+    const after = this.marginState(user.group, state.margin, state.marginLevel);
+    if (after === before) return;
+    if (after === 'Ok') this.marginStates.delete(login);
+    else this.marginStates.set(login, after);
+    const from = MARGIN_STATES.indexOf(before);
+    const to = MARGIN_STATES.indexOf(after);
+    const announce = (index: number, direction: 'Enter' | 'Leave') => {
+      const event: PF5MarginCallEvent = {
+        login, group: user.group, type: MARGIN_STATES[index] as 'MarginCall' | 'StopOut', direction, time: iso(now),
+        marginLevel: state.marginLevel, equity: state.equity, margin: state.margin,
+      };
+      this.world.emit('margin', 'add', event);
+    };
+    if (to > from) for (let i = from + 1; i <= to; i++) announce(i, 'Enter');
+    else for (let i = from; i > to; i--) announce(i, 'Leave');
+  }
+
+  /** A group's margin-call or stop-out level may have changed: its accounts with positions are placed again. */
+  onGroupChanged(group: string, now = Date.now()): void {
+    for (const login of [...this.positionsByLogin.keys(), ...this.marginStates.keys()]) {
+      if (this.world.users.get(login)?.group === group) this.settleMargin(login, now);
+    }
   }
 
   hedging(login: number): boolean {
@@ -131,7 +203,9 @@ export class Pf5TradingEngine {
     if (isMarket(request.type)) {
       const price = buy ? quote.ask : quote.bid;
       this.checkMargin(user, request.symbol, buy, request.volume, price, position);
-      return this.fill({ ...order, priceOrder: price }, price, 'Dealer', now);
+      const filled = this.fill({ ...order, priceOrder: price }, price, 'Dealer', now);
+      this.settleMargin(user.login, now);
+      return filled;
     }
     if (request.price === undefined) throw new CommandError(R.ErrParams, 'price is required for a pending order');
     const price = roundTo(request.price, instrument.digits);
@@ -197,6 +271,7 @@ export class Pf5TradingEngine {
     });
     this.world.emit('deals', 'add', deal);
     this.world.replaceUser(action === 'Balance' ? { ...user, balance: cents(user.balance + amount) } : { ...user, credit: cents(user.credit + amount) });
+    this.settleMargin(login, now);
     return deal;
   }
 
@@ -250,6 +325,7 @@ export class Pf5TradingEngine {
     }
     const stops: Array<[PF5PositionRow, number, 'Sl' | 'Tp']> = [];
     const valued = new Set<AccountFigures>();
+    const watched = new Set<number>();
     for (const ticket of this.positionsBySymbol.get(quote.symbol) ?? []) {
       const slot = this.slots.get(ticket);
       if (!slot) continue;
@@ -269,8 +345,28 @@ export class Pf5TradingEngine {
       if (current) this.closePosition(current, current.volume, price, reason, now);
       touched.add(position.login);
     }
-    for (const figures of valued) if (this.nearStopOut(figures)) touched.add(figures.login);
+    for (const figures of valued) {
+      if (this.nearStopOut(figures)) touched.add(figures.login);
+      else if (this.nearMarginCrossing(figures)) watched.add(figures.login);
+    }
     for (const login of touched) this.checkStopOut(login, now);
+    for (const login of new Set([...touched, ...watched])) this.settleMargin(login, now);
+  }
+
+  /**
+   * Whether an account's running figures put it on the other side of a level than announced, or near one (the
+   * running figures may lag the exact ones a little): then the exact level is worth computing.
+   */
+  private nearMarginCrossing(figures: AccountFigures): boolean {
+    const user = this.world.users.get(figures.login);
+    if (!user) return false;
+    const announced = this.marginStates.get(figures.login) ?? 'Ok';
+    if (figures.margin <= 0) return announced !== 'Ok';
+    const level = (user.balance + user.credit + figures.floating) / figures.margin * 100;
+    if (this.marginState(user.group, figures.margin, level) !== announced) return true;
+    const group = this.world.groups.get(user.group);
+    const near = (line: number) => Math.abs(level - line) <= line * (STOP_OUT_MARGIN - 1);
+    return near((group?.marginCall as number | undefined) ?? 100) || near((group?.marginStopOut as number | undefined) ?? 50);
   }
 
   /** Whether an account's running figures put it at or near its group's stop-out level. */
@@ -301,6 +397,7 @@ export class Pf5TradingEngine {
     // One lookup table for the whole pass: the symbol list is searched by name otherwise.
     const symbols = new Map(this.world.symbols.map((s) => [s.symbol as string, s]));
     let charged = 0;
+    const swapped = new Set<number>();
     for (const position of [...this.world.positions.values()]) {
       const user = this.world.users.get(position.login);
       const group = user ? this.world.groups.get(user.group) : undefined;
@@ -315,20 +412,27 @@ export class Pf5TradingEngine {
       const swap = cents(toUsd(raw, instrument.profitCurrency, this.quotes));
       if (swap === 0) continue;
       this.replacePosition({ ...position, storage: cents(position.storage + swap), timeUpdate: iso(now) });
+      swapped.add(position.login);
       charged++;
     }
+    for (const login of swapped) this.settleMargin(login, now);
     return charged;
   }
 
   /** Deletes positions; every ticket must exist and belong to this server, else nothing is deleted. */
   deletePositions(tickets: number[]): void {
     this.checkDeletable(tickets, (t) => this.world.positions.has(t), 'position');
+    const logins = new Set<number>();
     for (const ticket of tickets) {
-      const position = this.world.positions.get(ticket) as PF5PositionRow;
+      const position = this.world.positions.get(ticket);
+      // A ticket named twice is deleted once.
+      if (!position) continue;
       this.world.positions.delete(ticket);
       this.untrackPosition(position);
       this.world.emit('positions', 'delete', { position: ticket });
+      logins.add(position.login);
     }
+    for (const login of logins) this.settleMargin(login);
   }
 
   deleteOrders(tickets: number[]): void {
@@ -442,6 +546,8 @@ export class Pf5TradingEngine {
       const state = this.account(login);
       const stopOut = (group.marginStopOut as number) ?? 50;
       if (state.margin <= 0 || state.marginLevel > stopOut) return;
+      // The stop-out is announced before its closes (the level it happened at), its end after them.
+      if (guard === 0) this.settleMargin(login, now);
       const worst = this.positionsOf(login).sort((a, b) => this.profitOf(a) - this.profitOf(b))[0];
       const quote = worst && this.world.feed.quote(worst.symbol);
       if (!worst || !quote) return;

@@ -113,6 +113,23 @@ export type PF5OrderState = 'Placed' | 'Filled' | 'Canceled' | 'Expired' | 'Reje
 
 export type PF5PendingType = 'BuyLimit' | 'SellLimit' | 'BuyStop' | 'SellStop';
 
+/** Which of its group's levels an account's margin level crossed: `marginCall` or `marginStopOut` (both in percent). */
+export type PF5MarginCallType = 'MarginCall' | 'StopOut';
+/** Whether the account went below the level (`Enter`) or came back above it (`Leave`). */
+export type PF5MarginCallDirection = 'Enter' | 'Leave';
+
+/** A `margin` change event: an account crossing its group's margin-call or stop-out level, with its figures then. */
+export interface PF5MarginCallEvent {
+  login: number;
+  group: string;
+  type: PF5MarginCallType;
+  direction: PF5MarginCallDirection;
+  time: string;
+  marginLevel: number;
+  equity: number;
+  margin: number;
+}
+
 /** A pending order as stored; `priceCurrent` comes from the current quote when sent. */
 export interface PF5OrderRow {
   order: number;

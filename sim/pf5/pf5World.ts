@@ -72,6 +72,7 @@ export class Pf5World implements SimWorld {
     this.engine = new Pf5TradingEngine(this);
     this.engine.indexAll();
     this.topUpThinAccounts();
+    this.engine.initMarginStates();
     this.passwordRandom = new Random(deriveSeed(seed, 'passwords'));
     this.commandTable = pf5Commands(this);
   }

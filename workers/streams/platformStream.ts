@@ -111,7 +111,7 @@ interface HubState {
 
 const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
   PF4: { StreamTicks: 'ticks', StreamTrades: 'trades', StreamUserUpdates: 'users', StreamSymbolUpdates: 'symbols', StreamMarginCallUpdates: 'margin' },
-  PF5: { StreamTicks: 'ticks', StreamPositions: 'positions', StreamOrders: 'orders', StreamDeals: 'deals', StreamUserUpdates: 'users' },
+  PF5: { StreamTicks: 'ticks', StreamPositions: 'positions', StreamOrders: 'orders', StreamDeals: 'deals', StreamUserUpdates: 'users', StreamMarginCallUpdates: 'margin' },
 };
 
 export class PlatformStream extends DurableObject<Env> {
@@ -384,10 +384,7 @@ export class PlatformStream extends DurableObject<Env> {
         const id = m.invocationId;
         if (id === undefined) return;
         const topic = HUB_STREAMS[s.family][String(m.target)];
-        if (!topic) {
-          const hint = s.family === 'PF5' && m.target === 'StreamMarginCallUpdates' ? ': the trading server sends no margin-call events' : '';
-          return answer({ error: `Unknown hub stream '${String(m.target)}'${hint}` });
-        }
+        if (!topic) return answer({ error: `Unknown hub stream '${String(m.target)}'` });
         const symbol = topic === 'ticks' && typeof args[0] === 'string' && args[0] !== '' ? args[0] : undefined;
         s.streams[id] = symbol ? { topic, symbol } : { topic };
         this.save(ws, s);

@@ -5,7 +5,7 @@
  *
  * - `GET /api/v2/PF4/{tradePlatform}/Stream` and the PF5 twin: Server-Sent Events. Topics by query: `ticks` (all
  *   symbols) or `ticks=EURUSD,GBPUSD`, and any of `trades`, `users`, `symbols`, `margin` (PF4) or `positions`,
- *   `orders`, `deals`, `users` (PF5), e.g. `?ticks=EURUSD&trades`. Under /api/, so the token middleware runs first.
+ *   `orders`, `deals`, `users`, `margin` (PF5), e.g. `?ticks=EURUSD&trades`. Under /api/, so the token middleware runs first.
  * - `/hubs/pf4/v2` and `/hubs/pf5/v2` with `?tradePlatform=`: the SignalR hubs. `POST …/negotiate?negotiateVersion=1`
  *   (token in the Authorization header) offers the WebSockets transport; the WebSocket (token in the `access_token`
  *   query, as browsers send it, or the header) speaks the JSON hub protocol with the stream object.
