@@ -83,7 +83,14 @@ describe('SignalR hub /hubs/pf4/v2', () => {
     const url = `${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}&id=${offer.connectionToken}&access_token=${c.token}`;
     const ws = new WebSocket(url);
     const received: Array<Record<string, any>> = [];
-    ws.on('message', (d) => { for (const r of d.toString().split('\u001e').filter(Boolean)) received.push(JSON.parse(r)); });
+    ws.on('message', (d) => {
+      for (const r of d.toString().split('\u001e').filter(Boolean)) {
+        const m = JSON.parse(r);
+        received.push(m);
+        // A server invocation with an id asks for a completion (the hub's flow probe): answer it as SignalR clients do.
+        if (m.type === 1 && m.invocationId) ws.send(JSON.stringify({ type: 3, invocationId: m.invocationId, error: 'no result' }) + '\u001e');
+      }
+    });
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     const send = (m: object) => ws.send(JSON.stringify(m) + '\u001e');
     try {

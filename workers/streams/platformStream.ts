@@ -18,95 +18,22 @@ import type { Env } from '../env.js';
 import { LINK_PATH, SUBSCRIBE_OP, type StreamFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
+import { chunkFor, Encoded, FLUSH_MS, HubFlow, SseSink, type HubInterest, type Interest } from './fanout.js';
 import * as hub from './signalr.js';
 
 export const STREAM_RING_SIZE = 10_000;
-/** Non-tick events a client may have waiting before it is told it fell behind and is disconnected. */
-export const MAX_BEHIND = 5_000;
+export { MAX_BEHIND } from './fanout.js';
 const PING_MS = 15_000;
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 
 /** What the edge route tells the object about the platform (internal headers, never from a client). */
-export const STREAM_HEADERS = { platform: 'x-stream-platform', family: 'x-stream-family', broker: 'x-stream-broker', topics: 'x-stream-topics', symbols: 'x-stream-symbols', kind: 'x-stream-kind' } as const;
+export const STREAM_HEADERS = { platform: 'x-stream-platform', family: 'x-stream-family', broker: 'x-stream-broker', topics: 'x-stream-topics', symbols: 'x-stream-symbols', kind: 'x-stream-kind', shard: 'x-stream-shard' } as const;
 
-interface Config { platform: string; family: Family; brokerUrl: string }
-interface Held { seq: number; event: StreamEvent }
-
-/** What one client receives: topics, and for ticks the symbols (null: every symbol). */
-interface Interest { topics: Set<StreamTopic>; symbols: Set<string> | null }
-
-function wants(i: Interest, e: StreamEvent): boolean {
-  if (e.topic === 'status') return true;
-  if (!i.topics.has(e.topic)) return false;
-  return e.topic !== 'ticks' || i.symbols === null || i.symbols.has(e.data.symbol);
-}
-
-/** A Server-Sent Events client: its queue (ticks keyed by symbol, so a newer one replaces the older) and writer. */
-class SseClient {
-  private readonly pending = new Map<string, string>();
-  private behind = 0;
-  private writing = false;
-  closed = false;
-  constructor(readonly interest: Interest, private readonly writer: WritableStreamDefaultWriter<Uint8Array>, private readonly onGone: () => void) {}
-
-  offer(id: string, seq: number, event: StreamEvent): void {
-    if (this.closed || !wants(this.interest, event)) return;
-    const text = `id: ${id}\nevent: ${event.topic}\ndata: ${JSON.stringify(event.data)}\n\n`;
-    if (event.topic === 'ticks') {
-      const key = `t:${event.data.symbol}`;
-      this.pending.delete(key);
-      this.pending.set(key, text);
-    } else {
-      this.pending.set(`e:${seq}`, text);
-      if (++this.behind > MAX_BEHIND) {
-        this.pending.clear();
-        this.pending.set('overflow', `event: overflow\ndata: ${JSON.stringify({ message: `more than ${MAX_BEHIND} events behind: reconnect and resync` })}\n\n`);
-        void this.flush().then(() => this.end());
-        return;
-      }
-    }
-    void this.flush();
-  }
-
-  raw(text: string): void {
-    if (this.closed) return;
-    this.pending.set(`r:${crypto.randomUUID()}`, text);
-    void this.flush();
-  }
-
-  private async flush(): Promise<void> {
-    if (this.writing) return;
-    this.writing = true;
-    try {
-      while (this.pending.size > 0 && !this.closed) {
-        const text = [...this.pending.values()].join('');
-        this.pending.clear();
-        this.behind = 0;
-        await this.writer.write(new TextEncoder().encode(text));
-      }
-    } catch {
-      this.end();
-    } finally {
-      this.writing = false;
-    }
-  }
-
-  end(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.writer.close().catch(() => {});
-    this.onGone();
-  }
-}
+interface Config { platform: string; family: Family; brokerUrl: string; shard: number }
 
 /** A hub client's state, kept in its socket's attachment so it survives hibernation. */
-interface HubState {
+interface HubState extends HubInterest {
   family: Family;
-  handshaken: boolean;
-  /** SubscribeToTicks symbols. */
-  ticks: string[];
-  /** Open server streams by invocation id. */
-  streams: Record<string, { topic: StreamTopic; symbol?: string }>;
 }
 
 const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
@@ -116,11 +43,16 @@ const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
 
 export class PlatformStream extends DurableObject<Env> {
   private config: Config | undefined;
-  private readonly epoch = crypto.randomUUID().slice(0, 8);
+  /** Event ids' prefix: the shard (two hex digits, so a reconnect finds its object again) and six random ones. */
+  private epoch = '00' + crypto.randomUUID().slice(0, 6);
   private seq = 0;
-  private readonly ring: Held[] = [];
-  private readonly sse = new Set<SseClient>();
+  private readonly ring: Encoded[] = [];
+  /** Events gathered since the last flush. */
+  private batch: Encoded[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly sse = new Set<SseSink>();
   private readonly hubStates = new Map<WebSocket, HubState>();
+  private readonly flows = new Map<WebSocket, HubFlow>();
   private socket: WebSocket | undefined;
   private connecting = false;
   private attempt = 0;
@@ -132,20 +64,28 @@ export class PlatformStream extends DurableObject<Env> {
   override async fetch(request: Request): Promise<Response> {
     const h = request.headers;
     const family = h.get(STREAM_HEADERS.family) as Family;
-    const config: Config = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrl: h.get(STREAM_HEADERS.broker) ?? '' };
+    const shard = Math.max(0, Math.min(255, Number(h.get(STREAM_HEADERS.shard) ?? 0) || 0));
+    const config: Config = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrl: h.get(STREAM_HEADERS.broker) ?? '', shard };
     await this.configure(config);
     if (h.get(STREAM_HEADERS.kind) === 'hub') return this.acceptHub(family);
     return this.openSse(request);
   }
 
   /** Counters for tests and the bench. */
-  stats(): { sse: number; hubs: number; connected: boolean; seq: number; delivered: number } {
-    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, connected: this.connected, seq: this.seq, delivered: this.delivered };
+  stats(): { sse: number; hubs: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number } {
+    let slowHubs = 0;
+    for (const f of this.flows.values()) if (f.slow) slowHubs++;
+    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs };
+  }
+
+  private setShard(shard: number): void {
+    if (this.seq === 0) this.epoch = shard.toString(16).padStart(2, '0') + this.epoch.slice(2);
   }
 
   private async configure(config: Config): Promise<void> {
     const changed = this.config?.brokerUrl !== config.brokerUrl;
     this.config = config;
+    this.setShard(config.shard);
     if (changed) await this.ctx.storage.put('config', config);
     if (changed && this.socket) {
       const old = this.socket;
@@ -161,6 +101,7 @@ export class PlatformStream extends DurableObject<Env> {
     if (this.config) return;
     this.config = await this.ctx.storage.get<Config>('config');
     if (this.config) {
+      this.setShard(this.config.shard ?? 0);
       this.ensureBroker();
       this.pinger ??= setInterval(() => this.ping(), PING_MS);
     }
@@ -246,11 +187,33 @@ export class PlatformStream extends DurableObject<Env> {
       this.connected = event.data.connected;
     }
     const seq = ++this.seq;
-    this.ring.push({ seq, event });
+    const encoded = new Encoded(seq, `${this.epoch}-${seq}`, event);
+    this.ring.push(encoded);
     if (this.ring.length > STREAM_RING_SIZE) this.ring.shift();
-    const id = `${this.epoch}-${seq}`;
-    for (const c of this.sse) c.offer(id, seq, event);
-    for (const ws of this.ctx.getWebSockets()) this.toHub(ws, event);
+    this.batch.push(encoded);
+    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** The gathered events to every client: one write or message each, the text shared by clients of one interest. */
+  private flush(): void {
+    this.flushTimer = undefined;
+    const batch = this.batch;
+    this.batch = [];
+    if (batch.length === 0) return;
+    const chunks = new Map<string, Uint8Array | null>();
+    for (const c of this.sse) {
+      if (!c.idle) {
+        c.hold(batch);
+        continue;
+      }
+      let chunk = chunks.get(c.key);
+      if (chunk === undefined) {
+        chunk = chunkFor(c.interest, batch);
+        chunks.set(c.key, chunk);
+      }
+      if (chunk) c.send(chunk);
+    }
+    for (const ws of this.ctx.getWebSockets()) this.flowOf(ws).deliver(this.hubState(ws), batch);
   }
 
   // ---- Server-Sent Events ----------------------------------------------------------------------------------------
@@ -259,12 +222,19 @@ export class PlatformStream extends DurableObject<Env> {
     const topics = new Set((request.headers.get(STREAM_HEADERS.topics) ?? '').split(',').filter(Boolean) as StreamTopic[]);
     const symbolsHeader = request.headers.get(STREAM_HEADERS.symbols);
     const interest: Interest = { topics, symbols: symbolsHeader ? new Set(symbolsHeader.split(',')) : null };
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(undefined, undefined, { highWaterMark: 64 * 1024, size: (c) => c.byteLength });
-    const client = new SseClient(interest, writable.getWriter(), () => this.sse.delete(client));
+    // A native stream without a queue: a write completes when the response has taken the bytes.
+    const { readable, writable } = new IdentityTransformStream();
+    const writer = writable.getWriter();
+    const client = new SseSink(
+      interest,
+      (chunk) => { this.delivered++; return writer.write(chunk); },
+      (abort) => { (abort ? writer.abort('overflow') : writer.close()).catch(() => {}); },
+      () => this.sse.delete(client),
+    );
     client.raw('retry: 1000\n\n');
     const last = request.headers.get('last-event-id');
     if (last) this.replay(client, last);
-    else client.offer(`${this.epoch}-${this.seq}`, this.seq, { topic: 'status', data: { connected: this.connected } });
+    else client.raw(`id: ${this.epoch}-${this.seq}\nevent: status\ndata: ${JSON.stringify({ connected: this.connected })}\n\n`);
     this.sse.add(client);
     return new Response(readable, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
@@ -272,7 +242,7 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   /** Sends what a reconnecting client missed, or `resync` when it is no longer held. */
-  private replay(client: SseClient, lastEventId: string): void {
+  private replay(client: SseSink, lastEventId: string): void {
     const m = /^([0-9a-f]{8})-(\d+)$/.exec(lastEventId.trim());
     const oldest = this.ring[0]?.seq ?? this.seq + 1;
     if (!m || m[1] !== this.epoch || Number(m[2]) > this.seq || Number(m[2]) < oldest - 1) {
@@ -280,7 +250,11 @@ export class PlatformStream extends DurableObject<Env> {
       return;
     }
     const after = Number(m[2]);
-    for (const held of this.ring) if (held.seq > after) client.offer(`${this.epoch}-${held.seq}`, held.seq, held.event);
+    // The batch not flushed yet is in the ring too: those events go out with the next flush, not twice.
+    const pending = this.batch[0]?.seq ?? this.seq + 1;
+    let text = '';
+    for (const held of this.ring) if (held.seq > after && held.seq < pending && client.wantsEvent(held)) text += held.sse;
+    if (text) client.raw(text);
   }
 
   // ---- SignalR hub -----------------------------------------------------------------------------------------------
@@ -312,19 +286,25 @@ export class PlatformStream extends DurableObject<Env> {
     try { ws.send(text); this.delivered++; } catch { /* closing */ }
   }
 
-  private toHub(ws: WebSocket, event: StreamEvent): void {
-    const s = this.hubState(ws);
-    if (!s.handshaken) return;
-    if (event.topic === 'status') {
-      this.sendHub(ws, hub.invocation('OnConnectionStatus', event.data));
-      return;
+  private flowOf(ws: WebSocket): HubFlow {
+    let flow = this.flows.get(ws);
+    if (!flow) {
+      flow = new HubFlow(
+        (text) => this.sendHub(ws, text),
+        (error) => {
+          // The closed flow stays until webSocketClose, so the socket is sent nothing more meanwhile.
+          this.sendHub(ws, hub.close(error, true));
+          try { ws.close(1008, 'too far behind'); } catch { /* gone */ }
+        },
+      );
+      this.flows.set(ws, flow);
     }
-    if (event.topic === 'ticks' && s.ticks.includes(event.data.symbol)) this.sendHub(ws, hub.invocation('OnTick', event.data));
-    for (const [invocationId, st] of Object.entries(s.streams)) {
-      if (st.topic !== event.topic) continue;
-      if (event.topic === 'ticks' && st.symbol && st.symbol !== event.data.symbol) continue;
-      this.sendHub(ws, hub.streamItem(invocationId, event.data));
-    }
+    return flow;
+  }
+
+  private forget(ws: WebSocket): void {
+    this.hubStates.delete(ws);
+    this.flows.delete(ws);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -360,6 +340,10 @@ export class PlatformStream extends DurableObject<Env> {
     };
     switch (m.type) {
       case hub.MessageType.Ping: return;
+      case hub.MessageType.Completion:
+        // The answer to a flow probe (any other completion from a client answers nothing the hub asked).
+        if (m.invocationId !== undefined) this.flowOf(ws).answered(m.invocationId);
+        return;
       case hub.MessageType.Close:
         ws.close(1000, 'closed by the client');
         return;
@@ -367,6 +351,7 @@ export class PlatformStream extends DurableObject<Env> {
         if (m.invocationId !== undefined && s.streams[m.invocationId]) {
           delete s.streams[m.invocationId];
           this.save(ws, s);
+          this.flowOf(ws).cancelled(m.invocationId);
         }
         return;
       case hub.MessageType.Invocation: {
@@ -396,11 +381,11 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
-    this.hubStates.delete(ws);
+    this.forget(ws);
     try { ws.close(code === 1005 ? 1000 : code, 'closed'); } catch { /* already */ }
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.hubStates.delete(ws);
+    this.forget(ws);
   }
 }

@@ -1,0 +1,156 @@
+/**
+ * The fan-out's flow control alone (no workerd): an SSE client with a write outstanding gets the latest tick of each
+ * symbol and every other event in order, then `overflow` past MAX_BEHIND; a hub socket that does not answer its flow
+ * probe is held the same way, and one that answers is sent what was held.
+ */
+import { describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../shared/streams.js';
+import { chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, SLOW_MS, SseSink, type HubInterest, type Interest } from './fanout.js';
+
+let seq = 0;
+const enc = (event: StreamEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
+const tick = (symbol: string, bid: number) => enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
+const trade = (order: number) => enc({ topic: 'trades', data: { kind: 'Added', order } });
+const decoder = new TextDecoder();
+
+/** An SSE sink whose writes complete only when the test says so. */
+function slowSse(interest: Interest) {
+  const written: string[] = [];
+  const waiting: Array<() => void> = [];
+  const ends: boolean[] = [];
+  const sink = new SseSink(
+    interest,
+    (chunk) => { written.push(decoder.decode(chunk)); return new Promise<void>((resolve) => waiting.push(resolve)); },
+    (abort) => ends.push(abort),
+    () => {},
+    { set: () => 0 },
+  );
+  const complete = async () => { waiting.shift()?.(); await Promise.resolve(); await Promise.resolve(); };
+  return { sink, written, complete, ends, waiting };
+}
+
+const events = (text: string) => text.split('\n\n').filter(Boolean).map((block) => {
+  const event = /event: (\w+)/.exec(block)?.[1];
+  const data = /data: (.*)/.exec(block)?.[1];
+  return { event, data: data ? JSON.parse(data) : undefined };
+});
+
+describe('SSE fan-out', () => {
+  const interest: Interest = { topics: new Set(['ticks', 'trades']), symbols: new Set(['EURUSD', 'GBPUSD']) };
+
+  it('serializes an event once and gives clients of one interest the same chunk of the asked events only', () => {
+    const batch = [tick('EURUSD', 1), tick('USDJPY', 2), trade(7)];
+    const chunk = chunkFor(interest, batch)!;
+    expect(events(decoder.decode(chunk))).toEqual([
+      { event: 'ticks', data: { symbol: 'EURUSD', bid: 1, ask: 2, lastTime: '1970-01-01T00:00:00.000Z' } },
+      { event: 'trades', data: { kind: 'Added', order: 7 } },
+    ]);
+    expect(chunkFor({ topics: new Set(['users']), symbols: null }, batch)).toBeNull();
+  });
+
+  it('holds a slow client\'s ticks as the latest per symbol and keeps every other event, in one write', async () => {
+    const { sink, written, complete } = slowSse(interest);
+    sink.send(chunkFor(interest, [tick('EURUSD', 1)])!);
+    expect(sink.idle).toBe(false);
+    sink.hold([tick('EURUSD', 2), trade(1), tick('GBPUSD', 3)]);
+    sink.hold([tick('EURUSD', 4), trade(2), tick('USDJPY', 5)]);
+    expect(written).toHaveLength(1);
+    await complete();
+    expect(written).toHaveLength(2);
+    expect(events(written[1])).toEqual([
+      { event: 'trades', data: { kind: 'Added', order: 1 } },
+      { event: 'ticks', data: expect.objectContaining({ symbol: 'GBPUSD', bid: 3 }) },
+      { event: 'ticks', data: expect.objectContaining({ symbol: 'EURUSD', bid: 4 }) },
+      { event: 'trades', data: { kind: 'Added', order: 2 } },
+    ]);
+    await complete();
+    expect(sink.idle).toBe(true);
+  });
+
+  it('tells a client more than MAX_BEHIND non-tick events behind, and ends its stream', async () => {
+    const gone: string[] = [];
+    const { sink, written, complete, ends } = slowSse({ topics: new Set(['trades']), symbols: null });
+    (sink as unknown as { onGone: () => void }).onGone = () => gone.push('gone');
+    sink.send(chunkFor(interest, [trade(0)])!);
+    sink.hold(Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
+    expect(sink.closed).toBe(false);
+    sink.hold([trade(MAX_BEHIND + 1)]);
+    expect(sink.closed).toBe(true);
+    expect(gone).toEqual(['gone']);
+    expect(events(written.at(-1)!)).toEqual([{ event: 'overflow', data: { message: `more than ${MAX_BEHIND} events behind: reconnect and resync` } }]);
+    await complete();
+    await complete();
+    expect(ends).toEqual([false]);
+    sink.hold([trade(1)]);
+    expect(written).toHaveLength(2);
+  });
+});
+
+describe('hub socket flow', () => {
+  const records = (text: string) => text.split('\u001e').filter(Boolean).map((r) => JSON.parse(r));
+
+  function flow() {
+    let now = 1_000_000;
+    const sent: string[] = [];
+    const closed: string[] = [];
+    const f = new HubFlow((t) => sent.push(t), (e) => closed.push(e), () => now);
+    return { f, sent, closed, advance: (ms: number) => { now += ms; } };
+  }
+  const s: HubInterest = { handshaken: true, ticks: ['EURUSD'], streams: { t1: { topic: 'trades' }, k1: { topic: 'ticks', symbol: 'GBPUSD' } } };
+
+  it('sends one message per flush with a probe, conflates while the probe is unanswered, and catches up when answered', () => {
+    const { f, sent, advance } = flow();
+    f.deliver(s, [tick('EURUSD', 1), tick('USDJPY', 1), trade(1), tick('GBPUSD', 1)]);
+    expect(sent).toHaveLength(1);
+    const first = records(sent[0]);
+    expect(first.map((r) => r.target ?? r.invocationId)).toEqual(['OnTick', 't1', 'k1', PROBE_TARGET]);
+    const probe = first.at(-1);
+    expect(probe).toMatchObject({ type: 1, arguments: [] });
+    // Answered at once by a fast client: still flowing, no second probe before PROBE_MS.
+    advance(SLOW_MS + 1);
+    expect(f.slow).toBe(true);
+    f.deliver(s, [tick('EURUSD', 2), trade(2), tick('EURUSD', 3), tick('GBPUSD', 4), tick('GBPUSD', 5)]);
+    f.deliver(s, [trade(3), tick('EURUSD', 6)]);
+    expect(sent).toHaveLength(1);
+    expect(f.holding).toBe(4);
+    expect(f.answered('t1')).toBe(false);
+    expect(f.answered(probe.invocationId)).toBe(true);
+    expect(sent).toHaveLength(2);
+    const caughtUp = records(sent[1]);
+    expect(caughtUp.filter((r) => r.target === 'OnTick').map((r) => r.arguments[0].bid)).toEqual([6]);
+    expect(caughtUp.filter((r) => r.invocationId === 'k1').map((r) => r.item.bid)).toEqual([5]);
+    expect(caughtUp.filter((r) => r.invocationId === 't1').map((r) => r.item.order)).toEqual([2, 3]);
+    expect(caughtUp.at(-1)).toMatchObject({ type: 1, target: PROBE_TARGET });
+    expect(f.slow).toBe(false);
+  });
+
+  it('drops held items of a stream the client cancelled', () => {
+    const { f, sent, advance } = flow();
+    f.deliver(s, [trade(1)]);
+    const probe = records(sent[0]).at(-1);
+    advance(SLOW_MS + 1);
+    f.deliver(s, [trade(2), tick('EURUSD', 1)]);
+    f.cancelled('t1');
+    f.answered(probe.invocationId);
+    expect(records(sent[1]).map((r) => r.target ?? r.invocationId)).toEqual(['OnTick', PROBE_TARGET]);
+  });
+
+  it('closes a socket more than MAX_BEHIND non-tick events behind, with the error', () => {
+    const { f, sent, closed, advance } = flow();
+    f.deliver(s, [trade(0)]);
+    advance(SLOW_MS + 1);
+    f.deliver(s, Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
+    expect(closed).toEqual([]);
+    f.deliver(s, [trade(MAX_BEHIND + 1)]);
+    expect(closed).toEqual([`more than ${MAX_BEHIND} events behind: reconnect and resync`]);
+    f.deliver(s, [trade(1)]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('probes no socket that is sent nothing', () => {
+    const { f, sent } = flow();
+    f.deliver(s, [tick('USDJPY', 1)]);
+    f.deliver({ ...s, handshaken: false }, [trade(1)]);
+    expect(sent).toEqual([]);
+  });
+});

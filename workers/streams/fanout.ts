@@ -1,0 +1,288 @@
+/**
+ * The fan-out of a stream object to its clients, free of the Durable Object so it is unit-tested alone
+ * (`fanout.test.ts`).
+ *
+ * Every event is serialized once (`encode`) and its text shared by every client. Events are not written one by one:
+ * the object gathers them into a batch and flushes it every `FLUSH_MS`, one write (SSE) or one WebSocket message
+ * (hub) per client and flush. Clients asking for the same thing share the same encoded chunk.
+ *
+ * Server-Sent Events (`SseSink`): a client has at most one write outstanding. Its stream is a native
+ * `IdentityTransformStream` without a queue, so a write completes when the response took the bytes. While a write is
+ * outstanding the client is slow: what comes for it is held, ticks conflated per symbol (the latest price replaces the
+ * older one) and every other event kept in order, and sent in one write once the outstanding one completes. A client
+ * holding more than `MAX_BEHIND` non-tick events is sent `overflow` and disconnected; if even that cannot be written
+ * within `OVERFLOW_GRACE_MS` the stream is aborted.
+ *
+ * SignalR hub sockets (`HubFlow`): a socket accepted with the Hibernation API offers no `bufferedAmount` or write
+ * completion (workerd's `send` queues without bound and tells nothing), so the hub asks the client itself. With the
+ * data it sends, at most every `PROBE_MS`, the object adds an invocation of `OnFlowCheck` carrying an invocation id;
+ * a SignalR client (7 or later) answers every server invocation that has an id with a completion (a result if it has
+ * an `OnFlowCheck` handler, an error otherwise), in order, after it read what came before. A socket whose probe is
+ * not answered within `SLOW_MS` is slow: from then on its ticks are conflated per symbol and its other events held
+ * (counted) until the answer arrives, and past `MAX_BEHIND` non-tick events it is sent a close message with the
+ * error and closed. A socket that is sent nothing is not probed, so an idle client still costs no CPU.
+ */
+import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
+
+/** How long events are gathered before they are written to the clients. */
+export const FLUSH_MS = 10;
+/** Non-tick events a client may have waiting before it is told it fell behind and is disconnected. */
+export const MAX_BEHIND = 5_000;
+/** How long an overflowing SSE client gets to take its `overflow` event before its stream is aborted. */
+export const OVERFLOW_GRACE_MS = 5_000;
+/** A hub socket is probed at most this often (and only while it is sent something). */
+export const PROBE_MS = 1_000;
+/** A hub socket whose probe is unanswered for longer than this is slow. */
+export const SLOW_MS = 1_000;
+export const PROBE_TARGET = 'OnFlowCheck';
+const RS = '\u001e';
+
+/** One event of the platform's stream, serialized once for every client. */
+export class Encoded {
+  /** The event's payload as JSON. */
+  readonly json: string;
+  /** The whole SSE event. */
+  readonly sse: string;
+  private hubText: string | undefined;
+  constructor(readonly seq: number, readonly id: string, readonly event: StreamEvent) {
+    this.json = JSON.stringify(event.data);
+    this.sse = `id: ${id}\nevent: ${event.topic}\ndata: ${this.json}\n\n`;
+  }
+
+  get topic(): StreamTopic { return this.event.topic; }
+  get symbol(): string | undefined { return this.event.topic === 'ticks' ? this.event.data.symbol : undefined; }
+
+  /** The hub's invocation of the event shared by every socket (`OnTick`, `OnConnectionStatus`). */
+  hubInvocation(): string {
+    this.hubText ??= `{"type":1,"target":"${this.topic === 'ticks' ? 'OnTick' : 'OnConnectionStatus'}","arguments":[${this.json}]}${RS}`;
+    return this.hubText;
+  }
+
+  /** The event as an item of one socket's server stream. */
+  hubItem(invocationId: string): string {
+    return `{"type":2,"invocationId":${JSON.stringify(invocationId)},"item":${this.json}}${RS}`;
+  }
+}
+
+/** What one SSE client receives: topics, and for ticks the symbols (null: every symbol). */
+export interface Interest { topics: Set<StreamTopic>; symbols: Set<string> | null }
+
+export function interestKey(i: Interest): string {
+  return `${[...i.topics].sort().join(',')}|${i.symbols ? [...i.symbols].sort().join(',') : '*'}`;
+}
+
+export function wants(i: Interest, e: Encoded): boolean {
+  const topic = e.topic;
+  if (topic === 'status') return true;
+  if (!i.topics.has(topic)) return false;
+  return topic !== 'ticks' || i.symbols === null || i.symbols.has(e.symbol as string);
+}
+
+const encoder = new TextEncoder();
+
+/** The batch's events an interest wants, as one chunk (null: none). */
+export function chunkFor(interest: Interest, batch: readonly Encoded[]): Uint8Array | null {
+  let text = '';
+  for (const e of batch) if (wants(interest, e)) text += e.sse;
+  return text === '' ? null : encoder.encode(text);
+}
+
+/** Held output of a slow client: ticks keyed by what they conflate on, other events in order. */
+class Held {
+  private readonly map = new Map<string, string>();
+  private serial = 0;
+  nonTicks = 0;
+  get size(): number { return this.map.size; }
+  tick(key: string, text: string): void {
+    this.map.delete(key); // re-inserted last: what is sent keeps the order of the latest events
+    this.map.set(key, text);
+  }
+  other(text: string, key = `e${this.serial++}`): void {
+    this.map.set(key, text);
+    this.nonTicks++;
+  }
+  raw(text: string): void { this.map.set(`r${this.serial++}`, text); }
+  drop(predicate: (key: string) => boolean): void {
+    for (const key of [...this.map.keys()]) if (predicate(key)) this.map.delete(key);
+  }
+  take(): string {
+    let text = '';
+    for (const t of this.map.values()) text += t;
+    this.map.clear();
+    this.nonTicks = 0;
+    return text;
+  }
+}
+
+/** One Server-Sent Events client. */
+export class SseSink {
+  readonly key: string;
+  private readonly held = new Held();
+  private busy = false;
+  closed = false;
+  /** Events and bytes handed to the stream (for the stats). */
+  written = 0;
+  constructor(
+    readonly interest: Interest,
+    private readonly write: (chunk: Uint8Array) => Promise<void>,
+    private readonly finish: (abort: boolean) => void,
+    private readonly onGone: () => void,
+    private readonly timers: { set: (fn: () => void, ms: number) => unknown } = { set: (fn, ms) => setTimeout(fn, ms) },
+  ) {
+    this.key = interestKey(interest);
+  }
+
+  wantsEvent(e: Encoded): boolean { return wants(this.interest, e); }
+
+  /** True when nothing is outstanding or held: the client takes the shared chunk of a flush. */
+  get idle(): boolean { return !this.busy && this.held.size === 0 && !this.closed; }
+
+  /** A flush's chunk for this client's interest (shared with every idle client of the same interest). */
+  send(chunk: Uint8Array): void {
+    if (this.closed) return;
+    this.busy = true;
+    this.written += chunk.byteLength;
+    this.write(chunk).then(() => this.drained(), () => this.end(true));
+  }
+
+  /** A flush's events while the client is slow: held, ticks conflated. */
+  hold(batch: readonly Encoded[]): void {
+    if (this.closed) return;
+    for (const e of batch) {
+      if (!wants(this.interest, e)) continue;
+      if (e.topic === 'ticks') this.held.tick(`t${e.symbol}`, e.sse);
+      else this.held.other(e.sse);
+    }
+    if (this.held.nonTicks > MAX_BEHIND) this.overflow();
+    else if (!this.busy) this.drained();
+  }
+
+  /** Text outside the platform's events (retry, comments, resync, replayed events): goes out in order. */
+  raw(text: string): void {
+    if (this.closed) return;
+    this.held.raw(text);
+    if (!this.busy) this.drained();
+  }
+
+  private drained(): void {
+    this.busy = false;
+    if (this.closed || this.held.size === 0) return;
+    this.send(encoder.encode(this.held.take()));
+  }
+
+  private overflow(): void {
+    this.held.take();
+    this.closed = true;
+    this.onGone();
+    // The overflow event goes out after any outstanding write; a client that takes nothing more is cut off.
+    let finished = false;
+    const done = (abort: boolean) => {
+      if (finished) return;
+      finished = true;
+      this.finish(abort);
+    };
+    const text = `event: overflow\ndata: ${JSON.stringify({ message: `more than ${MAX_BEHIND} events behind: reconnect and resync` })}\n\n`;
+    this.write(encoder.encode(text)).then(() => done(false), () => done(true));
+    this.timers.set(() => done(true), OVERFLOW_GRACE_MS);
+  }
+
+  end(abort = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.finish(abort);
+    this.onGone();
+  }
+}
+
+/** What a hub socket receives (kept in its attachment, so it survives hibernation). */
+export interface HubInterest {
+  handshaken: boolean;
+  /** SubscribeToTicks symbols. */
+  ticks: string[];
+  /** Open server streams by invocation id. */
+  streams: Record<string, { topic: StreamTopic; symbol?: string }>;
+}
+
+/** One hub socket's flow: probes, held output while slow, overflow. Lives in memory (a woken object starts afresh). */
+export class HubFlow {
+  private readonly held = new Held();
+  private probe: { id: string; at: number } | null = null;
+  private lastProbeAt = -Infinity;
+  private serial = 0;
+  closed = false;
+  constructor(
+    private readonly send: (text: string) => void,
+    private readonly close: (error: string) => void,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get slow(): boolean {
+    return this.probe !== null && this.now() - this.probe.at > SLOW_MS;
+  }
+
+  get holding(): number { return this.held.size; }
+
+  /** A flush's events for the socket with interest `s`. */
+  deliver(s: HubInterest, batch: readonly Encoded[]): void {
+    if (this.closed || !s.handshaken) return;
+    const slow = this.slow || this.held.size > 0;
+    let text = '';
+    for (const e of batch) {
+      if (e.topic === 'status') {
+        if (slow) this.held.other(e.hubInvocation());
+        else text += e.hubInvocation();
+        continue;
+      }
+      if (e.topic === 'ticks' && s.ticks.includes(e.symbol as string)) {
+        if (slow) this.held.tick(`t|${e.symbol}`, e.hubInvocation());
+        else text += e.hubInvocation();
+      }
+      for (const id in s.streams) {
+        const st = s.streams[id];
+        if (st.topic !== e.topic) continue;
+        if (e.topic === 'ticks') {
+          if (st.symbol && st.symbol !== e.symbol) continue;
+          if (slow) this.held.tick(`s|${id}|${e.symbol}`, e.hubItem(id));
+          else text += e.hubItem(id);
+        } else if (slow) {
+          this.held.other(e.hubItem(id), `s|${id}|${this.serial++}`);
+        } else {
+          text += e.hubItem(id);
+        }
+      }
+    }
+    if (this.held.nonTicks > MAX_BEHIND) {
+      this.held.take();
+      this.closed = true;
+      this.close(`more than ${MAX_BEHIND} events behind: reconnect and resync`);
+      return;
+    }
+    if (text !== '') this.out(text);
+  }
+
+  /** A completion from the client: true when it answered a probe (and is consumed here). */
+  answered(invocationId: string): boolean {
+    if (!invocationId.startsWith('flow-')) return false;
+    if (this.probe?.id === invocationId) {
+      this.probe = null;
+      if (this.held.size > 0 && !this.closed) this.out(this.held.take());
+    }
+    return true;
+  }
+
+  /** A stream the client cancelled: nothing more of it, held items included. */
+  cancelled(invocationId: string): void {
+    this.held.drop((key) => key.startsWith(`s|${invocationId}|`));
+  }
+
+  private out(text: string): void {
+    const now = this.now();
+    if (this.probe === null && now - this.lastProbeAt >= PROBE_MS) {
+      const id = `flow-${this.serial++}`;
+      this.probe = { id, at: now };
+      this.lastProbeAt = now;
+      text += `{"type":1,"invocationId":"${id}","target":"${PROBE_TARGET}","arguments":[]}${RS}`;
+    }
+    this.send(text);
+  }
+}
