@@ -37,6 +37,25 @@ export const SLOW_MS = 1_000;
 export const PROBE_TARGET = 'OnFlowCheck';
 const RS = '\u001e';
 
+/** Stream objects per platform unless STREAM_SHARDS says otherwise. */
+export const DEFAULT_STREAM_SHARDS = 1;
+
+/**
+ * The stream object a client goes to: the one a `Last-Event-ID` names (its first two hex digits are the shard), so a
+ * reconnect finds the events it missed, else any of the platform's `shards`.
+ */
+export function streamShard(lastEventId: string | null, shards: number, random: () => number = Math.random): number {
+  const m = lastEventId ? /^([0-9a-f]{2})[0-9a-f]{6}-\d+$/.exec(lastEventId.trim()) : null;
+  const named = m ? parseInt(m[1], 16) : -1;
+  return named >= 0 && named < shards ? named : Math.floor(random() * shards);
+}
+
+/** A configured flush interval in milliseconds: 1 to 1000, else FLUSH_MS. */
+export function flushMs(value: string | undefined): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : FLUSH_MS;
+}
+
 /** One event of the platform's stream, serialized once for every client. */
 export class Encoded {
   /** The event's payload as JSON. */

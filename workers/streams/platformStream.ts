@@ -18,7 +18,7 @@ import type { Env } from '../env.js';
 import { LINK_PATH, SUBSCRIBE_OP, type StreamFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
-import { chunkFor, Encoded, FLUSH_MS, HubFlow, SseSink, type HubInterest, type Interest } from './fanout.js';
+import { chunkFor, Encoded, flushMs, HubFlow, SseSink, type HubInterest, type Interest } from './fanout.js';
 import * as hub from './signalr.js';
 
 export const STREAM_RING_SIZE = 10_000;
@@ -191,7 +191,7 @@ export class PlatformStream extends DurableObject<Env> {
     this.ring.push(encoded);
     if (this.ring.length > STREAM_RING_SIZE) this.ring.shift();
     this.batch.push(encoded);
-    this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    this.flushTimer ??= setTimeout(() => this.flush(), flushMs(this.env.STREAM_FLUSH_MS));
   }
 
   /** The gathered events to every client: one write or message each, the text shared by clients of one interest. */

@@ -18,6 +18,8 @@ import { authenticate } from '../auth/requireToken.js';
 import { platformNotFound, validation, type ShapedResponse } from '../envelope/index.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './platformStream.js';
+import { DEFAULT_STREAM_SHARDS, streamShard } from './fanout.js';
+import { objectCount } from '../gateway/names.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DEFAULT_BROKER = 'http://127.0.0.1:8790';
@@ -32,9 +34,13 @@ async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Pro
 }
 
 function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
-  const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(found.platform));
+  // The platform's clients spread over its stream objects; a reconnect goes back to the one its event id names.
+  const shards = objectCount(c.env.STREAM_SHARDS, DEFAULT_STREAM_SHARDS);
+  const shard = streamShard(request.headers.get('last-event-id'), shards);
+  const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(shard === 0 ? found.platform : `${found.platform}#stream${shard}`));
   const headers = new Headers({
-    [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrl, ...extra,
+    [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrl,
+    [STREAM_HEADERS.shard]: String(shard), ...extra,
   });
   for (const name of ['upgrade', 'last-event-id']) {
     const v = request.headers.get(name);
