@@ -50,6 +50,8 @@ export interface Env {
   /** Length of the rate-limit window in seconds. */
   RATE_LIMIT_WINDOW_SECONDS?: string;
   IDEMPOTENCY_RETENTION_HOURS?: string;
+  /** Non-tick events a stream client may have waiting before it is sent `overflow` and disconnected (default 5,000). */
+  STREAM_MAX_BEHIND?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */
   REGISTRY_CACHE_SECONDS?: string;
   /** Browser origins that may call the gateway: `*`, or origins separated by commas or spaces; unset: none. */
