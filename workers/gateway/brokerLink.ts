@@ -6,6 +6,7 @@
  */
 import type { CallFrame, ResultFrame, CallFailed, LateFrame } from '../../shared/frames.js';
 import { LINK_PATH } from '../../shared/frames.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Extra time the object waits beyond the call's budget for the broker's own time-out answer before giving up. */
 export const LINK_GRACE_MS = 1000;
@@ -50,7 +51,7 @@ export class BrokerLink {
       }, frame.timeoutMs + LINK_GRACE_MS);
       this.pending.set(id, { resolve: (r) => resolve(strip(r)), timer, mutating });
       try {
-        socket.send(JSON.stringify({ ...frame, id } satisfies CallFrame));
+        socket.send(stringifyJson({ ...frame, id } satisfies CallFrame));
       } catch {
         this.pending.delete(id);
         clearTimeout(timer);
@@ -98,7 +99,7 @@ export class BrokerLink {
   private onMessage(data: string | ArrayBuffer): void {
     let frame: Partial<ResultFrame> & Partial<LateFrame>;
     try {
-      frame = JSON.parse(typeof data === 'string' ? data : new TextDecoder().decode(data));
+      frame = parseJson(typeof data === 'string' ? data : new TextDecoder().decode(data)) as Partial<ResultFrame> & Partial<LateFrame>;
     } catch {
       return; // a frame we cannot read cannot be matched to a call either; its caller times out
     }
