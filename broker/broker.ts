@@ -61,6 +61,10 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       const platform = platforms.get(id);
       return platform && { family: platform.family, events: platform.events };
     },
+    (id) => {
+      const platform = platforms.get(id);
+      return platform && { family: platform.family, cache: platform.cache, feed: platform.feed };
+    },
   );
   metrics.countLinks(() => links.linkCount);
   let closing: Promise<void> | null = null;

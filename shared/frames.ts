@@ -70,6 +70,11 @@ export interface PagingResult {
   hasMore: boolean;
 }
 
+/**
+ * A success frame. The broker writes `id`, `ok`, then `paging` (paged lists), then `data` last: the edge cuts `data`'s
+ * JSON text out of the frame without parsing it and splices it into the envelope (a frame of another layout is
+ * parsed whole, so the order is an optimisation, never a requirement).
+ */
 export interface CallOk {
   id: number;
   ok: true;

@@ -15,6 +15,11 @@ export interface Env {
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
   /** Link objects per platform (default 4): how many single-threaded objects a platform's calls spread over. */
   LINKS_PER_PLATFORM?: string;
+  /**
+   * Rows a replicated table may hold in a link object's replica (default 10,000; 0 turns replicas off): a table past
+   * it is not replicated and its reads go to the broker.
+   */
+  EDGE_REPLICA_MAX_ROWS?: string;
   /** Ledgers per API client (default 16): how many objects one client's keys spread over. */
   IDEMPOTENCY_SHARDS?: string;
   /** One rate-limit counter per client and purpose (token endpoint, API): counts across every edge isolate. */
@@ -50,10 +55,10 @@ export interface Env {
   /** Length of the rate-limit window in seconds. */
   RATE_LIMIT_WINDOW_SECONDS?: string;
   IDEMPOTENCY_RETENTION_HOURS?: string;
-  /** Non-tick events a stream client may have waiting before it is sent `overflow` and disconnected (default 5,000). */
-  STREAM_MAX_BEHIND?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */
   REGISTRY_CACHE_SECONDS?: string;
+  /** `1`: every access-log line on its own `console.log` call; otherwise an isolate's lines are written in batches. */
+  ACCESS_LOG_BATCH?: string;
   /** Browser origins that may call the gateway: `*`, or origins separated by commas or spaces; unset: none. */
   CORS_ORIGINS?: string;
 }
@@ -73,5 +78,7 @@ export interface AppEnv {
     traceId: string;
     /** How the answer ended (`ok` or an error code), set by the operation routes for the access log. */
     outcome: string;
+    /** The catalog id of the operation answered, set by its route for the access log. */
+    operation: string;
   };
 }

@@ -12,7 +12,7 @@ import type { Logger } from '../observability/log.js';
 import type { CallDispatcher } from './callDispatcher.js';
 import { isStreamOp, StreamSubscriptions } from '../stream/streamSubscriptions.js';
 import type { PlatformEvents } from '../stream/platformEvents.js';
-import { parseJson } from '../../shared/losslessJson.js';
+import { EdgeReplication, isReplicationOp, type ReplicaSource } from './edgeReplication.js';
 
 /** Finds the live stream of a platform the broker serves, for `#subscribe` frames. */
 export type StreamSource = (platform: string) => { family: 'PF4' | 'PF5'; events: PlatformEvents } | undefined;
@@ -66,6 +66,7 @@ export class EdgeLinkServer {
     heartbeatMs = LINK_HEARTBEAT_MS,
     private readonly events: LinkEvents = { opened() {}, refused() {} },
     private readonly streams: StreamSource = () => undefined,
+    private readonly replicas: ReplicaSource = () => undefined,
   ) {
     this.expected = digest(`Bearer ${secret}`);
     this.wss.on('connection', (ws) => this.onLink(ws));
@@ -123,11 +124,11 @@ export class EdgeLinkServer {
       if (ws.readyState === ws.OPEN) ws.send(text);
     };
     const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);
+    const replication = new EdgeReplication({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.replicas);
     ws.on('message', (data, isBinary) => {
       let frame: unknown;
       try {
-        // Lossless: a PF5 id beyond 2^53 − 1 in the arguments stays exact (a bigint).
-        frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+        frame = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
       } catch {
         frame = undefined;
       }
@@ -149,9 +150,14 @@ export class EdgeLinkServer {
         subscriptions.handle(frame as CallFrame);
         return;
       }
+      if (isReplicationOp((frame as CallFrame).op)) {
+        replication.handle(frame as CallFrame);
+        return;
+      }
       this.dispatcher.dispatch(frame as CallFrame, reply);
     });
     ws.on('close', () => subscriptions.close());
+    ws.on('close', () => replication.close());
     ws.on('close', () => this.log('info', { msg: 'edge link closed', links: this.wss.clients.size }));
     ws.on('error', (error) => this.log('warn', { msg: 'edge link error', error: error.message }));
   }

@@ -4,6 +4,7 @@
  */
 import type { Family } from '../../shared/protocol.js';
 import { PumpCache } from '../cache/pumpCache.js';
+import { CacheFeed } from '../cache/cacheFeed.js';
 import type { Logger } from '../observability/log.js';
 import { PlatformEvents } from '../stream/platformEvents.js';
 import { ManagerSession, type PlatformConfig, type SessionOptions } from '../session/managerSession.js';
@@ -13,13 +14,17 @@ export class TradePlatform {
   readonly cache: PumpCache;
   /** The live stream of the platform's changes and session state, for edge subscriptions. */
   readonly events: PlatformEvents;
+  /** What each event changed in the cache, for edge replicas. */
+  readonly feed: CacheFeed;
 
   constructor(readonly config: PlatformConfig, sessionOptions: SessionOptions, log: Logger) {
     this.cache = new PumpCache(config.family);
     this.events = new PlatformEvents(config.family);
+    this.feed = new CacheFeed(config.family);
     this.session = new ManagerSession(config, {
       onEvent: (event) => {
         this.cache.apply(event);
+        this.feed.afterEvent(event);
         if (event.event === 'resync' && event.op === 'end') {
           log('info', { msg: 'cache resynced', platform: config.id, counts: this.cache.sizes() });
         }
@@ -47,6 +52,7 @@ export class TradePlatform {
   async close(): Promise<void> {
     await this.session.close();
     this.events.onSessionDown();
+    this.feed.close();
     this.cache.dispose();
   }
 }

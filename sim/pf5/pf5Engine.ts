@@ -28,7 +28,6 @@ import {
   type PF5PositionReason, type PF5PositionRow, type PF5UserRecord,
 } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
-import { compareInt64 } from '../../shared/int64.js';
 
 const R = PF5_RESULT;
 
@@ -661,7 +660,7 @@ export class Pf5TradingEngine {
 
   /** Open positions of an account, by ticket. */
   positionsOf(login: number): PF5PositionRow[] {
-    return [...(this.positionsByLogin.get(login) ?? [])].sort(compareInt64)
+    return [...(this.positionsByLogin.get(login) ?? [])].sort((a, b) => a - b)
       .map((t) => this.world.positions.get(t)).filter((p) => p !== undefined);
   }
 

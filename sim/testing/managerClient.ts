@@ -4,7 +4,6 @@
  */
 import WebSocket from 'ws';
 import type { ManagerEvent } from '../../shared/protocol.js';
-import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 export interface ErrorAnswer {
   code: number;
@@ -21,8 +20,7 @@ export class ManagerClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      // Lossless, as the broker reads frames: PF5 ids beyond 2^53 − 1 are exact bigints.
-      const frame = parseJson(data.toString()) as Record<string, unknown>;
+      const frame = JSON.parse(data.toString()) as Record<string, unknown>;
       if ('event' in frame) this.events.push(frame as unknown as ManagerEvent);
       else this.pending.get(frame.id as number)?.resolve(frame as { result?: unknown; error?: ErrorAnswer });
       for (const wake of this.waiters) wake();
@@ -49,7 +47,7 @@ export class ManagerClient {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve: (v) => { this.pending.delete(id); resolve(v); } });
-      this.ws.send(stringifyJson({ id, cmd, args }));
+      this.ws.send(JSON.stringify({ id, cmd, args }));
     });
   }
 

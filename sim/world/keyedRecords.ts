@@ -3,7 +3,6 @@
  * the Map; the sorted key array is kept up to date cheaply for the common case (new keys are the largest) and rebuilt
  * lazily otherwise, so a large table is never re-sorted per change.
  */
-import { compareInt64 } from '../../shared/int64.js';
 export interface Page<V> {
   items: V[];
   hasMore: boolean;
@@ -53,8 +52,7 @@ export class KeyedRecords<V> {
   /** Keys ascending. The array is shared: callers must not change it. */
   keys(): number[] {
     if (!this.sorted) {
-      // Ids beyond 2^53 − 1 are bigints (`shared/int64.ts`): compared, never subtracted.
-      this.sortedKeys.sort(compareInt64);
+      this.sortedKeys.sort((a, b) => a - b);
       this.sorted = true;
     }
     return this.sortedKeys;

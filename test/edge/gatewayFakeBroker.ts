@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { OUTCOME_OP, type CallFrame, type CallFailed, type CallOk, type LateFrame } from '../../shared/frames.js';
+import { REPLICATE_OP } from '../../shared/replication.js';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
 
 export const BROKER_SECRET = 'test-broker-secret';
@@ -33,6 +34,8 @@ export interface FakeBroker {
   frameLinks: number[];
   /** `#outcome` queries (answered from `script.get('#outcome')`, by default with no report). */
   queries: CallFrame[];
+  /** `#replicate` requests, refused (this broker keeps no edge replicas). */
+  replications: number;
   /** Link upgrade attempts that passed the secret check. */
   links: number;
   /** Upgrade attempts refused for a wrong or missing secret. */
@@ -68,6 +71,12 @@ export async function startFakeBroker(): Promise<FakeBroker> {
       ws.send(JSON.stringify({ hello: { broker: 'fake', version: 'test' } }));
       ws.on('message', (raw) => {
         const frame = JSON.parse(String(raw)) as CallFrame;
+        // Link objects ask for edge replicas when a link opens: this broker has none, and refuses as an older one does.
+        if (frame.op === REPLICATE_OP) {
+          broker.replications++;
+          ws.send(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NotFound', managerCode: null, message: `operation ${frame.op} not served` } }));
+          return;
+        }
         // Outcome queries are kept apart: ledgers also send them on their own (follow-ups), between tests.
         if (frame.op === OUTCOME_OP) broker.queries.push(frame);
         else {
@@ -97,6 +106,7 @@ export async function startFakeBroker(): Promise<FakeBroker> {
     frames: [],
     frameLinks: [],
     queries: [],
+    replications: 0,
     links: 0,
     refused: 0,
     script: new Map(),

@@ -16,7 +16,6 @@ import { scopeRefusal } from '../auth/requireScope.js';
 import { validateInputs, type RawBody } from './inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
-import { parseJson } from '../../shared/losslessJson.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -44,11 +43,13 @@ function operationHandler(entry: Operation) {
   const v2 = entry.generation === 'v2';
   const idempotent = v2 && entry.mutating;
   const confirmRequired = v2 && entry.destructive;
+  const paged = !!entry.paged;
 
   return async (c: Context<AppEnv>) => {
+    c.set('operation', entry.id);
     const url = new URL(c.req.url);
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), url.searchParams.get('requestTimeout'));
-    const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged: !!entry.paged, traceId: c.get('traceId') };
+    const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged, traceId: c.get('traceId') };
     const reply = (r: ShapedResponse) => {
       c.set('outcome', outcomeOf(r.status, r.body, entry.generation));
       return send(r, budget.seconds);
@@ -138,18 +139,19 @@ async function readBody(c: Context<AppEnv>): Promise<RawBody> {
   const text = await c.req.text();
   if (text.trim() === '') return { kind: 'none' };
   try {
-    // Lossless: a PF5 id beyond 2^53 − 1 in the body is read as its exact bigint, never rounded.
-    return { kind: 'json', value: parseJson(text) };
+    return { kind: 'json', value: JSON.parse(text) };
   } catch {
     return { kind: 'malformed' };
   }
 }
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 function send(r: ShapedResponse, seconds: number): Response {
-  return new Response(r.body, {
-    status: r.status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers, [TIMEOUT_APPLIED_HEADER]: String(seconds) },
-  });
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE };
+  for (const name in r.headers) headers[name] = r.headers[name];
+  headers[TIMEOUT_APPLIED_HEADER] = String(seconds);
+  return new Response(r.body, { status: r.status, headers });
 }
 
 /** Orders two paths so that, segment by segment, a literal comes before a `{param}`. */

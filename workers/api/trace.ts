@@ -9,9 +9,11 @@ import { parseTraceparent, randomHex } from './traceparent.js';
 export function traceContext(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const incoming = parseTraceparent(c.req.header('traceparent'));
-    const traceId = incoming?.traceId ?? randomHex(16);
+    // One draw of randomness per request: the span id, and the trace id too when the caller sent none.
+    const random = randomHex(incoming ? 8 : 24);
+    const traceId = incoming?.traceId ?? random.slice(0, 32);
     c.set('traceId', traceId);
     await next();
-    c.res.headers.set('traceparent', `00-${traceId}-${randomHex(8)}-${incoming?.flags ?? '01'}`);
+    c.res.headers.set('traceparent', `00-${traceId}-${incoming ? random : random.slice(32)}-${incoming?.flags ?? '01'}`);
   };
 }

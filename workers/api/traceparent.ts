@@ -12,9 +12,11 @@ export function parseTraceparent(header: string | undefined): { traceId: string;
   return { traceId, flags };
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 export function randomHex(bytes: number): string {
   const b = crypto.getRandomValues(new Uint8Array(bytes));
   let s = '';
-  for (const x of b) s += (x < 16 ? '0' : '') + x.toString(16);
+  for (let i = 0; i < b.length; i++) s += HEX[b[i]];
   return s;
 }

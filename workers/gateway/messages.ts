@@ -4,6 +4,7 @@
  */
 import type { ShapedResponse } from '../envelope/index.js';
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
+import type { ReplicaStats } from './edgeReplica.js';
 
 /** One operation call, already validated by the edge; a link object forwards it on its broker link. */
 export interface GatewayCall {
@@ -68,6 +69,8 @@ export interface LinkStats {
   connected: boolean;
   /** Keyed calls whose late outcome this object still waits to hand to their ledger. */
   lateRoutes: number;
+  /** The replica of the platform's hot tables, or null when the object has none (yet, or `EDGE_REPLICA_MAX_ROWS=0`). */
+  replica: ReplicaStats | null;
 }
 
 /** Per-object figures of an idempotency ledger, for operators and the retention test. */

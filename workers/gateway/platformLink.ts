@@ -12,12 +12,22 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { OUTCOME_OP, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
-import { failure, success, type ShapeContext } from '../envelope/index.js';
+import { DEFAULT_REPLICA_MAX_ROWS, REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
+import type { ShapeContext } from '../envelope/index.js';
 import { BrokerLink } from './brokerLink.js';
+import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 import { DEFAULT_LINKS_PER_PLATFORM, linkName, objectCount } from './names.js';
 import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from './messages.js';
+import { shapeAnswer } from './shapeAnswer.js';
 
-const byId: ReadonlyMap<string, Operation> = new Map(catalog.map((e) => [e.id, e]));
+export { shapeAnswer } from './shapeAnswer.js';
+
+/** Per catalog entry, computed once: the entry, its shape flags, and how a replica answers it (when it can). */
+interface Route { entry: Operation; paged: boolean; plan: ReplicaPlan | undefined }
+const byId: ReadonlyMap<string, Route> = new Map(catalog.map((e) => [e.id, { entry: e, paged: !!e.paged, plan: replicaPlan(e) }]));
+
+/** A refused or dropped replication is asked for again no sooner than this. */
+const REPLICATE_RETRY_MS = 1000;
 
 /** How long a late outcome's route is kept: past the broker's late-answer window (120 s), with room to spare. */
 const LATE_ROUTE_MS = 5 * 60_000;
@@ -30,15 +40,32 @@ export class PlatformLink extends DurableObject<Env> {
   /** Keyed calls answered with an unknown outcome: which ledger their late outcome goes to. */
   private readonly lateRoutes = new Map<string, { ledger: string; until: number }>();
 
-  /** Forwards one validated call and answers it shaped for its generation (one RPC per API call). */
+  /** The platform's hot tables as the broker's change stream keeps them (`edgeReplica.ts`); off when the bound is 0. */
+  private replica: EdgeReplica | undefined;
+  private replicas = 0;
+  private replicateAfter = 0;
+
+  /**
+   * Answers one validated call shaped for its generation (one RPC per API call): from the replica when it is in sync
+   * and holds what the call reads, else forwarded to the broker, whose `data` goes into the envelope unparsed.
+   */
   async call(input: GatewayCall): Promise<GatewayResponse> {
-    const entry = byId.get(input.operationId);
-    if (!entry) throw new Error(`unknown operation ${input.operationId}`);
-    const ctx: ShapeContext = { generation: entry.generation, family: input.family, paged: !!entry.paged, traceId: input.traceId };
+    const route = byId.get(input.operationId);
+    if (!route) throw new Error(`unknown operation ${input.operationId}`);
+    const ctx: ShapeContext = { generation: route.entry.generation, family: input.family, paged: route.paged, traceId: input.traceId };
     this.calls++;
-    const r = await this.linkFor(input.platform, input.brokerUrl).call(
+    const link = this.linkFor(input.platform, input.brokerUrl);
+    const replica = this.replica ?? this.startReplica(link, input.platform, input.family);
+    if (replica !== undefined) {
+      if (route.plan !== undefined && replica.inSync) {
+        const local = replica.read(route.plan, input.args);
+        if (local !== undefined) return shapeAnswer(ctx, local);
+      }
+      if (replica.idle && link.connected) this.replicate(input.platform);
+    }
+    const r = await link.call(
       { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId },
-      input.mutating,
+      input.mutating, { raw: true, paged: route.paged },
     );
     return shapeAnswer(ctx, r);
   }
@@ -69,7 +96,10 @@ export class PlatformLink extends DurableObject<Env> {
   }
 
   stats(): LinkStats {
-    return { calls: this.calls, pending: this.link?.pendingCount ?? 0, connected: this.link?.connected ?? false, lateRoutes: this.lateRoutes.size };
+    return {
+      calls: this.calls, pending: this.link?.pendingCount ?? 0, connected: this.link?.connected ?? false, lateRoutes: this.lateRoutes.size,
+      replica: this.replica?.stats() ?? null,
+    };
   }
 
   /**
@@ -89,10 +119,45 @@ export class PlatformLink extends DurableObject<Env> {
       // The registry moved the platform to another broker: calls still pending on the old link fail as link loss,
       // here and on the platform's other link objects.
       this.link?.close();
-      this.link = new BrokerLink(brokerUrl, this.env.BROKER_SECRET ?? '', (late) => this.onLate(late));
+      const link = new BrokerLink(brokerUrl, this.env.BROKER_SECRET ?? '', (late) => this.onLate(late));
+      this.link = link;
+      this.replica = undefined;
       if (moved) this.retargetSiblings(platform, brokerUrl);
     }
     return this.link;
+  }
+
+  /**
+   * The link's replica, made on the first call that names the platform's family (unless `EDGE_REPLICA_MAX_ROWS` is 0):
+   * it asks for a replication each time the link opens and forgets everything when the link drops.
+   */
+  private startReplica(link: BrokerLink, platform: string, family: 'PF4' | 'PF5' | null): EdgeReplica | undefined {
+    const maxRows = replicaMaxRows(this.env.EDGE_REPLICA_MAX_ROWS);
+    if (maxRows === 0 || family === null) return undefined;
+    const replica = new EdgeReplica(family, maxRows);
+    this.replica = replica;
+    link.onOpen = () => { this.replicateAfter = 0; this.replicate(platform); };
+    link.onClose = () => replica.reset();
+    link.onPush = (frame) => {
+      // Out of order or stopped: reads fall through until a new replication, asked for after a pause.
+      if (typeof frame.rep === 'number' && !replica.apply(frame as unknown as ReplicaFrame)) this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
+    };
+    return replica;
+  }
+
+  /** Asks the broker for a replication of the platform's hot tables; its snapshot and changes arrive as pushes. */
+  private replicate(platform: string): void {
+    const replica = this.replica;
+    const link = this.link;
+    if (!replica || !link || !replica.idle || Date.now() < this.replicateAfter) return;
+    const rep = ++this.replicas;
+    replica.expect(rep);
+    void link.call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.maxRows }, timeoutMs: 10_000 }, false).then((r) => {
+      if (r.ok || !replica.awaiting(rep)) return;
+      // Refused (a broker without replicas, a platform it does not serve): asked again later.
+      replica.reset();
+      this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
+    });
   }
 
   private retargetSiblings(platform: string, brokerUrl: string): void {
@@ -123,10 +188,11 @@ export class PlatformLink extends DurableObject<Env> {
   }
 }
 
-/** A broker answer shaped for the route's generation. */
-export function shapeAnswer(ctx: ShapeContext, r: LinkAnswer): GatewayResponse {
-  if (r.ok) return success(ctx, r.data, r.paging);
-  return failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data });
+/** `EDGE_REPLICA_MAX_ROWS`: a whole number up to 100,000 (0 turns replicas off), else the default. */
+export function replicaMaxRows(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return DEFAULT_REPLICA_MAX_ROWS;
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 0 && n <= 100_000 ? n : DEFAULT_REPLICA_MAX_ROWS;
 }
 
 function isReport(data: unknown): data is OutcomeReport {

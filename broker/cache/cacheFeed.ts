@@ -1,0 +1,70 @@
+/**
+ * What changed in a platform's pumping cache, event by event, for edge replicas (`broker/link/edgeReplication.ts`).
+ *
+ * The feed is told each manager event after the cache applied it. It does not carry rows: it names the rows an event
+ * may have touched (the event's own table and the tables the cache derives from it: a tick moves its symbol's summary,
+ * a group record its securities, a symbol change its summary) and the listener reads their current value from the
+ * cache, so a row the event left alone is sent again unchanged rather than ever missed. A completed resync swaps every
+ * table at once: listeners are told to send a whole new snapshot.
+ */
+import type { Family, ManagerEvent } from '../../shared/protocol.js';
+import { KINDS, type Row } from './pumpCache.js';
+import type { CacheKey } from './keyedTable.js';
+
+export interface CacheListener {
+  /** A row of `table` may have changed (or gone). */
+  changed(table: string, key: CacheKey): void;
+  /** A resync was swapped in: every table may differ. */
+  resynced(): void;
+  /** The platform is gone. */
+  closed(): void;
+}
+
+/** Tables a change event of each kind touches, besides the one named like the kind (mirrors PumpCache's routing). */
+const TOUCHED: Readonly<Record<string, readonly string[]>> = {
+  trades: ['trades', 'closedTrades'],
+  groups: ['groups', 'groupSecurities'],
+  ticks: ['ticks', 'symbolInfo'],
+  symbols: ['symbols', 'symbolInfo'],
+  margin: ['margins'],
+};
+
+export class CacheFeed {
+  private readonly listeners = new Set<CacheListener>();
+
+  constructor(readonly family: Family) {}
+
+  listen(listener: CacheListener): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
+
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  /** One event of the change stream, after `PumpCache.apply` took it. */
+  afterEvent(event: ManagerEvent): void {
+    if (this.listeners.size === 0) return;
+    if (event.event === 'resync') {
+      if (event.op === 'end') for (const l of this.listeners) l.resynced();
+      return;
+    }
+    const record = event.record as Row | null;
+    if (!record || typeof record !== 'object') return;
+    const kinds = KINDS[this.family];
+    for (const table of TOUCHED[event.event] ?? [event.event]) {
+      const spec = kinds[table];
+      if (!spec) continue;
+      const key = record[spec.key];
+      if (typeof key !== 'number' && typeof key !== 'string') continue;
+      for (const l of this.listeners) l.changed(table, key);
+    }
+  }
+
+  close(): void {
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const l of listeners) l.closed();
+  }
+}

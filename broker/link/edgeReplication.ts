@@ -1,0 +1,218 @@
+/**
+ * The broker side of edge replicas (`shared/replication.ts`): per edge link, the `#replicate` subscriptions of its
+ * link object, each a snapshot of the platform's hot tables followed by their ordered changes.
+ *
+ * Rows go out as the JSON text the broker answers them with (`recordJson`, computed once per row version and shared
+ * with the cached reads), so the edge stores and answers them byte for byte. Changes are collected per turn of the
+ * event loop (a key changed twice in one turn is sent once, with its last value) and sent in one frame. A table that
+ * grows past the replica's bound is dropped from it; a link whose socket buffers more than `MAX_BUFFERED_BYTES` is
+ * too slow to follow the stream and its replication stops (the edge falls through to the broker and asks again).
+ */
+import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
+import {
+  MAX_REPLICA_MAX_ROWS, REPLICA_CHUNK_ROWS, REPLICATE_OP, REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey, type ReplicateArgs,
+} from '../../shared/replication.js';
+import type { CacheFeed, CacheListener } from '../cache/cacheFeed.js';
+import type { PumpCache } from '../cache/pumpCache.js';
+import { recordJson } from '../cache/recordJson.js';
+import type { CacheKey } from '../cache/keyedTable.js';
+
+/** Finds a platform the broker serves, for `#replicate` frames. */
+export type ReplicaSource = (platform: string) => { family: Family; cache: PumpCache; feed: CacheFeed } | undefined;
+
+/** A link buffering more than this is not keeping up with the change stream: its replications stop. */
+export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+
+export interface ReplicaSink {
+  send(text: string): void;
+  readonly bufferedAmount: number;
+}
+
+export const isReplicationOp = (op: string) => op === REPLICATE_OP;
+
+/** The replications of one edge link, by platform. */
+export class EdgeReplication {
+  private readonly byPlatform = new Map<string, Replication>();
+
+  constructor(private readonly sink: ReplicaSink, private readonly source: ReplicaSource) {}
+
+  handle(frame: CallFrame): void {
+    const args = frame.args as Partial<ReplicateArgs> | undefined;
+    const rep = args?.rep;
+    const maxRows = args?.maxRows;
+    if (!Number.isSafeInteger(rep) || !Number.isSafeInteger(maxRows) || (maxRows as number) < 0) {
+      this.refuse(frame, 'Internal', 'malformed call frame: #replicate needs an integer rep and maxRows');
+      return;
+    }
+    const platform = this.source(frame.platform);
+    if (!platform) {
+      this.refuse(frame, 'NotFound', 'trade platform not served by this broker');
+      return;
+    }
+    this.byPlatform.get(frame.platform)?.stop();
+    const tables = REPLICATED_TABLES[platform.family];
+    const replication = new Replication(
+      this.sink, platform.cache, platform.feed, rep as number, Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS), tables,
+      () => { if (this.byPlatform.get(frame.platform) === replication) this.byPlatform.delete(frame.platform); },
+    );
+    this.byPlatform.set(frame.platform, replication);
+    this.sink.send(JSON.stringify({ id: frame.id, ok: true, data: { rep, tables } } satisfies CallOk));
+    replication.start();
+  }
+
+  /** The link closed: every replication on it ends. */
+  close(): void {
+    for (const r of [...this.byPlatform.values()]) r.stop();
+    this.byPlatform.clear();
+  }
+
+  get size(): number {
+    return this.byPlatform.size;
+  }
+
+  private refuse(frame: CallFrame, code: 'Internal' | 'NotFound', message: string): void {
+    this.sink.send(JSON.stringify({ id: frame.id, ok: false, error: { code, managerCode: null, message } } satisfies CallFailed));
+  }
+}
+
+class Replication implements CacheListener {
+  private seq = 0;
+  private readonly replicated: Set<string>;
+  private dirty = new Map<string, Set<CacheKey>>();
+  private flushing: ReturnType<typeof setImmediate> | undefined;
+  private unlisten: (() => void) | undefined;
+  /** Set once a snapshot went out; changes before it are part of it. */
+  private snapshotSent = false;
+  private stopped = false;
+
+  constructor(
+    private readonly sink: ReplicaSink,
+    private readonly cache: PumpCache,
+    private readonly feed: CacheFeed,
+    private readonly rep: number,
+    private readonly maxRows: number,
+    tables: readonly string[],
+    private readonly onStop: () => void,
+  ) {
+    this.replicated = new Set(tables);
+  }
+
+  start(): void {
+    this.unlisten = this.feed.listen(this);
+    if (this.cache.ready) this.snapshot();
+    else void this.cache.whenReady().then(() => { if (!this.stopped && !this.snapshotSent) this.snapshot(); });
+  }
+
+  changed(table: string, key: CacheKey): void {
+    if (!this.snapshotSent || !this.replicated.has(table)) return;
+    let keys = this.dirty.get(table);
+    if (!keys) this.dirty.set(table, (keys = new Set()));
+    keys.add(key);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  resynced(): void {
+    if (!this.stopped) this.snapshot();
+  }
+
+  closed(): void {
+    this.stop('the trade platform is no longer served');
+  }
+
+  stop(reason?: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (reason !== undefined) this.send({ rep: this.rep, seq: this.seq++, stop: reason });
+    this.unlisten?.();
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    this.dirty.clear();
+    this.onStop();
+  }
+
+  /** The whole of every replicated table that fits, as `begin`, `rows` frames and `end`. */
+  private snapshot(): void {
+    if (this.congested()) return;
+    this.snapshotSent = true;
+    // Pending changes are in the snapshot.
+    this.dirty.clear();
+    if (this.flushing !== undefined) clearImmediate(this.flushing);
+    this.flushing = undefined;
+    const tables: string[] = [];
+    for (const name of REPLICATED_TABLES[this.feed.family]) {
+      const table = this.cache.table(name);
+      if (table && table.size <= this.maxRows) tables.push(name);
+    }
+    this.replicated.clear();
+    for (const t of tables) this.replicated.add(t);
+    this.send({ rep: this.rep, seq: this.seq++, begin: { tables } });
+    for (const name of tables) {
+      const table = this.cache.table(name)!;
+      let rows: Array<[ReplicaKey, string]> = [];
+      for (const row of table.values()) {
+        const key = table.keyOf(row);
+        if (key === undefined) continue;
+        if (typeof key === 'bigint') {
+          // A key JSON cannot carry: the table is not replicated (its rows sent so far are dropped with it).
+          this.dropTable(name, rows);
+          break;
+        }
+        rows.push([key, recordJson(row)]);
+        if (rows.length === REPLICA_CHUNK_ROWS) {
+          this.send({ rep: this.rep, seq: this.seq++, table: name, rows });
+          rows = [];
+        }
+      }
+      if (rows.length && this.replicated.has(name)) this.send({ rep: this.rep, seq: this.seq++, table: name, rows });
+    }
+    this.send({ rep: this.rep, seq: this.seq++, end: true });
+  }
+
+  private flush(): void {
+    this.flushing = undefined;
+    if (this.stopped || this.congested()) return;
+    const changes: Array<[string, ReplicaKey, string | null]> = [];
+    for (const [name, keys] of this.dirty) {
+      if (!this.replicated.has(name)) continue;
+      const table = this.cache.table(name);
+      if (!table || table.size > this.maxRows) {
+        this.replicated.delete(name);
+        if (changes.length) this.send({ rep: this.rep, seq: this.seq++, changes: changes.splice(0) });
+        this.send({ rep: this.rep, seq: this.seq++, drop: name });
+        continue;
+      }
+      for (const key of keys) {
+        if (typeof key === 'bigint') {
+          this.dropTable(name, changes);
+          break;
+        }
+        const row = table.get(key);
+        changes.push([name, key, row === undefined ? null : recordJson(row)]);
+      }
+    }
+    this.dirty = new Map();
+    if (changes.length) this.send({ rep: this.rep, seq: this.seq++, changes });
+  }
+
+  /** Takes a table out of the replica; `pending` rows of it not yet sent are forgotten, other pending ones sent first. */
+  private dropTable(name: string, pending: Array<[ReplicaKey, string]> | Array<[string, ReplicaKey, string | null]>): void {
+    this.replicated.delete(name);
+    if (pending.length && typeof pending[0][0] === 'string' && pending[0].length === 3) {
+      const others = (pending as Array<[string, ReplicaKey, string | null]>).filter((c) => c[0] !== name);
+      if (others.length) this.send({ rep: this.rep, seq: this.seq++, changes: others });
+    }
+    pending.length = 0;
+    this.send({ rep: this.rep, seq: this.seq++, drop: name });
+  }
+
+  private congested(): boolean {
+    if (this.sink.bufferedAmount <= MAX_BUFFERED_BYTES) return false;
+    this.stop('the edge link is not keeping up with the change stream');
+    return true;
+  }
+
+  private send(frame: ReplicaFrame): void {
+    this.sink.send(JSON.stringify(frame));
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Edge replicas of a platform's hot cached tables, fed over a link object's own broker link (`shared/frames.ts`).
+ *
+ * A link object sends `{id, platform, op: "#replicate", args: {rep, maxRows}, timeoutMs}`; the broker answers
+ * `{id, ok: true, data: {rep, tables}}` (the hot tables of the platform's family) and from then on pushes frames
+ * without an id, numbered `seq` 0, 1, 2, … per replication:
+ *
+ * - `begin`: a snapshot starts; everything the replica held is forgotten; `tables` are those the snapshot carries
+ *   (a table with more than `maxRows` rows is left out, and its reads fall through to the broker);
+ * - `rows`: rows of one table of the snapshot, each `[key, json]`, `json` the row exactly as the broker answers it;
+ * - `end`: the snapshot is whole: the replica is in sync from here;
+ * - `changes`: ordered changes since the previous frame, each `[table, key, json | null]` (null: the row is gone);
+ *   changes to one key within one turn of the broker's event loop are conflated to the last;
+ * - `drop`: the table grew past `maxRows` (or cannot be replicated any more): it leaves the replica until the next
+ *   snapshot;
+ * - `stop`: the replication ended (platform removed, link congested); the replica is out of sync.
+ *
+ * A broker cache resync is sent as a new snapshot (`begin` … `end`). A frame whose `seq` is not the next expected,
+ * or the link's loss, leaves the replica out of sync: reads fall through to the broker until a new snapshot lands.
+ * A later `#replicate` on the same link and platform replaces the earlier one.
+ */
+import type { Family } from './protocol.js';
+
+export const REPLICATE_OP = '#replicate';
+
+export interface ReplicateArgs {
+  /** Chosen by the edge, echoed in every frame of this replication (frames of an earlier one are ignored). */
+  rep: number;
+  /** Tables with more rows than this are not replicated. */
+  maxRows: number;
+}
+
+export type ReplicaKey = number | string;
+
+export type ReplicaFrame =
+  | { rep: number; seq: number; begin: { tables: string[] } }
+  | { rep: number; seq: number; table: string; rows: Array<[ReplicaKey, string]> }
+  | { rep: number; seq: number; end: true }
+  | { rep: number; seq: number; changes: Array<[string, ReplicaKey, string | null]> }
+  | { rep: number; seq: number; drop: string }
+  | { rep: number; seq: number; stop: string };
+
+/**
+ * The hot tables replicated per family: quotes, symbols, groups and accounts (the accounts while they fit under
+ * `maxRows`). Open trades, margins and news stay on the broker: they are large, change often or are read paged.
+ */
+export const REPLICATED_TABLES: Readonly<Record<Family, readonly string[]>> = {
+  PF4: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'],
+  PF5: ['users', 'symbols', 'groups'],
+};
+
+/** Rows per `rows` frame of a snapshot. */
+export const REPLICA_CHUNK_ROWS = 500;
+
+/** Default bound on a replicated table's rows (`EDGE_REPLICA_MAX_ROWS`). */
+export const DEFAULT_REPLICA_MAX_ROWS = 10_000;
+/** Largest `maxRows` a broker accepts: a link object's memory is bounded whatever the edge asks. */
+export const MAX_REPLICA_MAX_ROWS = 100_000;

@@ -1,0 +1,144 @@
+/**
+ * Edge replicas end to end: the link objects of a platform keep its hot cached tables from the broker's change stream
+ * and answer the commonest reads themselves. A change made on the simulator shows in a cached read answered at the edge
+ * (the link object's replica counts the answer); and what the edge answers from its replica is byte for byte what the
+ * broker path answers (the broker's frame for the same call, shaped as the link object shapes it), for v2 envelopes,
+ * v1 bare bodies and not-found answers of both.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalog } from '../../shared/catalog/index.js';
+import { TestLink } from '../../broker/testing/linkClient.js';
+import { ManagerClient } from '../../sim/testing/managerClient.js';
+import { DEFAULT_LINKS_PER_PLATFORM, pickLink } from '../../workers/gateway/names.js';
+import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
+import type { ReplicaStats } from '../../workers/gateway/edgeReplica.js';
+import { eventually, stackForFile, type Client } from './support.js';
+
+const PASSWORD = randomBytes(18).toString('base64url');
+const BROKER_SECRET = randomBytes(24).toString('base64url');
+process.env.SIM_MANAGER_PASSWORD = PASSWORD;
+process.env.BROKER_SECRET = BROKER_SECRET;
+const managers = [{ login: 1000, password: PASSWORD }, { login: 1001, password: PASSWORD }];
+const setup = stackForFile({
+  simConfig: { servers: [
+    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
+  ] },
+});
+
+let c: Client;
+let sim: ManagerClient;
+let broker: TestLink;
+
+beforeAll(async () => {
+  c = setup.client;
+  sim = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
+  await sim.ok('login', { login: 1001, password: PASSWORD, pump: false });
+  broker = await TestLink.open(Number(new URL(c.stack.brokerUrl).port), BROKER_SECRET);
+});
+afterAll(async () => {
+  sim?.close();
+  await broker?.close();
+});
+
+/** A trace id, and the `traceparent` that makes the edge use it (so the link object it goes through is known). */
+function trace(): { traceId: string; headers: Record<string, string> } {
+  const traceId = randomBytes(16).toString('hex');
+  return { traceId, headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } };
+}
+
+/** The replica figures of the link object a trace id picks. */
+async function replicaOf(platform: string, traceId: string): Promise<ReplicaStats | null> {
+  const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('LINKS');
+  const stub = ns.get(ns.idFromName(pickLink(platform, traceId, DEFAULT_LINKS_PER_PLATFORM))) as unknown as { stats(): Promise<{ replica: ReplicaStats | null }> };
+  return (JSON.parse(JSON.stringify(await stub.stats())) as { replica: ReplicaStats | null }).replica;
+}
+
+/** Sends `path` with `traceId` until that trace's link object holds an in-sync replica (the first call opens its link). */
+async function warm(platform: string, path: string, t: ReturnType<typeof trace>): Promise<void> {
+  const synced = await eventually(async () => {
+    await c.get(path, t.headers);
+    return (await replicaOf(platform, t.traceId))?.inSync === true;
+  }, 20_000, 50);
+  expect(synced, `the replica of ${pickLink(platform, t.traceId, DEFAULT_LINKS_PER_PLATFORM)} in sync`).toBe(true);
+}
+
+/** GET through the edge with `t`'s trace: the answer's status and exact body text, and whether the replica answered it. */
+async function viaEdge(platform: string, path: string, t: ReturnType<typeof trace>): Promise<{ status: number; body: string; atEdge: boolean }> {
+  const before = (await replicaOf(platform, t.traceId))?.answered ?? 0;
+  const res = await fetch(`${c.stack.edgeUrl}${path}`, { headers: { authorization: `Bearer ${c.token}`, ...t.headers } });
+  const body = await res.text();
+  const after = (await replicaOf(platform, t.traceId))?.answered ?? 0;
+  return { status: res.status, body, atEdge: after === before + 1 };
+}
+
+/** What the link object answers on the broker path: the broker's frame for the call, shaped for the route. */
+async function viaBroker(platform: string, operationId: string, args: Record<string, unknown>, traceId: string, family: 'PF4' | 'PF5') {
+  const entry = catalog.find((e) => e.id === operationId)!;
+  const { id: _id, ...result } = await broker.call(platform, entry.op, args);
+  const shaped = shapeAnswer({ generation: entry.generation, family, paged: !!entry.paged, traceId }, result);
+  return { status: shaped.status, body: shaped.body };
+}
+
+describe('edge replicas', () => {
+  it('shows a change made on the simulator in a cached read answered at the edge', async () => {
+    const pf4 = c.stack.platforms.pf4;
+    const accounts = await c.get(`${c.v2pf4}/UsersRequest?limit=1`);
+    const login = accounts.body.data[0].login as number;
+    const path = `${c.v2pf4}/UserRecordGet/${login}`;
+    const t = trace();
+    await warm(pf4, path, t);
+
+    const name = `Edge ${randomBytes(4).toString('hex')}`;
+    await sim.ok('UserRecordUpdate', { login, record: { name } });
+    // Polled on the condition itself: the cached read answered by the link object's replica carries the new name.
+    let last: Awaited<ReturnType<typeof viaEdge>> | undefined;
+    const seen = await eventually(async () => {
+      last = await viaEdge(pf4, path, t);
+      return last.atEdge && JSON.parse(last.body).data?.name === name;
+    }, 10_000, 10);
+    expect(seen, `last answer: ${JSON.stringify(last)}`).toBe(true);
+    const envelope = JSON.parse(last!.body);
+    expect(envelope.error).toBeNull();
+    expect(envelope.meta.activityId).toBe(t.traceId);
+    // The same account read live from the trading server agrees.
+    const liveRead = await c.get(`${c.v2pf4}/UserRecordRequest/${login}`);
+    expect(envelope.data).toStrictEqual(liveRead.body.data);
+  });
+
+  it('answers from the replica byte for byte what the broker path answers: v2 and v1, found and not found', async () => {
+    const pf4 = c.stack.platforms.pf4;
+    const pf5 = c.stack.platforms.pf5;
+    const login = (await c.get(`${c.v2pf4}/UsersRequest?limit=1`)).body.data[0].login as number;
+    const group = (await c.get(`${c.v2pf4}/GroupsGet`)).body.data[0].group as string;
+    // A PF5 account as the broker's cache has it (every group's accounts, read over the broker link).
+    const pf5Users = await broker.call(pf5, catalog.find((e) => e.id === 'v1.PF5.UserGetByGroup')!.op, { mask: '*' });
+    const pf5Login = pf5Users.ok ? (pf5Users.data as Array<{ login: number }>)[0]?.login : undefined;
+    expect(pf5Login).toBeDefined();
+    const cases: Array<{ platform: string; family: 'PF4' | 'PF5'; id: string; path: string; args: Record<string, unknown> }> = [
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.UserRecordGet', path: `${c.v2pf4}/UserRecordGet/${login}`, args: { login } },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.UserRecordGet', path: `${c.v2pf4}/UserRecordGet/99999999`, args: { login: 99999999 } },
+      { platform: pf4, family: 'PF4', id: 'v1.PF4.UserRecordGet', path: `${c.v1pf4}/UserRecordGet/${login}`, args: { login } },
+      { platform: pf4, family: 'PF4', id: 'v1.PF4.UserRecordGet', path: `${c.v1pf4}/UserRecordGet/99999999`, args: { login: 99999999 } },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupsGet', path: `${c.v2pf4}/GroupsGet`, args: {} },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupSecGroupsGet', path: `${c.v2pf4}/GroupSecGroupsGet/${encodeURIComponent(group)}`, args: { group } },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.TickInfoLast', path: `${c.v2pf4}/TickInfoLast`, args: {} },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.SymbolInfoGet', path: `${c.v2pf4}/SymbolInfoGet?symbol=EURUSD`, args: { symbol: 'EURUSD' } },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.SymbolInfoGet', path: `${c.v2pf4}/SymbolInfoGet?symbol=NOSUCH`, args: { symbol: 'NOSUCH' } },
+      { platform: pf4, family: 'PF4', id: 'v1.PF4.UsersGet', path: `${c.v1pf4}/UsersGet`, args: {} },
+      ...(pf5Login === undefined ? [] : [
+        { platform: pf5, family: 'PF5' as const, id: 'v2.PF5.UserGet', path: `${c.v2pf5}/UserGet/${pf5Login}`, args: { login: pf5Login } },
+      ]),
+    ];
+    for (const k of cases) {
+      const entry = catalog.find((e) => e.id === k.id);
+      expect(entry, k.id).toBeDefined();
+      const t = trace();
+      await warm(k.platform, k.path, t);
+      const edge = await viaEdge(k.platform, k.path, t);
+      expect(edge.atEdge, `${k.id} ${k.path} answered by the replica`).toBe(true);
+      expect(edge, `${k.id} ${k.path}`).toStrictEqual({ ...(await viaBroker(k.platform, k.id, k.args, t.traceId, k.family)), atEdge: true });
+    }
+  });
+});
