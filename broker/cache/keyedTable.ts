@@ -8,7 +8,8 @@
  * and the oldest beyond the capacity is dropped (recently closed trades).
  */
 
-export type CacheKey = number | string;
+/** A record's key: an id (a number, or a bigint beyond 2^53 − 1: `shared/int64.ts`) or a text. */
+export type CacheKey = number | bigint | string;
 
 export interface Page<T> {
   items: T[];
@@ -18,7 +19,7 @@ export interface Page<T> {
 }
 
 function compareKeys(a: CacheKey, b: CacheKey): number {
-  // Numbers numerically, strings by code unit (ordinal), as the trading servers order them.
+  // Ids numerically (number and bigint compare exactly), strings by code unit (ordinal), as the trading servers order them.
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -110,7 +110,7 @@ const INFO_FROM_SYMBOL = ['digits', 'type', 'point'] as const;
 function keyReader(field: string): (row: Row) => CacheKey | undefined {
   return (row) => {
     const key = row[field];
-    return typeof key === 'number' || typeof key === 'string' ? key : undefined;
+    return typeof key === 'number' || typeof key === 'bigint' || typeof key === 'string' ? key : undefined;
   };
 }
 

@@ -2,14 +2,16 @@
  * Serialized form of cached records, computed once per record version. The cache never mutates a stored record (a
  * change replaces it), so the JSON of a record object stays valid for as long as that object lives, and a hot record
  * or a popular page is stringified once rather than on every read. Weakly held: replaced records take their JSON
- * with them.
+ * with them. Ids beyond 2^53 − 1 (bigints) are written exactly.
  */
+import { stringifyJson } from '../../shared/losslessJson.js';
+
 const serialized = new WeakMap<object, string>();
 
 export function recordJson(record: object): string {
   let json = serialized.get(record);
   if (json === undefined) {
-    json = JSON.stringify(record);
+    json = stringifyJson(record);
     serialized.set(record, json);
   }
   return json;

@@ -191,7 +191,8 @@ type PageKey = CacheKey | CacheKey[];
 type ListCursor = CacheKey | Array<CacheKey | null>;
 
 /** A key field as the sort sees it: numbers and text as they are, anything else (null, absent) as null. */
-const keyPart = (value: unknown): CacheKey | null => (typeof value === 'number' || typeof value === 'string' ? value : null);
+const keyPart = (value: unknown): CacheKey | null =>
+  (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' ? value : null);
 
 function isListCursor(arity: number) {
   return (v: unknown): v is ListCursor => {

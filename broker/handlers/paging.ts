@@ -7,11 +7,13 @@ import { OperationError } from '../../shared/errors.js';
 import type { CacheKey, KeyedTable } from '../cache/keyedTable.js';
 import { recordsJson } from '../cache/recordJson.js';
 import type { HandlerResult } from './handler.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
+import { isInt64 } from '../../shared/int64.js';
 
 export const BAD_CURSOR = 'cursor is not valid for this list';
 
 export function encodeCursor(key: unknown): string {
-  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+  return Buffer.from(stringifyJson(key), 'utf8').toString('base64url');
 }
 
 /** Decodes a cursor whose key must satisfy `isKey`; anything else is a `Validation` error. */
@@ -19,7 +21,7 @@ export function decodeCursor<K>(cursor: string, isKey: (value: unknown) => value
   let value: unknown;
   try {
     if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    value = parseJson(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
     throw new OperationError('Validation', BAD_CURSOR);
   }
@@ -27,8 +29,11 @@ export function decodeCursor<K>(cursor: string, isKey: (value: unknown) => value
   return value;
 }
 
-/** Integer keys (logins, tickets, positions) are never negative: a negative one can only be a tampered cursor. */
-export const isIntegerKey = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+/**
+ * Integer keys (logins, tickets, positions) are never negative: a negative one can only be a tampered cursor. A key
+ * beyond 2^53 − 1 is the exact bigint the cursor's lossless JSON reads.
+ */
+export const isIntegerKey = (value: unknown): value is number => isInt64(value) && value >= 0;
 export const isStringKey = (value: unknown): value is string => typeof value === 'string';
 
 export interface PageRequest<K> {
@@ -75,7 +80,7 @@ export function pageOf<R, K>(rows: readonly R[], keyOf: (row: R) => K, page: Pag
   return { items, paging: pagingMeta(end < rows.length, items.length ? keyOf(items[items.length - 1]) : undefined) };
 }
 
-/** Tuples field by field; within a field null first, then numbers (numerically), then text (by code unit, ordinal). */
+/** Tuples field by field; within a field null first, then numbers and bigint ids (numerically), then text (by code unit, ordinal). */
 export function compareTupleKeys(a: unknown, b: unknown): number {
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++) {
@@ -84,7 +89,7 @@ export function compareTupleKeys(a: unknown, b: unknown): number {
     }
     return a.length - b.length;
   }
-  const rank = (v: unknown) => (v === null || v === undefined ? 0 : typeof v === 'number' ? 1 : 2);
+  const rank = (v: unknown) => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : 2);
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }

@@ -20,6 +20,7 @@ import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Operations whose missed deadline leaves the change possibly applied. */
 const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutating).map((e) => e.op));
@@ -140,7 +141,7 @@ export class CallDispatcher {
   private lateOutcome(frame: CallFrame, callId: string, reply: Reply, result: CallResult): void {
     const report = this.record(callId, result)!;
     const late: LateFrame = { late: { callId, report } };
-    reply(JSON.stringify(late));
+    reply(stringifyJson(late));
     this.log('info', {
       msg: 'late outcome', platform: frame.platform, op: frame.op, state: report.state,
       ...(frame.traceId ? { traceId: frame.traceId } : {}),
@@ -165,7 +166,7 @@ export class CallDispatcher {
 
   /** `#outcome`: what became of a call id on this platform, waiting up to the query's budget while it runs. */
   private answerOutcome(frame: CallFrame, reply: Reply, timeoutMs: number): void {
-    const answer = (data: OutcomeReport) => reply(JSON.stringify({ id: frame.id, ok: true, data } satisfies CallOk));
+    const answer = (data: OutcomeReport) => reply(stringifyJson({ id: frame.id, ok: true, data } satisfies CallOk));
     if (typeof frame.callId !== 'string') {
       reply(JSON.stringify({
         id: frame.id, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' },
@@ -181,7 +182,7 @@ export class CallDispatcher {
   private answerRepeat(frame: CallFrame, callId: string, reply: Reply, timeoutMs: number, started: number): void {
     const answer = (report: OutcomeReport) => {
       if (report.state === 'settled') {
-        reply(JSON.stringify({ ...report.result, id: frame.id }));
+        reply(stringifyJson({ ...report.result, id: frame.id }));
         this.finish(frame, frame.op, 'repeat', started, 'debug');
       } else if (report.state === 'pending') {
         this.timeOut(frame, reply, timeoutMs, started);
@@ -207,7 +208,7 @@ export class CallDispatcher {
       const answer: CallOk = result.paging
         ? { id: frame.id, ok: true, paging: result.paging, data: result.data }
         : { id: frame.id, ok: true, data: result.data };
-      reply(JSON.stringify(answer));
+      reply(stringifyJson(answer));
     }
     this.finish(frame, frame.op, 'ok', started, 'debug');
   }
@@ -225,7 +226,7 @@ export class CallDispatcher {
   private fail(frame: CallFrame, reply: Reply, error: unknown, started: number, op: string): void {
     const failed = this.failure(frame, error);
     this.record(frame.callId, failed);
-    reply(JSON.stringify({ id: frame.id, ...failed }));
+    reply(stringifyJson({ id: frame.id, ...failed }));
     const level = failed.error.code === 'Internal' || failed.error.code === 'NoConnect' ? 'warn' : 'debug';
     this.finish(frame, op, failed.error.code, started, level, failed.error.message);
   }
@@ -275,6 +276,6 @@ export class CallDispatcher {
 }
 
 function successResult(result: HandlerResult): CallResult {
-  const data = result.json !== undefined ? JSON.parse(result.json) : result.data;
+  const data = result.json !== undefined ? parseJson(result.json) : result.data;
   return result.paging ? { ok: true, data, paging: result.paging } : { ok: true, data };
 }

@@ -13,6 +13,7 @@ import type { CallDispatcher } from './callDispatcher.js';
 import { isStreamOp, StreamSubscriptions } from '../stream/streamSubscriptions.js';
 import type { PlatformEvents } from '../stream/platformEvents.js';
 import { EdgeReplication, isReplicationOp, type ReplicaSource } from './edgeReplication.js';
+import { parseJson } from '../../shared/losslessJson.js';
 
 /** Finds the live stream of a platform the broker serves, for `#subscribe` frames. */
 export type StreamSource = (platform: string) => { family: 'PF4' | 'PF5'; events: PlatformEvents } | undefined;
@@ -128,7 +129,8 @@ export class EdgeLinkServer {
     ws.on('message', (data, isBinary) => {
       let frame: unknown;
       try {
-        frame = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+        // Lossless: a PF5 id beyond 2^53 − 1 in the arguments stays exact (a bigint).
+        frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
       } catch {
         frame = undefined;
       }

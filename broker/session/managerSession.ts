@@ -16,6 +16,7 @@ import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import { ConnectionLostError, DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** One entry of the platform file: where the trading server is and how the broker's manager logs in. */
 export interface PlatformConfig {
@@ -281,7 +282,7 @@ export class ManagerSession {
         reject(new DeadlineError('no answer in time', true));
       }, Math.max(deadline, answerBy) - now);
       this.pending.set(id, { resolve, reject, timer, context });
-      ws.send(JSON.stringify(args === undefined ? { id, cmd } : { id, cmd, args }));
+      ws.send(stringifyJson(args === undefined ? { id, cmd } : { id, cmd, args }));
     });
   }
 
@@ -289,7 +290,8 @@ export class ManagerSession {
     this.lastFrameAt = Date.now();
     let frame: unknown;
     try {
-      frame = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+      // Lossless both ways: PF5 ids beyond 2^53 − 1 are exact bigints here and bare digits on the wire.
+      frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
     } catch {
       this.log('warn', { msg: 'unreadable frame from the trading server', platform: this.config.id });
       return;

@@ -10,6 +10,7 @@ import { SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
 import type { StreamEvent, StreamTopic, TickPayload } from '../../shared/streams.js';
 import { topicsOf } from '../../shared/streams.js';
 import type { PlatformEvents } from './platformEvents.js';
+import { stringifyJson } from '../../shared/losslessJson.js';
 
 /** What the subscriptions need of a link: its socket's backlog and a way to send. */
 export interface StreamSink {
@@ -75,7 +76,7 @@ export class StreamSubscriptions {
   private start(sub: number, events: PlatformEvents, topics: Set<StreamTopic>): Subscription {
     const heldTicks = new Map<string, TickPayload>();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const push = (event: StreamEvent) => this.sink.send(JSON.stringify({ sub, event } satisfies StreamFrame));
+    const push = (event: StreamEvent) => this.sink.send(stringifyJson({ sub, event } satisfies StreamFrame));
     const congested = () => this.sink.bufferedAmount > this.congestedBytes;
     const drain = () => {
       timer = undefined;

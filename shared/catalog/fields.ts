@@ -4,7 +4,8 @@
  * Every message names the field and the rule (`login must be at least 1`).
  */
 import { z } from 'zod';
-import { INT32_MAX, dateTime } from '../records/primitives.js';
+import { INT32_MAX, dateTime, int64 } from '../records/primitives.js';
+import { INT64_MAX, int64FromText } from '../int64.js';
 import { openapiComponents } from '../records/contract.js';
 import * as contract from '../records/contract.js';
 
@@ -38,13 +39,40 @@ export const positiveInt32 = (what = 'value') => publish(
   integer(1, INT32_MAX));
 
 /**
- * A positive 64-bit integer (PF5 logins and tickets), kept within the safe-integer range: the gateway carries ids as
- * JSON numbers end to end, so a larger one is refused, never rounded to a neighbouring id.
+ * A positive 64-bit integer (PF5 logins and tickets), 1 .. 9223372036854775807, read exactly: the handler gets a
+ * number up to 2^53 − 1 and a bigint beyond (`shared/int64.ts`), never a rounded neighbour. Published as an int64
+ * with its minimum; the format itself bounds it above (an exact maximum does not fit a JSON double).
  */
 export const positiveInt64 = (what = 'value') => publish(
-  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`)
-    .max(Number.MAX_SAFE_INTEGER, `${what} must be at most ${Number.MAX_SAFE_INTEGER} (larger 64-bit ids are refused, not rounded)`)),
-  integer(1, Number.MAX_SAFE_INTEGER));
+  digits(what).transform((text, ctx) => {
+    const id = int64FromText(text);
+    if (id === undefined) ctx.addIssue({ code: 'custom', message: `${what} must be at most ${INT64_MAX}` });
+    else if (id < 1) ctx.addIssue({ code: 'custom', message: `${what} must be at least 1` });
+    else return id;
+    return z.NEVER;
+  }),
+  { type: 'integer', format: 'int64', minimum: 1 });
+
+/**
+ * A 64-bit id in a JSON body (`min` .. 9223372036854775807): a number, or the exact bigint the lossless body parse
+ * makes of an integer beyond 2^53 − 1. Messages name the field (`login must be at least 1`).
+ */
+export const int64Body = (what: string, min = 1) => publish(
+  z.custom<number | bigint>((v) => typeof v === 'number' || typeof v === 'bigint', {
+    error: (issue) => (issue.input === undefined || issue.input === null ? `${what} is required` : `${what} must be an integer`),
+  })
+    .superRefine((v, ctx) => {
+      if (typeof v === 'number' && !Number.isInteger(v)) ctx.addIssue({ code: 'custom', message: `${what} must be an integer` });
+      else if (v < min) ctx.addIssue({ code: 'custom', message: `${what} must be at least ${min}` });
+      else if (typeof v === 'number' ? !Number.isSafeInteger(v) : v > INT64_MAX) {
+        // A double beyond 2^53 − 1 (1e19) was rounded before it got here; a bigint beyond int64 does not fit.
+        ctx.addIssue({ code: 'custom', message: `${what} must be at most ${INT64_MAX}, written in digits` });
+      }
+    }),
+  { type: 'integer', format: 'int64', minimum: min });
+
+// The contract's int64 fields in bodies, as published.
+publishedSchemas.add(int64, { type: 'integer', format: 'int64' });
 
 /** A zero-based position in a configuration list (0 .. int32 max). */
 export const position = (what = 'pos') => intText(what, 0, INT32_MAX);

@@ -3,12 +3,21 @@
  * flag sets (names of the set bits joined by ", ", `None` for none, `Bit<n>` for an unnamed bit).
  */
 import { z } from 'zod';
+import { INT64_MAX, INT64_MIN, isInt64 } from '../int64.js';
 
 export const INT32_MAX = 2147483647;
 /** The most characters any text field of a contract record may hold (the contract itself gives no lengths). */
 export const TEXT_MAX = 4096;
 export const int32 = z.number().int().min(-2147483648).max(INT32_MAX);
-export const int64 = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+/**
+ * A 64-bit integer as the lossless JSON reads it (`shared/losslessJson.ts`): a safe-integer number, or a bigint
+ * beyond 2^53 − 1 up to the int64 bounds. A number outside the safe range could only be a rounded one: refused.
+ */
+export const int64 = z.custom<number | bigint>(isInt64, {
+  error: (issue) => (typeof issue.input === 'bigint' || (typeof issue.input === 'number' && Number.isInteger(issue.input))
+    ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}, written in digits`
+    : 'must be an integer'),
+});
 export const dateTime = z.iso.datetime({ offset: true, local: true });
 export const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
 

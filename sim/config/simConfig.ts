@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { canonicalInt, int64FromText, INT64_MAX } from '../../shared/int64.js';
 
 export const DEFAULT_MANAGER_PASSWORD = 'manager-demo';
 
@@ -14,6 +15,22 @@ const managerSchema = z.strictObject({
   rights: z.union([z.literal('all'), z.array(z.string())]).default('all'),
   disabled: z.boolean().default(false),
 });
+
+/**
+ * A 64-bit id in the config: a JSON integer up to 2^53 − 1, or decimal digits in a string for any int64 (the file is
+ * read with JSON.parse), answered in the canonical form of `shared/int64.ts` (a bigint beyond 2^53 − 1).
+ */
+const int64Id = z.union([
+  z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,19}$/, 'must be decimal digits'),
+  z.bigint(), // a config parsed already (startSim validates what loadConfigFile answered)
+]).transform((v, ctx) => {
+    const id = typeof v === 'number' ? v : typeof v === 'bigint' ? (v <= INT64_MAX ? canonicalInt(v) : undefined) : int64FromText(v);
+    if (id === undefined || id < 1) {
+      ctx.addIssue({ code: 'custom', message: 'must be an integer from 1 to 9223372036854775807' });
+      return z.NEVER;
+    }
+    return id;
+  });
 
 const serverSchema = z.strictObject({
   /** Becomes the WebSocket path, so it must be URL-safe. */
@@ -37,6 +54,11 @@ const serverSchema = z.strictObject({
   /** How long the server refuses connections after `SrvRestart`. */
   restartMs: z.number().int().min(0).max(600_000).default(200),
   managers: z.array(managerSchema).min(1, 'managers must list at least one manager'),
+  /** PF5: the logins UserAdd may take or allocate here (default 500000..999999); others belong to another server. */
+  loginRange: z.strictObject({ min: int64Id, max: int64Id }).refine((r) => r.min <= r.max, 'loginRange.min must not exceed max').optional(),
+  /** PF5: the first order ticket (positions take their opening order's ticket) and the first deal ticket. */
+  firstOrder: int64Id.optional(),
+  firstDeal: int64Id.optional(),
 });
 
 const configSchema = z.strictObject({

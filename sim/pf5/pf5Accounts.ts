@@ -14,9 +14,11 @@ import { CommandError } from '../world/simWorld.js';
 import { mergePatch } from '../../shared/records/mergePatch.js';
 import { emptyValue, issueMessage, type PF5UserRecord } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
+import { addInt64, INT64_MAX, isInt64 } from '../../shared/int64.js';
 
 const R = PF5_RESULT;
-const KEY_MAX = Number.MAX_SAFE_INTEGER;
+/** Logins are int64: beyond 2^53 − 1 they are exact bigints (`shared/int64.ts`). */
+const KEY_MAX = INT64_MAX;
 export const PASSWORD_ATTEMPTS = 10;
 const GENERATED_LENGTH = 10;
 const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
@@ -30,8 +32,8 @@ const REQUIRED_FIELDS = ['login', 'group', 'leverage'];
 export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5World): void {
   const user = (login: number) => world.users.get(login) ?? (() => { throw new CommandError(R.ErrNotfound, `login ${login} not found`); })();
 
-  registry.on('UserRequest', (args) => user(args.int('login', { min: 1 })));
-  registry.on('UserGet', (args) => user(args.int('login', { min: 1 })));
+  registry.on('UserRequest', (args) => user(args.id('login', { min: 1 })));
+  registry.on('UserGet', (args) => user(args.id('login', { min: 1 })));
   registry.on('UserGetByLogins', (args) => args.keyList('logins', KEY_MAX).map((l) => world.users.get(l)).filter((u) => u !== undefined));
   registry.on('UsersRequest', (args) => {
     const { after, limit } = readPaging(args, KEY_MAX);
@@ -42,14 +44,14 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
     return world.users.values().filter((u) => matchesMask(u.group, mask));
   });
   for (const cmd of ['UserAccountGet', 'UserAccountRequest']) {
-    registry.on(cmd, (args) => world.engine.account(args.int('login', { min: 1 })));
+    registry.on(cmd, (args) => world.engine.account(args.id('login', { min: 1 })));
   }
 
   registry.on('UserAdd', (args) => addUser(world, args, args.object('record')));
 
   registry.on('UserUpdate', (args) => {
     const record = args.object('record');
-    if (typeof record.login !== 'number') args.fail('record.login is required');
+    if (!isInt64(record.login)) args.fail('record.login is required');
     // null empties a field here as in a UserRecord patch; the required fields are refused by writeUser.
     const emptied = Object.fromEntries(Object.entries(record).map(([field, value]) =>
       [field, value === null && !REQUIRED_FIELDS.includes(field) ? emptyValue('PF5User', field) ?? null : value]));
@@ -57,7 +59,7 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
   });
 
   registry.on('UserRecord', (args) => {
-    const current = user(args.int('login', { min: 1 }));
+    const current = user(args.id('login', { min: 1 }));
     const patch = args.object('patch');
     // An account keeps every field: null empties one ("" or 0, `None` for the rights), never an account's identity.
     // A field without an empty value stays null for the record check (a date-time) or the server-field check.
@@ -70,7 +72,7 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
   });
 
   registry.on('UserPasswordCheck', (args, _ctx, raw) => {
-    const login = args.int('login', { min: 1 });
+    const login = args.id('login', { min: 1 });
     const type = passwordType(args, raw);
     const known = world.passwordsOf(login);
     if (!world.users.has(login) || known[type] !== args.string('password')) throw new CommandError(R.UsrInvalidPassword, 'invalid login or password');
@@ -78,7 +80,7 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
   });
 
   registry.on('UserPasswordChange', (args, _ctx, raw) => {
-    const login = args.int('login', { min: 1 });
+    const login = args.id('login', { min: 1 });
     const current = user(login);
     const type = passwordType(args, raw);
     const password = args.string('password');
@@ -134,11 +136,11 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
   if (!firstName && !lastName) args.fail('record.firstName or record.lastName must be filled');
   // Rules 1, 3, 4: allocation from this server's range, the existing login, another server's login.
   const range = world.loginRange;
-  let login = typeof fields.login === 'number' ? fields.login : 0;
+  let login = (isInt64(fields.login) ? fields.login : 0) as number;
   if (login === 0) {
     const max = world.users.maxKey();
-    login = max === undefined || max < range.min ? range.min : max + 1;
-    while (world.users.has(login) && login <= range.max) login++;
+    login = (max === undefined || max < range.min ? range.min : addInt64(max, 1)) as number;
+    while (world.users.has(login) && login <= range.max) login = addInt64(login, 1) as number;
     if (login > range.max) throw new CommandError(R.UsrLoginExhausted, 'no login left in the server range');
   } else if (login < range.min || login > range.max) {
     throw new CommandError(R.UsrLoginProhibited, `login ${login} belongs to another trade server`);
@@ -162,7 +164,8 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
   }
   const now = iso(Date.now());
   const text = (field: string) => (typeof fields[field] === 'string' ? (fields[field] as string) : '');
-  const num = (field: string, fallback: number) => (typeof fields[field] === 'number' ? (fields[field] as number) : fallback);
+  // int64 fields (agent, clientID, certSerialNumber) may be exact bigints beyond 2^53 − 1.
+  const num = (field: string, fallback: number) => (typeof fields[field] === 'number' || typeof fields[field] === 'bigint' ? (fields[field] as number) : fallback);
   const created: PF5UserRecord = {
     login, group, name: text('name') || [firstName, lastName].filter(Boolean).join(' '), firstName, lastName,
     middleName: text('middleName'), company: text('company'), country: text('country'), city: text('city'), state: text('state'),

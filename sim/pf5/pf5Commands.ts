@@ -17,8 +17,10 @@ import { CommandError } from '../world/simWorld.js';
 import { issueMessage, type PF5OrderType } from './pf5Records.js';
 import { registerPf5AccountCommands } from './pf5Accounts.js';
 import type { Pf5World } from './pf5World.js';
+import { compareInt64, INT64_MAX, isInt64 } from '../../shared/int64.js';
 
-const KEY_MAX = Number.MAX_SAFE_INTEGER;
+/** Tickets and logins are int64: beyond 2^53 − 1 they are exact bigints (`shared/int64.ts`). */
+const KEY_MAX = INT64_MAX;
 const notFound = PF5_RESULT.ErrNotfound;
 const ORDER_TYPES: PF5OrderType[] = ['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'];
 
@@ -73,8 +75,8 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
   on('PositionGetByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.positions.get(t)).filter((p) => p !== undefined).map(position));
   on('PositionGetByLogins', (args) => args.keyList('logins', KEY_MAX).flatMap((l) => world.positionsOf(l))
-    .sort((a, b) => a.position - b.position).map(position));
-  on('PositionGet', (args) => world.positionsOf(args.int('login', { min: 1 })).map(position));
+    .sort((a, b) => compareInt64(a.position, b.position)).map(position));
+  on('PositionGet', (args) => world.positionsOf(args.id('login', { min: 1 })).map(position));
   on('PositionRequestByGroup', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
     return world.positions.values().filter((p) => member(p.login)).map(position);
@@ -102,7 +104,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   on('OrderGetByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
   on('OrderRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
   on('OrderGet', (args) => {
-    const ticket = args.int('ticket', { min: 1 });
+    const ticket = args.id('ticket', { min: 1 });
     const found = world.orders.get(ticket);
     if (!found) throw new CommandError(notFound, `order ${ticket} not found`);
     return order(found);
@@ -133,7 +135,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     return true;
   });
   on('HistoryRequest', (args, _ctx, raw) => {
-    const login = args.int('login', { min: 1 });
+    const login = args.id('login', { min: 1 });
     const [from, to] = window(args, raw);
     return world.engine.historyOrders.values().filter((o) => o.login === login && within(o.timeSetup, from, to));
   });
@@ -151,11 +153,11 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
   on('DealRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.deals.get(t)).filter((d) => d !== undefined));
   on('DealRequestByTicket', (args) => {
-    const ticket = args.int('ticket', { min: 1 });
+    const ticket = args.id('ticket', { min: 1 });
     return world.deals.get(ticket) ?? (() => { throw new CommandError(notFound, `deal ${ticket} not found`); })();
   });
   on('DealRequest', (args, _ctx, raw) => {
-    const login = args.int('login', { min: 1 });
+    const login = args.id('login', { min: 1 });
     const [from, to] = window(args, raw);
     return world.deals.values().filter((d) => d.login === login && within(d.time, from, to));
   });
@@ -184,7 +186,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const parsed = contract.PF5Deal.safeParse(record);
     if (!parsed.success) args.fail(issueMessage('record', parsed.error));
     const ticket = record.deal;
-    if (typeof ticket !== 'number') args.fail('record.deal is required');
+    if (!isInt64(ticket)) args.fail('record.deal is required');
     const current = world.deals.get(ticket as number);
     if (!current) throw new CommandError(notFound, `deal ${String(ticket)} not found`);
     if (record.login !== undefined && record.login !== null && record.login !== current.login) {
@@ -209,21 +211,21 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const type = raw.type as PF5OrderType;
     if (!ORDER_TYPES.includes(type)) args.fail(`type must be one of ${ORDER_TYPES.join(', ')}`);
     return world.engine.send({
-      login: args.int('login', { min: 1 }), symbol: args.string('symbol', { max: 32 }), type,
+      login: args.id('login', { min: 1 }), symbol: args.string('symbol', { max: 32 }), type,
       volume: args.int('volume', { min: 1 }), price: args.optionalNumber('price'), priceSL: args.optionalNumber('priceSL') ?? 0,
-      priceTP: args.optionalNumber('priceTP') ?? 0, position: args.optionalInt('position', { min: 1 }),
+      priceTP: args.optionalNumber('priceTP') ?? 0, position: args.optionalId('position', { min: 1 }),
       expiration: args.has('expiration') ? time(args, raw, 'expiration', 0) : undefined,
       comment: args.optionalString('comment', { max: 31 }) ?? '',
     });
   });
   on('DealerCancel', (args) => {
-    world.engine.cancel(args.int('order', { min: 1 }));
+    world.engine.cancel(args.id('order', { min: 1 }));
     return true;
   });
   on('DealerBalance', (args, _ctx, raw) => {
     const type = raw.type ?? 'Balance';
     if (type !== 'Balance' && type !== 'Credit') args.fail('type must be Balance or Credit');
-    return world.engine.balance(args.int('login', { min: 1 }), type as 'Balance' | 'Credit', args.number('amount'), args.optionalString('comment', { max: 31 }) ?? '');
+    return world.engine.balance(args.id('login', { min: 1 }), type as 'Balance' | 'Credit', args.number('amount'), args.optionalString('comment', { max: 31 }) ?? '');
   });
 
   // ---- groups, symbols, prices ----

@@ -28,6 +28,7 @@ import {
   type PF5PositionReason, type PF5PositionRow, type PF5UserRecord,
 } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
+import { compareInt64 } from '../../shared/int64.js';
 
 const R = PF5_RESULT;
 
@@ -660,7 +661,7 @@ export class Pf5TradingEngine {
 
   /** Open positions of an account, by ticket. */
   positionsOf(login: number): PF5PositionRow[] {
-    return [...(this.positionsByLogin.get(login) ?? [])].sort((a, b) => a - b)
+    return [...(this.positionsByLogin.get(login) ?? [])].sort(compareInt64)
       .map((t) => this.world.positions.get(t)).filter((p) => p !== undefined);
   }
 

@@ -23,13 +23,14 @@ import {
   PF5_GROUPS, PF5_LOT, groupRecord, symbolRecord,
   type PF5DealRecord, type PF5OrderRow, type PF5PendingType, type PF5PositionRow, type PF5UserRecord,
 } from './pf5Records.js';
+import { addInt64, type Int64 } from '../../shared/int64.js';
 
 export const PF5_FIRST_LOGIN = 500000;
 /** Order tickets; a position's id is the ticket of the order that opened it. */
 export const PF5_FIRST_ORDER = 1_000_000;
 export const PF5_FIRST_DEAL = 20_000_000;
 /** The logins this server allocates from; a login outside is another trade server's (UsrLoginProhibited). */
-export const PF5_LOGIN_RANGE = { min: PF5_FIRST_LOGIN, max: 999_999 };
+export const PF5_LOGIN_RANGE: { min: number; max: number } = { min: PF5_FIRST_LOGIN, max: 999_999 };
 const LOTS = [0.01, 0.02, 0.05, 0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 2, 5];
 
 export class Pf5World implements SimWorld {
@@ -46,6 +47,7 @@ export class Pf5World implements SimWorld {
   readonly foreignTickets = new Set<number>();
   /** Main and investor passwords by login. Generated accounts have `Demo<login>a` and `View<login>a`. */
   readonly passwords = new Map<number, { main: string; investor: string }>();
+  /** Ids beyond 2^53 − 1 are exact bigints (`shared/int64.ts`), typed as numbers: they are only compared. */
   loginRange = { ...PF5_LOGIN_RANGE };
   /** Draws generated passwords (UserAdd without passwords). */
   readonly passwordRandom: Random;
@@ -53,11 +55,15 @@ export class Pf5World implements SimWorld {
   readonly instrumentBySymbol = new Map<string, Instrument>();
   symbols: Record<string, unknown>[];
   readonly feed: QuoteFeed;
-  private nextOrder = PF5_FIRST_ORDER;
-  private nextDeal = PF5_FIRST_DEAL;
+  private nextOrder: Int64 = PF5_FIRST_ORDER;
+  private nextDeal: Int64 = PF5_FIRST_DEAL;
   private readonly commandTable: CommandRegistry;
 
   constructor(readonly config: ServerConfig, seed: number, readonly emit: ChangeSink) {
+    // A server of a cluster allocates from its own ranges, which may lie beyond 2^53 − 1 (int64 ids).
+    if (config.loginRange) this.loginRange = config.loginRange as { min: number; max: number };
+    if (config.firstOrder !== undefined) this.nextOrder = config.firstOrder;
+    if (config.firstDeal !== undefined) this.nextDeal = config.firstDeal;
     this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
     for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
     this.symbols = this.instruments.map(symbolRecord);
@@ -133,7 +139,15 @@ export class Pf5World implements SimWorld {
   }
 
   allocateOrder(): number {
-    return this.nextOrder++;
+    const ticket = this.nextOrder;
+    this.nextOrder = addInt64(ticket, 1);
+    return ticket as number;
+  }
+
+  private allocateDeal(): number {
+    const ticket = this.nextDeal;
+    this.nextDeal = addInt64(ticket, 1);
+    return ticket as number;
   }
 
   addUser(user: PF5UserRecord): void {
@@ -262,7 +276,7 @@ export class Pf5World implements SimWorld {
       const stop = priceOpen * random.range(0.005, 0.02);
       const sign = action === 'Buy' ? 1 : -1;
       const row: PF5PositionRow = {
-        position: this.nextOrder++, login: random.pick(logins), symbol: instrument.symbol, action,
+        position: this.allocateOrder(), login: random.pick(logins), symbol: instrument.symbol, action,
         digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, externalId: '',
         timeCreate: opened, timeUpdate: opened, priceOpen,
         // Stops beyond both the open price and the market, so no generated position starts already triggered.
@@ -287,7 +301,7 @@ export class Pf5World implements SimWorld {
       const priceOrder = roundTo((below ? quote.bid * (1 - offset) : quote.ask * (1 + offset)), instrument.digits);
       const volume = Math.round(random.pick(LOTS) * PF5_LOT);
       const order: PF5OrderRow = {
-        order: this.nextOrder++, externalID: '', login: random.pick(logins), symbol: instrument.symbol,
+        order: this.allocateOrder(), externalID: '', login: random.pick(logins), symbol: instrument.symbol,
         digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, state: 'Placed',
         reason: random.chance(0.8) ? 'Client' : 'Expert', timeSetup: iso(daysBeforeAnchor(random, 10)), type,
         typeFill: 'Return', typeTime: 'GtC', priceOrder, priceTrigger: 0, priceSL: 0, priceTP: 0,
@@ -301,7 +315,7 @@ export class Pf5World implements SimWorld {
   addDeal(fields: Pick<PF5DealRecord, 'login' | 'action' | 'entry' | 'digits' | 'contractSize' | 'time' |
     'symbol' | 'price' | 'volume' | 'profit' | 'positionID' | 'order' | 'comment' | 'reason'> & { commission?: number }): PF5DealRecord {
     const deal: PF5DealRecord = {
-      deal: this.nextDeal++, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0,
+      deal: this.allocateDeal(), externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0,
       storage: 0, commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, ...fields,
     };
     this.deals.set(deal.deal, deal);

@@ -12,6 +12,7 @@ import { RESYNC_CHUNK, type LoginResult, type ManagerRequest } from '../../share
 import { ArgReader } from '../world/args.js';
 import { CommandError, type SnapshotPart } from '../world/simWorld.js';
 import type { TradingServer } from '../server/tradingServer.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Stop writing snapshot chunks while this much is queued on the socket. */
 const RESYNC_HIGH_WATER = 4 * 1024 * 1024;
@@ -106,7 +107,8 @@ export class ManagerSession {
     let frame: unknown;
     try {
       if (isBinary) throw new Error('binary frame');
-      frame = JSON.parse(text);
+      // Lossless: PF5 ids beyond 2^53 − 1 arrive as exact bigints and leave as bare digits.
+      frame = parseJson(text);
     } catch {
       this.server.log({ msg: 'invalid manager frame, closing', server: this.server.name, peer: this.peer });
       this.close(1007, 'frames must be JSON text');
@@ -140,7 +142,7 @@ export class ManagerSession {
     if (answer === DROPPED) return;
     this.server.counters.commandsServed++;
     if ('error' in answer) this.server.counters.commandErrors++;
-    this.send(JSON.stringify(answer));
+    this.send(stringifyJson(answer));
     if ('result' in answer && request.cmd === 'login' && this.pumping) void this.streamResync();
   }
 
@@ -223,7 +225,7 @@ export class ManagerSession {
       for (let offset = 0; offset < part.rows.length; offset += RESYNC_CHUNK) {
         if (!(await this.writable())) return;
         const items = part.rows.slice(offset, offset + RESYNC_CHUNK).map(toWire);
-        this.send(JSON.stringify({ event: 'resync', op: 'chunk', record: { kind: part.kind, items } }));
+        this.send(stringifyJson({ event: 'resync', op: 'chunk', record: { kind: part.kind, items } }));
       }
     }
     if (!(await this.writable())) return;
@@ -251,7 +253,7 @@ export class ManagerSession {
     for (const text of ticks.values()) this.sendLive(text);
     for (const symbol of coalesced) {
       const summary = this.server.world.coalescedTick?.(symbol);
-      if (summary) this.sendLive(JSON.stringify({ event: summary.kind, op: 'update', record: summary.record }));
+      if (summary) this.sendLive(stringifyJson({ event: summary.kind, op: 'update', record: summary.record }));
     }
   }
 

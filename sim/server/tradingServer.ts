@@ -13,6 +13,7 @@ import { Pf5World } from '../pf5/pf5World.js';
 import type { ManagerSession } from '../protocol/managerSession.js';
 import type { ChangeOp, ChangeSink, SimWorld } from '../world/simWorld.js';
 import type { EventKind } from '../../shared/protocol.js';
+import { stringifyJson } from '../../shared/losslessJson.js';
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -114,7 +115,7 @@ export class TradingServer {
 
   broadcast(kind: Exclude<EventKind, 'resync'>, op: ChangeOp, record: unknown): void {
     if (this.sessions.size === 0) return;
-    const text = JSON.stringify({ event: kind, op, record });
+    const text = stringifyJson({ event: kind, op, record });
     const tickSymbol = kind === 'ticks' ? (record as { symbol: string }).symbol : undefined;
     for (const session of this.sessions) session.pushEvent(text, tickSymbol);
   }

@@ -4,6 +4,7 @@
  */
 import WebSocket from 'ws';
 import type { ManagerEvent } from '../../shared/protocol.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 export interface ErrorAnswer {
   code: number;
@@ -20,7 +21,8 @@ export class ManagerClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as Record<string, unknown>;
+      // Lossless, as the broker reads frames: PF5 ids beyond 2^53 − 1 are exact bigints.
+      const frame = parseJson(data.toString()) as Record<string, unknown>;
       if ('event' in frame) this.events.push(frame as unknown as ManagerEvent);
       else this.pending.get(frame.id as number)?.resolve(frame as { result?: unknown; error?: ErrorAnswer });
       for (const wake of this.waiters) wake();
@@ -47,7 +49,7 @@ export class ManagerClient {
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, { resolve: (v) => { this.pending.delete(id); resolve(v); } });
-      this.ws.send(JSON.stringify({ id, cmd, args }));
+      this.ws.send(stringifyJson({ id, cmd, args }));
     });
   }
 

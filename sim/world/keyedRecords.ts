@@ -3,6 +3,7 @@
  * the Map; the sorted key array is kept up to date cheaply for the common case (new keys are the largest) and rebuilt
  * lazily otherwise, so a large table is never re-sorted per change.
  */
+import { compareInt64 } from '../../shared/int64.js';
 export interface Page<V> {
   items: V[];
   hasMore: boolean;
@@ -52,7 +53,8 @@ export class KeyedRecords<V> {
   /** Keys ascending. The array is shared: callers must not change it. */
   keys(): number[] {
     if (!this.sorted) {
-      this.sortedKeys.sort((a, b) => a - b);
+      // Ids beyond 2^53 − 1 are bigints (`shared/int64.ts`): compared, never subtracted.
+      this.sortedKeys.sort(compareInt64);
       this.sorted = true;
     }
     return this.sortedKeys;

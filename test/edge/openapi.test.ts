@@ -196,7 +196,7 @@ describe('/openapi.json', () => {
     expect(param('/api/PF4/{tradePlatform}/TradesGet/{ticket}', 'get', 'ticket').schema).toEqual(int32);
     for (const entry of catalog.filter((e) => e.family === 'PF5' && e.params?.shape.login)) {
       expect(operationOf(entry).parameters.find((p: any) => p.name === 'login').schema, entry.id)
-        .toEqual({ type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+        .toEqual({ type: 'integer', format: 'int64', minimum: 1 });
     }
     for (const { entry, name, published } of catalogParameters()) {
       if (name === 'pos') expect(published.schema, entry.id).toMatchObject({ type: 'integer', minimum: 0 });

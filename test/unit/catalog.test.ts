@@ -74,9 +74,13 @@ describe('input fields', () => {
     }
   });
 
-  it('keeps 64-bit logins within the safe-integer range', () => {
+  it('reads 64-bit logins exactly: numbers up to 2^53 − 1, bigints beyond, up to the int64 maximum', () => {
     expect(login64.parse('9007199254740991')).toBe(9007199254740991);
-    expect(login64.safeParse('9007199254740992').success).toBe(false);
+    expect(login64.parse('9007199254740992')).toBe(9007199254740992n);
+    expect(login64.parse('9007199254740993')).toBe(9007199254740993n);
+    expect(login64.parse('9223372036854775807')).toBe(9223372036854775807n);
+    expect(login64.safeParse('9223372036854775808').error!.issues[0].message).toBe('login must be at most 9223372036854775807');
+    expect(login64.safeParse('0').error!.issues[0].message).toBe('login must be at least 1');
   });
 
   it('limits group names to 16 and symbols to 12 characters', () => {

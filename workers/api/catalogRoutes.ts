@@ -16,6 +16,7 @@ import { scopeRefusal } from '../auth/requireScope.js';
 import { validateInputs, type RawBody } from './inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
+import { parseJson } from '../../shared/losslessJson.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -139,7 +140,8 @@ async function readBody(c: Context<AppEnv>): Promise<RawBody> {
   const text = await c.req.text();
   if (text.trim() === '') return { kind: 'none' };
   try {
-    return { kind: 'json', value: JSON.parse(text) };
+    // Lossless: a PF5 id beyond 2^53 − 1 in the body is read as its exact bigint, never rounded.
+    return { kind: 'json', value: parseJson(text) };
   } catch {
     return { kind: 'malformed' };
   }

@@ -40,6 +40,7 @@ export async function requestHash(method: string, url: URL, body: unknown, path:
 /** JSON with object keys sorted, so that the same body sent with another key order is the same request. */
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return '';
+  if (typeof value === 'bigint') return value.toString(); // an id beyond 2^53 − 1, as its digits
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
   const entries = Object.entries(value as Record<string, unknown>)

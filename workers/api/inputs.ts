@@ -42,13 +42,50 @@ export function validateInputs(
   if (entry.body) {
     if (body.kind === 'malformed') problems.push('body: must be well-formed JSON');
     else {
-      const r = entry.body.safeParse(body.kind === 'json' ? body.value : undefined);
+      const value = body.kind === 'json' ? body.value : undefined;
+      let r = entry.body.safeParse(value);
+      // A field that is a double takes an integer beyond 2^53 − 1 as its nearest double, as JSON.parse would have read
+      // it; only 64-bit id fields keep the exact value the lossless body parse made (a bigint).
+      if (!r.success && hasBigint(value)) {
+        const relaxed = doublesForBigints(value, r.error);
+        if (relaxed !== value) r = entry.body.safeParse(relaxed);
+      }
       if (r.success) args.body = r.data;
       else problems.push(...describe(r.error, 'body'));
     }
   }
   if (!problems.length) problems.push(...textProblems(args, entry.controlCharacters ?? {}));
   return problems.length ? { ok: false, message: problems.join('; ') } : { ok: true, args };
+}
+
+/** Whether a parsed body holds a bigint (an integer beyond 2^53 − 1), walked without recursion and bounded. */
+function hasBigint(value: unknown): boolean {
+  const pending: unknown[] = [value];
+  for (let seen = 0; pending.length && seen < 1_000_000; seen++) {
+    const v = pending.pop();
+    if (typeof v === 'bigint') return true;
+    if (v !== null && typeof v === 'object') pending.push(...Object.values(v as object));
+  }
+  return false;
+}
+
+/**
+ * A copy of the body in which each bigint that a schema refused for want of a number (a double field) is that number;
+ * the body itself when there is none.
+ */
+function doublesForBigints(body: unknown, error: z.ZodError): unknown {
+  const paths = error.issues
+    .filter((i) => i.code === 'invalid_type' && i.expected === 'number')
+    .map((i) => i.path)
+    .filter((path) => path.length > 0 && typeof path.reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown> | null | undefined)?.[k as PropertyKey], body) === 'bigint');
+  if (!paths.length) return body;
+  const copy = structuredClone(body);
+  for (const path of paths) {
+    const parent = path.slice(0, -1).reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown>)[k as PropertyKey], copy) as Record<PropertyKey, unknown>;
+    const last = path[path.length - 1] as PropertyKey;
+    parent[last] = Number(parent[last] as bigint);
+  }
+  return copy;
 }
 
 /** Deeper bodies are refused: no contract record nests this far, and deep nesting is a way to exhaust the stack. */

@@ -10,6 +10,7 @@ import type { WebApiErrorCode } from '../../shared/errors.js';
 import type { PagingResult } from '../../shared/frames.js';
 import type { Generation } from '../../shared/catalog/index.js';
 import { managerCodeName } from '../../shared/resultCodes.js';
+import { stringifyJson } from '../../shared/losslessJson.js';
 
 /** What the edge answers: the status, the serialised body and the headers it sets besides content type and tracing. */
 export interface ShapedResponse {
@@ -42,11 +43,12 @@ export interface ShapeContext {
 
 export const OUTCOME_HEADER = 'X-Request-Outcome';
 
+/** The success answer; 64-bit ids beyond 2^53 − 1 (bigints) are written as their exact digits. */
 export function success(ctx: ShapeContext, data: unknown, paging?: PagingResult): ShapedResponse {
-  if (ctx.generation !== 'v2') return { status: 200, body: JSON.stringify(data ?? null), headers: {} };
+  if (ctx.generation !== 'v2') return { status: 200, body: stringifyJson(data ?? null), headers: {} };
   const meta: { activityId: string; paging?: PagingResult } = { activityId: ctx.traceId };
   if (ctx.paged) meta.paging = { nextCursor: paging?.nextCursor ?? null, hasMore: paging?.hasMore ?? false };
-  return { status: 200, body: JSON.stringify({ data: data ?? null, error: null, meta }), headers: {} };
+  return { status: 200, body: stringifyJson({ data: data ?? null, error: null, meta }), headers: {} };
 }
 
 /**
@@ -67,7 +69,7 @@ export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
   const managerCode = ctx.family ? managerCodeName(ctx.family, f.managerCode) : f.managerCode;
   if (ctx.generation === 'v2') {
     const body = { data: f.data ?? null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
-    return { status: 200, body: JSON.stringify(body), headers };
+    return { status: 200, body: stringifyJson(body), headers };
   }
   const status = v1Status(f);
   const retryAfter = RETRY_AFTER_SECONDS[status];

@@ -6,6 +6,7 @@
  */
 import type { CallFrame, ResultFrame, CallFailed, LateFrame, PagingResult } from '../../shared/frames.js';
 import { LINK_PATH } from '../../shared/frames.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import type { RawOk } from './shapeAnswer.js';
 
 /** Extra time the object waits beyond the call's budget for the broker's own time-out answer before giving up. */
@@ -76,7 +77,7 @@ export class BrokerLink {
       // One timer per link, armed for the earliest deadline, rather than one per call.
       if (deadline < this.armedFor) this.arm(deadline);
       try {
-        socket.send(JSON.stringify({ ...frame, id } satisfies CallFrame));
+        socket.send(stringifyJson({ ...frame, id } satisfies CallFrame));
       } catch {
         this.pending.delete(id);
         resolve(fail('NoConnect', 'broker link lost'));
@@ -181,7 +182,7 @@ export class BrokerLink {
     }
     let frame: Partial<ResultFrame> & Partial<LateFrame>;
     try {
-      frame = JSON.parse(text);
+      frame = parseJson(text) as Partial<ResultFrame> & Partial<LateFrame>;
     } catch {
       return; // a frame we cannot read cannot be matched to a call either; its caller times out
     }

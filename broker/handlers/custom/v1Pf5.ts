@@ -10,6 +10,7 @@ import { recordsJson } from '../../cache/recordJson.js';
 import type { Row } from '../../cache/pumpCache.js';
 import { fromCache, type Handler, type HandlerContext } from '../handler.js';
 import { bind } from './bind.js';
+import type { Int64 } from '../../../shared/int64.js';
 
 type Property = { type?: string; format?: string };
 
@@ -26,6 +27,8 @@ export function inlineShaper(schema: { properties?: Record<string, Property> }):
       const got = from[name];
       if (p.type === 'string') out[name] = typeof got === 'string' ? got : p.format === 'date-time' ? EPOCH : '';
       else if (p.type === 'boolean') out[name] = got === true;
+      // A bigint is an exact int64 beyond 2^53 − 1 (an account's login): kept as it is.
+      else if (typeof got === 'bigint') out[name] = p.type === 'integer' ? got : Number(got);
       else out[name] = typeof got === 'number' && Number.isFinite(got) ? (p.type === 'integer' ? Math.trunc(got) : got) : 0;
     }
     return out;
@@ -43,10 +46,10 @@ function liveShaped(command: string, response: Record<string, unknown>, keyedRea
 }
 
 /** Distinct values in the order first given. */
-const distinct = (values: readonly number[]) => [...new Set(values)];
+const distinct = (values: readonly Int64[]) => [...new Set(values)];
 
 /** The cached rows of `table` with the given keys, each once, in the order asked; unknown keys are left out. */
-function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly number[]) {
+function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int64[]) {
   return fromCache(ctx, () => {
     const rows = distinct(keys).map((k) => ctx.platform.cache.get(table, k)).filter((r): r is Row => r !== undefined);
     return { json: recordsJson(rows) };
@@ -54,7 +57,7 @@ function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly numb
 }
 
 /** The cached rows of `table` of each login (its `login` index), login by login in the order asked, by key within one. */
-function byLogins(ctx: HandlerContext<unknown>, table: string, logins: readonly number[]) {
+function byLogins(ctx: HandlerContext<unknown>, table: string, logins: readonly Int64[]) {
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
     const rows = t ? distinct(logins).flatMap((login) => t.lookup('login', login)) : [];
@@ -74,7 +77,7 @@ function byAccountGroup(ctx: HandlerContext<unknown>, table: string, mask: strin
     const inGroup = (login: unknown) => {
       let m = member.get(login);
       if (m === undefined) {
-        const group = typeof login === 'number' ? ctx.platform.cache.get('users', login)?.group : undefined;
+        const group = typeof login === 'number' || typeof login === 'bigint' ? ctx.platform.cache.get('users', login)?.group : undefined;
         member.set(login, (m = typeof group === 'string' && selects(group)));
       }
       return m;

@@ -13,18 +13,18 @@
  * `.../{fromTime}` as `DealRequestSince`, `.../{login}` as `DealRequestAll`) sharing one handler; an absent bound is
  * left open, so the window runs from the Unix epoch to the maximum time.
  *
- * 64-bit ids: PF5 logins and tickets are int64, but every layer of the gateway (JSON on both links, the records'
- * numbers, the cache keys) carries them as IEEE doubles. Ids up to 2^53 − 1 are exact; a larger one is refused with
- * a 400 naming the field, never rounded (`positiveInt64` in the path and query; the body schemas here and the
- * contract's int64 in bodies, where a JSON number beyond 2^53 − 1 parses to at least 2^53 and fails the bound).
+ * 64-bit ids: PF5 logins and tickets are int64 and kept exact end to end, also beyond 2^53 − 1: the path and query
+ * (`positiveInt64`) and the bodies (`int64Body`, the contract's `int64`) read them as numbers up to 2^53 − 1 and as
+ * bigints beyond (`shared/int64.ts`), every JSON hop (both links, the manager protocol, cached rows, answers) reads and
+ * writes them with the lossless JSON of `shared/losslessJson.ts`, and answers carry them as bare digits. Above
+ * 9223372036854775807 or below 1 is a 400 naming the field.
  */
 import { z } from 'zod';
 import { defineOperation, type Operation, type OperationInput } from '../operation.js';
-import { contractBody, dateTimeText, enumText, int64List, login64, maskText, positiveInt64 } from '../fields.js';
+import { contractBody, dateTimeText, enumText, int64Body, int64List, login64, maskText, positiveInt64 } from '../fields.js';
 import { pf5V2 } from '../v2/pf5.js';
 
 const v1 = '/api/PF5/{tradePlatform}';
-const SAFE_MAX = Number.MAX_SAFE_INTEGER;
 
 /** v1 group and symbol parameters: the full names the server keeps (the 16 / 12 character limits are v2's). */
 const group = z.string().min(1, 'group must not be empty').max(64, 'group must be at most 64 characters');
@@ -34,12 +34,9 @@ const symbolList = z.string().max(1024, 'symbol must be at most 1024 characters'
   .refine((v) => v.split(',').some((s) => s.trim().length > 0), 'symbol must name at least one symbol');
 const ticket = positiveInt64('ticket');
 
-/** A JSON array of 64-bit ids in a body; a number beyond 2^53 − 1 is refused rather than rounded. */
-const idArray = (what: string) => z.array(
-  z.number({ error: () => `${what} must hold integers` }).int(`${what} must hold integers`)
-    .min(1, `${what} must hold positive ids`).max(SAFE_MAX, `${what} must hold ids up to ${SAFE_MAX} (larger 64-bit ids are refused, not rounded)`),
-  { error: () => `must be a JSON array of ${what}` },
-).min(1, `${what} must list at least one ticket`).max(100_000, `${what} must list at most 100000 tickets`);
+/** A JSON array of 64-bit ids in a body, each exact (a bigint beyond 2^53 − 1). */
+const idArray = (what: string) => z.array(int64Body(`${what} item`), { error: () => `must be a JSON array of ${what}` })
+  .min(1, `${what} must list at least one ticket`).max(100_000, `${what} must list at most 100000 tickets`);
 const ticketsBody = idArray('tickets');
 
 /** Password operations take the password as a JSON string body. */
@@ -87,13 +84,11 @@ const USER_SERVER_FIELDS = [
 const userAddBody = (contractBody('PF5User') as z.ZodObject<any>)
   .omit(Object.fromEntries(USER_SERVER_FIELDS.map((f) => [f, true])) as Record<(typeof USER_SERVER_FIELDS)[number], true>)
   .extend({
-    login: z.number({ error: () => 'login must be an integer' }).int('login must be an integer')
-      .min(0, 'login must be 0 (the server allocates) or positive')
-      .max(SAFE_MAX, `login must be at most ${SAFE_MAX} (larger 64-bit logins are refused, not rounded)`).nullable().optional(),
+    login: int64Body('login', 0).nullable().optional(),
     group: z.string({ error: () => 'group is required' }).min(1, 'group is required').max(64, 'group must be at most 64 characters'),
     leverage: z.number({ error: () => 'leverage is required' }).int('leverage must be an integer')
       .min(1, 'leverage must be at least 1').max(2147483647, 'leverage must be a 32-bit integer'),
-    certSerialNumber: z.number().int().min(0).max(SAFE_MAX, `certSerialNumber must be at most ${SAFE_MAX}`).nullable().optional(),
+    certSerialNumber: int64Body('certSerialNumber', 0).nullable().optional(),
     password: z.string({ error: () => 'password must be a string' }).max(256, 'password must be at most 256 characters').nullable().optional(),
     passwordInvestor: z.string({ error: () => 'passwordInvestor must be a string' }).max(256, 'passwordInvestor must be at most 256 characters').nullable().optional(),
   })
@@ -109,14 +104,12 @@ const withoutNulls = (body: Record<string, unknown>) => Object.fromEntries(Objec
 
 /** UserUpdate: a PF5User naming its login; the server keeps its own fields (balance, times) whatever is sent. */
 const userUpdateBody = (contractBody('PF5User') as z.ZodObject<any>).extend({
-  login: z.number({ error: () => 'login is required' }).int('login must be an integer').min(1, 'login must be at least 1')
-    .max(SAFE_MAX, `login must be at most ${SAFE_MAX} (larger 64-bit logins are refused, not rounded)`),
+  login: int64Body('login'),
 });
 
 /** DealUpdate: a PF5Deal naming its ticket; only the fields supplied (non-null) change. */
 const dealUpdateBody = (contractBody('PF5Deal') as z.ZodObject<any>).extend({
-  deal: z.number({ error: () => 'deal is required' }).int('deal must be an integer').min(1, 'deal must be at least 1')
-    .max(SAFE_MAX, `deal must be at most ${SAFE_MAX} (larger 64-bit tickets are refused, not rounded)`),
+  deal: int64Body('deal'),
 });
 
 /** The symbol fields `SymbolUpdate` applies; any other PF5Symbol field in the body is ignored. */

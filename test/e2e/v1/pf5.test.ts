@@ -38,8 +38,10 @@ beforeAll(async () => {
 });
 afterAll(() => sim?.close());
 
+/** Exact int64 ids beyond 2^53 − 1 reach the server (test/e2e/v1/pf5BigIds.test.ts has accounts there); past int64 is refused. */
 const BEYOND_2_53 = '9007199254740993';
 const SAFE_MAX = '9007199254740991';
+const BEYOND_INT64 = '9223372036854775808';
 const EPOCH = '1970-01-01T00:00:00Z';
 
 const shapeUser = shapeRecord('PF5User');
@@ -131,15 +133,15 @@ describe('v1.PF5.UserGet', () => {
     expect(missing).toContain('999999999');
   });
 
-  it('refuses a login that is not a positive integer, and one beyond 2^53 − 1 rather than rounding it', async () => {
+  it('refuses a login that is not a positive int64, and takes one beyond 2^53 − 1 exactly', async () => {
     await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: 0 } });
     await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: 'abc' } });
     await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: '-5' } });
-    const message = await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: BEYOND_2_53 } });
-    expect(message).toContain(`at most ${SAFE_MAX}`);
-    expect(message).toContain('not rounded');
-    // The largest exact id passes validation and reaches the server, which does not know it.
-    await pf5Refuses('v1.PF5.UserGet', 'ErrNotfound', { params: { login: SAFE_MAX } });
+    const message = await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: BEYOND_INT64 } });
+    expect(message).toContain('at most 9223372036854775807');
+    // Ids past 2^53 − 1 pass validation exactly and reach the cache, which has no such account.
+    expect(await pf5Refuses('v1.PF5.UserGet', 'ErrNotfound', { params: { login: SAFE_MAX } })).toContain(SAFE_MAX);
+    expect(await pf5Refuses('v1.PF5.UserGet', 'ErrNotfound', { params: { login: BEYOND_2_53 } })).toContain(BEYOND_2_53);
   });
 });
 
@@ -148,7 +150,8 @@ describe('v1.PF5.UserRequest', () => {
     const login = await quietLogin('real\\pro');
     expect(await ok(c, 'v1.PF5.UserRequest', { params: { login } })).toEqual(shapeUser(await sim.ok('UserRequest', { login })));
     await pf5Refuses('v1.PF5.UserRequest', 'ErrNotfound', { params: { login: 999_999_998 } });
-    await refuses(c, 'v1.PF5.UserRequest', 'login', { params: { login: BEYOND_2_53 } });
+    expect(await pf5Refuses('v1.PF5.UserRequest', 'ErrNotfound', { params: { login: BEYOND_2_53 } })).toContain(BEYOND_2_53);
+    await refuses(c, 'v1.PF5.UserRequest', 'login', { params: { login: BEYOND_INT64 } });
     await refuses(c, 'v1.PF5.UserRequest', 'login', { params: { login: '1.5' } });
   });
 });
@@ -181,10 +184,11 @@ describe('v1.PF5.UserGetByLogins', () => {
     expect(await ok(c, 'v1.PF5.UserGetByLogins', { query: { logins: [999_999_996] } })).toEqual([]);
   });
 
-  it('refuses no logins, a login that is not a positive integer and one beyond 2^53 − 1, naming logins', async () => {
+  it('refuses no logins, a login that is not a positive integer and one beyond int64, naming logins', async () => {
     await refuses(c, 'v1.PF5.UserGetByLogins', 'logins', {});
     await refuses(c, 'v1.PF5.UserGetByLogins', 'logins', { query: { logins: ['500000', 'abc'] } });
-    await refuses(c, 'v1.PF5.UserGetByLogins', 'logins', { query: { logins: [BEYOND_2_53] } });
+    await refuses(c, 'v1.PF5.UserGetByLogins', 'logins', { query: { logins: [BEYOND_INT64] } });
+    expect(await ok(c, 'v1.PF5.UserGetByLogins', { query: { logins: [BEYOND_2_53] } })).toEqual([]);
   });
 });
 
@@ -280,9 +284,13 @@ describe('v1.PF5.UserAdd', () => {
     await refuses(c, 'v1.PF5.UserAdd', 'body', { rawBody: '{"group":' });
     await refuses(c, 'v1.PF5.UserAdd', 'body', {});
     const big = await refuses(c, 'v1.PF5.UserAdd', 'body.login', {
-      rawBody: `{"group":"demo\\\\retail","leverage":100,"firstName":"Big","login":${BEYOND_2_53}}`,
+      rawBody: `{"group":"demo\\\\retail","leverage":100,"firstName":"Big","login":${BEYOND_INT64}}`,
     });
-    expect(big).toContain('not rounded');
+    expect(big).toContain('at most 9223372036854775807');
+    // An exact login past 2^53 − 1 reaches the server: outside this server's range, as the server says.
+    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginProhibited', {
+      rawBody: `{"group":"demo\\\\retail","leverage":100,"firstName":"Big","login":${BEYOND_2_53}}`,
+    })).toContain(BEYOND_2_53);
   });
 });
 
@@ -329,7 +337,7 @@ describe('v1.PF5.UserPasswordCheck', () => {
     await refuses(c, 'v1.PF5.UserPasswordCheck', 'body', { params: { login, type: 'Main' }, rawBody: 'Demo1a' });
     await refuses(c, 'v1.PF5.UserPasswordCheck', 'body', { params: { login, type: 'Main' }, body: '' });
     await refuses(c, 'v1.PF5.UserPasswordCheck', 'type', { params: { login, type: 'Phone' }, body: 'x' });
-    await refuses(c, 'v1.PF5.UserPasswordCheck', 'login', { params: { login: BEYOND_2_53, type: 'Main' }, body: 'x' });
+    await refuses(c, 'v1.PF5.UserPasswordCheck', 'login', { params: { login: BEYOND_INT64, type: 'Main' }, body: 'x' });
   });
 });
 
@@ -375,7 +383,8 @@ describe('v1.PF5.PositionGet', () => {
     const server = await sim.ok<Row[]>('PositionGet', { login });
     expect(positions!.map(stable)).toEqual(server.map((p) => stable(shapePosition(p))));
     expect(await ok(c, 'v1.PF5.PositionGet', { params: { login: 999_999_992 } })).toEqual([]);
-    await refuses(c, 'v1.PF5.PositionGet', 'login', { params: { login: BEYOND_2_53 } });
+    await refuses(c, 'v1.PF5.PositionGet', 'login', { params: { login: BEYOND_INT64 } });
+    expect(await ok(c, 'v1.PF5.PositionGet', { params: { login: BEYOND_2_53 } })).toEqual([]);
   });
 });
 
@@ -405,7 +414,7 @@ describe('v1.PF5.PositionGetByTickets', () => {
     expect(keysOf(positions, 'position')).toEqual([t2, t1]);
     const server = await sim.ok<Row[]>('PositionGetByTickets', { tickets: [t2, t1] });
     expect(positions.map(stable)).toEqual(server.map((p) => stable(shapePosition(p))));
-    await refuses(c, 'v1.PF5.PositionGetByTickets', 'tickets', { query: { tickets: [BEYOND_2_53] } });
+    await refuses(c, 'v1.PF5.PositionGetByTickets', 'tickets', { query: { tickets: [BEYOND_INT64] } });
     await refuses(c, 'v1.PF5.PositionGetByTickets', 'tickets', {});
   });
 });
@@ -470,7 +479,8 @@ describe('v1.PF5.PositionDeleteBatch', () => {
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.1', { body: [1000000, 'x'] });
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { body: [0] });
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { body: [1.5] });
-    expect(await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { rawBody: `[${BEYOND_2_53}]` })).toContain('not rounded');
+    expect(await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { rawBody: `[${BEYOND_INT64}]` })).toContain('at most 9223372036854775807');
+    expect(await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotfound', { rawBody: `[${BEYOND_2_53}]` })).toContain(BEYOND_2_53);
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body', {});
   });
 });
@@ -483,7 +493,8 @@ describe('v1.PF5.OrderGet', () => {
     const order = await ok<Row>(c, 'v1.PF5.OrderGet', { params: { ticket: first.order } });
     expect(stable(order)).toEqual(stable(shapeOrder(await sim.ok('OrderGet', { ticket: first.order }))));
     await pf5Refuses('v1.PF5.OrderGet', 'ErrNotfound', { params: { ticket: 999_999_988 } });
-    await refuses(c, 'v1.PF5.OrderGet', 'ticket', { params: { ticket: BEYOND_2_53 } });
+    await refuses(c, 'v1.PF5.OrderGet', 'ticket', { params: { ticket: BEYOND_INT64 } });
+    expect(await pf5Refuses('v1.PF5.OrderGet', 'ErrNotfound', { params: { ticket: BEYOND_2_53 } })).toContain(BEYOND_2_53);
     await refuses(c, 'v1.PF5.OrderGet', 'ticket', { params: { ticket: 'first' } });
   });
 });
@@ -527,7 +538,7 @@ describe('v1.PF5.OrderGetByLogins', () => {
     });
     expect(keysOf(orders!, 'order')).toEqual([ob, oa]);
     expect(orders!.map(stable)).toEqual((await sim.ok<Row[]>('OrderGetByTickets', { tickets: [ob, oa] })).map((o) => stable(shapeOrder(o))));
-    await refuses(c, 'v1.PF5.OrderGetByLogins', 'logins', { query: { logins: [BEYOND_2_53] } });
+    await refuses(c, 'v1.PF5.OrderGetByLogins', 'logins', { query: { logins: [BEYOND_INT64] } });
   });
 });
 
@@ -616,7 +627,7 @@ describe('v1.PF5.HistoryRequest', () => {
     await refuses(c, 'v1.PF5.HistoryRequestSince', 'fromTime', { params: { login: 500000, fromTime: 'yesterday' } });
     await refuses(c, 'v1.PF5.HistoryRequest', 'toTime', { params: { login: 500000, fromTime: '2025-01-02T00:00:00Z', toTime: '2025-01-01T00:00:00Z' } });
     await refuses(c, 'v1.PF5.HistoryRequest', 'toTime', { params: { login: 500000, fromTime: '2025-01-02T00:00:00Z', toTime: '13' } });
-    await refuses(c, 'v1.PF5.HistoryRequestAll', 'login', { params: { login: BEYOND_2_53 } });
+    await refuses(c, 'v1.PF5.HistoryRequestAll', 'login', { params: { login: BEYOND_INT64 } });
   });
 });
 
@@ -765,7 +776,8 @@ describe('v1.PF5.DealRequestByTicket', () => {
     const d = await accountWithDeals();
     expect(await ok(c, 'v1.PF5.DealRequestByTicket', { params: { ticket: d.eur } })).toEqual(shapeDeal(await sim.ok('DealRequestByTicket', { ticket: d.eur })));
     await pf5Refuses('v1.PF5.DealRequestByTicket', 'ErrNotfound', { params: { ticket: 999_999_983 } });
-    await refuses(c, 'v1.PF5.DealRequestByTicket', 'ticket', { params: { ticket: BEYOND_2_53 } });
+    await refuses(c, 'v1.PF5.DealRequestByTicket', 'ticket', { params: { ticket: BEYOND_INT64 } });
+    expect(await pf5Refuses('v1.PF5.DealRequestByTicket', 'ErrNotfound', { params: { ticket: BEYOND_2_53 } })).toContain(BEYOND_2_53);
   });
 });
 
@@ -785,7 +797,7 @@ describe('v1.PF5.DealRequestByTicketsQuery', () => {
     const got = await ok<Row[]>(c, 'v1.PF5.DealRequestByTicketsQuery', { query: { tickets: [d.eur, d.deposit, 999_999_981] } });
     expect(got).toEqual((await sim.ok<Row[]>('DealRequestByTickets', { tickets: [d.eur, d.deposit] })).map(shapeDeal));
     await refuses(c, 'v1.PF5.DealRequestByTicketsQuery', 'tickets', {});
-    await refuses(c, 'v1.PF5.DealRequestByTicketsQuery', 'tickets', { query: { tickets: [BEYOND_2_53] } });
+    await refuses(c, 'v1.PF5.DealRequestByTicketsQuery', 'tickets', { query: { tickets: [BEYOND_INT64] } });
   });
 });
 
@@ -807,7 +819,8 @@ describe('v1.PF5.DealUpdate', () => {
     const login = await quietLogin();
     const deal = await sim.ok<Row>('DealerBalance', { login, amount: 100 });
     await refuses(c, 'v1.PF5.DealUpdate', 'body.deal', { body: { comment: 'x' } });
-    await refuses(c, 'v1.PF5.DealUpdate', 'body.deal', { rawBody: `{"deal":${BEYOND_2_53},"comment":"x"}` });
+    await refuses(c, 'v1.PF5.DealUpdate', 'body.deal', { rawBody: `{"deal":${BEYOND_INT64},"comment":"x"}` });
+    expect(await pf5Refuses('v1.PF5.DealUpdate', 'ErrNotfound', { rawBody: `{"deal":${BEYOND_2_53},"comment":"x"}` })).toContain(BEYOND_2_53);
     await refuses(c, 'v1.PF5.DealUpdate', 'colour', { body: { deal: deal.deal, colour: 1 } });
     await refuses(c, 'v1.PF5.DealUpdate', 'body.action', { body: { deal: deal.deal, action: 'Gift' } });
     await pf5Refuses('v1.PF5.DealUpdate', 'ErrNotfound', { body: { deal: 999_999_980, comment: 'x' } });
@@ -966,7 +979,7 @@ describe('v1.PF5.ChartRequest', () => {
 
 describe('v1 PF5 routes under bad input', () => {
   /** Path values that are not what any parameter takes, or are extreme, or are badly encoded. */
-  const WEIRD = ['0', '-1', 'abc', '1e3', '9'.repeat(400), BEYOND_2_53, '%25', '%E0%A4%A', 'x'.repeat(2000), '%00'];
+  const WEIRD = ['0', '-1', 'abc', '1e3', '9'.repeat(400), BEYOND_2_53, '%25', '%E0%A4%A', 'x'.repeat(2000), '%00', BEYOND_INT64];
   const BODIES = [undefined, '{', 'null', '[]', '"s"', '{"a":1}', '[1e400]', '{"login":1e400}', '[' + '1,'.repeat(10) + ']'];
 
   it('answers every v1 PF5 route with 200, 400 or 404 (never another 5xx than 503/504), changing nothing', async () => {
