@@ -25,6 +25,7 @@
  * on the same machine as the stack, so their own CPU time is part of the latency measured.
  */
 import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
@@ -321,6 +322,7 @@ try {
   const opened: number[] = [];
   const tradeFailures: string[] = [];
   const cpuStart = cpuSeconds(workerd);
+  const clientCpuStart = process.cpuUsage();
   const emittedStart = ((await stack.control('demo-pf4', 'state')) as { ticksEmitted: number }).ticksEmitted;
   for (const c of held) c.recording = true;
   const started = Date.now();
@@ -348,6 +350,8 @@ try {
   }
   for (const c of held) c.recording = false;
   const cpuEnd = cpuSeconds(workerd);
+  const clientCpu = process.cpuUsage(clientCpuStart);
+  const load = loadavg()[0];
   const windowSeconds = (Date.now() - started) / 1000;
   const emitted = ((await stack.control('demo-pf4', 'state')) as { ticksEmitted: number }).ticksEmitted - emittedStart;
   const stillConnected = held.filter((c) => c.connected).length;
@@ -380,6 +384,7 @@ try {
   if (tradeFailures.length) console.log(`  trade calls   ${tradeFailures.length} not answered (not counted): ${[...new Set(tradeFailures)].slice(0, 2).join('; ')}`);
   const threadCpu = cpuEnd.threads.map((t, i) => t - (cpuStart.threads[i] ?? 0)).sort((a, b) => b - a);
   console.log(`  edge CPU      ${((100 * (cpuEnd.total - cpuStart.total)) / windowSeconds).toFixed(0)}% of one core over the window (busiest threads ${threadCpu.slice(0, 3).map((t) => `${((100 * t) / windowSeconds).toFixed(0)}%`).join(', ')})`);
+  console.log(`  client CPU    ${((clientCpu.user + clientCpu.system) / 1e4 / windowSeconds).toFixed(0)}% of one core (this process: every client's reading and parsing), machine load ${load.toFixed(1)} on ${cpus().length} cores`);
   console.log(`  latency       p50 ${p50} ms, p99 ${p99} ms   (tick time at the simulator -> client receipt, ${all.length} ticks)`);
   console.log(`  baseline      1 ${baseline.kind} client alone: p50 ${b50} ms, p99 ${b99} ms, ${baseline.ticks} ticks in ${BASELINE_SECONDS} s   ratio p50 ${ratio(p50, b50)}, p99 ${ratio(p99, b99)}`);
   console.log(`  edge memory   workerd RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB -> ${(rssAfter / 2 ** 20).toFixed(1)} MiB, ${(perConnection / 1024).toFixed(1)} KiB per connection`);

@@ -113,6 +113,7 @@ const edgeVariables = {
   RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), undefined),
   IDEMPOTENCY_RETENTION_HOURS: variable(positive(8760, 'hours'), 24),
   REGISTRY_CACHE_SECONDS: variable(count(3600, 'seconds'), undefined),
+  STREAM_MAX_BEHIND: variable(positive(1_000_000, 'events'), undefined),
   BROKER_URL: variable(httpUrl, undefined),
   BROKER_SECRET: variable(secretText, undefined),
   CORS_ORIGINS: variable(corsOrigins, undefined),

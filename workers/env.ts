@@ -55,6 +55,8 @@ export interface Env {
   /** Length of the rate-limit window in seconds. */
   RATE_LIMIT_WINDOW_SECONDS?: string;
   IDEMPOTENCY_RETENTION_HOURS?: string;
+  /** Non-tick events a stream client may have waiting before it is sent `overflow` and disconnected (default 5,000). */
+  STREAM_MAX_BEHIND?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */
   REGISTRY_CACHE_SECONDS?: string;
   /** `1`: every access-log line on its own `console.log` call; otherwise an isolate's lines are written in batches. */

@@ -52,6 +52,13 @@ describe('environment of npm start', () => {
     expect(found).toHaveLength(7);
   });
 
+  it('reads the stream clients\' limit and refuses one that would disconnect every client or none', () => {
+    expect(readEnvironment(startEnvironment, { STREAM_MAX_BEHIND: '200' })).toMatchObject({ STREAM_MAX_BEHIND: 200 });
+    expect(problems(startEnvironment, { STREAM_MAX_BEHIND: '0' }))
+      .toEqual(['STREAM_MAX_BEHIND must be a whole number of events from 1 to 1000000, got "0"']);
+    expect(problems(startEnvironment, { STREAM_MAX_BEHIND: '2000000' })).toHaveLength(1);
+  });
+
   it('refuses AUTH_ISSUER without AUTH_JWKS_URL, and the reverse, instead of silently issuing local tokens', () => {
     expect(problems(startEnvironment, { AUTH_ISSUER: 'https://id.example.com/' })).toEqual([
       expect.stringMatching(/^AUTH_JWKS_URL must be set when AUTH_ISSUER is/),

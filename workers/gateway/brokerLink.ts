@@ -6,8 +6,8 @@
  */
 import type { CallFrame, ResultFrame, CallFailed, LateFrame, PagingResult } from '../../shared/frames.js';
 import { LINK_PATH } from '../../shared/frames.js';
-import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import type { RawOk } from './shapeAnswer.js';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Extra time the object waits beyond the call's budget for the broker's own time-out answer before giving up. */
 export const LINK_GRACE_MS = 1000;

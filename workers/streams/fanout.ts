@@ -26,8 +26,19 @@ import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
 
 /** How long events are gathered before they are written to the clients. */
 export const FLUSH_MS = 10;
-/** Non-tick events a client may have waiting before it is told it fell behind and is disconnected. */
+/** Non-tick events a client may have waiting before it is told it fell behind and is disconnected (the default). */
 export const MAX_BEHIND = 5_000;
+let maxBehind = MAX_BEHIND;
+
+/**
+ * The limit of this isolate's stream objects, from the `STREAM_MAX_BEHIND` binding: a whole number from 1 to 1,000,000;
+ * anything else (unset included) keeps `MAX_BEHIND`. Answers the limit in force.
+ */
+export function setMaxBehind(value: string | undefined): number {
+  const n = Number(value);
+  maxBehind = value !== undefined && /^\d+$/.test(value.trim()) && n >= 1 && n <= 1_000_000 ? n : MAX_BEHIND;
+  return maxBehind;
+}
 /** How long an overflowing SSE client gets to take its `overflow` event before its stream is aborted. */
 export const OVERFLOW_GRACE_MS = 5_000;
 /** A hub socket is probed at most this often (and only while it is sent something). */
@@ -172,7 +183,7 @@ export class SseSink {
       if (e.topic === 'ticks') this.held.tick(`t${e.symbol}`, e.sse);
       else this.held.other(e.sse);
     }
-    if (this.held.nonTicks > MAX_BEHIND) this.overflow();
+    if (this.held.nonTicks > maxBehind) this.overflow();
     else if (!this.busy) this.drained();
   }
 
@@ -200,7 +211,7 @@ export class SseSink {
       finished = true;
       this.finish(abort);
     };
-    const text = `event: overflow\ndata: ${JSON.stringify({ message: `more than ${MAX_BEHIND} events behind: reconnect and resync` })}\n\n`;
+    const text = `event: overflow\ndata: ${JSON.stringify({ message: `more than ${maxBehind} events behind: reconnect and resync` })}\n\n`;
     this.write(encoder.encode(text)).then(() => done(false), () => done(true));
     this.timers.set(() => done(true), OVERFLOW_GRACE_MS);
   }
@@ -270,10 +281,10 @@ export class HubFlow {
         }
       }
     }
-    if (this.held.nonTicks > MAX_BEHIND) {
+    if (this.held.nonTicks > maxBehind) {
       this.held.take();
       this.closed = true;
-      this.close(`more than ${MAX_BEHIND} events behind: reconnect and resync`);
+      this.close(`more than ${maxBehind} events behind: reconnect and resync`);
       return;
     }
     if (text !== '') this.out(text);

@@ -18,7 +18,7 @@ import type { Env } from '../env.js';
 import { LINK_PATH, SUBSCRIBE_OP, type StreamFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
-import { chunkFor, Encoded, flushMs, HubFlow, SseSink, type HubInterest, type Interest } from './fanout.js';
+import { chunkFor, Encoded, flushMs, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
 import * as hub from './signalr.js';
 
 export const STREAM_RING_SIZE = 10_000;
@@ -60,6 +60,11 @@ export class PlatformStream extends DurableObject<Env> {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private pinger: ReturnType<typeof setInterval> | undefined;
   private delivered = 0;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    setMaxBehind(env.STREAM_MAX_BEHIND);
+  }
 
   override async fetch(request: Request): Promise<Response> {
     const h = request.headers;
