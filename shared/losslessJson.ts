@@ -5,24 +5,56 @@
  * value reads and writes exactly as JSON.parse / JSON.stringify do.
  *
  * Node 20 has neither `JSON.rawJSON` nor the reviver's `context.source`, so both directions are done here, and the
- * common case stays on the native code: `parseJson` hands text to JSON.parse unless it holds an integer token of 16
- * or more digits (a cheap scan; a false hit, such as digits inside a string, only costs the slower exact parse), and
- * `stringifyJson` tries JSON.stringify first, walking the value itself only when that refused a bigint.
+ * common case stays on the native code: `parseJson` answers JSON.parse's value unless that holds an integer beyond
+ * 2^53 − 1 (looked for only when the text has 16 digits in a row), and `stringifyJson` tries JSON.stringify first,
+ * walking the value itself only when that refused a bigint.
  */
 
 const SAFE_MAX_TEXT = String(Number.MAX_SAFE_INTEGER);
-/**
- * An integer token of 16+ digits: not part of a fraction or an exponent (no `.`, digit, `e`, `E`, `+` before it; no
- * `.`, `e` or `E` after it). 16 digits may still be safe; the exact parse decides per token.
- */
-const LONG_INTEGER = /(?<![\d.eE+])\d{16,}(?![\d.eE])/;
+/** 16 digits in a row: the text may hold an integer beyond 2^53 − 1 (or only a long fraction, or digits in a string). */
+const LONG_DIGITS = /\d{16}/;
 /** Deeper documents than this are refused by the exact parse (the native parse is used for everything else). */
 const MAX_DEPTH = 512;
+const SAFE = Number.MAX_SAFE_INTEGER;
 
-/** JSON.parse, with integers beyond the safe range read as exact bigints. Throws SyntaxError on malformed text. */
+/**
+ * JSON.parse, with integers beyond the safe range read as exact bigints. Throws SyntaxError on malformed text.
+ *
+ * The native parse runs first. Only when the text has 16 digits in a row and the parsed value holds an integer beyond
+ * 2^53 − 1 (which any such token parses to, rounded) is the text read again exactly; a double written that way
+ * (`1e20`) takes the exact parse too and comes out as the same double.
+ */
 export function parseJson(text: string): unknown {
-  if (!LONG_INTEGER.test(text)) return JSON.parse(text);
+  const value = JSON.parse(text);
+  if (!LONG_DIGITS.test(text) || !holdsUnsafeInteger(value, 0)) return value;
   return new ExactParser(text).document();
+}
+
+function holdsUnsafeInteger(x: unknown, depth: number): boolean {
+  if (typeof x === 'number') return (x > SAFE || x < -SAFE) && Number.isInteger(x);
+  if (x === null || typeof x !== 'object') return false;
+  if (depth > 256) return holdsUnsafeIntegerDeep(x);
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) if (holdsUnsafeInteger(x[i], depth + 1)) return true;
+    return false;
+  }
+  for (const k in x) if (holdsUnsafeInteger((x as Record<string, unknown>)[k], depth + 1)) return true;
+  return false;
+}
+
+/** The same check without recursion, for deeply nested values. */
+function holdsUnsafeIntegerDeep(value: object): boolean {
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const x = pending.pop();
+    if (typeof x === 'number') {
+      if ((x > SAFE || x < -SAFE) && Number.isInteger(x)) return true;
+    } else if (x !== null && typeof x === 'object') {
+      if (Array.isArray(x)) for (let i = 0; i < x.length; i++) pending.push(x[i]);
+      else for (const k in x) pending.push((x as Record<string, unknown>)[k]);
+    }
+  }
+  return false;
 }
 
 /** JSON.stringify (of a value, no replacer), with bigints written as bare digits. */

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { addInt64, canonicalInt, compareInt64, int64FromText, isInt64, INT64_MAX } from '../../shared/int64.js';
+import { findOperation } from '../../shared/catalog/index.js';
+import { validateInputs } from '../../workers/api/inputs.js';
 
 describe('parseJson', () => {
   it('reads integers beyond 2^53 − 1 as exact bigints and safe ones as numbers', () => {
@@ -100,5 +102,25 @@ describe('int64 ids', () => {
     expect(addInt64(9007199254740991, 1)).toBe(9007199254740992n);
     expect(addInt64(9007199254740992n, -1)).toBe(9007199254740991);
     expect([9007199254740993n, 3, 9007199254740992n, 1].sort(compareInt64)).toEqual([1, 3, 9007199254740992n, 9007199254740993n]);
+  });
+});
+
+describe('64-bit ids in validated inputs', () => {
+  const url = (q = '') => new URL(`http://edge/api/PF5/p/x${q}`);
+  const none = { kind: 'none' } as const;
+
+  it('answers path and query ids exactly, bigints beyond 2^53 − 1', () => {
+    expect(validateInputs(findOperation('v1.PF5.UserGet')!, { login: '9007199254740993' }, url(), none))
+      .toStrictEqual({ ok: true, args: { login: 9007199254740993n } });
+    expect(validateInputs(findOperation('v1.PF5.UserGetByLogins')!, {}, url('?logins=9007199254740992&logins=7'), none))
+      .toStrictEqual({ ok: true, args: { logins: [9007199254740992n, 7] } });
+  });
+
+  it('keeps a body id exact, and takes a big integer literal in a double field as that double', () => {
+    const text = '{"deal":9223372036854775001,"price":123456789012345678901,"comment":"x"}';
+    const r = validateInputs(findOperation('v1.PF5.DealUpdate')!, {}, url(), { kind: 'json', value: parseJson(text) });
+    expect(r).toStrictEqual({ ok: true, args: { body: { deal: 9223372036854775001n, price: 123456789012345678901, comment: 'x' } } });
+    const over = validateInputs(findOperation('v1.PF5.DealUpdate')!, {}, url(), { kind: 'json', value: parseJson('{"deal":9223372036854775808}') });
+    expect(over).toStrictEqual({ ok: false, message: 'body.deal: deal must be at most 9223372036854775807, written in digits' });
   });
 });
