@@ -33,6 +33,12 @@ export interface EdgeOptions {
    * are not flooded with one line per request.
    */
   log?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * Another entry module to bundle instead of workers/index.ts, and a line put before the bundle: mutation testing
+   * runs the worker with its coverage route and its active mutant (test/mutation/).
+   */
+  entry?: string;
+  prelude?: string;
 }
 
 export interface Edge {
@@ -54,12 +60,14 @@ interface D1Stmt {
   all<T = Record<string, unknown>>(): Promise<{ results: T[] }>;
 }
 
-let bundled: Promise<string> | undefined;
+const bundled = new Map<string, Promise<string>>();
 
-/** Bundles workers/index.ts into one ES module (cached for the process). */
-export function buildWorker(): Promise<string> {
-  bundled ??= build({
-    entryPoints: [WORKER_ENTRY],
+/** Bundles workers/index.ts (or another entry) into one ES module (cached for the process). */
+export function buildWorker(entry = WORKER_ENTRY): Promise<string> {
+  const cached = bundled.get(entry);
+  if (cached) return cached;
+  const script = build({
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -73,7 +81,8 @@ export function buildWorker(): Promise<string> {
     // The /docs page's Swagger UI files, imported as text (wrangler.toml's Text rule does the same for wrangler).
     plugins: [textModules],
   }).then((r) => r.outputFiles[0].text);
-  return bundled;
+  bundled.set(entry, script);
+  return script;
 }
 
 export function miniflareOptions(script: string, options: EdgeOptions) {
@@ -208,7 +217,7 @@ function splitStatements(sql: string): string[] {
 }
 
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
-  const script = await buildWorker();
+  const script = (options.prelude ?? '') + await buildWorker(options.entry);
   const { miniflare, url } = await startMiniflare(miniflareOptions(script, options));
   const db = async () => (await miniflare.getD1Database('DB')) as unknown as D1Like;
   await migrateRegistry(await db(), options.dataDir);
@@ -218,10 +227,13 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
 
 /**
  * Starts workerd through Miniflare under the owner-only umask, so the registry and Durable Object files it creates
- * in a data folder are readable by this user alone.
+ * in a data folder are readable by this user alone. An in-memory edge writes no files and leaves the umask alone (so
+ * it also starts from a worker thread, where the umask cannot be set: mutation testing runs the tests there).
  */
 export async function startMiniflare(options: ReturnType<typeof miniflareOptions>): Promise<{ miniflare: Miniflare; url: URL }> {
-  return withOwnerOnlyUmask(async () => {
+  const persistent = options.d1Persist !== false || options.durableObjectsPersist !== false;
+  const underUmask = persistent ? withOwnerOnlyUmask : <T>(start: () => Promise<T>) => start();
+  return underUmask(async () => {
     const miniflare = new Miniflare(options);
     try {
       await miniflare.ready;

@@ -5,6 +5,7 @@
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { startEdge, type Edge, type EdgeOptions } from '../../scripts/edge.js';
 import { hashSecret } from '../../shared/secrets.js';
+import { fileURLToPath } from 'node:url';
 
 export const ORG_A = '0a000000-0000-4000-8000-00000000000a';
 export const ORG_B = '0b000000-0000-4000-8000-00000000000b';
@@ -33,11 +34,30 @@ export async function generateSigningKey(): Promise<JWK> {
   return { ...jwk, kid: `test-${Math.random().toString(36).slice(2, 10)}`, alg: 'ES256', use: 'sig' };
 }
 
+/** Edges running in this test process under mutation testing: the ones whose coverage test/mutation/setup.ts asks. */
+const mutationEdges = new Set<URL>();
+export const liveMutationEdges = (): URL[] => [...mutationEdges];
+
+/**
+ * Under mutation testing (the instrumented code's namespace exists in this process), the worker is built from the
+ * coverage-reporting entry and started with this run's active mutant; otherwise nothing changes.
+ */
+function mutationOptions(): Pick<EdgeOptions, 'entry' | 'prelude'> {
+  const ns = (globalThis as { __stryker__?: { activeMutant?: string } }).__stryker__;
+  if (!ns) return {};
+  return {
+    entry: fileURLToPath(new URL('../../workers/testing/mutationEntry.ts', import.meta.url)),
+    prelude: `globalThis.__stryker__ = { activeMutant: ${JSON.stringify(ns.activeMutant ?? null)} ?? undefined };\n`,
+  };
+}
+
 export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = {}): Promise<TestEdge> {
   const privateJwk = await generateSigningKey();
   const issuer = 'http://127.0.0.1:8787';
-  const edge = await startEdge({
+  const mutation = mutationOptions();
+  const started = await startEdge({
     ...options,
+    ...mutation,
     vars: {
       AUTH_SIGNING_KEY: JSON.stringify(privateJwk),
       PUBLIC_URL: issuer,
@@ -46,6 +66,9 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
       ...options.vars,
     },
   });
+  const edge: Edge = mutation.entry
+    ? (mutationEdges.add(started.url), { ...started, close: () => { mutationEdges.delete(started.url); return started.close(); } })
+    : started;
   const db = await edge.db();
   const now = new Date().toISOString();
   if (options.seed !== false) {

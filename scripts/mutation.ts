@@ -1,0 +1,125 @@
+/**
+ * `npm run test:mutation`: mutation testing of the core with StrykerJS (stryker.config.json, the tests of
+ * vitest.mutation.config.ts), then the mutation score of each core folder.
+ *
+ *   npm run test:mutation                       every core folder
+ *   npm run test:mutation -- broker/cache sim   only these core folders (a prefix picks every folder under it)
+ *   npm run test:mutation -- --scores           print the scores of the last runs again, run nothing
+ *
+ * Each folder is its own run, with only the tests that can reach it, and is incremental
+ * (reports/mutation/<folder>.incremental.json): a mutant whose code and covering tests did not change keeps its last
+ * result, so a re-run after a small change tests only what the change touched.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as { mutate: string[] };
+
+/** The core folders, as the mutate list names them (a glob per folder, or one file per trading engine). */
+export const CORE = [
+  'workers/auth', 'workers/api', 'workers/gateway', 'workers/registry',
+  'broker/cache', 'broker/link', 'broker/session', 'broker/handlers',
+  'shared/catalog', 'sim/engines',
+] as const;
+
+/** The folder a mutated file is scored under: the trading engines of both families count as one, `sim/engines`. */
+export function folderOf(file: string): string | undefined {
+  if (file === 'sim/pf4/tradingEngine.ts' || file === 'sim/pf5/pf5Engine.ts') return 'sim/engines';
+  return CORE.find((f) => file.startsWith(`${f}/`));
+}
+
+interface Mutant { status: string }
+interface Report { files: Record<string, { mutants: Mutant[] }> }
+export interface FolderScore { folder: string; killed: number; survived: number; noCoverage: number; timeout: number; ignored: number; score: number | null }
+
+/** Mutation score per core folder: detected / (detected + undetected); compile errors and ignored mutants excluded. */
+export function scores(r: Report): FolderScore[] {
+  const by = new Map<string, FolderScore>(CORE.map((folder) => [folder, { folder, killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, score: null }]));
+  for (const [path, file] of Object.entries(r.files)) {
+    const folder = folderOf(path.startsWith(root) ? path.slice(root.length + 1) : path);
+    if (!folder) continue;
+    const s = by.get(folder)!;
+    for (const m of file.mutants) {
+      if (m.status === 'Killed') s.killed++;
+      else if (m.status === 'Timeout') s.timeout++;
+      else if (m.status === 'Survived') s.survived++;
+      else if (m.status === 'NoCoverage') s.noCoverage++;
+      else if (m.status === 'Ignored') s.ignored++;
+    }
+  }
+  for (const s of by.values()) {
+    const detected = s.killed + s.timeout;
+    const total = detected + s.survived + s.noCoverage;
+    s.score = total === 0 ? null : Math.round((detected / total) * 10_000) / 100;
+  }
+  return [...by.values()];
+}
+
+function print(list: FolderScore[]): void {
+  const pad = (v: unknown, n: number) => String(v).padStart(n);
+  console.log(`${'folder'.padEnd(18)}${pad('score %', 9)}${pad('killed', 8)}${pad('timeout', 9)}${pad('survived', 10)}${pad('no cov', 8)}`);
+  for (const s of list) {
+    console.log(`${s.folder.padEnd(18)}${pad(s.score ?? '-', 9)}${pad(s.killed, 8)}${pad(s.timeout, 9)}${pad(s.survived, 10)}${pad(s.noCoverage, 8)}`);
+  }
+}
+
+/** The mutate globs of a core folder, from stryker.config.json's list. */
+function globsOf(folder: string): string[] {
+  return config.mutate.filter((g) => !g.startsWith('!') && folderOf(g.replace('/**/*.ts', '/x.ts')) === folder);
+}
+
+/**
+ * The tests that can kill a folder's mutants (vitest.mutation.config.ts reads them from MUTATION_TESTS), so that each
+ * folder's initial run does not run tests that never reach it.
+ */
+const TESTS: Record<string, string[]> = {
+  workers: ['test/edge/**/*.test.ts', 'test/unit/**/*.test.ts', 'workers/**/*.test.ts'],
+  broker: ['broker/**/*.test.ts', 'test/unit/**/*.test.ts'],
+  shared: ['test/unit/**/*.test.ts', 'test/edge/**/*.test.ts', 'broker/**/*.test.ts', 'workers/**/*.test.ts'],
+  sim: ['sim/**/*.test.ts', 'broker/sim.test.ts'],
+};
+
+const slug = (folder: string) => folder.replace(/\//g, '-');
+/** A folder's last results: the incremental file, which holds every mutant's status from the last run. */
+const reportOf = (folder: string) => join(root, 'reports', 'mutation', `${slug(folder)}.incremental.json`);
+
+function runFolder(folder: string): void {
+  const dir = join(root, 'reports', 'mutation');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `.stryker-${slug(folder)}.json`);
+  writeFileSync(file, JSON.stringify({
+    ...config,
+    mutate: [...globsOf(folder), '!**/*.test.ts'],
+    incrementalFile: `reports/mutation/${slug(folder)}.incremental.json`,
+    htmlReporter: { fileName: `reports/mutation/${slug(folder)}.html` },
+  }, null, 2));
+  const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
+  console.error(`mutation testing ${folder}`);
+  const run = spawnSync(process.execPath, [stryker, 'run', file], {
+    cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: TESTS[folder.split('/')[0]].join(',') },
+  });
+  if (run.status !== 0) process.exit(run.status ?? 1);
+}
+
+function main(): void {
+  const args = process.argv.slice(2);
+  const asked = args.filter((a) => !a.startsWith('--'));
+  const folders = asked.length === 0 ? [...CORE] : CORE.filter((f) => asked.some((a) => f.startsWith(a) || a.startsWith(f)));
+  if (folders.length === 0) {
+    console.error(`no core folder under ${asked.join(', ')}; core folders: ${CORE.join(', ')}`);
+    process.exit(2);
+  }
+  if (!args.includes('--scores')) for (const folder of folders) runFolder(folder);
+  const list: FolderScore[] = [];
+  for (const folder of CORE) {
+    const path = reportOf(folder);
+    const found = existsSync(path) ? scores(JSON.parse(readFileSync(path, 'utf8')) as Report).find((s) => s.folder === folder) : undefined;
+    list.push(found ?? { folder, killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, score: null });
+  }
+  print(list);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

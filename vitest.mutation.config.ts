@@ -1,0 +1,32 @@
+/**
+ * The tests mutation testing runs (`npm run test:mutation`, stryker.config.json): every test that exercises the core in
+ * this process or in workerd (the edge tests, bridged by test/mutation/setup.ts). Tests that reach the core only
+ * through child processes (the end-to-end stacks, the CLIs) are left out: the mutation tester can neither activate a
+ * mutant nor see coverage in another Node process, so they would cost minutes per mutant and decide nothing.
+ */
+import { defineConfig } from 'vitest/config';
+
+/** scripts/mutation.ts narrows the tests to those that can reach the folder under test (comma-separated globs). */
+const only = process.env.MUTATION_TESTS?.split(',').filter(Boolean);
+
+export default defineConfig({
+  test: {
+    include: only ?? ['{test,shared,broker,sim,workers}/**/*.test.ts'],
+    exclude: [
+      '**/node_modules/**',
+      'test/e2e/**',
+      'broker/main.test.ts',
+      'sim/main.test.ts',
+      'sim/bench/**',
+      'test/edge/deploy.test.ts',
+      'test/edge/registry.cli.test.ts',
+      'test/edge/docs.test.ts',
+      'test/unit/secrets.cli.test.ts',
+      'test/unit/supervisor.test.ts',
+    ],
+    setupFiles: ['test/mutation/setup.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
