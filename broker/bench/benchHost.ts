@@ -6,10 +6,16 @@
  *
  * Environment: BROKER_SECRET, BROKER_PLATFORMS_FILE (both required), BENCH_PING_TIMEOUT_MS (optional). Prints one JSON ready line
  * `{"msg":"broker bench host listening","port":<broker>,"echoPort":<echo and status>}`.
- * `GET /status[?gc=1]` on the echo port answers `{ready, sizes, memory}`: `ready` once every platform's cache holds
- * a full snapshot; with `gc=1` a full garbage collection runs first, so `memory` is what the broker keeps.
+ * `GET /status[?gc=1]` on the echo port answers `{ready, sizes, memory, cpuMicros}`: `ready` once every platform's cache holds
+ * a full snapshot; with `gc=1` a full garbage collection runs first, so `memory` is what the broker keeps; with
+ * `loop=1` also `loopDelayMs: {p99, max}`, the event loop's delay since the previous such call.
+ * `POST /profile/start` starts sampling this process's CPU; `POST /profile/stop?to=<file>` stops and writes the
+ * `.cpuprofile` there (the bench's BENCH_PROFILE).
  */
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -30,12 +36,48 @@ const broker = await startBroker({
   secret, port: 0, platformsFile, brokerId: 'bench', log: jsonLineLogger('warn'), ...(pingTimeoutMs ? { session: { pingTimeoutMs } } : {}),
 });
 
+let profiler: Session | undefined;
+async function profile(action: 'start' | 'stop', to: string | null): Promise<void> {
+  if (action === 'start') {
+    if (profiler) throw new Error('a profile is already being taken');
+    profiler = new Session();
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 500 });
+    await profiler.post('Profiler.start');
+    return;
+  }
+  if (!profiler) throw new Error('no profile started');
+  const { profile: taken } = await profiler.post('Profiler.stop');
+  profiler.disconnect();
+  profiler = undefined;
+  if (to) writeFileSync(to, JSON.stringify(taken));
+}
+
+/** This process's event-loop delay since the previous `/status?loop=1`. */
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+
 const status = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const action = /^\/profile\/(start|stop)$/.exec(url.pathname)?.[1] as 'start' | 'stop' | undefined;
+  if (action && req.method === 'POST') {
+    profile(action, url.searchParams.get('to')).then(
+      () => res.writeHead(204).end(),
+      (error: Error) => res.writeHead(409, { 'content-type': 'text/plain' }).end(error.message),
+    );
+    return;
+  }
   if (url.pathname !== '/status') {
     res.writeHead(404).end();
     return;
   }
+  const loopDelay = () => {
+    // The histogram records whole sampling intervals (1 ms): the delay is what exceeds it.
+    const figures = { p99: Math.max(0, loop.percentile(99) / 1e6 - 1), max: Math.max(0, loop.max / 1e6 - 1) };
+    loop.reset();
+    return figures;
+  };
   if (url.searchParams.get('gc') === '1') collectGarbage();
   const platforms = [...broker.platforms.all()];
   const memory = process.memoryUsage();
@@ -43,6 +85,8 @@ const status = createServer((req, res) => {
     ready: platforms.length > 0 && platforms.every((p) => p.cache.ready),
     sizes: Object.fromEntries(platforms.map((p) => [p.id, p.cache.sizes()])),
     memory: { rssMB: memory.rss / 1048576, heapUsedMB: memory.heapUsed / 1048576, externalMB: memory.external / 1048576 },
+    cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
+    ...(url.searchParams.get('loop') === '1' ? { loopDelayMs: loopDelay() } : {}),
   }));
 });
 // The same library and settings as the edge link server (no compression), answering each frame with itself.

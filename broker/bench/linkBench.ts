@@ -16,19 +16,24 @@
  *     (goal: the last costs at most 1.5× the first);
  *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak.
  *
+ * With BENCH_PROFILE=<folder> the broker process's CPU is sampled during the cached reads and during the freshness
+ * changes of each world; the profiles are written there (`broker-<world>-<phase>.cpuprofile`, for Chrome's DevTools)
+ * and their top functions by self time printed after the figures.
+ *
  * Environment: BENCH_SECONDS (5 per throughput run), BENCH_WARMUP_SECONDS (1), BENCH_IN_FLIGHT (256),
  * BENCH_CHANGES (300 freshness samples), BENCH_PAGE_REPEATS (100 of each page), BENCH_WORLDS (demo,scale),
  * BENCH_PING_TIMEOUT_MS (120000 for the scale world's manager keep-alive; 0: the broker's default), and the
  * scale world's shape as in `npm run bench:sim`: SCALE_ACCOUNTS, SCALE_TRADES, SCALE_SYMBOLS, SCALE_TICKS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { CallFrame, ResultFrame } from '../../shared/frames.js';
 import { startService, type Service } from '../../scripts/stack.js';
 import { ManagerClient } from '../../sim/testing/managerClient.js';
+import { summarize, type CpuProfile } from './profileSummary.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -46,6 +51,10 @@ const pageRepeats = Math.max(1, Math.round(num('BENCH_PAGE_REPEATS', 100)));
  * resync starts over, for ever. The scale world's broker is given this much patience (0: the broker's own default).
  */
 const pingTimeoutMs = num('BENCH_PING_TIMEOUT_MS', 120_000);
+const profileDir = process.env.BENCH_PROFILE ? join(process.cwd(), process.env.BENCH_PROFILE) : undefined;
+const profileTop = 12;
+/** Profiles taken, by world and phase, printed after the figures. */
+const profiles: { label: string; file: string }[] = [];
 const worldNames = (process.env.BENCH_WORLDS ?? 'demo,scale').split(',').map((w) => w.trim()).filter(Boolean);
 
 interface World { accounts: number; trades: number; symbols: number; ticksPerSecond: number }
@@ -63,6 +72,15 @@ const SERVER = 'bench-pf4';
 const PASSWORD = randomBytes(18).toString('base64url');
 const LINK_SECRET = randomBytes(32).toString('base64url');
 const PLATFORM = randomUUID();
+
+/** Microseconds during which some runnable task waited for a CPU, machine-wide (Linux PSI); NaN elsewhere. */
+function cpuPressureUs(): number {
+  try {
+    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? Number.NaN);
+  } catch {
+    return Number.NaN;
+  }
+}
 
 const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 const sortedOf = (values: number[]) => Float64Array.from(values).sort();
@@ -131,16 +149,21 @@ async function closedLoop(link: FrameLink, op: string, args: Record<string, unkn
   return { perSecond: latencies.length / elapsed, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), failures };
 }
 
+/** A throughput run with the broker's CPU time per answer (µs) and the machine's CPU pressure (0–1) during it. */
+type Measured = Throughput & { cpuMicros: number; pressure: number };
+
 interface Figures {
   world: string;
   resyncSeconds: number;
   keepAliveLosses: number;
-  echo: Throughput;
-  cached: Throughput;
+  echo: Measured;
+  cached: Measured;
   freshP50: number;
   freshP99: number;
   freshMax: number;
   changeAnswerP50: number;
+  changeAnswerP99: number;
+  loopDuringChanges: { broker: { p99: number; max: number }; sim: { p99: number; max: number }; pressure: number };
   firstPageP50: number;
   firstPageP99: number;
   lastPageP50: number;
@@ -150,6 +173,7 @@ interface Figures {
   heapUsedMB: number;
   peakRssMB: number;
   cacheRecords: number;
+  frameBytes: { call: number; answer: number };
 }
 
 function peakRssMB(pid: number): number {
@@ -195,9 +219,15 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       if (brokerLog.length > 20) brokerLog.shift();
       if (process.env.BENCH_LOG) say(line);
     });
-    const status = async (gc = false) => (await fetch(`http://127.0.0.1:${echoPort}/status${gc ? '?gc=1' : ''}`)).json() as Promise<{
-      ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number };
+    const status = async (gc = false, loop = false) => (await fetch(`http://127.0.0.1:${echoPort}/status?gc=${gc ? 1 : 0}&loop=${loop ? 1 : 0}`)).json() as Promise<{
+      ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number }; cpuMicros: number;
+      loopDelayMs?: { p99: number; max: number };
     }>;
+    /** The simulator's event-loop delay since the previous call (its control channel's state). */
+    const simLoop = async () => {
+      const state = await (await fetch(`http://127.0.0.1:${sim.port}/control/${SERVER}/state`)).json() as { process: Record<string, number> };
+      return { p99: state.process.eventLoopDelayP99Ms, max: state.process.eventLoopDelayMaxMs };
+    };
     say(`[${name}] waiting for the broker's cache to hold the world...`);
     const until = Date.now() + 600_000;
     while (!(await status()).ready) {
@@ -205,6 +235,22 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       await new Promise((r) => setTimeout(r, 250));
     }
     const resyncSeconds = (performance.now() - brokerStart) / 1000;
+    /** Runs `phase` with the broker's CPU sampled when BENCH_PROFILE asks for it. */
+    const profiled = async <T>(phase: string, run: () => Promise<T>): Promise<T> => {
+      if (!profileDir) return run();
+      const post = async (path: string) => {
+        const res = await fetch(`http://127.0.0.1:${echoPort}${path}`, { method: 'POST' });
+        if (!res.ok) throw new Error(`broker profile: ${res.status} ${await res.text()}`);
+      };
+      const file = join(profileDir, `broker-${name}-${phase}.cpuprofile`);
+      await post('/profile/start');
+      try {
+        return await run();
+      } finally {
+        await post(`/profile/stop?to=${encodeURIComponent(file)}`);
+        profiles.push({ label: `${name}, ${phase}`, file });
+      }
+    };
     const afterResync = await status(true);
     const cacheRecords = Object.values(afterResync.sizes[PLATFORM] ?? {}).reduce((a, b) => a + b, 0);
 
@@ -216,32 +262,57 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     const login = (firstPage.data as { login: number }[])[0].login;
     const readArgs = { login };
     const isRecord = (f: ResultFrame) => f.ok && (f.data as { login?: number }).login === login;
+    const sample = await link.ok('PF4.UserRecordGet', readArgs);
+    const frameBytes = {
+      call: JSON.stringify({ id: 1, platform: PLATFORM, op: 'PF4.UserRecordGet', args: readArgs, timeoutMs: 10_000, traceId: '4bf92f3577b34da6a3ce929d0e0e4736' }).length,
+      answer: JSON.stringify(sample).length,
+    };
 
     // Throughput: the echo and the cached read, each warmed, measured with the same frames in flight.
     say(`[${name}] ws echo and cached reads over one link, ${inFlight} in flight: ${2 * (warmupSeconds + seconds)} s...`);
+    /** The run, and the broker process's CPU time (user and system) per answer during it, in µs. */
+    const withCpu = async (run: () => Promise<Throughput>): Promise<Measured> => {
+      const before = (await status()).cpuMicros;
+      const pressureBefore = cpuPressureUs();
+      const started = performance.now();
+      const result = await run();
+      const elapsed = (performance.now() - started) / 1000;
+      const pressure = (cpuPressureUs() - pressureBefore) / (elapsed * 1e6);
+      return { ...result, pressure, cpuMicros: ((await status()).cpuMicros - before) / (result.perSecond * elapsed) };
+    };
     await closedLoop(echo, 'PF4.UserRecordGet', readArgs, () => true, warmupSeconds);
-    const echoRun = await closedLoop(echo, 'PF4.UserRecordGet', readArgs, (f) => (f as unknown as CallFrame).op === 'PF4.UserRecordGet', seconds);
+    const echoRun = await withCpu(() => closedLoop(echo, 'PF4.UserRecordGet', readArgs, (f) => (f as unknown as CallFrame).op === 'PF4.UserRecordGet', seconds));
     await closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, warmupSeconds);
-    const cachedRun = await closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, seconds);
+    const cachedRun = await withCpu(() => profiled('cached', () => closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, seconds)));
 
     // Freshness: a change on the server, then the cached read polled over the link until it carries the change.
     say(`[${name}] freshness: ${changes} account changes...`);
-    manager = await ManagerClient.connect(sim.port, SERVER);
-    await manager.ok('login', { login: 1001, password: PASSWORD, pump: false });
+    const changer = await ManagerClient.connect(sim.port, SERVER);
+    manager = changer;
+    await changer.ok('login', { login: 1001, password: PASSWORD, pump: false });
     const fresh: number[] = [];
     const changeAnswers: number[] = [];
-    for (let i = 0; i < changes; i++) {
-      const comment = `bench ${i} ${randomBytes(4).toString('hex')}`;
-      const t0 = performance.now();
-      const answered = manager.ok('UserRecordUpdate', { login, record: { comment } }).then(() => changeAnswers.push(performance.now() - t0));
-      for (;;) {
-        const answer = await link.call('PF4.UserRecordGet', readArgs);
-        if (answer.ok && (answer.data as { comment?: string }).comment === comment) break;
-        if (performance.now() - t0 > 10_000) throw new Error(`change ${i} not visible through the cache within 10 s`);
+    await status(false, true);
+    await simLoop();
+    const pressureBefore = cpuPressureUs();
+    const changesStarted = performance.now();
+    await profiled('freshness', async () => {
+      for (let i = 0; i < changes; i++) {
+        const comment = `bench ${i} ${randomBytes(4).toString('hex')}`;
+        const t0 = performance.now();
+        const answered = changer.ok('UserRecordUpdate', { login, record: { comment } }).then(() => changeAnswers.push(performance.now() - t0));
+        for (;;) {
+          const answer = await link.call('PF4.UserRecordGet', readArgs);
+          if (answer.ok && (answer.data as { comment?: string }).comment === comment) break;
+          if (performance.now() - t0 > 10_000) throw new Error(`change ${i} not visible through the cache within 10 s`);
+        }
+        fresh.push(performance.now() - t0);
+        await answered;
       }
-      fresh.push(performance.now() - t0);
-      await answered;
-    }
+    });
+
+    const pressureDuringChanges = (cpuPressureUs() - pressureBefore) / ((performance.now() - changesStarted) * 1000);
+    const loopDuringChanges = { broker: (await status(false, true)).loopDelayMs!, sim: await simLoop(), pressure: pressureDuringChanges };
 
     // Pages: walk to the last page once, then read the first and the last alternately.
     say(`[${name}] cached pages of ${PAGE} trades: first and last, ${pageRepeats} times each...`);
@@ -273,10 +344,11 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     return {
       world: name, resyncSeconds, keepAliveLosses, echo: echoRun, cached: cachedRun,
       freshP50: percentile(freshSorted, 0.5), freshP99: percentile(freshSorted, 0.99), freshMax: freshSorted[freshSorted.length - 1],
-      changeAnswerP50: percentile(sortedOf(changeAnswers), 0.5),
+      changeAnswerP50: percentile(sortedOf(changeAnswers), 0.5), changeAnswerP99: percentile(sortedOf(changeAnswers), 0.99),
+      loopDuringChanges,
       firstPageP50: percentile(first, 0.5), firstPageP99: percentile(first, 0.99),
       lastPageP50: percentile(last, 0.5), lastPageP99: percentile(last, 0.99), pages,
-      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRssMB(broker.child.pid!), cacheRecords,
+      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRssMB(broker.child.pid!), cacheRecords, frameBytes,
     };
   } finally {
     manager?.close();
@@ -287,10 +359,12 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'broker-bench-'));
+if (profileDir) mkdirSync(profileDir, { recursive: true });
 try {
   const results: Figures[] = [];
   for (const name of worldNames) results.push(await measure(name, worlds[name], dir));
 
+  const pct = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)} %` : '-');
   const x = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
   const rows: [string, (f: Figures) => string][] = [
     ['cache records held', (f) => String(f.cacheRecords)],
@@ -298,11 +372,17 @@ try {
     ['  keep-alive losses during the resync', (f) => String(f.keepAliveLosses)],
     [`ws echo round trips/s (${inFlight} in flight)`, (f) => f.echo.perSecond.toFixed(0)],
     ['cached reads/s over one edge link', (f) => f.cached.perSecond.toFixed(0)],
+    ['  bytes: call frame (echoed) / cached answer', (f) => `${f.frameBytes.call} / ${f.frameBytes.answer}`],
     ['  ratio to the echo (goal ≥ 0.5×)', (f) => x(f.cached.perSecond, f.echo.perSecond)],
+    ['  machine CPU pressure: echo / cached', (f) => `${pct(f.echo.pressure)} / ${pct(f.cached.pressure)}`],
+    ['  broker CPU per answer, µs: echo / cached', (f) => `${f.echo.cpuMicros.toFixed(1)} / ${f.cached.cpuMicros.toFixed(1)}`],
     ['  echo p50 / p99, ms', (f) => `${f.echo.p50.toFixed(2)} / ${f.echo.p99.toFixed(2)}`],
     ['  cached read p50 / p99, ms', (f) => `${f.cached.p50.toFixed(2)} / ${f.cached.p99.toFixed(2)}`],
     ['freshness p50 / p99 / max, ms (goal p99 ≤ 5)', (f) => `${f.freshP50.toFixed(2)} / ${f.freshP99.toFixed(2)} / ${f.freshMax.toFixed(2)}`],
-    ['  the change command answered, p50 ms', (f) => f.changeAnswerP50.toFixed(2)],
+    ['  the change command answered, p50 / p99 ms', (f) => `${f.changeAnswerP50.toFixed(2)} / ${f.changeAnswerP99.toFixed(2)}`],
+    ['  machine CPU pressure during the changes', (f) => pct(f.loopDuringChanges.pressure)],
+    ['  event-loop delay p99 / max, ms: broker', (f) => `${f.loopDuringChanges.broker.p99.toFixed(2)} / ${f.loopDuringChanges.broker.max.toFixed(2)}`],
+    ['                               simulator', (f) => `${f.loopDuringChanges.sim.p99.toFixed(2)} / ${f.loopDuringChanges.sim.max.toFixed(2)}`],
     [`first page of ${PAGE} trades p50 / p99, ms`, (f) => `${f.firstPageP50.toFixed(2)} / ${f.firstPageP99.toFixed(2)}`],
     ['last page p50 / p99, ms', (f) => `${f.lastPageP50.toFixed(2)} / ${f.lastPageP99.toFixed(2)}`],
     ['  last / first at p50 (goal ≤ 1.5×)', (f) => `${x(f.lastPageP50, f.firstPageP50)} (${f.pages} pages)`],
@@ -312,6 +392,11 @@ try {
   console.log(`\nbroker figures, node ${process.version}, ${seconds} s per throughput run; worlds: ${results.map((r) => `${r.world} = ${worlds[r.world].accounts} accounts, ${worlds[r.world].trades} trades, ${worlds[r.world].symbols} symbols, ${worlds[r.world].ticksPerSecond} ticks/s`).join('; ')}`);
   console.log(`${''.padEnd(46)}${results.map((r) => r.world.padStart(24)).join('')}`);
   for (const [label, value] of rows) console.log(`${label.padEnd(46)}${results.map((r) => value(r).padStart(24)).join('')}`);
+  for (const { label, file } of profiles) {
+    const { lines, busyShare } = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, profileTop);
+    console.log(`\nbroker CPU profile, ${label} (busy ${(busyShare * 100).toFixed(0)} % of the time; ${file}):`);
+    for (const line of lines) console.log(`  ${(line.share * 100).toFixed(1).padStart(5)} %  ${line.name}`);
+  }
   const failures = results.reduce((n, r) => n + r.echo.failures + r.cached.failures, 0);
   if (failures) {
     console.log(`${failures} answers were not the expected record`);

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallFrame, HelloFrame } from '../../shared/frames.js';
+import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import type { Logger } from '../observability/log.js';
 import type { CallDispatcher } from './callDispatcher.js';
 import { isStreamOp, StreamSubscriptions } from '../stream/streamSubscriptions.js';
@@ -70,7 +71,7 @@ export class EdgeLinkServer {
     private readonly replicas: ReplicaSource = () => undefined,
   ) {
     this.expected = digest(`Bearer ${secret}`);
-    this.wss.on('connection', (ws) => this.onLink(ws));
+    this.wss.on('connection', (ws, req: IncomingMessage) => this.onLink(ws, req.socket));
     this.heartbeat = setInterval(() => this.checkLinks(), heartbeatMs);
     this.heartbeat.unref();
   }
@@ -114,15 +115,19 @@ export class EdgeLinkServer {
     return timingSafeEqual(digest(header), this.expected);
   }
 
-  private onLink(ws: WebSocket): void {
+  private onLink(ws: WebSocket, socket: Corkable): void {
     this.log('info', { msg: 'edge link opened', links: this.wss.clients.size });
     this.events.opened();
     this.alive.add(ws);
     ws.on('pong', () => this.alive.add(ws));
     const hello: HelloFrame = { hello: { broker: this.brokerId, version: BROKER_VERSION } };
     ws.send(JSON.stringify(hello));
+    // The answers of one turn (a batch of calls read from one TCP segment) leave in one socket write.
+    const hold = writeBatch(socket);
     const reply = (text: string) => {
-      if (ws.readyState === ws.OPEN) ws.send(text);
+      if (ws.readyState !== ws.OPEN) return;
+      hold();
+      ws.send(text);
     };
     const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);
     const replication = new EdgeReplication({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.replicas);

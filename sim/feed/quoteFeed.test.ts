@@ -45,6 +45,28 @@ describe('quote feed', () => {
     f.stop();
   });
 
+  it('emits what it owes in slices of about 2 ms, so the server answers in between', async () => {
+    vi.useRealTimers();
+    const order: string[] = [];
+    const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until) { /* the server's work */ } };
+    // Every tick costs the server a millisecond; the first one asks for a command to be answered on the next turn.
+    const f = new QuoteFeed(buildInstruments(5, new Random(3)), new Random(4), 1000, () => {
+      if (order.length === 0) setImmediate(() => order.push('command'));
+      order.push('tick');
+      busy(1);
+    }, Date.now());
+    f.start();
+    // The process is busy for 50 ms: the first firing owes at least 50 ticks.
+    busy(50);
+    const until = Date.now() + 10_000;
+    while (f.ticksEmitted < 50 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+    f.stop();
+    expect(f.ticksEmitted).toBeGreaterThanOrEqual(50);
+    // The command was answered after the first slice (two or three ticks), not after the whole backlog.
+    expect(order.indexOf('command')).toBeGreaterThanOrEqual(1);
+    expect(order.indexOf('command')).toBeLessThanOrEqual(3);
+  });
+
   it('leaves a gap while paused and resumes at the same rate', () => {
     const { f } = feed(100);
     f.start();

@@ -23,6 +23,11 @@ export type TickListener = (quote: Quote) => void;
 const MIN_INTERVAL_MS = 10;
 /** A timer that fires this late emits at most this much backlog; the rest is dropped and counted. */
 const MAX_CATCH_UP_MS = 250;
+/**
+ * Ticks owed are emitted in slices of at most this long; the rest follow after the event loop has served what waits
+ * (commands, their change events), so a feed that catches up never holds the server's answers back for long.
+ */
+const SLICE_MS = 2;
 /** Per-tick relative volatility of the walk. */
 const VOLATILITY = 0.00015;
 
@@ -31,6 +36,9 @@ export class QuoteFeed {
   private readonly mids = new Map<string, number>();
   private readonly bySymbol = new Map<string, Instrument>();
   private timer: NodeJS.Timeout | null = null;
+  /** Ticks owed and not yet emitted, and the next slice that emits them when one is waiting. */
+  private backlog = 0;
+  private nextSlice: NodeJS.Immediate | null = null;
   private pausedUntil = 0;
   ticksEmitted = 0;
   /** Ticks the clock owed but the process was too busy to emit (a backlog beyond MAX_CATCH_UP_MS). */
@@ -66,12 +74,13 @@ export class QuoteFeed {
       const due = Math.floor(((now - startedAt) * this.ticksPerSecond) / 1000);
       const behind = due - owed;
       const cap = Math.ceil((this.ticksPerSecond * MAX_CATCH_UP_MS) / 1000);
-      const count = Math.min(behind, cap);
       owed = due;
-      this.ticksDropped += behind - count;
       // A feeder restart leaves a brief gap in the ticks, as a real one does.
       if (this.pausedAt(now)) return;
-      for (let i = 0; i < count; i++) this.tickOne(now);
+      const count = Math.min(behind, Math.max(0, cap - this.backlog));
+      this.ticksDropped += behind - count;
+      this.backlog += count;
+      if (!this.nextSlice) this.emitSlice();
     }, interval);
     this.timer.unref();
   }
@@ -79,6 +88,24 @@ export class QuoteFeed {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.nextSlice) clearImmediate(this.nextSlice);
+    this.nextSlice = null;
+    this.backlog = 0;
+  }
+
+  /** Emits owed ticks for at most SLICE_MS, then leaves the rest to a later turn of the event loop. */
+  private emitSlice(): void {
+    this.nextSlice = null;
+    const now = Date.now();
+    const until = now + SLICE_MS;
+    while (this.backlog > 0) {
+      this.backlog--;
+      this.tickOne(now);
+      if (this.backlog > 0 && Date.now() >= until) {
+        this.nextSlice = setImmediate(() => this.emitSlice());
+        return;
+      }
+    }
   }
 
   /** No ticks for `ms` (SrvFeedsRestart). */

@@ -44,7 +44,7 @@ export function createManagerServer(servers: ReadonlyMap<string, TradingServer>,
     if (server.isDown()) return refuse(socket, 503, 'Service Unavailable');
     wss.handleUpgrade(req, socket, head, (ws) => {
       const peer = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
-      new ManagerSession(ws, server, peer);
+      new ManagerSession(ws, server, peer, req.socket);
     });
   });
 

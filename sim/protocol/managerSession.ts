@@ -12,6 +12,7 @@ import { RESYNC_CHUNK, type LoginResult, type ManagerRequest } from '../../share
 import { ArgReader } from '../world/args.js';
 import { CommandError, type SnapshotPart } from '../world/simWorld.js';
 import type { TradingServer } from '../server/tradingServer.js';
+import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Stop writing snapshot chunks while this much is queued on the socket. */
@@ -42,8 +43,11 @@ export class ManagerSession {
   /** Symbols with more than one tick held: some were dropped by coalescing. */
   private coalescedSymbols = new Set<string>();
   private parked: ManagerRequest[] = [];
+  /** Before each send: the frames of one turn (a slice of ticks and their events, a batch of answers) leave in one write. */
+  private readonly hold: () => void;
 
-  constructor(private readonly ws: WebSocket, private readonly server: TradingServer, readonly peer: string) {
+  constructor(private readonly ws: WebSocket, private readonly server: TradingServer, readonly peer: string, socket?: Corkable) {
+    this.hold = socket ? writeBatch(socket) : () => {};
     server.attach(this);
     ws.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
     ws.on('close', () => this.onClosed());
@@ -269,6 +273,7 @@ export class ManagerSession {
 
   private send(text: string): void {
     if (this.closed || this.ws.readyState !== this.ws.OPEN) return;
+    this.hold();
     this.ws.send(text);
   }
 }
