@@ -23,6 +23,7 @@
  * error and closed. A socket that is sent nothing is not probed, so an idle client still costs no CPU.
  */
 import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
+import { stringifyJson } from '../../shared/losslessJson.js';
 
 /** How long events are gathered before they are written to the clients. */
 export const FLUSH_MS = 10;
@@ -75,7 +76,7 @@ export class Encoded {
   readonly sse: string;
   private hubText: string | undefined;
   constructor(readonly seq: number, readonly id: string, readonly event: StreamEvent) {
-    this.json = JSON.stringify(event.data);
+    this.json = stringifyJson(event.data);
     this.sse = `id: ${id}\nevent: ${event.topic}\ndata: ${this.json}\n\n`;
   }
 

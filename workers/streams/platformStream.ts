@@ -20,6 +20,7 @@ import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
 import { chunkFor, Encoded, flushMs, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
 import * as hub from './signalr.js';
+import { parseJson } from '../../shared/losslessJson.js';
 
 export const STREAM_RING_SIZE = 10_000;
 export { MAX_BEHIND } from './fanout.js';
@@ -141,7 +142,8 @@ export class PlatformStream extends DurableObject<Env> {
   private onBrokerFrame(ws: WebSocket, text: string): void {
     if (ws !== this.socket) return;
     let frame: Partial<StreamFrame> & { id?: number; ok?: boolean; error?: { message?: string } };
-    try { frame = JSON.parse(text); } catch { return; }
+    // Lossless: PF5 ids beyond 2^53 − 1 in events stay exact bigints (written back as digits by `Encoded`).
+    try { frame = parseJson(text) as typeof frame; } catch { return; }
     if (frame.id === 1 && frame.ok === false) {
       console.warn(JSON.stringify({ msg: 'stream subscription refused', error: frame.error?.message }));
       try { ws.close(1000, 'refused'); } catch { /* gone */ }

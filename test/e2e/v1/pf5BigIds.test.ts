@@ -13,6 +13,7 @@ import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { operation as v2Operation, urlOf as v2UrlOf } from '../v2/api.js';
 import { call, notFound, refuses, type CallOptions } from './api.js';
+import { SseReader } from '../../support/sse.js';
 
 const PASSWORD = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
@@ -134,6 +135,21 @@ describe('PF5 logins beyond 2^53 − 1', () => {
     const wrong = await exact<Row>('v1.PF5.UserPasswordCheck', { params: { login: String(NEIGHBOUR), type: 'Main' }, body: 'Secret123x' });
     expect(wrong.status).toBe(400);
     expect(wrong.value.errorCode).toBe('UsrInvalidPassword');
+  });
+
+  it('streams an account change with such a login exactly (SSE users topic)', async () => {
+    const C = 9223372036854775807n;
+    const sse = await SseReader.open(`${c.stack.edgeUrl}${c.v2pf5}/Stream?users`, c.token);
+    try {
+      expect(sse.status).toBe(200);
+      await eventually(async () => sse.of('status').length > 0, 10_000);
+      await exactOk('v1.PF5.UserAdd', { rawBody: addBody(C, 'Cy') });
+      const streamed = await eventually(async () => sse.of('users').find((e) => e.data.includes(`"login":${C}`)) ?? null, 10_000);
+      expect(streamed, 'the new account is streamed with its exact login').not.toBeNull();
+      expect(parseJson(streamed!.data)).toMatchObject({ kind: 'Added', login: C, name: 'Cy Exact' });
+    } finally {
+      await sse.close();
+    }
   });
 
   it('refuses ids beyond the int64 maximum, naming the field', async () => {
