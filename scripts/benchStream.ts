@@ -228,6 +228,27 @@ function cpuSeconds(pids: number[]): { total: number; threads: number[] } {
   return { total, threads };
 }
 
+/** This process's descendants, named: `workerd` (the edge), and the simulator and broker by their entry file. */
+function stackProcesses(): Array<{ pid: number; name: string }> {
+  const parent = new Map<number, number>();
+  const label = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parent.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const cmd = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      label.set(Number(entry), comm === 'workerd' ? 'edge' : /sim\/main/.test(cmd) ? 'simulator' : /broker/.test(cmd) ? 'broker' : comm);
+    } catch { /* gone */ }
+  }
+  const isDescendant = (pid: number): boolean => {
+    for (let p = parent.get(pid); p !== undefined && p > 1; p = parent.get(p)) if (p === process.pid) return true;
+    return false;
+  };
+  return [...parent.keys()].filter(isDescendant).map((pid) => ({ pid, name: label.get(pid) ?? '?' }));
+}
+
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -321,7 +342,10 @@ try {
   await api('v2.PF4.TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: user.login, price: 1_000_000 });
   const opened: number[] = [];
   const tradeFailures: string[] = [];
+  let tradeCall: Promise<void> | undefined;
   const cpuStart = cpuSeconds(workerd);
+  const stackProcs = stackProcesses().filter((p) => ['simulator', 'broker'].includes(p.name));
+  const stackCpuStart = stackProcs.map((p) => cpuSeconds([p.pid]).total);
   const clientCpuStart = process.cpuUsage();
   const emittedStart = ((await stack.control('demo-pf4', 'state')) as { ticksEmitted: number }).ticksEmitted;
   for (const c of held) c.recording = true;
@@ -329,17 +353,15 @@ try {
   let nextTrade = started;
   let nextReport = started + 1000;
   while (Date.now() - started < SECONDS * 1000) {
-    if (TRADES_PER_SECOND > 0 && Date.now() >= nextTrade) {
+    // One trade call at a time, not awaited here: a slow answer must not stretch the window.
+    if (TRADES_PER_SECOND > 0 && Date.now() >= nextTrade && !tradeCall) {
       nextTrade += 1000 / TRADES_PER_SECOND;
-      try {
-        const tx = await api<{ order: number }>('v2.PF4.TradeTransaction', {
-          tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: user.login, symbol: symbolList[opened.length % symbolList.length], volume: 1, comment: 'bench',
-        });
-        opened.push(tx.order);
-      } catch (error) {
+      tradeCall = api<{ order: number }>('v2.PF4.TradeTransaction', {
+        tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: user.login, symbol: symbolList[opened.length % symbolList.length], volume: 1, comment: 'bench',
+      }).then((tx) => { opened.push(tx.order); }, (error) => {
         // Not answered: not counted as opened (its event, if it comes, is not expected of anyone).
-        tradeFailures.push(String(error));
-      }
+        tradeFailures.push(`${String(error)}${(error as { cause?: unknown }).cause ? ` (${String((error as { cause?: unknown }).cause)})` : ''}`);
+      }).finally(() => { tradeCall = undefined; });
     }
     if (Date.now() >= nextReport) {
       nextReport += 1000;
@@ -351,10 +373,12 @@ try {
   for (const c of held) c.recording = false;
   const cpuEnd = cpuSeconds(workerd);
   const clientCpu = process.cpuUsage(clientCpuStart);
+  const stackCpu = stackProcs.map((p, i) => `${p.name} ${((100 * (cpuSeconds([p.pid]).total - stackCpuStart[i])) / ((Date.now() - started) / 1000)).toFixed(0)}%`);
   const load = loadavg()[0];
   const windowSeconds = (Date.now() - started) / 1000;
   const emitted = ((await stack.control('demo-pf4', 'state')) as { ticksEmitted: number }).ticksEmitted - emittedStart;
   const stillConnected = held.filter((c) => c.connected).length;
+  await tradeCall;
   // Trades opened last may still be on their way: wait for them (bounded), then count what is missing.
   const missing = () => held.reduce((n, c) => n + opened.filter((o) => !c.orders.has(o)).length, 0);
   const waitUntil = Date.now() + 10_000;
@@ -384,7 +408,7 @@ try {
   if (tradeFailures.length) console.log(`  trade calls   ${tradeFailures.length} not answered (not counted): ${[...new Set(tradeFailures)].slice(0, 2).join('; ')}`);
   const threadCpu = cpuEnd.threads.map((t, i) => t - (cpuStart.threads[i] ?? 0)).sort((a, b) => b - a);
   console.log(`  edge CPU      ${((100 * (cpuEnd.total - cpuStart.total)) / windowSeconds).toFixed(0)}% of one core over the window (busiest threads ${threadCpu.slice(0, 3).map((t) => `${((100 * t) / windowSeconds).toFixed(0)}%`).join(', ')})`);
-  console.log(`  client CPU    ${((clientCpu.user + clientCpu.system) / 1e4 / windowSeconds).toFixed(0)}% of one core (this process: every client's reading and parsing), machine load ${load.toFixed(1)} on ${cpus().length} cores`);
+  console.log(`  client CPU    ${((clientCpu.user + clientCpu.system) / 1e4 / windowSeconds).toFixed(0)}% of one core (this process: every client's reading and parsing)${stackCpu.length ? `; ${stackCpu.join(', ')}` : ''}; machine load ${load.toFixed(1)} on ${cpus().length} cores`);
   console.log(`  latency       p50 ${p50} ms, p99 ${p99} ms   (tick time at the simulator -> client receipt, ${all.length} ticks)`);
   console.log(`  baseline      1 ${baseline.kind} client alone: p50 ${b50} ms, p99 ${b99} ms, ${baseline.ticks} ticks in ${BASELINE_SECONDS} s   ratio p50 ${ratio(p50, b50)}, p99 ${ratio(p99, b99)}`);
   console.log(`  edge memory   workerd RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB -> ${(rssAfter / 2 ** 20).toFixed(1)} MiB, ${(perConnection / 1024).toFixed(1)} KiB per connection`);

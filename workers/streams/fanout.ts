@@ -15,7 +15,7 @@
  *
  * SignalR hub sockets (`HubFlow`): a socket accepted with the Hibernation API offers no `bufferedAmount` or write
  * completion (workerd's `send` queues without bound and tells nothing), so the hub asks the client itself. With the
- * data it sends, at most every `PROBE_MS`, the object adds an invocation of `OnFlowCheck` carrying an invocation id;
+ * data it sends, at most every `PROBE_MS` (250 ms), the object adds an invocation of `OnFlowCheck` carrying an invocation id;
  * a SignalR client (7 or later) answers every server invocation that has an id with a completion (a result if it has
  * an `OnFlowCheck` handler, an error otherwise), in order, after it read what came before. A socket whose probe is
  * not answered within `SLOW_MS` is slow: from then on its ticks are conflated per symbol and its other events held
@@ -42,10 +42,13 @@ export function setMaxBehind(value: string | undefined): number {
 }
 /** How long an overflowing SSE client gets to take its `overflow` event before its stream is aborted. */
 export const OVERFLOW_GRACE_MS = 5_000;
-/** A hub socket is probed at most this often (and only while it is sent something). */
-export const PROBE_MS = 1_000;
-/** A hub socket whose probe is unanswered for longer than this is slow. */
-export const SLOW_MS = 1_000;
+/**
+ * A hub socket is probed at most this often (and only while it is sent something), and one whose probe is unanswered
+ * for longer than SLOW_MS is slow: together they bound how far behind the latest prices a hub client can read (what
+ * is in flight beyond its last answer), which TCP alone does not (a socket's kernel buffers hold seconds of ticks).
+ */
+export const PROBE_MS = 250;
+export const SLOW_MS = 250;
 export const PROBE_TARGET = 'OnFlowCheck';
 const RS = '\u001e';
 
