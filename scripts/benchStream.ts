@@ -26,6 +26,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
@@ -347,6 +348,9 @@ try {
   const stackProcs = stackProcesses().filter((p) => ['simulator', 'broker'].includes(p.name));
   const stackCpuStart = stackProcs.map((p) => cpuSeconds([p.pid]).total);
   const clientCpuStart = process.cpuUsage();
+  // How late this process's event loop runs: a tick read late by the clients is latency of theirs, not the edge's.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const emittedStart = ((await stack.control('demo-pf4', 'state')) as { ticksEmitted: number }).ticksEmitted;
   for (const c of held) c.recording = true;
   const started = Date.now();
@@ -373,6 +377,7 @@ try {
   for (const c of held) c.recording = false;
   const cpuEnd = cpuSeconds(workerd);
   const clientCpu = process.cpuUsage(clientCpuStart);
+  loopDelay.disable();
   const stackCpu = stackProcs.map((p, i) => `${p.name} ${((100 * (cpuSeconds([p.pid]).total - stackCpuStart[i])) / ((Date.now() - started) / 1000)).toFixed(0)}%`);
   const load = loadavg()[0];
   const windowSeconds = (Date.now() - started) / 1000;
@@ -409,6 +414,7 @@ try {
   const threadCpu = cpuEnd.threads.map((t, i) => t - (cpuStart.threads[i] ?? 0)).sort((a, b) => b - a);
   console.log(`  edge CPU      ${((100 * (cpuEnd.total - cpuStart.total)) / windowSeconds).toFixed(0)}% of one core over the window (busiest threads ${threadCpu.slice(0, 3).map((t) => `${((100 * t) / windowSeconds).toFixed(0)}%`).join(', ')})`);
   console.log(`  client CPU    ${((clientCpu.user + clientCpu.system) / 1e4 / windowSeconds).toFixed(0)}% of one core (this process: every client's reading and parsing)${stackCpu.length ? `; ${stackCpu.join(', ')}` : ''}; machine load ${load.toFixed(1)} on ${cpus().length} cores`);
+  console.log(`  client lag    the clients' event loop ran late by p50 ${(loopDelay.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loopDelay.percentile(99) / 1e6).toFixed(0)} ms, max ${(loopDelay.max / 1e6).toFixed(0)} ms`);
   console.log(`  latency       p50 ${p50} ms, p99 ${p99} ms   (tick time at the simulator -> client receipt, ${all.length} ticks)`);
   console.log(`  baseline      1 ${baseline.kind} client alone: p50 ${b50} ms, p99 ${b99} ms, ${baseline.ticks} ticks in ${BASELINE_SECONDS} s   ratio p50 ${ratio(p50, b50)}, p99 ${ratio(p99, b99)}`);
   console.log(`  edge memory   workerd RSS ${(rssBefore / 2 ** 20).toFixed(1)} MiB -> ${(rssAfter / 2 ** 20).toFixed(1)} MiB, ${(perConnection / 1024).toFixed(1)} KiB per connection`);
