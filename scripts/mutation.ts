@@ -94,6 +94,8 @@ function runFolder(folder: string): void {
     ...config,
     mutate: [...globsOf(folder), '!**/*.test.ts'],
     incrementalFile: `reports/mutation/${slug(folder)}.incremental.json`,
+    // A sandbox folder per core folder, so runs of different folders can go on at once.
+    tempDirName: `.stryker-tmp-${slug(folder)}`,
     htmlReporter: { fileName: `reports/mutation/${slug(folder)}.html` },
   }, null, 2));
   const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
