@@ -1,0 +1,25 @@
+/**
+ * A migrated, in-memory D1 registry for tests that run registry and auth code in this Node process (the store, the
+ * registry routes, the token check) rather than in workerd: Miniflare hosts the D1 database behind a worker that does
+ * nothing, the same database the edge and the registry CLI use.
+ */
+import { applyMigrations, miniflareOptions, startMiniflare, type D1Like } from '../../scripts/edge.js';
+
+const IDLE_WORKER = `import { DurableObject } from 'cloudflare:workers';
+export class PlatformLink extends DurableObject {}
+export class IdempotencyLedger extends DurableObject {}
+export class ClientRateLimiter extends DurableObject {}
+export class PlatformStream extends DurableObject {}
+export default { fetch: () => new Response(null, { status: 404 }) };`;
+
+export interface RegistryDb {
+  db: D1Like;
+  close(): Promise<void>;
+}
+
+export async function startRegistryDb(): Promise<RegistryDb> {
+  const { miniflare } = await startMiniflare(miniflareOptions(IDLE_WORKER, {}));
+  const db = (await miniflare.getD1Database('DB')) as unknown as D1Like;
+  await applyMigrations(db);
+  return { db, close: () => miniflare.dispose() };
+}
