@@ -9,9 +9,15 @@
  *     BENCH_IN_FLIGHT frames in flight, the frames being the call frames of the next step;
  *   - cached reads per second (`PF4.UserRecordGet` call frames of `shared/frames.ts`) over one edge link to the same
  *     process with the same frames in flight, the way a platform gateway object drives `/link` (goal ≥ 0.5× the echo);
+ *     the echo and the cached reads alternate in rounds of about a second (BENCH_SECONDS of each in all), so both meet
+ *     the same load from the rest of the machine; beside them, the broker process's CPU time per answer (user and
+ *     system, from process.cpuUsage: what a call costs the broker whatever the machine does) and the machine's CPU
+ *     pressure (Linux PSI: the share of the time some runnable task waited for a CPU);
  *   - freshness: a manager session of its own changes an account's comment on the simulator (`UserRecordUpdate`),
  *     and this process polls the cached read over the link until the new comment shows; the time from sending the
  *     change to the first answer that carries it (goal p99 ≤ 5 ms);
+ *     beside it, when the change command's answer came back, and both processes' event-loop delay during the changes
+ *     (the broker's from this host, the simulator's from its control channel);
  *   - a cached page of 1,000 trades (`PF4.TradesGet`): the first page and the last one, alternately, one at a time
  *     (goal: the last costs at most 1.5× the first);
  *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak.
@@ -131,9 +137,22 @@ class FrameLink {
 interface Throughput { perSecond: number; p50: number; p99: number; failures: number }
 
 /** `inFlight` calls kept outstanding on one link for `durationS`. */
-async function closedLoop(link: FrameLink, op: string, args: Record<string, unknown>, check: (f: ResultFrame) => boolean, durationS: number): Promise<Throughput> {
-  const latencies: number[] = [];
-  let failures = 0;
+/** What closed-loop runs of one kind measured, added up over rounds. */
+interface Tally { latencies: number[]; failures: number; seconds: number; cpuMicros: number; pressureUs: number }
+const tally = (): Tally => ({ latencies: [], failures: 0, seconds: 0, cpuMicros: 0, pressureUs: 0 });
+
+function figuresOf(t: Tally): Measured {
+  const sorted = sortedOf(t.latencies);
+  const perSecond = t.latencies.length / t.seconds;
+  return {
+    perSecond, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), failures: t.failures,
+    cpuMicros: t.cpuMicros / t.latencies.length, pressure: t.pressureUs / (t.seconds * 1e6),
+  };
+}
+
+/** `inFlight` calls kept outstanding on one link for `durationS`, added to `into`. */
+async function closedLoop(link: FrameLink, op: string, args: Record<string, unknown>, check: (f: ResultFrame) => boolean, durationS: number, into = tally()): Promise<Tally> {
+  const { latencies } = into;
   const started = performance.now();
   const end = started + durationS * 1000;
   await Promise.all(Array.from({ length: inFlight }, async () => {
@@ -141,12 +160,11 @@ async function closedLoop(link: FrameLink, op: string, args: Record<string, unkn
       const t0 = performance.now();
       const answer = await link.call(op, args);
       latencies.push(performance.now() - t0);
-      if (!check(answer)) failures++;
+      if (!check(answer)) into.failures++;
     }
   }));
-  const elapsed = (performance.now() - started) / 1000;
-  const sorted = sortedOf(latencies);
-  return { perSecond: latencies.length / elapsed, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), failures };
+  into.seconds += (performance.now() - started) / 1000;
+  return into;
 }
 
 /** A throughput run with the broker's CPU time per answer (µs) and the machine's CPU pressure (0–1) during it. */
@@ -270,20 +288,27 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
 
     // Throughput: the echo and the cached read, each warmed, measured with the same frames in flight.
     say(`[${name}] ws echo and cached reads over one link, ${inFlight} in flight: ${2 * (warmupSeconds + seconds)} s...`);
-    /** The run, and the broker process's CPU time (user and system) per answer during it, in µs. */
-    const withCpu = async (run: () => Promise<Throughput>): Promise<Measured> => {
-      const before = (await status()).cpuMicros;
-      const pressureBefore = cpuPressureUs();
-      const started = performance.now();
-      const result = await run();
-      const elapsed = (performance.now() - started) / 1000;
-      const pressure = (cpuPressureUs() - pressureBefore) / (elapsed * 1e6);
-      return { ...result, pressure, cpuMicros: ((await status()).cpuMicros - before) / (result.perSecond * elapsed) };
-    };
-    await closedLoop(echo, 'PF4.UserRecordGet', readArgs, () => true, warmupSeconds);
-    const echoRun = await withCpu(() => closedLoop(echo, 'PF4.UserRecordGet', readArgs, (f) => (f as unknown as CallFrame).op === 'PF4.UserRecordGet', seconds));
+    // The two alternate in rounds of about a second, so both meet the same load from the rest of the machine.
+    const isEcho = (f: ResultFrame) => (f as unknown as CallFrame).op === 'PF4.UserRecordGet';
+    await closedLoop(echo, 'PF4.UserRecordGet', readArgs, isEcho, warmupSeconds);
     await closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, warmupSeconds);
-    const cachedRun = await withCpu(() => profiled('cached', () => closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, seconds)));
+    const rounds = Math.max(1, Math.round(seconds));
+    const echoTally = tally();
+    const cachedTally = tally();
+    for (let round = 0; round < rounds; round++) {
+      for (const [over, check, into] of [[echo, isEcho, echoTally], [link, isRecord, cachedTally]] as const) {
+        // The broker process's CPU time (user and system) and the machine's CPU pressure during the round.
+        const cpuBefore = (await status()).cpuMicros;
+        const pressureBefore = cpuPressureUs();
+        await closedLoop(over, 'PF4.UserRecordGet', readArgs, check, seconds / rounds, into);
+        into.pressureUs += cpuPressureUs() - pressureBefore;
+        into.cpuMicros += (await status()).cpuMicros - cpuBefore;
+      }
+    }
+    const echoRun = figuresOf(echoTally);
+    const cachedRun = figuresOf(cachedTally);
+    // Profiled apart from the measured rounds, so the profiler's cost is in no figure.
+    if (profileDir) await profiled('cached', () => closedLoop(link, 'PF4.UserRecordGet', readArgs, isRecord, seconds));
 
     // Freshness: a change on the server, then the cached read polled over the link until it carries the change.
     say(`[${name}] freshness: ${changes} account changes...`);
