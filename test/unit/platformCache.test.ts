@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { cachedPlatform } from '../../workers/registry/platformCache.js';
-import type { PlatformEntry } from '../../workers/registry/records.js';
+import { cachedClientStanding, cachedPlatform, DEFAULT_PLATFORM_CACHE_SECONDS, registryCacheSeconds } from '../../workers/registry/platformCache.js';
+import type { ClientStanding, PlatformEntry } from '../../workers/registry/records.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 
@@ -84,5 +84,96 @@ describe('platform cache', () => {
     // A TTL of 0 must not leave anything behind for a later call with a TTL either.
     reg.row = entryOf(id, org, 'http://127.0.0.1:9002');
     expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrl).toBe('http://127.0.0.1:9002');
+  });
+});
+
+describe('client standing cache', () => {
+  const standing = (clientId: string, disabled = false): ClientStanding => ({ clientId, organizationId: randomUUID(), disabled, scopes: ['webapi'] });
+
+  it('remembers a standing for the TTL, a change showing once it has passed', async () => {
+    const id = `client-${randomUUID()}`;
+    let row: ClientStanding | null = standing(id);
+    let reads = 0;
+    const load = async () => { reads++; return row; };
+    expect(await cachedClientStanding(id, 5, load)).toEqual(row);
+    const first = row;
+    row = { ...row, disabled: true };
+    vi.setSystemTime(T0 + 4_999);
+    expect(await cachedClientStanding(id, 5, load)).toEqual(first);
+    expect(reads).toBe(1);
+    vi.setSystemTime(T0 + 5_000);
+    expect(await cachedClientStanding(id, 5, load)).toEqual(row);
+    expect(reads).toBe(2);
+  });
+
+  it('remembers an unknown client as unknown for the TTL too', async () => {
+    const id = `client-${randomUUID()}`;
+    let row: ClientStanding | null = null;
+    let reads = 0;
+    const load = async () => { reads++; return row; };
+    expect(await cachedClientStanding(id, 5, load)).toBeNull();
+    row = standing(id);
+    vi.setSystemTime(T0 + 4_000);
+    expect(await cachedClientStanding(id, 5, load)).toBeNull();
+    expect(reads).toBe(1);
+    vi.setSystemTime(T0 + 5_000);
+    expect(await cachedClientStanding(id, 5, load)).toEqual(row);
+    expect(reads).toBe(2);
+  });
+
+  it('reads on every call with a TTL of 0 or less, keeping nothing for later calls', async () => {
+    const id = `client-${randomUUID()}`;
+    let row: ClientStanding | null = standing(id);
+    let reads = 0;
+    const load = async () => { reads++; return row; };
+    await cachedClientStanding(id, 0, load);
+    await cachedClientStanding(id, -1, load);
+    expect(reads).toBe(2);
+    row = standing(id, true);
+    expect(await cachedClientStanding(id, 5, load)).toEqual(row);
+    expect(reads).toBe(3);
+  });
+
+  it('keeps client ids apart, case included', async () => {
+    const id = `Client-${randomUUID()}`;
+    const upper = standing(id);
+    const lower = standing(id.toLowerCase());
+    expect(await cachedClientStanding(id, 60, async () => upper)).toEqual(upper);
+    expect(await cachedClientStanding(id.toLowerCase(), 60, async () => lower)).toEqual(lower);
+    expect(await cachedClientStanding(id, 60, async () => null)).toEqual(upper);
+  });
+});
+
+describe('cache bounds', () => {
+  it('holds at most 10 000 platforms, forgetting the oldest read first', async () => {
+    const org = randomUUID();
+    const ids = Array.from({ length: 10_001 }, () => randomUUID());
+    let reads = 0;
+    const load = (id: string) => async () => { reads++; return entryOf(id, org); };
+    for (const id of ids.slice(0, 10_000)) await cachedPlatform(org, id, 60, load(id));
+    // A re-read entry counts as the newest again: ids[0] is refreshed after its TTL, so ids[1] is now the oldest.
+    vi.setSystemTime(T0 + 60_000);
+    await cachedPlatform(org, ids[0], 60, load(ids[0]));
+    vi.setSystemTime(T0 + 1_000);
+    reads = 0;
+    await cachedPlatform(org, ids[10_000], 60, load(ids[10_000]));
+    expect(reads).toBe(1);
+    await cachedPlatform(org, ids[0], 60, load(ids[0]));
+    await cachedPlatform(org, ids[2], 60, load(ids[2]));
+    expect(reads).toBe(1);
+    await cachedPlatform(org, ids[1], 60, load(ids[1]));
+    expect(reads).toBe(2);
+  });
+});
+
+describe('REGISTRY_CACHE_SECONDS', () => {
+  it('is a number of seconds, 5 when unset or not a number', () => {
+    expect(registryCacheSeconds(undefined)).toBe(5);
+    expect(DEFAULT_PLATFORM_CACHE_SECONDS).toBe(5);
+    expect(registryCacheSeconds('0')).toBe(0);
+    expect(registryCacheSeconds('2.5')).toBe(2.5);
+    expect(registryCacheSeconds('30')).toBe(30);
+    expect(registryCacheSeconds('soon')).toBe(5);
+    expect(registryCacheSeconds('Infinity')).toBe(5);
   });
 });
