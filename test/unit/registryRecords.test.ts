@@ -1,0 +1,48 @@
+/**
+ * The registry's identifier rules and client scope names, as the CLI accepts them and the edge later looks them up.
+ */
+import { describe, expect, it } from 'vitest';
+import { clientIdSchema, isUuid } from '../../workers/registry/ids.js';
+import { clientScopes, TRADE_PLATFORM_TYPES } from '../../workers/registry/records.js';
+
+describe('registry identifiers', () => {
+  it('accept uuids in either case and nothing else', () => {
+    expect(isUuid('3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6c')).toBe(true);
+    expect(isUuid('3F2C8A4E-9B1D-4C6E-8A7F-1D2E3F4A5B6C')).toBe(true);
+    for (const bad of ['3f2c8a4e9b1d4c6e8a7f1d2e3f4a5b6c', '3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6', ' 3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6c', '', null, 42]) {
+      expect(isUuid(bad)).toBe(false);
+    }
+  });
+
+  it('accept client ids of 1 to 128 unreserved characters', () => {
+    expect(clientIdSchema.safeParse('a').success).toBe(true);
+    expect(clientIdSchema.safeParse('Client_1.2~x-y').success).toBe(true);
+    expect(clientIdSchema.safeParse('x'.repeat(128)).success).toBe(true);
+    for (const bad of ['', 'x'.repeat(129), 'a:b', 'a b', 'a/b', 'a%20', 'é']) {
+      const r = clientIdSchema.safeParse(bad);
+      expect(r.success, bad).toBe(false);
+      expect(r.error!.issues[0].message).toBe('client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -');
+    }
+  });
+});
+
+describe('client scopes', () => {
+  it('take names separated by spaces or commas, or a list, always with webapi, in SCOPES order', () => {
+    expect(clientScopes('')).toEqual({ ok: true, scopes: ['webapi'] });
+    expect(clientScopes([])).toEqual({ ok: true, scopes: ['webapi'] });
+    expect(clientScopes('webapi.admin, webapi.write')).toEqual({ ok: true, scopes: ['webapi', 'webapi.write', 'webapi.admin'] });
+    expect(clientScopes(' webapi.write,,webapi.write\twebapi ')).toEqual({ ok: true, scopes: ['webapi', 'webapi.write'] });
+    expect(clientScopes([' webapi.admin ', ''])).toEqual({ ok: true, scopes: ['webapi', 'webapi.admin'] });
+  });
+
+  it('refuse unknown names, naming each and the known ones', () => {
+    expect(clientScopes('webapi.root webapi.write all')).toEqual({
+      ok: false, message: 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin',
+    });
+    expect(clientScopes(['WEBAPI'])).toEqual({ ok: false, message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin' });
+  });
+
+  it('know the three platform types', () => {
+    expect(TRADE_PLATFORM_TYPES).toEqual(['PF4', 'PF5', 'PFOther']);
+  });
+});
