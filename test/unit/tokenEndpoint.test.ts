@@ -1,0 +1,199 @@
+/**
+ * The local issuer's routes (token endpoint, discovery, JWKS) run in this process over a real D1 registry with the
+ * token rate limit off: what a token request is granted and signed with, each RFC 6749 §5.2 refusal, the bounded body,
+ * and the 404 naming the real issuer in external identity provider mode.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
+import type { AppEnv, Env } from '../../workers/env.js';
+import { authRoutes } from '../../workers/auth/authRoutes.js';
+import { hashSecret } from '../../shared/secrets.js';
+import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
+
+const ORG = randomUUID();
+const ISSUER = 'https://gw.example.test';
+let registry: RegistryDb;
+let jwk: JWK;
+
+async function client(clientId: string, secret: string, fields: { scopes?: string; disabled?: number; grants?: string } = {}) {
+  const hashed = await hashSecret(secret, 1000);
+  await registry.db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).bind(clientId, ORG, clientId, hashed.hash, hashed.salt, hashed.iterations, fields.disabled ?? 0,
+    fields.grants ?? 'client_credentials', fields.scopes ?? 'webapi webapi.write webapi.admin', new Date().toISOString()).run();
+}
+
+beforeAll(async () => {
+  registry = await startRegistryDb();
+  await registry.db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG, 'Org', new Date().toISOString()).run();
+  await client('full', 'full-secret');
+  await client('writer', 'writer-secret', { scopes: 'webapi webapi.write' });
+  await client('off', 'off-secret', { disabled: 1 });
+  await client('nogrant', 'nogrant-secret', { grants: '' });
+  jwk = { ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey)), kid: 'k1' };
+}, 60_000);
+afterAll(async () => { await registry?.close(); });
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+function edge(vars: Partial<Env> = {}) {
+  const app = new Hono<AppEnv>().route('/', authRoutes());
+  const env = { DB: registry.db, TOKEN_RATE_LIMIT: '0', AUTH_SIGNING_KEY: JSON.stringify(jwk), PUBLIC_URL: `${ISSUER}/`, TOKEN_TTL_SECONDS: '600', ...vars } as unknown as Env;
+  return async (path: string, init: RequestInit = {}) => {
+    const res = await app.request(path, init, env);
+    const text = await res.text();
+    return { res, status: res.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> };
+  };
+}
+
+const token = (fields: Record<string, string>, headers: Record<string, string> = FORM, vars: Partial<Env> = {}) =>
+  edge(vars)('/connect/token', { method: 'POST', headers, body: new URLSearchParams(fields).toString() });
+const error = (code: string, description: string) => ({ error: code, error_description: description });
+
+describe('token endpoint', () => {
+  it('issues an ES256 at+jwt for the client, never cached', async () => {
+    const { res, status, body } = await token({ grant_type: 'client_credentials', client_id: 'writer', client_secret: 'writer-secret' });
+    expect(status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('pragma')).toBe('no-cache');
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 600, scope: 'webapi webapi.write' });
+    const jwt = body.access_token as string;
+    expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' });
+    const claims = decodeJwt(jwt);
+    expect(claims).toMatchObject({ iss: ISSUER, aud: 'webapi', sub: 'writer', client_id: 'writer', org: ORG, scope: 'webapi webapi.write' });
+    expect(claims.exp! - claims.iat!).toBe(600);
+    expect(claims.nbf).toBe(claims.iat);
+    expect(Math.abs(claims.iat! - Date.now() / 1000)).toBeLessThan(120);
+    expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('grants every held scope for no scope or webapi alone, else the requested held ones plus webapi', async () => {
+    const post = { grant_type: 'client_credentials', client_id: 'writer', client_secret: 'writer-secret' };
+    const scopeOf = async (scope?: string) => (await token(scope === undefined ? post : { ...post, scope })).body.scope;
+    expect(await scopeOf()).toBe('webapi webapi.write');
+    expect(await scopeOf('')).toBe('webapi webapi.write');
+    expect(await scopeOf('webapi')).toBe('webapi webapi.write');
+    expect(await scopeOf('webapi.write')).toBe('webapi webapi.write');
+    expect(await scopeOf('webapi.admin')).toBe('webapi');
+    expect(await scopeOf('webapi webapi.admin')).toBe('webapi');
+    const full = { grant_type: 'client_credentials', client_id: 'full', client_secret: 'full-secret' };
+    expect((await token({ ...full, scope: 'webapi.admin  webapi' })).body.scope).toBe('webapi webapi.admin');
+    expect((await token({ ...full, scope: 'webapi.write' })).body.scope).toBe('webapi webapi.write');
+    expect((await token(full)).body.scope).toBe('webapi webapi.write webapi.admin');
+  });
+
+  it('caps the lifetime at TOKEN_MAX_LIFETIME_SECONDS', async () => {
+    const { body } = await token({ grant_type: 'client_credentials', client_id: 'full', client_secret: 'full-secret' }, FORM, { TOKEN_MAX_LIFETIME_SECONDS: '120' });
+    expect(body.expires_in).toBe(120);
+    const claims = decodeJwt(body.access_token as string);
+    expect(claims.exp! - claims.iat!).toBe(120);
+  });
+
+  it('refuses a malformed request before looking at the client', async () => {
+    const ok = { grant_type: 'client_credentials', client_id: 'full', client_secret: 'full-secret' };
+    expect((await token(ok, { 'content-type': 'application/json' })).body).toEqual(error('invalid_request', 'the request body must be application/x-www-form-urlencoded'));
+    expect((await token(ok, {})).status).toBe(400);
+    expect((await token(ok, { 'content-type': 'Application/X-WWW-Form-Urlencoded; charset=utf-8' })).status).toBe(200);
+    expect((await token({ ...ok, grant_type: '' })).body).toEqual(error('invalid_request', 'grant_type is required'));
+    expect((await token({ client_id: 'full', client_secret: 'full-secret' })).body).toEqual(error('invalid_request', 'grant_type is required'));
+    expect((await token({ ...ok, grant_type: 'password' })).body).toEqual(error('unsupported_grant_type', 'only grant_type client_credentials is supported'));
+    expect((await token({ ...ok, scope: 'webapi webapi.root all' })).body)
+      .toEqual(error('invalid_scope', 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin'));
+    const repeated = await edge()('/connect/token', { method: 'POST', headers: FORM, body: 'grant_type=client_credentials&client_id=full&client_id=full&client_secret=full-secret' });
+    expect(repeated.body).toEqual(error('invalid_request', 'parameter client_id is repeated'));
+  });
+
+  it('refuses a body over 4096 bytes, announced or not', async () => {
+    const pad = 'x'.repeat(4096);
+    const big = `grant_type=client_credentials&client_id=full&client_secret=full-secret&pad=${pad}`;
+    expect((await edge()('/connect/token', { method: 'POST', headers: FORM, body: big })).body).toEqual(error('invalid_request', 'the request body is too large'));
+    const exact = `grant_type=client_credentials&client_id=full&client_secret=full-secret&pad=`;
+    const fits = exact + 'x'.repeat(4096 - exact.length);
+    expect(new TextEncoder().encode(fits).byteLength).toBe(4096);
+    expect((await edge()('/connect/token', { method: 'POST', headers: FORM, body: fits })).status).toBe(200);
+    // Streamed in chunks without a length: read up to the limit, no further.
+    const chunks = [new TextEncoder().encode('grant_type=client_credentials&'), new TextEncoder().encode(`pad=${pad}`)];
+    const stream = new ReadableStream<Uint8Array>({ pull(controller) { const next = chunks.shift(); if (next) controller.enqueue(next); else controller.close(); } });
+    const streamed = await edge()('/connect/token', { method: 'POST', headers: FORM, body: stream, duplex: 'half' } as RequestInit);
+    expect(streamed.body).toEqual(error('invalid_request', 'the request body is too large'));
+    const announced = await edge()('/connect/token', { method: 'POST', headers: { ...FORM, 'content-length': '4097' }, body: 'grant_type=client_credentials' });
+    expect(announced.body).toEqual(error('invalid_request', 'the request body is too large'));
+  });
+
+  it('answers unknown, disabled and wrong-secret clients alike, with a Basic challenge after Basic', async () => {
+    const basic = (id: string, secret: string) => ({ ...FORM, authorization: `Basic ${btoa(`${id}:${secret}`)}` });
+    const failed = error('invalid_client', 'client authentication failed');
+    for (const [id, secret] of [['ghost', 'x'], ['off', 'off-secret'], ['full', 'wrong']]) {
+      const post = await token({ grant_type: 'client_credentials', client_id: id, client_secret: secret });
+      expect([post.status, post.body, post.res.headers.get('www-authenticate')]).toEqual([401, failed, null]);
+      const viaBasic = await token({ grant_type: 'client_credentials' }, basic(id, secret));
+      expect([viaBasic.status, viaBasic.body, viaBasic.res.headers.get('www-authenticate')]).toEqual([401, failed, 'Basic realm="webapi", charset="UTF-8"']);
+    }
+    expect((await token({ grant_type: 'client_credentials' }, basic('full', 'full-secret'))).status).toBe(200);
+    const none = await token({ grant_type: 'client_credentials' });
+    expect([none.status, none.body, none.res.headers.get('www-authenticate')]).toEqual([401, error('invalid_client', 'client authentication is required'), null]);
+    const half = await token({ grant_type: 'client_credentials', client_id: 'full' });
+    expect(half.body).toEqual(failed);
+    const both = await token({ grant_type: 'client_credentials', client_secret: 'full-secret' }, basic('full', 'full-secret'));
+    expect(both.body).toEqual(error('invalid_request', 'use exactly one client authentication method: client_secret_basic or client_secret_post'));
+  });
+
+  it('refuses a client not allowed client_credentials as unauthorized_client', async () => {
+    const { status, body } = await token({ grant_type: 'client_credentials', client_id: 'nogrant', client_secret: 'nogrant-secret' });
+    expect(status).toBe(400);
+    expect(body).toEqual(error('unauthorized_client', 'the client is not allowed to use grant_type client_credentials'));
+  });
+
+  it('answers server_error without a usable signing key', async () => {
+    const ok = { grant_type: 'client_credentials', client_id: 'full', client_secret: 'full-secret' };
+    const missing = await token(ok, FORM, { AUTH_SIGNING_KEY: '' });
+    expect([missing.status, missing.body]).toEqual([500, error('server_error', 'the token signing key is not configured')]);
+    const broken = await token(ok, FORM, { AUTH_SIGNING_KEY: '{"kty":"EC","crv":"P-256"}' });
+    expect([broken.status, broken.body]).toEqual([500, error('server_error', 'the token signing key is not usable')]);
+  });
+
+  it('accepts POST only', async () => {
+    const { res, status, body } = await edge()('/connect/token');
+    expect(status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(body).toEqual(error('invalid_request', 'the token endpoint accepts POST only'));
+  });
+});
+
+describe('discovery and keys', () => {
+  it('describe the local issuer and publish its public key only', async () => {
+    const discovery = await edge()('/.well-known/openid-configuration');
+    expect(discovery.status).toBe(200);
+    expect(discovery.res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(discovery.body).toEqual({
+      issuer: ISSUER,
+      token_endpoint: `${ISSUER}/connect/token`,
+      jwks_uri: `${ISSUER}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin'],
+      response_types_supported: ['token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+      access_token_signing_alg_values_supported: ['ES256'],
+      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'org'],
+    });
+    const keys = await edge()('/.well-known/jwks.json');
+    expect(keys.res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(keys.body).toEqual({ keys: [{ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, kid: 'k1', alg: 'ES256', use: 'sig' }] });
+    expect((await edge({ AUTH_SIGNING_KEY: '' })('/.well-known/jwks.json')).body).toEqual({ keys: [] });
+    expect((await edge({ AUTH_SIGNING_KEY: 'not json' })('/.well-known/jwks.json')).body).toEqual({ keys: [] });
+  });
+
+  it('answer 404 naming the real issuer in external identity provider mode', async () => {
+    const external = { AUTH_ISSUER: 'https://idp.example.test/', AUTH_JWKS_URL: 'https://idp.example.test/keys' };
+    for (const [path, init] of [['/connect/token', { method: 'POST', headers: FORM, body: 'grant_type=client_credentials' }], ['/connect/token', {}],
+      ['/.well-known/openid-configuration', {}], ['/.well-known/jwks.json', {}]] as [string, RequestInit][]) {
+      const { status, body } = await edge(external)(path, init);
+      expect([status, body]).toEqual([404, error('not_found', 'tokens are issued by https://idp.example.test/')]);
+    }
+  });
+});
