@@ -106,7 +106,7 @@ describe('hub socket flow', () => {
     expect(first.map((r) => r.target ?? r.invocationId)).toEqual(['OnTick', 't1', 'k1', PROBE_TARGET]);
     const probe = first.at(-1);
     expect(probe).toMatchObject({ type: 1, arguments: [] });
-    // Answered at once by a fast client: still flowing, no second probe before PROBE_MS.
+    // The probe stays unanswered past SLOW_MS: from now on the socket's output is held.
     advance(SLOW_MS + 1);
     expect(f.slow).toBe(true);
     f.deliver(s, [tick('EURUSD', 2), trade(2), tick('EURUSD', 3), tick('GBPUSD', 4), tick('GBPUSD', 5)]);
