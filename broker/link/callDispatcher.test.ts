@@ -1,0 +1,499 @@
+/**
+ * The call dispatcher in-process: one call frame in, one answer frame out, against a platform whose pumping cache is
+ * filled by resync events and whose manager session is a scripted trading server (each request answered, refused or
+ * left hanging as the test says). Checked: the answer frames byte for byte (cached JSON spliced in, paging), the
+ * refusals (platform not served, operation not served or of the other family), the deadline (clamped, the time-out
+ * answer, `outcome: "unknown"` for mutating operations only), failures as the edge sees them, the deadline handed to
+ * the handler, and calls under an Idempotency-Key: run once, late outcomes pushed, `#outcome` answered.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { OperationError } from '../../shared/errors.js';
+import { OUTCOME_OP, type CallFrame } from '../../shared/frames.js';
+import type { ManagerEvent } from '../../shared/protocol.js';
+import { PumpCache } from '../cache/pumpCache.js';
+import type { LogFields, Logger, LogLevel } from '../observability/log.js';
+import type { BrokerMetrics } from '../observability/metrics.js';
+import type { PlatformSet } from '../platforms/platformSet.js';
+import type { TradePlatform } from '../platforms/tradePlatform.js';
+import type { CallDeadline } from '../session/managerSession.js';
+import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
+import { CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, timeoutMessage } from './callDispatcher.js';
+
+const PF4 = 'pf4-platform';
+const PF5 = 'pf5-platform';
+
+type Request = { cmd: string; args: unknown; deadline: CallDeadline };
+
+/** A trading server the test scripts: `answer` decides each request's fate; every request is recorded. */
+class ScriptedSession {
+  readonly requests: Request[] = [];
+  answer: (cmd: string, args: unknown) => Promise<unknown> = () => new Promise(() => {});
+  request(cmd: string, args: unknown, deadline: CallDeadline): Promise<unknown> {
+    this.requests.push({ cmd, args, deadline });
+    return this.answer(cmd, args);
+  }
+}
+
+/** A promise the test settles by hand. */
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  return { promise, resolve, reject };
+}
+
+const resync = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({ event: 'resync', op, record });
+
+function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, level: LogLevel | 'off' = 'debug') {
+  const session = new ScriptedSession();
+  const cache = new PumpCache('PF4');
+  cache.apply(resync('begin'));
+  cache.apply(resync('chunk', { kind: 'users', items: [{ login: 1, name: 'Ann', group: 'demo' }, { login: 2, name: 'Bob', group: 'demo' }, { login: 3, name: 'Cy', group: 'demo' }] }));
+  cache.apply(resync('chunk', { kind: 'online', items: [{ login: 1 }, { login: 2 }, { login: 3 }] }));
+  cache.apply(resync('end'));
+  const pf5Cache = new PumpCache('PF5');
+  const served = new Map<string, unknown>([
+    [PF4, { id: PF4, family: 'PF4', cache, session }],
+    [PF5, { id: PF5, family: 'PF5', cache: pf5Cache, session }],
+  ]);
+  const platforms = { get: (id: string) => served.get(id) as TradePlatform | undefined } as unknown as PlatformSet;
+  const observed: Array<{ op: string; outcome: string; seconds: number }> = [];
+  const metrics = { observe: (op: string, outcome: string, seconds: number) => { observed.push({ op, outcome, seconds }); } } as unknown as BrokerMetrics;
+  const logged: Array<{ level: LogLevel; fields: LogFields }> = [];
+  const log = Object.assign((l: LogLevel, fields: LogFields) => { logged.push({ level: l, fields }); }, { minLevel: level }) as Logger;
+  const dispatcher = new CallDispatcher(platforms, metrics, log, options);
+  const replies: string[] = [];
+  const reply = (text: string) => { replies.push(text); };
+  let nextId = 1;
+  const call = (frame: Partial<CallFrame> & { op: string }) => {
+    const full = { id: nextId++, platform: PF4, args: {}, timeoutMs: 5000, ...frame } as CallFrame;
+    dispatcher.dispatch(full, reply);
+    return full.id;
+  };
+  const parsed = () => replies.map((r) => JSON.parse(r) as Record<string, unknown>);
+  return { session, cache, dispatcher, replies, reply, call, parsed, observed, logged };
+}
+
+/** Waits (bounded) until `n` replies went out. */
+async function replies(list: string[], n: number): Promise<void> {
+  await vi.waitFor(() => { if (list.length < n) throw new Error(`${list.length} of ${n} replies`); }, { timeout: 5000, interval: 2 });
+}
+
+afterEach(() => { vi.useRealTimers(); });
+
+describe('answering calls', () => {
+  it('answers a cached read in the same turn with the record\'s JSON spliced in, and counts it', () => {
+    const t = setup();
+    const id = t.call({ op: 'PF4.UserRecordGet', args: { login: 2 }, traceId: 'trace-1' });
+    expect(t.replies).toHaveLength(1);
+    const answer = JSON.parse(t.replies[0]);
+    expect(answer).toMatchObject({ id, ok: true, data: { login: 2, name: 'Bob', group: 'demo' } });
+    expect(Object.keys(answer)).toStrictEqual(['id', 'ok', 'data']);
+    expect(t.observed).toHaveLength(1);
+    expect(t.observed[0]).toMatchObject({ op: 'PF4.UserRecordGet', outcome: 'ok' });
+    expect(t.observed[0].seconds).toBeGreaterThanOrEqual(0);
+    expect(t.logged).toStrictEqual([{ level: 'debug', fields: expect.objectContaining({
+      msg: 'call answered', platform: PF4, op: 'PF4.UserRecordGet', outcome: 'ok', traceId: 'trace-1', ms: expect.any(Number),
+    }) }]);
+    expect(t.logged[0].fields).not.toHaveProperty('error');
+  });
+
+  it('puts the paging before the data of a paged cached list', () => {
+    const t = setup();
+    const id = t.call({ op: 'PF4.OnlineGet', args: { limit: 2 } });
+    expect(t.replies[0]).toMatch(new RegExp(`^\\{"id":${id},"ok":true,"paging":\\{"nextCursor":"[^"]+","hasMore":true\\},"data":\\[`));
+    const answer = JSON.parse(t.replies[0]);
+    expect(answer.data.map((u: { login: number }) => u.login)).toStrictEqual([1, 2]);
+    expect(answer.paging.hasMore).toBe(true);
+  });
+
+  it('answers a live read with the data the handler made, paging first when it pages', async () => {
+    const t = setup();
+    t.session.answer = async () => [{ login: 7, name: 'M7' }, { login: 5, name: 'M5' }];
+    const id = t.call({ op: 'PF4.CfgRequestManager', args: { limit: 1 } });
+    await replies(t.replies, 1);
+    const answer = JSON.parse(t.replies[0]);
+    expect(Object.keys(answer)).toStrictEqual(['id', 'ok', 'paging', 'data']);
+    expect(answer).toMatchObject({ id, ok: true, paging: { hasMore: true, nextCursor: expect.any(String) } });
+    expect(answer.data).toHaveLength(1);
+    expect(answer.data[0]).toMatchObject({ login: 5, name: 'M5' });
+
+    t.session.answer = async () => '2024-05-06T07:08:09Z';
+    const second = t.call({ op: 'ServerTime' });
+    await replies(t.replies, 2);
+    const time = JSON.parse(t.replies[1]);
+    expect(Object.keys(time)).toStrictEqual(['id', 'ok', 'data']);
+    expect(time.id).toBe(second);
+    expect(time.ok).toBe(true);
+  });
+
+  it('refuses a platform it does not serve, naming the operation only when it exists', () => {
+    const t = setup();
+    t.call({ op: 'PF4.UserRecordGet', platform: 'elsewhere', args: { login: 1 } });
+    t.call({ op: 'PF9.Nothing', platform: 'elsewhere' });
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED } },
+      { id: 2, ok: false, error: { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED } },
+    ]);
+    expect(t.observed.map((o) => [o.op, o.outcome])).toStrictEqual([['PF4.UserRecordGet', 'NotFound'], ['unknown', 'NotFound']]);
+    // A refusal is the caller's business: logged at debug, with the message.
+    expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
+    expect(t.logged[0].fields).toMatchObject({ msg: 'call answered', op: 'PF4.UserRecordGet', outcome: 'NotFound', error: PLATFORM_NOT_SERVED });
+    expect(t.logged[0].fields).not.toHaveProperty('traceId');
+  });
+
+  it('refuses an operation it has no handler for, and one of the other family', () => {
+    const t = setup();
+    t.call({ op: 'PF4.NoSuchThing' });
+    t.call({ op: 'PF5.UserGet', args: { login: 1 } });
+    t.call({ op: 'PF4.UserRecordGet', platform: PF5, args: { login: 1 } });
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'NotFound', managerCode: null, message: 'operation PF4.NoSuchThing not served' } },
+      { id: 2, ok: false, error: { code: 'NotFound', managerCode: null, message: 'operation PF5.UserGet not served' } },
+      { id: 3, ok: false, error: { code: 'NotFound', managerCode: null, message: 'operation PF4.UserRecordGet not served' } },
+    ]);
+    expect(t.observed.map((o) => o.op)).toStrictEqual(['unknown', 'PF5.UserGet', 'PF4.UserRecordGet']);
+    expect(t.session.requests).toHaveLength(0);
+  });
+
+  it('answers a family-agnostic operation on either family', async () => {
+    const t = setup();
+    t.session.answer = async () => ({ time: '2024-01-01T00:00:00Z' });
+    t.call({ op: 'Ping', platform: PF5 });
+    await replies(t.replies, 1);
+    expect(JSON.parse(t.replies[0])).toMatchObject({ id: 1, ok: true, data: { ok: true, serverTime: '2024-01-01T00:00:00Z' } });
+  });
+
+  it('answers a not-found the handler throws in the same turn as a refusal', () => {
+    const t = setup();
+    t.call({ op: 'PF4.UserRecordGet', args: { login: 99 } });
+    expect(t.parsed()).toStrictEqual([{ id: 1, ok: false, error: { code: 'NotFound', managerCode: 3, message: 'login 99 not found' } }]);
+    expect(t.observed[0]).toMatchObject({ op: 'PF4.UserRecordGet', outcome: 'NotFound' });
+  });
+
+  it('hands the handler the deadline: one instant, or for a keyed call the send and answer bounds', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const t = setup({ lateAnswerMs: 777 });
+    t.call({ op: 'ServerTime', timeoutMs: 2500 });
+    t.call({ op: 'PF4.UserRecordNew', timeoutMs: 2500, callId: 'k1', args: { body: { name: 'X', group: 'demo' } } });
+    expect(t.session.requests.map((r) => r.deadline)).toStrictEqual([1_002_500, { sendBy: 1_002_500, answerBy: 1_003_277 }]);
+    const d = setup();
+    d.call({ op: 'PF4.UserRecordNew', timeoutMs: 1000, callId: 'k2', args: { body: { name: 'X', group: 'demo' } } });
+    expect(d.session.requests[0].deadline).toStrictEqual({ sendBy: 1_001_000, answerBy: 1_001_000 + DEFAULT_LATE_ANSWER_MS });
+  });
+});
+
+describe('deadlines', () => {
+  it('times out a live call with a NoConnect time-out, outcome unknown only for a mutating operation', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    t.call({ op: 'ServerTime', timeoutMs: 1500, traceId: 'tr' });
+    t.call({ op: 'PF4.UserRecordNew', timeoutMs: 1500, args: { body: { name: 'X', group: 'demo' } } });
+    vi.advanceTimersByTime(1499);
+    expect(t.replies).toHaveLength(0);
+    vi.advanceTimersByTime(1);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1.5s' } },
+      { id: 2, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1.5s' }, outcome: 'unknown' },
+    ]);
+    expect(t.observed.map((o) => o.outcome)).toStrictEqual(['timeout', 'timeout']);
+    expect(t.logged.map((l) => [l.level, l.fields.outcome])).toStrictEqual([['warn', 'timeout'], ['warn', 'timeout']]);
+    expect(t.logged[0].fields.traceId).toBe('tr');
+  });
+
+  it('ignores an answer that comes after the time-out of a call without a call id', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    const late = deferred<unknown>();
+    t.session.answer = () => late.promise;
+    t.call({ op: 'ServerTime', timeoutMs: 100 });
+    vi.advanceTimersByTime(100);
+    late.resolve('2024-01-01T00:00:00Z');
+    await vi.advanceTimersByTimeAsync(10);
+    expect(t.replies).toHaveLength(1);
+    expect(JSON.parse(t.replies[0])).toMatchObject({ timedOut: true });
+    // And an answer in time stops the timer: nothing more goes out when it would have fired.
+    const inTime = deferred<unknown>();
+    t.session.answer = () => inTime.promise;
+    t.call({ op: 'ServerTime', timeoutMs: 100 });
+    inTime.resolve('2024-01-01T00:00:00Z');
+    await vi.advanceTimersByTimeAsync(200);
+    expect(t.replies).toHaveLength(2);
+    expect(JSON.parse(t.replies[1])).toMatchObject({ id: 2, ok: true });
+  });
+
+  it('ignores a failure that comes after the time-out of a call without a call id', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    const late = deferred<unknown>();
+    t.session.answer = () => late.promise;
+    t.call({ op: 'PF4.UserRecordNew', timeoutMs: 100, args: { body: { name: 'X', group: 'demo' } } });
+    vi.advanceTimersByTime(100);
+    late.reject(new ConnectionLostError('dropped'));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(t.replies).toHaveLength(1);
+  });
+
+  it('clamps the budget to 1 ms – 300 s, and takes 10 s when it is not a finite number', () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    t.call({ op: 'ServerTime', timeoutMs: 0.0001 });
+    t.call({ op: 'ServerTime', timeoutMs: 1e9 });
+    t.call({ op: 'ServerTime', timeoutMs: Number.NaN });
+    vi.advanceTimersByTime(1);
+    expect(t.parsed().map((a) => (a.error as { message: string }).message)).toStrictEqual(['the trading server did not answer within 0.001s']);
+    vi.advanceTimersByTime(9_999);
+    expect(t.parsed().map((a) => a.id)).toStrictEqual([1, 3]);
+    expect((t.parsed()[1].error as { message: string }).message).toBe('the trading server did not answer within 10s');
+    vi.advanceTimersByTime(300_000 - 10_001);
+    expect(t.replies).toHaveLength(2);
+    vi.advanceTimersByTime(1);
+    expect(t.parsed()[2]).toMatchObject({ id: 2, error: { message: 'the trading server did not answer within 300s' } });
+    expect(t.session.requests.map((r) => r.deadline)).toStrictEqual([1, 300_000, 10_000]);
+  });
+
+  it('words the time-out in seconds, to the millisecond', () => {
+    expect(timeoutMessage(1234)).toBe('the trading server did not answer within 1.234s');
+    expect(timeoutMessage(1234.4)).toBe('the trading server did not answer within 1.234s');
+    expect(timeoutMessage(20_000)).toBe('the trading server did not answer within 20s');
+  });
+
+  it('answers a deadline the handler met before sending as the time-out it is', async () => {
+    const t = setup();
+    t.session.answer = async () => { throw new DeadlineError(); };
+    t.call({ op: 'PF4.UserRecordNew', timeoutMs: 800, args: { body: { name: 'X', group: 'demo' } } });
+    await replies(t.replies, 1);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.8s' }, outcome: 'unknown' },
+    ]);
+  });
+});
+
+describe('failures', () => {
+  it('passes a refusal of the trading server on with its code, manager code and data', async () => {
+    const t = setup();
+    t.session.answer = async () => { throw new OperationError('InvalidData', 'bad group', 3, { field: 'group' }); };
+    t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'X', group: 'nope' } } });
+    t.session.answer = async () => { throw new OperationError('InvalidData', 'bad login', 3); };
+    t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'Y', group: 'demo' } } });
+    await replies(t.replies, 2);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'InvalidData', managerCode: 3, message: 'bad group' }, data: { field: 'group' } },
+      { id: 2, ok: false, error: { code: 'InvalidData', managerCode: 3, message: 'bad login' } },
+    ]);
+    expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
+    expect(t.logged[0].fields).toMatchObject({ outcome: 'InvalidData', error: 'bad group' });
+  });
+
+  it('answers an unexpected handler failure as Internal without its details, logs it, and leaves a change unknown', async () => {
+    const t = setup();
+    t.session.answer = async () => { throw new TypeError('secret internals'); };
+    t.call({ op: 'PF4.UserRecordNew', traceId: 'tr-9', args: { body: { name: 'X', group: 'demo' } } });
+    t.call({ op: 'ServerTime' });
+    t.session.answer = async () => { throw 'a string'; };
+    t.call({ op: 'ServerTime' });
+    await replies(t.replies, 3);
+    const internal = { code: 'Internal', managerCode: null, message: 'the broker failed to handle the call' };
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: internal, outcome: 'unknown' },
+      { id: 2, ok: false, error: internal },
+      { id: 3, ok: false, error: internal },
+    ]);
+    const errors = t.logged.filter((l) => l.level === 'error');
+    expect(errors).toHaveLength(3);
+    expect(errors[0].fields).toMatchObject({ msg: 'handler failed', op: 'PF4.UserRecordNew', platform: PF4, traceId: 'tr-9' });
+    expect(String(errors[0].fields.error)).toContain('TypeError: secret internals');
+    expect(errors[2].fields.error).toBe('a string');
+    expect(t.logged.filter((l) => l.fields.msg === 'call answered').map((l) => l.level)).toStrictEqual(['warn', 'warn', 'warn']);
+  });
+
+  it('says a change the connection dropped under may have happened, and a read it dropped under just failed', async () => {
+    const t = setup();
+    t.session.answer = async () => { throw new ConnectionLostError('connection lost'); };
+    t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'X', group: 'demo' } } });
+    t.call({ op: 'ServerTime' });
+    await replies(t.replies, 2);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'connection lost' }, outcome: 'unknown' },
+      { id: 2, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'connection lost' } },
+    ]);
+    expect(t.logged.filter((l) => l.fields.msg === 'call answered').map((l) => l.level)).toStrictEqual(['warn', 'warn']);
+  });
+
+  it('writes no call log below the logger\'s level, and still counts the call', () => {
+    const t = setup({}, 'info');
+    t.call({ op: 'PF4.UserRecordGet', args: { login: 1 } });
+    expect(t.replies).toHaveLength(1);
+    expect(t.logged).toStrictEqual([]);
+    expect(t.observed).toHaveLength(1);
+  });
+});
+
+describe('calls under an Idempotency-Key', () => {
+  const body = { body: { name: 'X', group: 'demo' } };
+
+  it('runs a call id once: a repeat gets the first answer under its own id', async () => {
+    const t = setup();
+    t.session.answer = async () => ({ login: 500, name: 'X', group: 'demo' });
+    t.call({ op: 'PF4.UserRecordNew', callId: 'c1', args: body });
+    await replies(t.replies, 1);
+    t.call({ op: 'PF4.UserRecordNew', callId: 'c1', args: body });
+    await replies(t.replies, 2);
+    const [first, again] = t.parsed();
+    expect(first).toMatchObject({ id: 1, ok: true, data: { login: 500 } });
+    expect(again).toStrictEqual({ ...first, id: 2 });
+    expect(t.session.requests).toHaveLength(1);
+    expect(t.observed.map((o) => o.outcome)).toStrictEqual(['ok', 'repeat']);
+    expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
+  });
+
+  it('keeps a cached answer\'s data as the outcome of its call id', async () => {
+    const t = setup();
+    t.call({ op: 'PF4.UserRecordGet', callId: 'r1', args: { login: 3 } });
+    t.call({ op: OUTCOME_OP, callId: 'r1', timeoutMs: 10 });
+    await replies(t.replies, 2);
+    expect(t.parsed()[1]).toStrictEqual({ id: 2, ok: true, data: { state: 'settled', result: { ok: true, data: JSON.parse(t.replies[0]).data } } });
+    t.call({ op: 'PF4.OnlineGet', callId: 'r2', args: { limit: 1 } });
+    t.call({ op: OUTCOME_OP, callId: 'r2', timeoutMs: 10 });
+    await replies(t.replies, 4);
+    const page = JSON.parse(t.replies[2]);
+    expect(t.parsed()[3]).toStrictEqual({ id: 4, ok: true, data: { state: 'settled', result: { ok: true, data: page.data, paging: page.paging } } });
+  });
+
+  it('answers a repeat while the first runs as a time-out when it does not end within the repeat\'s budget', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    t.call({ op: 'PF4.UserRecordNew', callId: 'c2', args: body, timeoutMs: 5000 });
+    t.call({ op: 'PF4.UserRecordNew', callId: 'c2', args: body, timeoutMs: 200 });
+    await vi.advanceTimersByTimeAsync(200);
+    expect(t.parsed()).toStrictEqual([
+      { id: 2, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.2s' }, outcome: 'unknown' },
+    ]);
+    expect(t.session.requests).toHaveLength(1);
+  });
+
+  it('pushes the answer that comes after the time-out as a late frame and keeps it for #outcome', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    const late = deferred<unknown>();
+    t.session.answer = () => late.promise;
+    t.call({ op: 'PF4.UserRecordNew', callId: 'c3', args: body, timeoutMs: 100, traceId: 'tl' });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.parsed()[0]).toMatchObject({ id: 1, timedOut: true, outcome: 'unknown' });
+    late.resolve({ login: 600, name: 'X', group: 'demo' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.replies).toHaveLength(2);
+    const pushed = t.parsed()[1] as { late: { callId: string; report: { state: string; result: { ok: boolean; data: { login: number } } } } };
+    expect(Object.keys(pushed)).toStrictEqual(['late']);
+    expect(pushed.late.callId).toBe('c3');
+    expect(pushed.late.report.state).toBe('settled');
+    expect(pushed.late.report.result).toMatchObject({ ok: true, data: { login: 600 } });
+    expect(t.logged.find((l) => l.fields.msg === 'late outcome')).toStrictEqual({ level: 'info', fields: {
+      msg: 'late outcome', platform: PF4, op: 'PF4.UserRecordNew', state: 'settled', traceId: 'tl',
+    } });
+    t.call({ op: OUTCOME_OP, callId: 'c3', timeoutMs: 10 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.parsed()[2]).toStrictEqual({ id: 2, ok: true, data: pushed.late.report });
+  });
+
+  it('pushes a failure that comes after the time-out: a refusal settled, a dropped connection lost', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    const refused = deferred<unknown>();
+    const dropped = deferred<unknown>();
+    const broken = deferred<unknown>();
+    const expired = deferred<unknown>();
+    const fates = [refused, dropped, broken, expired];
+    t.session.answer = () => fates.shift()!.promise;
+    for (const callId of ['f1', 'f2', 'f3', 'f4']) t.call({ op: 'PF4.UserRecordNew', callId, args: body, timeoutMs: 100 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.replies).toHaveLength(4);
+    refused.reject(new OperationError('InvalidData', 'bad group', 3));
+    dropped.reject(new ConnectionLostError('connection lost'));
+    broken.reject(new Error('bug'));
+    expired.reject(new DeadlineError('late window passed', true));
+    await vi.advanceTimersByTimeAsync(1);
+    const lates = t.parsed().slice(4) as Array<{ late: { callId: string; report: unknown } }>;
+    expect(lates).toStrictEqual([
+      { late: { callId: 'f1', report: { state: 'settled', result: { ok: false, error: { code: 'InvalidData', managerCode: 3, message: 'bad group' } } } } },
+      { late: { callId: 'f2', report: { state: 'lost', reason: 'the manager connection dropped before the trading server answered' } } },
+      { late: { callId: 'f3', report: { state: 'lost', reason: 'the broker failed while handling the call' } } },
+      { late: { callId: 'f4', report: { state: 'lost', reason: 'the trading server did not answer within the broker\'s late-answer window' } } },
+    ]);
+    const late = t.logged.filter((l) => l.fields.msg === 'late outcome');
+    expect(late.map((l) => l.fields.state)).toStrictEqual(['settled', 'lost', 'lost', 'lost']);
+    expect(late[0].fields).not.toHaveProperty('traceId');
+  });
+
+  it('answers a deadline met before sending as not applied, and one met after sending as unknown', async () => {
+    const t = setup();
+    t.session.answer = async () => { throw new DeadlineError(); };
+    t.call({ op: 'PF4.UserRecordNew', callId: 'd1', args: body });
+    await replies(t.replies, 1);
+    t.session.answer = async () => { throw new DeadlineError('deadline passed', true); };
+    t.call({ op: 'PF4.UserRecordNew', callId: 'd2', args: body });
+    await replies(t.replies, 2);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the call was not sent: its deadline passed before the manager session was ready' } },
+      { id: 2, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'deadline passed' }, outcome: 'unknown' },
+    ]);
+    t.call({ op: OUTCOME_OP, callId: 'd1', timeoutMs: 10 });
+    t.call({ op: OUTCOME_OP, callId: 'd2', timeoutMs: 10 });
+    await replies(t.replies, 4);
+    expect(t.parsed()[2]).toStrictEqual({ id: 3, ok: true, data: { state: 'settled', result: { ok: false, timedOut: true, error: (t.parsed()[0] as { error: unknown }).error } } });
+    expect(t.parsed()[3]).toStrictEqual({ id: 4, ok: true, data: { state: 'lost', reason: 'the trading server did not answer within the broker\'s late-answer window' } });
+  });
+
+  it('answers a repeat of a lost call with its reason, and of a call id another platform used as already used', async () => {
+    const t = setup();
+    t.session.answer = async () => { throw new ConnectionLostError('connection lost'); };
+    t.call({ op: 'PF4.UserRecordNew', callId: 'l1', args: body });
+    await replies(t.replies, 1);
+    t.call({ op: 'PF4.UserRecordNew', callId: 'l1', args: body });
+    t.call({ op: 'ServerTime', callId: 'l1', platform: PF5 });
+    await replies(t.replies, 3);
+    expect(t.parsed().slice(1)).toStrictEqual([
+      { id: 2, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the manager connection dropped before the trading server answered' }, outcome: 'unknown' },
+      { id: 3, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'call id already used' }, outcome: 'unknown' },
+    ]);
+    expect(t.session.requests).toHaveLength(1);
+    expect(t.observed.slice(1).map((o) => o.outcome)).toStrictEqual(['repeat', 'repeat']);
+    expect(t.logged.filter((l) => l.fields.outcome === 'repeat').map((l) => l.level)).toStrictEqual(['warn', 'warn']);
+  });
+
+  it('keeps a refused platform\'s call id as settled, so a repeat is refused the same way without running', async () => {
+    const t = setup();
+    t.call({ op: 'PF4.UserRecordNew', callId: 'n1', platform: 'elsewhere', args: body });
+    t.call({ op: 'PF4.UserRecordNew', callId: 'n1', platform: 'elsewhere', args: body });
+    await replies(t.replies, 2);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED } },
+      { id: 2, ok: false, error: { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED } },
+    ]);
+  });
+
+  it('answers #outcome: malformed without a call id, waiting while the call runs, unknown for an id never seen', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    t.call({ op: OUTCOME_OP });
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' } },
+    ]);
+    t.call({ op: OUTCOME_OP, callId: 'never' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.parsed()[1]).toStrictEqual({ id: 2, ok: true, data: { state: 'unknown' } });
+    const running = deferred<unknown>();
+    t.session.answer = () => running.promise;
+    t.call({ op: 'PF4.UserRecordNew', callId: 'w1', args: body, timeoutMs: 60_000 });
+    t.call({ op: OUTCOME_OP, callId: 'w1', timeoutMs: 1000 });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(t.replies).toHaveLength(2);
+    running.resolve({ login: 700, name: 'X', group: 'demo' });
+    await vi.advanceTimersByTimeAsync(0);
+    // The call's own answer, then the query's, both from the same outcome.
+    expect(t.parsed()[2]).toMatchObject({ id: 3, ok: true, data: { login: 700 } });
+    expect(t.parsed()[3]).toMatchObject({ id: 4, ok: true, data: { state: 'settled', result: { ok: true, data: { login: 700 } } } });
+    // No metrics or call log for #outcome queries.
+    expect(t.observed.map((o) => o.op)).toStrictEqual(['PF4.UserRecordNew']);
+  });
+});
