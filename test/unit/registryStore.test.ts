@@ -107,7 +107,7 @@ describe('administration reads', () => {
   it('list every organization and platform, oldest first, or one organization\'s', async () => {
     const orgs = await store.allOrganizations();
     expect(orgs.filter((o) => o.id === ORG_A || o.id === ORG_B)).toEqual([orgB, orgA]);
-    const all = (await store.allPlatforms()).filter((e) => [P1, P2, P3].includes(e.platform.id));
+    const all = (await store.allPlatforms()).filter((e) => ([P1, P2, P3] as string[]).includes(e.platform.id));
     expect(all.map((e) => e.platform)).toEqual([p3, p2, p1]);
     expect(all.map((e) => e.brokerUrl)).toEqual([null, null, 'http://127.0.0.1:9100']);
     expect((await store.allPlatforms(ORG_A.toUpperCase())).map((e) => e.platform.id)).toEqual([P2, P1]);
