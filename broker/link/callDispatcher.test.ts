@@ -272,17 +272,17 @@ describe('deadlines', () => {
 describe('failures', () => {
   it('passes a refusal of the trading server on with its code, manager code and data', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new OperationError('InvalidData', 'bad group', 3, { field: 'group' }); };
+    t.session.answer = async () => { throw new OperationError('PF4Error', 'bad group', 3, { field: 'group' }); };
     t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'X', group: 'nope' } } });
-    t.session.answer = async () => { throw new OperationError('InvalidData', 'bad login', 3); };
+    t.session.answer = async () => { throw new OperationError('PF4Error', 'bad login', 3); };
     t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'Y', group: 'demo' } } });
     await replies(t.replies, 2);
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, error: { code: 'InvalidData', managerCode: 3, message: 'bad group' }, data: { field: 'group' } },
-      { id: 2, ok: false, error: { code: 'InvalidData', managerCode: 3, message: 'bad login' } },
+      { id: 1, ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'bad group' }, data: { field: 'group' } },
+      { id: 2, ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'bad login' } },
     ]);
     expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
-    expect(t.logged[0].fields).toMatchObject({ outcome: 'InvalidData', error: 'bad group' });
+    expect(t.logged[0].fields).toMatchObject({ outcome: 'PF4Error', error: 'bad group' });
   });
 
   it('answers an unexpected handler failure as Internal without its details, logs it, and leaves a change unknown', async () => {
@@ -408,14 +408,14 @@ describe('calls under an Idempotency-Key', () => {
     for (const callId of ['f1', 'f2', 'f3', 'f4']) t.call({ op: 'PF4.UserRecordNew', callId, args: body, timeoutMs: 100 });
     await vi.advanceTimersByTimeAsync(100);
     expect(t.replies).toHaveLength(4);
-    refused.reject(new OperationError('InvalidData', 'bad group', 3));
+    refused.reject(new OperationError('PF4Error', 'bad group', 3));
     dropped.reject(new ConnectionLostError('connection lost'));
     broken.reject(new Error('bug'));
     expired.reject(new DeadlineError('late window passed', true));
     await vi.advanceTimersByTimeAsync(1);
     const lates = t.parsed().slice(4) as Array<{ late: { callId: string; report: unknown } }>;
     expect(lates).toStrictEqual([
-      { late: { callId: 'f1', report: { state: 'settled', result: { ok: false, error: { code: 'InvalidData', managerCode: 3, message: 'bad group' } } } } },
+      { late: { callId: 'f1', report: { state: 'settled', result: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'bad group' } } } } },
       { late: { callId: 'f2', report: { state: 'lost', reason: 'the manager connection dropped before the trading server answered' } } },
       { late: { callId: 'f3', report: { state: 'lost', reason: 'the broker failed while handling the call' } } },
       { late: { callId: 'f4', report: { state: 'lost', reason: 'the trading server did not answer within the broker\'s late-answer window' } } },
