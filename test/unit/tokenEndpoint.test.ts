@@ -10,6 +10,7 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK 
 import type { AppEnv, Env } from '../../workers/env.js';
 import { authRoutes } from '../../workers/auth/authRoutes.js';
 import { hashSecret } from '../../shared/secrets.js';
+import { FixedWindow, type Limit } from '../../workers/limits/quota.js';
 import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
 
 const ORG = randomUUID();
@@ -151,6 +152,40 @@ describe('token endpoint', () => {
     expect([missing.status, missing.body]).toEqual([500, error('server_error', 'the token signing key is not configured')]);
     const broken = await token(ok, FORM, { AUTH_SIGNING_KEY: '{"kty":"EC","crv":"P-256"}' });
     expect([broken.status, broken.body]).toEqual([500, error('server_error', 'the token signing key is not usable')]);
+  });
+
+  it('reads a POST without a body as an empty form', async () => {
+    const { status, body } = await edge()('/connect/token', { method: 'POST', headers: FORM });
+    expect([status, body]).toEqual([400, error('invalid_request', 'grant_type is required')]);
+  });
+
+  it('answers 429 with Retry-After past TOKEN_RATE_LIMIT for a client id, wrong secrets counted, other ids unaffected', async () => {
+    // The counter objects' namespace, each object counting with the rate limiter's own fixed window.
+    const windows = new Map<string, FixedWindow>();
+    const RATE_LIMITER = {
+      idFromName: (name: string) => name,
+      get: (name: string) => ({
+        take: async (want: number, limit: Limit) => {
+          if (!windows.has(name)) windows.set(name, new FixedWindow());
+          return windows.get(name)!.take(want, limit.limit, limit.windowMs, Date.now());
+        },
+      }),
+    };
+    const vars = { TOKEN_RATE_LIMIT: '3', RATE_LIMIT_WINDOW_SECONDS: '60', RATE_LIMITER } as unknown as Partial<Env>;
+    const id = `limited-${randomUUID()}`;
+    await client(id, 'limited-secret');
+    const ask = (clientId: string, secret: string) => token({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }, FORM, vars);
+    expect((await ask(id, 'wrong')).status).toBe(401);
+    expect((await ask(id, 'limited-secret')).status).toBe(200);
+    expect((await ask(id, 'limited-secret')).status).toBe(200);
+    const refused = await ask(id, 'limited-secret');
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.res.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(refused.body).toEqual(error('too_many_requests', `too many token requests for this client; retry after ${retryAfter} s`));
+    expect(refused.res.headers.get('cache-control')).toBe('no-store');
+    expect((await ask('full', 'full-secret')).status).toBe(200);
   });
 
   it('accepts POST only', async () => {
