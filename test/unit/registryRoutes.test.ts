@@ -19,8 +19,12 @@ let orgB: { id: string; name: string | null; created: string };
 beforeAll(async () => {
   registry = await startRegistryDb();
   store = new RegistryStore(registry.db);
-  orgA = await store.addOrganization({ name: 'Org A' });
-  orgB = await store.addOrganization({ name: 'Org B' });
+  // Seeded with SQL rather than the store, so the store's own code runs inside the tests only.
+  orgA = { id: randomUUID(), name: 'Org A', created: '2026-01-01T00:00:00.000Z' };
+  orgB = { id: randomUUID(), name: 'Org B', created: '2026-01-02T00:00:00.000Z' };
+  for (const org of [orgA, orgB]) {
+    await registry.db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org.id, org.name, org.created).run();
+  }
 }, 60_000);
 afterAll(async () => { await registry?.close(); });
 
