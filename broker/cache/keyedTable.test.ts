@@ -1,0 +1,130 @@
+/**
+ * One cached table on its own: keys (numbers, bigints, texts) in the order the trading servers use, pages after a key,
+ * positions, secondary indexes following every put and delete, and the bound of a table that keeps only its newest
+ * rows by arrival.
+ */
+import { describe, expect, it } from 'vitest';
+import { KeyedTable, type CacheKey } from './keyedTable.js';
+
+interface Row { id?: CacheKey; login?: number; v?: string }
+const table = (capacity?: number) => new KeyedTable<Row>((r) => r.id, capacity);
+const ids = (rows: Row[]) => rows.map((r) => r.id);
+function filled(keys: CacheKey[], capacity?: number): KeyedTable<Row> {
+  const t = table(capacity);
+  for (const id of keys) t.put({ id });
+  return t;
+}
+
+describe('a keyed table', () => {
+  it('inserts, replaces and deletes by key; a row without a key is not kept', () => {
+    const t = table();
+    t.put({ id: 1, v: 'a' });
+    t.put({ id: 1, v: 'b' });
+    t.put({ v: 'no key' });
+    expect(t.size).toBe(1);
+    expect(t.get(1)).toStrictEqual({ id: 1, v: 'b' });
+    expect(t.delete(2)).toBe(false);
+    expect(t.delete(1)).toBe(true);
+    expect(t.delete(1)).toBe(false);
+    expect(t.size).toBe(0);
+    expect(t.get(1)).toBeUndefined();
+  });
+
+  it('orders ids numerically, bigints among numbers, and texts by code unit', () => {
+    expect(ids(filled([10, 2n ** 60n, 9, 100, 2 ** 53]).page(undefined, undefined).items)).toStrictEqual([9, 10, 100, 2 ** 53, 2n ** 60n]);
+    expect(ids(filled(['b', 'B', 'a', 'A', 'ab']).page(undefined, undefined).items)).toStrictEqual(['A', 'B', 'a', 'ab', 'b']);
+  });
+
+  it('pages after a key, present or not, at most limit rows, saying whether more follow and the last key', () => {
+    const t = filled([50, 10, 40, 20, 30]);
+    expect(t.page(undefined, 2)).toStrictEqual({ items: [{ id: 10 }, { id: 20 }], hasMore: true, lastKey: 20 });
+    expect(t.page(20, 2)).toStrictEqual({ items: [{ id: 30 }, { id: 40 }], hasMore: true, lastKey: 40 });
+    expect(t.page(35, 2)).toStrictEqual({ items: [{ id: 40 }, { id: 50 }], hasMore: false, lastKey: 50 });
+    expect(t.page(40, 1)).toStrictEqual({ items: [{ id: 50 }], hasMore: false, lastKey: 50 });
+    expect(t.page(5, undefined)).toStrictEqual({ items: [10, 20, 30, 40, 50].map((id) => ({ id })), hasMore: false, lastKey: 50 });
+    expect(t.page(50, 3)).toStrictEqual({ items: [], hasMore: false, lastKey: undefined });
+    expect(t.page(undefined, 0)).toStrictEqual({ items: [], hasMore: true, lastKey: undefined });
+    expect(table().page(undefined, 10)).toStrictEqual({ items: [], hasMore: false, lastKey: undefined });
+  });
+
+  it('keeps the order through puts and deletes after the first paged read', () => {
+    const t = filled([20, 40]);
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([20, 40]);
+    for (const id of [60, 10, 30, 50, 30, 5]) t.put({ id, v: String(id) });
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([5, 10, 20, 30, 40, 50, 60]);
+    expect(t.page(25, undefined).items[0]).toStrictEqual({ id: 30, v: '30' });
+    expect(t.delete(30)).toBe(true);
+    expect(t.delete(5)).toBe(true);
+    expect(t.delete(60)).toBe(true);
+    expect(t.delete(99)).toBe(false);
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([10, 20, 40, 50]);
+    t.put({ id: 45 });
+    expect(ids(t.page(20, 2).items)).toStrictEqual([40, 45]);
+    const empty = filled([]);
+    expect(empty.page(undefined, undefined).items).toStrictEqual([]);
+    empty.put({ id: 3 });
+    empty.put({ id: 1 });
+    expect(ids(empty.page(undefined, undefined).items)).toStrictEqual([1, 3]);
+  });
+
+  it('answers the row at a position in key order, nothing outside the table or at a fractional position', () => {
+    const t = filled(['c', 'a', 'b']);
+    expect(t.at(0)).toStrictEqual({ id: 'a' });
+    expect(t.at(2)).toStrictEqual({ id: 'c' });
+    expect(t.at(3)).toBeUndefined();
+    expect(t.at(-1)).toBeUndefined();
+    expect(t.at(0.5)).toBeUndefined();
+    t.put({ id: 'aa' });
+    expect(t.at(1)).toStrictEqual({ id: 'aa' });
+  });
+
+  it('iterates its rows in arrival order', () => {
+    expect(ids([...filled([3, 1, 2]).values()])).toStrictEqual([3, 1, 2]);
+  });
+});
+
+describe('secondary indexes', () => {
+  it('groups rows by a field in key order, following updates that move a row and deletes', () => {
+    const t = table().addIndex('login', (r) => r.login);
+    t.put({ id: 3, login: 1 });
+    t.put({ id: 1, login: 1 });
+    t.put({ id: 2, login: 2 });
+    t.put({ id: 4 });
+    expect(ids(t.lookup('login', 1))).toStrictEqual([1, 3]);
+    t.put({ id: 3, login: 2 });
+    expect(ids(t.lookup('login', 1))).toStrictEqual([1]);
+    expect(ids(t.lookup('login', 2))).toStrictEqual([2, 3]);
+    expect(t.lookup('login', 2)[1]).toStrictEqual({ id: 3, login: 2 });
+    t.delete(1);
+    expect(t.lookup('login', 1)).toStrictEqual([]);
+    t.put({ id: 2 });
+    expect(ids(t.lookup('login', 2))).toStrictEqual([3]);
+    expect(t.lookup('login', 99)).toStrictEqual([]);
+  });
+
+  it('indexes the rows already there when declared late, and refuses an index never declared', () => {
+    const t = filled([]);
+    t.put({ id: 2, login: 7 });
+    t.put({ id: 1, login: 7 });
+    t.addIndex('login', (r) => r.login);
+    expect(ids(t.lookup('login', 7))).toStrictEqual([1, 2]);
+    expect(() => t.lookup('symbol', 7)).toThrow('no index symbol');
+  });
+});
+
+describe('a bounded table', () => {
+  it('keeps the newest rows by arrival, a replaced row counting as new, in its order and its indexes', () => {
+    const t = table(3).addIndex('login', (r) => r.login);
+    for (const id of [10, 30, 20]) t.put({ id, login: 1 });
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([10, 20, 30]);
+    t.put({ id: 10, login: 1, v: 'again' });
+    t.put({ id: 40, login: 1 });
+    expect(t.size).toBe(3);
+    expect(t.get(30)).toBeUndefined();
+    expect(ids([...t.values()])).toStrictEqual([20, 10, 40]);
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([10, 20, 40]);
+    expect(ids(t.lookup('login', 1))).toStrictEqual([10, 20, 40]);
+    t.put({ id: 5, login: 1 });
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([5, 10, 40]);
+  });
+});
