@@ -365,6 +365,7 @@ try {
     { name: '+ input validation', path: `/api/bench/validate/${platform}/${login}`, headers: auth, check: isOk },
     { name: '+ v2 shaping and answer', path: `/api/bench/shape/${platform}/${login}`, headers: auth, check: isRecord },
     { name: '+ Durable Object hop (answers from memory)', path: `/api/bench/object/${platform}/${login}`, headers: auth, check: isRecord },
+    { name: 'the hop as fetch instead of RPC', path: `/api/bench/object-fetch/${platform}/${login}`, headers: auth, check: isRecord },
     { name: 'cached read (gateway object, link, broker)', path: cachedPath, headers: auth, check: isRecord },
     { name: 'cached page of 1,000 trades', path: pagePath, headers: auth, check: isPage },
     { name: 'bare route via Miniflare\'s entry worker', path: '/livez', headers: {}, check: isOk, url: entry },
@@ -413,7 +414,11 @@ try {
   rows.forEach((r, i) => {
     // Each stage against the one before; the bare route against the constant; the page against the cached read; the
     // entry worker rows against the same route through the direct socket.
-    const against: Record<number, number> = { [bareRow]: 0, [pageRow]: pageRow - 1, [pageRow + 1]: bareRow, [pageRow + 2]: pageRow - 1 };
+    // The hop as fetch against the shaping stage (the RPC's alternative); the cached read against the RPC hop.
+    const fetchRow = stages.findIndex((s) => s.path.startsWith('/api/bench/object-fetch/'));
+    const against: Record<number, number> = {
+      [bareRow]: 0, [fetchRow]: fetchRow - 2, [fetchRow + 1]: fetchRow - 1, [pageRow]: pageRow - 1, [pageRow + 1]: bareRow, [pageRow + 2]: pageRow - 1,
+    };
     const prev = i === 0 ? undefined : rows[against[i] ?? i - 1];
     console.log(`${stages[i].name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} ${(r.rps / bare.rps).toFixed(2).padStart(5)}× ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${r.edgeUs.toFixed(0).padStart(11)} ${(prev ? r.edgeUs - prev.edgeUs : 0).toFixed(0).padStart(8)} ${`${(100 * r.edgeBusy).toFixed(0)} %`.padStart(12)} ${r.brokerUs.toFixed(0).padStart(9)}  ${r.failures}${r.sample ? ` (${r.sample})` : ''}`);
   });

@@ -77,7 +77,12 @@ export function createApp(): Hono<AppEnv> {
     }
     return handler;
   };
-  app.use('/api/*', (c, next) => limiter(declaredBodyLimits.get(c.req.raw) ?? MAX_BODY_BYTES)(c, next));
+  // A GET or HEAD has no body to bound (not even asked for: reading `body` makes a stream object).
+  app.use('/api/*', (c, next) => {
+    const method = c.req.method;
+    if (method === 'GET' || method === 'HEAD') return next();
+    return limiter(declaredBodyLimits.get(c.req.raw) ?? MAX_BODY_BYTES)(c, next);
+  });
   // Live streams: SSE under /api/ (token checked above) and the SignalR hubs under /hubs/ (they check it themselves).
   app.route('/', streamRoutes());
   app.route('/', registryRoutes());

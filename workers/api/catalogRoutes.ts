@@ -48,8 +48,8 @@ function operationHandler(entry: Operation) {
 
   return async (c: Context<AppEnv>) => {
     c.set('operation', entry.id);
-    const url = new URL(c.req.url);
-    const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), url.searchParams.get('requestTimeout'));
+    const query = queryOf(c.req.url);
+    const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), query.get('requestTimeout'));
     const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged, traceId: c.get('traceId') };
     const reply = (r: ShapedResponse) => {
       c.set('outcome', outcomeOf(r.status, r.body, entry.generation));
@@ -67,11 +67,11 @@ function operationHandler(entry: Operation) {
     ctx.family = type === 'PF4' || type === 'PF5' ? type : null;
 
     if (!budget.ok) return reply(validation(ctx, budget.message));
-    if (confirmRequired && url.searchParams.get('confirm') !== 'true') {
+    if (confirmRequired && query.get('confirm') !== 'true') {
       return reply(validation(ctx, 'confirm: must be true for this destructive operation'));
     }
     const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
-    const inputs = validateInputs(entry, c.req.param() as Record<string, string>, url, body);
+    const inputs = validateInputs(entry, c.req.param() as Record<string, string>, { searchParams: query }, body);
     if (!inputs.ok) return reply(validation(ctx, inputs.message));
 
     const call: GatewayCall = {
@@ -94,7 +94,7 @@ function operationHandler(entry: Operation) {
         call.idempotency = {
           key: `${clientId}:${key}`,
           ledger: ledgerName(clientId, key, objectCount(c.env.IDEMPOTENCY_SHARDS, DEFAULT_IDEMPOTENCY_SHARDS)),
-          requestHash: await requestHash(entry.method, url, body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args)),
+          requestHash: await requestHash(entry.method, new URL(c.req.url), body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args)),
           retentionHours: Number(c.env.IDEMPOTENCY_RETENTION_HOURS) || DEFAULT_RETENTION_HOURS,
         };
       }
@@ -103,37 +103,61 @@ function operationHandler(entry: Operation) {
   };
 }
 
+/** The query of a request URL, parsed only when it has one (most reads have none): no whole-URL parse per call. */
+const NO_QUERY: Pick<URLSearchParams, 'get' | 'getAll' | 'has'> = new URLSearchParams();
+export function queryOf(url: string): URLSearchParams {
+  const at = url.indexOf('?');
+  if (at < 0) return NO_QUERY as URLSearchParams;
+  const end = url.indexOf('#', at);
+  return new URLSearchParams(end < 0 ? url.slice(at + 1) : url.slice(at + 1, end));
+}
+
+/**
+ * Object ids by name, per isolate and namespace: `idFromName` hashes the name on every call, and an id (unlike a stub,
+ * which belongs to the request that made it) may be kept. Bounded; the oldest name goes first.
+ */
+const MAX_IDS = 10_000;
+const ids = new WeakMap<DurableObjectNamespace<any>, Map<string, DurableObjectId>>();
+function objectId(ns: DurableObjectNamespace<any>, name: string): DurableObjectId {
+  let byName = ids.get(ns);
+  if (!byName) ids.set(ns, (byName = new Map()));
+  let id = byName.get(name);
+  if (id === undefined) {
+    if (byName.size >= MAX_IDS) byName.delete(byName.keys().next().value!);
+    id = ns.idFromName(name);
+    byName.set(name, id);
+  }
+  return id;
+}
+
 /**
  * The one RPC of the call, bounded by the edge's own deadline in case the gateway object does not answer: a call under
  * an Idempotency-Key goes to the ledger that owns the key, any other to one of the platform's link objects, picked by
- * the trace id so that a platform's calls spread over all of them.
+ * the trace id so that a platform's calls spread over all of them. One promise settled by whichever comes first.
  */
-async function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse> {
-  const links = objectCount(c.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM);
+function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse> {
   const stub = call.idempotency
-    ? c.env.IDEMPOTENCY.get(c.env.IDEMPOTENCY.idFromName(call.idempotency.ledger))
-    : c.env.LINKS.get(c.env.LINKS.idFromName(pickLink(call.platform, call.traceId, links)));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<ShapedResponse>((resolve) => {
-    timer = setTimeout(() => resolve(failure(ctx, {
+    ? c.env.IDEMPOTENCY.get(objectId(c.env.IDEMPOTENCY, call.idempotency.ledger))
+    : c.env.LINKS.get(objectId(c.env.LINKS, pickLink(call.platform, call.traceId, objectCount(c.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM))));
+  return new Promise<ShapedResponse>((resolve) => {
+    const timer = setTimeout(() => resolve(failure(ctx, {
       code: 'NoConnect', managerCode: null, timedOut: true,
       message: `no answer from the trading platform within ${call.timeoutMs / 1000} s`,
       ...(call.mutating ? { outcome: 'unknown' as const } : {}),
     })), call.timeoutMs + EDGE_GRACE_MS);
-  });
-  try {
-    const answer = (stub.call(call) as Promise<ShapedResponse>).catch((err: unknown) => {
+    (stub.call(call) as Promise<ShapedResponse>).then((answer) => {
+      clearTimeout(timer);
+      resolve(answer);
+    }, (err: unknown) => {
+      clearTimeout(timer);
       console.error(JSON.stringify({ msg: 'gateway object failed', traceId: ctx.traceId, error: String(err) }));
       // The object may have sent the change before failing: a mutating call's outcome is then not known.
-      return failure(ctx, {
+      resolve(failure(ctx, {
         code: 'Internal', managerCode: null, message: 'gateway object failed',
         ...(call.mutating ? { outcome: 'unknown' as const } : {}),
-      });
+      }));
     });
-    return await Promise.race([answer, deadline]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-  }
+  });
 }
 
 async function readBody(c: Context<AppEnv>): Promise<RawBody> {

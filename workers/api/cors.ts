@@ -34,6 +34,8 @@ function policyOf(raw: string | undefined): OriginPolicy {
 export function cors(): MiddlewareHandler<AppEnv> {
   return async function cors(c, next) {
     const policy = policyOf(c.env.CORS_ORIGINS);
+    // No origin allowed (the default): nothing to add, and a preflight is answered without CORS headers below.
+    if (policy.kind === 'none' && c.req.method !== 'OPTIONS') return next();
     const origin = c.req.header('origin');
     const allow = allowedOrigin(policy, origin);
     // The answer depends on the caller's origin only when the policy names origins.

@@ -22,7 +22,7 @@ export type RawBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { ki
 export function validateInputs(
   entry: Operation,
   pathParams: Record<string, string>,
-  url: URL,
+  url: Pick<URL, 'searchParams'>,
   body: RawBody,
 ): Inputs {
   const args: Record<string, unknown> = {};

@@ -94,30 +94,65 @@ async function verifySignature(token: string, config: AuthConfig): Promise<JWTPa
 
 const REVOKED = 'the access token was revoked: its client is disabled or no longer registered';
 
-/** The token's scopes its client still holds; null when the client may no longer use tokens at all. */
+/**
+ * The token's scopes its client still holds; null when the client may no longer use tokens at all. Worked out once per
+ * standing as read from the registry (a re-read standing is a new object) and token's scope list.
+ */
 async function standingScopes(c: Context<AppEnv>, config: AuthConfig, clientId: string, organizationId: string, scopes: string[]) {
   const standing = await cachedClientStanding(clientId, registryCacheSeconds(c.env.REGISTRY_CACHE_SECONDS),
     () => new RegistryStore(c.env.DB).findClientStanding(clientId));
   if (!standing) return config.mode === 'external' ? scopes : null;
   if (standing.disabled || standing.organizationId.toLowerCase() !== organizationId) return null;
-  const held = new Set<string>(standing.scopes);
-  return scopes.filter((s) => held.has(s));
+  let byScopes = heldByStanding.get(standing);
+  if (!byScopes) heldByStanding.set(standing, (byScopes = new WeakMap()));
+  let held = byScopes.get(scopes);
+  if (!held) {
+    const granted = new Set<string>(standing.scopes);
+    held = scopes.filter((s) => granted.has(s));
+    byScopes.set(scopes, held);
+  }
+  return held;
 }
+const heldByStanding = new WeakMap<object, WeakMap<string[], string[]>>();
+
+/** A token's scopes, read once per verified payload (a remembered token's payload is the same object each time). */
+const scopesByPayload = new WeakMap<JWTPayload, string[]>();
+function payloadScopes(payload: JWTPayload): string[] {
+  let scopes = scopesByPayload.get(payload);
+  if (!scopes) scopesByPayload.set(payload, (scopes = scopesOf(payload)));
+  return scopes;
+}
+
+/** The auth settings of an environment, read once per bindings object (they do not change under a running isolate). */
+const configs = new WeakMap<object, AuthConfig>();
+function configOf(env: AppEnv['Bindings']): AuthConfig {
+  let config = configs.get(env);
+  if (!config) configs.set(env, (config = authConfig(env)));
+  return config;
+}
+
+/** The local signing key source last seen usable: its keys are cached, so it is not awaited again. */
+let usableKey: string | undefined;
 
 /**
  * Verifies the request's Bearer token: the caller, or the refusal to answer (401/403/503). Used by requireToken() on
  * /api/* and by routes that only add detail for an authenticated caller (/healthz).
  */
 export async function authenticate(c: Context<AppEnv>): Promise<Caller | Response> {
-  const header = c.req.header('authorization');
-  if (!header || !/^bearer(\s|$)/i.test(header.trim())) return bearerError(null);
-  const match = BEARER.exec(header.trim());
-  if (!match) return bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
+  const header = c.req.header('authorization')?.trim();
+  const match = header ? BEARER.exec(header) : null;
+  if (!match) {
+    if (!header || !/^bearer(\s|$)/i.test(header)) return bearerError(null);
+    return bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
+  }
 
-  const config = authConfig(c.env);
+  const config = configOf(c.env);
   // A missing or broken local key is the edge's fault, not the caller's: say so rather than blame the token.
-  if (config.mode === 'local' && !(config.signingKey && (await localKeys(config.signingKey).catch(() => null)))) {
-    return c.json({ error: 'server_error', error_description: 'the token signing key is not usable' }, 500);
+  if (config.mode === 'local' && config.signingKey !== usableKey) {
+    if (!(config.signingKey && (await localKeys(config.signingKey).catch(() => null)))) {
+      return c.json({ error: 'server_error', error_description: 'the token signing key is not usable' }, 500);
+    }
+    usableKey = config.signingKey;
   }
   let payload: JWTPayload;
   try {
@@ -136,7 +171,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
   }
   const clientId = payload.client_id ?? (config.mode === 'external' ? payload.azp : undefined);
   if (typeof clientId !== 'string' || clientId === '') return bearerError('invalid_token', 'the access token has no client_id claim');
-  const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), scopesOf(payload));
+  const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), payloadScopes(payload));
   if (!held) return bearerError('invalid_token', REVOKED);
   if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
   return { clientId, organizationId: organizationId.toLowerCase(), scopes: held };

@@ -11,6 +11,7 @@
  *   /api/bench/validate/{platform}/{login}       + the UserRecordGet entry's input validation
  *   /api/bench/shape/{platform}/{login}          + shaping a fixed account record as the v2 envelope and answering it
  *   /api/bench/object/{platform}/{login}         + one RPC to a Durable Object that answers from memory (the hop alone)
+ *   /api/bench/object-fetch/{platform}/{login}   the same hop as a `fetch` to the object instead of an RPC
  *   /api/v2/PF4/{platform}/UserRecordGet/{login} the real route: the platform gateway object, its broker link, the
  *                                                broker and its cache
  *
@@ -24,6 +25,7 @@ import { catalog } from '../../shared/catalog/index.js';
 import { success, type ShapeContext } from '../envelope/index.js';
 import { platformOf } from '../registry/index.js';
 import { validateInputs } from '../api/inputs.js';
+import { queryOf } from '../api/catalogRoutes.js';
 
 export * from '../index.js';
 
@@ -31,6 +33,11 @@ export * from '../index.js';
 export class BenchEcho extends DurableObject<Env> {
   async call(input: { body: string }): Promise<{ status: number; body: string; headers: Record<string, string> }> {
     return { status: 200, body: input.body, headers: {} };
+  }
+
+  /** The same hop as an HTTP request to the object's `fetch` handler, to compare the two kinds of call. */
+  override async fetch(request: Request): Promise<Response> {
+    return new Response(await request.text(), { headers: { 'content-type': 'application/json; charset=utf-8' } });
   }
 }
 
@@ -58,7 +65,7 @@ async function platformStage(c: Context<BenchEnv>) {
 }
 
 function validateStage(c: Context<BenchEnv>) {
-  return validateInputs(entry!, { tradePlatform: c.req.param('platform') ?? '', login: c.req.param('login') ?? '' }, new URL(c.req.url), { kind: 'none' });
+  return validateInputs(entry!, { tradePlatform: c.req.param('platform') ?? '', login: c.req.param('login') ?? '' }, { searchParams: queryOf(c.req.url) }, { kind: 'none' });
 }
 
 function shapeStage(c: Context<BenchEnv>): ShapeContext {
@@ -97,12 +104,25 @@ bench.get('/api/bench/object/:platform/:login', async (c) => {
   return send((await stub.call({ body: shaped.body })).body);
 });
 
+bench.get('/api/bench/object-fetch/:platform/:login', async (c) => {
+  const found = await platformStage(c);
+  if (!found) return text(c, 'no platform');
+  const inputs = validateStage(c);
+  if (!inputs.ok) return text(c, inputs.message);
+  const shaped = success(shapeStage(c), { ...RECORD, login: inputs.args.login });
+  const stub = c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id));
+  return send(await (await stub.fetch('http://object/call', { method: 'POST', body: shaped.body })).text());
+});
+
 /** An access-log-sized line, so `/bench/raw-log` costs what one `console.log` of the access log costs. */
 const LOG_LINE = { msg: 'request', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', clientId: 'demo', method: 'GET', operation: 'v2.PF4.UserRecordGet', status: 200, outcome: 'ok', ms: 1 };
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
-    const path = new URL(request.url).pathname;
+    // The path without a URL parse, so the routes below pay only for what the real edge does.
+    const url = request.url;
+    const at = url.indexOf('/', url.indexOf('//') + 2);
+    const path = at < 0 ? '/' : url.slice(at);
     if (path === '/bench/raw') return new Response('ok');
     if (path === '/bench/raw-log') {
       console.log(JSON.stringify(LOG_LINE));
