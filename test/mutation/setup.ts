@@ -1,19 +1,37 @@
 /**
- * Mutation testing's bridge to workerd (setup file of vitest.mutation.config.ts, used by `npm run test:mutation`
- * only). The edge tests run the worker in workerd, a process the mutation tester cannot see into: after each test the
- * coverage the instrumented worker counted is fetched from every edge still running and counted as this test's, so the
- * tester knows which tests reach which mutants of workers/; hits during a file's `beforeAll` land on its first test,
- * whose run repeats the `beforeAll` anyway. The active mutant goes the other way, in the bundle's prelude
- * (test/support/edge.ts).
+ * Mutation testing's per-test coverage, made right for this suite (setup file of vitest.mutation.config.ts, used by
+ * `npm run test:mutation` only; the mutation tester's own setup file runs first).
+ *
+ * - A file's set-up: code a file's `beforeAll` runs (a broker filling its cache, a simulator starting) is hit outside
+ *   any test, which the tester would take for code run at module load and answer by running every test of every file
+ *   for each such mutant. Those hits are counted for each test of the file instead, since running any of them repeats
+ *   the `beforeAll`; only code run at import time stays static.
+ * - workerd: the edge tests run the worker in workerd, a process the tester cannot see into. After each test the
+ *   coverage the instrumented worker counted is fetched from every edge still running and counted as this test's
+ *   (what the edge counted before the file's first test, as the file's set-up). The active mutant goes the other way,
+ *   in the bundle's prelude (test/support/edge.ts).
  */
-import { afterEach, inject } from 'vitest';
+import { afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { liveMutationEdges } from '../support/edge.js';
 import { COVERAGE_PATH } from './coveragePath.js';
 
 type Counts = Record<string, number>;
-interface Namespace { mutantCoverage?: { static: Counts; perTest: Record<string, Counts> } }
+interface Coverage { static: Counts; perTest: Record<string, Counts> }
+interface Namespace { mutantCoverage?: Coverage }
 
-const separator = (inject as (key: string) => unknown)('testNameSeparator') as string | undefined ?? ' ';
+const injected = inject as (key: string) => unknown;
+const separator = (injected('testNameSeparator') as string | undefined) ?? ' ';
+/** Only the initial run measures coverage; a mutant's run must leave it alone. */
+const measuring = injected('mode') === 'dry-run';
+
+const ns = () => (globalThis as { __stryker__?: Namespace }).__stryker__;
+const coverage = (): Coverage => {
+  const n = ns()!;
+  n.mutantCoverage ??= { static: {}, perTest: {} };
+  n.mutantCoverage.static ??= {};
+  n.mutantCoverage.perTest ??= {};
+  return n.mutantCoverage;
+};
 
 function testId(task: { name: string; file?: { filepath: string }; suite?: { name: string; suite?: unknown } }): string {
   const names = [task.name];
@@ -25,20 +43,52 @@ function testId(task: { name: string; file?: { filepath: string }; suite?: { nam
   return `${task.file?.filepath ?? 'unknown.js'}#${names.join(separator).trim()}`;
 }
 
-afterEach(async ({ task }) => {
-  const ns = (globalThis as { __stryker__?: Namespace }).__stryker__;
-  if (!ns || (globalThis as { __stryker__?: { activeMutant?: unknown } }).__stryker__?.activeMutant !== undefined) return;
+function add(to: Counts, from: Counts): void {
+  for (const [id, n] of Object.entries(from)) to[id] = (to[id] ?? 0) + n;
+}
+
+/** What every edge of this process counted since it was last asked (an edge already closed counts nothing more). */
+async function takeEdgeCoverage(): Promise<Counts> {
+  const taken: Counts = {};
   for (const url of liveMutationEdges()) {
-    let taken: { static?: Counts; perTest?: Record<string, Counts> };
     try {
-      taken = await (await fetch(new URL(COVERAGE_PATH, url))).json() as typeof taken;
+      const c = await (await fetch(new URL(COVERAGE_PATH, url))).json() as Partial<Coverage>;
+      add(taken, c.static ?? {});
+      for (const counts of Object.values(c.perTest ?? {})) add(taken, counts);
     } catch {
-      continue; // the test closed its edge
-    }
-    const coverage = (ns.mutantCoverage ??= { static: {}, perTest: {} });
-    const mine = (coverage.perTest[testId(task as never)] ??= {});
-    for (const counts of [taken.static ?? {}, ...Object.values(taken.perTest ?? {})]) {
-      for (const [id, n] of Object.entries(counts)) mine[id] = (mine[id] ?? 0) + n;
+      // the edge closed meanwhile
     }
   }
-});
+  return taken;
+}
+
+/** Static hits when the file's hooks began, and what the file's set-up hit (counted for each of its tests). */
+let staticAtStart: Counts = {};
+let setUp: Counts | undefined;
+
+if (measuring) {
+  beforeAll(() => {
+    staticAtStart = { ...coverage().static };
+    setUp = undefined;
+  });
+
+  beforeEach(async () => {
+    if (setUp) return;
+    // The file's first test: everything hit since the file's hooks began is its set-up.
+    const stat = coverage().static;
+    setUp = await takeEdgeCoverage();
+    for (const [id, n] of Object.entries(stat)) {
+      const during = n - (staticAtStart[id] ?? 0);
+      if (during <= 0) continue;
+      setUp[id] = (setUp[id] ?? 0) + during;
+      if (staticAtStart[id] === undefined) delete stat[id];
+      else stat[id] = staticAtStart[id];
+    }
+  });
+
+  afterEach(async ({ task }) => {
+    const mine = (coverage().perTest[testId(task as never)] ??= {});
+    add(mine, await takeEdgeCoverage());
+    add(mine, setUp ?? {});
+  });
+}
