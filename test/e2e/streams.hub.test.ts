@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection, type ISubscription } from '@microsoft/signalr';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { call } from './v2/api.js';
+import { openTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 
 const setup = stackForFile();
@@ -59,14 +59,7 @@ describe('SignalR hub /hubs/pf4/v2', () => {
     const countAtCancel = ticks.length;
     const trades: Array<Record<string, unknown>> = [];
     connection.stream('StreamTrades').subscribe({ next: (t) => trades.push(t), error: () => {}, complete: () => {} });
-    const c = setup.client;
-    const user = await call<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: 'hub' } });
-    const login = user.body.data!.login;
-    await call(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 } });
-    const tx = await call<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
-      body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10, comment: 'via hub' },
-    });
-    const order = tx.body.data!.order;
+    const { order, login } = await openTrade(setup.client, 'via hub');
     await eventually(async () => trades.some((t) => t.order === order), 10_000);
     expect(trades.find((t) => t.order === order)).toMatchObject({ kind: 'Added', order, login, symbol: 'EURUSD', cmd: 'Buy', comment: 'via hub' });
     expect(countAtCancel).toBeGreaterThanOrEqual(3);

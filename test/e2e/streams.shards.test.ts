@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SseReader } from '../support/sse.js';
-import { call } from './v2/api.js';
+import { openTrade as openTestTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 
 const SHARDS = 3;
@@ -24,17 +24,7 @@ async function shardStats(n: number): Promise<Stats> {
   return JSON.parse(JSON.stringify(await stub.stats())) as Stats;
 }
 
-async function openTrade(comment: string): Promise<number> {
-  const c = setup.client;
-  const user = await call<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: comment } });
-  const login = user.body.data!.login;
-  await call(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 } });
-  const tx = await call<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
-    body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10, comment },
-  });
-  expect(tx.body.error).toBeNull();
-  return tx.body.data!.order;
-}
+const openTrade = async (comment: string) => (await openTestTrade(setup.client, comment)).order;
 
 describe('STREAM_SHARDS=3', () => {
   it('spreads clients over the objects, each delivering ticks and trades, and a reconnect returns to its object', async () => {

@@ -8,23 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashSecret } from '../../shared/secrets.js';
 import { SseReader } from '../support/sse.js';
-import { call } from './v2/api.js';
+import { openTrade as openTestTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 
 const setup = stackForFile();
 const streamUrl = (query: string) => `${setup.client.stack.edgeUrl}${setup.client.v2pf4}/Stream?${query}`;
 
-async function openTrade(comment: string): Promise<number> {
-  const c = setup.client;
-  const user = await call<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: comment } });
-  const login = user.body.data!.login;
-  await call(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 } });
-  const tx = await call<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
-    body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10, comment },
-  });
-  expect(tx.body.error).toBeNull();
-  return tx.body.data!.order;
-}
+const openTrade = async (comment: string) => (await openTestTrade(setup.client, comment)).order;
 
 describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
   it('sends the status, then ticks of the asked symbols only, from the simulator feed', async () => {

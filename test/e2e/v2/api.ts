@@ -122,3 +122,16 @@ export async function refusesTamperedCursor(c: Client, id: string, options: Call
     await refuses(c, id, 'cursor', { ...options, query: { ...options.query, limit: 2, cursor } });
   }
 }
+
+/**
+ * A fresh account of `demo\\forex` on the demo PF4 platform, funded, with one EURUSD buy opened through the API: the
+ * trade change stream tests wait for. Answers the new order and its account.
+ */
+export async function openTrade(c: Client, comment: string): Promise<{ order: number; login: number }> {
+  const login = (await ok<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: comment } })).login;
+  await ok(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 } });
+  const tx = await ok<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
+    body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10, comment },
+  });
+  return { order: tx.order, login };
+}
