@@ -5,11 +5,11 @@
  * 127.0.0.1, the organization in a configured claim, the client in azp, unregistered clients taken as stated).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
+import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
 import type { AppEnv, Env } from '../../workers/env.js';
 import { requireToken } from '../../workers/auth/requireToken.js';
 import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
@@ -77,7 +77,7 @@ const refused = (error: string, description: string) => ({ error, error_descript
 describe('Bearer credentials', () => {
   it('challenge a request without credentials, or with another scheme, naming no error', async () => {
     const call = api(localVars());
-    for (const authorization of [undefined, 'Basic Y2xpZW50OnNlY3JldA==', 'Bearerish abc']) {
+    for (const authorization of [undefined, 'Basic Y2xpZW50OnNlY3JldA==', 'Bearerish abc', 'Token bearer abc', 'MAC Bearer abc']) {
       expect(await call(authorization)).toEqual({
         status: 401, body: refused('invalid_token', 'an access token is required'), challenge: 'Bearer realm="webapi"',
       });
@@ -128,6 +128,29 @@ describe('refused tokens', () => {
       expect(res.status).toBe(401);
       expect(res.challenge).toBe(`Bearer realm="webapi", error="invalid_token", error_description="${description}"`);
     }
+  });
+
+  it('call a signed token whose claims are not a JSON object malformed', async () => {
+    const jws = await new CompactSign(new TextEncoder().encode('not a claims set')).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'local-1' }).sign(localKey);
+    expect((await api(localVars())(`Bearer ${jws}`)).body).toEqual(refused('invalid_token', 'the access token is malformed'));
+  });
+
+  it('remember a verified token per issuer and audience only', async () => {
+    const token = await mint();
+    expect((await api(localVars())(token)).status).toBe(200);
+    // The same token before an edge of another audience is verified afresh, and refused.
+    expect((await api({ ...localVars(), AUTH_AUDIENCE: 'other-api' })(token)).body).toEqual(refused('invalid_token', 'the access token has an unexpected audience'));
+    expect((await api({ ...localVars(), PUBLIC_URL: 'https://other.example' })(token)).body).toEqual(refused('invalid_token', 'the access token has an unexpected issuer'));
+  });
+
+  it('keep accepting a verified token until it expires after its signing key is replaced', async () => {
+    const token = await mint();
+    expect((await api(localVars())(token)).status).toBe(200);
+    const replaced = { ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey)), kid: 'local-2' };
+    const afterRotation = api({ ...localVars(), AUTH_SIGNING_KEY: JSON.stringify(replaced) });
+    expect((await afterRotation(token)).body).toEqual({ clientId: 'client-a', organizationId: ORG_A, scopes: ['webapi', 'webapi.write'] });
+    // A token of the old key not seen before is not.
+    expect((await afterRotation(await mint())).body).toEqual(refused('invalid_token', 'the access token signature is invalid'));
   });
 
   it('accept expiry and nbf within the 60 s clock tolerance', async () => {
@@ -185,6 +208,8 @@ describe('refused tokens', () => {
 describe('external identity provider', () => {
   let server: Server;
   let jwks: { keys: JWK[] } | string = { keys: [] };
+  let duplicated: { keys: JWK[] } = { keys: [] };
+  const hanging: ServerResponse[] = [];
   let rsaKey: CryptoKey;
   let ecKey: CryptoKey;
   let base: string;
@@ -197,13 +222,18 @@ describe('external identity provider', () => {
     ecKey = ec.privateKey;
     jwks = { keys: [{ ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256' }, { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256' }] };
     server = createServer((req, res) => {
+      if (req.url === '/hang') { hanging.push(res); return; } // never answered: the fetch times out
+      if (req.url === '/duplicated') { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(duplicated)); return; }
       if (req.url === '/broken') { res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": 7}'); return; }
       res.writeHead(200, { 'content-type': 'application/json' }).end(typeof jwks === 'string' ? jwks : JSON.stringify(jwks));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(async () => { await new Promise((resolve) => server?.close(resolve)); });
+  afterAll(async () => {
+    for (const res of hanging) res.destroy();
+    await new Promise((resolve) => server?.close(resolve));
+  });
 
   const externalVars = (path = '/keys'): Partial<Env> => ({
     AUTH_ISSUER: PROVIDER, AUTH_JWKS_URL: `${base}${path}`, AUTH_AUDIENCE: 'api://gateway', AUTH_ORG_CLAIM: 'tenant',
@@ -246,6 +276,22 @@ describe('external identity provider', () => {
     expect((await call(await mint({ claims: { tenant: ORG_A, client_id: 'svc' }, key: rsaKey, alg: 'RS256', header: { kid: 'rsa-1' }, issuer: PROVIDER, audience: 'webapi' }))).body)
       .toEqual(refused('invalid_token', 'the access token has an unexpected audience'));
   });
+
+  it('refuses a token whose key id matches several published keys, none of which verifies it', async () => {
+    const keys = await Promise.all([1, 2, 3].map(() => generateKeyPair('RS256', { extractable: true })));
+    duplicated = { keys: await Promise.all(keys.slice(0, 2).map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: 'dup', alg: 'RS256' }))) };
+    const token = await mint({ claims: { tenant: ORG_A, client_id: 'svc', scope: 'webapi' }, header: { kid: 'dup', typ: 'JWT' }, key: keys[2].privateKey,
+      alg: 'RS256', issuer: PROVIDER, audience: 'api://gateway' });
+    const res = await api(externalVars('/duplicated'))(token);
+    expect([res.status, res.body]).toEqual([401, refused('invalid_token', 'the access token is invalid')]);
+  });
+
+  it('answers 503 when the provider does not answer for its keys in time', async () => {
+    const token = await provided({ tenant: ORG_A, client_id: 'svc', scope: 'webapi' });
+    const res = await api(externalVars('/hang'))(token);
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the identity provider keys could not be fetched' });
+  }, 30_000);
 
   it('answers 503 when the provider\'s keys cannot be fetched or read', async () => {
     const token = await provided({ tenant: ORG_A, client_id: 'svc', scope: 'webapi' });

@@ -60,6 +60,9 @@ describe('Bearer challenges', () => {
     expect(lacking.status).toBe(403);
     expect(lacking.headers.get('www-authenticate'))
       .toBe('Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"');
+    const bare = bearerError('invalid_token');
+    expect(bare.headers.get('www-authenticate')).toBe('Bearer realm="webapi", error="invalid_token", error_description=""');
+    expect(await bare.json()).toEqual({ error: 'invalid_token', error_description: '' });
     const admin = bearerError('insufficient_scope', 'needs admin', 'webapi.admin');
     expect(admin.headers.get('www-authenticate')).toMatch(/, scope="webapi\.admin"$/);
     expect(await admin.json()).toEqual({ error: 'insufficient_scope', error_description: 'needs admin' });

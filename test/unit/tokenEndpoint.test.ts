@@ -96,6 +96,7 @@ describe('token endpoint', () => {
     expect((await token(ok, { 'content-type': 'application/json' })).body).toEqual(error('invalid_request', 'the request body must be application/x-www-form-urlencoded'));
     expect((await token(ok, {})).status).toBe(400);
     expect((await token(ok, { 'content-type': 'Application/X-WWW-Form-Urlencoded; charset=utf-8' })).status).toBe(200);
+    expect((await token(ok, { 'content-type': 'application/x-www-form-urlencoded ; charset=utf-8' })).status).toBe(200);
     expect((await token({ ...ok, grant_type: '' })).body).toEqual(error('invalid_request', 'grant_type is required'));
     expect((await token({ client_id: 'full', client_secret: 'full-secret' })).body).toEqual(error('invalid_request', 'grant_type is required'));
     expect((await token({ ...ok, grant_type: 'password' })).body).toEqual(error('unsupported_grant_type', 'only grant_type client_credentials is supported'));
@@ -113,11 +114,18 @@ describe('token endpoint', () => {
     const fits = exact + 'x'.repeat(4096 - exact.length);
     expect(new TextEncoder().encode(fits).byteLength).toBe(4096);
     expect((await edge()('/connect/token', { method: 'POST', headers: FORM, body: fits })).status).toBe(200);
+    expect((await edge()('/connect/token', { method: 'POST', headers: { ...FORM, 'content-length': '4096' }, body: fits })).status).toBe(200);
     // Streamed in chunks without a length: read up to the limit, no further.
     const chunks = [new TextEncoder().encode('grant_type=client_credentials&'), new TextEncoder().encode(`pad=${pad}`)];
     const stream = new ReadableStream<Uint8Array>({ pull(controller) { const next = chunks.shift(); if (next) controller.enqueue(next); else controller.close(); } });
     const streamed = await edge()('/connect/token', { method: 'POST', headers: FORM, body: stream, duplex: 'half' } as RequestInit);
     expect(streamed.body).toEqual(error('invalid_request', 'the request body is too large'));
+    // A body in several chunks within the limit is read whole, in order.
+    const parts = ['grant_type=client_cred', 'entials&client_id=wri', 'ter&client_secret=writer-secret'].map((p) => new TextEncoder().encode(p));
+    const inParts = new ReadableStream<Uint8Array>({ pull(controller) { const next = parts.shift(); if (next) controller.enqueue(next); else controller.close(); } });
+    const whole = await edge()('/connect/token', { method: 'POST', headers: FORM, body: inParts, duplex: 'half' } as RequestInit);
+    expect(whole.status).toBe(200);
+    expect(decodeJwt(whole.body.access_token as string).client_id).toBe('writer');
     const announced = await edge()('/connect/token', { method: 'POST', headers: { ...FORM, 'content-length': '4097' }, body: 'grant_type=client_credentials' });
     expect(announced.body).toEqual(error('invalid_request', 'the request body is too large'));
   });

@@ -49,6 +49,14 @@ describe('remembered verified tokens', () => {
     vi.setSystemTime(T0 + 61_000); // nbf - 59 s: inside the tolerance
     expect(rememberedPayload('scope', early, TOLERANCE)).toMatchObject({ nbf: seconds(T0) + 120 });
 
+    // nbf minus the tolerance exactly now: valid from this second on.
+    const edge = freshToken();
+    rememberPayload('scope', edge, { exp: seconds(T0) + 600, nbf: seconds(T0) + 60 });
+    vi.setSystemTime(T0);
+    expect(rememberedPayload('scope', edge, TOLERANCE)).toMatchObject({ nbf: seconds(T0) + 60 });
+    vi.setSystemTime(T0 - 1);
+    expect(rememberedPayload('scope', edge, TOLERANCE)).toBeUndefined();
+
     const endless = freshToken();
     rememberPayload('scope', endless, { sub: 'no exp' });
     expect(rememberedPayload('scope', endless, TOLERANCE)).toBeUndefined();
