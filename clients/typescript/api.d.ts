@@ -8494,7 +8494,9 @@ export interface operations {
                     serverReports?: boolean;
                     techSupport?: boolean;
                     ipFilter?: number;
+                    /** Format: int64 */
                     ipFrom?: number;
+                    /** Format: int64 */
                     ipTo?: number;
                 };
             };
@@ -12750,6 +12752,7 @@ export interface operations {
                     taxes?: number;
                     enableFlags?: number;
                     sendReports?: number;
+                    /** Format: int64 */
                     mqid?: number;
                     userColor?: number;
                 };
@@ -12815,6 +12818,7 @@ export interface operations {
                     taxes?: number;
                     enableFlags?: number;
                     sendReports?: number;
+                    /** Format: int64 */
                     mqid?: number;
                     userColor?: number;
                 };
@@ -15661,6 +15665,7 @@ export interface operations {
                     taxes?: number;
                     enableFlags?: number;
                     sendReports?: number;
+                    /** Format: int64 */
                     mqid?: number;
                     userColor?: number;
                 };
@@ -15785,6 +15790,7 @@ export interface operations {
                     taxes?: number;
                     enableFlags?: number;
                     sendReports?: number;
+                    /** Format: int64 */
                     mqid?: number;
                     userColor?: number;
                 };
@@ -17528,9 +17534,11 @@ export interface operations {
                     address?: string | null;
                     id?: string | null;
                     status?: string | null;
+                    /** Format: int64 */
                     agent?: number;
                     leadCampaign?: string | null;
                     leadSource?: string | null;
+                    /** Format: int64 */
                     clientID?: number;
                     firstName?: string | null;
                     lastName?: string | null;
@@ -18176,6 +18184,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: int64 */
                     login: number;
                     group?: string | null;
                     name?: string | null;
@@ -18194,14 +18203,17 @@ export interface operations {
                     address?: string | null;
                     id?: string | null;
                     status?: string | null;
+                    /** Format: int64 */
                     agent?: number;
                     leadCampaign?: string | null;
                     leadSource?: string | null;
+                    /** Format: int64 */
                     clientID?: number;
                     firstName?: string | null;
                     lastName?: string | null;
                     middleName?: string | null;
                     rights?: components["schemas"]["UsersRights"];
+                    /** Format: int64 */
                     certSerialNumber?: number;
                     registration?: string | null;
                     lastAccess?: string | null;
@@ -21615,6 +21627,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** Format: int64 */
                     deal: number;
                     externalID?: string | null;
                     login?: number | null;
