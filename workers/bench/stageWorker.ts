@@ -94,25 +94,18 @@ bench.get('/api/bench/shape/:platform/:login', async (c) => {
   if (!inputs.ok) return text(c, inputs.message);
   return send(success(shapeStage(c), { ...RECORD, login: inputs.args.login }).body);
 });
-bench.get('/api/bench/object/:platform/:login', async (c) => {
+/** The shaped answer handed through the platform's echo object, by RPC or by `fetch`. */
+const objectStage = (hop: (stub: DurableObjectStub<BenchEcho>, body: string) => Promise<string>) => async (c: Context<BenchEnv>) => {
   const found = await platformStage(c);
   if (!found) return text(c, 'no platform');
   const inputs = validateStage(c);
   if (!inputs.ok) return text(c, inputs.message);
   const shaped = success(shapeStage(c), { ...RECORD, login: inputs.args.login });
-  const stub = c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id));
-  return send((await stub.call({ body: shaped.body })).body);
-});
-
-bench.get('/api/bench/object-fetch/:platform/:login', async (c) => {
-  const found = await platformStage(c);
-  if (!found) return text(c, 'no platform');
-  const inputs = validateStage(c);
-  if (!inputs.ok) return text(c, inputs.message);
-  const shaped = success(shapeStage(c), { ...RECORD, login: inputs.args.login });
-  const stub = c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id));
-  return send(await (await stub.fetch('http://object/call', { method: 'POST', body: shaped.body })).text());
-});
+  return send(await hop(c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id)), shaped.body));
+};
+bench.get('/api/bench/object/:platform/:login', objectStage(async (stub, body) => (await stub.call({ body })).body));
+bench.get('/api/bench/object-fetch/:platform/:login',
+  objectStage(async (stub, body) => (await stub.fetch('http://object/call', { method: 'POST', body })).text()));
 
 /** An access-log-sized line, so `/bench/raw-log` costs what one `console.log` of the access log costs. */
 const LOG_LINE = { msg: 'request', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', clientId: 'demo', method: 'GET', operation: 'v2.PF4.UserRecordGet', status: 200, outcome: 'ok', ms: 1 };
