@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { COMPATIBILITY_DATE, LOCAL_D1_ID, migrationFiles, miniflareOptions, startEdge } from '../../scripts/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../scripts/wranglerD1.js';
@@ -166,7 +166,8 @@ describe('wrangler dev', () => {
       expect(token.status, output).toBe(200);
       const jwks = (await (await fetch(`${base}/.well-known/jwks.json`)).json()) as { keys: Array<{ kid: string }> };
       expect(jwks.keys.map((k) => k.kid)).toContain(JSON.parse(signingKey).kid);
-      expect(output).toContain('"msg":"request"');
+      // The access log writes its lines in batches (ACCESS_LOG_BATCH): wait for wrangler to relay one, bounded.
+      await vi.waitFor(() => expect(output).toContain('"msg":"request"'), { timeout: 10_000, interval: 50 });
     } finally {
       // wrangler and the workerd it started: the process group this test created.
       try { process.kill(-dev.pid!, 'SIGTERM'); } catch { /* already gone */ }
