@@ -12,7 +12,7 @@ import { edgeWithFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBr
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
 
 /** What `IdempotencyLedger.stats()` and `PlatformLink.stats()` answer (workers/gateway/messages.ts, Workers-typed). */
-interface LedgerStats { records: number; inflight: number; unknown: number; nextAlarm: number | null }
+interface LedgerStats { records: number; inflight: number; unknown: number; nextAlarm: number | null; keyState: string | null }
 interface LinkStats { calls: number; pending: number; connected: boolean; lateRoutes: number }
 import type { OutcomeReport } from '../../shared/frames.js';
 
@@ -50,11 +50,14 @@ async function until<T>(probe: () => T | Promise<T>, what: string, boundMs = 10_
   }
 }
 
-/** A ledger's figures, read through Miniflare (the test client is `client-a`). */
+/**
+ * The figures of the ledger that owns `key`, with that key's own state, read through Miniflare (the test client is
+ * `client-a`). The ledger is shared with other keys of the file, so a test waits on `keyState`, never on the counts.
+ */
 async function ledgerStats(target: TestEdge, key: string): Promise<LedgerStats> {
   const ns = await target.miniflare.getDurableObjectNamespace('IDEMPOTENCY');
-  const stub = ns.get(ns.idFromName(ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS))) as unknown as { stats(): Promise<LedgerStats> };
-  return JSON.parse(JSON.stringify(await stub.stats())) as LedgerStats;
+  const stub = ns.get(ns.idFromName(ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS))) as unknown as { stats(key: string): Promise<LedgerStats> };
+  return JSON.parse(JSON.stringify(await stub.stats(`client-a:${key}`))) as LedgerStats;
 }
 
 /** Every link object's figures for one platform. */
@@ -255,7 +258,7 @@ describe('deadlines and outcomes', () => {
     const key = randomUUID();
     const first = await create(user, key);
     expect(first.headers.get('x-request-outcome')).toBe('unknown');
-    await until(async () => (await ledgerStats(edge, key)).inflight === 0, 'the late outcome to reach the ledger');
+    await until(async () => (await ledgerStats(edge, key)).keyState === 'done', 'the late outcome to reach the ledger');
     const retry = await create(user, key);
     expect(retry.body).toMatchObject({ data: { login: 777 }, error: null });
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
@@ -432,10 +435,10 @@ describe('broker link authentication and idempotency retention', () => {
       expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
       // The alarm purges the record once it expires, and is not armed again while the ledger holds none.
       const stats = () => ledgerStats(short, key);
-      expect(await stats()).toMatchObject({ records: 1, inflight: 0, unknown: 0, nextAlarm: expect.any(Number) });
+      expect(await stats()).toMatchObject({ records: 1, inflight: 0, unknown: 0, nextAlarm: expect.any(Number), keyState: 'done' });
       await until(async () => (await stats()).records === 0, 'the purge alarm');
       await until(async () => (await stats()).nextAlarm === null, 'the alarm to stay off');
-      expect(await stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null });
+      expect(await stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null, keyState: null });
     } finally {
       await short.close();
     }

@@ -135,12 +135,15 @@ export class IdempotencyLedger extends DurableObject<Env> {
     this.apply(callId, report);
   }
 
-  async stats(): Promise<LedgerStats> {
+  /** The ledger's figures; with `key` (the stored `clientId:key`), also that key's state (null when it holds none). */
+  async stats(key?: string): Promise<LedgerStats> {
     const counts = this.sql.exec<{ records: number; inflight: number; unknown: number }>(
       `SELECT count(*) AS records, coalesce(sum(state = 'inflight'), 0) AS inflight, coalesce(sum(state = 'unknown'), 0) AS unknown
        FROM idempotency_keys`,
     ).one();
-    return { ...counts, nextAlarm: await this.ctx.storage.getAlarm() };
+    const stats: LedgerStats = { ...counts, nextAlarm: await this.ctx.storage.getAlarm() };
+    if (key !== undefined) stats.keyState = this.row(key)?.state ?? null;
+    return stats;
   }
 
   /** Purges expired keys through the expiry index, follows up keys left in flight, then re-arms for the next due. */

@@ -80,6 +80,8 @@ export interface LedgerStats {
   unknown: number;
   /** When the retention/follow-up alarm fires next (ms since the epoch), or null when none is set. */
   nextAlarm: number | null;
+  /** Asked with a key: that key's state (`inflight`, `done`, `unknown`), or null when the ledger holds none. */
+  keyState?: string | null;
 }
 
 export const REPLAYED_HEADER = 'Idempotency-Replayed';
