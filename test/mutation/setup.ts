@@ -2,10 +2,12 @@
  * Mutation testing's per-test coverage, made right for this suite (setup file of vitest.mutation.config.ts, used by
  * `npm run test:mutation` only; the mutation tester's own setup file runs first).
  *
- * - A file's set-up: code a file's `beforeAll` runs (a broker filling its cache, a simulator starting) is hit outside
- *   any test, which the tester would take for code run at module load and answer by running every test of every file
- *   for each such mutant. Those hits are counted for each test of the file instead, since running any of them repeats
- *   the `beforeAll`; only code run at import time stays static.
+ * - A file's set-up: code a file's imports evaluate (the catalog's tables, module constants) or its `beforeAll` runs
+ *   (a broker filling its cache, a simulator starting) is hit outside any test, which the tester would take for static
+ *   code and answer by running every test of every file for each such mutant. Each test file runs in a fresh worker
+ *   with its own module graph, so those hits are counted for each test of the file instead: running any of them
+ *   repeats the imports and the `beforeAll`. A mutant's run therefore activates it before the file's imports, as the
+ *   tester does for static mutants; only what this setup's own imports hit stays static.
  * - workerd: the edge tests run the worker in workerd, a process the tester cannot see into. After each test the
  *   coverage the instrumented worker counted is fetched from every edge still running and counted as this test's
  *   (what the edge counted before the file's first test, as the file's set-up). The active mutant goes the other way,
@@ -62,13 +64,25 @@ async function takeEdgeCoverage(): Promise<Counts> {
   return taken;
 }
 
-/** Static hits when the file's hooks began, and what the file's set-up hit (counted for each of its tests). */
+/**
+ * Static hits before the test file was imported, and what the file's import and set-up hit (counted for each of its
+ * tests). Each test file runs in a fresh worker with its own module graph, so code evaluated while the file's imports
+ * load (the catalog's tables, module constants) can only be seen by that file's tests: it is their set-up, not code
+ * every test of every file must be rerun for.
+ */
 let staticAtStart: Counts = {};
 let setUp: Counts | undefined;
 
+if (injected('mode') === 'mutant') {
+  // Before the test file's imports: a mutant in import-time code runs as a runtime one (its hits are set-up above).
+  const n = ns() as { activeMutant?: unknown } | undefined;
+  if (n) n.activeMutant = injected('activeMutant');
+}
+
 if (measuring) {
+  // This setup file is evaluated before the test file's own imports.
+  staticAtStart = { ...coverage().static };
   beforeAll(() => {
-    staticAtStart = { ...coverage().static };
     setUp = undefined;
   });
 
