@@ -686,7 +686,7 @@ describe('keep-alive', () => {
   it('keeps a connection whose ping goes unanswered while other frames keep arriving', async () => {
     const server = await FakeTradingServer.start();
     server.script.set('Ping', silent);
-    const t = harness(server.url, { ...NO_RETRY, pingIntervalMs: 20, pingTimeoutMs: 300 });
+    const t = harness(server.url, { ...NO_RETRY, pingIntervalMs: 20, pingTimeoutMs: 1500 });
     await up(t);
     const feed = realSetInterval(() => server.push({ event: 'ticks', op: 'update', record: { symbol: 'EURUSD' } }), 5);
     try {
