@@ -1,0 +1,54 @@
+/**
+ * How the edge names its gateway objects (workers/gateway/names.ts): the FNV-1a spread, the bounds of a configured
+ * object count, and the exact names of link objects and idempotency ledgers.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, fnv1a, ledgerName, linkName, objectCount, pickLink,
+} from '../../workers/gateway/names.js';
+
+describe('fnv1a', () => {
+  it('is the 32-bit FNV-1a of the published test vectors, unsigned', () => {
+    expect(fnv1a('')).toBe(0x811c9dc5);
+    expect(fnv1a('a')).toBe(0xe40c292c);
+    expect(fnv1a('foobar')).toBe(0xbf9cf968);
+  });
+});
+
+describe('objectCount', () => {
+  it('takes a whole number from 1 to 256', () => {
+    expect(objectCount('1', 4)).toBe(1);
+    expect(objectCount('17', 4)).toBe(17);
+    expect(objectCount('256', 4)).toBe(256);
+    expect(objectCount(' 8 ', 4)).toBe(8);
+  });
+
+  it('answers the fallback for anything else', () => {
+    for (const value of [undefined, '', '0', '-1', '257', '1.5', 'x', 'Infinity']) expect(objectCount(value, 7)).toBe(7);
+  });
+
+  it('has the documented defaults', () => {
+    expect(DEFAULT_LINKS_PER_PLATFORM).toBe(4);
+    expect(DEFAULT_IDEMPOTENCY_SHARDS).toBe(16);
+  });
+});
+
+describe('object names', () => {
+  it('names a link object <platform>#<n>', () => {
+    expect(linkName('p1', 3)).toBe('p1#3');
+  });
+
+  it('picks a platform\'s link by the spread string\'s hash modulo the link count', () => {
+    // fnv1a('a') = 3826002220: 1 modulo 3, 12 modulo 16; fnv1a('foobar') = 3214735720: 8 modulo 16.
+    expect(pickLink('p1', 'a', 3)).toBe('p1#1');
+    expect(pickLink('p1', 'a', 16)).toBe('p1#12');
+    expect(pickLink('p1', 'foobar', 16)).toBe('p1#8');
+    expect(pickLink('p1', 'anything', 1)).toBe('p1#0');
+  });
+
+  it('names a key\'s ledger <clientId>#<hash(key) mod shards>', () => {
+    expect(ledgerName('client-a', 'a', 16)).toBe('client-a#12');
+    expect(ledgerName('client-a', 'foobar', 16)).toBe('client-a#8');
+    expect(ledgerName('client-a', 'a', 3)).toBe('client-a#1');
+  });
+});
