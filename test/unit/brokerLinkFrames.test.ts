@@ -211,7 +211,7 @@ describe('answers', () => {
     expect(await call).toStrictEqual({ ok: true, dataJson: '[9]', paging: { nextCursor: null, hasMore: true } });
   });
 
-  it('hands late outcomes to onLate and other link frames to onPush', async () => {
+  it('hands late outcomes to onLate and other link frames to onPush, and drops frames that are not objects (null included)', async () => {
     const late: unknown[] = [];
     const pushed: unknown[] = [];
     const link = new BrokerLink('http://127.0.0.1:9', 's', (l) => late.push(l));
@@ -226,6 +226,7 @@ describe('answers', () => {
     socket.message('{"rep":1,"seq":1,"end":true}');
     socket.message('5');
     socket.message('"text"');
+    socket.message('null');
     socket.message('{"id":1,"ok":true,"data":0}');
     expect(await warm).toStrictEqual({ ok: true, data: 0 });
     expect(late).toStrictEqual([{ callId: 'c1', report: { state: 'lost' } }]);

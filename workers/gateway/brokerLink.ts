@@ -186,9 +186,11 @@ export class BrokerLink {
     } catch {
       return; // a frame we cannot read cannot be matched to a call either; its caller times out
     }
+    // Not an object (`null`, a number, a string): no call and no push can be read from it.
+    if (frame === null || typeof frame !== 'object') return;
     if (typeof frame.id !== 'number') {
       if (frame.late && typeof frame.late.callId === 'string') this.onLate(frame.late);
-      else if (frame !== null && typeof frame === 'object') this.onPush?.(frame as Record<string, unknown>);
+      else this.onPush?.(frame as Record<string, unknown>);
       return; // hello and other link-level frames
     }
     const p = this.pending.get(frame.id);
