@@ -77,4 +77,30 @@ describe('the cache feed', () => {
     expect(a.seen).toStrictEqual(['users:1']);
     expect(b.seen).toStrictEqual(['users:1', 'users:2', 'closed']);
   });
+
+  it('does not look into an event while nobody listens', () => {
+    const feed = new CacheFeed('PF4');
+    let reads = 0;
+    const e = { event: 'users', op: 'update', get record() { reads++; return { login: 4 }; } } as ManagerEvent;
+    feed.afterEvent(e);
+    expect(reads).toBe(0);
+    const r = new Recorder();
+    const stop = feed.listen(r);
+    feed.afterEvent(e);
+    expect(reads).toBe(1);
+    stop();
+    feed.afterEvent(e);
+    expect(reads).toBe(1);
+    expect(r.seen).toStrictEqual(['users:4']);
+  });
+
+  it('reads keys from object records only, not from a function or a primitive that carries the field', () => {
+    expect(fed('PF4',
+      event('users', Object.assign(() => undefined, { login: 8 })),
+      event('users', 8),
+      event('users', true),
+      event('ticks', 'EURUSD'),
+      event('users', { login: 9 }),
+    )).toStrictEqual(['users:9']);
+  });
 });

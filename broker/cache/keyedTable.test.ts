@@ -81,6 +81,72 @@ describe('a keyed table', () => {
   it('iterates its rows in arrival order', () => {
     expect(ids([...filled([3, 1, 2]).values()])).toStrictEqual([3, 1, 2]);
   });
+
+  it('answers nothing at a position that is not a number, even one written as digits', () => {
+    const t = filled([30, 10, 20]);
+    expect(t.at('1' as unknown as number)).toBeUndefined();
+    expect(t.at(1)).toStrictEqual({ id: 20 });
+    expect(t.at(Number.NaN)).toBeUndefined();
+  });
+
+  it('keeps a replaced row at its arrival place when unbounded, in its order once', () => {
+    const t = filled([3, 1, 2]);
+    expect(ids(t.page(undefined, undefined).items)).toStrictEqual([1, 2, 3]);
+    t.put({ id: 3, v: 'again' });
+    t.put({ id: 1, v: 'again' });
+    expect([...t.values()]).toStrictEqual([{ id: 3, v: 'again' }, { id: 1, v: 'again' }, { id: 2 }]);
+    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 1, v: 'again' }, { id: 2 }, { id: 3, v: 'again' }], hasMore: false, lastKey: 3 });
+    expect(t.size).toBe(3);
+  });
+
+  it('counts a row stored as undefined as present when its key is put again', () => {
+    const keyOf = (r: Row | undefined) => r?.id ?? 0;
+    const t = new KeyedTable<Row | undefined>(keyOf);
+    t.put(undefined);
+    t.put({ id: 1 });
+    expect(t.page(undefined, undefined).items).toStrictEqual([undefined, { id: 1 }]);
+    t.put(undefined);
+    expect(t.size).toBe(2);
+    expect(t.page(undefined, undefined)).toStrictEqual({ items: [undefined, { id: 1 }], hasMore: false, lastKey: 1 });
+    const bounded = new KeyedTable<Row | undefined>(keyOf, 2);
+    bounded.put(undefined);
+    bounded.put({ id: 1 });
+    bounded.put(undefined);
+    expect([...bounded.values()]).toStrictEqual([{ id: 1 }, undefined]);
+    bounded.put({ id: 2 });
+    expect([...bounded.values()]).toStrictEqual([undefined, { id: 2 }]);
+  });
+
+  it('answers an empty page when the limit ends it before its start', () => {
+    const t = filled([10, 20, 30]);
+    expect(t.page(10, -1)).toStrictEqual({ items: [], hasMore: true, lastKey: undefined });
+    expect(t.page(undefined, -5)).toStrictEqual({ items: [], hasMore: true, lastKey: undefined });
+    expect(t.page(30, -1)).toStrictEqual({ items: [], hasMore: true, lastKey: undefined });
+    expect(t.page(10, 1)).toStrictEqual({ items: [{ id: 20 }], hasMore: true, lastKey: 20 });
+  });
+
+  it('keeps bigint and text keys in order through appends and inserts after the first paged read', () => {
+    const big = filled([2n ** 60n, 5]);
+    expect(ids(big.page(undefined, undefined).items)).toStrictEqual([5, 2n ** 60n]);
+    for (const id of [2n ** 61n, 7, 2n ** 59n, 2 ** 53 - 1]) big.put({ id });
+    expect(ids(big.page(undefined, undefined).items)).toStrictEqual([5, 7, 2 ** 53 - 1, 2n ** 59n, 2n ** 60n, 2n ** 61n]);
+    expect(big.delete(2n ** 60n)).toBe(true);
+    expect(big.page(2n ** 59n, undefined)).toStrictEqual({ items: [{ id: 2n ** 61n }], hasMore: false, lastKey: 2n ** 61n });
+    const text = filled(['m', 'c']);
+    expect(ids(text.page(undefined, undefined).items)).toStrictEqual(['c', 'm']);
+    for (const id of ['z', 'A', 'd', 'ma']) text.put({ id });
+    expect(ids(text.page(undefined, undefined).items)).toStrictEqual(['A', 'c', 'd', 'm', 'ma', 'z']);
+    expect(text.at(3)).toStrictEqual({ id: 'm' });
+  });
+
+  it('rebuilds its order when a delete cannot find its key there (a number and a text of the same digits)', () => {
+    const t = filled([7, '7']);
+    expect(t.page(undefined, undefined).items).toHaveLength(2);
+    expect(t.delete('7')).toBe(true);
+    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 7 }], hasMore: false, lastKey: 7 });
+    expect(t.at(0)).toStrictEqual({ id: 7 });
+    expect(t.at(1)).toBeUndefined();
+  });
 });
 
 describe('secondary indexes', () => {
@@ -110,6 +176,35 @@ describe('secondary indexes', () => {
     expect(ids(t.lookup('login', 7))).toStrictEqual([1, 2]);
     expect(() => t.lookup('symbol', 7)).toThrow('no index symbol');
   });
+
+  it('files no row under an undefined value, and empties a value when its last row leaves', () => {
+    const t = table().addIndex('login', (r) => r.login);
+    t.put({ id: 1 });
+    t.put({ id: 2, login: 5 });
+    expect(t.lookup('login', undefined as unknown as CacheKey)).toStrictEqual([]);
+    expect(t.lookup('login', 5)).toStrictEqual([{ id: 2, login: 5 }]);
+    t.put({ id: 2, login: 6 });
+    expect(t.lookup('login', 5)).toStrictEqual([]);
+    expect(t.delete(2)).toBe(true);
+    expect(t.lookup('login', 6)).toStrictEqual([]);
+    t.put({ id: 3, login: 6 });
+    expect(t.lookup('login', 6)).toStrictEqual([{ id: 3, login: 6 }]);
+    expect(t.delete(1)).toBe(true);
+    expect(t.lookup('login', undefined as unknown as CacheKey)).toStrictEqual([]);
+  });
+
+  it('deletes or replaces a row whose indexed field was changed in place without throwing', () => {
+    const t = table().addIndex('login', (r) => r.login);
+    const row: Row = { id: 1, login: 1 };
+    t.put(row);
+    row.login = 2;
+    t.put(row);
+    expect(t.lookup('login', 2)).toStrictEqual([{ id: 1, login: 2 }]);
+    row.login = 3;
+    expect(t.delete(1)).toBe(true);
+    expect(t.size).toBe(0);
+    expect(t.get(1)).toBeUndefined();
+  });
 });
 
 describe('a bounded table', () => {
@@ -126,5 +221,20 @@ describe('a bounded table', () => {
     expect(ids(t.lookup('login', 1))).toStrictEqual([10, 20, 40]);
     t.put({ id: 5, login: 1 });
     expect(ids(t.page(undefined, undefined).items)).toStrictEqual([5, 10, 40]);
+  });
+
+  it('drops nothing exactly at its capacity and the oldest by arrival one row above it', () => {
+    const t = table(2);
+    t.put({ id: 20 });
+    t.put({ id: 10 });
+    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 10 }, { id: 20 }], hasMore: false, lastKey: 20 });
+    t.put({ id: 30 });
+    expect(t.size).toBe(2);
+    expect(t.get(20)).toBeUndefined();
+    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 10 }, { id: 30 }], hasMore: false, lastKey: 30 });
+    t.put({ id: 10, v: 'again' });
+    t.put({ id: 5 });
+    expect(ids([...t.values()])).toStrictEqual([10, 5]);
+    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 5 }, { id: 10, v: 'again' }], hasMore: false, lastKey: 10 });
   });
 });

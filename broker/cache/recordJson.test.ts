@@ -10,6 +10,15 @@ describe('cached records as JSON', () => {
     expect(recordJson(row)).toBe('{"position":1,"login":2}');
   });
 
+  it('writes a record object once: its JSON stays what it was while the object lives', () => {
+    const row: Record<string, unknown> = { login: 1 };
+    expect(recordJson(row)).toBe('{"login":1}');
+    row.login = 2;
+    expect(recordJson(row)).toBe('{"login":1}');
+    expect(recordsJson([row, { login: 2 }])).toBe('[{"login":1},{"login":2}]');
+    expect(recordJson({ ...row })).toBe('{"login":2}');
+  });
+
   it('writes a list as one array, empty included', () => {
     expect(recordsJson([])).toBe('[]');
     expect(recordsJson([{ a: 1 }])).toBe('[{"a":1}]');
