@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as { mutate: string[] };
+const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as { mutate: string[]; reporters: string[] };
 
 /** The core folders, as the mutate list names them (a glob per folder, or one file per trading engine). */
 export const CORE = [
@@ -107,11 +107,15 @@ function runFolder(folder: string): void {
     // A sandbox folder per core folder, so runs of different folders can go on at once.
     tempDirName: `.stryker-tmp-${slug(folder)}`,
     htmlReporter: { fileName: `reports/mutation/${slug(folder)}.html` },
+    plugins: ['@stryker-mutator/*', join(root, 'scripts', 'mutationSurvivors.mjs')],
+    reporters: [...config.reporters, 'survivors'],
   }, null, 2));
+  const survivors = join(dir, `${slug(folder)}.survivors.txt`);
+  writeFileSync(survivors, '');
   const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
   console.error(`mutation testing ${folder}`);
   const run = spawnSync(process.execPath, [stryker, 'run', file], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: testsOf(folder).join(',') },
+    cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: testsOf(folder).join(','), MUTATION_SURVIVORS: survivors },
   });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
