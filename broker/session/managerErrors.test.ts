@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
-import { managerFailure, notFound } from './managerErrors.js';
+import { ConnectionLostError, DeadlineError, managerFailure, notFound } from './managerErrors.js';
 
 describe('managerFailure', () => {
   it('names the family error and keeps the numeric result code', () => {
@@ -25,5 +25,19 @@ describe('managerFailure', () => {
   it('gives a message even when the server sends none', () => {
     expect(managerFailure('PF4', { code: 2, message: '' }).message).toMatch(/refused/);
     expect(notFound('PF5', 'login 1 not found')).toMatchObject({ code: 'NotFound', managerCode: 13 });
+  });
+
+  it('keeps only a numeric code and a string message from a malformed error answer', () => {
+    const failure = managerFailure('PF4', { code: '134', message: 42 } as unknown as { code: number; message: string });
+    expect(failure).toMatchObject({ code: 'PF4Error', managerCode: null, message: 'the trading server refused the request' });
+  });
+});
+
+describe('the session errors', () => {
+  it('name themselves, so a log line tells a deadline from a lost connection', () => {
+    const deadline = new DeadlineError('deadline passed before sending');
+    expect(deadline).toMatchObject({ name: 'DeadlineError', code: 'NoConnect', sent: false, message: 'deadline passed before sending' });
+    expect(new DeadlineError(undefined, true)).toMatchObject({ message: 'deadline passed', sent: true });
+    expect(new ConnectionLostError('the connection dropped')).toMatchObject({ name: 'ConnectionLostError', code: 'NoConnect', managerCode: null });
   });
 });
