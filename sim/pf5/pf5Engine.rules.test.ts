@@ -264,3 +264,207 @@ describe('stops level', () => {
     expect(h.world.deals.values().at(-1)).toMatchObject({ reason: 'Sl', entry: 'Out', price: 1.1, profit: -10, positionID: position });
   });
 });
+
+describe('balance and credit deals', () => {
+  it('are refused for an unknown login and for an amount that is zero or not a finite number', () => {
+    const { engine, login } = account();
+    expect(refused(() => engine.balance(77, 'Balance', 10, '', T))).toEqual({ code: R.ErrNotfound, message: 'login 77 not found' });
+    for (const amount of [0, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(refused(() => engine.balance(login, 'Balance', amount, '', T))).toEqual({ code: R.ErrParams, message: 'amount must be a non-zero number' });
+    }
+  });
+
+  it('write the deal, then the account, and a default comment by the sign of the amount', () => {
+    const { h, engine, login } = account();
+    const deal = engine.balance(login, 'Balance', 250.5, '', T + 5000);
+    expect(deal).toEqual({
+      deal: deal.deal, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0, storage: 0,
+      commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, login, action: 'Balance', entry: 'In', digits: 0,
+      contractSize: 0, time: iso(T + 5000), symbol: '', price: 0, volume: 0, profit: 250.5, positionID: 0, order: 0,
+      comment: 'Deposit', reason: 'Dealer',
+    });
+    expect(kinds(h.events)).toEqual(['deals add', 'users update']);
+    expect(h.events[0].record).toBe(deal);
+    expect(h.events[1].record).toMatchObject({ login, balance: 10_250.5, credit: 0 });
+    expect(engine.balance(login, 'Balance', -50, '', T).comment).toBe('Withdrawal');
+    expect(engine.balance(login, 'Balance', -50, 'to bank', T).comment).toBe('to bank');
+    expect(h.world.users.get(login)!.balance).toBe(10_150.5);
+  });
+
+  it('let a withdrawal take the whole free margin but not a cent more, announcing the margin call it causes', () => {
+    const { h, engine, login, send } = account();
+    send();
+    // Equity 9 990 (the spread), margin 1 100.05: free 8 889.95.
+    expect(engine.account(login).marginFree).toBe(8889.95);
+    h.events.length = 0;
+    expect(refused(() => engine.balance(login, 'Balance', -8889.96, '', T))).toEqual({ code: R.TradeMaxMoney, message: 'not enough free margin' });
+    expect(h.events).toEqual([]);
+    engine.balance(login, 'Balance', -8889.95, '', T + 1000);
+    expect(h.world.users.get(login)!.balance).toBe(1110.05);
+    expect(kinds(h.events)).toEqual(['deals add', 'users update', 'margin add']);
+    expect(h.events[2].record).toEqual({
+      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T + 1000), marginLevel: 100, equity: 1100.05, margin: 1100.05,
+    });
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
+  });
+
+  it('move the credit, not the balance, and never below zero', () => {
+    const { h, engine, login } = account();
+    const given = engine.balance(login, 'Credit', 500, '', T);
+    expect(given).toMatchObject({ action: 'Credit', profit: 500, comment: 'Deposit' });
+    expect(h.world.users.get(login)).toMatchObject({ balance: 10_000, credit: 500 });
+    expect(refused(() => engine.balance(login, 'Credit', -500.01, '', T))).toEqual({ code: R.TradeMaxMoney, message: 'not enough credit' });
+    expect(engine.balance(login, 'Credit', -500, 'bonus ends', T)).toMatchObject({ action: 'Credit', profit: -500, comment: 'bonus ends' });
+    expect(h.world.users.get(login)).toMatchObject({ balance: 10_000, credit: 0 });
+    expect(engine.account(login)).toMatchObject({ balance: 10_000, credit: 0, equity: 10_000 });
+  });
+});
+
+describe('account figures', () => {
+  it('of an account without positions: no margin and a zero margin level', () => {
+    const { engine, login } = account();
+    expect(engine.account(login)).toEqual({
+      login, balance: 10_000, credit: 0, equity: 10_000, margin: 0, marginFree: 10_000, marginLevel: 0, profit: 0, storage: 0,
+    });
+    expect(refused(() => engine.account(77))).toEqual({ code: R.ErrNotfound, message: 'login 77 not found' });
+  });
+
+  it('sum forex margin on the base currency and metal margin on the notional at the open price', () => {
+    const { engine, login, send } = account();
+    send();
+    send({ symbol: 'XAUUSD', type: 'Sell', volume: 1_000 });
+    // EURUSD: 1 000 EUR at the mid 1.10005; XAUUSD: 0.1 lot × 100 oz × 2 000 / 100. Results: -10 and -5.
+    expect(engine.account(login)).toEqual({
+      login, balance: 10_000, credit: 0, equity: 9985, margin: 1300.05, marginFree: 8684.95, marginLevel: 768.05, profit: -15, storage: 0,
+    });
+  });
+
+  it('convert a cross\'s margin and result to USD through the USD pair quoted either way round', () => {
+    const cross = account();
+    cross.send({ symbol: 'EURGBP' });
+    // Margin 1 000 EUR at EURUSD's mid; result -10 GBP at GBPUSD's mid 1.2501.
+    expect(cross.engine.account(cross.login)).toMatchObject({ margin: 1100.05, profit: -12.5, equity: 9987.5 });
+    const yen = account();
+    yen.send({ symbol: 'USDJPY' });
+    // Margin 1 000 USD; result -2 000 JPY at USDJPY's mid 150.01.
+    expect(yen.engine.account(yen.login)).toMatchObject({ margin: 1000, profit: -13.33, equity: 9986.67 });
+  });
+
+  it('take a leverage below one as one', () => {
+    const { h, engine, login, send } = account();
+    h.world.users.set(login, { ...h.world.users.get(login)!, leverage: 0 });
+    send({ symbol: 'XAUUSD', volume: 100 });
+    // 0.01 lot × 100 oz × 2 000.5 at leverage 1.
+    expect(engine.account(login).margin).toBe(2000.5);
+  });
+});
+
+describe('a market fill', () => {
+  it('writes the deal, the position and the filled order, and announces the position and the deal', () => {
+    const { h, login, send, history } = account();
+    const result = send({ comment: 'mine', priceSL: 1.09, priceTP: 1.12 }, T + 3000);
+    const order = result.order;
+    expect(result).toEqual({ order, deal: result.deal, position: order });
+    const time = iso(T + 3000);
+    expect(h.world.deals.get(result.deal!)).toEqual({
+      deal: result.deal, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0, storage: 0,
+      commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, login, action: 'Buy', entry: 'In', digits: 5,
+      contractSize: 100_000, time, symbol: 'EURUSD', price: 1.1001, volume: 10_000, profit: 0, positionID: order, order,
+      comment: 'mine', reason: 'Dealer',
+    });
+    expect(h.world.positions.get(order)).toEqual({
+      position: order, login, symbol: 'EURUSD', action: 'Buy', digits: 5, digitsCurrency: 2, contractSize: 100_000,
+      externalId: '', timeCreate: time, timeUpdate: time, priceOpen: 1.1001, priceSL: 1.09, priceTP: 1.12, volume: 10_000,
+      storage: 0, rateProfit: 1, rateMargin: 1, expertId: 0, comment: 'mine', reason: 'Dealer',
+    });
+    expect(history(order)).toEqual({
+      order, externalID: '', login, symbol: 'EURUSD', digits: 5, digitsCurrency: 2, contractSize: 100_000, state: 'Filled',
+      reason: 'Dealer', timeSetup: time, type: 'Buy', typeFill: 'Return', typeTime: 'GtC', priceOrder: 1.1001, priceTrigger: 0,
+      priceSL: 1.09, priceTP: 1.12, volumeInitial: 10_000, volumeCurrent: 0, expertID: 0, positionID: order, comment: 'mine',
+      timeDone: time,
+    });
+    // No commission in this group: the account record is not rewritten.
+    expect(kinds(h.events)).toEqual(['positions add', 'deals add']);
+    expect(h.events[0].record).toMatchObject({ position: order, priceCurrent: 1.1, profit: -10 });
+    expect(h.world.orders.size).toBe(0);
+    const sell = send({ type: 'Sell' });
+    expect(h.world.positions.get(sell.position!)).toMatchObject({ action: 'Sell', priceOpen: 1.1 });
+  });
+
+  it('closes part of a hedged position, keeping the rest with a new update time', () => {
+    const { h, login, send, tick } = account();
+    const { position } = send({ volume: 20_000 });
+    tick('EURUSD', 1.102, 1.1021, T + 1000);
+    h.events.length = 0;
+    const close = send({ type: 'Sell', volume: 5_000, position }, T + 2000);
+    expect(close.position).toBe(position);
+    expect(h.world.deals.get(close.deal!)).toMatchObject({ entry: 'Out', action: 'Sell', price: 1.102, volume: 5_000, profit: 95, positionID: position });
+    expect(h.world.positions.get(position!)).toMatchObject({ volume: 15_000, priceOpen: 1.1001, timeCreate: iso(T), timeUpdate: iso(T + 2000) });
+    expect(kinds(h.events)).toEqual(['deals add', 'positions update', 'users update']);
+    expect(h.world.users.get(login)!.balance).toBe(10_095);
+    // 1 500 EUR of margin at the new mid 1.10205.
+    expect(h.world.engine.account(login).margin).toBe(1653.08);
+  });
+
+  it('reverses a netting position under the same ticket, the excess opening at the fill price', () => {
+    const { h, login, send } = account('demo\\netting');
+    const { position } = send();
+    h.events.length = 0;
+    const reverse = send({ type: 'Sell', volume: 30_000 }, T + 1000);
+    expect(reverse.position).toBe(position);
+    expect(h.world.deals.get(reverse.deal!)).toMatchObject({ entry: 'InOut', action: 'Sell', volume: 30_000, price: 1.1, profit: -10, positionID: position });
+    expect(kinds(h.events)).toEqual(['deals add', 'positions delete', 'positions add', 'users update']);
+    expect(h.events[1].record).toEqual({ position });
+    expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({
+      position, action: 'Sell', volume: 20_000, priceOpen: 1.1, timeCreate: iso(T + 1000),
+    })]);
+    expect(h.world.users.get(login)!.balance).toBe(9990);
+    expect(h.world.engine.account(login).margin).toBe(2200.1);
+  });
+
+  it('reduces a netting position without reversing it', () => {
+    const { h, login, send } = account('demo\\netting');
+    const { position } = send();
+    const reduce = send({ type: 'Sell', volume: 5_000 });
+    expect(h.world.deals.get(reduce.deal!)).toMatchObject({ entry: 'Out', volume: 5_000, profit: -5 });
+    expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({ position, action: 'Buy', volume: 5_000 })]);
+  });
+
+  it('grows a netting position at the average price, charging the commission and rewriting the account only when there is one', () => {
+    const free = account('demo\\netting');
+    free.send();
+    free.tick('EURUSD', 1.1009, 1.101, T + 1000);
+    free.h.events.length = 0;
+    const grow = free.send({}, T + 2000);
+    expect(kinds(free.h.events)).toEqual(['positions update', 'deals add']);
+    expect(free.h.world.positions.get(grow.position!)).toMatchObject({ volume: 20_000, priceOpen: 1.10055, timeUpdate: iso(T + 2000) });
+    expect(free.h.world.deals.get(grow.deal!)).toMatchObject({ entry: 'In', profit: 0, commission: 0 });
+
+    const paid = account('real\\retail');
+    paid.h.call('GroupRecord', { group: 'real\\retail', patch: { marginMode: 'Retail' } });
+    paid.send();
+    expect(paid.h.world.users.get(paid.login)!.balance).toBe(9996.5);
+    paid.tick('EURUSD', 1.1009, 1.101, T + 1000);
+    paid.h.events.length = 0;
+    const more = paid.send({}, T + 2000);
+    expect(kinds(paid.h.events)).toEqual(['positions update', 'deals add', 'users update']);
+    expect(paid.h.world.deals.get(more.deal!)).toMatchObject({ entry: 'In', commission: -3.5, price: 1.101 });
+    expect(paid.h.world.positionsOf(paid.login)).toEqual([expect.objectContaining({ volume: 20_000, priceOpen: 1.10055 })]);
+    expect(paid.h.world.users.get(paid.login)!.balance).toBe(9993);
+  });
+
+  it('charges the sum of the group\'s instant per-lot commissions only', () => {
+    const { h, login, send } = account();
+    h.world.groups.get('demo\\retail')!.commissions = {
+      a: { chargeMode: 'Instant', tiers: [{ value: 2 }] },
+      b: { chargeMode: 'Instant', tiers: [{ value: 4 }, { value: 100 }] },
+      c: { chargeMode: 'Daily', tiers: [{ value: 100 }] },
+      d: { chargeMode: 'Instant' },
+      e: { chargeMode: 'Instant', tiers: [{}] },
+    };
+    const half = send({ volume: 5_000 });
+    // (2 + 4) per lot × 0.5 lot.
+    expect(h.world.deals.get(half.deal!)!.commission).toBe(-3);
+    expect(h.world.users.get(login)!.balance).toBe(9997);
+  });
+});
