@@ -1,0 +1,555 @@
+/**
+ * The PF4 trading engine's rules, one by one, on a small world driven by manual ticks and a fixed clock: the history
+ * and its balance check, margin by calculation mode, the account, symbol and group rules a transaction must pass,
+ * modifying and closing pending orders, partial closes, manual and automatic activation, balance and credit entries,
+ * the rollback of an activation and the freeze level.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PF4_RESULT as R } from '../../shared/resultCodes.js';
+import { pf4Harness } from '../testing/worldHarness.js';
+
+/** Wednesday 3 June 2026, noon UTC: every symbol trades round the clock, and no check reads the real clock. */
+const T0 = Date.UTC(2026, 5, 3, 12, 0);
+const MINUTE = 60_000;
+const at = (ms: number) => new Date(ms).toISOString();
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  vi.setSystemTime(T0);
+});
+afterEach(() => { vi.useRealTimers(); });
+
+type Row = { order: number; login: number; tradeCommand: string; [field: string]: unknown };
+
+/** A world with EURUSD at 1.10000/1.10010; accounts are made on demand (default real\vip: no commission, 1:100). */
+function setUp() {
+  const h = pf4Harness();
+  const tick = (bid: number, ask: number, symbol = 'EURUSD') => h.call('SymbolSendTick', { symbol, bid, ask });
+  tick(1.1, 1.1001);
+  const deposit = (login: number, amount: number, tradeCommand = 'Balance', comment?: string) => h.call('TradeTransaction', {
+    tradeTransactionType: 'BrBalance', tradeCommand, orderBy: login, price: amount, ...(comment === undefined ? {} : { comment }) });
+  const account = (money = 10_000, group = 'real\\vip', leverage = 100): number => {
+    const { login } = h.call('UserRecordNew', { record: { group, name: 'Rule Tester', leverage } });
+    if (money > 0) deposit(login, money);
+    return login;
+  };
+  const openFields = (login: number, fields: Record<string, unknown>) => ({
+    tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, ...fields });
+  const open = (login: number, fields: Record<string, unknown> = {}): Row => h.call('TradeTransaction', openFields(login, fields));
+  const openFails = (login: number, fields: Record<string, unknown> = {}) => h.fails('TradeTransaction', openFields(login, fields));
+  const tx = (type: string, fields: Record<string, unknown>) => h.call('TradeTransaction', { tradeTransactionType: type, ...fields });
+  const txFails = (type: string, fields: Record<string, unknown>) => h.fails('TradeTransaction', { tradeTransactionType: type, ...fields });
+  const history = (login: number, range: Record<string, unknown> = {}): Row[] => h.call('TradesUserHistory', { login, ...range });
+  const openOrders = (login: number): number[] => h.call('TradesUserRequest', { login }).map((r: Row) => r.order);
+  const margin = (login: number) => h.call('MarginLevelRequest', { login });
+  const symbol = (name: string, record: Record<string, unknown>) => h.call('CfgUpdateSymbol', { symbol: name, record });
+  const group = (name: string, record: Record<string, unknown>) => h.call('GroupRecordUpdate', { group: name, record });
+  const journal = () => h.world.journalEntries().map((line) => line.message);
+  const since = () => {
+    const mark = h.events.length;
+    return () => h.events.slice(mark);
+  };
+  return { h, tick, deposit, account, open, openFails, tx, txFails, history, openOrders, margin, symbol, group, journal, since };
+}
+
+describe('the history of an account', () => {
+  it('answers an empty history and no balance difference for an account that never had an entry', () => {
+    const { h, account, history } = setUp();
+    const login = account(0);
+    expect(history(login)).toEqual([]);
+    expect(h.call('AdmBalanceCheck', { login })).toEqual({ login, diff: 0 });
+  });
+
+  it('filters by close time with both bounds included and sorts by close time, then by ticket', () => {
+    const { h, account, open, tx, history } = setUp();
+    const login = account(); // the deposit at T0
+    vi.setSystemTime(T0 + 1 * MINUTE);
+    const a = open(login);
+    const c = open(login);
+    vi.setSystemTime(T0 + 2 * MINUTE);
+    const b = open(login);
+    vi.setSystemTime(T0 + 4 * MINUTE);
+    tx('BrOrderClose', { order: b.order });
+    vi.setSystemTime(T0 + 6 * MINUTE);
+    // Closed in this order at the same moment: the later ticket first.
+    tx('BrOrderClose', { order: c.order });
+    tx('BrOrderClose', { order: a.order });
+    const tickets = (rows: Row[]) => rows.map((r) => r.order);
+    const deposit = history(login)[0].order;
+    expect(tickets(history(login))).toEqual([deposit, b.order, a.order, c.order]);
+    // b opened before the window and closed on its first instant; a and c closed on its last one.
+    expect(tickets(history(login, { fromTime: at(T0 + 4 * MINUTE), toTime: at(T0 + 6 * MINUTE) }))).toEqual([b.order, a.order, c.order]);
+    expect(tickets(history(login, { fromTime: at(T0 + 4 * MINUTE + 1), toTime: at(T0 + 6 * MINUTE) }))).toEqual([a.order, c.order]);
+    expect(tickets(history(login, { fromTime: at(T0), toTime: at(T0 + 6 * MINUTE - 1) }))).toEqual([deposit, b.order]);
+    expect(tickets(history(login, { fromTime: at(T0 + 5 * MINUTE), toTime: at(T0 + 5 * MINUTE) }))).toEqual([]);
+  });
+
+  it('sorts entries restored out of order by their close time, a balance entry by its time', () => {
+    const { h, account, history } = setUp();
+    const login = account(0);
+    h.call('BackupRestoreOrders', { records: [
+      { order: 900_001, login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, openPrice: 1.1, openTime: at(T0 - 10 * MINUTE),
+        closeTime: at(T0 - 2 * MINUTE), closePrice: 1.101, profit: 100 },
+      { order: 900_002, login, symbol: 'EURUSD', tradeCommand: 'Sell', volume: 100, openPrice: 1.1, openTime: at(T0 - 5 * MINUTE),
+        closeTime: at(T0 - 3 * MINUTE), closePrice: 1.101, profit: -100 },
+      { order: 900_003, login, tradeCommand: 'Balance', openTime: at(T0 - 4 * MINUTE), closeTime: at(T0 - 4 * MINUTE), profit: 50 },
+    ] });
+    expect(history(login).map((r) => r.order)).toEqual([900_003, 900_002, 900_001]);
+    expect(history(login, { fromTime: at(T0 - 3 * MINUTE) }).map((r) => r.order)).toEqual([900_002, 900_001]);
+    // Restored entries explain the balance like any other: 100 - 100 + 50 against a balance of 0.
+    expect(h.call('AdmBalanceCheck', { login })).toEqual({ login, diff: -50 });
+  });
+
+  it('explains a balance by profit, commission and swaps of the closed trades', () => {
+    const { h, account, open, tx, history } = setUp();
+    // real\standard charges 3.5 USD per lot.
+    const login = account(10_000, 'real\\standard');
+    const trade = open(login, { volume: 200 });
+    expect(trade.commission).toBe(-7);
+    h.world.rollover(Date.UTC(2026, 5, 4)); // a Thursday: one day of EURUSD's -2.5 points long swap on 2 lots
+    expect(h.call('TradeRecordRequest', { order: trade.order }).storage).toBe(-5);
+    tx('BrOrderClose', { order: trade.order });
+    const closed = history(login).at(-1) as Row;
+    // Closed at the bid, 1 point under the ask it opened at: 2 lots lose 20 USD.
+    expect(closed).toMatchObject({ profit: -20, commission: -7, storage: -5 });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(9968);
+    expect(h.call('AdmBalanceCheck', { login })).toEqual({ login, diff: 0 });
+  });
+
+  it('fixes nothing and announces nothing for an intact account', () => {
+    const { h, account, open, since, journal } = setUp();
+    const login = account();
+    open(login);
+    const after = since();
+    expect(h.call('AdmBalanceFix', { logins: [login] })).toBe(true);
+    expect(after()).toEqual([]);
+    expect(journal().filter((m) => m.startsWith('balance of'))).toEqual([]);
+  });
+
+  it('fixes a balance the history does not explain, journals the correction and announces the account', () => {
+    const { h, since, journal } = setUp();
+    const login = 700_001;
+    h.call('BackupRestoreUsers', { records: [{ login, group: 'real\\vip', name: 'Restored', balance: 2500 }] });
+    expect(h.call('AdmBalanceCheck', { login })).toEqual({ login, diff: 2500 });
+    const after = since();
+    expect(h.call('AdmBalanceFix', { logins: [login] })).toBe(true);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(0);
+    expect(after()).toEqual([{ kind: 'users', op: 'update', record: h.call('UserRecordRequest', { login }) }]);
+    expect(journal()).toContain(`balance of ${login} fixed by -2500`);
+  });
+
+  it('takes a rolled-back close out of the history, also when it was the account\'s first entry', () => {
+    const { h, open, tick, history } = setUp();
+    // A restored account holds money its history does not show, so the close is its first entry.
+    const login = 700_002;
+    h.call('BackupRestoreUsers', { records: [{ login, group: 'real\\vip', name: 'Restored', balance: 10_000 }] });
+    const trade = open(login, { sl: 1.099 });
+    const count = h.world.engine.historyCount;
+    tick(1.0989, 1.099);
+    expect(history(login).map((r) => [r.order, r.activationType])).toEqual([[trade.order, 'SL']]);
+    expect(h.world.engine.historyCount).toBe(count + 1);
+    expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
+    expect(history(login)).toEqual([]);
+    expect(h.world.engine.historyCount).toBe(count);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000);
+  });
+
+  it('keeps the other entries when it takes a rolled-back close out', () => {
+    const { h, account, open, tick, history } = setUp();
+    const login = account();
+    const kept = open(login);
+    const stopped = open(login, { sl: 1.099 });
+    h.call('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: kept.order });
+    tick(1.0989, 1.099);
+    const deposit = history(login)[0].order;
+    expect(history(login).map((r) => r.order)).toEqual([deposit, kept.order, stopped.order]);
+    expect(h.call('TradeClearRollback', { order: stopped.order })).toBe(true);
+    expect(history(login).map((r) => r.order)).toEqual([deposit, kept.order]);
+  });
+});
+
+describe('margin by calculation mode', () => {
+  it('margins futures by the initial margin per lot in the symbol\'s currency', () => {
+    const { symbol, account, open, margin } = setUp();
+    symbol('EURUSD', { marginCalculationMode: 'Futures', marginInitial: 500 });
+    const login = account();
+    open(login, { volume: 200 });
+    expect(margin(login).margin).toBe(1000);
+  });
+
+  it('margins futures without an initial margin on leverage at the open price', () => {
+    const { symbol, account, open, margin } = setUp();
+    symbol('EURUSD', { marginCalculationMode: 'Futures', marginInitial: 0 });
+    const login = account();
+    open(login, { volume: 100 });
+    // 1 lot * 100000 * 1.1001 (the ask) / 100.
+    expect(margin(login).margin).toBe(1100.1);
+  });
+
+  it('converts a futures margin from the symbol\'s currency, or from the profit currency when it names none', () => {
+    const { symbol, account, open, margin, tick } = setUp();
+    tick(150, 150.02, 'USDJPY');
+    symbol('USDJPY', { marginCalculationMode: 'Futures', marginInitial: 7500.5, currency: 'USD' });
+    const inUsd = account();
+    open(inUsd, { symbol: 'USDJPY' });
+    expect(margin(inUsd).margin).toBe(7500.5);
+    symbol('USDJPY', { currency: '' });
+    const inYen = account();
+    open(inYen, { symbol: 'USDJPY' });
+    // 7500.5 JPY at the USDJPY mid of 150.01.
+    expect(margin(inYen).margin).toBe(50);
+  });
+
+  it('margins CFDs on leverage at the open price and ignores an initial margin', () => {
+    const { symbol, account, open, margin, tick } = setUp();
+    tick(2000, 2000.5, 'XAUUSD');
+    symbol('XAUUSD', { marginInitial: 300 });
+    const login = account();
+    open(login, { symbol: 'XAUUSD', volume: 100 });
+    // 1 lot * 100 oz * 2000.5 / 100, halved by real\vip's XAUUSD margin divider of 2.
+    expect(margin(login).margin).toBe(1000.25);
+  });
+
+  it('converts a CFD margin from the symbol\'s currency, or from the profit currency when it names none', () => {
+    const { symbol, account, open, margin, tick } = setUp();
+    tick(150, 150.02, 'USDJPY');
+    symbol('USDJPY', { marginCalculationMode: 'CFD', currency: '' });
+    const inYen = account();
+    open(inYen, { symbol: 'USDJPY', volume: 100 });
+    // 1 lot * 100000 * 150.02 / 100 = 150020 JPY at the mid of 150.01.
+    expect(margin(inYen).margin).toBe(1000.07);
+    symbol('USDJPY', { currency: 'USD' });
+    const inUsd = account();
+    open(inUsd, { symbol: 'USDJPY', volume: 1 });
+    expect(margin(inUsd).margin).toBe(1500.2);
+  });
+});
+
+describe('what an open must pass', () => {
+  it('names the unknown account and the unknown symbol', () => {
+    const { account, openFails } = setUp();
+    expect(openFails(42)).toEqual({ code: R.InvalidData, message: 'orderBy: login 42 not found' });
+    expect(openFails(account(), { symbol: 'NOPE' })).toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
+  });
+
+  it('refuses a disabled account', () => {
+    const { h, account, openFails, open } = setUp();
+    const login = account();
+    h.call('UsersGroupOp', { record: { command: 'Disable', logins: [login] } });
+    expect(openFails(login)).toEqual({ code: R.TradeDisable, message: `account ${login} is disabled` });
+    h.call('UsersGroupOp', { record: { command: 'Enable', logins: [login] } });
+    expect(open(login).tradeCommand).toBe('Buy');
+  });
+
+  it('refuses symbols whose trade mode is No or Close, each with its reason', () => {
+    const { symbol, account, openFails } = setUp();
+    const login = account();
+    symbol('EURUSD', { tradeMode: 'No' });
+    expect(openFails(login)).toEqual({ code: R.TradeDisable, message: 'trading EURUSD is disabled' });
+    symbol('EURUSD', { tradeMode: 'Close' });
+    expect(openFails(login)).toEqual({ code: R.TradeDisable, message: 'trading EURUSD is close-only' });
+  });
+
+  it('lets a long-only symbol be bought and refuses selling it', () => {
+    const { symbol, account, open, openFails } = setUp();
+    const login = account();
+    symbol('EURUSD', { longOnly: 1 });
+    expect(openFails(login, { tradeCommand: 'Sell' })).toEqual({ code: R.TradeLongOnly, message: 'EURUSD allows long positions only' });
+    expect(openFails(login, { tradeCommand: 'SellLimit', price: 1.102 }).code).toBe(R.TradeLongOnly);
+    expect(open(login, { tradeCommand: 'Buy' }).tradeCommand).toBe('Buy');
+    expect(open(login, { tradeCommand: 'BuyLimit', price: 1.099 }).tradeCommand).toBe('BuyLimit');
+  });
+
+  it('counts open trades and pending orders against the group\'s maximum', () => {
+    const { group, account, open, openFails, openOrders } = setUp();
+    group('real\\vip', { maxPositions: 2 });
+    const login = account();
+    const first = open(login);
+    const second = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    expect(openFails(login)).toEqual({ code: R.TradeTooManyOrders, message: `account ${login} has reached 2 orders` });
+    expect(openOrders(login)).toEqual([first.order, second.order]);
+    // Another account of the group has its own count.
+    expect(open(account()).tradeCommand).toBe('Buy');
+  });
+
+  it('refuses an opposite market trade on the same symbol where the group prohibits hedging', () => {
+    const { group, account, open, openFails } = setUp();
+    group('real\\vip', { hedgeProhibited: 1 });
+    const login = account();
+    open(login);
+    expect(openFails(login, { tradeCommand: 'Sell' }))
+      .toEqual({ code: R.TradeHedgeProhibited, message: 'hedging EURUSD is prohibited in group real\\vip' });
+    // The same direction, another symbol and a pending order are no hedge.
+    expect(open(login).tradeCommand).toBe('Buy');
+    expect(open(login, { tradeCommand: 'Sell', symbol: 'GBPUSD', volume: 10 }).tradeCommand).toBe('Sell');
+    expect(open(login, { tradeCommand: 'SellLimit', price: 1.102 }).tradeCommand).toBe('SellLimit');
+  });
+
+  it('does not count pending orders as a position to hedge against', () => {
+    const { group, account, open, openFails } = setUp();
+    group('real\\vip', { hedgeProhibited: 1 });
+    const login = account();
+    open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    expect(open(login, { tradeCommand: 'Sell' }).tradeCommand).toBe('Sell');
+    expect(openFails(login, { tradeCommand: 'Buy' }).code).toBe(R.TradeHedgeProhibited);
+  });
+
+  it('lets an account hedge in a group that allows it', () => {
+    const { account, open } = setUp();
+    const login = account();
+    open(login);
+    expect(open(login, { tradeCommand: 'Sell' }).tradeCommand).toBe('Sell');
+  });
+
+  it('needs a price for a pending order', () => {
+    const { account, openFails } = setUp();
+    expect(openFails(account(), { tradeCommand: 'SellStop' }))
+      .toEqual({ code: R.InvalidData, message: 'price is required for a pending order' });
+  });
+
+  it('refuses a symbol the group may not trade and volumes off the group\'s lot grid', () => {
+    const { h, account, open, openFails } = setUp();
+    const login = account();
+    const sec = h.world.groupSecurities.get('real\\vip')![0];
+    Object.assign(sec, { lotMin: 10, lotMax: 500, lotStep: 5 });
+    const grid = { code: R.TradeBadVolume, message: 'volume 12 must be between 10 and 500 in steps of 5 (1/100 lot)' };
+    expect(openFails(login, { volume: 12 })).toEqual(grid);
+    expect(openFails(login, { volume: 5 }).code).toBe(R.TradeBadVolume);
+    expect(openFails(login, { volume: 505 }).code).toBe(R.TradeBadVolume);
+    expect(open(login, { volume: 15 }).volume).toBe(15);
+    sec.trade = 0;
+    expect(openFails(login, { volume: 15 })).toEqual({ code: R.TradeDisable, message: 'group real\\vip may not trade EURUSD' });
+  });
+});
+
+describe('modifying a pending order', () => {
+  it('moves its price, checked against the market like a new order, and keeps it for a price of 0', () => {
+    const { account, open, tx, txFails } = setUp();
+    const order = open(account(), { tradeCommand: 'BuyLimit', price: 1.099, sl: 1.098 });
+    expect(tx('BrOrderModify', { order: order.order, price: 1.0985 })).toMatchObject({ openPrice: 1.0985, sl: 1.098 });
+    expect(tx('BrOrderModify', { order: order.order, price: 0, tp: 1.1 })).toMatchObject({ openPrice: 1.0985, tp: 1.1 });
+    expect(txFails('BrOrderModify', { order: order.order, price: 1.1005 }))
+      .toEqual({ code: R.TradeBadPrices, message: 'price 1.1005 is on the wrong side of the market for BuyLimit' });
+  });
+
+  it('keeps a market trade\'s open price whatever price the modification names', () => {
+    const { account, open, tx } = setUp();
+    const trade = open(account());
+    expect(tx('BrOrderModify', { order: trade.order, price: 1.05, sl: 1.09 })).toMatchObject({ openPrice: 1.1001, sl: 1.09 });
+  });
+
+  it('sets an expiration at least 10 minutes ahead, and removes it with a time not after 1970', () => {
+    const { account, open, tx, txFails, h } = setUp();
+    const order = open(account(), { tradeCommand: 'SellLimit', price: 1.102 });
+    const denied = { code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' };
+    expect(txFails('BrOrderModify', { order: order.order, expiration: at(T0 + 10 * MINUTE - 1000) })).toEqual(denied);
+    expect(txFails('BrOrderModify', { order: order.order, expiration: at(T0 + 5 * MINUTE) })).toEqual(denied);
+    expect(tx('BrOrderModify', { order: order.order, expiration: at(T0 + 10 * MINUTE) }).expiration).toBe(at(T0 + 10 * MINUTE));
+    expect(tx('BrOrderModify', { order: order.order, expiration: at(T0 + 90 * 24 * 60 * MINUTE) }).expiration)
+      .toBe(at(T0 + 90 * 24 * 60 * MINUTE));
+    // A modification that names no expiration keeps it.
+    expect(tx('BrOrderModify', { order: order.order, sl: 1.103 }).expiration).toBe(at(T0 + 90 * 24 * 60 * MINUTE));
+    const cleared = tx('BrOrderModify', { order: order.order, expiration: '1970-01-01T00:00:00Z' });
+    expect('expiration' in cleared).toBe(false);
+    tx('BrOrderModify', { order: order.order, expiration: at(T0 + 20 * MINUTE) });
+    const before1970 = tx('BrOrderModify', { order: order.order, expiration: '1969-12-31T23:59:59Z' });
+    expect('expiration' in before1970).toBe(false);
+    expect('expiration' in h.call('TradeRecordRequest', { order: order.order })).toBe(false);
+  });
+
+  it('gives a market trade no expiration', () => {
+    const { account, open, tx } = setUp();
+    const trade = open(account());
+    expect('expiration' in tx('BrOrderModify', { order: trade.order, expiration: at(T0 + 5 * MINUTE) })).toBe(false);
+  });
+});
+
+describe('closing', () => {
+  it('refuses to close a pending order', () => {
+    const { account, open, txFails } = setUp();
+    const order = open(account(), { tradeCommand: 'BuyStop', price: 1.102 });
+    expect(txFails('BrOrderClose', { order: order.order }))
+      .toEqual({ code: R.TradeBadPrices, message: `order ${order.order} is pending: delete it instead` });
+  });
+
+  it('closes between 1 and the whole volume: all of it closes normally, a part leaves a remainder', () => {
+    const { account, open, tx, txFails, openOrders } = setUp();
+    const login = account();
+    const trade = open(login);
+    const bounds = { code: R.TradeBadVolume, message: 'volume must be between 1 and 100' };
+    expect(txFails('BrOrderClose', { order: trade.order, volume: 101 })).toEqual(bounds);
+    expect(txFails('BrOrderClose', { order: trade.order, volume: -5 })).toEqual(bounds);
+    expect(tx('BrOrderClose', { order: trade.order, volume: 1 })).toMatchObject({ tradeRecordState: 'ClosedPart', volume: 1 });
+    const [rest] = openOrders(login);
+    expect(tx('BrOrderClose', { order: rest, volume: 99 })).toMatchObject({ order: rest, tradeRecordState: 'ClosedNormal', volume: 99 });
+    expect(openOrders(login)).toEqual([]);
+  });
+});
+
+describe('activating a pending order', () => {
+  it('activates at the market price on request and charges the commission', () => {
+    const { account, open, tx, margin } = setUp();
+    const login = account(10_000, 'real\\standard');
+    const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    expect(margin(login).margin).toBe(0);
+    const active = tx('BrOrderActivate', { order: order.order });
+    expect(active).toMatchObject({ order: order.order, tradeCommand: 'Buy', openPrice: 1.1001, commission: -3.5, openTime: at(T0) });
+    expect('expiration' in active).toBe(false);
+    expect(margin(login).margin).toBe(1100.05);
+  });
+
+  it('activates a sell order at the bid and holds nothing for a rollback', () => {
+    const { h, account, open, tx } = setUp();
+    const order = open(account(), { tradeCommand: 'SellStop', price: 1.099 });
+    expect(tx('BrOrderActivate', { order: order.order })).toMatchObject({ tradeCommand: 'Sell', openPrice: 1.1 });
+    // A dealer's own activation is not an automatic one: there is nothing to roll back.
+    expect(h.call('TradeClearRollback', { order: order.order })).toBe(false);
+  });
+
+  it('refuses to activate a market trade', () => {
+    const { account, open, txFails } = setUp();
+    const trade = open(account());
+    expect(txFails('BrOrderActivate', { order: trade.order }))
+      .toEqual({ code: R.TradeBadPrices, message: `order ${trade.order} is not pending` });
+  });
+
+  it('leaves the order pending when the account cannot hold the margin', () => {
+    const { h, account, open, txFails } = setUp();
+    const login = account(500);
+    const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    expect(txFails('BrOrderActivate', { order: order.order }))
+      .toEqual({ code: R.TradeNoMoney, message: `not enough money to activate order ${order.order}` });
+    expect(h.call('TradeRecordRequest', { order: order.order })).toMatchObject({ tradeCommand: 'BuyLimit', openPrice: 1.099 });
+  });
+
+  it('cancels an order the market reaches when the account cannot hold the margin', () => {
+    const { h, account, open, tick, history, openOrders, journal } = setUp();
+    const login = account(500);
+    const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    tick(1.0988, 1.0989);
+    expect(openOrders(login)).toEqual([]);
+    expect(history(login).at(-1)).toMatchObject({ order: order.order, tradeCommand: 'BuyLimit', tradeRecordState: 'Deleted' });
+    expect(journal()).toContain(`'${login}': pending #${order.order} cancelled [no money]`);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(500);
+  });
+
+  it('rolls an automatic activation back to the pending order, freeing its margin', () => {
+    const { h, account, open, tick, margin, since } = setUp();
+    const login = account();
+    const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    tick(1.0988, 1.0989);
+    expect(h.call('TradeRecordRequest', { order: order.order })).toMatchObject({ tradeCommand: 'Buy', openPrice: 1.0989 });
+    expect(margin(login).margin).toBe(1098.85);
+    const after = since();
+    expect(h.call('TradeClearRollback', { order: order.order })).toBe(true);
+    const restored = h.call('TradeRecordRequest', { order: order.order });
+    expect(restored).toMatchObject({ tradeCommand: 'BuyLimit', openPrice: 1.099, activationType: 'PendingRollback', timeStamp: at(T0) });
+    expect(margin(login)).toMatchObject({ margin: 0, equity: 10_000 });
+    expect(after().filter((e) => e.kind === 'trades')).toEqual([{ kind: 'trades', op: 'update', record: restored }]);
+    // The dealer owns it now: the market reaching it again does not activate it.
+    tick(1.0985, 1.0986);
+    expect(h.call('TradeRecordRequest', { order: order.order }).tradeCommand).toBe('BuyLimit');
+  });
+});
+
+describe('balance and credit entries', () => {
+  it('refuses an amount of 0', () => {
+    const { account, txFails } = setUp();
+    expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: account(), price: 0 }))
+      .toEqual({ code: R.InvalidData, message: 'price (the amount) must be a non-zero number' });
+  });
+
+  it('takes credit back only as far as the account has it', () => {
+    const { h, account, deposit, txFails } = setUp();
+    const login = account();
+    deposit(login, 100, 'Credit');
+    expect(txFails('BrBalance', { tradeCommand: 'Credit', orderBy: login, price: -150 }))
+      .toEqual({ code: R.TradeNoMoney, message: 'credit 100 does not cover 150' });
+    deposit(login, -40, 'Credit');
+    deposit(login, -60, 'Credit');
+    expect(h.call('UserRecordRequest', { login })).toMatchObject({ balance: 10_000, credit: 0 });
+  });
+
+  it('lets a withdrawal exceed the credit when the free margin covers it', () => {
+    const { h, account, deposit } = setUp();
+    const login = account();
+    deposit(login, 100, 'Credit');
+    deposit(login, -150);
+    expect(h.call('UserRecordRequest', { login })).toMatchObject({ balance: 9850, credit: 100 });
+  });
+
+  it('names entries Deposit, Withdrawal or Credit unless given a comment', () => {
+    const { account, deposit, history } = setUp();
+    const login = account();
+    deposit(login, -100);
+    deposit(login, 50, 'Credit');
+    deposit(login, 25, 'Balance', 'bonus');
+    expect(history(login).map((r) => [r.tradeCommand, r.profit, r.comment])).toEqual([
+      ['Balance', 10_000, 'Deposit'], ['Balance', -100, 'Withdrawal'], ['Credit', 50, 'Credit'], ['Balance', 25, 'bonus']]);
+  });
+});
+
+describe('the open orders of an account', () => {
+  it('lists them by ticket after an activation and a rollback have re-filed them', () => {
+    const { account, open, tick, openOrders, h } = setUp();
+    const login = account();
+    const pending = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    const stopped = open(login, { sl: 1.0985 });
+    const plain = open(login);
+    tick(1.0988, 1.0989); // activates the limit order
+    tick(1.0984, 1.0985); // stops the second trade out
+    expect(openOrders(login)).toEqual([pending.order, plain.order]);
+    h.call('TradeClearRollback', { order: stopped.order });
+    expect(openOrders(login)).toEqual([pending.order, stopped.order, plain.order]);
+  });
+});
+
+describe('TradeCheckStops', () => {
+  it('names an unknown symbol', () => {
+    const { h, account } = setUp();
+    expect(h.fails('TradeCheckStops', { record: {
+      tradeTransactionType: 'BrOrderOpen', orderBy: account(), symbol: 'NOPE', tradeCommand: 'Buy', volume: 100 } }))
+      .toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
+  });
+});
+
+describe('the freeze level', () => {
+  /** EURUSD at 1.10000/1.10100 (a 100-point spread) with a freeze level of 100 points (0.001). */
+  function frozen() {
+    const s = setUp();
+    const login = s.account();
+    const orders = {
+      buyLimit: s.open(login, { tradeCommand: 'BuyLimit', price: 1.0995 }),
+      buyStop: s.open(login, { tradeCommand: 'BuyStop', price: 1.1015 }),
+      sellLimit: s.open(login, { tradeCommand: 'SellLimit', price: 1.1015 }),
+      sellStop: s.open(login, { tradeCommand: 'SellStop', price: 1.0995 }),
+    };
+    s.tick(1.1, 1.101);
+    s.symbol('EURUSD', { freezeLevel: 100 });
+    return { ...s, login, orders };
+  }
+
+  it('measures buy orders from the ask: a buy limit 15 points under it may move, a buy stop 5 points over it may not', () => {
+    const { tx, txFails, orders } = frozen();
+    expect(tx('BrOrderModify', { order: orders.buyLimit.order, sl: 1.099 })).toMatchObject({ sl: 1.099 });
+    expect(txFails('BrOrderModify', { order: orders.buyStop.order, sl: 1.1 }))
+      .toEqual({ code: R.TradeModifyDenied, message: `order ${orders.buyStop.order} is frozen: price within the freeze level` });
+  });
+
+  it('measures sell orders from the bid: a sell limit 15 points over it may move, a sell stop 5 points under it may not', () => {
+    const { tx, txFails, orders } = frozen();
+    expect(tx('BrOrderModify', { order: orders.sellLimit.order, sl: 1.103 })).toMatchObject({ sl: 1.103 });
+    expect(txFails('BrOrderModify', { order: orders.sellStop.order, sl: 1.1 }).code).toBe(R.TradeModifyDenied);
+  });
+
+  it('freezes a market trade whose take profit is near the closing price, not one whose take profit is far', () => {
+    const { account, open, tx, txFails, symbol } = setUp();
+    const login = account();
+    const near = open(login, { tp: 1.1005 });
+    const far = open(login, { tp: 1.11 });
+    symbol('EURUSD', { freezeLevel: 100 });
+    expect(txFails('BrOrderModify', { order: near.order, sl: 1.09 }))
+      .toEqual({ code: R.TradeModifyDenied, message: `order ${near.order} is frozen: a stop is within the freeze level` });
+    expect(tx('BrOrderModify', { order: far.order, sl: 1.09 })).toMatchObject({ sl: 1.09, tp: 1.11 });
+  });
+});
