@@ -468,3 +468,145 @@ describe('a market fill', () => {
     expect(h.world.users.get(login)!.balance).toBe(9997);
   });
 });
+
+describe('pending orders on ticks', () => {
+  const cases = [
+    { type: 'BuyLimit', price: 1.099, miss: [1.09891, 1.09901], hit: [1.0989, 1.099], fill: 1.099 },
+    { type: 'BuyStop', price: 1.102, miss: [1.10189, 1.10199], hit: [1.1019, 1.102], fill: 1.102 },
+    { type: 'SellLimit', price: 1.102, miss: [1.10199, 1.10209], hit: [1.102, 1.1021], fill: 1.102 },
+    { type: 'SellStop', price: 1.098, miss: [1.09801, 1.09811], hit: [1.098, 1.0981], fill: 1.098 },
+  ] as const;
+  for (const c of cases) {
+    it(`fill a ${c.type} when the side it trades on reaches its price exactly, at that side's price`, () => {
+      const { h, login, send, tick, history } = account();
+      const { order } = send({ type: c.type, price: c.price });
+      expect(h.world.orders.get(order)).toMatchObject({ state: 'Placed', typeTime: 'GtC', priceOrder: c.price, positionID: 0 });
+      expect('timeExpiration' in h.world.orders.get(order)!).toBe(false);
+      tick('EURUSD', c.miss[0], c.miss[1], T + 1000);
+      expect(h.world.orders.has(order)).toBe(true);
+      h.events.length = 0;
+      tick('EURUSD', c.hit[0], c.hit[1], T + 2000);
+      expect(h.world.orders.has(order)).toBe(false);
+      expect(kinds(h.events).slice(0, 4)).toEqual(['ticks update', 'orders delete', 'positions add', 'deals add']);
+      expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({
+        position: order, action: c.type.startsWith('Buy') ? 'Buy' : 'Sell', priceOpen: c.fill, timeCreate: iso(T + 2000),
+      })]);
+      expect(h.world.deals.values().at(-1)).toMatchObject({ order, entry: 'In', price: c.fill, reason: 'Client', time: iso(T + 2000) });
+      expect(history(order)).toMatchObject({ state: 'Filled', priceOrder: c.price, positionID: order, volumeCurrent: 0, timeSetup: iso(T), timeDone: iso(T + 2000) });
+    });
+  }
+
+  it('expire at their expiration time, even on a tick that reaches their price', () => {
+    const { h, login, send, tick, history } = account();
+    const { order } = send({ type: 'BuyLimit', price: 1.099, expiration: T + 60_000 });
+    expect(h.world.orders.get(order)).toMatchObject({ typeTime: 'Specified', timeExpiration: iso(T + 60_000) });
+    tick('EURUSD', 1.1, 1.1001, T + 59_999);
+    expect(h.world.orders.has(order)).toBe(true);
+    h.events.length = 0;
+    tick('EURUSD', 1.0989, 1.099, T + 60_000);
+    expect(kinds(h.events)).toEqual(['ticks update', 'orders delete']);
+    expect(h.world.positionsOf(login)).toEqual([]);
+    expect(history(order)).toMatchObject({ state: 'Expired', volumeCurrent: 0, timeDone: iso(T + 60_000), timeExpiration: iso(T + 60_000) });
+  });
+
+  it('are rejected into the history, without a deal, when the account can no longer pay the margin at the fill', () => {
+    const { h, engine, login, send, tick, history } = account('demo\\retail', 1200);
+    const { order } = send({ type: 'BuyLimit', price: 1.099 });
+    engine.balance(login, 'Balance', -200, '', T);
+    const deals = h.world.deals.size;
+    h.events.length = 0;
+    // 1 000 EUR at the mid 1.09895 is 1 098.95 of margin; the free margin is 1 000.
+    tick('EURUSD', 1.0989, 1.099, T + 1000);
+    expect(kinds(h.events)).toEqual(['ticks update', 'orders delete']);
+    expect(history(order)).toMatchObject({ state: 'Rejected', volumeCurrent: 0, timeDone: iso(T + 1000) });
+    expect(h.world.deals.size).toBe(deals);
+    expect(h.world.positionsOf(login)).toEqual([]);
+    expect(h.world.users.get(login)!.balance).toBe(1000);
+  });
+
+  it('that close a named position fill without free margin', () => {
+    const { h, login, send, tick, history, engine } = account('demo\\retail', 1200);
+    const { position } = send();
+    expect(engine.account(login).marginFree).toBe(89.95);
+    const { order } = send({ type: 'SellLimit', price: 1.102, position });
+    expect(h.world.orders.get(order)!.positionID).toBe(position);
+    tick('EURUSD', 1.102, 1.1021, T + 1000);
+    expect(history(order)).toMatchObject({ state: 'Filled', positionID: position });
+    expect(h.world.deals.values().at(-1)).toMatchObject({ entry: 'Out', price: 1.102, profit: 190, positionID: position, reason: 'Client' });
+    expect(h.world.positionsOf(login)).toEqual([]);
+    expect(h.world.users.get(login)!.balance).toBe(1390);
+  });
+
+  it('announce their placing and cancelling, and a cancelled order never fills', () => {
+    const { h, engine, login, send, tick, history } = account();
+    const { order } = send({ type: 'BuyLimit', price: 1.099 });
+    expect(kinds(h.events)).toEqual(['orders add']);
+    expect(h.events[0].record).toMatchObject({ order, priceOrder: 1.099, priceCurrent: 1.1001 });
+    h.events.length = 0;
+    engine.cancel(order, T + 500);
+    expect(kinds(h.events)).toEqual(['orders delete']);
+    expect(history(order)).toMatchObject({ state: 'Canceled', timeDone: iso(T + 500) });
+    expect(refused(() => engine.cancel(order, T))).toEqual({ code: R.ErrNotfound, message: `order ${order} not found` });
+    tick('EURUSD', 1.0989, 1.099, T + 1000);
+    expect(h.world.positionsOf(login)).toEqual([]);
+  });
+});
+
+describe('stops on ticks', () => {
+  const cases = [
+    { side: 'Buy', sl: 1.095, tp: 1.105, miss: [1.09501, 1.09511], hit: [1.095, 1.0951], reason: 'Sl', close: 1.095, profit: -510 },
+    { side: 'Buy', sl: 1.095, tp: 1.105, miss: [1.10499, 1.10509], hit: [1.105, 1.1051], reason: 'Tp', close: 1.105, profit: 490 },
+    { side: 'Sell', sl: 1.105, tp: 1.095, miss: [1.10489, 1.10499], hit: [1.1049, 1.105], reason: 'Sl', close: 1.105, profit: -500 },
+    { side: 'Sell', sl: 1.105, tp: 1.095, miss: [1.09491, 1.09501], hit: [1.0949, 1.095], reason: 'Tp', close: 1.095, profit: 500 },
+  ] as const;
+  for (const c of cases) {
+    it(`close a ${c.side.toLowerCase()} at its ${c.reason === 'Sl' ? 'stop loss' : 'take profit'} when its closing price reaches it exactly`, () => {
+      const { h, login, send, tick, history } = account();
+      const { position } = send({ type: c.side, priceSL: c.sl, priceTP: c.tp });
+      tick('EURUSD', c.miss[0], c.miss[1], T + 1000);
+      expect(h.world.positions.has(position!)).toBe(true);
+      tick('EURUSD', c.hit[0], c.hit[1], T + 2000);
+      expect(h.world.positionsOf(login)).toEqual([]);
+      const deal = h.world.deals.values().at(-1)!;
+      const comment = `[${c.reason.toLowerCase()} ${c.close}]`;
+      expect(deal).toMatchObject({
+        entry: 'Out', action: c.side === 'Buy' ? 'Sell' : 'Buy', reason: c.reason, price: c.close, profit: c.profit,
+        positionID: position, comment, time: iso(T + 2000),
+      });
+      expect(history(deal.order)).toMatchObject({
+        state: 'Filled', reason: c.reason.toUpperCase(), type: c.side === 'Buy' ? 'Sell' : 'Buy', priceOrder: c.close,
+        priceSL: 0, priceTP: 0, volumeInitial: 10_000, volumeCurrent: 0, positionID: position, comment, typeTime: 'GtC',
+        timeSetup: iso(T + 2000), timeDone: iso(T + 2000),
+      });
+      expect(h.world.users.get(login)!.balance).toBe(10_000 + c.profit);
+    });
+  }
+
+  it('a stop-out closes the most losing position with the reason SO, announced between the margin events', () => {
+    const { h, login, send, tick, history } = account('demo\\retail', 3000);
+    const losing = send().position!;
+    const winning = send({ type: 'Sell', volume: 5_000 }).position!;
+    h.events.length = 0;
+    tick('EURUSD', 1.05, 1.0501, T + 1000);
+    const seen = h.events.filter((e) => e.kind === 'margin' || e.kind === 'deals')
+      .map((e) => (e.kind === 'margin' ? `${e.record.type} ${e.record.direction}` : `deal ${e.record.reason} ${e.record.positionID}`));
+    expect(seen).toEqual(['MarginCall Enter', 'StopOut Enter', `deal So ${losing}`, 'StopOut Leave']);
+    const deal = h.world.deals.values().at(-1)!;
+    expect(history(deal.order)).toMatchObject({ reason: 'SO', type: 'Sell', comment: '[so 1.05]', priceOrder: 1.05, positionID: losing });
+    expect(h.world.positionsOf(login).map((p) => p.position)).toEqual([winning]);
+    expect(h.world.engine.marginStateOf(login)).toBe('MarginCall');
+  });
+
+  it('a stop-out closes positions worst first, all of them when the level stays below after each close', () => {
+    const { h, login, send, tick } = account('demo\\retail', 1000);
+    const small = send({ volume: 1_000 }).position!;
+    const large = send({ volume: 8_000 }).position!;
+    // Down 121 points: the 0.8 lot loses 968, the 0.1 lot 121, more than the balance.
+    tick('EURUSD', 1.088, 1.0881, T + 1000);
+    const closes = h.world.deals.values().filter((d) => d.reason === 'So').map((d) => [d.positionID, d.profit]);
+    expect(closes).toEqual([[large, -968], [small, -121]]);
+    expect(h.world.positionsOf(login)).toEqual([]);
+    expect(h.world.users.get(login)!.balance).toBe(-89);
+    expect(h.world.engine.marginStateOf(login)).toBe('Ok');
+  });
+});
