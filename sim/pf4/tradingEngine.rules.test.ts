@@ -301,6 +301,17 @@ describe('what an open must pass', () => {
     expect(open(login, { tradeCommand: 'Sell' }).tradeCommand).toBe('Sell');
   });
 
+  it('takes a pending order\'s expiration from 10 minutes ahead on, and none for a time not after 1970', () => {
+    const { account, open, openFails } = setUp();
+    const login = account();
+    const limit = { tradeCommand: 'SellLimit', price: 1.102 };
+    expect(openFails(login, { ...limit, expiration: at(T0 + 10 * MINUTE - 1000) }))
+      .toEqual({ code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' });
+    expect(open(login, { ...limit, expiration: at(T0 + 10 * MINUTE) }).expiration).toBe(at(T0 + 10 * MINUTE));
+    expect('expiration' in open(login, { ...limit, expiration: '1970-01-01T00:00:00Z' })).toBe(false);
+    expect('expiration' in open(login, limit)).toBe(false);
+  });
+
   it('needs a price for a pending order', () => {
     const { account, openFails } = setUp();
     expect(openFails(account(), { tradeCommand: 'SellStop' }))
@@ -330,6 +341,16 @@ describe('modifying a pending order', () => {
     expect(tx('BrOrderModify', { order: order.order, price: 0, tp: 1.1 })).toMatchObject({ openPrice: 1.0985, tp: 1.1 });
     expect(txFails('BrOrderModify', { order: order.order, price: 1.1005 }))
       .toEqual({ code: R.TradeBadPrices, message: 'price 1.1005 is on the wrong side of the market for BuyLimit' });
+  });
+
+  it('journals a modification and a deletion with the order they leave', () => {
+    const { account, open, tx, journal } = setUp();
+    const login = account();
+    const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    tx('BrOrderModify', { order: order.order, price: 1.098 });
+    tx('BrOrderDelete', { order: order.order });
+    expect(journal().slice(-2)).toEqual([
+      `'${login}': modify #${order.order} buylimit 1.00 EURUSD at 1.098`, `'${login}': #${order.order} buylimit 1.00 EURUSD at 1.098 deleted`]);
   });
 
   it('keeps a market trade\'s open price whatever price the modification names', () => {
@@ -373,12 +394,15 @@ describe('closing', () => {
   });
 
   it('closes between 1 and the whole volume: all of it closes normally, a part leaves a remainder', () => {
-    const { account, open, tx, txFails, openOrders } = setUp();
+    const { h, account, open, tx, txFails, openOrders } = setUp();
     const login = account();
     const trade = open(login);
     const bounds = { code: R.TradeBadVolume, message: 'volume must be between 1 and 100' };
     expect(txFails('BrOrderClose', { order: trade.order, volume: 101 })).toEqual(bounds);
     expect(txFails('BrOrderClose', { order: trade.order, volume: -5 })).toEqual(bounds);
+    // The transaction reads a volume of 0 as the whole trade; the engine itself refuses 0 and fractions.
+    expect(() => h.world.engine.close(trade.order, { volume: 0 })).toThrow('volume must be between 1 and 100');
+    expect(() => h.world.engine.close(trade.order, { volume: 50.5 })).toThrow('volume must be between 1 and 100');
     expect(tx('BrOrderClose', { order: trade.order, volume: 1 })).toMatchObject({ tradeRecordState: 'ClosedPart', volume: 1 });
     const [rest] = openOrders(login);
     expect(tx('BrOrderClose', { order: rest, volume: 99 })).toMatchObject({ order: rest, tradeRecordState: 'ClosedNormal', volume: 99 });
@@ -457,6 +481,49 @@ describe('balance and credit entries', () => {
     const { account, txFails } = setUp();
     expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: account(), price: 0 }))
       .toEqual({ code: R.InvalidData, message: 'price (the amount) must be a non-zero number' });
+  });
+
+  it('names the unknown account', () => {
+    const { txFails } = setUp();
+    expect(txFails('BrBalance', { tradeCommand: 'Credit', orderBy: 42, price: 10 }))
+      .toEqual({ code: R.InvalidData, message: 'orderBy: login 42 not found' });
+  });
+
+  it('writes a closed dealer entry without symbol, volume or prices', () => {
+    const { account, deposit, history } = setUp();
+    const login = account(0);
+    const entry = deposit(login, 250.5);
+    expect(entry).toEqual({
+      order: entry.order, login, symbol: '', digits: 0, tradeCommand: 'Balance', volume: 0, volumeLots: 0, openPrice: 0, sl: 0,
+      tp: 0, openTime: at(T0), closeTime: at(T0), closePrice: 0, commission: 0, commissionAgent: 0, storage: 0, profit: 250.5,
+      taxes: 0, magic: 0, comment: 'Deposit', tradeRecordReason: 'Dealer', timeStamp: at(T0), tradeRecordState: 'ClosedNormal',
+      activationType: 'None', marginRate: 1,
+    });
+    expect(history(login)).toEqual([entry]);
+  });
+
+  it('withdraws up to the free margin and no further', () => {
+    const { h, account, open, deposit, txFails, margin } = setUp();
+    const login = account(2000);
+    open(login);
+    // Equity 1990 (the trade is down the spread, 10 USD) less 1100.05 of margin.
+    expect(margin(login).free).toBe(889.95);
+    expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: login, price: -889.96 }))
+      .toEqual({ code: R.TradeNoMoney, message: 'free margin 889.95 does not cover 889.96' });
+    deposit(login, -889.95);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(1110.05);
+    expect(margin(login).free).toBe(0);
+  });
+
+  it('takes a deposit into an account whose free margin is negative', () => {
+    const { h, account, open, deposit, tick, margin } = setUp();
+    const login = account(1500);
+    open(login);
+    tick(1.093, 1.0931); // 710 points under the open price: equity 790 on 1100.05 of margin, a margin call, no stop-out
+    expect(margin(login)).toMatchObject({ equity: 790, free: -310.05, levelType: 'MarginCall' });
+    deposit(login, 100);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(1600);
+    expect(margin(login)).toMatchObject({ equity: 890, free: -210.05 });
   });
 
   it('takes credit back only as far as the account has it', () => {
@@ -551,5 +618,38 @@ describe('the freeze level', () => {
     expect(txFails('BrOrderModify', { order: near.order, sl: 1.09 }))
       .toEqual({ code: R.TradeModifyDenied, message: `order ${near.order} is frozen: a stop is within the freeze level` });
     expect(tx('BrOrderModify', { order: far.order, sl: 1.09 })).toMatchObject({ sl: 1.09, tp: 1.11 });
+  });
+});
+
+describe('account and group changes', () => {
+  it('announces the margin level of an account whose credit a restore changes', () => {
+    const { h, account, open, since } = setUp();
+    const login = account();
+    open(login);
+    const after = since();
+    h.call('BackupRestoreUsers', { records: [{ login, credit: 500 }] });
+    const margins = after().filter((e) => e.kind === 'margin');
+    expect(margins).toEqual([{ kind: 'margin', op: 'update', record: expect.objectContaining({ login, balance: 10_000, equity: 10_490 }) }]);
+  });
+
+  it('leaves the accounts of other groups alone when a group\'s levels change', () => {
+    const { account, open, tick, group, since, margin } = setUp();
+    tick(150, 150.02, 'USDJPY');
+    tick(160, 160.02, 'EURJPY');
+    const login = account(1500);
+    open(login, { symbol: 'EURJPY' });
+    // Down 50 points: 50000 JPY, 333.31 USD at the USDJPY mid; the level stays above 100%.
+    tick(159.52, 159.54, 'EURJPY');
+    expect(margin(login)).toMatchObject({ equity: 1166.69, levelType: 'Ok' });
+    // A cheaper yen makes the same loss worth more: the account is at a margin call the last EURJPY tick did not see.
+    tick(100, 100.02, 'USDJPY');
+    expect(margin(login)).toMatchObject({ equity: 1000.05, levelType: 'MarginCall' });
+    const after = since();
+    group('real\\standard', { marginCall: 120 });
+    expect(after().map((e) => e.kind)).toEqual(['groups']);
+    // Its own group's change re-evaluates it.
+    group('real\\vip', { marginCall: 110 });
+    expect(after().filter((e) => e.kind === 'margin'))
+      .toEqual([{ kind: 'margin', op: 'update', record: expect.objectContaining({ login, levelType: 'MarginCall' }) }]);
   });
 });
