@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
-import { iso } from '../world/people.js';
+import { cents, iso } from '../world/people.js';
 import { CommandError } from '../world/simWorld.js';
 import { pf5Harness } from '../testing/worldHarness.js';
 import type { DealerRequest } from './pf5Engine.js';
@@ -608,5 +608,194 @@ describe('stops on ticks', () => {
     expect(h.world.positionsOf(login)).toEqual([]);
     expect(h.world.users.get(login)!.balance).toBe(-89);
     expect(h.world.engine.marginStateOf(login)).toBe('Ok');
+  });
+});
+
+describe('swaps', () => {
+  it('charge a sell the short swap and a yen position its swap in USD, three days on the triple-swap weekday', () => {
+    const { h, engine, login, send } = account();
+    const eur = send({ type: 'Sell' }).position!;
+    const yen = send({ symbol: 'USDJPY' }).position!;
+    h.events.length = 0;
+    // Tuesday: -1.2 points × 0.00001 × 100 000; -2.5 points × 0.001 × 100 000 JPY at USDJPY's mid 150.01.
+    expect(engine.chargeSwaps(T)).toBe(2);
+    expect(h.world.positions.get(eur)).toMatchObject({ storage: -1.2, timeUpdate: iso(T) });
+    expect(h.world.positions.get(yen)).toMatchObject({ storage: -1.67, timeUpdate: iso(T) });
+    expect(kinds(h.events)).toEqual(['positions update', 'positions update']);
+    expect(h.events[0].record).toMatchObject({ position: eur, storage: -1.2 });
+    const wednesday = T + 86_400_000;
+    expect(engine.chargeSwaps(wednesday)).toBe(2);
+    expect(h.world.positions.get(eur)).toMatchObject({ storage: -4.8, timeUpdate: iso(wednesday) });
+    expect(h.world.positions.get(yen)!.storage).toBe(-6.67);
+    expect(engine.account(login)).toMatchObject({ storage: -11.47, equity: cents(10_000 - 10 - 13.33 - 11.47) });
+  });
+
+  it('skip a position whose swap is zero and a position on a symbol the server no longer lists', () => {
+    const { h, engine, send } = account();
+    const eur = send({ type: 'Sell' }).position!;
+    const yen = send({ symbol: 'USDJPY' }).position!;
+    h.call('SymbolRecord', { symbol: 'EURUSD', patch: { swapShort: 0 } });
+    h.events.length = 0;
+    expect(engine.chargeSwaps(T)).toBe(1);
+    expect(h.world.positions.get(eur)).toMatchObject({ storage: 0, timeUpdate: iso(T) });
+    expect(h.events.map((e) => e.record.position)).toEqual([yen]);
+    h.world.symbols = h.world.symbols.filter((s) => s.symbol !== 'USDJPY');
+    expect(engine.chargeSwaps(T)).toBe(0);
+    expect(h.world.positions.get(yen)!.storage).toBe(-1.67);
+  });
+
+  it('announce the margin call a swap causes', () => {
+    const { h, engine, login, send } = account('demo\\retail', 1111);
+    send();
+    // Equity 1 101 on 1 100.05 of margin: 100.09 %, then 2.50 of swap takes it to 99.86 %.
+    expect(engine.account(login).marginLevel).toBe(100.09);
+    h.events.length = 0;
+    engine.chargeSwaps(T);
+    expect(kinds(h.events)).toEqual(['positions update', 'margin add']);
+    expect(h.events[1].record).toEqual({
+      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T), marginLevel: 99.86, equity: 1098.5, margin: 1100.05,
+    });
+  });
+});
+
+describe('batch deletes', () => {
+  it('of positions delete a ticket named twice once, keep the balance and deals, and end the margin call', () => {
+    const { h, login, send, engine } = account('demo\\retail', 1111);
+    const { position } = send();
+    engine.balance(login, 'Balance', -0.9, '', T);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
+    const deals = h.world.deals.size;
+    h.events.length = 0;
+    expect(h.call('PositionDeleteBatch', { tickets: [position, position] })).toBe(true);
+    expect(kinds(h.events)).toEqual(['positions delete', 'margin add']);
+    expect(h.events[0].record).toEqual({ position });
+    expect(h.events[1].record).toMatchObject({ type: 'MarginCall', direction: 'Leave', marginLevel: 0, equity: 1110.1, margin: 0 });
+    expect(engine.marginStateOf(login)).toBe('Ok');
+    expect(h.world.deals.size).toBe(deals);
+    expect(engine.account(login)).toMatchObject({ balance: 1110.1, margin: 0, equity: 1110.1 });
+  });
+
+  it('check every ticket exists before any is another server\'s, and delete nothing when one fails', () => {
+    const { h, send } = account();
+    const mine = send().position!;
+    const foreign = send().position!;
+    h.world.foreignTickets.add(foreign);
+    expect(h.fails('PositionDeleteBatch', { tickets: [foreign, 999] })).toEqual({ code: R.ErrNotfound, message: 'position 999 not found' });
+    expect(h.fails('PositionDeleteBatch', { tickets: [mine, foreign] }))
+      .toEqual({ code: R.ErrNotMain, message: `position ${foreign} was created on another trade server` });
+    expect(h.world.positions.size).toBe(2);
+  });
+
+  it('of orders delete live and history orders, and a deleted pending order never fills', () => {
+    const { h, login, send, tick, history } = account();
+    const live = send({ type: 'BuyLimit', price: 1.099 }).order;
+    const done = send().order;
+    const foreign = send({ type: 'SellLimit', price: 1.11 }).order;
+    h.world.foreignTickets.add(foreign);
+    expect(h.fails('OrderDeleteBatch', { tickets: [live, 5] })).toEqual({ code: R.ErrNotfound, message: 'order 5 not found' });
+    expect(h.fails('OrderDeleteBatch', { tickets: [live, foreign] })).toEqual({ code: R.ErrNotMain, message: `order ${foreign} was created on another trade server` });
+    h.events.length = 0;
+    expect(h.call('OrderDeleteBatch', { tickets: [live, done] })).toBe(true);
+    expect(h.events).toEqual([{ kind: 'orders', op: 'delete', record: { order: live } }]);
+    expect(h.world.orders.has(live)).toBe(false);
+    expect(history(live)).toBeUndefined();
+    expect(history(done)).toBeUndefined();
+    tick('EURUSD', 1.0989, 1.099, T + 1000);
+    expect(h.world.positionsOf(login).map((p) => p.position)).toEqual([done]);
+  });
+
+  it('of deals delete the deals only', () => {
+    const { h, login, send } = account();
+    const { deal } = send();
+    const other = h.world.deals.values().find((d) => d.action === 'Balance')!.deal;
+    h.world.foreignTickets.add(other);
+    expect(h.fails('DealDeleteBatch', { tickets: [deal, 5] })).toEqual({ code: R.ErrNotfound, message: 'deal 5 not found' });
+    expect(h.fails('DealDeleteBatch', { tickets: [deal, other] })).toEqual({ code: R.ErrNotMain, message: `deal ${other} was created on another trade server` });
+    h.events.length = 0;
+    expect(h.call('DealDeleteBatch', { tickets: [deal] })).toBe(true);
+    expect(h.events).toEqual([{ kind: 'deals', op: 'delete', record: { deal } }]);
+    expect(h.world.deals.has(deal!)).toBe(false);
+    expect(h.world.positionsOf(login)).toHaveLength(1);
+    expect(h.world.users.get(login)!.balance).toBe(10_000);
+  });
+});
+
+describe('margin-call states', () => {
+  const margins = (events: Array<{ kind: string; record: any }>) =>
+    events.filter((e) => e.kind === 'margin').map((e) => `${e.record.login} ${e.record.type} ${e.record.direction}`);
+
+  it('place the level against the group\'s levels inclusively, crossing both in order, and leave other groups alone', () => {
+    const { h, login, send, add } = account();
+    send();
+    const bystander = add('demo\\netting', 1111);
+    h.world.engine.send({ login: bystander, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T);
+    expect(h.world.engine.account(login).marginLevel).toBe(908.14);
+    h.events.length = 0;
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 908.14 } });
+    expect(margins(h.events)).toEqual([`${login} MarginCall Enter`]);
+    expect(h.events.find((e) => e.kind === 'margin')!.record).toEqual({
+      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T), marginLevel: 908.14, equity: 9990, margin: 1100.05,
+    });
+    h.events.length = 0;
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 908.13 } });
+    expect(margins(h.events)).toEqual([`${login} MarginCall Leave`]);
+    h.events.length = 0;
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 1000, marginStopOut: 908.14 } });
+    expect(margins(h.events)).toEqual([`${login} MarginCall Enter`, `${login} StopOut Enter`]);
+    expect(h.world.engine.marginStateOf(login)).toBe('StopOut');
+    // A group's new levels announce; they close nothing until a tick.
+    expect(h.world.positionsOf(login)).toHaveLength(1);
+    h.events.length = 0;
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 100, marginStopOut: 50 } });
+    expect(margins(h.events)).toEqual([`${login} StopOut Leave`, `${login} MarginCall Leave`]);
+    expect(h.world.engine.marginStateOf(login)).toBe('Ok');
+    expect(h.world.engine.marginStateOf(bystander)).toBe('Ok');
+  });
+
+  it('start from the exact levels without announcing them, skipping positions of an account the server lacks', () => {
+    const { h, login, send, add } = account();
+    send();
+    const gone = add('demo\\retail', 10_000);
+    h.world.engine.send({ login: gone, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T);
+    h.world.users.delete(gone);
+    h.world.users.set(login, { ...h.world.users.get(login)!, balance: 1000 });
+    h.events.length = 0;
+    h.world.engine.initMarginStates();
+    // Equity 990 on 1 100.05 of margin: 90 %.
+    expect(h.world.engine.marginStateOf(login)).toBe('MarginCall');
+    expect(h.world.engine.marginStateOf(gone)).toBe('Ok');
+    h.world.users.set(login, { ...h.world.users.get(login)!, balance: 500 });
+    h.world.engine.initMarginStates();
+    expect(h.world.engine.marginStateOf(login)).toBe('StopOut');
+    expect(h.events).toEqual([]);
+  });
+
+  it('forget an account the server no longer has when its positions are deleted', () => {
+    const { h, login, send, engine } = account('demo\\retail', 1111);
+    const { position } = send();
+    engine.balance(login, 'Balance', -0.9, '', T);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
+    h.world.users.delete(login);
+    h.events.length = 0;
+    expect(h.call('PositionDeleteBatch', { tickets: [position] })).toBe(true);
+    expect(kinds(h.events)).toEqual(['positions delete']);
+    expect(engine.marginStateOf(login)).toBe('Ok');
+  });
+
+  it('use the levels 100 and 50 for an account whose group record is gone', () => {
+    const { h, login, send, tick, engine } = account('demo\\retail', 1111);
+    h.world.groups.set('demo\\gone', { ...h.world.groups.get('demo\\retail')!, group: 'demo\\gone' });
+    h.world.users.set(login, { ...h.world.users.get(login)!, group: 'demo\\gone' });
+    send();
+    h.world.groups.delete('demo\\gone');
+    h.events.length = 0;
+    // Equity 1 100.10 on 1 100.05 of margin: 100 % after rounding.
+    engine.balance(login, 'Balance', -0.9, '', T);
+    expect(margins(h.events)).toEqual([`${login} MarginCall Enter`]);
+    expect(h.events.at(-1)!.record).toMatchObject({ group: 'demo\\gone', marginLevel: 100 });
+    h.events.length = 0;
+    tick('EURUSD', 1.094, 1.0941, T + 1000);
+    expect(margins(h.events)).toEqual([`${login} StopOut Enter`]);
+    expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 45.71, equity: 500.1, margin: 1094.05 });
   });
 });
