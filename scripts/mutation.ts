@@ -75,9 +75,19 @@ function globsOf(folder: string): string[] {
  * The tests that can kill a folder's mutants (vitest.mutation.config.ts reads them from MUTATION_TESTS), so that each
  * folder's initial run does not run tests that never reach it: a folder's own list where it has one, else its family's.
  */
+const EDGE_CALL_TESTS = [
+  'test/unit/**/*.test.ts', 'workers/**/*.test.ts',
+  ...['api', 'gateway', 'idempotencyExpiry', 'canonicalRequests', 'timeoutHeader', 'apiHealth', 'cors', 'accessLog', 'scopes']
+    .map((name) => `test/edge/${name}.test.ts`),
+];
 const TESTS: Record<string, string[]> = {
   workers: ['test/edge/**/*.test.ts', 'test/unit/**/*.test.ts', 'workers/**/*.test.ts'],
   broker: ['broker/**/*.test.ts', 'test/unit/**/*.test.ts'],
+  // The API and gateway layers: their unit tests and the edge files that drive calls through them. The edge files
+  // about tokens, the registry, its cache time and rate limits (each mutant would restart workerd for them and wait
+  // out their clocks) exercise the same call path only as a way in.
+  'workers/api': EDGE_CALL_TESTS,
+  'workers/gateway': EDGE_CALL_TESTS,
   // Nearly every catalog mutant is evaluated when the catalog is imported, so every test file that imports it covers
   // every such mutant and runs for each. The tests that hold the catalog to the spec and the contract (names, paths,
   // parameters, bounds, answers, scopes, the published document, the input rules) decide them; the handler and edge
