@@ -799,3 +799,113 @@ describe('margin-call states', () => {
     expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 45.71, equity: 500.1, margin: 1094.05 });
   });
 });
+
+describe('margin checks', () => {
+  it('let an order use the free margin exactly, and name both figures when it needs a cent more', () => {
+    const exact = account('demo\\retail', 20);
+    // A sell of 0.01 lot of gold at the bid 2 000: 1 oz × 2 000 / 100 = 20 of margin.
+    expect(exact.send({ symbol: 'XAUUSD', type: 'Sell', volume: 100 }).deal).toBeGreaterThan(0);
+    expect(exact.engine.account(exact.login)).toMatchObject({ margin: 20, marginFree: -0.5 });
+    const short = account('demo\\retail', 19.99);
+    expect(short.fails({ symbol: 'XAUUSD', type: 'Sell', volume: 100 }))
+      .toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 20 exceeds free margin 19.99' });
+    expect(short.h.events).toEqual([]);
+  });
+
+  it('ask a netting account for the margin of a reversal\'s excess only', () => {
+    const { h, login, send, fails, engine } = account('demo\\netting', 1200);
+    send();
+    expect(engine.account(login).marginFree).toBe(89.95);
+    expect(fails({ type: 'Sell', volume: 20_000 })).toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 1100.05 exceeds free margin 89.95' });
+    // 0.05 lot beyond the position: 5 000 EUR / 100 at 1.10005 is 55.
+    const reverse = send({ type: 'Sell', volume: 10_500 });
+    expect(h.world.deals.get(reverse.deal!)).toMatchObject({ entry: 'InOut', volume: 10_500 });
+    expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({ action: 'Sell', volume: 500 })]);
+    expect(engine.account(login).margin).toBe(55);
+  });
+
+  it('take a deposit whatever the free margin, and announce the margin call it ends', () => {
+    const { h, login, send, tick, engine } = account('demo\\retail', 1111);
+    send();
+    engine.balance(login, 'Balance', -0.9, '', T);
+    tick('EURUSD', 1.099, 1.0991, T + 1000);
+    expect(engine.account(login)).toMatchObject({ equity: 1000.1, margin: 1099.05, marginFree: -98.95 });
+    h.events.length = 0;
+    engine.balance(login, 'Balance', 200, '', T + 2000);
+    expect(kinds(h.events)).toEqual(['deals add', 'users update', 'margin add']);
+    expect(h.events[2].record).toMatchObject({ type: 'MarginCall', direction: 'Leave', time: iso(T + 2000), equity: 1200.1, margin: 1099.05, marginLevel: 109.19 });
+  });
+
+  it('charge no commission for a negative per-lot value', () => {
+    const { h, login, send } = account();
+    h.world.groups.get('demo\\retail')!.commissions = { rebate: { chargeMode: 'Instant', tiers: [{ value: -2 }] } };
+    const fill = send();
+    expect(h.world.deals.get(fill.deal!)!.commission).toBe(0);
+    expect(kinds(h.events)).toEqual(['positions add', 'deals add']);
+    expect(h.world.users.get(login)!.balance).toBe(10_000);
+  });
+});
+
+describe('positions and ticks', () => {
+  it('list an account\'s positions by ticket, also after a reversal gave one of them back its ticket', () => {
+    const { h, login, send } = account('demo\\netting');
+    const eur = send().position!;
+    const gbp = send({ symbol: 'GBPUSD' }).position!;
+    expect(send({ type: 'Sell', volume: 20_000 }).position).toBe(eur);
+    expect(h.world.positionsOf(login).map((p) => [p.position, p.action])).toEqual([[eur, 'Sell'], [gbp, 'Buy']]);
+    expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([eur, gbp]);
+  });
+
+  it('stop an account out on a tick when its level equals the stop-out level, not when it is a cent above', () => {
+    const { h, login, send, tick } = account();
+    const { position } = send();
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 1000, marginStopOut: 908.13 } });
+    tick('EURUSD', 1.1, 1.1001, T + 1000);
+    expect(h.world.positions.has(position!)).toBe(true);
+    expect(h.world.engine.marginStateOf(login)).toBe('MarginCall');
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginStopOut: 908.14 } });
+    h.events.length = 0;
+    tick('EURUSD', 1.1, 1.1001, T + 2000);
+    expect(h.world.positions.has(position!)).toBe(false);
+    expect(h.world.deals.values().at(-1)).toMatchObject({ reason: 'So', positionID: position, price: 1.1, time: iso(T + 2000) });
+    expect(h.events.filter((e) => e.kind === 'margin').map((e) => `${e.record.type} ${e.record.direction}`)).toEqual(['StopOut Leave', 'MarginCall Leave']);
+  });
+
+  it('take 50 as the stop-out level of a group record without one, and keep a healthy account\'s positions', () => {
+    const { h, login, send, tick } = account();
+    delete h.world.groups.get('demo\\retail')!.marginStopOut;
+    send();
+    send({ type: 'BuyLimit', price: 1.099 });
+    tick('EURUSD', 1.0989, 1.099, T + 1000);
+    expect(h.world.positionsOf(login)).toHaveLength(2);
+    expect(h.world.deals.values().filter((d) => d.reason === 'So')).toEqual([]);
+    expect(h.world.engine.marginStateOf(login)).toBe('Ok');
+  });
+
+  it('leave an account the server no longer has as it was: no close, no announcement', () => {
+    const { h, login, send, tick, engine } = account('demo\\retail', 1111);
+    const { position } = send();
+    engine.balance(login, 'Balance', -0.9, '', T);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
+    h.world.users.delete(login);
+    h.events.length = 0;
+    tick('EURUSD', 1.05, 1.0501, T + 1000);
+    tick('EURUSD', 1.2, 1.2001, T + 2000);
+    expect(kinds(h.events)).toEqual(['ticks update', 'ticks update']);
+    expect(h.world.positions.has(position!)).toBe(true);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
+  });
+
+  it('charge no swap to an account the server lacks or whose group is gone', () => {
+    const { h, login, send, add, engine } = account();
+    const mine = send().position!;
+    const other = add('demo\\retail', 10_000);
+    const theirs = engine.send({ login: other, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T).position!;
+    h.world.users.delete(other);
+    h.world.users.set(login, { ...h.world.users.get(login)!, group: 'demo\\gone' });
+    h.events.length = 0;
+    expect(engine.chargeSwaps(T)).toBe(0);
+    expect([h.world.positions.get(mine)!.storage, h.world.positions.get(theirs)!.storage]).toEqual([0, 0]);
+    expect(h.events).toEqual([]);
+  });
+});
