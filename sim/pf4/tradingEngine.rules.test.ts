@@ -22,8 +22,8 @@ afterEach(() => { vi.useRealTimers(); });
 type Row = { order: number; login: number; tradeCommand: string; [field: string]: unknown };
 
 /** A world with EURUSD at 1.10000/1.10010; accounts are made on demand (default real\vip: no commission, 1:100). */
-function setUp() {
-  const h = pf4Harness();
+function setUp(overrides: Record<string, unknown> = {}) {
+  const h = pf4Harness(overrides);
   const tick = (bid: number, ask: number, symbol = 'EURUSD') => h.call('SymbolSendTick', { symbol, bid, ask });
   tick(1.1, 1.1001);
   const deposit = (login: number, amount: number, tradeCommand = 'Balance', comment?: string) => h.call('TradeTransaction', {
@@ -230,6 +230,15 @@ describe('what an open must pass', () => {
     const { account, openFails } = setUp();
     expect(openFails(42)).toEqual({ code: R.InvalidData, message: 'orderBy: login 42 not found' });
     expect(openFails(account(), { symbol: 'NOPE' })).toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
+  });
+
+  it('refuses a symbol whose configuration was deleted and a hidden one', () => {
+    const { h, account, openFails } = setUp();
+    const login = account();
+    h.call('CfgDeleteSymbol', { pos: h.world.symbols.indexOf('GBPUSD') });
+    expect(openFails(login, { symbol: 'GBPUSD' })).toEqual({ code: R.InvalidData, message: 'symbol GBPUSD not found' });
+    h.call('SymbolHide', { symbol: 'USDJPY' });
+    expect(openFails(login, { symbol: 'USDJPY' })).toEqual({ code: R.TradeDisable, message: 'symbol USDJPY is not in the active set' });
   });
 
   it('refuses a disabled account', () => {
@@ -572,11 +581,21 @@ describe('the open orders of an account', () => {
 });
 
 describe('TradeCheckStops', () => {
-  it('names an unknown symbol', () => {
+  it('names an unknown symbol, and a symbol whose configuration was deleted', () => {
     const { h, account } = setUp();
-    expect(h.fails('TradeCheckStops', { record: {
-      tradeTransactionType: 'BrOrderOpen', orderBy: account(), symbol: 'NOPE', tradeCommand: 'Buy', volume: 100 } }))
-      .toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
+    const check = (symbol: string) => h.fails('TradeCheckStops', { record: {
+      tradeTransactionType: 'BrOrderOpen', orderBy: account(), symbol, tradeCommand: 'BuyLimit', volume: 100, price: 1 } });
+    expect(check('NOPE')).toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
+    // The feed still quotes a deleted symbol; without its configuration there is nothing to check against.
+    h.call('CfgDeleteSymbol', { pos: h.world.symbols.indexOf('GBPUSD') });
+    expect(h.world.feed.quote('GBPUSD')).toBeDefined();
+    expect(check('GBPUSD')).toEqual({ code: R.InvalidData, message: 'symbol GBPUSD not found' });
+  });
+
+  it('needs a pending order\'s price when the engine is asked directly', () => {
+    const { h, account } = setUp();
+    expect(() => h.world.engine.checkRequestStops({ login: account(), symbol: 'EURUSD', command: 'SellStop', volume: 100, sl: 0, tp: 0,
+      comment: '', reason: 'Dealer' }, undefined)).toThrow('price is required for a pending order');
   });
 });
 
@@ -651,5 +670,324 @@ describe('account and group changes', () => {
     group('real\\vip', { marginCall: 110 });
     expect(after().filter((e) => e.kind === 'margin'))
       .toEqual([{ kind: 'margin', op: 'update', record: expect.objectContaining({ login, levelType: 'MarginCall' }) }]);
+  });
+});
+
+describe('money, prices and stops at their limits', () => {
+  it('opens when the margin equals the free margin and not a cent beyond', () => {
+    const { account, open, openFails } = setUp();
+    expect(openFails(account(1100.04)))
+      .toEqual({ code: R.TradeNoMoney, message: 'not enough money: margin 1100.05 exceeds free margin 1100.04' });
+    expect(open(account(1100.05)).tradeCommand).toBe('Buy');
+  });
+
+  it('charges the group\'s commission per lot on the volume opened', () => {
+    const { account, open } = setUp();
+    const login = account(10_000, 'real\\standard');
+    expect(open(login, { volume: 50 }).commission).toBe(-1.75);
+    expect(open(login, { tradeCommand: 'SellLimit', price: 1.102 }).commission).toBe(0);
+  });
+
+  it('accepts a requested price up to the deviation away and requotes beyond it', () => {
+    const { account, open, openFails, tx, txFails } = setUp();
+    const login = account();
+    // The ask is 1.1001: a request at 1.1 is 10 points away.
+    expect(openFails(login, { price: 1.1, ieDeviation: 9 })).toEqual({ code: R.TradeRequote, message: 'price moved to 1.1001' });
+    const trade = open(login, { price: 1.1, ieDeviation: 10 });
+    expect(trade.openPrice).toBe(1.1001);
+    // A price of 0 or no deviation asks for the market, whatever it is.
+    expect(open(login, { price: 0, ieDeviation: 0 }).openPrice).toBe(1.1001);
+    expect(open(login, { price: 1.05 }).openPrice).toBe(1.1001);
+    // A close is checked against its closing price, the bid.
+    expect(txFails('BrOrderClose', { order: trade.order, price: 1.10011, ieDeviation: 10 }))
+      .toEqual({ code: R.TradeRequote, message: 'price moved to 1.1' });
+    expect(tx('BrOrderClose', { order: trade.order, price: 1.1001, ieDeviation: 10 })).toMatchObject({ closePrice: 1.1 });
+  });
+
+  it('places pending orders exactly the stops level from the market and not closer', () => {
+    const { account, open, openFails } = setUp();
+    const login = account();
+    // 10 points under the ask (1.1001), over the ask, over the bid (1.1) and under the bid.
+    expect(open(login, { tradeCommand: 'BuyLimit', price: 1.1 }).openPrice).toBe(1.1);
+    expect(open(login, { tradeCommand: 'BuyStop', price: 1.1002 }).openPrice).toBe(1.1002);
+    expect(open(login, { tradeCommand: 'SellLimit', price: 1.1001 }).openPrice).toBe(1.1001);
+    expect(open(login, { tradeCommand: 'SellStop', price: 1.0999 }).openPrice).toBe(1.0999);
+    expect(openFails(login, { tradeCommand: 'BuyLimit', price: 1.10001 }))
+      .toEqual({ code: R.TradeBadStops, message: 'price 1.10001 is closer to the market than the stops level' });
+    expect(openFails(login, { tradeCommand: 'SellStop', price: 1.09991 }).code).toBe(R.TradeBadStops);
+    expect(openFails(login, { tradeCommand: 'SellLimit', price: 1.0999 }))
+      .toEqual({ code: R.TradeBadPrices, message: 'price 1.0999 is on the wrong side of the market for SellLimit' });
+    expect(openFails(login, { tradeCommand: 'BuyStop', price: 1.1001 }).code).toBe(R.TradeBadPrices);
+  });
+
+  it('sets stops exactly the stops level from the closing price, and refuses negative ones', () => {
+    const { account, open, openFails } = setUp();
+    const login = account();
+    expect(open(login, { sl: 1.0999, tp: 1.1001 })).toMatchObject({ sl: 1.0999, tp: 1.1001 });
+    expect(open(login, { tradeCommand: 'Sell', sl: 1.1002, tp: 1.1 })).toMatchObject({ sl: 1.1002, tp: 1.1 });
+    expect(openFails(login, { tradeCommand: 'Sell', sl: 1.10019 }))
+      .toEqual({ code: R.TradeBadStops, message: 'sl 1.10019 is too close to 1.1001 (stops level 10 points)' });
+    expect(openFails(login, { tradeCommand: 'Sell', tp: 1.10001 }))
+      .toEqual({ code: R.TradeBadStops, message: 'tp 1.10001 is too close to 1.1001 (stops level 10 points)' });
+    expect(openFails(login, { sl: -1 })).toEqual({ code: R.TradeBadStops, message: 'sl -1 is too close to 1.1 (stops level 10 points)' });
+    expect(openFails(login, { tp: -1 })).toEqual({ code: R.TradeBadStops, message: 'tp -1 is too close to 1.1 (stops level 10 points)' });
+  });
+});
+
+describe('the quote feed at the trigger prices', () => {
+  it('activates limit and stop orders when the side they buy or sell at reaches their price', () => {
+    const { account, open, tick, h } = setUp();
+    const login = account();
+    const buyLimit = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    const buyStop = open(login, { tradeCommand: 'BuyStop', price: 1.102 });
+    const sellLimit = open(login, { tradeCommand: 'SellLimit', price: 1.1025 });
+    const sellStop = open(login, { tradeCommand: 'SellStop', price: 1.0985 });
+    const state = () => [buyLimit, buyStop, sellLimit, sellStop].map((o) => {
+      const row = h.call('TradeRecordRequest', { order: o.order });
+      return `${row.tradeCommand} ${row.openPrice}`;
+    });
+    tick(1.0986, 1.0991); // the bid is past the buy limit and near the sell stop: neither counts
+    expect(state()).toEqual(['BuyLimit 1.099', 'BuyStop 1.102', 'SellLimit 1.1025', 'SellStop 1.0985']);
+    tick(1.0985, 1.099);
+    expect(state()).toEqual(['Buy 1.099', 'BuyStop 1.102', 'SellLimit 1.1025', 'Sell 1.0985']);
+    tick(1.1015, 1.102);
+    expect(state()).toEqual(['Buy 1.099', 'Buy 1.102', 'SellLimit 1.1025', 'Sell 1.0985']);
+    tick(1.102, 1.1025); // the ask reaches the sell limit, the bid does not
+    expect(state()).toEqual(['Buy 1.099', 'Buy 1.102', 'SellLimit 1.1025', 'Sell 1.0985']);
+    tick(1.1025, 1.103);
+    expect(state()).toEqual(['Buy 1.099', 'Buy 1.102', 'Sell 1.1025', 'Sell 1.0985']);
+  });
+
+  it('closes at a stop loss or take profit the closing price has just reached', () => {
+    const { account, open, tick, history } = setUp();
+    const login = account();
+    const buySl = open(login, { sl: 1.099 });
+    const buyTp = open(login, { tp: 1.102 });
+    const sellSl = open(login, { tradeCommand: 'Sell', sl: 1.1025 });
+    const sellTp = open(login, { tradeCommand: 'Sell', tp: 1.0985 });
+    const closes = () => history(login).slice(1).map((r) => [r.order, r.activationType, r.closePrice]);
+    tick(1.099, 1.0991);
+    expect(closes()).toEqual([[buySl.order, 'SL', 1.099]]);
+    tick(1.102, 1.1021);
+    expect(closes()).toEqual([[buySl.order, 'SL', 1.099], [buyTp.order, 'TP', 1.102]]);
+    tick(1.1024, 1.1025);
+    expect(closes().at(-1)).toEqual([sellSl.order, 'SL', 1.1025]);
+    tick(1.0984, 1.0985);
+    expect(closes().at(-1)).toEqual([sellTp.order, 'TP', 1.0985]);
+  });
+
+  it('calls a close with both stops reached a stop loss', () => {
+    const { h, account, open, tick, history } = setUp();
+    const login = account();
+    const trade = open(login);
+    // An administrator's edit is not checked against the market: both stops lie beyond the price.
+    h.call('AdmTradeRecordModify', { ticket: trade.order, record: { sl: 1.2, tp: 1.0 } });
+    tick(1.1, 1.1001);
+    expect(history(login).at(-1)).toMatchObject({ order: trade.order, activationType: 'SL', closePrice: 1.1 });
+  });
+
+  it('triggers a stop loss set by a modification on the next tick', () => {
+    const { account, open, tx, tick, history, journal } = setUp();
+    const login = account();
+    const trade = open(login);
+    tx('BrOrderModify', { order: trade.order, sl: 1.099 });
+    tick(1.0989, 1.099);
+    expect(history(login).at(-1)).toMatchObject({ order: trade.order, activationType: 'SL', closePrice: 1.0989, profit: -120 });
+    expect(journal()).toContain(`'${login}': close #${trade.order} buy 1.00 EURUSD at 1.1001 at 1.0989 [sl]`);
+  });
+
+  it('journals a dealer\'s close without an activation mark and an activation with its price', () => {
+    const { account, open, tx, tick, journal } = setUp();
+    const login = account();
+    const trade = open(login);
+    tx('BrOrderClose', { order: trade.order });
+    expect(journal()).toContain(`'${login}': close #${trade.order} buy 1.00 EURUSD at 1.1001 at 1.1`);
+    const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
+    tick(1.0985, 1.0987);
+    expect(journal()).toContain(`'${login}': pending #${order.order} activated at 1.0987`);
+    expect(journal()).toContain(`'${login}': balance 10000 (#${trade.order - 1})`);
+  });
+
+  it('activates an order with an expiration into a trade without one', () => {
+    const { account, open, tx } = setUp();
+    const order = open(account(), { tradeCommand: 'BuyLimit', price: 1.099, expiration: at(T0 + 60 * MINUTE) });
+    expect(order.expiration).toBe(at(T0 + 60 * MINUTE));
+    expect('expiration' in tx('BrOrderActivate', { order: order.order })).toBe(false);
+  });
+});
+
+describe('the rollback buffer', () => {
+  it('holds an automatic close until the rollback time has passed', () => {
+    const { h, account, open, tick } = setUp();
+    const login = account();
+    const early = open(login, { sl: 1.099 });
+    const late = open(login, { sl: 1.099 });
+    tick(1.0989, 1.099);
+    vi.setSystemTime(T0 + 9_999);
+    expect(h.call('TradeClearRollback', { order: early.order })).toBe(true);
+    vi.setSystemTime(T0 + 10_000);
+    expect(h.call('TradeClearRollback', { order: late.order })).toBe(false);
+    // Once committed it stays committed.
+    expect(h.world.engine.clearRollback(late.order, T0 + 5_000)).toBe(false);
+    expect(h.fails('TradeClearRollback', { order: 1 })).toEqual({ code: R.InvalidData, message: 'order 1 not found' });
+  });
+
+  it('commits held activations on the sweep once their time has come', () => {
+    const { h, account, open, tick } = setUp();
+    const login = account();
+    const first = open(login, { sl: 1.099 });
+    const second = open(login, { sl: 1.099 });
+    tick(1.0989, 1.099);
+    h.world.engine.sweep(T0 + 9_999);
+    expect(h.world.engine.clearRollback(first.order, T0 + 1)).toBe(true);
+    h.world.engine.sweep(T0 + 10_000);
+    expect(h.world.engine.clearRollback(second.order, T0 + 1)).toBe(false);
+  });
+
+  it('holds nothing when the rollback time is 0', () => {
+    const { h, account, open, tick } = setUp({ rollbackMs: 0 });
+    const trade = open(account(), { sl: 1.099 });
+    tick(1.0989, 1.099);
+    expect(h.call('TradeClearRollback', { order: trade.order })).toBe(false);
+  });
+
+  it('restores a take-profit close as TPRollback and journals the rollback', () => {
+    const { h, account, open, tick, journal } = setUp();
+    const login = account();
+    const trade = open(login, { tp: 1.101 });
+    tick(1.101, 1.1011);
+    vi.setSystemTime(T0 + 1000);
+    const after = h.events.length;
+    expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
+    const restored = h.call('TradeRecordRequest', { order: trade.order });
+    expect(restored).toMatchObject({ activationType: 'TPRollback', tp: 1.101, timeStamp: at(T0 + 1000) });
+    expect(h.events.slice(after).filter((e) => e.kind === 'trades')).toEqual([{ kind: 'trades', op: 'add', record: restored }]);
+    expect(journal()).toContain(`'${login}': TP activation of #${trade.order} rolled back`);
+  });
+
+  it('restores a stopped-out trade as StopOutRollback and does not stop it out again', () => {
+    const { h, account, open, tick, openOrders, history } = setUp();
+    const login = account(2000);
+    const trade = open(login, { volume: 150 });
+    tick(1.0906, 1.0907);
+    expect(history(login).at(-1)).toMatchObject({ order: trade.order, activationType: 'Stopout' });
+    expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
+    expect(h.call('TradeRecordRequest', { order: trade.order }).activationType).toBe('StopOutRollback');
+    // Still below the stop-out level, but the dealer owns the trade now.
+    tick(1.0905, 1.0906);
+    expect(openOrders(login)).toEqual([trade.order]);
+    expect(h.call('MarginLevelRequest', { login }).levelType).toBe('StopOut');
+  });
+});
+
+describe('expiry', () => {
+  it('deletes a pending order on the sweep at its expiration, not before, and journals it', () => {
+    const { h, account, open, history, openOrders, journal } = setUp();
+    const login = account();
+    const trade = open(login);
+    const order = open(login, { tradeCommand: 'SellLimit', price: 1.105, expiration: at(T0 + 11 * MINUTE) });
+    h.world.engine.sweep(T0 + 11 * MINUTE - 1);
+    expect(openOrders(login)).toEqual([trade.order, order.order]);
+    h.world.engine.sweep(T0 + 11 * MINUTE);
+    expect(openOrders(login)).toEqual([trade.order]);
+    expect(history(login).at(-1)).toMatchObject({ order: order.order, tradeRecordState: 'Deleted', closeTime: at(T0 + 11 * MINUTE) });
+    expect(journal()).toContain(`'${login}': pending #${order.order} expired`);
+  });
+});
+
+describe('swaps at rollover', () => {
+  const THURSDAY = Date.UTC(2026, 5, 4);
+
+  it('charges the symbol\'s long and short swaps for one day, converted to USD, and skips pending orders', () => {
+    const { h, account, open, tick, journal } = setUp();
+    tick(150, 150.02, 'USDJPY');
+    const login = account(10_000, 'real\\standard');
+    const buy = open(login);
+    const sell = open(login, { tradeCommand: 'Sell' });
+    const yen = open(login, { symbol: 'USDJPY' });
+    const pending = open(login, { tradeCommand: 'BuyLimit', price: 1.09 });
+    expect(h.world.rollover(THURSDAY)).toBe(3);
+    const storage = (order: number) => h.call('TradeRecordRequest', { order }).storage;
+    // -2.5 and -1.2 points of 0.00001 on 100000; -2.5 points of 0.001 on 100000 JPY at the USDJPY mid of 150.01.
+    expect([storage(buy.order), storage(sell.order), storage(yen.order), storage(pending.order)]).toEqual([-2.5, -1.2, -1.67, 0]);
+    expect(journal()).toContain('rollover: swaps charged on 3 trades');
+  });
+
+  it('takes the group\'s short swap override and triples the swap on the symbol\'s triple-swap day', () => {
+    const { h, account, open } = setUp();
+    const sell = open(account(), { tradeCommand: 'Sell' });
+    h.world.rollover(Date.UTC(2026, 5, 3)); // a Wednesday
+    expect(h.call('TradeRecordRequest', { order: sell.order }).storage).toBe(-1.5);
+  });
+
+  it('charges nothing in a group without swaps, on a symbol without swaps, or at a swap of 0 points', () => {
+    const { h, account, open, group, symbol } = setUp();
+    const login = account(10_000, 'real\\standard');
+    const buy = open(login);
+    const sell = open(login, { tradeCommand: 'Sell' });
+    group('real\\standard', { useSwap: 0 });
+    expect(h.world.rollover(THURSDAY)).toBe(0);
+    group('real\\standard', { useSwap: 1 });
+    symbol('EURUSD', { swapEnable: 0 });
+    expect(h.world.rollover(THURSDAY)).toBe(0);
+    symbol('EURUSD', { swapEnable: 1, swapLong: 0 });
+    expect(h.world.rollover(THURSDAY)).toBe(1);
+    expect([buy, sell].map((t) => h.call('TradeRecordRequest', { order: t.order }).storage)).toEqual([0, -1.2]);
+  });
+
+  it('keeps the margin a trade has held since it opened when its swaps or commission change', () => {
+    const { h, account, open, tick, margin } = setUp();
+    const login = account();
+    const trade = open(login);
+    expect(margin(login).margin).toBe(1100.05);
+    tick(1.12, 1.1201); // the euro is dearer: a margin taken now would be 1120.05
+    h.world.rollover(THURSDAY);
+    h.call('AdmTradeRecordModify', { ticket: trade.order, record: { commission: -4 } });
+    // Equity: 10000 + 1990 of profit - 1.5 of swaps - 4 of commission.
+    expect(margin(login)).toMatchObject({ margin: 1100.05, equity: 11_984.5 });
+  });
+});
+
+describe('closing part of a trade', () => {
+  it('splits commission, swaps and margin in proportion between the closed part and the remainder', () => {
+    const { h, account, open, tx, tick, margin, since } = setUp();
+    const login = account(10_000, 'real\\standard');
+    const trade = open(login, { volume: 300 });
+    h.world.rollover(Date.UTC(2026, 5, 4));
+    expect(h.call('TradeRecordRequest', { order: trade.order })).toMatchObject({ commission: -10.5, storage: -7.5 });
+    expect(margin(login).margin).toBe(3300.15);
+    vi.setSystemTime(T0 + MINUTE);
+    const after = since();
+    const part = tx('BrOrderClose', { order: trade.order, volume: 100 });
+    const [rest] = h.call('TradesUserRequest', { login });
+    expect(part).toMatchObject({ order: trade.order, volume: 100, commission: -3.5, storage: -2.5, profit: -10,
+      comment: `to #${rest.order}`, tradeRecordState: 'ClosedPart', closeTime: at(T0 + MINUTE) });
+    expect(rest).toMatchObject({ volume: 200, commission: -7, storage: -5, comment: `from #${trade.order}`, timeStamp: at(T0 + MINUTE),
+      openPrice: 1.1001, openTime: at(T0) });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000 - 10 - 3.5 - 2.5);
+    expect(after().filter((e) => e.kind === 'trades').map((e) => [e.op, e.record.order])).toEqual([['delete', trade.order], ['add', rest.order]]);
+    tick(1.12, 1.1201);
+    expect(margin(login).margin).toBe(2200.1);
+  });
+});
+
+describe('the margin level the broker is told', () => {
+  it('announces a margin call and the way back, once each, and a delete when the last trade closes', () => {
+    const { h, account, open, tick, tx, since, deposit } = setUp();
+    const login = account(1500);
+    const trade = open(login);
+    const margins = since();
+    const seen = () => margins().filter((e) => e.kind === 'margin').map((e) => [e.op, e.record.levelType]);
+    tick(1.093, 1.0931);
+    expect(seen()).toEqual([['update', 'MarginCall']]);
+    tick(1.0932, 1.0933);
+    expect(seen()).toEqual([['update', 'MarginCall']]);
+    tick(1.1, 1.1001);
+    expect(seen()).toEqual([['update', 'MarginCall'], ['update', 'Ok']]);
+    tx('BrOrderClose', { order: trade.order });
+    expect(margins().filter((e) => e.kind === 'margin').at(-1)).toEqual({ kind: 'margin', op: 'delete', record: { login } });
+    const quiet = since();
+    deposit(login, 10);
+    expect(quiet().filter((e) => e.kind === 'margin')).toEqual([]);
   });
 });
