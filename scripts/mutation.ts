@@ -86,6 +86,9 @@ const TESTS: Record<string, string[]> = {
   // The API and gateway layers: their unit tests and the edge files that drive calls through them. The edge files
   // about tokens, the registry, its cache time and rate limits (each mutant would restart workerd for them and wait
   // out their clocks) exercise the same call path only as a way in.
+  // The handlers answer the catalog's operations: the v1 and v2 end-to-end files call every one of them, with the
+  // broker in this process (ENV below) so its code is watched; the simulator and the edge stay where they run.
+  'broker/handlers': ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/e2e/v1/*.test.ts', 'test/e2e/v2/*.test.ts'],
   'workers/api': EDGE_CALL_TESTS,
   'workers/gateway': EDGE_CALL_TESTS,
   // Nearly every catalog mutant is evaluated when the catalog is imported, so every test file that imports it covers
@@ -101,6 +104,10 @@ const TESTS: Record<string, string[]> = {
   'sim/engines': ['sim/pf4/**/*.test.ts', 'sim/pf5/**/*.test.ts', 'sim/world.test.ts', 'sim/rights.test.ts'],
 };
 const testsOf = (folder: string) => TESTS[folder] ?? TESTS[folder.split('/')[0]];
+/** Extra environment of a folder's run. */
+const ENV: Record<string, Record<string, string>> = {
+  'broker/handlers': { STACK_BROKER_IN_PROCESS: '1' },
+};
 
 const slug = (folder: string) => folder.replace(/\//g, '-');
 /** A folder's last results: the incremental file, which holds every mutant's status from the last run. */
@@ -125,7 +132,7 @@ function runFolder(folder: string): void {
   const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
   console.error(`mutation testing ${folder}`);
   const run = spawnSync(process.execPath, [stryker, 'run', file], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: testsOf(folder).join(','), MUTATION_SURVIVORS: survivors },
+    cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: testsOf(folder).join(','), MUTATION_SURVIVORS: survivors, ...ENV[folder] },
   });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }

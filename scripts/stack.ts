@@ -46,6 +46,12 @@ export interface StackOptions {
    * exponential backoff, a log line per restart, a crash loop given up). `npm start` turns it on; off by default.
    */
   supervise?: boolean | SuperviseOptions;
+  /**
+   * Run the broker inside this process instead of as a child (default: STACK_BROKER_IN_PROCESS=1), so that a tool
+   * that watches this process (the mutation tester) sees and changes the broker's code. Such a broker has no child
+   * process to kill: `broker.child` throws, and `supervise` is refused.
+   */
+  brokerInProcess?: boolean;
 }
 
 export interface Service {
@@ -139,6 +145,30 @@ export function startService(
   });
 }
 
+/**
+ * The broker started in this process from the same variables its process entry reads (broker/main.ts), logging JSON
+ * lines to `log` as the child would print them. Loaded on demand: a stack of child processes does not import it.
+ */
+async function startBrokerHere(env: Record<string, string>, log: (line: string) => void): Promise<Service> {
+  const { startBroker } = await import('../broker/broker.js');
+  const { jsonLineLogger } = await import('../broker/observability/log.js');
+  const running = await startBroker({
+    secret: env.BROKER_SECRET,
+    port: Number(env.BROKER_PORT),
+    platformsFile: env.BROKER_PLATFORMS_FILE,
+    log: jsonLineLogger('info', (line) => log(`broker ${line.trimEnd()}`)),
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    name: 'broker',
+    port: running.port,
+    get child(): ChildProcess {
+      throw new Error('the broker runs in this process (STACK_BROKER_IN_PROCESS): it has no child process');
+    },
+    stop: () => (stopped ??= running.close()),
+  };
+}
+
 /** A secret kept in the data folder so restarts reuse it; an environment value wins. */
 function persistentSecret(dataDir: string, file: string, fromEnv: string | undefined, make: () => Promise<string> | string) {
   if (fromEnv) return Promise.resolve(fromEnv);
@@ -203,7 +233,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       DATA_DIR: dataDir,
       ...options.brokerEnv,
     };
-    const broker = await startService('broker', 'broker/main.ts', brokerEnv, log);
+    const inProcess = options.brokerInProcess ?? process.env.STACK_BROKER_IN_PROCESS === '1';
+    if (inProcess && options.supervise) throw new Error('a broker in this process cannot be supervised');
+    const broker = inProcess ? await startBrokerHere(brokerEnv, log) : await startService('broker', 'broker/main.ts', brokerEnv, log);
     // Restarts replace the running broker; the cleanup stops whichever one runs then.
     let currentBroker = broker;
     cleanups.push(() => currentBroker.stop());
@@ -265,9 +297,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
       async restartBroker() {
         if (stack.supervisors) return stack.supervisors.broker.restartNow();
-        const old = currentBroker.child;
-        if (old.exitCode === null && old.signalCode === null) await new Promise((r) => old.once('exit', r));
-        currentBroker = await startService('broker', 'broker/main.ts', { ...brokerEnv, BROKER_PORT: String(broker.port) }, log);
+        if (inProcess) await currentBroker.stop();
+        else {
+          const old = currentBroker.child;
+          if (old.exitCode === null && old.signalCode === null) await new Promise((r) => old.once('exit', r));
+        }
+        const env = { ...brokerEnv, BROKER_PORT: String(broker.port) };
+        currentBroker = inProcess ? await startBrokerHere(env, log) : await startService('broker', 'broker/main.ts', env, log);
         stack.broker = currentBroker;
         return currentBroker;
       },

@@ -13,7 +13,7 @@
  *   (what the edge counted before the file's first test, as the file's set-up). The active mutant goes the other way,
  *   in the bundle's prelude (test/support/edge.ts).
  */
-import { afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { liveMutationEdges } from '../support/edge.js';
 import { COVERAGE_PATH } from './coveragePath.js';
 
@@ -71,6 +71,8 @@ async function takeEdgeCoverage(): Promise<Counts> {
  * every test of every file must be rerun for.
  */
 let staticAtStart: Counts = {};
+/** Test files whose tests share state from one test to the next. */
+const WHOLE_FILE = /[\\/]test[\\/]e2e[\\/][^#]*#/;
 let setUp: Counts | undefined;
 
 if (injected('mode') === 'mutant') {
@@ -100,9 +102,22 @@ if (measuring) {
     }
   });
 
+  const tests: string[] = [];
   afterEach(async ({ task }) => {
-    const mine = (coverage().perTest[testId(task as never)] ??= {});
+    const id = testId(task as never);
+    tests.push(id);
+    const mine = (coverage().perTest[id] ??= {});
     add(mine, await takeEdgeCoverage());
     add(mine, setUp ?? {});
+  });
+
+  // An end-to-end file's tests build on each other (the account one test opens, the next trades on), so none of them
+  // can run alone: what any of them hit counts for all of them, and a mutant's run repeats the whole file in order.
+  afterAll(() => {
+    if (!tests.some((id) => WHOLE_FILE.test(id))) return;
+    const perTest = coverage().perTest;
+    const union: Counts = {};
+    for (const id of tests) add(union, perTest[id] ?? {});
+    for (const id of tests) perTest[id] = { ...union };
   });
 }
