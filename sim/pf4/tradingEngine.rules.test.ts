@@ -592,6 +592,16 @@ describe('TradeCheckStops', () => {
     expect(check('GBPUSD')).toEqual({ code: R.InvalidData, message: 'symbol GBPUSD not found' });
   });
 
+  it('checks a pending order\'s expiration from 10 minutes ahead on, and takes a time not after 1970 for none', () => {
+    const { h, account } = setUp();
+    const limit = { tradeTransactionType: 'BrOrderOpen', orderBy: account(), symbol: 'EURUSD', tradeCommand: 'SellLimit', volume: 100, price: 1.102 };
+    expect(h.fails('TradeCheckStops', { record: { ...limit, expiration: at(T0 + 10 * MINUTE - 1000) } }))
+      .toEqual({ code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' });
+    expect(h.call('TradeCheckStops', { record: { ...limit, expiration: at(T0 + 10 * MINUTE) } })).toBe(true);
+    expect(h.call('TradeCheckStops', { record: { ...limit, expiration: '1970-01-01T00:00:00Z' } })).toBe(true);
+    expect(h.call('TradeCheckStops', { record: limit })).toBe(true);
+  });
+
   it('needs a pending order\'s price when the engine is asked directly', () => {
     const { h, account } = setUp();
     expect(() => h.world.engine.checkRequestStops({ login: account(), symbol: 'EURUSD', command: 'SellStop', volume: 100, sl: 0, tp: 0,
@@ -844,6 +854,19 @@ describe('the rollback buffer', () => {
     expect(h.world.engine.clearRollback(second.order, T0 + 1)).toBe(false);
   });
 
+  it('hands a rolled-back trade back to the triggers once a dealer modifies it', () => {
+    const { h, account, open, tx, tick, history } = setUp();
+    const login = account();
+    const trade = open(login, { sl: 1.099 });
+    tick(1.0989, 1.099);
+    h.call('TradeClearRollback', { order: trade.order });
+    tick(1.1, 1.1001);
+    const modified = tx('BrOrderModify', { order: trade.order, sl: 1.0995 });
+    expect(modified.activationType).toBe('None');
+    tick(1.0994, 1.0995);
+    expect(history(login).at(-1)).toMatchObject({ order: trade.order, activationType: 'SL', closePrice: 1.0994 });
+  });
+
   it('holds nothing when the rollback time is 0', () => {
     const { h, account, open, tick } = setUp({ rollbackMs: 0 });
     const trade = open(account(), { sl: 1.099 });
@@ -989,5 +1012,24 @@ describe('the margin level the broker is told', () => {
     const quiet = since();
     deposit(login, 10);
     expect(quiet().filter((e) => e.kind === 'margin')).toEqual([]);
+  });
+});
+
+describe('stop-out after a change of conversion rates', () => {
+  it('stops an account out on the tick that takes it below the level, after a manager action re-anchored its figures', () => {
+    const { h, account, open, tick, deposit, openOrders, history, margin } = setUp();
+    tick(100, 100, 'USDJPY');
+    tick(160, 160, 'EURJPY');
+    const login = account(1250);
+    const trade = open(login, { symbol: 'EURJPY' }); // 1100.05 of margin: 1000 EUR at the EURUSD mid
+    tick(159.5, 159.5, 'EURJPY'); // 50000 JPY down, 500 USD at 100 yen
+    expect(margin(login)).toMatchObject({ equity: 750, levelType: 'MarginCall' });
+    tick(200, 200, 'USDJPY'); // the same loss is now 250 USD
+    deposit(login, 1);
+    expect(margin(login)).toMatchObject({ equity: 1001, levelType: 'MarginCall' });
+    tick(158.5, 158.5, 'EURJPY'); // 150000 JPY down, 750 USD: equity 501 on 1100.05 is 45.5 %
+    expect(openOrders(login)).toEqual([]);
+    expect(history(login).find((r) => r.order === trade.order)).toMatchObject({ activationType: 'Stopout', closePrice: 158.5, profit: -750 });
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(501);
   });
 });

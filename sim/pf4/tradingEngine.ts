@@ -787,8 +787,17 @@ export class Pf4TradingEngine {
     const account = this.accounts.get(login);
     if (account) {
       account.levelType = level.levelType;
-      // Re-anchor the cached floating result on the exact one, so rounding never drifts across many ticks.
-      account.floating = cents(level.equity - level.balance - this.world.users.get(login)!.credit);
+      // Re-anchor the cached results on the current quotes, each trade's as well as the account's sum: a trade whose
+      // cached result is older (its profit currency's rate moved since its symbol's last tick) would otherwise count
+      // the difference twice on its next tick.
+      let floating = 0;
+      for (const order of this.byLogin.get(login) ?? []) {
+        const slot = this.slots.get(order);
+        if (!slot || isPending(slot.row.tradeCommand)) continue;
+        slot.result = this.currentResult(slot.row);
+        floating += slot.result;
+      }
+      account.floating = floating;
     }
     this.announceMargin(level);
   }
