@@ -909,3 +909,63 @@ describe('positions and ticks', () => {
     expect(h.events).toEqual([]);
   });
 });
+
+describe('margin states on ticks', () => {
+  /** The state the exact margin level gives against the group's levels (100 and 50). */
+  const exact = (h: ReturnType<typeof account>['h'], login: number) => {
+    const a = h.world.engine.account(login);
+    return a.margin <= 0 ? 'Ok' : a.marginLevel <= 50 ? 'StopOut' : a.marginLevel <= 100 ? 'MarginCall' : 'Ok';
+  };
+  const margins = (events: Array<{ kind: string; record: any }>) =>
+    events.filter((e) => e.kind === 'margin').map((e) => `${e.record.type} ${e.record.direction}`);
+
+  it('enter and leave the margin call on the ticks that cross it, far from the stop-out level', () => {
+    const { h, login, send, tick } = account('demo\\retail', 2000);
+    send();
+    h.events.length = 0;
+    // Equity 990 on 1 090.05 of margin.
+    tick('EURUSD', 1.09, 1.0901, T + 1000);
+    expect(margins(h.events)).toEqual(['MarginCall Enter']);
+    expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 90.82, equity: 990, margin: 1090.05, time: iso(T + 1000) });
+    h.events.length = 0;
+    tick('EURUSD', 1.1, 1.1001, T + 2000);
+    expect(margins(h.events)).toEqual(['MarginCall Leave']);
+    expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 180.9, equity: 1990, margin: 1100.05 });
+  });
+
+  it('follow the exact level on every tick after partial and full closes changed the account\'s positions', () => {
+    const { h, login, send, tick } = account('demo\\retail', 3000);
+    send({ volume: 20_000 });
+    const a = send({ volume: 2_000 }).position!;
+    const b = send({ volume: 2_000 }).position!;
+    tick('EURUSD', 1.12, 1.1201, T + 1000);
+    send({ type: 'Sell', volume: 1_000, position: a }, T + 2000);
+    send({ type: 'Sell', volume: 2_000, position: b }, T + 2000);
+    expect(h.world.users.get(login)!.balance).toBe(3597);
+    h.events.length = 0;
+    const walk = (from: number, to: number, step: number) => {
+      for (let i = 0, bid = from; step < 0 ? bid >= to : bid <= to; i++, bid = Math.round((from + step * i) * 1e5) / 1e5) {
+        tick('EURUSD', bid, Math.round((bid + 0.0001) * 1e5) / 1e5, T + 3000 + i);
+        expect(h.world.engine.marginStateOf(login), `at bid ${bid}`).toBe(exact(h, login));
+      }
+    };
+    walk(1.12, 1.0915, -0.0005);
+    expect(h.world.engine.marginStateOf(login)).toBe('MarginCall');
+    walk(1.0915, 1.1, 0.0005);
+    expect(margins(h.events)).toEqual(['MarginCall Enter', 'MarginCall Leave']);
+    expect(h.world.positionsOf(login)).toHaveLength(2);
+  });
+
+  it('enter the margin call when the running margin lags a cross rate that moved on another symbol', () => {
+    const { h, login, send, tick } = account('demo\\retail', 1122.5);
+    send({ symbol: 'EURGBP' });
+    // Equity 1 110 (the spread, -10 GBP) on 1 100.05 of margin.
+    expect(h.world.engine.account(login).marginLevel).toBe(100.9);
+    // The euro's rise moves the EURGBP margin, held in USD, to 1 120.05.
+    tick('EURUSD', 1.12, 1.1201, T + 1000);
+    h.events.length = 0;
+    tick('EURGBP', 0.85, 0.8501, T + 2000);
+    expect(margins(h.events)).toEqual(['MarginCall Enter']);
+    expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 99.1, equity: 1110, margin: 1120.05 });
+  });
+});
