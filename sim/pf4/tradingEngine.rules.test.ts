@@ -696,6 +696,8 @@ describe('money, prices and stops at their limits', () => {
     const login = account(10_000, 'real\\standard');
     expect(open(login, { volume: 50 }).commission).toBe(-1.75);
     expect(open(login, { tradeCommand: 'SellLimit', price: 1.102 }).commission).toBe(0);
+    // real\\vip charges none: exactly 0.
+    expect(open(account(), { volume: 50 }).commission).toBe(0);
   });
 
   it('accepts a requested price up to the deviation away and requotes beyond it', () => {
@@ -979,17 +981,18 @@ describe('closing part of a trade', () => {
     h.world.rollover(Date.UTC(2026, 5, 4));
     expect(h.call('TradeRecordRequest', { order: trade.order })).toMatchObject({ commission: -10.5, storage: -7.5 });
     expect(margin(login).margin).toBe(3300.15);
+    tick(1.12, 1.1201); // the euro is dearer: a margin taken now would be larger
     vi.setSystemTime(T0 + MINUTE);
     const after = since();
     const part = tx('BrOrderClose', { order: trade.order, volume: 100 });
     const [rest] = h.call('TradesUserRequest', { login });
-    expect(part).toMatchObject({ order: trade.order, volume: 100, commission: -3.5, storage: -2.5, profit: -10,
+    expect(part).toMatchObject({ order: trade.order, volume: 100, commission: -3.5, storage: -2.5, profit: 1990, closePrice: 1.12,
       comment: `to #${rest.order}`, tradeRecordState: 'ClosedPart', closeTime: at(T0 + MINUTE) });
     expect(rest).toMatchObject({ volume: 200, commission: -7, storage: -5, comment: `from #${trade.order}`, timeStamp: at(T0 + MINUTE),
       openPrice: 1.1001, openTime: at(T0) });
-    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000 - 10 - 3.5 - 2.5);
+    expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000 + 1990 - 3.5 - 2.5);
     expect(after().filter((e) => e.kind === 'trades').map((e) => [e.op, e.record.order])).toEqual([['delete', trade.order], ['add', rest.order]]);
-    tick(1.12, 1.1201);
+    // The remainder keeps two thirds of what the trade held.
     expect(margin(login).margin).toBe(2200.1);
   });
 });
@@ -1015,7 +1018,38 @@ describe('the margin level the broker is told', () => {
   });
 });
 
+describe('stop-out', () => {
+  it('closes the older of two equally losing trades first and journals the level', () => {
+    const { account, open, tick, openOrders, history, journal } = setUp();
+    const login = account(3000);
+    const first = open(login);
+    const second = open(login);
+    // 100 points under the open price: equity 1000 on 2200.1 of margin is 45.45 %; one close doubles the level.
+    tick(1.0901, 1.0902);
+    expect(history(login).filter((r) => r.activationType === 'Stopout').map((r) => r.order)).toEqual([first.order]);
+    expect(openOrders(login)).toEqual([second.order]);
+    expect(journal()).toContain(`'${login}': stop out at level 45.45%`);
+  });
+});
+
 describe('stop-out after a change of conversion rates', () => {
+  it('stops an account out on a tick of another of its symbols once a manager action has re-anchored its figures', () => {
+    const { account, open, tick, deposit, openOrders, history } = setUp();
+    tick(100, 100, 'USDJPY');
+    tick(160, 160, 'EURJPY');
+    tick(1.25, 1.25, 'GBPUSD');
+    const login = account(1499);
+    const yen = open(login, { symbol: 'EURJPY' }); // 1100.05 of margin
+    const pound = open(login, { symbol: 'GBPUSD', volume: 1 }); // 12.5 of margin
+    tick(159.5, 159.5, 'EURJPY'); // 50000 JPY down, 500 USD at 100 yen
+    tick(50, 50, 'USDJPY'); // the same loss is now 1000 USD
+    deposit(login, 1); // equity 500 on 1112.55 of margin: 44.9 %
+    expect(openOrders(login)).toEqual([yen.order, pound.order]);
+    tick(1.25, 1.25, 'GBPUSD');
+    expect(openOrders(login)).toEqual([pound.order]);
+    expect(history(login).find((r) => r.order === yen.order)).toMatchObject({ activationType: 'Stopout', profit: -1000 });
+  });
+
   it('stops an account out on the tick that takes it below the level, after a manager action re-anchored its figures', () => {
     const { h, account, open, tick, deposit, openOrders, history, margin } = setUp();
     tick(100, 100, 'USDJPY');
