@@ -98,6 +98,7 @@ const TESTS: Record<string, string[]> = {
   'shared/catalog': [
     'test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'test/unit/openapiDocument.test.ts',
     'test/unit/apiInputs.test.ts', 'test/unit/textInputs.test.ts', 'broker/handlers/registry.test.ts',
+    'test/unit/catalog/*.test.ts',
   ],
   // The engines run in the in-process world tests (the harness calls commands as a manager session does); the socket
   // tests (faults, protocol, slow consumer) reach the same engine code through a server and decide nothing more.
