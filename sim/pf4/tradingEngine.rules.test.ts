@@ -425,8 +425,10 @@ describe('activating a pending order', () => {
     const login = account(10_000, 'real\\standard');
     const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
     expect(margin(login).margin).toBe(0);
+    vi.setSystemTime(T0 + MINUTE);
     const active = tx('BrOrderActivate', { order: order.order });
-    expect(active).toMatchObject({ order: order.order, tradeCommand: 'Buy', openPrice: 1.1001, commission: -3.5, openTime: at(T0) });
+    expect(active).toMatchObject({ order: order.order, tradeCommand: 'Buy', openPrice: 1.1001, commission: -3.5,
+      openTime: at(T0 + MINUTE), timeStamp: at(T0 + MINUTE) });
     expect('expiration' in active).toBe(false);
     expect(margin(login).margin).toBe(1100.05);
   });
@@ -1015,6 +1017,31 @@ describe('the margin level the broker is told', () => {
     const quiet = since();
     deposit(login, 10);
     expect(quiet().filter((e) => e.kind === 'margin')).toEqual([]);
+  });
+
+  it('forgets the level of an account whose last trade closed at a margin call: a group change announces nothing for it', () => {
+    const { account, open, tick, tx, group, since } = setUp();
+    const login = account(1500);
+    const trade = open(login);
+    tick(1.093, 1.0931);
+    tx('BrOrderClose', { order: trade.order });
+    const after = since();
+    group('real\\vip', { marginCall: 90 });
+    expect(after().map((e) => e.kind)).toEqual(['groups']);
+  });
+
+  it('answers the level record with the account\'s group, leverage, market volume and the time it was computed', () => {
+    const { account, open, margin } = setUp();
+    const login = account(3000);
+    open(login, { volume: 100 });
+    open(login, { volume: 50, tradeCommand: 'Sell' });
+    open(login, { tradeCommand: 'BuyLimit', price: 1.09 });
+    vi.setSystemTime(T0 + 1500);
+    // Margin 1100.05 + 550.03; the trades are down the spread: 10 + 5.
+    expect(margin(login)).toEqual({
+      login, group: 'real\\vip', leverage: 100, updated: T0 / 1000 + 1, balance: 3000, equity: 2985, volume: 150, margin: 1650.08,
+      free: 1334.92, level: 180.9, controllingType: 'Percent', levelType: 'Ok',
+    });
   });
 });
 
