@@ -658,6 +658,22 @@ describe('swaps', () => {
   });
 });
 
+describe('swaps in the running figures', () => {
+  it('count on the next tick: a large swap brings the margin call a tick announces', () => {
+    const { h, login, send, tick, engine } = account('demo\\retail', 2000);
+    send();
+    h.call('SymbolRecord', { symbol: 'EURUSD', patch: { swapLong: -100 } });
+    // -100 points × 0.00001 × 100 000 = -100 a day.
+    engine.chargeSwaps(T);
+    expect(engine.account(login)).toMatchObject({ storage: -100, equity: 1890 });
+    h.events.length = 0;
+    tick('EURUSD', 1.0915, 1.0916, T + 1000);
+    expect(h.events.filter((e) => e.kind === 'margin').map((e) => e.record)).toEqual([{
+      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T + 1000), marginLevel: 95.28, equity: 1040, margin: 1091.55,
+    }]);
+  });
+});
+
 describe('batch deletes', () => {
   it('of positions delete a ticket named twice once, keep the balance and deals, and end the margin call', () => {
     const { h, login, send, engine } = account('demo\\retail', 1111);
@@ -767,6 +783,9 @@ describe('margin-call states', () => {
     h.world.users.set(login, { ...h.world.users.get(login)!, balance: 500 });
     h.world.engine.initMarginStates();
     expect(h.world.engine.marginStateOf(login)).toBe('StopOut');
+    h.world.users.set(login, { ...h.world.users.get(login)!, balance: 10_000 });
+    h.world.engine.initMarginStates();
+    expect(h.world.engine.marginStateOf(login)).toBe('Ok');
     expect(h.events).toEqual([]);
   });
 
@@ -806,6 +825,9 @@ describe('margin checks', () => {
     // A sell of 0.01 lot of gold at the bid 2 000: 1 oz × 2 000 / 100 = 20 of margin.
     expect(exact.send({ symbol: 'XAUUSD', type: 'Sell', volume: 100 }).deal).toBeGreaterThan(0);
     expect(exact.engine.account(exact.login)).toMatchObject({ margin: 20, marginFree: -0.5 });
+    // Equity 19.50 (the spread) on 20 of margin: the fill itself announces the margin call.
+    expect(kinds(exact.h.events)).toEqual(['positions add', 'deals add', 'margin add']);
+    expect(exact.h.events[2].record).toMatchObject({ type: 'MarginCall', direction: 'Enter', marginLevel: 97.5, equity: 19.5, margin: 20 });
     const short = account('demo\\retail', 19.99);
     expect(short.fails({ symbol: 'XAUUSD', type: 'Sell', volume: 100 }))
       .toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 20 exceeds free margin 19.99' });
@@ -822,6 +844,18 @@ describe('margin checks', () => {
     expect(h.world.deals.get(reverse.deal!)).toMatchObject({ entry: 'InOut', volume: 10_500 });
     expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({ action: 'Sell', volume: 500 })]);
     expect(engine.account(login).margin).toBe(55);
+  });
+
+  it('let a netting account close its whole position by a plain order while its free margin is negative', () => {
+    const { h, login, send, tick, engine } = account('demo\\netting', 1111);
+    send();
+    engine.balance(login, 'Balance', -0.9, '', T);
+    tick('EURUSD', 1.099, 1.0991, T + 1000);
+    expect(engine.account(login).marginFree).toBe(-98.95);
+    const close = send({ type: 'Sell' }, T + 2000);
+    expect(h.world.deals.get(close.deal!)).toMatchObject({ entry: 'Out', price: 1.099, profit: -110 });
+    expect(h.world.positionsOf(login)).toEqual([]);
+    expect(h.world.users.get(login)!.balance).toBe(1000.1);
   });
 
   it('take a deposit whatever the free margin, and announce the margin call it ends', () => {
