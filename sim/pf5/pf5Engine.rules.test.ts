@@ -102,6 +102,10 @@ describe('a dealer request is refused', () => {
     Object.assign(symbol('EURUSD'), { volumeStep: 0.5 });
     expect(fails({ volume: 100.5 })).toEqual({ code: R.ErrParams, message: 'volume must be between 100 and 1000000 in steps of 0.5 (1/10000 lot)' });
     expect(send({ volume: 101 }).deal).toBeGreaterThan(0);
+    // Steps count from the minimum.
+    Object.assign(symbol('EURUSD'), { volumeMin: 30, volumeStep: 100 });
+    expect(fails({ volume: 100 })).toEqual({ code: R.ErrParams, message: 'volume must be between 30 and 1000000 in steps of 100 (1/10000 lot)' });
+    expect(send({ volume: 130 }).deal).toBeGreaterThan(0);
   });
 
   it('for a position that does not exist, is another account\'s or another symbol\'s, trades the same way, or is smaller', () => {
@@ -498,8 +502,13 @@ describe('pending orders on ticks', () => {
 
   it('expire at their expiration time, even on a tick that reaches their price', () => {
     const { h, login, send, tick, history } = account();
-    const { order } = send({ type: 'BuyLimit', price: 1.099, expiration: T + 60_000 });
-    expect(h.world.orders.get(order)).toMatchObject({ typeTime: 'Specified', timeExpiration: iso(T + 60_000) });
+    const { order } = send({ type: 'BuyLimit', price: 1.099, expiration: T + 60_000, comment: 'one minute' });
+    expect(h.world.orders.get(order)).toEqual({
+      order, externalID: '', login, symbol: 'EURUSD', digits: 5, digitsCurrency: 2, contractSize: 100_000, state: 'Placed',
+      reason: 'Dealer', timeSetup: iso(T), type: 'BuyLimit', typeFill: 'Return', typeTime: 'Specified', timeExpiration: iso(T + 60_000),
+      priceOrder: 1.099, priceTrigger: 0, priceSL: 0, priceTP: 0, volumeInitial: 10_000, volumeCurrent: 10_000, expertID: 0,
+      positionID: 0, comment: 'one minute',
+    });
     tick('EURUSD', 1.1, 1.1001, T + 59_999);
     expect(h.world.orders.has(order)).toBe(true);
     h.events.length = 0;
@@ -573,10 +582,17 @@ describe('stops on ticks', () => {
         entry: 'Out', action: c.side === 'Buy' ? 'Sell' : 'Buy', reason: c.reason, price: c.close, profit: c.profit,
         positionID: position, comment, time: iso(T + 2000),
       });
-      expect(history(deal.order)).toMatchObject({
-        state: 'Filled', reason: c.reason.toUpperCase(), type: c.side === 'Buy' ? 'Sell' : 'Buy', priceOrder: c.close,
-        priceSL: 0, priceTP: 0, volumeInitial: 10_000, volumeCurrent: 0, positionID: position, comment, typeTime: 'GtC',
-        timeSetup: iso(T + 2000), timeDone: iso(T + 2000),
+      expect(history(deal.order)).toEqual({
+        order: deal.order, externalID: '', login, symbol: 'EURUSD', digits: 5, digitsCurrency: 2, contractSize: 100_000,
+        state: 'Filled', reason: c.reason.toUpperCase(), timeSetup: iso(T + 2000), type: c.side === 'Buy' ? 'Sell' : 'Buy',
+        typeFill: 'Return', typeTime: 'GtC', priceOrder: c.close, priceTrigger: 0, priceSL: 0, priceTP: 0, volumeInitial: 10_000,
+        volumeCurrent: 0, expertID: 0, positionID: position, comment, timeDone: iso(T + 2000),
+      });
+      expect(deal).toEqual({
+        deal: deal.deal, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0, storage: 0,
+        commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, login, action: c.side === 'Buy' ? 'Sell' : 'Buy',
+        entry: 'Out', digits: 5, contractSize: 100_000, time: iso(T + 2000), symbol: 'EURUSD', price: c.close, volume: 10_000,
+        profit: c.profit, positionID: position, order: deal.order, comment, reason: c.reason,
       });
       expect(h.world.users.get(login)!.balance).toBe(10_000 + c.profit);
     });
@@ -682,7 +698,7 @@ describe('batch deletes', () => {
     expect(engine.marginStateOf(login)).toBe('MarginCall');
     const deals = h.world.deals.size;
     h.events.length = 0;
-    expect(h.call('PositionDeleteBatch', { tickets: [position, position] })).toBe(true);
+    h.world.engine.deletePositions([position!, position!]);
     expect(kinds(h.events)).toEqual(['positions delete', 'margin add']);
     expect(h.events[0].record).toEqual({ position });
     expect(h.events[1].record).toMatchObject({ type: 'MarginCall', direction: 'Leave', marginLevel: 0, equity: 1110.1, margin: 0 });
