@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
 import { contractBody, intText, pageQuery, position } from '../../fields.js';
-import { INT32_MAX } from '../../../records/primitives.js';
+import { INT32_MAX, TEXT_MAX } from '../../../records/primitives.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
 const IPV4_MAX = 0xffffffff;
@@ -43,9 +43,10 @@ const backupBody = contractBody('PF4Backup').transform((record) => {
   return out;
 });
 
-/** A record of a list the server keys by name: the name is required. */
+/** A record of a list the server keys by name: the name is required, and a text field (at most TEXT_MAX characters). */
 const namedBody = (record: string) => (contractBody(record) as z.ZodObject<any>).extend({
-  name: z.string({ error: () => 'name is required (the entry\'s key)' }).min(1, 'name must not be empty (the entry\'s key)'),
+  name: z.string({ error: () => 'name is required (the entry\'s key)' }).min(1, 'name must not be empty (the entry\'s key)')
+    .max(TEXT_MAX, `name must be at most ${TEXT_MAX} characters`),
 });
 
 /** A manager record: the login is its key, a positive 32-bit integer. */
