@@ -126,6 +126,8 @@ function runFolder(folder: string): void {
     tempDirName: `.stryker-tmp-${slug(folder)}`,
     htmlReporter: { fileName: `reports/mutation/${slug(folder)}.html` },
     plugins: ['@stryker-mutator/*', join(root, 'scripts', 'mutationSurvivors.mjs')],
+    // The initial run of every test the folder's list names, on a loaded 2-core machine (end-to-end files included).
+    dryRunTimeoutMinutes: 40,
     reporters: [...config.reporters, 'survivors'],
   }, null, 2));
   const survivors = join(dir, `${slug(folder)}.survivors.txt`);
