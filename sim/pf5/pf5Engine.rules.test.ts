@@ -410,6 +410,18 @@ describe('a market fill', () => {
     expect(h.world.engine.account(login).margin).toBe(1653.08);
   });
 
+  it('closes a hedged position paying its profit less the group\'s commission', () => {
+    const { h, login, send, tick } = account('real\\retail');
+    const { position } = send();
+    tick('EURUSD', 1.102, 1.1021, T + 1000);
+    h.events.length = 0;
+    const close = send({ type: 'Sell', position }, T + 2000);
+    expect(h.world.deals.get(close.deal!)).toMatchObject({ entry: 'Out', profit: 190, commission: -3.5 });
+    expect(kinds(h.events)).toEqual(['deals add', 'positions delete', 'users update']);
+    // 10 000 - 3.50 to open, + 190 - 3.50 to close.
+    expect(h.world.users.get(login)!.balance).toBe(10_183);
+  });
+
   it('reverses a netting position under the same ticket, the excess opening at the fill price', () => {
     const { h, login, send } = account('demo\\netting');
     const { position } = send();
