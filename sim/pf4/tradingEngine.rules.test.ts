@@ -947,6 +947,15 @@ describe('swaps at rollover', () => {
     expect(h.call('TradeRecordRequest', { order: sell.order }).storage).toBe(-1.5);
   });
 
+  it('takes a group\'s override only for the symbol it names', () => {
+    const { h, account, open, tick } = setUp();
+    tick(1.25, 1.2501, 'GBPUSD');
+    // real\\vip overrides EURUSD (-1.5 long) and XAUUSD, not GBPUSD: the symbol's -2.5 points apply.
+    const buy = open(account(), { symbol: 'GBPUSD' });
+    h.world.rollover(THURSDAY);
+    expect(h.call('TradeRecordRequest', { order: buy.order }).storage).toBe(-2.5);
+  });
+
   it('charges nothing in a group without swaps, on a symbol without swaps, or at a swap of 0 points', () => {
     const { h, account, open, group, symbol } = setUp();
     const login = account(10_000, 'real\\standard');
@@ -1046,8 +1055,22 @@ describe('the margin level the broker is told', () => {
 });
 
 describe('stop-out', () => {
+  it('counts the balance a close realised when it checks the trades left open', () => {
+    const { account, open, tick, tx, openOrders, history } = setUp();
+    const login = account(3000);
+    const closed = open(login);
+    const kept = open(login);
+    tick(1.0951, 1.0952); // each trade 500 down
+    tx('BrOrderClose', { order: closed.order }); // the balance is 2500 now
+    // 2000 down: equity 500 on 1100.05 of margin is 45.5 %.
+    tick(1.0801, 1.0802);
+    expect(openOrders(login)).toEqual([]);
+    expect(history(login).find((r) => r.order === kept.order)).toMatchObject({ activationType: 'Stopout', profit: -2000 });
+  });
+
+
   it('closes the older of two equally losing trades first and journals the level', () => {
-    const { account, open, tick, openOrders, history, journal } = setUp();
+    const { h, account, open, tick, openOrders, history, journal } = setUp();
     const login = account(3000);
     const first = open(login);
     const second = open(login);
@@ -1056,6 +1079,16 @@ describe('stop-out', () => {
     expect(history(login).filter((r) => r.activationType === 'Stopout').map((r) => r.order)).toEqual([first.order]);
     expect(openOrders(login)).toEqual([second.order]);
     expect(journal()).toContain(`'${login}': stop out at level 45.45%`);
+    // The engine's lines are journalled as trade lines; the account's creation is not one.
+    expect(h.world.journalEntries().filter((line) => line.message.startsWith(`'${login}': `)).map((line) => [line.code, line.message]))
+      .toEqual([
+        ['Standard', `'${login}': account created in real\\vip`],
+        ['Trades', `'${login}': balance 3000 (#${first.order - 1})`],
+        ['Trades', `'${login}': #${first.order} buy 1.00 EURUSD at 1.1001 opened`],
+        ['Trades', `'${login}': #${second.order} buy 1.00 EURUSD at 1.1001 opened`],
+        ['Trades', `'${login}': stop out at level 45.45%`],
+        ['Trades', `'${login}': close #${first.order} buy 1.00 EURUSD at 1.1001 at 1.0901 [stopout]`],
+      ]);
   });
 });
 
