@@ -418,6 +418,7 @@ describe('a market fill', () => {
     const close = send({ type: 'Sell', position }, T + 2000);
     expect(h.world.deals.get(close.deal!)).toMatchObject({ entry: 'Out', profit: 190, commission: -3.5 });
     expect(kinds(h.events)).toEqual(['deals add', 'positions delete', 'users update']);
+    expect(h.events[1].record).toEqual({ position });
     // 10 000 - 3.50 to open, + 190 - 3.50 to close.
     expect(h.world.users.get(login)!.balance).toBe(10_183);
   });
@@ -512,6 +513,21 @@ describe('pending orders on ticks', () => {
     });
   }
 
+  it('fill an order the server started with when the market reaches it', () => {
+    const h = pf5Harness({ accounts: 5, trades: 0, orders: 5 });
+    const order = h.world.orders.values()[0];
+    h.world.engine.balance(order.login, 'Balance', 1_000_000, '', T);
+    const spread = h.world.feed.quote(order.symbol)!.ask - h.world.feed.quote(order.symbol)!.bid;
+    const buy = order.type.startsWith('Buy');
+    h.events.length = 0;
+    h.world.feed.inject(order.symbol, buy ? order.priceOrder - spread : order.priceOrder, buy ? order.priceOrder : order.priceOrder + spread, T + 1000);
+    expect(h.events[1]).toEqual({ kind: 'orders', op: 'delete', record: { order: order.order } });
+    expect(h.world.engine.historyOrders.get(order.order)).toMatchObject({ state: 'Filled', positionID: order.order, timeDone: iso(T + 1000) });
+    expect(h.world.positions.get(order.order)).toMatchObject({
+      login: order.login, symbol: order.symbol, action: buy ? 'Buy' : 'Sell', priceOpen: order.priceOrder, volume: order.volumeInitial,
+    });
+  });
+
   it('expire at their expiration time, even on a tick that reaches their price', () => {
     const { h, login, send, tick, history } = account();
     const { order } = send({ type: 'BuyLimit', price: 1.099, expiration: T + 60_000, comment: 'one minute' });
@@ -565,7 +581,7 @@ describe('pending orders on ticks', () => {
     expect(h.events[0].record).toMatchObject({ order, priceOrder: 1.099, priceCurrent: 1.1001 });
     h.events.length = 0;
     engine.cancel(order, T + 500);
-    expect(kinds(h.events)).toEqual(['orders delete']);
+    expect(h.events).toEqual([{ kind: 'orders', op: 'delete', record: { order } }]);
     expect(history(order)).toMatchObject({ state: 'Canceled', timeDone: iso(T + 500) });
     expect(refused(() => engine.cancel(order, T))).toEqual({ code: R.ErrNotfound, message: `order ${order} not found` });
     tick('EURUSD', 1.0989, 1.099, T + 1000);
