@@ -80,7 +80,8 @@ export const position = (what = 'pos') => intText(what, 0, INT32_MAX);
 /** A finite number sent as text (prices). */
 export const numberText = (what: string) => publish(
   z.string().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, `${what} must be a number`).transform(Number)
-    .pipe(z.number().refine(Number.isFinite, `${what} must be a finite number`)),
+    // Digits beyond a double's range read as ±Infinity, which z.number() refuses itself: the message is set there.
+    .pipe(z.number({ error: () => `${what} must be a finite number` })),
   { type: 'number', format: 'double' });
 
 /** An ISO 8601 date-time sent as text; answered to the handler as the same ISO string. */
