@@ -331,12 +331,18 @@ describe('what an open must pass', () => {
     const { h, account, open, openFails } = setUp();
     const login = account();
     const sec = h.world.groupSecurities.get('real\\vip')![0];
-    Object.assign(sec, { lotMin: 10, lotMax: 500, lotStep: 5 });
-    const grid = { code: R.TradeBadVolume, message: 'volume 12 must be between 10 and 500 in steps of 5 (1/100 lot)' };
-    expect(openFails(login, { volume: 12 })).toEqual(grid);
-    expect(openFails(login, { volume: 5 }).code).toBe(R.TradeBadVolume);
-    expect(openFails(login, { volume: 505 }).code).toBe(R.TradeBadVolume);
-    expect(open(login, { volume: 15 }).volume).toBe(15);
+    Object.assign(sec, { lotMin: 3, lotMax: 503, lotStep: 5 });
+    expect(openFails(login, { volume: 5 }))
+      .toEqual({ code: R.TradeBadVolume, message: 'volume 5 must be between 3 and 503 in steps of 5 (1/100 lot)' });
+    expect(openFails(login, { volume: 2 }).code).toBe(R.TradeBadVolume);
+    expect(openFails(login, { volume: 508 }).code).toBe(R.TradeBadVolume);
+    expect([3, 8, 503].map((volume) => open(login, { volume }).volume)).toEqual([3, 8, 503]);
+    // Without a grid of its own the group trades 1 to 100000 in steps of 1.
+    Object.assign(sec, { lotMin: 0, lotMax: 0, lotStep: 0 });
+    expect(openFails(login, { volume: 100_001 }))
+      .toEqual({ code: R.TradeBadVolume, message: 'volume 100001 must be between 1 and 100000 in steps of 1 (1/100 lot)' });
+    expect(openFails(login, { volume: 100_000 }).code).toBe(R.TradeNoMoney);
+    expect(open(login, { volume: 1 }).volume).toBe(1);
     sec.trade = 0;
     expect(openFails(login, { volume: 15 })).toEqual({ code: R.TradeDisable, message: 'group real\\vip may not trade EURUSD' });
   });
@@ -1051,6 +1057,34 @@ describe('the margin level the broker is told', () => {
       login, group: 'real\\vip', leverage: 100, updated: T0 / 1000 + 1, balance: 3000, equity: 2985, volume: 150, margin: 1650.08,
       free: 1334.92, level: 180.9, controllingType: 'Percent', levelType: 'Ok',
     });
+  });
+});
+
+describe('the margin-call and stop-out levels themselves', () => {
+  /** XAUUSD at 2000 without a spread; real\\vip halves its margin: 1 lot holds 1000. */
+  function gold() {
+    const s = setUp();
+    s.tick(2000, 2000, 'XAUUSD');
+    const login = s.account(1000);
+    const trade = s.open(login, { symbol: 'XAUUSD' });
+    return { ...s, login, trade };
+  }
+
+  it('is at a margin call when equity equals the margin', () => {
+    const { h, login, margin, since, tick } = gold();
+    expect(margin(login)).toMatchObject({ margin: 1000, equity: 1000, level: 100, levelType: 'MarginCall' });
+    const after = since();
+    tick(2000, 2000, 'XAUUSD');
+    expect(after().filter((e) => e.kind === 'margin')).toEqual([]);
+    expect(h.call('MarginsRequest', {}).find((l: { login: number }) => l.login === login).levelType).toBe('MarginCall');
+  });
+
+  it('stops out when equity is half the margin', () => {
+    const { h, login, trade, margin, tick, openOrders } = gold();
+    tick(1995, 1995, 'XAUUSD'); // 500 down: level 50 %
+    expect(openOrders(login)).toEqual([]);
+    h.call('TradeClearRollback', { order: trade.order });
+    expect(margin(login)).toMatchObject({ equity: 500, level: 50, levelType: 'StopOut' });
   });
 });
 
