@@ -73,6 +73,13 @@ describe('a dealer request is refused', () => {
     // Settings without an instrument or quote.
     h.world.symbols.push({ ...symbol('EURUSD'), symbol: 'FAKE1' });
     expect(fails({ symbol: 'FAKE1' })).toEqual({ code: R.ErrNotfound, message: 'symbol FAKE1 not found' });
+    // Settings and an instrument without a quote.
+    h.world.symbols.push({ ...symbol('EURUSD'), symbol: 'FAKE2' });
+    h.world.instrumentBySymbol.set('FAKE2', { ...h.world.instrumentBySymbol.get('EURUSD')!, symbol: 'FAKE2' });
+    expect(fails({ symbol: 'FAKE2' })).toEqual({ code: R.ErrNotfound, message: 'symbol FAKE2 not found' });
+    // Settings and a quote without an instrument.
+    h.world.instrumentBySymbol.delete('USDJPY');
+    expect(fails({ symbol: 'USDJPY' })).toEqual({ code: R.ErrNotfound, message: 'symbol USDJPY not found' });
     // An instrument with a quote but without settings.
     h.world.symbols = h.world.symbols.filter((s) => s.symbol !== 'GBPUSD');
     expect(fails({ symbol: 'GBPUSD' })).toEqual({ code: R.ErrNotfound, message: 'symbol GBPUSD not found' });
