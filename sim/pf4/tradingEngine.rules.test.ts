@@ -1034,6 +1034,16 @@ describe('the margin level the broker is told', () => {
     expect(quiet().filter((e) => e.kind === 'margin')).toEqual([]);
   });
 
+  it('counts credit towards the level a tick checks', () => {
+    const { account, open, tick, deposit, since } = setUp();
+    const login = account(600);
+    deposit(login, 1000, 'Credit');
+    open(login);
+    const after = since();
+    tick(1.095, 1.0951); // 510 down: equity 1090 on 1100.05 of margin is 99 %, not the 8 % the balance alone would give
+    expect(after().filter((e) => e.kind === 'margin').map((e) => [e.record.equity, e.record.levelType])).toEqual([[1090, 'MarginCall']]);
+  });
+
   it('forgets the level of an account whose last trade closed at a margin call: a group change announces nothing for it', () => {
     const { account, open, tick, tx, group, since } = setUp();
     const login = account(1500);
