@@ -1,0 +1,85 @@
+/**
+ * The input rules of the v2 PF4 News entries (shared/catalog/v2/pf4/news.ts), as the edge applies them in
+ * validateInputs: news keys and positions from the path with their bounds and exact messages, and what each entry
+ * declares about itself.
+ */
+import { describe, expect, it } from 'vitest';
+import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+
+const entry = (name: string): Operation => {
+  const e = findOperation(`v2.PF4.${name}`);
+  if (!e) throw new Error(`no catalog entry v2.PF4.${name}`);
+  return e;
+};
+const url = (query = '') => new URL(`http://edge/x${query}`);
+const none: RawBody = { kind: 'none' };
+const refused = (message: string) => ({ ok: false, message });
+const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
+const call = (name: string, params: Record<string, string>, query: string, body: RawBody = none) => validateInputs(entry(name), params, url(query), body);
+
+const declared = (e: Operation) => ({
+  method: e.method, path: e.path, tag: e.tag, response: e.response, timeout: e.timeout, read: e.read,
+  mutating: e.mutating, destructive: e.destructive, scope: e.scope, paged: e.paged,
+  answer: JSON.parse(JSON.stringify(e.answer)) as unknown,
+});
+const reading = { method: 'GET', tag: 'News', timeout: 'read', read: 'cached', mutating: false, destructive: false, scope: 'webapi', paged: undefined };
+
+describe('v2 PF4 news: what each entry declares', () => {
+  it('declares the cached reads', () => {
+    expect(declared(entry('NewsTotal'))).toStrictEqual({
+      ...reading, path: '/api/v2/PF4/{tradePlatform}/NewsTotal', response: { type: 'integer', format: 'int32' }, answer: { kind: 'custom' },
+    });
+    expect(declared(entry('NewsBodyGet'))).toStrictEqual({
+      ...reading, path: '/api/v2/PF4/{tradePlatform}/NewsBodyGet/{key}', response: { type: 'string' }, answer: { kind: 'custom' },
+    });
+    expect(declared(entry('NewsGet'))).toStrictEqual({
+      ...reading, path: '/api/v2/PF4/{tradePlatform}/NewsGet', response: 'PF4NewsTopic[]', answer: { kind: 'cachedList', table: 'news' },
+    });
+    expect(declared(entry('NewsTopicGet'))).toStrictEqual({
+      ...reading, path: '/api/v2/PF4/{tradePlatform}/NewsTopicGet/{pos}', response: 'PF4NewsTopic', answer: { kind: 'custom' },
+    });
+  });
+
+  it('declares the body fetch a live POST in the change class that changes nothing (read scope)', () => {
+    expect(declared(entry('NewsBodyRequest'))).toStrictEqual({
+      ...reading, method: 'POST', path: '/api/v2/PF4/{tradePlatform}/NewsBodyRequest/{key}', response: { type: 'boolean' }, timeout: 'change', read: 'live',
+      answer: { kind: 'live', command: 'NewsBodyRequest', keyedRead: true },
+    });
+  });
+
+  it('gives every news entry a summary sentence', () => {
+    for (const name of ['NewsTotal', 'NewsBodyGet', 'NewsGet', 'NewsTopicGet', 'NewsBodyRequest']) expect(entry(name).summary, name).toMatch(/^[A-Z].{10,}[.)]$/);
+  });
+});
+
+describe('v2 PF4 news: inputs', () => {
+  it('NewsTotal and NewsGet take nothing', () => {
+    expect(call('NewsTotal', {}, '?key=1')).toStrictEqual(accepted({}));
+    expect(call('NewsGet', {}, '?limit=1')).toStrictEqual(accepted({}));
+  });
+
+  for (const name of ['NewsBodyGet', 'NewsBodyRequest']) {
+    it(`${name} passes a news key of 0 to 2147483647 as a number`, () => {
+      expect(call(name, { key: '0' }, '')).toStrictEqual(accepted({ key: 0 }));
+      expect(call(name, { key: '2147483647' }, '')).toStrictEqual(accepted({ key: 2147483647 }));
+    });
+
+    it(`${name} refuses a negative key, one beyond int32 and one that is not a whole number`, () => {
+      expect(call(name, { key: '-1' }, '')).toStrictEqual(refused('key: key must be at least 0'));
+      expect(call(name, { key: '2147483648' }, '')).toStrictEqual(refused('key: key must be at most 2147483647'));
+      expect(call(name, { key: '1.5' }, '')).toStrictEqual(refused('key: key must be an integer'));
+    });
+  }
+
+  it('NewsTopicGet passes a zero-based position of 0 to 2147483647 as a number', () => {
+    expect(call('NewsTopicGet', { pos: '0' }, '')).toStrictEqual(accepted({ pos: 0 }));
+    expect(call('NewsTopicGet', { pos: '2147483647' }, '')).toStrictEqual(accepted({ pos: 2147483647 }));
+  });
+
+  it('NewsTopicGet refuses a negative position, one beyond int32 and one that is not a whole number', () => {
+    expect(call('NewsTopicGet', { pos: '-1' }, '')).toStrictEqual(refused('pos: pos must be at least 0'));
+    expect(call('NewsTopicGet', { pos: '2147483648' }, '')).toStrictEqual(refused('pos: pos must be at most 2147483647'));
+    expect(call('NewsTopicGet', { pos: 'first' }, '')).toStrictEqual(refused('pos: pos must be an integer'));
+  });
+});
