@@ -646,6 +646,21 @@ describe('the freeze level', () => {
     expect(txFails('BrOrderModify', { order: orders.sellStop.order, sl: 1.1 }).code).toBe(R.TradeModifyDenied);
   });
 
+  it('measures a market trade\'s stops from the price it would close at: a buy\'s from the bid, a sell\'s from the ask', () => {
+    const { account, open, tx, txFails, symbol } = setUp();
+    const login = account();
+    // With a freeze level of 100 points (0.001) and the market at 1.10000/1.10010:
+    const buyNear = open(login, { sl: 1.09905 }); // 9.5 points under the bid, 10.5 under the ask
+    const buyFar = open(login, { sl: 1.09895 });
+    const sellNear = open(login, { tradeCommand: 'Sell', sl: 1.10105 }); // 9.5 points over the ask, 10.5 over the bid
+    const sellFar = open(login, { tradeCommand: 'Sell', sl: 1.10115 });
+    symbol('EURUSD', { freezeLevel: 100 });
+    expect(txFails('BrOrderModify', { order: buyNear.order, tp: 1.11 }).code).toBe(R.TradeModifyDenied);
+    expect(txFails('BrOrderModify', { order: sellNear.order, tp: 1.09 }).code).toBe(R.TradeModifyDenied);
+    expect(tx('BrOrderModify', { order: buyFar.order, tp: 1.11 }).tp).toBe(1.11);
+    expect(tx('BrOrderModify', { order: sellFar.order, tp: 1.09 }).tp).toBe(1.09);
+  });
+
   it('freezes a market trade whose take profit is near the closing price, not one whose take profit is far', () => {
     const { account, open, tx, txFails, symbol } = setUp();
     const login = account();
@@ -697,6 +712,14 @@ describe('money, prices and stops at their limits', () => {
     expect(openFails(account(1100.04)))
       .toEqual({ code: R.TradeNoMoney, message: 'not enough money: margin 1100.05 exceeds free margin 1100.04' });
     expect(open(account(1100.05)).tradeCommand).toBe('Buy');
+  });
+
+  it('counts the commission an open charges against the free margin', () => {
+    const { account, open, openFails } = setUp();
+    // real\\standard charges 3.5 USD for the lot.
+    expect(openFails(account(1103.54, 'real\\standard')))
+      .toEqual({ code: R.TradeNoMoney, message: 'not enough money: margin 1100.05 exceeds free margin 1103.54' });
+    expect(open(account(1103.55, 'real\\standard')).commission).toBe(-3.5);
   });
 
   it('charges the group\'s commission per lot on the volume opened', () => {
