@@ -485,6 +485,7 @@ describe('a market fill', () => {
       c: { chargeMode: 'Daily', tiers: [{ value: 100 }] },
       d: { chargeMode: 'Instant' },
       e: { chargeMode: 'Instant', tiers: [{}] },
+      f: { chargeMode: 'Instant', tiers: [] },
     };
     const half = send({ volume: 5_000 });
     // (2 + 4) per lot × 0.5 lot.
@@ -919,6 +920,15 @@ describe('margin checks', () => {
     engine.balance(login, 'Balance', 200, '', T + 2000);
     expect(kinds(h.events)).toEqual(['deals add', 'users update', 'margin add']);
     expect(h.events[2].record).toMatchObject({ type: 'MarginCall', direction: 'Leave', time: iso(T + 2000), equity: 1200.1, margin: 1099.05, marginLevel: 109.19 });
+  });
+
+  it('charge no commission without a commission table or a group record', () => {
+    const { h, login, send, engine } = account();
+    delete h.world.groups.get('demo\\retail')!.commissions;
+    expect(h.world.deals.get(send().deal!)!.commission).toBe(0);
+    h.world.users.set(login, { ...h.world.users.get(login)!, group: 'demo\\gone' });
+    expect(h.world.deals.get(send({ symbol: 'GBPUSD' }).deal!)!.commission).toBe(0);
+    expect(engine.account(login).balance).toBe(10_000);
   });
 
   it('charge no commission for a negative per-lot value', () => {
