@@ -173,7 +173,8 @@ const toTime = dateTimeText('toTime');
  */
 function windowed<N extends string>(name: N, base: string, shape: Shape, common: Common): Record<N | `${N}Since` | `${N}All`, Operation> {
   const op = `PF5.${name}`;
-  const both = z.object({ ...shape, fromTime, toTime }).refine((a) => Date.parse(a.toTime) >= Date.parse(a.fromTime), {
+  // Only two valid times can be in the wrong order: a bound that is not a date-time has its own message.
+  const both = z.object({ ...shape, fromTime, toTime }).refine((a) => !(Date.parse(a.toTime) < Date.parse(a.fromTime)), {
     path: ['toTime'], message: 'toTime must not be before fromTime',
   });
   return {
