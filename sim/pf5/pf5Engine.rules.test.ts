@@ -865,6 +865,10 @@ describe('margin-call states', () => {
     expect(margins(h.events)).toEqual([`${login} MarginCall Enter`]);
     expect(h.events.at(-1)!.record).toMatchObject({ group: 'demo\\gone', marginLevel: 100 });
     h.events.length = 0;
+    // About 80 %: still in the margin call.
+    tick('EURUSD', 1.0978, 1.0979, T + 500);
+    expect(margins(h.events)).toEqual([]);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
     tick('EURUSD', 1.094, 1.0941, T + 1000);
     expect(margins(h.events)).toEqual([`${login} StopOut Enter`]);
     expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 45.71, equity: 500.1, margin: 1094.05 });
