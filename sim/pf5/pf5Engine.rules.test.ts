@@ -955,7 +955,7 @@ describe('positions and ticks', () => {
     expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([eur, gbp]);
   });
 
-  it('stop an account out on a tick when its level equals the stop-out level, not when it is a cent above', () => {
+  it('stop an account out on a tick when its level equals the stop-out level, and not when its level is a cent above it', () => {
     const { h, login, send, tick } = account();
     const { position } = send();
     h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 1000, marginStopOut: 908.13 } });
