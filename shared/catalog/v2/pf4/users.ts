@@ -9,10 +9,10 @@ const INT32_MAX = 2147483647;
 
 /** A new account needs a group and a name; the leverage, when given, must be positive. */
 const userCreateBody = (PF4UserCreate as z.ZodObject<any>).extend({
-  login: z.number().int().min(0, 'login must be 0 (server assigns) or positive').max(INT32_MAX).optional(),
+  login: z.number().int().min(0, 'login must be 0 (server assigns) or positive').max(INT32_MAX, `login must be at most ${INT32_MAX}`).optional(),
   group: z.string().min(1, 'group is required').max(16, 'group must be at most 16 characters'),
   name: z.string().min(1, 'name is required').max(128, 'name must be at most 128 characters'),
-  leverage: z.number().int().min(1, 'leverage must be at least 1').max(10000).optional(),
+  leverage: z.number().int().min(1, 'leverage must be at least 1').max(10000, 'leverage must be at most 10000').optional(),
 });
 
 /**
