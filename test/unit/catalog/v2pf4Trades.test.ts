@@ -299,7 +299,7 @@ describe('v2 PF4 trades: transaction member limits', () => {
   it('refuses members above their upper bound', () => {
     expect(tx({ order: 2147483648, orderBy: 2147483648, volume: 2147483648, ieDeviation: 2147483648, symbol: text(13), comment: text(32) })).toStrictEqual(refused(
       'body.order: order must be at most 2147483647; body.orderBy: orderBy must be at most 2147483647; body.symbol: symbol must be at most 12 characters; '
-      + 'body.volume: volume must be at most 2147483647; body.ieDeviation: Too big: expected number to be <=2147483647; '
+      + 'body.volume: volume must be at most 2147483647; body.ieDeviation: ieDeviation must be at most 2147483647; '
       + 'body.comment: comment must be at most 31 characters'));
   });
 
@@ -357,7 +357,7 @@ describe('v2 PF4 trades: AdmTradeRecordModify body', () => {
     expect(modify({ order: 1, sl: 0, tp: 0, comment: text(31), magic: 3, commission: -1 }))
       .toStrictEqual(accepted({ ticket: 5, body: { order: 1, sl: 0, tp: 0, comment: text(31), magic: 3, commission: -1 } }));
     expect(modify({ order: 2147483647, comment: null })).toStrictEqual(accepted({ ticket: 5, body: { order: 2147483647, comment: null } }));
-    expect(modify({ sl: 1.5, tp: 2 })).toStrictEqual(accepted({ ticket: 5, body: { sl: 1.5, tp: 2 } }));
+    expect(modify({ sl: 1.5, tp: 2, comment: '' })).toStrictEqual(accepted({ ticket: 5, body: { sl: 1.5, tp: 2, comment: '' } }));
     expect(modify({})).toStrictEqual(accepted({ ticket: 5, body: {} }));
   });
 
@@ -368,7 +368,7 @@ describe('v2 PF4 trades: AdmTradeRecordModify body', () => {
 
   it('refuses a fractional or too large ticket and a ticket of 0 in the path', () => {
     expect(modify({ order: 1.5 })).toStrictEqual(refused('body.order: order must be an integer'));
-    expect(modify({ order: 2147483648 })).toStrictEqual(refused('body.order: Too big: expected number to be <=2147483647'));
+    expect(modify({ order: 2147483648 })).toStrictEqual(refused('body.order: order must be at most 2147483647'));
     expect(withBody('AdmTradeRecordModify', {}, { ticket: '0' })).toStrictEqual(refused('ticket: ticket must be at least 1'));
   });
 });

@@ -34,7 +34,7 @@ const transactionShape = {
   order: z.number().int('order must be an integer').min(1, 'order must be at least 1').max(2147483647, 'order must be at most 2147483647').optional(),
   orderBy: z.number().int('orderBy must be an integer').min(1, 'orderBy must be at least 1').max(2147483647, 'orderBy must be at most 2147483647').optional(),
   volume: z.number().int('volume must be an integer (1/100 lot)').min(0, 'volume must be 0 or positive').max(2147483647, 'volume must be at most 2147483647').optional(),
-  ieDeviation: z.number().int('ieDeviation must be an integer (points)').min(0, 'ieDeviation must be 0 or positive').max(2147483647).optional(),
+  ieDeviation: z.number().int('ieDeviation must be an integer (points)').min(0, 'ieDeviation must be 0 or positive').max(2147483647, 'ieDeviation must be at most 2147483647').optional(),
   price: z.number().refine(Number.isFinite, 'price must be a finite number').optional(),
   sl: z.number().refine(Number.isFinite, 'sl must be a finite number').optional(),
   tp: z.number().refine(Number.isFinite, 'tp must be a finite number').optional(),
@@ -73,7 +73,7 @@ const checkStopsBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>)
 
 /** An administrator's edit of an open trade: stops not negative, the comment within the platform's 31 characters. */
 const tradeUpdateBody = (contractBody('PF4TradeUpdate') as z.ZodObject<any>).extend({
-  order: z.number().int('order must be an integer').min(1, 'order must be at least 1').max(2147483647).optional(),
+  order: z.number().int('order must be an integer').min(1, 'order must be at least 1').max(2147483647, 'order must be at most 2147483647').optional(),
   sl: z.number().min(0, 'sl must be 0 or positive').optional(),
   tp: z.number().min(0, 'tp must be 0 or positive').optional(),
   comment: z.string().max(31, 'comment must be at most 31 characters').nullable().optional(),
