@@ -293,6 +293,7 @@ describe('v1 PF5 masks and symbol lists as the cached reads apply them', () => {
     expect(['demo', 'real', '!demo'].map(maskMatcher('!demo,*'))).toStrictEqual([false, true, true]);
     expect(['a', 'vip1', 'x\\vip'].map(maskMatcher('*,!*vip*'))).toStrictEqual([true, false, false]);
     expect(['demo', 'real'].map(maskMatcher('!demo'))).toStrictEqual([false, false]);
+    expect(['demo', 'test', 'real'].map(maskMatcher('*,!demo,!test'))).toStrictEqual([false, false, true]);
   });
 
   it('keeps the matcher of the last mask and builds a new one for another mask', () => {
