@@ -1027,7 +1027,7 @@ describe('closing part of a trade', () => {
     const part = tx('BrOrderClose', { order: trade.order, volume: 100 });
     const [rest] = h.call('TradesUserRequest', { login });
     expect(part).toMatchObject({ order: trade.order, volume: 100, commission: -3.5, storage: -2.5, profit: 1990, closePrice: 1.12,
-      comment: `to #${rest.order}`, tradeRecordState: 'ClosedPart', closeTime: at(T0 + MINUTE) });
+      comment: `to #${rest.order}`, tradeRecordState: 'ClosedPart', activationType: 'None', closeTime: at(T0 + MINUTE) });
     expect(rest).toMatchObject({ volume: 200, commission: -7, storage: -5, comment: `from #${trade.order}`, timeStamp: at(T0 + MINUTE),
       openPrice: 1.1001, openTime: at(T0) });
     expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000 + 1990 - 3.5 - 2.5);
