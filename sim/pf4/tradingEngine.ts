@@ -789,11 +789,10 @@ export class Pf4TradingEngine {
       account.levelType = level.levelType;
       // Re-anchor the cached results on the current quotes, each trade's as well as the account's sum: a trade whose
       // cached result is older (its profit currency's rate moved since its symbol's last tick) would otherwise count
-      // the difference twice on its next tick.
+      // the difference twice on its next tick. Every order of the login has a slot; a pending order's result is 0.
       let floating = 0;
-      for (const order of this.byLogin.get(login) ?? []) {
-        const slot = this.slots.get(order);
-        if (!slot || isPending(slot.row.tradeCommand)) continue;
+      for (const order of this.byLogin.get(login) as Set<number>) {
+        const slot = this.slots.get(order) as TradeSlot;
         slot.result = this.currentResult(slot.row);
         floating += slot.result;
       }
