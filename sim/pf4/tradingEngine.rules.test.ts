@@ -929,9 +929,10 @@ describe('the rollback buffer', () => {
     expect(history(login).at(-1)).toMatchObject({ order: trade.order, activationType: 'Stopout' });
     expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
     expect(h.call('TradeRecordRequest', { order: trade.order }).activationType).toBe('StopOutRollback');
-    // Still below the stop-out level, but the dealer owns the trade now.
+    const pending = open(login, { tradeCommand: 'SellLimit', price: 1.2 });
+    // Still below the stop-out level, but the dealer owns the trade now, and a pending order is no position to close.
     tick(1.0905, 1.0906);
-    expect(openOrders(login)).toEqual([trade.order]);
+    expect(openOrders(login)).toEqual([trade.order, pending.order]);
     expect(h.call('MarginLevelRequest', { login }).levelType).toBe('StopOut');
   });
 });
