@@ -400,6 +400,16 @@ describe('modifying a pending order', () => {
   });
 });
 
+describe('unknown tickets and accounts', () => {
+  it('names the order a transaction cannot find and the login a balance check cannot find', () => {
+    const { h, txFails } = setUp();
+    for (const type of ['BrOrderClose', 'BrOrderModify', 'BrOrderDelete', 'BrOrderActivate']) {
+      expect(txFails(type, { order: 99 }), type).toEqual({ code: R.InvalidData, message: 'order 99 not found' });
+    }
+    expect(h.fails('AdmBalanceCheck', { login: 42 })).toEqual({ code: R.InvalidData, message: 'login 42 not found' });
+  });
+});
+
 describe('closing', () => {
   it('refuses to close a pending order', () => {
     const { account, open, txFails } = setUp();
