@@ -3,6 +3,8 @@
  * the exact issue (code, path, message) of each refusal on both sides of every bound, and what the API description
  * publishes for it. A few calls through validateInputs show how the messages reach the caller (`<field>: <message>`).
  */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -228,18 +230,23 @@ describe('dateTimeText: an ISO 8601 date-time sent as text', () => {
   });
 
   it('reads a time without an offset as UTC, not as the machine time zone', () => {
-    const saved = process.env.TZ;
-    process.env.TZ = 'Asia/Kolkata';
-    try {
-      // The zone is in effect: a plain Date reads the same text as local time, 5 h 30 earlier in UTC.
-      expect(new Date('2024-01-02T03:04:05').toISOString()).toBe('2024-01-01T21:34:05.000Z');
-      expect(outcome(from, '2024-01-02T03:04:05')).toStrictEqual(accepted('2024-01-02T03:04:05.000Z'));
-      expect(outcome(from, '2024-01-02T03:04')).toStrictEqual(accepted('2024-01-02T03:04:00.000Z'));
-      expect(outcome(from, '2024-01-02T03:04:05.5')).toStrictEqual(accepted('2024-01-02T03:04:05.500Z'));
-    } finally {
-      if (saved === undefined) delete process.env.TZ;
-      else process.env.TZ = saved;
-    }
+    // Here, whatever this worker's zone: the readings are UTC.
+    expect(outcome(from, '2024-01-02T03:04:05')).toStrictEqual(accepted('2024-01-02T03:04:05.000Z'));
+    expect(outcome(from, '2024-01-02T03:04')).toStrictEqual(accepted('2024-01-02T03:04:00.000Z'));
+    expect(outcome(from, '2024-01-02T03:04:05.5')).toStrictEqual(accepted('2024-01-02T03:04:05.500Z'));
+    // And in a process whose zone is 5 h 30 east of UTC (a worker thread cannot change its own zone), where a plain
+    // Date reads the same text as local time.
+    const script = `import { dateTimeText } from './shared/catalog/fields.ts';
+      const from = dateTimeText('from');
+      const texts = ['2024-01-02T03:04:05', '2024-01-02T03:04', '2024-01-02T03:04:05.5'];
+      console.log(JSON.stringify({ plain: new Date(texts[0]).toISOString(), read: texts.map((t) => from.parse(t)) }));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)), env: { ...process.env, TZ: 'Asia/Kolkata' }, encoding: 'utf8',
+    });
+    expect(JSON.parse(out)).toStrictEqual({
+      plain: '2024-01-01T21:34:05.000Z',
+      read: ['2024-01-02T03:04:05.000Z', '2024-01-02T03:04:00.000Z', '2024-01-02T03:04:05.500Z'],
+    });
   });
 
   it('refuses text that is not an ISO 8601 date-time, even when Date.parse would read it', () => {
