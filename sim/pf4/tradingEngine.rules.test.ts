@@ -771,6 +771,8 @@ describe('money, prices and stops at their limits', () => {
     expect(openFails(login, { tradeCommand: 'SellLimit', price: 1.0999 }))
       .toEqual({ code: R.TradeBadPrices, message: 'price 1.0999 is on the wrong side of the market for SellLimit' });
     expect(openFails(login, { tradeCommand: 'BuyStop', price: 1.1001 }).code).toBe(R.TradeBadPrices);
+    expect(openFails(login, { tradeCommand: 'BuyLimit', price: 1.1001 }).code).toBe(R.TradeBadPrices);
+    expect(openFails(login, { tradeCommand: 'SellStop', price: 1.1 }).code).toBe(R.TradeBadPrices);
   });
 
   it('sets stops exactly the stops level from the closing price, and refuses negative ones', () => {
@@ -784,6 +786,8 @@ describe('money, prices and stops at their limits', () => {
       .toEqual({ code: R.TradeBadStops, message: 'tp 1.10001 is too close to 1.1001 (stops level 10 points)' });
     expect(openFails(login, { sl: -1 })).toEqual({ code: R.TradeBadStops, message: 'sl -1 is too close to 1.1 (stops level 10 points)' });
     expect(openFails(login, { tp: -1 })).toEqual({ code: R.TradeBadStops, message: 'tp -1 is too close to 1.1 (stops level 10 points)' });
+    expect(openFails(login, { tradeCommand: 'Sell', tp: -1 }))
+      .toEqual({ code: R.TradeBadStops, message: 'tp -1 is too close to 1.1001 (stops level 10 points)' });
   });
 });
 
