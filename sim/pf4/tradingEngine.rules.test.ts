@@ -368,6 +368,14 @@ describe('modifying a pending order', () => {
       `'${login}': modify #${order.order} buylimit 1.00 EURUSD at 1.098`, `'${login}': #${order.order} buylimit 1.00 EURUSD at 1.098 deleted`]);
   });
 
+  it('journals an administrator\'s edit of a trade', () => {
+    const { h, account, open, journal } = setUp();
+    const login = account();
+    const trade = open(login);
+    h.call('AdmTradeRecordModify', { ticket: trade.order, record: { comment: 'checked' } });
+    expect(journal().at(-1)).toBe(`'${login}': #${trade.order} buy 1.00 EURUSD at 1.1001 modified by the administrator`);
+  });
+
   it('keeps a market trade\'s open price whatever price the modification names', () => {
     const { account, open, tx } = setUp();
     const trade = open(account());
