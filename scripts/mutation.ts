@@ -4,6 +4,7 @@
  *
  *   npm run test:mutation                       every core folder
  *   npm run test:mutation -- broker/cache sim   only these core folders (a prefix picks every folder under it)
+ *   npm run test:mutation -- shared/catalog:v1  one part of a folder run in parts (PARTS)
  *   npm run test:mutation -- --scores           print the scores of the last runs again, run nothing
  *
  * Each folder is its own run, with only the tests that can reach it, and is incremental
@@ -110,30 +111,56 @@ const ENV: Record<string, Record<string, string>> = {
   'broker/handlers': { STACK_BROKER_IN_PROCESS: '1' },
 };
 
-const slug = (folder: string) => folder.replace(/\//g, '-');
-/** A folder's last results: the incremental file, which holds every mutant's status from the last run. */
-const reportOf = (folder: string) => join(root, 'reports', 'mutation', `${slug(folder)}.incremental.json`);
+/**
+ * Folders too big for one run to end within a working session are run in parts (`shared/catalog:v1`), each with its
+ * own incremental file; a folder's score adds its parts' results up.
+ */
+export const PARTS: Record<string, Record<string, string[]>> = {
+  'shared/catalog': {
+    v1: ['shared/catalog/v1/**/*.ts'],
+    'v2-pf4': ['shared/catalog/v2/pf4/**/*.ts'],
+    builders: ['shared/catalog/*.ts', 'shared/catalog/v2/*.ts'],
+  },
+  'broker/handlers': {
+    generic: ['broker/handlers/*.ts'],
+    custom: ['broker/handlers/custom/**/*.ts'],
+  },
+};
 
-function runFolder(folder: string): void {
+/** One Stryker run: a whole folder, or one part of a folder that has parts. */
+interface Unit { folder: string; name: string; globs: string[] }
+export function unitsOf(folder: string, part?: string): Unit[] {
+  const parts = PARTS[folder];
+  if (!parts) return [{ folder, name: slug(folder), globs: globsOf(folder) }];
+  return Object.entries(parts).filter(([name]) => part === undefined || name === part)
+    .map(([name, globs]) => ({ folder, name: `${slug(folder)}.${name}`, globs }));
+}
+
+function slug(folder: string): string { return folder.replace(/\//g, '-'); }
+/** A unit's last results: the incremental file, which holds every mutant's status from its last run. */
+const reportOf = (unit: Unit) => join(root, 'reports', 'mutation', `${unit.name}.incremental.json`);
+
+function runUnit(unit: Unit): void {
+  const { folder, name } = unit;
   const dir = join(root, 'reports', 'mutation');
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `.stryker-${slug(folder)}.json`);
+  const file = join(dir, `.stryker-${name}.json`);
   writeFileSync(file, JSON.stringify({
     ...config,
-    mutate: [...globsOf(folder), '!**/*.test.ts'],
-    incrementalFile: `reports/mutation/${slug(folder)}.incremental.json`,
-    // A sandbox folder per core folder, so runs of different folders can go on at once.
-    tempDirName: `.stryker-tmp-${slug(folder)}`,
-    htmlReporter: { fileName: `reports/mutation/${slug(folder)}.html` },
+    mutate: [...unit.globs, '!**/*.test.ts'],
+    incrementalFile: `reports/mutation/${name}.incremental.json`,
+    // A sandbox folder per run, so runs of different folders or parts can go on at once.
+    tempDirName: `.stryker-tmp-${name}`,
+    htmlReporter: { fileName: `reports/mutation/${name}.html` },
     plugins: ['@stryker-mutator/*', join(root, 'scripts', 'mutationSurvivors.mjs')],
     // The initial run of every test the folder's list names, on a loaded 2-core machine (end-to-end files included).
     dryRunTimeoutMinutes: 40,
     reporters: [...config.reporters, 'survivors'],
   }, null, 2));
-  const survivors = join(dir, `${slug(folder)}.survivors.txt`);
+  const survivors = join(dir, `${name}.survivors.txt`);
   writeFileSync(survivors, '');
   const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
-  console.error(`mutation testing ${folder}`);
+  console.error(`mutation testing ${name}`);
   const run = spawnSync(process.execPath, [stryker, 'run', file], {
     cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: testsOf(folder).join(','), MUTATION_SURVIVORS: survivors, ...ENV[folder] },
   });
@@ -142,17 +169,24 @@ function runFolder(folder: string): void {
 
 function main(): void {
   const args = process.argv.slice(2);
-  const asked = args.filter((a) => !a.startsWith('--'));
-  const folders = asked.length === 0 ? [...CORE] : CORE.filter((f) => asked.some((a) => f.startsWith(a) || a.startsWith(f)));
-  if (folders.length === 0) {
-    console.error(`no core folder under ${asked.join(', ')}; core folders: ${CORE.join(', ')}`);
+  const asked = args.filter((a) => !a.startsWith('--')).map((a) => a.split(':'));
+  const units = asked.length === 0
+    ? CORE.flatMap((f) => unitsOf(f))
+    : CORE.flatMap((f) => asked.filter(([a]) => f.startsWith(a) || a.startsWith(f)).flatMap(([, part]) => unitsOf(f, part)));
+  if (units.length === 0) {
+    const parts = Object.entries(PARTS).flatMap(([f, p]) => Object.keys(p).map((name) => `${f}:${name}`));
+    console.error(`no core folder or part under ${args.join(', ')}; core folders: ${CORE.join(', ')}; parts: ${parts.join(', ')}`);
     process.exit(2);
   }
-  if (!args.includes('--scores')) for (const folder of folders) runFolder(folder);
+  if (!args.includes('--scores')) for (const unit of units) runUnit(unit);
   const list: FolderScore[] = [];
   for (const folder of CORE) {
-    const path = reportOf(folder);
-    const found = existsSync(path) ? scores(JSON.parse(readFileSync(path, 'utf8')) as Report).find((s) => s.folder === folder) : undefined;
+    // A folder's score: every part's last results together; a part without a run yet leaves the folder incomplete.
+    const reports = unitsOf(folder).map(reportOf);
+    const found = reports.every((path) => existsSync(path))
+      ? scores({ files: Object.assign({}, ...reports.map((path) => (JSON.parse(readFileSync(path, 'utf8')) as Report).files)) })
+        .find((s) => s.folder === folder)
+      : undefined;
     list.push(found ?? { folder, killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, score: null });
   }
   print(list);
