@@ -1,6 +1,8 @@
 /** The score table of `npm run test:mutation` (scripts/mutation.ts): which folder a mutant counts for, and the score. */
 import { describe, expect, it } from 'vitest';
-import { CORE, folderOf, scores } from '../../scripts/mutation.js';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { CORE, folderOf, PARTS, scores, unitsOf } from '../../scripts/mutation.js';
 
 const mutants = (...statuses: string[]) => statuses.map((status) => ({ status }));
 
@@ -32,5 +34,27 @@ describe('mutation scores', () => {
     });
     expect(table.find((s) => s.folder === 'sim/engines')?.score).toBe(50);
     expect(table.find((s) => s.folder === 'workers/auth')?.score).toBeNull();
+  });
+
+  it('runs a folder in parts that together take each of its source files exactly once', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const sources = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []);
+    // A part's globs: `<dir>/*.ts` takes the files of that folder only, `<dir>/**/*.ts` those under it too.
+    const takes = (glob: string, file: string) => {
+      const deep = glob.endsWith('/**/*.ts');
+      const dir = glob.slice(0, glob.length - (deep ? '/**/*.ts' : '/*.ts').length);
+      const rest = relative(dir, file);
+      return !rest.startsWith('..') && (deep || !rest.includes('/'));
+    };
+    for (const folder of Object.keys(PARTS)) {
+      const units = unitsOf(folder);
+      expect(units.map((u) => u.name)).toEqual(Object.keys(PARTS[folder]).map((part) => `${folder.replace('/', '-')}.${part}`));
+      for (const file of sources(folder)) {
+        expect(units.filter((u) => u.globs.some((g) => takes(g, file))).length, file).toBe(1);
+      }
+    }
+    expect(unitsOf('broker/cache')).toEqual([{ folder: 'broker/cache', name: 'broker-cache', globs: ['broker/cache/**/*.ts'] }]);
+    expect(unitsOf('shared/catalog', 'v1').map((u) => u.globs)).toEqual([['shared/catalog/v1/**/*.ts']]);
   });
 });
