@@ -993,6 +993,10 @@ describe('positions and ticks', () => {
     expect(kinds(h.events)).toEqual(['ticks update', 'ticks update']);
     expect(h.world.positions.has(position!)).toBe(true);
     expect(engine.marginStateOf(login)).toBe('MarginCall');
+    // Nor does a change of the levels of the group it was in.
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 90 } });
+    expect(h.events.filter((e) => e.kind === 'margin')).toEqual([]);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
   });
 
   it('charge no swap to an account the server lacks or whose group is gone', () => {
@@ -1063,6 +1067,9 @@ describe('margin states on ticks', () => {
     // The euro's rise moves the EURGBP margin, held in USD, to 1 120.05.
     tick('EURUSD', 1.12, 1.1201, T + 1000);
     h.events.length = 0;
+    // Another group's new levels do not place this account.
+    h.call('GroupRecord', { group: 'demo\\netting', patch: { marginCall: 100 } });
+    expect(margins(h.events)).toEqual([]);
     tick('EURGBP', 0.85, 0.8501, T + 2000);
     expect(margins(h.events)).toEqual(['MarginCall Enter']);
     expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 99.1, equity: 1110, margin: 1120.05 });
