@@ -402,6 +402,14 @@ describe('a market fill', () => {
     expect(h.world.positions.get(sell.position!)).toMatchObject({ action: 'Sell', priceOpen: 1.1 });
   });
 
+  it('fills at the market whatever price the request carries', () => {
+    const { h, send } = account();
+    const buy = send({ price: 1.1001 });
+    const sell = send({ type: 'Sell', price: 1.05 });
+    expect([h.world.deals.get(buy.deal!)!.price, h.world.deals.get(sell.deal!)!.price]).toEqual([1.1001, 1.1]);
+    expect(h.world.orders.size).toBe(0);
+  });
+
   it('closes part of a hedged position, keeping the rest with a new update time', () => {
     const { h, login, send, tick } = account();
     const { position } = send({ volume: 20_000 });
