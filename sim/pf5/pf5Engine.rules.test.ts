@@ -1044,6 +1044,19 @@ describe('margin states on ticks', () => {
     expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 180.9, equity: 1990, margin: 1100.05 });
   });
 
+  it('count the credit in the level a tick places: leaving the margin call a little above it', () => {
+    const { h, login, send, tick, engine } = account('demo\\retail', 1890);
+    engine.balance(login, 'Credit', 110, '', T);
+    send();
+    tick('EURUSD', 1.09, 1.0901, T + 1000);
+    expect(engine.marginStateOf(login)).toBe('MarginCall');
+    h.events.length = 0;
+    // Equity 1 890 + 110 - 850 on 1 091.65 of margin.
+    tick('EURUSD', 1.0916, 1.0917, T + 2000);
+    expect(margins(h.events)).toEqual(['MarginCall Leave']);
+    expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 105.35, equity: 1150, margin: 1091.65 });
+  });
+
   it('follow the exact level on every tick after partial and full closes changed the account\'s positions', () => {
     const { h, login, send, tick } = account('demo\\retail', 3000);
     send({ volume: 20_000 });
