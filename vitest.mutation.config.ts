@@ -6,6 +6,7 @@
  * exception is the v1 and v2 end-to-end files for the broker's handlers, run with the broker in this process.
  */
 import { defineConfig } from 'vitest/config';
+import { ImportFailures } from './test/mutation/importFailures.js';
 
 /** scripts/mutation.ts narrows the tests to those that can reach the folder under test (comma-separated globs). */
 const only = process.env.MUTATION_TESTS?.split(',').filter(Boolean);
@@ -28,6 +29,7 @@ export default defineConfig({
       'test/unit/supervisor.test.ts',
     ],
     setupFiles: ['test/mutation/setup.ts'],
+    reporters: ['default', new ImportFailures()],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
