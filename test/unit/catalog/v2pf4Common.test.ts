@@ -4,19 +4,11 @@
  * each entry declares about itself.
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../../shared/catalog/index.js';
-import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+import { type Operation } from '../../../shared/catalog/index.js';
+import { accepted, callerOf, entryOf, refused } from './support.js';
 
-const entry = (name: string): Operation => {
-  const e = findOperation(`v2.PF4.${name}`);
-  if (!e) throw new Error(`no catalog entry v2.PF4.${name}`);
-  return e;
-};
-const url = (query = '') => new URL(`http://edge/x${query}`);
-const none: RawBody = { kind: 'none' };
-const refused = (message: string) => ({ ok: false, message });
-const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
-const call = (name: string, params: Record<string, string>, query: string, body: RawBody = none) => validateInputs(entry(name), params, url(query), body);
+const entry = (n: string): Operation => entryOf('v2.PF4.', n);
+const call = callerOf('v2.PF4.');
 
 const declared = (e: Operation) => ({
   method: e.method, path: e.path, tag: e.tag, response: e.response, timeout: e.timeout, read: e.read,

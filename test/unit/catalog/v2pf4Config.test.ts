@@ -4,21 +4,12 @@
  * ranges, list positions and shifts, and what each entry declares (time-out class, scope, answer).
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { type Operation } from '../../../shared/catalog/index.js';
 import { BACKUP_PRESERVED, config } from '../../../shared/catalog/v2/pf4/config.js';
-import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
 
-const op = (name: string): Operation => {
-  const entry = findOperation(`v2.PF4.${name}`);
-  if (!entry) throw new Error(`no operation v2.PF4.${name}`);
-  return entry;
-};
-const url = (query = '') => new URL(`http://edge/x${query}`);
-const none: RawBody = { kind: 'none' };
-const json = (value: unknown): RawBody => ({ kind: 'json', value });
-const refused = (message: string) => ({ ok: false, message });
-const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
-const call = (name: string, params: Record<string, string>, query: string, body: RawBody) => validateInputs(op(name), params, url(query), body);
+const op = (n: string): Operation => entryOf('v2.PF4.', n);
+const call = callerOf('v2.PF4.');
 
 /** What an entry declares besides its schemas, functions marked as such. */
 const declared = (entry: Operation) => JSON.parse(JSON.stringify({

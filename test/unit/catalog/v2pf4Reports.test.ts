@@ -4,20 +4,13 @@
  * the daily-sync timestamp; the rows a performance read answers (fromOnwards); what each entry declares.
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { type Operation } from '../../../shared/catalog/index.js';
 import { fromOnwards, reports } from '../../../shared/catalog/v2/pf4/reports.js';
 import { openapiComponents } from '../../../shared/records/contract.js';
-import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+import { validateInputs } from '../../../workers/api/inputs.js';
+import { accepted, entryOf, none, refused, url } from './support.js';
 
-const op = (name: string): Operation => {
-  const entry = findOperation(`v2.PF4.${name}`);
-  if (!entry) throw new Error(`no operation v2.PF4.${name}`);
-  return entry;
-};
-const url = (query = '') => new URL(`http://edge/x${query}`);
-const none: RawBody = { kind: 'none' };
-const refused = (message: string) => ({ ok: false, message });
-const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
+const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = (name: string, query: string) => validateInputs(op(name), {}, url(query), none);
 
 /** What an entry declares besides its schemas, functions marked as such. */

@@ -4,22 +4,13 @@
  * receives, and what each entry declares about itself (method, time-out class, scope, paging, how it is answered).
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Live, type Operation, type Patch, type Replace } from '../../../shared/catalog/index.js';
-import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+import { type Live, type Operation, type Patch, type Replace } from '../../../shared/catalog/index.js';
+import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
 
-const entry = (name: string): Operation => {
-  const e = findOperation(`v2.PF4.${name}`);
-  if (!e) throw new Error(`no catalog entry v2.PF4.${name}`);
-  return e;
-};
-const url = (query = '') => new URL(`http://edge/x${query}`);
-const none: RawBody = { kind: 'none' };
-const json = (value: unknown): RawBody => ({ kind: 'json', value });
-const refused = (message: string) => ({ ok: false, message });
-const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
+const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 
 /** One call: path parameters, query string (with its `?`) and body. */
-const call = (name: string, params: Record<string, string>, query: string, body: RawBody) => validateInputs(entry(name), params, url(query), body);
+const call = callerOf('v2.PF4.');
 /** A call that only carries a body. */
 const withBody = (name: string, value: unknown, params: Record<string, string> = {}) => call(name, params, '', json(value));
 

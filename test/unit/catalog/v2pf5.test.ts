@@ -4,21 +4,12 @@
  * members without a setter), group masks with paging, and what each entry declares (native patches and pages).
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { type Operation } from '../../../shared/catalog/index.js';
 import { pf5V2 } from '../../../shared/catalog/v2/pf5.js';
-import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
 
-const op = (name: string): Operation => {
-  const entry = findOperation(`v2.PF5.${name}`);
-  if (!entry) throw new Error(`no operation v2.PF5.${name}`);
-  return entry;
-};
-const url = (query = '') => new URL(`http://edge/x${query}`);
-const none: RawBody = { kind: 'none' };
-const json = (value: unknown): RawBody => ({ kind: 'json', value });
-const refused = (message: string) => ({ ok: false, message });
-const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
-const call = (name: string, params: Record<string, string>, query: string, body: RawBody) => validateInputs(op(name), params, url(query), body);
+const op = (n: string): Operation => entryOf('v2.PF5.', n);
+const call = callerOf('v2.PF5.');
 
 /** What an entry declares besides its schemas, functions marked as such. */
 const declared = (entry: Operation) => JSON.parse(JSON.stringify({
