@@ -14,9 +14,11 @@ const ns = () => ((globalThis as { __stryker__?: { mutantCoverage?: Coverage } }
 export default {
   fetch(request: Request, env: unknown, ctx: ExecutionContext): Response | Promise<Response> {
     if (new URL(request.url).pathname === COVERAGE_PATH) {
-      const taken = ns().mutantCoverage ?? {};
-      ns().mutantCoverage = { static: {}, perTest: {} };
-      return Response.json(taken);
+      // The instrumented code keeps the counts object it first wrote to, so it is emptied in place, never replaced.
+      const counts = ns().mutantCoverage ??= { static: {}, perTest: {} };
+      const taken = JSON.stringify(counts);
+      for (const part of [counts.static ??= {}, counts.perTest ??= {}]) for (const id of Object.keys(part)) delete part[id];
+      return new Response(taken, { headers: { 'content-type': 'application/json' } });
     }
     return app.fetch(request, env as never, ctx);
   },
