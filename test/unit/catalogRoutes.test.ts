@@ -1,0 +1,136 @@
+/**
+ * The catalog routes' own deadline and failure answers (workers/api/catalogRoutes.ts), in a Hono app in this process
+ * with gateway objects that never answer or that fail: what workerd cannot be made to do on purpose. The platform is
+ * taken from the registry cache, filled beforehand, so no D1 is needed. Also the query parse of a request URL.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Hono } from 'hono';
+import type { AppEnv, Env } from '../../workers/env.js';
+import { catalogRoutes, EDGE_GRACE_MS, queryOf } from '../../workers/api/catalogRoutes.js';
+import { cachedPlatform } from '../../workers/registry/platformCache.js';
+
+// The routes reach the gateway's Durable Object classes; their base class is all that Node lacks.
+vi.mock('cloudflare:workers', () => ({ DurableObject: class {} }));
+
+const ORG = '0a000000-0000-4000-8000-00000000000a';
+const PLATFORM = '0b000000-0000-4000-8000-00000000000b';
+const TRACE = '0123456789abcdef0123456789abcdef';
+
+/** Gateway object stubs whose one RPC does what `call` does; every call's argument is kept. */
+function objects(call: (arg: unknown) => Promise<unknown>) {
+  const calls: unknown[] = [];
+  const namespace = {
+    idFromName: (name: string) => ({ name }),
+    get: () => ({ call: (arg: unknown) => { calls.push(arg); return call(arg); } }),
+  };
+  return { calls, env: { LINKS: namespace, IDEMPOTENCY: namespace } as unknown as Env };
+}
+
+function app() {
+  const a = new Hono<AppEnv>();
+  a.use('*', async (c, next) => {
+    c.set('traceId', TRACE);
+    c.set('caller', { clientId: 'client-a', organizationId: ORG, scopes: ['webapi', 'webapi.write', 'webapi.admin'] });
+    await next();
+  });
+  a.route('/', catalogRoutes());
+  return a;
+}
+
+let errors: string[];
+beforeEach(async () => {
+  vi.useFakeTimers();
+  errors = [];
+  vi.spyOn(console, 'error').mockImplementation((line: string) => { errors.push(line); });
+  // The registry cache holds the platform for the test's (fake) seconds.
+  await cachedPlatform(ORG, PLATFORM, 3600, async () => ({
+    platform: { id: PLATFORM, name: 'P', type: 'PF4', organizationId: ORG, organization: { id: ORG, name: 'O' } as never, created: '2026-01-01T00:00:00Z' },
+    brokerUrl: null,
+  }));
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('the edge deadline', () => {
+  it('answers a read NoConnect, timed out, once the budget and the grace pass without an answer from the object', async () => {
+    const { env, calls } = objects(() => new Promise(() => {}));
+    const pending = app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, { headers: { 'x-request-timeout': '3' } }, env);
+    await vi.advanceTimersByTimeAsync(3000 + EDGE_GRACE_MS - 1);
+    let settled = false;
+    void pending.then(() => { settled = true; });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-timeout-applied')).toBe('3');
+    expect(res.headers.get('x-request-outcome')).toBeNull();
+    expect(await res.json()).toStrictEqual({
+      data: null,
+      error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 3 s' },
+      meta: { activityId: TRACE },
+    });
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.ServerTime', platform: PLATFORM, timeoutMs: 3000, mutating: false, brokerUrl: 'http://127.0.0.1:8790' });
+  });
+
+  it('answers a v1 read 504 with Retry-After 1, the deadline being a time-out', async () => {
+    const { env } = objects(() => new Promise(() => {}));
+    const pending = app().request(`/api/PF4/${PLATFORM}/ServerTime?requestTimeout=1.5`, {}, env);
+    await vi.advanceTimersByTimeAsync(1500 + EDGE_GRACE_MS);
+    const res = await pending;
+    expect(res.status).toBe(504);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(await res.json()).toMatchObject({ errorDescription: 'no answer from the trading platform within 1.5 s' });
+  });
+
+  it('answers a write with its outcome unknown', async () => {
+    const { env, calls } = objects(() => new Promise(() => {}));
+    const pending = app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST' }, env);
+    await vi.advanceTimersByTimeAsync(60_000 + EDGE_GRACE_MS);
+    const res = await pending;
+    expect(res.headers.get('x-request-outcome')).toBe('unknown');
+    expect((await res.json()).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s` });
+    expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.CfgDeleteHoliday', mutating: true, args: { pos: 2 } });
+  });
+
+  it('answers the object\'s own answer when it comes first, and leaves no timer behind', async () => {
+    const answer = { status: 200, body: '{"data":"2030-01-01T00:00:00Z","error":null,"meta":{"activityId":"x"}}', headers: {} };
+    const { env } = objects(async () => answer);
+    const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
+    expect(await res.text()).toBe(answer.body);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('a gateway object that fails', () => {
+  it('answers Internal, logs the failure with the trace id, and clears the deadline', async () => {
+    const { env } = objects(async () => { throw new Error('object reset'); });
+    const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
+    expect(await res.json()).toStrictEqual({
+      data: null, error: { code: 'Internal', managerCode: null, message: 'gateway object failed' }, meta: { activityId: TRACE },
+    });
+    expect(res.headers.get('x-request-outcome')).toBeNull();
+    expect(errors.map((l) => JSON.parse(l))).toStrictEqual([{ msg: 'gateway object failed', traceId: TRACE, error: 'Error: object reset' }]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('answers a write\'s outcome unknown: the object may have sent it before failing', async () => {
+    const { env } = objects(async () => { throw new Error('object reset'); });
+    const res = await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST' }, env);
+    expect(res.headers.get('x-request-outcome')).toBe('unknown');
+    expect((await res.json()).error.code).toBe('Internal');
+  });
+});
+
+describe('queryOf', () => {
+  it('parses the query of a URL, up to a fragment when there is one', () => {
+    expect([...queryOf('http://edge/x?a=1&b=2#c=3&d')]).toStrictEqual([['a', '1'], ['b', '2']]);
+    expect([...queryOf('http://edge/x?a=1&b=2')]).toStrictEqual([['a', '1'], ['b', '2']]);
+    expect([...queryOf('http://edge/x?#a=1')]).toStrictEqual([]);
+    expect([...queryOf('http://edge/x')]).toStrictEqual([]);
+    expect(queryOf('http://edge/x?a=%20b').get('a')).toBe(' b');
+  });
+});
