@@ -59,7 +59,7 @@ describe('the edge deadline', () => {
     const pending = app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, { headers: { 'x-request-timeout': '3' } }, env);
     await vi.advanceTimersByTimeAsync(3000 + EDGE_GRACE_MS - 1);
     let settled = false;
-    void pending.then(() => { settled = true; });
+    void Promise.resolve(pending).then(() => { settled = true; });
     await vi.advanceTimersByTimeAsync(0);
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
@@ -92,7 +92,7 @@ describe('the edge deadline', () => {
     await vi.advanceTimersByTimeAsync(60_000 + EDGE_GRACE_MS);
     const res = await pending;
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
-    expect((await res.json()).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s` });
+    expect(((await res.json()) as { error: unknown }).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s` });
     expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.CfgDeleteHoliday', mutating: true, args: { pos: 2 } });
   });
 
@@ -121,7 +121,7 @@ describe('a gateway object that fails', () => {
     const { env } = objects(async () => { throw new Error('object reset'); });
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST' }, env);
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
-    expect((await res.json()).error.code).toBe('Internal');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('Internal');
   });
 });
 
