@@ -6,7 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import type { AppEnv, Env } from '../../workers/env.js';
-import { catalogRoutes, EDGE_GRACE_MS, queryOf } from '../../workers/api/catalogRoutes.js';
+import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, queryOf } from '../../workers/api/catalogRoutes.js';
+import { LINK_GRACE_MS } from '../../workers/gateway/index.js';
+import { catalog } from '../../shared/catalog/index.js';
 import { cachedPlatform } from '../../workers/registry/platformCache.js';
 
 // The routes reach the gateway's Durable Object classes; their base class is all that Node lacks.
@@ -102,6 +104,39 @@ describe('the edge deadline', () => {
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
     expect(await res.text()).toBe(answer.body);
     expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
+describe('the platform in the path', () => {
+  it('refuses anything but a whole uuid before looking the platform up or calling an object', async () => {
+    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    for (const id of [`${PLATFORM}0`, `0${PLATFORM}`, PLATFORM.replace(/-/g, ''), 'PF4']) {
+      const res = await app().request(`/api/v2/PF4/${id}/ServerTime`, {}, env);
+      expect(await res.json(), id).toStrictEqual({
+        data: null, error: { code: 'Validation', managerCode: null, message: 'tradePlatform: must be a uuid' }, meta: { activityId: TRACE },
+      });
+    }
+    expect(calls).toStrictEqual([]);
+  });
+
+  it('takes the uuid in any case', async () => {
+    const { env, calls } = objects(async () => ({ status: 200, body: '{}', headers: {} }));
+    const res = await app().request(`/api/v2/PF4/${PLATFORM.toUpperCase()}/ServerTime`, {}, env);
+    expect(await res.text()).toBe('{}');
+    expect(calls).toHaveLength(1);
+  });
+});
+
+describe('the routes', () => {
+  it('forward every catalog entry that reaches a trading server, and no local one', () => {
+    const forwarded = forwardedOperations();
+    expect(forwarded.filter((e) => e.read === 'local')).toStrictEqual([]);
+    expect(new Set(forwarded)).toStrictEqual(new Set(catalog.filter((e) => e.read !== 'local')));
+    expect(forwarded).toHaveLength(new Set(forwarded).size);
+  });
+
+  it('wait for a gateway object a second past the object\'s own wait for the broker\'s time-out answer', () => {
+    expect(EDGE_GRACE_MS).toBe(LINK_GRACE_MS + 1000);
   });
 });
 
