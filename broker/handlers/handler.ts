@@ -3,6 +3,7 @@
  * paging meta for paged lists. Cached reads answer synchronously once the cache is ready, so the link can reply
  * without a timer or an extra turn of the event loop; live operations return a promise.
  */
+import { OperationError } from '../../shared/errors.js';
 import type { PagingResult } from '../../shared/frames.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
@@ -28,12 +29,19 @@ export interface HandlerResult {
 
 export type Handler<A = any> = (ctx: HandlerContext<A>) => HandlerResult | Promise<HandlerResult>;
 
+/** What a cached read waiting for the first snapshot answers when its platform is closed (removed or changed) first. */
+export const CACHE_CLOSED = 'the trade platform was closed before its cache held a snapshot';
+
 /**
  * Runs `read` against the cache now when it holds a snapshot, else once the first resync lands. The link's deadline
- * bounds the wait: if the snapshot never comes the caller gets a time-out, not a false not-found.
+ * bounds the wait: if the snapshot never comes the caller gets a time-out, not a false not-found; if the platform is
+ * closed first (which wakes its waiting readers), a `NoConnect` error rather than an answer from the empty cache.
  */
 export function fromCache(ctx: HandlerContext<unknown>, read: () => HandlerResult): HandlerResult | Promise<HandlerResult> {
   const cache = ctx.platform.cache;
   if (cache.ready) return read();
-  return cache.whenReady().then(read);
+  return cache.whenReady().then(() => {
+    if (!cache.ready) throw new OperationError('NoConnect', CACHE_CLOSED);
+    return read();
+  });
 }

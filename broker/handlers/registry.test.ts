@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { brokerOps, catalog } from '../../shared/catalog/index.js';
+import { customHandlers } from './custom/index.js';
 import { handlers } from './registry.js';
 
 describe('handler registry', () => {
@@ -23,6 +24,14 @@ describe('handler registry', () => {
   it('uses a hand-written handler exactly for the entries that declare a custom answer', () => {
     for (const entry of catalog.filter((e) => e.read !== 'local')) {
       expect(handlers.get(entry.op)!.kind === 'custom', entry.id).toBe(entry.answer?.kind === 'custom');
+    }
+  });
+
+  it('records each operation under its entry\'s answer kind, a custom one with its hand-written handler', () => {
+    for (const entry of catalog.filter((e) => e.read !== 'local')) {
+      const registered = handlers.get(entry.op)!;
+      expect(registered.kind, entry.id).toBe(entry.answer!.kind);
+      if (entry.answer!.kind === 'custom') expect(registered.run, entry.id).toBe(customHandlers.get(entry.op));
     }
   });
 
