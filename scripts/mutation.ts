@@ -159,7 +159,8 @@ function runUnit(unit: Unit): void {
   const file = join(dir, `.stryker-${name}.json`);
   writeFileSync(file, JSON.stringify({
     ...config,
-    mutate: [...unit.globs, '!**/*.test.ts'],
+    // Test files and their helpers are not the code under test.
+    mutate: [...unit.globs, '!**/*.test.ts', '!**/testSupport.ts'],
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     // A sandbox folder per run, so runs of different folders or parts can go on at once.
     tempDirName: `.stryker-tmp-${name}`,
