@@ -293,6 +293,9 @@ describe('v1 PF5 masks and symbol lists as the cached reads apply them', () => {
     expect(['demo', 'real', '!demo'].map(maskMatcher('!demo,*'))).toStrictEqual([false, true, true]);
     expect(['a', 'vip1', 'x\\vip'].map(maskMatcher('*,!*vip*'))).toStrictEqual([true, false, false]);
     expect(['demo', 'real'].map(maskMatcher('!demo'))).toStrictEqual([false, false]);
+    // An exclude is never also an include, even for a name that starts with the `!`; a `!` elsewhere is a character.
+    expect(['!demo1', 'demo1', '!x'].map(maskMatcher('!demo*,!x'))).toStrictEqual([false, false, false]);
+    expect(['x!', 'x', 'a!b'].map(maskMatcher('x!,a!b'))).toStrictEqual([true, false, true]);
     expect(['demo', 'test', 'real'].map(maskMatcher('*,!demo,!test'))).toStrictEqual([false, false, true]);
   });
 
