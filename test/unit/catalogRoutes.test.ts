@@ -19,13 +19,15 @@ const PLATFORM = '0b000000-0000-4000-8000-00000000000b';
 const TRACE = '0123456789abcdef0123456789abcdef';
 
 /** Gateway object stubs whose one RPC does what `call` does; every call's argument is kept. */
-function objects(call: (arg: unknown) => Promise<unknown>) {
+function objects(call: (arg: unknown) => Promise<unknown>, vars: Record<string, string> = {}) {
   const calls: unknown[] = [];
-  const namespace = {
+  /** The binding and object name of each call, in order. */
+  const via: string[] = [];
+  const namespace = (binding: string) => ({
     idFromName: (name: string) => ({ name }),
-    get: () => ({ call: (arg: unknown) => { calls.push(arg); return call(arg); } }),
-  };
-  return { calls, env: { LINKS: namespace, IDEMPOTENCY: namespace } as unknown as Env };
+    get: (id: { name: string }) => ({ call: (arg: unknown) => { calls.push(arg); via.push(`${binding} ${id.name}`); return call(arg); } }),
+  });
+  return { calls, via, env: { LINKS: namespace('LINKS'), IDEMPOTENCY: namespace('IDEMPOTENCY'), ...vars } as unknown as Env };
 }
 
 function app() {
@@ -137,6 +139,39 @@ describe('the routes', () => {
 
   it('wait for a gateway object a second past the object\'s own wait for the broker\'s time-out answer', () => {
     expect(EDGE_GRACE_MS).toBe(LINK_GRACE_MS + 1000);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  const ok = async () => ({ status: 200, body: '{}', headers: {} });
+  const key = { 'idempotency-key': 'key-1' };
+
+  it('sends a v2 write under a key to the ledger that owns it, with the key scoped to the client, its fingerprint and retention', async () => {
+    const { env, calls, via } = objects(ok);
+    await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST', headers: key }, env);
+    expect(via).toHaveLength(1);
+    expect(via[0]).toMatch(/^IDEMPOTENCY /);
+    const { idempotency } = calls[0] as { idempotency: Record<string, unknown> };
+    expect(idempotency).toStrictEqual({ key: 'client-a:key-1', ledger: expect.any(String), requestHash: expect.stringMatching(/^[0-9a-f]{64}$/), retentionHours: 24 });
+    expect(via[0]).toBe(`IDEMPOTENCY ${idempotency.ledger as string}`);
+  });
+
+  it('keeps an answer IDEMPOTENCY_RETENTION_HOURS when set to a number, else 24', async () => {
+    for (const [value, hours] of [['48', 48], ['0', 24], ['soon', 24]] as const) {
+      const { env, calls } = objects(ok, { IDEMPOTENCY_RETENTION_HOURS: value });
+      await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST', headers: key }, env);
+      expect((calls[0] as { idempotency: { retentionHours: number } }).idempotency.retentionHours, value).toBe(hours);
+    }
+  });
+
+  it('is ignored on a v2 read and on a v1 write: both go to a link object without a ledger', async () => {
+    for (const [path, method] of [[`/api/v2/PF4/${PLATFORM}/ServerTime`, 'GET'], [`/api/PF4/${PLATFORM}/AdmBalanceFix/7`, 'GET']] as const) {
+      const { env, calls, via } = objects(ok);
+      await app().request(path, { method, headers: key }, env);
+      expect(via, path).toHaveLength(1);
+      expect(via[0], path).toMatch(/^LINKS /);
+      expect(calls[0], path).not.toHaveProperty('idempotency');
+    }
   });
 });
 
