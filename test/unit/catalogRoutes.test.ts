@@ -142,6 +142,28 @@ describe('the routes', () => {
   });
 });
 
+describe('the body and the answer', () => {
+  it('reads an empty or blank body as no body (the body is required), and anything else unparsable as malformed', async () => {
+    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const post = async (body: string) => {
+      const res = await app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    expect(await post('')).toBe('body: Invalid input: expected object, received undefined');
+    expect(await post(' \n\t ')).toBe('body: Invalid input: expected object, received undefined');
+    expect(await post('{"group":')).toBe('body: must be well-formed JSON');
+    expect(calls).toStrictEqual([]);
+  });
+
+  it('answers JSON in UTF-8 with the budget that applied, and the object\'s own headers', async () => {
+    const { env } = objects(async () => ({ status: 200, body: '{"data":1,"error":null,"meta":{"activityId":"t"}}', headers: { 'x-request-outcome': 'unknown' } }));
+    const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime?requestTimeout=7`, {}, env);
+    expect(Object.fromEntries(res.headers)).toStrictEqual({
+      'content-type': 'application/json; charset=utf-8', 'x-request-outcome': 'unknown', 'x-request-timeout-applied': '7',
+    });
+  });
+});
+
 describe('Idempotency-Key', () => {
   const ok = async () => ({ status: 200, body: '{}', headers: {} });
   const key = { 'idempotency-key': 'key-1' };
