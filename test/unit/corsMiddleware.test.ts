@@ -70,6 +70,10 @@ describe('cors', () => {
     expect(await call(LIST, '/data', 'OPTIONS', { 'Access-Control-Request-Method': 'POST' })).toStrictEqual({
       status: 200, headers: { vary: 'Origin' }, body: 'own options',
     });
+    // Only an OPTIONS is a preflight, whatever headers another method carries.
+    expect(await call(LIST, '/data', 'GET', { Origin: A, 'Access-Control-Request-Method': 'POST' })).toStrictEqual({
+      status: 200, headers: { vary: 'Origin', 'access-control-allow-origin': A, 'access-control-expose-headers': EXPOSE }, body: 'data',
+    });
   });
 
   it('marks every answer to a listed origin, refusals too, and only varies for the others', async () => {
