@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { COMPATIBILITY_DATE } from '../../scripts/edge.js';
 import type { GatewayCall, GatewayResponse, LedgerStats } from '../../workers/gateway/messages.js';
+import { mutationPrelude, watchMutationCoverage } from '../support/edge.js';
 
 const HOUR = 3_600_000;
 const LEDGER = 'client-a#0';
@@ -22,6 +23,7 @@ interface ClockedLedger {
 }
 
 let mf: Miniflare;
+let unwatch = () => {};
 let ledger: ClockedLedger;
 
 beforeAll(async () => {
@@ -31,7 +33,8 @@ beforeAll(async () => {
     target: 'es2022', write: false, logLevel: 'silent', external: ['cloudflare:*'],
   });
   mf = new Miniflare({
-    modules: [{ type: 'ESModule', path: 'worker.js', contents: bundle.outputFiles[0].text }],
+    // Under mutation testing: this run's mutant active in workerd, and its coverage asked after each test.
+    modules: [{ type: 'ESModule', path: 'worker.js', contents: mutationPrelude() + bundle.outputFiles[0].text }],
     compatibilityDate: COMPATIBILITY_DATE,
     bindings: { LINKS_PER_PLATFORM: '1' },
     durableObjects: {
@@ -39,11 +42,14 @@ beforeAll(async () => {
       LINKS: { className: 'CountingLink', useSQLite: true },
     },
   });
-  await mf.ready;
+  unwatch = watchMutationCoverage(await mf.ready);
   const ns = await mf.getDurableObjectNamespace('IDEMPOTENCY');
   ledger = ns.get(ns.idFromName(LEDGER)) as unknown as ClockedLedger;
 }, 60_000);
-afterAll(async () => { await mf?.dispose(); });
+afterAll(async () => {
+  unwatch();
+  await mf?.dispose();
+});
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 

@@ -43,12 +43,25 @@ export const liveMutationEdges = (): URL[] => [...mutationEdges];
  * coverage-reporting entry and started with this run's active mutant; otherwise nothing changes.
  */
 function mutationOptions(): Pick<EdgeOptions, 'entry' | 'prelude'> {
+  const prelude = mutationPrelude();
+  if (!prelude) return {};
+  return { entry: fileURLToPath(new URL('../../workers/testing/mutationEntry.ts', import.meta.url)), prelude };
+}
+
+/** Under mutation testing, the line put before a worker bundle that makes this run's mutant active in workerd; else ''. */
+export function mutationPrelude(): string {
   const ns = (globalThis as { __stryker__?: { activeMutant?: string } }).__stryker__;
-  if (!ns) return {};
-  return {
-    entry: fileURLToPath(new URL('../../workers/testing/mutationEntry.ts', import.meta.url)),
-    prelude: `globalThis.__stryker__ = { activeMutant: ${JSON.stringify(ns.activeMutant ?? null)} ?? undefined };\n`,
-  };
+  return ns ? `globalThis.__stryker__ = { activeMutant: ${JSON.stringify(ns.activeMutant ?? null)} ?? undefined };\n` : '';
+}
+
+/**
+ * Under mutation testing, has test/mutation/setup.ts ask the worker at `url` for its coverage after each test (the
+ * worker must answer workers/testing/mutationCoverage.ts on COVERAGE_PATH); answers the function that stops it.
+ */
+export function watchMutationCoverage(url: URL): () => void {
+  if (!mutationPrelude()) return () => {};
+  mutationEdges.add(url);
+  return () => { mutationEdges.delete(url); };
 }
 
 export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = {}): Promise<TestEdge> {

@@ -8,6 +8,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import { IdempotencyLedger } from '../gateway/idempotencyLedger.js';
 import type { KeyedSend, LinkAnswer, OutcomeAnswer } from '../gateway/messages.js';
+import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
+import { takeCoverage } from './mutationCoverage.js';
 
 const realNow = Date.now.bind(Date);
 let offset = 0;
@@ -39,4 +41,7 @@ export class CountingLink extends DurableObject {
   }
 }
 
-export default { fetch: () => new Response(null, { status: 404 }) };
+/** Nothing but the mutation-testing coverage route (test/mutation/setup.ts asks it after each test). */
+export default {
+  fetch: (request: Request) => (new URL(request.url).pathname === COVERAGE_PATH ? takeCoverage() : new Response(null, { status: 404 })),
+};
