@@ -78,7 +78,7 @@ function globsOf(folder: string): string[] {
  */
 const EDGE_CALL_TESTS = [
   'test/unit/**/*.test.ts', 'workers/**/*.test.ts',
-  ...['api', 'gateway', 'idempotencyExpiry', 'canonicalRequests', 'timeoutHeader', 'apiHealth', 'cors', 'accessLog', 'scopes']
+  ...['api', 'gateway', 'edgeReplica', 'idempotencyExpiry', 'canonicalRequests', 'timeoutHeader', 'apiHealth', 'cors', 'accessLog', 'scopes']
     .map((name) => `test/edge/${name}.test.ts`),
 ];
 const TESTS: Record<string, string[]> = {

@@ -34,8 +34,13 @@ export interface FakeBroker {
   frameLinks: number[];
   /** `#outcome` queries (answered from `script.get('#outcome')`, by default with no report). */
   queries: CallFrame[];
-  /** `#replicate` requests, refused (this broker keeps no edge replicas). */
+  /**
+   * `#replicate` requests: refused as by a broker without edge replicas, unless `script` has an entry for
+   * REPLICATE_OP, which then answers them like any op (and `push` sends the replication's frames).
+   */
   replications: number;
+  /** The `#replicate` request frames received. */
+  replicateFrames: CallFrame[];
   /** Link upgrade attempts that passed the secret check. */
   links: number;
   /** Upgrade attempts refused for a wrong or missing secret. */
@@ -44,6 +49,8 @@ export interface FakeBroker {
   health: { status: number; body: unknown };
   framesFor(op: string): CallFrame[];
   dropLinks(): void;
+  /** Sends a frame without an id (a replication's push) on every open link. */
+  push(frame: unknown): void;
   close(): Promise<void>;
 }
 
@@ -74,12 +81,15 @@ export async function startFakeBroker(): Promise<FakeBroker> {
         // Link objects ask for edge replicas when a link opens: this broker has none, and refuses as an older one does.
         if (frame.op === REPLICATE_OP) {
           broker.replications++;
+          broker.replicateFrames.push(frame);
+        }
+        if (frame.op === REPLICATE_OP && !broker.script.has(REPLICATE_OP)) {
           ws.send(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NotFound', managerCode: null, message: `operation ${frame.op} not served` } }));
           return;
         }
         // Outcome queries are kept apart: ledgers also send them on their own (follow-ups), between tests.
         if (frame.op === OUTCOME_OP) broker.queries.push(frame);
-        else {
+        else if (frame.op !== REPLICATE_OP) {
           broker.frames.push(frame);
           broker.frameLinks.push(link);
         }
@@ -107,12 +117,14 @@ export async function startFakeBroker(): Promise<FakeBroker> {
     frameLinks: [],
     queries: [],
     replications: 0,
+    replicateFrames: [],
     links: 0,
     refused: 0,
     script: new Map(),
     health: { status: 200, body: { status: 'ok', platforms: {} } },
     framesFor: (op) => broker.frames.filter((f) => f.op === op),
     dropLinks() { for (const ws of sockets) ws.terminate(); },
+    push(frame) { for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame)); },
     async close() {
       for (const ws of sockets) ws.terminate();
       wss.close();
