@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OperationError } from '../../shared/errors.js';
 import { KeyedTable } from '../cache/keyedTable.js';
-import { BAD_CURSOR, decodeCursor, encodeCursor, isIntegerKey, isStringKey, pageOfTable, pageRequest, pagingMeta } from './paging.js';
+import { BAD_CURSOR, compareTupleKeys, decodeCursor, encodeCursor, isIntegerKey, isStringKey, pageOfTable, pageRequest, pagingMeta } from './paging.js';
 
 const items = (r: { json?: string }) => JSON.parse(r.json!) as Array<{ order: number }>;
 
@@ -26,6 +26,46 @@ describe('cursor', () => {
       expect(caught).toBeInstanceOf(OperationError);
       expect(caught).toMatchObject({ code: 'Validation', message: BAD_CURSOR, managerCode: null });
     }
+  });
+});
+
+describe('cursor text', () => {
+  const refused = (cursor: string, isKey: (v: unknown) => boolean = isIntegerKey) => {
+    try { decodeCursor(cursor, isKey as typeof isIntegerKey); } catch (e) { return (e as OperationError).message; }
+    return 'accepted';
+  };
+
+  it('takes base64url characters only, anywhere in the cursor, although the decoder would skip the others', () => {
+    const good = encodeCursor(100);
+    expect(good).toBe('MTAw');
+    expect(refused(good)).toBe('accepted');
+    for (const bad of [`${good}+`, `+${good}`, `${good}=`, `${good} `, `M/Aw`]) expect(refused(bad), bad).toBe(BAD_CURSOR);
+  });
+
+  it('takes a text key only for a text list, and an integer key only for an integer list', () => {
+    expect(refused(encodeCursor(5), isStringKey)).toBe(BAD_CURSOR);
+    expect(refused(encodeCursor('5'))).toBe(BAD_CURSOR);
+    expect(decodeCursor(encodeCursor(''), isStringKey)).toBe('');
+  });
+});
+
+describe('pageRequest', () => {
+  it('takes a positive limit (whole), and no limit for anything else', () => {
+    const limitOf = (limit: unknown) => pageRequest({ limit }, isIntegerKey).limit;
+    expect([5, 2.7, 1, 0, -3, '5', null, undefined].map(limitOf)).toStrictEqual([5, 2, 1, undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it('reads a non-empty text cursor, and no cursor for anything else', () => {
+    expect(pageRequest({ cursor: encodeCursor(7) }, isIntegerKey)).toStrictEqual({ limit: undefined, after: 7 });
+    for (const cursor of ['', 7, null, undefined]) expect(pageRequest({ cursor }, isIntegerKey), String(cursor)).toStrictEqual({ limit: undefined, after: undefined });
+  });
+});
+
+describe('compareTupleKeys', () => {
+  it('compares a tuple with a single key by rank: a tuple ranks with text', () => {
+    expect(compareTupleKeys(['a'], 5)).toBe(1);
+    expect(compareTupleKeys(5, ['a'])).toBe(-1);
+    expect(compareTupleKeys(null, [1])).toBe(-2);
   });
 });
 
