@@ -28,6 +28,32 @@ import { docsRoutes } from './docs/index.js';
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/** How much of a refused body is read and dropped before the refusal is answered (`drainBody`). */
+export const DRAIN_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads and drops what is left of a refused request body, up to `maxBytes`, without keeping any of it: a connection
+ * closed while the caller is still sending is reset, and the caller then loses the answer (a client sees a reset
+ * instead of the refusal naming the bound). A body beyond `maxBytes` is left unread: past that, a reset is its answer.
+ */
+export async function drainBody(request: Request, maxBytes = DRAIN_BODY_BYTES): Promise<void> {
+  try {
+    const reader = request.body?.getReader();
+    if (!reader) return;
+    for (let seen = 0; ;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+      if (seen > maxBytes) {
+        await reader.cancel();
+        return;
+      }
+    }
+  } catch {
+    // Already read (a streamed body counted past its bound), or the caller went away.
+  }
+}
+
 /** The body bound of each request whose operation declares one, set by its route's marker before the bound applies. */
 const declaredBodyLimits = new WeakMap<Request, number>();
 
@@ -64,7 +90,8 @@ export function createApp(): Hono<AppEnv> {
     if (!handler) {
       handler = bodyLimit({
         maxSize,
-        onError: (c) => {
+        onError: async (c) => {
+          await drainBody(c.req.raw);
           const message = `body: must be at most ${maxSize} bytes`;
           if (c.req.path.startsWith('/api/v2/')) {
             const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, message);

@@ -151,8 +151,9 @@ describe('validation', () => {
 });
 
 /**
- * POSTs a body the edge refuses before reading it: the answer can arrive while the upload is still being written, and
- * the socket may then be reset under the writer, which fetch reports as a failure. node:http hands us the answer.
+ * POSTs a body the edge refuses by its declared length. The edge reads the refused body out (up to 16 MiB) before it
+ * answers, so the upload ends before the answer; node:http on a connection of its own still takes an answer that
+ * comes first, should a reset follow it.
  */
 function postUnread(path: string, body: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
