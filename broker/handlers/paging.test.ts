@@ -67,6 +67,13 @@ describe('compareTupleKeys', () => {
     expect(compareTupleKeys(5, ['a'])).toBe(-1);
     expect(compareTupleKeys(null, [1])).toBe(-2);
   });
+
+  it('ranks within a field null first, then numbers and bigint ids numerically, then text by code unit', () => {
+    const keys = ['b', 10, null, 2n ** 60n, 'B', 3, -1, '10'];
+    expect([...keys].sort(compareTupleKeys)).toStrictEqual([null, -1, 3, 10, 2n ** 60n, '10', 'B', 'b']);
+    expect([compareTupleKeys(undefined, -1), compareTupleKeys(undefined, null)]).toStrictEqual([-1, 0]);
+    expect([compareTupleKeys(5, 'a'), compareTupleKeys('a', 5), compareTupleKeys(5n, 'a'), compareTupleKeys(2n, 3), compareTupleKeys(3, 2n)]).toStrictEqual([-1, 1, -1, -1, 1]);
+  });
 });
 
 describe('pages of a cached table', () => {
