@@ -166,8 +166,8 @@ function runUnit(unit: Unit): void {
   const file = join(dir, `.stryker-${name}.json`);
   writeFileSync(file, JSON.stringify({
     ...config,
-    // Test files and their helpers are not the code under test.
-    mutate: [...unit.globs, '!**/*.test.ts', '!**/testSupport.ts'],
+    // The unit's files, less what the config excludes everywhere (test files and their helpers).
+    mutate: [...unit.globs, ...config.mutate.filter((g) => g.startsWith('!'))],
     incrementalFile: `reports/mutation/${name}.incremental.json`,
     // A sandbox folder per run, so runs of different folders or parts can go on at once.
     tempDirName: `.stryker-tmp-${name}`,
