@@ -4,13 +4,9 @@
  * the key expires while the purge alarm is still hours away in real time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from 'esbuild';
-import { Miniflare } from 'miniflare';
 import { randomUUID } from 'node:crypto';
-import { join, resolve } from 'node:path';
-import { COMPATIBILITY_DATE } from '../../scripts/edge.js';
 import type { GatewayCall, GatewayResponse, LedgerStats } from '../../workers/gateway/messages.js';
-import { mutationPrelude, watchMutationCoverage } from '../support/edge.js';
+import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 
 const HOUR = 3_600_000;
 const LEDGER = 'client-a#0';
@@ -22,33 +18,19 @@ interface ClockedLedger {
   stats(): Promise<LedgerStats>;
 }
 
-let mf: Miniflare;
-let unwatch = () => {};
+let worker: TestingWorker;
 let ledger: ClockedLedger;
 
 beforeAll(async () => {
-  const entry = join(resolve(import.meta.dirname, '../..'), 'workers/testing/clockedLedger.ts');
-  const bundle = await build({
-    entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022', write: false, logLevel: 'silent', external: ['cloudflare:*'],
-  });
-  mf = new Miniflare({
-    // Under mutation testing: this run's mutant active in workerd, and its coverage asked after each test.
-    modules: [{ type: 'ESModule', path: 'worker.js', contents: mutationPrelude() + bundle.outputFiles[0].text }],
-    compatibilityDate: COMPATIBILITY_DATE,
+  worker = await startTestingWorker('clockedLedger.ts', [{
+    name: 'ledger',
     bindings: { LINKS_PER_PLATFORM: '1' },
-    durableObjects: {
-      IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true },
-      LINKS: { className: 'CountingLink', useSQLite: true },
-    },
-  });
-  unwatch = watchMutationCoverage(await mf.ready);
-  const ns = await mf.getDurableObjectNamespace('IDEMPOTENCY');
-  ledger = ns.get(ns.idFromName(LEDGER)) as unknown as ClockedLedger;
+    durableObjects: { IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true }, LINKS: { className: 'CountingLink', useSQLite: true } },
+  }]);
+  ledger = await worker.object<ClockedLedger>('IDEMPOTENCY', LEDGER);
 }, 60_000);
 afterAll(async () => {
-  unwatch();
-  await mf?.dispose();
+  await worker?.close();
 });
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
