@@ -12,10 +12,10 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { OUTCOME_OP, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
-import { DEFAULT_REPLICA_MAX_ROWS, REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
+import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
 import { BrokerLink } from './brokerLink.js';
-import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
+import { EdgeReplica, replicaMaxRows, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 import { DEFAULT_LINKS_PER_PLATFORM, linkName, objectCount } from './names.js';
 import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from './messages.js';
 import { shapeAnswer } from './shapeAnswer.js';
@@ -186,13 +186,6 @@ export class PlatformLink extends DurableObject<Env> {
       this.lateRoutes.delete(callId);
     }
   }
-}
-
-/** `EDGE_REPLICA_MAX_ROWS`: a whole number up to 100,000 (0 turns replicas off), else the default. */
-export function replicaMaxRows(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return DEFAULT_REPLICA_MAX_ROWS;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 && n <= 100_000 ? n : DEFAULT_REPLICA_MAX_ROWS;
 }
 
 function isReport(data: unknown): data is OutcomeReport {
