@@ -91,8 +91,12 @@ const TESTS: Record<string, string[]> = {
   // broker in this process (ENV below) so its code is watched; the simulator and the edge stay where they run.
   'broker/handlers': ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/e2e/v1/*.test.ts', 'test/e2e/v2/*.test.ts'],
   'workers/api': EDGE_CALL_TESTS,
-  // The link objects also follow a platform moved to another broker (the routing file waits out one cache time).
-  'workers/gateway': [...EDGE_CALL_TESTS, 'test/edge/registryRouting.test.ts'],
+  // The link objects also follow a platform moved to another broker (the routing file waits out one cache time); the
+  // ledger and the link objects are also driven directly, beside stand-ins, on a clock the test moves.
+  'workers/gateway': [
+    ...EDGE_CALL_TESTS,
+    ...['registryRouting', 'idempotencyLedger', 'platformLink'].map((name) => `test/edge/${name}.test.ts`),
+  ],
   // Nearly every catalog mutant is evaluated when the catalog is imported, so every test file that imports it covers
   // every such mutant and runs for each. The tests that hold the catalog to the spec and the contract (names, paths,
   // parameters, bounds, answers, scopes, the published document, the input rules) decide them; the handler and edge

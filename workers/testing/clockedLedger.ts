@@ -1,13 +1,15 @@
 /**
- * A worker for tests of the idempotency ledger on a clock the test moves (test/edge/idempotencyExpiry.test.ts): the
- * real IdempotencyLedger, with `Date.now` of this isolate offset by what the test adds, beside a stand-in for the link
- * objects that answers every keyed send as the broker's success and counts them. The purge alarm is armed on that
- * clock too, so moving the clock past a key's expiry leaves the alarm hours ahead in real time: what the ledger
- * answers then is its own expiry check alone. Not part of the edge's bundle.
+ * A worker for tests of the idempotency ledger on a clock the test moves (test/edge/idempotencyExpiry.test.ts,
+ * test/edge/idempotencyLedger.test.ts): the real IdempotencyLedger, with `Date.now` of this isolate offset by what the
+ * test adds, beside a stand-in for the link objects. The stand-in answers keyed sends and outcome queries as the test
+ * scripted them (by default: the broker's success, and "no longer known"), holds a send until the test releases it,
+ * and logs what it was asked. The purge alarm is armed on the moved clock too, so moving the clock past a key's
+ * expiry leaves the alarm hours ahead in real time: what the ledger answers then is its own expiry check alone, and
+ * the alarm's follow-ups run when the test says (`runAlarm`). Not part of the edge's bundle.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { IdempotencyLedger } from '../gateway/idempotencyLedger.js';
-import type { KeyedSend, LinkAnswer, OutcomeAnswer } from '../gateway/messages.js';
+import type { GatewayCall, KeyedSend, LinkAnswer, OutcomeAnswer } from '../gateway/messages.js';
 import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
 import { takeCoverage } from './mutationCoverage.js';
 
@@ -15,8 +17,24 @@ const realNow = Date.now.bind(Date);
 let offset = 0;
 Date.now = () => realNow() + offset;
 
-/** Keyed sends that reached the stand-in link objects, in this isolate. */
-let sends = 0;
+/** What the stand-in does with the next keyed send: answer this, fail as a broken object would, or hold it. */
+export type SendPlan = { answer: LinkAnswer } | { throws: string } | { hold: true };
+/** What it answers the next outcome query: this report, or fail as a broken object would. */
+export type QueryPlan = OutcomeAnswer | { throws: string };
+
+export interface LinkLog {
+  /** Keyed sends that reached the stand-in, in this isolate (the call ids in order). */
+  sends: string[];
+  /** Outcome queries, in order. */
+  queries: Array<{ callId: string; timeoutMs: number }>;
+  /** Sends held now, waiting for `release`. */
+  held: number;
+}
+
+const sendPlans: SendPlan[] = [];
+const queryPlans: QueryPlan[] = [];
+const log: LinkLog = { sends: [], queries: [], held: 0 };
+const held: Array<(answer: LinkAnswer) => void> = [];
 
 export class ClockedLedger extends IdempotencyLedger {
   /** Moves this isolate's clock forward; answers the new now. */
@@ -26,18 +44,63 @@ export class ClockedLedger extends IdempotencyLedger {
   }
 
   async sends(): Promise<number> {
-    return sends;
+    return log.sends.length;
+  }
+
+  /** Queues what the stand-in link objects do with the next sends and queries (after those queued before). */
+  async planLink(plan: { sends?: SendPlan[]; queries?: QueryPlan[] }): Promise<void> {
+    sendPlans.push(...plan.sends ?? []);
+    queryPlans.push(...plan.queries ?? []);
+  }
+
+  /** Drops whatever is still queued for the stand-in link objects. */
+  async clearPlans(): Promise<void> {
+    sendPlans.length = 0;
+    queryPlans.length = 0;
+  }
+
+  async linkLog(): Promise<LinkLog> {
+    return { ...log, held: held.length };
+  }
+
+  /** Lets the oldest held send answer `answer`. */
+  async release(answer: LinkAnswer): Promise<void> {
+    const next = held.shift();
+    if (!next) throw new Error('no send is held');
+    next(answer);
+  }
+
+  /** The message `call` rejects with, or null when it answers (a rejection does not cross the test's proxy intact). */
+  async refusal(input: GatewayCall): Promise<string | null> {
+    try {
+      await this.call(input);
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  /** Runs the ledger's alarm now (what workerd does when it goes off). */
+  async runAlarm(): Promise<void> {
+    await this.alarm();
   }
 }
 
 export class CountingLink extends DurableObject {
   async send(input: KeyedSend): Promise<LinkAnswer> {
-    sends++;
-    return { ok: true, data: { send: sends, callId: input.callId } };
+    log.sends.push(input.callId);
+    const plan = sendPlans.shift();
+    if (plan === undefined) return { ok: true, data: { send: log.sends.length, callId: input.callId } };
+    if ('throws' in plan) throw new Error(plan.throws);
+    if ('hold' in plan) return new Promise<LinkAnswer>((resolve) => held.push(resolve));
+    return plan.answer;
   }
 
-  async outcome(): Promise<OutcomeAnswer> {
-    return { state: 'unknown' };
+  async outcome(q: { callId: string; timeoutMs: number }): Promise<OutcomeAnswer> {
+    log.queries.push({ callId: q.callId, timeoutMs: q.timeoutMs });
+    const plan = queryPlans.shift() ?? { state: 'unknown' };
+    if ('throws' in plan) throw new Error(plan.throws);
+    return plan;
   }
 }
 
