@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { GatewayCall, GatewayResponse, LedgerStats, LinkAnswer } from '../../workers/gateway/messages.js';
-import type { LinkLog, QueryPlan, SendPlan } from '../../workers/testing/clockedLedger.js';
+import type { LinkLog, QueryPlan, SendPlan } from '../../workers/testing/linkScript.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 
@@ -210,7 +210,7 @@ describe('answers that decide a key at once', () => {
     for (const error of [
       { code: 'Validation', managerCode: null, message: 'group: not found' },
       { code: 'NoConnect', managerCode: null, message: 'broker unreachable: connection refused' },
-    ]) {
+    ] as const) {
       const k = await fresh();
       await k.ledger.planLink({ sends: [{ answer: { ok: false, error } }] });
       expect(body(await k.send()).error).toMatchObject({ code: error.code, message: error.message });
@@ -225,10 +225,10 @@ describe('answers that decide a key at once', () => {
 
   it('stores a refusal the platform decided and replays it', async () => {
     const k = await fresh();
-    const error = { code: 'Conflict', managerCode: null, message: 'login 7 already exists' };
+    const error = { code: 'PF4Error', managerCode: 3, message: 'login 7 already exists' } as const;
     await k.ledger.planLink({ sends: [{ answer: { ok: false, error } }] });
     const first = await k.send();
-    expect(body(first).error).toMatchObject({ code: 'Conflict', message: 'login 7 already exists' });
+    expect(body(first).error).toStrictEqual({ code: 'PF4Error', managerCode: 'InvalidData', message: 'login 7 already exists' });
     expect((await k.stats()).keyState).toBe('done');
     const was = await k.counts();
     const again = await k.send();

@@ -10,26 +10,13 @@
 import { DurableObject } from 'cloudflare:workers';
 import { IdempotencyLedger } from '../gateway/idempotencyLedger.js';
 import type { GatewayCall, KeyedSend, LinkAnswer, OutcomeAnswer } from '../gateway/messages.js';
+import type { LinkLog, QueryPlan, SendPlan } from './linkScript.js';
 import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
 import { takeCoverage } from './mutationCoverage.js';
 
 const realNow = Date.now.bind(Date);
 let offset = 0;
 Date.now = () => realNow() + offset;
-
-/** What the stand-in does with the next keyed send: answer this, fail as a broken object would, or hold it. */
-export type SendPlan = { answer: LinkAnswer } | { throws: string } | { hold: true };
-/** What it answers the next outcome query: this report, or fail as a broken object would. */
-export type QueryPlan = OutcomeAnswer | { throws: string };
-
-export interface LinkLog {
-  /** Keyed sends that reached the stand-in, in this isolate (the call ids in order). */
-  sends: string[];
-  /** Outcome queries, in order. */
-  queries: Array<{ callId: string; timeoutMs: number }>;
-  /** Sends held now, waiting for `release`. */
-  held: number;
-}
 
 const sendPlans: SendPlan[] = [];
 const queryPlans: QueryPlan[] = [];
