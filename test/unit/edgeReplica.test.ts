@@ -221,6 +221,20 @@ describe('EdgeReplica frames', () => {
     expect(dropped.inSync).toBe(true);
   });
 
+  it('takes rows of a table the snapshot did not begin, and frames of a kind it does not know, as in order but holds nothing of them', () => {
+    const replica = new EdgeReplica('PF4', 10);
+    replica.expect(1);
+    expect(applyAll(replica, framesOf(1, [
+      { begin: { tables: ['users'] } },
+      { table: 'groups', rows: [['g', '{}']] },
+      { table: 'users', rows: [[1, '{"login":1}']] },
+      { end: true },
+      { note: 'a kind of a later broker' },
+      { changes: [['users', 2, '{"login":2}']] },
+    ]))).toEqual([true, true, true, true, true, true]);
+    expect(replica.stats()).toStrictEqual({ inSync: true, tables: { users: 2 }, chars: 22, answered: 0, snapshots: 1, lost: 0 });
+  });
+
   it('ends on a stop, counting the loss', () => {
     const replica = synced();
     expect(replica.apply({ rep: 1, seq: 4, stop: 'platform removed' })).toBe(false);

@@ -107,4 +107,72 @@ describe('broker link', () => {
     });
     expect(link.pendingCount).toBe(0);
   });
+
+  it('keeps one timer, for the earliest deadline: a later call never pushes back an earlier one\'s time-out', async () => {
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const short = link.call(frame('ServerTime', 1_000), false);
+    await settle();
+    const long = link.call(frame('ServerTime', 10_000), false);
+    await settle();
+    await vi.advanceTimersByTimeAsync(2_000); // the short call's budget and grace
+    expect(await short).toMatchObject({ ok: false, timedOut: true, error: { message: 'no answer from the trading platform within 1 s' } });
+    expect(link.pendingCount).toBe(1);
+    sockets[0].answer(sockets[0].sent[1].id, 'long');
+    expect(await long).toEqual({ ok: true, data: 'long' });
+  });
+
+  it('re-arms for the earliest deadline left after a time-out, whatever order the calls came in', async () => {
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const first = link.call(frame('ServerTime', 1_000), false);
+    await settle();
+    const middle = link.call(frame('ServerTime', 3_000), false);
+    const last = link.call(frame('ServerTime', 10_000), false);
+    await settle();
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await first).toMatchObject({ ok: false, timedOut: true });
+    expect(link.pendingCount).toBe(2);
+    await vi.advanceTimersByTimeAsync(2_000); // the middle call's 3 s and grace
+    expect(await middle).toMatchObject({ ok: false, timedOut: true, error: { message: 'no answer from the trading platform within 3 s' } });
+    expect(link.pendingCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(7_000);
+    expect(await last).toMatchObject({ ok: false, timedOut: true, error: { message: 'no answer from the trading platform within 10 s' } });
+    expect(link.pendingCount).toBe(0);
+  });
+
+  it('takes a success frame as raw text only when it starts as one: a push that nests one is a push', async () => {
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const pushes: unknown[] = [];
+    link.onPush = (f) => pushes.push(f);
+    const call = link.call(frame('ServerTime'), false, { raw: true });
+    await settle();
+    const id = sockets[0].sent[0].id;
+    const nested = `{"push":{"id":${id},"ok":true,"data":5}}`;
+    sockets[0].emit('message', { data: nested });
+    expect(pushes).toEqual([{ push: { id, ok: true, data: 5 } }]);
+    expect(link.pendingCount).toBe(1);
+    sockets[0].emit('message', { data: `{"id":${id},"ok":true,"data":{"a": 1}}` });
+    expect(await call).toEqual({ ok: true, dataJson: '{"a": 1}' });
+  });
+
+  it('answers its pending calls when the link drops, with or without a close listener', async () => {
+    const link = new BrokerLink('http://127.0.0.1:1', 'secret');
+    const read = link.call(frame('ServerTime'), false);
+    const change = link.call(frame('PF4.UserRecordNew'), true);
+    await settle();
+    sockets[0].emit('close', {});
+    expect(await read).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' } });
+    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' }, outcome: 'unknown' });
+    expect(link.connected).toBe(false);
+
+    let closes = 0;
+    link.onClose = () => { closes++; };
+    const next = link.call(frame('ServerTime'), false);
+    await settle();
+    expect(link.connected).toBe(true);
+    sockets[1].emit('error', {});
+    expect(await next).toMatchObject({ ok: false, error: { message: 'broker link lost' } });
+    // A second event of the same socket changes nothing.
+    sockets[1].emit('close', {});
+    expect(closes).toBe(1);
+  });
 });
