@@ -273,10 +273,8 @@ describe('duplicates while the first call is on its way', () => {
     const first = k.send();
     await until(async () => (await k.log()).held === 1, 'the first send held');
 
-    const started = Date.now();
+    // The held send is not released within this duplicate's budget.
     expectInProgress(await k.send({ timeoutMs: 150 }));
-    // It waited out its budget for the first call (real time: the held send is not released).
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     const waiting = k.send({ timeoutMs: 10_000 });
     await k.ledger.release({ ok: true, data: { login: 9 } });
     const answer = await first;
