@@ -117,12 +117,18 @@ const TESTS: Record<string, string[]> = {
 const CATALOG_WIDE = ['test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'test/unit/catalog/registry.test.ts'];
 const V2_PF4_TESTS = [
   ...CATALOG_WIDE, 'test/unit/openapiDocument.test.ts', 'test/unit/apiInputs.test.ts', 'test/unit/textInputs.test.ts',
-  'broker/handlers/registry.test.ts', 'test/unit/catalog/v2pf4*.test.ts',
+  'broker/handlers/registry.test.ts',
 ];
-const PART_TESTS: Record<string, string[]> = {
+/** The v2 PF4 rule files of a part: the ones named after its own catalog files (and the shared fields' file). */
+const v2Pf4Rules = (names: string[]) => names.map((name) => `test/unit/catalog/v2pf4${name}.test.ts`);
+export const PART_TESTS: Record<string, string[]> = {
   'shared/catalog:v1': [...CATALOG_WIDE, 'test/unit/catalog/v1*.test.ts'],
-  'shared/catalog:v2-pf4-accounts': V2_PF4_TESTS,
-  'shared/catalog:v2-pf4-server': V2_PF4_TESTS,
+  'shared/catalog:v2-pf4-accounts': [
+    ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Groups', 'History', 'Margins', 'Online', 'Trades', 'Users']),
+  ],
+  'shared/catalog:v2-pf4-server': [
+    ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Backup', 'Config', 'News', 'Prices', 'Reports', 'ServerAdmin', 'Symbols']),
+  ],
 };
 const testsOf = (unit: Unit) => PART_TESTS[unit.part ?? ''] ?? TESTS[unit.folder] ?? TESTS[unit.folder.split('/')[0]];
 /** Extra environment of a folder's run. */

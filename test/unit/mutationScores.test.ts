@@ -1,8 +1,8 @@
 /** The score table of `npm run test:mutation` (scripts/mutation.ts): which folder a mutant counts for, and the score. */
 import { describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CORE, folderOf, PARTS, scores, unitsOf } from '../../scripts/mutation.js';
+import { CORE, folderOf, PART_TESTS, PARTS, scores, unitsOf } from '../../scripts/mutation.js';
 
 const mutants = (...statuses: string[]) => statuses.map((status) => ({ status }));
 
@@ -58,5 +58,18 @@ describe('mutation scores', () => {
     }
     expect(unitsOf('broker/cache')).toEqual([{ folder: 'broker/cache', name: 'broker-cache', globs: ['broker/cache/**/*.ts'] }]);
     expect(unitsOf('shared/catalog', 'v1').map((u) => u.globs)).toEqual([['shared/catalog/v1/**/*.ts']]);
+  });
+
+  it('gives each v2 PF4 rule file to the part whose catalog file it holds to the spec, and lists only files that exist', () => {
+    const root = join(import.meta.dirname, '..', '..');
+    const rules = readdirSync(join(root, 'test/unit/catalog')).filter((name) => name.startsWith('v2pf4')).map((name) => `test/unit/catalog/${name}`);
+    const lists = ['v2-pf4-accounts', 'v2-pf4-server'].map((part) => PART_TESTS[`shared/catalog:${part}`]);
+    for (const file of rules) {
+      // The shared fields' rules decide both halves; every other rule file one half.
+      expect(lists.filter((list) => list.includes(file)).length, file).toBe(file.endsWith('v2pf4Common.test.ts') ? 2 : 1);
+    }
+    for (const list of Object.values(PART_TESTS)) {
+      for (const file of list.filter((f) => !f.includes('*'))) expect(existsSync(join(root, file)), file).toBe(true);
+    }
   });
 });
