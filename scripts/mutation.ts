@@ -124,7 +124,7 @@ const v2Pf4Rules = (names: string[]) => names.map((name) => `test/unit/catalog/v
 export const PART_TESTS: Record<string, string[]> = {
   'shared/catalog:v1': [...CATALOG_WIDE, 'test/unit/catalog/v1*.test.ts'],
   'shared/catalog:v2-pf4-accounts': [
-    ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Groups', 'History', 'Margins', 'Online', 'Trades', 'Users']),
+    ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Groups', 'History', 'Margins', 'Online', 'Plugins', 'Trades', 'Users']),
   ],
   'shared/catalog:v2-pf4-server': [
     ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Backup', 'Config', 'News', 'Prices', 'Reports', 'ServerAdmin', 'Symbols']),

@@ -253,6 +253,16 @@ describe('v2 PF4 config: positions', () => {
     }
   });
 
+  it('says what each delete by position removes, and the consequence where the server has one', () => {
+    const refusal = "at position pos of the server's list order; true when deleted, a position outside the list is refused by the server (InvalidData)";
+    expect(entryOf('v2.PF4.', 'CfgDeleteHoliday').summary).toBe(`Deletes the holiday ${refusal}.`);
+    expect(entryOf('v2.PF4.', 'CfgDeleteGatewayAccount').summary).toBe(`Deletes the gateway account ${refusal}.`);
+    expect(entryOf('v2.PF4.', 'CfgDeleteManager').summary)
+      .toBe(`Deletes the manager configuration ${refusal}; the manager's rights change at its next login.`);
+    expect(entryOf('v2.PF4.', 'CfgDeleteSymbol').summary)
+      .toBe(`Deletes the symbol configuration ${refusal} and while the symbol has open trades; its quotes stop.`);
+  });
+
   it('takes symbol group slots 0..31 only', () => {
     expect(call('CfgUpdateSymbolGroup', { pos: '0' }, '', json({ name: 'Forex' }))).toStrictEqual(accepted({ pos: 0, body: { name: 'Forex' } }));
     expect(call('CfgUpdateSymbolGroup', { pos: '31' }, '', json({}))).toStrictEqual(accepted({ pos: 31, body: {} }));

@@ -43,6 +43,8 @@ describe('v2 PF4 prices: the entries', () => {
     const change = { tag: 'Prices', timeout: 'change', read: 'live', mutating: true, destructive: false, scope: 'webapi.write' };
     for (const name of CHART_WRITES) expect(declared(op(name)), name).toStrictEqual({ ...change, answer: { kind: 'live', command: name } });
     expect(declared(op('HistoryCorrect'))).toStrictEqual({ ...change, timeout: 'maintenance', answer: { kind: 'live', command: 'HistoryCorrect' } });
+    // The history repair answers the number of bars it corrected.
+    expect(op('HistoryCorrect').response).toStrictEqual({ type: 'integer', format: 'int32' });
   });
 
   it('asks the server for ticks from the epoch and of every kind unless the call says otherwise', () => {
@@ -128,6 +130,11 @@ describe('v2 PF4 prices: ChartRequest', () => {
   it('names the period and mode members when the value is none of them', () => {
     expect(chart('?period=MN1')).toStrictEqual(refused('period: period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1'));
     expect(chart('?mode=All')).toStrictEqual(refused('mode: mode must be one of RangeIn, RangeOut, RangeLast, RangeInExcludeOutOfRage'));
+  });
+
+  it('names start and end when they are not date-times', () => {
+    expect(chart('?start=yesterday')).toStrictEqual(refused('start: start must be an ISO 8601 date-time'));
+    expect(chart('?end=now')).toStrictEqual(refused('end: end must be an ISO 8601 date-time'));
   });
 
   it('refuses an end before the start and accepts equal ones', () => {

@@ -71,7 +71,7 @@ const shiftQuery = z.object({
 });
 
 /** One list read: live, whole list read and paged here by `key`. */
-function listRead(list: string, record: string, key: string | readonly string[], summary: string, keyed: boolean) {
+function listRead(list: string, record: string, key: string | readonly string[], summary: string) {
   return defineOperation({
     name: `CfgRequest${list}`, generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/CfgRequest${list}`,
     tag: 'Config', summary, query: z.object(pageQuery), response: `${record}[]`, timeout: 'read', read: 'live',
@@ -158,25 +158,25 @@ export const config = {
 
   // ---- Lists: reads ---------------------------------------------------------------------------------------------
   CfgRequestHoliday: listRead('Holiday', 'PF4Holiday', ['year', 'month', 'day', 'from', 'symbol'],
-    'Holidays, live, paged, sorted by (year, month, day, from, symbol) ascending (equal keys in server order, an empty symbol first); the cursor is opaque base64.', false),
+    'Holidays, live, paged, sorted by (year, month, day, from, symbol) ascending (equal keys in server order, an empty symbol first); the cursor is opaque base64.'),
   CfgRequestManager: listRead('Manager', 'PF4ManagerRights', 'login',
-    'Manager configurations (rights, groups, IP filter), live, paged, sorted by login ascending.', true),
+    'Manager configurations (rights, groups, IP filter), live, paged, sorted by login ascending.'),
   CfgRequestAccess: listRead('Access', 'PF4Access', ['ipFrom', 'ipTo'],
-    'Firewall rules, live, paged, sorted by (ipFrom, ipTo) ascending (equal ranges in server order).', false),
+    'Firewall rules, live, paged, sorted by (ipFrom, ipTo) ascending (equal ranges in server order).'),
   CfgRequestDataServer: listRead('DataServer', 'PF4DataServer', ['server'],
-    'Data servers (access points), live, paged, sorted by server address ascending (equal addresses in server order).', false),
+    'Data servers (access points), live, paged, sorted by server address ascending (equal addresses in server order).'),
   CfgRequestFeeder: listRead('Feeder', 'PF4Feeder', 'name',
-    'Feeder configurations, live, paged, sorted by name ascending (the feeder\'s key); the credential is never answered.', true),
+    'Feeder configurations, live, paged, sorted by name ascending (the feeder\'s key); the credential is never answered.'),
   CfgRequestGatewayAccount: listRead('GatewayAccount', 'PF4GatewayAccount', 'name',
-    'Gateway accounts, live, paged, sorted by name ascending (the account\'s key).', true),
+    'Gateway accounts, live, paged, sorted by name ascending (the account\'s key).'),
   CfgRequestGatewayMarkup: listRead('GatewayMarkup', 'PF4GatewayMarkup', ['source', 'symbol'],
-    'Gateway markups, live, paged, sorted by (source, symbol) ascending (equal keys in server order).', false),
+    'Gateway markups, live, paged, sorted by (source, symbol) ascending (equal keys in server order).'),
   CfgRequestGatewayRule: listRead('GatewayRule', 'PF4GatewayRule', 'name',
-    'Gateway rules, live, paged, sorted by name ascending (the rule\'s key).', true),
+    'Gateway rules, live, paged, sorted by name ascending (the rule\'s key).'),
   CfgRequestLiveUpdate: listRead('LiveUpdate', 'PF4LiveUpdate', ['company', 'type'],
-    'LiveUpdate configurations, live, paged, sorted by (company, type) ascending (equal keys in server order).', false),
+    'LiveUpdate configurations, live, paged, sorted by (company, type) ascending (equal keys in server order).'),
   CfgRequestSync: listRead('Sync', 'PF4Sync', ['server', 'from', 'to'],
-    'History synchronisation sources, live, paged, sorted by (server, from, to) ascending (equal keys in server order); the credential is never answered.', false),
+    'History synchronisation sources, live, paged, sorted by (server, from, to) ascending (equal keys in server order); the credential is never answered.'),
 
   // ---- Lists: updates without a position (by key, or appended) -----------------------------------------------------
   CfgUpdateManager: updateByKey('Manager', 'PF4ManagerRights',

@@ -37,9 +37,10 @@ const dailyReportsByLogin = {
 export function fromOnwards(rows: unknown, key: string, from?: string): Array<Record<string, unknown>> {
   const start = from === undefined ? -Infinity : Date.parse(from);
   return (Array.isArray(rows) ? rows as Array<Record<string, unknown>> : [])
-    .map((row, i) => ({ row, i, t: Date.parse(String(row?.[key])) }))
+    .map((row) => ({ row, t: Date.parse(String(row?.[key])) }))
     .filter((x) => x.t >= start)
-    .sort((a, b) => a.t - b.t || a.i - b.i)
+    // Array.prototype.sort is stable: rows of the same instant stay in the server's order.
+    .sort((a, b) => a.t - b.t)
     .map((x) => x.row);
 }
 
