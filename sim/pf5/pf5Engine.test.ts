@@ -143,6 +143,27 @@ describe('dealing', () => {
     expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 150 }).code).toBe(R.ErrParams);
   });
 
+  it('cancels a pending order placed against a position once the position is closed or deleted, and never fills it', () => {
+    const { h, login, send, tick } = trader('demo\\retail');
+    const first = send({});
+    const second = send({});
+    const closeFirst = send({ type: 'SellLimit', price: 1.11, position: first.position });
+    const closeSecond = send({ type: 'SellLimit', price: 1.11, position: second.position });
+    const unrelated = send({ type: 'SellLimit', price: 1.12 });
+    send({ type: 'Sell', position: first.position });
+    h.call('PositionDeleteBatch', { tickets: [second.position] });
+    const cancelled = h.call('HistoryRequestByTickets', { tickets: [closeFirst.order, closeSecond.order] });
+    expect(cancelled.map((o: { order: number; state: string }) => [o.order, o.state]))
+      .toEqual([[closeFirst.order, 'Canceled'], [closeSecond.order, 'Canceled']]);
+    expect(h.call('OrderGetByTickets', { tickets: [unrelated.order] })).toHaveLength(1);
+    const dealsBefore = h.call('DealRequest', { login }).length;
+    tick(1.11, 1.1101);
+    expect(h.call('PositionGet', { login })).toEqual([]);
+    expect(h.call('DealRequest', { login })).toHaveLength(dealsBefore);
+    tick(1.12, 1.1201);
+    expect(h.call('PositionGet', { login })).toEqual([expect.objectContaining({ position: unrelated.order, action: 'Sell' })]);
+  });
+
   it('refuses a fill without free margin and stops an account out', () => {
     const { h, login, send, tick } = trader('demo\\retail', 1500);
     expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 20_000 }).code).toBe(R.TradeMaxMoney);

@@ -431,6 +431,7 @@ export class Pf5TradingEngine {
       this.world.positions.delete(ticket);
       this.untrackPosition(position);
       this.world.emit('positions', 'delete', { position: ticket });
+      this.cancelTiedOrders(position, Date.now());
       logins.add(position.login);
     }
     for (const login of logins) this.settleMargin(login);
@@ -522,6 +523,7 @@ export class Pf5TradingEngine {
       this.world.positions.delete(position.position);
       this.untrackPosition(position);
       this.world.emit('positions', 'delete', { position: position.position });
+      this.cancelTiedOrders(position, now);
     } else {
       this.replacePosition({ ...position, volume: position.volume - volume, timeUpdate: iso(now) });
     }
@@ -563,6 +565,14 @@ export class Pf5TradingEngine {
       this.world.emit('orders', 'delete', { order: order.order });
     }
     this.historyOrders.set(order.order, { ...order, state, volumeCurrent: 0, timeDone: iso(now) });
+  }
+
+  /** Pending orders placed against a position go with it: once it is gone they are cancelled, never filled as new trades. */
+  private cancelTiedOrders(position: PF5PositionRow, now: number): void {
+    for (const ticket of [...(this.ordersBySymbol.get(position.symbol) ?? [])]) {
+      const order = this.world.orders.get(ticket);
+      if (order && order.positionID === position.position) this.finishOrder(order, 'Canceled', now);
+    }
   }
 
   cancel(ticket: number, now = Date.now()): void {
