@@ -837,9 +837,9 @@ describe('replace (Type 1)', () => {
     const body = { accessHours: hours.map(() => 1) };
     session.answers([{ accessHours: hours, housekeeping: 1 }, { accessHours: 'ignored' }], { accessHours: body.accessHours });
     const result = await call(op('v2.PF4.CfgUpdateTime'), platform, { body });
-    // Without declared arguments the read gets the call's arguments as a live command does: the body under record.
+    // Without declared arguments the read gets the call's arguments but not the body: the record is the write's.
     expect(session.sent.map(({ command, args }) => ({ command, args }))).toStrictEqual([
-      { command: 'CfgRequestTime', args: { record: body } },
+      { command: 'CfgRequestTime', args: {} },
       { command: 'CfgUpdateTime', args: { record: { accessHours: body.accessHours } } },
     ]);
     expect(result).toStrictEqual({ data: { accessHours: body.accessHours } });

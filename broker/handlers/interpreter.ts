@@ -231,8 +231,14 @@ function writeArgs(write: Replace<Args>['write'], args: Args, record: Row): Args
   return { ...rest, record };
 }
 
+/**
+ * The current record of a write, read live: with the read's declared arguments, else the call's arguments without its
+ * body (the record to write is no argument of the read).
+ */
 async function readCurrent(ctx: HandlerContext<Args>, read: LiveCommand<Args>): Promise<Row> {
-  const current = await ctx.platform.session.request(read.command, commandArgs(read, ctx.args), ctx.deadline, { keyedRead: true });
+  const { body: _body, ...rest } = ctx.args;
+  const args = read.args ? read.args(ctx.args) : rest;
+  const current = await ctx.platform.session.request(read.command, args, ctx.deadline, { keyedRead: true });
   const record = Array.isArray(current) ? current[0] : current;
   if (!record || typeof record !== 'object') throw notFound(ctx.platform.family, 'record not found');
   return record as Row;
