@@ -116,9 +116,9 @@ export function queryOf(url: string): URLSearchParams {
  * Object ids by name, per isolate and namespace: `idFromName` hashes the name on every call, and an id (unlike a stub,
  * which belongs to the request that made it) may be kept. Bounded; the oldest name goes first.
  */
-const MAX_IDS = 10_000;
+export const MAX_IDS = 10_000;
 const ids = new WeakMap<DurableObjectNamespace<any>, Map<string, DurableObjectId>>();
-function objectId(ns: DurableObjectNamespace<any>, name: string): DurableObjectId {
+export function objectId(ns: DurableObjectNamespace<any>, name: string): DurableObjectId {
   let byName = ids.get(ns);
   if (!byName) ids.set(ns, (byName = new Map()));
   let id = byName.get(name);
