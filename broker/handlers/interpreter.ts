@@ -225,10 +225,15 @@ function pick(record: Row, fields: readonly string[]): Row {
   return out;
 }
 
+/** The call's arguments without its body (a replace or patch sends the record on its own). */
+function withoutBody(args: Args): Args {
+  const { body: _body, ...rest } = args;
+  return rest;
+}
+
 function writeArgs(write: Replace<Args>['write'], args: Args, record: Row): Args {
   if (write.args) return write.args(args, record);
-  const { body: _body, ...rest } = args;
-  return { ...rest, record };
+  return { ...withoutBody(args), record };
 }
 
 /**
@@ -236,8 +241,7 @@ function writeArgs(write: Replace<Args>['write'], args: Args, record: Row): Args
  * body (the record to write is no argument of the read).
  */
 async function readCurrent(ctx: HandlerContext<Args>, read: LiveCommand<Args>): Promise<Row> {
-  const { body: _body, ...rest } = ctx.args;
-  const args = read.args ? read.args(ctx.args) : rest;
+  const args = read.args ? read.args(ctx.args) : withoutBody(ctx.args);
   const current = await ctx.platform.session.request(read.command, args, ctx.deadline, { keyedRead: true });
   const record = Array.isArray(current) ? current[0] : current;
   if (!record || typeof record !== 'object') throw notFound(ctx.platform.family, 'record not found');
