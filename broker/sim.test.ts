@@ -27,7 +27,7 @@ let sim: RunningSim;
 let broker: RunningBroker;
 let link: TestLink;
 const simState = async () =>
-  (await (await fetch(`http://127.0.0.1:${sim.port}/control/demo-pf4/state`)).json()) as { logins: number };
+  (await (await fetch(`http://127.0.0.1:${sim.port}/control/demo-pf4/state`)).json()) as { logins: number; restarts: number; up: boolean };
 const healthy = async () => (await fetch(`http://127.0.0.1:${broker.port}/healthz`)).status === 200;
 
 beforeAll(async () => {
@@ -99,14 +99,19 @@ describe('broker against the simulator', () => {
   });
 
   it('survives SrvRestart and a dropped connection, logging in afresh and resyncing', async () => {
-    const before = (await simState()).logins;
+    const before = await simState();
     expect(ok(await link.call(PF4_ID, 'PF4.SrvRestart', {}, 60_000)).data).toBe(true);
+    // SrvRestart answers before the server goes down: wait for the restart itself to have come and gone.
+    await eventually(async () => {
+      const now = await simState();
+      return now.restarts > before.restarts && now.up;
+    }, 15_000);
     const time = await eventually(async () => {
       const r = await link.call(PF4_ID, 'ServerTime');
       return r.ok ? r.data : null;
     }, 15_000, 100);
     expect(typeof time).toBe('string');
-    expect((await simState()).logins).toBeGreaterThan(before);
+    expect((await simState()).logins).toBeGreaterThan(before.logins);
 
     const resyncs = broker.platforms.get(PF4_ID)!.cache.resyncs;
     await fetch(`http://127.0.0.1:${sim.port}/control/demo-pf4/drop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
