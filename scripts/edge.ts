@@ -85,20 +85,45 @@ export function buildWorker(entry = WORKER_ENTRY): Promise<string> {
   return script;
 }
 
+/** The worker that serves callers (the first, so Miniflare's binding helpers read its bindings). */
+export const EDGE_WORKER = 'edge';
+
+/**
+ * The worker that hosts the edge's Durable Objects locally: the same bundle as the edge worker, in an isolate of its
+ * own, as on Cloudflare, where an object runs apart from the requests that call it. With the objects in the requests'
+ * isolate, local workerd served an object call at 0.6× the throughput and, once its thread was busy, kept some
+ * requests waiting for hundreds of milliseconds while others went through (`npm run bench:profile`, README).
+ */
+export const OBJECTS_WORKER = 'objects';
+
+/** The Durable Object bindings of both workers: every class defined by the objects worker. */
+const durableObjects = Object.fromEntries(
+  ([['LINKS', 'PlatformLink', true], ['IDEMPOTENCY', 'IdempotencyLedger', true], ['RATE_LIMITER', 'ClientRateLimiter', false], ['STREAMS', 'PlatformStream', true]] as const)
+    .map(([binding, className, sqlite]) => [binding, {
+      className,
+      scriptName: OBJECTS_WORKER,
+      ...(sqlite ? { useSQLite: true } : {}),
+      // The storage folder and the ids of named objects derive from this key: the one objects had while the edge ran as
+      // a single unnamed worker, so a data folder from then keeps its idempotency records.
+      unsafeUniqueKey: `-${className}`,
+    }]),
+) as Record<'LINKS' | 'IDEMPOTENCY' | 'RATE_LIMITER' | 'STREAMS', { className: string; scriptName: string; useSQLite?: boolean; unsafeUniqueKey: string }>;
+
 export function miniflareOptions(script: string, options: EdgeOptions) {
   const persist = options.dataDir ? resolve(options.dataDir) : undefined;
   if (persist) ensurePrivateDir(persist);
-  return {
+  // What both workers see, as on Cloudflare, where an object has the bindings of the worker it belongs to.
+  const worker = {
     modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: script }],
     compatibilityDate: COMPATIBILITY_DATE,
+    bindings: options.vars ?? {},
+    d1Databases: { DB: LOCAL_D1_ID },
+    durableObjects,
+  };
+  return {
     host: options.host ?? '127.0.0.1',
     // Miniflare's own entry socket, on any free port: dispatchFetch and Miniflare's internals use it.
     port: 0,
-    // Callers come in on a socket straight to the worker. Miniflare's entry worker in front of it (request.cf, dev
-    // routing, error pages: nothing the edge uses) costs about 230 µs of edge CPU per request, three times what the
-    // bare route costs on its own (`npm run bench:profile`).
-    unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }],
-    bindings: options.vars ?? {},
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
       const log = options.log ?? ((line: string, stream: 'stdout' | 'stderr') => {
         if (stream === 'stderr') process.stderr.write(`${line}\n`);
@@ -106,13 +131,17 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
       createInterface({ input: stdout }).on('line', (line) => log(line, 'stdout'));
       createInterface({ input: stderr }).on('line', (line) => log(line, 'stderr'));
     },
-    d1Databases: { DB: LOCAL_D1_ID },
-    durableObjects: {
-      LINKS: { className: 'PlatformLink', useSQLite: true },
-      IDEMPOTENCY: { className: 'IdempotencyLedger', useSQLite: true },
-      RATE_LIMITER: 'ClientRateLimiter',
-      STREAMS: { className: 'PlatformStream', useSQLite: true },
-    },
+    workers: [
+      {
+        ...worker,
+        name: EDGE_WORKER,
+        // Callers come in on a socket straight to the worker. Miniflare's entry worker in front of it (request.cf, dev
+        // routing, error pages: nothing the edge uses) costs about 230 µs of edge CPU per request, three times what the
+        // bare route costs on its own (`npm run bench:profile`).
+        unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }],
+      },
+      { ...worker, name: OBJECTS_WORKER },
+    ],
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
@@ -237,7 +266,7 @@ export async function startMiniflare(options: ReturnType<typeof miniflareOptions
     const miniflare = new Miniflare(options);
     try {
       await miniflare.ready;
-      return { miniflare, url: await miniflare.unsafeGetDirectURL() };
+      return { miniflare, url: await miniflare.unsafeGetDirectURL(EDGE_WORKER) };
     } catch (error) {
       await miniflare.dispose().catch(() => {});
       throw error;

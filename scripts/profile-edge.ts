@@ -31,7 +31,7 @@ import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import WebSocket from 'ws';
-import { COMPATIBILITY_DATE, miniflareOptions } from './edge.js';
+import { COMPATIBILITY_DATE, EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from './edge.js';
 import { startStack } from './stack.js';
 import { textModules } from './workerAssets.js';
 
@@ -326,12 +326,16 @@ try {
     const base = miniflareOptions(script, { dataDir: join(dataDir, 'edge'), vars: { ...vars, ...extra } });
     return {
       ...base,
-      compatibilityDate: COMPATIBILITY_DATE,
-      durableObjects: { ...base.durableObjects, BENCH_ECHO: 'BenchEcho' },
+      // The hop-alone object lives with the gateway objects, in the objects worker.
+      workers: base.workers.map((w) => ({
+        ...w,
+        compatibilityDate: COMPATIBILITY_DATE,
+        durableObjects: { ...w.durableObjects, BENCH_ECHO: { className: 'BenchEcho', scriptName: OBJECTS_WORKER } },
+        ...(w.name === EDGE_WORKER ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
+      })),
       // The gateway objects of this edge are its own: only the registry is shared with the stack's edge.
       durableObjectsPersist: false,
       inspectorPort: 0,
-      unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
     };
   };
   const existing = workerdChildren();
@@ -339,7 +343,7 @@ try {
   // Stages go in through workerd's direct socket to the worker, as `scripts/edge.ts` serves callers; two rows go
   // through Miniflare's entry worker for comparison.
   const entry = (await mf.ready).href.replace(/\/$/, '');
-  const base = (await mf.unsafeGetDirectURL()).href.replace(/\/$/, '');
+  const base = (await mf.unsafeGetDirectURL(EDGE_WORKER)).href.replace(/\/$/, '');
   const edgePid = [...workerdChildren()].find((pid) => !existing.has(pid));
   if (edgePid === undefined) throw new Error('cannot find the workerd process of the profiled edge');
   const pids = { edge: edgePid, broker: stack.broker.child.pid!, sim: stack.sim.child.pid!, bench: process.pid };

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
-import { COMPATIBILITY_DATE, LOCAL_D1_ID, migrationFiles, miniflareOptions, startEdge } from '../../scripts/edge.js';
+import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, startEdge } from '../../scripts/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../scripts/wranglerD1.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { createServer } from 'node:net';
@@ -78,9 +78,14 @@ describe('wrangler.toml environments', () => {
     expect(local.compatibility_date).toBe(COMPATIBILITY_DATE);
     expect(local.d1_databases[0].preview_database_id).toBe(LOCAL_D1_ID);
     const options = miniflareOptions('', {});
-    expect(options.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
-    const classes = Object.fromEntries(Object.entries(options.durableObjects).map(([name, o]) => [name, typeof o === 'string' ? o : o.className]));
-    expect(Object.fromEntries(local.durable_objects.bindings.map((b: { name: string; class_name: string }) => [b.name, b.class_name]))).toStrictEqual(classes);
+    // Locally the objects run in a worker of their own; both workers have the bindings wrangler.toml gives the one.
+    expect(options.workers.map((w) => w.name)).toStrictEqual([EDGE_WORKER, OBJECTS_WORKER]);
+    for (const worker of options.workers) {
+      expect(worker.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
+      const classes = Object.fromEntries(Object.entries(worker.durableObjects).map(([name, o]) => [name, o.className]));
+      expect(Object.fromEntries(local.durable_objects.bindings.map((b: { name: string; class_name: string }) => [b.name, b.class_name]))).toStrictEqual(classes);
+      for (const o of Object.values(worker.durableObjects)) expect(o.scriptName).toBe(OBJECTS_WORKER);
+    }
     for (const [name, value] of Object.entries(local.vars)) expect(typeof value, name).toBe('string');
   });
 });
