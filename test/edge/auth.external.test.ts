@@ -11,6 +11,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPaylo
 import { randomUUID } from 'node:crypto';
 import { AUDIENCE, ORG_A, ORG_B, PF4_B, startTestEdge, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { until } from '../support/until.js';
 
 const ISSUER = 'https://idp.example.test/tenant';
 const ORG_CLAIM = 'https://gateway.example.test/org';
@@ -56,16 +57,6 @@ function idpToken(key: IdpKey, claims: JWTPayload = {}) {
 async function organizations(token: string) {
   const res = await fetch(new URL('/api/Organizations', edge.url), { headers: { authorization: `Bearer ${token}` } });
   return { status: res.status, body: (await res.json()) as unknown, challenge: res.headers.get('www-authenticate') };
-}
-/** Polls `probe` until it answers truthy; the bound only fails a hung test. */
-async function until<T>(probe: () => Promise<T>, what: string, boundMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
 }
 
 describe('external identity provider', () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEdge, PF4_A, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 import { REPLICATE_OP } from '../../shared/replication.js';
+import { until } from '../support/until.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -32,16 +33,6 @@ async function get(path: string): Promise<{ data: unknown; error: { code: string
   return await res.json() as never;
 }
 
-/** Waits for `probe` to answer something; the bound only fails a test that hangs. */
-async function until<T>(probe: () => T | Promise<T>, what: string, boundMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`no ${what} within ${boundMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const reads = () => broker.framesFor('PF4.UserRecordGet').length;
 let rep = 0;

@@ -10,11 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { startTestEdge, ORG_A, PF4_A, type TestEdge } from '../support/edge.js';
 import { edgeWithFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
+import type { OutcomeReport } from '../../shared/frames.js';
+import { until } from '../support/until.js';
 
 /** What `IdempotencyLedger.stats()` and `PlatformLink.stats()` answer (workers/gateway/messages.ts, Workers-typed). */
 interface LedgerStats { records: number; inflight: number; unknown: number; nextAlarm: number | null; keyState: string | null }
 interface LinkStats { calls: number; pending: number; connected: boolean; lateRoutes: number }
-import type { OutcomeReport } from '../../shared/frames.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -39,16 +40,6 @@ async function call(target: TestEdge, method: string, path: string, body?: unkno
 const create = (body: unknown, key?: string, query = '', target = edge) =>
   call(target, 'POST', `${v2}/UserRecordNew${query}`, body, key === undefined ? {} : { 'idempotency-key': key });
 
-/** Polls `probe` until it answers truthy; the bound only fails a hung test. */
-async function until<T>(probe: () => T | Promise<T>, what: string, boundMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /**
  * The figures of the ledger that owns `key`, with that key's own state, read through Miniflare (the test client is

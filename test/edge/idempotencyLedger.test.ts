@@ -12,6 +12,7 @@ import type { GatewayCall, GatewayResponse, LedgerStats, LinkAnswer } from '../.
 import type { LinkLog, QueryPlan, SendPlan } from '../../workers/testing/linkScript.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
+import { until } from '../support/until.js';
 
 const IN_PROGRESS_MESSAGE = 'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
 const SECOND = 1000;
@@ -417,11 +418,3 @@ describe('the ledger itself', () => {
   });
 });
 
-/** Waits for `probe` to hold; the bound only fails a test that hangs. */
-async function until(probe: () => Promise<boolean>, what: string, boundMs = 10_000): Promise<void> {
-  const end = Date.now() + boundMs;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`no ${what} within ${boundMs} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

@@ -12,6 +12,7 @@ import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, Ou
 import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
+import { until } from '../support/until.js';
 
 interface LinkObject {
   call(input: GatewayCall): Promise<GatewayResponse>;
@@ -100,16 +101,6 @@ function linkObject(platform: string, n = 0, workerName?: string): Promise<LinkO
 const ledgerObject = (name: string) => worker.object<LedgerObject>('IDEMPOTENCY', name);
 const statsOf = async (link: LinkObject) => plain(await link.stats());
 
-/** Waits for `probe` to answer something; the bound only fails a test that hangs. */
-async function until<T>(probe: () => T | Promise<T>, what: string, boundMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`no ${what} within ${boundMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 function call(
   op: { operationId: string; op: string }, platform: string, brokerUrl: string, over: Partial<GatewayCall> = {},

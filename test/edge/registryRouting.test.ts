@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ORG_A, ORG_B, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { until } from '../support/until.js';
 
 /** REGISTRY_CACHE_SECONDS's default: the `cached` edge leaves the variable unset. */
 const CACHE_MS = 5_000;
@@ -57,17 +58,6 @@ const setBroker = async (edge: TestEdge, id: string, brokerUrl: string | null) =
 const removePlatform = async (edge: TestEdge, id: string) =>
   (await edge.db()).prepare('DELETE FROM trade_platforms WHERE id = ?').bind(id).run();
 
-/** Polls until `probe` answers truthy; the bound only fails a hung test. */
-async function until<T>(probe: () => Promise<T>, what: string, boundMs = 15_000): Promise<NonNullable<T>> {
-  const end = Date.now() + boundMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** Waits until this process's clock (the edge's too: same machine) has passed `time`. */
 async function clockPast(time: number): Promise<void> {
   while (Date.now() <= time) await new Promise((r) => setTimeout(r, Math.min(100, time - Date.now() + 1)));
@@ -92,7 +82,7 @@ describe('routing by broker', () => {
     const pending = fetch(new URL(`/api/v2/PF4/${id}/UserRecordNew?requestTimeout=2`, uncached.url), {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ group: 'g', name: 'n' }),
     });
-    await until(async () => other.framesFor('PF4.UserRecordNew').length > 0, 'the change to reach the old broker');
+    await until(async () => other.framesFor('PF4.UserRecordNew').length > 0, 'the change to reach the old broker', 15_000);
 
     await setBroker(uncached, id, home.url);
     const moved = await serverTime(uncached, id, token);
