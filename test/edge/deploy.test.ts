@@ -84,7 +84,11 @@ describe('wrangler.toml environments', () => {
       expect(worker.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
       const classes = Object.fromEntries(Object.entries(worker.durableObjects).map(([name, o]) => [name, o.className]));
       expect(Object.fromEntries(local.durable_objects.bindings.map((b: { name: string; class_name: string }) => [b.name, b.class_name]))).toStrictEqual(classes);
-      for (const o of Object.values(worker.durableObjects)) expect(o.scriptName).toBe(OBJECTS_WORKER);
+      for (const o of Object.values(worker.durableObjects)) {
+        expect(o.scriptName).toBe(OBJECTS_WORKER);
+        // The key the objects had in the single unnamed worker before: a data folder keeps its storage and object ids.
+        expect(o.unsafeUniqueKey).toBe(`-${o.className}`);
+      }
     }
     for (const [name, value] of Object.entries(local.vars)) expect(typeof value, name).toBe('string');
   });
