@@ -141,11 +141,64 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
         unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }],
       },
       { ...worker, name: OBJECTS_WORKER },
+      // Reached only through Miniflare's own API (`registryDb`), never through the edge's socket.
+      { name: REGISTRY_WORKER, modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }], compatibilityDate: COMPATIBILITY_DATE, d1Databases: { DB: LOCAL_D1_ID } },
     ],
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
     durableObjectsPersist: persist ? join(persist, 'do') : false,
+  };
+}
+
+/**
+ * The registry as scripts and tests in Node reach it. Miniflare's own D1 handle makes `prepare` and `bind` synchronous
+ * round trips (a worker thread and `Atomics.wait`), and with this Miniflare a late wake-up of one of them can hand the
+ * next call no answer (an assertion failure inside Miniflare, seen starting an edge on a busy machine). This worker
+ * runs statements built in Node instead, over asynchronous fetches only: `prepare` and `bind` are local, `run`,
+ * `first`, `all`, `batch` and `exec` one request each, with D1's own answers and error messages.
+ */
+export const REGISTRY_WORKER = 'registry';
+const REGISTRY_WORKER_SCRIPT = `export default {
+  async fetch(request, env) {
+    const { mode, sql, statements } = await request.json();
+    try {
+      const prepared = (statements ?? []).map((s) => env.DB.prepare(s.sql).bind(...s.params));
+      const result = mode === 'exec' ? await env.DB.exec(sql)
+        : mode === 'batch' ? await env.DB.batch(prepared)
+        : mode === 'first' ? await prepared[0].first()
+        : mode === 'all' ? await prepared[0].all()
+        : await prepared[0].run();
+      return Response.json({ result: result ?? null });
+    } catch (error) {
+      return Response.json({ error: String(error && error.message || error) }, { status: 500 });
+    }
+  },
+};`;
+
+/** A D1 handle for Node on the registry worker of an edge started with `miniflareOptions` (see REGISTRY_WORKER). */
+export function registryDb(miniflare: Miniflare): D1Like {
+  let worker: ReturnType<Miniflare['getWorker']> | undefined;
+  const call = async (body: object): Promise<unknown> => {
+    const fetcher = await (worker ??= miniflare.getWorker(REGISTRY_WORKER));
+    const res = await fetcher.fetch('http://registry.internal/', { method: 'POST', body: JSON.stringify(body) });
+    const answer = (await res.json()) as { result?: unknown; error?: string };
+    if (answer.error !== undefined) throw new Error(answer.error);
+    return answer.result;
+  };
+  type Stmt = ReturnType<D1Like['prepare']> & { sql: string; params: unknown[] };
+  const statement = (sql: string, params: unknown[]): Stmt => ({
+    sql,
+    params,
+    bind: (...values: unknown[]) => statement(sql, values),
+    run: () => call({ mode: 'run', statements: [{ sql, params }] }),
+    first: <T>() => call({ mode: 'first', statements: [{ sql, params }] }) as Promise<T | null>,
+    all: <T>() => call({ mode: 'all', statements: [{ sql, params }] }) as Promise<{ results: T[] }>,
+  });
+  return {
+    prepare: (sql) => statement(sql, []),
+    exec: (sql) => call({ mode: 'exec', sql }),
+    batch: (statements) => call({ mode: 'batch', statements: (statements as Stmt[]).map(({ sql, params }) => ({ sql, params })) }),
   };
 }
 
@@ -248,7 +301,8 @@ function splitStatements(sql: string): string[] {
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const script = (options.prelude ?? '') + await buildWorker(options.entry);
   const { miniflare, url } = await startMiniflare(miniflareOptions(script, options));
-  const db = async () => (await miniflare.getD1Database('DB')) as unknown as D1Like;
+  const handle = registryDb(miniflare);
+  const db = async () => handle;
   await migrateRegistry(await db(), options.dataDir);
   if (options.dataDir) tightenTree(resolve(options.dataDir));
   return { url, miniflare, db, close: () => miniflare.dispose() };

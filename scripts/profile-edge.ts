@@ -327,12 +327,12 @@ try {
     return {
       ...base,
       // The hop-alone object lives with the gateway objects, in the objects worker.
-      workers: base.workers.map((w) => ({
+      workers: base.workers.map((w) => ('durableObjects' in w ? {
         ...w,
         compatibilityDate: COMPATIBILITY_DATE,
         durableObjects: { ...w.durableObjects, BENCH_ECHO: { className: 'BenchEcho', scriptName: OBJECTS_WORKER } },
         ...(w.name === EDGE_WORKER ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
-      })),
+      } : w)),
       // The gateway objects of this edge are its own: only the registry is shared with the stack's edge.
       durableObjectsPersist: false,
       inspectorPort: 0,

@@ -7,7 +7,6 @@ import '../shared/requireNode.js';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { D1Like } from './edge.js';
 import { tightenTree, writePrivateFile } from './privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
 import { clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
@@ -92,11 +91,11 @@ async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promi
     return run(new RegistryStore(wranglerD1(target)));
   }
   // Loaded on demand: Miniflare takes most of a second to import, which usage errors and help need not pay.
-  const { migrateRegistry, miniflareOptions, startMiniflare } = await import('./edge.js');
+  const { migrateRegistry, miniflareOptions, registryDb, startMiniflare } = await import('./edge.js');
   // The same folder scripts/stack.ts hands the edge, so this is the registry npm start serves.
   const { miniflare } = await startMiniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
   try {
-    const db = (await miniflare.getD1Database('DB')) as unknown as D1Like;
+    const db = registryDb(miniflare);
     await migrateRegistry(db, join(dataDir, 'edge'));
     return await run(new RegistryStore(db));
   } finally {

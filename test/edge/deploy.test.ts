@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
-import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, startEdge } from '../../scripts/edge.js';
+import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, startEdge } from '../../scripts/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../scripts/wranglerD1.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { createServer } from 'node:net';
@@ -79,8 +79,10 @@ describe('wrangler.toml environments', () => {
     expect(local.d1_databases[0].preview_database_id).toBe(LOCAL_D1_ID);
     const options = miniflareOptions('', {});
     // Locally the objects run in a worker of their own; both workers have the bindings wrangler.toml gives the one.
-    expect(options.workers.map((w) => w.name)).toStrictEqual([EDGE_WORKER, OBJECTS_WORKER]);
-    for (const worker of options.workers) {
+    expect(options.workers.map((w) => w.name)).toStrictEqual([EDGE_WORKER, OBJECTS_WORKER, REGISTRY_WORKER]);
+    // The registry worker (Node's handle on D1) has the database and nothing else.
+    expect(Object.keys(options.workers[2]).sort()).toStrictEqual(['compatibilityDate', 'd1Databases', 'modules', 'name']);
+    for (const worker of options.workers.slice(0, 2).map((w) => w as Extract<typeof w, { durableObjects: unknown }>)) {
       expect(worker.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
       const classes = Object.fromEntries(Object.entries(worker.durableObjects).map(([name, o]) => [name, o.className]));
       expect(Object.fromEntries(local.durable_objects.bindings.map((b: { name: string; class_name: string }) => [b.name, b.class_name]))).toStrictEqual(classes);

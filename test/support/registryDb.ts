@@ -3,7 +3,7 @@
  * registry routes, the token check) rather than in workerd: Miniflare hosts the D1 database behind a worker that does
  * nothing, the same database the edge and the registry CLI use.
  */
-import { applyMigrations, miniflareOptions, startMiniflare, type D1Like } from '../../scripts/edge.js';
+import { applyMigrations, miniflareOptions, registryDb, startMiniflare, type D1Like } from '../../scripts/edge.js';
 
 const IDLE_WORKER = `import { DurableObject } from 'cloudflare:workers';
 export class PlatformLink extends DurableObject {}
@@ -19,7 +19,7 @@ export interface RegistryDb {
 
 export async function startRegistryDb(): Promise<RegistryDb> {
   const { miniflare } = await startMiniflare(miniflareOptions(IDLE_WORKER, {}));
-  const db = (await miniflare.getD1Database('DB')) as unknown as D1Like;
+  const db = registryDb(miniflare);
   await applyMigrations(db);
   return { db, close: () => miniflare.dispose() };
 }
