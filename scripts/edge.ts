@@ -43,6 +43,8 @@ export interface EdgeOptions {
 
 export interface Edge {
   url: URL;
+  /** With another entry module (mutation testing): the objects worker's own socket, where its coverage is asked. */
+  objectsUrl?: URL;
   miniflare: Miniflare;
   db(): Promise<D1Like>;
   close(): Promise<void>;
@@ -140,7 +142,12 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
         // bare route costs on its own (`npm run bench:profile`).
         unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }],
       },
-      { ...worker, name: OBJECTS_WORKER },
+      {
+        ...worker,
+        name: OBJECTS_WORKER,
+        // Under mutation testing the objects' isolate counts coverage of its own, asked for on this socket.
+        ...(options.entry !== undefined ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
+      },
       // Reached only through Miniflare's own API (`registryDb`), never through the edge's socket.
       { name: REGISTRY_WORKER, modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }], compatibilityDate: COMPATIBILITY_DATE, d1Databases: { DB: LOCAL_D1_ID } },
     ],
@@ -305,7 +312,8 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const db = async () => handle;
   await migrateRegistry(await db(), options.dataDir);
   if (options.dataDir) tightenTree(resolve(options.dataDir));
-  return { url, miniflare, db, close: () => miniflare.dispose() };
+  const objectsUrl = options.entry !== undefined ? await miniflare.unsafeGetDirectURL(OBJECTS_WORKER) : undefined;
+  return { url, ...(objectsUrl ? { objectsUrl } : {}), miniflare, db, close: () => miniflare.dispose() };
 }
 
 /**

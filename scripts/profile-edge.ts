@@ -11,8 +11,9 @@
  *      load falls on every stage alike. Besides throughput and latency, each stage's CPU time per request in the
  *      edge's workerd process and in the broker process, from /proc: CPU time is what a stage costs whatever else the
  *      machine runs, and the difference to the stage before is that stage's own cost;
- *   2. CPU profiles of the edge isolate (worker and Durable Objects share it in local workerd) under the cached read
- *      and under the cached page: self time per module group and per function of the bundle;
+ *   2. CPU profiles of the edge worker's isolate and of the objects worker's (the gateway objects; both on workerd's
+ *      one thread locally) under the cached read and under the cached page: self time per module group and per
+ *      function of the bundle;
  *   3. the cached read's tail: the machine's CPU pressure (share of the time some runnable task waited for a CPU),
  *      each process's CPU, and whether the slow answers (above the bare route's p99) come in bursts, all at once
  *      (a stall: the process was not running), or spread evenly; with the registry cache (REGISTRY_CACHE_SECONDS)
@@ -241,7 +242,7 @@ function groupOf(module: string): string {
   return module.split('/').slice(0, 2).join('/');
 }
 
-function summarize(title: string, profile: CpuProfile, script: string, requests: number): void {
+function summarize(isolate: string, title: string, profile: CpuProfile, script: string, requests: number): void {
   const moduleAt = moduleLines(script);
   const lines = script.split('\n');
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -264,7 +265,7 @@ function summarize(title: string, profile: CpuProfile, script: string, requests:
   const idle = groups.get('(idle)') ?? 0;
   const busy = total - idle;
   const pct = (us: number, of: number) => `${((100 * us) / of).toFixed(1).padStart(5)} %`;
-  console.log(`\nCPU profile of the edge isolate, ${title}: ${(total / 1000).toFixed(0)} ms sampled, idle ${pct(idle, total)}, busy ${(busy / 1000).toFixed(0)} ms for ${requests} requests (${(busy / Math.max(1, requests)).toFixed(0)} µs each)`);
+  console.log(`\nCPU profile of ${isolate}, ${title}: ${(total / 1000).toFixed(0)} ms sampled, idle ${pct(idle, total)}, busy ${(busy / 1000).toFixed(0)} ms for ${requests} requests (${(busy / Math.max(1, requests)).toFixed(0)} µs each)`);
   console.log('busy time by module group:');
   for (const [group, us] of [...groups].filter(([g]) => g !== '(idle)').sort((a, b) => b[1] - a[1]).slice(0, 20)) {
     console.log(`  ${pct(us, busy)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${group}`);
@@ -331,7 +332,6 @@ try {
         ...w,
         compatibilityDate: COMPATIBILITY_DATE,
         durableObjects: { ...w.durableObjects, BENCH_ECHO: { className: 'BenchEcho', scriptName: OBJECTS_WORKER } },
-        ...(w.name === EDGE_WORKER ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
       } : w)),
       // The gateway objects of this edge are its own: only the registry is shared with the stack's edge.
       durableObjectsPersist: false,
@@ -427,21 +427,29 @@ try {
     console.log(`${stages[i].name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} ${(r.rps / bare.rps).toFixed(2).padStart(5)}× ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${r.edgeUs.toFixed(0).padStart(11)} ${(prev ? r.edgeUs - prev.edgeUs : 0).toFixed(0).padStart(8)} ${`${(100 * r.edgeBusy).toFixed(0)} %`.padStart(12)} ${r.brokerUs.toFixed(0).padStart(9)}  ${r.failures}${r.sample ? ` (${r.sample})` : ''}`);
   });
 
-  // 2. CPU profiles of the edge isolate.
-  const targets = await (await fetch(`http://${(await mf.getInspectorURL()).host}/json/list`)).json() as { webSocketDebuggerUrl: string }[];
-  if (!targets[0]) throw new Error('the edge inspector lists no worker');
+  // 2. CPU profiles of both isolates at once: the edge worker's and the objects worker's (the gateway objects).
+  const targets = await (await fetch(`http://${(await mf.getInspectorURL()).host}/json/list`)).json() as { id: string; webSocketDebuggerUrl: string }[];
+  const isolates = [[EDGE_WORKER, 'the edge isolate'], [OBJECTS_WORKER, 'the objects isolate']].map(([worker, label]) => {
+    const target = targets.find((t) => t.id === `core:user:${worker}`);
+    if (!target) throw new Error(`the inspector lists no ${worker} worker (targets: ${targets.map((t) => t.id).join(', ')})`);
+    return { label, url: target.webSocketDebuggerUrl };
+  });
   for (const [title, path, check] of [['cached reads', cachedPath, isRecord], ['cached pages of 1,000 trades', pagePath, isPage]] as const) {
-    say(`[profile] CPU profile under ${title}: ${profileSeconds} s, ${left()}`);
-    const inspector = await Inspector.open(targets[0].webSocketDebuggerUrl);
+    say(`[profile] CPU profiles under ${title}: ${profileSeconds} s, ${left()}`);
+    const inspectors = await Promise.all(isolates.map((i) => Inspector.open(i.url)));
     try {
-      await inspector.send('Profiler.enable');
-      await inspector.send('Profiler.setSamplingInterval', { interval: 200 });
-      await inspector.send('Profiler.start');
+      for (const inspector of inspectors) {
+        await inspector.send('Profiler.enable');
+        await inspector.send('Profiler.setSamplingInterval', { interval: 200 });
+        await inspector.send('Profiler.start');
+      }
       const run = await drive(base, path, auth, check, profileSeconds);
-      const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
-      summarize(`${profileSeconds} s of ${title}`, profile, script, run.times.length);
+      for (const [i, inspector] of inspectors.entries()) {
+        const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
+        summarize(isolates[i].label, `${profileSeconds} s of ${title}`, profile, script, run.times.length);
+      }
     } finally {
-      inspector.close();
+      for (const inspector of inspectors) inspector.close();
     }
   }
 

@@ -33,7 +33,6 @@ async function get(path: string): Promise<{ data: unknown; error: { code: string
   return await res.json() as never;
 }
 
-
 const reads = () => broker.framesFor('PF4.UserRecordGet').length;
 let rep = 0;
 const frame = (seq: number, body: Record<string, unknown>) => broker.push({ rep, seq, ...body });

@@ -40,7 +40,6 @@ async function call(target: TestEdge, method: string, path: string, body?: unkno
 const create = (body: unknown, key?: string, query = '', target = edge) =>
   call(target, 'POST', `${v2}/UserRecordNew${query}`, body, key === undefined ? {} : { 'idempotency-key': key });
 
-
 /**
  * The figures of the ledger that owns `key`, with that key's own state, read through Miniflare (the test client is
  * `client-a`). The ledger is shared with other keys of the file, so a test waits on `keyState`, never on the counts.

@@ -417,4 +417,3 @@ describe('the ledger itself', () => {
     expect(await k.stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null, keyState: null });
   });
 });
-

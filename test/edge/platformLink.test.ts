@@ -101,7 +101,6 @@ function linkObject(platform: string, n = 0, workerName?: string): Promise<LinkO
 const ledgerObject = (name: string) => worker.object<LedgerObject>('IDEMPOTENCY', name);
 const statsOf = async (link: LinkObject) => plain(await link.stats());
 
-
 function call(
   op: { operationId: string; op: string }, platform: string, brokerUrl: string, over: Partial<GatewayCall> = {},
 ): GatewayCall {

@@ -79,8 +79,10 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
       ...options.vars,
     },
   });
+  // Both isolates count coverage: the edge worker's and the objects worker's (the gateway objects run there).
+  const coverage = [started.url, ...(started.objectsUrl ? [started.objectsUrl] : [])];
   const edge: Edge = mutation.entry
-    ? (mutationEdges.add(started.url), { ...started, close: () => { mutationEdges.delete(started.url); return started.close(); } })
+    ? (coverage.forEach((u) => mutationEdges.add(u)), { ...started, close: () => { coverage.forEach((u) => mutationEdges.delete(u)); return started.close(); } })
     : started;
   const db = await edge.db();
   const now = new Date().toISOString();
