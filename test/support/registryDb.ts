@@ -1,7 +1,7 @@
 /**
  * A migrated, in-memory D1 registry for tests that run registry and auth code in this Node process (the store, the
- * registry routes, the token check) rather than in workerd: Miniflare hosts the D1 database behind a worker that does
- * nothing, the same database the edge and the registry CLI use.
+ * registry routes, the token check) rather than in workerd: Miniflare hosts the D1 database (an idle worker in the
+ * edge's place) and the registry worker runs this process's statements, as for the edge and the registry CLI.
  */
 import { applyMigrations, miniflareOptions, registryDb, startMiniflare, type D1Like } from '../../scripts/edge.js';
 
