@@ -146,10 +146,15 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
         ...worker,
         name: OBJECTS_WORKER,
         // Under mutation testing the objects' isolate counts coverage of its own, asked for on this socket.
-        ...(options.entry !== undefined ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
+        ...(options.entry !== undefined ? { unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: 0 }] } : {}),
       },
       // Reached only through Miniflare's own API (`registryDb`), never through the edge's socket.
-      { name: REGISTRY_WORKER, modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }], compatibilityDate: COMPATIBILITY_DATE, d1Databases: { DB: LOCAL_D1_ID } },
+      {
+        name: REGISTRY_WORKER,
+        modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }],
+        compatibilityDate: COMPATIBILITY_DATE,
+        d1Databases: { DB: LOCAL_D1_ID },
+      },
     ],
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
