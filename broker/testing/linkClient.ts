@@ -4,6 +4,7 @@
  */
 import WebSocket from 'ws';
 import { OUTCOME_OP, type CallFrame, type LateFrame, type OutcomeReport, type ResultFrame } from '../../shared/frames.js';
+import { until } from '../../test/support/until.js';
 
 export class TestLink {
   readonly hellos: unknown[] = [];
@@ -67,13 +68,7 @@ export class TestLink {
   }
 }
 
-/** Polls `probe` until it returns a truthy value or the time is up. */
-export async function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, everyMs = 20): Promise<NonNullable<T>> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > until) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+/** Polls `probe` until it returns a truthy value or the time is up (the tests' one poll, `test/support/until.ts`). */
+export function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, everyMs = 20): Promise<NonNullable<T>> {
+  return until(probe, 'condition met', timeoutMs, everyMs);
 }
