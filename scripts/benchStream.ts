@@ -80,8 +80,18 @@ function rssBytes(pids: number[]): number {
 /** The tick's time at the simulator, from the text of one event (`"lastTime":"…"`). */
 function tickTime(text: string, from = 0): number {
   const at = text.indexOf('"lastTime":"', from);
-  return at < 0 ? Number.NaN : Date.parse(text.slice(at + 12, text.indexOf('"', at + 12)));
+  if (at < 0) return Number.NaN;
+  const stamp = text.slice(at + 12, text.indexOf('"', at + 12));
+  // Every client receives the same few stamps (a burst of the feed shares one): parsed once, not once per client.
+  let t = parsedStamps.get(stamp);
+  if (t === undefined) {
+    t = Date.parse(stamp);
+    if (parsedStamps.size >= 256) parsedStamps.clear();
+    parsedStamps.set(stamp, t);
+  }
+  return t;
 }
+const parsedStamps = new Map<string, number>();
 const orderOf = (text: string): number => Number(/"order":(\d+)/.exec(text)?.[1]);
 const isAdded = (text: string): boolean => text.includes('"kind":"Added"');
 

@@ -119,16 +119,27 @@ export const LINK_PATH = '/link';
  * `{id, ok: true, data: {sub}}` (the subscription's number on this link, the frame's id) and followed by
  * `{sub, event}` frames (no `id`): first the platform's current `status`, then every change of the named topics in
  * the order the trading server sent them. Ticks may be conflated per symbol when the link is congested; nothing else
- * is. `{id, platform, op: "#unsubscribe", args: {sub}, timeoutMs}` ends one (answered `{id, ok: true, data: true}`);
- * closing the link ends them all.
+ * is. With `args.batch: true` the events of one turn of the broker (what one read from the trading server carried)
+ * come as one `{sub, events: [...]}` frame instead, in the same order, at most `MAX_STREAM_BATCH` events a frame: the
+ * subscriber handles one message per burst rather than one per event. `{id, platform, op: "#unsubscribe", args:
+ * {sub}, timeoutMs}` ends one (answered `{id, ok: true, data: true}`); closing the link ends them all.
  */
 export const SUBSCRIBE_OP = '#subscribe';
 export const UNSUBSCRIBE_OP = '#unsubscribe';
 
-export interface SubscribeArgs { topics: StreamTopic[] }
+export interface SubscribeArgs { topics: StreamTopic[]; batch?: boolean }
+
+/** The most events one batched frame carries; a longer burst goes out in several frames, in order. */
+export const MAX_STREAM_BATCH = 256;
 
 /** One event of a subscription, pushed by the broker. */
 export interface StreamFrame {
   sub: number;
   event: StreamEvent;
+}
+
+/** The events of one turn of a batched subscription, pushed by the broker. */
+export interface StreamBatchFrame {
+  sub: number;
+  events: StreamEvent[];
 }

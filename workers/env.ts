@@ -28,7 +28,7 @@ export interface Env {
   STREAMS: DurableObjectNamespace<PlatformStream>;
   /** Stream objects per trade platform (default 1, at most 256), each with its own broker subscription and a share of the clients. */
   STREAM_SHARDS?: string;
-  /** Milliseconds a stream object gathers events before writing them to its clients (default 10, 1 to 1000). */
+  /** Least milliseconds between two writes of events to one stream client (default 10, 1 to 1000). */
   STREAM_FLUSH_MS?: string;
   /** Base URL of the default broker (http(s)); the link is `<BROKER_URL>/link` over WebSocket. */
   BROKER_URL?: string;

@@ -1,12 +1,13 @@
 /**
  * The stream subscriptions of one edge link (`#subscribe` / `#unsubscribe`, `shared/frames.ts`). A subscription
  * listens to one platform's events (`PlatformEvents`), keeps those of its topics and pushes each as a `{sub, event}`
- * frame on the link. When the link is congested (more than `congestedBytes` waiting in its socket), ticks are held
+ * frame on the link (or, for a subscriber that asked for batches, the events of one turn as one `{sub, events}` frame,
+ * sent once the turn's I/O is done). When the link is congested (more than `congestedBytes` waiting in its socket), ticks are held
  * back and conflated per symbol, the latest price winning, and go out once the socket drained; every other event is
  * always sent, in order. Closing the link ends every subscription it carries.
  */
-import type { CallFrame, StreamFrame } from '../../shared/frames.js';
-import { SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
+import type { CallFrame, StreamBatchFrame, StreamFrame } from '../../shared/frames.js';
+import { MAX_STREAM_BATCH, SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
 import type { StreamEvent, StreamTopic, TickPayload } from '../../shared/streams.js';
 import { topicsOf } from '../../shared/streams.js';
 import type { PlatformEvents } from './platformEvents.js';
@@ -58,14 +59,15 @@ export class StreamSubscriptions {
     }
     const platform = this.eventsOf(frame.platform);
     if (!platform) return fail('NotFound', 'trade platform not served by this broker');
-    const asked = (frame.args as { topics?: unknown }).topics;
+    const { topics: asked, batch } = frame.args as { topics?: unknown; batch?: unknown };
     const served = topicsOf(platform.family);
     if (!Array.isArray(asked) || asked.some((t) => typeof t !== 'string' || !(served as readonly string[]).includes(t))) {
       return fail('Validation', `topics: must be a list of ${served.join(', ')}`);
     }
+    if (batch !== undefined && typeof batch !== 'boolean') return fail('Validation', 'batch: must be true or false');
     if (this.subs.has(frame.id)) return fail('Validation', `subscription ${frame.id} exists on this link`);
     answer({ ok: true, data: { sub: frame.id } });
-    this.subs.set(frame.id, this.start(frame.id, platform.events, new Set(asked as StreamTopic[])));
+    this.subs.set(frame.id, this.start(frame.id, platform.events, new Set(asked as StreamTopic[]), batch === true));
   }
 
   close(): void {
@@ -73,10 +75,27 @@ export class StreamSubscriptions {
     this.subs.clear();
   }
 
-  private start(sub: number, events: PlatformEvents, topics: Set<StreamTopic>): Subscription {
+  private start(sub: number, events: PlatformEvents, topics: Set<StreamTopic>, batched: boolean): Subscription {
     const heldTicks = new Map<string, TickPayload>();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const push = (event: StreamEvent) => this.sink.send(stringifyJson({ sub, event } satisfies StreamFrame));
+    // Batched: the turn's events gather here and leave together once the turn's I/O callbacks are done.
+    let pending: StreamEvent[] = [];
+    let sending: ReturnType<typeof setImmediate> | undefined;
+    const sendPending = () => {
+      if (sending) clearImmediate(sending);
+      sending = undefined;
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      this.sink.send(stringifyJson({ sub, events: batch } satisfies StreamBatchFrame));
+    };
+    const push = batched
+      ? (event: StreamEvent) => {
+        pending.push(event);
+        if (pending.length >= MAX_STREAM_BATCH) sendPending();
+        else sending ??= setImmediate(sendPending);
+      }
+      : (event: StreamEvent) => this.sink.send(stringifyJson({ sub, event } satisfies StreamFrame));
     const congested = () => this.sink.bufferedAmount > this.congestedBytes;
     const drain = () => {
       timer = undefined;
@@ -102,6 +121,7 @@ export class StreamSubscriptions {
       stop: () => {
         stop();
         if (timer) clearTimeout(timer);
+        if (sending) clearImmediate(sending);
       },
     };
   }

@@ -5,7 +5,7 @@
  * are pushed as status changes; ticks are conflated per symbol while the link is congested, other events never.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StreamFrame } from '../../shared/frames.js';
+import { MAX_STREAM_BATCH, type StreamFrame } from '../../shared/frames.js';
 import type { StreamEvent } from '../../shared/streams.js';
 import { startBroker, type RunningBroker } from '../index.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
@@ -119,6 +119,68 @@ describe('a congested link', () => {
       ]);
       subs.close();
     });
+  });
+});
+
+describe('a batched subscription', () => {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  function subscribed(args: Record<string, unknown>) {
+    const frames: Array<Record<string, unknown>> = [];
+    const answers: Array<Record<string, unknown>> = [];
+    const sink = { send: (t: string) => { const f = JSON.parse(t); (typeof f.sub === 'number' ? frames : answers).push(f); }, bufferedAmount: 0 };
+    const events = new PlatformEvents('PF4');
+    const subs = new StreamSubscriptions(sink, () => ({ family: 'PF4', events }), 1000);
+    subs.handle({ id: 7, platform: 'p', op: '#subscribe', args, timeoutMs: 1000 });
+    const trade = (order: number) => events.onManagerEvent({ event: 'trades', op: 'add', record: { order } });
+    return { frames, answers, subs, trade };
+  }
+
+  it("sends one turn's events as one frame, in order, and the next turn's as another", async () => {
+    const { frames, answers, subs, trade } = subscribed({ topics: ['trades'], batch: true });
+    expect(answers).toEqual([{ id: 7, ok: true, data: { sub: 7 } }]);
+    trade(1);
+    trade(2);
+    expect(frames).toEqual([]); // not before the turn is over
+    await turn();
+    expect(frames).toHaveLength(1);
+    expect(frames[0].sub).toBe(7);
+    expect((frames[0].events as StreamEvent[]).map((e) => (e.topic === 'trades' ? e.data.order : e.topic))).toEqual(['status', 1, 2]);
+    expect(frames[0]).not.toHaveProperty('event');
+    trade(3);
+    await turn();
+    expect(frames.map((f) => (f.events as StreamEvent[]).length)).toEqual([3, 1]);
+    subs.close();
+  });
+
+  it(`splits a burst longer than ${MAX_STREAM_BATCH} events into frames of at most that many, keeping the order`, async () => {
+    const { frames, subs, trade } = subscribed({ topics: ['trades'], batch: true });
+    for (let order = 1; order <= 300; order++) trade(order);
+    await turn();
+    const lists = frames.map((f) => f.events as StreamEvent[]);
+    expect(lists.map((l) => l.length)).toEqual([MAX_STREAM_BATCH, 301 - MAX_STREAM_BATCH]);
+    const orders = lists.flat().slice(1).map((e) => (e.topic === 'trades' ? e.data.order : null));
+    expect(orders).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    subs.close();
+  });
+
+  it('sends nothing after it ends, not even what its last turn gathered', async () => {
+    const { frames, subs, trade } = subscribed({ topics: ['trades'], batch: true });
+    trade(1);
+    subs.handle({ id: 8, platform: 'p', op: '#unsubscribe', args: { sub: 7 }, timeoutMs: 1000 });
+    await turn();
+    expect(frames).toEqual([]);
+  });
+
+  it('is refused with a batch that is not true or false, and without batch sends one event a frame', async () => {
+    const refused = subscribed({ topics: ['trades'], batch: 'yes' });
+    expect(refused.answers).toEqual([{ id: 7, ok: false, error: { code: 'Validation', managerCode: null, message: 'batch: must be true or false' } }]);
+    refused.trade(1);
+    await turn();
+    expect(refused.frames).toEqual([]);
+    const single = subscribed({ topics: ['trades'] });
+    single.trade(1);
+    expect(single.frames).toEqual([{ sub: 7, event: { topic: 'status', data: { connected: false } } }, { sub: 7, event: expect.objectContaining({ topic: 'trades' }) }]);
+    single.subs.close();
   });
 });
 

@@ -67,6 +67,33 @@ describe('SSE fan-out', () => {
     expect(sink.idle).toBe(true);
   });
 
+  it('is writing from a write handed out until the response took it', async () => {
+    const { sink, complete } = slowSse(interest);
+    expect(sink.writing).toBe(false);
+    sink.send(chunkFor(interest, [tick('EURUSD', 1)])!);
+    expect(sink.writing).toBe(true);
+    await complete();
+    expect(sink.writing).toBe(false);
+    expect(sink.idle).toBe(true);
+  });
+
+  it('tells a client whose owed events are no longer held, after its outstanding write, and ends its stream once', async () => {
+    const gone: string[] = [];
+    const { sink, written, complete, ends } = slowSse(interest);
+    (sink as unknown as { onGone: () => void }).onGone = () => gone.push('gone');
+    sink.send(chunkFor(interest, [trade(1)])!);
+    sink.behind();
+    expect(sink.closed).toBe(true);
+    expect(gone).toEqual(['gone']);
+    expect(events(written.at(-1)!)).toEqual([{ event: 'overflow', data: { message: `more than ${MAX_BEHIND} events behind: reconnect and resync` } }]);
+    sink.behind();
+    expect(gone).toEqual(['gone']);
+    expect(written).toHaveLength(2);
+    await complete();
+    await complete();
+    expect(ends).toEqual([false]);
+  });
+
   it('tells a client more than MAX_BEHIND non-tick events behind, and ends its stream', async () => {
     const gone: string[] = [];
     const { sink, written, complete, ends } = slowSse({ topics: new Set(['trades']), symbols: null });

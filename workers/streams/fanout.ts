@@ -3,15 +3,17 @@
  * (`fanout.test.ts`).
  *
  * Every event is serialized once (`encode`) and its text shared by every client. Events are not written one by one:
- * the object gathers them into a batch and flushes it every `FLUSH_MS`, one write (SSE) or one WebSocket message
- * (hub) per client and flush. Clients asking for the same thing share the same encoded chunk.
+ * the object's passes over its clients give each client everything it lacks in one write (SSE) or one WebSocket
+ * message (hub), at most once every `FLUSH_MS` per client, so under load each write carries more events. Clients
+ * asking for the same thing and lacking the same events share the same encoded chunk.
  *
  * Server-Sent Events (`SseSink`): a client has at most one write outstanding. Its stream is a native
- * `IdentityTransformStream` without a queue, so a write completes when the response took the bytes. While a write is
- * outstanding the client is slow: what comes for it is held, ticks conflated per symbol (the latest price replaces the
- * older one) and every other event kept in order, and sent in one write once the outstanding one completes. A client
- * holding more than `MAX_BEHIND` non-tick events is sent `overflow` and disconnected; if even that cannot be written
- * within `OVERFLOW_GRACE_MS` the stream is aborted.
+ * `IdentityTransformStream` without a queue, so a write completes when the response took the bytes. A pass that
+ * finds a write outstanding leaves the client for a later one; a client found so twice running, or lacking more than
+ * half the object's ring, is slow: what comes for it is held, ticks conflated per symbol (the latest price replaces
+ * the older one) and every other event kept in order, and sent in one write once the outstanding one completes. A
+ * client holding more than `MAX_BEHIND` non-tick events, or owed events the object no longer holds (`behind`), is
+ * sent `overflow` and disconnected; if even that cannot be written within `OVERFLOW_GRACE_MS` the stream is aborted.
  *
  * SignalR hub sockets (`HubFlow`): a socket accepted with the Hibernation API offers no `bufferedAmount` or write
  * completion (workerd's `send` queues without bound and tells nothing), so the hub asks the client itself. With the
@@ -25,7 +27,7 @@
 import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
 
-/** How long events are gathered before they are written to the clients. */
+/** The least time between two writes (or hub messages) of events to one client. */
 export const FLUSH_MS = 10;
 /** Non-tick events a client may have waiting before it is told it fell behind and is disconnected (the default). */
 export const MAX_BEHIND = 5_000;
@@ -156,6 +158,10 @@ export class SseSink {
   closed = false;
   /** Events and bytes handed to the stream (for the stats). */
   written = 0;
+  /** The object's pass: the newest event this client was given (or held), when, and passes it was found writing. */
+  sentSeq = 0;
+  lastAt = -Infinity;
+  skipped = 0;
   constructor(
     readonly interest: Interest,
     private readonly write: (chunk: Uint8Array) => Promise<void>,
@@ -167,6 +173,14 @@ export class SseSink {
   }
 
   wantsEvent(e: Encoded): boolean { return wants(this.interest, e); }
+
+  /** A write is outstanding: the response has not taken it yet. */
+  get writing(): boolean { return this.busy; }
+
+  /** Events it was owed are no longer held: told `overflow` and disconnected, never skipped silently. */
+  behind(): void {
+    if (!this.closed) this.overflow();
+  }
 
   /** True when nothing is outstanding or held: the client takes the shared chunk of a flush. */
   get idle(): boolean { return !this.busy && this.held.size === 0 && !this.closed; }
@@ -241,6 +255,9 @@ export interface HubInterest {
 export class HubFlow {
   private readonly held = new Held();
   private probe: { id: string; at: number } | null = null;
+  /** The object's pass: the newest event this socket was given, and when. */
+  sentSeq = 0;
+  lastAt = -Infinity;
   private lastProbeAt = -Infinity;
   private serial = 0;
   closed = false;

@@ -6,16 +6,19 @@
  *
  * Every event gets an id, `<epoch>-<seq>` (the epoch is new each time the object starts), and the last
  * `STREAM_RING_SIZE` events are kept, so an EventSource that reconnects with `Last-Event-ID` is sent what it missed;
- * one whose id is older than the ring, or from another epoch, is sent a `resync` event instead. Towards each client,
- * ticks are conflated per symbol (a slow client gets the latest price of each symbol), and every other event is
- * queued; a client more than `MAX_BEHIND` events behind is sent `overflow` and disconnected, never silently skipped.
+ * one whose id is older than the ring, or from another epoch, is sent a `resync` event instead. The clients are
+ * written to by passes over them (`pass`): each client is given what it lacks, in one write or message, and the pass
+ * yields every SLICE clients, so an event that arrives mid-pass reaches the clients the pass has not come to yet.
+ * Towards each client, ticks are conflated per symbol (a slow client gets the latest price of each symbol), and every
+ * other event is queued; a client more than `MAX_BEHIND` events behind is sent `overflow` and disconnected, never
+ * silently skipped.
  *
  * The broker link reconnects with backoff while clients remain; its loss is pushed to clients as a status
  * `{connected: false}`, and the broker's status after resubscribing tells them the streams are whole again.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
-import { LINK_PATH, SUBSCRIBE_OP, type StreamFrame } from '../../shared/frames.js';
+import { LINK_PATH, SUBSCRIBE_OP, type StreamBatchFrame, type StreamFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
 import { chunkFor, Encoded, flushMs, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
@@ -25,6 +28,10 @@ import { parseJson } from '../../shared/losslessJson.js';
 export const STREAM_RING_SIZE = 10_000;
 export { MAX_BEHIND } from './fanout.js';
 const PING_MS = 15_000;
+/** Clients written to in one turn of a pass; then the object yields, so the broker's frames are read in between. */
+const SLICE = 64;
+/** An SSE client whose write is still outstanding this many events behind is held and conflated (see SseSink). */
+const HOLD_AFTER = STREAM_RING_SIZE / 2;
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 
 /** What the edge route tells the object about the platform (internal headers, never from a client). */
@@ -48,9 +55,15 @@ export class PlatformStream extends DurableObject<Env> {
   private epoch = '00' + crypto.randomUUID().slice(0, 6);
   private seq = 0;
   private readonly ring: Encoded[] = [];
-  /** Events gathered since the last flush. */
-  private batch: Encoded[] = [];
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The pass over the clients: its next turn, its clients in order, and where it is. */
+  private passTimer: ReturnType<typeof setTimeout> | undefined;
+  private roster: Array<SseSink | WebSocket> = [];
+  private cursor = 0;
+  /** Of the pass so far: the soonest a client that still lacks events may be written to again. */
+  private passDue = Infinity;
+  /** When the next turn runs, and the newest event when the pass began. */
+  private passAt = 0;
+  private passSeq = 0;
   private readonly sse = new Set<SseSink>();
   private readonly hubStates = new Map<WebSocket, HubState>();
   private readonly flows = new Map<WebSocket, HubFlow>();
@@ -132,7 +145,7 @@ export class PlatformStream extends DurableObject<Env> {
       ws.addEventListener('message', (ev) => this.onBrokerFrame(ws, typeof ev.data === 'string' ? ev.data : new TextDecoder().decode(ev.data)));
       ws.addEventListener('close', () => this.onBrokerLost(ws));
       ws.addEventListener('error', () => this.onBrokerLost(ws));
-      ws.send(JSON.stringify({ id: 1, platform: config.platform, op: SUBSCRIBE_OP, args: { topics: topicsOf(config.family) }, timeoutMs: 10_000 }));
+      ws.send(JSON.stringify({ id: 1, platform: config.platform, op: SUBSCRIBE_OP, args: { topics: topicsOf(config.family), batch: true }, timeoutMs: 10_000 }));
     } catch (err) {
       console.warn(JSON.stringify({ msg: 'stream link to the broker failed', platform: config.platform, error: String(err) }));
       this.scheduleReconnect();
@@ -141,7 +154,7 @@ export class PlatformStream extends DurableObject<Env> {
 
   private onBrokerFrame(ws: WebSocket, text: string): void {
     if (ws !== this.socket) return;
-    let frame: Partial<StreamFrame> & { id?: number; ok?: boolean; error?: { message?: string } };
+    let frame: Partial<StreamFrame> & Partial<Pick<StreamBatchFrame, 'events'>> & { id?: number; ok?: boolean; error?: { message?: string } };
     // Lossless: PF5 ids beyond 2^53 − 1 in events stay exact bigints (written back as digits by `Encoded`).
     try { frame = parseJson(text) as typeof frame; } catch { return; }
     if (frame.id === 1 && frame.ok === false) {
@@ -150,7 +163,10 @@ export class PlatformStream extends DurableObject<Env> {
       return;
     }
     if (frame.id === 1) this.attempt = 0;
-    if (typeof frame.sub === 'number' && frame.event) this.publish(frame.event);
+    if (typeof frame.sub !== 'number') return;
+    // A batched frame is one turn of the broker's events; a broker that does not batch sends one event a frame.
+    if (Array.isArray(frame.events)) for (const event of frame.events) this.publish(event);
+    else if (frame.event) this.publish(frame.event);
   }
 
   private onBrokerLost(ws: WebSocket): void {
@@ -194,33 +210,117 @@ export class PlatformStream extends DurableObject<Env> {
       this.connected = event.data.connected;
     }
     const seq = ++this.seq;
-    const encoded = new Encoded(seq, `${this.epoch}-${seq}`, event);
-    this.ring.push(encoded);
+    this.ring.push(new Encoded(seq, `${this.epoch}-${seq}`, event));
     if (this.ring.length > STREAM_RING_SIZE) this.ring.shift();
-    this.batch.push(encoded);
-    this.flushTimer ??= setTimeout(() => this.flush(), flushMs(this.env.STREAM_FLUSH_MS));
+    // Not at once: the rest of the frame's burst goes with it. A pass waiting for a client to be due is brought
+    // forward, since a client that was not written to lately may take this event now.
+    if (this.passTimer === undefined || (this.cursor === 0 && this.passAt > Date.now())) this.schedulePass(0);
   }
 
-  /** The gathered events to every client: one write or message each, the text shared by clients of one interest. */
-  private flush(): void {
-    this.flushTimer = undefined;
-    const batch = this.batch;
-    this.batch = [];
-    if (batch.length === 0) return;
+  private schedulePass(wait: number): void {
+    if (this.passTimer !== undefined) clearTimeout(this.passTimer);
+    this.passAt = Date.now() + wait;
+    this.passTimer = setTimeout(() => this.pass(), wait);
+  }
+
+  /**
+   * One turn of the pass over the clients: up to SLICE of them, in order, are each written what they lack, in one
+   * write or message (SSE clients of one interest lacking the same events share one encoded chunk). Then the object
+   * yields and the next turn goes on where this one stopped, so an event read meanwhile reaches the clients not yet
+   * written to in this pass, rather than waiting for all of them. A client is written to at most every
+   * `STREAM_FLUSH_MS`, so a busy platform's events gather per client; a pass that left a client lacking events is
+   * followed by another when that client is due.
+   */
+  private pass(): void {
+    this.passTimer = undefined;
+    const now = Date.now();
+    const interval = flushMs(this.env.STREAM_FLUSH_MS);
+    if (this.cursor === 0) {
+      this.roster = [...this.sse, ...this.ctx.getWebSockets()];
+      this.passDue = Infinity;
+      this.passSeq = this.seq;
+    }
+    const seq = this.seq;
+    const ranges = new Map<number, Encoded[]>();
+    const rangeAfter = (sent: number): Encoded[] | null => {
+      let range = ranges.get(sent);
+      if (!range) {
+        const at = sent + 1 - (this.ring[0]?.seq ?? seq + 1);
+        if (at < 0) return null;
+        range = this.ring.slice(at);
+        ranges.set(sent, range);
+      }
+      return range;
+    };
     const chunks = new Map<string, Uint8Array | null>();
-    for (const c of this.sse) {
-      if (!c.idle) {
-        c.hold(batch);
+    const end = Math.min(this.roster.length, this.cursor + SLICE);
+    for (; this.cursor < end; this.cursor++) {
+      const member = this.roster[this.cursor];
+      const sink = member instanceof SseSink ? member : null;
+      const ws = sink ? null : (member as WebSocket);
+      const flow = ws ? this.flowOf(ws) : null;
+      const at = sink ?? flow!;
+      if (at.closed || at.sentSeq >= seq) continue;
+      if (ws && !this.hubState(ws).handshaken) {
+        at.sentSeq = seq; // nothing before the handshake
         continue;
       }
-      let chunk = chunks.get(c.key);
-      if (chunk === undefined) {
-        chunk = chunkFor(c.interest, batch);
-        chunks.set(c.key, chunk);
+      const range = rangeAfter(at.sentSeq);
+      if (!range) {
+        // Fell out of the ring (only a client held up beyond HOLD_AFTER can): never skipped silently.
+        if (sink) sink.behind();
+        else this.overflowHub(ws!);
+        continue;
       }
-      if (chunk) c.send(chunk);
+      if (sink?.writing) {
+        // Still taking its last write: slow. Held and conflated once it is far behind; else written later.
+        sink.skipped++;
+        if (seq - sink.sentSeq > HOLD_AFTER) {
+          sink.hold(range);
+          sink.sentSeq = seq;
+        }
+        this.passDue = Math.min(this.passDue, now + interval);
+        continue;
+      }
+      if (now - at.lastAt < interval) {
+        this.passDue = Math.min(this.passDue, at.lastAt + interval);
+        continue;
+      }
+      at.sentSeq = seq;
+      at.lastAt = now;
+      if (flow) {
+        flow.deliver(this.hubState(ws!), range);
+      } else if (!sink!.idle || sink!.skipped >= 2) {
+        // Held output waiting, or slow two passes running: its own text, ticks conflated.
+        sink!.skipped = 0;
+        sink!.hold(range);
+      } else {
+        sink!.skipped = 0;
+        const key = `${sink!.key}|${range[0].seq}`;
+        let chunk = chunks.get(key);
+        if (chunk === undefined) {
+          chunk = chunkFor(sink!.interest, range);
+          chunks.set(key, chunk);
+        }
+        if (chunk) sink!.send(chunk);
+      }
     }
-    for (const ws of this.ctx.getWebSockets()) this.flowOf(ws).deliver(this.hubState(ws), batch);
+    if (this.cursor < this.roster.length) {
+      this.schedulePass(0);
+      return;
+    }
+    this.cursor = 0;
+    this.roster = [];
+    // A client lacks events (it was not due, or they came after its turn): another pass, when the first is due.
+    if (this.seq > this.passSeq) this.passDue = Math.min(this.passDue, now + interval);
+    if (this.passDue !== Infinity) this.schedulePass(Math.max(0, this.passDue - Date.now()));
+  }
+
+  private overflowHub(ws: WebSocket): void {
+    const flow = this.flowOf(ws);
+    flow.closed = true;
+    this.sendHub(ws, hub.close('too far behind: reconnect and resync', true));
+    try { ws.close(1008, 'too far behind'); } catch { /* gone */ }
   }
 
   // ---- Server-Sent Events ----------------------------------------------------------------------------------------
@@ -242,6 +342,8 @@ export class PlatformStream extends DurableObject<Env> {
     const last = request.headers.get('last-event-id');
     if (last) this.replay(client, last);
     else client.raw(`id: ${this.epoch}-${this.seq}\nevent: status\ndata: ${JSON.stringify({ connected: this.connected })}\n\n`);
+    // What came before is in the replay (or the status): the passes write it what comes after.
+    client.sentSeq = this.seq;
     this.sse.add(client);
     return new Response(readable, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
@@ -257,10 +359,8 @@ export class PlatformStream extends DurableObject<Env> {
       return;
     }
     const after = Number(m[2]);
-    // The batch not flushed yet is in the ring too: those events go out with the next flush, not twice.
-    const pending = this.batch[0]?.seq ?? this.seq + 1;
     let text = '';
-    for (const held of this.ring) if (held.seq > after && held.seq < pending && client.wantsEvent(held)) text += held.sse;
+    for (const held of this.ring) if (held.seq > after && client.wantsEvent(held)) text += held.sse;
     if (text) client.raw(text);
   }
 
@@ -273,6 +373,7 @@ export class PlatformStream extends DurableObject<Env> {
     this.ctx.acceptWebSocket(server);
     server.serializeAttachment(state);
     this.hubStates.set(server, state);
+    this.flowOf(server); // from here on it is owed every event (sent once its handshake is done)
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -304,6 +405,7 @@ export class PlatformStream extends DurableObject<Env> {
           try { ws.close(1008, 'too far behind'); } catch { /* gone */ }
         },
       );
+      flow.sentSeq = this.seq;
       this.flows.set(ws, flow);
     }
     return flow;
