@@ -30,7 +30,7 @@ const setup = stackForFile({
 });
 
 /** The PF5 platform's stream object's figures, read through Miniflare (one stub for the file: each proxy costs). */
-type Stats = { sse: number; hubs: number; slowHubs: number };
+type Stats = { sse: number; hubs: number; flows: number; slowHubs: number };
 let stub: { stats(): Promise<Stats> } | undefined;
 async function streamStats(): Promise<Stats> {
   const c = setup.client;
@@ -132,6 +132,9 @@ describe('a hub client too far behind', () => {
       expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: [next] })).toBe(true);
       await eventually(async () => deletedOf(reading).some((p) => p.position === next), 10_000);
       expect(reading.ended).toBe(false);
+      // The closed socket is gone from the object, its flow too, though events went on after it closed.
+      await eventually(async () => { const s = await streamStats(); return s.hubs === 0 && s.flows === 0; }, 10_000);
+      expect(await streamStats()).toMatchObject({ sse: 1, hubs: 0, flows: 0, slowHubs: 0 });
     } finally {
       slow.terminate();
       await reading.close();

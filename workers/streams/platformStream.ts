@@ -67,6 +67,8 @@ export class PlatformStream extends DurableObject<Env> {
   private readonly sse = new Set<SseSink>();
   private readonly hubStates = new Map<WebSocket, HubState>();
   private readonly flows = new Map<WebSocket, HubFlow>();
+  /** Sockets closed since a pass took its list of clients: not written to, and no flow made for them again. */
+  private readonly gone = new WeakSet<WebSocket>();
   private socket: WebSocket | undefined;
   private connecting = false;
   private attempt = 0;
@@ -91,10 +93,10 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   /** Counters for tests and the bench. */
-  stats(): { sse: number; hubs: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number } {
+  stats(): { sse: number; hubs: number; flows: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number } {
     let slowHubs = 0;
     for (const f of this.flows.values()) if (f.slow) slowHubs++;
-    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs };
+    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, flows: this.flows.size, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs };
   }
 
   private setShard(shard: number): void {
@@ -258,6 +260,7 @@ export class PlatformStream extends DurableObject<Env> {
       const member = this.roster[this.cursor];
       const sink = member instanceof SseSink ? member : null;
       const ws = sink ? null : (member as WebSocket);
+      if (ws && this.gone.has(ws)) continue;
       const flow = ws ? this.flowOf(ws) : null;
       const at = sink ?? flow!;
       if (at.closed || at.sentSeq >= seq) continue;
@@ -414,6 +417,7 @@ export class PlatformStream extends DurableObject<Env> {
   private forget(ws: WebSocket): void {
     this.hubStates.delete(ws);
     this.flows.delete(ws);
+    this.gone.add(ws);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
