@@ -1,10 +1,10 @@
 /**
  * The stream subscriptions of one edge link (`#subscribe` / `#unsubscribe`, `shared/frames.ts`). A subscription
  * listens to one platform's events (`PlatformEvents`), keeps those of its topics and pushes each as a `{sub, event}`
- * frame on the link (or, for a subscriber that asked for batches, the events of one turn as one `{sub, events}` frame,
- * sent once the turn's I/O is done). When the link is congested (more than `congestedBytes` waiting in its socket), ticks are held
- * back and conflated per symbol, the latest price winning, and go out once the socket drained; every other event is
- * always sent, in order. Closing the link ends every subscription it carries.
+ * frame on the link (or, for a subscriber that asked for batches, the events of one turn as one `{sub, events}`
+ * frame, sent once the turn's I/O is done). When the link is congested (more than `congestedBytes` waiting in its
+ * socket), ticks are held back and conflated per symbol, the latest price winning, and go out once the socket
+ * drained; every other event is always sent, in order. Closing the link ends every subscription it carries.
  */
 import type { CallFrame, StreamBatchFrame, StreamFrame } from '../../shared/frames.js';
 import { MAX_STREAM_BATCH, SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';

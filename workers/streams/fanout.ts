@@ -182,7 +182,7 @@ export class SseSink {
     if (!this.closed) this.overflow();
   }
 
-  /** True when nothing is outstanding or held: the client takes the shared chunk of a flush. */
+  /** True when nothing is outstanding or held: the client takes the shared chunk of a pass. */
   get idle(): boolean { return !this.busy && this.held.size === 0 && !this.closed; }
 
   /** A flush's chunk for this client's interest (shared with every idle client of the same interest). */

@@ -30,7 +30,7 @@ export { MAX_BEHIND } from './fanout.js';
 const PING_MS = 15_000;
 /** Clients written to in one turn of a pass; then the object yields, so the broker's frames are read in between. */
 const SLICE = 64;
-/** An SSE client whose write is still outstanding this many events behind is held and conflated (see SseSink). */
+/** An SSE client whose write is still outstanding this many events behind is held and conflated at once (SseSink). */
 const HOLD_AFTER = STREAM_RING_SIZE / 2;
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 
@@ -276,9 +276,10 @@ export class PlatformStream extends DurableObject<Env> {
         continue;
       }
       if (sink?.writing) {
-        // Still taking its last write: slow. Held and conflated once it is far behind; else written later.
+        // Still taking its last write: written later. Found so twice running (or far behind), it is slow: what it
+        // lacks is held, ticks conflated, and past MAX_BEHIND it is told overflow (SseSink.hold).
         sink.skipped++;
-        if (seq - sink.sentSeq > HOLD_AFTER) {
+        if (sink.skipped >= 2 || seq - sink.sentSeq > HOLD_AFTER) {
           sink.hold(range);
           sink.sentSeq = seq;
         }
