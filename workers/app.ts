@@ -17,6 +17,7 @@ import { retryAfter } from './api/retryAfter.js';
 import { failure, validation } from './envelope/index.js';
 import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
+import { registryNotMigrated } from './registry/notMigrated.js';
 import { openApiJson } from './openapi/index.js';
 import { streamRoutes } from './streams/routes.js';
 import { cors } from './api/cors.js';
@@ -125,6 +126,12 @@ export function createApp(): Hono<AppEnv> {
     return c.json({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: message }, 404);
   });
   app.onError((err, c) => {
+    if (registryNotMigrated(err)) {
+      // The registry's tables are not there yet: `npm start` migrating it, or a deployment whose migrations were not
+      // applied. Worth a retry, unlike an internal error.
+      console.error(JSON.stringify({ msg: 'the registry is not migrated', traceId: c.get('traceId'), error: String(err) }));
+      return c.json({ errorType: 'Unavailable', errorCode: 'RegistryNotReady', errorDescription: 'the platform registry is not ready yet: retry shortly' }, 503, { 'Retry-After': '1' });
+    }
     console.error(JSON.stringify({ msg: 'unhandled edge error', traceId: c.get('traceId'), error: String(err) }));
     return c.json({ errorType: 'Internal', errorCode: 'Internal', errorDescription: 'internal error' }, 500);
   });
