@@ -32,7 +32,7 @@ import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import WebSocket from 'ws';
-import { COMPATIBILITY_DATE, EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from './edge.js';
+import { EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from './edge.js';
 import { startStack } from './stack.js';
 import { textModules } from './workerAssets.js';
 
@@ -330,7 +330,6 @@ try {
       // The hop-alone object lives with the gateway objects, in the objects worker.
       workers: base.workers.map((w) => ('durableObjects' in w ? {
         ...w,
-        compatibilityDate: COMPATIBILITY_DATE,
         durableObjects: { ...w.durableObjects, BENCH_ECHO: { className: 'BenchEcho', scriptName: OBJECTS_WORKER } },
       } : w)),
       // The gateway objects of this edge are its own: only the registry is shared with the stack's edge.

@@ -262,9 +262,10 @@ export class PlatformStream extends DurableObject<Env> {
       const ws = sink ? null : (member as WebSocket);
       if (ws && this.gone.has(ws)) continue;
       const flow = ws ? this.flowOf(ws) : null;
+      const state = ws ? this.hubState(ws) : null;
       const at = sink ?? flow!;
       if (at.closed || at.sentSeq >= seq) continue;
-      if (ws && !this.hubState(ws).handshaken) {
+      if (state && !state.handshaken) {
         at.sentSeq = seq; // nothing before the handshake
         continue;
       }
@@ -293,7 +294,7 @@ export class PlatformStream extends DurableObject<Env> {
       at.sentSeq = seq;
       at.lastAt = now;
       if (flow) {
-        flow.deliver(this.hubState(ws!), range);
+        flow.deliver(state!, range);
       } else if (!sink!.idle || sink!.skipped >= 2) {
         // Held output waiting, or slow two passes running: its own text, ticks conflated.
         sink!.skipped = 0;
