@@ -1,10 +1,11 @@
 /**
  * /healthz across the edge, a scripted broker and the registry: 200 only when the broker answers and reports every
  * registered PF4/PF5 platform up, otherwise 503 with the tier that is down. Anonymous probes learn only the tiers;
- * platform ids and states go to an authenticated caller, for its own organization's platforms only.
+ * platform ids and states go to an authenticated caller, for its own organization's platforms only, and its status
+ * is decided by those platforms and the brokers serving them alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEdge, ORG_B, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
+import { startTestEdge, ORG_A, ORG_B, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 let edge: TestEdge;
@@ -49,10 +50,54 @@ describe('/healthz', () => {
     // Another organization's platform being down is that organization's business, and the anonymous tier's.
     broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: { ...up('PF4'), up: false }, [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
     expect((await healthz()).body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' });
-    expect((await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).body.platforms).toStrictEqual({ [PF4_B]: 'up' });
+    expect(await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
+      status: 200,
+      body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'up' } },
+    });
     // A bad token is refused, not taken for an anonymous probe.
     const bad = await fetch(new URL('/healthz', edge.url), { headers: { authorization: 'Bearer not-a-token' } });
     expect(bad.status).toBe(401);
+  });
+
+  it("answers an authenticated caller 200 while only another organization's platform is down", async () => {
+    broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: { ...up('PF4'), up: false } } } };
+    expect(await healthz(await edge.token())).toStrictEqual({
+      status: 200,
+      body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'up' } },
+    });
+    expect(await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
+      status: 503,
+      body: { status: 'degraded', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'down' } },
+    });
+    expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' } });
+  });
+
+  it("decides an authenticated caller's status by the brokers serving its platforms, not the default broker", async () => {
+    broker.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
+    const gone = await startFakeBroker();
+    const goneUrl = gone.url;
+    await gone.close();
+    // The default broker does not answer; ORG_A's platforms are registered on the scripted broker, ORG_B's are not.
+    const split = await startTestEdge({ vars: { BROKER_URL: goneUrl } });
+    try {
+      const db = await split.db();
+      await db.prepare('UPDATE trade_platforms SET broker_url = ? WHERE organization_id = ?').bind(broker.url, ORG_A).run();
+      const get = async (token?: string) => {
+        const res = await fetch(new URL('/healthz', split.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+        return { status: res.status, body: (await res.json()) as unknown };
+      };
+      expect(await get(await split.token())).toStrictEqual({
+        status: 200,
+        body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'up' } },
+      });
+      expect(await get(await split.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
+        status: 503,
+        body: { status: 'degraded', edge: 'up', broker: 'down', platforms: { [PF4_B]: 'unknown' } },
+      });
+      expect(await get()).toStrictEqual({ status: 503, body: { status: 'degraded', edge: 'up', broker: 'down', platforms: 'down' } });
+    } finally {
+      await split.close();
+    }
   });
 
   it('is 503 naming the platform that is down or unknown to the broker', async () => {

@@ -1,10 +1,12 @@
 /**
- * Health of the whole path, for probes: `/healthz` is 200 only when the edge is up, every broker that serves a
- * registered PF4/PF5 platform answers its own `/healthz` with 200, and that broker reports each of those platforms'
- * manager sessions up; otherwise 503. The body says which tier is down (edge, broker, platforms) and nothing else:
- * platform ids and their states are shown only to an authenticated caller, for its own organization's platforms, and
- * the status then covers those platforms. Operators see every platform on the broker's own (internal) `/healthz`.
- * No body carries secrets or broker addresses.
+ * Health of the whole path, for probes. Anonymous, `/healthz` is about the deployment: 200 only when the edge is up,
+ * every broker that serves a registered PF4/PF5 platform (and the default broker) answers its own `/healthz` with 200,
+ * and each of those platforms' manager sessions is up; otherwise 503. With a token it is about the caller: status and
+ * code are decided by the caller's own PF4/PF5 platforms and the brokers serving them (the default broker when it has
+ * none) alone, never by a broker's overall 503, which may be another organization's platform being down. The body
+ * says which tier is down (edge, broker, platforms) and nothing else: platform ids and their states are shown only to
+ * an authenticated caller, for its own organization's platforms. Operators see every platform on the broker's own
+ * (internal) `/healthz`. No body carries secrets or broker addresses.
  */
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
@@ -43,7 +45,8 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
     : c.env.DB.prepare(select);
   const { results } = await statement.all<{ id: string; type: string; broker_url: string | null }>();
   const served = results.filter((p) => p.type === 'PF4' || p.type === 'PF5');
-  const brokerUrls = new Set([defaultBroker, ...served.map((p) => p.broker_url ?? defaultBroker)]);
+  const serving = served.map((p) => p.broker_url ?? defaultBroker);
+  const brokerUrls = new Set(caller && serving.length > 0 ? serving : [defaultBroker, ...serving]);
   const probes = new Map(await Promise.all([...brokerUrls].map(async (u) => [u, await probeBroker(u)] as const)));
 
   const platforms: Record<string, PlatformState> = {};
@@ -53,8 +56,11 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
     platforms[p.id] = !broker.reachable || up === undefined ? 'unknown' : up ? 'up' : 'down';
   }
   const brokersUp = [...probes.values()].every((b) => b.reachable);
-  const ok = [...probes.values()].every((b) => b.ok) && Object.values(platforms).every((s) => s === 'up');
-  const tier = Object.values(platforms).every((s) => s === 'up') ? 'up' : 'down';
+  const platformsUp = Object.values(platforms).every((s) => s === 'up');
+  // A caller's status is its platforms' (each 'up' only from a broker that answered); the deployment's also needs
+  // every broker's own verdict, which covers platforms of every organization.
+  const ok = caller ? brokersUp && platformsUp : [...probes.values()].every((b) => b.ok) && platformsUp;
+  const tier = platformsUp ? 'up' : 'down';
   const report: HealthReport = { status: ok ? 'ok' : 'degraded', edge: 'up', broker: brokersUp ? 'up' : 'down', platforms: caller ? platforms : tier };
   return c.json(report, ok ? 200 : 503, { 'cache-control': 'no-store' });
 }
