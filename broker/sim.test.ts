@@ -98,6 +98,36 @@ describe('broker against the simulator', () => {
     expect(failed(await link.call(PF5_ID, 'PF5.UserGet', { login: 999999999 })).error).toMatchObject({ code: 'NotFound', managerCode: PF5_RESULT.ErrNotfound });
   });
 
+  it('reports a platform down once its server freezes (no answers, no close), and up again after the thaw', async () => {
+    const control = (on: boolean) => fetch(`http://127.0.0.1:${sim.port}/control/demo-pf5/freeze`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ on }),
+    });
+    const keepAlive = { pingIntervalMs: 100, pingTimeoutMs: 100, connectTimeoutMs: 3000, backoff: { baseMs: 50, capMs: 200 } };
+    const watcher = await startBroker({
+      secret: SECRET,
+      platforms: [{ id: PF5_ID, family: 'PF5', server: `ws://127.0.0.1:${sim.port}/demo-pf5`, login: 1000, password: PASSWORD }],
+      session: keepAlive,
+    });
+    const pf5Health = async () => ((await (await fetch(`http://127.0.0.1:${watcher.port}/healthz`)).json()) as {
+      platforms: Record<string, { up: boolean; lastError: string | null }>;
+    }).platforms[PF5_ID];
+    try {
+      await eventually(async () => (await pf5Health()).up, 10_000);
+      expect((await control(true)).status).toBe(200);
+      // The socket stays open and nothing is answered: only the keep-alive can tell.
+      const down = await eventually(async () => {
+        const h = await pf5Health();
+        return h.up ? null : h;
+      }, 10_000, 10);
+      expect(down).toStrictEqual({ family: 'PF5', up: false, since: expect.any(String), lastError: 'keep-alive ping not answered' });
+      expect((await control(false)).status).toBe(200);
+      expect(await eventually(async () => (await pf5Health()).up, 10_000)).toBe(true);
+    } finally {
+      await control(false);
+      await watcher.close();
+    }
+  });
+
   it('survives SrvRestart and a dropped connection, logging in afresh and resyncing', async () => {
     const before = await simState();
     expect(ok(await link.call(PF4_ID, 'PF4.SrvRestart', {}, 60_000)).data).toBe(true);

@@ -5,7 +5,8 @@
  * (its frame, the state, refusals, time-outs, unreachable servers), requests (frames, ids, results, error mapping,
  * deadlines plain and split, late answers), connecting on demand (one attempt shared, a failure shared for 100 ms),
  * events, the loss of the connection (pending requests, hooks, state, reconnects with backoff, reconnect on demand),
- * the keep-alive ping, close(), and the defaults (10 s to log in, a ping every 5 s given 5 s).
+ * the keep-alive ping (asked again at once when frames came while it was out), close(), and the defaults (10 s to
+ * log in, a ping every 5 s given 5 s).
  */
 import net, { type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -698,6 +699,32 @@ describe('keep-alive', () => {
     expect(server.sent('Ping').map((a) => a.peer)).toStrictEqual([server.peers[0], server.peers[0]]);
     expect([t.session.up, server.peers.length, t.downs.length, t.session.state.lastError]).toStrictEqual([true, 1, 0, null]);
     expect(t.logged).toStrictEqual([loggedUp(server.url)]);
+  });
+
+  it('asks again at once when a ping times out after other frames, and gives up one timeout after that', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('Ping', silent);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    const t = harness(server.url, { ...NO_RETRY, pingIntervalMs: 1000, pingTimeoutMs: 2500 });
+    expect(await t.session.request('Echo', { n: 1 }, Date.now() + 60_000)).toStrictEqual({ n: 1 });
+    await vi.advanceTimersByTimeAsync(1000);
+    await until('the first ping', () => server.sent('Ping').length === 1);
+    // A frame after the ping was sent, then silence: the server froze while its ping was out.
+    await vi.advanceTimersByTimeAsync(500);
+    server.push({ event: 'ticks', op: 'update', record: { symbol: 'EURUSD' } });
+    await until('the frame at the session', () => t.events.length === 1);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(server.sent('Ping').length).toBe(1);
+    // The first ping's time is up 2.5 s after it was sent: alive then (a frame came), so a second ping goes out at
+    // once rather than at the next interval, 0.5 s later.
+    await vi.advanceTimersByTimeAsync(1);
+    await until('the second ping', () => server.sent('Ping').length === 2);
+    await vi.advanceTimersByTimeAsync(2499);
+    expect([t.session.up, t.session.state.lastError]).toStrictEqual([true, null]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.session.state.lastError).toBe('keep-alive ping not answered');
+    await until('the session down', () => !t.session.up);
+    expect(server.sent('Ping').map((a) => a.peer)).toStrictEqual([server.peers[0], server.peers[0]]);
   });
 
   it('has one ping in flight at a time', async () => {

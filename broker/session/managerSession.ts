@@ -2,11 +2,13 @@
  * One manager session per trade platform: a WebSocket to the trading server speaking the manager protocol
  * (`shared/protocol.ts`), logged in with the platform's manager credentials and asking for the change stream.
  *
- * The session keeps itself alive (a protocol `Ping` every few seconds; a ping that goes unanswered means the link is
- * dead even if TCP has not noticed) and reconnects on its own with exponential backoff and full jitter. A request that
- * arrives while the session is down does not wait for the backoff timer: it starts a fresh connect and login at once,
- * bounded by its own deadline, so "after a dropped connection the next request logs in afresh". Requests in flight
- * when the socket drops fail at once with `NoConnect`: their outcome on the server is unknown to us.
+ * The session keeps itself alive (a protocol `Ping` every `pingIntervalMs`, 5 s by default; a ping unanswered for
+ * `pingTimeoutMs`, 5 s by default, with no other frame since it was sent means the link is dead even if TCP has not
+ * noticed: a frozen server is declared dead, and its platform down, within interval + timeout of its last frame) and
+ * reconnects on its own with exponential backoff and full jitter. A request that arrives while the session is down
+ * does not wait for the backoff timer: it starts a fresh connect and login at once, bounded by its own deadline, so
+ * "after a dropped connection the next request logs in afresh". Requests in flight when the socket drops fail at once
+ * with `NoConnect`: their outcome on the server is unknown to us.
  */
 import WebSocket from 'ws';
 import { OperationError } from '../../shared/errors.js';
@@ -319,21 +321,36 @@ export class ManagerSession {
   private startPing(ws: WebSocket): void {
     this.stopPing();
     this.pingTimer = setInterval(() => {
-      if (this.pingInFlight || this.socket !== ws) return;
-      this.pingInFlight = true;
-      this.send(ws, 'Ping', undefined, Date.now() + this.pingTimeoutMs, {})
-        .catch((error: Error) => {
-          // A session that is receiving frames is alive even when the ping's answer queues behind them (a resync of
-          // a large world streams for tens of seconds on the same socket).
-          if (error instanceof DeadlineError && this.socket === ws && Date.now() - this.lastFrameAt >= this.pingTimeoutMs) {
-            this.current.lastError = 'keep-alive ping not answered';
-            this.log('warn', { msg: 'keep-alive ping not answered, reconnecting', platform: this.config.id });
-            ws.terminate();
-          }
-        })
-        .finally(() => { this.pingInFlight = false; });
+      if (!this.pingInFlight && this.socket === ws) this.ping(ws);
     }, this.pingIntervalMs);
     this.pingTimer.unref?.();
+  }
+
+  /**
+   * One keep-alive ping. Unanswered within `pingTimeoutMs`, the connection is dead when no frame at all has arrived
+   * since the ping was sent. When frames did arrive (a resync of a large world streams for tens of seconds on the same
+   * socket, and the answer queues behind it) the session is alive and is asked again at once, not at the next
+   * interval: a server that went silent while that ping was out is then caught by this second one. So a server that
+   * stops answering without closing is declared dead at most `max(pingIntervalMs, pingTimeoutMs) + pingTimeoutMs`
+   * after its last frame (10 s by default).
+   */
+  private ping(ws: WebSocket): void {
+    this.pingInFlight = true;
+    const sentAt = Date.now();
+    this.send(ws, 'Ping', undefined, sentAt + this.pingTimeoutMs, {}).then(
+      () => { this.pingInFlight = false; },
+      (error: Error) => {
+        this.pingInFlight = false;
+        if (!(error instanceof DeadlineError) || this.socket !== ws || this.closed) return;
+        if (this.lastFrameAt > sentAt) {
+          this.ping(ws);
+          return;
+        }
+        this.current.lastError = 'keep-alive ping not answered';
+        this.log('warn', { msg: 'keep-alive ping not answered, reconnecting', platform: this.config.id });
+        ws.terminate();
+      },
+    );
   }
 
   private stopPing(): void {
