@@ -11,6 +11,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { LINK_PATH } from '../shared/frames.js';
 import { CallDispatcher, type DispatcherOptions } from './link/callDispatcher.js';
+import type { PasswordCheckLimit } from './link/passwordChecks.js';
 import { EdgeLinkServer } from './link/edgeLinkServer.js';
 import { healthReport } from './observability/health.js';
 import { silentLogger, type Logger } from './observability/log.js';
@@ -38,6 +39,8 @@ export interface BrokerOptions {
   linkHeartbeatMs?: number;
   /** Calls under an Idempotency-Key: how long past the deadline their answer is awaited, and how outcomes are kept. */
   idempotentCalls?: DispatcherOptions;
+  /** The bound on failed password checks per account (default 5 per 60 s; `failures: 0` turns it off). */
+  passwordChecks?: PasswordCheckLimit;
   /** PEM certificate chain and private key: the broker terminates TLS itself and edge links are `wss://`. */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -54,8 +57,9 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const log = options.log ?? silentLogger;
   const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log);
   const metrics = new BrokerMetrics(platforms);
+  const dispatcherOptions: DispatcherOptions = { ...options.idempotentCalls, passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks };
   const links = new EdgeLinkServer(
-    options.secret, new CallDispatcher(platforms, metrics, log, options.idempotentCalls), log, options.brokerId ?? 'local',
+    options.secret, new CallDispatcher(platforms, metrics, log, dispatcherOptions), log, options.brokerId ?? 'local',
     options.linkHeartbeatMs, metrics.linkEvents,
     (id) => {
       const platform = platforms.get(id);

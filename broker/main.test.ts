@@ -1,6 +1,7 @@
 /**
  * The broker as a separate process (`tsx broker/main.ts`): refuses to start without its secret, prints its ready
- * line, never logs the secret or a manager password, and exits cleanly on SIGTERM.
+ * line, never logs the secret or a manager password, exits cleanly on SIGTERM, and takes its bound on failed password
+ * checks from the environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually } from './testing/linkClient.js';
+import { PF4_RESULT } from '../shared/resultCodes.js';
+import { eventually, TestLink } from './testing/linkClient.js';
 
 const SECRET = 'process-secret-never-logged';
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
@@ -66,6 +68,33 @@ describe('broker process', () => {
       expect(log).not.toContain(FAKE_PASSWORD);
       for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
     } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('bounds failed password checks as PASSWORD_CHECK_FAILURES and PASSWORD_CHECK_WINDOW_SECONDS say', async () => {
+    const id = '3f2a1b0c-0000-4000-8000-00000000000b';
+    writeFileSync(join(dir, 'broker-platforms.json'), JSON.stringify({
+      platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+    }));
+    const { child, lines, exited } = run({
+      DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, PASSWORD_CHECK_FAILURES: '1', PASSWORD_CHECK_WINDOW_SECONDS: '900',
+    });
+    let link: TestLink | undefined;
+    try {
+      const ready = await eventually(() => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'), 20_000, 50);
+      await eventually(async () => (await fetch(`http://127.0.0.1:${ready.port}/healthz`)).status === 200, 10_000);
+      link = await TestLink.open(ready.port, SECRET);
+      // This trading server answers InvalidData, a PF4 server's "invalid login or password", to a password check.
+      const first = await link.call(id, 'PF4.UserPasswordCheck', { login: 100001, body: 'guess-1' });
+      expect(first).toMatchObject({ ok: false, data: false, error: { managerCode: PF4_RESULT.InvalidData } });
+      const second = await link.call(id, 'PF4.UserPasswordCheck', { login: 100001, body: 'guess-2' });
+      expect(second).toMatchObject({ ok: false, error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message: expect.stringContaining('at most 1 per 900 s') } });
+      expect(fake.count('UserPasswordCheck')).toBe(1);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      await link?.close();
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });

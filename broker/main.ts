@@ -3,7 +3,8 @@
  * links' shared secret, never logged), BROKER_PORT (default 8790, 0 = any free port), BROKER_HOST (default
  * 127.0.0.1), BROKER_PLATFORMS_FILE (default `$DATA_DIR/broker-platforms.json`, DATA_DIR defaulting to `.data`),
  * BROKER_ID (default "local"), BROKER_TLS_CERT and BROKER_TLS_KEY (PEM files: serve HTTPS, links become `wss://`),
- * LOG_LEVEL. Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines; SIGINT/SIGTERM
+ * PASSWORD_CHECK_FAILURES and PASSWORD_CHECK_WINDOW_SECONDS (failed password checks of one account allowed per
+ * window, default 5 per 60 s; 0 failures: no bound), LOG_LEVEL. Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines; SIGINT/SIGTERM
  * close every session and exit. A start that fails (a wrong variable, a port in use, an unreadable file) ends with
  * one JSON error line on standard error naming the cause, and exit code 1.
  */
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     host: env.BROKER_HOST,
     platformsFile,
     brokerId: env.BROKER_ID,
+    passwordChecks: { failures: env.PASSWORD_CHECK_FAILURES, windowMs: env.PASSWORD_CHECK_WINDOW_SECONDS * 1000 },
     log,
     tls,
   }).catch((error: unknown) => failed(

@@ -175,6 +175,9 @@ export const brokerEnvironment = z.object({
   BROKER_ID: variable(text, 'local'),
   BROKER_TLS_CERT: variable(text, undefined),
   BROKER_TLS_KEY: variable(text, undefined),
+  /** Failed password checks of one account allowed per window, across the whole edge (0: no bound). */
+  PASSWORD_CHECK_FAILURES: variable(count(1_000_000, 'checks'), 5),
+  PASSWORD_CHECK_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
   DATA_DIR: variable(text, '.data'),
   LOG_LEVEL: variable(logLevel, 'info'),
 }).superRefine(tlsPair, { when: () => true });

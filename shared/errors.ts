@@ -17,6 +17,12 @@ export class OperationError extends Error {
      * (`UserPasswordCheck`: false with the platform's refusal). Null for every other failure.
      */
     readonly data: unknown = null,
+    /**
+     * Seconds after which the same call may be answered otherwise, for a refusal that says "not now" (a bound the
+     * gateway keeps, such as failed password checks of one account): v1 answers it 429 with `Retry-After`, v2 sends
+     * the header beside its envelope. Null for every other failure.
+     */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
     this.name = 'OperationError';

@@ -103,6 +103,8 @@ export interface CallFailed {
   timedOut?: boolean;
   /** v2 `data` beside the error, when the operation answers one with its failure (see OperationError.data). */
   data?: unknown;
+  /** A "not now" refusal: seconds until the call may be answered otherwise (see OperationError.retryAfterSeconds). */
+  retryAfterSeconds?: number;
 }
 
 export type ResultFrame = CallOk | CallFailed;

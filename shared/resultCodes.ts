@@ -66,3 +66,15 @@ export const NOT_FOUND_CODE: Record<Family, number> = {
   PF4: PF4_RESULT.InvalidData,
   PF5: PF5_RESULT.ErrNotfound,
 };
+
+/** The code each family answers a password check with when the login or the password is wrong. */
+export const WRONG_PASSWORD_CODE: Record<Family, number> = {
+  PF4: PF4_RESULT.InvalidData,
+  PF5: PF5_RESULT.UsrInvalidPassword,
+};
+
+/** Each family's "too many requests, retry later" code: the gateway answers it for a call it bounds itself. */
+export const TOO_FREQUENT_CODE: Record<Family, number> = {
+  PF4: PF4_RESULT.TooFrequent,
+  PF5: PF5_RESULT.ErrFrequent,
+};

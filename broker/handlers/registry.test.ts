@@ -35,6 +35,11 @@ describe('handler registry', () => {
     }
   });
 
+  it('marks the password checks of both families, and no other handler, with the argument naming the login', () => {
+    const marked = [...handlers].filter(([, h]) => h.passwordCheck).map(([op, h]) => [op, h.passwordCheck]);
+    expect(marked.sort()).toStrictEqual([['PF4.UserPasswordCheck', { login: 'login' }], ['PF5.UserPasswordCheck', { login: 'login' }]]);
+  });
+
   it('declares ServerTime once and answers it on both families', () => {
     const serverTimes = catalog.filter((e) => e.name === 'ServerTime' && e.generation === 'v2');
     expect(serverTimes.map((e) => e.family).sort()).toEqual(['PF4', 'PF5']);

@@ -4,7 +4,7 @@
  * their typed arguments. The family prefix of a name says which platforms it may run on; family-agnostic names
  * (`Ping`, `ServerTime`) run on any.
  */
-import { catalog, type Operation } from '../../shared/catalog/index.js';
+import { catalog, type Operation, type PasswordCheck } from '../../shared/catalog/index.js';
 import type { Family } from '../../shared/protocol.js';
 import { customHandlers } from './custom/index.js';
 import type { Handler } from './handler.js';
@@ -16,6 +16,8 @@ export interface RegisteredHandler {
   family: Family | null;
   /** How it is answered: the entry's answer kind (`custom` for hand-written ones). */
   kind: string;
+  /** The operation tests an account's password: the argument naming the account (see PasswordCheck). */
+  passwordCheck?: PasswordCheck;
 }
 
 function familyOf(op: string): Family | null {
@@ -31,6 +33,18 @@ function build(): Map<string, RegisteredHandler> {
     if (entry.read === 'local' || out.has(entry.op)) continue;
     const run = interpret(entry);
     if (run) out.set(entry.op, { run, family: familyOf(entry.op), kind: entry.answer!.kind });
+  }
+  // Every entry of an op must say the same about testing a password: the bound belongs to the handler they share.
+  const checks = new Map<string, Operation>();
+  for (const entry of catalog as readonly Operation[]) {
+    const registered = out.get(entry.op);
+    if (!registered) continue;
+    const first = checks.get(entry.op);
+    if (first && first.passwordCheck?.login !== entry.passwordCheck?.login) {
+      throw new Error(`${entry.id} and ${first.id} share handler ${entry.op} but not its passwordCheck`);
+    }
+    checks.set(entry.op, entry);
+    if (entry.passwordCheck) registered.passwordCheck = entry.passwordCheck;
   }
   return out;
 }

@@ -4,10 +4,12 @@
  * left hanging as the test says). Checked: the answer frames byte for byte (cached JSON spliced in, paging), the
  * refusals (platform not served, operation not served or of the other family), the deadline (clamped, the time-out
  * answer, `outcome: "unknown"` for mutating operations only), failures as the edge sees them, the deadline handed to
- * the handler, and calls under an Idempotency-Key: run once, late outcomes pushed, `#outcome` answered.
+ * the handler, calls under an Idempotency-Key: run once, late outcomes pushed, `#outcome` answered, and the bound on
+ * failed password checks: past it a check is refused with the family's too-frequent code and never sent.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OperationError } from '../../shared/errors.js';
+import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import { OUTCOME_OP, type CallFrame } from '../../shared/frames.js';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { PumpCache } from '../cache/pumpCache.js';
@@ -495,5 +497,107 @@ describe('calls under an Idempotency-Key', () => {
     expect(t.parsed()[3]).toMatchObject({ id: 4, ok: true, data: { state: 'settled', result: { ok: true, data: { login: 700 } } } });
     // No metrics or call log for #outcome queries.
     expect(t.observed.map((o) => o.op)).toStrictEqual(['PF4.UserRecordNew']);
+  });
+});
+
+describe('password checks', () => {
+  const wrongPf4 = () => Promise.reject(new OperationError('PF4Error', 'invalid login or password', PF4_RESULT.InvalidData));
+  const checkPf4 = (t: ReturnType<typeof setup>, login: number) => t.call({ op: 'PF4.UserPasswordCheck', args: { login, body: 'guess' } });
+  const tooFrequentPf4 = (id: number, login: number, retryAfterSeconds: number) => ({
+    id, ok: false, retryAfterSeconds,
+    error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message: `too many failed password checks of login ${login}: at most 2 per 60 s; retry after ${retryAfterSeconds} s` },
+  });
+
+  it('refuses a login\'s check past the bound of failures without sending it, and still checks another login', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup({ passwordChecks: { failures: 2, windowMs: 60_000 } });
+    t.session.answer = wrongPf4;
+    checkPf4(t, 7);
+    checkPf4(t, 7);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.parsed()).toStrictEqual([1, 2].map((id) => ({
+      id, ok: false, data: false, error: { code: 'PF4Error', managerCode: PF4_RESULT.InvalidData, message: 'invalid login or password' },
+    })));
+    await vi.advanceTimersByTimeAsync(20_000);
+    const third = checkPf4(t, 7);
+    expect(t.parsed()[2]).toStrictEqual(tooFrequentPf4(third, 7, 40));
+    expect(t.session.requests).toHaveLength(2);
+    expect(t.observed.at(-1)).toMatchObject({ op: 'PF4.UserPasswordCheck', outcome: 'PF4Error' });
+
+    t.session.answer = () => Promise.resolve(true);
+    checkPf4(t, 8);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.parsed()[3]).toStrictEqual({ id: 4, ok: true, data: true });
+    expect(t.session.requests.map((r) => r.args)).toStrictEqual([
+      { login: 7, password: 'guess' }, { login: 7, password: 'guess' }, { login: 8, password: 'guess' },
+    ]);
+    // Once the failures leave the window, the login is checked again.
+    await vi.advanceTimersByTimeAsync(40_000);
+    checkPf4(t, 7);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.parsed()[4]).toStrictEqual({ id: 5, ok: true, data: true });
+  });
+
+  it('refuses a PF5 check with ErrFrequent, counting UsrInvalidPassword answers', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup({ passwordChecks: { failures: 2, windowMs: 60_000 } });
+    t.session.answer = () => Promise.reject(new OperationError('PF5Error', 'invalid login or password', PF5_RESULT.UsrInvalidPassword));
+    const check = () => t.call({ op: 'PF5.UserPasswordCheck', platform: PF5, args: { login: 500010, type: 'Main', body: 'guess' } });
+    check();
+    check();
+    await vi.advanceTimersByTimeAsync(0);
+    const third = check();
+    expect(t.parsed()[2]).toStrictEqual({
+      id: third, ok: false, retryAfterSeconds: 60,
+      error: { code: 'PF5Error', managerCode: PF5_RESULT.ErrFrequent, message: 'too many failed password checks of login 500010: at most 2 per 60 s; retry after 60 s' },
+    });
+    expect(t.session.requests).toHaveLength(2);
+  });
+
+  it('holds a place for each check in flight, so concurrent guesses do not pass the bound', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup({ passwordChecks: { failures: 2, windowMs: 60_000 } });
+    const answers = [deferred<unknown>(), deferred<unknown>()];
+    t.session.answer = () => answers[t.session.requests.length - 1].promise;
+    checkPf4(t, 7);
+    checkPf4(t, 7);
+    const third = checkPf4(t, 7);
+    expect(t.parsed()).toStrictEqual([tooFrequentPf4(third, 7, 1)]);
+    expect(t.session.requests).toHaveLength(2);
+    answers[0].resolve(true);
+    answers[1].resolve(true);
+    await vi.advanceTimersByTimeAsync(0);
+    t.session.answer = () => Promise.resolve(true);
+    checkPf4(t, 7);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.session.requests).toHaveLength(3);
+  });
+
+  it('counts neither a time-out nor a failure other than a wrong password', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup({ passwordChecks: { failures: 1, windowMs: 60_000 } });
+    t.session.answer = () => Promise.reject(new OperationError('NoConnect', 'the manager connection is down'));
+    checkPf4(t, 7);
+    await vi.advanceTimersByTimeAsync(0);
+    t.session.answer = () => Promise.reject(new OperationError('PF4Error', 'no rights', PF4_RESULT.NotEnoughRights));
+    checkPf4(t, 7);
+    await vi.advanceTimersByTimeAsync(0);
+    t.session.answer = () => new Promise(() => {});
+    checkPf4(t, 7);
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(t.parsed()[2]).toMatchObject({ id: 3, ok: false, timedOut: true });
+    // The hung check still holds its place; a check that answers in time frees its own.
+    expect(checkPf4(t, 7)).toBe(4);
+    expect(t.parsed()[3]).toMatchObject({ id: 4, error: { managerCode: PF4_RESULT.TooFrequent } });
+  });
+
+  it('bounds nothing else: other operations on the same login are never refused', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup({ passwordChecks: { failures: 1, windowMs: 60_000 } });
+    t.session.answer = wrongPf4;
+    checkPf4(t, 2);
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 3; i++) t.call({ op: 'PF4.UserRecordGet', args: { login: 2 } });
+    expect(t.parsed().slice(1).map((r) => r.ok)).toStrictEqual([true, true, true]);
   });
 });

@@ -9,9 +9,14 @@
  * Their outcome is kept (`CallOutcomes`): an answer that comes after the time-out went out is pushed on the link as a
  * `late` frame, and `#outcome` queries read it, waiting while the call still runs. A call whose answer can never come
  * (connection dropped under it, late window passed) is `lost`.
+ *
+ * Operations that test an account's password pass the bound on failed checks first (`PasswordChecks`): past it the
+ * call is refused as the platform's own "too frequent" result, with the seconds to wait, and never sent.
  */
 import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
+import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
+import type { Family } from '../../shared/protocol.js';
 import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
 import type { HandlerResult } from '../handlers/handler.js';
@@ -20,6 +25,7 @@ import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
+import { PasswordChecks, type AdmittedCheck, type PasswordCheckLimit } from './passwordChecks.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Operations whose missed deadline leaves the change possibly applied. */
@@ -40,6 +46,8 @@ export const DEFAULT_LATE_ANSWER_MS = 120_000;
 export interface DispatcherOptions {
   lateAnswerMs?: number;
   outcomes?: CallOutcomesOptions;
+  /** The bound on failed password checks per account (default DEFAULT_PASSWORD_CHECK_LIMIT). */
+  passwordChecks?: PasswordCheckLimit;
 }
 
 function isThenable(value: unknown): value is Promise<HandlerResult> {
@@ -52,6 +60,7 @@ export function timeoutMessage(timeoutMs: number): string {
 
 export class CallDispatcher {
   readonly outcomes: CallOutcomes;
+  readonly passwordChecks: PasswordChecks;
   private readonly lateAnswerMs: number;
 
   constructor(
@@ -61,6 +70,7 @@ export class CallDispatcher {
     options: DispatcherOptions = {},
   ) {
     this.outcomes = new CallOutcomes(options.outcomes);
+    this.passwordChecks = new PasswordChecks(options.passwordChecks);
     this.lateAnswerMs = options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS;
   }
 
@@ -90,19 +100,33 @@ export class CallDispatcher {
       return;
     }
 
+    const args = frame.args ?? {};
+    let check: AdmittedCheck | undefined;
+    if (entry.passwordCheck) {
+      const login = String(args[entry.passwordCheck.login]);
+      const admission = this.passwordChecks.admit(platform.id, login);
+      if (!admission.ok) {
+        this.fail(frame, reply, this.tooManyFailedChecks(platform.family, login, admission.retryAfterSeconds), started, frame.op);
+        return;
+      }
+      check = admission;
+    }
+
     const sendBy = Date.now() + timeoutMs;
     let result: HandlerResult | Promise<HandlerResult>;
     try {
       result = entry.run({
-        platform, args: frame.args ?? {}, traceId: frame.traceId,
+        platform, args, traceId: frame.traceId,
         deadline: callId === undefined ? sendBy : { sendBy, answerBy: sendBy + this.lateAnswerMs },
       });
     } catch (error) {
+      check?.settle(wrongPassword(platform.family, error));
       this.fail(frame, reply, error, started, frame.op);
       return;
     }
     if (!isThenable(result)) {
       // The cached path: answered in the same turn, no timer.
+      check?.settle(false);
       this.succeed(frame, reply, result, started);
       return;
     }
@@ -116,6 +140,7 @@ export class CallDispatcher {
     result.then(
       (value) => {
         clearTimeout(timer);
+        check?.settle(false);
         if (!settled) {
           settled = true;
           this.succeed(frame, reply, value, started);
@@ -125,6 +150,7 @@ export class CallDispatcher {
       },
       (error) => {
         clearTimeout(timer);
+        check?.settle(wrongPassword(platform.family, error));
         if (!settled) {
           settled = true;
           // A keyed call's handler meets a deadline this early only before sending: `fail` says it was not applied.
@@ -134,6 +160,16 @@ export class CallDispatcher {
           this.lateOutcome(frame, callId, reply, this.failure(frame, error));
         }
       },
+    );
+  }
+
+  /** The refusal of a password check past the bound: the family's "too frequent" result, with the seconds to wait. */
+  private tooManyFailedChecks(family: Family, login: string, retryAfterSeconds: number): OperationError {
+    const { failures, windowMs } = this.passwordChecks.limit;
+    return new OperationError(
+      family === 'PF4' ? 'PF4Error' : 'PF5Error',
+      `too many failed password checks of login ${login}: at most ${failures} per ${windowMs / 1000} s; retry after ${retryAfterSeconds} s`,
+      TOO_FREQUENT_CODE[family], null, retryAfterSeconds,
     );
   }
 
@@ -247,6 +283,7 @@ export class CallDispatcher {
       ok: false,
       error: { code: failure.code, managerCode: failure.managerCode, message: failure.message },
       ...(failure.data !== null && failure.data !== undefined ? { data: failure.data } : {}),
+      ...(failure.retryAfterSeconds !== null ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
     };
     if (MUTATING_OPS.has(frame.op)) {
       if (failure instanceof DeadlineError && failure.sent) {
@@ -273,6 +310,11 @@ export class CallDispatcher {
       ...(frame.traceId ? { traceId: frame.traceId } : {}), ...(error ? { error } : {}),
     });
   }
+}
+
+/** The trading server answered that the login or the password of a check is wrong. */
+function wrongPassword(family: Family, error: unknown): boolean {
+  return error instanceof OperationError && error.managerCode === WRONG_PASSWORD_CODE[family];
 }
 
 function successResult(result: HandlerResult): CallResult {

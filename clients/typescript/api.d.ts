@@ -2615,7 +2615,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** True when the platform accepts the password (main or investor); false with the platform's refusal in the error when it answers invalid login or password. Read-only despite POST. */
+        /** True when the platform accepts the password (main or investor); false with the platform's refusal in the error when it answers invalid login or password. Changes nothing, yet needs the write scope; past the broker's bound of failed checks of a login, TooFrequent until its window passes. */
         post: operations["v2.PF4.UserPasswordCheck"];
         delete?: never;
         options?: never;
@@ -3312,7 +3312,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** true when the server accepts the password (the body, a JSON string; main or investor); a wrong password or unknown login is 400 PF4API InvalidData. */
+        /** true when the server accepts the password (the body, a JSON string; main or investor); a wrong password or unknown login is 400 PF4API InvalidData; needs the write scope, and past the broker's bound of failed checks of a login, 429 TooFrequent with Retry-After. */
         post: operations["v1.PF4.UserPasswordCheck"];
         delete?: never;
         options?: never;
@@ -3737,7 +3737,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** True when the password (a JSON string body) is the account's main or investor one; otherwise the platform's UsrInvalidPassword. Read-only despite POST. */
+        /** True when the password (a JSON string body) is the account's main or investor one; otherwise the platform's UsrInvalidPassword. Changes nothing, yet needs the write scope; past the broker's bound of failed checks of a login, 429 ErrFrequent with Retry-After. */
         post: operations["v1.PF5.UserPasswordCheck"];
         delete?: never;
         options?: never;

@@ -20,16 +20,29 @@ export const TIMEOUT_MAX_S = 300;
 
 /**
  * OAuth scopes of the API, least privilege first: `webapi` reads (and is what every token carries, the scope existing
- * SDKs ask for), `webapi.write` changes server state, `webapi.admin` runs destructive and administrative operations.
- * A client is registered with the scopes it may hold; each operation needs exactly one of them.
+ * SDKs ask for), `webapi.write` changes server state and tests account passwords, `webapi.admin` runs destructive and
+ * administrative operations. A client is registered with the scopes it may hold; each operation needs exactly one.
  */
 export const SCOPES = ['webapi', 'webapi.write', 'webapi.admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const READ_SCOPE: Scope = 'webapi';
 
-/** The scope an operation needs unless its entry says otherwise: destructive → admin, mutating → write, else read. */
-export function derivedScope(op: { mutating?: boolean; destructive?: boolean }): Scope {
-  return op.destructive ? 'webapi.admin' : op.mutating ? 'webapi.write' : 'webapi';
+/**
+ * The scope an operation needs unless its entry says otherwise: destructive → admin; mutating → write; a password
+ * check → write too (it changes nothing, but answers whether a guess is an account's password, which a read-only
+ * client must not learn); else read.
+ */
+export function derivedScope(op: { mutating?: boolean; destructive?: boolean; passwordCheck?: unknown }): Scope {
+  return op.destructive ? 'webapi.admin' : op.mutating || op.passwordCheck ? 'webapi.write' : 'webapi';
+}
+
+/**
+ * An operation that tests an account's password: `login` names the argument holding the account. The broker counts
+ * its failed answers per trade platform and account and, past its bound, refuses further checks of that account
+ * without asking the trading server (broker/link/passwordChecks.ts).
+ */
+export interface PasswordCheck<A = any> {
+  login: keyof A & string;
 }
 
 /**
@@ -86,6 +99,8 @@ export interface Operation<A = any> {
   paged?: Paging;
   /** Largest request body accepted, in bytes, in place of the edge's default (workers/app.ts MAX_BODY_BYTES, 1 MiB). */
   bodyLimitBytes?: number;
+  /** Tests an account's password: failed checks are bounded per account (see PasswordCheck). */
+  passwordCheck?: PasswordCheck<A>;
   /** How the broker answers the call (entries answered by the edge itself have none). */
   answer?: Answer<A>;
   /** Type-level only: the handler's argument type. */
@@ -113,6 +128,7 @@ export interface OperationInput<P extends SchemaOrNone, Q extends SchemaOrNone, 
   controlCharacters?: ControlCharacterAllowances;
   paged?: Paging;
   bodyLimitBytes?: number;
+  passwordCheck?: PasswordCheck<ArgsOf<P, Q, B>>;
   answer?: Answer<ArgsOf<P, Q, B>>;
 }
 

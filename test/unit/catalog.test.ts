@@ -27,6 +27,18 @@ describe('operation catalog', () => {
     }
   });
 
+  it('declares exactly the password checks as such, each needing the write scope and naming its login argument', () => {
+    const checks = catalog.filter((e) => e.passwordCheck);
+    expect(checks.map((e) => e.id).sort()).toStrictEqual(['v1.PF4.UserPasswordCheck', 'v1.PF5.UserPasswordCheck', 'v2.PF4.UserPasswordCheck']);
+    for (const e of checks) {
+      expect([e.mutating, e.scope, e.passwordCheck], e.id).toStrictEqual([false, 'webapi.write', { login: 'login' }]);
+      expect(Object.keys(e.params?.shape ?? {}), e.id).toContain('login');
+    }
+    // No operation that answers whether a guessed password is right stays open to a read-only token.
+    const byName = catalog.filter((e) => /Password/.test(e.name));
+    for (const e of byName) expect(e.scope, e.id).not.toBe('webapi');
+  });
+
   it('marks every destructive operation mutating and gives it a confirm query', () => {
     for (const e of catalog.filter((x) => x.destructive)) {
       expect(e.mutating, e.id).toBe(true);

@@ -64,6 +64,11 @@ describe('v1', () => {
     const s = (code: Parameters<typeof v1Status>[0]['code'], timedOut?: boolean) => v1Status({ code, managerCode: null, message: '', timedOut });
     expect([s('Validation'), s('NotFound'), s('Forbidden'), s('PF4Error'), s('PF5Error'), s('NoConnect'), s('NoConnect', true), s('Internal')])
       .toEqual([400, 404, 403, 400, 400, 503, 504, 500]);
+    // A refusal that says when to retry is too many requests, whatever its code.
+    expect([
+      v1Status({ code: 'PF4Error', managerCode: 8, message: '', retryAfterSeconds: 30 }),
+      v1Status({ code: 'PF5Error', managerCode: 12, message: '', retryAfterSeconds: 1 }),
+    ]).toEqual([429, 429]);
   });
 
   it('uses PF4API bodies for PF4 platform failures and PF5Error bodies for PF5 ones', () => {

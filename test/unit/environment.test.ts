@@ -91,6 +91,16 @@ describe('environment of the broker and the simulator', () => {
     expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' })).toMatchObject({ BROKER_PORT: 8790, BROKER_HOST: '127.0.0.1', BROKER_ID: 'local' });
   });
 
+  it('bounds failed password checks at 5 per 60 s by default, 0 turning the bound off, and refuses other values by name', () => {
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' })).toMatchObject({ PASSWORD_CHECK_FAILURES: 5, PASSWORD_CHECK_WINDOW_SECONDS: 60 });
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's', PASSWORD_CHECK_FAILURES: '0', PASSWORD_CHECK_WINDOW_SECONDS: '900' }))
+      .toMatchObject({ PASSWORD_CHECK_FAILURES: 0, PASSWORD_CHECK_WINDOW_SECONDS: 900 });
+    expect(problems(brokerEnvironment, { BROKER_SECRET: 's', PASSWORD_CHECK_FAILURES: '-1', PASSWORD_CHECK_WINDOW_SECONDS: '0' })).toEqual([
+      'PASSWORD_CHECK_FAILURES must be a whole number of checks from 0 to 1000000, got "-1"',
+      'PASSWORD_CHECK_WINDOW_SECONDS must be a whole number of seconds from 1 to 86400, got "0"',
+    ]);
+  });
+
   it('wants a TLS certificate and its key together', () => {
     expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_TLS_CERT: '/c.pem' })).toEqual([expect.stringMatching(/^BROKER_TLS_KEY must be set when BROKER_TLS_CERT is/)]);
     expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_TLS_KEY: '/k.pem' })).toEqual([expect.stringMatching(/^BROKER_TLS_CERT must be set when BROKER_TLS_KEY is/)]);

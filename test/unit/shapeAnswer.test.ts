@@ -58,4 +58,20 @@ describe('shapeAnswer', () => {
       headers: { 'Retry-After': '5' },
     });
   });
+
+  it('answers a refusal that says when to retry v1 429 with that Retry-After, and v2 its envelope with the header', () => {
+    const error = { code: 'PF4Error' as const, managerCode: 8, message: 'too many failed password checks of login 7: at most 5 per 60 s; retry after 42 s' };
+    expect(shapeAnswer(v1, { ok: false, error, retryAfterSeconds: 42 })).toStrictEqual({
+      status: 429,
+      body: `{"errorType":"PF4API","errorCode":"TooFrequent","errorDescription":"${error.message}"}`,
+      headers: { 'Retry-After': '42' },
+    });
+    expect(shapeAnswer(v2, { ok: false, error, retryAfterSeconds: 42 })).toStrictEqual({
+      status: 200,
+      body: `{"data":null,"error":{"code":"PF4Error","managerCode":"TooFrequent","message":"${error.message}"},"meta":{"activityId":"${trace}"}}`,
+      headers: { 'Retry-After': '42' },
+    });
+    const pf5 = shapeAnswer({ ...v1, family: 'PF5' }, { ok: false, error: { code: 'PF5Error', managerCode: 12, message: 'later' }, retryAfterSeconds: 3 });
+    expect([pf5.status, JSON.parse(pf5.body).errorCode, pf5.headers]).toStrictEqual([429, 'ErrFrequent', { 'Retry-After': '3' }]);
+  });
 });

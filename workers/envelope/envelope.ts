@@ -4,7 +4,9 @@
  *
  * v2: always HTTP 200 with `{data, error, meta}`; `error` is present and null on success; `meta.paging` only on paged
  * lists. v1 (and the registry's live Ping): the bare data on success, otherwise an HTTP error status with the general
- * v1 error body, or `PF5Error` (with a `requestId`) for PF5 platform failures; 503 and 504 carry `Retry-After`.
+ * v1 error body, or `PF5Error` (with a `requestId`) for PF5 platform failures; 503 and 504 carry `Retry-After`. A
+ * "not now" refusal that says when to retry (`retryAfterSeconds`) is v1 429 and carries that `Retry-After` in both
+ * generations.
  */
 import type { WebApiErrorCode } from '../../shared/errors.js';
 import type { PagingResult } from '../../shared/frames.js';
@@ -31,6 +33,8 @@ export interface Failure {
   timedOut?: boolean;
   /** v2 `data` answered beside the error (null for almost every failure). */
   data?: unknown;
+  /** A "not now" refusal: seconds until the call may be answered otherwise (v1 429, `Retry-After` in both generations). */
+  retryAfterSeconds?: number;
 }
 
 /** How to shape an answer: the route's generation, the platform's family (names manager codes) and the trace. */
@@ -67,13 +71,14 @@ export function successJson(ctx: ShapeContext, dataJson: string, paging?: Paging
 export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
   const headers: Record<string, string> = f.outcome === 'unknown' ? { [OUTCOME_HEADER]: 'unknown' } : {};
   const managerCode = ctx.family ? managerCodeName(ctx.family, f.managerCode) : f.managerCode;
+  if (f.retryAfterSeconds !== undefined) headers['Retry-After'] = String(f.retryAfterSeconds);
   if (ctx.generation === 'v2') {
     const body = { data: f.data ?? null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
     return { status: 200, body: stringifyJson(body), headers };
   }
   const status = v1Status(f);
   const retryAfter = RETRY_AFTER_SECONDS[status];
-  if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
+  if (retryAfter !== undefined && headers['Retry-After'] === undefined) headers['Retry-After'] = String(retryAfter);
   return { status, body: JSON.stringify(v1ErrorBody(ctx, f, managerCode)), headers };
 }
 
@@ -113,10 +118,12 @@ const STATUS_OUTCOMES: Record<number, string> = {
 /**
  * v1 statuses. The spec fixes 200 and the 404s; the rest is our choice: a platform rejection is the caller's request
  * being refused, so 400 (not 422, which no v1 client expects); a missed deadline is a gateway time-out (504); a link
- * that cannot be established is an unavailable upstream (503).
+ * that cannot be established is an unavailable upstream (503); a refusal that says when to retry (a bound the gateway
+ * keeps, such as failed password checks of one account) is too many requests (429).
  */
 export function v1Status(f: Failure): number {
   if (f.timedOut) return 504;
+  if (f.retryAfterSeconds !== undefined) return 429;
   switch (f.code) {
     case 'Validation': return 400;
     case 'NotFound': return 404;

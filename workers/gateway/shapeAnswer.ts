@@ -14,5 +14,5 @@ export interface RawOk { ok: true; dataJson: string; paging?: PagingResult }
 
 export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk): ShapedResponse {
   if (r.ok) return 'dataJson' in r ? successJson(ctx, r.dataJson, r.paging) : success(ctx, r.data, r.paging);
-  return failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data });
+  return failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data, retryAfterSeconds: r.retryAfterSeconds });
 }

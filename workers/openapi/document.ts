@@ -21,8 +21,8 @@ type Schema = Record<string, unknown>;
 const SCOPE = 'webapi';
 /** What each scope allows, as the token endpoint grants them. */
 const SCOPE_TEXT: Record<Scope, string> = {
-  webapi: 'Read: every operation that does not change server state (every token carries it)',
-  'webapi.write': 'Change server state: creates, updates, trades',
+  webapi: 'Read: every operation that does not change server state, password checks excepted (every token carries it)',
+  'webapi.write': 'Change server state: creates, updates, trades; and check account passwords',
   'webapi.admin': 'Destructive and administrative operations (confirm=true on v2), plugin commands',
 };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });

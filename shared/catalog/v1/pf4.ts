@@ -303,9 +303,9 @@ export const pf4V1 = {
   }),
   UserPasswordCheck: defineOperation({
     name: 'UserPasswordCheck', generation: 'v1', family: 'PF4', method: 'POST', path: `${v1}/UserPasswordCheck/{login}`,
-    tag: 'PF4 Users', summary: 'true when the server accepts the password (the body, a JSON string; main or investor); a wrong password or unknown login is 400 PF4API InvalidData.',
+    tag: 'PF4 Users', summary: 'true when the server accepts the password (the body, a JSON string; main or investor); a wrong password or unknown login is 400 PF4API InvalidData; needs the write scope, and past the broker\'s bound of failed checks of a login, 429 TooFrequent with Retry-After.',
     params: loginPath, body: users.UserPasswordCheck.body, response: { type: 'boolean' }, timeout: 'change', read: 'live',
-    ...shares(users.UserPasswordCheck),
+    passwordCheck: { login: 'login' }, ...shares(users.UserPasswordCheck),
   }),
   UserPasswordSet: defineOperation({
     name: 'UserPasswordSet', generation: 'v1', family: 'PF4', method: 'POST', path: `${v1}/UserPasswordSet/{login}`,

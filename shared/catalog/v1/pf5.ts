@@ -243,8 +243,9 @@ const users = {
   }),
   UserPasswordCheck: defineOperation({
     name: 'UserPasswordCheck', generation: 'v1', family: 'PF5', method: 'POST', path: `${v1}/UserPasswordCheck/{login}/{type}`,
-    tag: 'PF5 Users', summary: 'True when the password (a JSON string body) is the account\'s main or investor one; otherwise the platform\'s UsrInvalidPassword. Read-only despite POST.',
+    tag: 'PF5 Users', summary: 'True when the password (a JSON string body) is the account\'s main or investor one; otherwise the platform\'s UsrInvalidPassword. Changes nothing, yet needs the write scope; past the broker\'s bound of failed checks of a login, 429 ErrFrequent with Retry-After.',
     params: z.object({ login: login64, type: passwordType }), body: passwordBody, response: { type: 'boolean' }, timeout: 'change', read: 'live',
+    passwordCheck: { login: 'login' },
     answer: { kind: 'live', command: 'UserPasswordCheck', args: (a) => ({ login: a.login, type: a.type, password: a.body }) },
   }),
   UserPasswordChange: defineOperation({

@@ -28,6 +28,13 @@ describe('time-out classes and scopes', () => {
     expect(derivedScope({ destructive: true })).toBe('webapi.admin');
     expect(derivedScope({ mutating: true, destructive: true })).toBe('webapi.admin');
   });
+
+  it('derives write for a password check, which changes nothing but must not be open to a read-only client', () => {
+    expect(derivedScope({ passwordCheck: { login: 'login' } })).toBe('webapi.write');
+    expect(derivedScope({ mutating: false, destructive: false, passwordCheck: { login: 'login' } })).toBe('webapi.write');
+    expect(derivedScope({ destructive: true, passwordCheck: { login: 'login' } })).toBe('webapi.admin');
+    expect(derivedScope({ passwordCheck: undefined })).toBe('webapi');
+  });
 });
 
 const base = {
@@ -55,6 +62,8 @@ describe('defineOperation', () => {
   it('derives the scope from the flags the entry declares', () => {
     const write = defineOperation({ ...base, method: 'POST', mutating: true });
     expect([write.mutating, write.destructive, write.scope]).toStrictEqual([true, false, 'webapi.write']);
+    const check = defineOperation({ ...base, method: 'POST', params: z.object({ login: z.number() }), passwordCheck: { login: 'login' } });
+    expect([check.mutating, check.destructive, check.scope, check.passwordCheck]).toStrictEqual([false, false, 'webapi.write', { login: 'login' }]);
     const admin = defineOperation({ ...base, method: 'DELETE', mutating: true, destructive: true });
     expect([admin.mutating, admin.destructive, admin.scope]).toStrictEqual([true, true, 'webapi.admin']);
   });

@@ -97,7 +97,8 @@ describe('v1 PF4 declarations', () => {
     for (const [name, [handler, timeout, read, mutating, tag]] of Object.entries(DECLARED)) {
       const e = op(name);
       expect({ op: e.op, timeout: e.timeout, read: e.read, mutating: e.mutating, destructive: e.destructive, scope: e.scope, tag: e.tag }, name)
-        .toStrictEqual({ op: handler, timeout, read, mutating, destructive: false, scope: mutating ? 'webapi.write' : 'webapi', tag });
+        .toStrictEqual({ op: handler, timeout, read, mutating, destructive: false, scope: mutating || name === 'UserPasswordCheck' ? 'webapi.write' : 'webapi', tag });
+      expect(e.passwordCheck, name).toStrictEqual(name === 'UserPasswordCheck' ? { login: 'login' } : undefined);
       expect(e.summary.length, `${name} summary`).toBeGreaterThan(20);
     }
   });

@@ -110,7 +110,8 @@ describe('v1 PF5 declarations', () => {
     for (const [name, [timeout, read, mutating, tag]] of Object.entries(DECLARED)) {
       const e = op(name);
       expect({ op: e.op, timeout: e.timeout, read: e.read, mutating: e.mutating, destructive: e.destructive, scope: e.scope, tag: e.tag }, name)
-        .toStrictEqual({ op: handlerOf(name), timeout, read, mutating, destructive: false, scope: mutating ? 'webapi.write' : 'webapi', tag });
+        .toStrictEqual({ op: handlerOf(name), timeout, read, mutating, destructive: false, scope: mutating || name === 'UserPasswordCheck' ? 'webapi.write' : 'webapi', tag });
+      expect(e.passwordCheck, name).toStrictEqual(name === 'UserPasswordCheck' ? { login: 'login' } : undefined);
       expect(e.summary.length, `${name} summary`).toBeGreaterThan(20);
     }
   });

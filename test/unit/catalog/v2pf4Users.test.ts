@@ -89,11 +89,12 @@ describe('v2 PF4 users: what each entry declares', () => {
     });
   });
 
-  it('declares the password check read-only despite POST, answered by its own handler', () => {
+  it('declares the password check not mutating but under the write scope, bounded per login, answered by its own handler', () => {
     expect(declared(entry('UserPasswordCheck'))).toStrictEqual({
       method: 'POST', path: '/api/v2/PF4/{tradePlatform}/UserPasswordCheck/{login}', tag: 'Authentication', response: { type: 'boolean' },
-      timeout: 'change', read: 'live', mutating: false, destructive: false, scope: 'webapi', paged: undefined, answer: { kind: 'custom' },
+      timeout: 'change', read: 'live', mutating: false, destructive: false, scope: 'webapi.write', paged: undefined, answer: { kind: 'custom' },
     });
+    expect(entry('UserPasswordCheck').passwordCheck).toStrictEqual({ login: 'login' });
   });
 
   it('gives every users entry a summary sentence', () => {

@@ -148,8 +148,9 @@ export const users = {
   }),
   UserPasswordCheck: defineOperation({
     name: 'UserPasswordCheck', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/UserPasswordCheck/{login}`,
-    tag: 'Authentication', summary: 'True when the platform accepts the password (main or investor); false with the platform\'s refusal in the error when it answers invalid login or password. Read-only despite POST.',
+    tag: 'Authentication', summary: 'True when the platform accepts the password (main or investor); false with the platform\'s refusal in the error when it answers invalid login or password. Changes nothing, yet needs the write scope; past the broker\'s bound of failed checks of a login, TooFrequent until its window passes.',
     params: z.object({ login: login32 }), body: passwordBody, response: { type: 'boolean' }, timeout: 'change', read: 'live',
+    passwordCheck: { login: 'login' },
     answer: { kind: 'custom' },
   }),
   UserPasswordSet: defineOperation({
