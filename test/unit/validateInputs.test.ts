@@ -2,13 +2,16 @@
  * validateInputs (workers/api/inputs.ts) on entries made for the test, beyond test/unit/apiInputs.test.ts,
  * test/unit/textInputs.test.ts and the 64-bit cases of test/unit/losslessJson.test.ts: how problems are named and
  * joined, which query values become arguments, which wrapped schemas take repeated parameters, when a big integer in
- * a double field is taken as that double, the exact control-character sets per allowance, member names, and the
- * bounds on nesting and on the number of text problems.
+ * a double field is taken as that double, the exact control-character sets per allowance, member names, the bounds
+ * on nesting and on the number of text problems, and the bounds that keep a large body's refusal short and cheap:
+ * problems listed, the message's length, array lengths.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, type ControlCharacterAllowances, type Operation } from '../../shared/catalog/index.js';
-import { CONTROL_QUERY, MAX_BODY_DEPTH, validateInputs, type RawBody } from '../../workers/api/inputs.js';
+import {
+  CONTROL_QUERY, MAX_BODY_ARRAY_ITEMS, MAX_BODY_DEPTH, MAX_LISTED_PROBLEMS, MAX_MESSAGE_LENGTH, validateInputs, type RawBody,
+} from '../../workers/api/inputs.js';
 
 const url = (query = '') => new URL(`http://edge/x${query}`);
 const none: RawBody = { kind: 'none' };
@@ -32,6 +35,12 @@ describe('problems', () => {
     expect(validateInputs(entry, {}, url(), json({ a: 1, b: 'x' }))).toStrictEqual({
       ok: false, message: 'body.a: Invalid input: expected string, received number; body.b: Invalid input: expected number, received string',
     });
+  });
+
+  it('answers a body refused before parsing with its own problem, and only when the entry takes a body', () => {
+    const refused: RawBody = { kind: 'refused', problem: 'body: must be UTF-8 text' };
+    expect(validateInputs(withBody(z.unknown()), {}, url(), refused)).toStrictEqual({ ok: false, message: 'body: must be UTF-8 text' });
+    expect(validateInputs(withQuery(z.object({})), {}, url(), refused)).toStrictEqual({ ok: true, args: {} });
   });
 
   it('answers a problem of the whole parameters without a field, and of a missing body under body', () => {
@@ -198,5 +207,68 @@ describe('nesting', () => {
     expect(validateInputs(entry, {}, url(), json(nested(33)))).toStrictEqual({ ok: false, message: `body${'.0'.repeat(32)}: nests deeper than 32 levels` });
     expect(validateInputs(entry, {}, url(), json({ a: nested(31) })).ok).toBe(true);
     expect(validateInputs(entry, {}, url(), json({ a: nested(32) }))).toStrictEqual({ ok: false, message: `body.a${'.0'.repeat(31)}: nests deeper than 32 levels` });
+  });
+});
+
+describe('large bodies', () => {
+  const wrong = (n: number) => Array.from({ length: n }, () => 'x');
+
+  it('lists the first ten problems and counts the rest', () => {
+    expect(MAX_LISTED_PROBLEMS).toBe(10);
+    const entry = withBody(z.object({ logins: z.array(z.number()) }));
+    const first = Array.from({ length: 10 }, (_, i) => `body.logins.${i}: Invalid input: expected number, received string`);
+    expect(validateInputs(entry, {}, url(), json({ logins: wrong(50_000) }))).toStrictEqual({
+      ok: false, message: `${first.join('; ')}; … and 49990 more problems`,
+    });
+    expect(validateInputs(entry, {}, url(), json({ logins: wrong(11) }))).toStrictEqual({ ok: false, message: `${first.join('; ')}; … and 1 more problem` });
+    expect(validateInputs(entry, {}, url(), json({ logins: wrong(10) }))).toStrictEqual({ ok: false, message: first.join('; ') });
+  });
+
+  it('counts problems of the path, the query and the body together', () => {
+    const entry = defineOperation({
+      ...base, name: 'A', method: 'POST', path: '/a/{a}', timeout: 'change',
+      params: z.object({ a: z.number() }), query: z.object({ q: z.number() }), body: z.array(z.number()),
+    });
+    const problem = (field: string) => `${field}: Invalid input: expected number, received string`;
+    const listed = ['a', 'q', ...Array.from({ length: 8 }, (_, i) => `body.${i}`)].map(problem);
+    expect(validateInputs(entry, { a: 'x' }, url('?q=y'), json(wrong(20)))).toStrictEqual({ ok: false, message: `${listed.join('; ')}; … and 12 more problems` });
+  });
+
+  it('stops listing before the message passes 4096 characters, and cuts a longer first problem, never inside a surrogate pair', () => {
+    expect(MAX_MESSAGE_LENGTH).toBe(4096);
+    const long = 'y'.repeat(1500);
+    const wordy = withBody(z.array(z.string().refine(() => false, long)));
+    expect(validateInputs(wordy, {}, url(), json(wrong(20)))).toStrictEqual({ ok: false, message: `body.0: ${long}; body.1: ${long}; … and 18 more problems` });
+
+    const strict = withBody(z.strictObject({}));
+    const keys = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`k${i}`, i]));
+    const many = validateInputs(strict, {}, url(), json(keys)) as { message: string };
+    expect(many.message).toHaveLength(4096);
+    expect(many.message).toMatch(/^body: Unrecognized keys: "k0", "k1", .*…$/);
+    // 25 characters before the key and 4069 a's put the emoji's pair at 4094 and 4095, across the cut: it goes whole.
+    const emoji = validateInputs(strict, {}, url(), json({ [`${'a'.repeat(4069)}🙂`]: 1 })) as { message: string };
+    expect(emoji.message).toBe(`body: Unrecognized key: "${'a'.repeat(4069)}…`);
+  });
+
+  it('refuses an array longer than 120000 items before the schema runs, naming the array', () => {
+    expect(MAX_BODY_ARRAY_ITEMS).toBe(120_000);
+    const any = withBody(z.unknown());
+    expect(validateInputs(any, {}, url(), json(wrong(120_000))).ok).toBe(true);
+    expect(validateInputs(any, {}, url(), json(wrong(120_001)))).toStrictEqual({ ok: false, message: 'body: must hold at most 120000 items' });
+    expect(validateInputs(any, {}, url(), json({ a: [1, { b: wrong(130_000) }] }))).toStrictEqual({ ok: false, message: 'body.a.1.b: must hold at most 120000 items' });
+    // A schema that would refuse every item is not run: one problem, not 130000.
+    const numbers = withBody(z.array(z.number()));
+    expect(validateInputs(numbers, {}, url(), json(wrong(130_000)))).toStrictEqual({ ok: false, message: 'body: must hold at most 120000 items' });
+    // Below the bound an operation's own bound answers.
+    const bounded = withBody(z.array(z.string()).max(100_000, 'must list at most 100000 items'));
+    expect(validateInputs(bounded, {}, url(), json(wrong(100_001)))).toStrictEqual({ ok: false, message: 'body: must list at most 100000 items' });
+  });
+
+  it('walks a wide body holding a big integer without overflowing the stack', () => {
+    const entry = withBody(z.object({ price: z.number() }));
+    const wide: Record<string, unknown> = Object.fromEntries(Array.from({ length: 150_000 }, (_, i) => [`k${i}`, i]));
+    wide.price = 'x';
+    wide.id = 2n ** 70n;
+    expect(validateInputs(entry, {}, url(), json(wide))).toStrictEqual({ ok: false, message: 'body.price: Invalid input: expected number, received string' });
   });
 });

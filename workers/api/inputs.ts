@@ -6,7 +6,12 @@
  * Text is checked here, once, for every field of every entry: after the schemas accepted the inputs, each string
  * that would reach the trading server (path and query values, body values and member names) must be well-formed
  * Unicode (no lone surrogate) and free of control characters (C0, DEL, C1), unless the entry allows them for that
- * field (`controlCharacters`). Bodies nest at most MAX_BODY_DEPTH levels.
+ * field (`controlCharacters`). Bodies nest at most MAX_BODY_DEPTH levels, and no array in a body holds more than
+ * MAX_BODY_ARRAY_ITEMS items: checked before the schema runs, whose cost grows with every wrong item.
+ *
+ * A refusal lists at most MAX_LISTED_PROBLEMS problems within MAX_MESSAGE_LENGTH characters and counts the rest
+ * ("… and 4998 more problems"), so a large wrong body gets a short answer. Nothing here recurses over the body or
+ * spreads its members into an argument list: a body of any length or depth is walked with an explicit stack.
  */
 import type { z } from 'zod';
 import type { ControlCharacterAllowances, Operation } from '../../shared/catalog/index.js';
@@ -16,8 +21,11 @@ export const CONTROL_QUERY = new Set(['requestTimeout', 'confirm']);
 
 export type Inputs = { ok: true; args: Record<string, unknown> } | { ok: false; message: string };
 
-/** The body as received: absent, parsed JSON, or not JSON at all. */
-export type RawBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'malformed' };
+/**
+ * The body as received: absent, parsed JSON, not JSON at all, or refused before it was parsed (not UTF-8, not read to
+ * its end), with the problem that says why, naming `body`.
+ */
+export type RawBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'malformed' } | { kind: 'refused'; problem: string };
 
 export function validateInputs(
   entry: Operation,
@@ -26,21 +34,24 @@ export function validateInputs(
   body: RawBody,
 ): Inputs {
   const args: Record<string, unknown> = {};
-  const problems: string[] = [];
+  const problems = new Problems();
 
   if (entry.params) {
     const r = entry.params.safeParse(pathParams);
     if (r.success) Object.assign(args, r.data);
-    else problems.push(...describe(r.error));
+    else problems.addIssues(r.error);
   }
   if (entry.query) {
     const r = entry.query.safeParse(collectQuery(entry.query, url.searchParams));
     if (r.success) {
       for (const [k, v] of Object.entries(r.data)) if (!CONTROL_QUERY.has(k) && v !== undefined) args[k] = v;
-    } else problems.push(...describe(r.error));
+    } else problems.addIssues(r.error);
   }
   if (entry.body) {
-    if (body.kind === 'malformed') problems.push('body: must be well-formed JSON');
+    const tooLong = body.kind === 'json' ? longArray(body.value) : null;
+    if (body.kind === 'malformed') problems.add('body: must be well-formed JSON');
+    else if (body.kind === 'refused') problems.add(body.problem);
+    else if (tooLong !== null) problems.add(`${tooLong}: must hold at most ${MAX_BODY_ARRAY_ITEMS} items`);
     else {
       const value = body.kind === 'json' ? body.value : undefined;
       let r = entry.body.safeParse(value);
@@ -51,20 +62,86 @@ export function validateInputs(
         if (relaxed !== value) r = entry.body.safeParse(relaxed);
       }
       if (r.success) args.body = r.data;
-      else problems.push(...describe(r.error, 'body'));
+      else problems.addIssues(r.error, 'body');
     }
   }
-  if (!problems.length) problems.push(...textProblems(args, entry.controlCharacters ?? {}));
-  return problems.length ? { ok: false, message: problems.join('; ') } : { ok: true, args };
+  if (!problems.count) for (const problem of textProblems(args, entry.controlCharacters ?? {})) problems.add(problem);
+  return problems.count ? { ok: false, message: problems.message() } : { ok: true, args };
 }
 
-/** Whether a parsed body holds a bigint (an integer beyond 2^53 − 1), walked without recursion and bounded. */
+/** At most this many problems are listed in a refusal; the others are counted. */
+export const MAX_LISTED_PROBLEMS = 10;
+/**
+ * The listed problems stop before the message would pass this many characters (a first problem longer than that is
+ * cut): the catalog's own longest problems, enum listings, take about 3000.
+ */
+export const MAX_MESSAGE_LENGTH = 4096;
+
+/**
+ * The problems of one request, in the order found: listed while there are fewer than MAX_LISTED_PROBLEMS and the
+ * message stays within MAX_MESSAGE_LENGTH, then only counted.
+ */
+class Problems {
+  private readonly listed: string[] = [];
+  private length = 0;
+  private full = false;
+  count = 0;
+
+  add(problem: string): void {
+    this.count++;
+    if (this.full) return;
+    if (this.listed.length === 0) {
+      this.listed.push(cut(problem, MAX_MESSAGE_LENGTH));
+      this.length = this.listed[0].length;
+    } else if (this.listed.length < MAX_LISTED_PROBLEMS && this.length + 2 + problem.length <= MAX_MESSAGE_LENGTH) {
+      this.listed.push(problem);
+      this.length += 2 + problem.length;
+    } else {
+      this.full = true;
+    }
+  }
+
+  /** A schema's issues, each named by its field path under `prefix`; only the listed ones are formatted. */
+  addIssues(error: z.ZodError, prefix?: string): void {
+    const { issues } = error;
+    for (let i = 0; i < issues.length; i++) {
+      if (this.full || this.listed.length >= MAX_LISTED_PROBLEMS) {
+        this.full = true;
+        this.count += issues.length - i;
+        return;
+      }
+      const issue = issues[i];
+      const path = [...(prefix ? [prefix] : []), ...issue.path.map(String)].join('.');
+      this.add(path ? `${path}: ${issue.message}` : issue.message);
+    }
+  }
+
+  /** The listed problems joined with "; ", and how many more there are. */
+  message(): string {
+    const more = this.count - this.listed.length;
+    return this.listed.join('; ') + (more > 0 ? `; … and ${more} more problem${more === 1 ? '' : 's'}` : '');
+  }
+}
+
+/** The text, or its first `max` − 1 characters and "…" (never half of a surrogate pair). */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * Whether a parsed body holds a bigint (an integer beyond 2^53 − 1), walked without recursion, one member pushed at a
+ * time (spreading a long array into `push` overflows the stack).
+ */
 function hasBigint(value: unknown): boolean {
   const pending: unknown[] = [value];
-  for (let seen = 0; pending.length && seen < 1_000_000; seen++) {
+  while (pending.length) {
     const v = pending.pop();
     if (typeof v === 'bigint') return true;
-    if (v !== null && typeof v === 'object') pending.push(...Object.values(v as object));
+    if (v !== null && typeof v === 'object') for (const member of Object.values(v as object)) pending.push(member);
   }
   return false;
 }
@@ -86,6 +163,33 @@ function doublesForBigints(body: unknown, error: z.ZodError): unknown {
     parent[last] = Number(parent[last] as bigint);
   }
   return copy;
+}
+
+/**
+ * Longer arrays in a body are refused before the schema runs. Above the longest list an operation declares (100000
+ * tickets or logins), so an operation's own bound answers first; it bounds the lists the contract leaves unbounded
+ * (a record's `logins`, a symbol's sessions), where the schema's cost grows with every wrong item.
+ */
+export const MAX_BODY_ARRAY_ITEMS = 120_000;
+
+/** The path (`body.logins`) of an array in the body longer than MAX_BODY_ARRAY_ITEMS, or null; walked without recursion. */
+function longArray(value: unknown): string | null {
+  const pending: Array<{ value: unknown; path: string }> = [{ value, path: 'body' }];
+  while (pending.length) {
+    const at = pending.pop()!;
+    if (Array.isArray(at.value)) {
+      if (at.value.length > MAX_BODY_ARRAY_ITEMS) return at.path;
+      for (let i = 0; i < at.value.length; i++) {
+        const item: unknown = at.value[i];
+        if (item !== null && typeof item === 'object') pending.push({ value: item, path: `${at.path}.${i}` });
+      }
+    } else if (at.value !== null && typeof at.value === 'object') {
+      for (const [key, item] of Object.entries(at.value)) {
+        if (item !== null && typeof item === 'object') pending.push({ value: item, path: `${at.path}.${key}` });
+      }
+    }
+  }
+  return null;
 }
 
 /** Deeper bodies are refused: no contract record nests this far, and deep nesting is a way to exhaust the stack. */
@@ -162,11 +266,4 @@ function acceptsArray(schema: z.ZodType): boolean {
     s = def.innerType ?? def.in;
   }
   return false;
-}
-
-function describe(error: z.ZodError, prefix?: string): string[] {
-  return error.issues.map((issue) => {
-    const path = [...(prefix ? [prefix] : []), ...issue.path.map(String)].join('.');
-    return path ? `${path}: ${issue.message}` : issue.message;
-  });
 }
