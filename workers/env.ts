@@ -22,7 +22,10 @@ export interface Env {
   EDGE_REPLICA_MAX_ROWS?: string;
   /** Ledgers per API client (default 16): how many objects one client's keys spread over. */
   IDEMPOTENCY_SHARDS?: string;
-  /** One rate-limit counter per client and purpose (token endpoint, API): counts across every edge isolate. */
+  /**
+   * Rate-limit counters, one per purpose and key (a client's tokens or API calls, a source's failed token requests,
+   * the edge's secret verifications): each counts across every edge isolate.
+   */
   RATE_LIMITER: DurableObjectNamespace<ClientRateLimiter>;
   /** Stream objects, one per trade platform (named by its uuid): its broker subscription fanned out to SSE and hub clients. */
   STREAMS: DurableObjectNamespace<PlatformStream>;
@@ -48,8 +51,22 @@ export interface Env {
   TOKEN_TTL_SECONDS?: string;
   /** Longest lifetime (exp − iat) a token may state; longer ones, and tokens issued in the future, are refused. */
   TOKEN_MAX_LIFETIME_SECONDS?: string;
-  /** Token requests per client id per RATE_LIMIT_WINDOW_SECONDS (0: unlimited). */
+  /**
+   * Tokens issued per client per RATE_LIMIT_WINDOW_SECONDS (default 30; 0: unlimited): spent only by requests that
+   * presented the client's right secret.
+   */
   TOKEN_RATE_LIMIT?: string;
+  /**
+   * Failed token requests (unknown client id, wrong secret, disabled client) per source address per
+   * RATE_LIMIT_WINDOW_SECONDS (default 30; 0: unlimited); past it the source's token requests answer 429 until the
+   * window ends. The source is `CF-Connecting-IP` (an IPv6 address by its /64), or one shared local source.
+   */
+  TOKEN_FAILURE_LIMIT?: string;
+  /**
+   * Client secrets the edge verifies per RATE_LIMIT_WINDOW_SECONDS, all callers together (default 300; 0: unlimited):
+   * each is a 100,000-iteration PBKDF2 (about 20 ms); past it token requests answer 429 until the window ends.
+   */
+  TOKEN_VERIFY_LIMIT?: string;
   /** API calls per client per RATE_LIMIT_WINDOW_SECONDS (0: unlimited). */
   API_RATE_LIMIT?: string;
   /** Length of the rate-limit window in seconds. */
@@ -70,6 +87,8 @@ export interface Caller {
   clientId: string;
   organizationId: string;
   scopes: string[];
+  /** When the access token expires (epoch ms): long-lived streams end then. */
+  expiresAt?: number;
 }
 
 export interface AppEnv {

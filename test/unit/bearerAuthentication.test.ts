@@ -52,9 +52,13 @@ afterAll(async () => { await registry?.close(); });
 function api(vars: Partial<Env>) {
   const app = new Hono<AppEnv>();
   app.use('/api/*', requireToken());
-  app.get('/api/caller', (c) => c.json(c.get('caller')));
-  return async (authorization?: string) => {
-    const res = await app.request('/api/caller', { headers: authorization === undefined ? {} : { authorization } }, { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars } as unknown as Env);
+  // The caller without its expiry (asserted on its own), so the identity checks read as identities.
+  app.get('/api/caller', (c) => {
+    const { expiresAt, ...identity } = c.get('caller');
+    return c.json(c.req.query('expiry') === undefined ? identity : { ...identity, expiresAt });
+  });
+  return async (authorization?: string, query = '') => {
+    const res = await app.request(`/api/caller${query}`, { headers: authorization === undefined ? {} : { authorization } }, { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars } as unknown as Env);
     return { status: res.status, body: await res.json() as Record<string, unknown>, challenge: res.headers.get('www-authenticate') };
   };
 }
@@ -104,6 +108,12 @@ describe('Bearer credentials', () => {
     // The client holds webapi alone now: its tokens carry no more.
     expect((await call(await mint({ claims: { client_id: 'reader', scope: 'webapi webapi.write webapi.admin' } }))).body)
       .toEqual({ clientId: 'reader', organizationId: ORG_A, scopes: ['webapi'] });
+  });
+
+  it("carry the token's expiry, in epoch milliseconds, for the streams that end with it", async () => {
+    const call = api(localVars());
+    const exp = nowS() + 321;
+    expect((await call(await mint({ exp }), '?expiry')).body).toMatchObject({ clientId: 'client-a', expiresAt: exp * 1000 });
   });
 });
 

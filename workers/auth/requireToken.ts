@@ -174,7 +174,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
   const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), payloadScopes(payload));
   if (!held) return bearerError('invalid_token', REVOKED);
   if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
-  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held };
+  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held, expiresAt: (payload.exp as number) * 1000 };
 }
 
 export function requireToken(): MiddlewareHandler<AppEnv> {

@@ -219,17 +219,25 @@ export class SseSink {
   }
 
   private overflow(): void {
+    this.closeWith('overflow', { message: `more than ${maxBehind} events behind: reconnect and resync` });
+  }
+
+  /**
+   * Ends the stream with a last event saying why (`overflow`, `closed`): what is held is dropped, the event goes out
+   * after any outstanding write, and a client that takes nothing more within OVERFLOW_GRACE_MS is cut off.
+   */
+  closeWith(event: string, data: object): void {
+    if (this.closed) return;
     this.held.take();
     this.closed = true;
     this.onGone();
-    // The overflow event goes out after any outstanding write; a client that takes nothing more is cut off.
     let finished = false;
     const done = (abort: boolean) => {
       if (finished) return;
       finished = true;
       this.finish(abort);
     };
-    const text = `event: overflow\ndata: ${JSON.stringify({ message: `more than ${maxBehind} events behind: reconnect and resync` })}\n\n`;
+    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
     this.write(encoder.encode(text)).then(() => done(false), () => done(true));
     this.timers.set(() => done(true), OVERFLOW_GRACE_MS);
   }

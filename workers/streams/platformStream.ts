@@ -24,6 +24,11 @@ import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/strea
 import { chunkFor, Encoded, flushMs, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
 import * as hub from './signalr.js';
 import { parseJson } from '../../shared/losslessJson.js';
+import { authConfig } from '../auth/authConfig.js';
+import { admit, limitOf } from '../limits/rateLimit.js';
+import { registryCacheSeconds } from '../registry/platformCache.js';
+import { RegistryStore } from '../registry/registryStore.js';
+import { recheckMs, streamEnd, type StreamCaller, type StreamEnd } from './standing.js';
 
 export const STREAM_RING_SIZE = 10_000;
 export { MAX_BEHIND } from './fanout.js';
@@ -33,15 +38,30 @@ const SLICE = 64;
 /** An SSE client whose write is still outstanding this many events behind is held and conflated at once (SseSink). */
 const HOLD_AFTER = STREAM_RING_SIZE / 2;
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
+/** A hub socket that has not sent its handshake this long after it was accepted is closed (as the reference server). */
+export const HUB_HANDSHAKE_MS = 15_000;
+/** Per hub socket: tick symbols subscribed with SubscribeToTicks, open server streams, and the length of each name. */
+export const MAX_HUB_TICK_SYMBOLS = 256;
+export const MAX_HUB_STREAMS = 64;
+export const MAX_HUB_NAME = 64;
 
 /** What the edge route tells the object about the platform (internal headers, never from a client). */
-export const STREAM_HEADERS = { platform: 'x-stream-platform', family: 'x-stream-family', broker: 'x-stream-broker', topics: 'x-stream-topics', symbols: 'x-stream-symbols', kind: 'x-stream-kind', shard: 'x-stream-shard' } as const;
+export const STREAM_HEADERS = {
+  platform: 'x-stream-platform', family: 'x-stream-family', broker: 'x-stream-broker', topics: 'x-stream-topics', symbols: 'x-stream-symbols',
+  kind: 'x-stream-kind', shard: 'x-stream-shard', client: 'x-stream-client', organization: 'x-stream-organization', expires: 'x-stream-expires',
+} as const;
 
 interface Config { platform: string; family: Family; brokerUrl: string; shard: number }
 
-/** A hub client's state, kept in its socket's attachment so it survives hibernation. */
+/**
+ * A hub client's state. Its family, handshake and caller are kept in the socket's attachment too (a few hundred bytes);
+ * its subscriptions, bounded by MAX_HUB_TICK_SYMBOLS and MAX_HUB_STREAMS, live in memory only, since an attachment
+ * holds at most 2 KiB. The object does not hibernate while it has clients: its ping and re-check timers and its
+ * broker socket keep it in memory.
+ */
 interface HubState extends HubInterest {
   family: Family;
+  caller: StreamCaller;
 }
 
 const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
@@ -76,6 +96,15 @@ export class PlatformStream extends DurableObject<Env> {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private pinger: ReturnType<typeof setInterval> | undefined;
   private delivered = 0;
+  /** Who opened each SSE stream (hub sockets carry theirs in their state). */
+  private readonly sseCallers = new Map<SseSink, StreamCaller>();
+  private checker: ReturnType<typeof setInterval> | undefined;
+  private checking = false;
+  /** Per hub socket, its messages handled in order (an invocation waits for its admission). */
+  private readonly hubQueues = new Map<WebSocket, Promise<void>>();
+  /** Hub sockets accepted and not yet handshaken, with their deadline (epoch ms). */
+  private readonly awaitingHandshake = new Map<WebSocket, number>();
+  private handshakeTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -88,8 +117,12 @@ export class PlatformStream extends DurableObject<Env> {
     const shard = Math.max(0, Math.min(255, Number(h.get(STREAM_HEADERS.shard) ?? 0) || 0));
     const config: Config = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrl: h.get(STREAM_HEADERS.broker) ?? '', shard };
     await this.configure(config);
-    if (h.get(STREAM_HEADERS.kind) === 'hub') return this.acceptHub(family);
-    return this.openSse(request);
+    const caller: StreamCaller = {
+      clientId: h.get(STREAM_HEADERS.client) ?? '', organizationId: h.get(STREAM_HEADERS.organization) ?? '',
+      expiresAt: Number(h.get(STREAM_HEADERS.expires) ?? 0) || 0,
+    };
+    if (h.get(STREAM_HEADERS.kind) === 'hub') return this.acceptHub(family, caller);
+    return this.openSse(request, caller);
   }
 
   /** Counters for tests and the bench. */
@@ -114,7 +147,12 @@ export class PlatformStream extends DurableObject<Env> {
       try { old.close(1000, 'platform moved'); } catch { /* gone */ }
     }
     this.ensureBroker();
+    this.startTimers();
+  }
+
+  private startTimers(): void {
     this.pinger ??= setInterval(() => this.ping(), PING_MS);
+    this.checker ??= setInterval(() => void this.recheck(), recheckMs(registryCacheSeconds(this.env.REGISTRY_CACHE_SECONDS)));
   }
 
   /** After a wake from hibernation the config comes back from storage. */
@@ -124,7 +162,7 @@ export class PlatformStream extends DurableObject<Env> {
     if (this.config) {
       this.setShard(this.config.shard ?? 0);
       this.ensureBroker();
-      this.pinger ??= setInterval(() => this.ping(), PING_MS);
+      this.startTimers();
     }
   }
 
@@ -197,11 +235,72 @@ export class PlatformStream extends DurableObject<Env> {
       // Nobody listens: let the object go idle.
       if (this.pinger !== undefined) clearInterval(this.pinger);
       this.pinger = undefined;
+      if (this.checker !== undefined) clearInterval(this.checker);
+      this.checker = undefined;
       const s = this.socket;
       this.socket = undefined;
       try { s?.close(1000, 'no clients'); } catch { /* gone */ }
       if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
     }
+  }
+
+  // ---- the clients' standing --------------------------------------------------------------------------------------
+
+  /**
+   * Every REGISTRY_CACHE_SECONDS: each stream whose token expired, whose client lost its standing or whose platform
+   * left its organization is ended (standing.ts), SSE with a last `closed` event, a hub socket with a Close message
+   * (allowing a reconnect when only the token expired). The registry is read once per client and once for the platform.
+   */
+  async recheck(): Promise<number> {
+    if (this.checking || !this.config) return 0;
+    const hubs = this.ctx.getWebSockets().filter((ws) => !this.gone.has(ws));
+    if (this.sse.size === 0 && hubs.length === 0) return 0;
+    this.checking = true;
+    try {
+      const store = new RegistryStore(this.env.DB);
+      const ids = new Set<string>();
+      for (const caller of this.sseCallers.values()) ids.add(caller.clientId);
+      for (const ws of hubs) ids.add(this.hubState(ws).caller.clientId);
+      const [platform, ...standings] = await Promise.all([
+        store.findAnyPlatform(this.config.platform),
+        ...[...ids].map((id) => store.findClientStanding(id)),
+      ]);
+      const standingOf = new Map([...ids].map((id, i) => [id, standings[i]]));
+      const platformOrganization = platform && platform.platform.type === this.config.family ? platform.platform.organizationId : null;
+      const externalClients = authConfig(this.env).mode === 'external';
+      const now = Date.now();
+      const endOf = (caller: StreamCaller) =>
+        streamEnd(caller, now, { standing: standingOf.get(caller.clientId) ?? null, platformOrganization, externalClients });
+      let ended = 0;
+      for (const [sink, caller] of [...this.sseCallers]) {
+        const end = endOf(caller);
+        if (end) { this.endSse(sink, end); ended++; }
+      }
+      for (const ws of hubs) {
+        const end = endOf(this.hubState(ws).caller);
+        if (end) { this.endHub(ws, end); ended++; }
+      }
+      return ended;
+    } catch (error) {
+      // The registry cannot be read: the streams go on, and the next check tries again.
+      console.warn(JSON.stringify({ msg: 'stream clients could not be re-checked', platform: this.config.platform, error: String(error) }));
+      return 0;
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private endSse(sink: SseSink, end: StreamEnd): void {
+    this.sseCallers.delete(sink);
+    sink.closeWith('closed', { code: end.code, message: end.message });
+  }
+
+  private endHub(ws: WebSocket, end: StreamEnd): void {
+    const flow = this.flowOf(ws);
+    flow.closed = true;
+    this.sendHub(ws, hub.close(`${end.code}: ${end.message}`, end.reconnect));
+    try { ws.close(1008, end.code); } catch { /* gone */ }
+    this.forget(ws);
   }
 
   // ---- fan-out ---------------------------------------------------------------------------------------------------
@@ -332,7 +431,7 @@ export class PlatformStream extends DurableObject<Env> {
 
   // ---- Server-Sent Events ----------------------------------------------------------------------------------------
 
-  private openSse(request: Request): Response {
+  private openSse(request: Request, caller: StreamCaller): Response {
     const topics = new Set((request.headers.get(STREAM_HEADERS.topics) ?? '').split(',').filter(Boolean) as StreamTopic[]);
     const symbolsHeader = request.headers.get(STREAM_HEADERS.symbols);
     const interest: Interest = { topics, symbols: symbolsHeader ? new Set(symbolsHeader.split(',')) : null };
@@ -343,7 +442,7 @@ export class PlatformStream extends DurableObject<Env> {
       interest,
       (chunk) => { this.delivered++; return writer.write(chunk); },
       (abort) => { (abort ? writer.abort('overflow') : writer.close()).catch(() => {}); },
-      () => this.sse.delete(client),
+      () => { this.sse.delete(client); this.sseCallers.delete(client); },
     );
     client.raw('retry: 1000\n\n');
     const last = request.headers.get('last-event-id');
@@ -352,6 +451,7 @@ export class PlatformStream extends DurableObject<Env> {
     // What came before is in the replay (or the status): the passes write it what comes after.
     client.sentSeq = this.seq;
     this.sse.add(client);
+    this.sseCallers.set(client, caller);
     return new Response(readable, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
     });
@@ -373,28 +473,54 @@ export class PlatformStream extends DurableObject<Env> {
 
   // ---- SignalR hub -----------------------------------------------------------------------------------------------
 
-  private acceptHub(family: Family): Response {
+  private acceptHub(family: Family, caller: StreamCaller): Response {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
-    const state: HubState = { family, handshaken: false, ticks: [], streams: {} };
+    const state: HubState = { family, handshaken: false, ticks: [], streams: {}, caller };
     this.ctx.acceptWebSocket(server);
-    server.serializeAttachment(state);
+    this.save(server, state);
     this.hubStates.set(server, state);
     this.flowOf(server); // from here on it is owed every event (sent once its handshake is done)
+    this.awaitingHandshake.set(server, Date.now() + HUB_HANDSHAKE_MS);
+    this.handshakeTimer ??= setInterval(() => this.closeSilentHubs(), 1000);
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Sockets past their handshake deadline are sent a Close message and closed; the sweep stops once none wait. */
+  private closeSilentHubs(): void {
+    const now = Date.now();
+    for (const [ws, deadline] of this.awaitingHandshake) {
+      if (this.gone.has(ws) || this.hubState(ws).handshaken) this.awaitingHandshake.delete(ws);
+      else if (now >= deadline) {
+        this.awaitingHandshake.delete(ws);
+        this.sendHub(ws, hub.close(`no handshake within ${HUB_HANDSHAKE_MS / 1000} s`));
+        try { ws.close(1008, 'no handshake'); } catch { /* gone */ }
+        this.forget(ws);
+      }
+    }
+    if (this.awaitingHandshake.size === 0 && this.handshakeTimer !== undefined) {
+      clearInterval(this.handshakeTimer);
+      this.handshakeTimer = undefined;
+    }
   }
 
   private hubState(ws: WebSocket): HubState {
     let s = this.hubStates.get(ws);
     if (!s) {
-      s = (ws.deserializeAttachment() as HubState | null) ?? { family: 'PF4', handshaken: false, ticks: [], streams: {} };
+      const saved = ws.deserializeAttachment() as Partial<HubState> | null;
+      s = {
+        family: saved?.family ?? 'PF4', handshaken: saved?.handshaken ?? false, ticks: [], streams: {},
+        // A socket without a saved caller (accepted before callers were kept) ends at the next check.
+        caller: saved?.caller ?? { clientId: '', organizationId: '', expiresAt: 0 },
+      };
       this.hubStates.set(ws, s);
     }
     return s;
   }
 
+  /** The attachment: what identifies the socket, never its subscriptions (see HubState). */
   private save(ws: WebSocket, s: HubState): void {
-    ws.serializeAttachment(s);
+    ws.serializeAttachment({ family: s.family, handshaken: s.handshaken, caller: s.caller });
   }
 
   private sendHub(ws: WebSocket, text: string): void {
@@ -421,14 +547,28 @@ export class PlatformStream extends DurableObject<Env> {
   private forget(ws: WebSocket): void {
     this.hubStates.delete(ws);
     this.flows.delete(ws);
+    this.hubQueues.delete(ws);
     this.gone.add(ws);
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     await this.restore();
+    if (this.gone.has(ws)) return;
+    // In order per socket: a message waits for the one before it (whose invocation may wait for its admission).
+    const next = (this.hubQueues.get(ws) ?? Promise.resolve()).then(() => this.onHubText(ws, message));
+    const settled = next.catch((error) => {
+      console.error(JSON.stringify({ msg: 'hub message failed', error: String(error) }));
+    });
+    this.hubQueues.set(ws, settled);
+    await settled;
+  }
+
+  private async onHubText(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    if (this.gone.has(ws)) return;
     const s = this.hubState(ws);
     const text = typeof message === 'string' ? message : new TextDecoder().decode(message);
     for (const record of hub.parseRecords(text)) {
+      if (this.gone.has(ws)) return;
       if (!record) {
         this.sendHub(ws, hub.close('unreadable message'));
         ws.close(1003, 'unreadable message');
@@ -446,14 +586,25 @@ export class PlatformStream extends DurableObject<Env> {
         this.sendHub(ws, hub.invocation('OnConnectionStatus', { connected: this.connected }));
         continue;
       }
-      this.onHubMessage(ws, s, record as unknown as hub.HubMessage);
+      const m = record as unknown as hub.HubMessage;
+      if (m.type === hub.MessageType.Invocation || m.type === hub.MessageType.StreamInvocation) {
+        // An invocation is a call of the client's API budget, as a REST call is.
+        const admission = await admit(this.env, 'api', s.caller.clientId);
+        if (!admission.ok) {
+          const { limit, windowMs } = limitOf(this.env, 'api');
+          const error = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${admission.retryAfterSeconds} s`;
+          if (typeof m.invocationId === 'string') this.sendHub(ws, hub.completion(m.invocationId, { error }));
+          continue;
+        }
+      }
+      this.onHubMessage(ws, s, m);
     }
   }
 
   private onHubMessage(ws: WebSocket, s: HubState, m: hub.HubMessage): void {
     const args = Array.isArray(m.arguments) ? m.arguments : [];
     const answer = (outcome: { result?: unknown; error?: string }) => {
-      if (m.invocationId !== undefined) this.sendHub(ws, hub.completion(m.invocationId, outcome));
+      if (typeof m.invocationId === 'string') this.sendHub(ws, hub.completion(m.invocationId, outcome));
     };
     switch (m.type) {
       case hub.MessageType.Ping: return;
@@ -465,9 +616,8 @@ export class PlatformStream extends DurableObject<Env> {
         ws.close(1000, 'closed by the client');
         return;
       case hub.MessageType.CancelInvocation:
-        if (m.invocationId !== undefined && s.streams[m.invocationId]) {
+        if (typeof m.invocationId === 'string' && s.streams[m.invocationId]) {
           delete s.streams[m.invocationId];
-          this.save(ws, s);
           this.flowOf(ws).cancelled(m.invocationId);
         }
         return;
@@ -475,21 +625,33 @@ export class PlatformStream extends DurableObject<Env> {
         const symbol = args[0];
         if (m.target === 'SubscribeToTicks' || m.target === 'UnsubscribeFromTicks') {
           if (typeof symbol !== 'string' || symbol === '') return answer({ error: `${m.target}: symbol must be a non-empty string` });
+          if (symbol.length > MAX_HUB_NAME) return answer({ error: `${m.target}: symbol must be at most ${MAX_HUB_NAME} characters` });
+          const subscribed = s.ticks.includes(symbol);
+          if (m.target === 'SubscribeToTicks' && !subscribed && s.ticks.length >= MAX_HUB_TICK_SYMBOLS) {
+            return answer({ error: `SubscribeToTicks: at most ${MAX_HUB_TICK_SYMBOLS} symbols per connection: unsubscribe one first, or stream every symbol with StreamTicks` });
+          }
           s.ticks = s.ticks.filter((t) => t !== symbol);
           if (m.target === 'SubscribeToTicks') s.ticks.push(symbol);
-          this.save(ws, s);
           return answer({ result: null });
         }
         return answer({ error: `Unknown hub method '${String(m.target)}'` });
       }
       case hub.MessageType.StreamInvocation: {
         const id = m.invocationId;
-        if (id === undefined) return;
+        if (typeof id !== 'string') return;
+        if (id.length > MAX_HUB_NAME) {
+          this.sendHub(ws, hub.close(`invocationId: must be at most ${MAX_HUB_NAME} characters`));
+          ws.close(1008, 'invocation id too long');
+          this.forget(ws);
+          return;
+        }
         const topic = HUB_STREAMS[s.family][String(m.target)];
         if (!topic) return answer({ error: `Unknown hub stream '${String(m.target)}'` });
-        const symbol = topic === 'ticks' && typeof args[0] === 'string' && args[0] !== '' ? args[0] : undefined;
+        if (!s.streams[id] && Object.keys(s.streams).length >= MAX_HUB_STREAMS) {
+          return answer({ error: `${String(m.target)}: at most ${MAX_HUB_STREAMS} open streams per connection: cancel one first` });
+        }
+        const symbol = topic === 'ticks' && typeof args[0] === 'string' && args[0] !== '' && args[0].length <= MAX_HUB_NAME ? args[0] : undefined;
         s.streams[id] = symbol ? { topic, symbol } : { topic };
-        this.save(ws, s);
         return;
       }
       default:

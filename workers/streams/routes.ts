@@ -15,6 +15,7 @@ import type { AppEnv, Caller } from '../env.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf } from '../../shared/streams.js';
 import { authenticate } from '../auth/requireToken.js';
+import { admit, limitOf } from '../limits/rateLimit.js';
 import { platformNotFound, validation, type ShapedResponse } from '../envelope/index.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './platformStream.js';
@@ -34,6 +35,7 @@ async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Pro
 }
 
 function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
+  const caller = c.get('caller');
   // The platform's clients spread over its stream objects; a reconnect goes back to the one its event id names.
   const shards = objectCount(c.env.STREAM_SHARDS, DEFAULT_STREAM_SHARDS);
   const shard = streamShard(request.headers.get('last-event-id'), shards);
@@ -41,6 +43,9 @@ function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Rec
   const headers = new Headers({
     [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrl,
     [STREAM_HEADERS.shard]: String(shard), ...extra,
+    // Who connected, so the object can end the stream when the token expires or the client loses its standing.
+    [STREAM_HEADERS.client]: caller.clientId, [STREAM_HEADERS.organization]: caller.organizationId,
+    [STREAM_HEADERS.expires]: String(caller.expiresAt ?? Date.now()),
   });
   for (const name of ['upgrade', 'last-event-id']) {
     const v = request.headers.get(name);
@@ -125,6 +130,13 @@ async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Re
   const caller = await authenticate(source);
   if (caller instanceof Response) return caller;
   c.set('caller', caller as Caller);
+  // Negotiating and connecting are calls of the client's API budget, as the hub's invocations are (PlatformStream).
+  const admission = await admit(c.env, 'api', caller.clientId);
+  if (!admission.ok) {
+    const { limit, windowMs } = limitOf(c.env, 'api');
+    const message = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${admission.retryAfterSeconds} s`;
+    return c.json({ errorType: 'TooManyRequests', errorCode: 'TooManyRequests', errorDescription: message }, 429, { 'Retry-After': String(admission.retryAfterSeconds) });
+  }
   const id = c.req.query('tradePlatform') ?? '';
   const found = await findPlatform(c, id, family);
   if (!found) return c.json({ error: `trade platform ${id} not found` }, 404);
