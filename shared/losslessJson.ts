@@ -17,8 +17,12 @@ const LONG_DIGITS = /\d{16}/;
 const MAX_DEPTH = 512;
 const SAFE = Number.MAX_SAFE_INTEGER;
 
+/** Thrown by `parseJson` for well-formed JSON nested deeper than the exact parse reads (MAX_DEPTH levels). */
+export class JsonTooDeepError extends SyntaxError {}
+
 /**
- * JSON.parse, with integers beyond the safe range read as exact bigints. Throws SyntaxError on malformed text.
+ * JSON.parse, with integers beyond the safe range read as exact bigints. Throws SyntaxError on malformed text, and
+ * JsonTooDeepError (a SyntaxError) when the exact parse is needed and the document nests deeper than MAX_DEPTH.
  *
  * The native parse runs first. Only when the text has 16 digits in a row and the parsed value holds an integer beyond
  * 2^53 − 1 (which any such token parses to, rounded) is the text read again exactly; a double written that way
@@ -150,7 +154,7 @@ class ExactParser {
   }
 
   private value(depth: number): unknown {
-    if (depth > MAX_DEPTH) throw new SyntaxError(`JSON nests deeper than ${MAX_DEPTH} levels`);
+    if (depth > MAX_DEPTH) throw new JsonTooDeepError(`JSON nests deeper than ${MAX_DEPTH} levels`);
     this.space();
     const c = this.text.charCodeAt(this.at);
     if (c === 0x22) return this.string();

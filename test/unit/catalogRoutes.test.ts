@@ -1,7 +1,8 @@
 /**
  * The catalog routes' own deadline and failure answers (workers/api/catalogRoutes.ts), in a Hono app in this process
  * with gateway objects that never answer or that fail: what workerd cannot be made to do on purpose. The platform is
- * taken from the registry cache, filled beforehand, so no D1 is needed. Also the query parse of a request URL.
+ * taken from the registry cache, filled beforehand, so no D1 is needed. Also the query parse of a request URL, and
+ * bodies refused before they are parsed (not UTF-8, a read that fails midway, too deep to read exactly).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
@@ -10,6 +11,7 @@ import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, MAX_IDS, objectId, q
 import { LINK_GRACE_MS } from '../../workers/gateway/index.js';
 import { catalog } from '../../shared/catalog/index.js';
 import { cachedPlatform } from '../../workers/registry/platformCache.js';
+import { NOT_UTF8_BODY, UNREADABLE_BODY } from '../../workers/api/requestBody.js';
 
 // The routes reach the gateway's Durable Object classes; their base class is all that Node lacks.
 vi.mock('cloudflare:workers', () => ({ DurableObject: class {} }));
@@ -152,6 +154,54 @@ describe('the body and the answer', () => {
     expect(await post('')).toBe('body: Invalid input: expected object, received undefined');
     expect(await post(' \n\t ')).toBe('body: Invalid input: expected object, received undefined');
     expect(await post('{"group":')).toBe('body: must be well-formed JSON');
+    expect(calls).toStrictEqual([]);
+  });
+
+  const validationOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+
+  it('refuses a body that is not UTF-8, naming the body, and sends nothing; a UTF-8 body with a byte order mark is read', async () => {
+    const { env, calls } = objects(async () => ({ status: 200, body: '{}', headers: {} }));
+    const post = (body: Uint8Array) => app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
+    const utf8 = (text: string) => new TextEncoder().encode(text);
+    for (const bad of [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]]) {
+      const body = new Uint8Array([...utf8('{"group":"demo","name":"'), ...bad, ...utf8('"}')]);
+      expect(await validationOf(await post(body)), String(bad)).toStrictEqual({ code: 'Validation', managerCode: null, message: NOT_UTF8_BODY });
+    }
+    expect(NOT_UTF8_BODY).toBe('body: must be UTF-8 text (it holds bytes that are not UTF-8)');
+    expect(calls).toStrictEqual([]);
+    expect(await (await post(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('{"group":"demo","name":"Zoë"}')]))).text()).toBe('{}');
+    expect(calls).toMatchObject([{ args: { body: { group: 'demo', name: 'Zoë' } } }]);
+  });
+
+  it('refuses a body whose read fails midway (v2 envelope, v1 400) and logs it at debug level, not as an error', async () => {
+    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const debug: string[] = [];
+    vi.spyOn(console, 'debug').mockImplementation((line: string) => { debug.push(line); });
+    const failing = () => new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"group":"de'));
+        controller.error(new Error('Network connection lost.'));
+      },
+    });
+    const post = (path: string) => app().request(path, { method: 'POST', body: failing(), duplex: 'half', headers: { 'content-type': 'application/json' } } as RequestInit, env);
+    const v2 = await post(`/api/v2/PF4/${PLATFORM}/UserRecordNew`);
+    expect(v2.status).toBe(200);
+    expect(await v2.json()).toStrictEqual({ data: null, error: { code: 'Validation', managerCode: null, message: UNREADABLE_BODY }, meta: { activityId: TRACE } });
+    const v1 = await post(`/api/PF4/${PLATFORM}/UserRecordNew`);
+    expect(v1.status).toBe(400);
+    expect(await v1.json()).toStrictEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: UNREADABLE_BODY });
+    expect(calls).toStrictEqual([]);
+    expect(errors).toStrictEqual([]);
+    expect(debug.map((line) => JSON.parse(line))).toStrictEqual(Array(2).fill({
+      level: 'debug', msg: 'request body not read to its end', traceId: TRACE, error: 'Error: Network connection lost.',
+    }));
+  });
+
+  it('refuses a body too deep to read its big integers exactly as too deep, not as malformed', async () => {
+    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const body = `{"group":"demo","name":${'['.repeat(600)}12345678901234567890${']'.repeat(600)}}`;
+    const res = await app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
+    expect(await validationOf(res)).toStrictEqual({ code: 'Validation', managerCode: null, message: 'body: nests deeper than 32 levels' });
     expect(calls).toStrictEqual([]);
   });
 

@@ -3,7 +3,7 @@
  * everything else exactly as JSON.parse / JSON.stringify; and the canonical id form (a safe number, or a bigint beyond).
  */
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
+import { JsonTooDeepError, parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { addInt64, canonicalInt, compareInt64, int64FromText, isInt64, INT64_MAX } from '../../shared/int64.js';
 import { findOperation } from '../../shared/catalog/index.js';
 import { validateInputs } from '../../workers/api/inputs.js';
@@ -49,6 +49,30 @@ describe('parseJson', () => {
       expect(() => parseJson(bad), bad).toThrow(SyntaxError);
     }
     expect(() => parseJson(`${'['.repeat(600)}12345678901234567890${']'.repeat(600)}`)).toThrow(SyntaxError);
+  });
+});
+
+describe('parseJson on deep documents', () => {
+  const nested = (levels: number, leaf: string) => '['.repeat(levels) + leaf + ']'.repeat(levels);
+
+  it('reads a big integer exactly 512 levels down, and refuses one level deeper with JsonTooDeepError, a SyntaxError', () => {
+    expect(JSON.stringify(parseJson(nested(512, '9007199254740993')), (_k, v) => (typeof v === 'bigint' ? `${v}n` : v))).toBe(nested(512, '"9007199254740993n"'));
+    let thrown: unknown;
+    try { parseJson(nested(513, '9007199254740993')); } catch (error) { thrown = error; }
+    expect(thrown).toBeInstanceOf(JsonTooDeepError);
+    expect(thrown).toBeInstanceOf(SyntaxError);
+    expect((thrown as Error).message).toBe('JSON nests deeper than 512 levels');
+  });
+
+  it('reads any depth without a big integer natively, and malformed deep text is a plain SyntaxError', () => {
+    let value = parseJson(nested(20_000, '1'));
+    let depth = 0;
+    for (; Array.isArray(value); depth++) value = value[0];
+    expect([depth, value]).toStrictEqual([20_000, 1]);
+    let thrown: unknown;
+    try { parseJson(`${nested(600, '9007199254740993')}]`); } catch (error) { thrown = error; }
+    expect(thrown).toBeInstanceOf(SyntaxError);
+    expect(thrown).not.toBeInstanceOf(JsonTooDeepError);
   });
 });
 

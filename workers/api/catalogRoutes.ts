@@ -13,10 +13,11 @@ import {
 } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { scopeRefusal } from '../auth/requireScope.js';
-import { validateInputs, type RawBody } from './inputs.js';
+import { MAX_BODY_DEPTH, validateInputs, type RawBody } from './inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
-import { parseJson } from '../../shared/losslessJson.js';
+import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';
+import { readBodyText } from './requestBody.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -160,13 +161,17 @@ function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Prom
   });
 }
 
+/** The body as JSON; one that is not read to its end or not UTF-8 is refused before it is parsed. */
 async function readBody(c: Context<AppEnv>): Promise<RawBody> {
-  const text = await c.req.text();
+  const read = await readBodyText(c);
+  if (!read.ok) return { kind: 'refused', problem: read.problem };
+  const { text } = read;
   if (text.trim() === '') return { kind: 'none' };
   try {
     // Lossless: a PF5 id beyond 2^53 − 1 in the body is read as its exact bigint, never rounded.
     return { kind: 'json', value: parseJson(text) };
-  } catch {
+  } catch (error) {
+    if (error instanceof JsonTooDeepError) return { kind: 'refused', problem: `body: nests deeper than ${MAX_BODY_DEPTH} levels` };
     return { kind: 'malformed' };
   }
 }
