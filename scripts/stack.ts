@@ -258,7 +258,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
         TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
         IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
-        ...passThrough(['REGISTRY_CACHE_SECONDS', 'TOKEN_MAX_LIFETIME_SECONDS', 'TOKEN_RATE_LIMIT', 'API_RATE_LIMIT', 'RATE_LIMIT_WINDOW_SECONDS', 'CORS_ORIGINS', 'STREAM_SHARDS', 'STREAM_FLUSH_MS', 'STREAM_MAX_BEHIND']),
+        ...passThrough(['REGISTRY_CACHE_SECONDS', 'TOKEN_MAX_LIFETIME_SECONDS', 'TOKEN_RATE_LIMIT', 'TOKEN_FAILURE_LIMIT', 'TOKEN_VERIFY_LIMIT', 'API_RATE_LIMIT', 'RATE_LIMIT_WINDOW_SECONDS', 'CORS_ORIGINS', 'STREAM_SHARDS', 'STREAM_FLUSH_MS', 'STREAM_MAX_BEHIND']),
         ...(process.env.AUTH_ISSUER ? { AUTH_ISSUER: process.env.AUTH_ISSUER } : {}),
         ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
         ...options.edgeVars,

@@ -109,6 +109,8 @@ const edgeVariables = {
   TOKEN_TTL_SECONDS: variable(positive(31_536_000, 'seconds'), 3600),
   TOKEN_MAX_LIFETIME_SECONDS: variable(positive(31_536_000, 'seconds'), DEFAULT_MAX_TOKEN_LIFETIME),
   TOKEN_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
+  TOKEN_FAILURE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
+  TOKEN_VERIFY_LIMIT: variable(count(1_000_000_000, 'verifications'), undefined),
   API_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
   RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), undefined),
   IDEMPOTENCY_RETENTION_HOURS: variable(positive(8760, 'hours'), 24),

@@ -130,6 +130,26 @@ describe('token endpoint', () => {
     expect((await tokenRequest({ grant_type: 'client_credentials' }, { ...FORM, authorization: raw })).res.status).toBe(401);
   });
 
+  it('answers unknown, disabled and wrong-secret clients byte for byte alike, headers included', async () => {
+    const raw = async (init: RequestInit) => {
+      const res = await fetch(at('/connect/token'), { method: 'POST', ...init });
+      // Every answer has its own date and trace; nothing else may differ.
+      const headers = [...res.headers].filter(([name]) => name !== 'date' && name !== 'traceparent');
+      return { status: res.status, headers, body: await res.text() };
+    };
+    const grant = { grant_type: 'client_credentials' };
+    for (const method of ['post', 'basic'] as const) {
+      const ask = (id: string, secret: string) => raw(method === 'post'
+        ? { headers: FORM, body: new URLSearchParams({ ...grant, client_id: id, client_secret: secret }) }
+        : { headers: { ...FORM, authorization: basic(id, secret) }, body: new URLSearchParams(grant) });
+      const answers = [await ask('nobody-at-all', 'x'), await ask('client-off', 'secret-off'), await ask('client-a', 'wrong')];
+      expect(answers[0].status, method).toBe(401);
+      expect(JSON.parse(answers[0].body)).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+      expect(answers[1], method).toEqual(answers[0]);
+      expect(answers[2], method).toEqual(answers[0]);
+    }
+  });
+
   it('refuses an oversized body unread', async () => {
     const { res, body } = await tokenRequest({ grant_type: 'client_credentials', client_id: 'client-a', client_secret: SECRET, pad: 'x'.repeat(5000) });
     expect(res.status).toBe(400);

@@ -13,7 +13,7 @@ const DRILL = process.env.npm_lifecycle_event === 'drill:fuzz';
 const RUNS = Math.max(1, Number(process.env.FUZZ_RUNS_PER_ROUTE ?? (DRILL ? 40 : 3)));
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
 const routes = fuzzedRoutes();
-const setup = edgeWithFakeBroker({ API_RATE_LIMIT: '0', TOKEN_RATE_LIMIT: '0' });
+const setup = edgeWithFakeBroker({ API_RATE_LIMIT: '0', TOKEN_RATE_LIMIT: '0', TOKEN_FAILURE_LIMIT: '0', TOKEN_VERIFY_LIMIT: '0' });
 
 describe('fuzzing every catalog route', () => {
   it(`keeps v2 an envelope and v1 free of 5xx on ${routes.length} routes, ${RUNS} generated requests each`, async () => {

@@ -25,7 +25,7 @@ beforeAll(async () => {
   [closed, listed, any] = await Promise.all([
     startTestEdge(),
     // Spelled as people write them: upper case, a default port, a trailing slash, commas and spaces.
-    startTestEdge({ vars: { CORS_ORIGINS: `HTTPS://Terminal.Example.com:443/, ${LOCAL_PAGE}`, TOKEN_RATE_LIMIT: '2' } }),
+    startTestEdge({ vars: { CORS_ORIGINS: `HTTPS://Terminal.Example.com:443/, ${LOCAL_PAGE}`, TOKEN_FAILURE_LIMIT: '2' } }),
     startTestEdge({ vars: { CORS_ORIGINS: '*' } }),
   ]);
 }, 60_000);

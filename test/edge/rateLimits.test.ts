@@ -1,8 +1,9 @@
 /**
  * The bounded token endpoint and the per-client rate limits through the real worker: a chunked token request is
- * refused once it passes the size limit, without waiting for (or holding) the rest; token requests per client id and
+ * refused once it passes the size limit, without waiting for (or holding) the rest; tokens issued per client id and
  * API calls per client are limited per window (HTTP 429 with Retry-After, the count shared by every isolate through
- * one Durable Object per client), one client's excess never limits another, and a new window admits again.
+ * one Durable Object per client), one client's excess never limits another, and a new window admits again. The token
+ * endpoint's failure and verification budgets are in tokenLimits.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORG_A, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
@@ -64,21 +65,23 @@ describe('the token endpoint body', () => {
   }, 15_000);
 });
 
-describe('token requests per client id', () => {
-  it('answers 429 with Retry-After past TOKEN_RATE_LIMIT in a window, wrong secrets counted, other clients unaffected', async () => {
+describe('tokens per client id', () => {
+  it('answers 429 with Retry-After past TOKEN_RATE_LIMIT right-secret requests in a window; wrong secrets and other ids spend none of it', async () => {
     await nextWindow();
     const statuses: number[] = [];
     for (let i = 0; i < TOKEN_LIMIT; i++) statuses.push((await tokenRequest('limited', i % 2 ? 'wrong' : 'limited-secret')).status);
     expect(statuses).toEqual([200, 401, 200, 401, 200]);
+    // Three tokens so far: two more fit.
+    expect([(await tokenRequest('limited')).status, (await tokenRequest('limited')).status]).toEqual([200, 200]);
     const refused = await tokenRequest('limited');
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
     expect(await refused.json()).toEqual({ error: 'too_many_requests', error_description: `too many token requests for this client; retry after ${retryAfter} s` });
-    // An unknown id is limited the same way: the answers tell nothing about which ids exist.
-    for (let i = 0; i < TOKEN_LIMIT; i++) expect((await tokenRequest('nobody')).status).toBe(401);
-    expect((await tokenRequest('nobody')).status).toBe(429);
+    // A wrong secret is answered as one, not as the holder's spent budget; an unknown id has no budget to spend.
+    expect(await (await tokenRequest('limited', 'wrong')).json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+    for (let i = 0; i < TOKEN_LIMIT + 1; i++) expect((await tokenRequest('nobody')).status).toBe(401);
     expect((await tokenRequest('bystander')).status).toBe(200);
 
     await nextWindow();

@@ -1,9 +1,10 @@
 /**
  * The local issuer's routes (token endpoint, discovery, JWKS) run in this process over a real D1 registry with the
- * token rate limit off: what a token request is granted and signed with, each RFC 6749 §5.2 refusal, the bounded body,
- * and the 404 naming the real issuer in external identity provider mode.
+ * token endpoint's limits off: what a token request is granted and signed with, each RFC 6749 §5.2 refusal, the
+ * bounded body, and the 404 naming the real issuer in external identity provider mode. With the limits on, over
+ * counter objects kept in this process: which requests hash a secret and which counters they reach.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -40,7 +41,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 function edge(vars: Partial<Env> = {}) {
   const app = new Hono<AppEnv>().route('/', authRoutes());
-  const env = { DB: registry.db, TOKEN_RATE_LIMIT: '0', AUTH_SIGNING_KEY: JSON.stringify(jwk), PUBLIC_URL: `${ISSUER}/`, TOKEN_TTL_SECONDS: '600', ...vars } as unknown as Env;
+  const env = { DB: registry.db, TOKEN_RATE_LIMIT: '0', TOKEN_FAILURE_LIMIT: '0', TOKEN_VERIFY_LIMIT: '0', AUTH_SIGNING_KEY: JSON.stringify(jwk), PUBLIC_URL: `${ISSUER}/`, TOKEN_TTL_SECONDS: '600', ...vars } as unknown as Env;
   return async (path: string, init: RequestInit = {}) => {
     const res = await app.request(path, init, env);
     const text = await res.text();
@@ -167,8 +168,24 @@ describe('token endpoint', () => {
     expect([status, body]).toEqual([400, error('invalid_request', 'grant_type is required')]);
   });
 
-  it('answers 429 with Retry-After past TOKEN_RATE_LIMIT for a client id, wrong secrets counted, other ids unaffected', async () => {
-    // The counter objects' namespace, each object counting with the rate limiter's own fixed window.
+  it('accepts POST only', async () => {
+    const { res, status, body } = await edge()('/connect/token');
+    expect(status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(body).toEqual(error('invalid_request', 'the token endpoint accepts POST only'));
+  });
+});
+
+describe('token endpoint limits', () => {
+  /**
+   * A fresh copy of the endpoint (its isolate state: leases, timings) over counter objects kept here, each counting
+   * with the rate limiter's own fixed window; `names` lists every counter object the endpoint reached.
+   */
+  async function limitedEdge(vars: Record<string, string>) {
+    vi.resetModules();
+    const { authRoutes: freshRoutes } = await import('../../workers/auth/authRoutes.js');
     const windows = new Map<string, FixedWindow>();
     const RATE_LIMITER = {
       idFromName: (name: string) => name,
@@ -179,30 +196,89 @@ describe('token endpoint', () => {
         },
       }),
     };
-    const vars = { TOKEN_RATE_LIMIT: '3', RATE_LIMIT_WINDOW_SECONDS: '60', RATE_LIMITER } as unknown as Partial<Env>;
+    const app = new Hono<AppEnv>().route('/', freshRoutes());
+    const env = { DB: registry.db, AUTH_SIGNING_KEY: JSON.stringify(jwk), PUBLIC_URL: ISSUER, RATE_LIMIT_WINDOW_SECONDS: '3600', RATE_LIMITER, ...vars } as unknown as Env;
+    const ask = async (clientId: string, secret: string) => {
+      const res = await app.request('/connect/token', {
+        method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
+      }, env);
+      return { res, status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    return { ask, names: () => [...windows.keys()].sort() };
+  }
+  /** Counts the PBKDF2 derivations run in this process from now on. */
+  const countHashing = () => vi.spyOn(crypto.subtle, 'deriveBits');
+  afterEach(() => { vi.restoreAllMocks(); });
+
+  it('spends a client\'s token budget only with its right secret: wrong secrets leave the holder\'s budget whole', async () => {
+    const { ask, names } = await limitedEdge({ TOKEN_RATE_LIMIT: '3', TOKEN_FAILURE_LIMIT: '0', TOKEN_VERIFY_LIMIT: '0' });
     const id = `limited-${randomUUID()}`;
     await client(id, 'limited-secret');
-    const ask = (clientId: string, secret: string) => token({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }, FORM, vars);
-    expect((await ask(id, 'wrong')).status).toBe(401);
-    expect((await ask(id, 'limited-secret')).status).toBe(200);
-    expect((await ask(id, 'limited-secret')).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await ask(id, `wrong-${i}`)).body).toEqual(error('invalid_client', 'client authentication failed'));
+    expect([(await ask(id, 'limited-secret')).status, (await ask(id, 'limited-secret')).status, (await ask(id, 'limited-secret')).status]).toEqual([200, 200, 200]);
     const refused = await ask(id, 'limited-secret');
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.res.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
     expect(refused.body).toEqual(error('too_many_requests', `too many token requests for this client; retry after ${retryAfter} s`));
     expect(refused.res.headers.get('cache-control')).toBe('no-store');
+    // A wrong secret past the budget is still just a wrong secret: the budget is the holder's.
+    expect((await ask(id, 'wrong')).body).toEqual(error('invalid_client', 'client authentication failed'));
     expect((await ask('full', 'full-secret')).status).toBe(200);
+    expect(names()).toEqual(['token:full', `token:${id}`]);
   });
 
-  it('accepts POST only', async () => {
-    const { res, status, body } = await edge()('/connect/token');
-    expect(status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
-    expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.headers.get('content-type')).toBe('application/json');
-    expect(body).toEqual(error('invalid_request', 'the token endpoint accepts POST only'));
+  it('answers an unknown client id without hashing and without a counter object of its own', async () => {
+    const { ask, names } = await limitedEdge({ TOKEN_RATE_LIMIT: '100', TOKEN_FAILURE_LIMIT: '1000', TOKEN_VERIFY_LIMIT: '1000' });
+    const hashing = countHashing();
+    for (let i = 0; i < 25; i++) {
+      const { status, body } = await ask(`invented-${randomUUID()}`, 'guess');
+      expect([status, body]).toEqual([401, error('invalid_client', 'client authentication failed')]);
+    }
+    expect(hashing).toHaveBeenCalledTimes(0);
+    // Only the source's failures and the edge's verification counter: no object per invented id.
+    expect(names()).toEqual(['token-fail:local', 'token-verify:all']);
+    // A registered id with a wrong secret, or disabled, is checked: one hash each.
+    expect((await ask('full', 'wrong')).body).toEqual(error('invalid_client', 'client authentication failed'));
+    expect((await ask('off', 'off-secret')).body).toEqual(error('invalid_client', 'client authentication failed'));
+    expect(hashing).toHaveBeenCalledTimes(2);
+    expect(names()).toEqual(['token-fail:local', 'token-verify:all']);
+  });
+
+  it('refuses a source past TOKEN_FAILURE_LIMIT failures before any work, and the failures never touch the client\'s budget', async () => {
+    const { ask, names } = await limitedEdge({ TOKEN_RATE_LIMIT: '100', TOKEN_FAILURE_LIMIT: '3', TOKEN_VERIFY_LIMIT: '1000' });
+    expect([(await ask('full', 'wrong')).status, (await ask('ghost', 'x')).status, (await ask('off', 'off-secret')).status]).toEqual([401, 401, 401]);
+    const fourth = await ask('full', 'wrong');
+    expect(fourth.status).toBe(429);
+    const retryAfter = Number(fourth.res.headers.get('retry-after'));
+    expect(fourth.body).toEqual(error('too_many_requests', `too many failed token requests from this address; retry after ${retryAfter} s`));
+    const hashing = countHashing();
+    // Now refused before the registry is read or a secret hashed, the right secret included.
+    const right = await ask('full', 'full-secret');
+    expect([right.status, right.body.error]).toEqual([429, 'too_many_requests']);
+    expect((await ask('ghost', 'x')).status).toBe(429);
+    expect(hashing).toHaveBeenCalledTimes(0);
+    expect(names()).toEqual(['token-fail:local', 'token-verify:all']);
+  });
+
+  it('refuses registered and unknown ids alike once TOKEN_VERIFY_LIMIT verifications are spent, and logs it once', async () => {
+    const { ask } = await limitedEdge({ TOKEN_RATE_LIMIT: '100', TOKEN_FAILURE_LIMIT: '1000', TOKEN_VERIFY_LIMIT: '3' });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    // Unknown ids ask the budget but do not spend it.
+    for (let i = 0; i < 5; i++) expect((await ask(`invented-${i}`, 'x')).status).toBe(401);
+    expect([(await ask('full', 'full-secret')).status, (await ask('full', 'wrong')).status, (await ask('writer', 'writer-secret')).status]).toEqual([200, 401, 200]);
+    const hashing = countHashing();
+    const refusals = [await ask('full', 'full-secret'), await ask('off', 'off-secret'), await ask('ghost', 'x'), await ask('writer', 'wrong')];
+    expect(hashing).toHaveBeenCalledTimes(0);
+    for (const refused of refusals) {
+      const retryAfter = Number(refused.res.headers.get('retry-after'));
+      expect([refused.status, refused.body]).toEqual([429, error('too_many_requests', `too many token requests; retry after ${retryAfter} s`)]);
+    }
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(JSON.parse(warn.mock.calls[0][0] as string)).toMatchObject({
+      level: 'warn', msg: 'token verification budget spent; token requests refused until the window ends', limit: 3, windowSeconds: 3600,
+    });
   });
 });
 

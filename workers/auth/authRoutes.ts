@@ -3,9 +3,19 @@
  * verifiers need. In external identity provider mode all three answer 404 naming the real issuer, so a client
  * pointed at the wrong place learns where to go instead of getting tokens nobody accepts.
  *
- * The endpoint is the one place an attacker can make the edge hash secrets, so it is bounded before any work: the
- * body is read at most MAX_BODY_BYTES (announced or chunked), and each presented client id has a request budget
- * (TOKEN_RATE_LIMIT per RATE_LIMIT_WINDOW_SECONDS, answered 429 with Retry-After) checked before its secret is hashed.
+ * The endpoint is the one place an attacker can make the edge hash secrets, so its work is bounded (the limits are
+ * described in limits/rateLimit.ts; every refusal is 429 too_many_requests with Retry-After):
+ * - the body is read at most MAX_BODY_BYTES (announced or chunked);
+ * - a source whose failed authentications in the window are spent (TOKEN_FAILURE_LIMIT) is refused before any work,
+ *   from what the isolate has learned, with no counter call; each failure (unknown id, wrong secret, disabled client)
+ *   then spends one of its source's budget;
+ * - every secret check takes one of the edge's verifications (TOKEN_VERIFY_LIMIT) first;
+ * - an unknown client id is not hashed: the endpoint waits about as long as a check takes (secretVerification.ts) and
+ *   answers as it answers a wrong secret, and asks the verification budget without spending it, so a spent budget
+ *   refuses it exactly as it refuses a registered id;
+ * - only the right secret of a registered client spends that client's budget (TOKEN_RATE_LIMIT), so wrong secrets
+ *   never lock its holder out, and only such clients ever get a counter object.
+ * Unknown, disabled and wrong-secret clients get the same answer, byte for byte, after the same steps.
  *
  * Scopes (RFC 6749 §3.3): a token carries only scopes its client holds. No scope, or `webapi` alone (what existing
  * SDKs ask for), grants every scope the client holds; a list of scopes grants those of them it holds, plus `webapi`,
@@ -15,12 +25,13 @@ import { Hono, type Context } from 'hono';
 import { SignJWT } from 'jose';
 import type { AppEnv } from '../env.js';
 import { RegistryStore } from '../registry/registryStore.js';
-import { hashSecret, verifySecret, type SecretHash } from '../../shared/secrets.js';
 import { SCOPES } from '../../shared/catalog/operation.js';
-import { admit } from '../limits/rateLimit.js';
+import { admit, knownRefusal, limitOf, peek } from '../limits/rateLimit.js';
+import { requestSource } from '../limits/requestSource.js';
 import { authConfig, SCOPE, type AuthConfig } from './authConfig.js';
 import { presentedCredentials } from './clientAuthentication.js';
 import { NO_STORE, tokenError } from './oauthError.js';
+import { checkSecret, standInForCheck } from './secretVerification.js';
 import { ALGORITHM, localKeys } from './signingKey.js';
 
 export const TOKEN_PATH = '/connect/token';
@@ -30,8 +41,8 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 /** Token requests are a handful of short parameters; anything larger is not one. */
 const MAX_BODY_BYTES = 4096;
 
-/** Verified against when the client id is unknown, so unknown and wrong-secret answers take the same time. */
-let decoy: Promise<SecretHash> | undefined;
+/** When the isolate last logged a spent verification budget: once per window is enough. */
+let verifyBudgetLoggedUntil = 0;
 
 const externalIssuerAnswer = (issuer: string) => tokenError('not_found', `tokens are issued by ${issuer}`);
 
@@ -69,16 +80,26 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   if (credentials.method === 'none') return tokenError('invalid_client', 'client authentication is required', challenge);
   if (credentials.method === 'invalid') return tokenError('invalid_client', 'client authentication failed', challenge);
 
-  // Counted per presented id whether or not it exists, so the answer tells nothing about which ids do.
-  const admission = await admit(c.env, 'token', credentials.clientId);
-  if (!admission.ok) return tooManyTokenRequests(admission.retryAfterSeconds);
+  const source = requestSource(c.req.raw);
+  const sourceSpent = knownRefusal(c.env, 'token-fail', source);
+  if (!sourceSpent.ok) return tooManyFailures(sourceSpent.retryAfterSeconds);
 
   const store = new RegistryStore(c.env.DB);
   const client = await store.findClient(credentials.clientId);
-  decoy ??= hashSecret('decoy');
-  const secretMatches = await verifySecret(credentials.clientSecret, client?.secret ?? (await decoy));
+  // A registered id spends a verification; an unknown one only asks, so a spent budget refuses both alike.
+  const verification = client ? await admit(c.env, 'token-verify', 'all') : await peek(c.env, 'token-verify', 'all');
+  if (!verification.ok) return verificationsSpent(c, verification.retryAfterSeconds);
+  let authenticated = false;
+  if (client) authenticated = (await checkSecret(credentials.clientSecret, client.secret)) && !client.disabled;
+  else await standInForCheck();
   // Unknown, disabled and wrong secret answer identically: nothing tells which client ids exist.
-  if (!client || client.disabled || !secretMatches) return tokenError('invalid_client', 'client authentication failed', challenge);
+  if (!client || !authenticated) {
+    const failure = await admit(c.env, 'token-fail', source);
+    if (!failure.ok) return tooManyFailures(failure.retryAfterSeconds);
+    return tokenError('invalid_client', 'client authentication failed', challenge);
+  }
+  const issued = await admit(c.env, 'token', client.clientId);
+  if (!issued.ok) return tooManyTokenRequests(issued.retryAfterSeconds, 'too many token requests for this client');
   if (!client.grantTypes.includes('client_credentials')) {
     return tokenError('unauthorized_client', 'the client is not allowed to use grant_type client_credentials');
   }
@@ -108,10 +129,26 @@ function grantedScopes(requested: string[], held: readonly string[]): string {
   return SCOPES.filter((s) => wanted.has(s) && held.includes(s)).join(' ');
 }
 
-function tooManyTokenRequests(retryAfterSeconds: number): Response {
-  const res = tokenError('too_many_requests', `too many token requests for this client; retry after ${retryAfterSeconds} s`);
+function tooManyTokenRequests(retryAfterSeconds: number, reason: string): Response {
+  const res = tokenError('too_many_requests', `${reason}; retry after ${retryAfterSeconds} s`);
   res.headers.set('Retry-After', String(retryAfterSeconds));
   return res;
+}
+
+const tooManyFailures = (retryAfterSeconds: number) => tooManyTokenRequests(retryAfterSeconds, 'too many failed token requests from this address');
+
+/** The edge's verification budget is spent: refused, and said once per window in the log (at warn level). */
+function verificationsSpent(c: Context<AppEnv>, retryAfterSeconds: number): Response {
+  const now = Date.now();
+  if (now >= verifyBudgetLoggedUntil) {
+    verifyBudgetLoggedUntil = now + retryAfterSeconds * 1000;
+    const { limit, windowMs } = limitOf(c.env, 'token-verify');
+    console.warn(JSON.stringify({
+      level: 'warn', msg: 'token verification budget spent; token requests refused until the window ends',
+      limit, windowSeconds: windowMs / 1000, retryAfterSeconds,
+    }));
+  }
+  return tooManyTokenRequests(retryAfterSeconds, 'too many token requests');
 }
 
 /**

@@ -1,0 +1,158 @@
+/**
+ * The token endpoint cannot be turned against a client, through the real worker: failed authentications are counted
+ * per source address (CF-Connecting-IP, believed behind Cloudflare's front, which Miniflare's own entry stands in for
+ * here) and lock out only that source, never the secret's holder elsewhere; the local socket is one source whatever
+ * header a caller sends; invented client ids spend no client's counter and no verification; and once the edge's
+ * verification budget is spent, every token request is refused alike and the edge says so once in its log.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { ORG_A, startTestEdge, type TestEdge } from '../support/edge.js';
+import type { Grant, Limit } from '../../workers/limits/quota.js';
+
+/** An hour's window, so a test seldom has to wait for room in one; the counts are the defaults. */
+const WINDOW_SECONDS = 3600;
+const WINDOW_MS = WINDOW_SECONDS * 1000;
+const WINDOW = { RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) };
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+const FAILED = { error: 'invalid_client', error_description: 'client authentication failed' };
+let edge: TestEdge;
+
+beforeAll(async () => {
+  // The default limits: 30 failures per source, 30 tokens per client, 300 verifications, per window.
+  edge = await startTestEdge({ vars: WINDOW });
+  await edge.seedClient('holder', 'holder-secret', ORG_A);
+  await edge.seedClient('off', 'off-secret', ORG_A);
+  await (await edge.db()).prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('off').run();
+}, 60_000);
+afterAll(async () => { await edge?.close(); });
+
+const form = (clientId: string, secret: string) => new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
+
+/** A token request that came through the front from `address` (Miniflare's entry sets `request.cf`). */
+const fromAddress = async (target: TestEdge, address: string, clientId: string, secret: string) => {
+  const res = await target.miniflare.dispatchFetch(new URL('/connect/token', target.url), {
+    method: 'POST', headers: { ...FORM, 'CF-Connecting-IP': address }, body: form(clientId, secret).toString(),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
+};
+
+/** A token request on the local socket, with whatever CF-Connecting-IP the caller chooses to send. */
+const onSocket = async (target: TestEdge, clientId: string, secret: string, spoofed?: string) => {
+  const res = await fetch(new URL('/connect/token', target.url), {
+    method: 'POST', headers: { ...FORM, ...(spoofed ? { 'CF-Connecting-IP': spoofed } : {}) }, body: form(clientId, secret),
+  });
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
+};
+
+/** Reads a rate-limit counter (spending nothing): what its window has left. */
+async function counterLeft(target: TestEdge, key: string, limit: number): Promise<number> {
+  const ns = await target.miniflare.getDurableObjectNamespace('RATE_LIMITER');
+  const counter = ns.get(ns.idFromName(key)) as unknown as { take(want: number, limit: Limit): Promise<Grant> };
+  return (await counter.take(0, { limit, windowMs: WINDOW_MS })).left;
+}
+
+/** Windows are aligned to multiples of their length: wait for the next one unless `needMs` is left of this one. */
+async function windowWithRoom(needMs = 15_000) {
+  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 100));
+}
+
+const tooManyFailures = (retryAfter: string | null) => ({
+  error: 'too_many_requests', error_description: `too many failed token requests from this address; retry after ${retryAfter} s`,
+});
+
+describe('failed token requests per source', () => {
+  it('lets 31 wrong secrets from one address lock out only that address: the right secret elsewhere still gets a token', async () => {
+    await windowWithRoom();
+    const attacker = '203.0.113.7';
+    for (let i = 0; i < 30; i++) expect(await fromAddress(edge, attacker, 'holder', `guess-${i}`)).toMatchObject({ status: 401, body: FAILED });
+    const refused = await fromAddress(edge, attacker, 'holder', 'guess-30');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(refused.body).toEqual(tooManyFailures(refused.retryAfter));
+    // The attacker's address is refused whatever it sends, the right secret and unknown ids included.
+    expect((await fromAddress(edge, attacker, 'holder', 'holder-secret')).body.error).toBe('too_many_requests');
+    expect((await fromAddress(edge, attacker, 'nobody', 'x')).body.error).toBe('too_many_requests');
+
+    // The holder, elsewhere, is untouched: from another address and from the local socket.
+    const elsewhere = await fromAddress(edge, '198.51.100.9', 'holder', 'holder-secret');
+    expect(elsewhere.status).toBe(200);
+    expect(decodeJwt(elsewhere.body.access_token as string)).toMatchObject({ client_id: 'holder', org: ORG_A });
+    expect((await onSocket(edge, 'holder', 'holder-secret')).status).toBe(200);
+    // Two tokens spent of the holder's 30; the wrong secrets spent none of them.
+    expect(await counterLeft(edge, 'token:holder', 30)).toBe(28);
+  }, 30_000);
+
+  it('counts an IPv6 caller by its /64: another address of the same network is the same source', async () => {
+    await windowWithRoom();
+    for (let i = 0; i < 30; i++) expect((await fromAddress(edge, `2001:db8:aa:1::${(i + 1).toString(16)}`, 'nobody', 'x')).status).toBe(401);
+    expect((await fromAddress(edge, '2001:db8:aa:1:ffff::1', 'holder', 'holder-secret')).status).toBe(429);
+    expect((await fromAddress(edge, '2001:db8:aa:2::1', 'holder', 'holder-secret')).status).toBe(200);
+  }, 30_000);
+
+  it('spends no counter of an invented client id, and none of the verification budget', async () => {
+    await windowWithRoom();
+    const source = '192.0.2.44';
+    const verificationsBefore = await counterLeft(edge, 'token-verify:all', 300);
+    const invented = Array.from({ length: 20 }, (_, i) => `invented-${i}-${Math.random().toString(36).slice(2)}`);
+    for (const id of invented) expect(await fromAddress(edge, source, id, 'guess')).toMatchObject({ status: 401, body: FAILED });
+    for (const id of invented) expect(await counterLeft(edge, `token:${id}`, 30)).toBe(30);
+    expect(await counterLeft(edge, 'token-verify:all', 300)).toBe(verificationsBefore);
+    // What they spent is their source's failure budget.
+    expect(await counterLeft(edge, `token-fail:${source}`, 30)).toBe(10);
+  }, 30_000);
+
+  it('treats every caller of the local socket as one source, whatever CF-Connecting-IP it sends', async () => {
+    const local = await startTestEdge({ vars: { ...WINDOW, TOKEN_FAILURE_LIMIT: '5' } });
+    try {
+      await local.seedClient('holder', 'holder-secret', ORG_A);
+      await windowWithRoom();
+      for (let i = 0; i < 5; i++) expect((await onSocket(local, 'holder', 'wrong', `203.0.113.${i + 1}`)).status).toBe(401);
+      const refused = await onSocket(local, 'holder', 'holder-secret', '198.51.100.77');
+      expect([refused.status, refused.body]).toEqual([429, tooManyFailures(refused.retryAfter)]);
+      expect((await onSocket(local, 'holder', 'holder-secret')).status).toBe(429);
+      // Through the front, the holder's own address is its own source.
+      expect((await fromAddress(local, '198.51.100.77', 'holder', 'holder-secret')).status).toBe(200);
+    } finally {
+      await local.close();
+    }
+  }, 60_000);
+});
+
+describe('the verification budget', () => {
+  it('refuses registered and unknown ids alike once TOKEN_VERIFY_LIMIT secrets were checked, logging it once at warn', async () => {
+    const lines: string[] = [];
+    const limited = await startTestEdge({ vars: { ...WINDOW, TOKEN_VERIFY_LIMIT: '4' }, log: (line) => { lines.push(line); } });
+    try {
+      await limited.seedClient('holder', 'holder-secret', ORG_A);
+      await limited.seedClient('off', 'off-secret', ORG_A);
+      await (await limited.db()).prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('off').run();
+      await windowWithRoom();
+      // Invented ids from many addresses check no secret, so they spend none of the four.
+      for (let i = 0; i < 40; i++) expect((await fromAddress(limited, `192.0.2.${i % 10}`, `invented-${i}`, 'x')).status).toBe(401);
+      const checked = [
+        await fromAddress(limited, '198.51.100.1', 'holder', 'holder-secret'), await fromAddress(limited, '198.51.100.1', 'holder', 'wrong'),
+        await fromAddress(limited, '198.51.100.2', 'off', 'off-secret'), await fromAddress(limited, '198.51.100.2', 'holder', 'holder-secret'),
+      ];
+      expect(checked.map((r) => r.status)).toEqual([200, 401, 401, 200]);
+
+      const refusals = [
+        await fromAddress(limited, '198.51.100.3', 'holder', 'holder-secret'), await fromAddress(limited, '198.51.100.3', 'holder', 'wrong'),
+        await fromAddress(limited, '198.51.100.4', 'off', 'off-secret'), await fromAddress(limited, '198.51.100.4', 'nobody', 'x'),
+        await onSocket(limited, 'holder', 'holder-secret'),
+      ];
+      for (const refused of refusals) {
+        expect(refused.status).toBe(429);
+        expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(refused.body).toEqual({ error: 'too_many_requests', error_description: `too many token requests; retry after ${refused.retryAfter} s` });
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      const warned = lines.filter((l) => l.includes('token verification budget spent'));
+      expect(warned).toHaveLength(1);
+      expect(JSON.parse(warned[0])).toMatchObject({ level: 'warn', limit: 4, windowSeconds: WINDOW_SECONDS });
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
+});
