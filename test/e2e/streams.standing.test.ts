@@ -17,7 +17,8 @@ import { eventually, stackForFile } from './support.js';
 
 /** The API limit of this file's stack: each test's client has its own budget of it. */
 const API_LIMIT = 400;
-const setup = stackForFile({ edgeVars: { REGISTRY_CACHE_SECONDS: '1', API_RATE_LIMIT: String(API_LIMIT) } });
+// An hour's window, so that a test's budget does not start again halfway (windows are aligned to the clock).
+const setup = stackForFile({ edgeVars: { REGISTRY_CACHE_SECONDS: '1', API_RATE_LIMIT: String(API_LIMIT), RATE_LIMIT_WINDOW_SECONDS: '3600' } });
 const stack = () => setup.client.stack;
 
 /** A client of the demo organization of its own, and a token for it from the token endpoint. */
@@ -203,13 +204,20 @@ describe('hub sockets are bounded', () => {
     const { token } = await newClient();
     const socket = await rawHub(token); // one negotiation and one connection spent
     try {
-      let refused: Record<string, any> | undefined;
-      for (let i = 0; i < API_LIMIT && !refused; i++) {
-        socket.send({ type: 1, invocationId: `r${i}`, target: 'SubscribeToTicks', arguments: ['EURUSD'] });
-        const done = await socket.completion(`r${i}`);
-        if (done.error) refused = done;
+      const sent = API_LIMIT + 50;
+      for (let i = 0; i < sent; i++) socket.send({ type: 1, invocationId: `r${i}`, target: 'SubscribeToTicks', arguments: ['EURUSD'] });
+      await socket.completion(`r${sent - 1}`);
+      const completions = socket.received.filter((m) => m.type === 3 && /^r\d+$/.test(m.invocationId));
+      expect(completions.map((m) => m.invocationId)).toEqual(Array.from({ length: sent }, (_, i) => `r${i}`));
+      const admitted = completions.filter((m) => !m.error).length;
+      // Admitted until the window's budget is spent (less what the edge's isolate leased for the negotiation), then
+      // refused, each refusal naming the wait.
+      expect(admitted).toBeGreaterThan(API_LIMIT - API_LIMIT / 10);
+      expect(admitted).toBeLessThanOrEqual(API_LIMIT - 2);
+      expect(completions.slice(0, admitted).every((m) => m.result === null)).toBe(true);
+      for (const m of completions.slice(admitted)) {
+        expect(m.error).toMatch(new RegExp(`^rate limit: at most ${API_LIMIT} calls per 3600 s for this client; retry after \\d+ s$`));
       }
-      expect(refused?.error).toMatch(new RegExp(`^rate limit: at most ${API_LIMIT} calls per 60 s for this client; retry after \\d+ s$`));
       // The edge's isolate may still hold calls it leased before the window was spent (at most a twentieth of it).
       const lease = API_LIMIT / 20;
       const negotiations: Response[] = [];

@@ -101,6 +101,15 @@ describe('reads scoped to the caller\'s organization', () => {
     });
     expect(await store.findClientStanding('nobody')).toBeNull();
   });
+
+  it('read the standings of several clients at once, the unknown ones absent, past 100 ids a query', async () => {
+    const ids = ['reader', 'nobody', ...Array.from({ length: 150 }, (_, i) => `missing-${i}`), 'admin'];
+    const standings = await store.findClientStandings(ids);
+    expect([...standings.keys()].sort()).toEqual(['admin', 'reader']);
+    expect(standings.get('reader')).toEqual(await store.findClientStanding('reader'));
+    expect(standings.get('admin')).toEqual(await store.findClientStanding('admin'));
+    expect((await store.findClientStandings([])).size).toBe(0);
+  });
 });
 
 describe('administration reads', () => {

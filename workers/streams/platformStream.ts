@@ -249,7 +249,7 @@ export class PlatformStream extends DurableObject<Env> {
   /**
    * Every REGISTRY_CACHE_SECONDS: each stream whose token expired, whose client lost its standing or whose platform
    * left its organization is ended (standing.ts), SSE with a last `closed` event, a hub socket with a Close message
-   * (allowing a reconnect when only the token expired). The registry is read once per client and once for the platform.
+   * (allowing a reconnect when only the token expired). The registry is read once for the platform and once per 100 clients.
    */
   async recheck(): Promise<number> {
     if (this.checking || !this.config) return 0;
@@ -261,11 +261,7 @@ export class PlatformStream extends DurableObject<Env> {
       const ids = new Set<string>();
       for (const caller of this.sseCallers.values()) ids.add(caller.clientId);
       for (const ws of hubs) ids.add(this.hubState(ws).caller.clientId);
-      const [platform, ...standings] = await Promise.all([
-        store.findAnyPlatform(this.config.platform),
-        ...[...ids].map((id) => store.findClientStanding(id)),
-      ]);
-      const standingOf = new Map([...ids].map((id, i) => [id, standings[i]]));
+      const [platform, standingOf] = await Promise.all([store.findAnyPlatform(this.config.platform), store.findClientStandings([...ids])]);
       const platformOrganization = platform && platform.platform.type === this.config.family ? platform.platform.organizationId : null;
       const externalClients = authConfig(this.env).mode === 'external';
       const now = Date.now();
