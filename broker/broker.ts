@@ -2,9 +2,10 @@
  * Starting and stopping a whole broker in-process: the platforms from the platform file with their manager sessions
  * and caches, and one HTTP server (on loopback unless told otherwise; HTTPS when given a certificate, so edge links
  * are `wss://`) carrying `/link` (edge links), `/livez` (the process answers), `/readyz` (it serves links: 200 once
- * listening, 503 while stopping; never about trading servers, so an orchestrator does not restart a broker whose
- * trading server is down), `/healthz` (every platform's manager session) and `/metrics`. `main.ts` wraps this for
- * the command line; tests call it directly.
+ * its platforms are loaded and each session's first connection begun, which is before it listens; 503 while stopping;
+ * never about trading servers, so an orchestrator does not restart a broker whose trading server is down), `/healthz`
+ * (every platform's manager session) and `/metrics`. `main.ts` wraps this for the command line; tests call it
+ * directly.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -13,7 +14,7 @@ import { LINK_PATH } from '../shared/frames.js';
 import { CallDispatcher, type DispatcherOptions } from './link/callDispatcher.js';
 import type { PasswordCheckLimit } from './link/passwordChecks.js';
 import { EdgeLinkServer } from './link/edgeLinkServer.js';
-import { healthReport } from './observability/health.js';
+import { healthReport, readinessReport } from './observability/health.js';
 import { silentLogger, type Logger } from './observability/log.js';
 import { BrokerMetrics } from './observability/metrics.js';
 import { PlatformSet } from './platforms/platformSet.js';
@@ -80,9 +81,8 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     if (req.method === 'GET' && path === '/livez') {
       res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
     } else if (req.method === 'GET' && path === '/readyz') {
-      const ready = closing === null;
-      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-        .end(JSON.stringify({ status: ready ? 'ready' : 'stopping', links: links.linkCount }));
+      const { statusCode, body } = readinessReport(platforms, closing !== null, links.linkCount);
+      res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/healthz') {
       const { statusCode, body } = healthReport(platforms);
       res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));

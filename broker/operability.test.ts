@@ -1,17 +1,19 @@
 /**
  * What an operator and an orchestrator see of a broker: `/livez` and `/readyz` answering 200 while the trading server
- * is down (only `/healthz` reports it); process, reconnect, resync and link counters on
+ * is down (only `/healthz` reports it), `/readyz` only once its platforms are loaded and their sessions begun; process, reconnect, resync and link counters on
  * `/metrics`; TLS terminated in the broker (`wss://` links, a certificate made by openssl for the test); and log lines
  * written by pino with secret fields redacted.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from './index.js';
+import { readinessReport } from './observability/health.js';
 import { jsonLineLogger, REDACTED } from './observability/log.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
 import { eventually, TestLink } from './testing/linkClient.js';
@@ -19,6 +21,15 @@ import { eventually, TestLink } from './testing/linkClient.js';
 const SECRET = 'operability-link-secret';
 const PLATFORM = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c00aa';
 const FAST = { backoff: { baseMs: 20, capMs: 100 }, pingIntervalMs: 1000 };
+
+/** A port nothing listens on (taken, then released). */
+const closedPort = () => new Promise<number>((resolve) => {
+  const server = createServer();
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => resolve(port));
+  });
+});
 
 /** A metric's value from the exposition text, by name and an optional label fragment. */
 function metric(text: string, name: string, labels = ''): number | undefined {
@@ -76,7 +87,46 @@ describe('probes and metrics', () => {
     expect((await fetch(`${base()}/livez`)).status).toBe(200);
     const ready = await fetch(`${base()}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: 'ready' });
+    expect(await ready.json()).toStrictEqual({ status: 'ready', links: 0, platforms: 1 });
+  });
+});
+
+describe('readiness', () => {
+  const session = (connectAttempts: number) => ({ session: { connectAttempts } });
+
+  it('is ready once the platforms are loaded and every session has begun connecting, whatever the servers answer', () => {
+    expect(readinessReport({ loaded: true, all: () => [session(1), session(3)] }, false, 2))
+      .toStrictEqual({ statusCode: 200, body: { status: 'ready', links: 2, platforms: 2 } });
+    expect(readinessReport({ loaded: true, all: () => [] }, false, 0))
+      .toStrictEqual({ statusCode: 200, body: { status: 'ready', links: 0, platforms: 0 } });
+  });
+
+  it('is starting before the platforms are loaded or while a session has not begun its first connection', () => {
+    expect(readinessReport({ loaded: false, all: () => [] }, false, 0))
+      .toStrictEqual({ statusCode: 503, body: { status: 'starting', links: 0, platforms: 0 } });
+    expect(readinessReport({ loaded: true, all: () => [session(1), session(0)] }, false, 0))
+      .toStrictEqual({ statusCode: 503, body: { status: 'starting', links: 0, platforms: 2 } });
+  });
+
+  it('is stopping once the broker closes', () => {
+    expect(readinessReport({ loaded: true, all: () => [session(1)] }, true, 0))
+      .toStrictEqual({ statusCode: 503, body: { status: 'stopping', links: 0, platforms: 1 } });
+  });
+
+  it('answers ready from its first request: platforms are loaded and sessions begun before the broker listens', async () => {
+    const unreachable = `ws://127.0.0.1:${await closedPort()}/nowhere`;
+    const broker = await startBroker({
+      secret: SECRET, session: FAST,
+      platforms: [{ id: PLATFORM, family: 'PF4', server: unreachable, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+    });
+    try {
+      const ready = await fetch(`http://127.0.0.1:${broker.port}/readyz`);
+      expect([ready.status, await ready.json()]).toStrictEqual([200, { status: 'ready', links: 0, platforms: 1 }]);
+      expect(broker.platforms.get(PLATFORM)!.session.connectAttempts).toBeGreaterThanOrEqual(1);
+      expect((await fetch(`http://127.0.0.1:${broker.port}/healthz`)).status).toBe(503);
+    } finally {
+      await broker.close();
+    }
   });
 });
 

@@ -39,6 +39,11 @@ export interface EdgeOptions {
    */
   entry?: string;
   prelude?: string;
+  /**
+   * Fills the registry once it is migrated, before the edge serves it (npm start's demo organization, platforms and
+   * client). The registry is held from before the migrations until this is done (see `holdRegistry`).
+   */
+  populate?: (db: D1Like) => Promise<void>;
 }
 
 export interface Edge {
@@ -310,12 +315,36 @@ function splitStatements(sql: string): string[] {
     .split(';').map((s) => s.trim()).filter(Boolean);
 }
 
+/** The hold `startEdge` puts on the registry while it migrates and seeds it. */
+export const LAUNCHER_HOLD = 'the edge launcher (migrating and seeding)';
+
+/**
+ * Runs `prepare` with the registry held: a row in `registry_holds` (the table of migration 0004, created here first
+ * when a fresh registry does not have it yet), so the edge answers every route but /livez 503 RegistryNotReady until
+ * `prepare` is done (workers/registry/readiness.ts). The hold stays if `prepare` fails: a registry half set up is not
+ * served; the next start takes the same hold and releases it.
+ */
+export async function holdRegistry(db: D1Like, prepare: () => Promise<void>): Promise<void> {
+  await db.prepare('CREATE TABLE IF NOT EXISTS registry_holds (name TEXT PRIMARY KEY, since TEXT NOT NULL)').run();
+  await db.prepare('INSERT OR REPLACE INTO registry_holds (name, since) VALUES (?, ?)').bind(LAUNCHER_HOLD, new Date().toISOString()).run();
+  await prepare();
+  await db.prepare('DELETE FROM registry_holds WHERE name = ?').bind(LAUNCHER_HOLD).run();
+}
+
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const script = (options.prelude ?? '') + await buildWorker(options.entry);
   const { miniflare, url } = await startMiniflare(miniflareOptions(script, options));
   const handle = registryDb(miniflare);
   const db = async () => handle;
-  await migrateRegistry(await db(), options.dataDir);
+  try {
+    await holdRegistry(handle, async () => {
+      await migrateRegistry(handle, options.dataDir);
+      await options.populate?.(handle);
+    });
+  } catch (error) {
+    await miniflare.dispose().catch(() => {});
+    throw error;
+  }
   if (options.dataDir) tightenTree(resolve(options.dataDir));
   const objectsUrl = options.entry !== undefined ? await miniflare.unsafeGetDirectURL(OBJECTS_WORKER) : undefined;
   return { url, ...(objectsUrl ? { objectsUrl } : {}), miniflare, db, close: () => miniflare.dispose() };

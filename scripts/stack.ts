@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { exportJWK, generateKeyPair } from 'jose';
-import { startEdge, type Edge } from './edge.js';
+import { startEdge, type D1Like, type Edge } from './edge.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
@@ -244,6 +244,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const edgePort = options.edgePort ?? 0;
     await portAvailable(edgePort, 'PORT');
     const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${edgePort || 8787}`;
+    const clientId = options.clientId ?? process.env.DEMO_CLIENT_ID ?? 'demo';
+    const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
     const edge = await startEdge({
       port: edgePort,
       dataDir: temporary ? undefined : join(dataDir, 'edge'),
@@ -263,13 +265,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
         ...options.edgeVars,
       },
+      // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
+      populate: (db) => seedDemoRegistry(db, clientId, clientSecret),
     });
     cleanups.push(() => edge.close());
     const edgeUrl = edge.url.href.replace(/\/$/, '');
-
-    const clientId = options.clientId ?? process.env.DEMO_CLIENT_ID ?? 'demo';
-    const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
-    await seedDemoRegistry(edge, clientId, clientSecret);
 
     const stack: Stack = {
       edge, edgeUrl, brokerUrl, simUrl, sim, broker, dataDir,
@@ -368,8 +368,7 @@ function passThrough(names: string[]): Record<string, string> {
  * Inserts the demo organization, platforms and client when missing; the client's secret follows the configuration,
  * and it holds every scope (read, write and admin), so the demo can call every operation.
  */
-async function seedDemoRegistry(edge: Edge, clientId: string, clientSecret: string) {
-  const db = await edge.db();
+async function seedDemoRegistry(db: D1Like, clientId: string, clientSecret: string) {
   const now = new Date().toISOString();
   const hashed = await hashSecret(clientSecret);
   await db.batch([

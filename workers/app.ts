@@ -1,6 +1,7 @@
 /**
  * The edge app: trace context first (every answer, even a refusal, carries `traceparent`), one access-log line per
- * request and `Retry-After` on every 503/504, the unauthenticated liveness, health, discovery and document routes,
+ * request and `Retry-After` on every 503/504, the registry's readiness gate (503 `RegistryNotReady` on every route
+ * but `/livez` until it is migrated and seeded), the unauthenticated liveness, health, discovery and document routes,
  * then the token-guarded API: registry routes and the catalog's operation routes. Bodies are bounded before anything
  * reads them. Every answer under /api/, the guard's refusals included, carries `X-Request-Timeout-Applied`.
  */
@@ -18,6 +19,7 @@ import { failure, validation } from './envelope/index.js';
 import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
 import { registryNotMigrated } from './registry/notMigrated.js';
+import { registryNotReady, requireRegistryReady } from './registry/readiness.js';
 import { openApiJson } from './openapi/index.js';
 import { streamRoutes } from './streams/routes.js';
 import { cors } from './api/cors.js';
@@ -65,6 +67,8 @@ export function createApp(): Hono<AppEnv> {
   app.use('*', retryAfter());
   // Browser clients on other origins (CORS_ORIGINS): preflights are answered here, before any token check.
   app.use('*', cors());
+  // Nothing but liveness is served until the registry is migrated and no setup step holds it.
+  app.use('*', requireRegistryReady());
 
   // The benchmark's baseline: nothing but the router and the trace middleware.
   app.get('/livez', (c) => c.text('ok'));
@@ -130,7 +134,7 @@ export function createApp(): Hono<AppEnv> {
       // The registry's tables are not there yet: `npm start` migrating it, or a deployment whose migrations were not
       // applied. Worth a retry, unlike an internal error.
       console.error(JSON.stringify({ msg: 'the registry is not migrated', traceId: c.get('traceId'), error: String(err) }));
-      return c.json({ errorType: 'Unavailable', errorCode: 'RegistryNotReady', errorDescription: 'the platform registry is not ready yet: retry shortly' }, 503, { 'Retry-After': '1' });
+      return registryNotReady(c);
     }
     console.error(JSON.stringify({ msg: 'unhandled edge error', traceId: c.get('traceId'), error: String(err) }));
     return c.json({ errorType: 'Internal', errorCode: 'Internal', errorDescription: 'internal error' }, 500);

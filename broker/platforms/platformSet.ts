@@ -16,6 +16,8 @@ export class PlatformSet {
   private watching = false;
   private reloading: Promise<void> = Promise.resolve();
   private closed = false;
+  /** The platforms were read once (the file, or the list given) and each got its session started. */
+  loaded = false;
 
   constructor(
     private readonly file: string | undefined,
@@ -68,6 +70,7 @@ export class PlatformSet {
       this.log('info', { msg: 'platform served', platform: config.id, family: config.family, server: config.server });
       platform.start();
     }
+    this.loaded = true;
   }
 
   async close(): Promise<void> {

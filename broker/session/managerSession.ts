@@ -97,6 +97,8 @@ export class ManagerSession {
   private readonly random: () => number;
   /** Successful logins, for tests and logs. */
   logins = 0;
+  /** Connection attempts begun (each opens a socket): the broker is ready once every session has made one. */
+  connectAttempts = 0;
 
   constructor(readonly config: PlatformConfig, private readonly hooks: SessionHooks, options: SessionOptions = {}) {
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
@@ -188,6 +190,7 @@ export class ManagerSession {
     clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     const attempt = new Promise<WebSocket>((resolve, reject) => {
+      this.connectAttempts++;
       const ws = new WebSocket(this.config.server, {
         handshakeTimeout: this.connectTimeoutMs,
         maxPayload: MANAGER_MAX_PAYLOAD,

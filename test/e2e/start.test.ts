@@ -1,6 +1,7 @@
 /**
- * `npm start` as a user runs it: the launcher prints the demo credentials, the stack answers with them, and SIGINT
- * (Ctrl-C) stops every process it started.
+ * `npm start` as a user runs it: polled from the first second, the edge answers RegistryNotReady until the registry
+ * is migrated and seeded and serves from then on; the launcher prints the demo credentials, the stack answers with
+ * them, and SIGINT (Ctrl-C) stops every process it started.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -37,9 +38,38 @@ describe('npm start', () => {
     let output = '';
     launcher.stdout!.on('data', (d) => { output += d; });
     launcher.stderr!.on('data', (d) => { output += d; });
+    const bannerShown = () => output.includes('Ctrl-C stops everything');
+    // Polled from the first second, as a script waiting for the stack would: the edge is not answered (its socket not
+    // open yet), or refuses with RegistryNotReady while wrangler migrates the registry and the demo is seeded, or
+    // serves. Never an internal error, never a token refused for an unknown client, never back to not ready.
+    const seen: Array<{ path: string; status: number; retryAfter: string | null; code: unknown }> = [];
+    const polling = (async () => {
+      while (!bannerShown() && launcher!.exitCode === null) {
+        for (const request of [
+          () => fetch(`http://127.0.0.1:${port}/healthz`),
+          () => fetch(`http://127.0.0.1:${port}/connect/token`, {
+            method: 'POST',
+            headers: { authorization: `Basic ${Buffer.from('demo:demo-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+            body: 'grant_type=client_credentials&scope=webapi',
+          }),
+        ]) {
+          const res = await request().catch(() => null);
+          if (!res) continue;
+          const body = (await res.json().catch(() => ({}))) as { errorCode?: unknown; error?: unknown };
+          seen.push({ path: new URL(res.url).pathname, status: res.status, retryAfter: res.headers.get('retry-after'), code: body.errorCode ?? body.error });
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     // A first start on a fresh data folder includes wrangler's own migration of the registry (several seconds).
-    const up = await eventually(async () => output.includes('Ctrl-C stops everything'), 120_000, 100);
+    const up = await eventually(async () => bannerShown(), 120_000, 100);
+    await polling;
     expect(up, output).toBe(true);
+    const notReady = (a: (typeof seen)[number]) => a.status === 503 && a.code === 'RegistryNotReady' && a.retryAfter === '1';
+    expect(seen.filter((a) => a.path === '/connect/token' && !notReady(a) && a.status !== 200), JSON.stringify(seen)).toStrictEqual([]);
+    const firstServed = seen.findIndex((a) => !notReady(a));
+    if (firstServed >= 0) expect(seen.slice(firstServed).filter(notReady), JSON.stringify(seen)).toStrictEqual([]);
+    expect(seen.filter((a) => a.status === 500), JSON.stringify(seen)).toStrictEqual([]);
     expect(output).toContain(`http://127.0.0.1:${port}`);
     expect(output).toContain('demo-secret');
 
