@@ -3,7 +3,9 @@
  * request and `Retry-After` on every 503/504, the registry's readiness gate (503 `RegistryNotReady` on every route
  * but `/livez` until it is migrated and seeded), the unauthenticated liveness, health, discovery and document routes,
  * then the token-guarded API: registry routes and the catalog's operation routes. Bodies are bounded before anything
- * reads them. Every answer under /api/, the guard's refusals included, carries `X-Request-Timeout-Applied`.
+ * reads them; a body that cannot be read to its end (broken chunked framing, a caller gone mid-body) is a `Validation`
+ * refusal logged at debug level, never an internal error. Every answer under /api/, the guard's refusals included,
+ * carries `X-Request-Timeout-Applied`.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -24,6 +26,7 @@ import { openApiJson } from './openapi/index.js';
 import { streamRoutes } from './streams/routes.js';
 import { cors } from './api/cors.js';
 import { docsRoutes } from './docs/index.js';
+import { bodyNotRead, UNREADABLE_BODY } from './api/requestBody.js';
 
 /**
  * JSON bodies up to 1 MiB unless the operation's catalog entry declares its own bound (`bodyLimitBytes`: the restore
@@ -109,11 +112,27 @@ export function createApp(): Hono<AppEnv> {
     }
     return handler;
   };
-  // A GET or HEAD has no body to bound (not even asked for: reading `body` makes a stream object).
-  app.use('/api/*', (c, next) => {
+  // A GET or HEAD has no body to bound (not even asked for: reading `body` makes a stream object). A chunked body is
+  // read here, to count it: a read that fails before the route is reached is the caller's framing or connection.
+  app.use('/api/*', async (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next();
-    return limiter(declaredBodyLimits.get(c.req.raw) ?? MAX_BODY_BYTES)(c, next);
+    let reached = false;
+    try {
+      return await limiter(declaredBodyLimits.get(c.req.raw) ?? MAX_BODY_BYTES)(c, () => {
+        reached = true;
+        return next();
+      });
+    } catch (error) {
+      if (reached) throw error;
+      bodyNotRead(c, error);
+      if (c.req.path.startsWith('/api/v2/')) {
+        const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, UNREADABLE_BODY);
+        return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
+      }
+      const r = validation({ generation: 'v1', family: null, paged: false, traceId: c.get('traceId') }, UNREADABLE_BODY);
+      return c.body(r.body, r.status as 400, { 'content-type': 'application/json; charset=utf-8' });
+    }
   });
   // Live streams: SSE under /api/ (token checked above) and the SignalR hubs under /hubs/ (they check it themselves).
   app.route('/', streamRoutes());

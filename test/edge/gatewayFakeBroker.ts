@@ -137,14 +137,17 @@ export async function startFakeBroker(): Promise<FakeBroker> {
 
 /**
  * Registers the hooks of a test file that runs the real edge against one scripted broker: started once (with `vars`
- * as extra edge variables), the script and received frames cleared before each test, both stopped at the end. Read
- * the fields inside tests.
+ * as extra edge variables, and `log` receiving the worker's output lines when given), the script and received frames
+ * cleared before each test, both stopped at the end. Read the fields inside tests.
  */
-export function edgeWithFakeBroker(vars: Record<string, string> = {}): { edge: TestEdge; broker: FakeBroker; token: string } {
+export function edgeWithFakeBroker(
+  vars: Record<string, string> = {},
+  options: { log?: (line: string, stream: 'stdout' | 'stderr') => void } = {},
+): { edge: TestEdge; broker: FakeBroker; token: string } {
   const ctx = {} as { edge: TestEdge; broker: FakeBroker; token: string };
   beforeAll(async () => {
     ctx.broker = await startFakeBroker();
-    ctx.edge = await startTestEdge({ vars: { BROKER_URL: ctx.broker.url, ...vars } });
+    ctx.edge = await startTestEdge({ vars: { BROKER_URL: ctx.broker.url, ...vars }, ...(options.log ? { log: options.log } : {}) });
     ctx.token = await ctx.edge.token();
   }, 60_000);
   afterAll(async () => {
