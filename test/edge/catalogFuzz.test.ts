@@ -3,8 +3,8 @@
  * that answers every call, a few generated requests each (FUZZ_RUNS_PER_ROUTE, default 3), plus the token endpoint.
  * `npm run drill:fuzz` runs the same properties longer (40 per route by default). FUZZ_SEED replays a run. See catalogFuzz.ts for what is generated and what must hold.
  * Then framing and size, case by case: arrays past the edge's bound, a large body wrong in every item, bytes that are
- * not UTF-8, a broken chunked encoding and a body cut short (over a raw socket), and callers gone mid-body; none of it
- * answered or logged as an internal error.
+ * not UTF-8, a broken chunked encoding and a body cut short (over a raw socket, to the API and the token endpoint),
+ * and callers gone mid-body; none of it answered or logged as an internal error.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -117,10 +117,22 @@ describe('framing and size', () => {
     expect(lines.filter((line) => line.includes(UNHANDLED))).toEqual([]);
   });
 
+  it('answers a token request whose body cannot be read to its end invalid_request, logged at debug level', async () => {
+    const tokenHead = (framing: string) => `POST /connect/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n${framing}\r\n`;
+    for (const request of [`${tokenHead('Transfer-Encoding: chunked\r\n')}zz\r\n`, `${tokenHead('Content-Length: 100\r\n')}grant_type=client_cred`]) {
+      const answer = await rawExchange(setup.edge.url, request);
+      expect([answer.status, JSON.parse(answer.body)]).toStrictEqual([400, { error: 'invalid_request', error_description: 'the request body could not be read to its end' }]);
+      const traceId = answer.headers.traceparent.split('-')[1];
+      await until(() => lines.find((line) => line.includes(NOT_READ) && line.includes(traceId)), `the debug line of ${traceId}`);
+    }
+    expect(lines.filter((line) => line.includes(UNHANDLED))).toEqual([]);
+  });
+
   it('logs callers gone mid-body at debug level only, and keeps answering', async () => {
     const before = lines.filter((line) => line.includes(NOT_READ)).length;
     const request = `${head(`${v2}/UserRecordNew`, 'Content-Length: 1000\r\n')}{"group":"demo","name":"`;
-    await Promise.all(Array.from({ length: 20 }, () => dropMidBody(setup.edge.url, request)));
+    const token = `POST /connect/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\ngrant_type=`;
+    await Promise.all(Array.from({ length: 20 }, (_, i) => dropMidBody(setup.edge.url, i % 2 ? request : token)));
     await until(() => lines.filter((line) => line.includes(NOT_READ)).length >= before + 20, 'a debug line per dropped caller');
     expect(lines.filter((line) => line.includes(UNHANDLED))).toEqual([]);
     expect(setup.broker.frames).toStrictEqual([]);

@@ -5,7 +5,8 @@
  *
  * The endpoint is the one place an attacker can make the edge hash secrets, so its work is bounded (the limits are
  * described in limits/rateLimit.ts; every refusal is 429 too_many_requests with Retry-After):
- * - the body is read at most MAX_BODY_BYTES (announced or chunked);
+ * - the body is read at most MAX_BODY_BYTES (announced or chunked); one that cannot be read to its end (broken chunked
+ *   framing, a caller gone mid-body) is `invalid_request`, logged at debug level only;
  * - a source whose failed authentications in the window are spent (TOKEN_FAILURE_LIMIT) is refused before any work,
  *   from what the isolate has learned, with no counter call; each failure (unknown id, wrong secret, disabled client)
  *   then spends one of its source's budget;
@@ -28,6 +29,7 @@ import { RegistryStore } from '../registry/registryStore.js';
 import { SCOPES } from '../../shared/catalog/operation.js';
 import { admit, knownRefusal, limitOf, peek } from '../limits/rateLimit.js';
 import { requestSource } from '../limits/requestSource.js';
+import { bodyNotRead } from '../api/requestBody.js';
 import { authConfig, SCOPE, type AuthConfig } from './authConfig.js';
 import { presentedCredentials } from './clientAuthentication.js';
 import { NO_STORE, tokenError } from './oauthError.js';
@@ -55,7 +57,11 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   }
   // Refused before reading when the client announces the size; read no further than the limit otherwise (chunked).
   if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) return tokenError('invalid_request', 'the request body is too large');
-  const text = await boundedText(c.req.raw, MAX_BODY_BYTES);
+  const text = await boundedText(c.req.raw, MAX_BODY_BYTES).catch((error: unknown) => {
+    bodyNotRead(c, error);
+    return undefined;
+  });
+  if (text === undefined) return tokenError('invalid_request', 'the request body could not be read to its end');
   if (text === null) return tokenError('invalid_request', 'the request body is too large');
   const form = new URLSearchParams(text);
   for (const key of new Set(form.keys())) {
