@@ -9,7 +9,9 @@
  *
  * Each folder is its own run, with only the tests that can reach it, and is incremental
  * (reports/mutation/<folder>.incremental.json): a mutant whose code and covering tests did not change keeps its last
- * result, so a re-run after a small change tests only what the change touched.
+ * result, so a re-run after a small change tests only what the change touched. Everything under reports/ is produced
+ * on the machine that ran it and never committed: a fresh clone starts with no results, and `--scores` shows `-` for
+ * a folder not run there yet.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
