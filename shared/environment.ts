@@ -98,7 +98,7 @@ const corsOrigins: VariableRule<string> = {
 
 const DEFAULT_MAX_TOKEN_LIFETIME = 86_400;
 
-/** Variables of the edge worker that the local launcher passes through (README's configuration table). */
+/** Variables of the edge worker that the local launcher passes through (docs/operating.md, "Configuration"). */
 const edgeVariables = {
   PUBLIC_URL: variable(httpUrl, undefined),
   AUTH_AUDIENCE: variable(text, 'webapi'),

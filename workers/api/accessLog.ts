@@ -8,7 +8,7 @@
  *
  * Lines go to `console.log` as JSON: Workers Logs (`[observability]` in wrangler.toml) indexes their fields; locally
  * the launcher reads them from workerd's output. A `console.log` call costs about as much as a whole bare request
- * (≈ 50 µs, `npm run bench:profile`), so by default an isolate writes its lines in batches, one per line of text,
+ * (docs/perf/2026-11-23-edge-request-time.md), so by default an isolate writes its lines in batches, one per line of text,
  * `ACCESS_LOG_FLUSH_MS` (100 ms) after the first of a batch, or at once when `MAX_BATCH` lines wait;
  * `ACCESS_LOG_BATCH=1` writes each line on its own call, for a log service that reads one call as one record.
  */

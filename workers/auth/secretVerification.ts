@@ -11,7 +11,10 @@
  */
 import { verifySecret, type SecretHash } from '../../shared/secrets.js';
 
-/** One check of a 100,000-iteration hash in local workerd: 17 to 31 ms measured, about 20 typical. */
+/**
+ * A typical check of a 100,000-iteration hash in local workerd, waited before this isolate has timed one of its own
+ * (the figure: docs/perf/2026-11-27-figures-behind-defaults.md).
+ */
 export const TYPICAL_CHECK_MS = 20;
 const SAMPLES = 32;
 

@@ -58,7 +58,7 @@ export function success(ctx: ShapeContext, data: unknown, paging?: PagingResult)
 /**
  * `success` for data that is already JSON text, such as a broker answer's `data` taken from its frame unparsed: the
  * same bytes as `success(ctx, JSON.parse(dataJson), paging)` for JSON.stringify output, without parsing a long page
- * and serialising it again at the edge (about half a 1,000-trade page's edge CPU, `npm run bench:profile`).
+ * and serialising it again at the edge (a large share of a long page's edge CPU: docs/perf/2026-11-23-edge-request-time.md).
  */
 export function successJson(ctx: ShapeContext, dataJson: string, paging?: PagingResult): ShapedResponse {
   const data = dataJson.trim() === '' ? 'null' : dataJson;

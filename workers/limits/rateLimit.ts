@@ -24,8 +24,9 @@ export type Purpose = 'token' | 'token-fail' | 'token-verify' | 'api';
 export const DEFAULT_TOKEN_RATE_LIMIT = 30;
 export const DEFAULT_TOKEN_FAILURE_LIMIT = 30;
 /**
- * One verification costs the isolate about 20 ms (17 to 31 ms measured in local workerd): 300 in a 60 s window is
- * at most 6 s of hashing, a tenth of one isolate's time, however many callers ask.
+ * Each verification is a 100,000-iteration hash, the token endpoint's one expensive step: the default keeps the
+ * hashing of a window to a small share of one isolate's time, however many callers ask (what a check costs:
+ * docs/perf/2026-11-27-figures-behind-defaults.md).
  */
 export const DEFAULT_TOKEN_VERIFY_LIMIT = 300;
 export const DEFAULT_API_RATE_LIMIT = 30_000;

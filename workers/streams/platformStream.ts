@@ -413,7 +413,7 @@ export class PlatformStream extends DurableObject<Env> {
     this.roster = [];
     // A client lacks events (it was not due, or they came after its turn): another pass, when the first is due, and
     // for events that came during this pass an interval after it ended. That rest keeps the thread from spending all
-    // its time on passes under load (README, "Fan-out and flow control").
+    // its time on passes under load (docs/streams.md, "Fan-out and flow control").
     if (this.seq > this.passSeq) this.passDue = Math.min(this.passDue, now + interval);
     if (this.passDue !== Infinity) this.schedulePass(Math.max(0, this.passDue - Date.now()));
   }

@@ -7,8 +7,8 @@ import { V2_PF4 as v2 } from '../paths.js';
 /** Records per restore call (service spec, Limits). */
 export const RESTORE_MAX = 10_000;
 /**
- * Body bound of a restore call: 10 000 full records are about 1.9 MB (accounts) and 3.1 MB (trades) of JSON, above
- * the edge's default of 1 MiB; 4 MiB holds either with room for longer texts.
+ * Body bound of a restore call: RESTORE_MAX full records of either kind are more JSON than the edge's default of
+ * 1 MiB takes; 4 MiB holds either with room for longer texts (their sizes: docs/perf/2026-11-27-figures-behind-defaults.md).
  */
 export const RESTORE_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
