@@ -11,6 +11,7 @@ import { tightenTree, writePrivateFile } from './privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
 import { clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
+import type { Family } from '../shared/protocol.js';
 
 const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
 
@@ -142,7 +143,7 @@ function onePositional(positionals: string[], what: string, check: (v: string) =
 
 // ---- the broker's platform file (format owned by the broker: {platforms: [{id, family, server, login, password}]}) ----
 
-interface BrokerPlatform { id: string; family: 'PF4' | 'PF5'; server: string; login: number; password: string }
+interface BrokerPlatform { id: string; family: Family; server: string; login: number; password: string }
 
 function readBrokerPlatforms(): BrokerPlatform[] {
   if (!existsSync(platformsFile)) return [];
@@ -221,7 +222,7 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     const existing = connection ? readBrokerPlatforms() : [];
     const { platform: added } = await withRegistry((s) => s.addPlatform(input));
     if (connection) {
-      const entry: BrokerPlatform = { id: added.id, family: type as 'PF4' | 'PF5', server: connection.server, login: connection.login, password: connection.password };
+      const entry: BrokerPlatform = { id: added.id, family: type as Family, server: connection.server, login: connection.login, password: connection.password };
       writeBrokerPlatforms([...existing.filter((p) => p.id !== added.id), entry]);
     }
     if (json) return io.out(JSON.stringify({ ...added, brokerPlatformsFile: connection ? platformsFile : null }));

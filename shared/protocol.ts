@@ -14,7 +14,10 @@
  * than the snapshot.
  */
 
-export type Family = 'PF4' | 'PF5';
+/** The platform families a trading server belongs to, each with its own records, commands and result codes. Every
+ * process names a family with this type; code that walks all of them walks this list. */
+export const FAMILIES = ['PF4', 'PF5'] as const;
+export type Family = (typeof FAMILIES)[number];
 
 export interface ManagerRequest {
   id: number;

@@ -3,7 +3,7 @@
  * it), a completed resync as one "everything changed", and the platform's end.
  */
 import { describe, expect, it } from 'vitest';
-import type { ManagerEvent } from '../../shared/protocol.js';
+import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { CacheFeed, type CacheListener } from './cacheFeed.js';
 
 class Recorder implements CacheListener {
@@ -15,7 +15,7 @@ class Recorder implements CacheListener {
 
 const event = (kind: string, record: unknown, op: ManagerEvent['op'] = 'update'): ManagerEvent => ({ event: kind, op, record } as ManagerEvent);
 
-function fed(family: 'PF4' | 'PF5', ...events: ManagerEvent[]): string[] {
+function fed(family: Family, ...events: ManagerEvent[]): string[] {
   const feed = new CacheFeed(family);
   const r = new Recorder();
   feed.listen(r);

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { CallFrame, HelloFrame } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import type { Logger } from '../observability/log.js';
 import type { CallDispatcher } from './callDispatcher.js';
@@ -17,7 +18,7 @@ import { EdgeReplication, isReplicationOp, type ReplicaSource } from './edgeRepl
 import { parseJson } from '../../shared/losslessJson.js';
 
 /** Finds the live stream of a platform the broker serves, for `#subscribe` frames. */
-export type StreamSource = (platform: string) => { family: 'PF4' | 'PF5'; events: PlatformEvents } | undefined;
+export type StreamSource = (platform: string) => { family: Family; events: PlatformEvents } | undefined;
 
 /** Largest call frame accepted; the edge bounds bodies well below this. */
 export const LINK_MAX_PAYLOAD = 16 * 1024 * 1024;

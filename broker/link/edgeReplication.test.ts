@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { CallFrame, ResultFrame } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import { startSim, type RunningSim } from '../../sim/index.js';
 import { ManagerClient, postControl } from '../../sim/testing/managerClient.js';
@@ -72,7 +73,7 @@ class Link {
 }
 
 /** A replica fed by `link`, as a link object keeps one; resolves once its first snapshot landed. */
-async function replicaOver(link: Link, platform: string, family: 'PF4' | 'PF5', maxRows = 10_000, rep = 1): Promise<EdgeReplica> {
+async function replicaOver(link: Link, platform: string, family: Family, maxRows = 10_000, rep = 1): Promise<EdgeReplica> {
   const replica = new EdgeReplica(family, maxRows);
   replica.expect(rep);
   link.onPush = (frame) => { replica.apply(frame); };
@@ -91,7 +92,7 @@ async function brokerAnswer(link: Link, platform: string, entry: Operation, args
 
 const cache = (platform: string) => broker.platforms.get(platform)!.cache;
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
-const ctxOf = (entry: Operation, family: 'PF4' | 'PF5'): ShapeContext => ({ generation: entry.generation, family, paged: !!entry.paged, traceId: TRACE });
+const ctxOf = (entry: Operation, family: Family): ShapeContext => ({ generation: entry.generation, family, paged: !!entry.paged, traceId: TRACE });
 
 beforeAll(async () => {
   sim = await startSim({ config: { servers: [

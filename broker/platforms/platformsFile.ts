@@ -6,11 +6,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { FAMILIES } from '../../shared/protocol.js';
 import type { PlatformConfig } from '../session/managerSession.js';
 
 const platformEntry = z.object({
   id: z.string().min(1),
-  family: z.enum(['PF4', 'PF5']),
+  family: z.enum(FAMILIES),
   server: z.string().regex(/^wss?:\/\//, 'server must be a ws:// or wss:// URL'),
   login: z.number().int().positive(),
   password: z.string().optional(),

@@ -8,6 +8,7 @@
  */
 import type { CallFrame, StreamBatchFrame, StreamFrame } from '../../shared/frames.js';
 import { MAX_STREAM_BATCH, SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import type { StreamEvent, StreamTopic, TickPayload } from '../../shared/streams.js';
 import { topicsOf } from '../../shared/streams.js';
 import type { PlatformEvents } from './platformEvents.js';
@@ -37,7 +38,7 @@ export class StreamSubscriptions {
 
   constructor(
     private readonly sink: StreamSink,
-    private readonly eventsOf: (platform: string) => { family: 'PF4' | 'PF5'; events: PlatformEvents } | undefined,
+    private readonly eventsOf: (platform: string) => { family: Family; events: PlatformEvents } | undefined,
     private readonly congestedBytes = DEFAULT_CONGESTED_BYTES,
   ) {}
 

@@ -6,10 +6,10 @@
  * entry's typed, already-converted arguments.
  */
 import type { z } from 'zod';
+import type { Family } from '../protocol.js';
 import type { Answer } from './answer.js';
 
 export type Generation = 'v1' | 'v2' | 'registry';
-export type Family = 'PF4' | 'PF5';
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** Time-out classes and their default budgets in seconds (service spec, "Limits"). */

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { startService, type Service } from '../../scripts/stack.js';
+import type { Family } from '../../shared/protocol.js';
 import { Progress } from './progress.js';
 
 const num = (name: string, fallback: number) => {
@@ -33,7 +34,7 @@ const scale = {
 const small = { accounts: 200, trades: 300, symbols: 12, ticksPerSecond: 10 };
 const windowSeconds = num('SCALE_SECONDS', 15);
 const inFlight = Math.max(1, num('SCALE_IN_FLIGHT', 8));
-const families = (process.env.SCALE_FAMILIES ?? 'PF4,PF5').split(',').map((f) => f.trim()) as ('PF4' | 'PF5')[];
+const families = (process.env.SCALE_FAMILIES ?? 'PF4,PF5').split(',').map((f) => f.trim()) as Family[];
 const PASSWORD = 'bench-manager';
 
 type World = typeof scale;
@@ -113,7 +114,7 @@ function peakRssMB(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-async function measure(family: 'PF4' | 'PF5', world: World, dir: string, progress: Progress): Promise<Figures> {
+async function measure(family: Family, world: World, dir: string, progress: Progress): Promise<Figures> {
   progress.nextRun();
   const server = `bench-${family.toLowerCase()}`;
   const configPath = join(dir, `${server}-${world.accounts}.json`);

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { canonicalInt, int64FromText, INT64_MAX } from '../../shared/int64.js';
+import { FAMILIES } from '../../shared/protocol.js';
 
 export const DEFAULT_MANAGER_PASSWORD = 'manager-demo';
 
@@ -36,7 +37,7 @@ const serverSchema = z.strictObject({
   /** Becomes the WebSocket path, so it must be URL-safe. */
   name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'name must be 1-64 letters, digits, ".", "_" or "-"')
     .refine((n) => n !== 'control', 'name "control" is reserved'),
-  family: z.enum(['PF4', 'PF5']),
+  family: z.enum(FAMILIES),
   seed: z.number().int().optional(),
   accounts: z.number().int().min(0).max(2_000_000).default(200),
   /** PF4 open trades, PF5 open positions. */

@@ -6,7 +6,7 @@ import { parseConfig, type ServerConfig } from '../config/simConfig.js';
 import { Pf4World } from '../pf4/pf4World.js';
 import { Pf5World } from '../pf5/pf5World.js';
 import { CommandError, type ChangeOp } from '../world/simWorld.js';
-import type { EventKind } from '../../shared/protocol.js';
+import type { EventKind, Family } from '../../shared/protocol.js';
 
 export interface RecordedEvent {
   kind: Exclude<EventKind, 'resync'>;
@@ -23,7 +23,7 @@ export interface Harness<W> {
   fails(cmd: string, args?: Record<string, unknown>, rights?: string[]): { code: number; message: string };
 }
 
-function serverConfig(family: 'PF4' | 'PF5', overrides: Record<string, unknown>): ServerConfig {
+function serverConfig(family: Family, overrides: Record<string, unknown>): ServerConfig {
   return parseConfig({ servers: [{ name: 'test', family, accounts: 20, trades: 0, symbols: 12, ticksPerSecond: 0,
     managers: [{ login: 1000, password: 'pw' }], ...overrides }] }).servers[0];
 }

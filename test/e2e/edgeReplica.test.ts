@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../shared/catalog/index.js';
+import type { Family } from '../../shared/protocol.js';
 import { TestLink } from '../../broker/testing/linkClient.js';
 import { ManagerClient } from '../../sim/testing/managerClient.js';
 import { DEFAULT_LINKS_PER_PLATFORM, pickLink } from '../../workers/gateway/names.js';
@@ -74,7 +75,7 @@ async function viaEdge(platform: string, path: string, t: ReturnType<typeof trac
 }
 
 /** What the link object answers on the broker path: the broker's frame for the call, shaped for the route. */
-async function viaBroker(platform: string, operationId: string, args: Record<string, unknown>, traceId: string, family: 'PF4' | 'PF5') {
+async function viaBroker(platform: string, operationId: string, args: Record<string, unknown>, traceId: string, family: Family) {
   const entry = catalog.find((e) => e.id === operationId)!;
   const { id: _id, ...result } = await broker.call(platform, entry.op, args);
   const shaped = shapeAnswer({ generation: entry.generation, family, paged: !!entry.paged, traceId }, result);
@@ -116,7 +117,7 @@ describe('edge replicas', () => {
     const pf5Users = await broker.call(pf5, catalog.find((e) => e.id === 'v1.PF5.UserGetByGroup')!.op, { mask: '*' });
     const pf5Login = pf5Users.ok ? (pf5Users.data as Array<{ login: number }>)[0]?.login : undefined;
     expect(pf5Login).toBeDefined();
-    const cases: Array<{ platform: string; family: 'PF4' | 'PF5'; id: string; path: string; args: Record<string, unknown> }> = [
+    const cases: Array<{ platform: string; family: Family; id: string; path: string; args: Record<string, unknown> }> = [
       { platform: pf4, family: 'PF4', id: 'v2.PF4.UserRecordGet', path: `${c.v2pf4}/UserRecordGet/${login}`, args: { login } },
       { platform: pf4, family: 'PF4', id: 'v2.PF4.UserRecordGet', path: `${c.v2pf4}/UserRecordGet/99999999`, args: { login: 99999999 } },
       { platform: pf4, family: 'PF4', id: 'v1.PF4.UserRecordGet', path: `${c.v1pf4}/UserRecordGet/${login}`, args: { login } },

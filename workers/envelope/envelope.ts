@@ -10,6 +10,7 @@
  */
 import type { WebApiErrorCode } from '../../shared/errors.js';
 import type { PagingResult } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import type { Generation } from '../../shared/catalog/index.js';
 import { managerCodeName } from '../../shared/resultCodes.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
@@ -40,7 +41,7 @@ export interface Failure {
 /** How to shape an answer: the route's generation, the platform's family (names manager codes) and the trace. */
 export interface ShapeContext {
   generation: Generation;
-  family: 'PF4' | 'PF5' | null;
+  family: Family | null;
   paged: boolean;
   traceId: string;
 }

@@ -10,6 +10,7 @@
 import type { CachedList, CachedRecord } from '../../shared/catalog/answer.js';
 import type { Operation } from '../../shared/catalog/operation.js';
 import type { CallResult } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import { DEFAULT_REPLICA_MAX_ROWS, REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey } from '../../shared/replication.js';
 import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
 
@@ -22,8 +23,8 @@ export function replicaMaxRows(value: string | undefined): number {
 
 /** How a catalog entry is answered from a replica, when it can be. */
 export type ReplicaPlan =
-  | { kind: 'record'; family: 'PF4' | 'PF5'; tables: string[]; key: string; what: string; field?: string }
-  | { kind: 'list'; family: 'PF4' | 'PF5'; table: string };
+  | { kind: 'record'; family: Family; tables: string[]; key: string; what: string; field?: string }
+  | { kind: 'list'; family: Family; table: string };
 
 /**
  * The plan of an entry answered from the cache by a record key, or as a whole unfiltered, unpaged list, on tables the
@@ -113,7 +114,7 @@ export class EdgeReplica {
   snapshots = 0;
   lost = 0;
 
-  constructor(readonly family: 'PF4' | 'PF5', readonly maxRows: number) {}
+  constructor(readonly family: Family, readonly maxRows: number) {}
 
   get inSync(): boolean {
     return this.synced;

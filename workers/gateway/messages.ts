@@ -4,6 +4,7 @@
  */
 import type { ShapedResponse } from '../envelope/index.js';
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import type { ReplicaStats } from './edgeReplica.js';
 
 /** One operation call, already validated by the edge; a link object forwards it on its broker link. */
@@ -15,7 +16,7 @@ export interface GatewayCall {
   /** Trade platform uuid. */
   platform: string;
   /** The platform's family, naming manager codes (Registry Ping has no family of its own). */
-  family: 'PF4' | 'PF5' | null;
+  family: Family | null;
   args: Record<string, unknown>;
   timeoutMs: number;
   traceId: string;

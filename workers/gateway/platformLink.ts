@@ -12,6 +12,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { OUTCOME_OP, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
+import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
 import { BrokerLink } from './brokerLink.js';
@@ -131,7 +132,7 @@ export class PlatformLink extends DurableObject<Env> {
    * The link's replica, made on the first call that names the platform's family (unless `EDGE_REPLICA_MAX_ROWS` is 0):
    * it asks for a replication each time the link opens and forgets everything when the link drops.
    */
-  private startReplica(link: BrokerLink, platform: string, family: 'PF4' | 'PF5' | null): EdgeReplica | undefined {
+  private startReplica(link: BrokerLink, platform: string, family: Family | null): EdgeReplica | undefined {
     const maxRows = replicaMaxRows(this.env.EDGE_REPLICA_MAX_ROWS);
     if (maxRows === 0 || family === null) return undefined;
     const replica = new EdgeReplica(family, maxRows);

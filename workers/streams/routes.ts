@@ -12,7 +12,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
-import type { Family } from '../../shared/protocol.js';
+import { FAMILIES, type Family } from '../../shared/protocol.js';
 import { topicsOf } from '../../shared/streams.js';
 import { authenticate } from '../auth/requireToken.js';
 import { admit, limitOf } from '../limits/rateLimit.js';
@@ -66,7 +66,7 @@ function mutable(res: Response): Response {
 
 export function streamRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  for (const family of ['PF4', 'PF5'] as const) {
+  for (const family of FAMILIES) {
     app.get(`/api/v2/${family}/:tradePlatform/Stream`, async (c) => {
       const ctx = { generation: 'v2' as const, family, paged: false, traceId: c.get('traceId') };
       const id = c.req.param('tradePlatform');

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import {
   defineForFamilies, defineOperation, derivedScope, READ_SCOPE, SCOPES, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S,
 } from '../../../shared/catalog/operation.js';
+import { FAMILIES, type Family } from '../../../shared/protocol.js';
 
 describe('time-out classes and scopes', () => {
   it('budgets each time-out class in seconds as the spec does, within 1 .. 300', () => {
@@ -95,11 +96,11 @@ describe('defineOperation', () => {
 describe('defineForFamilies', () => {
   const shared = {
     name: 'Clock', generation: 'v2', method: 'GET', tag: 'Common', summary: 'Time.', response: { type: 'string' }, timeout: 'read', read: 'live',
-    path: (family: 'PF4' | 'PF5') => `/api/v2/${family}/{tradePlatform}/Clock`,
+    path: (family: Family) => `/api/v2/${family}/{tradePlatform}/Clock`,
   } as const;
 
   it('declares one entry per family, in order, answered by one family-agnostic handler', () => {
-    const [pf4, pf5, ...rest] = defineForFamilies(['PF4', 'PF5'], shared);
+    const [pf4, pf5, ...rest] = defineForFamilies(FAMILIES, shared);
     expect(rest).toStrictEqual([]);
     const { path: _path, ...common } = shared;
     expect(pf4).toStrictEqual({

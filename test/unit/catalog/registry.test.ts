@@ -13,6 +13,7 @@ import { pf4V2Areas } from '../../../shared/catalog/v2/pf4/index.js';
 import { pf5V2 } from '../../../shared/catalog/v2/pf5.js';
 import { pf4V1 } from '../../../shared/catalog/v1/pf4.js';
 import { pf5V1 } from '../../../shared/catalog/v1/pf5.js';
+import type { Family } from '../../../shared/protocol.js';
 
 const local = { generation: 'registry', family: null, method: 'GET', timeout: 'read', mutating: false, destructive: false, scope: 'webapi' } as const;
 
@@ -42,7 +43,7 @@ describe('registry operations', () => {
 
 describe('v2 operations common to both families', () => {
   it('declares ServerTime once, routed under each family and answered by the live ServerTime command', () => {
-    const entry = (family: 'PF4' | 'PF5') => ({
+    const entry = (family: Family) => ({
       name: 'ServerTime', op: 'ServerTime', id: `v2.${family}.ServerTime`, generation: 'v2', family, method: 'GET',
       path: `/api/v2/${family}/{tradePlatform}/ServerTime`, tag: 'Common', summary: 'Trading server time (live).',
       response: { type: 'string', format: 'date-time' }, timeout: 'read', read: 'live', answer: { kind: 'live', command: 'ServerTime' },
