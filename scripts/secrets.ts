@@ -1,5 +1,5 @@
 /**
- * `npm run secrets`: the edge's secrets, generated and handed to wrangler (README, "Deploying").
+ * `npm run secrets`: the edge's secrets, generated and handed to wrangler (docs/deploying.md).
  *
  *   npm run secrets -- --env staging|production [--only BROKER_SECRET|AUTH_SIGNING_KEY] [--broker-secret-file PATH] [--dry-run]
  *       generates a broker link secret and a token signing key and sets them on that environment's worker with

@@ -2,8 +2,8 @@
  * What the broker image runs, without a container runtime: the bundle `npm run build:broker` makes (the Dockerfile's
  * build stage) started with plain `node`, as the image's CMD does, against the bundled simulator; its health check
  * passes while the trading server is down, where /healthz does not; the platform file takes a password from the
- * environment (`passwordEnv`, what compose.yaml uses); and the Dockerfile and compose file say what the README
- * promises (Node 20, a non-root user, the health check, the commands the bundle provides).
+ * environment (`passwordEnv`, what compose.yaml uses); and the Dockerfile and compose file say what
+ * docs/deploying.md promises (Node 20, a non-root user, the health check, the commands the bundle provides).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

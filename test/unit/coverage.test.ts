@@ -102,7 +102,7 @@ const SPEC_V1_PF4 = [
   'GET /AdmBalanceFix/{login}', 'GET /SymbolsGetAll/{symbol}', 'GET /CfgRequestSymbol/{symbol}', 'GET /CfgRequestSymbolGroup',
   'GET /TickInfoLast/{symbol}', 'GET /TicksRequest/{symbol}/{start}/{end}/{flags}', 'GET /ChartRequest/{symbol}/{period}/{start}/{end}/{mode}',
 ];
-/** The ones the spec names without a path, at the paths the README lists (spec order: tickets, trade, add, hide, ticks, change, refresh, two reads). */
+/** The ones the spec names without a path, at the paths docs/api.md lists (spec order: tickets, trade, add, hide, ticks, change, refresh, two reads). */
 const UNNAMED_V1_PF4 = [
   'GET /TradeRecordsRequest', 'POST /TradeTransaction', 'GET /SymbolAdd/{symbol}', 'GET /SymbolHide/{symbol}', 'GET /TickInfoLast',
   'POST /SymbolChange', 'GET /SymbolsRefresh', 'GET /SymbolInfoGet/{symbol}', 'GET /SymbolSessionsGet/{symbol}',
@@ -168,7 +168,7 @@ const SPEC_V1_PF5 = [
   'GET /GroupGet/{group}', 'GET /GroupRequest/{group}', 'GET /GroupRequestArray/{mask}', 'POST /SymbolUpdate/{symbol}',
   'GET /SymbolRequestArray/{mask}/{group}', 'GET /ChartRequest/{symbol}/{fromTime}/{toTime}',
 ];
-/** The ones the spec names without a path, at the paths the README lists (spec order). */
+/** The ones the spec names without a path, at the paths docs/api.md lists (spec order). */
 const UNNAMED_V1_PF5 = [
   'POST /OrderDeleteBatch', 'GET /OrderGet/{ticket}', 'GET /DealRequestByTickets', 'POST /DealUpdate', 'POST /DealDeleteBatch',
   'GET /SymbolGet/{symbol}',
