@@ -15,7 +15,7 @@ import type { Quote } from '../feed/quoteFeed.js';
 import { closingPrice, profitAt, toUsd } from '../feed/valuation.js';
 import { atEveryMidnight } from '../world/daily.js';
 import { cents, iso } from '../world/people.js';
-import { CommandError } from '../world/simWorld.js';
+import { CommandError } from '../world/commandError.js';
 import {
   isBuyCommand, isPending,
   type PF4ActivationType, type PF4Command, type PF4TradeRecord, type PF4TradeRow, type PF4TradeState, type PF4UserRecord,

@@ -10,7 +10,7 @@ import { readPaging } from '../world/args.js';
 import type { CommandRegistry } from '../world/commandRegistry.js';
 import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
-import { CommandError } from '../world/simWorld.js';
+import { CommandError } from '../world/commandError.js';
 import { mergePatch } from '../../shared/records/mergePatch.js';
 import { emptyValue, issueMessage, type PF5UserRecord } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';

@@ -13,7 +13,7 @@ import type { KeyedRecords } from '../world/keyedRecords.js';
 import { matchesMask } from '../world/mask.js';
 import { iso } from '../world/people.js';
 import { mergePatch } from '../../shared/records/mergePatch.js';
-import { CommandError } from '../world/simWorld.js';
+import { CommandError } from '../world/commandError.js';
 import { issueMessage, type PF5OrderType } from './pf5Records.js';
 import { registerPf5AccountCommands } from './pf5Accounts.js';
 import type { Pf5World } from './pf5World.js';

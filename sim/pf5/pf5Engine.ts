@@ -22,7 +22,7 @@ import type { Quote } from '../feed/quoteFeed.js';
 import { closingPrice, floatingProfit, profitAt, toUsd } from '../feed/valuation.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
 import { cents, iso } from '../world/people.js';
-import { CommandError } from '../world/simWorld.js';
+import { CommandError } from '../world/commandError.js';
 import {
   PF5_LOT, type PF5DealReason, type PF5DealRecord, type PF5MarginCallEvent, type PF5OrderRow, type PF5OrderType,
   type PF5PositionReason, type PF5PositionRow, type PF5UserRecord,

@@ -10,7 +10,8 @@
 import type { WebSocket } from 'ws';
 import { RESYNC_CHUNK, type LoginResult, type ManagerRequest } from '../../shared/protocol.js';
 import { ArgReader } from '../world/args.js';
-import { CommandError, type SnapshotPart } from '../world/simWorld.js';
+import { CommandError } from '../world/commandError.js';
+import type { SnapshotPart } from '../world/simWorld.js';
 import type { TradingServer } from '../server/tradingServer.js';
 import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';

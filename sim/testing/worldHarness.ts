@@ -5,7 +5,8 @@
 import { parseConfig, type ServerConfig } from '../config/simConfig.js';
 import { Pf4World } from '../pf4/pf4World.js';
 import { Pf5World } from '../pf5/pf5World.js';
-import { CommandError, type ChangeOp } from '../world/simWorld.js';
+import { CommandError } from '../world/commandError.js';
+import type { ChangeOp } from '../world/simWorld.js';
 import type { EventKind, Family } from '../../shared/protocol.js';
 
 export interface RecordedEvent {

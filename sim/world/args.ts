@@ -2,7 +2,7 @@
  * Reading command arguments: every check fails with a CommandError whose message names the field, using the
  * family's "bad parameters" code that the caller passes in.
  */
-import { CommandError } from './simWorld.js';
+import { CommandError } from './commandError.js';
 import { INT64_MAX, isInt64 } from '../../shared/int64.js';
 
 export class ArgReader {

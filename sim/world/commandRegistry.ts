@@ -4,7 +4,7 @@
  * layer checks rights here before calling the handler, so handlers never check rights themselves.
  */
 import type { CommandContext } from './simWorld.js';
-import { CommandError } from './simWorld.js';
+import { CommandError } from './commandError.js';
 import { ArgReader } from './args.js';
 
 /** A right name, or a function of the arguments when the right depends on them (a balance entry needs `money`). */

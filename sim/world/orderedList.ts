@@ -4,7 +4,7 @@
  * manager's login) for the updates that carry no position. Every PF4 configuration section that is a list uses this
  * one class. Entries are replaced, never mutated, so a list handed out earlier stays as it was.
  */
-import { CommandError } from './simWorld.js';
+import { CommandError } from './commandError.js';
 
 export class OrderedList<T> {
   private items: T[];

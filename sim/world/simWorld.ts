@@ -51,11 +51,3 @@ export interface SimWorld {
   /** Rights a manager has by the server's own configuration; undefined leaves the simulator config's rights. */
   managerRights?(login: number): string[] | undefined;
 }
-
-/** A platform error answer: `code` is the family's numeric result code. */
-export class CommandError extends Error {
-  constructor(readonly code: number, message: string) {
-    super(message);
-    this.name = 'CommandError';
-  }
-}

@@ -6,7 +6,7 @@ import { PF4GroupUpdate, PF4UserCreate, PF4UserUpdate, PF4UsersGroupOp } from '.
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import { readPaging } from '../../world/args.js';
 import { iso } from '../../world/people.js';
-import { CommandError } from '../../world/simWorld.js';
+import { CommandError } from '../../world/commandError.js';
 import type { PF4GroupRecord, PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { NO_ACCOUNT_SECRETS } from '../serverOnlyFields.js';

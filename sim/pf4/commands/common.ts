@@ -4,7 +4,7 @@
  */
 import type { z } from 'zod';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
-import { CommandError } from '../../world/simWorld.js';
+import { CommandError } from '../../world/commandError.js';
 import { ArgReader } from '../../world/args.js';
 
 export const bad = PF4_RESULT.InvalidData;

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import * as contract from '../../../shared/records/contract.js';
 import type { ArgReader } from '../../world/args.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
-import { CommandError } from '../../world/simWorld.js';
+import { CommandError } from '../../world/commandError.js';
 import { pf4ListChanges, type Pf4ConfigListName } from '../pf4Config.js';
 import type { Pf4World } from '../pf4World.js';
 import { symbolGroupRecord } from '../pf4Records.js';

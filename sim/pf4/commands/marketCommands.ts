@@ -6,7 +6,7 @@
  */
 import { PF4SymbolChangeRequest, PF4SymbolConfigUpdate } from '../../../shared/records/contract.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
-import { CommandError } from '../../world/simWorld.js';
+import { CommandError } from '../../world/commandError.js';
 import { tickRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { bad, notFound, parseRecord } from './common.js';

@@ -6,7 +6,7 @@ import * as contract from '../../../shared/records/contract.js';
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import { readPaging, type ArgReader } from '../../world/args.js';
 import { cents, iso } from '../../world/people.js';
-import { CommandError } from '../../world/simWorld.js';
+import { CommandError } from '../../world/commandError.js';
 import { isPending, type PF4Command, type PF4TradeRecord, type PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { NO_ACCOUNT_SECRETS, passwordHash } from '../serverOnlyFields.js';

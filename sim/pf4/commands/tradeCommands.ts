@@ -8,7 +8,7 @@ import { PF4TradeTransaction, PF4TradeUpdate } from '../../../shared/records/con
 import type { CommandRegistry } from '../../world/commandRegistry.js';
 import type { ArgReader } from '../../world/args.js';
 import { readPaging } from '../../world/args.js';
-import { CommandError } from '../../world/simWorld.js';
+import { CommandError } from '../../world/commandError.js';
 import { isPending, type PF4Command } from '../pf4Records.js';
 import type { OpenRequest } from '../tradingEngine.js';
 import type { Pf4World } from '../pf4World.js';
