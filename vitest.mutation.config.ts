@@ -24,7 +24,7 @@ class QuickestFirst extends BaseSequencer {
   }
 }
 
-/** scripts/mutation.ts narrows the tests to those that can reach the folder under test (comma-separated globs). */
+/** test/mutation/mutation.ts narrows the tests to those that can reach the folder under test (comma-separated globs). */
 const only = process.env.MUTATION_TESTS?.split(',').filter(Boolean);
 
 export default defineConfig({
@@ -32,7 +32,7 @@ export default defineConfig({
     include: only ?? ['{test,shared,broker,sim,workers}/**/*.test.ts'],
     exclude: [
       '**/node_modules/**',
-      // The end-to-end files run only where a folder names them (scripts/mutation.ts starts the broker in this
+      // The end-to-end files run only where a folder names them (test/mutation/mutation.ts starts the broker in this
       // process for them); the rest kill processes or need them.
       ...(only?.some((glob) => glob.startsWith('test/e2e/')) ? ['test/e2e/*.test.ts'] : ['test/e2e/**']),
       'broker/main.test.ts',

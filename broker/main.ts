@@ -15,7 +15,7 @@ import { startBroker } from './broker.js';
 import { jsonLineLogger } from './observability/log.js';
 import { brokerEnvironment, EnvironmentError, listenProblem, readEnvironment } from '../shared/environment.js';
 
-/** The one line a failed start ends with; launchers (scripts/stack.ts) show its `error`. */
+/** The one line a failed start ends with; launchers (launcher/stack.ts) show its `error`. */
 function failed(error: string): never {
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'broker failed to start', error })}\n`);
   process.exit(1);

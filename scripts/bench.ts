@@ -23,7 +23,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { startStack, type Stack } from './stack.js';
+import { startStack, type Stack } from '../launcher/stack.js';
 import { RegistryStore } from '../workers/registry/registryStore.js';
 
 const positive = (name: string, fallback: number) => {

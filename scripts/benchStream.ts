@@ -31,7 +31,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { findOperation } from '../shared/catalog/index.js';
-import { startStack } from './stack.js';
+import { startStack } from '../launcher/stack.js';
 
 const CLIENTS = Number(process.env.STREAM_CLIENTS ?? 1000);
 /** The event-loop monitor's timer period (its samples include it). */

@@ -16,7 +16,7 @@
  * a token (the tiers: status, broker, platforms as a whole) and with the drill's token (each of its platforms); a
  * sample is right when both say what the fault means (see `expectedHealth`), and after recovery everything is up.
  */
-import { startStack, type Stack } from './stack.js';
+import { startStack, type Stack } from '../launcher/stack.js';
 
 export interface DrillOptions {
   /** Concurrent writers. */

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildOpenApiDocument } from '../workers/openapi/document.js';
-import { CLIENT_TYPES_FILE, clientTypes } from './clientTypes.js';
+import { CLIENT_TYPES_FILE, clientTypes } from '../clients/typescript/clientTypes.js';
 
 const { values } = parseArgs({ options: { url: { type: 'string' }, check: { type: 'boolean', default: false } } });
 

@@ -1,12 +1,12 @@
 /**
  * `npm run bench:profile`: where an edge request's time goes. Starts the stack, then an edge of its own in local
- * workerd (the same Miniflare options as `scripts/edge.ts`, on the stack's registry, broker and signing key) running
+ * workerd (the same Miniflare options as `launcher/edge.ts`, on the stack's registry, broker and signing key) running
  * the bench-only worker `workers/bench/stageWorker.ts` with the inspector on, and in one run:
  *
  *   1. stages: the same closed-loop autocannon load on the bare route, on routes that stop a cached read after each
  *      stage of the edge's work (token check, platform look-up, validation, shaping, a Durable Object hop answering
  *      from memory) and on the real cached read and cached page, all through workerd's direct socket to the worker as
- *      `scripts/edge.ts` serves callers, and the bare route and cached read once more through Miniflare's entry worker
+ *      `launcher/edge.ts` serves callers, and the bare route and cached read once more through Miniflare's entry worker
  *      (what the edge served through before), in PROFILE_ROUNDS interleaved rounds so that the machine's changing
  *      load falls on every stage alike. Besides throughput and latency, each stage's CPU time per request in the
  *      edge's workerd process and in the broker process, from /proc: CPU time is what a stage costs whatever else the
@@ -32,9 +32,9 @@ import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import WebSocket from 'ws';
-import { EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from './edge.js';
-import { startStack } from './stack.js';
-import { textModules } from './workerAssets.js';
+import { EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from '../launcher/edge.js';
+import { startStack } from '../launcher/stack.js';
+import { textModules } from '../launcher/workerAssets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const num = (name: string, fallback: number) => {
@@ -339,7 +339,7 @@ try {
   };
   const existing = workerdChildren();
   mf = new Miniflare(options());
-  // Stages go in through workerd's direct socket to the worker, as `scripts/edge.ts` serves callers; two rows go
+  // Stages go in through workerd's direct socket to the worker, as `launcher/edge.ts` serves callers; two rows go
   // through Miniflare's entry worker for comparison.
   const entry = (await mf.ready).href.replace(/\/$/, '');
   const base = (await mf.unsafeGetDirectURL(EDGE_WORKER)).href.replace(/\/$/, '');

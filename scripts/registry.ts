@@ -7,7 +7,7 @@ import '../shared/requireNode.js';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { tightenTree, writePrivateFile } from './privateData.js';
+import { tightenTree, writePrivateFile } from '../launcher/privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
 import { clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
@@ -88,12 +88,12 @@ function takeTargetFlags(argv: string[]): string[] {
 
 async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {
   if (target.remote) {
-    const { wranglerD1 } = await import('./wranglerD1.js');
+    const { wranglerD1 } = await import('../launcher/wranglerD1.js');
     return run(new RegistryStore(wranglerD1(target)));
   }
   // Loaded on demand: Miniflare takes most of a second to import, which usage errors and help need not pay.
-  const { migrateRegistry, miniflareOptions, registryDb, startMiniflare } = await import('./edge.js');
-  // The same folder scripts/stack.ts hands the edge, so this is the registry npm start serves.
+  const { migrateRegistry, miniflareOptions, registryDb, startMiniflare } = await import('../launcher/edge.js');
+  // The same folder launcher/stack.ts hands the edge, so this is the registry npm start serves.
   const { miniflare } = await startMiniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
   try {
     const db = registryDb(miniflare);

@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { newBrokerSecret, newSigningKey } from '../shared/deploymentSecrets.js';
-import { ensurePrivateDir, writePrivateFile } from './privateData.js';
+import { ensurePrivateDir, writePrivateFile } from '../launcher/privateData.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECRETS = ['BROKER_SECRET', 'AUTH_SIGNING_KEY'] as const;

@@ -26,7 +26,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startStack, type Stack } from './stack.js';
+import { startStack, type Stack } from '../launcher/stack.js';
 
 export interface SoakOptions {
   seconds?: number;

@@ -4,7 +4,7 @@
  */
 import '../shared/requireNode.js';
 import { EnvironmentError, readEnvironment, startEnvironment } from '../shared/environment.js';
-import { startStack } from './stack.js';
+import { startStack } from '../launcher/stack.js';
 
 // Every variable checked before anything starts: one line per wrong one, naming it.
 const env = (() => {

@@ -15,7 +15,7 @@ function log(entry: Record<string, unknown>): void {
   process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), ...entry })}\n`);
 }
 
-/** The one line a failed start ends with; launchers (scripts/stack.ts) show its `error`. */
+/** The one line a failed start ends with; launchers (launcher/stack.ts) show its `error`. */
 function failed(error: string): never {
   process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'sim failed to start', error })}\n`);
   process.exit(1);

@@ -37,7 +37,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { CallFrame, ResultFrame } from '../../shared/frames.js';
-import { startService, type Service } from '../../scripts/stack.js';
+import { startService, type Service } from '../../launcher/stack.js';
 import { ManagerClient } from '../../sim/testing/managerClient.js';
 import { summarize, type CpuProfile } from './profileSummary.js';
 

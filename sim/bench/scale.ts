@@ -18,7 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { startService, type Service } from '../../scripts/stack.js';
+import { startService, type Service } from '../../launcher/stack.js';
 import type { Family } from '../../shared/protocol.js';
 import { Progress } from './progress.js';
 

@@ -14,7 +14,7 @@ import { createInterface } from 'node:readline';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePlatforms } from '../../broker/platforms/platformsFile.js';
-import { DEMO_PF4_ID, DEMO_PF5_ID } from '../../scripts/demo.js';
+import { DEMO_PF4_ID, DEMO_PF5_ID } from '../../launcher/demo.js';
 import { eventually } from './support.js';
 
 const root = join(import.meta.dirname, '..', '..');

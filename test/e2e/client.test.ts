@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/clientTypes.js';
+import { CLIENT_TYPES_FILE, clientTypes } from '../../clients/typescript/clientTypes.js';
 import { example, gateway, fetchToken } from '../../clients/typescript/example.js';
 import { startClient, waitHealthy, type Client } from './support.js';
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { startStack, type Stack } from '../../scripts/stack.js';
+import { startStack, type Stack } from '../../launcher/stack.js';
 
 const parent = mkdtempSync(join(tmpdir(), 'gateway-data-'));
 const dataDir = join(parent, 'data');

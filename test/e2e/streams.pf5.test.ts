@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../scripts/demo.js';
+import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../launcher/demo.js';
 import { ManagerClient } from '../../sim/testing/managerClient.js';
 import { SseReader } from '../support/sse.js';
 import { ok } from './v1/api.js';

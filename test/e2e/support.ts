@@ -3,7 +3,7 @@
  * an authorised client for it, and polling for conditions that follow the server within milliseconds.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { startStack, type Stack, type StackOptions } from '../../scripts/stack.js';
+import { startStack, type Stack, type StackOptions } from '../../launcher/stack.js';
 
 export interface Envelope<T = any> {
   data: T | null;

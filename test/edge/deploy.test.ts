@@ -1,7 +1,7 @@
 /**
  * The deploy path, offline: `wrangler deploy --dry-run` bundles the worker for staging and production with source
  * maps; each environment has the top level's bindings, vars and migrations, no loopback URL and no secret in its
- * vars; the local run (scripts/edge.ts) matches wrangler.toml; a registry kept in a data folder is migrated by
+ * vars; the local run (launcher/edge.ts) matches wrangler.toml; a registry kept in a data folder is migrated by
  * wrangler's own command into wrangler's layout, so wrangler's D1 commands see the rows the edge wrote; and the
  * registry CLI's wrangler-backed database writes parameters as safe SQL literals; `wrangler dev` serves the worker
  * on that registry with the secrets of an env file (what `npm run secrets -- --local` writes).
@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
-import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, startEdge } from '../../scripts/edge.js';
-import { executeArgs, inlineParameters, wranglerD1 } from '../../scripts/wranglerD1.js';
+import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, startEdge } from '../../launcher/edge.js';
+import { executeArgs, inlineParameters, wranglerD1 } from '../../launcher/wranglerD1.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { createServer } from 'node:net';
 import { newBrokerSecret, newSigningKey } from '../../shared/deploymentSecrets.js';

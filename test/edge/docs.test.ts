@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
-import { TEXT_MODULE_IMPORTS, TEXT_MODULES } from '../../scripts/workerAssets.js';
+import { TEXT_MODULE_IMPORTS, TEXT_MODULES } from '../../launcher/workerAssets.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const swaggerUiDist = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -85,7 +85,7 @@ describe('GET /docs', () => {
 });
 
 describe('the deployed worker\'s build', () => {
-  it('imports the same files as text under wrangler (wrangler.toml Text rule) as under npm start (scripts/workerAssets.ts)', () => {
+  it('imports the same files as text under wrangler (wrangler.toml Text rule) as under npm start (launcher/workerAssets.ts)', () => {
     const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
     const rule = /\[\[rules\]\]\s*\ntype\s*=\s*"Text"\s*\nglobs\s*=\s*\[([^\]]*)\]/.exec(toml);
     expect(rule, 'a [[rules]] type = "Text" block in wrangler.toml').not.toBeNull();

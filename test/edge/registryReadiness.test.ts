@@ -6,7 +6,7 @@
  * open afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { holdRegistry, LAUNCHER_HOLD, migrationFiles } from '../../scripts/edge.js';
+import { holdRegistry, LAUNCHER_HOLD, migrationFiles } from '../../launcher/edge.js';
 import { REGISTRY_MIGRATIONS } from '../../workers/registry/migrationNames.js';
 import { ORG_A, PF4_A, PF4_B, PF5_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';

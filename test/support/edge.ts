@@ -1,9 +1,9 @@
 /**
- * Test support for the edge: runs the real worker in local workerd (scripts/edge.ts) with an in-memory registry,
+ * Test support for the edge: runs the real worker in local workerd (launcher/edge.ts) with an in-memory registry,
  * seeds organizations, platforms and clients, and mints tokens with the edge's own signing key.
  */
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { startEdge, type Edge, type EdgeOptions } from '../../scripts/edge.js';
+import { startEdge, type Edge, type EdgeOptions } from '../../launcher/edge.js';
 import { hashSecret } from '../../shared/secrets.js';
 import { fileURLToPath } from 'node:url';
 

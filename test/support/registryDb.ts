@@ -3,7 +3,7 @@
  * registry routes, the token check) rather than in workerd: Miniflare hosts the D1 database (an idle worker in the
  * edge's place) and the registry worker runs this process's statements, as for the edge and the registry CLI.
  */
-import { applyMigrations, miniflareOptions, registryDb, startMiniflare, type D1Like } from '../../scripts/edge.js';
+import { applyMigrations, miniflareOptions, registryDb, startMiniflare, type D1Like } from '../../launcher/edge.js';
 
 const IDLE_WORKER = `import { DurableObject } from 'cloudflare:workers';
 export class PlatformLink extends DurableObject {}

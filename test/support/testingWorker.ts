@@ -6,7 +6,7 @@
 import { build } from 'esbuild';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { join, resolve } from 'node:path';
-import { COMPATIBILITY_DATE } from '../../scripts/edge.js';
+import { COMPATIBILITY_DATE } from '../../launcher/edge.js';
 import { mutationPrelude, watchMutationCoverage } from './edge.js';
 
 export interface TestingWorker {

@@ -1,8 +1,8 @@
-/** The score table of `npm run test:mutation` (scripts/mutation.ts): which folder a mutant counts for, and the score. */
+/** The score table of `npm run test:mutation` (test/mutation/mutation.ts): which folder a mutant counts for, and the score. */
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CORE, folderOf, PART_TESTS, PARTS, scores, unitsOf } from '../../scripts/mutation.js';
+import { CORE, folderOf, PART_TESTS, PARTS, scores, unitsOf } from '../mutation/mutation.js';
 
 const mutants = (...statuses: string[]) => statuses.map((status) => ({ status }));
 

@@ -1,11 +1,11 @@
 /**
- * The supervisor of the stack's child processes (scripts/supervisor.ts) on stand-in children: a process that exits
+ * The supervisor of the stack's child processes (launcher/supervisor.ts) on stand-in children: a process that exits
  * is started again after a doubling delay, each exit and restart logged; a crash loop is given up with a message;
  * a closed supervisor restarts nothing; a drill's own restart goes ahead of the backoff.
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { Supervisor, type ChildLike } from '../../scripts/supervisor.js';
+import { Supervisor, type ChildLike } from '../../launcher/supervisor.js';
 
 class FakeChild extends EventEmitter implements ChildLike {
   exitCode: number | null = null;

@@ -18,7 +18,7 @@ export interface RegistryStatement {
   run(): Promise<unknown>;
 }
 
-/** The part of D1 the store uses; structural so the Worker binding and scripts/edge.ts's D1Like both fit. */
+/** The part of D1 the store uses; structural so the Worker binding and launcher/edge.ts's D1Like both fit. */
 export interface RegistryDatabase {
   prepare(sql: string): RegistryStatement & { bind(...values: unknown[]): RegistryStatement };
   batch(statements: RegistryStatement[]): Promise<unknown>;

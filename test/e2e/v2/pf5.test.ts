@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../../scripts/demo.js';
+import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MANAGER_LOGIN } from '../../../scripts/demo.js';
+import { DEMO_MANAGER_LOGIN } from '../../../launcher/demo.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';

@@ -42,7 +42,7 @@ export interface StackOptions {
   /** Extra edge variables. */
   edgeVars?: Record<string, string>;
   /**
-   * Start the simulator and the broker again, on the same ports, when they exit on their own (scripts/supervisor.ts:
+   * Start the simulator and the broker again, on the same ports, when they exit on their own (launcher/supervisor.ts:
    * exponential backoff, a log line per restart, a crash loop given up). `npm start` turns it on; off by default.
    */
   supervise?: boolean | SuperviseOptions;
@@ -194,7 +194,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const log = options.log ?? (() => {});
   const temporary = options.dataDir === undefined;
   const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-stack-')));
-  // Owner-only, and anything an older release left readable tightened (see scripts/privateData.ts).
+  // Owner-only, and anything an older release left readable tightened (see launcher/privateData.ts).
   ensurePrivateDir(dataDir);
   tightenTree(dataDir);
   const cleanups: Array<() => Promise<void> | void> = [];

@@ -2,7 +2,7 @@
  * Keeps one child process of the stack running: when it exits on its own (a crash, a kill), it is started again on
  * the same port after an exponential backoff, with one log line per exit and per restart. A crash loop (more than
  * `maxRestarts` exits within `windowMs`) is not restarted again: `onGiveUp` gets a message saying so and why.
- * `npm start` supervises the simulator and the broker this way (scripts/stack.ts), so the edge stays up and answers
+ * `npm start` supervises the simulator and the broker this way (launcher/stack.ts), so the edge stays up and answers
  * `NoConnect` while either is down.
  */
 import type { EventEmitter } from 'node:events';

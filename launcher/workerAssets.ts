@@ -1,6 +1,6 @@
 /**
  * Files the edge worker imports as text rather than as code: the Swagger UI script and style it serves on /docs
- * (workers/docs). esbuild gets this plugin (scripts/edge.ts, the bench's stage worker); wrangler gets the same files
+ * (workers/docs). esbuild gets this plugin (launcher/edge.ts, the bench's stage worker); wrangler gets the same files
  * through the `Text` rule in wrangler.toml, which a test keeps in step with TEXT_MODULES.
  */
 import type { Plugin } from 'esbuild';

@@ -8,7 +8,7 @@ import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-t
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLIENT_TYPES_FILE = join(root, 'clients/typescript/api.d.ts');
 
 const HEADER = `${COMMENT_HEADER.trimEnd()}
