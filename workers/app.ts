@@ -5,7 +5,8 @@
  * then the token-guarded API: registry routes and the catalog's operation routes. Bodies are bounded before anything
  * reads them; a body that cannot be read to its end (broken chunked framing, a caller gone mid-body) is a `Validation`
  * refusal logged at debug level, never an internal error. Every answer under /api/, the guard's refusals included,
- * carries `X-Request-Timeout-Applied`.
+ * carries `X-Request-Timeout-Applied`. Every refusal, here and in the routes, is answered through `refuse`
+ * (envelope/refusal.ts), which shapes it for the route's generation.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -17,7 +18,7 @@ import { catalog } from '../shared/catalog/index.js';
 import { timeoutApplied } from './api/timeout.js';
 import { accessLog } from './api/accessLog.js';
 import { retryAfter } from './api/retryAfter.js';
-import { failure, validation } from './envelope/index.js';
+import { refuse } from './envelope/index.js';
 import { apiRateLimit } from './limits/rateLimit.js';
 import { healthz } from './health/index.js';
 import { registryNotMigrated } from './registry/notMigrated.js';
@@ -100,12 +101,7 @@ export function createApp(): Hono<AppEnv> {
         maxSize,
         onError: async (c) => {
           await drainBody(c.req.raw);
-          const message = `body: must be at most ${maxSize} bytes`;
-          if (c.req.path.startsWith('/api/v2/')) {
-            const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, message);
-            return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
-          }
-          return c.json({ errorType: 'Validation', errorCode: 'PayloadTooLarge', errorDescription: message }, 413);
+          return refuse(c, { kind: 'PayloadTooLarge', message: `body: must be at most ${maxSize} bytes` });
         },
       });
       limiters.set(maxSize, handler);
@@ -126,12 +122,7 @@ export function createApp(): Hono<AppEnv> {
     } catch (error) {
       if (reached) throw error;
       bodyNotRead(c, error);
-      if (c.req.path.startsWith('/api/v2/')) {
-        const r = validation({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, UNREADABLE_BODY);
-        return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
-      }
-      const r = validation({ generation: 'v1', family: null, paged: false, traceId: c.get('traceId') }, UNREADABLE_BODY);
-      return c.body(r.body, r.status as 400, { 'content-type': 'application/json; charset=utf-8' });
+      return refuse(c, { kind: 'Validation', message: UNREADABLE_BODY });
     }
   });
   // Live streams: SSE under /api/ (token checked above) and the SignalR hubs under /hubs/ (they check it themselves).
@@ -139,15 +130,8 @@ export function createApp(): Hono<AppEnv> {
   app.route('/', registryRoutes());
   app.route('/', catalogRoutes());
 
-  app.notFound((c) => {
-    const message = `no route for ${c.req.method} ${c.req.path}`;
-    // A v2 caller reads every answer as an envelope, an unknown route included.
-    if (c.req.path.startsWith('/api/v2/')) {
-      const r = failure({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, { code: 'NotFound', managerCode: null, message });
-      return c.body(r.body, 200, { 'content-type': 'application/json; charset=utf-8' });
-    }
-    return c.json({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: message }, 404);
-  });
+  // A v2 caller reads every answer as an envelope, an unknown route included.
+  app.notFound((c) => refuse(c, { kind: 'NotFound', message: `no route for ${c.req.method} ${c.req.path}` }));
   app.onError((err, c) => {
     if (registryNotMigrated(err)) {
       // The registry's tables are not there yet: `npm start` migrating it, or a deployment whose migrations were not
@@ -156,7 +140,7 @@ export function createApp(): Hono<AppEnv> {
       return registryNotReady(c);
     }
     console.error(JSON.stringify({ msg: 'unhandled edge error', traceId: c.get('traceId'), error: String(err) }));
-    return c.json({ errorType: 'Internal', errorCode: 'Internal', errorDescription: 'internal error' }, 500);
+    return refuse(c, { kind: 'Internal', message: 'internal error' });
   });
   return app;
 }

@@ -15,7 +15,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { AppEnv } from '../env.js';
-import { outcomeOf, statusOutcome } from '../envelope/index.js';
+import { generationOf, outcomeOf, statusOutcome } from '../envelope/index.js';
 import { forwardedOperations, honoPath } from './catalogRoutes.js';
 
 export interface AccessLogLine {
@@ -96,7 +96,7 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
  * read from a copy of its body, which is small on those routes; anything else by its status.
  */
 async function peekOutcome(c: Context<AppEnv>, status: number): Promise<string> {
-  const v2Envelope = status === 200 && c.req.path.startsWith('/api/v2/') && (c.res.headers.get('content-type') ?? '').includes('json');
+  const v2Envelope = status === 200 && generationOf(c.req.path) === 'v2' && (c.res.headers.get('content-type') ?? '').includes('json');
   if (!v2Envelope) return statusOutcome(status);
   try {
     return outcomeOf(status, await c.res.clone().text(), 'v2');

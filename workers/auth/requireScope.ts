@@ -6,12 +6,11 @@
  */
 import type { Caller } from '../env.js';
 import type { Operation } from '../../shared/catalog/index.js';
-import { failure, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
+import { refusal, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
 import { insufficientScopeChallenge } from './oauthError.js';
 
 export function scopeRefusal(entry: Operation, caller: Caller, ctx: ShapeContext): ShapedResponse | null {
   if (caller.scopes.includes(entry.scope)) return null;
   const message = `the access token lacks the ${entry.scope} scope this operation needs`;
-  const refused = failure(ctx, { code: 'Forbidden', managerCode: null, message });
-  return { ...refused, headers: { ...refused.headers, 'WWW-Authenticate': insufficientScopeChallenge(entry.scope, message) } };
+  return refusal(ctx, { kind: 'Forbidden', message, headers: { 'WWW-Authenticate': insufficientScopeChallenge(entry.scope, message) } });
 }

@@ -1,6 +1,7 @@
 /**
- * Response shapes of both generations, built in one place so the edge (for its own refusals) and the platform gateway
- * object (for broker answers it may have to store and replay byte for byte) answer identically.
+ * Response shapes of both generations, built in one place so the edge's own refusals (decided by route in
+ * refusal.ts) and the platform gateway object (for broker answers it may have to store and replay byte for byte)
+ * answer identically.
  *
  * v2: always HTTP 200 with `{data, error, meta}`; `error` is present and null on success; `meta.paging` only on paged
  * lists. v1 (and the registry's live Ping): the bare data on success, otherwise an HTTP error status with the general
@@ -150,14 +151,4 @@ function v1ErrorBody(ctx: ShapeContext, f: Failure, managerCode: string | number
 export function traceToUuid(traceId: string): string {
   const t = traceId.padEnd(32, '0');
   return `${t.slice(0, 8)}-${t.slice(8, 12)}-${t.slice(12, 16)}-${t.slice(16, 20)}-${t.slice(20, 32)}`;
-}
-
-/** An edge-side validation refusal (v2 envelope / v1 400). */
-export function validation(ctx: ShapeContext, message: string): ShapedResponse {
-  return failure(ctx, { code: 'Validation', managerCode: null, message });
-}
-
-/** An unknown or foreign trade platform: one answer for both so nothing reveals that a foreign one exists. */
-export function platformNotFound(ctx: ShapeContext, platformId: string): ShapedResponse {
-  return failure({ ...ctx, family: null }, { code: 'NotFound', managerCode: null, message: `trade platform ${platformId} not found` });
 }

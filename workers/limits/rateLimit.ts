@@ -14,9 +14,9 @@
  * registered clients that authenticated, sources that failed, and the edge's one verification counter; never for a
  * client id someone merely presented.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Env } from '../env.js';
-import { failure } from '../envelope/index.js';
+import { refuse } from '../envelope/index.js';
 import { QuotaLeases, type Admission, type Limit } from './quota.js';
 
 export type Purpose = 'token' | 'token-fail' | 'token-verify' | 'api';
@@ -100,13 +100,13 @@ export function apiRateLimit(): MiddlewareHandler<AppEnv> {
   return async function apiRateLimit(c, next) {
     const admission = await admit(c.env, 'api', c.get('caller').clientId);
     if (admission.ok) return next();
-    const { limit, windowMs } = limitOf(c.env, 'api');
-    const message = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${admission.retryAfterSeconds} s`;
-    const headers = { 'Retry-After': String(admission.retryAfterSeconds) };
-    if (c.req.path.startsWith('/api/v2/')) {
-      const r = failure({ generation: 'v2', family: null, paged: false, traceId: c.get('traceId') }, { code: 'Forbidden', managerCode: null, message });
-      return c.body(r.body, 429, { ...headers, 'content-type': 'application/json; charset=utf-8' });
-    }
-    return c.json({ errorType: 'TooManyRequests', errorCode: 'TooManyRequests', errorDescription: message }, 429, headers);
+    return apiRateRefusal(c, admission.retryAfterSeconds);
   };
+}
+
+/** The refusal of a call past the client's API budget (the API's routes and the hubs' negotiate and upgrade). */
+export function apiRateRefusal(c: Context<AppEnv>, retryAfterSeconds: number): Response {
+  const { limit, windowMs } = limitOf(c.env, 'api');
+  const message = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${retryAfterSeconds} s`;
+  return refuse(c, { kind: 'TooManyRequests', message, headers: { 'Retry-After': String(retryAfterSeconds) } });
 }

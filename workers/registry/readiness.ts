@@ -12,6 +12,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { REGISTRY_MIGRATIONS } from './migrationNames.js';
+import { refuse } from '../envelope/index.js';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -36,11 +37,11 @@ export async function registryReadiness(db: D1Database): Promise<Readiness> {
 
 /** The answer of every route while the registry is not ready (and of a registry query that finds a table missing). */
 export function registryNotReady(c: Context<AppEnv>): Response {
-  return c.json(
-    { errorType: 'Unavailable', errorCode: 'RegistryNotReady', errorDescription: 'the platform registry is not ready yet: retry shortly' },
-    503,
-    { 'Retry-After': '1', 'cache-control': 'no-store' },
-  );
+  return refuse(c, {
+    kind: 'RegistryNotReady',
+    message: 'the platform registry is not ready yet: retry shortly',
+    headers: { 'Retry-After': '1', 'cache-control': 'no-store' },
+  });
 }
 
 let ready = false;

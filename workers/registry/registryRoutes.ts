@@ -8,18 +8,15 @@
  */
 import { Hono, type Context, type Handler } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
+import { configOf } from '../config.js';
 import { registryOperations } from '../../shared/catalog/registry.js';
 import type { Operation } from '../../shared/catalog/index.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER, TIMEOUT_QUERY } from '../api/timeout.js';
 import { uuidSchema } from './ids.js';
 import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
-import { cachedPlatform, DEFAULT_PLATFORM_CACHE_SECONDS } from './platformCache.js';
-
-/** The general v1 error body of the spec (errorType, errorCode, errorDescription). */
-export function v1Error(errorType: 'Validation' | 'NotFound', errorDescription: string) {
-  return { errorType, errorCode: errorType, errorDescription };
-}
+import { cachedPlatform } from './platformCache.js';
+import { refuse, unknownPlatform } from '../envelope/index.js';
 
 /** The verified caller; a missing one means requireToken() was not mounted in front, which must fail loudly. */
 export function callerOf(c: Context<AppEnv>): Caller {
@@ -34,8 +31,7 @@ export function callerOf(c: Context<AppEnv>): Caller {
  */
 export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntry | null> {
   const organizationId = callerOf(c).organizationId;
-  const ttl = Number(c.env.REGISTRY_CACHE_SECONDS ?? DEFAULT_PLATFORM_CACHE_SECONDS);
-  return cachedPlatform(organizationId, id, Number.isFinite(ttl) ? ttl : DEFAULT_PLATFORM_CACHE_SECONDS,
+  return cachedPlatform(organizationId, id, configOf(c.env).REGISTRY_CACHE_SECONDS,
     () => new RegistryStore(c.env.DB).findPlatformEntry(organizationId, id));
 }
 
@@ -44,7 +40,7 @@ function budgeted(entry: Operation, handler: Handler<AppEnv>): Handler<AppEnv> {
   return async (c, next) => {
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
     c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
-    if (!budget.ok) return c.json(v1Error('Validation', budget.message), 400);
+    if (!budget.ok) return refuse(c, { kind: 'Validation', message: budget.message });
     return handler(c, next);
   };
 }
@@ -58,11 +54,9 @@ export function registryRoutes(): Hono<AppEnv> {
 
   app.get('/api/TradePlatforms/:tradePlatform', budgeted(registryOperations.TradePlatform, async (c) => {
     const id = c.req.param('tradePlatform') ?? '';
-    if (!uuidSchema.safeParse(id).success) {
-      return c.json(v1Error('Validation', 'tradePlatform must be a uuid'), 400);
-    }
+    if (!uuidSchema.safeParse(id).success) return refuse(c, { kind: 'Validation', message: 'tradePlatform must be a uuid' });
     const entry = await platformOf(c, id);
-    if (!entry) return c.json(v1Error('NotFound', `trade platform ${id} not found`), 404);
+    if (!entry) return refuse(c, unknownPlatform(id));
     return c.json(entry.platform);
   }));
 
