@@ -1,14 +1,18 @@
 /**
- * The environment variables of every process, checked in one place with zod before anything starts: `npm start` and
- * the stack launcher (the edge's variables and the ports of all three processes), the broker's and the simulator's
- * mains. A wrong value is refused with one line per variable that names it and says what it must be, instead of a
- * stack trace or a silent fallback later on. Empty counts as unset (a `VAR=` line in a shell or compose file).
+ * The environment variables of every process, checked in one place with zod: `npm start` and the stack launcher (the
+ * edge's variables and the ports of all three processes), the broker's and the simulator's mains, and the edge worker
+ * itself (workers/config.ts reads its bindings through `readWorkerEnvironment`). Every variable's rule and default is
+ * written here once. A wrong value is named in one line per variable that says what it must be, instead of a stack
+ * trace or a silent fallback later on: the Node processes refuse to start with it; the edge worker, which cannot
+ * refuse to be deployed, logs the same line and serves with the variable's documented fallback (see
+ * `readWorkerEnvironment`). Empty counts as unset (a `VAR=` line in a shell or compose file).
  *
- * Pure: it reads the record it is given, never `process.env` itself, so the same rules are unit-tested directly.
- * Secret variables are never echoed back in a message.
+ * Pure: it reads the record it is given, never `process.env` itself, so the same rules are unit-tested directly and
+ * run in the worker. Secret variables are never echoed back in a message.
  */
 import { z } from 'zod';
 import { parseCorsOrigins } from './corsOrigins.js';
+import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
 
@@ -26,17 +30,24 @@ interface VariableRule<T> {
   parse(raw: string): Parsed<T>;
   /** Secrets are refused without quoting what was given. */
   secret?: boolean;
+  /** What the edge worker serves with when the value is wrong, when that is better than the default. */
+  salvage?: (raw: string) => T;
 }
+
+/** Each variable's rule and default, for the worker's reading that replaces a wrong value instead of refusing it. */
+const fallbacks = new WeakMap<z.ZodType, { rule: VariableRule<unknown>; fallback: unknown }>();
 
 /** One variable: unset or empty gives `fallback`, anything else must pass `rule`. */
 function variable<T, F extends T | undefined>(rule: VariableRule<T>, fallback: F) {
-  return z.string().optional().transform((raw, ctx): T | F => {
+  const schema = z.string().optional().transform((raw, ctx): T | F => {
     if (raw === undefined || raw.trim() === '') return fallback;
     const parsed = rule.parse(raw.trim());
     if (parsed.ok) return parsed.value;
     ctx.addIssue({ code: 'custom', message: rule.secret ? parsed.problem : `${parsed.problem}, got ${JSON.stringify(raw)}` });
     return z.NEVER;
   });
+  fallbacks.set(schema, { rule: rule as VariableRule<unknown>, fallback });
+  return schema;
 }
 
 const integer = (min: number, max: number, what: string): VariableRule<number> => ({
@@ -51,6 +62,18 @@ const PORT = integer(0, 65535, 'a port number from 0 to 65535 (0: any free port)
 const SEED = integer(0, 2 ** 32 - 1, 'an integer from 0 to 4294967295');
 const positive = (max: number, unit: string) => integer(1, max, `a whole number of ${unit} from 1 to ${max}`);
 const count = (max: number, what: string) => integer(0, max, `a whole number of ${what} from 0 to ${max}`);
+/** A plain decimal number (`2.5`, `0.0003`), above `min` (or from it, `inclusive`) and at most `max`. */
+const decimal = (min: number, max: number, inclusive: boolean, what: string): VariableRule<number> => ({
+  parse(raw) {
+    const value = Number(raw);
+    if (!/^\d+(\.\d+)?$|^\.\d+$/.test(raw) || (inclusive ? value < min : value <= min) || value > max) return { ok: false, problem: `must be ${what}` };
+    return { ok: true, value };
+  },
+});
+/** `1` or `0`. */
+const flag = (what: string): VariableRule<boolean> => ({
+  parse: (raw) => raw === '1' || raw === '0' ? { ok: true, value: raw === '1' } : { ok: false, problem: `must be ${what}` },
+});
 
 const httpUrl: VariableRule<string> = {
   parse(raw) {
@@ -94,31 +117,86 @@ const corsOrigins: VariableRule<string> = {
     }
     return { ok: true, value: raw };
   },
+  // The edge keeps the entries that are origins (shared/corsOrigins.ts ignores the others).
+  salvage: (raw) => raw,
 };
 
-const DEFAULT_MAX_TOKEN_LIFETIME = 86_400;
+/** The local ports (`PORT`, `BROKER_PORT`, `SIM_PORT`), and so the loopback URLs of the edge and the broker. */
+const DEFAULT_EDGE_PORT = 8787;
+const DEFAULT_BROKER_PORT = 8790;
+const DEFAULT_SIM_PORT = 8791;
+
+/**
+ * Every variable of the edge worker (workers/env.ts types the bindings; this is where each one's rule and default
+ * live). The worker reads them once per bindings object (workers/config.ts); the launcher checks the ones it passes
+ * through (`edgeEnvironment`).
+ */
+const workerVariables = {
+  PUBLIC_URL: variable(httpUrl, `http://127.0.0.1:${DEFAULT_EDGE_PORT}`),
+  AUTH_AUDIENCE: variable(text, 'webapi'),
+  /**
+   * The worker takes the key as given and imports it at first use: a key that cannot be imported answers the token
+   * endpoint and /api/ 500 `server_error` ("the token signing key is not usable"). The launcher checks its shape
+   * before anything starts (`edgeEnvironment`).
+   */
+  AUTH_SIGNING_KEY: variable(secretText, undefined),
+  AUTH_ISSUER: variable(text, undefined),
+  AUTH_JWKS_URL: variable(httpUrl, undefined),
+  AUTH_ORG_CLAIM: variable(text, 'org'),
+  TOKEN_TTL_SECONDS: variable(positive(31_536_000, 'seconds'), 3600),
+  TOKEN_MAX_LIFETIME_SECONDS: variable(positive(31_536_000, 'seconds'), 86_400),
+  TOKEN_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), 30),
+  TOKEN_FAILURE_LIMIT: variable(count(1_000_000_000, 'requests'), 30),
+  /**
+   * Each verification is a 100,000-iteration hash, the token endpoint's one expensive step: the default keeps the
+   * hashing of a window to a small share of one isolate's time, however many callers ask (what a check costs:
+   * docs/perf/2026-11-27-figures-behind-defaults.md).
+   */
+  TOKEN_VERIFY_LIMIT: variable(count(1_000_000_000, 'verifications'), 300),
+  API_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), 30_000),
+  RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
+  IDEMPOTENCY_RETENTION_HOURS: variable(decimal(0, 8760, false, 'a number of hours above 0 and at most 8760 (0.5: half an hour)'), 24),
+  REGISTRY_CACHE_SECONDS: variable(decimal(0, 3600, true, 'a number of seconds from 0 to 3600 (0: read the registry on every call)'), 5),
+  STREAM_MAX_BEHIND: variable(positive(1_000_000, 'events'), 5_000),
+  STREAM_SHARDS: variable(positive(256, 'objects'), 1),
+  STREAM_FLUSH_MS: variable(positive(1000, 'milliseconds'), 10),
+  LINKS_PER_PLATFORM: variable(positive(256, 'objects'), 4),
+  IDEMPOTENCY_SHARDS: variable(positive(256, 'objects'), 16),
+  EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),
+  BROKER_URL: variable(httpUrl, `http://127.0.0.1:${DEFAULT_BROKER_PORT}`),
+  BROKER_SECRET: variable(secretText, undefined),
+  ACCESS_LOG_BATCH: variable(flag('1 (each access-log line written on its own) or 0 (lines written in batches)'), false),
+  CORS_ORIGINS: variable(corsOrigins, undefined),
+};
+
+/** The names of the edge worker's variables. */
+export const WORKER_VARIABLES = Object.keys(workerVariables) as ReadonlyArray<keyof typeof workerVariables>;
+
+/** The edge worker's variables as read: each typed, unset ones at their defaults. */
+export type WorkerEnvironment = { [K in keyof typeof workerVariables]: z.output<(typeof workerVariables)[K]> };
 
 /** Variables of the edge worker that the local launcher passes through (docs/operating.md, "Configuration"). */
 const edgeVariables = {
-  PUBLIC_URL: variable(httpUrl, undefined),
-  AUTH_AUDIENCE: variable(text, 'webapi'),
+  PUBLIC_URL: workerVariables.PUBLIC_URL,
+  AUTH_AUDIENCE: workerVariables.AUTH_AUDIENCE,
+  // Checked for shape before start, so a pasted public key or PEM fails here, not at the first token.
   AUTH_SIGNING_KEY: variable(signingKey, undefined),
-  AUTH_ISSUER: variable(text, undefined),
-  AUTH_JWKS_URL: variable(httpUrl, undefined),
-  AUTH_ORG_CLAIM: variable(text, undefined),
-  TOKEN_TTL_SECONDS: variable(positive(31_536_000, 'seconds'), 3600),
-  TOKEN_MAX_LIFETIME_SECONDS: variable(positive(31_536_000, 'seconds'), DEFAULT_MAX_TOKEN_LIFETIME),
-  TOKEN_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
-  TOKEN_FAILURE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
-  TOKEN_VERIFY_LIMIT: variable(count(1_000_000_000, 'verifications'), undefined),
-  API_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), undefined),
-  RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), undefined),
-  IDEMPOTENCY_RETENTION_HOURS: variable(positive(8760, 'hours'), 24),
-  REGISTRY_CACHE_SECONDS: variable(count(3600, 'seconds'), undefined),
-  STREAM_MAX_BEHIND: variable(positive(1_000_000, 'events'), undefined),
-  BROKER_URL: variable(httpUrl, undefined),
-  BROKER_SECRET: variable(secretText, undefined),
-  CORS_ORIGINS: variable(corsOrigins, undefined),
+  AUTH_ISSUER: workerVariables.AUTH_ISSUER,
+  AUTH_JWKS_URL: workerVariables.AUTH_JWKS_URL,
+  AUTH_ORG_CLAIM: workerVariables.AUTH_ORG_CLAIM,
+  TOKEN_TTL_SECONDS: workerVariables.TOKEN_TTL_SECONDS,
+  TOKEN_MAX_LIFETIME_SECONDS: workerVariables.TOKEN_MAX_LIFETIME_SECONDS,
+  TOKEN_RATE_LIMIT: workerVariables.TOKEN_RATE_LIMIT,
+  TOKEN_FAILURE_LIMIT: workerVariables.TOKEN_FAILURE_LIMIT,
+  TOKEN_VERIFY_LIMIT: workerVariables.TOKEN_VERIFY_LIMIT,
+  API_RATE_LIMIT: workerVariables.API_RATE_LIMIT,
+  RATE_LIMIT_WINDOW_SECONDS: workerVariables.RATE_LIMIT_WINDOW_SECONDS,
+  IDEMPOTENCY_RETENTION_HOURS: workerVariables.IDEMPOTENCY_RETENTION_HOURS,
+  REGISTRY_CACHE_SECONDS: workerVariables.REGISTRY_CACHE_SECONDS,
+  STREAM_MAX_BEHIND: workerVariables.STREAM_MAX_BEHIND,
+  BROKER_URL: workerVariables.BROKER_URL,
+  BROKER_SECRET: workerVariables.BROKER_SECRET,
+  CORS_ORIGINS: workerVariables.CORS_ORIGINS,
 };
 
 type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {
@@ -144,12 +222,49 @@ function edgeConsistency(env: EdgeShape, ctx: z.RefinementCtx): void {
 /** The edge's variables, as the launcher and the tests' stack read them from their environment. */
 export const edgeEnvironment = z.object(edgeVariables).superRefine(edgeConsistency, { when: () => true });
 
+/** Every variable of the edge worker, with the rules across them. */
+export const workerEnvironment = z.object(workerVariables).superRefine(edgeConsistency, { when: () => true });
+
+/** The edge worker's variables when none is set: the defaults, for code that addresses the worker's objects. */
+export const WORKER_DEFAULTS: Readonly<WorkerEnvironment> = Object.freeze(workerEnvironment.parse({}));
+
+/**
+ * The edge worker's reading of its bindings: every variable by its rule, and every problem in the sentences
+ * `readEnvironment` throws (one per variable, naming it), for the worker to log. A deployed worker cannot refuse to
+ * start, and refusing every request over one wrong limit would be an outage, so instead of refusing, a wrong value
+ * is replaced by what the edge has always served with: the variable's default (CORS_ORIGINS: the entries that are
+ * origins). The rules across variables need nothing replaced: the edge verifies against an external identity
+ * provider only when AUTH_ISSUER and AUTH_JWKS_URL are both set, and never issues a token longer than
+ * TOKEN_MAX_LIFETIME_SECONDS (workers/auth/authConfig.ts).
+ */
+export function readWorkerEnvironment(env: EnvironmentRecord): { values: WorkerEnvironment; problems: string[] } {
+  let problems: string[] = [];
+  try {
+    return { values: readEnvironment(workerEnvironment, env), problems };
+  } catch (error) {
+    if (!(error instanceof EnvironmentError)) throw error;
+    problems = error.problems;
+  }
+  const values: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(workerVariables)) {
+    const read = schema.safeParse(env[name]);
+    if (read.success) {
+      values[name] = read.data;
+      continue;
+    }
+    const { rule, fallback } = fallbacks.get(schema)!;
+    const raw = env[name];
+    values[name] = rule.salvage && typeof raw === 'string' ? rule.salvage(raw.trim()) : fallback;
+  }
+  return { values: values as WorkerEnvironment, problems };
+}
+
 /** `npm start`: the three processes' ports and the demo, plus the edge's variables. */
 export const startEnvironment = z.object({
   ...edgeVariables,
-  PORT: variable(PORT, 8787),
-  BROKER_PORT: variable(PORT, 8790),
-  SIM_PORT: variable(PORT, 8791),
+  PORT: variable(PORT, DEFAULT_EDGE_PORT),
+  BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
+  SIM_PORT: variable(PORT, DEFAULT_SIM_PORT),
   SIM_SEED: variable(SEED, undefined),
   DATA_DIR: variable(text, '.data'),
   LOG_LEVEL: variable(logLevel, 'info'),
@@ -171,7 +286,7 @@ function tlsPair(env: { BROKER_TLS_CERT?: string; BROKER_TLS_KEY?: string }, ctx
 /** `broker/main.ts`. */
 export const brokerEnvironment = z.object({
   BROKER_SECRET: variable(secretText, undefined).refine((v) => v !== undefined, { message: 'is required: the edge links authenticate with it (npm run secrets makes one)' }),
-  BROKER_PORT: variable(PORT, 8790),
+  BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
   BROKER_HOST: variable(text, '127.0.0.1'),
   BROKER_PLATFORMS_FILE: variable(text, undefined),
   BROKER_ID: variable(text, 'local'),
@@ -186,7 +301,7 @@ export const brokerEnvironment = z.object({
 
 /** `sim/main.ts`. */
 export const simEnvironment = z.object({
-  SIM_PORT: variable(PORT, 8791),
+  SIM_PORT: variable(PORT, DEFAULT_SIM_PORT),
   SIM_HOST: variable(text, '127.0.0.1'),
   SIM_SEED: variable(SEED, undefined),
   SIM_CONFIG: variable(text, undefined),

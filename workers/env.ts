@@ -1,5 +1,9 @@
 /**
  * The edge worker's bindings, variables and per-request context: one definition every module types against.
+ *
+ * The variables are the strings the runtime binds. Code reads them through workers/config.ts (`configOf(env)`), which
+ * parses them once per bindings object by the rules of shared/environment.ts, where each one's default is written
+ * (the defaults named below are those); a test holds this list and that schema to the same names.
  */
 import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
 import type { PlatformLink } from './gateway/platformLink.js';

@@ -6,26 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../../shared/catalog/index.js';
 import type { ReplicaFrame } from '../../shared/replication.js';
-import { EdgeReplica, replicaMaxRows, replicaPlan, type ReplicaPlan } from '../../workers/gateway/edgeReplica.js';
+import { EdgeReplica, replicaPlan, type ReplicaPlan } from '../../workers/gateway/edgeReplica.js';
 
 const op = (id: string): Operation => {
   const entry = findOperation(id);
   if (!entry) throw new Error(`no catalog entry ${id}`);
   return entry;
 };
-
-describe('replicaMaxRows (EDGE_REPLICA_MAX_ROWS)', () => {
-  it('takes a whole number from 0 (replicas off) to 100,000, spaces around it allowed', () => {
-    expect(replicaMaxRows('0')).toBe(0);
-    expect(replicaMaxRows('1')).toBe(1);
-    expect(replicaMaxRows(' 250 ')).toBe(250);
-    expect(replicaMaxRows('100000')).toBe(100_000);
-  });
-
-  it('falls back to the default of 10,000 when unset, blank or out of bounds', () => {
-    for (const value of [undefined, '', '   ', '-1', '100001', '2.5', 'many', 'Infinity', 'NaN']) expect(replicaMaxRows(value)).toBe(10_000);
-  });
-});
 
 describe('replicaPlan', () => {
   it('plans a record read by key on hot tables, with the member it answers', () => {

@@ -1,13 +1,14 @@
 /**
  * The environment rules of every process (shared/environment.ts) and the Node.js version check: a wrong value is
- * refused with a sentence naming its variable, secrets are never quoted back, unset and empty take the defaults, and
- * the required Node.js version is the one package.json declares.
+ * refused with a sentence naming its variable, secrets are never quoted back, unset and empty take the defaults, the
+ * edge worker reads every variable of its own by the same rules and serves a wrong one's fallback, and the required
+ * Node.js version is the one package.json declares.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  brokerEnvironment, edgeEnvironment, EnvironmentError, listenProblem, readEnvironment, simEnvironment, startEnvironment,
-  type EnvironmentRecord,
+  brokerEnvironment, edgeEnvironment, EnvironmentError, listenProblem, readEnvironment, readWorkerEnvironment, simEnvironment,
+  startEnvironment, WORKER_DEFAULTS, WORKER_VARIABLES, type EnvironmentRecord, type WorkerEnvironment,
 } from '../../shared/environment.js';
 import { nodeVersionProblem, REQUIRED_NODE } from '../../shared/nodeVersion.js';
 
@@ -82,6 +83,110 @@ describe('environment of npm start', () => {
     const publicOnly = JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b' });
     expect(problems(edgeEnvironment, { AUTH_SIGNING_KEY: publicOnly })).toHaveLength(1);
     expect(problems(edgeEnvironment, { AUTH_SIGNING_KEY: JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'a', y: 'b', d: 'c' }) })).toEqual([]);
+  });
+});
+
+describe('environment of the edge worker', () => {
+  const read = (env: EnvironmentRecord) => readWorkerEnvironment(env);
+  const value = <K extends keyof WorkerEnvironment>(name: K, raw: string | undefined) => read({ [name]: raw }).values[name];
+
+  it('has a default for every variable that has one, each written once in the schema', () => {
+    expect(WORKER_DEFAULTS).toEqual({
+      PUBLIC_URL: 'http://127.0.0.1:8787', AUTH_AUDIENCE: 'webapi', AUTH_ORG_CLAIM: 'org', TOKEN_TTL_SECONDS: 3600,
+      TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300,
+      API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
+      STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
+      EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: 'http://127.0.0.1:8790', ACCESS_LOG_BATCH: false,
+    });
+    expect(read({})).toEqual({ values: { ...WORKER_DEFAULTS, AUTH_SIGNING_KEY: undefined, AUTH_ISSUER: undefined, AUTH_JWKS_URL: undefined, BROKER_SECRET: undefined, CORS_ORIGINS: undefined }, problems: [] });
+    // The local ports are the ones the loopback URLs name.
+    expect(readEnvironment(startEnvironment, {})).toMatchObject({ PORT: 8787, BROKER_PORT: 8790 });
+  });
+
+  it('covers every variable workers/env.ts declares', () => {
+    const declared = [...readFileSync('workers/env.ts', 'utf8').matchAll(/^  ([A-Z][A-Z0-9_]+)\?: string;$/gm)].map((m) => m[1]).sort();
+    expect(declared.length).toBeGreaterThan(20);
+    expect([...WORKER_VARIABLES].sort()).toEqual(declared);
+  });
+
+  it('reads every variable of the bindings, ignoring the other bindings', () => {
+    const { values, problems } = read({
+      LINKS_PER_PLATFORM: '2', IDEMPOTENCY_SHARDS: '32', STREAM_SHARDS: '4', STREAM_FLUSH_MS: '25', EDGE_REPLICA_MAX_ROWS: '0',
+      API_RATE_LIMIT: '0', RATE_LIMIT_WINDOW_SECONDS: '3600', ACCESS_LOG_BATCH: '1', AUTH_ORG_CLAIM: 'tenant',
+      BROKER_URL: 'https://broker.example.com', DB: {} as unknown as string,
+    });
+    expect(problems).toEqual([]);
+    expect(values).toMatchObject({
+      LINKS_PER_PLATFORM: 2, IDEMPOTENCY_SHARDS: 32, STREAM_SHARDS: 4, STREAM_FLUSH_MS: 25, EDGE_REPLICA_MAX_ROWS: 0,
+      API_RATE_LIMIT: 0, RATE_LIMIT_WINDOW_SECONDS: 3600, ACCESS_LOG_BATCH: true, AUTH_ORG_CLAIM: 'tenant',
+      BROKER_URL: 'https://broker.example.com',
+    });
+    expect(values).not.toHaveProperty('DB');
+  });
+
+  it('takes object counts (links, ledgers, stream objects) as whole numbers from 1 to 256, else the default', () => {
+    for (const name of ['LINKS_PER_PLATFORM', 'IDEMPOTENCY_SHARDS', 'STREAM_SHARDS'] as const) {
+      expect([value(name, '1'), value(name, '17'), value(name, '256'), value(name, ' 8 ')]).toEqual([1, 17, 256, 8]);
+      for (const raw of [undefined, '', '0', '-1', '257', '1.5', 'x', 'Infinity']) expect(value(name, raw)).toBe(WORKER_DEFAULTS[name]);
+    }
+    expect(read({ LINKS_PER_PLATFORM: '257' }).problems).toEqual(['LINKS_PER_PLATFORM must be a whole number of objects from 1 to 256, got "257"']);
+  });
+
+  it('takes EDGE_REPLICA_MAX_ROWS from 0 (replicas off) to 100,000, else 10,000', () => {
+    expect([value('EDGE_REPLICA_MAX_ROWS', '0'), value('EDGE_REPLICA_MAX_ROWS', '1'), value('EDGE_REPLICA_MAX_ROWS', ' 250 '), value('EDGE_REPLICA_MAX_ROWS', '100000')]).toEqual([0, 1, 250, 100_000]);
+    for (const raw of [undefined, '', '   ', '-1', '100001', '2.5', 'many', 'Infinity', 'NaN']) expect(value('EDGE_REPLICA_MAX_ROWS', raw)).toBe(10_000);
+  });
+
+  it('takes REGISTRY_CACHE_SECONDS and IDEMPOTENCY_RETENTION_HOURS as decimal numbers', () => {
+    expect([value('REGISTRY_CACHE_SECONDS', '0'), value('REGISTRY_CACHE_SECONDS', '2.5'), value('REGISTRY_CACHE_SECONDS', '30')]).toEqual([0, 2.5, 30]);
+    for (const raw of ['soon', 'Infinity', '-1', '3601']) expect(value('REGISTRY_CACHE_SECONDS', raw)).toBe(5);
+    expect(value('IDEMPOTENCY_RETENTION_HOURS', String(1 / 3600))).toBe(1 / 3600);
+    expect(value('IDEMPOTENCY_RETENTION_HOURS', '0.5')).toBe(0.5);
+    for (const raw of ['0', '-1', '1e3', '8761']) expect(value('IDEMPOTENCY_RETENTION_HOURS', raw)).toBe(24);
+    expect(read({ IDEMPOTENCY_RETENTION_HOURS: '0' }).problems).toEqual(['IDEMPOTENCY_RETENTION_HOURS must be a number of hours above 0 and at most 8760 (0.5: half an hour), got "0"']);
+  });
+
+  it('takes the flush interval from 1 to 1000 ms, and the access-log switch as 1 or 0', () => {
+    expect(value('STREAM_FLUSH_MS', '25')).toBe(25);
+    for (const raw of [undefined, '0', '2.5', '100000']) expect(value('STREAM_FLUSH_MS', raw)).toBe(10);
+    expect([value('ACCESS_LOG_BATCH', '1'), value('ACCESS_LOG_BATCH', '0'), value('ACCESS_LOG_BATCH', 'yes')]).toEqual([true, false, false]);
+  });
+
+  it('serves a wrong value\'s fallback and names every problem in the sentence npm start refuses it with', () => {
+    const env = { TOKEN_RATE_LIMIT: '30k', RATE_LIMIT_WINDOW_SECONDS: '0', PUBLIC_URL: 'gateway.example.com', BROKER_URL: 'ws://broker' };
+    const { values, problems } = read(env);
+    expect(values).toMatchObject({ TOKEN_RATE_LIMIT: 30, RATE_LIMIT_WINDOW_SECONDS: 60, PUBLIC_URL: 'http://127.0.0.1:8787', BROKER_URL: 'http://127.0.0.1:8790' });
+    expect(problems).toEqual([
+      'PUBLIC_URL must be an absolute http(s) URL, got "gateway.example.com"',
+      'TOKEN_RATE_LIMIT must be a whole number of requests from 0 to 1000000000, got "30k"',
+      'RATE_LIMIT_WINDOW_SECONDS must be a whole number of seconds from 1 to 86400, got "0"',
+      'BROKER_URL must be an absolute http(s) URL, got "ws://broker"',
+    ]);
+    const launcher = problems.filter((p) => !p.startsWith('BROKER_URL'));
+    expect(problems.filter((p) => p.startsWith('BROKER_URL'))).toHaveLength(1);
+    expect(launcher.every((p) => (() => { try { readEnvironment(startEnvironment, env); } catch (e) { return (e as EnvironmentError).problems.includes(p); } return false; })())).toBe(true);
+  });
+
+  it('keeps the origins of a CORS_ORIGINS with entries that are not, and names those', () => {
+    const { values, problems } = read({ CORS_ORIGINS: 'https://a.example.com https://b.example.com/path' });
+    expect(values.CORS_ORIGINS).toBe('https://a.example.com https://b.example.com/path');
+    expect(problems).toEqual([expect.stringMatching(/^CORS_ORIGINS must be \* or origins .*not an origin: https:\/\/b\.example\.com\/path/)]);
+  });
+
+  it('names the rules across variables, leaving the values as given for the edge to apply them', () => {
+    const { values, problems } = read({ AUTH_ISSUER: 'https://id.example.com/', TOKEN_TTL_SECONDS: '7200', TOKEN_MAX_LIFETIME_SECONDS: '3600' });
+    expect(values).toMatchObject({ AUTH_ISSUER: 'https://id.example.com/', AUTH_JWKS_URL: undefined, TOKEN_TTL_SECONDS: 7200, TOKEN_MAX_LIFETIME_SECONDS: 3600 });
+    expect(problems).toEqual([
+      expect.stringMatching(/^AUTH_JWKS_URL must be set when AUTH_ISSUER is/),
+      expect.stringMatching(/^TOKEN_TTL_SECONDS must not exceed TOKEN_MAX_LIFETIME_SECONDS \(3600\)/),
+    ]);
+  });
+
+  it('takes the signing key as given, for the edge to import, while the launcher checks its shape; never quoting it', () => {
+    const key = 'not-json-but-secret-material';
+    expect(read({ AUTH_SIGNING_KEY: key })).toEqual({ values: expect.objectContaining({ AUTH_SIGNING_KEY: key }), problems: [] });
+    expect(problems(edgeEnvironment, { AUTH_SIGNING_KEY: key })).toHaveLength(1);
+    expect(read({ BROKER_SECRET: ' ' }).values.BROKER_SECRET).toBeUndefined();
   });
 });
 

@@ -1,10 +1,10 @@
 /**
- * How the edge names its gateway objects (workers/gateway/names.ts): the FNV-1a spread, the bounds of a configured
- * object count, and the exact names of link objects and idempotency ledgers.
+ * How the edge names its gateway objects (workers/gateway/names.ts): the FNV-1a spread, the default object counts,
+ * and the exact names of link objects and idempotency ledgers (the counts' bounds: environment.test.ts).
  */
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, fnv1a, ledgerName, linkName, objectCount, pickLink,
+  DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, fnv1a, ledgerName, linkName, pickLink,
 } from '../../workers/gateway/names.js';
 
 describe('fnv1a', () => {
@@ -15,19 +15,8 @@ describe('fnv1a', () => {
   });
 });
 
-describe('objectCount', () => {
-  it('takes a whole number from 1 to 256', () => {
-    expect(objectCount('1', 4)).toBe(1);
-    expect(objectCount('17', 4)).toBe(17);
-    expect(objectCount('256', 4)).toBe(256);
-    expect(objectCount(' 8 ', 4)).toBe(8);
-  });
-
-  it('answers the fallback for anything else', () => {
-    for (const value of [undefined, '', '0', '-1', '257', '1.5', 'x', 'Infinity']) expect(objectCount(value, 7)).toBe(7);
-  });
-
-  it('has the documented defaults', () => {
+describe('object counts', () => {
+  it('have the documented defaults', () => {
     expect(DEFAULT_LINKS_PER_PLATFORM).toBe(4);
     expect(DEFAULT_IDEMPOTENCY_SHARDS).toBe(16);
   });

@@ -15,6 +15,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { AppEnv } from '../env.js';
+import { configOf } from '../config.js';
 import { generationOf, outcomeOf, statusOutcome } from '../envelope/index.js';
 import { forwardedOperations, honoPath } from './catalogRoutes.js';
 
@@ -86,7 +87,7 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
       outcome: c.get('outcome') ?? await peekOutcome(c, status),
       ms: Date.now() - started,
     };
-    if (c.env?.ACCESS_LOG_BATCH === '1') write(JSON.stringify(line));
+    if (configOf(c.env).ACCESS_LOG_BATCH) write(JSON.stringify(line));
     else queue(c, JSON.stringify(line));
   };
 }

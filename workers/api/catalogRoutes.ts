@@ -6,10 +6,11 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../env.js';
+import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { failure, outcomeOf, platformNotFound, validation, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
 import {
-  DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, LINK_GRACE_MS, ledgerName, objectCount, pickLink, type GatewayCall,
+  LINK_GRACE_MS, ledgerName, pickLink, type GatewayCall,
 } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { scopeRefusal } from '../auth/requireScope.js';
@@ -25,7 +26,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the broker's time-out answer), so this only fires when the object itself does not answer.
  */
 export const EDGE_GRACE_MS = LINK_GRACE_MS + 1000;
-const DEFAULT_RETENTION_HOURS = 24;
 
 /** Entries the edge forwards, most specific first so a literal segment wins over a parameter at the same place. */
 export function forwardedOperations(): Operation[] {
@@ -83,7 +83,7 @@ function operationHandler(entry: Operation) {
       args: inputs.args,
       timeoutMs: Math.round(budget.seconds * 1000),
       traceId: ctx.traceId,
-      brokerUrl: found.brokerUrl ?? c.env.BROKER_URL ?? 'http://127.0.0.1:8790',
+      brokerUrl: found.brokerUrl ?? configOf(c.env).BROKER_URL,
       mutating: entry.mutating,
     };
     if (idempotent) {
@@ -94,9 +94,9 @@ function operationHandler(entry: Operation) {
         const clientId = c.get('caller').clientId;
         call.idempotency = {
           key: `${clientId}:${key}`,
-          ledger: ledgerName(clientId, key, objectCount(c.env.IDEMPOTENCY_SHARDS, DEFAULT_IDEMPOTENCY_SHARDS)),
+          ledger: ledgerName(clientId, key, configOf(c.env).IDEMPOTENCY_SHARDS),
           requestHash: await requestHash(entry.method, new URL(c.req.url), body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args)),
-          retentionHours: Number(c.env.IDEMPOTENCY_RETENTION_HOURS) || DEFAULT_RETENTION_HOURS,
+          retentionHours: configOf(c.env).IDEMPOTENCY_RETENTION_HOURS,
         };
       }
     }
@@ -139,7 +139,7 @@ export function objectId(ns: DurableObjectNamespace<any>, name: string): Durable
 function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse> {
   const stub = call.idempotency
     ? c.env.IDEMPOTENCY.get(objectId(c.env.IDEMPOTENCY, call.idempotency.ledger))
-    : c.env.LINKS.get(objectId(c.env.LINKS, pickLink(call.platform, call.traceId, objectCount(c.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM))));
+    : c.env.LINKS.get(objectId(c.env.LINKS, pickLink(call.platform, call.traceId, configOf(c.env).LINKS_PER_PLATFORM)));
   return new Promise<ShapedResponse>((resolve) => {
     const timer = setTimeout(() => resolve(failure(ctx, {
       code: 'NoConnect', managerCode: null, timedOut: true,

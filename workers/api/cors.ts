@@ -13,6 +13,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
+import { configOf } from '../config.js';
 import { allowedOrigin, parseCorsOrigins, type OriginPolicy } from '../../shared/corsOrigins.js';
 
 /** Request headers a browser client may send beyond the safelisted ones. */
@@ -33,7 +34,7 @@ function policyOf(raw: string | undefined): OriginPolicy {
 
 export function cors(): MiddlewareHandler<AppEnv> {
   return async function cors(c, next) {
-    const policy = policyOf(c.env.CORS_ORIGINS);
+    const policy = policyOf(configOf(c.env).CORS_ORIGINS);
     // No origin allowed (the default): nothing to add, and a preflight is answered without CORS headers below.
     if (policy.kind === 'none' && c.req.method !== 'OPTIONS') return next();
     const origin = c.req.header('origin');

@@ -13,8 +13,9 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import type { AppEnv, Caller } from '../env.js';
 import { isUuid } from '../registry/ids.js';
-import { cachedClientStanding, registryCacheSeconds } from '../registry/platformCache.js';
+import { cachedClientStanding } from '../registry/platformCache.js';
 import { RegistryStore } from '../registry/registryStore.js';
+import { configOf } from '../config.js';
 import { authConfig, CLOCK_TOLERANCE_SECONDS, SCOPE, type AuthConfig } from './authConfig.js';
 import { lifetimeProblem, scopesOf } from './tokenClaims.js';
 import { bearerError } from './oauthError.js';
@@ -99,7 +100,7 @@ const REVOKED = 'the access token was revoked: its client is disabled or no long
  * standing as read from the registry (a re-read standing is a new object) and token's scope list.
  */
 async function standingScopes(c: Context<AppEnv>, config: AuthConfig, clientId: string, organizationId: string, scopes: string[]) {
-  const standing = await cachedClientStanding(clientId, registryCacheSeconds(c.env.REGISTRY_CACHE_SECONDS),
+  const standing = await cachedClientStanding(clientId, configOf(c.env).REGISTRY_CACHE_SECONDS,
     () => new RegistryStore(c.env.DB).findClientStanding(clientId));
   if (!standing) return config.mode === 'external' ? scopes : null;
   if (standing.disabled || standing.organizationId.toLowerCase() !== organizationId) return null;
@@ -123,14 +124,6 @@ function payloadScopes(payload: JWTPayload): string[] {
   return scopes;
 }
 
-/** The auth settings of an environment, read once per bindings object (they do not change under a running isolate). */
-const configs = new WeakMap<object, AuthConfig>();
-function configOf(env: AppEnv['Bindings']): AuthConfig {
-  let config = configs.get(env);
-  if (!config) configs.set(env, (config = authConfig(env)));
-  return config;
-}
-
 /** The local signing key source last seen usable: its keys are cached, so it is not awaited again. */
 let usableKey: string | undefined;
 
@@ -146,7 +139,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
     return bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
   }
 
-  const config = configOf(c.env);
+  const config = authConfig(c.env);
   // A missing or broken local key is the edge's fault, not the caller's: say so rather than blame the token.
   if (config.mode === 'local' && config.signingKey !== usableKey) {
     if (!(config.signingKey && (await localKeys(config.signingKey).catch(() => null)))) {

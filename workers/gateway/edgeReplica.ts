@@ -11,15 +11,8 @@ import type { CachedList, CachedRecord } from '../../shared/catalog/answer.js';
 import type { Operation } from '../../shared/catalog/operation.js';
 import type { CallResult } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
-import { DEFAULT_REPLICA_MAX_ROWS, REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey } from '../../shared/replication.js';
+import { REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey } from '../../shared/replication.js';
 import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
-
-/** `EDGE_REPLICA_MAX_ROWS`: a whole number up to 100,000 (0 turns replicas off), else the default. */
-export function replicaMaxRows(value: string | undefined): number {
-  if (value === undefined || value.trim() === '') return DEFAULT_REPLICA_MAX_ROWS;
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 0 && n <= 100_000 ? n : DEFAULT_REPLICA_MAX_ROWS;
-}
 
 /** How a catalog entry is answered from a replica, when it can be. */
 export type ReplicaPlan =

@@ -19,10 +19,11 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
+import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { failure, validation, type ShapeContext } from '../envelope/index.js';
-import { DEFAULT_LINKS_PER_PLATFORM, objectCount, pickLink } from './names.js';
+import { pickLink } from './names.js';
 import { shapeAnswer } from './platformLink.js';
 import {
   REPLAYED_HEADER, type GatewayCall, type GatewayResponse, type LedgerStats, type LinkAnswer, type OutcomeAnswer,
@@ -270,7 +271,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 
   private linkFor(platform: string, callId: string) {
-    const links = objectCount(this.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM);
+    const links = configOf(this.env).LINKS_PER_PLATFORM;
     return this.env.LINKS.get(this.env.LINKS.idFromName(pickLink(platform, callId, links)));
   }
 

@@ -9,11 +9,11 @@
  *   `<clientId>#<hash(key) mod IDEMPOTENCY_SHARDS>`, so one client's keys spread over several objects and no
  *   platform's traffic goes through them.
  */
+import { WORKER_DEFAULTS } from '../../shared/environment.js';
 
-export const DEFAULT_LINKS_PER_PLATFORM = 4;
-export const DEFAULT_IDEMPOTENCY_SHARDS = 16;
-/** Upper bound on either setting: more objects than this per platform or client buys nothing but idle sockets. */
-const MAX_OBJECTS = 256;
+/** How many link objects and ledgers the edge uses when its variables do not say (shared/environment.ts). */
+export const DEFAULT_LINKS_PER_PLATFORM = WORKER_DEFAULTS.LINKS_PER_PLATFORM;
+export const DEFAULT_IDEMPOTENCY_SHARDS = WORKER_DEFAULTS.IDEMPOTENCY_SHARDS;
 
 /** FNV-1a, 32 bits: a stable, cheap spread of short strings; not a security boundary. */
 export function fnv1a(text: string): number {
@@ -23,12 +23,6 @@ export function fnv1a(text: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
-}
-
-/** A configured object count: a whole number from 1 to 256, else the default. */
-export function objectCount(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 && n <= MAX_OBJECTS ? n : fallback;
 }
 
 export function linkName(platform: string, n: number): string {

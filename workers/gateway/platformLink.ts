@@ -10,14 +10,15 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
+import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { OUTCOME_OP, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
 import { BrokerLink } from './brokerLink.js';
-import { EdgeReplica, replicaMaxRows, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
-import { DEFAULT_LINKS_PER_PLATFORM, linkName, objectCount } from './names.js';
+import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
+import { linkName } from './names.js';
 import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from './messages.js';
 import { shapeAnswer } from './shapeAnswer.js';
 
@@ -120,7 +121,7 @@ export class PlatformLink extends DurableObject<Env> {
       // The registry moved the platform to another broker: calls still pending on the old link fail as link loss,
       // here and on the platform's other link objects.
       this.link?.close();
-      const link = new BrokerLink(brokerUrl, this.env.BROKER_SECRET ?? '', (late) => this.onLate(late));
+      const link = new BrokerLink(brokerUrl, configOf(this.env).BROKER_SECRET ?? '', (late) => this.onLate(late));
       this.link = link;
       this.replica = undefined;
       if (moved) this.retargetSiblings(platform, brokerUrl);
@@ -133,7 +134,7 @@ export class PlatformLink extends DurableObject<Env> {
    * it asks for a replication each time the link opens and forgets everything when the link drops.
    */
   private startReplica(link: BrokerLink, platform: string, family: Family | null): EdgeReplica | undefined {
-    const maxRows = replicaMaxRows(this.env.EDGE_REPLICA_MAX_ROWS);
+    const maxRows = configOf(this.env).EDGE_REPLICA_MAX_ROWS;
     if (maxRows === 0 || family === null) return undefined;
     const replica = new EdgeReplica(family, maxRows);
     this.replica = replica;
@@ -162,7 +163,7 @@ export class PlatformLink extends DurableObject<Env> {
   }
 
   private retargetSiblings(platform: string, brokerUrl: string): void {
-    const links = objectCount(this.env.LINKS_PER_PLATFORM, DEFAULT_LINKS_PER_PLATFORM);
+    const links = configOf(this.env).LINKS_PER_PLATFORM;
     for (let n = 0; n < links; n++) {
       const id = this.env.LINKS.idFromName(linkName(platform, n));
       if (id.equals(this.ctx.id)) continue;

@@ -10,6 +10,7 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
+import { configOf } from '../config.js';
 import { authenticate } from '../auth/requireToken.js';
 
 const BROKER_PROBE_TIMEOUT_MS = 2000;
@@ -37,7 +38,7 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
     if (authenticated instanceof Response) return authenticated;
     caller = authenticated;
   }
-  const defaultBroker = c.env.BROKER_URL ?? 'http://127.0.0.1:8790';
+  const defaultBroker = configOf(c.env).BROKER_URL;
   // Anonymous: every organization's platforms, the probe is about the deployment. Authenticated: the caller's own.
   const select = 'SELECT id, type, broker_url FROM trade_platforms';
   const statement = caller

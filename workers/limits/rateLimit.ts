@@ -16,38 +16,23 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Env } from '../env.js';
+import { configOf } from '../config.js';
 import { refuse } from '../envelope/index.js';
 import { QuotaLeases, type Admission, type Limit } from './quota.js';
 
 export type Purpose = 'token' | 'token-fail' | 'token-verify' | 'api';
 
-export const DEFAULT_TOKEN_RATE_LIMIT = 30;
-export const DEFAULT_TOKEN_FAILURE_LIMIT = 30;
-/**
- * Each verification is a 100,000-iteration hash, the token endpoint's one expensive step: the default keeps the
- * hashing of a window to a small share of one isolate's time, however many callers ask (what a check costs:
- * docs/perf/2026-11-27-figures-behind-defaults.md).
- */
-export const DEFAULT_TOKEN_VERIFY_LIMIT = 300;
-export const DEFAULT_API_RATE_LIMIT = 30_000;
-export const DEFAULT_RATE_LIMIT_WINDOW_SECONDS = 60;
-
-const count = (value: string | undefined, fallback: number) => {
-  const n = Number(value ?? fallback);
-  return Number.isFinite(n) && n >= 0 ? Math.floor(n) : fallback;
+const LIMITS: Record<Purpose, 'TOKEN_RATE_LIMIT' | 'TOKEN_FAILURE_LIMIT' | 'TOKEN_VERIFY_LIMIT' | 'API_RATE_LIMIT'> = {
+  token: 'TOKEN_RATE_LIMIT',
+  'token-fail': 'TOKEN_FAILURE_LIMIT',
+  'token-verify': 'TOKEN_VERIFY_LIMIT',
+  api: 'API_RATE_LIMIT',
 };
 
-const LIMITS: Record<Purpose, { variable: 'TOKEN_RATE_LIMIT' | 'TOKEN_FAILURE_LIMIT' | 'TOKEN_VERIFY_LIMIT' | 'API_RATE_LIMIT'; fallback: number }> = {
-  token: { variable: 'TOKEN_RATE_LIMIT', fallback: DEFAULT_TOKEN_RATE_LIMIT },
-  'token-fail': { variable: 'TOKEN_FAILURE_LIMIT', fallback: DEFAULT_TOKEN_FAILURE_LIMIT },
-  'token-verify': { variable: 'TOKEN_VERIFY_LIMIT', fallback: DEFAULT_TOKEN_VERIFY_LIMIT },
-  api: { variable: 'API_RATE_LIMIT', fallback: DEFAULT_API_RATE_LIMIT },
-};
-
+/** The purpose's limit and window, from the edge's configuration (defaults in shared/environment.ts). */
 export function limitOf(env: Env, purpose: Purpose): Limit {
-  const seconds = count(env.RATE_LIMIT_WINDOW_SECONDS, DEFAULT_RATE_LIMIT_WINDOW_SECONDS) || DEFAULT_RATE_LIMIT_WINDOW_SECONDS;
-  const { variable, fallback } = LIMITS[purpose];
-  return { limit: count(env[variable], fallback), windowMs: seconds * 1000 };
+  const config = configOf(env);
+  return { limit: config[LIMITS[purpose]], windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000 };
 }
 
 /**

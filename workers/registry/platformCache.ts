@@ -11,9 +11,11 @@
  * can hold a token, so this only delays an id re-registered right after its removal).
  */
 import type { ClientStanding, PlatformEntry } from './records.js';
+import { WORKER_DEFAULTS } from '../../shared/environment.js';
 
 const MAX_ENTRIES = 10_000;
-export const DEFAULT_PLATFORM_CACHE_SECONDS = 5;
+/** Seconds a look-up is remembered unless REGISTRY_CACHE_SECONDS says otherwise. */
+export const DEFAULT_PLATFORM_CACHE_SECONDS = WORKER_DEFAULTS.REGISTRY_CACHE_SECONDS;
 
 /** A bounded map of values that expire `ttlSeconds` after they were read; the oldest entry goes first when full. */
 class ShortLivedCache<T> {
@@ -52,10 +54,4 @@ export async function cachedClientStanding(
   clientId: string, ttlSeconds: number, load: () => Promise<ClientStanding | null>,
 ): Promise<ClientStanding | null> {
   return (await clients.get(clientId, ttlSeconds, load)) ?? null;
-}
-
-/** REGISTRY_CACHE_SECONDS as a number of seconds (default 5; 0 reads the registry on every call). */
-export function registryCacheSeconds(value: string | undefined): number {
-  const ttl = Number(value ?? DEFAULT_PLATFORM_CACHE_SECONDS);
-  return Number.isFinite(ttl) ? ttl : DEFAULT_PLATFORM_CACHE_SECONDS;
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/streams.js';
-import { chunkFor, Encoded, flushMs, FLUSH_MS, HubFlow, MAX_BEHIND, PROBE_TARGET, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest } from './fanout.js';
+import { chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest } from './fanout.js';
 
 let seq = 0;
 const enc = (event: StreamEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
@@ -191,13 +191,5 @@ describe('stream shards', () => {
     expect(streamShard(null, 4, () => 0.74)).toBe(2);
     expect(streamShard('not-an-id', 3, () => 0.99)).toBe(2);
     expect(streamShard(null, 1)).toBe(0);
-  });
-
-  it('reads the flush interval from its binding within bounds', () => {
-    expect(flushMs('25')).toBe(25);
-    expect(flushMs(undefined)).toBe(FLUSH_MS);
-    expect(flushMs('0')).toBe(FLUSH_MS);
-    expect(flushMs('2.5')).toBe(FLUSH_MS);
-    expect(flushMs('100000')).toBe(FLUSH_MS);
   });
 });

@@ -26,21 +26,17 @@
  */
 import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
+import { WORKER_DEFAULTS } from '../../shared/environment.js';
 
-/** The least time between two writes (or hub messages) of events to one client. */
-export const FLUSH_MS = 10;
+/** The least time between two writes (or hub messages) of events to one client, unless STREAM_FLUSH_MS says otherwise. */
+export const FLUSH_MS = WORKER_DEFAULTS.STREAM_FLUSH_MS;
 /** Non-tick events a client may have waiting before it is told it fell behind and is disconnected (the default). */
-export const MAX_BEHIND = 5_000;
+export const MAX_BEHIND = WORKER_DEFAULTS.STREAM_MAX_BEHIND;
 let maxBehind = MAX_BEHIND;
 
-/**
- * The limit of this isolate's stream objects, from the `STREAM_MAX_BEHIND` binding: a whole number from 1 to 1,000,000;
- * anything else (unset included) keeps `MAX_BEHIND`. Answers the limit in force.
- */
-export function setMaxBehind(value: string | undefined): number {
-  const n = Number(value);
-  maxBehind = value !== undefined && /^\d+$/.test(value.trim()) && n >= 1 && n <= 1_000_000 ? n : MAX_BEHIND;
-  return maxBehind;
+/** The limit of this isolate's stream objects, from the edge's configuration (`STREAM_MAX_BEHIND`). */
+export function setMaxBehind(limit: number): void {
+  maxBehind = limit;
 }
 /** How long an overflowing SSE client gets to take its `overflow` event before its stream is aborted. */
 export const OVERFLOW_GRACE_MS = 5_000;
@@ -54,9 +50,6 @@ export const SLOW_MS = 250;
 export const PROBE_TARGET = 'OnFlowCheck';
 const RS = '\u001e';
 
-/** Stream objects per platform unless STREAM_SHARDS says otherwise. */
-export const DEFAULT_STREAM_SHARDS = 1;
-
 /**
  * The stream object a client goes to: the one a `Last-Event-ID` names (its first two hex digits are the shard), so a
  * reconnect finds the events it missed, else any of the platform's `shards`.
@@ -65,12 +58,6 @@ export function streamShard(lastEventId: string | null, shards: number, random: 
   const m = lastEventId ? /^([0-9a-f]{2})[0-9a-f]{6}-\d+$/.exec(lastEventId.trim()) : null;
   const named = m ? parseInt(m[1], 16) : -1;
   return named >= 0 && named < shards ? named : Math.floor(random() * shards);
-}
-
-/** A configured flush interval in milliseconds: 1 to 1000, else FLUSH_MS. */
-export function flushMs(value: string | undefined): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 && n <= 1000 ? n : FLUSH_MS;
 }
 
 /** One event of the platform's stream, serialized once for every client. */

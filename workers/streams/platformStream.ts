@@ -18,15 +18,15 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
+import { configOf } from '../config.js';
 import { LINK_PATH, SUBSCRIBE_OP, type StreamBatchFrame, type StreamFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
-import { chunkFor, Encoded, flushMs, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
+import { chunkFor, Encoded, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
 import * as hub from './signalr.js';
 import { parseJson } from '../../shared/losslessJson.js';
 import { authConfig } from '../auth/authConfig.js';
 import { admit, limitOf } from '../limits/rateLimit.js';
-import { registryCacheSeconds } from '../registry/platformCache.js';
 import { RegistryStore } from '../registry/registryStore.js';
 import { recheckMs, streamEnd, type StreamCaller, type StreamEnd } from './standing.js';
 
@@ -108,7 +108,7 @@ export class PlatformStream extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    setMaxBehind(env.STREAM_MAX_BEHIND);
+    setMaxBehind(configOf(env).STREAM_MAX_BEHIND);
   }
 
   override async fetch(request: Request): Promise<Response> {
@@ -152,7 +152,7 @@ export class PlatformStream extends DurableObject<Env> {
 
   private startTimers(): void {
     this.pinger ??= setInterval(() => this.ping(), PING_MS);
-    this.checker ??= setInterval(() => void this.recheck(), recheckMs(registryCacheSeconds(this.env.REGISTRY_CACHE_SECONDS)));
+    this.checker ??= setInterval(() => void this.recheck(), recheckMs(configOf(this.env).REGISTRY_CACHE_SECONDS));
   }
 
   /** After a wake from hibernation the config comes back from storage. */
@@ -177,7 +177,7 @@ export class PlatformStream extends DurableObject<Env> {
   private async connectBroker(config: Config): Promise<void> {
     try {
       const url = new URL(LINK_PATH, config.brokerUrl.endsWith('/') ? config.brokerUrl : `${config.brokerUrl}/`);
-      const res = await fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${this.env.BROKER_SECRET ?? ''}` } });
+      const res = await fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${configOf(this.env).BROKER_SECRET ?? ''}` } });
       const ws = res.webSocket;
       if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
       ws.accept();
@@ -331,7 +331,7 @@ export class PlatformStream extends DurableObject<Env> {
   private pass(): void {
     this.passTimer = undefined;
     const now = Date.now();
-    const interval = flushMs(this.env.STREAM_FLUSH_MS);
+    const interval = configOf(this.env).STREAM_FLUSH_MS;
     if (this.cursor === 0) {
       this.roster = [...this.sse, ...this.ctx.getWebSockets()];
       this.passDue = Infinity;

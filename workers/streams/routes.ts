@@ -12,6 +12,7 @@
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
+import { configOf } from '../config.js';
 import { FAMILIES, type Family } from '../../shared/protocol.js';
 import { topicsOf } from '../../shared/streams.js';
 import { authenticate } from '../auth/requireToken.js';
@@ -19,11 +20,9 @@ import { admit, limitOf } from '../limits/rateLimit.js';
 import { platformNotFound, validation, type ShapedResponse } from '../envelope/index.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './platformStream.js';
-import { DEFAULT_STREAM_SHARDS, streamShard } from './fanout.js';
-import { objectCount } from '../gateway/names.js';
+import { streamShard } from './fanout.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DEFAULT_BROKER = 'http://127.0.0.1:8790';
 
 type Found = { platform: string; family: Family; brokerUrl: string };
 
@@ -31,14 +30,13 @@ async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Pro
   if (!UUID.test(id)) return null;
   const found = await platformOf(c, id);
   if (!found || found.platform.type !== family) return null;
-  return { platform: found.platform.id, family, brokerUrl: found.brokerUrl ?? c.env.BROKER_URL ?? DEFAULT_BROKER };
+  return { platform: found.platform.id, family, brokerUrl: found.brokerUrl ?? configOf(c.env).BROKER_URL };
 }
 
 function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
   const caller = c.get('caller');
   // The platform's clients spread over its stream objects; a reconnect goes back to the one its event id names.
-  const shards = objectCount(c.env.STREAM_SHARDS, DEFAULT_STREAM_SHARDS);
-  const shard = streamShard(request.headers.get('last-event-id'), shards);
+  const shard = streamShard(request.headers.get('last-event-id'), configOf(c.env).STREAM_SHARDS);
   const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(shard === 0 ? found.platform : `${found.platform}#stream${shard}`));
   const headers = new Headers({
     [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrl,
