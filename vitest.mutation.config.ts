@@ -37,7 +37,6 @@ export default defineConfig({
       ...(only?.some((glob) => glob.startsWith('test/e2e/')) ? ['test/e2e/*.test.ts'] : ['test/e2e/**']),
       'broker/main.test.ts',
       'sim/main.test.ts',
-      'sim/bench/**',
       'test/edge/deploy.test.ts',
       'test/edge/registry.cli.test.ts',
       'test/edge/docs.test.ts',

@@ -1,12 +1,12 @@
 /**
- * A short fault drill (scripts/faultDrill.ts) across the real processes: writes under Idempotency-Keys from several
+ * A short fault drill (bench/faultDrill.ts) across the real processes: writes under Idempotency-Keys from several
  * writers while the trading server drops its connections, answers creates late, refuses logins and restarts, and the
  * broker is killed and started again. Counted against the trading server's accounts: nothing lost, nothing
  * duplicated, every request answered, every fault recovered from, and /healthz reporting each lasting fault.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackForFile, type Client } from './support.js';
-import { ALL_FAULTS, formatDrillReport, runFaultDrill } from '../../scripts/faultDrill.js';
+import { ALL_FAULTS, formatDrillReport, runFaultDrill } from '../../bench/faultDrill.js';
 
 let c: Client;
 const setup = stackForFile();

@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { SoakReport } from '../../scripts/soak.js';
+import type { SoakReport } from '../../bench/soak.js';
 
 let soak: ChildProcess | undefined;
 afterAll(async () => {
@@ -18,7 +18,7 @@ afterAll(async () => {
 
 describe('npm run soak (short)', () => {
   it('runs a mixed load, loses nothing and prints memory figures at the start, each interval and the end', async () => {
-    soak = spawn(process.execPath, ['--import', 'tsx', 'scripts/soak.ts'], {
+    soak = spawn(process.execPath, ['--import', 'tsx', 'bench/soak.ts'], {
       env: { ...process.env, SOAK_SECONDS: '15', SOAK_INTERVAL_SECONDS: '5', SOAK_RATE: '100' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startStack, type Stack } from '../launcher/stack.js';
+import { percentile } from './measure.js';
 
 export interface SoakOptions {
   seconds?: number;
@@ -334,7 +335,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         nextSample += intervalMs;
         const window = latencies.slice(intervalLatencyFrom).sort((a, b) => a - b);
         intervalLatencyFrom = latencies.length;
-        const pct = (q: number) => (window.length ? window[Math.min(window.length - 1, Math.floor(window.length * q))].toFixed(1) : 'n/a');
+        const pct = (q: number) => (window.length ? percentile(window, q).toFixed(1) : 'n/a');
         const perSecond = Math.round(intervalRequests / (intervalMs / 1000));
         const failed = errors + resets - intervalFailuresFrom;
         intervalFailuresFrom = errors + resets;
@@ -374,7 +375,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     }
 
     const sorted = [...latencies].sort((a, b) => a - b);
-    const pct = (q: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? NaN) * 10) / 10;
+    const pct = (q: number) => Math.round(percentile(sorted, q) * 10) / 10;
     return {
       seconds: Math.round(loadSeconds * 10) / 10,
       requests, byKind, errors, errorSamples, resets, shed, writes, lost, duplicated, unresolved,

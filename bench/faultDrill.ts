@@ -1,7 +1,7 @@
 /**
  * The fault drill: writes under Idempotency-Keys through the whole stack while faults are injected one after the
  * other, then counts lost and duplicated writes against the trading server's own accounts. `npm run drill` runs it
- * at length (scripts/drill.ts); test/e2e/drill.test.ts runs a short one.
+ * at length (bench/drill.ts); test/e2e/drill.test.ts runs a short one.
  *
  * Each write is one account creation with its own key and a name no other write uses, repeated with the same key the
  * way a careful client does until the answer is final: the account (success), a platform refusal, or "the outcome

@@ -13,14 +13,15 @@
  * SCALE_SECONDS (15, the steady window), SCALE_FAMILIES (PF4,PF5), SCALE_IN_FLIGHT (8 live commands in flight).
  * Progress (which run and phase, time spent, time left) goes to standard error; the report to standard output.
  */
-import '../../shared/requireNode.js';
+import '../shared/requireNode.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { startService, type Service } from '../../launcher/stack.js';
-import type { Family } from '../../shared/protocol.js';
+import { startService, type Service } from '../launcher/stack.js';
+import type { Family } from '../shared/protocol.js';
 import { Progress } from './progress.js';
+import { percentile } from './measure.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -101,7 +102,6 @@ class Session {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 async function state(port: number, server: string): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port}/control/${server}/state`);

@@ -3,7 +3,7 @@
  * processes, once on a demo-sized world and once on the simulator's scale world (100,000 accounts, 200,000 trades,
  * 1,000 symbols, 1,000 ticks per second, as `npm run bench:sim`).
  *
- * For each world it starts a simulator process with one PF4 server and a broker process (`benchHost.ts`: the broker
+ * For each world it starts a simulator process with one PF4 server and a broker process (`linkBenchHost.ts`: the broker
  * as `broker/main.ts` starts it, plus a bare `ws` echo server), then measures:
  *   - bare `ws` echo round trips per second over one connection from this process to the broker process, with
  *     BENCH_IN_FLIGHT frames in flight, the frames being the call frames of the next step;
@@ -36,9 +36,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import type { CallFrame, ResultFrame } from '../../shared/frames.js';
-import { startService, type Service } from '../../launcher/stack.js';
-import { ManagerClient } from '../../sim/testing/managerClient.js';
+import type { CallFrame, ResultFrame } from '../shared/frames.js';
+import { startService, type Service } from '../launcher/stack.js';
+import { ManagerClient } from '../sim/testing/managerClient.js';
+import { cpuPressureUs, percentile, sortedOf } from './measure.js';
 import { summarize, type CpuProfile } from './profileSummary.js';
 
 const num = (name: string, fallback: number) => {
@@ -79,17 +80,7 @@ const PASSWORD = randomBytes(18).toString('base64url');
 const LINK_SECRET = randomBytes(32).toString('base64url');
 const PLATFORM = randomUUID();
 
-/** Microseconds during which some runnable task waited for a CPU, machine-wide (Linux PSI); NaN elsewhere. */
-function cpuPressureUs(): number {
-  try {
-    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? Number.NaN);
-  } catch {
-    return Number.NaN;
-  }
-}
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
-const sortedOf = (values: number[]) => Float64Array.from(values).sort();
 
 /** One WebSocket carrying numbered frames answered by id: an edge link, or the echo that answers a frame with itself. */
 class FrameLink {
@@ -229,7 +220,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     const brokerStart = performance.now();
     const env: Record<string, string> = { BROKER_SECRET: LINK_SECRET, BROKER_PLATFORMS_FILE: platformsFile };
     if (name === 'scale' && pingTimeoutMs > 0) env.BENCH_PING_TIMEOUT_MS = String(pingTimeoutMs);
-    broker = await startService('broker', 'broker/bench/benchHost.ts', env, (line) => {
+    broker = await startService('broker', 'bench/linkBenchHost.ts', env, (line) => {
       const ready = /"echoPort":(\d+)/.exec(line);
       if (ready) echoPort = Number(ready[1]);
       if (line.includes('keep-alive ping not answered, reconnecting')) keepAliveLosses++;

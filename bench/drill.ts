@@ -1,5 +1,5 @@
 /**
- * `npm run drill`: the fault drill at length (scripts/faultDrill.ts) on a stack of its own. Writes under
+ * `npm run drill`: the fault drill at length (bench/faultDrill.ts) on a stack of its own. Writes under
  * Idempotency-Keys go on while the trading server drops its connections, answers late, refuses logins and restarts,
  * and the broker is killed with SIGKILL and started again; then lost and duplicated writes are counted against the
  * server's accounts (goal: 0 and 0) and each fault's time to recovery is printed.

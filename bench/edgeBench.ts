@@ -21,10 +21,10 @@
  * counted), BENCH_PLATFORMS (8), BENCH_SCENARIOS (all; a comma list of the names above, `bare` is always run).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { RegistryStore } from '../workers/registry/registryStore.js';
+import { cpuPressureUs, percentile } from './measure.js';
 
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -69,16 +69,7 @@ interface Figures {
   samples: string[];
 }
 
-/** Microseconds during which some runnable task waited for a CPU, machine-wide (Linux PSI); NaN elsewhere. */
-function cpuPressureUs(): number {
-  try {
-    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? Number.NaN);
-  } catch {
-    return Number.NaN;
-  }
-}
 
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 /** One line of what is running and how much of the whole run remains; rewritten in place on a terminal. */
 class Progress {

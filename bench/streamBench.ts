@@ -32,6 +32,7 @@ import { request as httpRequest, Agent, type IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { findOperation } from '../shared/catalog/index.js';
 import { startStack } from '../launcher/stack.js';
+import { percentile } from './measure.js';
 
 const CLIENTS = Number(process.env.STREAM_CLIENTS ?? 1000);
 /** The event-loop monitor's timer period (its samples include it). */
@@ -262,10 +263,6 @@ function stackProcesses(): Array<{ pid: number; name: string }> {
   return [...parent.keys()].filter(isDescendant).map((pid) => ({ pid, name: label.get(pid) ?? '?' }));
 }
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -328,7 +325,7 @@ try {
   await sleep(BASELINE_SECONDS * 1000);
   baseline.recording = false;
   const baseLat = [...baseline.latencies].sort((a, b) => a - b);
-  progress(`baseline: ${baseline.ticks} ticks, p50 ${percentile(baseLat, 50)} ms, p99 ${percentile(baseLat, 99)} ms`);
+  progress(`baseline: ${baseline.ticks} ticks, p50 ${percentile(baseLat, 0.5)} ms, p99 ${percentile(baseLat, 0.99)} ms`);
   baseline.close();
   await sleep(1_000);
 
@@ -405,10 +402,10 @@ try {
   const delivered = held.reduce((n, c) => n + c.ticks, 0);
   const expected = held.reduce((n, c) => n + emitted * share(c), 0);
   const all = held.flatMap((c) => c.latencies).sort((a, b) => a - b);
-  const p50 = percentile(all, 50);
-  const p99 = percentile(all, 99);
-  const b50 = percentile(baseLat, 50);
-  const b99 = percentile(baseLat, 99);
+  const p50 = percentile(all, 0.5);
+  const p99 = percentile(all, 0.99);
+  const b50 = percentile(baseLat, 0.5);
+  const b99 = percentile(baseLat, 0.99);
   const perConnection = (rssAfter - rssBefore) / Math.max(1, held.length);
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(1)}x` : 'n/a');
   const kinds = TRANSPORT === 'mixed' ? 'SSE and hub clients (every other)' : TRANSPORT === 'sse' ? 'SSE clients' : 'SignalR hub clients';

@@ -20,8 +20,8 @@ import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocketServer } from 'ws';
-import { startBroker } from '../broker.js';
-import { jsonLineLogger } from '../observability/log.js';
+import { startBroker } from '../broker/broker.js';
+import { jsonLineLogger } from '../broker/observability/log.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;

@@ -2,9 +2,10 @@
  * Micro-benchmark of the lossless JSON (`shared/losslessJson.ts`) against the native JSON.parse / JSON.stringify it
  * wraps, on a page of 1,000 PF5 positions as a frame carries it: the common case (every id below 2^53) and the case
  * it exists for (ids beyond 2^53 − 1). Prints each figure as a ratio to the native one measured in the same run.
- * `npx tsx scripts/benchLosslessJson.ts [trials]`
+ * `npx tsx bench/losslessJsonBench.ts [trials]`
  */
 import { parseJson, stringifyJson } from '../shared/losslessJson.js';
+import { median } from './measure.js';
 
 const rounds = Number(process.argv[2] ?? 30);
 
@@ -42,7 +43,6 @@ function ratio(candidate: () => unknown, native: () => unknown): { ratio: number
     ratios.push(time(candidate) / n);
     natives.push(n);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return { ratio: median(ratios), nativeMs: median(natives) };
 }
 

@@ -19,15 +19,15 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Context } from 'hono';
-import { createApp } from '../app.js';
-import type { AppEnv, Env } from '../env.js';
+import { createApp } from '../../workers/app.js';
+import type { AppEnv, Env } from '../../workers/env.js';
 import { catalog } from '../../shared/catalog/index.js';
-import { success, type ShapeContext } from '../envelope/index.js';
-import { platformOf } from '../registry/index.js';
-import { validateInputs } from '../api/inputs.js';
-import { queryOf } from '../api/catalogRoutes.js';
+import { success, type ShapeContext } from '../../workers/envelope/index.js';
+import { platformOf } from '../../workers/registry/index.js';
+import { validateInputs } from '../../workers/api/inputs.js';
+import { queryOf } from '../../workers/api/catalogRoutes.js';
 
-export * from '../index.js';
+export * from '../../workers/index.js';
 
 /** The Durable Object hop alone: answers an already shaped response from memory. */
 export class BenchEcho extends DurableObject<Env> {

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:profile`: where an edge request's time goes. Starts the stack, then an edge of its own in local
  * workerd (the same Miniflare options as `launcher/edge.ts`, on the stack's registry, broker and signing key) running
- * the bench-only worker `workers/bench/stageWorker.ts` with the inspector on, and in one run:
+ * the bench-only worker `bench/worker/stageWorker.ts` with the inspector on, and in one run:
  *
  *   1. stages: the same closed-loop autocannon load on the bare route, on routes that stop a cached read after each
  *      stage of the edge's work (token check, platform look-up, validation, shaping, a Durable Object hop answering
@@ -35,6 +35,7 @@ import WebSocket from 'ws';
 import { EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from '../launcher/edge.js';
 import { startStack } from '../launcher/stack.js';
 import { textModules } from '../launcher/workerAssets.js';
+import { cpuPressureUs, median, percentile } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const num = (name: string, fallback: number) => {
@@ -53,11 +54,10 @@ const tailSeconds = num('TAIL_SECONDS', 10);
 const UNLIMITED = '1000000000';
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
-const percentile = (sorted: Float64Array, p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
 
 async function bundleStageWorker(): Promise<string> {
   const result = await build({
-    entryPoints: [join(root, 'workers/bench/stageWorker.ts')],
+    entryPoints: [join(root, 'bench/worker/stageWorker.ts')],
     bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'], target: 'es2022',
     write: false, minify: false, sourcemap: false, logLevel: 'silent', external: ['cloudflare:*'],
     plugins: [textModules],
@@ -113,14 +113,6 @@ function processCpu(pid: number): { ms: number; busiestThreadMs: number; preempt
   return { ms, busiestThreadMs: Math.max(0, ...threads.values()), preempted, threads };
 }
 
-/** Microseconds during which some runnable task waited for a CPU, machine-wide (Linux PSI). */
-function cpuPressureUs(): number {
-  try {
-    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1] ?? Number.NaN);
-  } catch {
-    return Number.NaN;
-  }
-}
 
 /** Child processes of this one named `workerd`. */
 function workerdChildren(): Set<number> {
@@ -394,7 +386,6 @@ try {
       await settle(pids.edge);
     }
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const rows = measured.map(({ runs, cpu }) => {
     const requests = runs.reduce((n, r) => n + r.times.length, 0);
     const sorted = Float64Array.from(runs.flatMap((r) => r.times.map((t) => t.ms))).sort();

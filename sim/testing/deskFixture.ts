@@ -3,10 +3,10 @@
  * (`demo\vip` is a copy of `demo\retail` added for exclusion masks), a deposit each, six market fills and five
  * pending orders, all at fixed times one minute apart. Nothing is generated.
  */
-import { pf5Harness, type Harness } from '../testing/worldHarness.js';
+import { pf5Harness, type Harness } from './worldHarness.js';
 import { iso } from '../world/people.js';
-import type { PF5OrderType } from './pf5Records.js';
-import type { Pf5World } from './pf5World.js';
+import type { PF5OrderType } from '../pf5/pf5Records.js';
+import type { Pf5World } from '../pf5/pf5World.js';
 
 /** Monday 5 January 2026, 09:00 UTC; minute `m` of the fixture is `at(m)`. */
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
