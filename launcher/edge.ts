@@ -98,8 +98,8 @@ export const EDGE_WORKER = 'edge';
 /**
  * The worker that hosts the edge's Durable Objects locally: the same bundle as the edge worker, in an isolate of its
  * own, as on Cloudflare, where an object runs apart from the requests that call it. With the objects in the requests'
- * isolate, local workerd served an object call at 0.6× the throughput and, once its thread was busy, kept some
- * requests waiting for hundreds of milliseconds while others went through (`npm run bench:profile`, README).
+ * isolate, local workerd served object calls more slowly and, once its thread was busy, kept some requests waiting
+ * far longer than others (docs/perf/2026-11-27-edge-objects-isolate.md).
  */
 export const OBJECTS_WORKER = 'objects';
 
@@ -143,8 +143,8 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
         ...worker,
         name: EDGE_WORKER,
         // Callers come in on a socket straight to the worker. Miniflare's entry worker in front of it (request.cf, dev
-        // routing, error pages: nothing the edge uses) costs about 230 µs of edge CPU per request, three times what the
-        // bare route costs on its own (`npm run bench:profile`).
+        // routing, error pages: nothing the edge uses) costs more edge CPU per request than the bare route itself
+        // (docs/perf/2026-11-27-figures-behind-defaults.md).
         unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: options.port ?? 0 }],
       },
       {
