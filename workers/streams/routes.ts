@@ -9,6 +9,10 @@
  * - `/hubs/pf4/v2` and `/hubs/pf5/v2` with `?tradePlatform=`: the SignalR hubs. `POST …/negotiate?negotiateVersion=1`
  *   (token in the Authorization header) offers the WebSockets transport; the WebSocket (token in the `access_token`
  *   query, as browsers send it, or the header) speaks the JSON hub protocol with the stream object.
+ *
+ * Refusals go through `refuse` (envelope/refusal.ts): the SSE routes answer the v2 envelope; the hubs, outside
+ * /api/v2/, answer negotiate and upgrade refusals with their HTTP status and the v1 error body (a SignalR client reads
+ * the status), and token refusals with the RFC 6750 challenge, as the API does.
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
@@ -16,8 +20,8 @@ import { configOf } from '../config.js';
 import { FAMILIES, type Family } from '../../shared/protocol.js';
 import { topicsOf } from '../../shared/streams.js';
 import { authenticate } from '../auth/requireToken.js';
-import { admit, limitOf } from '../limits/rateLimit.js';
-import { platformNotFound, validation, type ShapedResponse } from '../envelope/index.js';
+import { admit, apiRateRefusal } from '../limits/rateLimit.js';
+import { refuse, unknownPlatform } from '../envelope/index.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './platformStream.js';
 import { streamShard } from './fanout.js';
@@ -52,10 +56,6 @@ function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Rec
   return stub.fetch(new Request('https://stream.internal/', { headers }));
 }
 
-function envelope(r: ShapedResponse): Response {
-  return new Response(r.body, { status: r.status, headers: { 'content-type': 'application/json; charset=utf-8', ...r.headers } });
-}
-
 /** A response whose headers later middleware may still set (one from a Durable Object has immutable headers). */
 function mutable(res: Response): Response {
   if (res.webSocket) return new Response(null, { status: 101, webSocket: res.webSocket, headers: res.headers });
@@ -66,17 +66,16 @@ export function streamRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   for (const family of FAMILIES) {
     app.get(`/api/v2/${family}/:tradePlatform/Stream`, async (c) => {
-      const ctx = { generation: 'v2' as const, family, paged: false, traceId: c.get('traceId') };
       const id = c.req.param('tradePlatform');
-      if (!UUID.test(id)) return envelope(validation(ctx, 'tradePlatform: must be a uuid'));
+      if (!UUID.test(id)) return refuse(c, { kind: 'Validation', message: 'tradePlatform: must be a uuid' });
       const found = await findPlatform(c, id, family);
-      if (!found) return envelope(platformNotFound(ctx, id));
+      if (!found) return refuse(c, unknownPlatform(id));
       const url = new URL(c.req.url);
       const served = topicsOf(family) as readonly string[];
       const unknown = [...url.searchParams.keys()].filter((k) => !served.includes(k) && k !== 'lastEventId');
-      if (unknown.length > 0) return envelope(validation(ctx, `${unknown[0]}: not a topic of ${family} streams (${served.join(', ')})`));
+      if (unknown.length > 0) return refuse(c, { kind: 'Validation', message: `${unknown[0]}: not a topic of ${family} streams (${served.join(', ')})` });
       const topics = served.filter((t) => url.searchParams.has(t));
-      if (topics.length === 0) return envelope(validation(ctx, `name at least one topic: ${served.join(', ')}`));
+      if (topics.length === 0) return refuse(c, { kind: 'Validation', message: `name at least one topic: ${served.join(', ')}` });
       const symbols = (url.searchParams.get('ticks') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
       const request = c.req.raw;
       const lastEventId = url.searchParams.get('lastEventId');
@@ -104,7 +103,7 @@ export function streamRoutes(): Hono<AppEnv> {
     });
     app.get(base, async (c) => {
       if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-        return c.json({ error: 'this hub speaks the SignalR JSON protocol over WebSockets only: negotiate first' }, 400);
+        return refuse(c, { kind: 'Validation', message: 'this hub speaks the SignalR JSON protocol over WebSockets only: negotiate first' });
       }
       const found = await hubCaller(c, family);
       if (found instanceof Response) return found;
@@ -130,13 +129,9 @@ async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Re
   c.set('caller', caller as Caller);
   // Negotiating and connecting are calls of the client's API budget, as the hub's invocations are (PlatformStream).
   const admission = await admit(c.env, 'api', caller.clientId);
-  if (!admission.ok) {
-    const { limit, windowMs } = limitOf(c.env, 'api');
-    const message = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${admission.retryAfterSeconds} s`;
-    return c.json({ errorType: 'TooManyRequests', errorCode: 'TooManyRequests', errorDescription: message }, 429, { 'Retry-After': String(admission.retryAfterSeconds) });
-  }
+  if (!admission.ok) return apiRateRefusal(c, admission.retryAfterSeconds);
   const id = c.req.query('tradePlatform') ?? '';
   const found = await findPlatform(c, id, family);
-  if (!found) return c.json({ error: `trade platform ${id} not found` }, 404);
+  if (!found) return refuse(c, unknownPlatform(id));
   return found;
 }
