@@ -1,4 +1,4 @@
-/** The embedded default's fixed identities: stable so that the README's examples keep working across restarts. */
+/** The embedded default's fixed identities: stable so that the documentation's examples keep working across restarts. */
 export const DEMO_ORG_ID = 'd0000000-0000-4000-8000-00000000000d';
 export const DEMO_PF4_ID = 'd4000000-0000-4000-8000-0000000000d4';
 export const DEMO_PF5_ID = 'd5000000-0000-4000-8000-0000000000d5';

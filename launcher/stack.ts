@@ -359,7 +359,7 @@ function writeBrokerPlatforms(file: string, simBase: string, password: string) {
   writePrivateFile(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2));
 }
 
-/** The edge variables of the README's configuration table that are set in this process's environment. */
+/** The edge variables of the configuration table (docs/operating.md) that are set in this process's environment. */
 function passThrough(names: string[]): Record<string, string> {
   return Object.fromEntries(names.filter((n) => process.env[n] !== undefined).map((n) => [n, process.env[n]!]));
 }
