@@ -91,7 +91,11 @@ export function apiRateLimit(): MiddlewareHandler<AppEnv> {
 
 /** The refusal of a call past the client's API budget (the API's routes and the hubs' negotiate and upgrade). */
 export function apiRateRefusal(c: Context<AppEnv>, retryAfterSeconds: number): Response {
-  const { limit, windowMs } = limitOf(c.env, 'api');
-  const message = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${retryAfterSeconds} s`;
-  return refuse(c, { kind: 'TooManyRequests', message, headers: { 'Retry-After': String(retryAfterSeconds) } });
+  return refuse(c, { kind: 'TooManyRequests', message: apiRateMessage(c.env, retryAfterSeconds), headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/** Why a call past the client's API budget is refused, in the same words on every route and in a hub's completions. */
+export function apiRateMessage(env: Env, retryAfterSeconds: number): string {
+  const { limit, windowMs } = limitOf(env, 'api');
+  return `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${retryAfterSeconds} s`;
 }

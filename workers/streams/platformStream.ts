@@ -26,7 +26,7 @@ import { chunkFor, Encoded, HubFlow, setMaxBehind, SseSink, type HubInterest, ty
 import * as hub from './signalr.js';
 import { parseJson } from '../../shared/losslessJson.js';
 import { authConfig } from '../auth/authConfig.js';
-import { admit, limitOf } from '../limits/rateLimit.js';
+import { admit, apiRateMessage } from '../limits/rateLimit.js';
 import { RegistryStore } from '../registry/registryStore.js';
 import { recheckMs, streamEnd, type StreamCaller, type StreamEnd } from './standing.js';
 
@@ -587,8 +587,7 @@ export class PlatformStream extends DurableObject<Env> {
         // An invocation is a call of the client's API budget, as a REST call is.
         const admission = await admit(this.env, 'api', s.caller.clientId);
         if (!admission.ok) {
-          const { limit, windowMs } = limitOf(this.env, 'api');
-          const error = `rate limit: at most ${limit} calls per ${windowMs / 1000} s for this client; retry after ${admission.retryAfterSeconds} s`;
+          const error = apiRateMessage(this.env, admission.retryAfterSeconds);
           if (typeof m.invocationId === 'string') this.sendHub(ws, hub.completion(m.invocationId, { error }));
           continue;
         }
