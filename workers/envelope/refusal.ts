@@ -13,11 +13,12 @@
  *   balancer reads them by status, as it reads the broker's.
  *
  * Headers a refusal carries (a challenge, `Retry-After`) are sent in every shape. Not shaped here, on purpose:
- * OAuth errors (the token endpoint's RFC 6749 §5.2 bodies and the RFC 6750 Bearer challenges of auth/oauthError.ts)
- * are one protocol on every route whatever its generation, with the statuses, bodies and headers those RFCs fix, so a
- * generation has nothing to decide for them; answers from the trading platform are shaped by `failure` (envelope.ts),
- * because a gateway object stores and replays them; and a hub's refusals after its upgrade are SignalR frames of the
- * hub protocol (PlatformStream).
+ * OAuth errors (the token endpoint's RFC 6749 §5.2 bodies and the RFC 6750 Bearer challenges of auth/oauthError.ts,
+ * and auth/requireToken.ts's `server_error` / `temporarily_unavailable` when the edge's key or the identity provider
+ * fails) are one protocol on every route whatever its generation, with the statuses, bodies and headers those RFCs
+ * fix, so a generation has nothing to decide for them; answers from the trading platform are shaped by `failure`
+ * (envelope.ts), because a gateway object stores and replays them; and a hub's refusals after its upgrade are SignalR
+ * frames of the hub protocol (PlatformStream).
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
