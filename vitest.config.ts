@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['{test,shared,broker,sim,workers,scripts,bench}/**/*.test.ts'],
+    include: ['{test,shared,broker,sim,workers,scripts,bench,launcher}/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,

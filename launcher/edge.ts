@@ -14,11 +14,15 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ensurePrivateDir, tightenTree, withOwnerOnlyUmask } from './privateData.js';
 import { textModules } from './workerAssets.js';
+import { readWranglerConfig, sqliteClasses } from './wranglerToml.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const WORKER_ENTRY = join(root, 'workers/index.ts');
-export const MIGRATIONS_DIR = join(root, 'workers/registry/migrations');
-export const COMPATIBILITY_DATE = '2025-09-01';
+/** The worker's top level in wrangler.toml (local development): everything the local edge binds is read from it. */
+export const WRANGLER = readWranglerConfig(join(root, 'wrangler.toml'));
+const REGISTRY_DB = WRANGLER.d1_databases[0];
+export const WORKER_ENTRY = join(root, WRANGLER.main);
+export const MIGRATIONS_DIR = join(root, REGISTRY_DB.migrations_dir);
+export const COMPATIBILITY_DATE = WRANGLER.compatibility_date;
 
 export interface EdgeOptions {
   port?: number;
@@ -103,18 +107,20 @@ export const EDGE_WORKER = 'edge';
  */
 export const OBJECTS_WORKER = 'objects';
 
-/** The Durable Object bindings of both workers: every class defined by the objects worker. */
-const durableObjects = Object.fromEntries(
-  ([['LINKS', 'PlatformLink', true], ['IDEMPOTENCY', 'IdempotencyLedger', true], ['RATE_LIMITER', 'ClientRateLimiter', false], ['STREAMS', 'PlatformStream', true]] as const)
-    .map(([binding, className, sqlite]) => [binding, {
-      className,
-      scriptName: OBJECTS_WORKER,
-      ...(sqlite ? { useSQLite: true } : {}),
-      // The storage folder and the ids of named objects derive from this key: the one objects had while the edge ran as
-      // a single unnamed worker, so a data folder from then keeps its idempotency records.
-      unsafeUniqueKey: `-${className}`,
-    }]),
-) as Record<'LINKS' | 'IDEMPOTENCY' | 'RATE_LIMITER' | 'STREAMS', { className: string; scriptName: string; useSQLite?: boolean; unsafeUniqueKey: string }>;
+/**
+ * The Durable Object bindings of both workers, wrangler.toml's `[[durable_objects.bindings]]`: every class defined by
+ * the objects worker, with SQLite storage where wrangler.toml's migrations give the class SQLite.
+ */
+const sqlite = sqliteClasses(WRANGLER);
+const durableObjects: Record<string, { className: string; scriptName: string; useSQLite?: boolean; unsafeUniqueKey: string }> =
+  Object.fromEntries(WRANGLER.durable_objects.bindings.map(({ name, class_name: className }) => [name, {
+    className,
+    scriptName: OBJECTS_WORKER,
+    ...(sqlite.has(className) ? { useSQLite: true } : {}),
+    // The storage folder and the ids of named objects derive from this key: the one objects had while the edge ran as
+    // a single unnamed worker, so a data folder from then keeps its idempotency records.
+    unsafeUniqueKey: `-${className}`,
+  }]));
 
 export function miniflareOptions(script: string, options: EdgeOptions) {
   const persist = options.dataDir ? resolve(options.dataDir) : undefined;
@@ -124,7 +130,7 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
     modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: script }],
     compatibilityDate: COMPATIBILITY_DATE,
     bindings: options.vars ?? {},
-    d1Databases: { DB: LOCAL_D1_ID },
+    d1Databases: { [REGISTRY_DB.binding]: LOCAL_D1_ID },
     durableObjects,
   };
   return {
@@ -220,7 +226,7 @@ export function registryDb(miniflare: Miniflare): D1Like {
 }
 
 /** The local D1 id of the registry: `preview_database_id` in wrangler.toml, which wrangler's local commands use. */
-export const LOCAL_D1_ID = 'registry';
+export const LOCAL_D1_ID = REGISTRY_DB.preview_database_id ?? REGISTRY_DB.database_id;
 
 /**
  * Where the registry's D1 files live under an edge data folder: wrangler's layout. A folder from before (`d1/` beside

@@ -1,10 +1,10 @@
 /**
  * The deploy path, offline: `wrangler deploy --dry-run` bundles the worker for staging and production with source
  * maps; each environment has the top level's bindings, vars and migrations, no loopback URL and no secret in its
- * vars; the local run (launcher/edge.ts) matches wrangler.toml; a registry kept in a data folder is migrated by
- * wrangler's own command into wrangler's layout, so wrangler's D1 commands see the rows the edge wrote; and the
- * registry CLI's wrangler-backed database writes parameters as safe SQL literals; `wrangler dev` serves the worker
- * on that registry with the secrets of an env file (what `npm run secrets -- --local` writes).
+ * vars; the local run (launcher/edge.ts, built from wrangler.toml) has the top level's bindings; a registry kept in a
+ * data folder is migrated by wrangler's own command into wrangler's layout, so wrangler's D1 commands see the rows the
+ * edge wrote; and the registry CLI's wrangler-backed database writes parameters as safe SQL literals; `wrangler dev`
+ * serves the worker on that registry with the secrets of an env file (what `npm run secrets -- --local` writes).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
