@@ -11,7 +11,8 @@
  * yields every SLICE clients, so an event that arrives mid-pass reaches the clients the pass has not come to yet.
  * Towards each client, ticks are conflated per symbol (a slow client gets the latest price of each symbol), and every
  * other event is queued; a client more than `MAX_BEHIND` events behind is sent `overflow` and disconnected, never
- * silently skipped.
+ * silently skipped. The passes, the re-check of the clients' standing and the keep-alive see both kinds of client
+ * through one interface (`StreamClient`, clients.ts).
  *
  * The broker link reconnects with backoff while clients remain; its loss is pushed to clients as a status
  * `{connected: false}`, and the broker's status after resubscribing tells them the streams are whole again.
@@ -22,20 +23,21 @@ import { configOf } from '../config.js';
 import { LINK_PATH, SUBSCRIBE_OP, type StreamBatchFrame, type StreamFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
-import { chunkFor, Encoded, HubFlow, setMaxBehind, SseSink, type HubInterest, type Interest } from './fanout.js';
+import { Encoded, setMaxBehind, SseSink, type Interest } from './fanout.js';
+import { HubClient, savedHubState, SharedChunks, SseClient, type HubState, type StreamClient } from './clients.js';
 import * as hub from './signalr.js';
 import { parseJson } from '../../shared/losslessJson.js';
 import { authConfig } from '../auth/authConfig.js';
 import { admit, apiRateMessage } from '../limits/rateLimit.js';
 import { RegistryStore } from '../registry/registryStore.js';
-import { recheckMs, streamEnd, type StreamCaller, type StreamEnd } from './standing.js';
+import { recheckMs, streamEnd, type StreamCaller } from './standing.js';
 
 export const STREAM_RING_SIZE = 10_000;
 export { MAX_BEHIND } from './fanout.js';
 const PING_MS = 15_000;
 /** Clients written to in one turn of a pass; then the object yields, so the broker's frames are read in between. */
 const SLICE = 64;
-/** An SSE client whose write is still outstanding this many events behind is held and conflated at once (SseSink). */
+/** An SSE client whose write is still outstanding this many events behind is held and conflated at once (SseClient). */
 const HOLD_AFTER = STREAM_RING_SIZE / 2;
 const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 /** A hub socket that has not sent its handshake this long after it was accepted is closed (as the reference server). */
@@ -53,17 +55,6 @@ export const STREAM_HEADERS = {
 
 interface Config { platform: string; family: Family; brokerUrl: string; shard: number }
 
-/**
- * A hub client's state. Its family, handshake and caller are kept in the socket's attachment too (a few hundred bytes);
- * its subscriptions, bounded by MAX_HUB_TICK_SYMBOLS and MAX_HUB_STREAMS, live in memory only, since an attachment
- * holds at most 2 KiB. The object does not hibernate while it has clients: its ping and re-check timers and its
- * broker socket keep it in memory.
- */
-interface HubState extends HubInterest {
-  family: Family;
-  caller: StreamCaller;
-}
-
 const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
   PF4: { StreamTicks: 'ticks', StreamTrades: 'trades', StreamUserUpdates: 'users', StreamSymbolUpdates: 'symbols', StreamMarginCallUpdates: 'margin' },
   PF5: { StreamTicks: 'ticks', StreamPositions: 'positions', StreamOrders: 'orders', StreamDeals: 'deals', StreamUserUpdates: 'users', StreamMarginCallUpdates: 'margin' },
@@ -77,17 +68,16 @@ export class PlatformStream extends DurableObject<Env> {
   private readonly ring: Encoded[] = [];
   /** The pass over the clients: its next turn, its clients in order, and where it is. */
   private passTimer: ReturnType<typeof setTimeout> | undefined;
-  private roster: Array<SseSink | WebSocket> = [];
+  private roster: StreamClient[] = [];
   private cursor = 0;
   /** Of the pass so far: the soonest a client that still lacks events may be written to again. */
   private passDue = Infinity;
   /** When the next turn runs, and the newest event when the pass began. */
   private passAt = 0;
   private passSeq = 0;
-  private readonly sse = new Set<SseSink>();
-  private readonly hubStates = new Map<WebSocket, HubState>();
-  private readonly flows = new Map<WebSocket, HubFlow>();
-  /** Sockets closed since a pass took its list of clients: not written to, and no flow made for them again. */
+  private readonly sse = new Set<SseClient>();
+  private readonly hubs = new Map<WebSocket, HubClient>();
+  /** Sockets let go (closed, ended or refused): not handled again, and no client made for them again. */
   private readonly gone = new WeakSet<WebSocket>();
   private socket: WebSocket | undefined;
   private connecting = false;
@@ -96,8 +86,6 @@ export class PlatformStream extends DurableObject<Env> {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private pinger: ReturnType<typeof setInterval> | undefined;
   private delivered = 0;
-  /** Who opened each SSE stream (hub sockets carry theirs in their state). */
-  private readonly sseCallers = new Map<SseSink, StreamCaller>();
   private checker: ReturnType<typeof setInterval> | undefined;
   private checking = false;
   /** Per hub socket, its messages handled in order (an invocation waits for its admission). */
@@ -127,9 +115,13 @@ export class PlatformStream extends DurableObject<Env> {
 
   /** Counters for tests and the bench. */
   stats(): { sse: number; hubs: number; flows: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number } {
+    let flows = 0;
     let slowHubs = 0;
-    for (const f of this.flows.values()) if (f.slow) slowHubs++;
-    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, flows: this.flows.size, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs };
+    for (const c of this.hubs.values()) {
+      if (c.flowing) flows++;
+      if (c.slow) slowHubs++;
+    }
+    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, flows, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs };
   }
 
   private setShard(shard: number): void {
@@ -227,10 +219,7 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   private ping(): void {
-    for (const c of this.sse) c.raw(': ping\n\n');
-    for (const ws of this.ctx.getWebSockets()) {
-      if (this.hubState(ws).handshaken) this.sendHub(ws, hub.PING);
-    }
+    for (const client of this.clients()) client.ping();
     if (this.sse.size === 0 && this.ctx.getWebSockets().length === 0) {
       // Nobody listens: let the object go idle.
       if (this.pinger !== undefined) clearInterval(this.pinger);
@@ -253,14 +242,13 @@ export class PlatformStream extends DurableObject<Env> {
    */
   async recheck(): Promise<number> {
     if (this.checking || !this.config) return 0;
-    const hubs = this.ctx.getWebSockets().filter((ws) => !this.gone.has(ws));
-    if (this.sse.size === 0 && hubs.length === 0) return 0;
+    const clients = this.clients();
+    if (clients.length === 0) return 0;
     this.checking = true;
     try {
       const store = new RegistryStore(this.env.DB);
       const ids = new Set<string>();
-      for (const caller of this.sseCallers.values()) ids.add(caller.clientId);
-      for (const ws of hubs) ids.add(this.hubState(ws).caller.clientId);
+      for (const client of clients) ids.add(client.caller.clientId);
       const [platform, standingOf] = await Promise.all([store.findAnyPlatform(this.config.platform), store.findClientStandings([...ids])]);
       const platformOrganization = platform && platform.platform.type === this.config.family ? platform.platform.organizationId : null;
       const externalClients = authConfig(this.env).mode === 'external';
@@ -268,13 +256,10 @@ export class PlatformStream extends DurableObject<Env> {
       const endOf = (caller: StreamCaller) =>
         streamEnd(caller, now, { standing: standingOf.get(caller.clientId) ?? null, platformOrganization, externalClients });
       let ended = 0;
-      for (const [sink, caller] of [...this.sseCallers]) {
-        const end = endOf(caller);
-        if (end) { this.endSse(sink, end); ended++; }
-      }
-      for (const ws of hubs) {
-        const end = endOf(this.hubState(ws).caller);
-        if (end) { this.endHub(ws, end); ended++; }
+      for (const client of clients) {
+        if (client.closed) continue;
+        const end = endOf(client.caller);
+        if (end) { client.end(end); ended++; }
       }
       return ended;
     } catch (error) {
@@ -286,17 +271,10 @@ export class PlatformStream extends DurableObject<Env> {
     }
   }
 
-  private endSse(sink: SseSink, end: StreamEnd): void {
-    this.sseCallers.delete(sink);
-    sink.closeWith('closed', { code: end.code, message: end.message });
-  }
-
-  private endHub(ws: WebSocket, end: StreamEnd): void {
-    const flow = this.flowOf(ws);
-    flow.closed = true;
-    this.sendHub(ws, hub.close(`${end.code}: ${end.message}`, end.reconnect));
-    try { ws.close(1008, end.code); } catch { /* gone */ }
-    this.forget(ws);
+  /** Every client the object has: SSE streams, then the hub sockets not let go. */
+  private clients(): StreamClient[] {
+    const hubs = this.ctx.getWebSockets().filter((ws) => !this.gone.has(ws)).map((ws) => this.hubOf(ws));
+    return [...this.sse, ...hubs];
   }
 
   // ---- fan-out ---------------------------------------------------------------------------------------------------
@@ -333,7 +311,7 @@ export class PlatformStream extends DurableObject<Env> {
     const now = Date.now();
     const interval = configOf(this.env).STREAM_FLUSH_MS;
     if (this.cursor === 0) {
-      this.roster = [...this.sse, ...this.ctx.getWebSockets()];
+      this.roster = this.clients();
       this.passDue = Infinity;
       this.passSeq = this.seq;
     }
@@ -349,61 +327,33 @@ export class PlatformStream extends DurableObject<Env> {
       }
       return range;
     };
-    const chunks = new Map<string, Uint8Array | null>();
+    const chunks = new SharedChunks();
     const end = Math.min(this.roster.length, this.cursor + SLICE);
     for (; this.cursor < end; this.cursor++) {
-      const member = this.roster[this.cursor];
-      const sink = member instanceof SseSink ? member : null;
-      const ws = sink ? null : (member as WebSocket);
-      if (ws && this.gone.has(ws)) continue;
-      const flow = ws ? this.flowOf(ws) : null;
-      const state = ws ? this.hubState(ws) : null;
-      const at = sink ?? flow!;
-      if (at.closed || at.sentSeq >= seq) continue;
-      if (state && !state.handshaken) {
-        at.sentSeq = seq; // nothing before the handshake
+      const client = this.roster[this.cursor];
+      if (client.closed || client.sentSeq >= seq) continue;
+      if (!client.ready) {
+        client.sentSeq = seq; // owed nothing before it is ready (a hub socket's handshake)
         continue;
       }
-      const range = rangeAfter(at.sentSeq);
+      const range = rangeAfter(client.sentSeq);
       if (!range) {
         // Owed events that left the ring (a client not reached for the ring's span): never skipped silently.
-        if (sink) sink.behind();
-        else this.overflowHub(ws!);
+        client.behind();
         continue;
       }
-      if (sink?.writing) {
-        // Still taking its last write: written later. Found so twice running (or far behind), it is slow: what it
-        // lacks is held, ticks conflated, and past MAX_BEHIND it is told overflow (SseSink.hold).
-        sink.skipped++;
-        if (sink.skipped >= 2 || seq - sink.sentSeq > HOLD_AFTER) {
-          sink.hold(range);
-          sink.sentSeq = seq;
-        }
+      if (client.stillWriting(range, seq)) {
+        // Still taking its last write: written later (a slow SSE client holds what it lacks: SseClient).
         this.passDue = Math.min(this.passDue, now + interval);
         continue;
       }
-      if (now - at.lastAt < interval) {
-        this.passDue = Math.min(this.passDue, at.lastAt + interval);
+      if (now - client.lastAt < interval) {
+        this.passDue = Math.min(this.passDue, client.lastAt + interval);
         continue;
       }
-      at.sentSeq = seq;
-      at.lastAt = now;
-      if (flow) {
-        flow.deliver(state!, range);
-      } else if (!sink!.idle || sink!.skipped >= 2) {
-        // Held output waiting, or slow two passes running: its own text, ticks conflated.
-        sink!.skipped = 0;
-        sink!.hold(range);
-      } else {
-        sink!.skipped = 0;
-        const key = `${sink!.key}|${range[0].seq}`;
-        let chunk = chunks.get(key);
-        if (chunk === undefined) {
-          chunk = chunkFor(sink!.interest, range);
-          chunks.set(key, chunk);
-        }
-        if (chunk) sink!.send(chunk);
-      }
+      client.sentSeq = seq;
+      client.lastAt = now;
+      client.deliver(range, chunks);
     }
     if (this.cursor < this.roster.length) {
       this.schedulePass(0);
@@ -418,13 +368,6 @@ export class PlatformStream extends DurableObject<Env> {
     if (this.passDue !== Infinity) this.schedulePass(Math.max(0, this.passDue - Date.now()));
   }
 
-  private overflowHub(ws: WebSocket): void {
-    const flow = this.flowOf(ws);
-    flow.closed = true;
-    this.sendHub(ws, hub.close('too far behind: reconnect and resync', true));
-    try { ws.close(1008, 'too far behind'); } catch { /* gone */ }
-  }
-
   // ---- Server-Sent Events ----------------------------------------------------------------------------------------
 
   private openSse(request: Request, caller: StreamCaller): Response {
@@ -434,20 +377,20 @@ export class PlatformStream extends DurableObject<Env> {
     // A native stream without a queue: a write completes when the response has taken the bytes.
     const { readable, writable } = new IdentityTransformStream();
     const writer = writable.getWriter();
-    const client = new SseSink(
+    const sink = new SseSink(
       interest,
       (chunk) => { this.delivered++; return writer.write(chunk); },
       (abort) => { (abort ? writer.abort('overflow') : writer.close()).catch(() => {}); },
-      () => { this.sse.delete(client); this.sseCallers.delete(client); },
+      () => { this.sse.delete(client); },
     );
-    client.raw('retry: 1000\n\n');
+    const client = new SseClient(sink, caller, HOLD_AFTER);
+    sink.raw('retry: 1000\n\n');
     const last = request.headers.get('last-event-id');
-    if (last) this.replay(client, last);
-    else client.raw(`id: ${this.epoch}-${this.seq}\nevent: status\ndata: ${JSON.stringify({ connected: this.connected })}\n\n`);
+    if (last) this.replay(sink, last);
+    else sink.raw(`id: ${this.epoch}-${this.seq}\nevent: status\ndata: ${JSON.stringify({ connected: this.connected })}\n\n`);
     // What came before is in the replay (or the status): the passes write it what comes after.
     client.sentSeq = this.seq;
     this.sse.add(client);
-    this.sseCallers.set(client, caller);
     return new Response(readable, {
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
     });
@@ -473,10 +416,11 @@ export class PlatformStream extends DurableObject<Env> {
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     const state: HubState = { family, handshaken: false, ticks: [], streams: {}, caller };
+    const hubClient = this.hubClient(server, state);
     this.ctx.acceptWebSocket(server);
-    this.save(server, state);
-    this.hubStates.set(server, state);
-    this.flowOf(server); // from here on it is owed every event (sent once its handshake is done)
+    hubClient.save();
+    this.hubs.set(server, hubClient);
+    hubClient.flow(); // from here on it is owed every event (sent once its handshake is done)
     this.awaitingHandshake.set(server, Date.now() + HUB_HANDSHAKE_MS);
     this.handshakeTimer ??= setInterval(() => this.closeSilentHubs(), 1000);
     return new Response(null, { status: 101, webSocket: client });
@@ -486,10 +430,10 @@ export class PlatformStream extends DurableObject<Env> {
   private closeSilentHubs(): void {
     const now = Date.now();
     for (const [ws, deadline] of this.awaitingHandshake) {
-      if (this.gone.has(ws) || this.hubState(ws).handshaken) this.awaitingHandshake.delete(ws);
+      if (this.gone.has(ws) || this.hubOf(ws).state.handshaken) this.awaitingHandshake.delete(ws);
       else if (now >= deadline) {
         this.awaitingHandshake.delete(ws);
-        this.sendHub(ws, hub.close(`no handshake within ${HUB_HANDSHAKE_MS / 1000} s`));
+        this.hubOf(ws).send(hub.close(`no handshake within ${HUB_HANDSHAKE_MS / 1000} s`));
         try { ws.close(1008, 'no handshake'); } catch { /* gone */ }
         this.forget(ws);
       }
@@ -500,49 +444,28 @@ export class PlatformStream extends DurableObject<Env> {
     }
   }
 
-  private hubState(ws: WebSocket): HubState {
-    let s = this.hubStates.get(ws);
-    if (!s) {
-      const saved = ws.deserializeAttachment() as Partial<HubState> | null;
-      s = {
-        family: saved?.family ?? 'PF4', handshaken: saved?.handshaken ?? false, ticks: [], streams: {},
-        // A socket without a saved caller (accepted before callers were kept) ends at the next check.
-        caller: saved?.caller ?? { clientId: '', organizationId: '', expiresAt: 0 },
-      };
-      this.hubStates.set(ws, s);
+  /** The socket's client, made again from its attachment if the object lost it. */
+  private hubOf(ws: WebSocket): HubClient {
+    let client = this.hubs.get(ws);
+    if (!client) {
+      client = this.hubClient(ws, savedHubState(ws));
+      this.hubs.set(ws, client);
     }
-    return s;
+    return client;
   }
 
-  /** The attachment: what identifies the socket, never its subscriptions (see HubState). */
-  private save(ws: WebSocket, s: HubState): void {
-    ws.serializeAttachment({ family: s.family, handshaken: s.handshaken, caller: s.caller });
-  }
-
-  private sendHub(ws: WebSocket, text: string): void {
-    try { ws.send(text); this.delivered++; } catch { /* closing */ }
-  }
-
-  private flowOf(ws: WebSocket): HubFlow {
-    let flow = this.flows.get(ws);
-    if (!flow) {
-      flow = new HubFlow(
-        (text) => this.sendHub(ws, text),
-        (error) => {
-          // The closed flow stays until webSocketClose, so the socket is sent nothing more meanwhile.
-          this.sendHub(ws, hub.close(error, true));
-          try { ws.close(1008, 'too far behind'); } catch { /* gone */ }
-        },
-      );
-      flow.sentSeq = this.seq;
-      this.flows.set(ws, flow);
-    }
-    return flow;
+  private hubClient(ws: WebSocket, state: HubState): HubClient {
+    return new HubClient(ws, state, {
+      seq: () => this.seq,
+      sent: () => { this.delivered++; },
+      forget: (socket) => this.forget(socket),
+    });
   }
 
   private forget(ws: WebSocket): void {
-    this.hubStates.delete(ws);
-    this.flows.delete(ws);
+    const client = this.hubs.get(ws);
+    if (client) client.forgotten = true;
+    this.hubs.delete(ws);
     this.hubQueues.delete(ws);
     this.gone.add(ws);
   }
@@ -561,25 +484,26 @@ export class PlatformStream extends DurableObject<Env> {
 
   private async onHubText(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
     if (this.gone.has(ws)) return;
-    const s = this.hubState(ws);
+    const client = this.hubOf(ws);
+    const s = client.state;
     const text = typeof message === 'string' ? message : new TextDecoder().decode(message);
     for (const record of hub.parseRecords(text)) {
       if (this.gone.has(ws)) return;
       if (!record) {
-        this.sendHub(ws, hub.close('unreadable message'));
+        client.send(hub.close('unreadable message'));
         ws.close(1003, 'unreadable message');
         return;
       }
       if (!s.handshaken) {
         if (record.protocol !== 'json' || record.version !== 1) {
-          this.sendHub(ws, hub.frame({ error: `protocol ${String(record.protocol)} version ${String(record.version)} is not supported: use json version 1` }));
+          client.send(hub.frame({ error: `protocol ${String(record.protocol)} version ${String(record.version)} is not supported: use json version 1` }));
           ws.close(1002, 'unsupported protocol');
           return;
         }
         s.handshaken = true;
-        this.save(ws, s);
-        this.sendHub(ws, hub.frame({}));
-        this.sendHub(ws, hub.invocation('OnConnectionStatus', { connected: this.connected }));
+        client.save();
+        client.send(hub.frame({}));
+        client.send(hub.invocation('OnConnectionStatus', { connected: this.connected }));
         continue;
       }
       const m = record as unknown as hub.HubMessage;
@@ -588,24 +512,25 @@ export class PlatformStream extends DurableObject<Env> {
         const admission = await admit(this.env, 'api', s.caller.clientId);
         if (!admission.ok) {
           const error = apiRateMessage(this.env, admission.retryAfterSeconds);
-          if (typeof m.invocationId === 'string') this.sendHub(ws, hub.completion(m.invocationId, { error }));
+          if (typeof m.invocationId === 'string') client.send(hub.completion(m.invocationId, { error }));
           continue;
         }
       }
-      this.onHubMessage(ws, s, m);
+      this.onHubMessage(client, m);
     }
   }
 
-  private onHubMessage(ws: WebSocket, s: HubState, m: hub.HubMessage): void {
+  private onHubMessage(client: HubClient, m: hub.HubMessage): void {
+    const { ws, state: s } = client;
     const args = Array.isArray(m.arguments) ? m.arguments : [];
     const answer = (outcome: { result?: unknown; error?: string }) => {
-      if (typeof m.invocationId === 'string') this.sendHub(ws, hub.completion(m.invocationId, outcome));
+      if (typeof m.invocationId === 'string') client.send(hub.completion(m.invocationId, outcome));
     };
     switch (m.type) {
       case hub.MessageType.Ping: return;
       case hub.MessageType.Completion:
         // The answer to a flow probe (any other completion from a client answers nothing the hub asked).
-        if (m.invocationId !== undefined) this.flowOf(ws).answered(m.invocationId);
+        if (m.invocationId !== undefined) client.flow().answered(m.invocationId);
         return;
       case hub.MessageType.Close:
         ws.close(1000, 'closed by the client');
@@ -613,7 +538,7 @@ export class PlatformStream extends DurableObject<Env> {
       case hub.MessageType.CancelInvocation:
         if (typeof m.invocationId === 'string' && s.streams[m.invocationId]) {
           delete s.streams[m.invocationId];
-          this.flowOf(ws).cancelled(m.invocationId);
+          client.flow().cancelled(m.invocationId);
         }
         return;
       case hub.MessageType.Invocation: {
@@ -635,7 +560,7 @@ export class PlatformStream extends DurableObject<Env> {
         const id = m.invocationId;
         if (typeof id !== 'string') return;
         if (id.length > MAX_HUB_NAME) {
-          this.sendHub(ws, hub.close(`invocationId: must be at most ${MAX_HUB_NAME} characters`));
+          client.send(hub.close(`invocationId: must be at most ${MAX_HUB_NAME} characters`));
           ws.close(1008, 'invocation id too long');
           this.forget(ws);
           return;
