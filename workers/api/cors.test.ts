@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv, Env } from '../../workers/env.js';
-import { cors, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from '../../workers/api/cors.js';
+import type { AppEnv, Env } from '../env.js';
+import { cors, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from './cors.js';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Timeout, traceparent, tracestate';

@@ -4,8 +4,8 @@
  * challenges (status per error, the scope an insufficient_scope refusal needs, descriptions made safe to quote).
  */
 import { describe, expect, it } from 'vitest';
-import { bearerError, insufficientScopeChallenge, NO_STORE, tokenError, type TokenErrorCode } from '../../workers/auth/oauthError.js';
-import { scopeRefusal } from '../../workers/auth/requireScope.js';
+import { bearerError, insufficientScopeChallenge, NO_STORE, tokenError, type TokenErrorCode } from './oauthError.js';
+import { scopeRefusal } from './requireScope.js';
 import { registryOperations } from '../../shared/catalog/registry.js';
 import type { Operation } from '../../shared/catalog/index.js';
 

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { AppEnv } from '../../workers/env.js';
-import { retryAfter } from '../../workers/api/retryAfter.js';
+import type { AppEnv } from '../env.js';
+import { retryAfter } from './retryAfter.js';
 
 /** Headers that refuse every change, as those of a response passed through from a fetch. */
 class ImmutableHeaders extends Headers {

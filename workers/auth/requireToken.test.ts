@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { CompactSign, exportJWK, generateKeyPair, SignJWT, type JWK, type JWTPayload } from 'jose';
-import type { AppEnv, Env } from '../../workers/env.js';
-import { requireToken } from '../../workers/auth/requireToken.js';
-import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
+import type { AppEnv, Env } from '../env.js';
+import { requireToken } from './requireToken.js';
+import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
 
 const ISSUER = 'http://127.0.0.1:8787';
 const ORG_A = randomUUID();

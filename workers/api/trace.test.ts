@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../workers/env.js';
-import { traceContext } from '../../workers/api/trace.js';
+import type { AppEnv } from '../env.js';
+import { traceContext } from './trace.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 let draws: number[];

@@ -3,8 +3,8 @@
  * issuer's spelling, the token lifetime and its ceiling, each with its default and what an unusable value falls back to.
  */
 import { describe, expect, it } from 'vitest';
-import { authConfig, CLOCK_TOLERANCE_SECONDS, DEFAULT_MAX_LIFETIME_SECONDS, DEFAULT_TTL_SECONDS, REALM, SCOPE } from '../../workers/auth/authConfig.js';
-import type { Env } from '../../workers/env.js';
+import { authConfig, CLOCK_TOLERANCE_SECONDS, DEFAULT_MAX_LIFETIME_SECONDS, DEFAULT_TTL_SECONDS, REALM, SCOPE } from './authConfig.js';
+import type { Env } from '../env.js';
 
 const config = (vars: Partial<Env>) => authConfig(vars as Env);
 

@@ -3,7 +3,7 @@
  * left unread past the bound; a request without a body, or one whose body is already taken, is left as it is.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { DRAIN_BODY_BYTES, drainBody } from '../../workers/app.js';
+import { DRAIN_BODY_BYTES, drainBody } from './app.js';
 
 // The app reaches the gateway's Durable Object classes; their base class is all that Node lacks.
 vi.mock('cloudflare:workers', () => ({ DurableObject: class {} }));

@@ -6,8 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv, Env } from '../../workers/env.js';
-import { ACCESS_LOG_FLUSH_MS, accessLog } from '../../workers/api/accessLog.js';
+import type { AppEnv, Env } from '../env.js';
+import { ACCESS_LOG_FLUSH_MS, accessLog } from './accessLog.js';
 
 // The module reaches the gateway's Durable Object classes through the catalog routes; their base class is all that
 // Node lacks (vi.mock is hoisted above the imports).

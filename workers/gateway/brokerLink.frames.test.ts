@@ -5,7 +5,7 @@
  * refused link answers every call.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BrokerLink, LINK_GRACE_MS } from '../../workers/gateway/brokerLink.js';
+import { BrokerLink, LINK_GRACE_MS } from './brokerLink.js';
 
 type Listener = (event: { data?: string | ArrayBuffer }) => void;
 

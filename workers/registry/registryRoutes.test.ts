@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import type { AppEnv, Caller, Env } from '../../workers/env.js';
-import { callerOf, platformOf, registryRoutes } from '../../workers/registry/registryRoutes.js';
-import { RegistryStore } from '../../workers/registry/registryStore.js';
-import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
+import type { AppEnv, Caller, Env } from '../env.js';
+import { callerOf, platformOf, registryRoutes } from './registryRoutes.js';
+import { RegistryStore } from './registryStore.js';
+import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
 
 let registry: RegistryDb;
 let store: RegistryStore;

@@ -8,11 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { AppEnv, Env } from '../../workers/env.js';
-import { authRoutes } from '../../workers/auth/authRoutes.js';
+import type { AppEnv, Env } from '../env.js';
+import { authRoutes } from './authRoutes.js';
 import { hashSecret } from '../../shared/secrets.js';
-import { FixedWindow, type Limit } from '../../workers/limits/quota.js';
-import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
+import { FixedWindow, type Limit } from '../limits/quota.js';
+import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
 
 const ORG = randomUUID();
 const ISSUER = 'https://gw.example.test';
@@ -185,7 +185,7 @@ describe('token endpoint limits', () => {
    */
   async function limitedEdge(vars: Record<string, string>) {
     vi.resetModules();
-    const { authRoutes: freshRoutes } = await import('../../workers/auth/authRoutes.js');
+    const { authRoutes: freshRoutes } = await import('./authRoutes.js');
     const windows = new Map<string, FixedWindow>();
     const RATE_LIMITER = {
       idFromName: (name: string) => name,

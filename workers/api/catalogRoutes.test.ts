@@ -6,12 +6,12 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv, Env } from '../../workers/env.js';
-import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, MAX_IDS, objectId, queryOf } from '../../workers/api/catalogRoutes.js';
-import { LINK_GRACE_MS } from '../../workers/gateway/index.js';
+import type { AppEnv, Env } from '../env.js';
+import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, MAX_IDS, objectId, queryOf } from './catalogRoutes.js';
+import { LINK_GRACE_MS } from '../gateway/index.js';
 import { catalog } from '../../shared/catalog/index.js';
-import { cachedPlatform } from '../../workers/registry/platformCache.js';
-import { NOT_UTF8_BODY, UNREADABLE_BODY } from '../../workers/api/requestBody.js';
+import { cachedPlatform } from '../registry/platformCache.js';
+import { NOT_UTF8_BODY, UNREADABLE_BODY } from './requestBody.js';
 
 // The routes reach the gateway's Durable Object classes; their base class is all that Node lacks.
 vi.mock('cloudflare:workers', () => ({ DurableObject: class {} }));
