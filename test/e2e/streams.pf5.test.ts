@@ -7,15 +7,13 @@
  * call and back, announced as `{login, type, direction}`. No password or other secret appears in any payload. The
  * PF5 Server-Sent Events route serves the same topics, margin included, and refuses a PF4 topic.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../launcher/demo.js';
-import { ManagerClient } from '../../sim/testing/managerClient.js';
+import { DEMO_PF5_SERVER } from '../../launcher/demo.js';
+import type { ManagerClient } from '../../sim/testing/managerClient.js';
 import { SseReader } from '../support/sse.js';
 import { ok } from './v1/api.js';
-import { eventually, stackForFile } from './support.js';
+import { connectManager, eventually, managerPassword as managerPasswordOf, stackForFile } from './support.js';
 
 type Row = Record<string, any>;
 
@@ -29,9 +27,8 @@ const INVESTOR = 'StreamView12ab';
 
 beforeAll(async () => {
   const c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, DEMO_PF5_SERVER);
-  managerPassword = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await sim.ok('login', { login: DEMO_MANAGER_LOGIN, password: managerPassword, pump: false });
+  sim = await connectManager(c.stack, DEMO_PF5_SERVER);
+  managerPassword = managerPasswordOf(c.stack);
 });
 afterAll(() => sim?.close());
 afterEach(async () => {

@@ -1,9 +1,14 @@
 /**
  * Helpers for end-to-end tests: one stack per test file (real simulator and broker processes, the edge in workerd),
- * an authorised client for it, and polling for conditions that follow the server within milliseconds.
+ * an authorised client for it, a manager session on its simulator, and polling for conditions that follow the server
+ * within milliseconds.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { DEMO_MANAGER_LOGIN, DEMO_PF4_SERVER } from '../../launcher/demo.js';
 import { startStack, type Stack, type StackOptions } from '../../launcher/stack.js';
+import { ManagerClient } from '../../sim/testing/managerClient.js';
 
 export interface Envelope<T = any> {
   data: T | null;
@@ -83,5 +88,28 @@ export function stackForFile(options: StackOptions = {}): { client: Client } {
     await waitHealthy(holder.client);
   }, 90_000);
   afterAll(async () => { await holder.client?.stack.close(); });
+  return holder;
+}
+
+/** The password of the stack's demo manager, which the launcher writes into the stack's data folder. */
+export function managerPassword(stack: Stack): string {
+  return readFileSync(join(stack.dataDir, 'manager-password'), 'utf8').trim();
+}
+
+/**
+ * A manager session of the test's own on one of the stack's demo trading servers, logged in as the demo manager, to
+ * read and change the server's state directly (no pump: it sees answers, not events).
+ */
+export async function connectManager(stack: Stack, server: string = DEMO_PF4_SERVER): Promise<ManagerClient> {
+  const manager = await ManagerClient.connect(stack.sim.port, server);
+  await manager.ok('login', { login: DEMO_MANAGER_LOGIN, password: managerPassword(stack), pump: false });
+  return manager;
+}
+
+/** `stackForFile`, and a manager session on `server` (`connectManager`) for the whole file, closed after it. */
+export function stackAndManagerForFile(server: string = DEMO_PF4_SERVER, options: StackOptions = {}): { client: Client; manager: ManagerClient } {
+  const holder = stackForFile(options) as { client: Client; manager: ManagerClient };
+  beforeAll(async () => { holder.manager = await connectManager(holder.client.stack, server); });
+  afterAll(() => holder.manager?.close());
   return holder;
 }

@@ -3,13 +3,11 @@
  * read (and, to set up a case, changed) with a manager session of the test's own. The feeder restart (a tick gap) and
  * the server restart (the manager session drops) run last, in their own describe.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiComponents } from '../../../shared/records/contract.js';
 import { PF4_SERVER_ONLY, withoutServerOnly } from '../../../sim/pf4/serverOnlyFields.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { eventually, stackForFile, waitHealthy, type Client } from '../support.js';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { connectManager, eventually, stackForFile, waitHealthy, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
 type Row = Record<string, any>;
@@ -18,12 +16,7 @@ let c: Client;
 let sim: ManagerClient;
 const setup = stackForFile();
 
-async function connectSim(): Promise<ManagerClient> {
-  const client = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
-  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await client.ok('login', { login: 1000, password, pump: false });
-  return client;
-}
+const connectSim = () => connectManager(c.stack);
 
 beforeAll(async () => {
   c = setup.client;

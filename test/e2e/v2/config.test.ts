@@ -5,27 +5,20 @@
  * what was added and find the list as it was. The three sections are Type 1 replaces: one field changes, the others
  * (the preserved ones included) keep their values. Whatever a test changes it puts back.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { openapiComponents } from '../../../shared/records/contract.js';
 import { PF4_SERVER_ONLY, withoutServerOnly, type Pf4ServerOnlyKind } from '../../../sim/pf4/serverOnlyFields.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { stackForFile, type Client } from '../support.js';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
 type Row = Record<string, unknown>;
 
 let c: Client;
 let m: ManagerClient;
-const setup = stackForFile();
-beforeAll(async () => {
-  c = setup.client;
-  m = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
-  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await m.ok('login', { login: 1000, password, pump: false });
-});
-afterAll(() => { m?.close(); });
+const setup = stackAndManagerForFile();
+beforeAll(() => { ({ client: c, manager: m } = setup); });
 
 /** The simulator's list in its own order, as the server sends it (feeders and syncs with their password). */
 const simList = (list: string) => m.ok<Row[]>(`CfgRequest${list}`);

@@ -2,27 +2,19 @@
  * v2 PF4 News and Mail end to end: headers and fetched bodies from the cache, the mail box live, values checked
  * against the simulator's state read with a manager session of the test's own.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { DEMO_MANAGER_LOGIN, DEMO_PF4_SERVER } from '../../../launcher/demo.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PF4_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { eventually, stackForFile, type Client } from '../support.js';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { eventually, stackAndManagerForFile, type Client } from '../support.js';
 import { call, fails, ok, refuses } from './api.js';
 
 type Topic = { key: number; time: string; topic: string | null; [field: string]: unknown };
 
 let c: Client;
 let sim: ManagerClient;
-const setup = stackForFile();
-beforeAll(async () => {
-  c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, DEMO_PF4_SERVER);
-  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await sim.ok('login', { login: DEMO_MANAGER_LOGIN, password, pump: false });
-});
-afterAll(() => sim?.close());
+const setup = stackAndManagerForFile();
+beforeAll(() => { ({ client: c, manager: sim } = setup); });
 
 const serverTopics = async () => (await sim.ok<Topic[]>('NewsRequest')).map((t) => shapeRecord('PF4NewsTopic')(t) as Topic);
 

@@ -2,27 +2,19 @@
  * v2 PF5 end to end: each operation's own rule, values checked against the simulator's state read with a manager
  * session of the test's own.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { eventually, stackForFile, type Client } from '../support.js';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { eventually, stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
 type Row = Record<string, any>;
 
 let c: Client;
 let sim: ManagerClient;
-const setup = stackForFile();
-beforeAll(async () => {
-  c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, DEMO_PF5_SERVER);
-  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await sim.ok('login', { login: DEMO_MANAGER_LOGIN, password, pump: false });
-});
-afterAll(() => sim?.close());
+const setup = stackAndManagerForFile(DEMO_PF5_SERVER);
+beforeAll(() => { ({ client: c, manager: sim } = setup); });
 
 /**
  * A group the gateway answered has the report mailer's login and password as null and none of the values the server

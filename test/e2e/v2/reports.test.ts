@@ -2,11 +2,9 @@
  * v2 PF4 Reports end to end: performance snapshots, closed-trade and daily reports, the daily-sync snapshot. Values
  * are checked against the simulator's own state, read with a manager session of the test's own.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { stackForFile, type Client } from '../support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { stackAndManagerForFile, type Client } from '../support.js';
 import { ok, refuses } from './api.js';
 
 type Row = Record<string, any>;
@@ -14,15 +12,8 @@ const DAY = 86_400_000;
 
 let c: Client;
 let sim: ManagerClient;
-const setup = stackForFile();
-
-beforeAll(async () => {
-  c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
-  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await sim.ok('login', { login: 1000, password, pump: false });
-});
-afterAll(() => sim?.close());
+const setup = stackAndManagerForFile();
+beforeAll(() => { ({ client: c, manager: sim } = setup); });
 
 /** Every login of the server. */
 async function allLogins(): Promise<number[]> {

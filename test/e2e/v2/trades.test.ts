@@ -1,10 +1,7 @@
 /** v2 PF4 Trades end to end: each operation's own rule, values checked against the simulator's state. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_MANAGER_LOGIN } from '../../../launcher/demo.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { eventually, stackForFile, type Client } from '../support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { eventually, stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
 type Trade = Record<string, any> & { order: number; login: number; symbol: string; tradeCommand: string };
@@ -13,14 +10,8 @@ type Tx = Record<string, any> & { order: number; orderBy: number; price: number 
 let c: Client;
 /** A manager session of the test's own on the simulator, to read the trading server's state directly. */
 let sim: ManagerClient;
-const setup = stackForFile();
-beforeAll(async () => {
-  c = setup.client;
-  sim = await ManagerClient.connect(c.stack.sim.port, 'demo-pf4');
-  const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
-  await sim.ok('login', { login: DEMO_MANAGER_LOGIN, password, pump: false });
-});
-afterAll(() => sim?.close());
+const setup = stackAndManagerForFile();
+beforeAll(() => { ({ client: c, manager: sim } = setup); });
 
 const SYMBOL = 'EURUSD';
 const GROUP = 'demo\\forex';
