@@ -41,7 +41,6 @@ export default defineConfig({
       'test/edge/registry.cli.test.ts',
       'test/edge/docs.test.ts',
       'test/unit/secrets.cli.test.ts',
-      'test/unit/supervisor.test.ts',
     ],
     setupFiles: ['test/mutation/setup.ts'],
     sequence: { sequencer: QuickestFirst },

@@ -3,7 +3,7 @@
  * stored under an Idempotency-Key and replayed is the same whichever way it was shaped.
  */
 import { describe, expect, it } from 'vitest';
-import { success, successJson, type ShapeContext } from '../../workers/envelope/envelope.js';
+import { success, successJson, type ShapeContext } from './envelope.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const contexts: Record<string, ShapeContext> = {

@@ -2,8 +2,8 @@
  * The registry's identifier rules and client scope names, as the CLI accepts them and the edge later looks them up.
  */
 import { describe, expect, it } from 'vitest';
-import { clientIdSchema, isUuid } from '../../workers/registry/ids.js';
-import { clientScopes, TRADE_PLATFORM_TYPES } from '../../workers/registry/records.js';
+import { clientIdSchema, isUuid } from './ids.js';
+import { clientScopes, TRADE_PLATFORM_TYPES } from './records.js';
 
 describe('registry identifiers', () => {
   it('accept uuids in either case and nothing else', () => {

@@ -5,7 +5,7 @@
  * (`knownRefusal`, `peek`) learns a spent window as spending does. Fake clock.
  */
 import { describe, expect, it } from 'vitest';
-import { FixedWindow, leaseSize, QuotaLeases, type Limit } from '../../workers/limits/quota.js';
+import { FixedWindow, leaseSize, QuotaLeases, type Limit } from './quota.js';
 
 const LIMIT: Limit = { limit: 100, windowMs: 60_000 };
 

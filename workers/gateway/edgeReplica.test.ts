@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../../shared/catalog/index.js';
 import type { ReplicaFrame } from '../../shared/replication.js';
-import { EdgeReplica, replicaPlan, type ReplicaPlan } from '../../workers/gateway/edgeReplica.js';
+import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 
 const op = (id: string): Operation => {
   const entry = findOperation(id);

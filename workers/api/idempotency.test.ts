@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from '../../workers/api/idempotency.js';
+import { canonicalJson, canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const REFUSAL = 'Idempotency-Key: must be 1 to 255 visible ASCII characters';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import {
   operationAt, resolveBudget, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER, TIMEOUT_QUERY, timeoutApplied,
-} from '../../workers/api/timeout.js';
+} from './timeout.js';
 
 const HEADER_REFUSAL = 'X-Request-Timeout: must be a number of seconds from 1 to 300';
 const QUERY_REFUSAL = 'requestTimeout: must be a number of seconds from 1 to 300';

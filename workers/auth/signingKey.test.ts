@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JWK } from 'jose';
-import { ALGORITHM, localKeys } from '../../workers/auth/signingKey.js';
+import { ALGORITHM, localKeys } from './signingKey.js';
 
 async function privateJwk(kid?: string): Promise<JWK> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { CORE, folderOf, PART_TESTS, PARTS, scores, unitsOf } from '../mutation/mutation.js';
+import { CORE, folderOf, PART_TESTS, PARTS, scores, unitsOf } from './mutation.js';
 
 const mutants = (...statuses: string[]) => statuses.map((status) => ({ status }));
 

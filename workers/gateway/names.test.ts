@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, fnv1a, ledgerName, linkName, pickLink,
-} from '../../workers/gateway/names.js';
+} from './names.js';
 
 describe('fnv1a', () => {
   it('is the 32-bit FNV-1a of the published test vectors, unsigned', () => {

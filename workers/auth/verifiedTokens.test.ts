@@ -3,7 +3,7 @@
  * refuse a token outside its lifetime (exp and nbf, with the clock tolerance). The clock is faked.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { rememberedPayload, rememberPayload } from '../../workers/auth/verifiedTokens.js';
+import { rememberedPayload, rememberPayload } from './verifiedTokens.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 const seconds = (ms: number) => Math.floor(ms / 1000);

@@ -3,8 +3,8 @@
  * and a failure, each shaped for v2 and v1 with its paging, outcome, time-out and error data carried over.
  */
 import { describe, expect, it } from 'vitest';
-import type { ShapeContext } from '../../workers/envelope/envelope.js';
-import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
+import type { ShapeContext } from '../envelope/envelope.js';
+import { shapeAnswer } from './shapeAnswer.js';
 
 const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
 const v2: ShapeContext = { generation: 'v2', family: 'PF4', paged: false, traceId: trace };

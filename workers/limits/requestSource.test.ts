@@ -3,7 +3,7 @@
  * only behind a front that sets `request.cf`, an IPv6 address by its /64, and one shared source otherwise.
  */
 import { describe, expect, it } from 'vitest';
-import { LOCAL_SOURCE, requestSource, UNRECOGNISED_SOURCE } from '../../workers/limits/requestSource.js';
+import { LOCAL_SOURCE, requestSource, UNRECOGNISED_SOURCE } from './requestSource.js';
 
 /** A request as Cloudflare's front hands it on (`cf` set) or as the local socket does (none). */
 function request(address: string | null, front = true): Request {

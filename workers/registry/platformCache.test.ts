@@ -4,8 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { cachedClientStanding, cachedPlatform, DEFAULT_PLATFORM_CACHE_SECONDS } from '../../workers/registry/platformCache.js';
-import type { ClientStanding, PlatformEntry } from '../../workers/registry/records.js';
+import { cachedClientStanding, cachedPlatform, DEFAULT_PLATFORM_CACHE_SECONDS } from './platformCache.js';
+import type { ClientStanding, PlatformEntry } from './records.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 

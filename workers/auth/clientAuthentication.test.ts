@@ -3,7 +3,7 @@
  * secret, client_secret_post, never both, and every way a presentation is unusable.
  */
 import { describe, expect, it } from 'vitest';
-import { presentedCredentials } from '../../workers/auth/clientAuthentication.js';
+import { presentedCredentials } from './clientAuthentication.js';
 
 const form = (fields: Record<string, string> = {}) => new URLSearchParams(fields);
 const b64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import { failure } from '../../workers/envelope/envelope.js';
-import { generationOf, refusal, refuse, unknownPlatform, type RefusalKind } from '../../workers/envelope/refusal.js';
+import { failure } from './envelope.js';
+import { generationOf, refusal, refuse, unknownPlatform, type RefusalKind } from './refusal.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const v1 = { generation: 'v1' as const, traceId: TRACE };

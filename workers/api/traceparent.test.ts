@@ -3,7 +3,7 @@
  * field's length and alphabet, the version rules, the anchors, and the exact hex of given random bytes.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseTraceparent, randomHex } from '../../workers/api/traceparent.js';
+import { parseTraceparent, randomHex } from './traceparent.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';

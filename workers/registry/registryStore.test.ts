@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { RegistryError, RegistryStore } from '../../workers/registry/registryStore.js';
+import { RegistryError, RegistryStore } from './registryStore.js';
 import { verifySecret } from '../../shared/secrets.js';
-import { startRegistryDb, type RegistryDb } from '../support/registryDb.js';
+import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
 
 let registry: RegistryDb;
 let store: RegistryStore;

@@ -1,7 +1,7 @@
 /** Response shaping of both generations: v2 envelopes, v1 statuses and bodies, manager code naming. */
 import { describe, expect, it } from 'vitest';
-import { failure, outcomeOf, statusOutcome, success, traceToUuid, v1Status, type ShapeContext } from '../../workers/envelope/envelope.js';
-import { platformNotFound } from '../../workers/envelope/refusal.js';
+import { failure, outcomeOf, statusOutcome, success, traceToUuid, v1Status, type ShapeContext } from './envelope.js';
+import { platformNotFound } from './refusal.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const v2: ShapeContext = { generation: 'v2', family: 'PF4', paged: false, traceId: TRACE };

@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { Supervisor, type ChildLike } from '../../launcher/supervisor.js';
+import { Supervisor, type ChildLike } from './supervisor.js';
 
 class FakeChild extends EventEmitter implements ChildLike {
   exitCode: number | null = null;

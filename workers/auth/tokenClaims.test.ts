@@ -3,7 +3,7 @@
  * and scope claims as identity providers send them (a space-separated string or an array, in `scope` or `scp`).
  */
 import { describe, expect, it } from 'vitest';
-import { lifetimeProblem, scopesOf } from '../../workers/auth/tokenClaims.js';
+import { lifetimeProblem, scopesOf } from './tokenClaims.js';
 
 const NOW = Date.UTC(2026, 0, 5, 12, 0, 0);
 const s = NOW / 1000;
