@@ -40,7 +40,6 @@ export default defineConfig({
       'test/edge/deploy.test.ts',
       'test/edge/registry.cli.test.ts',
       'test/edge/docs.test.ts',
-      'test/unit/secrets.cli.test.ts',
     ],
     setupFiles: ['test/mutation/setup.ts'],
     sequence: { sequencer: QuickestFirst },

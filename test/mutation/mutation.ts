@@ -79,19 +79,19 @@ function globsOf(folder: string): string[] {
  * folder's initial run does not run tests that never reach it: a folder's own list where it has one, else its family's.
  */
 const EDGE_CALL_TESTS = [
-  'test/unit/**/*.test.ts', 'workers/**/*.test.ts',
+  'test/unit/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts',
   ...['api', 'gateway', 'edgeReplica', 'idempotencyExpiry', 'canonicalRequests', 'timeoutHeader', 'apiHealth', 'cors', 'accessLog', 'scopes']
     .map((name) => `test/edge/${name}.test.ts`),
 ];
 const TESTS: Record<string, string[]> = {
-  workers: ['test/edge/**/*.test.ts', 'test/unit/**/*.test.ts', 'workers/**/*.test.ts'],
-  broker: ['broker/**/*.test.ts', 'test/unit/**/*.test.ts'],
+  workers: ['test/edge/**/*.test.ts', 'test/unit/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts'],
+  broker: ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'shared/**/*.test.ts'],
   // The API and gateway layers: their unit tests and the edge files that drive calls through them. The edge files
   // about tokens, the registry, its cache time and rate limits (each mutant would restart workerd for them and wait
   // out their clocks) exercise the same call path only as a way in.
   // The handlers answer the catalog's operations: the v1 and v2 end-to-end files call every one of them, with the
   // broker in this process (ENV below) so its code is watched; the simulator and the edge stay where they run.
-  'broker/handlers': ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'test/e2e/v1/*.test.ts', 'test/e2e/v2/*.test.ts'],
+  'broker/handlers': ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'shared/**/*.test.ts', 'test/e2e/v1/*.test.ts', 'test/e2e/v2/*.test.ts'],
   'workers/api': EDGE_CALL_TESTS,
   // The link objects also follow a platform moved to another broker (the routing file waits out one cache time); the
   // ledger and the link objects are also driven directly, beside stand-ins, on a clock the test moves.
@@ -104,8 +104,8 @@ const TESTS: Record<string, string[]> = {
   // parameters, bounds, answers, scopes, the published document, the input rules) decide them; the handler and edge
   // tests would add minutes per mutant and only reach the same tables again.
   'shared/catalog': [
-    'test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'test/unit/openapiDocument.test.ts',
-    'test/unit/apiInputs.test.ts', 'test/unit/textInputs.test.ts', 'broker/handlers/registry.test.ts',
+    'test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'workers/openapi/document.test.ts',
+    'workers/api/inputs.calls.test.ts', 'workers/api/inputs.text.test.ts', 'broker/handlers/registry.test.ts',
     'test/unit/catalog/*.test.ts',
   ],
   // The engines run in the in-process world tests (the harness calls commands as a manager session does); the socket
@@ -118,7 +118,7 @@ const TESTS: Record<string, string[]> = {
  */
 const CATALOG_WIDE = ['test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'test/unit/catalog/registry.test.ts'];
 const V2_PF4_TESTS = [
-  ...CATALOG_WIDE, 'test/unit/openapiDocument.test.ts', 'test/unit/apiInputs.test.ts', 'test/unit/textInputs.test.ts',
+  ...CATALOG_WIDE, 'workers/openapi/document.test.ts', 'workers/api/inputs.calls.test.ts', 'workers/api/inputs.text.test.ts',
   'broker/handlers/registry.test.ts',
 ];
 /** The v2 PF4 rule files of a part: the ones named after its own catalog files (and the shared fields' file). */

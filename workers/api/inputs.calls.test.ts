@@ -2,10 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, findOperation, type Operation } from '../../shared/catalog/index.js';
-import { validateInputs } from '../../workers/api/inputs.js';
-import { resolveTimeout } from '../../workers/api/timeout.js';
-import { canonicalJson, idempotencyKeyProblem, requestHash } from '../../workers/api/idempotency.js';
-import { parseTraceparent, randomHex } from '../../workers/api/traceparent.js';
+import { validateInputs } from './inputs.js';
+import { resolveTimeout } from './timeout.js';
+import { canonicalJson, idempotencyKeyProblem, requestHash } from './idempotency.js';
+import { parseTraceparent, randomHex } from './traceparent.js';
 
 const op = (id: string) => findOperation(id)!;
 const url = (q = '') => new URL(`http://edge/x${q}`);

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import {
   brokerEnvironment, edgeEnvironment, EnvironmentError, listenProblem, readEnvironment, readWorkerEnvironment, simEnvironment,
   startEnvironment, WORKER_DEFAULTS, WORKER_VARIABLES, type EnvironmentRecord, type WorkerEnvironment,
-} from '../../shared/environment.js';
-import { nodeVersionProblem, REQUIRED_NODE } from '../../shared/nodeVersion.js';
+} from './environment.js';
+import { nodeVersionProblem, REQUIRED_NODE } from './nodeVersion.js';
 
 function problems(schema: Parameters<typeof readEnvironment>[0], env: EnvironmentRecord): string[] {
   try {

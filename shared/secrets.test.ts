@@ -1,6 +1,6 @@
 /** Client secrets at rest: PBKDF2 with a per-client salt, verified in constant time, never stored in clear. */
 import { describe, expect, it } from 'vitest';
-import { hashSecret, newClientSecret, PBKDF2_ITERATIONS, timingSafeEqual, verifySecret } from '../../shared/secrets.js';
+import { hashSecret, newClientSecret, PBKDF2_ITERATIONS, timingSafeEqual, verifySecret } from './secrets.js';
 
 describe('client secrets', () => {
   it('verifies the right secret and refuses any other', async () => {

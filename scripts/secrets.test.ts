@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
-import { newBrokerSecret, newSigningKey } from '../../shared/deploymentSecrets.js';
-import { edgeEnvironment, readEnvironment } from '../../shared/environment.js';
+import { newBrokerSecret, newSigningKey } from '../shared/deploymentSecrets.js';
+import { edgeEnvironment, readEnvironment } from '../shared/environment.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'secrets-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { managerCodeName, NOT_FOUND_CODE, PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
-import { ResultCodeMembers } from '../../shared/records/contract.js';
+import { managerCodeName, NOT_FOUND_CODE, PF4_RESULT, PF5_RESULT } from './resultCodes.js';
+import { ResultCodeMembers } from './records/contract.js';
 
 describe('platform result codes', () => {
   it('names every member of the contract ResultCode enum for PF4', () => {

@@ -1,6 +1,6 @@
 /**
- * validateInputs (workers/api/inputs.ts) on entries made for the test, beyond test/unit/apiInputs.test.ts,
- * test/unit/textInputs.test.ts and the 64-bit cases of test/unit/losslessJson.test.ts: how problems are named and
+ * validateInputs (workers/api/inputs.ts) on entries made for the test, beyond workers/api/inputs.calls.test.ts,
+ * workers/api/inputs.text.test.ts and the 64-bit cases of shared/losslessJson.test.ts: how problems are named and
  * joined, which query values become arguments, which wrapped schemas take repeated parameters, when a big integer in
  * a double field is taken as that double, the exact control-character sets per allowance, member names, the bounds
  * on nesting and on the number of text problems, and the bounds that keep a large body's refusal short and cheap:
@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { defineOperation, type ControlCharacterAllowances, type Operation } from '../../shared/catalog/index.js';
 import {
   CONTROL_QUERY, MAX_BODY_ARRAY_ITEMS, MAX_BODY_DEPTH, MAX_LISTED_PROBLEMS, MAX_MESSAGE_LENGTH, validateInputs, type RawBody,
-} from '../../workers/api/inputs.js';
+} from './inputs.js';
 
 const url = (query = '') => new URL(`http://edge/x${query}`);
 const none: RawBody = { kind: 'none' };

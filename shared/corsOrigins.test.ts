@@ -3,8 +3,8 @@
  * them, or nothing; anything that is not an origin is refused at start, naming the variable.
  */
 import { describe, expect, it } from 'vitest';
-import { allowedOrigin, parseCorsOrigins } from '../../shared/corsOrigins.js';
-import { EnvironmentError, edgeEnvironment, readEnvironment } from '../../shared/environment.js';
+import { allowedOrigin, parseCorsOrigins } from './corsOrigins.js';
+import { EnvironmentError, edgeEnvironment, readEnvironment } from './environment.js';
 
 describe('parseCorsOrigins', () => {
   it('reads unset and empty as no origin', () => {

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_FILES, generateRecords, type Contract } from '../../shared/records/generateRecords.js';
+import { GENERATED_FILES, generateRecords, type Contract } from './generateRecords.js';
 
-const dir = new URL('../../shared/records/', import.meta.url);
+const dir = new URL('./', import.meta.url);
 const read = (name: string) => readFileSync(new URL(name, dir), 'utf8');
 const contract = () => JSON.parse(read('v2-contract.json')) as Contract;
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../../shared/catalog/index.js';
-import { MAX_BODY_DEPTH, validateInputs } from '../../workers/api/inputs.js';
+import { MAX_BODY_DEPTH, validateInputs } from './inputs.js';
 
 const entry = (id: string): Operation => {
   const found = findOperation(id);

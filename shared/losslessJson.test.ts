@@ -3,10 +3,10 @@
  * everything else exactly as JSON.parse / JSON.stringify; and the canonical id form (a safe number, or a bigint beyond).
  */
 import { describe, expect, it } from 'vitest';
-import { JsonTooDeepError, parseJson, stringifyJson } from '../../shared/losslessJson.js';
-import { addInt64, canonicalInt, compareInt64, int64FromText, isInt64, INT64_MAX } from '../../shared/int64.js';
-import { findOperation } from '../../shared/catalog/index.js';
-import { validateInputs } from '../../workers/api/inputs.js';
+import { JsonTooDeepError, parseJson, stringifyJson } from './losslessJson.js';
+import { addInt64, canonicalInt, compareInt64, int64FromText, isInt64, INT64_MAX } from './int64.js';
+import { findOperation } from './catalog/index.js';
+import { validateInputs } from '../workers/api/inputs.js';
 
 describe('parseJson', () => {
   it('reads integers beyond 2^53 − 1 as exact bigints and safe ones as numbers', () => {

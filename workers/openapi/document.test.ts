@@ -10,7 +10,7 @@ import {
   booleanQuery, dateTimeText, int32List, int64List, intText, numberText, pageQuery, position, positiveInt32, positiveInt64,
   publishedSchemas, unixSeconds32,
 } from '../../shared/catalog/fields.js';
-import { buildOpenApiDocument, envelopeCarries } from '../../workers/openapi/document.js';
+import { buildOpenApiDocument, envelopeCarries } from './document.js';
 
 describe('the generated OpenAPI document', () => {
   it('validates, and a copy with a broken operation does not', async () => {

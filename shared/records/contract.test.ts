@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EnPermissionsFlags, PF4UserCreate, TradeCommand, openapiComponents } from '../../shared/records/contract.js';
-import { dateTime } from '../../shared/records/primitives.js';
+import { EnPermissionsFlags, PF4UserCreate, TradeCommand, openapiComponents } from './contract.js';
+import { dateTime } from './primitives.js';
 
 describe('contract records', () => {
   it('accepts flag sets as member names joined by ", " and rejects unknown members', () => {
