@@ -62,11 +62,11 @@ describe('mutation scores', () => {
 
   it('gives each v2 PF4 rule file to the part whose catalog file it holds to the spec, and lists only files that exist', () => {
     const root = join(import.meta.dirname, '..', '..');
-    const rules = readdirSync(join(root, 'test/unit/catalog')).filter((name) => name.startsWith('v2pf4')).map((name) => `test/unit/catalog/${name}`);
+    const rules = readdirSync(join(root, 'shared/catalog/v2/pf4')).filter((name) => name.endsWith('.test.ts')).map((name) => `shared/catalog/v2/pf4/${name}`);
     const lists = ['v2-pf4-accounts', 'v2-pf4-server'].map((part) => PART_TESTS[`shared/catalog:${part}`]);
     for (const file of rules) {
       // The shared fields' rules decide both halves; every other rule file one half.
-      expect(lists.filter((list) => list.includes(file)).length, file).toBe(file.endsWith('v2pf4Common.test.ts') ? 2 : 1);
+      expect(lists.filter((list) => list.includes(file)).length, file).toBe(file.endsWith('/common.test.ts') ? 2 : 1);
     }
     for (const list of Object.values(PART_TESTS)) {
       for (const file of list.filter((f) => !f.includes('*'))) expect(existsSync(join(root, file)), file).toBe(true);

@@ -79,19 +79,19 @@ function globsOf(folder: string): string[] {
  * folder's initial run does not run tests that never reach it: a folder's own list where it has one, else its family's.
  */
 const EDGE_CALL_TESTS = [
-  'test/unit/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts',
+  'shared/**/*.test.ts', 'workers/**/*.test.ts',
   ...['api', 'gateway', 'edgeReplica', 'idempotencyExpiry', 'canonicalRequests', 'timeoutHeader', 'apiHealth', 'cors', 'accessLog', 'scopes']
     .map((name) => `test/edge/${name}.test.ts`),
 ];
 const TESTS: Record<string, string[]> = {
-  workers: ['test/edge/**/*.test.ts', 'test/unit/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts'],
-  broker: ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'shared/**/*.test.ts'],
+  workers: ['test/edge/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts'],
+  broker: ['broker/**/*.test.ts', 'shared/**/*.test.ts'],
   // The API and gateway layers: their unit tests and the edge files that drive calls through them. The edge files
   // about tokens, the registry, its cache time and rate limits (each mutant would restart workerd for them and wait
   // out their clocks) exercise the same call path only as a way in.
   // The handlers answer the catalog's operations: the v1 and v2 end-to-end files call every one of them, with the
   // broker in this process (ENV below) so its code is watched; the simulator and the edge stay where they run.
-  'broker/handlers': ['broker/**/*.test.ts', 'test/unit/**/*.test.ts', 'shared/**/*.test.ts', 'test/e2e/v1/*.test.ts', 'test/e2e/v2/*.test.ts'],
+  'broker/handlers': ['broker/**/*.test.ts', 'shared/**/*.test.ts', 'test/e2e/v1/*.test.ts', 'test/e2e/v2/*.test.ts'],
   'workers/api': EDGE_CALL_TESTS,
   // The link objects also follow a platform moved to another broker (the routing file waits out one cache time); the
   // ledger and the link objects are also driven directly, beside stand-ins, on a clock the test moves.
@@ -104,9 +104,8 @@ const TESTS: Record<string, string[]> = {
   // parameters, bounds, answers, scopes, the published document, the input rules) decide them; the handler and edge
   // tests would add minutes per mutant and only reach the same tables again.
   'shared/catalog': [
-    'test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'workers/openapi/document.test.ts',
+    'shared/catalog/**/*.test.ts', 'workers/openapi/document.test.ts',
     'workers/api/inputs.calls.test.ts', 'workers/api/inputs.text.test.ts', 'broker/handlers/registry.test.ts',
-    'test/unit/catalog/*.test.ts',
   ],
   // The engines run in the in-process world tests (the harness calls commands as a manager session does); the socket
   // tests (faults, protocol, slow consumer) reach the same engine code through a server and decide nothing more.
@@ -116,20 +115,20 @@ const TESTS: Record<string, string[]> = {
  * A part's own list where its mutants are decided by fewer files than its folder's: the v1 entries are held to the
  * spec by the catalog-wide tests and the v1 rule files, and the v2 rule files never call a v1 entry.
  */
-const CATALOG_WIDE = ['test/unit/coverage.test.ts', 'test/unit/catalog.test.ts', 'test/unit/catalog/registry.test.ts'];
+const CATALOG_WIDE = ['shared/catalog/index.coverage.test.ts', 'shared/catalog/index.test.ts', 'shared/catalog/registry.test.ts'];
 const V2_PF4_TESTS = [
   ...CATALOG_WIDE, 'workers/openapi/document.test.ts', 'workers/api/inputs.calls.test.ts', 'workers/api/inputs.text.test.ts',
   'broker/handlers/registry.test.ts',
 ];
 /** The v2 PF4 rule files of a part: the ones named after its own catalog files (and the shared fields' file). */
-const v2Pf4Rules = (names: string[]) => names.map((name) => `test/unit/catalog/v2pf4${name}.test.ts`);
+const v2Pf4Rules = (names: string[]) => names.map((name) => `shared/catalog/v2/pf4/${name}.test.ts`);
 export const PART_TESTS: Record<string, string[]> = {
-  'shared/catalog:v1': [...CATALOG_WIDE, 'test/unit/catalog/v1*.test.ts'],
+  'shared/catalog:v1': [...CATALOG_WIDE, 'shared/catalog/v1/*.test.ts'],
   'shared/catalog:v2-pf4-accounts': [
-    ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Groups', 'History', 'Margins', 'Online', 'Plugins', 'Trades', 'Users']),
+    ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'groups', 'history', 'margins', 'online', 'plugins', 'trades', 'users']),
   ],
   'shared/catalog:v2-pf4-server': [
-    ...V2_PF4_TESTS, ...v2Pf4Rules(['Common', 'Backup', 'Config', 'News', 'Prices', 'Reports', 'ServerAdmin', 'Symbols']),
+    ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'backup', 'config', 'news', 'prices', 'reports', 'serverAdmin', 'symbols']),
   ],
 };
 const testsOf = (unit: Unit) => PART_TESTS[unit.part ?? ''] ?? TESTS[unit.folder] ?? TESTS[unit.folder.split('/')[0]];

@@ -2,7 +2,7 @@
  * CORS at the edge (workers/api/cors.ts) in a Hono app in this process, per CORS_ORIGINS: preflights answered with
  * the exact headers or refused without any, other answers marked for an allowed origin (refusals and passed-through
  * answers too), `Vary: Origin` only when the answer depends on the origin, and a changed CORS_ORIGINS taking effect.
- * (The policy parsing itself is test/unit/corsOrigins.test.ts.)
+ * (The policy parsing itself is shared/corsOrigins.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * The edge half of `Idempotency-Key` (workers/api/idempotency.ts), beyond test/unit/apiInputs.test.ts: the key's
+ * The edge half of `Idempotency-Key` (workers/api/idempotency.ts), beyond workers/api/inputs.calls.test.ts: the key's
  * exact form, the canonical path, the canonical JSON of every kind of value, and the exact text a request's
  * fingerprint is the SHA-256 of.
  */

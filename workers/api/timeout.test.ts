@@ -1,5 +1,5 @@
 /**
- * The call's time budget (workers/api/timeout.ts), beyond test/unit/apiInputs.test.ts: the bounds and the number form
+ * The call's time budget (workers/api/timeout.ts), beyond workers/api/inputs.calls.test.ts: the bounds and the number form
  * exactly, which field a refusal names, the operation a method and path address, and the budget `timeoutApplied()`
  * answers on every response that does not name one itself.
  */

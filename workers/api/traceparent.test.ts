@@ -1,6 +1,6 @@
 /**
- * W3C `traceparent` parsing and the hex ids (workers/api/traceparent.ts), beyond test/unit/apiInputs.test.ts: every
- * field's length and alphabet, the version rules, the anchors, and the exact hex of given random bytes.
+ * W3C `traceparent` parsing and the hex ids (workers/api/traceparent.ts), beyond workers/api/inputs.calls.test.ts:
+ * every field's length and alphabet, the version rules, the anchors, and the exact hex of given random bytes.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseTraceparent, randomHex } from './traceparent.js';

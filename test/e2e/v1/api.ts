@@ -6,7 +6,7 @@
  * the general v1 body (`errorType`, `errorCode`, `errorDescription`) or, for a PF5 platform failure, `PF5Error`
  * (with `requestId`); no answer is a 5xx other than 503/504.
  *
- * The coverage test (`test/unit/coverage.test.ts`) looks for each v1 operation id as a string literal in the files of
+ * The coverage test (`shared/catalog/index.coverage.test.ts`) looks for each v1 operation id as a string literal in the files of
  * this folder: call operations by their literal id (`'v1.PF4.UserRecordGet'`).
  */
 import { expect } from 'vitest';

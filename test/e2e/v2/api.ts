@@ -3,7 +3,7 @@
  * three members, `X-Request-Timeout-Applied`, paging meta exactly on paged lists, and on success `data` validated
  * against the contract schema the entry publishes, so no test can pass on a record of the wrong shape.
  *
- * The coverage test (`test/unit/coverage.test.ts`) looks for each v2 operation id as a string literal in the files of
+ * The coverage test (`shared/catalog/index.coverage.test.ts`) looks for each v2 operation id as a string literal in the files of
  * this folder: call operations by their literal id.
  */
 import { expect } from 'vitest';

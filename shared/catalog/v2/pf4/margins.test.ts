@@ -3,8 +3,8 @@
  * validateInputs: the login in the path with its bounds and exact messages, and what each entry declares about itself.
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { accepted, callerOf, entryOf, refused } from './support.js';
+import { type Operation } from '../../index.js';
+import { accepted, callerOf, entryOf, refused } from '../../testSupport.js';
 
 const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

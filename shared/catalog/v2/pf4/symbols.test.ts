@@ -4,10 +4,10 @@
  * configuration replace and merge patch, and what each entry declares.
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { symbols } from '../../../shared/catalog/v2/pf4/symbols.js';
-import type { RawBody } from '../../../workers/api/inputs.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type Operation } from '../../index.js';
+import { symbols } from './symbols.js';
+import type { RawBody } from '../../../../workers/api/inputs.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

@@ -4,10 +4,10 @@
  * entry declares (the tick request's defaults among them).
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { prices } from '../../../shared/catalog/v2/pf4/prices.js';
-import { validateInputs } from '../../../workers/api/inputs.js';
-import { accepted, callerOf, entryOf, json, none, refused, url } from './support.js';
+import { type Operation } from '../../index.js';
+import { prices } from './prices.js';
+import { validateInputs } from '../../../../workers/api/inputs.js';
+import { accepted, callerOf, entryOf, json, none, refused, url } from '../../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

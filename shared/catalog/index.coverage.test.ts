@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { catalog, type Operation } from '../../shared/catalog/index.js';
-import { contractOperations, type ContractOperation } from '../../shared/records/contractOperations.js';
-import { openapiComponents } from '../../shared/records/contract.js';
+import { catalog, type Operation } from './index.js';
+import { contractOperations, type ContractOperation } from '../records/contractOperations.js';
+import { openapiComponents } from '../records/contract.js';
 import { handlers } from '../../broker/handlers/registry.js';
 
 const spec = contractOperations.filter((o) => o.inSeed);
@@ -18,7 +18,7 @@ const shapeOf = (path: string) => path.replace(/\{\w+\}/g, '{}');
 const SPEC_BODIES = new Set(['POST /api/v2/PF4/{tradePlatform}/ExternalCommandJSON']);
 const entryFor = (o: ContractOperation) => v2.find((e) => e.method === o.method && shapeOf(e.path) === shapeOf(o.path));
 
-const e2eDir = join(import.meta.dirname, '../e2e/v2');
+const e2eDir = join(import.meta.dirname, '../../test/e2e/v2');
 const e2eSource = readdirSync(e2eDir).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(join(e2eDir, f), 'utf8')).join('\n');
 
 /** The data schema of a contract envelope (`PF4UserApiResponse` → its `data`), nullability aside. */
@@ -86,7 +86,7 @@ describe('v2 coverage of the service spec', () => {
 // ---- v1 --------------------------------------------------------------------------------------------------------
 
 const v1 = catalog.filter((e) => e.generation === 'v1');
-const v1Dir = join(import.meta.dirname, '../e2e/v1');
+const v1Dir = join(import.meta.dirname, '../../test/e2e/v1');
 const v1Source = () => readdirSync(v1Dir).filter((f) => f.endsWith('.test.ts')).map((f) => readFileSync(join(v1Dir, f), 'utf8')).join('\n');
 /** Argument names a handler receives from an entry: path parameters and query, less what the edge consumes itself. */
 const argNames = (e: Operation) => [...Object.keys(e.params?.shape ?? {}), ...Object.keys(e.query?.shape ?? {})]

@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { ZodType } from 'zod';
 
-vi.mock('../../../shared/records/contract.js', async (importOriginal) => {
+vi.mock('../records/contract.js', async (importOriginal) => {
   const real = await importOriginal<Record<string, unknown>>();
   const { z } = await import('zod');
   const side = z.enum(['Buy', 'Sell']);
@@ -22,7 +22,7 @@ vi.mock('../../../shared/records/contract.js', async (importOriginal) => {
   return { ...real, ...records, openapiComponents: { ...(real.openapiComponents as Record<string, unknown>), ...published } };
 });
 
-const { mergePatchBody } = await import('../../../shared/catalog/fields.js');
+const { mergePatchBody } = await import('./fields.js');
 
 const emptied = (field: string) => ({ success: false, issues: [{ path: [field], message: `${field} cannot be emptied (null): give one of its values` }] });
 function outcome(name: string, patch: unknown) {

@@ -4,8 +4,8 @@
  * the broker sends and the arguments it sends it with; what the entry declares (administrative, a change).
  */
 import { describe, expect, it } from 'vitest';
-import { plugins } from '../../../shared/catalog/v2/pf4/plugins.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { plugins } from './plugins.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const call = callerOf('v2.PF4.');
 const entry = entryOf('v2.PF4.', 'ExternalCommandJSON');

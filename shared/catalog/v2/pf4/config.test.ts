@@ -4,9 +4,9 @@
  * ranges, list positions and shifts, and what each entry declares (time-out class, scope, answer).
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { BACKUP_PRESERVED, config } from '../../../shared/catalog/v2/pf4/config.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type Operation } from '../../index.js';
+import { BACKUP_PRESERVED, config } from './config.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

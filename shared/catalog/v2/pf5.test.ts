@@ -4,9 +4,9 @@
  * members without a setter), group masks with paging, and what each entry declares (native patches and pages).
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { pf5V2 } from '../../../shared/catalog/v2/pf5.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type Operation } from '../index.js';
+import { pf5V2 } from './pf5.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF5.', n);
 const call = callerOf('v2.PF5.');

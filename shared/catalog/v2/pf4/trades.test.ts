@@ -4,8 +4,8 @@
  * receives, and what each entry declares about itself (method, time-out class, scope, paging, how it is answered).
  */
 import { describe, expect, it } from 'vitest';
-import { type CachedList, type Live, type Operation } from '../../../shared/catalog/index.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type CachedList, type Live, type Operation } from '../../index.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

@@ -4,8 +4,8 @@
  * receives, and what each entry declares about itself (method, time-out class, scope, paging, how it is answered).
  */
 import { describe, expect, it } from 'vitest';
-import { type Live, type Operation, type Patch, type Replace } from '../../../shared/catalog/index.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type Live, type Operation, type Patch, type Replace } from '../../index.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 

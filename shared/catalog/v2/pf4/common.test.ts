@@ -4,8 +4,8 @@
  * each entry declares about itself.
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { accepted, callerOf, entryOf, refused } from './support.js';
+import { type Operation } from '../../index.js';
+import { accepted, callerOf, entryOf, refused } from '../../testSupport.js';
 
 const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

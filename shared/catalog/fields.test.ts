@@ -11,11 +11,11 @@ import {
   booleanQuery, confirmQuery, contractBody, dateTimeText, enumText, groupName, int32List, int64Body, int64List, intText, login32, login64,
   maskText, mergePatchBody, numberText, order32, pageQuery, PAGE_LIMIT_MAX, position, positiveInt32, positiveInt64, publishedSchemas,
   symbolName, ticket32, unixSeconds32,
-} from '../../../shared/catalog/fields.js';
-import { defineOperation } from '../../../shared/catalog/operation.js';
-import { int64 } from '../../../shared/records/primitives.js';
-import * as contract from '../../../shared/records/contract.js';
-import { validateInputs } from '../../../workers/api/inputs.js';
+} from './fields.js';
+import { defineOperation } from './operation.js';
+import { int64 } from '../records/primitives.js';
+import * as contract from '../records/contract.js';
+import { validateInputs } from '../../workers/api/inputs.js';
 
 type Issue = { code: string; path: PropertyKey[]; message: string };
 type Outcome = { ok: true; data: unknown } | { ok: false; issues: Issue[] };
@@ -241,7 +241,7 @@ describe('dateTimeText: an ISO 8601 date-time sent as text', () => {
       const texts = ['2024-01-02T03:04:05', '2024-01-02T03:04', '2024-01-02T03:04:05.5'];
       console.log(JSON.stringify({ plain: new Date(texts[0]).toISOString(), read: texts.map((t) => from.parse(t)) }));`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: fileURLToPath(new URL('../../..', import.meta.url)), env: { ...process.env, TZ: 'Asia/Kolkata' }, encoding: 'utf8',
+      cwd: fileURLToPath(new URL('../..', import.meta.url)), env: { ...process.env, TZ: 'Asia/Kolkata' }, encoding: 'utf8',
     });
     expect(JSON.parse(out)).toStrictEqual({
       plain: '2024-01-01T21:34:05.000Z',

@@ -4,11 +4,11 @@
  * the daily-sync timestamp; the rows a performance read answers (fromOnwards); what each entry declares.
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { fromOnwards, reports } from '../../../shared/catalog/v2/pf4/reports.js';
-import { openapiComponents } from '../../../shared/records/contract.js';
-import { validateInputs } from '../../../workers/api/inputs.js';
-import { accepted, entryOf, none, refused, url } from './support.js';
+import { type Operation } from '../../index.js';
+import { fromOnwards, reports } from './reports.js';
+import { openapiComponents } from '../../../records/contract.js';
+import { validateInputs } from '../../../../workers/api/inputs.js';
+import { accepted, entryOf, none, refused, url } from '../../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = (name: string, query: string) => validateInputs(op(name), {}, url(query), none);

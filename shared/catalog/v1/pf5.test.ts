@@ -6,10 +6,10 @@
  * pin (time-out class, read kind, handler, scope, answer and the manager arguments it builds).
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { findOperation, type Operation } from '../index.js';
 import { validateInputs } from '../../../workers/api/inputs.js';
-import { PF5_CHART_BAR, PF5_USER_ACCOUNT, SYMBOL_UPDATE_FIELDS, maskMatcher, symbolsOf } from '../../../shared/catalog/v1/pf5.js';
-import { pf5V2 } from '../../../shared/catalog/v2/pf5.js';
+import { PF5_CHART_BAR, PF5_USER_ACCOUNT, SYMBOL_UPDATE_FIELDS, maskMatcher, symbolsOf } from './pf5.js';
+import { pf5V2 } from '../v2/pf5.js';
 
 const op = (name: string): Operation => {
   const entry = findOperation(`v1.PF5.${name}`);

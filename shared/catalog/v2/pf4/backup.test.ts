@@ -4,9 +4,9 @@
  * 10000 records with their keys and name bounds, and what each entry declares (destructive, admin scope, body bound).
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { backup, RESTORE_BODY_LIMIT_BYTES, RESTORE_MAX } from '../../../shared/catalog/v2/pf4/backup.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type Operation } from '../../index.js';
+import { backup, RESTORE_BODY_LIMIT_BYTES, RESTORE_MAX } from './backup.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

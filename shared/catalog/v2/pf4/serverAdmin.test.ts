@@ -4,9 +4,9 @@
  * names, push notifications (message, line breaks, logins), and what each entry declares.
  */
 import { describe, expect, it } from 'vitest';
-import { type Operation } from '../../../shared/catalog/index.js';
-import { serverAdmin } from '../../../shared/catalog/v2/pf4/serverAdmin.js';
-import { accepted, callerOf, entryOf, json, none, refused } from './support.js';
+import { type Operation } from '../../index.js';
+import { serverAdmin } from './serverAdmin.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

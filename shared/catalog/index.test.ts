@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { catalog, brokerOps, TIMEOUT_CLASSES, login32, login64, groupName, symbolName, pageQuery } from '../../shared/catalog/index.js';
-import { openapiComponents } from '../../shared/records/contract.js';
-import { CON_COMMON_SCHEMAS } from '../../shared/catalog/v1/pf4.js';
+import { catalog, brokerOps, TIMEOUT_CLASSES, login32, login64, groupName, symbolName, pageQuery } from './index.js';
+import { openapiComponents } from '../records/contract.js';
+import { CON_COMMON_SCHEMAS } from './v1/pf4.js';
 
 const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== 'tradePlatform');
 

@@ -1,14 +1,14 @@
 /**
  * The shape every catalog entry gets from shared/catalog/operation.ts: the time-out classes and scopes, the scope an
  * entry needs unless it names one, and what defineOperation and defineForFamilies fill in (op, id, flags, scope).
- * defineOperation checks nothing itself: the catalog-wide checks are in test/unit/catalog.test.ts.
+ * defineOperation checks nothing itself: the catalog-wide checks are in shared/catalog/index.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   defineForFamilies, defineOperation, derivedScope, READ_SCOPE, SCOPES, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S,
-} from '../../../shared/catalog/operation.js';
-import { FAMILIES, type Family } from '../../../shared/protocol.js';
+} from './operation.js';
+import { FAMILIES, type Family } from '../protocol.js';
 
 describe('time-out classes and scopes', () => {
   it('budgets each time-out class in seconds as the spec does, within 1 .. 300', () => {

@@ -5,15 +5,15 @@
  * catalog that declares an id twice.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { brokerOps, catalog, findOperation, type Operation } from '../../../shared/catalog/index.js';
-import { registryOperations } from '../../../shared/catalog/registry.js';
-import { commonV2 } from '../../../shared/catalog/v2/common.js';
-import { V2_PF4, V2_PF5, v2Prefix } from '../../../shared/catalog/v2/paths.js';
-import { pf4V2Areas } from '../../../shared/catalog/v2/pf4/index.js';
-import { pf5V2 } from '../../../shared/catalog/v2/pf5.js';
-import { pf4V1 } from '../../../shared/catalog/v1/pf4.js';
-import { pf5V1 } from '../../../shared/catalog/v1/pf5.js';
-import type { Family } from '../../../shared/protocol.js';
+import { brokerOps, catalog, findOperation, type Operation } from './index.js';
+import { registryOperations } from './registry.js';
+import { commonV2 } from './v2/common.js';
+import { V2_PF4, V2_PF5, v2Prefix } from './v2/paths.js';
+import { pf4V2Areas } from './v2/pf4/index.js';
+import { pf5V2 } from './v2/pf5.js';
+import { pf4V1 } from './v1/pf4.js';
+import { pf5V1 } from './v1/pf5.js';
+import type { Family } from '../protocol.js';
 
 const local = { generation: 'registry', family: null, method: 'GET', timeout: 'read', mutating: false, destructive: false, scope: 'webapi' } as const;
 
@@ -88,21 +88,21 @@ describe('the assembled catalog', () => {
 
   describe('with an id declared twice', () => {
     afterEach(() => {
-      vi.doUnmock('../../../shared/catalog/registry.js');
+      vi.doUnmock('./registry.js');
       vi.resetModules();
     });
 
     it('refuses to load, naming the id', async () => {
       vi.resetModules();
-      vi.doMock('../../../shared/catalog/registry.js', async () => {
-        const { defineOperation } = await import('../../../shared/catalog/operation.js');
+      vi.doMock('./registry.js', async () => {
+        const { defineOperation } = await import('./operation.js');
         const twice = defineOperation({
           name: 'Twice', generation: 'registry', family: null, method: 'GET', path: '/api/Twice', tag: 't', summary: 's', response: 'X',
           timeout: 'read', read: 'local',
         });
         return { registryOperations: { First: twice, Again: { ...twice, path: '/api/Twice/again' } } };
       });
-      await expect(import('../../../shared/catalog/index.js')).rejects.toThrow(new Error('duplicate catalog id registry.Registry.Twice'));
+      await expect(import('./index.js')).rejects.toThrow(new Error('duplicate catalog id registry.Registry.Twice'));
     });
   });
 });

@@ -5,11 +5,11 @@
  * of each declaration the rest of the suite does not pin (time-out class, read kind, handler, scope, answer).
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { findOperation, type Operation } from '../index.js';
 import { validateInputs } from '../../../workers/api/inputs.js';
-import { CON_COMMON_SCHEMAS, CON_COMMON_SENSITIVE } from '../../../shared/catalog/v1/pf4.js';
-import { commonV2 } from '../../../shared/catalog/v2/common.js';
-import { commonPf4, history, margins, prices, symbols, trades, users } from '../../../shared/catalog/v2/pf4/index.js';
+import { CON_COMMON_SCHEMAS, CON_COMMON_SENSITIVE } from './pf4.js';
+import { commonV2 } from '../v2/common.js';
+import { commonPf4, history, margins, prices, symbols, trades, users } from '../v2/pf4/index.js';
 
 const op = (name: string): Operation => {
   const entry = findOperation(`v1.PF4.${name}`);
