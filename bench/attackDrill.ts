@@ -10,7 +10,8 @@
  *     is ended (SSE `closed` event, hub Close message and close frame) and what arrived after;
  *  2  30 wrong secrets for a client from one address, then its right secret from another address and on the local
  *     socket (distinct addresses come through Miniflare's own entry, which sets `request.cf`, as Cloudflare's front
- *     does; the local socket is one source for every caller);
+ *     does; the local socket is one source for every caller); and 29 wrong secrets from one address, 12 s without a
+ *     request, 29 more, in one rate-limit window;
  *  3  a flood of invented client ids, 8 callers, from one address and then from a new address per request, while
  *     another client's cached reads are timed on a thread of their own: latencies before and during, answers by
  *     status, secrets verified (the edge's verification counter, read every second), counters spent by the invented
@@ -460,6 +461,35 @@ async function attackWrongSecrets(): Promise<void> {
       `${budget.left} of ${TOKEN_LIMIT} left (3 tokens issued to it so far)`,
     held: wrong.every((s) => s === '401') && elsewhere.status === 200 && local.status === 200 && budget.left === TOKEN_LIMIT - 3,
   });
+}
+
+/**
+ * The failure budget of one address across a pause: FAILURE_LIMIT − 1 wrong secrets (the budget not yet spent, so the
+ * edge has learned no refusal), PAUSE_MS with no request from it, the same again, all in one rate-limit window. The
+ * caller makes sure the window has room for it.
+ */
+const PAUSE_MS = 12_000;
+
+async function attackPacedFailures(): Promise<Finding> {
+  const holder = await newClient('paced');
+  const address = '203.0.113.8';
+  const burst = async () => {
+    const statuses: string[] = [];
+    for (let i = 0; i < FAILURE_LIMIT - 1; i++) statuses.push(String((await tokenFrom(address, holder.clientId, `guess-${i}`)).status));
+    return statuses;
+  };
+  const windowEnds = Date.now() - (Date.now() % WINDOW_MS) + WINDOW_MS;
+  const first = await burst();
+  await sleep(PAUSE_MS);
+  const second = await burst();
+  const sameWindow = Date.now() < windowEnds;
+  const admitted = [...first, ...second].filter((s) => s === '401').length;
+  return {
+    id: '2b', title: `${FAILURE_LIMIT - 1} wrong secrets from 203.0.113.8, ${PAUSE_MS / 1000} s without a request, ${FAILURE_LIMIT - 1} more (bound: ${FAILURE_LIMIT} failures per address per window)`,
+    figures: `first ${countLabels(first)}, then ${countLabels(second)}: ${admitted} failures answered 401 from one address ` +
+      `${sameWindow ? 'within one window' : '(the window turned meanwhile: not comparable)'}`,
+    held: sameWindow && admitted <= FAILURE_LIMIT,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1042,8 +1072,11 @@ async function main(): Promise<number> {
     if (!dataDir) throw new Error('the stack did not start');
     console.log(`stack: ${dataDir}, edge ${edgeUrl}`);
 
-    await attackStreams();
+    // The paced failures need both bursts in one window; they run while the streams are watched.
+    await windowWithRoom(PAUSE_MS + 15_000);
+    const [, paced] = await Promise.all([attackStreams(), attackPacedFailures()]);
     await attackWrongSecrets();
+    found(paced);
     await attackFlood();
     const silentReport = await attackSilentSockets();
     await attackSubscriptions();
