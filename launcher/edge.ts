@@ -272,8 +272,24 @@ export async function pendingMigrations(db: D1Like): Promise<string[]> {
 export async function migrateRegistry(db: D1Like, dataDir?: string): Promise<string[]> {
   if (!dataDir) return applyMigrations(db);
   const pending = await pendingMigrations(db);
-  if (pending.length > 0) await wranglerMigrationsApply(resolve(dataDir));
+  if (pending.length > 0) await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
   return pending;
+}
+
+/**
+ * Runs `run` again while it fails because SQLite found the D1 file busy (the edge's readiness check reads the same
+ * file while callers poll it during a start): up to `attempts` times, waiting a little longer each time. Any other
+ * failure, or the last busy one, is thrown.
+ */
+export async function withBusyRetries<T>(run: () => Promise<T>, attempts = 10, waitMs = (n: number) => 100 * n): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= attempts || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
+      await new Promise((r) => setTimeout(r, waitMs(attempt)));
+    }
+  }
 }
 
 /** Runs wrangler's own local migration command on the D1 file under `persistTo`. */

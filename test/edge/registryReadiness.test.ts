@@ -49,7 +49,11 @@ const tokenRequest = () => answer('/connect/token', {
 });
 
 /** Every kind of route refused alike; liveness answered. */
+/** Past the gate's ASK_EVERY_MS (250 ms): a "not ready" answer stands that long before D1 is asked again. */
+const pastAskInterval = () => new Promise((r) => setTimeout(r, 400));
+
 async function expectNotReady(token: string) {
+  await pastAskInterval();
   const refused = { status: 503, retryAfter: '1', body: NOT_READY };
   expect(await answer('/healthz')).toStrictEqual(refused);
   expect(await tokenRequest()).toStrictEqual(refused);
@@ -90,6 +94,7 @@ describe('the registry readiness gate', () => {
     await expectNotReady(token);
     resume();
     await held;
+    await pastAskInterval();
 
     const health = await answer('/healthz');
     expect(health).toStrictEqual({ status: 200, retryAfter: null, body: { status: 'ok', edge: 'up', broker: 'up', platforms: 'up' } });

@@ -7,7 +7,9 @@
  * registry is ever served: not even a query that happens to succeed against the part already there.
  *
  * Ready is final for an isolate (migrations are never taken back): once seen, the gate costs nothing. Before that,
- * each request asks D1 once (concurrent requests share the question), and each change of the reason is logged once.
+ * D1 is asked at most once every ASK_EVERY_MS per isolate (concurrent requests share the question, later ones in that
+ * time take its answer), so callers polling a starting edge do not keep the D1 file busy while it is being migrated;
+ * each change of the reason is logged once.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
@@ -44,20 +46,26 @@ export function registryNotReady(c: Context<AppEnv>): Response {
   });
 }
 
+/** How long a "not ready" answer is taken as it is before D1 is asked again. */
+export const ASK_EVERY_MS = 250;
+
 let ready = false;
 let asking: Promise<Readiness> | undefined;
 let lastReason: string | undefined;
+let notReadyUntil = 0;
 
 /** The gate: every route but `/livez` (the worker alone) waits for a ready registry. */
 export function requireRegistryReady(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (ready || c.req.path === '/livez') return next();
+    if (Date.now() < notReadyUntil) return registryNotReady(c);
     asking ??= registryReadiness(c.env.DB).finally(() => { asking = undefined; });
     const readiness = await asking;
     if (readiness.ready) {
       ready = true;
       return next();
     }
+    notReadyUntil = Date.now() + ASK_EVERY_MS;
     if (readiness.reason !== lastReason) {
       lastReason = readiness.reason;
       console.error(JSON.stringify({ level: 'warn', msg: 'the registry is not ready', traceId: c.get('traceId'), reason: readiness.reason }));
