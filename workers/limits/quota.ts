@@ -23,8 +23,13 @@ export interface Grant {
 
 /** The shared count of one client and purpose: a fixed window of `limit` calls per `windowMs`. */
 export class FixedWindow {
-  private start = 0;
-  private used = 0;
+  /** A window carried on from a saved state (`state()`), or a fresh one. */
+  constructor(private start = 0, private used = 0) {}
+
+  /** What a counter keeps to carry the window on after a restart. */
+  state(): { start: number; used: number } {
+    return { start: this.start, used: this.used };
+  }
 
   take(want: number, limit: number, windowMs: number, now: number): Grant {
     const start = now - (now % windowMs);

@@ -1,0 +1,51 @@
+/**
+ * A rate-limit counter keeps its window in its storage, so an object evicted while idle (inside a window) carries the
+ * count on instead of letting a source fail again and again within one window; its storage is deleted once the last
+ * window it counted has ended. Real worker, its own objects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestEdge, type TestEdge } from '../support/edge.js';
+import type { Grant, Limit } from '../../workers/limits/quota.js';
+
+let edge: TestEdge;
+beforeAll(async () => { edge = await startTestEdge(); }, 60_000);
+afterAll(async () => { await edge?.close(); });
+
+type Counter = { take(want: number, limit: Limit): Promise<Grant>; saved(): Promise<{ start: number; used: number; resetAt: number } | null> };
+async function counter(key: string): Promise<Counter> {
+  const ns = await edge.miniflare.getDurableObjectNamespace('RATE_LIMITER');
+  return ns.get(ns.idFromName(key)) as unknown as Counter;
+}
+
+describe('a rate-limit counter', () => {
+  it('saves its window with every take that spends, so an evicted counter carries it on', async () => {
+    const hour: Limit = { limit: 30, windowMs: 3_600_000 };
+    const c = await counter(`token-fail:saved-${Date.now()}`);
+    const first = await c.take(20, hour);
+    expect(first.granted).toBe(20);
+    expect(await c.saved()).toEqual({ start: first.resetAt - hour.windowMs, used: 20, resetAt: first.resetAt });
+    const second = await c.take(20, hour);
+    if (second.resetAt === first.resetAt) {
+      expect(second).toEqual({ granted: 10, left: 0, resetAt: first.resetAt });
+      expect((await c.saved())?.used).toBe(30);
+    }
+  });
+
+  it('keeps nothing once the last window it counted has ended', async () => {
+    const short: Limit = { limit: 5, windowMs: 1000 };
+    const c = await counter(`token-fail:short-${Date.now()}`);
+    const grant = await c.take(2, short);
+    expect(grant.granted).toBe(2);
+    expect((await c.saved())?.used).toBe(2);
+    await new Promise((r) => setTimeout(r, grant.resetAt - Date.now() + 1500));
+    expect(await c.saved()).toBeNull();
+    // A new window starts from nothing.
+    expect((await c.take(5, short)).granted).toBe(5);
+  });
+
+  it('saves nothing for a take that spends nothing', async () => {
+    const c = await counter(`token-fail:peek-${Date.now()}`);
+    expect((await c.take(0, { limit: 5, windowMs: 60_000 })).left).toBe(5);
+    expect(await c.saved()).toBeNull();
+  });
+});
