@@ -37,8 +37,9 @@ describe('a rate-limit counter', () => {
     const grant = await c.take(2, short);
     expect(grant.granted).toBe(2);
     expect((await c.saved())?.used).toBe(2);
-    await new Promise((r) => setTimeout(r, grant.resetAt - Date.now() + 1500));
-    expect(await c.saved()).toBeNull();
+    await new Promise((r) => setTimeout(r, Math.max(0, grant.resetAt - Date.now())));
+    // The alarm at the window's end deletes it (polled: an alarm may run a little late on a loaded machine).
+    await expect.poll(() => c.saved(), { timeout: 15_000, interval: 200 }).toBeNull();
     // A new window starts from nothing.
     expect((await c.take(5, short)).granted).toBe(5);
   });
