@@ -37,9 +37,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
-import { decodeJwt, importJWK, SignJWT } from 'jose';
+import { decodeJwt } from 'jose';
 import WebSocket from 'ws';
-import { startStack, type Stack } from '../launcher/stack.js';
+import { startStack, tokenExpiringIn, type Stack } from '../launcher/stack.js';
 import { writePrivateFile } from '../launcher/privateData.js';
 import { hashSecret } from '../shared/secrets.js';
 import {
@@ -122,19 +122,6 @@ async function newClient(name: string, scopes = 'webapi'): Promise<{ clientId: s
   const answer = await tokenOnSocket(clientId, secret);
   if (answer.status !== 200) throw new Error(`no token for ${clientId}: ${answer.status} ${JSON.stringify(answer.body)}`);
   return { clientId, secret, token: answer.body.access_token as string };
-}
-
-/** A token with `claims` of a real one, signed with the edge's key, expiring `inSeconds` from now. */
-async function tokenExpiringIn(like: string, inSeconds: number): Promise<string> {
-  const claims = decodeJwt(like);
-  const jwk = JSON.parse(readFileSync(join(stack.dataDir, 'signing-key.json'), 'utf8'));
-  const key = await importJWK(jwk, 'ES256');
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ scope: claims.scope, client_id: claims.client_id, org: claims.org })
-    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-    .setIssuer(claims.iss!).setAudience(claims.aud!).setSubject(String(claims.sub)).setIssuedAt(now).setNotBefore(now)
-    .setExpirationTime(now + inSeconds).setJti(randomUUID())
-    .sign(key);
 }
 
 /** Reads a rate-limit counter without spending from it. */
@@ -392,7 +379,7 @@ async function attackStreams(): Promise<void> {
   const disabled = await newClient('revoked');
   const expiring = await newClient('expiring');
   // A token of the second client as the token endpoint would issue it with TOKEN_TTL_SECONDS=9.
-  const shortToken = await tokenExpiringIn(expiring.token, 9);
+  const shortToken = await tokenExpiringIn(stack, expiring.token, 9);
   const exp = decodeJwt(shortToken).exp! * 1000;
   const [a, b] = await Promise.all([openStreams(disabled.token), openStreams(shortToken)]);
 

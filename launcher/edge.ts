@@ -292,26 +292,27 @@ export async function withBusyRetries<T>(run: () => Promise<T>, attempts = 10, w
   }
 }
 
-/** Runs wrangler's own local migration command on the D1 file under `persistTo`. */
-export function wranglerMigrationsApply(persistTo: string): Promise<void> {
-  const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
-  const args = [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '--config', join(root, 'wrangler.toml')];
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: root,
-      // Non-interactive (no confirmation prompt), no usage reports: this runs offline.
-      env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (d) => { output += d; });
-    child.stderr!.on('data', (d) => { output += d; });
-    child.once('error', reject);
-    child.once('close', (code) => {
-      if (code === 0) resolveRun();
-      else reject(new Error(`wrangler d1 migrations apply failed (exit ${code}): ${output.trim().split('\n').slice(-8).join('\n')}`));
-    });
+/** Runs wrangler (the project's own copy) non-interactively, offline: its exit code and everything it printed. */
+export function runWrangler(args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'), ...args], {
+    cwd: root,
+    // Non-interactive (no confirmation prompt), no usage reports: this runs offline.
+    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let output = '';
+  child.stdout!.on('data', (d) => { output += d; });
+  child.stderr!.on('data', (d) => { output += d; });
+  return new Promise((resolveRun, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolveRun({ code, output }));
+  });
+}
+
+/** Runs wrangler's own local migration command on the D1 file under `persistTo`. */
+export async function wranglerMigrationsApply(persistTo: string): Promise<void> {
+  const { code, output } = await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '--config', join(root, 'wrangler.toml')]);
+  if (code !== 0) throw new Error(`wrangler d1 migrations apply failed (exit ${code}): ${output.trim().split('\n').slice(-8).join('\n')}`);
 }
 
 /**

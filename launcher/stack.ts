@@ -10,7 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exportJWK, generateKeyPair } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
 import { startEdge, type D1Like, type Edge } from './edge.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
@@ -384,4 +385,20 @@ async function seedDemoRegistry(db: D1Like, clientId: string, clientSecret: stri
          iterations = excluded.iterations, scopes = excluded.scopes, disabled = 0`,
     ).bind(clientId, DEMO_ORG_ID, 'Demo client', hashed.hash, hashed.salt, hashed.iterations, SCOPES.join(' '), now),
   ]);
+}
+
+/**
+ * A token carrying the client, organization and scopes of `like` (a token the stack issued), signed with the stack's
+ * own key and expiring `inSeconds` from now: what tests and drills use to watch a token expire without waiting an hour.
+ */
+export async function tokenExpiringIn(stack: Pick<Stack, 'dataDir'>, like: string, inSeconds: number): Promise<string> {
+  const claims = decodeJwt(like);
+  const jwk = JSON.parse(readFileSync(join(stack.dataDir, 'signing-key.json'), 'utf8'));
+  const key = await importJWK(jwk, 'ES256');
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ scope: claims.scope, client_id: claims.client_id, org: claims.org })
+    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
+    .setIssuer(claims.iss!).setAudience(claims.aud!).setSubject(String(claims.sub)).setIssuedAt(now).setNotBefore(now)
+    .setExpirationTime(now + inSeconds).setJti(randomUUID())
+    .sign(key);
 }

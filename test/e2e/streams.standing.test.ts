@@ -5,14 +5,12 @@
  * socket that never sends its handshake, bounds the subscriptions of a socket with an error completion, and counts
  * negotiation and invocations in the client's API rate limit.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { decodeJwt, importJWK, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { hashSecret } from '../../shared/secrets.js';
 import { SseReader } from '../support/sse.js';
+import { tokenExpiringIn } from '../../launcher/stack.js';
 import { eventually, stackForFile } from './support.js';
 
 /** The API limit of this file's stack: each test's client has its own budget of it. */
@@ -36,19 +34,6 @@ async function newClient(): Promise<{ clientId: string; token: string }> {
   });
   const body = await res.json() as { access_token: string };
   return { clientId, token: body.access_token };
-}
-
-/** A token of the demo client signed with the edge's key, expiring in `seconds`. */
-async function shortToken(seconds: number): Promise<string> {
-  const claims = decodeJwt(setup.client.token);
-  const jwk = JSON.parse(await readFile(join(stack().dataDir, 'signing-key.json'), 'utf8'));
-  const key = await importJWK(jwk, 'ES256');
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ scope: claims.scope, client_id: claims.client_id, org: claims.org })
-    .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-    .setIssuer(claims.iss!).setAudience(claims.aud!).setSubject(String(claims.sub)).setIssuedAt(now).setNotBefore(now)
-    .setExpirationTime(now + seconds).setJti(randomUUID())
-    .sign(key);
 }
 
 const sseUrl = (platform = stack().platforms.pf4, family = 'PF4') => `${stack().edgeUrl}/api/v2/${family}/${platform}/Stream?ticks`;
@@ -115,7 +100,7 @@ describe('streams end with their caller', () => {
   });
 
   it('ends both when the token expires, the hub inviting a reconnect with a new token', async () => {
-    const token = await shortToken(4);
+    const token = await tokenExpiringIn(stack(), setup.client.token, 4);
     const sse = await SseReader.open(sseUrl(), token);
     const socket = await rawHub(token);
     try {

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
-import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, startEdge } from '../../launcher/edge.js';
+import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, runWrangler, startEdge } from '../../launcher/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../launcher/wranglerD1.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { createServer } from 'node:net';
@@ -24,17 +24,7 @@ const dirs: string[] = [];
 const tempDir = (prefix: string) => { const d = mkdtempSync(join(tmpdir(), prefix)); dirs.push(d); return d; };
 afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
 
-function wrangler(args: string[]): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [join(root, 'node_modules/wrangler/bin/wrangler.js'), ...args], {
-    cwd: root,
-    env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => { output += d; });
-  child.stderr!.on('data', (d) => { output += d; });
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, output })));
-}
+const wrangler = runWrangler;
 
 const ENVIRONMENTS = ['staging', 'production'] as const;
 const read = (env?: string) => unstable_readConfig({ config: join(root, 'wrangler.toml'), env });
