@@ -96,7 +96,7 @@ describe('environment of the edge worker', () => {
       TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300,
       API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
       STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
-      EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: 'http://127.0.0.1:8790', ACCESS_LOG_BATCH: false,
+      EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], ACCESS_LOG_BATCH: false,
     });
     expect(read({})).toEqual({ values: { ...WORKER_DEFAULTS, AUTH_SIGNING_KEY: undefined, AUTH_ISSUER: undefined, AUTH_JWKS_URL: undefined, BROKER_SECRET: undefined, CORS_ORIGINS: undefined }, problems: [] });
     // The local ports are the ones the loopback URLs name.
@@ -119,7 +119,7 @@ describe('environment of the edge worker', () => {
     expect(values).toMatchObject({
       LINKS_PER_PLATFORM: 2, IDEMPOTENCY_SHARDS: 32, STREAM_SHARDS: 4, STREAM_FLUSH_MS: 25, EDGE_REPLICA_MAX_ROWS: 0,
       API_RATE_LIMIT: 0, RATE_LIMIT_WINDOW_SECONDS: 3600, ACCESS_LOG_BATCH: true, AUTH_ORG_CLAIM: 'tenant',
-      BROKER_URL: 'https://broker.example.com',
+      BROKER_URL: ['https://broker.example.com'],
     });
     expect(values).not.toHaveProperty('DB');
   });
@@ -155,16 +155,24 @@ describe('environment of the edge worker', () => {
   it('serves a wrong value\'s fallback and names every problem in the sentence npm start refuses it with', () => {
     const env = { TOKEN_RATE_LIMIT: '30k', RATE_LIMIT_WINDOW_SECONDS: '0', PUBLIC_URL: 'gateway.example.com', BROKER_URL: 'ws://broker' };
     const { values, problems } = read(env);
-    expect(values).toMatchObject({ TOKEN_RATE_LIMIT: 30, RATE_LIMIT_WINDOW_SECONDS: 60, PUBLIC_URL: 'http://127.0.0.1:8787', BROKER_URL: 'http://127.0.0.1:8790' });
+    expect(values).toMatchObject({ TOKEN_RATE_LIMIT: 30, RATE_LIMIT_WINDOW_SECONDS: 60, PUBLIC_URL: 'http://127.0.0.1:8787', BROKER_URL: ['http://127.0.0.1:8790'] });
     expect(problems).toEqual([
       'PUBLIC_URL must be an absolute http(s) URL, got "gateway.example.com"',
       'TOKEN_RATE_LIMIT must be a whole number of requests from 0 to 1000000000, got "30k"',
       'RATE_LIMIT_WINDOW_SECONDS must be a whole number of seconds from 1 to 86400, got "0"',
-      'BROKER_URL must be an absolute http(s) URL, got "ws://broker"',
+      'BROKER_URL must be absolute http(s) URLs separated by commas; not one: ws://broker, got "ws://broker"',
     ]);
     const launcher = problems.filter((p) => !p.startsWith('BROKER_URL'));
     expect(problems.filter((p) => p.startsWith('BROKER_URL'))).toHaveLength(1);
     expect(launcher.every((p) => (() => { try { readEnvironment(startEnvironment, env); } catch (e) { return (e as EnvironmentError).problems.includes(p); } return false; })())).toBe(true);
+  });
+
+  it('takes BROKER_URL as one broker or an ordered list of them, separated by commas or spaces', () => {
+    expect(value('BROKER_URL', 'https://a.example.com')).toEqual(['https://a.example.com']);
+    expect(value('BROKER_URL', ' https://b.example.com, http://10.0.0.1:8790 ,https://c.example.com')).toEqual(['https://b.example.com', 'http://10.0.0.1:8790', 'https://c.example.com']);
+    expect(read({ BROKER_URL: 'https://a.example.com,https://a.example.com/' }).problems).toEqual(['BROKER_URL names https://a.example.com/ twice, got "https://a.example.com,https://a.example.com/"']);
+    expect(read({ BROKER_URL: Array.from({ length: 9 }, (_, i) => `https://b${i}.example.com`).join(',') }).problems[0]).toMatch(/^BROKER_URL must name at most 8 broker URLs/);
+    expect(value('BROKER_URL', 'https://a.example.com,ftp://b')).toEqual(['http://127.0.0.1:8790']);
   });
 
   it('keeps the origins of a CORS_ORIGINS with entries that are not, and names those', () => {

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { parseCorsOrigins } from './corsOrigins.js';
+import { parseBrokerUrls } from './brokerUrls.js';
 import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
@@ -83,6 +84,9 @@ const httpUrl: VariableRule<string> = {
     return { ok: true, value: raw };
   },
 };
+
+/** One broker base URL, or an ordered list of them separated by commas (shared/brokerUrls.ts). */
+const brokerUrls: VariableRule<string[]> = { parse: (raw) => parseBrokerUrls(raw) };
 
 const text: VariableRule<string> = { parse: (raw) => ({ ok: true, value: raw }) };
 const secretText: VariableRule<string> = { parse: (raw) => ({ ok: true, value: raw }), secret: true };
@@ -163,7 +167,7 @@ const workerVariables = {
   LINKS_PER_PLATFORM: variable(positive(256, 'objects'), 4),
   IDEMPOTENCY_SHARDS: variable(positive(256, 'objects'), 16),
   EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),
-  BROKER_URL: variable(httpUrl, `http://127.0.0.1:${DEFAULT_BROKER_PORT}`),
+  BROKER_URL: variable(brokerUrls, [`http://127.0.0.1:${DEFAULT_BROKER_PORT}`]),
   BROKER_SECRET: variable(secretText, undefined),
   ACCESS_LOG_BATCH: variable(flag('1 (each access-log line written on its own) or 0 (lines written in batches)'), false),
   CORS_ORIGINS: variable(corsOrigins, undefined),

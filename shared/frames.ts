@@ -30,6 +30,11 @@ export interface CallFrame {
    * runs one id twice: a repeated frame is answered from the first one's outcome.
    */
   callId?: string;
+  /**
+   * Set on a read the edge sends again to this broker because the broker it went to first was lost (killed, hung,
+   * unreachable) or is draining: counted by the broker (`broker_calls_moved_total`), handled like any other call.
+   */
+  moved?: boolean;
 }
 
 /**
@@ -105,6 +110,11 @@ export interface CallFailed {
   data?: unknown;
   /** A "not now" refusal: seconds until the call may be answered otherwise (see OperationError.retryAfterSeconds). */
   retryAfterSeconds?: number;
+  /**
+   * Set when the broker did not take the call at all (it is draining, `DrainFrame`): nothing was run, so the edge may
+   * send it, even a mutating or keyed one, to the platform's next broker. Always with `code: "NoConnect"`.
+   */
+  notTaken?: true;
 }
 
 export type ResultFrame = CallOk | CallFailed;
@@ -144,4 +154,54 @@ export interface StreamFrame {
 export interface StreamBatchFrame {
   sub: number;
   events: StreamEvent[];
+}
+
+/**
+ * `op` of a heartbeat: `{id, platform, op: "#ping", args: {}, timeoutMs}`, answered by the link server at once (never
+ * queued behind calls) with `{id, ok: true, data: PingReport}`. A link object whose platform names more than one broker
+ * pings the broker it uses every `LINK_PING_EVERY_MS`; no answer within `LINK_PING_TIMEOUT_MS` means the broker is hung
+ * or gone, and the link moves to the next broker (docs/architecture.md, "Brokers in pairs").
+ */
+export const PING_OP = '#ping';
+
+/** A heartbeat's answer: whether the broker takes calls, and the state of the platform named in the ping. */
+export interface PingReport {
+  broker: string;
+  /** The broker is draining (`DrainFrame`): it takes no new calls or subscriptions. */
+  draining: boolean;
+  /**
+   * The platform's manager session on this broker: `up`, `down` (logging in, or the trading server unreachable),
+   * `cold` (a cold standby: it logs in on the first call it is sent) or `absent` (not served here).
+   */
+  platform: 'up' | 'down' | 'cold' | 'absent';
+}
+
+/** Heartbeat timing of a link object towards its broker: a hung broker is left within ping interval plus timeout. */
+export const LINK_PING_EVERY_MS = 400;
+export const LINK_PING_TIMEOUT_MS = 1200;
+
+/**
+ * Pushed by the broker (no `id`) on every link when it starts draining (SIGTERM): it takes no new calls (answering
+ * any that still arrive `notTaken`) and no new subscriptions, finishes the calls it runs within their deadlines, keeps
+ * answering `#outcome` queries for the keyed calls it ran until each outcome was delivered, then exits. A link object
+ * moves its new calls to the platform's next broker at once; a stream object resubscribes there.
+ */
+export interface DrainFrame {
+  drain: { broker: string };
+}
+
+/**
+ * `op` of a failover notice: `{id, platform, op: "#failover", args: FailoverArgs, timeoutMs}`, sent by a link or
+ * stream object to the broker it has just moved to, answered `{id, ok: true, data: true}`. Only counted
+ * (`broker_failovers_total{reason}`): the broker serves the platform the same either way.
+ */
+export const FAILOVER_OP = '#failover';
+
+export type FailoverReason = 'lost' | 'hung' | 'unreachable' | 'draining' | 'preferred';
+
+export interface FailoverArgs {
+  /** Why the object left its previous broker (`preferred`: it returned to a broker earlier in the list). */
+  reason: FailoverReason;
+  /** `link` (a link object) or `stream` (a stream object). */
+  kind: 'link' | 'stream';
 }

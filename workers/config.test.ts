@@ -14,7 +14,7 @@ describe('the edge configuration', () => {
   it('reads the variables of a bindings object once, typed', () => {
     const env = bindings({ LINKS_PER_PLATFORM: '2', API_RATE_LIMIT: '0', ACCESS_LOG_BATCH: '1' });
     const config = configOf(env);
-    expect(config).toMatchObject({ LINKS_PER_PLATFORM: 2, API_RATE_LIMIT: 0, ACCESS_LOG_BATCH: true, IDEMPOTENCY_SHARDS: 16, BROKER_URL: 'http://127.0.0.1:8790' });
+    expect(config).toMatchObject({ LINKS_PER_PLATFORM: 2, API_RATE_LIMIT: 0, ACCESS_LOG_BATCH: true, IDEMPOTENCY_SHARDS: 16, BROKER_URL: ['http://127.0.0.1:8790'] });
     expect(configOf(env)).toBe(config);
     expect(Object.isFrozen(config)).toBe(true);
     // Other bindings are read on their own.
