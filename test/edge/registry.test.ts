@@ -94,7 +94,7 @@ describe('RegistryStore', () => {
     expect((await store.findPlatform(ORG_A, PF4_A))?.name).toBe('A PF4');
     expect(await store.findPlatform(ORG_A, PF4_B)).toBeNull();
     expect(await store.findPlatform(ORG_A, 'nope')).toBeNull();
-    expect(await store.findPlatformEntry(ORG_B, PF4_B)).toEqual({ platform: expect.objectContaining({ id: PF4_B, type: 'PF4' }), brokerUrl: null });
+    expect(await store.findPlatformEntry(ORG_B, PF4_B)).toEqual({ platform: expect.objectContaining({ id: PF4_B, type: 'PF4' }), brokerUrls: null });
     expect(await store.listOrganizations(randomUUID())).toEqual([]);
   });
 
@@ -105,8 +105,8 @@ describe('RegistryStore', () => {
     await expect(store.addOrganization({ name: 'Bad', id: 'x' })).rejects.toBeInstanceOf(RegistryError);
 
     const id = randomUUID();
-    const entry = await store.addPlatform({ organizationId: org.id, type: 'PFOther', name: 'Acme other', id, brokerUrl: 'http://127.0.0.1:9999' });
-    expect(entry).toEqual({ platform: expect.objectContaining({ id, type: 'PFOther', organization: org }), brokerUrl: 'http://127.0.0.1:9999' });
+    const entry = await store.addPlatform({ organizationId: org.id, type: 'PFOther', name: 'Acme other', id, brokerUrls: ['http://127.0.0.1:9999'] });
+    expect(entry).toEqual({ platform: expect.objectContaining({ id, type: 'PFOther', organization: org }), brokerUrls: ['http://127.0.0.1:9999'] });
     await expect(store.addPlatform({ organizationId: randomUUID(), type: 'PF4', name: 'x' })).rejects.toThrow(/organization .* not found/);
     await expect(store.addPlatform({ organizationId: org.id, type: 'PF6' as 'PF4', name: 'x' })).rejects.toThrow(/PF4, PF5, PFOther/);
 

@@ -83,7 +83,7 @@ function operationHandler(entry: Operation) {
       args: inputs.args,
       timeoutMs: Math.round(budget.seconds * 1000),
       traceId: ctx.traceId,
-      brokerUrl: found.brokerUrl ?? configOf(c.env).BROKER_URL,
+      brokerUrls: found.brokerUrls ?? configOf(c.env).BROKER_URL,
       mutating: entry.mutating,
     };
     if (idempotent) {

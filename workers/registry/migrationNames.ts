@@ -8,4 +8,5 @@ export const REGISTRY_MIGRATIONS: readonly string[] = [
   '0002_client_grants.sql',
   '0003_client_scopes.sql',
   '0004_registry_holds.sql',
+  '0005_broker_urls.sql',
 ];

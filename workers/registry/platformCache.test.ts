@@ -9,9 +9,9 @@ import type { ClientStanding, PlatformEntry } from './records.js';
 
 const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 
-function entryOf(id: string, organizationId: string, brokerUrl: string | null = null): PlatformEntry {
+function entryOf(id: string, organizationId: string, brokerUrls: string[] | null = null): PlatformEntry {
   const organization = { id: organizationId, name: 'Org', created: '2026-01-01T00:00:00.000Z' };
-  return { platform: { id, name: 'P', type: 'PF4', organizationId, organization, created: organization.created }, brokerUrl };
+  return { platform: { id, name: 'P', type: 'PF4', organizationId, organization, created: organization.created }, brokerUrls };
 }
 
 /** A registry with one platform row the test can change, counting reads. */
@@ -39,12 +39,12 @@ describe('platform cache', () => {
     const [org, id] = [randomUUID(), randomUUID()];
     const reg = registry(id, org);
     expect(await cachedPlatform(org, id, 5, reg.loader(org))).toEqual(reg.row);
-    reg.row = entryOf(id, org, 'http://127.0.0.1:9001');
+    reg.row = entryOf(id, org, ['http://127.0.0.1:9001', 'http://127.0.0.1:9003']);
     vi.setSystemTime(T0 + 4_999);
-    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrl).toBeNull();
+    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrls).toBeNull();
     expect(reg.reads).toBe(1);
     vi.setSystemTime(T0 + 5_000);
-    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrl).toBe('http://127.0.0.1:9001');
+    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrls).toEqual(['http://127.0.0.1:9001', 'http://127.0.0.1:9003']);
     expect(reg.reads).toBe(2);
   });
 
@@ -82,8 +82,8 @@ describe('platform cache', () => {
     reg.row = null;
     expect(await cachedPlatform(org, id, 0, reg.loader(org))).toBeNull();
     // A TTL of 0 must not leave anything behind for a later call with a TTL either.
-    reg.row = entryOf(id, org, 'http://127.0.0.1:9002');
-    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrl).toBe('http://127.0.0.1:9002');
+    reg.row = entryOf(id, org, ['http://127.0.0.1:9002']);
+    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrls).toEqual(['http://127.0.0.1:9002']);
   });
 });
 

@@ -22,11 +22,29 @@ export interface TradePlatform {
   created: string;
 }
 
-/** A platform as the edge routes it: the public record plus the broker that serves it (never sent to callers). */
+/** A platform as the edge routes it: the public record plus the brokers that serve it (never sent to callers). */
 export interface PlatformEntry {
   platform: TradePlatform;
-  /** Base URL of the broker serving this platform; null means the edge's BROKER_URL. */
+  /** Base URLs of the brokers serving this platform, the first preferred; null means the edge's BROKER_URL list. */
+  brokerUrls: string[] | null;
+}
+
+/**
+ * A platform as administration shows it (`npm run registry -- platform ... --json`): the public record with the
+ * brokers that serve it. Never an API answer: callers do not learn broker addresses.
+ */
+export interface AdminPlatform extends TradePlatform {
+  /** The brokers serving the platform in order (the first preferred); null: the edge's default list, BROKER_URL. */
+  brokerUrls: string[] | null;
+  /**
+   * @deprecated The first of `brokerUrls` (null with the default list), for readers of the single-broker record;
+   * read `brokerUrls`.
+   */
   brokerUrl: string | null;
+}
+
+export function adminPlatform(entry: PlatformEntry): AdminPlatform {
+  return { ...entry.platform, brokerUrls: entry.brokerUrls, brokerUrl: entry.brokerUrls?.[0] ?? null };
 }
 
 /** An API client without its secret material: what admin listings show. */

@@ -59,12 +59,12 @@ describe('registry routes', () => {
   });
 
   it('read one platform of the caller\'s organization, and answer a foreign one exactly like an unknown one', async () => {
-    const mine = await store.addPlatform({ organizationId: orgA.id, type: 'PF5', name: 'Read me', brokerUrl: 'http://127.0.0.1:9200' });
+    const mine = await store.addPlatform({ organizationId: orgA.id, type: 'PF5', name: 'Read me', brokerUrls: ['http://127.0.0.1:9200', 'http://127.0.0.1:9201'] });
     const foreign = await store.addPlatform({ organizationId: orgB.id, type: 'PF4', name: 'Not yours' });
     const asA = app(orgA.id);
     const found = await asA(`/api/TradePlatforms/${mine.platform.id}`);
     expect(found.status).toBe(200);
-    // The broker it is served by is for routing only, never in the answer.
+    // The brokers it is served by are for routing only, never in the answer.
     expect(await found.json()).toEqual(mine.platform);
 
     const unknownId = randomUUID();

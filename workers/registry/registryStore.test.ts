@@ -22,7 +22,7 @@ beforeAll(async () => {
   await db.batch([
     db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_A, 'Org A', '2026-01-01T00:00:00.000Z'),
     db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_B, null, '2025-12-01T00:00:00.000Z'),
-    // Listed by created, then id: P2 is older than P1.
+    // Listed by created, then id: P2 is older than P1. Written as a previous version wrote them: broker_url alone.
     db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
       .bind(P1, 'Main PF4', 'PF4', ORG_A, 'http://127.0.0.1:9100', '2026-01-03T00:00:00.000Z'),
     db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
@@ -45,6 +45,10 @@ const p1 = { id: P1, name: 'Main PF4', type: 'PF4', organizationId: ORG_A, organ
 const p2 = { id: P2, name: null, type: 'PF5', organizationId: ORG_A, organization: orgA, created: '2026-01-02T00:00:00.000Z' };
 const p3 = { id: P3, name: 'B platform', type: 'PFOther', organizationId: ORG_B, organization: orgB, created: '2026-01-01T00:00:00.000Z' };
 
+/** The two broker columns of a platform's row as stored. */
+const columns = (id: string) => registry.db.prepare('SELECT broker_urls, broker_url FROM trade_platforms WHERE id = ?').bind(id)
+  .first<{ broker_urls: string | null; broker_url: string | null }>();
+
 async function refusal(promise: Promise<unknown>): Promise<{ kind: string; message: string; name: string }> {
   const error = await promise.then(() => null, (e: unknown) => e);
   expect(error).toBeInstanceOf(RegistryError);
@@ -53,9 +57,9 @@ async function refusal(promise: Promise<unknown>): Promise<{ kind: string; messa
 }
 
 describe('reads scoped to the caller\'s organization', () => {
-  it('find a platform of the organization with its broker, under any spelling of the ids', async () => {
-    expect(await store.findPlatformEntry(ORG_A, P1)).toEqual({ platform: p1, brokerUrl: 'http://127.0.0.1:9100' });
-    expect(await store.findPlatformEntry(ORG_A.toUpperCase(), P2.toUpperCase())).toEqual({ platform: p2, brokerUrl: null });
+  it('find a platform of the organization with its brokers, under any spelling of the ids', async () => {
+    expect(await store.findPlatformEntry(ORG_A, P1)).toEqual({ platform: p1, brokerUrls: ['http://127.0.0.1:9100'] });
+    expect(await store.findPlatformEntry(ORG_A.toUpperCase(), P2.toUpperCase())).toEqual({ platform: p2, brokerUrls: null });
     expect(await store.findPlatform(ORG_B, P3)).toEqual(p3);
   });
 
@@ -118,9 +122,9 @@ describe('administration reads', () => {
     expect(orgs.filter((o) => o.id === ORG_A || o.id === ORG_B)).toEqual([orgB, orgA]);
     const all = (await store.allPlatforms()).filter((e) => ([P1, P2, P3] as string[]).includes(e.platform.id));
     expect(all.map((e) => e.platform)).toEqual([p3, p2, p1]);
-    expect(all.map((e) => e.brokerUrl)).toEqual([null, null, 'http://127.0.0.1:9100']);
+    expect(all.map((e) => e.brokerUrls)).toEqual([null, null, ['http://127.0.0.1:9100']]);
     expect((await store.allPlatforms(ORG_A.toUpperCase())).map((e) => e.platform.id)).toEqual([P2, P1]);
-    expect(await store.findAnyPlatform(P3.toUpperCase())).toEqual({ platform: p3, brokerUrl: null });
+    expect(await store.findAnyPlatform(P3.toUpperCase())).toEqual({ platform: p3, brokerUrls: null });
     expect(await store.findAnyPlatform(randomUUID())).toBeNull();
     expect(await store.findAnyPlatform('P3')).toBeNull();
   });
@@ -170,16 +174,71 @@ describe('administration writes', () => {
 
   it('add a platform to an existing organization and read it back', async () => {
     const id = randomUUID();
-    const entry = await store.addPlatform({ organizationId: ORG_B.toUpperCase(), type: 'PF5', name: 'Added', id: id.toUpperCase(), brokerUrl: 'https://broker.example' });
+    const entry = await store.addPlatform({
+      organizationId: ORG_B.toUpperCase(), type: 'PF5', name: 'Added', id: id.toUpperCase(), brokerUrls: ['https://broker-b.example', 'https://broker-a.example'],
+    });
     expect(entry.platform).toMatchObject({ id, name: 'Added', type: 'PF5', organizationId: ORG_B, organization: orgB });
-    expect(entry.brokerUrl).toBe('https://broker.example');
+    expect(entry.brokerUrls).toEqual(['https://broker-b.example', 'https://broker-a.example']);
     expect(await store.findPlatformEntry(ORG_B, id)).toEqual(entry);
+    // The list as JSON text, and its first entry where a previous version's edge reads its one broker.
+    expect(await columns(id)).toEqual({ broker_urls: '["https://broker-b.example","https://broker-a.example"]', broker_url: 'https://broker-b.example' });
     const plain = await store.addPlatform({ organizationId: ORG_B, type: 'PF4', name: 'Plain' });
-    expect(plain.brokerUrl).toBeNull();
+    expect(plain.brokerUrls).toBeNull();
+    expect(await columns(plain.platform.id)).toEqual({ broker_urls: null, broker_url: null });
     expect(await store.findPlatformEntry(ORG_B, plain.platform.id)).toEqual(plain);
     expect(await store.removePlatform(id)).toEqual(entry);
     expect(await store.findAnyPlatform(id)).toBeNull();
     await store.removePlatform(plain.platform.id);
+  });
+
+  it("replace a platform's brokers, in order, or hand it back to the default list", async () => {
+    const { platform } = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Paired' });
+    const paired = await store.setPlatformBrokers(platform.id.toUpperCase(), ['http://127.0.0.1:9301', 'http://127.0.0.1:9302/']);
+    expect(paired).toEqual({ platform, brokerUrls: ['http://127.0.0.1:9301', 'http://127.0.0.1:9302/'] });
+    expect(await store.findPlatformEntry(ORG_A, platform.id)).toEqual(paired);
+    expect(await columns(platform.id)).toEqual({ broker_urls: '["http://127.0.0.1:9301","http://127.0.0.1:9302/"]', broker_url: 'http://127.0.0.1:9301' });
+    const swapped = await store.setPlatformBrokers(platform.id, ['http://127.0.0.1:9302/', 'http://127.0.0.1:9301']);
+    expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(swapped.brokerUrls);
+    expect(await columns(platform.id)).toMatchObject({ broker_url: 'http://127.0.0.1:9302/' });
+    expect(await store.setPlatformBrokers(platform.id, null)).toEqual({ platform, brokerUrls: null });
+    expect(await columns(platform.id)).toEqual({ broker_urls: null, broker_url: null });
+    const unknown = randomUUID();
+    expect(await refusal(store.setPlatformBrokers(unknown, ['http://127.0.0.1:9301']))).toMatchObject({ kind: 'not_found', message: `platform ${unknown} not found` });
+    await store.removePlatform(platform.id);
+  });
+
+  it('refuse a broker list that is empty, too long, repeated or not of http(s) URLs, naming the field and the rule', async () => {
+    const { platform } = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Strict', brokerUrls: ['http://127.0.0.1:9401'] });
+    const nine = Array.from({ length: 9 }, (_, i) => `http://127.0.0.1:${9500 + i}`);
+    const cases: Array<[string[], string]> = [
+      [[], 'brokerUrls must name at least one broker URL'],
+      [nine, 'brokerUrls must name at most 8 broker URLs'],
+      [['http://127.0.0.1:9401', 'http://127.0.0.1:9401/'], 'brokerUrls names http://127.0.0.1:9401/ twice'],
+      [['ws://127.0.0.1:9401'], 'brokerUrls must be absolute http(s) URLs separated by commas; not one: ws://127.0.0.1:9401'],
+      [['127.0.0.1:9401'], 'brokerUrls must be absolute http(s) URLs separated by commas; not one: 127.0.0.1:9401'],
+    ];
+    for (const [urls, message] of cases) {
+      expect(await refusal(store.setPlatformBrokers(platform.id, urls))).toEqual({ kind: 'invalid', message, name: 'RegistryError' });
+      expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', brokerUrls: urls }))).toEqual({ kind: 'invalid', message, name: 'RegistryError' });
+    }
+    expect(await refusal(store.setPlatformBrokers(platform.id, [42 as never]))).toMatchObject({ kind: 'invalid', message: 'brokerUrls must be a list of http(s) URLs' });
+    // Nothing was changed or added by the refused writes.
+    expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(['http://127.0.0.1:9401']);
+    expect((await store.allPlatforms(ORG_A)).filter((e) => e.platform.name === 'x')).toEqual([]);
+    await store.removePlatform(platform.id);
+  });
+
+  it('read a damaged list as the one broker broker_url names, or the default list without one', async () => {
+    const { platform } = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Damaged', brokerUrls: ['http://127.0.0.1:9601', 'http://127.0.0.1:9602'] });
+    const damage = (text: string, first: string | null) => registry.db.prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+      .bind(text, first, platform.id).run();
+    await damage('["http://127.0.0.1:9601",', 'http://127.0.0.1:9601');
+    expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(['http://127.0.0.1:9601']);
+    await damage('{"first":"http://127.0.0.1:9601"}', null);
+    expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toBeNull();
+    await damage('[]', null);
+    expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toBeNull();
+    await store.removePlatform(platform.id);
   });
 
   it('refuse a platform with a malformed id, an unknown type or organization, or a taken id', async () => {

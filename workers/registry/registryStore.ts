@@ -6,6 +6,7 @@
 import { hashSecret, newClientSecret } from '../../shared/secrets.js';
 import { clientIdSchema, isUuid } from './ids.js';
 import { SCOPES, type Scope } from '../../shared/catalog/operation.js';
+import { brokerUrlsColumn, brokerUrlsOfColumn, checkBrokerUrls } from '../../shared/brokerUrls.js';
 import {
   TRADE_PLATFORM_TYPES, clientScopes,
   type ApiClient, type ClientCredentials, type ClientStanding, type Organization, type PlatformEntry, type TradePlatform, type TradePlatformType,
@@ -34,8 +35,8 @@ export class RegistryError extends Error {
 
 interface OrganizationRow { id: string; name: string | null; created: string }
 interface PlatformRow {
-  id: string; name: string | null; type: TradePlatformType; organization_id: string; broker_url: string | null; created: string;
-  org_name: string | null; org_created: string;
+  id: string; name: string | null; type: TradePlatformType; organization_id: string; broker_urls: string | null; broker_url: string | null;
+  created: string; org_name: string | null; org_created: string;
 }
 interface ClientRow {
   client_id: string; organization_id: string; name: string | null; disabled: number; grant_types: string; scopes: string; created: string;
@@ -48,7 +49,24 @@ const scopesOf = (text: string): Scope[] => {
   return SCOPES.filter((s) => names.has(s));
 };
 
-const PLATFORM_SELECT = `SELECT p.id, p.name, p.type, p.organization_id, p.broker_url, p.created, o.name AS org_name, o.created AS org_created
+/**
+ * The brokers a platform row names, in order; null for the edge's default list. `broker_urls` decides; a row with
+ * `broker_url` alone was written by a previous version (migration 0005) and names that one broker.
+ */
+export function brokerUrlsOfRow(row: { broker_urls: string | null; broker_url: string | null }): string[] | null {
+  if (row.broker_urls !== null) return brokerUrlsOfColumn(row.broker_urls) ?? (row.broker_url ? [row.broker_url] : null);
+  return row.broker_url ? [row.broker_url] : null;
+}
+
+/** A list given to the store checked (null: the default list); the refusal names the field and the rule. */
+function checkedBrokerUrls(urls: readonly string[] | null | undefined): string[] | null {
+  if (urls === null || urls === undefined) return null;
+  const checked = checkBrokerUrls(urls);
+  if (!checked.ok) throw new RegistryError('invalid', `brokerUrls ${checked.problem}`);
+  return [...checked.value];
+}
+
+const PLATFORM_SELECT = `SELECT p.id, p.name, p.type, p.organization_id, p.broker_urls, p.broker_url, p.created, o.name AS org_name, o.created AS org_created
   FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id`;
 
 const toOrganization = (r: OrganizationRow): Organization => ({ id: r.id, name: r.name, created: r.created });
@@ -63,7 +81,7 @@ function toPlatformEntry(r: PlatformRow): PlatformEntry {
       organization: { id: r.organization_id, name: r.org_name, created: r.org_created },
       created: r.created,
     },
-    brokerUrl: r.broker_url,
+    brokerUrls: brokerUrlsOfRow(r),
   };
 }
 
@@ -73,7 +91,11 @@ const toClient = (r: ClientRow): ApiClient => ({
 });
 
 export interface NewOrganization { name: string; id?: string }
-export interface NewPlatform { organizationId: string; type: TradePlatformType; name: string; id?: string; brokerUrl?: string | null }
+export interface NewPlatform {
+  organizationId: string; type: TradePlatformType; name: string; id?: string;
+  /** The brokers that serve it, first preferred; null or omitted: the edge's default list (BROKER_URL). */
+  brokerUrls?: readonly string[] | null;
+}
 export interface NewClient {
   organizationId: string; name?: string | null; clientId?: string;
   /** Scopes the client may hold; `webapi` (read only) when omitted. */
@@ -90,7 +112,7 @@ export class RegistryStore {
     return (await this.findPlatformEntry(organizationId, id))?.platform ?? null;
   }
 
-  /** Like findPlatform, with the broker that serves the platform (for routing, never for responses). */
+  /** Like findPlatform, with the brokers that serve the platform (for routing, never for responses). */
   async findPlatformEntry(organizationId: string, id: string): Promise<PlatformEntry | null> {
     if (!isUuid(id) || !isUuid(organizationId)) return null;
     const row = await this.db.prepare(`${PLATFORM_SELECT} WHERE p.id = ? AND p.organization_id = ?`)
@@ -208,14 +230,28 @@ export class RegistryStore {
     if (!TRADE_PLATFORM_TYPES.includes(input.type)) throw new RegistryError('invalid', `platform type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
     const org = await this.findOrganization(input.organizationId);
     if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
+    const brokerUrls = checkedBrokerUrls(input.brokerUrls);
     if (await this.findAnyPlatform(id)) throw new RegistryError('conflict', `platform ${id} already exists`);
     const created = new Date().toISOString();
-    await this.db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-      .bind(id, input.name, input.type, org.id, input.brokerUrl ?? null, created).run();
+    await this.db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .bind(id, input.name, input.type, org.id, brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, created).run();
     return {
       platform: { id, name: input.name, type: input.type, organizationId: org.id, organization: org, created },
-      brokerUrl: input.brokerUrl ?? null,
+      brokerUrls,
     };
+  }
+
+  /**
+   * Replaces the brokers that serve a platform (null: the edge's default list). `broker_url` gets the first, for an
+   * edge of the previous version. Edge objects follow within the registry cache time.
+   */
+  async setPlatformBrokers(id: string, urls: readonly string[] | null): Promise<PlatformEntry> {
+    const brokerUrls = checkedBrokerUrls(urls);
+    const entry = await this.findAnyPlatform(id);
+    if (!entry) throw new RegistryError('not_found', `platform ${id} not found`);
+    await this.db.prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+      .bind(brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, entry.platform.id).run();
+    return { ...entry, brokerUrls };
   }
 
   async removePlatform(id: string): Promise<PlatformEntry> {

@@ -34,7 +34,7 @@ async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Pro
   if (!UUID.test(id)) return null;
   const found = await platformOf(c, id);
   if (!found || found.platform.type !== family) return null;
-  return { platform: found.platform.id, family, brokerUrl: found.brokerUrl ?? configOf(c.env).BROKER_URL };
+  return { platform: found.platform.id, family, brokerUrl: found.brokerUrls ?? configOf(c.env).BROKER_URL };
 }
 
 function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
