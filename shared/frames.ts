@@ -179,6 +179,8 @@ export interface PingReport {
 /** Heartbeat timing of a link object towards its broker: a hung broker is left within ping interval plus timeout. */
 export const LINK_PING_EVERY_MS = 400;
 export const LINK_PING_TIMEOUT_MS = 1200;
+/** How long a broker earlier in a platform's list must answer every probe before it takes the calls back. */
+export const FAILBACK_HOLD_DOWN_MS = 10_000;
 
 /**
  * Pushed by the broker (no `id`) on every link when it starts draining (SIGTERM): it takes no new calls (answering

@@ -39,7 +39,7 @@ function create(key: string, requestHash: string): GatewayCall {
   return {
     operationId: 'v2.PF4.UserRecordNew', op: 'PF4.UserRecordNew', platform: randomUUID(), family: 'PF4',
     args: { body: { group: 'demo', name: 'Alice' } }, timeoutMs: 5_000, traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    brokerUrl: 'http://127.0.0.1:1', mutating: true,
+    brokerUrls: ['http://127.0.0.1:1'], mutating: true,
     idempotency: { key: `client-a:${key}`, ledger: LEDGER, requestHash, retentionHours: 1 },
   };
 }

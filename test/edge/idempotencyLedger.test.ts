@@ -63,7 +63,7 @@ async function fresh(retentionHours = 24) {
   const input = (over: Partial<GatewayCall> = {}): GatewayCall => ({
     operationId: 'v2.PF4.UserRecordNew', op: 'PF4.UserRecordNew', platform, family: 'PF4',
     args: { body: { group: 'demo', name: 'Alice' } }, timeoutMs: 5_000, traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    brokerUrl: 'http://127.0.0.1:1', mutating: true,
+    brokerUrls: ['http://127.0.0.1:1'], mutating: true,
     idempotency: { key, ledger: name, requestHash: 'hash-1', retentionHours },
     ...over,
   });

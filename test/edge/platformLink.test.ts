@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { CallFrame, LateFrame } from '../../shared/frames.js';
 import { REPLICATE_OP } from '../../shared/replication.js';
-import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from '../../workers/gateway/messages.js';
+import type { BrokerSetStats, GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from '../../workers/gateway/messages.js';
 import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
@@ -17,9 +17,10 @@ import { until } from '../support/until.js';
 interface LinkObject {
   call(input: GatewayCall): Promise<GatewayResponse>;
   send(input: KeyedSend): Promise<LinkAnswer>;
-  outcome(q: { brokerUrl: string; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer>;
+  outcome(q: { brokerUrls: string[]; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer>;
   stats(): Promise<LinkStats>;
-  retarget(brokerUrl: string): Promise<void>;
+  retarget(brokerUrls: string[]): Promise<void>;
+  brokerStats(): Promise<BrokerSetStats | null>;
   advanceClock(ms: number): Promise<number>;
   callOrThrown(input: GatewayCall): Promise<{ answer: GatewayResponse } | { thrown: string }>;
 }
@@ -105,14 +106,14 @@ function call(
   op: { operationId: string; op: string }, platform: string, brokerUrl: string, over: Partial<GatewayCall> = {},
 ): GatewayCall {
   return {
-    ...op, platform, family: op === PING ? null : 'PF4', args: { login: 5 }, timeoutMs: 5_000, traceId: TRACE, brokerUrl,
+    ...op, platform, family: op === PING ? null : 'PF4', args: { login: 5 }, timeoutMs: 5_000, traceId: TRACE, brokerUrls: [brokerUrl],
     mutating: false, ...over,
   };
 }
 
 function keyed(platform: string, answer: string, over: Partial<KeyedSend> = {}): KeyedSend {
   return {
-    platform, op: 'PF4.UserRecordNew', args: { answer }, timeoutMs: 5_000, traceId: TRACE, brokerUrl: broker.url,
+    platform, op: 'PF4.UserRecordNew', args: { answer }, timeoutMs: 5_000, traceId: TRACE, brokerUrls: [broker.url],
     callId: randomUUID(), ledger: 'client-a#3', ...over,
   };
 }
@@ -149,7 +150,7 @@ describe('a link object\'s counters', () => {
     expect(plain(await link.send(keyed(platform, 'ok')))).toStrictEqual(SENT_OK);
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 2, connected: true });
     broker.script.delete('#outcome');
-    expect(plain(await link.outcome({ brokerUrl: broker.url, platform, callId: randomUUID(), timeoutMs: 100 })))
+    expect(plain(await link.outcome({ brokerUrls: [broker.url], platform, callId: randomUUID(), timeoutMs: 100 })))
       .toStrictEqual({ state: 'unreachable', message: 'the broker answered an outcome query with something else' });
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 3, connected: true });
 
@@ -157,7 +158,7 @@ describe('a link object\'s counters', () => {
     expect(await until(async () => { const s = await statsOf(link); return s.pending === 1 && s; }, 'pending call'))
       .toStrictEqual({ ...FRESH, calls: 4, pending: 1, connected: true });
     // Closing the link answers it at once.
-    await link.retarget(other.url);
+    await link.retarget([other.url]);
     expect(plain(await hanging)).toStrictEqual(v2Failure('NoConnect', 'broker link closed'));
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 4 });
     // A call with no family keeps no replica, and the broker answers it.
@@ -266,7 +267,7 @@ describe('keyed sends', () => {
 describe('outcome queries', () => {
   const ask = async (link: LinkObject, platform: string, timeoutMs = 1_000) => {
     const callId = randomUUID();
-    const answer = plain(await link.outcome({ brokerUrl: broker.url, platform, callId, timeoutMs }));
+    const answer = plain(await link.outcome({ brokerUrls: [broker.url], platform, callId, timeoutMs }));
     return { answer, callId, frame: broker.queries.find((q) => q.callId === callId) };
   };
 
@@ -343,9 +344,9 @@ describe('a platform moving to another broker', () => {
     const platform = randomUUID();
     const [linked, idle] = await Promise.all([0, 1].map((n) => linkObject(platform, n)));
     await linked.call(call(PING, platform, broker.url));
-    await linked.retarget(broker.url);
+    await linked.retarget([broker.url]);
     expect(await statsOf(linked)).toStrictEqual({ ...FRESH, calls: 1, connected: true });
-    await expect(idle.retarget(other.url)).resolves.toBeUndefined();
+    await expect(idle.retarget([other.url])).resolves.toBeUndefined();
     expect(await statsOf(idle)).toStrictEqual(FRESH);
   });
 });
@@ -419,7 +420,7 @@ describe('the edge replica of a link object', () => {
     await link.advanceClock(1_001);
     // A frame of another replication is ignored, and does not put the next request off.
     b.push({ rep: 99, seq: 0, begin: { tables: ['users'] } });
-    await link.outcome({ brokerUrl: b.url, platform, callId: randomUUID(), timeoutMs: 100 });
+    await link.outcome({ brokerUrls: [b.url], platform, callId: randomUUID(), timeoutMs: 100 });
     await link.call(call(CACHED, platform, b.url));
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 10_000 }, { rep: 2, maxRows: 10_000 }]);
     expect(framesOf(b, platform)).toHaveLength(3);

@@ -51,7 +51,7 @@ beforeEach(async () => {
   // The registry cache holds the platform for the test's (fake) seconds.
   await cachedPlatform(ORG, PLATFORM, 3600, async () => ({
     platform: { id: PLATFORM, name: 'P', type: 'PF4', organizationId: ORG, organization: { id: ORG, name: 'O' } as never, created: '2026-01-01T00:00:00Z' },
-    brokerUrl: null,
+    brokerUrls: null,
   }));
 });
 afterEach(() => {
@@ -79,7 +79,7 @@ describe('the edge deadline', () => {
       meta: { activityId: TRACE },
     });
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.ServerTime', platform: PLATFORM, timeoutMs: 3000, mutating: false, brokerUrl: 'http://127.0.0.1:8790' });
+    expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.ServerTime', platform: PLATFORM, timeoutMs: 3000, mutating: false, brokerUrls: ['http://127.0.0.1:8790'] });
   });
 
   it('answers a v1 read 504 with Retry-After 1, the deadline being a time-out', async () => {

@@ -108,9 +108,9 @@ describe('opening the link', () => {
   it('answers a refused upgrade as unreachable, leaves no timer, and tries again on the next call', async () => {
     answers = [403, new Error('connection refused')];
     const link = new BrokerLink('http://127.0.0.1:9', 's');
-    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual(noConnect('broker unreachable: link refused with HTTP 403'));
+    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual({ ...noConnect('broker unreachable: link refused with HTTP 403'), notSent: true });
     expect(vi.getTimerCount()).toBe(0);
-    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual(noConnect('broker unreachable: connection refused'));
+    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual({ ...noConnect('broker unreachable: connection refused'), notSent: true });
     expect(vi.getTimerCount()).toBe(0);
     const third = link.call(frame('ServerTime'), false);
     await settle();
@@ -127,7 +127,7 @@ describe('opening the link', () => {
     sockets[0].message('{"id":1,"ok":true,"data":1}');
     await first;
     sockets[0].sendThrows = true;
-    expect(await link.call(frame('B'), true)).toStrictEqual(noConnect('broker link lost'));
+    expect(await link.call(frame('B'), true)).toStrictEqual({ ...noConnect('broker link lost'), linkLost: true });
     expect(link.pendingCount).toBe(0);
   });
 });
@@ -280,7 +280,7 @@ describe('closing and losing the link', () => {
     const calls = [link.call(frame('Read'), false), link.call(frame('Change'), true)];
     await settle();
     link.close();
-    expect(await Promise.all(calls)).toStrictEqual([noConnect('broker link closed'), { ...noConnect('broker link closed'), outcome: 'unknown' }]);
+    expect(await Promise.all(calls)).toStrictEqual([{ ...noConnect('broker link closed'), linkLost: true }, { ...noConnect('broker link closed'), outcome: 'unknown', linkLost: true }]);
     expect(sockets[0].closedWith).toEqual([1000, 'closing']);
     expect(link.connected).toBe(false);
     expect(link.pendingCount).toBe(0);
@@ -296,7 +296,7 @@ describe('closing and losing the link', () => {
     await settle();
     sockets[0].closeThrows = true;
     link.close();
-    expect(await call).toStrictEqual(noConnect('broker link closed'));
+    expect(await call).toStrictEqual({ ...noConnect('broker link closed'), linkLost: true });
     expect(link.connected).toBe(false);
   });
 
@@ -310,7 +310,7 @@ describe('closing and losing the link', () => {
       const calls = [link.call(frame('Read'), false), link.call(frame('Change'), true)];
       await settle();
       sockets[0].emit(event);
-      expect(await Promise.all(calls)).toStrictEqual([noConnect('broker link lost'), { ...noConnect('broker link lost'), outcome: 'unknown' }]);
+      expect(await Promise.all(calls)).toStrictEqual([{ ...noConnect('broker link lost'), linkLost: true }, { ...noConnect('broker link lost'), outcome: 'unknown', linkLost: true }]);
       expect(closes).toBe(1);
       expect(link.connected).toBe(false);
       expect(vi.getTimerCount()).toBe(0);

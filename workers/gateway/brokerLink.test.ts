@@ -91,7 +91,7 @@ describe('broker link', () => {
     expect(signals[0].aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     // Not sent, so even a change has a known outcome.
-    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker unreachable: no answer within 5000 ms' } });
+    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker unreachable: no answer within 5000 ms' }, notSent: true });
   });
 
   it('answers a time-out past the call budget and its grace, unknown for a change', async () => {
@@ -160,8 +160,8 @@ describe('broker link', () => {
     const change = link.call(frame('PF4.UserRecordNew'), true);
     await settle();
     sockets[0].emit('close', {});
-    expect(await read).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' } });
-    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' }, outcome: 'unknown' });
+    expect(await read).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' }, linkLost: true });
+    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' }, outcome: 'unknown', linkLost: true });
     expect(link.connected).toBe(false);
 
     let closes = 0;

@@ -12,7 +12,7 @@ import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 /** Extra time the object waits beyond the call's budget for the broker's own time-out answer before giving up. */
 export const LINK_GRACE_MS = 1000;
 /** Upper bound on establishing the link, so a black-holed broker does not eat a long call budget. */
-const CONNECT_TIMEOUT_MS = 5000;
+export const CONNECT_TIMEOUT_MS = 5000;
 
 interface Pending {
   resolve(result: ResultFrame | RawOk): void;
@@ -28,13 +28,22 @@ interface Pending {
 
 export type { RawOk } from './shapeAnswer.js';
 
-export type LinkResult = Omit<CallOk, 'id'> | Omit<CallFailed, 'id'>;
+export type LinkResult = Omit<CallOk, 'id'> | LinkFailure;
+
+/**
+ * A failure as the link tells it: the broker's own, or one of the link's, marked for the broker set that chooses
+ * where a call goes (`brokerSet.ts`) and stripped before it leaves the set: `notSent` when the link could not be
+ * opened (nothing was sent), `linkLost` when the link dropped or was closed with the call in flight.
+ */
+export type LinkFailure = Omit<CallFailed, 'id'> & { notSent?: true; linkLost?: true };
 type CallOk = Extract<ResultFrame, { ok: true }>;
 
 export interface CallOptions {
   /** Answer a success as `RawOk` when the frame's `data` can be taken as text (see `OK_HEAD`). */
   raw?: boolean;
   paged?: boolean;
+  /** Give the call up this long after sending instead of at its budget plus `LINK_GRACE_MS` (heartbeats). */
+  waitMs?: number;
 }
 
 /**
@@ -54,6 +63,8 @@ export class BrokerLink {
     readonly brokerUrl: string,
     private readonly secret: string,
     private readonly onLate: (late: LateFrame['late']) => void = () => {},
+    /** How long opening the link may take (shorter when another broker could take the calls instead). */
+    private readonly connectTimeoutMs = CONNECT_TIMEOUT_MS,
   ) {}
 
   /** Sends one call and resolves with the broker's answer, a time-out, or a link failure; never rejects. */
@@ -65,11 +76,11 @@ export class BrokerLink {
       socket = this.socket ?? (await (this.connecting ??= this.connect()));
     } catch (err) {
       // Nothing was sent, so even a mutating call has a known outcome: not applied.
-      return fail('NoConnect', `broker unreachable: ${(err as Error).message}`);
+      return { ...fail('NoConnect', `broker unreachable: ${(err as Error).message}`), notSent: true };
     }
     const id = this.nextId++;
     return new Promise<LinkResult | RawOk>((resolve) => {
-      const deadline = Date.now() + frame.timeoutMs + LINK_GRACE_MS;
+      const deadline = Date.now() + (options.waitMs ?? frame.timeoutMs + LINK_GRACE_MS);
       this.pending.set(id, {
         resolve: (r) => resolve('dataJson' in r ? r : strip(r)), deadline, budgetMs: frame.timeoutMs, mutating,
         raw: options.raw === true, paged: options.paged === true,
@@ -80,7 +91,7 @@ export class BrokerLink {
         socket.send(stringifyJson({ ...frame, id } satisfies CallFrame));
       } catch {
         this.pending.delete(id);
-        resolve(fail('NoConnect', 'broker link lost'));
+        resolve({ ...fail('NoConnect', 'broker link lost'), linkLost: true });
       }
     });
   }
@@ -138,7 +149,7 @@ export class BrokerLink {
   private async connect(): Promise<WebSocket> {
     // The abort signal stays bound to the upgraded socket: it must only bound the handshake, never the link's life.
     const handshake = new AbortController();
-    const timer = setTimeout(() => handshake.abort(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(() => handshake.abort(new Error(`no answer within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
     try {
       const url = new URL(LINK_PATH, this.brokerUrl.endsWith('/') ? this.brokerUrl : `${this.brokerUrl}/`);
       const res = await fetch(url.toString(), {
@@ -196,6 +207,9 @@ export class BrokerLink {
     const p = this.pending.get(frame.id);
     if (!p) return; // answered after the object gave up on it
     this.pending.delete(frame.id);
+    // The link's own marks are never taken from a broker's frame.
+    delete (frame as LinkFailure).notSent;
+    delete (frame as LinkFailure).linkLost;
     p.resolve(frame as ResultFrame);
   }
 
@@ -212,7 +226,10 @@ export class BrokerLink {
     this.armedFor = Infinity;
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
-      p.resolve({ id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, ...(p.mutating ? { outcome: 'unknown' as const } : {}) });
+      p.resolve({
+        id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, ...(p.mutating ? { outcome: 'unknown' as const } : {}),
+        linkLost: true,
+      } as ResultFrame);
     }
   }
 }

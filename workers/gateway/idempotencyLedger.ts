@@ -55,6 +55,7 @@ interface KeyRow extends Record<string, SqlStorageValue> {
   state: State;
   call_id: string;
   platform: string;
+  /** The brokers the call may have gone to: a JSON list of base URLs (a bare URL in rows bound before lists). */
   broker_url: string;
   shape: string;
   response: string | null;
@@ -180,7 +181,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, shape, response, created, expires, check_at)
        VALUES (?, ?, 'inflight', ?, ?, ?, ?, NULL, ?, ?, NULL)`,
-      idem.key, idem.requestHash, callId, input.platform, input.brokerUrl, JSON.stringify(ctx), now, expires,
+      idem.key, idem.requestHash, callId, input.platform, JSON.stringify(input.brokerUrls), JSON.stringify(ctx), now, expires,
     );
     // Registered before the first await, so a duplicate arriving meanwhile waits for this call instead of asking the
     // broker about a call id it has not seen yet.
@@ -202,7 +203,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     try {
       answer = await this.linkFor(input.platform, callId).send({
         platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId,
-        brokerUrl: input.brokerUrl, callId, ledger: input.idempotency!.ledger,
+        brokerUrls: input.brokerUrls, callId, ledger: input.idempotency!.ledger,
       });
     } catch (err) {
       // The link object failed with the call possibly sent: its outcome is not known.
@@ -261,9 +262,11 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 
   private async ask(row: KeyRow, waitMs: number): Promise<OutcomeAnswer> {
+    const brokerUrls = brokersOfRow(row.broker_url);
+    if (brokerUrls.length === 0) return { state: 'unreachable', message: 'the key\'s record names no broker' };
     try {
       return await this.linkFor(row.platform, row.call_id).outcome({
-        brokerUrl: row.broker_url, platform: row.platform, callId: row.call_id, timeoutMs: waitMs,
+        brokerUrls, platform: row.platform, callId: row.call_id, timeoutMs: waitMs,
       });
     } catch (err) {
       return { state: 'unreachable', message: String(err) };
@@ -315,4 +318,17 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/**
+ * The brokers a key's call may have gone to, as its row keeps them: a JSON list since platforms name several brokers,
+ * a bare URL in rows bound before.
+ */
+function brokersOfRow(column: string): string[] {
+  if (!column.startsWith('[')) return [column];
+  try {
+    const urls = JSON.parse(column) as unknown;
+    if (Array.isArray(urls) && urls.length > 0 && urls.every((u) => typeof u === 'string')) return urls as string[];
+  } catch { /* a damaged row: no broker is asked, so its outcome stays unreachable until it is given up */ }
+  return [];
 }

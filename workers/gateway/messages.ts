@@ -4,6 +4,7 @@
  */
 import type { ShapedResponse } from '../envelope/index.js';
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
+import type { FailoverReason } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import type { ReplicaStats } from './edgeReplica.js';
 
@@ -20,8 +21,11 @@ export interface GatewayCall {
   args: Record<string, unknown>;
   timeoutMs: number;
   traceId: string;
-  /** Base URL of the broker that serves the platform (http/https); the link is `<brokerUrl>/link`. */
-  brokerUrl: string;
+  /**
+   * Base URLs (http/https) of the brokers that serve the platform, in the order they take its calls (the registry's
+   * list, else the edge's `BROKER_URL`); each link is `<url>/link`.
+   */
+  brokerUrls: string[];
   mutating: boolean;
   /** v2 mutating calls with an `Idempotency-Key`. */
   idempotency?: IdempotencyInput;
@@ -47,7 +51,7 @@ export interface KeyedSend {
   args: Record<string, unknown>;
   timeoutMs: number;
   traceId: string;
-  brokerUrl: string;
+  brokerUrls: string[];
   /** The binding's call id (the broker runs it at most once). */
   callId: string;
   /** The ledger to hand the call's late outcome to. */
@@ -83,6 +87,21 @@ export interface LedgerStats {
   nextAlarm: number | null;
   /** Asked with a key: that key's state (`inflight`, `done`, `unknown`), or null when the ledger holds none. */
   keyState?: string | null;
+}
+
+/** A broker as a link object last saw it: taking calls, left (lost, hung, unreachable), or draining. */
+export type BrokerHealth = 'ok' | 'down' | 'draining';
+
+/** A link object's view of the brokers of its platform (`BrokerSet`), for operators, the failover drill and tests. */
+export interface BrokerSetStats {
+  /** The broker calls go to now. */
+  current: string;
+  /** Each broker's health as the set last saw it, in list order. */
+  brokers: Array<{ url: string; health: BrokerHealth; connected: boolean }>;
+  /** Moves to another broker, by reason. */
+  failovers: Partial<Record<FailoverReason, number>>;
+  /** Calls sent again to another broker after the first could not take them or was lost under them. */
+  moved: number;
 }
 
 export const REPLAYED_HEADER = 'Idempotency-Replayed';

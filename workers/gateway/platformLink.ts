@@ -1,22 +1,24 @@
 /**
- * A link object: one of `LINKS_PER_PLATFORM` Durable Objects per trade platform (`<platform>#<n>`), each holding one
- * multiplexed WebSocket to the broker that serves the platform (`BrokerLink`). Calls without an Idempotency-Key come
- * straight from the edge, picked by a hash of their trace id, so a platform's reads spread over several
- * single-threaded objects; calls under a key come from their idempotency ledger, which judges the raw answer itself.
+ * A link object: one of `LINKS_PER_PLATFORM` Durable Objects per trade platform (`<platform>#<n>`), each holding a
+ * multiplexed WebSocket to the brokers that serve the platform (`BrokerSet`: the platform's ordered list of brokers,
+ * the first healthy one taking the calls). Calls without an Idempotency-Key come straight from the edge, picked by a
+ * hash of their trace id, so a platform's reads spread over several single-threaded objects; calls under a key come
+ * from their idempotency ledger, which judges the raw answer itself.
  *
- * Invariants: every call gets an answer, whatever happens to the link (a dropped link answers its pending calls with
- * `NoConnect`, mutating ones with an unknown outcome); the object keeps no durable state, so losing it loses nothing
- * but the routes of late outcomes, which ledgers then ask the broker for.
+ * Invariants: every call gets an answer, whatever happens to the links (a read whose broker is lost under it is sent
+ * to the next broker within its budget; a write in flight on a lost link answers `NoConnect` with an unknown outcome);
+ * every call is sent once, to one broker, unless it was never sent or never taken; the object keeps no durable state,
+ * so losing it loses nothing but the routes of late outcomes, which ledgers then ask the brokers for.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import { OUTCOME_OP, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
+import type { LateFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
-import { BrokerLink } from './brokerLink.js';
+import { BrokerSet, type BrokerSetStats } from './brokerSet.js';
 import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 import { linkName } from './names.js';
 import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from './messages.js';
@@ -37,7 +39,7 @@ const LATE_ROUTE_MS = 5 * 60_000;
 const MAX_LATE_ROUTES = 10_000;
 
 export class PlatformLink extends DurableObject<Env> {
-  private link: BrokerLink | undefined;
+  private brokers: BrokerSet | undefined;
   private calls = 0;
   /** Keyed calls answered with an unknown outcome: which ledger their late outcome goes to. */
   private readonly lateRoutes = new Map<string, { ledger: string; until: number }>();
@@ -56,16 +58,16 @@ export class PlatformLink extends DurableObject<Env> {
     if (!route) throw new Error(`unknown operation ${input.operationId}`);
     const ctx: ShapeContext = { generation: route.entry.generation, family: input.family, paged: route.paged, traceId: input.traceId };
     this.calls++;
-    const link = this.linkFor(input.platform, input.brokerUrl);
-    const replica = this.replica ?? this.startReplica(link, input.platform, input.family);
+    const brokers = this.brokersFor(input.platform, input.brokerUrls);
+    const replica = this.replica ?? this.startReplica(input.platform, input.family);
     if (replica !== undefined) {
       if (route.plan !== undefined && replica.inSync) {
         const local = replica.read(route.plan, input.args);
         if (local !== undefined) return shapeAnswer(ctx, local);
       }
-      if (replica.idle && link.connected) this.replicate(input.platform);
+      if (replica.idle && brokers.connected) this.replicate(input.platform);
     }
-    const r = await link.call(
+    const r = await brokers.call(
       { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId },
       input.mutating, { raw: true, paged: route.paged },
     );
@@ -77,84 +79,103 @@ export class PlatformLink extends DurableObject<Env> {
     this.calls++;
     this.pruneRoutes(Date.now());
     this.lateRoutes.set(input.callId, { ledger: input.ledger, until: Date.now() + LATE_ROUTE_MS });
-    const r = await this.linkFor(input.platform, input.brokerUrl).call(
+    const r = await this.brokersFor(input.platform, input.brokerUrls).call(
       { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, callId: input.callId },
       true,
-    );
+    ) as LinkAnswer;
     // Only a call whose outcome is still open can have a late one.
     if (r.ok || r.outcome !== 'unknown') this.lateRoutes.delete(input.callId);
     return r;
   }
 
-  /** Asks the broker what became of a call id, waiting up to `timeoutMs` while it still runs. */
-  async outcome(q: { brokerUrl: string; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer> {
+  /**
+   * Asks the platform's brokers what became of a call id, waiting up to `timeoutMs` while it still runs: every broker
+   * of the list, since the call went to whichever was in use then.
+   */
+  async outcome(q: { brokerUrls: string[]; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer> {
     this.calls++;
-    const r = await this.linkFor(q.platform, q.brokerUrl).call(
-      { platform: q.platform, op: OUTCOME_OP, args: {}, timeoutMs: Math.max(1, Math.round(q.timeoutMs)), callId: q.callId },
-      false,
-    );
-    if (!r.ok) return { state: 'unreachable', message: r.error.message };
-    return isReport(r.data) ? r.data : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
+    return this.brokersFor(q.platform, q.brokerUrls).outcome(q.callId, q.timeoutMs);
   }
 
   stats(): LinkStats {
     return {
-      calls: this.calls, pending: this.link?.pendingCount ?? 0, connected: this.link?.connected ?? false, lateRoutes: this.lateRoutes.size,
+      calls: this.calls, pending: this.brokers?.pendingCount ?? 0, connected: this.brokers?.connected ?? false, lateRoutes: this.lateRoutes.size,
       replica: this.replica?.stats() ?? null,
     };
   }
 
+  /** The platform's brokers as this object sees them (null before its first call): for operators, the drill and tests. */
+  brokerStats(): BrokerSetStats | null {
+    return this.brokers?.stats() ?? null;
+  }
+
   /**
-   * The registry moved the platform to another broker, as a sibling link object saw: drop the link to the old one,
-   * so calls still pending on it fail as link loss rather than wait out their budget.
+   * The registry gave the platform another list of brokers, as a sibling link object saw: drop the links to the old
+   * ones, so calls still pending on them fail as link loss rather than wait out their budget.
    */
-  async retarget(brokerUrl: string): Promise<void> {
-    if (this.link && this.link.brokerUrl !== brokerUrl) {
-      this.link.close();
-      this.link = undefined;
+  async retarget(brokerUrls: string[]): Promise<void> {
+    if (this.brokers && BrokerSet.key(this.brokers.urls) !== BrokerSet.key(brokerUrls)) {
+      this.brokers.close();
+      this.brokers = undefined;
+      this.replica?.reset();
     }
   }
 
-  private linkFor(platform: string, brokerUrl: string): BrokerLink {
-    if (this.link?.brokerUrl !== brokerUrl) {
-      const moved = this.link !== undefined;
-      // The registry moved the platform to another broker: calls still pending on the old link fail as link loss,
-      // here and on the platform's other link objects.
-      this.link?.close();
-      const link = new BrokerLink(brokerUrl, configOf(this.env).BROKER_SECRET ?? '', (late) => this.onLate(late));
-      this.link = link;
+  private brokersFor(platform: string, brokerUrls: string[]): BrokerSet {
+    if (this.brokers === undefined || BrokerSet.key(this.brokers.urls) !== BrokerSet.key(brokerUrls)) {
+      const moved = this.brokers !== undefined;
+      // The registry gave the platform other brokers: calls still pending on the old links fail as link loss, here
+      // and on the platform's other link objects.
+      this.brokers?.close();
+      this.replica?.reset();
       this.replica = undefined;
-      if (moved) this.retargetSiblings(platform, brokerUrl);
+      this.brokers = new BrokerSet(platform, brokerUrls, {
+        secret: configOf(this.env).BROKER_SECRET ?? '',
+        onLate: (late) => this.onLate(late),
+      }, {
+        onOpen: (url) => { if (url === this.brokers?.currentUrl) { this.replicateAfter = 0; this.replicate(platform); } },
+        onClose: (url) => { if (url === this.brokers?.currentUrl) this.replica?.reset(); },
+        onPush: (url, frame) => this.onReplicaFrame(url, frame),
+        onSwitch: () => {
+          // The new broker's replication replaces the old one's: reads fall through to it until its snapshot lands.
+          this.replica?.reset();
+          this.replicateAfter = 0;
+          if (this.brokers?.connected) this.replicate(platform);
+        },
+      });
+      if (moved) this.retargetSiblings(platform, brokerUrls);
     }
-    return this.link;
+    return this.brokers;
   }
 
   /**
    * The link's replica, made on the first call that names the platform's family (unless `EDGE_REPLICA_MAX_ROWS` is 0):
-   * it asks for a replication each time the link opens and forgets everything when the link drops.
+   * fed by the broker in use, asked for each time that broker's link opens or another broker takes the calls, and
+   * emptied when that link drops.
    */
-  private startReplica(link: BrokerLink, platform: string, family: Family | null): EdgeReplica | undefined {
+  private startReplica(platform: string, family: Family | null): EdgeReplica | undefined {
     const maxRows = configOf(this.env).EDGE_REPLICA_MAX_ROWS;
     if (maxRows === 0 || family === null) return undefined;
-    const replica = new EdgeReplica(family, maxRows);
-    this.replica = replica;
-    link.onOpen = () => { this.replicateAfter = 0; this.replicate(platform); };
-    link.onClose = () => replica.reset();
-    link.onPush = (frame) => {
-      // Out of order or stopped: reads fall through until a new replication, asked for after a pause.
-      if (typeof frame.rep === 'number' && !replica.apply(frame as unknown as ReplicaFrame)) this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
-    };
-    return replica;
+    this.replica = new EdgeReplica(family, maxRows);
+    return this.replica;
   }
 
-  /** Asks the broker for a replication of the platform's hot tables; its snapshot and changes arrive as pushes. */
+  private onReplicaFrame(url: string, frame: Record<string, unknown>): void {
+    const replica = this.replica;
+    // Only the broker in use feeds the replica; frames of a broker left are dropped.
+    if (!replica || url !== this.brokers?.currentUrl || typeof frame.rep !== 'number') return;
+    // Out of order or stopped: reads fall through until a new replication, asked for after a pause.
+    if (!replica.apply(frame as unknown as ReplicaFrame)) this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
+  }
+
+  /** Asks the broker in use for a replication of the platform's hot tables; its snapshot and changes arrive as pushes. */
   private replicate(platform: string): void {
     const replica = this.replica;
-    const link = this.link;
-    if (!replica || !link || !replica.idle || Date.now() < this.replicateAfter) return;
+    const brokers = this.brokers;
+    if (!replica || !brokers || !replica.idle || Date.now() < this.replicateAfter) return;
     const rep = ++this.replicas;
     replica.expect(rep);
-    void link.call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.maxRows }, timeoutMs: 10_000 }, false).then((r) => {
+    void brokers.currentLink.call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.maxRows }, timeoutMs: 10_000 }, false).then((r) => {
       if (r.ok || !replica.awaiting(rep)) return;
       // Refused (a broker without replicas, a platform it does not serve): asked again later.
       replica.reset();
@@ -162,12 +183,12 @@ export class PlatformLink extends DurableObject<Env> {
     });
   }
 
-  private retargetSiblings(platform: string, brokerUrl: string): void {
+  private retargetSiblings(platform: string, brokerUrls: string[]): void {
     const links = configOf(this.env).LINKS_PER_PLATFORM;
     for (let n = 0; n < links; n++) {
       const id = this.env.LINKS.idFromName(linkName(platform, n));
       if (id.equals(this.ctx.id)) continue;
-      this.ctx.waitUntil(this.env.LINKS.get(id).retarget(brokerUrl).catch(() => { /* it retargets on its next call */ }));
+      this.ctx.waitUntil(this.env.LINKS.get(id).retarget(brokerUrls).catch(() => { /* it retargets on its next call */ }));
     }
   }
 
@@ -188,10 +209,4 @@ export class PlatformLink extends DurableObject<Env> {
       this.lateRoutes.delete(callId);
     }
   }
-}
-
-function isReport(data: unknown): data is OutcomeReport {
-  const state = (data as { state?: unknown } | null)?.state;
-  if (state === 'settled') return typeof (data as { result?: { ok?: unknown } }).result?.ok === 'boolean';
-  return state === 'pending' || state === 'lost' || state === 'unknown';
 }
