@@ -6,12 +6,17 @@
  * never about trading servers, so an orchestrator does not restart a broker whose trading server is down), `/healthz`
  * (every platform's manager session) and `/metrics`. `main.ts` wraps this for the command line; tests call it
  * directly.
+ *
+ * `drain()` (SIGTERM) hands the broker's work over to the platforms' other brokers before it closes: every edge link
+ * is told (`DrainFrame`), new links, calls and subscriptions are refused (`notTaken`, `/readyz` 503), the calls
+ * running finish within their deadlines (keyed ones until their late answer), and the broker stays up until every
+ * keyed outcome it holds was delivered to an edge, or `drainTimeoutMs` passed; then it closes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { LINK_PATH } from '../shared/frames.js';
-import { CallDispatcher, type DispatcherOptions } from './link/callDispatcher.js';
+import { CallDispatcher, DEFAULT_LATE_ANSWER_MS, type DispatcherOptions } from './link/callDispatcher.js';
 import type { PasswordCheckLimit } from './link/passwordChecks.js';
 import { EdgeLinkServer } from './link/edgeLinkServer.js';
 import { healthReport, readinessReport } from './observability/health.js';
@@ -44,35 +49,53 @@ export interface BrokerOptions {
   passwordChecks?: PasswordCheckLimit;
   /** PEM certificate chain and private key: the broker terminates TLS itself and edge links are `wss://`. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** The bound on a drain (default: the late-answer window plus 10 s, `drainTimeoutFor`). */
+  drainTimeoutMs?: number;
+  /** How long a cold standby platform stays logged in with no call, subscription or replication (default 10 min). */
+  coldIdleMs?: number;
+}
+
+/** A drain's bound when none is given: time for a keyed call's late answer, and 10 s more to deliver it. */
+export function drainTimeoutFor(lateAnswerMs = DEFAULT_LATE_ANSWER_MS): number {
+  return lateAnswerMs + 10_000;
 }
 
 export interface RunningBroker {
   port: number;
   platforms: PlatformSet;
   metrics: BrokerMetrics;
+  /**
+   * Drains, then closes: resolves once closed. Ends early when no call runs and no keyed outcome is undelivered,
+   * else at `drainTimeoutMs`.
+   */
+  drain(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
   if (!options.secret) throw new Error('the broker needs a link secret');
   const log = options.log ?? silentLogger;
-  const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log);
+  const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log, options.coldIdleMs);
   const metrics = new BrokerMetrics(platforms);
   const dispatcherOptions: DispatcherOptions = { ...options.idempotentCalls, passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks };
+  const dispatcher = new CallDispatcher(platforms, metrics, log, dispatcherOptions);
   const links = new EdgeLinkServer(
-    options.secret, new CallDispatcher(platforms, metrics, log, dispatcherOptions), log, options.brokerId ?? 'local',
+    options.secret, dispatcher, log, options.brokerId ?? 'local',
     options.linkHeartbeatMs, metrics.linkEvents,
     (id) => {
       const platform = platforms.get(id);
-      return platform && { family: platform.family, events: platform.events };
+      return platform && { family: platform.family, events: platform.events, use: () => platform.use() };
     },
     (id) => {
       const platform = platforms.get(id);
-      return platform && { family: platform.family, cache: platform.cache, feed: platform.feed };
+      return platform && { family: platform.family, cache: platform.cache, feed: platform.feed, use: () => platform.use() };
     },
+    (id) => platforms.get(id)?.state ?? 'absent',
   );
   metrics.countLinks(() => links.linkCount);
+  const drainTimeoutMs = options.drainTimeoutMs ?? drainTimeoutFor(dispatcherOptions.lateAnswerMs);
   let closing: Promise<void> | null = null;
+  let draining: Promise<void> | null = null;
 
   const handler = (req: IncomingMessage, res: ServerResponse) => { void route(req, res); };
   const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
@@ -81,7 +104,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     if (req.method === 'GET' && path === '/livez') {
       res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
     } else if (req.method === 'GET' && path === '/readyz') {
-      const { statusCode, body } = readinessReport(platforms, closing !== null, links.linkCount);
+      const { statusCode, body } = readinessReport(platforms, closing !== null, links.linkCount, links.draining);
       res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/healthz') {
       const { statusCode, body } = healthReport(platforms);
@@ -119,19 +142,47 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   }
   const port = (http.address() as AddressInfo).port;
 
+  async function drainThenClose(): Promise<void> {
+    const began = Date.now();
+    metrics.drainStarted();
+    const told = links.startDrain();
+    log('info', {
+      msg: 'broker draining', links: told, runningCalls: dispatcher.running,
+      undeliveredOutcomes: dispatcher.outcomes.undelivered, boundMs: drainTimeoutMs,
+    });
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    const quiet = await Promise.race([
+      dispatcher.whenQuiet().then(() => true),
+      new Promise<false>((resolve) => { bound = setTimeout(() => resolve(false), drainTimeoutMs); }),
+    ]);
+    clearTimeout(bound);
+    log(quiet ? 'info' : 'warn', {
+      msg: quiet ? 'broker drained' : 'broker drain bound reached', ms: Date.now() - began,
+      runningCalls: dispatcher.running, undeliveredOutcomes: dispatcher.outcomes.undelivered,
+    });
+    await close();
+  }
+
+  function close(): Promise<void> {
+    closing ??= (async () => {
+      links.close();
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeAllConnections();
+      await platforms.close();
+      await stopped;
+    })();
+    return closing;
+  }
+
   return {
     port,
     platforms,
     metrics,
-    close() {
-      closing ??= (async () => {
-        links.close();
-        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        http.closeAllConnections();
-        await platforms.close();
-        await stopped;
-      })();
-      return closing;
+    drain() {
+      if (closing) return closing;
+      draining ??= drainThenClose();
+      return draining;
     },
+    close,
   };
 }

@@ -4,8 +4,11 @@
  * 127.0.0.1), BROKER_PLATFORMS_FILE (default `$DATA_DIR/broker-platforms.json`, DATA_DIR defaulting to `.data`),
  * BROKER_ID (default "local"), BROKER_TLS_CERT and BROKER_TLS_KEY (PEM files: serve HTTPS, links become `wss://`),
  * PASSWORD_CHECK_FAILURES and PASSWORD_CHECK_WINDOW_SECONDS (failed password checks of one account allowed per
- * window, default 5 per 60 s; 0 failures: no bound), LOG_LEVEL. Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines; SIGINT/SIGTERM
- * close every session and exit. A start that fails (a wrong variable, a port in use, an unreadable file) ends with
+ * window, default 5 per 60 s; 0 failures: no bound), BROKER_DRAIN_SECONDS (the bound on a drain, default 130),
+ * LOG_LEVEL. Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines. SIGTERM drains
+ * (`RunningBroker.drain`: the platforms' other brokers take the work over) and exits 0 once drained or at the bound;
+ * SIGINT (an operator's Ctrl-C) closes every session at once and exits; a SIGTERM during a drain is ignored, a SIGINT
+ * cuts it short. A start that fails (a wrong variable, a port in use, an unreadable file) ends with
  * one JSON error line on standard error naming the cause, and exit code 1.
  */
 import '../shared/requireNode.js';
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
     platformsFile,
     brokerId: env.BROKER_ID,
     passwordChecks: { failures: env.PASSWORD_CHECK_FAILURES, windowMs: env.PASSWORD_CHECK_WINDOW_SECONDS * 1000 },
+    drainTimeoutMs: env.BROKER_DRAIN_SECONDS * 1000,
     log,
     tls,
   }).catch((error: unknown) => failed(
@@ -57,17 +61,19 @@ async function main(): Promise<void> {
   ));
   process.stdout.write(`${JSON.stringify({ msg: 'broker listening', port: broker.port })}\n`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  // Past the drain's bound closing gets this long before the process is ended regardless.
+  const CLOSE_MARGIN_MS = 5000;
+  let stopping: 'drain' | 'close' | null = null;
+  const stop = (signal: string, how: 'drain' | 'close') => {
+    if (stopping === 'close' || stopping === how) return;
+    stopping = how;
     log('info', { msg: 'broker stopping', signal });
-    const force = setTimeout(() => process.exit(1), 5000);
+    const force = setTimeout(() => process.exit(1), (how === 'drain' ? env.BROKER_DRAIN_SECONDS * 1000 : 0) + CLOSE_MARGIN_MS);
     force.unref();
-    broker.close().then(() => process.exit(0), () => process.exit(1));
+    (how === 'drain' ? broker.drain() : broker.close()).then(() => process.exit(0), () => process.exit(1));
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT', 'close'));
+  process.on('SIGTERM', () => stop('SIGTERM', 'drain'));
 }
 
 main().catch((error: Error) => failed(error.message));

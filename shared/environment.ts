@@ -12,7 +12,7 @@
  */
 import { z } from 'zod';
 import { parseCorsOrigins } from './corsOrigins.js';
-import { parseBrokerUrls } from './brokerUrls.js';
+import { MAX_BROKERS_PER_PLATFORM, parseBrokerUrls } from './brokerUrls.js';
 import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
@@ -268,6 +268,8 @@ export const startEnvironment = z.object({
   ...edgeVariables,
   PORT: variable(PORT, DEFAULT_EDGE_PORT),
   BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
+  /** Brokers started, each serving both demo platforms (the first on BROKER_PORT, the others on free ports). */
+  BROKERS: variable(positive(MAX_BROKERS_PER_PLATFORM, 'brokers'), 1),
   SIM_PORT: variable(PORT, DEFAULT_SIM_PORT),
   SIM_SEED: variable(SEED, undefined),
   DATA_DIR: variable(text, '.data'),
@@ -299,6 +301,11 @@ export const brokerEnvironment = z.object({
   /** Failed password checks of one account allowed per window, across the whole edge (0: no bound). */
   PASSWORD_CHECK_FAILURES: variable(count(1_000_000, 'checks'), 5),
   PASSWORD_CHECK_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
+  /**
+   * The bound on a drain (SIGTERM): how long the broker stays up finishing its calls and delivering its keyed outcomes
+   * before it exits. The default is the late-answer window (120 s) plus 10 s.
+   */
+  BROKER_DRAIN_SECONDS: variable(positive(3600, 'seconds'), 130),
   DATA_DIR: variable(text, '.data'),
   LOG_LEVEL: variable(logLevel, 'info'),
 }).superRefine(tlsPair, { when: () => true });

@@ -212,6 +212,17 @@ export class PumpCache {
     this.staging = null;
   }
 
+  /**
+   * A cold standby logged out: its records would go stale, so every table empties (carried ones too) and reads wait
+   * for the snapshot of its next login.
+   */
+  reset(): void {
+    this.staging = null;
+    this.readyFlag = false;
+    this.tables = this.emptyTables();
+    this.updatedSymbols = new Set();
+  }
+
   /** Called when the platform is removed: wakes readers so nothing waits on a cache that will never fill. */
   dispose(): void {
     this.staging = null;

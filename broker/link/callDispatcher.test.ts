@@ -54,9 +54,11 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
   cache.apply(resync('chunk', { kind: 'online', items: [{ login: 1 }, { login: 2 }, { login: 3 }] }));
   cache.apply(resync('end'));
   const pf5Cache = new PumpCache('PF5');
+  // Hot platforms: a call takes them into use and never waits.
+  const use = () => ({ release() {}, ready: null });
   const served = new Map<string, unknown>([
-    [PF4, { id: PF4, family: 'PF4', cache, session }],
-    [PF5, { id: PF5, family: 'PF5', cache: pf5Cache, session }],
+    [PF4, { id: PF4, family: 'PF4', cache, session, use }],
+    [PF5, { id: PF5, family: 'PF5', cache: pf5Cache, session, use }],
   ]);
   const platforms = { get: (id: string) => served.get(id) as TradePlatform | undefined } as unknown as PlatformSet;
   const observed: Array<{ op: string; outcome: string; seconds: number }> = [];

@@ -12,6 +12,11 @@
  *
  * Operations that test an account's password pass the bound on failed checks first (`PasswordChecks`): past it the
  * call is refused as the platform's own "too frequent" result, with the seconds to wait, and never sent.
+ *
+ * Every call takes its platform into use while it runs (`TradePlatform.use`): a cold standby asleep logs in, and the
+ * call waits, within its own budget, for the login and the first resync before its handler runs. The dispatcher
+ * counts the calls running and the keyed outcomes not yet delivered to an edge (an answer or `late` frame written on
+ * an open link, or a report to `#outcome`), and tells a draining broker when both are none (`whenQuiet`).
  */
 import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
@@ -19,10 +24,11 @@ import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes
 import type { Family } from '../../shared/protocol.js';
 import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
-import type { HandlerResult } from '../handlers/handler.js';
+import type { Handler, HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
+import type { TradePlatform } from '../platforms/tradePlatform.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
 import { PasswordChecks, type AdmittedCheck, type PasswordCheckLimit } from './passwordChecks.js';
@@ -33,12 +39,16 @@ const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutati
 
 export const PLATFORM_NOT_SERVED = 'trade platform not served by this broker';
 
+/** Why a keyed call that waited for a cold standby's login was not sent. */
+export const COLD_START_MISSED = 'the trade platform\'s standby session did not log in and resync within the call\'s budget';
+
 /** Budget bounds: the edge validates 1–300 s; a frame outside them is clamped rather than trusted. */
 const MIN_TIMEOUT_MS = 1;
 const MAX_TIMEOUT_MS = 300_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-export type Reply = (text: string) => void;
+/** Writes one frame on the link; false when the link was no longer open (nothing was written). */
+export type Reply = (text: string) => boolean | void;
 
 /** How much longer than its deadline a call under an Idempotency-Key waits for the trading server's answer. */
 export const DEFAULT_LATE_ANSWER_MS = 120_000;
@@ -62,6 +72,9 @@ export class CallDispatcher {
   readonly outcomes: CallOutcomes;
   readonly passwordChecks: PasswordChecks;
   private readonly lateAnswerMs: number;
+  /** Calls whose handler (or cold start) has not ended, keyed ones waiting for a late answer included. */
+  private runningCalls = 0;
+  private quietWaiters: Array<() => void> = [];
 
   constructor(
     private readonly platforms: PlatformSet,
@@ -72,6 +85,35 @@ export class CallDispatcher {
     this.outcomes = new CallOutcomes(options.outcomes);
     this.passwordChecks = new PasswordChecks(options.passwordChecks);
     this.lateAnswerMs = options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS;
+  }
+
+  get running(): number {
+    return this.runningCalls;
+  }
+
+  /** No call runs and every ended keyed outcome was delivered. */
+  get quiet(): boolean {
+    return this.runningCalls === 0 && this.outcomes.undelivered === 0;
+  }
+
+  /** Resolves once `quiet` (at once if it is). */
+  whenQuiet(): Promise<void> {
+    if (this.quiet) return Promise.resolve();
+    return new Promise((resolve) => this.quietWaiters.push(resolve));
+  }
+
+  private checkQuiet(): void {
+    if (this.quietWaiters.length === 0 || !this.quiet) return;
+    const waiters = this.quietWaiters;
+    this.quietWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Notes that `reply` wrote the ended outcome of `callId` on an open link. */
+  private deliveredIf(written: boolean | void, callId: string | undefined): void {
+    if (callId === undefined || written === false) return;
+    this.outcomes.delivered(callId);
+    this.checkQuiet();
   }
 
   dispatch(frame: CallFrame, reply: Reply): void {
@@ -113,30 +155,70 @@ export class CallDispatcher {
     }
 
     const sendBy = Date.now() + timeoutMs;
+    const lease = platform.use();
+    this.runningCalls++;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      lease.release();
+      this.runningCalls--;
+      this.checkQuiet();
+    };
+    const run = () => this.run(frame, reply, entry.run, platform, args, check, sendBy, timeoutMs, started, end);
+    if (!lease.ready) {
+      run();
+      return;
+    }
+    // A cold standby logging in: the call waits for its first resync within its own budget, then runs.
+    let waiting: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+      waiting = undefined;
+      check?.settle(false);
+      if (callId === undefined) this.timeOut(frame, reply, timeoutMs, started);
+      else this.fail(frame, reply, new DeadlineError(COLD_START_MISSED), started, frame.op);
+      end();
+    }, timeoutMs);
+    void lease.ready.then(() => {
+      if (waiting === undefined) return;
+      clearTimeout(waiting);
+      waiting = undefined;
+      run();
+    });
+  }
+
+  /** Runs the handler of a call under its deadline and answers it; `end` once the handler has ended, late or not. */
+  private run(
+    frame: CallFrame, reply: Reply, handler: Handler, platform: TradePlatform, args: Record<string, unknown>,
+    check: AdmittedCheck | undefined, sendBy: number, timeoutMs: number, started: number, end: () => void,
+  ): void {
+    const callId = frame.callId;
     let result: HandlerResult | Promise<HandlerResult>;
     try {
-      result = entry.run({
+      result = handler({
         platform, args, traceId: frame.traceId,
         deadline: callId === undefined ? sendBy : { sendBy, answerBy: sendBy + this.lateAnswerMs },
       });
     } catch (error) {
       check?.settle(wrongPassword(platform.family, error));
       this.fail(frame, reply, error, started, frame.op);
+      end();
       return;
     }
     if (!isThenable(result)) {
       // The cached path: answered in the same turn, no timer.
       check?.settle(false);
       this.succeed(frame, reply, result, started);
+      end();
       return;
     }
 
     let settled = false;
+    // What is left of the budget: a cold start may have spent some of it.
     const timer = setTimeout(() => {
       if (settled) return;
       settled = true;
       this.timeOut(frame, reply, timeoutMs, started);
-    }, timeoutMs);
+    }, Math.max(0, sendBy - Date.now()));
     result.then(
       (value) => {
         clearTimeout(timer);
@@ -147,6 +229,7 @@ export class CallDispatcher {
         } else if (callId !== undefined) {
           this.lateOutcome(frame, callId, reply, successResult(value));
         }
+        end();
       },
       (error) => {
         clearTimeout(timer);
@@ -159,6 +242,7 @@ export class CallDispatcher {
         } else if (callId !== undefined) {
           this.lateOutcome(frame, callId, reply, this.failure(frame, error));
         }
+        end();
       },
     );
   }
@@ -177,7 +261,7 @@ export class CallDispatcher {
   private lateOutcome(frame: CallFrame, callId: string, reply: Reply, result: CallResult): void {
     const report = this.record(callId, result)!;
     const late: LateFrame = { late: { callId, report } };
-    reply(stringifyJson(late));
+    this.deliveredIf(reply(stringifyJson(late)), callId);
     this.log('info', {
       msg: 'late outcome', platform: frame.platform, op: frame.op, state: report.state,
       ...(frame.traceId ? { traceId: frame.traceId } : {}),
@@ -202,7 +286,10 @@ export class CallDispatcher {
 
   /** `#outcome`: what became of a call id on this platform, waiting up to the query's budget while it runs. */
   private answerOutcome(frame: CallFrame, reply: Reply, timeoutMs: number): void {
-    const answer = (data: OutcomeReport) => reply(stringifyJson({ id: frame.id, ok: true, data } satisfies CallOk));
+    const answer = (data: OutcomeReport) => {
+      const written = reply(stringifyJson({ id: frame.id, ok: true, data } satisfies CallOk));
+      if (data.state === 'settled' || data.state === 'lost') this.deliveredIf(written, frame.callId);
+    };
     if (typeof frame.callId !== 'string') {
       reply(JSON.stringify({
         id: frame.id, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' },
@@ -218,13 +305,14 @@ export class CallDispatcher {
   private answerRepeat(frame: CallFrame, callId: string, reply: Reply, timeoutMs: number, started: number): void {
     const answer = (report: OutcomeReport) => {
       if (report.state === 'settled') {
-        reply(stringifyJson({ ...report.result, id: frame.id }));
+        this.deliveredIf(reply(stringifyJson({ ...report.result, id: frame.id })), callId);
         this.finish(frame, frame.op, 'repeat', started, 'debug');
       } else if (report.state === 'pending') {
         this.timeOut(frame, reply, timeoutMs, started);
       } else {
         const message = report.state === 'lost' ? report.reason : 'call id already used';
-        reply(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, outcome: 'unknown' } satisfies CallFailed));
+        const written = reply(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, outcome: 'unknown' } satisfies CallFailed));
+        if (report.state === 'lost') this.deliveredIf(written, callId);
         this.finish(frame, frame.op, 'repeat', started, 'warn');
       }
     };
@@ -235,17 +323,19 @@ export class CallDispatcher {
 
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
     if (frame.callId !== undefined) this.record(frame.callId, successResult(result));
+    let written;
     if (result.json !== undefined) {
       // Same frame as below, with the cached records' JSON spliced in rather than serialized again. `data` comes
       // last, so the edge can take its text without parsing it (shared/frames.ts).
       const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
-      reply(`{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":${result.json}}`);
+      written = reply(`{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":${result.json}}`);
     } else {
       const answer: CallOk = result.paging
         ? { id: frame.id, ok: true, paging: result.paging, data: result.data }
         : { id: frame.id, ok: true, data: result.data };
-      reply(stringifyJson(answer));
+      written = reply(stringifyJson(answer));
     }
+    this.deliveredIf(written, frame.callId);
     this.finish(frame, frame.op, 'ok', started, 'debug');
   }
 
@@ -262,7 +352,7 @@ export class CallDispatcher {
   private fail(frame: CallFrame, reply: Reply, error: unknown, started: number, op: string): void {
     const failed = this.failure(frame, error);
     this.record(frame.callId, failed);
-    reply(stringifyJson({ id: frame.id, ...failed }));
+    this.deliveredIf(reply(stringifyJson({ id: frame.id, ...failed })), frame.callId);
     const level = failed.error.code === 'Internal' || failed.error.code === 'NoConnect' ? 'warn' : 'debug';
     this.finish(frame, op, failed.error.code, started, level, failed.error.message);
   }

@@ -7,6 +7,10 @@
  * Bounds: a call id is `pending` while its handler runs (itself bounded by the late-answer window), then kept
  * `retentionMs` after it settled, and at most `maxSettled` settled ids are kept (the oldest go first). Invariant: an
  * id that was ever begun is never begun again while it is remembered.
+ *
+ * An ended outcome is undelivered until some edge learned it: its answer frame went out on an open link in time, its
+ * `late` frame did, or an `#outcome` query (or a repeated frame) was answered with it. A draining broker stays up while
+ * undelivered outcomes remain (bounded by its drain timeout); a forgotten outcome counts as neither.
  */
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
 
@@ -34,6 +38,8 @@ export class CallOutcomes {
   private readonly entries = new Map<string, Entry>();
   /** Ended ids in the order they ended: the retention and size bounds drop from the front. */
   private readonly ended = new Map<string, number>();
+  /** Ended ids no edge has learned the outcome of yet. */
+  private readonly undeliveredIds = new Set<string>();
   private readonly retentionMs: number;
   private readonly maxSettled: number;
 
@@ -45,6 +51,21 @@ export class CallOutcomes {
   /** Counts for metrics and tests. */
   get size(): { pending: number; ended: number } {
     return { pending: this.entries.size - this.ended.size, ended: this.ended.size };
+  }
+
+  /** Ended outcomes not yet delivered to any edge. */
+  get undelivered(): number {
+    return this.undeliveredIds.size;
+  }
+
+  /** An edge learned the ended outcome of `callId` (an answer, a `late` frame or a query's report went out). */
+  delivered(callId: string): void {
+    this.undeliveredIds.delete(callId);
+  }
+
+  /** Whether `callId` is remembered (running or ended), on any platform. */
+  has(callId: string): boolean {
+    return this.entries.has(callId);
   }
 
   /** Registers a new call id; false when the id is already known (the caller must not run it again). */
@@ -90,6 +111,7 @@ export class CallOutcomes {
     entry.report = report;
     entry.endedAt = now;
     this.ended.set(callId, now);
+    this.undeliveredIds.add(callId);
     const waiters = entry.waiters;
     entry.waiters = [];
     for (const w of waiters) w(report);
@@ -101,6 +123,7 @@ export class CallOutcomes {
       if (this.ended.size <= this.maxSettled && now - endedAt < this.retentionMs) break;
       this.ended.delete(callId);
       this.entries.delete(callId);
+      this.undeliveredIds.delete(callId);
     }
   }
 }

@@ -2,12 +2,20 @@
  * The edge link server: WebSocket upgrades on `/link` from the edge's link objects, authenticated with the shared
  * broker secret, each carrying many concurrent calls (`shared/frames.ts`). The secret is checked before the upgrade
  * so an unauthenticated client never gets a socket, and compared in constant time through fixed-length digests.
+ *
+ * Heartbeats (`#ping`) and failover notices (`#failover`) are answered here at once, never behind calls. While the
+ * broker drains (`startDrain`) every link has been told so by a `DrainFrame`, new upgrades get 503, and frames that
+ * would start work (calls, `#subscribe`, `#replicate`) are answered `notTaken` without running; `#outcome`,
+ * `#unsubscribe` and a repeat of a call id this broker already ran are still answered.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { CallFrame, HelloFrame } from '../../shared/frames.js';
+import {
+  FAILOVER_OP, OUTCOME_OP, PING_OP, UNSUBSCRIBE_OP,
+  type CallFailed, type CallFrame, type CallOk, type DrainFrame, type FailoverArgs, type HelloFrame, type PingReport,
+} from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import type { Logger } from '../observability/log.js';
@@ -52,7 +60,19 @@ function callFrameProblem(frame: Record<string, unknown>): string | null {
 export interface LinkEvents {
   opened(): void;
   refused(): void;
+  /** A `#failover` notice, with its arguments as sent (the counter checks them). */
+  failover?(reason: unknown, kind: unknown): void;
+  /** A call frame marked `moved`. */
+  moved?(): void;
+  /** A frame refused while draining. */
+  notTaken?(): void;
 }
+
+/** What a frame refused by a draining broker is answered. */
+export const NOT_TAKEN_MESSAGE = 'the broker is draining: call not taken';
+
+/** The state of a platform for heartbeats (`PingReport.platform`). */
+export type PlatformState = (platform: string) => PingReport['platform'];
 
 export class EdgeLinkServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LINK_MAX_PAYLOAD, perMessageDeflate: false });
@@ -60,6 +80,7 @@ export class EdgeLinkServer {
   /** Links that answered the last ping. */
   private readonly alive = new WeakSet<WebSocket>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
+  private drainingFlag = false;
 
   constructor(
     secret: string,
@@ -70,6 +91,7 @@ export class EdgeLinkServer {
     private readonly events: LinkEvents = { opened() {}, refused() {} },
     private readonly streams: StreamSource = () => undefined,
     private readonly replicas: ReplicaSource = () => undefined,
+    private readonly platformState: PlatformState = () => 'absent',
   ) {
     this.expected = digest(`Bearer ${secret}`);
     this.wss.on('connection', (ws, req: IncomingMessage) => this.onLink(ws, req.socket));
@@ -93,12 +115,35 @@ export class EdgeLinkServer {
     return this.wss.clients.size;
   }
 
+  get draining(): boolean {
+    return this.drainingFlag;
+  }
+
+  /** Starts draining: every open link is told by a `DrainFrame`; returns how many were. */
+  startDrain(): number {
+    if (this.drainingFlag) return 0;
+    this.drainingFlag = true;
+    const text = JSON.stringify({ drain: { broker: this.brokerId } } satisfies DrainFrame);
+    let told = 0;
+    for (const ws of this.wss.clients) {
+      if (ws.readyState !== ws.OPEN) continue;
+      ws.send(text);
+      told++;
+    }
+    return told;
+  }
+
   /** Handles an upgrade request for `/link`: refuses a wrong or missing secret with 401, else opens the link. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
     if (!this.authorized(req.headers.authorization)) {
       this.log('warn', { msg: 'edge link refused: bad credentials', remote: req.socket.remoteAddress });
       this.events.refused();
       socket.end('HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.destroy();
+      return;
+    }
+    if (this.drainingFlag) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       socket.destroy();
       return;
     }
@@ -109,6 +154,12 @@ export class EdgeLinkServer {
     clearInterval(this.heartbeat);
     for (const ws of this.wss.clients) ws.terminate();
     this.wss.close();
+  }
+
+  /** While draining: frames that start nothing (an outcome query, an unsubscribe, a call id that already ran). */
+  private takenWhileDraining(call: CallFrame): boolean {
+    if (call.op === OUTCOME_OP || call.op === UNSUBSCRIBE_OP) return true;
+    return call.callId !== undefined && this.dispatcher.outcomes.has(call.callId);
   }
 
   private authorized(header: string | undefined): boolean {
@@ -125,10 +176,11 @@ export class EdgeLinkServer {
     ws.send(JSON.stringify(hello));
     // The answers of one turn (a batch of calls read from one TCP segment) leave in one socket write.
     const hold = writeBatch(socket);
-    const reply = (text: string) => {
-      if (ws.readyState !== ws.OPEN) return;
+    const reply = (text: string): boolean => {
+      if (ws.readyState !== ws.OPEN) return false;
       hold();
       ws.send(text);
+      return true;
     };
     const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);
     const replication = new EdgeReplication({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.replicas);
@@ -154,15 +206,36 @@ export class EdgeLinkServer {
         }));
         return;
       }
-      if (isStreamOp((frame as CallFrame).op)) {
-        subscriptions.handle(frame as CallFrame);
+      const call = frame as CallFrame;
+      if (call.op === PING_OP) {
+        const data: PingReport = { broker: this.brokerId, draining: this.drainingFlag, platform: this.platformState(call.platform) };
+        reply(JSON.stringify({ id: call.id, ok: true, data } satisfies CallOk));
         return;
       }
-      if (isReplicationOp((frame as CallFrame).op)) {
-        replication.handle(frame as CallFrame);
+      if (call.op === FAILOVER_OP) {
+        const { reason, kind } = (call.args ?? {}) as Partial<FailoverArgs>;
+        this.events.failover?.(reason, kind);
+        this.log('info', { msg: 'failover notice', platform: call.platform, reason: String(reason), kind: String(kind) });
+        reply(JSON.stringify({ id: call.id, ok: true, data: true } satisfies CallOk));
         return;
       }
-      this.dispatcher.dispatch(frame as CallFrame, reply);
+      if (call.moved === true) this.events.moved?.();
+      if (this.drainingFlag && !this.takenWhileDraining(call)) {
+        this.events.notTaken?.();
+        reply(JSON.stringify({
+          id: call.id, ok: false, error: { code: 'NoConnect', managerCode: null, message: NOT_TAKEN_MESSAGE }, notTaken: true,
+        } satisfies CallFailed));
+        return;
+      }
+      if (isStreamOp(call.op)) {
+        subscriptions.handle(call);
+        return;
+      }
+      if (isReplicationOp(call.op)) {
+        replication.handle(call);
+        return;
+      }
+      this.dispatcher.dispatch(call, reply);
     });
     ws.on('close', () => subscriptions.close());
     ws.on('close', () => replication.close());

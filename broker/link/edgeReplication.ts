@@ -6,7 +6,8 @@
  * with the cached reads), so the edge stores and answers them byte for byte. Changes are collected per turn of the
  * event loop (a key changed twice in one turn is sent once, with its last value) and sent in one frame. A table that
  * grows past the replica's bound is dropped from it; a link whose socket buffers more than `MAX_BUFFERED_BYTES` is
- * too slow to follow the stream and its replication stops (the edge falls through to the broker and asks again).
+ * too slow to follow the stream and its replication stops (the edge falls through to the broker and asks again). A
+ * replication holds its platform in use while it runs (`use`), so a cold standby logs in for it and stays logged in.
  */
 import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
@@ -19,7 +20,9 @@ import { recordJson } from '../cache/recordJson.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 
 /** Finds a platform the broker serves, for `#replicate` frames. */
-export type ReplicaSource = (platform: string) => { family: Family; cache: PumpCache; feed: CacheFeed } | undefined;
+export type ReplicaSource = (platform: string) => {
+  family: Family; cache: PumpCache; feed: CacheFeed; use?: () => { release(): void };
+} | undefined;
 
 /** A link buffering more than this is not keeping up with the change stream: its replications stop. */
 export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
@@ -50,11 +53,15 @@ export class EdgeReplication {
       this.refuse(frame, 'NotFound', 'trade platform not served by this broker');
       return;
     }
+    const lease = platform.use?.();
     this.byPlatform.get(frame.platform)?.stop();
     const tables = REPLICATED_TABLES[platform.family];
     const replication = new Replication(
       this.sink, platform.cache, platform.feed, rep as number, Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS), tables,
-      () => { if (this.byPlatform.get(frame.platform) === replication) this.byPlatform.delete(frame.platform); },
+      () => {
+        lease?.release();
+        if (this.byPlatform.get(frame.platform) === replication) this.byPlatform.delete(frame.platform);
+      },
     );
     this.byPlatform.set(frame.platform, replication);
     this.sink.send(JSON.stringify({ id: frame.id, ok: true, data: { rep, tables } } satisfies CallOk));

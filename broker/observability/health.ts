@@ -1,11 +1,14 @@
 /**
  * The broker's /healthz report: every configured platform's manager session state. 200 when all are up (or none are
- * configured), 503 otherwise, with the same body either way so a probe sees which platform is down and why.
+ * configured), 503 otherwise, with the same body either way so a probe sees which platform is down and why. A cold
+ * standby is reported with `standby: "cold"` and whether it is `asleep` (logged out), and never makes the broker 503:
+ * being logged out is its normal state.
  *
  * And its /readyz report, for an orchestrator: 200 once the platforms are loaded (the platform file read, or the list
  * given) and every platform's manager session has begun its first connection attempt; 503 `starting` before that and
- * `stopping` once the broker closes. Whether a trading server answers never matters here (that is /healthz): a broker
- * whose trading server is down is not restarted for it.
+ * `stopping` once the broker closes; 503 `draining` while it drains (SIGTERM: it takes no new links or calls). A cold
+ * standby, which logs in only when used, is begun once loaded. Whether a trading server answers never matters here
+ * (that is /healthz): a broker whose trading server is down is not restarted for it.
  */
 import type { Family } from '../../shared/protocol.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
@@ -15,6 +18,10 @@ export interface PlatformHealth {
   up: boolean;
   since: string;
   lastError: string | null;
+  /** Present on a cold standby only. */
+  standby?: 'cold';
+  /** A cold standby logged out now (its `up` is false). */
+  asleep?: boolean;
 }
 
 export interface BrokerHealth {
@@ -26,14 +33,16 @@ export function healthReport(platforms: PlatformSet): { statusCode: 200 | 503; b
   const body: BrokerHealth = { status: 'ok', platforms: {} };
   for (const p of platforms.all()) {
     const { up, since, lastError } = p.session.state;
-    body.platforms[p.id] = { family: p.family, up, since, lastError };
-    if (!up) body.status = 'degraded';
+    body.platforms[p.id] = p.cold
+      ? { family: p.family, up, since, lastError, standby: 'cold', asleep: p.asleep }
+      : { family: p.family, up, since, lastError };
+    if (!up && !p.cold) body.status = 'degraded';
   }
   return { statusCode: body.status === 'ok' ? 200 : 503, body };
 }
 
 export interface BrokerReadiness {
-  status: 'ready' | 'starting' | 'stopping';
+  status: 'ready' | 'starting' | 'draining' | 'stopping';
   /** Open edge links. */
   links: number;
   /** Platforms served. */
@@ -43,12 +52,14 @@ export interface BrokerReadiness {
 /** What readiness needs of the platform set: whether it is loaded, and each session's connection attempts. */
 export interface ReadinessSource {
   readonly loaded: boolean;
-  all(): Iterable<{ session: { connectAttempts: number } }>;
+  all(): Iterable<{ session: { connectAttempts: number }; cold?: boolean }>;
 }
 
-export function readinessReport(platforms: ReadinessSource, stopping: boolean, links: number): { statusCode: 200 | 503; body: BrokerReadiness } {
+export function readinessReport(
+  platforms: ReadinessSource, stopping: boolean, links: number, draining = false,
+): { statusCode: 200 | 503; body: BrokerReadiness } {
   const served = [...platforms.all()];
-  const started = platforms.loaded && served.every((p) => p.session.connectAttempts > 0);
-  const status = stopping ? 'stopping' : started ? 'ready' : 'starting';
+  const started = platforms.loaded && served.every((p) => p.cold === true || p.session.connectAttempts > 0);
+  const status = stopping ? 'stopping' : draining ? 'draining' : started ? 'ready' : 'starting';
   return { statusCode: status === 'ready' ? 200 : 503, body: { status, links, platforms: served.length } };
 }

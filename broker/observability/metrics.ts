@@ -2,16 +2,30 @@
  * Prometheus metrics of one broker (prom-client, served at /metrics): the Node process (CPU, memory, event-loop lag,
  * handles: `collectDefaultMetrics`), sessions up per platform, manager reconnects and completed resyncs per platform,
  * edge links open, opened and refused, calls per operation and outcome, call latency per operation, and cache sizes
- * per platform and kind. Each broker owns its registry so several in-process brokers (tests) do not collide. Values
+ * per platform and kind; and for brokers in pairs: failover notices received per reason and kind, reads moved here
+ * from a lost broker, drains begun, whether the broker drains now, and calls refused (not taken) while draining.
+ * Each broker owns its registry so several in-process brokers (tests) do not collide. Values
  * that mirror state (sessions, reconnects, resyncs, open links) are read at scrape time, and so are the call counts
  * and latencies: a call only adds one to a plain number and one to a bucket of a plain array (prom-client's own
  * `inc` and `observe` validate and hash their labels on every call, a tenth of the broker's CPU per cached read).
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'prom-client';
+import type { FailoverArgs } from '../../shared/frames.js';
 import type { LinkEvents } from '../link/edgeLinkServer.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 
 export type CallOutcome = 'ok' | 'timeout' | string;
+
+const FAILOVER_REASONS: ReadonlySet<string> = new Set<FailoverArgs['reason']>(['lost', 'hung', 'unreachable', 'draining', 'preferred']);
+const FAILOVER_KINDS: ReadonlySet<string> = new Set<FailoverArgs['kind']>(['link', 'stream']);
+
+/** A failover notice's labels, each one of the known values or `other` (the labels stay a bounded set). */
+export function failoverLabels(reason: unknown, kind: unknown): { reason: string; kind: string } {
+  return {
+    reason: typeof reason === 'string' && FAILOVER_REASONS.has(reason) ? reason : 'other',
+    kind: typeof kind === 'string' && FAILOVER_KINDS.has(kind) ? kind : 'other',
+  };
+}
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -80,6 +94,8 @@ export class BrokerMetrics {
   private readonly answered = new Map<string, Map<string, { op: string; outcome: string; count: number }>>();
   private readonly latencyChildren = new Map<string, { observe(v: number): void }>();
   private openLinks: () => number = () => 0;
+  private drainingNow = false;
+  private readonly drains: Counter;
   /** Counts edge links as the link server opens or refuses them. */
   readonly linkEvents: LinkEvents;
 
@@ -111,7 +127,25 @@ export class BrokerMetrics {
     });
     const opened = new Counter({ name: 'broker_edge_links_opened_total', help: 'Edge links accepted.', registers });
     const refused = new Counter({ name: 'broker_edge_links_refused_total', help: 'Edge link upgrades refused for bad credentials.', registers });
-    this.linkEvents = { opened: () => opened.inc(), refused: () => refused.inc() };
+    const failovers = new Counter({
+      name: 'broker_failovers_total', help: 'Failover notices from edge objects that moved to this broker, per reason and kind (link or stream).',
+      labelNames: ['reason', 'kind'] as const, registers,
+    });
+    const moved = new Counter({ name: 'broker_calls_moved_total', help: 'Reads sent here again after the broker they went to first was lost.', registers });
+    const notTaken = new Counter({ name: 'broker_calls_not_taken_total', help: 'Calls, subscriptions and replications refused (not taken) while draining.', registers });
+    this.drains = new Counter({ name: 'broker_drains_total', help: 'Drains begun (SIGTERM).', registers });
+    const draining = () => this.drainingNow;
+    new Gauge({
+      name: 'broker_draining', help: 'The broker drains now (1) or not (0).', registers,
+      collect() { this.set(draining() ? 1 : 0); },
+    });
+    this.linkEvents = {
+      opened: () => opened.inc(),
+      refused: () => refused.inc(),
+      failover: (reason, kind) => failovers.inc(failoverLabels(reason, kind)),
+      moved: () => moved.inc(),
+      notTaken: () => notTaken.inc(),
+    };
     new Gauge({
       name: 'broker_session_up', help: 'Manager session logged in (1) or not (0), per trade platform.',
       labelNames: ['platform', 'family'] as const, registers,
@@ -154,6 +188,12 @@ export class BrokerMetrics {
     let histogram = this.latencyChildren.get(op);
     if (!histogram) this.latencyChildren.set(op, (histogram = this.latency.child(op)));
     histogram.observe(seconds);
+  }
+
+  /** The broker began draining. */
+  drainStarted(): void {
+    this.drainingNow = true;
+    this.drains.inc();
   }
 
   /** Where the open-links gauge reads from (the link server, created after the metrics). */

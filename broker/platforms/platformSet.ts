@@ -2,13 +2,13 @@
  * The platforms this broker serves, kept in step with the platform file: an added entry gets a session, a removed one
  * is closed, a changed one (other server, login or password) is closed and opened afresh. The file is polled by stat
  * rather than fs.watch because launchers replace it by rename and may create it after the broker starts; a reload
- * only acts when the text actually changed.
+ * only acts when the text actually changed. A cold standby entry is served without logging in (`TradePlatform`).
  */
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Logger } from '../observability/log.js';
 import type { PlatformConfig, SessionOptions } from '../session/managerSession.js';
 import { readPlatforms, samePlatform } from './platformsFile.js';
-import { TradePlatform } from './tradePlatform.js';
+import { DEFAULT_COLD_IDLE_MS, TradePlatform } from './tradePlatform.js';
 
 export class PlatformSet {
   private readonly byId = new Map<string, TradePlatform>();
@@ -23,6 +23,8 @@ export class PlatformSet {
     private readonly file: string | undefined,
     private readonly sessionOptions: SessionOptions,
     private readonly log: Logger,
+    /** How long a cold standby stays logged in once idle. */
+    private readonly coldIdleMs = DEFAULT_COLD_IDLE_MS,
   ) {}
 
   get(id: string): TradePlatform | undefined {
@@ -65,9 +67,11 @@ export class PlatformSet {
     if (this.closed) return;
     for (const config of configs) {
       if (this.byId.has(config.id)) continue;
-      const platform = new TradePlatform(config, this.sessionOptions, this.log);
+      const platform = new TradePlatform(config, this.sessionOptions, this.log, this.coldIdleMs);
       this.byId.set(config.id, platform);
-      this.log('info', { msg: 'platform served', platform: config.id, family: config.family, server: config.server });
+      this.log('info', {
+        msg: 'platform served', platform: config.id, family: config.family, server: config.server, standby: config.standby ?? 'hot',
+      });
       platform.start();
     }
     this.loaded = true;

@@ -2,7 +2,9 @@
  * The broker's platform file (`BROKER_PLATFORMS_FILE`): which trade platforms this broker serves, where their
  * trading servers are and how its manager logs in. It is the only place manager passwords live, so nothing read from
  * it is ever logged except ids and server addresses. An entry holds its `password`, or names the environment variable
- * that does (`passwordEnv`), so a container's file can be committed and its password come from a secret.
+ * that does (`passwordEnv`), so a container's file can be committed and its password come from a secret. An entry's
+ * `standby` is `hot` (the default: logged in from the start) or `cold` (logged in on the first call, subscription or
+ * replication, logged out again when idle; see broker/README.md, "Brokers in pairs").
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -16,6 +18,7 @@ const platformEntry = z.object({
   login: z.number().int().positive(),
   password: z.string().optional(),
   passwordEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'passwordEnv must name an environment variable').optional(),
+  standby: z.enum(['hot', 'cold']).optional(),
 }).refine((p) => (p.password === undefined) !== (p.passwordEnv === undefined), { message: 'give password or passwordEnv, not both' });
 
 const platformsFile = z.object({ platforms: z.array(platformEntry) });
@@ -36,7 +39,10 @@ export function parsePlatforms(text: string, env: Record<string, string | undefi
     if (!password && p.passwordEnv !== undefined) {
       throw new Error(`invalid platform file at platforms.${i}.passwordEnv: environment variable ${p.passwordEnv} is not set`);
     }
-    platforms.push({ id: p.id, family: p.family, server: p.server, login: p.login, password: password! });
+    platforms.push({
+      id: p.id, family: p.family, server: p.server, login: p.login, password: password!,
+      ...(p.standby === 'cold' ? { standby: 'cold' as const } : {}),
+    });
   }
   return platforms;
 }
@@ -53,7 +59,8 @@ export async function readPlatforms(path: string): Promise<{ platforms: Platform
   return { platforms: parsePlatforms(text), text };
 }
 
-/** Two entries describe the same session when every field matches; anything else needs a fresh login. */
+/** Two entries describe the same session when every field matches (standby too); anything else needs a fresh start. */
 export function samePlatform(a: PlatformConfig, b: PlatformConfig): boolean {
-  return a.family === b.family && a.server === b.server && a.login === b.login && a.password === b.password;
+  return a.family === b.family && a.server === b.server && a.login === b.login && a.password === b.password
+    && (a.standby ?? 'hot') === (b.standby ?? 'hot');
 }

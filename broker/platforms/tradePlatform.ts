@@ -1,13 +1,32 @@
 /**
  * A trade platform as the broker serves it: its manager session and the pumping cache that session feeds. Created
  * from one entry of the platform file and closed when the entry goes away or changes.
+ *
+ * A platform is a hot standby (the default: its session logs in at start and stays logged in) or a cold one
+ * (`standby: "cold"`): asleep, it holds no manager connection and an empty cache. Calls, subscriptions and replications
+ * take the platform into use (`use`); the first use wakes a cold platform (login and full resync), and once no use has
+ * been held for `coldIdleMs` it logs out and empties its cache again.
  */
+import type { PingReport } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { PumpCache } from '../cache/pumpCache.js';
 import { CacheFeed } from '../cache/cacheFeed.js';
 import type { Logger } from '../observability/log.js';
 import { PlatformEvents } from '../stream/platformEvents.js';
 import { ManagerSession, type PlatformConfig, type SessionOptions } from '../session/managerSession.js';
+
+/** How long a cold standby stays logged in after its last call, subscription or replication ended. */
+export const DEFAULT_COLD_IDLE_MS = 10 * 60_000;
+
+/** One use of a platform (a call, a subscription, a replication), released once when it ends. */
+export interface PlatformLease {
+  release(): void;
+  /**
+   * Set while a cold standby that this use woke (or found waking) has not finished its first resync: resolves when it
+   * has, or when the platform is closed first. Null when the platform can be used at once.
+   */
+  ready: Promise<void> | null;
+}
 
 export class TradePlatform {
   readonly session: ManagerSession;
@@ -16,8 +35,25 @@ export class TradePlatform {
   readonly events: PlatformEvents;
   /** What each event changed in the cache, for edge replicas. */
   readonly feed: CacheFeed;
+  /** A resync ended since the session's current login. */
+  private synced = false;
+  /** A cold standby logged out (never logged in yet, or idle). */
+  private asleepFlag: boolean;
+  /** A cold standby woken and not yet through its first resync. */
+  private waking = false;
+  private syncWaiters: Array<() => void> = [];
+  private uses = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private loggingOut: Promise<void> = Promise.resolve();
+  private closed = false;
+  /** Times a cold standby woke, for tests and logs. */
+  wakes = 0;
 
-  constructor(readonly config: PlatformConfig, sessionOptions: SessionOptions, log: Logger) {
+  constructor(
+    readonly config: PlatformConfig, sessionOptions: SessionOptions, private readonly log: Logger,
+    private readonly coldIdleMs = DEFAULT_COLD_IDLE_MS,
+  ) {
+    this.asleepFlag = config.standby === 'cold';
     this.cache = new PumpCache(config.family);
     this.events = new PlatformEvents(config.family);
     this.feed = new CacheFeed(config.family);
@@ -27,10 +63,12 @@ export class TradePlatform {
         this.feed.afterEvent(event);
         if (event.event === 'resync' && event.op === 'end') {
           log('info', { msg: 'cache resynced', platform: config.id, counts: this.cache.sizes() });
+          this.onSynced();
         }
         this.events.onManagerEvent(event);
       },
       onDown: () => {
+        this.synced = false;
         this.cache.abortResync();
         this.events.onSessionDown();
       },
@@ -45,14 +83,94 @@ export class TradePlatform {
     return this.config.family;
   }
 
+  /** A cold standby logs in on its first use only. */
+  get cold(): boolean {
+    return this.config.standby === 'cold';
+  }
+
+  /** A cold standby that is logged out now. */
+  get asleep(): boolean {
+    return this.asleepFlag;
+  }
+
+  /** Uses held now (calls running, subscriptions and replications open). */
+  get inUse(): number {
+    return this.uses;
+  }
+
+  /** The platform as a heartbeat reports it: `up` once logged in and through a resync since, `cold` asleep. */
+  get state(): PingReport['platform'] {
+    if (this.asleepFlag) return 'cold';
+    return this.session.up && this.synced ? 'up' : 'down';
+  }
+
+  /** Logs a hot standby in; a cold one waits for its first use. */
   start(): void {
-    this.session.start();
+    if (!this.cold) this.session.start();
+  }
+
+  /** Takes the platform into use until `release`: a cold standby asleep logs in, and stays in while used. */
+  use(): PlatformLease {
+    this.uses++;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.asleepFlag && !this.closed) this.wake();
+    let released = false;
+    return {
+      ready: this.waking ? new Promise<void>((resolve) => this.syncWaiters.push(resolve)) : null,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.uses--;
+        if (this.uses === 0 && this.cold && !this.asleepFlag && !this.closed) {
+          this.idleTimer = setTimeout(() => this.sleep(), this.coldIdleMs);
+          this.idleTimer.unref();
+        }
+      },
+    };
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    this.wakeWaiters();
     await this.session.close();
     this.events.onSessionDown();
     this.feed.close();
     this.cache.dispose();
+  }
+
+  private wake(): void {
+    this.asleepFlag = false;
+    this.waking = true;
+    this.wakes++;
+    this.log('info', { msg: 'cold standby logging in', platform: this.id });
+    // A logout still closing its socket ends first, so the new login gets a fresh connection.
+    void this.loggingOut.then(() => {
+      if (!this.closed && !this.asleepFlag) this.session.start();
+    });
+  }
+
+  private sleep(): void {
+    this.idleTimer = undefined;
+    if (this.uses > 0 || this.closed || this.asleepFlag) return;
+    this.asleepFlag = true;
+    this.waking = false;
+    this.log('info', { msg: 'cold standby idle, logging out', platform: this.id, idleMs: this.coldIdleMs });
+    this.loggingOut = this.session.logout();
+    this.cache.reset();
+  }
+
+  private onSynced(): void {
+    this.synced = true;
+    if (!this.waking) return;
+    this.waking = false;
+    this.wakeWaiters();
+  }
+
+  private wakeWaiters(): void {
+    const waiters = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const wake of waiters) wake();
   }
 }

@@ -9,6 +9,9 @@
  * does not wait for the backoff timer: it starts a fresh connect and login at once, bounded by its own deadline, so
  * "after a dropped connection the next request logs in afresh". Requests in flight when the socket drops fail at once
  * with `NoConnect`: their outcome on the server is unknown to us.
+ *
+ * A cold standby's session logs out when idle (`logout`): the connection closes and nothing reconnects it until it
+ * is started again.
  */
 import WebSocket from 'ws';
 import { OperationError } from '../../shared/errors.js';
@@ -27,6 +30,8 @@ export interface PlatformConfig {
   server: string;
   login: number;
   password: string;
+  /** `hot` (the default): logged in from the start; `cold`: logs in on its first use (`TradePlatform`). */
+  standby?: 'hot' | 'cold';
 }
 
 export interface SessionState {
@@ -86,6 +91,8 @@ export class ManagerSession {
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private pingInFlight = false;
   private closed = false;
+  /** Logged out on purpose (`logout`): no reconnect until `start`. */
+  private loggedOut = false;
   /** The last failed connect attempt, so a burst of requests during an outage does not become a burst of logins. */
   private lastFailure: { at: number; error: Error } | undefined;
   private readonly current: SessionState = { up: false, since: new Date().toISOString(), lastError: null };
@@ -123,6 +130,7 @@ export class ManagerSession {
 
   /** Opens the session in the background; failures are retried with backoff. */
   start(): void {
+    this.loggedOut = false;
     this.connect().catch(() => { /* logged and retried by the close path */ });
   }
 
@@ -148,6 +156,23 @@ export class ManagerSession {
     if (!socket || this.closed) return;
     this.current.lastError = reason;
     socket.terminate();
+  }
+
+  /**
+   * Logs out for now (a cold standby with nothing to do): the connection closes, requests in flight fail as lost, and
+   * no reconnect follows until `start`. Resolves once the socket is closed.
+   */
+  logout(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.loggedOut = true;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const socket = this.socket;
+    if (!socket || socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      socket.once('close', () => resolve());
+      socket.terminate();
+    });
   }
 
   /** Closes the session for good: no reconnects, every pending request fails. */
@@ -253,7 +278,11 @@ export class ManagerSession {
     this.socket = undefined;
     this.loggedIn = false;
     this.stopPing();
-    if (this.current.up) {
+    if (this.current.up && this.loggedOut) {
+      this.current.up = false;
+      this.current.since = new Date().toISOString();
+      this.log('info', { msg: 'manager session logged out', platform: this.config.id, server: this.config.server });
+    } else if (this.current.up) {
       this.current.up = false;
       this.current.since = new Date().toISOString();
       this.current.lastError ??= 'connection closed';
@@ -265,7 +294,7 @@ export class ManagerSession {
   }
 
   private scheduleReconnect(): void {
-    if (this.closed || this.retryTimer || this.connecting) return;
+    if (this.closed || this.loggedOut || this.retryTimer || this.connecting) return;
     const delay = backoffDelay(this.attempt++, this.backoff, this.random);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;

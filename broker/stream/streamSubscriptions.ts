@@ -4,7 +4,8 @@
  * frame on the link (or, for a subscriber that asked for batches, the events of one turn as one `{sub, events}`
  * frame, sent once the turn's I/O is done). When the link is congested (more than `congestedBytes` waiting in its
  * socket), ticks are held back and conflated per symbol, the latest price winning, and go out once the socket
- * drained; every other event is always sent, in order. Closing the link ends every subscription it carries.
+ * drained; every other event is always sent, in order. Closing the link ends every subscription it carries. A
+ * subscription holds its platform in use while open (`use`), so a cold standby logs in for it and stays logged in.
  */
 import type { CallFrame, StreamBatchFrame, StreamFrame } from '../../shared/frames.js';
 import { MAX_STREAM_BATCH, SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
@@ -38,7 +39,7 @@ export class StreamSubscriptions {
 
   constructor(
     private readonly sink: StreamSink,
-    private readonly eventsOf: (platform: string) => { family: Family; events: PlatformEvents } | undefined,
+    private readonly eventsOf: (platform: string) => { family: Family; events: PlatformEvents; use?: () => { release(): void } } | undefined,
     private readonly congestedBytes = DEFAULT_CONGESTED_BYTES,
   ) {}
 
@@ -68,7 +69,9 @@ export class StreamSubscriptions {
     if (batch !== undefined && typeof batch !== 'boolean') return fail('Validation', 'batch: must be true or false');
     if (this.subs.has(frame.id)) return fail('Validation', `subscription ${frame.id} exists on this link`);
     answer({ ok: true, data: { sub: frame.id } });
-    this.subs.set(frame.id, this.start(frame.id, platform.events, new Set(asked as StreamTopic[]), batch === true));
+    const lease = platform.use?.();
+    const sub = this.start(frame.id, platform.events, new Set(asked as StreamTopic[]), batch === true);
+    this.subs.set(frame.id, lease ? { stop: () => { sub.stop(); lease.release(); } } : sub);
   }
 
   close(): void {
