@@ -1033,7 +1033,7 @@ async function startFresh(polled: boolean): Promise<{ describe: string; held: bo
       `${seconds(upMs)}, the first /healthz 200 at ${seconds(poll.firstHealthy)}, the first token at ${seconds(poll.firstToken)}; ` +
       `a token asked for right after the first /healthz 200: ${poll.tokenAfterHealthy ?? 'not asked'}`,
     held: !all.some((l) => l.startsWith('5') && !l.startsWith('503')) && poll.tokenAfterHealthy === '200' &&
-      all.filter((l) => l.startsWith('503')).every((l) => l === '503 RegistryNotReady' || l === '503 degraded'),
+      all.filter((l) => l.startsWith('503')).every((l) => l === '503 RegistryNotReady' || l === '503 down'),
   };
 }
 

@@ -1,8 +1,9 @@
 /**
- * /healthz across the edge, a scripted broker and the registry: 200 only when the broker answers and reports every
- * registered PF4/PF5 platform up, otherwise 503 with the tier that is down. Anonymous probes learn only the tiers;
- * platform ids and states go to an authenticated caller, for its own organization's platforms only, and its status
- * is decided by those platforms and the brokers serving them alone.
+ * /healthz across the edge, scripted brokers and the registry: 200 `ok` when every broker of each registered PF4/PF5
+ * platform's list serves it (up, or a cold standby), 200 `degraded` when some platform is served by some of its
+ * brokers only, 503 `down` when a platform is served by none (or none of its brokers answers) or no default broker
+ * answers. Anonymous probes learn only the tiers; platform ids and states go to an authenticated caller, for its own
+ * organization's platforms only, and its status is decided by those platforms and the brokers serving them alone.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEdge, ORG_A, ORG_B, PF4_A, PF4_B, PF5_A, type TestEdge } from '../support/edge.js';
@@ -10,11 +11,28 @@ import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
+let standby: FakeBroker;
 
 const up = (family: string) => ({ family, up: true, since: new Date().toISOString(), lastError: null });
+const down = (family: string) => ({ ...up(family), up: false, lastError: 'connect refused' });
+const cold = (family: string) => ({ ...up(family), up: false, standby: 'cold' });
+const allUp = () => ({ status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } });
+
+/** The URL of a broker that was started and stopped: nothing answers there. */
+async function goneBroker(): Promise<string> {
+  const gone = await startFakeBroker();
+  await gone.close();
+  return gone.url;
+}
+
+/** Sets the brokers of an organization's platforms in the registry (null: the edge's default list). */
+async function serveBy(target: TestEdge, org: string, urls: string[] | null) {
+  await (await target.db()).prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE organization_id = ?')
+    .bind(urls && JSON.stringify(urls), urls?.[0] ?? null, org).run();
+}
 
 beforeAll(async () => {
-  broker = await startFakeBroker();
+  [broker, standby] = await Promise.all([startFakeBroker(), startFakeBroker()]);
   edge = await startTestEdge({ vars: { BROKER_URL: broker.url } });
   // A PFOther platform is not served by a broker and must not hold health down.
   const db = await edge.db();
@@ -24,6 +42,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await edge?.close();
   await broker?.close();
+  await standby?.close();
 });
 
 const healthz = async (token?: string) => {
@@ -49,7 +68,7 @@ describe('/healthz', () => {
     expect(orgB).toStrictEqual({ status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'up' } } });
     // Another organization's platform being down is that organization's business, and the anonymous tier's.
     broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: { ...up('PF4'), up: false }, [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
-    expect((await healthz()).body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' });
+    expect((await healthz()).body).toStrictEqual({ status: 'down', edge: 'up', broker: 'up', platforms: 'down' });
     expect(await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
       status: 200,
       body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'up' } },
@@ -67,21 +86,17 @@ describe('/healthz', () => {
     });
     expect(await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
       status: 503,
-      body: { status: 'degraded', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'down' } },
+      body: { status: 'down', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'down' } },
     });
-    expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' } });
+    expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'down', edge: 'up', broker: 'up', platforms: 'down' } });
   });
 
   it("decides an authenticated caller's status by the brokers serving its platforms, not the default broker", async () => {
-    broker.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
-    const gone = await startFakeBroker();
-    const goneUrl = gone.url;
-    await gone.close();
+    broker.health = allUp();
     // The default broker does not answer; ORG_A's platforms are registered on the scripted broker, ORG_B's are not.
-    const split = await startTestEdge({ vars: { BROKER_URL: goneUrl } });
+    const split = await startTestEdge({ vars: { BROKER_URL: await goneBroker() } });
     try {
-      const db = await split.db();
-      await db.prepare('UPDATE trade_platforms SET broker_url = ? WHERE organization_id = ?').bind(broker.url, ORG_A).run();
+      await serveBy(split, ORG_A, [broker.url]);
       const get = async (token?: string) => {
         const res = await fetch(new URL('/healthz', split.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
         return { status: res.status, body: (await res.json()) as unknown };
@@ -92,9 +107,17 @@ describe('/healthz', () => {
       });
       expect(await get(await split.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
         status: 503,
-        body: { status: 'degraded', edge: 'up', broker: 'down', platforms: { [PF4_B]: 'unknown' } },
+        body: { status: 'down', edge: 'up', broker: 'down', platforms: { [PF4_B]: 'unknown' } },
       });
-      expect(await get()).toStrictEqual({ status: 503, body: { status: 'degraded', edge: 'up', broker: 'down', platforms: 'down' } });
+      // One broker asked answers, the default one does not.
+      expect(await get()).toStrictEqual({ status: 503, body: { status: 'down', edge: 'up', broker: 'degraded', platforms: 'down' } });
+      // Every platform back on the default list, which has no broker answering: down, the broker tier too.
+      await serveBy(split, ORG_A, null);
+      expect(await get()).toStrictEqual({ status: 503, body: { status: 'down', edge: 'up', broker: 'down', platforms: 'down' } });
+      expect(await get(await split.token())).toStrictEqual({
+        status: 503,
+        body: { status: 'down', edge: 'up', broker: 'down', platforms: { [PF4_A]: 'unknown', [PF5_A]: 'unknown' } },
+      });
     } finally {
       await split.close();
     }
@@ -104,22 +127,82 @@ describe('/healthz', () => {
     broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: up('PF4'), [PF5_A]: { ...up('PF5'), up: false, lastError: 'login refused' } } } };
     const res = await healthz(await edge.token());
     expect(res.status).toBe(503);
-    expect(res.body).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'down' } });
+    expect(res.body).toStrictEqual({ status: 'down', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'down' } });
     expect(JSON.stringify(res.body)).not.toContain('login refused');
-    expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'degraded', edge: 'up', broker: 'up', platforms: 'down' } });
+    expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'down', edge: 'up', broker: 'up', platforms: 'down' } });
   });
 
-  it('is 503 with the broker down when it does not answer', async () => {
-    const gone = await startFakeBroker();
-    const url = gone.url;
-    await gone.close();
-    const lonely = await startTestEdge({ vars: { BROKER_URL: url } });
+  it('is up while every broker of a pair serves the platform, a cold standby included, and degraded (200) when one does not', async () => {
+    broker.health = allUp();
+    standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5') } } };
+    await serveBy(edge, ORG_A, [broker.url, standby.url]);
     try {
-      const res = await fetch(new URL('/healthz', lonely.url));
-      expect(res.status).toBe(503);
-      expect(await res.json()).toStrictEqual({ status: 'degraded', edge: 'up', broker: 'down', platforms: 'down' });
+      const token = await edge.token();
+      const mine = (states: Record<string, string>, status = 'ok', brokers = 'up') => ({ status, edge: 'up', broker: brokers, platforms: states });
+      expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'up', [PF5_A]: 'up' }) });
+      expect(await healthz()).toStrictEqual({ status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: 'up' } });
+
+      // A cold standby logs in on its first call: it serves the platform.
+      standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: cold('PF4'), [PF5_A]: up('PF5') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'up', [PF5_A]: 'up' }) });
+
+      // The standby lost PF5_A's session: it runs on the primary alone.
+      standby.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: up('PF4'), [PF5_A]: down('PF5') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'up', [PF5_A]: 'degraded' }, 'degraded') });
+      expect(await healthz()).toStrictEqual({ status: 200, body: { status: 'degraded', edge: 'up', broker: 'up', platforms: 'degraded' } });
+      // Another organization sees its own platforms, all up.
+      expect(await healthz(await edge.token({ client_id: 'client-b', org: ORG_B }))).toStrictEqual({
+        status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_B]: 'up' } },
+      });
+
+      // The primary lost it too: served by none of its brokers.
+      broker.health = { status: 503, body: { status: 'degraded', platforms: { [PF4_A]: up('PF4'), [PF5_A]: down('PF5'), [PF4_B]: up('PF4') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 503, body: mine({ [PF4_A]: 'up', [PF5_A]: 'down' }, 'down') });
+      expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'down', edge: 'up', broker: 'up', platforms: 'down' } });
+
+      // The primary gone, the standby serving both: degraded, and the broker tier with it; a platform the standby does
+      // not list is not served there.
+      broker.health = allUp();
+      const gone = await goneBroker();
+      await serveBy(edge, ORG_A, [gone, standby.url]);
+      standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'degraded', [PF5_A]: 'degraded' }, 'degraded', 'degraded') });
+      standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 503, body: mine({ [PF4_A]: 'degraded', [PF5_A]: 'down' }, 'down', 'degraded') });
+
+      // Neither broker of the pair answers: unknown.
+      await serveBy(edge, ORG_A, [gone, await goneBroker()]);
+      expect(await healthz(token)).toStrictEqual({ status: 503, body: mine({ [PF4_A]: 'unknown', [PF5_A]: 'unknown' }, 'down', 'down') });
+      expect(await healthz()).toStrictEqual({ status: 503, body: { status: 'down', edge: 'up', broker: 'degraded', platforms: 'down' } });
     } finally {
-      await lonely.close();
+      await serveBy(edge, ORG_A, null);
+    }
+  });
+
+  it('is degraded (200) while one broker of the default list does not answer', async () => {
+    broker.health = allUp();
+    const gone = await goneBroker();
+    const paired = await startTestEdge({ vars: { BROKER_URL: `${gone}, ${broker.url}` } });
+    try {
+      const get = async (target: TestEdge, token?: string) => {
+        const res = await fetch(new URL('/healthz', target.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
+        return { status: res.status, body: (await res.json()) as unknown };
+      };
+      expect(await get(paired)).toStrictEqual({ status: 200, body: { status: 'degraded', edge: 'up', broker: 'degraded', platforms: 'degraded' } });
+      expect(await get(paired, await paired.token())).toStrictEqual({
+        status: 200, body: { status: 'degraded', edge: 'up', broker: 'degraded', platforms: { [PF4_A]: 'degraded', [PF5_A]: 'degraded' } },
+      });
+      // With every platform on brokers of its own that serve it, the default list still answers for the deployment.
+      await serveBy(paired, ORG_A, [broker.url]);
+      await serveBy(paired, ORG_B, [broker.url]);
+      expect(await get(paired)).toStrictEqual({ status: 200, body: { status: 'degraded', edge: 'up', broker: 'degraded', platforms: 'up' } });
+      expect(await get(paired, await paired.token())).toStrictEqual({
+        status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: { [PF4_A]: 'up', [PF5_A]: 'up' } },
+      });
+      await serveBy(paired, ORG_A, null);
+      await serveBy(paired, ORG_B, null);
+    } finally {
+      await paired.close();
     }
   });
 });

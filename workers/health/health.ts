@@ -1,34 +1,46 @@
 /**
- * Health of the whole path, for probes. Anonymous, `/healthz` is about the deployment: 200 only when the edge is up,
- * every broker that serves a registered PF4/PF5 platform (and the default broker) answers its own `/healthz` with 200,
- * and each of those platforms' manager sessions is up; otherwise 503. With a token it is about the caller: status and
- * code are decided by the caller's own PF4/PF5 platforms and the brokers serving them (the default broker when it has
- * none) alone, never by a broker's overall 503, which may be another organization's platform being down. The body
- * says which tier is down (edge, broker, platforms) and nothing else: platform ids and their states are shown only to
- * an authenticated caller, for its own organization's platforms. Operators see every platform on the broker's own
- * (internal) `/healthz`. No body carries secrets or broker addresses.
+ * Health of the whole path, for probes. Every PF4/PF5 platform is served by its ordered list of brokers (the
+ * registry's, else the edge's default list `BROKER_URL`); each broker involved is asked for its own `/healthz` once,
+ * all in parallel. A platform is `up` when every broker of its list serves it (its manager session up there, or a
+ * cold standby that logs in on its first call), `degraded` when some but not all do (it has lost its standby, or its
+ * primary), `down` when none does although some answered, and `unknown` when none of its brokers answered.
+ *
+ * The answer: 200 `ok` when every platform is up; 200 `degraded` when some platform is degraded (or a broker of the
+ * default list does not answer) and none is down; 503 `down` when a platform is down or unknown, or no broker of the
+ * default list answers. Anonymous, `/healthz` is about the deployment: every registered platform and the default list.
+ * With a token it is about the caller: its own PF4/PF5 platforms and their brokers alone (the default list when it
+ * has none), never another organization's platform. The body says which tier is how (edge, broker, platforms) and
+ * nothing else: platform ids and their states are shown only to an authenticated caller, for its own organization's
+ * platforms. Operators see every platform on a broker's own (internal) `/healthz`. No body carries secrets or broker
+ * addresses.
  */
 import type { Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
 import { configOf } from '../config.js';
 import { authenticate } from '../auth/requireToken.js';
+import { brokerUrlsOfRow } from '../registry/registryStore.js';
 
 const BROKER_PROBE_TIMEOUT_MS = 2000;
 
+/** A platform as a broker's `/healthz` lists it; `standby: 'cold'` is a cold standby (not logged in, yet serving). */
+type BrokerPlatform = { up?: boolean; standby?: string } | undefined;
+
 interface BrokerHealth {
   reachable: boolean;
-  ok: boolean;
-  platforms: Record<string, { up?: boolean } | undefined>;
+  platforms: Record<string, BrokerPlatform>;
 }
 
-export type PlatformState = 'up' | 'down' | 'unknown';
+export type PlatformState = 'up' | 'degraded' | 'down' | 'unknown';
+/** Brokers, or platforms as a tier: all of them up, some, or none. */
+export type TierState = 'up' | 'degraded' | 'down';
 
 export interface HealthReport {
-  status: 'ok' | 'degraded';
+  status: 'ok' | 'degraded' | 'down';
   edge: 'up';
-  broker: 'up' | 'down';
+  /** The brokers asked: all answered, some, none. */
+  broker: TierState;
   /** Authenticated: each of the caller's platforms. Anonymous: the tier as a whole. */
-  platforms: Record<string, PlatformState> | 'up' | 'down';
+  platforms: Record<string, PlatformState> | TierState;
 }
 
 export async function healthz(c: Context<AppEnv>): Promise<Response> {
@@ -38,41 +50,54 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
     if (authenticated instanceof Response) return authenticated;
     caller = authenticated;
   }
-  const defaultBroker = configOf(c.env).BROKER_URL;
+  const defaultBrokers = configOf(c.env).BROKER_URL;
   // Anonymous: every organization's platforms, the probe is about the deployment. Authenticated: the caller's own.
-  const select = 'SELECT id, type, broker_url FROM trade_platforms';
+  const select = 'SELECT id, type, broker_urls, broker_url FROM trade_platforms';
   const statement = caller
     ? c.env.DB.prepare(`${select} WHERE organization_id = ?`).bind(caller.organizationId)
     : c.env.DB.prepare(select);
-  const { results } = await statement.all<{ id: string; type: string; broker_url: string | null }>();
-  const served = results.filter((p) => p.type === 'PF4' || p.type === 'PF5');
-  const serving = served.map((p) => p.broker_url ?? defaultBroker);
-  const brokerUrls = new Set(caller && serving.length > 0 ? serving : [defaultBroker, ...serving]);
-  const probes = new Map(await Promise.all([...brokerUrls].map(async (u) => [u, await probeBroker(u)] as const)));
+  const { results } = await statement.all<{ id: string; type: string; broker_urls: string | null; broker_url: string | null }>();
+  const served = results.filter((p) => p.type === 'PF4' || p.type === 'PF5')
+    .map((p) => ({ id: p.id, brokers: brokerUrlsOfRow(p) ?? defaultBrokers }));
+  // The default list answers for the deployment, and for a caller with no platform of its own.
+  const withDefault = !caller || served.length === 0;
+  const asked = new Set([...(withDefault ? defaultBrokers : []), ...served.flatMap((p) => p.brokers)]);
+  const probes = new Map(await Promise.all([...asked].map(async (u) => [u, await probeBroker(u)] as const)));
 
   const platforms: Record<string, PlatformState> = {};
-  for (const p of served) {
-    const broker = probes.get(p.broker_url ?? defaultBroker)!;
-    const up = broker.platforms[p.id]?.up;
-    platforms[p.id] = !broker.reachable || up === undefined ? 'unknown' : up ? 'up' : 'down';
-  }
-  const brokersUp = [...probes.values()].every((b) => b.reachable);
-  const platformsUp = Object.values(platforms).every((s) => s === 'up');
-  // A caller's status is its platforms' (each 'up' only from a broker that answered); the deployment's also needs
-  // every broker's own verdict, which covers platforms of every organization.
-  const ok = caller ? brokersUp && platformsUp : [...probes.values()].every((b) => b.ok) && platformsUp;
-  const tier = platformsUp ? 'up' : 'down';
-  const report: HealthReport = { status: ok ? 'ok' : 'degraded', edge: 'up', broker: brokersUp ? 'up' : 'down', platforms: caller ? platforms : tier };
-  return c.json(report, ok ? 200 : 503, { 'cache-control': 'no-store' });
+  for (const p of served) platforms[p.id] = platformState(p.id, p.brokers.map((u) => probes.get(u)!));
+  const states = Object.values(platforms);
+  const defaultAnswering = withDefault ? defaultBrokers.filter((u) => probes.get(u)!.reachable).length : 0;
+  const down = states.some((s) => s === 'down' || s === 'unknown') || (withDefault && defaultAnswering === 0);
+  const degraded = states.includes('degraded') || (withDefault && defaultAnswering < defaultBrokers.length);
+  const answering = [...probes.values()].filter((b) => b.reachable).length;
+  const tier: TierState = states.some((s) => s === 'down' || s === 'unknown') ? 'down' : states.includes('degraded') ? 'degraded' : 'up';
+  const report: HealthReport = {
+    status: down ? 'down' : degraded ? 'degraded' : 'ok',
+    edge: 'up',
+    broker: answering === probes.size ? 'up' : answering === 0 ? 'down' : 'degraded',
+    platforms: caller ? platforms : tier,
+  };
+  return c.json(report, down ? 503 : 200, { 'cache-control': 'no-store' });
 }
 
-/** A broker that answers at all is up; its 503 means some of its platforms are down, which the platforms show. */
+/** A platform's state from what each broker of its list said (in list order). */
+function platformState(id: string, brokers: BrokerHealth[]): PlatformState {
+  if (!brokers.some((b) => b.reachable)) return 'unknown';
+  const serving = brokers.filter((b) => {
+    const p = b.reachable ? b.platforms[id] : undefined;
+    return p?.up === true || p?.standby === 'cold';
+  }).length;
+  return serving === brokers.length ? 'up' : serving > 0 ? 'degraded' : 'down';
+}
+
+/** A broker that answers at all is reachable; its 503 means some of its platforms are down, which they show. */
 async function probeBroker(baseUrl: string): Promise<BrokerHealth> {
   try {
     const res = await fetch(new URL('/healthz', baseUrl).toString(), { signal: AbortSignal.timeout(BROKER_PROBE_TIMEOUT_MS) });
     const body = (await res.json().catch(() => ({}))) as { platforms?: BrokerHealth['platforms'] };
-    return { reachable: true, ok: res.status === 200, platforms: body.platforms ?? {} };
+    return { reachable: true, platforms: body.platforms ?? {} };
   } catch {
-    return { reachable: false, ok: false, platforms: {} };
+    return { reachable: false, platforms: {} };
   }
 }

@@ -84,8 +84,13 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
   HealthReport: {
     type: 'object',
     properties: {
-      status: { enum: ['ok', 'degraded'] }, edge: { enum: ['up'] }, broker: { enum: ['up', 'down'] },
-      platforms: { type: 'object', additionalProperties: { enum: ['up', 'down', 'unknown'] } },
+      status: { enum: ['ok', 'degraded', 'down'] }, edge: { enum: ['up'] }, broker: { enum: ['up', 'degraded', 'down'] },
+      platforms: {
+        oneOf: [
+          { type: 'object', additionalProperties: { enum: ['up', 'degraded', 'down', 'unknown'] } },
+          { enum: ['up', 'degraded', 'down'] },
+        ],
+      },
     },
   },
 };
@@ -409,7 +414,7 @@ function edgePaths(): Record<string, Record<string, unknown>> {
     },
     '/.well-known/openid-configuration': { get: { ...open, operationId: 'discovery', tags: ['Authentication'], summary: 'Authorization server metadata.', responses: { 200: { description: 'Metadata.', content: json({ type: 'object' }) } } } },
     '/.well-known/jwks.json': { get: { ...open, operationId: 'jwks', tags: ['Authentication'], summary: 'Public keys that verify access tokens.', responses: { 200: { description: 'JWK set.', content: json({ type: 'object' }) } } } },
-    '/healthz': { get: { ...open, operationId: 'healthz', tags: ['Health'], summary: 'Edge, broker and platform health.', responses: { 200: { description: 'All up.', content: json(ref('HealthReport')) }, 503: { description: 'Something is down.', content: json(ref('HealthReport')) } } } },
+    '/healthz': { get: { ...open, operationId: 'healthz', tags: ['Health'], summary: 'Edge, broker and platform health.', responses: { 200: { description: 'Every platform up (ok), or served by some of its brokers only (degraded).', content: json(ref('HealthReport')) }, 503: { description: 'A platform, or the default brokers, down.', content: json(ref('HealthReport')) } } } },
     '/livez': { get: { ...open, operationId: 'livez', tags: ['Health'], summary: 'The edge process answers.', responses: { 200: { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
     '/openapi.json': { get: { ...open, operationId: 'openapi', tags: ['Health'], summary: 'This document.', responses: { 200: { description: 'OpenAPI 3.1 document.', content: json({ type: 'object' }) } } } },
   };
