@@ -169,6 +169,7 @@ const workerVariables = {
   EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),
   BROKER_URL: variable(brokerUrls, [`http://127.0.0.1:${DEFAULT_BROKER_PORT}`]),
   BROKER_SECRET: variable(secretText, undefined),
+  BROKER_FAILBACK_SECONDS: variable(decimal(0, 3600, true, 'a number of seconds from 0 to 3600'), FAILBACK_HOLD_DOWN_MS / 1000),
   ACCESS_LOG_BATCH: variable(flag('1 (each access-log line written on its own) or 0 (lines written in batches)'), false),
   CORS_ORIGINS: variable(corsOrigins, undefined),
 };

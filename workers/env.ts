@@ -37,8 +37,13 @@ export interface Env {
   STREAM_SHARDS?: string;
   /** Least milliseconds between two writes of events to one stream client (default 10, 1 to 1000). */
   STREAM_FLUSH_MS?: string;
-  /** Base URL of the default broker (http(s)); the link is `<BROKER_URL>/link` over WebSocket. */
+  /**
+   * Base URL of the default broker (http(s)), or the ordered list of the default brokers separated by commas, for
+   * platforms the registry names none; each link is `<url>/link` over WebSocket.
+   */
   BROKER_URL?: string;
+  /** Seconds a broker earlier in a platform's list must stay healthy before link objects return to it (default 10). */
+  BROKER_FAILBACK_SECONDS?: string;
   /** Shared secret the broker expects on edge links. */
   BROKER_SECRET?: string;
   /** Private ES256 JWK (JSON) that signs access tokens; its public half is served at /.well-known/jwks.json. */

@@ -132,6 +132,7 @@ export class PlatformLink extends DurableObject<Env> {
       this.brokers = new BrokerSet(platform, brokerUrls, {
         secret: configOf(this.env).BROKER_SECRET ?? '',
         onLate: (late) => this.onLate(late),
+        holdDownMs: configOf(this.env).BROKER_FAILBACK_SECONDS * 1000,
       }, {
         onOpen: (url) => { if (url === this.brokers?.currentUrl) { this.replicateAfter = 0; this.replicate(platform); } },
         onClose: (url) => { if (url === this.brokers?.currentUrl) this.replica?.reset(); },
