@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { parseCorsOrigins } from './corsOrigins.js';
 import { MAX_BROKERS_PER_PLATFORM, parseBrokerUrls } from './brokerUrls.js';
+import { FAILBACK_HOLD_DOWN_MS } from './frames.js';
 import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
