@@ -4,9 +4,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RegistryError, RegistryStore } from './registryStore.js';
 import { verifySecret } from '../../shared/secrets.js';
 import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
+import { applyMigrations, miniflareOptions, registryDb, startMiniflare } from '../../launcher/edge.js';
+import { REGISTRY_MIGRATIONS } from './migrationNames.js';
 
 let registry: RegistryDb;
 let store: RegistryStore;
@@ -301,6 +305,41 @@ describe('administration writes', () => {
     expect(await store.findClient('changing')).toBeNull();
     for (const change of [store.setClientScopes('gone', ['webapi']), store.setClientDisabled('gone', true), store.removeClient('gone')]) {
       expect(await refusal(change)).toMatchObject({ kind: 'not_found', message: 'client gone not found' });
+    }
+  });
+});
+
+describe('migration 0005 (broker lists)', () => {
+  it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
+    const { miniflare } = await startMiniflare(miniflareOptions(`export default { fetch: () => new Response(null, { status: 404 }) };`, {}));
+    try {
+      const db = registryDb(miniflare);
+      // A registry of the previous version: the migrations before 0005, recorded as wrangler records them.
+      const before = REGISTRY_MIGRATIONS.slice(0, REGISTRY_MIGRATIONS.indexOf('0005_broker_urls.sql'));
+      await db.exec('CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)');
+      for (const name of before) {
+        const sql = readFileSync(join(import.meta.dirname, 'migrations', name), 'utf8');
+        const statements = sql.split('\n').filter((l) => !l.trim().startsWith('--')).join('\n').split(';').map((t) => t.trim()).filter(Boolean);
+        await db.batch([...statements.map((t) => db.prepare(t)), db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name)]);
+      }
+      const [org, named, plain] = [randomUUID(), randomUUID(), randomUUID()];
+      await db.batch([
+        db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org, 'Old', '2026-01-01T00:00:00.000Z'),
+        db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+          .bind(named, 'Named', 'PF4', org, 'http://127.0.0.1:9700', '2026-01-02T00:00:00.000Z'),
+        db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+          .bind(plain, 'Plain', 'PF5', org, null, '2026-01-03T00:00:00.000Z'),
+      ]);
+      expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql']);
+      const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
+      expect(rows.results).toStrictEqual([
+        { id: named, broker_urls: '["http://127.0.0.1:9700"]', broker_url: 'http://127.0.0.1:9700' },
+        { id: plain, broker_urls: null, broker_url: null },
+      ]);
+      const migrated = new RegistryStore(db);
+      expect((await migrated.allPlatforms(org)).map((e) => e.brokerUrls)).toStrictEqual([['http://127.0.0.1:9700'], null]);
+    } finally {
+      await miniflare.dispose();
     }
   });
 });
