@@ -1,14 +1,17 @@
 /**
  * The fan-out's flow control alone (no workerd): an SSE client with a write outstanding gets the latest tick of each
  * symbol and every other event in order, then `overflow` past MAX_BEHIND; a hub socket that does not answer its flow
- * probe is held the same way, and one that answers is sent what was held.
+ * probe is held the same way, and one that answers is sent what was held; a resync notice reaches the clients of
+ * record changes only.
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/streams.js';
-import { chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest } from './fanout.js';
+import {
+  chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest, type RingEvent,
+} from './fanout.js';
 
 let seq = 0;
-const enc = (event: StreamEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
+const enc = (event: StreamEvent | RingEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
 const tick = (symbol: string, bid: number) => enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
 const trade = (order: number) => enc({ topic: 'trades', data: { kind: 'Added', order } });
 const decoder = new TextDecoder();
@@ -179,6 +182,42 @@ describe('hub socket flow', () => {
     f.deliver(s, [tick('USDJPY', 1)]);
     f.deliver({ ...s, handshaken: false }, [trade(1)]);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('resync notices', () => {
+  const records = (text: string) => text.split('\u001e').filter(Boolean).map((r) => JSON.parse(r));
+  const resync = () => enc({ topic: 'resync', data: { message: 'read the current state again' } });
+  const status = (connected: boolean) => enc({ topic: 'status', data: { connected } });
+
+  it('go to SSE clients of record changes, not to clients of ticks or symbols alone', () => {
+    const batch = [status(false), resync(), status(true), tick('EURUSD', 1)];
+    const sent = (topics: string[]) => events(decoder.decode(chunkFor({ topics: new Set(topics) as Interest['topics'], symbols: null }, batch) ?? new Uint8Array()));
+    for (const topics of [['trades'], ['ticks', 'users'], ['margin'], ['positions'], ['orders'], ['deals']]) {
+      expect(sent(topics).map((e) => e.event)).toEqual(['status', 'resync', 'status', ...(topics.includes('ticks') ? ['ticks'] : [])]);
+    }
+    for (const topics of [['ticks'], ['symbols'], ['ticks', 'symbols']]) {
+      expect(sent(topics).map((e) => e.event)).toEqual(['status', 'status', ...(topics.includes('ticks') ? ['ticks'] : [])]);
+    }
+    expect(sent(['trades'])[1]).toEqual({ event: 'resync', data: { message: 'read the current state again' } });
+  });
+
+  it('go to hub sockets with a record stream open as OnResync, held in order while the socket is slow', () => {
+    let now = 0;
+    const sent: string[] = [];
+    const f = new HubFlow((t) => sent.push(t), () => {}, () => now);
+    const ticksOnly: HubInterest = { handshaken: true, ticks: ['EURUSD'], streams: { k: { topic: 'ticks' }, y: { topic: 'symbols' } } };
+    f.deliver(ticksOnly, [status(false), resync(), status(true)]);
+    expect(records(sent[0]).map((r) => r.target ?? r.invocationId)).toEqual(['OnConnectionStatus', 'OnConnectionStatus', PROBE_TARGET]);
+    const withTrades: HubInterest = { ...ticksOnly, streams: { ...ticksOnly.streams, t: { topic: 'trades' } } };
+    now += SLOW_MS + 1;
+    f.deliver(withTrades, [status(false), resync(), status(true), trade(1)]);
+    expect(sent).toHaveLength(1);
+    f.answered(records(sent[0]).at(-1).invocationId);
+    expect(records(sent[1]).map((r) => [r.target ?? r.invocationId, r.arguments?.[0] ?? r.item])).toEqual([
+      ['OnConnectionStatus', { connected: false }], ['OnResync', { message: 'read the current state again' }],
+      ['OnConnectionStatus', { connected: true }], ['t', { kind: 'Added', order: 1 }], [PROBE_TARGET, undefined],
+    ]);
   });
 });
 

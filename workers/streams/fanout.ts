@@ -60,6 +60,21 @@ export function streamShard(lastEventId: string | null, shards: number, random: 
   return named >= 0 && named < shards ? named : Math.floor(random() * shards);
 }
 
+/**
+ * The stream object's own notice that events may have been missed (its broker subscription was lost or moved to
+ * another broker, whose event stream is independent): held in the ring as any event, sent to the clients that asked
+ * for record changes (`RESYNC_TOPICS`) as an SSE `resync` event or a hub `OnResync` invocation.
+ */
+export interface ResyncEvent { topic: 'resync'; data: { message: string } }
+
+/** What the ring holds: the broker's events and the object's resync notices. */
+export type RingEvent = StreamEvent | ResyncEvent;
+
+/** Topics whose clients are told to resync after a gap; ticks and symbol records are superseded by the next one. */
+export const RESYNC_TOPICS: ReadonlySet<StreamTopic> = new Set(['trades', 'users', 'margin', 'positions', 'orders', 'deals']);
+
+const HUB_TARGETS: Partial<Record<RingEvent['topic'], string>> = { ticks: 'OnTick', status: 'OnConnectionStatus', resync: 'OnResync' };
+
 /** One event of the platform's stream, serialized once for every client. */
 export class Encoded {
   /** The event's payload as JSON. */
@@ -67,17 +82,17 @@ export class Encoded {
   /** The whole SSE event. */
   readonly sse: string;
   private hubText: string | undefined;
-  constructor(readonly seq: number, readonly id: string, readonly event: StreamEvent) {
+  constructor(readonly seq: number, readonly id: string, readonly event: RingEvent) {
     this.json = stringifyJson(event.data);
     this.sse = `id: ${id}\nevent: ${event.topic}\ndata: ${this.json}\n\n`;
   }
 
-  get topic(): StreamTopic { return this.event.topic; }
+  get topic(): RingEvent['topic'] { return this.event.topic; }
   get symbol(): string | undefined { return this.event.topic === 'ticks' ? this.event.data.symbol : undefined; }
 
-  /** The hub's invocation of the event shared by every socket (`OnTick`, `OnConnectionStatus`). */
+  /** The hub's invocation of the event shared by every socket (`OnTick`, `OnConnectionStatus`, `OnResync`). */
   hubInvocation(): string {
-    this.hubText ??= `{"type":1,"target":"${this.topic === 'ticks' ? 'OnTick' : 'OnConnectionStatus'}","arguments":[${this.json}]}${RS}`;
+    this.hubText ??= `{"type":1,"target":"${HUB_TARGETS[this.topic] ?? 'OnConnectionStatus'}","arguments":[${this.json}]}${RS}`;
     return this.hubText;
   }
 
@@ -97,11 +112,18 @@ export function interestKey(i: Interest): string {
 export function wants(i: Interest, e: Encoded): boolean {
   const topic = e.topic;
   if (topic === 'status') return true;
+  if (topic === 'resync') return wantsResync(i.topics);
   if (!i.topics.has(topic)) return false;
   return topic !== 'ticks' || i.symbols === null || i.symbols.has(e.symbol as string);
 }
 
 const encoder = new TextEncoder();
+
+/** Whether a client of these topics is told to resync after a gap (it asked for record changes). */
+export function wantsResync(topics: Iterable<StreamTopic>): boolean {
+  for (const t of topics) if (RESYNC_TOPICS.has(t)) return true;
+  return false;
+}
 
 /** The batch's events an interest wants, as one chunk (null: none). */
 export function chunkFor(interest: Interest, batch: readonly Encoded[]): Uint8Array | null {
@@ -274,11 +296,12 @@ export class HubFlow {
     const slow = this.slow || this.held.size > 0;
     let text = '';
     for (const e of batch) {
-      if (e.topic === 'status') {
+      if (e.topic === 'status' || (e.topic === 'resync' && wantsResync(Object.values(s.streams).map((st) => st.topic)))) {
         if (slow) this.held.other(e.hubInvocation());
         else text += e.hubInvocation();
         continue;
       }
+      if (e.topic === 'resync') continue;
       if (e.topic === 'ticks' && s.ticks.includes(e.symbol as string)) {
         if (slow) this.held.tick(`t|${e.symbol}`, e.hubInvocation());
         else text += e.hubInvocation();

@@ -14,16 +14,28 @@
  * silently skipped. The passes, the re-check of the clients' standing and the keep-alive see both kinds of client
  * through one interface (`StreamClient`, clients.ts).
  *
- * The broker link reconnects with backoff while clients remain; its loss is pushed to clients as a status
- * `{connected: false}`, and the broker's status after resubscribing tells them the streams are whole again.
+ * The subscription is held on the first healthy broker of the platform's ordered list (`StreamBrokers`). With more
+ * than one broker the one in use is pinged on the subscription's socket every `LINK_PING_EVERY_MS`; a ping unanswered
+ * within `LINK_PING_TIMEOUT_MS` (a hung broker), a socket lost, an upgrade failing, a subscription refused or a drain
+ * notice moves the subscription to the next broker of the list, which is told why (`#failover`); a broker left is
+ * tried again after a backoff, and a broker alone is reconnected to after it. A draining broker's events keep coming
+ * until the next broker accepted the subscription; any other loss is pushed to clients at once as a status
+ * `{connected: false}`. Two brokers' event streams are independent, and a broker's events while nobody subscribed are
+ * gone: every subscription that follows a lost or left one begins with a `resync` event (kept in the ring like any
+ * other), sent to the clients that asked for record changes (fanout.ts, `RESYNC_TOPICS`), then the new broker's
+ * status tells them the stream is whole again.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { configOf } from '../config.js';
-import { LINK_PATH, SUBSCRIBE_OP, type StreamBatchFrame, type StreamFrame } from '../../shared/frames.js';
+import {
+  FAILOVER_OP, LINK_PATH, LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, PING_OP, SUBSCRIBE_OP,
+  type DrainFrame, type FailoverArgs, type FailoverReason, type PingReport, type StreamBatchFrame, type StreamFrame,
+} from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
-import { topicsOf, type StreamEvent, type StreamTopic } from '../../shared/streams.js';
-import { Encoded, setMaxBehind, SseSink, type Interest } from './fanout.js';
+import { topicsOf, type StreamTopic } from '../../shared/streams.js';
+import { Encoded, setMaxBehind, SseSink, type Interest, type RingEvent } from './fanout.js';
+import { StreamBrokers } from './streamBrokers.js';
 import { HubClient, savedHubState, SharedChunks, SseClient, type HubState, type StreamClient } from './clients.js';
 import * as hub from './signalr.js';
 import { parseJson } from '../../shared/losslessJson.js';
@@ -39,7 +51,6 @@ const PING_MS = 15_000;
 const SLICE = 64;
 /** An SSE client whose write is still outstanding this many events behind is held and conflated at once (SseClient). */
 const HOLD_AFTER = STREAM_RING_SIZE / 2;
-const BACKOFF_MS = [100, 250, 500, 1000, 2000, 5000];
 /** A hub socket that has not sent its handshake this long after it was accepted is closed (as the reference server). */
 export const HUB_HANDSHAKE_MS = 15_000;
 /** Per hub socket: tick symbols subscribed with SubscribeToTicks, open server streams, and the length of each name. */
@@ -53,7 +64,28 @@ export const STREAM_HEADERS = {
   kind: 'x-stream-kind', shard: 'x-stream-shard', client: 'x-stream-client', organization: 'x-stream-organization', expires: 'x-stream-expires',
 } as const;
 
-interface Config { platform: string; family: Family; brokerUrl: string; shard: number }
+/** The platform as the route described it; `brokerUrls` in order, the first preferred. */
+interface Config { platform: string; family: Family; brokerUrls: string[]; shard: number }
+
+/** One WebSocket to one broker of the platform's list, and the subscription on it. */
+interface Leg {
+  ws: WebSocket;
+  /** The broker's place in the list, and its URL. */
+  index: number;
+  url: string;
+  /** The broker accepted the subscription: its events are the platform's stream. */
+  subscribed: boolean;
+  /** The next frame id on the leg (`SUBSCRIPTION_ID` is the subscription's). */
+  nextId: number;
+  /** The heartbeat awaiting its answer, and when it was sent. */
+  ping: { id: number; at: number } | undefined;
+}
+
+/** The subscription's frame id on every leg. */
+const SUBSCRIPTION_ID = 1;
+/** With another broker to go to, opening a leg gives up after this (a stopped broker accepts and never answers). */
+export const PAIRED_CONNECT_TIMEOUT_MS = 1500;
+const RESYNC_MESSAGE = 'events may have been missed while the stream was interrupted: read the current state again';
 
 const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
   PF4: { StreamTicks: 'ticks', StreamTrades: 'trades', StreamUserUpdates: 'users', StreamSymbolUpdates: 'symbols', StreamMarginCallUpdates: 'margin' },
@@ -79,11 +111,18 @@ export class PlatformStream extends DurableObject<Env> {
   private readonly hubs = new Map<WebSocket, HubClient>();
   /** Sockets let go (closed, ended or refused): not handled again, and no client made for them again. */
   private readonly gone = new WeakSet<WebSocket>();
-  private socket: WebSocket | undefined;
+  /** The platform's brokers, the leg to the one in use, and a draining broker's leg kept until the next subscribes. */
+  private brokers: StreamBrokers | undefined;
+  private leg: Leg | undefined;
+  private outgoing: Leg | undefined;
   private connecting = false;
-  private attempt = 0;
   private connected = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** A subscription was lost or left: the next one accepted begins with a resync notice. */
+  private gap = false;
+  /** Why the last broker was left, told to the next one when its leg opens. */
+  private moveReason: FailoverReason | undefined;
   private pinger: ReturnType<typeof setInterval> | undefined;
   private delivered = 0;
   private checker: ReturnType<typeof setInterval> | undefined;
@@ -103,7 +142,8 @@ export class PlatformStream extends DurableObject<Env> {
     const h = request.headers;
     const family = h.get(STREAM_HEADERS.family) as Family;
     const shard = Math.max(0, Math.min(255, Number(h.get(STREAM_HEADERS.shard) ?? 0) || 0));
-    const config: Config = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrl: h.get(STREAM_HEADERS.broker) ?? '', shard };
+    const brokerUrls = (h.get(STREAM_HEADERS.broker) ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+    const config: Config = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrls, shard };
     await this.configure(config);
     const caller: StreamCaller = {
       clientId: h.get(STREAM_HEADERS.client) ?? '', organizationId: h.get(STREAM_HEADERS.organization) ?? '',
@@ -114,14 +154,20 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   /** Counters for tests and the bench. */
-  stats(): { sse: number; hubs: number; flows: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number } {
+  stats(): {
+    sse: number; hubs: number; flows: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number;
+    broker: string | null; subscribed: boolean; failovers: Partial<Record<FailoverReason, number>>;
+  } {
     let flows = 0;
     let slowHubs = 0;
     for (const c of this.hubs.values()) {
       if (c.flowing) flows++;
       if (c.slow) slowHubs++;
     }
-    return { sse: this.sse.size, hubs: this.ctx.getWebSockets().length, flows, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs };
+    return {
+      sse: this.sse.size, hubs: this.ctx.getWebSockets().length, flows, connected: this.connected, seq: this.seq, delivered: this.delivered, epoch: this.epoch, slowHubs,
+      broker: this.leg?.url ?? null, subscribed: this.leg?.subscribed ?? false, failovers: { ...this.brokers?.failovers },
+    };
   }
 
   private setShard(shard: number): void {
@@ -129,17 +175,21 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   private async configure(config: Config): Promise<void> {
-    const changed = this.config?.brokerUrl !== config.brokerUrl;
+    const changed = this.config === undefined || StreamBrokers.key(this.config.brokerUrls) !== StreamBrokers.key(config.brokerUrls);
     this.config = config;
     this.setShard(config.shard);
     if (changed) await this.ctx.storage.put('config', config);
-    if (changed && this.socket) {
-      const old = this.socket;
-      this.socket = undefined;
-      try { old.close(1000, 'platform moved'); } catch { /* gone */ }
-    }
+    this.useBrokers(config.brokerUrls);
     this.ensureBroker();
     this.startTimers();
+  }
+
+  /** The platform's list of brokers; one that differs from the list in use (the registry moved it) starts afresh. */
+  private useBrokers(urls: string[]): void {
+    if (urls.length === 0 || this.brokers?.key === StreamBrokers.key(urls)) return;
+    if (this.brokers) this.closeLegs('platform moved');
+    this.moveReason = undefined;
+    this.brokers = new StreamBrokers(urls);
   }
 
   private startTimers(): void {
@@ -150,9 +200,15 @@ export class PlatformStream extends DurableObject<Env> {
   /** After a wake from hibernation the config comes back from storage. */
   private async restore(): Promise<void> {
     if (this.config) return;
-    this.config = await this.ctx.storage.get<Config>('config');
+    // A config stored before platforms had lists names its one broker.
+    const stored = await this.ctx.storage.get<Omit<Config, 'brokerUrls'> & { brokerUrls?: string[]; brokerUrl?: string }>('config');
+    if (stored) {
+      const { brokerUrl, ...rest } = stored;
+      this.config = { ...rest, brokerUrls: stored.brokerUrls ?? (brokerUrl ? [brokerUrl] : []) };
+    }
     if (this.config) {
       this.setShard(this.config.shard ?? 0);
+      this.useBrokers(this.config.brokerUrls);
       this.ensureBroker();
       this.startTimers();
     }
@@ -160,62 +216,218 @@ export class PlatformStream extends DurableObject<Env> {
 
   // ---- broker subscription -------------------------------------------------------------------------------------
 
-  private ensureBroker(): void {
-    if (this.socket || this.connecting || this.retry || !this.config) return;
-    this.connecting = true;
-    void this.connectBroker(this.config).finally(() => { this.connecting = false; });
+  private hasClients(): boolean {
+    return this.sse.size > 0 || this.ctx.getWebSockets().length > 0;
   }
 
-  private async connectBroker(config: Config): Promise<void> {
+  /** Opens a leg to the broker in use unless one is open or opening, or that broker is still waiting out its backoff. */
+  private ensureBroker(): void {
+    const config = this.config;
+    const brokers = this.brokers;
+    if (this.leg || this.connecting || this.retry || !config || !brokers) return;
+    const wait = brokers.waitMs();
+    if (wait > 0) {
+      this.retry = setTimeout(() => {
+        this.retry = undefined;
+        if (this.hasClients()) this.ensureBroker();
+      }, wait);
+      return;
+    }
+    this.connecting = true;
+    void this.connectBroker(config, brokers, brokers.current).finally(() => {
+      this.connecting = false;
+      // Left while opening (unreachable, refused): the next broker, or this one after its backoff.
+      if (this.hasClients()) this.ensureBroker();
+    });
+  }
+
+  private async connectBroker(config: Config, brokers: StreamBrokers, index: number): Promise<void> {
+    const brokerUrl = brokers.urls[index];
     try {
-      const url = new URL(LINK_PATH, config.brokerUrl.endsWith('/') ? config.brokerUrl : `${config.brokerUrl}/`);
-      const res = await fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${configOf(this.env).BROKER_SECRET ?? ''}` } });
+      const url = new URL(LINK_PATH, brokerUrl.endsWith('/') ? brokerUrl : `${brokerUrl}/`);
+      const upgrade = fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${configOf(this.env).BROKER_SECRET ?? ''}` } });
+      // A stopped broker's kernel still accepts the connection: with another broker to go to, the upgrade is bounded.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const res = brokers.paired
+        ? await Promise.race([upgrade, new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no upgrade within ${PAIRED_CONNECT_TIMEOUT_MS} ms`)), PAIRED_CONNECT_TIMEOUT_MS);
+        })]).finally(() => clearTimeout(timer))
+        : await upgrade;
       const ws = res.webSocket;
       if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
       ws.accept();
-      this.socket = ws;
+      if (this.brokers !== brokers) {
+        // The platform's list changed while this one opened.
+        try { ws.close(1000, 'platform moved'); } catch { /* gone */ }
+        return;
+      }
+      const leg: Leg = { ws, index, url: brokerUrl, subscribed: false, nextId: 2, ping: undefined };
+      this.leg = leg;
       ws.addEventListener('message', (ev) => this.onBrokerFrame(ws, typeof ev.data === 'string' ? ev.data : new TextDecoder().decode(ev.data)));
       ws.addEventListener('close', () => this.onBrokerLost(ws));
       ws.addEventListener('error', () => this.onBrokerLost(ws));
-      ws.send(JSON.stringify({ id: 1, platform: config.platform, op: SUBSCRIBE_OP, args: { topics: topicsOf(config.family), batch: true }, timeoutMs: 10_000 }));
+      if (this.moveReason) {
+        // The broker moved to is told why (it counts it); the notice's answer is not waited for.
+        const args: FailoverArgs = { reason: this.moveReason, kind: 'stream' };
+        this.moveReason = undefined;
+        ws.send(JSON.stringify({ id: leg.nextId++, platform: config.platform, op: FAILOVER_OP, args, timeoutMs: 5000 }));
+      }
+      ws.send(JSON.stringify({ id: SUBSCRIPTION_ID, platform: config.platform, op: SUBSCRIBE_OP, args: { topics: topicsOf(config.family), batch: true }, timeoutMs: 10_000 }));
+      this.startHeartbeat();
     } catch (err) {
-      console.warn(JSON.stringify({ msg: 'stream link to the broker failed', platform: config.platform, error: String(err) }));
-      this.scheduleReconnect();
+      console.warn(JSON.stringify({ msg: 'stream link to the broker failed', platform: config.platform, broker: brokerUrl, error: String(err) }));
+      if (this.brokers === brokers && !this.leg) this.leave('unreachable');
     }
   }
 
   private onBrokerFrame(ws: WebSocket, text: string): void {
-    if (ws !== this.socket) return;
-    let frame: Partial<StreamFrame> & Partial<Pick<StreamBatchFrame, 'events'>> & { id?: number; ok?: boolean; error?: { message?: string } };
+    const leg = ws === this.leg?.ws ? this.leg : ws === this.outgoing?.ws ? this.outgoing : undefined;
+    if (!leg) return;
+    let frame: Partial<StreamFrame> & Partial<Pick<StreamBatchFrame, 'events'>> & Partial<DrainFrame> & {
+      id?: number; ok?: boolean; data?: unknown; error?: { message?: string }; notTaken?: true;
+    };
     // Lossless: PF5 ids beyond 2^53 − 1 in events stay exact bigints (written back as digits by `Encoded`).
     try { frame = parseJson(text) as typeof frame; } catch { return; }
-    if (frame.id === 1 && frame.ok === false) {
-      console.warn(JSON.stringify({ msg: 'stream subscription refused', error: frame.error?.message }));
-      try { ws.close(1000, 'refused'); } catch { /* gone */ }
+    if (typeof frame.drain === 'object' && frame.drain !== null) {
+      if (leg === this.leg) this.drain(leg);
       return;
     }
-    if (frame.id === 1) this.attempt = 0;
+    if (frame.id === SUBSCRIPTION_ID) {
+      if (leg !== this.leg) return;
+      if (frame.ok === false) {
+        console.warn(JSON.stringify({ msg: 'stream subscription refused', broker: leg.url, error: frame.error?.message }));
+        this.leave(frame.notTaken ? 'draining' : 'unreachable');
+      } else {
+        this.onSubscribed(leg);
+      }
+      return;
+    }
+    if (typeof frame.id === 'number') {
+      if (leg.ping?.id !== frame.id) return;
+      leg.ping = undefined;
+      const report = frame.ok ? frame.data as Partial<PingReport> | null : null;
+      // A broker from before heartbeats answers the ping with an error: it is alive all the same.
+      if (report && (report.draining === true || report.platform === 'absent')) this.drain(leg);
+      return;
+    }
     if (typeof frame.sub !== 'number') return;
     // A batched frame is one turn of the broker's events; a broker that does not batch sends one event a frame.
     if (Array.isArray(frame.events)) for (const event of frame.events) this.publish(event);
     else if (frame.event) this.publish(frame.event);
   }
 
-  private onBrokerLost(ws: WebSocket): void {
-    if (ws !== this.socket) return;
-    this.socket = undefined;
-    if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
-    this.scheduleReconnect();
+  /**
+   * A broker accepted the subscription: its events are the platform's stream from now on. After a gap (a
+   * subscription lost or left before this one) the clients are told their status dropped and to resync, before the
+   * new broker's first event, its status.
+   */
+  private onSubscribed(leg: Leg): void {
+    leg.subscribed = true;
+    this.brokers?.subscribed(leg.index);
+    const old = this.outgoing;
+    this.outgoing = undefined;
+    if (old) {
+      try { old.ws.close(1000, 'moved to the next broker'); } catch { /* gone */ }
+    }
+    if (this.gap) {
+      this.gap = false;
+      this.disconnected();
+      this.publish({ topic: 'resync', data: { message: RESYNC_MESSAGE } });
+    }
   }
 
-  private scheduleReconnect(): void {
-    if (this.retry) return;
+  /**
+   * The broker in use is left (`reason`): its leg is closed and the clients told the stream is down; the next broker
+   * of the list (or this one, when it is alone) is subscribed on, at once or after its backoff.
+   */
+  private leave(reason: FailoverReason): void {
+    const brokers = this.brokers;
+    if (!brokers) return;
+    const leg = this.leg;
+    this.leg = undefined;
+    if (leg) this.closeLeg(leg, reason);
+    if (!this.outgoing?.subscribed) this.disconnected();
+    if (brokers.leave(leg?.index ?? brokers.current, reason)) this.moveReason = reason;
+    this.ensureBroker();
+  }
+
+  /**
+   * The broker in use says it is draining (a drain frame, or a ping's report): with another broker to go to, the next
+   * one is subscribed on first, and this one's events keep coming until then. A broker alone is kept until it goes.
+   */
+  private drain(leg: Leg): void {
+    const brokers = this.brokers;
+    if (!brokers?.paired || leg !== this.leg) return;
+    this.leg = undefined;
+    if (leg.subscribed) {
+      const older = this.outgoing;
+      if (older) this.closeLeg(older, 'draining');
+      this.outgoing = leg;
+      this.gap = true;
+    } else {
+      this.closeLeg(leg, 'draining');
+    }
+    if (brokers.leave(leg.index, 'draining')) this.moveReason = 'draining';
+    this.ensureBroker();
+  }
+
+  private closeLeg(leg: Leg, why: string): void {
+    if (leg.subscribed) this.gap = true;
+    try { leg.ws.close(1000, why); } catch { /* gone */ }
+  }
+
+  private onBrokerLost(ws: WebSocket): void {
+    if (ws === this.outgoing?.ws) {
+      // The draining broker went before the next one took the subscription.
+      this.outgoing = undefined;
+      if (!this.leg?.subscribed) this.disconnected();
+      return;
+    }
+    if (ws !== this.leg?.ws) return;
+    this.leave('lost');
+  }
+
+  /** The clients are told the platform's stream is down (once: `publish` passes on changes of status only). */
+  private disconnected(): void {
     if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
-    const delay = BACKOFF_MS[Math.min(this.attempt++, BACKOFF_MS.length - 1)];
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      if (this.sse.size > 0 || this.ctx.getWebSockets().length > 0) this.ensureBroker();
-    }, delay);
+  }
+
+  /** With more than one broker, the one in use is pinged on its leg; a ping unanswered in time is a hung broker. */
+  private startHeartbeat(): void {
+    if (!this.brokers?.paired || this.heartbeat !== undefined) return;
+    this.heartbeat = setInterval(() => this.beat(), LINK_PING_EVERY_MS);
+  }
+
+  private beat(): void {
+    const leg = this.leg;
+    if (!leg || !this.config) {
+      // Nothing open: the heartbeat starts again with the next leg.
+      clearInterval(this.heartbeat);
+      this.heartbeat = undefined;
+      return;
+    }
+    const now = Date.now();
+    if (leg.ping) {
+      if (now - leg.ping.at >= LINK_PING_TIMEOUT_MS) {
+        console.warn(JSON.stringify({ msg: 'stream broker hung: no answer to a ping', platform: this.config.platform, broker: leg.url }));
+        this.leave('hung');
+      }
+      return;
+    }
+    leg.ping = { id: leg.nextId++, at: now };
+    try {
+      leg.ws.send(JSON.stringify({ id: leg.ping.id, platform: this.config.platform, op: PING_OP, args: {}, timeoutMs: LINK_PING_TIMEOUT_MS }));
+    } catch { /* closing: its close event follows */ }
+  }
+
+  /** Every leg is closed (no clients, or the platform's list changed). */
+  private closeLegs(why: string): void {
+    for (const leg of [this.leg, this.outgoing]) if (leg) this.closeLeg(leg, why);
+    this.leg = undefined;
+    this.outgoing = undefined;
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.retry = undefined;
+    this.disconnected();
   }
 
   private ping(): void {
@@ -226,10 +438,14 @@ export class PlatformStream extends DurableObject<Env> {
       this.pinger = undefined;
       if (this.checker !== undefined) clearInterval(this.checker);
       this.checker = undefined;
-      const s = this.socket;
-      this.socket = undefined;
-      try { s?.close(1000, 'no clients'); } catch { /* gone */ }
-      if (this.connected) this.publish({ topic: 'status', data: { connected: false } });
+      this.closeLegs('no clients');
+      if (this.gap) {
+        // Events go unseen from now on: a client back with an id from before is told to resync (another epoch), and
+        // a new client, which reads the state as it connects, is owed no resync.
+        this.gap = false;
+        this.ring.length = 0;
+        this.epoch = this.epoch.slice(0, 2) + crypto.randomUUID().slice(0, 6);
+      }
     }
   }
 
@@ -279,7 +495,7 @@ export class PlatformStream extends DurableObject<Env> {
 
   // ---- fan-out ---------------------------------------------------------------------------------------------------
 
-  private publish(event: StreamEvent): void {
+  private publish(event: RingEvent): void {
     if (event.topic === 'status') {
       if (event.data.connected === this.connected) return;
       this.connected = event.data.connected;

@@ -1,7 +1,8 @@
 /**
  * The live stream routes. Both authenticate with the API's bearer token and resolve the platform within the caller's
  * organization (another organization's platform is answered exactly as an unknown one), then hand the request to the
- * platform's stream object (`PlatformStream`), which holds the platform's one broker subscription.
+ * platform's stream object (`PlatformStream`), which holds the platform's one broker subscription on the first healthy
+ * broker of the platform's list (told it as comma-separated URLs).
  *
  * - `GET /api/v2/PF4/{tradePlatform}/Stream` and the PF5 twin: Server-Sent Events. Topics by query: `ticks` (all
  *   symbols) or `ticks=EURUSD,GBPUSD`, and any of `trades`, `users`, `symbols`, `margin` (PF4) or `positions`,
@@ -28,13 +29,14 @@ import { streamShard } from './fanout.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type Found = { platform: string; family: Family; brokerUrl: string };
+/** The platform as the stream object is told it, with its brokers in order (the registry's list, else BROKER_URL). */
+type Found = { platform: string; family: Family; brokerUrls: readonly string[] };
 
 async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Promise<Found | null> {
   if (!UUID.test(id)) return null;
   const found = await platformOf(c, id);
   if (!found || found.platform.type !== family) return null;
-  return { platform: found.platform.id, family, brokerUrl: found.brokerUrls ?? configOf(c.env).BROKER_URL };
+  return { platform: found.platform.id, family, brokerUrls: found.brokerUrls ?? configOf(c.env).BROKER_URL };
 }
 
 function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
@@ -43,7 +45,7 @@ function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Rec
   const shard = streamShard(request.headers.get('last-event-id'), configOf(c.env).STREAM_SHARDS);
   const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(shard === 0 ? found.platform : `${found.platform}#stream${shard}`));
   const headers = new Headers({
-    [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrl,
+    [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrls.join(','),
     [STREAM_HEADERS.shard]: String(shard), ...extra,
     // Who connected, so the object can end the stream when the token expires or the client loses its standing.
     [STREAM_HEADERS.client]: caller.clientId, [STREAM_HEADERS.organization]: caller.organizationId,
