@@ -1,17 +1,20 @@
 /**
  * Registry administration: `npm run registry -- <command>`. Works on the same local D1 registry `npm start` uses
  * (`$DATA_DIR/edge/d1`, through Miniflare like the edge) and, for platforms with a manager connection, on the broker's
- * platform file. Run `npm run registry -- help` for the commands.
+ * platform file. Run `npm run registry -- help` for the commands. `main` is exported for tests, which run it in-process
+ * with their own registry.
  */
 import '../shared/requireNode.js';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { tightenTree, writePrivateFile } from '../launcher/privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
-import { clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
+import { adminPlatform, clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
 import type { Family } from '../shared/protocol.js';
+import { parseBrokerUrls } from '../shared/brokerUrls.js';
 
 const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
 
@@ -20,11 +23,16 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
   org add --name NAME [--id UUID]
   org list
   org remove ORG_ID                      refused while the organization has platforms or clients
-  platform add --org ORG_ID --type PF4|PF5|PFOther --name NAME [--id UUID] [--broker-url URL]
+  platform add --org ORG_ID --type PF4|PF5|PFOther --name NAME [--id UUID] [--broker-url URL[,URL...]]
                [--server ws://HOST:PORT/SERVER --manager-login LOGIN --manager-password-env VAR]
+                                         --broker-url names the brokers that serve it, first preferred (repeat the
+                                         flag or separate with commas; without it: the edge's BROKER_URL list).
                                          --server and the manager options also write the broker's platform file
                                          ($BROKER_PLATFORMS_FILE, default $DATA_DIR/broker-platforms.json); the
                                          password is read from the environment variable VAR, never from arguments
+  platform brokers PLATFORM_ID URL[,URL...] | platform brokers PLATFORM_ID --default
+                                         replaces the brokers that serve it, in order (--default: the edge's
+                                         BROKER_URL list); edges follow within REGISTRY_CACHE_SECONDS
   platform list [--org ORG_ID]
   platform remove PLATFORM_ID            also removes it from the broker's platform file
   client add --org ORG_ID [--name NAME] [--id CLIENT_ID] [--scopes SCOPES]
@@ -50,10 +58,16 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
 /** Bad usage: exit code 2, like other command-line tools. */
 class UsageError extends Error {}
 
-interface Io { out: (line: string) => void; err: (line: string) => void }
+export interface Io { out: (line: string) => void; err: (line: string) => void }
 
-const dataDir = resolve(process.env.DATA_DIR || '.data');
-const platformsFile = resolve(process.env.BROKER_PLATFORMS_FILE || join(dataDir, 'broker-platforms.json'));
+/** Runs `run` on the registry the commands act on; tests hand their own. */
+export type RegistryRunner = <T>(run: (store: RegistryStore) => Promise<T>) => Promise<T>;
+
+// Set by each `main` from its environment.
+let dataDir = '';
+let platformsFile = '';
+let openRegistry: RegistryRunner | undefined;
+let passwords: NodeJS.ProcessEnv = {};
 
 /**
  * Only the D1 binding is needed here, so Miniflare runs a stub worker rather than the edge bundle: administration
@@ -87,6 +101,7 @@ function takeTargetFlags(argv: string[]): string[] {
 }
 
 async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promise<T> {
+  if (openRegistry) return openRegistry(run);
   if (target.remote) {
     const { wranglerD1 } = await import('../launcher/wranglerD1.js');
     return run(new RegistryStore(wranglerD1(target)));
@@ -128,6 +143,13 @@ function url(value: string, flag: string, schemes: string[]): string {
   try { parsed = new URL(value); } catch { throw new UsageError(`--${flag} must be a URL`); }
   if (!schemes.includes(parsed.protocol)) throw new UsageError(`--${flag} must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL`);
   return value;
+}
+
+/** `--broker-url` values (the flag repeated, each possibly a comma list) as one ordered list. */
+function brokerUrlsArg(values: readonly string[], what: string): string[] {
+  const parsed = parseBrokerUrls(values.join(','));
+  if (!parsed.ok) throw new UsageError(`${what} ${parsed.problem}`);
+  return parsed.value;
 }
 
 function scopesArg(value: string, what: string): string[] {
@@ -175,14 +197,14 @@ function managerConnection(values: Record<string, unknown>, type: TradePlatformT
   if (!/^\d+$/.test(loginText) || !Number.isSafeInteger(login) || login <= 0) throw new UsageError('--manager-login must be a positive integer');
   const passwordEnv = required(values, 'manager-password-env');
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError('--manager-password-env must name an environment variable');
-  const password = process.env[passwordEnv];
+  const password = passwords[passwordEnv];
   if (!password) throw new UsageError(`--manager-password-env: environment variable ${passwordEnv} is not set or empty`);
   return { server, login, password, passwordEnv };
 }
 
 // ---- commands ----
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
 
 function table(io: Io, rows: string[][]) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
@@ -216,17 +238,18 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     const input = {
       organizationId, type, name: name(required(values, 'name')),
       id: values.id === undefined ? undefined : uuid(String(values.id), '--id'),
-      brokerUrl: values['broker-url'] === undefined ? undefined : url(String(values['broker-url']), 'broker-url', ['http:', 'https:']),
+      brokerUrls: values['broker-url'] === undefined ? undefined : brokerUrlsArg(values['broker-url'] as string[], '--broker-url'),
     };
     const connection = managerConnection(values, type);
     const existing = connection ? readBrokerPlatforms() : [];
-    const { platform: added } = await withRegistry((s) => s.addPlatform(input));
+    const entry = await withRegistry((s) => s.addPlatform(input));
+    const added = entry.platform;
     if (connection) {
-      const entry: BrokerPlatform = { id: added.id, family: type as Family, server: connection.server, login: connection.login, password: connection.password };
-      writeBrokerPlatforms([...existing.filter((p) => p.id !== added.id), entry]);
+      const served: BrokerPlatform = { id: added.id, family: type as Family, server: connection.server, login: connection.login, password: connection.password };
+      writeBrokerPlatforms([...existing.filter((p) => p.id !== added.id), served]);
     }
-    if (json) return io.out(JSON.stringify({ ...added, brokerPlatformsFile: connection ? platformsFile : null }));
-    io.out(`platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}`);
+    if (json) return io.out(JSON.stringify({ ...adminPlatform(entry), brokerPlatformsFile: connection ? platformsFile : null }));
+    io.out(`platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}, served by ${brokersText(entry.brokerUrls)}`);
     if (connection) {
       io.out(`broker: manager connection (server ${connection.server}, login ${connection.login}, password from $${connection.passwordEnv}) written to ${platformsFile}`);
     } else if (type !== 'PFOther') {
@@ -237,10 +260,20 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
     const entries = await withRegistry((s) => s.allPlatforms(orgId));
     const inBroker = new Set(readBrokerPlatforms().map((p) => p.id));
-    if (json) return io.out(JSON.stringify(entries.map((e) => ({ ...e.platform, brokerUrl: e.brokerUrl, inBrokerFile: inBroker.has(e.platform.id) }))));
-    table(io, [['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKER', 'IN BROKER FILE'], ...entries.map((e) => [
-      e.platform.id, e.platform.type, e.platform.name ?? '', e.platform.organizationId, e.brokerUrl ?? '(default)', inBroker.has(e.platform.id) ? 'yes' : 'no',
+    if (json) return io.out(JSON.stringify(entries.map((e) => ({ ...adminPlatform(e), inBrokerFile: inBroker.has(e.platform.id) }))));
+    table(io, [['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKERS', 'IN BROKER FILE'], ...entries.map((e) => [
+      e.platform.id, e.platform.type, e.platform.name ?? '', e.platform.organizationId, brokersText(e.brokerUrls), inBroker.has(e.platform.id) ? 'yes' : 'no',
     ])]);
+  } else if (verb === 'brokers') {
+    const toDefault = values.default === true;
+    if (positionals.length === 0) throw new UsageError('expected a platform id and its broker URLs (or --default)');
+    const id = uuid(positionals[0], 'PLATFORM_ID');
+    if (toDefault && positionals.length > 1) throw new UsageError('--default goes without broker URLs');
+    if (!toDefault && positionals.length < 2) throw new UsageError('expected the broker URLs after the platform id (or --default)');
+    const urls = toDefault ? null : brokerUrlsArg(positionals.slice(1), 'URL');
+    const changed = await withRegistry((s) => s.setPlatformBrokers(id, urls));
+    if (json) return io.out(JSON.stringify(adminPlatform(changed)));
+    io.out(`platform ${changed.platform.id} served by ${brokersText(changed.brokerUrls)}`);
   } else if (verb === 'remove') {
     const id = onePositional(positionals, 'platform id', (v) => uuid(v, 'PLATFORM_ID'));
     const existing = readBrokerPlatforms();
@@ -252,6 +285,11 @@ async function platform(verb: string, values: Values, positionals: string[], io:
   } else {
     throw new UsageError(`unknown command: platform ${verb}`);
   }
+}
+
+/** A platform's brokers as the listing shows them: in order, or the edge's default list. */
+function brokersText(urls: readonly string[] | null): string {
+  return urls === null ? '(default)' : urls.join(',');
 }
 
 async function client(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
@@ -309,15 +347,29 @@ const OPTIONS = {
   add: {
     org: { name: { type: 'string' }, id: { type: 'string' } },
     platform: {
-      org: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, 'broker-url': { type: 'string' },
+      org: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, 'broker-url': { type: 'string', multiple: true },
       server: { type: 'string' }, 'manager-login': { type: 'string' }, 'manager-password-env': { type: 'string' },
     },
     client: { org: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, scopes: { type: 'string' } },
   },
   list: { org: {}, platform: { org: { type: 'string' } }, client: { org: { type: 'string' } } },
+  brokers: { platform: { default: { type: 'boolean' } } },
 } as const;
+const TAKE_NO_POSITIONALS = new Set(['add', 'list']);
 
-async function main(argv: string[], io: Io): Promise<number> {
+/**
+ * Runs one command: its exit code (0, 1 for a refused change, 2 for bad usage). `env` gives DATA_DIR and
+ * BROKER_PLATFORMS_FILE (and the manager password variables); `registry`, when given, replaces the registry of
+ * DATA_DIR (or `--remote`).
+ */
+export async function main(
+  argv: string[], io: Io, options: { env?: NodeJS.ProcessEnv; registry?: RegistryRunner } = {},
+): Promise<number> {
+  const env = options.env ?? process.env;
+  dataDir = resolve(env.DATA_DIR || '.data');
+  platformsFile = resolve(env.BROKER_PLATFORMS_FILE || join(dataDir, 'broker-platforms.json'));
+  openRegistry = options.registry;
+  passwords = env;
   let args: string[];
   try {
     args = takeTargetFlags(argv);
@@ -340,7 +392,7 @@ async function main(argv: string[], io: Io): Promise<number> {
     }
     const values = parsed.values as Values;
     const json = values.json === true;
-    if (byVerb && parsed.positionals.length > 0) throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
+    if (TAKE_NO_POSITIONALS.has(verb) && parsed.positionals.length > 0) throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
     if (noun === 'org') await org(verb, values, parsed.positionals, io, json);
     else if (noun === 'platform') await platform(verb, values, parsed.positionals, io, json);
     else await client(verb, values, parsed.positionals, io, json);
@@ -364,5 +416,7 @@ async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-const io: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
-process.exitCode = await main(process.argv.slice(2), io);
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const io: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
+  process.exitCode = await main(process.argv.slice(2), io);
+}
