@@ -374,9 +374,9 @@ async function seedDemoRegistry(db: D1Like, clientId: string, clientSecret: stri
   const hashed = await hashSecret(clientSecret);
   await db.batch([
     db.prepare('INSERT OR IGNORE INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(DEMO_ORG_ID, 'Demo Broker', now),
-    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)')
+    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, NULL, NULL, ?)')
       .bind(DEMO_PF4_ID, 'Demo PF4', 'PF4', DEMO_ORG_ID, now),
-    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)')
+    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, NULL, NULL, ?)')
       .bind(DEMO_PF5_ID, 'Demo PF5', 'PF5', DEMO_ORG_ID, now),
     db.prepare(
       `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
