@@ -69,6 +69,8 @@ export interface RunningBroker {
    * else at `drainTimeoutMs`.
    */
   drain(): Promise<void>;
+  /** What a drain waits for: calls running, and keyed outcomes not yet delivered to an edge. */
+  pending(): { runningCalls: number; undeliveredOutcomes: number };
   close(): Promise<void>;
 }
 
@@ -183,6 +185,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       draining ??= drainThenClose();
       return draining;
     },
+    pending: () => ({ runningCalls: dispatcher.running, undeliveredOutcomes: dispatcher.outcomes.undelivered }),
     close,
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The broker as a separate process (`tsx broker/main.ts`): refuses to start without its secret, prints its ready
- * line, never logs the secret or a manager password, exits cleanly on SIGTERM, and takes its bound on failed password
- * checks from the environment.
+ * line, never logs the secret or a manager password, drains on SIGTERM (the drain frame on its links, the drain's log
+ * lines) and exits 0, refuses a wrong BROKER_DRAIN_SECONDS, and takes its bound on failed password checks from the
+ * environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -97,5 +98,41 @@ describe('broker process', () => {
       await link?.close();
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+  });
+
+  it('drains on SIGTERM: its links are told, the running call is answered, and it exits 0', async () => {
+    const id = '3f2a1b0c-0000-4000-8000-00000000000c';
+    writeFileSync(join(dir, 'broker-platforms.json'), JSON.stringify({
+      platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+    }));
+    const { child, lines, exited } = run({ DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, BROKER_ID: 'broker-z', BROKER_DRAIN_SECONDS: '30' });
+    let link: TestLink | undefined;
+    try {
+      const ready = await eventually(() => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'), 20_000, 50);
+      link = await TestLink.open(ready.port, SECRET);
+      await eventually(async () => (await link!.ping(id)).platform === 'up', 10_000);
+      const before = fake.count('ServerTime');
+      fake.delays.set('ServerTime', 1000);
+      const running = link.call(id, 'ServerTime');
+      await eventually(() => fake.count('ServerTime') === before + 1);
+      child.kill('SIGTERM');
+      await eventually(() => link!.drains.length === 1);
+      expect(link.drains).toStrictEqual([{ broker: 'broker-z' }]);
+      expect(await running).toMatchObject({ ok: true, data: expect.any(String) });
+      expect(await exited).toBe(0);
+      const messages = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(messages.find((m) => m.msg === 'broker draining')).toMatchObject({ links: 1, runningCalls: 1, undeliveredOutcomes: 0, boundMs: 30_000 });
+      expect(messages.find((m) => m.msg === 'broker drained')).toMatchObject({ runningCalls: 0, undeliveredOutcomes: 0 });
+    } finally {
+      fake.delays.clear();
+      await link?.close();
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses a BROKER_DRAIN_SECONDS that is not a whole number of seconds from 1 to 3600', async () => {
+    const { exited, lines } = run({ DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, BROKER_DRAIN_SECONDS: '0' });
+    expect(await exited).toBe(1);
+    expect(lines.join('\n')).toContain('BROKER_DRAIN_SECONDS must be a whole number of seconds from 1 to 3600, got \\"0\\"');
   });
 });

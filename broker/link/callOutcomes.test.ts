@@ -1,7 +1,8 @@
 /**
  * The outcome store of calls under an Idempotency-Key: an id runs once while it is remembered, a query waits (bounded)
  * for a running call, ends are final, another platform's id is unknown, and ended outcomes are forgotten by age and by
- * count, oldest first, while running ones never are.
+ * count, oldest first, while running ones never are; an ended outcome is undelivered until marked delivered, and a
+ * forgotten one counts as neither.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallOutcomes } from './callOutcomes.js';
@@ -136,5 +137,29 @@ describe('the outcome store', () => {
     expect(store.size).toStrictEqual({ pending: 0, ended: 20_000 });
     expect(store.query('n0', 'p', 0)).toStrictEqual({ state: 'unknown' });
     expect(store.query('n1', 'p', 0)).toMatchObject({ state: 'settled' });
+  });
+
+  it('counts ended outcomes undelivered until delivered; running and forgotten ones are not counted', () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = new CallOutcomes({ retentionMs: 1000 });
+    store.begin('a', 'p');
+    store.begin('b', 'p');
+    store.begin('c', 'p');
+    expect(store.undelivered).toBe(0);
+    store.settle('a', ok(1));
+    store.lose('b', 'dropped');
+    expect(store.undelivered).toBe(2);
+    store.delivered('a');
+    store.delivered('a');
+    store.delivered('never');
+    expect(store.undelivered).toBe(1);
+    expect(store.has('b')).toBe(true);
+    vi.setSystemTime(1000);
+    // Ending `c` prunes `a` and `b`: `b` was never delivered, but it is forgotten now.
+    store.settle('c', ok(3));
+    expect(store.has('b')).toBe(false);
+    expect(store.undelivered).toBe(1);
+    store.delivered('c');
+    expect(store.undelivered).toBe(0);
   });
 });

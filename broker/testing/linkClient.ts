@@ -1,15 +1,20 @@
 /**
  * An edge link for the broker's tests: opens `/link` with the secret, sends call frames and resolves each with the
- * answer of the same id, the way a link object does; keeps the late outcomes the broker pushes.
+ * answer of the same id, the way a link object does; keeps the late outcomes and drain frames the broker pushes.
  */
 import WebSocket from 'ws';
-import { OUTCOME_OP, type CallFrame, type LateFrame, type OutcomeReport, type ResultFrame } from '../../shared/frames.js';
+import {
+  FAILOVER_OP, OUTCOME_OP, PING_OP,
+  type CallFrame, type DrainFrame, type FailoverArgs, type LateFrame, type OutcomeReport, type PingReport, type ResultFrame,
+} from '../../shared/frames.js';
 import { until } from '../../test/support/until.js';
 
 export class TestLink {
   readonly hellos: unknown[] = [];
   /** Late outcomes pushed by the broker, in arrival order. */
   readonly lates: LateFrame['late'][] = [];
+  /** Drain frames pushed by the broker, in arrival order. */
+  readonly drains: DrainFrame['drain'][] = [];
   private nextId = 1;
   private readonly waiting = new Map<number, (frame: ResultFrame) => void>();
   /** Ids in the order their answers arrived. */
@@ -21,6 +26,10 @@ export class TestLink {
       const frame = JSON.parse(data.toString()) as ResultFrame | { hello: unknown };
       if ('late' in frame) {
         this.lates.push((frame as LateFrame).late);
+        return;
+      }
+      if ('drain' in frame) {
+        this.drains.push((frame as DrainFrame).drain);
         return;
       }
       if (!('id' in frame)) {
@@ -43,9 +52,13 @@ export class TestLink {
     });
   }
 
-  call(platform: string, op: string, args: Record<string, unknown> = {}, timeoutMs = 5000, callId?: string): Promise<ResultFrame> {
+  call(
+    platform: string, op: string, args: Record<string, unknown> = {}, timeoutMs = 5000, callId?: string, extra: Partial<CallFrame> = {},
+  ): Promise<ResultFrame> {
     const id = this.nextId++;
-    const frame: CallFrame = { id, platform, op, args, timeoutMs, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', ...(callId ? { callId } : {}) };
+    const frame: CallFrame = {
+      id, platform, op, args, timeoutMs, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', ...(callId ? { callId } : {}), ...extra,
+    };
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       this.ws.send(JSON.stringify(frame));
@@ -57,6 +70,18 @@ export class TestLink {
     const answer = await this.call(platform, OUTCOME_OP, {}, waitMs, callId);
     if (!answer.ok) throw new Error(`outcome query failed: ${JSON.stringify(answer.error)}`);
     return answer.data as OutcomeReport;
+  }
+
+  /** A heartbeat: the broker's report on itself and `platform`. */
+  async ping(platform: string): Promise<PingReport> {
+    const answer = await this.call(platform, PING_OP, {}, 1200);
+    if (!answer.ok) throw new Error(`ping failed: ${JSON.stringify(answer.error)}`);
+    return answer.data as PingReport;
+  }
+
+  /** A failover notice, as an edge object sends it to the broker it moved to. */
+  failover(platform: string, args: FailoverArgs | Record<string, unknown>): Promise<ResultFrame> {
+    return this.call(platform, FAILOVER_OP, args as Record<string, unknown>, 1000);
   }
 
   close(): Promise<void> {
