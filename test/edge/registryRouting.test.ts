@@ -1,6 +1,6 @@
 /**
  * Which broker a call goes to and how soon registry changes reach the edge, through the real worker against scripted
- * brokers: a platform's own broker URL over BROKER_URL, moving a platform to another broker, and
+ * brokers: a platform's own brokers (the first of its list) over BROKER_URL, moving a platform to another broker, and
  * REGISTRY_CACHE_SECONDS (0 reads the registry on every call; by default 5 s, within which a removed or moved platform
  * is still served as it was and after which it is not; a cached platform never answers another organization).
  */
@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ORG_A, ORG_B, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 import { until } from '../support/until.js';
+import { brokerUrlsColumn } from '../../shared/brokerUrls.js';
 
 /** REGISTRY_CACHE_SECONDS's default: the `cached` edge leaves the variable unset. */
 const CACHE_MS = 5_000;
@@ -46,15 +47,17 @@ async function get(edge: TestEdge, path: string, token: string): Promise<Answer>
 }
 const serverTime = (edge: TestEdge, platform: string, token: string) => get(edge, `/api/v2/PF4/${platform}/ServerTime`, token);
 
-/** A PF4 platform of `org`, served by `brokerUrl` (null: the edge's BROKER_URL). */
-async function addPlatform(edge: TestEdge, org: string, brokerUrl: string | null): Promise<string> {
+/** A PF4 platform of `org`, served by `brokerUrl` (null: the edge's BROKER_URL), or by a list, as the registry stores it. */
+async function addPlatform(edge: TestEdge, org: string, brokerUrl: string | string[] | null): Promise<string> {
   const id = randomUUID();
-  await (await edge.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-    .bind(id, `platform ${id.slice(0, 8)}`, 'PF4', org, brokerUrl, new Date(0).toISOString()).run();
+  const urls = typeof brokerUrl === 'string' ? [brokerUrl] : brokerUrl;
+  await (await edge.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .bind(id, `platform ${id.slice(0, 8)}`, 'PF4', org, brokerUrlsColumn(urls), urls?.[0] ?? null, new Date(0).toISOString()).run();
   return id;
 }
 const setBroker = async (edge: TestEdge, id: string, brokerUrl: string | null) =>
-  (await edge.db()).prepare('UPDATE trade_platforms SET broker_url = ? WHERE id = ?').bind(brokerUrl, id).run();
+  (await edge.db()).prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+    .bind(brokerUrlsColumn(brokerUrl === null ? null : [brokerUrl]), brokerUrl, id).run();
 const removePlatform = async (edge: TestEdge, id: string) =>
   (await edge.db()).prepare('DELETE FROM trade_platforms WHERE id = ?').bind(id).run();
 
@@ -73,6 +76,31 @@ describe('routing by broker', () => {
     expect((await serverTime(uncached, PF4_A, token)).body.data).toBe('from the broker');
     expect(other.frames.map((f) => [f.platform, f.op])).toEqual([[own, 'ServerTime']]);
     expect(home.frames.map((f) => [f.platform, f.op])).toEqual([[PF4_A, 'ServerTime']]);
+  });
+
+  it('sends a platform named by a list to its first broker, and one written by a previous version to its broker_url', async () => {
+    const token = await uncached.token();
+    // A pair of its own: the link object of a platform with two brokers keeps talking to them (heartbeats), which
+    // the other cases' brokers must not see.
+    const [first, second] = await Promise.all([startFakeBroker(), startFakeBroker()]);
+    try {
+      first.script.set('ServerTime', { reply: { ok: true, data: 'from the first' } });
+      const paired = await addPlatform(uncached, ORG_A, [first.url, second.url]);
+      expect((await serverTime(uncached, paired, token)).body.data).toBe('from the first');
+      expect(first.framesFor('ServerTime').map((f) => f.platform)).toEqual([paired]);
+      expect(second.framesFor('ServerTime')).toEqual([]);
+      await removePlatform(uncached, paired);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+
+    const legacy = randomUUID();
+    await (await uncached.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+      .bind(legacy, 'legacy', 'PF4', ORG_A, other.url, new Date(0).toISOString()).run();
+    expect((await serverTime(uncached, legacy, token)).body.data).toBe('from the broker');
+    expect(other.framesFor('ServerTime').map((f) => f.platform)).toEqual([legacy]);
+    expect(home.framesFor('ServerTime')).toEqual([]);
+    await removePlatform(uncached, legacy);
   });
 
   it('moves a platform to another broker: the next call goes there, and a change pending on the old one stays of unknown outcome', async () => {
