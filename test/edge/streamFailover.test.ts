@@ -49,12 +49,16 @@ beforeEach(() => {
   healthy(b, 'b');
 });
 
-/** A PF4 platform of its own for each test, so each test's stream object starts on the first broker. */
-async function newPlatform(): Promise<string> {
+/**
+ * A PF4 platform of its own for each test, so each test's stream object starts on the first broker: served by the
+ * edge's default list, or by the brokers named.
+ */
+async function newPlatform(brokers?: FakeBroker[]): Promise<string> {
   const id = randomUUID();
   const db = await edge.db();
-  await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-    .bind(id, `failover ${id.slice(0, 8)}`, 'PF4', ORG_A, null, new Date().toISOString()).run();
+  const urls = brokers ? brokers.map((x) => x.url) : null;
+  await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, broker_urls, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    .bind(id, `failover ${id.slice(0, 8)}`, 'PF4', ORG_A, urls?.[0] ?? null, urls ? JSON.stringify(urls) : null, new Date().toISOString()).run();
   return id;
 }
 
@@ -97,8 +101,8 @@ const hubSeen = (records: Array<Record<string, unknown>>) => records
   .map((r) => (r.type === 1 ? [r.target, (r.arguments as unknown[])[0]] : [`item ${String(r.invocationId)}`, r.item]));
 
 /** Opens an SSE client of trades and ticks on a new platform and waits until the first broker's events reach it. */
-async function streaming(query = 'ticks&trades'): Promise<{ platform: string; sse: SseReader }> {
-  const platform = await newPlatform();
+async function streaming(query = 'ticks&trades', brokers?: FakeBroker[]): Promise<{ platform: string; sse: SseReader }> {
+  const platform = await newPlatform(brokers);
   const sse = await SseReader.open(streamUrl(platform, query), token);
   await until(() => subscribed(a, platform) && sse.of('status').some((e) => JSON.parse(e.data).connected === true), 'the subscription on the first broker');
   return { platform, sse };
@@ -211,6 +215,24 @@ describe('a stream whose platform names two brokers', () => {
       ]);
     } finally {
       hub.close();
+      await sse.close();
+    }
+  });
+
+  it('with one broker, subscribes on it again after a loss, without pings or a failover notice, and still resyncs', async () => {
+    const { platform, sse } = await streaming('trades', [a]);
+    try {
+      const before = sse.events.length;
+      a.dropLinks();
+      await until(() => a.framesFor(SUBSCRIBE_OP).filter((f) => f.platform === platform).length === 2, 'the second subscription');
+      await until(() => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
+      push(a, trade(5));
+      await until(() => sse.of('trades').length === 1, 'the trade after the reconnect');
+      expect(seen(sse.events, before).map(([event]) => event)).toStrictEqual(['status', 'resync', 'status', 'trades']);
+      expect(a.framesFor(PING_OP).filter((f) => f.platform === platform)).toStrictEqual([]);
+      expect(failovers(a, platform)).toStrictEqual([]);
+      expect(b.frames.filter((f) => f.platform === platform)).toStrictEqual([]);
+    } finally {
       await sse.close();
     }
   });
