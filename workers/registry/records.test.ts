@@ -1,9 +1,10 @@
 /**
- * The registry's identifier rules and client scope names, as the CLI accepts them and the edge later looks them up.
+ * The registry's identifier rules and client scope names, as the CLI accepts them and the edge later looks them up,
+ * and the admin record of a platform with its brokers.
  */
 import { describe, expect, it } from 'vitest';
 import { clientIdSchema, isUuid } from './ids.js';
-import { clientScopes, TRADE_PLATFORM_TYPES } from './records.js';
+import { adminPlatform, clientScopes, TRADE_PLATFORM_TYPES, type TradePlatform } from './records.js';
 
 describe('registry identifiers', () => {
   it('accept uuids in either case and nothing else', () => {
@@ -44,5 +45,18 @@ describe('client scopes', () => {
 
   it('know the three platform types', () => {
     expect(TRADE_PLATFORM_TYPES).toEqual(['PF4', 'PF5', 'PFOther']);
+  });
+});
+
+describe('the admin record of a platform', () => {
+  const organization = { id: '0a000000-0000-4000-8000-00000000000a', name: 'Org', created: '2026-01-01T00:00:00.000Z' };
+  const platform: TradePlatform = {
+    id: 'c0000000-0000-4000-8000-0000000000c0', name: 'P', type: 'PF4', organizationId: organization.id, organization, created: organization.created,
+  };
+
+  it('carries the brokers in order, and the first alone as the deprecated brokerUrl', () => {
+    expect(adminPlatform({ platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'] }))
+      .toStrictEqual({ ...platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'], brokerUrl: 'http://127.0.0.1:2' });
+    expect(adminPlatform({ platform, brokerUrls: null })).toStrictEqual({ ...platform, brokerUrls: null, brokerUrl: null });
   });
 });
