@@ -308,7 +308,7 @@ describe('cold standby', () => {
     expect(platform.wakes).toBe(1);
   });
 
-  it('answers a call a time-out when the cold standby cannot log in within its budget', async () => {
+  it('answers a read a time-out, and a write not sent, when the cold standby cannot log in within its budget', async () => {
     fake.refuseLogin = true;
     const creates = fake.count('UserRecordNew');
     const running = await broker({}, 'cold');
@@ -319,6 +319,9 @@ describe('cold standby', () => {
     const keyed = failed(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'X' } }, 300, randomUUID()));
     expect(keyed).toMatchObject({ timedOut: true, error: { code: 'NoConnect', message: 'the call was not sent: its deadline passed before the manager session was ready' } });
     expect(keyed.outcome).toBeUndefined();
+    const unkeyed = failed(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Y' } }, 300));
+    expect(unkeyed).toMatchObject({ timedOut: true, error: { code: 'NoConnect', message: 'the call was not sent: its deadline passed before the manager session was ready' } });
+    expect(unkeyed.outcome).toBeUndefined();
     expect(await edge.ping(PF4_ID)).toMatchObject({ platform: 'down' });
     expect(fake.count('UserRecordNew')).toBe(creates);
   });

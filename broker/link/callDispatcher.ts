@@ -165,16 +165,16 @@ export class CallDispatcher {
       this.runningCalls--;
       this.checkQuiet();
     };
-    const run = () => this.run(frame, reply, entry.run, platform, args, check, sendBy, timeoutMs, started, end);
     if (!lease.ready) {
-      run();
+      this.run(frame, reply, entry.run, platform, args, check, sendBy, timeoutMs, started, end);
       return;
     }
-    // A cold standby logging in: the call waits for its first resync within its own budget, then runs.
+    // A cold standby logging in: the call waits for its first resync within its own budget, then runs. Past the
+    // budget nothing was sent: a read is a time-out, a write one that was not applied.
     let waiting: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
       waiting = undefined;
       check?.settle(false);
-      if (callId === undefined) this.timeOut(frame, reply, timeoutMs, started);
+      if (callId === undefined && !MUTATING_OPS.has(frame.op)) this.timeOut(frame, reply, timeoutMs, started);
       else this.fail(frame, reply, new DeadlineError(COLD_START_MISSED), started, frame.op);
       end();
     }, timeoutMs);
@@ -182,7 +182,7 @@ export class CallDispatcher {
       if (waiting === undefined) return;
       clearTimeout(waiting);
       waiting = undefined;
-      run();
+      this.run(frame, reply, entry.run, platform, args, check, sendBy, timeoutMs, started, end);
     });
   }
 

@@ -28,6 +28,9 @@ export interface PlatformLease {
   ready: Promise<void> | null;
 }
 
+/** The lease of a hot platform: nothing to wait for, nothing to count. */
+const HOT_LEASE: PlatformLease = { release() {}, ready: null };
+
 export class TradePlatform {
   readonly session: ManagerSession;
   readonly cache: PumpCache;
@@ -93,7 +96,7 @@ export class TradePlatform {
     return this.asleepFlag;
   }
 
-  /** Uses held now (calls running, subscriptions and replications open). */
+  /** Uses held now (calls running, subscriptions and replications open) of a cold standby; a hot one counts none. */
   get inUse(): number {
     return this.uses;
   }
@@ -111,6 +114,7 @@ export class TradePlatform {
 
   /** Takes the platform into use until `release`: a cold standby asleep logs in, and stays in while used. */
   use(): PlatformLease {
+    if (!this.cold) return HOT_LEASE;
     this.uses++;
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
@@ -122,7 +126,7 @@ export class TradePlatform {
         if (released) return;
         released = true;
         this.uses--;
-        if (this.uses === 0 && this.cold && !this.asleepFlag && !this.closed) {
+        if (this.uses === 0 && !this.asleepFlag && !this.closed) {
           this.idleTimer = setTimeout(() => this.sleep(), this.coldIdleMs);
           this.idleTimer.unref();
         }
