@@ -1,7 +1,12 @@
 /**
- * Brings up the whole stack on one machine: the simulator and the broker as child processes, the edge in local
- * workerd, the registry seeded with the demo organization, its two platforms and the demo API client. `npm start`,
- * the benchmark and the end-to-end tests all start it through here, so they exercise the same wiring.
+ * Brings up the whole stack on one machine: the simulator and one or more brokers as child processes, the edge in
+ * local workerd, the registry seeded with the demo organization, its two platforms and the demo API client. `npm
+ * start`, the benchmark and the end-to-end tests all start it through here, so they exercise the same wiring.
+ *
+ * Brokers in pairs and fleets (`brokers`, `platformBrokers`): every broker shares the one BROKER_SECRET and has a
+ * platforms file of its own in the data folder (`broker-platforms.json` for the first, `broker-<i>-platforms.json`
+ * for the others) naming the demo platforms it serves, each hot or a cold standby. The edge's BROKER_URL lists every
+ * broker in order; a demo platform given its own order has it written into the registry (`broker_urls`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -18,17 +23,41 @@ import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
 import { edgeEnvironment, listenProblem, readEnvironment } from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
+import { brokerUrlsColumn, MAX_BROKERS_PER_PLATFORM } from '../shared/brokerUrls.js';
 import {
   DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
 } from './demo.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The demo platforms by their short names. */
+export type DemoPlatform = 'pf4' | 'pf5';
+const DEMO_PLATFORMS: readonly DemoPlatform[] = ['pf4', 'pf5'];
+
+/** One broker of the stack: the demo platforms it serves and how it stands by for each. */
+export interface BrokerSpec {
+  /** The demo platforms written into its platforms file. Default: both. */
+  platforms?: DemoPlatform[];
+  /** `cold`: the broker logs in to the platform on the first call that needs it, not at start. Default: hot. */
+  standby?: Partial<Record<DemoPlatform, 'hot' | 'cold'>>;
+}
+
 export interface StackOptions {
   /** Folder for persistent state (registry, keys, broker platform file). Omitted: a temporary folder removed on close. */
   dataDir?: string;
   edgePort?: number;
+  /** The first broker's port; the others take any free port. */
   brokerPort?: number;
+  /**
+   * The brokers to start: a count (each serving both demo platforms, hot) or one spec per broker. Default 1. With
+   * more than one, broker i reports itself as `broker-<i>` (BROKER_ID) unless `brokerEnv` names it.
+   */
+  brokers?: number | BrokerSpec[];
+  /**
+   * The ordered broker indexes serving a demo platform, written into the registry (`broker_urls`; NULL when it is
+   * every broker in order, the edge's default list). A platform not named here keeps what its registry row says.
+   */
+  platformBrokers?: Partial<Record<DemoPlatform, number[]>>;
   simPort?: number;
   /** Simulator seed (SIM_SEED). */
   seed?: number;
@@ -38,7 +67,7 @@ export interface StackOptions {
   clientSecret?: string;
   /** Receives every log line of the child processes, prefixed with the process name. */
   log?: (line: string) => void;
-  /** Extra environment for the broker process. */
+  /** Extra environment for every broker process. */
   brokerEnv?: Record<string, string>;
   /** Extra edge variables. */
   edgeVars?: Record<string, string>;
@@ -55,20 +84,32 @@ export interface StackOptions {
   brokerInProcess?: boolean;
 }
 
+export interface StopOptions {
+  /** How long the process may take after SIGTERM (a broker drains) before it is killed. Default 5 000 ms. */
+  graceMs?: number;
+}
+
 export interface Service {
   name: string;
   port: number;
   child: ChildProcess;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after the grace; resolves once the process has exited. */
+  stop(options?: StopOptions): Promise<void>;
 }
 
 export interface Stack {
   edge: Edge;
   edgeUrl: string;
+  /** The first broker's URL (`brokerUrls[0]`). */
   brokerUrl: string;
+  /** Every broker's URL, in order: the edge's BROKER_URL. */
+  brokerUrls: string[];
   simUrl: string;
   sim: Service;
+  /** The first broker (`brokers[0]`). */
   broker: Service;
+  /** The running broker processes, by index; a restart replaces its entry. */
+  brokers: Service[];
   dataDir: string;
   organizationId: string;
   platforms: { pf4: string; pf5: string };
@@ -79,13 +120,18 @@ export interface Stack {
   /** Sends a fault-control action to the simulator. */
   control(server: string, action: string, body?: unknown): Promise<unknown>;
   /**
-   * Starts the broker again on its port with the same environment, after it stopped or was killed (fault drills);
-   * `broker` then names the new process. Waits for the old one to have exited first. Supervised, a restart the
-   * supervisor has scheduled happens now instead.
+   * Starts broker `index` (default the first) again on its port with the same environment, after it stopped or was
+   * killed (fault drills); `brokers[index]` (and `broker` for the first) then names the new process. Waits for the old
+   * one to have exited first. Supervised, a restart the supervisor has scheduled happens now instead.
    */
-  restartBroker(): Promise<Service>;
-  /** The supervisors of the simulator and the broker, when `supervise` is on. */
-  supervisors?: { sim: Supervisor<Service>; broker: Supervisor<Service> };
+  restartBroker(index?: number): Promise<Service>;
+  /**
+   * Sends `signal` (default SIGTERM) to broker `index` and resolves once it has exited; SIGTERM lets it drain for up
+   * to `graceMs` before SIGKILL. Supervised, the supervisor then starts it again as after any exit.
+   */
+  stopBroker(index: number, signal?: NodeJS.Signals, options?: StopOptions): Promise<void>;
+  /** The supervisors of the simulator and the brokers (`broker` is `brokers[0]`), when `supervise` is on. */
+  supervisors?: { sim: Supervisor<Service>; broker: Supervisor<Service>; brokers: Supervisor<Service>[] };
   close(): Promise<void>;
 }
 
@@ -102,9 +148,9 @@ export function startService(
   const killOnExit = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); };
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));
-  const stop = () => new Promise<void>((done) => {
+  const stop = ({ graceMs = 5_000 }: StopOptions = {}) => new Promise<void>((done) => {
     if (child.exitCode !== null || child.signalCode !== null) return done();
-    const killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => { clearTimeout(killer); done(); });
     child.kill('SIGTERM');
   });
@@ -150,18 +196,19 @@ export function startService(
  * The broker started in this process from the same variables its process entry reads (broker/main.ts), logging JSON
  * lines to `log` as the child would print them. Loaded on demand: a stack of child processes does not import it.
  */
-async function startBrokerHere(env: Record<string, string>, log: (line: string) => void): Promise<Service> {
+async function startBrokerHere(name: string, env: Record<string, string>, log: (line: string) => void): Promise<Service> {
   const { startBroker } = await import('../broker/broker.js');
   const { jsonLineLogger } = await import('../broker/observability/log.js');
   const running = await startBroker({
     secret: env.BROKER_SECRET,
     port: Number(env.BROKER_PORT),
     platformsFile: env.BROKER_PLATFORMS_FILE,
-    log: jsonLineLogger('info', (line) => log(`broker ${line.trimEnd()}`)),
+    ...(env.BROKER_ID ? { brokerId: env.BROKER_ID } : {}),
+    log: jsonLineLogger('info', (line) => log(`${name} ${line.trimEnd()}`)),
   });
   let stopped: Promise<void> | undefined;
   return {
-    name: 'broker',
+    name,
     port: running.port,
     get child(): ChildProcess {
       throw new Error('the broker runs in this process (STACK_BROKER_IN_PROCESS): it has no child process');
@@ -225,22 +272,39 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => currentSim.stop());
     const simUrl = `http://127.0.0.1:${sim.port}`;
 
-    const platformsFile = join(dataDir, 'broker-platforms.json');
-    writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, managerPassword);
-    const brokerEnv = {
-      BROKER_PORT: String(options.brokerPort ?? 0),
-      BROKER_SECRET: brokerSecret,
-      BROKER_PLATFORMS_FILE: platformsFile,
-      DATA_DIR: dataDir,
-      ...options.brokerEnv,
-    };
+    const specs = brokerSpecs(options.brokers);
+    const orders = platformOrders(options.platformBrokers, specs.length);
     const inProcess = options.brokerInProcess ?? process.env.STACK_BROKER_IN_PROCESS === '1';
     if (inProcess && options.supervise) throw new Error('a broker in this process cannot be supervised');
-    const broker = inProcess ? await startBrokerHere(brokerEnv, log) : await startService('broker', 'broker/main.ts', brokerEnv, log);
-    // Restarts replace the running broker; the cleanup stops whichever one runs then.
-    let currentBroker = broker;
-    cleanups.push(() => currentBroker.stop());
-    const brokerUrl = `http://127.0.0.1:${broker.port}`;
+    // Broker i's name in the log and its environment (its port once it has one: restarts reuse it).
+    const brokerName = (i: number) => (i === 0 ? 'broker' : `broker-${i}`);
+    const brokerEnvs = specs.map((spec, i) => {
+      const platformsFile = join(dataDir, i === 0 ? 'broker-platforms.json' : `broker-${i}-platforms.json`);
+      writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, managerPassword, spec);
+      return {
+        BROKER_PORT: String(i === 0 ? options.brokerPort ?? 0 : 0),
+        BROKER_SECRET: brokerSecret,
+        BROKER_PLATFORMS_FILE: platformsFile,
+        DATA_DIR: dataDir,
+        ...(specs.length > 1 ? { BROKER_ID: `broker-${i}` } : {}),
+        ...options.brokerEnv,
+      };
+    });
+    const launchBroker = (i: number, port?: number) => {
+      const env = port === undefined ? brokerEnvs[i] : { ...brokerEnvs[i], BROKER_PORT: String(port) };
+      return inProcess ? startBrokerHere(brokerName(i), env, log) : startService(brokerName(i), 'broker/main.ts', env, log);
+    };
+    // Restarts replace the running brokers; the cleanup stops whichever ones run then (each started one, even when a
+    // later one fails to start).
+    const currentBrokers: Service[] = [];
+    cleanups.push(() => Promise.all(currentBrokers.map((b) => b.stop())).then(() => {}));
+    const started = await Promise.allSettled(specs.map((_, i) => launchBroker(i).then((b) => { currentBrokers[i] = b; return b; })));
+    const failedStart = started.find((r) => r.status === 'rejected');
+    if (failedStart) throw (failedStart as PromiseRejectedResult).reason;
+    const brokers = [...currentBrokers];
+    const broker = brokers[0];
+    const brokerUrls = brokers.map((b) => `http://127.0.0.1:${b.port}`);
+    const brokerUrl = brokerUrls[0];
 
     const edgePort = options.edgePort ?? 0;
     await portAvailable(edgePort, 'PORT');
@@ -254,7 +318,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // worker's JSON lines carry no level of their own, so the launcher's filters are told).
       log: (line, stream) => log(`edge ${stream === 'stderr' && line.startsWith('{') && !line.includes('"level":') ? `{"level":"error",${line.slice(1)}` : line}`),
       vars: {
-        BROKER_URL: brokerUrl,
+        BROKER_URL: brokerUrls.join(','),
         BROKER_SECRET: brokerSecret,
         AUTH_SIGNING_KEY: signingKey,
         PUBLIC_URL: publicUrl,
@@ -267,13 +331,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...options.edgeVars,
       },
       // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
-      populate: (db) => seedDemoRegistry(db, clientId, clientSecret),
+      populate: async (db) => {
+        await seedDemoRegistry(db, clientId, clientSecret);
+        await assignDemoBrokers(db, orders, brokerUrls);
+      },
     });
     cleanups.push(() => edge.close());
     const edgeUrl = edge.url.href.replace(/\/$/, '');
 
     const stack: Stack = {
-      edge, edgeUrl, brokerUrl, simUrl, sim, broker, dataDir,
+      edge, edgeUrl, brokerUrl, brokerUrls, simUrl, sim, broker, brokers: currentBrokers, dataDir,
       organizationId: DEMO_ORG_ID,
       platforms: { pf4: DEMO_PF4_ID, pf5: DEMO_PF5_ID },
       clientId, clientSecret,
@@ -296,32 +363,49 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         if (!res.ok) throw new Error(`sim control ${action} failed: ${res.status} ${await res.text()}`);
         return res.json();
       },
-      async restartBroker() {
-        if (stack.supervisors) return stack.supervisors.broker.restartNow();
-        if (inProcess) await currentBroker.stop();
+      async restartBroker(index = 0) {
+        checkIndex(index, brokers.length);
+        if (stack.supervisors) return stack.supervisors.brokers[index].restartNow();
+        const current = currentBrokers[index];
+        if (inProcess) await current.stop();
         else {
-          const old = currentBroker.child;
+          const old = current.child;
           if (old.exitCode === null && old.signalCode === null) await new Promise((r) => old.once('exit', r));
         }
-        const env = { ...brokerEnv, BROKER_PORT: String(broker.port) };
-        currentBroker = inProcess ? await startBrokerHere(env, log) : await startService('broker', 'broker/main.ts', env, log);
-        stack.broker = currentBroker;
-        return currentBroker;
+        const next = await launchBroker(index, brokers[index].port);
+        brokerStarted(index, next);
+        return next;
+      },
+      async stopBroker(index, signal = 'SIGTERM', stopOptions) {
+        checkIndex(index, brokers.length);
+        const current = currentBrokers[index];
+        if (inProcess || signal === 'SIGTERM') return current.stop(stopOptions);
+        const child = current.child;
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exit = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill(signal);
+        await exit;
       },
       close,
     };
+    // A new process of broker i: the stack's names follow it.
+    function brokerStarted(i: number, service: Service) {
+      currentBrokers[i] = service;
+      if (i === 0) stack.broker = service;
+    }
     if (options.supervise) {
       const superviseOptions = options.supervise === true ? {} : options.supervise;
-      const restart = (name: string, entry: string, env: Record<string, string>) => () => startService(name, entry, env, log);
+      const brokerSupervisors = brokers.map((b, i) => new Supervisor(b.name, b, () => launchBroker(i, b.port), log,
+        (s) => brokerStarted(i, s), superviseOptions));
       stack.supervisors = {
-        sim: new Supervisor(sim.name, sim, restart('sim', 'sim/main.ts', { ...simEnv, SIM_PORT: String(sim.port) }), log,
+        sim: new Supervisor(sim.name, sim, () => startService('sim', 'sim/main.ts', { ...simEnv, SIM_PORT: String(sim.port) }, log), log,
           (s) => { currentSim = s; stack.sim = s; }, superviseOptions),
-        broker: new Supervisor(broker.name, broker, restart('broker', 'broker/main.ts', { ...brokerEnv, BROKER_PORT: String(broker.port) }), log,
-          (s) => { currentBroker = s; stack.broker = s; }, superviseOptions),
+        broker: brokerSupervisors[0],
+        brokers: brokerSupervisors,
       };
       // Run first on close (cleanups run in reverse): no restart while the stack stops.
-      const { sim: simSupervisor, broker: brokerSupervisor } = stack.supervisors;
-      cleanups.push(() => Promise.all([simSupervisor.close(), brokerSupervisor.close()]).then(() => {}));
+      const { sim: simSupervisor } = stack.supervisors;
+      cleanups.push(() => Promise.all([simSupervisor.close(), ...brokerSupervisors.map((s) => s.close())]).then(() => {}));
     }
     return stack;
   } catch (error) {
@@ -343,11 +427,55 @@ function portAvailable(port: number, variable: string): Promise<void> {
   });
 }
 
-/** The broker's view of the demo platforms: where their trading servers are and how its manager logs in. */
-function writeBrokerPlatforms(file: string, simBase: string, password: string) {
+/** The brokers asked for, one spec each: a count is that many brokers serving both demo platforms hot. */
+function brokerSpecs(brokers: StackOptions['brokers']): BrokerSpec[] {
+  const specs = typeof brokers === 'number' ? Array.from({ length: brokers }, () => ({})) : brokers ?? [{}];
+  if (!Number.isInteger(specs.length) || specs.length < 1 || specs.length > MAX_BROKERS_PER_PLATFORM) {
+    throw new Error(`brokers must be 1 to ${MAX_BROKERS_PER_PLATFORM}, got ${typeof brokers === 'number' ? brokers : specs.length}`);
+  }
+  return specs;
+}
+
+/** `platformBrokers` checked against the brokers started: indexes in range, none twice, at least one. */
+function platformOrders(orders: StackOptions['platformBrokers'], count: number): Partial<Record<DemoPlatform, number[]>> {
+  for (const [platform, order] of Object.entries(orders ?? {})) {
+    if (!DEMO_PLATFORMS.includes(platform as DemoPlatform)) throw new Error(`platformBrokers: no demo platform ${platform}`);
+    if (order.length === 0 || new Set(order).size !== order.length || order.some((i) => !Number.isInteger(i) || i < 0 || i >= count)) {
+      throw new Error(`platformBrokers.${platform} must list broker indexes from 0 to ${count - 1}, none twice, got [${order.join(', ')}]`);
+    }
+  }
+  return orders ?? {};
+}
+
+function checkIndex(index: number, count: number) {
+  if (!Number.isInteger(index) || index < 0 || index >= count) throw new Error(`no broker ${index}: the stack runs ${count}`);
+}
+
+/**
+ * Writes each ordered demo platform's brokers into the registry: `broker_urls` NULL when the order is every broker
+ * (the edge's default list), and `broker_url` its first entry for an edge of the previous version (migration 0005).
+ */
+async function assignDemoBrokers(db: D1Like, orders: Partial<Record<DemoPlatform, number[]>>, brokerUrls: string[]) {
+  const ids: Record<DemoPlatform, string> = { pf4: DEMO_PF4_ID, pf5: DEMO_PF5_ID };
+  const statements = Object.entries(orders).map(([platform, order]) => {
+    const urls = order.map((i) => brokerUrls[i]);
+    const column = urls.join(',') === brokerUrls.join(',') ? null : urls;
+    return db.prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+      .bind(brokerUrlsColumn(column), column?.[0] ?? null, ids[platform as DemoPlatform]);
+  });
+  if (statements.length > 0) await db.batch(statements);
+}
+
+/**
+ * A broker's view of the demo platforms it serves (`spec`): where their trading servers are, how its manager logs
+ * in, and whether it stands by cold. Platforms of the file that are not demo platforms are kept.
+ */
+function writeBrokerPlatforms(file: string, simBase: string, password: string, spec: BrokerSpec = {}) {
+  const serves = spec.platforms ?? DEMO_PLATFORMS;
+  const standby = (platform: DemoPlatform) => (spec.standby?.[platform] === 'cold' ? { standby: 'cold' } : {});
   const platforms = [
-    { id: DEMO_PF4_ID, family: 'PF4', server: `${simBase}/${DEMO_PF4_SERVER}`, login: DEMO_MANAGER_LOGIN, password },
-    { id: DEMO_PF5_ID, family: 'PF5', server: `${simBase}/${DEMO_PF5_SERVER}`, login: DEMO_MANAGER_LOGIN, password },
+    ...(serves.includes('pf4') ? [{ id: DEMO_PF4_ID, family: 'PF4', server: `${simBase}/${DEMO_PF4_SERVER}`, login: DEMO_MANAGER_LOGIN, password, ...standby('pf4') }] : []),
+    ...(serves.includes('pf5') ? [{ id: DEMO_PF5_ID, family: 'PF5', server: `${simBase}/${DEMO_PF5_SERVER}`, login: DEMO_MANAGER_LOGIN, password, ...standby('pf5') }] : []),
   ];
   let others: Array<{ id: string }> = [];
   if (existsSync(file)) {

@@ -1,11 +1,14 @@
 /**
  * The supervisor of the stack's child processes (launcher/supervisor.ts) on stand-in children: a process that exits
  * is started again after a doubling delay, each exit and restart logged; a crash loop is given up with a message;
- * a closed supervisor restarts nothing; a drill's own restart goes ahead of the backoff.
+ * a closed supervisor restarts nothing; a drill's own restart goes ahead of the backoff; a drill waiting for the next
+ * start is told of it. `signalBroker` (launcher/brokerSignal.ts) on a stack of stand-in brokers.
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { Supervisor, type ChildLike } from './supervisor.js';
+import { signalBroker } from './brokerSignal.js';
+import type { Service, Stack } from './stack.js';
 
 class FakeChild extends EventEmitter implements ChildLike {
   exitCode: number | null = null;
@@ -108,6 +111,54 @@ describe('Supervisor', () => {
     expect(a).toBe(b);
     expect(h.started).toEqual([a]);
     expect(h.supervisor.service).toBe(a);
+    await h.supervisor.close();
+  });
+
+  it('tells whoever waits of the next process it starts, after the backoff or at once', async () => {
+    const h = harness();
+    const next = h.supervisor.nextStart();
+    h.first.child.crash(1);
+    expect(await next).toBe(h.started[0]);
+    const again = h.supervisor.nextStart();
+    h.supervisor.service.child.kill();
+    const now = await h.supervisor.restartNow();
+    expect(await again).toBe(now);
+    expect(h.started).toEqual([h.started[0], now]);
+    await h.supervisor.close();
+  });
+});
+
+describe('signalBroker', () => {
+  /** A stand-in stack of two brokers, the second supervised by `h`. */
+  function fleet() {
+    const h = harness();
+    const first = { name: 'broker', port: 3999, child: new FakeChild(7) };
+    const brokers = [first, h.first] as unknown as Service[];
+    const restartBroker = async (i: number) => { brokers[i] = { ...brokers[i], child: new FakeChild(99) } as unknown as Service; return brokers[i]; };
+    const stack = { brokers, restartBroker, supervisors: { brokers: [undefined, h.supervisor] } } as unknown as Pick<Stack, 'brokers' | 'supervisors' | 'restartBroker'>;
+    return { h, stack, brokers };
+  }
+
+  it('waits for a killed supervised broker to exit and to be started again by its supervisor', async () => {
+    const { h, stack } = fleet();
+    const outcome = await signalBroker(stack, 1, 'SIGKILL');
+    expect(outcome).toMatchObject({ signal: 'SIGKILL', exited: 'signal SIGKILL', restarted: h.started[0] });
+    expect(outcome.restartMs).toBeGreaterThanOrEqual(outcome.exitMs!);
+    await h.supervisor.close();
+  });
+
+  it('leaves a broker down when asked, restarts it at once when asked, and only sends a stop or a resume', async () => {
+    const { h, stack, brokers } = fleet();
+    const down = await signalBroker(stack, 1, 'SIGTERM', { restart: 'none' });
+    expect(down).toMatchObject({ exited: 'signal SIGTERM', restarted: null, restartMs: null });
+    const first = brokers[0].child as unknown as FakeChild;
+    const now = await signalBroker(stack, 0, 'SIGKILL', { restart: 'now' });
+    expect(first.signalCode).toBe('SIGKILL');
+    expect(now.restarted?.child.pid).toBe(99);
+    const stopped = await signalBroker(stack, 0, 'SIGSTOP');
+    expect(stopped).toEqual({ signal: 'SIGSTOP', exited: null, exitMs: null, restarted: null, restartMs: null });
+    await expect(signalBroker(stack, 2, 'SIGKILL')).rejects.toThrow('no broker 2: the stack runs 2');
+    await expect(signalBroker(stack, 0, 'SIGKILL', { restart: 'supervisor' })).rejects.toThrow('does not supervise');
     await h.supervisor.close();
   });
 });

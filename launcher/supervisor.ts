@@ -2,8 +2,8 @@
  * Keeps one child process of the stack running: when it exits on its own (a crash, a kill), it is started again on
  * the same port after an exponential backoff, with one log line per exit and per restart. A crash loop (more than
  * `maxRestarts` exits within `windowMs`) is not restarted again: `onGiveUp` gets a message saying so and why.
- * `npm start` supervises the simulator and the broker this way (launcher/stack.ts), so the edge stays up and answers
- * `NoConnect` while either is down.
+ * `npm start` supervises the simulator and every broker this way (launcher/stack.ts), so the edge stays up and
+ * answers `NoConnect` while a process is down (or moves a platform to its next broker, when it has one).
  */
 import type { EventEmitter } from 'node:events';
 
@@ -45,6 +45,7 @@ export class Supervisor<S extends Supervised> {
   private starting: Promise<S> | undefined;
   private closed = false;
   private gaveUp = false;
+  private waiting: Array<(service: S) => void> = [];
   /** Restarts done so far. */
   restarts = 0;
 
@@ -81,6 +82,14 @@ export class Supervisor<S extends Supervised> {
     clearTimeout(this.timer);
     this.timer = undefined;
     return this.launch();
+  }
+
+  /**
+   * The next process this supervisor starts (a restart after an exit, or `restartNow`), once it is ready. Never
+   * resolves after `close` or a crash loop: callers bound their wait.
+   */
+  nextStart(): Promise<S> {
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   /** No more restarts; a start under way is awaited, so whoever stops the stack stops the process it started. */
@@ -130,6 +139,7 @@ export class Supervisor<S extends Supervised> {
         this.current = service;
         this.restarts++;
         this.onStarted(service);
+        for (const resolve of this.waiting.splice(0)) resolve(service);
         if (this.closed) return service; // the stack's close stops it
         this.log(`stack: ${this.name} restarted on port ${service.port} (pid ${service.child.pid})`);
         this.watch(service);

@@ -1,6 +1,8 @@
 /**
  * `npm start`: the embedded default on one machine — simulator (a demo PF4 and a demo PF5 platform), broker and edge,
- * with the local registry migrated and seeded. Prints where everything is and a ready-to-paste curl; Ctrl-C stops all.
+ * with the local registry migrated and seeded. BROKERS=2 (up to 8) starts that many brokers, each serving both demo
+ * platforms, the first preferred (the edge's BROKER_URL lists them in order). Prints where everything is and a
+ * ready-to-paste curl; Ctrl-C stops all.
  */
 import '../shared/requireNode.js';
 import { EnvironmentError, readEnvironment, startEnvironment } from '../shared/environment.js';
@@ -24,10 +26,11 @@ const stack = await startStack({
   dataDir,
   edgePort: port,
   brokerPort: env.BROKER_PORT,
+  brokers: env.BROKERS,
   simPort: env.SIM_PORT,
   seed: env.SIM_SEED,
-  // A crashed simulator or broker is started again with backoff while the edge answers NoConnect; a crash loop stops
-  // the stack with the supervisor's message.
+  // A crashed simulator or broker is started again with backoff while the edge answers NoConnect (or moves to the
+  // next broker); a crash loop stops the stack with the supervisor's message.
   supervise: { onGiveUp: (message) => { console.error(`${message}; stopping the stack`); void stop(1); } },
   log: (line) => {
     // Child processes log JSON lines; errors and warnings always show, the rest with LOG_LEVEL=debug.
@@ -45,8 +48,7 @@ Trade platform gateway is up.
   edge        ${base}          (health: ${base}/healthz, API description: ${base}/openapi.json)
   docs        ${base}/docs     (interactive API reference: Authorize with the demo client, then Try it out)
   browsers    ${env.CORS_ORIGINS ? `CORS_ORIGINS ${env.CORS_ORIGINS}` : 'no other origin may call (CORS_ORIGINS unset; e.g. CORS_ORIGINS=http://localhost:5173)'}
-  broker      ${stack.brokerUrl}   (health: /healthz, metrics: /metrics; pid ${stack.broker.child.pid})
-  simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5; pid ${stack.sim.child.pid})
+${stack.brokers.map((b, i) => `  ${(stack.brokers.length === 1 ? 'broker' : `broker-${i}`).padEnd(11)} ${stack.brokerUrls[i]}   (health: /healthz, metrics: /metrics; pid ${b.child.pid})\n`).join('')}  simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5; pid ${stack.sim.child.pid})
   data        ${stack.dataDir}
 
   demo client   id ${stack.clientId}   secret ${stack.clientSecret === 'demo-secret' ? 'demo-secret' : '(from DEMO_CLIENT_SECRET)'}
