@@ -77,6 +77,7 @@ const STUB_WORKER = `import { DurableObject } from 'cloudflare:workers';
 export class PlatformLink extends DurableObject {}
 export class IdempotencyLedger extends DurableObject {}
 export class ClientRateLimiter extends DurableObject {}
+export class PlatformStream extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
 /** Which registry the commands act on: the local one (default), or a deployed one through wrangler (`--remote`). */
