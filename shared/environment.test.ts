@@ -60,6 +60,14 @@ describe('environment of npm start', () => {
     expect(problems(startEnvironment, { STREAM_MAX_BEHIND: '2000000' })).toHaveLength(1);
   });
 
+  it('reads BROKERS, the brokers npm start runs, from 1 to 8, and refuses anything else in one line', () => {
+    expect(readEnvironment(startEnvironment, {}).BROKERS).toBe(1);
+    expect(readEnvironment(startEnvironment, { BROKERS: '2' }).BROKERS).toBe(2);
+    expect(problems(startEnvironment, { BROKERS: '9' })).toEqual(['BROKERS must be a whole number of brokers from 1 to 8, got "9"']);
+    expect(problems(startEnvironment, { BROKERS: '0' })).toEqual(['BROKERS must be a whole number of brokers from 1 to 8, got "0"']);
+    expect(problems(startEnvironment, { BROKERS: 'two' })).toHaveLength(1);
+  });
+
   it('refuses AUTH_ISSUER without AUTH_JWKS_URL, and the reverse, instead of silently issuing local tokens', () => {
     expect(problems(startEnvironment, { AUTH_ISSUER: 'https://id.example.com/' })).toEqual([
       expect.stringMatching(/^AUTH_JWKS_URL must be set when AUTH_ISSUER is/),
