@@ -120,6 +120,8 @@ describe('drain', () => {
     const edge = await link(running.port);
     const other = await link(running.port);
     await eventually(async () => (await edge.ping(PF4_ID)).platform === 'up');
+    const ranId = randomUUID();
+    const ran = ok(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Before' } }, 2000, ranId));
     const before = fake.count('ServerTime');
     fake.delays.set('ServerTime', 1500);
     const inFlight = edge.call(PF4_ID, 'ServerTime');
@@ -137,6 +139,8 @@ describe('drain', () => {
     });
     const keyed = failed(await other.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Never' } }, 2000, randomUUID()));
     expect(keyed).toMatchObject({ notTaken: true, error: { code: 'NoConnect' } });
+    // A call id this broker already ran is answered from its first run, not refused: the next broker does not know it.
+    expect(ok(await other.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Before' } }, 2000, ranId)).data).toStrictEqual(ran.data);
     expect(failed(await other.call(PF4_ID, SUBSCRIBE_OP, { topics: ['users'] }))).toMatchObject({ notTaken: true });
     expect(failed(await other.call(PF4_ID, REPLICATE_OP, { rep: 1, maxRows: 100 }))).toMatchObject({ notTaken: true });
     expect(ok(await other.call(PF4_ID, UNSUBSCRIBE_OP, { sub: 99 })).data).toBe(false);
@@ -306,6 +310,25 @@ describe('cold standby', () => {
     expect(platform.inUse).toBe(0);
     await eventually(async () => (await edge.ping(PF4_ID)).platform === 'cold');
     expect(platform.wakes).toBe(1);
+  });
+
+  it('logs in for a replication, which holds it in use until its link closes', async () => {
+    const logins = fake.logins;
+    const running = await broker({ coldIdleMs: 100 }, 'cold');
+    const edge = await link(running.port);
+    const platform = running.platforms.get(PF4_ID)!;
+    expect(ok(await edge.call(PF4_ID, REPLICATE_OP, { rep: 3, maxRows: 1000 })).data).toMatchObject({ rep: 3 });
+    expect(platform.inUse).toBe(1);
+    // The snapshot follows the login's resync: its last frame is `end`.
+    const end = await eventually(() => edge.hellos.find((f) => (f as { rep?: number; end?: boolean }).rep === 3 && (f as { end?: boolean }).end === true));
+    expect(end).toMatchObject({ rep: 3, end: true });
+    const users = edge.hellos.filter((f) => (f as { table?: string }).table === 'users') as Array<{ rows: Array<[number, string]> }>;
+    expect(users.flatMap((f) => f.rows).map(([key]) => key)).toContain(100001);
+    expect(fake.logins).toBe(logins + 1);
+    await edge.close();
+    await eventually(() => platform.inUse === 0);
+    await eventually(() => platform.asleep);
+    expect(platform.state).toBe('cold');
   });
 
   it('answers a read a time-out, and a write not sent, when the cold standby cannot log in within its budget', async () => {
