@@ -176,6 +176,25 @@ describe('a platform served by two brokers', () => {
     expect(plain(await link.brokerStats())).toMatchObject({ failovers: { hung: 1, preferred: 1 } });
   });
 
+  it('probes a standby it saw drain until it answers again, so the platform can move to it later', async () => {
+    const { a, b, platform, link } = await pair();
+    await link.call(call(LIVE, platform, [a, b]));
+    // Both links open: the standby is reached by a move and a return.
+    a.script.set(PING_OP, { hang: true });
+    await until(async () => (await link.brokerStats())?.current === b.url, 'moved to the standby');
+    a.script.set(PING_OP, { reply: { ok: true, data: { broker: 'a', draining: false, platform: 'up' } satisfies PingReport } });
+    await until(async () => (await link.brokerStats())?.brokers[0].health === 'ok', 'the first broker answering again');
+    await link.advanceClock(FAILBACK_HOLD_DOWN_MS);
+    await until(async () => (await link.brokerStats())?.current === a.url, 'back on the first broker');
+    // The standby drains (a restart): left, then probed until it answers as a healthy broker again.
+    b.push({ drain: { broker: 'b' } });
+    await until(async () => (await link.brokerStats())?.brokers[1].health === 'draining', 'the standby seen draining');
+    await until(async () => (await link.brokerStats())?.brokers[1].health === 'ok', 'the standby healthy again');
+    a.script.set(PING_OP, { hang: true });
+    a.script.set(LIVE.op, { hang: true });
+    expect(dataOf(plain(await link.call(call(LIVE, platform, [a, b]))))).toStrictEqual({ login: 5, from: 'b' });
+  });
+
   it('asks every broker of the list what became of a call id', async () => {
     const { a, b, platform, link } = await pair();
     const ask = () => link.outcome({ brokerUrls: [a.url, b.url], platform, callId: 'call-1', timeoutMs: 100 }).then(plain);

@@ -233,11 +233,12 @@ export class BrokerSet {
       const i = (this.current + step) % n;
       if (this.members[i].health === 'ok') return i;
     }
-    // Every other broker is down too: the one whose retry is due first, since something must be tried.
+    // Every other broker is left too: the one whose retry is due first, since something must be tried (the broker in
+    // use only when it is the sole one, or was left for good reason and is due no sooner than the rest).
     let best = this.current;
     for (let step = 1; step < n; step++) {
       const i = (this.current + step) % n;
-      if (this.members[i].health === 'down' && this.members[i].retryAt < this.members[best].retryAt) best = i;
+      if (best === this.current || this.members[i].retryAt < this.members[best].retryAt) best = i;
     }
     return best;
   }
@@ -263,13 +264,14 @@ export class BrokerSet {
     const now = Date.now();
     const current = this.members[this.current];
     if (current.link?.connected) this.probe(current, now);
-    for (let i = 0; i < this.current; i++) {
+    for (let i = 0; i < this.members.length; i++) {
       const m = this.members[i];
-      if (m.health !== 'ok' && now < m.retryAt) continue;
+      // Earlier brokers are probed for a return; later ones only while left, so they are known healthy when needed.
+      if (i === this.current || (i > this.current && m.health === 'ok') || (m.health !== 'ok' && now < m.retryAt)) continue;
       this.probe(m, now);
     }
-    // Nothing linked and nothing to win back: the heartbeat stops until a link opens again.
-    if (this.current === 0 && !current.link?.connected) {
+    // Nothing linked and nothing to win back or to confirm: the heartbeat stops until a link opens again.
+    if (this.current === 0 && !current.link?.connected && this.members.every((m) => m.health === 'ok')) {
       clearInterval(this.heartbeat);
       this.heartbeat = undefined;
     }
