@@ -1,12 +1,14 @@
 /**
  * A stream object whose platform names two brokers, through the real edge in workerd against two scripted brokers:
- * when the first broker's socket closes, when it stops answering pings but keeps its socket (a stopped process) and
- * when it says it is draining, the subscription moves to the second broker, which is told why; SSE and hub clients
- * that asked for record changes see the status drop, a resync notice and the status come back, then the second
- * broker's events; a client of ticks alone gets no resync.
+ * when the first broker's socket closes, when it stops answering pings but keeps its socket (a stopped process), when
+ * it says it is draining, refuses the subscription or never answers the upgrade, the subscription moves to the second
+ * broker, which is told why; SSE and hub clients that asked for record changes see the status drop, a resync notice
+ * and the status come back, then the second broker's events; a client of ticks alone gets no resync. A platform of one
+ * broker subscribes on it again after a loss, and its clients are told to resync too.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { FAILOVER_OP, PING_OP, SUBSCRIBE_OP, type PingReport } from '../../shared/frames.js';
 import type { StreamEvent } from '../../shared/streams.js';
@@ -53,13 +55,28 @@ beforeEach(() => {
  * A PF4 platform of its own for each test, so each test's stream object starts on the first broker: served by the
  * edge's default list, or by the brokers named.
  */
-async function newPlatform(brokers?: FakeBroker[]): Promise<string> {
+async function newPlatform(brokers?: Array<{ url: string }>): Promise<string> {
   const id = randomUUID();
   const db = await edge.db();
   const urls = brokers ? brokers.map((x) => x.url) : null;
   await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, broker_urls, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
     .bind(id, `failover ${id.slice(0, 8)}`, 'PF4', ORG_A, urls?.[0] ?? null, urls ? JSON.stringify(urls) : null, new Date().toISOString()).run();
   return id;
+}
+
+/** A list entry no broker answers at all: a listener that accepts connections and never says a word (a stopped process). */
+async function silentListener(): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => { sockets.add(socket); socket.on('error', () => {}); });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 const streamUrl = (platform: string, query: string) => new URL(`/api/v2/PF4/${platform}/Stream?${query}`, edge.url).toString();
@@ -234,6 +251,26 @@ describe('a stream whose platform names two brokers', () => {
       expect(b.frames.filter((f) => f.platform === platform)).toStrictEqual([]);
     } finally {
       await sse.close();
+    }
+  });
+
+  it('goes to the next broker when the first refuses the subscription, or cannot be reached, and tells it why', async () => {
+    a.script.set(SUBSCRIBE_OP, { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining' }, notTaken: true } });
+    const refused = await newPlatform([a, b]);
+    const silent = await silentListener();
+    const unanswered = await newPlatform([silent, b]);
+    const readers = await Promise.all([refused, unanswered].map((p) => SseReader.open(streamUrl(p, 'trades'), token)));
+    try {
+      await until(() => readers.every((r) => r.of('status').some((e) => JSON.parse(e.data).connected === true)), 'both streams up on the second broker');
+      push(b, trade(11));
+      await until(() => readers.every((r) => r.of('trades').length === 1), 'the second broker\'s trade');
+      expect(failovers(b, refused)).toStrictEqual([{ reason: 'draining', kind: 'stream' }]);
+      expect(failovers(b, unanswered)).toStrictEqual([{ reason: 'unreachable', kind: 'stream' }]);
+      // Neither stream had a subscription before: a client that just connected reads the state itself, no resync.
+      for (const r of readers) expect(seen(r.events).map(([event]) => event)).toStrictEqual(['status', 'status', 'trades']);
+    } finally {
+      await Promise.all(readers.map((r) => r.close()));
+      await silent.close();
     }
   });
 });

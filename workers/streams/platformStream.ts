@@ -248,11 +248,20 @@ export class PlatformStream extends DurableObject<Env> {
       const upgrade = fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${configOf(this.env).BROKER_SECRET ?? ''}` } });
       // A stopped broker's kernel still accepts the connection: with another broker to go to, the upgrade is bounded.
       let timer: ReturnType<typeof setTimeout> | undefined;
+      let late = false;
       const res = brokers.paired
         ? await Promise.race([upgrade, new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no upgrade within ${PAIRED_CONNECT_TIMEOUT_MS} ms`)), PAIRED_CONNECT_TIMEOUT_MS);
+          timer = setTimeout(() => {
+            late = true;
+            reject(new Error(`no upgrade within ${PAIRED_CONNECT_TIMEOUT_MS} ms`));
+          }, PAIRED_CONNECT_TIMEOUT_MS);
         })]).finally(() => clearTimeout(timer))
         : await upgrade;
+      // An upgrade that comes after its time is let go.
+      void upgrade.then((r) => {
+        if (!late || !r.webSocket) return;
+        try { r.webSocket.accept(); r.webSocket.close(1000, 'too late'); } catch { /* gone */ }
+      }, () => { /* failed: nothing to let go */ });
       const ws = res.webSocket;
       if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
       ws.accept();
@@ -400,8 +409,8 @@ export class PlatformStream extends DurableObject<Env> {
 
   private beat(): void {
     const leg = this.leg;
-    if (!leg || !this.config) {
-      // Nothing open: the heartbeat starts again with the next leg.
+    if (!leg || !this.config || !this.brokers?.paired) {
+      // Nothing open (or one broker left in the list): the heartbeat starts again with the next leg of a pair.
       clearInterval(this.heartbeat);
       this.heartbeat = undefined;
       return;
