@@ -170,8 +170,9 @@ export interface PingReport {
   /** The broker is draining (`DrainFrame`): it takes no new calls or subscriptions. */
   draining: boolean;
   /**
-   * The platform's manager session on this broker: `up`, `down` (logging in, or the trading server unreachable),
-   * `cold` (a cold standby: it logs in on the first call it is sent) or `absent` (not served here).
+   * The platform's manager session on this broker: `up` (logged in, and its cache resynced since), `down` (logging in
+   * or resyncing, or the trading server unreachable), `cold` (a cold standby logged out: it logs in on the first call,
+   * subscription or replication it is sent) or `absent` (not served here).
    */
   platform: 'up' | 'down' | 'cold' | 'absent';
 }
@@ -195,7 +196,8 @@ export interface DrainFrame {
 /**
  * `op` of a failover notice: `{id, platform, op: "#failover", args: FailoverArgs, timeoutMs}`, sent by a link or
  * stream object to the broker it has just moved to, answered `{id, ok: true, data: true}`. Only counted
- * (`broker_failovers_total{reason}`): the broker serves the platform the same either way.
+ * (`broker_failovers_total{reason,kind}`, an unknown reason or kind as `other`): the broker serves the platform the same
+ * either way.
  */
 export const FAILOVER_OP = '#failover';
 
