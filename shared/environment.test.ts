@@ -212,6 +212,14 @@ describe('environment of the broker and the simulator', () => {
     expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' })).toMatchObject({ BROKER_PORT: 8790, BROKER_HOST: '127.0.0.1', BROKER_ID: 'local' });
   });
 
+  it('bounds a drain at 130 s by default (the late-answer window plus 10 s), from 1 to 3600 s', () => {
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' }).BROKER_DRAIN_SECONDS).toBe(130);
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's', BROKER_DRAIN_SECONDS: '3600' }).BROKER_DRAIN_SECONDS).toBe(3600);
+    expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_DRAIN_SECONDS: '3601' })).toEqual([
+      'BROKER_DRAIN_SECONDS must be a whole number of seconds from 1 to 3600, got "3601"',
+    ]);
+  });
+
   it('bounds failed password checks at 5 per 60 s by default, 0 turning the bound off, and refuses other values by name', () => {
     expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' })).toMatchObject({ PASSWORD_CHECK_FAILURES: 5, PASSWORD_CHECK_WINDOW_SECONDS: 60 });
     expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's', PASSWORD_CHECK_FAILURES: '0', PASSWORD_CHECK_WINDOW_SECONDS: '900' }))
