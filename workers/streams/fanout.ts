@@ -2,10 +2,12 @@
  * The fan-out of a stream object to its clients, free of the Durable Object so it is unit-tested alone
  * (`fanout.test.ts`).
  *
- * Every event is serialized once (`encode`) and its text shared by every client. Events are not written one by one:
- * the object's passes over its clients give each client everything it lacks in one write (SSE) or one WebSocket
- * message (hub), at most once every `FLUSH_MS` per client, so under load each write carries more events. Clients
- * asking for the same thing and lacking the same events share the same encoded chunk.
+ * Every event is serialized once (`encode`) and its text shared by every client. Besides the broker's events the
+ * stream carries the object's own `resync` notices after a gap in its subscription (`ResyncEvent`), which only the
+ * clients of record changes are sent. Events are not written one by one: the object's passes over its clients give
+ * each client everything it lacks in one write (SSE) or one WebSocket message (hub), at most once every `FLUSH_MS` per
+ * client, so under load each write carries more events. Clients asking for the same thing and lacking the same events
+ * share the same encoded chunk.
  *
  * Server-Sent Events (`SseSink`): a client has at most one write outstanding. Its stream is a native
  * `IdentityTransformStream` without a queue, so a write completes when the response took the bytes. A pass that
