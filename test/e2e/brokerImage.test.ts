@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePlatforms } from '../../broker/platforms/platformsFile.js';
+import { brokerEnvironment, readEnvironment } from '../../shared/environment.js';
 import { DEMO_PF4_ID, DEMO_PF5_ID } from '../../launcher/demo.js';
 import { eventually } from './support.js';
 
@@ -134,5 +135,7 @@ describe('broker/Dockerfile and compose.yaml', () => {
     expect(existsSync(join(root, mount.split(':')[0]))).toBe(true);
     expect(mount.split(':')[1]).toBe(broker.environment.BROKER_PLATFORMS_FILE);
     expect(broker.depends_on.sim.condition).toBe('service_healthy');
+    // A stop waits for the drain's bound before it kills.
+    expect(Number(/^(\d+)s$/.exec(broker.stop_grace_period)?.[1])).toBeGreaterThan(readEnvironment(brokerEnvironment, { BROKER_SECRET: 'x' }).BROKER_DRAIN_SECONDS);
   });
 });
