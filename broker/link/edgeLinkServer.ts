@@ -60,12 +60,24 @@ function callFrameProblem(frame: Record<string, unknown>): string | null {
 export interface LinkEvents {
   opened(): void;
   refused(): void;
-  /** A `#failover` notice, with its arguments as sent (the counter checks them). */
-  failover?(reason: unknown, kind: unknown): void;
+  /** A `#failover` notice, its reason and kind each a known value or `other`. */
+  failover?(labels: { reason: string; kind: string }): void;
   /** A call frame marked `moved`. */
   moved?(): void;
   /** A frame refused while draining. */
   notTaken?(): void;
+}
+
+const FAILOVER_REASONS: ReadonlySet<string> = new Set<FailoverArgs['reason']>(['lost', 'hung', 'unreachable', 'draining', 'preferred']);
+const FAILOVER_KINDS: ReadonlySet<string> = new Set<FailoverArgs['kind']>(['link', 'stream']);
+
+/** A failover notice's reason and kind, each one of the known values or `other`: counter labels stay a bounded set. */
+export function failoverLabels(args: Record<string, unknown> | undefined): { reason: string; kind: string } {
+  const { reason, kind } = args ?? {};
+  return {
+    reason: typeof reason === 'string' && FAILOVER_REASONS.has(reason) ? reason : 'other',
+    kind: typeof kind === 'string' && FAILOVER_KINDS.has(kind) ? kind : 'other',
+  };
 }
 
 /** What a frame refused by a draining broker is answered. */
@@ -213,9 +225,9 @@ export class EdgeLinkServer {
         return;
       }
       if (call.op === FAILOVER_OP) {
-        const { reason, kind } = (call.args ?? {}) as Partial<FailoverArgs>;
-        this.events.failover?.(reason, kind);
-        this.log('info', { msg: 'failover notice', platform: call.platform, reason: String(reason), kind: String(kind) });
+        const labels = failoverLabels(call.args);
+        this.events.failover?.(labels);
+        this.log('info', { msg: 'failover notice', platform: call.platform, ...labels });
         reply(JSON.stringify({ id: call.id, ok: true, data: true } satisfies CallOk));
         return;
       }
