@@ -66,6 +66,25 @@ describe('PumpCache resync', () => {
     expect(cache.get('users', 1)).toMatchObject(user(1));
   });
 
+  it('empties every table on reset (a cold standby logged out) and waits for the next snapshot again', async () => {
+    const cache = loaded();
+    cache.apply({ event: 'trades', op: 'update', record: trade(20, { tradeRecordState: 'Closed' }) });
+    expect(cache.sizes()).toMatchObject({ users: 2, trades: 2 });
+    cache.reset();
+    expect(cache.ready).toBe(false);
+    expect(Object.values(cache.sizes()).every((n) => n === 0)).toBe(true);
+    let woke = false;
+    const waiting = cache.whenReady().then(() => { woke = true; });
+    await Promise.resolve();
+    expect(woke).toBe(false);
+    cache.apply(resync('begin'));
+    cache.apply(chunk('users', [user(3)]));
+    cache.apply(resync('end'));
+    await waiting;
+    expect(cache.get('users', 3)).toMatchObject(user(3));
+    expect(cache.get('users', 1)).toBeUndefined();
+  });
+
   it('ignores chunks without a begin and kinds it does not keep', () => {
     const cache = new PumpCache('PF4');
     cache.apply(chunk('users', [user(1)]));
