@@ -5,8 +5,8 @@
  * (its frame, the state, refusals, time-outs, unreachable servers), requests (frames, ids, results, error mapping,
  * deadlines plain and split, late answers), connecting on demand (one attempt shared, a failure shared for 100 ms),
  * events, the loss of the connection (pending requests, hooks, state, reconnects with backoff, reconnect on demand),
- * the keep-alive ping (asked again at once when frames came while it was out), close(), and the defaults (10 s to
- * log in, a ping every 5 s given 5 s).
+ * the keep-alive ping (asked again at once when frames came while it was out), close(), logout() (a cold standby's:
+ * no reconnect until started again), and the defaults (10 s to log in, a ping every 5 s given 5 s).
  */
 import net, { type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -776,6 +776,29 @@ describe('close()', () => {
     expect(await rejection(t.session.request('Echo', {}, inFiveSeconds()))).toStrictEqual(CLOSED);
     expect(t.session.state).toStrictEqual(before);
     expect([t.downs, t.logged]).toStrictEqual([[], []]);
+  });
+});
+
+describe('logout()', () => {
+  it('closes the connection, reconnects no more until started again, then logs in afresh', async () => {
+    const server = await FakeTradingServer.start();
+    const delays = recordRetryDelays();
+    const t = harness(server.url, QUICK_RETRY);
+    await up(t);
+    await t.session.logout();
+    expect(t.session.up).toBe(false);
+    expect(t.downs.length).toBe(1);
+    await until('the server to see the connection closed', () => server.peers[0].closed);
+    expect(delays).toStrictEqual([]);
+    expect(t.logged).toStrictEqual([
+      loggedUp(server.url), { level: 'info', fields: { msg: 'manager session logged out', platform: 'pf4-main', server: server.url } },
+    ]);
+    await up(t);
+    expect([server.peers.length, t.session.logins]).toStrictEqual([2, 2]);
+    expect(await t.session.request('Echo', { n: 1 }, inFiveSeconds())).toStrictEqual({ n: 1 });
+    // Logged in again, it reconnects after a drop as before.
+    server.peers[1].ws.terminate();
+    await until('a reconnect', () => t.session.logins === 3);
   });
 });
 
