@@ -6,7 +6,8 @@
  * and `end` swaps them in with one assignment, so a read sees either the whole old snapshot or the whole new one,
  * never a half-filled table. Until the first resync completes there is nothing to answer from; reads wait for it
  * (bounded by their deadline) rather than answer not-found from an empty cache. Tables the snapshot does not carry
- * (recently closed trades, news bodies) live across resyncs instead.
+ * (recently closed trades, news bodies) live across resyncs instead. A cold standby that logs out empties the whole
+ * cache (`reset`): it is not ready again until the snapshot of its next login.
  *
  * Some tables are derived at ingestion rather than sent as they are: a group's securities come out of its record,
  * the `margin` kind fills `margins`, a closing trade moves to `closedTrades`, and each tick moves its symbol's summary
