@@ -1,10 +1,12 @@
 /**
  * A fleet of three real brokers, each platform served by its own ordered pair: PF4 by A then B, PF5 by B then C (A's
- * platforms file names PF4 only, C's PF5 only, B's both). Brokers are killed one after another with SIGKILL, and each
- * loss spreads the platforms over the survivors:
- * - B killed: PF4 stays on A (it only lost its standby) and answers throughout; PF5 moves to C within the takeover
- *   window, then answers every read, with the same records as before (PF4's groups, PF5's EURUSD symbol); C counts the link object's failover notice.
+ * platforms file names PF4 only, C's PF5 only and as a cold standby, B's both). Brokers are killed one after another
+ * with SIGKILL, and each loss spreads the platforms over the survivors:
+ * - B killed: PF4 stays on A (it only lost its standby) and answers throughout; PF5 moves to C, which logs in to it
+ *   then (it was asleep), within the takeover window, then answers every read, with the same records as before (PF4's
+ *   groups, PF5's EURUSD symbol); C counts the link object's failover notice.
  * - B started again, then A killed: PF4 moves to B (C does not serve it); PF5 stays on C.
+ * - C stopped with SIGTERM: it drains, and PF5 moves to B without a single read answered with an error.
  * One link object per platform (LINKS_PER_PLATFORM=1) and a failback hold-down longer than the test, so every move
  * is counted once, on the broker moved to.
  */
@@ -14,7 +16,7 @@ import { brokerMetric, stackForFile, type Envelope } from './support.js';
 
 const A = 0, B = 1, C = 2;
 const s = stackForFile({
-  brokers: [{ platforms: ['pf4'] }, { platforms: ['pf4', 'pf5'] }, { platforms: ['pf5'] }],
+  brokers: [{ platforms: ['pf4'] }, { platforms: ['pf4', 'pf5'] }, { platforms: ['pf5'], standby: { pf5: 'cold' } }],
   platformBrokers: { pf4: [A, B], pf5: [B, C] },
   edgeVars: { LINKS_PER_PLATFORM: '1', BROKER_FAILBACK_SECONDS: '3600' },
 });
@@ -46,6 +48,11 @@ async function steadyReads(path: string, count = 5) {
   return answers;
 }
 
+/** A broker's own /healthz body. */
+const brokerHealth = (i: number) => fetch(`${s.client.stack.brokerUrls[i]}/healthz`).then((r) => r.json() as Promise<{
+  platforms: Record<string, { up: boolean; standby?: 'cold'; asleep?: boolean }>;
+}>);
+
 /** Failover notices from link objects each broker counted (null: the broker is down). */
 const linkFailovers = () => Promise.all(s.client.stack.brokerUrls.map((url) => brokerMetric(url, 'broker_failovers_total', { kind: 'link' })));
 
@@ -59,8 +66,9 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
     expect((pf4Groups as Array<{ group: string }>).length).toBeGreaterThan(0);
     expect((pf4Groups as Array<{ group: string }>).every((g) => typeof g.group === 'string' && g.group !== '')).toBe(true);
     expect(pf5Symbol).toMatchObject({ symbol: 'EURUSD' });
-    // Each platform went to the first broker of its pair: nobody moved.
+    // Each platform went to the first broker of its pair: nobody moved, and C's cold standby never logged in.
     expect(await linkFailovers()).toEqual([0, 0, 0]);
+    expect((await brokerHealth(C)).platforms[stack.platforms.pf5]).toMatchObject({ up: false, standby: 'cold', asleep: true });
 
     // B lost: PF4 (on A) answers throughout; PF5 moves to C.
     const killB = await signalBroker(stack, B, 'SIGKILL');
@@ -70,6 +78,7 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
     expect(pf5After.data).toEqual(pf5Symbol);
     expect(await steadyReads(pf5Path)).toEqual(Array(5).fill(pf5Symbol));
     expect(await linkFailovers()).toEqual([0, null, 1]);
+    expect((await brokerHealth(C)).platforms[stack.platforms.pf5]).toMatchObject({ up: true, standby: 'cold', asleep: false });
     const reasonsOnC = await Promise.all(['lost', 'hung', 'unreachable'].map((reason) =>
       brokerMetric(stack.brokerUrls[C], 'broker_failovers_total', { kind: 'link', reason })));
     expect(reasonsOnC.reduce((a, b) => a! + b!, 0)).toBe(1);
@@ -85,6 +94,19 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
     expect(pf4After.data).toEqual(pf4Groups);
     expect(await steadyReads(pf4Path)).toEqual(Array(5).fill(pf4Groups));
     expect(await linkFailovers()).toEqual([null, 1, 1]);
+
+    // C drains (SIGTERM): PF5 moves to B at once, every read answered meanwhile.
+    const stopped = stack.stopBroker(C, 'SIGTERM');
+    let exited = false;
+    void stopped.then(() => { exited = true; });
+    const duringDrain = [];
+    while (!exited) duringDrain.push(...await steadyReads(pf5Path, 1));
+    await stopped;
+    expect(duringDrain.length).toBeGreaterThan(0);
+    expect(duringDrain).toEqual(Array(duringDrain.length).fill(pf5Symbol));
+    expect(await steadyReads(pf5Path)).toEqual(Array(5).fill(pf5Symbol));
+    expect(await linkFailovers()).toEqual([null, 2, null]);
+    expect(await brokerMetric(stack.brokerUrls[B], 'broker_failovers_total', { kind: 'link', reason: 'draining' })).toBe(1);
   }, 40_000);
 });
 
