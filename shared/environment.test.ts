@@ -104,7 +104,7 @@ describe('environment of the edge worker', () => {
       TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300,
       API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
       STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
-      EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], ACCESS_LOG_BATCH: false,
+      EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], BROKER_FAILBACK_SECONDS: 10, ACCESS_LOG_BATCH: false,
     });
     expect(read({})).toEqual({ values: { ...WORKER_DEFAULTS, AUTH_SIGNING_KEY: undefined, AUTH_ISSUER: undefined, AUTH_JWKS_URL: undefined, BROKER_SECRET: undefined, CORS_ORIGINS: undefined }, problems: [] });
     // The local ports are the ones the loopback URLs name.
@@ -181,6 +181,11 @@ describe('environment of the edge worker', () => {
     expect(read({ BROKER_URL: 'https://a.example.com,https://a.example.com/' }).problems).toEqual(['BROKER_URL names https://a.example.com/ twice, got "https://a.example.com,https://a.example.com/"']);
     expect(read({ BROKER_URL: Array.from({ length: 9 }, (_, i) => `https://b${i}.example.com`).join(',') }).problems[0]).toMatch(/^BROKER_URL must name at most 8 broker URLs/);
     expect(value('BROKER_URL', 'https://a.example.com,ftp://b')).toEqual(['http://127.0.0.1:8790']);
+  });
+
+  it('takes BROKER_FAILBACK_SECONDS from 0 to 3600 seconds, decimals allowed, else 10', () => {
+    expect([value('BROKER_FAILBACK_SECONDS', '0'), value('BROKER_FAILBACK_SECONDS', '2.5'), value('BROKER_FAILBACK_SECONDS', '3600')]).toEqual([0, 2.5, 3600]);
+    for (const raw of [undefined, '-1', '3601', 'soon']) expect(value('BROKER_FAILBACK_SECONDS', raw)).toBe(10);
   });
 
   it('keeps the origins of a CORS_ORIGINS with entries that are not, and names those', () => {

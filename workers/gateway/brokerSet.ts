@@ -74,6 +74,7 @@ export class BrokerSet {
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private readonly counts: BrokerSetStats['failovers'] = {};
   private moved = 0;
+  private lastMoveAt: number | null = null;
   private closed = false;
 
   constructor(
@@ -120,6 +121,7 @@ export class BrokerSet {
       brokers: this.members.map((m) => ({ url: m.url, health: m.health, connected: m.link?.connected ?? false })),
       failovers: { ...this.counts },
       moved: this.moved,
+      lastMoveAt: this.lastMoveAt,
     };
   }
 
@@ -198,7 +200,12 @@ export class BrokerSet {
       this.hooks.onOpen?.(member.url);
       this.startHeartbeat();
     };
-    link.onClose = () => this.hooks.onClose?.(member.url);
+    link.onClose = () => {
+      this.hooks.onClose?.(member.url);
+      // A link that dropped on its own (not closed here) is a broker lost: left at once, whether or not calls were in
+      // flight, so the next call goes to the next broker without trying this one first.
+      if (member.link === link && this.paired && !this.closed && member.health === 'ok') this.leave(member, 'lost');
+    };
     link.onPush = (frame) => {
       if (typeof frame.drain === 'object' && frame.drain !== null) this.leave(member, 'draining');
       else this.hooks.onPush?.(member.url, frame);
@@ -246,6 +253,7 @@ export class BrokerSet {
   private switchTo(index: number, reason: FailoverReason): void {
     this.current = index;
     this.counts[reason] = (this.counts[reason] ?? 0) + 1;
+    this.lastMoveAt = Date.now();
     const member = this.members[index];
     this.hooks.onSwitch?.(member.url, reason);
     // Told, and counted there; the notice itself opens the link when it is not open yet.

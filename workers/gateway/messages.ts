@@ -102,6 +102,8 @@ export interface BrokerSetStats {
   failovers: Partial<Record<FailoverReason, number>>;
   /** Calls sent again to another broker after the first could not take them or was lost under them. */
   moved: number;
+  /** When calls last went to another broker (ms since the epoch, the object's clock), or null before any move. */
+  lastMoveAt: number | null;
 }
 
 export const REPLAYED_HEADER = 'Idempotency-Replayed';
