@@ -15,7 +15,7 @@ let standby: FakeBroker;
 
 const up = (family: string) => ({ family, up: true, since: new Date().toISOString(), lastError: null });
 const down = (family: string) => ({ ...up(family), up: false, lastError: 'connect refused' });
-const cold = (family: string) => ({ ...up(family), up: false, standby: 'cold' });
+const cold = (family: string, asleep = true) => ({ ...up(family), up: false, standby: 'cold', asleep });
 const allUp = () => ({ status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } });
 
 /** The URL of a broker that was started and stopped: nothing answers there. */
@@ -142,8 +142,12 @@ describe('/healthz', () => {
       expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'up', [PF5_A]: 'up' }) });
       expect(await healthz()).toStrictEqual({ status: 200, body: { status: 'ok', edge: 'up', broker: 'up', platforms: 'up' } });
 
-      // A cold standby logs in on its first call: it serves the platform.
+      // An asleep cold standby logs in on its first call: it serves the platform. Woken, it serves once logged in.
       standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: cold('PF4'), [PF5_A]: up('PF5') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'up', [PF5_A]: 'up' }) });
+      standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: cold('PF4', false), [PF5_A]: up('PF5') } } };
+      expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'degraded', [PF5_A]: 'up' }, 'degraded') });
+      standby.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: { ...cold('PF4', false), up: true }, [PF5_A]: up('PF5') } } };
       expect(await healthz(token)).toStrictEqual({ status: 200, body: mine({ [PF4_A]: 'up', [PF5_A]: 'up' }) });
 
       // The standby lost PF5_A's session: it runs on the primary alone.

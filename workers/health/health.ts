@@ -1,8 +1,8 @@
 /**
  * Health of the whole path, for probes. Every PF4/PF5 platform is served by its ordered list of brokers (the
  * registry's, else the edge's default list `BROKER_URL`); each broker involved is asked for its own `/healthz` once,
- * all in parallel. A platform is `up` when every broker of its list serves it (its manager session up there, or a
- * cold standby that logs in on its first call), `degraded` when some but not all do (it has lost its standby, or its
+ * all in parallel. A platform is `up` when every broker of its list serves it (its manager session up there, or an
+ * asleep cold standby that logs in on its first call), `degraded` when some but not all do (it has lost its standby, or its
  * primary), `down` when none does although some answered, and `unknown` when none of its brokers answered.
  *
  * The answer: 200 `ok` when every platform is up; 200 `degraded` when some platform is degraded (or a broker of the
@@ -22,8 +22,11 @@ import { brokerUrlsOfRow } from '../registry/registryStore.js';
 
 const BROKER_PROBE_TIMEOUT_MS = 2000;
 
-/** A platform as a broker's `/healthz` lists it; `standby: 'cold'` is a cold standby (not logged in, yet serving). */
-type BrokerPlatform = { up?: boolean; standby?: string } | undefined;
+/**
+ * A platform as a broker's `/healthz` lists it. `standby: 'cold'` is a cold standby: asleep (logged out), it serves,
+ * since it logs in on its first call; awake, it serves once its session is up, like a hot one.
+ */
+type BrokerPlatform = { up?: boolean; standby?: string; asleep?: boolean } | undefined;
 
 interface BrokerHealth {
   reachable: boolean;
@@ -86,7 +89,7 @@ function platformState(id: string, brokers: BrokerHealth[]): PlatformState {
   if (!brokers.some((b) => b.reachable)) return 'unknown';
   const serving = brokers.filter((b) => {
     const p = b.reachable ? b.platforms[id] : undefined;
-    return p?.up === true || p?.standby === 'cold';
+    return p?.up === true || (p?.standby === 'cold' && p.asleep !== false);
   }).length;
   return serving === brokers.length ? 'up' : serving > 0 ? 'degraded' : 'down';
 }
