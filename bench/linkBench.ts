@@ -22,14 +22,27 @@
  *     (goal: the last costs at most 1.5× the first);
  *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak.
  *
+ * What one platform costs the broker (the cost of a hot standby): right after the resync, before any call, the broker's
+ * memory after a full garbage collection, and its CPU time over BENCH_IDLE_SECONDS with no calls while the simulator
+ * ticks at the world's rate (per tick, and as a share of a core at the world's nominal tick rate). A broker with no
+ * platform, started first, is the baseline both are taken from: the figures are per platform and per cached record.
+ * For the worlds of BENCH_TWO_PLATFORMS the same is measured once more with two servers of that world on one simulator
+ * and both platforms on one broker, to check that the cost per platform adds up (second ÷ first ≈ 1). From these it
+ * prints the platforms one broker host carries (BENCH_HOST_MB of memory with BENCH_MEMORY_BUDGET of it for the broker,
+ * BENCH_HOST_CORES cores at BENCH_CPU_BUDGET): the least of two memory bounds (the caches held, and every platform
+ * resyncing at once as after the broker's restart) and the CPU bound.
+ *
  * With BENCH_PROFILE=<folder> the broker process's CPU is sampled during the cached reads and during the freshness
  * changes of each world; the profiles are written there (`broker-<world>-<phase>.cpuprofile`, for Chrome's DevTools)
  * and their top functions by self time printed after the figures.
  *
  * Environment: BENCH_SECONDS (5 per throughput run), BENCH_WARMUP_SECONDS (1), BENCH_IN_FLIGHT (256),
  * BENCH_CHANGES (300 freshness samples), BENCH_PAGE_REPEATS (100 of each page), BENCH_WORLDS (demo,scale),
- * BENCH_PING_TIMEOUT_MS (120000 for the scale world's manager keep-alive; 0: the broker's default), and the
- * scale world's shape as in `npm run bench:sim`: SCALE_ACCOUNTS, SCALE_TRADES, SCALE_SYMBOLS, SCALE_TICKS.
+ * BENCH_PING_TIMEOUT_MS (120000 for the scale world's manager keep-alive; 0: the broker's default), BENCH_IDLE_SECONDS
+ * (10), BENCH_TWO_PLATFORMS (the worlds measured again with two platforms; default BENCH_WORLDS, `none` for none),
+ * BENCH_HOST_MB (8192), BENCH_MEMORY_BUDGET (0.75), BENCH_HOST_CORES (1), BENCH_CPU_BUDGET (0.5), BENCH_HOST_READS
+ * (1000: the cached reads per second each platform also takes in the last host figure), and the scale
+ * world's shape as in `npm run bench:sim`: SCALE_ACCOUNTS, SCALE_TRADES, SCALE_SYMBOLS, SCALE_TICKS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,7 +75,17 @@ const profileDir = process.env.BENCH_PROFILE ? join(process.cwd(), process.env.B
 const profileTop = 12;
 /** Profiles taken, by world and phase, printed after the figures. */
 const profiles: { label: string; file: string }[] = [];
-const worldNames = (process.env.BENCH_WORLDS ?? 'demo,scale').split(',').map((w) => w.trim()).filter(Boolean);
+const listOf = (text: string) => text.split(',').map((w) => w.trim()).filter((w) => w && w !== 'none');
+const worldNames = listOf(process.env.BENCH_WORLDS ?? 'demo,scale');
+const twoPlatformWorlds = listOf(process.env.BENCH_TWO_PLATFORMS ?? worldNames.join(','));
+const idleSeconds = Math.max(1, num('BENCH_IDLE_SECONDS', 10));
+/** The broker host the platform counts are stated for. */
+const host = {
+  mb: num('BENCH_HOST_MB', 8192), memoryBudget: num('BENCH_MEMORY_BUDGET', 0.75),
+  cores: num('BENCH_HOST_CORES', 1), cpuBudget: num('BENCH_CPU_BUDGET', 0.5),
+};
+/** The cached reads per second each platform is also given in the last host figure. */
+const hostReads = num('BENCH_HOST_READS', 1000);
 
 interface World { accounts: number; trades: number; symbols: number; ticksPerSecond: number }
 const worlds: Record<string, World> = {
@@ -73,6 +96,7 @@ const worlds: Record<string, World> = {
   },
 };
 for (const w of worldNames) if (!worlds[w]) throw new Error(`BENCH_WORLDS: unknown world ${w} (demo, scale)`);
+for (const w of twoPlatformWorlds) if (!worlds[w]) throw new Error(`BENCH_TWO_PLATFORMS: unknown world ${w} (demo, scale)`);
 
 const PAGE = 1000;
 const SERVER = 'bench-pf4';
@@ -165,6 +189,8 @@ interface Figures {
   world: string;
   resyncSeconds: number;
   keepAliveLosses: number;
+  /** The platform on its broker with no call yet. */
+  standby: Standby;
   echo: Measured;
   cached: Measured;
   freshP50: number;
@@ -194,24 +220,55 @@ function say(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-async function measure(name: string, world: World, dir: string): Promise<Figures> {
-  const configPath = join(dir, `sim-${name}.json`);
-  writeFileSync(configPath, JSON.stringify({
-    seed: 7,
-    servers: [{
-      name: SERVER, family: 'PF4', ...world,
-      managers: [{ login: 1000, password: PASSWORD }, { login: 1001, password: PASSWORD }],
-    }],
-  }));
-  say(`[${name}] starting the simulator (${world.accounts} accounts, ${world.trades} trades, ${world.symbols} symbols, ${world.ticksPerSecond} ticks/s)...`);
-  const sim: Service = await startService('sim', 'sim/main.ts', { SIM_PORT: '0', SIM_CONFIG: configPath }, () => {}, 600_000);
+/** The broker host's `/status`: readiness, cache sizes, memory, CPU time and, with `loop`, event-loop delay. */
+interface HostStatus {
+  ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number; heapLimitMB: number }; cpuMicros: number;
+  loopDelayMs?: { p99: number; max: number };
+}
+
+/** A simulator with some servers of one world and a broker host serving each as a platform, its cache full. */
+interface Running {
+  sim?: Service;
+  broker: Service;
+  echoPort: number;
+  /** The platforms served, the first being PLATFORM on SERVER. */
+  platforms: string[];
+  resyncSeconds: number;
+  keepAliveLosses(): number;
+  status(gc?: boolean, loop?: boolean): Promise<HostStatus>;
+  /** Quotes the simulator emitted so far, over all its servers. */
+  ticksEmitted(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Starts `count` servers of `world` on one simulator and one broker host serving them all, and waits until every
+ * cache holds its world. With no server there is no simulator: the broker serves an empty platform file.
+ */
+async function startWorld(name: string, world: World, count: number, dir: string): Promise<Running> {
+  const servers = Array.from({ length: count }, (_, i) => (i === 0 ? SERVER : `${SERVER}-${i + 1}`));
+  const platforms = servers.map((_, i) => (i === 0 ? PLATFORM : randomUUID()));
+  const tag = `${name}-${count}`;
+  let sim: Service | undefined;
+  if (count > 0) {
+    const configPath = join(dir, `sim-${tag}.json`);
+    writeFileSync(configPath, JSON.stringify({
+      seed: 7,
+      servers: servers.map((server) => ({
+        name: server, family: 'PF4', ...world,
+        managers: [{ login: 1000, password: PASSWORD }, { login: 1001, password: PASSWORD }],
+      })),
+    }));
+    say(`[${name}] starting the simulator (${count} × ${world.accounts} accounts, ${world.trades} trades, ${world.symbols} symbols, ${world.ticksPerSecond} ticks/s)...`);
+    sim = await startService('sim', 'sim/main.ts', { SIM_PORT: '0', SIM_CONFIG: configPath }, () => {}, 600_000);
+  }
   let broker: Service | undefined;
-  const links: FrameLink[] = [];
-  let manager: ManagerClient | undefined;
   try {
-    const platformsFile = join(dir, `platforms-${name}.json`);
+    const platformsFile = join(dir, `platforms-${tag}.json`);
     writeFileSync(platformsFile, JSON.stringify({
-      platforms: [{ id: PLATFORM, family: 'PF4', server: `ws://127.0.0.1:${sim.port}/${SERVER}`, login: 1000, password: PASSWORD }],
+      platforms: servers.map((server, i) => ({ id: platforms[i], family: 'PF4', server: `ws://127.0.0.1:${sim!.port}/${server}`, login: 1000, password: PASSWORD })),
     }), { mode: 0o600 });
     let echoPort = 0;
     // The broker logs warnings and errors only; the last few are shown if its cache never gets ready.
@@ -228,25 +285,105 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       if (brokerLog.length > 20) brokerLog.shift();
       if (process.env.BENCH_LOG) say(line);
     });
-    const status = async (gc = false, loop = false) => (await fetch(`http://127.0.0.1:${echoPort}/status?gc=${gc ? 1 : 0}&loop=${loop ? 1 : 0}`)).json() as Promise<{
-      ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number }; cpuMicros: number;
-      loopDelayMs?: { p99: number; max: number };
-    }>;
-    /** The simulator's event-loop delay since the previous call (its control channel's state). */
-    const simLoop = async () => {
-      const state = await (await fetch(`http://127.0.0.1:${sim.port}/control/${SERVER}/state`)).json() as { process: Record<string, number> };
-      return { p99: state.process.eventLoopDelayP99Ms, max: state.process.eventLoopDelayMaxMs };
-    };
-    say(`[${name}] waiting for the broker's cache to hold the world...`);
-    const until = Date.now() + 600_000;
-    while (!(await status()).ready) {
-      if (Date.now() > until) throw new Error(`the broker cache did not resync within 10 minutes; broker log:\n${brokerLog.join('\n')}`);
-      await new Promise((r) => setTimeout(r, 250));
+    const status = async (gc = false, loop = false) =>
+      (await fetch(`http://127.0.0.1:${echoPort}/status?gc=${gc ? 1 : 0}&loop=${loop ? 1 : 0}`)).json() as Promise<HostStatus>;
+    if (count > 0) {
+      say(`[${name}] waiting for the broker's cache${count > 1 ? 's' : ''} to hold the world...`);
+      const until = Date.now() + 600_000;
+      while (!(await status()).ready) {
+        if (Date.now() > until) throw new Error(`the broker cache did not resync within 10 minutes; broker log:\n${brokerLog.join('\n')}`);
+        await sleep(250);
+      }
     }
     const resyncSeconds = (performance.now() - brokerStart) / 1000;
+    const started = broker;
+    return {
+      sim, broker, echoPort, platforms, resyncSeconds, keepAliveLosses: () => keepAliveLosses, status,
+      ticksEmitted: async () => {
+        let ticks = 0;
+        for (const server of servers) {
+          ticks += ((await (await fetch(`http://127.0.0.1:${sim!.port}/control/${server}/state`)).json()) as { ticksEmitted: number }).ticksEmitted;
+        }
+        return ticks;
+      },
+      stop: async () => {
+        await started.stop();
+        await sim?.stop();
+      },
+    };
+  } catch (error) {
+    await broker?.stop();
+    await sim?.stop();
+    throw error;
+  }
+}
+
+/** What the broker holds and spends for its platforms with no call: the cost of hot standbys. */
+interface Standby {
+  platforms: number;
+  /** Cached records over all its platforms. */
+  records: number;
+  /** After a full garbage collection. */
+  rssMB: number;
+  heapMB: number;
+  /** The process's peak, reached during the resync. */
+  peakRssMB: number;
+  /** V8's heap limit in the broker process (its default depends on the machine's memory). */
+  heapLimitMB: number;
+  /** The broker's CPU time over the idle window, as a share of one core, and per quote the simulator emitted. */
+  cpuShare: number;
+  ticksPerSecond: number;
+  seconds: number;
+}
+
+/** The broker's memory after a full GC and its CPU over `idleSeconds` with no calls, the simulator ticking. */
+async function standbyOf(run: Running): Promise<Standby> {
+  await run.status(true);
+  await sleep(2000);
+  const cpuBefore = (await run.status()).cpuMicros;
+  const ticksBefore = await run.ticksEmitted();
+  const started = performance.now();
+  await sleep(idleSeconds * 1000);
+  const cpuMicros = (await run.status()).cpuMicros - cpuBefore;
+  const ticks = (await run.ticksEmitted()) - ticksBefore;
+  const seconds = (performance.now() - started) / 1000;
+  const after = await run.status(true);
+  return {
+    platforms: run.platforms.length,
+    records: Object.values(after.sizes).reduce((n, sizes) => n + Object.values(sizes).reduce((a, b) => a + b, 0), 0),
+    rssMB: after.memory.rssMB, heapMB: after.memory.heapUsedMB, peakRssMB: peakRssMB(run.broker.child.pid!), heapLimitMB: after.memory.heapLimitMB,
+    cpuShare: cpuMicros / (seconds * 1e6), ticksPerSecond: ticks / seconds, seconds,
+  };
+}
+
+/** The hot-standby figures of a broker serving `count` platforms of `world` (0: no platform, the baseline). */
+async function standbyRun(name: string, world: World, count: number, dir: string): Promise<Standby> {
+  const run = await startWorld(name, world, count, dir);
+  try {
+    say(`[${name}] ${count} platform${count === 1 ? '' : 's'} on one broker, no calls: ${idleSeconds} s...`);
+    return await standbyOf(run);
+  } finally {
+    await run.stop();
+  }
+}
+
+async function measure(name: string, world: World, dir: string): Promise<Figures> {
+  const run = await startWorld(name, world, 1, dir);
+  const { sim, broker, echoPort, status, resyncSeconds } = run;
+  const links: FrameLink[] = [];
+  let manager: ManagerClient | undefined;
+  try {
+    /** The simulator's event-loop delay since the previous call (its control channel's state). */
+    const simLoop = async () => {
+      const state = await (await fetch(`http://127.0.0.1:${sim!.port}/control/${SERVER}/state`)).json() as { process: Record<string, number> };
+      return { p99: state.process.eventLoopDelayP99Ms, max: state.process.eventLoopDelayMaxMs };
+    };
+    // The hot standby first: the cache full, no call yet.
+    say(`[${name}] the platform on its broker, no calls: ${idleSeconds} s...`);
+    const standby = await standbyOf(run);
     /** Runs `phase` with the broker's CPU sampled when BENCH_PROFILE asks for it. */
-    const profiled = async <T>(phase: string, run: () => Promise<T>): Promise<T> => {
-      if (!profileDir) return run();
+    const profiled = async <T>(phase: string, body: () => Promise<T>): Promise<T> => {
+      if (!profileDir) return body();
       const post = async (path: string) => {
         const res = await fetch(`http://127.0.0.1:${echoPort}${path}`, { method: 'POST' });
         if (!res.ok) throw new Error(`broker profile: ${res.status} ${await res.text()}`);
@@ -254,14 +391,13 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       const file = join(profileDir, `broker-${name}-${phase}.cpuprofile`);
       await post('/profile/start');
       try {
-        return await run();
+        return await body();
       } finally {
         await post(`/profile/stop?to=${encodeURIComponent(file)}`);
         profiles.push({ label: `${name}, ${phase}`, file });
       }
     };
-    const afterResync = await status(true);
-    const cacheRecords = Object.values(afterResync.sizes[PLATFORM] ?? {}).reduce((a, b) => a + b, 0);
+    const cacheRecords = standby.records;
 
     const link = await FrameLink.open(`ws://127.0.0.1:${broker.port}/link`, { authorization: `Bearer ${LINK_SECRET}` });
     const echo = await FrameLink.open(`ws://127.0.0.1:${echoPort}/`);
@@ -303,7 +439,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
 
     // Freshness: a change on the server, then the cached read polled over the link until it carries the change.
     say(`[${name}] freshness: ${changes} account changes...`);
-    const changer = await ManagerClient.connect(sim.port, SERVER);
+    const changer = await ManagerClient.connect(sim!.port, SERVER);
     manager = changer;
     await changer.ok('login', { login: 1001, password: PASSWORD, pump: false });
     const fresh: number[] = [];
@@ -358,7 +494,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     const first = sortedOf(firstTimes);
     const last = sortedOf(lastTimes);
     return {
-      world: name, resyncSeconds, keepAliveLosses, echo: echoRun, cached: cachedRun,
+      world: name, resyncSeconds, keepAliveLosses: run.keepAliveLosses(), standby, echo: echoRun, cached: cachedRun,
       freshP50: percentile(freshSorted, 0.5), freshP99: percentile(freshSorted, 0.99), freshMax: freshSorted[freshSorted.length - 1],
       changeAnswerP50: percentile(sortedOf(changeAnswers), 0.5), changeAnswerP99: percentile(sortedOf(changeAnswers), 0.99),
       loopDuringChanges,
@@ -369,16 +505,18 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
   } finally {
     manager?.close();
     for (const link of links) link.close();
-    await broker?.stop();
-    await sim.stop();
+    await run.stop();
   }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'broker-bench-'));
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 try {
+  const empty = await standbyRun('empty', worlds.demo, 0, dir);
   const results: Figures[] = [];
   for (const name of worldNames) results.push(await measure(name, worlds[name], dir));
+  const pairs = new Map<string, Standby>();
+  for (const name of worldNames.filter((w) => twoPlatformWorlds.includes(w))) pairs.set(name, await standbyRun(name, worlds[name], 2, dir));
 
   const pct = (share: number) => (Number.isFinite(share) ? `${(share * 100).toFixed(0)} %` : '-');
   const x = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
@@ -405,9 +543,79 @@ try {
     ['broker memory after GC: rss / heap, MB', (f) => `${f.rssMB.toFixed(0)} / ${f.heapUsedMB.toFixed(0)}`],
     ['broker peak rss, MB', (f) => f.peakRssMB.toFixed(0)],
   ];
-  console.log(`\nbroker figures, node ${process.version}, ${seconds} s per throughput run; worlds: ${results.map((r) => `${r.world} = ${worlds[r.world].accounts} accounts, ${worlds[r.world].trades} trades, ${worlds[r.world].symbols} symbols, ${worlds[r.world].ticksPerSecond} ticks/s`).join('; ')}`);
-  console.log(`${''.padEnd(46)}${results.map((r) => r.world.padStart(24)).join('')}`);
-  for (const [label, value] of rows) console.log(`${label.padEnd(46)}${results.map((r) => value(r).padStart(24)).join('')}`);
+
+  // What one platform costs its broker: a broker serving it beside the empty broker, per platform it serves.
+  const perPlatform = (s: Standby, world: string) => {
+    const cpuShare = Math.max(0, s.cpuShare - empty.cpuShare);
+    const microsPerTick = s.ticksPerSecond > 0 ? (cpuShare * 1e6) / s.ticksPerSecond : Number.NaN;
+    return {
+      rssMB: (s.rssMB - empty.rssMB) / s.platforms, heapMB: (s.heapMB - empty.heapMB) / s.platforms,
+      peakRssMB: (s.peakRssMB - empty.peakRssMB) / s.platforms, microsPerTick,
+      /** A share of one core at the world's nominal tick rate, whatever rate the simulator reached here. */
+      cpuShare: (microsPerTick * worlds[world].ticksPerSecond) / 1e6,
+    };
+  };
+  const one = (f: Figures) => perPlatform(f.standby, f.world);
+  const two = (f: Figures) => { const s = pairs.get(f.world); return s && perPlatform(s, f.world); };
+  /** The second platform's cost beside the first's (≈ 1 when the cost per platform adds up). */
+  const second = (f: Figures, key: 'rssMB' | 'heapMB' | 'microsPerTick') => {
+    const pair = two(f);
+    return pair ? x(2 * pair[key] - one(f)[key], one(f)[key]) : '-';
+  };
+  /** A platform in use: after the reads and the walk over every page, its records' JSON text held too. */
+  const inUse = (f: Figures) => ({ rssMB: f.rssMB - empty.rssMB, heapMB: f.heapUsedMB - empty.heapMB });
+  /** The cost the host figures count per platform: the largest of the standby runs' and of the platform in use. */
+  const cost = (f: Figures) => {
+    const a = one(f);
+    const b = two(f) ?? a;
+    return {
+      rssMB: Math.max(a.rssMB, b.rssMB, inUse(f).rssMB), heapMB: Math.max(a.heapMB, b.heapMB, inUse(f).heapMB),
+      peakRssMB: Math.max(a.peakRssMB, b.peakRssMB), cpuShare: Math.max(a.cpuShare, b.cpuShare),
+    };
+  };
+  const memoryMB = host.mb * host.memoryBudget;
+  const cpuBudget = host.cores * host.cpuBudget;
+  const bound = (budget: number, each: number) => (each > 0 && Number.isFinite(each) ? Math.max(0, Math.floor(budget / each)) : Number.POSITIVE_INFINITY);
+  const bounds = (f: Figures) => {
+    const c = cost(f);
+    const steady = bound(memoryMB - empty.rssMB, c.rssMB);
+    const peak = bound(memoryMB - empty.peakRssMB, c.peakRssMB);
+    const cpu = bound(cpuBudget - empty.cpuShare, c.cpuShare);
+    return { steady, peak, cpu, platforms: Math.min(steady, peak, cpu) };
+  };
+  const count = (n: number) => (Number.isFinite(n) ? String(n) : '∞');
+  const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
+  const standbyRows: [string, (f: Figures) => string][] = [
+    ['the platform on its broker, no calls yet', () => ''],
+    ['  broker rss / heap after GC, MB', (f) => `${f.standby.rssMB.toFixed(0)} / ${f.standby.heapMB.toFixed(0)}`],
+    ['  the same of a broker with no platform', () => `${empty.rssMB.toFixed(0)} / ${empty.heapMB.toFixed(0)}`],
+    ['  per platform: rss / heap, MB', (f) => `${one(f).rssMB.toFixed(1)} / ${one(f).heapMB.toFixed(1)}`],
+    ['  per cached record: rss / heap, bytes', (f) => `${(one(f).rssMB * 1048576 / f.standby.records).toFixed(0)} / ${(one(f).heapMB * 1048576 / f.standby.records).toFixed(0)}`],
+    ['  peak rss during the resync, per platform, MB', (f) => one(f).peakRssMB.toFixed(0)],
+    ['  broker CPU: µs per quote (quotes/s reached)', (f) => `${fixed(one(f).microsPerTick, 1)} (${f.standby.ticksPerSecond.toFixed(0)})`],
+    ['  share of a core at the world\'s tick rate', (f) => `${fixed(one(f).cpuShare * 100, 2)} %`],
+    ['  (a broker with no platform: share of a core)', () => `${(empty.cpuShare * 100).toFixed(2)} %`],
+    ['two platforms on one broker, per platform', () => ''],
+    ['  rss / heap, MB', (f) => { const p = two(f); return p ? `${p.rssMB.toFixed(1)} / ${p.heapMB.toFixed(1)}` : '-'; }],
+    ['  peak rss during the resync, MB', (f) => { const p = two(f); return p ? p.peakRssMB.toFixed(0) : '-'; }],
+    ['  share of a core at the world\'s tick rate', (f) => { const p = two(f); return p ? `${fixed(p.cpuShare * 100, 2)} %` : '-'; }],
+    ['  second ÷ first: rss / heap / CPU per quote', (f) => `${second(f, 'rssMB')} / ${second(f, 'heapMB')} / ${second(f, 'microsPerTick')}`],
+    ['in use (every record read once): rss / heap, MB', (f) => `${inUse(f).rssMB.toFixed(1)} / ${inUse(f).heapMB.toFixed(1)}`],
+    ['cached reads: share of a core per 1,000/s', (f) => `${(f.cached.cpuMicros / 10).toFixed(2)} %`],
+    [`broker host: ${(host.mb / 1024).toFixed(0)} GB × ${pct(host.memoryBudget)}, ${host.cores} core × ${pct(host.cpuBudget)}`, () => ''],
+    ['  platforms by memory: steady / all resyncing', (f) => `${count(bounds(f).steady)} / ${count(bounds(f).peak)}`],
+    ['  platforms by CPU (no calls)', (f) => count(bounds(f).cpu)],
+    [`  platforms V8's heap limit holds (here ${empty.heapLimitMB.toFixed(0)} MB)`, (f) => count(bound(empty.heapLimitMB - empty.heapMB, cost(f).heapMB))],
+    ['  platforms = manager sessions per broker host', (f) => count(bounds(f).platforms)],
+    [`  the same with ${hostReads} cached reads/s each`, (f) => count(Math.min(
+      bounds(f).steady, bounds(f).peak, bound(cpuBudget - empty.cpuShare, cost(f).cpuShare + (hostReads * f.cached.cpuMicros) / 1e6),
+    ))],
+  ];
+  const width = 52;
+  console.log(`\nbroker figures, node ${process.version}, ${seconds} s per throughput run, ${idleSeconds} s idle per standby figure; worlds: ${results.map((r) => `${r.world} = ${worlds[r.world].accounts} accounts, ${worlds[r.world].trades} trades, ${worlds[r.world].symbols} symbols, ${worlds[r.world].ticksPerSecond} ticks/s`).join('; ')}`);
+  console.log(`${''.padEnd(width)}${results.map((r) => r.world.padStart(24)).join('')}`);
+  for (const [label, value] of [...rows, ...standbyRows]) console.log(`${label.padEnd(width)}${results.map((r) => value(r).padStart(24)).join('')}`);
+  console.log(`(per platform: beside a broker with no platform; the host counts take the largest memory per platform measured, a platform in use or a standby, and assume the broker's V8 heap limit raised to the memory budget, --max-old-space-size=${Math.floor(memoryMB)})`);
   for (const { label, file } of profiles) {
     const { lines, busyShare } = summarize(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, profileTop);
     console.log(`\nbroker CPU profile, ${label} (busy ${(busyShare * 100).toFixed(0)} % of the time; ${file}):`);

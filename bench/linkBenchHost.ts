@@ -6,9 +6,11 @@
  *
  * Environment: BROKER_SECRET, BROKER_PLATFORMS_FILE (both required), BENCH_PING_TIMEOUT_MS (optional). Prints one JSON ready line
  * `{"msg":"broker bench host listening","port":<broker>,"echoPort":<echo and status>}`.
- * `GET /status[?gc=1]` on the echo port answers `{ready, sizes, memory, cpuMicros}`: `ready` once every platform's cache holds
+ * `GET /status[?gc=1]` on the echo port answers `{ready, sizes, memory, cpuMicros}` (`memory.heapLimitMB`: V8's heap limit): `ready` once every platform's cache holds
  * a full snapshot; with `gc=1` a full garbage collection runs first, so `memory` is what the broker keeps; with
- * `loop=1` also `loopDelayMs: {p99, max}`, the event loop's delay since the previous such call.
+ * `loop=1` also `loopDelayMs: {p99, max}`, the event loop's delay since the previous such call (the first one starts
+ * the monitor, whose 1 ms timer is CPU the broker itself does not spend, so none runs while the bench measures an idle
+ * broker's CPU).
  * `POST /profile/start` starts sampling this process's CPU; `POST /profile/stop?to=<file>` stops and writes the
  * `.cpuprofile` there (the bench's BENCH_PROFILE).
  */
@@ -17,7 +19,7 @@ import { createServer } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocketServer } from 'ws';
 import { startBroker } from '../broker/broker.js';
@@ -54,9 +56,8 @@ async function profile(action: 'start' | 'stop', to: string | null): Promise<voi
   if (to) writeFileSync(to, JSON.stringify(taken));
 }
 
-/** This process's event-loop delay since the previous `/status?loop=1`. */
+/** This process's event-loop delay since the previous `/status?loop=1`, from the first one on. */
 const loop = monitorEventLoopDelay({ resolution: 1 });
-loop.enable();
 
 const status = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -73,6 +74,8 @@ const status = createServer((req, res) => {
     return;
   }
   const loopDelay = () => {
+    // Nothing measured yet: `enable` reports whether the monitor was off.
+    if (loop.enable()) return { p99: 0, max: 0 };
     // The histogram records whole sampling intervals (1 ms): the delay is what exceeds it.
     const figures = { p99: Math.max(0, loop.percentile(99) / 1e6 - 1), max: Math.max(0, loop.max / 1e6 - 1) };
     loop.reset();
@@ -84,7 +87,10 @@ const status = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
     ready: platforms.length > 0 && platforms.every((p) => p.cache.ready),
     sizes: Object.fromEntries(platforms.map((p) => [p.id, p.cache.sizes()])),
-    memory: { rssMB: memory.rss / 1048576, heapUsedMB: memory.heapUsed / 1048576, externalMB: memory.external / 1048576 },
+    memory: {
+      rssMB: memory.rss / 1048576, heapUsedMB: memory.heapUsed / 1048576, externalMB: memory.external / 1048576,
+      heapLimitMB: getHeapStatistics().heap_size_limit / 1048576,
+    },
     cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
     ...(url.searchParams.get('loop') === '1' ? { loopDelayMs: loopDelay() } : {}),
   }));
