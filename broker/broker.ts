@@ -10,7 +10,8 @@
  * `drain()` (SIGTERM) hands the broker's work over to the platforms' other brokers before it closes: every edge link
  * is told (`DrainFrame`), new links, calls and subscriptions are refused (`notTaken`, `/readyz` 503), the calls
  * running finish within their deadlines (keyed ones until their late answer), and the broker stays up until every
- * keyed outcome it holds was delivered to an edge, or `drainTimeoutMs` passed; then it closes.
+ * keyed outcome it holds was delivered to an edge and the edges let its links go (closed them, or sent nothing on them for
+ * `DRAIN_QUIET_MS`), or `drainTimeoutMs` passed; then it closes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -54,6 +55,12 @@ export interface BrokerOptions {
   /** How long a cold standby platform stays logged in with no call, subscription or replication (default 10 min). */
   coldIdleMs?: number;
 }
+
+/**
+ * A draining broker exits only after its links were let go, or carried nothing but heartbeats for this long: no call
+ * an edge sent before it heard of the drain can still be on its way, to be cut off unanswered.
+ */
+export const DRAIN_QUIET_MS = 2000;
 
 /** A drain's bound when none is given: time for a keyed call's late answer, and 10 s more to deliver it. */
 export function drainTimeoutFor(lateAnswerMs = DEFAULT_LATE_ANSWER_MS): number {
@@ -153,8 +160,18 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       undeliveredOutcomes: dispatcher.outcomes.undelivered, boundMs: drainTimeoutMs,
     });
     let bound: ReturnType<typeof setTimeout> | undefined;
+    // Quiet: nothing runs, every keyed outcome was delivered, and every edge let its link go (an edge closes a
+    // draining broker's link once its calls there are answered), so no frame still on its way is cut off.
+    const settled = async (): Promise<true> => {
+      // Both at once: a frame that came meanwhile (an outcome query, a call to refuse) means looking again.
+      for (;;) {
+        await dispatcher.whenQuiet();
+        await links.whenLetGo(DRAIN_QUIET_MS);
+        if (dispatcher.running === 0 && dispatcher.outcomes.undelivered === 0) return true;
+      }
+    };
     const quiet = await Promise.race([
-      dispatcher.whenQuiet().then(() => true),
+      settled(),
       new Promise<false>((resolve) => { bound = setTimeout(() => resolve(false), drainTimeoutMs); }),
     ]);
     clearTimeout(bound);

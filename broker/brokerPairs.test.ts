@@ -12,7 +12,7 @@ import { NOT_TAKEN_MESSAGE } from './link/edgeLinkServer.js';
 import { SUBSCRIBE_OP, UNSUBSCRIBE_OP, type CallFailed, type CallOk, type ResultFrame } from '../shared/frames.js';
 import { REPLICATE_OP } from '../shared/replication.js';
 import { parsePlatforms } from './platforms/platformsFile.js';
-import { drainTimeoutFor, startBroker, type BrokerOptions, type RunningBroker } from './broker.js';
+import { DRAIN_QUIET_MS, drainTimeoutFor, startBroker, type BrokerOptions, type RunningBroker } from './broker.js';
 import type { LogFields, Logger, LogLevel } from './observability/log.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
 import { eventually, TestLink } from './testing/linkClient.js';
@@ -34,16 +34,6 @@ const failed = (r: ResultFrame) => {
 function series(text: string, name: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.slice(name.length + 1));
-}
-
-/** Opens `/link` and resolves with the HTTP status of a refused upgrade (or 101 when it opened). */
-function upgradeStatus(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/link`, { headers: { authorization: `Bearer ${SECRET}` } });
-    ws.once('unexpected-response', (_req, res) => { resolve(res.statusCode ?? 0); ws.terminate(); });
-    ws.once('open', () => { resolve(101); ws.terminate(); });
-    ws.once('error', () => {});
-  });
 }
 
 function capturingLog(): { log: Logger; lines: LogFields[] } {
@@ -114,7 +104,7 @@ describe('heartbeats', () => {
 });
 
 describe('drain', () => {
-  it('tells every link, refuses new calls, subscriptions and links, finishes the running call, then closes', async () => {
+  it('tells every link, new ones too, refuses new calls and subscriptions, finishes the running call, and closes once its links are let go', async () => {
     const { log, lines } = capturingLog();
     const running = await broker({ log });
     const edge = await link(running.port);
@@ -148,20 +138,26 @@ describe('drain', () => {
     expect(await other.ping(PF4_ID)).toStrictEqual({ broker: 'broker-b', draining: true, platform: 'up' });
     expect(fake.count('UserRecordNew')).toBe(creates);
 
-    expect(await upgradeStatus(running.port)).toBe(503);
+    // A link opened now is taken, told at once, and serves outcome queries only.
+    const late = await link(running.port);
+    await eventually(() => late.drains.length === 1);
+    expect(failed(await late.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 }))).toMatchObject({ notTaken: true });
+    expect(await late.outcome(PF4_ID, ranId)).toMatchObject({ state: 'settled', result: { ok: true } });
     const ready = await fetch(`http://127.0.0.1:${running.port}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'draining', links: 2 });
+    expect(await ready.json()).toMatchObject({ status: 'draining', links: 3 });
     const metrics = await running.metrics.text();
     expect(series(metrics, 'broker_draining')).toBe(1);
     expect(series(metrics, 'broker_drains_total')).toBe(1);
-    expect(series(metrics, 'broker_calls_not_taken_total')).toBe(4);
+    expect(series(metrics, 'broker_calls_not_taken_total')).toBe(5);
     expect(drained).toBe(false);
 
-    // The call that was running when the drain began is answered, and then the broker closes.
+    // The call that was running when the drain began is answered; the broker closes once every link is let go.
     expect(ok(await inFlight).data).toEqual(expect.any(String));
+    await other.close();
+    await late.close();
+    await edge.close();
     await drain;
-    await eventually(() => edge.closeCode !== null && other.closeCode !== null);
     const draining = lines.find((l) => l.msg === 'broker draining');
     expect(draining).toMatchObject({ links: 2, runningCalls: 1, undeliveredOutcomes: 0, boundMs: drainTimeoutFor() });
     expect(lines.find((l) => l.msg === 'broker drained')).toMatchObject({ runningCalls: 0, undeliveredOutcomes: 0 });
@@ -188,9 +184,9 @@ describe('drain', () => {
 
     const report = await asker.outcome(PF4_ID, callId);
     expect(report).toMatchObject({ state: 'settled', result: { ok: true, data: { name: 'Late', group: 'demo', login: expect.any(Number) } } });
-    await drain;
     expect(running.pending()).toStrictEqual({ runningCalls: 0, undeliveredOutcomes: 0 });
-    await eventually(() => asker.closeCode !== null);
+    await asker.close();
+    await drain;
   });
 
   it('counts an outcome delivered when its answer or its late frame went out on an open link', async () => {
@@ -204,8 +200,10 @@ describe('drain', () => {
     failed(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'LateFrame' } }, 50, lateId));
     await eventually(() => edge.lates.some((l) => l.callId === lateId));
     expect(running.pending()).toStrictEqual({ runningCalls: 0, undeliveredOutcomes: 0 });
-    await running.drain();
-    await eventually(() => edge.closeCode !== null);
+    const drain = running.drain();
+    await eventually(() => edge.drains.length === 1);
+    await edge.close();
+    await drain;
   });
 
   it('closes at its bound when a call still runs', async () => {
@@ -222,6 +220,28 @@ describe('drain', () => {
     expect(lines.find((l) => l.msg === 'broker drained')).toBeUndefined();
     await eventually(() => edge.closeCode !== null);
     void stuck;
+  });
+});
+
+describe('a drain\'s links', () => {
+  it('waits for a link that stays open until nothing but heartbeats came on it for the quiet time', async () => {
+    const { log, lines } = capturingLog();
+    const running = await broker({ log });
+    const edge = await link(running.port);
+    await eventually(async () => (await edge.ping(PF4_ID)).platform === 'up');
+    let drained = false;
+    const drain = running.drain().then(() => { drained = true; });
+    await eventually(() => edge.drains.length === 1);
+    // Calls still come (an edge that did not hear of the drain yet): each one starts the quiet time again.
+    for (let i = 0; i < 3; i++) {
+      expect(failed(await edge.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 }))).toMatchObject({ notTaken: true });
+      await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS / 2));
+      expect(await edge.ping(PF4_ID)).toMatchObject({ draining: true });
+      expect(drained).toBe(false);
+    }
+    await drain;
+    expect(lines.find((l) => l.msg === 'broker drained')).toMatchObject({ runningCalls: 0, undeliveredOutcomes: 0 });
+    await eventually(() => edge.closeCode !== null);
   });
 });
 

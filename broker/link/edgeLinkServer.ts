@@ -93,6 +93,7 @@ export class EdgeLinkServer {
   private readonly alive = new WeakSet<WebSocket>();
   private readonly heartbeat: ReturnType<typeof setInterval>;
   private drainingFlag = false;
+  private noLinks: Array<() => void> = [];
 
   constructor(
     secret: string,
@@ -127,6 +128,26 @@ export class EdgeLinkServer {
     return this.wss.clients.size;
   }
 
+  /**
+   * Resolves once the links are let go: none open (an edge closes a draining broker's link once its calls there are
+   * answered), or no frame but heartbeats came on any for `quietMs` (a peer that keeps its link open: nothing it sent
+   * can still be on its way).
+   */
+  async whenLetGo(quietMs: number): Promise<void> {
+    for (;;) {
+      if (this.wss.clients.size === 0) return;
+      const quietFor = Date.now() - this.lastFrameAt;
+      if (quietFor >= quietMs) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, quietMs - quietFor);
+        this.noLinks.push(() => { clearTimeout(timer); resolve(); });
+      });
+    }
+  }
+
+  /** When the last frame other than a heartbeat arrived on any link. */
+  private lastFrameAt = 0;
+
   get draining(): boolean {
     return this.drainingFlag;
   }
@@ -135,6 +156,8 @@ export class EdgeLinkServer {
   startDrain(): number {
     if (this.drainingFlag) return 0;
     this.drainingFlag = true;
+    // The quiet time counts from now: a call sent just before the edge heard of the drain may be on its way.
+    this.lastFrameAt = Date.now();
     const text = JSON.stringify({ drain: { broker: this.brokerId } } satisfies DrainFrame);
     let told = 0;
     for (const ws of this.wss.clients) {
@@ -154,11 +177,8 @@ export class EdgeLinkServer {
       socket.destroy();
       return;
     }
-    if (this.drainingFlag) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      socket.destroy();
-      return;
-    }
+    // Taken while draining too: such a link is told at once that the broker drains, takes no calls on it, and serves
+    // the outcome queries a keyed call's ledger still has to ask this broker.
     this.wss.handleUpgrade(req, socket, head, (ws) => this.wss.emit('connection', ws, req));
   }
 
@@ -186,6 +206,7 @@ export class EdgeLinkServer {
     ws.on('pong', () => this.alive.add(ws));
     const hello: HelloFrame = { hello: { broker: this.brokerId, version: BROKER_VERSION } };
     ws.send(JSON.stringify(hello));
+    if (this.drainingFlag) ws.send(JSON.stringify({ drain: { broker: this.brokerId } } satisfies DrainFrame));
     // The answers of one turn (a batch of calls read from one TCP segment) leave in one socket write.
     const hold = writeBatch(socket);
     const reply = (text: string): boolean => {
@@ -224,6 +245,7 @@ export class EdgeLinkServer {
         reply(JSON.stringify({ id: call.id, ok: true, data } satisfies CallOk));
         return;
       }
+      this.lastFrameAt = Date.now();
       if (call.op === FAILOVER_OP) {
         const labels = failoverLabels(call.args);
         this.events.failover?.(labels);
@@ -251,7 +273,10 @@ export class EdgeLinkServer {
     });
     ws.on('close', () => subscriptions.close());
     ws.on('close', () => replication.close());
-    ws.on('close', () => this.log('info', { msg: 'edge link closed', links: this.wss.clients.size }));
+    ws.on('close', () => {
+      this.log('info', { msg: 'edge link closed', links: this.wss.clients.size });
+      if (this.wss.clients.size === 0) for (const resolve of this.noLinks.splice(0)) resolve();
+    });
     ws.on('error', (error) => this.log('warn', { msg: 'edge link error', error: error.message }));
   }
 }

@@ -132,6 +132,24 @@ export class BrokerLink {
       }
     }
     if (next !== Infinity) this.arm(next);
+    this.closeIfIdle();
+  }
+
+  /**
+   * Closes the link as soon as no call waits on it (a draining broker: what it still runs is answered first, then the
+   * link is let go, which is what the broker waits for before it exits). A call sent meanwhile reopens it.
+   */
+  closeWhenIdle(): void {
+    this.closeIdle = true;
+    this.closeIfIdle();
+  }
+
+  private closeIdle = false;
+
+  private closeIfIdle(): void {
+    if (!this.closeIdle || this.pending.size > 0) return;
+    this.closeIdle = false;
+    if (this.socket) this.close();
   }
 
   close(): void {
@@ -164,6 +182,7 @@ export class BrokerLink {
       ws.addEventListener('close', () => this.onLost(ws));
       ws.addEventListener('error', () => this.onLost(ws));
       this.socket = ws;
+      this.closeIdle = false;
       this.onOpen?.((text) => ws.send(text));
       return ws;
     } finally {
@@ -187,6 +206,7 @@ export class BrokerLink {
         if (head[2] === undefined || isPaging(paging)) {
           this.pending.delete(Number(head[1]));
           p.resolve(paging ? { ok: true, dataJson: text.slice(head[0].length, -1), paging } : { ok: true, dataJson: text.slice(head[0].length, -1) });
+          this.closeIfIdle();
           return;
         }
       }
@@ -211,6 +231,7 @@ export class BrokerLink {
     delete (frame as LinkFailure).notSent;
     delete (frame as LinkFailure).linkLost;
     p.resolve(frame as ResultFrame);
+    this.closeIfIdle();
   }
 
   private onLost(ws: WebSocket): void {

@@ -135,6 +135,10 @@ export class BrokerSet {
     let moved = false;
     for (;;) {
       const member = this.members[this.current];
+      if (member.health === 'draining' && Date.now() < member.retryAt) {
+        // Nothing else can take it (else the set would have moved on): not sent, so its outcome is known.
+        return { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' } };
+      }
       tried.add(member);
       const timeoutMs = moved ? budgetEnd - Date.now() : frame.timeoutMs;
       const r = await this.linkOf(member).call(moved ? { ...frame, timeoutMs, moved: true } : frame, mutating, options);
@@ -207,8 +211,11 @@ export class BrokerSet {
       if (member.link === link && this.paired && !this.closed && member.health === 'ok') this.leave(member, 'lost');
     };
     link.onPush = (frame) => {
-      if (typeof frame.drain === 'object' && frame.drain !== null) this.leave(member, 'draining');
-      else this.hooks.onPush?.(member.url, frame);
+      if (typeof frame.drain === 'object' && frame.drain !== null) {
+        this.leave(member, 'draining');
+        // Let go of the draining broker once what it runs for us is answered: it exits when its links are gone.
+        link.closeWhenIdle();
+      } else this.hooks.onPush?.(member.url, frame);
     };
     member.link = link;
     return link;
@@ -220,7 +227,8 @@ export class BrokerSet {
     member.health = reason === 'draining' ? 'draining' : 'down';
     member.okSince = undefined;
     member.failures++;
-    member.retryAt = now + Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(member.failures - 1, 8));
+    // A draining broker is back soon (a restart): asked again at the first retry, whatever came before.
+    member.retryAt = now + (reason === 'draining' ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(member.failures - 1, 8)));
     if (reason === 'hung' || reason === 'lost') {
       // A hung broker's link is closed now: its reads move on, its writes answer with an unknown outcome.
       const link = member.link;
@@ -308,6 +316,7 @@ export class BrokerSet {
       }
       if (report.draining === true || report.platform === 'absent') {
         if (member.health !== 'draining' || index === this.current) this.leave(member, 'draining');
+        if (report.draining === true) member.link?.closeWhenIdle();
         return;
       }
       if (member.health !== 'ok') {
