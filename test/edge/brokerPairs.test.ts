@@ -137,6 +137,36 @@ describe('a platform served by two brokers', () => {
     await until(async () => (await other.link.brokerStats())?.current === other.b.url, 'moved on the drain notice');
     expect(dataOf(plain(await other.link.call(call(LIVE, other.platform, [other.a, other.b]))))).toStrictEqual({ login: 5, from: 'b' });
     expect(opsOf(other.a, other.platform)).toStrictEqual([LIVE.op]);
+    // Nothing waited on the draining broker's link: it was let go.
+    expect(plain(await other.link.brokerStats())?.brokers[0]).toMatchObject({ health: 'draining', connected: false });
+  });
+
+  it('lets a draining broker\'s link go only once the calls in flight on it are answered', async () => {
+    const { a, b, platform, link } = await pair();
+    await link.call(call(LIVE, platform, [a, b]));
+    a.script.set(LIVE.op, { reply: { ok: true, data: { login: 5, from: 'a' } }, delayMs: 600 });
+    const inFlight = link.call(call(LIVE, platform, [a, b]));
+    await until(() => framesOf(a, platform, LIVE.op).length === 2, 'the read at the first broker');
+    a.push({ drain: { broker: 'a' } });
+    await until(async () => (await link.brokerStats())?.current === b.url, 'moved on the drain notice');
+    expect(plain(await link.brokerStats())?.brokers[0]).toMatchObject({ health: 'draining', connected: true });
+    expect(dataOf(plain(await inFlight))).toStrictEqual({ login: 5, from: 'a' });
+    await until(async () => (await link.brokerStats())?.brokers[0].connected === false, 'the link let go');
+  });
+
+  it('sends a platform\'s sole draining broker no call until it is due to be tried again', async () => {
+    const { a, platform, link } = await pair();
+    await link.call(call(LIVE, platform, [a]));
+    a.push({ drain: { broker: 'a' } });
+    await until(async () => (await link.brokerStats())?.brokers[0].health === 'draining', 'the drain seen');
+    const sent = framesOf(a, platform, LIVE.op).length;
+    const answer = plain(await link.call(call(LIVE, platform, [a])));
+    expect(errorOf(answer)).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' });
+    expect(framesOf(a, platform, LIVE.op)).toHaveLength(sent);
+    // Back after its restart: tried again half a second later, and answering.
+    await link.advanceClock(1000);
+    expect(dataOf(plain(await link.call(call(LIVE, platform, [a]))))).toStrictEqual({ login: 5, from: 'a' });
+    expect(plain(await link.brokerStats())?.brokers[0]).toMatchObject({ health: 'ok', connected: true });
   });
 
   it('answers a draining sole broker\'s untaken call as not applied, without an unknown outcome', async () => {

@@ -142,7 +142,11 @@ export class BrokerSet {
       tried.add(member);
       const timeoutMs = moved ? budgetEnd - Date.now() : frame.timeoutMs;
       const r = await this.linkOf(member).call(moved ? { ...frame, timeoutMs, moved: true } : frame, mutating, options);
-      if (r.ok) return r;
+      if (r.ok) {
+        // A broker that answers takes calls again (a sole broker back from its restart).
+        if (member.health !== 'ok') { member.health = 'ok'; member.failures = 0; }
+        return r;
+      }
       const failure = r as LinkFailure;
       let again: boolean;
       if (failure.notSent) {
