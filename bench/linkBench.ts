@@ -557,10 +557,11 @@ try {
   };
   const one = (f: Figures) => perPlatform(f.standby, f.world);
   const two = (f: Figures) => { const s = pairs.get(f.world); return s && perPlatform(s, f.world); };
-  /** The second platform's cost beside the first's (≈ 1 when the cost per platform adds up). */
+  /** The second platform's cost beside the first's (≈ 1 when the cost per platform adds up; '-' below resolution). */
   const second = (f: Figures, key: 'rssMB' | 'heapMB' | 'microsPerTick') => {
     const pair = two(f);
-    return pair ? x(2 * pair[key] - one(f)[key], one(f)[key]) : '-';
+    const added = pair ? 2 * pair[key] - one(f)[key] : Number.NaN;
+    return added > 0 ? x(added, one(f)[key]) : '-';
   };
   /** A platform in use: after the reads and the walk over every page, its records' JSON text held too. */
   const inUse = (f: Figures) => ({ rssMB: f.rssMB - empty.rssMB, heapMB: f.heapUsedMB - empty.heapMB });
