@@ -591,7 +591,11 @@ try {
     ['  broker rss / heap after GC, MB', (f) => `${f.standby.rssMB.toFixed(0)} / ${f.standby.heapMB.toFixed(0)}`],
     ['  the same of a broker with no platform', () => `${empty.rssMB.toFixed(0)} / ${empty.heapMB.toFixed(0)}`],
     ['  per platform: rss / heap, MB', (f) => `${one(f).rssMB.toFixed(1)} / ${one(f).heapMB.toFixed(1)}`],
-    ['  per cached record: rss / heap, bytes', (f) => `${(one(f).rssMB * 1048576 / f.standby.records).toFixed(0)} / ${(one(f).heapMB * 1048576 / f.standby.records).toFixed(0)}`],
+    ['  per cached record: rss / heap, bytes', (f) => {
+      // A small platform's rss is within the process's own variation: no figure when it came out at or below zero.
+      const bytes = (mb: number) => (mb > 0 ? ((mb * 1048576) / f.standby.records).toFixed(0) : '-');
+      return `${bytes(one(f).rssMB)} / ${bytes(one(f).heapMB)}`;
+    }],
     ['  peak rss during the resync, per platform, MB', (f) => one(f).peakRssMB.toFixed(0)],
     ['  broker CPU: µs per quote (quotes/s reached)', (f) => `${fixed(one(f).microsPerTick, 1)} (${f.standby.ticksPerSecond.toFixed(0)})`],
     ['  share of a core at the world\'s tick rate', (f) => `${fixed(one(f).cpuShare * 100, 2)} %`],
