@@ -90,11 +90,13 @@ describe('v2 PF4 backup: backup file contents (BackupRequestUsers, BackupRequest
     }
   });
 
-  it('take a request of 1 to 256 characters', () => {
+  it('take a request of up to 256 characters, an empty one as none (all records)', () => {
     for (const name of READS) {
       expect(call(name, { file: 'f' }, `?request=${'r'.repeat(256)}`, none), name).toStrictEqual(accepted({ file: 'f', request: 'r'.repeat(256), limit: 10000 }));
       expect(call(name, { file: 'f' }, `?request=${'r'.repeat(257)}`, none), name).toStrictEqual(refused('request: request must be at most 256 characters'));
-      expect(call(name, { file: 'f' }, '?request=', none), name).toStrictEqual(refused('request: request must not be empty'));
+      expect(call(name, { file: 'f' }, '?request=', none), name).toStrictEqual(accepted({ file: 'f', limit: 10000 }));
+      expect(call(name, { file: 'f' }, '?request=&limit=5', none), name).toStrictEqual(accepted({ file: 'f', limit: 5 }));
+      expect(call(name, { file: 'f' }, '?request=x', none), name).toStrictEqual(accepted({ file: 'f', request: 'x', limit: 10000 }));
     }
   });
 

@@ -15,8 +15,9 @@ export const RESTORE_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 /** Backup mode: 0 full backups, 1 archive backups. */
 const backupMode = intText('mode', 0, 1);
 const backupFile = z.string().min(1, 'file must not be empty').max(256, 'file must be at most 256 characters');
+/** `request` empty is as absent (every record of the file), as clients that always send the parameter mean it. */
 const backupQuery = z.object({
-  request: z.string().min(1, 'request must not be empty').max(256, 'request must be at most 256 characters').optional(),
+  request: z.string().max(256, 'request must be at most 256 characters').optional().transform((v) => v || undefined),
   limit: intText('limit', 1).default(10_000),
 });
 
@@ -51,13 +52,13 @@ export const backup = {
   }),
   BackupRequestUsers: defineOperation({
     name: 'BackupRequestUsers', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/BackupRequestUsers/{file}`,
-    tag: 'Backup', summary: 'Accounts held in a backup file, optionally only the groups matching the `request` mask, at most `limit` (default 10000).',
+    tag: 'Backup', summary: 'Accounts held in a backup file, optionally only the groups matching the `request` mask (empty or absent: all), at most `limit` (default 10000).',
     params: z.object({ file: backupFile }), query: backupQuery, response: 'PF4User[]', timeout: 'read', read: 'live',
     answer: { kind: 'live', command: 'BackupRequestUsers', keyedRead: true },
   }),
   BackupRequestOrders: defineOperation({
     name: 'BackupRequestOrders', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/BackupRequestOrders/{file}`,
-    tag: 'Backup', summary: 'Open trades held in a backup file, at most `limit` (default 10000); `request` is passed to the server as given.',
+    tag: 'Backup', summary: 'Open trades held in a backup file, at most `limit` (default 10000); `request` is passed to the server as given (empty or absent: all).',
     params: z.object({ file: backupFile }), query: backupQuery, response: 'PF4Trade[]', timeout: 'read', read: 'live',
     answer: { kind: 'live', command: 'BackupRequestOrders', keyedRead: true },
   }),

@@ -1,6 +1,6 @@
 /**
  * The v2 PF4 plugin command channel (shared/catalog/v2/pf4/plugins.ts), as the edge applies it in validateInputs: any
- * JSON value is a body (null, text and control characters included) and only an absent one is refused; the command
+ * JSON value is a body (null, text and control characters included) and an absent one is the command null; the command
  * the broker sends and the arguments it sends it with; what the entry declares (administrative, a change).
  */
 import { describe, expect, it } from 'vitest';
@@ -22,9 +22,13 @@ describe('v2 PF4 plugins: ExternalCommandJSON', () => {
     });
   });
 
-  it('refuses a call without a body, naming the body and the rule', () => {
-    expect(call('ExternalCommandJSON', {}, '', none))
-      .toStrictEqual(refused('body: a JSON body is required (any JSON value, passed to the plugin as is)'));
+  it('takes a call without a body as the command null (the operation is described without one)', () => {
+    expect(call('ExternalCommandJSON', {}, '', none)).toStrictEqual(accepted({ body: null }));
+  });
+
+  it('still refuses a body that is not JSON, or not read to its end', () => {
+    expect(call('ExternalCommandJSON', {}, '', { kind: 'malformed' })).toStrictEqual(refused('body: must be well-formed JSON'));
+    expect(call('ExternalCommandJSON', {}, '', { kind: 'refused', problem: 'body: must be UTF-8' })).toStrictEqual(refused('body: must be UTF-8'));
   });
 
   it('accepts any JSON value as the body, null, text with control characters and nested objects included', () => {

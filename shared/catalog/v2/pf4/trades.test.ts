@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { type CachedList, type Live, type Operation } from '../../index.js';
 import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
+import { ownTransactionType, TRANSACTION_ALIASES, TRANSACTION_TYPE_NAMES, TRANSACTION_TYPES } from './trades.js';
+import { buildOpenApiDocument } from '../../../../workers/openapi/document.js';
 
 const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');
@@ -20,7 +22,8 @@ const text = (n: number, c = 'a') => c.repeat(n);
 
 const OPEN = ['BrOrderOpen', 'OrderOpen', 'OrderImOpen', 'OrderMkOpen', 'OrderReqOpen', 'OrderPendingOpen'];
 const BY_TICKET = ['BrOrderClose', 'OrderClose', 'OrderImClose', 'OrderMkClose', 'OrderReqClose', 'BrOrderModify', 'OrderModify', 'BrOrderDelete', 'OrderDelete', 'BrOrderActivate'];
-const TYPES_MESSAGE = `body.tradeTransactionType: tradeTransactionType must be one of ${[...OPEN.slice(0, 6), ...BY_TICKET.slice(0, 5), 'BrOrderModify', 'OrderModify', 'BrOrderDelete', 'OrderDelete', 'BrOrderActivate', 'BrBalance'].join(', ')}`;
+const REFERENCE = ['OpenMarket', 'OpenPending', 'CloseMarket', 'ModifyTrade', 'ModifyPending', 'DeletePending', 'ActivatePending', 'BalanceAdd', 'CreditAdd'];
+const TYPES_MESSAGE = `body.tradeTransactionType: tradeTransactionType must be one of ${[...OPEN.slice(0, 6), ...BY_TICKET.slice(0, 5), 'BrOrderModify', 'OrderModify', 'BrOrderDelete', 'OrderDelete', 'BrOrderActivate', 'BrBalance', ...REFERENCE].join(', ')}`;
 const ORDER_COMMANDS_MESSAGE = 'body.tradeCommand: tradeCommand must be one of Buy, Sell, BuyLimit, SellLimit, BuyStop, SellStop';
 
 describe('v2 PF4 trades: what each entry declares', () => {
@@ -263,6 +266,86 @@ describe('v2 PF4 trades: TradeTransaction by ticket and balance', () => {
   it('refuses an unknown or missing transaction type, listing the known ones', () => {
     expect(withBody('TradeTransaction', { tradeTransactionType: 'OrderSend', order: 1 })).toStrictEqual(refused(TYPES_MESSAGE));
     expect(withBody('TradeTransaction', {})).toStrictEqual(refused(TYPES_MESSAGE));
+  });
+});
+
+describe('v2 PF4 trades: TradeTransaction in the reference vocabulary', () => {
+  const tx = (body: Record<string, unknown>) => withBody('TradeTransaction', body);
+  const open = { orderBy: 5, symbol: 'EURUSD', volume: 10 };
+
+  it('maps each reference name to the platform transaction it stands for, the rest of the body unchanged', () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ tradeTransactionType: 'OpenMarket', tradeCommand: 'Buy', ...open }, 'BrOrderOpen'],
+      [{ tradeTransactionType: 'OpenMarket', tradeCommand: 'Sell', ...open }, 'BrOrderOpen'],
+      [{ tradeTransactionType: 'OpenPending', tradeCommand: 'BuyLimit', ...open, price: 1.05 }, 'BrOrderOpen'],
+      [{ tradeTransactionType: 'CloseMarket', order: 7, volume: 5 }, 'BrOrderClose'],
+      [{ tradeTransactionType: 'ModifyTrade', order: 7, sl: 1.01, tp: 1.2 }, 'BrOrderModify'],
+      [{ tradeTransactionType: 'ModifyPending', order: 7, price: 1.02, tradeCommand: 'SellStop' }, 'BrOrderModify'],
+      [{ tradeTransactionType: 'DeletePending', order: 7 }, 'BrOrderDelete'],
+      [{ tradeTransactionType: 'ActivatePending', order: 7 }, 'BrOrderActivate'],
+      [{ tradeTransactionType: 'BalanceAdd', orderBy: 5, tradeCommand: 'Balance', price: 250 }, 'BrBalance'],
+      [{ tradeTransactionType: 'CreditAdd', orderBy: 5, tradeCommand: 'Credit', price: -20 }, 'BrBalance'],
+    ];
+    for (const [body, own] of cases) {
+      expect(tx(body), String(body.tradeTransactionType)).toStrictEqual(accepted({ body: { ...body, tradeTransactionType: own } }));
+    }
+  });
+
+  it('fills in the command BalanceAdd and CreditAdd imply when none (or null) is sent', () => {
+    expect(tx({ tradeTransactionType: 'BalanceAdd', orderBy: 5, price: 100 }))
+      .toStrictEqual(accepted({ body: { tradeTransactionType: 'BrBalance', orderBy: 5, price: 100, tradeCommand: 'Balance' } }));
+    expect(tx({ tradeTransactionType: 'CreditAdd', orderBy: 5, price: 100, tradeCommand: null }))
+      .toStrictEqual(accepted({ body: { tradeTransactionType: 'BrBalance', orderBy: 5, price: 100, tradeCommand: 'Credit' } }));
+    // The platform's own name implies nothing: BrBalance still needs the command.
+    expect(tx({ tradeTransactionType: 'BrBalance', orderBy: 5, price: 100 }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Balance or Credit for BrBalance'));
+  });
+
+  it('refuses a command of another kind than the name says, naming both', () => {
+    expect(tx({ tradeTransactionType: 'OpenMarket', tradeCommand: 'BuyLimit', ...open, price: 1 }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Buy or Sell for OpenMarket'));
+    expect(tx({ tradeTransactionType: 'OpenPending', tradeCommand: 'Buy', ...open }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be BuyLimit or SellLimit or BuyStop or SellStop for OpenPending'));
+    expect(tx({ tradeTransactionType: 'BalanceAdd', orderBy: 5, tradeCommand: 'Credit', price: 1 }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Balance for BalanceAdd'));
+    expect(tx({ tradeTransactionType: 'CreditAdd', orderBy: 5, tradeCommand: 'Balance', price: 1 }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Credit for CreditAdd'));
+    expect(tx({ tradeTransactionType: 'DeletePending', order: 7, tradeCommand: 'Buy' }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be BuyLimit or SellLimit or BuyStop or SellStop for DeletePending'));
+    expect(tx({ tradeTransactionType: 'CloseMarket', order: 7, tradeCommand: 'SellStop' }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Buy or Sell for CloseMarket'));
+  });
+
+  it('keeps every rule of the platform name it stands for, naming the reference name', () => {
+    expect(tx({ tradeTransactionType: 'CloseMarket' })).toStrictEqual(refused('body.order: order (the ticket) is required for CloseMarket'));
+    expect(tx({ tradeTransactionType: 'OpenMarket', tradeCommand: 'Buy' })).toStrictEqual(refused(
+      'body.orderBy: orderBy (the login) is required; body.symbol: symbol is required; body.volume: volume is required (1/100 lot, at least 1)'));
+    expect(tx({ tradeTransactionType: 'OpenPending', tradeCommand: 'BuyStop', ...open }))
+      .toStrictEqual(refused('body.price: price is required for a pending order'));
+    expect(tx({ tradeTransactionType: 'BalanceAdd', orderBy: 5, price: 0 }))
+      .toStrictEqual(refused('body.price: price (the amount) is required and must not be 0'));
+    expect(tx({ tradeTransactionType: 'OpenMarket', ...open })).toStrictEqual(refused(ORDER_COMMANDS_MESSAGE));
+  });
+
+  it('publishes one table: every reference name stands for a platform name, with its meaning', () => {
+    expect(Object.keys(TRANSACTION_ALIASES)).toStrictEqual(REFERENCE);
+    for (const [name, alias] of Object.entries(TRANSACTION_ALIASES)) {
+      expect(TRANSACTION_TYPES, name).toContain(alias.type);
+      expect(ownTransactionType(name)).toBe(alias.type);
+      expect(alias.meaning, name).toMatch(/^[a-z]/);
+    }
+    expect(ownTransactionType('BrOrderOpen')).toBe('BrOrderOpen');
+    expect(TRANSACTION_TYPE_NAMES).toStrictEqual([...TRANSACTION_TYPES, ...REFERENCE]);
+  });
+
+  it('lists both vocabularies in the API description, saying what each reference name stands for', () => {
+    const doc = buildOpenApiDocument() as any;
+    const field = doc.paths['/api/v2/PF4/{tradePlatform}/TradeTransaction'].post.requestBody.content['application/json'].schema.properties.tradeTransactionType;
+    expect(field.type).toBe('string');
+    expect(field.enum).toStrictEqual([...OPEN, ...BY_TICKET.slice(0, 5), 'BrOrderModify', 'OrderModify', 'BrOrderDelete', 'OrderDelete', 'BrOrderActivate', 'BrBalance', ...REFERENCE]);
+    expect(field.description).toContain('OpenMarket = BrOrderOpen (opens a market trade, Buy or Sell)');
+    expect(field.description).toContain('CreditAdd = BrBalance (a credit entry');
+    expect(field.description).toContain('A reference name is run and answered as the platform\'s own name.');
   });
 });
 

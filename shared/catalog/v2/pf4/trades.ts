@@ -20,7 +20,39 @@ export const TRANSACTION_TYPES = [
 
 /** Commands that open a market trade or place a pending order. */
 const ORDER_COMMANDS = ['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] as const;
-const PENDING_COMMANDS: readonly string[] = ['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'];
+const MARKET_COMMANDS = ['Buy', 'Sell'] as const;
+const PENDING_COMMANDS = ['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] as const;
+
+/** A name of the reference vocabulary: the platform's transaction it stands for, and the commands it implies. */
+export interface TransactionAlias {
+  type: (typeof TRANSACTION_TYPES)[number];
+  /** The trade commands the name allows (`tradeCommand` must be one); the first is filled in when none is sent. */
+  commands?: readonly string[];
+  meaning: string;
+}
+
+/**
+ * The reference vocabulary of trade transaction types, accepted as equals of the platform's own names (which the
+ * transaction is then run and answered as): each names one dealer transaction, and where it says which kind of order
+ * it makes (market or pending, balance or credit) the command sent must be of that kind.
+ */
+export const TRANSACTION_ALIASES: Readonly<Record<string, TransactionAlias>> = {
+  OpenMarket: { type: 'BrOrderOpen', commands: MARKET_COMMANDS, meaning: 'opens a market trade, Buy or Sell' },
+  OpenPending: { type: 'BrOrderOpen', commands: PENDING_COMMANDS, meaning: 'places a pending order, BuyLimit, SellLimit, BuyStop or SellStop' },
+  CloseMarket: { type: 'BrOrderClose', commands: MARKET_COMMANDS, meaning: 'closes a market trade, in part when volume is below the trade\'s' },
+  ModifyTrade: { type: 'BrOrderModify', commands: MARKET_COMMANDS, meaning: 'changes a market trade\'s SL and TP' },
+  ModifyPending: { type: 'BrOrderModify', commands: PENDING_COMMANDS, meaning: 'changes a pending order\'s price, SL, TP and expiration' },
+  DeletePending: { type: 'BrOrderDelete', commands: PENDING_COMMANDS, meaning: 'cancels a pending order' },
+  ActivatePending: { type: 'BrOrderActivate', commands: PENDING_COMMANDS, meaning: 'activates a pending order at the market' },
+  BalanceAdd: { type: 'BrBalance', commands: ['Balance'], meaning: 'a balance entry: a deposit, or a withdrawal when price, the amount, is negative' },
+  CreditAdd: { type: 'BrBalance', commands: ['Credit'], meaning: 'a credit entry: credit given, or taken back when price, the amount, is negative' },
+};
+
+/** Every name `tradeTransactionType` accepts: the platform's own, then the reference vocabulary. */
+export const TRANSACTION_TYPE_NAMES = [...TRANSACTION_TYPES, ...Object.keys(TRANSACTION_ALIASES)] as [string, ...string[]];
+
+/** The platform's own transaction type a name stands for (itself when it is one). */
+export const ownTransactionType = (name: string): string => TRANSACTION_ALIASES[name]?.type ?? name;
 const isOneOf = (list: readonly string[], v: unknown) => typeof v === 'string' && list.includes(v);
 
 type Tx = Record<string, unknown>;
@@ -52,20 +84,41 @@ function openingIssues(tx: Tx): Issue[] {
   return issues;
 }
 
+/**
+ * A reference name's transaction as the platform's own: the type replaced, the implied command filled in when none
+ * is sent. The command sent with a reference name must be of the kind the name says (refused naming both).
+ */
+function asOwnTransaction(tx: Tx, issue?: (field: string, message: string) => void): Tx {
+  const alias = TRANSACTION_ALIASES[String(tx.tradeTransactionType)];
+  if (!alias) return tx;
+  const { commands } = alias;
+  if (commands && tx.tradeCommand != null && !isOneOf(commands, tx.tradeCommand)) {
+    issue?.('tradeCommand', `tradeCommand must be ${commands.join(' or ')} for ${String(tx.tradeTransactionType)}`);
+  }
+  // A command is implied only where the name allows just one (BalanceAdd, CreditAdd); an order's side is never guessed.
+  const implied = commands?.length === 1 && tx.tradeCommand == null ? { tradeCommand: commands[0] } : {};
+  return { ...tx, ...implied, tradeTransactionType: alias.type };
+}
+
+const TRANSACTION_TYPE_DESCRIPTION = `The transaction to run. The platform's own names, or their equals in the reference vocabulary: ${
+  Object.entries(TRANSACTION_ALIASES).map(([name, a]) => `${name} = ${a.type} (${a.meaning})`).join('; ')
+}. A reference name is run and answered as the platform's own name.`;
+
 /** A trade transaction body: a known type and the members that type needs, each refusal naming the member. */
 const transactionBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>).extend({
   ...transactionShape,
-  tradeTransactionType: enumText('tradeTransactionType', TRANSACTION_TYPES),
-}).superRefine((tx: Tx, ctx) => {
-  const type = tx.tradeTransactionType;
+  tradeTransactionType: enumText('tradeTransactionType', TRANSACTION_TYPE_NAMES).describe(TRANSACTION_TYPE_DESCRIPTION),
+}).superRefine((sent: Tx, ctx) => {
   const need = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+  const tx = asOwnTransaction(sent, need);
+  const type = tx.tradeTransactionType;
   if (isOneOf(OPEN_TYPES, type)) for (const issue of openingIssues(tx)) ctx.addIssue(issue);
   else if (isOneOf(BALANCE_TYPES, type)) {
     if (tx.orderBy === undefined) need('orderBy', 'orderBy (the login) is required');
     if (tx.tradeCommand !== 'Balance' && tx.tradeCommand !== 'Credit') need('tradeCommand', 'tradeCommand must be Balance or Credit for BrBalance');
     if (tx.price === undefined || tx.price === 0) need('price', 'price (the amount) is required and must not be 0');
-  } else if (tx.order === undefined) need('order', `order (the ticket) is required for ${String(type)}`);
-});
+  } else if (tx.order === undefined) need('order', `order (the ticket) is required for ${String(sent.tradeTransactionType)}`);
+}).transform((tx: Tx) => asOwnTransaction(tx));
 
 /** The opening transaction whose stops TradeCheckStops checks. */
 const checkStopsBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>).extend(transactionShape)

@@ -443,11 +443,25 @@ describe('v2 PF4 users: UsersGroupOp body', () => {
     expect(op({ command: 'Enable', logins: [...most, 100_001] })).toStrictEqual(refused('body.logins: logins must list at most 100000 logins'));
   });
 
-  it('refuses a group outside 1 to 16 characters and a leverage outside 1 to 10000 whatever the command', () => {
+  it('refuses a group outside 1 to 16 characters and a leverage outside 0 to 10000 whatever the command', () => {
+    const below = 'body.leverage: leverage must be at least 1 (0, none, only for commands other than Leverage)';
     expect(op({ command: 'Enable', logins: [1], newGroup: text(17) })).toStrictEqual(refused('body.newGroup: newGroup must be at most 16 characters'));
     expect(op({ command: 'Enable', logins: [1], newGroup: '' })).toStrictEqual(refused('body.newGroup: newGroup must not be empty'));
-    expect(op({ command: 'Enable', logins: [1], leverage: 0 })).toStrictEqual(refused('body.leverage: leverage must be at least 1'));
+    expect(op({ command: 'Enable', logins: [1], leverage: -1 })).toStrictEqual(refused(below));
+    expect(op({ command: 'Delete', logins: [1], leverage: -1 })).toStrictEqual(refused(below));
     expect(op({ command: 'Enable', logins: [1], leverage: 10001 })).toStrictEqual(refused('body.leverage: leverage must be at most 10000'));
+    expect(op({ command: 'Delete', logins: [1], leverage: 1.5 })).toStrictEqual(refused('body.leverage: leverage must be an integer'));
+  });
+
+  it('takes leverage 0 as none for every command but Leverage (dropped from the record), and refuses it for Leverage', () => {
+    for (const command of ['Delete', 'Enable', 'Disable']) {
+      expect(op({ command, logins: [1], leverage: 0 }), command).toStrictEqual(accepted({ body: { command, logins: [1] } }));
+    }
+    expect(op({ command: 'SetGroup', logins: [1], newGroup: 'g', leverage: 0 }))
+      .toStrictEqual(accepted({ body: { command: 'SetGroup', logins: [1], newGroup: 'g' } }));
+    expect(op({ command: 'Leverage', logins: [1], leverage: 0 })).toStrictEqual(refused('body.leverage: leverage must be at least 1'));
+    // Any other leverage a Delete carries is still checked and passed on (the server ignores it).
+    expect(op({ command: 'Delete', logins: [1], leverage: 100 })).toStrictEqual(accepted({ body: { command: 'Delete', logins: [1], leverage: 100 } }));
   });
 
   it('requires the group for SetGroup: absent, null or empty', () => {

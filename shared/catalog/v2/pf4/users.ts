@@ -64,10 +64,17 @@ const usersGroupOpBody = (contractBody('PF4UsersGroupOp') as z.ZodObject<any>).e
   { error: () => 'logins must be an array of logins' })
     .min(1, 'logins must list at least one login').max(100_000, 'logins must list at most 100000 logins'),
   newGroup: z.string().min(1, 'newGroup must not be empty').max(16, 'newGroup must be at most 16 characters').nullable().optional(),
-  leverage: z.number().int().min(1, 'leverage must be at least 1').max(10000, 'leverage must be at most 10000').optional(),
+  // 0 is "no leverage", as clients that always send the member send it: refused for Leverage, dropped for the others.
+  leverage: z.number().int('leverage must be an integer').min(0, 'leverage must be at least 1 (0, none, only for commands other than Leverage)').max(10000, 'leverage must be at most 10000')
+    .describe('The new leverage, for Leverage (1 to 10000); 0 or absent for the other commands, which ignore it.').optional(),
 }).superRefine((op, ctx) => {
   if (op.command === 'SetGroup' && !op.newGroup) ctx.addIssue({ code: 'custom', path: ['newGroup'], message: 'newGroup is required for SetGroup' });
   if (op.command === 'Leverage' && op.leverage === undefined) ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'leverage is required for Leverage' });
+  else if (op.command === 'Leverage' && op.leverage === 0) ctx.addIssue({ code: 'custom', path: ['leverage'], message: 'leverage must be at least 1' });
+}).transform((op) => {
+  if (op.leverage !== 0) return op;
+  const { leverage: _none, ...rest } = op;
+  return rest;
 });
 
 const loginOnly = (a: { login: number }) => ({ login: a.login });
