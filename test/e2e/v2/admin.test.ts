@@ -145,8 +145,8 @@ describe('v2.PF4.ExternalCommandJSON', () => {
     }
   });
 
-  it('refuses a call without a body, and a body that is not JSON, naming body', async () => {
-    await refuses(c, 'v2.PF4.ExternalCommandJSON', 'body');
+  it('takes a call without a body as the command null, and refuses a body that is not JSON, naming body', async () => {
+    expect(await ok(c, 'v2.PF4.ExternalCommandJSON')).toEqual({ plugin: 'Echo', received: null });
     await refuses(c, 'v2.PF4.ExternalCommandJSON', 'body', { rawBody: '{"command": ' });
   });
 });
