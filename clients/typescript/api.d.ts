@@ -250,7 +250,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Accounts held in a backup file, optionally only the groups matching the `request` mask, at most `limit` (default 10000). */
+        /** Accounts held in a backup file, optionally only the groups matching the `request` mask (empty or absent: all), at most `limit` (default 10000). */
         get: operations["v2.PF4.BackupRequestUsers"];
         put?: never;
         post?: never;
@@ -267,7 +267,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open trades held in a backup file, at most `limit` (default 10000); `request` is passed to the server as given. */
+        /** Open trades held in a backup file, at most `limit` (default 10000); `request` is passed to the server as given (empty or absent: all). */
         get: operations["v2.PF4.BackupRequestOrders"];
         put?: never;
         post?: never;
@@ -1561,7 +1561,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Passes the JSON body verbatim to the first plugin that answers with success and returns that plugin's answer. */
+        /** Passes the JSON body verbatim (no body: null) to the first plugin that answers with success and returns that plugin's answer. */
         post: operations["v2.PF4.ExternalCommandJSON"];
         delete?: never;
         options?: never;
@@ -7062,14 +7062,14 @@ export interface components {
         };
         HealthReport: {
             /** @enum {unknown} */
-            status?: "ok" | "degraded";
+            status?: "ok" | "degraded" | "down";
             /** @enum {unknown} */
             edge?: "up";
             /** @enum {unknown} */
-            broker?: "up" | "down";
+            broker?: "up" | "degraded" | "down";
             platforms?: {
-                [key: string]: "up" | "down" | "unknown";
-            };
+                [key: string]: "up" | "degraded" | "down" | "unknown";
+            } | ("up" | "degraded" | "down");
         };
     };
     responses: {
@@ -7215,7 +7215,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description All up. */
+            /** @description Every platform up (ok), or served by some of its brokers only (degraded). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7224,7 +7224,7 @@ export interface operations {
                     "application/json": components["schemas"]["HealthReport"];
                 };
             };
-            /** @description Something is down. */
+            /** @description A platform, or the default brokers, down. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10625,7 +10625,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": unknown;
             };
@@ -12402,8 +12402,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
-                    tradeTransactionType: "BrOrderOpen" | "OrderOpen" | "OrderImOpen" | "OrderMkOpen" | "OrderReqOpen" | "OrderPendingOpen" | "BrOrderClose" | "OrderClose" | "OrderImClose" | "OrderMkClose" | "OrderReqClose" | "BrOrderModify" | "OrderModify" | "BrOrderDelete" | "OrderDelete" | "BrOrderActivate" | "BrBalance";
+                    /**
+                     * @description The transaction to run. The platform's own names, or their equals in the reference vocabulary: OpenMarket = BrOrderOpen (opens a market trade, Buy or Sell); OpenPending = BrOrderOpen (places a pending order, BuyLimit, SellLimit, BuyStop or SellStop); CloseMarket = BrOrderClose (closes a market trade, in part when volume is below the trade's); ModifyTrade = BrOrderModify (changes a market trade's SL and TP); ModifyPending = BrOrderModify (changes a pending order's price, SL, TP and expiration); DeletePending = BrOrderDelete (cancels a pending order); ActivatePending = BrOrderActivate (activates a pending order at the market); BalanceAdd = BrBalance (a balance entry: a deposit, or a withdrawal when price, the amount, is negative); CreditAdd = BrBalance (a credit entry: credit given, or taken back when price, the amount, is negative). A reference name is run and answered as the platform's own name.
+                     * @enum {string}
+                     */
+                    tradeTransactionType: "BrOrderOpen" | "OrderOpen" | "OrderImOpen" | "OrderMkOpen" | "OrderReqOpen" | "OrderPendingOpen" | "BrOrderClose" | "OrderClose" | "OrderImClose" | "OrderMkClose" | "OrderReqClose" | "BrOrderModify" | "OrderModify" | "BrOrderDelete" | "OrderDelete" | "BrOrderActivate" | "BrBalance" | "OpenMarket" | "OpenPending" | "CloseMarket" | "ModifyTrade" | "ModifyPending" | "DeletePending" | "ActivatePending" | "BalanceAdd" | "CreditAdd";
                     tradeCommand?: ("Buy" | "Sell" | "BuyLimit" | "SellLimit" | "BuyStop" | "SellStop" | "Balance" | "Credit") | null;
                     tradeRequestFlags?: string | null;
                     expiration?: string;
@@ -13183,6 +13186,7 @@ export interface operations {
                     /** @enum {string} */
                     command: "Delete" | "Enable" | "Disable" | "Leverage" | "SetGroup";
                     newGroup?: string | null;
+                    /** @description The new leverage, for Leverage (1 to 10000); 0 or absent for the other commands, which ignore it. */
                     leverage?: number;
                     logins: number[];
                 };
@@ -14955,8 +14959,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @enum {string} */
-                    tradeTransactionType: "BrOrderOpen" | "OrderOpen" | "OrderImOpen" | "OrderMkOpen" | "OrderReqOpen" | "OrderPendingOpen" | "BrOrderClose" | "OrderClose" | "OrderImClose" | "OrderMkClose" | "OrderReqClose" | "BrOrderModify" | "OrderModify" | "BrOrderDelete" | "OrderDelete" | "BrOrderActivate" | "BrBalance";
+                    /**
+                     * @description The transaction to run. The platform's own names, or their equals in the reference vocabulary: OpenMarket = BrOrderOpen (opens a market trade, Buy or Sell); OpenPending = BrOrderOpen (places a pending order, BuyLimit, SellLimit, BuyStop or SellStop); CloseMarket = BrOrderClose (closes a market trade, in part when volume is below the trade's); ModifyTrade = BrOrderModify (changes a market trade's SL and TP); ModifyPending = BrOrderModify (changes a pending order's price, SL, TP and expiration); DeletePending = BrOrderDelete (cancels a pending order); ActivatePending = BrOrderActivate (activates a pending order at the market); BalanceAdd = BrBalance (a balance entry: a deposit, or a withdrawal when price, the amount, is negative); CreditAdd = BrBalance (a credit entry: credit given, or taken back when price, the amount, is negative). A reference name is run and answered as the platform's own name.
+                     * @enum {string}
+                     */
+                    tradeTransactionType: "BrOrderOpen" | "OrderOpen" | "OrderImOpen" | "OrderMkOpen" | "OrderReqOpen" | "OrderPendingOpen" | "BrOrderClose" | "OrderClose" | "OrderImClose" | "OrderMkClose" | "OrderReqClose" | "BrOrderModify" | "OrderModify" | "BrOrderDelete" | "OrderDelete" | "BrOrderActivate" | "BrBalance" | "OpenMarket" | "OpenPending" | "CloseMarket" | "ModifyTrade" | "ModifyPending" | "DeletePending" | "ActivatePending" | "BalanceAdd" | "CreditAdd";
                     tradeCommand?: ("Buy" | "Sell" | "BuyLimit" | "SellLimit" | "BuyStop" | "SellStop" | "Balance" | "Credit") | null;
                     tradeRequestFlags?: string | null;
                     expiration?: string;
