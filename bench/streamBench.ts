@@ -8,8 +8,8 @@
  *   for each client) and the trades;
  * - `all`: the ticks of every symbol and the trades.
  * How it connects (`STREAM_TRANSPORT`): `sse` (default, `GET …/Stream?ticks=A,B,C&trades`), `hub` (the SignalR
- * WebSocket: `SubscribeToTicks` per symbol, or `StreamTicks()` for all, and `StreamTrades()`; it answers the hub's
- * flow probes as SignalR clients do), or `mixed` (every other client of each).
+ * WebSocket: `SubscribeToTicks` per symbol, or `StreamTicks()` for all, and `StreamTrades()`; it asks for flow checks
+ * with `EnableFlowControl()` and answers them as an `OnFlowCheck` handler does), or `mixed` (every other client of each).
  *
  * 1. Baseline: the first client's kind alone for a few seconds; its delivery latency (the tick's `lastTime`, stamped
  *    by the simulator, to the client's receipt) is the baseline.
@@ -178,7 +178,7 @@ class SseClient extends Client {
   }
 }
 
-/** A SignalR hub client over a raw WebSocket (JSON protocol 1), answering the hub's flow probes. */
+/** A SignalR hub client over a raw WebSocket (JSON protocol 1) that asks for flow checks and answers them. */
 class HubClient extends Client {
   readonly kind = 'hub';
   private ws: WebSocket | undefined;
@@ -197,6 +197,8 @@ class HubClient extends Client {
         clearTimeout(timer);
         this.connected = true;
         send({ protocol: 'json', version: 1 });
+        // Flow checks asked for, so the hub conflates for this client as soon as it falls half a second behind.
+        send({ type: 1, invocationId: 'flow', target: 'EnableFlowControl', arguments: [] });
         if (this.symbols) for (const [i, s] of this.symbols.entries()) send({ type: 1, invocationId: `sub${i}`, target: 'SubscribeToTicks', arguments: [s] });
         else send({ type: 4, invocationId: 'ticks', target: 'StreamTicks', arguments: [] });
         send({ type: 4, invocationId: 'trades', target: 'StreamTrades', arguments: [] });
@@ -209,9 +211,9 @@ class HubClient extends Client {
           if (record.startsWith('{"type":1,"target":"OnTick"') || record.startsWith('{"type":2,"invocationId":"ticks"')) this.onTick(record, now);
           else if (record.startsWith('{"type":2,"invocationId":"trades"')) this.onTrade(record);
           else if (record.startsWith('{"type":1,"invocationId":')) {
-            // The hub's flow probe: answered like a SignalR client without a handler answers it.
+            // The hub's flow check: answered as a SignalR client's OnFlowCheck handler answers it.
             const id = JSON.parse(record).invocationId as string;
-            send({ type: 3, invocationId: id, error: "Client didn't provide a result." });
+            send({ type: 3, invocationId: id, result: true });
           } else if (record.startsWith('{"type":7')) this.overflowed = true;
         }
       });

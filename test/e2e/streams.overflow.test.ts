@@ -1,7 +1,7 @@
 /**
  * A stream client that falls too far behind is told and disconnected, never silently skipped (simulator, broker,
  * edge in workerd, with the limit lowered through the edge's STREAM_MAX_BEHIND binding). A SignalR client on the PF5
- * hub stops reading its socket (so it answers no OnFlowCheck either) while positions are deleted through
+ * hub that asked for flow checks (EnableFlowControl) stops reading its socket (so it answers no OnFlowCheck either) while positions are deleted through
  * v1.PF5.PositionDeleteBatch; the stream object finds it slow, holds what comes for it, and past the limit sends it a
  * Close message with the error and closes the socket. When the client reads again it gets every StreamPositions item
  * sent before it fell behind, in order and without a gap (the same as a client that kept reading), then the Close
@@ -41,7 +41,7 @@ async function streamStats(): Promise<Stats> {
   return JSON.parse(JSON.stringify(await stub!.stats()));
 }
 
-/** A raw hub client (JSON protocol) that answers flow checks while it reads, and can stop reading its socket. */
+/** A raw hub client (JSON protocol) that answers flow checks (once it asked for them) while it reads, and can stop reading its socket. */
 class RawHub {
   readonly received: Row[] = [];
   closeCode: number | null = null;
@@ -82,6 +82,9 @@ describe('a hub client too far behind', () => {
     const slow = await RawHub.open(`${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf5/v2?tradePlatform=${c.stack.platforms.pf5}&access_token=${c.token}`);
     try {
       slow.send({ protocol: 'json', version: 1 });
+      // Flow checks asked for: the hub judges the socket by its answers, within a second (a client that does not ask
+      // is judged by its keep-alive, over 30 s: fanout.test.ts).
+      slow.send({ type: 1, invocationId: 'flow', target: 'EnableFlowControl', arguments: [] });
       slow.send({ type: 4, invocationId: 'positions', target: 'StreamPositions', arguments: [] });
       // Messages are handled in order: once this is answered, the stream is open.
       slow.send({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['EURUSD'] });

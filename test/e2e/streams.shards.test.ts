@@ -2,8 +2,9 @@
  * Stream objects shared out per platform (STREAM_SHARDS=3) and the hub's flow control, end to end (simulator, broker,
  * edge in workerd): clients spread over the platform's objects (event ids name their object), each gets the ticks and
  * a trade opened through the API, and a reconnect with Last-Event-ID returns to its object and gets what it missed
- * rather than a resync. A hub socket that stops reading answers no OnFlowCheck: its object counts it slow, and once
- * it reads again it answers, is no longer slow, and its ticks flow again.
+ * rather than a resync. A hub socket that asked for flow checks (EnableFlowControl) and stops reading answers no
+ * OnFlowCheck: its object counts it slow, and once it reads again it answers, is no longer slow, and its ticks flow
+ * again.
  */
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -59,7 +60,7 @@ describe('STREAM_SHARDS=3', () => {
 });
 
 describe('hub flow control', () => {
-  it('counts a socket that stops reading as slow, and lets its ticks flow again once it reads and answers', async () => {
+  it('counts a socket that asked for flow checks and stops reading as slow, and lets its ticks flow again once it reads and answers', async () => {
     const c = setup.client;
     const ws = new WebSocket(`${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}&access_token=${c.token}`);
     const ticks: number[] = [];
@@ -77,6 +78,7 @@ describe('hub flow control', () => {
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     try {
       ws.send(JSON.stringify({ protocol: 'json', version: 1 }) + '\u001e');
+      ws.send(JSON.stringify({ type: 1, invocationId: 'flow', target: 'EnableFlowControl', arguments: [] }) + '\u001e');
       for (const s of ['EURUSD', 'GBPUSD', 'USDJPY']) ws.send(JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: [s] }) + '\u001e');
       await eventually(async () => ticks.length >= 3 && probes >= 1, 15_000);
       const slowNow = async () => {

@@ -7,8 +7,9 @@
  *   or lacking more than `holdAfter` events, has it hold what it lacks (ticks conflated). Clients of one interest
  *   lacking the same events share one encoded chunk per turn of a pass (`SharedChunks`).
  * - `HubClient`: a SignalR hub WebSocket accepted with the Hibernation API: its interest and caller (`HubState`), and
- *   its `HubFlow` (fanout.ts), which learns from the client's answers to its probes whether it is slow, since a socket's
- *   sends tell nothing. A socket is owed nothing before its handshake.
+ *   its `HubFlow` (fanout.ts), which learns whether it is slow from the client, since a socket's sends tell nothing:
+ *   from its answers to flow checks if it asked for them (`EnableFlowControl`), else from its keep-alive. A socket is
+ *   owed nothing before its handshake.
  *
  * Invariants: a client's `sentSeq` is the newest event it was given or holds, and only grows; a closed client is
  * given nothing more; a client owed events the object no longer holds is told so and disconnected, never skipped
@@ -181,7 +182,7 @@ export class HubClient implements StreamClient {
   get closed(): boolean { return this.forgotten || this.flow().closed; }
   get ready(): boolean { return this.state.handshaken; }
 
-  /** Its sends complete at once (workerd queues them): its flow learns whether it is slow from its probes instead. */
+  /** Its sends complete at once (workerd queues them): its flow learns whether it is slow from the client instead. */
   stillWriting(): boolean { return false; }
 
   deliver(range: readonly Encoded[]): void { this.flow().deliver(this.state, range); }

@@ -1,13 +1,14 @@
 /**
  * The fan-out's flow control alone (no workerd): an SSE client with a write outstanding gets the latest tick of each
- * symbol and every other event in order, then `overflow` past MAX_BEHIND; a hub socket that does not answer its flow
- * probe is held the same way, and one that answers is sent what was held; a resync notice reaches the clients of
- * record changes only.
+ * symbol and every other event in order, then `overflow` past MAX_BEHIND; a hub socket that asked for flow checks and
+ * does not answer its probe is held the same way, and one that answers is sent what was held; a socket that did not
+ * ask is never probed, and is held only once it has been quiet for QUIET_MS with data sent; a resync notice reaches
+ * the clients of record changes only.
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/streams.js';
 import {
-  chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest, type RingEvent,
+  chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, QUIET_MS, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest, type RingEvent,
 } from './fanout.js';
 
 let seq = 0;
@@ -119,11 +120,13 @@ describe('SSE fan-out', () => {
 describe('hub socket flow', () => {
   const records = (text: string) => text.split('\u001e').filter(Boolean).map((r) => JSON.parse(r));
 
-  function flow() {
+  /** A socket's flow; `checks`: the client asked for flow checks (EnableFlowControl). */
+  function flow(checks = true) {
     let now = 1_000_000;
     const sent: string[] = [];
     const closed: string[] = [];
     const f = new HubFlow((t) => sent.push(t), (e) => closed.push(e), () => now);
+    if (checks) f.enableChecks();
     return { f, sent, closed, advance: (ms: number) => { now += ms; } };
   }
   const s: HubInterest = { handshaken: true, ticks: ['EURUSD'], streams: { t1: { topic: 'trades' }, k1: { topic: 'ticks', symbol: 'GBPUSD' } } };
@@ -183,6 +186,72 @@ describe('hub socket flow', () => {
     f.deliver({ ...s, handshaken: false }, [trade(1)]);
     expect(sent).toEqual([]);
   });
+
+  it('never probes a socket that did not ask for flow checks, and holds its output only after QUIET_MS unheard', () => {
+    const { f, sent, advance } = flow(false);
+    f.deliver(s, [tick('EURUSD', 1), trade(1)]);
+    expect(records(sent[0]).map((r) => r.target ?? r.invocationId)).toEqual(['OnTick', 't1']);
+    // Sent data and silent for QUIET_MS: still flowing (a stock client pings within 15 s of receiving).
+    advance(QUIET_MS);
+    expect(f.slow).toBe(false);
+    f.deliver(s, [tick('EURUSD', 2)]);
+    expect(sent).toHaveLength(2);
+    // A moment more without a word: slow, so its ticks are conflated and its other events held.
+    advance(1);
+    expect(f.slow).toBe(true);
+    f.deliver(s, [tick('EURUSD', 3), trade(2), tick('EURUSD', 4), tick('GBPUSD', 5), trade(3)]);
+    expect(sent).toHaveLength(2);
+    expect(f.holding).toBe(4);
+    // A completion that answers nothing the hub asked changes nothing; any message it sends (its ping) releases all.
+    expect(f.answered('flow-0')).toBe(true);
+    expect(sent).toHaveLength(2);
+    f.heard();
+    expect(f.slow).toBe(false);
+    const caughtUp = records(sent[2]);
+    expect(caughtUp.map((r) => [r.target ?? r.invocationId, r.arguments?.[0]?.bid ?? r.item?.order ?? r.item?.bid])).toEqual([
+      ['t1', 2], ['OnTick', 4], ['k1', 5], ['t1', 3],
+    ]);
+    expect(sent.join('')).not.toContain(PROBE_TARGET);
+    // Heard from while being sent: never slow however long the session.
+    for (let i = 0; i < 10; i++) {
+      advance(15_000);
+      f.deliver(s, [trade(10 + i)]);
+      f.heard();
+    }
+    expect(f.slow).toBe(false);
+    expect(sent).toHaveLength(13);
+  });
+
+  it('closes a socket without flow checks that stays quiet past MAX_BEHIND held non-tick events, with the error', () => {
+    const { f, sent, closed, advance } = flow(false);
+    f.deliver(s, [trade(0)]);
+    advance(QUIET_MS + 1);
+    f.deliver(s, Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
+    f.deliver(s, Array.from({ length: 1_000 }, (_, i) => tick('EURUSD', i)));
+    expect(closed).toEqual([]);
+    f.deliver(s, [trade(MAX_BEHIND + 1)]);
+    expect(closed).toEqual([`more than ${MAX_BEHIND} events behind: reconnect and resync`]);
+    f.heard();
+    f.deliver(s, [trade(1)]);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('starts probing when the client asks for flow checks, first sending what was held for it', () => {
+    const { f, sent, advance } = flow(false);
+    f.deliver(s, [trade(1)]);
+    advance(QUIET_MS + 1);
+    f.deliver(s, [trade(2), tick('EURUSD', 1)]);
+    expect(sent).toHaveLength(1);
+    f.enableChecks();
+    expect(records(sent[1]).map((r) => r.target ?? r.invocationId)).toEqual(['t1', 'OnTick', PROBE_TARGET]);
+    // Now judged by its answers: a ping no longer releases what is held once its probe is overdue.
+    advance(SLOW_MS + 1);
+    f.deliver(s, [trade(3)]);
+    f.heard();
+    expect(sent).toHaveLength(2);
+    f.answered(records(sent[1]).at(-1).invocationId);
+    expect(records(sent[2]).map((r) => r.item?.order ?? r.target)).toEqual([3, PROBE_TARGET]);
+  });
 });
 
 describe('resync notices', () => {
@@ -206,6 +275,7 @@ describe('resync notices', () => {
     let now = 0;
     const sent: string[] = [];
     const f = new HubFlow((t) => sent.push(t), () => {}, () => now);
+    f.enableChecks();
     const ticksOnly: HubInterest = { handshaken: true, ticks: ['EURUSD'], streams: { k: { topic: 'ticks' }, y: { topic: 'symbols' } } };
     f.deliver(ticksOnly, [status(false), resync(), status(true)]);
     expect(records(sent[0]).map((r) => r.target ?? r.invocationId)).toEqual(['OnConnectionStatus', 'OnConnectionStatus', PROBE_TARGET]);

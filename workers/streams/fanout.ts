@@ -18,13 +18,22 @@
  * sent `overflow` and disconnected; if even that cannot be written within `OVERFLOW_GRACE_MS` the stream is aborted.
  *
  * SignalR hub sockets (`HubFlow`): a socket accepted with the Hibernation API offers no `bufferedAmount` or write
- * completion (workerd's `send` queues without bound and tells nothing), so the hub asks the client itself. With the
- * data it sends, at most every `PROBE_MS` (250 ms), the object adds an invocation of `OnFlowCheck` carrying an invocation id;
- * a SignalR client (7 or later) answers every server invocation that has an id with a completion (a result if it has
- * an `OnFlowCheck` handler, an error otherwise), in order, after it read what came before. A socket whose probe is
- * not answered within `SLOW_MS` is slow: from then on its ticks are conflated per symbol and its other events held
- * (counted) until the answer arrives, and past `MAX_BEHIND` non-tick events it is sent a close message with the
- * error and closed. A socket that is sent nothing is not probed, so an idle client still costs no CPU.
+ * completion (workerd's `send` queues without bound and tells nothing), so what the hub learns of a socket's reading
+ * comes from the client. Two ways, by the client's choice:
+ *
+ * - Flow checks, for a client that asks for them (`EnableFlowControl()`, `FLOW_CONTROL_METHOD`): with the data it
+ *   sends, at most every `PROBE_MS` (250 ms), the object adds an invocation of `OnFlowCheck` carrying an invocation id;
+ *   the client answers every server invocation that has an id with a completion, in order, after it read what came
+ *   before. A socket whose probe is not answered within `SLOW_MS` is slow.
+ * - Its keep-alive, for every other client (a stock SignalR client, which would log warnings at an invocation it has no
+ *   handler for): such a client sends a ping at least every 15 s while it receives (its `keepAliveInterval`), so a
+ *   socket sent data and heard nothing from for `QUIET_MS` (30 s, the reference server's client time-out) is slow.
+ *   It is never sent an invocation it did not ask for by subscribing.
+ *
+ * From the moment a socket is slow its ticks are conflated per symbol and its other events held (counted) until it is
+ * heard from (the answer, or for a client without checks any message), and past `MAX_BEHIND` non-tick events it is
+ * sent a close message with the error and closed, never skipped. A socket that is sent nothing is not judged, so an
+ * idle client still costs no CPU.
  */
 import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
@@ -43,13 +52,22 @@ export function setMaxBehind(limit: number): void {
 /** How long an overflowing SSE client gets to take its `overflow` event before its stream is aborted. */
 export const OVERFLOW_GRACE_MS = 5_000;
 /**
- * A hub socket is probed at most this often (and only while it is sent something), and one whose probe is unanswered
- * for longer than SLOW_MS is slow: together they bound how far behind the latest prices a hub client can read (what
- * is in flight beyond its last answer), which TCP alone does not (a socket's kernel buffers hold seconds of ticks).
+ * A hub socket that asked for flow checks is probed at most this often (and only while it is sent something), and one
+ * whose probe is unanswered for longer than SLOW_MS is slow: together they bound how far behind the latest prices
+ * such a client can read (what is in flight beyond its last answer), which TCP alone does not (a socket's kernel
+ * buffers hold seconds of ticks).
  */
 export const PROBE_MS = 250;
 export const SLOW_MS = 250;
 export const PROBE_TARGET = 'OnFlowCheck';
+/** The hub method a client invokes to be sent flow checks (it must then answer `OnFlowCheck`). */
+export const FLOW_CONTROL_METHOD = 'EnableFlowControl';
+/**
+ * A socket without flow checks that was sent data and has sent nothing for this long is slow: twice the stock
+ * SignalR client's 15 s keep-alive (it pings when due as soon as it receives something), and the reference server's
+ * client time-out. What such a client may have queued is at most this long of its subscriptions.
+ */
+export const QUIET_MS = 30_000;
 const RS = '\u001e';
 
 /**
@@ -270,10 +288,17 @@ export interface HubInterest {
   streams: Record<string, { topic: StreamTopic; symbol?: string }>;
 }
 
-/** One hub socket's flow: probes, held output while slow, overflow. Lives in memory (a woken object starts afresh). */
+/**
+ * One hub socket's flow: probes (when the client asked for flow checks) or its keep-alive, held output while slow,
+ * overflow. Lives in memory (a woken object starts afresh).
+ */
 export class HubFlow {
   private readonly held = new Held();
   private probe: { id: string; at: number } | null = null;
+  /** The client asked for flow checks: it is judged by its answers, else by its keep-alive. */
+  private checks = false;
+  /** Without checks: when data first went out after the client was last heard from (null: heard since). */
+  private owedSince: number | null = null;
   /** The object's pass: the newest event this socket was given, and when. */
   sentSeq = 0;
   lastAt = -Infinity;
@@ -287,10 +312,29 @@ export class HubFlow {
   ) {}
 
   get slow(): boolean {
-    return this.probe !== null && this.now() - this.probe.at > SLOW_MS;
+    if (this.checks) return this.probe !== null && this.now() - this.probe.at > SLOW_MS;
+    return this.owedSince !== null && this.now() - this.owedSince > QUIET_MS;
   }
 
   get holding(): number { return this.held.size; }
+
+  /** The client asked for flow checks (`EnableFlowControl`): from now on it is probed and judged by its answers. */
+  enableChecks(): void {
+    if (this.checks) return;
+    this.checks = true;
+    this.owedSince = null;
+    if (this.held.size > 0 && !this.closed) this.out(this.held.take());
+  }
+
+  /**
+   * The client sent something (any message): a client without flow checks is alive and reading (its keep-alive ping
+   * is sent only as it receives), so what was held for it goes out; a client with checks is judged by its answers.
+   */
+  heard(): void {
+    if (this.checks) return;
+    this.owedSince = null;
+    if (this.held.size > 0 && !this.closed) this.out(this.held.take());
+  }
 
   /** A flush's events for the socket with interest `s`. */
   deliver(s: HubInterest, batch: readonly Encoded[]): void {
@@ -348,7 +392,9 @@ export class HubFlow {
 
   private out(text: string): void {
     const now = this.now();
-    if (this.probe === null && now - this.lastProbeAt >= PROBE_MS) {
+    if (!this.checks) {
+      this.owedSince ??= now;
+    } else if (this.probe === null && now - this.lastProbeAt >= PROBE_MS) {
       const id = `flow-${this.serial++}`;
       this.probe = { id, at: now };
       this.lastProbeAt = now;

@@ -34,7 +34,7 @@ import {
 } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamTopic } from '../../shared/streams.js';
-import { Encoded, setMaxBehind, SseSink, type Interest, type RingEvent } from './fanout.js';
+import { Encoded, FLOW_CONTROL_METHOD, setMaxBehind, SseSink, type Interest, type RingEvent } from './fanout.js';
 import { StreamBrokers } from './streamBrokers.js';
 import { HubClient, savedHubState, SharedChunks, SseClient, type HubState, type StreamClient } from './clients.js';
 import * as hub from './signalr.js';
@@ -732,6 +732,8 @@ export class PlatformStream extends DurableObject<Env> {
         continue;
       }
       const m = record as unknown as hub.HubMessage;
+      // Any message says the client is alive and reading: what a client without flow checks is judged by (fanout.ts).
+      client.flow().heard();
       if (m.type === hub.MessageType.Invocation || m.type === hub.MessageType.StreamInvocation) {
         // An invocation is a call of the client's API budget, as a REST call is.
         const admission = await admit(this.env, 'api', s.caller.clientId);
@@ -778,6 +780,11 @@ export class PlatformStream extends DurableObject<Env> {
           s.ticks = s.ticks.filter((t) => t !== symbol);
           if (m.target === 'SubscribeToTicks') s.ticks.push(symbol);
           return answer({ result: null });
+        }
+        if (m.target === FLOW_CONTROL_METHOD) {
+          // Flow checks only for a client that asks (and answers OnFlowCheck): a stock client is never sent one.
+          client.flow().enableChecks();
+          return answer({ result: true });
         }
         return answer({ error: `Unknown hub method '${String(m.target)}'` });
       }
