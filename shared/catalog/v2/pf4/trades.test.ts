@@ -314,6 +314,11 @@ describe('v2 PF4 trades: TradeTransaction in the reference vocabulary', () => {
       .toStrictEqual(refused('body.tradeCommand: tradeCommand must be BuyLimit or SellLimit or BuyStop or SellStop for DeletePending'));
     expect(tx({ tradeTransactionType: 'CloseMarket', order: 7, tradeCommand: 'SellStop' }))
       .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Buy or Sell for CloseMarket'));
+    // Once only, though the platform's name refuses the command too.
+    expect(tx({ tradeTransactionType: 'BalanceAdd', orderBy: 5, tradeCommand: 'Buy', price: 1 }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Balance for BalanceAdd'));
+    expect(tx({ tradeTransactionType: 'OpenMarket', tradeCommand: 'Credit', ...open }))
+      .toStrictEqual(refused('body.tradeCommand: tradeCommand must be Buy or Sell for OpenMarket'));
   });
 
   it('keeps every rule of the platform name it stands for, naming the reference name', () => {

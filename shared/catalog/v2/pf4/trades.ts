@@ -110,12 +110,15 @@ const transactionBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>
   tradeTransactionType: enumText('tradeTransactionType', TRANSACTION_TYPE_NAMES).describe(TRANSACTION_TYPE_DESCRIPTION),
 }).superRefine((sent: Tx, ctx) => {
   const need = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
-  const tx = asOwnTransaction(sent, need);
+  // A command refused for the reference name is not refused again for the platform's name it stands for.
+  let commandRefused = false;
+  const tx = asOwnTransaction(sent, (field, message) => { commandRefused = true; need(field, message); });
   const type = tx.tradeTransactionType;
-  if (isOneOf(OPEN_TYPES, type)) for (const issue of openingIssues(tx)) ctx.addIssue(issue);
-  else if (isOneOf(BALANCE_TYPES, type)) {
+  if (isOneOf(OPEN_TYPES, type)) {
+    for (const issue of openingIssues(tx)) if (!(commandRefused && issue.path[0] === 'tradeCommand')) ctx.addIssue(issue);
+  } else if (isOneOf(BALANCE_TYPES, type)) {
     if (tx.orderBy === undefined) need('orderBy', 'orderBy (the login) is required');
-    if (tx.tradeCommand !== 'Balance' && tx.tradeCommand !== 'Credit') need('tradeCommand', 'tradeCommand must be Balance or Credit for BrBalance');
+    if (!commandRefused && tx.tradeCommand !== 'Balance' && tx.tradeCommand !== 'Credit') need('tradeCommand', 'tradeCommand must be Balance or Credit for BrBalance');
     if (tx.price === undefined || tx.price === 0) need('price', 'price (the amount) is required and must not be 0');
   } else if (tx.order === undefined) need('order', `order (the ticket) is required for ${String(sent.tradeTransactionType)}`);
 }).transform((tx: Tx) => asOwnTransaction(tx));
