@@ -1,8 +1,8 @@
 /**
  * What a client written for the reference product sends, end to end through plain `fetch`: trade transactions named
  * in the reference vocabulary (OpenMarket, ModifyTrade, CloseMarket, OpenPending, ModifyPending, DeletePending,
- * BalanceAdd, CreditAdd) run as the platform's own transactions, checked against the trading server's state by read
- * operations; and the smaller acceptances: ExternalCommandJSON without a body, a backup read with an empty
+ * BalanceAdd, CreditAdd) run as the platform's own transactions, on v2 and v1, checked against the trading server's
+ * state by read operations; and the smaller acceptances: ExternalCommandJSON without a body, a backup read with an empty
  * `request=`, UsersGroupOp Delete carrying `leverage: 0`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,24 @@ describe('v2.PF4.TradeTransaction in the reference vocabulary', () => {
     expect(credit.error).toMatchObject({ code: 'Validation', message: 'body.tradeCommand: tradeCommand must be Credit for CreditAdd' });
     expect(await ok<Row[]>(c, 'v2.PF4.TradesGetByLogin', { params: { login, group: 'demo\\forex' } })).toEqual([]);
     expect(await account(login)).toMatchObject({ balance: 10_000, credit: 0 });
+  });
+});
+
+describe('v1.PF4.TradeTransaction in the reference vocabulary', () => {
+  it('takes the same names: BalanceAdd and OpenMarket run as on v2, answered as the executed transaction', async () => {
+    const login = await newAccount('reference v1');
+    const v1 = async (body: Row): Promise<Row> => {
+      const res = await fetch(`${c.stack.edgeUrl}/api/PF4/${c.stack.platforms.pf4}/TradeTransaction`, {
+        method: 'POST', headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+      });
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      return await res.json() as Row;
+    };
+    expect(await v1({ tradeTransactionType: 'BalanceAdd', orderBy: login, price: 3_000 })).toMatchObject({ tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', price: 3_000 });
+    const opened = await v1({ tradeTransactionType: 'OpenMarket', tradeCommand: 'Sell', orderBy: login, symbol: SYMBOL, volume: 1 });
+    expect(opened).toMatchObject({ tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Sell', orderBy: login, volume: 1 });
+    expect(await liveTrade(opened.order as number)).toMatchObject({ login, tradeCommand: 'Sell', volume: 1 });
+    expect(await account(login)).toMatchObject({ balance: 3_000 });
   });
 });
 
