@@ -350,7 +350,7 @@ describe('v2 PF4 trades: TradeTransaction in the reference vocabulary', () => {
     expect(field.enum).toStrictEqual([...OPEN, ...BY_TICKET.slice(0, 5), 'BrOrderModify', 'OrderModify', 'BrOrderDelete', 'OrderDelete', 'BrOrderActivate', 'BrBalance', ...REFERENCE]);
     expect(field.description).toContain('OpenMarket = BrOrderOpen (opens a market trade, Buy or Sell)');
     expect(field.description).toContain('CreditAdd = BrBalance (a credit entry');
-    expect(field.description).toContain('A reference name is run and answered as the platform\'s own name.');
+    expect(field.description).toContain('A reference name runs as the platform\'s name it stands for, which the answer carries.');
   });
 });
 

@@ -26,7 +26,7 @@ const PENDING_COMMANDS = ['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] as con
 /** A name of the reference vocabulary: the platform's transaction it stands for, and the commands it implies. */
 export interface TransactionAlias {
   type: (typeof TRANSACTION_TYPES)[number];
-  /** The trade commands the name allows (`tradeCommand` must be one); the first is filled in when none is sent. */
+  /** The trade commands the name allows (a `tradeCommand` sent must be one); a sole one is filled in when none is sent. */
   commands?: readonly string[];
   meaning: string;
 }
@@ -53,6 +53,7 @@ export const TRANSACTION_TYPE_NAMES = [...TRANSACTION_TYPES, ...Object.keys(TRAN
 
 /** The platform's own transaction type a name stands for (itself when it is one). */
 export const ownTransactionType = (name: string): string => TRANSACTION_ALIASES[name]?.type ?? name;
+
 const isOneOf = (list: readonly string[], v: unknown) => typeof v === 'string' && list.includes(v);
 
 type Tx = Record<string, unknown>;
@@ -102,7 +103,7 @@ function asOwnTransaction(tx: Tx, issue?: (field: string, message: string) => vo
 
 const TRANSACTION_TYPE_DESCRIPTION = `The transaction to run. The platform's own names, or their equals in the reference vocabulary: ${
   Object.entries(TRANSACTION_ALIASES).map(([name, a]) => `${name} = ${a.type} (${a.meaning})`).join('; ')
-}. A reference name is run and answered as the platform's own name.`;
+}. A reference name runs as the platform's name it stands for, which the answer carries.`;
 
 /** A trade transaction body: a known type and the members that type needs, each refusal naming the member. */
 const transactionBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>).extend({
