@@ -8,13 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  booleanQuery, confirmQuery, contractBody, dateTimeText, enumText, groupName, int32List, int64Body, int64List, intText, login32, login64,
+  booleanQuery, confirmQuery, contractBody, dateTimeText, enumText, flagText, groupName, int32List, int64Body, int64List, intText, login32, login64,
   maskText, mergePatchBody, numberText, order32, pageQuery, PAGE_LIMIT_MAX, position, positiveInt32, positiveInt64, publishedSchemas,
   symbolName, ticket32, unixSeconds32,
 } from './fields.js';
 import { defineOperation } from './operation.js';
 import { int64 } from '../records/primitives.js';
 import * as contract from '../records/contract.js';
+import { ChartPeriodMembers, EnLogTypeMembers, EnOrderFlagsMembers, TickRequestFlagsMembers } from '../records/contract.js';
 import { validateInputs } from '../../workers/api/inputs.js';
 
 type Issue = { code: string; path: PropertyKey[]; message: string };
@@ -309,10 +310,62 @@ describe('int32List and int64List: repeated id parameters', () => {
 });
 
 describe('enumText, names and masks', () => {
-  it('enumText accepts a member and lists all of them otherwise', () => {
+  it('enumText accepts a member in any case, answering its contract spelling, and lists all of them otherwise', () => {
     const side = enumText('side', ['Buy', 'Sell'] as const);
     expect(outcome(side, 'Sell')).toStrictEqual(accepted('Sell'));
-    for (const v of ['buy', '', undefined]) expect(outcome(side, v), String(v)).toStrictEqual(refused(['invalid_value', 'side must be one of Buy, Sell']));
+    for (const v of ['buy', 'BUY', 'bUy']) expect(outcome(side, v), v).toStrictEqual(accepted('Buy'));
+    for (const v of ['', 'Buy ', 'Buyer', '0', '1']) expect(outcome(side, v), v).toStrictEqual(refused(['custom', 'side must be one of Buy, Sell']));
+    expect(outcome(side, undefined)).toStrictEqual(refused(['invalid_type', 'side must be one of Buy, Sell']));
+    expect(publishedSchemas.get(side)).toStrictEqual({ type: 'string', enum: ['Buy', 'Sell'] });
+  });
+
+  it('enumText reads an enum the spec numbers in order (EnLogType) also by its number, and no other by number', () => {
+    const mode = enumText('mode', EnLogTypeMembers);
+    const message = 'mode must be one of Standard, Logins, Trades, Errors, Full, Updater, SendMail, Failover or its number 0 to 7';
+    expect(outcome(mode, '4')).toStrictEqual(accepted('Full'));
+    expect(outcome(mode, '0')).toStrictEqual(accepted('Standard'));
+    expect(outcome(mode, '7')).toStrictEqual(accepted('Failover'));
+    expect(outcome(mode, 'FULL')).toStrictEqual(accepted('Full'));
+    for (const v of ['8', '-1', '4.0', ' 4', '0x4', '0004']) expect(outcome(mode, v), v).toStrictEqual(refused(['custom', message]));
+    // A chart period's number is not its position: read by name only.
+    const period = enumText('period', ChartPeriodMembers);
+    expect(outcome(period, 'MN1')).toStrictEqual(accepted('Mn1'));
+    expect(outcome(period, 'h4')).toStrictEqual(accepted('H4'));
+    expect(outcome(period, '1')).toStrictEqual(refused(['custom', 'period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1']));
+  });
+
+  describe('flagText', () => {
+    const flags = flagText('flags', TickRequestFlagsMembers, { Raw: 1, Normal: 2 }, { zero: 'All', maxLength: 64 });
+    const message = 'flags must be Raw, Normal, All or several of them joined by ", ", or the number of their bits (Raw 1, Normal 2)';
+
+    it('reads member names in any case, joined by commas with or without spaces, each once in the contract spelling', () => {
+      expect(outcome(flags, 'All')).toStrictEqual(accepted('All'));
+      expect(outcome(flags, 'raw')).toStrictEqual(accepted('Raw'));
+      expect(outcome(flags, 'NORMAL,raw, Raw')).toStrictEqual(accepted('Normal, Raw'));
+    });
+
+    it('reads the number of the set bits as their names, and 0 as the value given for no bit', () => {
+      expect(outcome(flags, '1')).toStrictEqual(accepted('Raw'));
+      expect(outcome(flags, '2')).toStrictEqual(accepted('Normal'));
+      expect(outcome(flags, '3')).toStrictEqual(accepted('Raw, Normal'));
+      expect(outcome(flags, '0')).toStrictEqual(accepted('All'));
+    });
+
+    it('refuses unknown names, unnamed bits, signs and fractions, naming the members and the bits', () => {
+      for (const v of ['', 'Raw,Ticks', 'Raw,', '4', '5', '7', '-1', '1.0', '4294967297', 'Bit3']) {
+        expect(outcome(flags, v), v).toStrictEqual(refused(['custom', message]));
+      }
+      expect(outcome(flags, 'r'.repeat(65))).toStrictEqual(refused(['too_big', 'flags must be at most 64 characters']));
+    });
+
+    it('reads 0 as None where the set has that member, and refuses it where it has none and no value is given', () => {
+      const order = flagText('orderFlags', EnOrderFlagsMembers, { Market: 0x1, Limit: 0x2, Stop: 0x4, StopLimit: 0x8, SL: 0x10, TP: 0x20, CloseBy: 0x40 });
+      expect(outcome(order, '0')).toStrictEqual(accepted('None'));
+      expect(outcome(order, '65')).toStrictEqual(accepted('Market, CloseBy'));
+      expect(outcome(order, 'closeby, sl')).toStrictEqual(accepted('CloseBy, SL'));
+      const bare = flagText('flags', ['Raw', 'Normal'], { Raw: 1, Normal: 2 });
+      expect(outcome(bare, '0').ok).toBe(false);
+    });
   });
 
   it('groupName takes 1 to 16 characters', () => {

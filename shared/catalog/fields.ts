@@ -8,6 +8,7 @@ import { INT32_MAX, dateTime, int64 } from '../records/primitives.js';
 import { INT64_MAX, int64FromText } from '../int64.js';
 import { openapiComponents } from '../records/contract.js';
 import * as contract from '../records/contract.js';
+import { EnLogTypeMembers } from '../records/contract.js';
 
 export const PAGE_LIMIT_MAX = 5000;
 const INT32_MIN = -2147483648;
@@ -95,17 +96,75 @@ export const dateTimeText = (what: string) => publish(
 /** Unix seconds as a 32-bit signed count from 1970 (0 .. 2038-01-19). */
 export const unixSeconds32 = (what: string) => intText(what, 0, INT32_MAX);
 
-/** A repeated query parameter of positive 32-bit integers (`?logins=1&logins=2`), 1 to `max` values. */
+/**
+ * A query list of positive 32-bit integers, 1 to `max` values: repeated (`?logins=1&logins=2`), comma-joined
+ * (`?logins=1,2`) or both (the edge splits the values, workers/api/inputs.ts); each element is checked on its own.
+ */
 export const int32List = (what: string, max = 100_000) =>
   z.array(positiveInt32(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`);
 
-/** A repeated query parameter of positive 64-bit integers. */
+/** A query list of positive 64-bit integers, repeated or comma-joined as int32List. */
 export const int64List = (what: string, max = 100_000) =>
   z.array(positiveInt64(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`);
 
-/** One of the members of a contract enum, sent as its name. */
-export const enumText = <T extends readonly [string, ...string[]]>(what: string, members: T) =>
-  z.enum(members, { error: () => `${what} must be one of ${members.join(', ')}` });
+/**
+ * Contract enums whose members are numbered in the order the contract lists them, as the service spec shows
+ * (`EnLogType` default 4 = `Full`): in a path or query they are also read by that number. The spec gives no number for
+ * the other enums (a chart period's number, for one, is not its position), so those are read by name only.
+ */
+const NUMBERED_IN_ORDER = new Set<readonly string[]>([EnLogTypeMembers]);
+
+/**
+ * One of the members of a contract enum, sent as its name in any case (`MN1` is `Mn1`) or, for an enum numbered in
+ * order (NUMBERED_IN_ORDER), as its number; the handler receives the contract's spelling. Published as the enum.
+ */
+export const enumText = <T extends readonly [string, ...string[]]>(what: string, members: T) => {
+  const byName = new Map(members.map((m) => [m.toLowerCase(), m as T[number]]));
+  const numbered = NUMBERED_IN_ORDER.has(members);
+  const message = `${what} must be one of ${members.join(', ')}${numbered ? ` or its number 0 to ${members.length - 1}` : ''}`;
+  return publish(
+    z.string({ error: () => message }).transform((v, ctx): T[number] => {
+      const member = byName.get(v.toLowerCase()) ?? (numbered && /^\d{1,3}$/.test(v) ? members[Number(v)] as T[number] | undefined : undefined);
+      if (member !== undefined) return member;
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }),
+    { type: 'string', enum: [...members] });
+};
+
+/**
+ * A flag set in a path or query: member names in any case joined by commas (`Raw, Normal`), or the number whose set
+ * bits they are (`bits` gives each named bit's value; input-only members such as `All` have none). The handler receives
+ * the contract's names joined by ", ", each once. `zero` is what the number 0 (no bit set) reads as: the caller's
+ * choice, else `None` where the set has that member, else 0 is refused.
+ */
+export const flagText = (
+  what: string, members: readonly string[], bits: Readonly<Record<string, number>>,
+  { zero, maxLength = 1024 }: { zero?: string; maxLength?: number } = {},
+) => {
+  const byName = new Map(members.map((m) => [m.toLowerCase(), m]));
+  const none = zero ?? (members.includes('None') ? 'None' : undefined);
+  const named = Object.entries(bits);
+  const allBits = named.reduce((all, [, bit]) => all | bit, 0);
+  const numbers = named.map(([name, bit]) => `${name} ${bit}`).join(', ');
+  const message = `${what} must be ${members.join(', ')} or several of them joined by ", ", or the number of their bits (${numbers})`;
+  return publish(
+    z.string().max(maxLength, `${what} must be at most ${maxLength} characters`).transform((v, ctx) => {
+      let names: Array<string | undefined>;
+      if (/^\d{1,10}$/.test(v.trim())) {
+        const n = Number(v.trim());
+        names = n === 0 ? [none] : n > allBits || (n & ~allBits) !== 0 ? [undefined] : named.filter(([, bit]) => (n & bit) !== 0).map(([name]) => name);
+      } else {
+        names = v.split(',').map((p) => byName.get(p.trim().toLowerCase()));
+      }
+      if (names.some((n) => n === undefined)) {
+        ctx.addIssue({ code: 'custom', message });
+        return z.NEVER;
+      }
+      return [...new Set(names as string[])].join(', ');
+    }),
+    { type: 'string', description: `Names joined by ", " (${members.join(', ')}) or the number of their bits (${numbers}).` });
+};
 
 export const login32 = positiveInt32('login');
 export const login64 = positiveInt64('login');
@@ -138,12 +197,16 @@ export function contractBody(name: string): z.ZodType {
   return schema;
 }
 
-/** The zod type name of a schema, looking through `z.lazy` (the contract's references). */
+/**
+ * The zod type name of a schema, looking through `z.lazy` (the contract's references) and into the target of a pipe
+ * (a contract enum reads its name in any case before it is the enum).
+ */
 function defType(schema: z.ZodType): string | undefined {
-  let def = (schema as unknown as { _zod?: { def?: { type?: string; getter?: () => z.ZodType } } })._zod?.def;
-  for (let depth = 0; def?.type === 'lazy' && def.getter && depth < 4; depth++) {
-    def = (def.getter() as unknown as { _zod?: { def?: { type?: string; getter?: () => z.ZodType } } })._zod?.def;
-  }
+  type Def = { type?: string; getter?: () => z.ZodType; out?: z.ZodType };
+  const defOf = (s: z.ZodType) => (s as unknown as { _zod?: { def?: Def } })._zod?.def;
+  let def = defOf(schema);
+  for (let depth = 0; def?.type === 'lazy' && def.getter && depth < 4; depth++) def = defOf(def.getter());
+  if (def?.type === 'pipe' && def.out) def = defOf(def.out);
   return def?.type;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EnPermissionsFlags, PF4UserCreate, TradeCommand, openapiComponents } from './contract.js';
+import { ChartPeriod, EnPermissionsFlags, PF4GroupUpdate, PF4UserCreate, TradeCommand, openapiComponents } from './contract.js';
 import { dateTime } from './primitives.js';
 
 describe('contract records', () => {
@@ -22,7 +22,21 @@ describe('contract records', () => {
   });
 
   it('keeps enum members as the contract spells them', () => {
-    expect(TradeCommand.options).toEqual(['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop', 'SellStop', 'Balance', 'Credit']);
+    expect(TradeCommand.out.options).toEqual(['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop', 'SellStop', 'Balance', 'Credit']);
+  });
+
+  it('reads enum members in any case and answers the contract spelling; no number, no other name', () => {
+    expect(ChartPeriod.parse('MN1')).toBe('Mn1');
+    expect(ChartPeriod.parse('mn1')).toBe('Mn1');
+    expect(TradeCommand.parse('BUYLIMIT')).toBe('BuyLimit');
+    for (const bad of ['Mn', 'Mn1 ', 8, 0, null]) expect(ChartPeriod.safeParse(bad).success, String(bad)).toBe(false);
+    expect(PF4GroupUpdate.parse({ otpMode: 'totp_sha256' })).toStrictEqual({ otpMode: 'TOTP_SHA256' });
+  });
+
+  it('reads flag names in any case and answers the contract names joined by ", "', () => {
+    expect(EnPermissionsFlags.parse('certconfirm,ENABLECONNECTION')).toBe('CertConfirm, EnableConnection');
+    expect(EnPermissionsFlags.parse('none')).toBe('None');
+    expect(EnPermissionsFlags.parse('CertConfirm, bit12')).toBe('CertConfirm, Bit12');
   });
 
   it('parses ISO 8601 date-times with or without an offset', () => {

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import type { AppEnv, Env } from '../env.js';
-import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, MAX_IDS, objectId, queryOf } from './catalogRoutes.js';
+import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, groupOfPath, honoPath, MAX_IDS, objectId, queryOf } from './catalogRoutes.js';
 import { LINK_GRACE_MS } from '../gateway/index.js';
 import { catalog } from '../../shared/catalog/index.js';
 import { cachedPlatform } from '../registry/platformCache.js';
@@ -243,6 +243,76 @@ describe('Idempotency-Key', () => {
       expect(via, path).toHaveLength(1);
       expect(via[0], path).toMatch(/^LINKS /);
       expect(calls[0], path).not.toHaveProperty('idempotency');
+    }
+  });
+});
+
+describe('group names in the path', () => {
+  const ok = async () => ({ status: 200, body: '{}', headers: {} });
+  const argsOf = (call: unknown) => (call as { args: Record<string, unknown> }).args;
+
+  it('reads a group that ends the path percent-encoded, split on / (a client that did not encode it) or both, as the backslash form', async () => {
+    const { env, calls } = objects(ok);
+    const sent = ['demo%5Cforex', 'demo/forex', 'demo\\forex', 'demo%2Fforex', 'a/b%5Cc', 'demo'];
+    for (const group of sent) {
+      const res = await app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordGet/${group}`, {}, env);
+      expect(res.status, group).toBe(200);
+    }
+    expect(calls.map((c) => argsOf(c).group)).toStrictEqual(['demo\\forex', 'demo\\forex', 'demo\\forex', 'demo\\forex', 'a\\b\\c', 'demo']);
+    expect(calls.map((c) => (c as { operationId: string }).operationId)).toStrictEqual(sent.map(() => 'v2.PF4.GroupRecordGet'));
+  });
+
+  it('takes the group after the parameters before it (login, then group)', async () => {
+    const { env, calls } = objects(ok);
+    await app().request(`/api/v2/PF4/${PLATFORM}/TradesGetByLogin/7/real/vip/eur`, {}, env);
+    expect(argsOf(calls[0])).toStrictEqual({ login: 7, group: 'real\\vip\\eur' });
+  });
+
+  it('validates the group read back: its length counts the backslashes', async () => {
+    const { env, calls } = objects(ok);
+    const res = await app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordGet/abcdefgh/ijklmnop`, {}, env);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('group: group must be at most 16 characters');
+    expect(calls).toStrictEqual([]);
+  });
+
+  it('keeps a group followed by another parameter to one segment: split there, it is no route; encoded, it is read', async () => {
+    const { env, calls } = objects(ok);
+    expect((await app().request(`/api/PF4/${PLATFORM}/AdmTradesRequest/demo/forex/true`, {}, env)).status).toBe(404);
+    await app().request(`/api/PF4/${PLATFORM}/AdmTradesRequest/demo%5Cforex/true`, {}, env);
+    expect(argsOf(calls[0])).toMatchObject({ group: 'demo\\forex', openOnly: true });
+  });
+
+  it('reads a slash as a backslash and nothing else', () => {
+    expect(groupOfPath('a/b/c')).toBe('a\\b\\c');
+    expect(groupOfPath('a\\b')).toBe('a\\b');
+    expect(groupOfPath('a//b')).toBe('a\\\\b');
+  });
+
+  it('fingerprints both forms of one change as one request under an Idempotency-Key, and another group as another', async () => {
+    const { env, calls } = objects(ok);
+    const post = (group: string) => app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordUpdate/${group}`, {
+      method: 'POST', headers: { 'idempotency-key': 'key-g', 'content-type': 'application/json' }, body: '{"timeout":30}',
+    }, env);
+    for (const group of ['demo%5Cforex', 'demo/forex', 'demo/stocks']) await post(group);
+    const hashes = calls.map((c) => (c as { idempotency: { requestHash: string } }).idempotency.requestHash);
+    expect(hashes[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashes[1]).toBe(hashes[0]);
+    expect(hashes[2]).not.toBe(hashes[0]);
+  });
+
+  it('leaves every route reachable: each entry\'s path, with one-segment values and with a split group, reaches that entry', async () => {
+    const router = new Hono();
+    const forwarded = forwardedOperations();
+    for (const entry of forwarded) router.on(entry.method, honoPath(entry.path), (c) => c.text(entry.id));
+    const splitOnes = forwarded.filter((e) => e.path.endsWith('/{group}'));
+    // The v2 PF4 and PF5 group routes the contract names, and the v1 ones that end in a group.
+    expect(splitOnes.filter((e) => e.generation === 'v2')).toHaveLength(11);
+    for (const entry of forwarded) {
+      for (const group of entry.path.endsWith('/{group}') ? ['g1', 'demo/forex'] : ['g1']) {
+        const path = entry.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'tradePlatform' ? PLATFORM : name === 'group' ? group : '1'));
+        const res = await router.request(path, { method: entry.method });
+        expect(await res.text(), `${entry.method} ${path}`).toBe(entry.id);
+      }
     }
   });
 });

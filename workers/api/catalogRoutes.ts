@@ -32,8 +32,25 @@ export function forwardedOperations(): Operation[] {
   return catalog.filter((e) => e.read !== 'local').sort((a, b) => specificity(a.path, b.path));
 }
 
-/** `{param}` placeholders as Hono `:param` segments. */
-export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+/**
+ * The path parameter that names a group, when it is the path's last: a group name holds backslashes (`demo\forex`),
+ * which a client that does not percent-encode it sends as `/` (URL parsers turn `\` into `/`), and cannot hold `/`.
+ */
+export const SPLIT_GROUP_PARAM = 'group';
+const endsWithGroup = (path: string) => path.endsWith(`/{${SPLIT_GROUP_PARAM}}`);
+
+/**
+ * `{param}` placeholders as Hono `:param` segments; a group that ends the path takes every remaining segment
+ * (`/GroupRecordGet/demo/forex`), read back as the backslash form by groupOfPath. Where another parameter follows the
+ * group, the group is one segment and must be percent-encoded.
+ */
+export const honoPath = (path: string) => {
+  const hono = path.replace(/\{(\w+)\}/g, ':$1');
+  return endsWithGroup(path) ? `${hono}{.+}` : hono;
+};
+
+/** A group path parameter as sent (one segment, encoded, or split on `/`) in the backslash form: every `/` is a `\`. */
+export const groupOfPath = (value: string) => value.replaceAll('/', '\\');
 
 export function catalogRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -46,6 +63,7 @@ function operationHandler(entry: Operation) {
   const idempotent = v2 && entry.mutating;
   const confirmRequired = v2 && entry.destructive;
   const paged = !!entry.paged;
+  const splitGroup = endsWithGroup(entry.path);
 
   return async (c: Context<AppEnv>) => {
     c.set('operation', entry.id);
@@ -72,7 +90,9 @@ function operationHandler(entry: Operation) {
       return reply(validation(ctx, 'confirm: must be true for this destructive operation'));
     }
     const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
-    const inputs = validateInputs(entry, c.req.param() as Record<string, string>, { searchParams: query }, body);
+    const params = { ...c.req.param() } as Record<string, string>;
+    if (splitGroup && params[SPLIT_GROUP_PARAM] !== undefined) params[SPLIT_GROUP_PARAM] = groupOfPath(params[SPLIT_GROUP_PARAM]);
+    const inputs = validateInputs(entry, params, { searchParams: query }, body);
     if (!inputs.ok) return reply(validation(ctx, inputs.message));
 
     const call: GatewayCall = {

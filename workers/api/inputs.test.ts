@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineOperation, type ControlCharacterAllowances, type Operation } from '../../shared/catalog/index.js';
+import { int32List } from '../../shared/catalog/fields.js';
 import {
   CONTROL_QUERY, MAX_BODY_ARRAY_ITEMS, MAX_BODY_DEPTH, MAX_LISTED_PROBLEMS, MAX_MESSAGE_LENGTH, validateInputs, type RawBody,
 } from './inputs.js';
@@ -92,6 +93,24 @@ describe('query', () => {
     expect(validateInputs(entry, {}, url('?a=1&a=2&b=3&b=4&c=5&c=6&d=7&d=8&s=x&s=y'), none)).toStrictEqual({
       ok: true, args: { a: ['1', '2'], b: ['3', '4'], c: ['5', '6'], d: '7+8', s: 'x' },
     });
+  });
+
+  it('splits comma-joined values of array fields, repeated or not, in order; scalar fields keep their commas', () => {
+    const entry = withQuery(z.object({ a: z.array(z.string()).optional(), s: z.string().optional() }));
+    expect(validateInputs(entry, {}, url('?a=1,2&a=3&a=4,5,6&s=x,y'), none)).toStrictEqual({ ok: true, args: { a: ['1', '2', '3', '4', '5', '6'], s: 'x,y' } });
+    expect(validateInputs(entry, {}, url('?a=1%2C2'), none)).toStrictEqual({ ok: true, args: { a: ['1', '2'] } });
+  });
+
+  it('checks each element of a list the same way whichever form it came in, naming its position in the whole list', () => {
+    const entry = withQuery(z.object({ logins: int32List('logins', 3) }));
+    expect(validateInputs(entry, {}, url('?logins=100138,100000'), none)).toStrictEqual({ ok: true, args: { logins: [100138, 100000] } });
+    expect(validateInputs(entry, {}, url('?logins=1,2&logins=3'), none)).toStrictEqual({ ok: true, args: { logins: [1, 2, 3] } });
+    expect(validateInputs(entry, {}, url('?logins=1,x&logins=0'), none))
+      .toStrictEqual({ ok: false, message: 'logins.1: logins must be a positive integer; logins.2: logins must be at least 1' });
+    expect(validateInputs(entry, {}, url('?logins=1,,2'), none)).toStrictEqual({ ok: false, message: 'logins.1: logins must be a positive integer' });
+    expect(validateInputs(entry, {}, url('?logins=1,2&logins=3,4'), none)).toStrictEqual({ ok: false, message: 'logins: logins must list at most 3 values' });
+    expect(validateInputs(entry, {}, url('?logins=1,2,3,4'), none)).toStrictEqual({ ok: false, message: 'logins: logins must list at most 3 values' });
+    expect(validateInputs(entry, {}, url('?logins=2147483648,1'), none)).toStrictEqual({ ok: false, message: 'logins.0: logins must be at most 2147483647' });
   });
 
   it('looks through at most eight wrappers for an array', () => {

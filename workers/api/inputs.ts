@@ -1,6 +1,6 @@
 /**
  * Validation of one call's path, query and body against its catalog entry, with messages that name the field path
- * and the rule (`login: login must be a positive integer`). Query arrays arrive as repeated parameters; query
+ * and the rule (`login: login must be a positive integer`). Query arrays arrive repeated, comma-joined or both; query
  * parameters the entry does not declare are ignored.
  *
  * Text is checked here, once, for every field of every entry: after the schemas accepted the inputs, each string
@@ -246,12 +246,16 @@ function textProblems(args: Record<string, unknown>, allowances: ControlCharacte
   return problems;
 }
 
-/** Picks the declared query fields; array fields take every repeated value, scalar fields the first. */
-function collectQuery(schema: z.ZodObject<any>, params: URLSearchParams): Record<string, unknown> {
+/**
+ * Picks the declared query fields; scalar fields take the first value, array fields every element of every value:
+ * repeated (`logins=1&logins=2`), comma-joined (`logins=1,2`) or both, in order, so that bounds and problems count and
+ * name the elements (`logins.2: …`) whichever way they were sent. (Every query list is of numbers: none holds a comma.)
+ */
+export function collectQuery(schema: z.ZodObject<any>, params: Pick<URLSearchParams, 'has' | 'get' | 'getAll'>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
     if (!params.has(name)) continue;
-    out[name] = acceptsArray(field) ? params.getAll(name) : params.get(name);
+    out[name] = acceptsArray(field) ? params.getAll(name).flatMap((v) => v.split(',')) : params.get(name);
   }
   return out;
 }

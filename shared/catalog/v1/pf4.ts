@@ -81,10 +81,10 @@ export const CON_COMMON_SCHEMAS: Record<'ConCommon' | 'ConCommonShort', Record<s
 
 // ---- Inputs -----------------------------------------------------------------------------------------------------
 
-/** An EnLogType in a path segment: its name (`Full`) or its index (`4`), passed on as the name. */
+/** An EnLogType in a path segment: its name in any case (`Full`, `full`) or its index (`4`), passed on as the name. */
 const logMode = z.string().max(16, 'mode must be at most 16 characters').transform((v, ctx) => {
   const byIndex = /^\d+$/.test(v) ? EnLogTypeMembers[Number(v)] : undefined;
-  const mode = byIndex ?? EnLogTypeMembers.find((m) => m === v);
+  const mode = byIndex ?? EnLogTypeMembers.find((m) => m.toLowerCase() === v.toLowerCase());
   if (mode) return mode;
   ctx.addIssue({ code: 'custom', message: `mode must be one of ${EnLogTypeMembers.join(', ')} or its index 0 to ${EnLogTypeMembers.length - 1}` });
   return z.NEVER;

@@ -393,7 +393,8 @@ describe('v1 PF5 password calls', () => {
 
   it('refuses another password type, and a password that is not a string, empty, absent or over 256 characters', () => {
     for (const name of ['UserPasswordCheck', 'UserPasswordChange']) {
-      expect(call(name, { login: '1', type: 'main' }, '', 'p'), name).toStrictEqual(refused('type: type must be one of Main, Investor'));
+      expect(call(name, { login: '1', type: 'Owner' }, '', 'p'), name).toStrictEqual(refused('type: type must be one of Main, Investor'));
+      expect(call(name, { login: '1', type: 'investor' }, '', 'p'), name).toMatchObject({ ok: true, args: { type: 'Investor' } });
       expect(call(name, { login: '1', type: 'Main' }, '', 1234), name).toStrictEqual(refused('body: the password must be a JSON string'));
       expect(call(name, { login: '1', type: 'Main' }), name).toStrictEqual(refused('body: the password must be a JSON string'));
       expect(call(name, { login: '1', type: 'Main' }, '', ''), name).toStrictEqual(refused('body: the password must not be empty'));

@@ -52,8 +52,15 @@ describe('v2 PF4 common: JournalRequest query', () => {
     expect(journal(`?mode=Failover&filter=${'f'.repeat(256)}`)).toStrictEqual(accepted({ from: '1970-01-01T00:00:00Z', mode: 'Failover', filter: 'f'.repeat(256) }));
   });
 
+  it('reads mode in any case and by its number (the spec\'s default 4 is Full)', () => {
+    expect(journal('?mode=errors')).toStrictEqual(accepted({ from: '1970-01-01T00:00:00Z', mode: 'Errors' }));
+    expect(journal('?mode=4')).toStrictEqual(accepted({ from: '1970-01-01T00:00:00Z', mode: 'Full' }));
+    expect(journal('?mode=1')).toStrictEqual(accepted({ from: '1970-01-01T00:00:00Z', mode: 'Logins' }));
+    expect(journal('?mode=8')).toStrictEqual(refused('mode: mode must be one of Standard, Logins, Trades, Errors, Full, Updater, SendMail, Failover or its number 0 to 7'));
+  });
+
   it('refuses an unknown mode, listing the known ones', () => {
-    expect(journal('?mode=Debug')).toStrictEqual(refused('mode: mode must be one of Standard, Logins, Trades, Errors, Full, Updater, SendMail, Failover'));
+    expect(journal('?mode=Debug')).toStrictEqual(refused('mode: mode must be one of Standard, Logins, Trades, Errors, Full, Updater, SendMail, Failover or its number 0 to 7'));
   });
 
   it('refuses an empty filter and a 257-character one', () => {

@@ -88,10 +88,18 @@ describe('v2 PF4 prices: TicksRequest', () => {
   });
 
   it('refuses an unknown flag among known ones, and an empty value', () => {
-    const message = 'flags: flags must be Raw, Normal, All or several of them joined by ", "';
+    const message = 'flags: flags must be Raw, Normal, All or several of them joined by ", ", or the number of their bits (Raw 1, Normal 2)';
     expect(ticks('?flags=Raw,Ticks')).toStrictEqual(refused(message));
-    expect(ticks('?flags=raw')).toStrictEqual(refused(message));
+    expect(ticks('?flags=4')).toStrictEqual(refused(message));
     expect(ticks('?flags=')).toStrictEqual(refused(message));
+  });
+
+  it('reads flags in any case and by their bits (0, no kind named, as the default All)', () => {
+    expect(ticks('?flags=raw')).toStrictEqual(accepted({ ...sym, flags: 'Raw' }));
+    expect(ticks('?flags=ALL')).toStrictEqual(accepted({ ...sym, flags: 'All' }));
+    expect(ticks('?flags=2')).toStrictEqual(accepted({ ...sym, flags: 'Normal' }));
+    expect(ticks('?flags=3')).toStrictEqual(accepted({ ...sym, flags: 'Raw, Normal' }));
+    expect(ticks('?flags=0')).toStrictEqual(accepted({ ...sym, flags: 'All' }));
   });
 
   it('takes flags of 64 characters and refuses 65', () => {
@@ -127,8 +135,14 @@ describe('v2 PF4 prices: ChartRequest', () => {
       .toStrictEqual(accepted({ ...sym, period: 'Mn1', start: '2024-01-01T00:00:00.000Z', end: '2024-02-01T00:00:00.000Z', mode: 'RangeLast' }));
   });
 
-  it('names the period and mode members when the value is none of them', () => {
-    expect(chart('?period=MN1')).toStrictEqual(refused('period: period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1'));
+  it('reads period and mode in any case, answering the contract spelling', () => {
+    expect(chart('?period=MN1&mode=rangelast')).toStrictEqual(accepted({ ...sym, period: 'Mn1', mode: 'RangeLast' }));
+    expect(chart('?period=h1')).toStrictEqual(accepted({ ...sym, period: 'H1', mode: 'RangeInExcludeOutOfRage' }));
+  });
+
+  it('names the period and mode members when the value is none of them (a period has no number)', () => {
+    expect(chart('?period=MN')).toStrictEqual(refused('period: period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1'));
+    expect(chart('?period=1')).toStrictEqual(refused('period: period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1'));
     expect(chart('?mode=All')).toStrictEqual(refused('mode: mode must be one of RangeIn, RangeOut, RangeLast, RangeInExcludeOutOfRage'));
   });
 

@@ -1,7 +1,7 @@
 /** v2 PF4 Prices: last ticks, tick history, chart bars and their edits. */
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
-import { contractBody, dateTimeText, enumText, symbolName } from '../../fields.js';
+import { contractBody, dateTimeText, enumText, flagText, symbolName } from '../../fields.js';
 import { ChartPeriodMembers, RequestModeMembers, TickRequestFlagsMembers } from '../../../records/contract.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
@@ -9,11 +9,11 @@ import { V2_PF4 as v2 } from '../paths.js';
 
 const period = enumText('period', ChartPeriodMembers);
 
-/** Tick request flags: one member or several joined by commas (`Raw, Normal`); `All` is both. */
-const tickFlags = z.string().max(64, 'flags must be at most 64 characters')
-  .refine((v) => v.split(',').map((p) => p.trim()).every((p) => (TickRequestFlagsMembers as readonly string[]).includes(p)),
-    `flags must be ${TickRequestFlagsMembers.join(', ')} or several of them joined by ", "`)
-  .transform((v) => [...new Set(v.split(',').map((p) => p.trim()))].join(', '));
+/**
+ * Tick request flags: one member or several joined by commas (`Raw, Normal`; `All` is both), or their bits (Raw 1,
+ * Normal 2, as the service spec numbers them). 0 names no kind of tick: it reads as the request's default, `All`.
+ */
+const tickFlags = flagText('flags', TickRequestFlagsMembers, { Raw: 1, Normal: 2 }, { zero: 'All', maxLength: 64 });
 
 /** A time window `start`..`end` whose end, when both are given, is not before its start. */
 const window = <T extends z.ZodRawShape>(shape: T) => z.object(shape).superRefine((q: Record<string, unknown>, ctx) => {
