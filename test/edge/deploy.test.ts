@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
 import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, runWrangler, startEdge } from '../../launcher/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../launcher/wranglerD1.js';
@@ -31,14 +31,15 @@ const read = (env?: string) => unstable_readConfig({ config: join(root, 'wrangle
 const loopback = (url: string) => ['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'].includes(new URL(url).hostname) || new URL(url).hostname.startsWith('127.');
 
 describe('wrangler deploy --dry-run', () => {
-  it.each(ENVIRONMENTS)('bundles the %s worker with its source map', async (env) => {
+  // The environments' bundles are independent: built side by side.
+  it.concurrent.for(ENVIRONMENTS)('bundles the %s worker with its source map', { timeout: 90_000 }, async (env, { expect }) => {
     const outdir = tempDir(`deploy-${env}-`);
     const { code, output } = await wrangler(['deploy', '--dry-run', '--outdir', outdir, '--env', env, '--config', join(root, 'wrangler.toml')]);
     expect(code, output).toBe(0);
     expect(output).toContain('--dry-run: exiting now.');
     expect(output).toContain(`env.DB (registry-${env})`);
     expect(readdirSync(outdir).sort()).toEqual(expect.arrayContaining(['index.js', 'index.js.map']));
-  }, 90_000);
+  });
 });
 
 describe('wrangler.toml environments', () => {
@@ -86,9 +87,31 @@ describe('wrangler.toml environments', () => {
   });
 });
 
+/**
+ * The registry as npm start leaves it, for the registry and `wrangler dev` tests: a data folder migrated by wrangler's
+ * own command (startEdge runs it on a folder with migrations pending) and a client in it. Migrating is a wrangler run
+ * of its own, so the file does it once.
+ */
+const DEV_ORG = '0e000000-0000-4000-8000-00000000000e';
+let registryDir = '';
+beforeAll(async () => {
+  registryDir = tempDir('deploy-registry-');
+  const edge = await startEdge({ dataDir: registryDir });
+  try {
+    const db = await edge.db();
+    const now = new Date().toISOString();
+    const hashed = await hashSecret('dev-client-secret');
+    await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(DEV_ORG, 'Dev', now).run();
+    await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).bind('dev-client', DEV_ORG, 'dev', hashed.hash, hashed.salt, hashed.iterations, 'webapi', now).run();
+  } finally {
+    await edge.close();
+  }
+}, 120_000);
+
 describe('the local registry is wrangler\'s', () => {
   it('is migrated by wrangler\'s own command, and wrangler\'s D1 commands read what the edge wrote', async () => {
-    const dataDir = tempDir('deploy-registry-');
+    const dataDir = registryDir;
     const edge = await startEdge({ dataDir });
     try {
       const db = await edge.db();
@@ -105,13 +128,13 @@ describe('the local registry is wrangler\'s', () => {
       await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
         .bind('0d000000-0000-4000-8000-00000000000d', 'From the edge', new Date().toISOString()).run();
       const added = await store.addOrganization({ name: tricky });
-      expect((await store.allOrganizations()).map((o) => o.name).sort()).toStrictEqual(['From the edge', tricky].sort());
+      expect((await store.allOrganizations()).map((o) => o.name).sort()).toStrictEqual(['Dev', 'From the edge', tricky].sort());
       const row = await db.prepare('SELECT name FROM organizations WHERE id = ?').bind(added.id).first<{ name: string }>();
       expect(row?.name).toBe(tricky);
     } finally {
       await edge.close();
     }
-  }, 240_000); // five wrangler runs of several seconds each on a loaded machine
+  }, 240_000); // four wrangler runs of several seconds each on a loaded machine
 
   it('moves a registry from the layout before wrangler\'s into it once', () => {
     const dataDir = tempDir('deploy-layout-');
@@ -126,16 +149,8 @@ describe('the local registry is wrangler\'s', () => {
 
 describe('wrangler dev', () => {
   it('serves the worker on the registry and with the secrets npm start uses', async () => {
-    const dataDir = tempDir('deploy-dev-');
-    // The registry as npm start leaves it: migrated by wrangler, a client in it.
-    const edge = await startEdge({ dataDir });
-    const db = await edge.db();
-    const now = new Date().toISOString();
-    const hashed = await hashSecret('dev-client-secret');
-    await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind('0e000000-0000-4000-8000-00000000000e', 'Dev', now).run();
-    await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).bind('dev-client', '0e000000-0000-4000-8000-00000000000e', 'dev', hashed.hash, hashed.salt, hashed.iterations, 'webapi', now).run();
-    await edge.close();
+    // The registry as npm start leaves it: migrated by wrangler, a client in it (the file's).
+    const dataDir = registryDir;
     const envFile = join(dataDir, 'dev.vars');
     const signingKey = await newSigningKey();
     writeFileSync(envFile, `BROKER_SECRET='${newBrokerSecret()}'\nAUTH_SIGNING_KEY='${signingKey}'\n`, { mode: 0o600 });
@@ -154,9 +169,9 @@ describe('wrangler dev', () => {
     try {
       const base = `http://127.0.0.1:${port}`;
       let live = false;
-      for (let i = 0; i < 120 && !live && dev.exitCode === null; i++) {
+      for (let i = 0; i < 600 && !live && dev.exitCode === null; i++) {
         live = await fetch(`${base}/livez`).then((r) => r.ok, () => false);
-        if (!live) await new Promise((r) => setTimeout(r, 500));
+        if (!live) await new Promise((r) => setTimeout(r, 100));
       }
       expect(live, output).toBe(true);
       const token = await fetch(`${base}/connect/token`, {
