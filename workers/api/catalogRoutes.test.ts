@@ -236,6 +236,17 @@ describe('Idempotency-Key', () => {
     }
   });
 
+  it('fingerprints a query list sent comma-joined, repeated or both as one request, and another list as another', async () => {
+    const { env, calls } = objects(ok);
+    for (const query of ['logins=100138,100000', 'logins=100000&logins=100138', 'logins=100138,100000&logins=7']) {
+      await app().request(`/api/v2/PF4/${PLATFORM}/AdmBalanceFix?${query}`, { method: 'POST', headers: key }, env);
+    }
+    expect(calls.map((c) => (c as { args: unknown }).args)).toStrictEqual([{ logins: [100138, 100000] }, { logins: [100000, 100138] }, { logins: [100138, 100000, 7] }]);
+    const hashes = calls.map((c) => (c as { idempotency: { requestHash: string } }).idempotency.requestHash);
+    expect(hashes[1]).toBe(hashes[0]);
+    expect(hashes[2]).not.toBe(hashes[0]);
+  });
+
   it('is ignored on a v2 read and on a v1 write: both go to a link object without a ledger', async () => {
     for (const [path, method] of [[`/api/v2/PF4/${PLATFORM}/ServerTime`, 'GET'], [`/api/PF4/${PLATFORM}/AdmBalanceFix/7`, 'GET']] as const) {
       const { env, calls, via } = objects(ok);

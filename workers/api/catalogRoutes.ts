@@ -14,7 +14,7 @@ import {
 } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { scopeRefusal } from '../auth/requireScope.js';
-import { MAX_BODY_DEPTH, validateInputs, type RawBody } from './inputs.js';
+import { MAX_BODY_DEPTH, queryLists, validateInputs, type RawBody } from './inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';
@@ -64,6 +64,7 @@ function operationHandler(entry: Operation) {
   const confirmRequired = v2 && entry.destructive;
   const paged = !!entry.paged;
   const splitGroup = endsWithGroup(entry.path);
+  const lists = queryLists(entry);
 
   return async (c: Context<AppEnv>) => {
     c.set('operation', entry.id);
@@ -115,7 +116,7 @@ function operationHandler(entry: Operation) {
         call.idempotency = {
           key: `${clientId}:${key}`,
           ledger: ledgerName(clientId, key, configOf(c.env).IDEMPOTENCY_SHARDS),
-          requestHash: await requestHash(entry.method, new URL(c.req.url), body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args)),
+          requestHash: await requestHash(entry.method, new URL(c.req.url), body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args), lists),
           retentionHours: configOf(c.env).IDEMPOTENCY_RETENTION_HOURS,
         };
       }

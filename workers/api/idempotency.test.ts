@@ -89,6 +89,16 @@ describe('requestHash', () => {
     expect(await requestHash('GET', url, undefined)).toBe(sha256('GET\n/api/v2/PF4/P1/UserRecordGet/007\n\n'));
   });
 
+  it('counts the named lists element by element, repeated, comma-joined or both, and leaves other commas alone', async () => {
+    const lists = new Set(['logins']);
+    const text = sha256('POST\n/p\nlogins=1&logins=2&logins=3&s=a%2Cb\n');
+    for (const query of ['logins=1,2,3&s=a,b', 'logins=3&logins=1&logins=2&s=a,b', 'logins=2,1&s=a,b&logins=3', 'logins=1%2C2%2C3&s=a%2Cb']) {
+      expect(await requestHash('POST', new URL(`http://edge/p?${query}`), undefined, '/p', lists), query).toBe(text);
+    }
+    expect(await requestHash('POST', new URL('http://edge/p?logins=1,2,3&s=a,b'), undefined, '/p')).toBe(sha256('POST\n/p\nlogins=1%2C2%2C3&s=a%2Cb\n'));
+    expect(await requestHash('POST', new URL('http://edge/p?logins=1,2&s=a,b'), undefined, '/p', lists)).not.toBe(text);
+  });
+
   it('writes every digest byte as two hex digits', async () => {
     // SHA-256 of this text has bytes below 0x10 (a single hex digit without padding).
     const digest = await requestHash('GET', new URL('http://edge/'), null);

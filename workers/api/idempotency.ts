@@ -2,8 +2,9 @@
  * The edge half of `Idempotency-Key`: checks the key's form and fingerprints the request, so the platform gateway can
  * tell a retry of the same call from a different call reusing the key. The fingerprint is canonical: two spellings of
  * one call are one request. Path parameters count as the values they were validated to (the platform uuid in lower
- * case, `007` as login 7), the query in sorted order, the JSON body with sorted keys. Timing controls are left out:
- * a retry with a longer budget is the same request.
+ * case, `007` as login 7, a group split on `/` as its backslash name), the query in sorted order with its lists one
+ * element per value (`logins=1,2` is `logins=1&logins=2`), the JSON body with sorted keys. Timing controls are left
+ * out: a retry with a longer budget is the same request.
  */
 import type { Operation } from '../../shared/catalog/index.js';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -24,10 +25,14 @@ export function canonicalPath(entry: Pick<Operation, 'path'>, platformId: string
 
 /**
  * SHA-256 (hex) of method, path, sorted query (without `requestTimeout`) and the canonical JSON body. `path` is the
- * call's canonicalPath(); without it the URL's path is taken as sent.
+ * call's canonicalPath(); without it the URL's path is taken as sent. The values of the query parameters named in
+ * `lists` (the entry's list fields) count element by element, however they were joined.
  */
-export async function requestHash(method: string, url: URL, body: unknown, path: string = url.pathname): Promise<string> {
+export async function requestHash(
+  method: string, url: URL, body: unknown, path: string = url.pathname, lists: ReadonlySet<string> = NO_LISTS,
+): Promise<string> {
   const query = [...url.searchParams]
+    .flatMap(([k, v]): Array<[string, string]> => (lists.has(k) ? v.split(',').map((e) => [k, e]) : [[k, v]]))
     .filter(([k]) => k !== 'requestTimeout')
     .sort(([a, av], [b, bv]) => (a === b ? (av < bv ? -1 : av > bv ? 1 : 0) : a < b ? -1 : 1))
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
@@ -36,6 +41,8 @@ export async function requestHash(method: string, url: URL, body: unknown, path:
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+const NO_LISTS: ReadonlySet<string> = new Set();
 
 /** JSON with object keys sorted, so that the same body sent with another key order is the same request. */
 export function canonicalJson(value: unknown): string {

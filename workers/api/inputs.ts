@@ -260,6 +260,12 @@ export function collectQuery(schema: z.ZodObject<any>, params: Pick<URLSearchPar
   return out;
 }
 
+/** The names of an entry's query lists (collected element by element, see collectQuery). */
+export function queryLists(entry: Pick<Operation, 'query'>): ReadonlySet<string> {
+  const shape = (entry.query?.shape ?? {}) as Record<string, z.ZodType>;
+  return new Set(Object.keys(shape).filter((name) => acceptsArray(shape[name])));
+}
+
 /** Whether a (possibly wrapped) schema is an array: optional, default, nullable and pipe wrappers are looked through. */
 function acceptsArray(schema: z.ZodType): boolean {
   let s: any = schema;
