@@ -9,12 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
 let dir: string;
 let taken: Server;
 let takenPort: number;
+/** Loaded before an entry, makes the process report an old version, as an old installation would. */
+let oldNode: string;
 
 /** Runs an entry to its end; the launcher must exit by itself here (every case is a refused start). */
 function run(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string }> {
@@ -51,14 +53,17 @@ beforeAll(async () => {
   taken = createServer();
   await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
   takenPort = (taken.address() as { port: number }).port;
+  oldNode = join(dir, 'old-node.mjs');
+  writeFileSync(oldNode, "Object.defineProperty(process, 'version', { value: 'v18.19.0' });\n");
 });
 afterAll(async () => {
   await new Promise((done) => taken.close(done));
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('npm start refuses wrong environment values by name, before starting anything', () => {
-  it('one line per wrong variable', async () => {
+// Every case is a start of its own (own data folder, own ports) that ends by itself: the cases run side by side.
+describe.concurrent('npm start refuses wrong environment values by name, before starting anything', () => {
+  it('one line per wrong variable', async ({ expect }) => {
     const { code, out, err } = await start({ PORT: 'eighty', SIM_SEED: '-3', TOKEN_TTL_SECONDS: '0', AUTH_ISSUER: 'https://id.example.com/' });
     expect(code).toBe(1);
     expect(out).toBe('');
@@ -68,12 +73,12 @@ describe('npm start refuses wrong environment values by name, before starting an
   });
 });
 
-describe('a port already in use names the variable to change', () => {
-  it.each([
+describe.concurrent('a port already in use names the variable to change', () => {
+  it.for([
     ['SIM_PORT', 'sim'],
     ['BROKER_PORT', 'broker'],
     ['PORT', null],
-  ] as const)('%s', async (variable, processName) => {
+  ] as const)('%s', async ([variable, processName], { expect }) => {
     const ports: Record<string, string> = { PORT: String(await freePort()), BROKER_PORT: String(await freePort()), SIM_PORT: String(await freePort()) };
     ports[variable] = String(takenPort);
     const { code, err } = await start(ports);
@@ -86,14 +91,14 @@ describe('a port already in use names the variable to change', () => {
   });
 });
 
-describe('a process that fails at start shows its own error line', () => {
-  it('the simulator, with an unreadable SIM_CONFIG', async () => {
+describe.concurrent('a process that fails at start shows its own error line', () => {
+  it('the simulator, with an unreadable SIM_CONFIG', async ({ expect }) => {
     const { code, err } = await start({ PORT: '0', BROKER_PORT: '0', SIM_PORT: '0', SIM_CONFIG: join(dir, 'missing-sim.json') });
     expect(code).toBe(1);
     expect(err).toMatch(new RegExp(`^start failed: sim: SIM_CONFIG ${join(dir, 'missing-sim.json')}: .*ENOENT`, 'm'));
   });
 
-  it('the broker, with a TLS certificate it cannot read', async () => {
+  it('the broker, with a TLS certificate it cannot read', async ({ expect }) => {
     const { code, err } = await start({
       PORT: '0', BROKER_PORT: '0', SIM_PORT: '0', BROKER_TLS_CERT: join(dir, 'missing-cert.pem'), BROKER_TLS_KEY: join(dir, 'missing-key.pem'),
     });
@@ -102,12 +107,9 @@ describe('a process that fails at start shows its own error line', () => {
   });
 });
 
-describe('an old Node.js is refused in one line', () => {
-  it.each(['scripts/start.ts', 'broker/main.ts', 'sim/main.ts', 'scripts/registry.ts', 'scripts/secrets.ts'])('%s', async (entry) => {
-    // Makes the process report an old version before the entry runs, as an old installation would.
-    const fake = join(dir, 'old-node.mjs');
-    writeFileSync(fake, "Object.defineProperty(process, 'version', { value: 'v18.19.0' });\n");
-    const { code, out, err } = await run(['--import', fake, '--import', 'tsx', entry], { BROKER_SECRET: 'x', BROKER_PORT: '0', SIM_PORT: '0' });
+describe.concurrent('an old Node.js is refused in one line', () => {
+  it.for(['scripts/start.ts', 'broker/main.ts', 'sim/main.ts', 'scripts/registry.ts', 'scripts/secrets.ts'])('%s', async (entry, { expect }) => {
+    const { code, out, err } = await run(['--import', oldNode, '--import', 'tsx', entry], { BROKER_SECRET: 'x', BROKER_PORT: '0', SIM_PORT: '0' });
     expect(code).toBe(1);
     expect(out).toBe('');
     expect(err.trim()).toBe('Node.js v18.19.0 is too old: this project needs Node.js 20.19 or newer (engines.node in package.json); install a newer Node.js and run again');
