@@ -38,6 +38,11 @@ export interface Env {
   /** Least milliseconds between two writes of events to one stream client (default 10, 1 to 1000). */
   STREAM_FLUSH_MS?: string;
   /**
+   * Seconds a hub socket that did not ask for flow checks may be sent data without a word from its client before its
+   * output is held (default 30: twice a SignalR client's keep-alive interval).
+   */
+  STREAM_HUB_QUIET_SECONDS?: string;
+  /**
    * Base URL of the default broker (http(s)), or the ordered list of the default brokers separated by commas, for
    * platforms the registry names none; each link is `<url>/link` over WebSocket.
    */

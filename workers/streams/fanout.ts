@@ -27,8 +27,8 @@
  *   before. A socket whose probe is not answered within `SLOW_MS` is slow.
  * - Its keep-alive, for every other client (a stock SignalR client, which would log warnings at an invocation it has no
  *   handler for): such a client sends a ping at least every 15 s while it receives (its `keepAliveInterval`), so a
- *   socket sent data and heard nothing from for `QUIET_MS` (30 s, the reference server's client time-out) is slow.
- *   It is never sent an invocation it did not ask for by subscribing.
+ *   socket sent data and heard nothing from for `STREAM_HUB_QUIET_SECONDS` (30 s, the reference server's client
+ *   time-out) is slow. It is never sent an invocation it did not ask for by subscribing.
  *
  * From the moment a socket is slow its ticks are conflated per symbol and its other events held (counted) until it is
  * heard from (the answer, or for a client without checks any message), and past `MAX_BEHIND` non-tick events it is
@@ -63,11 +63,17 @@ export const PROBE_TARGET = 'OnFlowCheck';
 /** The hub method a client invokes to be sent flow checks (it must then answer `OnFlowCheck`). */
 export const FLOW_CONTROL_METHOD = 'EnableFlowControl';
 /**
- * A socket without flow checks that was sent data and has sent nothing for this long is slow: twice the stock
- * SignalR client's 15 s keep-alive (it pings when due as soon as it receives something), and the reference server's
- * client time-out. What such a client may have queued is at most this long of its subscriptions.
+ * A socket without flow checks that was sent data and has sent nothing for this long is slow (the default): twice the
+ * stock SignalR client's 15 s keep-alive (it pings when due as soon as it receives something), and the reference
+ * server's client time-out. What such a client may have queued is at most this long of its subscriptions.
  */
-export const QUIET_MS = 30_000;
+export const QUIET_MS = WORKER_DEFAULTS.STREAM_HUB_QUIET_SECONDS * 1000;
+let quietMs = QUIET_MS;
+
+/** The quiet time of this isolate's stream objects, from the edge's configuration (`STREAM_HUB_QUIET_SECONDS`). */
+export function setQuietMs(ms: number): void {
+  quietMs = ms;
+}
 const RS = '\u001e';
 
 /**
@@ -313,7 +319,7 @@ export class HubFlow {
 
   get slow(): boolean {
     if (this.checks) return this.probe !== null && this.now() - this.probe.at > SLOW_MS;
-    return this.owedSince !== null && this.now() - this.owedSince > QUIET_MS;
+    return this.owedSince !== null && this.now() - this.owedSince > quietMs;
   }
 
   get holding(): number { return this.held.size; }

@@ -34,7 +34,7 @@ import {
 } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { topicsOf, type StreamTopic } from '../../shared/streams.js';
-import { Encoded, FLOW_CONTROL_METHOD, setMaxBehind, SseSink, type Interest, type RingEvent } from './fanout.js';
+import { Encoded, FLOW_CONTROL_METHOD, setMaxBehind, setQuietMs, SseSink, type Interest, type RingEvent } from './fanout.js';
 import { StreamBrokers } from './streamBrokers.js';
 import { HubClient, savedHubState, SharedChunks, SseClient, type HubState, type StreamClient } from './clients.js';
 import * as hub from './signalr.js';
@@ -136,6 +136,7 @@ export class PlatformStream extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     setMaxBehind(configOf(env).STREAM_MAX_BEHIND);
+    setQuietMs(configOf(env).STREAM_HUB_QUIET_SECONDS * 1000);
   }
 
   override async fetch(request: Request): Promise<Response> {
