@@ -26,6 +26,21 @@ describe('the generated OpenAPI document', () => {
     await expect(SwaggerParser.validate(dangling)).rejects.toThrow();
   });
 
+  it('publishes group routes with their documented one-segment path, enums with the contract spelling, and a body enum as its component', () => {
+    const doc = buildOpenApiDocument() as any;
+    const paths = Object.keys(doc.paths);
+    expect(paths).toContain('/api/v2/PF4/{tradePlatform}/GroupRecordGet/{group}');
+    expect(paths.filter((p) => p.includes('{group}{') || p.includes('.+'))).toStrictEqual([]);
+    const chart = doc.paths['/api/v2/PF4/{tradePlatform}/ChartRequest/{symbol}'].get.parameters as any[];
+    expect(chart.find((p) => p.name === 'period').schema).toStrictEqual({ type: 'string', enum: ['M1', 'M5', 'M15', 'M30', 'H1', 'H4', 'D1', 'W1', 'Mn1'] });
+    const journal = doc.paths['/api/v2/PF4/{tradePlatform}/JournalRequest'].get.parameters as any[];
+    expect(journal.find((p) => p.name === 'mode').schema).toMatchObject({ type: 'string', enum: ['Standard', 'Logins', 'Trades', 'Errors', 'Full', 'Updater', 'SendMail', 'Failover'] });
+    const ticks = doc.paths['/api/v2/PF4/{tradePlatform}/TicksRequest/{symbol}'].get.parameters as any[];
+    expect(ticks.find((p) => p.name === 'flags').schema).toMatchObject({ type: 'string', description: expect.stringContaining('Raw 1, Normal 2') });
+    const group = doc.paths['/api/v2/PF4/{tradePlatform}/GroupRecord/{group}'].patch.requestBody.content['application/json'].schema;
+    expect(JSON.stringify(group.$ref ? doc.components.schemas[group.$ref.split('/').pop()] : group)).toContain('"$ref":"#/components/schemas/MarginMode"');
+  });
+
   it('takes a contract envelope only when it carries the payload the edge answers', () => {
     const envelope = (data: unknown) => ({ properties: { data, error: {}, meta: {} } });
     const user = { $ref: '#/components/schemas/PF4User' };
