@@ -19,7 +19,7 @@ afterAll(async () => {
 describe('npm run soak (short)', () => {
   it('runs a mixed load, loses nothing and prints memory figures at the start, each interval and the end', async () => {
     soak = spawn(process.execPath, ['--import', 'tsx', 'bench/soak.ts'], {
-      env: { ...process.env, SOAK_SECONDS: '15', SOAK_INTERVAL_SECONDS: '5', SOAK_RATE: '100' },
+      env: { ...process.env, SOAK_SECONDS: '6', SOAK_INTERVAL_SECONDS: '2', SOAK_RATE: '100' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
