@@ -35,6 +35,8 @@ export interface FailoverOptions {
   readers?: number;
   writers?: number;
   log?: (line: string) => void;
+  /** Every line of the stack's processes (simulator, brokers, edge), for a run that needs explaining. */
+  stackLog?: (line: string) => void;
 }
 
 interface Count { ok: number; failed: number }
@@ -87,6 +89,7 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
   const links = 4;
   const stack = await startStack({
     seed: 11, brokers: 2, edgeVars: { LINKS_PER_PLATFORM: String(links), BROKER_FAILBACK_SECONDS: String(holdDown) },
+    ...(options.stackLog ? { log: options.stackLog } : {}),
   });
   const rows = new Map<FailoverFault, FailoverRow>();
   const clients: HubConnection[] = [];
@@ -189,7 +192,6 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
     clients.push(connection);
     connection.on('OnConnectionStatus', (s: { connected: boolean }) => hub.event({ type: 'status', connected: s.connected }));
     connection.on('OnResync', () => hub.event({ type: 'resync' }));
-    connection.on('OnFlowCheck', () => true);
     connection.onclose(() => hub.event({ type: 'ended' }));
     await connection.start();
     await connection.invoke('SubscribeToTicks', 'EURUSD');
@@ -322,12 +324,15 @@ async function linkStatsOf(stack: Stack, links: number): Promise<Array<BrokerSet
   return all;
 }
 
-/** Resolves with the moment every link object in use serves from `survivor` (null: not within 30 s). */
+/**
+ * Resolves, once every link object in use serves from `survivor`, with the moment the last of them moved there (each
+ * object tells when it last moved, so the figure does not depend on how often this asks); null: not within 30 s.
+ */
 async function waitTakeover(stats: () => Promise<Array<BrokerSetStats | null>>, survivor: string): Promise<number | null> {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     const all = (await stats()).filter((s) => s !== null);
-    if (all.length > 0 && all.every((s) => s.current === survivor)) return Date.now();
+    if (all.length > 0 && all.every((s) => s.current === survivor)) return Math.max(...all.map((s) => s.lastMoveAt ?? 0));
     await sleep(25);
   }
   return null;
