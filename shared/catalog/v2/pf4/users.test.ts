@@ -418,6 +418,12 @@ describe('v2 PF4 users: UsersGroupOp body', () => {
     expect(op({ command: 'Leverage', logins: [5], leverage: 10000 })).toStrictEqual(accepted({ body: { command: 'Leverage', logins: [5], leverage: 10000 } }));
   });
 
+  it('reads the command in any case, passing on its documented spelling, and applies that command\'s rules', () => {
+    expect(op({ command: 'setgroup', logins: [5], newGroup: 'g' })).toStrictEqual(accepted({ body: { command: 'SetGroup', logins: [5], newGroup: 'g' } }));
+    expect(op({ command: 'DELETE', logins: [5], leverage: 0 })).toStrictEqual(accepted({ body: { command: 'Delete', logins: [5] } }));
+    expect(op({ command: 'leverage', logins: [5] })).toStrictEqual(refused('body.leverage: leverage is required for Leverage'));
+  });
+
   it('lets other commands carry a null group and no leverage', () => {
     expect(op({ command: 'Enable', logins: [5], newGroup: null })).toStrictEqual(accepted({ body: { command: 'Enable', logins: [5], newGroup: null } }));
     expect(op({ command: 'Leverage', logins: [5], leverage: 3, newGroup: null }))

@@ -1,7 +1,7 @@
 /** v2 PF4 Users and Authentication: accounts, balance checks, passwords, group operations, sync sessions. */
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
-import { booleanQuery, contractBody, groupName, int32List, login32, mergePatchBody, pageQuery, unixSeconds32 } from '../../fields.js';
+import { booleanQuery, contractBody, enumText, groupName, int32List, login32, mergePatchBody, pageQuery, unixSeconds32 } from '../../fields.js';
 import { PF4UserCreate } from '../../../records/contract.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
@@ -58,7 +58,7 @@ const GROUP_OP_COMMANDS = ['Delete', 'Enable', 'Disable', 'Leverage', 'SetGroup'
 
 /** PF4UsersGroupOp: a known command over a non-empty list of logins; SetGroup names the group, Leverage a leverage. */
 const usersGroupOpBody = (contractBody('PF4UsersGroupOp') as z.ZodObject<any>).extend({
-  command: z.enum(GROUP_OP_COMMANDS, { error: () => `command must be one of ${GROUP_OP_COMMANDS.join(', ')}` }),
+  command: enumText('command', GROUP_OP_COMMANDS),
   logins: z.array(z.number({ error: () => 'logins must hold integers' }).int('logins must hold integers')
     .min(1, 'logins must be positive').max(INT32_MAX, `logins must be at most ${INT32_MAX}`),
   { error: () => 'logins must be an array of logins' })
