@@ -90,13 +90,20 @@ describe('wrangler.toml environments', () => {
 /**
  * The registry as npm start leaves it, for the registry and `wrangler dev` tests: a data folder migrated by wrangler's
  * own command (startEdge runs it on a folder with migrations pending) and a client in it. Migrating is a wrangler run
- * of its own, so the file does it once.
+ * of its own, so the file does it once, while the bundles are built; the tests that need the folder await it.
  */
 const DEV_ORG = '0e000000-0000-4000-8000-00000000000e';
-let registryDir = '';
-beforeAll(async () => {
-  registryDir = tempDir('deploy-registry-');
-  const edge = await startEdge({ dataDir: registryDir });
+let registryReady: Promise<string>;
+beforeAll(() => {
+  registryReady = prepareRegistry();
+  registryReady.catch(() => { /* the tests awaiting it fail with the error */ });
+});
+// Settled before the folders go (hooks after all run last-registered first), even when no test awaited it.
+afterAll(() => registryReady?.then(() => undefined, () => undefined));
+
+async function prepareRegistry(): Promise<string> {
+  const dataDir = tempDir('deploy-registry-');
+  const edge = await startEdge({ dataDir });
   try {
     const db = await edge.db();
     const now = new Date().toISOString();
@@ -107,11 +114,12 @@ beforeAll(async () => {
   } finally {
     await edge.close();
   }
-}, 120_000);
+  return dataDir;
+}
 
 describe('the local registry is wrangler\'s', () => {
   it('is migrated by wrangler\'s own command, and wrangler\'s D1 commands read what the edge wrote', async () => {
-    const dataDir = registryDir;
+    const dataDir = await registryReady;
     const edge = await startEdge({ dataDir });
     try {
       const db = await edge.db();
@@ -150,7 +158,7 @@ describe('the local registry is wrangler\'s', () => {
 describe('wrangler dev', () => {
   it('serves the worker on the registry and with the secrets npm start uses', async () => {
     // The registry as npm start leaves it: migrated by wrangler, a client in it (the file's).
-    const dataDir = registryDir;
+    const dataDir = await registryReady;
     const envFile = join(dataDir, 'dev.vars');
     const signingKey = await newSigningKey();
     writeFileSync(envFile, `BROKER_SECRET='${newBrokerSecret()}'\nAUTH_SIGNING_KEY='${signingKey}'\n`, { mode: 0o600 });
