@@ -1,7 +1,8 @@
 /**
  * The fan-out's flow control alone (no workerd): an SSE client with a write outstanding gets the latest tick of each
- * symbol and every other event in order, then `overflow` past MAX_BEHIND; a hub socket that asked for flow checks and
- * does not answer its probe is held the same way, and one that answers is sent what was held; a socket that did not
+ * symbol and every other event in order (status events never conflated), then `overflow` past MAX_BEHIND non-tick
+ * events (ticks of any number of symbols count for nothing); a hub socket that asked for flow checks and
+ * does not answer its probe is held the same way (its status events each kept and counted), and one that answers is sent what was held; a socket that did not
  * ask is never probed, and is held only once it has been quiet for QUIET_MS with data sent; a resync notice reaches
  * the clients of record changes only.
  */
@@ -15,6 +16,7 @@ let seq = 0;
 const enc = (event: StreamEvent | RingEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
 const tick = (symbol: string, bid: number) => enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
 const trade = (order: number) => enc({ topic: 'trades', data: { kind: 'Added', order } });
+const status = (connected: boolean) => enc({ topic: 'status', data: { connected } } as RingEvent);
 const decoder = new TextDecoder();
 
 /** An SSE sink whose writes complete only when the test says so. */
@@ -115,6 +117,42 @@ describe('SSE fan-out', () => {
     sink.hold([trade(1)]);
     expect(written).toHaveLength(2);
   });
+  it('counts only non-tick events toward the overflow limit: ticks of any number of symbols never overflow', async () => {
+    const all: Interest = { topics: new Set(['ticks', 'trades']), symbols: null };
+    const { sink, written, complete } = slowSse(all);
+    sink.send(chunkFor(all, [trade(0)])!);
+    // More held ticks (one per symbol, so none conflated) than MAX_BEHIND, beside exactly MAX_BEHIND other events.
+    sink.hold(Array.from({ length: MAX_BEHIND + 10 }, (_, i) => tick(`S${i}`, i)));
+    sink.hold(Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
+    sink.raw(': ping\n\n');
+    expect(sink.closed).toBe(false);
+    await complete();
+    const caughtUp = events(written[1]);
+    expect(caughtUp.filter((e) => e.event === 'ticks')).toHaveLength(MAX_BEHIND + 10);
+    expect(caughtUp.filter((e) => e.event === 'trades').map((e) => e.data.order)).toEqual(Array.from({ length: MAX_BEHIND }, (_, i) => i + 1));
+    // Held again while that write is out: one non-tick event past the limit overflows, ticks alone never do.
+    sink.hold(Array.from({ length: MAX_BEHIND + 10 }, (_, i) => tick(`S${i}`, i)));
+    sink.hold(Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
+    expect(sink.closed).toBe(false);
+    sink.hold([trade(MAX_BEHIND + 1)]);
+    expect(sink.closed).toBe(true);
+    expect(events(written.at(-1)!).map((e) => e.event)).toEqual(['overflow']);
+  });
+
+  it('never conflates a slow client\'s status events: each is held and sent in order', async () => {
+    const { sink, written, complete } = slowSse(interest);
+    sink.send(chunkFor(interest, [trade(0)])!);
+    sink.hold([status(false), tick('EURUSD', 1), status(true)]);
+    sink.hold([status(false), tick('EURUSD', 2), status(true)]);
+    await complete();
+    expect(events(written[1])).toEqual([
+      { event: 'status', data: { connected: false } },
+      { event: 'status', data: { connected: true } },
+      { event: 'status', data: { connected: false } },
+      { event: 'ticks', data: expect.objectContaining({ symbol: 'EURUSD', bid: 2 }) },
+      { event: 'status', data: { connected: true } },
+    ]);
+  });
 });
 
 describe('hub socket flow', () => {
@@ -155,6 +193,35 @@ describe('hub socket flow', () => {
     expect(caughtUp.filter((r) => r.invocationId === 't1').map((r) => r.item.order)).toEqual([2, 3]);
     expect(caughtUp.at(-1)).toMatchObject({ type: 1, target: PROBE_TARGET });
     expect(f.slow).toBe(false);
+  });
+
+  it('never conflates a slow socket\'s status events, with or without flow checks: each is held, counted and sent in order', () => {
+    for (const checks of [true, false]) {
+      const { f, sent, advance } = flow(checks);
+      f.deliver(s, [trade(1)]);
+      advance((checks ? SLOW_MS : QUIET_MS) + 1);
+      expect(f.slow).toBe(true);
+      f.deliver(s, [status(false), tick('EURUSD', 1), status(true), trade(2)]);
+      f.deliver(s, [status(false), tick('EURUSD', 2), status(true)]);
+      expect(sent).toHaveLength(1);
+      expect(f.holding).toBe(6);
+      if (checks) f.answered(records(sent[0]).at(-1).invocationId);
+      else f.heard();
+      const caughtUp = records(sent[1]).filter((r) => r.target !== PROBE_TARGET);
+      expect(caughtUp.map((r) => [r.target ?? r.invocationId, r.arguments?.[0]?.connected ?? r.arguments?.[0]?.bid ?? r.item?.order])).toEqual([
+        ['OnConnectionStatus', false], ['OnConnectionStatus', true], ['t1', 2], ['OnConnectionStatus', false], ['OnTick', 2], ['OnConnectionStatus', true],
+      ]);
+    }
+  });
+
+  it('counts held status events toward MAX_BEHIND like any other non-tick event', () => {
+    const { f, closed, advance } = flow();
+    f.deliver(s, [trade(0)]);
+    advance(SLOW_MS + 1);
+    f.deliver(s, Array.from({ length: MAX_BEHIND }, (_, i) => status(i % 2 === 0)));
+    expect(closed).toEqual([]);
+    f.deliver(s, [status(true)]);
+    expect(closed).toEqual([`more than ${MAX_BEHIND} events behind: reconnect and resync`]);
   });
 
   it('drops held items of a stream the client cancelled', () => {
