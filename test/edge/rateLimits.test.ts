@@ -2,7 +2,8 @@
  * The bounded token endpoint and the per-client rate limits through the real worker: a chunked token request is
  * refused once it passes the size limit, without waiting for (or holding) the rest; tokens issued per client id and
  * API calls per client are limited per window (HTTP 429 with Retry-After, the count shared by every isolate through
- * one Durable Object per client), one client's excess never limits another, and a new window admits again. The token
+ * one Durable Object per client), one client's excess never limits another, a client's token and API budgets are
+ * separate counters (spending either whole leaves the other whole), and a new window admits again. The token
  * endpoint's failure and verification budgets are in tokenLimits.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,7 @@ beforeAll(async () => {
   });
   await edge.seedClient('limited', 'limited-secret', ORG_A);
   await edge.seedClient('bystander', 'bystander-secret', ORG_A);
+  await edge.seedClient('both', 'both-secret', ORG_A);
 }, 60_000);
 afterAll(async () => {
   await edge?.close();
@@ -114,5 +116,34 @@ describe('API calls per client', () => {
     expect((await get(bystander, v2)).status).toBe(200);
     await nextWindow();
     expect((await get(limited, v2)).status).toBe(200);
+  }, 20_000);
+});
+
+describe('one client\'s token and API budgets', () => {
+  it('are separate counters: a spent API budget leaves every token of the window, a spent token budget every API call', async () => {
+    const get = (token: string) => fetch(new URL(`/api/v2/PF4/${PF4_A}/ServerTime`, edge.url), { headers: { authorization: `Bearer ${token}` } });
+    const issue = async () => {
+      const res = await tokenRequest('both');
+      return { status: res.status, token: res.status === 200 ? ((await res.json()) as { access_token: string }).access_token : '' };
+    };
+    // One window: one token, the whole API budget and one call past it, then the rest of the token budget.
+    await nextWindow();
+    const first = await issue();
+    expect(first.status).toBe(200);
+    const calls = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(first.token)))).map((r) => r.status);
+    expect(calls.filter((s) => s === 200)).toHaveLength(API_LIMIT);
+    expect(calls.filter((s) => s === 429)).toHaveLength(1);
+    const tokens: number[] = [];
+    for (let i = 1; i <= TOKEN_LIMIT; i++) tokens.push((await issue()).status);
+    expect(tokens).toEqual([...Array(TOKEN_LIMIT - 1).fill(200), 429]);
+
+    // The next window the other way round: the whole token budget first, then every API call of the window.
+    await nextWindow();
+    const issued = [];
+    for (let i = 0; i <= TOKEN_LIMIT; i++) issued.push(await issue());
+    expect(issued.map((t) => t.status)).toEqual([...Array(TOKEN_LIMIT).fill(200), 429]);
+    const after = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(issued[0].token)))).map((r) => r.status);
+    expect(after.filter((s) => s === 200)).toHaveLength(API_LIMIT);
+    expect(after.filter((s) => s === 429)).toHaveLength(1);
   }, 20_000);
 });
