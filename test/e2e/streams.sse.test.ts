@@ -62,6 +62,37 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     }
   });
 
+  it('resumes from any event id with the very next event, whatever its topic: users, trades and margin events alike', async () => {
+    const sse = await SseReader.open(streamUrl('trades&users&margin'), setup.client.token);
+    const resumed: SseReader[] = [];
+    try {
+      await eventually(async () => sse.of('status').length >= 1);
+      const startAt = sse.events.length - 1;
+      // A new account (users), its balance (users, trades) and a trade (trades, users): events of several topics.
+      const { order } = await openTestTrade(setup.client, 'sse-resume');
+      await eventually(async () => sse.of('trades').some((e) => JSON.parse(e.data).order === order), 10_000);
+      const live = sse.events.slice(startAt).filter((e) => e.id !== null);
+      const topics = new Set(live.slice(1).map((e) => e.event));
+      expect(topics).toContain('users');
+      expect(topics).toContain('trades');
+      // Resumed after each event in turn: the first event sent is the one that followed it, then the rest in order.
+      for (let i = 1; i < live.length; i++) {
+        const r = await SseReader.open(streamUrl('trades&users&margin'), setup.client.token, live[i - 1].id!);
+        resumed.push(r);
+        const want = live.length - i;
+        await eventually(async () => r.events.filter((e) => e.id !== null).length >= want, 10_000);
+        const got = r.events.filter((e) => e.id !== null).slice(0, want);
+        expect(got[0], `resumed after ${live[i - 1].id}`).toEqual(live[i]);
+        expect(got).toEqual(live.slice(i));
+        expect(r.of('resync')).toEqual([]);
+        await r.close();
+      }
+    } finally {
+      await sse.close();
+      await Promise.all(resumed.map((r) => r.close()));
+    }
+  });
+
   it('tells a client whose Last-Event-ID is not held to resync', async () => {
     const sse = await SseReader.open(streamUrl('trades'), setup.client.token, '00000000-1');
     try {
