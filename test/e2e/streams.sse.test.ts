@@ -1,8 +1,8 @@
 /**
  * Server-Sent Events end to end (simulator, broker, edge in workerd): the status first, ticks of the asked symbols
  * from the simulator's quote feed, a trade opened through the API arriving as a trades event, a reconnect with
- * Last-Event-ID getting exactly the missed events, an unknown event id told to resync, and a foreign platform or a
- * missing token refused like the API refuses them.
+ * Last-Event-ID getting exactly the missed events (from any event id, the very next event first, whatever its topic),
+ * an unknown event id told to resync, and a foreign platform or a missing token refused like the API refuses them.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -68,13 +68,14 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     try {
       await eventually(async () => sse.of('status').length >= 1);
       const startAt = sse.events.length - 1;
-      // A new account (users), its balance (users, trades) and a trade (trades, users): events of several topics.
+      // A new account (users), its balance and a trade (trades, users, and the account's margin level): every topic.
       const { order } = await openTestTrade(setup.client, 'sse-resume');
       await eventually(async () => sse.of('trades').some((e) => JSON.parse(e.data).order === order), 10_000);
       const live = sse.events.slice(startAt).filter((e) => e.id !== null);
       const topics = new Set(live.slice(1).map((e) => e.event));
       expect(topics).toContain('users');
       expect(topics).toContain('trades');
+      expect(topics).toContain('margin');
       // Resumed after each event in turn: the first event sent is the one that followed it, then the rest in order.
       for (let i = 1; i < live.length; i++) {
         const r = await SseReader.open(streamUrl('trades&users&margin'), setup.client.token, live[i - 1].id!);

@@ -1,10 +1,10 @@
 /**
  * The fan-out's flow control alone (no workerd): an SSE client with a write outstanding gets the latest tick of each
  * symbol and every other event in order (status events never conflated), then `overflow` past MAX_BEHIND non-tick
- * events (ticks of any number of symbols count for nothing); a hub socket that asked for flow checks and
- * does not answer its probe is held the same way (its status events each kept and counted), and one that answers is sent what was held; a socket that did not
- * ask is never probed, and is held only once it has been quiet for QUIET_MS with data sent; a resync notice reaches
- * the clients of record changes only.
+ * events (ticks of any number of symbols count for nothing); a hub socket that asked for flow checks and does not
+ * answer its probe is held the same way (its status events each kept and counted), and one that answers is sent what
+ * was held; a socket that did not ask is never probed, and is held only once it has been quiet for QUIET_MS with data
+ * sent; a resync notice reaches the clients of record changes only.
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/streams.js';
