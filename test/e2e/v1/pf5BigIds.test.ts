@@ -219,3 +219,44 @@ describe('PF5 tickets beyond 2^53 − 1', () => {
     expect(new Set(walked).size).toBe(walked.length);
   });
 });
+
+describe('PF5 ids of every length beyond 2^53 − 1', () => {
+  /**
+   * Odd ids of 16, 17, 18 and 19 digits and the int64 maximum: each one's double is another id, so a hop that read one
+   * natively (a parser judging "long" by the wrong digit count) would name an account that does not exist.
+   */
+  const IDS = [9007199254740995n, 12345678901234567n, 123456789012345677n, 1234567890123456789n, 9223372036854775807n];
+
+  it('creates, reads (cached, live, v1 and v2, by path and in a list) and updates each exactly', async () => {
+    for (const id of IDS) {
+      expect(BigInt(Number(id)), `${id} is not a double`).not.toBe(id);
+      const known = await sim.call('UserGet', { login: id });
+      if (known.error) {
+        const added = await exactOk<Row>('v1.PF5.UserAdd', { rawBody: addBody(id, `L${String(id).length}`) });
+        expect(added.text).toContain(`"login":${id},`);
+        expect(added.value.login).toBe(id);
+      }
+      expect((await sim.ok<Row>('UserGet', { login: id })).login).toBe(id);
+      const rounded = BigInt(Number(id));
+      expect((await sim.call('UserGet', { login: rounded })).error, `${rounded} was never created`).toBeDefined();
+    }
+    for (const id of IDS) {
+      const cached = await eventually(async () => {
+        const r = await exact<Row>('v1.PF5.UserGet', { params: { login: String(id) } });
+        return r.status === 200 ? r : null;
+      });
+      expect(cached, `${id} reaches the cache`).not.toBeNull();
+      expect(cached!.text).toContain(`"login":${id},`);
+      const live = await exactOk<Row>('v1.PF5.UserRequest', { params: { login: String(id) } });
+      expect(live.text).toContain(`"login":${id},`);
+      const v2 = await v2Exact<Row>('v2.PF5.UserGet', { params: { login: String(id) } });
+      expect(v2.text).toContain(`"login":${id},`);
+      expect(v2.data.login).toBe(id);
+      const updated = await exactOk<Row>('v1.PF5.UserUpdate', { rawBody: `{"login":${id},"comment":"digits ${String(id).length}"}` });
+      expect(updated.value).toMatchObject({ login: id, comment: `digits ${String(id).length}` });
+      expect((await sim.ok<Row>('UserGet', { login: id })).comment).toBe(`digits ${String(id).length}`);
+    }
+    const listed = await exactOk<Row[]>('v1.PF5.UserGetByLogins', { query: { logins: [...IDS].reverse().map(String) } });
+    expect(listed.value.map((u) => u.login)).toEqual([...IDS].reverse());
+  });
+});
