@@ -19,6 +19,20 @@ describe('parseJson', () => {
     expect(v.a === v.b).toBe(false);
   });
 
+  it('reads integers of 16, 17, 18 and 19 digits, signed either way, and both int64 bounds exactly, and writes them back', () => {
+    const ids = [
+      9007199254740995n, 12345678901234567n, 123456789012345677n, 1234567890123456789n, 9223372036854775807n,
+      -9007199254740995n, -12345678901234567n, -123456789012345677n, -1234567890123456789n, -9223372036854775807n, -9223372036854775808n,
+    ];
+    const text = `{"ids":[${ids.join(',')}],"safe":[9007199254740991,-9007199254740991,1000000000000001]}`;
+    const v = parseJson(text) as { ids: bigint[]; safe: number[] };
+    expect(v.ids).toEqual(ids);
+    for (const id of v.ids) expect(typeof id).toBe('bigint');
+    expect(v.safe).toEqual([9007199254740991, -9007199254740991, 1000000000000001]);
+    expect(stringifyJson(v)).toBe(text);
+    for (const id of ids) expect(int64FromText(String(id))).toBe(id);
+  });
+
   it('keeps fractions and exponents as doubles, however many digits they have', () => {
     const text = '[0.30000000000000004,12345678901234567.5,1e300,1.2345678901234567e+21,-0,12345678901234567890123]';
     const v = parseJson(text) as unknown[];
