@@ -139,7 +139,7 @@ describe('one client\'s token and API budgets', () => {
 
     // The next window the other way round: the whole token budget first, then every API call of the window.
     await nextWindow();
-    const issued = [];
+    const issued: Array<{ status: number; token: string }> = [];
     for (let i = 0; i <= TOKEN_LIMIT; i++) issued.push(await issue());
     expect(issued.map((t) => t.status)).toEqual([...Array(TOKEN_LIMIT).fill(200), 429]);
     const after = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(issued[0].token)))).map((r) => r.status);
