@@ -360,7 +360,7 @@ describe('v1.PF5.UserPasswordChange', () => {
     expect(await sim.ok('UserPasswordCheck', { login, password: `Demo${login}a`, type: 'Main' })).toBe(true);
     await pf5Refuses('v1.PF5.UserPasswordChange', 'ErrNotfound', { params: { login: 999_999_993, type: 'Main' }, body: 'Strong123x' });
     await refuses(c, 'v1.PF5.UserPasswordChange', 'body', { params: { login, type: 'Main' }, body: ['Strong123x'] });
-    await refuses(c, 'v1.PF5.UserPasswordChange', 'type', { params: { login, type: 'main' }, body: 'Strong123x' });
+    await refuses(c, 'v1.PF5.UserPasswordChange', 'type', { params: { login, type: 'Master' }, body: 'Strong123x' });
     await refuses(c, 'v1.PF5.UserPasswordChange', 'login', { params: { login: 0, type: 'Main' }, body: 'Strong123x' });
   });
 });
