@@ -16,6 +16,7 @@
  * `npm run drill:failover` runs it at length (bench/failover.ts); test/e2e/failoverDrill.test.ts a short one.
  */
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
+import { objectCall } from '../launcher/edge.js';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { linkName } from '../workers/gateway/names.js';
 import type { BrokerSetStats } from '../workers/gateway/messages.js';
@@ -313,15 +314,8 @@ async function inject(stack: Stack, fault: FailoverFault, stopMs: number, log: (
 
 /** Every link object of the demo platforms, as it sees its brokers (null: not used yet). */
 async function linkStatsOf(stack: Stack, links: number): Promise<Array<BrokerSetStats | null>> {
-  const ns = await stack.edge.miniflare.getDurableObjectNamespace('LINKS', 'objects');
-  const all: Array<BrokerSetStats | null> = [];
-  for (const platform of [stack.platforms.pf4, stack.platforms.pf5]) {
-    for (let n = 0; n < links; n++) {
-      const stub = ns.get(ns.idFromName(linkName(platform, n))) as unknown as { brokerStats(): Promise<BrokerSetStats | null> };
-      all.push(JSON.parse(JSON.stringify(await stub.brokerStats())) as BrokerSetStats | null);
-    }
-  }
-  return all;
+  const names = [stack.platforms.pf4, stack.platforms.pf5].flatMap((platform) => Array.from({ length: links }, (_, n) => linkName(platform, n)));
+  return Promise.all(names.map((name) => objectCall<BrokerSetStats | null>(stack.edge.miniflare, 'LINKS', name, 'brokerStats')));
 }
 
 /**

@@ -159,6 +159,13 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
         // Under mutation testing the objects' isolate counts coverage of its own, asked for on this socket.
         ...(options.entry !== undefined ? { unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: 0 }] } : {}),
       },
+      // Reached only through Miniflare's own API (`objectCall`), never through the edge's socket.
+      {
+        name: INSPECT_WORKER,
+        modules: [{ type: 'ESModule' as const, path: 'inspect.js', contents: INSPECT_WORKER_SCRIPT }],
+        compatibilityDate: COMPATIBILITY_DATE,
+        durableObjects,
+      },
       // Reached only through Miniflare's own API (`registryDb`), never through the edge's socket.
       {
         name: REGISTRY_WORKER,
@@ -223,6 +230,35 @@ export function registryDb(miniflare: Miniflare): D1Like {
     exec: (sql) => call({ mode: 'exec', sql }),
     batch: (statements) => call({ mode: 'batch', statements: (statements as Stmt[]).map(({ sql, params }) => ({ sql, params })) }),
   };
+}
+
+/**
+ * A read of the local edge's gateway objects for drills and tests in Node: one method (without arguments) of one named
+ * object, over an asynchronous fetch to a worker of its own that holds the objects' bindings. Miniflare's own object
+ * stubs reach an object through synchronous round trips, which under a steady poll met the same lost wake-up as its
+ * D1 handle (see REGISTRY_WORKER). Local only: a deployed edge has no such worker.
+ */
+export const INSPECT_WORKER = 'inspect';
+const INSPECT_WORKER_SCRIPT = `export default {
+  async fetch(request, env) {
+    const { binding, name, method } = await request.json();
+    try {
+      const namespace = env[binding];
+      const result = await namespace.get(namespace.idFromName(name))[method]();
+      return Response.json({ result: result ?? null });
+    } catch (error) {
+      return Response.json({ error: String(error && error.message || error) }, { status: 500 });
+    }
+  },
+};`;
+
+/** Calls `method()` on the gateway object `name` of `binding` (LINKS, STREAMS, ...) of a local edge; answers its result. */
+export async function objectCall<T>(miniflare: Miniflare, binding: string, name: string, method: string): Promise<T> {
+  const fetcher = await miniflare.getWorker(INSPECT_WORKER);
+  const res = await fetcher.fetch('http://inspect.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method }) });
+  const answer = (await res.json()) as { result?: T; error?: string };
+  if (answer.error !== undefined) throw new Error(answer.error);
+  return answer.result as T;
 }
 
 /** The local D1 id of the registry: `preview_database_id` in wrangler.toml, which wrangler's local commands use. */

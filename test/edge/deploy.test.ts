@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { unstable_readConfig } from 'wrangler';
-import { COMPATIBILITY_DATE, EDGE_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, runWrangler, startEdge } from '../../launcher/edge.js';
+import { COMPATIBILITY_DATE, EDGE_WORKER, INSPECT_WORKER, LOCAL_D1_ID, migrationFiles, miniflareOptions, OBJECTS_WORKER, REGISTRY_WORKER, runWrangler, startEdge } from '../../launcher/edge.js';
 import { executeArgs, inlineParameters, wranglerD1 } from '../../launcher/wranglerD1.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { createServer } from 'node:net';
@@ -70,9 +70,11 @@ describe('wrangler.toml environments', () => {
     expect(local.d1_databases[0].preview_database_id).toBe(LOCAL_D1_ID);
     const options = miniflareOptions('', {});
     // Locally the objects run in a worker of their own; both workers have the bindings wrangler.toml gives the one.
-    expect(options.workers.map((w) => w.name)).toStrictEqual([EDGE_WORKER, OBJECTS_WORKER, REGISTRY_WORKER]);
-    // The registry worker (Node's handle on D1) has the database and nothing else.
-    expect(Object.keys(options.workers[2]).sort()).toStrictEqual(['compatibilityDate', 'd1Databases', 'modules', 'name']);
+    expect(options.workers.map((w) => w.name)).toStrictEqual([EDGE_WORKER, OBJECTS_WORKER, INSPECT_WORKER, REGISTRY_WORKER]);
+    // Node's handles: the inspect worker has the objects' bindings and nothing else, the registry worker the database.
+    expect(Object.keys(options.workers[2]).sort()).toStrictEqual(['compatibilityDate', 'durableObjects', 'modules', 'name']);
+    expect((options.workers[2] as { durableObjects: unknown }).durableObjects).toStrictEqual((options.workers[1] as { durableObjects: unknown }).durableObjects);
+    expect(Object.keys(options.workers[3]).sort()).toStrictEqual(['compatibilityDate', 'd1Databases', 'modules', 'name']);
     for (const worker of options.workers.slice(0, 2).map((w) => w as Extract<typeof w, { durableObjects: unknown }>)) {
       expect(worker.d1Databases).toStrictEqual({ DB: LOCAL_D1_ID });
       const classes = Object.fromEntries(Object.entries(worker.durableObjects).map(([name, o]) => [name, o.className]));
