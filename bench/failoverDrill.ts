@@ -2,10 +2,10 @@
  * The failover drill: a stack of two brokers serving the same demo platforms (the first preferred), under a steady
  * mixed load (cached and live reads, writes with and without an Idempotency-Key, one SSE client and one hub client),
  * while the brokers are faulted one way after another:
- * - `kill`: `kill -9` of the broker serving the platforms, started again once the standby took over;
+ * - `kill`: `kill -9` of the broker serving the platforms, started again `downMs` later;
  * - `stop`: `SIGSTOP` of it (no FIN, no RST, no answers) for `stopMs`, then `SIGCONT`;
  * - `rolling`: a rolling restart, `SIGTERM` (the broker drains) then a new start, of each broker in turn;
- * - `standby-loss`: `kill -9` of the standby, started again after a while.
+ * - `standby-loss`: `kill -9` of the standby, started again `downMs` later.
  * Before each fault the drill waits for the calm state: both brokers up and every link object on the preferred broker.
  *
  * Per fault it counts, for the requests that began while the fault lasted and until the calm came back: failed reads,
@@ -28,6 +28,8 @@ export interface FailoverOptions {
   faults?: FailoverFault[];
   /** How long the serving broker stays stopped in `stop` (ms). */
   stopMs?: number;
+  /** How long a killed broker (`kill`, `standby-loss`) stays down before it is started again (ms). */
+  downMs?: number;
   /** Calm load before each fault and after the calm state came back (ms). */
   calmMs?: number;
   /** The edge's hold-down before links return to the preferred broker (seconds; `BROKER_FAILBACK_SECONDS`). */
@@ -219,7 +221,7 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
       phase = fault;
       const faultAt = Date.now();
       const takeover = fault === 'standby-loss' ? null : waitTakeover(linkStats, stack.brokerUrls[1]);
-      await inject(stack, fault, stopMs, log);
+      await inject(stack, fault, stopMs, options.downMs ?? 2000, log);
       const takeoverMs = takeover ? await takeover.then((at) => (at === null ? null : at - faultAt)) : null;
       if (fault === 'kill' || fault === 'stop') lossWindows.push({ from: faultAt, to: faultAt + (takeoverMs ?? 0) });
       await calm(stack, linkStats, holdDown);
@@ -276,7 +278,7 @@ function emptyRow(fault: FailoverFault): FailoverRow {
 }
 
 /** Injects one fault and returns once the faulted broker is back (started again, or resumed). */
-async function inject(stack: Stack, fault: FailoverFault, stopMs: number, log: (line: string) => void): Promise<void> {
+async function inject(stack: Stack, fault: FailoverFault, stopMs: number, downMs: number, log: (line: string) => void): Promise<void> {
   const exited = (i: number) => new Promise<void>((resolve) => {
     const child = stack.brokers[i].child;
     if (child.exitCode !== null || child.signalCode !== null) resolve();
@@ -286,7 +288,7 @@ async function inject(stack: Stack, fault: FailoverFault, stopMs: number, log: (
     case 'kill':
       stack.brokers[0].child.kill('SIGKILL');
       await exited(0);
-      await sleep(2000);
+      await sleep(downMs);
       await stack.restartBroker(0);
       return;
     case 'stop':
@@ -307,7 +309,7 @@ async function inject(stack: Stack, fault: FailoverFault, stopMs: number, log: (
     case 'standby-loss':
       stack.brokers[1].child.kill('SIGKILL');
       await exited(1);
-      await sleep(3000);
+      await sleep(downMs);
       await stack.restartBroker(1);
   }
 }

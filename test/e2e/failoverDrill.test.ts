@@ -11,7 +11,7 @@ import { runFailoverDrill, type FailoverRow } from '../../bench/failoverDrill.js
 
 describe('the failover drill, short', () => {
   it('loses no read and no keyed write through every fault, and fails nothing in a rolling restart or a standby\'s loss', async () => {
-    const report = await runFailoverDrill({ stopMs: 3000, calmMs: 1000, holdDownSeconds: 1, readers: 1, writers: 1 });
+    const report = await runFailoverDrill({ stopMs: 3000, downMs: 500, calmMs: 500, holdDownSeconds: 1, readers: 1, writers: 1 });
     const row = (fault: FailoverRow['fault']) => report.rows.find((r) => r.fault === fault)!;
     expect(report.rows.map((r) => r.fault)).toStrictEqual(['kill', 'stop', 'rolling', 'standby-loss']);
     for (const r of report.rows) {
