@@ -17,6 +17,7 @@
  */
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { objectCall } from '../launcher/edge.js';
+import { firstAccount, serverAccounts } from './faultDrill.js';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { linkName } from '../workers/gateway/names.js';
 import type { BrokerSetStats } from '../workers/gateway/messages.js';
@@ -391,24 +392,6 @@ async function readSse(url: string, token: string, signal: AbortSignal, on: (e: 
     }
   } catch { /* aborted at the end */ }
   if (!signal.aborted) on({ type: 'ended' });
-}
-
-async function firstAccount(base: string, auth: Record<string, string>): Promise<{ login: number; group: string }> {
-  for (let i = 0; i < 100; i++) {
-    const body = await (await fetch(`${base}/UsersRequest?limit=1`, { headers: auth })).json() as { data: Array<{ login: number; group: string }> | null };
-    if (body.data?.[0]) return body.data[0];
-    await sleep(100);
-  }
-  throw new Error('no account to read');
-}
-
-async function serverAccounts(base: string, auth: Record<string, string>): Promise<Array<{ login: number; name: string }>> {
-  for (let i = 0; i < 100; i++) {
-    const body = await (await fetch(`${base}/UsersRequest?requestTimeout=30`, { headers: auth })).json() as { data: Array<{ login: number; name: string }> | null };
-    if (body.data) return body.data;
-    await sleep(200);
-  }
-  throw new Error('could not read the trading server\'s accounts');
 }
 
 /** The report as a table for a terminal. */

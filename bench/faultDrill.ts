@@ -109,7 +109,7 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
     const base = `${stack.edgeUrl}/api/v2/PF4/${stack.platforms.pf4}`;
     const auth = { authorization: `Bearer ${token}` };
     const run = Date.now().toString(36);
-    const group = await firstGroup(base, auth);
+    const { group } = await firstAccount(base, auth);
     const writes: Write[] = [];
     let resets = 0;
     let serial = 0;
@@ -344,16 +344,18 @@ function sampleHealth(stack: Stack, token: string, expected: ExpectedHealth): { 
   };
 }
 
-async function firstGroup(base: string, auth: Record<string, string>): Promise<string> {
+/** The demo platform's first account (its login and group), once the broker's cache holds one. */
+export async function firstAccount(base: string, auth: Record<string, string>): Promise<{ login: number; group: string }> {
   for (let i = 0; i < 100; i++) {
-    const body = await (await fetch(`${base}/UsersRequest?limit=1`, { headers: auth })).json() as { data: Array<{ group: string }> | null };
-    if (body.data?.[0]) return body.data[0].group;
+    const body = await (await fetch(`${base}/UsersRequest?limit=1`, { headers: auth })).json() as { data: Array<{ login: number; group: string }> | null };
+    if (body.data?.[0]) return body.data[0];
     await sleep(100);
   }
   throw new Error('no account to take a group from');
 }
 
-async function serverAccounts(base: string, auth: Record<string, string>): Promise<Array<{ login: number; name: string }>> {
+/** Every account of the trading server, read live: the truth writes are checked against. */
+export async function serverAccounts(base: string, auth: Record<string, string>): Promise<Array<{ login: number; name: string }>> {
   for (let i = 0; i < 100; i++) {
     const body = await (await fetch(`${base}/UsersRequest?requestTimeout=30`, { headers: auth })).json() as {
       data: Array<{ login: number; name: string }> | null;

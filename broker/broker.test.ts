@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CallFailed, CallOk, ResultFrame } from '../shared/frames.js';
+import type { ResultFrame } from '../shared/frames.js';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startBroker, type RunningBroker } from './index.js';
 import type { PlatformConfig } from './session/managerSession.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually, TestLink } from './testing/linkClient.js';
+import { eventually, failed, ok, TestLink } from './testing/linkClient.js';
 import type { LogFields } from './observability/log.js';
 
 const SECRET = 'link-secret-for-tests';
@@ -24,14 +24,6 @@ const FAST = { backoff: { baseMs: 20, capMs: 200 }, pingIntervalMs: 1000 };
 const platform = (id: string, fake: FakeManagerServer, password = FAKE_PASSWORD): PlatformConfig =>
   ({ id, family: fake.family, server: fake.url, login: FAKE_MANAGER, password });
 
-const ok = (r: ResultFrame) => {
-  if (!r.ok) throw new Error(`call failed: ${JSON.stringify(r.error)}`);
-  return r as CallOk;
-};
-const failed = (r: ResultFrame) => {
-  if (r.ok) throw new Error(`call succeeded: ${JSON.stringify(r.data)}`);
-  return r as CallFailed;
-};
 /** Status of a bare upgrade request to /link (fetch refuses to send upgrade headers). */
 const upgradeStatus = (port: number, authorization?: string) => new Promise<number>((resolve, reject) => {
   const req = request({

@@ -9,26 +9,18 @@ import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_TAKEN_MESSAGE } from './link/edgeLinkServer.js';
-import { SUBSCRIBE_OP, UNSUBSCRIBE_OP, type CallFailed, type CallOk, type ResultFrame } from '../shared/frames.js';
+import { SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../shared/frames.js';
 import { REPLICATE_OP } from '../shared/replication.js';
 import { parsePlatforms } from './platforms/platformsFile.js';
 import { DRAIN_QUIET_MS, drainTimeoutFor, startBroker, type BrokerOptions, type RunningBroker } from './broker.js';
 import type { LogFields, Logger, LogLevel } from './observability/log.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually, TestLink } from './testing/linkClient.js';
+import { eventually, failed, ok, TestLink } from './testing/linkClient.js';
 
 const SECRET = 'pairs-link-secret';
 const PF4_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9e01';
 const ABSENT_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9eff';
 
-const ok = (r: ResultFrame) => {
-  if (!r.ok) throw new Error(`call failed: ${JSON.stringify(r.error)}`);
-  return r as CallOk;
-};
-const failed = (r: ResultFrame) => {
-  if (r.ok) throw new Error(`call succeeded: ${JSON.stringify(r.data)}`);
-  return r as CallFailed;
-};
 
 /** The value of one series in a /metrics text, or undefined when absent. */
 function series(text: string, name: string): number | undefined {

@@ -4,11 +4,10 @@
  * server, on both families, while other logins are still checked.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallFailed, ResultFrame } from '../shared/frames.js';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startSim, type RunningSim } from '../sim/index.js';
 import { startBroker, type RunningBroker } from './index.js';
-import { eventually, TestLink } from './testing/linkClient.js';
+import { eventually, failed, TestLink } from './testing/linkClient.js';
 
 const SECRET = 'password-checks-link-secret';
 const PASSWORD = 'password-checks-manager-password';
@@ -22,10 +21,6 @@ let link: TestLink;
 /** Commands the simulated server answered with an error: each failed password check that reached it is one. */
 const serverErrors = (name: string) => sim.tradingServers.get(name)!.counters.commandErrors;
 
-const failed = (r: ResultFrame) => {
-  if (r.ok) throw new Error(`call succeeded: ${JSON.stringify(r)}`);
-  return r as CallFailed;
-};
 
 beforeAll(async () => {
   sim = await startSim({ managerPassword: PASSWORD, seed: 11 });

@@ -3,25 +3,16 @@
  * only imitates (resync chunking, event order, result codes, restarts) exercised end to end below the edge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallFailed, CallOk, ResultFrame } from '../shared/frames.js';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startSim, type RunningSim } from '../sim/index.js';
 import { startBroker, type RunningBroker } from './index.js';
-import { eventually, TestLink } from './testing/linkClient.js';
+import { eventually, failed, ok, TestLink } from './testing/linkClient.js';
 
 const SECRET = 'sim-link-secret';
 const PASSWORD = 'sim-manager-password';
 const PF4_ID = '6a0c3d1e-2f4b-4c5d-8e6f-7a8b9c0d0004';
 const PF5_ID = '6a0c3d1e-2f4b-4c5d-8e6f-7a8b9c0d0005';
 
-const ok = (r: ResultFrame) => {
-  if (!r.ok) throw new Error(`call failed: ${JSON.stringify(r.error)}`);
-  return r as CallOk;
-};
-const failed = (r: ResultFrame) => {
-  if (r.ok) throw new Error('call succeeded');
-  return r as CallFailed;
-};
 
 let sim: RunningSim;
 let broker: RunningBroker;

@@ -252,9 +252,13 @@ const INSPECT_WORKER_SCRIPT = `export default {
   },
 };`;
 
+const inspectWorkers = new WeakMap<Miniflare, ReturnType<Miniflare['getWorker']>>();
+
 /** Calls `method()` on the gateway object `name` of `binding` (LINKS, STREAMS, ...) of a local edge; answers its result. */
 export async function objectCall<T>(miniflare: Miniflare, binding: string, name: string, method: string): Promise<T> {
-  const fetcher = await miniflare.getWorker(INSPECT_WORKER);
+  let worker = inspectWorkers.get(miniflare);
+  if (!worker) inspectWorkers.set(miniflare, (worker = miniflare.getWorker(INSPECT_WORKER)));
+  const fetcher = await worker;
   const res = await fetcher.fetch('http://inspect.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method }) });
   const answer = (await res.json()) as { result?: T; error?: string };
   if (answer.error !== undefined) throw new Error(answer.error);

@@ -6,24 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { CallFailed, CallOk, OutcomeReport, ResultFrame } from '../../shared/frames.js';
+import type { OutcomeReport } from '../../shared/frames.js';
 import { startBroker, type RunningBroker } from '../index.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
-import { eventually, TestLink } from '../testing/linkClient.js';
+import { eventually, failed, ok, TestLink } from '../testing/linkClient.js';
 import { CallOutcomes } from './callOutcomes.js';
 
 const SECRET = 'link-secret-for-tests';
 const PF4_ID = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0101';
 const CREATE = 'PF4.UserRecordNew';
 
-const failed = (r: ResultFrame) => {
-  if (r.ok) throw new Error(`call succeeded: ${JSON.stringify(r.data)}`);
-  return r as CallFailed;
-};
-const ok = (r: ResultFrame) => {
-  if (!r.ok) throw new Error(`call failed: ${JSON.stringify(r.error)}`);
-  return r as CallOk;
-};
 
 describe('calls under an Idempotency-Key', () => {
   let pf4: FakeManagerServer;

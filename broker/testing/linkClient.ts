@@ -5,7 +5,7 @@
 import WebSocket from 'ws';
 import {
   FAILOVER_OP, OUTCOME_OP, PING_OP,
-  type CallFrame, type DrainFrame, type FailoverArgs, type LateFrame, type OutcomeReport, type PingReport, type ResultFrame,
+  type CallFailed, type CallFrame, type CallOk, type DrainFrame, type FailoverArgs, type LateFrame, type OutcomeReport, type PingReport, type ResultFrame,
 } from '../../shared/frames.js';
 import { until } from '../../test/support/until.js';
 
@@ -96,4 +96,16 @@ export class TestLink {
 /** Polls `probe` until it returns a truthy value or the time is up (the tests' one poll, `test/support/until.ts`). */
 export function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, everyMs = 20): Promise<NonNullable<T>> {
   return until(probe, 'condition met', timeoutMs, everyMs);
+}
+
+/** The answer as a success, else the test fails with the broker's error. */
+export function ok(r: ResultFrame): CallOk {
+  if (!r.ok) throw new Error(`call failed: ${JSON.stringify(r.error)}`);
+  return r as CallOk;
+}
+
+/** The answer as a failure, else the test fails with the data it got instead. */
+export function failed(r: ResultFrame): CallFailed {
+  if (r.ok) throw new Error(`call succeeded: ${JSON.stringify(r.data)}`);
+  return r as CallFailed;
 }
