@@ -29,11 +29,13 @@ let worker: TestingWorker;
 const started: FakeBroker[] = [];
 
 beforeAll(async () => {
-  worker = await startTestingWorker('linkHarness.ts', [{
-    name: 'link',
-    bindings: { BROKER_SECRET, LINKS_PER_PLATFORM: '1', EDGE_REPLICA_MAX_ROWS: '0' },
+  const entry = (name: string, rows: string) => ({
+    name,
+    bindings: { BROKER_SECRET, LINKS_PER_PLATFORM: '1', EDGE_REPLICA_MAX_ROWS: rows },
     durableObjects: { LINKS: { className: 'ClockedLink', useSQLite: true }, IDEMPOTENCY: { className: 'RecordingLedger', useSQLite: true } },
-  }]);
+  });
+  // The second worker keeps edge replicas, to show whose broker feeds them.
+  worker = await startTestingWorker('linkHarness.ts', [entry('link', '0'), entry('replicas', '10000')]);
 }, 60_000);
 afterAll(async () => {
   await worker?.close();
@@ -223,6 +225,19 @@ describe('a platform served by two brokers', () => {
     a.script.set(PING_OP, { hang: true });
     a.script.set(LIVE.op, { hang: true });
     expect(dataOf(plain(await link.call(call(LIVE, platform, [a, b]))))).toStrictEqual({ login: 5, from: 'b' });
+  });
+
+  it('asks the broker it moved to for the edge replica, and no longer the one it left', async () => {
+    const [a, b] = await Promise.all([healthyBroker('a'), healthyBroker('b')]);
+    const platform = randomUUID();
+    const link = await worker.object<LinkObject>('LINKS', linkName(platform, 0), 'replicas');
+    const replicationsOf = (x: FakeBroker) => x.replicateFrames.filter((f) => f.platform === platform).length;
+    await link.call(call(LIVE, platform, [a, b]));
+    await until(() => replicationsOf(a) === 1, 'a replication asked of the first broker');
+    a.script.set(PING_OP, { hang: true });
+    await until(async () => (await link.brokerStats())?.current === b.url, 'moved to the second broker');
+    await until(() => replicationsOf(b) === 1, 'a replication asked of the second broker');
+    expect(replicationsOf(a)).toBe(1);
   });
 
   it('asks every broker of the list what became of a call id', async () => {
