@@ -168,6 +168,23 @@ describe('TradeTransaction', () => {
     });
   });
 
+  it('reads the ticket first for a reference name acting on one, and refuses another kind of order sending nothing', async () => {
+    const ticketKind = { name: 'DeletePending', commands: ['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] };
+    const market = new ScriptedSession().answers('TradeRecordRequest', { order: 9, tradeCommand: 'Buy' });
+    await expectOperationError(() => transact(market, { tradeTransactionType: 'BrOrderDelete', order: 9, ticketKind }), {
+      code: 'Validation', message: 'body.order: order 9 is a Buy trade; DeletePending acts only on BuyLimit, SellLimit, BuyStop, SellStop orders',
+    });
+    expect(market.sent).toEqual([sent('TradeRecordRequest', { order: 9 })]);
+
+    const pending = new ScriptedSession().answers('TradeRecordRequest', { order: 9, tradeCommand: 'SellStop' })
+      .answers('TradeTransaction', { order: 9, login: 7, tradeCommand: 'SellStop', closePrice: 1.25 });
+    expect(await transact(pending, { tradeTransactionType: 'BrOrderDelete', order: 9, ticketKind })).toEqual({
+      data: transaction({ tradeTransactionType: 'BrOrderDelete', tradeCommand: 'SellStop', order: 9, orderBy: 7, price: 1.25 }),
+    });
+    // The member is the gateway's own: the server gets the platform's transaction only.
+    expect(pending.sent).toEqual([sent('TradeRecordRequest', { order: 9 }), sent('TradeTransaction', { tradeTransactionType: 'BrOrderDelete', order: 9 })]);
+  });
+
   it('refuses an answer that is not a trade record', async () => {
     for (const answer of [null, undefined, 0, false, '', 'done', 501, true]) {
       await expectOperationError(() => transact(new ScriptedSession().answers('TradeTransaction', answer), { tradeTransactionType: 'OrderClose', order: 4 }), {

@@ -5,7 +5,7 @@
  * filtered by group.
  */
 import { trades } from '../../../shared/catalog/v2/pf4/index.js';
-import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES } from '../../../shared/catalog/v2/pf4/trades.js';
+import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES, TICKET_KIND, type TicketKind } from '../../../shared/catalog/v2/pf4/trades.js';
 import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
@@ -91,9 +91,20 @@ export const pf4TradesBindings = [
     }
   }),
 
-  /** The server takes the transaction's members at the top level and answers the record it produced or changed. */
+  /**
+   * The server takes the transaction's members at the top level and answers the record it produced or changed. A
+   * reference name acting on a ticket (DeletePending, CloseMarket, …) first reads the ticket live and refuses an order
+   * of another kind than the name says, sending nothing: the platform's own transaction would act on any kind.
+   */
   bind(trades.TradeTransaction, async (ctx) => {
-    const request = ctx.args.body as Record<string, unknown>;
+    const { [TICKET_KIND]: kind, ...request } = ctx.args.body as Record<string, unknown> & { [TICKET_KIND]?: TicketKind };
+    if (kind) {
+      const held = await ctx.platform.session.request('TradeRecordRequest', { order: request.order }, ctx.deadline) as Row;
+      const command = String(held?.tradeCommand);
+      if (!kind.commands.includes(command)) {
+        throw new OperationError('Validation', `body.order: order ${String(request.order)} is a ${command} trade; ${kind.name} acts only on ${kind.commands.join(', ')} orders`);
+      }
+    }
     const record = await ctx.platform.session.request('TradeTransaction', request, ctx.deadline);
     if (!record || typeof record !== 'object') throw new OperationError('Internal', 'the trading server answered the transaction without a trade record');
     return { data: executed(request, record as Row) };

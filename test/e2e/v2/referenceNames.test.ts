@@ -2,7 +2,7 @@
  * What a client written for the reference product sends, end to end through plain `fetch`: trade transactions named
  * in the reference vocabulary (OpenMarket, ModifyTrade, CloseMarket, OpenPending, ModifyPending, DeletePending,
  * BalanceAdd, CreditAdd) run as the platform's own transactions, on v2 and v1, checked against the trading server's
- * state by read operations; and the smaller acceptances: ExternalCommandJSON without a body, a backup read with an empty
+ * state by read operations, a name acting on a ticket of another kind of order refused with the ticket untouched; and the smaller acceptances: ExternalCommandJSON without a body, a backup read with an empty
  * `request=`, UsersGroupOp Delete carrying `leverage: 0`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,15 @@ describe('v2.PF4.TradeTransaction in the reference vocabulary', () => {
     expect(await transaction({ tradeTransactionType: 'ModifyTrade', order, sl, tp })).toMatchObject({ tradeTransactionType: 'BrOrderModify', order, sl, tp });
     expect(await liveTrade(order)).toMatchObject({ order, sl, tp, volume: 20 });
 
+    // Names of pending orders do not act on a market trade (the platform's BrOrderDelete would delete it).
+    for (const name of ['DeletePending', 'ActivatePending', 'ModifyPending']) {
+      const refused = await send('POST', 'TradeTransaction', { tradeTransactionType: name, order, price: q.ask });
+      expect(refused.error, name).toMatchObject({
+        code: 'Validation', message: `body.order: order ${order} is a Buy trade; ${name} acts only on BuyLimit, SellLimit, BuyStop, SellStop orders`,
+      });
+    }
+    expect(await liveTrade(order)).toMatchObject({ order, sl, tp, volume: 20, tradeCommand: 'Buy' });
+
     const closed = await transaction({ tradeTransactionType: 'CloseMarket', tradeCommand: 'Buy', order, volume: 20 });
     expect(closed).toMatchObject({ tradeTransactionType: 'BrOrderClose', order, volume: 20 });
     expect(await liveTrade(order)).toBeNull();
@@ -96,6 +105,11 @@ describe('v2.PF4.TradeTransaction in the reference vocabulary', () => {
 
     const moved = round5(q.ask * 0.79);
     expect(await transaction({ tradeTransactionType: 'ModifyPending', tradeCommand: 'BuyLimit', order, price: moved })).toMatchObject({ order, price: moved });
+    expect(await liveTrade(order)).toMatchObject({ order, tradeCommand: 'BuyLimit', openPrice: moved });
+
+    // Names of market trades do not act on a pending order.
+    const closing = await send('POST', 'TradeTransaction', { tradeTransactionType: 'CloseMarket', order, volume: 10 });
+    expect(closing.error).toMatchObject({ code: 'Validation', message: `body.order: order ${order} is a BuyLimit trade; CloseMarket acts only on Buy, Sell orders` });
     expect(await liveTrade(order)).toMatchObject({ order, tradeCommand: 'BuyLimit', openPrice: moved });
 
     expect(await transaction({ tradeTransactionType: 'DeletePending', order })).toMatchObject({ tradeTransactionType: 'BrOrderDelete', order });

@@ -286,9 +286,19 @@ describe('v2 PF4 trades: TradeTransaction in the reference vocabulary', () => {
       [{ tradeTransactionType: 'BalanceAdd', orderBy: 5, tradeCommand: 'Balance', price: 250 }, 'BrBalance'],
       [{ tradeTransactionType: 'CreditAdd', orderBy: 5, tradeCommand: 'Credit', price: -20 }, 'BrBalance'],
     ];
+    const MARKET = ['Buy', 'Sell'];
+    const PENDING = ['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'];
+    // A name acting on a ticket carries the kind of order the ticket must be, for the broker to check.
+    const onTicket: Record<string, string[]> = { CloseMarket: MARKET, ModifyTrade: MARKET, ModifyPending: PENDING, DeletePending: PENDING, ActivatePending: PENDING };
     for (const [body, own] of cases) {
-      expect(tx(body), String(body.tradeTransactionType)).toStrictEqual(accepted({ body: { ...body, tradeTransactionType: own } }));
+      const name = String(body.tradeTransactionType);
+      const kind = onTicket[name] ? { ticketKind: { name, commands: onTicket[name] } } : {};
+      expect(tx(body), name).toStrictEqual(accepted({ body: { ...body, ...kind, tradeTransactionType: own } }));
     }
+  });
+
+  it('refuses a ticketKind member sent by a client: it is the gateway\'s own', () => {
+    expect(tx({ tradeTransactionType: 'BrOrderDelete', order: 7, ticketKind: { name: 'DeletePending', commands: ['Buy'] } }).ok).toBe(false);
   });
 
   it('fills in the command BalanceAdd and CreditAdd imply when none (or null) is sent', () => {

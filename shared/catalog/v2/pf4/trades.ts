@@ -48,6 +48,17 @@ export const TRANSACTION_ALIASES: Readonly<Record<string, TransactionAlias>> = {
   CreditAdd: { type: 'BrBalance', commands: ['Credit'], meaning: 'a credit entry: credit given, or taken back when price, the amount, is negative' },
 };
 
+/** The platform's transactions that act on an existing ticket (`order`). */
+const TICKET_TYPES: readonly string[] = [...CLOSE_TYPES, ...MODIFY_TYPES, ...DELETE_TYPES, ...ACTIVATE_TYPES];
+
+/**
+ * The member a reference name acting on a ticket adds to the validated transaction: the name and the commands the
+ * ticket's order must have (DeletePending cancels only a pending order). The broker reads the ticket, refuses another
+ * kind, and never sends the member to the trading server.
+ */
+export const TICKET_KIND = 'ticketKind';
+export interface TicketKind { name: string; commands: string[] }
+
 /** Every name `tradeTransactionType` accepts: the platform's own, then the reference vocabulary. */
 export const TRANSACTION_TYPE_NAMES = [...TRANSACTION_TYPES, ...Object.keys(TRANSACTION_ALIASES)] as [string, ...string[]];
 
@@ -98,7 +109,10 @@ function asOwnTransaction(tx: Tx, issue?: (field: string, message: string) => vo
   }
   // A command is implied only where the name allows just one (BalanceAdd, CreditAdd); an order's side is never guessed.
   const implied = commands?.length === 1 && tx.tradeCommand == null ? { tradeCommand: commands[0] } : {};
-  return { ...tx, ...implied, tradeTransactionType: alias.type };
+  // A name that acts on a ticket says which kind of order the ticket must be; the broker checks the ticket's own.
+  const onTicket = commands && TICKET_TYPES.includes(alias.type)
+    ? { [TICKET_KIND]: { name: String(tx.tradeTransactionType), commands: [...commands] } satisfies TicketKind } : {};
+  return { ...tx, ...implied, ...onTicket, tradeTransactionType: alias.type };
 }
 
 const TRANSACTION_TYPE_DESCRIPTION = `The transaction to run. The platform's own names, or their equals in the reference vocabulary: ${
