@@ -57,13 +57,24 @@ const TOPICS = [
   ['Trading hours change for the holiday', 'Announcements', 'holiday,schedule'],
 ] as const;
 
+/** News items the server keeps: the oldest leaves (a `news` delete) when a new one would pass the bound. */
+export const NEWS_KEPT = 1_000;
+/**
+ * Mails the server keeps, the newest by arrival; each account's mailbox holds those of them addressed to it, so the
+ * oldest mail leaves every mailbox with it.
+ */
+export const MAILS_KEPT = 1_000;
+
 const PERFORMANCE_EVERY_MS = 60_000;
 const PERFORMANCE_KEPT = 24 * 60;
 const ONLINE_SHARE = 0.05;
 
 export class Pf4Services {
   readonly news: NewsItem[] = [];
+  /** The kept mails, oldest first. */
   readonly mails: MailItem[] = [];
+  /** Each account's mailbox: the kept mails addressed to it, oldest first (an account no mail reached has none). */
+  private readonly mailboxes = new Map<number, MailItem[]>();
   readonly online = new Set<number>();
   readonly performance: PerformanceSnapshot[] = [];
   readonly backups: BackupFile[] = [];
@@ -116,15 +127,37 @@ export class Pf4Services {
     const news: NewsItem = { ...item, key: this.nextNewsKey++, time: iso(Date.now()), langId: 0 };
     this.news.push(news);
     this.world.emit('news', 'add', topicOf(news));
+    while (this.news.length > NEWS_KEPT) this.world.emit('news', 'delete', { key: (this.news.shift() as NewsItem).key });
     return news;
   }
 
+  /** Delivers one mail to each of its logins' mailboxes (the caller has checked they exist), once per login. */
   addMail(mail: Omit<MailItem, 'time'>): MailItem {
-    const item: MailItem = { ...mail, time: iso(Date.now()) };
+    const item: MailItem = { ...mail, logins: [...new Set(mail.logins)], time: iso(Date.now()) };
     this.mails.push(item);
+    for (const login of item.logins) {
+      const box = this.mailboxes.get(login);
+      if (box) box.push(item);
+      else this.mailboxes.set(login, [item]);
+    }
+    while (this.mails.length > MAILS_KEPT) this.dropMail(this.mails.shift() as MailItem);
     this.world.emit('mail', 'add', { time: item.time, senderLogin: item.senderLogin, senderName: item.senderName,
       subject: item.subject, body: item.body });
     return item;
+  }
+
+  /** An account's mailbox, newest first. */
+  mailbox(login: number): MailItem[] {
+    return [...(this.mailboxes.get(login) ?? [])].reverse();
+  }
+
+  /** The oldest mail leaves the mailboxes too: it is the first of each that holds it. */
+  private dropMail(item: MailItem): void {
+    for (const login of item.logins) {
+      const box = this.mailboxes.get(login);
+      if (box?.[0] === item) box.shift();
+      if (box?.length === 0) this.mailboxes.delete(login);
+    }
   }
 
   /** One client logs in or out; the broker's online cache follows through events. */

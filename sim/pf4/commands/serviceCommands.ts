@@ -23,6 +23,32 @@ const FEEDER_RESTART_GAP_MS = 200;
 /** The batch reads (snapshots and sync-session reads): the contract's default `limit`, and the most one read takes. */
 const BATCH_DEFAULT = 100_000;
 const BATCH_MAX = 1_000_000;
+/** Sent news and mail: the text fields of the server's news and mailbox records, and a body of at most 64 KiB of text. */
+const NEWS_TOPIC_MAX = 255;
+const NEWS_CATEGORY_MAX = 63;
+const MAIL_SENDER_MAX = 63;
+const MAIL_SUBJECT_MAX = 127;
+const MESSAGE_BODY_MAX = 65_536;
+/** Accounts one mail goes to, duplicates collapsed. */
+const MAIL_LOGINS_MAX = 1_000;
+
+/**
+ * The record of a news or mail send and its body apart: a body may be longer than the contract's records' text bound
+ * (TEXT_MAX), up to MESSAGE_BODY_MAX characters.
+ */
+function withBody(args: ArgReader): [Record<string, unknown>, string] {
+  const { body, ...record } = args.object('record');
+  if (body !== undefined && body !== null && typeof body !== 'string') args.fail('record.body must be a string');
+  return [record, text(args, 'record.body', body, MESSAGE_BODY_MAX)];
+}
+
+/** A text field of a sent record: absent or null is empty, which a required field refuses; at most `max` characters. */
+function text(args: ArgReader, field: string, value: string | null | undefined, max: number, required = false): string {
+  const out = value ?? '';
+  if (required && out.length === 0) args.fail(`${field} is required`);
+  if (out.length > max) args.fail(`${field} must be at most ${max} characters`);
+  return out;
+}
 
 export function registerServiceCommands(registry: CommandRegistry, world: Pf4World): void {
   const services = world.services;
@@ -43,22 +69,38 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     return true;
   });
   registry.on('NewsSend', (args) => {
-    const request = parseRecord<{ topic?: string; category?: string; body?: string; highPriority?: boolean }>(
-      contract.PF4NewsSendRequest, args.object('record'), 'record');
-    if (!request.topic) args.fail('record.topic is required');
-    return topicOf(services.addNews({ topic: request.topic as string, category: request.category ?? '', keywords: '',
-      priority: request.highPriority ? 1 : 0, body: request.body ?? '' })) !== undefined;
-  });
-
-  registry.on('MailSend', (args) => {
-    const request = parseRecord<{ senderLogin?: number; senderName?: string; subject?: string; body?: string; logins?: number[] }>(
-      contract.PF4MailSendRequest, args.object('record'), 'record');
-    if (!request.logins || request.logins.length === 0) args.fail('record.logins must not be empty');
-    services.addMail({ senderLogin: request.senderLogin ?? 0, senderName: request.senderName ?? '', subject: request.subject ?? '',
-      body: request.body ?? '', logins: request.logins as number[] });
+    const [record, body] = withBody(args);
+    const request = parseRecord<{ topic?: string | null; category?: string | null; highPriority?: boolean }>(
+      contract.PF4NewsSendRequest, record, 'record');
+    const topic = text(args, 'record.topic', request.topic, NEWS_TOPIC_MAX, true);
+    const category = text(args, 'record.category', request.category, NEWS_CATEGORY_MAX);
+    services.addNews({ topic, category, keywords: '', priority: request.highPriority ? 1 : 0, body });
     return true;
   });
-  registry.on('MailsRequest', () => services.mails.map(({ logins: _l, ...mail }) => mail));
+
+  // Every login is checked before any mailbox gets the mail: an unknown one refuses the whole send, naming it.
+  registry.on('MailSend', (args) => {
+    const [record, body] = withBody(args);
+    const request = parseRecord<{ senderLogin?: number; senderName?: string | null; subject?: string | null; logins?: number[] | null }>(
+      contract.PF4MailSendRequest, record, 'record');
+    const senderLogin = request.senderLogin ?? 0;
+    if (senderLogin < 0) args.fail('record.senderLogin must be between 0 and 2147483647');
+    const senderName = text(args, 'record.senderName', request.senderName, MAIL_SENDER_MAX);
+    const subject = text(args, 'record.subject', request.subject, MAIL_SUBJECT_MAX, true);
+    const logins = [...new Set(request.logins ?? [])];
+    if (logins.length === 0) args.fail('record.logins must not be empty');
+    if (logins.length > MAIL_LOGINS_MAX) args.fail(`record.logins must list at most ${MAIL_LOGINS_MAX} logins`);
+    for (const login of logins) if (!world.users.has(login)) args.fail(`record.logins: login ${login} not found`);
+    services.addMail({ senderLogin, senderName, subject, body, logins });
+    return true;
+  });
+  // The server's kept mails newest first, or one account's mailbox; MailLast is the body of the first of the former.
+  registry.on('MailsRequest', (args) => {
+    const login = args.optionalInt('login', { min: 1, max: INT32_MAX });
+    if (login !== undefined && !world.users.has(login)) notFound(`login ${login}`);
+    const mails = login === undefined ? [...services.mails].reverse() : services.mailbox(login);
+    return mails.map(({ logins: _l, ...mail }) => mail);
+  });
   registry.on('MailLast', () => services.mails.at(-1)?.body ?? '');
 
   registry.on('OnlineRequest', (args) => {
