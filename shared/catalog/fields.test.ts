@@ -409,12 +409,13 @@ describe('pageQuery, booleanQuery and confirmQuery', () => {
     expect(Object.keys(pageQuery)).toStrictEqual(['limit', 'cursor']);
   });
 
-  it('booleanQuery reads exactly true and false', () => {
-    expect(outcome(booleanQuery, 'true')).toStrictEqual(accepted(true));
-    expect(outcome(booleanQuery, 'false')).toStrictEqual(accepted(false));
-    for (const v of ['TRUE', 'False', '1', '0', 'yes', '', undefined]) {
-      expect(outcome(booleanQuery, v), String(v)).toStrictEqual(refused(['invalid_value', 'must be true or false']));
+  it('booleanQuery reads true and false in any case, and nothing else', () => {
+    for (const v of ['true', 'True', 'TRUE', 'tRuE']) expect(outcome(booleanQuery, v), v).toStrictEqual(accepted(true));
+    for (const v of ['false', 'False', 'FALSE']) expect(outcome(booleanQuery, v), v).toStrictEqual(accepted(false));
+    for (const v of ['1', '0', 'yes', '', 'truee', ' true']) {
+      expect(outcome(booleanQuery, v), String(v)).toStrictEqual(refused(['custom', 'must be true or false']));
     }
+    expect(outcome(booleanQuery, undefined)).toStrictEqual(refused(['invalid_type', 'must be true or false']));
     expect(declared(booleanQuery)).toStrictEqual({ type: 'boolean' });
   });
 
@@ -422,7 +423,7 @@ describe('pageQuery, booleanQuery and confirmQuery', () => {
     expect(Object.keys(confirmQuery)).toStrictEqual(['confirm']);
     expect(outcome(confirmQuery.confirm, undefined)).toStrictEqual(accepted(undefined));
     expect(outcome(confirmQuery.confirm, 'true')).toStrictEqual(accepted(true));
-    expect(outcome(confirmQuery.confirm, 'yes')).toStrictEqual(refused(['invalid_value', 'must be true or false']));
+    expect(outcome(confirmQuery.confirm, 'yes')).toStrictEqual(refused(['custom', 'must be true or false']));
   });
 });
 

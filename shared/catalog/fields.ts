@@ -183,8 +183,16 @@ export const pageQuery = {
   cursor: z.string().max(512, 'cursor must be at most 512 characters').optional(),
 };
 
+/** A boolean query value, `true` or `false` in any case (a client's generated code may write `True`). */
 export const booleanQuery = publish(
-  z.enum(['true', 'false'], { error: () => 'must be true or false' }).transform((v) => v === 'true'),
+  z.string({ error: () => 'must be true or false' }).transform((v, ctx) => {
+    const word = v.toLowerCase();
+    if (word !== 'true' && word !== 'false') {
+      ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+      return z.NEVER;
+    }
+    return word === 'true';
+  }),
   { type: 'boolean' });
 
 /** The `confirm` query of destructive operations (the edge checks it is `true` before validation). */

@@ -218,6 +218,15 @@ describe('destructive operations', () => {
     expect(broker.framesFor('PF4.SrvRestart')).toHaveLength(1);
     expect(broker.frames[0].args).toStrictEqual({});
   });
+
+  it('take confirm=true in any case, as a client\'s generated code writes it (True)', async () => {
+    broker.script.set('PF4.SrvRestart', { reply: { ok: true, data: true } });
+    const before = broker.framesFor('PF4.SrvRestart').length;
+    for (const q of ['?confirm=True', '?confirm=TRUE']) expect((await call('POST', `${v2}/SrvRestart${q}`)).body).toMatchObject({ data: true, error: null });
+    expect(broker.framesFor('PF4.SrvRestart')).toHaveLength(before + 2);
+    expect((await call('POST', `${v2}/SrvRestart?confirm=False`)).body.error).toMatchObject({ message: 'confirm: must be true for this destructive operation' });
+    expect(broker.framesFor('PF4.SrvRestart')).toHaveLength(before + 2);
+  });
 });
 
 describe('v1', () => {

@@ -87,7 +87,7 @@ function operationHandler(entry: Operation) {
     ctx.family = type === 'PF4' || type === 'PF5' ? type : null;
 
     if (!budget.ok) return reply(validation(ctx, budget.message));
-    if (confirmRequired && query.get('confirm') !== 'true') {
+    if (confirmRequired && query.get('confirm')?.toLowerCase() !== 'true') {
       return reply(validation(ctx, 'confirm: must be true for this destructive operation'));
     }
     const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
