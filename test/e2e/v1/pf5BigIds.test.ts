@@ -152,6 +152,17 @@ describe('PF5 logins beyond 2^53 − 1', () => {
     }
   });
 
+  it('refuses ids below their minimum, down to the int64 minimum and beyond, naming the field', async () => {
+    for (const login of ['0', '-1', '-9223372036854775808', '-9223372036854775809']) {
+      expect(await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login } }), login).toMatch(/login/);
+    }
+    for (const login of ['-1', '-9223372036854775808', '-9223372036854775809']) {
+      expect(await refuses(c, 'v1.PF5.UserAdd', 'body.login', { rawBody: addBody(login, 'Under') }), login).toContain('login must be at least 0');
+    }
+    await refuses(c, 'v1.PF5.DealRequestByTickets', 'body.0', { rawBody: '[-9223372036854775808]' });
+    await refuses(c, 'v1.PF5.PositionGetByTickets', 'tickets', { query: { tickets: ['1', '0'] } });
+  });
+
   it('refuses ids beyond the int64 maximum, naming the field', async () => {
     expect(await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: '9223372036854775808' } })).toContain('at most 9223372036854775807');
     expect(await refuses(c, 'v1.PF5.UserAdd', 'body.login', { rawBody: addBody('9223372036854775808', 'Over') })).toContain('at most 9223372036854775807');
