@@ -1372,8 +1372,42 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Body of the last internal mail the server holds ("" when none), live. */
+        /** Body of the newest internal mail the server holds ("" when none), live: the first of MailsRequest. */
         get: operations["v2.PF4.MailLast"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/MailSend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends an internal mail to each listed account (1 to 1000, all of which must exist; duplicates count once). */
+        post: operations["v2.PF4.MailSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/MailsRequest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The internal mails the server holds, newest first, live (the server keeps a bounded number). */
+        get: operations["v2.PF4.MailsRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1518,6 +1552,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/PF4/{tradePlatform}/NewsSend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publishes a news item (topic required) to the terminals; it joins NewsGet under the next key, its body readable through NewsBodyRequest. */
+        post: operations["v2.PF4.NewsSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/PF4/{tradePlatform}/OnlineGet": {
         parameters: {
             query?: never;
@@ -1552,6 +1603,91 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/PF4/{tradePlatform}/PluginsGet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's loaded plugins (file, name, version, copyright, enabled, configurable, managerAccess) in the server's list order, live. */
+        get: operations["v2.PF4.PluginsGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/PluginParamGet/{pos}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The plugin at a zero-based position of the server's list order with its parameters, live; not-found envelope (naming the position and the list size) when out of range. */
+        get: operations["v2.PF4.PluginParamGet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/CfgRequestPlugin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every loaded plugin with its parameters, in the server's list order, live. */
+        get: operations["v2.PF4.CfgRequestPlugin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/PluginUpdate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Changes the state of the plugin named by plugin.file: enabled (0 or 1) when given, and its whole parameter list when params is given (params at most 64, names 1 to 32 characters and unique, values at most 128); managerAccess and the file's own fields are kept; not-found envelope for an unknown file; true when written. */
+        post: operations["v2.PF4.PluginUpdate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/CfgUpdatePlugin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Writes the configuration entry of the plugin named by plugin.file: enabled and managerAccess (0 or 1) when given, and its whole parameter list when params is given (params at most 64, names 1 to 32 characters and unique, values at most 128); the file's own fields are kept; not-found envelope for an unknown file; true when written. */
+        post: operations["v2.PF4.CfgUpdatePlugin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/PF4/{tradePlatform}/ExternalCommandJSON": {
         parameters: {
             query?: never;
@@ -1563,6 +1699,23 @@ export interface paths {
         put?: never;
         /** Passes the JSON body verbatim (no body: null) to the first plugin that answers with success and returns that plugin's answer. */
         post: operations["v2.PF4.ExternalCommandJSON"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/ExternalCommandBinary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Passes the bytes of data (base64, 1 to 65536 bytes) to the first enabled plugin open to managers and returns that plugin's answer bytes as data (base64). */
+        post: operations["v2.PF4.ExternalCommandBinary"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2436,6 +2589,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/PF4/{tradePlatform}/TradesSyncRead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights. */
+        get: operations["v2.PF4.TradesSyncRead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/TradesSnapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every open trade and pending order as the server holds them at one instant, valued at its quotes of that instant, in one round trip: the first `limit` by ticket; says nothing of trades left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit; needs admin rights. */
+        get: operations["v2.PF4.TradesSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/PF4/{tradePlatform}/UserRecordGet/{login}": {
         parameters: {
             query?: never;
@@ -2668,6 +2855,40 @@ export interface paths {
         put?: never;
         /** Opens a users sync session on the manager connection: reserves the accounts changed at or after timestamp (Unix seconds; 0 or absent: all) (admin). */
         post: operations["v2.PF4.UsersSyncStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/UsersSyncRead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin). */
+        get: operations["v2.PF4.UsersSyncRead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/PF4/{tradePlatform}/UsersSnapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every account as the server holds it at one instant, in one round trip: the first `limit` by login, secrets stripped; says nothing of accounts left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit (admin). */
+        get: operations["v2.PF4.UsersSnapshot"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10278,6 +10499,84 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    "v2.PF4.MailSend": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    senderLogin?: number;
+                    senderName?: string | null;
+                    subject: string;
+                    body?: string | null;
+                    logins: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooleanApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.MailsRequest": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4MailBoxListApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     "v2.PF4.MarginsGet": {
         parameters: {
             query?: {
@@ -10539,6 +10838,51 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    "v2.PF4.NewsSend": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    topic: string;
+                    category?: string | null;
+                    body?: string | null;
+                    highPriority?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooleanApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     "v2.PF4.OnlineGet": {
         parameters: {
             query?: {
@@ -10607,6 +10951,205 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    "v2.PF4.PluginsGet": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4PluginListApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.PluginParamGet": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+                pos: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4PluginParamApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.CfgRequestPlugin": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4PluginParamListApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.PluginUpdate": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plugin: {
+                        file: string;
+                        name?: string | null;
+                        version?: number;
+                        copyright?: string | null;
+                        enabled?: number;
+                        configurable?: number;
+                        managerAccess?: number;
+                    };
+                    params?: components["schemas"]["PF4PluginConfig"][] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooleanApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.CfgUpdatePlugin": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plugin: {
+                        file: string;
+                        name?: string | null;
+                        version?: number;
+                        copyright?: string | null;
+                        enabled?: number;
+                        configurable?: number;
+                        managerAccess?: number;
+                    };
+                    params?: components["schemas"]["PF4PluginConfig"][] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BooleanApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     "v2.PF4.ExternalCommandJSON": {
         parameters: {
             query?: {
@@ -10645,6 +11188,52 @@ export interface operations {
                         error: components["schemas"]["ApiError"] | null;
                         meta: components["schemas"]["ApiMeta"];
                     };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.ExternalCommandBinary": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: byte
+                     * @description The command bytes, base64 (standard alphabet, padded): 1 to 65536 bytes.
+                     */
+                    data: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4ExternalCommandBinaryResponseApiResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -12581,6 +13170,76 @@ export interface operations {
             403: components["responses"]["Forbidden"];
         };
     };
+    "v2.PF4.TradesSyncRead": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4TradeListApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.TradesSnapshot": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4TradeListApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
     "v2.PF4.UserRecordGet": {
         parameters: {
             query?: {
@@ -13156,6 +13815,76 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BooleanApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.UsersSyncRead": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4UserListApiResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "v2.PF4.UsersSnapshot": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                /** @description Registered trade platform id. */
+                tradePlatform: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PF4UserListApiResponse"];
                 };
             };
             401: components["responses"]["Unauthorized"];

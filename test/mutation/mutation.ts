@@ -125,7 +125,7 @@ const v2Pf4Rules = (names: string[]) => names.map((name) => `shared/catalog/v2/p
 export const PART_TESTS: Record<string, string[]> = {
   'shared/catalog:v1': [...CATALOG_WIDE, 'shared/catalog/v1/*.test.ts'],
   'shared/catalog:v2-pf4-accounts': [
-    ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'groups', 'history', 'margins', 'online', 'plugins', 'trades', 'users']),
+    ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'groups', 'history', 'mail', 'margins', 'online', 'plugins', 'trades', 'users']),
   ],
   'shared/catalog:v2-pf4-server': [
     ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'backup', 'config', 'news', 'prices', 'reports', 'serverAdmin', 'symbols']),
