@@ -6,6 +6,20 @@
  * `test/e2e/support.ts`.
  */
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The files under test/ (seconds each: they start processes) before every other file (mostly milliseconds), each
+ * part in vitest's own order (longest first by the last run's times, by size without them): the two workers then end
+ * together on short files instead of one of them running a long file alone at the end.
+ */
+class ProcessTestsFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const startsProcesses = (file: TestSpecification) => file.moduleId.startsWith(`${file.project.config.root}/test/`);
+    return [...sorted.filter(startsProcesses), ...sorted.filter((file) => !startsProcesses(file))];
+  }
+}
 
 export default defineConfig({
   test: {
@@ -15,5 +29,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // End-to-end files start real processes; two at a time suit a 2-core machine.
     maxWorkers: 2,
+    sequence: { sequencer: ProcessTestsFirst },
   },
 });
