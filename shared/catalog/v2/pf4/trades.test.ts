@@ -99,16 +99,27 @@ describe('v2 PF4 trades: what each entry declares', () => {
       ...trading, path: '/api/v2/PF4/{tradePlatform}/AdmTradesDelete', response: { type: 'boolean' }, timeout: 'trade',
       answer: { kind: 'live', command: 'AdmTradesDelete', keyedRead: true },
     });
+    // Its own handler: a start also drops the rows the broker holds back of the session's previous snapshot.
     expect(declared(entry('TradesSyncStart'))).toStrictEqual({
       ...trading, path: '/api/v2/PF4/{tradePlatform}/TradesSyncStart', response: { type: 'boolean' }, timeout: 'maintenance',
-      answer: { kind: 'live', command: 'TradesSyncStart' },
+      answer: { kind: 'custom' },
+    });
+  });
+
+  it('declares the sync read mutating (it drains the snapshot) and the snapshot a read, both live in the history class', () => {
+    const batch = { ...base, tag: 'Batch reads', method: 'GET', response: 'PF4Trade[]', timeout: 'history', read: 'live', answer: { kind: 'custom' } };
+    expect(declared(entry('TradesSyncRead'))).toStrictEqual({
+      ...batch, path: '/api/v2/PF4/{tradePlatform}/TradesSyncRead', mutating: true, scope: 'webapi.write',
+    });
+    expect(declared(entry('TradesSnapshot'))).toStrictEqual({
+      ...batch, path: '/api/v2/PF4/{tradePlatform}/TradesSnapshot', mutating: false, scope: 'webapi',
     });
   });
 
   it('gives every trades entry a summary sentence', () => {
     for (const name of ['TradesGet', 'TradesGetTicket', 'TradesGetByLogin', 'TradesGetBySymbol', 'TradesGetByMarket', 'TradeRecordGet', 'TradeRecordRequest',
       'TradeCheckStops', 'TradeClearRollback', 'TradesRequest', 'AdmTradeRecordModify', 'TradeTransaction', 'TradeRecordsRequest', 'AdmTradesRequest',
-      'AdmTradesDelete', 'TradesSyncStart']) {
+      'AdmTradesDelete', 'TradesSyncStart', 'TradesSyncRead', 'TradesSnapshot']) {
       expect(entry(name).summary, name).toMatch(/^[A-Z].{20,}[.)]$/);
     }
   });
@@ -176,6 +187,19 @@ describe('v2 PF4 trades: path and query keys', () => {
     expect(call('TradesSyncStart', {}, '?timestamp=2147483647', none)).toStrictEqual(accepted({ timestamp: 2147483647 }));
     expect(call('TradesSyncStart', {}, '?timestamp=-1', none)).toStrictEqual(refused('timestamp: timestamp must be at least 0'));
     expect(call('TradesSyncStart', {}, '', none)).toStrictEqual(refused('timestamp: Invalid input: expected string, received undefined'));
+  });
+
+  it('TradesSyncRead and TradesSnapshot take a limit of 1 to 100000, 100000 (the contract default) when absent', () => {
+    for (const name of ['TradesSyncRead', 'TradesSnapshot']) {
+      expect(call(name, {}, '', none), name).toStrictEqual(accepted({ limit: 100000 }));
+      expect(call(name, {}, '?limit=1', none), name).toStrictEqual(accepted({ limit: 1 }));
+      expect(call(name, {}, '?limit=100000', none), name).toStrictEqual(accepted({ limit: 100000 }));
+      expect(call(name, {}, '?limit=0', none), name).toStrictEqual(refused('limit: limit must be at least 1'));
+      expect(call(name, {}, '?limit=-5', none), name).toStrictEqual(refused('limit: limit must be at least 1'));
+      expect(call(name, {}, '?limit=100001', none), name).toStrictEqual(refused('limit: limit must be at most 100000'));
+      expect(call(name, {}, '?limit=1e3', none), name).toStrictEqual(refused('limit: limit must be an integer'));
+      expect(call(name, {}, '?limit=7.0', none), name).toStrictEqual(refused('limit: limit must be an integer'));
+    }
   });
 
   it('TradesGetByMarket keeps market trades only (Buy and Sell)', () => {

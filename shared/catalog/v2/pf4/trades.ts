@@ -1,4 +1,7 @@
-/** v2 PF4 Trades: open trades from the cache and live, trade transactions, administrator trade commands. */
+/**
+ * v2 PF4 Trades: open trades from the cache and live, trade transactions, administrator trade commands, and the batch
+ * reads of every open trade (a snapshot, and the reads of a trades sync session).
+ */
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
 import {
@@ -6,6 +9,7 @@ import {
 } from '../../fields.js';
 import { TradeCommandMembers } from '../../../records/contract.js';
 import { V2_PF4 as v2 } from '../paths.js';
+import { batchQuery } from './users.js';
 
 /** The trade transaction types of the platform, by what they do. */
 export const OPEN_TYPES = ['BrOrderOpen', 'OrderOpen', 'OrderImOpen', 'OrderMkOpen', 'OrderReqOpen', 'OrderPendingOpen'] as const;
@@ -260,6 +264,21 @@ export const trades = {
     summary: 'Opens a trades sync session on the manager connection: reserves the open trades changed at or after `timestamp` (Unix seconds, 0 = all) for the next sync reads; needs admin rights.',
     query: z.object({ timestamp: unixSeconds32('timestamp') }), response: { type: 'boolean' }, timeout: 'maintenance', read: 'live',
     mutating: true,
-    answer: { kind: 'live', command: 'TradesSyncStart' },
+    // Custom: a start also drops what the broker holds back of the session's previous snapshot (TradesSyncRead).
+    answer: { kind: 'custom' },
+  }),
+  TradesSyncRead: defineOperation({
+    name: 'TradesSyncRead', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradesSyncRead`,
+    tag: 'Batch reads',
+    summary: 'Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights.',
+    query: batchQuery, response: 'PF4Trade[]', timeout: 'history', read: 'live', mutating: true,
+    answer: { kind: 'custom' },
+  }),
+  TradesSnapshot: defineOperation({
+    name: 'TradesSnapshot', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradesSnapshot`,
+    tag: 'Batch reads',
+    summary: 'Every open trade and pending order as the server holds them at one instant, valued at its quotes of that instant, in one round trip: the first `limit` by ticket; says nothing of trades left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit; needs admin rights.',
+    query: batchQuery, response: 'PF4Trade[]', timeout: 'history', read: 'live',
+    answer: { kind: 'custom' },
   }),
 };

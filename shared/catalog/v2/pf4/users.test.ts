@@ -79,9 +79,10 @@ describe('v2 PF4 users: what each entry declares', () => {
       ...change, tag: 'Authentication', path: '/api/v2/PF4/{tradePlatform}/UserPasswordSet/{login}', response: { type: 'boolean' }, timeout: 'change',
       answer: { kind: 'live', command: 'UserPasswordSet' },
     });
+    // Its own handler: a start also drops the rows the broker holds back of the session's previous snapshot.
     expect(declared(entry('UsersSyncStart'))).toStrictEqual({
       ...change, path: '/api/v2/PF4/{tradePlatform}/UsersSyncStart', response: { type: 'boolean' }, timeout: 'maintenance',
-      answer: { kind: 'live', command: 'UsersSyncStart' },
+      answer: { kind: 'custom' },
     });
     expect(declared(entry('UsersGroupOp'))).toStrictEqual({
       ...change, path: '/api/v2/PF4/{tradePlatform}/UsersGroupOp', response: { type: 'boolean' }, timeout: 'change',
@@ -99,7 +100,8 @@ describe('v2 PF4 users: what each entry declares', () => {
 
   it('gives every users entry a summary sentence', () => {
     for (const name of ['UserRecordGet', 'UserRecordRequest', 'UserRecordsRequest', 'UsersRequest', 'UserRecordNew', 'UserRecordUpdate', 'UserRecord',
-      'AdmBalanceCheckLogin', 'AdmBalanceCheck', 'AdmBalanceFix', 'UserPasswordCheck', 'UserPasswordSet', 'AdmUsersRequestSafe', 'UsersSyncStart', 'UsersGroupOp']) {
+      'AdmBalanceCheckLogin', 'AdmBalanceCheck', 'AdmBalanceFix', 'UserPasswordCheck', 'UserPasswordSet', 'AdmUsersRequestSafe', 'UsersSyncStart', 'UsersGroupOp',
+      'UsersSyncRead', 'UsersSnapshot']) {
       expect(entry(name).summary, name).toMatch(/^[A-Z].{20,}[.)]$/);
     }
   });
@@ -393,10 +395,36 @@ describe('v2 PF4 users: UsersSyncStart timestamp', () => {
     expect(call('UsersSyncStart', {}, '?timestamp=soon', none)).toStrictEqual(refused('timestamp: timestamp must be an integer'));
   });
 
-  it('sends timestamp 0 (every account) when none is given, else the one given', () => {
-    const args = live('UsersSyncStart').args!;
-    expect(args({})).toStrictEqual({ timestamp: 0 });
-    expect(args({ timestamp: 1700000000 })).toStrictEqual({ timestamp: 1700000000 });
+});
+
+describe('v2 PF4 users: the batch reads', () => {
+  it('declares the sync read mutating (it drains the snapshot) and the snapshot a read, both live in the history class', () => {
+    const batch = { method: 'GET', tag: 'Batch reads', response: 'PF4User[]', timeout: 'history', read: 'live', destructive: false, paged: undefined, answer: { kind: 'custom' } };
+    expect(declared(entry('UsersSyncRead'))).toStrictEqual({
+      ...batch, path: '/api/v2/PF4/{tradePlatform}/UsersSyncRead', mutating: true, scope: 'webapi.write',
+    });
+    expect(declared(entry('UsersSnapshot'))).toStrictEqual({
+      ...batch, path: '/api/v2/PF4/{tradePlatform}/UsersSnapshot', mutating: false, scope: 'webapi',
+    });
+  });
+
+  it('takes a limit of 1 to 100000 as a number, 100000 (the contract default) when absent', () => {
+    for (const name of ['UsersSyncRead', 'UsersSnapshot']) {
+      expect(call(name, {}, '', none), name).toStrictEqual(accepted({ limit: 100000 }));
+      expect(call(name, {}, '?limit=1', none), name).toStrictEqual(accepted({ limit: 1 }));
+      expect(call(name, {}, '?limit=100000', none), name).toStrictEqual(accepted({ limit: 100000 }));
+    }
+  });
+
+  it('refuses a limit of 0, a negative one, one above 100000 and one that is not an integer, naming limit', () => {
+    for (const name of ['UsersSyncRead', 'UsersSnapshot']) {
+      expect(call(name, {}, '?limit=0', none), name).toStrictEqual(refused('limit: limit must be at least 1'));
+      expect(call(name, {}, '?limit=-1', none), name).toStrictEqual(refused('limit: limit must be at least 1'));
+      expect(call(name, {}, '?limit=100001', none), name).toStrictEqual(refused('limit: limit must be at most 100000'));
+      expect(call(name, {}, '?limit=2.5', none), name).toStrictEqual(refused('limit: limit must be an integer'));
+      expect(call(name, {}, '?limit=all', none), name).toStrictEqual(refused('limit: limit must be an integer'));
+      expect(call(name, {}, '?limit=', none), name).toStrictEqual(refused('limit: limit must be an integer'));
+    }
   });
 });
 

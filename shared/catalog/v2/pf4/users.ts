@@ -1,7 +1,10 @@
-/** v2 PF4 Users and Authentication: accounts, balance checks, passwords, group operations, sync sessions. */
+/**
+ * v2 PF4 Users and Authentication: accounts, balance checks, passwords, group operations, sync sessions, and the batch
+ * reads of every account (a snapshot, and the reads of a users sync session).
+ */
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
-import { booleanQuery, contractBody, enumText, groupName, int32List, login32, mergePatchBody, pageQuery, unixSeconds32 } from '../../fields.js';
+import { booleanQuery, contractBody, enumText, groupName, int32List, intText, login32, mergePatchBody, pageQuery, unixSeconds32 } from '../../fields.js';
 import { PF4UserCreate } from '../../../records/contract.js';
 import { V2_PF4 as v2 } from '../paths.js';
 
@@ -78,6 +81,12 @@ const usersGroupOpBody = (contractBody('PF4UsersGroupOp') as z.ZodObject<any>).e
 });
 
 const loginOnly = (a: { login: number }) => ({ login: a.login });
+
+/** The most rows one batch read answers: the contract's default `limit`. */
+export const BATCH_LIMIT_MAX = 100_000;
+
+/** The `limit` of the batch reads (snapshots and sync-session reads): 1 to 100 000 rows, 100 000 when absent. */
+export const batchQuery = z.object({ limit: intText('limit', 1, BATCH_LIMIT_MAX).default(BATCH_LIMIT_MAX) });
 
 export const users = {
   UserRecordGet: defineOperation({
@@ -182,7 +191,22 @@ export const users = {
     tag: 'Users', summary: 'Opens a users sync session on the manager connection: reserves the accounts changed at or after timestamp (Unix seconds; 0 or absent: all) (admin).',
     query: z.object({ timestamp: unixSeconds32('timestamp').optional() }), response: { type: 'boolean' },
     timeout: 'maintenance', read: 'live', mutating: true,
-    answer: { kind: 'live', command: 'UsersSyncStart', args: (a) => ({ timestamp: a.timestamp ?? 0 }) },
+    // Custom: a start also drops what the broker holds back of the session's previous snapshot (UsersSyncRead).
+    answer: { kind: 'custom' },
+  }),
+  UsersSyncRead: defineOperation({
+    name: 'UsersSyncRead', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/UsersSyncRead`,
+    tag: 'Batch reads',
+    summary: 'Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin).',
+    query: batchQuery, response: 'PF4User[]', timeout: 'history', read: 'live', mutating: true,
+    answer: { kind: 'custom' },
+  }),
+  UsersSnapshot: defineOperation({
+    name: 'UsersSnapshot', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/UsersSnapshot`,
+    tag: 'Batch reads',
+    summary: 'Every account as the server holds it at one instant, in one round trip: the first `limit` by login, secrets stripped; says nothing of accounts left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit (admin).',
+    query: batchQuery, response: 'PF4User[]', timeout: 'history', read: 'live',
+    answer: { kind: 'custom' },
   }),
   UsersGroupOp: defineOperation({
     name: 'UsersGroupOp', generation: 'v2', family: 'PF4', method: 'POST', path: `${v2}/UsersGroupOp`,

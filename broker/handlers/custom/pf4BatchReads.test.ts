@@ -1,0 +1,179 @@
+/**
+ * The batch reads' handlers (pf4BatchReads.ts) against a scripted session: what they ask the server, the rows they
+ * answer shaped as the contract has them, the size bound of one answer (with a small bound standing in for 32 MiB),
+ * the rows a sync read holds back and answers first next time, and what a start or a new login does to them.
+ */
+import { describe, expect, it } from 'vitest';
+import { trades, users } from '../../../shared/catalog/v2/pf4/index.js';
+import { shapeRecord } from '../../../shared/records/shape.js';
+import type { HandlerResult } from '../handler.js';
+import { ANSWER_MAX_BYTES, batchReadBindings, pf4BatchReadsBindings } from './pf4BatchReads.js';
+import { call, expectOperationError, platformOf, rowsOf, ScriptedSession, sent } from './testSupport.js';
+
+type Row = Record<string, unknown>;
+
+/** An account as the server answers it, a secret included (the answer must leave it out). */
+const account = (login: number, name = `Name ${login}`): Row => ({ login, group: 'demo\\forex', name, password: 'hash', leverage: 100, balance: 10 });
+const trade = (order: number): Row => ({ order, login: 7, symbol: 'EURUSD', volume: 10, tradeCommand: 'Buy', openPrice: 1.1 });
+const asUser = shapeRecord('PF4User');
+const asTrade = shapeRecord('PF4Trade');
+/** The JSON size of one shaped account row, to set bounds in whole rows. */
+const size = (row: Row, shape = asUser) => JSON.stringify(shape(row)).length;
+
+/** The bytes of an answer of `rows` rows of `account(1000)`'s size: brackets, rows and the commas between them. */
+const bytesOf = (rows: number) => 2 + rows * (size(account(1000)) + 1) - 1;
+/** Bindings whose answers take at most `rows` rows of `account(1000)`'s size. */
+const boundTo = (rows: number) => batchReadBindings(bytesOf(rows));
+
+const logins = (result: HandlerResult) => rowsOf(result).map((r) => r.login);
+
+describe('UsersSnapshot and TradesSnapshot', () => {
+  it('asks the server for `limit` rows and answers them shaped as the contract has them, secrets left out', async () => {
+    const session = new ScriptedSession().answers('UsersSnapshot', [account(1), account(2)]).answers('TradesSnapshot', [trade(9)]);
+    const platform = platformOf('PF4', { session });
+    const result = await call(pf4BatchReadsBindings, users.UsersSnapshot, platform, { limit: 5, tradePlatform: 'x' });
+    expect(rowsOf(result)).toEqual([asUser(account(1)), asUser(account(2))]);
+    expect(rowsOf(result)[0]).not.toHaveProperty('password');
+    expect(rowsOf(await call(pf4BatchReadsBindings, trades.TradesSnapshot, platform, { limit: 100000 }))).toEqual([asTrade(trade(9))]);
+    expect(session.sent).toEqual([sent('UsersSnapshot', { limit: 5 }), sent('TradesSnapshot', { limit: 100000 })]);
+  });
+
+  it('answers at most `limit` rows whatever the server sends, and [] for no answer', async () => {
+    const session = new ScriptedSession().answers('UsersSnapshot', [account(1), account(2), account(3)]).answers('UsersSnapshot', null);
+    const platform = platformOf('PF4', { session });
+    expect(logins(await call(pf4BatchReadsBindings, users.UsersSnapshot, platform, { limit: 2 }))).toEqual([1, 2]);
+    expect(await call(pf4BatchReadsBindings, users.UsersSnapshot, platform, { limit: 2 })).toEqual({ json: '[]' });
+  });
+
+  it('refuses a limit whose rows pass the bound, naming limit and how many fit; rows that fit exactly are answered', async () => {
+    const bindings = boundTo(3);
+    const rows = [1001, 1002, 1003, 1004].map((l) => account(l));
+    const session = new ScriptedSession().answers('UsersSnapshot', rows).answers('UsersSnapshot', rows.slice(0, 3));
+    const platform = platformOf('PF4', { session });
+    await expectOperationError(() => call(bindings, users.UsersSnapshot, platform, { limit: 4 }), {
+      code: 'Validation', message: `limit: the 4 accounts asked for take more than the ${bytesOf(3)} bytes one answer may carry; the first 3 fit: ask for at most 3`,
+    });
+    expect(logins(await call(bindings, users.UsersSnapshot, platform, { limit: 3 }))).toEqual([1001, 1002, 1003]);
+  });
+
+  it('counts a text beyond Latin-1 two bytes per character, as the edge carries it', async () => {
+    // Three rows of plain text fit. A short name in another script takes fewer UTF-8 bytes than the plain one, yet
+    // makes the whole answer a two-byte string: twice its length, past the bound.
+    const bindings = boundTo(3);
+    const wide = account(1003, 'N\u4e00');
+    expect(Buffer.byteLength(JSON.stringify(asUser(wide)))).toBeLessThan(size(account(1000)));
+    const session = new ScriptedSession().answers('UsersSnapshot', [account(1001), account(1002), wide])
+      .answers('UsersSnapshot', [wide]);
+    const platform = platformOf('PF4', { session });
+    await expectOperationError(() => call(bindings, users.UsersSnapshot, platform, { limit: 3 }), {
+      code: 'Validation', message: `limit: the 3 accounts asked for take more than the ${bytesOf(3)} bytes one answer may carry; the first 2 fit: ask for at most 2`,
+    });
+    // Alone, twice its length is within the bound: answered.
+    expect(logins(await call(bindings, users.UsersSnapshot, platform, { limit: 3 }))).toEqual([1003]);
+  });
+
+  it('bounds an answer below the 32 MiB the edge takes in one message, leaving room for the frame and the envelope', () => {
+    expect(ANSWER_MAX_BYTES).toBe(32 * 1024 * 1024 - 64 * 1024);
+  });
+});
+
+describe('UsersSyncStart, UsersSyncRead, TradesSyncStart and TradesSyncRead', () => {
+  it('starts with the timestamp given, 0 (every record) when none is, and answers the server\'s answer', async () => {
+    const session = new ScriptedSession().answers('UsersSyncStart', true).answers('UsersSyncStart', true).answers('TradesSyncStart', true);
+    const platform = platformOf('PF4', { session });
+    expect(await call(pf4BatchReadsBindings, users.UsersSyncStart, platform, {})).toEqual({ data: true });
+    expect(await call(pf4BatchReadsBindings, users.UsersSyncStart, platform, { timestamp: 1700000000 })).toEqual({ data: true });
+    expect(await call(pf4BatchReadsBindings, trades.TradesSyncStart, platform, { timestamp: 5 })).toEqual({ data: true });
+    expect(session.sent).toEqual([
+      sent('UsersSyncStart', { timestamp: 0 }), sent('UsersSyncStart', { timestamp: 1700000000 }), sent('TradesSyncStart', { timestamp: 5 }),
+    ]);
+  });
+
+  it('reads `limit` rows from the server, shaped; [] when it has none left (or none started)', async () => {
+    const session = new ScriptedSession().answers('UsersSyncRead', [account(1), account(2)]).answers('UsersSyncRead', [])
+      .answers('TradesSyncRead', [trade(4)]);
+    const platform = platformOf('PF4', { session });
+    expect(rowsOf(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 }))).toEqual([asUser(account(1)), asUser(account(2))]);
+    expect(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 })).toEqual({ json: '[]' });
+    expect(rowsOf(await call(pf4BatchReadsBindings, trades.TradesSyncRead, platform, { limit: 9 }))).toEqual([asTrade(trade(4))]);
+    expect(session.sent).toEqual([sent('UsersSyncRead', { limit: 2 }), sent('UsersSyncRead', { limit: 2 }), sent('TradesSyncRead', { limit: 9 })]);
+  });
+
+  it('holds back the rows past the bound and answers them first, asking the server again only once they are gone', async () => {
+    const bindings = boundTo(2);
+    const session = new ScriptedSession()
+      .answers('UsersSyncRead', [1001, 1002, 1003, 1004, 1005].map((l) => account(l)))
+      .answers('UsersSyncRead', [account(1006)])
+      .answers('UsersSyncRead', []);
+    const platform = platformOf('PF4', { session });
+    const read = (limit: number) => call(bindings, users.UsersSyncRead, platform, { limit });
+    expect(logins(await read(5))).toEqual([1001, 1002]);
+    expect(logins(await read(5))).toEqual([1003, 1004]);
+    // One held row left: it comes first, and the server is asked for what the limit leaves.
+    expect(logins(await read(5))).toEqual([1005, 1006]);
+    expect(logins(await read(5))).toEqual([]);
+    expect(session.sent).toEqual([sent('UsersSyncRead', { limit: 5 }), sent('UsersSyncRead', { limit: 4 }), sent('UsersSyncRead', { limit: 5 })]);
+    expect(session.unused).toBe(0);
+  });
+
+  it('answers held rows within the limit of the read, keeping the rest held, without asking the server', async () => {
+    const bindings = boundTo(2);
+    const session = new ScriptedSession().answers('UsersSyncRead', [1001, 1002, 1003, 1004, 1005].map((l) => account(l)));
+    const platform = platformOf('PF4', { session });
+    const read = (limit: number) => call(bindings, users.UsersSyncRead, platform, { limit });
+    expect(logins(await read(5))).toEqual([1001, 1002]);
+    expect(logins(await read(1))).toEqual([1003]);
+    expect(logins(await read(1))).toEqual([1004]);
+    expect(session.sent).toHaveLength(1);
+  });
+
+  it('drops held rows at a new start of the same kind only, and at a new login of the session', async () => {
+    const bindings = boundTo(1);
+    const session = new ScriptedSession()
+      .answers('UsersSyncRead', [account(1001), account(1002)])
+      .answers('TradesSyncStart', true)
+      .answers('UsersSyncStart', true)
+      .answers('UsersSyncRead', [account(1010), account(1011)])
+      .answers('UsersSyncRead', [account(1020)]);
+    const platform = platformOf('PF4', { session });
+    const read = () => call(bindings, users.UsersSyncRead, platform, { limit: 10 });
+    expect(logins(await read())).toEqual([1001]);
+    await call(bindings, trades.TradesSyncStart, platform, { timestamp: 0 });
+    await call(bindings, users.UsersSyncStart, platform, {});
+    // 1002 belonged to the snapshot the start replaced.
+    expect(logins(await read())).toEqual([1010]);
+    (session as unknown as { logins: number }).logins = 2;
+    // 1011 was read on the session's previous login: the server's snapshot went with that connection.
+    expect(logins(await read())).toEqual([1020]);
+    expect(session.unused).toBe(0);
+  });
+
+  it('runs the reads of one session one after another, so held rows are never overtaken nor lost', async () => {
+    const bindings = boundTo(1);
+    let release!: (rows: Row[]) => void;
+    const first = new Promise<Row[]>((resolve) => { release = resolve; });
+    const session = new ScriptedSession().answers('UsersSyncRead', first).answers('UsersSyncRead', []);
+    const platform = platformOf('PF4', { session });
+    const a = call(bindings, users.UsersSyncRead, platform, { limit: 10 });
+    const b = call(bindings, users.UsersSyncRead, platform, { limit: 10 });
+    release([account(1001), account(1002)]);
+    // b waits for a, takes the row a held back, and asks the server for what its limit leaves.
+    expect([logins(await a), logins(await b)]).toEqual([[1001], [1002]]);
+    expect(session.sent).toEqual([sent('UsersSyncRead', { limit: 10 }), sent('UsersSyncRead', { limit: 9 })]);
+  });
+
+  it('keeps the sessions of two platforms apart', async () => {
+    const bindings = boundTo(1);
+    const one = new ScriptedSession().answers('UsersSyncRead', [account(1001), account(1002)]);
+    const two = new ScriptedSession().answers('UsersSyncRead', [account(2001)]);
+    expect(logins(await call(bindings, users.UsersSyncRead, platformOf('PF4', { session: one }), { limit: 5 }))).toEqual([1001]);
+    expect(logins(await call(bindings, users.UsersSyncRead, platformOf('PF4', { session: two }), { limit: 5 }))).toEqual([2001]);
+  });
+
+  it('passes a failed read on and runs the next one', async () => {
+    const session = new ScriptedSession().fails('UsersSyncRead', new Error('connection lost')).answers('UsersSyncRead', [account(1)]);
+    const platform = platformOf('PF4', { session });
+    await expect(call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 5 })).rejects.toThrow('connection lost');
+    expect(logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 5 }))).toEqual([1]);
+  });
+});

@@ -1,0 +1,164 @@
+/**
+ * PF4 batch reads: the snapshots of every account and every open trade, and the starts and reads of the users and
+ * trades sync sessions, each answer bounded by what the edge can carry.
+ *
+ * The edge takes at most 32 MiB in one message on its broker link and in one value passed between its objects
+ * (workerd's bounds): a larger answer would close the link under every call on it. So an answer's rows are counted as
+ * they are serialized (once each, as cached lists are), against `ANSWER_MAX_BYTES`:
+ * - a snapshot whose rows do not fit is refused, naming how many do (nothing on the server changed);
+ * - a sync read must lose nothing: the server has already handed over, and dropped, what it answered, so the rows
+ *   that do not fit are held back here, per manager session and sync kind, and answered first by the next read on
+ *   that session (the server is asked again only once they are gone). A start drops them, as the server drops its
+ *   previous snapshot; so does a new login of the session, whose server-side snapshot went with the old connection.
+ *   Starts and reads of one kind run one after another per session, so held-back rows are never overtaken.
+ */
+import { trades, users } from '../../../shared/catalog/v2/pf4/index.js';
+import { OperationError } from '../../../shared/errors.js';
+import { stringifyJson } from '../../../shared/losslessJson.js';
+import { shapeRecord } from '../../../shared/records/shape.js';
+import type { HandlerContext, HandlerResult } from '../handler.js';
+import { bind, type Binding } from './bind.js';
+
+/** What one answer's `data` may take at the edge: 32 MiB less room for the link frame and the envelope around it. */
+export const ANSWER_MAX_BYTES = 32 * 1024 * 1024 - 64 * 1024;
+
+/** A text outside Latin-1 makes the whole answer a two-byte string in the edge's values. */
+const WIDE = /[^\u0000-\u00ff]/;
+
+/**
+ * The rows of one answer as JSON texts, with the size the answer takes at the edge: its UTF-8 bytes on the link, and
+ * in a value between objects one byte per UTF-16 unit, two once any character is beyond Latin-1.
+ */
+class SizedRows {
+  readonly parts: string[] = [];
+  private utf8 = 2;
+  private units = 2;
+  private wide = false;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get count(): number { return this.parts.length; }
+
+  /** Adds the row when the answer still fits with it; false (nothing added) when it would not. */
+  add(json: string): boolean {
+    const comma = this.parts.length ? 1 : 0;
+    const utf8 = this.utf8 + comma + Buffer.byteLength(json, 'utf8');
+    const units = this.units + comma + json.length;
+    const wide = this.wide || WIDE.test(json);
+    if (Math.max(utf8, wide ? 2 * units : units) > this.maxBytes) return false;
+    this.parts.push(json);
+    this.utf8 = utf8;
+    this.units = units;
+    this.wide = wide;
+    return true;
+  }
+
+  result(): HandlerResult {
+    return { json: `[${this.parts.join(',')}]` };
+  }
+}
+
+type Kind = 'users' | 'trades';
+
+const KINDS = {
+  users: { start: 'UsersSyncStart', read: 'UsersSyncRead', snapshot: 'UsersSnapshot', record: 'PF4User', rows: 'accounts' },
+  trades: { start: 'TradesSyncStart', read: 'TradesSyncRead', snapshot: 'TradesSnapshot', record: 'PF4Trade', rows: 'trades' },
+} as const;
+
+/** What a manager session's sync of one kind holds here: rows held back, the login they belong to, the queue. */
+interface SyncState {
+  /** JSON texts of rows the server handed over that no answer has carried yet, in key order. */
+  held: string[];
+  /** The session's login count when they were read: another login means the server's snapshot is gone. */
+  login: number;
+  /** The start or read running on this session and kind; the next one waits for it. */
+  queue: Promise<unknown>;
+}
+
+type Session = HandlerContext['platform']['session'];
+
+const loginOf = (session: Session) => (session as { logins?: number }).logins ?? 0;
+
+/** Bindings answering within `maxBytes` per answer (tests pass a small bound); the broker's use ANSWER_MAX_BYTES. */
+export function batchReadBindings(maxBytes = ANSWER_MAX_BYTES): Binding[] {
+  const states = new WeakMap<Session, Map<Kind, SyncState>>();
+  const stateOf = (session: Session, kind: Kind): SyncState => {
+    let byKind = states.get(session);
+    if (!byKind) states.set(session, byKind = new Map());
+    let state = byKind.get(kind);
+    if (!state) byKind.set(kind, state = { held: [], login: loginOf(session), queue: Promise.resolve() });
+    return state;
+  };
+  /** Runs `work` after the session's earlier starts and reads of `kind`, whatever they ended with. */
+  const inTurn = <T>(state: SyncState, work: () => Promise<T>): Promise<T> => {
+    const run = state.queue.then(work, work);
+    state.queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const start = (kind: Kind) => (ctx: HandlerContext<{ timestamp?: number }>) => {
+    const { session } = ctx.platform;
+    const state = stateOf(session, kind);
+    return inTurn(state, async () => {
+      state.held = [];
+      return { data: await session.request(KINDS[kind].start, { timestamp: ctx.args.timestamp ?? 0 }, ctx.deadline) };
+    });
+  };
+
+  const read = (kind: Kind) => {
+    const shape = shapeRecord(KINDS[kind].record);
+    return (ctx: HandlerContext<{ limit: number }>) => {
+      const { session } = ctx.platform;
+      const state = stateOf(session, kind);
+      return inTurn(state, async () => {
+        const { limit } = ctx.args;
+        if (state.login !== loginOf(session)) state.held = [];
+        const answer = new SizedRows(maxBytes);
+        let taken = 0;
+        while (taken < state.held.length && answer.count < limit && answer.add(state.held[taken])) taken++;
+        state.held = state.held.slice(taken);
+        // The server is asked only once nothing is held back: held rows come before whatever it still reserves.
+        if (state.held.length === 0 && answer.count < limit) {
+          const login = loginOf(session);
+          const rows = await session.request(KINDS[kind].read, { limit: limit - answer.count }, ctx.deadline);
+          const held: string[] = [];
+          for (const row of listOf(rows)) {
+            const json = stringifyJson(shape(row));
+            if (held.length > 0 || !answer.add(json)) held.push(json);
+          }
+          state.held = held;
+          state.login = login;
+        }
+        return answer.result();
+      });
+    };
+  };
+
+  const snapshot = (kind: Kind) => {
+    const shape = shapeRecord(KINDS[kind].record);
+    return async (ctx: HandlerContext<{ limit: number }>): Promise<HandlerResult> => {
+      const { limit } = ctx.args;
+      const rows = listOf(await ctx.platform.session.request(KINDS[kind].snapshot, { limit }, ctx.deadline)).slice(0, limit);
+      const answer = new SizedRows(maxBytes);
+      for (const row of rows) {
+        if (answer.add(stringifyJson(shape(row)))) continue;
+        throw new OperationError('Validation', `limit: the ${rows.length} ${KINDS[kind].rows} asked for take more than the `
+          + `${maxBytes} bytes one answer may carry; the first ${answer.count} fit: ask for at most ${answer.count}`);
+      }
+      return answer.result();
+    };
+  };
+
+  return [
+    bind(users.UsersSyncStart, start('users')),
+    bind(users.UsersSyncRead, read('users')),
+    bind(users.UsersSnapshot, snapshot('users')),
+    bind(trades.TradesSyncStart, start('trades')),
+    bind(trades.TradesSyncRead, read('trades')),
+    bind(trades.TradesSnapshot, snapshot('trades')),
+  ];
+}
+
+const listOf = (rows: unknown): unknown[] => (Array.isArray(rows) ? rows : []);
+
+export const pf4BatchReadsBindings = batchReadBindings();
