@@ -278,6 +278,28 @@ describe('TradesSnapshot', () => {
   });
 });
 
+describe('TradesSyncStart and TradesSyncRead', () => {
+  it('reserve the open trades changed since the start\'s timestamp, read in ticket order until drained; [] without a start', () => {
+    const { h, account, open } = setUp();
+    expect(h.call('TradesSyncRead')).toEqual([]);
+    const login = account('Sync', 10_000);
+    const first = open(login);
+    const second = open(login, { volume: 10 });
+    const third = open(login, { volume: 20 });
+    const all: Trade[] = h.call('TradesSnapshot');
+    expect(orders(all)).toEqual([first.order, second.order, third.order]);
+    expect(h.call('TradesSyncStart', { timestamp: 0 })).toBe(true);
+    expect(h.call('TradesSyncRead', { limit: 2 })).toEqual(all.slice(0, 2));
+    // A start replaces the snapshot: a timestamp past every trade reserves none.
+    expect(h.call('TradesSyncStart', { timestamp: 2147483647 })).toBe(true);
+    expect(h.call('TradesSyncRead')).toEqual([]);
+    h.call('TradesSyncStart', { timestamp: 0 });
+    expect(orders(h.call('TradesSyncRead', { limit: 1 }))).toEqual([first.order]);
+    expect(orders(h.call('TradesSyncRead', { limit: 5 }))).toEqual([second.order, third.order]);
+    expect(h.call('TradesSyncRead', { limit: 5 })).toEqual([]);
+  });
+});
+
 describe('MarginsRequest', () => {
   it('answers one margin level per account with open trades, ascending by login, as MarginLevelRequest computes it', () => {
     const h = pf4Harness({ accounts: 30, trades: 50 }, 4);
