@@ -84,6 +84,19 @@ describe('NewsBodyGet', () => {
     await expectOperationError(() => on(loaded(), news.NewsBodyGet, { key: 77 }), { ...NOT_FOUND, message: 'news 77 not found' });
   });
 
+  it('answers a sent item\'s body once fetched, and no more once the server drops the item', async () => {
+    const cache = loaded();
+    change(cache, 'news', 'add', topic(10, 'sent'));
+    expect(on(cache, news.NewsTopicGet, { pos: 3 })).toEqual({ data: topic(10, 'sent') });
+    change(cache, 'newsBodies', 'update', { key: 10, body: 'Sent body.' });
+    change(cache, 'newsBodies', 'update', { key: 2, body: 'Oldest body.' });
+    expect(on(cache, news.NewsBodyGet, { key: 10 })).toEqual({ data: 'Sent body.' });
+    change(cache, 'news', 'delete', { key: 2 });
+    expect(on(cache, news.NewsTotal)).toEqual({ data: 3 });
+    expect(on(cache, news.NewsTopicGet, { pos: 0 })).toEqual({ data: topic(5, 'five') });
+    await expectOperationError(() => on(cache, news.NewsBodyGet, { key: 2 }), { ...NOT_FOUND, message: 'news 2 not found' });
+  });
+
   it('is an error on a cache without a newsBodies table', async () => {
     await expectPlainError(() => on(cacheOf('PF5'), news.NewsBodyGet, { key: 1 }), 'the PF5 cache keeps no newsBodies table');
   });

@@ -27,12 +27,16 @@ export const pf4NewsBindings = [
     return { data: topic };
   })),
 
-  /** A listed topic whose body has not been fetched yet is not found too, with a message that says so. */
+  /**
+   * A listed topic whose body has not been fetched yet is not found too, with a message that says so. A body is
+   * answered only while its topic is listed: the server drops its oldest items (a `news` delete), bodies and all.
+   */
   bind(news.NewsBodyGet, (ctx) => fromCache(ctx, () => {
     const { key } = ctx.args;
-    const row = table(ctx, 'newsBodies').get(key);
+    const bodies = table(ctx, 'newsBodies');
+    if (!table(ctx, 'news').get(key)) throw notFound('PF4', `news ${key} not found`);
+    const row = bodies.get(key);
     if (row && typeof row.body === 'string') return { data: row.body };
-    if (table(ctx, 'news').get(key)) throw notFound('PF4', `the body of news ${key} is not cached; NewsBodyRequest fetches it`);
-    throw notFound('PF4', `news ${key} not found`);
+    throw notFound('PF4', `the body of news ${key} is not cached; NewsBodyRequest fetches it`);
   })),
 ];
