@@ -213,7 +213,7 @@ describe('backups and sync sessions', () => {
     expect(h.call('LicenseCheck', { licenseName: 'Nope' })).toBe(false);
     expect(h.call('SrvFeederLog', { name: 'Main quotes' })).toContain('Main quotes');
     expect(h.call('ExternalCommandJSON', { payload: { ping: 1 } })).toEqual({ plugin: 'Echo', received: { ping: 1 } });
-    expect(h.call('ExternalCommandBinary', { record: { data: 'AAEC' } })).toEqual({ data: 'AAEC' });
+    expect(h.call('ExternalCommandBinary', { record: { data: 'AQEC' } })).toEqual({ data: 'AQI=' });
     expect(h.call('PluginsGet').map((p: { name: string }) => p.name)).toEqual(['Echo', 'Risk limits']);
   });
 });

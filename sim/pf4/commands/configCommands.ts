@@ -17,6 +17,7 @@ import { symbolGroupRecord } from '../pf4Records.js';
 import { PF4_SERVER_ONLY, serverOnlyOf, type Pf4ServerOnlyKind } from '../serverOnlyFields.js';
 import type { OrderedList } from '../../world/orderedList.js';
 import { bad, optionalBool, parseRecord } from './common.js';
+import { PLUGIN_FILE_MAX, PLUGIN_SWITCHES, pluginParamsProblems } from '../../../shared/plugins.js';
 
 const SCHEMAS: Record<Pf4ConfigListName, z.ZodType> = {
   Holiday: contract.PF4Holiday, Manager: contract.PF4ManagerRights, Access: contract.PF4Access,
@@ -36,12 +37,6 @@ const KEYS: Partial<Record<Pf4ConfigListName, { field: string; of: (r: Record<st
 
 /** The 32 symbol groups are fixed slots: they are rewritten in place, never added, removed or moved. */
 const FIXED: ReadonlySet<Pf4ConfigListName> = new Set(['SymbolGroup']);
-
-/**
- * Plugins are the server's loaded plugin files: a manager configures and reorders them but can neither add nor remove
- * one (the contract has no CfgDeletePlugin). What a plugin file says about itself is not configuration.
- */
-const PLUGIN_FILE_FIELDS = ['file', 'name', 'version', 'copyright', 'configurable'];
 
 const IPV4_MAX = 0xffffffff;
 
@@ -100,18 +95,30 @@ function commonAnswer(world: Pf4World, full: boolean, sensitive: boolean): Recor
 export function registerConfigCommands(registry: CommandRegistry, world: Pf4World): void {
   const plugins = world.config.lists.Plugin;
 
-  /** Configures a loaded plugin: `enabled`, `managerAccess` and the parameters; the file's own fields are kept. */
-  const updatePlugin = (args: ArgReader, pos: number | undefined) => {
+  /**
+   * Writes a loaded plugin's entry, found by `plugin.file`: `enabled` and, for the configuration (`CfgUpdatePlugin`),
+   * `managerAccess` when given, and the whole parameter list when `params` is given. Plugins are the server's loaded
+   * files: a manager configures and reorders them but can neither add nor remove one (the contract has no
+   * CfgDeletePlugin), and what a file says about itself (file, name, version, copyright, configurable) is not
+   * configuration, so it is kept. Everything is checked before anything is written.
+   */
+  const updatePlugin = (args: ArgReader, pos: number | undefined, writes: readonly string[]) => {
     const record = parseRecord<Record<string, unknown>>(contract.PF4PluginParam, args.object('record'), 'record');
     checkRecord('Plugin', record, args);
     const given = record.plugin as Record<string, unknown>;
+    if (typeof given.file === 'string' && given.file.length > PLUGIN_FILE_MAX) args.fail(`record.plugin.file must be at most ${PLUGIN_FILE_MAX} characters`);
+    for (const field of PLUGIN_SWITCHES) {
+      const value = given[field];
+      if (value !== undefined && value !== 0 && value !== 1) args.fail(`record.plugin.${field} must be 0 or 1`);
+    }
+    const paramList = Array.isArray(record.params) ? record.params as Array<{ name?: string | null; value?: string | null }> : undefined;
+    const problem = paramList ? pluginParamsProblems(paramList)[0] : undefined;
+    if (problem) args.fail(`record.${problem.path.join('.')}: ${problem.message}`);
     const current = plugins.find(given.file as string);
     if (!current) throw new CommandError(bad, `plugin ${String(given.file)} not found`);
     const plugin: Record<string, unknown> = { ...(current.plugin as Record<string, unknown>) };
-    for (const [field, value] of Object.entries(given)) {
-      if (value !== undefined && value !== null && !PLUGIN_FILE_FIELDS.includes(field)) plugin[field] = value;
-    }
-    const params = Array.isArray(record.params) ? record.params : current.params;
+    for (const field of writes) if (given[field] !== undefined) plugin[field] = given[field];
+    const params = paramList ? paramList.map((p) => ({ name: p.name, value: p.value ?? '' })) : current.params;
     const { pos: at } = plugins.upsert({ plugin, params }, pos);
     world.journal(`config: plugin ${String(given.file)} at ${at} written`);
     return true;
@@ -121,7 +128,7 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
     const list = world.config.lists[name];
     registry.on(`CfgRequest${name}`, () => list.list());
     if (name === 'Plugin') {
-      registry.on('CfgUpdatePlugin', (args) => updatePlugin(args, args.optionalInt('pos', { min: -1 })));
+      registry.on('CfgUpdatePlugin', (args) => updatePlugin(args, args.optionalInt('pos', { min: -1 }), PLUGIN_SWITCHES));
     } else {
       registry.on(`CfgUpdate${name}`, (args) => {
         const record = parseRecord<Record<string, unknown>>(SCHEMAS[name], args.object('record'), 'record');
@@ -191,6 +198,11 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
     .sort((a, b) => String(a.name).localeCompare(String(b.name))));
 
   registry.on('PluginsGet', () => plugins.list().map((p) => p.plugin));
-  registry.on('PluginParamGet', (args) => plugins.at(args.int('pos', { min: 0 })));
-  registry.on('PluginUpdate', (args) => updatePlugin(args, undefined));
+  registry.on('PluginParamGet', (args) => {
+    const pos = args.int('pos', { min: 0 });
+    if (pos >= plugins.size) throw new CommandError(bad, `plugin position ${pos} is out of range (${plugins.size} plugins)`);
+    return plugins.at(pos);
+  });
+  // The plugin's state and parameters; who may reach it (managerAccess) is the configuration's (CfgUpdatePlugin).
+  registry.on('PluginUpdate', (args) => updatePlugin(args, undefined, ['enabled']));
 }

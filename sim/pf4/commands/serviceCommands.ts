@@ -12,6 +12,8 @@ import type { Pf4World } from '../pf4World.js';
 import { NO_ACCOUNT_SECRETS, passwordHash } from '../serverOnlyFields.js';
 import { topicOf } from '../serverServices.js';
 import { matchesMask } from '../../world/mask.js';
+import { binaryDataProblem } from '../../../shared/plugins.js';
+import { answeringPlugin, runBinaryCommand } from '../pluginChannel.js';
 import { INT32_MAX, bad, notFound, parseRecord } from './common.js';
 
 const LICENSES = new Set(['Manager', 'API', 'Gateway', 'Backup', 'DataCenter']);
@@ -199,17 +201,15 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     return true;
   });
   registry.on('ExternalCommandJSON', (_args, _ctx, raw) => {
-    // The first enabled plugin open to managers answers; a disabled plugin is not running.
-    const plugin = world.config.lists.Plugin.list().find((p) => {
-      const info = p.plugin as Record<string, unknown>;
-      return info.enabled === 1 && info.managerAccess === 1;
-    });
-    if (!plugin) throw new CommandError(bad, 'no plugin answered the command');
-    return { plugin: (plugin.plugin as Record<string, unknown>).name, received: raw.payload ?? null };
+    const { plugin } = answeringPlugin(world);
+    return { plugin: plugin.name, received: raw.payload ?? null };
   });
+  // The bytes travel as base64 both ways; the answering plugin's binary command set is in pluginChannel.ts.
   registry.on('ExternalCommandBinary', (args) => {
     const request = parseRecord<{ data?: string | null }>(contract.PF4ExternalCommandBinaryRequest, args.object('record'), 'record');
-    return { data: request.data ?? '' };
+    const problem = binaryDataProblem(request.data);
+    if (problem) args.fail(`record.${problem}`);
+    return { data: Buffer.from(runBinaryCommand(world, Buffer.from(request.data as string, 'base64'))).toString('base64') };
   });
 }
 
