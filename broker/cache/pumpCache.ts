@@ -246,6 +246,9 @@ export class PumpCache {
     if (!table) return; // a kind this cache does not keep (mail, ...)
     if (op === 'delete') this.deleteByRecord(table, record);
     else table.put(this.clean(name, record));
+    // A news item the server dropped takes its fetched body with it.
+    const bodies = name === 'news' && op === 'delete' ? tables.get('newsBodies') : undefined;
+    if (bodies) this.deleteByRecord(bodies, record);
     if (name === 'symbolInfo' && live && typeof record.symbol === 'string') {
       if (op === 'delete') this.updatedSymbols.delete(record.symbol);
       else this.updatedSymbols.add(record.symbol);

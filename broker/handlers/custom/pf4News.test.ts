@@ -92,6 +92,8 @@ describe('NewsBodyGet', () => {
     change(cache, 'newsBodies', 'update', { key: 2, body: 'Oldest body.' });
     expect(on(cache, news.NewsBodyGet, { key: 10 })).toEqual({ data: 'Sent body.' });
     change(cache, 'news', 'delete', { key: 2 });
+    expect(cache.table('newsBodies')!.get(2)).toBeUndefined();
+    expect(cache.table('newsBodies')!.get(10)).toEqual({ key: 10, body: 'Sent body.' });
     expect(on(cache, news.NewsTotal)).toEqual({ data: 3 });
     expect(on(cache, news.NewsTopicGet, { pos: 0 })).toEqual({ data: topic(5, 'five') });
     await expectOperationError(() => on(cache, news.NewsBodyGet, { key: 2 }), { ...NOT_FOUND, message: 'news 2 not found' });
