@@ -170,6 +170,20 @@ describe('UsersSyncStart, UsersSyncRead, TradesSyncStart and TradesSyncRead', ()
     expect(logins(await call(bindings, users.UsersSyncRead, platformOf('PF4', { session: two }), { limit: 5 }))).toEqual([2001]);
   });
 
+  it('keeps the held rows a read took when its request to the server fails, answering them next time', async () => {
+    const bindings = boundTo(2);
+    const session = new ScriptedSession()
+      .answers('UsersSyncRead', [account(1001), account(1002), account(1003)])
+      .fails('UsersSyncRead', new Error('connection lost'))
+      .answers('UsersSyncRead', []);
+    const platform = platformOf('PF4', { session });
+    const read = () => call(bindings, users.UsersSyncRead, platform, { limit: 5 });
+    expect(logins(await read())).toEqual([1001, 1002]);
+    await expect(read()).rejects.toThrow('connection lost');
+    expect(logins(await read())).toEqual([1003]);
+    expect(session.sent).toEqual([sent('UsersSyncRead', { limit: 5 }), sent('UsersSyncRead', { limit: 4 }), sent('UsersSyncRead', { limit: 4 })]);
+  });
+
   it('passes a failed read on and runs the next one', async () => {
     const session = new ScriptedSession().fails('UsersSyncRead', new Error('connection lost')).answers('UsersSyncRead', [account(1)]);
     const platform = platformOf('PF4', { session });

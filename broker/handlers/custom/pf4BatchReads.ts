@@ -116,19 +116,21 @@ export function batchReadBindings(maxBytes = ANSWER_MAX_BYTES): Binding[] {
         const answer = new SizedRows(maxBytes);
         let taken = 0;
         while (taken < state.held.length && answer.count < limit && answer.add(state.held[taken])) taken++;
-        state.held = state.held.slice(taken);
         // The server is asked only once nothing is held back: held rows come before whatever it still reserves.
-        if (state.held.length === 0 && answer.count < limit) {
-          const login = loginOf(session);
-          const rows = await session.request(KINDS[kind].read, { limit: limit - answer.count }, ctx.deadline);
-          const held: string[] = [];
-          for (const row of listOf(rows)) {
-            const json = stringifyJson(shape(row));
-            if (held.length > 0 || !answer.add(json)) held.push(json);
-          }
-          state.held = held;
-          state.login = login;
+        // Nothing is taken from the held rows until the read succeeds: a failed one leaves them for the next.
+        if (taken < state.held.length || answer.count === limit) {
+          state.held = state.held.slice(taken);
+          return answer.result();
         }
+        const login = loginOf(session);
+        const rows = await session.request(KINDS[kind].read, { limit: limit - answer.count }, ctx.deadline);
+        const held: string[] = [];
+        for (const row of listOf(rows)) {
+          const json = stringifyJson(shape(row));
+          if (held.length > 0 || !answer.add(json)) held.push(json);
+        }
+        state.held = held;
+        state.login = login;
         return answer.result();
       });
     };
