@@ -1,10 +1,12 @@
 /**
  * One cached table on its own: keys (numbers, bigints, texts) in the order the trading servers use, pages after a key,
- * positions, secondary indexes following every put and delete, and the bound of a table that keeps only its newest
- * rows by arrival.
+ * positions, secondary indexes following every put and delete, the bound of a table that keeps only its newest
+ * rows by arrival, and a packed table (rows kept as their JSON text beside a few fields) answering as the rows do.
  */
 import { describe, expect, it } from 'vitest';
+import { stringifyJson } from '../../shared/losslessJson.js';
 import { KeyedTable, type CacheKey } from './keyedTable.js';
+import { recordJson, recordsJson } from './recordJson.js';
 
 interface Row { id?: CacheKey; login?: number; v?: string }
 const table = (capacity?: number) => new KeyedTable<Row>((r) => r.id, capacity);
@@ -236,5 +238,75 @@ describe('a bounded table', () => {
     t.put({ id: 5 });
     expect(ids([...t.values()])).toStrictEqual([10, 5]);
     expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 5 }, { id: 10, v: 'again' }], hasMore: false, lastKey: 10 });
+  });
+});
+
+describe('a packed table', () => {
+  interface Trade { order?: CacheKey; login?: CacheKey; symbol?: string; cmd?: string; profit?: number; note?: string }
+  const packed = (capacity?: number) =>
+    new KeyedTable<Trade>((r) => r.order, capacity, ['order', 'login', 'symbol', 'cmd']).addIndex('login', (r) => r.login);
+  const rows: Trade[] = [
+    { order: 30, login: 2n ** 60n, symbol: 'EURUSD', cmd: 'Buy', profit: -1.5, note: 'a "quoted" ü' },
+    { order: 10, login: 7, symbol: 'GBPUSD', cmd: 'Sell', profit: 0, note: '' },
+    { order: 2n ** 63n - 1n, login: 7, symbol: 'EURUSD', cmd: 'BuyLimit', profit: 12.25, note: 'x' },
+  ];
+  const filledPacked = (capacity?: number) => {
+    const t = packed(capacity);
+    for (const row of rows) t.put(row);
+    return t;
+  };
+
+  it('keeps each row as its JSON text, exact for ids beyond 2^53 − 1, and gives back the same record', () => {
+    const t = filledPacked();
+    for (const row of rows) {
+      expect(t.json(row.order!)).toBe(stringifyJson(row));
+      expect(t.get(row.order!)).toStrictEqual(row);
+    }
+    expect(t.json(99)).toBeUndefined();
+    expect(t.get(99)).toBeUndefined();
+    expect(t.has(10)).toBe(true);
+    expect(t.has(99)).toBe(false);
+  });
+
+  it('a row rebuilt from its text answers that text; a replaced row answers its new text', () => {
+    const t = filledPacked();
+    const row = t.get(30)!;
+    expect(recordJson(row)).toBe(stringifyJson(rows[0]));
+    t.put({ ...rows[0], profit: 4 });
+    expect(t.json(30)).toBe(stringifyJson({ ...rows[0], profit: 4 }));
+    expect(t.get(30)!.profit).toBe(4);
+  });
+
+  it('views hold the kept fields only; pages and lookups of views answer the same text as the rows', () => {
+    const t = filledPacked();
+    expect(Object.fromEntries(Object.entries(t.view(10)!))).toStrictEqual({ order: 10, login: 7, symbol: 'GBPUSD', cmd: 'Sell' });
+    const views = t.pageViews(undefined, 2);
+    expect(views.hasMore).toBe(true);
+    expect(views.lastKey).toBe(30);
+    expect(t.listJson(views.items)).toBe(recordsJson([rows[1], rows[0]]));
+    expect(t.page(undefined, 2)).toStrictEqual({ items: [rows[1], rows[0]], hasMore: true, lastKey: 30 });
+    expect(t.listJson(t.lookupViews('login', 7))).toBe(recordsJson([rows[1], rows[2]]));
+    expect(t.lookup('login', 7)).toStrictEqual([rows[1], rows[2]]);
+    expect(t.listJson([])).toBe('[]');
+    expect([...t.values()]).toStrictEqual(rows);
+    expect([...t.keys()]).toStrictEqual(rows.map((r) => r.order));
+    expect([...t.entries()].map(([key, view]) => [key, t.jsonOf(view)])).toStrictEqual(rows.map((r) => [r.order, stringifyJson(r)]));
+  });
+
+  it('indexes follow puts, replacements and deletes through the kept fields', () => {
+    const t = filledPacked();
+    t.put({ ...rows[1], login: 8 });
+    expect(t.lookup('login', 7).map((r) => r.order)).toStrictEqual([2n ** 63n - 1n]);
+    expect(t.lookup('login', 8).map((r) => r.order)).toStrictEqual([10]);
+    expect(t.delete(2n ** 63n - 1n)).toBe(true);
+    expect(t.lookup('login', 7)).toStrictEqual([]);
+    expect(t.page(undefined, undefined).items.map((r) => r.order)).toStrictEqual([10, 30]);
+  });
+
+  it('keeps its capacity as an unpacked table does', () => {
+    const t = filledPacked(2);
+    expect(t.size).toBe(2);
+    expect(t.has(30)).toBe(false);
+    expect(t.at(0)).toStrictEqual(rows[1]);
   });
 });

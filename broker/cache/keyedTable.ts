@@ -6,7 +6,15 @@
  *
  * A table with a `capacity` keeps only that many rows, the newest by arrival: a put (re)inserts its row as the newest
  * and the oldest beyond the capacity is dropped (recently closed trades).
+ *
+ * A packed table (the large ones: accounts, trades, positions) keeps each row once, as the JSON text it is answered
+ * with, beside the few fields its key, its indexes and its filters read (a row's view): about a third of the heap of
+ * the row as an object. Reads that answer rows as they are take the text (`json`, `pageViews`, `lookupViews` with
+ * `listJson`); `get`, `page`, `lookup` and `values` rebuild the row from its text (exact for ids beyond 2^53 − 1) for
+ * the readers that need every field, and the rebuilt row answers its stored text (`recordJson`).
  */
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
+import { recordJson, rememberJson } from './recordJson.js';
 
 /** A record's key: an id (a number, or a bigint beyond 2^53 − 1: `shared/int64.ts`) or a text. */
 export type CacheKey = number | bigint | string;
@@ -17,6 +25,14 @@ export interface Page<T> {
   /** Key of the last item on the page, when there is one. */
   lastKey: CacheKey | undefined;
 }
+
+/**
+ * What a key, an index or a filter reads of a row: the row itself, or in a packed table its kept fields (and its text
+ * under a symbol key; `jsonOf` reads it).
+ */
+export type RowView = Record<string, unknown>;
+
+const TEXT = Symbol('json');
 
 function compareKeys(a: CacheKey, b: CacheKey): number {
   // Ids numerically (number and bigint compare exactly), strings by code unit (ordinal), as the trading servers order them.
@@ -30,11 +46,66 @@ interface SecondaryIndex<T> {
 }
 
 export class KeyedTable<T> {
+  /** Rows by key: the records themselves, or in a packed table their views (kept fields and text). */
   private readonly rows = new Map<CacheKey, T>();
   private sorted: CacheKey[] | null = null;
   private readonly indexes = new Map<string, SecondaryIndex<T>>();
 
-  constructor(readonly keyOf: (record: T) => CacheKey | undefined, readonly capacity?: number) {}
+  /**
+   * `packed`: the fields a packed table keeps beside each row's text (its key's, its indexes' and its filters' fields);
+   * undefined keeps rows as the objects they are put as.
+   */
+  constructor(readonly keyOf: (record: T) => CacheKey | undefined, readonly capacity?: number, readonly packed?: readonly string[]) {}
+
+  /** The stored form of a record: itself, or its text beside its kept fields. */
+  private pack(record: T): T {
+    const fields = this.packed;
+    if (fields === undefined) return record;
+    const view: Record<string | symbol, unknown> = { [TEXT]: stringifyJson(record) };
+    for (const field of fields) view[field] = (record as RowView)[field];
+    return view as T;
+  }
+
+  /** The record a stored row holds: itself, or rebuilt from its text (which it then answers). */
+  private unpack(stored: T): T {
+    if (this.packed === undefined) return stored;
+    const json = (stored as Record<symbol, string>)[TEXT];
+    const row = parseJson(json) as T & object;
+    rememberJson(row, json);
+    return row;
+  }
+
+  /** The JSON text a row (or a view of this table) is answered with. */
+  jsonOf(view: T): string {
+    return this.packed === undefined ? recordJson(view as object) : (view as Record<symbol, string>)[TEXT];
+  }
+
+  /** Rows or views of this table as one JSON array. */
+  listJson(views: readonly T[]): string {
+    if (views.length === 0) return '[]';
+    let out = '[';
+    for (let i = 0; i < views.length; i++) out += (i ? ',' : '') + this.jsonOf(views[i]);
+    return `${out}]`;
+  }
+
+  /** The row of `key` as its JSON text. */
+  json(key: CacheKey): string | undefined {
+    const stored = this.rows.get(key);
+    return stored === undefined ? undefined : this.jsonOf(stored);
+  }
+
+  has(key: CacheKey): boolean {
+    return this.rows.has(key);
+  }
+
+  keys(): IterableIterator<CacheKey> {
+    return this.rows.keys();
+  }
+
+  /** Keys and views (rows in an unpacked table), in arrival order. */
+  entries(): IterableIterator<[CacheKey, T]> {
+    return this.rows.entries();
+  }
 
   /** Declares a secondary index before rows arrive; `lookup(name, value)` then costs the size of the answer. */
   addIndex(name: string, keyOf: (record: T) => CacheKey | undefined): this {
@@ -46,6 +117,11 @@ export class KeyedTable<T> {
 
   /** The rows whose indexed field equals `value`, in primary key order. */
   lookup(name: string, value: CacheKey): T[] {
+    return this.packed === undefined ? this.lookupViews(name, value) : this.lookupViews(name, value).map((v) => this.unpack(v));
+  }
+
+  /** `lookup` as views (see `listJson`). */
+  lookupViews(name: string, value: CacheKey): T[] {
     const index = this.indexes.get(name);
     if (!index) throw new Error(`no index ${name}`);
     const bucket = index.buckets.get(value);
@@ -58,6 +134,12 @@ export class KeyedTable<T> {
   }
 
   get(key: CacheKey): T | undefined {
+    const stored = this.rows.get(key);
+    return stored === undefined ? undefined : this.unpack(stored);
+  }
+
+  /** The view of the row of `key`: its kept fields in a packed table (the row itself in another). */
+  view(key: CacheKey): T | undefined {
     return this.rows.get(key);
   }
 
@@ -65,6 +147,7 @@ export class KeyedTable<T> {
   put(record: T): void {
     const key = this.keyOf(record);
     if (key === undefined) return;
+    record = this.pack(record);
     const previous = this.rows.get(key);
     const existed = previous !== undefined || this.rows.has(key);
     // A bounded table keeps arrival order in its map: the row moves to the newest end.
@@ -99,15 +182,29 @@ export class KeyedTable<T> {
   /** The row at `pos` (0-based) in key order, e.g. the n-th news topic; undefined outside the table. */
   at(pos: number): T | undefined {
     const keys = this.orderedKeys();
-    return Number.isInteger(pos) && pos >= 0 && pos < keys.length ? this.rows.get(keys[pos]) : undefined;
+    return Number.isInteger(pos) && pos >= 0 && pos < keys.length ? this.unpack(this.rows.get(keys[pos])!) : undefined;
   }
 
   values(): IterableIterator<T> {
-    return this.rows.values();
+    if (this.packed === undefined) return this.rows.values();
+    const stored = this.rows.values();
+    const next = (): IteratorResult<T> => {
+      const r = stored.next();
+      return r.done ? r : { done: false, value: this.unpack(r.value) };
+    };
+    const it: IterableIterator<T> = { next, [Symbol.iterator]: () => it };
+    return it;
   }
 
   /** Records with keys greater than `after` (all when undefined), at most `limit` (all when undefined). */
   page(after: CacheKey | undefined, limit: number | undefined): Page<T> {
+    const page = this.pageViews(after, limit);
+    if (this.packed !== undefined) page.items = page.items.map((v) => this.unpack(v));
+    return page;
+  }
+
+  /** `page` as views (see `listJson`). */
+  pageViews(after: CacheKey | undefined, limit: number | undefined): Page<T> {
     const keys = this.orderedKeys();
     const start = after === undefined ? 0 : this.upperBound(after);
     const end = limit === undefined ? keys.length : Math.min(keys.length, start + limit);

@@ -36,6 +36,12 @@ export interface KindSpec {
   carried?: boolean;
   /** Keeps only the newest `PumpCacheOptions.closedTradesLimit` rows by arrival. */
   bounded?: boolean;
+  /**
+   * Kept packed (`KeyedTable`): each row once, as its JSON text, beside its key's and indexes' fields and the fields
+   * listed here (what the catalog's filters on the table read). For the large tables; the small ones that ticks
+   * rewrite many times a second stay objects.
+   */
+  packed?: readonly string[];
 }
 
 const shapeSymbolGroup = shapeRecord('PF4SymbolGroup');
@@ -46,8 +52,8 @@ const shapeSecMargins = shapeRecord('PF4GroupMargin[]');
 /** Kinds the cache holds per family, by table name. */
 export const KINDS: Record<Family, Record<string, KindSpec>> = {
   PF4: {
-    users: { key: 'login', schema: 'PF4User' },
-    trades: { key: 'order', schema: 'PF4Trade', indexes: { login: 'login', symbol: 'symbol' } },
+    users: { key: 'login', schema: 'PF4User', packed: [] },
+    trades: { key: 'order', schema: 'PF4Trade', indexes: { login: 'login', symbol: 'symbol' }, packed: ['tradeCommand'] },
     ticks: { key: 'symbol', schema: 'PF4TickInfo' },
     symbols: { key: 'symbol' },
     /** Groups as GroupsGet answers them: the nested security arrays (and anything else outside PF4Group) dropped. */
@@ -58,7 +64,7 @@ export const KINDS: Record<Family, Record<string, KindSpec>> = {
      */
     groupSecurities: { key: 'group' },
     /** One margin level per login with open trades or orders (event and resync kind `margin`). */
-    margins: { key: 'login', schema: 'PF4MarginLevel' },
+    margins: { key: 'login', schema: 'PF4MarginLevel', packed: [] },
     online: { key: 'login', schema: 'PF4Online' },
     /** News headers; the n-th topic is `table('news').at(n)` (keys grow with arrival). */
     news: { key: 'key', schema: 'PF4NewsTopic' },
@@ -72,15 +78,15 @@ export const KINDS: Record<Family, Record<string, KindSpec>> = {
     /** `{symbol, days: PF4SymbolDaySessions[7]}` of every configured symbol. */
     symbolSessions: { key: 'symbol', shape: (row) => ({ symbol: row.symbol, days: shapeDaySessions(row.days) }) },
     /** Recently closed and deleted trades (TradeRecordGet), the newest `closedTradesLimit` by arrival. */
-    closedTrades: { key: 'order', schema: 'PF4Trade', carried: true, bounded: true },
+    closedTrades: { key: 'order', schema: 'PF4Trade', carried: true, bounded: true, packed: [] },
     /** Symbol summaries of the active set, kept current from ticks and symbol changes. */
     symbolInfo: { key: 'symbol', schema: 'PF4SymbolInfo' },
   },
   PF5: {
-    users: { key: 'login', schema: 'PF5User' },
-    positions: { key: 'position', schema: 'PF5Position', indexes: { login: 'login' } },
-    orders: { key: 'order', schema: 'PF5Order', indexes: { login: 'login' } },
-    deals: { key: 'deal', schema: 'PF5Deal', indexes: { login: 'login' } },
+    users: { key: 'login', schema: 'PF5User', packed: ['group'] },
+    positions: { key: 'position', schema: 'PF5Position', indexes: { login: 'login' }, packed: ['symbol'] },
+    orders: { key: 'order', schema: 'PF5Order', indexes: { login: 'login' }, packed: ['symbol'] },
+    deals: { key: 'deal', schema: 'PF5Deal', indexes: { login: 'login' }, packed: ['symbol'] },
     ticks: { key: 'symbol' },
     symbols: { key: 'symbol', schema: 'PF5Symbol' },
     groups: { key: 'group', schema: 'PF5ConGroup' },
@@ -174,6 +180,11 @@ export class PumpCache {
 
   get(kind: string, key: CacheKey): Row | undefined {
     return this.tables.get(kind)?.get(key);
+  }
+
+  /** What a filter reads of a row: in a packed table its kept fields, without rebuilding the row (`KeyedTable.view`). */
+  view(kind: string, key: CacheKey): Row | undefined {
+    return this.tables.get(kind)?.view(key);
   }
 
   sizes(): Record<string, number> {
@@ -408,18 +419,12 @@ export class PumpCache {
     const open = next.get('trades');
     const closed = next.get('closedTrades');
     if (open && closed) {
-      for (const row of [...closed.values()]) {
-        const key = closed.keyOf(row);
-        if (key !== undefined && open.get(key)) closed.delete(key);
-      }
+      for (const key of [...closed.keys()]) if (open.has(key)) closed.delete(key);
     }
     const news = next.get('news');
     const bodies = next.get('newsBodies');
     if (news && bodies) {
-      for (const row of [...bodies.values()]) {
-        const key = bodies.keyOf(row);
-        if (key !== undefined && !news.get(key)) bodies.delete(key);
-      }
+      for (const key of [...bodies.keys()]) if (!news.has(key)) bodies.delete(key);
     }
   }
 
@@ -458,7 +463,8 @@ export class PumpCache {
         tables.set(kind, kept);
         continue;
       }
-      const table = new KeyedTable<Row>(keyReader(spec.key), spec.bounded ? this.closedTradesLimit : undefined);
+      const fields = spec.packed && [...new Set([spec.key, ...Object.values(spec.indexes ?? {}), ...spec.packed])];
+      const table = new KeyedTable<Row>(keyReader(spec.key), spec.bounded ? this.closedTradesLimit : undefined, fields);
       for (const [name, field] of Object.entries(spec.indexes ?? {})) table.addIndex(name, keyReader(field));
       tables.set(kind, table);
     }

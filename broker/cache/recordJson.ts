@@ -17,6 +17,11 @@ export function recordJson(record: object): string {
   return json;
 }
 
+/** Records that `record` is answered as `json` (a row rebuilt from the text a packed table keeps). */
+export function rememberJson(record: object, json: string): void {
+  serialized.set(record, json);
+}
+
 export function recordsJson(records: readonly object[]): string {
   if (records.length === 0) return '[]';
   let out = '[';

@@ -14,7 +14,7 @@ import { mergePatch } from '../../shared/records/mergePatch.js';
 import { shapeRecord } from '../../shared/records/shape.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { KINDS } from '../cache/pumpCache.js';
-import { recordJson, recordsJson } from '../cache/recordJson.js';
+import { recordJson } from '../cache/recordJson.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 import { notFound } from '../session/managerErrors.js';
 import { fromCache, type Handler, type HandlerContext, type HandlerResult } from './handler.js';
@@ -63,10 +63,17 @@ function cachedRecord(entry: Operation, answer: CachedRecord<Args>): Handler<Arg
   return (ctx) => {
     const key = ctx.args[answer.key] as CacheKey;
     return fromCache(ctx, () => {
+      if (field === undefined) {
+        // The row's text as the table keeps it: nothing parsed or serialised.
+        for (const name of tables) {
+          const json = ctx.platform.cache.table(name)?.json(key);
+          if (json !== undefined) return { json };
+        }
+        throw notFound(family, `${answer.what} ${key} not found`);
+      }
       let row: Row | undefined;
       for (let i = 0; !row && i < tables.length; i++) row = ctx.platform.cache.get(tables[i], key);
       if (!row) throw notFound(family, `${answer.what} ${key} not found`);
-      if (field === undefined) return { json: recordJson(row) };
       const member = row[field];
       // Rows are shaped when they arrive, so a member that is an object or array serializes once per row version.
       return member !== null && typeof member === 'object' ? { json: recordJson(member) } : { data: member ?? null };
@@ -87,43 +94,42 @@ function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
     return fromCache(ctx, () => {
       const table = ctx.platform.cache.table(answer.table)!;
       // A cursor's key has the type of the table's keys: a text key on a ticket-keyed table is a tampered cursor.
-      if (page?.after !== undefined && table.size > 0 && typeof page.after !== typeof table.keyOf(table.values().next().value!)) {
+      if (page?.after !== undefined && table.size > 0 && typeof page.after !== typeof table.keys().next().value) {
         throw new OperationError('Validation', BAD_CURSOR);
       }
+      // Rows as views: a packed table's filters read its kept fields, and the answer is the rows' stored text.
       const keep = answer.where ? (row: Row) => answer.where!(row, ctx.args) : undefined;
+      const json = (rows: readonly Row[]) => table.listJson(rows);
       if (answer.index) {
-        let rows = table.lookup(answer.index.name, ctx.args[answer.index.arg] as CacheKey);
+        let rows = table.lookupViews(answer.index.name, ctx.args[answer.index.arg] as CacheKey);
         if (keep) rows = rows.filter(keep);
-        return page ? slicePage(rows, (r) => r[keyField] as CacheKey, page) : { json: recordsJson(rows) };
+        if (!page) return { json: json(rows) };
+        const r = pageOf(rows, (row) => row[keyField] as CacheKey, page);
+        return { json: json(r.items), paging: r.paging };
       }
       if (!keep) {
-        const all = table.page(page?.after, page?.limit);
-        return page ? { json: recordsJson(all.items), paging: pagingMeta(all.hasMore, all.lastKey) } : { json: recordsJson(all.items) };
+        const all = table.pageViews(page?.after, page?.limit);
+        return page ? { json: json(all.items), paging: pagingMeta(all.hasMore, all.lastKey) } : { json: json(all.items) };
       }
       // A filter without an index walks the table in key order from the cursor, stopping once the page is full.
       const items: Row[] = [];
       let after = page?.after;
       const chunk = 512;
       for (;;) {
-        const part = table.page(after, chunk);
+        const part = table.pageViews(after, chunk);
         for (const row of part.items) {
           if (!keep(row)) continue;
           if (page?.limit !== undefined && items.length === page.limit) {
-            return { json: recordsJson(items), paging: pagingMeta(true, items[items.length - 1][keyField]) };
+            return { json: json(items), paging: pagingMeta(true, items[items.length - 1][keyField]) };
           }
           items.push(row);
         }
         if (!part.hasMore) break;
         after = part.lastKey;
       }
-      return page ? { json: recordsJson(items), paging: pagingMeta(false, undefined) } : { json: recordsJson(items) };
+      return page ? { json: json(items), paging: pagingMeta(false, undefined) } : { json: json(items) };
     });
   };
-}
-
-function slicePage(rows: Row[], keyOf: (row: Row) => CacheKey, page: PageRequest<CacheKey>): HandlerResult {
-  const r = pageOf(rows, keyOf, page);
-  return { json: recordsJson(r.items), paging: r.paging };
 }
 
 const isCacheKey = (v: unknown): v is CacheKey => isIntegerKey(v) || typeof v === 'string';

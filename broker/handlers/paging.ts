@@ -5,7 +5,6 @@
 import type { PagingResult } from '../../shared/frames.js';
 import { OperationError } from '../../shared/errors.js';
 import type { CacheKey, KeyedTable } from '../cache/keyedTable.js';
-import { recordsJson } from '../cache/recordJson.js';
 import type { HandlerResult } from './handler.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { isInt64 } from '../../shared/int64.js';
@@ -54,8 +53,8 @@ export function pagingMeta(hasMore: boolean, lastKey: unknown): PagingResult {
 
 /** One page of a cached table in key order. */
 export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTable<T>, request: PageRequest<K>): HandlerResult {
-  const page = table.page(request.after, request.limit);
-  return { json: recordsJson(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
+  const page = table.pageViews(request.after, request.limit);
+  return { json: table.listJson(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
 }
 
 /**

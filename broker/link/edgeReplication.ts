@@ -2,8 +2,8 @@
  * The broker side of edge replicas (`shared/replication.ts`): per edge link, the `#replicate` subscriptions of its
  * link object, each a snapshot of the platform's hot tables followed by their ordered changes.
  *
- * Rows go out as the JSON text the broker answers them with (`recordJson`, computed once per row version and shared
- * with the cached reads), so the edge stores and answers them byte for byte. Changes are collected per turn of the
+ * Rows go out as the JSON text the broker answers them with (the text a packed table keeps, or `recordJson`, computed
+ * once per row version and shared with the cached reads), so the edge stores and answers them byte for byte. Changes are collected per turn of the
  * event loop (a key changed twice in one turn is sent once, with its last value) and sent in one frame. A table that
  * grows past the replica's bound is dropped from it; a link whose socket buffers more than `MAX_BUFFERED_BYTES` is
  * too slow to follow the stream and its replication stops (the edge falls through to the broker and asks again). A
@@ -16,7 +16,6 @@ import {
 } from '../../shared/replication.js';
 import type { CacheFeed, CacheListener } from '../cache/cacheFeed.js';
 import type { PumpCache } from '../cache/pumpCache.js';
-import { recordJson } from '../cache/recordJson.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 
 /** Finds a platform the broker serves, for `#replicate` frames. */
@@ -157,15 +156,13 @@ class Replication implements CacheListener {
     for (const name of tables) {
       const table = this.cache.table(name)!;
       let rows: Array<[ReplicaKey, string]> = [];
-      for (const row of table.values()) {
-        const key = table.keyOf(row);
-        if (key === undefined) continue;
+      for (const [key, row] of table.entries()) {
         if (typeof key === 'bigint') {
           // A key JSON cannot carry: the table is not replicated (its rows sent so far are dropped with it).
           this.dropTable(name, rows);
           break;
         }
-        rows.push([key, recordJson(row)]);
+        rows.push([key, table.jsonOf(row)]);
         if (rows.length === REPLICA_CHUNK_ROWS) {
           this.send({ rep: this.rep, seq: this.seq++, table: name, rows });
           rows = [];
@@ -194,8 +191,7 @@ class Replication implements CacheListener {
           this.dropTable(name, changes);
           break;
         }
-        const row = table.get(key);
-        changes.push([name, key, row === undefined ? null : recordJson(row)]);
+        changes.push([name, key, table.json(key) ?? null]);
       }
     }
     this.dirty = new Map();

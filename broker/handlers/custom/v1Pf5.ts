@@ -6,7 +6,6 @@
  */
 import { maskMatcher, pf5V1, symbolsOf } from '../../../shared/catalog/v1/pf5.js';
 import { EPOCH } from '../../../shared/records/shape.js';
-import { recordsJson } from '../../cache/recordJson.js';
 import type { Row } from '../../cache/pumpCache.js';
 import { fromCache, type Handler, type HandlerContext } from '../handler.js';
 import { bind } from './bind.js';
@@ -51,8 +50,9 @@ const distinct = (values: readonly Int64[]) => [...new Set(values)];
 /** The cached rows of `table` with the given keys, each once, in the order asked; unknown keys are left out. */
 function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int64[]) {
   return fromCache(ctx, () => {
-    const rows = distinct(keys).map((k) => ctx.platform.cache.get(table, k)).filter((r): r is Row => r !== undefined);
-    return { json: recordsJson(rows) };
+    const t = ctx.platform.cache.table(table);
+    const rows = t ? distinct(keys).map((k) => t.view(k)).filter((r): r is Row => r !== undefined) : [];
+    return { json: t ? t.listJson(rows) : '[]' };
   });
 }
 
@@ -60,8 +60,8 @@ function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int6
 function byLogins(ctx: HandlerContext<unknown>, table: string, logins: readonly Int64[]) {
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
-    const rows = t ? distinct(logins).flatMap((login) => t.lookup('login', login)) : [];
-    return { json: recordsJson(rows) };
+    const rows = t ? distinct(logins).flatMap((login) => t.lookupViews('login', login)) : [];
+    return { json: t ? t.listJson(rows) : '[]' };
   });
 }
 
@@ -77,14 +77,15 @@ function byAccountGroup(ctx: HandlerContext<unknown>, table: string, mask: strin
     const inGroup = (login: unknown) => {
       let m = member.get(login);
       if (m === undefined) {
-        const group = typeof login === 'number' || typeof login === 'bigint' ? ctx.platform.cache.get('users', login)?.group : undefined;
+        const group = typeof login === 'number' || typeof login === 'bigint' ? ctx.platform.cache.view('users', login)?.group : undefined;
         member.set(login, (m = typeof group === 'string' && selects(group)));
       }
       return m;
     };
     const t = ctx.platform.cache.table(table);
-    const rows = t ? t.page(undefined, undefined).items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login)) : [];
-    return { json: recordsJson(rows) };
+    // Views: the symbol, login and group read here are kept beside each packed row's text (KINDS).
+    const rows = t ? t.pageViews(undefined, undefined).items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login)) : [];
+    return { json: t ? t.listJson(rows) : '[]' };
   });
 }
 
