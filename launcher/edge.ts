@@ -4,10 +4,11 @@
  * migrated and the gateway Durable Objects bound (link objects, idempotency ledgers). Used by `npm start`, the
  * benchmark, the registry CLI and the tests.
  */
-import { build } from 'esbuild';
+import { build, version as esbuildVersion } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -73,26 +74,91 @@ interface D1Stmt {
 
 const bundled = new Map<string, Promise<string>>();
 
-/** Bundles workers/index.ts (or another entry) into one ES module (cached for the process). */
+/** Bundles workers/index.ts (or another entry) into one ES module (cached for the process, and on disk: `keptBundle`). */
 export function buildWorker(entry = WORKER_ENTRY): Promise<string> {
   const cached = bundled.get(entry);
   if (cached) return cached;
-  const script = build({
+  const script = keptBundle(entry) ?? bundleWorker(entry);
+  bundled.set(entry, script);
+  return script;
+}
+
+/**
+ * Bundles are kept here between processes: every test file that starts an edge, `npm start` and the benchmarks bundle
+ * the same worker, which costs a second or more of CPU each time. A kept bundle is used only while every file it was
+ * built from reads the same and every project folder holding one lists the same names (a file added beside an import
+ * can change what it resolves to); anything else builds again. `npm ci` empties it with the rest of node_modules.
+ */
+const BUNDLE_CACHE = join(root, 'node_modules', '.cache', 'edge-bundle');
+
+/** One file per entry and esbuild version: a line of JSON (`KeptBundle`), then the bundle. */
+interface KeptBundle { files: string[]; fingerprint: string }
+const keptPath = (entry: string) =>
+  join(BUNDLE_CACHE, `${createHash('sha256').update(`${esbuildVersion}\0${resolve(entry)}`).digest('hex').slice(0, 24)}.js`);
+
+function keptBundle(entry: string): Promise<string> | undefined {
+  try {
+    const kept = readFileSync(keptPath(entry), 'utf8');
+    const newline = kept.indexOf('\n');
+    const { files, fingerprint } = JSON.parse(kept.slice(0, newline)) as KeptBundle;
+    return sourcesFingerprint(files) === fingerprint ? Promise.resolve(kept.slice(newline + 1)) : undefined;
+  } catch {
+    return undefined; // none kept, unreadable, or a source gone
+  }
+}
+
+/**
+ * The contents of `files`, the names in each project folder holding one (not node_modules: packages change by
+ * content), and the tsconfig.json files esbuild reads for them (from those folders up to the root).
+ */
+function sourcesFingerprint(files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(file).update('\0').update(readFileSync(file)).update('\0');
+  const folders = new Set(files.filter((f) => !f.includes('node_modules')).map(dirname));
+  const configs = new Set<string>();
+  for (const folder of [...folders].sort()) {
+    hash.update(folder).update('\0').update(readdirSync(folder).sort().join('\0')).update('\0');
+    for (let dir = folder; dir.startsWith(root); dir = dirname(dir)) {
+      if (existsSync(join(dir, 'tsconfig.json'))) configs.add(join(dir, 'tsconfig.json'));
+      if (dir === root) break;
+    }
+  }
+  for (const config of [...configs].sort()) hash.update(config).update('\0').update(readFileSync(config)).update('\0');
+  return hash.digest('hex');
+}
+
+async function bundleWorker(entry: string): Promise<string> {
+  const started = Date.now();
+  const result = await build({
     entryPoints: [entry],
+    absWorkingDir: root,
     bundle: true,
     format: 'esm',
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
     target: 'es2022',
     write: false,
+    metafile: true,
     minify: false,
     sourcemap: false,
     logLevel: 'silent',
     external: ['cloudflare:*'],
     // The /docs page's Swagger UI files, imported as text (wrangler.toml's Text rule does the same for wrangler).
     plugins: [textModules],
-  }).then((r) => r.outputFiles[0].text);
-  bundled.set(entry, script);
+  });
+  const script = result.outputFiles[0].text;
+  try {
+    const files = Object.keys(result.metafile.inputs).map((input) => resolve(root, input));
+    // A source saved while esbuild read it may not be what the bundle holds: such a bundle is not kept.
+    if (files.some((file) => statSync(file).mtimeMs >= started - 1000)) return script;
+    const record: KeptBundle = { files, fingerprint: sourcesFingerprint(files) };
+    // Written whole under another name, then renamed: a process reading it meanwhile sees the old file or the new one.
+    const path = keptPath(entry);
+    const partial = `${path}.${process.pid}.partial`;
+    mkdirSync(BUNDLE_CACHE, { recursive: true });
+    writeFileSync(partial, `${JSON.stringify(record)}\n${script}`);
+    renameSync(partial, path);
+  } catch { /* not kept: the next process bundles again */ }
   return script;
 }
 

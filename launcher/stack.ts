@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { startEdge, type D1Like, type Edge } from './edge.js';
+import { buildWorker, startEdge, type D1Like, type Edge } from './edge.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
@@ -239,6 +239,9 @@ async function newSigningKey(): Promise<string> {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // The edge's variables from this environment, refused by name before any process starts (EnvironmentError).
   readEnvironment(edgeEnvironment, process.env);
+  // The worker is bundled while the simulator and the brokers start (startEdge takes the same bundle); a failed
+  // bundle is reported there.
+  buildWorker().catch(() => {});
   const log = options.log ?? (() => {});
   const temporary = options.dataDir === undefined;
   const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-stack-')));
