@@ -11078,6 +11078,7 @@ export interface operations {
                         configurable?: number;
                         managerAccess?: number;
                     };
+                    /** @description The plugin's whole new parameter list (absent or null: kept; [] empties it): at most 64 entries, each name 1 to 32 characters and unique in the list, each value at most 128 characters (null: empty). */
                     params?: components["schemas"]["PF4PluginConfig"][] | null;
                 };
             };
@@ -11129,6 +11130,7 @@ export interface operations {
                         configurable?: number;
                         managerAccess?: number;
                     };
+                    /** @description The plugin's whole new parameter list (absent or null: kept; [] empties it): at most 64 entries, each name 1 to 32 characters and unique in the list, each value at most 128 characters (null: empty). */
                     params?: components["schemas"]["PF4PluginConfig"][] | null;
                 };
             };

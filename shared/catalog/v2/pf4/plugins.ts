@@ -45,9 +45,11 @@ const pluginHeader = z.strictObject({
  * PF4PluginParam as a write: `plugin` with its file required; `params`, when given, the whole new parameter list
  * (bounded, names unique; a null value is empty).
  */
+const pluginParamShape = (contractBody('PF4PluginParam') as z.ZodObject<any>).shape;
 const pluginParamBody = z.strictObject({
-  ...(contractBody('PF4PluginParam') as z.ZodObject<any>).shape,
+  ...pluginParamShape,
   plugin: pluginHeader,
+  params: (pluginParamShape.params as z.ZodType).describe(`The plugin's whole new parameter list (absent or null: kept; [] empties it): at most ${PLUGIN_PARAMS_MAX} entries, each name 1 to ${PLUGIN_PARAM_NAME_MAX} characters and unique in the list, each value at most ${PLUGIN_PARAM_VALUE_MAX} characters (null: empty).`),
 }, { error: objectError('must be a JSON object {plugin, params?}') }).superRefine((record, ctx) => {
   if (!Array.isArray(record.params)) return;
   for (const problem of pluginParamsProblems(record.params)) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message });
