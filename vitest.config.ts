@@ -7,6 +7,7 @@
  */
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { terminalTextForTests } from './launcher/workerAssets.js';
 
 /**
  * The files under test/ (seconds each: they start processes) before every other file (mostly milliseconds), each
@@ -22,6 +23,8 @@ class ProcessTestsFirst extends BaseSequencer {
 }
 
 export default defineConfig({
+  // The web terminal's files as text, as the worker imports them (workers/terminal).
+  plugins: [terminalTextForTests],
   test: {
     include: ['{test,shared,broker,sim,workers,scripts,bench,launcher}/**/*.test.ts'],
     pool: 'forks',

@@ -7,6 +7,7 @@
  */
 import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { terminalTextForTests } from './launcher/workerAssets.js';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { ImportFailures } from './test/mutation/importFailures.js';
 
@@ -28,6 +29,7 @@ class QuickestFirst extends BaseSequencer {
 const only = process.env.MUTATION_TESTS?.split(',').filter(Boolean);
 
 export default defineConfig({
+  plugins: [terminalTextForTests],
   test: {
     include: only ?? ['{test,shared,broker,sim,workers}/**/*.test.ts'],
     exclude: [

@@ -7,6 +7,7 @@
 import '../shared/requireNode.js';
 import { EnvironmentError, readEnvironment, startEnvironment } from '../shared/environment.js';
 import { startStack } from '../launcher/stack.js';
+import { TERMINAL_ORIGIN } from '../launcher/terminal.js';
 
 // Every variable checked before anything starts: one line per wrong one, naming it.
 const env = (() => {
@@ -21,6 +22,8 @@ const env = (() => {
 const dataDir = env.DATA_DIR;
 const port = env.PORT;
 const verbose = env.LOG_LEVEL === 'debug';
+// Unless set, the origin `npm run terminal` serves the reference web terminal on may call the local gateway.
+const corsOrigins = env.CORS_ORIGINS ?? TERMINAL_ORIGIN;
 
 const stack = await startStack({
   dataDir,
@@ -29,6 +32,7 @@ const stack = await startStack({
   brokers: env.BROKERS,
   simPort: env.SIM_PORT,
   seed: env.SIM_SEED,
+  edgeVars: { CORS_ORIGINS: corsOrigins },
   // A crashed simulator or broker is started again with backoff while the edge answers NoConnect (or moves to the
   // next broker); a crash loop stops the stack with the supervisor's message.
   supervise: { onGiveUp: (message) => { console.error(`${message}; stopping the stack`); void stop(1); } },
@@ -47,7 +51,8 @@ Trade platform gateway is up.
 
   edge        ${base}          (health: ${base}/healthz, API description: ${base}/openapi.json)
   docs        ${base}/docs     (interactive API reference: Authorize with the demo client, then Try it out)
-  browsers    ${env.CORS_ORIGINS ? `CORS_ORIGINS ${env.CORS_ORIGINS}` : 'no other origin may call (CORS_ORIGINS unset; e.g. CORS_ORIGINS=http://localhost:5173)'}
+  browsers    CORS_ORIGINS ${corsOrigins}${env.CORS_ORIGINS ? '' : ' (npm run terminal\'s origin; set CORS_ORIGINS to list others)'}
+  terminal    npm run terminal, then ${TERMINAL_ORIGIN}${env.TERMINAL ? `   (or ${base}/terminal/: TERMINAL=1)` : ''}
 ${stack.brokers.map((b, i) => `  ${(stack.brokers.length === 1 ? 'broker' : `broker-${i}`).padEnd(11)} ${stack.brokerUrls[i]}   (health: /healthz, metrics: /metrics; pid ${b.child.pid})\n`).join('')}  simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5; pid ${stack.sim.child.pid})
   data        ${stack.dataDir}
 

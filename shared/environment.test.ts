@@ -105,8 +105,9 @@ describe('environment of the edge worker', () => {
       API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
       STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, STREAM_HUB_QUIET_SECONDS: 30, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
       EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], BROKER_FAILBACK_SECONDS: 10, ACCESS_LOG_BATCH: false,
+      TERMINAL: false,
     });
-    expect(read({})).toEqual({ values: { ...WORKER_DEFAULTS, AUTH_SIGNING_KEY: undefined, AUTH_ISSUER: undefined, AUTH_JWKS_URL: undefined, BROKER_SECRET: undefined, CORS_ORIGINS: undefined }, problems: [] });
+    expect(read({})).toEqual({ values: { ...WORKER_DEFAULTS, AUTH_SIGNING_KEY: undefined, AUTH_ISSUER: undefined, AUTH_JWKS_URL: undefined, BROKER_SECRET: undefined, CORS_ORIGINS: undefined, METRICS_TOKEN: undefined }, problems: [] });
     // The local ports are the ones the loopback URLs name.
     expect(readEnvironment(startEnvironment, {})).toMatchObject({ PORT: 8787, BROKER_PORT: 8790 });
   });

@@ -174,6 +174,10 @@ const workerVariables = {
   BROKER_FAILBACK_SECONDS: variable(decimal(0, 3600, true, 'a number of seconds from 0 to 3600'), FAILBACK_HOLD_DOWN_MS / 1000),
   ACCESS_LOG_BATCH: variable(flag('1 (each access-log line written on its own) or 0 (lines written in batches)'), false),
   CORS_ORIGINS: variable(corsOrigins, undefined),
+  /** `1`: the edge serves the reference web terminal (examples/web-terminal) at /terminal; off unless set. */
+  TERMINAL: variable(flag('1 (serve the reference web terminal at /terminal) or 0'), false),
+  /** The bearer token of the edge's `GET /metrics` (workers/metrics); unset: no /metrics. */
+  METRICS_TOKEN: variable(secretText, undefined),
 };
 
 /** The names of the edge worker's variables. */
@@ -204,6 +208,8 @@ const edgeVariables = {
   BROKER_URL: workerVariables.BROKER_URL,
   BROKER_SECRET: workerVariables.BROKER_SECRET,
   CORS_ORIGINS: workerVariables.CORS_ORIGINS,
+  TERMINAL: workerVariables.TERMINAL,
+  METRICS_TOKEN: workerVariables.METRICS_TOKEN,
 };
 
 type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {

@@ -27,6 +27,8 @@ import { openApiJson } from './openapi/index.js';
 import { streamRoutes } from './streams/routes.js';
 import { cors } from './api/cors.js';
 import { docsRoutes } from './docs/index.js';
+import { terminalRoutes } from './terminal/terminal.js';
+import { metricsRoutes } from './metrics/edgeMetrics.js';
 import { bodyNotRead, UNREADABLE_BODY } from './api/requestBody.js';
 
 /**
@@ -79,6 +81,8 @@ export function createApp(): Hono<AppEnv> {
   app.get('/healthz', healthz);
   app.get('/openapi.json', openApiJson);
   app.route('/', docsRoutes());
+  app.route('/', terminalRoutes());
+  app.route('/', metricsRoutes());
   app.route('/', authRoutes());
 
   app.use('/api/*', timeoutApplied());

@@ -94,6 +94,10 @@ export interface Env {
   ACCESS_LOG_BATCH?: string;
   /** Browser origins that may call the gateway: `*`, or origins separated by commas or spaces; unset: none. */
   CORS_ORIGINS?: string;
+  /** `1`: serve the reference web terminal at /terminal (off unless set). */
+  TERMINAL?: string;
+  /** Bearer token of `GET /metrics` (Prometheus); unset: no /metrics. A secret (`wrangler secret put`). */
+  METRICS_TOKEN?: string;
 }
 
 /** Who is calling, from a verified access token. */

@@ -18,6 +18,7 @@ import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { generationOf, outcomeOf, statusOutcome } from '../envelope/index.js';
 import { forwardedOperations, honoPath } from './catalogRoutes.js';
+import { countRequest } from '../metrics/edgeMetrics.js';
 
 export interface AccessLogLine {
   msg: 'request';
@@ -87,6 +88,7 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
       outcome: c.get('outcome') ?? await peekOutcome(c, status),
       ms: Date.now() - started,
     };
+    countRequest(line.operation, line.outcome, status, line.ms / 1000, c.req.raw.headers, c.res.headers);
     if (configOf(c.env).ACCESS_LOG_BATCH) write(JSON.stringify(line));
     else queue(c, JSON.stringify(line));
   };

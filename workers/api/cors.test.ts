@@ -10,7 +10,7 @@ import type { AppEnv, Env } from '../env.js';
 import { cors, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from './cors.js';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
-const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Timeout, traceparent, tracestate';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, X-Request-Timeout, traceparent, tracestate, X-Requested-With, X-SignalR-User-Agent';
 const EXPOSE = 'X-Request-Timeout-Applied, X-Request-Outcome, Idempotency-Replayed, Retry-After, traceparent, WWW-Authenticate';
 const A = 'https://a.example';
 const LIST = `${A} http://localhost:5173`;

@@ -16,8 +16,11 @@ import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { allowedOrigin, parseCorsOrigins, type OriginPolicy } from '../../shared/corsOrigins.js';
 
-/** Request headers a browser client may send beyond the safelisted ones. */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Timeout', 'traceparent', 'tracestate'];
+/**
+ * Request headers a browser client may send beyond the safelisted ones; the last two are what the SignalR browser client
+ * sends with a hub's negotiate.
+ */
+export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Timeout', 'traceparent', 'tracestate', 'X-Requested-With', 'X-SignalR-User-Agent'];
 /** The gateway's own response headers a page may read (the edge answers `traceparent`, not `traceresponse`). */
 export const CORS_EXPOSE_HEADERS = ['X-Request-Timeout-Applied', 'X-Request-Outcome', 'Idempotency-Replayed', 'Retry-After', 'traceparent', 'WWW-Authenticate'];
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
