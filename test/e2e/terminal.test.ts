@@ -120,6 +120,9 @@ describe('the web terminal on its own origin', () => {
 
     await page.click(`#trades tr[data-ticket="${ticket}"] button`);
     await page.waitForFunction(() => document.querySelectorAll('#trades tr').length === 0, { timeout: 20_000 });
+    // No trade left: no margin row either, and the equity shown is the balance the close left.
+    await page.waitForFunction(() => document.querySelector('#equity')?.textContent === document.querySelector('#balance')?.textContent, { timeout: 20_000 });
+    expect(Number(await text('#balance'))).toBeCloseTo(await serverBalance(login), 2);
   }, 60_000);
 
   it('sends a deposit whose outcome was unknown again with the same key, and the balance moves once', async () => {
