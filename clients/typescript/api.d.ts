@@ -2596,7 +2596,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights. */
+        /** Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights. */
         get: operations["v2.PF4.TradesSyncRead"];
         put?: never;
         post?: never;
@@ -2613,7 +2613,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every open trade and pending order as the server holds them at one instant, valued at its quotes of that instant, in one round trip: the first `limit` by ticket; says nothing of trades left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit; needs admin rights. */
+        /** Every open trade and pending order as the server holds them at one instant, valued at its quotes of that instant, in one round trip: the first `limit` by ticket; says nothing of trades left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 16 MiB an answer may carry is refused, naming how many fit; needs admin rights. */
         get: operations["v2.PF4.TradesSnapshot"];
         put?: never;
         post?: never;
@@ -2868,7 +2868,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin). */
+        /** Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin). */
         get: operations["v2.PF4.UsersSyncRead"];
         put?: never;
         post?: never;
@@ -2885,7 +2885,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every account as the server holds it at one instant, in one round trip: the first `limit` by login, secrets stripped; says nothing of accounts left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit (admin). */
+        /** Every account as the server holds it at one instant, in one round trip: the first `limit` by login, secrets stripped; says nothing of accounts left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 16 MiB an answer may carry is refused, naming how many fit (admin). */
         get: operations["v2.PF4.UsersSnapshot"];
         put?: never;
         post?: never;

@@ -3,8 +3,9 @@
  * trades sync sessions, each answer bounded by what the edge can carry.
  *
  * The edge takes at most 32 MiB in one message on its broker link and in one value passed between its objects
- * (workerd's bounds): a larger answer would close the link under every call on it. So an answer's rows are counted as
- * they are serialized (once each, as cached lists are), against `ANSWER_MAX_BYTES`:
+ * (workerd's bounds: a larger message closes the link under every call on it), and a link object holds an answer in
+ * up to three copies on its way (the message, the envelope, the value handed on) within an isolate's 128 MB. So an
+ * answer's rows are counted as they are serialized (once each, as cached lists are), against `ANSWER_MAX_BYTES`:
  * - a snapshot whose rows do not fit is refused, naming how many do (nothing on the server changed);
  * - a sync read must lose nothing: the server has already handed over, and dropped, what it answered, so the rows
  *   that do not fit are held back here, per manager session and sync kind, and answered first by the next read on
@@ -19,8 +20,8 @@ import { shapeRecord } from '../../../shared/records/shape.js';
 import type { HandlerContext, HandlerResult } from '../handler.js';
 import { bind, type Binding } from './bind.js';
 
-/** What one answer's `data` may take at the edge: 32 MiB less room for the link frame and the envelope around it. */
-export const ANSWER_MAX_BYTES = 32 * 1024 * 1024 - 64 * 1024;
+/** What one answer's `data` may take at the edge: half workerd's 32 MiB, so its copies fit an isolate's memory. */
+export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
 /** A text outside Latin-1 makes the whole answer a two-byte string in the edge's values. */
 const WIDE = /[^\u0000-\u00ff]/;

@@ -270,14 +270,14 @@ export const trades = {
   TradesSyncRead: defineOperation({
     name: 'TradesSyncRead', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradesSyncRead`,
     tag: 'Batch reads',
-    summary: 'Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights.',
+    summary: 'Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights.',
     query: batchQuery, response: 'PF4Trade[]', timeout: 'history', read: 'live', mutating: true,
     answer: { kind: 'custom' },
   }),
   TradesSnapshot: defineOperation({
     name: 'TradesSnapshot', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradesSnapshot`,
     tag: 'Batch reads',
-    summary: 'Every open trade and pending order as the server holds them at one instant, valued at its quotes of that instant, in one round trip: the first `limit` by ticket; says nothing of trades left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit; needs admin rights.',
+    summary: 'Every open trade and pending order as the server holds them at one instant, valued at its quotes of that instant, in one round trip: the first `limit` by ticket; says nothing of trades left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 16 MiB an answer may carry is refused, naming how many fit; needs admin rights.',
     query: batchQuery, response: 'PF4Trade[]', timeout: 'history', read: 'live',
     answer: { kind: 'custom' },
   }),

@@ -197,14 +197,14 @@ export const users = {
   UsersSyncRead: defineOperation({
     name: 'UsersSyncRead', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/UsersSyncRead`,
     tag: 'Batch reads',
-    summary: 'Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 32 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin).',
+    summary: 'Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin).',
     query: batchQuery, response: 'PF4User[]', timeout: 'history', read: 'live', mutating: true,
     answer: { kind: 'custom' },
   }),
   UsersSnapshot: defineOperation({
     name: 'UsersSnapshot', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/UsersSnapshot`,
     tag: 'Batch reads',
-    summary: 'Every account as the server holds it at one instant, in one round trip: the first `limit` by login, secrets stripped; says nothing of accounts left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 32 MiB an answer may carry is refused, naming how many fit (admin).',
+    summary: 'Every account as the server holds it at one instant, in one round trip: the first `limit` by login, secrets stripped; says nothing of accounts left out (exactly `limit` rows: there may be more). A `limit` whose rows pass the 16 MiB an answer may carry is refused, naming how many fit (admin).',
     query: batchQuery, response: 'PF4User[]', timeout: 'history', read: 'live',
     answer: { kind: 'custom' },
   }),
