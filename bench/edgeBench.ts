@@ -6,6 +6,9 @@
  *   bare      GET /livez: the router and the trace middleware, nothing else (the baseline)
  *   cached    v2 PF4 UserRecordGet/{login}: token, platform, validation, gateway object, broker, pumping cache
  *   page      v2 PF4 TradesGet?limit=1000: a cached page of 1,000 trades (a ~0.5 MB answer)
+ *   sized     the baseline of `page` (run with it): a bare edge route answering a fixed body of the page's size from
+ *             memory (`/bench/fixed/{bytes}`, bench/worker/edgeBenchWorker.ts), what sending that many bytes through
+ *             the edge costs
  *   live      v2 PF4 UserRecordRequest/{login}: the same account read live from the trading server
  *   write     v2 PF4 UserPasswordSet/{login} with a fresh Idempotency-Key per call: the idempotency store on every
  *             call; it overwrites one account's password, so the simulator's state does not grow
@@ -21,6 +24,7 @@
  * counted), BENCH_PLATFORMS (8), BENCH_SCENARIOS (all; a comma list of the names above, `bare` is always run).
  */
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { RegistryStore } from '../workers/registry/registryStore.js';
@@ -35,11 +39,13 @@ const connections = Math.round(positive('BENCH_CONNECTIONS', 50));
 const seconds = positive('BENCH_SECONDS', 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const platformCount = Math.max(2, Math.round(positive('BENCH_PLATFORMS', 8)));
-const ALL = ['bare', 'cached', 'page', 'live', 'write', 'spread'] as const;
+const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'write', 'spread'] as const;
 type ScenarioName = (typeof ALL)[number];
 const chosen = new Set<ScenarioName>(['bare', ...((process.env.BENCH_SCENARIOS ?? ALL.join(','))
   .split(',').map((s) => s.trim()).filter(Boolean) as ScenarioName[])]);
 for (const name of chosen) if (!ALL.includes(name)) throw new Error(`BENCH_SCENARIOS: unknown scenario ${name} (one of ${ALL.join(', ')})`);
+// The page is read as a ratio to the same-size bare answer.
+if (chosen.has('page')) chosen.add('sized');
 
 const PAGE = 1000;
 const MANAGER_LOGIN = 1000;
@@ -208,6 +214,8 @@ const spread = chosen.has('spread');
 
 console.error(`starting the stack (simulator${spread ? ` with ${extraServers.length} extra PF4 servers` : ''}, broker, edge)...`);
 const stack = await startStack({
+  // The edge with one route more: the same-size baseline of large answers (`sized`).
+  edgeEntry: fileURLToPath(new URL('./worker/edgeBenchWorker.ts', import.meta.url)),
   simConfig: {
     servers: [
       // Enough open trades for a full page of 1,000.
@@ -226,6 +234,10 @@ try {
   const login = first.data?.[0]?.login;
   if (typeof login !== 'number') throw new Error(`no account to read: ${JSON.stringify(first)}`);
   const others = spread ? await addPlatforms(stack, extraServers, password, auth) : [];
+  // The page's size in bytes, for its same-size baseline.
+  const pageBytes = chosen.has('sized')
+    ? Buffer.byteLength(await (await fetch(`${stack.edgeUrl}${v2(demo)}/TradesGet?limit=${PAGE}`, { headers: auth })).text())
+    : 0;
 
   const envelopeOk = (body: string) => body.includes('"error":null');
   const isRecord = (l: number) => (body: string) => envelopeOk(body) && body.includes(`"login":${l}`);
@@ -233,6 +245,10 @@ try {
   const scenarios = ([
     { name: 'bare', label: 'bare edge route (GET /livez)', method: 'GET', paths: ['/livez'], headers: {}, verify: (b) => b === 'ok' },
     { name: 'cached', label: 'cached read, one platform (UserRecordGet)', method: 'GET', paths: [`${v2(demo)}/UserRecordGet/${login}`], headers: auth, verify: isRecord(login) },
+    {
+      name: 'sized', label: `bare route, a ${(pageBytes / 1024).toFixed(0)} KB body from memory`, method: 'GET', paths: [`/bench/fixed/${pageBytes}`],
+      headers: {}, verify: (b) => b.length === pageBytes && b.startsWith('{"data":"'),
+    },
     {
       name: 'page', label: `cached page of ${PAGE} trades (TradesGet)`, method: 'GET', paths: [`${v2(demo)}/TradesGet?limit=${PAGE}`], headers: auth,
       // A full page: the envelope says more follow and the answer holds at least PAGE trade records.
@@ -275,6 +291,8 @@ try {
   }
   const by = (n: ScenarioName) => results.find((r) => r.scenario.name === n);
   const [cached, live, spreadRun] = [by('cached'), by('live'), by('spread')];
+  const [sized, page] = [by('sized'), by('page')];
+  if (sized && page) console.log(`cached page / the same-size bare answer (${pageBytes} bytes): throughput ${ratio(page.rps, sized.rps)}, p50 ${ratio(page.p50, sized.p50)}, p99 ${ratio(page.p99, sized.p99)}`);
   if (cached && live) console.log(`cached read / live read: throughput ${ratio(cached.rps, live.rps)}, p50 ${ratio(cached.p50, live.p50)}, p99 ${ratio(cached.p99, live.p99)}`);
   if (cached && spreadRun) console.log(`reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`);
   for (const r of results) for (const sample of r.samples) console.log(`failed answer (${r.scenario.label}): ${sample}`);

@@ -209,7 +209,15 @@ interface Figures {
   peakRssMB: number;
   cacheRecords: number;
   frameBytes: { call: number; answer: number };
+  /** Heap bytes per cached record of accounts, trades and symbols: as kept, as objects, as objects and their JSON. */
+  kinds: Record<string, KindHeap>;
 }
+
+/** The broker host's `/kinds` figures of one table. */
+interface KindHeap { records: number; kept: number; objects: number; objectsWithJson: number }
+
+/** The tables whose heap per record is printed, by their names in the cache (PF4). */
+const KIND_TABLES = [['accounts', 'users'], ['trades', 'trades'], ['symbols', 'symbols']] as const;
 
 function peakRssMB(pid: number): number {
   const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
@@ -490,6 +498,9 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     }
 
     const memory = (await status(true)).memory;
+    // Last: the host builds copies of the tables to weigh them.
+    const kinds = ((await (await fetch(`http://127.0.0.1:${echoPort}/kinds?kinds=${KIND_TABLES.map(([, t]) => t).join(',')}`)).json()) as
+      Record<string, Record<string, KindHeap>>)[PLATFORM] ?? {};
     const freshSorted = sortedOf(fresh);
     const first = sortedOf(firstTimes);
     const last = sortedOf(lastTimes);
@@ -500,7 +511,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       loopDuringChanges,
       firstPageP50: percentile(first, 0.5), firstPageP99: percentile(first, 0.99),
       lastPageP50: percentile(last, 0.5), lastPageP99: percentile(last, 0.99), pages,
-      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRssMB(broker.child.pid!), cacheRecords, frameBytes,
+      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRssMB(broker.child.pid!), cacheRecords, frameBytes, kinds,
     };
   } finally {
     manager?.close();
@@ -542,6 +553,11 @@ try {
     ['  last / first at p50 (goal ≤ 1.5×)', (f) => `${x(f.lastPageP50, f.firstPageP50)} (${f.pages} pages)`],
     ['broker memory after GC: rss / heap, MB', (f) => `${f.rssMB.toFixed(0)} / ${f.heapUsedMB.toFixed(0)}`],
     ['broker peak rss, MB', (f) => f.peakRssMB.toFixed(0)],
+    ['heap per cached record, bytes: as kept / as objects / objects and JSON', () => ''],
+    ...KIND_TABLES.map(([label, table]) => [`  ${label}`, (f: Figures) => {
+      const k = f.kinds[table];
+      return k ? `${k.kept.toFixed(0)} / ${k.objects.toFixed(0)} / ${k.objectsWithJson.toFixed(0)} (${x(k.kept, k.objectsWithJson)}; ${k.records} records)` : '-';
+    }] as [string, (f: Figures) => string]),
   ];
 
   // What one platform costs its broker: a broker serving it beside the empty broker, per platform it serves.

@@ -11,6 +11,10 @@
  * `loop=1` also `loopDelayMs: {p99, max}`, the event loop's delay since the previous such call (the first one starts
  * the monitor, whose 1 ms timer is CPU the broker itself does not spend, so none runs while the bench measures an idle
  * broker's CPU).
+ * `GET /kinds?kinds=users,trades,symbols` answers, per platform and kind, the heap bytes per cached record of a copy of
+ * that table in three layouts, each built after a full garbage collection and measured after another: as the cache
+ * keeps it (`kept`: packed or objects, `KINDS`), as shaped objects (`objects`) and as shaped objects with the JSON text
+ * a read keeps beside them (`objectsWithJson`, `recordJson`); `{records, kept, objects, objectsWithJson}`.
  * `POST /profile/start` starts sampling this process's CPU; `POST /profile/stop?to=<file>` stops and writes the
  * `.cpuprofile` there (the bench's BENCH_PROFILE).
  */
@@ -23,6 +27,10 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { WebSocketServer } from 'ws';
 import { startBroker } from '../broker/broker.js';
+import { KeyedTable } from '../broker/cache/keyedTable.js';
+import { KINDS, type Row } from '../broker/cache/pumpCache.js';
+import { recordJson } from '../broker/cache/recordJson.js';
+import { shapeRecord } from '../shared/records/shape.js';
 import { jsonLineLogger } from '../broker/observability/log.js';
 
 setFlagsFromString('--expose-gc');
@@ -56,6 +64,49 @@ async function profile(action: 'start' | 'stop', to: string | null): Promise<voi
   if (to) writeFileSync(to, JSON.stringify(taken));
 }
 
+/** Heap bytes (after a full GC) that `build`'s result holds, per record of `records`. */
+function heapPerRecord(records: number, build: () => unknown): number {
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  const held = build();
+  collectGarbage();
+  const after = process.memoryUsage().heapUsed;
+  if (held === undefined) throw new Error('nothing built');
+  return records > 0 ? (after - before) / records : Number.NaN;
+}
+
+/** Per platform and kind: heap bytes per cached record of a copy of the table as kept, as objects, as objects and JSON. */
+function kindFigures(kinds: string[]) {
+  const out: Record<string, Record<string, { records: number; kept: number; objects: number; objectsWithJson: number }>> = {};
+  for (const platform of broker.platforms.all()) {
+    const figures: (typeof out)[string] = (out[platform.id] = {});
+    for (const kind of kinds) {
+      const table = platform.cache.table(kind);
+      const spec = KINDS[platform.family][kind];
+      if (!table || !spec) continue;
+      const shape = spec.schema ? shapeRecord(spec.schema) : (row: Row) => ({ ...row });
+      const copy = (packed: readonly string[] | undefined, json: boolean) => () => {
+        const t = new KeyedTable<Row>(table.keyOf, table.capacity, packed);
+        for (const [name, field] of Object.entries(spec.indexes ?? {})) t.addIndex(name, (r) => r[field] as never);
+        // Each row as it arrives: shaped from a parsed record, as `PumpCache` shapes it.
+        for (const row of table.values()) {
+          const shaped = shape(row) as Row;
+          if (json) recordJson(shaped);
+          t.put(shaped);
+        }
+        return t;
+      };
+      figures[kind] = {
+        records: table.size,
+        kept: heapPerRecord(table.size, copy(table.packed, false)),
+        objects: heapPerRecord(table.size, copy(undefined, false)),
+        objectsWithJson: heapPerRecord(table.size, copy(undefined, true)),
+      };
+    }
+  }
+  return out;
+}
+
 /** This process's event-loop delay since the previous `/status?loop=1`, from the first one on. */
 const loop = monitorEventLoopDelay({ resolution: 1 });
 
@@ -67,6 +118,11 @@ const status = createServer((req, res) => {
       () => res.writeHead(204).end(),
       (error: Error) => res.writeHead(409, { 'content-type': 'text/plain' }).end(error.message),
     );
+    return;
+  }
+  if (url.pathname === '/kinds') {
+    const kinds = (url.searchParams.get('kinds') ?? 'users,trades,symbols').split(',').filter(Boolean);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(kindFigures(kinds)));
     return;
   }
   if (url.pathname !== '/status') {

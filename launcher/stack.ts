@@ -71,6 +71,8 @@ export interface StackOptions {
   brokerEnv?: Record<string, string>;
   /** Extra edge variables. */
   edgeVars?: Record<string, string>;
+  /** Another edge entry module than workers/index.ts: the real app with routes of its own (`npm run bench`'s). */
+  edgeEntry?: string;
   /**
    * Start the simulator and the broker again, on the same ports, when they exit on their own (launcher/supervisor.ts:
    * exponential backoff, a log line per restart, a crash loop given up). `npm start` turns it on; off by default.
@@ -333,6 +335,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
         ...options.edgeVars,
       },
+      ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
       // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
       populate: async (db) => {
         await seedDemoRegistry(db, clientId, clientSecret);
