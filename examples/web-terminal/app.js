@@ -205,7 +205,7 @@ async function openAccount(login) {
     $('#account-login').textContent = String(login);
     $('#account-name').textContent = `${account.name ?? ''} · ${account.group}`;
     $('#balance').textContent = fmt(account.balance);
-    $('#order').hidden = $('#balance-op').hidden = !family.trading;
+    $('#order').hidden = $('#balance-op').hidden = $('#budget-field').hidden = !family.trading;
     $('#trading-note').hidden = family.trading;
     // An account without open trades has no margin row: its equity is its balance.
     const margin = await state.gateway.call('GET', family.margin(id, login));
