@@ -3,7 +3,7 @@
  * then only for `Authorization: Bearer <METRICS_TOKEN>` (the counts are the whole edge's, across organizations, so no
  * API client's token opens them).
  *
- * Counted per isolate, as the access log sees each answer: requests by operation and outcome, their durations by
+ * Counted per isolate while `METRICS_TOKEN` is set, as the access log sees each answer: requests by operation and outcome, their durations by
  * operation, 429 refusals by operation, and `Idempotency-Key` writes by how they were answered (`first`: the call's
  * own answer; `replayed`: a stored answer, `Idempotency-Replayed`; `unknown`: `X-Request-Outcome: unknown`). Read at
  * scrape time from the platforms' stream objects: SSE and hub clients per platform. Locally (`npm start`, one workerd)
