@@ -3,12 +3,13 @@
  * then only for `Authorization: Bearer <METRICS_TOKEN>` (the counts are the whole edge's, across organizations, so no
  * API client's token opens them).
  *
- * Counted per isolate while `METRICS_TOKEN` is set, as the access log sees each answer: requests by operation and outcome, their durations by
- * operation, 429 refusals by operation, and `Idempotency-Key` writes by how they were answered (`first`: the call's
- * own answer; `replayed`: a stored answer, `Idempotency-Replayed`; `unknown`: `X-Request-Outcome: unknown`). Read at
- * scrape time from the platforms' stream objects: SSE and hub clients per platform. Locally (`npm start`, one workerd)
- * the counts are the edge's; on Cloudflare each scrape reaches one isolate, whose counts start with it
- * (`edge_isolate_start_time_seconds` says when), so sum with `rate()` and read totals from Workers Analytics.
+ * Counted per isolate while `METRICS_TOKEN` is set, as the access log sees each answer: requests by operation and
+ * outcome, their durations by operation, 429 refusals by operation, and `Idempotency-Key` writes by how they were
+ * answered (`first`: the call's own answer; `replayed`: a stored answer, `Idempotency-Replayed`; `unknown`:
+ * `X-Request-Outcome: unknown`). Read at scrape time from the platforms' stream objects: SSE and hub clients per
+ * platform. Locally (`npm start`, one workerd) the counts are the edge's; on Cloudflare each scrape reaches one
+ * isolate, whose counts start with it (`edge_isolate_start_time_seconds` says when), so sum with `rate()` and read
+ * totals from Workers Analytics.
  */
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.js';
