@@ -166,6 +166,7 @@ const workerVariables = {
   STREAM_SHARDS: variable(positive(256, 'objects'), 1),
   STREAM_FLUSH_MS: variable(positive(1000, 'milliseconds'), 10),
   STREAM_HUB_QUIET_SECONDS: variable(positive(3600, 'seconds'), 30),
+  STREAM_HUB_HANDSHAKE_SECONDS: variable(positive(3600, 'seconds'), 15),
   LINKS_PER_PLATFORM: variable(positive(256, 'objects'), 4),
   IDEMPOTENCY_SHARDS: variable(positive(256, 'objects'), 16),
   EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),

@@ -42,6 +42,8 @@ export interface Env {
    * output is held (default 30: twice a SignalR client's keep-alive interval).
    */
   STREAM_HUB_QUIET_SECONDS?: string;
+  /** Seconds a hub socket may take to send its handshake before it is closed (default 15, as the reference server). */
+  STREAM_HUB_HANDSHAKE_SECONDS?: string;
   /**
    * Base URL of the default broker (http(s)), or the ordered list of the default brokers separated by commas, for
    * platforms the registry names none; each link is `<url>/link` over WebSocket.

@@ -51,8 +51,6 @@ const PING_MS = 15_000;
 const SLICE = 64;
 /** An SSE client whose write is still outstanding this many events behind is held and conflated at once (SseClient). */
 const HOLD_AFTER = STREAM_RING_SIZE / 2;
-/** A hub socket that has not sent its handshake this long after it was accepted is closed (as the reference server). */
-export const HUB_HANDSHAKE_MS = 15_000;
 /** Per hub socket: tick symbols subscribed with SubscribeToTicks, open server streams, and the length of each name. */
 export const MAX_HUB_TICK_SYMBOLS = 256;
 export const MAX_HUB_STREAMS = 64;
@@ -647,7 +645,8 @@ export class PlatformStream extends DurableObject<Env> {
     hubClient.save();
     this.hubs.set(server, hubClient);
     hubClient.flow(); // from here on it is owed every event (sent once its handshake is done)
-    this.awaitingHandshake.set(server, Date.now() + HUB_HANDSHAKE_MS);
+    // Closed unless its handshake comes within STREAM_HUB_HANDSHAKE_SECONDS (15 s by default, as the reference server).
+    this.awaitingHandshake.set(server, Date.now() + configOf(this.env).STREAM_HUB_HANDSHAKE_SECONDS * 1000);
     this.handshakeTimer ??= setInterval(() => this.closeSilentHubs(), 1000);
     return new Response(null, { status: 101, webSocket: client });
   }
@@ -659,7 +658,7 @@ export class PlatformStream extends DurableObject<Env> {
       if (this.gone.has(ws) || this.hubOf(ws).state.handshaken) this.awaitingHandshake.delete(ws);
       else if (now >= deadline) {
         this.awaitingHandshake.delete(ws);
-        this.hubOf(ws).send(hub.close(`no handshake within ${HUB_HANDSHAKE_MS / 1000} s`));
+        this.hubOf(ws).send(hub.close(`no handshake within ${configOf(this.env).STREAM_HUB_HANDSHAKE_SECONDS} s`));
         try { ws.close(1008, 'no handshake'); } catch { /* gone */ }
         this.forget(ws);
       }
