@@ -2,9 +2,10 @@
  * The reference web terminal (examples/web-terminal) in headless Chromium against the whole stack, served the way
  * `npm run terminal` serves it (its own origin, listed in CORS_ORIGINS) and by the edge at /terminal (TERMINAL=1):
  *
- * - the quote board fills from the SignalR hub (from the edge: Server-Sent Events) and its prices change; the accounts table pages with limit/cursor;
+ * - the quote board fills from the SignalR hub (from the edge: Server-Sent Events) and its prices change; the accounts
+ *   table pages with limit/cursor;
  * - a trade opened from the account view appears in its open trades from the trade stream (no read of the trades
- *   after the click) with the ticket the trading server holds, and leaves it when closed;
+ *   after the click) with the ticket the trading server holds, and leaves it when closed (equity back to the balance);
  * - a deposit whose first answer is `X-Request-Outcome: unknown` (the trading server answers past the write's 1 s
  *   budget) is sent again with the same Idempotency-Key until its replayed answer, and the balance moves once;
  * - a broker killed and started again shows as the platform disconnected, then live and resynced;
