@@ -498,7 +498,8 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     }
 
     const memory = (await status(true)).memory;
-    // Last: the host builds copies of the tables to weigh them.
+    const peakRss = peakRssMB(broker.child.pid!);
+    // Last (after the peak is read): the host builds copies of the tables to weigh them.
     const kinds = ((await (await fetch(`http://127.0.0.1:${echoPort}/kinds?kinds=${KIND_TABLES.map(([, t]) => t).join(',')}`)).json()) as
       Record<string, Record<string, KindHeap>>)[PLATFORM] ?? {};
     const freshSorted = sortedOf(fresh);
@@ -511,7 +512,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       loopDuringChanges,
       firstPageP50: percentile(first, 0.5), firstPageP99: percentile(first, 0.99),
       lastPageP50: percentile(last, 0.5), lastPageP99: percentile(last, 0.99), pages,
-      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRssMB(broker.child.pid!), cacheRecords, frameBytes, kinds,
+      rssMB: memory.rssMB, heapUsedMB: memory.heapUsedMB, peakRssMB: peakRss, cacheRecords, frameBytes, kinds,
     };
   } finally {
     manager?.close();
