@@ -10,8 +10,10 @@
  *             memory (`/bench/fixed/{bytes}`, bench/worker/edgeBenchWorker.ts), what sending that many bytes through
  *             the edge costs
  *   live      v2 PF4 UserRecordRequest/{login}: the same account read live from the trading server
- *   write     v2 PF4 UserPasswordSet/{login} with a fresh Idempotency-Key per call: the idempotency store on every
- *             call; it overwrites one account's password, so the simulator's state does not grow
+ *   unkeyed   v2 PF4 UserPasswordSet/{login} without an Idempotency-Key: the write's own path (link object, broker,
+ *             trading server), the baseline of `write`
+ *   write     the same write with a fresh Idempotency-Key per call: the idempotency ledger on every call; both
+ *             overwrite one account's password, so the simulator's state does not grow
  *   spread    the cached read spread round-robin over BENCH_PLATFORMS platforms (the demo one and extra simulated
  *             PF4 servers registered on the same simulator and broker), beside `cached`, all on one platform
  *
@@ -39,7 +41,7 @@ const connections = Math.round(positive('BENCH_CONNECTIONS', 50));
 const seconds = positive('BENCH_SECONDS', 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const platformCount = Math.max(2, Math.round(positive('BENCH_PLATFORMS', 8)));
-const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'write', 'spread'] as const;
+const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'unkeyed', 'write', 'spread'] as const;
 type ScenarioName = (typeof ALL)[number];
 const chosen = new Set<ScenarioName>(['bare', ...((process.env.BENCH_SCENARIOS ?? ALL.join(','))
   .split(',').map((s) => s.trim()).filter(Boolean) as ScenarioName[])]);
@@ -256,7 +258,12 @@ try {
     },
     { name: 'live', label: 'live read (UserRecordRequest)', method: 'GET', paths: [`${v2(demo)}/UserRecordRequest/${login}`], headers: auth, verify: isRecord(login) },
     {
-      name: 'write', label: 'idempotent write (UserPasswordSet)', method: 'POST', paths: [`${v2(demo)}/UserPasswordSet/${login}`],
+      name: 'unkeyed', label: 'write without a key (UserPasswordSet)', method: 'POST', paths: [`${v2(demo)}/UserPasswordSet/${login}`],
+      headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(`bench-${login}`),
+      verify: (b) => envelopeOk(b) && b.includes('"data":true'),
+    },
+    {
+      name: 'write', label: 'keyed write (the same + Idempotency-Key)', method: 'POST', paths: [`${v2(demo)}/UserPasswordSet/${login}`],
       headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(`bench-${login}`), freshKey: true,
       verify: (b) => envelopeOk(b) && b.includes('"data":true'),
     },
@@ -290,10 +297,11 @@ try {
     console.log(`${r.scenario.label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} ${fixed(r.p50, 2).padStart(8)} ${fixed(r.p99).padStart(8)} ${fixed(r.max).padStart(8)}   ${ratio(r.rps, bare.rps).padStart(11)} ${ratio(r.p50, bare.p50).padStart(9)} ${ratio(r.p99, bare.p99).padStart(9)} ${String(r.failures).padStart(7)} ${(Number.isFinite(r.pressure) ? `${(100 * r.pressure).toFixed(0)} %` : '-').padStart(12)}`);
   }
   const by = (n: ScenarioName) => results.find((r) => r.scenario.name === n);
-  const [cached, live, spreadRun] = [by('cached'), by('live'), by('spread')];
+  const [cached, live, spreadRun, unkeyed, keyed] = [by('cached'), by('live'), by('spread'), by('unkeyed'), by('write')];
   const [sized, page] = [by('sized'), by('page')];
   if (sized && page) console.log(`cached page / the same-size bare answer (${pageBytes} bytes): throughput ${ratio(page.rps, sized.rps)}, p50 ${ratio(page.p50, sized.p50)}, p99 ${ratio(page.p99, sized.p99)}`);
   if (cached && live) console.log(`cached read / live read: throughput ${ratio(cached.rps, live.rps)}, p50 ${ratio(cached.p50, live.p50)}, p99 ${ratio(cached.p99, live.p99)}`);
+  if (unkeyed && keyed) console.log(`keyed write / the same write without a key: throughput ${ratio(keyed.rps, unkeyed.rps)}, p50 ${ratio(keyed.p50, unkeyed.p50)}, p99 ${ratio(keyed.p99, unkeyed.p99)}`);
   if (cached && spreadRun) console.log(`reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`);
   for (const r of results) for (const sample of r.samples) console.log(`failed answer (${r.scenario.label}): ${sample}`);
   if (results.some((r) => r.failures > 0 || r.requests === 0)) process.exitCode = 1;

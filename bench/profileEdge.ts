@@ -7,19 +7,23 @@
  *      stage of the edge's work (token check, platform look-up, validation, shaping, a Durable Object hop answering
  *      from memory) and on the real cached read and cached page, all through workerd's direct socket to the worker as
  *      `launcher/edge.ts` serves callers, and the bare route and cached read once more through Miniflare's entry worker
- *      (what the edge served through before), in PROFILE_ROUNDS interleaved rounds so that the machine's changing
+ *      (what the edge served through before), and a write (v2 PF4 UserPasswordSet) without an Idempotency-Key and
+ *      under a fresh one with the ledger stopped after each of its stages (bind: the key's row on disk; send: the call
+ *      through a link object to the broker; complete: the answer stored, the real keyed write), in PROFILE_ROUNDS
+ *      interleaved rounds so that the machine's changing
  *      load falls on every stage alike. Besides throughput and latency, each stage's CPU time per request in the
  *      edge's workerd process and in the broker process, from /proc: CPU time is what a stage costs whatever else the
  *      machine runs, and the difference to the stage before is that stage's own cost;
  *   2. CPU profiles of the edge worker's isolate and of the objects worker's (the gateway objects; both on workerd's
- *      one thread locally) under the cached read and under the cached page: self time per module group and per
- *      function of the bundle;
+ *      one thread locally) under the cached read, the cached page and keyed writes: self time per module group and
+ *      per function of the bundle;
  *   3. the cached read's tail: the machine's CPU pressure (share of the time some runnable task waited for a CPU),
  *      each process's CPU, and whether the slow answers (above the bare route's p99) come in bursts, all at once
  *      (a stall: the process was not running), or spread evenly; with the registry cache (REGISTRY_CACHE_SECONDS)
  *      at its default and at an hour, so a tail that comes with the registry cache expiring shows as the difference.
  *
- * Environment: BENCH_CONNECTIONS (50), BENCH_SECONDS (4 per stage and round), PROFILE_ROUNDS (3),
+ * Environment: PROFILE_PARTS (all; a comma list of reads, writes, profiles, tail), BENCH_CONNECTIONS (50),
+ * BENCH_SECONDS (4 per stage and round), PROFILE_ROUNDS (3),
  * BENCH_WARMUP_SECONDS (2), PROFILE_SECONDS (8 per profile), PROFILE_TOP (20 functions), TAIL_SECONDS (10 per tail
  * run). Linux only (/proc).
  */
@@ -50,6 +54,9 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const profileSeconds = num('PROFILE_SECONDS', 8);
 const profileTop = Math.round(num('PROFILE_TOP', 20));
 const tailSeconds = num('TAIL_SECONDS', 10);
+const PARTS = ['reads', 'writes', 'profiles', 'tail'] as const;
+const parts = new Set((process.env.PROFILE_PARTS ?? PARTS.join(',')).split(',').map((p) => p.trim()).filter(Boolean));
+for (const p of parts) if (!(PARTS as readonly string[]).includes(p)) throw new Error(`PROFILE_PARTS: unknown part ${p} (one of ${PARTS.join(', ')})`);
 /** High enough that the bench's one client is never refused; the limiter still counts every call. */
 const UNLIMITED = '1000000000';
 
@@ -67,8 +74,12 @@ async function bundleStageWorker(): Promise<string> {
 
 interface Run { rps: number; p50: number; p99: number; max: number; failures: number; sample: string | null; times: { at: number; ms: number }[] }
 
+/** A POST and its body; `freshKey`: a new Idempotency-Key on every request. */
+interface Post { body: string; freshKey?: boolean }
+let keySerial = 0;
+
 /** Closed-loop autocannon load on one path; every answer checked; latency and completion time per response. */
-async function drive(base: string, path: string, headers: Record<string, string>, check: (body: string) => boolean, durationS: number): Promise<Run> {
+async function drive(base: string, path: string, headers: Record<string, string>, check: (body: string) => boolean, durationS: number, post?: Post): Promise<Run> {
   const times: { at: number; ms: number }[] = [];
   let failures = 0;
   let sample: string | null = null;
@@ -76,6 +87,12 @@ async function drive(base: string, path: string, headers: Record<string, string>
   const result = await new Promise<autocannon.Result>((done, fail) => {
     const instance = autocannon({
       url: `${base}${path}`, connections, duration: durationS, timeout: 30, headers,
+      ...(post ? {
+        method: 'POST' as const, body: post.body,
+        ...(post.freshKey ? {
+          requests: [{ setupRequest: (req: any) => ({ ...req, headers: { ...headers, 'idempotency-key': `profile-${process.pid}-${keySerial++}` } }) }],
+        } : {}),
+      } : {}),
       verifyBody: (raw) => {
         const body = raw === undefined ? '' : raw.toString();
         if (check(body)) return true;
@@ -322,7 +339,11 @@ try {
       // The hop-alone object lives with the gateway objects, in the objects worker.
       workers: base.workers.map((w) => ('durableObjects' in w ? {
         ...w,
-        durableObjects: { ...w.durableObjects, BENCH_ECHO: { className: 'BenchEcho', scriptName: OBJECTS_WORKER } },
+        durableObjects: {
+          ...w.durableObjects,
+          BENCH_ECHO: { className: 'BenchEcho', scriptName: OBJECTS_WORKER },
+          BENCH_LEDGER: { className: 'BenchLedger', scriptName: OBJECTS_WORKER, useSQLite: true },
+        },
       } : w)),
       // The gateway objects of this edge are its own: only the registry is shared with the stack's edge.
       durableObjectsPersist: false,
@@ -351,7 +372,13 @@ try {
   const isPage = (b: string) => b.includes('"error":null') && b.includes('"hasMore":true');
   const cachedPath = `/api/v2/PF4/${platform}/UserRecordGet/${login}`;
   const pagePath = `/api/v2/PF4/${platform}/TradesGet?limit=1000`;
-  const stages: { name: string; path: string; headers: Record<string, string>; check: (b: string) => boolean; url?: string }[] = [
+  const writePath = `/api/v2/PF4/${platform}/UserPasswordSet/${login}`;
+  const writeHeaders = { ...auth, 'content-type': 'application/json' };
+  const written = (b: string) => b.includes('"error":null') && b.includes('"data":true');
+  const password: Post = { body: JSON.stringify(`profile-${login}`) };
+  const keyed: Post = { ...password, freshKey: true };
+  type Stage = { name: string; path: string; headers: Record<string, string>; check: (b: string) => boolean; url?: string; post?: Post };
+  const readStages: Stage[] = [
     { name: 'worker answering a constant (no router)', path: '/bench/raw', headers: {}, check: isOk },
     { name: '+ one console.log line (access-log size)', path: '/bench/raw-log', headers: {}, check: isOk },
     { name: 'bare route: router, global middleware', path: '/livez', headers: {}, check: isOk },
@@ -366,21 +393,31 @@ try {
     { name: 'bare route via Miniflare\'s entry worker', path: '/livez', headers: {}, check: isOk, url: entry },
     { name: 'cached read via Miniflare\'s entry worker', path: cachedPath, headers: auth, check: isRecord, url: entry },
   ];
-  const total = stages.length * (rounds * seconds + warmupSeconds) + 2 * profileSeconds + 2 * (tailSeconds + warmupSeconds);
+  const writeStages: Stage[] = [
+    { name: 'write without a key (UserPasswordSet)', path: writePath, headers: writeHeaders, check: written, post: password },
+    { name: 'keyed: ledger bind only (row on disk)', path: `/bench/ledger/bind${writePath}`, headers: writeHeaders, check: written, post: keyed },
+    { name: '+ send (link object, broker, server)', path: `/bench/ledger/send${writePath}`, headers: writeHeaders, check: written, post: keyed },
+    { name: '+ complete: the keyed write', path: writePath, headers: writeHeaders, check: written, post: keyed },
+  ];
+  // The bare route always, as every ratio's baseline.
+  const stages: Stage[] = parts.has('reads') ? [...readStages] : readStages.filter((st) => st.path === '/livez' && !st.url);
+  if (parts.has('writes')) stages.push(...writeStages);
+  const profileCount = parts.has('profiles') ? (parts.has('reads') ? 2 : 0) + (parts.has('writes') ? 1 : 0) : 0;
+  const total = stages.length * (rounds * seconds + warmupSeconds) + profileCount * profileSeconds + (parts.has('tail') ? 2 * (tailSeconds + warmupSeconds) : 0);
   const started = performance.now();
   const left = () => `about ${Math.max(0, total - (performance.now() - started) / 1000).toFixed(0)} s left`;
 
   // 1. Stages, warmed once, then measured in interleaved rounds.
   for (const [i, s] of stages.entries()) {
     say(`[warm-up ${i + 1}/${stages.length}] ${s.name}: ${warmupSeconds} s, ${left()}`);
-    if (warmupSeconds > 0) await drive(s.url ?? base, s.path, s.headers, s.check, warmupSeconds);
+    if (warmupSeconds > 0) await drive(s.url ?? base, s.path, s.headers, s.check, warmupSeconds, s.post);
     await settle(pids.edge);
   }
   const measured = stages.map(() => ({ runs: [] as Run[], cpu: [] as Usage[] }));
   for (let round = 0; round < rounds; round++) {
     for (const [i, s] of stages.entries()) {
       say(`[round ${round + 1}/${rounds}, stage ${i + 1}/${stages.length}] ${s.name}: ${seconds} s, ${left()}`);
-      const { result, usage: u } = await usage(pids, () => drive(s.url ?? base, s.path, s.headers, s.check, seconds));
+      const { result, usage: u } = await usage(pids, () => drive(s.url ?? base, s.path, s.headers, s.check, seconds, s.post));
       measured[i].runs.push(result);
       measured[i].cpu.push(u);
       await settle(pids.edge);
@@ -405,17 +442,25 @@ try {
   console.log('edge CPU: the workerd process (all threads) per answer; +edge: this stage\'s own share; isolate busy: its busiest thread\'s share of the wall time');
   console.log(`${'stage'.padEnd(44)} ${'req/s'.padStart(6)} ${'×bare'.padStart(6)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'edge CPU µs'.padStart(11)} ${'+edge µs'.padStart(8)} ${'isolate busy'.padStart(12)} ${'broker µs'.padStart(9)}  failed`);
   const pageRow = stages.findIndex((s) => s.path === pagePath);
+  // Each stage against the one before; the bare route against the constant; the page against the cached read; the
+  // entry worker rows against the same route through the direct socket; the hop as fetch against the shaping stage
+  // (the RPC's alternative); the cached read against the RPC hop; the unkeyed write and the ledger's bind alone
+  // against the bare route.
+  const against = new Map<number, number>();
+  const fetchRow = stages.findIndex((s) => s.path.startsWith('/api/bench/object-fetch/'));
+  if (bareRow > 0) against.set(bareRow, 0);
+  if (fetchRow >= 0) against.set(fetchRow, fetchRow - 2).set(fetchRow + 1, fetchRow - 1);
+  if (pageRow >= 0) against.set(pageRow, pageRow - 1).set(pageRow + 1, bareRow).set(pageRow + 2, pageRow - 1);
+  const unkeyedRow = stages.findIndex((s) => s.post && !s.post.freshKey);
+  if (unkeyedRow >= 0) against.set(unkeyedRow, bareRow).set(unkeyedRow + 1, bareRow);
   rows.forEach((r, i) => {
-    // Each stage against the one before; the bare route against the constant; the page against the cached read; the
-    // entry worker rows against the same route through the direct socket.
-    // The hop as fetch against the shaping stage (the RPC's alternative); the cached read against the RPC hop.
-    const fetchRow = stages.findIndex((s) => s.path.startsWith('/api/bench/object-fetch/'));
-    const against: Record<number, number> = {
-      [bareRow]: 0, [fetchRow]: fetchRow - 2, [fetchRow + 1]: fetchRow - 1, [pageRow]: pageRow - 1, [pageRow + 1]: bareRow, [pageRow + 2]: pageRow - 1,
-    };
-    const prev = i === 0 ? undefined : rows[against[i] ?? i - 1];
+    const prev = i === bareRow && bareRow === 0 ? undefined : rows[against.get(i) ?? i - 1];
     console.log(`${stages[i].name.padEnd(44)} ${r.rps.toFixed(0).padStart(6)} ${(r.rps / bare.rps).toFixed(2).padStart(5)}× ${r.p50.toFixed(2).padStart(7)} ${r.p99.toFixed(1).padStart(7)} ${r.edgeUs.toFixed(0).padStart(11)} ${(prev ? r.edgeUs - prev.edgeUs : 0).toFixed(0).padStart(8)} ${`${(100 * r.edgeBusy).toFixed(0)} %`.padStart(12)} ${r.brokerUs.toFixed(0).padStart(9)}  ${r.failures}${r.sample ? ` (${r.sample})` : ''}`);
   });
+  if (unkeyedRow >= 0) {
+    const [unkeyed, keyedWrite] = [rows[unkeyedRow], rows[unkeyedRow + 3]];
+    console.log(`keyed write / the same write without a key: throughput ${(keyedWrite.rps / unkeyed.rps).toFixed(2)}×, edge CPU per write ${(keyedWrite.edgeUs / unkeyed.edgeUs).toFixed(2)}× (+${(keyedWrite.edgeUs - unkeyed.edgeUs).toFixed(0)} µs)`);
+  }
 
   // 2. CPU profiles of both isolates at once: the edge worker's and the objects worker's (the gateway objects).
   const targets = await (await fetch(`http://${(await mf.getInspectorURL()).host}/json/list`)).json() as { id: string; webSocketDebuggerUrl: string }[];
@@ -424,7 +469,11 @@ try {
     if (!target) throw new Error(`the inspector lists no ${worker} worker (targets: ${targets.map((t) => t.id).join(', ')})`);
     return { label, url: target.webSocketDebuggerUrl };
   });
-  for (const [title, path, check] of [['cached reads', cachedPath, isRecord], ['cached pages of 1,000 trades', pagePath, isPage]] as const) {
+  type Profiled = readonly [string, string, (b: string) => boolean, Record<string, string>, Post | undefined];
+  const readProfiles: Profiled[] = [['cached reads', cachedPath, isRecord, auth, undefined], ['cached pages of 1,000 trades', pagePath, isPage, auth, undefined]];
+  const writeProfiles: Profiled[] = [['keyed writes', writePath, written, writeHeaders, keyed]];
+  const profiled = parts.has('profiles') ? [...(parts.has('reads') ? readProfiles : []), ...(parts.has('writes') ? writeProfiles : [])] : [];
+  for (const [title, path, check, headers, post] of profiled) {
     say(`[profile] CPU profiles under ${title}: ${profileSeconds} s, ${left()}`);
     const inspectors = await Promise.all(isolates.map((i) => Inspector.open(i.url)));
     try {
@@ -433,7 +482,7 @@ try {
         await inspector.send('Profiler.setSamplingInterval', { interval: 200 });
         await inspector.send('Profiler.start');
       }
-      const run = await drive(base, path, auth, check, profileSeconds);
+      const run = await drive(base, path, headers, check, profileSeconds, post);
       for (const [i, inspector] of inspectors.entries()) {
         const { profile } = await inspector.send<{ profile: CpuProfile }>('Profiler.stop');
         summarize(isolates[i].label, `${profileSeconds} s of ${title}`, profile, script, run.times.length);
@@ -445,8 +494,8 @@ try {
 
   // 3. The tail: CPU contention, and when the slow answers come.
   const threshold = bare.p99; // the bare route's
-  console.log(`\ncached read tail: answers slower than the bare route's p99 (${threshold.toFixed(1)} ms)`);
-  for (const [label, extra] of [['registry cache default (5 s)', {}], ['registry cache 3600 s', { REGISTRY_CACHE_SECONDS: '3600' }]] as const) {
+  if (parts.has('tail')) console.log(`\ncached read tail: answers slower than the bare route's p99 (${threshold.toFixed(1)} ms)`);
+  for (const [label, extra] of !parts.has('tail') ? [] : [['registry cache default (5 s)', {}], ['registry cache 3600 s', { REGISTRY_CACHE_SECONDS: '3600' }]] as const) {
     say(`[tail] cached read, ${label}: ${warmupSeconds} + ${tailSeconds} s, ${left()}`);
     await mf.setOptions(options(extra));
     const tailPids = { ...pids, edge: [...workerdChildren()].find((pid) => !existing.has(pid)) ?? pids.edge };

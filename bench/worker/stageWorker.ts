@@ -15,10 +15,21 @@
  *   /api/v2/PF4/{platform}/UserRecordGet/{login} the real route: the platform gateway object, its broker link, the
  *                                                broker and its cache
  *
+ * and for a keyed write (v2 PF4 UserPasswordSet under an Idempotency-Key), the ledger's stages, each the real route
+ * with its ledger stopped after the stage (`BenchLedger`, a bench-only ledger class beside the real one):
+ *
+ *   /bench/ledger/bind/api/v2/...                the key bound (row written and on disk); answers `true`, sends nothing
+ *   /bench/ledger/send/api/v2/...                + the call sent through a link object; the broker's answer, shaped,
+ *                                                with the key left in flight
+ *   /api/v2/PF4/{platform}/UserPasswordSet/...   + completed: the real keyed write, its answer stored
+ *
  * Each stage route calls the same modules the real route does, in the same order.
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Context } from 'hono';
+import { IdempotencyLedger } from '../../workers/gateway/idempotencyLedger.js';
+import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
+import type { GatewayCall, GatewayResponse } from '../../workers/gateway/messages.js';
 import { createApp } from '../../workers/app.js';
 import type { AppEnv, Env } from '../../workers/env.js';
 import { catalog } from '../../shared/catalog/index.js';
@@ -41,7 +52,35 @@ export class BenchEcho extends DurableObject<Env> {
   }
 }
 
-type BenchEnv = AppEnv & { Bindings: AppEnv['Bindings'] & { BENCH_ECHO: DurableObjectNamespace<BenchEcho> } };
+/** The ledger stopped after one stage of a key's first call: `bind`, or `send` (the key then stays in flight). */
+export class BenchLedger extends IdempotencyLedger {
+  async stage(input: GatewayCall, upTo: LedgerStage): Promise<GatewayResponse> {
+    const entry = catalog.find((e) => e.id === input.operationId)!;
+    const ctx: ShapeContext = { generation: entry.generation, family: input.family, paged: false, traceId: input.traceId };
+    const callId = crypto.randomUUID();
+    await this.bind(input, ctx, callId);
+    if (upTo === 'bind') return success(ctx, true);
+    return shapeAnswer(ctx, await this.sendBound(input, callId));
+  }
+}
+type LedgerStage = 'bind' | 'send';
+
+/** BENCH_LEDGER in the place of the edge's IDEMPOTENCY binding: the route's `call` goes to `stage(call, upTo)`. */
+const stagedLedgers = new Map<LedgerStage, unknown>();
+function stagedLedger(ns: DurableObjectNamespace<BenchLedger>, upTo: LedgerStage): unknown {
+  let staged = stagedLedgers.get(upTo);
+  if (!staged) {
+    stagedLedgers.set(upTo, staged = {
+      idFromName: (name: string) => ns.idFromName(name),
+      get: (id: DurableObjectId) => ({ call: (input: GatewayCall) => ns.get(id).stage(input, upTo) }),
+    });
+  }
+  return staged;
+}
+
+type BenchEnv = AppEnv & {
+  Bindings: AppEnv['Bindings'] & { BENCH_ECHO: DurableObjectNamespace<BenchEcho>; BENCH_LEDGER: DurableObjectNamespace<BenchLedger> };
+};
 
 const entry = catalog.find((e) => e.id === 'v2.PF4.UserRecordGet');
 if (!entry) throw new Error('no v2.PF4.UserRecordGet in the catalog');
@@ -120,6 +159,12 @@ export default {
     if (path === '/bench/raw-log') {
       console.log(JSON.stringify(LOG_LINE));
       return new Response('ok');
+    }
+    const staged = /^\/bench\/ledger\/(bind|send)(\/.*)$/.exec(path);
+    if (staged) {
+      const benchEnv = env as BenchEnv['Bindings'];
+      const real = new Request(url.slice(0, at) + staged[2], request);
+      return app.fetch(real, { ...env, IDEMPOTENCY: stagedLedger(benchEnv.BENCH_LEDGER, staged[1] as LedgerStage) }, ctx);
     }
     return app.fetch(request, env, ctx);
   },

@@ -116,7 +116,7 @@ function operationHandler(entry: Operation) {
         call.idempotency = {
           key: `${clientId}:${key}`,
           ledger: ledgerName(clientId, key, configOf(c.env).IDEMPOTENCY_SHARDS),
-          requestHash: await requestHash(entry.method, new URL(c.req.url), body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args), lists),
+          requestHash: await requestHash(entry.method, { searchParams: query, pathname: '' }, body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args), lists),
           retentionHours: configOf(c.env).IDEMPOTENCY_RETENTION_HOURS,
         };
       }

@@ -25,11 +25,12 @@ export function canonicalPath(entry: Pick<Operation, 'path'>, platformId: string
 
 /**
  * SHA-256 (hex) of method, path, sorted query (without `requestTimeout`) and the canonical JSON body. `path` is the
- * call's canonicalPath(); without it the URL's path is taken as sent. The values of the query parameters named in
+ * call's canonicalPath(); without it the URL's path is taken as sent. `url` may be the query alone as the route
+ * parsed it (`pathname` is then unused): the fingerprint costs no second parse of the URL. The values of the query parameters named in
  * `lists` (the entry's list fields) count element by element, however they were joined.
  */
 export async function requestHash(
-  method: string, url: URL, body: unknown, path: string = url.pathname, lists: ReadonlySet<string> = NO_LISTS,
+  method: string, url: Pick<URL, 'searchParams' | 'pathname'>, body: unknown, path: string = url.pathname, lists: ReadonlySet<string> = NO_LISTS,
 ): Promise<string> {
   const query = [...url.searchParams]
     .flatMap(([k, v]): Array<[string, string]> => (lists.has(k) ? v.split(',').map((e) => [k, e]) : [[k, v]]))

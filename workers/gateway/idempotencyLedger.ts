@@ -8,8 +8,10 @@
  *    and made durable;
  * 2. sent once, under that call id, through one of the platform's link objects (the broker runs a call id at most
  *    once and keeps its outcome past the deadline);
- * 3. resolved by the answer: a result the platform decided is stored `done` and replayed; a failure that says nothing
- *    was sent (no connection, deadline passed before sending) releases the key; an unknown outcome leaves it
+ * 3. resolved by the answer, on disk before the answer goes out (sharing the commit of the next key's binding or of
+ *    other completions, within COMPLETE_WAIT_MS, so one commit per key while keys keep coming): a result the
+ *    platform decided is stored `done` and replayed; a failure that says nothing was sent (no connection, deadline
+ *    passed before sending) releases the key; an unknown outcome leaves it
  *    `inflight`, to be completed by the broker's late answer (pushed through the link object, or asked for on a retry
  *    and by the follow-up alarm) or marked `unknown` when the broker says the answer can never come or no longer
  *    knows the call.
@@ -41,6 +43,15 @@ const FOLLOW_UP_WAIT_MS = 1_000;
 const FOLLOW_UP_BATCH = 50;
 /** Rounds of one retry's resolution before it answers "in progress" rather than loop. */
 const MAX_ROUNDS = 4;
+/**
+ * How long a first call's completion waits for other writes to share its commit (see `complete`). A commit of its own
+ * costs more of the edge's CPU than the rest of the ledger's work on a call (`npm run bench:profile`, stage
+ * "complete": docs/perf/2026-11-27-keyed-writes.md), and under load the next key's binding comes within a few ms;
+ * idle, an answer waits this long at most.
+ */
+const COMPLETE_WAIT_MS = 5;
+/** Link object ids a ledger keeps (the platforms its client writes to × LINKS_PER_PLATFORM); the oldest go first. */
+const MAX_LINK_IDS = 1024;
 /** Stored answers above this are replaced by a short note: a row holds at most 2 MB. */
 const MAX_STORED_RESPONSE = 1_500_000;
 
@@ -64,6 +75,13 @@ interface KeyRow extends Record<string, SqlStorageValue> {
   check_at: number | null;
 }
 
+/** A first call's completion waiting for its commit. */
+interface Completion {
+  write(): void;
+  done(): void;
+  failed(err: unknown): void;
+}
+
 interface Running {
   callId: string;
   done: Promise<GatewayResponse>;
@@ -77,6 +95,11 @@ export class IdempotencyLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   /** First calls this object is sending now: a duplicate waits for its answer instead of asking the broker. */
   private readonly running = new Map<string, Running>();
+  private readonly linkIds = new Map<string, DurableObjectId>();
+  /** First calls' completions waiting to share a commit (`complete`). */
+  private completions: { writes: Completion[]; timer: ReturnType<typeof setTimeout> } | undefined;
+  /** When the alarm goes off as this object last set it (null: not armed); undefined until read from storage. */
+  private alarmAt: number | null | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -150,6 +173,8 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   /** Purges expired keys through the expiry index, follows up keys left in flight, then re-arms for the next due. */
   override async alarm(): Promise<void> {
+    // The alarm that fired is spent: until rearm() sets the next, what storage holds is read afresh if needed.
+    this.alarmAt = undefined;
     const now = Date.now();
     this.sql.exec('DELETE FROM idempotency_keys WHERE expires <= ?', now);
     const due = this.sql.exec<KeyRow>(
@@ -172,10 +197,35 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   // ---- the key's life ----
 
-  /** Binds the key durably, then sends its call once. */
+  /** Binds the key durably, then sends its call once and completes the key with the answer. */
   private async first(input: GatewayCall, ctx: ShapeContext): Promise<GatewayResponse> {
-    const idem = input.idempotency!;
+    const key = input.idempotency!.key;
     const callId = crypto.randomUUID();
+    // Registered before the first await, so a duplicate arriving meanwhile waits for this call instead of asking the
+    // broker about a call id it has not seen yet.
+    const running: Running = { callId, done: this.bindAndSend(input, ctx, callId), finished: false };
+    this.running.set(key, running);
+    try {
+      return await running.done;
+    } finally {
+      running.finished = true;
+      if (this.running.get(key) === running) this.running.delete(key);
+    }
+  }
+
+  private async bindAndSend(input: GatewayCall, ctx: ShapeContext, callId: string): Promise<GatewayResponse> {
+    await this.bind(input, ctx, callId);
+    return await this.complete(ctx, callId, await this.sendBound(input, callId));
+  }
+
+  /**
+   * Stage 1, bind: writes the key's row `inflight` under `callId` (at once, before any await) and waits until it is on
+   * disk, so the broker can never see a call its ledger would not know after a restart. The alarm is armed for the
+   * key's expiry only when it would otherwise go off later (known in memory: no storage read per call). Bindings
+   * written meanwhile share the commit.
+   */
+  protected async bind(input: GatewayCall, ctx: ShapeContext, callId: string): Promise<void> {
+    const idem = input.idempotency!;
     const now = Date.now();
     const expires = now + idem.retentionHours * 3_600_000;
     this.sql.exec(
@@ -183,36 +233,57 @@ export class IdempotencyLedger extends DurableObject<Env> {
        VALUES (?, ?, 'inflight', ?, ?, ?, ?, NULL, ?, ?, NULL)`,
       idem.key, idem.requestHash, callId, input.platform, JSON.stringify(input.brokerUrls), JSON.stringify(ctx), now, expires,
     );
-    // Registered before the first await, so a duplicate arriving meanwhile waits for this call instead of asking the
-    // broker about a call id it has not seen yet.
-    const running: Running = { callId, done: this.bindAndSend(input, ctx, callId, expires), finished: false };
-    this.running.set(idem.key, running);
-    try {
-      return await running.done;
-    } finally {
-      running.finished = true;
-      if (this.running.get(idem.key) === running) this.running.delete(idem.key);
-    }
+    // Completions waiting to be written go into this commit: one durable write per key while keys keep coming.
+    this.writeCompletions();
+    await Promise.all([this.scheduleAlarm(expires), this.ctx.storage.sync()]);
   }
 
-  private async bindAndSend(input: GatewayCall, ctx: ShapeContext, callId: string, expires: number): Promise<GatewayResponse> {
-    await this.scheduleAlarm(expires);
-    // The binding is on disk before the broker can see the call.
-    await this.ctx.storage.sync();
-    let answer: LinkAnswer;
+  /** Stage 2, send: the bound call, once, through one of the platform's link objects; its raw answer. */
+  protected async sendBound(input: GatewayCall, callId: string): Promise<LinkAnswer> {
     try {
-      answer = await this.linkFor(input.platform, callId).send({
+      return await this.linkFor(input.platform, callId).send({
         platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId,
         brokerUrls: input.brokerUrls, callId, ledger: input.idempotency!.ledger,
       });
     } catch (err) {
       // The link object failed with the call possibly sent: its outcome is not known.
       console.error(JSON.stringify({ msg: 'link object failed', traceId: input.traceId, error: String(err) }));
-      answer = { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link failed' }, outcome: 'unknown' };
+      return { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link failed' }, outcome: 'unknown' };
     }
+  }
+
+  /**
+   * Stage 3, complete: the answer shaped, and the key stored, released or left in flight by what it says, on disk
+   * before the answer goes out (so a repeat replays it whatever happens next). The write waits up to
+   * COMPLETE_WAIT_MS to share a commit: the next key's binding, or other completions; the answer waits for that commit.
+   */
+  protected complete(ctx: ShapeContext, callId: string, answer: LinkAnswer): Promise<GatewayResponse> {
     const response = shapeAnswer(ctx, answer);
-    this.resolve(callId, answer, response);
-    return response;
+    return new Promise<GatewayResponse>((resolve, reject) => {
+      let batch = this.completions;
+      if (!batch) {
+        batch = this.completions = { writes: [], timer: setTimeout(() => this.writeCompletions(), COMPLETE_WAIT_MS) };
+      }
+      batch.writes.push({ write: () => this.resolve(callId, answer, response), done: () => resolve(response), failed: reject });
+    });
+  }
+
+  /** Writes the completions waiting, in the commit of whatever else is written now, and answers each once it is on disk. */
+  private writeCompletions(): void {
+    const batch = this.completions;
+    if (!batch) return;
+    this.completions = undefined;
+    clearTimeout(batch.timer);
+    const written: Completion[] = [];
+    for (const c of batch.writes) {
+      try {
+        c.write();
+        written.push(c);
+      } catch (err) {
+        c.failed(err);
+      }
+    }
+    this.ctx.storage.sync().then(() => { for (const c of written) c.done(); }, (err: unknown) => { for (const c of written) c.failed(err); });
   }
 
   /** Records what an answer says about the key of `callId`, if that key is still in flight under it. */
@@ -274,17 +345,33 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 
   private linkFor(platform: string, callId: string) {
-    const links = configOf(this.env).LINKS_PER_PLATFORM;
-    return this.env.LINKS.get(this.env.LINKS.idFromName(pickLink(platform, callId, links)));
+    const name = pickLink(platform, callId, configOf(this.env).LINKS_PER_PLATFORM);
+    // Ids kept by name: `idFromName` hashes the name on every call, and a ledger sends to few link objects.
+    let id = this.linkIds.get(name);
+    if (id === undefined) {
+      if (this.linkIds.size >= MAX_LINK_IDS) this.linkIds.delete(this.linkIds.keys().next().value!);
+      id = this.env.LINKS.idFromName(name);
+      this.linkIds.set(name, id);
+    }
+    return this.env.LINKS.get(id);
   }
 
   private row(key: string): KeyRow | undefined {
     return this.sql.exec<KeyRow>('SELECT * FROM idempotency_keys WHERE key = ?', key).toArray()[0];
   }
 
-  private async scheduleAlarm(at: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+  /** Arms the alarm for `at` unless it goes off sooner; undefined when nothing was to be written. */
+  private scheduleAlarm(at: number): Promise<void> | undefined {
+    if (this.alarmAt === undefined) return this.readAlarm().then(() => this.scheduleAlarm(at));
+    if (this.alarmAt !== null && this.alarmAt <= at) return undefined;
+    this.alarmAt = at;
+    return this.ctx.storage.setAlarm(at);
+  }
+
+  private async readAlarm(): Promise<void> {
+    const at = await this.ctx.storage.getAlarm();
+    // Another path may have set it meanwhile: what it set is newer than what was read.
+    if (this.alarmAt === undefined) this.alarmAt = at;
   }
 
   /** The alarm goes off at the earliest expiry or follow-up still ahead, or not at all. */
@@ -293,6 +380,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
       `SELECT min(at) AS at FROM (SELECT min(expires) AS at FROM idempotency_keys
          UNION ALL SELECT min(check_at) FROM idempotency_keys WHERE check_at IS NOT NULL AND state = 'inflight')`,
     ).one().at;
+    this.alarmAt = next;
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(next);
   }
