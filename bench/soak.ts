@@ -1,7 +1,14 @@
 /**
  * `npm run soak`: a steady mixed load on the whole stack for 10 minutes, printing the memory of the edge (the workerd
  * process's RSS), the broker and the simulator (RSS, and the broker's V8 heap from its /metrics) at the start, every
- * minute and at the end. The goal is flat memory; the figures are printed, never judged here.
+ * minute and at the end, beside what the edge's objects hold then: the idempotency records of the soak's client (all
+ * its ledgers), the link objects' late-outcome routes and edge replica rows (all of both demo platforms'), and the
+ * ledgers' SQLite files on disk. The goal is flat memory, judged on the edge over the last half of the run: a line
+ * fitted through its samples (least squares: garbage collection makes the RSS swing tens of MB from one sample to
+ * the next, so no two samples are compared) may rise at most SOAK_FLAT_MB over that half. The default is about twice
+ * the fitted rise's standard error at the swing measured in a 25-minute run on the development machine
+ * (docs/perf/2026-11-27-soak.md): a smaller bound would call that noise growth, a larger one would let a steady leak
+ * of a few MB a minute pass.
  *
  * The load, paced at SOAK_RATE requests per second over at most SOAK_IN_FLIGHT at once, cycles through a fixed mix
  * on the demo platforms:
@@ -18,15 +25,19 @@
  * memory rises through the first 10 minutes of keyed writes by design and levels off after.
  *
  * Environment: SOAK_SECONDS (600), SOAK_RATE (200), SOAK_IN_FLIGHT (32), SOAK_WRITERS (8), SOAK_INTERVAL_SECONDS
- * (60: how often memory is printed). The edge's API rate limit is kept out of reach (API_RATE_LIMIT wins if set).
- * Exits 1 when a write was lost or duplicated, a request got no HTTP answer, or an answer was wrong.
+ * (60: how often memory is printed), SOAK_FLAT_MB (50). The edge's API rate limit is kept out of reach (API_RATE_LIMIT
+ * wins if set). Exits 1 when a write was lost or duplicated, a request got no HTTP answer, or an answer was wrong;
+ * the memory verdict is printed, not part of the exit code (a shared machine's load moves it).
  */
 import '../shared/requireNode.js';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { objectCall } from '../launcher/edge.js';
 import { startStack, type Stack } from '../launcher/stack.js';
+import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';
+import type { LedgerStats, LinkStats } from '../workers/gateway/messages.js';
 import { percentile } from './measure.js';
 
 export interface SoakOptions {
@@ -40,6 +51,8 @@ export interface SoakOptions {
   intervalSeconds?: number;
   /** Lines as they come (default: none). */
   log?: (line: string) => void;
+  /** Most the edge's fitted RSS may rise over the run's last half for the verdict "flat" (MB; default 50). */
+  flatMb?: number;
   /** A running stack; default: a fresh one on a data folder of its own (persistent storage, as `npm start`). */
   stack?: Stack;
 }
@@ -53,6 +66,30 @@ export interface MemorySample {
   sim: number | null;
   /** The broker's V8 heap in use (bytes), from its /metrics. */
   brokerHeap: number | null;
+  /** What the edge's objects hold (null when they could not be asked). */
+  held: Held | null;
+}
+
+/** What the edge's objects hold at a sample. */
+export interface Held {
+  /** Idempotency records in the soak client's ledgers (all IDEMPOTENCY_SHARDS of them). */
+  keys: number;
+  /** Late-outcome routes in the demo platforms' link objects. */
+  routes: number;
+  /** Edge replica rows in the demo platforms' link objects. */
+  replicaRows: number;
+  /** Bytes of the ledgers' SQLite files (with their write-ahead logs) on disk; null without a data folder. */
+  ledgerDiskBytes: number | null;
+}
+
+/** The edge's RSS over the last half of the run: a least-squares line through its samples. */
+export interface MemoryVerdict {
+  /** The fitted line's rise over the half (MB), and its standard error. */
+  riseMb: number;
+  errorMb: number;
+  flatMb: number;
+  flat: boolean;
+  samples: number;
 }
 
 export interface SoakReport {
@@ -73,6 +110,8 @@ export interface SoakReport {
   unresolved: number;
   latencyMs: { p50: number; p99: number };
   memory: MemorySample[];
+  /** Null with fewer than 3 samples in the last half. */
+  verdict: MemoryVerdict | null;
 }
 
 type Kind = 'cached' | 'page' | 'live' | 'write';
@@ -123,6 +162,51 @@ function workerdPids(): number[] {
   return found;
 }
 
+/** Bytes of the files in `dir` (0 when it does not exist). */
+function folderBytes(dir: string): number {
+  try {
+    return readdirSync(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Asks the soak client's ledgers and the demo platforms' link objects what they hold. */
+async function heldByEdge(stack: Stack, dataDir: string | undefined): Promise<Held | null> {
+  try {
+    const mf = stack.edge.miniflare;
+    const ledgers = await Promise.all(Array.from({ length: DEFAULT_IDEMPOTENCY_SHARDS }, (_, n) =>
+      objectCall<LedgerStats>(mf, 'IDEMPOTENCY', `${stack.clientId}#${n}`, 'stats')));
+    const links = await Promise.all([stack.platforms.pf4, stack.platforms.pf5].flatMap((p) =>
+      Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) => objectCall<LinkStats>(mf, 'LINKS', linkName(p, n), 'stats'))));
+    return {
+      keys: ledgers.reduce((k, l) => k + l.records, 0),
+      routes: links.reduce((k, l) => k + l.lateRoutes, 0),
+      replicaRows: links.reduce((k, l) => k + Object.values(l.replica?.tables ?? {}).reduce((a, b) => a + b, 0), 0),
+      ledgerDiskBytes: dataDir ? folderBytes(join(dataDir, 'edge', 'do', '-IdempotencyLedger')) : null,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** The verdict on the edge's RSS over the last half of the run (samples at or after half the run's time). */
+export function memoryVerdict(memory: MemorySample[], seconds: number, flatMb: number): MemoryVerdict | null {
+  const points = memory.filter((m) => m.at >= seconds / 2 && m.edge !== null).map((m) => ({ x: m.at, y: m.edge! / 1048576 }));
+  const n = points.length;
+  if (n < 3) return null;
+  const xMean = points.reduce((a, p) => a + p.x, 0) / n;
+  const yMean = points.reduce((a, p) => a + p.y, 0) / n;
+  const sxx = points.reduce((a, p) => a + (p.x - xMean) ** 2, 0);
+  if (sxx === 0) return null;
+  const slope = points.reduce((a, p) => a + (p.x - xMean) * (p.y - yMean), 0) / sxx;
+  const residual = points.reduce((a, p) => a + (p.y - (yMean + slope * (p.x - xMean))) ** 2, 0);
+  const span = points[n - 1].x - points[0].x;
+  const riseMb = slope * span;
+  const errorMb = Math.sqrt(residual / (n - 2) / sxx) * span;
+  return { riseMb, errorMb, flatMb, flat: riseMb <= flatMb, samples: n };
+}
+
 async function brokerHeap(brokerUrl: string): Promise<number | null> {
   try {
     const text = await (await fetch(`${brokerUrl}/metrics`, { signal: AbortSignal.timeout(2000) })).text();
@@ -135,6 +219,7 @@ async function brokerHeap(brokerUrl: string): Promise<number | null> {
 
 export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const seconds = options.seconds ?? 600;
+  const flatMb = options.flatMb ?? 50;
   const rate = options.rate ?? 200;
   const maxInFlight = options.inFlight ?? 32;
   const writerCount = options.writers ?? 8;
@@ -282,6 +367,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       const s = {
         at: Math.round((Date.now() - loadStart) / 1000),
         edge, broker: rss(stack.broker.child.pid), sim: rss(stack.sim.child.pid), brokerHeap: await brokerHeap(stack.brokerUrl),
+        held: await heldByEdge(stack, dataDir),
       };
       memory.push(s);
       return s;
@@ -291,12 +377,14 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     let intervalFailuresFrom = 0;
     let shed = 0;
     const byKind: Record<Kind, number> = { cached: 0, page: 0, live: 0, write: 0 };
-    const show = (label: string, s: MemorySample, extra = '') => log(
-      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}`);
+    const held = (h: Held | null) => (h === null ? '   (objects not asked)'
+      : `   ${String(h.keys).padStart(7)} ${String(h.routes).padStart(6)} ${String(h.replicaRows).padStart(7)} ${(h.ledgerDiskBytes === null ? 'n/a' : MB(h.ledgerDiskBytes)).padStart(9)}`);
+    const show = (label: string, s: MemorySample, extra = ' '.repeat(42)) => log(
+      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`);
     log(`soak: ${seconds} s at ${rate} requests/s (at most ${maxInFlight} in flight): 35% cached reads, 15% cached pages, ` +
       `25% live reads, 25% writes under Idempotency-Keys (${writerCount} accounts renamed in turn, 1 in ${REPLAY_EVERY} ` +
       `replayed, 1 in ${CREATE_EVERY} a new account)`);
-    log('  time    edge RSS  broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms');
+    log('  time    edge RSS  broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk');
     show('start', await sample());
 
     // The load: due requests launched every 10 ms, paced to the rate.
@@ -381,6 +469,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       requests, byKind, errors, errorSamples, resets, shed, writes, lost, duplicated, unresolved,
       latencyMs: { p50: pct(0.5), p99: pct(0.99) },
       memory,
+      verdict: memoryVerdict(memory, loadSeconds, flatMb),
     };
   } finally {
     if (own) {
@@ -412,6 +501,10 @@ export function formatSoakReport(r: SoakReport): string {
       `${w.creates} accounts created, ${w.retries} retries, ${w.deferred} turns deferred; lost ${r.lost}   duplicated ${r.duplicated}   unresolved ${r.unresolved}`,
     `  memory end − start: ${delta(first, last)}`,
     ...(warm ? [`  memory end − ${clock(warm.at)}:  ${delta(warm, last)}`] : []),
+    r.verdict === null ? '  edge memory over the last half: too few samples for a verdict'
+      : `  edge memory over the last half (${r.verdict.samples} samples, fitted line): ${r.verdict.riseMb >= 0 ? '+' : '−'}` +
+        `${Math.abs(r.verdict.riseMb).toFixed(1)} MB ± ${r.verdict.errorMb.toFixed(1)} MB: ` +
+        `${r.verdict.flat ? 'flat' : 'GROWING'} (within ${r.verdict.flatMb} MB)`,
     ...r.errorSamples.map((s) => `  error: ${s}`),
   ].join('\n');
 }
@@ -432,6 +525,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     inFlight: Math.round(positive('SOAK_IN_FLIGHT', 32)),
     writers: Math.round(positive('SOAK_WRITERS', 8)),
     intervalSeconds: positive('SOAK_INTERVAL_SECONDS', 60),
+    flatMb: positive('SOAK_FLAT_MB', 50),
     log: (line) => console.log(line),
   });
   console.log(formatSoakReport(report));
