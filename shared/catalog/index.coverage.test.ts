@@ -1,6 +1,6 @@
 /**
- * The v2 surface against the contract: every operation of the service spec (the contract's `inSeed` ones) has a
- * catalog entry with the contract's method, path, parameters and response, a broker handler, and an end-to-end test
+ * The v2 surface against the contract: every operation of the contract (the service spec's 159, its `inSeed` ones,
+ * and the 13 extension operations clients of the reference product call) has a catalog entry with the contract's method, path, parameters and response, a broker handler, and an end-to-end test
  * under test/e2e/v2 that calls it by its catalog id.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { contractOperations, type ContractOperation } from '../records/contractO
 import { openapiComponents } from '../records/contract.js';
 import { handlers } from '../../broker/handlers/registry.js';
 
-const spec = contractOperations.filter((o) => o.inSeed);
+const spec = contractOperations;
+const extensions = contractOperations.filter((o) => !o.inSeed);
 const v2 = catalog.filter((e) => e.generation === 'v2');
 const shapeOf = (path: string) => path.replace(/\{\w+\}/g, '{}');
 /** Bodies the service spec names that the contract leaves undeclared (ExternalCommandJSON: "body any JSON"). */
@@ -40,13 +41,18 @@ function responseMatches(entry: Operation, envelope: string): boolean {
   return (r as { type?: unknown }).type === data.type || (data.type === undefined && Object.keys(data).length === 0);
 }
 
-describe('v2 coverage of the service spec', () => {
-  it('counts 147 PF4 and 12 PF5 operations in the spec', () => {
-    expect(spec.filter((o) => o.family === 'PF4')).toHaveLength(147);
+describe('v2 coverage of the contract', () => {
+  it('counts 160 PF4 and 12 PF5 operations in the contract: the spec\'s 147 and 12, and 13 PF4 extensions', () => {
+    expect(spec.filter((o) => o.family === 'PF4')).toHaveLength(160);
     expect(spec.filter((o) => o.family === 'PF5')).toHaveLength(12);
+    expect(extensions.map((o) => `${o.method} ${o.path.replace('/api/v2/PF4/{tradePlatform}', '')}`)).toEqual([
+      'POST /NewsSend', 'POST /MailSend', 'GET /MailsRequest', 'GET /PluginsGet', 'GET /PluginParamGet/{pos}', 'POST /PluginUpdate',
+      'GET /CfgRequestPlugin', 'POST /CfgUpdatePlugin', 'GET /UsersSnapshot', 'GET /UsersSyncRead', 'GET /TradesSnapshot',
+      'GET /TradesSyncRead', 'POST /ExternalCommandBinary',
+    ]);
   });
 
-  it('has a catalog entry for every spec operation, with its method and path', () => {
+  it('has a catalog entry for every operation, with its method and path', () => {
     expect(spec.filter((o) => !entryFor(o)).map((o) => `${o.method} ${o.path}`)).toEqual([]);
   });
 
@@ -69,11 +75,11 @@ describe('v2 coverage of the service spec', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('has a broker handler for every spec operation', () => {
+  it('has a broker handler for every operation', () => {
     expect(spec.map(entryFor).filter((e) => e && !handlers.has(e.op)).map((e) => e!.id)).toEqual([]);
   });
 
-  it('has an end-to-end test calling every spec operation by its catalog id', () => {
+  it('has an end-to-end test calling every operation by its catalog id', () => {
     expect(spec.map(entryFor).filter((e) => e && !e2eSource.includes(`'${e.id}'`)).map((e) => e!.id)).toEqual([]);
   });
 
