@@ -9,7 +9,7 @@ import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES, TICKET_KIND, type TicketKind 
 import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { recordJson, recordsJson } from '../../cache/recordJson.js';
+import { recordJson } from '../../cache/recordJson.js';
 import type { Row } from '../../cache/pumpCache.js';
 import { notFound } from '../../session/managerErrors.js';
 import { fromCache, type HandlerContext, type HandlerResult } from '../handler.js';
@@ -18,11 +18,6 @@ import { bind } from './bind.js';
 
 const shapeTrade = shapeRecord('PF4Trade');
 const shapeTransaction = shapeRecord('PF4TradeTransaction');
-
-/** The cached rows of `table` whose index `name` equals `value`; none when the table or index is not kept. */
-function indexed(ctx: HandlerContext<unknown>, table: string, name: string, value: number | string): Row[] {
-  return ctx.platform.cache.table(table)?.lookup(name, value) ?? [];
-}
 
 /** Result codes a stops check answers as its verdict (the code an open with these prices would get). */
 const STOPS_VERDICTS: ReadonlySet<number> = new Set([PF4_RESULT.TradeBadPrices, PF4_RESULT.TradeBadStops, PF4_RESULT.TradeExpirationDenied]);
@@ -68,7 +63,9 @@ export const pf4TradesBindings = [
     const account = ctx.platform.cache.get('users', login);
     if (!account) throw notFound('PF4', `login ${login} not found`);
     if (account.group !== group) throw notFound('PF4', `login ${login} is not in group ${group}`);
-    return { json: recordsJson(indexed(ctx, 'trades', 'login', login)) };
+    // The rows' text as the packed table keeps it, nothing rebuilt.
+    const open = ctx.platform.cache.table('trades');
+    return { json: open ? open.listJson(open.lookupViews('login', login)) : '[]' };
   })),
 
   /** An open trade, else a recently closed one the cache still holds. */
