@@ -12,7 +12,7 @@ import { shapeRecord } from '../../../shared/records/shape.js';
 import { recordJson } from '../../cache/recordJson.js';
 import type { Row } from '../../cache/pumpCache.js';
 import { notFound } from '../../session/managerErrors.js';
-import { fromCache, type HandlerContext, type HandlerResult } from '../handler.js';
+import { fromCache, type HandlerResult } from '../handler.js';
 import { isIntegerKey, pageRequest, pagingMeta } from '../paging.js';
 import { bind } from './bind.js';
 
