@@ -200,9 +200,9 @@ describe('building handlers from declarations', () => {
 
 describe('manager arguments and response shaping', () => {
   it('uses the declared arguments, built from the call\'s', () => {
-    const answer = op('v2.PF4.UsersSyncStart').answer as Live<Args>;
-    expect(commandArgs(answer, { timestamp: 1700 })).toStrictEqual({ timestamp: 1700 });
-    expect(commandArgs(answer, {})).toStrictEqual({ timestamp: 0 });
+    const answer = op('v2.PF4.BackupRestoreUsers').answer as Live<Args>;
+    expect(commandArgs(answer, { body: [{ login: 7 }] })).toStrictEqual({ records: [{ login: 7 }] });
+    expect(commandArgs(answer, { body: [] })).toStrictEqual({ records: [] });
     expect(commandArgs(op('v2.PF4.EnsureGroupNameExist').answer as Live<Args>, { group: 'demo' })).toBeUndefined();
   });
 
