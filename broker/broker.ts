@@ -52,6 +52,8 @@ export interface BrokerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** The bound on a drain (default: the late-answer window plus 10 s, `drainTimeoutFor`). */
   drainTimeoutMs?: number;
+  /** What one answer's `data` may take, in bytes (default ANSWER_MAX_BYTES, 16 MiB; keep it below 32 MiB). */
+  answerMaxBytes?: number;
   /** How long a cold standby platform stays logged in with no call, subscription or replication (default 10 min). */
   coldIdleMs?: number;
 }
@@ -86,7 +88,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const log = options.log ?? silentLogger;
   const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log, options.coldIdleMs);
   const metrics = new BrokerMetrics(platforms);
-  const dispatcherOptions: DispatcherOptions = { ...options.idempotentCalls, passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks };
+  const dispatcherOptions: DispatcherOptions = { ...options.idempotentCalls, passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks, answerMaxBytes: options.answerMaxBytes ?? options.idempotentCalls?.answerMaxBytes };
   const dispatcher = new CallDispatcher(platforms, metrics, log, dispatcherOptions);
   const links = new EdgeLinkServer(
     options.secret, dispatcher, log, options.brokerId ?? 'local',

@@ -5,7 +5,8 @@
  * BROKER_ID (default "local"), BROKER_TLS_CERT and BROKER_TLS_KEY (PEM files: serve HTTPS, links become `wss://`),
  * PASSWORD_CHECK_FAILURES and PASSWORD_CHECK_WINDOW_SECONDS (failed password checks of one account allowed per
  * window, default 5 per 60 s; 0 failures: no bound), BROKER_DRAIN_SECONDS (the bound on a drain, default 130),
- * LOG_LEVEL. Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines. SIGTERM drains
+ * BROKER_ANSWER_MAX_BYTES (what one answer's data may take, default 16 MiB, below workerd's 32 MiB), LOG_LEVEL.
+ * Prints one JSON ready line `{"msg":"broker listening","port":N}`, then JSON log lines. SIGTERM drains
  * (`RunningBroker.drain`: the platforms' other brokers take the work over) and exits 0 once drained or at the bound;
  * SIGINT (an operator's Ctrl-C) closes every session at once and exits; a SIGTERM during a drain is ignored, a SIGINT
  * cuts it short. A start that fails (a wrong variable, a port in use, an unreadable file) ends with
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     brokerId: env.BROKER_ID,
     passwordChecks: { failures: env.PASSWORD_CHECK_FAILURES, windowMs: env.PASSWORD_CHECK_WINDOW_SECONDS * 1000 },
     drainTimeoutMs: env.BROKER_DRAIN_SECONDS * 1000,
+    answerMaxBytes: env.BROKER_ANSWER_MAX_BYTES,
     log,
     tls,
   }).catch((error: unknown) => failed(

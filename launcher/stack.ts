@@ -206,6 +206,7 @@ async function startBrokerHere(name: string, env: Record<string, string>, log: (
     port: Number(env.BROKER_PORT),
     platformsFile: env.BROKER_PLATFORMS_FILE,
     ...(env.BROKER_ID ? { brokerId: env.BROKER_ID } : {}),
+    ...(env.BROKER_ANSWER_MAX_BYTES ? { answerMaxBytes: Number(env.BROKER_ANSWER_MAX_BYTES) } : {}),
     log: jsonLineLogger('info', (line) => log(`${name} ${line.trimEnd()}`)),
   });
   let stopped: Promise<void> | undefined;

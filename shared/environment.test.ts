@@ -226,6 +226,14 @@ describe('environment of the broker and the simulator', () => {
     ]);
   });
 
+  it('bounds one answer at 16 MiB by default, from 1 KiB to 31 MiB (below the 32 MiB one link message may take)', () => {
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' }).BROKER_ANSWER_MAX_BYTES).toBe(16 * 1024 * 1024);
+    expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's', BROKER_ANSWER_MAX_BYTES: '65536' }).BROKER_ANSWER_MAX_BYTES).toBe(65536);
+    expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_ANSWER_MAX_BYTES: String(32 * 1024 * 1024) })).toEqual([
+      'BROKER_ANSWER_MAX_BYTES must be a whole number of bytes from 1024 to 32505856 (31 MiB), got "33554432"',
+    ]);
+  });
+
   it('bounds failed password checks at 5 per 60 s by default, 0 turning the bound off, and refuses other values by name', () => {
     expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's' })).toMatchObject({ PASSWORD_CHECK_FAILURES: 5, PASSWORD_CHECK_WINDOW_SECONDS: 60 });
     expect(readEnvironment(brokerEnvironment, { BROKER_SECRET: 's', PASSWORD_CHECK_FAILURES: '0', PASSWORD_CHECK_WINDOW_SECONDS: '900' }))

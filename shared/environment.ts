@@ -316,6 +316,11 @@ export const brokerEnvironment = z.object({
    * before it exits. The default is the late-answer window (120 s) plus 10 s.
    */
   BROKER_DRAIN_SECONDS: variable(positive(3600, 'seconds'), 130),
+  /**
+   * What one answer's data may take, in bytes (default 16 MiB): the edge closes its broker link on a message past
+   * workerd's 32 MiB, and holds an answer in up to three copies within an isolate's 128 MB. At most 31 MiB.
+   */
+  BROKER_ANSWER_MAX_BYTES: variable(integer(1024, 31 * 1024 * 1024, 'a whole number of bytes from 1024 to 32505856 (31 MiB)'), 16 * 1024 * 1024),
   DATA_DIR: variable(text, '.data'),
   LOG_LEVEL: variable(logLevel, 'info'),
 }).superRefine(tlsPair, { when: () => true });

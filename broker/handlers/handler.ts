@@ -8,6 +8,13 @@ import type { PagingResult } from '../../shared/frames.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
 
+/**
+ * What one answer's `data` may take by default: half workerd's 32 MiB bound on one message of the edge's broker link
+ * and on one value passed between its objects (a larger message closes the link under every call on it), since a
+ * link object holds an answer in up to three copies on its way within an isolate's 128 MB. `BROKER_ANSWER_MAX_BYTES`.
+ */
+export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
+
 export interface HandlerContext<A = Record<string, unknown>> {
   platform: TradePlatform;
   /** Validated, already-converted inputs from the edge: path params and query merged, the body under `body`. */
@@ -18,6 +25,8 @@ export interface HandlerContext<A = Record<string, unknown>> {
    */
   deadline: CallDeadline;
   traceId?: string;
+  /** What one answer may take (`ANSWER_MAX_BYTES` unless the broker was told otherwise); larger ones are refused. */
+  answerMaxBytes?: number;
 }
 
 export interface HandlerResult {

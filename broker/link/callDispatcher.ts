@@ -17,6 +17,11 @@
  * call waits, within its own budget, for the login and the first resync before its handler runs. The dispatcher
  * counts the calls running and the keyed outcomes not yet delivered to an edge (an answer or `late` frame written on
  * an open link, or a report to `#outcome`), and tells a draining broker when both are none (`whenQuiet`).
+ *
+ * No answer frame passes `answerMaxBytes` (plus `ANSWER_ENVELOPE_BYTES` for the frame around its `data`): the edge
+ * closes its link on a message past workerd's 32 MiB, under every call on it. A larger answer is replaced by an error
+ * naming both sizes (`Validation` for a read: ask for less; `Internal` with an unknown outcome for a change, which was
+ * made), counted as the outcome `answer_too_large`. Handlers read the bound from their context to stay within it.
  */
 import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
@@ -24,7 +29,7 @@ import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes
 import type { Family } from '../../shared/protocol.js';
 import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
-import type { Handler, HandlerResult } from '../handlers/handler.js';
+import { ANSWER_MAX_BYTES, type Handler, type HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
@@ -58,6 +63,23 @@ export interface DispatcherOptions {
   outcomes?: CallOutcomesOptions;
   /** The bound on failed password checks per account (default DEFAULT_PASSWORD_CHECK_LIMIT). */
   passwordChecks?: PasswordCheckLimit;
+  /** What one answer's `data` may take, in bytes (default ANSWER_MAX_BYTES). */
+  answerMaxBytes?: number;
+}
+
+/** What an answer frame may take beyond its `data`: its id, `ok`, paging meta. */
+export const ANSWER_ENVELOPE_BYTES = 4096;
+
+/** The refusal of an answer past the bound, in place of its frame. */
+export function answerTooLarge(bytes: number, maxBytes: number): string {
+  return `the answer of ${bytes} bytes is larger than the ${maxBytes} bytes one answer may carry; ask for less (limit)`;
+}
+
+/** The UTF-8 size of `text` when it may pass `bound`; 0 when it cannot (three bytes per UTF-16 unit at most). */
+function bytesPast(text: string, bound: number): number {
+  if (text.length * 3 <= bound) return 0;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  return bytes > bound ? bytes : 0;
 }
 
 function isThenable(value: unknown): value is Promise<HandlerResult> {
@@ -72,6 +94,7 @@ export class CallDispatcher {
   readonly outcomes: CallOutcomes;
   readonly passwordChecks: PasswordChecks;
   private readonly lateAnswerMs: number;
+  private readonly answerMaxBytes: number;
   /** Calls whose handler (or cold start) has not ended, keyed ones waiting for a late answer included. */
   private runningCalls = 0;
   private quietWaiters: Array<() => void> = [];
@@ -85,6 +108,7 @@ export class CallDispatcher {
     this.outcomes = new CallOutcomes(options.outcomes);
     this.passwordChecks = new PasswordChecks(options.passwordChecks);
     this.lateAnswerMs = options.lateAnswerMs ?? DEFAULT_LATE_ANSWER_MS;
+    this.answerMaxBytes = options.answerMaxBytes ?? ANSWER_MAX_BYTES;
   }
 
   get running(): number {
@@ -195,7 +219,7 @@ export class CallDispatcher {
     let result: HandlerResult | Promise<HandlerResult>;
     try {
       result = handler({
-        platform, args, traceId: frame.traceId,
+        platform, args, traceId: frame.traceId, answerMaxBytes: this.answerMaxBytes,
         deadline: callId === undefined ? sendBy : { sendBy, answerBy: sendBy + this.lateAnswerMs },
       });
     } catch (error) {
@@ -259,9 +283,17 @@ export class CallDispatcher {
 
   /** A keyed call ended after its time-out answer went out: keep the outcome and push it on the link. */
   private lateOutcome(frame: CallFrame, callId: string, reply: Reply, result: CallResult): void {
+    const frameOf = (report: LateFrame['late']['report']) => stringifyJson({ late: { callId, report } } satisfies LateFrame);
+    let text = result.ok ? frameOf({ state: 'settled', result }) : undefined;
+    const bytes = text === undefined ? 0 : bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
+    if (bytes) {
+      // An answer that could not be carried is neither kept nor pushed: its refusal is, in its place.
+      result = this.tooLarge(frame, bytes);
+      text = undefined;
+    }
     const report = this.record(callId, result)!;
-    const late: LateFrame = { late: { callId, report } };
-    this.deliveredIf(reply(stringifyJson(late)), callId);
+    text ??= frameOf(report);
+    this.deliveredIf(reply(text), callId);
     this.log('info', {
       msg: 'late outcome', platform: frame.platform, op: frame.op, state: report.state,
       ...(frame.traceId ? { traceId: frame.traceId } : {}),
@@ -322,21 +354,40 @@ export class CallDispatcher {
   }
 
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
-    if (frame.callId !== undefined) this.record(frame.callId, successResult(result));
-    let written;
+    let text;
     if (result.json !== undefined) {
       // Same frame as below, with the cached records' JSON spliced in rather than serialized again. `data` comes
       // last, so the edge can take its text without parsing it (shared/frames.ts).
       const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
-      written = reply(`{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":${result.json}}`);
+      text = `{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":${result.json}}`;
     } else {
       const answer: CallOk = result.paging
         ? { id: frame.id, ok: true, paging: result.paging, data: result.data }
         : { id: frame.id, ok: true, data: result.data };
-      written = reply(stringifyJson(answer));
+      text = stringifyJson(answer);
     }
-    this.deliveredIf(written, frame.callId);
+    const bytes = bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
+    if (bytes) {
+      const failed = this.tooLarge(frame, bytes);
+      this.record(frame.callId, failed);
+      this.deliveredIf(reply(stringifyJson({ id: frame.id, ...failed })), frame.callId);
+      this.finish(frame, frame.op, 'answer_too_large', started, 'warn', failed.error.message);
+      return;
+    }
+    if (frame.callId !== undefined) this.record(frame.callId, successResult(result));
+    this.deliveredIf(reply(text), frame.callId);
     this.finish(frame, frame.op, 'ok', started, 'debug');
+  }
+
+  /**
+   * What is answered in place of an answer of `bytes` past the bound: a read is refused (asking for less gets an
+   * answer); a change was made, so its outcome is unknown to the caller, as when its answer is lost.
+   */
+  private tooLarge(frame: CallFrame, bytes: number): Omit<CallFailed, 'id'> {
+    const message = answerTooLarge(bytes, this.answerMaxBytes);
+    return MUTATING_OPS.has(frame.op)
+      ? { ok: false, error: { code: 'Internal', managerCode: null, message }, outcome: 'unknown' }
+      : { ok: false, error: { code: 'Validation', managerCode: null, message } };
   }
 
   private timeOut(frame: CallFrame, reply: Reply, timeoutMs: number, started: number): void {

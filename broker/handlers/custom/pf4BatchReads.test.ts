@@ -75,6 +75,15 @@ describe('UsersSnapshot and TradesSnapshot', () => {
   it('bounds an answer to half the 32 MiB the edge takes in one message, so that its copies there fit in memory', () => {
     expect(ANSWER_MAX_BYTES).toBe(16 * 1024 * 1024);
   });
+
+  it('answers within the bound the broker gives the call (BROKER_ANSWER_MAX_BYTES), when no bound was bound in', async () => {
+    const session = new ScriptedSession().answers('UsersSnapshot', [account(1001), account(1002), account(1003)]);
+    const platform = platformOf('PF4', { session });
+    const [, run] = pf4BatchReadsBindings.find(([op]) => op === users.UsersSnapshot.op)!;
+    await expectOperationError(() => run({ platform, args: { limit: 3 }, deadline: Date.now() + 10_000, answerMaxBytes: bytesOf(2) }), {
+      code: 'Validation', message: `limit: the 3 accounts asked for take more than the ${bytesOf(2)} bytes one answer may carry; the first 2 fit: ask for at most 2`,
+    });
+  });
 });
 
 describe('UsersSyncStart, UsersSyncRead, TradesSyncStart and TradesSyncRead', () => {

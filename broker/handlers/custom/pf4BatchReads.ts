@@ -5,7 +5,8 @@
  * The edge takes at most 32 MiB in one message on its broker link and in one value passed between its objects
  * (workerd's bounds: a larger message closes the link under every call on it), and a link object holds an answer in
  * up to three copies on its way (the message, the envelope, the value handed on) within an isolate's 128 MB. So an
- * answer's rows are counted as they are serialized (once each, as cached lists are), against `ANSWER_MAX_BYTES`:
+ * answer's rows are counted as they are serialized (once each, as cached lists are), against the broker's bound on one
+ * answer (`answerMaxBytes` of the call, `ANSWER_MAX_BYTES` by default, BROKER_ANSWER_MAX_BYTES):
  * - a snapshot whose rows do not fit is refused, naming how many do (nothing on the server changed);
  * - a sync read must lose nothing: the server has already handed over, and dropped, what it answered, so the rows
  *   that do not fit are held back here, per manager session and sync kind, and answered first by the next read on
@@ -17,11 +18,10 @@ import { trades, users } from '../../../shared/catalog/v2/pf4/index.js';
 import { OperationError } from '../../../shared/errors.js';
 import { stringifyJson } from '../../../shared/losslessJson.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import type { HandlerContext, HandlerResult } from '../handler.js';
+import { ANSWER_MAX_BYTES, type HandlerContext, type HandlerResult } from '../handler.js';
 import { bind, type Binding } from './bind.js';
 
-/** What one answer's `data` may take at the edge: half workerd's 32 MiB, so its copies fit an isolate's memory. */
-export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
+export { ANSWER_MAX_BYTES };
 
 /** A text outside Latin-1 makes the whole answer a two-byte string in the edge's values. */
 const WIDE = /[^\u0000-\u00ff]/;
@@ -80,8 +80,9 @@ type Session = HandlerContext['platform']['session'];
 
 const loginOf = (session: Session) => (session as { logins?: number }).logins ?? 0;
 
-/** Bindings answering within `maxBytes` per answer (tests pass a small bound); the broker's use ANSWER_MAX_BYTES. */
-export function batchReadBindings(maxBytes = ANSWER_MAX_BYTES): Binding[] {
+/** Bindings answering within `maxBytes` per answer (tests pass a small bound); else within the call's bound. */
+export function batchReadBindings(maxBytes?: number): Binding[] {
+  const boundOf = (ctx: HandlerContext<unknown>) => maxBytes ?? ctx.answerMaxBytes ?? ANSWER_MAX_BYTES;
   const states = new WeakMap<Session, Map<Kind, SyncState>>();
   const stateOf = (session: Session, kind: Kind): SyncState => {
     let byKind = states.get(session);
@@ -114,7 +115,7 @@ export function batchReadBindings(maxBytes = ANSWER_MAX_BYTES): Binding[] {
       return inTurn(state, async () => {
         const { limit } = ctx.args;
         if (state.login !== loginOf(session)) state.held = [];
-        const answer = new SizedRows(maxBytes);
+        const answer = new SizedRows(boundOf(ctx));
         let taken = 0;
         while (taken < state.held.length && answer.count < limit && answer.add(state.held[taken])) taken++;
         // The server is asked only once nothing is held back: held rows come before whatever it still reserves.
@@ -142,11 +143,12 @@ export function batchReadBindings(maxBytes = ANSWER_MAX_BYTES): Binding[] {
     return async (ctx: HandlerContext<{ limit: number }>): Promise<HandlerResult> => {
       const { limit } = ctx.args;
       const rows = listOf(await ctx.platform.session.request(KINDS[kind].snapshot, { limit }, ctx.deadline)).slice(0, limit);
-      const answer = new SizedRows(maxBytes);
+      const bound = boundOf(ctx);
+      const answer = new SizedRows(bound);
       for (const row of rows) {
         if (answer.add(stringifyJson(shape(row)))) continue;
         throw new OperationError('Validation', `limit: the ${rows.length} ${KINDS[kind].rows} asked for take more than the `
-          + `${maxBytes} bytes one answer may carry; the first ${answer.count} fit: ask for at most ${answer.count}`);
+          + `${bound} bytes one answer may carry; the first ${answer.count} fit: ask for at most ${answer.count}`);
       }
       return answer.result();
     };
