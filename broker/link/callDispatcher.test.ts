@@ -5,7 +5,8 @@
  * refusals (platform not served, operation not served or of the other family), the deadline (clamped, the time-out
  * answer, `outcome: "unknown"` for mutating operations only), failures as the edge sees them, the deadline handed to
  * the handler, calls under an Idempotency-Key: run once, late outcomes pushed, `#outcome` answered, and the bound on
- * failed password checks: past it a check is refused with the family's too-frequent code and never sent.
+ * failed password checks: past it a check is refused with the family's too-frequent code and never sent, and the
+ * bound on one answer: a frame past it is never written, a refusal naming both sizes goes in its place.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OperationError } from '../../shared/errors.js';
@@ -19,7 +20,7 @@ import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
-import { CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, timeoutMessage } from './callDispatcher.js';
+import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, timeoutMessage } from './callDispatcher.js';
 
 const PF4 = 'pf4-platform';
 const PF5 = 'pf5-platform';
@@ -499,6 +500,110 @@ describe('calls under an Idempotency-Key', () => {
     expect(t.parsed()[3]).toMatchObject({ id: 4, ok: true, data: { state: 'settled', result: { ok: true, data: { login: 700 } } } });
     // No metrics or call log for #outcome queries.
     expect(t.observed.map((o) => o.op)).toStrictEqual(['PF4.UserRecordNew']);
+  });
+});
+
+describe('the bound on one answer', () => {
+  const BOUND = 1024;
+  /** Managers whose list answer takes about `rows` × 130 bytes. */
+  const managers = (rows: number) => Array.from({ length: rows }, (_, i) => ({ login: i + 1, name: `M${'x'.repeat(100)}${i}` }));
+  /** The answer frame a dispatcher without a small bound writes for `frame`, and its UTF-8 bytes. */
+  async function unbounded(answer: () => Promise<unknown>, frame: Partial<CallFrame> & { op: string }) {
+    const t = setup();
+    t.session.answer = answer;
+    t.call(frame);
+    await replies(t.replies, 1);
+    return { text: t.replies[0], bytes: Buffer.byteLength(t.replies[0], 'utf8') };
+  }
+
+  it('refuses a read whose answer frame passes the bound (plus the envelope), naming both sizes, and counts it', async () => {
+    const big = async () => managers(60);
+    const whole = await unbounded(big, { op: 'PF4.CfgRequestManager' });
+    expect(whole.bytes).toBeGreaterThan(BOUND + ANSWER_ENVELOPE_BYTES);
+    const t = setup({ answerMaxBytes: BOUND });
+    t.session.answer = big;
+    t.call({ op: 'PF4.CfgRequestManager', traceId: 'big' });
+    await replies(t.replies, 1);
+    const message = answerTooLarge(whole.bytes, BOUND);
+    expect(message).toBe(`the answer of ${whole.bytes} bytes is larger than the 1024 bytes one answer may carry; ask for less (limit)`);
+    expect(t.parsed()[0]).toStrictEqual({ id: 1, ok: false, error: { code: 'Validation', managerCode: null, message } });
+    expect(t.observed.map((o) => o.outcome)).toStrictEqual(['answer_too_large']);
+    expect(t.logged).toStrictEqual([{ level: 'warn', fields: expect.objectContaining({
+      msg: 'call answered', op: 'PF4.CfgRequestManager', outcome: 'answer_too_large', error: message, traceId: 'big',
+    }) }]);
+    // Asking for less is answered: one page within the bound, the envelope's paging included.
+    t.call({ op: 'PF4.CfgRequestManager', args: { limit: 2 } });
+    await replies(t.replies, 2);
+    expect(t.parsed()[1]).toMatchObject({ id: 2, ok: true, paging: { hasMore: true } });
+    expect((t.parsed()[1].data as Array<{ login: number }>).map((m) => m.login)).toStrictEqual([1, 2]);
+    expect(t.observed.map((o) => o.outcome)).toStrictEqual(['answer_too_large', 'ok']);
+  });
+
+  it('answers a frame of exactly the bound plus the envelope, and counts cached answers in UTF-8 bytes', async () => {
+    const rows = async () => managers(60);
+    const whole = await unbounded(rows, { op: 'PF4.CfgRequestManager' });
+    const exact = setup({ answerMaxBytes: whole.bytes - ANSWER_ENVELOPE_BYTES });
+    exact.session.answer = rows;
+    exact.call({ op: 'PF4.CfgRequestManager' });
+    await replies(exact.replies, 1);
+    expect(exact.replies[0]).toBe(whole.text);
+    const one = setup({ answerMaxBytes: whole.bytes - ANSWER_ENVELOPE_BYTES - 1 });
+    one.session.answer = rows;
+    one.call({ op: 'PF4.CfgRequestManager' });
+    await replies(one.replies, 1);
+    expect(one.parsed()[0]).toMatchObject({ ok: false, error: { code: 'Validation', message: answerTooLarge(whole.bytes, whole.bytes - ANSWER_ENVELOPE_BYTES - 1) } });
+    // A cached record (spliced JSON) past the bound in UTF-8 bytes, though not in characters.
+    const t = setup({ answerMaxBytes: 1600 });
+    t.cache.apply(resync('begin'));
+    t.cache.apply(resync('chunk', { kind: 'users', items: [{ login: 9, name: '\u4e00'.repeat(3000), group: 'demo' }] }));
+    t.cache.apply(resync('end'));
+    t.call({ op: 'PF4.UserRecordGet', args: { login: 9 } });
+    expect(t.parsed()[0]).toMatchObject({ id: 1, ok: false, error: { code: 'Validation' } });
+    expect((t.parsed()[0].error as { message: string }).message).toMatch(/^the answer of 9\d{3} bytes is larger than the 1600 bytes/);
+  });
+
+  it('refuses a change\'s answer past the bound as Internal with its outcome unknown, and keeps that for its call id', async () => {
+    const t = setup({ answerMaxBytes: BOUND });
+    t.session.answer = async () => ({ login: 700, name: 'N'.repeat(6000), group: 'demo' });
+    t.call({ op: 'PF4.UserRecordNew', callId: 'big-1', args: { body: { name: 'N', group: 'demo' } } });
+    await replies(t.replies, 1);
+    const [refused] = t.parsed();
+    expect(refused).toMatchObject({ id: 1, ok: false, outcome: 'unknown', error: { code: 'Internal', managerCode: null } });
+    expect((refused.error as { message: string }).message).toMatch(/^the answer of \d+ bytes is larger than the 1024 bytes one answer may carry/);
+    t.call({ op: OUTCOME_OP, callId: 'big-1', timeoutMs: 10 });
+    await replies(t.replies, 2);
+    expect(t.parsed()[1]).toStrictEqual({ id: 2, ok: true, data: { state: 'lost', reason: ANSWER_LOST } });
+    expect(ANSWER_LOST).toBe('the change was made, but its answer was larger than one answer may carry');
+  });
+
+  it('pushes the refusal, not the answer, of a keyed read whose answer past the bound comes after its time-out', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup({ answerMaxBytes: BOUND });
+    const late = deferred<unknown>();
+    t.session.answer = () => late.promise;
+    t.call({ op: 'PF4.CfgRequestManager', callId: 'big-2', timeoutMs: 100 });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.parsed()[0]).toMatchObject({ id: 1, timedOut: true });
+    late.resolve(managers(60));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(t.replies).toHaveLength(2);
+    const pushed = t.parsed()[1] as { late: { callId: string; report: { state: string; result: { ok: boolean; error: { code: string; message: string } } } } };
+    expect(pushed.late.callId).toBe('big-2');
+    expect(pushed.late.report).toMatchObject({ state: 'settled', result: { ok: false, error: { code: 'Validation', managerCode: null } } });
+    expect(pushed.late.report.result.error.message).toMatch(/^the answer of \d+ bytes is larger than the 1024 bytes one answer may carry/);
+    t.call({ op: OUTCOME_OP, callId: 'big-2', timeoutMs: 10 });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.parsed()[2]).toStrictEqual({ id: 2, ok: true, data: pushed.late.report });
+  });
+
+  it('hands the bound to the handler, which answers within it (the batch reads)', async () => {
+    const t = setup({ answerMaxBytes: BOUND });
+    t.session.answer = async () => Array.from({ length: 40 }, (_, i) => ({ login: i + 1, name: `Name ${i + 1}`, group: 'demo' }));
+    t.call({ op: 'PF4.UsersSnapshot', args: { limit: 40 } });
+    await replies(t.replies, 1);
+    const [refused] = t.parsed() as Array<{ error: { code: string; message: string } }>;
+    expect(refused.error.code).toBe('Validation');
+    expect(refused.error.message).toMatch(/^limit: the 40 accounts asked for take more than the 1024 bytes one answer may carry; the first (\d+) fit/);
   });
 });
 

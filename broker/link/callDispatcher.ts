@@ -75,6 +75,9 @@ export function answerTooLarge(bytes: number, maxBytes: number): string {
   return `the answer of ${bytes} bytes is larger than the ${maxBytes} bytes one answer may carry; ask for less (limit)`;
 }
 
+/** Why a change's outcome is lost when its answer passed the bound. */
+export const ANSWER_LOST = 'the change was made, but its answer was larger than one answer may carry';
+
 /** The UTF-8 size of `text` when it may pass `bound`; 0 when it cannot (three bytes per UTF-16 unit at most). */
 function bytesPast(text: string, bound: number): number {
   if (text.length * 3 <= bound) return 0;
@@ -291,7 +294,7 @@ export class CallDispatcher {
       result = this.tooLarge(frame, bytes);
       text = undefined;
     }
-    const report = this.record(callId, result)!;
+    const report = this.record(callId, result, bytes ? ANSWER_LOST : undefined)!;
     text ??= frameOf(report);
     this.deliveredIf(reply(text), callId);
     this.log('info', {
@@ -300,15 +303,18 @@ export class CallDispatcher {
     });
   }
 
-  /** Keeps a keyed call's outcome: a failure that leaves the outcome unknown is `lost`, anything else `settled`. */
-  private record(callId: string | undefined, result: CallResult): Extract<OutcomeReport, { state: 'settled' | 'lost' }> | null {
+  /**
+   * Keeps a keyed call's outcome: a failure that leaves the outcome unknown is `lost` (for `lostReason`, else a
+   * reason told by the failure), anything else `settled`.
+   */
+  private record(callId: string | undefined, result: CallResult, lostReason?: string): Extract<OutcomeReport, { state: 'settled' | 'lost' }> | null {
     if (callId === undefined) return null;
     if (!result.ok && result.outcome === 'unknown') {
-      const reason = result.timedOut
+      const reason = lostReason ?? (result.timedOut
         ? 'the trading server did not answer within the broker\'s late-answer window'
         : result.error.code === 'Internal'
           ? 'the broker failed while handling the call'
-          : 'the manager connection dropped before the trading server answered';
+          : 'the manager connection dropped before the trading server answered');
       this.outcomes.lose(callId, reason);
       return { state: 'lost', reason };
     }
@@ -369,7 +375,7 @@ export class CallDispatcher {
     const bytes = bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
     if (bytes) {
       const failed = this.tooLarge(frame, bytes);
-      this.record(frame.callId, failed);
+      this.record(frame.callId, failed, ANSWER_LOST);
       this.deliveredIf(reply(stringifyJson({ id: frame.id, ...failed })), frame.callId);
       this.finish(frame, frame.op, 'answer_too_large', started, 'warn', failed.error.message);
       return;

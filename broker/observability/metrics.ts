@@ -155,7 +155,7 @@ export class BrokerMetrics {
     });
     const answered = this.answered;
     new Counter({
-      name: 'broker_requests_total', help: 'Calls answered on edge links, per operation and outcome (ok, timeout or error code).',
+      name: 'broker_requests_total', help: 'Calls answered on edge links, per operation and outcome (ok, timeout, answer_too_large or error code).',
       labelNames: ['op', 'outcome'] as const, registers,
       collect() {
         this.reset();
