@@ -20,8 +20,9 @@ export const TERMINAL_TEXT_MODULES = /[\\/]examples[\\/]web-terminal[\\/][\w-]+\
 export const textModules: Plugin = {
   name: 'text-modules',
   setup(build) {
-    build.onLoad({ filter: TERMINAL_TEXT_MODULES }, async (args) => ({ contents: await readFile(args.path, 'utf8'), loader: 'text' }));
-    build.onLoad({ filter: TEXT_MODULES }, async (args) => ({ contents: await readFile(args.path, 'utf8'), loader: 'text' }));
+    const asText = async (args: { path: string }) => ({ contents: await readFile(args.path, 'utf8'), loader: 'text' as const });
+    build.onLoad({ filter: TERMINAL_TEXT_MODULES }, asText);
+    build.onLoad({ filter: TEXT_MODULES }, asText);
   },
 };
 

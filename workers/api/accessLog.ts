@@ -88,9 +88,10 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
       outcome: c.get('outcome') ?? await peekOutcome(c, status),
       ms: Date.now() - started,
     };
+    const config = configOf(c.env);
     // Counted for the edge's /metrics only when it is served.
-    if (configOf(c.env).METRICS_TOKEN) countRequest(line.operation, line.outcome, status, line.ms / 1000, c.req.raw.headers, c.res.headers);
-    if (configOf(c.env).ACCESS_LOG_BATCH) write(JSON.stringify(line));
+    if (config.METRICS_TOKEN) countRequest(line.operation, line.outcome, status, line.ms / 1000, c.req.raw.headers, c.res.headers);
+    if (config.ACCESS_LOG_BATCH) write(JSON.stringify(line));
     else queue(c, JSON.stringify(line));
   };
 }

@@ -14,6 +14,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
+import { streamObjectName } from '../streams/fanout.js';
+import { timingSafeEqual } from '../../shared/secrets.js';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -53,17 +55,13 @@ async function streamClients(env: AppEnv['Bindings']): Promise<Array<{ platform:
   const shards = configOf(env).STREAM_SHARDS;
   const rows = await env.DB.prepare('SELECT id FROM trade_platforms ORDER BY created').all<{ id: string }>();
   return Promise.all(rows.results.map(async ({ id }) => {
-    let sse = 0;
-    let hubs = 0;
-    for (let shard = 0; shard < shards; shard++) {
-      const stub = env.STREAMS.get(env.STREAMS.idFromName(shard === 0 ? id : `${id}#stream${shard}`)) as unknown as {
+    const each = await Promise.all(Array.from({ length: shards }, (_, shard) => {
+      const stub = env.STREAMS.get(env.STREAMS.idFromName(streamObjectName(id, shard))) as unknown as {
         stats(): Promise<{ sse: number; hubs: number }>;
       };
-      const stats = await stub.stats();
-      sse += stats.sse;
-      hubs += stats.hubs;
-    }
-    return { platform: id, sse, hubs };
+      return stub.stats();
+    }));
+    return { platform: id, sse: each.reduce((n, s) => n + s.sse, 0), hubs: each.reduce((n, s) => n + s.hubs, 0) };
   }));
 }
 
@@ -97,13 +95,10 @@ export async function metricsText(env: AppEnv['Bindings']): Promise<string> {
   return `${out.join('\n')}\n`;
 }
 
-/** Constant-time comparison of the presented bearer with the configured token. */
-function sameToken(presented: string, expected: string): boolean {
-  const a = new TextEncoder().encode(presented);
-  const b = new TextEncoder().encode(expected);
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < b.length; i++) diff |= (a[i] ?? 0) ^ b[i];
-  return diff === 0;
+/** Constant-time comparison of the presented bearer with the configured token (as digests: no length is told). */
+async function sameToken(presented: string, expected: string): Promise<boolean> {
+  const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return timingSafeEqual(await digest(presented), await digest(expected));
 }
 
 export function metricsRoutes(): Hono<AppEnv> {
@@ -112,7 +107,7 @@ export function metricsRoutes(): Hono<AppEnv> {
     const token = configOf(c.env).METRICS_TOKEN;
     if (!token) return next();
     const presented = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    if (!sameToken(presented, token)) return c.text('a bearer of METRICS_TOKEN is required', 401, { 'www-authenticate': 'Bearer realm="metrics"' });
+    if (!(await sameToken(presented, token))) return c.text('a bearer of METRICS_TOKEN is required', 401, { 'www-authenticate': 'Bearer realm="metrics"' });
     return c.text(await metricsText(c.env), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' });
   });
   return app;

@@ -86,6 +86,11 @@ export function streamShard(lastEventId: string | null, shards: number, random: 
   return named >= 0 && named < shards ? named : Math.floor(random() * shards);
 }
 
+/** The name of a platform's stream object `shard` (shard 0 is named by the platform alone). */
+export function streamObjectName(platform: string, shard: number): string {
+  return shard === 0 ? platform : `${platform}#stream${shard}`;
+}
+
 /**
  * The stream object's own notice that events may have been missed (its broker subscription was lost or moved to
  * another broker, whose event stream is independent): held in the ring as any event, sent to the clients that asked

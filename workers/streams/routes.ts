@@ -25,7 +25,7 @@ import { admit, apiRateRefusal } from '../limits/rateLimit.js';
 import { refuse, unknownPlatform } from '../envelope/index.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './platformStream.js';
-import { streamShard } from './fanout.js';
+import { streamObjectName, streamShard } from './fanout.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -43,7 +43,7 @@ function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Rec
   const caller = c.get('caller');
   // The platform's clients spread over its stream objects; a reconnect goes back to the one its event id names.
   const shard = streamShard(request.headers.get('last-event-id'), configOf(c.env).STREAM_SHARDS);
-  const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(shard === 0 ? found.platform : `${found.platform}#stream${shard}`));
+  const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(streamObjectName(found.platform, shard)));
   const headers = new Headers({
     [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrls.join(','),
     [STREAM_HEADERS.shard]: String(shard), ...extra,
