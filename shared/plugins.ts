@@ -58,7 +58,7 @@ export function pluginParamsProblems(params: readonly ParamInput[]): FieldProble
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** The bytes a well-formed base64 text decodes to. */
-export function base64DecodedLength(text: string): number {
+function base64DecodedLength(text: string): number {
   const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   return (text.length / 4) * 3 - padding;
 }

@@ -20,18 +20,18 @@ import type { Pf4World } from './pf4World.js';
 
 type Rec = Record<string, unknown>;
 
-export const BINARY_COMMANDS = { echo: 0x01, checksum: 0x02, state: 0x03 } as const;
+const BINARY_COMMANDS = { echo: 0x01, checksum: 0x02, state: 0x03 } as const;
 
 const KNOWN = Object.entries(BINARY_COMMANDS).map(([name, byte]) => `${hex(byte)} ${name}`).join(', ');
 
-/** The plugin entry that answers a command now, or a refusal when none does. */
-export function answeringPlugin(world: Pf4World): { plugin: Rec; params: unknown } {
+/** The plugin (its entry's `plugin` record) that answers a command now, or a refusal when none does. */
+export function answeringPlugin(world: Pf4World): Rec {
   const entry = world.config.lists.Plugin.list().find((p) => {
     const info = p.plugin as Rec;
     return info.enabled === 1 && info.managerAccess === 1;
   });
   if (!entry) throw new CommandError(PF4_RESULT.InvalidData, 'no plugin answered the command');
-  return entry as { plugin: Rec; params: unknown };
+  return entry.plugin as Rec;
 }
 
 /** Runs one binary command on the answering plugin; answers its bytes. */
@@ -40,7 +40,7 @@ export function runBinaryCommand(world: Pf4World, command: Uint8Array): Uint8Arr
   if (command.length > BINARY_COMMAND_MAX_BYTES) {
     throw new CommandError(PF4_RESULT.InvalidData, `the command must hold at most ${BINARY_COMMAND_MAX_BYTES} bytes`);
   }
-  const { plugin } = answeringPlugin(world);
+  const plugin = answeringPlugin(world);
   const operand = command.subarray(1);
   switch (command[0]) {
     case BINARY_COMMANDS.echo:

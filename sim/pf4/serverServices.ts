@@ -131,9 +131,9 @@ export class Pf4Services {
     return news;
   }
 
-  /** Delivers one mail to each of its logins' mailboxes (the caller has checked they exist), once per login. */
+  /** Delivers one mail to each of its logins' mailboxes (the caller has checked they exist and collapsed duplicates). */
   addMail(mail: Omit<MailItem, 'time'>): MailItem {
-    const item: MailItem = { ...mail, logins: [...new Set(mail.logins)], time: iso(Date.now()) };
+    const item: MailItem = { ...mail, time: iso(Date.now()) };
     this.mails.push(item);
     for (const login of item.logins) {
       const box = this.mailboxes.get(login);

@@ -6,8 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { trades, users } from '../../../shared/catalog/v2/pf4/index.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import type { HandlerResult } from '../handler.js';
-import { ANSWER_MAX_BYTES, batchReadBindings, pf4BatchReadsBindings } from './pf4BatchReads.js';
+import { ANSWER_MAX_BYTES, type HandlerResult } from '../handler.js';
+import { batchReadBindings, pf4BatchReadsBindings } from './pf4BatchReads.js';
 import { call, expectOperationError, platformOf, rowsOf, ScriptedSession, sent } from './testSupport.js';
 
 type Row = Record<string, unknown>;

@@ -21,8 +21,6 @@ import { shapeRecord } from '../../../shared/records/shape.js';
 import { ANSWER_MAX_BYTES, type HandlerContext, type HandlerResult } from '../handler.js';
 import { bind, type Binding } from './bind.js';
 
-export { ANSWER_MAX_BYTES };
-
 /** A text outside Latin-1 makes the whole answer a two-byte string in the edge's values. */
 const WIDE = /[^\u0000-\u00ff]/;
 

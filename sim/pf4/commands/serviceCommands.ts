@@ -13,6 +13,8 @@ import { NO_ACCOUNT_SECRETS, passwordHash } from '../serverOnlyFields.js';
 import { topicOf } from '../serverServices.js';
 import { matchesMask } from '../../world/mask.js';
 import { binaryDataProblem } from '../../../shared/plugins.js';
+import { MESSAGE_BODY_MAX, NEWS_CATEGORY_MAX, NEWS_TOPIC_MAX } from '../../../shared/catalog/v2/pf4/news.js';
+import { MAIL_LOGINS_MAX, MAIL_SENDER_MAX, MAIL_SUBJECT_MAX } from '../../../shared/catalog/v2/pf4/mail.js';
 import { answeringPlugin, runBinaryCommand } from '../pluginChannel.js';
 import { INT32_MAX, bad, notFound, parseRecord } from './common.js';
 
@@ -25,18 +27,11 @@ const FEEDER_RESTART_GAP_MS = 200;
 /** The batch reads (snapshots and sync-session reads): the contract's default `limit`, and the most one read takes. */
 const BATCH_DEFAULT = 100_000;
 const BATCH_MAX = 1_000_000;
-/** Sent news and mail: the text fields of the server's news and mailbox records, and a body of at most 64 KiB of text. */
-const NEWS_TOPIC_MAX = 255;
-const NEWS_CATEGORY_MAX = 63;
-const MAIL_SENDER_MAX = 63;
-const MAIL_SUBJECT_MAX = 127;
-const MESSAGE_BODY_MAX = 65_536;
-/** Accounts one mail goes to, duplicates collapsed. */
-const MAIL_LOGINS_MAX = 1_000;
 
 /**
  * The record of a news or mail send and its body apart: a body may be longer than the contract's records' text bound
- * (TEXT_MAX), up to MESSAGE_BODY_MAX characters.
+ * (TEXT_MAX), up to MESSAGE_BODY_MAX characters. Sent news and mail are bounded as the catalog bounds them (news.ts,
+ * mail.ts: the server's news and mailbox records), so the edge and the server refuse the same input.
  */
 function withBody(args: ArgReader): [Record<string, unknown>, string] {
   const { body, ...record } = args.object('record');
@@ -201,8 +196,7 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     return true;
   });
   registry.on('ExternalCommandJSON', (_args, _ctx, raw) => {
-    const { plugin } = answeringPlugin(world);
-    return { plugin: plugin.name, received: raw.payload ?? null };
+    return { plugin: answeringPlugin(world).name, received: raw.payload ?? null };
   });
   // The bytes travel as base64 both ways; the answering plugin's binary command set is in pluginChannel.ts.
   registry.on('ExternalCommandBinary', (args) => {
