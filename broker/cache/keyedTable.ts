@@ -186,14 +186,11 @@ export class KeyedTable<T> {
   }
 
   values(): IterableIterator<T> {
-    if (this.packed === undefined) return this.rows.values();
-    const stored = this.rows.values();
-    const next = (): IteratorResult<T> => {
-      const r = stored.next();
-      return r.done ? r : { done: false, value: this.unpack(r.value) };
-    };
-    const it: IterableIterator<T> = { next, [Symbol.iterator]: () => it };
-    return it;
+    return this.packed === undefined ? this.rows.values() : this.unpackedValues();
+  }
+
+  private *unpackedValues(): IterableIterator<T> {
+    for (const stored of this.rows.values()) yield this.unpack(stored);
   }
 
   /** Records with keys greater than `after` (all when undefined), at most `limit` (all when undefined). */

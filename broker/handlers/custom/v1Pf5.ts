@@ -51,8 +51,8 @@ const distinct = (values: readonly Int64[]) => [...new Set(values)];
 function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int64[]) {
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
-    const rows = t ? distinct(keys).map((k) => t.view(k)).filter((r): r is Row => r !== undefined) : [];
-    return { json: t ? t.listJson(rows) : '[]' };
+    if (!t) return { json: '[]' };
+    return { json: t.listJson(distinct(keys).map((k) => t.view(k)).filter((r): r is Row => r !== undefined)) };
   });
 }
 
@@ -60,8 +60,8 @@ function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int6
 function byLogins(ctx: HandlerContext<unknown>, table: string, logins: readonly Int64[]) {
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
-    const rows = t ? distinct(logins).flatMap((login) => t.lookupViews('login', login)) : [];
-    return { json: t ? t.listJson(rows) : '[]' };
+    if (!t) return { json: '[]' };
+    return { json: t.listJson(distinct(logins).flatMap((login) => t.lookupViews('login', login))) };
   });
 }
 
@@ -83,9 +83,10 @@ function byAccountGroup(ctx: HandlerContext<unknown>, table: string, mask: strin
       return m;
     };
     const t = ctx.platform.cache.table(table);
+    if (!t) return { json: '[]' };
     // Views: the symbol, login and group read here are kept beside each packed row's text (KINDS).
-    const rows = t ? t.pageViews(undefined, undefined).items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login)) : [];
-    return { json: t ? t.listJson(rows) : '[]' };
+    const rows = t.pageViews(undefined, undefined).items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login));
+    return { json: t.listJson(rows) };
   });
 }
 
