@@ -46,6 +46,7 @@ import {
   counterSpent, countLabels, findingLine, ms, ratio, summarize, type CounterReading, type Finding,
 } from './attackFigures.js';
 import { cpuPressureUs } from './measure.js';
+import { objectCall } from '../launcher/edge.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (milliseconds: number) => new Promise((r) => setTimeout(r, milliseconds));
@@ -126,9 +127,7 @@ async function newClient(name: string, scopes = 'webapi'): Promise<{ clientId: s
 
 /** Reads a rate-limit counter without spending from it. */
 async function counter(key: string, limit: number): Promise<CounterReading> {
-  const ns = await stack.edge.miniflare.getDurableObjectNamespace('RATE_LIMITER');
-  const stub = ns.get(ns.idFromName(key)) as unknown as { take(want: number, l: { limit: number; windowMs: number }): Promise<CounterReading> };
-  const grant = await stub.take(0, { limit, windowMs: WINDOW_MS });
+  const grant = await objectCall<CounterReading>(stack.edge.miniflare, 'RATE_LIMITER', key, 'take', 0, { limit, windowMs: WINDOW_MS });
   return { left: grant.left, resetAt: grant.resetAt };
 }
 

@@ -13,6 +13,13 @@ describe('withBusyRetries', () => {
     expect(waits).toEqual([1, 2]);
   });
 
+  it("runs again on workerd's masked internal error, which local D1 reports for the same contention", async () => {
+    let runs = 0;
+    const masked = () => new Error('wrangler d1 migrations apply failed (exit 1): Migration 0002_client_grants.sql failed with the following errors:\n internal error; reference = o9sso0m850ikrv9oh93pr9b5');
+    expect(await withBusyRetries(async () => { if (++runs < 2) throw masked(); return 'migrated'; }, 10, () => 0)).toBe('migrated');
+    expect(runs).toBe(2);
+  });
+
   it('throws the last busy failure once the attempts are spent', async () => {
     let runs = 0;
     await expect(withBusyRetries(async () => { runs++; throw busy(); }, 4, () => 0)).rejects.toThrow(/SQLITE_BUSY/);

@@ -307,10 +307,10 @@ export function registryDb(miniflare: Miniflare): D1Like {
 export const INSPECT_WORKER = 'inspect';
 const INSPECT_WORKER_SCRIPT = `export default {
   async fetch(request, env) {
-    const { binding, name, method } = await request.json();
+    const { binding, name, method, args } = await request.json();
     try {
       const namespace = env[binding];
-      const result = await namespace.get(namespace.idFromName(name))[method]();
+      const result = await namespace.get(namespace.idFromName(name))[method](...(args ?? []));
       return Response.json({ result: result ?? null });
     } catch (error) {
       return Response.json({ error: String(error && error.message || error) }, { status: 500 });
@@ -320,12 +320,16 @@ const INSPECT_WORKER_SCRIPT = `export default {
 
 const inspectWorkers = new WeakMap<Miniflare, ReturnType<Miniflare['getWorker']>>();
 
-/** Calls `method()` on the gateway object `name` of `binding` (LINKS, STREAMS, ...) of a local edge; answers its result. */
-export async function objectCall<T>(miniflare: Miniflare, binding: string, name: string, method: string): Promise<T> {
+/**
+ * Calls `method(...args)` on the gateway object `name` of `binding` (LINKS, STREAMS, ...) of a local edge; answers its
+ * result. Arguments and result travel as JSON. Asynchronous end to end, unlike a stub from Miniflare's own namespace
+ * handle, whose synchronous round trips can lose an answer on a loaded machine.
+ */
+export async function objectCall<T>(miniflare: Miniflare, binding: string, name: string, method: string, ...args: unknown[]): Promise<T> {
   let worker = inspectWorkers.get(miniflare);
   if (!worker) inspectWorkers.set(miniflare, (worker = miniflare.getWorker(INSPECT_WORKER)));
   const fetcher = await worker;
-  const res = await fetcher.fetch('http://inspect.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method }) });
+  const res = await fetcher.fetch('http://inspect.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method, args }) });
   const answer = (await res.json()) as { result?: T; error?: string };
   if (answer.error !== undefined) throw new Error(answer.error);
   return answer.result as T;
@@ -384,15 +388,17 @@ export async function migrateRegistry(db: D1Like, dataDir?: string): Promise<str
 
 /**
  * Runs `run` again while it fails because SQLite found the D1 file busy (the edge's readiness check reads the same
- * file while callers poll it during a start): up to `attempts` times, waiting a little longer each time. Any other
- * failure, or the last busy one, is thrown.
+ * file while callers poll it during a start): up to `attempts` times, waiting a little longer each time. wrangler's
+ * local D1 sometimes reports that contention only as workerd's masked "internal error; reference = ..."; a migration
+ * is applied whole or not at all (its statements and its `d1_migrations` row in one batch), so running the command
+ * again applies just what is still pending. Any other failure, or the last busy one, is thrown.
  */
 export async function withBusyRetries<T>(run: () => Promise<T>, attempts = 10, waitMs = (n: number) => 100 * n): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (error) {
-      if (attempt >= attempts || !/SQLITE_BUSY|database is locked/.test(String(error))) throw error;
+      if (attempt >= attempts || !/SQLITE_BUSY|database is locked|internal error; reference = /.test(String(error))) throw error;
       await new Promise((r) => setTimeout(r, waitMs(attempt)));
     }
   }

@@ -15,6 +15,7 @@ import { DEFAULT_LINKS_PER_PLATFORM, pickLink } from '../../workers/gateway/name
 import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
 import type { ReplicaStats } from '../../workers/gateway/edgeReplica.js';
 import { eventually, stackForFile, type Client } from './support.js';
+import { objectCall } from '../../launcher/edge.js';
 
 const PASSWORD = randomBytes(18).toString('base64url');
 const BROKER_SECRET = randomBytes(24).toString('base64url');
@@ -51,9 +52,8 @@ function trace(): { traceId: string; headers: Record<string, string> } {
 
 /** The replica figures of the link object a trace id picks. */
 async function replicaOf(platform: string, traceId: string): Promise<ReplicaStats | null> {
-  const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('LINKS');
-  const stub = ns.get(ns.idFromName(pickLink(platform, traceId, DEFAULT_LINKS_PER_PLATFORM))) as unknown as { stats(): Promise<{ replica: ReplicaStats | null }> };
-  return (JSON.parse(JSON.stringify(await stub.stats())) as { replica: ReplicaStats | null }).replica;
+  const link = pickLink(platform, traceId, DEFAULT_LINKS_PER_PLATFORM);
+  return (await objectCall<{ replica: ReplicaStats | null }>(c.stack.edge.miniflare, 'LINKS', link, 'stats')).replica;
 }
 
 /** Sends `path` with `traceId` until that trace's link object holds an in-sync replica (the first call opens its link). */

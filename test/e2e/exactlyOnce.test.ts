@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { stackForFile, eventually, waitHealthy, type Client, type Envelope } from './support.js';
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
+import { objectCall } from '../../launcher/edge.js';
 
 let c: Client;
 const setup = stackForFile();
@@ -29,11 +30,8 @@ const create = (body: object, key: string, seconds: number): Promise<Answer> =>
   c.post(`${c.v2pf4}/UserRecordNew?requestTimeout=${seconds}`, body, { 'idempotency-key': key });
 /** The state of `key` of the demo client in the ledger that owns it (a ledger holds other keys too). */
 const keyState = async (key: string) => {
-  const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('IDEMPOTENCY');
-  const stub = ns.get(ns.idFromName(ledgerName(c.stack.clientId, key, DEFAULT_IDEMPOTENCY_SHARDS))) as unknown as {
-    stats(key: string): Promise<{ keyState: string | null }>;
-  };
-  return (JSON.parse(JSON.stringify(await stub.stats(`${c.stack.clientId}:${key}`))) as { keyState: string | null }).keyState;
+  const ledger = ledgerName(c.stack.clientId, key, DEFAULT_IDEMPOTENCY_SHARDS);
+  return (await objectCall<{ keyState: string | null }>(c.stack.edge.miniflare, 'IDEMPOTENCY', ledger, 'stats', `${c.stack.clientId}:${key}`)).keyState;
 };
 const delayCreates = (ms: number) => c.stack.control('demo-pf4', 'delay', { ms, cmd: 'UserRecordNew' });
 
@@ -128,11 +126,8 @@ describe('one Idempotency-Key, one account', () => {
 describe('link objects', () => {
   it('spreads the reads of one platform over several link objects', async () => {
     const login = (await c.get<Envelope<Account[]>>(`${c.v2pf4}/UsersRequest?limit=1`)).body.data![0].login;
-    const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('LINKS');
-    const stats = () => Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, async (_, n) => {
-      const stub = ns.get(ns.idFromName(linkName(c.stack.platforms.pf4, n))) as unknown as { stats(): Promise<{ calls: number }> };
-      return JSON.parse(JSON.stringify(await stub.stats())) as { calls: number };
-    }));
+    const stats = () => Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
+      objectCall<{ calls: number }>(c.stack.edge.miniflare, 'LINKS', linkName(c.stack.platforms.pf4, n), 'stats')));
     const before = await stats();
     const reads = await Promise.all(Array.from({ length: 40 }, () => c.get<Envelope<Account>>(`${c.v2pf4}/UserRecordGet/${login}`)));
     expect(reads.every((r) => r.body.data?.login === login)).toBe(true);

@@ -16,6 +16,7 @@ import WebSocket from 'ws';
 import { SseReader } from '../support/sse.js';
 import { ok } from './v1/api.js';
 import { eventually, stackForFile } from './support.js';
+import { objectCall } from '../../launcher/edge.js';
 
 type Row = Record<string, any>;
 
@@ -34,17 +35,9 @@ const setup = stackForFile({
   edgeVars: { STREAM_MAX_BEHIND: String(LIMIT), STREAM_HUB_QUIET_SECONDS: String(QUIET_SECONDS) },
 });
 
-/** The PF5 platform's stream object's figures, read through Miniflare (one stub for the file: each proxy costs). */
+/** The PF5 platform's stream object's figures, read through Miniflare. */
 type Stats = { sse: number; hubs: number; flows: number; slowHubs: number };
-let stub: { stats(): Promise<Stats> } | undefined;
-async function streamStats(): Promise<Stats> {
-  const c = setup.client;
-  if (!stub) {
-    const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('STREAMS');
-    stub = ns.get(ns.idFromName(c.stack.platforms.pf5)) as unknown as typeof stub;
-  }
-  return JSON.parse(JSON.stringify(await stub!.stats()));
-}
+const streamStats = (): Promise<Stats> => objectCall<Stats>(setup.client.stack.edge.miniflare, 'STREAMS', setup.client.stack.platforms.pf5, 'stats');
 
 /**
  * A raw hub client (JSON protocol) that answers flow checks (once it asked for them) while it reads, and can stop

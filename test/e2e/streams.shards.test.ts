@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { SseReader } from '../support/sse.js';
 import { openTrade as openTestTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
+import { objectCall } from '../../launcher/edge.js';
 
 const SHARDS = 3;
 const setup = stackForFile({ edgeVars: { STREAM_SHARDS: String(SHARDS) } });
@@ -19,10 +20,8 @@ const streamUrl = (query: string) => `${setup.client.stack.edgeUrl}${setup.clien
 type Stats = { sse: number; hubs: number; slowHubs: number; epoch: string };
 async function shardStats(n: number): Promise<Stats> {
   const c = setup.client;
-  const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('STREAMS');
   const name = n === 0 ? c.stack.platforms.pf4 : `${c.stack.platforms.pf4}#stream${n}`;
-  const stub = ns.get(ns.idFromName(name)) as unknown as { stats(): Promise<Stats> };
-  return JSON.parse(JSON.stringify(await stub.stats())) as Stats;
+  return objectCall<Stats>(c.stack.edge.miniflare, 'STREAMS', name, 'stats');
 }
 
 const openTrade = async (comment: string) => (await openTestTrade(setup.client, comment)).order;

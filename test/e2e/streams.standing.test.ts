@@ -12,6 +12,7 @@ import { hashSecret } from '../../shared/secrets.js';
 import { SseReader } from '../support/sse.js';
 import { tokenExpiringIn } from '../../launcher/stack.js';
 import { eventually, stackForFile } from './support.js';
+import { objectCall } from '../../launcher/edge.js';
 
 /** The API limit of this file's stack: each test's client has its own budget of it. */
 const API_LIMIT = 400;
@@ -137,9 +138,7 @@ describe('streams end with their caller', () => {
 
 /** Hub sockets the PF4 platform's stream object holds, read through Miniflare. */
 async function hubSockets(): Promise<number> {
-  const ns = await stack().edge.miniflare.getDurableObjectNamespace('STREAMS');
-  const stub = ns.get(ns.idFromName(stack().platforms.pf4)) as unknown as { stats(): Promise<{ hubs: number }> };
-  return (await stub.stats()).hubs;
+  return (await objectCall<{ hubs: number }>(stack().edge.miniflare, 'STREAMS', stack().platforms.pf4, 'stats')).hubs;
 }
 
 describe('hub sockets are bounded', () => {

@@ -11,6 +11,7 @@ import { HubConnectionBuilder, LogLevel, type HubConnection, type ILogger } from
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
+import { objectCall } from '../../launcher/edge.js';
 
 const setup = stackForFile();
 const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCHF'];
@@ -43,9 +44,7 @@ const complaints = (lines: Lines) => lines.filter(([level]) => !['Trace', 'Debug
 /** The platform's stream object's figures, read through Miniflare. */
 async function streamStats(): Promise<{ hubs: number; slowHubs: number }> {
   const c = setup.client;
-  const ns = await c.stack.edge.miniflare.getDurableObjectNamespace('STREAMS');
-  const stub = ns.get(ns.idFromName(c.stack.platforms.pf4)) as unknown as { stats(): Promise<{ hubs: number; slowHubs: number }> };
-  return JSON.parse(JSON.stringify(await stub.stats()));
+  return objectCall(c.stack.edge.miniflare, 'STREAMS', c.stack.platforms.pf4, 'stats');
 }
 
 describe('a stock SignalR client at its default log level', () => {

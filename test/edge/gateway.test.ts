@@ -12,6 +12,7 @@ import { edgeWithFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBr
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { until } from '../support/until.js';
+import { objectCall } from '../../launcher/edge.js';
 
 /** What `IdempotencyLedger.stats()` and `PlatformLink.stats()` answer (workers/gateway/messages.ts, Workers-typed). */
 interface LedgerStats { records: number; inflight: number; unknown: number; nextAlarm: number | null; keyState: string | null }
@@ -45,18 +46,13 @@ const create = (body: unknown, key?: string, query = '', target = edge) =>
  * `client-a`). The ledger is shared with other keys of the file, so a test waits on `keyState`, never on the counts.
  */
 async function ledgerStats(target: TestEdge, key: string): Promise<LedgerStats> {
-  const ns = await target.miniflare.getDurableObjectNamespace('IDEMPOTENCY');
-  const stub = ns.get(ns.idFromName(ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS))) as unknown as { stats(key: string): Promise<LedgerStats> };
-  return JSON.parse(JSON.stringify(await stub.stats(`client-a:${key}`))) as LedgerStats;
+  return objectCall<LedgerStats>(target.miniflare, 'IDEMPOTENCY', ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS), 'stats', `client-a:${key}`);
 }
 
 /** Every link object's figures for one platform. */
 async function linkStats(target: TestEdge, platform: string): Promise<LinkStats[]> {
-  const ns = await target.miniflare.getDurableObjectNamespace('LINKS');
-  return Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, async (_, n) => {
-    const stub = ns.get(ns.idFromName(linkName(platform, n))) as unknown as { stats(): Promise<LinkStats> };
-    return JSON.parse(JSON.stringify(await stub.stats())) as LinkStats;
-  }));
+  return Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
+    objectCall<LinkStats>(target.miniflare, 'LINKS', linkName(platform, n), 'stats')));
 }
 
 async function addPlatform(target: TestEdge): Promise<string> {

@@ -6,15 +6,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
 import type { Grant, Limit } from '../../workers/limits/quota.js';
+import { objectCall } from '../../launcher/edge.js';
 
 let edge: TestEdge;
 beforeAll(async () => { edge = await startTestEdge(); }, 60_000);
 afterAll(async () => { await edge?.close(); });
 
 type Counter = { take(want: number, limit: Limit): Promise<Grant>; saved(): Promise<{ start: number; used: number; resetAt: number } | null> };
+/** The counter `key`, called through the edge's inspection worker (asynchronous round trips only). */
 async function counter(key: string): Promise<Counter> {
-  const ns = await edge.miniflare.getDurableObjectNamespace('RATE_LIMITER');
-  return ns.get(ns.idFromName(key)) as unknown as Counter;
+  return {
+    take: (want, limit) => objectCall<Grant>(edge.miniflare, 'RATE_LIMITER', key, 'take', want, limit),
+    saved: () => objectCall(edge.miniflare, 'RATE_LIMITER', key, 'saved'),
+  };
 }
 
 describe('a rate-limit counter', () => {

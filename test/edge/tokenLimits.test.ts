@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { ORG_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import type { Grant, Limit } from '../../workers/limits/quota.js';
+import { objectCall } from '../../launcher/edge.js';
 
 /** An hour's window, so a test seldom has to wait for room in one; the counts are the defaults. */
 const WINDOW_SECONDS = 3600;
@@ -47,9 +48,7 @@ const onSocket = async (target: TestEdge, clientId: string, secret: string, spoo
 
 /** Reads a rate-limit counter (spending nothing): what its window has left. */
 async function counterLeft(target: TestEdge, key: string, limit: number): Promise<number> {
-  const ns = await target.miniflare.getDurableObjectNamespace('RATE_LIMITER');
-  const counter = ns.get(ns.idFromName(key)) as unknown as { take(want: number, limit: Limit): Promise<Grant> };
-  return (await counter.take(0, { limit, windowMs: WINDOW_MS })).left;
+  return (await objectCall<Grant>(target.miniflare, 'RATE_LIMITER', key, 'take', 0, { limit, windowMs: WINDOW_MS } satisfies Limit)).left;
 }
 
 /** Windows are aligned to multiples of their length: wait for the next one unless `needMs` is left of this one. */
