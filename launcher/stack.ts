@@ -21,7 +21,7 @@ import { buildWorker, startEdge, type D1Like, type Edge } from './edge.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
-import { edgeEnvironment, listenProblem, readEnvironment } from '../shared/environment.js';
+import { edgeEnvironment, listenProblem, readEnvironment, WORKER_VARIABLES } from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
 import { brokerUrlsColumn, MAX_BROKERS_PER_PLATFORM } from '../shared/brokerUrls.js';
 import {
@@ -331,9 +331,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
         TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
         IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
-        ...passThrough(['REGISTRY_CACHE_SECONDS', 'TOKEN_MAX_LIFETIME_SECONDS', 'TOKEN_RATE_LIMIT', 'TOKEN_FAILURE_LIMIT', 'TOKEN_VERIFY_LIMIT', 'API_RATE_LIMIT', 'RATE_LIMIT_WINDOW_SECONDS', 'CORS_ORIGINS', 'STREAM_SHARDS', 'STREAM_FLUSH_MS', 'STREAM_MAX_BEHIND', 'STREAM_HUB_QUIET_SECONDS', 'TERMINAL', 'METRICS_TOKEN']),
-        ...(process.env.AUTH_ISSUER ? { AUTH_ISSUER: process.env.AUTH_ISSUER } : {}),
-        ...(process.env.AUTH_JWKS_URL ? { AUTH_JWKS_URL: process.env.AUTH_JWKS_URL } : {}),
+        ...passThrough(WORKER_VARIABLES.filter((name) => !SET_BY_STACK.has(name))),
         ...options.edgeVars,
       },
       ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
@@ -495,9 +493,15 @@ function writeBrokerPlatforms(file: string, simBase: string, password: string, s
   writePrivateFile(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2));
 }
 
-/** The edge variables of the configuration table (docs/operating.md) that are set in this process's environment. */
-function passThrough(names: string[]): Record<string, string> {
-  return Object.fromEntries(names.filter((n) => process.env[n] !== undefined).map((n) => [n, process.env[n]!]));
+/**
+ * Edge variables the stack gives values of its own (its brokers, their secret, its signing key and public URL; the
+ * three defaults it writes out), each still taken from this environment where the stack reads it.
+ */
+const SET_BY_STACK: ReadonlySet<string> = new Set(['BROKER_URL', 'BROKER_SECRET', 'AUTH_SIGNING_KEY', 'PUBLIC_URL', 'AUTH_AUDIENCE', 'TOKEN_TTL_SECONDS', 'IDEMPOTENCY_RETENTION_HOURS']);
+
+/** The edge variables of the configuration table (docs/operating.md) that are set, and not empty, in this process's environment. */
+function passThrough(names: readonly string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((n) => process.env[n] !== undefined && process.env[n] !== '').map((n) => [n, process.env[n]!]));
 }
 
 /**

@@ -187,30 +187,14 @@ export const WORKER_VARIABLES = Object.keys(workerVariables) as ReadonlyArray<ke
 /** The edge worker's variables as read: each typed, unset ones at their defaults. */
 export type WorkerEnvironment = { [K in keyof typeof workerVariables]: z.output<(typeof workerVariables)[K]> };
 
-/** Variables of the edge worker that the local launcher passes through (docs/operating.md, "Configuration"). */
+/**
+ * Variables of the edge worker as the local launcher reads them from its environment and passes them through
+ * (docs/operating.md, "Configuration"): every one of the worker's, the signing key checked for shape before start.
+ */
 const edgeVariables = {
-  PUBLIC_URL: workerVariables.PUBLIC_URL,
-  AUTH_AUDIENCE: workerVariables.AUTH_AUDIENCE,
+  ...workerVariables,
   // Checked for shape before start, so a pasted public key or PEM fails here, not at the first token.
   AUTH_SIGNING_KEY: variable(signingKey, undefined),
-  AUTH_ISSUER: workerVariables.AUTH_ISSUER,
-  AUTH_JWKS_URL: workerVariables.AUTH_JWKS_URL,
-  AUTH_ORG_CLAIM: workerVariables.AUTH_ORG_CLAIM,
-  TOKEN_TTL_SECONDS: workerVariables.TOKEN_TTL_SECONDS,
-  TOKEN_MAX_LIFETIME_SECONDS: workerVariables.TOKEN_MAX_LIFETIME_SECONDS,
-  TOKEN_RATE_LIMIT: workerVariables.TOKEN_RATE_LIMIT,
-  TOKEN_FAILURE_LIMIT: workerVariables.TOKEN_FAILURE_LIMIT,
-  TOKEN_VERIFY_LIMIT: workerVariables.TOKEN_VERIFY_LIMIT,
-  API_RATE_LIMIT: workerVariables.API_RATE_LIMIT,
-  RATE_LIMIT_WINDOW_SECONDS: workerVariables.RATE_LIMIT_WINDOW_SECONDS,
-  IDEMPOTENCY_RETENTION_HOURS: workerVariables.IDEMPOTENCY_RETENTION_HOURS,
-  REGISTRY_CACHE_SECONDS: workerVariables.REGISTRY_CACHE_SECONDS,
-  STREAM_MAX_BEHIND: workerVariables.STREAM_MAX_BEHIND,
-  BROKER_URL: workerVariables.BROKER_URL,
-  BROKER_SECRET: workerVariables.BROKER_SECRET,
-  CORS_ORIGINS: workerVariables.CORS_ORIGINS,
-  TERMINAL: workerVariables.TERMINAL,
-  METRICS_TOKEN: workerVariables.METRICS_TOKEN,
 };
 
 type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {
