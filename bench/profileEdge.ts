@@ -35,10 +35,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
-import WebSocket from 'ws';
 import { EDGE_WORKER, miniflareOptions, OBJECTS_WORKER } from '../launcher/edge.js';
 import { startStack } from '../launcher/stack.js';
 import { textModules } from '../launcher/workerAssets.js';
+import { inspectWorkers } from './inspector.js';
 import { cpuPressureUs, median, percentile } from './measure.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -183,42 +183,6 @@ async function settle(pid: number): Promise<void> {
     const now = processCpu(pid).ms;
     if (now - last <= 20) return;
     last = now;
-  }
-}
-
-/** A minimal Chrome DevTools protocol session over the inspector's WebSocket. */
-class Inspector {
-  private nextId = 1;
-  private readonly waiting = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
-  private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
-      if (msg.id === undefined) return;
-      const w = this.waiting.get(msg.id);
-      this.waiting.delete(msg.id);
-      if (msg.error) w?.reject(new Error(msg.error.message));
-      else w?.resolve(msg.result);
-    });
-  }
-
-  static open(url: string): Promise<Inspector> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { maxPayload: 512 * 1024 * 1024 });
-      ws.once('open', () => resolve(new Inspector(ws)));
-      ws.once('error', reject);
-    });
-  }
-
-  send<T = any>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.ws.send(JSON.stringify({ id, method, params }));
-    });
-  }
-
-  close(): void {
-    this.ws.terminate();
   }
 }
 
@@ -463,19 +427,15 @@ try {
   }
 
   // 2. CPU profiles of both isolates at once: the edge worker's and the objects worker's (the gateway objects).
-  const targets = await (await fetch(`http://${(await mf.getInspectorURL()).host}/json/list`)).json() as { id: string; webSocketDebuggerUrl: string }[];
-  const isolates = [[EDGE_WORKER, 'the edge isolate'], [OBJECTS_WORKER, 'the objects isolate']].map(([worker, label]) => {
-    const target = targets.find((t) => t.id === `core:user:${worker}`);
-    if (!target) throw new Error(`the inspector lists no ${worker} worker (targets: ${targets.map((t) => t.id).join(', ')})`);
-    return { label, url: target.webSocketDebuggerUrl };
-  });
+  const inspectorUrl = await mf.getInspectorURL();
+  const isolates = [{ label: 'the edge isolate' }, { label: 'the objects isolate' }] as const;
   type Profiled = readonly [string, string, (b: string) => boolean, Record<string, string>, Post | undefined];
   const readProfiles: Profiled[] = [['cached reads', cachedPath, isRecord, auth, undefined], ['cached pages of 1,000 trades', pagePath, isPage, auth, undefined]];
   const writeProfiles: Profiled[] = [['keyed writes', writePath, written, writeHeaders, keyed]];
   const profiled = parts.has('profiles') ? [...(parts.has('reads') ? readProfiles : []), ...(parts.has('writes') ? writeProfiles : [])] : [];
   for (const [title, path, check, headers, post] of profiled) {
     say(`[profile] CPU profiles under ${title}: ${profileSeconds} s, ${left()}`);
-    const inspectors = await Promise.all(isolates.map((i) => Inspector.open(i.url)));
+    const inspectors = await inspectWorkers(inspectorUrl, [EDGE_WORKER, OBJECTS_WORKER]);
     try {
       for (const inspector of inspectors) {
         await inspector.send('Profiler.enable');

@@ -34,7 +34,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { objectCall } from '../launcher/edge.js';
+import { EDGE_WORKER, OBJECTS_WORKER, objectCall } from '../launcher/edge.js';
+import { inspectWorkers, type Inspector } from './inspector.js';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';
 import type { LedgerStats, LinkStats } from '../workers/gateway/messages.js';
@@ -66,6 +67,13 @@ export interface MemorySample {
   sim: number | null;
   /** The broker's V8 heap in use (bytes), from its /metrics. */
   brokerHeap: number | null;
+  /**
+   * What the edge's two isolates (the worker's and the objects') hold alive: the least V8 heap each had in use over the
+   * interval, asked through workerd's inspector every HEAP_POLL_MS (bytes; null when it could not be asked). Under
+   * load V8 collects many times a minute, so the least is what survived a collection; workerd's inspector does not
+   * take a request to collect.
+   */
+  heap?: { edge: number; objects: number } | null;
   /** What the edge's objects hold (null when they could not be asked). */
   held: Held | null;
 }
@@ -110,8 +118,10 @@ export interface SoakReport {
   unresolved: number;
   latencyMs: { p50: number; p99: number };
   memory: MemorySample[];
-  /** Null with fewer than 3 samples in the last half. */
+  /** The edge's RSS over the last half; null with fewer than 3 samples in it. */
   verdict: MemoryVerdict | null;
+  /** The heap the edge's isolates hold alive over the last half; null without heap figures. */
+  heapVerdict: MemoryVerdict | null;
 }
 
 type Kind = 'cached' | 'page' | 'live' | 'write';
@@ -190,9 +200,14 @@ async function heldByEdge(stack: Stack, dataDir: string | undefined): Promise<He
   }
 }
 
-/** The verdict on the edge's RSS over the last half of the run (samples at or after half the run's time). */
-export function memoryVerdict(memory: MemorySample[], seconds: number, flatMb: number): MemoryVerdict | null {
-  const points = memory.filter((m) => m.at >= seconds / 2 && m.edge !== null).map((m) => ({ x: m.at, y: m.edge! / 1048576 }));
+/**
+ * The verdict on one memory figure over the last half of the run (samples at or after half the run's time): by
+ * default the edge's RSS; `liveHeap` gives the heap its isolates hold.
+ */
+export function memoryVerdict(
+  memory: MemorySample[], seconds: number, flatMb: number, figure: (m: MemorySample) => number | null = (m) => m.edge,
+): MemoryVerdict | null {
+  const points = memory.filter((m) => m.at >= seconds / 2 && figure(m) !== null).map((m) => ({ x: m.at, y: figure(m)! / 1048576 }));
   const n = points.length;
   if (n < 3) return null;
   const xMean = points.reduce((a, p) => a + p.x, 0) / n;
@@ -205,6 +220,33 @@ export function memoryVerdict(memory: MemorySample[], seconds: number, flatMb: n
   const riseMb = slope * span;
   const errorMb = Math.sqrt(residual / (n - 2) / sxx) * span;
   return { riseMb, errorMb, flatMb, flat: riseMb <= flatMb, samples: n };
+}
+
+/** The V8 heap the edge's isolates hold alive at a sample, both together (null without it). */
+export const liveHeap = (m: MemorySample): number | null => (m.heap ? m.heap.edge + m.heap.objects : null);
+
+const HEAP_POLL_MS = 2000;
+
+/** The least heap each isolate had in use since the last `take()`, polled through the inspector. */
+function heapFloor(inspectors: Inspector[] | null) {
+  let least: number[] | null = null;
+  const poll = async () => {
+    try {
+      const used = await Promise.all(inspectors!.map(async (i) => (await i.send<{ usedSize: number }>('Runtime.getHeapUsage')).usedSize));
+      least = least ? least.map((v, n) => Math.min(v, used[n])) : used;
+    } catch { /* the sample shows n/a for an interval without any reading */ }
+  };
+  const timer = inspectors ? setInterval(() => { void poll(); }, HEAP_POLL_MS) : undefined;
+  return {
+    async take(): Promise<{ edge: number; objects: number } | null> {
+      if (!inspectors) return null;
+      await poll();
+      const found: number[] | null = least;
+      least = null;
+      return found ? { edge: found[0], objects: found[1] } : null;
+    },
+    stop: () => clearInterval(timer),
+  };
 }
 
 async function brokerHeap(brokerUrl: string): Promise<number | null> {
@@ -228,8 +270,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const own = !options.stack;
   const dataDir = own ? mkdtempSync(join(tmpdir(), 'gateway-soak-')) : undefined;
   const stack = options.stack ?? await startStack({
-    seed: 7, dataDir, edgeVars: { API_RATE_LIMIT: process.env.API_RATE_LIMIT ?? '1000000000' },
+    seed: 7, dataDir, edgeVars: { API_RATE_LIMIT: process.env.API_RATE_LIMIT ?? '1000000000' }, edgeInspector: true,
   });
+  // A stack of the caller's may have no inspector: then no heap figures.
+  const inspectors = await stack.edge.miniflare.getInspectorURL()
+    .then((url) => inspectWorkers(url, [EDGE_WORKER, OBJECTS_WORKER])).catch(() => null);
   try {
     const token = await stack.token();
     const auth = { authorization: `Bearer ${token}` };
@@ -361,13 +406,15 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     // Memory: at the start, every interval, at the end.
     const memory: MemorySample[] = [];
     const loadStart = Date.now();
+    const heaps = heapFloor(inspectors);
     const sample = async (): Promise<MemorySample> => {
+      const heap = await heaps.take();
       const edgePids = workerdPids();
       const edge = edgePids.length ? edgePids.reduce((n, pid) => n + (rss(pid) ?? 0), 0) : null;
       const s = {
         at: Math.round((Date.now() - loadStart) / 1000),
         edge, broker: rss(stack.broker.child.pid), sim: rss(stack.sim.child.pid), brokerHeap: await brokerHeap(stack.brokerUrl),
-        held: await heldByEdge(stack, dataDir),
+        held: await heldByEdge(stack, dataDir), heap,
       };
       memory.push(s);
       return s;
@@ -380,11 +427,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const held = (h: Held | null) => (h === null ? '   (objects not asked)'
       : `   ${String(h.keys).padStart(7)} ${String(h.routes).padStart(6)} ${String(h.replicaRows).padStart(7)} ${(h.ledgerDiskBytes === null ? 'n/a' : MB(h.ledgerDiskBytes)).padStart(9)}`);
     const show = (label: string, s: MemorySample, extra = ' '.repeat(42)) => log(
-      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`);
+      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${(s.heap ? `${MB(s.heap.edge)} + ${MB(s.heap.objects)}` : 'n/a').padStart(19)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`);
     log(`soak: ${seconds} s at ${rate} requests/s (at most ${maxInFlight} in flight): 35% cached reads, 15% cached pages, ` +
       `25% live reads, 25% writes under Idempotency-Keys (${writerCount} accounts renamed in turn, 1 in ${REPLAY_EVERY} ` +
       `replayed, 1 in ${CREATE_EVERY} a new account)`);
-    log('  time    edge RSS  broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk');
+    log('  time    edge RSS  edge heap + objects   broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk');
     show('start', await sample());
 
     // The load: due requests launched every 10 ms, paced to the rate.
@@ -436,6 +483,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     await Promise.all([...pending]);
     const loadSeconds = (Date.now() - loadStart) / 1000;
     const endSample = await sample();
+    heaps.stop();
     show('end', endSample);
 
     // Against the trading server: each own account carries its last answered name; each created account exists once.
@@ -470,13 +518,21 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       latencyMs: { p50: pct(0.5), p99: pct(0.99) },
       memory,
       verdict: memoryVerdict(memory, loadSeconds, flatMb),
+      heapVerdict: memoryVerdict(memory, loadSeconds, flatMb, liveHeap),
     };
   } finally {
+    for (const inspector of inspectors ?? []) inspector.close();
     if (own) {
       await stack.close();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     }
   }
+}
+
+function verdictLine(what: string, v: MemoryVerdict | null): string {
+  return v === null ? `  ${what} over the last half: too few samples for a verdict`
+    : `  ${what} over the last half (${v.samples} samples, fitted line): ${v.riseMb >= 0 ? '+' : '−'}` +
+      `${Math.abs(v.riseMb).toFixed(1)} MB ± ${v.errorMb.toFixed(1)} MB: ${v.flat ? 'flat' : 'GROWING'} (within ${v.flatMb} MB)`;
 }
 
 /** The summary as lines for a terminal (the per-interval lines come through `log` as the run goes). */
@@ -501,10 +557,8 @@ export function formatSoakReport(r: SoakReport): string {
       `${w.creates} accounts created, ${w.retries} retries, ${w.deferred} turns deferred; lost ${r.lost}   duplicated ${r.duplicated}   unresolved ${r.unresolved}`,
     `  memory end − start: ${delta(first, last)}`,
     ...(warm ? [`  memory end − ${clock(warm.at)}:  ${delta(warm, last)}`] : []),
-    r.verdict === null ? '  edge memory over the last half: too few samples for a verdict'
-      : `  edge memory over the last half (${r.verdict.samples} samples, fitted line): ${r.verdict.riseMb >= 0 ? '+' : '−'}` +
-        `${Math.abs(r.verdict.riseMb).toFixed(1)} MB ± ${r.verdict.errorMb.toFixed(1)} MB: ` +
-        `${r.verdict.flat ? 'flat' : 'GROWING'} (within ${r.verdict.flatMb} MB)`,
+    verdictLine('edge RSS', r.verdict),
+    verdictLine('heap the edge\'s isolates hold', r.heapVerdict),
     ...r.errorSamples.map((s) => `  error: ${s}`),
   ].join('\n');
 }

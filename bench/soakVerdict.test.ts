@@ -3,7 +3,7 @@
  * over that half and the rise's standard error, judged against the bound.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryVerdict, type MemorySample } from './soak.js';
+import { liveHeap, memoryVerdict, type MemorySample } from './soak.js';
 
 const MB = 1048576;
 const sample = (at: number, edgeMb: number | null): MemorySample =>
@@ -37,5 +37,20 @@ describe('memoryVerdict', () => {
   it('gives no verdict with fewer than 3 samples in the last half, and skips samples without a figure', () => {
     expect(memoryVerdict([sample(0, 100), sample(60, 200), sample(120, 300)], 120, 50)).toBeNull();
     expect(memoryVerdict([sample(60, 100), sample(90, null), sample(120, 200)], 120, 50)).toBeNull();
+  });
+
+  it('judges the heap the isolates hold (both together) when asked, skipping samples without heap figures', () => {
+    const withHeap = (at: number, rss: number, edge: number | null, objects: number): MemorySample =>
+      ({ ...sample(at, rss), heap: edge === null ? null : { edge: edge * MB, objects: objects * MB } });
+    // RSS climbs 40 MB a minute; the heap stays at 20 + 20 MB but for one sample the inspector did not answer.
+    const memory = [0, 60, 120, 180, 240].map((at, i) => withHeap(at, 300 + (40 * at) / 60, i === 3 ? null : 20, 20));
+    expect(memoryVerdict(memory, 240, 50)!).toMatchObject({ flat: false, samples: 3 });
+    expect(memoryVerdict(memory, 240, 50)!.riseMb).toBeCloseTo(80, 9);
+    expect(memoryVerdict(memory, 240, 50, liveHeap)).toBeNull();
+    const all = [0, 60, 120, 180, 240, 300].map((at) => withHeap(at, 300 + (40 * at) / 60, 20 + at / 600, 20));
+    const v = memoryVerdict(all, 300, 50, liveHeap)!;
+    // The last half is 180, 240 and 300 s: 0.1 MB a minute over its 2 minutes.
+    expect(v.riseMb).toBeCloseTo(0.2, 9);
+    expect(v).toMatchObject({ flat: true, samples: 3 });
   });
 });

@@ -49,6 +49,8 @@ export interface EdgeOptions {
    * client). The registry is held from before the migrations until this is done (see `holdRegistry`).
    */
   populate?: (db: D1Like) => Promise<void>;
+  /** Open workerd's inspector on a free local port (`miniflare.getInspectorURL()`): `npm run soak` reads the isolates' heaps. */
+  inspect?: boolean;
 }
 
 export interface Edge {
@@ -244,6 +246,7 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
     durableObjectsPersist: persist ? join(persist, 'do') : false,
+    ...(options.inspect ? { inspectorPort: 0 } : {}),
   };
 }
 

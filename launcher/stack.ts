@@ -73,6 +73,8 @@ export interface StackOptions {
   edgeVars?: Record<string, string>;
   /** Another edge entry module than workers/index.ts: the real app with routes of its own (`npm run bench`'s). */
   edgeEntry?: string;
+  /** Open the edge's inspector (`EdgeOptions.inspect`). */
+  edgeInspector?: boolean;
   /**
    * Start the simulator and the broker again, on the same ports, when they exit on their own (launcher/supervisor.ts:
    * exponential backoff, a log line per restart, a crash loop given up). `npm start` turns it on; off by default.
@@ -335,6 +337,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...options.edgeVars,
       },
       ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
+      ...(options.edgeInspector ? { inspect: true } : {}),
       // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
       populate: async (db) => {
         await seedDemoRegistry(db, clientId, clientSecret);
