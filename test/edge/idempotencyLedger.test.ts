@@ -238,6 +238,24 @@ describe('answers that decide a key at once', () => {
     expect(await k.counts()).toStrictEqual(was);
   });
 
+  it('replays a decided answer to repeats from the moment it goes out, whether or not it is written yet, and never asks', async () => {
+    const k = await fresh();
+    await k.ledger.planLink({ sends: [{ answer: { ok: true, data: { login: 11 } } }] });
+    const was = await k.counts();
+    const first = await k.send();
+    expect(body(first)).toMatchObject({ data: { login: 11 }, error: null });
+    // At once (replayed from memory while its write waits to share a commit), then after `stats` has written it.
+    const soon = await k.send();
+    expect((await k.stats()).keyState).toBe('done');
+    const later = await k.send();
+    for (const again of [soon, later]) {
+      expect(replayed(again)).toBe('true');
+      expect(again.body).toBe(first.body);
+      expect(again.status).toBe(first.status);
+    }
+    expect(await k.counts()).toStrictEqual({ sends: was.sends + 1, queries: was.queries });
+  });
+
   it('replays a note instead of an answer too large to store, and never sends the call again', async () => {
     const k = await fresh();
     const big = 'x'.repeat(1_600_000);

@@ -8,13 +8,19 @@
  *    and made durable;
  * 2. sent once, under that call id, through one of the platform's link objects (the broker runs a call id at most
  *    once and keeps its outcome past the deadline);
- * 3. resolved by the answer, on disk before the answer goes out (sharing the commit of the next key's binding or of
- *    other completions, within COMPLETE_WAIT_MS, so one commit per key while keys keep coming): a result the
- *    platform decided is stored `done` and replayed; a failure that says nothing was sent (no connection, deadline
- *    passed before sending) releases the key; an unknown outcome leaves it
- *    `inflight`, to be completed by the broker's late answer (pushed through the link object, or asked for on a retry
- *    and by the follow-up alarm) or marked `unknown` when the broker says the answer can never come or no longer
- *    knows the call.
+ * 3. resolved by the answer: a result the platform decided goes out at once and is stored `done` and replayed,
+ *    written in the commit of the next key's binding or of other completions within COMPLETE_WAIT_MS (one durable
+ *    write per key on the happy path), and replayed from memory until then; a failure that says nothing was sent (no
+ *    connection, deadline passed before sending) releases the key, and an unknown outcome leaves it `inflight`, both
+ *    on disk before the answer goes out. A key left `inflight` is completed by the broker's late answer (pushed
+ *    through the link object, or asked for on a retry and by the follow-up alarm) or marked `unknown` when the broker
+ *    says the answer can never come or no longer knows the call.
+ *
+ * A decided answer is not on disk when it goes out (though the output gate still holds it while other keys' bindings
+ * are being committed). Should the ledger restart before writing it, the key is `inflight` and a retry asks the
+ * broker, which keeps the call's outcome 10 minutes and answers it shaped by the same code: only such a restart within
+ * ms of the answer and a retry after the broker forgot would replay "cannot be known" instead of the answer. Never a
+ * second send.
  *
  * Invariants: a key's call id is sent at most once and a key never gets a second call id while its row exists; a
  * retry of an `inflight` key never sends anything but outcome queries; `unknown` is final for the key's retention.
@@ -75,7 +81,7 @@ interface KeyRow extends Record<string, SqlStorageValue> {
   check_at: number | null;
 }
 
-/** A first call's completion waiting for its commit. */
+/** A first call's completion waiting for its commit (a decided answer's: nobody waits, `done` and `failed` log only). */
 interface Completion {
   write(): void;
   done(): void;
@@ -96,6 +102,8 @@ export class IdempotencyLedger extends DurableObject<Env> {
   /** First calls this object is sending now: a duplicate waits for its answer instead of asking the broker. */
   private readonly running = new Map<string, Running>();
   private readonly linkIds = new Map<string, DurableObjectId>();
+  /** Decided answers of first calls, by key, sent but not yet written: a repeat meanwhile replays from here. */
+  private readonly unwritten = new Map<string, { callId: string; text: string }>();
   /** First calls' completions waiting to share a commit (`complete`). */
   private completions: { writes: Completion[]; timer: ReturnType<typeof setTimeout> } | undefined;
   /** When the alarm goes off as this object last set it (null: not armed); undefined until read from storage. */
@@ -139,6 +147,8 @@ export class IdempotencyLedger extends DurableObject<Env> {
       if (!row) return this.first(input, ctx);
       if (row.request_hash !== idem.requestHash) return validation(ctx, 'Idempotency-Key: already used with a different request');
       if (row.state !== 'inflight') return replayed(JSON.parse(row.response!) as GatewayResponse);
+      const decided = this.unwritten.get(idem.key);
+      if (decided && decided.callId === row.call_id) return replayed(JSON.parse(decided.text) as GatewayResponse);
 
       const remaining = budgetEnd - Date.now();
       if (remaining <= 0) return inProgress(ctx);
@@ -162,6 +172,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   /** The ledger's figures; with `key` (the stored `clientId:key`), also that key's state (null when it holds none). */
   async stats(key?: string): Promise<LedgerStats> {
+    this.writeCompletions();
     const counts = this.sql.exec<{ records: number; inflight: number; unknown: number }>(
       `SELECT count(*) AS records, coalesce(sum(state = 'inflight'), 0) AS inflight, coalesce(sum(state = 'unknown'), 0) AS unknown
        FROM idempotency_keys`,
@@ -215,7 +226,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   private async bindAndSend(input: GatewayCall, ctx: ShapeContext, callId: string): Promise<GatewayResponse> {
     await this.bind(input, ctx, callId);
-    return await this.complete(ctx, callId, await this.sendBound(input, callId));
+    return await this.complete(ctx, input.idempotency!.key, callId, await this.sendBound(input, callId));
   }
 
   /**
@@ -253,19 +264,35 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 
   /**
-   * Stage 3, complete: the answer shaped, and the key stored, released or left in flight by what it says, on disk
-   * before the answer goes out (so a repeat replays it whatever happens next). The write waits up to
-   * COMPLETE_WAIT_MS to share a commit: the next key's binding, or other completions; the answer waits for that commit.
+   * Stage 3, complete: the answer shaped, and the key stored, released or left in flight by what it says. The write
+   * waits up to COMPLETE_WAIT_MS to share a commit: the next key's binding, or other completions. A decided answer
+   * goes out at once and is kept in memory until written (see the top comment); a release or a key left in flight is
+   * on disk before its answer goes out, so a retry sends afresh or asks the broker whatever happens next.
    */
-  protected complete(ctx: ShapeContext, callId: string, answer: LinkAnswer): Promise<GatewayResponse> {
+  protected complete(ctx: ShapeContext, key: string, callId: string, answer: LinkAnswer): Promise<GatewayResponse> {
     const response = shapeAnswer(ctx, answer);
+    if (answer.ok || (answer.outcome !== 'unknown' && !NOT_APPLIED.has(answer.error.code))) {
+      const decided = { callId, text: storedText(ctx, response) };
+      this.unwritten.set(key, decided);
+      this.queueCompletion({
+        write: () => {
+          if (this.unwritten.get(key) === decided) this.unwritten.delete(key);
+          this.finish(callId, 'done', decided.text);
+        },
+        done: () => {},
+        failed: (err) => console.error(JSON.stringify({ msg: 'idempotency answer not stored', callId, error: String(err) })),
+      });
+      return Promise.resolve(response);
+    }
     return new Promise<GatewayResponse>((resolve, reject) => {
-      let batch = this.completions;
-      if (!batch) {
-        batch = this.completions = { writes: [], timer: setTimeout(() => this.writeCompletions(), COMPLETE_WAIT_MS) };
-      }
-      batch.writes.push({ write: () => this.resolve(callId, answer, response), done: () => resolve(response), failed: reject });
+      this.queueCompletion({ write: () => this.resolve(ctx, callId, answer, response), done: () => resolve(response), failed: reject });
     });
+  }
+
+  private queueCompletion(c: Completion): void {
+    let batch = this.completions;
+    if (!batch) batch = this.completions = { writes: [], timer: setTimeout(() => this.writeCompletions(), COMPLETE_WAIT_MS) };
+    batch.writes.push(c);
   }
 
   /** Writes the completions waiting, in the commit of whatever else is written now, and answers each once it is on disk. */
@@ -287,7 +314,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 
   /** Records what an answer says about the key of `callId`, if that key is still in flight under it. */
-  private resolve(callId: string, answer: LinkAnswer, response: GatewayResponse): void {
+  private resolve(ctx: ShapeContext, callId: string, answer: LinkAnswer, response: GatewayResponse): void {
     if (!answer.ok && answer.outcome === 'unknown') {
       const checkAt = Date.now() + FOLLOW_UP_FIRST_MS;
       this.sql.exec(`UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`, checkAt, callId);
@@ -295,7 +322,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     } else if (!answer.ok && NOT_APPLIED.has(answer.error.code)) {
       this.sql.exec(`DELETE FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId);
     } else {
-      this.finish(callId, 'done', response);
+      this.finish(callId, 'done', storedText(ctx, response));
     }
   }
 
@@ -306,26 +333,18 @@ export class IdempotencyLedger extends DurableObject<Env> {
     if (!row) return;
     const ctx = JSON.parse(row.shape) as ShapeContext;
     if (report.state === 'settled') {
-      this.resolve(callId, report.result, shapeAnswer(ctx, report.result));
+      this.resolve(ctx, callId, report.result, shapeAnswer(ctx, report.result));
       return;
     }
     const reason = report.state === 'lost' ? report.reason : 'the broker no longer knows the call';
-    this.finish(callId, 'unknown', failure(ctx, {
+    this.finish(callId, 'unknown', storedText(ctx, failure(ctx, {
       code: 'NoConnect', managerCode: null, outcome: 'unknown',
       message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${reason}); it is not sent again under this key`,
-    }));
+    })));
   }
 
-  private finish(callId: string, state: Exclude<State, 'inflight'>, response: GatewayResponse): void {
-    let text = JSON.stringify(response);
-    if (text.length > MAX_STORED_RESPONSE) {
-      // The call is decided; only its answer is too large to keep. Never send it again: replay a note instead.
-      const ctx = JSON.parse(this.sql.exec<{ shape: string }>('SELECT shape FROM idempotency_keys WHERE call_id = ?', callId).one().shape) as ShapeContext;
-      text = JSON.stringify(failure(ctx, {
-        code: 'Internal', managerCode: null,
-        message: 'Idempotency-Key: the first request with this key completed, but its answer is too large to replay',
-      }));
-    }
+  /** Stores the key of `callId` as decided, with the text its repeats replay (`storedText`). */
+  private finish(callId: string, state: Exclude<State, 'inflight'>, text: string): void {
     this.sql.exec(
       `UPDATE idempotency_keys SET state = ?, response = ?, check_at = NULL WHERE call_id = ? AND state = 'inflight'`,
       state, text, callId,
@@ -384,6 +403,16 @@ export class IdempotencyLedger extends DurableObject<Env> {
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(next);
   }
+}
+
+/** What a key's repeats replay: the answer, or a note when it is too large to keep (the call is decided all the same). */
+function storedText(ctx: ShapeContext, response: GatewayResponse): string {
+  const text = JSON.stringify(response);
+  if (text.length <= MAX_STORED_RESPONSE) return text;
+  return JSON.stringify(failure(ctx, {
+    code: 'Internal', managerCode: null,
+    message: 'Idempotency-Key: the first request with this key completed, but its answer is too large to replay',
+  }));
 }
 
 function inProgress(ctx: ShapeContext): GatewayResponse {
