@@ -71,9 +71,9 @@ export interface MemorySample {
    * What the edge's two isolates (the worker's and the objects') hold alive: the least V8 heap each had in use over the
    * interval, asked through workerd's inspector every HEAP_POLL_MS (bytes; null when it could not be asked). Under
    * load V8 collects many times a minute, so the least is what survived a collection; workerd's inspector does not
-   * take a request to collect.
+   * take a request to collect. `committed`: the heap V8 has reserved for both at the sample (its size, not its use).
    */
-  heap?: { edge: number; objects: number } | null;
+  heap?: { edge: number; objects: number; committed?: number } | null;
   /** What the edge's objects hold (null when they could not be asked). */
   held: Held | null;
 }
@@ -230,20 +230,23 @@ const HEAP_POLL_MS = 2000;
 /** The least heap each isolate had in use since the last `take()`, polled through the inspector. */
 function heapFloor(inspectors: Inspector[] | null) {
   let least: number[] | null = null;
+  let committed = 0;
   const poll = async () => {
     try {
-      const used = await Promise.all(inspectors!.map(async (i) => (await i.send<{ usedSize: number }>('Runtime.getHeapUsage')).usedSize));
+      const usage = await Promise.all(inspectors!.map((i) => i.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage')));
+      const used = usage.map((u) => u.usedSize);
       least = least ? least.map((v, n) => Math.min(v, used[n])) : used;
+      committed = usage.reduce((a, u) => a + u.totalSize, 0);
     } catch { /* the sample shows n/a for an interval without any reading */ }
   };
   const timer = inspectors ? setInterval(() => { void poll(); }, HEAP_POLL_MS) : undefined;
   return {
-    async take(): Promise<{ edge: number; objects: number } | null> {
+    async take(): Promise<{ edge: number; objects: number; committed: number } | null> {
       if (!inspectors) return null;
       await poll();
       const found: number[] | null = least;
       least = null;
-      return found ? { edge: found[0], objects: found[1] } : null;
+      return found ? { edge: found[0], objects: found[1], committed } : null;
     },
     stop: () => clearInterval(timer),
   };
@@ -427,11 +430,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const held = (h: Held | null) => (h === null ? '   (objects not asked)'
       : `   ${String(h.keys).padStart(7)} ${String(h.routes).padStart(6)} ${String(h.replicaRows).padStart(7)} ${(h.ledgerDiskBytes === null ? 'n/a' : MB(h.ledgerDiskBytes)).padStart(9)}`);
     const show = (label: string, s: MemorySample, extra = ' '.repeat(42)) => log(
-      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${(s.heap ? `${MB(s.heap.edge)} + ${MB(s.heap.objects)}` : 'n/a').padStart(19)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`);
+      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${(s.heap ? `${MB(s.heap.edge)} + ${MB(s.heap.objects)}` : 'n/a').padStart(19)} ${(s.heap?.committed ? MB(s.heap.committed) : 'n/a').padStart(9)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`);
     log(`soak: ${seconds} s at ${rate} requests/s (at most ${maxInFlight} in flight): 35% cached reads, 15% cached pages, ` +
       `25% live reads, 25% writes under Idempotency-Keys (${writerCount} accounts renamed in turn, 1 in ${REPLAY_EVERY} ` +
       `replayed, 1 in ${CREATE_EVERY} a new account)`);
-    log('  time    edge RSS  edge heap + objects   broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk');
+    log('  time    edge RSS  edge heap + objects  committed   broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk');
     show('start', await sample());
 
     // The load: due requests launched every 10 ms, paced to the rate.
