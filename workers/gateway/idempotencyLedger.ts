@@ -53,7 +53,7 @@ const MAX_ROUNDS = 4;
  * How long a first call's completion waits for other writes to share its commit (see `complete`). A commit of its own
  * costs more of the edge's CPU than the rest of the ledger's work on a call (`npm run bench:profile`, stage
  * "complete": docs/perf/2026-11-27-keyed-writes.md), and under load the next key's binding comes within a few ms;
- * idle, an answer waits this long at most.
+ * idle, the answer of a release or of an unknown outcome waits this long at most (a decided answer does not wait).
  */
 const COMPLETE_WAIT_MS = 5;
 /** Link object ids a ledger keeps (the platforms its client writes to × LINKS_PER_PLATFORM); the oldest go first. */
