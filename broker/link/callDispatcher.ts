@@ -27,7 +27,7 @@ import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
 import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
 import type { Family } from '../../shared/protocol.js';
-import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport, type PagingResult } from '../../shared/frames.js';
+import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
 import { ANSWER_MAX_BYTES, type Handler, type HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
@@ -52,24 +52,8 @@ const MIN_TIMEOUT_MS = 1;
 const MAX_TIMEOUT_MS = 300_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/**
- * Writes one frame on the link; false when the link was no longer open (nothing was written). `binary` sends the
- * frame's UTF-8 bytes as a binary WebSocket frame (the same JSON): the edge then takes a large answer's `data` as bytes,
- * without decoding it to text and encoding it again for its response.
- */
-export type Reply = (text: string, binary?: boolean) => boolean | void;
-
-/** Success frames of at least this many characters go as binary frames (`Reply`); smaller ones as text. */
-export const BINARY_ANSWER_CHARS = 16 * 1024;
-
-/**
- * A success frame with `data` already JSON text (cached records' JSON, spliced in rather than serialized again); `data`
- * comes last, so the edge can take it without parsing it (shared/frames.ts).
- */
-export function okFrameText(id: number, dataJson: string, paging?: PagingResult): string {
-  const head = paging ? `"paging":${JSON.stringify(paging)},` : '';
-  return `{"id":${JSON.stringify(id)},"ok":true,${head}"data":${dataJson}}`;
-}
+/** Writes one frame on the link; false when the link was no longer open (nothing was written). */
+export type Reply = (text: string) => boolean | void;
 
 /** How much longer than its deadline a call under an Idempotency-Key waits for the trading server's answer. */
 export const DEFAULT_LATE_ANSWER_MS = 120_000;
@@ -378,8 +362,10 @@ export class CallDispatcher {
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
     let text;
     if (result.json !== undefined) {
-      // Same frame as below, with the cached records' JSON spliced in.
-      text = okFrameText(frame.id, result.json, result.paging);
+      // Same frame as below, with the cached records' JSON spliced in rather than serialized again. `data` comes
+      // last, so the edge can take its text without parsing it (shared/frames.ts).
+      const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
+      text = `{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":${result.json}}`;
     } else {
       const answer: CallOk = result.paging
         ? { id: frame.id, ok: true, paging: result.paging, data: result.data }
@@ -395,7 +381,7 @@ export class CallDispatcher {
       return;
     }
     if (frame.callId !== undefined) this.record(frame.callId, successResult(result));
-    this.deliveredIf(reply(text, text.length >= BINARY_ANSWER_CHARS), frame.callId);
+    this.deliveredIf(reply(text), frame.callId);
     this.finish(frame, frame.op, 'ok', started, 'debug');
   }
 

@@ -40,8 +40,6 @@ export const BROKER_VERSION = '0.1.0';
 export const LINK_HEARTBEAT_MS = 15_000;
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-/** `ws.send` options of a binary frame (`Reply`). */
-const BINARY = { binary: true } as const;
 
 /** Checks the shape of a parsed call frame; returns what is wrong, or null. */
 function callFrameProblem(frame: Record<string, unknown>): string | null {
@@ -211,11 +209,10 @@ export class EdgeLinkServer {
     if (this.drainingFlag) ws.send(JSON.stringify({ drain: { broker: this.brokerId } } satisfies DrainFrame));
     // The answers of one turn (a batch of calls read from one TCP segment) leave in one socket write.
     const hold = writeBatch(socket);
-    const reply = (text: string, binary?: boolean): boolean => {
+    const reply = (text: string): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
       hold();
-      if (binary) ws.send(text, BINARY);
-      else ws.send(text);
+      ws.send(text);
       return true;
     };
     const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);
