@@ -8,7 +8,7 @@ import { build, version as esbuildVersion } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -51,6 +51,8 @@ export interface EdgeOptions {
   populate?: (db: D1Like) => Promise<void>;
   /** Open workerd's inspector on a free local port (`miniflare.getInspectorURL()`): `npm run soak` reads the isolates' heaps. */
   inspect?: boolean;
+  /** Without `dataDir`: the folder in memory the objects' storage goes to (`startEdge` makes and removes it). */
+  memoryFolder?: string;
 }
 
 export interface Edge {
@@ -245,7 +247,7 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
-    durableObjectsPersist: persist ? join(persist, 'do') : false,
+    durableObjectsPersist: persist ? join(persist, 'do') : options.memoryFolder ?? false,
     ...(options.inspect ? { inspectorPort: 0 } : {}),
   };
 }
@@ -469,9 +471,47 @@ export async function holdRegistry(db: D1Like, prepare: () => Promise<void>): Pr
   await db.prepare('DELETE FROM registry_holds WHERE name = ?').bind(LAUNCHER_HOLD).run();
 }
 
+/**
+ * Where an edge without a data folder keeps its objects' storage: a folder of its own on the system's memory file
+ * system (/dev/shm), so it stays in memory as documented. Miniflare's own choice would be files under the temporary
+ * folder, usually on disk, where each of a ledger's commits waits for the disk; workerd's purely in-memory storage
+ * stops the process when an alarm deletes an object's storage. Undefined where there is no such file system.
+ */
+function memoryFolder(): string | undefined {
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    const folder = mkdtempSync(join('/dev/shm', 'gateway-edge-'));
+    if (memoryFolders.size === 0) process.once('exit', removeMemoryFolders);
+    memoryFolders.add(folder);
+    return folder;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Memory folders of edges still open: removed when the process exits without closing them (they hold memory). */
+const memoryFolders = new Set<string>();
+function removeMemoryFolders(): void {
+  for (const folder of memoryFolders) rmSync(folder, { recursive: true, force: true });
+  memoryFolders.clear();
+}
+
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const script = (options.prelude ?? '') + await buildWorker(options.entry);
-  const { miniflare, url } = await startMiniflare(miniflareOptions(script, options));
+  const memory = options.dataDir ? undefined : options.memoryFolder ?? memoryFolder();
+  const removeMemory = () => {
+    if (!memory || options.memoryFolder) return;
+    rmSync(memory, { recursive: true, force: true });
+    memoryFolders.delete(memory);
+  };
+  let started: { miniflare: Miniflare; url: URL };
+  try {
+    started = await startMiniflare(miniflareOptions(script, { ...options, memoryFolder: memory }));
+  } catch (error) {
+    removeMemory();
+    throw error;
+  }
+  const { miniflare, url } = started;
   const handle = registryDb(miniflare);
   const db = async () => handle;
   try {
@@ -481,20 +521,30 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
     });
   } catch (error) {
     await miniflare.dispose().catch(() => {});
+    removeMemory();
     throw error;
   }
   if (options.dataDir) tightenTree(resolve(options.dataDir));
   const objectsUrl = options.entry !== undefined ? await miniflare.unsafeGetDirectURL(OBJECTS_WORKER) : undefined;
-  return { url, ...(objectsUrl ? { objectsUrl } : {}), miniflare, db, close: () => miniflare.dispose() };
+  const close = async () => {
+    try {
+      await miniflare.dispose();
+    } finally {
+      removeMemory();
+    }
+  };
+  return { url, ...(objectsUrl ? { objectsUrl } : {}), miniflare, db, close };
 }
 
 /**
  * Starts workerd through Miniflare under the owner-only umask, so the registry and Durable Object files it creates
- * in a data folder are readable by this user alone. An in-memory edge writes no files and leaves the umask alone (so
+ * in a data folder are readable by this user alone. An in-memory edge (no registry file; its objects' folder in memory
+ * is its own and owner-only from the start) leaves the umask alone (so
  * it also starts from a worker thread, where the umask cannot be set: mutation testing runs the tests there).
  */
 export async function startMiniflare(options: ReturnType<typeof miniflareOptions>): Promise<{ miniflare: Miniflare; url: URL }> {
-  const persistent = options.d1Persist !== false || options.durableObjectsPersist !== false;
+  // The registry persists only with a data folder; an objects' folder in memory alone is not one.
+  const persistent = options.d1Persist !== false;
   const underUmask = persistent ? withOwnerOnlyUmask : <T>(start: () => Promise<T>) => start();
   return underUmask(async () => {
     const miniflare = new Miniflare(options);
