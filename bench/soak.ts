@@ -1,14 +1,15 @@
 /**
  * `npm run soak`: a steady mixed load on the whole stack for 10 minutes, printing the memory of the edge (the workerd
- * process's RSS), the broker and the simulator (RSS, and the broker's V8 heap from its /metrics) at the start, every
- * minute and at the end, beside what the edge's objects hold then: the idempotency records of the soak's client (all
- * its ledgers), the link objects' late-outcome routes and edge replica rows (all of both demo platforms'), and the
- * ledgers' SQLite files on disk. The goal is flat memory, judged on the edge over the last half of the run: a line
- * fitted through its samples (least squares: garbage collection makes the RSS swing tens of MB from one sample to
- * the next, so no two samples are compared) may rise at most SOAK_FLAT_MB over that half. The default is about twice
- * the fitted rise's standard error at the swing measured in a 25-minute run on the development machine
- * (docs/perf/2026-11-27-soak.md): a smaller bound would call that noise growth, a larger one would let a steady leak
- * of a few MB a minute pass.
+ * process's RSS, and the V8 heap its two isolates hold and have reserved, read through workerd's inspector), the
+ * broker and the simulator (RSS, and the broker's V8 heap from its /metrics) at the start, every minute and at the
+ * end, beside what the edge's objects hold then: the idempotency records of the soak's client (all its ledgers), the
+ * link objects' late-outcome routes and edge replica rows (all of both demo platforms'), and the ledgers' SQLite files
+ * on disk. The goal is flat memory, judged over the last half of the run on the heap the edge's isolates hold and on
+ * the process's RSS: a line fitted through the samples (least squares: garbage collection makes the figures swing
+ * tens of MB from one sample to the next, so no two samples are compared) may rise at most SOAK_FLAT_MB over that
+ * half. The default is about twice the fitted rise's standard error at the swing measured in 25-minute runs on the
+ * development machine (docs/perf/2026-11-28-soak.md): a smaller bound would call that noise growth, a larger one
+ * would let a steady leak of a few MB a minute pass.
  *
  * The load, paced at SOAK_RATE requests per second over at most SOAK_IN_FLIGHT at once, cycles through a fixed mix
  * on the demo platforms:
