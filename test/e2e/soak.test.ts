@@ -1,9 +1,9 @@
 /**
  * `npm run soak` in its short form (SOAK_SECONDS): it runs on a stack of its own, loses and duplicates no write,
- * answers every request, and prints memory figures of the edge, the broker and the simulator at the start, at each
- * interval and at the end, what the edge's objects hold then (idempotency records, late-outcome routes, replica
- * rows), and a verdict on the edge's memory over the last half. No threshold on the figures here: a six-second run
- * says nothing about memory over time.
+ * answers every request, and prints memory figures of the edge (its RSS, the heap its isolates hold and V8's
+ * reservation), the broker and the simulator at the start, at each interval and at the end, what the edge's objects
+ * hold then (idempotency records, late-outcome routes, replica rows), and verdicts on the edge's RSS and heap over
+ * the last half. No threshold on the figures here: a six-second run says nothing about memory over time.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -49,7 +49,8 @@ describe('npm run soak (short)', () => {
       expect(sample.sim, 'simulator RSS').toBeGreaterThan(0);
     }
     const lines = output.split('\n');
-    const memoryLine = /^ {2}(start|\d+:\d\d|end)\s+[\d.]+ MB\s+[\d.]+ MB\s+\([\d.]+ MB\)\s+[\d.]+ MB/;
+    // time, edge RSS, the heap its two isolates hold and V8's reservation, broker RSS (its heap), simulator RSS.
+    const memoryLine = /^ {2}(start|\d+:\d\d|end)\s+[\d.]+ MB\s+[\d.]+ MB \+ [\d.]+ MB\s+[\d.]+ MB\s+[\d.]+ MB\s+\([\d.]+ MB\)\s+[\d.]+ MB/;
     const labels = lines.filter((l) => memoryLine.test(l)).map((l) => l.trim().split(/\s+/)[0]);
     expect(labels[0]).toBe('start');
     expect(labels.at(-1)).toBe('end');
@@ -63,14 +64,25 @@ describe('npm run soak (short)', () => {
     expect(end.replicaRows).toBeGreaterThan(0);
     expect(end.ledgerDiskBytes).toBeGreaterThan(0);
     expect(report.memory[0].held).toMatchObject({ keys: 8, routes: 0 }); // the writers' own accounts, made before the load
+    // The heap each of the edge's isolates holds, read through workerd's inspector at every sample: some MB each, within
+    // what V8 has reserved for both.
+    for (const sample of report.memory) {
+      expect(sample.heap, 'edge heap').toBeTruthy();
+      const { edge, objects, committed } = sample.heap!;
+      expect(edge).toBeGreaterThan(1_000_000);
+      expect(objects).toBeGreaterThan(1_000_000);
+      expect(committed).toBeGreaterThanOrEqual(edge + objects);
+    }
     // The verdict, when the last half holds 3 samples (a six-second run on a busy machine may not): a fitted rise
     // judged against the default bound (bench/soakVerdict.test.ts checks the fit itself).
-    if (report.verdict === null) {
-      expect(output).toContain('edge memory over the last half: too few samples for a verdict');
-    } else {
-      expect(report.verdict).toMatchObject({ flatMb: 50, flat: report.verdict.riseMb <= 50 });
-      expect(report.verdict.samples).toBeGreaterThanOrEqual(3);
-      expect(output).toMatch(/edge memory over the last half \(\d+ samples, fitted line\): [+−][\d.]+ MB ± [\d.]+ MB: (flat|GROWING) \(within 50 MB\)/);
+    for (const [what, verdict] of [['edge RSS', report.verdict], ["heap the edge's isolates hold", report.heapVerdict]] as const) {
+      if (verdict === null) {
+        expect(output).toContain(`${what} over the last half: too few samples for a verdict`);
+      } else {
+        expect(verdict).toMatchObject({ flatMb: 50, flat: verdict.riseMb <= 50 });
+        expect(verdict.samples).toBeGreaterThanOrEqual(3);
+        expect(output).toMatch(new RegExp(`${what} over the last half \\(\\d+ samples, fitted line\\): [+−][\\d.]+ MB ± [\\d.]+ MB: (flat|GROWING) \\(within 50 MB\\)`));
+      }
     }
   }, 180_000);
 });
