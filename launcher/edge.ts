@@ -481,7 +481,10 @@ function memoryFolder(): string | undefined {
   try {
     accessSync('/dev/shm', constants.W_OK);
     const folder = mkdtempSync(join('/dev/shm', 'gateway-edge-'));
-    if (memoryFolders.size === 0) process.once('exit', removeMemoryFolders);
+    if (!removedOnExit) {
+      process.once('exit', removeMemoryFolders);
+      removedOnExit = true;
+    }
     memoryFolders.add(folder);
     return folder;
   } catch {
@@ -491,6 +494,7 @@ function memoryFolder(): string | undefined {
 
 /** Memory folders of edges still open: removed when the process exits without closing them (they hold memory). */
 const memoryFolders = new Set<string>();
+let removedOnExit = false;
 function removeMemoryFolders(): void {
   for (const folder of memoryFolders) rmSync(folder, { recursive: true, force: true });
   memoryFolders.clear();
