@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { withBusyRetries } from './edge.js';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeOrphanedMemoryFolders, withBusyRetries } from './edge.js';
 
 describe('withBusyRetries', () => {
   const busy = () => new Error('wrangler d1 migrations apply failed (exit 1): SQLite failed; database is locked: SQLITE_BUSY');
@@ -30,5 +33,30 @@ describe('withBusyRetries', () => {
     let runs = 0;
     await expect(withBusyRetries(async () => { runs++; throw new Error('no such table: organizations'); }, 4, () => 0)).rejects.toThrow(/no such table/);
     expect(runs).toBe(1);
+  });
+});
+
+describe('removeOrphanedMemoryFolders', () => {
+  it("removes the edges' memory folders of processes that are gone, and nothing else", () => {
+    const root = mkdtempSync(join(tmpdir(), 'memory-root-'));
+    try {
+      for (const name of ['gateway-edge-111-aaaa', 'gateway-edge-222-bbbb', 'gateway-edge-333-cccc', 'gateway-edge-x-dddd', 'other-111-eeee']) {
+        mkdirSync(join(root, name, 'do'), { recursive: true });
+      }
+      const removed = removeOrphanedMemoryFolders(root, (pid) => pid === 222);
+      expect(removed.sort()).toEqual(['gateway-edge-111-aaaa', 'gateway-edge-333-cccc']);
+      expect(readdirSync(root).sort()).toEqual(['gateway-edge-222-bbbb', 'gateway-edge-x-dddd', 'other-111-eeee']);
+      // With the default check, this process's folder stays (it is alive).
+      rmSync(join(root, 'gateway-edge-222-bbbb'), { recursive: true });
+      mkdirSync(join(root, `gateway-edge-${process.pid}-ffff`));
+      expect(removeOrphanedMemoryFolders(root)).toEqual([]);
+      expect(readdirSync(root)).toContain(`gateway-edge-${process.pid}-ffff`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('answers nothing for a root that does not exist', () => {
+    expect(removeOrphanedMemoryFolders(join(tmpdir(), 'no-such-memory-root-here'))).toEqual([]);
   });
 });

@@ -479,16 +479,47 @@ export async function holdRegistry(db: D1Like, prepare: () => Promise<void>): Pr
  */
 function memoryFolder(): string | undefined {
   try {
-    accessSync('/dev/shm', constants.W_OK);
-    const folder = mkdtempSync(join('/dev/shm', 'gateway-edge-'));
+    accessSync(MEMORY_ROOT, constants.W_OK);
     if (!removedOnExit) {
       process.once('exit', removeMemoryFolders);
       removedOnExit = true;
+      removeOrphanedMemoryFolders(MEMORY_ROOT);
     }
+    const folder = mkdtempSync(join(MEMORY_ROOT, `${MEMORY_PREFIX}${process.pid}-`));
     memoryFolders.add(folder);
     return folder;
   } catch {
     return undefined;
+  }
+}
+
+const MEMORY_ROOT = '/dev/shm';
+const MEMORY_PREFIX = 'gateway-edge-';
+
+/**
+ * Removes the memory folders under `root` left by processes that are gone (killed before their exit hook ran): each
+ * folder's name carries the id of the process that made it. Answers the folders removed.
+ */
+export function removeOrphanedMemoryFolders(root: string, alive: (pid: number) => boolean = processAlive): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try { names = readdirSync(root); } catch { return removed; }
+  for (const name of names) {
+    const pid = Number(/^gateway-edge-(\d+)-/.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    rmSync(join(root, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
