@@ -51,8 +51,6 @@ export interface EdgeOptions {
   populate?: (db: D1Like) => Promise<void>;
   /** Open workerd's inspector on a free local port (`miniflare.getInspectorURL()`): `npm run soak` reads the isolates' heaps. */
   inspect?: boolean;
-  /** Without `dataDir`: the folder in memory the objects' storage goes to (`startEdge` makes and removes it). */
-  memoryFolder?: string;
 }
 
 export interface Edge {
@@ -192,7 +190,8 @@ const durableObjects: Record<string, { className: string; scriptName: string; us
     unsafeUniqueKey: `-${className}`,
   }]));
 
-export function miniflareOptions(script: string, options: EdgeOptions) {
+/** Without `options.dataDir`, the objects' storage goes to `memoryFolder` (`startEdge` makes and removes it), else Miniflare's own. */
+export function miniflareOptions(script: string, options: EdgeOptions, memoryFolder?: string) {
   const persist = options.dataDir ? resolve(options.dataDir) : undefined;
   if (persist) ensurePrivateDir(persist);
   // What both workers see, as on Cloudflare, where an object has the bindings of the worker it belongs to.
@@ -247,7 +246,7 @@ export function miniflareOptions(script: string, options: EdgeOptions) {
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
-    durableObjectsPersist: persist ? join(persist, 'do') : options.memoryFolder ?? false,
+    durableObjectsPersist: persist ? join(persist, 'do') : memoryFolder ?? false,
     ...(options.inspect ? { inspectorPort: 0 } : {}),
   };
 }
@@ -527,21 +526,22 @@ function processAlive(pid: number): boolean {
 const memoryFolders = new Set<string>();
 let removedOnExit = false;
 function removeMemoryFolders(): void {
-  for (const folder of memoryFolders) rmSync(folder, { recursive: true, force: true });
-  memoryFolders.clear();
+  for (const folder of memoryFolders) releaseMemoryFolder(folder);
+}
+
+function releaseMemoryFolder(folder: string | undefined): void {
+  if (folder === undefined) return;
+  rmSync(folder, { recursive: true, force: true });
+  memoryFolders.delete(folder);
 }
 
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const script = (options.prelude ?? '') + await buildWorker(options.entry);
-  const memory = options.dataDir ? undefined : options.memoryFolder ?? memoryFolder();
-  const removeMemory = () => {
-    if (!memory || options.memoryFolder) return;
-    rmSync(memory, { recursive: true, force: true });
-    memoryFolders.delete(memory);
-  };
+  const memory = options.dataDir ? undefined : memoryFolder();
+  const removeMemory = () => releaseMemoryFolder(memory);
   let started: { miniflare: Miniflare; url: URL };
   try {
-    started = await startMiniflare(miniflareOptions(script, { ...options, memoryFolder: memory }));
+    started = await startMiniflare(miniflareOptions(script, options, memory));
   } catch (error) {
     removeMemory();
     throw error;

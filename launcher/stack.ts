@@ -337,7 +337,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...options.edgeVars,
       },
       ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
-      ...(options.edgeInspector ? { inspect: true } : {}),
+      inspect: options.edgeInspector,
       // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
       populate: async (db) => {
         await seedDemoRegistry(db, clientId, clientSecret);
