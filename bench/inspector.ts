@@ -7,9 +7,13 @@ import WebSocket from 'ws';
 export class Inspector {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(v: any): void; reject(e: Error): void }>();
+  /** The isolate's execution context, once `Runtime.enable` has announced it (workerd has no default one). */
+  private context: Promise<number> | undefined;
+  private onContext: ((id: number) => void) | undefined;
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; result?: unknown; error?: { message: string } };
+      const msg = JSON.parse(data.toString()) as { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string } };
+      if (msg.method === 'Runtime.executionContextCreated') this.onContext?.(msg.params.context.id as number);
       if (msg.id === undefined) return;
       const w = this.waiting.get(msg.id);
       this.waiting.delete(msg.id);
@@ -32,6 +36,18 @@ export class Inspector {
       this.waiting.set(id, { resolve, reject });
       this.ws.send(JSON.stringify({ id, method, params }));
     });
+  }
+
+  /** The value of a JavaScript expression in the isolate (a string, number, boolean or null). */
+  async evaluate(expression: string): Promise<unknown> {
+    this.context ??= new Promise<number>((resolve, reject) => {
+      this.onContext = resolve;
+      this.send('Runtime.enable').catch(reject);
+    });
+    const contextId = await this.context;
+    const r = await this.send<{ result: { value?: unknown }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression, contextId, returnByValue: true });
+    if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.text}`);
+    return r.result.value;
   }
 
   close(): void {

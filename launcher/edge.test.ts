@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { removeOrphanedMemoryFolders, withBusyRetries } from './edge.js';
+import { DEFAULT_EDGE_V8_FLAGS, edgeV8Flags, removeOrphanedMemoryFolders, withBusyRetries } from './edge.js';
 
 describe('withBusyRetries', () => {
   const busy = () => new Error('wrangler d1 migrations apply failed (exit 1): SQLite failed; database is locked: SQLITE_BUSY');
@@ -58,5 +58,20 @@ describe('removeOrphanedMemoryFolders', () => {
 
   it('answers nothing for a root that does not exist', () => {
     expect(removeOrphanedMemoryFolders(join(tmpdir(), 'no-such-memory-root-here'))).toEqual([]);
+  });
+});
+
+describe('edgeV8Flags', () => {
+  it('gives the default, V8 options split on spaces, or none for an empty value', () => {
+    expect(edgeV8Flags(DEFAULT_EDGE_V8_FLAGS)).toEqual(['--max-heap-size=128']);
+    expect(edgeV8Flags(' --max-heap-size=64   --expose-gc ')).toEqual(['--max-heap-size=64', '--expose-gc']);
+    expect(edgeV8Flags('')).toEqual([]);
+  });
+
+  it('refuses anything but --name or --name=value, naming the variable and the value', () => {
+    expect(() => edgeV8Flags('max-heap-size=64')).toThrow('EDGE_V8_FLAGS: "max-heap-size=64" is not a V8 flag (--name or --name=value)');
+    expect(() => edgeV8Flags('--expose-gc;reboot')).toThrow(/EDGE_V8_FLAGS: "--expose-gc;reboot" is not a V8 flag/);
+    expect(() => edgeV8Flags('--x=$(id)')).toThrow(/is not a V8 flag/);
+    expect(() => edgeV8Flags(`--x=${'1'.repeat(65)}`)).toThrow(/is not a V8 flag/);
   });
 });

@@ -7,6 +7,7 @@
 import { build, version as esbuildVersion } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -578,6 +579,7 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
  * it also starts from a worker thread, where the umask cannot be set: mutation testing runs the tests there).
  */
 export async function startMiniflare(options: ReturnType<typeof miniflareOptions>): Promise<{ miniflare: Miniflare; url: URL }> {
+  startWorkerdWithV8Flags();
   // The registry persists only with a data folder; an objects' folder in memory alone is not one.
   const persistent = options.d1Persist !== false;
   const underUmask = persistent ? withOwnerOnlyUmask : <T>(start: () => Promise<T>) => start();
@@ -591,4 +593,44 @@ export async function startMiniflare(options: ReturnType<typeof miniflareOptions
       throw error;
     }
   });
+}
+
+/**
+ * V8 flags of the local workerd unless `EDGE_V8_FLAGS` gives others (space-separated; empty for none): each isolate's
+ * heap is held to 128 MB, the memory Cloudflare gives an isolate, so the local process's memory is bounded under
+ * load (V8 otherwise sizes its heaps by the allocation rate, far above what they hold) and an isolate that would
+ * outgrow Cloudflare's limit fails here too (docs/capacity.md, "What the edge holds over time").
+ */
+export const DEFAULT_EDGE_V8_FLAGS = '--max-heap-size=128';
+
+/** The flags of `EDGE_V8_FLAGS` (or the default), checked: V8 options only. */
+export function edgeV8Flags(value = process.env.EDGE_V8_FLAGS ?? DEFAULT_EDGE_V8_FLAGS): string[] {
+  const flags = value.split(/\s+/).filter(Boolean);
+  for (const flag of flags) {
+    if (!/^--[a-z0-9][a-z0-9_-]*(=[\w.,:+-]{1,64})?$/i.test(flag)) {
+      throw new Error(`EDGE_V8_FLAGS: ${JSON.stringify(flag.slice(0, 80))} is not a V8 flag (--name or --name=value)`);
+    }
+  }
+  return flags;
+}
+
+/**
+ * workerd takes V8 flags only in its configuration, which Miniflare writes without them: through
+ * `MINIFLARE_WORKERD_PATH`, Miniflare starts `launcher/workerd-v8` instead, which adds them
+ * (`launcher/workerdV8Flags.mjs`) and becomes the real workerd. Set for the whole process (Miniflare reads these
+ * variables from it when it starts workerd), and passed on to the processes it starts.
+ */
+function startWorkerdWithV8Flags(): void {
+  const flags = edgeV8Flags();
+  if (process.env.GATEWAY_WORKERD === undefined) {
+    const workerd = process.env.MINIFLARE_WORKERD_PATH ?? (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
+    process.env.GATEWAY_WORKERD = workerd;
+  }
+  if (flags.length === 0) {
+    process.env.MINIFLARE_WORKERD_PATH = process.env.GATEWAY_WORKERD;
+    return;
+  }
+  process.env.GATEWAY_NODE = process.execPath;
+  process.env.GATEWAY_V8_FLAGS = flags.join(' ');
+  process.env.MINIFLARE_WORKERD_PATH = join(root, 'launcher', 'workerd-v8');
 }
