@@ -10,7 +10,7 @@
  * A packed table (the large ones: accounts, trades, positions) keeps each row once, as the JSON text it is answered
  * with, beside the few fields its key, its indexes and its filters read (a row's view): about a third of the heap of
  * the row as an object. Reads that answer rows as they are take the text (`json`, `pageViews`, `lookupViews` with
- * `listJson`); `get`, `page`, `lookup` and `values` rebuild the row from its text (exact for ids beyond 2^53 − 1) for
+ * `rowTexts`); `get`, `page`, `lookup` and `values` rebuild the row from its text (exact for ids beyond 2^53 − 1) for
  * the readers that need every field, and the rebuilt row answers its stored text (`recordJson`).
  */
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
@@ -80,12 +80,14 @@ export class KeyedTable<T> {
     return this.packed === undefined ? recordJson(view as object) : (view as Record<symbol, string>)[TEXT];
   }
 
-  /** Rows or views of this table as one JSON array. */
-  listJson(views: readonly T[]): string {
-    if (views.length === 0) return '[]';
-    let out = '[';
-    for (let i = 0; i < views.length; i++) out += (i ? ',' : '') + this.jsonOf(views[i]);
-    return `${out}]`;
+  /**
+   * Rows or views of this table as their JSON texts, the elements of a JSON array (`HandlerResult.rows`): the
+   * answer's frame is written from them row by row, never joined into one string first.
+   */
+  rowTexts(views: readonly T[]): string[] {
+    const texts = new Array<string>(views.length);
+    for (let i = 0; i < views.length; i++) texts[i] = this.jsonOf(views[i]);
+    return texts;
   }
 
   /** The row of `key` as its JSON text. */
@@ -120,7 +122,7 @@ export class KeyedTable<T> {
     return this.packed === undefined ? this.lookupViews(name, value) : this.lookupViews(name, value).map((v) => this.unpack(v));
   }
 
-  /** `lookup` as views (see `listJson`). */
+  /** `lookup` as views (see `rowTexts`). */
   lookupViews(name: string, value: CacheKey): T[] {
     const index = this.indexes.get(name);
     if (!index) throw new Error(`no index ${name}`);
@@ -200,7 +202,7 @@ export class KeyedTable<T> {
     return page;
   }
 
-  /** `page` as views (see `listJson`). */
+  /** `page` as views (see `rowTexts`). */
   pageViews(after: CacheKey | undefined, limit: number | undefined): Page<T> {
     const keys = this.orderedKeys();
     const start = after === undefined ? 0 : this.upperBound(after);

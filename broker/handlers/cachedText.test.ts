@@ -1,3 +1,4 @@
+import { resultJson } from './handler.js';
 /**
  * Cached answers travel as text: a packed table's rows leave the broker as the JSON text they are kept as, and the
  * edge wraps that text in the envelope (v2) or sends it bare (v1) without parsing it (`successJson`). The answer must
@@ -50,8 +51,8 @@ async function both(id: string, args: Record<string, unknown>) {
     const failed = { ok: false as const, error: { code: f.code, managerCode: f.managerCode, message: f.message } };
     return { text: shapeAnswer(ctx, failed), objects: shapeAnswer(ctx, failed), json: undefined, failed: f };
   }
-  expect(result.json).toBeDefined();
-  const json = result.json!;
+  const json = resultJson(result)!;
+  expect(json).toBeDefined();
   return {
     json, failed: undefined,
     text: shapeAnswer(ctx, { ok: true, dataJson: json, ...(result.paging ? { paging: result.paging } : {}) }),

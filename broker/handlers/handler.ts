@@ -33,7 +33,17 @@ export interface HandlerResult {
   data?: unknown;
   /** `data` already serialized (cached records keep their JSON); the link splices it into the answer as is. */
   json?: string;
+  /**
+   * `data` as a JSON array of these texts (cached rows keep their JSON): the link writes them into the answer's
+   * frame one by one, so a large list never becomes one string (a 0.5 MB string costs more than its bytes).
+   */
+  rows?: readonly string[];
   paging?: PagingResult;
+}
+
+/** `data` of a result as JSON text, when the handler answered it serialized (`json` or `rows`). */
+export function resultJson(result: HandlerResult): string | undefined {
+  return result.rows !== undefined ? `[${result.rows.join(',')}]` : result.json;
 }
 
 export type Handler<A = any> = (ctx: HandlerContext<A>) => HandlerResult | Promise<HandlerResult>;

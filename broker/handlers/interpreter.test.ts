@@ -19,7 +19,8 @@ import { PumpCache } from '../cache/pumpCache.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { FailureContext } from '../session/managerErrors.js';
 import type { CallDeadline } from '../session/managerSession.js';
-import { CACHE_CLOSED, fromCache, type HandlerResult } from './handler.js';
+import { asJson } from './custom/testSupport.js';
+import { CACHE_CLOSED, fromCache, type HandlerResult, resultJson } from './handler.js';
 import { commandArgs, interpret, responseShaper } from './interpreter.js';
 import { BAD_CURSOR, encodeCursor } from './paging.js';
 
@@ -85,7 +86,7 @@ function variant(id: string, answer: Answer<Args>, extra: Partial<Operation> = {
 function call(entry: Operation, platform: TradePlatform, args: Args = {}, deadline: CallDeadline = DEADLINE) {
   const run = interpret(entry);
   if (!run) throw new Error(`${entry.id} has no generic handler`);
-  return run({ platform, args, deadline });
+  return asJson(run({ platform, args, deadline }));
 }
 
 /** The error `run` throws or rejects with. */
@@ -115,7 +116,7 @@ function expectError(error: unknown, code: WebApiErrorCode, message: string, man
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
-const parsed = (result: HandlerResult) => JSON.parse(result.json!) as Row[];
+const parsed = (result: HandlerResult) => JSON.parse(resultJson(result)!) as Row[];
 const keysOf = (result: HandlerResult, key: string) => parsed(result).map((row) => row[key]);
 
 const PF4_NOT_FOUND = NOT_FOUND_CODE.PF4;
@@ -232,7 +233,7 @@ describe('cached records', () => {
     const { platform, cache } = platformOf('PF4', { users: [user(1), user(2, { name: 'Bob', extra: 'dropped' })] });
     const result = call(op('v2.PF4.UserRecordGet'), platform, { login: 2 });
     expect(result).toStrictEqual({ json: JSON.stringify(cache.get('users', 2)) });
-    const row = JSON.parse((result as HandlerResult).json!) as Row;
+    const row = JSON.parse(resultJson(result as HandlerResult)!) as Row;
     expect(row).toMatchObject({ login: 2, name: 'Bob', group: 'demo', leverage: 100, balance: 0 });
     expect(row).not.toHaveProperty('extra');
   });
@@ -251,7 +252,7 @@ describe('cached records', () => {
     const big = 9007199254740993n;
     const { platform } = platformOf('PF5', { users: [{ login: big, name: 'Big' }, { login: 9007199254740992 }] });
     const result = call(op('v2.PF5.UserGet'), platform, { login: big }) as HandlerResult;
-    expect(result.json).toMatch(/^\{"login":9007199254740993,"group":null,"name":"Big",/);
+    expect(resultJson(result as HandlerResult)).toMatch(/^\{"login":9007199254740993,"group":null,"name":"Big",/);
   });
 
   it('looks in the further tables in order: an open trade first, then a recently closed one', () => {
@@ -261,9 +262,9 @@ describe('cached records', () => {
     // The same ticket open and closed cannot come from the server; put directly, it shows which table is read first.
     cache.table('closedTrades')!.put({ ...cache.get('trades', 2)!, comment: 'closed copy' });
     const entry = op('v2.PF4.TradeRecordGet');
-    expect(JSON.parse((call(entry, platform, { order: 2 }) as HandlerResult).json!)).toMatchObject({ order: 2, comment: null });
+    expect(JSON.parse(resultJson(call(entry, platform, { order: 2 }) as HandlerResult)!)).toMatchObject({ order: 2, comment: null });
     expect(call(entry, platform, { order: 3 })).toStrictEqual({ json: JSON.stringify(cache.get('closedTrades', 3)) });
-    expect(JSON.parse((call(entry, platform, { order: 3 }) as HandlerResult).json!)).toMatchObject({ order: 3, tradeRecordState: 'Closed' });
+    expect(JSON.parse(resultJson(call(entry, platform, { order: 3 }) as HandlerResult)!)).toMatchObject({ order: 3, tradeRecordState: 'Closed' });
     expectError(thrown(() => call(entry, platform, { order: 4 })), 'NotFound', 'order 4 not found', PF4_NOT_FOUND);
     // The open-trades lookup alone does not find a closed one.
     expectError(thrown(() => call(op('v2.PF4.TradesGetTicket'), platform, { ticket: 3 })), 'NotFound', 'open trade 3 not found', PF4_NOT_FOUND);

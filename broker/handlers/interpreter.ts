@@ -99,17 +99,17 @@ function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
       }
       // Rows as views: a packed table's filters read its kept fields, and the answer is the rows' stored text.
       const keep = answer.where ? (row: Row) => answer.where!(row, ctx.args) : undefined;
-      const json = (rows: readonly Row[]) => table.listJson(rows);
+      const texts = (rows: readonly Row[]) => table.rowTexts(rows);
       if (answer.index) {
         let rows = table.lookupViews(answer.index.name, ctx.args[answer.index.arg] as CacheKey);
         if (keep) rows = rows.filter(keep);
-        if (!page) return { json: json(rows) };
+        if (!page) return { rows: texts(rows) };
         const r = pageOf(rows, (row) => row[keyField] as CacheKey, page);
-        return { json: json(r.items), paging: r.paging };
+        return { rows: texts(r.items), paging: r.paging };
       }
       if (!keep) {
         const all = table.pageViews(page?.after, page?.limit);
-        return page ? { json: json(all.items), paging: pagingMeta(all.hasMore, all.lastKey) } : { json: json(all.items) };
+        return page ? { rows: texts(all.items), paging: pagingMeta(all.hasMore, all.lastKey) } : { rows: texts(all.items) };
       }
       // A filter without an index walks the table in key order from the cursor, stopping once the page is full.
       const items: Row[] = [];
@@ -120,14 +120,14 @@ function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
         for (const row of part.items) {
           if (!keep(row)) continue;
           if (page?.limit !== undefined && items.length === page.limit) {
-            return { json: json(items), paging: pagingMeta(true, items[items.length - 1][keyField]) };
+            return { rows: texts(items), paging: pagingMeta(true, items[items.length - 1][keyField]) };
           }
           items.push(row);
         }
         if (!part.hasMore) break;
         after = part.lastKey;
       }
-      return page ? { json: json(items), paging: pagingMeta(false, undefined) } : { json: json(items) };
+      return page ? { rows: texts(items), paging: pagingMeta(false, undefined) } : { rows: texts(items) };
     });
   };
 }

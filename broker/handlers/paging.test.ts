@@ -1,9 +1,10 @@
+import { resultJson, type HandlerResult } from './handler.js';
 import { describe, expect, it } from 'vitest';
 import { OperationError } from '../../shared/errors.js';
 import { KeyedTable } from '../cache/keyedTable.js';
 import { BAD_CURSOR, compareTupleKeys, decodeCursor, encodeCursor, isIntegerKey, isStringKey, pageOfTable, pageRequest, pagingMeta } from './paging.js';
 
-const items = (r: { json?: string }) => JSON.parse(r.json!) as Array<{ order: number }>;
+const items = (r: HandlerResult) => JSON.parse(resultJson(r)!) as Array<{ order: number }>;
 
 const table = () => {
   const t = new KeyedTable<{ order: number }>((r) => r.order);

@@ -54,7 +54,7 @@ export function pagingMeta(hasMore: boolean, lastKey: unknown): PagingResult {
 /** One page of a cached table in key order. */
 export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTable<T>, request: PageRequest<K>): HandlerResult {
   const page = table.pageViews(request.after, request.limit);
-  return { json: table.listJson(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
+  return { rows: table.rowTexts(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
 }
 
 /**

@@ -20,7 +20,7 @@ import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
-import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, timeoutMessage } from './callDispatcher.js';
+import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, rowsFrame, timeoutMessage } from './callDispatcher.js';
 
 const PF4 = 'pf4-platform';
 const PF5 = 'pf5-platform';
@@ -68,7 +68,8 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
   const log = Object.assign((l: LogLevel, fields: LogFields) => { logged.push({ level: l, fields }); }, { minLevel: level }) as Logger;
   const dispatcher = new CallDispatcher(platforms, metrics, log, options);
   const replies: string[] = [];
-  const reply = (text: string) => { replies.push(text); };
+  // Frames written as bytes are read back as the text they carry.
+  const reply = (text: string | Buffer) => { replies.push(typeof text === 'string' ? text : text.toString('utf8')); };
   let nextId = 1;
   const call = (frame: Partial<CallFrame> & { op: string }) => {
     const full = { id: nextId++, platform: PF4, args: {}, timeoutMs: 5000, ...frame } as CallFrame;
@@ -706,5 +707,16 @@ describe('password checks', () => {
     await vi.advanceTimersByTimeAsync(0);
     for (let i = 0; i < 3; i++) t.call({ op: 'PF4.UserRecordGet', args: { login: 2 } });
     expect(t.parsed().slice(1).map((r) => r.ok)).toStrictEqual([true, true, true]);
+  });
+});
+
+describe('rowsFrame', () => {
+  it('writes the same UTF-8 bytes as the joined text, for none, one and many texts, wide characters and all', () => {
+    const head = '{"id":7,"ok":true,"paging":{"hasMore":false},"data":[';
+    for (const texts of [[], ['{"a":1}'], ['{"name":"Zoë"}', '{"name":"東京"}', '{"emoji":"😀","id":9007199254740993}'], Array.from({ length: 1000 }, (_, i) => `{"order":${i},"comment":"${'x'.repeat(i % 500)}"}`)]) {
+      const frame = rowsFrame(head, texts, ']}');
+      expect(frame.equals(Buffer.from(`${head}${texts.join(',')}]}`, 'utf8'))).toBe(true);
+      expect(JSON.parse(frame.toString('utf8')).data).toHaveLength(texts.length);
+    }
   });
 });

@@ -29,7 +29,7 @@ import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes
 import type { Family } from '../../shared/protocol.js';
 import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
-import { ANSWER_MAX_BYTES, type Handler, type HandlerResult } from '../handlers/handler.js';
+import { ANSWER_MAX_BYTES, resultJson, type Handler, type HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
@@ -52,8 +52,8 @@ const MIN_TIMEOUT_MS = 1;
 const MAX_TIMEOUT_MS = 300_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** Writes one frame on the link; false when the link was no longer open (nothing was written). */
-export type Reply = (text: string) => boolean | void;
+/** Writes one text frame (a string, or its UTF-8 bytes) on the link; false when the link was no longer open (nothing was written). */
+export type Reply = (text: string | Buffer) => boolean | void;
 
 /** How much longer than its deadline a call under an Idempotency-Key waits for the trading server's answer. */
 export const DEFAULT_LATE_ANSWER_MS = 120_000;
@@ -79,10 +79,30 @@ export function answerTooLarge(bytes: number, maxBytes: number): string {
 export const ANSWER_LOST = 'the change was made, but its answer was larger than one answer may carry';
 
 /** The UTF-8 size of `text` when it may pass `bound`; 0 when it cannot (three bytes per UTF-16 unit at most). */
-function bytesPast(text: string, bound: number): number {
+function bytesPast(text: string | Buffer, bound: number): number {
+  if (typeof text !== 'string') return text.length > bound ? text.length : 0;
   if (text.length * 3 <= bound) return 0;
   const bytes = Buffer.byteLength(text, 'utf8');
   return bytes > bound ? bytes : 0;
+}
+
+/**
+ * A frame's UTF-8 bytes: `head`, the texts separated by commas, `tail`, written into one buffer. The same bytes as
+ * the joined string, without ever making it: a string of a page's size is a large V8 object, made and then flattened
+ * and measured again on its way to the socket, which cost several times its encoding (docs/perf/2026-11-28-pages.md).
+ */
+export function rowsFrame(head: string, texts: readonly string[], tail: string): Buffer {
+  let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail) + Math.max(0, texts.length - 1);
+  for (const text of texts) bytes += Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(bytes);
+  let at = out.write(head, 0);
+  for (let i = 0; i < texts.length; i++) {
+    if (i > 0) out[at++] = 0x2c;
+    at += out.write(texts[i], at);
+  }
+  at += out.write(tail, at);
+  if (at !== bytes) throw new Error(`rowsFrame wrote ${at} of ${bytes} bytes`);
+  return out;
 }
 
 function isThenable(value: unknown): value is Promise<HandlerResult> {
@@ -360,8 +380,12 @@ export class CallDispatcher {
   }
 
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
-    let text;
-    if (result.json !== undefined) {
+    let text: string | Buffer;
+    if (result.rows !== undefined) {
+      // The frame below with the rows' texts written into it one by one (`rowsFrame`).
+      const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
+      text = rowsFrame(`{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":[`, result.rows, ']}');
+    } else if (result.json !== undefined) {
       // Same frame as below, with the cached records' JSON spliced in rather than serialized again. `data` comes
       // last, so the edge can take its text without parsing it (shared/frames.ts).
       const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
@@ -465,6 +489,7 @@ function wrongPassword(family: Family, error: unknown): boolean {
 }
 
 function successResult(result: HandlerResult): CallResult {
-  const data = result.json !== undefined ? parseJson(result.json) : result.data;
+  const json = resultJson(result);
+  const data = json !== undefined ? parseJson(json) : result.data;
   return result.paging ? { ok: true, data, paging: result.paging } : { ok: true, data };
 }

@@ -209,10 +209,12 @@ export class EdgeLinkServer {
     if (this.drainingFlag) ws.send(JSON.stringify({ drain: { broker: this.brokerId } } satisfies DrainFrame));
     // The answers of one turn (a batch of calls read from one TCP segment) leave in one socket write.
     const hold = writeBatch(socket);
-    const reply = (text: string): boolean => {
+    const reply = (text: string | Buffer): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
       hold();
-      ws.send(text);
+      // A frame's bytes go out as a text frame, as its string would.
+      if (typeof text === 'string') ws.send(text);
+      else ws.send(text, { binary: false });
       return true;
     };
     const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);

@@ -53,7 +53,7 @@ class SizedRows {
   }
 
   result(): HandlerResult {
-    return { json: `[${this.parts.join(',')}]` };
+    return { rows: this.parts };
   }
 }
 

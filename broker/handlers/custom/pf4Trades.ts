@@ -65,7 +65,7 @@ export const pf4TradesBindings = [
     if (account.group !== group) throw notFound('PF4', `login ${login} is not in group ${group}`);
     // The rows' text as the packed table keeps it, nothing rebuilt.
     const open = ctx.platform.cache.table('trades');
-    return { json: open ? open.listJson(open.lookupViews('login', login)) : '[]' };
+    return { rows: open ? open.rowTexts(open.lookupViews('login', login)) : [] };
   })),
 
   /** An open trade, else a recently closed one the cache still holds. */

@@ -1,3 +1,4 @@
+import { resultJson } from '../handler.js';
 /**
  * What the custom handler tests share: a scripted manager session that records every command it is sent and answers
  * (or fails) as the test scripts, a real pumping cache loaded from records by one resync, a platform made of the two,
@@ -112,7 +113,21 @@ export function handlerOf(bindings: readonly Binding[], entry: Operation): Bindi
 /** Calls the handler `bindings` bind to `entry` with `args` on `platform`, under DEADLINE. */
 export function call(bindings: readonly Binding[], entry: Operation, platform: TradePlatform, args: Record<string, unknown> = {}): HandlerResult | Promise<HandlerResult> {
   const ctx: HandlerContext = { platform, args, deadline: DEADLINE };
-  return handlerOf(bindings, entry)(ctx);
+  return asJson(handlerOf(bindings, entry)(ctx));
+}
+
+/**
+ * A result whose rows are answered as texts (`rows`) as the one JSON text they make (`json`), so tests compare
+ * answers as text whichever way a handler gives them; the frame written from `rows` is tested in
+ * broker/link/callDispatcher.test.ts.
+ */
+export function asJson(result: HandlerResult | Promise<HandlerResult>): HandlerResult | Promise<HandlerResult> {
+  const convert = (r: HandlerResult): HandlerResult => {
+    if (r.rows === undefined) return r;
+    const { rows: _rows, ...rest } = r;
+    return { ...rest, json: resultJson(r) };
+  };
+  return result instanceof Promise ? result.then(convert) : convert(result);
 }
 
 /** What a call threw or rejected with; fails when it succeeded. */
@@ -152,9 +167,10 @@ export async function expectPlainError(run: () => unknown, message: string): Pro
   expect((error as Error).message).toBe(message);
 }
 
-/** The rows of a `json` answer, read as plain JSON. */
+/** The rows of a `json` or `rows` answer, read as plain JSON. */
 export function rowsOf(result: HandlerResult): Array<Record<string, unknown>> {
   expect(result.data).toBeUndefined();
-  expect(typeof result.json).toBe('string');
-  return JSON.parse(result.json!) as Array<Record<string, unknown>>;
+  const json = resultJson(result);
+  expect(typeof json).toBe('string');
+  return JSON.parse(json!) as Array<Record<string, unknown>>;
 }

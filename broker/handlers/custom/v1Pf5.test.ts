@@ -1,3 +1,4 @@
+import { resultJson } from '../handler.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pf5V1 } from '../../../shared/catalog/v1/pf5.js';
 import type { Operation } from '../../../shared/catalog/index.js';
@@ -23,7 +24,7 @@ const cached = (entry: Operation, cache: PumpCache, args: Record<string, unknown
 /** The rows of a json answer, ids beyond 2^53 − 1 read exactly. */
 const rows = (result: HandlerResult) => {
   expect(result.data).toBeUndefined();
-  return parseJson(result.json!) as Array<Record<string, unknown>>;
+  return parseJson(resultJson(result)!) as Array<Record<string, unknown>>;
 };
 const keysOf = (result: HandlerResult, key: string) => rows(result).map((r) => r[key]);
 
@@ -126,7 +127,7 @@ describe('reads by a list of keys', () => {
   it('UserGetByLogins answers the known accounts, each once, in the order asked, exactly as cached', () => {
     const result = cached(pf5V1.UserGetByLogins, cache, { logins: [2, 99, 1, 2, BIG, 1] }) as HandlerResult;
     expect(rows(result)).toEqual([cache.get('users', 2), cache.get('users', 1), cache.get('users', BIG)]);
-    expect(result.json).toContain('"login":9007199254740993,');
+    expect(resultJson(result)).toContain('"login":9007199254740993,');
   });
 
   it('PositionGetByTickets and OrderGetByTickets answer the known tickets, each once, in the order asked', () => {

@@ -51,8 +51,8 @@ const distinct = (values: readonly Int64[]) => [...new Set(values)];
 function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int64[]) {
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
-    if (!t) return { json: '[]' };
-    return { json: t.listJson(distinct(keys).map((k) => t.view(k)).filter((r): r is Row => r !== undefined)) };
+    if (!t) return { rows: [] };
+    return { rows: t.rowTexts(distinct(keys).map((k) => t.view(k)).filter((r): r is Row => r !== undefined)) };
   });
 }
 
@@ -60,8 +60,8 @@ function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int6
 function byLogins(ctx: HandlerContext<unknown>, table: string, logins: readonly Int64[]) {
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
-    if (!t) return { json: '[]' };
-    return { json: t.listJson(distinct(logins).flatMap((login) => t.lookupViews('login', login))) };
+    if (!t) return { rows: [] };
+    return { rows: t.rowTexts(distinct(logins).flatMap((login) => t.lookupViews('login', login))) };
   });
 }
 
@@ -83,10 +83,10 @@ function byAccountGroup(ctx: HandlerContext<unknown>, table: string, mask: strin
       return m;
     };
     const t = ctx.platform.cache.table(table);
-    if (!t) return { json: '[]' };
+    if (!t) return { rows: [] };
     // Views: the symbol, login and group read here are kept beside each packed row's text (KINDS).
     const rows = t.pageViews(undefined, undefined).items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login));
-    return { json: t.listJson(rows) };
+    return { rows: t.rowTexts(rows) };
   });
 }
 
