@@ -78,7 +78,8 @@ export interface PagingResult {
 /**
  * A success frame. The broker writes `id`, `ok`, then `paging` (paged lists), then `data` last: the edge cuts `data`'s
  * JSON text out of the frame without parsing it and splices it into the envelope (a frame of another layout is
- * parsed whole, so the order is an optimisation, never a requirement).
+ * parsed whole, so the order is an optimisation, never a requirement). A large frame goes as a binary WebSocket frame
+ * holding the same JSON as UTF-8, so the edge takes `data` as bytes and answers them without decoding them.
  */
 export interface CallOk {
   id: number;

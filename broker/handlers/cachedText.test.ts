@@ -4,6 +4,7 @@ import { resultJson } from './handler.js';
  * edge wraps that text in the envelope (v2) or sends it bare (v1) without parsing it (`successJson`). The answer must
  * be the same bytes as the object path gives (the text parsed, then shaped with `success`), and its rows the same
  * text as the shaped records serialised: v1 and v2, paged and unpaged, found and not found, ids beyond 2^53 − 1 exact.
+ * A large answer goes as a binary frame and is answered as bytes (`successBytes`): the same bytes again.
  */
 import { describe, expect, it } from 'vitest';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
@@ -12,6 +13,7 @@ import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { shapeRecord } from '../../shared/records/shape.js';
 import type { Family } from '../../shared/protocol.js';
 import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
+import { okFrameText, successFrame } from '../link/callDispatcher.js';
 import type { ShapeContext } from '../../workers/envelope/envelope.js';
 import { cacheOf, platformOf, DEADLINE } from './custom/testSupport.js';
 import type { HandlerResult } from './handler.js';
@@ -53,12 +55,20 @@ async function both(id: string, args: Record<string, unknown>) {
   }
   const json = resultJson(result)!;
   expect(json).toBeDefined();
-  return {
-    json, failed: undefined,
-    text: shapeAnswer(ctx, { ok: true, dataJson: json, ...(result.paging ? { paging: result.paging } : {}) }),
-    objects: shapeAnswer(ctx, { ok: true, data: parseJson(json), ...(result.paging ? { paging: result.paging } : {}) }),
-  };
+  const paging = result.paging ? { paging: result.paging } : {};
+  const text = shapeAnswer(ctx, { ok: true, dataJson: json, ...paging });
+  // A large answer's path: the broker's frame sent as UTF-8 bytes, its data cut out as bytes and answered as bytes.
+  const written = successFrame(1, result);
+  const frame = typeof written === 'string' ? utf8.encode(written) : new Uint8Array(written);
+  expect(new TextDecoder().decode(frame)).toBe(okFrameText(1, json, result.paging));
+  const head = utf8.encode(okFrameText(1, '', result.paging)).length - 1; // all but the closing brace
+  const bytes = shapeAnswer(ctx, { ok: true, dataBytes: frame.subarray(head, frame.length - 1), ...paging });
+  expect(bytes.body).toBeInstanceOf(Uint8Array);
+  expect({ ...bytes, body: new TextDecoder().decode(bytes.body as Uint8Array) }).toStrictEqual(text);
+  return { json, failed: undefined, text, objects: shapeAnswer(ctx, { ok: true, data: parseJson(json), ...paging }) };
 }
+
+const utf8 = new TextEncoder();
 
 /** The rows as the object representation answered them: each shaped as the contract has it, then serialised. */
 const shaped = (schema: string, rows: object[]) => `[${rows.map((r) => stringifyJson(shapeRecord(schema)(r))).join(',')}]`;

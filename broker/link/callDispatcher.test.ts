@@ -20,7 +20,7 @@ import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
 import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
-import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, rowsFrame, timeoutMessage } from './callDispatcher.js';
+import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, rowsFrame, timeoutMessage, BINARY_ANSWER_CHARS } from './callDispatcher.js';
 
 const PF4 = 'pf4-platform';
 const PF5 = 'pf5-platform';
@@ -68,8 +68,13 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
   const log = Object.assign((l: LogLevel, fields: LogFields) => { logged.push({ level: l, fields }); }, { minLevel: level }) as Logger;
   const dispatcher = new CallDispatcher(platforms, metrics, log, options);
   const replies: string[] = [];
+  /** Per reply, whether it went as a binary frame. */
+  const binary: boolean[] = [];
   // Frames written as bytes are read back as the text they carry.
-  const reply = (text: string | Buffer) => { replies.push(typeof text === 'string' ? text : text.toString('utf8')); };
+  const reply = (text: string | Buffer, asBinary?: boolean) => {
+    replies.push(typeof text === 'string' ? text : text.toString('utf8'));
+    binary.push(asBinary === true);
+  };
   let nextId = 1;
   const call = (frame: Partial<CallFrame> & { op: string }) => {
     const full = { id: nextId++, platform: PF4, args: {}, timeoutMs: 5000, ...frame } as CallFrame;
@@ -77,7 +82,7 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
     return full.id;
   };
   const parsed = () => replies.map((r) => JSON.parse(r) as Record<string, unknown>);
-  return { session, cache, dispatcher, replies, reply, call, parsed, observed, logged };
+  return { session, cache, dispatcher, replies, binary, reply, call, parsed, observed, logged };
 }
 
 /** Waits (bounded) until `n` replies went out. */
@@ -102,6 +107,43 @@ describe('answering calls', () => {
       msg: 'call answered', platform: PF4, op: 'PF4.UserRecordGet', outcome: 'ok', traceId: 'trace-1', ms: expect.any(Number),
     }) }]);
     expect(t.logged[0].fields).not.toHaveProperty('error');
+  });
+
+  it('sends a success frame of BINARY_ANSWER_CHARS characters or more as a binary frame, smaller ones and failures as text', async () => {
+    const t = setup();
+    const answerOf = (name: string) => async () => [{ login: 9, name }];
+    t.session.answer = answerOf('');
+    t.call({ op: 'PF4.CfgRequestManager' });
+    await replies(t.replies, 1);
+    // The frame without a name, then with one that makes it BINARY_ANSWER_CHARS long, then one character shorter.
+    const pad = BINARY_ANSWER_CHARS - t.replies[0].length;
+    t.session.answer = answerOf('n'.repeat(pad));
+    t.call({ op: 'PF4.CfgRequestManager' });
+    await replies(t.replies, 2);
+    t.session.answer = answerOf('n'.repeat(pad - 1));
+    t.call({ op: 'PF4.CfgRequestManager' });
+    await replies(t.replies, 3);
+    t.call({ op: 'PF4.UserRecordGet', args: { login: 99 } });
+    await replies(t.replies, 4);
+    expect(t.replies.slice(1, 3).map((r) => r.length)).toStrictEqual([BINARY_ANSWER_CHARS, BINARY_ANSWER_CHARS - 1]);
+    expect(t.parsed()[1]).toMatchObject({ id: 2, ok: true, data: [{ login: 9, name: 'n'.repeat(pad) }] });
+    expect(t.parsed()[3]).toMatchObject({ id: 4, ok: false, error: { code: 'NotFound' } });
+    expect(t.binary).toStrictEqual([false, true, false, false]);
+  });
+
+  it('writes a cached list as its frame\'s bytes: binary from BINARY_ANSWER_CHARS bytes, the same JSON as the text', () => {
+    const t = setup();
+    const small = t.call({ op: 'PF4.OnlineGet', args: { limit: 2 } });
+    expect(t.binary).toStrictEqual([false]);
+    expect(t.parsed()[0]).toMatchObject({ id: small, ok: true });
+    const rows = Array.from({ length: 40 }, (_, i) => ({ login: 1000 + i, group: 'demo', name: 'é'.repeat(300) }));
+    t.cache.apply(resync('begin'));
+    t.cache.apply(resync('chunk', { kind: 'users', items: rows }));
+    t.cache.apply(resync('end'));
+    const big = t.call({ op: 'PF4.UsersGet' });
+    expect(t.binary).toStrictEqual([false, true]);
+    expect(t.parsed()[1]).toMatchObject({ id: big, ok: true });
+    expect((t.parsed()[1].data as Array<{ login: number; name: string }>).map((u) => [u.login, u.name])).toStrictEqual(rows.map((r) => [r.login, r.name]));
   });
 
   it('puts the paging before the data of a paged cached list', () => {

@@ -27,7 +27,7 @@ import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
 import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
 import type { Family } from '../../shared/protocol.js';
-import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport } from '../../shared/frames.js';
+import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport, type PagingResult } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
 import { ANSWER_MAX_BYTES, resultJson, type Handler, type HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
@@ -52,8 +52,24 @@ const MIN_TIMEOUT_MS = 1;
 const MAX_TIMEOUT_MS = 300_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** Writes one text frame (a string, or its UTF-8 bytes) on the link; false when the link was no longer open (nothing was written). */
-export type Reply = (text: string | Buffer) => boolean | void;
+/**
+ * Writes one frame on the link, a string or its UTF-8 bytes; false when the link was no longer open (nothing was
+ * written). `binary` sends it as a binary WebSocket frame (the same JSON as UTF-8): the edge then takes a large
+ * answer's `data` as bytes, without decoding it to text and encoding it again for its response.
+ */
+export type Reply = (frame: string | Buffer, binary?: boolean) => boolean | void;
+
+/** Success frames of at least this many characters (or bytes) go as binary frames (`Reply`); smaller ones as text. */
+export const BINARY_ANSWER_CHARS = 16 * 1024;
+
+/**
+ * A success frame with `data` already JSON text (cached records' JSON, spliced in rather than serialized again); `data`
+ * comes last, so the edge can take it without parsing it (shared/frames.ts).
+ */
+export function okFrameText(id: number, dataJson: string, paging?: PagingResult): string {
+  const head = paging ? `"paging":${JSON.stringify(paging)},` : '';
+  return `{"id":${JSON.stringify(id)},"ok":true,${head}"data":${dataJson}}`;
+}
 
 /** How much longer than its deadline a call under an Idempotency-Key waits for the trading server's answer. */
 export const DEFAULT_LATE_ANSWER_MS = 120_000;
@@ -84,6 +100,18 @@ function bytesPast(text: string | Buffer, bound: number): number {
   if (text.length * 3 <= bound) return 0;
   const bytes = Buffer.byteLength(text, 'utf8');
   return bytes > bound ? bytes : 0;
+}
+
+/** The success frame of a call's result: text, or (a list of cached rows) its UTF-8 bytes. */
+export function successFrame(id: number, result: HandlerResult): string | Buffer {
+  if (result.rows !== undefined) {
+    // `okFrameText` with the rows' texts written into it one by one (`rowsFrame`).
+    const [head, tail] = okFrameText(id, '[\u0000]', result.paging).split('\u0000');
+    return rowsFrame(head, result.rows, tail);
+  }
+  // Cached records' JSON spliced in.
+  if (result.json !== undefined) return okFrameText(id, result.json, result.paging);
+  return stringifyJson(result.paging ? { id, ok: true, paging: result.paging, data: result.data } satisfies CallOk : { id, ok: true, data: result.data } satisfies CallOk);
 }
 
 /**
@@ -380,22 +408,7 @@ export class CallDispatcher {
   }
 
   private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
-    let text: string | Buffer;
-    if (result.rows !== undefined) {
-      // The frame below with the rows' texts written into it one by one (`rowsFrame`).
-      const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
-      text = rowsFrame(`{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":[`, result.rows, ']}');
-    } else if (result.json !== undefined) {
-      // Same frame as below, with the cached records' JSON spliced in rather than serialized again. `data` comes
-      // last, so the edge can take its text without parsing it (shared/frames.ts).
-      const paging = result.paging ? `"paging":${JSON.stringify(result.paging)},` : '';
-      text = `{"id":${JSON.stringify(frame.id)},"ok":true,${paging}"data":${result.json}}`;
-    } else {
-      const answer: CallOk = result.paging
-        ? { id: frame.id, ok: true, paging: result.paging, data: result.data }
-        : { id: frame.id, ok: true, data: result.data };
-      text = stringifyJson(answer);
-    }
+    const text = successFrame(frame.id, result);
     const bytes = bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
     if (bytes) {
       const failed = this.tooLarge(frame, bytes);
@@ -405,7 +418,7 @@ export class CallDispatcher {
       return;
     }
     if (frame.callId !== undefined) this.record(frame.callId, successResult(result));
-    this.deliveredIf(reply(text), frame.callId);
+    this.deliveredIf(reply(text, text.length >= BINARY_ANSWER_CHARS), frame.callId);
     this.finish(frame, frame.op, 'ok', started, 'debug');
   }
 

@@ -39,6 +39,9 @@ export const BROKER_VERSION = '0.1.0';
  */
 export const LINK_HEARTBEAT_MS = 15_000;
 
+/** `ws.send` options of a binary frame and of a text frame (`Reply`), bytes or not. */
+const BINARY = { binary: true } as const;
+const TEXT = { binary: false } as const;
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /** Checks the shape of a parsed call frame; returns what is wrong, or null. */
@@ -209,12 +212,10 @@ export class EdgeLinkServer {
     if (this.drainingFlag) ws.send(JSON.stringify({ drain: { broker: this.brokerId } } satisfies DrainFrame));
     // The answers of one turn (a batch of calls read from one TCP segment) leave in one socket write.
     const hold = writeBatch(socket);
-    const reply = (text: string | Buffer): boolean => {
+    const reply = (frame: string | Buffer, binary?: boolean): boolean => {
       if (ws.readyState !== ws.OPEN) return false;
       hold();
-      // A frame's bytes go out as a text frame, as its string would.
-      if (typeof text === 'string') ws.send(text);
-      else ws.send(text, { binary: false });
+      ws.send(frame, binary ? BINARY : TEXT);
       return true;
     };
     const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);

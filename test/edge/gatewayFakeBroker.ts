@@ -23,6 +23,8 @@ export type Script =
     delayMs?: number;
     /** After the reply, push a `late` frame with this report for the call's `callId` on the same link. */
     late?: { afterMs: number; report: LateFrame['late']['report'] };
+    /** Answer as the broker answers a large call: its frame laid out id first, as a binary frame of its UTF-8. */
+    binary?: true;
   }
   | { hang: true }
   | { drop: true };
@@ -98,7 +100,10 @@ export async function startFakeBroker(): Promise<FakeBroker> {
         if ('drop' in s) { ws.terminate(); return; }
         const send = () => {
           const body = typeof s.reply === 'function' ? s.reply(frame) : s.reply;
-          if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ ...body, id: frame.id }));
+          if (ws.readyState === ws.OPEN) {
+            if (s.binary) ws.send(Buffer.from(JSON.stringify({ id: frame.id, ...body })));
+            else ws.send(JSON.stringify({ ...body, id: frame.id }));
+          }
           if (s.late && frame.callId) {
             const late: LateFrame = { late: { callId: frame.callId, report: s.late.report } };
             setTimeout(() => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(late)); }, s.late.afterMs);

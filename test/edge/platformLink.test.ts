@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { CallFrame, LateFrame } from '../../shared/frames.js';
 import { REPLICATE_OP } from '../../shared/replication.js';
-import type { BrokerSetStats, GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from '../../workers/gateway/messages.js';
+import type { BrokerSetStats, GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkResponse, LinkStats, OutcomeAnswer } from '../../workers/gateway/messages.js';
 import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
 import { until } from '../support/until.js';
 
 interface LinkObject {
-  call(input: GatewayCall): Promise<GatewayResponse>;
+  call(input: GatewayCall): Promise<LinkResponse>;
   send(input: KeyedSend): Promise<LinkAnswer>;
   outcome(q: { brokerUrls: string[]; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer>;
   stats(): Promise<LinkStats>;
@@ -186,6 +186,22 @@ describe('a link object\'s counters', () => {
     const link = await linkObject(platform);
     expect(plain(await link.call(call(PAGED, platform, broker.url, { args: { limit: 1 } }))))
       .toStrictEqual(v2Ok([{ login: 5 }], { nextCursor: 'c1', hasMore: true }));
+  });
+
+  it('answer a large answer sent as a binary frame as bytes: the same bytes as its text, v2 paged and v1', async () => {
+    const platform = randomUUID();
+    const link = await linkObject(platform);
+    const rows = Array.from({ length: 200 }, (_, i) => ({ order: i + 1, symbol: 'EURUSD', comment: `é ${'x'.repeat(100)}` }));
+    const paging = { nextCursor: 'MjAw', hasMore: true };
+    const reply = (f: CallFrame): Reply => (f.args.limit ? { ok: true, paging, data: rows } : { ok: true, data: rows });
+    broker.script.set('PF4.TradesGet', { binary: true, reply });
+    const trades = (generation: string) => ({ operationId: `${generation}.PF4.TradesGet`, op: 'PF4.TradesGet' });
+    const v2 = await link.call(call(trades('v2'), platform, broker.url, { args: { limit: 200 } }));
+    const v1 = await link.call(call(trades('v1'), platform, broker.url, { args: {} }));
+    for (const answer of [v2, v1]) expect(answer.body).toBeInstanceOf(Uint8Array);
+    const text = (r: LinkResponse) => ({ ...r, body: new TextDecoder().decode(r.body as Uint8Array) });
+    expect(text(v2)).toStrictEqual(v2Ok(rows, paging));
+    expect(text(v1)).toStrictEqual({ status: 200, body: JSON.stringify(rows), headers: {} });
   });
 
   it('ask for replications bounded by EDGE_REPLICA_MAX_ROWS', async () => {

@@ -8,7 +8,7 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import { failure, outcomeOf, platformNotFound, validation, type ShapeContext, type ShapedResponse } from '../envelope/index.js';
+import { failure, outcomeOf, platformNotFound, validation, type ShapeContext, type ShapedBytes, type ShapedResponse } from '../envelope/index.js';
 import {
   LINK_GRACE_MS, ledgerName, pickLink, type GatewayCall,
 } from '../gateway/index.js';
@@ -71,8 +71,9 @@ function operationHandler(entry: Operation) {
     const query = queryOf(c.req.url);
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), query.get('requestTimeout'));
     const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged, traceId: c.get('traceId') };
-    const reply = (r: ShapedResponse) => {
-      c.set('outcome', outcomeOf(r.status, r.body, entry.generation));
+    const reply = (r: ShapedResponse | ShapedBytes) => {
+      // A body of bytes is a success (`successBytes`).
+      c.set('outcome', typeof r.body === 'string' ? outcomeOf(r.status, r.body, entry.generation) : 'ok');
       return send(r, budget.seconds);
     };
     const refused = scopeRefusal(entry, c.get('caller'), ctx);
@@ -157,17 +158,17 @@ export function objectId(ns: DurableObjectNamespace<any>, name: string): Durable
  * an Idempotency-Key goes to the ledger that owns the key, any other to one of the platform's link objects, picked by
  * the trace id so that a platform's calls spread over all of them. One promise settled by whichever comes first.
  */
-function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse> {
+function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse | ShapedBytes> {
   const stub = call.idempotency
     ? c.env.IDEMPOTENCY.get(objectId(c.env.IDEMPOTENCY, call.idempotency.ledger))
     : c.env.LINKS.get(objectId(c.env.LINKS, pickLink(call.platform, call.traceId, configOf(c.env).LINKS_PER_PLATFORM)));
-  return new Promise<ShapedResponse>((resolve) => {
+  return new Promise<ShapedResponse | ShapedBytes>((resolve) => {
     const timer = setTimeout(() => resolve(failure(ctx, {
       code: 'NoConnect', managerCode: null, timedOut: true,
       message: `no answer from the trading platform within ${call.timeoutMs / 1000} s`,
       ...(call.mutating ? { outcome: 'unknown' as const } : {}),
     })), call.timeoutMs + EDGE_GRACE_MS);
-    (stub.call(call) as Promise<ShapedResponse>).then((answer) => {
+    (stub.call(call) as Promise<ShapedResponse | ShapedBytes>).then((answer) => {
       clearTimeout(timer);
       resolve(answer);
     }, (err: unknown) => {
@@ -199,7 +200,7 @@ async function readBody(c: Context<AppEnv>): Promise<RawBody> {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-function send(r: ShapedResponse, seconds: number): Response {
+function send(r: ShapedResponse | ShapedBytes, seconds: number): Response {
   const headers: Record<string, string> = { 'content-type': JSON_TYPE };
   for (const name in r.headers) headers[name] = r.headers[name];
   headers[TIMEOUT_APPLIED_HEADER] = String(seconds);

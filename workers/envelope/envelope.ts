@@ -23,6 +23,16 @@ export interface ShapedResponse {
   headers: Record<string, string>;
 }
 
+/**
+ * A success answered as UTF-8 bytes (`successBytes`): a large broker answer whose `data` came as bytes. Only link
+ * objects answer it; an idempotency ledger, which stores what it answers, never has one.
+ */
+export interface ShapedBytes {
+  status: 200;
+  body: Uint8Array;
+  headers: Record<string, never>;
+}
+
 /** One failure, from the broker or from the edge itself. */
 export interface Failure {
   code: WebApiErrorCode;
@@ -68,6 +78,33 @@ export function successJson(ctx: ShapeContext, dataJson: string, paging?: Paging
   const meta: { activityId: string; paging?: PagingResult } = { activityId: ctx.traceId };
   if (ctx.paged) meta.paging = { nextCursor: paging?.nextCursor ?? null, hasMore: paging?.hasMore ?? false };
   return { status: 200, body: `{"data":${data},"error":null,"meta":${JSON.stringify(meta)}}`, headers: {} };
+}
+
+const utf8 = new TextEncoder();
+const DATA_HEAD = utf8.encode('{"data":');
+
+/**
+ * `successJson` for data that is the UTF-8 bytes of JSON text (a large broker answer's `data`, cut out of its binary
+ * frame): the same bytes as `successJson` gives for their text, with the envelope's parts written around them in one
+ * array, so a long page is neither decoded nor encoded again at the edge.
+ */
+export function successBytes(ctx: ShapeContext, data: Uint8Array, paging?: PagingResult): ShapedResponse | ShapedBytes {
+  if (isBlank(data)) return successJson(ctx, '', paging);
+  if (ctx.generation !== 'v2') return { status: 200, body: data, headers: {} };
+  const meta: { activityId: string; paging?: PagingResult } = { activityId: ctx.traceId };
+  if (ctx.paged) meta.paging = { nextCursor: paging?.nextCursor ?? null, hasMore: paging?.hasMore ?? false };
+  const tail = utf8.encode(`,"error":null,"meta":${JSON.stringify(meta)}}`);
+  const body = new Uint8Array(DATA_HEAD.length + data.length + tail.length);
+  body.set(DATA_HEAD);
+  body.set(data, DATA_HEAD.length);
+  body.set(tail, DATA_HEAD.length + data.length);
+  return { status: 200, body, headers: {} };
+}
+
+/** Whether JSON text's bytes are empty or JSON whitespace only (what `successJson` answers as `null`). */
+function isBlank(data: Uint8Array): boolean {
+  for (const b of data) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
+  return true;
 }
 
 export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {

@@ -174,7 +174,7 @@ describe('answers', () => {
       link.call(frame('flagNotBoolean'), false, { raw: true, paged: true }),
       link.call(frame('trailingSpace'), false, { raw: true }),
       link.call(frame('failure'), false, { raw: true }),
-      link.call(frame('arrayBuffer'), false, { raw: true }),
+      link.call(frame('arrayBuffer'), false),
     ];
     await settle();
     socket.message('{"id":2,"ok":true,"data":{"a":1}}');
@@ -193,7 +193,53 @@ describe('answers', () => {
       { ok: true, paging: { nextCursor: null, hasMore: 'no' }, data: [4] },
       { ok: true, data: [5] },
       { ok: false, error: { code: 'NotFound', managerCode: 3, message: 'login 7 not found' } },
-      { ok: true, dataJson: '"bytes"' },
+      { ok: true, data: 'bytes' },
+    ]);
+    expect(link.pendingCount).toBe(0);
+  });
+
+  it('answers a raw call of a binary frame with the data\'s bytes, paging read from the head, exact int64 digits', async () => {
+    const { link, socket } = await openLink();
+    const calls = [
+      link.call(frame('A'), false, { raw: true }),
+      link.call(frame('B'), false, { raw: true, paged: true }),
+      // A data of characters beyond ASCII: bytes are cut by the head's length, not the text's.
+      link.call(frame('C'), false, { raw: true }),
+    ];
+    await settle();
+    const utf8 = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
+    socket.message(utf8('{"id":2,"ok":true,"data":{"deal":9223372036854775807}}'));
+    socket.message(utf8('{"id":3,"ok":true,"paging":{"nextCursor":"c2","hasMore":true},"data":[1]}'));
+    socket.message(utf8('{"id":4,"ok":true,"data":"\u00e9\u4e00 ok"}'));
+    const [a, b, c] = await Promise.all(calls) as Array<{ ok: true; dataBytes: Uint8Array; paging?: unknown }>;
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    expect(Object.keys(a)).toStrictEqual(['ok', 'dataBytes']);
+    expect(text(a.dataBytes)).toBe('{"deal":9223372036854775807}');
+    expect(b.paging).toStrictEqual({ nextCursor: 'c2', hasMore: true });
+    expect(text(b.dataBytes)).toBe('[1]');
+    expect(text(c.dataBytes)).toBe('"\u00e9\u4e00 ok"');
+    expect(link.pendingCount).toBe(0);
+  });
+
+  it('parses whole a binary frame the raw cut does not fit: a head beyond ASCII, no closing brace, a failure', async () => {
+    const { link, socket } = await openLink();
+    const calls = [
+      link.call(frame('cursorBeyondAscii'), false, { raw: true, paged: true }),
+      link.call(frame('trailingSpace'), false, { raw: true }),
+      link.call(frame('failure'), false, { raw: true }),
+      link.call(frame('notRaw'), false),
+    ];
+    await settle();
+    const utf8 = (text: string) => new TextEncoder().encode(text).buffer as ArrayBuffer;
+    socket.message(utf8('{"id":2,"ok":true,"paging":{"nextCursor":"\u00e9","hasMore":false},"data":[1]}'));
+    socket.message(utf8('{"id":3,"ok":true,"data":[2]} '));
+    socket.message(utf8('{"id":4,"ok":false,"error":{"code":"NotFound","managerCode":null,"message":"gone"}}'));
+    socket.message(utf8('{"id":5,"ok":true,"data":{"big":9223372036854775807}}'));
+    expect(await Promise.all(calls)).toStrictEqual([
+      { ok: true, paging: { nextCursor: '\u00e9', hasMore: false }, data: [1] },
+      { ok: true, data: [2] },
+      { ok: false, error: { code: 'NotFound', managerCode: null, message: 'gone' } },
+      { ok: true, data: { big: 9223372036854775807n } },
     ]);
     expect(link.pendingCount).toBe(0);
   });

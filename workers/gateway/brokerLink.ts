@@ -6,7 +6,7 @@
  */
 import type { CallFrame, ResultFrame, CallFailed, LateFrame, PagingResult } from '../../shared/frames.js';
 import { LINK_PATH } from '../../shared/frames.js';
-import type { RawOk } from './shapeAnswer.js';
+import type { RawBytesOk, RawOk } from './shapeAnswer.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 
 /** Extra time the object waits beyond the call's budget for the broker's own time-out answer before giving up. */
@@ -15,18 +15,18 @@ export const LINK_GRACE_MS = 1000;
 export const CONNECT_TIMEOUT_MS = 5000;
 
 interface Pending {
-  resolve(result: ResultFrame | RawOk): void;
+  resolve(result: ResultFrame | RawOk | RawBytesOk): void;
   /** When the call is given up on (Date.now() based): budget plus grace. */
   deadline: number;
   budgetMs: number;
   mutating: boolean;
-  /** The caller takes `data` as the broker's JSON text when the frame allows it (`RawOk`). */
+  /** The caller takes `data` unparsed when the frame allows it: as text (`RawOk`), a binary frame's as bytes (`RawBytesOk`). */
   raw: boolean;
   /** Paged calls: the frame's head must carry `paging` for `data` to be taken unparsed. */
   paged: boolean;
 }
 
-export type { RawOk } from './shapeAnswer.js';
+export type { RawBytesOk, RawOk } from './shapeAnswer.js';
 
 export type LinkResult = Omit<CallOk, 'id'> | LinkFailure;
 
@@ -39,7 +39,7 @@ export type LinkFailure = Omit<CallFailed, 'id'> & { notSent?: true; linkLost?: 
 type CallOk = Extract<ResultFrame, { ok: true }>;
 
 export interface CallOptions {
-  /** Answer a success as `RawOk` when the frame's `data` can be taken as text (see `OK_HEAD`). */
+  /** Answer a success as `RawOk` or `RawBytesOk` when the frame's `data` can be taken unparsed (see `OK_HEAD`). */
   raw?: boolean;
   paged?: boolean;
   /** Give the call up this long after sending instead of at its budget plus `LINK_GRACE_MS` (heartbeats). */
@@ -52,6 +52,11 @@ export interface CallOptions {
  * object holds a cursor and a flag only, so it cannot contain braces.
  */
 const OK_HEAD = /^\{"id":(\d+),"ok":true,(?:"paging":(\{[^{}]*\}),)?"data":/;
+/** Enough of a binary frame's start to hold any `OK_HEAD` (an id, and paging: a cursor and a flag). */
+const HEAD_BYTES = 1024;
+/** A head whose characters are its bytes: one of other characters is read from the frame's text instead. */
+const ASCII = /^[\x20-\x7e]*$/;
+const decoder = new TextDecoder();
 
 export class BrokerLink {
   private socket: WebSocket | undefined;
@@ -69,8 +74,8 @@ export class BrokerLink {
 
   /** Sends one call and resolves with the broker's answer, a time-out, or a link failure; never rejects. */
   call(frame: Omit<CallFrame, 'id'>, mutating: boolean): Promise<LinkResult>;
-  call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions): Promise<LinkResult | RawOk>;
-  async call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions = {}): Promise<LinkResult | RawOk> {
+  call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions): Promise<LinkResult | RawOk | RawBytesOk>;
+  async call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions = {}): Promise<LinkResult | RawOk | RawBytesOk> {
     let socket: WebSocket;
     try {
       socket = this.socket ?? (await (this.connecting ??= this.connect()));
@@ -79,10 +84,10 @@ export class BrokerLink {
       return { ...fail('NoConnect', `broker unreachable: ${(err as Error).message}`), notSent: true };
     }
     const id = this.nextId++;
-    return new Promise<LinkResult | RawOk>((resolve) => {
+    return new Promise<LinkResult | RawOk | RawBytesOk>((resolve) => {
       const deadline = Date.now() + (options.waitMs ?? frame.timeoutMs + LINK_GRACE_MS);
       this.pending.set(id, {
-        resolve: (r) => resolve('dataJson' in r ? r : strip(r)), deadline, budgetMs: frame.timeoutMs, mutating,
+        resolve: (r) => resolve('id' in r ? strip(r) : r), deadline, budgetMs: frame.timeoutMs, mutating,
         raw: options.raw === true, paged: options.paged === true,
       });
       // One timer per link, armed for the earliest deadline, rather than one per call.
@@ -192,24 +197,19 @@ export class BrokerLink {
   }
 
   private onMessage(data: string | ArrayBuffer): void {
-    const text = typeof data === 'string' ? data : new TextDecoder().decode(data);
-    const head = OK_HEAD.exec(text);
-    if (head !== null && text.charCodeAt(text.length - 1) === 125 /* } */) {
-      const p = this.pending.get(Number(head[1]));
-      if (p?.raw && p.paged === (head[2] !== undefined)) {
-        let paging: PagingResult | undefined;
-        try {
-          paging = head[2] === undefined ? undefined : JSON.parse(head[2]);
-        } catch {
-          paging = undefined;
-        }
-        if (head[2] === undefined || isPaging(paging)) {
-          this.pending.delete(Number(head[1]));
-          p.resolve(paging ? { ok: true, dataJson: text.slice(head[0].length, -1), paging } : { ok: true, dataJson: text.slice(head[0].length, -1) });
-          this.closeIfIdle();
-          return;
-        }
-      }
+    let text: string;
+    if (typeof data === 'string') {
+      text = data;
+      const head = OK_HEAD.exec(text);
+      if (head !== null && text.charCodeAt(text.length - 1) === 125 /* } */
+        && this.takeRaw(head, () => ({ dataJson: text.slice(head[0].length, -1) }))) return;
+    } else {
+      // A binary frame: the same JSON as UTF-8 (a large answer). Its head is read; its `data` stays bytes.
+      const bytes = new Uint8Array(data);
+      const head = OK_HEAD.exec(decoder.decode(bytes.subarray(0, HEAD_BYTES)));
+      if (head !== null && ASCII.test(head[0]) && bytes[bytes.length - 1] === 125 /* } */
+        && this.takeRaw(head, () => ({ dataBytes: bytes.subarray(head[0].length, bytes.length - 1) }))) return;
+      text = decoder.decode(bytes);
     }
     let frame: Partial<ResultFrame> & Partial<LateFrame>;
     try {
@@ -232,6 +232,29 @@ export class BrokerLink {
     delete (frame as LinkFailure).linkLost;
     p.resolve(frame as ResultFrame);
     this.closeIfIdle();
+  }
+
+  /**
+   * Answers the call of a success frame whose head is `head` (`OK_HEAD`) with its `data` unparsed, when the call takes
+   * it so (`raw`, and paging exactly when the call is paged); false when the frame is to be parsed whole instead.
+   */
+  private takeRaw(head: RegExpExecArray, data: () => { dataJson: string } | { dataBytes: Uint8Array }): boolean {
+    const id = Number(head[1]);
+    const p = this.pending.get(id);
+    if (!p?.raw || p.paged !== (head[2] !== undefined)) return false;
+    let paging: PagingResult | undefined;
+    if (head[2] !== undefined) {
+      try {
+        paging = JSON.parse(head[2]);
+      } catch {
+        return false;
+      }
+      if (!isPaging(paging)) return false;
+    }
+    this.pending.delete(id);
+    p.resolve(paging ? { ok: true, ...data(), paging } : { ok: true, ...data() });
+    this.closeIfIdle();
+    return true;
   }
 
   private onLost(ws: WebSocket): void {

@@ -25,7 +25,7 @@ import {
   FAILBACK_HOLD_DOWN_MS, FAILOVER_OP, LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, OUTCOME_OP, PING_OP,
   type CallFrame, type FailoverReason, type LateFrame, type OutcomeReport, type PingReport,
 } from '../../shared/frames.js';
-import { BrokerLink, CONNECT_TIMEOUT_MS, type CallOptions, type LinkFailure, type LinkResult, type RawOk } from './brokerLink.js';
+import { BrokerLink, CONNECT_TIMEOUT_MS, type CallOptions, type LinkFailure, type LinkResult, type RawBytesOk, type RawOk } from './brokerLink.js';
 import type { BrokerHealth as Health, BrokerSetStats, OutcomeAnswer } from './messages.js';
 
 export type { BrokerSetStats } from './messages.js';
@@ -129,7 +129,7 @@ export class BrokerSet {
    * Sends a call to the broker in use and answers what it answered, moving on to the next broker for what was not
    * sent, what was not taken, and a read whose broker was lost under it (module comment). Never rejects.
    */
-  async call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions = {}): Promise<LinkResult | RawOk> {
+  async call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions = {}): Promise<LinkResult | RawOk | RawBytesOk> {
     const budgetEnd = Date.now() + frame.timeoutMs;
     const tried = new Set<Member>();
     let moved = false;

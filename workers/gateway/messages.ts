@@ -2,7 +2,7 @@
  * Everything that crosses the edge ↔ gateway object boundary (Durable Object RPC: the edge to a link object or an
  * idempotency ledger, a ledger to a link object and back), typed in one place.
  */
-import type { ShapedResponse } from '../envelope/index.js';
+import type { ShapedBytes, ShapedResponse } from '../envelope/index.js';
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
 import type { FailoverReason } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
@@ -43,6 +43,9 @@ export interface IdempotencyInput {
 }
 
 export type GatewayResponse = ShapedResponse;
+
+/** What a link object answers a call with: a large success as bytes, passed on as they are (`successBytes`). */
+export type LinkResponse = GatewayResponse | ShapedBytes;
 
 /** A call under an Idempotency-Key as a ledger hands it to a link object: answered raw, so the ledger can judge it. */
 export interface KeyedSend {

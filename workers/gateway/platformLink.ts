@@ -21,7 +21,7 @@ import type { ShapeContext } from '../envelope/index.js';
 import { BrokerSet, type BrokerSetStats } from './brokerSet.js';
 import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 import { linkName } from './names.js';
-import type { GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkStats, OutcomeAnswer } from './messages.js';
+import type { GatewayCall, KeyedSend, LinkAnswer, LinkResponse, LinkStats, OutcomeAnswer } from './messages.js';
 import { shapeAnswer } from './shapeAnswer.js';
 
 export { shapeAnswer } from './shapeAnswer.js';
@@ -53,7 +53,7 @@ export class PlatformLink extends DurableObject<Env> {
    * Answers one validated call shaped for its generation (one RPC per API call): from the replica when it is in sync
    * and holds what the call reads, else forwarded to the broker, whose `data` goes into the envelope unparsed.
    */
-  async call(input: GatewayCall): Promise<GatewayResponse> {
+  async call(input: GatewayCall): Promise<LinkResponse> {
     const route = byId.get(input.operationId);
     if (!route) throw new Error(`unknown operation ${input.operationId}`);
     const ctx: ShapeContext = { generation: route.entry.generation, family: input.family, paged: route.paged, traceId: input.traceId };

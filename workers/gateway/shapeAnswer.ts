@@ -3,7 +3,7 @@
  * answer, the replica's) and the idempotency ledgers shape with, free of Workers types so tests compare them in Node.
  */
 import type { CallResult, PagingResult } from '../../shared/frames.js';
-import { failure, success, successJson, type ShapeContext, type ShapedResponse } from '../envelope/envelope.js';
+import { failure, success, successBytes, successJson, type ShapeContext, type ShapedBytes, type ShapedResponse } from '../envelope/envelope.js';
 
 /**
  * A success whose `data` is still the broker's JSON text, cut out of the answer frame without parsing it (`BrokerLink`):
@@ -12,7 +12,19 @@ import { failure, success, successJson, type ShapeContext, type ShapedResponse }
  */
 export interface RawOk { ok: true; dataJson: string; paging?: PagingResult }
 
-export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk): ShapedResponse {
-  if (r.ok) return 'dataJson' in r ? successJson(ctx, r.dataJson, r.paging) : success(ctx, r.data, r.paging);
+/**
+ * A success whose `data` is still the UTF-8 bytes of the broker's JSON, cut out of a binary answer frame (a large one):
+ * it goes into the envelope as bytes (`successBytes`), never decoded to text at the edge.
+ */
+export interface RawBytesOk { ok: true; dataBytes: Uint8Array; paging?: PagingResult }
+
+export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk): ShapedResponse;
+export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk | RawBytesOk): ShapedResponse | ShapedBytes;
+export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk | RawBytesOk): ShapedResponse | ShapedBytes {
+  if (r.ok) {
+    if ('dataJson' in r) return successJson(ctx, r.dataJson, r.paging);
+    if ('dataBytes' in r) return successBytes(ctx, r.dataBytes, r.paging);
+    return success(ctx, r.data, r.paging);
+  }
   return failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data, retryAfterSeconds: r.retryAfterSeconds });
 }

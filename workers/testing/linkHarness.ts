@@ -6,7 +6,7 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import { PlatformLink } from '../gateway/platformLink.js';
-import type { GatewayCall, GatewayResponse } from '../gateway/messages.js';
+import type { GatewayCall, LinkResponse } from '../gateway/messages.js';
 import type { LateFrame } from '../../shared/frames.js';
 import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
 import { takeCoverage } from './mutationCoverage.js';
@@ -23,7 +23,7 @@ export class ClockedLink extends PlatformLink {
   }
 
   /** `call`, with what it throws answered as its message (a rejected RPC does not reach the test intact). */
-  async callOrThrown(input: GatewayCall): Promise<{ answer: GatewayResponse } | { thrown: string }> {
+  async callOrThrown(input: GatewayCall): Promise<{ answer: LinkResponse } | { thrown: string }> {
     try {
       return { answer: await this.call(input) };
     } catch (err) {
