@@ -29,18 +29,42 @@ export async function startTestingWorker(
     target: 'es2022', write: false, logLevel: 'silent', external: ['cloudflare:*'],
   });
   const contents = mutationPrelude() + bundle.outputFiles[0].text;
+  // The objects are reached through a worker of its own holding every testing worker's object bindings
+  // (`<worker>:<binding>`), over asynchronous fetches: a stub from Miniflare's namespace handle makes synchronous round
+  // trips, and on a loaded machine a late wake-up of one hands the next call another's answer, failing every call after.
+  const forwarded: Record<string, { className: string; scriptName: string; useSQLite?: boolean }> = {};
+  for (const w of workers) {
+    for (const [binding, target] of Object.entries(w.durableObjects ?? {}) as Array<[string, string | { className: string; scriptName?: string; useSQLite?: boolean }]>) {
+      if (typeof target === 'string') forwarded[`${w.name}:${binding}`] = { className: target, scriptName: w.name };
+      else forwarded[`${w.name}:${binding}`] = { className: target.className, scriptName: target.scriptName ?? w.name, ...(target.useSQLite ? { useSQLite: true } : {}) };
+    }
+  }
   const mf = new Miniflare({
     host: '127.0.0.1',
-    workers: workers.map((w) => ({
-      ...w, modules: [{ type: 'ESModule' as const, path: 'worker.js', contents }], compatibilityDate: COMPATIBILITY_DATE,
-    })),
+    workers: [
+      ...workers.map((w) => ({
+        ...w, modules: [{ type: 'ESModule' as const, path: 'worker.js', contents }], compatibilityDate: COMPATIBILITY_DATE,
+      })),
+      { name: OBJECT_CALLS, modules: [{ type: 'ESModule' as const, path: 'calls.js', contents: OBJECT_CALLS_SCRIPT }], compatibilityDate: COMPATIBILITY_DATE, durableObjects: forwarded },
+    ],
   });
   const unwatch = watchMutationCoverage(await mf.ready);
+  const calls = mf.getWorker(OBJECT_CALLS);
+  const call = async (binding: string, name: string, method: string, args: unknown[]) => {
+    const res = await (await calls).fetch('http://calls.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method, args }, bytesOut) });
+    const answer = JSON.parse(await res.text(), bytesIn) as { result?: unknown; error?: string };
+    if (answer.error !== undefined) throw new Error(answer.error);
+    return answer.result;
+  };
   return {
     mf,
     async object<T>(binding: string, name: string, worker?: string) {
-      const ns = await mf.getDurableObjectNamespace(binding, worker);
-      return ns.get(ns.idFromName(name)) as unknown as T;
+      const key = `${worker ?? workers[0].name}:${binding}`;
+      if (!forwarded[key]) throw new Error(`no object binding ${binding} on worker ${worker ?? workers[0].name}`);
+      // Every method of the object, called with JSON arguments; not a thenable, so it can be awaited as itself.
+      return new Proxy({}, {
+        get: (_target, method) => (method === 'then' || typeof method !== 'string' ? undefined : (...args: unknown[]) => call(key, name, method, args)),
+      }) as T;
     },
     async close() {
       unwatch();
@@ -48,3 +72,35 @@ export async function startTestingWorker(
     },
   };
 }
+
+const OBJECT_CALLS = 'object-calls';
+
+/** Byte arrays travel as `{"$bytes": base64}` both ways; everything else as JSON. */
+function bytesOut(_key: string, value: unknown): unknown {
+  return value instanceof Uint8Array ? { $bytes: Buffer.from(value).toString('base64') } : value;
+}
+function bytesIn(_key: string, value: unknown): unknown {
+  return value !== null && typeof value === 'object' && typeof (value as { $bytes?: unknown }).$bytes === 'string'
+    ? new Uint8Array(Buffer.from((value as { $bytes: string }).$bytes, 'base64'))
+    : value;
+}
+
+const OBJECT_CALLS_SCRIPT = `
+const bytesOut = (key, value) => value instanceof Uint8Array
+  ? { $bytes: btoa(Array.from(value, (b) => String.fromCharCode(b)).join('')) }
+  : value;
+const bytesIn = (key, value) => value !== null && typeof value === 'object' && typeof value.$bytes === 'string'
+  ? Uint8Array.from(atob(value.$bytes), (c) => c.charCodeAt(0))
+  : value;
+export default {
+  async fetch(request, env) {
+    const { binding, name, method, args } = JSON.parse(await request.text(), bytesIn);
+    try {
+      const namespace = env[binding];
+      const result = await namespace.get(namespace.idFromName(name))[method](...args);
+      return new Response(JSON.stringify({ result }, bytesOut));
+    } catch (error) {
+      return new Response(JSON.stringify({ error: String(error && error.message || error) }), { status: 500 });
+    }
+  },
+};`;
