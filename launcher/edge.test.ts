@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_EDGE_V8_FLAGS, edgeV8Flags, removeOrphanedMemoryFolders, withBusyRetries } from './edge.js';
+import { DEFAULT_EDGE_V8_FLAGS } from '../shared/environment.js';
+import { edgeV8Flags, removeOrphanedMemoryFolders, withBusyRetries } from './edge.js';
 
 describe('withBusyRetries', () => {
   const busy = () => new Error('wrangler d1 migrations apply failed (exit 1): SQLite failed; database is locked: SQLITE_BUSY');
@@ -62,16 +63,18 @@ describe('removeOrphanedMemoryFolders', () => {
 });
 
 describe('edgeV8Flags', () => {
-  it('gives the default, V8 options split on spaces, or none for an empty value', () => {
-    expect(edgeV8Flags(DEFAULT_EDGE_V8_FLAGS)).toEqual(['--max-heap-size=128']);
-    expect(edgeV8Flags(' --max-heap-size=64   --expose-gc ')).toEqual(['--max-heap-size=64', '--expose-gc']);
-    expect(edgeV8Flags('')).toEqual([]);
+  it('gives the default when unset or empty, V8 options split on spaces, and none for `none`', () => {
+    expect(edgeV8Flags({})).toStrictEqual([...DEFAULT_EDGE_V8_FLAGS]);
+    expect(DEFAULT_EDGE_V8_FLAGS).toStrictEqual(['--max-heap-size=128']);
+    expect(edgeV8Flags({ EDGE_V8_FLAGS: '  ' })).toStrictEqual(['--max-heap-size=128']);
+    expect(edgeV8Flags({ EDGE_V8_FLAGS: ' --max-heap-size=64   --expose-gc ' })).toStrictEqual(['--max-heap-size=64', '--expose-gc']);
+    expect(edgeV8Flags({ EDGE_V8_FLAGS: 'none' })).toStrictEqual([]);
   });
 
-  it('refuses anything but --name or --name=value, naming the variable and the value', () => {
-    expect(() => edgeV8Flags('max-heap-size=64')).toThrow('EDGE_V8_FLAGS: "max-heap-size=64" is not a V8 flag (--name or --name=value)');
-    expect(() => edgeV8Flags('--expose-gc;reboot')).toThrow(/EDGE_V8_FLAGS: "--expose-gc;reboot" is not a V8 flag/);
-    expect(() => edgeV8Flags('--x=$(id)')).toThrow(/is not a V8 flag/);
-    expect(() => edgeV8Flags(`--x=${'1'.repeat(65)}`)).toThrow(/is not a V8 flag/);
+  it('refuses anything but --name or --name=value, naming the variable, the rule and the value', () => {
+    expect(() => edgeV8Flags({ EDGE_V8_FLAGS: 'max-heap-size=64' })).toThrow('EDGE_V8_FLAGS must be V8 flags separated by spaces (--name or --name=value), or none, got "max-heap-size=64"');
+    for (const wrong of ['--expose-gc;reboot', '--x=$(id)', `--x=${'1'.repeat(65)}`, '--expose-gc none']) {
+      expect(() => edgeV8Flags({ EDGE_V8_FLAGS: wrong })).toThrow(/^EDGE_V8_FLAGS must be V8 flags/);
+    }
   });
 });

@@ -17,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { ensurePrivateDir, tightenTree, withOwnerOnlyUmask } from './privateData.js';
 import { textModules } from './workerAssets.js';
 import { readWranglerConfig, sqliteClasses } from './wranglerToml.js';
+import { z } from 'zod';
+import { localEdgeVariables, readEnvironment, type EnvironmentRecord } from '../shared/environment.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The worker's top level in wrangler.toml (local development): everything the local edge binds is read from it. */
@@ -595,23 +597,9 @@ export async function startMiniflare(options: ReturnType<typeof miniflareOptions
   });
 }
 
-/**
- * V8 flags of the local workerd unless `EDGE_V8_FLAGS` gives others (space-separated; empty for none): each isolate's
- * heap is held to 128 MB, the memory Cloudflare gives an isolate, so the local process's memory is bounded under
- * load (V8 otherwise sizes its heaps by the allocation rate, far above what they hold) and an isolate that would
- * outgrow Cloudflare's limit fails here too (docs/capacity.md, "What the edge holds over time").
- */
-export const DEFAULT_EDGE_V8_FLAGS = '--max-heap-size=128';
-
-/** The flags of `EDGE_V8_FLAGS` (or the default), checked: V8 options only. */
-export function edgeV8Flags(value = process.env.EDGE_V8_FLAGS ?? DEFAULT_EDGE_V8_FLAGS): string[] {
-  const flags = value.split(/\s+/).filter(Boolean);
-  for (const flag of flags) {
-    if (!/^--[a-z0-9][a-z0-9_-]*(=[\w.,:+-]{1,64})?$/i.test(flag)) {
-      throw new Error(`EDGE_V8_FLAGS: ${JSON.stringify(flag.slice(0, 80))} is not a V8 flag (--name or --name=value)`);
-    }
-  }
-  return flags;
+/** The V8 flags of `EDGE_V8_FLAGS` (or the default), checked by the rule `npm start` checks it by. */
+export function edgeV8Flags(env: EnvironmentRecord = process.env): string[] {
+  return readEnvironment(z.object(localEdgeVariables), { EDGE_V8_FLAGS: env.EDGE_V8_FLAGS }).EDGE_V8_FLAGS;
 }
 
 /**

@@ -257,9 +257,36 @@ export function readWorkerEnvironment(env: EnvironmentRecord): { values: WorkerE
   return { values: values as WorkerEnvironment, problems };
 }
 
+/** A V8 flag: `--name` or `--name=value` (a short value of letters, digits and . , : + -). */
+const V8_FLAG = /^--[a-z0-9][a-z0-9_-]*(=[\w.,:+-]{1,64})?$/i;
+/** V8 flags separated by spaces, or `none`. */
+const v8Flags: VariableRule<string[]> = {
+  parse(raw) {
+    if (raw === 'none') return { ok: true, value: [] };
+    const flags = raw.split(/\s+/);
+    return flags.every((flag) => V8_FLAG.test(flag))
+      ? { ok: true, value: flags }
+      : { ok: false, problem: 'must be V8 flags separated by spaces (--name or --name=value), or none' };
+  },
+};
+
+/**
+ * V8 flags of the local edge's workerd unless `EDGE_V8_FLAGS` gives others: each isolate's heap is held to 128 MB, the
+ * memory Cloudflare gives an isolate, so the local process's memory is bounded under load (V8 otherwise sizes its
+ * heaps by the allocation rate, far above what they hold) and an isolate that would outgrow Cloudflare's limit fails
+ * locally too (docs/capacity.md, "What the edge holds over time").
+ */
+export const DEFAULT_EDGE_V8_FLAGS: readonly string[] = ['--max-heap-size=128'];
+
+/** The local edge's own variables (launcher/edge.ts), read wherever one starts: `npm start`, the tests, the benches. */
+export const localEdgeVariables = {
+  EDGE_V8_FLAGS: variable(v8Flags, DEFAULT_EDGE_V8_FLAGS as string[]),
+};
+
 /** `npm start`: the three processes' ports and the demo, plus the edge's variables. */
 export const startEnvironment = z.object({
   ...edgeVariables,
+  ...localEdgeVariables,
   PORT: variable(PORT, DEFAULT_EDGE_PORT),
   BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
   /** Brokers started, each serving both demo platforms (the first on BROKER_PORT, the others on free ports). */
