@@ -9,7 +9,7 @@ import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -602,6 +602,9 @@ export function edgeV8Flags(env: EnvironmentRecord = process.env): string[] {
   return readEnvironment(z.object(localEdgeVariables), { EDGE_V8_FLAGS: env.EDGE_V8_FLAGS }).EDGE_V8_FLAGS;
 }
 
+/** The program Miniflare starts in place of workerd to give it V8 flags. */
+const WORKERD_WRAPPER = join(root, 'launcher', 'workerd-v8');
+
 /**
  * workerd takes V8 flags only in its configuration, which Miniflare writes without them: through
  * `MINIFLARE_WORKERD_PATH`, Miniflare starts `launcher/workerd-v8` instead, which adds them
@@ -611,8 +614,13 @@ export function edgeV8Flags(env: EnvironmentRecord = process.env): string[] {
 function startWorkerdWithV8Flags(): void {
   const flags = edgeV8Flags();
   if (process.env.GATEWAY_WORKERD === undefined) {
-    const workerd = process.env.MINIFLARE_WORKERD_PATH ?? (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
-    process.env.GATEWAY_WORKERD = workerd;
+    // A MINIFLARE_WORKERD_PATH naming the wrapper itself (inherited without GATEWAY_WORKERD) would make it start
+    // itself for ever: the real workerd is then the one Miniflare brings.
+    const given = process.env.MINIFLARE_WORKERD_PATH;
+    const isWrapper = given !== undefined && existsSync(given) && realpathSync(given) === realpathSync(WORKERD_WRAPPER);
+    process.env.GATEWAY_WORKERD = given !== undefined && !isWrapper
+      ? given
+      : (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
   }
   if (flags.length === 0) {
     process.env.MINIFLARE_WORKERD_PATH = process.env.GATEWAY_WORKERD;
@@ -620,5 +628,5 @@ function startWorkerdWithV8Flags(): void {
   }
   process.env.GATEWAY_NODE = process.execPath;
   process.env.GATEWAY_V8_FLAGS = flags.join(' ');
-  process.env.MINIFLARE_WORKERD_PATH = join(root, 'launcher', 'workerd-v8');
+  process.env.MINIFLARE_WORKERD_PATH = WORKERD_WRAPPER;
 }

@@ -1,5 +1,9 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serializeConfig } from 'miniflare';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { v8FlagsOf, withV8Flags } from './workerdV8Flags.mjs';
 
 /** A configuration as Miniflare writes it for workerd: a worker with a module of some size, a socket. */
@@ -45,5 +49,37 @@ describe('withV8Flags', () => {
     const farRoot = Buffer.from(whole);
     farRoot.writeBigUInt64LE(2n, 8);
     expect(() => withV8Flags(farRoot, ['--expose-gc'])).toThrow(/not a struct in segment 0/);
+  });
+});
+
+describe('launcher/workerd-v8', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'workerd-v8-test-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A stand-in for workerd: keeps its arguments and the configuration it was given on standard input.
+  const standIn = join(dir, 'workerd');
+  writeFileSync(standIn, `#!/bin/bash\nprintf '%s\\n' "$@" > "${dir}/args"\ncat > "${dir}/config"\n`);
+  chmodSync(standIn, 0o755);
+  const run = (input: Buffer) => {
+    rmSync(join(dir, 'config'), { force: true });
+    return spawnSync(join(import.meta.dirname, 'workerd-v8'), ['serve', '--binary', '-'], {
+      input,
+      env: { ...process.env, GATEWAY_WORKERD: standIn, GATEWAY_NODE: process.execPath, GATEWAY_V8_FLAGS: '--max-heap-size=128 --expose-gc', NODE_OPTIONS: '--require=/nonexistent-preload.js' },
+    });
+  };
+
+  it("becomes workerd with Miniflare's arguments and the configuration carrying the flags", () => {
+    const result = run(config());
+    expect(result.stderr.toString()).toBe('');
+    expect(result.status).toBe(0);
+    expect(readFileSync(join(dir, 'args'), 'utf8')).toBe('serve\n--binary\n-\n');
+    const given = readFileSync(join(dir, 'config'));
+    expect(given.equals(Buffer.from(withV8Flags(config(), ['--max-heap-size=128', '--expose-gc'])))).toBe(true);
+  });
+
+  it('stops before workerd when the configuration cannot be patched, instead of handing it an empty one', () => {
+    const result = run(Buffer.from('not a configuration'));
+    expect(result.status).not.toBe(0);
+    expect(result.stderr.toString()).toMatch(/too short|segment table/);
+    expect(existsSync(join(dir, 'config'))).toBe(false);
   });
 });

@@ -52,7 +52,13 @@ export async function startTestingWorker(
   const calls = mf.getWorker(OBJECT_CALLS);
   const call = async (binding: string, name: string, method: string, args: unknown[]) => {
     const res = await (await calls).fetch('http://calls.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method, args }, bytesOut) });
-    const answer = JSON.parse(await res.text(), bytesIn) as { result?: unknown; error?: string };
+    const text = await res.text();
+    let answer: { result?: unknown; error?: string };
+    try {
+      answer = JSON.parse(text, bytesIn) as typeof answer;
+    } catch {
+      throw new Error(`${binding}.${method}: the object-calls worker answered ${res.status}: ${text.slice(0, 200)}`);
+    }
     if (answer.error !== undefined) throw new Error(answer.error);
     return answer.result;
   };
@@ -85,10 +91,17 @@ function bytesIn(_key: string, value: unknown): unknown {
     : value;
 }
 
+// An answer JSON would change (a Map or Set to {}, NaN to null, a function dropped) is refused, so a test never passes
+// on a value the object's real callers would see differently.
 const OBJECT_CALLS_SCRIPT = `
-const bytesOut = (key, value) => value instanceof Uint8Array
-  ? { $bytes: btoa(Array.from(value, (b) => String.fromCharCode(b)).join('')) }
-  : value;
+const bytesOut = (key, value) => {
+  if (value instanceof Uint8Array) return { $bytes: btoa(Array.from(value, (b) => String.fromCharCode(b)).join('')) };
+  if (typeof value === 'function' || typeof value === 'symbol' || value instanceof Map || value instanceof Set
+    || (typeof value === 'number' && !Number.isFinite(value))) {
+    throw new Error('the object answered ' + String(value) + (key ? ' at ' + key : '') + ', which JSON would change');
+  }
+  return value;
+};
 const bytesIn = (key, value) => value !== null && typeof value === 'object' && typeof value.$bytes === 'string'
   ? Uint8Array.from(atob(value.$bytes), (c) => c.charCodeAt(0))
   : value;
