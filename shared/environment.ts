@@ -276,7 +276,7 @@ const v8Flags: VariableRule<string[]> = {
  * heaps by the allocation rate, far above what they hold) and an isolate that would outgrow Cloudflare's limit fails
  * locally too (docs/capacity.md, "What the edge holds over time").
  */
-export const DEFAULT_EDGE_V8_FLAGS: readonly string[] = ['--max-heap-size=128'];
+export const DEFAULT_EDGE_V8_FLAGS: readonly string[] = Object.freeze(['--max-heap-size=128']);
 
 /** The local edge's own variables (launcher/edge.ts), read wherever one starts: `npm start`, the tests, the benches. */
 export const localEdgeVariables = {
