@@ -16,17 +16,26 @@ afterEach(async () => {
   edge = undefined;
 });
 
+/** Runs `body` with the process's variables set (undefined: unset) as `vars` says, then puts them back as they were. */
+async function withVariables<T>(vars: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
+  const put = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  put(vars);
+  try {
+    return await body();
+  } finally {
+    put(before);
+  }
+}
+
 /** `typeof gc` in the edge worker's isolate and the objects' isolate of an edge started under `flags`. */
 async function gcIn(flags: string | undefined): Promise<unknown[]> {
-  const before = process.env.EDGE_V8_FLAGS;
-  if (flags === undefined) delete process.env.EDGE_V8_FLAGS;
-  else process.env.EDGE_V8_FLAGS = flags;
-  try {
-    edge = await startEdge({ inspect: true });
-  } finally {
-    if (before === undefined) delete process.env.EDGE_V8_FLAGS;
-    else process.env.EDGE_V8_FLAGS = before;
-  }
+  edge = await withVariables({ EDGE_V8_FLAGS: flags }, () => startEdge({ inspect: true }));
   inspectors = await inspectWorkers(await edge.miniflare.getInspectorURL(), [EDGE_WORKER, OBJECTS_WORKER]);
   return Promise.all(inspectors.map((i) => i.evaluate('typeof gc')));
 }
@@ -46,18 +55,11 @@ describe('the local edge under EDGE_V8_FLAGS', () => {
   });
 
   it('starts in a process that inherited the wrapper as MINIFLARE_WORKERD_PATH without the real workerd beside it', async () => {
-    const inherited = { path: process.env.MINIFLARE_WORKERD_PATH, workerd: process.env.GATEWAY_WORKERD };
-    process.env.MINIFLARE_WORKERD_PATH = join(import.meta.dirname, '../../launcher/workerd-v8');
-    delete process.env.GATEWAY_WORKERD;
-    try {
+    const wrapper = { MINIFLARE_WORKERD_PATH: join(import.meta.dirname, '../../launcher/workerd-v8'), GATEWAY_WORKERD: undefined };
+    await withVariables(wrapper, async () => {
       expect(await gcIn('--expose-gc')).toEqual(['function', 'function']);
       expect(process.env.GATEWAY_WORKERD).not.toMatch(/workerd-v8$/);
-    } finally {
-      if (inherited.workerd === undefined) delete process.env.GATEWAY_WORKERD;
-      else process.env.GATEWAY_WORKERD = inherited.workerd;
-      if (inherited.path === undefined) delete process.env.MINIFLARE_WORKERD_PATH;
-      else process.env.MINIFLARE_WORKERD_PATH = inherited.path;
-    }
+    });
   });
 
   it('refuses a value that is not V8 flags before starting anything', async () => {
