@@ -97,15 +97,28 @@ export const dateTimeText = (what: string) => publish(
 export const unixSeconds32 = (what: string) => intText(what, 0, INT32_MAX);
 
 /**
+ * The most values one id list of a read may hold (`?logins=`, `?orders=`, `?tickets=`, a body of tickets): an answer
+ * of that many full records stays well within the bound on one answer, and one call cannot ask the trading server for
+ * more than a page's worth of records. Duplicates count, then are dropped (docs/api.md#lists-of-ids).
+ */
+export const LIST_VALUES_MAX = 1_000;
+
+/** A list without its repeated values, in the order of their first appearance. */
+export const distinct = <T>(values: T[]): T[] => [...new Set(values)];
+
+/**
  * A query list of positive 32-bit integers, 1 to `max` values: repeated (`?logins=1&logins=2`), comma-joined
  * (`?logins=1,2`) or both (the edge splits the values, workers/api/inputs.ts); each element is checked on its own.
+ * A value listed twice is asked for once.
  */
-export const int32List = (what: string, max = 100_000) =>
-  z.array(positiveInt32(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`);
+export const int32List = (what: string, max = LIST_VALUES_MAX) =>
+  z.array(positiveInt32(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`)
+    .transform(distinct);
 
-/** A query list of positive 64-bit integers, repeated or comma-joined as int32List. */
-export const int64List = (what: string, max = 100_000) =>
-  z.array(positiveInt64(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`);
+/** A query list of positive 64-bit integers, repeated or comma-joined as int32List, each value once. */
+export const int64List = (what: string, max = LIST_VALUES_MAX) =>
+  z.array(positiveInt64(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`)
+    .transform(distinct);
 
 /**
  * Contract enums whose members are numbered in the order the contract lists them, as the service spec shows

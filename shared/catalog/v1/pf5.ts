@@ -21,7 +21,7 @@
  */
 import { z } from 'zod';
 import { defineOperation, type Operation, type OperationInput } from '../operation.js';
-import { contractBody, dateTimeText, enumText, int64Body, int64List, login64, maskText, positiveInt64 } from '../fields.js';
+import { contractBody, dateTimeText, distinct, enumText, int64Body, int64List, LIST_VALUES_MAX, login64, maskText, positiveInt64 } from '../fields.js';
 import { pf5V2 } from '../v2/pf5.js';
 
 const v1 = '/api/PF5/{tradePlatform}';
@@ -36,7 +36,8 @@ const ticket = positiveInt64('ticket');
 
 /** A JSON array of 64-bit ids in a body, each exact (a bigint beyond 2^53 − 1). */
 const idArray = (what: string) => z.array(int64Body(`${what} item`), { error: () => `must be a JSON array of ${what}` })
-  .min(1, `${what} must list at least one ticket`).max(100_000, `${what} must list at most 100000 tickets`);
+  .min(1, `${what} must list at least one ticket`).max(LIST_VALUES_MAX, `${what} must list at most ${LIST_VALUES_MAX} tickets`)
+  .transform(distinct);
 const ticketsBody = idArray('tickets');
 
 /** Password operations take the password as a JSON string body. */
