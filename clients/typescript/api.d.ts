@@ -2596,7 +2596,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights. */
+        /** Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained; a not-found envelope when the snapshot is lost (never started on this broker, or its manager connection reconnected since): start again; needs admin rights. */
         get: operations["v2.PF4.TradesSyncRead"];
         put?: never;
         post?: never;
@@ -2868,7 +2868,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin). */
+        /** Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker's manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained; a not-found envelope when the snapshot is lost (never started on this broker, or its manager connection reconnected since): start again (admin). */
         get: operations["v2.PF4.UsersSyncRead"];
         put?: never;
         post?: never;

@@ -10,9 +10,13 @@
  * - a snapshot whose rows do not fit is refused, naming how many do (nothing on the server changed);
  * - a sync read must lose nothing: the server has already handed over, and dropped, what it answered, so the rows
  *   that do not fit are held back here, per manager session and sync kind, and answered first by the next read on
- *   that session (the server is asked again only once they are gone). A start drops them, as the server drops its
- *   previous snapshot; so does a new login of the session, whose server-side snapshot went with the old connection.
+ *   that session (the server is asked again only once they are gone), in key order: once one row is held back, every
+ *   later one is too. A start drops them, as the server drops its previous snapshot.
  *   Starts and reads of one kind run one after another per session, so held-back rows are never overtaken.
+ * - a lost snapshot is refused, never answered as a drained one: the server keeps a sync snapshot in the manager
+ *   connection that started it and answers [] on any other, so a read on a session that has logged in again since
+ *   the start (a reconnect, whatever caused it), or on one that never answered a start (another broker after a
+ *   failover, a restarted one), is refused `NotFound` telling the caller to start again, its held rows dropped.
  */
 import { trades, users } from '../../../shared/catalog/v2/pf4/index.js';
 import { OperationError } from '../../../shared/errors.js';
@@ -64,12 +68,15 @@ const KINDS = {
   trades: { start: 'TradesSyncStart', read: 'TradesSyncRead', snapshot: 'TradesSnapshot', record: 'PF4Trade', rows: 'trades' },
 } as const;
 
-/** What a manager session's sync of one kind holds here: rows held back, the login they belong to, the queue. */
+/** What a manager session's sync of one kind holds here: rows held back, the login its snapshot lives in, the queue. */
 interface SyncState {
   /** JSON texts of rows the server handed over that no answer has carried yet, in key order. */
   held: string[];
-  /** The session's login count when they were read: another login means the server's snapshot is gone. */
-  login: number;
+  /**
+   * The session's login count when the server answered the last start: the snapshot lives in that connection, and
+   * another login means it is gone. Undefined until a start is answered (and while one runs, or after one failed).
+   */
+  started: number | undefined;
   /** The start or read running on this session and kind; the next one waits for it. */
   queue: Promise<unknown>;
 }
@@ -77,6 +84,15 @@ interface SyncState {
 type Session = HandlerContext['platform']['session'];
 
 const loginOf = (session: Session) => (session as { logins?: number }).logins ?? 0;
+
+/** The refusal of a read whose snapshot is not on the session: the caller must start again. */
+function lostSnapshot(kind: Kind, started: number | undefined): OperationError {
+  const { start, rows } = KINDS[kind];
+  const why = started === undefined
+    ? `this broker's manager session has answered no ${start} (never started here, or started on another broker)`
+    : `the broker's manager session has reconnected since ${start}, and the trading server drops a sync snapshot with its connection`;
+  return new OperationError('NotFound', `the ${rows} sync snapshot is lost: ${why}; start again with ${start}`);
+}
 
 /** Bindings answering within `maxBytes` per answer (tests pass a small bound); else within the call's bound. */
 export function batchReadBindings(maxBytes?: number): Binding[] {
@@ -86,7 +102,7 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
     let byKind = states.get(session);
     if (!byKind) states.set(session, byKind = new Map());
     let state = byKind.get(kind);
-    if (!state) byKind.set(kind, state = { held: [], login: loginOf(session), queue: Promise.resolve() });
+    if (!state) byKind.set(kind, state = { held: [], started: undefined, queue: Promise.resolve() });
     return state;
   };
   /** Runs `work` after the session's earlier starts and reads of `kind`, whatever they ended with. */
@@ -101,7 +117,11 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
     const state = stateOf(session, kind);
     return inTurn(state, async () => {
       state.held = [];
-      return { data: await session.request(KINDS[kind].start, { timestamp: ctx.args.timestamp ?? 0 }, ctx.deadline) };
+      state.started = undefined;
+      const data = await session.request(KINDS[kind].start, { timestamp: ctx.args.timestamp ?? 0 }, ctx.deadline);
+      // Answered on the connection of the session's current login (a reconnect first would have counted one).
+      state.started = loginOf(session);
+      return { data };
     });
   };
 
@@ -112,7 +132,10 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
       const state = stateOf(session, kind);
       return inTurn(state, async () => {
         const { limit } = ctx.args;
-        if (state.login !== loginOf(session)) state.held = [];
+        if (state.started !== loginOf(session)) {
+          state.held = [];
+          throw lostSnapshot(kind, state.started);
+        }
         const answer = new SizedRows(boundOf(ctx));
         let taken = 0;
         while (taken < state.held.length && answer.count < limit && answer.add(state.held[taken])) taken++;
@@ -122,15 +145,18 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
           state.held = state.held.slice(taken);
           return answer.result();
         }
-        const login = loginOf(session);
         const rows = await session.request(KINDS[kind].read, { limit: limit - answer.count }, ctx.deadline);
+        // The session logged in again before sending (it was down): a new connection answers [] for a lost snapshot.
+        if (state.started !== loginOf(session)) {
+          state.held = [];
+          throw lostSnapshot(kind, state.started);
+        }
         const held: string[] = [];
         for (const row of listOf(rows)) {
           const json = stringifyJson(shape(row));
           if (held.length > 0 || !answer.add(json)) held.push(json);
         }
         state.held = held;
-        state.login = login;
         return answer.result();
       });
     };

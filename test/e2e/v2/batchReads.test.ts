@@ -4,14 +4,16 @@
  * of every open trade compared with the server's own, a contract-default snapshot whose rows pass the bound refused
  * naming how many fit (and that many answered), and the users and trades sync sessions read through the gateway until
  * drained, the rows past the bound answered by the next reads, nothing lost nor repeated. A sync snapshot belongs to
- * the broker's manager session: the test's own session on the server sees none.
+ * the broker's manager session: the test's own session on the server sees none, a read the broker's session never
+ * started is refused, and so is a read after the simulator dropped the session's connection (the broker logs in
+ * again on a connection without the snapshot): `NotFound`, start again, never `[]` as if drained.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import { ManagerClient } from '../../../sim/testing/managerClient.js';
-import { stackForFile } from '../support.js';
-import { call, ok, refuses } from './api.js';
+import { eventually, stackForFile } from '../support.js';
+import { call, fails, ok, refuses } from './api.js';
 
 const ACCOUNTS = 300;
 const TRADES = 40;
@@ -30,10 +32,14 @@ const stack = stackForFile({
 });
 /** The stack's client, and a manager session of the test's own on the PF4 server (no change stream). */
 const setup = {} as { client: typeof stack.client; manager: ManagerClient };
-beforeAll(async () => {
-  setup.client = stack.client;
+const connectManager = async () => {
+  setup.manager?.close();
   setup.manager = await ManagerClient.connect(stack.client.stack.sim.port, 'demo-pf4');
   await setup.manager.ok('login', { login: 1000, password, pump: false });
+};
+beforeAll(async () => {
+  setup.client = stack.client;
+  await connectManager();
 });
 afterAll(() => setup.manager?.close());
 
@@ -42,6 +48,14 @@ const asUser = shapeRecord('PF4User');
 const asTrade = shapeRecord('PF4Trade');
 const logins = (rows: Row[]) => rows.map((r) => r.login as number);
 const orders = (rows: Row[]) => rows.map((r) => r.order as number);
+/** The refusal of a read whose snapshot the broker's session does not hold. */
+const lost = (start: string, rows: string, reconnected: boolean) => ({
+  code: 'NotFound', managerCode: null,
+  message: `the ${rows} sync snapshot is lost: ${reconnected
+    ? `the broker's manager session has reconnected since ${start}, and the trading server drops a sync snapshot with its connection`
+    : `this broker's manager session has answered no ${start} (never started here, or started on another broker)`}; start again with ${start}`,
+});
+const simLogins = async () => ((await setup.client.stack.control('demo-pf4', 'state')) as { logins: number }).logins;
 
 describe('v2.PF4.UsersSnapshot and v2.PF4.TradesSnapshot', () => {
   it('answer the first `limit` accounts and open trades as the server holds them, secrets stripped', async () => {
@@ -107,8 +121,8 @@ describe('v2.PF4.UsersSyncRead and v2.PF4.TradesSyncRead', () => {
   it('take `limit` trades at a time, a repeated Idempotency-Key replaying its answer without draining more', async () => {
     const { client: c, manager } = setup;
     const server = await manager.ok<Row[]>('TradesSnapshot');
-    // No trades sync was started on the broker's session yet: nothing is reserved.
-    expect(await ok(c, 'v2.PF4.TradesSyncRead')).toEqual([]);
+    // No trades sync was started on the broker's session yet: refused, not [] as if drained.
+    expect(await fails(c, 'v2.PF4.TradesSyncRead')).toEqual(lost('TradesSyncStart', 'trades', false));
     expect(await ok(c, 'v2.PF4.TradesSyncStart', { query: { timestamp: 0 } })).toBe(true);
     const keyed = { query: { limit: 15 }, headers: { 'Idempotency-Key': `batch-reads-${Date.now()}` } };
     const first = await call<Row[]>(c, 'v2.PF4.TradesSyncRead', keyed);
@@ -122,5 +136,23 @@ describe('v2.PF4.UsersSyncRead and v2.PF4.TradesSyncRead', () => {
     // A start past every trade's last change reserves none.
     expect(await ok(c, 'v2.PF4.TradesSyncStart', { query: { timestamp: 2147483647 } })).toBe(true);
     expect(await ok(c, 'v2.PF4.TradesSyncRead')).toEqual([]);
+  });
+
+  it('refuse a read after the broker\'s manager session reconnected, never [] as if drained; a new start reads again', async () => {
+    const { client: c } = setup;
+    expect(await ok(c, 'v2.PF4.UsersSyncStart', { query: { timestamp: 0 } })).toBe(true);
+    const first = await ok<Row[]>(c, 'v2.PF4.UsersSyncRead', { query: { limit: 20 } });
+    expect(first).toHaveLength(20);
+    // The simulator drops every manager connection (the test's own too); the broker logs in again by itself.
+    const before = await simLogins();
+    await c.stack.control('demo-pf4', 'drop');
+    expect(await eventually(async () => (await simLogins()) > before, 15_000, 50)).toBe(true);
+    await connectManager();
+    // The server would answer [] on the new connection: the broker refuses instead, and keeps refusing.
+    expect(await fails(c, 'v2.PF4.UsersSyncRead')).toEqual(lost('UsersSyncStart', 'accounts', true));
+    expect(await fails(c, 'v2.PF4.UsersSyncRead', { query: { limit: 5 } })).toEqual(lost('UsersSyncStart', 'accounts', true));
+    // Started again, the snapshot is read from its first account.
+    expect(await ok(c, 'v2.PF4.UsersSyncStart', { query: { timestamp: 0 } })).toBe(true);
+    expect(logins(await ok<Row[]>(c, 'v2.PF4.UsersSyncRead', { query: { limit: 20 } }))).toEqual(logins(first));
   });
 });

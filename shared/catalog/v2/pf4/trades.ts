@@ -270,7 +270,7 @@ export const trades = {
   TradesSyncRead: defineOperation({
     name: 'TradesSyncRead', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradesSyncRead`,
     tag: 'Batch reads',
-    summary: 'Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started; needs admin rights.',
+    summary: 'Takes the next `limit` trades (by ticket) of the trades sync session TradesSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained; a not-found envelope when the snapshot is lost (never started on this broker, or its manager connection reconnected since): start again; needs admin rights.',
     query: batchQuery, response: 'PF4Trade[]', timeout: 'history', read: 'live', mutating: true,
     answer: { kind: 'custom' },
   }),

@@ -197,7 +197,7 @@ export const users = {
   UsersSyncRead: defineOperation({
     name: 'UsersSyncRead', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/UsersSyncRead`,
     tag: 'Batch reads',
-    summary: 'Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained or never started (admin).',
+    summary: 'Takes the next `limit` accounts (by login) of the users sync session UsersSyncStart opened on this broker\'s manager connection; the rest stay reserved for the next read, and the read that drains the snapshot drops it. Fewer than `limit` when more would pass the 16 MiB an answer may carry (the rest stay reserved). [] when drained; a not-found envelope when the snapshot is lost (never started on this broker, or its manager connection reconnected since): start again (admin).',
     query: batchQuery, response: 'PF4User[]', timeout: 'history', read: 'live', mutating: true,
     answer: { kind: 'custom' },
   }),
