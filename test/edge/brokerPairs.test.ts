@@ -254,4 +254,31 @@ describe('a platform served by two brokers', () => {
       ['call-1', 'call-1', 'call-1'], ['call-1', 'call-1', 'call-1'],
     ]);
   });
+
+  it('answers an outcome from the broker that knows the call while another has not answered its query yet', async () => {
+    const { a, b, platform, link } = await pair();
+    const callId = randomUUID();
+    // The first broker of the list takes the query and keeps it unanswered (black-holed); the second knows the call.
+    a.script.set('#outcome', { hold: true });
+    b.script.set('#outcome', { reply: { ok: true, data: { state: 'settled', result: { ok: true, data: 8 } } } });
+    const asked = { brokerUrls: [a.url, b.url], platform, callId, timeoutMs: 60_000 };
+    expect(plain(await link.outcome(asked))).toStrictEqual({ state: 'settled', result: { ok: true, data: 8 } });
+    // Both were asked, and the first broker's query is still held by it: the answer did not wait for it.
+    expect(a.held.map((q) => q.callId)).toStrictEqual([callId]);
+    expect(b.queries.map((q) => q.callId)).toStrictEqual([callId]);
+
+    // A broker that says it still runs the call answers too ("in progress"); the one that does not know it is not waited for.
+    const running = randomUUID();
+    b.script.set('#outcome', { reply: { ok: true, data: { state: 'pending' } } });
+    expect(plain(await link.outcome({ ...asked, callId: running }))).toStrictEqual({ state: 'pending' });
+    expect(a.held.map((q) => q.callId)).toStrictEqual([callId, running]);
+
+    // No broker knows the call: the answer waits for every broker, and is `unknown` only when each said so.
+    const forgotten = randomUUID();
+    b.script.set('#outcome', { reply: { ok: true, data: { state: 'unknown' } } });
+    const unknown = link.outcome({ ...asked, callId: forgotten }).then(plain);
+    await until(() => a.held.length === 3 && b.queries.length === 3, 'the third query at both brokers');
+    expect(a.answerHeld({ ok: true, data: { state: 'unknown' } })).toBe(3);
+    expect(await unknown).toStrictEqual({ state: 'unknown' });
+  }, 20_000);
 });

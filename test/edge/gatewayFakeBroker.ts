@@ -1,7 +1,7 @@
 /**
  * A scripted stand-in for the broker in edge tests: serves `/healthz` and the `/link` WebSocket on 127.0.0.1, checks
- * the link's shared secret, records every call frame and answers from a per-op table that can delay, hang or drop, and
- * push a late outcome after its answer.
+ * the link's shared secret, records every call frame and answers from a per-op table that can delay, hang, hold until
+ * the test answers, or drop, and push a late outcome after its answer.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createServer, type Server } from 'node:http';
@@ -27,6 +27,8 @@ export type Script =
     binary?: true;
   }
   | { hang: true }
+  /** Keep the call unanswered until the test answers it (`answerHeld`). */
+  | { hold: true }
   | { drop: true };
 
 export interface FakeBroker {
@@ -50,6 +52,10 @@ export interface FakeBroker {
   script: Map<string, Script>;
   health: { status: number; body: unknown };
   framesFor(op: string): CallFrame[];
+  /** The calls held unanswered now (script `hold`), in arrival order. */
+  held: CallFrame[];
+  /** Answers every held call with `reply` (on its own link, if still open); how many it answered. */
+  answerHeld(reply: Reply): number;
   dropLinks(): void;
   /** Sends a frame without an id (a replication's push) on every open link. */
   push(frame: unknown): void;
@@ -58,6 +64,7 @@ export interface FakeBroker {
 
 export async function startFakeBroker(): Promise<FakeBroker> {
   const sockets = new Set<WebSocket>();
+  const holders: Array<(reply: Reply) => void> = [];
   const server: Server = createServer((req, res) => {
     if (req.url === '/healthz') {
       res.writeHead(broker.health.status, { 'content-type': 'application/json' });
@@ -98,6 +105,11 @@ export async function startFakeBroker(): Promise<FakeBroker> {
         const s: Script = broker.script.get(frame.op) ?? { reply: { ok: true, data: null } };
         if ('hang' in s) return;
         if ('drop' in s) { ws.terminate(); return; }
+        if ('hold' in s) {
+          broker.held.push(frame);
+          holders.push((reply) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ ...reply, id: frame.id })); });
+          return;
+        }
         const send = () => {
           const body = typeof s.reply === 'function' ? s.reply(frame) : s.reply;
           if (ws.readyState === ws.OPEN) {
@@ -128,6 +140,13 @@ export async function startFakeBroker(): Promise<FakeBroker> {
     script: new Map(),
     health: { status: 200, body: { status: 'ok', platforms: {} } },
     framesFor: (op) => broker.frames.filter((f) => f.op === op),
+    held: [],
+    answerHeld(reply) {
+      const answer = holders.splice(0);
+      broker.held.length = 0;
+      for (const send of answer) send(reply);
+      return answer.length;
+    },
     dropLinks() { for (const ws of sockets) ws.terminate(); },
     push(frame) { for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame)); },
     async close() {

@@ -172,20 +172,32 @@ export class BrokerSet {
 
   /**
    * What every broker of the list knows of a call id (a keyed call went to one of them, which one is not recorded):
-   * the first report that knows it, else `unknown` when every broker answered that it does not, else `unreachable`.
+   * every broker is asked at once, and the first report that knows the call answers (settled, lost, or pending: only
+   * the broker the call went to knows it, so no other can contradict it), without waiting for the others; else, once
+   * every broker has answered, `unknown` when each said it does not know the call, else the first `unreachable` in
+   * list order. A broker that does not answer costs only the queries no other broker can answer.
    */
-  async outcome(callId: string, timeoutMs: number): Promise<OutcomeAnswer> {
-    const reports = await Promise.all(this.members.map(async (m): Promise<OutcomeAnswer> => {
-      const r = await this.linkOf(m).call(
-        { platform: this.platform, op: OUTCOME_OP, args: {}, timeoutMs: Math.max(1, Math.round(timeoutMs)), callId }, false,
-      );
-      if (!r.ok) return { state: 'unreachable', message: (r as LinkFailure).error.message };
-      return isReport(r.data) ? r.data : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
-    }));
-    const known = reports.find((r) => r.state === 'settled' || r.state === 'lost')
-      ?? reports.find((r) => r.state === 'pending');
-    if (known) return known;
-    return reports.find((r) => r.state === 'unreachable') ?? { state: 'unknown' };
+  outcome(callId: string, timeoutMs: number): Promise<OutcomeAnswer> {
+    const frame = { platform: this.platform, op: OUTCOME_OP, args: {}, timeoutMs: Math.max(1, Math.round(timeoutMs)), callId };
+    return new Promise<OutcomeAnswer>((resolve) => {
+      const reports: OutcomeAnswer[] = [];
+      let left = this.members.length;
+      this.members.forEach((m, i) => {
+        void this.linkOf(m).call(frame, false).then(
+          (r): OutcomeAnswer => {
+            if (!r.ok) return { state: 'unreachable', message: (r as LinkFailure).error.message };
+            return isReport(r.data) ? r.data : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
+          },
+          (err: unknown): OutcomeAnswer => ({ state: 'unreachable', message: String(err) }),
+        ).then((report) => {
+          reports[i] = report;
+          // A later report cannot change a promise already resolved: the first that knows the call wins.
+          if (report.state === 'settled' || report.state === 'lost' || report.state === 'pending') resolve(report);
+          if (--left > 0) return;
+          resolve(reports.find((x) => x.state === 'unreachable') ?? { state: 'unknown' });
+        });
+      });
+    });
   }
 
   close(): void {
