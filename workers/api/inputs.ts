@@ -207,7 +207,11 @@ function allowanceAt(path: string, allowances: ControlCharacterAllowances): 'lin
   return undefined;
 }
 
-function textProblem(text: string, path: string, allowances: ControlCharacterAllowances): string | null {
+/**
+ * The problem of one text value at `path` (a lone surrogate, or a control character `allowances` does not allow
+ * there), named as every validation refusal names it; null when it has none. Also checks the stream routes' query.
+ */
+export function textProblem(text: string, path: string, allowances: ControlCharacterAllowances = {}): string | null {
   if (LONE_SURROGATE.test(text)) return `${path}: must be well-formed Unicode text (it holds a lone surrogate)`;
   const allowed = allowanceAt(path, allowances);
   const forbidden = allowed === 'any' ? null : allowed === 'lineBreaks' ? CONTROL_BUT_LINE_BREAKS : ANY_CONTROL;

@@ -6,7 +6,9 @@
  *
  * - `GET /api/v2/PF4/{tradePlatform}/Stream` and the PF5 twin: Server-Sent Events. Topics by query: `ticks` (all
  *   symbols) or `ticks=EURUSD,GBPUSD`, and any of `trades`, `users`, `symbols`, `margin` (PF4) or `positions`,
- *   `orders`, `deals`, `users`, `margin` (PF5), e.g. `?ticks=EURUSD&trades`. Under /api/, so the token middleware runs first.
+ *   `orders`, `deals`, `users`, `margin` (PF5), e.g. `?ticks=EURUSD&trades`, and `lastEventId` for a client that cannot
+ *   send `Last-Event-ID`; a query value with a control character is refused (`Validation`, as the API's inputs are).
+ *   Under /api/, so the token middleware runs first.
  * - `/hubs/pf4/v2` and `/hubs/pf5/v2` with `?tradePlatform=`: the SignalR hubs. `POST …/negotiate?negotiateVersion=1`
  *   (token in the Authorization header) offers the WebSockets transport; the WebSocket (token in the `access_token`
  *   query, as browsers send it, or the header) speaks the JSON hub protocol with the stream object.
@@ -23,6 +25,7 @@ import { topicsOf } from '../../shared/streams.js';
 import { authenticate } from '../auth/requireToken.js';
 import { admit, apiRateRefusal } from '../limits/rateLimit.js';
 import { refuse, unknownPlatform } from '../envelope/index.js';
+import { textProblem } from '../api/inputs.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './platformStream.js';
 import { streamObjectName, streamShard } from './fanout.js';
@@ -78,6 +81,11 @@ export function streamRoutes(): Hono<AppEnv> {
       if (unknown.length > 0) return refuse(c, { kind: 'Validation', message: `${unknown[0]}: not a topic of ${family} streams (${served.join(', ')})` });
       const topics = served.filter((t) => url.searchParams.has(t));
       if (topics.length === 0) return refuse(c, { kind: 'Validation', message: `name at least one topic: ${served.join(', ')}` });
+      // The symbols and the event id go on to the stream object in headers: no value may hold a control character.
+      for (const [name, value] of url.searchParams) {
+        const problem = textProblem(value, name);
+        if (problem) return refuse(c, { kind: 'Validation', message: problem });
+      }
       const symbols = (url.searchParams.get('ticks') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
       const request = c.req.raw;
       const lastEventId = url.searchParams.get('lastEventId');
