@@ -185,6 +185,41 @@ describe('TradeTransaction', () => {
     expect(pending.sent).toEqual([sent('TradeRecordRequest', { order: 9 }), sent('TradeTransaction', { tradeTransactionType: 'BrOrderDelete', order: 9 })]);
   });
 
+  it('refuses a transaction on a ticket whose orderBy is not the ticket\'s login, sending nothing; the right login runs', async () => {
+    const closeMarket = { name: 'CloseMarket', commands: ['Buy', 'Sell'] };
+    const refusal = {
+      code: 'NotFound' as const, managerCode: PF4_RESULT.InvalidData,
+      message: 'body.orderBy: order 9 is not a trade of login 8 (it is login 7\'s); orderBy must be the ticket\'s login, or absent',
+    };
+    // A reference name, which reads the ticket for its kind, and the platform's own names acting on a ticket alike.
+    for (const body of [
+      { tradeTransactionType: 'BrOrderClose', order: 9, orderBy: 8, volume: 5, ticketKind: closeMarket },
+      { tradeTransactionType: 'BrOrderClose', order: 9, orderBy: 8, volume: 5 },
+      { tradeTransactionType: 'BrOrderModify', order: 9, orderBy: 8, sl: 1 },
+      { tradeTransactionType: 'OrderDelete', order: 9, orderBy: 8 },
+      { tradeTransactionType: 'BrOrderActivate', order: 9, orderBy: 8 },
+    ]) {
+      const session = new ScriptedSession().answers('TradeRecordRequest', { order: 9, login: 7, tradeCommand: 'Buy' });
+      await expectOperationError(() => transact(session, body), refusal);
+      expect(session.sent, body.tradeTransactionType).toEqual([sent('TradeRecordRequest', { order: 9 })]);
+    }
+    const right = new ScriptedSession().answers('TradeRecordRequest', { order: 9, login: 7, tradeCommand: 'Buy' })
+      .answers('TradeTransaction', { order: 9, login: 7, tradeCommand: 'Buy', volume: 5, closePrice: 1.25 });
+    expect(await transact(right, { tradeTransactionType: 'BrOrderClose', order: 9, orderBy: 7, volume: 5 })).toEqual({
+      data: transaction({ tradeTransactionType: 'BrOrderClose', tradeCommand: 'Buy', order: 9, orderBy: 7, volume: 5, price: 1.25 }),
+    });
+    expect(right.sent).toEqual([
+      sent('TradeRecordRequest', { order: 9 }), sent('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: 9, orderBy: 7, volume: 5 }),
+    ]);
+    // Without orderBy the platform's own name is sent as it is, unread; an opening's orderBy is the account it opens for.
+    const unread = new ScriptedSession().answers('TradeTransaction', { order: 9, login: 7 });
+    await transact(unread, { tradeTransactionType: 'OrderClose', order: 9 });
+    expect(unread.sent.map((s) => s.command)).toEqual(['TradeTransaction']);
+    const open = new ScriptedSession().answers('TradeTransaction', { order: 10, login: 8 });
+    await transact(open, { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: 8, symbol: 'EURUSD', volume: 5 });
+    expect(open.sent.map((s) => s.command)).toEqual(['TradeTransaction']);
+  });
+
   it('refuses an answer that is not a trade record', async () => {
     for (const answer of [null, undefined, 0, false, '', 'done', 501, true]) {
       await expectOperationError(() => transact(new ScriptedSession().answers('TradeTransaction', answer), { tradeTransactionType: 'OrderClose', order: 4 }), {

@@ -5,7 +5,7 @@
  * filtered by group.
  */
 import { trades } from '../../../shared/catalog/v2/pf4/index.js';
-import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES, TICKET_KIND, type TicketKind } from '../../../shared/catalog/v2/pf4/trades.js';
+import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES, TICKET_KIND, TICKET_TYPES, type TicketKind } from '../../../shared/catalog/v2/pf4/trades.js';
 import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
@@ -91,15 +91,21 @@ export const pf4TradesBindings = [
   /**
    * The server takes the transaction's members at the top level and answers the record it produced or changed. A
    * reference name acting on a ticket (DeletePending, CloseMarket, …) first reads the ticket live and refuses an order
-   * of another kind than the name says, sending nothing: the platform's own transaction would act on any kind.
+   * of another kind than the name says, sending nothing: the platform's own transaction would act on any kind. Any
+   * transaction acting on a ticket that names its account (`orderBy`) reads it too, and is refused, not found for that
+   * account, when the ticket is another account's: the server acts on the ticket whatever `orderBy` says.
    */
   bind(trades.TradeTransaction, async (ctx) => {
     const { [TICKET_KIND]: kind, ...request } = ctx.args.body as Record<string, unknown> & { [TICKET_KIND]?: TicketKind };
-    if (kind) {
+    const owner = TICKET_TYPES.includes(String(request.tradeTransactionType)) ? request.orderBy : undefined;
+    if (kind || owner !== undefined) {
       const held = await ctx.platform.session.request('TradeRecordRequest', { order: request.order }, ctx.deadline) as Row;
       const command = String(held?.tradeCommand);
-      if (!kind.commands.includes(command)) {
+      if (kind && !kind.commands.includes(command)) {
         throw new OperationError('Validation', `body.order: order ${String(request.order)} is a ${command} trade; ${kind.name} acts only on ${kind.commands.join(', ')} orders`);
+      }
+      if (owner !== undefined && held?.login !== owner) {
+        throw notFound('PF4', `body.orderBy: order ${String(request.order)} is not a trade of login ${String(owner)} (it is login ${String(held?.login)}'s); orderBy must be the ticket's login, or absent`);
       }
     }
     const record = await ctx.platform.session.request('TradeTransaction', request, ctx.deadline);

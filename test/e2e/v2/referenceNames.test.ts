@@ -2,7 +2,7 @@
  * What a client written for the reference product sends, end to end through plain `fetch`: trade transactions named
  * in the reference vocabulary (OpenMarket, ModifyTrade, CloseMarket, OpenPending, ModifyPending, DeletePending,
  * BalanceAdd, CreditAdd) run as the platform's own transactions, on v2 and v1, checked against the trading server's
- * state by read operations, a name acting on a ticket of another kind of order refused with the ticket untouched; and the smaller acceptances: ExternalCommandJSON without a body, a backup read with an empty
+ * state by read operations, a name acting on a ticket of another kind of order, or on another account's ticket, refused with the ticket untouched; and the smaller acceptances: ExternalCommandJSON without a body, a backup read with an empty
  * `request=`, UsersGroupOp Delete carrying `leverage: 0`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,37 @@ describe('v2.PF4.TradeTransaction in the reference vocabulary', () => {
     expect(await liveTrade(order)).toMatchObject({ order, tradeCommand: 'BuyLimit', openPrice: moved });
 
     expect(await transaction({ tradeTransactionType: 'DeletePending', order })).toMatchObject({ tradeTransactionType: 'BrOrderDelete', order });
+    expect(await liveTrade(order)).toBeNull();
+  });
+
+  it('refuses a transaction on another account\'s ticket (orderBy not its login), the trade untouched, v2 and v1', async () => {
+    const owner = await newAccount('reference owner');
+    const other = await newAccount('reference other');
+    for (const login of [owner, other]) await transaction({ tradeTransactionType: 'BalanceAdd', orderBy: login, price: 100_000 });
+    const opened = await transaction({ tradeTransactionType: 'OpenMarket', tradeCommand: 'Buy', orderBy: owner, symbol: SYMBOL, volume: 20 });
+    const order = opened.order as number;
+    const message = `body.orderBy: order ${order} is not a trade of login ${other} (it is login ${owner}'s); orderBy must be the ticket's login, or absent`;
+    // The reference name, and the platform's own names acting on a ticket, alike.
+    for (const body of [
+      { tradeTransactionType: 'CloseMarket', order, orderBy: other, volume: 10 },
+      { tradeTransactionType: 'BrOrderClose', order, orderBy: other, volume: 10 },
+      { tradeTransactionType: 'ModifyTrade', order, orderBy: other, sl: 0.5 },
+    ]) {
+      const refused = await send('POST', 'TradeTransaction', body);
+      expect(refused, body.tradeTransactionType).toEqual({ data: null, error: { code: 'NotFound', managerCode: 'InvalidData', message }, meta: expect.anything() });
+    }
+    const v1 = await fetch(`${c.stack.edgeUrl}/api/PF4/${c.stack.platforms.pf4}/TradeTransaction`, {
+      method: 'POST', headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ tradeTransactionType: 'CloseMarket', order, orderBy: other, volume: 10 }),
+    });
+    expect(v1.status).toBe(404);
+    expect(await v1.json()).toEqual({ errorType: 'PF4API', errorCode: 'InvalidData', errorDescription: message });
+    // Nothing reached the trade: whole, its stops as opened, on the gateway's live read and on the server.
+    expect(await liveTrade(order)).toMatchObject({ order, login: owner, volume: 20, sl: opened.sl });
+    expect(await sim.ok<Row>('TradeRecordRequest', { order })).toMatchObject({ login: owner, volume: 20 });
+    expect(await ok<Row[]>(c, 'v2.PF4.TradesGetByLogin', { params: { login: other, group: 'demo\\forex' } })).toEqual([]);
+    // Its own login closes it.
+    expect(await transaction({ tradeTransactionType: 'CloseMarket', order, orderBy: owner, volume: 20 })).toMatchObject({ order, orderBy: owner, volume: 20 });
     expect(await liveTrade(order)).toBeNull();
   });
 

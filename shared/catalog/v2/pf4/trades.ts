@@ -53,7 +53,7 @@ export const TRANSACTION_ALIASES: Readonly<Record<string, TransactionAlias>> = {
 };
 
 /** The platform's transactions that act on an existing ticket (`order`). */
-const TICKET_TYPES: readonly string[] = [...CLOSE_TYPES, ...MODIFY_TYPES, ...DELETE_TYPES, ...ACTIVATE_TYPES];
+export const TICKET_TYPES: readonly string[] = [...CLOSE_TYPES, ...MODIFY_TYPES, ...DELETE_TYPES, ...ACTIVATE_TYPES];
 
 /**
  * The member a reference name acting on a ticket adds to the validated transaction: the name and the commands the
