@@ -1,20 +1,28 @@
 /**
  * `npm run terminal`: serves the reference web terminal on 127.0.0.1 (TERMINAL_PORT, default 8788) and prints its
  * URL, pointed at the gateway `npm start` runs (GATEWAY_URL, default http://127.0.0.1:8787). Sign in there with an
- * API client (the demo client's id and secret from `npm start`'s banner) or a token. Ctrl-C stops it.
+ * API client (the demo client's id and secret from `npm start`'s banner) or a token. The page may connect to that
+ * gateway alone (its Content-Security-Policy), whatever gateway a link to it names. Ctrl-C stops it.
  */
 import '../shared/requireNode.js';
-import { serveTerminal, TERMINAL_PORT } from '../launcher/terminal.js';
+import { gatewayOrigin, serveTerminal, TERMINAL_PORT } from '../launcher/terminal.js';
 
 const port = process.env.TERMINAL_PORT ? Number(process.env.TERMINAL_PORT) : TERMINAL_PORT;
-const gateway = process.env.GATEWAY_URL ?? 'http://127.0.0.1:8787';
-const terminal = await serveTerminal(port).catch((error: Error) => {
+let gateway: string;
+try {
+  gateway = gatewayOrigin(process.env.GATEWAY_URL ?? 'http://127.0.0.1:8787');
+} catch (error) {
+  console.error(`terminal refused: ${(error as Error).message}`);
+  process.exit(1);
+}
+const terminal = await serveTerminal({ gateway, port }).catch((error: Error) => {
   console.error(`terminal refused: ${error.message} (TERMINAL_PORT picks another port; the gateway's CORS_ORIGINS must then list it)`);
   process.exit(1);
 });
 console.log(`
-Web terminal: ${terminal.url}/?gateway=${encodeURIComponent(gateway)}
+Web terminal: ${terminal.url}/
 
+  It signs in at ${gateway} (GATEWAY_URL) and connects to no other gateway, whatever a link to it names.
   Sign in with the demo client (id and secret in npm start's banner) or paste a token.
   The gateway must list ${terminal.url} in CORS_ORIGINS (npm start does unless CORS_ORIGINS is set).
 

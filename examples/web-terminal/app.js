@@ -60,9 +60,26 @@ function log(text, kind = 'info') {
 
 // ---- sign-in and platforms ----
 
+/**
+ * The gateway the page signs in at: the one the server that serves it names (`<meta name="gateway">`: `npm run
+ * terminal`'s GATEWAY_URL), else its own origin (the edge at /terminal/). A link's `?gateway=` naming another one is
+ * only shown, never used: the secret goes elsewhere only if the user enters that gateway in the field.
+ */
 const params = new URLSearchParams(location.search);
-$('#sign-in').gateway.value = params.get('gateway') ?? (location.pathname.startsWith('/terminal') ? location.origin : 'http://127.0.0.1:8787');
+const originOf = (url) => { try { return new URL(url).origin; } catch { return url; } };
+const ownGateway = document.querySelector('meta[name="gateway"]')?.content || location.origin;
+const linkGateway = params.get('gateway');
+$('#sign-in').gateway.value = ownGateway;
+if (linkGateway !== null && originOf(linkGateway) !== originOf(ownGateway)) {
+  $('#gateway-note').textContent = `This link names another gateway, ${linkGateway}. The terminal signs in at ${ownGateway}; `
+    + 'it sends your secret elsewhere only if you enter that gateway above yourself.';
+  $('#gateway-note').hidden = false;
+}
 $('#sign-in').clientId.value = params.get('clientId') ?? '';
+// A connection the page's Content-Security-Policy refused (a gateway other than the one it is served for) says so.
+document.addEventListener('securitypolicyviolation', (event) => {
+  if (event.effectiveDirective === 'connect-src') log(`Not sent to ${event.blockedURI}: this page may connect only to ${ownGateway}.`, 'error');
+});
 
 $('#sign-in').addEventListener('submit', async (event) => {
   event.preventDefault();

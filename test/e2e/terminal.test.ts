@@ -1,6 +1,7 @@
 /**
  * The reference web terminal (examples/web-terminal) in headless Chromium against the whole stack, served the way
- * `npm run terminal` serves it (its own origin, listed in CORS_ORIGINS) and by the edge at /terminal (TERMINAL=1):
+ * `npm run terminal` serves it (its own origin, listed in CORS_ORIGINS, for the edge's address) and by the edge at
+ * /terminal (TERMINAL=1):
  *
  * - the quote board fills from the SignalR hub (from the edge: Server-Sent Events) and its prices change; the accounts
  *   table pages with limit/cursor;
@@ -9,13 +10,15 @@
  * - a deposit whose first answer is `X-Request-Outcome: unknown` (the trading server answers past the write's 1 s
  *   budget) is sent again with the same Idempotency-Key until its replayed answer, and the balance moves once;
  * - a broker killed and started again shows as the platform disconnected, then live and resynced;
- * - neither server hands out the demo secret, and the edge serves the terminal only with TERMINAL=1.
+ * - neither server hands out the demo secret, and the edge serves the terminal only with TERMINAL=1; both send one
+ *   Content-Security-Policy, but for the gateway each page connects to.
  *
  * Screenshots: test-artifacts/web-terminal.png (board and account), web-terminal-replayed.png,
  * web-terminal-disconnected.png, web-terminal-edge.png.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { startClient, waitHealthy, type Client } from './support.js';
@@ -33,11 +36,21 @@ let page: Page;
 const requests: HTTPRequest[] = [];
 const errors: string[] = [];
 
+/** A port free now: the edge's, so that the terminal knows its gateway before the edge knows the terminal's origin. */
+const freePort = () => new Promise<number>((done) => {
+  const server = createServer();
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as { port: number };
+    server.close(() => done(port));
+  });
+});
+
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  terminal = await serveTerminal();
+  const edgePort = await freePort();
+  terminal = await serveTerminal({ gateway: `http://127.0.0.1:${edgePort}` });
   [c, browser] = await Promise.all([
-    startClient({ edgeVars: { CORS_ORIGINS: terminal.url, TERMINAL: '1' } }),
+    startClient({ edgePort, edgeVars: { CORS_ORIGINS: terminal.url, TERMINAL: '1' } }),
     launchBrowser(),
   ]);
   await waitHealthy(c);
@@ -73,7 +86,8 @@ describe('the web terminal on its own origin', () => {
   let login: number;
 
   it('shows live quotes that change, and pages the accounts', async () => {
-    await signIn(page, `${terminal.url}/?gateway=${encodeURIComponent(c.stack.edgeUrl)}`, 'hub');
+    await signIn(page, `${terminal.url}/`, 'hub');
+    expect(await page.$eval('#sign-in [name=gateway]', (e) => (e as HTMLInputElement).value)).toBe(c.stack.edgeUrl);
     await page.waitForFunction(() => document.querySelectorAll('#quotes tr').length >= 3 && document.querySelector('#quotes tr[data-symbol="EURUSD"]'), { timeout: 20_000 });
     const board = () => page.$$eval('#quotes tr', (rows) => rows.map((r) => ({
       symbol: (r as HTMLElement).dataset.symbol!, bid: Number(r.querySelector('.bid')!.textContent), ask: Number(r.querySelector('.ask')!.textContent),
@@ -95,6 +109,8 @@ describe('the web terminal on its own origin', () => {
     await page.click('#next-page');
     await page.waitForFunction((l: number) => Number(document.querySelector<HTMLElement>('#account-rows tr')?.dataset.login) !== l, {}, page1[0]);
     expect(await logins()).toEqual(expected.slice(10, 20));
+    // The page's policy let through every connection it made, the hub's WebSocket among them.
+    expect(await page.$$eval('#log li', (items) => items.map((li) => li.textContent).filter((t) => t!.includes('Not sent to')))).toEqual([]);
   }, 60_000);
 
   it('shows a trade opened from the account view from the stream, and drops it when closed', async () => {
@@ -177,7 +193,11 @@ describe('the web terminal from the edge', () => {
       }
     }
     const res = await fetch(`${c.stack.edgeUrl}/terminal/`);
-    expect(res.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    const policy = res.headers.get('content-security-policy');
+    expect(policy).toContain("; connect-src 'self'; ");
+    // `npm run terminal`'s page has the edge's policy, but connects to the edge instead of its own origin.
+    const own = (await fetch(`${terminal.url}/`)).headers.get('content-security-policy');
+    expect(own).toBe(policy!.replace("connect-src 'self'", `connect-src ${c.stack.edgeUrl} ${c.stack.edgeUrl.replace('http:', 'ws:')}`));
     expect(readWorkerEnvironment({}).values.TERMINAL).toBe(false);
 
     const edgePage = await browser.newPage();
