@@ -4,7 +4,9 @@
  *
  * Every (re)login is followed by a full resync: `begin` starts fresh tables beside the live ones, `chunk`s fill them,
  * and `end` swaps them in with one assignment, so a read sees either the whole old snapshot or the whole new one,
- * never a half-filled table. Until the first resync completes there is nothing to answer from; reads wait for it
+ * never a half-filled table. With `sliceRows` the events are applied in turns of the event loop of that many rows at
+ * most: a large chunk is applied in slices, and the events that arrive meanwhile wait their turn behind it, so timers
+ * and sockets (the edge links' heartbeats) are served between slices and nothing is applied out of order. Until the first resync completes there is nothing to answer from; reads wait for it
  * (bounded by their deadline) rather than answer not-found from an empty cache. Tables the snapshot does not carry
  * (recently closed trades, news bodies) live across resyncs instead. A cold standby that logs out empties the whole
  * cache (`reset`): it is not ready again until the snapshot of its next login.
@@ -107,7 +109,24 @@ export interface PumpCacheOptions {
    * of a new UTC day, as the server's daily bar does.
    */
   clock?: () => number;
+  /**
+   * Rows applied in one turn of the event loop (an event other than a chunk counts as one); what is left waits for the
+   * next turn (setImmediate), in order. Default: no bound, each event applied whole as it is given, as a cache filled
+   * from a snapshot held in hand wants. A platform's cache fed by its manager session takes `STREAM_SLICE_ROWS`.
+   */
+  sliceRows?: number;
+  /** Told each event once it is applied, in the order the events were given (the platform's feed and streams). */
+  onApplied?: (event: ManagerEvent) => void;
 }
+
+/**
+ * The rows a platform's cache applies per turn of the event loop: a turn of that many rows of the largest kinds stays
+ * far below the edge link's heartbeat timeout on a loaded host (docs/perf/2026-12-01-broker-resync-stall.md).
+ */
+export const STREAM_SLICE_ROWS = 500;
+
+/** An event waiting for its turn, with the rows of its chunk already applied; or the end of a resync cut short. */
+type Step = { event: ManagerEvent; offset: number; done: boolean } | { abort: true; then?: () => void };
 
 export const DEFAULT_CLOSED_TRADES_LIMIT = 10_000;
 const DAY_MS = 86_400_000;
@@ -153,6 +172,15 @@ export class PumpCache {
   private updatedSymbols = new Set<string>();
   private readonly clock: () => number;
   private readonly closedTradesLimit: number;
+  private readonly sliceRows: number;
+  private readonly onApplied: ((event: ManagerEvent) => void) | undefined;
+  /** Events given and not yet applied, in order, from `head` on. */
+  private queue: Step[] = [];
+  private head = 0;
+  /** A turn is running or scheduled (`turn`): new events join the queue. */
+  private draining = false;
+  private turn: ReturnType<typeof setImmediate> | undefined;
+  private settledWaiters: Array<() => void> = [];
   /** Completed resyncs, for tests and metrics. */
   resyncs = 0;
   lastResyncAt: string | null = null;
@@ -160,6 +188,9 @@ export class PumpCache {
   constructor(readonly family: Family, options: PumpCacheOptions = {}) {
     this.clock = options.clock ?? Date.now;
     this.closedTradesLimit = options.closedTradesLimit ?? DEFAULT_CLOSED_TRADES_LIMIT;
+    if (options.sliceRows !== undefined && !(options.sliceRows >= 1)) throw new RangeError('sliceRows must be at least 1');
+    this.sliceRows = options.sliceRows ?? Number.POSITIVE_INFINITY;
+    this.onApplied = options.onApplied;
     this.tables = this.emptyTables();
   }
 
@@ -205,8 +236,92 @@ export class PumpCache {
     return names;
   }
 
-  /** Applies one frame of the change stream. */
+  /**
+   * Resolves once every event given so far is applied (at once when none waits). An event given meanwhile is waited
+   * for too.
+   */
+  settled(): Promise<void> {
+    if (!this.draining) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
+  /**
+   * Applies one frame of the change stream after those given before it: at once when none waits and it fits in a
+   * turn (`sliceRows`), otherwise over the next turns of the event loop.
+   */
   apply(event: ManagerEvent): void {
+    this.queue.push({ event, offset: 0, done: false });
+    if (!this.draining) this.drain();
+  }
+
+  /** One turn: the waiting events in order, up to `sliceRows` rows; what is left is scheduled for the next turn. */
+  private drain(): void {
+    this.turn = undefined;
+    this.draining = true;
+    let budget = this.sliceRows;
+    let current: Step | undefined;
+    try {
+      while (this.head < this.queue.length && budget > 0) {
+        current = this.queue[this.head];
+        if ('abort' in current) {
+          this.head++;
+          this.staging = null;
+          current.then?.();
+          continue;
+        }
+        budget -= this.applyPart(current, budget);
+        if (!current.done) break;
+        this.head++;
+        this.onApplied?.(current.event);
+      }
+    } catch (error) {
+      // The event that failed is dropped; those after it keep their turn.
+      if (current && this.queue[this.head] === current) this.head++;
+      this.afterTurn();
+      throw error;
+    }
+    this.afterTurn();
+  }
+
+  private afterTurn(): void {
+    if (this.head < this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+      this.turn ??= setImmediate(() => this.drain());
+      return;
+    }
+    this.queue = [];
+    this.head = 0;
+    this.draining = false;
+    this.wakeSettled();
+  }
+
+  private wakeSettled(): void {
+    const waiters = this.settledWaiters;
+    this.settledWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** Drops every event waiting for its turn (the cache is emptied or gone). */
+  private dropQueue(): void {
+    if (this.turn) clearImmediate(this.turn);
+    this.turn = undefined;
+    this.queue = [];
+    this.head = 0;
+    this.draining = false;
+    this.wakeSettled();
+  }
+
+  /** Applies `step`, or the next `budget` rows of its chunk; the rows spent (an event other than a chunk costs one). */
+  private applyPart(step: { event: ManagerEvent; offset: number; done: boolean }, budget: number): number {
+    const { event } = step;
+    if (event.event === 'resync' && event.op === 'chunk') return this.applyChunk(step, budget);
+    step.done = true;
+    this.applyWhole(event);
+    return 1;
+  }
+
+  private applyWhole(event: ManagerEvent): void {
     if (event.event === 'resync') {
       this.applyResync(event);
       return;
@@ -219,9 +334,17 @@ export class PumpCache {
     this.change(this.staging ?? this.tables, event.event, event.op, record, this.staging === null);
   }
 
-  /** The session dropped: a resync that was streaming will never end, so its partial tables are discarded. */
-  abortResync(): void {
-    this.staging = null;
+  /**
+   * The session dropped: a resync that was streaming will never end, so its partial tables are discarded, once the
+   * events given before this are applied; `then` runs right after (at once when none waits).
+   */
+  abortResync(then?: () => void): void {
+    if (!this.draining) {
+      this.staging = null;
+      then?.();
+      return;
+    }
+    this.queue.push({ abort: true, then });
   }
 
   /**
@@ -229,6 +352,7 @@ export class PumpCache {
    * for the snapshot of its next login.
    */
   reset(): void {
+    this.dropQueue();
     this.staging = null;
     this.readyFlag = false;
     this.tables = this.emptyTables();
@@ -237,6 +361,7 @@ export class PumpCache {
 
   /** Called when the platform is removed: wakes readers so nothing waits on a cache that will never fill. */
   dispose(): void {
+    this.dropQueue();
     this.staging = null;
     const waiters = this.readyWaiters;
     this.readyWaiters = [];
@@ -370,15 +495,6 @@ export class PumpCache {
       case 'begin':
         this.staging = this.emptyTables(this.tables);
         break;
-      case 'chunk': {
-        if (!this.staging) return; // a chunk without its begin: ignore rather than mix snapshots
-        const chunk = event.record as ResyncChunk | null;
-        if (!chunk || !Array.isArray(chunk.items)) return;
-        for (const item of chunk.items) {
-          if (item && typeof item === 'object' && !Array.isArray(item)) this.snapshotRow(this.staging, chunk.kind, item as Row);
-        }
-        break;
-      }
       case 'end': {
         if (!this.staging) return;
         const next = this.staging;
@@ -397,6 +513,26 @@ export class PumpCache {
         break;
       }
     }
+  }
+
+  /** The next `budget` rows of a snapshot chunk from `step.offset`; the rows spent. */
+  private applyChunk(step: { event: ManagerEvent; offset: number; done: boolean }, budget: number): number {
+    const chunk = step.event.record as ResyncChunk | null;
+    // A chunk without its begin (or whose resync was cut short) is ignored rather than mixed into another snapshot.
+    if (!this.staging || !chunk || !Array.isArray(chunk.items)) {
+      step.done = true;
+      return 0;
+    }
+    const { items } = chunk;
+    const from = step.offset;
+    const to = Math.min(items.length, from + budget);
+    for (let i = from; i < to; i++) {
+      const item = items[i];
+      if (item && typeof item === 'object' && !Array.isArray(item)) this.snapshotRow(this.staging, chunk.kind, item as Row);
+    }
+    step.offset = to;
+    step.done = to >= items.length;
+    return to - from;
   }
 
   /** One row of a snapshot: as it is, nothing derived (the snapshot's own rows are the truth). */

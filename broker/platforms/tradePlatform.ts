@@ -9,7 +9,7 @@
  */
 import type { PingReport } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
-import { PumpCache } from '../cache/pumpCache.js';
+import { PumpCache, STREAM_SLICE_ROWS } from '../cache/pumpCache.js';
 import { CacheFeed } from '../cache/cacheFeed.js';
 import type { Logger } from '../observability/log.js';
 import { PlatformEvents } from '../stream/platformEvents.js';
@@ -57,12 +57,13 @@ export class TradePlatform {
     private readonly coldIdleMs = DEFAULT_COLD_IDLE_MS,
   ) {
     this.asleepFlag = config.standby === 'cold';
-    this.cache = new PumpCache(config.family);
     this.events = new PlatformEvents(config.family);
     this.feed = new CacheFeed(config.family);
-    this.session = new ManagerSession(config, {
-      onEvent: (event) => {
-        this.cache.apply(event);
+    // A snapshot chunk is applied in slices between which the event loop runs (the edge links' heartbeats are answered
+    // meanwhile); the feed and the streams are told of each event once the cache applied it, in arrival order.
+    this.cache = new PumpCache(config.family, {
+      sliceRows: STREAM_SLICE_ROWS,
+      onApplied: (event) => {
         this.feed.afterEvent(event);
         if (event.event === 'resync' && event.op === 'end') {
           log('info', { msg: 'cache resynced', platform: config.id, counts: this.cache.sizes() });
@@ -70,11 +71,14 @@ export class TradePlatform {
         }
         this.events.onManagerEvent(event);
       },
-      onDown: () => {
+    });
+    this.session = new ManagerSession(config, {
+      onEvent: (event) => this.cache.apply(event),
+      // After the events that came before the drop: a resync end still waiting must not mark the platform synced again.
+      onDown: () => this.cache.abortResync(() => {
         this.synced = false;
-        this.cache.abortResync();
         this.events.onSessionDown();
-      },
+      }),
     }, { ...sessionOptions, log });
   }
 
