@@ -3312,7 +3312,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Administrator's direct edit of the open trade the body's `order` names, without market checks: the body is a trade record (as read, or just its PF4TradeUpdate fields); its sl, tp, magic, comment, commission and storage are written, the rest is the server's; answers the trade; an unknown ticket is 404; needs admin rights. */
+        /** Administrator's direct edit of the open trade the body's `order` names, without market checks: the body is a trade record (as read, or just its PF4TradeUpdate fields); its sl, tp, magic, comment, commission and storage are written, the rest is the server's; answers the trade; an unknown ticket, or a `login` that is not the ticket's, is 404; needs admin rights. */
         post: operations["v1.PF4.AdmTradeRecordModify"];
         delete?: never;
         options?: never;

@@ -34,8 +34,8 @@ describe('custom handlers', () => {
         count++;
       }
     }
-    expect(count).toBe(35);
-    expect(customHandlers.size).toBe(35);
+    expect(count).toBe(36);
+    expect(customHandlers.size).toBe(36);
   });
 
   it('are exactly the ops the catalog declares custom', () => {

@@ -100,3 +100,29 @@ describe('SymbolsGetAll', () => {
     expect(((await pending).data as Record<string, unknown>).digits).toBe(3);
   });
 });
+
+describe('AdmTradeRecordModify', () => {
+  const trade = { order: 9, login: 7, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, sl: 1.1 };
+  const modify = (session: ScriptedSession, body: Record<string, unknown>) => call(v1Pf4Bindings, pf4V1.AdmTradeRecordModify, platformOf('PF4', { session }), { body });
+
+  it('writes the update fields of the record to its ticket, unread when the record names no account', async () => {
+    const session = new ScriptedSession().answers('AdmTradeRecordModify', { ...trade, sl: 1.2, password: 'x' });
+    expect(await modify(session, { order: 9, sl: 1.2, volume: 99 })).toEqual({ data: shapeRecord('PF4Trade')({ ...trade, sl: 1.2 }) });
+    expect(session.sent).toEqual([sent('AdmTradeRecordModify', { ticket: 9, record: { order: 9, sl: 1.2 } }, { keyedRead: true })]);
+  });
+
+  it('reads the ticket of a record naming its account: the ticket\'s own login writes, another is refused sending nothing', async () => {
+    const own = new ScriptedSession().answers('TradeRecordRequest', trade).answers('AdmTradeRecordModify', { ...trade, sl: 1.2 });
+    expect(await modify(own, { ...trade, sl: 1.2 })).toEqual({ data: shapeRecord('PF4Trade')({ ...trade, sl: 1.2 }) });
+    expect(own.sent).toEqual([
+      sent('TradeRecordRequest', { order: 9 }, { keyedRead: true }),
+      sent('AdmTradeRecordModify', { ticket: 9, record: { order: 9, sl: 1.2 } }, { keyedRead: true }),
+    ]);
+    const other = new ScriptedSession().answers('TradeRecordRequest', trade);
+    await expectOperationError(() => modify(other, { ...trade, login: 8, sl: 1.2 }), {
+      code: 'NotFound', managerCode: 3,
+      message: 'body.login: order 9 is not a trade of login 8 (it is login 7\'s); login must be the ticket\'s, or absent',
+    });
+    expect(other.sent).toEqual([sent('TradeRecordRequest', { order: 9 }, { keyedRead: true })]);
+  });
+});

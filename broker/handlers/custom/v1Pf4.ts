@@ -6,8 +6,11 @@
  *   view, without the sensitive settings) and `CfgRequestCommon` (the whole section), both asked for the whole
  *   section (`full`). Every field is present: one the server did not send is null (text) or 0 (numbers).
  * - `SymbolsGetAll`: an active symbol's configuration from the cache, shaped as PF4SymbolConfig.
+ * - `AdmTradeRecordModify`: the trade record's update fields written to the ticket it names; a record naming its
+ *   account (`login`, as a record read has it) has the ticket read first and is refused, not found for that account,
+ *   when the ticket is another account's: the server edits the ticket whatever the record's login says.
  */
-import { CON_COMMON_SCHEMAS, pf4V1 } from '../../../shared/catalog/v1/pf4.js';
+import { CON_COMMON_SCHEMAS, pf4V1, tradeUpdateArgs } from '../../../shared/catalog/v1/pf4.js';
 import { OperationError } from '../../../shared/errors.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import { notFound } from '../../session/managerErrors.js';
@@ -36,6 +39,7 @@ function shaperOf(schema: Record<string, unknown>): (value: unknown) => Row {
 const shapeConCommon = shaperOf(CON_COMMON_SCHEMAS.ConCommon);
 const shapeConCommonShort = shaperOf(CON_COMMON_SCHEMAS.ConCommonShort);
 const shapeSymbol = shapeRecord('PF4SymbolConfig');
+const shapeTrade = shapeRecord('PF4Trade');
 
 async function commonSection(ctx: HandlerContext<unknown>, command: string): Promise<Row> {
   const answer = await ctx.platform.session.request(command, { full: true }, ctx.deadline);
@@ -52,4 +56,17 @@ export const v1Pf4Bindings = [
     if (!row) throw notFound('PF4', `symbol ${ctx.args.symbol} not found among the active symbols`);
     return { data: shapeSymbol(row) };
   })),
+
+  bind(pf4V1.AdmTradeRecordModify, async (ctx) => {
+    const body = ctx.args.body as Row;
+    const { ticket, record } = tradeUpdateArgs(body);
+    const { session } = ctx.platform;
+    if (body.login !== undefined && body.login !== null) {
+      const held = await session.request('TradeRecordRequest', { order: ticket }, ctx.deadline, { keyedRead: true }) as Row | null;
+      if (held?.login !== body.login) {
+        throw notFound('PF4', `body.login: order ${ticket} is not a trade of login ${String(body.login)} (it is login ${String(held?.login)}'s); login must be the ticket's, or absent`);
+      }
+    }
+    return { data: shapeTrade(await session.request('AdmTradeRecordModify', { ticket, record }, ctx.deadline, { keyedRead: true })) };
+  }),
 ];

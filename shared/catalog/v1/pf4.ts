@@ -158,6 +158,11 @@ function picked(record: Record<string, unknown>, fields: readonly string[]): Rec
 const propertiesOf = (name: string) => Object.keys((openapiComponents as Record<string, { properties: object }>)[name].properties);
 const TRADE_UPDATE_FIELDS = propertiesOf('PF4TradeUpdate');
 
+/** What `AdmTradeRecordModify` sends for a trade record: the ticket it names and only its set PF4TradeUpdate fields. */
+export function tradeUpdateArgs(body: Record<string, unknown>): { ticket: number; record: Record<string, unknown> } {
+  return { ticket: body.order as number, record: picked(body, TRADE_UPDATE_FIELDS) };
+}
+
 /**
  * A trade record as read (PF4Trade, or just its PF4TradeUpdate fields) naming its ticket in `order`: stops not
  * negative, the comment within the platform's 31 characters.
@@ -236,12 +241,10 @@ export const pf4V1 = {
   AdmTradeRecordModify: defineOperation({
     name: 'AdmTradeRecordModify', op: 'PF4.v1.AdmTradeRecordModify', generation: 'v1', family: 'PF4', method: 'POST', path: `${v1}/AdmTradeRecordModify`,
     tag: 'PF4 Trades',
-    summary: 'Administrator\'s direct edit of the open trade the body\'s `order` names, without market checks: the body is a trade record (as read, or just its PF4TradeUpdate fields); its sl, tp, magic, comment, commission and storage are written, the rest is the server\'s; answers the trade; an unknown ticket is 404; needs admin rights.',
+    summary: 'Administrator\'s direct edit of the open trade the body\'s `order` names, without market checks: the body is a trade record (as read, or just its PF4TradeUpdate fields); its sl, tp, magic, comment, commission and storage are written, the rest is the server\'s; answers the trade; an unknown ticket, or a `login` that is not the ticket\'s, is 404; needs admin rights.',
     body: tradeRecordBody, response: 'PF4Trade', timeout: 'trade', read: 'live', mutating: true,
-    answer: {
-      kind: 'live', command: 'AdmTradeRecordModify', keyedRead: true,
-      args: (a) => ({ ticket: a.body.order, record: picked(a.body, TRADE_UPDATE_FIELDS) }),
-    },
+    // Custom: a record naming its account (`login`) has the ticket read first, and another account's is refused.
+    answer: { kind: 'custom' },
   }),
   TradeTransaction: defineOperation({
     name: 'TradeTransaction', generation: 'v1', family: 'PF4', method: 'POST', path: `${v1}/TradeTransaction`,

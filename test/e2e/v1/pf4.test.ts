@@ -253,6 +253,13 @@ describe('v1.PF4.AdmTradeRecordModify', () => {
     // Just the update fields work too.
     expect(await ok(c, 'v1.PF4.AdmTradeRecordModify', { body: { order: opened.order, tp: 0 } })).toMatchObject({ order: opened.order, tp: 0, sl });
     await notFound(c, 'v1.PF4.AdmTradeRecordModify', { body: { order: 999_999_999, sl: 1 } });
+    // A record naming another account is refused for it, the trade untouched.
+    const other = await newAccount('V1 AdmTradeRecordModify other');
+    expect(await notFound(c, 'v1.PF4.AdmTradeRecordModify', { body: { ...changed, login: other, sl: round5(read.openPrice * 0.8), tp: 5 } })).toEqual({
+      errorType: 'PF4API', errorCode: 'InvalidData',
+      errorDescription: `body.login: order ${opened.order} is not a trade of login ${other} (it is login ${login}'s); login must be the ticket's, or absent`,
+    });
+    expect(await sim.ok<Rec>('TradeRecordRequest', { order: opened.order })).toMatchObject({ login, sl, tp: 0, comment: 'v1 admin edit' });
     await refuses(c, 'v1.PF4.AdmTradeRecordModify', 'body.order', { body: { sl: 1 } });
     await refuses(c, 'v1.PF4.AdmTradeRecordModify', 'body.sl', { body: { order: opened.order, sl: -1 } });
     await refuses(c, 'v1.PF4.AdmTradeRecordModify', 'body.comment', { body: { order: opened.order, comment: 'c'.repeat(32) } });
