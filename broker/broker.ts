@@ -24,7 +24,9 @@ import { healthReport, readinessReport } from './observability/health.js';
 import { silentLogger, type Logger } from './observability/log.js';
 import { BrokerMetrics } from './observability/metrics.js';
 import { PlatformSet } from './platforms/platformSet.js';
-import type { PlatformConfig, SessionOptions } from './session/managerSession.js';
+import { answerFrameBound, type PlatformConfig, type SessionOptions } from './session/managerSession.js';
+import type { FairUseLimits } from './session/fairUse.js';
+import { ANSWER_MAX_BYTES } from './handlers/handler.js';
 
 export interface BrokerOptions {
   /** Shared secret of the edge links; required. */
@@ -56,6 +58,8 @@ export interface BrokerOptions {
   answerMaxBytes?: number;
   /** How long a cold standby platform stays logged in with no call, subscription or replication (default 10 min). */
   coldIdleMs?: number;
+  /** How each platform's manager session is shared between callers (default DEFAULT_FAIR_USE). */
+  fairUse?: FairUseLimits;
 }
 
 /**
@@ -86,7 +90,13 @@ export interface RunningBroker {
 export async function startBroker(options: BrokerOptions): Promise<RunningBroker> {
   if (!options.secret) throw new Error('the broker needs a link secret');
   const log = options.log ?? silentLogger;
-  const platforms = new PlatformSet(options.platformsFile, options.session ?? {}, log, options.coldIdleMs);
+  const answerMaxBytes = options.answerMaxBytes ?? options.idempotentCalls?.answerMaxBytes ?? ANSWER_MAX_BYTES;
+  const sessionOptions: SessionOptions = {
+    ...options.session,
+    fairUse: options.fairUse ?? options.session?.fairUse,
+    maxAnswerFrameBytes: options.session?.maxAnswerFrameBytes ?? answerFrameBound(answerMaxBytes),
+  };
+  const platforms = new PlatformSet(options.platformsFile, sessionOptions, log, options.coldIdleMs);
   const metrics = new BrokerMetrics(platforms);
   const dispatcherOptions: DispatcherOptions = { ...options.idempotentCalls, passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks, answerMaxBytes: options.answerMaxBytes ?? options.idempotentCalls?.answerMaxBytes };
   const dispatcher = new CallDispatcher(platforms, metrics, log, dispatcherOptions);

@@ -16,6 +16,7 @@ import '../shared/requireNode.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBroker } from './broker.js';
+import { DEFAULT_FAIR_USE } from './session/fairUse.js';
 import { jsonLineLogger } from './observability/log.js';
 import { brokerEnvironment, EnvironmentError, listenProblem, readEnvironment } from '../shared/environment.js';
 
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     passwordChecks: { failures: env.PASSWORD_CHECK_FAILURES, windowMs: env.PASSWORD_CHECK_WINDOW_SECONDS * 1000 },
     drainTimeoutMs: env.BROKER_DRAIN_SECONDS * 1000,
     answerMaxBytes: env.BROKER_ANSWER_MAX_BYTES,
+    fairUse: { ...DEFAULT_FAIR_USE, calls: env.BROKER_MANAGER_CALLS, bytes: env.BROKER_MANAGER_BYTES },
     log,
     tls,
   }).catch((error: unknown) => failed(

@@ -150,6 +150,8 @@ const workerVariables = {
   AUTH_ORG_CLAIM: variable(text, 'org'),
   TOKEN_TTL_SECONDS: variable(positive(31_536_000, 'seconds'), 3600),
   TOKEN_MAX_LIFETIME_SECONDS: variable(positive(31_536_000, 'seconds'), 86_400),
+  /** How far past its `exp` (and before its `nbf` and `iat`) a token is still accepted, on REST and streams alike. */
+  TOKEN_CLOCK_TOLERANCE_SECONDS: variable(count(300, 'seconds'), 5),
   TOKEN_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), 30),
   TOKEN_FAILURE_LIMIT: variable(count(1_000_000_000, 'requests'), 30),
   /**
@@ -158,6 +160,8 @@ const workerVariables = {
    * docs/perf/2026-11-27-figures-behind-defaults.md).
    */
   TOKEN_VERIFY_LIMIT: variable(count(1_000_000_000, 'verifications'), 300),
+  /** The objects that count TOKEN_FAILURE_LIMIT, every source address hashed onto one (workers/limits/counterShards.ts). */
+  TOKEN_FAILURE_SHARDS: variable(positive(256, 'objects'), 16),
   API_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), 30_000),
   RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
   IDEMPOTENCY_RETENTION_HOURS: variable(decimal(0, 8760, false, 'a number of hours above 0 and at most 8760 (0.5: half an hour)'), 24),
@@ -169,6 +173,14 @@ const workerVariables = {
   STREAM_HUB_HANDSHAKE_SECONDS: variable(positive(3600, 'seconds'), 15),
   LINKS_PER_PLATFORM: variable(positive(256, 'objects'), 4),
   IDEMPOTENCY_SHARDS: variable(positive(256, 'objects'), 16),
+  /**
+   * Megabytes of stored answers one idempotency ledger (a share of one client's keys) holds before it refuses new keys;
+   * at most well under what an object's storage holds, leaving room for the rows' other columns and the indexes
+   * (docs/operating.md says why the default).
+   */
+  IDEMPOTENCY_LEDGER_MAX_MB: variable(decimal(0, 8192, false, 'a number of megabytes above 0 and at most 8192 (0.5: half a megabyte)'), 4096),
+  /** Bytes (UTF-8) of one answer a ledger stores for replay, a larger one stored as a note: below what one row may hold. */
+  IDEMPOTENCY_ANSWER_MAX_BYTES: variable(integer(1000, 1_500_000, 'a whole number of bytes from 1000 to 1500000'), 1_500_000),
   EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),
   BROKER_URL: variable(brokerUrls, [`http://127.0.0.1:${DEFAULT_BROKER_PORT}`]),
   BROKER_SECRET: variable(secretText, undefined),
@@ -332,6 +344,12 @@ export const brokerEnvironment = z.object({
    * workerd's 32 MiB, and holds an answer in up to three copies within an isolate's 128 MB. At most 31 MiB.
    */
   BROKER_ANSWER_MAX_BYTES: variable(integer(1024, 31 * 1024 * 1024, 'a whole number of bytes from 1024 to 32505856 (31 MiB)'), 16 * 1024 * 1024),
+  /**
+   * Fair use of each platform's manager session (broker/session/fairUse.ts): callers' commands on the wire at once,
+   * and the answer bytes they are expected to bring in all.
+   */
+  BROKER_MANAGER_CALLS: variable(integer(1, 1024, 'a whole number of commands from 1 to 1024'), 16),
+  BROKER_MANAGER_BYTES: variable(integer(1024 * 1024, 1024 * 1024 * 1024, 'a whole number of bytes from 1048576 (1 MiB) to 1073741824 (1 GiB)'), 32 * 1024 * 1024),
   DATA_DIR: variable(text, '.data'),
   LOG_LEVEL: variable(logLevel, 'info'),
 }).superRefine(tlsPair, { when: () => true });

@@ -26,6 +26,12 @@ export interface CallFrame {
   /** W3C trace id, for the broker's logs. */
   traceId?: string;
   /**
+   * An opaque name of the caller (the edge sends the API client's id), at most 255 characters: the broker shares each
+   * platform's manager session fairly between the callers it names (`broker/session/fairUse.ts`). A frame without it
+   * is the edge's own call (a replica's refresh), counted as one caller of its own.
+   */
+  client?: string;
+  /**
    * Opaque id of a call made under an `Idempotency-Key` (unique per key binding, never reused). The broker never
    * runs one id twice: a repeated frame is answered from the first one's outcome.
    */

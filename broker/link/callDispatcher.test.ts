@@ -219,15 +219,20 @@ describe('answering calls', () => {
     expect(t.observed[0]).toMatchObject({ op: 'PF4.UserRecordGet', outcome: 'NotFound' });
   });
 
-  it('hands the handler the deadline: one instant, or for a keyed call the send and answer bounds', () => {
+  it('hands the handler the deadline: one instant, or for a keyed call the send and answer bounds, and the caller', () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const t = setup({ lateAnswerMs: 777 });
-    t.call({ op: 'ServerTime', timeoutMs: 2500 });
+    t.call({ op: 'ServerTime', timeoutMs: 2500, client: 'back-office' });
     t.call({ op: 'PF4.UserRecordNew', timeoutMs: 2500, callId: 'k1', args: { body: { name: 'X', group: 'demo' } } });
-    expect(t.session.requests.map((r) => r.deadline)).toStrictEqual([1_002_500, { sendBy: 1_002_500, answerBy: 1_003_277 }]);
+    t.call({ op: 'ServerTime', timeoutMs: 2500, client: 'c'.repeat(300) });
+    expect(t.session.requests.map((r) => r.deadline)).toStrictEqual([
+      { sendBy: 1_002_500, answerBy: 1_002_500, caller: 'back-office' },
+      { sendBy: 1_002_500, answerBy: 1_003_277, caller: '' },
+      { sendBy: 1_002_500, answerBy: 1_002_500, caller: 'c'.repeat(255) },
+    ]);
     const d = setup();
     d.call({ op: 'PF4.UserRecordNew', timeoutMs: 1000, callId: 'k2', args: { body: { name: 'X', group: 'demo' } } });
-    expect(d.session.requests[0].deadline).toStrictEqual({ sendBy: 1_001_000, answerBy: 1_001_000 + DEFAULT_LATE_ANSWER_MS });
+    expect(d.session.requests[0].deadline).toStrictEqual({ sendBy: 1_001_000, answerBy: 1_001_000 + DEFAULT_LATE_ANSWER_MS, caller: '' });
   });
 });
 
@@ -297,7 +302,7 @@ describe('deadlines', () => {
     expect(t.replies).toHaveLength(2);
     vi.advanceTimersByTime(1);
     expect(t.parsed()[2]).toMatchObject({ id: 2, error: { message: 'the trading server did not answer within 300s' } });
-    expect(t.session.requests.map((r) => r.deadline)).toStrictEqual([1, 300_000, 10_000]);
+    expect(t.session.requests.map((r) => (r.deadline as { sendBy: number }).sendBy)).toStrictEqual([1, 300_000, 10_000]);
   });
 
   it('words the time-out in seconds, to the millisecond', () => {
@@ -567,8 +572,8 @@ describe('the bound on one answer', () => {
     t.session.answer = big;
     t.call({ op: 'PF4.CfgRequestManager', traceId: 'big' });
     await replies(t.replies, 1);
-    const message = answerTooLarge(whole.bytes, BOUND);
-    expect(message).toBe(`the answer of ${whole.bytes} bytes is larger than the 1024 bytes one answer may carry; ask for less (limit)`);
+    const message = answerTooLarge(whole.bytes, BOUND, 'PF4.CfgRequestManager');
+    expect(message).toBe(`the answer of ${whole.bytes} bytes is larger than the 1024 bytes one answer may carry; ask for a smaller page (limit)`);
     expect(t.parsed()[0]).toStrictEqual({ id: 1, ok: false, error: { code: 'Validation', managerCode: null, message } });
     expect(t.observed.map((o) => o.outcome)).toStrictEqual(['answer_too_large']);
     expect(t.logged).toStrictEqual([{ level: 'warn', fields: expect.objectContaining({
@@ -580,6 +585,14 @@ describe('the bound on one answer', () => {
     expect(t.parsed()[1]).toMatchObject({ id: 2, ok: true, paging: { hasMore: true } });
     expect((t.parsed()[1].data as Array<{ login: number }>).map((m) => m.login)).toStrictEqual([1, 2]);
     expect(t.observed.map((o) => o.outcome)).toStrictEqual(['answer_too_large', 'ok']);
+  });
+
+  it('tells the caller how to ask for less, by what the operation takes', () => {
+    const hint = (op: string) => answerTooLarge(1, 0, op).split('; ')[1];
+    expect(hint('PF4.CfgRequestManager')).toBe('ask for a smaller page (limit)');
+    expect(hint('PF4.TradesUserHistory')).toBe('ask for a shorter time range');
+    expect(hint('PF4.UserRecordsRequest')).toBe('ask for fewer values');
+    expect(hint('PF4.ManagerCommon')).toBe('this operation cannot be asked for in parts');
   });
 
   it('answers a frame of exactly the bound plus the envelope, and counts cached answers in UTF-8 bytes', async () => {
@@ -594,7 +607,7 @@ describe('the bound on one answer', () => {
     one.session.answer = rows;
     one.call({ op: 'PF4.CfgRequestManager' });
     await replies(one.replies, 1);
-    expect(one.parsed()[0]).toMatchObject({ ok: false, error: { code: 'Validation', message: answerTooLarge(whole.bytes, whole.bytes - ANSWER_ENVELOPE_BYTES - 1) } });
+    expect(one.parsed()[0]).toMatchObject({ ok: false, error: { code: 'Validation', message: answerTooLarge(whole.bytes, whole.bytes - ANSWER_ENVELOPE_BYTES - 1, 'PF4.CfgRequestManager') } });
     // A cached record (spliced JSON) past the bound in UTF-8 bytes, though not in characters.
     const t = setup({ answerMaxBytes: 1600 });
     t.cache.apply(resync('begin'));

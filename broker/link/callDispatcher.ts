@@ -34,7 +34,7 @@ import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
-import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
+import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
 import { PasswordChecks, type AdmittedCheck, type PasswordCheckLimit } from './passwordChecks.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
@@ -86,9 +86,26 @@ export interface DispatcherOptions {
 /** What an answer frame may take beyond its `data`: its id, `ok`, paging meta. */
 export const ANSWER_ENVELOPE_BYTES = 4096;
 
-/** The refusal of an answer past the bound, in place of its frame. */
-export function answerTooLarge(bytes: number, maxBytes: number): string {
-  return `the answer of ${bytes} bytes is larger than the ${maxBytes} bytes one answer may carry; ask for less (limit)`;
+/**
+ * How a caller of `op` asks for less, by what its operations take: a page (`limit`), a time range, fewer values; or
+ * nothing, when the operation has no way to be asked for in parts.
+ */
+function askForLess(op: string): string {
+  const entries = catalog.filter((e) => e.op === op);
+  const inputs = new Set(entries.flatMap((e) => [...Object.keys(e.query?.shape ?? {}), ...Object.keys(e.params?.shape ?? {})]));
+  if (entries.some((e) => e.paged) || inputs.has('limit')) return 'ask for a smaller page (limit)';
+  if (['fromTime', 'toTime', 'from', 'to'].some((name) => inputs.has(name))) return 'ask for a shorter time range';
+  if (['logins', 'orders', 'tickets'].some((name) => inputs.has(name))) return 'ask for fewer values';
+  return 'this operation cannot be asked for in parts';
+}
+
+const ASK_FOR_LESS = new Map<string, string>();
+
+/** The refusal of an answer past the bound, in place of its frame, with what `op`'s caller can do instead. */
+export function answerTooLarge(bytes: number, maxBytes: number, op = ''): string {
+  let hint = ASK_FOR_LESS.get(op);
+  if (hint === undefined) ASK_FOR_LESS.set(op, hint = askForLess(op));
+  return `the answer of ${bytes} bytes is larger than the ${maxBytes} bytes one answer may carry; ${hint}`;
 }
 
 /** Why a change's outcome is lost when its answer passed the bound. */
@@ -271,7 +288,7 @@ export class CallDispatcher {
     try {
       result = handler({
         platform, args, traceId: frame.traceId, answerMaxBytes: this.answerMaxBytes,
-        deadline: callId === undefined ? sendBy : { sendBy, answerBy: sendBy + this.lateAnswerMs },
+        deadline: { sendBy, answerBy: callId === undefined ? sendBy : sendBy + this.lateAnswerMs, caller: callerOf(frame) },
       });
     } catch (error) {
       check?.settle(wrongPassword(platform.family, error));
@@ -427,7 +444,7 @@ export class CallDispatcher {
    * answer); a change was made, so its outcome is unknown to the caller, as when its answer is lost.
    */
   private tooLarge(frame: CallFrame, bytes: number): Omit<CallFailed, 'id'> {
-    const message = answerTooLarge(bytes, this.answerMaxBytes);
+    const message = answerTooLarge(bytes, this.answerMaxBytes, frame.op);
     return MUTATING_OPS.has(frame.op)
       ? { ok: false, error: { code: 'Internal', managerCode: null, message }, outcome: 'unknown' }
       : { ok: false, error: { code: 'Validation', managerCode: null, message } };
@@ -454,7 +471,10 @@ export class CallDispatcher {
   /** A handler's failure as an answer frame (without its id). */
   private failure(frame: CallFrame, error: unknown): Omit<CallFailed, 'id'> {
     let failure: OperationError;
-    if (error instanceof OperationError) {
+    if (error instanceof AnswerTooLargeError) {
+      // The trading server's answer was left unread: refused as an answer past the bound is.
+      return this.tooLarge(frame, error.bytes);
+    } else if (error instanceof OperationError) {
       failure = error;
     } else {
       failure = new OperationError('Internal', 'the broker failed to handle the call');
@@ -494,6 +514,11 @@ export class CallDispatcher {
       ...(frame.traceId ? { traceId: frame.traceId } : {}), ...(error ? { error } : {}),
     });
   }
+}
+
+/** Who a call is for, as the manager session shares itself (`FairUse`): the frame's client, bounded; none is ''. */
+function callerOf(frame: CallFrame): string {
+  return typeof frame.client === 'string' ? frame.client.slice(0, 255) : '';
 }
 
 /** The trading server answered that the login or the password of a check is wrong. */

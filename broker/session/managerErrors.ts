@@ -18,6 +18,17 @@ export class DeadlineError extends OperationError {
 }
 
 /**
+ * The trading server's answer was larger than the session reads (`SessionOptions.maxAnswerFrameBytes`): left unread.
+ * Nothing is answered from it; the call's handler lets it through, and the link says what to ask for instead.
+ */
+export class AnswerTooLargeError extends OperationError {
+  constructor(readonly bytes: number) {
+    super('Validation', `the trading server's answer of ${bytes} bytes is larger than one answer may carry`, null);
+    this.name = 'AnswerTooLargeError';
+  }
+}
+
+/**
  * Raised for requests that were sent when the connection dropped: the server may or may not have acted on them, so a
  * mutating call failing this way has an unknown outcome.
  */

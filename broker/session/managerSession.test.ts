@@ -16,7 +16,7 @@ import { OperationError } from '../../shared/errors.js';
 import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import type { LogFields, Logger, LogLevel } from '../observability/log.js';
-import { ConnectionLostError, DeadlineError } from './managerErrors.js';
+import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from './managerErrors.js';
 import { ManagerSession, type SessionHooks, type SessionOptions, type SessionState } from './managerSession.js';
 
 /** Real timers, taken before any test fakes them: the polling below must keep running on the real clock. */
@@ -839,5 +839,64 @@ describe('defaults', () => {
     expect(t.session.state.lastError).toBe('keep-alive ping not answered');
     await until('the session down', () => !t.session.up);
     expect(server.sent('Ping').map((a) => a.text)).toStrictEqual(['{"id":4,"cmd":"Ping"}']);
+  });
+});
+
+describe('fair use of the session between callers', () => {
+  it('keeps a flood from one caller to its share: the other caller is served next, the flood is refused "too frequent"', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('Slow', silent);
+    const t = harness(server.url, { fairUse: { calls: 4, bytes: 1 << 20, queuedPerCaller: 64, activeMs: 1000, retryAfterSeconds: 1 } });
+    await up(t);
+    const deadline = (caller: string) => ({ sendBy: Date.now() + 5000, answerBy: Date.now() + 5000, caller });
+    const flood = Array.from({ length: 4 }, () => track(t.session.request('Slow', undefined, deadline('flood'))));
+    await until('the flood on the wire', () => server.sent('Slow').length === 4);
+    const quiet = track(t.session.request('Echo', { n: 1 }, deadline('quiet')));
+    // The flood holds every place and now has to wait: past its share of two, it is refused before anything is sent.
+    const refused = await rejection(t.session.request('Slow', undefined, deadline('flood')));
+    expect(refused).toStrictEqual({
+      kind: 'OperationError', code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent,
+      message: 'the trade platform\'s manager session is shared by 2 callers and this one already has 4 of its 4 commands on the wire; retry after 1 s',
+    });
+    let error: unknown;
+    await t.session.request('Slow', undefined, deadline('flood')).catch((e: unknown) => { error = e; });
+    expect((error as OperationError).retryAfterSeconds).toBe(1);
+    expect(server.sent('Slow')).toHaveLength(4);
+    expect(server.sent('Echo')).toHaveLength(0);
+    // One of the flood's answers frees a place: the quiet caller's command goes at once.
+    server.reply(server.sent('Slow')[0], { id: server.sent('Slow')[0].frame.id, result: 'x' });
+    await until('the quiet caller served', () => quiet.settled);
+    await expect(quiet.promise).resolves.toStrictEqual({ n: 1 });
+    await flood[0].promise;
+    expect(t.session.fairUse.stats).toMatchObject({ onWire: 3, waiting: 0, refused: 2 });
+  });
+
+  it('sends the session\'s own keep-alive and login whatever callers hold', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('Slow', silent);
+    const t = harness(server.url, { pingIntervalMs: 20, pingTimeoutMs: 500, fairUse: { calls: 1, bytes: 1 << 20, queuedPerCaller: 8, activeMs: 1000, retryAfterSeconds: 1 } });
+    await up(t);
+    void t.session.request('Slow', undefined, Date.now() + 5000).catch(() => {});
+    const pings = server.sent('Ping').length;
+    await until('pings while the only place is held', () => server.sent('Ping').length >= pings + 3);
+    expect(t.session.up).toBe(true);
+  });
+
+  it('leaves an answer frame past the bound unread: its request fails as too large, the session stays up', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('Huge', (a, s) => s.reply(a, `{"id":${a.frame.id},"result":"${'x'.repeat(5000)}"}`));
+    const t = harness(server.url, { maxAnswerFrameBytes: 4096 });
+    await up(t);
+    let error: unknown;
+    await t.session.request('Huge', undefined, Date.now() + 5000).catch((e: unknown) => { error = e; });
+    expect(error).toBeInstanceOf(AnswerTooLargeError);
+    expect((error as AnswerTooLargeError).bytes).toBe(5000 + `{"id":2,"result":""}`.length);
+    expect(t.logged.map((l) => l.fields.msg)).toContain('answer from the trading server too large, not read');
+    // An event of any size is read, and the session goes on answering.
+    server.push({ event: 'users', op: 'update', record: { login: 5, name: 'y'.repeat(5000) } });
+    await until('the large event', () => t.events.length === 1);
+    await expect(t.session.request('Echo', { ok: 1 }, Date.now() + 5000)).resolves.toStrictEqual({ ok: 1 });
+    expect(t.session.up).toBe(true);
+    expect(t.session.fairUse.stats.onWire).toBe(0);
   });
 });

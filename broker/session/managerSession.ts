@@ -20,8 +20,24 @@ import { isAnswer, isEvent } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-import { ConnectionLostError, DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
+import { AnswerTooLargeError, ConnectionLostError, DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
+import { DEFAULT_FAIR_USE, FairUse, FairUseRefusal, type FairUseLimits, type FairUsePlace } from './fairUse.js';
+import { TOO_FREQUENT_CODE } from '../../shared/resultCodes.js';
+
+/**
+ * What one answer frame of the trading server may take, for an answer of at most `answerMaxBytes` to the edge: twice
+ * that, since the broker shapes records (drops secrets, renames) before it answers.
+ */
+export function answerFrameBound(answerMaxBytes: number): number {
+  return 2 * answerMaxBytes;
+}
+
+/** The size of a frame as it arrived. */
+function frameBytes(data: WebSocket.RawData): number {
+  if (Array.isArray(data)) return data.reduce((n, part) => n + part.length, 0);
+  return (data as Buffer | ArrayBuffer).byteLength;
+}
 
 /** One entry of the platform file: where the trading server is and how the broker's manager logs in. */
 export interface PlatformConfig {
@@ -57,19 +73,30 @@ export interface SessionOptions {
   connectTimeoutMs?: number;
   log?: Logger;
   random?: () => number;
+  /** How callers share the session (DEFAULT_FAIR_USE). */
+  fairUse?: FairUseLimits;
+  /**
+   * What one answer frame of the trading server may take, in bytes (the broker sets `answerFrameBound` of its answer
+   * bound; default MANAGER_MAX_PAYLOAD): a larger answer is not parsed; its request fails as too large (`AnswerTooLargeError`). Events and resync chunks are
+   * bounded only by MANAGER_MAX_PAYLOAD.
+   */
+  maxAnswerFrameBytes?: number;
 }
 
 /**
  * An absolute deadline, or a split one: send until `sendBy`, wait for the answer until `answerBy` (calls under an
- * Idempotency-Key, whose late answer the broker keeps).
+ * Idempotency-Key, whose late answer the broker keeps), with the caller on whose behalf the commands are sent
+ * (`CallFrame.client`; the session shares itself fairly between callers, `FairUse`).
  */
-export type CallDeadline = number | { sendBy: number; answerBy: number };
+export type CallDeadline = number | { sendBy: number; answerBy: number; caller?: string };
 
 interface Pending {
   resolve(result: unknown): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout> | undefined;
   context: FailureContext;
+  /** The caller's place on the wire (`FairUse`), released with the answer's size. */
+  place?: FairUsePlace;
 }
 
 /** Requests arriving this soon after a failed connect share its failure instead of starting another attempt. */
@@ -106,6 +133,9 @@ export class ManagerSession {
   logins = 0;
   /** Connection attempts begun (each opens a socket): the broker is ready once every session has made one. */
   connectAttempts = 0;
+  /** How the session is shared between callers. */
+  readonly fairUse: FairUse;
+  private readonly maxAnswerFrameBytes: number;
 
   constructor(readonly config: PlatformConfig, private readonly hooks: SessionHooks, options: SessionOptions = {}) {
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
@@ -114,6 +144,8 @@ export class ManagerSession {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.log = options.log ?? silentLogger;
     this.random = options.random ?? Math.random;
+    this.fairUse = new FairUse(options.fairUse ?? DEFAULT_FAIR_USE);
+    this.maxAnswerFrameBytes = options.maxAnswerFrameBytes ?? MANAGER_MAX_PAYLOAD;
   }
 
   get family(): Family {
@@ -141,9 +173,23 @@ export class ManagerSession {
    */
   async request(cmd: string, args: Record<string, unknown> | undefined, deadline: CallDeadline, context: FailureContext = {}): Promise<unknown> {
     if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
-    const { sendBy, answerBy } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
-    const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(sendBy);
-    return this.send(socket, cmd, args, sendBy, context, answerBy);
+    const { sendBy, answerBy, caller = '' } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
+    let taken: FairUsePlace | Promise<FairUsePlace>;
+    try {
+      taken = this.fairUse.acquire(caller, cmd, sendBy);
+    } catch (error) {
+      if (!(error instanceof FairUseRefusal)) throw error;
+      // The platform's own "too frequent" result, as the bound on password checks answers: nothing was sent.
+      const family = this.config.family;
+      throw new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', error.message, TOO_FREQUENT_CODE[family], null, error.retryAfterSeconds);
+    }
+    const place = taken instanceof Promise ? await taken : taken;
+    try {
+      const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(sendBy);
+      return await this.send(socket, cmd, args, sendBy, context, answerBy, place);
+    } finally {
+      place.release();
+    }
   }
 
   /**
@@ -178,6 +224,7 @@ export class ManagerSession {
   /** Closes the session for good: no reconnects, every pending request fails. */
   close(): Promise<void> {
     this.closed = true;
+    this.fairUse.close(new OperationError('NoConnect', 'the manager session is closed'));
     clearTimeout(this.retryTimer);
     this.stopPing();
     const socket = this.socket;
@@ -304,7 +351,7 @@ export class ManagerSession {
 
   private send(
     ws: WebSocket, cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext,
-    answerBy = deadline,
+    answerBy = deadline, place?: FairUsePlace,
   ): Promise<unknown> {
     const now = Date.now();
     if (deadline - now <= 0) return Promise.reject(new DeadlineError());
@@ -315,13 +362,15 @@ export class ManagerSession {
         this.pending.delete(id);
         reject(new DeadlineError('no answer in time', true));
       }, Math.max(deadline, answerBy) - now);
-      this.pending.set(id, { resolve, reject, timer, context });
+      this.pending.set(id, { resolve, reject, timer, context, place });
       ws.send(stringifyJson(args === undefined ? { id, cmd } : { id, cmd, args }));
     });
   }
 
   private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
     this.lastFrameAt = Date.now();
+    const bytes = frameBytes(data);
+    if (bytes > this.maxAnswerFrameBytes && this.refusedUnread(data, bytes)) return;
     let frame: unknown;
     try {
       // Lossless both ways: PF5 ids beyond 2^53 − 1 are exact bigints here and bare digits on the wire.
@@ -335,11 +384,32 @@ export class ManagerSession {
       if (!pending) return; // answered after its deadline
       this.pending.delete(frame.id);
       clearTimeout(pending.timer);
+      pending.place?.release(bytes);
       if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error as ManagerErrorBody, pending.context));
       else pending.resolve(frame.result);
     } else if (isEvent(frame)) {
       this.hooks.onEvent(frame);
     }
+  }
+
+  /**
+   * An answer frame past the bound fails its request unread: parsing it would hold the event loop (and every other
+   * caller's answers) for as long as its size takes, to make an answer no edge could carry. Only the head of the frame
+   * is read, for its id; a frame that is not an answer (an event, a resync chunk) is parsed as usual.
+   */
+  private refusedUnread(data: WebSocket.RawData, bytes: number): boolean {
+    const head = (Array.isArray(data) ? data[0] : Buffer.from(data as Buffer)).subarray(0, 64).toString('latin1');
+    const id = /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,/.exec(head);
+    if (!id) return false;
+    const pending = this.pending.get(Number(id[1]));
+    if (pending) {
+      this.pending.delete(Number(id[1]));
+      clearTimeout(pending.timer);
+      pending.place?.release(bytes);
+      pending.reject(new AnswerTooLargeError(bytes));
+    }
+    this.log('warn', { msg: 'answer from the trading server too large, not read', platform: this.config.id, bytes, bound: this.maxAnswerFrameBytes });
+    return true;
   }
 
   private failPending(message: string): void {

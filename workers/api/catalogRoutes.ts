@@ -105,6 +105,7 @@ function operationHandler(entry: Operation) {
       args: inputs.args,
       timeoutMs: Math.round(budget.seconds * 1000),
       traceId: ctx.traceId,
+      client: c.get('caller').clientId,
       brokerUrls: found.brokerUrls ?? configOf(c.env).BROKER_URL,
       mutating: entry.mutating,
     };

@@ -21,6 +21,8 @@ export interface GatewayCall {
   args: Record<string, unknown>;
   timeoutMs: number;
   traceId: string;
+  /** The calling API client's id: the broker shares each platform's manager session fairly between clients (`CallFrame.client`). */
+  client?: string;
   /**
    * Base URLs (http/https) of the brokers that serve the platform, in the order they take its calls (the registry's
    * list, else the edge's `BROKER_URL`); each link is `<url>/link`.
@@ -54,6 +56,8 @@ export interface KeyedSend {
   args: Record<string, unknown>;
   timeoutMs: number;
   traceId: string;
+  /** The calling API client's id (`GatewayCall.client`). */
+  client?: string;
   brokerUrls: string[];
   /** The binding's call id (the broker runs it at most once). */
   callId: string;
@@ -86,6 +90,8 @@ export interface LedgerStats {
   records: number;
   inflight: number;
   unknown: number;
+  /** UTF-8 bytes of the answers its keys store for replay (bounded by IDEMPOTENCY_LEDGER_MAX_MB). */
+  storedBytes: number;
   /** When the retention/follow-up alarm fires next (ms since the epoch), or null when none is set. */
   nextAlarm: number | null;
   /** Asked with a key: that key's state (`inflight`, `done`, `unknown`), or null when the ledger holds none. */

@@ -68,7 +68,7 @@ export class PlatformLink extends DurableObject<Env> {
       if (replica.idle && brokers.connected) this.replicate(input.platform);
     }
     const r = await brokers.call(
-      { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId },
+      { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, ...(input.client !== undefined ? { client: input.client } : {}) },
       input.mutating, { raw: true, paged: route.paged },
     );
     return shapeAnswer(ctx, r);
@@ -80,7 +80,10 @@ export class PlatformLink extends DurableObject<Env> {
     this.pruneRoutes(Date.now());
     this.lateRoutes.set(input.callId, { ledger: input.ledger, until: Date.now() + LATE_ROUTE_MS });
     const r = await this.brokersFor(input.platform, input.brokerUrls).call(
-      { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, callId: input.callId },
+      {
+        platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, callId: input.callId,
+        ...(input.client !== undefined ? { client: input.client } : {}),
+      },
       true,
     ) as LinkAnswer;
     // Only a call whose outcome is still open can have a late one.
