@@ -47,6 +47,7 @@ import {
 } from './attackFigures.js';
 import { cpuPressureUs } from './measure.js';
 import { objectCall } from '../launcher/edge.js';
+import { shardName } from '../workers/limits/counterShards.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (milliseconds: number) => new Promise((r) => setTimeout(r, milliseconds));
@@ -59,6 +60,7 @@ const WINDOW_MS = Number(process.env.RATE_LIMIT_WINDOW_SECONDS ?? 60) * 1000;
 const TOKEN_LIMIT = Number(process.env.TOKEN_RATE_LIMIT ?? 30);
 const FAILURE_LIMIT = Number(process.env.TOKEN_FAILURE_LIMIT ?? 30);
 const VERIFY_LIMIT = Number(process.env.TOKEN_VERIFY_LIMIT ?? 300);
+const FAILURE_SHARDS = Number(process.env.TOKEN_FAILURE_SHARDS ?? 16);
 /** A stream must end within a check interval of its cause; a second more for the query and the write. */
 const STREAM_END_BOUND_MS = Math.max(1, CACHE_SECONDS) * 1000 + 1000;
 /** docs/operating.md, "Probes, logs and metrics": a frozen trading server shows down within 10 s (keep-alive interval plus timeout). */
@@ -128,6 +130,31 @@ async function newClient(name: string, scopes = 'webapi'): Promise<{ clientId: s
 /** Reads a rate-limit counter without spending from it. */
 async function counter(key: string, limit: number): Promise<CounterReading> {
   const grant = await objectCall<CounterReading>(stack.edge.miniflare, 'RATE_LIMITER', key, 'take', 0, { limit, windowMs: WINDOW_MS });
+  return { left: grant.left, resetAt: grant.resetAt };
+}
+
+/**
+ * The failure counters of the addresses that failed: which of the TOKEN_FAILURE_SHARDS objects counts each one
+ * (workers/limits/counterShards.ts), and how many objects that is.
+ */
+async function failureShards(): Promise<{ shardOf: Map<string, string>; objects: number }> {
+  const shardOf = new Map<string, string>();
+  let objects = 0;
+  for (let n = 0; n < FAILURE_SHARDS; n++) {
+    const name = shardName('token-fail', n);
+    const keys = Object.keys(await objectCall<Record<string, number>>(stack.edge.miniflare, 'RATE_LIMITER', name, 'counted'));
+    if (keys.length > 0) objects++;
+    for (const key of keys) shardOf.set(key, name);
+  }
+  return { shardOf, objects };
+}
+
+/** Reads one address's failure counter in the object that counts it, without spending from it. */
+async function failureCounter(shards: Map<string, string>, address: string): Promise<CounterReading> {
+  const key = `token-fail:${address}`;
+  const shard = shards.get(key);
+  if (!shard) return { left: FAILURE_LIMIT, resetAt: Date.now() - (Date.now() % WINDOW_MS) + WINDOW_MS };
+  const grant = await objectCall<CounterReading>(stack.edge.miniflare, 'RATE_LIMITER', shard, 'take', 0, { limit: FAILURE_LIMIT, windowMs: WINDOW_MS }, key);
   return { left: grant.left, resetAt: grant.resetAt };
 }
 
@@ -576,7 +603,7 @@ async function attackFlood(): Promise<void> {
   };
   const oneSource = await flood('from one address (192.0.2.10), 5 s', 5000, () => '192.0.2.10');
   // Counters read at once after each flood; a reading counts only if its window began before the flood did.
-  const oneAddress = await counter('token-fail:192.0.2.10', FAILURE_LIMIT);
+  const oneAddress = await failureCounter((await failureShards()).shardOf, '192.0.2.10');
   invented.length = 0;
   const manySources = await flood('from a new address per request (198.18.0.0/15), 10 s', 10_000, () => {
     const n = addressSerial++;
@@ -584,7 +611,8 @@ async function attackFlood(): Promise<void> {
     if (sampledAddresses.length < 20) sampledAddresses.push(address);
     return address;
   });
-  const addressCounters = await Promise.all(sampledAddresses.map((a) => counter(`token-fail:${a}`, FAILURE_LIMIT)));
+  const shards = await failureShards();
+  const addressCounters = await Promise.all(sampledAddresses.map((a) => failureCounter(shards.shardOf, a)));
   const inventedCounters = await Promise.all(invented.map((id) => counter(`token:${id}`, TOKEN_LIMIT)));
   const sameWindow = (readings: CounterReading[], from: number) => readings.every((r) => r.resetAt - WINDOW_MS <= from);
   await sleep(1000);
@@ -621,8 +649,8 @@ async function attackFlood(): Promise<void> {
     figures: `cached reads before: p50 ${ms(base.p50)}, p99 ${ms(base.p99)}, n ${base.n}. ${a.text}`,
     held: p50Held(a.during) && failedReads === 0,
   });
-  // Beyond the finding (one source inventing ids): a distributed flood, a new address per request, each address a
-  // failure counter of its own.
+  // Beyond the finding (one source inventing ids): a distributed flood, a new address per request, each address
+  // counted in one of the failure counter objects.
   found({
     id: '3c', title: `invented client ids from a new address per request, 8 callers (bound: cached reads' p50 during at most ${P50_BOUND}× before)`,
     figures: `cached reads before: p50 ${ms(base.p50)}. ${b.text}`,
@@ -636,7 +664,7 @@ async function attackFlood(): Promise<void> {
           `${addressCounters.filter((c) => c.left === FAILURE_LIMIT - 1).length} of ${addressCounters.length} sampled addresses have a failure counter with 1 spent; `
         : 'the rate-limit window turned during the second flood: its counters not compared; ') +
       (oneReadable ? `192.0.2.10's failure counter ${oneAddress.left} of ${FAILURE_LIMIT} left; ` : '') +
-      `counter objects: one per failing address (${addressSerial + 1} addresses), none per client id; cached reads failed: ${failedReads}`,
+      `failure counter objects: ${shards.objects} of TOKEN_FAILURE_SHARDS ${FAILURE_SHARDS} for ${addressSerial + 1} addresses, none per client id; cached reads failed: ${failedReads}`,
     held: verified === 0 && (!manyReadable || (untouched === invented.length && invented.length > 0)),
   });
 }

@@ -101,7 +101,7 @@ describe('environment of the edge worker', () => {
   it('has a default for every variable that has one, each written once in the schema', () => {
     expect(WORKER_DEFAULTS).toEqual({
       PUBLIC_URL: 'http://127.0.0.1:8787', AUTH_AUDIENCE: 'webapi', AUTH_ORG_CLAIM: 'org', TOKEN_TTL_SECONDS: 3600,
-      TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300,
+      TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300, TOKEN_FAILURE_SHARDS: 16,
       API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
       STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, STREAM_HUB_QUIET_SECONDS: 30, STREAM_HUB_HANDSHAKE_SECONDS: 15, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
       EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], BROKER_FAILBACK_SECONDS: 10, ACCESS_LOG_BATCH: false,
@@ -134,7 +134,7 @@ describe('environment of the edge worker', () => {
   });
 
   it('takes object counts (links, ledgers, stream objects) as whole numbers from 1 to 256, else the default', () => {
-    for (const name of ['LINKS_PER_PLATFORM', 'IDEMPOTENCY_SHARDS', 'STREAM_SHARDS'] as const) {
+    for (const name of ['LINKS_PER_PLATFORM', 'IDEMPOTENCY_SHARDS', 'STREAM_SHARDS', 'TOKEN_FAILURE_SHARDS'] as const) {
       expect([value(name, '1'), value(name, '17'), value(name, '256'), value(name, ' 8 ')]).toEqual([1, 17, 256, 8]);
       for (const raw of [undefined, '', '0', '-1', '257', '1.5', 'x', 'Infinity']) expect(value(name, raw)).toBe(WORKER_DEFAULTS[name]);
     }

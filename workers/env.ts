@@ -83,6 +83,11 @@ export interface Env {
    * each is a 100,000-iteration PBKDF2 (about 20 ms); past it token requests answer 429 until the window ends.
    */
   TOKEN_VERIFY_LIMIT?: string;
+  /**
+   * Objects counting TOKEN_FAILURE_LIMIT (default 16; 1 to 256): each source address is counted in one of them, by a
+   * keyed hash, so a flood from ever new addresses costs no object per address.
+   */
+  TOKEN_FAILURE_SHARDS?: string;
   /** API calls per client per RATE_LIMIT_WINDOW_SECONDS (0: unlimited). */
   API_RATE_LIMIT?: string;
   /** Length of the rate-limit window in seconds. */

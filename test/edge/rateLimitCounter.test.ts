@@ -1,7 +1,7 @@
 /**
  * A rate-limit counter keeps its window in its storage, so an object evicted while idle (inside a window) carries the
  * count on instead of letting a source fail again and again within one window; its storage is deleted once the last
- * window it counted has ended. Real worker, its own objects.
+ * window it counted has ended. A shard keeps each key's window apart, the same way. Real worker, its own objects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
@@ -12,12 +12,13 @@ let edge: TestEdge;
 beforeAll(async () => { edge = await startTestEdge(); }, 60_000);
 afterAll(async () => { await edge?.close(); });
 
-type Counter = { take(want: number, limit: Limit): Promise<Grant>; saved(): Promise<{ start: number; used: number; resetAt: number } | null> };
-/** The counter `key`, called through the edge's inspection worker (asynchronous round trips only). */
-async function counter(key: string): Promise<Counter> {
+type Saved = { start: number; used: number; resetAt: number };
+type Counter = { take(want: number, limit: Limit, key?: string): Promise<Grant>; saved(key?: string): Promise<Saved | null> };
+/** The counter `name`, called through the edge's inspection worker (asynchronous round trips only). */
+async function counter(name: string): Promise<Counter> {
   return {
-    take: (want, limit) => objectCall<Grant>(edge.miniflare, 'RATE_LIMITER', key, 'take', want, limit),
-    saved: () => objectCall(edge.miniflare, 'RATE_LIMITER', key, 'saved'),
+    take: (want, limit, ...key) => objectCall<Grant>(edge.miniflare, 'RATE_LIMITER', name, 'take', want, limit, ...key),
+    saved: (...key) => objectCall(edge.miniflare, 'RATE_LIMITER', name, 'saved', ...key),
   };
 }
 
@@ -52,5 +53,22 @@ describe('a rate-limit counter', () => {
     const c = await counter(`token-fail:peek-${Date.now()}`);
     expect((await c.take(0, { limit: 5, windowMs: 60_000 })).left).toBe(5);
     expect(await c.saved()).toBeNull();
+  });
+
+  it('keeps the window of each key a shard counts, and nothing once they have ended', async () => {
+    const short: Limit = { limit: 5, windowMs: 1000 };
+    const name = `token-fail#short-${Date.now()}`;
+    const shard = await counter(name);
+    const a = await shard.take(2, short, 'token-fail:a');
+    expect(a.granted).toBe(2);
+    expect((await shard.take(5, short, 'token-fail:b')).granted).toBe(5);
+    expect((await shard.saved('token-fail:a'))?.used).toBe(2);
+    expect((await shard.saved('token-fail:b'))?.used).toBe(5);
+    // Counted apart: the shard has no window of its own.
+    expect(await shard.saved()).toBeNull();
+    await new Promise((r) => setTimeout(r, Math.max(0, a.resetAt - Date.now())));
+    await expect.poll(async () => [await shard.saved('token-fail:a'), await shard.saved('token-fail:b')], { timeout: 15_000, interval: 200 }).toEqual([null, null]);
+    expect(await objectCall(edge.miniflare, 'RATE_LIMITER', name, 'counted')).toEqual({});
+    expect((await shard.take(5, short, 'token-fail:a')).granted).toBe(5);
   });
 });

@@ -3,13 +3,16 @@
  * per source address (CF-Connecting-IP, believed behind Cloudflare's front, which Miniflare's own entry stands in for
  * here) and lock out only that source, never the secret's holder elsewhere; the local socket is one source whatever
  * header a caller sends; invented client ids spend no client's counter and no verification; and once the edge's
- * verification budget is spent, every token request is refused alike and the edge says so once in its log.
+ * verification budget is spent, every token request is refused alike and the edge says so once in its log. Failures
+ * from many addresses are counted in TOKEN_FAILURE_SHARDS objects, each address still on its own limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { ORG_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import type { Grant, Limit } from '../../workers/limits/quota.js';
 import { objectCall } from '../../launcher/edge.js';
+import { shardName, shardOf } from '../../workers/limits/counterShards.js';
+import { BROKER_SECRET } from './gatewayFakeBroker.js';
 
 /** An hour's window, so a test seldom has to wait for room in one; the counts are the defaults. */
 const WINDOW_SECONDS = 3600;
@@ -49,6 +52,16 @@ const onSocket = async (target: TestEdge, clientId: string, secret: string, spoo
 /** Reads a rate-limit counter (spending nothing): what its window has left. */
 async function counterLeft(target: TestEdge, key: string, limit: number): Promise<number> {
   return (await objectCall<Grant>(target.miniflare, 'RATE_LIMITER', key, 'take', 0, { limit, windowMs: WINDOW_MS } satisfies Limit)).left;
+}
+
+/** The object that counts a source's failures: one of TOKEN_FAILURE_SHARDS, picked under the edge's broker secret. */
+const failureShard = async (source: string, shards: number) => shardName('token-fail', await shardOf(BROKER_SECRET, `token-fail:${source}`, shards));
+
+/** Reads what a source's failure window has left (spending nothing), from the object that counts it. */
+async function failuresLeft(target: TestEdge, source: string, limit: number, shards = 16): Promise<number> {
+  const grant = await objectCall<Grant>(target.miniflare, 'RATE_LIMITER', await failureShard(source, shards), 'take', 0,
+    { limit, windowMs: WINDOW_MS } satisfies Limit, `token-fail:${source}`);
+  return grant.left;
 }
 
 /** Windows are aligned to multiples of their length: wait for the next one unless `needMs` is left of this one. */
@@ -99,7 +112,7 @@ describe('failed token requests per source', () => {
     for (const id of invented) expect(await counterLeft(edge, `token:${id}`, 30)).toBe(30);
     expect(await counterLeft(edge, 'token-verify:all', 300)).toBe(verificationsBefore);
     // What they spent is their source's failure budget.
-    expect(await counterLeft(edge, `token-fail:${source}`, 30)).toBe(10);
+    expect(await failuresLeft(edge, source, 30)).toBe(10);
   }, 30_000);
 
   it('treats every caller of the local socket as one source, whatever CF-Connecting-IP it sends', async () => {
@@ -117,6 +130,56 @@ describe('failed token requests per source', () => {
       await local.close();
     }
   }, 60_000);
+});
+
+describe('failure counters of many addresses', () => {
+  it('counts failures from ever new addresses in TOKEN_FAILURE_SHARDS objects, each address still limited on its own', async () => {
+    const SHARDS = 4;
+    const LIMIT = 3;
+    const sharded = await startTestEdge({ vars: { ...WINDOW, TOKEN_FAILURE_LIMIT: String(LIMIT), TOKEN_FAILURE_SHARDS: String(SHARDS) } });
+    try {
+      await sharded.seedClient('holder', 'holder-secret', ORG_A);
+      await windowWithRoom(30_000);
+      // 60 addresses, one failure each (an invented id, or the holder with a wrong secret), 8 at a time.
+      const addresses = Array.from({ length: 60 }, (_, i) => `198.18.${i >> 4}.${i & 15}`);
+      for (let i = 0; i < addresses.length; i += 8) {
+        const answers = await Promise.all(addresses.slice(i, i + 8).map((a, j) => fromAddress(sharded, a, j % 2 ? 'holder' : `invented-${a}`, 'wrong')));
+        for (const answer of answers) expect(answer).toMatchObject({ status: 401, body: FAILED });
+      }
+      // No address has an object of its own: each is counted, once, in one of the four.
+      for (const a of addresses) expect(await objectCall(sharded.miniflare, 'RATE_LIMITER', `token-fail:${a}`, 'saved'), a).toBeNull();
+      const counted = await Promise.all(Array.from({ length: SHARDS }, (_, n) =>
+        objectCall<Record<string, number>>(sharded.miniflare, 'RATE_LIMITER', shardName('token-fail', n), 'counted')));
+      const all = Object.assign({}, ...counted) as Record<string, number>;
+      expect(Object.keys(all).sort()).toEqual(addresses.map((a) => `token-fail:${a}`).sort());
+      expect(new Set(Object.values(all))).toEqual(new Set([1]));
+      expect(counted.reduce((sum, shard) => sum + Object.keys(shard).length, 0)).toBe(addresses.length);
+
+      // One address spends its limit and is refused, the right secret included; another counted by the same object is not.
+      const [spender] = addresses;
+      const shard = counted.findIndex((c) => `token-fail:${spender}` in c);
+      expect(shardName('token-fail', shard)).toBe(await failureShard(spender, SHARDS));
+      const neighbour = Object.keys(counted[shard]).map((k) => k.slice('token-fail:'.length)).find((a) => a !== spender)!;
+      expect(neighbour).toBeDefined();
+      for (let i = 1; i < LIMIT; i++) expect(await fromAddress(sharded, spender, 'holder', `guess-${i}`)).toMatchObject({ status: 401, body: FAILED });
+      const refused = await fromAddress(sharded, spender, 'holder', 'guess-last');
+      expect(refused.status).toBe(429);
+      expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.retryAfter)).toBeLessThanOrEqual(WINDOW_SECONDS);
+      expect(refused.body).toEqual(tooManyFailures(refused.retryAfter));
+      expect((await fromAddress(sharded, spender, 'holder', 'holder-secret')).status).toBe(429);
+      expect(await failuresLeft(sharded, spender, LIMIT, SHARDS)).toBe(0);
+
+      expect(await fromAddress(sharded, neighbour, 'holder', 'wrong')).toMatchObject({ status: 401, body: FAILED });
+      const allowed = await fromAddress(sharded, neighbour, 'holder', 'holder-secret');
+      expect(allowed.status).toBe(200);
+      expect(decodeJwt(allowed.body.access_token as string)).toMatchObject({ client_id: 'holder', org: ORG_A });
+      expect(await failuresLeft(sharded, neighbour, LIMIT, SHARDS)).toBe(1);
+      expect((await objectCall<Record<string, number>>(sharded.miniflare, 'RATE_LIMITER', shardName('token-fail', shard), 'counted'))[`token-fail:${spender}`]).toBe(LIMIT);
+    } finally {
+      await sharded.close();
+    }
+  }, 90_000);
 });
 
 describe('the verification budget', () => {

@@ -11,7 +11,7 @@ import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, type JWK 
 import type { AppEnv, Env } from '../env.js';
 import { authRoutes } from './authRoutes.js';
 import { hashSecret } from '../../shared/secrets.js';
-import { FixedWindow, type Limit } from '../limits/quota.js';
+import { KeyedWindows, type Limit } from '../limits/quota.js';
 import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
 
 const ORG = randomUUID();
@@ -181,23 +181,24 @@ describe('token endpoint', () => {
 describe('token endpoint limits', () => {
   /**
    * A fresh copy of the endpoint (its isolate state: leases, timings) over counter objects kept here, each counting
-   * with the rate limiter's own fixed window; `names` lists every counter object the endpoint reached.
+   * its keys with the rate limiter's own windows; `names` lists every counter object the endpoint reached (the
+   * failures of every source in one object, `token-fail#0`, of TOKEN_FAILURE_SHARDS 1).
    */
   async function limitedEdge(vars: Record<string, string>) {
     vi.resetModules();
     const { authRoutes: freshRoutes } = await import('./authRoutes.js');
-    const windows = new Map<string, FixedWindow>();
+    const windows = new Map<string, KeyedWindows>();
     const RATE_LIMITER = {
       idFromName: (name: string) => name,
       get: (name: string) => ({
-        take: async (want: number, limit: Limit) => {
-          if (!windows.has(name)) windows.set(name, new FixedWindow());
-          return windows.get(name)!.take(want, limit.limit, limit.windowMs, Date.now());
+        take: async (want: number, limit: Limit, key = '') => {
+          if (!windows.has(name)) windows.set(name, new KeyedWindows());
+          return windows.get(name)!.take(key, want, limit.limit, limit.windowMs, Date.now()).grant;
         },
       }),
     };
     const app = new Hono<AppEnv>().route('/', freshRoutes());
-    const env = { DB: registry.db, AUTH_SIGNING_KEY: JSON.stringify(jwk), PUBLIC_URL: ISSUER, RATE_LIMIT_WINDOW_SECONDS: '3600', RATE_LIMITER, ...vars } as unknown as Env;
+    const env = { DB: registry.db, AUTH_SIGNING_KEY: JSON.stringify(jwk), PUBLIC_URL: ISSUER, RATE_LIMIT_WINDOW_SECONDS: '3600', TOKEN_FAILURE_SHARDS: '1', RATE_LIMITER, ...vars } as unknown as Env;
     const ask = async (clientId: string, secret: string) => {
       const res = await app.request('/connect/token', {
         method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
@@ -238,12 +239,12 @@ describe('token endpoint limits', () => {
     }
     expect(hashing).toHaveBeenCalledTimes(0);
     // Only the source's failures and the edge's verification counter: no object per invented id.
-    expect(names()).toEqual(['token-fail:local', 'token-verify:all']);
+    expect(names()).toEqual(['token-fail#0', 'token-verify:all']);
     // A registered id with a wrong secret, or disabled, is checked: one hash each.
     expect((await ask('full', 'wrong')).body).toEqual(error('invalid_client', 'client authentication failed'));
     expect((await ask('off', 'off-secret')).body).toEqual(error('invalid_client', 'client authentication failed'));
     expect(hashing).toHaveBeenCalledTimes(2);
-    expect(names()).toEqual(['token-fail:local', 'token-verify:all']);
+    expect(names()).toEqual(['token-fail#0', 'token-verify:all']);
   });
 
   it('refuses a source past TOKEN_FAILURE_LIMIT failures before any work, and the failures never touch the client\'s budget', async () => {
@@ -259,7 +260,7 @@ describe('token endpoint limits', () => {
     expect([right.status, right.body.error]).toEqual([429, 'too_many_requests']);
     expect((await ask('ghost', 'x')).status).toBe(429);
     expect(hashing).toHaveBeenCalledTimes(0);
-    expect(names()).toEqual(['token-fail:local', 'token-verify:all']);
+    expect(names()).toEqual(['token-fail#0', 'token-verify:all']);
   });
 
   it('refuses registered and unknown ids alike once TOKEN_VERIFY_LIMIT verifications are spent, and logs it once', async () => {

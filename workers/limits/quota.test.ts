@@ -2,10 +2,11 @@
  * Rate-limit counting across isolates: several isolates lease from one fixed-window counter (the Durable Object's
  * logic), and whatever the interleaving, the calls admitted in a window never exceed the limit; a spent window is
  * refused locally with the seconds until it ends, and the next window admits again; looking without spending
- * (`knownRefusal`, `peek`) learns a spent window as spending does. Fake clock.
+ * (`knownRefusal`, `peek`) learns a spent window as spending does. One object counting many keys (a shard) gives each
+ * key the window an object of its own would, and keeps at most its bound of keys. Fake clock.
  */
 import { describe, expect, it } from 'vitest';
-import { FixedWindow, leaseSize, QuotaLeases, type Limit } from './quota.js';
+import { FixedWindow, KeyedWindows, leaseSize, QuotaLeases, type Limit } from './quota.js';
 
 const LIMIT: Limit = { limit: 100, windowMs: 60_000 };
 
@@ -102,5 +103,55 @@ describe('looking at a window without spending', () => {
     expect(peeker.knownRefusal('token-verify:all').ok).toBe(false);
     expect((await peeker.admit('token-verify:all', limit)).ok).toBe(false);
     expect(await peeker.peek('token-verify:all', { limit: 0, windowMs: 60_000 })).toEqual({ ok: true });
+  });
+});
+
+describe('many keys in one counter', () => {
+  const take = (w: KeyedWindows, key: string, want: number, now: number) => w.take(key, want, 3, 60_000, now);
+
+  it('gives each key the window an object of its own would give it', () => {
+    const shard = new KeyedWindows();
+    const own = new FixedWindow();
+    const now = 125_000;
+    for (let i = 0; i < 4; i++) expect(take(shard, 'token-fail:a', 1, now + i).grant).toEqual(own.take(1, 3, 60_000, now + i));
+    // Spent for a, whole for b, on the same object.
+    expect(take(shard, 'token-fail:a', 1, now).grant).toEqual({ granted: 0, left: 0, resetAt: 180_000 });
+    expect(take(shard, 'token-fail:b', 1, now).grant).toEqual({ granted: 1, left: 2, resetAt: 180_000 });
+    expect(take(shard, 'token-fail:a', 1, 180_000).grant).toEqual({ granted: 1, left: 2, resetAt: 240_000 });
+    expect(take(shard, 'token-fail:a', 0, 180_000).saved).toEqual({ start: 180_000, used: 1, resetAt: 240_000 });
+  });
+
+  it('keeps nothing for a take that spends nothing of a key it does not know', () => {
+    const shard = new KeyedWindows();
+    expect(take(shard, 'token-fail:peek', 0, 1000).grant).toEqual({ granted: 0, left: 3, resetAt: 60_000 });
+    expect(shard.size).toBe(0);
+  });
+
+  it('keeps at most its bound of keys, dropping the one asked for longest ago', () => {
+    const shard = new KeyedWindows(3);
+    // An earlier window's key, then the current window's.
+    take(shard, 'old', 1, 10_000);
+    for (const key of ['a', 'b']) take(shard, key, 1, 70_000);
+    take(shard, 'a', 1, 70_001);
+    expect(take(shard, 'c', 1, 70_002).evicted).toEqual(['old']);
+    expect(take(shard, 'd', 1, 70_003).evicted).toEqual(['b']);
+    expect(shard.used()).toEqual({ a: 2, c: 1, d: 1 });
+    // However many keys come, it holds three.
+    for (let i = 0; i < 1000; i++) take(shard, `flood-${i}`, 1, 70_004);
+    expect(shard.size).toBe(3);
+    expect(Object.keys(shard.used())).toEqual(['flood-997', 'flood-998', 'flood-999']);
+  });
+
+  it('drops the keys whose windows ended, and says when the last kept one ends', () => {
+    const shard = new KeyedWindows();
+    take(shard, 'a', 1, 10_000);
+    take(shard, 'b', 1, 70_000);
+    expect(shard.lastReset()).toBe(120_000);
+    expect(shard.expire(60_000)).toEqual(['a']);
+    expect(shard.used()).toEqual({ b: 1 });
+    expect(shard.expire(120_000)).toEqual(['b']);
+    expect([shard.size, shard.lastReset()]).toEqual([0, 0]);
+    shard.restore('r', { start: 120_000, used: 3, resetAt: 180_000 });
+    expect(take(shard, 'r', 1, 130_000).grant).toEqual({ granted: 0, left: 0, resetAt: 180_000 });
   });
 });

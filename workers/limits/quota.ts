@@ -1,7 +1,8 @@
 /**
- * Per-client rate limits that hold across edge isolates. The count lives in one Durable Object per client and purpose
- * (ClientRateLimiter: a fixed window, `limit` calls per `windowMs`), so every isolate draws on the same budget and the
- * sum admitted in a window never exceeds the limit. Asking the object on every call would add a round trip to each
+ * Per-client rate limits that hold across edge isolates. The count of a key lives in one Durable Object
+ * (ClientRateLimiter: a fixed window, `limit` calls per `windowMs`; an object per client and purpose, or one of a
+ * purpose's shards for source addresses, `KeyedWindows`), so every isolate draws on the same budget and the sum
+ * admitted in a window never exceeds the limit. Asking the object on every call would add a round trip to each
  * one, so an isolate takes a small lease of the window's budget and spends it locally, asking again when it runs
  * out; once the object has nothing left, the isolate refuses locally until the window ends without asking again.
  * The cost of leases: calls another isolate leased but did not spend are lost to this window, so a client spread
@@ -40,6 +41,78 @@ export class FixedWindow {
     const granted = Math.max(0, Math.min(want, limit - this.used));
     this.used += granted;
     return { granted, left: Math.max(0, limit - this.used), resetAt: start + windowMs };
+  }
+}
+
+/** A window as a counter saves it: the fixed window's state and when it ends (epoch ms). */
+export interface SavedWindow { start: number; used: number; resetAt: number }
+
+/** How many keys' windows one counter object keeps at most (`KeyedWindows`). */
+export const MAX_COUNTED_KEYS = 10_000;
+
+/**
+ * The windows of many keys in one counter object: a shard of a purpose whose keys have no bound (source addresses,
+ * counterShards.ts), or the one key of an object of its own (`''`). At most `maxKeys` are kept: past that, the key
+ * asked for longest ago goes first. Windows are aligned to the clock, so those are the keys of windows already ended
+ * before any of the current window's; a key gone is counted afresh if it comes back. A take that spends nothing of a
+ * key not kept keeps nothing.
+ */
+export class KeyedWindows {
+  private readonly windows = new Map<string, { window: FixedWindow; resetAt: number }>();
+
+  constructor(private readonly maxKeys = MAX_COUNTED_KEYS) {}
+
+  get size(): number {
+    return this.windows.size;
+  }
+
+  /** Carries a saved window on (a counter read back from its storage). */
+  restore(key: string, saved: SavedWindow): void {
+    this.windows.set(key, { window: new FixedWindow(saved.start, saved.used), resetAt: saved.resetAt });
+  }
+
+  /** Grants up to `want` calls of `key`'s window; `evicted` are the keys dropped to make room for it. */
+  take(key: string, want: number, limit: number, windowMs: number, now: number): { grant: Grant; saved: SavedWindow; evicted: string[] } {
+    const held = this.windows.get(key);
+    const entry = held ?? { window: new FixedWindow(), resetAt: 0 };
+    const grant = entry.window.take(want, limit, windowMs, now);
+    entry.resetAt = grant.resetAt;
+    const evicted: string[] = [];
+    if (want > 0) {
+      // The newest key goes last: the first in the map is the one asked for longest ago.
+      this.windows.delete(key);
+      this.windows.set(key, entry);
+      for (const oldest of this.windows.keys()) {
+        if (this.windows.size <= this.maxKeys) break;
+        this.windows.delete(oldest);
+        evicted.push(oldest);
+      }
+    }
+    return { grant, saved: { ...entry.window.state(), resetAt: entry.resetAt }, evicted };
+  }
+
+  /** Drops the keys whose windows ended by `now`; answers them. */
+  expire(now: number): string[] {
+    const ended: string[] = [];
+    for (const [key, entry] of this.windows) {
+      if (entry.resetAt <= now) {
+        this.windows.delete(key);
+        ended.push(key);
+      }
+    }
+    return ended;
+  }
+
+  /** When the last of the kept windows ends (epoch ms); 0 when none is kept. */
+  lastReset(): number {
+    let last = 0;
+    for (const entry of this.windows.values()) last = Math.max(last, entry.resetAt);
+    return last;
+  }
+
+  /** The calls used of each kept key's window (tests and drills). */
+  used(): Record<string, number> {
+    return Object.fromEntries([...this.windows].map(([key, entry]) => [key, entry.window.state().used]));
   }
 }
 

@@ -11,14 +11,17 @@
  * - `api` (API_RATE_LIMIT, per authenticated client): calls under /api/.
  *
  * A refusal is HTTP 429 with `Retry-After` in seconds. Counter objects exist only for keys that something spent:
- * registered clients that authenticated, sources that failed, and the edge's one verification counter; never for a
- * client id someone merely presented.
+ * registered clients that authenticated and the edge's one verification counter; never for a client id someone
+ * merely presented. Sources are chosen by the caller, so they get no object each: `token-fail` is counted in
+ * TOKEN_FAILURE_SHARDS objects, each source in one of them (counterShards.ts), with the same limit, window and
+ * Retry-After per source as an object of its own would give.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv, Env } from '../env.js';
 import { configOf } from '../config.js';
 import { refuse } from '../envelope/index.js';
 import { QuotaLeases, type Admission, type Limit } from './quota.js';
+import { shardName, shardOf } from './counterShards.js';
 
 export type Purpose = 'token' | 'token-fail' | 'token-verify' | 'api';
 
@@ -35,12 +38,25 @@ export function limitOf(env: Env, purpose: Purpose): Limit {
   return { limit: config[LIMITS[purpose]], windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000 };
 }
 
+/** The purposes counted in a fixed number of objects (counterShards.ts), and the variable that says how many. */
+const SHARDED: Partial<Record<Purpose, 'TOKEN_FAILURE_SHARDS'>> = { 'token-fail': 'TOKEN_FAILURE_SHARDS' };
+
 /**
- * This isolate's leases. The counter namespace comes with each request's bindings; the latest one is used (they all
- * name the same objects).
+ * This isolate's leases, by `<purpose>:<key>`. The counter namespace and the shards' settings come with each
+ * request's bindings; the latest ones are used (they all name the same objects).
  */
-let namespace: Env['RATE_LIMITER'] | undefined;
-const leases = new QuotaLeases((key, want, limit) => namespace!.get(namespace!.idFromName(key)).take(want, limit));
+let bindings: Env | undefined;
+const leases = new QuotaLeases(async (counted, want, limit) => {
+  const env = bindings!;
+  const purpose = counted.slice(0, counted.indexOf(':')) as Purpose;
+  const shards = SHARDED[purpose];
+  const namespace = env.RATE_LIMITER;
+  if (!shards) return namespace.get(namespace.idFromName(counted)).take(want, limit);
+  const config = configOf(env);
+  // Keyed by a secret every isolate of the deployment has: the broker link's, else the signing key (either stays put).
+  const n = await shardOf(config.BROKER_SECRET ?? config.AUTH_SIGNING_KEY ?? '', counted, config[shards]);
+  return namespace.get(namespace.idFromName(shardName(purpose, n))).take(want, limit, counted);
+});
 
 /**
  * Asks the counters through `ask`. A counter that cannot be reached admits the call: the limit protects the service,
@@ -50,7 +66,7 @@ async function counted(env: Env, purpose: Purpose, key: string, ask: (key: strin
   const limit = limitOf(env, purpose);
   if (!(limit.limit > 0)) return { ok: true };
   try {
-    namespace = env.RATE_LIMITER;
+    bindings = env;
     return await ask(`${purpose}:${key}`, limit);
   } catch (error) {
     console.error(JSON.stringify({ msg: 'rate limiter unavailable; call admitted', purpose, error: String(error) }));
