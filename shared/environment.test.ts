@@ -101,7 +101,7 @@ describe('environment of the edge worker', () => {
   it('has a default for every variable that has one, each written once in the schema', () => {
     expect(WORKER_DEFAULTS).toEqual({
       PUBLIC_URL: 'http://127.0.0.1:8787', AUTH_AUDIENCE: 'webapi', AUTH_ORG_CLAIM: 'org', TOKEN_TTL_SECONDS: 3600,
-      TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300, TOKEN_FAILURE_SHARDS: 16,
+      TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_CLOCK_TOLERANCE_SECONDS: 5, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300, TOKEN_FAILURE_SHARDS: 16,
       API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
       STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, STREAM_HUB_QUIET_SECONDS: 30, STREAM_HUB_HANDSHAKE_SECONDS: 15, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
       EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], BROKER_FAILBACK_SECONDS: 10, ACCESS_LOG_BATCH: false,
@@ -139,6 +139,12 @@ describe('environment of the edge worker', () => {
       for (const raw of [undefined, '', '0', '-1', '257', '1.5', 'x', 'Infinity']) expect(value(name, raw)).toBe(WORKER_DEFAULTS[name]);
     }
     expect(read({ LINKS_PER_PLATFORM: '257' }).problems).toEqual(['LINKS_PER_PLATFORM must be a whole number of objects from 1 to 256, got "257"']);
+  });
+
+  it('takes TOKEN_CLOCK_TOLERANCE_SECONDS as whole seconds from 0 to 300, else 5', () => {
+    expect([value('TOKEN_CLOCK_TOLERANCE_SECONDS', '0'), value('TOKEN_CLOCK_TOLERANCE_SECONDS', ' 30 '), value('TOKEN_CLOCK_TOLERANCE_SECONDS', '300')]).toEqual([0, 30, 300]);
+    for (const raw of [undefined, '', '-1', '301', '2.5', '5s']) expect(value('TOKEN_CLOCK_TOLERANCE_SECONDS', raw)).toBe(5);
+    expect(read({ TOKEN_CLOCK_TOLERANCE_SECONDS: '60s' }).problems).toEqual(['TOKEN_CLOCK_TOLERANCE_SECONDS must be a whole number of seconds from 0 to 300, got "60s"']);
   });
 
   it('takes EDGE_REPLICA_MAX_ROWS from 0 (replicas off) to 100,000, else 10,000', () => {

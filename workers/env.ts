@@ -68,6 +68,11 @@ export interface Env {
   /** Longest lifetime (exp − iat) a token may state; longer ones, and tokens issued in the future, are refused. */
   TOKEN_MAX_LIFETIME_SECONDS?: string;
   /**
+   * Seconds a token is still accepted past its `exp` (and before its `nbf` and `iat`), for clock drift between issuer
+   * and edge (default 5; 0 to 300): REST calls are refused and streams end at `exp` plus this.
+   */
+  TOKEN_CLOCK_TOLERANCE_SECONDS?: string;
+  /**
    * Tokens issued per client per RATE_LIMIT_WINDOW_SECONDS (default 30; 0: unlimited): spent only by requests that
    * presented the client's right secret.
    */
@@ -112,7 +117,7 @@ export interface Caller {
   clientId: string;
   organizationId: string;
   scopes: string[];
-  /** When the access token expires (epoch ms): long-lived streams end then. */
+  /** When the edge stops accepting the access token (epoch ms): its `exp` plus the clock tolerance; streams end then. */
   expiresAt?: number;
 }
 

@@ -108,7 +108,8 @@ describe('streams end with their caller', () => {
     const socket = await rawHub(token);
     try {
       expect(sse.status).toBe(200);
-      expect(await eventually(async () => sse.ended && socket.closed.code !== undefined, 12_000)).toBe(true);
+      // Ended at the first check after exp plus the clock tolerance (TOKEN_CLOCK_TOLERANCE_SECONDS, 5 s by default).
+      expect(await eventually(async () => sse.ended && socket.closed.code !== undefined, 20_000)).toBe(true);
       expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({ code: 'TokenExpired', message: 'the access token expired: reconnect with a new token' });
       expect(socket.closeMessage()).toEqual({ type: 7, error: 'TokenExpired: the access token expired: reconnect with a new token', allowReconnect: true });
     } finally {

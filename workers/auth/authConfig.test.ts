@@ -1,20 +1,27 @@
 /**
  * How the edge reads its authentication variables: local issuer or external identity provider, the audience, the
- * issuer's spelling, the token lifetime and its ceiling, each with its default and what an unusable value falls back to.
+ * issuer's spelling, the token lifetime and its ceiling, the clock tolerance, each with its default and what an unusable
+ * value falls back to.
  */
 import { describe, expect, it } from 'vitest';
-import { authConfig, CLOCK_TOLERANCE_SECONDS, DEFAULT_MAX_LIFETIME_SECONDS, DEFAULT_TTL_SECONDS, REALM, SCOPE } from './authConfig.js';
+import { authConfig, DEFAULT_CLOCK_TOLERANCE_SECONDS, DEFAULT_MAX_LIFETIME_SECONDS, DEFAULT_TTL_SECONDS, REALM, SCOPE } from './authConfig.js';
 import type { Env } from '../env.js';
 
 const config = (vars: Partial<Env>) => authConfig(vars as Env);
 
 describe('auth configuration', () => {
-  it('defaults to the local issuer on 127.0.0.1:8787 with the webapi audience, one-hour tokens and a one-day ceiling', () => {
+  it('defaults to the local issuer on 127.0.0.1:8787 with the webapi audience, one-hour tokens, a one-day ceiling and 5 s of clock tolerance', () => {
     expect(config({})).toEqual({
       mode: 'local', issuer: 'http://127.0.0.1:8787', audience: 'webapi', ttlSeconds: 3600, maxLifetimeSeconds: 86_400,
-      orgClaim: 'org', signingKey: undefined,
+      clockToleranceSeconds: 5, orgClaim: 'org', signingKey: undefined,
     });
-    expect([SCOPE, REALM, DEFAULT_TTL_SECONDS, DEFAULT_MAX_LIFETIME_SECONDS, CLOCK_TOLERANCE_SECONDS]).toEqual(['webapi', 'webapi', 3600, 86_400, 60]);
+    expect([SCOPE, REALM, DEFAULT_TTL_SECONDS, DEFAULT_MAX_LIFETIME_SECONDS, DEFAULT_CLOCK_TOLERANCE_SECONDS]).toEqual(['webapi', 'webapi', 3600, 86_400, 5]);
+  });
+
+  it('takes TOKEN_CLOCK_TOLERANCE_SECONDS from 0 to 300 seconds, else 5, in either mode', () => {
+    for (const [raw, seconds] of [['0', 0], ['30', 30], ['300', 300], [' 2 ', 2]] as const) expect(config({ TOKEN_CLOCK_TOLERANCE_SECONDS: raw }).clockToleranceSeconds).toBe(seconds);
+    for (const bad of ['-1', '301', '1.5', 'a minute', '']) expect(config({ TOKEN_CLOCK_TOLERANCE_SECONDS: bad }).clockToleranceSeconds).toBe(5);
+    expect(config({ AUTH_ISSUER: 'https://idp', AUTH_JWKS_URL: 'https://idp/keys', TOKEN_CLOCK_TOLERANCE_SECONDS: '10' })).toMatchObject({ mode: 'external', clockToleranceSeconds: 10 });
   });
 
   it('issues as PUBLIC_URL without its trailing slashes, for the configured audience and key', () => {
@@ -49,7 +56,7 @@ describe('auth configuration', () => {
     // The provider's issuer is kept byte for byte (a trailing slash is part of some providers' issuer).
     expect(external).toEqual({
       mode: 'external', issuer: 'https://idp.example.com/', audience: 'api://gw', jwksUrl: 'https://idp.example.com/keys',
-      maxLifetimeSeconds: 7200, orgClaim: 'org',
+      maxLifetimeSeconds: 7200, clockToleranceSeconds: 5, orgClaim: 'org',
     });
     expect(config({ AUTH_ISSUER: 'https://idp', AUTH_JWKS_URL: 'https://idp/keys', AUTH_ORG_CLAIM: 'tenant' })).toMatchObject({ mode: 'external', orgClaim: 'tenant', audience: 'webapi', maxLifetimeSeconds: 86_400 });
     expect(config({ AUTH_ISSUER: 'https://idp' }).mode).toBe('local');

@@ -1,7 +1,7 @@
 /**
  * How the edge authenticates, worked out once per bindings object from its configuration (workers/config.ts): the
  * local issuer (own token endpoint, own ES256 key) or an external identity provider (AUTH_ISSUER + AUTH_JWKS_URL, both
- * required, local issuer off).
+ * required, local issuer off), and the clock tolerance every token is verified with.
  */
 import type { Env } from '../env.js';
 import { configOf } from '../config.js';
@@ -13,14 +13,18 @@ export const SCOPE = READ_SCOPE;
 /** The RFC 6750 realm of every Bearer challenge. */
 export const REALM = 'webapi';
 export const DEFAULT_TTL_SECONDS = WORKER_DEFAULTS.TOKEN_TTL_SECONDS;
-/** Verification tolerance for exp/nbf: enough for ordinary clock drift between issuer and edge, no more. */
-export const CLOCK_TOLERANCE_SECONDS = 60;
+/**
+ * How far past its `exp` (and before its `nbf` and `iat`) a token is accepted unless TOKEN_CLOCK_TOLERANCE_SECONDS
+ * says otherwise: enough for ordinary clock drift between issuer and edge, no more. One tolerance for REST calls and
+ * streams: a stream ends when a REST call with its token would be refused.
+ */
+export const DEFAULT_CLOCK_TOLERANCE_SECONDS = WORKER_DEFAULTS.TOKEN_CLOCK_TOLERANCE_SECONDS;
 /** The longest lifetime (exp − iat) a token may state, local or external, unless TOKEN_MAX_LIFETIME_SECONDS says otherwise. */
 export const DEFAULT_MAX_LIFETIME_SECONDS = WORKER_DEFAULTS.TOKEN_MAX_LIFETIME_SECONDS;
 
 export type AuthConfig =
-  | { mode: 'local'; issuer: string; audience: string; ttlSeconds: number; maxLifetimeSeconds: number; orgClaim: 'org'; signingKey: string | undefined }
-  | { mode: 'external'; issuer: string; audience: string; jwksUrl: string; maxLifetimeSeconds: number; orgClaim: string };
+  | { mode: 'local'; issuer: string; audience: string; ttlSeconds: number; maxLifetimeSeconds: number; clockToleranceSeconds: number; orgClaim: 'org'; signingKey: string | undefined }
+  | { mode: 'external'; issuer: string; audience: string; jwksUrl: string; maxLifetimeSeconds: number; clockToleranceSeconds: number; orgClaim: string };
 
 const configs = new WeakMap<object, AuthConfig>();
 
@@ -35,8 +39,9 @@ function settings(env: Env): AuthConfig {
   const vars = configOf(env);
   const audience = vars.AUTH_AUDIENCE;
   const maxLifetimeSeconds = vars.TOKEN_MAX_LIFETIME_SECONDS;
+  const clockToleranceSeconds = vars.TOKEN_CLOCK_TOLERANCE_SECONDS;
   if (vars.AUTH_ISSUER && vars.AUTH_JWKS_URL) {
-    return { mode: 'external', issuer: vars.AUTH_ISSUER, audience, jwksUrl: vars.AUTH_JWKS_URL, maxLifetimeSeconds, orgClaim: vars.AUTH_ORG_CLAIM };
+    return { mode: 'external', issuer: vars.AUTH_ISSUER, audience, jwksUrl: vars.AUTH_JWKS_URL, maxLifetimeSeconds, clockToleranceSeconds, orgClaim: vars.AUTH_ORG_CLAIM };
   }
   return {
     mode: 'local',
@@ -46,6 +51,7 @@ function settings(env: Env): AuthConfig {
     // Never issue a token this edge itself would refuse.
     ttlSeconds: Math.min(vars.TOKEN_TTL_SECONDS, maxLifetimeSeconds),
     maxLifetimeSeconds,
+    clockToleranceSeconds,
     orgClaim: 'org',
     signingKey: vars.AUTH_SIGNING_KEY,
   };

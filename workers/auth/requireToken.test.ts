@@ -110,10 +110,10 @@ describe('Bearer credentials', () => {
       .toEqual({ clientId: 'reader', organizationId: ORG_A, scopes: ['webapi'] });
   });
 
-  it("carry the token's expiry, in epoch milliseconds, for the streams that end with it", async () => {
-    const call = api(localVars());
+  it("carry the token's end, its exp plus the clock tolerance, in epoch milliseconds, for the streams that end with it", async () => {
     const exp = nowS() + 321;
-    expect((await call(await mint({ exp }), '?expiry')).body).toMatchObject({ clientId: 'client-a', expiresAt: exp * 1000 });
+    expect((await api(localVars())(await mint({ exp }), '?expiry')).body).toMatchObject({ clientId: 'client-a', expiresAt: (exp + 5) * 1000 });
+    expect((await api({ ...localVars(), TOKEN_CLOCK_TOLERANCE_SECONDS: '0' })(await mint({ exp }), '?expiry')).body).toMatchObject({ expiresAt: exp * 1000 });
   });
 });
 
@@ -163,10 +163,15 @@ describe('refused tokens', () => {
     expect((await afterRotation(await mint())).body).toEqual(refused('invalid_token', 'the access token signature is invalid'));
   });
 
-  it('accept expiry and nbf within the 60 s clock tolerance', async () => {
+  it('accept expiry and nbf within the clock tolerance (5 s unless TOKEN_CLOCK_TOLERANCE_SECONDS says), and no further', async () => {
     const call = api(localVars());
-    expect((await call(await mint({ iat: nowS() - 600, exp: nowS() - 30 }))).status).toBe(200);
-    expect((await call(await mint({ claims: { nbf: nowS() + 30 } }))).status).toBe(200);
+    expect((await call(await mint({ iat: nowS() - 600, exp: nowS() - 3 }))).status).toBe(200);
+    expect((await call(await mint({ claims: { nbf: nowS() + 3 } }))).status).toBe(200);
+    expect((await call(await mint({ iat: nowS() - 600, exp: nowS() - 8 }))).body).toEqual(refused('invalid_token', 'the access token expired'));
+    expect((await call(await mint({ claims: { nbf: nowS() + 8 } }))).body).toEqual(refused('invalid_token', 'the access token is not yet valid'));
+    const wider = api({ ...localVars(), TOKEN_CLOCK_TOLERANCE_SECONDS: '30' });
+    expect((await wider(await mint({ iat: nowS() - 600, exp: nowS() - 20 }))).status).toBe(200);
+    expect((await wider(await mint({ iat: nowS() - 600, exp: nowS() - 40 }))).body).toEqual(refused('invalid_token', 'the access token expired'));
   });
 
   it('refuse a token issued in the future or living longer than TOKEN_MAX_LIFETIME_SECONDS', async () => {

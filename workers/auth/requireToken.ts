@@ -1,8 +1,10 @@
 /**
  * Bearer access tokens on /api/* (RFC 6750): verifies the JWT against the local issuer's key or the external identity
- * provider's JWKS, refuses one issued in the future or stating a lifetime above the maximum, then checks the token's
- * client against the registry (through the short-lived registry cache, so a disabled or removed client's tokens stop
- * within REGISTRY_CACHE_SECONDS) and sets the caller (client, organization, scopes) every later handler scopes by.
+ * provider's JWKS, with TOKEN_CLOCK_TOLERANCE_SECONDS of clock drift on exp, nbf and iat (the caller's `expiresAt`
+ * is exp plus it, when streams end), refuses one issued in the future or stating a lifetime above the maximum, then
+ * checks the token's client against the registry (through the short-lived registry cache, so a disabled or removed
+ * client's tokens stop within REGISTRY_CACHE_SECONDS) and sets the caller (client, organization, scopes, expiresAt)
+ * every later handler scopes by.
  * The caller's scopes are those of the token the client still holds: narrowing a client narrows its issued tokens.
  *
  * External identity provider: the provider governs its clients. A client id it issues for that is also registered
@@ -16,7 +18,7 @@ import { isUuid } from '../registry/ids.js';
 import { cachedClientStanding } from '../registry/platformCache.js';
 import { RegistryStore } from '../registry/registryStore.js';
 import { configOf } from '../config.js';
-import { authConfig, CLOCK_TOLERANCE_SECONDS, SCOPE, type AuthConfig } from './authConfig.js';
+import { authConfig, SCOPE, type AuthConfig } from './authConfig.js';
 import { lifetimeProblem, scopesOf } from './tokenClaims.js';
 import { bearerError } from './oauthError.js';
 import { ALGORITHM, localKeys } from './signingKey.js';
@@ -71,7 +73,7 @@ function describe(error: unknown): { status: 'invalid' | 'unavailable'; descript
 
 async function verify(token: string, config: AuthConfig): Promise<JWTPayload> {
   const scope = `${config.mode} ${config.issuer} ${config.audience}`;
-  const remembered = rememberedPayload(scope, token, CLOCK_TOLERANCE_SECONDS);
+  const remembered = rememberedPayload(scope, token, config.clockToleranceSeconds);
   if (remembered) return remembered;
   const payload = await verifySignature(token, config);
   rememberPayload(scope, token, payload);
@@ -82,7 +84,7 @@ async function verifySignature(token: string, config: AuthConfig): Promise<JWTPa
   const options: JWTVerifyOptions = {
     issuer: config.issuer,
     audience: config.audience,
-    clockTolerance: CLOCK_TOLERANCE_SECONDS,
+    clockTolerance: config.clockToleranceSeconds,
     requiredClaims: ['exp'],
   };
   if (config.mode === 'external') {
@@ -155,7 +157,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
     if (status === 'unavailable') return c.json({ error: 'temporarily_unavailable', error_description: description }, 503);
     return bearerError('invalid_token', description);
   }
-  const timing = lifetimeProblem(payload, config.maxLifetimeSeconds, CLOCK_TOLERANCE_SECONDS);
+  const timing = lifetimeProblem(payload, config.maxLifetimeSeconds, config.clockToleranceSeconds);
   if (timing) return bearerError('invalid_token', timing);
 
   const organizationId = payload[config.orgClaim];
@@ -167,7 +169,9 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
   const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), payloadScopes(payload));
   if (!held) return bearerError('invalid_token', REVOKED);
   if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
-  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held, expiresAt: (payload.exp as number) * 1000 };
+  // The token is accepted until exp plus the tolerance: a stream it opens ends then, as a REST call would be refused.
+  const expiresAt = ((payload.exp as number) + config.clockToleranceSeconds) * 1000;
+  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held, expiresAt };
 }
 
 export function requireToken(): MiddlewareHandler<AppEnv> {

@@ -14,7 +14,7 @@ import { SCOPE } from '../auth/authConfig.js';
 export interface StreamCaller {
   clientId: string;
   organizationId: string;
-  /** When the token expires (epoch ms). */
+  /** When the edge stops accepting the token (epoch ms): its exp plus TOKEN_CLOCK_TOLERANCE_SECONDS. */
   expiresAt: number;
 }
 
