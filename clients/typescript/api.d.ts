@@ -1406,7 +1406,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The internal mails the server holds, newest first, live (the server keeps a bounded number). */
+        /** The internal mails the server holds, newest first, live (the server keeps a bounded number), paged: a page holds fewer than `limit` mails when their bodies would pass the bound on one answer (follow `nextCursor`); without `limit`, all of them when they fit in one answer, else a Validation error asking for pages. */
         get: operations["v2.PF4.MailsRequest"];
         put?: never;
         post?: never;
@@ -10548,6 +10548,8 @@ export interface operations {
     "v2.PF4.MailsRequest": {
         parameters: {
             query?: {
+                limit?: number;
+                cursor?: string;
                 /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
                 requestTimeout?: number;
             };

@@ -79,6 +79,24 @@ describe('MailSend, MailsRequest and MailLast', () => {
     expect(h.call('MailLast')).toBe('');
   });
 
+  it('answers a page of mails with their keys when asked with limit, going on before a key', () => {
+    const h = pf4Harness();
+    const [a] = h.world.users.keys();
+    for (let i = 1; i <= 4; i++) h.call('MailSend', { record: { subject: `m${i}`, logins: [a] } });
+    const all = h.call<Mail[]>('MailsRequest');
+    const first = h.call<{ items: Array<Mail & { key: number }>; hasMore: boolean }>('MailsRequest', { limit: 2 });
+    expect(first.items.map((m) => [m.key, m.subject])).toStrictEqual([[5, 'm4'], [4, 'm3']]);
+    expect(first.hasMore).toBe(true);
+    const rest = h.call<{ items: Array<Mail & { key: number }>; hasMore: boolean }>('MailsRequest', { limit: 5, before: 4 });
+    expect(rest.items.map((m) => [m.key, m.subject])).toStrictEqual([[3, 'm2'], [2, 'm1'], [1, 'Welcome']]);
+    expect(rest.hasMore).toBe(false);
+    expect([...first.items, ...rest.items].map(({ key: _k, ...mail }) => mail)).toStrictEqual(all);
+    // One account's mailbox pages the same way; its keys are the server's.
+    expect(h.call<{ items: Array<{ key: number }> }>('MailsRequest', { login: a, limit: 1, before: 5 }).items.map((m) => m.key)).toStrictEqual([4]);
+    expect(h.fails('MailsRequest', { before: 3 })).toMatchObject({ code: R.InvalidData, message: expect.stringContaining('before needs limit') });
+    expect(h.fails('MailsRequest', { limit: 1001 })).toMatchObject({ code: R.InvalidData });
+  });
+
   it('refuses an unknown login naming it, and bad fields, before any mailbox gets the mail', () => {
     const h = pf4Harness();
     const [a] = h.world.users.keys();

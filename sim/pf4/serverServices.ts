@@ -21,6 +21,8 @@ export interface NewsItem {
 }
 
 export interface MailItem {
+  /** The mail's place in arrival order (1, 2, ...): what a page of `MailsRequest` is cut by. */
+  key: number;
   time: string;
   senderLogin: number;
   senderName: string;
@@ -81,6 +83,7 @@ export class Pf4Services {
   private readonly onlineRandom: Random;
   private timers: NodeJS.Timeout[] = [];
   private nextNewsKey = 1;
+  private nextMailKey = 1;
   private lastCpu = process.cpuUsage();
   private lastCpuAt = Date.now();
 
@@ -94,7 +97,7 @@ export class Pf4Services {
         body: `${topic}. Simulated market commentary number ${i + 1} for demonstration purposes only.`,
       });
     }
-    this.mails.push({ time: iso(WORLD_ANCHOR_MS), senderLogin: 0, senderName: 'Server', subject: 'Welcome',
+    this.mails.push({ key: this.nextMailKey++, time: iso(WORLD_ANCHOR_MS), senderLogin: 0, senderName: 'Server', subject: 'Welcome',
       body: 'The simulated trading server is running.', logins: [] });
     this.onlineRandom = new Random(deriveSeed(seed, 'online'));
     for (const login of world.users.keys()) if (this.onlineRandom.chance(ONLINE_SHARE)) this.online.add(login);
@@ -132,8 +135,8 @@ export class Pf4Services {
   }
 
   /** Delivers one mail to each of its logins' mailboxes (the caller has checked they exist and collapsed duplicates). */
-  addMail(mail: Omit<MailItem, 'time'>): MailItem {
-    const item: MailItem = { ...mail, time: iso(Date.now()) };
+  addMail(mail: Omit<MailItem, 'time' | 'key'>): MailItem {
+    const item: MailItem = { ...mail, key: this.nextMailKey++, time: iso(Date.now()) };
     this.mails.push(item);
     for (const login of item.logins) {
       const box = this.mailboxes.get(login);

@@ -5,6 +5,7 @@ import { commonBindings } from './common.js';
 import { customHandlers } from './index.js';
 import { pf4BackupBindings } from './pf4Backup.js';
 import { pf4BatchReadsBindings } from './pf4BatchReads.js';
+import { pf4MailBindings } from './pf4Mail.js';
 import { pf4NewsBindings } from './pf4News.js';
 import { pf4ReportsBindings } from './pf4Reports.js';
 import { pf4ServerAdminBindings } from './pf4ServerAdmin.js';
@@ -15,7 +16,7 @@ import { v1Pf4Bindings } from './v1Pf4.js';
 import { v1Pf5Bindings } from './v1Pf5.js';
 
 const lists: Record<string, readonly Binding[]> = {
-  commonBindings, pf4BackupBindings, pf4BatchReadsBindings, pf4NewsBindings, pf4ReportsBindings, pf4ServerAdminBindings, pf4SymbolsBindings,
+  commonBindings, pf4BackupBindings, pf4BatchReadsBindings, pf4MailBindings, pf4NewsBindings, pf4ReportsBindings, pf4ServerAdminBindings, pf4SymbolsBindings,
   pf4TradesBindings, pf4UsersBindings, v1Pf4Bindings, v1Pf5Bindings,
 };
 
@@ -34,8 +35,8 @@ describe('custom handlers', () => {
         count++;
       }
     }
-    expect(count).toBe(36);
-    expect(customHandlers.size).toBe(36);
+    expect(count).toBe(37);
+    expect(customHandlers.size).toBe(37);
   });
 
   it('are exactly the ops the catalog declares custom', () => {

@@ -10,7 +10,7 @@ import { CommandError } from '../../world/commandError.js';
 import { isPending, type PF4Command, type PF4TradeRecord, type PF4UserRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { NO_ACCOUNT_SECRETS, passwordHash } from '../serverOnlyFields.js';
-import { topicOf } from '../serverServices.js';
+import { MAILS_KEPT as MAILS_PAGE_MAX, topicOf } from '../serverServices.js';
 import { matchesMask } from '../../world/mask.js';
 import { binaryDataProblem } from '../../../shared/plugins.js';
 import { MESSAGE_BODY_MAX, NEWS_CATEGORY_MAX, NEWS_TOPIC_MAX } from '../../../shared/catalog/v2/pf4/news.js';
@@ -92,11 +92,19 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     return true;
   });
   // The server's kept mails newest first, or one account's mailbox; MailLast is the body of the first of the former.
+  // With `limit`, a page: at most that many, each with its key, those before the key `before` when given.
   registry.on('MailsRequest', (args) => {
     const login = args.optionalInt('login', { min: 1, max: INT32_MAX });
+    const before = args.optionalInt('before', { min: 1, max: INT32_MAX });
+    const limit = args.optionalInt('limit', { min: 1, max: MAILS_PAGE_MAX });
     if (login !== undefined && !world.users.has(login)) notFound(`login ${login}`);
     const mails = login === undefined ? [...services.mails].reverse() : services.mailbox(login);
-    return mails.map(({ logins: _l, ...mail }) => mail);
+    if (limit === undefined) {
+      if (before !== undefined) args.fail('before needs limit');
+      return mails.map(({ logins: _l, key: _k, ...mail }) => mail);
+    }
+    const after = before === undefined ? mails : mails.filter((mail) => mail.key < before);
+    return { items: after.slice(0, limit).map(({ logins: _l, ...mail }) => mail), hasMore: after.length > limit };
   });
   registry.on('MailLast', () => services.mails.at(-1)?.body ?? '');
 

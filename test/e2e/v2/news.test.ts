@@ -8,7 +8,7 @@ import { DEMO_PF4_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import type { ManagerClient } from '../../../sim/testing/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client } from '../support.js';
-import { call, fails, ok, refuses } from './api.js';
+import { allPages, call, fails, ok, refuses } from './api.js';
 
 type Topic = { key: number; time: string; topic: string | null; [field: string]: unknown };
 
@@ -233,5 +233,19 @@ describe('v2.PF4.MailsRequest', () => {
     expect(mails.at(-1)).toMatchObject({ senderName: 'Server', subject: 'Welcome' });
     expect(mails.map((m) => m.time)).toEqual([...mails.map((m) => m.time)].sort().reverse());
     expect(await ok<string>(c, 'v2.PF4.MailLast')).toBe(mails[0].body);
+  });
+
+  it('pages the mails newest first: the pages, wide bodies and all, make the whole list once', async () => {
+    const [a] = await someLogins(1);
+    const stamp = Date.now();
+    for (let i = 0; i < 5; i++) {
+      await ok(c, 'v2.PF4.MailSend', { body: { subject: `page ${stamp} ${i}`, body: '\u4e00'.repeat(65_536), logins: [a] } });
+    }
+    const whole = await ok<Mail[]>(c, 'v2.PF4.MailsRequest');
+    const paged = await allPages<Mail>(c, 'v2.PF4.MailsRequest', 2);
+    expect(paged.items).toEqual(whole);
+    expect(paged.pages).toBe(Math.ceil(whole.length / 2));
+    expect(whole.slice(0, 5).map((m) => m.subject)).toEqual([4, 3, 2, 1, 0].map((i) => `page ${stamp} ${i}`));
+    expect(whole[0].body).toBe('\u4e00'.repeat(65_536));
   });
 });

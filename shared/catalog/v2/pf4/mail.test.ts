@@ -27,12 +27,12 @@ describe('v2 PF4 mail: what each entry declares', () => {
     expect(Object.keys(mail).sort()).toStrictEqual(['MailLast', 'MailSend', 'MailsRequest']);
   });
 
-  it('declares the reads live and unpaged', () => {
+  it('declares MailLast live and unpaged, MailsRequest live, paged and answered by its own handler', () => {
     expect(declared(entry('MailLast'))).toStrictEqual({
       ...reading, path: '/api/v2/PF4/{tradePlatform}/MailLast', response: { type: 'string' }, answer: { kind: 'live', command: 'MailLast' },
     });
     expect(declared(entry('MailsRequest'))).toStrictEqual({
-      ...reading, path: '/api/v2/PF4/{tradePlatform}/MailsRequest', response: 'PF4MailBox[]', answer: { kind: 'live', command: 'MailsRequest' },
+      ...reading, path: '/api/v2/PF4/{tradePlatform}/MailsRequest', response: 'PF4MailBox[]', paged: { key: 'time' }, answer: { kind: 'custom' },
     });
   });
 
@@ -49,9 +49,11 @@ describe('v2 PF4 mail: what each entry declares', () => {
 });
 
 describe('v2 PF4 mail: inputs', () => {
-  it('MailLast and MailsRequest take nothing', () => {
+  it('MailLast takes nothing; MailsRequest takes a page (limit 1 to 5000, cursor)', () => {
     expect(call('MailLast', {}, '?login=1')).toStrictEqual(accepted({}));
-    expect(call('MailsRequest', {}, '?limit=1')).toStrictEqual(accepted({}));
+    expect(call('MailsRequest', {}, '?login=1')).toStrictEqual(accepted({}));
+    expect(call('MailsRequest', {}, '?limit=1&cursor=Nw')).toStrictEqual(accepted({ limit: 1, cursor: 'Nw' }));
+    expect(call('MailsRequest', {}, '?limit=5001')).toStrictEqual(refused('limit: limit must be at most 5000'));
   });
 
   it('MailSend passes a full mail at its bounds, with tab and line breaks in the body', () => {

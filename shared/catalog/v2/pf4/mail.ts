@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineOperation } from '../../operation.js';
-import { contractBody } from '../../fields.js';
+import { contractBody, pageQuery } from '../../fields.js';
 import { INT32_MAX } from '../../../records/primitives.js';
 import { V2_PF4 as v2 } from '../paths.js';
 import { messageBody } from './news.js';
@@ -45,8 +45,11 @@ export const mail = {
   }),
   MailsRequest: defineOperation({
     name: 'MailsRequest', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/MailsRequest`,
-    tag: 'Mail', summary: 'The internal mails the server holds, newest first, live (the server keeps a bounded number).',
-    response: 'PF4MailBox[]', timeout: 'read', read: 'live',
-    answer: { kind: 'live', command: 'MailsRequest' },
+    tag: 'Mail',
+    summary: 'The internal mails the server holds, newest first, live (the server keeps a bounded number), paged: a page '
+      + 'holds fewer than `limit` mails when their bodies would pass the bound on one answer (follow `nextCursor`); '
+      + 'without `limit`, all of them when they fit in one answer, else a Validation error asking for pages.',
+    query: z.object(pageQuery), response: 'PF4MailBox[]', timeout: 'read', read: 'live', paged: { key: 'time' },
+    answer: { kind: 'custom' },
   }),
 };
