@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { trades, users } from '../../../shared/catalog/v2/pf4/index.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import { ANSWER_MAX_BYTES, type HandlerResult } from '../handler.js';
-import { batchReadBindings, pf4BatchReadsBindings } from './pf4BatchReads.js';
+import { batchReadBindings, pf4BatchReadsBindings, SYNC_ROWS_PER_COMMAND } from './pf4BatchReads.js';
+import { OperationError } from '../../../shared/errors.js';
 import { call, expectOperationError, platformOf, rowsOf, ScriptedSession, sent } from './testSupport.js';
 
 type Row = Record<string, unknown>;
@@ -113,6 +114,31 @@ describe('UsersSyncStart, UsersSyncRead, TradesSyncStart and TradesSyncRead', ()
     expect(session.sent).toEqual([
       sent('UsersSyncStart', { timestamp: 0 }), sent('UsersSyncStart', { timestamp: 1700000000 }), sent('TradesSyncStart', { timestamp: 5 }),
     ]);
+  });
+
+  it('asks the server SYNC_ROWS_PER_COMMAND rows at a time up to the limit, and stops once it answers fewer', async () => {
+    const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => account(from + i));
+    const session = scripted()
+      .answers('UsersSyncRead', rows(1, SYNC_ROWS_PER_COMMAND)).answers('UsersSyncRead', rows(1 + SYNC_ROWS_PER_COMMAND, SYNC_ROWS_PER_COMMAND))
+      .answers('UsersSyncRead', rows(1 + 2 * SYNC_ROWS_PER_COMMAND, 1000))
+      .answers('UsersSyncRead', rows(20_001, 3)).answers('UsersSyncRead', []);
+    const platform = await startedUsers(pf4BatchReadsBindings, session);
+    const first = logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 * SYNC_ROWS_PER_COMMAND + 1000 }) as HandlerResult);
+    expect(first).toEqual(rows(1, 2 * SYNC_ROWS_PER_COMMAND + 1000).map((r) => r.login));
+    // Fewer than asked: the server has no more, and is not asked again in this read.
+    expect(logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 100_000 }) as HandlerResult)).toEqual([20_001, 20_002, 20_003]);
+    expect(session.sent.slice(1).map((s) => s.args)).toEqual([
+      { limit: SYNC_ROWS_PER_COMMAND }, { limit: SYNC_ROWS_PER_COMMAND }, { limit: 1000 }, { limit: SYNC_ROWS_PER_COMMAND },
+    ]);
+    expect(session.unused).toBe(1);
+  });
+
+  it('answers what a read\'s earlier commands took when a later one fails', async () => {
+    const session = scripted().answers('UsersSyncRead', Array.from({ length: SYNC_ROWS_PER_COMMAND }, (_, i) => account(i + 1)))
+      .fails('UsersSyncRead', new OperationError('NoConnect', 'lost'));
+    const platform = await startedUsers(pf4BatchReadsBindings, session);
+    const got = logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 * SYNC_ROWS_PER_COMMAND }) as HandlerResult);
+    expect(got).toHaveLength(SYNC_ROWS_PER_COMMAND);
   });
 
   it('reads `limit` rows from the server, shaped, after a start; [] once the server has none left', async () => {

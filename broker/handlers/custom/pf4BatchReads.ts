@@ -94,6 +94,12 @@ function lostSnapshot(kind: Kind, started: number | undefined): OperationError {
   return new OperationError('NotFound', `the ${rows} sync snapshot is lost: ${why}; start again with ${start}`);
 }
 
+/**
+ * Rows a sync read asks of the server in one command: 5,000 accounts or trades are a few MiB, well within what the
+ * manager session reads of one answer.
+ */
+export const SYNC_ROWS_PER_COMMAND = 5_000;
+
 /** Bindings answering within `maxBytes` per answer (tests pass a small bound); else within the call's bound. */
 export function batchReadBindings(maxBytes?: number): Binding[] {
   const boundOf = (ctx: HandlerContext<unknown>) => maxBytes ?? ctx.answerMaxBytes ?? ANSWER_MAX_BYTES;
@@ -145,16 +151,33 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
           state.held = state.held.slice(taken);
           return answer.result();
         }
-        const rows = await session.request(KINDS[kind].read, { limit: limit - answer.count }, ctx.deadline);
-        // The session logged in again before sending (it was down): a new connection answers [] for a lost snapshot.
-        if (state.started !== loginOf(session)) {
-          state.held = [];
-          throw lostSnapshot(kind, state.started);
-        }
+        // Asked SYNC_ROWS_PER_COMMAND at a time, so that no answer of the server passes what the session reads
+        // (twice the bound on one answer): until the limit, the server has no more, or the answer is full.
         const held: string[] = [];
-        for (const row of listOf(rows)) {
-          const json = stringifyJson(shape(row));
-          if (held.length > 0 || !answer.add(json)) held.push(json);
+        let wanted = limit - answer.count;
+        let asked = 0;
+        while (wanted > 0 && held.length === 0) {
+          const ask = Math.min(wanted, SYNC_ROWS_PER_COMMAND);
+          let rows: unknown[];
+          try {
+            rows = listOf(await session.request(KINDS[kind].read, { limit: ask }, ctx.deadline));
+          } catch (error) {
+            // What earlier commands of this read took from the server is answered, not lost with the error.
+            if (asked === 0) throw error;
+            break;
+          }
+          asked++;
+          // The session logged in again before sending (it was down): a new connection answers [] for a lost snapshot.
+          if (state.started !== loginOf(session)) {
+            state.held = [];
+            throw lostSnapshot(kind, state.started);
+          }
+          for (const row of rows) {
+            const json = stringifyJson(shape(row));
+            if (held.length > 0 || !answer.add(json)) held.push(json);
+          }
+          wanted -= rows.length;
+          if (rows.length < ask) break;
         }
         state.held = held;
         return answer.result();
