@@ -104,6 +104,7 @@ describe('environment of the edge worker', () => {
       TOKEN_MAX_LIFETIME_SECONDS: 86_400, TOKEN_CLOCK_TOLERANCE_SECONDS: 5, TOKEN_RATE_LIMIT: 30, TOKEN_FAILURE_LIMIT: 30, TOKEN_VERIFY_LIMIT: 300, TOKEN_FAILURE_SHARDS: 16,
       API_RATE_LIMIT: 30_000, RATE_LIMIT_WINDOW_SECONDS: 60, IDEMPOTENCY_RETENTION_HOURS: 24, REGISTRY_CACHE_SECONDS: 5,
       STREAM_MAX_BEHIND: 5_000, STREAM_SHARDS: 1, STREAM_FLUSH_MS: 10, STREAM_HUB_QUIET_SECONDS: 30, STREAM_HUB_HANDSHAKE_SECONDS: 15, LINKS_PER_PLATFORM: 4, IDEMPOTENCY_SHARDS: 16,
+      IDEMPOTENCY_LEDGER_MAX_MB: 4096, IDEMPOTENCY_ANSWER_MAX_BYTES: 1_500_000,
       EDGE_REPLICA_MAX_ROWS: 10_000, BROKER_URL: ['http://127.0.0.1:8790'], BROKER_FAILBACK_SECONDS: 10, ACCESS_LOG_BATCH: false,
       TERMINAL: false,
     });
@@ -159,6 +160,15 @@ describe('environment of the edge worker', () => {
     expect(value('IDEMPOTENCY_RETENTION_HOURS', '0.5')).toBe(0.5);
     for (const raw of ['0', '-1', '1e3', '8761']) expect(value('IDEMPOTENCY_RETENTION_HOURS', raw)).toBe(24);
     expect(read({ IDEMPOTENCY_RETENTION_HOURS: '0' }).problems).toEqual(['IDEMPOTENCY_RETENTION_HOURS must be a number of hours above 0 and at most 8760 (0.5: half an hour), got "0"']);
+  });
+
+  it('takes the bounds of what a ledger stores: megabytes above 0 to 8192, an answer\'s bytes from 1000 to 1500000', () => {
+    expect([value('IDEMPOTENCY_LEDGER_MAX_MB', '0.01'), value('IDEMPOTENCY_LEDGER_MAX_MB', '256'), value('IDEMPOTENCY_LEDGER_MAX_MB', '8192')]).toEqual([0.01, 256, 8192]);
+    for (const raw of [undefined, '0', '-1', '8193', '1e3', '1GB']) expect(value('IDEMPOTENCY_LEDGER_MAX_MB', raw)).toBe(4096);
+    expect(read({ IDEMPOTENCY_LEDGER_MAX_MB: '0' }).problems).toEqual(['IDEMPOTENCY_LEDGER_MAX_MB must be a number of megabytes above 0 and at most 8192 (0.5: half a megabyte), got "0"']);
+    expect([value('IDEMPOTENCY_ANSWER_MAX_BYTES', '1000'), value('IDEMPOTENCY_ANSWER_MAX_BYTES', '65536'), value('IDEMPOTENCY_ANSWER_MAX_BYTES', '1500000')]).toEqual([1000, 65_536, 1_500_000]);
+    for (const raw of [undefined, '999', '1500001', '2.5', '64k']) expect(value('IDEMPOTENCY_ANSWER_MAX_BYTES', raw)).toBe(1_500_000);
+    expect(read({ IDEMPOTENCY_ANSWER_MAX_BYTES: '2000000' }).problems).toEqual(['IDEMPOTENCY_ANSWER_MAX_BYTES must be a whole number of bytes from 1000 to 1500000, got "2000000"']);
   });
 
   it('takes the flush interval from 1 to 1000 ms, and the access-log switch as 1 or 0', () => {

@@ -27,6 +27,13 @@ export interface Env {
   /** Ledgers per API client (default 16): how many objects one client's keys spread over. */
   IDEMPOTENCY_SHARDS?: string;
   /**
+   * Megabytes of stored answers one ledger holds (default 4096; decimals allowed): past it the ledger refuses new keys
+   * until older ones expire, so a client's keys hold at most IDEMPOTENCY_SHARDS times this.
+   */
+  IDEMPOTENCY_LEDGER_MAX_MB?: string;
+  /** Bytes of one answer a ledger stores for replay (default and most 1,500,000); a larger one replays a note. */
+  IDEMPOTENCY_ANSWER_MAX_BYTES?: string;
+  /**
    * Rate-limit counters, one per purpose and key (a client's tokens or API calls, a source's failed token requests,
    * the edge's secret verifications): each counts across every edge isolate.
    */

@@ -15,7 +15,7 @@ import { until } from '../support/until.js';
 import { objectCall } from '../../launcher/edge.js';
 
 /** What `IdempotencyLedger.stats()` and `PlatformLink.stats()` answer (workers/gateway/messages.ts, Workers-typed). */
-interface LedgerStats { records: number; inflight: number; unknown: number; nextAlarm: number | null; keyState: string | null }
+interface LedgerStats { records: number; inflight: number; unknown: number; storedBytes: number; nextAlarm: number | null; keyState: string | null }
 interface LinkStats { calls: number; pending: number; connected: boolean; lateRoutes: number }
 
 let edge: TestEdge;
@@ -426,7 +426,7 @@ describe('broker link authentication and idempotency retention', () => {
       expect(await stats()).toMatchObject({ records: 1, inflight: 0, unknown: 0, nextAlarm: expect.any(Number), keyState: 'done' });
       await until(async () => (await stats()).records === 0, 'the purge alarm');
       await until(async () => (await stats()).nextAlarm === null, 'the alarm to stay off');
-      expect(await stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null, keyState: null });
+      expect(await stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null, keyState: null });
     } finally {
       await short.close();
     }

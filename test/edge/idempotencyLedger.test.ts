@@ -267,7 +267,10 @@ describe('answers that decide a key at once', () => {
     expect(replayed(again)).toBe('true');
     expect(body(again)).toMatchObject({
       data: null,
-      error: { code: 'Internal', managerCode: null, message: 'Idempotency-Key: the first request with this key completed, but its answer is too large to replay' },
+      error: {
+        code: 'Internal', managerCode: null,
+        message: 'Idempotency-Key: the first request with this key completed, but its answer is larger than the 1500000 bytes kept for a replay; it is not sent again under this key',
+      },
     });
     expect(await k.counts()).toStrictEqual(was);
     expect((await k.stats()).keyState).toBe('done');
@@ -414,7 +417,7 @@ describe('the follow-up alarm', () => {
     expect(await k.stats()).toMatchObject({ records: 2, nextAlarm: late });
     await k.ledger.advanceClock(47 * HOUR);
     await k.ledger.runAlarm();
-    expect(plain(await k.ledger.stats())).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null });
+    expect(plain(await k.ledger.stats())).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null });
   });
 });
 
@@ -431,7 +434,7 @@ describe('the ledger itself', () => {
 
   it('answers its figures, and a key\'s state only when asked about one', async () => {
     const k = await fresh();
-    expect(plain(await k.ledger.stats())).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null });
-    expect(await k.stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, nextAlarm: null, keyState: null });
+    expect(plain(await k.ledger.stats())).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null });
+    expect(await k.stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null, keyState: null });
   });
 });

@@ -97,7 +97,7 @@ const TESTS: Record<string, string[]> = {
   // ledger and the link objects are also driven directly, beside stand-ins, on a clock the test moves.
   'workers/gateway': [
     ...EDGE_CALL_TESTS,
-    ...['registryRouting', 'idempotencyLedger', 'platformLink'].map((name) => `test/edge/${name}.test.ts`),
+    ...['registryRouting', 'idempotencyLedger', 'idempotencyBounds', 'platformLink'].map((name) => `test/edge/${name}.test.ts`),
   ],
   // Nearly every catalog mutant is evaluated when the catalog is imported, so every test file that imports it covers
   // every such mutant and runs for each. The tests that hold the catalog to the spec and the contract (names, paths,

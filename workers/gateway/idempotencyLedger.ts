@@ -22,6 +22,12 @@
  * ms of the answer and a retry after the broker forgot would replay "cannot be known" instead of the answer. Never a
  * second send.
  *
+ * Bounds: one stored answer is at most IDEMPOTENCY_ANSWER_MAX_BYTES (UTF-8), a larger one is stored as a note saying
+ * so; the stored answers of a ledger are counted (a running total in `idempotency_meta`, kept in the same commits as
+ * the rows) and once they reach IDEMPOTENCY_LEDGER_MAX_MB a new key is refused before anything is written or sent,
+ * with the time until enough of them expire. An answer is kept in full only while the ledger is under its bound, so
+ * it holds at most the bound plus one answer (and notes).
+ *
  * Invariants: a key's call id is sent at most once and a key never gets a second call id while its row exists; a
  * retry of an `inflight` key never sends anything but outcome queries; `unknown` is final for the key's retention.
  */
@@ -30,7 +36,7 @@ import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { OutcomeReport } from '../../shared/frames.js';
-import { failure, validation, type ShapeContext } from '../envelope/index.js';
+import { failure, refusal, validation, type ShapeContext } from '../envelope/index.js';
 import { pickLink } from './names.js';
 import { shapeAnswer } from './platformLink.js';
 import {
@@ -58,8 +64,8 @@ const MAX_ROUNDS = 4;
 const COMPLETE_WAIT_MS = 5;
 /** Link object ids a ledger keeps (the platforms its client writes to × LINKS_PER_PLATFORM); the oldest go first. */
 const MAX_LINK_IDS = 1024;
-/** Stored answers above this are replaced by a short note: a row holds at most 2 MB. */
-const MAX_STORED_RESPONSE = 1_500_000;
+/** The `idempotency_meta` row that counts the UTF-8 bytes of the stored answers (`response`) of every row. */
+const STORED_BYTES = 'stored_bytes';
 
 /** Failures that say the call was not applied: the key is released and a retry sends the request afresh. */
 const NOT_APPLIED: ReadonlySet<string> = new Set(['NoConnect', 'Validation']);
@@ -108,6 +114,10 @@ export class IdempotencyLedger extends DurableObject<Env> {
   private completions: { writes: Completion[]; timer: ReturnType<typeof setTimeout> } | undefined;
   /** When the alarm goes off as this object last set it (null: not armed); undefined until read from storage. */
   private alarmAt: number | null | undefined;
+  /** Bytes of the answers stored, and of decided answers not yet written (`unwritten`), as `keep` counted them. */
+  private stored: number;
+  /** While the ledger is full: when enough stored answers expire to take new keys again, for this `stored`. */
+  private fullUntil: { at: number; stored: number } | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -128,6 +138,17 @@ export class IdempotencyLedger extends DurableObject<Env> {
     this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires)');
     this.sql.exec('CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_by_call ON idempotency_keys (call_id)');
     this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_check ON idempotency_keys (check_at) WHERE check_at IS NOT NULL');
+    this.sql.exec('CREATE TABLE IF NOT EXISTS idempotency_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)');
+    const counted = this.sql.exec<{ value: number }>('SELECT value FROM idempotency_meta WHERE name = ?', STORED_BYTES).toArray()[0];
+    if (counted) {
+      this.stored = counted.value;
+    } else {
+      // A ledger from before the count: its rows are counted once.
+      this.stored = this.sql.exec<{ bytes: number }>(
+        'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys',
+      ).one().bytes;
+      this.sql.exec('INSERT INTO idempotency_meta (name, value) VALUES (?, ?)', STORED_BYTES, this.stored);
+    }
   }
 
   /** Answers one call under an Idempotency-Key: the first sends it, the rest replay, wait, or hear it is in progress. */
@@ -142,9 +163,10 @@ export class IdempotencyLedger extends DurableObject<Env> {
       let row = this.row(idem.key);
       if (row && row.expires <= Date.now()) {
         this.sql.exec('DELETE FROM idempotency_keys WHERE key = ?', idem.key);
+        if (row.response !== null) this.forget(utf8Bytes(row.response));
         row = undefined;
       }
-      if (!row) return this.first(input, ctx);
+      if (!row) return this.full(ctx) ?? this.first(input, ctx);
       if (row.request_hash !== idem.requestHash) return validation(ctx, 'Idempotency-Key: already used with a different request');
       if (row.state !== 'inflight') return replayed(JSON.parse(row.response!) as GatewayResponse);
       const decided = this.unwritten.get(idem.key);
@@ -177,7 +199,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
       `SELECT count(*) AS records, coalesce(sum(state = 'inflight'), 0) AS inflight, coalesce(sum(state = 'unknown'), 0) AS unknown
        FROM idempotency_keys`,
     ).one();
-    const stats: LedgerStats = { ...counts, nextAlarm: await this.ctx.storage.getAlarm() };
+    const stats: LedgerStats = { ...counts, storedBytes: this.stored, nextAlarm: await this.ctx.storage.getAlarm() };
     if (key !== undefined) stats.keyState = this.row(key)?.state ?? null;
     return stats;
   }
@@ -187,7 +209,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     // The alarm that fired is spent: until rearm() sets the next, what storage holds is read afresh if needed.
     this.alarmAt = undefined;
     const now = Date.now();
-    this.sql.exec('DELETE FROM idempotency_keys WHERE expires <= ?', now);
+    this.purge(now);
     const due = this.sql.exec<KeyRow>(
       `SELECT * FROM idempotency_keys WHERE check_at IS NOT NULL AND check_at <= ? AND state = 'inflight' ORDER BY check_at LIMIT ?`,
       now, FOLLOW_UP_BATCH,
@@ -272,12 +294,13 @@ export class IdempotencyLedger extends DurableObject<Env> {
   protected complete(ctx: ShapeContext, key: string, callId: string, answer: LinkAnswer): Promise<GatewayResponse> {
     const response = shapeAnswer(ctx, answer);
     if (answer.ok || (answer.outcome !== 'unknown' && !NOT_APPLIED.has(answer.error.code))) {
-      const decided = { callId, text: storedText(ctx, response) };
+      const kept = this.keep(ctx, response);
+      const decided = { callId, text: kept.text };
       this.unwritten.set(key, decided);
       this.queueCompletion({
         write: () => {
           if (this.unwritten.get(key) === decided) this.unwritten.delete(key);
-          this.finish(callId, 'done', decided.text);
+          this.finish(callId, 'done', kept);
         },
         done: () => {},
         failed: (err) => console.error(JSON.stringify({ msg: 'idempotency answer not stored', callId, error: String(err) })),
@@ -322,7 +345,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     } else if (!answer.ok && NOT_APPLIED.has(answer.error.code)) {
       this.sql.exec(`DELETE FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId);
     } else {
-      this.finish(callId, 'done', storedText(ctx, response));
+      this.finish(callId, 'done', this.keep(ctx, response));
     }
   }
 
@@ -337,18 +360,103 @@ export class IdempotencyLedger extends DurableObject<Env> {
       return;
     }
     const reason = report.state === 'lost' ? report.reason : 'the broker no longer knows the call';
-    this.finish(callId, 'unknown', storedText(ctx, failure(ctx, {
+    this.finish(callId, 'unknown', this.keep(ctx, failure(ctx, {
       code: 'NoConnect', managerCode: null, outcome: 'unknown',
       message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${reason}); it is not sent again under this key`,
-    })));
+    }), true));
   }
 
-  /** Stores the key of `callId` as decided, with the text its repeats replay (`storedText`). */
-  private finish(callId: string, state: Exclude<State, 'inflight'>, text: string): void {
-    this.sql.exec(
+  /** Stores the key of `callId` as decided, with the text its repeats replay (`keep`), and counts its bytes. */
+  private finish(callId: string, state: Exclude<State, 'inflight'>, kept: Kept): void {
+    const written = this.sql.exec(
       `UPDATE idempotency_keys SET state = ?, response = ?, check_at = NULL WHERE call_id = ? AND state = 'inflight'`,
-      state, text, callId,
-    );
+      state, kept.text, callId,
+    ).rowsWritten;
+    if (written === 0) {
+      // Decided already (or gone): what `keep` counted for it is not stored.
+      this.stored -= kept.bytes;
+      return;
+    }
+    this.sql.exec('UPDATE idempotency_meta SET value = value + ? WHERE name = ?', kept.bytes, STORED_BYTES);
+  }
+
+  // ---- the bounds of what is stored ----
+
+  /**
+   * What a key's repeats replay, counted in `stored`: the answer, or a note when it is larger than
+   * IDEMPOTENCY_ANSWER_MAX_BYTES or the ledger's answers reached its bound while the call ran (the call is decided
+   * all the same, and never sent again). The ledger's `own` answers (an outcome that cannot be known) are kept.
+   */
+  private keep(ctx: ShapeContext, response: GatewayResponse, own = false): Kept {
+    const answerMax = configOf(this.env).IDEMPOTENCY_ANSWER_MAX_BYTES;
+    const max = this.maxStored();
+    const text = JSON.stringify(response);
+    // UTF-8 takes at least a byte per UTF-16 unit: only a text short enough may fit.
+    const bytes = text.length > answerMax ? undefined : utf8Bytes(text);
+    let kept = text;
+    if (bytes === undefined || bytes > answerMax) {
+      kept = note(ctx, `its answer is larger than the ${answerMax} bytes kept for a replay`);
+    } else if (this.stored >= max && !own) {
+      kept = note(ctx, `its answer was not kept for a replay: this client's answers stored in the ledger of this key had reached its ${max} bytes`);
+    }
+    const keptBytes = kept === text ? bytes! : utf8Bytes(kept);
+    this.stored += keptBytes;
+    return { text: kept, bytes: keptBytes };
+  }
+
+  /** IDEMPOTENCY_LEDGER_MAX_MB in bytes. */
+  private maxStored(): number {
+    return Math.floor(configOf(this.env).IDEMPOTENCY_LEDGER_MAX_MB * 1_000_000);
+  }
+
+  /**
+   * The refusal of a new key while the ledger's stored answers are at its bound (what has expired purged first):
+   * nothing is written or sent, and `Retry-After` says when enough stored answers expire to take a key again.
+   * Undefined when there is room.
+   */
+  private full(ctx: ShapeContext): GatewayResponse | undefined {
+    const max = this.maxStored();
+    if (this.stored < max) return undefined;
+    const now = Date.now();
+    this.purge(now);
+    if (this.stored < max) return undefined;
+    if (this.fullUntil === undefined || this.fullUntil.stored !== this.stored || this.fullUntil.at <= now) {
+      this.fullUntil = { at: this.roomAt(max) ?? now + 1000, stored: this.stored };
+    }
+    const seconds = Math.max(1, Math.ceil((this.fullUntil.at - now) / 1000));
+    return refusal(ctx, {
+      kind: 'TooManyRequests',
+      message: `Idempotency-Key: this client's answers stored for replay in the ledger of this key have reached its ${max} bytes; the request was not sent; retry after ${seconds} s, when older keys expire`,
+      headers: { 'Retry-After': String(seconds) },
+    });
+  }
+
+  /** When enough of the oldest stored answers have expired to bring the ledger under `max` (undefined: never by expiry). */
+  private roomAt(max: number): number | undefined {
+    let left = this.stored;
+    for (const r of this.sql.exec<{ expires: number; bytes: number }>(
+      'SELECT expires, length(CAST(response AS BLOB)) AS bytes FROM idempotency_keys WHERE response IS NOT NULL ORDER BY expires',
+    )) {
+      left -= r.bytes;
+      if (left < max) return r.expires;
+    }
+    return undefined;
+  }
+
+  /** Deletes the expired keys, through the expiry index, and uncounts their answers. */
+  private purge(now: number): void {
+    const freed = this.sql.exec<{ bytes: number }>(
+      'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys WHERE expires <= ?', now,
+    ).one().bytes;
+    this.sql.exec('DELETE FROM idempotency_keys WHERE expires <= ?', now);
+    this.forget(freed);
+  }
+
+  /** Uncounts `bytes` of stored answers whose rows were deleted. */
+  private forget(bytes: number): void {
+    if (bytes === 0) return;
+    this.stored -= bytes;
+    this.sql.exec('UPDATE idempotency_meta SET value = value - ? WHERE name = ?', bytes, STORED_BYTES);
   }
 
   private async ask(row: KeyRow, waitMs: number): Promise<OutcomeAnswer> {
@@ -405,14 +513,29 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 }
 
-/** What a key's repeats replay: the answer, or a note when it is too large to keep (the call is decided all the same). */
-function storedText(ctx: ShapeContext, response: GatewayResponse): string {
-  const text = JSON.stringify(response);
-  if (text.length <= MAX_STORED_RESPONSE) return text;
+/** A text a key's repeats replay, and its UTF-8 bytes as counted. */
+interface Kept {
+  text: string;
+  bytes: number;
+}
+
+/** What a key whose answer is not kept replays: that its first request completed, why its answer is not there. */
+function note(ctx: ShapeContext, why: string): string {
   return JSON.stringify(failure(ctx, {
     code: 'Internal', managerCode: null,
-    message: 'Idempotency-Key: the first request with this key completed, but its answer is too large to replay',
+    message: `Idempotency-Key: the first request with this key completed, but ${why}; it is not sent again under this key`,
   }));
+}
+
+/** The UTF-8 bytes of `text` (as SQLite stores it), without encoding it. */
+function utf8Bytes(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // One more byte from U+0080, two more from U+0800; a surrogate pair (4 bytes) is two units of 2.
+    if (c >= 0x80) bytes += c >= 0x800 && (c < 0xd800 || c > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }
 
 function inProgress(ctx: ShapeContext): GatewayResponse {

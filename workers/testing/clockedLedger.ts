@@ -1,11 +1,12 @@
 /**
  * A worker for tests of the idempotency ledger on a clock the test moves (test/edge/idempotencyExpiry.test.ts,
- * test/edge/idempotencyLedger.test.ts): the real IdempotencyLedger, with `Date.now` of this isolate offset by what the
- * test adds, beside a stand-in for the link objects. The stand-in answers keyed sends and outcome queries as the test
- * scripted them (by default: the broker's success, and "no longer known"), holds a send until the test releases it,
- * and logs what it was asked. The purge alarm is armed on the moved clock too, so moving the clock past a key's
- * expiry leaves the alarm hours ahead in real time: what the ledger answers then is its own expiry check alone, and
- * the alarm's follow-ups run when the test says (`runAlarm`). Not part of the edge's bundle.
+ * test/edge/idempotencyLedger.test.ts, test/edge/idempotencyBounds.test.ts): the real IdempotencyLedger, with
+ * `Date.now` of this isolate offset by what the test adds, beside a stand-in for the link objects. The stand-in
+ * answers keyed sends and outcome queries as the test scripted them (by default: the broker's success, and "no longer
+ * known"), holds a send until the test releases it, and logs what it was asked. The purge alarm is armed on the
+ * moved clock too, so moving the clock past a key's expiry leaves the alarm hours ahead in real time: what the ledger
+ * answers then is its own expiry check alone, and the alarm's follow-ups run when the test says (`runAlarm`). Not
+ * part of the edge's bundle.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { IdempotencyLedger } from '../gateway/idempotencyLedger.js';
@@ -65,6 +66,15 @@ export class ClockedLedger extends IdempotencyLedger {
     } catch (err) {
       return (err as Error).message;
     }
+  }
+
+  /** The UTF-8 bytes of the answers its rows hold, read from storage, and the count it keeps of them on disk. */
+  async storedOnDisk(): Promise<{ rows: number; counted: number }> {
+    const sql = this.ctx.storage.sql;
+    return {
+      rows: sql.exec<{ bytes: number }>('SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys').one().bytes,
+      counted: sql.exec<{ value: number }>(`SELECT value FROM idempotency_meta WHERE name = 'stored_bytes'`).one().value,
+    };
   }
 
   /** Runs the ledger's alarm now (what workerd does when it goes off). */
