@@ -76,6 +76,11 @@ function operationHandler(entry: Operation) {
       c.set('outcome', typeof r.body === 'string' ? outcomeOf(r.status, r.body, entry.generation) : 'ok');
       return send(r, budget.seconds);
     };
+    // HEAD would run the GET (Hono answers HEAD with it): a sync read's rows or a live round trip, lost to a caller
+    // that reads no body. Refused before anything is asked, the way to read named.
+    if (c.req.method === 'HEAD') {
+      return reply({ status: 405, body: '', headers: { Allow: entry.method } });
+    }
     const refused = scopeRefusal(entry, c.get('caller'), ctx);
     if (refused) return reply(refused);
 
