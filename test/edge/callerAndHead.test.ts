@@ -34,6 +34,27 @@ describe('the caller in call frames', () => {
   });
 });
 
+describe('a "not now" refusal under an Idempotency-Key', () => {
+  it('is answered with its Retry-After and not kept for the key: a retry with the key is sent afresh', async () => {
+    let calls = 0;
+    broker.script.set('PF4.UserRecordNew', {
+      reply: () => (++calls === 1
+        ? { ok: false, error: { code: 'PF4Error', managerCode: 7, message: 'the trade platform\'s manager session is shared by 2 callers; retry after 1 s' }, retryAfterSeconds: 1 }
+        : { ok: true, data: { login: 9, group: 'demo', name: 'A' } }),
+    });
+    const key = { 'idempotency-key': `not-now-${Date.now()}` };
+    const refused = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'A' });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'PF4Error', message: expect.stringContaining('retry after 1 s') });
+    const retried = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'A' });
+    expect(retried.headers.get('idempotency-replayed')).toBeNull();
+    expect(((await retried.json()) as { data: unknown }).data).toStrictEqual({ login: 9, group: 'demo', name: 'A' });
+    const frames = broker.framesFor('PF4.UserRecordNew');
+    expect(frames).toHaveLength(2);
+    expect(frames[0].callId).not.toBe(frames[1].callId);
+  });
+});
+
 describe('HEAD on an operation', () => {
   it('is refused 405 with Allow: GET, on v1 and v2, and sends nothing to the broker', async () => {
     broker.script.set('PF4.UsersSyncRead', { reply: { ok: true, data: [] } });

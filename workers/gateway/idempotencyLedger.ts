@@ -70,6 +70,14 @@ const STORED_BYTES = 'stored_bytes';
 /** Failures that say the call was not applied: the key is released and a retry sends the request afresh. */
 const NOT_APPLIED: ReadonlySet<string> = new Set(['NoConnect', 'Validation']);
 
+/**
+ * A failure that says nothing was applied: one of NOT_APPLIED, or a "not now" refusal (`retryAfterSeconds`: the
+ * platform's manager session busy with this client's other calls, too many failed password checks), which a retry
+ * after the seconds it names may pass. Neither is kept for the key.
+ */
+const notApplied = (answer: LinkAnswer): boolean =>
+  !answer.ok && answer.outcome !== 'unknown' && (NOT_APPLIED.has(answer.error.code) || answer.retryAfterSeconds !== undefined);
+
 type State = 'inflight' | 'done' | 'unknown';
 
 interface KeyRow extends Record<string, SqlStorageValue> {
@@ -276,7 +284,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     try {
       return await this.linkFor(input.platform, callId).send({
         platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId,
-        brokerUrls: input.brokerUrls, callId, ledger: input.idempotency!.ledger,
+        client: input.client, brokerUrls: input.brokerUrls, callId, ledger: input.idempotency!.ledger,
       });
     } catch (err) {
       // The link object failed with the call possibly sent: its outcome is not known.
@@ -293,7 +301,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
    */
   protected complete(ctx: ShapeContext, key: string, callId: string, answer: LinkAnswer): Promise<GatewayResponse> {
     const response = shapeAnswer(ctx, answer);
-    if (answer.ok || (answer.outcome !== 'unknown' && !NOT_APPLIED.has(answer.error.code))) {
+    if (answer.ok || (answer.outcome !== 'unknown' && !notApplied(answer))) {
       const kept = this.keep(ctx, response);
       const decided = { callId, text: kept.text };
       this.unwritten.set(key, decided);
@@ -342,7 +350,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
       const checkAt = Date.now() + FOLLOW_UP_FIRST_MS;
       this.sql.exec(`UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`, checkAt, callId);
       void this.scheduleAlarm(checkAt);
-    } else if (!answer.ok && NOT_APPLIED.has(answer.error.code)) {
+    } else if (notApplied(answer)) {
       this.sql.exec(`DELETE FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId);
     } else {
       this.finish(callId, 'done', this.keep(ctx, response));
