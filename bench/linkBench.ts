@@ -20,7 +20,13 @@
  *     (the broker's from this host, the simulator's from its control channel);
  *   - a cached page of 1,000 trades (`PF4.TradesGet`): the first page and the last one, alternately, one at a time
  *     (goal: the last costs at most 1.5× the first);
- *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak.
+ *   - the broker process's memory once its cache holds the world (after a full garbage collection), and its peak;
+ *   - the broker's longest event-loop stall beside the edge link's heartbeat timeout (LINK_PING_TIMEOUT_MS: a link
+ *     object whose `#ping` stays unanswered that long moves the platform's calls to the next broker): its event-loop
+ *     delay (p99 and max) from its start until the first resync ends, then under cached reads (BENCH_IN_FLIGHT in
+ *     flight) with `#ping` sent every LINK_PING_EVERY_MS on a link of its own, once steady and once while the
+ *     simulator drops the manager connection and the broker resyncs the whole world again; with each, the longest
+ *     `#ping` round trip.
  *
  * What one platform costs the broker (the cost of a hot standby): right after the resync, before any call, the broker's
  * memory after a full garbage collection, and its CPU time over BENCH_IDLE_SECONDS with no calls while the simulator
@@ -49,7 +55,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import type { CallFrame, ResultFrame } from '../shared/frames.js';
+import { LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, type CallFrame, type ResultFrame } from '../shared/frames.js';
 import { startService, type Service } from '../launcher/stack.js';
 import { ManagerClient } from '../sim/testing/managerClient.js';
 import { cpuPressureUs, percentile, sortedOf } from './measure.js';
@@ -185,9 +191,14 @@ async function closedLoop(link: FrameLink, op: string, args: Record<string, unkn
 /** A throughput run with the broker's CPU time per answer (µs) and the machine's CPU pressure (0–1) during it. */
 type Measured = Throughput & { cpuMicros: number; pressure: number };
 
+/** The broker's event-loop delay (ms) over a window, and the longest `#ping` round trip meanwhile (ms). */
+interface Stall { p99: number; max: number; gcMax: number; gcTotal: number; turnWallMax: number; turnCpuMax: number; pingMax?: number; pings?: number; seconds?: number; pressure?: number }
+
 interface Figures {
   world: string;
   resyncSeconds: number;
+  /** From the broker's start to its first full cache, no calls; under cached reads, steady; the same resyncing again. */
+  stalls: { start: Stall; steady: Stall; resync: Stall };
   keepAliveLosses: number;
   /** The platform on its broker with no call yet. */
   standby: Standby;
@@ -231,7 +242,11 @@ function say(line: string): void {
 /** The broker host's `/status`: readiness, cache sizes, memory, CPU time and, with `loop`, event-loop delay. */
 interface HostStatus {
   ready: boolean; sizes: Record<string, Record<string, number>>; memory: { rssMB: number; heapUsedMB: number; heapLimitMB: number }; cpuMicros: number;
-  loopDelayMs?: { p99: number; max: number };
+  /** With the garbage collector's longest pause and the pauses' sum over the same time. */
+  loopDelayMs?: Stall;
+  /** Present once every cache holds its first snapshot: the delay from the host's start until then. */
+  startLoopDelayMs?: Stall;
+  resyncs: Record<string, number>;
 }
 
 /** A simulator with some servers of one world and a broker host serving each as a platform, its cache full. */
@@ -242,6 +257,8 @@ interface Running {
   /** The platforms served, the first being PLATFORM on SERVER. */
   platforms: string[];
   resyncSeconds: number;
+  /** The broker's event-loop delay from its start until every cache held its first snapshot. */
+  startLoop: Stall;
   keepAliveLosses(): number;
   status(gc?: boolean, loop?: boolean): Promise<HostStatus>;
   /** Quotes the simulator emitted so far, over all its servers. */
@@ -304,9 +321,15 @@ async function startWorld(name: string, world: World, count: number, dir: string
       }
     }
     const resyncSeconds = (performance.now() - brokerStart) / 1000;
+    let startLoop = (await status()).startLoopDelayMs;
+    for (let tries = 0; !startLoop && tries < 100; tries++) {
+      await sleep(20);
+      startLoop = (await status()).startLoopDelayMs;
+    }
+    if (!startLoop) throw new Error('the broker host reported no event-loop delay for its start');
     const started = broker;
     return {
-      sim, broker, echoPort, platforms, resyncSeconds, keepAliveLosses: () => keepAliveLosses, status,
+      sim, broker, echoPort, platforms, resyncSeconds, startLoop, keepAliveLosses: () => keepAliveLosses, status,
       ticksEmitted: async () => {
         let ticks = 0;
         for (const server of servers) {
@@ -407,6 +430,56 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     };
     const cacheRecords = standby.records;
 
+    // Stalls: the broker's event loop under cached reads, with a link object's heartbeat beside them, steady and while
+    // it resyncs the whole world after the simulator dropped its manager connection.
+    const stallLink = await FrameLink.open(`ws://127.0.0.1:${broker.port}/link`, { authorization: `Bearer ${LINK_SECRET}` });
+    const pinged = await FrameLink.open(`ws://127.0.0.1:${broker.port}/link`, { authorization: `Bearer ${LINK_SECRET}` });
+    links.push(stallLink, pinged);
+    const someLogin = ((await stallLink.ok('PF4.TradesGet', { limit: 1 })).data as { login: number }[])[0].login;
+    const anyRecord = (f: ResultFrame) => f.ok;
+    /** Cached reads and heartbeats until `done` resolves; the broker's loop delay and the `#ping` round trips meanwhile. */
+    const stallWindow = async (done: Promise<void>): Promise<Stall> => {
+      await status(false, true);
+      const started = performance.now();
+      const pressureBefore = cpuPressureUs();
+      const pings: Promise<number>[] = [];
+      const heartbeat = setInterval(() => {
+        const t0 = performance.now();
+        pings.push(pinged.call('#ping', {}).then(() => performance.now() - t0));
+      }, LINK_PING_EVERY_MS);
+      let reading = true;
+      const reads = (async () => {
+        while (reading) await closedLoop(stallLink, 'PF4.UserRecordGet', { login: someLogin }, anyRecord, 0.5);
+      })();
+      try {
+        await done;
+      } finally {
+        reading = false;
+        clearInterval(heartbeat);
+        await reads;
+      }
+      const loopDelay = (await status(false, true)).loopDelayMs!;
+      const times = await Promise.all(pings);
+      const elapsed = performance.now() - started;
+      return {
+        ...loopDelay, pingMax: Math.max(0, ...times), pings: times.length, seconds: elapsed / 1000,
+        pressure: (cpuPressureUs() - pressureBefore) / (elapsed * 1000),
+      };
+    };
+    say(`[${name}] event-loop stalls under cached reads with heartbeats: steady ${seconds} s, then a resync after a dropped manager connection...`);
+    const steadyStall = await stallWindow(sleep(seconds * 1000).then(() => {}));
+    const resyncsBefore = (await status()).resyncs[PLATFORM] ?? 0;
+    const resyncStall = await stallWindow((async () => {
+      const dropped = await fetch(`http://127.0.0.1:${sim!.port}/control/${SERVER}/drop`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      if (!dropped.ok) throw new Error(`the simulator's drop answered ${dropped.status}: ${await dropped.text()}`);
+      const until = Date.now() + 600_000;
+      while (((await status()).resyncs[PLATFORM] ?? 0) <= resyncsBefore) {
+        if (Date.now() > until) throw new Error('the broker did not resync within 10 minutes of the dropped connection');
+        await sleep(100);
+      }
+    })());
+    const stalls = { start: run.startLoop, steady: steadyStall, resync: resyncStall };
+
     const link = await FrameLink.open(`ws://127.0.0.1:${broker.port}/link`, { authorization: `Bearer ${LINK_SECRET}` });
     const echo = await FrameLink.open(`ws://127.0.0.1:${echoPort}/`);
     links.push(link, echo);
@@ -506,7 +579,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
     const first = sortedOf(firstTimes);
     const last = sortedOf(lastTimes);
     return {
-      world: name, resyncSeconds, keepAliveLosses: run.keepAliveLosses(), standby, echo: echoRun, cached: cachedRun,
+      world: name, resyncSeconds, stalls, keepAliveLosses: run.keepAliveLosses(), standby, echo: echoRun, cached: cachedRun,
       freshP50: percentile(freshSorted, 0.5), freshP99: percentile(freshSorted, 0.99), freshMax: freshSorted[freshSorted.length - 1],
       changeAnswerP50: percentile(sortedOf(changeAnswers), 0.5), changeAnswerP99: percentile(sortedOf(changeAnswers), 0.99),
       loopDuringChanges,
@@ -536,6 +609,21 @@ try {
     ['cache records held', (f) => String(f.cacheRecords)],
     ['broker start to a full cache, s', (f) => f.resyncSeconds.toFixed(1)],
     ['  keep-alive losses during the resync', (f) => String(f.keepAliveLosses)],
+    [`broker event-loop stall ÷ heartbeat timeout (${LINK_PING_TIMEOUT_MS} ms)`, () => ''],
+    ...([
+      ['  start and first resync, no calls', 'start'],
+      ['  cached reads, steady', 'steady'],
+      ['  cached reads, resyncing after a drop', 'resync'],
+    ] as const).flatMap(([label, key]): [string, (f: Figures) => string][] => [
+      [`${label}: p99 / max, ms`, (f) => `${f.stalls[key].p99.toFixed(1)} / ${f.stalls[key].max.toFixed(1)}`],
+      ['    max ÷ timeout', (f) => x(f.stalls[key].max, LINK_PING_TIMEOUT_MS)],
+      ['    GC pauses: longest / sum, ms', (f) => `${f.stalls[key].gcMax.toFixed(1)} / ${f.stalls[key].gcTotal.toFixed(0)}`],
+      ['    longest turn (drift probe): wall / CPU, ms', (f) => `${f.stalls[key].turnWallMax.toFixed(1)} / ${f.stalls[key].turnCpuMax.toFixed(1)}`],
+      ...(key === 'start' ? [] : [[`    #ping every ${LINK_PING_EVERY_MS} ms: slowest, ms (pings; s)`, (f: Figures) => {
+        const s = f.stalls[key];
+        return `${s.pingMax!.toFixed(1)} (${s.pings}; ${s.seconds!.toFixed(1)})`;
+      }] as [string, (f: Figures) => string], ['    machine CPU pressure', (f: Figures) => pct(f.stalls[key].pressure!)] as [string, (f: Figures) => string]]),
+    ]),
     [`ws echo round trips/s (${inFlight} in flight)`, (f) => f.echo.perSecond.toFixed(0)],
     ['cached reads/s over one edge link', (f) => f.cached.perSecond.toFixed(0)],
     ['  bytes: call frame (echoed) / cached answer', (f) => `${f.frameBytes.call} / ${f.frameBytes.answer}`],

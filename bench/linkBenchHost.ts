@@ -11,6 +11,12 @@
  * `loop=1` also `loopDelayMs: {p99, max}`, the event loop's delay since the previous such call (the first one starts
  * the monitor, whose 1 ms timer is CPU the broker itself does not spend, so none runs while the bench measures an idle
  * broker's CPU).
+ * `loopDelayMs` and `startLoopDelayMs` also give the garbage collector's longest pause and the pauses' sum over the
+ * same time (`gcMax`, `gcTotal`, ms), and a timer-drift probe's longest gap in wall and in this process's CPU time
+ * (`turnWallMax`, `turnCpuMax`, ms; `DriftProbe`).
+ * `startLoopDelayMs: {p99, max}` joins the answer once every platform's cache holds its first snapshot: the event loop's
+ * delay from this process's start (the broker's start and first resync) until then, its monitor stopped at that point.
+ * `resyncs` gives, per platform, the resyncs its cache completed.
  * `GET /kinds?kinds=users,trades,symbols` answers, per platform and kind, the heap bytes per cached record of a copy of
  * that table in three layouts, each built after a full garbage collection and measured after another: as the cache
  * keeps it (`kept`: packed or objects, `KINDS`), as shaped objects (`objects`) and as shaped objects with the JSON text
@@ -20,7 +26,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -36,6 +42,63 @@ import { jsonLineLogger } from '../broker/observability/log.js';
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
+/** The event loop's delay from this process's start until every cache holds its first snapshot (`startLoopDelayMs`). */
+const startLoop = monitorEventLoopDelay({ resolution: 1 });
+startLoop.enable();
+let startLoopDelay: { p99: number; max: number; gcMax: number; gcTotal: number; turnWallMax: number; turnCpuMax: number } | undefined;
+/**
+ * A timer-drift probe beside the monitors: a 1 ms timer chain, noting for each gap between two of its runs the wall
+ * time and the CPU time this process spent in it (all its threads). A gap's CPU time is what the process did while the
+ * timer waited, whatever else the machine ran: its largest (`cpuMax`) is the longest turn the broker itself made.
+ */
+class DriftProbe {
+  wallMax = 0;
+  cpuMax = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private last = { at: 0, cpu: 0 };
+
+  start(): void {
+    if (this.timer) return;
+    this.last = { at: performance.now(), cpu: cpuNow() };
+    const tick = () => {
+      const now = { at: performance.now(), cpu: cpuNow() };
+      this.wallMax = Math.max(this.wallMax, now.at - this.last.at);
+      this.cpuMax = Math.max(this.cpuMax, (now.cpu - this.last.cpu) / 1000);
+      this.last = now;
+      this.timer = setTimeout(tick, 1);
+    };
+    this.timer = setTimeout(tick, 1);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The longest gap's wall and CPU time (ms) since the previous take, the sampling interval not subtracted. */
+  take(): { turnWallMax: number; turnCpuMax: number } {
+    const figures = { turnWallMax: this.wallMax, turnCpuMax: this.cpuMax };
+    this.wallMax = 0;
+    this.cpuMax = 0;
+    return figures;
+  }
+}
+const cpuNow = () => (({ user, system }) => user + system)(process.cpuUsage());
+const startProbe = new DriftProbe();
+startProbe.start();
+const windowProbe = new DriftProbe();
+
+/** Garbage-collection pauses (ms) since the start and since the previous `/status?loop=1`: the longest and their sum. */
+const gcSince = { start: { max: 0, total: 0 }, window: { max: 0, total: 0 } };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    for (const into of [gcSince.start, gcSince.window]) {
+      into.max = Math.max(into.max, entry.duration);
+      into.total += entry.duration;
+    }
+  }
+}).observe({ entryTypes: ['gc'] });
+
 const secret = process.env.BROKER_SECRET;
 const platformsFile = process.env.BROKER_PLATFORMS_FILE;
 if (!secret || !platformsFile) throw new Error('BROKER_SECRET and BROKER_PLATFORMS_FILE are required');
@@ -44,6 +107,19 @@ if (!secret || !platformsFile) throw new Error('BROKER_SECRET and BROKER_PLATFOR
 const pingTimeoutMs = Number(process.env.BENCH_PING_TIMEOUT_MS) || undefined;
 const broker = await startBroker({
   secret, port: 0, platformsFile, brokerId: 'bench', log: jsonLineLogger('warn'), ...(pingTimeoutMs ? { session: { pingTimeoutMs } } : {}),
+});
+
+/** What a monitor recorded, as the delay past its 1 ms sampling interval. */
+const delayOf = (histogram: ReturnType<typeof monitorEventLoopDelay>) =>
+  ({ p99: Math.max(0, histogram.percentile(99) / 1e6 - 1), max: Math.max(0, histogram.max / 1e6 - 1) });
+
+void Promise.all([...broker.platforms.all()].map((p) => p.cache.whenReady())).then(() => {
+  // A stall is recorded when the monitor's timer next runs: let it run once more before reading.
+  setTimeout(() => {
+    startLoopDelay = { ...delayOf(startLoop), gcMax: gcSince.start.max, gcTotal: gcSince.start.total, ...startProbe.take() };
+    startLoop.disable();
+    startProbe.stop();
+  }, 10);
 });
 
 let profiler: Session | undefined;
@@ -131,9 +207,13 @@ const status = createServer((req, res) => {
   }
   const loopDelay = () => {
     // Nothing measured yet: `enable` reports whether the monitor was off.
-    if (loop.enable()) return { p99: 0, max: 0 };
+    const gc = { gcMax: gcSince.window.max, gcTotal: gcSince.window.total };
+    gcSince.window = { max: 0, total: 0 };
+    const turns = windowProbe.take();
+    windowProbe.start();
+    if (loop.enable()) return { p99: 0, max: 0, ...gc, ...turns };
     // The histogram records whole sampling intervals (1 ms): the delay is what exceeds it.
-    const figures = { p99: Math.max(0, loop.percentile(99) / 1e6 - 1), max: Math.max(0, loop.max / 1e6 - 1) };
+    const figures = { ...delayOf(loop), ...gc, ...turns };
     loop.reset();
     return figures;
   };
@@ -143,6 +223,8 @@ const status = createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
     ready: platforms.length > 0 && platforms.every((p) => p.cache.ready),
     sizes: Object.fromEntries(platforms.map((p) => [p.id, p.cache.sizes()])),
+    resyncs: Object.fromEntries(platforms.map((p) => [p.id, p.cache.resyncs])),
+    ...(startLoopDelay ? { startLoopDelayMs: startLoopDelay } : {}),
     memory: {
       rssMB: memory.rss / 1048576, heapUsedMB: memory.heapUsed / 1048576, externalMB: memory.external / 1048576,
       heapLimitMB: getHeapStatistics().heap_size_limit / 1048576,
