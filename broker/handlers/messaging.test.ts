@@ -1,8 +1,7 @@
 /**
- * The PF4 messaging entries as the broker answers them (the generic interpreter's live kind; none has a handler of its
- * own): NewsSend and MailSend hand the validated body to the server under `record` (a mail's logins already collapsed
- * by the edge) and answer its boolean; MailsRequest shapes the server's mails as PF4MailBox records in the server's
- * order (newest first); MailLast passes the body through. A refusal is the server's, code and message unchanged.
+ * The PF4 messaging entries the generic interpreter answers (its live kind): NewsSend and MailSend hand the validated
+ * body to the server under `record` (a mail's logins already collapsed by the edge) and answer its boolean; MailLast
+ * passes the body through (MailsRequest, paged, has a handler of its own: custom/pf4Mail.test.ts). A refusal is the server's, code and message unchanged.
  */
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../../shared/catalog/index.js';
@@ -47,18 +46,7 @@ describe('MailSend', () => {
   });
 });
 
-describe('MailsRequest and MailLast', () => {
-  it('shapes the server\'s mails as PF4MailBox records in its order, recipients dropped and missing fields filled', async () => {
-    const newest = { time: '2026-01-02T00:00:00Z', senderLogin: 1000, senderName: 'Desk', subject: 'B', body: 'b', logins: [7] };
-    const older = { time: '2026-01-01T00:00:00Z', subject: 'A' };
-    const session = new ScriptedSession().answers('MailsRequest', [newest, older]);
-    expect(await run('v2.PF4.MailsRequest', session)).toEqual({ data: [
-      { time: '2026-01-02T00:00:00Z', senderLogin: 1000, senderName: 'Desk', subject: 'B', body: 'b' },
-      { time: '2026-01-01T00:00:00Z', senderLogin: 0, senderName: null, subject: 'A', body: null },
-    ] });
-    expect(session.sent).toEqual([sent('MailsRequest', {}, { keyedRead: undefined })]);
-  });
-
+describe('MailLast', () => {
   it('passes the newest mail\'s body through for MailLast', async () => {
     const session = new ScriptedSession().answers('MailLast', 'b');
     expect(await run('v2.PF4.MailLast', session)).toEqual({ data: 'b' });

@@ -65,6 +65,16 @@ describe('PF4 MailsRequest', () => {
     expect(unpaged.sent).toHaveLength(1);
   });
 
+  it('shapes the server\'s mails as PF4MailBox records in its order, recipients dropped and missing fields filled', async () => {
+    const newest = { key: 2, time: '2026-01-02T00:00:00Z', senderLogin: 1000, senderName: 'Desk', subject: 'B', body: 'b', logins: [7] };
+    const older = { key: 1, time: '2026-01-01T00:00:00Z', subject: 'A' };
+    const session = new ScriptedSession().answers('MailsRequest', { items: [newest, older], hasMore: false });
+    expect((await parsed(run(session))).data).toStrictEqual([
+      { time: '2026-01-02T00:00:00Z', senderLogin: 1000, senderName: 'Desk', subject: 'B', body: 'b' },
+      { time: '2026-01-01T00:00:00Z', senderLogin: 0, senderName: null, subject: 'A', body: null },
+    ]);
+  });
+
   it('answers no mails as an empty last page', async () => {
     const session = new ScriptedSession().answers('MailsRequest', { items: [], hasMore: false });
     expect(await parsed(run(session))).toStrictEqual({ data: [], paging: { nextCursor: null, hasMore: false } });
