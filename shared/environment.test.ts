@@ -265,6 +265,24 @@ describe('environment of the broker and the simulator', () => {
     expect(problems(brokerEnvironment, { BROKER_SECRET: 's', BROKER_TLS_KEY: '/k.pem' })).toEqual([expect.stringMatching(/^BROKER_TLS_CERT must be set when BROKER_TLS_KEY is/)]);
   });
 
+  it('reads the simulator\'s allowed peers as addresses and ranges, loopback only by default, and a control token', () => {
+    const defaults = readEnvironment(simEnvironment, {});
+    expect([defaults.SIM_MANAGER_ALLOW, defaults.SIM_CONTROL_TOKEN]).toStrictEqual([[], undefined]);
+    expect(readEnvironment(simEnvironment, { SIM_MANAGER_ALLOW: '172.29.79.0/24, 10.0.0.5 ::ffff:192.168.1.9,fd00::/8 ::1' }).SIM_MANAGER_ALLOW).toStrictEqual([
+      { family: 'ipv4', address: '172.29.79.0', prefix: 24 },
+      { family: 'ipv4', address: '10.0.0.5', prefix: 32 },
+      { family: 'ipv4', address: '192.168.1.9', prefix: 32 },
+      { family: 'ipv6', address: 'fd00::', prefix: 8 },
+      { family: 'ipv6', address: '::1', prefix: 128 },
+    ]);
+    expect(problems(simEnvironment, { SIM_MANAGER_ALLOW: 'sim, 10.0.0.256, 10.0.0.0/33, fd00::/129, 10.0.0.0/, fe80::1%eth0' })).toEqual([
+      'SIM_MANAGER_ALLOW must be IP addresses or CIDR ranges (10.0.0.5, 172.29.79.0/24, fd00::/8) separated by commas; not one: sim 10.0.0.256 10.0.0.0/33 fd00::/129 10.0.0.0/ fe80::1%eth0, got "sim, 10.0.0.256, 10.0.0.0/33, fd00::/129, 10.0.0.0/, fe80::1%eth0"',
+    ]);
+    expect(readEnvironment(simEnvironment, { SIM_CONTROL_TOKEN: 'a-control-token-of-length' }).SIM_CONTROL_TOKEN).toBe('a-control-token-of-length');
+    // A secret: refused without being quoted.
+    expect(problems(simEnvironment, { SIM_CONTROL_TOKEN: 'tooShortToken' })).toEqual(['SIM_CONTROL_TOKEN must be at least 16 characters']);
+  });
+
   it('refuses a wrong simulator port or seed by name', () => {
     expect(problems(simEnvironment, { SIM_PORT: 'x', SIM_SEED: 'forty-two' })).toEqual([
       'SIM_PORT must be a port number from 0 to 65535 (0: any free port), got "x"',

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { parseCorsOrigins } from './corsOrigins.js';
+import { parseAddressRanges, type AddressRange } from './addressRanges.js';
 import { MAX_BROKERS_PER_PLATFORM, parseBrokerUrls } from './brokerUrls.js';
 import { FAILBACK_HOLD_DOWN_MS } from './frames.js';
 import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
@@ -125,6 +126,23 @@ const corsOrigins: VariableRule<string> = {
   // The edge keeps the entries that are origins (shared/corsOrigins.ts ignores the others).
   salvage: (raw) => raw,
 };
+
+/** IP addresses and CIDR ranges separated by commas or spaces (shared/addressRanges.ts). */
+const addressRanges: VariableRule<AddressRange[]> = {
+  parse(raw) {
+    const { ranges, invalid } = parseAddressRanges(raw);
+    if (invalid.length > 0) {
+      return { ok: false, problem: `must be IP addresses or CIDR ranges (10.0.0.5, 172.29.79.0/24, fd00::/8) separated by commas; not one: ${invalid.join(' ')}` };
+    }
+    return { ok: true, value: ranges };
+  },
+};
+
+/** A shared secret presented by callers: long enough not to be guessed. */
+const token = (minLength: number): VariableRule<string> => ({
+  secret: true,
+  parse: (raw) => raw.length >= minLength ? { ok: true, value: raw } : { ok: false, problem: `must be at least ${minLength} characters` },
+});
 
 /** The local ports (`PORT`, `BROKER_PORT`, `SIM_PORT`), and so the loopback URLs of the edge and the broker. */
 const DEFAULT_EDGE_PORT = 8787;
@@ -361,6 +379,10 @@ export const simEnvironment = z.object({
   SIM_SEED: variable(SEED, undefined),
   SIM_CONFIG: variable(text, undefined),
   SIM_MANAGER_PASSWORD: variable(secretText, undefined),
+  /** Peers besides loopback that may open manager sessions (and read /healthz); unset: loopback only. */
+  SIM_MANAGER_ALLOW: variable(addressRanges, [] as AddressRange[]),
+  /** Lets an allowed non-loopback peer use the fault controls with `Authorization: Bearer <token>`; unset: loopback only. */
+  SIM_CONTROL_TOKEN: variable(token(16), undefined),
 });
 
 /**

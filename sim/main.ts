@@ -2,9 +2,11 @@
  * Simulator process entry. Environment (checked at start, see shared/environment.ts): SIM_PORT (default 8791, 0 = any
  * free port), SIM_SEED (default 42), SIM_CONFIG (JSON config file; default: demo-pf4 and demo-pf5),
  * SIM_MANAGER_PASSWORD (the default config's manager 1000, default "manager-demo"), SIM_HOST (bind address, default
- * 127.0.0.1; the fault controls share the port and are unauthenticated, so only a private network). Prints one JSON ready line, then
- * JSON log lines; never a password. A start that fails (a wrong variable, a port in use, a bad config file) ends with
- * one JSON error line on standard error naming the cause, and exit code 1.
+ * 127.0.0.1), SIM_MANAGER_ALLOW (addresses and CIDR ranges besides loopback that may open manager sessions; default
+ * none), SIM_CONTROL_TOKEN (lets those peers use the fault controls with it as a bearer token; default: loopback only).
+ * Prints one JSON ready line, then JSON log lines; never a password or the token. A start that fails (a wrong
+ * variable, a port in use, a bad config file) ends with one JSON error line on standard error naming the cause, and
+ * exit code 1.
  */
 import '../shared/requireNode.js';
 import { startSim, DEFAULT_SEED } from './sim.js';
@@ -42,6 +44,8 @@ async function main(): Promise<void> {
     seed: env.SIM_SEED ?? DEFAULT_SEED,
     config,
     managerPassword: env.SIM_MANAGER_PASSWORD ?? DEFAULT_MANAGER_PASSWORD,
+    allow: env.SIM_MANAGER_ALLOW,
+    controlToken: env.SIM_CONTROL_TOKEN,
     log,
   }).catch((error: unknown) => failed(listenProblem(error, { port: 'SIM_PORT', host: 'SIM_HOST' }, port, env.SIM_HOST) ?? (error as Error).message));
   // The ready line is exactly this shape (launchers parse it), so it carries no timestamp.

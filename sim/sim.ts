@@ -4,15 +4,19 @@
  */
 import type { AddressInfo } from 'node:net';
 import { parseConfig, defaultConfig, type SimConfig, type SimConfigInput } from './config/simConfig.js';
-import { createManagerServer } from './protocol/managerServer.js';
+import { createManagerServer, type PeerPolicy } from './protocol/managerServer.js';
 import { TradingServer, type Logger } from './server/tradingServer.js';
 import { deriveSeed } from './world/random.js';
 
 export interface SimOptions {
   /** 0 (the default here) picks a free port. */
   port?: number;
-  /** Bind address, loopback by default: the fault controls on the same port are unauthenticated. */
+  /** Bind address, loopback by default. Which peers are answered is `allow`'s (and `controlToken`'s) business. */
   host?: string;
+  /** Peers besides loopback that may open manager sessions (SIM_MANAGER_ALLOW). Default: none. */
+  allow?: PeerPolicy['allow'];
+  /** Lets an allowed non-loopback peer use the fault controls as a bearer token (SIM_CONTROL_TOKEN). Default: none. */
+  controlToken?: string;
   /** World seed for servers without their own; default 42. */
   seed?: number;
   /** The config; without it the embedded default of one PF4 and one PF5 server. */
@@ -44,7 +48,7 @@ export async function startSim(options: SimOptions = {}): Promise<RunningSim> {
     servers.set(serverConfig.name, new TradingServer(serverConfig, seed, log));
   }
 
-  const http = createManagerServer(servers, log);
+  const http = createManagerServer(servers, log, { allow: options.allow, controlToken: options.controlToken });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

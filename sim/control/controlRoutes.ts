@@ -1,7 +1,8 @@
 /**
  * The HTTP control channel for fault drills and tests: `POST /control/<server>/<action>` with a JSON body and
  * `GET /control/<server>/state`. Answers JSON; 404 for an unknown server or action, 400 with a message naming the
- * field for a bad body. Only loopback callers get here (the HTTP server checks the peer address).
+ * field for a bad body. Only loopback callers, or allowed peers with the control token, get here (the HTTP server
+ * checks).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';

@@ -34,9 +34,10 @@ export class ManagerClient {
     });
   }
 
-  static connect(port: number, server: string): Promise<ManagerClient> {
+  /** `localAddress` binds the client's end, so a test can come from another loopback address (127.0.0.2). */
+  static connect(port: number, server: string, options: { localAddress?: string } = {}): Promise<ManagerClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/${server}`);
+      const ws = new WebSocket(`ws://127.0.0.1:${port}/${server}`, options.localAddress ? { localAddress: options.localAddress } : {});
       const client = new ManagerClient(ws);
       ws.once('open', () => resolve(client));
       ws.once('error', reject);

@@ -3,7 +3,8 @@
  * build stage) started with plain `node`, as the image's CMD does, against the bundled simulator; its health check
  * passes while the trading server is down, where /healthz does not; the platform file takes a password from the
  * environment (`passwordEnv`, what compose.yaml uses); and the Dockerfile and compose file say what
- * docs/deploying.md promises (Node 20, a non-root user, the health check, the commands the bundle provides).
+ * docs/deploying.md promises (Node 20, a non-root user, the health check, the commands the bundle provides, the
+ * simulator taking the broker container's manager sessions and nobody else's fault controls).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,8 @@ import { createInterface } from 'node:readline';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePlatforms } from '../../broker/platforms/platformsFile.js';
-import { brokerEnvironment, readEnvironment } from '../../shared/environment.js';
+import { brokerEnvironment, readEnvironment, simEnvironment } from '../../shared/environment.js';
+import { peerFilter } from '../../sim/protocol/managerServer.js';
 import { DEMO_PF4_ID, DEMO_PF5_ID } from '../../launcher/demo.js';
 import { eventually } from './support.js';
 
@@ -137,5 +139,36 @@ describe('broker/Dockerfile and compose.yaml', () => {
     expect(broker.depends_on.sim.condition).toBe('service_healthy');
     // A stop waits for the drain's bound before it kills.
     expect(Number(/^(\d+)s$/.exec(broker.stop_grace_period)?.[1])).toBeGreaterThan(readEnvironment(brokerEnvironment, { BROKER_SECRET: 'x' }).BROKER_DRAIN_SECONDS);
+  });
+
+  /** A value of the file as compose reads it with `dotenv` beside it: `${VAR}`, `${VAR:-default}`, `${VAR:?error}`. */
+  const interpolate = (value: string, dotenv: Record<string, string>) => value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
+    if (dotenv[name]) return dotenv[name];
+    if (kind === '-') return rest!;
+    throw new Error(`${name} is required: ${rest ?? ''}`);
+  });
+
+  it('lets the simulator take manager sessions from the compose network only, its fault controls from loopback only', () => {
+    const compose = load(readFileSync(join(root, 'compose.yaml'), 'utf8')) as { services: Record<string, any>; networks: Record<string, any> };
+    // Both services on the default network, whose subnet is fixed so the simulator can name it.
+    for (const service of Object.values(compose.services)) expect(service.networks).toBeUndefined();
+    for (const [dotenv, subnet, inside, outside] of [
+      [{}, '172.29.79.0/24', '172.29.79.3', '172.29.80.3'],
+      [{ GATEWAY_SUBNET: '10.77.0.0/16' }, '10.77.0.0/16', '10.77.4.2', '172.29.79.3'],
+    ] as Array<[Record<string, string>, string, string, string]>) {
+      const full = { ...dotenv, SIM_MANAGER_PASSWORD: 'x' };
+      expect(interpolate(compose.networks.default.ipam.config[0].subnet, full)).toBe(subnet);
+      const simEnv = Object.fromEntries(Object.entries(compose.services.sim.environment as Record<string, string>).map(([k, v]) => [k, interpolate(v, full)]));
+      const env = readEnvironment(simEnvironment, simEnv);
+      const [address, prefix] = subnet.split('/');
+      expect(env.SIM_MANAGER_ALLOW).toStrictEqual([{ family: 'ipv4', address, prefix: Number(prefix) }]);
+      // The fault controls stay loopback-only: no token is set, and the health check asks them from inside.
+      expect(env.SIM_CONTROL_TOKEN).toBeUndefined();
+      const allowed = peerFilter(env.SIM_MANAGER_ALLOW);
+      expect([inside, outside, '127.0.0.1'].map(allowed)).toStrictEqual([true, false, true]);
+    }
+    expect(compose.services.sim.healthcheck.test.join(' ')).toContain('http://127.0.0.1:8791/control/');
+    const example = readFileSync(join(root, 'deploy/compose.env.example'), 'utf8');
+    expect(example).toContain('# GATEWAY_SUBNET=172.29.79.0/24');
   });
 });
