@@ -28,8 +28,10 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
                                          --broker-url names the brokers that serve it, first preferred (repeat the
                                          flag or separate with commas; without it: the edge's BROKER_URL list).
                                          --server and the manager options also write the broker's platform file
-                                         ($BROKER_PLATFORMS_FILE, default $DATA_DIR/broker-platforms.json); the
-                                         password is read from the environment variable VAR, never from arguments
+                                         ($BROKER_PLATFORMS_FILE, default $DATA_DIR/broker-platforms.json) with
+                                         "passwordEnv": VAR: the broker reads the password from its environment
+                                         variable VAR, and it is never written to the file or given as an argument
+                                         (VAR must be set here too, except with --remote)
   platform brokers PLATFORM_ID URL[,URL...] | platform brokers PLATFORM_ID --default
                                          replaces the brokers that serve it, in order (--default: the edge's
                                          BROKER_URL list); edges follow within REGISTRY_CACHE_SECONDS
@@ -164,9 +166,10 @@ function onePositional(positionals: string[], what: string, check: (v: string) =
   return check(positionals[0]);
 }
 
-// ---- the broker's platform file (format owned by the broker: {platforms: [{id, family, server, login, password}]}) ----
+// ---- the broker's platform file (format owned by the broker, broker/platforms/platformsFile.ts) ----
 
-interface BrokerPlatform { id: string; family: Family; server: string; login: number; password: string }
+/** An entry as this CLI writes it: the password's variable, never the password. Other entries are kept as they are. */
+interface BrokerPlatform { id: string; family: Family; server: string; login: number; passwordEnv?: string; password?: string }
 
 function readBrokerPlatforms(): BrokerPlatform[] {
   if (!existsSync(platformsFile)) return [];
@@ -185,7 +188,7 @@ function writeBrokerPlatforms(platforms: BrokerPlatform[]) {
   writePrivateFile(platformsFile, JSON.stringify({ platforms }, null, 2));
 }
 
-interface ManagerConnection { server: string; login: number; password: string; passwordEnv: string }
+interface ManagerConnection { server: string; login: number; passwordEnv: string }
 
 function managerConnection(values: Record<string, unknown>, type: TradePlatformType): ManagerConnection | null {
   const given = ['server', 'manager-login', 'manager-password-env'].filter((f) => values[f] !== undefined);
@@ -198,9 +201,12 @@ function managerConnection(values: Record<string, unknown>, type: TradePlatformT
   if (!/^\d+$/.test(loginText) || !Number.isSafeInteger(login) || login <= 0) throw new UsageError('--manager-login must be a positive integer');
   const passwordEnv = required(values, 'manager-password-env');
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError('--manager-password-env must name an environment variable');
-  const password = passwords[passwordEnv];
-  if (!password) throw new UsageError(`--manager-password-env: environment variable ${passwordEnv} is not set or empty`);
-  return { server, login, password, passwordEnv };
+  // Locally the broker npm start runs reads the same environment, so a misspelt or unset name is caught here. With
+  // --remote the broker is on another host, and its password need not be on this one.
+  if (!target.remote && !passwords[passwordEnv]) {
+    throw new UsageError(`--manager-password-env: environment variable ${passwordEnv} is not set or empty (the broker reads the password from it)`);
+  }
+  return { server, login, passwordEnv };
 }
 
 // ---- commands ----
@@ -246,16 +252,16 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     const entry = await withRegistry((s) => s.addPlatform(input));
     const added = entry.platform;
     if (connection) {
-      const served: BrokerPlatform = { id: added.id, family: type as Family, server: connection.server, login: connection.login, password: connection.password };
+      const served: BrokerPlatform = { id: added.id, family: type as Family, server: connection.server, login: connection.login, passwordEnv: connection.passwordEnv };
       writeBrokerPlatforms([...existing.filter((p) => p.id !== added.id), served]);
     }
     if (json) return io.out(JSON.stringify({ ...adminPlatform(entry), brokerPlatformsFile: connection ? platformsFile : null }));
     io.out(`platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}, served by ${brokersText(entry.brokerUrls)}`);
     if (connection) {
-      io.out(`broker: manager connection (server ${connection.server}, login ${connection.login}, password from $${connection.passwordEnv}) written to ${platformsFile}`);
+      io.out(`broker: manager connection (server ${connection.server}, login ${connection.login}, password from $${connection.passwordEnv} in the broker's environment) written to ${platformsFile}`);
     } else if (type !== 'PFOther') {
       io.out(`note: the broker serves this platform only once its platform file (${platformsFile}) holds the manager connection:`);
-      io.out(`      {"id": "${added.id}", "family": "${type}", "server": "ws://...", "login": ..., "password": "..."}`);
+      io.out(`      {"id": "${added.id}", "family": "${type}", "server": "ws://...", "login": ..., "passwordEnv": "VARIABLE_HOLDING_THE_PASSWORD"}`);
     }
   } else if (verb === 'list') {
     const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');

@@ -3,17 +3,20 @@
  * matters (help and an exit code, the first command migrating the fresh registry, a client added while an edge serves
  * the same folder), and the CLI's `main` in this process for the rest, on the registry of one edge started on that
  * folder. The edge accepts the client the CLI printed, serves the platforms it added, and the stored rows hold no
- * clear secret.
+ * clear secret; the broker's platform file names the manager password's variable, never the password, and a broker
+ * given that file and the variable logs in to the trading server with it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
 import { main } from '../../scripts/registry.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
+import { startSim } from '../../sim/sim.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const MANAGER_PASSWORD = 'manager-pw-from-env';
@@ -130,8 +133,9 @@ describe('registry CLI', () => {
     expect(live.stdout + live.stderr).not.toContain(MANAGER_PASSWORD);
     const liveId = /platform ([0-9a-f-]{36}) added/.exec(live.stdout)![1];
     expect(JSON.parse(readFileSync(brokerFile(), 'utf8'))).toEqual({
-      platforms: [{ id: liveId, family: 'PF4', server: 'ws://127.0.0.1:8791/demo-pf4', login: 1000, password: MANAGER_PASSWORD }],
+      platforms: [{ id: liveId, family: 'PF4', server: 'ws://127.0.0.1:8791/demo-pf4', login: 1000, passwordEnv: 'ACME_MANAGER_PASSWORD' }],
     });
+    expect(readFileSync(brokerFile(), 'utf8')).not.toContain(MANAGER_PASSWORD);
 
     const demoId = randomUUID();
     const demo = await registry('platform', 'add', '--org', org.id, '--type', 'PF5', '--name', 'Acme Demo', '--id', demoId.toUpperCase());
@@ -187,6 +191,67 @@ describe('registry CLI', () => {
     expect(json<unknown[]>(await registry('org', 'list', '--json'))).toEqual([]);
     expect(existsSync(join(dataDir, 'edge', 'v3', 'd1'))).toBe(true);
   });
+
+  it('writes the manager password\'s variable to the broker\'s platform file, and a broker with that variable logs in', async () => {
+    const sim = await startSim({ managerPassword: MANAGER_PASSWORD });
+    const file = join(dataDir, 'login-broker-platforms.json');
+    const brokerDir = mkdtempSync(join(tmpdir(), 'registry-cli-broker-'));
+    let broker: ReturnType<typeof spawn> | undefined;
+    try {
+      const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Login Org', '--json'));
+      const server = `ws://127.0.0.1:${sim.port}/demo-pf4`;
+      const args = ['platform', 'add', '--org', org.id, '--type', 'PF4', '--name', 'Login', '--server', server, '--manager-login', '1000', '--manager-password-env', 'ACME_MANAGER_PASSWORD', '--json'];
+      const out: string[] = [];
+      const run = (argv: string[], env: NodeJS.ProcessEnv) => main(argv, { out: (l) => out.push(l), err: (l) => out.push(l) }, { env, registry: (r) => r(store) });
+      expect(await run(args, { ...environment(), BROKER_PLATFORMS_FILE: file })).toBe(0);
+      const { id } = JSON.parse(out[0]) as { id: string };
+      const text = readFileSync(file, 'utf8');
+      expect(JSON.parse(text)).toEqual({ platforms: [{ id, family: 'PF4', server, login: 1000, passwordEnv: 'ACME_MANAGER_PASSWORD' }] });
+      expect(text).not.toContain(MANAGER_PASSWORD);
+      expect(out.join('\n')).not.toContain(MANAGER_PASSWORD);
+
+      // For a broker on another host (--remote) the variable need not be set on this one; locally it must be.
+      const remoteFile = join(dataDir, 'remote-broker-platforms.json');
+      const remoteArgs = ['--remote', 'platform', 'add', '--org', org.id, '--type', 'PF5', '--name', 'Far', '--server', 'ws://10.0.0.5:8791/live', '--manager-login', '7', '--manager-password-env', 'FAR_MANAGER_PASSWORD', '--json'];
+      out.length = 0;
+      expect(await run(remoteArgs, { ...environment(), BROKER_PLATFORMS_FILE: remoteFile })).toBe(0);
+      const far = JSON.parse(out[0]) as { id: string };
+      expect(JSON.parse(readFileSync(remoteFile, 'utf8'))).toEqual({ platforms: [{ id: far.id, family: 'PF5', server: 'ws://10.0.0.5:8791/live', login: 7, passwordEnv: 'FAR_MANAGER_PASSWORD' }] });
+
+      const port = await new Promise<number>((done) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port: free } = probe.address() as { port: number };
+          probe.close(() => done(free));
+        });
+      });
+      const lines: string[] = [];
+      broker = spawn(process.execPath, ['--import', 'tsx', join(root, 'broker/main.ts')], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', BROKER_SECRET: 'registry-cli-secret', BROKER_PORT: String(port), BROKER_PLATFORMS_FILE: file, DATA_DIR: brokerDir, ACME_MANAGER_PASSWORD: MANAGER_PASSWORD },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      broker.stdout!.on('data', (d) => lines.push(String(d)));
+      broker.stderr!.on('data', (d) => lines.push(String(d)));
+      let health: { platforms?: Record<string, { up: boolean }> } = {};
+      for (let i = 0; i < 300 && health.platforms?.[id]?.up !== true; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.json() as Promise<typeof health>, () => ({}));
+      }
+      expect(health.platforms?.[id], lines.join('')).toMatchObject({ up: true });
+      expect(lines.join('')).not.toContain(MANAGER_PASSWORD);
+
+      for (const p of [id, far.id]) expect((await registry('platform', 'remove', p)).code).toBe(0);
+      expect((await registry('org', 'remove', org.id)).code).toBe(0);
+    } finally {
+      if (broker && broker.exitCode === null) {
+        const exited = new Promise((r) => broker!.once('exit', r));
+        broker.kill('SIGTERM');
+        await exited;
+      }
+      await sim.close();
+      rmSync(brokerDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('names the brokers of a platform in order, changes them, and hands a platform back to the default list', async () => {
     const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Paired Org', '--json'));
