@@ -17,7 +17,7 @@ import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import type { LogFields, Logger, LogLevel } from '../observability/log.js';
 import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from './managerErrors.js';
-import { ManagerSession, type SessionHooks, type SessionOptions, type SessionState } from './managerSession.js';
+import { ANSWER_FRAME_MIN_BYTES, answerFrameBound, ManagerSession, type SessionHooks, type SessionOptions, type SessionState } from './managerSession.js';
 
 /** Real timers, taken before any test fakes them: the polling below must keep running on the real clock. */
 const realSetTimeout = globalThis.setTimeout;
@@ -898,5 +898,14 @@ describe('fair use of the session between callers', () => {
     await expect(t.session.request('Echo', { ok: 1 }, Date.now() + 5000)).resolves.toStrictEqual({ ok: 1 });
     expect(t.session.up).toBe(true);
     expect(t.session.fairUse.stats.onWire).toBe(0);
+  });
+});
+
+describe('answerFrameBound', () => {
+  it('is twice the answer bound, and never under 64 MiB', () => {
+    expect(answerFrameBound(16 * 1024 * 1024)).toBe(64 * 1024 * 1024);
+    expect(answerFrameBound(40 * 1024 * 1024)).toBe(80 * 1024 * 1024);
+    expect(answerFrameBound(1024)).toBe(ANSWER_FRAME_MIN_BYTES);
+    expect(ANSWER_FRAME_MIN_BYTES).toBe(64 * 1024 * 1024);
   });
 });

@@ -27,11 +27,16 @@ import { TOO_FREQUENT_CODE } from '../../shared/resultCodes.js';
 
 /**
  * What one answer frame of the trading server may take, for an answer of at most `answerMaxBytes` to the edge: twice
- * that, since the broker shapes records (drops secrets, renames) before it answers.
+ * that (the broker shapes records, drops secrets, renames, before it answers), and never less than
+ * ANSWER_FRAME_MIN_BYTES, so that a broker told to answer little still reads what its handlers ask for in one command
+ * and cut to fit (a sync read's 5,000 rows, a snapshot it refuses naming how many fit).
  */
 export function answerFrameBound(answerMaxBytes: number): number {
-  return 2 * answerMaxBytes;
+  return Math.max(ANSWER_FRAME_MIN_BYTES, 2 * answerMaxBytes);
 }
+
+/** The least `answerFrameBound` sets: 64 MiB, a frame parsed in well under the edge's heartbeat timeout. */
+export const ANSWER_FRAME_MIN_BYTES = 64 * 1024 * 1024;
 
 /** The size of a frame as it arrived. */
 function frameBytes(data: WebSocket.RawData): number {

@@ -85,9 +85,9 @@ describe('framing and size', () => {
     const many = await post(`${v2}/NotificationsSend`, `{"message":"m","logins":${items(50_000, '"xx"')}}`);
     const listed = Array.from({ length: 10 }, (_, i) => `body.logins.${i}: Invalid input: expected number, received string`);
     expect(many).toStrictEqual({ status: 200, body: v2Refusal(`${listed.join('; ')}; … and 49990 more problems`) });
-    const tickets = await post(`/api/PF5/${PF5_A}/DealRequestByTickets`, items(60_000, '"xx"'));
+    const tickets = await post(`/api/PF5/${PF5_A}/DealRequestByTickets`, items(1000, '"xx"'));
     expect(tickets.status).toBe(400);
-    expect(tickets.body.errorDescription).toMatch(/^body\.0: tickets item must be an integer; .*; … and 59990 more problems$/);
+    expect(tickets.body.errorDescription).toMatch(/^body\.0: tickets item must be an integer; .*; … and 990 more problems$/);
     expect(tickets.body.errorDescription.length).toBeLessThanOrEqual(MAX_REFUSAL_LENGTH);
   });
 

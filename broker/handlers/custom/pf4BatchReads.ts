@@ -152,7 +152,7 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
           return answer.result();
         }
         // Asked SYNC_ROWS_PER_COMMAND at a time, so that no answer of the server passes what the session reads
-        // (twice the bound on one answer): until the limit, the server has no more, or the answer is full.
+        // (`answerFrameBound`): until the limit, the server has no more, or the answer is full.
         const held: string[] = [];
         let wanted = limit - answer.count;
         let asked = 0;
