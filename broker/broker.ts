@@ -102,7 +102,15 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const dispatcher = new CallDispatcher(platforms, metrics, log, dispatcherOptions);
   const links = new EdgeLinkServer(
     options.secret, dispatcher, log, options.brokerId ?? 'local',
-    options.linkHeartbeatMs, metrics.linkEvents,
+    options.linkHeartbeatMs, {
+      ...metrics.linkEvents,
+      // Calls moved here from another broker: this broker's cached reads of the platform wait until it has caught up
+      // with the trading server (TradePlatform.fenceReads), so a caller never reads older data than it just did there.
+      failover: (labels, platform) => {
+        metrics.linkEvents.failover?.(labels, platform);
+        if (labels.kind === 'link') platforms.get(platform)?.fenceReads();
+      },
+    },
     (id) => {
       const platform = platforms.get(id);
       return platform && { family: platform.family, events: platform.events, use: () => platform.use() };

@@ -82,7 +82,7 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
     return full.id;
   };
   const parsed = () => replies.map((r) => JSON.parse(r) as Record<string, unknown>);
-  return { session, cache, dispatcher, replies, binary, reply, call, parsed, observed, logged };
+  return { session, cache, dispatcher, replies, binary, reply, call, parsed, observed, logged, pf4: served.get(PF4) as { readFence?: Promise<void> } };
 }
 
 /** Waits (bounded) until `n` replies went out. */
@@ -233,6 +233,35 @@ describe('answering calls', () => {
     const d = setup();
     d.call({ op: 'PF4.UserRecordNew', timeoutMs: 1000, callId: 'k2', args: { body: { name: 'X', group: 'demo' } } });
     expect(d.session.requests[0].deadline).toStrictEqual({ sendBy: 1_001_000, answerBy: 1_001_000 + DEFAULT_LATE_ANSWER_MS, caller: '' });
+  });
+});
+
+describe('read fences', () => {
+  it('holds cached reads of a platform while its read fence stands, and answers them once it falls; live calls go on', async () => {
+    const t = setup();
+    let fall!: () => void;
+    t.pf4.readFence = new Promise<void>((resolve) => { fall = resolve; });
+    t.session.answer = async () => '2026-12-01T00:00:00Z';
+    t.call({ op: 'PF4.UserRecordGet', args: { login: 2 } });
+    t.call({ op: 'ServerTime' });
+    await replies(t.replies, 1);
+    expect(t.parsed()).toMatchObject([{ id: 2, ok: true, data: '2026-12-01T00:00:00Z' }]);
+    t.cache.apply({ event: 'users', op: 'update', record: { login: 2, name: 'Bob after', group: 'demo' } });
+    fall();
+    await replies(t.replies, 2);
+    // Answered after the fence, from the cache as it is then.
+    expect(t.parsed()[1]).toMatchObject({ id: 1, ok: true, data: { login: 2, name: 'Bob after' } });
+  });
+
+  it('answers a cached read whose budget ends before the fence falls as a time-out', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const t = setup();
+    t.pf4.readFence = new Promise<void>(() => {});
+    t.call({ op: 'PF4.UserRecordGet', args: { login: 2 }, timeoutMs: 1000 });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1s' } },
+    ]);
   });
 });
 

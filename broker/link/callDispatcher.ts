@@ -42,6 +42,9 @@ import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 /** Operations whose missed deadline leaves the change possibly applied. */
 const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutating).map((e) => e.op));
 
+/** Operations answered from the pumping cache: they wait for a read fence standing on their platform. */
+const CACHED_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.read === 'cached').map((e) => e.op));
+
 export const PLATFORM_NOT_SERVED = 'trade platform not served by this broker';
 
 /** Why a keyed call that waited for a cold standby's login was not sent. */
@@ -257,7 +260,9 @@ export class CallDispatcher {
       this.runningCalls--;
       this.checkQuiet();
     };
-    if (!lease.ready) {
+    // A cached read after calls moved here waits for the broker to catch up with the trading server (a read fence).
+    const ready = lease.ready ?? (CACHED_OPS.has(frame.op) ? platform.readFence : undefined);
+    if (!ready) {
       this.run(frame, reply, entry.run, platform, args, check, sendBy, timeoutMs, started, end);
       return;
     }
@@ -270,7 +275,7 @@ export class CallDispatcher {
       else this.fail(frame, reply, new DeadlineError(COLD_START_MISSED), started, frame.op);
       end();
     }, timeoutMs);
-    void lease.ready.then(() => {
+    void ready.then(() => {
       if (waiting === undefined) return;
       clearTimeout(waiting);
       waiting = undefined;

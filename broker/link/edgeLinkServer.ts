@@ -64,7 +64,7 @@ export interface LinkEvents {
   opened(): void;
   refused(): void;
   /** A `#failover` notice, its reason and kind each a known value or `other`. */
-  failover?(labels: { reason: string; kind: string }): void;
+  failover?(labels: { reason: string; kind: string }, platform: string): void;
   /** A call frame marked `moved`. */
   moved?(): void;
   /** A frame refused while draining. */
@@ -251,7 +251,7 @@ export class EdgeLinkServer {
       this.lastFrameAt = Date.now();
       if (call.op === FAILOVER_OP) {
         const labels = failoverLabels(call.args);
-        this.events.failover?.(labels);
+        this.events.failover?.(labels, call.platform);
         this.log('info', { msg: 'failover notice', platform: call.platform, ...labels });
         reply(JSON.stringify({ id: call.id, ok: true, data: true } satisfies CallOk));
         return;

@@ -1,11 +1,21 @@
 /**
  * A platform's cache as its manager session feeds it: a snapshot chunk larger than a turn is applied in slices with
- * the event loop let run between them, and the feed and the streams hear of each event after the cache applied it.
+ * the event loop let run between them, and the feed and the streams hear of each event after the cache applied it;
+ * and the read fence a failover notice sets up (against a small fake trading server).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { STREAM_SLICE_ROWS } from '../cache/pumpCache.js';
 import { TradePlatform } from './tradePlatform.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
+
+async function until(probe: () => boolean, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!probe()) {
+    if (Date.now() - start > timeoutMs) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 const resync = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({ event: 'resync', op, record });
 const platforms: TradePlatform[] = [];
@@ -35,5 +45,58 @@ describe('TradePlatform cache', () => {
     expect(heard).toEqual(['immediate, ready false', 'changed users 1', 'stream users', 'resynced', 'stream status']);
     expect(platform.cache.sizes().users).toBe(rows);
     expect(platform.cache.get('users', 1)).toMatchObject({ login: 1, group: 'real' });
+  });
+});
+
+describe('TradePlatform read fence', () => {
+  it('stands after a failover notice until a ping sent then is answered and every event before it is applied', async () => {
+    const server = await FakeManagerServer.start('PF4', { users: 3, trades: 0 });
+    try {
+      const platform = new TradePlatform(
+        { id: 'a0e1d2c3-b4a5-4968-8776-655443322111', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
+      );
+      platforms.push(platform);
+      platform.start();
+      await until(() => platform.state === 'up');
+      expect(platform.readFence).toBeUndefined();
+      // A change the server made before the fence's ping; the ping's answer is held back a while.
+      server.delays.set('Ping', 150);
+      const pingsBefore = server.count('Ping');
+      server.emit('users', 'update', { login: 100001, group: 'demo', name: 'Changed', balance: 5 });
+      platform.fenceReads();
+      const fence = platform.readFence!;
+      let stood = true;
+      void fence.then(() => { stood = false; });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stood).toBe(true);
+      await fence;
+      expect(server.count('Ping')).toBe(pingsBefore + 1);
+      expect(platform.cache.get('users', 100001)).toMatchObject({ name: 'Changed', balance: 5 });
+      expect(platform.readFence).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stands while the session is down, until it is up and through a resync', async () => {
+    const server = await FakeManagerServer.start('PF4', { users: 2, trades: 0 });
+    try {
+      const platform = new TradePlatform(
+        { id: 'b0e1d2c3-b4a5-4968-8776-655443322112', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
+      );
+      platforms.push(platform);
+      platform.start();
+      await until(() => platform.state === 'up');
+      server.resyncDelayMs = 200;
+      server.drop();
+      await until(() => platform.state === 'down');
+      server.users.set(100001, { login: 100001, group: 'demo', name: 'While away', balance: 9 });
+      platform.fenceReads();
+      await platform.readFence;
+      expect(platform.state).toBe('up');
+      expect(platform.cache.get('users', 100001)).toMatchObject({ name: 'While away' });
+    } finally {
+      await server.close();
+    }
   });
 });

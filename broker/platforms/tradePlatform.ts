@@ -18,6 +18,9 @@ import { ManagerSession, type PlatformConfig, type SessionOptions } from '../ses
 /** How long a cold standby stays logged in after its last call, subscription or replication ended. */
 export const DEFAULT_COLD_IDLE_MS = 10 * 60_000;
 
+/** The longest a read fence stands (`TradePlatform.fenceReads`): past it, with the server still away, reads go on. */
+export const FENCE_MAX_MS = 10_000;
+
 /** One use of a platform (a call, a subscription, a replication), released once when it ends. */
 export interface PlatformLease {
   release(): void;
@@ -45,6 +48,10 @@ export class TradePlatform {
   /** A cold standby woken and not yet through its first resync. */
   private waking = false;
   private syncWaiters: Array<() => void> = [];
+  /** Fences waiting for the session to be up and through a resync (`fenceReads`). */
+  private upWaiters: Array<() => void> = [];
+  /** The newest fence cached reads wait for, while it stands. */
+  private fence: Promise<void> | undefined;
   private uses = 0;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   private loggingOut: Promise<void> = Promise.resolve();
@@ -140,6 +147,7 @@ export class TradePlatform {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const wake of this.upWaiters.splice(0)) wake();
     clearTimeout(this.idleTimer);
     this.wakeWaiters();
     await this.session.close();
@@ -169,8 +177,42 @@ export class TradePlatform {
     this.cache.reset();
   }
 
+  /**
+   * Calls moved here from another broker (a failover or failback notice): until this broker has caught up with the
+   * trading server, its cached reads of the platform wait (`readFence`), so a caller never reads here data older than
+   * it just read on the broker it came from. Caught up means: the session up, through a resync since its login, a ping
+   * sent now answered (every change the server made before the ping has arrived, its events preceding the answer on
+   * the one socket), and every event before it applied. A fence that cannot stand within FENCE_MAX_MS (the server
+   * gone) falls, and reads answer from the cache as they do without one.
+   */
+  fenceReads(): void {
+    if (this.closed) return;
+    const deadline = Date.now() + FENCE_MAX_MS;
+    const fence: Promise<void> = (async () => {
+      await this.session.barrier(deadline);
+      if (!(this.session.up && this.synced)) {
+        await new Promise<void>((resolve) => {
+          this.upWaiters.push(resolve);
+          setTimeout(resolve, Math.max(0, deadline - Date.now())).unref();
+        });
+      }
+      await this.cache.settled();
+    })().catch(() => { /* fell: reads go on */ }).finally(() => {
+      if (this.fence === fence) this.fence = undefined;
+    });
+    this.fence = fence;
+  }
+
+  /** What a cached read waits for first: the newest fence standing (`fenceReads`), or nothing. */
+  get readFence(): Promise<void> | undefined {
+    return this.fence;
+  }
+
   private onSynced(): void {
     this.synced = true;
+    const up = this.upWaiters;
+    this.upWaiters = [];
+    for (const wake of up) wake();
     if (!this.waking) return;
     this.waking = false;
     this.wakeWaiters();

@@ -198,6 +198,17 @@ export class ManagerSession {
   }
 
   /**
+   * A keep-alive `Ping` sent now, outside fair use (the session's own), connecting first when down; resolves with its
+   * answer. The trading server answers on the socket it sends its events on, so once the answer is here every change
+   * it made before the ping came has been received (`TradePlatform.fenceReads`).
+   */
+  async barrier(deadline: number): Promise<void> {
+    if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
+    const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(deadline);
+    await this.send(socket, 'Ping', undefined, deadline, {});
+  }
+
+  /**
    * Drops the current connection and lets the usual reconnect path log in afresh. Used after a command that makes the
    * server drop its manager connections anyway (SrvRestart): dropping first means no request is sent on a connection
    * that is about to go, so the next request deterministically gets a fresh login.

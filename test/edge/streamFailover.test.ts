@@ -236,6 +236,35 @@ describe('a stream whose platform names two brokers', () => {
     }
   });
 
+  it('tells clients to resync when the broker\'s manager session drops and logs in again on the same subscription', async () => {
+    const { platform, sse } = await streaming('ticks&trades');
+    const hub = await hubClient(platform, [{ type: 4, invocationId: 'tr', target: 'StreamTrades', arguments: [] }]);
+    try {
+      push(a, trade(1));
+      await until(() => sse.of('trades').length === 1 && hub.records.some((r) => r.invocationId === 'tr'), 'the first trade');
+      const before = sse.events.length;
+      const hubBefore = hubSeen(hub.records).length;
+      // The session down, then up after its resync: the changes meanwhile came in the new snapshot, not as events.
+      push(a, { topic: 'status', data: { connected: false } });
+      push(a, { topic: 'status', data: { connected: true } }, trade(2));
+      await until(() => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4, 'the trade after the session came back');
+      const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
+      expect(seen(sse.events, before)).toStrictEqual([
+        ['status', { connected: false }], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 2 }],
+      ]);
+      expect(hubSeen(hub.records).slice(hubBefore)).toStrictEqual([
+        ['OnConnectionStatus', { connected: false }], ['OnResync', resync], ['OnConnectionStatus', { connected: true }],
+        ['item tr', { kind: 'Added', order: 2 }],
+      ]);
+      // No move: the subscription stayed on the first broker.
+      expect(a.framesFor(SUBSCRIBE_OP).filter((f) => f.platform === platform)).toHaveLength(1);
+      expect(failovers(b, platform)).toStrictEqual([]);
+    } finally {
+      hub.close();
+      await sse.close();
+    }
+  });
+
   it('with one broker, subscribes on it again after a loss, without pings or a failover notice, and still resyncs', async () => {
     const { platform, sse } = await streaming('trades', [a]);
     try {

@@ -115,6 +115,8 @@ export class PlatformStream extends DurableObject<Env> {
   private outgoing: Leg | undefined;
   private connecting = false;
   private connected = false;
+  /** The status went down and no `resync` was published since: the next status up is preceded by one. */
+  private owesResync = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   /** A subscription was lost or left: the next one accepted begins with a resync notice. */
@@ -447,6 +449,8 @@ export class PlatformStream extends DurableObject<Env> {
       if (this.checker !== undefined) clearInterval(this.checker);
       this.checker = undefined;
       this.closeLegs('no clients');
+      // Nobody listens, so nobody is owed a resync for what the next subscription's status follows.
+      this.owesResync = false;
       if (this.gap) {
         // Events go unseen from now on: a client back with an id from before is told to resync (another epoch), and
         // a new client, which reads the state as it connects, is owed no resync.
@@ -507,6 +511,16 @@ export class PlatformStream extends DurableObject<Env> {
     if (event.topic === 'status') {
       if (event.data.connected === this.connected) return;
       this.connected = event.data.connected;
+      if (!this.connected) {
+        this.owesResync = true;
+      } else if (this.owesResync) {
+        // Down, then up again on the same subscription: the broker's manager session dropped and logged in again, and
+        // the platform's changes while it was away came in its new snapshot, not as events. The clients are told so
+        // before the status, as after a move to another broker.
+        this.publish({ topic: 'resync', data: { message: RESYNC_MESSAGE } });
+      }
+    } else if (event.topic === 'resync') {
+      this.owesResync = false;
     }
     const seq = ++this.seq;
     this.ring.push(new Encoded(seq, `${this.epoch}-${seq}`, event));
