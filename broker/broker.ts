@@ -117,7 +117,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     },
     (id) => {
       const platform = platforms.get(id);
-      return platform && { family: platform.family, cache: platform.cache, feed: platform.feed, use: () => platform.use() };
+      return platform && { family: platform.family, cache: platform.cache, feed: platform.feed, use: () => platform.use(), readFence: () => platform.readFence };
     },
     (id) => platforms.get(id)?.state ?? 'absent',
   );

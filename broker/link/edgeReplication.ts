@@ -21,6 +21,8 @@ import type { CacheKey } from '../cache/keyedTable.js';
 /** Finds a platform the broker serves, for `#replicate` frames. */
 export type ReplicaSource = (platform: string) => {
   family: Family; cache: PumpCache; feed: CacheFeed; use?: () => { release(): void };
+  /** A read fence standing on the platform (`TradePlatform.readFence`): the snapshot waits for it, as cached reads do. */
+  readFence?: () => Promise<void> | undefined;
 } | undefined;
 
 /** A link buffering more than this is not keeping up with the change stream: its replications stop. */
@@ -57,6 +59,7 @@ export class EdgeReplication {
     const tables = REPLICATED_TABLES[platform.family];
     const replication = new Replication(
       this.sink, platform.cache, platform.feed, rep as number, Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS), tables,
+      platform.readFence ?? (() => undefined),
       () => {
         lease?.release();
         if (this.byPlatform.get(frame.platform) === replication) this.byPlatform.delete(frame.platform);
@@ -99,6 +102,7 @@ class Replication implements CacheListener {
     private readonly rep: number,
     private readonly maxRows: number,
     tables: readonly string[],
+    private readonly readFence: () => Promise<void> | undefined,
     private readonly onStop: () => void,
   ) {
     this.replicated = new Set(tables);
@@ -106,8 +110,15 @@ class Replication implements CacheListener {
 
   start(): void {
     this.unlisten = this.feed.listen(this);
-    if (this.cache.ready) this.snapshot();
-    else void this.cache.whenReady().then(() => { if (!this.stopped && !this.snapshotSent) this.snapshot(); });
+    const send = () => {
+      if (this.stopped || this.snapshotSent) return;
+      if (this.cache.ready) this.snapshot();
+      else void this.cache.whenReady().then(send);
+    };
+    // After a move here, the snapshot is of a cache that has caught up with the trading server (a read fence).
+    const fence = this.readFence();
+    if (fence) void fence.then(send);
+    else send();
   }
 
   changed(table: string, key: CacheKey): void {

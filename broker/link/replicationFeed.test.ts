@@ -19,6 +19,9 @@ type Frame = Record<string, unknown>;
 class Platform {
   readonly cache: PumpCache;
   readonly feed: CacheFeed;
+  /** A read fence standing (TradePlatform.readFence), when a test sets one. */
+  fence: Promise<void> | undefined;
+  readonly readFence = () => this.fence;
   constructor(readonly family: Family) {
     this.cache = new PumpCache(family);
     this.feed = new CacheFeed(family);
@@ -86,6 +89,26 @@ describe('#replicate', () => {
     ]);
     expect(l.replication.size).toBe(0);
     expect(pf4.feed.listenerCount).toBe(0);
+  });
+
+  it('sends its snapshot only once a read fence standing on the platform falls, with what the cache holds then', async () => {
+    const pf4 = new Platform('PF4');
+    pf4.resync({ users: [user(1)] });
+    let fall!: () => void;
+    pf4.fence = new Promise<void>((resolve) => { fall = resolve; });
+    const l = link({ p4: pf4 });
+    const id = l.ask('p4', { rep: 3, maxRows: 10 });
+    expect(l.sent).toStrictEqual([{ id, ok: true, data: { rep: 3, tables: [...REPLICATED_TABLES.PF4] } }]);
+    pf4.change('users', 'update', user(1, 'caught up'));
+    fall();
+    await nextTurn();
+    const users = pf4.cache.table('users')!;
+    expect(l.sent.slice(1)).toStrictEqual([
+      { rep: 3, seq: 0, begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] } },
+      { rep: 3, seq: 1, table: 'users', rows: [[1, recordJson(users.get(1)!)]] },
+      { rep: 3, seq: 2, end: true },
+    ]);
+    expect(recordJson(users.get(1)!)).toContain('caught up');
   });
 
   it('answers with the replicated tables, then sends the snapshot of those that fit, rows as the broker\'s JSON', () => {

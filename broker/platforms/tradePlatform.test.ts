@@ -100,3 +100,43 @@ describe('TradePlatform read fence', () => {
     }
   });
 });
+
+describe('TradePlatform read fence, the server away', () => {
+  it('does not fall while logins are refused: it waits for the session and pings again', async () => {
+    const server = await FakeManagerServer.start('PF4', { users: 2, trades: 0 });
+    try {
+      const platform = new TradePlatform(
+        { id: 'c0e1d2c3-b4a5-4968-8776-655443322113', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
+      );
+      platforms.push(platform);
+      platform.start();
+      await until(() => platform.state === 'up');
+      server.refuseLogin = true;
+      server.drop();
+      await until(() => platform.state === 'down');
+      platform.fenceReads();
+      const fence = platform.readFence!;
+      let fell = false;
+      void fence.then(() => { fell = true; });
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(fell).toBe(false);
+      server.users.set(100001, { login: 100001, group: 'demo', name: 'Back', balance: 1 });
+      server.refuseLogin = false;
+      await fence;
+      expect(platform.state).toBe('up');
+      expect(platform.cache.get('users', 100001)).toMatchObject({ name: 'Back' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sets no fence on a cold standby asleep: its first use logs in and resyncs', () => {
+    const platform = new TradePlatform(
+      { id: 'd0e1d2c3-b4a5-4968-8776-655443322114', family: 'PF4', server: 'ws://127.0.0.1:1/none', login: 1000, password: 'unused', standby: 'cold' }, {}, () => {},
+    );
+    platforms.push(platform);
+    platform.fenceReads();
+    expect(platform.readFence).toBeUndefined();
+    expect(platform.session.connectAttempts).toBe(0);
+  });
+});

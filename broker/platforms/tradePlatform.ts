@@ -20,6 +20,12 @@ export const DEFAULT_COLD_IDLE_MS = 10 * 60_000;
 
 /** The longest a read fence stands (`TradePlatform.fenceReads`): past it, with the server still away, reads go on. */
 export const FENCE_MAX_MS = 10_000;
+/** How long a fence whose ping could not be sent waits for the session before it pings again. */
+const FENCE_RETRY_MS = 250;
+
+function sleepUntil(at: number): Promise<void> {
+  return new Promise((resolve) => { setTimeout(resolve, Math.max(0, at - Date.now())).unref(); });
+}
 
 /** One use of a platform (a call, a subscription, a replication), released once when it ends. */
 export interface PlatformLease {
@@ -186,21 +192,34 @@ export class TradePlatform {
    * gone) falls, and reads answer from the cache as they do without one.
    */
   fenceReads(): void {
-    if (this.closed) return;
+    // A cold standby asleep logs in, and resyncs, on its first use: nothing older than that snapshot is answered.
+    if (this.closed || this.asleepFlag) return;
     const deadline = Date.now() + FENCE_MAX_MS;
     const fence: Promise<void> = (async () => {
-      await this.session.barrier(deadline);
-      if (!(this.session.up && this.synced)) {
-        await new Promise<void>((resolve) => {
-          this.upWaiters.push(resolve);
-          setTimeout(resolve, Math.max(0, deadline - Date.now())).unref();
-        });
+      // The server away (a refused connect, a login that failed): the fence waits for the session, then pings again.
+      while (!this.closed && Date.now() < deadline) {
+        try {
+          await this.session.barrier(deadline);
+          break;
+        } catch {
+          await this.untilUp(Math.min(deadline, Date.now() + FENCE_RETRY_MS));
+        }
       }
-      await this.cache.settled();
+      if (!(this.session.up && this.synced)) await this.untilUp(deadline);
+      await Promise.race([this.cache.settled(), sleepUntil(deadline)]);
     })().catch(() => { /* fell: reads go on */ }).finally(() => {
       if (this.fence === fence) this.fence = undefined;
     });
     this.fence = fence;
+  }
+
+  /** Resolves once the session is up and through a resync (at once if it is), or at `deadline`, or on close. */
+  private untilUp(deadline: number): Promise<void> {
+    if (this.closed || (this.session.up && this.synced)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.upWaiters.push(resolve);
+      sleepUntil(deadline).then(resolve, resolve);
+    });
   }
 
   /** What a cached read waits for first: the newest fence standing (`fenceReads`), or nothing. */

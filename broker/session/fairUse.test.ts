@@ -145,20 +145,42 @@ describe('FairUse: deadlines and bytes', () => {
     const log: string[] = [];
     const first = take(big, 'a', log, Date.now() + 10_000, 'MailsRequest');
     first.places[0].release(3 * 1024 * 1024);
-    expect(big.estimate('MailsRequest')).toBe(3 * 1024 * 1024);
+    expect(big.estimate('MailsRequest', 'a')).toBe(3 * 1024 * 1024);
+    // Charged to the caller whose answers they were: another caller's same command is not.
+    expect(big.estimate('MailsRequest', 'b')).toBe(FIRST_ESTIMATE_BYTES);
     // 3 MiB each against 4 MiB: one at a time, though there are 8 places.
     take(big, 'a', log, Date.now() + 10_000, 'MailsRequest');
     take(big, 'a', log, Date.now() + 10_000, 'MailsRequest');
     expect(log).toStrictEqual(['a:now', 'a:now']);
     expect(big.stats).toMatchObject({ onWire: 1, waiting: 1, bytesOnWire: 3 * 1024 * 1024 });
     // Another command's small answers still fit beside it.
-    expect(big.estimate('ServerTime')).toBe(FIRST_ESTIMATE_BYTES);
+    expect(big.estimate('ServerTime', 'a')).toBe(FIRST_ESTIMATE_BYTES);
     // Smaller answers lower the charge slowly, a larger one raises it at once.
     const falls = new FairUse(limits());
     falls.acquire('a', 'X', Date.now() + 1000) as FairUsePlace;
     (falls.acquire('a', 'X', Date.now() + 1000) as FairUsePlace).release(100_000);
     (falls.acquire('a', 'X', Date.now() + 1000) as FairUsePlace).release(0);
-    expect(falls.estimate('X')).toBe(90_000);
+    expect(falls.estimate('X', 'a')).toBe(90_000);
+  });
+
+  it('hands the place on when the command at the head of a queue gives up, to a smaller one behind it', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const gate = new FairUse(limits({ calls: 8, bytes: 150_000 }));
+    const log: string[] = [];
+    // Learnt: a's Big answers take 90,000 bytes (two do not fit in 150,000), its Small ones less (58,983 after one of 10).
+    (gate.acquire('a', 'Big', 60_000) as FairUsePlace).release(90_000);
+    (gate.acquire('a', 'Small', 60_000) as FairUsePlace).release(10);
+    expect(gate.estimate('Small', 'a')).toBe(58_983.4);
+    const held = take(gate, 'a', log, 60_000, 'Big');
+    const head = take(gate, 'a', log, 1_000, 'Big');
+    const small = take(gate, 'a', log, 60_000, 'Small');
+    expect(log).toStrictEqual(['a:now']);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await head.settled;
+    await small.settled;
+    expect(log).toStrictEqual(['a:now', 'a:deadline', 'a:later']);
+    expect(small.places).toHaveLength(1);
+    held.places[0].release(90_000);
   });
 
   it('fails every waiting command when the session closes', async () => {

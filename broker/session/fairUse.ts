@@ -44,6 +44,11 @@ export const DEFAULT_FAIR_USE: Readonly<FairUseLimits> = Object.freeze({
 /** What a command is charged before its first answer on this session is seen. */
 export const FIRST_ESTIMATE_BYTES = 64 * 1024;
 
+/** Estimates kept per session (callers × commands). */
+const MAX_ESTIMATES = 4096;
+
+const estimateKey = (caller: string, cmd: string) => `${caller}\u0000${cmd}`;
+
 /** A caller past its share of a busy session: refused before anything was sent. */
 export class FairUseRefusal extends Error {
   constructor(readonly caller: string, readonly retryAfterSeconds: number, readonly reason: string) {
@@ -96,9 +101,12 @@ export class FairUse {
     return { onWire: this.onWire, bytesOnWire: this.bytesOnWire, waiting: this.waitingCount, callers: this.callers.size, refused: this.refused };
   }
 
-  /** The bytes `cmd` is charged: the larger of its last answer and a slowly falling average of its answers. */
-  estimate(cmd: string): number {
-    return Math.min(this.limits.bytes, this.estimates.get(cmd) ?? FIRST_ESTIMATE_BYTES);
+  /**
+   * The bytes `cmd` of `caller` is charged: the larger of its last answer and a slowly falling average of its answers,
+   * for that caller (so one caller's huge answers are charged to it alone).
+   */
+  estimate(cmd: string, caller = ''): number {
+    return Math.min(this.limits.bytes, this.estimates.get(estimateKey(caller, cmd)) ?? FIRST_ESTIMATE_BYTES);
   }
 
   /**
@@ -108,7 +116,7 @@ export class FairUse {
   acquire(callerName: string, cmd: string, sendBy: number): FairUsePlace | Promise<FairUsePlace> {
     const now = this.now();
     const caller = this.callerOf(callerName, now);
-    const charge = this.estimate(cmd);
+    const charge = this.estimate(cmd, callerName);
     if (this.waitingCount === 0 && this.fits(caller, charge, now)) return this.admit(callerName, caller, cmd, charge);
     const share = this.shares(now);
     if (share.active > 1 && (caller.onWire >= share.calls || (caller.onWire > 0 && caller.bytes + charge > share.bytes))) {
@@ -135,6 +143,8 @@ export class FairUse {
           this.waitingCount--;
           reject(new DeadlineError('the call was not sent: the manager session was busy with other calls until its deadline'));
           this.forget(callerName, caller);
+          // The head of the queue may have been what kept the others waiting.
+          this.pump();
         }, wait),
       };
       caller.waiting.push(waiter);
@@ -200,7 +210,7 @@ export class FairUse {
         this.onWire--;
         this.bytesOnWire -= charge;
         caller.lastSeen = this.now();
-        if (answerBytes !== undefined) this.learn(cmd, answerBytes);
+        if (answerBytes !== undefined) this.learn(estimateKey(name, cmd), answerBytes);
         this.pump();
         this.forget(name, caller);
       },
@@ -208,9 +218,12 @@ export class FairUse {
   }
 
   /** Rises to a larger answer at once, falls by a tenth of the difference after a smaller one. */
-  private learn(cmd: string, bytes: number): void {
-    const was = this.estimates.get(cmd) ?? FIRST_ESTIMATE_BYTES;
-    this.estimates.set(cmd, bytes >= was ? bytes : was - (was - bytes) / 10);
+  private learn(key: string, bytes: number): void {
+    const was = this.estimates.get(key) ?? FIRST_ESTIMATE_BYTES;
+    this.estimates.delete(key);
+    this.estimates.set(key, bytes >= was ? bytes : was - (was - bytes) / 10);
+    // The estimates of recent callers and commands; the least recently learnt go first.
+    if (this.estimates.size > MAX_ESTIMATES) this.estimates.delete(this.estimates.keys().next().value as string);
   }
 
   /** Hands freed places to waiting callers: fewest on the wire first, in turn among equals. */

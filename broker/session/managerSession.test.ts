@@ -871,6 +871,23 @@ describe('fair use of the session between callers', () => {
     expect(t.session.fairUse.stats).toMatchObject({ onWire: 3, waiting: 0, refused: 2 });
   });
 
+  it('keeps a command\'s place past its caller\'s deadline until the late answer comes, or the connection goes', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('Slow', silent);
+    const t = harness(server.url, { fairUse: { calls: 2, bytes: 1 << 20, queuedPerCaller: 8, activeMs: 1000, retryAfterSeconds: 1 } });
+    await up(t);
+    const soon = () => ({ sendBy: Date.now() + 100, answerBy: Date.now() + 100, caller: 'impatient' });
+    const failed = await Promise.all([1, 2].map(() => rejection(t.session.request('Slow', undefined, soon()))));
+    expect(failed.map((f) => f.kind)).toStrictEqual(['DeadlineError', 'DeadlineError']);
+    // Both commands are still the server's: their places stay taken.
+    expect(t.session.fairUse.stats.onWire).toBe(2);
+    const [first] = server.sent('Slow');
+    server.reply(first, { id: first.frame.id, result: 'late' });
+    await until('the late answer giving its place back', () => t.session.fairUse.stats.onWire === 1);
+    server.drop();
+    await until('the connection gone', () => t.session.fairUse.stats.onWire === 0);
+  });
+
   it('sends the session\'s own keep-alive and login whatever callers hold', async () => {
     const server = await FakeTradingServer.start();
     server.script.set('Slow', silent);

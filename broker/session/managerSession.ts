@@ -115,6 +115,8 @@ export class ManagerSession {
   private loggedIn = false;
   private connecting: Promise<WebSocket> | undefined;
   private readonly pending = new Map<number, Pending>();
+  /** Places of commands whose caller's deadline passed with the command on the wire, by request id (`send`). */
+  private readonly unanswered = new Map<number, FairUsePlace>();
   private nextId = 1;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -189,12 +191,15 @@ export class ManagerSession {
       throw new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', error.message, TOO_FREQUENT_CODE[family], null, error.retryAfterSeconds);
     }
     const place = taken instanceof Promise ? await taken : taken;
+    let socket: WebSocket;
     try {
-      const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(sendBy);
-      return await this.send(socket, cmd, args, sendBy, context, answerBy, place);
-    } finally {
+      socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(sendBy);
+    } catch (error) {
       place.release();
+      throw error;
     }
+    // From here the place is the command's until its answer comes, late or not, or its connection is gone (`send`).
+    return this.send(socket, cmd, args, sendBy, context, answerBy, place);
   }
 
   /**
@@ -204,6 +209,7 @@ export class ManagerSession {
    */
   async barrier(deadline: number): Promise<void> {
     if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
+    if (this.loggedOut) throw new OperationError('NoConnect', 'the manager session is logged out');
     const socket = this.socket && this.loggedIn ? this.socket : await this.connectBy(deadline);
     await this.send(socket, 'Ping', undefined, deadline, {});
   }
@@ -370,16 +376,32 @@ export class ManagerSession {
     answerBy = deadline, place?: FairUsePlace,
   ): Promise<unknown> {
     const now = Date.now();
-    if (deadline - now <= 0) return Promise.reject(new DeadlineError());
-    if (ws.readyState !== WebSocket.OPEN) return Promise.reject(new OperationError('NoConnect', 'the manager connection was lost'));
+    if (deadline - now <= 0) {
+      place?.release();
+      return Promise.reject(new DeadlineError());
+    }
+    if (ws.readyState !== WebSocket.OPEN) {
+      place?.release();
+      return Promise.reject(new OperationError('NoConnect', 'the manager connection was lost'));
+    }
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        // The command is still the server's to answer: its caller's place stays taken until the answer comes (and is
+        // dropped) or the connection goes, so callers who give up early cannot pile work on the server.
+        if (place) this.unanswered.set(id, place);
         reject(new DeadlineError('no answer in time', true));
       }, Math.max(deadline, answerBy) - now);
       this.pending.set(id, { resolve, reject, timer, context, place });
-      ws.send(stringifyJson(args === undefined ? { id, cmd } : { id, cmd, args }));
+      try {
+        ws.send(stringifyJson(args === undefined ? { id, cmd } : { id, cmd, args }));
+      } catch (error) {
+        this.pending.delete(id);
+        clearTimeout(timer);
+        place?.release();
+        reject(new OperationError('NoConnect', `the command could not be sent: ${(error as Error).message}`));
+      }
     });
   }
 
@@ -397,7 +419,11 @@ export class ManagerSession {
     }
     if (isAnswer(frame)) {
       const pending = this.pending.get(frame.id);
-      if (!pending) return; // answered after its deadline
+      if (!pending) {
+        // Answered after its deadline: dropped, its caller's place given back.
+        this.releaseUnanswered(frame.id, bytes);
+        return;
+      }
       this.pending.delete(frame.id);
       clearTimeout(pending.timer);
       pending.place?.release(bytes);
@@ -415,7 +441,7 @@ export class ManagerSession {
    */
   private refusedUnread(data: WebSocket.RawData, bytes: number): boolean {
     const head = (Array.isArray(data) ? data[0] : Buffer.from(data as Buffer)).subarray(0, 64).toString('latin1');
-    const id = /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,/.exec(head);
+    const id = /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,\s*"(?:result|error|ok)"/.exec(head);
     if (!id) return false;
     const pending = this.pending.get(Number(id[1]));
     if (pending) {
@@ -423,12 +449,24 @@ export class ManagerSession {
       clearTimeout(pending.timer);
       pending.place?.release(bytes);
       pending.reject(new AnswerTooLargeError(bytes));
+    } else {
+      this.releaseUnanswered(Number(id[1]), bytes);
     }
     this.log('warn', { msg: 'answer from the trading server too large, not read', platform: this.config.id, bytes, bound: this.maxAnswerFrameBytes });
     return true;
   }
 
+  private releaseUnanswered(id: number, bytes?: number): void {
+    const place = this.unanswered.get(id);
+    if (!place) return;
+    this.unanswered.delete(id);
+    place.release(bytes);
+  }
+
   private failPending(message: string): void {
+    // Commands past their deadline will never be answered on a new connection either.
+    for (const place of this.unanswered.values()) place.release();
+    this.unanswered.clear();
     for (const [id, pending] of this.pending) {
       this.pending.delete(id);
       clearTimeout(pending.timer);

@@ -265,6 +265,29 @@ describe('a stream whose platform names two brokers', () => {
     }
   });
 
+  it('owes a second resync when the broker moved to has its session down, sent once it comes up', async () => {
+    b.script.set(SUBSCRIBE_OP, {
+      reply: () => {
+        setTimeout(() => b.push({ sub: 1, events: [{ topic: 'status', data: { connected: false } }] }), 0);
+        return { ok: true, data: { sub: 1 } };
+      },
+    });
+    const { platform, sse } = await streaming('trades');
+    try {
+      const before = sse.events.length;
+      a.dropLinks();
+      await until(() => subscribed(b, platform) && sse.of('resync').length === 1, 'the move to the second broker');
+      push(b, { topic: 'status', data: { connected: true } }, trade(3));
+      await until(() => sse.of('trades').length === 1, 'the second broker\'s trade');
+      const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
+      expect(seen(sse.events, before)).toStrictEqual([
+        ['status', { connected: false }], ['resync', resync], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 3 }],
+      ]);
+    } finally {
+      await sse.close();
+    }
+  });
+
   it('with one broker, subscribes on it again after a loss, without pings or a failover notice, and still resyncs', async () => {
     const { platform, sse } = await streaming('trades', [a]);
     try {

@@ -509,11 +509,12 @@ export class PlatformStream extends DurableObject<Env> {
 
   private publish(event: RingEvent): void {
     if (event.topic === 'status') {
+      // A broker's session down is owed a resync when it comes up, even when the clients were told down already (a
+      // new subscription on a broker whose session is still logging in).
+      if (!event.data.connected) this.owesResync = true;
       if (event.data.connected === this.connected) return;
       this.connected = event.data.connected;
-      if (!this.connected) {
-        this.owesResync = true;
-      } else if (this.owesResync) {
+      if (this.connected && this.owesResync) {
         // Down, then up again on the same subscription: the broker's manager session dropped and logged in again, and
         // the platform's changes while it was away came in its new snapshot, not as events. The clients are told so
         // before the status, as after a move to another broker.
