@@ -4,8 +4,8 @@
  * commands (login, keep-alive) do not.
  *
  * - At most `calls` commands are on the wire at once, and their answers are expected to take at most `bytes` in all
- *   (each command is charged the size its command's answers have had on this session, `estimate`; one command alone
- *   is always let through, since the trading server bounds each answer itself, `LoginArgs.maxAnswerBytes`).
+ *   (each command is charged the size its caller's answers to that command have had on this session, `estimate`; one alone
+ *   is always let through: the session reads no answer frame past `answerFrameBound`).
  * - A command that finds no place waits, within its own deadline (past it, it was not sent), in its caller's queue.
  *   When a place frees, the waiting caller with the fewest commands on the wire goes first (round robin among equals),
  *   so a caller that sends one call at a time is never more than one answer behind a flood.
