@@ -10,18 +10,20 @@ import { PF5_RIGHTS } from '../sim/pf5/pf5Commands.js';
 import { ARGUMENT_RIGHTS, CUSTOM_HANDLER_COMMANDS } from './customHandlerCommands.js';
 import { generatedSections, PROTOCOL_DOC, rewriteGenerated, rightOf, simulatorAnswers, useOf } from './gen-protocol-docs.js';
 
+/** What the generator makes now, made once for the file (it builds small worlds of both families). */
+const sections = generatedSections();
+
 const familyOf = (op: string): Family | null => FAMILIES.find((f) => op.startsWith(`${f}.`)) ?? null;
 
 describe('docs/manager-protocol.md', () => {
   it('has every generated section as the code makes it now (npm run gen:protocol-docs rewrites them)', () => {
     const doc = readFileSync(PROTOCOL_DOC, 'utf8');
-    const sections = generatedSections();
     expect([...sections.keys()]).toEqual(['result-codes', 'snapshot-PF4', 'snapshot-PF5', 'operations-common', 'operations-PF4', 'operations-PF5']);
     expect(doc).toBe(rewriteGenerated(doc, sections));
   });
 
   it('lists the result codes by number with both families\' names and the broker\'s reading of them', () => {
-    const table = generatedSections().get('result-codes')!;
+    const table = sections.get('result-codes')!;
     expect(table).toContain('| 3 | `InvalidData` | `ErrParams` | PF4: not found (a keyed read), wrong password (password checks) |');
     expect(table).toContain('| 13 |  | `ErrNotfound` | PF5: not found |');
     expect(table).toContain('| 18 |  | `ErrNotMain` |  |');
@@ -29,18 +31,18 @@ describe('docs/manager-protocol.md', () => {
   });
 
   it('gives the snapshot kinds in the simulator\'s order with the key the broker deletes by', () => {
-    const pf5 = generatedSections().get('snapshot-PF5')!.split('\n').slice(2);
+    const pf5 = sections.get('snapshot-PF5')!.split('\n').slice(2);
     expect(pf5.map((line) => line.split(' | ')[1])).toEqual(['`users`', '`positions`', '`orders`', '`deals`', '`ticks`', '`symbols`', '`groups`']);
-    expect(generatedSections().get('snapshot-PF4')).toContain('| 6 | `margin` | `margins` | `login` | `PF4MarginLevel` |');
+    expect(sections.get('snapshot-PF4')).toContain('| 6 | `margin` | `margins` | `login` | `PF4MarginLevel` |');
   });
 
   it('names each operation\'s commands with the simulator\'s rights, and its cache tables', () => {
-    const pf4 = generatedSections().get('operations-PF4')!;
+    const pf4 = sections.get('operations-PF4')!;
     expect(pf4).toContain('| `UserRecordUpdate` | v2 | replace | `UserRecordRequest`, `UserRecordUpdate` (manager) |');
     expect(pf4).toContain('| `UserRecordGet` | v2, v1 | cachedRecord | cache `users` |');
     expect(pf4).toContain('| `ReportsRequest` | v2 | live | `ReportsRequest` (reports ✂) |');
     expect(pf4).toContain('`TradeRecordRequest`, `TradeTransaction` (trades; money for a balance or credit entry)');
-    expect(generatedSections().get('operations-PF5')).toContain('| `DealUpdate` | v1 | replace | `DealRequestByTicket`, `DealUpdate` (TradesManager) |');
+    expect(sections.get('operations-PF5')).toContain('| `DealUpdate` | v1 | replace | `DealRequestByTicket`, `DealUpdate` (TradesManager) |');
   });
 });
 

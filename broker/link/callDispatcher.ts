@@ -25,7 +25,7 @@
  */
 import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
-import { TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
+import { WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
 import type { Family } from '../../shared/protocol.js';
 import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport, type PagingResult } from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
@@ -34,7 +34,7 @@ import { logs, type Logger } from '../observability/log.js';
 import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
-import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
+import { AnswerTooLargeError, ConnectionLostError, DeadlineError, tooFrequent } from '../session/managerErrors.js';
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
 import { PasswordChecks, type AdmittedCheck, type PasswordCheckLimit } from './passwordChecks.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
@@ -347,11 +347,9 @@ export class CallDispatcher {
   /** The refusal of a password check past the bound: the family's "too frequent" result, with the seconds to wait. */
   private tooManyFailedChecks(family: Family, login: string, retryAfterSeconds: number): OperationError {
     const { failures, windowMs } = this.passwordChecks.limit;
-    return new OperationError(
-      family === 'PF4' ? 'PF4Error' : 'PF5Error',
+    return tooFrequent(family,
       `too many failed password checks of login ${login}: at most ${failures} per ${windowMs / 1000} s; retry after ${retryAfterSeconds} s`,
-      TOO_FREQUENT_CODE[family], null, retryAfterSeconds,
-    );
+      retryAfterSeconds);
   }
 
   /** A keyed call ended after its time-out answer went out: keep the outcome and push it on the link. */

@@ -19,6 +19,15 @@ async function until(probe: () => boolean, timeoutMs = 5000): Promise<void> {
 
 const resync = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({ event: 'resync', op, record });
 const platforms: TradePlatform[] = [];
+
+/** A hot PF4 platform on `server`, started, once its session is up and through its first resync. */
+async function upOn(server: FakeManagerServer, id: string): Promise<TradePlatform> {
+  const platform = new TradePlatform({ id, family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {});
+  platforms.push(platform);
+  platform.start();
+  await until(() => platform.state === 'up');
+  return platform;
+}
 afterEach(async () => {
   for (const platform of platforms.splice(0)) await platform.close();
 });
@@ -52,12 +61,7 @@ describe('TradePlatform read fence', () => {
   it('stands after a failover notice until a ping sent then is answered and every event before it is applied', async () => {
     const server = await FakeManagerServer.start('PF4', { users: 3, trades: 0 });
     try {
-      const platform = new TradePlatform(
-        { id: 'a0e1d2c3-b4a5-4968-8776-655443322111', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
-      );
-      platforms.push(platform);
-      platform.start();
-      await until(() => platform.state === 'up');
+      const platform = await upOn(server, 'a0e1d2c3-b4a5-4968-8776-655443322111');
       expect(platform.readFence).toBeUndefined();
       // A change the server made before the fence's ping; the ping's answer is held back a while.
       server.delays.set('Ping', 150);
@@ -81,12 +85,7 @@ describe('TradePlatform read fence', () => {
   it('stands while the session is down, until it is up and through a resync', async () => {
     const server = await FakeManagerServer.start('PF4', { users: 2, trades: 0 });
     try {
-      const platform = new TradePlatform(
-        { id: 'b0e1d2c3-b4a5-4968-8776-655443322112', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
-      );
-      platforms.push(platform);
-      platform.start();
-      await until(() => platform.state === 'up');
+      const platform = await upOn(server, 'b0e1d2c3-b4a5-4968-8776-655443322112');
       server.resyncDelayMs = 200;
       server.drop();
       await until(() => platform.state === 'down');
@@ -105,12 +104,7 @@ describe('TradePlatform read fence, the server away', () => {
   it('does not fall while logins are refused: it waits for the session and pings again', async () => {
     const server = await FakeManagerServer.start('PF4', { users: 2, trades: 0 });
     try {
-      const platform = new TradePlatform(
-        { id: 'c0e1d2c3-b4a5-4968-8776-655443322113', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
-      );
-      platforms.push(platform);
-      platform.start();
-      await until(() => platform.state === 'up');
+      const platform = await upOn(server, 'c0e1d2c3-b4a5-4968-8776-655443322113');
       server.refuseLogin = true;
       server.drop();
       await until(() => platform.state === 'down');

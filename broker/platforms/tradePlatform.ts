@@ -23,6 +23,11 @@ export const FENCE_MAX_MS = 10_000;
 /** How long a fence whose ping could not be sent waits for the session before it pings again. */
 const FENCE_RETRY_MS = 250;
 
+/** Wakes every waiter of `waiters`, emptied first (one woken may wait again). */
+function wakeAll(waiters: Array<() => void>): void {
+  for (const wake of waiters.splice(0)) wake();
+}
+
 function sleepUntil(at: number): Promise<void> {
   return new Promise((resolve) => { setTimeout(resolve, Math.max(0, at - Date.now())).unref(); });
 }
@@ -53,9 +58,9 @@ export class TradePlatform {
   private asleepFlag: boolean;
   /** A cold standby woken and not yet through its first resync. */
   private waking = false;
-  private syncWaiters: Array<() => void> = [];
+  private readonly syncWaiters: Array<() => void> = [];
   /** Fences waiting for the session to be up and through a resync (`fenceReads`). */
-  private upWaiters: Array<() => void> = [];
+  private readonly upWaiters: Array<() => void> = [];
   /** The newest fence cached reads wait for, while it stands. */
   private fence: Promise<void> | undefined;
   private uses = 0;
@@ -153,9 +158,9 @@ export class TradePlatform {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const wake of this.upWaiters.splice(0)) wake();
+    wakeAll(this.upWaiters);
     clearTimeout(this.idleTimer);
-    this.wakeWaiters();
+    wakeAll(this.syncWaiters);
     await this.session.close();
     this.events.onSessionDown();
     this.feed.close();
@@ -229,17 +234,9 @@ export class TradePlatform {
 
   private onSynced(): void {
     this.synced = true;
-    const up = this.upWaiters;
-    this.upWaiters = [];
-    for (const wake of up) wake();
+    wakeAll(this.upWaiters);
     if (!this.waking) return;
     this.waking = false;
-    this.wakeWaiters();
-  }
-
-  private wakeWaiters(): void {
-    const waiters = this.syncWaiters;
-    this.syncWaiters = [];
-    for (const wake of waiters) wake();
+    wakeAll(this.syncWaiters);
   }
 }

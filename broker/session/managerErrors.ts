@@ -4,7 +4,7 @@
  */
 import { OperationError } from '../../shared/errors.js';
 import type { Family, ManagerErrorBody } from '../../shared/protocol.js';
-import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
+import { NOT_FOUND_CODE, TOO_FREQUENT_CODE } from '../../shared/resultCodes.js';
 
 /**
  * Raised when a call's deadline passes inside the broker; the link answers it as a time-out. `sent` tells whether the
@@ -53,6 +53,14 @@ export function managerFailure(family: Family, error: ManagerErrorBody, context:
   const notFound = code === NOT_FOUND_CODE[family] && (family === 'PF5' || context.keyedRead === true);
   if (notFound) return new OperationError('NotFound', message, code);
   return new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', message, code);
+}
+
+/**
+ * A "not now" refusal the broker makes itself, as the platform's own "too frequent" result, with the seconds to wait
+ * (a bound the gateway keeps: failed password checks of one account, a caller past its share of a manager session).
+ */
+export function tooFrequent(family: Family, message: string, retryAfterSeconds: number): OperationError {
+  return new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', message, TOO_FREQUENT_CODE[family], null, retryAfterSeconds);
 }
 
 /** The not-found error a handler raises itself (cache miss, empty live answer), with the family's code. */

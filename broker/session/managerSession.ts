@@ -20,10 +20,9 @@ import { isAnswer, isEvent } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-import { AnswerTooLargeError, ConnectionLostError, DeadlineError, managerFailure, type FailureContext } from './managerErrors.js';
+import { AnswerTooLargeError, ConnectionLostError, DeadlineError, managerFailure, tooFrequent, type FailureContext } from './managerErrors.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { DEFAULT_FAIR_USE, FairUse, FairUseRefusal, type FairUseLimits, type FairUsePlace } from './fairUse.js';
-import { TOO_FREQUENT_CODE } from '../../shared/resultCodes.js';
 
 /**
  * What one answer frame of the trading server may take, for an answer of at most `answerMaxBytes` to the edge: twice
@@ -186,9 +185,8 @@ export class ManagerSession {
       taken = this.fairUse.acquire(caller, cmd, sendBy);
     } catch (error) {
       if (!(error instanceof FairUseRefusal)) throw error;
-      // The platform's own "too frequent" result, as the bound on password checks answers: nothing was sent.
-      const family = this.config.family;
-      throw new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', error.message, TOO_FREQUENT_CODE[family], null, error.retryAfterSeconds);
+      // Nothing was sent.
+      throw tooFrequent(this.config.family, error.message, error.retryAfterSeconds);
     }
     const place = taken instanceof Promise ? await taken : taken;
     let socket: WebSocket;
@@ -418,15 +416,8 @@ export class ManagerSession {
       return;
     }
     if (isAnswer(frame)) {
-      const pending = this.pending.get(frame.id);
-      if (!pending) {
-        // Answered after its deadline: dropped, its caller's place given back.
-        this.releaseUnanswered(frame.id, bytes);
-        return;
-      }
-      this.pending.delete(frame.id);
-      clearTimeout(pending.timer);
-      pending.place?.release(bytes);
+      const pending = this.answered(frame.id, bytes);
+      if (!pending) return;
       if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error as ManagerErrorBody, pending.context));
       else pending.resolve(frame.result);
     } else if (isEvent(frame)) {
@@ -443,24 +434,27 @@ export class ManagerSession {
     const head = (Array.isArray(data) ? data[0] : Buffer.from(data as Buffer)).subarray(0, 64).toString('latin1');
     const id = /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,\s*"(?:result|error|ok)"/.exec(head);
     if (!id) return false;
-    const pending = this.pending.get(Number(id[1]));
-    if (pending) {
-      this.pending.delete(Number(id[1]));
-      clearTimeout(pending.timer);
-      pending.place?.release(bytes);
-      pending.reject(new AnswerTooLargeError(bytes));
-    } else {
-      this.releaseUnanswered(Number(id[1]), bytes);
-    }
+    this.answered(Number(id[1]), bytes)?.reject(new AnswerTooLargeError(bytes));
     this.log('warn', { msg: 'answer from the trading server too large, not read', platform: this.config.id, bytes, bound: this.maxAnswerFrameBytes });
     return true;
   }
 
-  private releaseUnanswered(id: number, bytes?: number): void {
-    const place = this.unanswered.get(id);
-    if (!place) return;
-    this.unanswered.delete(id);
-    place.release(bytes);
+  /**
+   * The answer of request `id` (of `bytes`) came: its request, taken from those pending with its timer cleared, to be
+   * settled; its caller's place given back either way. Undefined when it was answered after its deadline (dropped).
+   */
+  private answered(id: number, bytes: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    if (!pending) {
+      const place = this.unanswered.get(id);
+      this.unanswered.delete(id);
+      place?.release(bytes);
+      return undefined;
+    }
+    this.pending.delete(id);
+    clearTimeout(pending.timer);
+    pending.place?.release(bytes);
+    return pending;
   }
 
   private failPending(message: string): void {

@@ -83,6 +83,9 @@ const streamUrl = (platform: string, query: string) => new URL(`/api/v2/PF4/${pl
 const trade = (order: number): StreamEvent => ({ topic: 'trades', data: { kind: 'Added', order } });
 const tick = (bid: number): StreamEvent => ({ topic: 'ticks', data: { symbol: 'EURUSD', bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
 const push = (broker: FakeBroker, ...events: StreamEvent[]) => broker.push({ sub: 1, events });
+
+/** The notice clients get where events may have been missed. */
+const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
 const subscribed = (broker: FakeBroker, platform: string) => broker.framesFor(SUBSCRIBE_OP).some((f) => f.platform === platform);
 const failovers = (broker: FakeBroker, platform: string) => broker.framesFor(FAILOVER_OP).filter((f) => f.platform === platform).map((f) => f.args);
 
@@ -138,7 +141,6 @@ describe('a stream whose platform names two brokers', () => {
       await until(() => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
       push(b, trade(2));
       await until(() => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4, 'the second broker\'s trade');
-      const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
       expect(seen(sse.events, before)).toStrictEqual([
         ['status', { connected: false }], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 2 }],
       ]);
@@ -201,7 +203,7 @@ describe('a stream whose platform names two brokers', () => {
       await until(() => sse.of('trades').length === 2, 'the second broker\'s trade');
       expect(seen(sse.events, before)).toStrictEqual([
         ['trades', { kind: 'Added', order: 3 }], ['status', { connected: false }],
-        ['resync', { message: 'events may have been missed while the stream was interrupted: read the current state again' }],
+        ['resync', resync],
         ['status', { connected: true }], ['trades', { kind: 'Added', order: 4 }],
       ]);
       expect(failovers(b, platform)).toStrictEqual([{ reason: 'draining', kind: 'stream' }]);
@@ -248,7 +250,6 @@ describe('a stream whose platform names two brokers', () => {
       push(a, { topic: 'status', data: { connected: false } });
       push(a, { topic: 'status', data: { connected: true } }, trade(2));
       await until(() => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4, 'the trade after the session came back');
-      const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
       expect(seen(sse.events, before)).toStrictEqual([
         ['status', { connected: false }], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 2 }],
       ]);
@@ -279,7 +280,6 @@ describe('a stream whose platform names two brokers', () => {
       await until(() => subscribed(b, platform) && sse.of('resync').length === 1, 'the move to the second broker');
       push(b, { topic: 'status', data: { connected: true } }, trade(3));
       await until(() => sse.of('trades').length === 1, 'the second broker\'s trade');
-      const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
       expect(seen(sse.events, before)).toStrictEqual([
         ['status', { connected: false }], ['resync', resync], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 3 }],
       ]);
