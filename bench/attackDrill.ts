@@ -50,6 +50,8 @@ import {
 import { cpuPressureUs } from './measure.js';
 import { objectCall } from '../launcher/edge.js';
 import { shardName } from '../workers/limits/counterShards.js';
+import { brokerMetric } from '../test/support/brokerMetric.js';
+import { WORKER_DEFAULTS } from '../shared/environment.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sleep = (milliseconds: number) => new Promise((r) => setTimeout(r, milliseconds));
@@ -62,9 +64,9 @@ const WINDOW_MS = Number(process.env.RATE_LIMIT_WINDOW_SECONDS ?? 60) * 1000;
 const TOKEN_LIMIT = Number(process.env.TOKEN_RATE_LIMIT ?? 30);
 const FAILURE_LIMIT = Number(process.env.TOKEN_FAILURE_LIMIT ?? 30);
 const VERIFY_LIMIT = Number(process.env.TOKEN_VERIFY_LIMIT ?? 300);
-const FAILURE_SHARDS = Number(process.env.TOKEN_FAILURE_SHARDS ?? 16);
+const FAILURE_SHARDS = Number(process.env.TOKEN_FAILURE_SHARDS ?? WORKER_DEFAULTS.TOKEN_FAILURE_SHARDS);
 /** How long past its exp the edge accepts a token, on REST and streams alike. */
-const TOLERANCE_MS = Number(process.env.TOKEN_CLOCK_TOLERANCE_SECONDS ?? 5) * 1000;
+const TOLERANCE_MS = Number(process.env.TOKEN_CLOCK_TOLERANCE_SECONDS ?? WORKER_DEFAULTS.TOKEN_CLOCK_TOLERANCE_SECONDS) * 1000;
 /** A stream must end within a check interval of its cause; a second more for the query and the write. */
 const STREAM_END_BOUND_MS = Math.max(1, CACHE_SECONDS) * 1000 + 1000;
 /** docs/operating.md, "Probes, logs and metrics": a frozen trading server shows down within 10 s (keep-alive interval plus timeout). */
@@ -1019,16 +1021,9 @@ async function attackPasswordChecks(): Promise<void> {
   });
 }
 
-/** The sum of the broker's samples of metric `name` whose labels include `labels` (its `/metrics` text). */
+/** The sum of the broker's samples of metric `name` whose labels include `labels`; 0 when the broker does not answer. */
 async function brokerSample(name: string, labels: Record<string, string> = {}): Promise<number> {
-  const text = await fetch(`${stack.brokerUrl}/metrics`).then((r) => r.text());
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!sample || sample[1] !== name) continue;
-    if (Object.entries(labels).every(([k, v]) => (sample[2] ?? '').includes(`${k}="${v}"`))) sum += Number(sample[3]);
-  }
-  return sum;
+  return (await brokerMetric(stack.brokerUrl, name, labels)) ?? 0;
 }
 
 /**
@@ -1052,6 +1047,10 @@ async function attackManagerSession(): Promise<void> {
     links: await brokerSample('broker_edge_links_opened_total'),
   };
   let rssPeak = 0;
+  // Sampled beside the writer, not by it: the writes are what the finding judges.
+  const rssSampler = setInterval(() => {
+    void brokerSample('process_resident_memory_bytes').then((rss) => { rssPeak = Math.max(rssPeak, rss); });
+  }, 250);
   const writes = { ok: 0, failed: 0, unknown: 0, errors: new Map<string, number>() };
   let writing = true;
   const writer$ = (async () => {
@@ -1067,7 +1066,6 @@ async function attackManagerSession(): Promise<void> {
         writes.failed++;
         writes.errors.set(body.error.message, (writes.errors.get(body.error.message) ?? 0) + 1);
       } else writes.ok++;
-      rssPeak = Math.max(rssPeak, await brokerSample('process_resident_memory_bytes'));
     }
   })();
 
@@ -1108,6 +1106,7 @@ async function attackManagerSession(): Promise<void> {
   } while (cursor);
   writing = false;
   await writer$;
+  clearInterval(rssSampler);
   const after = {
     reconnects: await brokerSample('broker_manager_reconnects_total', platform),
     links: await brokerSample('broker_edge_links_opened_total'),

@@ -55,7 +55,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, type CallFrame, type ResultFrame } from '../shared/frames.js';
+import { LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, PING_OP, type CallFrame, type ResultFrame } from '../shared/frames.js';
 import { startService, type Service } from '../launcher/stack.js';
 import { ManagerClient } from '../sim/testing/managerClient.js';
 import { cpuPressureUs, percentile, sortedOf } from './measure.js';
@@ -445,7 +445,7 @@ async function measure(name: string, world: World, dir: string): Promise<Figures
       const pings: Promise<number>[] = [];
       const heartbeat = setInterval(() => {
         const t0 = performance.now();
-        pings.push(pinged.call('#ping', {}).then(() => performance.now() - t0));
+        pings.push(pinged.call(PING_OP, {}).then(() => performance.now() - t0));
       }, LINK_PING_EVERY_MS);
       let reading = true;
       const reads = (async () => {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../broker/cache/pumpCache.js';
 import { customHandlers } from '../broker/handlers/custom/index.js';
+import { familyOf } from '../broker/handlers/registry.js';
 import { catalog } from '../shared/catalog/index.js';
 import { FAMILIES, type Family } from '../shared/protocol.js';
 import { PF4_RIGHTS } from '../sim/pf4/pf4Rights.js';
@@ -13,7 +14,6 @@ import { generatedSections, PROTOCOL_DOC, rewriteGenerated, rightOf, simulatorAn
 /** What the generator makes now, made once for the file (it builds small worlds of both families). */
 const sections = generatedSections();
 
-const familyOf = (op: string): Family | null => FAMILIES.find((f) => op.startsWith(`${f}.`)) ?? null;
 
 describe('docs/manager-protocol.md', () => {
   it('has every generated section as the code makes it now (npm run gen:protocol-docs rewrites them)', () => {

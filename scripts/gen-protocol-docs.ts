@@ -9,7 +9,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { KINDS } from '../broker/cache/pumpCache.js';
+import { KINDS, TABLE_OF_KIND } from '../broker/cache/pumpCache.js';
+import { familyOf } from '../broker/handlers/registry.js';
 import { customHandlers } from '../broker/handlers/custom/index.js';
 import type { Answer } from '../shared/catalog/answer.js';
 import { catalog, type Operation } from '../shared/catalog/index.js';
@@ -29,8 +30,6 @@ export const PROTOCOL_DOC = resolve(dirname(fileURLToPath(import.meta.url)), '..
 /** Commands the simulator's protocol layer answers itself for every family (`sim/protocol/managerSession.ts`). */
 const SESSION_COMMANDS: ReadonlySet<string> = new Set(['login', 'Ping', 'ServerTime']);
 
-/** Event and snapshot kinds whose cache table has another name (as `broker/cache/pumpCache.ts` routes them). */
-const TABLE_OF_KIND: Readonly<Record<string, string>> = { margin: 'margins' };
 
 const RIGHTS: Record<Family, Readonly<Record<string, CommandNeeds>>> = { PF4: PF4_RIGHTS, PF5: PF5_RIGHTS };
 
@@ -122,8 +121,6 @@ export function useOf(entry: Operation): Use {
   }
 }
 
-/** The family an operation's handler serves, from its name (as `broker/handlers/registry.ts` reads it). */
-const familyOfOp = (op: string): Family | null => FAMILIES.find((f) => op.startsWith(`${f}.`)) ?? null;
 
 /** The right the simulator of `family` requires for `cmd`, in words, or null when a logged-in manager is enough. */
 export function rightOf(family: Family, cmd: string): string | null {
@@ -146,7 +143,7 @@ function commandCell(families: readonly Family[], cmd: string): string {
 function operations(family: Family | null): string {
   const byOp = new Map<string, Operation[]>();
   for (const entry of catalog as readonly Operation[]) {
-    if (entry.read === 'local' || familyOfOp(entry.op) !== family) continue;
+    if (entry.read === 'local' || familyOf(entry.op) !== family) continue;
     const list = byOp.get(entry.op);
     if (list) list.push(entry);
     else byOp.set(entry.op, [entry]);

@@ -96,7 +96,7 @@ export const KINDS: Record<Family, Record<string, KindSpec>> = {
 };
 
 /** Event and resync kinds whose table has another name. */
-const TABLE_OF_KIND: Readonly<Record<string, string>> = { margin: 'margins' };
+export const TABLE_OF_KIND: Readonly<Record<string, string>> = { margin: 'margins' };
 
 export type Tables = Map<string, KeyedTable<Row>>;
 

@@ -20,7 +20,8 @@ export interface RegisteredHandler {
   passwordCheck?: PasswordCheck;
 }
 
-function familyOf(op: string): Family | null {
+/** The family an operation's handler serves, from its name's prefix; null for the family-agnostic ones. */
+export function familyOf(op: string): Family | null {
   if (op.startsWith('PF4.')) return 'PF4';
   if (op.startsWith('PF5.')) return 'PF5';
   return null;

@@ -426,12 +426,15 @@ export class IdempotencyLedger extends DurableObject<Env> {
     const max = this.maxStored();
     if (this.stored < max) return undefined;
     const now = Date.now();
-    this.purge(now);
-    if (this.stored < max) return undefined;
-    if (this.fullUntil === undefined || this.fullUntil.stored !== this.stored || this.fullUntil.at <= now) {
-      this.fullUntil = { at: this.roomAt(max) ?? now + 1000, stored: this.stored };
+    // Known full until `at` for what is stored now: nothing expiring before then makes room, so a flood of new keys
+    // is refused without a purge and a scan each.
+    let known = this.fullUntil;
+    if (known === undefined || known.stored !== this.stored || known.at <= now) {
+      this.purge(now);
+      if (this.stored < max) return undefined;
+      known = this.fullUntil = { at: this.roomAt(max) ?? now + 1000, stored: this.stored };
     }
-    const seconds = Math.max(1, Math.ceil((this.fullUntil.at - now) / 1000));
+    const seconds = Math.max(1, Math.ceil((known.at - now) / 1000));
     return refusal(ctx, {
       kind: 'TooManyRequests',
       message: `Idempotency-Key: this client's answers stored for replay in the ledger of this key have reached its ${max} bytes; the request was not sent; retry after ${seconds} s, when older keys expire`,

@@ -38,8 +38,8 @@ export function limitOf(env: Env, purpose: Purpose): Limit {
   return { limit: config[LIMITS[purpose]], windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000 };
 }
 
-/** The purposes counted in a fixed number of objects (counterShards.ts), and the variable that says how many. */
-const SHARDED: Partial<Record<Purpose, 'TOKEN_FAILURE_SHARDS'>> = { 'token-fail': 'TOKEN_FAILURE_SHARDS' };
+/** The purpose counted in a fixed number of objects (counterShards.ts), TOKEN_FAILURE_SHARDS of them; the rest one object a key. */
+const SHARDED: Purpose = 'token-fail';
 
 /**
  * This isolate's leases, by `<purpose>:<key>`. The counter namespace and the shards' settings come with each
@@ -48,14 +48,12 @@ const SHARDED: Partial<Record<Purpose, 'TOKEN_FAILURE_SHARDS'>> = { 'token-fail'
 let bindings: Env | undefined;
 const leases = new QuotaLeases(async (counted, want, limit) => {
   const env = bindings!;
-  const purpose = counted.slice(0, counted.indexOf(':')) as Purpose;
-  const shards = SHARDED[purpose];
   const namespace = env.RATE_LIMITER;
-  if (!shards) return namespace.get(namespace.idFromName(counted)).take(want, limit);
+  if (!counted.startsWith(`${SHARDED}:`)) return namespace.get(namespace.idFromName(counted)).take(want, limit);
   const config = configOf(env);
   // Keyed by a secret every isolate of the deployment has: the broker link's, else the signing key (either stays put).
-  const n = await shardOf(config.BROKER_SECRET ?? config.AUTH_SIGNING_KEY ?? '', counted, config[shards]);
-  return namespace.get(namespace.idFromName(shardName(purpose, n))).take(want, limit, counted);
+  const n = await shardOf(config.BROKER_SECRET ?? config.AUTH_SIGNING_KEY ?? '', counted, config.TOKEN_FAILURE_SHARDS);
+  return namespace.get(namespace.idFromName(shardName(SHARDED, n))).take(want, limit, counted);
 });
 
 /**
