@@ -14,6 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { terminalContentPolicy } from '../shared/terminalPolicy.js';
 
 /** The port `npm run terminal` takes unless TERMINAL_PORT says otherwise, and so the origin `npm start` allows. */
 export const TERMINAL_PORT = 8788;
@@ -49,17 +50,7 @@ export function gatewayOrigin(value: string, name = 'GATEWAY_URL'): string {
  * alone (its http(s) and its WebSocket form, for the hub) instead of its own origin.
  */
 export function terminalPolicy(gateway: string): string {
-  const socket = gateway.replace(/^http/, 'ws');
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    `connect-src ${gateway} ${socket}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+  return terminalContentPolicy(`${gateway} ${gateway.replace(/^http/, 'ws')}`);
 }
 
 /** The page, told its gateway: `<meta name="gateway">` first in its head (`gateway` is an origin: nothing to escape). */

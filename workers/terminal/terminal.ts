@@ -14,6 +14,7 @@ import styleCss from '../../examples/web-terminal/style.css';
 import signalrJs from '@microsoft/signalr/dist/browser/signalr.min.js';
 import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
+import { terminalContentPolicy } from '../../shared/terminalPolicy.js';
 
 export const TERMINAL_PATH = '/terminal';
 
@@ -28,16 +29,7 @@ const FILES: Record<string, { body: string; type: string }> = {
   'vendor/signalr.min.js': { body: signalrJs.replace(/\n\/\/# sourceMappingURL=.*\s*$/, '\n'), type: JS },
 };
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+const CSP = terminalContentPolicy("'self'");
 
 export function terminalRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
