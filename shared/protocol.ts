@@ -1,5 +1,7 @@
 /**
  * The manager protocol: how the broker talks to a trading server (the simulator, or a bridge next to a real server).
+ * Normative text: docs/manager-protocol.md. The zod schemas below are the one source of the login's shape, for the
+ * broker's check of a login answer, the bridge kit's check of a login, and the AsyncAPI document.
  *
  * JSON text frames over one WebSocket per manager session, at `ws://host:port/<server>` where `<server>` names the
  * trading server inside the process (one process may serve several). The first request must be `login`; anything
@@ -16,6 +18,8 @@
 
 /** The platform families a trading server belongs to, each with its own records, commands and result codes. Every
  * process names a family with this type; code that walks all of them walks this list. */
+import { z } from 'zod';
+
 export const FAMILIES = ['PF4', 'PF5'] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -55,11 +59,14 @@ export type ManagerAnswer =
  * Resync kinds, in this order: PF4 users, trades, ticks, symbols, groups, margin, online, news, symbolGroups,
  * symbolSessions, symbolInfo (news bodies, mail and closed trades are not part of a snapshot); PF5 users, positions,
  * orders, deals, ticks, symbols, groups. */
-export type EventKind =
-  | 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'online' | 'margin'
-  | 'positions' | 'orders' | 'deals' | 'news' | 'mail'
-  | 'newsBodies' | 'symbolGroups' | 'symbolSessions' | 'symbolInfo'
-  | 'resync';
+export const CHANGE_KINDS = [
+  'users', 'trades', 'ticks', 'symbols', 'groups', 'online', 'margin',
+  'positions', 'orders', 'deals', 'news', 'mail',
+  'newsBodies', 'symbolGroups', 'symbolSessions', 'symbolInfo',
+] as const;
+/** A kind of change event (the tables a cache is built from). */
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+export type EventKind = ChangeKind | 'resync';
 
 export type EventOp = 'add' | 'update' | 'delete' | 'begin' | 'chunk' | 'end';
 
@@ -77,20 +84,55 @@ export interface ResyncChunk {
   items: unknown[];
 }
 
-/** Commands every server answers, whatever the family. */
-export interface LoginArgs {
-  login: number;
-  password: string;
-  /** Ask for the change stream; a session used only for one-off live requests may set false. Default true. */
-  pump?: boolean;
-}
+/**
+ * The protocol versions, oldest first. A version names the whole contract of docs/manager-protocol.md: a change a
+ * server or a broker of the previous version would misread gets a new number. The broker's login lists those it
+ * speaks (`LoginArgs.versions`); the server answers with the one it chose (`LoginResult.version`), the newest both
+ * speak.
+ */
+export const PROTOCOL_VERSIONS = [1] as const;
+export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 
-export interface LoginResult {
-  server: string;
-  family: Family;
-  build: number;
-  /** Manager rights of the logged-in manager, by name. */
-  rights: string[];
+/** Bounds of the login's lists, so that neither side reads an unbounded answer before the session is up. */
+export const LOGIN_LIMITS = { versions: 16, commands: 4096, nameLength: 64, rights: 256 } as const;
+
+const name = z.string().min(1).max(LOGIN_LIMITS.nameLength);
+
+export const loginArgsSchema = z.object({
+  login: z.int().min(1).describe('the manager login'),
+  password: z.string().max(1024).describe('the manager password'),
+  /** Ask for the change stream; a session used only for one-off live requests may set false. Default true. */
+  pump: z.boolean().optional().describe('true (default): the snapshot, then change events; false: live requests only'),
+  versions: z.array(z.int().min(1)).min(1).max(LOGIN_LIMITS.versions).optional()
+    .describe('the protocol versions the client speaks, oldest first; absent: [1] (the protocol before negotiation was version 1)'),
+}).describe('LoginArgs');
+export type LoginArgs = z.infer<typeof loginArgsSchema>;
+
+export const capabilitiesSchema = z.object({
+  commands: z.array(name).max(LOGIN_LIMITS.commands)
+    .describe('every command this server answers (Ping included; login is implied)'),
+  events: z.array(z.enum(CHANGE_KINDS)).max(CHANGE_KINDS.length)
+    .describe('the change-event kinds this server pushes; its snapshot holds these kinds only'),
+}).describe('Capabilities');
+export type Capabilities = z.infer<typeof capabilitiesSchema>;
+
+export const loginResultSchema = z.object({
+  version: z.int().min(1).describe('the protocol version chosen: the newest of LoginArgs.versions the server speaks'),
+  server: z.string().min(1).max(256).describe('the trading server\'s name'),
+  family: z.enum(FAMILIES),
+  build: z.int().min(1).describe('the trading server\'s build'),
+  rights: z.array(name).max(LOGIN_LIMITS.rights).describe('the logged-in manager\'s rights, by name'),
+  capabilities: capabilitiesSchema,
+}).describe('LoginResult');
+export type LoginResult = z.infer<typeof loginResultSchema>;
+
+/** What a login without `versions` is taken to offer. */
+export const UNNAMED_VERSIONS: readonly number[] = [1];
+
+/** The newest version both lists hold, or undefined when they share none. */
+export function chooseVersion(offered: readonly number[], spoken: readonly number[] = PROTOCOL_VERSIONS): number | undefined {
+  const common = offered.filter((v) => spoken.includes(v));
+  return common.length === 0 ? undefined : Math.max(...common);
 }
 
 /** Resync chunk size the simulator uses; bridges may choose another. */

@@ -207,7 +207,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const loginFrame = (id: number): Received => ({ id, cmd: 'login', args: { login: 1000, password: 'manager-pw', pump: true } });
+const loginFrame = (id: number): Received => ({ id, cmd: 'login', args: { login: 1000, password: 'manager-pw', pump: true, versions: [1] } });
 const NO_RETRY: SessionOptions = { backoff: { baseMs: 60_000, capMs: 60_000 }, random: () => 0.99 };
 const QUICK_RETRY: SessionOptions = { backoff: { baseMs: 1, capMs: 1 }, random: () => 0 };
 const DEADLINE_PASSED = { kind: 'DeadlineError', code: 'NoConnect', message: 'deadline passed', managerCode: null, sent: false };

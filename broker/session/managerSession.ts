@@ -16,7 +16,7 @@
 import WebSocket from 'ws';
 import { OperationError } from '../../shared/errors.js';
 import type { Family, LoginArgs, ManagerEvent, ManagerErrorBody } from '../../shared/protocol.js';
-import { isAnswer, isEvent } from '../../shared/protocol.js';
+import { isAnswer, isEvent, PROTOCOL_VERSIONS } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
@@ -301,7 +301,7 @@ export class ManagerSession {
         else resolve(ws);
       };
       ws.on('open', () => {
-        const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true };
+        const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true, versions: [...PROTOCOL_VERSIONS] };
         this.send(ws, 'login', args as unknown as Record<string, unknown>, Date.now() + this.connectTimeoutMs, {})
           .then(() => {
             this.onLoggedIn(ws);

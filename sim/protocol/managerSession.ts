@@ -8,7 +8,7 @@
  * follows the last one (PF4 symbolInfo), so what the dropped ticks moved is not lost.
  */
 import type { WebSocket } from 'ws';
-import { RESYNC_CHUNK, type LoginResult, type ManagerRequest } from '../../shared/protocol.js';
+import { chooseVersion, PROTOCOL_VERSIONS, UNNAMED_VERSIONS, RESYNC_CHUNK, type ChangeKind, type Family, type LoginResult, type ManagerRequest } from '../../shared/protocol.js';
 import { ArgReader } from '../world/args.js';
 import { CommandError } from '../world/commandError.js';
 import type { SnapshotPart } from '../world/simWorld.js';
@@ -25,6 +25,16 @@ const MAX_HELD_EVENTS = 1_000_000;
 const MAX_PARKED_REQUESTS = 10_000;
 /** SrvRestart answers first and drops connections this much later. */
 const SRV_RESTART_GRACE_MS = 50;
+
+/** The change-event kinds each simulated family pushes (its snapshot's kinds and those pushed only live). */
+const EVENTS: Record<Family, readonly ChangeKind[]> = {
+  PF4: ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'newsBodies', 'symbolGroups',
+    'symbolSessions', 'symbolInfo', 'mail'],
+  PF5: ['users', 'positions', 'orders', 'deals', 'ticks', 'symbols', 'groups'],
+};
+
+/** Commands the session answers itself rather than the world's registry. */
+const SESSION_COMMANDS: Record<Family, readonly string[]> = { PF4: ['Ping', 'ServerTime', 'SrvRestart'], PF5: ['Ping', 'ServerTime'] };
 
 /** The session was dropped instead of answering. */
 const DROPPED = Symbol('dropped');
@@ -203,6 +213,14 @@ export class ManagerSession {
     const login = args.int('login', { min: 1 });
     const password = typeof raw.password === 'string' ? raw.password : args.fail('password must be a string');
     if (raw.pump !== undefined && typeof raw.pump !== 'boolean') args.fail('pump must be a boolean');
+    const offered = raw.versions ?? UNNAMED_VERSIONS;
+    if (!Array.isArray(offered) || offered.length === 0 || offered.length > 16 || !offered.every((v) => Number.isInteger(v))) {
+      args.fail('versions must list the protocol versions the client speaks (1 to 16 integers)');
+    }
+    const version = chooseVersion(offered as number[]);
+    if (version === undefined) {
+      args.fail(`none of the protocol versions ${(offered as number[]).join(', ')} is spoken here (${PROTOCOL_VERSIONS.join(', ')})`);
+    }
     const outcome = this.server.authenticate(login, password);
     if (!outcome.ok) {
       this.server.counters.loginFailures++;
@@ -217,7 +235,14 @@ export class ManagerSession {
     this.resyncing = this.pumping;
     this.server.counters.logins++;
     this.server.log({ msg: 'manager logged in', server: this.server.name, login, pump: this.pumping, peer: this.peer });
-    return { server: this.server.name, family: this.server.family, build: this.server.build, rights: outcome.rights };
+    const family = this.server.family;
+    return {
+      version: version as number, server: this.server.name, family, build: this.server.build, rights: outcome.rights,
+      capabilities: {
+        commands: [...new Set([...SESSION_COMMANDS[family], ...this.server.world.commands().names()])].sort(),
+        events: [...EVENTS[family]],
+      },
+    };
   }
 
   private async streamResync(): Promise<void> {
