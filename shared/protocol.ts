@@ -135,6 +135,26 @@ export function chooseVersion(offered: readonly number[], spoken: readonly numbe
   return common.length === 0 ? undefined : Math.max(...common);
 }
 
+/**
+ * The WebSocket close codes a server sends, and what each means to the broker (which handles every end of a
+ * connection alike: the session is down, requests in flight fail, it reconnects with backoff).
+ */
+export const CLOSE_CODES = {
+  /** A frame that is not JSON text, or a request without a numeric id. */
+  badFrame: 1007,
+  /** A command the manager has no right to, where the family drops the connection instead of answering. */
+  rightDropped: 1008,
+  /** A frame past the receiver's bound. */
+  tooBig: 1009,
+  /** The trading server restarts. */
+  restart: 1012,
+  /** The session is too far behind: more queued on the socket, or held, than the server keeps. */
+  tooSlow: 1013,
+} as const;
+
+/** The least a server must accept in one frame from the broker: a request with a long id list fits. */
+export const SERVER_MIN_FRAME_BYTES = 16 * 1024 * 1024;
+
 /** Resync chunk size the simulator uses; bridges may choose another. */
 export const RESYNC_CHUNK = 5000;
 
