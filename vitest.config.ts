@@ -5,17 +5,18 @@
  * (the worker in workerd), `test/e2e` (the whole stack), with their shared set-up in `test/support` and
  * `test/e2e/support.ts`.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { terminalTextForTests } from './launcher/workerAssets.js';
 
 const root = import.meta.dirname;
-const UNIT_FOLDERS = ['shared', 'broker', 'sim', 'workers', 'scripts', 'bench', 'launcher'];
+const UNIT_FOLDERS = ['shared', 'bridge', 'broker', 'sim', 'workers', 'scripts', 'bench', 'launcher'];
 
 /** The test files under `folder`, relative to the root. */
 function testFiles(folder: string): string[] {
+  if (!existsSync(join(root, folder))) return [];
   return readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.test.ts') && !file.split(/[\\/]/).includes('node_modules'))
     .map((file) => relative(root, join(root, folder, file)).replaceAll('\\', '/'));
