@@ -29,6 +29,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { startStack, type Stack } from '../launcher/stack.js';
+import { DEMO_PASSWORD_ENV } from '../launcher/demo.js';
 import { RegistryStore } from '../workers/registry/registryStore.js';
 import { cpuPressureUs, percentile } from './measure.js';
 
@@ -171,7 +172,7 @@ async function getJson(url: string, headers: Record<string, string>): Promise<an
 }
 
 /** Registers `count` extra PF4 platforms served by the simulator's bench servers and waits until each answers. */
-async function addPlatforms(stack: Stack, servers: string[], password: string, auth: Record<string, string>): Promise<{ id: string; login: number }[]> {
+async function addPlatforms(stack: Stack, servers: string[], auth: Record<string, string>): Promise<{ id: string; login: number }[]> {
   const store = new RegistryStore(await stack.edge.db());
   const { readFileSync, writeFileSync, renameSync } = await import('node:fs');
   const file = `${stack.dataDir}/broker-platforms.json`;
@@ -182,7 +183,9 @@ async function addPlatforms(stack: Stack, servers: string[], password: string, a
     added.push({ id: entry.platform.id, server });
   }
   current.platforms.push(...added.map((p) => ({
-    id: p.id, family: 'PF4', server: `ws://127.0.0.1:${stack.sim.port}/${p.server}`, login: MANAGER_LOGIN, password,
+    id: p.id, family: 'PF4', server: `ws://127.0.0.1:${stack.sim.port}/${p.server}`, login: MANAGER_LOGIN,
+    // The stack's brokers hold the demo password (this bench's, SIM_MANAGER_PASSWORD) in this variable.
+    passwordEnv: DEMO_PASSWORD_ENV,
   })));
   // Replaced by rename, as the registry CLI does, so the broker's watcher never reads half a file.
   writeFileSync(`${file}.tmp`, JSON.stringify(current), { mode: 0o600 });
@@ -235,7 +238,7 @@ try {
   const first = await getJson(`${stack.edgeUrl}${v2(demo)}/UsersRequest?limit=1`, auth);
   const login = first.data?.[0]?.login;
   if (typeof login !== 'number') throw new Error(`no account to read: ${JSON.stringify(first)}`);
-  const others = spread ? await addPlatforms(stack, extraServers, password, auth) : [];
+  const others = spread ? await addPlatforms(stack, extraServers, auth) : [];
   // The page's size in bytes, for its same-size baseline.
   const pageBytes = chosen.has('sized')
     ? Buffer.byteLength(await (await fetch(`${stack.edgeUrl}${v2(demo)}/TradesGet?limit=${PAGE}`, { headers: auth })).text())

@@ -293,14 +293,14 @@ async function startWorld(name: string, world: World, count: number, dir: string
   try {
     const platformsFile = join(dir, `platforms-${tag}.json`);
     writeFileSync(platformsFile, JSON.stringify({
-      platforms: servers.map((server, i) => ({ id: platforms[i], family: 'PF4', server: `ws://127.0.0.1:${sim!.port}/${server}`, login: 1000, password: PASSWORD })),
+      platforms: servers.map((server, i) => ({ id: platforms[i], family: 'PF4', server: `ws://127.0.0.1:${sim!.port}/${server}`, login: 1000, passwordEnv: 'BENCH_MANAGER_PASSWORD' })),
     }), { mode: 0o600 });
     let echoPort = 0;
     // The broker logs warnings and errors only; the last few are shown if its cache never gets ready.
     const brokerLog: string[] = [];
     let keepAliveLosses = 0;
     const brokerStart = performance.now();
-    const env: Record<string, string> = { BROKER_SECRET: LINK_SECRET, BROKER_PLATFORMS_FILE: platformsFile };
+    const env: Record<string, string> = { BROKER_SECRET: LINK_SECRET, BROKER_PLATFORMS_FILE: platformsFile, BENCH_MANAGER_PASSWORD: PASSWORD };
     if (name === 'scale' && pingTimeoutMs > 0) env.BENCH_PING_TIMEOUT_MS = String(pingTimeoutMs);
     broker = await startService('broker', 'bench/linkBenchHost.ts', env, (line) => {
       const ready = /"echoPort":(\d+)/.exec(line);

@@ -25,7 +25,7 @@ import { edgeEnvironment, listenProblem, readEnvironment, WORKER_VARIABLES } fro
 import { SCOPES } from '../shared/catalog/operation.js';
 import { brokerUrlsColumn, MAX_BROKERS_PER_PLATFORM } from '../shared/brokerUrls.js';
 import {
-  DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
+  DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PASSWORD_ENV, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
 } from './demo.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -203,6 +203,8 @@ export function startService(
 async function startBrokerHere(name: string, env: Record<string, string>, log: (line: string) => void): Promise<Service> {
   const { startBroker } = await import('../broker/broker.js');
   const { jsonLineLogger } = await import('../broker/observability/log.js');
+  // The platform file names the password's variable; this process is the broker's, so it holds it.
+  process.env[DEMO_PASSWORD_ENV] = env[DEMO_PASSWORD_ENV];
   const running = await startBroker({
     secret: env.BROKER_SECRET,
     port: Number(env.BROKER_PORT),
@@ -288,11 +290,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const brokerName = (i: number) => (i === 0 ? 'broker' : `broker-${i}`);
     const brokerEnvs = specs.map((spec, i) => {
       const platformsFile = join(dataDir, i === 0 ? 'broker-platforms.json' : `broker-${i}-platforms.json`);
-      writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, managerPassword, spec);
+      writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, spec);
       return {
         BROKER_PORT: String(i === 0 ? options.brokerPort ?? 0 : 0),
         BROKER_SECRET: brokerSecret,
         BROKER_PLATFORMS_FILE: platformsFile,
+        // The platform file names the variable, never the password (`passwordEnv`).
+        [DEMO_PASSWORD_ENV]: managerPassword,
         DATA_DIR: dataDir,
         ...(specs.length > 1 ? { BROKER_ID: `broker-${i}` } : {}),
         ...options.brokerEnv,
@@ -478,12 +482,12 @@ async function assignDemoBrokers(db: D1Like, orders: Partial<Record<DemoPlatform
  * A broker's view of the demo platforms it serves (`spec`): where their trading servers are, how its manager logs
  * in, and whether it stands by cold. Platforms of the file that are not demo platforms are kept.
  */
-function writeBrokerPlatforms(file: string, simBase: string, password: string, spec: BrokerSpec = {}) {
+function writeBrokerPlatforms(file: string, simBase: string, spec: BrokerSpec = {}) {
   const serves = spec.platforms ?? DEMO_PLATFORMS;
   const standby = (platform: DemoPlatform) => (spec.standby?.[platform] === 'cold' ? { standby: 'cold' } : {});
   const platforms = [
-    ...(serves.includes('pf4') ? [{ id: DEMO_PF4_ID, family: 'PF4', server: `${simBase}/${DEMO_PF4_SERVER}`, login: DEMO_MANAGER_LOGIN, password, ...standby('pf4') }] : []),
-    ...(serves.includes('pf5') ? [{ id: DEMO_PF5_ID, family: 'PF5', server: `${simBase}/${DEMO_PF5_SERVER}`, login: DEMO_MANAGER_LOGIN, password, ...standby('pf5') }] : []),
+    ...(serves.includes('pf4') ? [{ id: DEMO_PF4_ID, family: 'PF4', server: `${simBase}/${DEMO_PF4_SERVER}`, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf4') }] : []),
+    ...(serves.includes('pf5') ? [{ id: DEMO_PF5_ID, family: 'PF5', server: `${simBase}/${DEMO_PF5_SERVER}`, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf5') }] : []),
   ];
   let others: Array<{ id: string }> = [];
   if (existsSync(file)) {

@@ -3,10 +3,11 @@
  * stored by a platform gateway object), every folder under DATA_DIR is 0700 and every file 0600: the registry's D1
  * files (client secret hashes), the Durable Object storage (idempotency records with whole account records), the
  * signing key, the broker secret, the manager password and the broker's platform file. A folder an older release
- * left world-readable is tightened at start.
+ * left world-readable is tightened at start. The broker's platform file names the variable holding the manager
+ * password, never the password.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startStack, type Stack } from '../../launcher/stack.js';
@@ -55,4 +56,12 @@ describe('the data folder', () => {
     const loose = Object.entries(found).filter(([path, mode]) => mode !== (path.endsWith('/') ? '700' : '600'));
     expect(loose).toEqual([]);
   }, 120_000);
+
+  it('holds the broker platform file without the manager password: each entry names the variable holding it', () => {
+    const password = readFileSync(join(dataDir, 'manager-password'), 'utf8').trim();
+    const text = readFileSync(join(dataDir, 'broker-platforms.json'), 'utf8');
+    expect(text).not.toContain(password);
+    const entries = (JSON.parse(text) as { platforms: Array<Record<string, unknown>> }).platforms;
+    expect(entries.map((p) => [p.family, p.passwordEnv, 'password' in p])).toEqual([['PF4', 'DEMO_MANAGER_PASSWORD', false], ['PF5', 'DEMO_MANAGER_PASSWORD', false]]);
+  });
 });
