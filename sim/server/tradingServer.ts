@@ -1,6 +1,7 @@
 /**
  * One simulated trading server inside the simulator process: its world, its manager sessions, its fault switches
- * and counters. Change events from the world are serialised once here and handed to every pumping session.
+ * and counters. Its manager sessions are the bridge kit's (`bridge`, driven by sim/protocol/simDriver.ts); the world's
+ * changes go to the kit through the driver's subscription, which serialises each once for every pumping session.
  */
 import type { Family } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
@@ -10,10 +11,10 @@ import { Faults } from '../control/faults.js';
 import { processStats } from './processStats.js';
 import { Pf4World } from '../pf4/pf4World.js';
 import { Pf5World } from '../pf5/pf5World.js';
-import type { ManagerSession } from '../protocol/managerSession.js';
+import { BridgedServer, type ChangeEmit } from '../../bridge/kit/index.js';
+import { simDriver, type SimSession } from '../protocol/simDriver.js';
 import type { ChangeOp, ChangeSink, SimWorld } from '../world/simWorld.js';
 import type { EventKind } from '../../shared/protocol.js';
-import { stringifyJson } from '../../shared/losslessJson.js';
 
 export type Logger = (entry: Record<string, unknown>) => void;
 
@@ -44,14 +45,19 @@ export class TradingServer {
   readonly family: Family;
   readonly world: SimWorld;
   readonly faults = new Faults();
-  readonly sessions = new Set<ManagerSession>();
+  /** Every manager connection, logged in or not. */
+  readonly sessions = new Set<SimSession>();
   readonly counters: ServerCounters = {
     connections: 0, connectionsTotal: 0, logins: 0, loginFailures: 0, commandsServed: 0, commandErrors: 0,
     eventsSent: 0, drops: 0, restarts: 0, rightsDrops: 0,
   };
   readonly build: number;
+  /** The kit's side of this server: its manager sessions. */
+  readonly bridge: BridgedServer<SimSession>;
   private downUntil = 0;
   private readonly restartTimers = new Set<NodeJS.Timeout>();
+  /** Where the world's changes go: the kit's fan-out once it has subscribed. */
+  private emit: ChangeEmit = () => {};
 
   constructor(readonly config: ServerConfig, seed: number, readonly log: Logger) {
     this.name = config.name;
@@ -59,6 +65,7 @@ export class TradingServer {
     this.build = BUILDS[config.family];
     const sink: ChangeSink = (kind, op, record) => this.broadcast(kind, op, record);
     this.world = config.family === 'PF4' ? new Pf4World(config, seed, sink) : new Pf5World(config, seed, sink);
+    this.bridge = new BridgedServer(simDriver(this));
     processStats();
   }
 
@@ -70,18 +77,14 @@ export class TradingServer {
     this.world.stop();
     for (const timer of this.restartTimers) clearTimeout(timer);
     this.restartTimers.clear();
-    for (const session of [...this.sessions]) session.terminate();
+    this.bridge.stop();
   }
 
   /** Codes a login failure answers with, per family. */
   get codes() {
     return this.family === 'PF4'
-      ? { badArgs: PF4_RESULT.InvalidData, badCredentials: PF4_RESULT.InvalidData, disabled: PF4_RESULT.AccountDisabled,
-        refused: PF4_RESULT.NoConnect, noRights: PF4_RESULT.NotEnoughRights, notFound: PF4_RESULT.InvalidData,
-        internal: PF4_RESULT.UnhandledException }
-      : { badArgs: PF5_RESULT.ErrParams, badCredentials: PF5_RESULT.AuthAccountInvalid,
-        disabled: PF5_RESULT.AuthAccountDisabled, refused: PF5_RESULT.AuthServerBusy, noRights: PF5_RESULT.ErrPermissions,
-        notFound: PF5_RESULT.ErrNotfound, internal: PF5_RESULT.Error };
+      ? { badCredentials: PF4_RESULT.InvalidData, disabled: PF4_RESULT.AccountDisabled, refused: PF4_RESULT.NoConnect }
+      : { badCredentials: PF5_RESULT.AuthAccountInvalid, disabled: PF5_RESULT.AuthAccountDisabled, refused: PF5_RESULT.AuthServerBusy };
   }
 
   authenticate(login: number, password: string): AuthOutcome {
@@ -102,29 +105,33 @@ export class TradingServer {
     return now < this.downUntil;
   }
 
-  attach(session: ManagerSession): void {
+  attach(session: SimSession): void {
     this.sessions.add(session);
     this.counters.connections = this.sessions.size;
     this.counters.connectionsTotal++;
   }
 
-  detach(session: ManagerSession): void {
+  detach(session: SimSession): void {
     this.sessions.delete(session);
     this.counters.connections = this.sessions.size;
   }
 
+  /** A change of the world, for every pumping session. */
   broadcast(kind: Exclude<EventKind, 'resync'>, op: ChangeOp, record: unknown): void {
-    if (this.sessions.size === 0) return;
-    const text = stringifyJson({ event: kind, op, record });
-    const tickSymbol = kind === 'ticks' ? (record as { symbol: string }).symbol : undefined;
-    for (const session of this.sessions) session.pushEvent(text, tickSymbol);
+    this.emit(kind, op, record);
+  }
+
+  /** The driver's subscription: the kit's fan-out receives every change from now on. */
+  subscribe(emit: ChangeEmit): () => void {
+    this.emit = emit;
+    return () => { this.emit = () => {}; };
   }
 
   /** Closes every manager connection abruptly, as a network failure would. */
   drop(reason: string): void {
     this.counters.drops++;
     this.log({ msg: 'dropping manager connections', server: this.name, reason, sessions: this.sessions.size });
-    for (const session of [...this.sessions]) session.terminate();
+    this.bridge.drop();
   }
 
   /** Closes every connection and refuses new ones for `downMs`; the world carries on unchanged. */
@@ -132,7 +139,7 @@ export class TradingServer {
     this.counters.restarts++;
     this.downUntil = Date.now() + downMs;
     this.log({ msg: 'server restarting', server: this.name, reason, downMs });
-    for (const session of [...this.sessions]) session.close(1012, 'server restart');
+    this.bridge.restart('server restart');
     const timer = setTimeout(() => {
       this.restartTimers.delete(timer);
       this.log({ msg: 'server back up', server: this.name });
@@ -151,9 +158,17 @@ export class TradingServer {
     this.restartTimers.add(timer);
   }
 
+  /** A frozen server holds every change event and parks every request; thawed, it sends the held events, then
+   * answers what it parked, in order (so the parked commands' events come after the held ones). */
   setFrozen(on: boolean): void {
     this.faults.frozen = on;
-    if (!on) for (const session of [...this.sessions]) session.thaw();
+    if (on) return this.bridge.hold();
+    this.bridge.release();
+    for (const session of [...this.sessions]) {
+      const parked = session.parked;
+      session.parked = [];
+      for (const answer of parked) answer();
+    }
   }
 
   state(): Record<string, unknown> {
@@ -162,7 +177,7 @@ export class TradingServer {
       family: this.family,
       up: !this.isDown(),
       ...this.counters,
-      sessions: [...this.sessions].filter((s) => s.loggedIn).length,
+      sessions: [...this.sessions].filter((s) => s.kit.login !== null).length,
       ...this.world.counts(),
       ticksEmitted: this.world.ticksEmitted(),
       ticksDropped: this.world.ticksDropped(),
