@@ -21,11 +21,14 @@ import type { BridgeDriver, CommandHandler, Session } from '../../bridge/kit/ind
 import type { ChangeKind, Family } from '../../shared/protocol.js';
 import type { TradingServer } from '../server/tradingServer.js';
 
-/** The change-event kinds each simulated family pushes (its snapshot's kinds and those pushed only live). */
+/**
+ * The change-event kinds each simulated family pushes: its snapshot's kinds and those pushed only live (PF4 news
+ * bodies and mail, PF5 margin-call notifications). The kit sends no kind left out here.
+ */
 export const EVENTS: Record<Family, readonly ChangeKind[]> = {
   PF4: ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'newsBodies', 'symbolGroups',
     'symbolSessions', 'symbolInfo', 'mail'],
-  PF5: ['users', 'positions', 'orders', 'deals', 'ticks', 'symbols', 'groups'],
+  PF5: ['users', 'positions', 'orders', 'deals', 'ticks', 'symbols', 'groups', 'margin'],
 };
 
 /** Commands the server answers itself rather than through its world's registry (the kit answers Ping). */
