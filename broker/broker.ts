@@ -4,7 +4,8 @@
  * are `wss://`) carrying `/link` (edge links), `/livez` (the process answers), `/readyz` (it serves links: 200 once
  * its platforms are loaded and each session's first connection begun, which is before it listens; 503 while stopping;
  * never about trading servers, so an orchestrator does not restart a broker whose trading server is down), `/healthz`
- * (every platform's manager session) and `/metrics`. `main.ts` wraps this for the command line; tests call it
+ * (every platform's manager session and what its trading server declared at login; `?commands` lists the commands
+ * too) and `/metrics`. `main.ts` wraps this for the command line; tests call it
  * directly.
  *
  * `drain()` (SIGTERM) hands the broker's work over to the platforms' other brokers before it closes: every edge link
@@ -129,14 +130,14 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   const handler = (req: IncomingMessage, res: ServerResponse) => { void route(req, res); };
   const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, query = ''] = (req.url ?? '/').split('?');
     if (req.method === 'GET' && path === '/livez') {
       res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
     } else if (req.method === 'GET' && path === '/readyz') {
       const { statusCode, body } = readinessReport(platforms, closing !== null, links.linkCount, links.draining);
       res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/healthz') {
-      const { statusCode, body } = healthReport(platforms);
+      const { statusCode, body } = healthReport(platforms, { commands: new URLSearchParams(query).has('commands') });
       res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/metrics') {
       const text = await metrics.text();

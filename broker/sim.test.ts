@@ -110,7 +110,11 @@ describe('broker against the simulator', () => {
         const h = await pf5Health();
         return h.up ? null : h;
       }, 10_000, 10);
-      expect(down).toStrictEqual({ family: 'PF5', up: false, since: expect.any(String), lastError: 'keep-alive ping not answered' });
+      // Down, it still shows what the server's last login declared.
+      expect(down).toStrictEqual({
+        family: 'PF5', up: false, since: expect.any(String), lastError: 'keep-alive ping not answered',
+        tradingServer: expect.objectContaining({ version: 1, server: 'demo-pf5', family: 'PF5', commandCount: expect.any(Number) }),
+      });
       expect((await control(false)).status).toBe(200);
       expect(await eventually(async () => (await pf5Health()).up, 10_000)).toBe(true);
     } finally {

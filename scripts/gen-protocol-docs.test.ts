@@ -3,13 +3,14 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../broker/cache/pumpCache.js';
 import { customHandlers } from '../broker/handlers/custom/index.js';
+import { CUSTOM_HANDLER_COMMANDS } from '../broker/handlers/custom/commands.js';
+import { useOf } from '../broker/handlers/needs.js';
 import { familyOf } from '../broker/handlers/registry.js';
 import { catalog } from '../shared/catalog/index.js';
 import { FAMILIES, type Family } from '../shared/protocol.js';
 import { PF4_RIGHTS } from '../sim/pf4/pf4Rights.js';
 import { PF5_RIGHTS } from '../sim/pf5/pf5Commands.js';
-import { ARGUMENT_RIGHTS, CUSTOM_HANDLER_COMMANDS } from './customHandlerCommands.js';
-import { generatedSections, PROTOCOL_DOC, rewriteGenerated, rightOf, simulatorAnswers, useOf } from './gen-protocol-docs.js';
+import { ARGUMENT_RIGHTS, generatedSections, PROTOCOL_DOC, rewriteGenerated, rightOf, simulatorAnswers } from './gen-protocol-docs.js';
 
 /** What the generator makes now, made once for the file (it builds small worlds of both families). */
 const sections = generatedSections();
@@ -62,7 +63,7 @@ describe('the generator', () => {
   });
 });
 
-describe('the custom handlers\' list (scripts/customHandlerCommands.ts)', () => {
+describe('the custom handlers\' list (broker/handlers/custom/commands.ts)', () => {
   const customOps = new Set(catalog.filter((e) => e.answer?.kind === 'custom').map((e) => e.op));
 
   it('lists every hand-written handler and nothing else', () => {

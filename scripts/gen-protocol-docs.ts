@@ -2,19 +2,21 @@
  * `npm run gen:protocol-docs`: rewrites the generated sections of docs/manager-protocol.md, each between
  * `<!-- generated: <name> -->` and `<!-- end generated -->`, from the code they describe: the result codes
  * (`shared/resultCodes.ts`), the snapshot's kinds (the simulator's worlds and the broker's cache tables) and the manager
- * commands each gateway operation needs (the catalog's answers, the hand-written handlers' list in
- * `scripts/customHandlerCommands.ts`, the simulator's rights tables). Everything else in the document is prose and is
+ * commands each gateway operation needs (the broker's uses of each handler, `broker/handlers/needs.ts`: the catalog's
+ * answers and the hand-written handlers' list in `broker/handlers/custom/commands.ts`; the simulator's rights tables). Everything else in the document is prose and is
  * left as it is. `--check` only compares and exits 1 when a section is out of date; a unit test does the same.
+ * The frames', the login's records' and the change events' tables come from the protocol's schemas, as the AsyncAPI
+ * document states them (`protocolDocSections`, shared/protocolAsyncApi.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { KINDS, TABLE_OF_KIND } from '../broker/cache/pumpCache.js';
 import { familyOf } from '../broker/handlers/registry.js';
-import { customHandlers } from '../broker/handlers/custom/index.js';
-import type { Answer } from '../shared/catalog/answer.js';
+import { useOf } from '../broker/handlers/needs.js';
 import { catalog, type Operation } from '../shared/catalog/index.js';
 import { FAMILIES, type Family } from '../shared/protocol.js';
+import { protocolDocSections } from '../shared/protocolAsyncApi.js';
 import { NOT_FOUND_CODE, PF4_RESULT, PF5_RESULT, TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../shared/resultCodes.js';
 import { parseConfig } from '../sim/config/simConfig.js';
 import { PF4_RIGHTS, PF4_SESSION_COMMANDS } from '../sim/pf4/pf4Rights.js';
@@ -23,7 +25,6 @@ import { PF5_RIGHTS } from '../sim/pf5/pf5Commands.js';
 import { Pf5World } from '../sim/pf5/pf5World.js';
 import type { CommandNeeds } from '../sim/world/commandRegistry.js';
 import type { SimWorld } from '../sim/world/simWorld.js';
-import { ARGUMENT_RIGHTS, CUSTOM_HANDLER_COMMANDS, type CustomUse } from './customHandlerCommands.js';
 
 export const PROTOCOL_DOC = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/manager-protocol.md');
 
@@ -32,6 +33,14 @@ const SESSION_COMMANDS: ReadonlySet<string> = new Set(['login', 'Ping', 'ServerT
 
 
 const RIGHTS: Record<Family, Readonly<Record<string, CommandNeeds>>> = { PF4: PF4_RIGHTS, PF5: PF5_RIGHTS };
+
+/**
+ * Rights the simulator decides from a command's arguments (a `RightRule` function in its rights tables), described
+ * in words, by `<family>.<command>`: the generator cannot print a function.
+ */
+export const ARGUMENT_RIGHTS: Readonly<Record<string, string>> = {
+  'PF4.TradeTransaction': 'trades; money for a balance or credit entry',
+};
 
 /** A small world of each family, built once (no sockets, no timers): its command registry and its snapshot's kinds. */
 let worlds: Record<Family, SimWorld> | undefined;
@@ -93,35 +102,6 @@ function snapshotKinds(family: Family): string {
 
 // ---- operations --------------------------------------------------------------------------------------------------
 
-interface Use {
-  kind: string;
-  commands: readonly string[];
-  cache: readonly string[];
-  note?: string;
-}
-
-/** What the broker's handler of `entry` needs: its declared answer, or the hand-written handler's list. */
-export function useOf(entry: Operation): Use {
-  const answer = entry.answer as Answer<unknown> | undefined;
-  if (customHandlers.has(entry.op) || answer?.kind === 'custom') {
-    const listed: CustomUse | undefined = CUSTOM_HANDLER_COMMANDS[entry.op];
-    if (!listed) throw new Error(`${entry.op} has a hand-written handler: list what it sends in scripts/customHandlerCommands.ts`);
-    return { kind: 'custom', commands: listed.commands ?? [], cache: listed.cache ?? [], note: listed.note };
-  }
-  if (!answer) throw new Error(`${entry.id} reaches the broker without an answer`);
-  switch (answer.kind) {
-    case 'live': case 'livePage': return { kind: answer.kind, commands: [answer.command], cache: [] };
-    case 'replace': return { kind: answer.kind, commands: [answer.read.command, answer.write.command], cache: [] };
-    case 'patch': {
-      if (answer.native) return { kind: answer.kind, commands: [answer.native.command], cache: [] };
-      return { kind: answer.kind, commands: [answer.read!.command, answer.write!.command], cache: [] };
-    }
-    case 'cachedRecord': return { kind: answer.kind, commands: [], cache: [answer.table, ...(answer.orIn ?? [])] };
-    case 'cachedList': return { kind: answer.kind, commands: [], cache: [answer.table] };
-  }
-}
-
-
 /** The right the simulator of `family` requires for `cmd`, in words, or null when a logged-in manager is enough. */
 export function rightOf(family: Family, cmd: string): string | null {
   const needs = RIGHTS[family][cmd];
@@ -179,6 +159,8 @@ export function generatedSections(): Map<string, string> {
     ['operations-common', operations(null)],
     ['operations-PF4', operations('PF4')],
     ['operations-PF5', operations('PF5')],
+    // The frames, the login's records and the change events, from the protocol's schemas (as the AsyncAPI document).
+    ...protocolDocSections(),
   ]);
 }
 

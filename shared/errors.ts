@@ -23,6 +23,11 @@ export class OperationError extends Error {
      * the header beside its envelope. Null for every other failure.
      */
     readonly retryAfterSeconds: number | null = null,
+    /**
+     * The trading server does not implement what the operation needs (a command or a change-event kind its login did
+     * not declare): refused before anything was sent. v1 answers it 501; v2 as its `code`. False for every other failure.
+     */
+    readonly notImplemented: boolean = false,
   ) {
     super(message);
     this.name = 'OperationError';

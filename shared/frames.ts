@@ -117,6 +117,8 @@ export interface CallFailed {
   data?: unknown;
   /** A "not now" refusal: seconds until the call may be answered otherwise (see OperationError.retryAfterSeconds). */
   retryAfterSeconds?: number;
+  /** The trading server does not implement what the call needs; nothing was sent (see OperationError.notImplemented). */
+  notImplemented?: true;
   /**
    * Set when the broker did not take the call at all (it is draining, `DrainFrame`): nothing was run, so the edge may
    * send it, even a mutating or keyed one, to the platform's next broker. Always with `code: "NoConnect"`.

@@ -15,7 +15,7 @@
  * the `margin` kind fills `margins`, a closing trade moves to `closedTrades`, and each tick moves its symbol's summary
  * (`symbolInfo`). Every read is a key lookup, an index bucket or a page of one table.
  */
-import type { Family, ManagerEvent, ResyncChunk } from '../../shared/protocol.js';
+import { CHANGE_KINDS, type ChangeKind, type Family, type ManagerEvent, type ResyncChunk } from '../../shared/protocol.js';
 import { shapeRecord } from '../../shared/records/shape.js';
 import { KeyedTable, type CacheKey } from './keyedTable.js';
 
@@ -97,6 +97,19 @@ export const KINDS: Record<Family, Record<string, KindSpec>> = {
 
 /** Event and resync kinds whose table has another name. */
 export const TABLE_OF_KIND: Readonly<Record<string, string>> = { margin: 'margins' };
+
+/** Tables filled by the events of a kind of another name (derived at ingestion, or the kind's table renamed). */
+const KIND_OF_TABLE: Readonly<Record<string, ChangeKind>> = { margins: 'margin', groupSecurities: 'groups', closedTrades: 'trades' };
+
+/**
+ * The change-event kind whose events (and snapshot part) fill `table`: a read from the table holds something only when
+ * the trading server pushes that kind (its login's `capabilities.events`).
+ */
+export function eventKindOf(table: string): ChangeKind {
+  const kind = KIND_OF_TABLE[table] ?? table;
+  if (!(CHANGE_KINDS as readonly string[]).includes(kind)) throw new Error(`no change-event kind fills the cache table ${table}`);
+  return kind as ChangeKind;
+}
 
 export type Tables = Map<string, KeyedTable<Row>>;
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { brokerOps, catalog } from '../../shared/catalog/index.js';
+import { eventKindOf } from '../cache/pumpCache.js';
+import { CUSTOM_HANDLER_COMMANDS } from './custom/commands.js';
 import { customHandlers } from './custom/index.js';
 import { handlers } from './registry.js';
 
@@ -27,12 +29,26 @@ describe('handler registry', () => {
     }
   });
 
-  it('records each operation under its entry\'s answer kind, a custom one with its hand-written handler', () => {
+  it('records each operation under its entry\'s answer kind, a custom one with what its list says it needs', () => {
     for (const entry of catalog.filter((e) => e.read !== 'local')) {
       const registered = handlers.get(entry.op)!;
       expect(registered.kind, entry.id).toBe(entry.answer!.kind);
-      if (entry.answer!.kind === 'custom') expect(registered.run, entry.id).toBe(customHandlers.get(entry.op));
+      if (entry.answer!.kind === 'custom') {
+        expect(customHandlers.has(entry.op), entry.id).toBe(true);
+        const listed = CUSTOM_HANDLER_COMMANDS[entry.op];
+        expect(registered.needs.commands, entry.id).toStrictEqual([...new Set(listed.commands ?? [])]);
+        expect(registered.needs.events.length, entry.id).toBe(new Set((listed.cache ?? []).map(eventKindOf)).size);
+      }
     }
+  });
+
+  it('needs what each answer kind sends and the event kinds that fill the tables it reads', () => {
+    expect(handlers.get('PF4.TradeTransaction')!.needs).toStrictEqual({ commands: ['TradeRecordRequest', 'TradeTransaction'], events: [] });
+    expect(handlers.get('PF4.UserRecordUpdate')!.needs).toStrictEqual({ commands: ['UserRecordRequest', 'UserRecordUpdate'], events: [] });
+    expect(handlers.get('PF4.UserRecordGet')!.needs).toStrictEqual({ commands: [], events: ['users'] });
+    expect(handlers.get('PF4.NewsBodyGet')!.needs).toStrictEqual({ commands: [], events: ['news', 'newsBodies'] });
+    expect(handlers.get('PF5.PositionGetBySymbol')!.needs).toStrictEqual({ commands: [], events: ['positions', 'users'] });
+    expect(handlers.get('Ping')!.needs).toStrictEqual({ commands: ['Ping'], events: [] });
   });
 
   it('marks the password checks of both families, and no other handler, with the argument naming the login', () => {

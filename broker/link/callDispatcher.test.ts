@@ -19,7 +19,7 @@ import type { BrokerMetrics } from '../observability/metrics.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
-import { ConnectionLostError, DeadlineError } from '../session/managerErrors.js';
+import { ConnectionLostError, DeadlineError, undeclaredRefusal } from '../session/managerErrors.js';
 import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, rowsFrame, timeoutMessage, BINARY_ANSWER_CHARS } from './callDispatcher.js';
 
 const PF4 = 'pf4-platform';
@@ -27,13 +27,23 @@ const PF5 = 'pf5-platform';
 
 type Request = { cmd: string; args: unknown; deadline: CallDeadline };
 
-/** A trading server the test scripts: `answer` decides each request's fate; every request is recorded. */
+/**
+ * A trading server the test scripts: `answer` decides each request's fate; every request is recorded. Its login
+ * declared every command and event kind but those in `undeclaredNames`.
+ */
 class ScriptedSession {
   readonly requests: Request[] = [];
+  readonly undeclaredNames = new Set<string>();
+  readonly declared = {};
   answer: (cmd: string, args: unknown) => Promise<unknown> = () => new Promise(() => {});
   request(cmd: string, args: unknown, deadline: CallDeadline): Promise<unknown> {
     this.requests.push({ cmd, args, deadline });
     return this.answer(cmd, args);
+  }
+  undeclared(commands: readonly string[], events: readonly string[]): OperationError | undefined {
+    const missing = (names: readonly string[]) => names.filter((n) => this.undeclaredNames.has(n));
+    const [c, e] = [missing(commands), missing(events)];
+    return c.length || e.length ? undeclaredRefusal('PF4', c, e) : undefined;
   }
 }
 
@@ -365,6 +375,26 @@ describe('failures', () => {
     ]);
     expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
     expect(t.logged[0].fields).toMatchObject({ outcome: 'PF4Error', error: 'bad group' });
+  });
+
+  it('refuses an operation needing what the trading server did not declare, marked not implemented, sending nothing', async () => {
+    const t = setup();
+    t.session.undeclaredNames.add('TradeTransaction').add('online');
+    t.call({ op: 'PF4.TradeTransaction', args: { body: { type: 'OrderClose', order: 5 } }, callId: 'key-1' });
+    t.call({ op: 'PF4.OnlineGet', args: {} });
+    await replies(t.replies, 2);
+    expect(t.parsed()).toStrictEqual([
+      {
+        id: 1, ok: false, notImplemented: true,
+        error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement TradeTransaction (not among the commands its login declared)' },
+      },
+      {
+        id: 2, ok: false, notImplemented: true,
+        error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement the online event (not among the event kinds its login declared)' },
+      },
+    ]);
+    expect(t.session.requests).toStrictEqual([]);
+    expect(t.observed.map((o) => o.outcome)).toStrictEqual(['PF4Error', 'PF4Error']);
   });
 
   it('answers an unexpected handler failure as Internal without its details, logs it, and leaves a change unknown', async () => {

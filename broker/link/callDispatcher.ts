@@ -491,6 +491,7 @@ export class CallDispatcher {
       error: { code: failure.code, managerCode: failure.managerCode, message: failure.message },
       ...(failure.data !== null && failure.data !== undefined ? { data: failure.data } : {}),
       ...(failure.retryAfterSeconds !== null ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
+      ...(failure.notImplemented ? { notImplemented: true as const } : {}),
     };
     if (MUTATING_OPS.has(frame.op)) {
       if (failure instanceof DeadlineError && failure.sent) {

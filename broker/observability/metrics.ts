@@ -1,6 +1,7 @@
 /**
  * Prometheus metrics of one broker (prom-client, served at /metrics): the Node process (CPU, memory, event-loop lag,
  * handles: `collectDefaultMetrics`), sessions up per platform, manager reconnects and completed resyncs per platform,
+ * trading-server login answers refused per platform and reason (`broker_login_refusals_total`),
  * edge links open, opened and refused, calls per operation and outcome, call latency per operation, and cache sizes
  * per platform and kind; and for brokers in pairs: failover notices received per reason and kind, reads moved here
  * from a lost broker, drains begun, whether the broker drains now, and calls refused (not taken) while draining.
@@ -99,6 +100,17 @@ export class BrokerMetrics {
       collect() {
         this.reset();
         for (const p of platforms.all()) this.inc({ platform: p.id, family: p.family }, Math.max(0, p.session.logins - 1));
+      },
+    });
+    new Counter({
+      name: 'broker_login_refusals_total',
+      help: 'Trading-server login answers the broker refused, per trade platform and reason (malformed, version, family, build, rights, keepAlive); the session stays down, its /healthz lastError says what differs.',
+      labelNames: ['platform', 'family', 'reason'] as const, registers,
+      collect() {
+        this.reset();
+        for (const p of platforms.all()) {
+          for (const [reason, count] of p.session.loginRefusals) this.inc({ platform: p.id, family: p.family, reason }, count);
+        }
       },
     });
     new Counter({

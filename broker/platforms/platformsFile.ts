@@ -4,11 +4,13 @@
  * it is ever logged except ids and server addresses. An entry holds its `password`, or names the environment variable
  * that does (`passwordEnv`), so a container's file can be committed and its password come from a secret. An entry's
  * `standby` is `hot` (the default: logged in from the start) or `cold` (logged in on the first call, subscription or
- * replication, logged out again when idle; see broker/README.md, "Brokers in pairs").
+ * replication, logged out again when idle; see broker/README.md, "Brokers in pairs"). `minBuild` and `requiredRights`
+ * are what the trading server's login answer must show besides the registered family (its `build` at least `minBuild`,
+ * its `rights` holding every one of `requiredRights`); a server that shows less is not served (broker/session/loginAnswer.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { FAMILIES } from '../../shared/protocol.js';
+import { FAMILIES, LOGIN_LIMITS } from '../../shared/protocol.js';
 import type { PlatformConfig } from '../session/managerSession.js';
 
 const platformEntry = z.object({
@@ -19,6 +21,12 @@ const platformEntry = z.object({
   password: z.string().optional(),
   passwordEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'passwordEnv must name an environment variable').optional(),
   standby: z.enum(['hot', 'cold']).optional(),
+  minBuild: z.number({ error: 'minBuild must be a number' }).int('minBuild must be an integer').min(1, 'minBuild must be at least 1').optional(),
+  requiredRights: z.array(
+    z.string({ error: 'requiredRights must list right names' })
+      .min(1, 'a right name must not be empty').max(LOGIN_LIMITS.nameLength, `a right name has at most ${LOGIN_LIMITS.nameLength} characters`),
+    { error: 'requiredRights must be a list of right names' },
+  ).max(LOGIN_LIMITS.rights, `requiredRights lists at most ${LOGIN_LIMITS.rights} rights`).optional(),
 }).refine((p) => (p.password === undefined) !== (p.passwordEnv === undefined), { message: 'give password or passwordEnv, not both' });
 
 const platformsFile = z.object({ platforms: z.array(platformEntry) });
@@ -42,6 +50,8 @@ export function parsePlatforms(text: string, env: Record<string, string | undefi
     platforms.push({
       id: p.id, family: p.family, server: p.server, login: p.login, password: password!,
       ...(p.standby === 'cold' ? { standby: 'cold' as const } : {}),
+      ...(p.minBuild !== undefined ? { minBuild: p.minBuild } : {}),
+      ...(p.requiredRights !== undefined ? { requiredRights: [...new Set(p.requiredRights)] } : {}),
     });
   }
   return platforms;
@@ -59,8 +69,12 @@ export async function readPlatforms(path: string): Promise<{ platforms: Platform
   return { platforms: parsePlatforms(text), text };
 }
 
-/** Two entries describe the same session when every field matches (standby too); anything else needs a fresh start. */
+/**
+ * Two entries describe the same session when every field matches (standby and what the login answer must show too);
+ * anything else needs a fresh start, whose login is checked against the new entry.
+ */
 export function samePlatform(a: PlatformConfig, b: PlatformConfig): boolean {
   return a.family === b.family && a.server === b.server && a.login === b.login && a.password === b.password
-    && (a.standby ?? 'hot') === (b.standby ?? 'hot');
+    && (a.standby ?? 'hot') === (b.standby ?? 'hot') && a.minBuild === b.minBuild
+    && (a.requiredRights ?? []).join('\n') === (b.requiredRights ?? []).join('\n');
 }

@@ -68,3 +68,22 @@ export function notFound(family: Family, message: string): OperationError {
   return new OperationError('NotFound', message, NOT_FOUND_CODE[family]);
 }
 
+
+/**
+ * The refusal of a call needing a command or an event kind the trading server's login did not declare: nothing was
+ * sent. The platform's family error without a result code (the server never answered), marked `notImplemented` so
+ * that v1 answers it 501.
+ */
+export function notImplemented(family: Family, message: string): OperationError {
+  return new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', message, null, null, null, true);
+}
+
+/** The refusal naming every command and event kind that is missing from what the trading server's login declared. */
+export function undeclaredRefusal(family: Family, commands: readonly string[], events: readonly string[]): OperationError {
+  const kinds = [...new Set(events)];
+  const parts = [
+    ...(commands.length ? [`${[...new Set(commands)].join(', ')} (not among the commands its login declared)`] : []),
+    ...(kinds.length ? [`the ${kinds.join(', ')} event${kinds.length > 1 ? 's' : ''} (not among the event kinds its login declared)`] : []),
+  ];
+  return notImplemented(family, `the trading server does not implement ${parts.join(', nor ')}`);
+}

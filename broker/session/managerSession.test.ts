@@ -6,7 +6,9 @@
  * deadlines plain and split, late answers), connecting on demand (one attempt shared, a failure shared for 100 ms),
  * events, the loss of the connection (pending requests, hooks, state, reconnects with backoff, reconnect on demand),
  * the keep-alive ping (asked again at once when frames came while it was out), close(), logout() (a cold standby's:
- * no reconnect until started again), and the defaults (10 s to log in, a ping every 5 s given 5 s).
+ * no reconnect until started again), the defaults (10 s to log in, a ping every 5 s given 5 s), the check of the login
+ * answer (each difference from the platform's entry keeps the session down, named, with nothing else sent and nothing
+ * of the refused server reaching the cache) and the refusal of commands the login did not declare, before sending.
  */
 import net, { type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -17,7 +19,7 @@ import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import type { LogFields, Logger, LogLevel } from '../observability/log.js';
 import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from './managerErrors.js';
-import { ANSWER_FRAME_MIN_BYTES, answerFrameBound, ManagerSession, type SessionHooks, type SessionOptions, type SessionState } from './managerSession.js';
+import { ANSWER_FRAME_MIN_BYTES, answerFrameBound, ManagerSession, type PlatformConfig, type SessionHooks, type SessionOptions, type SessionState } from './managerSession.js';
 
 /** Real timers, taken before any test fakes them: the polling below must keep running on the real clock. */
 const realSetTimeout = globalThis.setTimeout;
@@ -29,7 +31,12 @@ interface Peer { ws: WebSocket; url: string; headers: IncomingHttpHeaders; close
 interface Arrival { frame: Received; text: string; binary: boolean; peer: Peer }
 type Script = (arrival: Arrival, server: FakeTradingServer) => void;
 
-const LOGIN_RESULT = { server: 'trading-1', family: 'PF4', build: 1, rights: ['admin'] };
+/** The commands this file's tests send, and the keep-alive. */
+const COMMANDS = ['Big', 'Echo', 'Fail', 'Huge', 'Keyed', 'Ping', 'ServerTime', 'Slow'];
+const LOGIN_RESULT = {
+  version: 1, server: 'trading-1', family: 'PF4', build: 1500, rights: ['admin', 'trades'],
+  capabilities: { commands: COMMANDS, events: ['users', 'trades'] },
+};
 
 const answer = (result: unknown): Script => (a, s) => s.reply(a, { id: a.frame.id, result });
 const refuse = (error: unknown): Script => (a, s) => s.reply(a, { id: a.frame.id, error });
@@ -66,10 +73,12 @@ class FakeTradingServer {
     });
   }
 
-  static async start(): Promise<FakeTradingServer> {
+  /** A server of `family`: its login answer names it. */
+  static async start(family: Family = 'PF4'): Promise<FakeTradingServer> {
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
     await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
     const server = new FakeTradingServer(wss);
+    server.script.set('login', answer({ ...LOGIN_RESULT, family }));
     servers.push(server);
     return server;
   }
@@ -129,14 +138,14 @@ interface Harness {
   logged: Array<{ level: LogLevel; fields: LogFields }>;
 }
 
-function harness(server: string, options: SessionOptions = {}, family: Family = 'PF4', withOnDown = true): Harness {
+function harness(server: string, options: SessionOptions = {}, family: Family = 'PF4', withOnDown = true, entry: Partial<PlatformConfig> = {}): Harness {
   const events: ManagerEvent[] = [];
   const downs: SessionState[] = [];
   const logged: Harness['logged'] = [];
   const log: Logger = (level, fields) => { logged.push({ level, fields }); };
   const hooks: SessionHooks = { onEvent: (event) => { events.push(event); } };
   if (withOnDown) hooks.onDown = () => { downs.push({ ...session.state }); };
-  const session = new ManagerSession({ id: PLATFORM[family], family, server, login: 1000, password: 'manager-pw' }, hooks, { log, ...options });
+  const session = new ManagerSession({ id: PLATFORM[family], family, server, login: 1000, password: 'manager-pw', ...entry }, hooks, { log, ...options });
   sessions.push(session);
   return { session, events, downs, logged };
 }
@@ -236,7 +245,7 @@ describe('login', () => {
     expect([t.session.up, t.session.logins]).toStrictEqual([true, 1]);
     expect(server.received).toStrictEqual([loginFrame(1)]);
     expect(server.arrivals.map((a) => [a.text, a.binary])).toStrictEqual([
-      ['{"id":1,"cmd":"login","args":{"login":1000,"password":"manager-pw","pump":true}}', false],
+      ['{"id":1,"cmd":"login","args":{"login":1000,"password":"manager-pw","pump":true,"versions":[1]}}', false],
     ]);
     // The configured URL, and no compression offered.
     expect(server.peers.map((p) => [p.url, p.headers['sec-websocket-extensions']])).toStrictEqual([['/trading-1', undefined]]);
@@ -350,7 +359,7 @@ describe('request()', () => {
     expect(await t.session.request('ServerTime', undefined, inFiveSeconds())).toBe('2024-03-01T10:00:00Z');
     expect(await t.session.request('Big', {}, inFiveSeconds())).toStrictEqual({ deal: 18446744073709551615n });
     expect(server.arrivals.map((a) => a.text)).toStrictEqual([
-      '{"id":1,"cmd":"login","args":{"login":1000,"password":"manager-pw","pump":true}}',
+      '{"id":1,"cmd":"login","args":{"login":1000,"password":"manager-pw","pump":true,"versions":[1]}}',
       '{"id":2,"cmd":"Echo","args":{"login":7,"tags":["a"]}}',
       '{"id":3,"cmd":"ServerTime"}',
       '{"id":4,"cmd":"Big","args":{}}',
@@ -375,7 +384,7 @@ describe('request()', () => {
   });
 
   it('maps PF5 error answers: its not-found code is NotFound always', async () => {
-    const server = await FakeTradingServer.start();
+    const server = await FakeTradingServer.start('PF5');
     const t = harness(server.url, {}, 'PF5');
     expect(t.session.family).toBe('PF5');
     const fail = (error: object, context?: { keyedRead?: boolean }) => rejection(t.session.request('Fail', error as Record<string, unknown>, inFiveSeconds(), context));
@@ -915,6 +924,176 @@ describe('fair use of the session between callers', () => {
     await expect(t.session.request('Echo', { ok: 1 }, Date.now() + 5000)).resolves.toStrictEqual({ ok: 1 });
     expect(t.session.up).toBe(true);
     expect(t.session.fairUse.stats.onWire).toBe(0);
+  });
+});
+
+describe('the login answer', () => {
+  /** The server answers the login with `result` and pushes a resync begin right behind it, in the same turn. */
+  const answerThenResync = (result: unknown): Script => (a, s) => {
+    s.reply(a, { id: a.frame.id, result });
+    s.reply(a, { event: 'resync', op: 'begin', record: { server: 'trading-1', family: 'PF4' } });
+  };
+  const cases: Array<{ what: string; result: unknown; entry?: Partial<PlatformConfig>; reasons: string[]; lastError: string }> = [
+    {
+      what: 'another family', result: { ...LOGIN_RESULT, family: 'PF5' }, reasons: ['family'],
+      lastError: 'the trading server\'s family is PF5; the platform is registered as PF4',
+    },
+    {
+      what: 'a protocol version the broker did not offer', result: { ...LOGIN_RESULT, version: 2 }, reasons: ['version'],
+      lastError: 'the trading server speaks protocol version 2; this broker speaks 1',
+    },
+    {
+      what: 'a build under minBuild', result: LOGIN_RESULT, entry: { minBuild: 1600 }, reasons: ['build'],
+      lastError: 'the trading server\'s build is 1500; the platform requires at least build 1600 (minBuild)',
+    },
+    {
+      what: 'rights short of requiredRights', result: LOGIN_RESULT, entry: { requiredRights: ['admin', 'money', 'reports'] }, reasons: ['rights'],
+      lastError: 'manager 1000 lacks the rights money, reports that the platform requires (requiredRights)',
+    },
+    {
+      what: 'no keep-alive', result: { ...LOGIN_RESULT, capabilities: { commands: ['Echo'], events: [] } }, reasons: ['keepAlive'],
+      lastError: 'the trading server does not declare Ping (the keep-alive) among its commands',
+    },
+    {
+      what: 'a malformed capability list', result: { ...LOGIN_RESULT, capabilities: { commands: 'Ping', events: ['users', 'bids'] } },
+      reasons: ['malformed'],
+      lastError: 'login answer: capabilities.commands: Invalid input: expected array, received string; capabilities.events.1: Invalid option: expected one of "users"|"trades"|"ticks"|"symbols"|"groups"|"online"|"margin"|"positions"|"orders"|"deals"|"news"|"mail"|"newsBodies"|"symbolGroups"|"symbolSessions"|"symbolInfo"',
+    },
+    {
+      what: 'the answer of a server before versions (no version, no capabilities)', result: { server: 'trading-1', family: 'PF4', build: 1, rights: ['admin'] },
+      reasons: ['malformed'],
+      lastError: 'login answer: version: Invalid input: expected number, received undefined; capabilities: Invalid input: expected object, received undefined',
+    },
+    {
+      what: 'several differences at once', result: { ...LOGIN_RESULT, family: 'PF5', build: 7 }, entry: { minBuild: 100 }, reasons: ['family', 'build'],
+      lastError: 'the trading server\'s family is PF5; the platform is registered as PF4; the trading server\'s build is 7; the platform requires at least build 100 (minBuild)',
+    },
+  ];
+
+  for (const c of cases) {
+    it(`keeps the session down on ${c.what}, naming it, with nothing else sent and nothing reaching the cache`, async () => {
+      const server = await FakeTradingServer.start();
+      server.script.set('login', answerThenResync(c.result));
+      const t = harness(server.url, NO_RETRY, 'PF4', true, c.entry);
+      const { since } = t.session.state;
+      const refused = { kind: 'OperationError', code: 'NoConnect', message: `manager login answer refused: ${c.lastError}`, managerCode: null };
+      expect(await rejection(t.session.request('Echo', { a: 1 }, inFiveSeconds()))).toStrictEqual(refused);
+      expect(t.session.state).toStrictEqual({ up: false, since, lastError: c.lastError });
+      expect([t.session.up, t.session.logins, t.session.declared]).toStrictEqual([false, 0, undefined]);
+      expect(Object.fromEntries(t.session.loginRefusals)).toStrictEqual(Object.fromEntries(c.reasons.map((r) => [r, 1])));
+      await until('the refused connection closed', () => server.peers[0].closed && t.downs.length === 1);
+      expect(t.logged).toStrictEqual([{ level: 'error', fields: {
+        msg: 'manager login answer refused', platform: 'pf4-main', server: server.url, reasons: c.reasons, error: c.lastError,
+      } }]);
+      // The request was not sent, the resync begin behind the answer never reached onEvent, and nothing was kept.
+      expect(server.received).toStrictEqual([loginFrame(1)]);
+      expect(t.events).toStrictEqual([]);
+      expect(t.session.fairUse.stats.onWire).toBe(0);
+      // A call while down logs in afresh and is refused the same way.
+      await new Promise((resolve) => realSetTimeout(resolve, 110));
+      expect(await rejection(t.session.request('Echo', { a: 2 }, inFiveSeconds()))).toStrictEqual(refused);
+      expect(server.received).toStrictEqual([loginFrame(1), loginFrame(2)]);
+      expect(t.session.loginRefusals.get(c.reasons[0] as never)).toBe(2);
+    });
+  }
+
+  it('reconnects with backoff after a refused answer and comes up once the server answers as registered', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('login', inTurn(answer({ ...LOGIN_RESULT, family: 'PF5' }), answer({ ...LOGIN_RESULT, family: 'PF5' }), answer(LOGIN_RESULT)));
+    const delays = recordRetryDelays();
+    const t = harness(server.url, { backoff: { baseMs: 10, capMs: 1000 }, random: () => 0.99 });
+    await up(t);
+    expect(server.sent('login').length).toBe(3);
+    expect(delays.slice(0, 2)).toStrictEqual([9, 19]);
+    expect(t.session.state.lastError).toBeNull();
+    expect(t.session.loginRefusals.get('family')).toBe(2);
+    expect(t.session.declared?.answer).toStrictEqual(LOGIN_RESULT);
+  });
+
+  it('keeps what an accepted login declared, and hands on the events that came right behind its answer, in order', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('login', (a, s) => {
+      s.reply(a, { id: a.frame.id, result: LOGIN_RESULT });
+      s.reply(a, { event: 'resync', op: 'begin', record: { server: 'trading-1', family: 'PF4' } });
+      s.reply(a, { event: 'resync', op: 'end', record: { counts: {} } });
+    });
+    const t = harness(server.url, NO_RETRY);
+    await up(t);
+    await until('both events', () => t.events.length === 2);
+    expect(t.events.map((e) => e.op)).toStrictEqual(['begin', 'end']);
+    expect(t.session.declared?.answer).toStrictEqual(LOGIN_RESULT);
+    expect([...t.session.declared!.commands]).toStrictEqual(COMMANDS);
+    expect([...t.session.declared!.events]).toStrictEqual(['users', 'trades']);
+    // A drop keeps them until the next login.
+    server.drop();
+    await until('the session down', () => !t.session.up);
+    expect(t.session.declared?.answer).toStrictEqual(LOGIN_RESULT);
+  });
+});
+
+describe('commands the login did not declare', () => {
+  it('are refused at once, naming the command, with nothing sent, no place taken and no time-out', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('TradeTransaction', answer(true));
+    const t = harness(server.url, NO_RETRY);
+    await up(t);
+    let error: unknown;
+    // A deadline already past: the refusal comes before any wait.
+    await t.session.request('TradeTransaction', { order: 5 }, Date.now() - 1).catch((e: unknown) => { error = e; });
+    expect(shape(error)).toStrictEqual({
+      kind: 'OperationError', code: 'PF4Error', managerCode: null,
+      message: 'the trading server does not implement TradeTransaction (not among the commands its login declared)',
+    });
+    expect((error as OperationError).notImplemented).toBe(true);
+    expect(server.received).toStrictEqual([loginFrame(1)]);
+    expect(t.session.fairUse.stats).toMatchObject({ onWire: 0, waiting: 0, refused: 0 });
+    // A declared command goes on as before, on the same connection.
+    expect(await t.session.request('Echo', { ok: 1 }, inFiveSeconds())).toStrictEqual({ ok: 1 });
+    expect(t.session.logins).toBe(1);
+  });
+
+  it('are refused without waiting for a place while every place is taken', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('Slow', silent);
+    const t = harness(server.url, { ...NO_RETRY, fairUse: { calls: 2, bytes: 1 << 20, queuedPerCaller: 64, activeMs: 1000, retryAfterSeconds: 1 } });
+    await up(t);
+    const deadline = (caller: string) => ({ sendBy: Date.now() + 5000, answerBy: Date.now() + 5000, caller });
+    const busy = [track(t.session.request('Slow', undefined, deadline('busy'))), track(t.session.request('Slow', undefined, deadline('busy')))];
+    await until('both places taken', () => server.sent('Slow').length === 2);
+    const refused = track(t.session.request('TradeTransaction', { order: 5 }, deadline('other')));
+    await until('the refusal', () => refused.settled, 1000);
+    expect(await rejection(refused.promise)).toMatchObject({ code: 'PF4Error', message: expect.stringContaining('does not implement TradeTransaction') });
+    expect(t.session.fairUse.stats).toMatchObject({ onWire: 2, waiting: 0, refused: 0 });
+    expect(busy.map((b) => b.settled)).toStrictEqual([false, false]);
+  });
+
+  it('names every missing command and event kind, on the platform\'s family', async () => {
+    const server = await FakeTradingServer.start('PF5');
+    const t = harness(server.url, NO_RETRY, 'PF5');
+    await up(t);
+    const refusal = t.session.undeclared(['Echo', 'OrderAdd', 'PositionGet', 'OrderAdd'], ['users', 'news', 'orders']);
+    expect(shape(refusal)).toStrictEqual({
+      kind: 'OperationError', code: 'PF5Error', managerCode: null,
+      message: 'the trading server does not implement OrderAdd, PositionGet (not among the commands its login declared), nor the news, orders events (not among the event kinds its login declared)',
+    });
+    expect(t.session.undeclared(['Echo', 'Ping'], ['users'])).toBeUndefined();
+  });
+
+  it('are refused after a fresh login that declares less than the one before, giving the place back', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('login', inTurn(answer(LOGIN_RESULT), answer({ ...LOGIN_RESULT, capabilities: { commands: ['Ping'], events: [] } })));
+    const t = harness(server.url, NO_RETRY);
+    await up(t);
+    server.drop();
+    await until('the session down', () => !t.session.up);
+    // Declared by the first login, so it is let through to log in again; the new login no longer declares it.
+    expect(await rejection(t.session.request('Echo', { a: 1 }, inFiveSeconds()))).toStrictEqual({
+      kind: 'OperationError', code: 'PF4Error', managerCode: null,
+      message: 'the trading server does not implement Echo (not among the commands its login declared)',
+    });
+    expect(server.received).toStrictEqual([loginFrame(1), loginFrame(2)]);
+    expect(t.session.fairUse.stats.onWire).toBe(0);
+    expect(t.session.up).toBe(true);
   });
 });
 

@@ -12,15 +12,23 @@
  *
  * A cold standby's session logs out when idle (`logout`): the connection closes and nothing reconnects it until it
  * is started again.
+ *
+ * The login's answer is checked before the session is up (`checkLoginAnswer`: protocol version, family, build, rights,
+ * the keep-alive among the commands). A refused answer ends the connection: the session stays down with the refusal as
+ * its `lastError`, counted by reason (`loginRefusals`), and reconnects with the usual backoff; events the server sent
+ * before the refusal never reach the cache. What the latest accepted login declared (`declared`) is kept across drops
+ * until the next login: a command it did not declare is refused before anything is sent (`undeclared`), with no
+ * fair-use place taken and no time-out.
  */
 import WebSocket from 'ws';
 import { OperationError } from '../../shared/errors.js';
-import type { Family, LoginArgs, ManagerEvent, ManagerErrorBody } from '../../shared/protocol.js';
+import type { ChangeKind, Family, LoginArgs, LoginResult, ManagerEvent, ManagerErrorBody } from '../../shared/protocol.js';
 import { isAnswer, isEvent, PROTOCOL_VERSIONS } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-import { AnswerTooLargeError, ConnectionLostError, DeadlineError, managerFailure, tooFrequent, type FailureContext } from './managerErrors.js';
+import { checkLoginAnswer, type LoginRefusalReason } from './loginAnswer.js';
+import { AnswerTooLargeError, ConnectionLostError, DeadlineError, managerFailure, tooFrequent, undeclaredRefusal, type FailureContext } from './managerErrors.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { DEFAULT_FAIR_USE, FairUse, FairUseRefusal, type FairUseLimits, type FairUsePlace } from './fairUse.js';
 
@@ -52,6 +60,17 @@ export interface PlatformConfig {
   password: string;
   /** `hot` (the default): logged in from the start; `cold`: logs in on its first use (`TradePlatform`). */
   standby?: 'hot' | 'cold';
+  /** The least trading server build the platform is served from (its login answer's `build`). */
+  minBuild?: number;
+  /** Rights (by name) the manager must hold, as the login answer's `rights` lists them. */
+  requiredRights?: string[];
+}
+
+/** What the trading server's latest accepted login declared, for lookups. */
+export interface Declared {
+  answer: Readonly<LoginResult>;
+  commands: ReadonlySet<string>;
+  events: ReadonlySet<ChangeKind>;
 }
 
 export interface SessionState {
@@ -126,6 +145,8 @@ export class ManagerSession {
   private closed = false;
   /** Logged out on purpose (`logout`): no reconnect until `start`. */
   private loggedOut = false;
+  /** The latest accepted login's answer (kept across drops until the next login; none after a refused answer). */
+  private declaredNow: Declared | undefined;
   /** The last failed connect attempt, so a burst of requests during an outage does not become a burst of logins. */
   private lastFailure: { at: number; error: Error } | undefined;
   private readonly current: SessionState = { up: false, since: new Date().toISOString(), lastError: null };
@@ -139,6 +160,8 @@ export class ManagerSession {
   logins = 0;
   /** Connection attempts begun (each opens a socket): the broker is ready once every session has made one. */
   connectAttempts = 0;
+  /** Login answers refused, by reason (an answer with several differences counts under each). */
+  readonly loginRefusals = new Map<LoginRefusalReason, number>();
   /** How the session is shared between callers. */
   readonly fairUse: FairUse;
   private readonly maxAnswerFrameBytes: number;
@@ -166,6 +189,34 @@ export class ManagerSession {
     return this.current.up;
   }
 
+  /** What the trading server's latest accepted login declared; undefined before one, or after a refused answer. */
+  get declared(): Declared | undefined {
+    return this.declaredNow;
+  }
+
+  /**
+   * The refusal of a call needing `commands` and `events` the latest accepted login did not declare (every missing
+   * one named), or undefined when it declared them all, or when no login declared anything yet.
+   */
+  undeclared(commands: readonly string[], events: readonly ChangeKind[] = []): OperationError | undefined {
+    const declared = this.declaredNow;
+    if (!declared) return undefined;
+    const missingCommands = commands.filter((cmd) => !declared.commands.has(cmd));
+    const missingEvents = events.filter((kind) => !declared.events.has(kind));
+    if (!missingCommands.length && !missingEvents.length) return undefined;
+    return undeclaredRefusal(this.config.family, missingCommands, missingEvents);
+  }
+
+  /**
+   * Resolves once the session is logged in, connecting first when down, within `deadline` (fails as `request` would:
+   * `NoConnect` with the reason, or the deadline). For a check of what the server declared before a call's first
+   * command when no login has declared anything yet.
+   */
+  async whenLoggedIn(deadline: number): Promise<void> {
+    if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
+    if (!(this.socket && this.loggedIn)) await this.connectBy(deadline);
+  }
+
   /** Opens the session in the background; failures are retried with backoff. */
   start(): void {
     this.loggedOut = false;
@@ -179,6 +230,9 @@ export class ManagerSession {
    */
   async request(cmd: string, args: Record<string, unknown> | undefined, deadline: CallDeadline, context: FailureContext = {}): Promise<unknown> {
     if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
+    // Before anything else: a command the server said it does not answer takes no place and waits for nothing.
+    const undeclared = this.undeclared([cmd]);
+    if (undeclared) throw undeclared;
     const { sendBy, answerBy, caller = '' } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
     let taken: FairUsePlace | Promise<FairUsePlace>;
     try {
@@ -195,6 +249,12 @@ export class ManagerSession {
     } catch (error) {
       place.release();
       throw error;
+    }
+    // A fresh login may have declared less than the one before it.
+    const undeclaredNow = this.undeclared([cmd]);
+    if (undeclaredNow) {
+      place.release();
+      throw undeclaredNow;
     }
     // From here the place is the command's until its answer comes, late or not, or its connection is gone (`send`).
     return this.send(socket, cmd, args, sendBy, context, answerBy, place);
@@ -290,6 +350,8 @@ export class ManagerSession {
       });
       this.socket = ws;
       this.loggedIn = false;
+      /** Events that came before the login answer was accepted: the cache gets them only once it is. */
+      let held: ManagerEvent[] | undefined = [];
       let settled = false;
       const settle = (error: Error | null) => {
         if (settled) return;
@@ -303,9 +365,21 @@ export class ManagerSession {
       ws.on('open', () => {
         const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true, versions: [...PROTOCOL_VERSIONS] };
         this.send(ws, 'login', args as unknown as Record<string, unknown>, Date.now() + this.connectTimeoutMs, {})
-          .then(() => {
-            this.onLoggedIn(ws);
+          .then((result) => {
+            const check = checkLoginAnswer(result, this.config, args.versions);
+            if (!check.ok) {
+              // Still held, and dropped with the connection: nothing of a refused server reaches the cache.
+              held?.splice(0);
+              this.refuseLoginAnswer(ws, check.reasons, check.message);
+              settle(new OperationError('NoConnect', `manager login answer refused: ${check.message}`));
+              ws.terminate();
+              return;
+            }
+            const early = held ?? [];
+            held = undefined;
+            this.onLoggedIn(ws, check.answer);
             settle(null);
+            for (const event of early) this.hooks.onEvent(event);
           })
           .catch((error: Error) => {
             const message = error instanceof DeadlineError ? 'login not answered in time' : `login failed: ${error.message}`;
@@ -315,7 +389,7 @@ export class ManagerSession {
             ws.terminate();
           });
       });
-      ws.on('message', (data, isBinary) => this.onMessage(data, isBinary));
+      ws.on('message', (data, isBinary) => this.onMessage(data, isBinary, held));
       ws.on('error', (error) => {
         this.current.lastError = error.message;
       });
@@ -328,8 +402,20 @@ export class ManagerSession {
     return attempt;
   }
 
-  private onLoggedIn(ws: WebSocket): void {
+  /** A login answer that does not fit the platform: the session stays down saying why, and retries with backoff. */
+  private refuseLoginAnswer(ws: WebSocket, reasons: readonly LoginRefusalReason[], message: string): void {
     if (this.socket !== ws) return;
+    this.declaredNow = undefined;
+    for (const reason of reasons) this.loginRefusals.set(reason, (this.loginRefusals.get(reason) ?? 0) + 1);
+    this.current.lastError = message;
+    this.log('error', { msg: 'manager login answer refused', platform: this.config.id, server: this.config.server, reasons, error: message });
+  }
+
+  private onLoggedIn(ws: WebSocket, answer: LoginResult): void {
+    if (this.socket !== ws) return;
+    this.declaredNow = {
+      answer, commands: new Set(answer.capabilities.commands), events: new Set(answer.capabilities.events),
+    };
     this.loggedIn = true;
     this.attempt = 0;
     this.logins++;
@@ -403,7 +489,8 @@ export class ManagerSession {
     });
   }
 
-  private onMessage(data: WebSocket.RawData, isBinary: boolean): void {
+  /** One frame from the trading server; events go to `held` while the login answer is not yet accepted. */
+  private onMessage(data: WebSocket.RawData, isBinary: boolean, held: ManagerEvent[] | undefined): void {
     this.lastFrameAt = Date.now();
     const bytes = frameBytes(data);
     if (bytes > this.maxAnswerFrameBytes && this.refusedUnread(data, bytes)) return;
@@ -421,7 +508,8 @@ export class ManagerSession {
       if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error as ManagerErrorBody, pending.context));
       else pending.resolve(frame.result);
     } else if (isEvent(frame)) {
-      this.hooks.onEvent(frame);
+      if (held) held.push(frame);
+      else this.hooks.onEvent(frame);
     }
   }
 

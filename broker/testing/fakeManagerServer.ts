@@ -3,16 +3,49 @@
  * of its users and trades), Ping, ServerTime and a few PF4/PF5 commands, plus switches a test flips to make it slow,
  * refuse logins, hold the resync back or drop every connection. It stands in for the simulator so broker tests do
  * not depend on the simulator's world and timings.
+ *
+ * Its login answers the protocol's `LoginResult` from `declared`, which a test may change to make it wrong: another
+ * family or version, an old build, fewer rights, a capability list without a command or an event kind. By default it
+ * declares every command the broker's handlers of its family may send (those it does not implement are answered with
+ * the family's "bad data" code, as before) and every event kind the broker's cache of its family is filled by.
+ * `loginResult`, when set, is answered instead of it as it is (a malformed answer).
  */
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { EventKind, EventOp, Family } from '../../shared/protocol.js';
+import { KINDS, eventKindOf } from '../cache/pumpCache.js';
+import { handlers } from '../handlers/registry.js';
+import { PROTOCOL_VERSIONS, type ChangeKind, type EventKind, type EventOp, type Family } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 
 type Row = Record<string, unknown>;
 
 export const FAKE_PASSWORD = 'manager-secret';
 export const FAKE_MANAGER = 1000;
+export const FAKE_BUILD = 1500;
+export const FAKE_RIGHTS: readonly string[] = ['admin', 'manager', 'trades'];
+
+/** What the fake's login answer declares (`LoginResult`, its fields loosened so a test can make them wrong). */
+export interface FakeDeclared {
+  version: number;
+  family: string;
+  build: number;
+  rights: string[];
+  capabilities: { commands: string[]; events: string[] };
+}
+
+/** Every command the broker's handlers of `family` may send, sorted, Ping and ServerTime among them. */
+export function brokerCommands(family: Family): string[] {
+  const commands = new Set(['Ping', 'ServerTime']);
+  for (const handler of handlers.values()) {
+    if (handler.family === null || handler.family === family) for (const cmd of handler.needs.commands) commands.add(cmd);
+  }
+  return [...commands].sort();
+}
+
+/** Every event kind the broker's cache of `family` is filled by. */
+export function brokerEvents(family: Family): ChangeKind[] {
+  return [...new Set(Object.keys(KINDS[family]).map(eventKindOf))];
+}
 
 export class FakeManagerServer {
   readonly users = new Map<number, Row>();
@@ -23,6 +56,10 @@ export class FakeManagerServer {
   /** Every command received, in order (login included). */
   readonly received: Array<{ cmd: string; args?: Record<string, unknown> }> = [];
   refuseLogin = false;
+  /** What the login answer declares. */
+  readonly declared: FakeDeclared;
+  /** When set, answered to a login as it is instead of `declared`. */
+  loginResult: unknown = undefined;
   /** Ms to wait between login and the resync `begin`. */
   resyncDelayMs = 0;
   logins = 0;
@@ -33,6 +70,10 @@ export class FakeManagerServer {
 
   private constructor(readonly family: Family, wss: WebSocketServer) {
     this.wss = wss;
+    this.declared = {
+      version: PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1], family, build: FAKE_BUILD, rights: [...FAKE_RIGHTS],
+      capabilities: { commands: brokerCommands(family), events: brokerEvents(family) },
+    };
     wss.on('connection', (ws) => this.onConnection(ws));
   }
 
@@ -107,7 +148,7 @@ export class FakeManagerServer {
         }
         loggedIn = true;
         this.logins++;
-        answer({ result: { server: 'fake', family: this.family, build: 1, rights: ['Admin'] } });
+        answer({ result: this.loginResult !== undefined ? this.loginResult : { server: 'fake', ...structuredClone(this.declared) } });
         setTimeout(() => this.resync(ws), (this.delays.get('login') ?? 0) + this.resyncDelayMs);
         return;
       }

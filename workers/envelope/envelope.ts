@@ -7,7 +7,8 @@
  * lists. v1 (and the registry's live Ping): the bare data on success, otherwise an HTTP error status with the general
  * v1 error body, or `PF5Error` (with a `requestId`) for PF5 platform failures; 503 and 504 carry `Retry-After`. A
  * "not now" refusal that says when to retry (`retryAfterSeconds`) is v1 429 and carries that `Retry-After` in both
- * generations.
+ * generations. A refusal because the trading server does not implement what the call needs (`notImplemented`) is v1
+ * 501.
  */
 import type { WebApiErrorCode } from '../../shared/errors.js';
 import type { PagingResult } from '../../shared/frames.js';
@@ -47,6 +48,8 @@ export interface Failure {
   data?: unknown;
   /** A "not now" refusal: seconds until the call may be answered otherwise (v1 429, `Retry-After` in both generations). */
   retryAfterSeconds?: number;
+  /** The trading server does not implement a command or event kind the call needs (v1 501; nothing was sent). */
+  notImplemented?: boolean;
 }
 
 /** How to shape an answer: the route's generation, the platform's family (names manager codes) and the trace. */
@@ -151,18 +154,20 @@ export function statusOutcome(status: number): string {
 
 const STATUS_OUTCOMES: Record<number, string> = {
   400: 'Validation', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 413: 'Validation', 429: 'RateLimited',
-  500: 'Internal', 503: 'NoConnect', 504: 'Timeout',
+  500: 'Internal', 501: 'NotImplemented', 503: 'NoConnect', 504: 'Timeout',
 };
 
 /**
  * v1 statuses. The spec fixes 200 and the 404s; the rest is our choice: a platform rejection is the caller's request
  * being refused, so 400 (not 422, which no v1 client expects); a missed deadline is a gateway time-out (504); a link
  * that cannot be established is an unavailable upstream (503); a refusal that says when to retry (a bound the gateway
- * keeps, such as failed password checks of one account) is too many requests (429).
+ * keeps, such as failed password checks of one account) is too many requests (429); a call needing a command or event
+ * kind the trading server's login did not declare is not implemented there (501).
  */
 export function v1Status(f: Failure): number {
   if (f.timedOut) return 504;
   if (f.retryAfterSeconds !== undefined) return 429;
+  if (f.notImplemented) return 501;
   switch (f.code) {
     case 'Validation': return 400;
     case 'NotFound': return 404;

@@ -26,5 +26,7 @@ export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk | RawBytesO
     if ('dataBytes' in r) return successBytes(ctx, r.dataBytes, r.paging);
     return success(ctx, r.data, r.paging);
   }
-  return failure(ctx, { ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data, retryAfterSeconds: r.retryAfterSeconds });
+  return failure(ctx, {
+    ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data, retryAfterSeconds: r.retryAfterSeconds, notImplemented: r.notImplemented,
+  });
 }

@@ -1,15 +1,18 @@
 /**
- * What each hand-written broker handler (`broker/handlers/custom/`) asks of the trading server, for the operations
- * table of docs/manager-protocol.md (`scripts/gen-protocol-docs.ts`). A custom handler is code, so its commands are
- * listed here by hand, next to the generator; `scripts/gen-protocol-docs.test.ts` fails when a custom operation is
- * missing here, when one listed here is no longer custom, when a listed command is not named in the handlers' source,
- * and when the simulator does not answer it.
+ * What each hand-written broker handler (`broker/handlers/custom/`) asks of the trading server: every manager command
+ * it may send and every cache table it may read. A custom handler is code, so this is listed by hand, beside the
+ * handlers. The broker refuses an operation up front when the trading server's login did not declare one of its
+ * commands, or the event kind that fills one of its tables (`broker/handlers/needs.ts`), so a handler never sends its
+ * first command and then fails on a later one; the operations tables of docs/manager-protocol.md are generated from it
+ * (`scripts/gen-protocol-docs.ts`). `scripts/gen-protocol-docs.test.ts` fails when a custom operation is missing here,
+ * when one listed here is no longer custom, when a listed command is not named in the handlers' source, and when the
+ * simulator does not answer it; the registry refuses to build a custom handler that is not listed.
  */
-import { MAILS_PER_REQUEST } from '../broker/handlers/custom/pf4Mail.js';
-import { SYNC_ROWS_PER_COMMAND } from '../broker/handlers/custom/pf4BatchReads.js';
+import { MAILS_PER_REQUEST } from './pf4Mail.js';
+import { SYNC_ROWS_PER_COMMAND } from './pf4BatchReads.js';
 
 export interface CustomUse {
-  /** Manager commands the handler sends, in the order it sends them. */
+  /** Manager commands the handler may send, in the order it sends them (those sent only sometimes too). */
   commands?: readonly string[];
   /** Pumping-cache tables it answers from (fed by the snapshot and the change events). */
   cache?: readonly string[];
@@ -69,10 +72,3 @@ export const CUSTOM_HANDLER_COMMANDS: Readonly<Record<string, CustomUse>> = {
   'PF5.UserGetByLogins': { cache: ['users'] },
 };
 
-/**
- * Rights the simulator decides from a command's arguments (a `RightRule` function in its rights tables), described
- * in words, by `<family>.<command>`: the generator cannot print a function.
- */
-export const ARGUMENT_RIGHTS: Readonly<Record<string, string>> = {
-  'PF4.TradeTransaction': 'trades; money for a balance or credit entry',
-};
