@@ -112,7 +112,8 @@ export interface BridgeDriver<S = undefined> {
   readonly build: number;
   /** The change-event kinds this server pushes; its snapshot holds only these. */
   readonly events: readonly ChangeKind[];
-  /** One handler per command name, read once when the server is put behind the kit. Not `login` or `Ping`. */
+  /** One handler per command name (called as a plain function), read once when the server is put behind the kit.
+   * Not `login` or `Ping`. A handler returning undefined is answered `null`. */
   readonly commands: Readonly<Record<string, CommandHandler<S>>>;
   authenticate(attempt: LoginAttempt): LoginVerdict | Promise<LoginVerdict>;
   /**

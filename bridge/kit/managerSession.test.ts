@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSE_CODES, RESYNC_CHUNK } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import type { BridgeDriver } from './driver.js';
+import { CLOSE_SNAPSHOT_FAILED } from './managerSession.js';
 import { KitClient, PASSWORD, serveOne, tinyDriver, type Served } from './testSupport.js';
 
 const running: Served[] = [];
@@ -219,6 +220,30 @@ describe('the snapshot', () => {
     expect((client.events[1].record as { items: unknown[] }).items[0]).toEqual({ login: 1 });
     // The login's answer came before the snapshot's first frame.
     expect(client.frames[0]).toMatch(/^\{"id":1,"result"/);
+  });
+
+  it('takes an asynchronous snapshot, holding what changes while it is read, and closes with 1011 when it fails', async () => {
+    let finish: (rows: unknown[]) => void = () => {};
+    let taken = 0;
+    const { driver, connect } = await start({
+      snapshot: () => (taken++ === 0
+        ? new Promise((resolve) => { finish = (rows) => resolve([{ kind: 'users', rows }]); })
+        : Promise.reject(new Error('the server went away'))),
+    });
+    const client = await connect();
+    await client.login();
+    driver.emit('users', 'update', { login: 1, name: 'while reading' });
+    await client.ok('Ping');
+    expect(client.events).toEqual([]);
+    finish([{ login: 1, name: 'One' }]);
+    await client.resynced();
+    await client.waitFor(() => client.live().length === 1, 'the held event');
+    expect(client.events.map((e) => `${e.event} ${e.op}`)).toEqual(['resync begin', 'resync chunk', 'resync end', 'users update']);
+
+    const failing = await connect();
+    expect((await failing.login()).result).toMatchObject({ server: 'tiny' });
+    await failing.waitFor(() => failing.closed, 'the close');
+    expect([failing.closeCode, failing.closeReason]).toEqual([CLOSE_SNAPSHOT_FAILED, 'the snapshot failed']);
   });
 
   it('fails a login whose snapshot holds a kind the server does not push', async () => {

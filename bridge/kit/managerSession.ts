@@ -128,11 +128,11 @@ export class ManagerSession<S = undefined> implements Session<S> {
       return;
     }
     const request = frame as GatedRequest;
-    const gate = this.server.driver.gate;
-    if (!gate) return this.dispatch(request);
-    let verdict: ReturnType<typeof gate>;
+    const { driver } = this.server;
+    if (!driver.gate) return this.dispatch(request);
+    let verdict: ReturnType<NonNullable<typeof driver.gate>>;
     try {
-      verdict = gate(request, this);
+      verdict = driver.gate(request, this);
     } catch (err) {
       return this.failed(request, err);
     }
