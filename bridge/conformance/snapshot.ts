@@ -22,7 +22,7 @@ export function keyOf(value: unknown): string {
 export interface SnapshotReading {
   /** The seq of the frame after which the snapshot was read (the login answer's). */
   startSeq: number;
-  /** The seq of the `end` frame. */
+  /** The seq of the last frame read: the `end` frame's. */
   endSeq: number;
   begin?: Row;
   /** Items by kind, in arrival order. */
@@ -52,15 +52,13 @@ export async function readSnapshot(connection: ProbeConnection, afterSeq: number
   await connection.waitFor(() => connection.closed || connection.frames.slice(afterSeq).some(isEnd), timeoutMs, 'snapshot end');
   const endFrame = connection.frames.slice(afterSeq).find(isEnd);
   if (!endFrame) throw new Error(`the connection closed (code ${connection.closeCode}) before the snapshot's end`);
-  const reading = analyse(connection.frames.slice(afterSeq, endFrame.seq), family, declared);
-  reading.startSeq = afterSeq;
-  reading.endSeq = endFrame.seq;
-  return reading;
+  return analyseSnapshot(connection.frames.slice(afterSeq, endFrame.seq), family, declared);
 }
 
-function analyse(frames: Received[], family: Family, declared: readonly string[]): SnapshotReading {
+/** The snapshot in `frames` (begin to end): what it holds and every departure from the documented shape. */
+export function analyseSnapshot(frames: readonly Received[], family: Family, declared: readonly string[]): SnapshotReading {
   const reading: SnapshotReading = {
-    startSeq: 0, endSeq: 0, items: new Map(), chunkKinds: [], orderProblems: [], kindProblems: [], countProblems: [], keyProblems: [], eventsDuring: 0,
+    startSeq: (frames[0]?.seq ?? 1) - 1, endSeq: frames.at(-1)?.seq ?? 0, items: new Map(), chunkKinds: [], orderProblems: [], kindProblems: [], countProblems: [], keyProblems: [], eventsDuring: 0,
   };
   const order = SNAPSHOT_KINDS[family];
   let phase: 'before' | 'chunks' | 'ended' = 'before';
@@ -155,7 +153,7 @@ export class Cache {
 
   /** Replays the snapshot's frames as the broker does: chunks fill the tables, an event between begin and end is
    *  applied to them (a later chunk's row of the same key overwrites it); the events after end follow by catchUp. */
-  constructor(private readonly connection: ProbeConnection, readonly family: Family, snapshot: SnapshotReading) {
+  constructor(private readonly connection: Pick<ProbeConnection, 'frames'>, readonly family: Family, snapshot: SnapshotReading) {
     for (const kind of SNAPSHOT_KINDS[family]) this.tables.set(kind, new Map());
     const key = KEY_FIELDS[family];
     for (const frame of connection.frames.slice(snapshot.startSeq, snapshot.endSeq)) {
