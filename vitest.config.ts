@@ -12,7 +12,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { terminalTextForTests } from './launcher/workerAssets.js';
 
 const root = import.meta.dirname;
-const UNIT_FOLDERS = ['shared', 'bridge', 'broker', 'sim', 'workers', 'scripts', 'bench', 'launcher'];
+const UNIT_FOLDERS = ['shared', 'bridge', 'broker', 'sim', 'workers', 'scripts', 'bench', 'launcher', 'examples/bridge-minimal'];
 
 /** The test files under `folder`, relative to the root. */
 function testFiles(folder: string): string[] {
