@@ -84,6 +84,7 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
     return found;
   };
   const existingGroup = (field: string, name: unknown) => {
+    if (name === undefined || name === null || name === '') bad(`${field} is required`);
     if (typeof name !== 'string' || !world.group(name)) bad(`${field}: group ${String(name)} does not exist`);
     return name;
   };
