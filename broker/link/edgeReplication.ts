@@ -8,6 +8,8 @@
  * grows past the replica's bound is dropped from it; a link whose socket buffers more than `MAX_BUFFERED_BYTES` is
  * too slow to follow the stream and its replication stops (the edge falls through to the broker and asks again). A
  * replication holds its platform in use while it runs (`use`), so a cold standby logs in for it and stays logged in.
+ * A table filled by an event kind the trading server's latest login did not declare is not replicated: its reads go to
+ * the broker, which refuses them naming the kind, rather than being answered from a table that stays empty.
  */
 import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
@@ -15,7 +17,7 @@ import {
   MAX_REPLICA_MAX_ROWS, REPLICA_CHUNK_ROWS, REPLICATE_OP, REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey, type ReplicateArgs,
 } from '../../shared/replication.js';
 import type { CacheFeed, CacheListener } from '../cache/cacheFeed.js';
-import type { PumpCache } from '../cache/pumpCache.js';
+import { eventKindOf, type PumpCache } from '../cache/pumpCache.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 
 /** Finds a platform the broker serves, for `#replicate` frames. */
@@ -23,6 +25,8 @@ export type ReplicaSource = (platform: string) => {
   family: Family; cache: PumpCache; feed: CacheFeed; use?: () => { release(): void };
   /** A read fence standing on the platform (`TradePlatform.readFence`): the snapshot waits for it, as cached reads do. */
   readFence?: () => Promise<void> | undefined;
+  /** What the trading server's latest login declared (`ManagerSession.declared`); none known: every kind. */
+  session?: { readonly declared?: { readonly events: ReadonlySet<string> } };
 } | undefined;
 
 /** A link buffering more than this is not keeping up with the change stream: its replications stop. */
@@ -60,6 +64,7 @@ export class EdgeReplication {
     const replication = new Replication(
       this.sink, platform.cache, platform.feed, rep as number, Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS), tables,
       platform.readFence ?? (() => undefined),
+      (table) => platform.session?.declared?.events.has(eventKindOf(table)) ?? true,
       () => {
         lease?.release();
         if (this.byPlatform.get(frame.platform) === replication) this.byPlatform.delete(frame.platform);
@@ -103,6 +108,8 @@ class Replication implements CacheListener {
     private readonly maxRows: number,
     tables: readonly string[],
     private readonly readFence: () => Promise<void> | undefined,
+    /** Whether the trading server declared the event kind that fills a table. */
+    private readonly declared: (table: string) => boolean,
     private readonly onStop: () => void,
   ) {
     this.replicated = new Set(tables);
@@ -159,7 +166,7 @@ class Replication implements CacheListener {
     const tables: string[] = [];
     for (const name of REPLICATED_TABLES[this.feed.family]) {
       const table = this.cache.table(name);
-      if (table && table.size <= this.maxRows) tables.push(name);
+      if (table && table.size <= this.maxRows && this.declared(name)) tables.push(name);
     }
     this.replicated.clear();
     for (const t of tables) this.replicated.add(t);

@@ -21,6 +21,8 @@ class Platform {
   readonly feed: CacheFeed;
   /** A read fence standing (TradePlatform.readFence), when a test sets one. */
   fence: Promise<void> | undefined;
+  /** What the trading server's login declared (every kind unless a test narrows it). */
+  readonly session: { declared?: { events: ReadonlySet<string> } } = {};
   readonly readFence = () => this.fence;
   constructor(readonly family: Family) {
     this.cache = new PumpCache(family);
@@ -126,6 +128,16 @@ describe('#replicate', () => {
     ]);
     expect(l.replication.size).toBe(1);
     expect(pf4.feed.listenerCount).toBe(1);
+  });
+
+  it('leaves out the tables filled by event kinds the trading server\'s login did not declare', () => {
+    const pf4 = new Platform('PF4');
+    pf4.session.declared = { events: new Set(['users', 'ticks', 'symbolInfo', 'symbolSessions']) };
+    pf4.resync({ users: [user(1)] });
+    const l = link({ p4: pf4 });
+    l.ask('p4', { rep: 5, maxRows: 10 });
+    // No groups events: neither groups nor the securities taken from them are replicated, so their reads go to the broker.
+    expect(l.sent[1]).toStrictEqual({ rep: 5, seq: 0, begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions'] } });
   });
 
   it('sends a table of more rows than a chunk holds in chunks', () => {
