@@ -5,6 +5,8 @@
  * commands each gateway operation needs (the broker's uses of each handler, `broker/handlers/needs.ts`: the catalog's
  * answers and the hand-written handlers' list in `broker/handlers/custom/commands.ts`; the simulator's rights tables). Everything else in the document is prose and is
  * left as it is. `--check` only compares and exits 1 when a section is out of date; a unit test does the same.
+ * The frames', the login's records' and the change events' tables come from the protocol's schemas, as the AsyncAPI
+ * document states them (`protocolDocSections`, shared/protocolAsyncApi.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
@@ -14,6 +16,7 @@ import { familyOf } from '../broker/handlers/registry.js';
 import { useOf } from '../broker/handlers/needs.js';
 import { catalog, type Operation } from '../shared/catalog/index.js';
 import { FAMILIES, type Family } from '../shared/protocol.js';
+import { protocolDocSections } from '../shared/protocolAsyncApi.js';
 import { NOT_FOUND_CODE, PF4_RESULT, PF5_RESULT, TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../shared/resultCodes.js';
 import { parseConfig } from '../sim/config/simConfig.js';
 import { PF4_RIGHTS, PF4_SESSION_COMMANDS } from '../sim/pf4/pf4Rights.js';
@@ -156,6 +159,8 @@ export function generatedSections(): Map<string, string> {
     ['operations-common', operations(null)],
     ['operations-PF4', operations('PF4')],
     ['operations-PF5', operations('PF5')],
+    // The frames, the login's records and the change events, from the protocol's schemas (as the AsyncAPI document).
+    ...protocolDocSections(),
   ]);
 }
 

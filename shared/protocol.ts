@@ -66,6 +66,8 @@ export const INT64_TEXT = 'a 64-bit integer: beyond 2^53 − 1 it travels as bar
 /** A 64-bit integer as the lossless JSON reads it (a safe number, or a bigint beyond 2^53 − 1). */
 const int64 = z.custom<Int64>(isInt64, { error: 'must be a 64-bit integer, written in digits' });
 JSON_FORMS.set(int64, { type: 'integer', format: 'int64', description: INT64_TEXT });
+// The contract's date-time, written as JSON Schema's (zod writes a pattern alone for a date-time that may lack an offset).
+JSON_FORMS.set(dateTime, { type: 'string', format: 'date-time' });
 
 // ---- frames ------------------------------------------------------------------------------------------------------
 
@@ -335,7 +337,7 @@ export type Capabilities = z.infer<typeof capabilitiesSchema>;
 export const loginResultSchema = named('LoginResult', z.object({
   version: z.int().min(1).describe('the protocol version chosen: the newest of LoginArgs.versions the server speaks'),
   server: z.string().min(1).max(256).describe('the trading server\'s name'),
-  family: z.enum(FAMILIES),
+  family: z.enum(FAMILIES).describe('the server\'s platform family'),
   build: z.int().min(1).describe('the trading server\'s build'),
   rights: z.array(name).max(LOGIN_LIMITS.rights).describe('the logged-in manager\'s rights, by name'),
   capabilities: capabilitiesSchema,

@@ -14,11 +14,12 @@
 import { z } from 'zod';
 import {
   CHANGE_EVENTS, CLOSE_CODE_MEANINGS, CLOSE_CODES, CONTRACT_RECORDS, changeEventSchema, changeKindsOf, FAMILIES,
-  INT64_TEXT, JSON_FORMS, loginArgsSchema, loginResultSchema, managerErrorAnswerSchema, managerRequestSchema,
-  managerResultAnswerSchema, PROTOCOL_RECORDS, PROTOCOL_VERSIONS, pingResultSchema, resyncBeginSchema, resyncChunkOf,
-  resyncEndSchema, type ChangeKind, type Family,
+  INT64_TEXT, JSON_FORMS, loginArgsSchema, loginResultSchema, managerErrorAnswerSchema, managerErrorBodySchema,
+  managerEventSchema, managerRequestSchema, managerResultAnswerSchema, PROTOCOL_RECORDS, PROTOCOL_VERSIONS,
+  pingResultSchema, resyncBeginSchema, resyncChunkOf, resyncChunkSchema, resyncEndSchema, type ChangeKind, type Family,
 } from './protocol.js';
 import { openapiComponents } from './records/contract.js';
+import { isFlags } from './records/generateRecords.js';
 
 type Json = Record<string, unknown>;
 
@@ -77,7 +78,8 @@ class SchemaWriter {
         }
         const form = inherited(JSON_FORMS, zod);
         if (form !== undefined) {
-          replace(structuredClone(form) as Json);
+          const description = target.description;
+          replace({ ...(description === undefined ? {} : { description }), ...structuredClone(form) as Json });
           return;
         }
         if ((zod as unknown as { _zod: { def: { type: string } } })._zod.def.type === 'custom') {
@@ -107,7 +109,7 @@ class SchemaWriter {
     while (queue.length) {
       const name = queue.shift()!;
       if (name in out) throw new Error(`${name} is both a protocol record and a contract record`);
-      out[name] = contractForm(contract[name], (ref) => {
+      out[name] = contractForm(name, contract[name], (ref) => {
         if (!seen.has(ref)) {
           seen.add(ref);
           queue.push(ref);
@@ -129,9 +131,16 @@ function inherited<T>(map: ReadonlyMap<z.ZodType, T>, schema: z.ZodType): T | un
 
 /**
  * A contract component as the protocol carries it: an object allows members beyond the contract's (a server's own
- * fields, which the broker drops), and an int64 says how it travels. `onRef` is told each component it references.
+ * fields, which the broker drops), an int64 says how it travels, and a flag set is the text it travels as (its members
+ * joined by ", ", where the contract lists the members as an enum). `onRef` is told each component it references.
  */
-function contractForm(schema: Json, onRef: (name: string) => void): Json {
+function contractForm(name: string, schema: Json, onRef: (name: string) => void): Json {
+  if (isFlags(name) && Array.isArray(schema.enum)) {
+    return {
+      type: 'string', 'x-flag-members': schema.enum,
+      description: `a flag set: the names of the set flags joined by ", " (None for none; Bit<n> for a flag without a name), of ${(schema.enum as string[]).join(', ')}`,
+    };
+  }
   const walk = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(walk);
     if (typeof node !== 'object' || node === null) return node;
@@ -203,23 +212,27 @@ const RESYNC: readonly MessageSpec[] = [
   { key: 'resyncEnd', title: 'resync end', summary: 'The snapshot is complete: every event after it is newer.', payload: resync('end', resyncEndSchema) },
 ];
 
+/** The key of the message of one family's change kind and op group: `pf4UsersPut`, `pf5DealsDelete`. */
+export function messageKey(family: Family, kind: ChangeKind, group: 'put' | 'delete'): string {
+  return `${family.toLowerCase()}${kind[0].toUpperCase()}${kind.slice(1)}${group === 'put' ? 'Put' : 'Delete'}`;
+}
+
 function changeMessages(family: Family): MessageSpec[] {
   return changeKindsOf(family).flatMap((kind) => {
     const spec = CHANGE_EVENTS[family][kind]!;
     const put = spec.ops.filter((op) => op !== 'delete');
     const note = spec.note ? ` ${spec.note}` : '';
-    const base = `${family.toLowerCase()}${kind[0].toUpperCase()}${kind.slice(1)}`;
     const out: MessageSpec[] = [];
     if (put.length) {
       out.push({
-        key: `${base}Put`, title: `${family} ${kind} ${put.join(', ')}`, payload: changeEventSchema(family, kind, 'put'),
+        key: messageKey(family, kind, 'put'), title: `${family} ${kind} ${put.join(', ')}`, payload: changeEventSchema(family, kind, 'put'),
         summary: `A ${family} ${kind} record, whole, after the change (the broker puts it by key).${note}`,
       });
     }
     if (spec.ops.includes('delete')) {
       out.push({
-        key: `${base}Delete`, title: `${family} ${kind} delete`, payload: changeEventSchema(family, kind, 'delete'),
-        summary: `A ${family} ${kind} record is gone: the record carries its key.${note}`,
+        key: messageKey(family, kind, 'delete'), title: `${family} ${kind} delete`, payload: changeEventSchema(family, kind, 'delete'),
+        summary: `A ${family} ${kind} record is gone: the broker removes it by the key field the record carries.${note}`,
       });
     }
     return out;
@@ -322,6 +335,109 @@ export function managerProtocolAsyncApi(): Json {
       },
     },
   };
+}
+
+// ---- the prose's generated tables ----------------------------------------------------------------------------------
+
+const code = (text: string) => `\`${text}\``;
+const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/** A JSON Schema of the document in words, for a table cell. */
+function typeText(schema: Json): string {
+  if (typeof schema.$ref === 'string') return code(schema.$ref.slice(SCHEMAS.length));
+  if (Array.isArray(schema.allOf)) return (schema.allOf as Json[]).map(typeText).join(' with ');
+  if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => code(String(v))).join(' / ');
+  if (schema.const !== undefined) return code(String(schema.const));
+  /** ` ≥ low`, ` ≤ high` or ` low to high`, leaving out a bound that is only the JSON number's. */
+  const bounds = (low: unknown, high: unknown) => {
+    const from = typeof low === 'number' && low > Number.MIN_SAFE_INTEGER ? low : undefined;
+    const to = typeof high === 'number' && high < Number.MAX_SAFE_INTEGER ? high : undefined;
+    if (from !== undefined && to !== undefined) return from === to ? ` ${from}` : ` ${from} to ${to}`;
+    return from !== undefined ? ` ≥ ${from}` : to !== undefined ? ` ≤ ${to}` : '';
+  };
+  switch (schema.type) {
+    case 'integer': return schema.format === 'int64' ? 'int64' : `integer${bounds(schema.minimum, schema.maximum)}`;
+    case 'number': return 'number';
+    case 'boolean': return 'boolean';
+    case 'string': return schema.format === 'date-time' ? 'date-time' : 'string';
+    case 'array': {
+      const count = bounds(schema.minItems, schema.maxItems);
+      return `list${count ? ` (${count.trim()})` : ''} of ${typeText((schema.items ?? {}) as Json)}`;
+    }
+    case 'object':
+      if (schema.properties) return code(`{${Object.keys(schema.properties as Json).join(', ')}}`);
+      if (typeof schema.additionalProperties === 'object') return `object of ${typeText(schema.additionalProperties as Json)}`;
+      return 'object';
+    default: return 'any JSON value';
+  }
+}
+
+/** A record's shape in words: a contract record by name, a protocol record by name and fields. */
+function recordText(schema: Json, components: Record<string, Json>): string {
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return recordText(schema.allOf[0] as Json, components);
+  if (typeof schema.$ref !== 'string') return typeText(schema);
+  const name = schema.$ref.slice(SCHEMAS.length);
+  return [...PROTOCOL_RECORDS.values()].includes(name) ? `${code(name)}: ${typeText(components[name])}` : code(name);
+}
+
+/** What a field is: its own description, or the description of the record it references. */
+function descriptionOf(schema: Json, components: Record<string, Json>): string {
+  if (typeof schema.description === 'string') return schema.description;
+  const ref = typeof schema.$ref === 'string' ? components[schema.$ref.slice(SCHEMAS.length)] : undefined;
+  return typeof ref?.description === 'string' ? ref.description : '';
+}
+
+/** A table of a record's fields: one row per field, with its type, whether it must be there and what it is. */
+function fieldRows(name: string, schema: Json, components: Record<string, Json>): string[] {
+  const required = new Set((schema.required ?? []) as string[]);
+  return Object.entries(schema.properties as Record<string, Json>).map(([field, s]) =>
+    `| ${code(name)} | ${code(field)} | ${cell(typeText(s))} | ${required.has(field) ? 'yes' : 'no'} | ${cell(descriptionOf(s, components))} |`);
+}
+
+/**
+ * The generated sections of docs/manager-protocol.md that come from the protocol's schemas, by marker name, as the
+ * AsyncAPI document states them (scripts/gen-protocol-docs.ts writes them with the others).
+ */
+export function protocolDocSections(): Map<string, string> {
+  const document = managerProtocolAsyncApi() as { components: { schemas: Record<string, Json>; messages: Record<string, { payload: Json }> } };
+  const schemas = document.components.schemas;
+  const header = ['| record | field | type | required | what it is |', '|---|---|---|---|---|'];
+  const login = [...header, ...['LoginArgs', 'LoginResult', 'Capabilities'].flatMap((n) => fieldRows(n, schemas[n], schemas))];
+
+  const writer = new SchemaWriter();
+  const frame = (title: string, from: string, schema: z.ZodType) => {
+    const body = writer.json(schema, true);
+    const required = new Set((body.required ?? []) as string[]);
+    const members = Object.entries(body.properties as Record<string, Json>)
+      .map(([field, s]) => `${code(field)}${required.has(field) ? '' : ' (optional)'}: ${typeText(s)}`).join('; ');
+    return `| ${title} | ${from} | ${cell(members)} |`;
+  };
+  const frames = [
+    '| frame | from | members |', '|---|---|---|',
+    frame('request', 'broker', managerRequestSchema),
+    frame('answer', 'server', managerResultAnswerSchema),
+    frame('error answer', 'server', managerErrorAnswerSchema),
+    frame('`error`', 'server', managerErrorBodySchema),
+    frame('event', 'server', managerEventSchema),
+    frame('`resync` `begin` record', 'server', resyncBeginSchema),
+    frame('`resync` `chunk` record', 'server', resyncChunkSchema),
+    frame('`resync` `end` record', 'server', resyncEndSchema),
+    frame('`Ping` result', 'server', pingResultSchema),
+  ];
+
+  const events = ['| family | kind | ops | record | delete carries | notes |', '|---|---|---|---|---|---|'];
+  for (const family of FAMILIES) {
+    for (const kind of changeKindsOf(family)) {
+      const spec = CHANGE_EVENTS[family][kind]!;
+      const recordOf = (group: 'put' | 'delete') =>
+        (document.components.messages[messageKey(family, kind, group)].payload.properties as Record<string, Json>).record;
+      const put = recordText(spec.ops.some((op) => op !== 'delete') ? recordOf('put') : writer.json(spec.record), schemas);
+      const deleted = spec.ops.includes('delete') ? recordText(recordOf('delete'), schemas) : '';
+      const snapshot = spec.snapshot ? '' : 'Never in a snapshot. ';
+      events.push(`| ${family} | ${code(kind)} | ${spec.ops.join(', ')} | ${cell(put)} | ${cell(deleted)} | ${cell(`${snapshot}${spec.note ?? ''}`.trim())} |`);
+    }
+  }
+  return new Map([['frames', frames.join('\n')], ['login-fields', login.join('\n')], ['change-events', events.join('\n')]]);
 }
 
 /** The document's text as the file holds it. */

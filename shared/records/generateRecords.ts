@@ -14,7 +14,8 @@ export interface Contract { schemas: Record<string, Json>; operations: Json[] }
 /** The generated files, relative to shared/records/. */
 export const GENERATED_FILES = { records: 'contract.ts', operations: 'contractOperations.ts' } as const;
 
-const isFlags = (name: string) => /Flags$|Rights$|^GroupRights$/.test(name);
+/** Whether the contract's enum `name` is a flag set: its value is member names joined by ", ", not one member. */
+export const isFlags = (name: string) => /Flags$|Rights$|^GroupRights$/.test(name);
 const refName = (ref: string) => ref.split('/').pop()!;
 
 function zodOf(s: Json): string {
