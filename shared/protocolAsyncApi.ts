@@ -8,8 +8,9 @@
  * format's base; input form, so members a receiver ignores are allowed). A protocol record (`PROTOCOL_RECORDS`) is a
  * component of its name and referenced wherever it appears; a contract record (`CONTRACT_RECORDS`) is the contract's
  * OpenAPI component (`openapiComponents`), copied with the components it references, members beyond the contract's
- * allowed (the broker drops them) and every int64 described as travelling in bare digits. The same input makes the
- * same text byte for byte.
+ * allowed (the broker drops them), every int64 described as travelling in bare digits and a flag set as the joined
+ * text it travels as. The same input makes the same text byte for byte. `protocolDocSections` writes the tables of
+ * docs/manager-protocol.md that come from the same schemas (the frames, the login's records, the change events).
  */
 import { z } from 'zod';
 import {
