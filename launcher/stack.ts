@@ -59,6 +59,12 @@ export interface StackOptions {
    */
   platformBrokers?: Partial<Record<DemoPlatform, number[]>>;
   simPort?: number;
+  /**
+   * The trading server a demo platform's brokers connect to instead of the simulator's (`ws://host:port/<name>`: a
+   * bridge, examples/bridge-minimal/); its manager logs in with the demo manager's login and password. The simulator
+   * still starts and serves the other platform.
+   */
+  tradingServers?: Partial<Record<DemoPlatform, string>>;
   /** Simulator seed (SIM_SEED). */
   seed?: number;
   /** Simulator configuration (written to a file passed as SIM_CONFIG); omitted: the simulator's embedded default. */
@@ -290,7 +296,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const brokerName = (i: number) => (i === 0 ? 'broker' : `broker-${i}`);
     const brokerEnvs = specs.map((spec, i) => {
       const platformsFile = join(dataDir, i === 0 ? 'broker-platforms.json' : `broker-${i}-platforms.json`);
-      writeBrokerPlatforms(platformsFile, `ws://127.0.0.1:${sim.port}`, spec);
+      writeBrokerPlatforms(platformsFile, {
+        pf4: options.tradingServers?.pf4 ?? `ws://127.0.0.1:${sim.port}/${DEMO_PF4_SERVER}`,
+        pf5: options.tradingServers?.pf5 ?? `ws://127.0.0.1:${sim.port}/${DEMO_PF5_SERVER}`,
+      }, spec);
       return {
         BROKER_PORT: String(i === 0 ? options.brokerPort ?? 0 : 0),
         BROKER_SECRET: brokerSecret,
@@ -479,15 +488,15 @@ async function assignDemoBrokers(db: D1Like, orders: Partial<Record<DemoPlatform
 }
 
 /**
- * A broker's view of the demo platforms it serves (`spec`): where their trading servers are, how its manager logs
- * in, and whether it stands by cold. Platforms of the file that are not demo platforms are kept.
+ * A broker's view of the demo platforms it serves (`spec`): where their trading servers are (`servers`), how its
+ * manager logs in, and whether it stands by cold. Platforms of the file that are not demo platforms are kept.
  */
-function writeBrokerPlatforms(file: string, simBase: string, spec: BrokerSpec = {}) {
+function writeBrokerPlatforms(file: string, servers: Record<DemoPlatform, string>, spec: BrokerSpec = {}) {
   const serves = spec.platforms ?? DEMO_PLATFORMS;
   const standby = (platform: DemoPlatform) => (spec.standby?.[platform] === 'cold' ? { standby: 'cold' } : {});
   const platforms = [
-    ...(serves.includes('pf4') ? [{ id: DEMO_PF4_ID, family: 'PF4', server: `${simBase}/${DEMO_PF4_SERVER}`, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf4') }] : []),
-    ...(serves.includes('pf5') ? [{ id: DEMO_PF5_ID, family: 'PF5', server: `${simBase}/${DEMO_PF5_SERVER}`, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf5') }] : []),
+    ...(serves.includes('pf4') ? [{ id: DEMO_PF4_ID, family: 'PF4', server: servers.pf4, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf4') }] : []),
+    ...(serves.includes('pf5') ? [{ id: DEMO_PF5_ID, family: 'PF5', server: servers.pf5, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf5') }] : []),
   ];
   let others: Array<{ id: string }> = [];
   if (existsSync(file)) {
