@@ -1,8 +1,8 @@
 /**
  * The trading server of the minimal bridge: a JSON world file (groups, accounts, the accounts' password hashes) read
  * once at start and kept in memory. Nothing is written back: changes last until the process ends, and the next start
- * begins again from the file. A real bridge replaces this module with calls to its server's manager interface; the
- * driver (driver.ts) is what stays.
+ * begins again from the file. A real bridge replaces this module with its server's manager interface; the driver
+ * (driver.ts) keeps its shape, its handlers calling the server instead.
  *
  * Invariants: every account is a whole PF4User record and every group a whole PF4Group record
  * (shared/records/contract.ts, every field present; the file may leave fields out), every account with a login
