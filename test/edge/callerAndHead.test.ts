@@ -55,6 +55,24 @@ describe('a "not now" refusal under an Idempotency-Key', () => {
   });
 });
 
+describe('a refusal because the trading server does not implement the call, under an Idempotency-Key', () => {
+  it('is not kept for the key: once the bridge declares the command, a retry with the key is sent afresh', async () => {
+    let calls = 0;
+    broker.script.set('PF4.UserRecordNew', {
+      reply: () => (++calls === 1
+        ? { ok: false, error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement UserRecordNew (not among the commands its login declared)' }, notImplemented: true }
+        : { ok: true, data: { login: 11, group: 'demo', name: 'B' } }),
+    });
+    const key = { 'idempotency-key': `not-implemented-${Date.now()}` };
+    const refused = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'B' });
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'PF4Error', message: expect.stringContaining('does not implement UserRecordNew') });
+    const retried = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'B' });
+    expect(retried.headers.get('idempotency-replayed')).toBeNull();
+    expect(((await retried.json()) as { data: unknown }).data).toStrictEqual({ login: 11, group: 'demo', name: 'B' });
+    expect(broker.framesFor('PF4.UserRecordNew').length).toBeGreaterThanOrEqual(2);
+  });
+});
+
 describe('HEAD on an operation', () => {
   it('is refused 405 with Allow: GET, on v1 and v2, and sends nothing to the broker', async () => {
     broker.script.set('PF4.UsersSyncRead', { reply: { ok: true, data: [] } });

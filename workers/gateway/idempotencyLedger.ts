@@ -71,12 +71,14 @@ const STORED_BYTES = 'stored_bytes';
 const NOT_APPLIED: ReadonlySet<string> = new Set(['NoConnect', 'Validation']);
 
 /**
- * A failure that says nothing was applied: one of NOT_APPLIED, or a "not now" refusal (`retryAfterSeconds`: the
+ * A failure that says nothing was applied: one of NOT_APPLIED, a "not now" refusal (`retryAfterSeconds`: the
  * platform's manager session busy with this client's other calls, too many failed password checks), which a retry
- * after the seconds it names may pass. Neither is kept for the key.
+ * after the seconds it names may pass, or a call the trading server does not implement (`notImplemented`: nothing was
+ * sent), which a retry may pass once its bridge declares the command. None is kept for the key.
  */
 const notApplied = (answer: LinkAnswer): boolean =>
-  !answer.ok && answer.outcome !== 'unknown' && (NOT_APPLIED.has(answer.error.code) || answer.retryAfterSeconds !== undefined);
+  !answer.ok && answer.outcome !== 'unknown'
+  && (NOT_APPLIED.has(answer.error.code) || answer.retryAfterSeconds !== undefined || answer.notImplemented === true);
 
 type State = 'inflight' | 'done' | 'unknown';
 
