@@ -46,6 +46,9 @@ export const skipped = (detail: string): Outcome => ({ result: 'skipped', detail
 /** Thrown by a rule (or a helper it calls) to fail with `message` as the detail. */
 export class RuleFailed extends Error {}
 
+/** Thrown by a rule that cannot be judged because a rule it builds on was skipped: skipped with `message`. */
+export class RuleSkipped extends Error {}
+
 export interface Rule {
   /** Stable id: `<area>.<what>`, e.g. `login.wrong-password`. */
   id: string;

@@ -10,7 +10,7 @@
  */
 import type { Family, LoginResult } from '../../shared/protocol.js';
 import { ProbeConnection, show, type Answer } from './connection.js';
-import { failed, SuiteContext, wrongPassword, type ConformanceOptions, type MainSession, type Outcome, type Rule, type RuleResultKind } from './context.js';
+import { failed, RuleSkipped, skipped, SuiteContext, wrongPassword, type ConformanceOptions, type MainSession, type Outcome, type Rule, type RuleResultKind } from './context.js';
 import { Cache, readSnapshot } from './snapshot.js';
 import { RULES } from './rules/index.js';
 
@@ -88,7 +88,7 @@ async function runRule(ctx: SuiteContext, rule: Rule): Promise<Outcome> {
   });
   try {
     return await Promise.race([
-      rule.run(ctx).catch((error: Error) => failed(error.message)),
+      rule.run(ctx).catch((error: Error) => (error instanceof RuleSkipped ? skipped(error.message) : failed(error.message))),
       late,
     ]);
   } finally {

@@ -11,7 +11,7 @@
  */
 import type { ChangeKind, Family } from '../../../shared/protocol.js';
 import { show, type ManagerEventSeq, type ProbeConnection } from '../connection.js';
-import { passed, RuleFailed, skipped, type MainSession, type Outcome, type Rule, type SuiteContext, type Timeouts } from '../context.js';
+import { passed, RuleFailed, RuleSkipped, skipped, type MainSession, type Outcome, type Rule, type SuiteContext, type Timeouts } from '../context.js';
 import { KEY_FIELDS, VOLATILE_FIELDS } from '../families.js';
 import { deepEqual } from '../liveReads.js';
 import { keyOf, type Row } from '../snapshot.js';
@@ -147,12 +147,16 @@ export function writeRule(step: WriteStep): Rule {
     families: [step.family],
     timeoutMs: (t) => (step.answers ?? 8) * t.answerMs + t.lateEventMs,
     async run(ctx): Promise<Outcome> {
-      if (!ctx.options.writes) return skipped('needs --writes: it changes data');
+      const skip = (why: string) => {
+        ctx.state.set(skippedKey(step.id), why);
+        return skipped(why);
+      };
+      if (!ctx.options.writes) return skip('needs --writes: it changes data');
       const main = ctx.requireMain();
       const commands = step.commands.filter((cmd) => !ctx.declared.includes(cmd));
-      if (commands.length) return skipped(`not declared: ${commands.join(', ')}`);
+      if (commands.length) return skip(`not declared: ${commands.join(', ')}`);
       const events = step.events.filter((kind) => !main.login.capabilities.events.includes(kind));
-      if (events.length) return skipped(`event kinds not declared: ${events.join(', ')}`);
+      if (events.length) return skip(`event kinds not declared: ${events.join(', ')}`);
       return passed(await step.run(new Change(ctx, main)));
     },
   };
@@ -161,9 +165,14 @@ export function writeRule(step: WriteStep): Rule {
 /** A record an earlier write rule made, or a failure naming that rule. */
 export function needs<T>(change: Change, key: string, rule: string): T {
   const value = change.ctx.state.get(key);
+  const skippedBecause = change.ctx.state.get(skippedKey(rule));
+  if (value === undefined && typeof skippedBecause === 'string') throw new RuleSkipped(`builds on ${rule}, skipped (${skippedBecause})`);
   if (value === undefined) throw new RuleFailed(`needs what ${rule} makes, which it did not`);
   return value as T;
 }
+
+/** Where a skipped write rule leaves why, for the rules that build on it (`needs`). */
+const skippedKey = (rule: string) => `skipped:${rule}`;
 
 /** A price rounded to `digits` decimals. */
 export function priced(value: number, digits: unknown): number {

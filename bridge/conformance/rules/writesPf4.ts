@@ -56,7 +56,8 @@ async function openOn(change: Change, login: number, command: string, price?: (a
 const steps: WriteStep[] = [
   {
     id: 'writes.pf4.user-add', name: 'UserRecordNew creates an account: a users add with the answer\'s record', family: 'PF4',
-    commands: ['UserRecordNew'], events: ['users'],
+    // The account is created in a group of the snapshot.
+    commands: ['UserRecordNew'], events: ['users', 'groups'],
     async run(change) {
       const group = [...change.cache('groups').values()][0]?.group;
       if (typeof group !== 'string') throw new RuleFailed('no group in the snapshot to create an account in');

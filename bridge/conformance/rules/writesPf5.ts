@@ -47,7 +47,8 @@ async function send(change: Change, login: unknown, type: string, price?: (bid: 
 const steps: WriteStep[] = [
   {
     id: 'writes.pf5.user-add', name: 'UserAdd creates an account: a users add with the answer\'s record', family: 'PF5',
-    commands: ['UserAdd'], events: ['users'],
+    // The account is created in a group of the snapshot.
+    commands: ['UserAdd'], events: ['users', 'groups'],
     async run(change) {
       const groups = [...change.cache('groups').values()];
       const group = (groups.find((g) => g.marginMode === 'RetailHedged') ?? groups[0])?.group;
