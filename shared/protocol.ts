@@ -364,6 +364,8 @@ export const CLOSE_CODES = {
   rightDropped: 1008,
   /** A frame past the receiver's bound. */
   tooBig: 1009,
+  /** The session's snapshot could not be read (WebSocket's "internal error"). */
+  snapshotFailed: 1011,
   /** The trading server restarts. */
   restart: 1012,
   /** The session is too far behind: more queued on the socket, or held, than the server keeps. */
@@ -375,6 +377,7 @@ export const CLOSE_CODE_MEANINGS: Readonly<Record<keyof typeof CLOSE_CODES, stri
   badFrame: 'a frame that is not JSON text (or is binary), or a request without a numeric id',
   rightDropped: 'a command the manager has no right to, where the family drops the connection instead of answering',
   tooBig: 'a frame past the receiver\'s bound',
+  snapshotFailed: 'the session\'s snapshot could not be read: the broker reconnects and asks for a whole new one',
   restart: 'the trading server restarts',
   tooSlow: 'the session is too far behind: more queued on the socket, or held, than the server keeps',
 };

@@ -204,7 +204,7 @@ describe('docs/manager-protocol.md agrees with the schemas and the document', ()
   });
 
   it('lists the close codes of CLOSE_CODES and of the document', () => {
-    const codes = tableAfter('### Close codes the simulator uses').map((r) => Number(r[0]));
+    const codes = tableAfter('### Close codes').map((r) => Number(r[0]));
     expect(codes).toEqual(Object.values(CLOSE_CODES));
     expect(codes.map(String)).toEqual(Object.keys(doc.channels.managerSession['x-close-codes']));
   });

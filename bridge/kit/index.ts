@@ -19,3 +19,4 @@ export { DEFAULT_LIMITS, type SessionLimits } from './limits.js';
 export { SNAPSHOT_KINDS } from './snapshotOrder.js';
 export { checkLogin, type CheckedLogin } from './loginArgs.js';
 export { isLoopback, peerFilter } from './peers.js';
+export { CHANGE_KINDS, CLOSE_CODES, type ChangeKind, type Family } from '../../shared/protocol.js';

@@ -32,7 +32,7 @@ const DROPPED = Symbol('dropped');
 type Outcome = Answer | typeof DROPPED;
 
 /** Close code of a session whose asynchronous snapshot failed (WebSocket's "internal error"). */
-export const CLOSE_SNAPSHOT_FAILED = 1011;
+export const CLOSE_SNAPSHOT_FAILED = CLOSE_CODES.snapshotFailed;
 
 /** The longest command name repeated in a message. */
 const MAX_NAMED = 128;
