@@ -1,16 +1,16 @@
 /**
- * What the broker image runs, without a container runtime: the bundle `npm run build:broker` makes (the Dockerfile's
- * build stage) started with plain `node`, as the image's CMD does, against the bundled simulator; its health check
+ * What the broker image runs, without a container runtime: the bundle `npm run build:broker` makes from the files the
+ * Dockerfile's build stage copies, and from nothing else, started with plain `node`, as the image's CMD does, against the bundled simulator; its health check
  * passes while the trading server is down, where /healthz does not; the platform file takes a password from the
  * environment (`passwordEnv`, what compose.yaml uses); and the Dockerfile and compose file say what
  * docs/deploying.md promises (Node 20, a non-root user, the health check, the commands the bundle provides, the
  * simulator taking the broker container's manager sessions and nobody else's fault controls).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,8 +34,8 @@ const freePort = () => new Promise<number>((done) => {
   });
 });
 
-function node(args: string[], env: Record<string, string>): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, args, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function node(args: string[], env: Record<string, string>, cwd = root): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines: string[] = [];
   createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
@@ -43,8 +43,28 @@ function node(args: string[], env: Record<string, string>): { child: ChildProces
   return { child, lines, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
 }
 
+/**
+ * What the Dockerfile's build stage copies (`COPY <from> <to>` before the second FROM, relative to /app), so the
+ * bundle is built from those files alone: a folder the bundle imports and the image does not copy fails the build
+ * here as it would in `docker build`.
+ */
+function buildStageCopies(): Array<[string, string]> {
+  const text = readFileSync(join(root, 'broker', 'Dockerfile'), 'utf8');
+  const stage = text.split(/^FROM /m)[1] ?? '';
+  return [...stage.matchAll(/^COPY (?!--)(.+)$/gm)].flatMap((m) => {
+    const parts = m[1].trim().split(/\s+/);
+    const to = parts.pop()!.replace(/^\.\/?/, '');
+    return parts.map((from): [string, string] => [from, to.endsWith('/') || parts.length > 1 || to === '' ? join(to, basename(from)) : to]);
+  });
+}
+
 beforeAll(async () => {
-  const build = node(['--import', 'tsx', 'scripts/buildBroker.ts', '--outdir', outdir], {});
+  // The build stage's /app: what the Dockerfile copies, beside this checkout's node_modules (its `npm ci`).
+  const app = join(dir, 'app');
+  mkdirSync(app);
+  for (const [from, to] of buildStageCopies()) cpSync(join(root, from), join(app, to), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(app, 'node_modules'), 'dir');
+  const build = node(['--import', 'tsx', join(app, 'scripts', 'buildBroker.ts'), '--outdir', outdir], {}, app);
   expect(await build.exited, build.lines.join('\n')).toBe(0);
 }, 120_000);
 afterAll(() => {
