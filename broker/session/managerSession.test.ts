@@ -15,11 +15,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { OperationError } from '../../shared/errors.js';
-import type { Family, ManagerEvent } from '../../shared/protocol.js';
+import { SERVER_MIN_FRAME_BYTES, type Family, type ManagerEvent } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import type { LogFields, Logger, LogLevel } from '../observability/log.js';
 import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from './managerErrors.js';
-import { ANSWER_FRAME_MIN_BYTES, answerFrameBound, ManagerSession, type PlatformConfig, type SessionHooks, type SessionOptions, type SessionState } from './managerSession.js';
+import {
+  ANSWER_FRAME_MIN_BYTES, answerFrameBound, HELD_EVENTS_BOUND, ManagerSession, REQUEST_MAX_BYTES, withoutPassword,
+  type PlatformConfig, type SessionHooks, type SessionOptions, type SessionState,
+} from './managerSession.js';
 
 /** Real timers, taken before any test fakes them: the polling below must keep running on the real clock. */
 const realSetTimeout = globalThis.setTimeout;
@@ -73,9 +76,9 @@ class FakeTradingServer {
     });
   }
 
-  /** A server of `family`: its login answer names it. */
-  static async start(family: Family = 'PF4'): Promise<FakeTradingServer> {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  /** A server of `family`: its login answer names it. It reads frames up to `maxPayload` (past it `ws` closes with 1009). */
+  static async start(family: Family = 'PF4', maxPayload?: number): Promise<FakeTradingServer> {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, ...(maxPayload === undefined ? {} : { maxPayload }) });
     await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
     const server = new FakeTradingServer(wss);
     server.script.set('login', answer({ ...LOGIN_RESULT, family }));
@@ -471,6 +474,49 @@ describe('request()', () => {
     await until('the session up', () => t.session.up);
     expect(server.received).toStrictEqual([loginFrame(1)]);
     expect([t.session.logins, t.session.state.lastError]).toStrictEqual([1, null]);
+  });
+});
+
+describe('the request bound', () => {
+  /** Arguments whose request frame, with the longest id, is `bytes` long. */
+  const argsOf = (cmd: string, bytes: number) => {
+    const frame = (fill: string) => `{"id":${Number.MAX_SAFE_INTEGER},"cmd":"${cmd}","args":{"fill":"${fill}"}}`;
+    return { fill: 'x'.repeat(bytes - frame('').length) };
+  };
+
+  it('is what every trading server must accept: 16 MiB', () => {
+    expect(REQUEST_MAX_BYTES).toBe(SERVER_MIN_FRAME_BYTES);
+    expect(REQUEST_MAX_BYTES).toBe(16 * 1024 * 1024);
+  });
+
+  it('sends a request at the bound to a server reading no more, and refuses one byte more as Validation: nothing sent, the session untouched', async () => {
+    const server = await FakeTradingServer.start('PF4', SERVER_MIN_FRAME_BYTES);
+    server.script.set('Keyed', answer('stored'));
+    const t = harness(server.url);
+    await up(t);
+    expect(await t.session.request('Keyed', argsOf('Keyed', REQUEST_MAX_BYTES), inFiveSeconds())).toBe('stored');
+    expect(server.sent('Keyed').map((a) => a.text.length <= SERVER_MIN_FRAME_BYTES)).toStrictEqual([true]);
+
+    const over = REQUEST_MAX_BYTES + 1;
+    expect(await rejection(t.session.request('Keyed', argsOf('Keyed', over), inFiveSeconds()))).toStrictEqual({
+      kind: 'OperationError', code: 'Validation', managerCode: null,
+      message: `the Keyed request to the trading server takes ${over} bytes, more than the 16777216 bytes (16 MiB) every trading server must accept in one frame: send less in one call`,
+    });
+    // A character of several bytes counts as its bytes.
+    const wide = { fill: '€'.repeat(Math.ceil(REQUEST_MAX_BYTES / 3)) };
+    expect((await rejection(t.session.request('Keyed', wide, inFiveSeconds()))).code).toBe('Validation');
+    expect(server.sent('Keyed')).toHaveLength(1);
+    expect(t.session.fairUse.stats.onWire).toBe(0);
+    // The same connection goes on answering.
+    expect(await t.session.request('Echo', { n: 1 }, inFiveSeconds())).toStrictEqual({ n: 1 });
+    expect([t.session.up, t.session.state.lastError, server.peers.length, server.peers[0].closed]).toStrictEqual([true, null, 1, false]);
+  });
+
+  it('refuses an oversized request while down without connecting for it', async () => {
+    const server = await FakeTradingServer.start();
+    const t = harness(server.url, NO_RETRY);
+    expect((await rejection(t.session.request('Keyed', argsOf('Keyed', REQUEST_MAX_BYTES + 1), inFiveSeconds()))).code).toBe('Validation');
+    expect([server.peers.length, t.session.connectAttempts]).toStrictEqual([0, 0]);
   });
 });
 

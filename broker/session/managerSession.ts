@@ -19,11 +19,17 @@
  * before the refusal never reach the cache. What the latest accepted login declared (`declared`) is kept across drops
  * until the next login: a command it did not declare is refused before anything is sent (`undeclared`), with no
  * fair-use place taken and no time-out.
+ *
+ * Bounds: a request frame is at most REQUEST_MAX_BYTES, what every trading server must accept (a larger one would make
+ * the server close the connection, failing every caller's request in flight): a larger request is refused as
+ * `Validation` before anything is sent, the session untouched. Events that come before the login answer is accepted are
+ * held within HELD_EVENTS_BOUND; past it the connection is terminated, the session down saying why. Nothing the trading
+ * server says reaches `lastError`, the log or a caller with the platform's password in it: it reads `***`.
  */
 import WebSocket from 'ws';
 import { OperationError } from '../../shared/errors.js';
 import type { ChangeKind, Family, LoginArgs, LoginResult, ManagerEvent, ManagerErrorBody } from '../../shared/protocol.js';
-import { isAnswer, isEvent, PROTOCOL_VERSIONS } from '../../shared/protocol.js';
+import { isAnswer, isEvent, PROTOCOL_VERSIONS, SERVER_MIN_FRAME_BYTES } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
@@ -44,6 +50,36 @@ export function answerFrameBound(answerMaxBytes: number): number {
 
 /** The least `answerFrameBound` sets: 64 MiB, a frame parsed in well under the edge's heartbeat timeout. */
 export const ANSWER_FRAME_MIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The largest request frame the broker sends: SERVER_MIN_FRAME_BYTES, what every trading server must accept in one
+ * frame (docs/manager-protocol.md, "Frames"). A larger request is refused before it is sent.
+ */
+export const REQUEST_MAX_BYTES = SERVER_MIN_FRAME_BYTES;
+
+/** What a session holds of the events that come before its login answer is accepted (normally only those right behind it). */
+export interface HeldEventsBound {
+  frames: number;
+  bytes: number;
+}
+
+/** 10,000 frames or 64 MiB: far more than a server sends in the same read as its login answer. */
+export const HELD_EVENTS_BOUND: Readonly<HeldEventsBound> = { frames: 10_000, bytes: 64 * 1024 * 1024 };
+
+/** What replaces the platform's password in text that came from the trading server. */
+export const PASSWORD_MASK = '***';
+
+/**
+ * `text` with every occurrence of `password` in it, as it is or as a JSON string writes it (a server quoting the
+ * login's arguments back), replaced by `***`. An empty password masks nothing.
+ */
+export function withoutPassword(text: string, password: string): string {
+  if (!password) return text;
+  const forms = [...new Set([password, JSON.stringify(password).slice(1, -1)])].sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const form of forms) out = out.split(form).join(PASSWORD_MASK);
+  return out;
+}
 
 /** The size of a frame as it arrived. */
 function frameBytes(data: WebSocket.RawData): number {
@@ -104,6 +140,8 @@ export interface SessionOptions {
    * bounded only by MANAGER_MAX_PAYLOAD.
    */
   maxAnswerFrameBytes?: number;
+  /** What is held of the events that come before the login answer is accepted (HELD_EVENTS_BOUND). */
+  heldEvents?: HeldEventsBound;
 }
 
 /**
@@ -120,6 +158,31 @@ interface Pending {
   context: FailureContext;
   /** The caller's place on the wire (`FairUse`), released with the answer's size. */
   place?: FairUsePlace;
+}
+
+/** A request frame as the protocol writes it: `{"id":…,"cmd":…,"args":…}`, without args when there are none. */
+function requestFrame(id: number, cmd: string, argsText: string | undefined): string {
+  return `{"id":${id},"cmd":${JSON.stringify(cmd)}${argsText === undefined ? '' : `,"args":${argsText}`}}`;
+}
+
+/**
+ * The arguments of a caller's request `cmd` as JSON text, once its frame is known to fit REQUEST_MAX_BYTES (whatever
+ * id it gets); a larger one is refused as `Validation`, naming the bound. Arguments that cannot be written as JSON
+ * fail as a command that could not be sent.
+ */
+function requestArgsText(cmd: string, args: Record<string, unknown> | undefined): string | undefined {
+  let argsText: string | undefined;
+  try {
+    argsText = args === undefined ? undefined : stringifyJson(args);
+  } catch (error) {
+    throw new OperationError('NoConnect', `the command could not be sent: ${(error as Error).message}`);
+  }
+  const bytes = Buffer.byteLength(requestFrame(Number.MAX_SAFE_INTEGER, cmd, argsText === undefined ? undefined : ''))
+    + (argsText === undefined ? 0 : Buffer.byteLength(argsText));
+  if (bytes > REQUEST_MAX_BYTES) {
+    throw new OperationError('Validation', `the ${cmd} request to the trading server takes ${bytes} bytes, more than the ${REQUEST_MAX_BYTES} bytes (16 MiB) every trading server must accept in one frame: send less in one call`);
+  }
+  return argsText;
 }
 
 /** Requests arriving this soon after a failed connect share its failure instead of starting another attempt. */
@@ -165,6 +228,7 @@ export class ManagerSession {
   /** How the session is shared between callers. */
   readonly fairUse: FairUse;
   private readonly maxAnswerFrameBytes: number;
+  private readonly heldEvents: Readonly<HeldEventsBound>;
 
   constructor(readonly config: PlatformConfig, private readonly hooks: SessionHooks, options: SessionOptions = {}) {
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
@@ -175,6 +239,7 @@ export class ManagerSession {
     this.random = options.random ?? Math.random;
     this.fairUse = new FairUse(options.fairUse ?? DEFAULT_FAIR_USE);
     this.maxAnswerFrameBytes = options.maxAnswerFrameBytes ?? MANAGER_MAX_PAYLOAD;
+    this.heldEvents = options.heldEvents ?? HELD_EVENTS_BOUND;
   }
 
   get family(): Family {
@@ -233,6 +298,8 @@ export class ManagerSession {
     // Before anything else: a command the server said it does not answer takes no place and waits for nothing.
     const undeclared = this.undeclared([cmd]);
     if (undeclared) throw undeclared;
+    // Nor does one larger than a server must accept: sent, it would end the connection for every caller.
+    const argsText = requestArgsText(cmd, args);
     const { sendBy, answerBy, caller = '' } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
     let taken: FairUsePlace | Promise<FairUsePlace>;
     try {
@@ -257,7 +324,7 @@ export class ManagerSession {
       throw undeclaredNow;
     }
     // From here the place is the command's until its answer comes, late or not, or its connection is gone (`send`).
-    return this.send(socket, cmd, args, sendBy, context, answerBy, place);
+    return this.send(socket, cmd, argsText, sendBy, context, answerBy, place);
   }
 
   /**
@@ -364,7 +431,7 @@ export class ManagerSession {
       };
       ws.on('open', () => {
         const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true, versions: [...PROTOCOL_VERSIONS] };
-        this.send(ws, 'login', args as unknown as Record<string, unknown>, Date.now() + this.connectTimeoutMs, {})
+        this.send(ws, 'login', stringifyJson(args), Date.now() + this.connectTimeoutMs, {})
           .then((result) => {
             const check = checkLoginAnswer(result, this.config, args.versions);
             if (!check.ok) {
@@ -455,8 +522,9 @@ export class ManagerSession {
     }, delay);
   }
 
+  /** Sends request `cmd` with its arguments as JSON text (`argsText`, none when undefined). */
   private send(
-    ws: WebSocket, cmd: string, args: Record<string, unknown> | undefined, deadline: number, context: FailureContext,
+    ws: WebSocket, cmd: string, argsText: string | undefined, deadline: number, context: FailureContext,
     answerBy = deadline, place?: FairUsePlace,
   ): Promise<unknown> {
     const now = Date.now();
@@ -479,7 +547,7 @@ export class ManagerSession {
       }, Math.max(deadline, answerBy) - now);
       this.pending.set(id, { resolve, reject, timer, context, place });
       try {
-        ws.send(stringifyJson(args === undefined ? { id, cmd } : { id, cmd, args }));
+        ws.send(requestFrame(id, cmd, argsText));
       } catch (error) {
         this.pending.delete(id);
         clearTimeout(timer);
