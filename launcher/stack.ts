@@ -209,8 +209,10 @@ export function startService(
 async function startBrokerHere(name: string, env: Record<string, string>, log: (line: string) => void): Promise<Service> {
   const { startBroker } = await import('../broker/broker.js');
   const { jsonLineLogger } = await import('../broker/observability/log.js');
-  // The platform file names the password's variable; this process is the broker's, so it holds it.
-  process.env[DEMO_PASSWORD_ENV] = env[DEMO_PASSWORD_ENV];
+  // The platform file names the password's variable; this process is the broker's, so it holds it (one in-process
+  // broker's stack per process: the mutation tester's).
+  const password = env[DEMO_PASSWORD_ENV];
+  if (password !== undefined) process.env[DEMO_PASSWORD_ENV] = password;
   const running = await startBroker({
     secret: env.BROKER_SECRET,
     port: Number(env.BROKER_PORT),

@@ -42,14 +42,16 @@ describe('the minimal bridge\'s options', () => {
     expect(refusal(['--login', '0'])).toBe('--login must be an integer >= 1, got "0"');
     expect(refusal(['--name', 'a/b'])).toMatch(/^--name must be 1 to 64 letters/);
     expect(refusal(['--allow', 'broker.example.com'])).toBe('--allow must list IP addresses and CIDR ranges, not broker.example.com');
-    expect(refusal(['--password-env', 'not a name'])).toBe('--password-env must name an environment variable, got "not a name"');
+    expect(refusal(['--password-env', 'not a name'])).toBe('--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not repeated, in case it is the password itself');
     expect(refusal(['--verbose'])).toMatch(/--verbose/);
     expect(refusal(['--help'])).toBe(USAGE);
   });
 
-  it('refuses to start without the password, naming the variable; no message holds the password', () => {
-    expect(refusal([], {})).toBe('the manager\'s password: the environment variable BRIDGE_MANAGER_PASSWORD is not set (--password-env names it)');
-    expect(refusal(['--password-env', 'MINE'], env)).toBe('the manager\'s password: the environment variable MINE is not set (--password-env names it)');
+  it('refuses to start without the password, naming the default variable but never repeating what --password-env was given; no message holds the password', () => {
+    expect(refusal([], {})).toBe('the manager\'s password: the environment variable BRIDGE_MANAGER_PASSWORD is not set (--password-env names another)');
+    // A password given by mistake as the variable's name is not printed back.
+    expect(refusal(['--password-env', 'Hunter2'], env)).toBe('the manager\'s password: the environment variable --password-env names is not set or empty (its name is not repeated, in case it is the password itself)');
+    expect(refusal(['--password-env', 'hunter 2'], env)).not.toContain('hunter 2');
     for (const argv of [['--port', 'x'], ['--login', 'x'], ['--allow', 'x'], ['--name', '/'], ['--help']]) expect(refusal(argv)).not.toContain(SECRET);
   });
 });

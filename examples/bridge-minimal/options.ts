@@ -75,10 +75,12 @@ export function parseBridgeOptions(argv: readonly string[], env: NodeJS.ProcessE
   }
 
   const passwordEnv = values['password-env'] ?? 'BRIDGE_MANAGER_PASSWORD';
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError(`--password-env must name an environment variable, got ${JSON.stringify(passwordEnv)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError('--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not repeated, in case it is the password itself');
   const password = env[passwordEnv];
   if (password === undefined || password === '') {
-    throw new UsageError(`the manager's password: the environment variable ${passwordEnv} is not set (--password-env names it)`);
+    throw new UsageError(values['password-env'] === undefined
+      ? `the manager's password: the environment variable ${passwordEnv} is not set (--password-env names another)`
+      : 'the manager\'s password: the environment variable --password-env names is not set or empty (its name is not repeated, in case it is the password itself)');
   }
 
   const allow = setting('allow', 'BRIDGE_ALLOW');
