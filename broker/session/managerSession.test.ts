@@ -8,7 +8,9 @@
  * the keep-alive ping (asked again at once when frames came while it was out), close(), logout() (a cold standby's:
  * no reconnect until started again), the defaults (10 s to log in, a ping every 5 s given 5 s), the check of the login
  * answer (each difference from the platform's entry keeps the session down, named, with nothing else sent and nothing
- * of the refused server reaching the cache) and the refusal of commands the login did not declare, before sending.
+ * of the refused server reaching the cache), the refusal of commands the login did not declare, before sending, and
+ * the bounds: a request larger than every server must accept is refused unsent, the password never comes back in what
+ * the server says, and events held before the login answer is accepted are bounded.
  */
 import net, { type AddressInfo } from 'node:net';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -517,6 +519,88 @@ describe('the request bound', () => {
     const t = harness(server.url, NO_RETRY);
     expect((await rejection(t.session.request('Keyed', argsOf('Keyed', REQUEST_MAX_BYTES + 1), inFiveSeconds()))).code).toBe('Validation');
     expect([server.peers.length, t.session.connectAttempts]).toStrictEqual([0, 0]);
+  });
+});
+
+describe('the platform\'s password in what the trading server says', () => {
+  it('is masked in text, as it is and as a JSON string writes it; an empty password masks nothing', () => {
+    expect(withoutPassword('refused: manager-pw (manager-pw)', 'manager-pw')).toBe('refused: *** (***)');
+    expect(withoutPassword('args {"password":"p\\"w\\\\1"}', 'p"w\\1')).toBe('args {"password":"***"}');
+    expect(withoutPassword('raw p"w\\1', 'p"w\\1')).toBe('raw ***');
+    expect(withoutPassword('nothing to hide', '')).toBe('nothing to hide');
+  });
+
+  it('never reaches lastError, the log or the caller from a login refusal that echoes it', async () => {
+    const server = await FakeTradingServer.start();
+    const password = 'pw"with\\quote';
+    server.script.set('login', (a, s) => s.reply(a, { id: a.frame.id, error: {
+      code: PF4_RESULT.NoConnect, message: `password ${String(a.frame.args?.password)} refused for ${JSON.stringify(a.frame.args)}`,
+    } }));
+    const t = harness(server.url, NO_RETRY, 'PF4', true, { password });
+    const said = 'password *** refused for {"login":1000,"password":"***","pump":true,"versions":[1]}';
+    expect(await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).toStrictEqual({
+      kind: 'OperationError', code: 'NoConnect', message: `manager login failed: ${said}`, managerCode: PF4_RESULT.NoConnect,
+    });
+    expect(t.session.state.lastError).toBe(`login failed: ${said}`);
+    expect(t.logged).toStrictEqual([loggedLoginFailed(server.url, `login failed: ${said}`)]);
+    // The password did go to the server, in the login.
+    expect(server.sent('login')[0].frame.args?.password).toBe(password);
+    await until('the refused connection closed', () => t.downs.length === 1);
+    expect(JSON.stringify([t.session.state, t.downs, t.logged])).not.toContain('quote');
+  });
+
+  it('never reaches lastError from a refused login answer that shows it', async () => {
+    const server = await FakeTradingServer.start();
+    // A password the refusal would quote: the build the answer shows.
+    const t = harness(server.url, NO_RETRY, 'PF4', true, { password: '1500', minBuild: 2000 });
+    const said = 'the trading server\'s build is ***; the platform requires at least build 2000 (minBuild)';
+    expect((await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).message).toBe(`manager login answer refused: ${said}`);
+    expect(t.session.state.lastError).toBe(said);
+    expect(t.logged.map((l) => l.fields.error)).toStrictEqual([said]);
+  });
+});
+
+describe('events before the login answer is accepted', () => {
+  const event = (n: number) => ({ event: 'users', op: 'update', record: { login: n } });
+  /** The login is answered after `count` events of the given size. */
+  const eventsThenAnswer = (count: number, comment = ''): Script => (a, s) => {
+    for (let n = 1; n <= count; n++) s.reply(a, comment ? { ...event(n), record: { login: n, comment } } : event(n));
+    s.reply(a, { id: a.frame.id, result: LOGIN_RESULT });
+  };
+
+  it('are held up to 10,000 and handed on in order once the answer is accepted', async () => {
+    expect(HELD_EVENTS_BOUND).toStrictEqual({ frames: 10_000, bytes: 64 * 1024 * 1024 });
+    const server = await FakeTradingServer.start();
+    server.script.set('login', eventsThenAnswer(10_000));
+    const t = harness(server.url, NO_RETRY);
+    await up(t);
+    await until('every held event', () => t.events.length === 10_000);
+    expect(t.events.map((e) => (e.record as { login: number }).login)).toStrictEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
+  });
+
+  it('end the connection past 10,000, the session down saying so, none reaching the cache and the answer behind them ignored', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('login', eventsThenAnswer(10_001));
+    const t = harness(server.url, NO_RETRY);
+    const said = 'login failed: the trading server sent more than 10000 events before its login answer was accepted';
+    expect(await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).toStrictEqual({
+      kind: 'OperationError', code: 'NoConnect', message: `manager ${said}`, managerCode: null,
+    });
+    await until('the connection closed', () => server.peers[0].closed && t.downs.length === 1);
+    expect(t.session.state).toMatchObject({ up: false, lastError: said });
+    expect([t.session.logins, t.session.declared, t.events]).toStrictEqual([0, undefined, []]);
+    expect(t.logged).toStrictEqual([{ level: 'error', fields: { msg: 'manager login failed', platform: 'pf4-main', server: server.url, error: said } }]);
+    expect(server.received).toStrictEqual([loginFrame(1)]);
+  });
+
+  it('end the connection past the byte bound too', async () => {
+    const server = await FakeTradingServer.start();
+    server.script.set('login', eventsThenAnswer(2, 'x'.repeat(600)));
+    const t = harness(server.url, { ...NO_RETRY, heldEvents: { frames: 100, bytes: 1000 } });
+    const said = 'login failed: the trading server sent more than 1000 bytes of events before its login answer was accepted';
+    expect((await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).message).toBe(`manager ${said}`);
+    await until('the connection closed', () => server.peers[0].closed && t.downs.length === 1);
+    expect([t.session.up, t.session.state.lastError, t.events]).toStrictEqual([false, said, []]);
   });
 });
 

@@ -419,6 +419,9 @@ export class ManagerSession {
       this.loggedIn = false;
       /** Events that came before the login answer was accepted: the cache gets them only once it is. */
       let held: ManagerEvent[] | undefined = [];
+      let heldBytes = 0;
+      /** Why the session ended this connection before its login answer was accepted (too many events held). */
+      let ended: string | undefined;
       let settled = false;
       const settle = (error: Error | null) => {
         if (settled) return;
@@ -429,16 +432,34 @@ export class ManagerSession {
         if (error) reject(error);
         else resolve(ws);
       };
+      /** Holds an event of `bytes` until the login answer is accepted; past `heldEvents` the connection ends, saying so. */
+      const hold = (event: ManagerEvent, bytes: number) => {
+        if (ended !== undefined || !held) return;
+        held.push(event);
+        heldBytes += bytes;
+        const bound = this.heldEvents;
+        if (held.length <= bound.frames && heldBytes <= bound.bytes) return;
+        ended = held.length > bound.frames
+          ? `the trading server sent more than ${bound.frames} events before its login answer was accepted`
+          : `the trading server sent more than ${bound.bytes} bytes of events before its login answer was accepted`;
+        held.splice(0);
+        this.current.lastError = `login failed: ${ended}`;
+        this.log('error', { msg: 'manager login failed', platform: this.config.id, server: this.config.server, error: this.current.lastError });
+        settle(new OperationError('NoConnect', `manager login failed: ${ended}`));
+        ws.terminate();
+      };
       ws.on('open', () => {
         const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true, versions: [...PROTOCOL_VERSIONS] };
         this.send(ws, 'login', stringifyJson(args), Date.now() + this.connectTimeoutMs, {})
           .then((result) => {
+            if (ended !== undefined) return;
             const check = checkLoginAnswer(result, this.config, args.versions);
             if (!check.ok) {
               // Still held, and dropped with the connection: nothing of a refused server reaches the cache.
               held?.splice(0);
-              this.refuseLoginAnswer(ws, check.reasons, check.message);
-              settle(new OperationError('NoConnect', `manager login answer refused: ${check.message}`));
+              const message = this.masked(check.message);
+              this.refuseLoginAnswer(ws, check.reasons, message);
+              settle(new OperationError('NoConnect', `manager login answer refused: ${message}`));
               ws.terminate();
               return;
             }
@@ -449,16 +470,18 @@ export class ManagerSession {
             for (const event of early) this.hooks.onEvent(event);
           })
           .catch((error: Error) => {
-            const message = error instanceof DeadlineError ? 'login not answered in time' : `login failed: ${error.message}`;
+            if (ended !== undefined) return;
+            // The refusal is the server's text, which may quote the login's arguments back.
+            const message = error instanceof DeadlineError ? 'login not answered in time' : `login failed: ${this.masked(error.message)}`;
             this.current.lastError = message;
             this.log('warn', { msg: 'manager login failed', platform: this.config.id, server: this.config.server, error: message });
             settle(new OperationError('NoConnect', `manager ${message}`, error instanceof OperationError ? error.managerCode : null));
             ws.terminate();
           });
       });
-      ws.on('message', (data, isBinary) => this.onMessage(data, isBinary, held));
+      ws.on('message', (data, isBinary) => this.onMessage(data, isBinary, held && hold));
       ws.on('error', (error) => {
-        this.current.lastError = error.message;
+        this.current.lastError = this.masked(error.message);
       });
       ws.on('close', () => {
         settle(new OperationError('NoConnect', `cannot reach the trading server: ${this.current.lastError ?? 'connection closed'}`));
@@ -467,6 +490,11 @@ export class ManagerSession {
     });
     this.connecting = attempt;
     return attempt;
+  }
+
+  /** Text from the trading server (or about what it sent) as `lastError`, the log and callers may show it: no password. */
+  private masked(text: string): string {
+    return withoutPassword(text, this.config.password);
   }
 
   /** A login answer that does not fit the platform: the session stays down saying why, and retries with backoff. */
@@ -557,8 +585,8 @@ export class ManagerSession {
     });
   }
 
-  /** One frame from the trading server; events go to `held` while the login answer is not yet accepted. */
-  private onMessage(data: WebSocket.RawData, isBinary: boolean, held: ManagerEvent[] | undefined): void {
+  /** One frame from the trading server; events go to `hold` while the login answer is not yet accepted. */
+  private onMessage(data: WebSocket.RawData, isBinary: boolean, hold: ((event: ManagerEvent, bytes: number) => void) | undefined): void {
     this.lastFrameAt = Date.now();
     const bytes = frameBytes(data);
     if (bytes > this.maxAnswerFrameBytes && this.refusedUnread(data, bytes)) return;
@@ -576,7 +604,7 @@ export class ManagerSession {
       if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error as ManagerErrorBody, pending.context));
       else pending.resolve(frame.result);
     } else if (isEvent(frame)) {
-      if (held) held.push(frame);
+      if (hold) hold(frame, bytes);
       else this.hooks.onEvent(frame);
     }
   }
