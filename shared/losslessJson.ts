@@ -34,6 +34,21 @@ export function parseJson(text: string): unknown {
   return new ExactParser(text).document();
 }
 
+/**
+ * Where `text` stops being JSON: the offset (in UTF-16 units) of the first character JSON's grammar refuses, the text's
+ * length when it ends too soon; undefined when it is JSON (or nests deeper than MAX_DEPTH). For errors that must say
+ * where without quoting the text, as JSON.parse's message does.
+ */
+export function jsonSyntaxOffset(text: string): number | undefined {
+  const parser = new ExactParser(text);
+  try {
+    parser.document();
+    return undefined;
+  } catch (error) {
+    return error instanceof JsonTooDeepError ? undefined : parser.offset;
+  }
+}
+
 function holdsUnsafeInteger(x: unknown, depth: number): boolean {
   if (typeof x === 'number') return (x > SAFE || x < -SAFE) && Number.isInteger(x);
   if (x === null || typeof x !== 'object') return false;
@@ -135,6 +150,11 @@ class ExactParser {
   private at = 0;
 
   constructor(private readonly text: string) {}
+
+  /** How far the reader got: where it failed, after a failure. */
+  get offset(): number {
+    return this.at;
+  }
 
   document(): unknown {
     const value = this.value(0);

@@ -48,3 +48,27 @@ describe('minBuild and requiredRights in the platform file', () => {
     expect(samePlatform(a, parse({ requiredRights: ['trades'] })[0])).toBe(false);
   });
 });
+
+describe('a platform file that is not JSON', () => {
+  const error = (text: string) => {
+    try {
+      parsePlatforms(text);
+    } catch (e) {
+      return (e as Error).message;
+    }
+    throw new Error('the text was accepted');
+  };
+
+  it('is refused saying where, never quoting the file', () => {
+    const good = JSON.stringify({ platforms: [entry] });
+    const at = good.indexOf('"secret-pw"') + '"secret-pw"'.length;
+    // A password left unquoted, a missing comma right behind it, a string cut short, an empty file, a trailing word.
+    const unquoted = good.replace('"secret-pw"', 'secret-pw');
+    expect(error(unquoted)).toBe(`the platform file is not JSON (at position ${good.indexOf('"secret-pw"')})`);
+    expect(error(`${good.slice(0, at)} "standby":"hot"${good.slice(at)}`)).toBe(`the platform file is not JSON (at position ${at + 1})`);
+    expect(error(good.slice(0, at - 3))).toBe(`the platform file is not JSON (at position ${good.indexOf('"secret-pw"')})`);
+    expect(error('')).toBe('the platform file is not JSON (at position 0)');
+    expect(error(`${good} secret-pw`)).toBe(`the platform file is not JSON (at position ${good.length + 1})`);
+    for (const text of [unquoted, good.slice(0, at - 3), `${good} secret-pw`]) expect(error(text)).not.toContain('secret');
+  });
+});

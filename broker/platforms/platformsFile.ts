@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { jsonSyntaxOffset } from '../../shared/losslessJson.js';
 import { FAMILIES, LOGIN_LIMITS } from '../../shared/protocol.js';
 import type { PlatformConfig } from '../session/managerSession.js';
 
@@ -31,9 +32,22 @@ const platformEntry = z.object({
 
 const platformsFile = z.object({ platforms: z.array(platformEntry) });
 
-/** Parses the file's text; throws with the offending field named (never its value). */
+/**
+ * The file's text as JSON. Text that is not JSON is refused saying where (JSON.parse's own message quotes the text
+ * around the fault, which may be a password).
+ */
+function fileJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const at = jsonSyntaxOffset(text);
+    throw new Error(`the platform file is not JSON${at === undefined ? '' : ` (at position ${at})`}`);
+  }
+}
+
+/** Parses the file's text; throws with the offending field named (never its value, nor any of the file's text). */
 export function parsePlatforms(text: string, env: Record<string, string | undefined> = process.env): PlatformConfig[] {
-  const parsed = platformsFile.safeParse(JSON.parse(text));
+  const parsed = platformsFile.safeParse(fileJson(text));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Error(`invalid platform file at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
