@@ -62,6 +62,15 @@ describe('the generator', () => {
     expect(() => rewriteGenerated(`${doc}<!-- generated: a -->\n<!-- end generated -->\n`, new Map([['a', 'A'], ['b', 'B']])))
       .toThrow('the document has the generated section a twice');
   });
+
+  it('takes what the simulator answers from the kit, its driver\'s own commands and its world', () => {
+    const world: Record<Family, string> = { PF4: 'UserRecordsRequest', PF5: 'UserAdd' };
+    for (const f of FAMILIES) {
+      for (const cmd of ['login', 'Ping', 'ServerTime', world[f]]) expect(simulatorAnswers(f, cmd), `${f} ${cmd}`).toBe(true);
+      expect(simulatorAnswers(f, 'NoSuchCommand')).toBe(false);
+    }
+    expect([simulatorAnswers('PF4', 'SrvRestart'), simulatorAnswers('PF5', 'SrvRestart')]).toStrictEqual([true, false]);
+  });
 });
 
 describe('the custom handlers\' list (broker/handlers/custom/commands.ts)', () => {

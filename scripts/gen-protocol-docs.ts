@@ -19,18 +19,18 @@ import { FAMILIES, type Family } from '../shared/protocol.js';
 import { protocolDocSections } from '../shared/protocolAsyncApi.js';
 import { NOT_FOUND_CODE, PF4_RESULT, PF5_RESULT, TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../shared/resultCodes.js';
 import { parseConfig } from '../sim/config/simConfig.js';
-import { PF4_RIGHTS, PF4_SESSION_COMMANDS } from '../sim/pf4/pf4Rights.js';
+import { PF4_RIGHTS } from '../sim/pf4/pf4Rights.js';
 import { Pf4World } from '../sim/pf4/pf4World.js';
 import { PF5_RIGHTS } from '../sim/pf5/pf5Commands.js';
 import { Pf5World } from '../sim/pf5/pf5World.js';
+import { SESSION_COMMANDS } from '../sim/protocol/simDriver.js';
 import type { CommandNeeds } from '../sim/world/commandRegistry.js';
 import type { SimWorld } from '../sim/world/simWorld.js';
 
 export const PROTOCOL_DOC = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/manager-protocol.md');
 
-/** Commands the simulator's protocol layer answers itself for every family (`sim/protocol/managerSession.ts`). */
-const SESSION_COMMANDS: ReadonlySet<string> = new Set(['login', 'Ping', 'ServerTime']);
-
+/** Commands the bridge kit answers itself for every server it runs, the simulator's included (`bridge/kit/bridgedServer.ts`). */
+const KIT_COMMANDS: ReadonlySet<string> = new Set(['login', 'Ping']);
 
 const RIGHTS: Record<Family, Readonly<Record<string, CommandNeeds>>> = { PF4: PF4_RIGHTS, PF5: PF5_RIGHTS };
 
@@ -51,9 +51,12 @@ function world(family: Family): SimWorld {
   return worlds[family];
 }
 
-/** Whether the simulator of `family` answers `cmd`. */
+/**
+ * Whether the simulator of `family` answers `cmd`: the kit's own commands, those its driver answers itself
+ * (`SESSION_COMMANDS`, sim/protocol/simDriver.ts) and its world's registry.
+ */
 export function simulatorAnswers(family: Family, cmd: string): boolean {
-  return SESSION_COMMANDS.has(cmd) || (family === 'PF4' && PF4_SESSION_COMMANDS.has(cmd)) || world(family).commands().has(cmd);
+  return KIT_COMMANDS.has(cmd) || SESSION_COMMANDS[family].includes(cmd) || world(family).commands().has(cmd);
 }
 
 const code = (text: string) => `\`${text}\``;
