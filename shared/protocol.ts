@@ -370,6 +370,11 @@ export const CLOSE_CODES = {
   restart: 1012,
   /** The session is too far behind: more queued on the socket, or held, than the server keeps. */
   tooSlow: 1013,
+  /**
+   * The connection broke the server's login policy: it did not log in within the login deadline, or too many of its
+   * logins were refused (the private-use mirror of 1008, which names a dropped right).
+   */
+  loginPolicy: 4008,
 } as const;
 
 /** What each close code means, in a sentence (the AsyncAPI document's list of them). */
@@ -380,6 +385,7 @@ export const CLOSE_CODE_MEANINGS: Readonly<Record<keyof typeof CLOSE_CODES, stri
   snapshotFailed: 'the session\'s snapshot could not be read: the broker reconnects and asks for a whole new one',
   restart: 'the trading server restarts',
   tooSlow: 'the session is too far behind: more queued on the socket, or held, than the server keeps',
+  loginPolicy: 'the connection did not log in within the server\'s login deadline, or too many of its logins were refused',
 };
 
 /** The least a server must accept in one frame from the broker: a request with a long id list fits. */

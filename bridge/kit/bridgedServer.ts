@@ -1,20 +1,22 @@
 /**
  * One trading server behind the kit: its driver, its manager sessions and their limits, the fan-out of its change
- * events, and what the embedding process does to all of its sessions at once (hold and release their events, close
- * them for a restart, drop them, stop).
+ * events, and what the embedding process does to all of its sessions at once (hold and release their events, stream
+ * a new snapshot to them, close them for a restart, drop them, stop).
  *
- * Invariants: the driver's capability list is checked once, here (command names, event kinds, `Ping` always among
- * the commands, `login` and `Ping` never the driver's); a change event is serialised once and handed to every
- * session, which sends it only when pumping; an event of a kind the driver does not list is not sent (logged once per
- * kind).
+ * Invariants: the driver's capability list and the limits are checked once, here (command names, event kinds, `Ping`
+ * always among the commands, `login` and `Ping` never the driver's, each limit a positive integer); a change event is
+ * serialised once and handed to every session, which sends it only when pumping; an event of a kind the driver does
+ * not list is not sent (logged once per kind). What the driver's logger, availability check or closeSession throws
+ * is caught here: a logger's failure is ignored, the others are logged.
  */
 import type { WebSocket } from 'ws';
 import { CHANGE_KINDS, CLOSE_CODES, LOGIN_LIMITS, type ChangeKind, type Family } from '../../shared/protocol.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
 import type { Corkable } from '../../shared/writeBatch.js';
 import type { BridgeDriver, BridgeLog, ChangeOp, CommandHandler } from './driver.js';
+import { errorClass } from './errorClass.js';
 import { FAMILY_CODES, type FamilyCodes } from './familyCodes.js';
-import { DEFAULT_LIMITS, type SessionLimits } from './limits.js';
+import { checkLimits, type SessionLimits } from './limits.js';
 import { ManagerSession } from './managerSession.js';
 
 /** The commands the kit answers itself. */
@@ -46,7 +48,7 @@ export class BridgedServer<S = undefined> {
     if (!/^[^/?#\s]{1,256}$/.test(driver.name)) throw new Error('name must be 1 to 256 characters without /, ?, # or spaces (it is the path)');
     if (!Number.isInteger(driver.build) || driver.build < 1) throw new Error('build must be an integer of at least 1');
     this.codes = FAMILY_CODES[driver.family];
-    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.limits = checkLimits(options.limits);
     for (const kind of driver.events) {
       if (!(CHANGE_KINDS as readonly string[]).includes(kind)) throw new Error(`events: ${String(kind)} is not a change-event kind (${CHANGE_KINDS.join(', ')})`);
     }
@@ -72,29 +74,50 @@ export class BridgedServer<S = undefined> {
     return this.held;
   }
 
-  /** Whether new connections are taken now. */
+  /** Whether new connections are taken now (not while the driver's check throws). */
   get available(): boolean {
-    return !this.stopped && this.driver.available?.() !== false;
+    if (this.stopped) return false;
+    try {
+      return this.driver.available?.() !== false;
+    } catch (err) {
+      this.log({ msg: 'the driver\'s availability check failed', server: this.name, error: errorClass(err) });
+      return false;
+    }
+  }
+
+  /** Whether the server has room for one more connection (`limits.maxSessions`). */
+  get full(): boolean {
+    return this.sessionSet.size >= this.limits.maxSessions;
   }
 
   handler(cmd: string): CommandHandler<S> | undefined {
     return this.handlers.get(cmd);
   }
 
+  /** A line to the driver's log; a logger that throws is ignored (the kit's work goes on). */
   log(entry: Record<string, unknown>): void {
-    this.driver.log?.(entry);
+    try {
+      this.driver.log?.(entry);
+    } catch {
+      // Nowhere left to say it.
+    }
   }
 
-  /** A manager connection accepted by the listener. */
+  /** A manager connection accepted by the listener (kept unless its driver's openSession failed and closed it). */
   accept(ws: WebSocket, peer: string, socket?: Corkable): ManagerSession<S> {
     const session = new ManagerSession(this, ws, peer, socket);
-    this.sessionSet.add(session);
+    if (session.open) this.sessionSet.add(session);
     return session;
   }
 
   /** Called by a session when it ends. */
   detach(session: ManagerSession<S>): void {
-    if (this.sessionSet.delete(session)) this.driver.closeSession?.(session);
+    if (!this.sessionSet.delete(session)) return;
+    try {
+      this.driver.closeSession?.(session);
+    } catch (err) {
+      this.log({ msg: 'closing a session failed', server: this.name, peer: session.peer, error: errorClass(err) });
+    }
   }
 
   /** A change: serialised once, then sent (or held) for every pumping session. */
@@ -122,6 +145,18 @@ export class BridgedServer<S = undefined> {
     if (!this.held) return;
     this.held = false;
     for (const session of [...this.sessionSet]) session.released();
+  }
+
+  /**
+   * Streams a new snapshot to every pumping session, holding each one's change events from its start until its end,
+   * as after a login (`ManagerSession.resync`): for a bridge whose link to its trading server was re-established,
+   * its state possibly lost meanwhile. The sessions stay logged in; the broker builds the new tables beside its
+   * current ones and swaps them in at `end`. Returns how many sessions will get it.
+   */
+  resync(): number {
+    let count = 0;
+    for (const session of [...this.sessionSet]) if (session.resync()) count++;
+    return count;
   }
 
   /** Closes every session with `code` (from CLOSE_CODES) and `reason`: they reconnect, log in and resync. */

@@ -1,8 +1,10 @@
 /**
  * The driver interface: what a bridge author implements to put one trading server behind the broker. The kit does
  * the protocol (docs/manager-protocol.md): the socket, the login with version negotiation, the capability list, the
- * snapshot's framing and backpressure, holding change events until the snapshot's end, fan-out, slow consumers, close
- * codes and every answer's shape. The driver says only what its server is and does:
+ * snapshot's framing and backpressure, holding change events until the snapshot's end, fan-out, slow consumers, the
+ * bounds on logins, connections and requests in flight (limits.ts), close codes and every answer's shape; and it
+ * catches what the driver throws, so no driver failure ends the process. The driver says only what its server is and
+ * does:
  *
  *   name, family, build     who the server is (`name` is its path: `ws://host:port/<name>`)
  *   events                  the change-event kinds it pushes (its snapshot holds only these kinds)
@@ -28,7 +30,8 @@
  * Rules the kit keeps, whatever the driver does: a command outside the capability list is answered with the family's
  * bad-arguments code and the message `unknown command <cmd>`; an exception that is not a ResultError is answered with
  * the family's internal-error code and the fixed message `internal error in <cmd>` (the exception's text goes only to
- * the log, never to the peer); every request gets at most one answer, written `id` first.
+ * the log, never to the peer; for `login` only its class, as its text could hold the credentials); every request gets
+ * at most one answer, written `id` first.
  */
 import type { ChangeKind, Family } from '../../shared/protocol.js';
 
@@ -85,6 +88,12 @@ export interface Session<S = undefined> {
   close(code: number, reason: string): void;
   /** Ends the connection without a close frame, as a network failure would. */
   terminate(): void;
+  /**
+   * Streams a fresh snapshot to this session, change events held from its start until its end (as after the login);
+   * it starts once the snapshot streaming now has ended and the server's hold is over. False, and nothing sent, for a
+   * session that does not pump.
+   */
+  resync(): boolean;
 }
 
 export type CommandHandler<S = undefined> = (args: Record<string, unknown>, session: Session<S>) => unknown;
@@ -117,9 +126,11 @@ export interface BridgeDriver<S = undefined> {
   readonly commands: Readonly<Record<string, CommandHandler<S>>>;
   authenticate(attempt: LoginAttempt): LoginVerdict | Promise<LoginVerdict>;
   /**
-   * The snapshot of a pumping login, called in the turn the login is decided, before its answer is sent: every change
-   * emitted after this call reaches the session after the snapshot's `end`. An asynchronous snapshot must read a state
-   * no older than the moment of the call. Throwing (synchronously) fails the login with the internal-error code.
+   * The snapshot of a pumping login, called in the turn the login is decided, before its answer is sent, and again for
+   * each new snapshot the server starts in mid-session (`resync`): every change emitted after this call reaches the
+   * session after the snapshot's `end`. An asynchronous snapshot must read a state no older than the moment of the
+   * call. Throwing (synchronously) fails the login with the internal-error code; in mid-session, or a rejection, or a
+   * row its `toWire` or JSON cannot take, closes the session with 1011.
    */
   snapshot(session: Session<S>): SnapshotPart[] | Promise<SnapshotPart[]>;
   /** Called once with the function to report every change through; may return an unsubscribe. */

@@ -1,25 +1,34 @@
 /**
  * One manager connection to a bridged trading server: login first (arguments checked, a protocol version chosen, the
- * driver's verdict), then command dispatch, the snapshot of a pumping login streamed with backpressure, and the live
- * change stream after it.
+ * driver's verdict), then command dispatch, the snapshot of a pumping login streamed with backpressure, the live
+ * change stream after it, and any new snapshot the server starts in mid-session (`resync`).
  *
  * Invariants:
  * - Every request gets at most one answer, `{id, result}` or `{id, error: {code, message}}`, `id` written first; a
  *   request is left unanswered only when the connection is gone, the gate swallowed it, or `authorize` dropped the
- *   connection (1008).
- * - Change events are held from the moment a pumping login is decided (the snapshot is taken then, before the answer
- *   is sent) until the snapshot's `end`, and while the server holds them (`BridgedServer.hold`); released in order,
- *   held events first, then the last event of each coalesced key, then each coalesced key's summary. A new event
- *   waits behind held ones, so none overtakes another. Every event after `end` is newer than the snapshot.
- * - A session past its limits (bytes queued while live, events held) is closed with CLOSE_CODES.tooSlow; a frame
- *   that is not JSON text or a request without a numeric id closes it with CLOSE_CODES.badFrame.
+ *   connection (1008). A request arriving while `maxInFlight` others wait for their answers is answered at once with
+ *   the family's too-frequent code.
+ * - Change events are held from the moment a snapshot is taken (a pumping login's when the login is decided, before
+ *   its answer is sent; a mid-session one when it starts) until its `end`, and while the server holds them
+ *   (`BridgedServer.hold`); released in order, held events first, then the last event of each coalesced key, then
+ *   each coalesced key's summary. A new event waits behind held ones, so none overtakes another. Every event after
+ *   `end` is newer than the snapshot: a mid-session snapshot is taken only when nothing is held and no other snapshot
+ *   streams, so at most one `begin` is open at a time.
+ * - A session past its limits (bytes queued while live, events or bytes of events held, a snapshot not read) is
+ *   closed with CLOSE_CODES.tooSlow; a connection not logged in by the deadline, or after too many refused logins,
+ *   with CLOSE_CODES.loginPolicy; a frame that is not JSON text or a request without a numeric id with
+ *   CLOSE_CODES.badFrame.
+ * - Nothing the driver throws escapes to the event loop: a failed snapshot or release of held events closes the
+ *   session with CLOSE_CODES.snapshotFailed, a throwing observer hook is logged and ignored. Log lines name a failure
+ *   by its class where its text could hold records or credentials (the snapshot, the login): never the password.
  */
 import type { WebSocket } from 'ws';
 import { CLOSE_CODES, type ChangeKind, type LoginResult, loginResultSchema, RESYNC_CHUNK } from '../../shared/protocol.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import type { BridgedServer } from './bridgedServer.js';
-import type { GatedRequest, LoginVerdict, Session, SnapshotPart } from './driver.js';
+import type { GatedRequest, LoginVerdict, Observer, Session, SnapshotPart } from './driver.js';
+import { errorClass } from './errorClass.js';
 import { MAX_CLOSE_REASON_BYTES, RESYNC_POLL_MS } from './limits.js';
 import { checkLogin, type CheckedLogin } from './loginArgs.js';
 import { ResultError } from './resultError.js';
@@ -43,27 +52,68 @@ export class ManagerSession<S = undefined> implements Session<S> {
   pumping = false;
   state: S;
   private loginPending = false;
+  /** A snapshot is taken and not yet ended: change events are held. */
   private resyncing = false;
+  /** The server asked for a new snapshot; it starts once nothing is held and none streams. */
+  private resyncWanted = false;
   private closed = false;
   /** The snapshot of a pumping login, taken when the login was decided, sent once its answer is out. */
   private snapshot: SnapshotPart[] | Promise<SnapshotPart[]> | null = null;
   private heldEvents: string[] = [];
   private heldKeyed = new Map<string, string>();
+  /** Bytes of the held events' text (a coalesced key at its last). */
+  private heldBytes = 0;
   /** Keys with more than one event held: some were coalesced away. */
   private coalescedKeys = new Set<string>();
+  /** Requests taken and not yet answered (or swallowed). */
+  private inFlight = 0;
+  private refusedLogins = 0;
+  private loginTimer: ReturnType<typeof setTimeout> | undefined;
   /** Before each send: the frames of one turn (answers of one batch, a release of held events) leave in one write. */
   private readonly hold: () => void;
 
   constructor(private readonly server: BridgedServer<S>, private readonly ws: WebSocket, readonly peer: string, socket?: Corkable) {
     this.hold = socket ? writeBatch(socket) : () => {};
-    this.state = server.driver.openSession ? server.driver.openSession(this) : (undefined as S);
     ws.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
     ws.on('close', () => this.onClosed());
     ws.on('error', (err) => this.server.log({ msg: 'manager socket error', server: server.name, error: err.message }));
+    const { loginDeadlineMs } = server.limits;
+    this.loginTimer = setTimeout(() => {
+      this.server.log({ msg: 'no login within the deadline, closing', server: server.name, peer, deadlineMs: loginDeadlineMs });
+      this.close(CLOSE_CODES.loginPolicy, `no login within ${loginDeadlineMs} ms`);
+    }, loginDeadlineMs);
+    this.loginTimer.unref?.();
+    this.state = undefined as S;
+    if (server.driver.openSession) {
+      try {
+        this.state = server.driver.openSession(this);
+      } catch (err) {
+        this.server.log({ msg: 'opening a session failed, closing', server: server.name, peer, error: errorClass(err) });
+        this.close(CLOSE_SNAPSHOT_FAILED, 'the session could not be opened');
+      }
+    }
   }
 
   get loggedIn(): boolean {
     return this.login !== null;
+  }
+
+  /** Whether the connection is still served (false once closed, also when opening it failed). */
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /**
+   * Streams a fresh snapshot to this session, holding change events from its start until its end, as after the login
+   * (a bridge whose link to its trading server was re-established, its state possibly lost). It starts at once, or
+   * when the snapshot streaming now has ended and the server's hold is over; asked for several times meanwhile, one
+   * snapshot follows. False for a session that does not pump (not logged in with `pump`, or gone): nothing is sent.
+   */
+  resync(): boolean {
+    if (this.closed || !this.pumping) return false;
+    this.resyncWanted = true;
+    this.startWantedResync();
+    return true;
   }
 
   close(code: number, reason: string): void {
@@ -82,14 +132,23 @@ export class ManagerSession<S = undefined> implements Session<S> {
   deliver(text: string, key: string | undefined): void {
     if (!this.pumping || this.closed) return;
     if (this.resyncing || this.server.holding || this.heldEvents.length > 0 || this.heldKeyed.size > 0) {
+      this.heldBytes += Buffer.byteLength(text);
       if (key === undefined) this.heldEvents.push(text);
       else {
-        if (this.heldKeyed.has(key)) this.coalescedKeys.add(key);
+        const replaced = this.heldKeyed.get(key);
+        if (replaced !== undefined) {
+          this.coalescedKeys.add(key);
+          this.heldBytes -= Buffer.byteLength(replaced);
+        }
         this.heldKeyed.set(key, text);
       }
-      if (this.heldEvents.length + this.heldKeyed.size > this.server.limits.maxHeldEvents) {
+      const { maxHeldEvents, maxHeldBytes } = this.server.limits;
+      if (this.heldEvents.length + this.heldKeyed.size > maxHeldEvents) {
         this.server.log({ msg: 'too many held events, closing session', server: this.server.name, peer: this.peer });
         this.close(CLOSE_CODES.tooSlow, 'too many pending events');
+      } else if (this.heldBytes > maxHeldBytes) {
+        this.server.log({ msg: 'too many bytes of held events, closing session', server: this.server.name, peer: this.peer });
+        this.close(CLOSE_CODES.tooSlow, 'too many pending event bytes');
       }
       return;
     }
@@ -98,17 +157,24 @@ export class ManagerSession<S = undefined> implements Session<S> {
 
   /** The server's hold ended: release what was held, unless the snapshot still streams (its end releases them). */
   released(): void {
-    if (!this.closed && !this.resyncing && !this.server.holding) this.releaseHeld();
+    if (!this.closed && !this.resyncing && !this.server.holding) this.release();
   }
 
   private onClosed(): void {
     if (this.closed) return;
     this.closed = true;
-    this.heldEvents = [];
-    this.heldKeyed.clear();
-    this.coalescedKeys.clear();
+    clearTimeout(this.loginTimer);
+    this.dropHeld();
     this.snapshot = null;
+    this.resyncWanted = false;
     this.server.detach(this);
+  }
+
+  private dropHeld(): void {
+    this.heldEvents = [];
+    this.heldKeyed = new Map();
+    this.coalescedKeys = new Set();
+    this.heldBytes = 0;
   }
 
   private onFrame(text: string, isBinary: boolean): void {
@@ -128,6 +194,15 @@ export class ManagerSession<S = undefined> implements Session<S> {
       return;
     }
     const request = frame as GatedRequest;
+    const { maxInFlight } = this.server.limits;
+    if (this.inFlight >= maxInFlight) {
+      this.finish(request, { id: request.id, error: {
+        code: this.server.codes.tooFrequent,
+        message: `more than ${maxInFlight} requests in flight on this session: wait for answers before sending more`,
+      } });
+      return;
+    }
+    this.inFlight++;
     const { driver } = this.server;
     if (!driver.gate) return this.dispatch(request);
     let verdict: ReturnType<NonNullable<typeof driver.gate>>;
@@ -136,30 +211,65 @@ export class ManagerSession<S = undefined> implements Session<S> {
     } catch (err) {
       return this.failed(request, err);
     }
-    if (verdict === false) return;
+    if (verdict === false) return this.swallowed();
     if (!isPromise(verdict)) return this.dispatch(request);
-    verdict.then((pass) => { if (pass !== false) this.dispatch(request); }, (err: unknown) => this.failed(request, err));
+    verdict.then((pass) => (pass === false ? this.swallowed() : this.dispatch(request)), (err: unknown) => this.failed(request, err));
+  }
+
+  /** The gate swallowed a request: it waits for nothing any more. */
+  private swallowed(): void {
+    this.inFlight--;
   }
 
   private failed(request: GatedRequest, err: unknown): void {
-    this.finish(request, this.internalError(request, err));
+    this.answered(request, this.internalError(request, err));
   }
 
   private dispatch(request: GatedRequest): void {
     if (this.closed) return;
     const outcome = this.execute(request);
-    if (isPromise(outcome)) outcome.then((settled) => this.finish(request, settled));
-    else this.finish(request, outcome);
+    if (isPromise(outcome)) outcome.then((settled) => this.answered(request, settled));
+    else this.answered(request, outcome);
+  }
+
+  /** A request taken in flight has its outcome. */
+  private answered(request: GatedRequest, outcome: Outcome): void {
+    this.inFlight--;
+    this.finish(request, outcome);
   }
 
   private finish(request: GatedRequest, outcome: Outcome): void {
     if (outcome === DROPPED || this.closed) return;
-    this.server.driver.observe?.answered?.(String(request.cmd), 'error' in outcome, this);
-    this.send(stringifyJson(outcome));
+    let text: string;
+    try {
+      text = stringifyJson(outcome);
+    } catch (err) {
+      // A handler's result that is not JSON (a cycle): answered as any other unexpected failure of the command.
+      const failed = this.internalError(request, err);
+      outcome = failed;
+      text = stringifyJson(failed);
+    }
+    this.observe('answered', (o) => o.answered?.(String(request.cmd), 'error' in outcome, this));
+    this.send(text);
+    if (request.cmd !== 'login') return;
     const snapshot = this.snapshot;
-    if (snapshot !== null && 'result' in outcome && request.cmd === 'login') {
+    if (snapshot !== null && 'result' in outcome) {
       this.snapshot = null;
       void this.streamResync(snapshot);
+    } else if (this.refusedLogins >= this.server.limits.maxFailedLogins && 'error' in outcome) {
+      this.server.log({ msg: 'too many refused logins, closing', server: this.server.name, peer: this.peer, refused: this.refusedLogins });
+      this.close(CLOSE_CODES.loginPolicy, 'too many refused logins');
+    }
+  }
+
+  /** Calls an observer hook; one that throws is logged and ignored. */
+  private observe(hook: keyof Observer<S>, call: (observer: Observer<S>) => void): void {
+    const observer = this.server.driver.observe;
+    if (!observer?.[hook]) return;
+    try {
+      call(observer);
+    } catch (err) {
+      this.server.log({ msg: 'observer hook failed', server: this.server.name, hook, error: errorClass(err) });
     }
   }
 
@@ -201,7 +311,9 @@ export class ManagerSession<S = undefined> implements Session<S> {
   private internalError(request: GatedRequest, err: unknown): Answer {
     const { id, cmd } = request;
     if (err instanceof ResultError) return { id, error: { code: err.code, message: err.message } };
-    this.server.log({ msg: 'command failed', server: this.server.name, cmd: named(String(cmd)), error: (err as Error)?.message ?? String(err) });
+    // A login's exception may carry its credentials (an authenticate that repeats what it was given): its class only.
+    const error = cmd === 'login' ? errorClass(err) : (err as Error)?.message ?? String(err);
+    this.server.log({ msg: 'command failed', server: this.server.name, cmd: named(String(cmd)), error });
     return { id, error: { code: this.server.codes.internal, message: `internal error in ${named(String(cmd))}` } };
   }
 
@@ -224,7 +336,8 @@ export class ManagerSession<S = undefined> implements Session<S> {
   private decideLogin(checked: CheckedLogin, verdict: LoginVerdict): LoginResult {
     const { driver, name, family } = this.server;
     if (!verdict.ok) {
-      driver.observe?.loginRefused?.(checked.login, verdict.code, this);
+      this.refusedLogins++;
+      this.observe('loginRefused', (o) => o.loginRefused?.(checked.login, verdict.code, this));
       this.server.log({ msg: 'manager login refused', server: name, login: checked.login, code: verdict.code, peer: this.peer });
       throw new ResultError(verdict.code, verdict.message);
     }
@@ -252,60 +365,112 @@ export class ManagerSession<S = undefined> implements Session<S> {
         this.rights = new Set();
         this.pumping = false;
         this.resyncing = false;
-        this.heldEvents = [];
-        this.heldKeyed.clear();
-        this.coalescedKeys.clear();
+        this.dropHeld();
         throw err;
       }
     }
-    driver.observe?.loggedIn?.(this);
+    clearTimeout(this.loginTimer);
+    this.observe('loggedIn', (o) => o.loggedIn?.(this));
     this.server.log({ msg: 'manager logged in', server: name, login: checked.login, pump: this.pumping, peer: this.peer });
     return result;
   }
 
-  private async streamResync(taken: SnapshotPart[] | Promise<SnapshotPart[]>): Promise<void> {
-    const { name, family, driver } = this.server;
-    let parts: SnapshotPart[];
+  /** Takes the snapshot the server asked for, once nothing is held and no other snapshot streams. */
+  private startWantedResync(): void {
+    if (!this.resyncWanted || this.closed || !this.pumping || this.resyncing || this.server.holding) return;
+    if (this.heldEvents.length > 0 || this.heldKeyed.size > 0) return;
+    this.resyncWanted = false;
+    // Held from this moment, as after a login: every change from here on comes after the snapshot's end.
+    this.resyncing = true;
+    let taken: SnapshotPart[] | Promise<SnapshotPart[]>;
     try {
-      parts = isPromise(taken) ? orderSnapshot(family, driver.events, await taken) : taken;
+      taken = this.server.driver.snapshot(this);
     } catch (err) {
-      this.server.log({ msg: 'snapshot failed, closing session', server: name, peer: this.peer, error: (err as Error)?.message ?? String(err) });
-      this.close(CLOSE_SNAPSHOT_FAILED, 'the snapshot failed');
+      this.snapshotFailed('taking the snapshot', undefined, err);
       return;
     }
-    if (this.closed) return;
-    const counts: Record<string, number> = {};
-    for (const part of parts) counts[part.kind] = part.rows.length;
-    this.send(JSON.stringify({ event: 'resync', op: 'begin', record: { server: name, family } }));
-    for (const part of parts) {
-      const toWire = (part.toWire ?? ((row: unknown) => row)) as (row: unknown) => unknown;
-      for (let offset = 0; offset < part.rows.length; offset += RESYNC_CHUNK) {
-        if (!(await this.writable())) return;
-        const items = part.rows.slice(offset, offset + RESYNC_CHUNK).map((row) => toWire(row));
-        this.send(stringifyJson({ event: 'resync', op: 'chunk', record: { kind: part.kind, items } }));
-      }
-    }
-    if (!(await this.writable())) return;
-    this.send(JSON.stringify({ event: 'resync', op: 'end', record: { counts } }));
-    this.resyncing = false;
-    if (!this.server.holding) this.releaseHeld();
+    void this.streamResync(taken);
   }
 
-  /** Waits until the socket has room and the server holds nothing back; false once the session is gone. */
+  /** Streams a snapshot, then releases what was held; any failure closes the session (1011). Never rejects. */
+  private async streamResync(taken: SnapshotPart[] | Promise<SnapshotPart[]>): Promise<void> {
+    const { name, family, driver } = this.server;
+    let stage = 'reading the snapshot';
+    let kind: string | undefined;
+    try {
+      const parts = orderSnapshot(family, driver.events, isPromise(taken) ? await taken : taken);
+      if (this.closed) return;
+      const counts: Record<string, number> = {};
+      for (const part of parts) counts[part.kind] = part.rows.length;
+      this.send(JSON.stringify({ event: 'resync', op: 'begin', record: { server: name, family } }));
+      stage = 'sending a chunk';
+      for (const part of parts) {
+        kind = part.kind;
+        const toWire = (part.toWire ?? ((row: unknown) => row)) as (row: unknown) => unknown;
+        for (let offset = 0; offset < part.rows.length; offset += RESYNC_CHUNK) {
+          if (!(await this.writable())) return;
+          const items = part.rows.slice(offset, offset + RESYNC_CHUNK).map((row) => toWire(row));
+          this.send(stringifyJson({ event: 'resync', op: 'chunk', record: { kind: part.kind, items } }));
+        }
+      }
+      kind = undefined;
+      stage = 'ending the snapshot';
+      if (!(await this.writable())) return;
+      this.send(JSON.stringify({ event: 'resync', op: 'end', record: { counts } }));
+    } catch (err) {
+      this.snapshotFailed(stage, kind, err);
+      return;
+    }
+    this.resyncing = false;
+    if (!this.server.holding) this.release();
+  }
+
+  private snapshotFailed(stage: string, kind: string | undefined, err: unknown): void {
+    this.server.log({ msg: 'snapshot failed, closing session', server: this.server.name, peer: this.peer, stage, kind, error: errorClass(err) });
+    this.close(CLOSE_SNAPSHOT_FAILED, 'the snapshot failed');
+  }
+
+  /**
+   * Waits until the socket has room and the server holds nothing back; false once the session is gone, or closed
+   * because the socket has not drained at all for `snapshotStallMs` (a peer that stopped reading).
+   */
   private async writable(): Promise<boolean> {
-    while (!this.closed && (this.ws.bufferedAmount > this.server.limits.resyncHighWater || this.server.holding)) {
+    const { resyncHighWater, snapshotStallMs } = this.server.limits;
+    let queued = this.ws.bufferedAmount;
+    let since = Date.now();
+    while (!this.closed && (this.ws.bufferedAmount > resyncHighWater || this.server.holding)) {
+      const now = Date.now();
+      const drained = this.ws.bufferedAmount < queued;
+      queued = this.ws.bufferedAmount;
+      // Progress is the socket draining at all since the last look (answers sent meanwhile only add to it).
+      if (this.server.holding || drained) since = now;
+      else if (now - since > snapshotStallMs) {
+        this.server.log({ msg: 'snapshot not read, closing session', server: this.server.name, peer: this.peer, stallMs: snapshotStallMs });
+        this.close(CLOSE_CODES.tooSlow, 'the snapshot is not being read');
+        return false;
+      }
       await new Promise((resolve) => setTimeout(resolve, RESYNC_POLL_MS));
     }
     return !this.closed;
+  }
+
+  /** Sends what was held; a failure (a driver's summary) closes the session (1011). Then a wanted snapshot starts. */
+  private release(): void {
+    try {
+      this.releaseHeld();
+    } catch (err) {
+      this.server.log({ msg: 'releasing held events failed, closing session', server: this.server.name, peer: this.peer, error: errorClass(err) });
+      this.close(CLOSE_SNAPSHOT_FAILED, 'the held events could not be sent');
+      return;
+    }
+    this.startWantedResync();
   }
 
   private releaseHeld(): void {
     const events = this.heldEvents;
     const keyed = this.heldKeyed;
     const coalesced = this.coalescedKeys;
-    this.heldEvents = [];
-    this.heldKeyed = new Map();
-    this.coalescedKeys = new Set();
+    this.dropHeld();
     for (const text of events) this.sendLive(text);
     for (const text of keyed.values()) this.sendLive(text);
     const summaryOf = this.server.driver.coalescedSummary;
@@ -323,7 +488,7 @@ export class ManagerSession<S = undefined> implements Session<S> {
       this.close(CLOSE_CODES.tooSlow, 'consumer too slow');
       return;
     }
-    this.server.driver.observe?.eventSent?.(this);
+    this.observe('eventSent', (o) => o.eventSent?.(this));
     this.send(text);
   }
 

@@ -1,9 +1,11 @@
 /**
  * For the kit's own tests: a tiny PF4 driver over a few in-memory accounts and ticks (changes reported through its
- * `emit`), a listener on an ephemeral loopback port, and a manager-protocol client that keeps every frame it receives
- * (the raw text too, to see what was written first) and its close code.
+ * `emit`), a listener on an ephemeral loopback port (plain or TLS), a manager-protocol client that keeps every frame
+ * it receives (the raw text too, to see what was written first) and its close code, and a harness that starts a
+ * tiny server per test and stops it and its clients afterwards.
  */
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 import WebSocket from 'ws';
 import { PF4_RESULT } from '../../shared/resultCodes.js';
 import type { ManagerEvent } from '../../shared/protocol.js';
@@ -74,6 +76,40 @@ export async function serveOne(driver: BridgeDriver<any>, options: BridgedServer
   return { ...(await serve([server])), server };
 }
 
+/** Resolves once `probe` holds, looking every few milliseconds; the bound only fails a hung test. */
+export async function until(probe: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/**
+ * A tiny server per test (`start`, with driver overrides and session limits) and its clients (`connect`), every one
+ * stopped after the test; `logged` holds the server's log lines.
+ */
+export function kitHarness() {
+  const running: Served[] = [];
+  const clients: KitClient[] = [];
+  afterEach(async () => {
+    for (const client of clients.splice(0)) client.close();
+    for (const served of running.splice(0)) await served.close();
+  });
+  return async (overrides: Partial<BridgeDriver<{ calls: number }>> = {}, limits: BridgedServerOptions['limits'] = {}) => {
+    const logged: Array<Record<string, unknown>> = [];
+    const driver = tinyDriver({ log: (entry) => logged.push(entry), ...overrides });
+    const served = await serveOne(driver, { limits });
+    running.push(served);
+    const connect = async () => {
+      const client = await KitClient.connect(served.port, driver.name);
+      clients.push(client);
+      return client;
+    };
+    return { driver, server: served.server, port: served.port, connect, logged };
+  };
+}
+
 export interface ErrorBody { code: number; message: string }
 
 export class KitClient {
@@ -101,9 +137,10 @@ export class KitClient {
     });
   }
 
-  static connect(port: number, path: string): Promise<KitClient> {
+  /** A client of `ws://127.0.0.1:port/path`, or of `wss://` trusting the CA certificates `tls.ca`. */
+  static connect(port: number, path: string, tls?: { ca: string | Buffer }): Promise<KitClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/${path}`);
+      const ws = tls ? new WebSocket(`wss://127.0.0.1:${port}/${path}`, { ca: tls.ca }) : new WebSocket(`ws://127.0.0.1:${port}/${path}`);
       const client = new KitClient(ws);
       ws.once('open', () => resolve(client));
       ws.once('error', reject);

@@ -17,7 +17,7 @@
  *   (sync sessions, the daily-sync snapshot), gone with the connection;
  * - counters, through the kit's observer.
  */
-import type { BridgeDriver, CommandHandler, Session } from '../../bridge/kit/index.js';
+import type { BridgeDriver, CommandHandler, Session, SessionLimits } from '../../bridge/kit/index.js';
 import type { ChangeKind, Family } from '../../shared/protocol.js';
 import type { TradingServer } from '../server/tradingServer.js';
 
@@ -36,6 +36,12 @@ export const SESSION_COMMANDS: Record<Family, readonly string[]> = { PF4: ['Serv
 
 /** Requests a frozen server holds per connection; more are lost. */
 export const MAX_PARKED_REQUESTS = 10_000;
+
+/**
+ * The kit's limits the simulator sets (the kit's defaults for the rest): a frozen server answers nothing, so the
+ * kit's bound of requests in flight stays above the parked ones, and the one past them reaches the freeze to be lost.
+ */
+export const SIM_LIMITS: Partial<SessionLimits> = { maxInFlight: MAX_PARKED_REQUESTS + 1 };
 /** SrvRestart answers first and drops connections this much later. */
 export const SRV_RESTART_GRACE_MS = 50;
 

@@ -12,7 +12,7 @@ import { processStats } from './processStats.js';
 import { Pf4World } from '../pf4/pf4World.js';
 import { Pf5World } from '../pf5/pf5World.js';
 import { BridgedServer, type ChangeEmit } from '../../bridge/kit/index.js';
-import { simDriver, type SimSession } from '../protocol/simDriver.js';
+import { SIM_LIMITS, simDriver, type SimSession } from '../protocol/simDriver.js';
 import type { ChangeOp, ChangeSink, SimWorld } from '../world/simWorld.js';
 import type { EventKind } from '../../shared/protocol.js';
 
@@ -65,7 +65,7 @@ export class TradingServer {
     this.build = BUILDS[config.family];
     const sink: ChangeSink = (kind, op, record) => this.broadcast(kind, op, record);
     this.world = config.family === 'PF4' ? new Pf4World(config, seed, sink) : new Pf5World(config, seed, sink);
-    this.bridge = new BridgedServer(simDriver(this));
+    this.bridge = new BridgedServer(simDriver(this), { limits: SIM_LIMITS });
     processStats();
   }
 
