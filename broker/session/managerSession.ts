@@ -53,7 +53,7 @@ export const ANSWER_FRAME_MIN_BYTES = 64 * 1024 * 1024;
 
 /**
  * The largest request frame the broker sends: SERVER_MIN_FRAME_BYTES, what every trading server must accept in one
- * frame (docs/manager-protocol.md, "Frames"). A larger request is refused before it is sent.
+ * frame (docs/manager-protocol.md, "Frame size limits"). A larger request is refused before it is sent.
  */
 export const REQUEST_MAX_BYTES = SERVER_MIN_FRAME_BYTES;
 
@@ -180,7 +180,7 @@ function requestArgsText(cmd: string, args: Record<string, unknown> | undefined)
   const bytes = Buffer.byteLength(requestFrame(Number.MAX_SAFE_INTEGER, cmd, argsText === undefined ? undefined : ''))
     + (argsText === undefined ? 0 : Buffer.byteLength(argsText));
   if (bytes > REQUEST_MAX_BYTES) {
-    throw new OperationError('Validation', `the ${cmd} request to the trading server takes ${bytes} bytes, more than the ${REQUEST_MAX_BYTES} bytes (16 MiB) every trading server must accept in one frame: send less in one call`);
+    throw new OperationError('Validation', `the ${cmd} request to the trading server takes ${bytes} bytes, more than the ${REQUEST_MAX_BYTES} bytes (${REQUEST_MAX_BYTES / (1024 * 1024)} MiB) every trading server must accept in one frame: send less in one call`);
   }
   return argsText;
 }
