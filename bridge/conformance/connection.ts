@@ -56,6 +56,8 @@ export class ProbeConnection {
   readonly frames: Received[] = [];
   closed = false;
   closeCode: number | null = null;
+  /** The reason of the close frame ('' when none came). */
+  closeReason = '';
   private nextId = 1;
   private readonly sent = new Map<number, string>();
   private readonly answered = new Set<number>();
@@ -64,9 +66,10 @@ export class ProbeConnection {
 
   private constructor(private readonly ws: WebSocket, private readonly observer: Observer) {
     ws.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
-    ws.on('close', (code) => {
+    ws.on('close', (code, reason) => {
       this.closed = true;
       this.closeCode = code;
+      this.closeReason = reason.toString();
       for (const [id, p] of this.pending) {
         clearTimeout(p.timer);
         this.pending.delete(id);
@@ -161,6 +164,11 @@ export class ProbeConnection {
   async waitForClose(timeoutMs: number): Promise<number | null> {
     await this.waitFor(() => this.closed, timeoutMs, 'close of the connection');
     return this.closeCode;
+  }
+
+  /** How the connection closed, for a rule's detail: the code and the reason, if any. */
+  get closeText(): string {
+    return `${this.closeCode}${this.closeReason ? ` (${show(this.closeReason, 80)})` : ' (no reason)'}`;
   }
 
   /** Ends the connection without a close frame, as the broker does. */

@@ -10,6 +10,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { startSim, type RunningSim } from '../../sim/index.js';
 import { rulesFor, runConformance, type ConformanceReport, type RuleResult } from './suite.js';
 
@@ -25,8 +26,10 @@ beforeAll(async () => {
         { name: 'pf4', family: 'PF4', managers: manager },
         { name: 'pf4-writes', family: 'PF4', managers: manager },
         { name: 'pf4-proxied', family: 'PF4', managers: manager },
+        { name: 'pf4-one-behind', family: 'PF4', managers: manager },
         { name: 'pf5', family: 'PF5', managers: manager, ...BIG },
         { name: 'pf5-writes', family: 'PF5', managers: manager, ...BIG },
+        { name: 'pf5-one-behind', family: 'PF5', managers: manager, ...BIG },
       ],
     },
   });
@@ -90,12 +93,14 @@ const isUserUpdate = (text: string) => text.startsWith('{"event":"users","op":"u
 
 /**
  * A WebSocket proxy in front of the simulator's `server` that passes every frame but lets `onServerFrame` drop or
- * hold those from the server: it answers the frames to forward now.
+ * hold those from the server: it answers the frames to forward now. With `perConnection`, each connection gets a
+ * filter of its own from `onServerFrame()`.
  */
-async function proxy(server: string, onServerFrame: (text: string) => string[]): Promise<{ port: number; close(): Promise<void> }> {
+async function proxy(server: string, onServerFrame: (text: string) => string[], perConnection?: () => (text: string) => string[]): Promise<{ port: number; close(): Promise<void> }> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
   await new Promise((resolve) => wss.once('listening', resolve));
   wss.on('connection', (client) => {
+    const filter = perConnection?.() ?? onServerFrame;
     const upstream = new WebSocket(`ws://127.0.0.1:${sim.port}/${server}`, { perMessageDeflate: false });
     const queued: Array<[string, boolean]> = [];
     upstream.on('open', () => { for (const [data, binary] of queued.splice(0)) upstream.send(data, { binary }); });
@@ -103,7 +108,7 @@ async function proxy(server: string, onServerFrame: (text: string) => string[]):
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
       else queued.push([data.toString(), binary]);
     });
-    upstream.on('message', (data) => { for (const text of onServerFrame(data.toString())) client.send(text); });
+    upstream.on('message', (data) => { for (const text of filter(data.toString())) client.send(text); });
     upstream.on('close', (code) => client.close(code === 1005 || code === 1006 ? 1000 : code));
     client.on('close', () => upstream.terminate());
     upstream.on('error', () => client.terminate());
@@ -117,7 +122,46 @@ async function proxy(server: string, onServerFrame: (text: string) => string[]):
   };
 }
 
+/**
+ * A connection's filter whose `kind` update events are one step behind: each carries the record of its key as the
+ * connection last saw it (in the snapshot or an earlier event), the record as it was before the change.
+ */
+function oneStepBehind(kind: string, key: string): () => (text: string) => string[] {
+  return () => {
+    const seen = new Map<string, unknown>();
+    return (text) => {
+      const frame = parseJson(text) as { event?: string; op?: string; record?: Record<string, unknown> } | undefined;
+      if (frame?.event === 'resync' && frame.op === 'chunk' && frame.record?.kind === kind) {
+        for (const item of frame.record.items as Array<Record<string, unknown>>) seen.set(String(item[key]), item);
+      }
+      if (frame?.event !== kind || frame.op !== 'update' || !frame.record) return [text];
+      const k = String(frame.record[key]);
+      const before = seen.get(k);
+      seen.set(k, frame.record);
+      return [before === undefined ? text : stringifyJson({ ...frame, record: before })];
+    };
+  };
+}
+
 describe('the suite against a server that breaks a promise', () => {
+  // Rewriting a record with its own values would let these pass: the round trip's events must carry the values sent.
+  it.for([
+    ['PF4', 'symbolGroups', 'pf4-one-behind', 'pos', 'writes.pf4.symbol-group-update'],
+    ['PF5', 'symbols', 'pf5-one-behind', 'symbol', 'writes.pf5.symbol-update'],
+  ] as const)('%s: fails the write whose %s update carries the record as it was before', async ([family, kind, server, key, rule], { expect }) => {
+    const broken = await proxy(server, (text) => [text], oneStepBehind(kind, key));
+    try {
+      const report = await run(server, family, true, broken.port);
+      const failed = byResult(report, 'failed');
+      // The change back is stale too, so both caches the suite compares keep the changed value.
+      expect(Object.keys(failed)).toEqual([rule, 'reconnect.fresh-snapshot', 'writes.cache-matches-live']);
+      expect(failed[rule]).toMatch(new RegExp(`^description "([^"]+)" → "Conformance probe": a ${kind} update event of \\w+: the event's description is "\\1", `
+        + `the answer's "Conformance probe"; back to "\\1": a ${kind} update event of \\w+: the event's description is "Conformance probe", the answer's "\\1"$`));
+    } finally {
+      await broken.close();
+    }
+  });
+
   it('fails the write whose event is lost, and the cache rule after it, and no other rule', async () => {
     const broken = await proxy('pf4-proxied', (text) => (text.startsWith('{"event":"users","op":"delete"') ? [] : [text]));
     try {

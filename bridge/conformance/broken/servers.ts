@@ -371,6 +371,15 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
       return { ...d, snapshot: (session) => (first ??= d.snapshot(session)) };
     }),
   },
+  {
+    name: 'reconnect-stale-snapshot-writes-only', family: 'PF4', writes: true, fails: ['reconnect.fresh-snapshot'],
+    breaks: 'the snapshot of the first pumping login is served again to every later one, in a still world (no login stamps, no session counts: only writes change records)',
+    build: onDriver('PF4', (d, world) => {
+      world.still();
+      let first: ReturnType<BridgeDriver['snapshot']> | undefined;
+      return { ...d, snapshot: (session) => (first ??= d.snapshot(session)) };
+    }),
+  },
 
   // Answers
   {
@@ -481,6 +490,24 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
         return after;
       },
     })),
+  },
+  {
+    name: 'writes-group-event-stale', family: 'PF4', writes: true,
+    fails: ['writes.pf4.group-update', 'reconnect.fresh-snapshot', 'writes.cache-matches-live'],
+    breaks: 'GroupRecordUpdate\'s groups update carries the group as it was before the change (the restore\'s too, so the cache keeps the changed value no later change rewrites: the suite\'s own, and a reconnected session\'s against it)',
+    build: onDriver('PF4', (d, world) => withCommands(d, {
+      GroupRecordUpdate: (args, session) => {
+        const before = world.groups.get(String(args.group));
+        const after = world.quietly(() => d.commands.GroupRecordUpdate(args, session));
+        world.change('groups', 'update', before);
+        return after;
+      },
+    })),
+  },
+  {
+    name: 'writes-pf5-event-lost', family: 'PF5', writes: true, fails: ['writes.pf5.user-add'],
+    breaks: 'UserAdd creates the account without its users add event (the next change\'s event brings the record)',
+    build: onDriver('PF5', (d, world) => withCommands(d, { UserAdd: (args, session) => world.quietly(() => d.commands.UserAdd(args, session)) })),
   },
   {
     name: 'writes-restart-ignored', family: 'PF4', writes: true, fails: ['writes.restart'],

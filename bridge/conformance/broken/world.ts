@@ -11,7 +11,8 @@
  * change made during its snapshot: a granted login stamps the manager's own account (`lastDate`, strictly
  * increasing) before any snapshot is taken, so it is in that login's snapshot and reaches the other pumping sessions
  * as an event; and a pumping login, once its snapshot is taken, counts itself in the `sessions` of that account's
- * group, so that change is held for the session until its snapshot's end.
+ * group, so that change is held for the session until its snapshot's end. A still world (`still`) does neither: only
+ * the writes change its records, so a snapshot served again is stale only once a write has been made.
  */
 import type { ChangeEmit, ChangeOp, LoginVerdict } from '../../kit/index.js';
 import { compareInt64, type Int64 } from '../../../shared/int64.js';
@@ -43,9 +44,16 @@ export class TinyWorld {
   private held: Array<[ChangeKind, ChangeOp, unknown]> = [];
   private down = false;
   private lastStamp = 0;
+  private movesOnItsOwn = true;
   private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(readonly managers: ReadonlyMap<number, Manager>, private readonly refusedLoginCode: number) {}
+
+  /** From now on nothing moves on its own (no login stamps, no session counts): only writes change records. */
+  still(): this {
+    this.movesOnItsOwn = false;
+    return this;
+  }
 
   /** The kit's subscribe. */
   subscribe(emit: ChangeEmit): () => void {
@@ -94,7 +102,7 @@ export class TinyWorld {
   /** A granted login: the manager's own account (if it has one) records the time, before any snapshot is taken. */
   private stampAccess(login: number): void {
     const account = this.users.get(login);
-    if (!account) return;
+    if (!account || !this.movesOnItsOwn) return;
     this.lastStamp = Math.max(Date.now(), this.lastStamp + 1);
     this.putUser({ ...account, lastDate: new Date(this.lastStamp).toISOString() });
   }
@@ -102,7 +110,7 @@ export class TinyWorld {
   /** A pumping login whose snapshot is taken: the group of the manager's own account (if any) counts the session. */
   countSession(login: number): void {
     const group = this.groups.get(String(this.users.get(login)?.group));
-    if (group) this.putGroup({ ...group, sessions: Number(group.sessions ?? 0) + 1 });
+    if (group && this.movesOnItsOwn) this.putGroup({ ...group, sessions: Number(group.sessions ?? 0) + 1 });
   }
 
   /** Reports a change (or drops or holds it, in a broken variant's `quietly` or `later`). */

@@ -40,6 +40,62 @@ function describe(e: Expected): string {
   return `a ${e.kind} ${e.ops.join('/')} event${e.key === undefined ? '' : ` of ${String(e.key)}`}`;
 }
 
+/**
+ * One field of one record changed and changed back, so that the server is left as found. Writing a record with its
+ * own values proves nothing: an event carrying the record as it was before the change would equal the answer. So
+ * `set(to)` is sent, and its update event must carry `to` and equal the answer; then `set(from)` is sent, even when
+ * the first event was wrong, and its event is checked the same way.
+ */
+export interface RoundTrip {
+  kind: ChangeKind;
+  key: unknown;
+  field: string;
+  /** The value the record holds (the cache's). */
+  from: unknown;
+  /** The value it is changed to, then back from. */
+  to: unknown;
+  /** Sends the command that sets the field to `value`; answers the record its event must carry (the answer's). */
+  set(value: unknown): Promise<Row>;
+}
+
+/** null and absent alike: a field restored to "none" may come back either way. */
+const sameValue = (a: unknown, b: unknown) => (a ?? null) === (b ?? null) || deepEqual(a, b);
+
+/** Runs a round trip (above); answers the detail of both legs, or fails naming each leg that went wrong. */
+export async function changedAndRestored(change: Change, trip: RoundTrip): Promise<string> {
+  const leg = async (value: unknown): Promise<{ ok: boolean; detail: string }> => {
+    const record = await trip.set(value);
+    const expected: Expected = { ...updated(trip.kind, trip.key, record),
+      check: (r) => (sameValue(r[trip.field], value) ? undefined
+        : `${trip.kind} ${String(trip.key)}: the event's ${trip.field} is ${show(r[trip.field], 60)}, expected ${show(value, 60)}`) };
+    try {
+      return { ok: true, detail: await change.expectEvents([expected]) };
+    } catch (error) {
+      if (error instanceof RuleFailed) return { ok: false, detail: error.message };
+      throw error;
+    }
+  };
+  // A refusal of the change fails the rule at once: nothing was changed.
+  const there = await leg(trip.to);
+  const back = await leg(trip.from).catch((error: Error) => {
+    if (!(error instanceof RuleFailed)) throw error;
+    return { ok: false, detail: `${error.message} (the server is left with ${trip.field} ${show(trip.to, 60)})` };
+  });
+  const detail = `${trip.field} ${show(trip.from, 60)} → ${show(trip.to, 60)}: ${there.detail}; back to ${show(trip.from, 60)}: ${back.detail}`;
+  if (!there.ok || !back.ok) throw new RuleFailed(detail);
+  return detail;
+}
+
+/** A level one point off `value` (up, or down from 1000), so it stays a valid percent level. */
+export const bumped = (value: number): number => (value < 1000 ? value + 1 : value - 1);
+
+/** A short text other than `value`. */
+export function otherText(value: unknown): string {
+  return value === PROBE_TEXT ? `${PROBE_TEXT} again` : PROBE_TEXT;
+}
+
+const PROBE_TEXT = 'Conformance probe';
+
 /** What one write rule works with. */
 export class Change {
   private mark: number;

@@ -33,14 +33,16 @@ export const frameRules: Rule[] = [
       const head = `{"id":${id},"cmd":"Ping","args":{"padding":"`;
       const tail = '"}}';
       const text = head + 'x'.repeat(SERVER_MIN_FRAME_BYTES - MARGIN - head.length - tail.length) + tail;
-      const answered = connection.waitFor(() => connection.frames.some((f) => (f.value as { id?: unknown })?.id === id), 3 * ctx.timeouts.answerMs,
-        `answer to the ${text.length}-byte request`);
+      const isAnswer = () => connection.frames.some((f) => (f.value as { id?: unknown })?.id === id);
+      // A close ends the wait at once: a server that refuses the frame fails now, not at the end of the bound.
+      const settled = connection.waitFor(() => isAnswer() || connection.closed, 3 * ctx.timeouts.answerMs, `answer to the ${text.length}-byte request`);
       connection.sendRaw(text, false, { id, cmd: 'Ping' });
       try {
-        await answered;
+        await settled;
       } catch (error) {
-        return failed(connection.closed ? `the ${text.length}-byte request closed the connection with ${connection.closeCode}` : (error as Error).message);
+        return failed((error as Error).message);
       }
+      if (!isAnswer()) return failed(`the ${text.length}-byte request closed the connection with ${connection.closeText} instead of an answer`);
       const ping = await connection.request('Ping', undefined, ctx.timeouts.answerMs);
       if (ping.kind === 'error') return failed(`a Ping after the large request: expected {time}, got error ${show(ping.error)}`);
       return passed(`a ${text.length}-byte request answered; the session still answers`);

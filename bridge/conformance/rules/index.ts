@@ -1,7 +1,8 @@
 /**
  * Every conformance rule, in the order the suite runs them: the login rules, keep-alive, capabilities, the snapshot,
- * answers, frames, int64 values, the reconnect, the `--writes` changes (the restart last), then the rules over every
- * answer of the run. Ids are stable: tests and broken-server checks name them.
+ * answers, frames, int64 values, the `--writes` changes, the reconnect (after the changes, so that with `--writes` a
+ * server that serves an old snapshot is seen even when nothing else moves), the clean-up, the cache and the restart,
+ * then the rules over every answer of the run. Ids are stable: tests and broken-server checks name them.
  */
 import type { Rule } from '../context.js';
 import { answerRules } from './answers.js';
@@ -12,13 +13,13 @@ import { livenessRules } from './liveness.js';
 import { loginRules } from './login.js';
 import { reconnectRules } from './reconnect.js';
 import { snapshotRules } from './snapshot.js';
-import { writeRules } from './writes.js';
+import { afterChangeRules, changeRules } from './writes.js';
 
 const [concurrent, ...overTheRun] = answerRules;
 
 export const RULES: readonly Rule[] = [
   ...loginRules, ...livenessRules, ...capabilityRules, ...snapshotRules, concurrent, ...frameRules, ...int64Rules,
-  ...reconnectRules, ...writeRules, ...overTheRun,
+  ...changeRules, ...reconnectRules, ...afterChangeRules, ...overTheRun,
 ];
 
 const ids = new Set<string>();

@@ -4,6 +4,10 @@
  * with the suite's own session's: after a Ping on both, every kind but ticks holds the same records (volatile
  * fields aside). Both caches keep moving with the events, so the comparison is repeated until they agree, a bounded
  * number of times.
+ *
+ * It runs after the `--writes` changes (rules/index.ts), which leave the server changed since the suite's own
+ * snapshot: a server that serves an old snapshot again then fails it even when nothing else moves. Without
+ * `--writes`, only what moves on its own shows such a server.
  */
 import type { ChangeKind } from '../../../shared/protocol.js';
 import { failed, passed, type Rule, type SuiteContext } from '../context.js';

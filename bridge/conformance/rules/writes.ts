@@ -1,15 +1,18 @@
 /**
- * The `--writes` rules of every family, after the family's own changes: the cache the suite's session built from its
- * snapshot and every event since equals live reads afterwards (nothing lost, nothing stale, nothing reordered), and
- * a declared restart command is answered, ends the sessions, and lets a new session log in to a whole new snapshot
- * once the server is back. The restart runs last among the rules that need a session: it ends the suite's own.
+ * The `--writes` rules in two parts with the reconnect rule between them (rules/index.ts): first every family's
+ * changes, which leave the server changed (an account created, edited and funded), so that a reconnect served an old
+ * snapshot is seen; then the clean-up (a PF4 account deleted), and the rules of every family: the cache the suite's
+ * session built from its snapshot and every event since equals live reads afterwards (nothing lost, nothing stale,
+ * nothing reordered), and a declared restart command is answered, ends the sessions, and lets a new session log in
+ * to a whole new snapshot once the server is back. The restart runs last among the rules that need a session: it
+ * ends the suite's own.
  */
 import { show } from '../connection.js';
 import { failed, passed, skipped, type Rule } from '../context.js';
 import { comparableKinds, compareAll } from '../liveReads.js';
 import { readSnapshot } from '../snapshot.js';
 import { joined } from './expect.js';
-import { pf4WriteRules } from './writesPf4.js';
+import { pf4CleanupRules, pf4WriteRules } from './writesPf4.js';
 import { pf5WriteRules } from './writesPf5.js';
 
 const cacheRule: Rule = {
@@ -60,4 +63,8 @@ const restartRule: Rule = {
   },
 };
 
-export const writeRules: Rule[] = [...pf4WriteRules, ...pf5WriteRules, cacheRule, restartRule];
+/** The changes, before the reconnect rule. */
+export const changeRules: Rule[] = [...pf4WriteRules, ...pf5WriteRules];
+
+/** After the reconnect rule: the clean-up, the cache against live reads, the restart. */
+export const afterChangeRules: Rule[] = [...pf4CleanupRules, cacheRule, restartRule];

@@ -1,15 +1,15 @@
 /**
  * PF4 `--writes` rules, in the order they run (each may use what the ones before it made): an account is created,
- * renamed and funded, a market trade opened, modified and closed, a pending order placed and deleted, a group and a
- * symbol group rewritten with their own values, the symbols refreshed, a news topic and a mail sent, and the account
- * deleted. Each checks the events the protocol's change-event table promises for it ("Change events",
+ * renamed and funded, a market trade opened, modified and closed, a pending order placed and deleted, a group's margin
+ * call and a symbol group's description changed and changed back, the symbols refreshed, a news topic and a mail sent,
+ * and (after the reconnect rule, which sees these changes in a fresh snapshot) the account deleted. Each checks the events the protocol's change-event table promises for it ("Change events",
  * docs/manager-protocol.md), in order relative to a Ping. The arguments are those of the commands in sim/README.md
  * ("Commands", PF4), the contract's PF4 records.
  */
 import { show } from '../connection.js';
 import { RuleFailed } from '../context.js';
 import { keyOf, type Row } from '../snapshot.js';
-import { added, Change, deleted, needs, priced, put, updated, writeRule, type Expected, type WriteStep } from './changes.js';
+import { added, bumped, Change, changedAndRestored, deleted, needs, otherText, priced, put, updated, writeRule, type Expected, type WriteStep } from './changes.js';
 import { codeText } from './expect.js';
 
 const NAME = 'Conformance Probe';
@@ -131,13 +131,15 @@ const steps: WriteStep[] = [
     },
   },
   {
-    id: 'writes.pf4.group-update', name: 'GroupRecordUpdate with the group\'s own margin call: a groups update', family: 'PF4',
+    id: 'writes.pf4.group-update', name: 'GroupRecordUpdate moves the margin call a point and back: a groups update with each value', family: 'PF4',
     commands: ['GroupRecordUpdate'], events: ['groups'],
+    answers: 12,
     async run(change) {
       const name = needs<string>(change, 'pf4.group', 'writes.pf4.user-add');
-      const group = change.cache('groups').get(keyOf(name));
-      const merged = await change.call<Row>('GroupRecordUpdate', { group: name, record: { marginCall: group?.marginCall } });
-      return change.expectEvents([updated('groups', name, merged)]);
+      const from = change.cache('groups').get(keyOf(name))?.marginCall;
+      if (typeof from !== 'number') throw new RuleFailed(`groups ${name}: marginCall is ${show(from)} in the cache, not a number to change`);
+      return changedAndRestored(change, { kind: 'groups', key: name, field: 'marginCall', from, to: bumped(from),
+        set: (marginCall) => change.call<Row>('GroupRecordUpdate', { group: name, record: { marginCall } }) });
     },
   },
   {
@@ -151,13 +153,20 @@ const steps: WriteStep[] = [
     },
   },
   {
-    id: 'writes.pf4.symbol-group-update', name: 'CfgUpdateSymbolGroup with a slot\'s own values: a symbolGroups update', family: 'PF4',
+    id: 'writes.pf4.symbol-group-update', name: 'CfgUpdateSymbolGroup changes a slot\'s description and back: a symbolGroups update with each', family: 'PF4',
     commands: ['CfgUpdateSymbolGroup'], events: ['symbolGroups'],
+    answers: 12,
     async run(change) {
       const slot = [...change.cache('symbolGroups').values()][0];
       if (!slot) throw new RuleFailed('no symbol group in the snapshot');
-      await change.call('CfgUpdateSymbolGroup', { pos: slot.pos, record: { name: slot.name, description: slot.description } });
-      return change.expectEvents([updated('symbolGroups', slot.pos, { pos: slot.pos, name: slot.name, description: slot.description })]);
+      return changedAndRestored(change, { kind: 'symbolGroups', key: slot.pos, field: 'description', from: slot.description, to: otherText(slot.description),
+        async set(value) {
+          // The slot is written whole: its name is sent as it is.
+          const description = value ?? null;
+          const answer = await change.call<unknown>('CfgUpdateSymbolGroup', { pos: slot.pos, record: { name: slot.name, description } });
+          return typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? { pos: slot.pos, ...(answer as Row) }
+            : { pos: slot.pos, name: slot.name, description };
+        } });
     },
   },
   {
@@ -179,6 +188,10 @@ const steps: WriteStep[] = [
       return change.expectEvents([{ kind: 'mail', ops: ['add'], accept: (r) => r.subject === subject }]);
     },
   },
+];
+
+/** Run after the reconnect rule, so that the account is still there when a fresh snapshot is compared. */
+const cleanup: WriteStep[] = [
   {
     id: 'writes.pf4.user-delete', name: 'UsersGroupOp Delete removes the account: a users delete', family: 'PF4',
     commands: ['UsersGroupOp'], events: ['users'],
@@ -191,3 +204,4 @@ const steps: WriteStep[] = [
 ];
 
 export const pf4WriteRules = steps.map(writeRule);
+export const pf4CleanupRules = cleanup.map(writeRule);

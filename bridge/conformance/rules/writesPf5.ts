@@ -1,14 +1,14 @@
 /**
  * PF5 `--writes` rules, in the order they run (each may use what the ones before it made): an account is created,
  * edited and funded, a position opened, its opening deal edited, the position closed, a pending order placed and
- * cancelled, and a group and a symbol patched with their own values. Each checks the events the protocol's
+ * cancelled, and a group's margin call and a symbol's description changed and changed back (the server left as found). Each checks the events the protocol's
  * change-event table promises ("Change events", docs/manager-protocol.md), in order relative to a Ping. The arguments
  * are those of the commands in sim/README.md ("Commands", PF5), the contract's PF5 records.
  */
 import { show } from '../connection.js';
 import { RuleFailed } from '../context.js';
 import { keyOf, type Row } from '../snapshot.js';
-import { added, Change, deleted, needs, priced, updated, writeRule, type WriteStep } from './changes.js';
+import { added, bumped, Change, changedAndRestored, deleted, needs, otherText, priced, updated, writeRule, type WriteStep } from './changes.js';
 import { codeText } from './expect.js';
 
 const DEPOSIT = 1_000_000;
@@ -130,23 +130,27 @@ const steps: WriteStep[] = [
     },
   },
   {
-    id: 'writes.pf5.group-update', name: 'GroupRecord with the group\'s own margin call: a groups update', family: 'PF5',
+    id: 'writes.pf5.group-update', name: 'GroupRecord moves the margin call a point and back: a groups update with each value', family: 'PF5',
     commands: ['GroupRecord'], events: ['groups'],
+    answers: 12,
     async run(change) {
       const name = needs<string>(change, 'pf5.group', 'writes.pf5.user-add');
-      const group = change.cache('groups').get(keyOf(name));
-      const merged = await change.call<Row>('GroupRecord', { group: name, patch: { marginCall: group?.marginCall } });
-      return change.expectEvents([updated('groups', name, merged)]);
+      const from = change.cache('groups').get(keyOf(name))?.marginCall;
+      if (typeof from !== 'number') throw new RuleFailed(`groups ${name}: marginCall is ${show(from)} in the cache, not a number to change`);
+      return changedAndRestored(change, { kind: 'groups', key: name, field: 'marginCall', from, to: bumped(from),
+        set: (marginCall) => change.call<Row>('GroupRecord', { group: name, patch: { marginCall } }) });
     },
   },
   {
-    id: 'writes.pf5.symbol-update', name: 'SymbolRecord with a symbol\'s own description: a symbols update', family: 'PF5',
+    id: 'writes.pf5.symbol-update', name: 'SymbolRecord changes a symbol\'s description and back: a symbols update with each', family: 'PF5',
     commands: ['SymbolRecord'], events: ['symbols'],
+    answers: 12,
     async run(change) {
       const symbol = [...change.cache('symbols').values()][0];
       if (!symbol) throw new RuleFailed('no symbol in the snapshot');
-      const merged = await change.call<Row>('SymbolRecord', { symbol: symbol.symbol, patch: { description: symbol.description } });
-      return change.expectEvents([updated('symbols', symbol.symbol, merged)]);
+      return changedAndRestored(change, { kind: 'symbols', key: symbol.symbol, field: 'description', from: symbol.description, to: otherText(symbol.description),
+        // A merge patch: null removes a description the symbol did not have.
+        set: (description) => change.call<Row>('SymbolRecord', { symbol: symbol.symbol, patch: { description: description ?? null } }) });
     },
   },
 ];
