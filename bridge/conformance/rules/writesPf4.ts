@@ -2,8 +2,9 @@
  * PF4 `--writes` rules, in the order they run (each may use what the ones before it made): an account is created,
  * renamed and funded, a market trade opened, modified and closed, a pending order placed and deleted, a group's margin
  * call and a symbol group's description changed and changed back, the symbols refreshed, a news topic and a mail sent,
- * and (after the reconnect rule, which sees these changes in a fresh snapshot) the account deleted. Each checks the events the protocol's change-event table promises for it ("Change events",
- * docs/manager-protocol.md), in order relative to a Ping. The arguments are those of the commands in sim/README.md
+ * and (after the reconnect rule, which sees these changes in a fresh snapshot) the account deleted. Each checks the
+ * events the protocol's change-event table promises for it ("Change events", docs/manager-protocol.md), in order
+ * relative to a Ping. The arguments are those of the commands in sim/README.md
  * ("Commands", PF4), the contract's PF4 records.
  */
 import { show } from '../connection.js';
