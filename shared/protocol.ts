@@ -364,7 +364,7 @@ export const CLOSE_CODES = {
   rightDropped: 1008,
   /** A frame past the receiver's bound. */
   tooBig: 1009,
-  /** The session's snapshot could not be read (WebSocket's "internal error"). */
+  /** The server failed the session: its snapshot could not be read or sent, its state not set up (WebSocket's "internal error"). */
   snapshotFailed: 1011,
   /** The trading server restarts. */
   restart: 1012,
@@ -382,7 +382,7 @@ export const CLOSE_CODE_MEANINGS: Readonly<Record<keyof typeof CLOSE_CODES, stri
   badFrame: 'a frame that is not JSON text (or is binary), or a request without a numeric id',
   rightDropped: 'a command the manager has no right to, where the family drops the connection instead of answering',
   tooBig: 'a frame past the receiver\'s bound',
-  snapshotFailed: 'the session\'s snapshot could not be read: the broker reconnects and asks for a whole new one',
+  snapshotFailed: 'the server failed the session (its snapshot could not be read or sent, or its state could not be set up): the broker reconnects and takes a whole new snapshot',
   restart: 'the trading server restarts',
   tooSlow: 'the session is too far behind: more queued on the socket, or held, than the server keeps',
   loginPolicy: 'the connection did not log in within the server\'s login deadline, or too many of its logins were refused',
