@@ -11,7 +11,7 @@ import { MANAGERS, type BrokenServer, type Built } from './servers.js';
 
 /** The bounds of a run against a test server: an answer is due at once here, so two seconds are plenty even on a
  *  loaded machine, where the in-process server and suite share one event loop. */
-export const TEST_TIMEOUTS: Timeouts = { answerMs: 2000, pingMs: 2000, snapshotMs: 5000, lateEventMs: 300 };
+export const TEST_TIMEOUTS: Timeouts = { answerMs: 5000, pingMs: 3000, snapshotMs: 10000, lateEventMs: 300 };
 
 export interface ServedBroken {
   port: number;
