@@ -31,7 +31,7 @@ describe('parseConformanceArgs', () => {
     [['--server', 'ws://h/x', '--login', '0', '--password-env', 'CONFORMANCE_PASSWORD'], /^--login must be an integer >= 1, got "0"/],
     [['--server', 'ws://h/x', '--login', '1.5', '--password-env', 'CONFORMANCE_PASSWORD'], /^--login must be an integer >= 1/],
     [['--server', 'ws://h/x', '--login', '1'], /^--password-env is required/],
-    [['--server', 'ws://h/x', '--login', '1', '--password-env', 'NOT_SET_ANYWHERE'], /^--password-env: the environment variable NOT_SET_ANYWHERE is not set$/],
+    [['--server', 'ws://h/x', '--login', '1', '--password-env', 'NOT_SET_ANYWHERE'], /^--password-env: the environment variable it names is not set \(the name is not shown/],
     [['--server', 'ws://h/x', '--login', '1', '--password-env', 'a-b'], /^--password-env must name an environment variable/],
     [[...BASE, '--family', 'PF6'], /^--family must be one of PF4, PF5, got "PF6"/],
     [[...BASE, '--snapshot-seconds', '0'], /^--snapshot-seconds must be a number of seconds/],
@@ -39,6 +39,26 @@ describe('parseConformanceArgs', () => {
   ])('refuses %j naming the flag', (argv, message) => {
     expect(() => parseConformanceArgs(argv, ENV)).toThrow(UsageError);
     expect(() => parseConformanceArgs(argv, ENV)).toThrow(message);
+  });
+
+  // The password itself given where the variable's name goes (or as a stray argument) is refused without being shown.
+  it.each([
+    ['a password that is no variable name', ['--password-env', 'pa"ss\\word 1'], 'pa"ss\\word 1', /^--password-env must name an environment variable/],
+    ['a password that could be a variable name', ['--password-env', 'Hunter2Secret'], 'Hunter2Secret', /^--password-env: the environment variable it names is not set/],
+    ['a password as a stray argument', ['--password-env', 'CONFORMANCE_PASSWORD', 'Hunter2Secret'], 'Hunter2Secret', /^an argument without a flag/],
+  ])('refuses %s without echoing it', (_, tail, secret, message) => {
+    const argv = ['--server', 'ws://h/x', '--login', '1', ...tail];
+    let error: unknown;
+    try {
+      parseConformanceArgs(argv, ENV);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toContain(secret);
+    expect((error as Error).message).not.toContain(JSON.stringify(secret).slice(1, -1));
+    expect((error as Error).message).not.toContain('Hunter2');
   });
 });
 

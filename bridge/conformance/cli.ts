@@ -42,6 +42,10 @@ export function parseConformanceArgs(argv: readonly string[], env: NodeJS.Proces
       },
     });
   } catch (error) {
+    // Node's message quotes a stray argument, which may be the password itself: that one is not repeated.
+    if ((error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      throw new UsageError('an argument without a flag (not shown, since it may be the password): every value follows its flag, the password goes in the environment variable --password-env names');
+    }
     throw new UsageError((error as Error).message);
   }
   const v = parsed.values;
@@ -58,11 +62,14 @@ export function parseConformanceArgs(argv: readonly string[], env: NodeJS.Proces
   if (!/^\d+$/.test(v.login) || Number(v.login) < 1 || !Number.isSafeInteger(Number(v.login))) {
     throw new UsageError(`--login must be an integer >= 1, got ${JSON.stringify(v.login)}`);
   }
+  // What was given as --password-env is never echoed: someone may have passed the password itself.
   const variable = v['password-env'];
   if (variable === undefined) throw new UsageError('--password-env is required: the name of the environment variable holding the password');
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) throw new UsageError(`--password-env must name an environment variable, got ${JSON.stringify(variable)}`);
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
+    throw new UsageError('--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not shown, since it may be the password itself');
+  }
   const password = env[variable];
-  if (password === undefined) throw new UsageError(`--password-env: the environment variable ${variable} is not set`);
+  if (password === undefined) throw new UsageError('--password-env: the environment variable it names is not set (the name is not shown, since it may be the password itself)');
   let family: Family | undefined;
   if (v.family !== undefined) {
     if (!(FAMILIES as readonly string[]).includes(v.family)) throw new UsageError(`--family must be one of ${FAMILIES.join(', ')}, got ${JSON.stringify(v.family)}`);

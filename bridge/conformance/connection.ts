@@ -5,7 +5,9 @@
  * suite. The suite's observer sees every answer frame of every connection (for the rules about answers as a whole).
  *
  * Invariants: a request's promise settles exactly once (answer, close, or time-out); a second answer to the same id,
- * or an answer to an id never sent, is kept for the observer and settles nothing.
+ * or an answer to an id never sent, is kept for the observer and settles nothing. `show` never renders a secret a
+ * running suite registered (`holdSecrets`), whole or in part: it redacts the secret, raw and JSON-escaped, before it
+ * cuts the text.
  */
 import WebSocket from 'ws';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
@@ -38,6 +40,8 @@ export interface ObservedAnswer {
 
 export class Observer {
   readonly answers: ObservedAnswer[] = [];
+  /** Every connection opened with this observer, in opening order (their frames stay readable once closed). */
+  readonly connections: ProbeConnection[] = [];
 }
 
 /** A wait that ran out: its message says what was awaited and for how long. */
@@ -78,6 +82,7 @@ export class ProbeConnection {
       this.wake();
     });
     ws.on('error', () => {});
+    observer.connections.push(this);
   }
 
   /** Opens a connection to `url` within `timeoutMs`; a refused upgrade names its HTTP status. */
@@ -222,7 +227,42 @@ export function isEventFrame(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && 'event' in value && !('id' in value);
 }
 
-/** A short rendering of a value for a rule's detail (bigints as digits, long texts cut). */
+/** The secrets of the suites running in this process, each with how many runs hold it. */
+const heldSecrets = new Map<string, number>();
+
+/** The forms a secret takes in a detail: as it is, JSON-escaped once (a string shown), and twice (a frame's text shown). */
+export function secretForms(secret: string): string[] {
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  return [...new Set([secret, once, twice])].sort((a, b) => b.length - a.length);
+}
+
+/** Registers secrets `show` must never render, until the answered release is called. Empty secrets are ignored. */
+export function holdSecrets(secrets: readonly string[]): () => void {
+  const held = secrets.filter((secret) => secret.length > 0);
+  for (const secret of held) heldSecrets.set(secret, (heldSecrets.get(secret) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const secret of held) {
+      const count = (heldSecrets.get(secret) ?? 1) - 1;
+      if (count > 0) heldSecrets.set(secret, count);
+      else heldSecrets.delete(secret);
+    }
+  };
+}
+
+/** `text` with every form of every secret (the held ones, and `extra`) replaced by `***`, longest first. */
+export function redact(text: string, extra: readonly string[] = []): string {
+  const forms = [...new Set([...heldSecrets.keys(), ...extra].filter((s) => s.length > 0).flatMap(secretForms))]
+    .sort((a, b) => b.length - a.length);
+  let out = text;
+  for (const form of forms) out = out.split(form).join('***');
+  return out;
+}
+
+/** A short rendering of a value for a rule's detail (bigints as digits, secrets redacted, then long texts cut). */
 export function show(value: unknown, max = 160): string {
   let text: string;
   try {
@@ -230,6 +270,7 @@ export function show(value: unknown, max = 160): string {
   } catch {
     text = String(value);
   }
+  text = redact(text);
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 

@@ -3,6 +3,7 @@
  * saying what was expected and what came), its time bound, and the suite's context (the options, the suite's own
  * logged-in session with its snapshot and cache, the connections a rule opens, the observer of every answer).
  */
+import { randomBytes } from 'node:crypto';
 import type { Family, LoginResult } from '../../shared/protocol.js';
 import { Observer, ProbeConnection, show, type Answer } from './connection.js';
 import type { Cache, SnapshotReading } from './snapshot.js';
@@ -83,11 +84,19 @@ export class SuiteContext {
   mainLoginAnswer?: Answer;
   /** Shared state between rules (the writes' created records). */
   readonly state = new Map<string, unknown>();
+  /** The wrong password the refusal rules send: random, drawn for the run (see `wrongPassword`). */
+  readonly wrongPassword: string;
   /** Connections opened by the running rule, ended when it is done. */
   private ruleConnections: ProbeConnection[] = [];
 
   constructor(readonly options: ConformanceOptions) {
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.wrongPassword = wrongPassword(options.password.length, options.password);
+  }
+
+  /** What no detail may show: the password and the wrong one the suite sends. */
+  get secrets(): string[] {
+    return [this.options.password, this.wrongPassword];
   }
 
   /** The family: the option, else the login's answer. */
@@ -140,8 +149,17 @@ export class SuiteContext {
   }
 }
 
-/** The wrong password the refusal rules send: the right one with a suffix (so it is redacted with it). */
-export function wrongPassword(password: string): string {
-  return `${password}-not-this-one`;
+/**
+ * A wrong password for the refusal rules: random letters and digits, about as long as the real one (at least 12, at
+ * most 64), never made from it, so that a server's log of failed logins holds nothing of the real password. It is
+ * redacted from every detail as the password is. `password` only guards against drawing it (it is never read
+ * otherwise).
+ */
+export function wrongPassword(length: number, password: string): string {
+  const size = Math.min(64, Math.max(12, length));
+  for (;;) {
+    const drawn = randomBytes(size * 2).toString('base64url').replace(/[-_]/g, '').slice(0, size);
+    if (drawn.length === size && drawn !== password) return drawn;
+  }
 }
 

@@ -6,11 +6,12 @@
  *
  * Invariants: rule ids are stable (other code and broken-server tests name them); the results list every rule of the
  * family in RULES order (the other family's rules are left out once the family is known); no result's detail holds
- * the password (details are redacted before they leave the runner).
+ * the password or the wrong one the suite sends, whole, JSON-escaped or in part (`show` redacts them before it cuts a
+ * text, and every detail is redacted whole before it leaves the runner).
  */
 import type { Family, LoginResult } from '../../shared/protocol.js';
-import { ProbeConnection, show, type Answer } from './connection.js';
-import { failed, RuleSkipped, skipped, SuiteContext, wrongPassword, type ConformanceOptions, type MainSession, type Outcome, type Rule, type RuleResultKind } from './context.js';
+import { holdSecrets, ProbeConnection, redact, show, type Answer } from './connection.js';
+import { failed, RuleSkipped, skipped, SuiteContext, type ConformanceOptions, type MainSession, type Outcome, type Rule, type RuleResultKind } from './context.js';
 import { Cache, readSnapshot } from './snapshot.js';
 import { RULES } from './rules/index.js';
 
@@ -74,12 +75,6 @@ async function startMain(ctx: SuiteContext): Promise<void> {
   }
 }
 
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join('***');
-  return out;
-}
-
 async function runRule(ctx: SuiteContext, rule: Rule): Promise<Outcome> {
   const bound = rule.timeoutMs(ctx.timeouts);
   let timer: NodeJS.Timeout | undefined;
@@ -105,14 +100,19 @@ export function rulesFor(family: Family | undefined): Rule[] {
 /** Runs the whole suite against `options.server` and answers every rule's result. */
 export async function runConformance(options: ConformanceOptions): Promise<ConformanceReport> {
   const ctx = new SuiteContext(options);
-  await startMain(ctx);
+  // Held for the whole run: `show` redacts them before it cuts a text, and every detail is redacted again whole.
+  const release = holdSecrets(ctx.secrets);
   const results: RuleResult[] = [];
-  const secrets = [wrongPassword(options.password), options.password];
-  for (const rule of rulesFor(ctx.family)) {
-    const outcome = await runRule(ctx, rule);
-    results.push({ id: rule.id, name: rule.name, result: outcome.result, detail: redact(outcome.detail, secrets) });
+  try {
+    await startMain(ctx);
+    for (const rule of rulesFor(ctx.family)) {
+      const outcome = await runRule(ctx, rule);
+      results.push({ id: rule.id, name: rule.name, result: outcome.result, detail: redact(outcome.detail, ctx.secrets) });
+    }
+  } finally {
+    ctx.main?.connection.terminate();
+    release();
   }
-  ctx.main?.connection.terminate();
   const count = (kind: RuleResultKind) => results.filter((r) => r.result === kind).length;
   return { family: ctx.family, results, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
 }
