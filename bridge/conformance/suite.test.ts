@@ -67,6 +67,8 @@ describe('the suite against the simulator', () => {
     expect(byResult(report, 'skipped')).toEqual({});
     expect(byResult(report, 'passed')['writes.restart']).toMatch(/closed with 1012; a new session took a snapshot of \d+ items/);
     expect(byResult(report, 'passed')['writes.pf4.trade-close']).toContain('a margin delete event');
+    // Every record of every snapshot (the reconnect's and the restart's too) and every change event, schema-valid.
+    expect(byResult(report, 'passed')['records.schema']).toMatch(/^[1-9]\d{3,} snapshot records and [1-9]\d+ change events valid$/);
   });
 
   it('PF5 without --writes: every rule passes but those that change data, int64 keys beyond 2^53 read exactly', async () => {
@@ -86,6 +88,7 @@ describe('the suite against the simulator', () => {
     expect(byResult(report, 'failed')).toEqual({});
     expect(byResult(report, 'skipped')).toEqual({ 'writes.restart': 'SrvRestart not declared' });
     expect(byResult(report, 'passed')['writes.pf5.user-add']).toMatch(/login 90071992547\d+/);
+    expect(byResult(report, 'passed')['records.schema']).toMatch(/^[1-9]\d{3,} snapshot records and [1-9]\d+ change events valid$/);
   });
 });
 

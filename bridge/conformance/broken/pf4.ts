@@ -28,8 +28,10 @@ const iso = (at: number) => new Date(at).toISOString();
 export function pf4World(): TinyWorld {
   const managers = new Map<number, Manager>([[PF4_MANAGER.login, { password: PF4_MANAGER.password, rights: ['admin', 'manager'] }]]);
   const world = new TinyWorld(managers, PF4_RESULT.InvalidData);
+  // A group as the change stream carries it (PF4GroupRecord): its 32 security entries and its margin overrides, none.
+  const security = { show: 1, trade: 1, spreadDiff: 0, lotMin: 1, lotMax: 10_000, lotStep: 1 };
   const group = (name: string, marginCall: number): Row => ({ group: name, company: 'Test Broker', currency: 'USD', defaultLeverage: 100, marginCall,
-    marginStopOut: marginCall / 2, sessions: 0 });
+    marginStopOut: marginCall / 2, sessions: 0, secGroups: Array.from({ length: 32 }, () => ({ ...security })), secMargins: [], secMarginsTotal: 0 });
   world.groups.set('demo', group('demo', 80));
   world.groups.set('managers', group('managers', 50));
   const registered = Date.UTC(2024, 0, 2);

@@ -22,13 +22,14 @@ const BAD = PF5_RESULT.ErrParams;
 const NAME_MAX = 128;
 const EDITABLE_USER = ['group', 'firstName', 'lastName', 'leverage', 'comment'] as const;
 const EDITABLE_GROUP = ['currency', 'marginMode', 'marginCall', 'marginStopOut'] as const;
-const MARGIN_MODES = ['RetailNetting', 'Exchange', 'RetailHedged'];
+/** The contract's margin modes (EnMarginMode). */
+const MARGIN_MODES = ['Retail', 'ExchangeDiscount', 'RetailHedged'];
 
 export function pf5World(): TinyWorld {
   const managers = new Map<number, Manager>([[PF5_MANAGER.login, { password: PF5_MANAGER.password, rights: ['admin', 'manager'] }]]);
   const world = new TinyWorld(managers, PF5_RESULT.AuthAccountInvalid);
   world.groups.set('real\\retail', { group: 'real\\retail', currency: 'USD', marginMode: 'RetailHedged', marginCall: 100, marginStopOut: 50 });
-  world.groups.set('real\\pro', { group: 'real\\pro', currency: 'EUR', marginMode: 'RetailNetting', marginCall: 80, marginStopOut: 30 });
+  world.groups.set('real\\pro', { group: 'real\\pro', currency: 'EUR', marginMode: 'Retail', marginCall: 80, marginStopOut: 30 });
   const registered = '2024-01-02T00:00:00.000Z';
   const names: Array<[string, string, string, number]> = [['Ada', 'Client', 'real\\retail', 5000], ['Ben', 'Client', 'real\\retail', 0],
     ['Cy', 'Client', 'real\\pro', 250.25]];

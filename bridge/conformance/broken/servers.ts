@@ -454,8 +454,8 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     })),
   },
   {
-    name: 'int64-quoted', family: 'PF5', writes: true, fails: ['int64.bare-digits'],
-    breaks: 'logins travel as quoted strings both ways (the server reads them back)',
+    name: 'int64-quoted', family: 'PF5', writes: true, fails: ['int64.bare-digits', 'records.schema'],
+    breaks: 'logins travel as quoted strings both ways (the server reads them back), so its account records are not PF5User records either',
     build: onWire('PF5', () => ({
       fromManager: (frame) => {
         const text = frame.text.replace(/"login":"(\d+)"/g, '"login":$1');
@@ -463,6 +463,19 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
       },
       toManager: (text) => [text.replace(/"login":(\d+)/g, '"login":"$1"')],
     })),
+  },
+
+  // Records against the protocol's schemas
+  {
+    name: 'records-group-without-securities', family: 'PF4', writes: true, fails: ['records.schema'],
+    breaks: 'its groups carry no secGroups (the 32 security entries a PF4 group record must have), in the snapshot, the events and the reads alike',
+    build: onDriver('PF4', (d, world) => {
+      for (const [name, group] of world.groups) {
+        const { secGroups: _dropped, ...rest } = group;
+        world.groups.set(name, rest);
+      }
+      return d;
+    }),
   },
 
   // --writes

@@ -14,7 +14,7 @@ const COMMON = [
   'answers.concurrent', 'frames.near-limit', 'frames.non-json', 'frames.binary', 'frames.no-id',
 ];
 const AFTER = ['reconnect.fresh-snapshot'];
-const END = ['writes.cache-matches-live', 'writes.restart', 'answers.one-per-request', 'answers.id-first', 'answers.error-shape'];
+const END = ['writes.cache-matches-live', 'writes.restart', 'answers.one-per-request', 'answers.id-first', 'answers.error-shape', 'records.schema'];
 const PF4_WRITES = ['user-add', 'user-update', 'deposit', 'trade-open', 'trade-modify', 'trade-close', 'pending-order', 'group-update',
   'symbols-refresh', 'symbol-group-update', 'news-send', 'mail-send', 'user-delete'].map((id) => `writes.pf4.${id}`);
 const PF5_WRITES = ['user-add', 'user-update', 'deposit', 'position-open', 'deal-update', 'position-close', 'order-place', 'order-cancel',
