@@ -45,6 +45,8 @@ describe('the conformance suite against the minimal bridge', () => {
     expect(detail(report, 'writes.pf4.user-update')).toBe('a users update event of 100004');
     expect(detail(report, 'writes.cache-matches-live')).toBe('users (4, UserRecordsRequest), groups (2, GroupsRequest)');
     expect(detail(report, 'capabilities.read-probes')).toBe('6 declared reads answered');
+    // Every account and group record it sent (its groups with their 32 security entries) fits the protocol's schemas.
+    expect(detail(report, 'records.schema')).toMatch(/^\d+ snapshot records and [1-9]\d* change events valid$/);
     expect(report).toMatchObject({ family: 'PF4', failed: 0, skipped: 12, passed: report.results.length - 12 });
     // The suite's account is in the bridge's memory, renamed.
     expect(world.user(100004)).toMatchObject({ name: 'Conformance Probe Renamed', group: 'demo' });

@@ -99,7 +99,8 @@ describe('reads', () => {
   it('GroupsRequest answers the groups, whole', () => {
     const groups = call('GroupsRequest');
     expect(groups.map((g: any) => [g.group, g.currency, g.defaultLeverage])).toEqual([['demo', 'USD', 100], ['vip', 'EUR', 200]]);
-    expect(Object.keys(groups[0])).toEqual(Object.keys((openapiComponents.PF4Group as { properties: object }).properties));
+    expect(Object.keys(groups[0])).toEqual([...Object.keys((openapiComponents.PF4Group as { properties: object }).properties), 'secGroups', 'secMargins']);
+    expect(groups[0].secGroups).toHaveLength(32);
   });
 
   it('UserPasswordCheck: true for the account\'s password; a wrong one, or an unknown login, InvalidData without it', () => {

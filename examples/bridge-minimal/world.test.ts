@@ -7,9 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pf4GroupRecordSchema } from '../../shared/protocol.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { DEFAULT_WORLD } from './options.js';
-import { hashPassword, World, WorldFileError, type WorldChange } from './world.js';
+import { DEFAULT_GROUP_SECURITY, hashPassword, World, WorldFileError, type WorldChange } from './world.js';
 
 const fields = (name: string) => Object.keys((openapiComponents[name] as { properties: object }).properties);
 const minimal = () => ({ groups: [{ group: 'demo' }], users: [{ login: 5, group: 'demo', name: 'Five' }] });
@@ -33,7 +34,21 @@ describe('loading', () => {
       [100001, 'demo', 'Alice Example'], [100002, 'demo', 'Bruno Example'], [100003, 'vip', 'Chiara Example'],
     ]);
     for (const user of world.users()) expect(Object.keys(user)).toEqual(fields('PF4User'));
-    for (const group of world.groups()) expect(Object.keys(group)).toEqual(fields('PF4Group'));
+    for (const group of world.groups()) expect(Object.keys(group)).toEqual([...fields('PF4Group'), 'secGroups', 'secMargins']);
+  });
+
+  it('gives every group the protocol\'s group record: 32 whole security entries from the default, no margin overrides', () => {
+    expect(Object.keys(DEFAULT_GROUP_SECURITY)).toEqual(fields('PF4GroupSec'));
+    expect(DEFAULT_GROUP_SECURITY).toMatchObject({ show: 1, trade: 1, lotMin: 1, lotMax: 10_000, lotStep: 1, spreadDiff: 0, dealingMode: null });
+    for (const world of [World.load(DEFAULT_WORLD), new World(minimal())]) {
+      for (const group of world.groups()) {
+        expect(group.secGroups).toEqual(Array.from({ length: 32 }, () => DEFAULT_GROUP_SECURITY));
+        expect(group).toMatchObject({ secMargins: [], secMarginsTotal: 0 });
+        expect(pf4GroupRecordSchema.safeParse(group).error?.issues ?? []).toEqual([]);
+      }
+    }
+    const [a, b] = new World({ ...minimal(), groups: [{ group: 'demo' }, { group: 'vip' }] }).groups();
+    expect(a.secGroups[0]).not.toBe(b.secGroups[0]);
   });
 
   it('fills the fields a file leaves out with the contract\'s empty values', () => {
@@ -52,6 +67,8 @@ describe('loading', () => {
     expect(refusal({ groups, users, passwords: { 6: hashPassword('x') } })).toBe('test.json: passwords.6: no account has login 6');
     expect(refusal({ groups, users, passwords: { 5: 'plain-text' } })).toBe('test.json: passwords.5: must be a hash written by hashPassword');
     expect(refusal({ groups, users, managers: [] })).toBe('test.json: managers: Unrecognized key: "managers"');
+    expect(refusal({ groups: [{ group: 'demo', secMarginsTotal: 2 }], users })).toBe('test.json: groups.0.secMarginsTotal: must be 0: the minimal bridge keeps no per-symbol margin overrides');
+    expect(refusal({ groups: [{ group: 'demo', secGroups: [] }], users })).toBe('test.json: groups.0.secGroups: Unrecognized key: "secGroups"');
   });
 
   it('refuses a missing file and one that is not JSON, naming the file', () => {

@@ -5,7 +5,10 @@
  * (driver.ts) keeps its shape, its handlers calling the server instead.
  *
  * Invariants: every account is a whole PF4User record and every group a whole PF4Group record
- * (shared/records/contract.ts, every field present; the file may leave fields out), every account with a login
+ * (shared/records/contract.ts, every field present; the file may leave fields out) carrying what the protocol's group
+ * record adds (`pf4GroupRecordSchema`, shared/protocol.ts): its 32 security entries (`secGroups`, whole PF4GroupSec
+ * records built here from one default, not kept in the file) and no per-symbol margin overrides (`secMargins` empty,
+ * `secMarginsTotal` 0); every account with a login
  * from 1 to 2147483647 and a group that exists; a record is never changed in place (a change replaces it), so a list
  * handed out (a snapshot's rows) stays as it was; every change is applied first, then reported to the listeners, in
  * the order the changes were made. Password hashes never leave this module.
@@ -18,7 +21,11 @@ import { INT32_MAX } from '../../shared/records/primitives.js';
 import { shapeRecord } from '../../shared/records/shape.js';
 
 export type UserRecord = Record<string, unknown> & { login: number; group: string; name: string };
-export type GroupRecord = Record<string, unknown> & { group: string };
+export type GroupRecord = Record<string, unknown> & {
+  group: string;
+  secGroups: Record<string, unknown>[];
+  secMargins: Record<string, unknown>[];
+};
 
 /** What changed: the whole record after an add or update. */
 export type WorldChange = { kind: 'users'; op: 'add' | 'update'; record: UserRecord };
@@ -30,14 +37,38 @@ const PASSWORD_HASH = /^scrypt\$[A-Za-z0-9_-]{16,}\$[A-Za-z0-9_-]{43}$/;
 
 /** The world file: its records in the contract's shape, checked strictly (an unknown field is refused by name). */
 const worldFileSchema = z.strictObject({
-  groups: z.array((PF4Group as z.ZodObject<any>).extend({ group: groupName })).min(1),
+  groups: z.array((PF4Group as z.ZodObject<any>).extend({
+    group: groupName,
+    secMarginsTotal: z.literal(0, 'must be 0: the minimal bridge keeps no per-symbol margin overrides').optional(),
+  })).min(1),
   users: z.array((PF4User as z.ZodObject<any>).extend({ login, group: groupName, name: z.string().min(1).max(128) })),
   /** Each account's password hash by login; an account without one matches no password. */
   passwords: z.record(z.string().regex(/^[1-9]\d{0,9}$/, 'keys must be logins'), z.string().regex(PASSWORD_HASH, 'must be a hash written by hashPassword')).default({}),
 });
 
 const wholeUser = shapeRecord('PF4User') as (value: unknown) => UserRecord;
-const wholeGroup = shapeRecord('PF4Group') as (value: unknown) => GroupRecord;
+const wholePF4Group = shapeRecord('PF4Group') as (value: unknown) => Record<string, unknown> & { group: string };
+
+/** How many security entries a PF4 group has: one per security (symbol) group slot. */
+export const SECURITY_GROUPS = 32;
+
+/**
+ * The security entry every group gets for each of its 32 security groups: shown and tradable, 0.01 to 100 lots in
+ * steps of 0.01 (lots in hundredths), no spread difference, commission or deviation. A whole PF4GroupSec record.
+ */
+export const DEFAULT_GROUP_SECURITY: Readonly<Record<string, unknown>> = Object.freeze(
+  shapeRecord('PF4GroupSec')({ show: 1, trade: 1, lotMin: 1, lotMax: 10_000, lotStep: 1 }) as Record<string, unknown>,
+);
+
+/** A group as the change stream and the reads carry it: the whole PF4Group, its security entries, no overrides. */
+function wholeGroup(value: unknown): GroupRecord {
+  return {
+    ...wholePF4Group(value),
+    secMarginsTotal: 0,
+    secGroups: Array.from({ length: SECURITY_GROUPS }, () => ({ ...DEFAULT_GROUP_SECURITY })),
+    secMargins: [],
+  };
+}
 
 /** A world file that cannot be used: the message names the file and the field. */
 export class WorldFileError extends Error {}
