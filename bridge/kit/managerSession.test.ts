@@ -4,32 +4,13 @@
  * commands, result codes, the fixed internal-error message, async handlers, rights), the snapshot in the documented
  * order with change events held until its end, coalescing, the held-events and slow-consumer bounds, bad frames.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLOSE_CODES, RESYNC_CHUNK } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
-import type { BridgeDriver } from './driver.js';
 import { CLOSE_SNAPSHOT_FAILED } from './managerSession.js';
-import { KitClient, PASSWORD, serveOne, tinyDriver, type Served } from './testSupport.js';
+import { KitClient, kitHarness, PASSWORD } from './testSupport.js';
 
-const running: Served[] = [];
-const clients: KitClient[] = [];
-
-afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  for (const served of running.splice(0)) await served.close();
-});
-
-async function start(overrides: Partial<BridgeDriver<{ calls: number }>> = {}, limits = {}) {
-  const driver = tinyDriver(overrides);
-  const served = await serveOne(driver, { limits });
-  running.push(served);
-  const connect = async () => {
-    const client = await KitClient.connect(served.port, driver.name);
-    clients.push(client);
-    return client;
-  };
-  return { driver, server: served.server, connect };
-}
+const start = kitHarness();
 
 describe('login', () => {
   it('answers with the driver\'s server, family, build, rights and capabilities, Ping among the commands', async () => {
