@@ -15,7 +15,6 @@ import { SERVER_MIN_FRAME_BYTES } from '../../shared/protocol.js';
 import { handleControl, reply } from '../control/controlRoutes.js';
 import type { Logger, TradingServer } from '../server/tradingServer.js';
 
-export { isLoopback, peerFilter } from '../../bridge/kit/index.js';
 
 /** Large enough for a UserRecordsRequest with a long login list. */
 const MAX_FRAME_BYTES = SERVER_MIN_FRAME_BYTES;

@@ -16,7 +16,7 @@ import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePlatforms } from '../../broker/platforms/platformsFile.js';
 import { brokerEnvironment, readEnvironment, simEnvironment } from '../../shared/environment.js';
-import { peerFilter } from '../../sim/protocol/managerServer.js';
+import { peerFilter } from '../../bridge/kit/index.js';
 import { DEMO_PF4_ID, DEMO_PF5_ID } from '../../launcher/demo.js';
 import { eventually } from './support.js';
 
