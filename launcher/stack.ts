@@ -284,57 +284,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       writePrivateFile(configPath, JSON.stringify(options.simConfig)); // may hold manager passwords
       simEnv.SIM_CONFIG = configPath;
     }
-    const sim = await startService('sim', 'sim/main.ts', simEnv, log);
-    // A supervised restart replaces the simulator; the cleanup stops whichever one runs then.
-    let currentSim = sim;
-    cleanups.push(() => currentSim.stop());
-    const simUrl = `http://127.0.0.1:${sim.port}`;
-
     const specs = brokerSpecs(options.brokers);
     const orders = platformOrders(options.platformBrokers, specs.length);
     const inProcess = options.brokerInProcess ?? process.env.STACK_BROKER_IN_PROCESS === '1';
     if (inProcess && options.supervise) throw new Error('a broker in this process cannot be supervised');
-    // Broker i's name in the log and its environment (its port once it has one: restarts reuse it).
-    const brokerName = (i: number) => (i === 0 ? 'broker' : `broker-${i}`);
-    const brokerEnvs = specs.map((spec, i) => {
-      const platformsFile = join(dataDir, i === 0 ? 'broker-platforms.json' : `broker-${i}-platforms.json`);
-      writeBrokerPlatforms(platformsFile, {
-        pf4: options.tradingServers?.pf4 ?? `ws://127.0.0.1:${sim.port}/${DEMO_PF4_SERVER}`,
-        pf5: options.tradingServers?.pf5 ?? `ws://127.0.0.1:${sim.port}/${DEMO_PF5_SERVER}`,
-      }, spec);
-      return {
-        BROKER_PORT: String(i === 0 ? options.brokerPort ?? 0 : 0),
-        BROKER_SECRET: brokerSecret,
-        BROKER_PLATFORMS_FILE: platformsFile,
-        // The platform file names the variable, never the password (`passwordEnv`).
-        [DEMO_PASSWORD_ENV]: managerPassword,
-        DATA_DIR: dataDir,
-        ...(specs.length > 1 ? { BROKER_ID: `broker-${i}` } : {}),
-        ...options.brokerEnv,
-      };
-    });
-    const launchBroker = (i: number, port?: number) => {
-      const env = port === undefined ? brokerEnvs[i] : { ...brokerEnvs[i], BROKER_PORT: String(port) };
-      return inProcess ? startBrokerHere(brokerName(i), env, log) : startService(brokerName(i), 'broker/main.ts', env, log);
-    };
-    // Restarts replace the running brokers; the cleanup stops whichever ones run then (each started one, even when a
-    // later one fails to start).
-    const currentBrokers: Service[] = [];
-    cleanups.push(() => Promise.all(currentBrokers.map((b) => b.stop())).then(() => {}));
-    const started = await Promise.allSettled(specs.map((_, i) => launchBroker(i).then((b) => { currentBrokers[i] = b; return b; })));
-    const failedStart = started.find((r) => r.status === 'rejected');
-    if (failedStart) throw (failedStart as PromiseRejectedResult).reason;
-    const brokers = [...currentBrokers];
-    const broker = brokers[0];
-    const brokerUrls = brokers.map((b) => `http://127.0.0.1:${b.port}`);
+    // The brokers' ports are chosen before any process starts, so that the edge (which names them in BROKER_URL)
+    // starts while the simulator and the brokers do.
+    const brokerPorts = await Promise.all(specs.map((_, i) => (i === 0 && options.brokerPort ? options.brokerPort : unusedPort())));
+    const brokerUrls = brokerPorts.map((port) => `http://127.0.0.1:${port}`);
     const brokerUrl = brokerUrls[0];
 
     const edgePort = options.edgePort ?? 0;
-    await portAvailable(edgePort, 'PORT');
     const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${edgePort || 8787}`;
     const clientId = options.clientId ?? process.env.DEMO_CLIENT_ID ?? 'demo';
     const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
-    const edge = await startEdge({
+    const startingEdge = portAvailable(edgePort, 'PORT').then(() => startEdge({
       port: edgePort,
       dataDir: temporary ? undefined : join(dataDir, 'edge'),
       // Access-log lines come on the worker's standard output; what it writes to standard error is an error (the
@@ -358,8 +322,53 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         await seedDemoRegistry(db, clientId, clientSecret);
         await assignDemoBrokers(db, orders, brokerUrls);
       },
-    });
-    cleanups.push(() => edge.close());
+    }).then((started) => { cleanups.push(() => started.close()); return started; }));
+
+    // Restarts replace the simulator and the brokers; the cleanups stop whichever ones run then (each started one,
+    // even when a later one fails to start).
+    let currentSim: Service | undefined;
+    cleanups.push(() => currentSim?.stop());
+    const currentBrokers: Service[] = [];
+    cleanups.push(() => Promise.all(currentBrokers.map((b) => b.stop())).then(() => {}));
+    // Broker i's name in the log and its environment (its port once it has one: restarts reuse it).
+    const brokerName = (i: number) => (i === 0 ? 'broker' : `broker-${i}`);
+    let brokerEnvs: Array<Record<string, string>> = [];
+    const launchBroker = (i: number, port = brokerPorts[i]) => {
+      const env = { ...brokerEnvs[i], BROKER_PORT: String(port) };
+      return inProcess ? startBrokerHere(brokerName(i), env, log) : startService(brokerName(i), 'broker/main.ts', env, log);
+    };
+    const startingServers = (async () => {
+      currentSim = await startService('sim', 'sim/main.ts', simEnv, log);
+      const simPort = currentSim.port;
+      brokerEnvs = specs.map((spec, i) => {
+        const platformsFile = join(dataDir, i === 0 ? 'broker-platforms.json' : `broker-${i}-platforms.json`);
+        writeBrokerPlatforms(platformsFile, {
+          pf4: options.tradingServers?.pf4 ?? `ws://127.0.0.1:${simPort}/${DEMO_PF4_SERVER}`,
+          pf5: options.tradingServers?.pf5 ?? `ws://127.0.0.1:${simPort}/${DEMO_PF5_SERVER}`,
+        }, spec);
+        return {
+          BROKER_SECRET: brokerSecret,
+          BROKER_PLATFORMS_FILE: platformsFile,
+          // The platform file names the variable, never the password (`passwordEnv`).
+          [DEMO_PASSWORD_ENV]: managerPassword,
+          DATA_DIR: dataDir,
+          ...(specs.length > 1 ? { BROKER_ID: `broker-${i}` } : {}),
+          ...options.brokerEnv,
+        };
+      });
+      const started = await Promise.allSettled(specs.map((_, i) => launchBroker(i).then((b) => { currentBrokers[i] = b; return b; })));
+      const failedStart = started.find((r) => r.status === 'rejected');
+      if (failedStart) throw (failedStart as PromiseRejectedResult).reason;
+      return currentSim;
+    })();
+    const [edgeStart, serversStart] = await Promise.allSettled([startingEdge, startingServers]);
+    if (serversStart.status === 'rejected') throw serversStart.reason;
+    if (edgeStart.status === 'rejected') throw edgeStart.reason;
+    const edge = edgeStart.value;
+    const sim = serversStart.value;
+    const simUrl = `http://127.0.0.1:${sim.port}`;
+    const brokers = [...currentBrokers];
+    const broker = brokers[0];
     const edgeUrl = edge.url.href.replace(/\/$/, '');
 
     const stack: Stack = {
@@ -448,6 +457,33 @@ function portAvailable(port: number, variable: string): Promise<void> {
     probe.once('error', (error) => reject(new Error(listenProblem(error, { port: variable }, port) ?? error.message)));
     probe.listen(port, '127.0.0.1', () => probe.close(() => resolvePort()));
   });
+}
+
+/**
+ * A port free on 127.0.0.1 now, below the range the kernel hands out for port 0 and outgoing connections (Linux's
+ * ip_local_port_range), so that nothing the kernel assigns meanwhile takes it before the process it is chosen for
+ * binds it.
+ */
+export async function unusedPort(): Promise<number> {
+  const ephemeralFloor = ephemeralRangeStart();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (ephemeralFloor - 10_000));
+    const free = await new Promise<boolean>((done) => {
+      const probe = createServer();
+      probe.once('error', () => done(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => done(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error(`no free port found between 10000 and ${ephemeralFloor}`);
+}
+
+function ephemeralRangeStart(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 11_000) return low;
+  } catch { /* not Linux: the IANA dynamic range starts at 49152 */ }
+  return 49_152;
 }
 
 /** The brokers asked for, one spec each: a count is that many brokers serving both demo platforms hot. */
