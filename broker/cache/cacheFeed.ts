@@ -10,6 +10,7 @@
 import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { KINDS, type Row } from './pumpCache.js';
 import type { CacheKey } from './keyedTable.js';
+import { ListenerSet } from '../../shared/listenerSet.js';
 
 export interface CacheListener {
   /** A row of `table` may have changed (or gone). */
@@ -30,13 +31,12 @@ const TOUCHED: Readonly<Record<string, readonly string[]>> = {
 };
 
 export class CacheFeed {
-  private readonly listeners = new Set<CacheListener>();
+  private readonly listeners = new ListenerSet<CacheListener>();
 
   constructor(readonly family: Family) {}
 
   listen(listener: CacheListener): () => void {
-    this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return this.listeners.listen(listener);
   }
 
   get listenerCount(): number {
@@ -47,7 +47,7 @@ export class CacheFeed {
   afterEvent(event: ManagerEvent): void {
     if (this.listeners.size === 0) return;
     if (event.event === 'resync') {
-      if (event.op === 'end') for (const l of this.listeners) l.resynced();
+      if (event.op === 'end') this.listeners.each((l) => l.resynced());
       return;
     }
     const record = event.record as Row | null;
@@ -58,13 +58,11 @@ export class CacheFeed {
       if (!spec) continue;
       const key = record[spec.key];
       if (typeof key !== 'number' && typeof key !== 'string') continue;
-      for (const l of this.listeners) l.changed(table, key);
+      this.listeners.each((l) => l.changed(table, key));
     }
   }
 
   close(): void {
-    const listeners = [...this.listeners];
-    this.listeners.clear();
-    for (const l of listeners) l.closed();
+    for (const l of this.listeners.clear()) l.closed();
   }
 }

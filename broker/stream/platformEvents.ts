@@ -6,11 +6,12 @@
 import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import type { StreamEvent } from '../../shared/streams.js';
 import { streamEvent } from './streamShape.js';
+import { ListenerSet } from '../../shared/listenerSet.js';
 
 export type StreamListener = (event: StreamEvent) => void;
 
 export class PlatformEvents {
-  private readonly listeners = new Set<StreamListener>();
+  private readonly listeners = new ListenerSet<StreamListener>();
   private up = false;
 
   constructor(private readonly family: Family) {}
@@ -21,8 +22,7 @@ export class PlatformEvents {
 
   /** Adds a listener; returns the function that removes it. */
   listen(listener: StreamListener): () => void {
-    this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return this.listeners.listen(listener);
   }
 
   get listenerCount(): number {
@@ -51,6 +51,6 @@ export class PlatformEvents {
   }
 
   private emit(event: StreamEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.listeners.each((listener) => listener(event));
   }
 }
