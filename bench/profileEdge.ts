@@ -40,6 +40,7 @@ import { startStack } from '../launcher/stack.js';
 import { textModules } from '../launcher/workerAssets.js';
 import { inspectWorkers } from './inspector.js';
 import { cpuPressureUs, median, percentile } from './measure.js';
+import { childProcessesNamed } from './processes.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const num = (name: string, fallback: number) => {
@@ -130,21 +131,6 @@ function processCpu(pid: number): { ms: number; busiestThreadMs: number; preempt
   return { ms, busiestThreadMs: Math.max(0, ...threads.values()), preempted, threads };
 }
 
-
-/** Child processes of this one named `workerd`. */
-function workerdChildren(): Set<number> {
-  const found = new Set<number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (name === 'workerd' && ppid === process.pid) found.add(Number(entry));
-    } catch { /* gone */ }
-  }
-  return found;
-}
 
 interface Usage { wallMs: number; cpuMs: Record<string, number>; busiestEdgeThreadMs: number; edgePreempted: number; pressureUs: number }
 
@@ -314,13 +300,13 @@ try {
       inspectorPort: 0,
     };
   };
-  const existing = workerdChildren();
+  const existing = new Set(childProcessesNamed('workerd'));
   mf = new Miniflare(options());
   // Stages go in through workerd's direct socket to the worker, as `launcher/edge.ts` serves callers; two rows go
   // through Miniflare's entry worker for comparison.
   const entry = (await mf.ready).href.replace(/\/$/, '');
   const base = (await mf.unsafeGetDirectURL(EDGE_WORKER)).href.replace(/\/$/, '');
-  const edgePid = [...workerdChildren()].find((pid) => !existing.has(pid));
+  const edgePid = childProcessesNamed('workerd').find((pid) => !existing.has(pid));
   if (edgePid === undefined) throw new Error('cannot find the workerd process of the profiled edge');
   const pids = { edge: edgePid, broker: stack.broker.child.pid!, sim: stack.sim.child.pid!, bench: process.pid };
 
@@ -458,7 +444,7 @@ try {
   for (const [label, extra] of !parts.has('tail') ? [] : [['registry cache default (5 s)', {}], ['registry cache 3600 s', { REGISTRY_CACHE_SECONDS: '3600' }]] as const) {
     say(`[tail] cached read, ${label}: ${warmupSeconds} + ${tailSeconds} s, ${left()}`);
     await mf.setOptions(options(extra));
-    const tailPids = { ...pids, edge: [...workerdChildren()].find((pid) => !existing.has(pid)) ?? pids.edge };
+    const tailPids = { ...pids, edge: childProcessesNamed('workerd').find((pid) => !existing.has(pid)) ?? pids.edge };
     if (warmupSeconds > 0) await drive(base, cachedPath, auth, isRecord, warmupSeconds);
     const { result: run, usage: u } = await usage(tailPids, () => drive(base, cachedPath, auth, isRecord, tailSeconds));
     const slow = run.times.filter((t) => t.ms > threshold);

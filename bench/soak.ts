@@ -41,6 +41,7 @@ import { startStack, type Stack } from '../launcher/stack.js';
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';
 import type { LedgerStats, LinkStats } from '../workers/gateway/messages.js';
 import { percentile } from './measure.js';
+import { descendantProcessesNamed } from './processes.js';
 
 export interface SoakOptions {
   seconds?: number;
@@ -145,32 +146,6 @@ function rss(pid: number | undefined): number | null {
   } catch {
     return null;
   }
-}
-
-/** The workerd processes under this one (Miniflare starts workerd as a child). */
-function workerdPids(): number[] {
-  const parents = new Map<number, number[]>();
-  const names = new Map<number, string>();
-  let entries: string[];
-  try { entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e)); } catch { return []; }
-  for (const entry of entries) {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
-    } catch { /* gone meanwhile */ }
-  }
-  const found: number[] = [];
-  const queue = [process.pid];
-  while (queue.length) {
-    for (const child of parents.get(queue.shift()!) ?? []) {
-      if (names.get(child) === 'workerd') found.push(child);
-      queue.push(child);
-    }
-  }
-  return found;
 }
 
 /** Bytes of the files in `dir` (0 when it does not exist). */
@@ -413,7 +388,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const heaps = heapFloor(inspectors);
     const sample = async (): Promise<MemorySample> => {
       const heap = await heaps.take();
-      const edgePids = workerdPids();
+      const edgePids = descendantProcessesNamed('workerd');
       const edge = edgePids.length ? edgePids.reduce((n, pid) => n + (rss(pid) ?? 0), 0) : null;
       const s = {
         at: Math.round((Date.now() - loadStart) / 1000),

@@ -33,6 +33,7 @@ import WebSocket from 'ws';
 import { findOperation } from '../shared/catalog/index.js';
 import { startStack } from '../launcher/stack.js';
 import { percentile } from './measure.js';
+import { childProcessesNamed } from './processes.js';
 
 const CLIENTS = Number(process.env.STREAM_CLIENTS ?? 1000);
 /** The event-loop monitor's timer period (its samples include it). */
@@ -51,21 +52,6 @@ if (!['terminal', 'all'].includes(MIX) || !['sse', 'hub', 'mixed'].includes(TRAN
 }
 
 const progress = (line: string) => console.error(`[bench:stream ${new Date().toISOString().slice(11, 19)}] ${line}`);
-
-/** Child processes of this one named `workerd` (Miniflare spawns the edge's runtime as one). */
-function workerdPids(): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (name === 'workerd' && ppid === process.pid) found.push(Number(entry));
-    } catch { /* gone */ }
-  }
-  return found;
-}
 
 function rssBytes(pids: number[]): number {
   let total = 0;
@@ -288,7 +274,7 @@ try {
   const token = await stack.token();
   const base = stack.edgeUrl;
   const platform = stack.platforms.pf4;
-  const workerd = workerdPids();
+  const workerd = childProcessesNamed('workerd');
   progress(`stack up at ${base}; edge workerd pid(s) ${workerd.join(',') || 'not found'}`);
 
   const api = async <T>(id: string, body: unknown): Promise<T> => {
