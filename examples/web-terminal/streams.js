@@ -7,7 +7,10 @@
  *
  * States: `connecting`, `live` (connected, the platform's manager session up), `platform-down` (connected, the
  * gateway reports the platform disconnected), `reconnecting` (the terminal's connection was lost; it retries every
- * second by itself), `off`.
+ * second by itself), `off`. A stream the gateway has only just opened says the platform is not up until it has heard
+ * from the platform's broker, a moment later on a healthy connect: so after a (re)connect the terminal stays
+ * `connecting` on that word for up to PLATFORM_WAIT_MS, and shows `platform-down` only if the platform is still not
+ * up then, or once it was live.
  */
 
 /** What each family streams beyond ticks: hub stream names and SSE topics. */
@@ -17,6 +20,7 @@ const TOPICS = {
 };
 const SSE_EVENT = { ticks: 'tick', trades: 'trade', positions: 'position', users: 'user', margin: 'margin' };
 const RETRY_MS = 1000;
+const PLATFORM_WAIT_MS = 5000;
 
 /**
  * Opens the stream of `platform` (`{id, type}`) and calls `on.state(state, detail)`, `on.tick(t)`, `on.trade(t)`,
@@ -26,6 +30,7 @@ const RETRY_MS = 1000;
 export function openStream(gateway, platform, transport, on) {
   let current = null;
   let closed = false;
+  on = { ...on, state: untilPlatformHeard(on.state) };
   const start = async (kind) => {
     current = kind === 'hub' ? hubStream(gateway, platform, on) : sseStream(gateway, platform, on);
     try {
@@ -39,6 +44,27 @@ export function openStream(gateway, platform, transport, on) {
   on.state('connecting', transport === 'hub' ? 'SignalR' : 'SSE');
   start(transport);
   return { close() { closed = true; current?.close(); on.state('off', ''); } };
+}
+
+/**
+ * Passes states on to `show`, but for a `platform-down` right after a (re)connect: that one is held as `connecting`
+ * until the platform is live (dropped) or PLATFORM_WAIT_MS have passed (shown then).
+ */
+function untilPlatformHeard(show) {
+  let heard = false;
+  let waiting = null;
+  const stopWaiting = () => { clearTimeout(waiting); waiting = null; };
+  return (state, detail) => {
+    if (state === 'platform-down' && !heard) {
+      if (waiting === null) {
+        waiting = setTimeout(() => { waiting = null; heard = true; show('platform-down', detail); }, PLATFORM_WAIT_MS);
+      }
+      return;
+    }
+    stopWaiting();
+    heard = state === 'live' || state === 'platform-down';
+    show(state, detail);
+  };
 }
 
 function hubStream(gateway, platform, on) {

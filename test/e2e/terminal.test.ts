@@ -80,7 +80,14 @@ async function signIn(p: Page, url: string, transport: 'hub' | 'sse') {
   await p.waitForFunction(() => document.querySelector<HTMLElement>('#stream-state')?.dataset.state === 'live', { timeout: 30_000 });
   expect(await p.$eval('#stream-state', (e) => e.textContent)).toBe(`stream: live · ${transport === 'hub' ? 'SignalR' : 'SSE'}`);
   expect(await p.$eval('#sign-in', (e) => (e as HTMLElement).hidden)).toBe(true);
+  // A healthy connect goes from connecting to live and shows no other state on the way, oldest line first.
+  const via = transport === 'hub' ? 'SignalR' : 'SSE';
+  expect(await streamLog(p)).toStrictEqual([`Stream connecting (${via}).`, `Stream live (${via}).`]);
 }
+
+/** The stream lines of the page's activity log, oldest first, without their times. */
+const streamLog = (p: Page) => p.$$eval('#log li[data-kind="stream"]', (items) =>
+  items.map((i) => (i.textContent ?? '').replace(/^.*?\s{2}/, '')).reverse());
 
 describe('the web terminal on its own origin', () => {
   let login: number;
