@@ -22,7 +22,7 @@ function dropSocket(ws: WebSocket | undefined): boolean {
 
 /** The members of the real classes this reaches (private there): a missing one fails loudly rather than drop nothing. */
 interface LinkInside { brokers?: { currentLink?: { socket?: WebSocket } } }
-interface StreamInside { leg?: { ws: WebSocket } }
+interface StreamInside { subscription?: { leg?: { ws: WebSocket } } }
 
 export class PlatformLink extends RealPlatformLink {
   /** Closes the socket to the broker in use; false when the object has none open. */
@@ -37,7 +37,9 @@ export class PlatformStream extends RealPlatformStream {
   /** Closes the subscription's socket to the broker in use; false when the object has none open. */
   async dropBrokerSocket(): Promise<boolean> {
     const inside = this as unknown as StreamInside;
-    if (!('leg' in inside)) throw new Error('PlatformStream has no `leg` member: the chaos hook no longer matches it');
-    return dropSocket(inside.leg?.ws);
+    if (!inside.subscription || !('leg' in inside.subscription)) {
+      throw new Error('PlatformStream has no `subscription.leg` member: the chaos hook no longer matches it');
+    }
+    return dropSocket(inside.subscription.leg?.ws);
   }
 }

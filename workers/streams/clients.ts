@@ -116,7 +116,7 @@ export class SseClient implements StreamClient {
 
 /**
  * A hub client's state. Its family, handshake and caller are kept in the socket's attachment too (a few hundred bytes);
- * its subscriptions, bounded by the object's MAX_HUB_TICK_SYMBOLS and MAX_HUB_STREAMS, live in memory only, since an
+ * its subscriptions, bounded by MAX_HUB_TICK_SYMBOLS and MAX_HUB_STREAMS (hubMessages.ts), live in memory only, since an
  * attachment holds at most 2 KiB. The object does not hibernate while it has clients: its ping and re-check timers
  * and its broker socket keep it in memory.
  */

@@ -27,7 +27,7 @@ import { admit, apiRateRefusal } from '../limits/rateLimit.js';
 import { refuse, unknownPlatform } from '../envelope/index.js';
 import { textProblem } from '../api/inputs.js';
 import { platformOf } from '../registry/index.js';
-import { STREAM_HEADERS } from './platformStream.js';
+import { STREAM_HEADERS } from './streamRequest.js';
 import { streamObjectName, streamShard } from './fanout.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
