@@ -15,9 +15,10 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { terminalContentPolicy } from '../shared/terminalPolicy.js';
+import { DEFAULT_TERMINAL_PORT } from '../shared/environment.js';
 
 /** The port `npm run terminal` takes unless TERMINAL_PORT says otherwise, and so the origin `npm start` allows. */
-export const TERMINAL_PORT = 8788;
+export const TERMINAL_PORT = DEFAULT_TERMINAL_PORT;
 export const TERMINAL_ORIGIN = `http://127.0.0.1:${TERMINAL_PORT}`;
 
 const ROOT = resolve(import.meta.dirname, '../examples/web-terminal');

@@ -5,13 +5,20 @@
  * gateway alone (its Content-Security-Policy), whatever gateway a link to it names. Ctrl-C stops it.
  */
 import '../shared/requireNode.js';
-import { gatewayOrigin, serveTerminal, TERMINAL_PORT } from '../launcher/terminal.js';
+import { EnvironmentError, readEnvironment, terminalEnvironment } from '../shared/environment.js';
+import { gatewayOrigin, serveTerminal } from '../launcher/terminal.js';
 
-const port = process.env.TERMINAL_PORT ? Number(process.env.TERMINAL_PORT) : TERMINAL_PORT;
+let port: number;
 let gateway: string;
 try {
-  gateway = gatewayOrigin(process.env.GATEWAY_URL ?? 'http://127.0.0.1:8787');
+  const env = readEnvironment(terminalEnvironment, process.env);
+  port = env.TERMINAL_PORT;
+  gateway = gatewayOrigin(env.GATEWAY_URL);
 } catch (error) {
+  if (error instanceof EnvironmentError) {
+    for (const problem of error.problems) console.error(`terminal refused: ${problem}`);
+    process.exit(1);
+  }
   console.error(`terminal refused: ${(error as Error).message}`);
   process.exit(1);
 }

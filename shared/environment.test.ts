@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   brokerEnvironment, edgeEnvironment, EnvironmentError, listenProblem, readEnvironment, readWorkerEnvironment, simEnvironment,
-  startEnvironment, WORKER_DEFAULTS, WORKER_VARIABLES, type EnvironmentRecord, type WorkerEnvironment,
+  stackEnvironment, startEnvironment, terminalEnvironment, WORKER_DEFAULTS, WORKER_VARIABLES, type EnvironmentRecord,
+  type WorkerEnvironment,
 } from './environment.js';
 import { nodeVersionProblem, REQUIRED_NODE } from './nodeVersion.js';
 
@@ -318,5 +319,26 @@ describe('Node.js version', () => {
     expect(nodeVersionProblem('v20.20.2')).toBeNull();
     expect(nodeVersionProblem('v22.1.0')).toBeNull();
     expect(nodeVersionProblem(process.version)).toBeNull();
+  });
+});
+
+describe('environment of npm run terminal and of the launcher library', () => {
+  it('serves the terminal on 8788 for the gateway on 8787 unless told otherwise', () => {
+    expect(readEnvironment(terminalEnvironment, {})).toEqual({ TERMINAL_PORT: 8788, GATEWAY_URL: 'http://127.0.0.1:8787' });
+    expect(readEnvironment(terminalEnvironment, { TERMINAL_PORT: '0', GATEWAY_URL: 'https://gateway.example.com' }))
+      .toEqual({ TERMINAL_PORT: 0, GATEWAY_URL: 'https://gateway.example.com' });
+  });
+
+  it('names a terminal port or gateway that is not one, instead of serving on NaN', () => {
+    expect(() => readEnvironment(terminalEnvironment, { TERMINAL_PORT: 'abc', GATEWAY_URL: 'ftp://x' })).toThrow(new EnvironmentError([
+      'TERMINAL_PORT must be a port number from 0 to 65535 (0: any free port), got "abc"',
+      'GATEWAY_URL must be an absolute http(s) URL, got "ftp://x"',
+    ]));
+  });
+
+  it('runs the broker in the calling process only when STACK_BROKER_IN_PROCESS is 1', () => {
+    expect(readEnvironment(stackEnvironment, {}).STACK_BROKER_IN_PROCESS).toBe(false);
+    expect(readEnvironment(stackEnvironment, { STACK_BROKER_IN_PROCESS: '1' }).STACK_BROKER_IN_PROCESS).toBe(true);
+    expect(() => readEnvironment(stackEnvironment, { STACK_BROKER_IN_PROCESS: 'yes' })).toThrow('STACK_BROKER_IN_PROCESS must be 1');
   });
 });

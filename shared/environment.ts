@@ -385,6 +385,36 @@ export const simEnvironment = z.object({
   SIM_CONTROL_TOKEN: variable(token(16), undefined),
 });
 
+/** The port `npm run terminal` serves the reference web terminal on unless TERMINAL_PORT says otherwise. */
+export const DEFAULT_TERMINAL_PORT = 8788;
+
+/** `npm run terminal` (scripts/terminal.ts): its port, and the gateway the page signs in at (an origin: launcher/terminal.ts). */
+export const terminalEnvironment = z.object({
+  TERMINAL_PORT: variable(PORT, DEFAULT_TERMINAL_PORT),
+  GATEWAY_URL: variable(httpUrl, `http://127.0.0.1:${DEFAULT_EDGE_PORT}`),
+});
+
+/** The launcher library as the tests and tools start stacks with it (launcher/stack.ts). */
+export const stackEnvironment = z.object({
+  /** `1`: the stack runs the broker inside the calling process (mutation testing sees its code there). */
+  STACK_BROKER_IN_PROCESS: variable(flag('1 (the broker runs inside the process that starts the stack) or 0'), false),
+});
+
+/**
+ * Every process's variables, for the docs check (scripts/checkDocs.ts): each declared name must be a row of
+ * docs/operating.md's configuration table, and every variable a doc names one of these.
+ */
+export const ENVIRONMENTS = {
+  worker: workerEnvironment,
+  edge: edgeEnvironment,
+  localEdge: z.object(localEdgeVariables),
+  start: startEnvironment,
+  broker: brokerEnvironment,
+  sim: simEnvironment,
+  terminal: terminalEnvironment,
+  stack: stackEnvironment,
+};
+
 /**
  * Reads `env` through `schema`: the typed values, or an EnvironmentError listing `NAME: problem` for every variable
  * that is wrong (`NAME must be …, got "…"`), in the schema's order.
