@@ -4,18 +4,17 @@
  * migrated and the gateway Durable Objects bound (link objects, idempotency ledgers). Used by `npm start`, the
  * benchmark, the registry CLI and the tests.
  */
-import { build, version as esbuildVersion } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ensurePrivateDir, tightenTree, withOwnerOnlyUmask } from './privateData.js';
 import { textModules } from './workerAssets.js';
+import { bundled } from './bundles.js';
 import { readWranglerConfig, sqliteClasses } from './wranglerToml.js';
 import { z } from 'zod';
 import { localEdgeVariables, readEnvironment, type EnvironmentRecord } from '../shared/environment.js';
@@ -52,6 +51,8 @@ export interface EdgeOptions {
    * client). The registry is held from before the migrations until this is done (see `holdRegistry`).
    */
   populate?: (db: D1Like) => Promise<void>;
+  /** Told each step of the registry's setup as it begins and ends, in a line for a person (`npm start` prints them). */
+  progress?: (message: string) => void;
   /** Open workerd's inspector on a free local port (`miniflare.getInspectorURL()`): `npm run soak` reads the isolates' heaps. */
   inspect?: boolean;
 }
@@ -77,93 +78,24 @@ interface D1Stmt {
   all<T = Record<string, unknown>>(): Promise<{ results: T[] }>;
 }
 
-const bundled = new Map<string, Promise<string>>();
+const scripts = new Map<string, Promise<string>>();
 
-/** Bundles workers/index.ts (or another entry) into one ES module (cached for the process, and on disk: `keptBundle`). */
+/** Bundles workers/index.ts (or another entry) into one ES module (cached for the process, and on disk: launcher/bundles.ts). */
 export function buildWorker(entry = WORKER_ENTRY): Promise<string> {
-  const cached = bundled.get(entry);
+  const cached = scripts.get(entry);
   if (cached) return cached;
-  const script = keptBundle(entry) ?? bundleWorker(entry);
-  bundled.set(entry, script);
-  return script;
-}
-
-/**
- * Bundles are kept here between processes: every test file that starts an edge, `npm start` and the benchmarks bundle
- * the same worker, which costs a second or more of CPU each time. A kept bundle is used only while every file it was
- * built from reads the same and every project folder holding one lists the same names (a file added beside an import
- * can change what it resolves to); anything else builds again. `npm ci` empties it with the rest of node_modules.
- */
-const BUNDLE_CACHE = join(root, 'node_modules', '.cache', 'edge-bundle');
-
-/** One file per entry and esbuild version: a line of JSON (`KeptBundle`), then the bundle. */
-interface KeptBundle { files: string[]; fingerprint: string }
-const keptPath = (entry: string) =>
-  join(BUNDLE_CACHE, `${createHash('sha256').update(`${esbuildVersion}\0${resolve(entry)}`).digest('hex').slice(0, 24)}.js`);
-
-function keptBundle(entry: string): Promise<string> | undefined {
-  try {
-    const kept = readFileSync(keptPath(entry), 'utf8');
-    const newline = kept.indexOf('\n');
-    const { files, fingerprint } = JSON.parse(kept.slice(0, newline)) as KeptBundle;
-    return sourcesFingerprint(files) === fingerprint ? Promise.resolve(kept.slice(newline + 1)) : undefined;
-  } catch {
-    return undefined; // none kept, unreadable, or a source gone
-  }
-}
-
-/**
- * The contents of `files`, the names in each project folder holding one (not node_modules: packages change by
- * content), and the tsconfig.json files esbuild reads for them (from those folders up to the root).
- */
-function sourcesFingerprint(files: string[]): string {
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(file).update('\0').update(readFileSync(file)).update('\0');
-  const folders = new Set(files.filter((f) => !f.includes('node_modules')).map(dirname));
-  const configs = new Set<string>();
-  for (const folder of [...folders].sort()) {
-    hash.update(folder).update('\0').update(readdirSync(folder).sort().join('\0')).update('\0');
-    for (let dir = folder; dir.startsWith(root); dir = dirname(dir)) {
-      if (existsSync(join(dir, 'tsconfig.json'))) configs.add(join(dir, 'tsconfig.json'));
-      if (dir === root) break;
-    }
-  }
-  for (const config of [...configs].sort()) hash.update(config).update('\0').update(readFileSync(config)).update('\0');
-  return hash.digest('hex');
-}
-
-async function bundleWorker(entry: string): Promise<string> {
-  const started = Date.now();
-  const result = await build({
-    entryPoints: [entry],
-    absWorkingDir: root,
-    bundle: true,
+  const script = bundled(entry, 'worker', '.js', {
     format: 'esm',
     platform: 'browser',
     conditions: ['workerd', 'worker', 'browser'],
     target: 'es2022',
-    write: false,
-    metafile: true,
     minify: false,
     sourcemap: false,
-    logLevel: 'silent',
     external: ['cloudflare:*'],
     // The /docs page's Swagger UI files, imported as text (wrangler.toml's Text rule does the same for wrangler).
     plugins: [textModules],
-  });
-  const script = result.outputFiles[0].text;
-  try {
-    const files = Object.keys(result.metafile.inputs).map((input) => resolve(root, input));
-    // A source saved while esbuild read it may not be what the bundle holds: such a bundle is not kept.
-    if (files.some((file) => statSync(file).mtimeMs >= started - 1000)) return script;
-    const record: KeptBundle = { files, fingerprint: sourcesFingerprint(files) };
-    // Written whole under another name, then renamed: a process reading it meanwhile sees the old file or the new one.
-    const path = keptPath(entry);
-    const partial = `${path}.${process.pid}.partial`;
-    mkdirSync(BUNDLE_CACHE, { recursive: true });
-    writeFileSync(partial, `${JSON.stringify(record)}\n${script}`);
-    renameSync(partial, path);
-  } catch { /* not kept: the next process bundles again */ }
+  }).then((path) => readFileSync(path, 'utf8'));
+  scripts.set(entry, script);
   return script;
 }
 
@@ -386,10 +318,14 @@ export async function pendingMigrations(db: D1Like): Promise<string[]> {
  * (tests), which no other process can open, is migrated by `applyMigrations`, which applies the same files in the
  * same order and records them the same way. Returns the migrations applied.
  */
-export async function migrateRegistry(db: D1Like, dataDir?: string): Promise<string[]> {
+export async function migrateRegistry(db: D1Like, dataDir?: string, progress: (message: string) => void = () => {}): Promise<string[]> {
   if (!dataDir) return applyMigrations(db);
   const pending = await pendingMigrations(db);
-  if (pending.length > 0) await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
+  if (pending.length > 0) {
+    progress(`migrating the registry: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply (wrangler, a few seconds)`);
+    await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
+    progress(`registry migrated: ${pending.join(', ')}`);
+  }
   return pending;
 }
 
@@ -467,8 +403,11 @@ export const LAUNCHER_HOLD = 'the edge launcher (migrating and seeding)';
  * served; the next start takes the same hold and releases it.
  */
 export async function holdRegistry(db: D1Like, prepare: () => Promise<void>): Promise<void> {
-  await db.prepare('CREATE TABLE IF NOT EXISTS registry_holds (name TEXT PRIMARY KEY, since TEXT NOT NULL)').run();
-  await db.prepare('INSERT OR REPLACE INTO registry_holds (name, since) VALUES (?, ?)').bind(LAUNCHER_HOLD, new Date().toISOString()).run();
+  // One batch: the edge never sees the table without the hold (an unheld registry missing migrations is a warning).
+  await db.batch([
+    db.prepare('CREATE TABLE IF NOT EXISTS registry_holds (name TEXT PRIMARY KEY, since TEXT NOT NULL)'),
+    db.prepare('INSERT OR REPLACE INTO registry_holds (name, since) VALUES (?, ?)').bind(LAUNCHER_HOLD, new Date().toISOString()),
+  ]);
   await prepare();
   await db.prepare('DELETE FROM registry_holds WHERE name = ?').bind(LAUNCHER_HOLD).run();
 }
@@ -554,7 +493,7 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const db = async () => handle;
   try {
     await holdRegistry(handle, async () => {
-      await migrateRegistry(handle, options.dataDir);
+      await migrateRegistry(handle, options.dataDir, options.progress);
       await options.populate?.(handle);
     });
   } catch (error) {

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { buildWorker, startEdge, type D1Like, type Edge } from './edge.js';
+import { nodeServiceBundle } from './bundles.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
@@ -145,11 +146,16 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-/** Starts a TypeScript entry as a child Node process and resolves once it prints its `listening` line. */
-export function startService(
+/**
+ * Starts a TypeScript entry as a child Node process, from its kept bundle (launcher/bundles.ts) where it has one, and
+ * resolves once it prints its `listening` line.
+ */
+export async function startService(
   name: string, entry: string, env: Record<string, string>, log: (line: string) => void, readyTimeoutMs = 30_000,
 ): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, entry)], {
+  const bundle = await nodeServiceBundle(entry);
+  const args = bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, entry)];
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -254,9 +260,11 @@ async function newSigningKey(): Promise<string> {
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // The edge's variables from this environment, refused by name before any process starts (EnvironmentError).
   readEnvironment(edgeEnvironment, process.env);
-  // The worker is bundled while the simulator and the brokers start (startEdge takes the same bundle); a failed
-  // bundle is reported there.
+  // The worker, the simulator and the broker are bundled at once (each start takes its bundle from the same
+  // promise); a failed bundle is reported by the start that needs it.
   buildWorker().catch(() => {});
+  void nodeServiceBundle('sim/main.ts').catch(() => {});
+  void nodeServiceBundle('broker/main.ts').catch(() => {});
   const log = options.log ?? (() => {});
   const temporary = options.dataDir === undefined;
   const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'gateway-stack-')));
@@ -317,6 +325,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       },
       ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
       inspect: options.edgeInspector,
+      progress: (message) => log(`stack: ${message}`),
       // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
       populate: async (db) => {
         await seedDemoRegistry(db, clientId, clientSecret);
