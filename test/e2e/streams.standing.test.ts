@@ -2,7 +2,7 @@
  * Long-lived streams re-check their caller (simulator, broker, edge in workerd, REGISTRY_CACHE_SECONDS 1 s): an SSE
  * stream and a hub socket end, with the reason, once their client is disabled, once their token expires (the hub
  * allowing a reconnect, the SSE stream telling why) and once their platform leaves the organization. The hub closes a
- * socket that never sends its handshake (within STREAM_HUB_HANDSHAKE_SECONDS, 3 s here), bounds the subscriptions of a socket with an error completion, and counts
+ * socket that never sends its handshake (within STREAM_HUB_HANDSHAKE_SECONDS, 2 s here), bounds the subscriptions of a socket with an error completion, and counts
  * negotiation and invocations in the client's API rate limit.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,9 +17,9 @@ import { objectCall } from '../../launcher/edge.js';
 /** The API limit of this file's stack: each test's client has its own budget of it. */
 const API_LIMIT = 400;
 /** How long this file's hub sockets may take to send their handshake (15 s by default). */
-const HANDSHAKE_SECONDS = 3;
+const HANDSHAKE_SECONDS = 2;
 // An hour's window, so that a test's budget does not start again halfway (windows are aligned to the clock).
-const setup = stackForFile({ edgeVars: { REGISTRY_CACHE_SECONDS: '1', API_RATE_LIMIT: String(API_LIMIT), RATE_LIMIT_WINDOW_SECONDS: '3600', STREAM_HUB_HANDSHAKE_SECONDS: String(HANDSHAKE_SECONDS) } });
+const setup = stackForFile({ edgeVars: { REGISTRY_CACHE_SECONDS: '1', API_RATE_LIMIT: String(API_LIMIT), RATE_LIMIT_WINDOW_SECONDS: '3600', STREAM_HUB_HANDSHAKE_SECONDS: String(HANDSHAKE_SECONDS), TOKEN_CLOCK_TOLERANCE_SECONDS: '0' } });
 const stack = () => setup.client.stack;
 
 /** A client of the demo organization of its own, and a token for it from the token endpoint. */
@@ -103,12 +103,12 @@ describe('streams end with their caller', () => {
   });
 
   it('ends both when the token expires, the hub inviting a reconnect with a new token', async () => {
-    const token = await tokenExpiringIn(stack(), setup.client.token, 4);
+    const token = await tokenExpiringIn(stack(), setup.client.token, 2);
     const sse = await SseReader.open(sseUrl(), token);
     const socket = await rawHub(token);
     try {
       expect(sse.status).toBe(200);
-      // Ended at the first check after exp plus the clock tolerance (TOKEN_CLOCK_TOLERANCE_SECONDS, 5 s by default).
+      // Ended at the first check after exp plus the clock tolerance (TOKEN_CLOCK_TOLERANCE_SECONDS, 0 here).
       expect(await eventually(async () => sse.ended && socket.closed.code !== undefined, 20_000)).toBe(true);
       expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({ code: 'TokenExpired', message: 'the access token expired: reconnect with a new token' });
       expect(socket.closeMessage()).toEqual({ type: 7, error: 'TokenExpired: the access token expired: reconnect with a new token', allowReconnect: true });
