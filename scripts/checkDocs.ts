@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENVIRONMENTS } from '../shared/environment.js';
+import { LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS } from '../shared/frames.js';
 
 export interface Problem {
   file: string;
@@ -87,19 +88,28 @@ export const FIGURES: Figure[] = [
     ],
   },
   {
-    name: "a link object's heartbeat interval on a broker pair (shared/frames.ts)",
-    value: '0.4',
+    name: "a link object's heartbeat interval on a broker pair (LINK_PING_EVERY_MS, shared/frames.ts)",
+    value: String(LINK_PING_EVERY_MS / 1000),
     phrases: [
       { phrase: 'pings that broker every {} s', files: ['README.md'] },
       { phrase: 'pinged on its link every {} s', files: ['docs/architecture.md'] },
     ],
   },
   {
-    name: 'the longest a lost broker keeps its link objects (heartbeat plus its timeout)',
-    value: '1.6',
+    name: 'the longest a lost broker keeps its link objects (LINK_PING_EVERY_MS plus LINK_PING_TIMEOUT_MS, shared/frames.ts)',
+    value: String((LINK_PING_EVERY_MS + LINK_PING_TIMEOUT_MS) / 1000),
     phrases: [
       { phrase: 'is left within {} s', files: ['README.md'] },
       { phrase: 'plus its timeout ({} s)', files: ['docs/architecture.md'] },
+      { phrase: '1.52 s, bound {} s', files: ['docs/perf/2026-11-27-failover-drill.md'] },
+    ],
+  },
+  {
+    name: "how long a broker pair's heartbeat waits for a ping's answer (LINK_PING_TIMEOUT_MS, shared/frames.ts)",
+    value: String(LINK_PING_TIMEOUT_MS / 1000),
+    phrases: [
+      { phrase: 'a ping unanswered for {} s', files: ['docs/architecture.md'] },
+      { phrase: 'a ping every 0.4 s given {} s', files: ['docs/perf/2026-11-27-failover-drill.md'] },
     ],
   },
   {
@@ -110,6 +120,9 @@ export const FIGURES: Figure[] = [
     ],
   },
 ];
+
+/** A figure written as a word (`holds six`). */
+const NUMBER_WORDS = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve';
 
 /** Names that look like repository paths but are labels: the mutation runs' name for both trading engines. */
 const NOT_PATHS = new Set(['sim/engines']);
@@ -465,7 +478,7 @@ export function checkFigures(tree: DocsTree, figures: readonly Figure[] = FIGURE
         if (text === undefined) problems.push({ file, line: 1, message: `figure "${figure.name}": the file is missing` });
         else if (!exact.test(text)) problems.push({ file, line: 1, message: `figure "${figure.name}": "${phrase.replace('{}', figure.value)}" is not stated here` });
       }
-      const any = new RegExp(escape(before) + '(\\d[\\d.,–-]*(?:\\s?[KMG]i?B)?|[a-z]+)' + escape(after), 'g');
+      const any = new RegExp(escape(before) + `(\\d[\\d.,–-]*(?:\\s?[KMG]i?B)?|${NUMBER_WORDS})` + escape(after), 'g');
       // A file without the phrase's longest word cannot state it: most files are passed over without a regex.
       const word = `${before} ${after}`.split(/\s+/).reduce((a, b) => (b.length > a.length ? b : a), '');
       for (const [file, text] of tree.markdown) {
