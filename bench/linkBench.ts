@@ -57,7 +57,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, PING_OP, type CallFrame, type ResultFrame } from '../shared/frames.js';
 import { startService, type Service } from '../launcher/stack.js';
-import { ManagerClient } from '../sim/testing/managerClient.js';
+import { ManagerClient } from '../test/support/sim/managerClient.js';
 import { cpuPressureUs, percentile, sortedOf } from './measure.js';
 import { summarize, type CpuProfile } from './profileSummary.js';
 

@@ -12,8 +12,8 @@ import type { ResultFrame } from '../shared/frames.js';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startBroker, type RunningBroker } from './index.js';
 import type { PlatformConfig } from './session/managerSession.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually, failed, ok, TestLink } from './testing/linkClient.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
+import { eventually, failed, ok, TestLink } from '../test/support/broker/linkClient.js';
 import type { LogFields } from './observability/log.js';
 
 const SECRET = 'link-secret-for-tests';

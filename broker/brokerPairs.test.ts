@@ -14,8 +14,8 @@ import { REPLICATE_OP } from '../shared/replication.js';
 import { parsePlatforms } from './platforms/platformsFile.js';
 import { DRAIN_QUIET_MS, drainTimeoutFor, startBroker, type BrokerOptions, type RunningBroker } from './broker.js';
 import type { LogFields, Logger, LogLevel } from './observability/log.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually, failed, ok, TestLink } from './testing/linkClient.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
+import { eventually, failed, ok, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'pairs-link-secret';
 const PF4_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9e01';

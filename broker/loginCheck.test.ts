@@ -9,8 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from './index.js';
 import type { LogFields, Logger, LogLevel } from './observability/log.js';
-import { FAKE_BUILD, FAKE_MANAGER, FAKE_PASSWORD, FAKE_RIGHTS, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually, failed, TestLink } from './testing/linkClient.js';
+import { FAKE_BUILD, FAKE_MANAGER, FAKE_PASSWORD, FAKE_RIGHTS, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
+import { eventually, failed, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'login-check-link-secret';
 const PLATFORM = '5c4d3e2f-1a0b-4c9d-8e7f-60504030201a';

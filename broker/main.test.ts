@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
 import { PF4_RESULT } from '../shared/resultCodes.js';
-import { eventually, TestLink } from './testing/linkClient.js';
+import { eventually, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'process-secret-never-logged';
 const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');

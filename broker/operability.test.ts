@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from './index.js';
 import { readinessReport } from './observability/health.js';
 import { jsonLineLogger, REDACTED } from './observability/log.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from './testing/fakeManagerServer.js';
-import { eventually, TestLink } from './testing/linkClient.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
+import { eventually, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'operability-link-secret';
 const PLATFORM = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c00aa';

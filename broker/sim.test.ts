@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startSim, type RunningSim } from '../sim/index.js';
 import { startBroker, type RunningBroker } from './index.js';
-import { eventually, failed, ok, TestLink } from './testing/linkClient.js';
+import { eventually, failed, ok, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'sim-link-secret';
 const PASSWORD = 'sim-manager-password';

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { request } from 'node:http';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startSim, type RunningSim } from './index.js';
-import { ManagerClient, getState, postControl } from './testing/managerClient.js';
+import { ManagerClient, getState, postControl } from '../test/support/sim/managerClient.js';
 
 const PASSWORD = 'fault-password';
 let sim: RunningSim;

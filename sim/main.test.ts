@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ManagerClient } from './testing/managerClient.js';
+import { ManagerClient } from '../test/support/sim/managerClient.js';
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];

@@ -7,7 +7,7 @@ import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { RESYNC_CHUNK } from '../shared/protocol.js';
 import * as records from '../shared/records/contract.js';
 import { startSim, type RunningSim } from './index.js';
-import { ManagerClient } from './testing/managerClient.js';
+import { ManagerClient } from '../test/support/sim/managerClient.js';
 import { withoutServerOnly } from './pf4/serverOnlyFields.js';
 
 const PASSWORD = 'test-password';

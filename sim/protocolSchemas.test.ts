@@ -11,7 +11,7 @@ import {
   CHANGE_EVENTS, changeEventSchema, changeKindsOf, resyncChunkOf, type ChangeOp, type Family,
 } from '../shared/protocol.js';
 import { managerProtocolAsyncApi, messageKey } from '../shared/protocolAsyncApi.js';
-import { pf4Harness, pf5Harness, type RecordedEvent } from './testing/worldHarness.js';
+import { pf4Harness, pf5Harness, type RecordedEvent } from '../test/support/sim/worldHarness.js';
 import type { ChangeOp as SimChangeOp, SnapshotPart } from './world/simWorld.js';
 
 type Json = Record<string, any>;

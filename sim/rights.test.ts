@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PF4_RESULT, PF5_RESULT } from '../shared/resultCodes.js';
 import { startSim, type RunningSim } from './index.js';
-import { ManagerClient, getState } from './testing/managerClient.js';
+import { ManagerClient, getState } from '../test/support/sim/managerClient.js';
 
 let sim: RunningSim;
 const clients: ManagerClient[] = [];

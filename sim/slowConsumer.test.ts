@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from './index.js';
-import { ManagerClient } from './testing/managerClient.js';
+import { ManagerClient } from '../test/support/sim/managerClient.js';
 
 const PASSWORD = 'slow-consumer-password';
 let sim: RunningSim;

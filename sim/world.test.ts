@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from './index.js';
-import { ManagerClient } from './testing/managerClient.js';
+import { ManagerClient } from '../test/support/sim/managerClient.js';
 import { KeyedRecords } from './world/keyedRecords.js';
 
 const running: RunningSim[] = [];

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSE_CODES } from '../../shared/protocol.js';
 import { PF4_RESULT } from '../../shared/resultCodes.js';
-import { KitClient, kitHarness, PASSWORD, until } from './testSupport.js';
+import { KitClient, kitHarness, PASSWORD, until } from '../../test/support/bridge/kit.js';
 
 const start = kitHarness();
 

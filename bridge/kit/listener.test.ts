@@ -11,7 +11,7 @@ import { SERVER_MIN_FRAME_BYTES } from '../../shared/protocol.js';
 import { BridgedServer } from './bridgedServer.js';
 import { createBridgeListener, replyJson } from './listener.js';
 import { peerFilter } from './peers.js';
-import { KitClient, serve, tinyDriver, type Served } from './testSupport.js';
+import { KitClient, serve, tinyDriver, type Served } from '../../test/support/bridge/kit.js';
 
 const running: Served[] = [];
 const clients: KitClient[] = [];

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CLOSE_CODES, RESYNC_CHUNK } from '../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import { CLOSE_SNAPSHOT_FAILED } from './managerSession.js';
-import { KitClient, kitHarness, PASSWORD } from './testSupport.js';
+import { KitClient, kitHarness, PASSWORD } from '../../test/support/bridge/kit.js';
 
 const start = kitHarness();
 

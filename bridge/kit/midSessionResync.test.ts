@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { CLOSE_CODES } from '../../shared/protocol.js';
-import { kitHarness } from './testSupport.js';
+import { kitHarness } from '../../test/support/bridge/kit.js';
 
 const start = kitHarness();
 

@@ -9,7 +9,7 @@ import { CLOSE_CODES, RESYNC_CHUNK } from '../../shared/protocol.js';
 import { PF4_RESULT } from '../../shared/resultCodes.js';
 import { BridgedServer } from './bridgedServer.js';
 import { DEFAULT_LIMITS } from './limits.js';
-import { KitClient, kitHarness, tinyDriver, until } from './testSupport.js';
+import { KitClient, kitHarness, tinyDriver, until } from '../../test/support/bridge/kit.js';
 
 const start = kitHarness();
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BridgedServer } from './bridgedServer.js';
 import { createBridgeListener, replyJson } from './listener.js';
-import { KitClient, serve, tinyDriver, type Served } from './testSupport.js';
+import { KitClient, serve, tinyDriver, type Served } from '../../test/support/bridge/kit.js';
 
 let folder: string;
 let cert: string;

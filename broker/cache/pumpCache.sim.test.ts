@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRecord } from '../../shared/records/shape.js';
 import { startSim, type RunningSim } from '../../sim/index.js';
-import { ManagerClient, postControl } from '../../sim/testing/managerClient.js';
+import { ManagerClient, postControl } from '../../test/support/sim/managerClient.js';
 import { startBroker, type RunningBroker } from '../index.js';
-import { eventually } from '../testing/linkClient.js';
+import { eventually } from '../../test/support/broker/linkClient.js';
 import type { PumpCache, Row } from './pumpCache.js';
 
 const PASSWORD = 'cache-sim-password';

@@ -15,7 +15,7 @@ import type { Family } from '../../shared/protocol.js';
 import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
 import { okFrameText, successFrame } from '../link/callDispatcher.js';
 import type { ShapeContext } from '../../workers/envelope/envelope.js';
-import { cacheOf, platformOf, DEADLINE } from './custom/testSupport.js';
+import { cacheOf, platformOf, DEADLINE } from '../../test/support/broker/handlers.js';
 import type { HandlerResult } from './handler.js';
 import { interpret } from './interpreter.js';
 

@@ -19,7 +19,7 @@ import { PumpCache } from '../cache/pumpCache.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { FailureContext } from '../session/managerErrors.js';
 import type { CallDeadline } from '../session/managerSession.js';
-import { asJson } from './custom/testSupport.js';
+import { asJson } from '../../test/support/broker/handlers.js';
 import { CACHE_CLOSED, fromCache, type HandlerResult, resultJson } from './handler.js';
 import { commandArgs, interpret, responseShaper } from './interpreter.js';
 import { BAD_CURSOR, encodeCursor } from './paging.js';

@@ -8,8 +8,8 @@ import { findOperation, type Operation } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
 import { interpret } from './interpreter.js';
 import type { Handler } from './handler.js';
-import { DEADLINE, ScriptedSession, expectOperationError, platformOf, sent } from './custom/testSupport.js';
-import { callerOf, json } from '../../shared/catalog/testSupport.js';
+import { DEADLINE, ScriptedSession, expectOperationError, platformOf, sent } from '../../test/support/broker/handlers.js';
+import { callerOf, json } from '../../test/support/catalog/calls.js';
 
 const entry = (id: string): Operation => findOperation(id) ?? (() => { throw new Error(`no entry ${id}`); })();
 const handlerOf = (id: string): Handler => interpret(entry(id)) ?? (() => { throw new Error(`no handler for ${id}`); })();

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { OperationError } from '../../shared/errors.js';
 import { TICKET_TYPES } from '../../shared/catalog/v2/pf4/trades.js';
 import { TradePlatform } from '../platforms/tradePlatform.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../../test/support/broker/fakeManagerServer.js';
 import { declaredFirst } from './needs.js';
 import { handlers } from './registry.js';
 

@@ -8,11 +8,11 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../../shared/catalog/index.js';
 import { PF4_RESULT } from '../../shared/resultCodes.js';
-import { callerOf, json } from '../../shared/catalog/testSupport.js';
+import { callerOf, json } from '../../test/support/catalog/calls.js';
 import { managerFailure } from '../session/managerErrors.js';
 import { interpret } from './interpreter.js';
 import type { Handler } from './handler.js';
-import { DEADLINE, ScriptedSession, platformOf, sent } from './custom/testSupport.js';
+import { DEADLINE, ScriptedSession, platformOf, sent } from '../../test/support/broker/handlers.js';
 
 const entry = (id: string): Operation => findOperation(id) ?? (() => { throw new Error(`no entry ${id}`); })();
 const handlerOf = (id: string): Handler => interpret(entry(id)) ?? (() => { throw new Error(`no handler for ${id}`); })();

@@ -13,12 +13,12 @@ import type { CallFrame, ResultFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import { startSim, type RunningSim } from '../../sim/index.js';
-import { ManagerClient, postControl } from '../../sim/testing/managerClient.js';
+import { ManagerClient, postControl } from '../../test/support/sim/managerClient.js';
 import { EdgeReplica, replicaPlan, type ReplicaPlan } from '../../workers/gateway/edgeReplica.js';
 import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
 import type { ShapeContext } from '../../workers/envelope/envelope.js';
 import { startBroker, type RunningBroker } from '../index.js';
-import { eventually } from '../testing/linkClient.js';
+import { eventually } from '../../test/support/broker/linkClient.js';
 
 const PASSWORD = 'replica-password';
 const SECRET = 'replica-secret';

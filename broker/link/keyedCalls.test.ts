@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startBroker, type RunningBroker } from '../index.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
-import { eventually, failed, ok, TestLink } from '../testing/linkClient.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../../test/support/broker/fakeManagerServer.js';
+import { eventually, failed, ok, TestLink } from '../../test/support/broker/linkClient.js';
 import { CallOutcomes } from './callOutcomes.js';
 
 const SECRET = 'link-secret-for-tests';

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { STREAM_SLICE_ROWS } from '../cache/pumpCache.js';
 import { TradePlatform } from './tradePlatform.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../testing/fakeManagerServer.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../../test/support/broker/fakeManagerServer.js';
 
 async function until(probe: () => boolean, timeoutMs = 5000): Promise<void> {
   const start = Date.now();

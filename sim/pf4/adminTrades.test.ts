@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 type Trade = { order: number; login: number; tradeCommand: string; [field: string]: unknown };
 const orders = (trades: Trade[]) => trades.map((t) => t.order);

@@ -10,8 +10,8 @@
  * left out, as a broker recomputes them.
  */
 import { describe, expect, it } from 'vitest';
-import type { RecordedEvent } from '../testing/worldHarness.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import type { RecordedEvent } from '../../test/support/sim/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 type Kind = 'users' | 'trades' | 'ticks' | 'symbols' | 'groups' | 'margin' | 'online' | 'news' | 'symbolGroups' | 'newsBodies'
   | 'symbolSessions' | 'symbolInfo';

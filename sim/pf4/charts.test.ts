@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 const T = (hms: string) => Date.parse(`2026-01-06T${hms}Z`); // a Tuesday
 

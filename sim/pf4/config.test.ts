@@ -7,7 +7,7 @@ import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
 import { PF4_CONFIG_LISTS } from './pf4Config.js';
 import { passwordHash, withoutServerOnly } from './serverOnlyFields.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 describe('configuration lists', () => {
   it('answers every list section in contract shape', () => {

@@ -9,7 +9,7 @@ import * as records from '../../shared/records/contract.js';
 import { PF4_CONFIG_LISTS, ip, type Pf4ConfigListName } from './pf4Config.js';
 import { PF4_RIGHTS, PF4_SESSION_COMMANDS } from './pf4Rights.js';
 import { PF4_SERVER_ONLY, withoutServerOnly, type Pf4ServerOnlyKind } from './serverOnlyFields.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 type Rec = Record<string, any>;
 

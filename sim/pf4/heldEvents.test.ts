@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManagerEvent } from '../../shared/protocol.js';
 import { startSim, type RunningSim } from '../index.js';
-import { ManagerClient, postControl } from '../testing/managerClient.js';
+import { ManagerClient, postControl } from '../../test/support/sim/managerClient.js';
 
 const PASSWORD = 'held-password';
 let sim: RunningSim;

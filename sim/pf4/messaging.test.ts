@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 import { MAILS_KEPT, NEWS_KEPT } from './serverServices.js';
 
 type Mail = { time: string; senderLogin: number; senderName: string; subject: string; body: string };

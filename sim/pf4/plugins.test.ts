@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 import { crc32 } from './pluginChannel.js';
 
 const ECHO = { file: 'echo.dll', name: 'Echo', version: 100, copyright: 'Simulated Markets Ltd', enabled: 1, configurable: 1, managerAccess: 1 };

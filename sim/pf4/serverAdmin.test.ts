@@ -4,10 +4,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 import { withoutServerOnly } from './serverOnlyFields.js';
 import { startSim, type RunningSim } from '../index.js';
-import { ManagerClient } from '../testing/managerClient.js';
+import { ManagerClient } from '../../test/support/sim/managerClient.js';
 
 const T = (hms: string) => Date.parse(`2026-01-06T${hms}Z`); // a Tuesday
 const journal = (h: ReturnType<typeof pf4Harness>, mark: number) => h.world.journalEntries().slice(mark).map((l) => l.message);

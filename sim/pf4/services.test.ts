@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 const DAY = 86_400_000;
 const today = () => Math.floor(Date.now() / DAY) * DAY;

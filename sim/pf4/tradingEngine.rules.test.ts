@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 /** Wednesday 3 June 2026, noon UTC: every symbol trades round the clock, and no check reads the real clock. */
 const T0 = Date.UTC(2026, 5, 3, 12, 0);

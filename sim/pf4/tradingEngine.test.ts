@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf4Harness } from '../testing/worldHarness.js';
+import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 
 /** A fresh account in real\vip (no commission) with `deposit` on it, EURUSD at 1.10000/1.10010. */
 function setUp(deposit = 10_000, overrides: Record<string, unknown> = {}) {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
-import { pf5Harness } from '../testing/worldHarness.js';
+import { pf5Harness } from '../../test/support/sim/worldHarness.js';
 
 function account(group = 'demo\\retail') {
   const h = pf5Harness({ accounts: 0, trades: 0, orders: 0 });

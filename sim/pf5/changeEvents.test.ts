@@ -7,8 +7,8 @@
  * Margin-call events are notifications, not records, and are left out here.
  */
 import { describe, expect, it } from 'vitest';
-import type { RecordedEvent } from '../testing/worldHarness.js';
-import { pf5Harness } from '../testing/worldHarness.js';
+import type { RecordedEvent } from '../../test/support/sim/worldHarness.js';
+import { pf5Harness } from '../../test/support/sim/worldHarness.js';
 import type { Pf5World } from './pf5World.js';
 
 /** The kinds a PF5 server announces. */

@@ -5,7 +5,7 @@
  * announced before the closes it causes. After every change the announced state is the one the exact level gives.
  */
 import { describe, expect, it } from 'vitest';
-import { pf5Harness, type Harness } from '../testing/worldHarness.js';
+import { pf5Harness, type Harness } from '../../test/support/sim/worldHarness.js';
 import type { Pf5World } from './pf5World.js';
 
 type Event = { kind: string; op: string; record: Record<string, any> };

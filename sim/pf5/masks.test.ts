@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
-import { desk, GROUP_OF, isoAt, type Who } from '../testing/deskFixture.js';
+import { desk, GROUP_OF, isoAt, type Who } from '../../test/support/sim/deskFixture.js';
 
 const d = desk();
 const { h } = d;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import * as records from '../../shared/records/contract.js';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
 import { iso } from '../world/people.js';
-import { at, desk, isoAt } from '../testing/deskFixture.js';
+import { at, desk, isoAt } from '../../test/support/sim/deskFixture.js';
 
 const orderKeys = (list: Array<{ order: number }>) => list.map((o) => o.order);
 

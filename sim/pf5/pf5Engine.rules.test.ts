@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
 import { cents, iso } from '../world/people.js';
 import { CommandError } from '../world/commandError.js';
-import { pf5Harness } from '../testing/worldHarness.js';
+import { pf5Harness } from '../../test/support/sim/worldHarness.js';
 import type { DealerRequest } from './pf5Engine.js';
 
 /** Tuesday 6 January 2026, 10:00 UTC. */

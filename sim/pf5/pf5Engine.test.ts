@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
 import * as records from '../../shared/records/contract.js';
-import { pf5Harness } from '../testing/worldHarness.js';
+import { pf5Harness } from '../../test/support/sim/worldHarness.js';
 
 function trader(group: string, deposit = 10_000) {
   const h = pf5Harness({ accounts: 10, trades: 20 });

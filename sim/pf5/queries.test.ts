@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import * as records from '../../shared/records/contract.js';
 import { PF5_RESULT as R } from '../../shared/resultCodes.js';
-import { desk, GROUP_OF, T0 } from '../testing/deskFixture.js';
+import { desk, GROUP_OF, T0 } from '../../test/support/sim/deskFixture.js';
 
 const positionKeys = (list: Array<{ position: number }>) => list.map((p) => p.position);
 const orderKeys = (list: Array<{ order: number }>) => list.map((o) => o.order);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginResult } from '../../shared/protocol.js';
 import { startSim, type RunningSim } from '../index.js';
-import { ManagerClient } from '../testing/managerClient.js';
+import { ManagerClient } from '../../test/support/sim/managerClient.js';
 
 const PASSWORD = 'driver-password';
 let sim: RunningSim;

@@ -1,6 +1,6 @@
 /**
  * The bounds of what an idempotency ledger stores, in workerd: the real IdempotencyLedger beside stand-in link objects
- * (workers/testing/clockedLedger.ts), on a clock the test moves, with small bounds (IDEMPOTENCY_ANSWER_MAX_BYTES 4,000,
+ * (test/support/workers/clockedLedger.ts), on a clock the test moves, with small bounds (IDEMPOTENCY_ANSWER_MAX_BYTES 4,000,
  * IDEMPOTENCY_LEDGER_MAX_MB 0.01: 10,000 bytes). Covered: the stored bytes counted in UTF-8, an answer above the
  * per-answer bound returned once and replayed as a note, a new key refused before anything is sent once the ledger's
  * answers reach its bound (with the time until enough expire), taken again once they have, and answers that arrive
@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { GatewayCall, GatewayResponse, LedgerStats, LinkAnswer } from '../../workers/gateway/messages.js';
-import type { LinkLog, QueryPlan, SendPlan } from '../../workers/testing/linkScript.js';
+import type { LinkLog, QueryPlan, SendPlan } from '../support/workers/linkScript.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { until } from '../support/until.js';

@@ -1,6 +1,6 @@
 /**
  * An Idempotency-Key's stored answer is replayed for its retention time and not a moment longer, by the ledger's own
- * check: the real IdempotencyLedger runs in workerd on a clock the test moves (workers/testing/clockedLedger.ts), so
+ * check: the real IdempotencyLedger runs in workerd on a clock the test moves (test/support/workers/clockedLedger.ts), so
  * the key expires while the purge alarm is still hours away in real time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

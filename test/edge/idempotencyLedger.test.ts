@@ -1,7 +1,7 @@
 /**
  * The idempotency ledger's handling of keys whose outcome is not known at once, in workerd: the real
  * IdempotencyLedger beside stand-in link objects that answer sends and outcome queries as each test scripts them
- * (workers/testing/clockedLedger.ts), on a clock the test moves. Covered: what each kind of answer does to the key
+ * (test/support/workers/clockedLedger.ts), on a clock the test moves. Covered: what each kind of answer does to the key
  * (stored, released, left in flight with a follow-up), what a retry of a key in flight does with each report of the
  * broker, duplicates waiting for a first call still on its way, late outcomes handed over by a link object, the
  * follow-up alarm's schedule and its end, the stored-answer size cap, and how the alarm is kept.
@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { GatewayCall, GatewayResponse, LedgerStats, LinkAnswer } from '../../workers/gateway/messages.js';
-import type { LinkLog, QueryPlan, SendPlan } from '../../workers/testing/linkScript.js';
+import type { LinkLog, QueryPlan, SendPlan } from '../support/workers/linkScript.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { until } from '../support/until.js';

@@ -1,6 +1,6 @@
 /**
  * The link object (workers/gateway/platformLink.ts) driven over RPC in workerd against scripted brokers, on a clock
- * the test moves (workers/testing/linkHarness.ts): its counters, keyed sends and the routes of their late outcomes,
+ * the test moves (test/support/workers/linkHarness.ts): its counters, keyed sends and the routes of their late outcomes,
  * outcome queries, a platform moving to another broker, and the edge replica it keeps (when it asks for a
  * replication, how long it waits after a refusal or a gap, what it answers itself).
  */

@@ -45,7 +45,7 @@ export const liveMutationEdges = (): URL[] => [...mutationEdges];
 function mutationOptions(): Pick<EdgeOptions, 'entry' | 'prelude'> {
   const prelude = mutationPrelude();
   if (!prelude) return {};
-  return { entry: fileURLToPath(new URL('../../workers/testing/mutationEntry.ts', import.meta.url)), prelude };
+  return { entry: fileURLToPath(new URL('./workers/mutationEntry.ts', import.meta.url)), prelude };
 }
 
 /** Under mutation testing, the line put before a worker bundle that makes this run's mutant active in workerd; else ''. */
@@ -56,7 +56,7 @@ export function mutationPrelude(): string {
 
 /**
  * Under mutation testing, has test/mutation/setup.ts ask the worker at `url` for its coverage after each test (the
- * worker must answer workers/testing/mutationCoverage.ts on COVERAGE_PATH); answers the function that stops it.
+ * worker must answer test/support/workers/mutationCoverage.ts on COVERAGE_PATH); answers the function that stops it.
  */
 export function watchMutationCoverage(url: URL): () => void {
   if (!mutationPrelude()) return () => {};

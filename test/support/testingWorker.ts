@@ -1,11 +1,11 @@
 /**
- * Starts one of the edge's testing workers (`workers/testing/*.ts`: real gateway objects beside stand-ins, on a clock
+ * Starts one of the edge's testing workers (`test/support/workers/*.ts`: real gateway objects beside stand-ins, on a clock
  * the test moves) in workerd, and stops it. Under mutation testing the bundle carries this run's active mutant and
  * its coverage is asked after each test, as for the edge itself (test/support/edge.ts).
  */
 import { build } from 'esbuild';
 import { Miniflare, type WorkerOptions } from 'miniflare';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { COMPATIBILITY_DATE } from '../../launcher/edge.js';
 import { mutationPrelude, watchMutationCoverage } from './edge.js';
 
@@ -17,13 +17,13 @@ export interface TestingWorker {
 }
 
 /**
- * Bundles `workers/testing/<file>` and runs it as each of `workers` (same code, their own bindings and objects); the
+ * Bundles `test/support/workers/<file>` and runs it as each of `workers` (same code, their own bindings and objects); the
  * first is the one whose coverage is watched. Nothing listens beyond 127.0.0.1.
  */
 export async function startTestingWorker(
   file: string, workers: Array<{ name: string } & Pick<WorkerOptions, 'bindings' | 'durableObjects'>>,
 ): Promise<TestingWorker> {
-  const entry = join(resolve(import.meta.dirname, '../..'), 'workers/testing', file);
+  const entry = join(import.meta.dirname, 'workers', file);
   const bundle = await build({
     entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'],
     target: 'es2022', write: false, logLevel: 'silent', external: ['cloudflare:*'],

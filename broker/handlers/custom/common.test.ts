@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registryOperations } from '../../../shared/catalog/registry.js';
 import { OperationError } from '../../../shared/errors.js';
 import { commonBindings } from './common.js';
-import { call, failureOf, platformOf, ScriptedSession, sent } from './testSupport.js';
+import { call, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 const ping = (session: ScriptedSession) => call(commonBindings, registryOperations.Ping, platformOf('PF4', { session }));
 

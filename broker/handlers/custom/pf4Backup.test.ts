@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { backup } from '../../../shared/catalog/v2/pf4/index.js';
 import { OperationError } from '../../../shared/errors.js';
 import { pf4BackupBindings } from './pf4Backup.js';
-import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from './testSupport.js';
+import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 type Input = { order?: number; symbol?: string };
 

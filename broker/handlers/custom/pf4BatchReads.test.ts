@@ -9,7 +9,7 @@ import { shapeRecord } from '../../../shared/records/shape.js';
 import { ANSWER_MAX_BYTES, type HandlerResult } from '../handler.js';
 import { batchReadBindings, pf4BatchReadsBindings, SYNC_ROWS_PER_COMMAND } from './pf4BatchReads.js';
 import { OperationError } from '../../../shared/errors.js';
-import { call, expectOperationError, platformOf, rowsOf, ScriptedSession, sent } from './testSupport.js';
+import { call, expectOperationError, platformOf, rowsOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 type Row = Record<string, unknown>;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mail } from '../../../shared/catalog/v2/pf4/index.js';
 import { encodeCursor } from '../paging.js';
 import { MAILS_PER_REQUEST, pf4MailBindings } from './pf4Mail.js';
-import { asJson, DEADLINE, expectOperationError, handlerOf, platformOf, ScriptedSession, sent } from './testSupport.js';
+import { asJson, DEADLINE, expectOperationError, handlerOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 /** A mail as the server sends it in a page: the record and its key. */
 const mailOf = (key: number, body = `body ${key}`) => ({ key, time: '2026-12-01T00:00:00Z', senderLogin: 0, senderName: 'Desk', subject: `s${key}`, body });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { news } from '../../../shared/catalog/v2/pf4/index.js';
 import { PumpCache } from '../../cache/pumpCache.js';
 import { pf4NewsBindings } from './pf4News.js';
-import { cacheOf, call, change, expectOperationError, expectPlainError, platformOf, resync } from './testSupport.js';
+import { cacheOf, call, change, expectOperationError, expectPlainError, platformOf, resync } from '../../../test/support/broker/handlers.js';
 
 /** A PF4NewsTopic as the contract has it. */
 const topic = (key: number, title: string) => ({

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reports } from '../../../shared/catalog/v2/pf4/index.js';
 import { OperationError } from '../../../shared/errors.js';
 import { pf4ReportsBindings } from './pf4Reports.js';
-import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from './testSupport.js';
+import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 const window = { from: '2024-01-01T00:00:00Z', to: '2024-01-31T00:00:00Z', name: 'RTL_dailyreport' };
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { serverAdmin } from '../../../shared/catalog/v2/pf4/index.js';
 import { OperationError } from '../../../shared/errors.js';
 import { pf4ServerAdminBindings } from './pf4ServerAdmin.js';
-import { call, failureOf, platformOf, ScriptedSession, sent } from './testSupport.js';
+import { call, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 const restart = (session: ScriptedSession) => call(pf4ServerAdminBindings, serverAdmin.SrvRestart, platformOf('PF4', { session }), { confirm: true });
 

@@ -3,7 +3,7 @@ import { symbols } from '../../../shared/catalog/v2/pf4/index.js';
 import { PumpCache } from '../../cache/pumpCache.js';
 import { BAD_CURSOR, encodeCursor } from '../paging.js';
 import { pf4SymbolsBindings } from './pf4Symbols.js';
-import { cacheOf, call, change, expectOperationError, platformOf, resync } from './testSupport.js';
+import { cacheOf, call, change, expectOperationError, platformOf, resync } from '../../../test/support/broker/handlers.js';
 
 /** A PF4SymbolInfo as the contract has it (every field given, so the cached row is this). */
 const info = (symbol: string, bid = 1) => ({

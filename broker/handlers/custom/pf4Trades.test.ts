@@ -9,7 +9,7 @@ import type { PumpCache } from '../../cache/pumpCache.js';
 import { ConnectionLostError } from '../../session/managerErrors.js';
 import { BAD_CURSOR, encodeCursor } from '../paging.js';
 import { pf4TradesBindings } from './pf4Trades.js';
-import { cacheOf, call, expectOperationError, failureOf, platformOf, rowsOf, ScriptedSession, sent } from './testSupport.js';
+import { cacheOf, call, expectOperationError, failureOf, platformOf, rowsOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 /** A PF4Trade as the contract has it: every field, in order, the missing ones empty. */
 const trade = (order: number, login: number, fields: Record<string, unknown> = {}) => ({

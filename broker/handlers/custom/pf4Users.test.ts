@@ -4,7 +4,7 @@ import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { ConnectionLostError } from '../../session/managerErrors.js';
 import { pf4UsersBindings } from './pf4Users.js';
-import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from './testSupport.js';
+import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 const check = (session: ScriptedSession) =>
   call(pf4UsersBindings, users.UserPasswordCheck, platformOf('PF4', { session }), { login: 7, body: 'Secret1' });

@@ -4,7 +4,7 @@ import { OperationError } from '../../../shared/errors.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import { PumpCache } from '../../cache/pumpCache.js';
 import { v1Pf4Bindings } from './v1Pf4.js';
-import { cacheOf, call, expectOperationError, failureOf, platformOf, resync, ScriptedSession, sent } from './testSupport.js';
+import { cacheOf, call, expectOperationError, failureOf, platformOf, resync, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 const SHORT_FIELDS = ['name', 'owner', 'build', 'version', 'timeZone', 'daylightCorrection', 'timeZoneReal', 'minClient', 'minApi', 'keepEmails', 'keepTicks'];
 const FULL_FIELDS = [

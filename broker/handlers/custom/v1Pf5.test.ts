@@ -7,7 +7,7 @@ import { parseJson } from '../../../shared/losslessJson.js';
 import { PumpCache } from '../../cache/pumpCache.js';
 import type { HandlerResult } from '../handler.js';
 import { inlineShaper, v1Pf5Bindings } from './v1Pf5.js';
-import { cacheOf, call, failureOf, platformOf, resync, ScriptedSession, sent } from './testSupport.js';
+import { cacheOf, call, failureOf, platformOf, resync, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
 const BIG = 9007199254740993n;
 

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { plugins } from './plugins.js';
-import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../../../test/support/catalog/calls.js';
 
 const call = callerOf('v2.PF4.');
 const entry = entryOf('v2.PF4.', 'ExternalCommandJSON');

@@ -8,7 +8,7 @@ import { type Operation } from '../../index.js';
 import { fromOnwards, reports } from './reports.js';
 import { openapiComponents } from '../../../records/contract.js';
 import { validateInputs } from '../../../../workers/api/inputs.js';
-import { accepted, entryOf, none, refused, url } from '../../testSupport.js';
+import { accepted, entryOf, none, refused, url } from '../../../../test/support/catalog/calls.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = (name: string, query: string) => validateInputs(op(name), {}, url(query), none);

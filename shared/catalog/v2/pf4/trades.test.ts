@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type CachedList, type Live, type Operation } from '../../index.js';
-import { accepted, callerOf, entryOf, json, none, refused } from '../../testSupport.js';
+import { accepted, callerOf, entryOf, json, none, refused } from '../../../../test/support/catalog/calls.js';
 import { ownTransactionType, TRANSACTION_ALIASES, TRANSACTION_TYPE_NAMES, TRANSACTION_TYPES } from './trades.js';
 import { buildOpenApiDocument } from '../../../../workers/openapi/document.js';
 

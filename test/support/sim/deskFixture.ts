@@ -4,9 +4,9 @@
  * pending orders, all at fixed times one minute apart. Nothing is generated.
  */
 import { pf5Harness, type Harness } from './worldHarness.js';
-import { iso } from '../world/people.js';
-import type { PF5OrderType } from '../pf5/pf5Records.js';
-import type { Pf5World } from '../pf5/pf5World.js';
+import { iso } from '../../../sim/world/people.js';
+import type { PF5OrderType } from '../../../sim/pf5/pf5Records.js';
+import type { Pf5World } from '../../../sim/pf5/pf5World.js';
 
 /** Monday 5 January 2026, 09:00 UTC; minute `m` of the fixture is `at(m)`. */
 export const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);

@@ -3,11 +3,11 @@
  * tester the coverage the instrumented code counted inside workerd since the last ask (`test/mutation/setup.ts`).
  * Bundled only by the edge tests under `npm run test:mutation` (test/support/edge.ts).
  */
-import app from '../index.js';
-import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
+import app from '../../../workers/index.js';
+import { COVERAGE_PATH } from '../../mutation/coveragePath.js';
 import { takeCoverage } from './mutationCoverage.js';
 
-export * from '../index.js';
+export * from '../../../workers/index.js';
 
 export default {
   fetch(request: Request, env: unknown, ctx: ExecutionContext): Response | Promise<Response> {

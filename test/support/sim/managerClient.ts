@@ -3,8 +3,8 @@
  * event it receives so a test can wait for the one it expects.
  */
 import WebSocket from 'ws';
-import type { ManagerEvent } from '../../shared/protocol.js';
-import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
+import type { ManagerEvent } from '../../../shared/protocol.js';
+import { parseJson, stringifyJson } from '../../../shared/losslessJson.js';
 
 export interface ErrorAnswer {
   code: number;

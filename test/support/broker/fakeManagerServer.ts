@@ -12,10 +12,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { KINDS, eventKindOf } from '../cache/pumpCache.js';
-import { handlers } from '../handlers/registry.js';
-import { PROTOCOL_VERSIONS, type ChangeKind, type EventKind, type EventOp, type Family } from '../../shared/protocol.js';
-import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
+import { KINDS, eventKindOf } from '../../../broker/cache/pumpCache.js';
+import { handlers } from '../../../broker/handlers/registry.js';
+import { PROTOCOL_VERSIONS, type ChangeKind, type EventKind, type EventOp, type Family } from '../../../shared/protocol.js';
+import { PF4_RESULT, PF5_RESULT } from '../../../shared/resultCodes.js';
 
 type Row = Record<string, unknown>;
 

@@ -1,9 +1,10 @@
 /**
- * Helpers of the catalog rule tests in this folder: an entry by its generation and family prefix and name, and one
- * call through the edge's validation (`validateInputs`), whose answer is `accepted(args)` or `refused(message)`.
+ * Helpers of the catalog rule tests (shared/catalog/v2, and the broker's handler tests that call an entry): an entry
+ * by its generation and family prefix and name, and one call through the edge's validation (`validateInputs`), whose
+ * answer is `accepted(args)` or `refused(message)`.
  */
-import { findOperation, type Operation } from './index.js';
-import { validateInputs, type RawBody } from '../../workers/api/inputs.js';
+import { findOperation, type Operation } from '../../../shared/catalog/index.js';
+import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
 
 /** The catalog entry `<prefix><name>` (`v2.PF4.` and `UserRecordGet`); a name the catalog lacks fails the test. */
 export function entryOf(prefix: string, name: string): Operation {

@@ -1,8 +1,8 @@
 /**
- * The script of the stand-in link objects of workers/testing/clockedLedger.ts, as the tests write it: free of Workers
+ * The script of the stand-in link objects of test/support/workers/clockedLedger.ts, as the tests write it: free of Workers
  * types, so the tests in Node can name them.
  */
-import type { LinkAnswer, OutcomeAnswer } from '../gateway/messages.js';
+import type { LinkAnswer, OutcomeAnswer } from '../../../workers/gateway/messages.js';
 
 /** What the stand-in does with the next keyed send: answer this, fail as a broken object would, or hold it. */
 export type SendPlan = { answer: LinkAnswer } | { throws: string } | { hold: true };

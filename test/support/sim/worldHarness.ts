@@ -2,12 +2,12 @@
  * Runs a simulated world without sockets, for tests of the simulator's behaviour: commands are called the way a
  * manager session calls them (rights checked through the same registry), and every change event is recorded.
  */
-import { parseConfig, type ServerConfig } from '../config/simConfig.js';
-import { Pf4World } from '../pf4/pf4World.js';
-import { Pf5World } from '../pf5/pf5World.js';
-import { CommandError } from '../world/commandError.js';
-import type { ChangeOp } from '../world/simWorld.js';
-import type { EventKind, Family } from '../../shared/protocol.js';
+import { parseConfig, type ServerConfig } from '../../../sim/config/simConfig.js';
+import { Pf4World } from '../../../sim/pf4/pf4World.js';
+import { Pf5World } from '../../../sim/pf5/pf5World.js';
+import { CommandError } from '../../../sim/world/commandError.js';
+import type { ChangeOp } from '../../../sim/world/simWorld.js';
+import type { EventKind, Family } from '../../../shared/protocol.js';
 
 export interface RecordedEvent {
   kind: Exclude<EventKind, 'resync'>;

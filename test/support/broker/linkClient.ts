@@ -6,8 +6,8 @@ import WebSocket from 'ws';
 import {
   FAILOVER_OP, OUTCOME_OP, PING_OP,
   type CallFailed, type CallFrame, type CallOk, type DrainFrame, type FailoverArgs, type LateFrame, type OutcomeReport, type PingReport, type ResultFrame,
-} from '../../shared/frames.js';
-import { until } from '../../test/support/until.js';
+} from '../../../shared/frames.js';
+import { until } from '../until.js';
 
 export class TestLink {
   readonly hellos: unknown[] = [];

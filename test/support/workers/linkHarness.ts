@@ -5,10 +5,10 @@
  * before a replication is asked for again, without waiting for them in real time. Not part of the edge's bundle.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { PlatformLink } from '../gateway/platformLink.js';
-import type { GatewayCall, LinkResponse } from '../gateway/messages.js';
-import type { LateFrame } from '../../shared/frames.js';
-import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
+import { PlatformLink } from '../../../workers/gateway/platformLink.js';
+import type { GatewayCall, LinkResponse } from '../../../workers/gateway/messages.js';
+import type { LateFrame } from '../../../shared/frames.js';
+import { COVERAGE_PATH } from '../../mutation/coveragePath.js';
 import { takeCoverage } from './mutationCoverage.js';
 
 const realNow = Date.now.bind(Date);

@@ -1,4 +1,4 @@
-import { resultJson } from '../handler.js';
+import { resultJson } from '../../../broker/handlers/handler.js';
 /**
  * What the custom handler tests share: a scripted manager session that records every command it is sent and answers
  * (or fails) as the test scripts, a real pumping cache loaded from records by one resync, a platform made of the two,
@@ -8,12 +8,12 @@ import { expect } from 'vitest';
 import type { Operation } from '../../../shared/catalog/index.js';
 import { OperationError, type WebApiErrorCode } from '../../../shared/errors.js';
 import type { EventKind, Family, ManagerEvent } from '../../../shared/protocol.js';
-import { PumpCache } from '../../cache/pumpCache.js';
-import type { TradePlatform } from '../../platforms/tradePlatform.js';
-import type { FailureContext } from '../../session/managerErrors.js';
-import type { CallDeadline } from '../../session/managerSession.js';
-import type { HandlerContext, HandlerResult } from '../handler.js';
-import type { Binding } from './bind.js';
+import { PumpCache } from '../../../broker/cache/pumpCache.js';
+import type { TradePlatform } from '../../../broker/platforms/tradePlatform.js';
+import type { FailureContext } from '../../../broker/session/managerErrors.js';
+import type { CallDeadline } from '../../../broker/session/managerSession.js';
+import type { HandlerContext, HandlerResult } from '../../../broker/handlers/handler.js';
+import type { Binding } from '../../../broker/handlers/custom/bind.js';
 
 /** The deadline every test call carries: handlers must hand it on to the session as they got it. */
 export const DEADLINE: CallDeadline = { sendBy: 1_700_000_000_111, answerBy: 1_700_000_000_222 };

@@ -7,13 +7,13 @@
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import WebSocket from 'ws';
-import { PF4_RESULT } from '../../shared/resultCodes.js';
-import type { ManagerEvent } from '../../shared/protocol.js';
-import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
-import { BridgedServer, type BridgedServerOptions } from './bridgedServer.js';
-import type { BridgeDriver, ChangeEmit } from './driver.js';
-import { createBridgeListener, type ListenerOptions } from './listener.js';
-import { ResultError } from './resultError.js';
+import { PF4_RESULT } from '../../../shared/resultCodes.js';
+import type { ManagerEvent } from '../../../shared/protocol.js';
+import { parseJson, stringifyJson } from '../../../shared/losslessJson.js';
+import { BridgedServer, type BridgedServerOptions } from '../../../bridge/kit/bridgedServer.js';
+import type { BridgeDriver, ChangeEmit } from '../../../bridge/kit/driver.js';
+import { createBridgeListener, type ListenerOptions } from '../../../bridge/kit/listener.js';
+import { ResultError } from '../../../bridge/kit/resultError.js';
 
 export const PASSWORD = 'kit-test-password';
 

@@ -9,10 +9,10 @@
  * part of the edge's bundle.
  */
 import { DurableObject } from 'cloudflare:workers';
-import { IdempotencyLedger } from '../gateway/idempotencyLedger.js';
-import type { GatewayCall, KeyedSend, LinkAnswer, OutcomeAnswer } from '../gateway/messages.js';
+import { IdempotencyLedger } from '../../../workers/gateway/idempotencyLedger.js';
+import type { GatewayCall, KeyedSend, LinkAnswer, OutcomeAnswer } from '../../../workers/gateway/messages.js';
 import type { LinkLog, QueryPlan, SendPlan } from './linkScript.js';
-import { COVERAGE_PATH } from '../../test/mutation/coveragePath.js';
+import { COVERAGE_PATH } from '../../mutation/coveragePath.js';
 import { takeCoverage } from './mutationCoverage.js';
 
 const realNow = Date.now.bind(Date);
