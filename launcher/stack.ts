@@ -22,7 +22,7 @@ import { nodeServiceBundle } from './bundles.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
-import { edgeEnvironment, listenProblem, readEnvironment, WORKER_VARIABLES } from '../shared/environment.js';
+import { edgeEnvironment, listenProblem, readEnvironment, stackEnvironment, WORKER_VARIABLES } from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
 import { brokerUrlsColumn, MAX_BROKERS_PER_PLATFORM } from '../shared/brokerUrls.js';
 import {
@@ -258,8 +258,10 @@ async function newSigningKey(): Promise<string> {
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  // The edge's variables from this environment, refused by name before any process starts (EnvironmentError).
+  // The edge's and the launcher's variables from this environment, refused by name before any process starts
+  // (EnvironmentError).
   readEnvironment(edgeEnvironment, process.env);
+  const { STACK_BROKER_IN_PROCESS } = readEnvironment(stackEnvironment, process.env);
   // The worker, the simulator and the broker are bundled at once (each start takes its bundle from the same
   // promise); a failed bundle is reported by the start that needs it.
   buildWorker().catch(() => {});
@@ -294,7 +296,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }
     const specs = brokerSpecs(options.brokers);
     const orders = platformOrders(options.platformBrokers, specs.length);
-    const inProcess = options.brokerInProcess ?? process.env.STACK_BROKER_IN_PROCESS === '1';
+    const inProcess = options.brokerInProcess ?? STACK_BROKER_IN_PROCESS;
     if (inProcess && options.supervise) throw new Error('a broker in this process cannot be supervised');
     // The brokers' ports are chosen before any process starts, so that the edge (which names them in BROKER_URL)
     // starts while the simulator and the brokers do.
