@@ -56,7 +56,9 @@ export default defineConfig({
     maxWorkers: 2,
     sequence: { sequencer: ProcessTestsFirst },
     projects: [
-      { extends: true, test: { name: 'processes', include: ['test/**/*.test.ts'] } },
+      // The files that start processes share their workers' modules too (importing Miniflare, esbuild and the
+      // launcher once per worker, not once per file), each leaving the environment as it found it.
+      { extends: true, test: { name: 'processes', include: ['test/**/*.test.ts'], isolate: false, setupFiles: ['test/support/ownEnvironment.ts'] } },
       { extends: true, test: { name: 'units', include: shared, isolate: false } },
       { extends: true, test: { name: 'units apart', include: ownProcess } },
     ],
