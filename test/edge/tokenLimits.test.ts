@@ -20,13 +20,15 @@ const WINDOW_MS = WINDOW_SECONDS * 1000;
 const WINDOW = { RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) };
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const FAILED = { error: 'invalid_client', error_description: 'client authentication failed' };
+/** The clients' secrets are hashed cheaply: what is counted here is checks, not what one costs (auth.test.ts). */
+const CHEAP = { iterations: 1_000 };
 let edge: TestEdge;
 
 beforeAll(async () => {
   // The default limits: 30 failures per source, 30 tokens per client, 300 verifications, per window.
   edge = await startTestEdge({ vars: WINDOW });
-  await edge.seedClient('holder', 'holder-secret', ORG_A);
-  await edge.seedClient('off', 'off-secret', ORG_A);
+  await edge.seedClient('holder', 'holder-secret', ORG_A, undefined, CHEAP);
+  await edge.seedClient('off', 'off-secret', ORG_A, undefined, CHEAP);
   await (await edge.db()).prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('off').run();
 }, 60_000);
 afterAll(async () => { await edge?.close(); });
@@ -118,7 +120,7 @@ describe('failed token requests per source', () => {
   it('treats every caller of the local socket as one source, whatever CF-Connecting-IP it sends', async () => {
     const local = await startTestEdge({ vars: { ...WINDOW, TOKEN_FAILURE_LIMIT: '5' } });
     try {
-      await local.seedClient('holder', 'holder-secret', ORG_A);
+      await local.seedClient('holder', 'holder-secret', ORG_A, undefined, CHEAP);
       await windowWithRoom();
       for (let i = 0; i < 5; i++) expect((await onSocket(local, 'holder', 'wrong', `203.0.113.${i + 1}`)).status).toBe(401);
       const refused = await onSocket(local, 'holder', 'holder-secret', '198.51.100.77');
@@ -138,7 +140,7 @@ describe('failure counters of many addresses', () => {
     const LIMIT = 3;
     const sharded = await startTestEdge({ vars: { ...WINDOW, TOKEN_FAILURE_LIMIT: String(LIMIT), TOKEN_FAILURE_SHARDS: String(SHARDS) } });
     try {
-      await sharded.seedClient('holder', 'holder-secret', ORG_A);
+      await sharded.seedClient('holder', 'holder-secret', ORG_A, undefined, CHEAP);
       await windowWithRoom(30_000);
       // 60 addresses, one failure each (an invented id, or the holder with a wrong secret), 8 at a time.
       const addresses = Array.from({ length: 60 }, (_, i) => `198.18.${i >> 4}.${i & 15}`);
@@ -187,8 +189,8 @@ describe('the verification budget', () => {
     const lines: string[] = [];
     const limited = await startTestEdge({ vars: { ...WINDOW, TOKEN_VERIFY_LIMIT: '4' }, log: (line) => { lines.push(line); } });
     try {
-      await limited.seedClient('holder', 'holder-secret', ORG_A);
-      await limited.seedClient('off', 'off-secret', ORG_A);
+      await limited.seedClient('holder', 'holder-secret', ORG_A, undefined, CHEAP);
+      await limited.seedClient('off', 'off-secret', ORG_A, undefined, CHEAP);
       await (await limited.db()).prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('off').run();
       await windowWithRoom();
       // Invented ids from many addresses check no secret, so they spend none of the four.

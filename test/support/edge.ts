@@ -24,8 +24,12 @@ export interface TestEdge extends Edge {
    * token's client is registered (every scope) unless it already is, since the edge refuses tokens of unknown clients.
    */
   token(claims?: Record<string, unknown>, options?: { expiresIn?: string | number; alg?: string }): Promise<string>;
-  /** Registers (or re-keys) a client; scopes default to the registry's default, `webapi` alone. */
-  seedClient(clientId: string, secret: string, organizationId: string, scopes?: string): Promise<void>;
+  /**
+   * Registers (or re-keys) a client; scopes default to the registry's default, `webapi` alone. The secret is hashed
+   * with the production iteration count unless `iterations` says otherwise: the edge checks a secret with the count
+   * stored beside it, so a test of the token endpoint's counting rather than its hashing may store a cheaper hash.
+   */
+  seedClient(clientId: string, secret: string, organizationId: string, scopes?: string, options?: { iterations?: number }): Promise<void>;
 }
 
 export async function generateSigningKey(): Promise<JWK> {
@@ -120,8 +124,8 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
         .setExpirationTime(opts.expiresIn ?? '10m')
         .sign(key);
     },
-    async seedClient(clientId, secret, organizationId, scopes = 'webapi') {
-      const h = await hashSecret(secret);
+    async seedClient(clientId, secret, organizationId, scopes = 'webapi', seedOptions = {}) {
+      const h = await hashSecret(secret, seedOptions.iterations);
       await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (client_id) DO UPDATE SET organization_id = excluded.organization_id, secret_hash = excluded.secret_hash,
           secret_salt = excluded.secret_salt, iterations = excluded.iterations, scopes = excluded.scopes`)
