@@ -46,13 +46,13 @@ describe('checkLinks', () => {
     const problems = checkLinks(tree({
       'README.md': '# Top\n\nSee [ops](docs/ops.md#configuration), [the app](workers/app.ts) and [the api folder](workers/api/).\n'
         + 'Broken: [gone](docs/gone.md), [no anchor](docs/ops.md#batch-reads)\nand [self](#top), [bad self](#nowhere), [web](https://example.com/x#y).\n',
-      'docs/ops.md': '# Ops\n\n## Configuration\n\nBack to [the top](../README.md#top); [an anchor in code](../workers/app.ts#L3).\n',
+      'docs/ops.md': '# Ops\n\n## Configuration\n\nBack to [the top](../README.md#top); [a line](../workers/app.ts#L3-L9), [no such anchor](../workers/app.ts#setup).\n',
     }));
     expect(formatProblems(problems)).toBe([
       'README.md:4: link docs/gone.md: docs/gone.md does not exist',
       'README.md:4: link docs/ops.md#batch-reads: docs/ops.md has no heading whose anchor is #batch-reads',
       'README.md:5: link #nowhere: README.md has no heading whose anchor is #nowhere',
-      'docs/ops.md:5: link ../workers/app.ts#L3: workers/app.ts is not a Markdown file, so it has no anchor #L3',
+      'docs/ops.md:5: link ../workers/app.ts#setup: workers/app.ts is not a Markdown file, so it has no anchor #setup',
     ].join('\n'));
   });
 

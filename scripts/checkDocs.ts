@@ -282,6 +282,8 @@ export function checkLinks(tree: DocsTree): Problem[] {
       }
       if (anchor === undefined) continue;
       if (!tree.markdown.has(path)) {
+        // GitHub's line anchors of a source file (`#L12`, `#L12-L20`).
+        if (/^L\d+(?:-L\d+)?$/.test(anchor)) continue;
         problems.push({ file, line, message: `link ${target}: ${path} is not a Markdown file, so it has no anchor #${anchor}` });
       } else if (!anchors(path).has(decodeURIComponent(anchor))) {
         problems.push({ file, line, message: `link ${target}: ${path} has no heading whose anchor is #${anchor}` });
