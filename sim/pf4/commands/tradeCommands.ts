@@ -10,7 +10,7 @@ import type { ArgReader } from '../../world/args.js';
 import { readPaging } from '../../world/args.js';
 import { CommandError } from '../../world/commandError.js';
 import { isPending, type PF4Command } from '../pf4Records.js';
-import type { OpenRequest } from '../tradingEngine.js';
+import type { OpenRequest } from '../trading/tradeChecks.js';
 import type { Pf4World } from '../pf4World.js';
 import { INT32_MAX, bad, notFound, optionalBool, optionalTime, parseRecord, recordReader } from './common.js';
 
