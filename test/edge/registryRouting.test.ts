@@ -140,7 +140,8 @@ describe('REGISTRY_CACHE_SECONDS', () => {
     expect((await get(uncached, `/api/TradePlatforms/${id}`, token)).status).toBe(404);
   });
 
-  it('a removed platform is served as cached until the cache time is up, and not after', async () => {
+  // The two waits for the cache time run side by side, each on a platform of its own.
+  it.concurrent('a removed platform is served as cached until the cache time is up, and not after', async () => {
     const token = await cached.token();
     const id = await addPlatform(cached, ORG_A, null);
     expect((await serverTime(cached, id, token)).body.error).toBeNull();
@@ -151,14 +152,14 @@ describe('REGISTRY_CACHE_SECONDS', () => {
     expect((await serverTime(cached, id, token)).body.error).toStrictEqual(notFound(id));
   });
 
-  it('a platform moved to another broker is served there once the cache time is up', async () => {
+  it.concurrent('a platform moved to another broker is served there once the cache time is up', async () => {
     const token = await cached.token();
     const id = await addPlatform(cached, ORG_A, null);
     await serverTime(cached, id, token);
     const cachedBy = Date.now();
     await setBroker(cached, id, other.url);
     await serverTime(cached, id, token);
-    expect(home.frames.map((f) => f.platform)).toEqual([id, id]);
+    expect(home.frames.filter((f) => f.platform === id)).toHaveLength(2);
     await clockPast(cachedBy + CACHE_MS);
     expect((await serverTime(cached, id, token)).body.error).toBeNull();
     expect(other.frames.map((f) => f.platform)).toEqual([id]);
