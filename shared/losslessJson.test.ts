@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { JsonTooDeepError, parseJson, stringifyJson } from './losslessJson.js';
 import { addInt64, canonicalInt, compareInt64, int64FromText, isInt64, INT64_MAX } from './int64.js';
 import { findOperation } from './catalog/index.js';
-import { validateInputs } from '../workers/api/inputs.js';
+import { validateInputs } from './catalog/inputs.js';
 
 describe('parseJson', () => {
   it('reads integers beyond 2^53 − 1 as exact bigints and safe ones as numbers', () => {

@@ -35,7 +35,7 @@ import type { AppEnv, Env } from '../../workers/env.js';
 import { catalog } from '../../shared/catalog/index.js';
 import { success, type ShapeContext } from '../../workers/envelope/index.js';
 import { platformOf } from '../../workers/registry/index.js';
-import { validateInputs } from '../../workers/api/inputs.js';
+import { validateInputs } from '../../shared/catalog/inputs.js';
 import { queryOf } from '../../workers/api/catalogRoutes.js';
 
 export * from '../../workers/index.js';

@@ -16,7 +16,7 @@ import { defineOperation } from './operation.js';
 import { int64 } from '../records/primitives.js';
 import * as contract from '../records/contract.js';
 import { ChartPeriodMembers, EnLogTypeMembers, EnOrderFlagsMembers, TickRequestFlagsMembers } from '../records/contract.js';
-import { validateInputs } from '../../workers/api/inputs.js';
+import { validateInputs } from './inputs.js';
 
 type Issue = { code: string; path: PropertyKey[]; message: string };
 type Outcome = { ok: true; data: unknown } | { ok: false; issues: Issue[] };

@@ -108,7 +108,7 @@ export const distinct = <T>(values: T[]): T[] => [...new Set(values)];
 
 /**
  * A query list of positive 32-bit integers, 1 to `max` values: repeated (`?logins=1&logins=2`), comma-joined
- * (`?logins=1,2`) or both (the edge splits the values, workers/api/inputs.ts); each element is checked on its own.
+ * (`?logins=1,2`) or both (the edge splits the values, shared/catalog/inputs.ts); each element is checked on its own.
  * A value listed twice is asked for once.
  */
 export const int32List = (what: string, max = LIST_VALUES_MAX) =>

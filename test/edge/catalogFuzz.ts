@@ -17,7 +17,7 @@ import { connect } from 'node:net';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { WEB_API_ERROR_CODES } from '../../shared/errors.js';
 import { PF4_A, PF5_A } from '../support/edge.js';
-import { MAX_BODY_ARRAY_ITEMS, MAX_MESSAGE_LENGTH } from '../../workers/api/inputs.js';
+import { MAX_BODY_ARRAY_ITEMS, MAX_MESSAGE_LENGTH } from '../../shared/catalog/inputs.js';
 
 /** The routes the edge serves: every catalog entry (registry ones included). */
 export const fuzzedRoutes = (): Operation[] => [...catalog];

@@ -104,8 +104,7 @@ const TESTS: Record<string, string[]> = {
   // parameters, bounds, answers, scopes, the published document, the input rules) decide them; the handler and edge
   // tests would add minutes per mutant and only reach the same tables again.
   'shared/catalog': [
-    'shared/catalog/**/*.test.ts', 'workers/openapi/document.test.ts',
-    'workers/api/inputs.calls.test.ts', 'workers/api/inputs.text.test.ts', 'broker/handlers/registry.test.ts',
+    'shared/catalog/**/*.test.ts', 'workers/openapi/document.test.ts', 'broker/handlers/registry.test.ts',
   ],
   // The engines run in the in-process world tests (the harness calls commands as a manager session does); the socket
   // tests (faults, protocol, slow consumer) reach the same engine code through a server and decide nothing more.
@@ -117,7 +116,7 @@ const TESTS: Record<string, string[]> = {
  */
 const CATALOG_WIDE = ['shared/catalog/index.coverage.test.ts', 'shared/catalog/index.test.ts', 'shared/catalog/registry.test.ts'];
 const V2_PF4_TESTS = [
-  ...CATALOG_WIDE, 'workers/openapi/document.test.ts', 'workers/api/inputs.calls.test.ts', 'workers/api/inputs.text.test.ts',
+  ...CATALOG_WIDE, 'workers/openapi/document.test.ts', 'shared/catalog/inputs.calls.test.ts', 'shared/catalog/inputs.text.test.ts',
   'broker/handlers/registry.test.ts',
 ];
 /** The v2 PF4 rule files of a part: the ones named after its own catalog files (and the shared fields' file). */

@@ -14,7 +14,7 @@ import {
 } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { scopeRefusal } from '../auth/requireScope.js';
-import { MAX_BODY_DEPTH, queryLists, validateInputs, type RawBody } from './inputs.js';
+import { MAX_BODY_DEPTH, queryLists, validateInputs, type RawBody } from '../../shared/catalog/inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';

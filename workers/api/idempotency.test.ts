@@ -1,7 +1,7 @@
 /**
- * The edge half of `Idempotency-Key` (workers/api/idempotency.ts), beyond workers/api/inputs.calls.test.ts: the key's
- * exact form, the canonical path, the canonical JSON of every kind of value, and the exact text a request's
- * fingerprint is the SHA-256 of.
+ * The edge half of `Idempotency-Key` (workers/api/idempotency.ts): the key's exact form, the canonical path, the
+ * canonical JSON of every kind of value, the fingerprint's independence of key order and timing controls, and the
+ * exact text a request's fingerprint is the SHA-256 of.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -104,5 +104,39 @@ describe('requestHash', () => {
     const digest = await requestHash('GET', new URL('http://edge/'), null);
     expect(digest).toBe(sha256('GET\n/\n\nnull'));
     expect(digest).toHaveLength(64);
+  });
+});
+
+describe('idempotency', () => {
+  it('accepts 1 to 255 visible ASCII characters', () => {
+    expect(idempotencyKeyProblem('a')).toBeNull();
+    expect(idempotencyKeyProblem('k'.repeat(255))).toBeNull();
+    for (const bad of ['', 'k'.repeat(256), 'a b', 'é']) expect(idempotencyKeyProblem(bad)).toMatch(/^Idempotency-Key: /);
+  });
+
+  it('fingerprints the request regardless of key order and timing controls', async () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: null }] })).toBe('{"a":[{"c":null,"d":2}],"b":1}');
+    const a = await requestHash('POST', new URL('http://e/p?x=1&requestTimeout=5'), { b: 1, a: 2 });
+    const b = await requestHash('POST', new URL('http://e/p?x=1'), { a: 2, b: 1 });
+    const c = await requestHash('POST', new URL('http://e/p?x=2'), { a: 2, b: 1 });
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+  });
+
+  it('fingerprints method, path, query and body: a change to any one of them is another request', async () => {
+    const body = { group: 'demo', name: 'Alice' };
+    const base = await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), body);
+    const variants = [
+      await requestHash('PUT', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p2/UserRecordNew?x=1'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordUpdate?x=1'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=2'), body),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), { ...body, name: 'Bob' }),
+      await requestHash('POST', new URL('http://e/api/v2/PF4/p1/UserRecordNew?x=1'), undefined),
+    ];
+    expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
+    // The host is not part of the request: the same call through another edge address is the same request.
+    expect(await requestHash('POST', new URL('http://other:8787/api/v2/PF4/p1/UserRecordNew?x=1'), body)).toBe(base);
   });
 });

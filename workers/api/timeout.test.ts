@@ -1,12 +1,13 @@
 /**
- * The call's time budget (workers/api/timeout.ts), beyond workers/api/inputs.calls.test.ts: the bounds and the number form
- * exactly, which field a refusal names, the operation a method and path address, and the budget `timeoutApplied()`
- * answers on every response that does not name one itself.
+ * The call's time budget (workers/api/timeout.ts): the class defaults, the header before the query, the bounds and
+ * the number form exactly, which field a refusal names, the operation a method and path address, and the budget
+ * `timeoutApplied()` answers on every response that does not name one itself.
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
+import { findOperation } from '../../shared/catalog/index.js';
 import {
-  operationAt, resolveBudget, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER, TIMEOUT_QUERY, timeoutApplied,
+  operationAt, resolveBudget, resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER, TIMEOUT_QUERY, timeoutApplied,
 } from './timeout.js';
 
 const HEADER_REFUSAL = 'X-Request-Timeout: must be a number of seconds from 1 to 300';
@@ -119,5 +120,20 @@ describe('timeoutApplied', () => {
 
   it('leaves a budget the route named itself', async () => {
     expect(await applied('POST', '/api/v2/PF4/p1/UserRecordNew?own=3', { 'X-Request-Timeout': '42' })).toBe('3');
+  });
+});
+
+describe('resolveTimeout', () => {
+  const op = (id: string) => findOperation(id)!;
+  const read = op('v2.PF4.ServerTime');
+  it('uses the class default, the header before the query, and refuses out-of-range values', () => {
+    expect(resolveTimeout(read, undefined, null)).toStrictEqual({ ok: true, seconds: 10 });
+    expect(resolveTimeout(op('v2.PF4.UserRecordNew'), undefined, null).seconds).toBe(15);
+    expect(resolveTimeout(op('v2.PF4.SrvRestart'), undefined, null).seconds).toBe(60);
+    expect(resolveTimeout(read, '2.5', '7')).toStrictEqual({ ok: true, seconds: 2.5 });
+    expect(resolveTimeout(read, undefined, '300')).toStrictEqual({ ok: true, seconds: 300 });
+    expect(resolveTimeout(read, '0.5', null)).toMatchObject({ ok: false, seconds: 10, message: 'X-Request-Timeout: must be a number of seconds from 1 to 300' });
+    expect(resolveTimeout(read, undefined, '301')).toMatchObject({ ok: false, message: 'requestTimeout: must be a number of seconds from 1 to 300' });
+    expect(resolveTimeout(read, '1e2', null).ok).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * W3C `traceparent` parsing and the hex ids (workers/api/traceparent.ts), beyond workers/api/inputs.calls.test.ts:
- * every field's length and alphabet, the version rules, the anchors, and the exact hex of given random bytes.
+ * W3C `traceparent` parsing and the hex ids (workers/api/traceparent.ts): every field's length and alphabet, the
+ * version rules, the anchors, and the exact hex of given random bytes.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseTraceparent, randomHex } from './traceparent.js';
@@ -71,5 +71,16 @@ describe('randomHex', () => {
     const a = randomHex(16);
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(randomHex(16)).not.toBe(a);
+  });
+});
+
+describe('traceparent', () => {
+  it('keeps a valid trace id and refuses malformed or all-zero ones', () => {
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toStrictEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' });
+    for (const bad of [undefined, '', 'garbage', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01', `00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01`]) {
+      expect(parseTraceparent(bad)).toBeNull();
+    }
+    expect(randomHex(16)).toMatch(/^[0-9a-f]{32}$/);
   });
 });

@@ -25,7 +25,7 @@ import { topicsOf } from '../../shared/streams.js';
 import { authenticate } from '../auth/requireToken.js';
 import { admit, apiRateRefusal } from '../limits/rateLimit.js';
 import { refuse, unknownPlatform } from '../envelope/index.js';
-import { textProblem } from '../api/inputs.js';
+import { textProblem } from '../../shared/catalog/inputs.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './streamRequest.js';
 import { streamObjectName, streamShard } from './fanout.js';

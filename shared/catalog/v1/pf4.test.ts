@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../index.js';
-import { validateInputs } from '../../../workers/api/inputs.js';
+import { validateInputs } from '../inputs.js';
 import { CON_COMMON_SCHEMAS, CON_COMMON_SENSITIVE, tradeUpdateArgs } from './pf4.js';
 import { commonV2 } from '../v2/common.js';
 import { commonPf4, history, margins, prices, symbols, trades, users } from '../v2/pf4/index.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../index.js';
-import { validateInputs } from '../../../workers/api/inputs.js';
+import { validateInputs } from '../inputs.js';
 import { PF5_CHART_BAR, PF5_USER_ACCOUNT, SYMBOL_UPDATE_FIELDS, maskMatcher, symbolsOf } from './pf5.js';
 import { pf5V2 } from '../v2/pf5.js';
 

@@ -4,7 +4,7 @@
  * answer is `accepted(args)` or `refused(message)`.
  */
 import { findOperation, type Operation } from '../../../shared/catalog/index.js';
-import { validateInputs, type RawBody } from '../../../workers/api/inputs.js';
+import { validateInputs, type RawBody } from '../../../shared/catalog/inputs.js';
 
 /** The catalog entry `<prefix><name>` (`v2.PF4.` and `UserRecordGet`); a name the catalog lacks fails the test. */
 export function entryOf(prefix: string, name: string): Operation {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Operation } from '../../index.js';
 import { prices } from './prices.js';
-import { validateInputs } from '../../../../workers/api/inputs.js';
+import { validateInputs } from '../../inputs.js';
 import { accepted, callerOf, entryOf, json, none, refused, url } from '../../../../test/support/catalog/calls.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);

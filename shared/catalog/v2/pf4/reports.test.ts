@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type Operation } from '../../index.js';
 import { fromOnwards, reports } from './reports.js';
 import { openapiComponents } from '../../../records/contract.js';
-import { validateInputs } from '../../../../workers/api/inputs.js';
+import { validateInputs } from '../../inputs.js';
 import { accepted, entryOf, none, refused, url } from '../../../../test/support/catalog/calls.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Operation } from '../../index.js';
 import { symbols } from './symbols.js';
-import type { RawBody } from '../../../../workers/api/inputs.js';
+import type { RawBody } from '../../inputs.js';
 import { accepted, callerOf, entryOf, json, none, refused } from '../../../../test/support/catalog/calls.js';
 
 const op = (n: string): Operation => entryOf('v2.PF4.', n);

@@ -4,7 +4,7 @@
  * field; bodies nest at most MAX_BODY_DEPTH levels. Real catalog entries.
  */
 import { describe, expect, it } from 'vitest';
-import { findOperation, type Operation } from '../../shared/catalog/index.js';
+import { findOperation, type Operation } from './index.js';
 import { MAX_BODY_DEPTH, validateInputs } from './inputs.js';
 
 const entry = (id: string): Operation => {

@@ -1,6 +1,6 @@
 /**
- * validateInputs (workers/api/inputs.ts) on entries made for the test, beyond workers/api/inputs.calls.test.ts,
- * workers/api/inputs.text.test.ts and the 64-bit cases of shared/losslessJson.test.ts: how problems are named and
+ * validateInputs (shared/catalog/inputs.ts) on entries made for the test, beyond shared/catalog/inputs.calls.test.ts,
+ * shared/catalog/inputs.text.test.ts and the 64-bit cases of shared/losslessJson.test.ts: how problems are named and
  * joined, which query values become arguments, which wrapped schemas take repeated parameters, when a big integer in
  * a double field is taken as that double, the exact control-character sets per allowance, member names, the bounds
  * on nesting and on the number of text problems, and the bounds that keep a large body's refusal short and cheap:
@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineOperation, type ControlCharacterAllowances, type Operation } from '../../shared/catalog/index.js';
-import { int32List } from '../../shared/catalog/fields.js';
+import { defineOperation, type ControlCharacterAllowances, type Operation } from './index.js';
+import { int32List } from './fields.js';
 import {
   CONTROL_QUERY, MAX_BODY_ARRAY_ITEMS, MAX_BODY_DEPTH, MAX_LISTED_PROBLEMS, MAX_MESSAGE_LENGTH, validateInputs, type RawBody,
 } from './inputs.js';

@@ -14,7 +14,7 @@
  * spreads its members into an argument list: a body of any length or depth is walked with an explicit stack.
  */
 import type { z } from 'zod';
-import type { ControlCharacterAllowances, Operation } from '../../shared/catalog/index.js';
+import type { ControlCharacterAllowances, Operation } from './index.js';
 
 /** Query parameters the edge consumes itself: they are never passed to the broker as operation arguments. */
 export const CONTROL_QUERY = new Set(['requestTimeout', 'confirm']);
