@@ -1,10 +1,10 @@
 /**
  * The arithmetic of the attack drill (bench/attackDrill.ts), kept apart from the stack it runs against so it can be
- * checked on its own: latency summaries and their ratios, answers counted by status, what a rate-limit counter spent
- * across readings (windows turn over while a flood runs), and the drill's one line per finding. Percentiles are
- * bench/measure.ts's, as in every other bench: the sample at rank floor(n·p).
+ * checked on its own: latency summaries and their ratios, times in words, answers counted by status, what a rate-limit
+ * counter spent across readings (windows turn over while a flood runs), and the drill's one line per finding.
+ * Percentiles are bench/measure.ts's, as in every other bench: the sample at rank floor(n·p).
  */
-import { percentile, sortedOf } from './measure.js';
+import { percentile, sortedOf } from '../measure.js';
 
 export interface LatencySummary {
   n: number;
@@ -23,6 +23,11 @@ export function summarize(samples: readonly number[]): LatencySummary {
 /** Milliseconds with one decimal (`12.3 ms`), or `—` for no figure. */
 export function ms(value: number | null): string {
   return value === null ? '—' : `${(Math.round(value * 10) / 10).toFixed(1)} ms`;
+}
+
+/** Seconds with one decimal (`4.7 s`), or `never` for no figure. */
+export function seconds(milliseconds: number | null): string {
+  return milliseconds === null ? 'never' : `${(milliseconds / 1000).toFixed(1)} s`;
 }
 
 /** `during / before` as `×2.41`; `—` when either is missing or `before` is 0. */

@@ -1,9 +1,9 @@
 /**
- * The attack drill's arithmetic (bench/attackFigures.ts): latency summaries, ratios, answers counted by status,
+ * The attack drill's arithmetic (bench/attack/figures.ts): latency summaries, ratios, answers counted by status,
  * counter spending across window turns, and the line printed per finding.
  */
 import { describe, expect, it } from 'vitest';
-import { counterSpent, countLabels, findingLine, ms, ratio, summarize } from './attackFigures.js';
+import { counterSpent, countLabels, findingLine, ms, ratio, seconds, summarize } from './figures.js';
 
 describe('latency summaries', () => {
   it('takes count, p50, p99 and max with the benches\' percentile (rank floor(n·p))', () => {
@@ -26,6 +26,13 @@ describe('figures in words', () => {
     expect(ratio(62.8, 1.9)).toBe('×33.05');
     expect(ratio(1, 0)).toBe('—');
     expect(ratio(null, 2)).toBe('—');
+  });
+
+  it('prints seconds with one decimal, and no time as never', () => {
+    expect(seconds(4730)).toBe('4.7 s');
+    expect(seconds(0)).toBe('0.0 s');
+    expect(seconds(15_960)).toBe('16.0 s');
+    expect(seconds(null)).toBe('never');
   });
 
   it('counts labels in order of first appearance', () => {
