@@ -403,13 +403,52 @@ export const LAUNCHER_HOLD = 'the edge launcher (migrating and seeding)';
  * served; the next start takes the same hold and releases it.
  */
 export async function holdRegistry(db: D1Like, prepare: () => Promise<void>): Promise<void> {
+  await takeHold(db);
+  await prepare();
+  await db.prepare('DELETE FROM registry_holds WHERE name = ?').bind(LAUNCHER_HOLD).run();
+}
+
+async function takeHold(db: D1Like): Promise<void> {
   // One batch: the edge never sees the table without the hold (an unheld registry missing migrations is a warning).
   await db.batch([
     db.prepare('CREATE TABLE IF NOT EXISTS registry_holds (name TEXT PRIMARY KEY, since TEXT NOT NULL)'),
     db.prepare('INSERT OR REPLACE INTO registry_holds (name, since) VALUES (?, ?)').bind(LAUNCHER_HOLD, new Date().toISOString()),
   ]);
-  await prepare();
-  await db.prepare('DELETE FROM registry_holds WHERE name = ?').bind(LAUNCHER_HOLD).run();
+}
+
+/**
+ * A fresh registry (a data folder without its D1 file yet) is held and migrated before the edge serves: the hold is
+ * taken by a workerd of its own that stops before wrangler runs, so wrangler writes the file with no other process
+ * reading it (a read meanwhile can find the file busy, which workerd reports as an error), and the edge, once up,
+ * finds the registry held until `startEdge` has seeded it.
+ */
+async function migrateFreshRegistry(dataDir: string, progress?: (message: string) => void): Promise<void> {
+  const d1Persist = miniflareOptions('', { dataDir }).d1Persist as string;
+  const files = join(d1Persist, 'miniflare-D1DatabaseObject');
+  if (existsSync(files) && readdirSync(files).some((f) => f.endsWith('.sqlite'))) return;
+  const holder = await withOwnerOnlyUmask(async () => {
+    const miniflare = new Miniflare({
+      host: '127.0.0.1',
+      port: 0,
+      workers: [{
+        name: REGISTRY_WORKER,
+        modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }],
+        compatibilityDate: COMPATIBILITY_DATE,
+        d1Databases: { DB: LOCAL_D1_ID },
+      }],
+      d1Persist,
+    });
+    await miniflare.ready;
+    return miniflare;
+  });
+  try {
+    await takeHold(registryDb(holder));
+  } finally {
+    await holder.dispose();
+  }
+  progress?.(`migrating the registry: ${migrationFiles().length} migrations to apply (wrangler, a few seconds)`);
+  await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
+  progress?.(`registry migrated: ${migrationFiles().join(', ')}`);
 }
 
 /**
@@ -478,7 +517,11 @@ function releaseMemoryFolder(folder: string | undefined): void {
 }
 
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
-  const script = (options.prelude ?? '') + await buildWorker(options.entry);
+  const [bundle] = await Promise.all([
+    buildWorker(options.entry),
+    options.dataDir ? migrateFreshRegistry(options.dataDir, options.progress) : undefined,
+  ]);
+  const script = (options.prelude ?? '') + bundle;
   const memory = options.dataDir ? undefined : memoryFolder();
   const removeMemory = () => releaseMemoryFolder(memory);
   let started: { miniflare: Miniflare; url: URL };

@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './support.js';
+import { REGISTRY_MIGRATIONS } from '../../workers/registry/migrationNames.js';
 
 const freePort = () => new Promise<number>((done) => {
   const server = createServer();
@@ -32,7 +33,8 @@ describe('npm start', () => {
   it('brings the stack up, prints a working demo client, and stops everything on SIGINT', async () => {
     const [port, brokerPort, simPort] = [await freePort(), await freePort(), await freePort()];
     launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      env: { ...process.env, PORT: String(port), BROKER_PORT: String(brokerPort), SIM_PORT: String(simPort), DATA_DIR: dataDir, LOG_LEVEL: 'debug' },
+      // The default log level, as a newcomer starts it.
+      env: { ...process.env, PORT: String(port), BROKER_PORT: String(brokerPort), SIM_PORT: String(simPort), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -72,6 +74,12 @@ describe('npm start', () => {
     expect(seen.filter((a) => a.status === 500), JSON.stringify(seen)).toStrictEqual([]);
     expect(output).toContain(`http://127.0.0.1:${port}`);
     expect(output).toContain('demo-secret');
+    // Quiet until the banner, polled or not: the registry's progress, never a warning while it migrates.
+    const beforeBanner = output.slice(0, output.indexOf('Trade platform gateway is up.')).split('\n').filter((l) => l.trim() !== '');
+    expect(beforeBanner, output).toStrictEqual([
+      `stack: migrating the registry: ${REGISTRY_MIGRATIONS.length} migrations to apply (wrangler, a few seconds)`,
+      `stack: registry migrated: ${REGISTRY_MIGRATIONS.join(', ')}`,
+    ]);
 
     const base = `http://127.0.0.1:${port}`;
     const healthy = await eventually(async () => (await fetch(`${base}/healthz`)).status === 200, 30_000, 200);

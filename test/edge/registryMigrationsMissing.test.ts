@@ -32,7 +32,10 @@ async function answer(path: string) {
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body };
 }
 
-/** Past the gate's ASK_EVERY_MS (250 ms): a "not ready" answer stands that long before D1 is asked again. */
+/**
+ * Past the gate's ASK_EVERY_MS (250 ms): a "not ready" answer stands that long before D1 is asked again. Waited out:
+ * every case here gives the same answer and the same reason (logged once), so nothing tells that D1 was asked again.
+ */
 const pastAskInterval = () => new Promise((r) => setTimeout(r, 400));
 
 /** Records exactly `names` in d1_migrations (the schema itself stays fully migrated). */

@@ -10,6 +10,7 @@ import { holdRegistry, LAUNCHER_HOLD, migrationFiles } from '../../launcher/edge
 import { REGISTRY_MIGRATIONS } from '../../workers/registry/migrationNames.js';
 import { ORG_A, PF4_A, PF4_B, PF5_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { until } from '../support/until.js';
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -24,7 +25,8 @@ beforeAll(async () => {
   edge = await startTestEdge({
     vars: { BROKER_URL: broker.url },
     log: (line, stream) => {
-      if (stream === 'stderr' && line.startsWith('{')) warnings.push(JSON.parse(line) as Record<string, unknown>);
+      // Warnings on standard error, the registry's setup steps at info on standard output.
+      if (line.startsWith('{')) warnings.push(JSON.parse(line) as Record<string, unknown>);
     },
   });
   await edge.seedClient('client-r', 'secret-r', ORG_A);
@@ -48,12 +50,19 @@ const tokenRequest = () => answer('/connect/token', {
   body: 'grant_type=client_credentials&scope=webapi',
 });
 
-/** Every kind of route refused alike; liveness answered. */
-/** Past the gate's ASK_EVERY_MS (250 ms): a "not ready" answer stands that long before D1 is asked again. */
-const pastAskInterval = () => new Promise((r) => setTimeout(r, 400));
+/** The reasons the gate has logged, oldest first. */
+const reasons = () => warnings.filter((w) => w.msg === 'the registry is not ready').map((w) => w.reason as string);
 
-async function expectNotReady(token: string) {
-  await pastAskInterval();
+/**
+ * Every kind of route refused alike; liveness answered. First asked until the gate has seen the registry as it is
+ * now: its answer stands ASK_EVERY_MS, and it logs each new reason once.
+ */
+async function expectNotReady(token: string, reason: string | RegExp) {
+  await until(async () => {
+    await answer('/healthz');
+    const last = reasons().at(-1);
+    return last !== undefined && (typeof reason === 'string' ? last === reason : reason.test(last));
+  }, `the reason ${String(reason)} logged`);
   const refused = { status: 503, retryAfter: '1', body: NOT_READY };
   expect(await answer('/healthz')).toStrictEqual(refused);
   expect(await tokenRequest()).toStrictEqual(refused);
@@ -73,14 +82,19 @@ describe('the registry readiness gate', () => {
     const records = (await db.prepare('SELECT name FROM d1_migrations ORDER BY id').all<{ name: string }>()).results.map((r) => r.name);
     expect(records).toStrictEqual([...REGISTRY_MIGRATIONS]);
 
-    // No migration recorded at all.
+    // Neither readiness table: a registry nothing has set up yet (a fresh one, before its first migration or hold).
     await db.exec('DROP TABLE d1_migrations');
-    await expectNotReady(token);
+    await db.exec('DROP TABLE registry_holds');
+    await expectNotReady(token, 'nothing migrated yet');
+
+    // No migration recorded at all, beside the other tables.
+    await db.exec('CREATE TABLE registry_holds (name TEXT PRIMARY KEY, since TEXT NOT NULL)');
+    await expectNotReady(token, /no such table: d1_migrations/);
 
     // Half migrated by the record: the token query would succeed on the schema there, and is still not answered.
     await db.exec('CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)');
     for (const name of REGISTRY_MIGRATIONS.slice(0, 2)) await db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name).run();
-    await expectNotReady(token);
+    await expectNotReady(token, `2 of ${REGISTRY_MIGRATIONS.length} migrations applied`);
 
     // Fully migrated, but held while the launcher seeds it.
     let resume!: () => void;
@@ -91,22 +105,23 @@ describe('the registry readiness gate', () => {
     });
     await expect.poll(async () => (await db.prepare('SELECT name FROM registry_holds').all<{ name: string }>()).results).toStrictEqual([{ name: LAUNCHER_HOLD }]);
     await expect.poll(async () => (await db.prepare('SELECT COUNT(*) AS n FROM d1_migrations').first<{ n: number }>())?.n).toBe(REGISTRY_MIGRATIONS.length);
-    await expectNotReady(token);
+    await expectNotReady(token, `held by ${LAUNCHER_HOLD}`);
     resume();
     await held;
-    await pastAskInterval();
 
-    const health = await answer('/healthz');
+    // Served once the gate asks again, ASK_EVERY_MS after its last "not ready".
+    const health = await until(async () => { const a = await answer('/healthz'); return a.status !== 503 && a; }, 'an answer other than 503');
     expect(health).toStrictEqual({ status: 200, retryAfter: null, body: { status: 'ok', edge: 'up', broker: 'up', platforms: 'up' } });
     const issued = await tokenRequest();
     expect(issued.status).toBe(200);
     expect(issued.body).toMatchObject({ access_token: expect.any(String), token_type: 'Bearer' });
 
-    // One line per reason, in the order they came.
+    // One line per reason, in the order they came: at info while the registry is being set up, else a warning.
     expect(warnings.filter((w) => w.msg === 'the registry is not ready').map((w) => [w.level, w.reason])).toStrictEqual([
+      ['info', 'nothing migrated yet'],
       ['warn', expect.stringContaining('no such table: d1_migrations')],
       ['warn', `2 of ${REGISTRY_MIGRATIONS.length} migrations applied`],
-      ['warn', `held by ${LAUNCHER_HOLD}`],
+      ['info', `held by ${LAUNCHER_HOLD}`],
     ]);
 
     // Ready is final: a hold taken afterwards (a later launcher's seed) does not close a serving edge.

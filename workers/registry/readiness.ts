@@ -9,32 +9,43 @@
  * Ready is final for an isolate (migrations are never taken back): once seen, the gate costs nothing. Before that,
  * D1 is asked at most once every ASK_EVERY_MS per isolate (concurrent requests share the question, later ones in that
  * time take its answer), so callers polling a starting edge do not keep the D1 file busy while it is being migrated;
- * each change of the reason is logged once.
+ * each change of the reason is logged once: at info while the registry is being set up (a setup step holds it, or
+ * nothing is in it yet: every fresh registry before its first migration), at warn otherwise (migrations missing with
+ * no step at work on them, or D1 failing).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { REGISTRY_MIGRATIONS } from './migrationNames.js';
 import { refuse } from '../envelope/index.js';
 
-export type Readiness = { ready: true } | { ready: false; reason: string };
+/** `settingUp`: a setup step is at work on the registry (or has yet to begin on an empty one), so not ready is expected. */
+export type Readiness = { ready: true } | { ready: false; reason: string; settingUp: boolean; held?: true; failed?: true };
 
-/** One query: how many of this worker's migrations are recorded, and which setup steps hold the registry. */
+/**
+ * Which of the readiness tables exist, then the holds, then how many of this worker's migrations are recorded: a
+ * hold is looked at first, since the migrations it covers are expected to be missing.
+ */
 export async function registryReadiness(db: D1Database): Promise<Readiness> {
-  let row: { applied: number; holds: string | null } | null;
   try {
-    row = await db.prepare(
-      `SELECT (SELECT COUNT(*) FROM d1_migrations WHERE name IN (${REGISTRY_MIGRATIONS.map(() => '?').join(', ')})) AS applied,
-              (SELECT group_concat(name, ', ') FROM registry_holds) AS holds`,
-    ).bind(...REGISTRY_MIGRATIONS).first<{ applied: number; holds: string | null }>();
+    const tables = new Set((await db.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('d1_migrations', 'registry_holds')",
+    ).all<{ name: string }>()).results.map((r) => r.name));
+    if (tables.size === 0) return { ready: false, reason: 'nothing migrated yet', settingUp: true };
+    if (tables.has('registry_holds')) {
+      const held = await db.prepare("SELECT group_concat(name, ', ') AS holds FROM registry_holds").first<{ holds: string | null }>();
+      if (held?.holds) return { ready: false, reason: `held by ${held.holds}`, settingUp: true, held: true };
+    }
+    const row = await db.prepare(
+      `SELECT COUNT(*) AS applied FROM d1_migrations WHERE name IN (${REGISTRY_MIGRATIONS.map(() => '?').join(', ')})`,
+    ).bind(...REGISTRY_MIGRATIONS).first<{ applied: number }>();
+    const applied = Number(row?.applied ?? 0);
+    if (applied < REGISTRY_MIGRATIONS.length) return { ready: false, reason: `${applied} of ${REGISTRY_MIGRATIONS.length} migrations applied`, settingUp: false };
+    if (!tables.has('registry_holds')) return { ready: false, reason: 'no such table: registry_holds', settingUp: false };
+    return { ready: true };
   } catch (error) {
-    // No d1_migrations (nothing applied yet) or no registry_holds (the migration creating it not applied yet), or D1
-    // itself failing: not ready either way, and worth a retry.
-    return { ready: false, reason: String(error instanceof Error ? error.message : error) };
+    // No d1_migrations beside the other tables (its record lost), or D1 itself failing: not ready, and worth a retry.
+    return { ready: false, reason: String(error instanceof Error ? error.message : error), settingUp: false, failed: true };
   }
-  const applied = Number(row?.applied ?? 0);
-  if (applied < REGISTRY_MIGRATIONS.length) return { ready: false, reason: `${applied} of ${REGISTRY_MIGRATIONS.length} migrations applied` };
-  if (row?.holds) return { ready: false, reason: `held by ${row.holds}` };
-  return { ready: true };
 }
 
 /** The answer of every route while the registry is not ready (and of a registry query that finds a table missing). */
@@ -48,11 +59,17 @@ export function registryNotReady(c: Context<AppEnv>): Response {
 
 /** How long a "not ready" answer is taken as it is before D1 is asked again. */
 export const ASK_EVERY_MS = 250;
+/**
+ * The same while the registry is being set up: a second, as long as callers are told to wait (`Retry-After`). A
+ * local setup step writes to the D1 file from another process (wrangler), and a read meanwhile can find it busy.
+ */
+export const ASK_WHILE_SETTING_UP_MS = 1000;
 
 let ready = false;
 let asking: Promise<Readiness> | undefined;
 let lastReason: string | undefined;
 let notReadyUntil = 0;
+let held = false;
 
 /** The gate: every route but `/livez` (the worker alone) waits for a ready registry. */
 export function requireRegistryReady(): MiddlewareHandler<AppEnv> {
@@ -65,10 +82,15 @@ export function requireRegistryReady(): MiddlewareHandler<AppEnv> {
       ready = true;
       return next();
     }
-    notReadyUntil = Date.now() + ASK_EVERY_MS;
+    // A read failing just after the registry was seen held is taken as the holding step at work on the file.
+    held = readiness.held === true || (held && readiness.failed === true);
+    const settingUp = readiness.settingUp || held;
+    notReadyUntil = Date.now() + (settingUp ? ASK_WHILE_SETTING_UP_MS : ASK_EVERY_MS);
     if (readiness.reason !== lastReason) {
       lastReason = readiness.reason;
-      console.error(JSON.stringify({ level: 'warn', msg: 'the registry is not ready', traceId: c.get('traceId'), reason: readiness.reason }));
+      const line = JSON.stringify({ level: settingUp ? 'info' : 'warn', msg: 'the registry is not ready', traceId: c.get('traceId'), reason: readiness.reason });
+      if (settingUp) console.log(line);
+      else console.error(line);
     }
     return registryNotReady(c);
   };
