@@ -5,7 +5,7 @@
  * start is told of it. `signalBroker` (launcher/brokerSignal.ts) on a stack of stand-in brokers.
  */
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Supervisor, type ChildLike } from './supervisor.js';
 import { signalBroker } from './brokerSignal.js';
 import type { Service, Stack } from './stack.js';
@@ -72,17 +72,25 @@ describe('Supervisor', () => {
 
   it('gives up on a crash loop with a message naming the process and the count, and restarts it no more', async () => {
     const gaveUp: string[] = [];
-    const h = harness({ maxRestarts: 3, onGiveUp: (m) => gaveUp.push(m) });
-    h.first.child.crash(1);
-    for (let i = 0; i < 3; i++) {
-      await until(() => h.started.length === i + 1);
-      h.supervisor.service.child.crash(1);
+    // On a fake clock, so that "no more" is every timer it set having run, not a wait.
+    vi.useFakeTimers();
+    try {
+      const h = harness({ maxRestarts: 3, onGiveUp: (m) => gaveUp.push(m) });
+      h.first.child.crash(1);
+      for (let i = 0; i < 3; i++) {
+        await vi.runAllTimersAsync();
+        expect(h.started).toHaveLength(i + 1);
+        h.supervisor.service.child.crash(1);
+      }
+      expect(gaveUp).toHaveLength(1);
+      expect(gaveUp[0]).toMatch(/^broker exited \(code 1\): it ended 4 times within 60 s, a crash loop; not restarting it again/);
+      expect(h.lines.at(-1)).toBe(`stack: ${gaveUp[0]}`);
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.runAllTimersAsync();
+      expect(h.started).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
     }
-    await until(() => gaveUp.length === 1);
-    expect(gaveUp[0]).toMatch(/^broker exited \(code 1\): it ended 4 times within 60 s, a crash loop; not restarting it again/);
-    expect(h.lines.at(-1)).toBe(`stack: ${gaveUp[0]}`);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(h.started).toHaveLength(3);
   });
 
   it('counts a failed start as an exit and tries again after a longer delay', async () => {
@@ -96,12 +104,18 @@ describe('Supervisor', () => {
   });
 
   it('restarts nothing once closed', async () => {
-    const h = harness();
-    await h.supervisor.close();
-    h.first.child.kill();
-    await new Promise((r) => setTimeout(r, 30));
-    expect(h.started).toHaveLength(0);
-    expect(h.lines).toEqual([]);
+    vi.useFakeTimers();
+    try {
+      const h = harness();
+      await h.supervisor.close();
+      h.first.child.kill();
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.runAllTimersAsync();
+      expect(h.started).toHaveLength(0);
+      expect(h.lines).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('restarts at once when asked (a drill that killed the process), once, without waiting for the backoff', async () => {

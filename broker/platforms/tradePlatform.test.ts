@@ -71,7 +71,8 @@ describe('TradePlatform read fence', () => {
       const fence = platform.readFence!;
       let stood = true;
       void fence.then(() => { stood = false; });
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The fence's ping has reached the server, which holds its answer: the fence still stands.
+      await until(() => server.count('Ping') === pingsBefore + 1);
       expect(stood).toBe(true);
       await fence;
       expect(server.count('Ping')).toBe(pingsBefore + 1);
@@ -108,11 +109,13 @@ describe('TradePlatform read fence, the server away', () => {
       server.refuseLogin = true;
       server.drop();
       await until(() => platform.state === 'down');
+      const loginsBefore = server.count('login');
       platform.fenceReads();
       const fence = platform.readFence!;
       let fell = false;
       void fence.then(() => { fell = true; });
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // Two more logins refused while the fence waits: it stands through them.
+      await until(() => server.count('login') >= loginsBefore + 2);
       expect(fell).toBe(false);
       server.users.set(100001, { login: 100001, group: 'demo', name: 'Back', balance: 1 });
       server.refuseLogin = false;

@@ -31,8 +31,12 @@ async function loggedIn(pump: boolean): Promise<ManagerClient> {
   return client;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Rec = Record<string, any>;
+
+const server = () => sim.tradingServers.get('busy-pf4')!;
+/** Events the consumer took after its login's snapshot: what the server counts as sent live (it pumps alone). */
+const liveEvents = (client: ManagerClient) => client.events.length - client.events.findIndex((e) => e.event === 'resync' && e.op === 'end') - 1;
+const parkedRequests = () => [...server().sessions].reduce((n, session) => n + (session as unknown as { parked: unknown[] }).parked.length, 0);
 
 describe('events held by a freeze', () => {
   it('keep their order, parked commands after them, and follow coalesced ticks with the symbol summary', async () => {
@@ -42,15 +46,21 @@ describe('events held by a freeze', () => {
     const symbols = (await commander.ok<Rec[]>('SymbolsRequest')).map((s) => s.symbol as string);
     const first = consumer.events.length;
     await postControl(sim.port, 'busy-pf4/freeze', { on: true });
-    await sleep(150);
+    // Frozen: the server sends nothing more; what it sent before is taken in full.
+    const sent = server().counters.eventsSent;
+    await consumer.waitFor(() => liveEvents(consumer) === sent, 5000, `the ${sent} events sent before the freeze`);
     const frozenAt = consumer.events.length;
+    const ticksAtFreeze = server().state().ticksEmitted as number;
     const parked = commander.ok('SymbolSendTick', { symbol: symbols[0], bid: 1.2345, ask: 1.2347 });
-    await sleep(350);
+    await expect.poll(parkedRequests, { timeout: 5000, interval: 10, message: 'the tick command parked' }).toBe(1);
+    // Seven ticks over three symbols while frozen: some symbol's held ticks are coalesced.
+    await expect.poll(() => server().state().ticksEmitted as number, { timeout: 5000, interval: 10, message: 'ticks while frozen' }).toBeGreaterThanOrEqual(ticksAtFreeze + 7);
+    expect(server().counters.eventsSent, 'nothing sent while frozen').toBe(sent);
     expect(consumer.events.length, 'nothing reaches a consumer while frozen').toBe(frozenAt);
     await postControl(sim.port, 'busy-pf4/freeze', { on: false });
     expect(await parked).toBe(true);
+    // The parked command's tick comes after every held event and summary.
     await consumer.waitForEvent((e) => e.event === 'ticks' && (e.record as Rec).bid === 1.2345);
-    await sleep(100);
     const released = consumer.events.slice(frozenAt);
 
     // Per symbol, the ticks a consumer sees never go back in time.
