@@ -124,6 +124,7 @@ async function listedOperations(page: Page): Promise<Set<string>> {
     const { height, operations } = await page.evaluate(async (top) => {
       window.scrollTo(0, top);
       await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+      // Swagger UI says nothing when the sections come into view have rendered: two frames and a short pause.
       await new Promise((done) => setTimeout(done, 30));
       const operations = [...document.querySelectorAll('.opblock-summary')].map((s) =>
         `${s.querySelector('.opblock-summary-method')?.textContent} ${(s.querySelector('.opblock-summary-path') as HTMLElement | null)?.dataset.path}`);
@@ -143,6 +144,7 @@ async function operationBlock(page: Page, method: string, path: string): Promise
       await found.scrollIntoView();
       return found;
     }
+    // No signal that the sections come into view have rendered: a short pause, and the block is looked for again.
     await page.evaluate(async (top) => { window.scrollTo(0, top); await new Promise((done) => setTimeout(done, 30)); }, y);
   }
   throw new Error(`${method} ${path} is not on the page`);
@@ -192,9 +194,13 @@ describe('the API reference at /docs in Chromium', () => {
     await (await block.waitForSelector('.try-out__btn'))!.click();
     const platform = (await block.waitForSelector('tr[data-param-name="tradePlatform"] input'))!;
     await platform.type(client.stack.platforms.pf4);
-    // The field keeps its value once Swagger UI has taken it (its inputs are debounced).
+    // The field keeps its value once Swagger UI has taken it into its state (its inputs are debounced).
     await block.waitForSelector('tr[data-param-name="tradePlatform"] input:not(.invalid)');
-    await new Promise((done) => setTimeout(done, 500));
+    await page.waitForFunction((p: string, value: string) => {
+      const operation = (window as unknown as { ui?: { getState(): { getIn(keys: string[]): { toJS(): unknown } | undefined } } })
+        .ui?.getState().getIn(['spec', 'meta', 'paths', p, 'get']);
+      return operation !== undefined && JSON.stringify(operation.toJS()).includes(value);
+    }, { timeout: 10_000 }, path, client.stack.platforms.pf4);
     await block.$eval('.btn.execute', (b) => (b as HTMLElement).click());
     await block.waitForSelector('.live-responses-table .response-col_status', { timeout: 60_000 });
 
