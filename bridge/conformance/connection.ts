@@ -69,7 +69,7 @@ export class ProbeConnection {
   private readonly waiters = new Set<() => void>();
 
   private constructor(private readonly ws: WebSocket, private readonly observer: Observer) {
-    ws.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
+    ws.on('message', (data, isBinary) => this.onFrame((data as Buffer).toString(), isBinary)); // default binaryType: a Buffer
     ws.on('close', (code, reason) => {
       this.closed = true;
       this.closeCode = code;

@@ -59,7 +59,8 @@ export interface Rule {
   families?: readonly Family[];
   /** Its time bound. */
   timeoutMs(t: Timeouts): number;
-  run(ctx: SuiteContext): Promise<Outcome>;
+  /** Its outcome; a throw or a rejection fails it (a RuleSkipped skips it). */
+  run(ctx: SuiteContext): Outcome | Promise<Outcome>;
 }
 
 /** The suite's own pumping session, logged in before the rules run. */

@@ -83,7 +83,7 @@ async function runRule(ctx: SuiteContext, rule: Rule): Promise<Outcome> {
   });
   try {
     return await Promise.race([
-      rule.run(ctx).catch((error: Error) => (error instanceof RuleSkipped ? skipped(error.message) : failed(error.message))),
+      new Promise<Outcome>((resolve) => resolve(rule.run(ctx))).catch((error: Error) => (error instanceof RuleSkipped ? skipped(error.message) : failed(error.message))),
       late,
     ]);
   } finally {

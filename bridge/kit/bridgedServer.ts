@@ -13,7 +13,7 @@ import type { WebSocket } from 'ws';
 import { CHANGE_KINDS, CLOSE_CODES, LOGIN_LIMITS, type ChangeKind, type Family } from '../../shared/protocol.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
 import type { Corkable } from '../../shared/writeBatch.js';
-import type { BridgeDriver, BridgeLog, ChangeOp, CommandHandler } from './driver.js';
+import type { BridgeDriver, ChangeOp, CommandHandler } from './driver.js';
 import { errorClass } from './errorClass.js';
 import { FAMILY_CODES, type FamilyCodes } from './familyCodes.js';
 import { checkLimits, type SessionLimits } from './limits.js';

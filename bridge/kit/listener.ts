@@ -106,7 +106,7 @@ function tlsServer(tls: ListenerTls, serveRequest: (req: IncomingMessage, res: S
   try {
     return createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca as string | Buffer | Array<string | Buffer> | undefined }, serveRequest);
   } catch (err) {
-    throw new Error(`tls: the certificate and key do not load: ${(err as Error).message}`);
+    throw new Error(`tls: the certificate and key do not load: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -74,7 +74,7 @@ export class ManagerSession<S = undefined> implements Session<S> {
 
   constructor(private readonly server: BridgedServer<S>, private readonly ws: WebSocket, readonly peer: string, socket?: Corkable) {
     this.hold = socket ? writeBatch(socket) : () => {};
-    ws.on('message', (data, isBinary) => this.onFrame(data.toString(), isBinary));
+    ws.on('message', (data, isBinary) => this.onFrame((data as Buffer).toString(), isBinary)); // default binaryType: a Buffer
     ws.on('close', () => this.onClosed());
     ws.on('error', (err) => this.server.log({ msg: 'manager socket error', server: server.name, error: err.message }));
     const { loginDeadlineMs } = server.limits;
@@ -228,7 +228,7 @@ export class ManagerSession<S = undefined> implements Session<S> {
   private dispatch(request: GatedRequest): void {
     if (this.closed) return;
     const outcome = this.execute(request);
-    if (isPromise(outcome)) outcome.then((settled) => this.answered(request, settled));
+    if (isPromise(outcome)) void outcome.then((settled) => this.answered(request, settled)); // settle's promise never rejects
     else this.answered(request, outcome);
   }
 
@@ -473,10 +473,10 @@ export class ManagerSession<S = undefined> implements Session<S> {
     this.dropHeld();
     for (const text of events) this.sendLive(text);
     for (const text of keyed.values()) this.sendLive(text);
-    const summaryOf = this.server.driver.coalescedSummary;
-    if (!summaryOf) return;
+    const driver = this.server.driver;
+    if (!driver.coalescedSummary) return;
     for (const key of coalesced) {
-      const summary = summaryOf.call(this.server.driver, key);
+      const summary = driver.coalescedSummary(key);
       if (summary) this.sendLive(stringifyJson({ event: summary.kind satisfies ChangeKind, op: summary.op, record: summary.record }));
     }
   }

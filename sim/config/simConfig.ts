@@ -100,7 +100,7 @@ export function loadConfigFile(path: string): SimConfig {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new Error(`cannot read simulator config ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read simulator config ${path}: ${(err as Error).message}`, { cause: err });
   }
   return parseConfig(raw);
 }

@@ -32,11 +32,11 @@ export interface Incoming {
 export interface WireTap {
   /** A frame from the manager: undefined passes it to the kit as it is, a frame passes that instead, null keeps it
    *  from the kit (the tap answered it, or drops it). */
-  fromManager?(frame: Incoming, wire: Wire): { text: string; isBinary: boolean } | null | undefined;
+  fromManager?: (frame: Incoming, wire: Wire) => { text: string; isBinary: boolean } | null | undefined;
   /** A frame the kit writes: the frames the manager gets instead (none, it, others, more). */
-  toManager?(text: string, wire: Wire): string[];
+  toManager?: (text: string, wire: Wire) => string[];
   /** The close code the manager sees when the kit closes with `code`. */
-  closeCode?(code: number): number;
+  closeCode?: (code: number) => number;
 }
 
 /** The socket the kit's session is given: the real one, through the tap. */
@@ -47,7 +47,7 @@ class TappedSocket extends EventEmitter {
     super();
     this.wire = { send: (text) => real.send(text), close: (code, reason) => real.close(code, reason) };
     real.on('message', (data, isBinary) => {
-      const text = data.toString();
+      const text = (data as Buffer).toString(); // the default binaryType: one Buffer a message
       let value: unknown;
       try {
         value = isBinary ? undefined : parseJson(text);

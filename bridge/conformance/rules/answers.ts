@@ -46,7 +46,7 @@ export const answerRules: Rule[] = [
     id: 'answers.one-per-request',
     name: 'over the whole run, every answer belongs to a request sent and none is answered twice',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const problems: string[] = [];
       for (const o of ctx.observer.answers) {
         if (o.cmd === undefined) problems.push(`an answer with id ${show(o.id)}, which the suite never sent on that connection`);
@@ -59,7 +59,7 @@ export const answerRules: Rule[] = [
     id: 'answers.id-first',
     name: 'every answer frame starts {"id":<digits>,"result" or "error"',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const bad = ctx.observer.answers.filter((o) => !ID_FIRST.test(o.frame.text.slice(0, 64)));
       if (bad.length) {
         return failed(joined(bad.map((o) => `${o.cmd ?? '?'} id ${show(o.id)}: expected id first, got ${show(o.frame.text.slice(0, 64))}`)));
@@ -71,7 +71,7 @@ export const answerRules: Rule[] = [
     id: 'answers.error-shape',
     name: 'every error is {code, message} with an integer code of the family\'s table and a string message',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const family = ctx.requireFamily();
       const codes = RESULT_CODES[family];
       const problems: string[] = [];

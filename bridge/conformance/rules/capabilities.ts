@@ -61,7 +61,7 @@ export const capabilityRules: Rule[] = [
     id: 'capabilities.ping-declared',
     name: 'the declared commands include Ping',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       ctx.requireMain();
       return ctx.declared.includes('Ping') ? passed(`${ctx.declared.length} commands declared`) : failed('expected Ping among the declared commands; it is missing');
     },

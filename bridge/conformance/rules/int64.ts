@@ -34,7 +34,7 @@ export const int64Rules: Rule[] = [
     name: 'PF5 logins and tickets in the snapshot and events are integer tokens, never strings',
     families: ['PF5'],
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const main = ctx.requireMain();
       const keys = INT64_KEYS.PF5;
       const problems: string[] = [];

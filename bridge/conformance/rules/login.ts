@@ -16,7 +16,7 @@ export const loginRules: Rule[] = [
     id: 'login.result-schema',
     name: 'the login answer matches loginResultSchema',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const answer = ctx.mainLoginAnswer;
       if (!answer) return failed(`no login answer: ${ctx.mainError ?? 'unknown'}`);
       if (answer.kind === 'error') return failed(`expected a login result, got error ${show(answer.error)}`);
@@ -32,7 +32,7 @@ export const loginRules: Rule[] = [
     id: 'login.version-1',
     name: 'a login offering versions [1] is answered version 1',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const main = ctx.requireMain();
       return main.login.version === 1 ? passed('version 1') : failed(`expected version 1, got ${show(main.login.version)}`);
     },
@@ -67,7 +67,7 @@ export const loginRules: Rule[] = [
     id: 'login.family',
     name: 'the login answer\'s family is the one given by --family',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const expected = ctx.options.family;
       if (!expected) return skipped('no --family given');
       const main = ctx.requireMain();

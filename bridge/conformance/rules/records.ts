@@ -164,7 +164,7 @@ export const recordRules: Rule[] = [
     id: 'records.schema',
     name: 'every snapshot record and change event of the run is valid against the protocol\'s schemas (own fields allowed)',
     timeoutMs: (t) => t.snapshotMs,
-    async run(ctx) {
+    run(ctx) {
       const family = ctx.requireFamily();
       ctx.requireMain();
       const { snapshotRecords, events, problems } = checkRecords(family, ctx.observer.connections);

@@ -14,7 +14,7 @@ export const snapshotRules: Rule[] = [
     id: 'snapshot.order',
     name: 'the snapshot is resync begin (the login\'s server and family), chunks, then end, before any change event',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const main = ctx.requireMain();
       const problems = [...main.snapshot.orderProblems];
       const begin = main.snapshot.begin;
@@ -31,7 +31,7 @@ export const snapshotRules: Rule[] = [
     id: 'snapshot.kinds',
     name: 'chunk kinds are declared event kinds, in the documented order',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const main = ctx.requireMain();
       const problems = main.snapshot.kindProblems;
       return problems.length ? failed(joined(problems)) : passed([...main.snapshot.items.keys()].join(', ') || 'no chunks');
@@ -41,7 +41,7 @@ export const snapshotRules: Rule[] = [
     id: 'snapshot.counts',
     name: 'end.counts equals the items received of each kind',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const main = ctx.requireMain();
       const problems = main.snapshot.countProblems;
       if (problems.length) return failed(joined(problems));
@@ -52,7 +52,7 @@ export const snapshotRules: Rule[] = [
     id: 'snapshot.keys',
     name: 'every snapshot item is an object with its kind\'s key field, no key twice',
     timeoutMs: () => 1000,
-    async run(ctx) {
+    run(ctx) {
       const main = ctx.requireMain();
       const problems = main.snapshot.keyProblems;
       return problems.length ? failed(joined(problems)) : passed(`${[...main.snapshot.items.values()].reduce((n, items) => n + items.length, 0)} items keyed`);
