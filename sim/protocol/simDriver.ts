@@ -49,7 +49,7 @@ export const SRV_RESTART_GRACE_MS = 50;
 export interface SimSession {
   readonly kit: Session<SimSession>;
   /** Requests a frozen server has taken and holds unanswered, each released by calling it. */
-  parked: Array<() => void>;
+  parked: Array<{ cmd: string; answer: () => void }>;
   /** State a server keeps per manager connection (sync sessions, the daily-sync snapshot). */
   readonly commandState: Map<string, unknown>;
 }
@@ -72,10 +72,10 @@ export function simDriver(server: TradingServer): BridgeDriver<SimSession> {
   for (const cmd of SESSION_COMMANDS[family]) commands[cmd] = own[cmd];
 
   /** Holds a request until the thaw, or loses it past the bound. */
-  const park = (session: Session<SimSession>): Promise<boolean> | false => {
+  const park = (session: Session<SimSession>, cmd: string): Promise<boolean> | false => {
     const { parked } = session.state;
     if (parked.length >= MAX_PARKED_REQUESTS) return false;
-    return new Promise((resolve) => parked.push(() => resolve(true)));
+    return new Promise((resolve) => parked.push({ cmd, answer: () => resolve(true) }));
   };
 
   return {
@@ -109,10 +109,11 @@ export function simDriver(server: TradingServer): BridgeDriver<SimSession> {
     },
 
     gate: (request, session) => {
-      if (faults.frozen) return park(session);
-      const delay = faults.delayFor(String(request.cmd));
+      const cmd = String(request.cmd);
+      if (faults.frozen) return park(session, cmd);
+      const delay = faults.delayFor(cmd);
       if (delay <= 0) return undefined;
-      return new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => (faults.frozen ? park(session) : true));
+      return new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => (faults.frozen ? park(session, cmd) : true));
     },
 
     openSession: (kit) => {

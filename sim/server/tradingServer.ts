@@ -167,7 +167,7 @@ export class TradingServer {
     for (const session of [...this.sessions]) {
       const parked = session.parked;
       session.parked = [];
-      for (const answer of parked) answer();
+      for (const { answer } of parked) answer();
     }
   }
 
@@ -182,6 +182,8 @@ export class TradingServer {
       ticksEmitted: this.world.ticksEmitted(),
       ticksDropped: this.world.ticksDropped(),
       faults: this.faults.describe(),
+      // The requests a freeze holds unanswered, by command.
+      parked: [...this.sessions].flatMap((s) => s.parked).reduce<Record<string, number>>((n, { cmd }) => ({ ...n, [cmd]: (n[cmd] ?? 0) + 1 }), {}),
       /** The whole simulator process; the event-loop delay covers the time since the previous state read. */
       process: processStats(),
     };

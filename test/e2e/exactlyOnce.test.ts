@@ -148,7 +148,8 @@ describe('link objects', () => {
         ...Array.from({ length: 8 }, () => c.get(`${c.v2pf4}/ServerTime?requestTimeout=20`) as Promise<Answer>),
       ];
       // Every call has reached the frozen server through the broker before it dies.
-      await new Promise((r) => setTimeout(r, 500));
+      const parked = async () => ((await c.stack.control('demo-pf4', 'state')) as { parked: Record<string, number> }).parked;
+      expect(await eventually(async () => { const held = await parked(); return held.UserRecordNew === 1 && held.ServerTime === 8; }, 10_000, 20)).toBe(true);
       c.stack.broker.child.kill('SIGKILL');
       answers = await Promise.all(inFlight);
     } finally {

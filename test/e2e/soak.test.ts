@@ -12,9 +12,12 @@ import type { SoakReport } from '../../bench/soak.js';
 let soak: ChildProcess | undefined;
 afterAll(async () => {
   if (soak && soak.exitCode === null && soak.signalCode === null) {
-    soak.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 3000));
-    if (soak.exitCode === null && soak.signalCode === null) soak.kill('SIGKILL');
+    const child = soak;
+    const exited = new Promise<boolean>((done) => child.once('exit', () => done(true)));
+    child.kill('SIGTERM');
+    // Its exit, or SIGKILL if it has not stopped its stack within 3 s.
+    const bound = new Promise<boolean>((done) => setTimeout(() => done(false), 3000).unref());
+    if (!(await Promise.race([exited, bound]))) child.kill('SIGKILL');
   }
 });
 
