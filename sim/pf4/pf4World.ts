@@ -7,16 +7,14 @@
  */
 import type { ServerConfig } from '../config/simConfig.js';
 import { PF4_RESULT } from '../../shared/resultCodes.js';
-import type { Instrument } from '../feed/instruments.js';
-import { buildInstruments, roundTo } from '../feed/instruments.js';
-import { QuoteFeed, type Quote } from '../feed/quoteFeed.js';
-import { ChartHistory } from '../feed/chartHistory.js';
-import { pointOf } from '../feed/instruments.js';
+import { roundTo } from '../feed/instruments.js';
+import type { Quote } from '../feed/quoteFeed.js';
 import { closingPrice, floatingProfit, profitAt } from '../feed/valuation.js';
 import { CommandRegistry } from '../world/commandRegistry.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
 import { OrderedList } from '../world/orderedList.js';
-import { cents, DAY_MS, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
+import { MarketWorld } from '../world/marketWorld.js';
+import { cents, DAY_MS, daysBeforeAnchor, emailOf, iso, seedAccounts } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
 import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import { Pf4Config } from './pf4Config.js';
@@ -50,23 +48,19 @@ export interface PF4ServerLogRecord {
   message: string;
 }
 
-export class Pf4World implements SimWorld {
+export class Pf4World extends MarketWorld implements SimWorld {
   readonly family = 'PF4' as const;
   readonly users = new KeyedRecords<PF4UserRecord>();
   readonly trades = new KeyedRecords<PF4TradeRow>();
   readonly groups: OrderedList<PF4GroupRecord>;
   readonly groupSecurities = new Map<string, Rec[]>();
   readonly groupMargins = new Map<string, Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }>>();
-  readonly instruments: Instrument[];
-  readonly instrumentBySymbol = new Map<string, Instrument>();
   readonly symbols: OrderedList<Rec>;
   readonly sessions = new Map<string, PF4DaySessions[]>();
   /** Configured symbols outside the active set (SymbolHide): no ticks, no orders. */
   readonly hiddenSymbols = new Set<string>();
-  readonly feed: QuoteFeed;
   readonly config: Pf4Config;
   readonly engine: Pf4TradingEngine;
-  readonly chart: ChartHistory;
   readonly services: Pf4Services;
   /** When each account last changed (UsersSyncStart); accounts without an entry changed at their lastDate. */
   private readonly userChanges = new Map<number, number>();
@@ -76,10 +70,9 @@ export class Pf4World implements SimWorld {
   private nextOrder = PF4_FIRST_ORDER;
   private readonly commandTable: CommandRegistry;
 
-  constructor(readonly serverConfig: ServerConfig, seed: number, readonly emit: ChangeSink) {
+  constructor(readonly serverConfig: ServerConfig, seed: number, emit: ChangeSink) {
+    super(serverConfig, seed, emit, tickRecord);
     const bad = PF4_RESULT.InvalidData;
-    this.instruments = buildInstruments(serverConfig.symbols, new Random(deriveSeed(seed, 'instruments')));
-    for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
     this.symbols = new OrderedList<Rec>('symbol', bad, (r) => r.symbol as string,
       this.instruments.map((instrument, index) => symbolRecord(instrument, index)));
     for (const instrument of this.instruments) this.sessions.set(instrument.symbol, defaultSessions());
@@ -89,11 +82,7 @@ export class Pf4World implements SimWorld {
       this.groupSecurities.set(def.group, groupSecurities(def.group, usedTypes));
       this.groupMargins.set(def.group, groupMargins(def.group));
     }
-    this.chart = new ChartHistory(serverConfig.tickHistory);
-    for (const instrument of this.instruments) this.chart.setPoint(instrument.symbol, pointOf(instrument));
     this.config = new Pf4Config(serverConfig.name, BUILD, serverConfig.managers, seed);
-    this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), serverConfig.ticksPerSecond,
-      (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
     this.feed.isActive = (symbol) => this.isActiveSymbol(symbol);
     this.engine = new Pf4TradingEngine(this, serverConfig.rollbackMs);
     this.generateUsers(new Random(deriveSeed(seed, 'users')), serverConfig.accounts, seed);
@@ -116,20 +105,6 @@ export class Pf4World implements SimWorld {
     this.feed.stop();
     this.engine.stop();
     this.services.stop();
-  }
-
-  ticksEmitted(): number {
-    return this.feed.ticksEmitted;
-  }
-
-  ticksDropped(): number {
-    return this.feed.ticksDropped;
-  }
-
-  onQuote(quote: Quote): void {
-    this.emit('ticks', 'update', tickRecord(quote));
-    this.chart.onTick(quote);
-    this.engine.onTick(quote);
   }
 
   commands(): CommandRegistry {
@@ -384,13 +359,7 @@ export class Pf4World implements SimWorld {
   }
 
   private generateUsers(random: Random, count: number, seed: number): void {
-    const weighted = PF4_GROUPS.flatMap((g) => Array<(typeof PF4_GROUPS)[number]>(g.weight).fill(g));
-    for (let i = 0; i < count; i++) {
-      const login = PF4_FIRST_LOGIN + i;
-      const person = invent(random);
-      const group = random.pick(weighted);
-      const registered = daysBeforeAnchor(random, 900);
-      const balance = group.deposit > 0 ? group.deposit : cents(random.range(100, 50000));
+    seedAccounts(random, PF4_GROUPS, PF4_FIRST_LOGIN, count, ({ login, person, group, registered, balance }) => {
       this.users.set(login, {
         login, group: group.group, name: `${person.firstName} ${person.lastName}`,
         registrationDate: iso(registered), lastDate: iso(Math.max(registered, daysBeforeAnchor(random, 30))),
@@ -402,7 +371,7 @@ export class Pf4World implements SimWorld {
         interestRate: 0, taxes: 0, enableFlags: 1, sendReports: 1, mqid: 0, userColor: -1,
         ...accountSecrets(seed, login, `demo-${login}`, `view-${login}`) as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
       });
-    }
+    });
   }
 
   private generateTrades(random: Random, count: number): void {

@@ -4,17 +4,15 @@
  * mutated so a resync snapshot stays consistent.
  */
 import type { ServerConfig } from '../config/simConfig.js';
-import type { Instrument } from '../feed/instruments.js';
-import { buildInstruments, roundTo } from '../feed/instruments.js';
-import { QuoteFeed, type Quote } from '../feed/quoteFeed.js';
+import { roundTo } from '../feed/instruments.js';
+import type { Quote } from '../feed/quoteFeed.js';
 import { closingPrice, floatingProfit } from '../feed/valuation.js';
 import { tickRecord } from '../pf4/pf4Records.js';
-import { ChartHistory } from '../feed/chartHistory.js';
-import { pointOf } from '../feed/instruments.js';
 import { Pf5TradingEngine } from './pf5Engine.js';
 import { KeyedRecords } from '../world/keyedRecords.js';
 import { atEveryMidnight } from '../world/daily.js';
-import { cents, daysBeforeAnchor, emailOf, invent, iso, WORLD_ANCHOR_MS } from '../world/people.js';
+import { MarketWorld } from '../world/marketWorld.js';
+import { cents, daysBeforeAnchor, emailOf, iso, seedAccounts } from '../world/people.js';
 import { Random, deriveSeed } from '../world/random.js';
 import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import type { CommandRegistry } from '../world/commandRegistry.js';
@@ -33,14 +31,13 @@ export const PF5_FIRST_DEAL = 20_000_000;
 export const PF5_LOGIN_RANGE: { min: number; max: number } = { min: PF5_FIRST_LOGIN, max: 999_999 };
 const LOTS = [0.01, 0.02, 0.05, 0.1, 0.1, 0.1, 0.2, 0.5, 1, 1, 2, 5];
 
-export class Pf5World implements SimWorld {
+export class Pf5World extends MarketWorld implements SimWorld {
   readonly family = 'PF5' as const;
   readonly users = new KeyedRecords<PF5UserRecord>();
   readonly positions = new KeyedRecords<PF5PositionRow>();
   readonly orders = new KeyedRecords<PF5OrderRow>();
   readonly deals = new KeyedRecords<PF5DealRecord>();
   readonly groups = new Map<string, Record<string, unknown>>();
-  readonly chart: ChartHistory;
   readonly engine: Pf5TradingEngine;
   private cancelRollover: (() => void) | null = null;
   /** Tickets of positions, orders and deals created on another trade server of the cluster: not deletable here. */
@@ -51,30 +48,22 @@ export class Pf5World implements SimWorld {
   loginRange = { ...PF5_LOGIN_RANGE };
   /** Draws generated passwords (UserAdd without passwords). */
   readonly passwordRandom: Random;
-  readonly instruments: Instrument[];
-  readonly instrumentBySymbol = new Map<string, Instrument>();
   symbols: Record<string, unknown>[];
-  readonly feed: QuoteFeed;
   private nextOrder: Int64 = PF5_FIRST_ORDER;
   private nextDeal: Int64 = PF5_FIRST_DEAL;
   private readonly commandTable: CommandRegistry;
 
-  constructor(readonly config: ServerConfig, seed: number, readonly emit: ChangeSink) {
+  constructor(readonly config: ServerConfig, seed: number, emit: ChangeSink) {
+    super(config, seed, emit, tickRecord);
     // A server of a cluster allocates from its own ranges, which may lie beyond 2^53 − 1 (int64 ids).
     if (config.loginRange) this.loginRange = config.loginRange as { min: number; max: number };
     if (config.firstOrder !== undefined) this.nextOrder = config.firstOrder;
     if (config.firstDeal !== undefined) this.nextDeal = config.firstDeal;
-    this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
-    for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
     this.symbols = this.instruments.map(symbolRecord);
     for (const def of PF5_GROUPS) this.groups.set(def.group, groupRecord(def, seed));
-    this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), config.ticksPerSecond,
-      (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
     this.generateUsers(new Random(deriveSeed(seed, 'users')), config.accounts);
     this.generateTrading(new Random(deriveSeed(seed, 'trades')), config.trades, config.orders ?? Math.floor(config.trades / 5));
     this.markForeign(new Random(deriveSeed(seed, 'cluster')));
-    this.chart = new ChartHistory(config.tickHistory);
-    for (const instrument of this.instruments) this.chart.setPoint(instrument.symbol, pointOf(instrument));
     this.engine = new Pf5TradingEngine(this);
     this.engine.indexAll();
     this.topUpThinAccounts();
@@ -97,20 +86,6 @@ export class Pf5World implements SimWorld {
   /** The day's rollover at midnight server time (UTC): swaps on open positions. Answers how many were charged. */
   rollover(now: number): number {
     return this.engine.chargeSwaps(now);
-  }
-
-  ticksEmitted(): number {
-    return this.feed.ticksEmitted;
-  }
-
-  ticksDropped(): number {
-    return this.feed.ticksDropped;
-  }
-
-  onQuote(quote: Quote): void {
-    this.emit('ticks', 'update', tickRecord(quote));
-    this.chart.onTick(quote);
-    this.engine.onTick(quote);
   }
 
   symbolRecord(symbol: string): Record<string, unknown> | undefined {
@@ -235,13 +210,7 @@ export class Pf5World implements SimWorld {
   }
 
   private generateUsers(random: Random, count: number): void {
-    const weighted = PF5_GROUPS.flatMap((g) => Array<(typeof PF5_GROUPS)[number]>(g.weight).fill(g));
-    for (let i = 0; i < count; i++) {
-      const login = PF5_FIRST_LOGIN + i;
-      const person = invent(random);
-      const group = random.pick(weighted);
-      const registered = daysBeforeAnchor(random, 900);
-      const balance = group.deposit > 0 ? group.deposit : cents(random.range(100, 50000));
+    seedAccounts(random, PF5_GROUPS, PF5_FIRST_LOGIN, count, ({ login, person, group, registered, balance }) => {
       const user: PF5UserRecord = {
         login, group: group.group, name: `${person.firstName} ${person.lastName}`, firstName: person.firstName,
         lastName: person.lastName, middleName: '', company: '', country: person.country, city: person.city, state: '',
@@ -260,7 +229,7 @@ export class Pf5World implements SimWorld {
         login, action: 'Balance', entry: 'In', digits: 0, contractSize: 0, time: iso(registered), symbol: '', price: 0,
         volume: 0, profit: balance, positionID: 0, order: 0, comment: 'initial deposit', reason: 'Dealer',
       });
-    }
+    });
   }
 
   private generateTrading(random: Random, positions: number, orders: number): void {

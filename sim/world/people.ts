@@ -56,6 +56,41 @@ export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** A group generated accounts are drawn into: `weight` times as often as a group of weight 1, opening with `deposit`. */
+export interface SeedGroup {
+  group: string;
+  /** The opening balance of its accounts; 0 draws one from 100 to 50,000. */
+  deposit: number;
+  weight: number;
+}
+
+/** What every generated account starts from, whatever its family. */
+export interface SeededAccount<G extends SeedGroup> {
+  login: number;
+  person: Person;
+  group: G;
+  registered: number;
+  balance: number;
+}
+
+/**
+ * Generates `count` accounts from `firstLogin` on. Each draws its holder, its group by weight, its registration up to
+ * 900 days before the anchor and its opening balance; then `add` makes the family's record of it, drawing what else
+ * it needs from the same stream before the next account draws.
+ */
+export function seedAccounts<G extends SeedGroup>(random: Random, groups: readonly G[], firstLogin: number, count: number,
+  add: (account: SeededAccount<G>) => void): void {
+  const weighted = groups.flatMap((g) => Array<G>(g.weight).fill(g));
+  for (let i = 0; i < count; i++) {
+    const login = firstLogin + i;
+    const person = invent(random);
+    const group = random.pick(weighted);
+    const registered = daysBeforeAnchor(random, 900);
+    const balance = group.deposit > 0 ? group.deposit : cents(random.range(100, 50000));
+    add({ login, person, group, registered, balance });
+  }
+}
+
 /** Money amounts are kept to cents. */
 export function cents(value: number): number {
   return Math.round(value * 100) / 100;
