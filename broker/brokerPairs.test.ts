@@ -227,6 +227,7 @@ describe('a drain\'s links', () => {
     // Calls still come (an edge that did not hear of the drain yet): each one starts the quiet time again.
     for (let i = 0; i < 3; i++) {
       expect(failed(await edge.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 }))).toMatchObject({ notTaken: true });
+      // Half the quiet time between calls is the behaviour here: the drain must not end while calls keep coming.
       await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS / 2));
       expect(await edge.ping(PF4_ID)).toMatchObject({ draining: true });
       expect(drained).toBe(false);

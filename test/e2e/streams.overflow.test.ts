@@ -182,6 +182,7 @@ describe('a hub client too far behind', () => {
         await deleteBatch(50);
         expect(await eventually(async () => hub.items('positions').length === deleted, 10_000, 10)).toBe(true);
         expect((await streamStats()).slowHubs).toBe(0);
+        // Paced: reading over twice the quiet time is the behaviour, not something to wait for.
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
       const readWhileReading = deleted;

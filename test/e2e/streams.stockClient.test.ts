@@ -65,6 +65,7 @@ describe('a stock SignalR client at its default log level', () => {
       ({ order } = await openTrade(setup.client, 'stock client'));
       await eventually(async () => trades.some((t) => t.order === order), 10_000);
       // The rest of a 10 s session, the stream object asked along the way whether it finds the socket slow.
+      // The session's length is what is tested (a stock client keeps its socket alive itself): sampled each second.
       const until = Date.now() + 8_000;
       while (Date.now() < until) {
         slowSeen += (await streamStats()).slowHubs;

@@ -40,7 +40,7 @@ const everyRoute = (platform: string) => [
   ['GET', `/api/PF4/${platform}/UserRecordGet/5`, undefined],
 ] as const;
 
-/** Past the cache time, measured from the change. */
+/** Past the cache time, measured from the change: every route refuses by then, which polling would not show. */
 const pastCacheTime = () => new Promise((r) => setTimeout(r, CACHE_SECONDS * 1000 + 300));
 
 async function newPlatform(organizationId: string) {

@@ -590,14 +590,20 @@ describe('v1.PF5.OrderRequestByTickets', () => {
   });
 });
 
+/** The trading server's time once its clock has passed `time` (ms): what comes after then is strictly later. */
+async function serverClockPast(time: number): Promise<number> {
+  let now = Date.parse(await sim.ok<string>('ServerTime'));
+  expect(await eventually(async () => (now = Date.parse(await sim.ok<string>('ServerTime'))) > time, 5000, 2)).toBe(true);
+  return now;
+}
+
 /** An account with finished orders: a filled market order, a cancelled pending one; answers their tickets and times. */
 async function accountWithHistory(group?: string) {
   const login = await quietLogin(group);
   const start = Date.parse(await sim.ok<string>('ServerTime'));
   const filled = await buy(login, 'EURUSD');
-  await new Promise((r) => setTimeout(r, 20));
-  const middle = Date.parse(await sim.ok<string>('ServerTime'));
-  await new Promise((r) => setTimeout(r, 20));
+  const middle = await serverClockPast(Date.parse(await sim.ok<string>('ServerTime')));
+  await serverClockPast(middle);
   const pending = await pendingOrder(login, 'GBPUSD');
   await sim.ok('DealerCancel', { order: pending });
   const end = Date.parse(await sim.ok<string>('ServerTime'));
@@ -692,9 +698,8 @@ async function accountWithDeals(group?: string) {
   const login = await quietLogin(group);
   const start = Date.parse(await sim.ok<string>('ServerTime'));
   const eur = await buy(login, 'EURUSD');
-  await new Promise((r) => setTimeout(r, 20));
-  const middle = Date.parse(await sim.ok<string>('ServerTime'));
-  await new Promise((r) => setTimeout(r, 20));
+  const middle = await serverClockPast(Date.parse(await sim.ok<string>('ServerTime')));
+  await serverClockPast(middle);
   const gbp = await buy(login, 'GBPUSD');
   const end = Date.parse(await sim.ok<string>('ServerTime'));
   const deposit = (await sim.ok<Row[]>('DealRequest', { login }))[0].deal as number;

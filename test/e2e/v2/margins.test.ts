@@ -26,6 +26,12 @@ async function buy(login: number, symbol = 'EURUSD', volume = 10) {
   return tx({ tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol, volume });
 }
 
+/** Waits until this machine's clock (the trading server's too) is in the next whole second. */
+async function nextSecond(): Promise<void> {
+  const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
+  expect(await eventually(async () => Date.now() >= next, 2000, 10)).toBe(true);
+}
+
 /** The fields of a margin level that only trade and balance operations move (equity, free and level float with quotes). */
 const fixed = (m: Margin) => ({ login: m.login, group: m.group, leverage: m.leverage, balance: m.balance, volume: m.volume, margin: m.margin, controllingType: m.controllingType });
 
@@ -38,9 +44,10 @@ describe('v2.PF4.TradesUserHistory', () => {
   beforeAll(async () => {
     login = await newAccount('History', 0);
     deposit = (await tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 20_000 })).order;
-    await new Promise((r) => setTimeout(r, 1100));
+    // History times are whole seconds: `between` in a second after the deposit's, the trades in a later one.
+    await nextSecond();
     between = new Date().toISOString();
-    await new Promise((r) => setTimeout(r, 1100));
+    await nextSecond();
     const open = await buy(login);
     closed = (await tx({ tradeTransactionType: 'BrOrderClose', order: open.order })).order;
     await tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Credit', orderBy: login, price: 500 });

@@ -68,7 +68,9 @@ describe('v2.PF4.TicksRequest', () => {
   it('answers the symbol\'s ticks in the window live, manual ticks flagged Raw, and filters by flags', async () => {
     const before = new Date(Date.now() - 1000).toISOString();
     await sim.ok('SymbolSendTick', { symbol: 'XAUUSD', bid: 2301.11, ask: 2301.41 });
-    await new Promise((r) => setTimeout(r, 5));
+    // The second tick at a later time than the first: the clock past the first one's answer.
+    const first = Date.now();
+    while (Date.now() <= first) await new Promise((r) => setImmediate(r));
     await sim.ok('SymbolSendTick', { symbol: 'XAUUSD', bid: 2302.22, ask: 2302.52 });
     const after = new Date(Date.now() + 1000).toISOString();
 
