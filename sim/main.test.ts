@@ -11,6 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { nodeServiceBundle } from '../launcher/bundles.js';
 import { ManagerClient } from '../test/support/sim/managerClient.js';
 
 const children: ChildProcess[] = [];
@@ -21,8 +22,11 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; ready: any; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sim/main.ts'], {
+/** What the launcher runs (launcher/stack.ts): the simulator's kept bundle, or the entry through tsx without one. */
+const simArgs = nodeServiceBundle('sim/main.ts').then((bundle) => (bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', 'sim/main.ts']));
+
+async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; ready: any; lines: string[] }> {
+  const child = spawn(process.execPath, await simArgs, {
     cwd: join(import.meta.dirname, '..'),
     env: { ...process.env, SIM_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
