@@ -5,10 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-});
+beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('swaps at rollover', () => {

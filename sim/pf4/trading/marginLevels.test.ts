@@ -3,12 +3,9 @@
  * the margin-call and stop-out levels themselves.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { at, pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
+import { pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-});
+beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('margin by calculation mode', () => {
@@ -103,7 +100,7 @@ describe('account and group changes', () => {
 
 describe('the margin level the broker is told', () => {
   it('announces a margin call and the way back, once each, and a delete when the last trade closes', () => {
-    const { h, account, open, tick, tx, since, deposit } = pf4Desk();
+    const { account, open, tick, tx, since, deposit } = pf4Desk();
     const login = account(1500);
     const trade = open(login);
     const margins = since();

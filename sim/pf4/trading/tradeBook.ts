@@ -100,7 +100,7 @@ export class TradeBook {
   /** Starts tracking an open trade; a market trade holds `margin` when given (it keeps what it held), else its margin now. */
   track(row: PF4TradeRow, margin?: number): void {
     let symbolSlots = this.bySymbol.get(row.symbol);
-    if (!symbolSlots) this.bySymbol.set(row.symbol, (symbolSlots = new Map()));
+    if (!symbolSlots) this.bySymbol.set(row.symbol, (symbolSlots = new Map<number, TradeSlot>()));
     let loginSet = this.byLogin.get(row.login);
     if (!loginSet) this.byLogin.set(row.login, (loginSet = new Set()));
     loginSet.add(row.order);

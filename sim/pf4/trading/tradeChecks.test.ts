@@ -7,10 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../../shared/resultCodes.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-});
+beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('what an open must pass', () => {

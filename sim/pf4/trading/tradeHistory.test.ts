@@ -7,10 +7,7 @@ import * as records from '../../../shared/records/contract.js';
 import { pf4Harness } from '../../../test/support/sim/worldHarness.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0, type TradeRow } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-});
+beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('balance check and fix', () => {
@@ -57,7 +54,7 @@ describe('the history of an account', () => {
   });
 
   it('filters by close time with both bounds included and sorts by close time, then by ticket', () => {
-    const { h, account, open, tx, history } = pf4Desk();
+    const { account, open, tx, history } = pf4Desk();
     const login = account(); // the deposit at T0
     vi.setSystemTime(T0 + 1 * MINUTE);
     const a = open(login);

@@ -3,12 +3,9 @@
  * close and an automatic activation.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { at, pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
+import { pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-});
+beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('what the journal says of trades', () => {

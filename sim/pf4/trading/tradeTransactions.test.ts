@@ -8,10 +8,7 @@ import { PF4_RESULT as R } from '../../../shared/resultCodes.js';
 import * as records from '../../../shared/records/contract.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  vi.setSystemTime(T0);
-});
+beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
 afterEach(() => { vi.useRealTimers(); });
 
 describe('opening and closing', () => {
