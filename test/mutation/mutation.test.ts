@@ -12,6 +12,7 @@ describe('mutation scores', () => {
     expect(folderOf('workers/auth/requireToken.ts')).toBe('workers/auth');
     expect(folderOf('shared/catalog/v2/pf4/users.ts')).toBe('shared/catalog');
     expect(folderOf('sim/pf4/tradingEngine.ts')).toBe('sim/engines');
+    expect(folderOf('sim/pf4/trading/tradeChecks.ts')).toBe('sim/engines');
     expect(folderOf('sim/pf5/pf5Engine.ts')).toBe('sim/engines');
     expect(folderOf('sim/pf5/pf5World.ts')).toBeUndefined();
     expect(folderOf('workers/streams/fanout.ts')).toBeUndefined();

@@ -28,9 +28,12 @@ export const CORE = [
   'shared/catalog', 'sim/engines',
 ] as const;
 
-/** The folder a mutated file is scored under: the trading engines of both families count as one, `sim/engines`. */
+/**
+ * The folder a mutated file is scored under: the trading engines of both families (PF4's with its parts in
+ * `sim/pf4/trading/`) count as one, `sim/engines`.
+ */
 export function folderOf(file: string): string | undefined {
-  if (file === 'sim/pf4/tradingEngine.ts' || file === 'sim/pf5/pf5Engine.ts') return 'sim/engines';
+  if (file === 'sim/pf4/tradingEngine.ts' || file.startsWith('sim/pf4/trading/') || file === 'sim/pf5/pf5Engine.ts') return 'sim/engines';
   return CORE.find((f) => file.startsWith(`${f}/`));
 }
 
