@@ -1,8 +1,8 @@
 /**
- * The broker as a separate process (`tsx broker/main.ts`): refuses to start without its secret, prints its ready
- * line, never logs the secret or a manager password, drains on SIGTERM (the drain frame on its links, the drain's log
- * lines) and exits 0, refuses a wrong BROKER_DRAIN_SECONDS, and takes its bound on failed password checks from the
- * environment.
+ * The broker as a separate process, started as the launcher starts it (from its kept bundle): refuses to start
+ * without its secret, prints its ready line, never logs the secret or a manager password, drains on SIGTERM (the
+ * drain frame on its links, the drain's log lines) and exits 0, refuses a wrong BROKER_DRAIN_SECONDS, and takes its
+ * bound on failed password checks from the environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,15 +10,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeServiceBundle } from '../launcher/bundles.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
 import { PF4_RESULT } from '../shared/resultCodes.js';
 import { eventually, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'process-secret-never-logged';
-const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+
+/** What the launcher runs (launcher/stack.ts): the broker's kept bundle, or the entry through tsx without one. */
+let brokerArgs: string[];
 
 function run(env: Record<string, string>): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(tsx, ['broker/main.ts'], {
+  const child = spawn(process.execPath, brokerArgs, {
     cwd: process.cwd(),
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -33,6 +36,8 @@ function run(env: Record<string, string>): { child: ChildProcess; lines: string[
 let dir: string;
 let fake: FakeManagerServer;
 beforeAll(async () => {
+  const bundle = await nodeServiceBundle('broker/main.ts');
+  brokerArgs = bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', 'broker/main.ts'];
   dir = mkdtempSync(join(tmpdir(), 'broker-main-'));
   fake = await FakeManagerServer.start('PF4');
 });
@@ -92,6 +97,8 @@ describe('broker process', () => {
       const second = await link.call(id, 'PF4.UserPasswordCheck', { login: 100001, body: 'guess-2' });
       expect(second).toMatchObject({ ok: false, error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message: expect.stringContaining('at most 1 per 900 s') } });
       expect(fake.count('UserPasswordCheck')).toBe(1);
+      // Let go first, as the edge does: a drain with a link open waits for it to be quiet (the drain test's part).
+      await link.close();
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {
