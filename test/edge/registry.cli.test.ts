@@ -17,6 +17,7 @@ import { startTestEdge, type TestEdge } from '../support/edge.js';
 import { main } from '../../scripts/registry.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { startSim } from '../../sim/sim.js';
+import { nodeServiceBundle } from '../../launcher/bundles.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const MANAGER_PASSWORD = 'manager-pw-from-env';
@@ -225,7 +226,9 @@ describe('registry CLI', () => {
         });
       });
       const lines: string[] = [];
-      broker = spawn(process.execPath, ['--import', 'tsx', join(root, 'broker/main.ts')], {
+      // Started as the launcher starts it: from its kept bundle, or through tsx without one.
+      const bundle = await nodeServiceBundle('broker/main.ts');
+      broker = spawn(process.execPath, bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, 'broker/main.ts')], {
         cwd: root,
         env: { PATH: process.env.PATH ?? '', BROKER_SECRET: 'registry-cli-secret', BROKER_PORT: String(port), BROKER_PLATFORMS_FILE: file, DATA_DIR: brokerDir, ACME_MANAGER_PASSWORD: MANAGER_PASSWORD },
         stdio: ['ignore', 'pipe', 'pipe'],
