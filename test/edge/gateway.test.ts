@@ -253,21 +253,22 @@ describe('deadlines and outcomes', () => {
   });
 
   it('gives up on a hung broker after the budget: unknown outcome for a change, none for a read', async () => {
+    const v1 = await call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/1?requestTimeout=1`);
+    expect(v1.status).toBe(200); // unscripted op: the default reply
     broker.script.set('PF4.UserRecordNew', { hang: true });
     broker.script.set('ServerTime', { hang: true });
-    const [change, read] = await Promise.all([
+    broker.script.set('PF4.UserRecordGet', { hang: true });
+    // The three budgets run out side by side.
+    const [change, read, v1Slow] = await Promise.all([
       create(user, randomUUID(), '?requestTimeout=1'),
       call(edge, 'GET', `${v2}/ServerTime`, undefined, { 'x-request-timeout': '1' }),
+      call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/1?requestTimeout=1`),
     ]);
     expect(change.headers.get('x-request-outcome')).toBe('unknown');
     expect(change.headers.get('x-request-timeout-applied')).toBe('1');
     expect(change.body.error).toMatchObject({ code: 'NoConnect', managerCode: null });
     expect(read.headers.get('x-request-outcome')).toBeNull();
     expect(read.body.error.code).toBe('NoConnect');
-    const v1 = await call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/1?requestTimeout=1`);
-    expect(v1.status).toBe(200); // unscripted op: the default reply
-    broker.script.set('PF4.UserRecordGet', { hang: true });
-    const v1Slow = await call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/1?requestTimeout=1`);
     expect(v1Slow.status).toBe(504);
   });
 
