@@ -293,9 +293,10 @@ describe('external identity provider', () => {
   });
 
   it('refuses a token whose key id matches several published keys, none of which verifies it', async () => {
-    const keys = await Promise.all([1, 2, 3].map(() => generateKeyPair('RS256', { extractable: true })));
-    duplicated = { keys: await Promise.all(keys.slice(0, 2).map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: 'dup', alg: 'RS256' }))) };
-    const token = await mint({ claims: { tenant: ORG_A, client_id: 'svc', scope: 'webapi' }, header: { kid: 'dup', typ: 'JWT' }, key: keys[2].privateKey,
+    // Two published keys under one kid; the token is signed by a third, the provider's own (not published here).
+    const keys = await Promise.all([1, 2].map(() => generateKeyPair('RS256', { extractable: true })));
+    duplicated = { keys: await Promise.all(keys.map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: 'dup', alg: 'RS256' }))) };
+    const token = await mint({ claims: { tenant: ORG_A, client_id: 'svc', scope: 'webapi' }, header: { kid: 'dup', typ: 'JWT' }, key: rsaKey,
       alg: 'RS256', issuer: PROVIDER, audience: 'api://gateway' });
     const res = await api(externalVars('/duplicated'))(token);
     expect([res.status, res.body]).toEqual([401, refused('invalid_token', 'the access token is invalid')]);
