@@ -24,10 +24,10 @@ interface BrokerSocket {
 function brokers(down: Set<string> = new Set()) {
   const sockets: BrokerSocket[] = [];
   const requests: Array<{ url: string; headers: Record<string, string> }> = [];
-  vi.stubGlobal('fetch', async (url: string, init: { headers: Record<string, string> }) => {
+  vi.stubGlobal('fetch', (url: string, init: { headers: Record<string, string> }) => {
     requests.push({ url, headers: init.headers });
     const base = url.replace(/\/link$/, '');
-    if (down.has(base)) throw new Error('connection refused');
+    if (down.has(base)) return Promise.reject(new Error('connection refused'));
     const listeners: Record<string, Array<(ev: { data: unknown }) => void>> = {};
     const socket: BrokerSocket = {
       url: base, frames: [], closes: [],
@@ -40,7 +40,7 @@ function brokers(down: Set<string> = new Set()) {
       close: (code: number, reason: string) => { socket.closes.push([code, reason]); },
       addEventListener: (type: string, fn: (ev: { data: unknown }) => void) => { (listeners[type] ??= []).push(fn); },
     };
-    return { status: 101, webSocket: ws };
+    return Promise.resolve({ status: 101, webSocket: ws });
   });
   return { sockets, requests };
 }

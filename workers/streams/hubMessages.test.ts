@@ -29,7 +29,7 @@ function socket(state: Partial<HubState> = {}, refuse: string | null = null) {
   const client = new HubClient(ws, full, { seq: () => 0, sent: () => {}, forget: (s) => gone.add(s) });
   const host: HubMessageHost = {
     connected: () => true,
-    admit: async (clientId) => { admitted.push(clientId); return refuse; },
+    admit: (clientId) => { admitted.push(clientId); return Promise.resolve(refuse); },
     gone: (s) => gone.has(s),
     forget: (s) => { gone.add(s); },
   };

@@ -32,12 +32,12 @@ function sockets(overrides: Partial<HubSocketsHost> = {}) {
   const accepted: WebSocket[] = [];
   let sent = 0;
   const host: HubSocketsHost = {
-    ctx: { acceptWebSocket: (ws: WebSocket) => { accepted.push(ws); }, getWebSockets: () => accepted } as unknown as HubSocketsHost['ctx'],
+    ctx: { acceptWebSocket: (ws: WebSocket) => { accepted.push(ws); }, getWebSockets: () => accepted },
     handshakeSeconds: () => 15,
     seq: () => 7,
     sent: () => { sent++; },
     connected: () => false,
-    admit: async () => null,
+    admit: () => Promise.resolve(null),
     ...overrides,
   };
   return { hubs: new HubSockets(host), accepted, sentCount: () => sent };
@@ -138,7 +138,7 @@ describe('a hub socket\'s messages', () => {
 
   it('logs a message that failed and goes on with the next', async () => {
     let calls = 0;
-    const { hubs, accepted } = sockets({ admit: async () => { if (calls++ === 0) throw new Error('limiter down'); return null; } });
+    const { hubs, accepted } = sockets({ admit: () => (calls++ === 0 ? Promise.reject(new Error('limiter down')) : Promise.resolve(null)) });
     const s = fakeSocket({ family: 'PF4', handshaken: true, caller });
     accepted.push(s.ws);
     const errors: string[] = [];

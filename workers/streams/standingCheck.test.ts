@@ -23,10 +23,10 @@ function client(clientId: string, expiresAt = later, closed = false) {
 /** A registry holding `standings`, with the platform in organization `org` (null: not registered). */
 function registry(standings: ClientStanding[], org: string | null = 'o1', reads: string[][] = []) {
   const r: StandingRegistry = {
-    findAnyPlatform: async () => (org === null ? null : { platform: { type: 'PF4', organizationId: org }, brokerUrls: null } as unknown as PlatformEntry),
-    findClientStandings: async (ids) => {
+    findAnyPlatform: () => Promise.resolve(org === null ? null : { platform: { type: 'PF4', organizationId: org }, brokerUrls: null } as unknown as PlatformEntry),
+    findClientStandings: (ids) => {
       reads.push([...ids]);
-      return new Map(standings.filter((s) => ids.includes(s.clientId)).map((s) => [s.clientId, s]));
+      return Promise.resolve(new Map(standings.filter((s) => ids.includes(s.clientId)).map((s) => [s.clientId, s])));
     },
   };
   return r;
@@ -95,7 +95,7 @@ describe('the standing check', () => {
     release();
     expect(await first).toBe(1);
 
-    const broken: StandingRegistry = { ...registry([]), findAnyPlatform: async () => { throw new Error('D1 down'); } };
+    const broken: StandingRegistry = { ...registry([]), findAnyPlatform: () => Promise.reject(new Error('D1 down')) };
     const b = client('gone');
     let down = true;
     const failing = new StandingCheck({ clients: () => [b.c], registry: () => (down ? broken : registry([])), externalClients: () => false });
