@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     : undefined;
   const platformsFile = env.BROKER_PLATFORMS_FILE ?? join(env.DATA_DIR, 'broker-platforms.json');
   const broker = await startBroker({
-    secret: env.BROKER_SECRET!,
+    secret: env.BROKER_SECRET,
     port: env.BROKER_PORT,
     host: env.BROKER_HOST,
     platformsFile,

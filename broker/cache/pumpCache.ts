@@ -108,7 +108,7 @@ const KIND_OF_TABLE: Readonly<Record<string, ChangeKind>> = { margins: 'margin',
 export function eventKindOf(table: string): ChangeKind {
   const kind = KIND_OF_TABLE[table] ?? table;
   if (!(CHANGE_KINDS as readonly string[]).includes(kind)) throw new Error(`no change-event kind fills the cache table ${table}`);
-  return kind as ChangeKind;
+  return kind;
 }
 
 export type Tables = Map<string, KeyedTable<Row>>;

@@ -46,6 +46,7 @@ export function resultJson(result: HandlerResult): string | undefined {
   return result.rows !== undefined ? `[${result.rows.join(',')}]` : result.json;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- unparameterised: the registry's handlers, each of its own entry's arguments
 export type Handler<A = any> = (ctx: HandlerContext<A>) => HandlerResult | Promise<HandlerResult>;
 
 /** What a cached read waiting for the first snapshot answers when its platform is closed (removed or changed) first. */

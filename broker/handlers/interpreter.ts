@@ -205,7 +205,7 @@ function isListCursor(arity: number) {
     if (arity === 1 && isCacheKey(v)) return true;
     if (!Array.isArray(v) || (v.length !== arity && v.length !== arity + 1)) return false;
     if (!v.slice(0, arity).every((p) => p === null || isCacheKey(p))) return false;
-    return v.length === arity || (isIntegerKey(v[arity]) && (v[arity] as number) >= 0);
+    return v.length === arity || (isIntegerKey(v[arity]) && v[arity] >= 0);
   };
 }
 

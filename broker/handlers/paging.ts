@@ -62,7 +62,7 @@ export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTa
  * lists that are not a cached table: an index bucket, a live list read whole.
  */
 export function pageOf<R, K>(rows: readonly R[], keyOf: (row: R) => K, page: PageRequest<K>,
-  compare: (a: K, b: K) => number = compareTupleKeys as (a: K, b: K) => number): { items: R[]; paging: PagingResult } {
+  compare: (a: K, b: K) => number = compareTupleKeys): { items: R[]; paging: PagingResult } {
   let start = 0;
   if (page.after !== undefined) {
     let lo = 0;

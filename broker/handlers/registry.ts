@@ -37,7 +37,7 @@ function build(): Map<string, RegisteredHandler> {
     const needs = needsOf(customUseOf(op));
     out.set(op, { run: declaredFirst(needs, run), family: familyOf(op), kind: 'custom', needs });
   }
-  for (const entry of catalog as readonly Operation[]) {
+  for (const entry of catalog) {
     if (entry.read === 'local' || out.has(entry.op)) continue;
     const run = interpret(entry);
     if (!run) continue;
@@ -47,7 +47,7 @@ function build(): Map<string, RegisteredHandler> {
   }
   // Every entry of an op must say the same about testing a password: the bound belongs to the handler they share.
   const checks = new Map<string, Operation>();
-  for (const entry of catalog as readonly Operation[]) {
+  for (const entry of catalog) {
     const registered = out.get(entry.op);
     if (!registered) continue;
     const first = checks.get(entry.op);

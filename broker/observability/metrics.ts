@@ -14,7 +14,8 @@ import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from 'pr
 import type { LinkEvents } from '../link/edgeLinkServer.js';
 import type { PlatformSet } from '../platforms/platformSet.js';
 
-export type CallOutcome = 'ok' | 'timeout' | string;
+/** `ok`, `timeout`, or the error code the call was answered with. */
+export type CallOutcome = string;
 
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];

@@ -84,7 +84,7 @@ export function withoutPassword(text: string, password: string): string {
 /** The size of a frame as it arrived. */
 function frameBytes(data: WebSocket.RawData): number {
   if (Array.isArray(data)) return data.reduce((n, part) => n + part.length, 0);
-  return (data as Buffer | ArrayBuffer).byteLength;
+  return data.byteLength;
 }
 
 /** One entry of the platform file: where the trading server is and how the broker's manager logs in. */
@@ -601,7 +601,7 @@ export class ManagerSession {
     if (isAnswer(frame)) {
       const pending = this.answered(frame.id, bytes);
       if (!pending) return;
-      if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error as ManagerErrorBody, pending.context));
+      if ('error' in frame) pending.reject(managerFailure(this.config.family, frame.error, pending.context));
       else pending.resolve(frame.result);
     } else if (isEvent(frame)) {
       if (hold) hold(frame, bytes);

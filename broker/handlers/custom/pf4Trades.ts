@@ -116,7 +116,7 @@ export const pf4TradesBindings = [
   /** The body's `order`, when given, must be the ticket of the path; an unknown ticket is not found. */
   bind(trades.AdmTradeRecordModify, async (ctx) => {
     const { ticket, body } = ctx.args;
-    const update = body as Record<string, unknown>;
+    const update = body;
     if (update.order !== undefined && update.order !== ticket) {
       throw new OperationError('Validation', `body.order: must be the ticket of the path (${ticket}) or absent`);
     }
