@@ -48,7 +48,7 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
     const field = issue.path.join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : 'body');
     return reply(res, 400, { error: `${field}: ${issue.message}` });
   }
-  apply(server, action as Action, parsed.data as Record<string, unknown>);
+  apply(server, action as Action, parsed.data);
   return reply(res, 200, { ok: true, server: server.name, action, faults: server.faults.describe() });
 }
 

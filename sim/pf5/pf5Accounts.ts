@@ -163,7 +163,7 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
     if (!pair) throw new CommandError(R.UsrInvalidPassword, `no acceptable password pair in ${PASSWORD_ATTEMPTS} attempts`);
   }
   const now = iso(Date.now());
-  const text = (field: string) => (typeof fields[field] === 'string' ? (fields[field] as string) : '');
+  const text = (field: string) => (typeof fields[field] === 'string' ? fields[field] : '');
   // int64 fields (agent, clientID, certSerialNumber) may be exact bigints beyond 2^53 − 1.
   const num = (field: string, fallback: number) => (typeof fields[field] === 'number' || typeof fields[field] === 'bigint' ? (fields[field] as number) : fallback);
   const created: PF5UserRecord = {
@@ -171,7 +171,7 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
     middleName: text('middleName'), company: text('company'), country: text('country'), city: text('city'), state: text('state'),
     zipCode: text('zipCode'), address: text('address'), phone: text('phone'), eMail: text('eMail'), comment: text('comment'),
     id: text('id'), status: text('status'), leadCampaign: text('leadCampaign'), leadSource: text('leadSource'),
-    color: num('color', -16777216), leverage: fields.leverage as number, language: num('language', 0), agent: num('agent', 0),
+    color: num('color', -16777216), leverage: fields.leverage, language: num('language', 0), agent: num('agent', 0),
     clientID: num('clientID', 0), rights: typeof fields.rights === 'string' ? fields.rights : 'Enabled, Password',
     certSerialNumber: num('certSerialNumber', 0), registration: typeof fields.registration === 'string' ? fields.registration : now,
     lastAccess: now, lastPassChange: now, lastIP: '', balance: 0, credit: 0, interestRate: num('interestRate', 0),

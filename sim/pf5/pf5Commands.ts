@@ -39,7 +39,7 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   const on = registry.on.bind(registry);
   const time = (args: ArgReader, raw: Record<string, unknown>, field: string, fallback: number) => {
     if (!args.has(field)) return fallback;
-    const ms = typeof raw[field] === 'string' ? Date.parse(raw[field] as string) : Number.NaN;
+    const ms = typeof raw[field] === 'string' ? Date.parse(raw[field]) : Number.NaN;
     if (Number.isNaN(ms)) args.fail(`${field} must be an ISO 8601 date-time`);
     return ms;
   };

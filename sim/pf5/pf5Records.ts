@@ -28,7 +28,7 @@ export function issueMessage(prefix: string, error: { issues: ReadonlyArray<{ pa
 export function emptyValue(schema: string, field: string): unknown {
   const components = openapiComponents as Record<string, { properties?: Record<string, Record<string, unknown>>; enum?: unknown[] }>;
   let type = components[schema]?.properties?.[field];
-  if (typeof type?.$ref === 'string') type = components[type.$ref.split('/').pop() as string] as Record<string, unknown> | undefined;
+  if (typeof type?.$ref === 'string') type = components[type.$ref.split('/').pop() as string];
   if (!type) return undefined;
   if (Array.isArray(type.enum)) return type.enum.includes('None') ? 'None' : undefined;
   const names = Array.isArray(type.type) ? type.type : [type.type];

@@ -156,8 +156,8 @@ function createUser(world: Pf4World, record: Record<string, unknown>): PF4UserRe
   const name = typeof input.name === 'string' ? input.name : '';
   if (!name) throw new CommandError(bad, 'record.name is required');
   const leverage = typeof input.leverage === 'number' && input.leverage > 0 ? input.leverage : group.defaultLeverage;
-  const text = (field: string) => (typeof input[field] === 'string' ? (input[field] as string) : '');
-  const num = (field: string, fallback: number) => (typeof input[field] === 'number' ? (input[field] as number) : fallback);
+  const text = (field: string) => (typeof input[field] === 'string' ? input[field] : '');
+  const num = (field: string, fallback: number) => (typeof input[field] === 'number' ? input[field] : fallback);
   const now = iso(Date.now());
   const user: PF4UserRecord = {
     login: requested > 0 ? requested : world.nextFreeLogin(), group: groupName, name,

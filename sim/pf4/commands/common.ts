@@ -53,5 +53,5 @@ export function requiredTime(args: ArgReader, raw: Record<string, unknown>, fiel
 export function optionalBool(args: ArgReader, raw: Record<string, unknown>, field: string): boolean | undefined {
   if (!args.has(field)) return undefined;
   if (typeof raw[field] !== 'boolean') args.fail(`${field} must be a boolean`);
-  return raw[field] as boolean;
+  return raw[field];
 }

@@ -120,7 +120,7 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
     if (typeof change.symbol !== 'string' || change.symbol === '') args.fail('record.symbol is required');
     if ((change.symbol as string).length > 12) args.fail('record.symbol must be at most 12 characters');
     for (const field of ['spread', 'stopsLevel'] as const) {
-      if (typeof change[field] === 'number' && (change[field] as number) < 0) args.fail(`record.${field} must be 0 or positive`);
+      if (typeof change[field] === 'number' && change[field] < 0) args.fail(`record.${field} must be 0 or positive`);
     }
     const merged: Record<string, unknown> = { ...symbol(change.symbol as string) };
     for (const field of ['spread', 'spreadBalance', 'stopsLevel'] as const) if (typeof change[field] === 'number') merged[field] = change[field];

@@ -236,7 +236,7 @@ function restoreUser(world: Pf4World, input: Record<string, unknown>): void {
     password: passwordHash(login, `demo-${login}`), passwordInvestor: passwordHash(login, `view-${login}`),
   };
   const next: PF4UserRecord = { ...base };
-  for (const field of ['group', 'name', 'email', 'country'] as const) if (typeof input[field] === 'string') next[field] = input[field] as string;
+  for (const field of ['group', 'name', 'email', 'country'] as const) if (typeof input[field] === 'string') next[field] = input[field];
   if (typeof input.leverage === 'number') next.leverage = input.leverage;
   if (typeof input.balance === 'number') next.balance = cents(input.balance);
   if (typeof input.credit === 'number') next.credit = cents(input.credit);
@@ -266,8 +266,8 @@ function restoreTrade(world: Pf4World, input: Record<string, unknown>): boolean 
   };
   const open = !money && !input.closeTime && !input.closePrice;
   if (open) {
-    world.engine.restoreOpen({ ...row, tradeCommand: command as PF4Command, state: 'OpenRestored',
-      ...(isPending(command as PF4Command) && typeof input.expiration === 'string' ? { expiration: input.expiration } : {}) });
+    world.engine.restoreOpen({ ...row, tradeCommand: command, state: 'OpenRestored',
+      ...(isPending(command) && typeof input.expiration === 'string' ? { expiration: input.expiration } : {}) });
     return true;
   }
   const record: PF4TradeRecord = {

@@ -103,7 +103,7 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
     const update = parseRecord<Record<string, unknown>>(PF4TradeUpdate, args.object('record'), 'record');
     if (update.order !== undefined && update.order !== order) args.fail('record.order must match ticket');
     for (const field of ['sl', 'tp'] as const) {
-      if (typeof update[field] === 'number' && (update[field] as number) < 0) args.fail(`record.${field} must be 0 or positive`);
+      if (typeof update[field] === 'number' && update[field] < 0) args.fail(`record.${field} must be 0 or positive`);
     }
     if (typeof update.comment === 'string' && update.comment.length > 31) args.fail('record.comment must be at most 31 characters');
     // Profit, taxes and the agent's commission of an open trade are the server's own figures.
@@ -146,7 +146,7 @@ function openRequest(args: ArgReader, tx: Record<string, unknown>, reason: OpenR
   const symbol = args.string('symbol', { max: 12 });
   if (typeof tx.volume !== 'number') args.fail('volume must be an integer (1/100 lot)');
   return {
-    login: args.int('orderBy', { min: 1, max: INT32_MAX }), symbol, command, volume: tx.volume as number,
+    login: args.int('orderBy', { min: 1, max: INT32_MAX }), symbol, command, volume: tx.volume,
     price: tx.price as number | undefined, sl: (tx.sl as number | undefined) ?? 0, tp: (tx.tp as number | undefined) ?? 0,
     expiration: typeof tx.expiration === 'string' ? Date.parse(tx.expiration) : undefined,
     ieDeviation: tx.ieDeviation as number | undefined, comment: (tx.comment as string | undefined) ?? '', reason,
@@ -179,7 +179,7 @@ function transaction(world: Pf4World, args: ArgReader, raw: Record<string, unkno
     const command = tx.tradeCommand;
     if (command !== 'Balance' && command !== 'Credit') args.fail('tradeCommand must be Balance or Credit for BrBalance');
     if (typeof tx.price !== 'number') args.fail('price (the amount) must be a number');
-    return world.engine.balance(args.int('orderBy', { min: 1, max: INT32_MAX }), command, tx.price as number, (tx.comment as string | undefined) ?? '');
+    return world.engine.balance(args.int('orderBy', { min: 1, max: INT32_MAX }), command, tx.price, (tx.comment as string | undefined) ?? '');
   }
   throw new CommandError(bad, `tradeTransactionType must be one of ${TRANSACTION_TYPES.join(', ')}`);
 }
