@@ -75,15 +75,15 @@ async function bundleInto(entry: string, kind: string, extension: string, option
     metafile: true,
     logLevel: 'silent',
   });
-  const script = result.outputFiles!.find((file) => !file.path.endsWith('.map'))!.text;
-  const map = result.outputFiles!.find((file) => file.path.endsWith('.map'))?.text;
+  const script = result.outputFiles.find((file) => !file.path.endsWith('.map'))!.text;
+  const map = result.outputFiles.find((file) => file.path.endsWith('.map'))?.text;
   mkdirSync(BUNDLE_CACHE, { recursive: true });
   const name = `${digest(script)}${extension}`;
   const path = join(BUNDLE_CACHE, name);
   if (map !== undefined) writeWhole(`${path}.map`, map);
   writeWhole(path, map === undefined ? script : `${script}\n//# sourceMappingURL=${name}.map\n`);
   try {
-    const files = Object.keys(result.metafile!.inputs).map((input) => resolve(root, input));
+    const files = Object.keys(result.metafile.inputs).map((input) => resolve(root, input));
     // A source saved while esbuild read it may not be what the bundle holds: such a bundle is not kept.
     if (files.some((file) => statSync(file).mtimeMs >= started - 1000)) return path;
     const record: KeptBundle = { files, fingerprint: sourcesFingerprint(files), script: name };

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
+import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
 import { buildWorker, startEdge, type D1Like, type Edge } from './edge.js';
 import { nodeServiceBundle } from './bundles.js';
@@ -181,7 +181,7 @@ export async function startService(
       if (stderr && line.trim() !== '') cause = line.trim();
     }
   };
-  createInterface({ input: child.stderr! }).on('line', (l) => { note(l, true); log(`${name} ${l}`); });
+  createInterface({ input: child.stderr }).on('line', (l) => { note(l, true); log(`${name} ${l}`); });
   return new Promise((resolveReady, reject) => {
     const timer = setTimeout(() => { void stop(); reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)); }, readyTimeoutMs);
     const exitedEarly = (code: number | null) => {
@@ -191,7 +191,7 @@ export async function startService(
     };
     child.once('exit', exitedEarly);
     let ready = false;
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       log(`${name} ${line}`);
       if (ready) return;
       note(line, false);
@@ -369,7 +369,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       });
       const started = await Promise.allSettled(specs.map((_, i) => launchBroker(i).then((b) => { currentBrokers[i] = b; return b; })));
       const failedStart = started.find((r) => r.status === 'rejected');
-      if (failedStart) throw (failedStart as PromiseRejectedResult).reason;
+      if (failedStart) throw failedStart.reason;
       return currentSim;
     })();
     const [edgeStart, serversStart] = await Promise.allSettled([startingEdge, startingServers]);
@@ -597,7 +597,7 @@ async function seedDemoRegistry(db: D1Like, clientId: string, clientSecret: stri
  */
 export async function tokenExpiringIn(stack: Pick<Stack, 'dataDir'>, like: string, inSeconds: number): Promise<string> {
   const claims = decodeJwt(like);
-  const jwk = JSON.parse(readFileSync(join(stack.dataDir, 'signing-key.json'), 'utf8'));
+  const jwk = JSON.parse(readFileSync(join(stack.dataDir, 'signing-key.json'), 'utf8')) as JWK;
   const key = await importJWK(jwk, 'ES256');
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ scope: claims.scope, client_id: claims.client_id, org: claims.org })

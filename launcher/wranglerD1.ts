@@ -74,8 +74,8 @@ function execute(target: WranglerD1Target, sql: string): Promise<Result<Record<s
     });
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (d) => { stdout += d; });
-    child.stderr!.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
     child.once('error', reject);
     child.once('close', (code) => {
       let parsed: unknown;

@@ -56,7 +56,7 @@ function walk(table: Table, path: string[], fail: (why: string) => never): Table
     if (Array.isArray(next)) {
       const last = next[next.length - 1];
       if (typeof last !== 'object' || last === null || Array.isArray(last)) fail(`${key} is not a table`);
-      at = last as Table;
+      at = last;
     } else if (typeof next === 'object') {
       at = next;
     } else {

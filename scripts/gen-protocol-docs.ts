@@ -125,7 +125,7 @@ function commandCell(families: readonly Family[], cmd: string): string {
 
 function operations(family: Family | null): string {
   const byOp = new Map<string, Operation[]>();
-  for (const entry of catalog as readonly Operation[]) {
+  for (const entry of catalog) {
     if (entry.read === 'local' || familyOf(entry.op) !== family) continue;
     const list = byOp.get(entry.op);
     if (list) list.push(entry);

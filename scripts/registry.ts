@@ -222,7 +222,7 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
   if (verb === 'add') {
     const input = { name: name(required(values, 'name')), id: values.id === undefined ? undefined : uuid(String(values.id), '--id') };
     const added = await withRegistry((s) => s.addOrganization(input));
-    json ? io.out(JSON.stringify(added)) : io.out(`organization ${added.id} added: ${added.name}`);
+    io.out(json ? JSON.stringify(added) : `organization ${added.id} added: ${added.name}`);
   } else if (verb === 'list') {
     const orgs = await withRegistry((s) => s.allOrganizations());
     if (json) return io.out(JSON.stringify(orgs));
@@ -230,7 +230,7 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
   } else if (verb === 'remove') {
     const id = onePositional(positionals, 'organization id', (v) => uuid(v, 'ORG_ID'));
     const removed = await withRegistry((s) => s.removeOrganization(id));
-    json ? io.out(JSON.stringify(removed)) : io.out(`organization ${removed.id} removed`);
+    io.out(json ? JSON.stringify(removed) : `organization ${removed.id} removed`);
   } else {
     throw new UsageError(`unknown command: org ${verb}`);
   }
@@ -340,11 +340,11 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     const id = clientIdArg(positionals[0]);
     const scopes = scopesArg(positionals.slice(1).join(' '), 'SCOPES');
     const result = await withRegistry((s) => s.setClientScopes(id, scopes));
-    json ? io.out(JSON.stringify(result)) : io.out(`client ${result.clientId} may hold ${result.scopes.join(' ')}`);
+    io.out(json ? JSON.stringify(result) : `client ${result.clientId} may hold ${result.scopes.join(' ')}`);
   } else if (verb === 'remove' || verb === 'disable' || verb === 'enable') {
     const id = onePositional(positionals, 'client id', clientIdArg);
     const result = await withRegistry((s) => verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable'));
-    json ? io.out(JSON.stringify(result)) : io.out(`client ${result.clientId} ${verb === 'remove' ? 'removed' : `${verb}d`}`);
+    io.out(json ? JSON.stringify(result) : `client ${result.clientId} ${verb === 'remove' ? 'removed' : `${verb}d`}`);
   } else {
     throw new UsageError(`unknown command: client ${verb}`);
   }

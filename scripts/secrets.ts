@@ -46,7 +46,7 @@ function secretPut(name: SecretName, value: string, env: string): Promise<void> 
     });
     child.once('error', reject);
     child.once('close', (code) => (code === 0 ? resolvePut() : reject(new Error(`wrangler secret put ${name} --env ${env} failed (exit ${code}); see its output above`))));
-    child.stdin!.end(value);
+    child.stdin.end(value);
   });
 }
 
