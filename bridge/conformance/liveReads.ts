@@ -119,7 +119,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     const bb = b as unknown[];
     return a.length === bb.length && a.every((x, i) => deepEqual(x, bb[i]));
   }
-  const ka = Object.keys(a as object);
+  const ka = Object.keys(a);
   const kb = Object.keys(b as object);
   return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k)
     && deepEqual((a as Row)[k], (b as Row)[k]));

@@ -47,6 +47,7 @@ export interface ListenerTls {
 }
 
 /** Servers of any per-session state. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is both read and written by a driver: unknown would take no server
 type AnyBridgedServer = BridgedServer<any>;
 
 export function createBridgeListener(servers: Iterable<AnyBridgedServer>, options: ListenerOptions & { tls: ListenerTls }): TlsServer;

@@ -37,11 +37,11 @@ const PASSWORD_HASH = /^scrypt\$[A-Za-z0-9_-]{16,}\$[A-Za-z0-9_-]{43}$/;
 
 /** The world file: its records in the contract's shape, checked strictly (an unknown field is refused by name). */
 const worldFileSchema = z.strictObject({
-  groups: z.array((PF4Group as z.ZodObject<any>).extend({
+  groups: z.array((PF4Group as z.ZodObject).extend({
     group: groupName,
     secMarginsTotal: z.literal(0, 'must be 0: the minimal bridge keeps no per-symbol margin overrides').optional(),
   })).min(1),
-  users: z.array((PF4User as z.ZodObject<any>).extend({ login, group: groupName, name: z.string().min(1).max(128) })),
+  users: z.array((PF4User as z.ZodObject).extend({ login, group: groupName, name: z.string().min(1).max(128) })),
   /** Each account's password hash by login; an account without one matches no password. */
   passwords: z.record(z.string().regex(/^[1-9]\d{0,9}$/, 'keys must be logins'), z.string().regex(PASSWORD_HASH, 'must be a hash written by hashPassword')).default({}),
 });

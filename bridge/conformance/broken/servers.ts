@@ -22,6 +22,7 @@ import { objectOf, parsed, RequestLog, TappedServer, type Wire, type WireTap } f
 import type { Row, TinyWorld } from './world.js';
 
 export interface Built {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each broken server keeps session state of its own type
   server: BridgedServer<any>;
   world: TinyWorld;
 }

@@ -29,7 +29,7 @@ type Json = Record<string, any>;
 let documentAjv: Ajv | undefined;
 function ajv(): Ajv {
   if (documentAjv) return documentAjv;
-  const doc = managerProtocolAsyncApi() as Json;
+  const doc = managerProtocolAsyncApi();
   const out = new Ajv({ strict: false, allErrors: true });
   (addFormats as unknown as (a: Ajv) => void)(out);
   for (const format of ['int32', 'int64', 'double', 'float', 'byte']) out.addFormat(format, true);
@@ -74,7 +74,7 @@ function zodProblems(schema: z.ZodType, value: unknown, strip: number): string[]
 function ajvProblems(validate: ValidateFunction, value: unknown, strip: number): string[] {
   if (validate(forJsonSchema(value))) return [];
   const byPath = new Map<string, string>();
-  for (const e of (validate.errors ?? []) as ErrorObject[]) {
+  for (const e of validate.errors ?? []) {
     const path = e.instancePath.split('/').slice(1 + strip);
     if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
     const at = pathText(path);
@@ -135,7 +135,7 @@ export function checkRecords(family: Family, connections: readonly ProbeConnecti
         continue;
       }
       out.events++;
-      const kind = event.event as ChangeKind;
+      const kind = event.event;
       const spec = specs[kind];
       const what = `a ${String(event.event)} ${String(event.op)} event${keyText(family, kind, event.record)}`;
       if (!spec) {
