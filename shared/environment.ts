@@ -49,7 +49,7 @@ function variable<T, F extends T | undefined>(rule: VariableRule<T>, fallback: F
     ctx.addIssue({ code: 'custom', message: rule.secret ? parsed.problem : `${parsed.problem}, got ${JSON.stringify(raw)}` });
     return z.NEVER;
   });
-  fallbacks.set(schema, { rule: rule as VariableRule<unknown>, fallback });
+  fallbacks.set(schema, { rule, fallback });
   return schema;
 }
 

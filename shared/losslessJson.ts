@@ -29,7 +29,7 @@ export class JsonTooDeepError extends SyntaxError {}
  * (`1e20`) takes the exact parse too and comes out as the same double.
  */
 export function parseJson(text: string): unknown {
-  const value = JSON.parse(text);
+  const value: unknown = JSON.parse(text);
   if (!LONG_DIGITS.test(text) || !holdsUnsafeInteger(value, 0)) return value;
   return new ExactParser(text).document();
 }
@@ -108,8 +108,8 @@ function walk(value: unknown, key: string, stack: object[]): string | undefined 
   }
   if (value === null) return 'null';
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return JSON.stringify(value);
-  if (stack.includes(value as object)) throw new TypeError('Converting circular structure to JSON');
-  stack.push(value as object);
+  if (stack.includes(value)) throw new TypeError('Converting circular structure to JSON');
+  stack.push(value);
   const member = (item: unknown, at: string): string | undefined => {
     if (typeof item === 'bigint') return item.toString();
     if (item === null || typeof item !== 'object') return walk(item, at, stack);
@@ -128,7 +128,7 @@ function walk(value: unknown, key: string, stack: object[]): string | undefined 
   } else {
     out = '{';
     let first = true;
-    for (const k of Object.keys(value as object)) {
+    for (const k of Object.keys(value)) {
       const text = member((value as Record<string, unknown>)[k], k);
       if (text === undefined) continue;
       out += `${first ? '' : ','}${JSON.stringify(k)}:${text}`;
@@ -142,7 +142,9 @@ function walk(value: unknown, key: string, stack: object[]): string | undefined 
 
 const NUMBER = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 const WHITESPACE = /[ \t\n\r]*/y;
+// eslint-disable-next-line no-control-regex -- JSON forbids raw control characters in strings: matching them is the point
 const PLAIN_STRING = /"[^"\\\u0000-\u001f]*"/y;
+// eslint-disable-next-line no-control-regex -- as above
 const ESCAPED_STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y;
 
 /** A JSON reader that keeps big integers; strings with escapes are decoded by JSON.parse of the token itself. */

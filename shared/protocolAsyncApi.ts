@@ -366,7 +366,7 @@ function typeText(schema: Json): string {
       return `list${count ? ` (${count.trim()})` : ''} of ${typeText((schema.items ?? {}) as Json)}`;
     }
     case 'object':
-      if (schema.properties) return code(`{${Object.keys(schema.properties as Json).join(', ')}}`);
+      if (schema.properties) return code(`{${Object.keys(schema.properties).join(', ')}}`);
       if (typeof schema.additionalProperties === 'object') return `object of ${typeText(schema.additionalProperties as Json)}`;
       return 'object';
     default: return 'any JSON value';

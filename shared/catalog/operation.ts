@@ -41,6 +41,7 @@ export function derivedScope(op: { mutating?: boolean; destructive?: boolean; pa
  * its failed answers per trade platform and account and, past its bound, refuses further checks of that account
  * without asking the trading server (broker/link/passwordChecks.ts).
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- unparameterised: a check of an operation whatever its arguments
 export interface PasswordCheck<A = any> {
   login: keyof A & string;
 }
@@ -62,8 +63,12 @@ type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
 
 /** The arguments a handler receives: path parameters and query merged, the body under `body`. */
 export type ArgsOf<P extends SchemaOrNone, Q extends SchemaOrNone, B extends SchemaOrNone> =
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- {} is what an intersection leaves unchanged: no arguments from that part
   (P extends z.ZodType ? z.output<P> : {}) & (Q extends z.ZodType ? z.output<Q> : {}) & (B extends z.ZodType ? { body: Out<B> } : {});
 
+// Unparameterised, an entry of the catalog whatever its arguments: `A` is read by its answer (a parameter, so
+// `unknown` would not take a specific entry) and by `keyof A`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 export interface Operation<A = any> {
   /** Operation id, unique across the catalog: `v2.PF4.UserRecordGet`, `v1.PF4.TradesGetTicket`. */
   id: string;
@@ -79,8 +84,8 @@ export interface Operation<A = any> {
   tag: string;
   summary: string;
   /** Path parameters other than `tradePlatform`. */
-  params?: z.ZodObject<any>;
-  query?: z.ZodObject<any>;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
   body?: z.ZodType;
   /** Schema of `data` on success: a contract schema name (`PF4User`, `PF4User[]`) or an inline JSON Schema. */
   response: string | Record<string, unknown>;
@@ -133,8 +138,8 @@ export interface OperationInput<P extends SchemaOrNone, Q extends SchemaOrNone, 
 }
 
 export function defineOperation<
-  P extends z.ZodObject<any> | undefined = undefined,
-  Q extends z.ZodObject<any> | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(input: OperationInput<P, Q, B>): Operation<ArgsOf<P, Q, B>> {
   const family = input.family ?? 'Registry';
@@ -145,7 +150,7 @@ export function defineOperation<
     ...input,
     scope: input.scope ?? derivedScope(input),
     id: `${input.generation}.${family}.${input.name}`,
-  } as Operation<ArgsOf<P, Q, B>>;
+  };
 }
 
 /**
@@ -153,8 +158,8 @@ export function defineOperation<
  * prefix, answered by one family-agnostic handler (`op` without a family prefix).
  */
 export function defineForFamilies<
-  P extends z.ZodObject<any> | undefined = undefined,
-  Q extends z.ZodObject<any> | undefined = undefined,
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(families: readonly Family[], input: Omit<OperationInput<P, Q, B>, 'family' | 'path'> & { path: (family: Family) => string }) {
   return families.map((family) => defineOperation<P, Q, B>({ ...input, op: input.op ?? input.name, family, path: input.path(family) }));

@@ -6,6 +6,9 @@
  * contract. Nothing at run time reads the contract.
  */
 
+// The contract's JSON Schemas are walked as the untyped JSON they are: each walker reads the members it knows.
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment -- see above */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 /** The parts of the contract file the records are generated from. */

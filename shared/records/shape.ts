@@ -9,6 +9,9 @@
  */
 import { openapiComponents } from './contract.js';
 
+// The contract's JSON Schemas are walked as the untyped JSON they are: each shaper reads the members it knows.
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-return -- see above */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Schema = Record<string, any>;
 type Shaper = (value: unknown) => unknown;
 

@@ -23,19 +23,20 @@ const v1 = '/api/PF4/{tradePlatform}';
 const INT32_MAX = 2147483647;
 
 /** The v2 entry whose handler a v1 entry shares: its op and its answer (the arguments must be the same). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the v1 entry's arguments are the v2 entry's, whatever their type
 function shares(entry: Operation): { op: string; answer: Answer<any> } {
   if (!entry.answer) throw new Error(`${entry.id} has no answer to share`);
-  return { op: entry.op, answer: entry.answer as Answer<any> };
+  return { op: entry.op, answer: entry.answer };
 }
 
 /** A field of a v2 entry's query schema, to parse a v1 path segment exactly as v2 parses the query value. */
 function v2QueryField(entry: Operation, name: string): z.ZodType {
-  const field = (entry.query as z.ZodObject<any> | undefined)?.shape[name] as z.ZodType | undefined;
+  const field = entry.query?.shape[name] as z.ZodType | undefined;
   if (!field) throw new Error(`${entry.id} has no query field ${name}`);
   // Optional and default wrappers come off: a path segment is present when its route has it.
-  let inner: any = field;
-  while (inner._zod.def.type === 'optional' || inner._zod.def.type === 'default') inner = inner._zod.def.innerType;
-  return inner as z.ZodType;
+  let inner = field;
+  while (inner._zod.def.type === 'optional' || inner._zod.def.type === 'default') inner = (inner as z.ZodOptional | z.ZodDefault).unwrap() as z.ZodType;
+  return inner;
 }
 
 // ---- The server's common configuration: ConCommon and ConCommonShort ---------------------------------------------
@@ -167,7 +168,7 @@ export function tradeUpdateArgs(body: Record<string, unknown>): { ticket: number
  * A trade record as read (PF4Trade, or just its PF4TradeUpdate fields) naming its ticket in `order`: stops not
  * negative, the comment within the platform's 31 characters.
  */
-const tradeRecordBody = (contractBody('PF4Trade') as z.ZodObject<any>).extend({
+const tradeRecordBody = (contractBody('PF4Trade') as z.ZodObject).extend({
   order: z.number({ error: () => 'order (the ticket) is required' }).int('order must be an integer').min(1, 'order must be at least 1').max(INT32_MAX, `order must be at most ${INT32_MAX}`),
   sl: z.number().min(0, 'sl must be 0 or positive').optional(),
   tp: z.number().min(0, 'tp must be 0 or positive').optional(),
@@ -179,7 +180,7 @@ const tradeRecordBody = (contractBody('PF4Trade') as z.ZodObject<any>).extend({
  * PF4UserUpdate fields are written; the rest (registration and last dates, last IP, previous balances and equities)
  * are the server's.
  */
-const userRecordBody = (contractBody('PF4User') as z.ZodObject<any>).extend({
+const userRecordBody = (contractBody('PF4User') as z.ZodObject).extend({
   login: z.number({ error: () => 'login is required' }).int('login must be an integer').min(1, 'login must be at least 1').max(INT32_MAX, `login must be at most ${INT32_MAX}`),
   group: z.string().min(1, 'group must not be empty').max(16, 'group must be at most 16 characters').nullable().optional(),
   name: z.string().min(1, 'name must not be empty').max(128, 'name must be at most 128 characters').nullable().optional(),

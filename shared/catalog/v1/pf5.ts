@@ -82,7 +82,7 @@ const USER_SERVER_FIELDS = [
  * required (rule 2); `login` 0, null or absent lets the server allocate one (rule 1); an empty or absent password
  * has the server generate both (rule 6). An unknown field is refused, named.
  */
-const userAddBody = (contractBody('PF5User') as z.ZodObject<any>)
+const userAddBody = (contractBody('PF5User') as z.ZodObject)
   .omit(Object.fromEntries(USER_SERVER_FIELDS.map((f) => [f, true])) as Record<(typeof USER_SERVER_FIELDS)[number], true>)
   .extend({
     login: int64Body('login', 0).nullable().optional(),
@@ -104,12 +104,12 @@ const userAddBody = (contractBody('PF5User') as z.ZodObject<any>)
 const withoutNulls = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null));
 
 /** UserUpdate: a PF5User naming its login; the server keeps its own fields (balance, times) whatever is sent. */
-const userUpdateBody = (contractBody('PF5User') as z.ZodObject<any>).extend({
+const userUpdateBody = (contractBody('PF5User') as z.ZodObject).extend({
   login: int64Body('login'),
 });
 
 /** DealUpdate: a PF5Deal naming its ticket; only the fields supplied (non-null) change. */
-const dealUpdateBody = (contractBody('PF5Deal') as z.ZodObject<any>).extend({
+const dealUpdateBody = (contractBody('PF5Deal') as z.ZodObject).extend({
   deal: int64Body('deal'),
 });
 
@@ -162,6 +162,7 @@ export const symbolsOf = (list: string): Set<string> => new Set(list.split(',').
 // ---- optional time windows -------------------------------------------------------------------------------------------
 
 type Shape = Record<string, z.ZodType>;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fields every entry shares, whatever its schemas
 type Common = Omit<OperationInput<any, any, any>, 'name' | 'op' | 'path' | 'params' | 'generation' | 'family'>;
 
 const fromTime = dateTimeText('fromTime');
@@ -198,7 +199,7 @@ const users = {
     name: 'UserAdd', generation: 'v1', family: 'PF5', method: 'POST', path: `${v1}/UserAdd`,
     tag: 'PF5 Users', summary: 'Creates an account: login 0 or absent is allocated by the server (UsrLoginExhausted when the range is used up), an existing login is UsrLoginExist, another server\'s UsrLoginProhibited, an incorrect record ErrParams; without both passwords a pair is generated (10 tries at most). Answers the new account.',
     body: userAddBody, response: 'PF5User', timeout: 'change', read: 'live', mutating: true,
-    answer: { kind: 'live', command: 'UserAdd', args: (a) => ({ record: withoutNulls(a.body as Record<string, unknown>) }) },
+    answer: { kind: 'live', command: 'UserAdd', args: (a) => ({ record: withoutNulls(a.body) }) },
   }),
   UserRequest: defineOperation({
     name: 'UserRequest', generation: 'v1', family: 'PF5', method: 'GET', path: `${v1}/UserRequest/{login}`,

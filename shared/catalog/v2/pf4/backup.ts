@@ -26,14 +26,14 @@ const restoreBatch = (item: z.ZodType) => z.array(item, { error: () => 'must be 
   .min(1, 'must hold at least 1 record').max(RESTORE_MAX, `must hold at most ${RESTORE_MAX} records`);
 
 /** An account to restore: the login (the record key) is required and positive. */
-const userRestore = (contractBody('PF4UserRestoreInput') as z.ZodObject<any>).extend({
+const userRestore = (contractBody('PF4UserRestoreInput') as z.ZodObject).extend({
   login: z.number({ error: () => 'login is required' }).int('login must be an integer')
     .min(1, 'login must be at least 1').max(2147483647, 'login must be at most 2147483647'),
   group: z.string().max(16, 'group must be at most 16 characters').nullable().optional(),
 });
 
 /** A trade to restore: each is judged on its own by the server (res 0 or 1); only the record's shape is checked here. */
-const tradeRestore = (contractBody('PF4TradeRestoreInput') as z.ZodObject<any>).extend({
+const tradeRestore = (contractBody('PF4TradeRestoreInput') as z.ZodObject).extend({
   symbol: z.string().max(12, 'symbol must be at most 12 characters').nullable().optional(),
 });
 

@@ -30,7 +30,7 @@ const IPV4_MAX = 0xffffffff;
 export const BACKUP_PRESERVED = ['fullBackupLastTime', 'archiveLastTime', 'exportLastTime', 'watchTimestamp'] as const;
 
 /** The access-hour matrix: exactly 168 entries (day * 24 + hour, day 0 Sunday); values are passed through. */
-const serverTimeBody = (contractBody('PF4ServerTime') as z.ZodObject<any>).extend({
+const serverTimeBody = (contractBody('PF4ServerTime') as z.ZodObject).extend({
   accessHours: z.array(z.number().int('accessHours entries must be integers').min(-2147483648).max(INT32_MAX),
     { error: () => 'accessHours is required: an array of 168 integers' })
     .length(168, 'accessHours must have exactly 168 entries (one per hour of the week)'),
@@ -44,13 +44,13 @@ const backupBody = contractBody('PF4Backup').transform((record) => {
 });
 
 /** A record of a list the server keys by name: the name is required, and a text field (at most TEXT_MAX characters). */
-const namedBody = (record: string) => (contractBody(record) as z.ZodObject<any>).extend({
+const namedBody = (record: string) => (contractBody(record) as z.ZodObject).extend({
   name: z.string({ error: () => 'name is required (the entry\'s key)' }).min(1, 'name must not be empty (the entry\'s key)')
     .max(TEXT_MAX, `name must be at most ${TEXT_MAX} characters`),
 });
 
 /** A manager record: the login is its key, a positive 32-bit integer. */
-const managerBody = (contractBody('PF4ManagerRights') as z.ZodObject<any>).extend({
+const managerBody = (contractBody('PF4ManagerRights') as z.ZodObject).extend({
   login: z.number({ error: () => 'login is required (the manager\'s key)' }).int('login must be an integer')
     .min(1, 'login must be at least 1').max(INT32_MAX, `login must be at most ${INT32_MAX}`),
 });
@@ -58,7 +58,7 @@ const managerBody = (contractBody('PF4ManagerRights') as z.ZodObject<any>).exten
 /** A firewall rule: an IPv4 range, ipFrom not above ipTo. */
 const ipv4 = (what: string) => z.number().int(`${what} must be an integer`).min(0, `${what} must be an IPv4 address (0..${IPV4_MAX})`)
   .max(IPV4_MAX, `${what} must be an IPv4 address (0..${IPV4_MAX})`);
-const accessBody = (contractBody('PF4Access') as z.ZodObject<any>).extend({ ipFrom: ipv4('ipFrom').optional(), ipTo: ipv4('ipTo').optional() })
+const accessBody = (contractBody('PF4Access') as z.ZodObject).extend({ ipFrom: ipv4('ipFrom').optional(), ipTo: ipv4('ipTo').optional() })
   .refine((r) => r.ipFrom == null || r.ipTo == null || r.ipFrom <= r.ipTo,
     { path: ['ipFrom'], message: 'ipFrom must not be above ipTo' });
 

@@ -11,7 +11,7 @@ import { V2_PF4 as v2 } from '../paths.js';
 const GROUP_REQUIRED = ['currency', 'otpMode', 'marginMode', 'newsMode', 'groupRights', 'marginControllingType'] as const;
 
 /** Type 1 body: the contract's PF4GroupUpdate. It has no `group` member: the path names the group, which cannot change. */
-const groupUpdateBody = (contractBody('PF4GroupUpdate') as z.ZodObject<any>).extend({
+const groupUpdateBody = (contractBody('PF4GroupUpdate') as z.ZodObject).extend({
   currency: z.string().min(1, 'currency must not be empty').max(16, 'currency must be at most 16 characters').nullable().optional(),
 });
 

@@ -15,7 +15,7 @@ export const MAIL_SUBJECT_MAX = 127;
 /** Accounts one mail goes to, as listed (duplicates are collapsed after the count). */
 export const MAIL_LOGINS_MAX = 1_000;
 
-const mailSendBody = (contractBody('PF4MailSendRequest') as z.ZodObject<any>).extend({
+const mailSendBody = (contractBody('PF4MailSendRequest') as z.ZodObject).extend({
   senderLogin: z.number({ error: () => 'senderLogin must be an integer' }).int('senderLogin must be an integer')
     .min(0, 'senderLogin must be at least 0').max(INT32_MAX, `senderLogin must be at most ${INT32_MAX}`).optional(),
   senderName: z.string({ error: () => 'senderName must be a string' })

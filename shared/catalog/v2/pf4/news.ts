@@ -20,7 +20,7 @@ export const MESSAGE_BODY_MAX = 65_536;
 export const messageBody = z.string({ error: () => 'body must be a string' })
   .max(MESSAGE_BODY_MAX, `body must be at most ${MESSAGE_BODY_MAX} characters`).nullish();
 
-const newsSendBody = (contractBody('PF4NewsSendRequest') as z.ZodObject<any>).extend({
+const newsSendBody = (contractBody('PF4NewsSendRequest') as z.ZodObject).extend({
   topic: z.string({ error: () => 'topic is required' }).min(1, 'topic must not be empty')
     .max(NEWS_TOPIC_MAX, `topic must be at most ${NEWS_TOPIC_MAX} characters`),
   category: z.string({ error: () => 'category must be a string' })

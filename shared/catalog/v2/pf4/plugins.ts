@@ -34,7 +34,7 @@ const objectError = (message: string) => (issue: { code?: string }) => (issue.co
 
 /** The plugin header of a write: the file names the plugin; the switches are 0 or 1; the file's own fields pass unread. */
 const pluginHeader = z.strictObject({
-  ...(contractBody('PF4Plugin') as z.ZodObject<any>).shape,
+  ...(contractBody('PF4Plugin') as z.ZodObject).shape,
   file: z.string({ error: () => 'file is required: the plugin file to update' }).min(1, 'file must not be empty')
     .max(PLUGIN_FILE_MAX, `file must be at most ${PLUGIN_FILE_MAX} characters`),
   enabled: pluginSwitch('enabled').optional(),
@@ -45,7 +45,7 @@ const pluginHeader = z.strictObject({
  * PF4PluginParam as a write: `plugin` with its file required; `params`, when given, the whole new parameter list
  * (bounded, names unique; a null value is empty).
  */
-const pluginParamShape = (contractBody('PF4PluginParam') as z.ZodObject<any>).shape;
+const pluginParamShape = (contractBody('PF4PluginParam') as z.ZodObject).shape;
 const pluginParamBody = z.strictObject({
   ...pluginParamShape,
   plugin: pluginHeader,

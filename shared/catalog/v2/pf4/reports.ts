@@ -27,7 +27,7 @@ const reportQuery = (nameMax: number, nameDefault: string) => z.object({
 /** Daily-report rows keyed by login (as a string), each account's rows in chronological order. */
 const dailyReportsByLogin = {
   type: 'object',
-  additionalProperties: { type: 'array', items: (openapiComponents as Record<string, unknown>).PF4DailyReport },
+  additionalProperties: { type: 'array', items: openapiComponents.PF4DailyReport },
 };
 
 /**

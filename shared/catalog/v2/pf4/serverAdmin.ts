@@ -7,7 +7,7 @@ import { V2_PF4 as v2 } from '../paths.js';
 /** Push notifications carry at most this many characters. */
 const NOTIFICATION_MAX = 255;
 
-const notificationBody = (contractBody('PF4NotificationsSendRequest') as z.ZodObject<any>).extend({
+const notificationBody = (contractBody('PF4NotificationsSendRequest') as z.ZodObject).extend({
   message: z.string({ error: () => 'message is required' }).min(1, 'message must not be empty')
     .max(NOTIFICATION_MAX, `message must be at most ${NOTIFICATION_MAX} characters`),
   logins: z.array(z.number().int('logins must hold integers').min(1, 'logins must hold positive logins').max(2147483647, 'logins must hold 32-bit logins'),

@@ -124,7 +124,7 @@ const TRANSACTION_TYPE_DESCRIPTION = `The transaction to run. The platform's own
 }. A reference name runs as the platform's name it stands for, which the answer carries.`;
 
 /** A trade transaction body: a known type and the members that type needs, each refusal naming the member. */
-const transactionBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>).extend({
+const transactionBody = (contractBody('PF4TradeTransaction') as z.ZodObject).extend({
   ...transactionShape,
   tradeTransactionType: enumText('tradeTransactionType', TRANSACTION_TYPE_NAMES).describe(TRANSACTION_TYPE_DESCRIPTION),
 }).superRefine((sent: Tx, ctx) => {
@@ -143,11 +143,11 @@ const transactionBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>
 }).transform((tx: Tx) => asOwnTransaction(tx));
 
 /** The opening transaction whose stops TradeCheckStops checks. */
-const checkStopsBody = (contractBody('PF4TradeTransaction') as z.ZodObject<any>).extend(transactionShape)
+const checkStopsBody = (contractBody('PF4TradeTransaction') as z.ZodObject).extend(transactionShape)
   .superRefine((tx: Tx, ctx) => { for (const issue of openingIssues(tx)) ctx.addIssue(issue); });
 
 /** An administrator's edit of an open trade: stops not negative, the comment within the platform's 31 characters. */
-const tradeUpdateBody = (contractBody('PF4TradeUpdate') as z.ZodObject<any>).extend({
+const tradeUpdateBody = (contractBody('PF4TradeUpdate') as z.ZodObject).extend({
   order: z.number().int('order must be an integer').min(1, 'order must be at least 1').max(2147483647, 'order must be at most 2147483647').optional(),
   sl: z.number().min(0, 'sl must be 0 or positive').optional(),
   tp: z.number().min(0, 'tp must be 0 or positive').optional(),

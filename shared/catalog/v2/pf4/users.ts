@@ -11,7 +11,7 @@ import { V2_PF4 as v2 } from '../paths.js';
 const INT32_MAX = 2147483647;
 
 /** A new account needs a group and a name; the leverage, when given, must be positive. */
-const userCreateBody = (PF4UserCreate as z.ZodObject<any>).extend({
+const userCreateBody = (PF4UserCreate as z.ZodObject).extend({
   login: z.number().int().min(0, 'login must be 0 (server assigns) or positive').max(INT32_MAX, `login must be at most ${INT32_MAX}`).optional(),
   group: z.string().min(1, 'group is required').max(16, 'group must be at most 16 characters'),
   name: z.string().min(1, 'name is required').max(128, 'name must be at most 128 characters'),
@@ -23,7 +23,7 @@ const userCreateBody = (PF4UserCreate as z.ZodObject<any>).extend({
  * the stored value, as every absent field does); `balance` and `credit` are accepted so a record read back can be
  * sent as is, but the server keeps them: they move only by balance and credit transactions.
  */
-const userUpdateBody = (contractBody('PF4UserUpdate') as z.ZodObject<any>).extend({
+const userUpdateBody = (contractBody('PF4UserUpdate') as z.ZodObject).extend({
   group: z.string().min(1, 'group must not be empty').max(16, 'group must be at most 16 characters').nullable().optional(),
   name: z.string().min(1, 'name must not be empty').max(128, 'name must be at most 128 characters').nullable().optional(),
   leverage: z.number().int().min(1, 'leverage must be at least 1').max(10000, 'leverage must be at most 10000').optional(),
@@ -60,7 +60,7 @@ const passwordBody = z.string({ error: () => 'the password must be a JSON string
 const GROUP_OP_COMMANDS = ['Delete', 'Enable', 'Disable', 'Leverage', 'SetGroup'] as const;
 
 /** PF4UsersGroupOp: a known command over a non-empty list of logins; SetGroup names the group, Leverage a leverage. */
-const usersGroupOpBody = (contractBody('PF4UsersGroupOp') as z.ZodObject<any>).extend({
+const usersGroupOpBody = (contractBody('PF4UsersGroupOp') as z.ZodObject).extend({
   command: enumText('command', GROUP_OP_COMMANDS),
   logins: z.array(z.number({ error: () => 'logins must hold integers' }).int('logins must hold integers')
     .min(1, 'logins must be positive').max(INT32_MAX, `logins must be at most ${INT32_MAX}`),
