@@ -47,7 +47,7 @@ export const DRAIN_BODY_BYTES = 16 * 1024 * 1024;
  */
 export async function drainBody(request: Request, maxBytes = DRAIN_BODY_BYTES): Promise<void> {
   try {
-    const reader = request.body?.getReader();
+    const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = request.body?.getReader();
     if (!reader) return;
     for (let seen = 0; ;) {
       const { done, value } = await reader.read();

@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- ambient declarations of the text imports, nothing to import
 /// <reference path="./assets.d.ts" />
 /**
  * The interactive API reference at `GET /docs`: Swagger UI (`@hono/swagger-ui` renders the page) reading the

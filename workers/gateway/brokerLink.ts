@@ -221,7 +221,7 @@ export class BrokerLink {
     if (frame === null || typeof frame !== 'object') return;
     if (typeof frame.id !== 'number') {
       if (frame.late && typeof frame.late.callId === 'string') this.onLate(frame.late);
-      else this.onPush?.(frame as Record<string, unknown>);
+      else this.onPush?.(frame);
       return; // hello and other link-level frames
     }
     const p = this.pending.get(frame.id);

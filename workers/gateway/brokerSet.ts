@@ -147,7 +147,7 @@ export class BrokerSet {
         if (member.health !== 'ok') { member.health = 'ok'; member.failures = 0; }
         return r;
       }
-      const failure = r as LinkFailure;
+      const failure = r;
       let again: boolean;
       if (failure.notSent) {
         this.leave(member, 'unreachable');
@@ -185,7 +185,7 @@ export class BrokerSet {
       this.members.forEach((m, i) => {
         void this.linkOf(m).call(frame, false).then(
           (r): OutcomeAnswer => {
-            if (!r.ok) return { state: 'unreachable', message: (r as LinkFailure).error.message };
+            if (!r.ok) return { state: 'unreachable', message: r.error.message };
             return isReport(r.data) ? r.data : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
           },
           (err: unknown): OutcomeAnswer => ({ state: 'unreachable', message: String(err) }),

@@ -198,6 +198,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
   }
 
   /** A late outcome handed on by a link object. */
+  // eslint-disable-next-line @typescript-eslint/require-await -- an RPC method: its callers get a promise either way, and a throw rejects it
   async settle(callId: string, report: OutcomeReport): Promise<void> {
     this.apply(callId, report);
   }
@@ -284,6 +285,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
   /** Stage 2, send: the bound call, once, through one of the platform's link objects; its raw answer. */
   protected async sendBound(input: GatewayCall, callId: string): Promise<LinkAnswer> {
     try {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- a call on the link object's stub: a promise at run time, awaited here so its rejection is caught
       return await this.linkFor(input.platform, callId).send({
         platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId,
         client: input.client, brokerUrls: input.brokerUrls, callId, ledger: input.idempotency!.ledger,
@@ -581,7 +583,7 @@ function brokersOfRow(column: string): string[] {
   if (!column.startsWith('[')) return [column];
   try {
     const urls = JSON.parse(column) as unknown;
-    if (Array.isArray(urls) && urls.length > 0 && urls.every((u) => typeof u === 'string')) return urls as string[];
+    if (Array.isArray(urls) && urls.length > 0 && urls.every((u) => typeof u === 'string')) return urls;
   } catch { /* a damaged row: no broker is asked, so its outcome stays unreachable until it is given up */ }
   return [];
 }

@@ -383,7 +383,7 @@ function publishedOverride(where: Where) {
 /** A zod input schema as an OpenAPI schema; definitions it carries are moved into components. */
 function inputSchema(schema: z.ZodType, schemas: Record<string, Schema>, where: Where): Schema {
   const { $schema: _s, $defs, ...rest } = z.toJSONSchema(schema, {
-    io: 'input', unrepresentable: 'any', override: publishedOverride(where) as never,
+    io: 'input', unrepresentable: 'any', override: publishedOverride(where),
   }) as Schema & { $defs?: Record<string, Schema> };
   if (!$defs) return rest;
   const relocated = JSON.parse(JSON.stringify({ rest, $defs }).replaceAll('"#/$defs/', '"#/components/schemas/')) as { rest: Schema; $defs: Record<string, Schema> };

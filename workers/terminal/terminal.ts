@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- ambient declarations of the text imports, nothing to import
 /// <reference path="./assets.d.ts" />
 /**
  * The reference web terminal (examples/web-terminal) at `GET /terminal/`, only when `TERMINAL=1`: otherwise these
