@@ -300,7 +300,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (inProcess && options.supervise) throw new Error('a broker in this process cannot be supervised');
     // The brokers' ports are chosen before any process starts, so that the edge (which names them in BROKER_URL)
     // starts while the simulator and the brokers do.
-    const brokerPorts = await Promise.all(specs.map((_, i) => (i === 0 && options.brokerPort ? options.brokerPort : unusedPort())));
+    const brokerPorts = await Promise.all(specs.map((_, i) => (i === 0 && options.brokerPort ? Promise.resolve(options.brokerPort) : unusedPort())));
     const brokerUrls = brokerPorts.map((port) => `http://127.0.0.1:${port}`);
     const brokerUrl = brokerUrls[0];
 

@@ -17,8 +17,8 @@ import { KINDS } from '../cache/pumpCache.js';
 import { recordJson } from '../cache/recordJson.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 import { notFound } from '../session/managerErrors.js';
-import { fromCache, type Handler, type HandlerContext, type HandlerResult } from './handler.js';
-import { BAD_CURSOR, compareTupleKeys, isIntegerKey, pageOf, pageRequest, pagingMeta, type PageRequest } from './paging.js';
+import { fromCache, type Handler, type HandlerContext } from './handler.js';
+import { BAD_CURSOR, compareTupleKeys, isIntegerKey, pageOf, pageRequest, pagingMeta } from './paging.js';
 
 type Row = Record<string, unknown>;
 type Args = Record<string, unknown>;

@@ -224,7 +224,7 @@ export class EdgeLinkServer {
       let frame: unknown;
       try {
         // Lossless: a PF5 id beyond 2^53 − 1 in the arguments stays exact (a bigint).
-        frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+        frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : (data as Buffer).toString());
       } catch {
         frame = undefined;
       }

@@ -183,7 +183,7 @@ export class BrokerMetrics {
   /** `op` must come from a bounded set (known handler names or "unknown") to keep label cardinality bounded. */
   observe(op: string, outcome: CallOutcome, seconds: number): void {
     let outcomes = this.answered.get(op);
-    if (!outcomes) this.answered.set(op, (outcomes = new Map()));
+    if (!outcomes) this.answered.set(op, (outcomes = new Map<string, { op: string; outcome: string; count: number }>()));
     const counted = outcomes.get(outcome);
     if (counted) counted.count++;
     else outcomes.set(outcome, { op, outcome, count: 1 });

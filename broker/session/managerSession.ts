@@ -28,7 +28,7 @@
  */
 import WebSocket from 'ws';
 import { OperationError } from '../../shared/errors.js';
-import type { ChangeKind, Family, LoginArgs, LoginResult, ManagerEvent, ManagerErrorBody } from '../../shared/protocol.js';
+import type { ChangeKind, Family, LoginArgs, LoginResult, ManagerEvent } from '../../shared/protocol.js';
 import { isAnswer, isEvent, PROTOCOL_VERSIONS, SERVER_MIN_FRAME_BYTES } from '../../shared/protocol.js';
 import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
@@ -593,7 +593,7 @@ export class ManagerSession {
     let frame: unknown;
     try {
       // Lossless both ways: PF5 ids beyond 2^53 − 1 are exact bigints here and bare digits on the wire.
-      frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
+      frame = parseJson(isBinary ? Buffer.from(data as Buffer).toString('utf8') : (data as Buffer).toString());
     } catch {
       this.log('warn', { msg: 'unreadable frame from the trading server', platform: this.config.id });
       return;

@@ -163,7 +163,7 @@ function verificationsSpent(c: Context<AppEnv>, retryAfterSeconds: number): Resp
  */
 async function boundedText(request: Request, max: number): Promise<string | null> {
   if (!request.body) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
+  const reader = request.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

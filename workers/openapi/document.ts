@@ -144,7 +144,7 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
   }
   const handled = new Set<string>();
   if (entry.query) {
-    for (const [name, field] of Object.entries(entry.query.shape as Record<string, z.ZodType>)) {
+    for (const [name, field] of Object.entries<z.ZodType>(entry.query.shape)) {
       handled.add(name);
       const p: Schema = { name, in: 'query', required: !field.safeParse(undefined).success, schema: inputSchema(field, schemas, 'parameter') };
       const type = (p.schema as Schema).type;

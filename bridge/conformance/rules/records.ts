@@ -11,7 +11,7 @@
  * problem); each problem names the kind, the op (events), the record's key, the path within the record and what is
  * wrong; chunks of kinds the family has no snapshot of are left to `snapshot.kinds`.
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { z } from 'zod';
 import {
@@ -23,6 +23,9 @@ import { failed, passed, type Rule } from '../context.js';
 import { KEY_FIELDS } from '../families.js';
 import { joined } from './expect.js';
 
+// The protocol's JSON Schemas are read as the untyped JSON they are, by the members this rule knows.
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access -- see above */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Json = Record<string, any>;
 
 /** The AsyncAPI document's components, compiled once on first use. */

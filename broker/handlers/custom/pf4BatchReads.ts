@@ -107,7 +107,7 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
   const states = new WeakMap<Session, Map<Kind, SyncState>>();
   const stateOf = (session: Session, kind: Kind): SyncState => {
     let byKind = states.get(session);
-    if (!byKind) states.set(session, byKind = new Map());
+    if (!byKind) states.set(session, byKind = new Map<Kind, SyncState>());
     let state = byKind.get(kind);
     if (!state) byKind.set(kind, state = { held: [], started: undefined, queue: Promise.resolve() });
     return state;

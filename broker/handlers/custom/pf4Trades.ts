@@ -9,7 +9,6 @@ import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES, TICKET_KIND, TICKET_TYPES, ty
 import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { recordJson } from '../../cache/recordJson.js';
 import type { Row } from '../../cache/pumpCache.js';
 import { notFound } from '../../session/managerErrors.js';
 import { fromCache, type HandlerResult } from '../handler.js';
