@@ -141,7 +141,7 @@ function hasBigint(value: unknown): boolean {
   while (pending.length) {
     const v = pending.pop();
     if (typeof v === 'bigint') return true;
-    if (v !== null && typeof v === 'object') for (const member of Object.values(v as object)) pending.push(member);
+    if (v !== null && typeof v === 'object') for (const member of Object.values(v)) pending.push(member);
   }
   return false;
 }
@@ -154,13 +154,13 @@ function doublesForBigints(body: unknown, error: z.ZodError): unknown {
   const paths = error.issues
     .filter((i) => i.code === 'invalid_type' && i.expected === 'number')
     .map((i) => i.path)
-    .filter((path) => path.length > 0 && typeof path.reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown> | null | undefined)?.[k as PropertyKey], body) === 'bigint');
+    .filter((path) => path.length > 0 && typeof path.reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown> | null | undefined)?.[k], body) === 'bigint');
   if (!paths.length) return body;
   const copy = structuredClone(body);
   for (const path of paths) {
-    const parent = path.slice(0, -1).reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown>)[k as PropertyKey], copy) as Record<PropertyKey, unknown>;
-    const last = path[path.length - 1] as PropertyKey;
-    parent[last] = Number(parent[last] as bigint);
+    const parent = path.slice(0, -1).reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown>)[k], copy) as Record<PropertyKey, unknown>;
+    const last = path[path.length - 1];
+    parent[last] = Number(parent[last]);
   }
   return copy;
 }
@@ -195,8 +195,10 @@ function longArray(value: unknown): string | null {
 /** Deeper bodies are refused: no contract record nests this far, and deep nesting is a way to exhaust the stack. */
 export const MAX_BODY_DEPTH = 32;
 const MAX_TEXT_PROBLEMS = 5;
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const ANY_CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** Control characters other than tab, LF and CR. */
+// eslint-disable-next-line no-control-regex -- as above
 const CONTROL_BUT_LINE_BREAKS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
@@ -255,9 +257,9 @@ function textProblems(args: Record<string, unknown>, allowances: ControlCharacte
  * repeated (`logins=1&logins=2`), comma-joined (`logins=1,2`) or both, in order, so that bounds and problems count and
  * name the elements (`logins.2: …`) whichever way they were sent. (Every query list is of numbers: none holds a comma.)
  */
-export function collectQuery(schema: z.ZodObject<any>, params: Pick<URLSearchParams, 'has' | 'get' | 'getAll'>): Record<string, unknown> {
+export function collectQuery(schema: z.ZodObject, params: Pick<URLSearchParams, 'has' | 'get' | 'getAll'>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+  for (const [name, field] of Object.entries<z.ZodType>(schema.shape)) {
     if (!params.has(name)) continue;
     out[name] = acceptsArray(field) ? params.getAll(name).flatMap((v) => v.split(',')) : params.get(name);
   }
@@ -272,12 +274,13 @@ export function queryLists(entry: Pick<Operation, 'query'>): ReadonlySet<string>
 
 /** Whether a (possibly wrapped) schema is an array: optional, default, nullable and pipe wrappers are looked through. */
 function acceptsArray(schema: z.ZodType): boolean {
-  let s: any = schema;
+  // A wrapper's inner schema is `innerType` (optional, default, nullable) or `in` (pipe) on its definition.
+  let s: { _zod?: { def?: { type: string; innerType?: unknown; in?: unknown } } } | undefined = schema;
   for (let depth = 0; s && depth < 8; depth++) {
     const def = s._zod?.def;
     if (!def) return false;
     if (def.type === 'array') return true;
-    s = def.innerType ?? def.in;
+    s = (def.innerType ?? def.in) as typeof s;
   }
   return false;
 }

@@ -16,7 +16,7 @@ let seq = 0;
 const enc = (event: StreamEvent | RingEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
 const tick = (symbol: string, bid: number) => enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
 const trade = (order: number) => enc({ topic: 'trades', data: { kind: 'Added', order } });
-const status = (connected: boolean) => enc({ topic: 'status', data: { connected } } as RingEvent);
+const status = (connected: boolean) => enc({ topic: 'status', data: { connected } });
 const decoder = new TextDecoder();
 
 /** An SSE sink whose writes complete only when the test says so. */

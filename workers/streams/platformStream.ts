@@ -167,12 +167,12 @@ export class PlatformStream extends DurableObject<Env> {
     await this.hubs.message(ws, message);
   }
 
-  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+  override webSocketClose(ws: WebSocket, code: number): void {
     this.hubs.forget(ws);
     try { ws.close(code === 1005 ? 1000 : code, 'closed'); } catch { /* already */ }
   }
 
-  override async webSocketError(ws: WebSocket): Promise<void> {
+  override webSocketError(ws: WebSocket): void {
     this.hubs.forget(ws);
   }
 }

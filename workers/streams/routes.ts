@@ -18,7 +18,7 @@
  * the status), and token refusals with the RFC 6750 challenge, as the API does.
  */
 import { Hono, type Context } from 'hono';
-import type { AppEnv, Caller } from '../env.js';
+import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { FAMILIES, type Family } from '../../shared/protocol.js';
 import { topicsOf } from '../../shared/streams.js';
@@ -136,7 +136,7 @@ async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Re
   }
   const caller = await authenticate(source);
   if (caller instanceof Response) return caller;
-  c.set('caller', caller as Caller);
+  c.set('caller', caller);
   // Negotiating and connecting are calls of the client's API budget, as the hub's invocations are (PlatformStream).
   const admission = await admit(c.env, 'api', caller.clientId);
   if (!admission.ok) return apiRateRefusal(c, admission.retryAfterSeconds);

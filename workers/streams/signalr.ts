@@ -16,7 +16,8 @@ export const enum MessageType {
 }
 
 export interface HubMessage {
-  type: number;
+  /** As received: a number the enum may not name. */
+  type: MessageType;
   invocationId?: string;
   target?: string;
   arguments?: unknown[];
@@ -29,8 +30,8 @@ export interface HubMessage {
 export function parseRecords(text: string): Array<Record<string, unknown> | null> {
   return text.split(RS).filter((r) => r.length > 0).map((r) => {
     try {
-      const v = JSON.parse(r);
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : null;
+      const v: unknown = JSON.parse(r);
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
     } catch {
       return null;
     }
