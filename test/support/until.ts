@@ -6,7 +6,7 @@ export async function until<T>(probe: () => T | Promise<T>, what: string, boundM
   const end = Date.now() + boundMs;
   for (;;) {
     const value = await probe();
-    if (value) return value as NonNullable<T>;
+    if (value) return value;
     if (Date.now() > end) throw new Error(`no ${what} within ${boundMs} ms`);
     await new Promise((r) => setTimeout(r, everyMs));
   }

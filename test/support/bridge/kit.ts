@@ -123,11 +123,11 @@ export class KitClient {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const text = data.toString();
+      const text = (data as Buffer).toString();
       this.frames.push(text);
       const frame = parseJson(text) as Record<string, unknown>;
       if ('event' in frame) this.events.push(frame as unknown as ManagerEvent);
-      else this.pending.get(frame.id as number)?.(frame as { result?: unknown; error?: ErrorBody });
+      else this.pending.get(frame.id as number)?.(frame);
       for (const wake of this.waiters) wake();
     });
     ws.on('close', (code, reason) => {

@@ -129,7 +129,7 @@ export class FakeManagerServer {
     let loggedIn = false;
     ws.on('close', () => this.live.delete(ws));
     ws.on('message', (data) => {
-      const { id, cmd, args } = JSON.parse(data.toString()) as { id: number; cmd: string; args?: Record<string, unknown> };
+      const { id, cmd, args } = JSON.parse((data as Buffer).toString()) as { id: number; cmd: string; args?: Record<string, unknown> };
       this.received.push({ cmd, args });
       const answer = (body: { result: unknown } | { error: { code: number; message: string } }) => {
         const send = () => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id, ...body })); };
@@ -190,7 +190,7 @@ export class FakeManagerServer {
       }
       case 'UserRecordRequest': {
         const user = this.users.get(args.login as number);
-        return user ? { result: user } : { error: { code: PF4_RESULT.InvalidData, message: `login ${args.login} not found` } };
+        return user ? { result: user } : { error: { code: PF4_RESULT.InvalidData, message: `login ${String(args.login)} not found` } };
       }
       case 'UsersRequest': {
         const after = typeof args.after === 'number' ? args.after : -Infinity;
@@ -210,7 +210,7 @@ export class FakeManagerServer {
       }
       case 'UserRequest': {
         const user = this.users.get(args.login as number);
-        return user ? { result: user } : { error: { code: PF5_RESULT.ErrNotfound, message: `login ${args.login} not found` } };
+        return user ? { result: user } : { error: { code: PF5_RESULT.ErrNotfound, message: `login ${String(args.login)} not found` } };
       }
       case 'SrvRestart':
         setTimeout(() => { if (ws.readyState === ws.OPEN) ws.close(1012, 'restart'); }, 20);

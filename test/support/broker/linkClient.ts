@@ -23,7 +23,7 @@ export class TestLink {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as ResultFrame | { hello: unknown };
+      const frame = JSON.parse((data as Buffer).toString()) as ResultFrame | { hello: unknown };
       if ('late' in frame) {
         this.lates.push((frame as LateFrame).late);
         return;
@@ -101,11 +101,11 @@ export function eventually<T>(probe: () => T | Promise<T>, timeoutMs = 5000, eve
 /** The answer as a success, else the test fails with the broker's error. */
 export function ok(r: ResultFrame): CallOk {
   if (!r.ok) throw new Error(`call failed: ${JSON.stringify(r.error)}`);
-  return r as CallOk;
+  return r;
 }
 
 /** The answer as a failure, else the test fails with the data it got instead. */
 export function failed(r: ResultFrame): CallFailed {
   if (r.ok) throw new Error(`call succeeded: ${JSON.stringify(r.data)}`);
-  return r as CallFailed;
+  return r;
 }

@@ -22,9 +22,9 @@ export class ManagerClient {
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
       // Lossless, as the broker reads frames: PF5 ids beyond 2^53 − 1 are exact bigints.
-      const frame = parseJson(data.toString()) as Record<string, unknown>;
+      const frame = parseJson((data as Buffer).toString()) as Record<string, unknown>;
       if ('event' in frame) this.events.push(frame as unknown as ManagerEvent);
-      else this.pending.get(frame.id as number)?.resolve(frame as { result?: unknown; error?: ErrorAnswer });
+      else this.pending.get(frame.id as number)?.resolve(frame);
       for (const wake of this.waiters) wake();
     });
     ws.on('close', (code) => {
