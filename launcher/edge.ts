@@ -356,8 +356,8 @@ export function runWrangler(args: string[]): Promise<{ code: number | null; outp
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (d) => { output += d; });
-  child.stderr!.on('data', (d) => { output += d; });
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
   return new Promise((resolveRun, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolveRun({ code, output }));
@@ -533,7 +533,7 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   }
   const { miniflare, url } = started;
   const handle = registryDb(miniflare);
-  const db = async () => handle;
+  const db = () => Promise.resolve(handle);
   try {
     await holdRegistry(handle, async () => {
       await migrateRegistry(handle, options.dataDir, options.progress);

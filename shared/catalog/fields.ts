@@ -137,7 +137,7 @@ export const enumText = <T extends readonly [string, ...string[]]>(what: string,
   const message = `${what} must be one of ${members.join(', ')}${numbered ? ` or its number 0 to ${members.length - 1}` : ''}`;
   return publish(
     z.string({ error: () => message }).transform((v, ctx): T[number] => {
-      const member = byName.get(v.toLowerCase()) ?? (numbered && /^\d{1,3}$/.test(v) ? members[Number(v)] as T[number] | undefined : undefined);
+      const member = byName.get(v.toLowerCase()) ?? (numbered && /^\d{1,3}$/.test(v) ? members[Number(v)] : undefined);
       if (member !== undefined) return member;
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
@@ -214,7 +214,7 @@ export const confirmQuery = { confirm: booleanQuery.optional() };
 /** A contract record as a request body: the generated strict schema (an unknown field is refused, named). */
 export function contractBody(name: string): z.ZodType {
   const schema = (contract as unknown as Record<string, z.ZodType>)[name];
-  if (!schema || !(name in (openapiComponents as Record<string, unknown>))) throw new Error(`no contract record ${name}`);
+  if (!schema || !(name in openapiComponents)) throw new Error(`no contract record ${name}`);
   return schema;
 }
 
@@ -236,7 +236,7 @@ function defType(schema: z.ZodType): string | undefined {
  * each with the field's type or null. Unknown members and wrong types are refused naming the field.
  */
 export function mergePatchBody(name: string, options: { immutable?: readonly string[] } = {}): z.ZodType<Record<string, unknown>> {
-  const record = contractBody(name) as z.ZodObject<any>;
+  const record = contractBody(name) as z.ZodObject;
   const shape: Record<string, z.ZodType> = {};
   for (const [field, schema] of Object.entries(record.shape as Record<string, z.ZodType>)) {
     const inner = (schema as z.ZodOptional<z.ZodType>).unwrap();
@@ -250,5 +250,5 @@ export function mergePatchBody(name: string, options: { immutable?: readonly str
         : inner.nullable().optional();
   }
   return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : 'must be a JSON object (a merge patch)') })
-    .refine((v) => Object.keys(v).length > 0, 'a merge patch must change at least one field') as unknown as z.ZodType<Record<string, unknown>>;
+    .refine((v) => Object.keys(v).length > 0, 'a merge patch must change at least one field');
 }

@@ -146,7 +146,9 @@ export function queryOf(url: string): URLSearchParams {
  * which belongs to the request that made it) may be kept. Bounded; the oldest name goes first.
  */
 export const MAX_IDS = 10_000;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ids of the objects of any class: the class is the namespace's business
 const ids = new WeakMap<DurableObjectNamespace<any>, Map<string, DurableObjectId>>();
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
 export function objectId(ns: DurableObjectNamespace<any>, name: string): DurableObjectId {
   let byName = ids.get(ns);
   if (!byName) ids.set(ns, (byName = new Map()));
