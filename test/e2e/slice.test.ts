@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSecret } from '../../shared/secrets.js';
-import { ManagerClient } from '../../sim/testing/managerClient.js';
+import { ManagerClient } from '../support/sim/managerClient.js';
 import { stackForFile, eventually, waitHealthy, type Client, type Envelope } from './support.js';
 
 let c: Client;

@@ -10,7 +10,7 @@
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PF5_SERVER } from '../../launcher/demo.js';
-import type { ManagerClient } from '../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../support/sim/managerClient.js';
 import { SseReader } from '../support/sse.js';
 import { ok } from './v1/api.js';
 import { connectManager, eventually, managerPassword as managerPasswordOf, stackForFile } from './support.js';

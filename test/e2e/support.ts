@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { DEMO_MANAGER_LOGIN, DEMO_PF4_SERVER } from '../../launcher/demo.js';
 import { startStack, type Stack, type StackOptions } from '../../launcher/stack.js';
-import { ManagerClient } from '../../sim/testing/managerClient.js';
+import { ManagerClient } from '../support/sim/managerClient.js';
 
 export interface Envelope<T = any> {
   data: T | null;

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from '../../broker/index.js';
-import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../../broker/testing/fakeManagerServer.js';
+import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../support/broker/fakeManagerServer.js';
 import { PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { until } from '../support/until.js';
 

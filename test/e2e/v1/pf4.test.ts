@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog, findOperation } from '../../../shared/catalog/index.js';
 import { CON_COMMON_SCHEMAS, CON_COMMON_SENSITIVE } from '../../../shared/catalog/v1/pf4.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { call, fails, notFound, ok, platformRefuses, refuses, type CallOptions } from './api.js';
 

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pf5V1 } from '../../../shared/catalog/v1/pf5.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { call, fails, notFound, ok, platformRefuses, refuses, type CallOptions } from './api.js';
 

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../../shared/losslessJson.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { operation as v2Operation, urlOf as v2UrlOf } from '../v2/api.js';
 import { call, notFound, refuses, type CallOptions } from './api.js';

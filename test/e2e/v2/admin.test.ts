@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiComponents } from '../../../shared/records/contract.js';
 import { PF4_SERVER_ONLY, withoutServerOnly } from '../../../sim/pf4/serverOnlyFields.js';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { connectManager, eventually, stackForFile, waitHealthy, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 

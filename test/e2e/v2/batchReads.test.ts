@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackForFile } from '../support.js';
 import { call, fails, ok, refuses } from './api.js';
 

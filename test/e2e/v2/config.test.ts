@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openapiComponents } from '../../../shared/records/contract.js';
 import { PF4_SERVER_ONLY, withoutServerOnly, type Pf4ServerOnlyKind } from '../../../sim/pf4/serverOnlyFields.js';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiComponents } from '../../../shared/records/contract.js';
 import { PF4_SERVER_ONLY } from '../../../sim/pf4/serverOnlyFields.js';
-import { ManagerClient } from '../../../sim/testing/managerClient.js';
+import { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PF4_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses } from './api.js';
 

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MANAGER_LOGIN, DEMO_PF5_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 

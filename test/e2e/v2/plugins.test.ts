@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { crc32 } from '../../../sim/pf4/pluginChannel.js';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { connectManager, stackForFile, type Client } from '../support.js';
 import { call, fails, ok, refuses } from './api.js';
 

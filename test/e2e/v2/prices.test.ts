@@ -4,7 +4,7 @@
  * (or the world's start) put there and values can be compared exactly.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { quietFeedStack } from './quietFeed.js';
 import { eventually, type Client } from '../support.js';
 import { fails, ok, refuses } from './api.js';

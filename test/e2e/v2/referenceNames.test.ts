@@ -6,7 +6,7 @@
  * `request=`, UsersGroupOp Delete carrying `leverage: 0`.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client, type Envelope } from '../support.js';
 import { call, ok } from './api.js';
 

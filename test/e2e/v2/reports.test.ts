@@ -3,7 +3,7 @@
  * are checked against the simulator's own state, read with a manager session of the test's own.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { stackAndManagerForFile, type Client } from '../support.js';
 import { ok, refuses } from './api.js';
 

@@ -5,7 +5,7 @@
  * Each test works on its own symbol and puts back what it changed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { quietFeedStack } from './quietFeed.js';
 import { eventually, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';

@@ -1,6 +1,6 @@
 /** v2 PF4 Trades end to end: each operation's own rule, values checked against the simulator's state. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ManagerClient } from '../../../sim/testing/managerClient.js';
+import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client } from '../support.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
