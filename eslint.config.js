@@ -16,6 +16,8 @@ const GENERATED = ['shared/records/contract.ts', 'shared/records/contractOperati
 /** Tests, their harnesses and the benches and drills. */
 const TEST_CODE = ['**/*.test.ts', 'test/**', 'bench/**', '**/testing/**', '**/testSupport.ts'];
 
+const UNUSED = { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true };
+
 /** Globals of the plain JavaScript files (the TypeScript files get theirs from the compiler). */
 const NODE_GLOBALS = { process: 'readonly', Buffer: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' };
 const BROWSER_GLOBALS = {
@@ -62,13 +64,10 @@ export default tseslint.config(
   {
     // An unused name starting with an underscore is one left out on purpose (a destructured field dropped from a
     // copy, a parameter a signature needs); a field destructured beside a rest element is there to leave the rest.
-    rules: {
-      '@typescript-eslint/no-unused-vars': [
-        'error',
-        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
-      ],
-    },
+    files: ['**/*.{ts,mts}'],
+    rules: { '@typescript-eslint/no-unused-vars': ['error', UNUSED] },
   },
+  { files: ['**/*.{js,mjs}'], rules: { 'no-unused-vars': ['error', UNUSED] } },
   { files: ['examples/web-terminal/**/*.js'], languageOptions: { globals: BROWSER_GLOBALS } },
   { files: ['**/*.mjs'], languageOptions: { globals: NODE_GLOBALS } },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
