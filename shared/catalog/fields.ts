@@ -238,7 +238,7 @@ function defType(schema: z.ZodType): string | undefined {
 export function mergePatchBody(name: string, options: { immutable?: readonly string[] } = {}): z.ZodType<Record<string, unknown>> {
   const record = contractBody(name) as z.ZodObject;
   const shape: Record<string, z.ZodType> = {};
-  for (const [field, schema] of Object.entries(record.shape as Record<string, z.ZodType>)) {
+  for (const [field, schema] of Object.entries<z.ZodType>(record.shape)) {
     const inner = (schema as z.ZodOptional<z.ZodType>).unwrap();
     // null empties a field (RFC 7386 removal on a record of fixed shape); an enum that cannot be null has no empty
     // value, so a null there is refused here rather than sent to the server.

@@ -151,7 +151,7 @@ const ids = new WeakMap<DurableObjectNamespace<any>, Map<string, DurableObjectId
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
 export function objectId(ns: DurableObjectNamespace<any>, name: string): DurableObjectId {
   let byName = ids.get(ns);
-  if (!byName) ids.set(ns, (byName = new Map()));
+  if (!byName) ids.set(ns, (byName = new Map<string, DurableObjectId>()));
   let id = byName.get(name);
   if (id === undefined) {
     if (byName.size >= MAX_IDS) byName.delete(byName.keys().next().value!);
