@@ -333,7 +333,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         await seedDemoRegistry(db, clientId, clientSecret);
         await assignDemoBrokers(db, orders, brokerUrls);
       },
-    }).then((started) => { cleanups.push(() => started.close()); return started; }));
+    }));
 
     // Restarts replace the simulator and the brokers; the cleanups stop whichever ones run then (each started one,
     // even when a later one fails to start).
@@ -372,11 +372,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       if (failedStart) throw failedStart.reason;
       return currentSim;
     })();
-    const [edgeStart, serversStart] = await Promise.allSettled([startingEdge, startingServers]);
-    if (serversStart.status === 'rejected') throw serversStart.reason;
-    if (edgeStart.status === 'rejected') throw edgeStart.reason;
-    const edge = edgeStart.value;
-    const sim = serversStart.value;
+    let edge: Edge;
+    let sim: Service;
+    try {
+      [edge, sim] = await Promise.all([startingEdge, startingServers]);
+    } catch (error) {
+      // The first failure is reported at once (a taken port, a broker's unreadable certificate), not after an edge
+      // migrating a fresh registry: an edge still starting is closed once it is up; processes still starting are
+      // waited for, so that the cleanups stop them.
+      void startingEdge.then((started) => started.close()).catch(() => {});
+      await startingServers.catch(() => {});
+      throw error;
+    }
+    cleanups.push(() => edge.close());
     const simUrl = `http://127.0.0.1:${sim.port}`;
     const brokers = [...currentBrokers];
     const broker = brokers[0];
