@@ -8,7 +8,7 @@
  * carries `X-Request-Timeout-Applied`. Every refusal, here and in the routes, is answered through `refuse`
  * (envelope/refusal.ts), which shapes it for the route's generation.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.js';
 import { authRoutes, requireToken } from './auth/index.js';
@@ -114,7 +114,7 @@ export function createApp(): Hono<AppEnv> {
   };
   // A GET or HEAD has no body to bound (not even asked for: reading `body` makes a stream object). A chunked body is
   // read here, to count it: a read that fails before the route is reached is the caller's framing or connection.
-  app.use('/api/*', async (c, next) => {
+  app.use('/api/*', async (c: Context<AppEnv>, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next();
     let reached = false;

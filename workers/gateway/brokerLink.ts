@@ -183,7 +183,7 @@ export class BrokerLink {
       const ws = res.webSocket;
       if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
       ws.accept();
-      ws.addEventListener('message', (ev) => this.onMessage(ev.data));
+      ws.addEventListener('message', (ev) => this.onMessage(ev.data as string | ArrayBuffer));
       ws.addEventListener('close', () => this.onLost(ws));
       ws.addEventListener('error', () => this.onLost(ws));
       this.socket = ws;
@@ -244,12 +244,14 @@ export class BrokerLink {
     if (!p?.raw || p.paged !== (head[2] !== undefined)) return false;
     let paging: PagingResult | undefined;
     if (head[2] !== undefined) {
+      let parsed: unknown;
       try {
-        paging = JSON.parse(head[2]);
+        parsed = JSON.parse(head[2]);
       } catch {
         return false;
       }
-      if (!isPaging(paging)) return false;
+      if (!isPaging(parsed)) return false;
+      paging = parsed;
     }
     this.pending.delete(id);
     p.resolve(paging ? { ok: true, ...data(), paging } : { ok: true, ...data() });

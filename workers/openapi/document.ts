@@ -281,7 +281,7 @@ function nonNull(s: Schema | undefined): Schema | undefined {
   return s;
 }
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x) =>
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) =>
   x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x);
 
 /** Whether a contract envelope's `data` is the payload the edge answers (nullability aside; inline types by type). */

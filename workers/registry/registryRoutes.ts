@@ -6,7 +6,7 @@
  * a 400 Validation) and answer the one that applied in `X-Request-Timeout-Applied`, although a registry read answers
  * within any budget.
  */
-import { Hono, type Context, type Handler } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { AppEnv, Caller } from '../env.js';
 import { configOf } from '../config.js';
 import { registryOperations } from '../../shared/catalog/registry.js';
@@ -36,12 +36,12 @@ export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntr
 }
 
 /** The entry's time budget checked and answered around its handler. */
-function budgeted(entry: Operation, handler: Handler<AppEnv>): Handler<AppEnv> {
-  return async (c, next) => {
+function budgeted(entry: Operation, handler: (c: Context<AppEnv>) => Promise<Response>): (c: Context<AppEnv>) => Response | Promise<Response> {
+  return (c) => {
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
     c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
     if (!budget.ok) return refuse(c, { kind: 'Validation', message: budget.message });
-    return handler(c, next);
+    return handler(c);
   };
 }
 

@@ -4,7 +4,7 @@
  * can use it through Miniflare's D1 handle in Node.
  */
 import { hashSecret, newClientSecret } from '../../shared/secrets.js';
-import { clientIdSchema, isUuid } from './ids.js';
+import { clientIdSchema, isUuid, uuidSchema } from './ids.js';
 import { SCOPES, type Scope } from '../../shared/catalog/operation.js';
 import { brokerUrlsColumn, brokerUrlsOfColumn, checkBrokerUrls } from '../../shared/brokerUrls.js';
 import {
@@ -201,7 +201,7 @@ export class RegistryStore {
 
   async addOrganization(input: NewOrganization): Promise<Organization> {
     const id = (input.id ?? crypto.randomUUID()).toLowerCase();
-    if (!isUuid(id)) throw new RegistryError('invalid', `organization id ${id} is not a uuid`);
+    if (!uuidSchema.safeParse(id).success) throw new RegistryError('invalid', `organization id ${id} is not a uuid`);
     if (await this.findOrganization(id)) throw new RegistryError('conflict', `organization ${id} already exists`);
     const org: Organization = { id, name: input.name, created: new Date().toISOString() };
     await this.db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org.id, org.name, org.created).run();
@@ -226,7 +226,7 @@ export class RegistryStore {
 
   async addPlatform(input: NewPlatform): Promise<PlatformEntry> {
     const id = (input.id ?? crypto.randomUUID()).toLowerCase();
-    if (!isUuid(id)) throw new RegistryError('invalid', `platform id ${id} is not a uuid`);
+    if (!uuidSchema.safeParse(id).success) throw new RegistryError('invalid', `platform id ${id} is not a uuid`);
     if (!TRADE_PLATFORM_TYPES.includes(input.type)) throw new RegistryError('invalid', `platform type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
     const org = await this.findOrganization(input.organizationId);
     if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);

@@ -145,7 +145,10 @@ export class BrokerSubscription {
       }
       const leg: Leg = { ws, index, url: brokerUrl, subscribed: false, nextId: 2, ping: undefined };
       this.leg = leg;
-      ws.addEventListener('message', (ev) => this.onFrame(ws, typeof ev.data === 'string' ? ev.data : new TextDecoder().decode(ev.data)));
+      ws.addEventListener('message', (ev) => {
+        const data = ev.data as string | ArrayBuffer;
+        this.onFrame(ws, typeof data === 'string' ? data : new TextDecoder().decode(data));
+      });
       ws.addEventListener('close', () => this.onLost(ws));
       ws.addEventListener('error', () => this.onLost(ws));
       if (this.moveReason) {

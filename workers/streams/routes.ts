@@ -131,7 +131,7 @@ async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Re
     // The same checks as the API's, reading the token from the query (browsers cannot set headers on a WebSocket).
     const req = Object.create(c.req, {
       header: { value: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${queryToken}` : c.req.header(name)) },
-    });
+    }) as Context<AppEnv>['req'];
     source = Object.create(c, { req: { value: req } }) as Context<AppEnv>;
   }
   const caller = await authenticate(source);
