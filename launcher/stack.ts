@@ -412,7 +412,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           body: action === 'state' ? undefined : JSON.stringify(body ?? {}),
         });
         if (!res.ok) throw new Error(`sim control ${action} failed: ${res.status} ${await res.text()}`);
-        return res.json();
+        return res.json() as Promise<unknown>;
       },
       async restartBroker(index = 0) {
         checkIndex(index, brokers.length);
@@ -558,9 +558,8 @@ function writeBrokerPlatforms(file: string, servers: Record<DemoPlatform, string
   let others: Array<{ id: string }> = [];
   if (existsSync(file)) {
     try {
-      others = (JSON.parse(readFileSync(file, 'utf8')).platforms ?? []).filter(
-        (p: { id: string }) => p.id !== DEMO_PF4_ID && p.id !== DEMO_PF5_ID,
-      );
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as { platforms?: Array<{ id: string }> };
+      others = (saved.platforms ?? []).filter((p) => p.id !== DEMO_PF4_ID && p.id !== DEMO_PF5_ID);
     } catch { /* a damaged file is rewritten with the demo platforms */ }
   }
   writePrivateFile(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2));

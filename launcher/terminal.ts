@@ -77,7 +77,8 @@ export interface TerminalServer {
 export async function serveTerminal({ gateway, port = 0 }: { gateway: string; port?: number }): Promise<TerminalServer> {
   const origin = gatewayOrigin(gateway, 'gateway');
   const policy = terminalPolicy(origin);
-  const server = createServer(async (req, res) => {
+  // Node's server does not wait on a handler's promise: the reading of a file goes on beside it.
+  const server = createServer((req, res) => void (async () => {
     const file = fileOf(new URL(req.url ?? '/', 'http://localhost').pathname);
     const found = file && req.method === 'GET' ? await readFile(file).catch(() => null) : null;
     if (!found) {
@@ -93,7 +94,7 @@ export async function serveTerminal({ gateway, port = 0 }: { gateway: string; po
       'referrer-policy': 'no-referrer',
     });
     res.end(body);
-  });
+  })());
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(port, '127.0.0.1', done);
