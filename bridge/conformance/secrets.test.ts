@@ -69,7 +69,7 @@ describe('a run against a server that repeats the password it is sent', () => {
       ws.on('message', (data) => {
         let frame: { id?: unknown; cmd?: unknown; args?: { password?: unknown } };
         try {
-          frame = JSON.parse(data.toString());
+          frame = JSON.parse((data as Buffer).toString());
         } catch {
           ws.close(1007, 'not JSON');
           return;

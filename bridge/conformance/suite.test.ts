@@ -109,9 +109,9 @@ async function proxy(server: string, onServerFrame: (text: string) => string[], 
     upstream.on('open', () => { for (const [data, binary] of queued.splice(0)) upstream.send(data, { binary }); });
     client.on('message', (data, binary) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
-      else queued.push([data.toString(), binary]);
+      else queued.push([(data as Buffer).toString(), binary]);
     });
-    upstream.on('message', (data) => { for (const text of filter(data.toString())) client.send(text); });
+    upstream.on('message', (data) => { for (const text of filter((data as Buffer).toString())) client.send(text); });
     upstream.on('close', (code) => client.close(code === 1005 || code === 1006 ? 1000 : code));
     client.on('close', () => upstream.terminate());
     upstream.on('error', () => client.terminate());

@@ -107,10 +107,10 @@ describe('driver hooks that throw', () => {
           loop.self = loop;
           return loop;
         },
-        LoopLater: async () => {
+        LoopLater: () => {
           const loop: unknown[] = [];
           loop.push(loop);
-          return loop;
+          return Promise.resolve(loop);
         },
       },
     });

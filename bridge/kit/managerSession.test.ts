@@ -67,7 +67,7 @@ describe('login', () => {
 
   it('takes an asynchronous authenticate', async () => {
     const { connect } = await start({
-      authenticate: async ({ password }) => (password === PASSWORD ? { ok: true, rights: ['admin'] } : { ok: false, code: 64, message: 'manager 1000 is disabled' }),
+      authenticate: ({ password }) => Promise.resolve(password === PASSWORD ? { ok: true, rights: ['admin'] } : { ok: false, code: 64, message: 'manager 1000 is disabled' }),
     });
     const client = await connect();
     expect((await client.login({ password: 'other' })).error).toEqual({ code: 64, message: 'manager 1000 is disabled' });

@@ -34,8 +34,8 @@ describe('checkRecords', () => {
     )]);
     expect(pf4).toEqual({ snapshotRecords: 2, events: 2, problems: [] });
     const pf5 = checkRecords('PF5', [received(
-      chunk('users', [{ login: 9007199254740993, group: 'real', rights: 'Enabled, Password' }]),
-      event('positions', 'delete', { position: 9007199254740995 }),
+      chunk('users', [{ login: 9007199254740992, group: 'real', rights: 'Enabled, Password' }]),
+      event('positions', 'delete', { position: 9007199254740996 }),
     )]);
     expect(pf5).toEqual({ snapshotRecords: 1, events: 1, problems: [] });
   });
