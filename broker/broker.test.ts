@@ -102,7 +102,7 @@ describe('broker with a PF4 and a PF5 platform', () => {
     it('answers a malformed call frame, and closes a link that sends garbage', async () => {
       const other = await TestLink.open(broker.port, SECRET);
       try {
-        const answer = new Promise<ResultFrame>((resolve) => other.ws.once('message', (d) => resolve(JSON.parse(d.toString()))));
+        const answer = new Promise<ResultFrame>((resolve) => other.ws.once('message', (d) => resolve(JSON.parse((d as Buffer).toString()))));
         other.ws.send(JSON.stringify({ id: 7, platform: PF4_ID, op: 42, timeoutMs: 1000 }));
         expect(await answer).toMatchObject({ id: 7, ok: false, error: { code: 'Internal' } });
         other.ws.send('not json');

@@ -6,7 +6,6 @@
  * standby platform that logs in on its first call, answers it, and logs out again once idle.
  */
 import { randomUUID } from 'node:crypto';
-import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOT_TAKEN_MESSAGE } from './link/edgeLinkServer.js';
 import { SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../shared/frames.js';

@@ -20,7 +20,7 @@ const fakes: FakeManagerServer[] = [];
 const brokers: RunningBroker[] = [];
 const links: TestLink[] = [];
 afterEach(async () => {
-  for (const link of links.splice(0)) link.close();
+  for (const link of links.splice(0)) await link.close();
   for (const broker of brokers.splice(0)) await broker.close();
   for (const fake of fakes.splice(0)) await fake.close();
 });

@@ -27,8 +27,8 @@ function run(env: Record<string, string>): { child: ChildProcess; lines: string[
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
-  createInterface({ input: child.stderr! }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stderr }).on('line', (l) => lines.push(l));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, lines, exited };
 }

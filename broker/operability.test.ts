@@ -71,7 +71,7 @@ describe('probes and metrics', () => {
     expect(metric(after, 'broker_edge_links')).toBe(1);
     expect(metric(after, 'broker_edge_links_opened_total')).toBe(1);
     expect(metric(after, 'broker_edge_links_refused_total')).toBe(1);
-    link.close();
+    await link.close();
   });
 
   it('serves the Node process metrics', async () => {
@@ -162,7 +162,7 @@ describe('TLS in the broker', () => {
   it('accepts wss:// edge links with the secret, and refuses a client that does not trust the certificate', async () => {
     const hello = await new Promise<unknown>((resolve, reject) => {
       const ws = new WebSocket(`wss://127.0.0.1:${broker.port}/link`, { headers: { authorization: `Bearer ${SECRET}` }, ca: cert });
-      ws.once('message', (data) => { resolve(JSON.parse(data.toString())); ws.close(); });
+      ws.once('message', (data) => { resolve(JSON.parse((data as Buffer).toString())); ws.close(); });
       ws.once('error', reject);
     });
     expect(hello).toMatchObject({ hello: { broker: 'local' } });

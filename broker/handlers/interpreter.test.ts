@@ -43,9 +43,9 @@ class ScriptedSession {
     throw new Error(`unexpected command ${command}`);
   };
 
-  async request(command: string, args: Args | undefined, deadline: CallDeadline, context?: FailureContext): Promise<unknown> {
+  request(command: string, args: Args | undefined, deadline: CallDeadline, context?: FailureContext): Promise<unknown> {
     this.sent.push({ command, args, deadline, context });
-    return this.reply(command, args);
+    return new Promise((resolve) => resolve(this.reply(command, args)));
   }
 
   /** Answers the commands in turn with these values. */
@@ -252,7 +252,7 @@ describe('cached records', () => {
     const big = 9007199254740993n;
     const { platform } = platformOf('PF5', { users: [{ login: big, name: 'Big' }, { login: 9007199254740992 }] });
     const result = call(op('v2.PF5.UserGet'), platform, { login: big }) as HandlerResult;
-    expect(resultJson(result as HandlerResult)).toMatch(/^\{"login":9007199254740993,"group":null,"name":"Big",/);
+    expect(resultJson(result)).toMatch(/^\{"login":9007199254740993,"group":null,"name":"Big",/);
   });
 
   it('looks in the further tables in order: an open trade first, then a recently closed one', () => {

@@ -87,7 +87,7 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
   };
   let nextId = 1;
   const call = (frame: Partial<CallFrame> & { op: string }) => {
-    const full = { id: nextId++, platform: PF4, args: {}, timeoutMs: 5000, ...frame } as CallFrame;
+    const full = { id: nextId++, platform: PF4, args: {}, timeoutMs: 5000, ...frame };
     dispatcher.dispatch(full, reply);
     return full.id;
   };
@@ -121,7 +121,7 @@ describe('answering calls', () => {
 
   it('sends a success frame of BINARY_ANSWER_CHARS characters or more as a binary frame, smaller ones and failures as text', async () => {
     const t = setup();
-    const answerOf = (name: string) => async () => [{ login: 9, name }];
+    const answerOf = (name: string) => () => Promise.resolve([{ login: 9, name }]);
     t.session.answer = answerOf('');
     t.call({ op: 'PF4.CfgRequestManager' });
     await replies(t.replies, 1);
@@ -167,7 +167,7 @@ describe('answering calls', () => {
 
   it('answers a live read with the data the handler made, paging first when it pages', async () => {
     const t = setup();
-    t.session.answer = async () => [{ login: 7, name: 'M7' }, { login: 5, name: 'M5' }];
+    t.session.answer = () => Promise.resolve([{ login: 7, name: 'M7' }, { login: 5, name: 'M5' }]);
     const id = t.call({ op: 'PF4.CfgRequestManager', args: { limit: 1 } });
     await replies(t.replies, 1);
     const answer = JSON.parse(t.replies[0]);
@@ -176,7 +176,7 @@ describe('answering calls', () => {
     expect(answer.data).toHaveLength(1);
     expect(answer.data[0]).toMatchObject({ login: 5, name: 'M5' });
 
-    t.session.answer = async () => '2024-05-06T07:08:09Z';
+    t.session.answer = () => Promise.resolve('2024-05-06T07:08:09Z');
     const second = t.call({ op: 'ServerTime' });
     await replies(t.replies, 2);
     const time = JSON.parse(t.replies[1]);
@@ -216,7 +216,7 @@ describe('answering calls', () => {
 
   it('answers a family-agnostic operation on either family', async () => {
     const t = setup();
-    t.session.answer = async () => ({ time: '2024-01-01T00:00:00Z' });
+    t.session.answer = () => Promise.resolve({ time: '2024-01-01T00:00:00Z' });
     t.call({ op: 'Ping', platform: PF5 });
     await replies(t.replies, 1);
     expect(JSON.parse(t.replies[0])).toMatchObject({ id: 1, ok: true, data: { ok: true, serverTime: '2024-01-01T00:00:00Z' } });
@@ -251,7 +251,7 @@ describe('read fences', () => {
     const t = setup();
     let fall!: () => void;
     t.pf4.readFence = new Promise<void>((resolve) => { fall = resolve; });
-    t.session.answer = async () => '2026-12-01T00:00:00Z';
+    t.session.answer = () => Promise.resolve('2026-12-01T00:00:00Z');
     t.call({ op: 'PF4.UserRecordGet', args: { login: 2 } });
     t.call({ op: 'ServerTime' });
     await replies(t.replies, 1);
@@ -276,7 +276,7 @@ describe('read fences', () => {
 });
 
 describe('deadlines', () => {
-  it('times out a live call with a NoConnect time-out, outcome unknown only for a mutating operation', async () => {
+  it('times out a live call with a NoConnect time-out, outcome unknown only for a mutating operation', () => {
     vi.useFakeTimers({ now: 0 });
     const t = setup();
     t.call({ op: 'ServerTime', timeoutMs: 1500, traceId: 'tr' });
@@ -352,7 +352,7 @@ describe('deadlines', () => {
 
   it('answers a deadline the handler met before sending as the time-out it is', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new DeadlineError(); };
+    t.session.answer = () => Promise.reject(new DeadlineError());
     t.call({ op: 'PF4.UserRecordNew', timeoutMs: 800, args: { body: { name: 'X', group: 'demo' } } });
     await replies(t.replies, 1);
     expect(t.parsed()).toStrictEqual([
@@ -364,9 +364,9 @@ describe('deadlines', () => {
 describe('failures', () => {
   it('passes a refusal of the trading server on with its code, manager code and data', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new OperationError('PF4Error', 'bad group', 3, { field: 'group' }); };
+    t.session.answer = () => Promise.reject(new OperationError('PF4Error', 'bad group', 3, { field: 'group' }));
     t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'X', group: 'nope' } } });
-    t.session.answer = async () => { throw new OperationError('PF4Error', 'bad login', 3); };
+    t.session.answer = () => Promise.reject(new OperationError('PF4Error', 'bad login', 3));
     t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'Y', group: 'demo' } } });
     await replies(t.replies, 2);
     expect(t.parsed()).toStrictEqual([
@@ -399,10 +399,11 @@ describe('failures', () => {
 
   it('answers an unexpected handler failure as Internal without its details, logs it, and leaves a change unknown', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new TypeError('secret internals'); };
+    t.session.answer = () => Promise.reject(new TypeError('secret internals'));
     t.call({ op: 'PF4.UserRecordNew', traceId: 'tr-9', args: { body: { name: 'X', group: 'demo' } } });
     t.call({ op: 'ServerTime' });
-    t.session.answer = async () => { throw 'a string'; };
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a handler may fail with a non-Error
+    t.session.answer = () => Promise.reject('a string');
     t.call({ op: 'ServerTime' });
     await replies(t.replies, 3);
     const internal = { code: 'Internal', managerCode: null, message: 'the broker failed to handle the call' };
@@ -421,7 +422,7 @@ describe('failures', () => {
 
   it('says a change the connection dropped under may have happened, and a read it dropped under just failed', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new ConnectionLostError('connection lost'); };
+    t.session.answer = () => Promise.reject(new ConnectionLostError('connection lost'));
     t.call({ op: 'PF4.UserRecordNew', args: { body: { name: 'X', group: 'demo' } } });
     t.call({ op: 'ServerTime' });
     await replies(t.replies, 2);
@@ -446,7 +447,7 @@ describe('calls under an Idempotency-Key', () => {
 
   it('runs a call id once: a repeat gets the first answer under its own id', async () => {
     const t = setup();
-    t.session.answer = async () => ({ login: 500, name: 'X', group: 'demo' });
+    t.session.answer = () => Promise.resolve({ login: 500, name: 'X', group: 'demo' });
     t.call({ op: 'PF4.UserRecordNew', callId: 'c1', args: body });
     await replies(t.replies, 1);
     t.call({ op: 'PF4.UserRecordNew', callId: 'c1', args: body });
@@ -539,10 +540,10 @@ describe('calls under an Idempotency-Key', () => {
 
   it('answers a deadline met before sending as not applied, and one met after sending as unknown', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new DeadlineError(); };
+    t.session.answer = () => Promise.reject(new DeadlineError());
     t.call({ op: 'PF4.UserRecordNew', callId: 'd1', args: body });
     await replies(t.replies, 1);
-    t.session.answer = async () => { throw new DeadlineError('deadline passed', true); };
+    t.session.answer = () => Promise.reject(new DeadlineError('deadline passed', true));
     t.call({ op: 'PF4.UserRecordNew', callId: 'd2', args: body });
     await replies(t.replies, 2);
     expect(t.parsed()).toStrictEqual([
@@ -558,7 +559,7 @@ describe('calls under an Idempotency-Key', () => {
 
   it('answers a repeat of a lost call with its reason, and of a call id another platform used as already used', async () => {
     const t = setup();
-    t.session.answer = async () => { throw new ConnectionLostError('connection lost'); };
+    t.session.answer = () => Promise.reject(new ConnectionLostError('connection lost'));
     t.call({ op: 'PF4.UserRecordNew', callId: 'l1', args: body });
     await replies(t.replies, 1);
     t.call({ op: 'PF4.UserRecordNew', callId: 'l1', args: body });
@@ -624,7 +625,7 @@ describe('the bound on one answer', () => {
   }
 
   it('refuses a read whose answer frame passes the bound (plus the envelope), naming both sizes, and counts it', async () => {
-    const big = async () => managers(60);
+    const big = () => Promise.resolve(managers(60));
     const whole = await unbounded(big, { op: 'PF4.CfgRequestManager' });
     expect(whole.bytes).toBeGreaterThan(BOUND + ANSWER_ENVELOPE_BYTES);
     const t = setup({ answerMaxBytes: BOUND });
@@ -655,7 +656,7 @@ describe('the bound on one answer', () => {
   });
 
   it('answers a frame of exactly the bound plus the envelope, and counts cached answers in UTF-8 bytes', async () => {
-    const rows = async () => managers(60);
+    const rows = () => Promise.resolve(managers(60));
     const whole = await unbounded(rows, { op: 'PF4.CfgRequestManager' });
     const exact = setup({ answerMaxBytes: whole.bytes - ANSWER_ENVELOPE_BYTES });
     exact.session.answer = rows;
@@ -679,7 +680,7 @@ describe('the bound on one answer', () => {
 
   it('refuses a change\'s answer past the bound as Internal with its outcome unknown, and keeps that for its call id', async () => {
     const t = setup({ answerMaxBytes: BOUND });
-    t.session.answer = async () => ({ login: 700, name: 'N'.repeat(6000), group: 'demo' });
+    t.session.answer = () => Promise.resolve({ login: 700, name: 'N'.repeat(6000), group: 'demo' });
     t.call({ op: 'PF4.UserRecordNew', callId: 'big-1', args: { body: { name: 'N', group: 'demo' } } });
     await replies(t.replies, 1);
     const [refused] = t.parsed();
@@ -713,7 +714,7 @@ describe('the bound on one answer', () => {
 
   it('hands the bound to the handler, which answers within it (the batch reads)', async () => {
     const t = setup({ answerMaxBytes: BOUND });
-    t.session.answer = async () => Array.from({ length: 40 }, (_, i) => ({ login: i + 1, name: `Name ${i + 1}`, group: 'demo' }));
+    t.session.answer = () => Promise.resolve(Array.from({ length: 40 }, (_, i) => ({ login: i + 1, name: `Name ${i + 1}`, group: 'demo' })));
     t.call({ op: 'PF4.UsersSnapshot', args: { limit: 40 } });
     await replies(t.replies, 1);
     const [refused] = t.parsed() as Array<{ error: { code: string; message: string } }>;

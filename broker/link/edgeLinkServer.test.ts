@@ -43,7 +43,7 @@ function open(port: number, authorization: string, options: WebSocket.ClientOpti
     clients.push(ws);
     const frames: unknown[] = [];
     ws.on('message', (data) => {
-      frames.push(JSON.parse(data.toString()));
+      frames.push(JSON.parse((data as Buffer).toString()));
       if (frames.length === 1) resolve({ ws, frames, hello: frames[0] });
     });
     ws.once('error', reject);

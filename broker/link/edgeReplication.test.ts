@@ -39,7 +39,7 @@ class Link {
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const text = data.toString();
+      const text = (data as Buffer).toString();
       const frame = JSON.parse(text) as { id?: number; rep?: number; seq?: number };
       if (typeof frame.id === 'number') {
         this.waiting.get(frame.id)?.(text);

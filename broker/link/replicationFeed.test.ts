@@ -36,9 +36,9 @@ class Platform {
   }
 
   resync(chunks: Record<string, unknown[]>): void {
-    this.emit({ event: 'resync', op: 'begin', record: {} } as ManagerEvent);
-    for (const [kind, items] of Object.entries(chunks)) this.emit({ event: 'resync', op: 'chunk', record: { kind, items } } as ManagerEvent);
-    this.emit({ event: 'resync', op: 'end', record: {} } as ManagerEvent);
+    this.emit({ event: 'resync', op: 'begin', record: {} });
+    for (const [kind, items] of Object.entries(chunks)) this.emit({ event: 'resync', op: 'chunk', record: { kind, items } });
+    this.emit({ event: 'resync', op: 'end', record: {} });
   }
 
   change(kind: string, op: 'add' | 'update' | 'delete', record: unknown): void {

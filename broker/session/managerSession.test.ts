@@ -70,7 +70,7 @@ class FakeTradingServer {
       this.peers.push(peer);
       ws.on('close', () => { peer.closed = true; });
       ws.on('message', (data, binary) => {
-        const text = data.toString();
+        const text = (data as Buffer).toString();
         const arrival: Arrival = { frame: JSON.parse(text) as Received, text, binary, peer };
         this.arrivals.push(arrival);
         this.script.get(arrival.frame.cmd)?.(arrival, this);

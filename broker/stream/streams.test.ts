@@ -33,7 +33,7 @@ describe('stream subscriptions on the edge link', () => {
     });
     link = await TestLink.open(broker.port, SECRET);
     link.ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString());
+      const frame = JSON.parse((data as Buffer).toString());
       if (typeof frame.sub === 'number') frames.push(frame);
     });
     await eventually(async () => (await link.call(PF4_ID, 'ServerTime')).ok);

@@ -123,10 +123,10 @@ describe('UsersSyncStart, UsersSyncRead, TradesSyncStart and TradesSyncRead', ()
       .answers('UsersSyncRead', rows(1 + 2 * SYNC_ROWS_PER_COMMAND, 1000))
       .answers('UsersSyncRead', rows(20_001, 3)).answers('UsersSyncRead', []);
     const platform = await startedUsers(pf4BatchReadsBindings, session);
-    const first = logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 * SYNC_ROWS_PER_COMMAND + 1000 }) as HandlerResult);
+    const first = logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 * SYNC_ROWS_PER_COMMAND + 1000 }));
     expect(first).toEqual(rows(1, 2 * SYNC_ROWS_PER_COMMAND + 1000).map((r) => r.login));
     // Fewer than asked: the server has no more, and is not asked again in this read.
-    expect(logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 100_000 }) as HandlerResult)).toEqual([20_001, 20_002, 20_003]);
+    expect(logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 100_000 }))).toEqual([20_001, 20_002, 20_003]);
     expect(session.sent.slice(1).map((s) => s.args)).toEqual([
       { limit: SYNC_ROWS_PER_COMMAND }, { limit: SYNC_ROWS_PER_COMMAND }, { limit: 1000 }, { limit: SYNC_ROWS_PER_COMMAND },
     ]);
@@ -137,7 +137,7 @@ describe('UsersSyncStart, UsersSyncRead, TradesSyncStart and TradesSyncRead', ()
     const session = scripted().answers('UsersSyncRead', Array.from({ length: SYNC_ROWS_PER_COMMAND }, (_, i) => account(i + 1)))
       .fails('UsersSyncRead', new OperationError('NoConnect', 'lost'));
     const platform = await startedUsers(pf4BatchReadsBindings, session);
-    const got = logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 * SYNC_ROWS_PER_COMMAND }) as HandlerResult);
+    const got = logins(await call(pf4BatchReadsBindings, users.UsersSyncRead, platform, { limit: 2 * SYNC_ROWS_PER_COMMAND }));
     expect(got).toHaveLength(SYNC_ROWS_PER_COMMAND);
   });
 

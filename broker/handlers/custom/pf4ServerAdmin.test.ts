@@ -22,7 +22,7 @@ describe('SrvRestart', () => {
   it('answers what the server answered when it answered something', async () => {
     for (const answer of [false, true, null, 0, 'restarting', { ok: 1 }]) {
       const session = new ScriptedSession().answers('SrvRestart', answer);
-      expect(await restart(session), String(answer)).toEqual({ data: answer });
+      expect(await restart(session), JSON.stringify(answer)).toEqual({ data: answer });
       expect(session.reconnects).toEqual(['trading server restarting']);
     }
   });

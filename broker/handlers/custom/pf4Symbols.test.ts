@@ -88,8 +88,8 @@ describe('SymbolInfoUpdated', () => {
   it('refuses a cursor of an earlier flush, or of a flush this cache never had', async () => {
     const message = `${BAD_CURSOR}: it belongs to an earlier flush; call without a cursor to take the symbols updated since`;
     const cache = loaded();
-    updated(cache, { limit: 1 });
-    updated(cache, { limit: 1 });
+    await updated(cache, { limit: 1 });
+    await updated(cache, { limit: 1 });
     await expectOperationError(() => updated(cache, { cursor: encodeCursor([1, 'AUDUSD']) }), { code: 'Validation', message });
     await expectOperationError(() => updated(cache, { cursor: encodeCursor([3, 'AUDUSD']) }), { code: 'Validation', message });
     await expectOperationError(() => updated(loaded(), { cursor: encodeCursor([1, 'AUDUSD']) }), { code: 'Validation', message });

@@ -84,7 +84,7 @@ describe('TradeCheckStops', () => {
 
   it('answers true only for an answer of exactly true', async () => {
     for (const answer of [false, 1, 'true', null, undefined, {}]) {
-      expect(await check(new ScriptedSession().answers('TradeCheckStops', answer)), String(answer)).toEqual({ data: false });
+      expect(await check(new ScriptedSession().answers('TradeCheckStops', answer)), JSON.stringify(answer)).toEqual({ data: false });
     }
   });
 

@@ -18,7 +18,7 @@ describe('UserPasswordCheck', () => {
 
   it('answers false for any answer but exactly true', async () => {
     for (const answer of [false, 1, 'true', null, undefined, { ok: true }]) {
-      expect(await check(new ScriptedSession().answers('UserPasswordCheck', answer)), String(answer)).toEqual({ data: false });
+      expect(await check(new ScriptedSession().answers('UserPasswordCheck', answer)), JSON.stringify(answer)).toEqual({ data: false });
     }
   });
 

@@ -211,9 +211,9 @@ describe('reads by the account\'s group', () => {
     expect(cached(pf5V1.OrderGetByGroup, cache, { mask: 'nothing' })).toEqual({ json: '[]' });
   });
 
-  it('reads each account\'s group once per call', () => {
+  it('reads each account\'s group once per call', async () => {
     const get = vi.spyOn(cache, 'view');
-    cached(pf5V1.OrderGetByGroup, cache, { mask: '*' });
+    await cached(pf5V1.OrderGetByGroup, cache, { mask: '*' });
     const logins = get.mock.calls.map(([table, login]) => `${table}:${String(login)}`);
     expect([...logins].sort()).toEqual(['users:1', 'users:2', 'users:3', 'users:4', 'users:5', `users:${BIG}`]);
   });
