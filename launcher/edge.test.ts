@@ -11,7 +11,7 @@ describe('withBusyRetries', () => {
   it('runs again while SQLite finds the file busy, then answers what the run answers', async () => {
     let runs = 0;
     const waits: number[] = [];
-    const answer = await withBusyRetries(async () => { if (++runs < 3) throw busy(); return 'migrated'; }, 10, (n) => { waits.push(n); return 0; });
+    const answer = await withBusyRetries(() => (++runs < 3 ? Promise.reject(busy()) : Promise.resolve('migrated')), 10, (n) => { waits.push(n); return 0; });
     expect(answer).toBe('migrated');
     expect(runs).toBe(3);
     expect(waits).toEqual([1, 2]);
@@ -20,19 +20,19 @@ describe('withBusyRetries', () => {
   it("runs again on workerd's masked internal error, which local D1 reports for the same contention", async () => {
     let runs = 0;
     const masked = () => new Error('wrangler d1 migrations apply failed (exit 1): Migration 0002_client_grants.sql failed with the following errors:\n internal error; reference = o9sso0m850ikrv9oh93pr9b5');
-    expect(await withBusyRetries(async () => { if (++runs < 2) throw masked(); return 'migrated'; }, 10, () => 0)).toBe('migrated');
+    expect(await withBusyRetries(() => (++runs < 2 ? Promise.reject(masked()) : Promise.resolve('migrated')), 10, () => 0)).toBe('migrated');
     expect(runs).toBe(2);
   });
 
   it('throws the last busy failure once the attempts are spent', async () => {
     let runs = 0;
-    await expect(withBusyRetries(async () => { runs++; throw busy(); }, 4, () => 0)).rejects.toThrow(/SQLITE_BUSY/);
+    await expect(withBusyRetries(() => { runs++; return Promise.reject(busy()); }, 4, () => 0)).rejects.toThrow(/SQLITE_BUSY/);
     expect(runs).toBe(4);
   });
 
   it('throws any other failure at once', async () => {
     let runs = 0;
-    await expect(withBusyRetries(async () => { runs++; throw new Error('no such table: organizations'); }, 4, () => 0)).rejects.toThrow(/no such table/);
+    await expect(withBusyRetries(() => { runs++; return Promise.reject(new Error('no such table: organizations')); }, 4, () => 0)).rejects.toThrow(/no such table/);
     expect(runs).toBe(1);
   });
 });

@@ -33,14 +33,14 @@ function harness(options: ConstructorParameters<typeof Supervisor>[5] = {}, fail
   const started: FakeService[] = [];
   const named: FakeService[] = [];
   const first: FakeService = { port: 4000, child: new FakeChild(pid++) };
-  const supervisor = new Supervisor<FakeService>('broker', first, async () => {
+  const supervisor = new Supervisor<FakeService>('broker', first, () => {
     if (failures > 0) {
       failures--;
-      throw new Error('broker: port 4000 is in use');
+      return Promise.reject(new Error('broker: port 4000 is in use'));
     }
     const service = { port: 4000, child: new FakeChild(pid++) };
     started.push(service);
-    return service;
+    return Promise.resolve(service);
   }, (line) => lines.push(line), (s) => named.push(s), { initialDelayMs: 1, maxDelayMs: 8, windowMs: 60_000, ...options });
   return { supervisor, first, started, named, lines };
 }
@@ -148,7 +148,7 @@ describe('signalBroker', () => {
     const h = harness();
     const first = { name: 'broker', port: 3999, child: new FakeChild(7) };
     const brokers = [first, h.first] as unknown as Service[];
-    const restartBroker = async (i: number) => { brokers[i] = { ...brokers[i], child: new FakeChild(99) } as unknown as Service; return brokers[i]; };
+    const restartBroker = (i: number) => { brokers[i] = { ...brokers[i], child: new FakeChild(99) } as unknown as Service; return Promise.resolve(brokers[i]); };
     const stack = { brokers, restartBroker, supervisors: { brokers: [undefined, h.supervisor] } } as unknown as Pick<Stack, 'brokers' | 'supervisors' | 'restartBroker'>;
     return { h, stack, brokers };
   }
