@@ -14,7 +14,7 @@ type Json = Record<string, any>;
 const root = resolve(import.meta.dirname, '..');
 const committed = readFileSync(resolve(root, ASYNCAPI_FILE), 'utf8');
 const prose = readFileSync(resolve(root, 'docs/manager-protocol.md'), 'utf8');
-const doc = managerProtocolAsyncApi() as Json;
+const doc: Json = managerProtocolAsyncApi();
 
 /** One parser for the file: making one loads its rule sets, and a parse of the document takes seconds. */
 const parser = new Parser();
@@ -22,7 +22,7 @@ type Diagnostics = Awaited<ReturnType<Parser['parse']>>['diagnostics'];
 
 /** The diagnostics of severity error, as `code path: message`. */
 const errorsOf = (diagnostics: Diagnostics): string[] =>
-  diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => `${d.code} ${d.path.join('.')}: ${d.message}`);
+  diagnostics.filter((d) => Number(d.severity) === Number(DiagnosticSeverity.Error)).map((d) => `${d.code} ${d.path.join('.')}: ${d.message}`);
 
 /** The AsyncAPI parser's errors for `text`. */
 async function parserErrors(text: string): Promise<string[]> {
@@ -96,7 +96,7 @@ describe('docs/manager-protocol.asyncapi.json', () => {
     const walk = (node: unknown): void => {
       if (Array.isArray(node)) node.forEach(walk);
       else if (node && typeof node === 'object') {
-        if ((node as Json).format === 'int64') int64s.push(node as Json);
+        if ((node as Json).format === 'int64') int64s.push(node);
         Object.values(node).forEach(walk);
       }
     };

@@ -506,7 +506,7 @@ describe('mergePatchBody: a JSON merge patch of a contract record', () => {
 });
 
 describe('messages as the caller reads them (validateInputs)', () => {
-  const none = { kind: 'none' } as const;
+  const _none = { kind: 'none' } as const;
   const url = (query = '') => new URL(`http://edge/x${query}`);
   const entry = defineOperation({
     name: 'FieldsProbe', generation: 'v2', family: 'PF5', method: 'POST', path: '/p/{login}', tag: 't', summary: 's', response: 'X',

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type Operation } from '../../index.js';
-import { accepted, callerOf, entryOf, none, refused } from '../../../../test/support/catalog/calls.js';
+import { accepted, callerOf, entryOf, refused } from '../../../../test/support/catalog/calls.js';
 
 const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');

@@ -47,8 +47,8 @@ describe('v2 PF4 reports: the entries', () => {
 
   it('publishes the Ex rows as an object of row arrays keyed by login', () => {
     expect(op('DailyReportsRequestEx').response)
-      .toStrictEqual({ type: 'object', additionalProperties: { type: 'array', items: (openapiComponents as Record<string, unknown>).PF4DailyReport } });
-    expect((openapiComponents as Record<string, unknown>).PF4DailyReport).toMatchObject({ type: 'object' });
+      .toStrictEqual({ type: 'object', additionalProperties: { type: 'array', items: openapiComponents.PF4DailyReport } });
+    expect(openapiComponents.PF4DailyReport).toMatchObject({ type: 'object' });
   });
 
   it('answers a performance read with the snapshots at or after from, by ctm', () => {
