@@ -36,8 +36,8 @@ async function startProcess(env: Record<string, string>): Promise<{ child: Child
   return new Promise((resolve, reject) => {
     let buffer = '';
     let stderr = '';
-    child.stderr!.on('data', (d) => { stderr += d; });
-    child.stdout!.on('data', (d) => {
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
       buffer += d;
       let at: number;
       while ((at = buffer.indexOf('\n')) >= 0) {

@@ -15,7 +15,7 @@ import { pf4Harness, pf5Harness, type RecordedEvent } from '../test/support/sim/
 import type { ChangeOp as SimChangeOp, SnapshotPart } from './world/simWorld.js';
 
 type Json = Record<string, any>;
-const doc = managerProtocolAsyncApi() as Json;
+const doc = managerProtocolAsyncApi();
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats.default(ajv);
 for (const format of ['int32', 'int64', 'double', 'byte']) ajv.addFormat(format, true);
@@ -84,7 +84,7 @@ describe('the simulator against the protocol\'s schemas', () => {
     h.call('CfgDeleteSymbol', { pos: configured.findIndex((symbol) => !traded.has(symbol)) });
     h.call('CfgUpdateSymbolGroup', { pos: 7, record: { name: 'Exotics', description: 'Exotic pairs' } });
     h.call('NewsSend', { record: { topic: 'Rates unchanged', category: 'Economy', body: 'Full text' } });
-    const news = h.call('NewsRequest') as Json[];
+    const news = h.call<Json[]>('NewsRequest');
     h.call('NewsBodyRequest', { key: news[news.length - 1].key });
     h.call('MailSend', { record: { subject: 'Hello', body: 'Text', logins: [login] } });
     for (let i = 0; i < 5; i++) world.services.churnOnline();

@@ -43,7 +43,7 @@ describe('NewsSend', () => {
 
   it('keeps the newest NEWS_KEPT items: the oldest leaves with a news delete', () => {
     const h = pf4Harness();
-    const [first, second] = h.call('NewsRequest') as Array<{ key: number }>;
+    const [first, second] = h.call<Array<{ key: number }>>('NewsRequest');
     for (let i = 0; i < NEWS_KEPT - 20; i++) h.call('NewsSend', { record: { topic: `n${i}` } });
     expect(h.call('NewsTotal')).toBe(NEWS_KEPT);
     expect(h.events.filter((e) => e.op === 'delete')).toEqual([]);

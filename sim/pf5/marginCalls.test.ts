@@ -121,7 +121,7 @@ describe('PF5 margin-call events', () => {
         check(`${direction < 0 ? 'down' : 'up'} step ${step}`);
       }
     }
-    const announced = margins(h.events as Event[]);
+    const announced = margins(h.events);
     expect(announced.filter((r) => r.direction === 'Enter' && r.type === 'MarginCall').length).toBeGreaterThan(0);
     // Every leave follows an enter of the same level by the same account.
     const open = new Set<string>();

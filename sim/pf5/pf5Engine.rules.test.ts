@@ -1031,7 +1031,7 @@ describe('margin states on ticks', () => {
     events.filter((e) => e.kind === 'margin').map((e) => `${e.record.type} ${e.record.direction}`);
 
   it('enter and leave the margin call on the ticks that cross it, far from the stop-out level', () => {
-    const { h, login, send, tick } = account('demo\\retail', 2000);
+    const { h, send, tick } = account('demo\\retail', 2000);
     send();
     h.events.length = 0;
     // Equity 990 on 1 090.05 of margin.

@@ -395,7 +395,7 @@ describe('groups, symbols and bars', () => {
   });
 
   it('answers symbols with the settings of the group asked for, and the base settings without one', () => {
-    const { h, login, send } = trader('demo\\netting', 10_000);
+    const { h, send } = trader('demo\\netting', 10_000);
     const { position } = send({});
     const base = h.call('SymbolRequestArray', { mask: 'Forex\\*' });
     const names = base.map((s: { symbol: string }) => s.symbol);
