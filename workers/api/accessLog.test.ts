@@ -131,9 +131,9 @@ describe('access log batches', () => {
     expect(ACCESS_LOG_FLUSH_MS).toBe(100);
     const app = appWith(write);
     const { waited, ctx } = context();
-    await app.request('/api/probe/1', { headers: { 'x-trace': 't1' } }, {} as Env, ctx);
+    await app.request('/api/probe/1', { headers: { 'x-trace': 't1' } }, {}, ctx);
     await vi.advanceTimersByTimeAsync(10);
-    await app.request('/api/probe/2', { headers: { 'x-trace': 't2' } }, {} as Env, ctx);
+    await app.request('/api/probe/2', { headers: { 'x-trace': 't2' } }, {}, ctx);
     expect(waited).toHaveLength(1);
     let settled = false;
     void waited[0].then(() => { settled = true; });
@@ -146,7 +146,7 @@ describe('access log batches', () => {
 
     // A line after the write starts the next batch, with its own timer.
     await vi.advanceTimersByTimeAsync(5);
-    await app.request('/api/probe/3', { headers: { 'x-trace': 't3' } }, {} as Env, ctx);
+    await app.request('/api/probe/3', { headers: { 'x-trace': 't3' } }, {}, ctx);
     expect(waited).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(99);
     expect(writes).toHaveLength(1);
@@ -164,25 +164,25 @@ describe('access log batches', () => {
 
   it('writes at once when 1,000 lines wait, and the batch\'s timer then writes only what came after', async () => {
     const app = appWith(write);
-    for (let i = 0; i < 999; i++) await app.request('/api/probe/x', { headers: { 'x-trace': `t${i}` } }, {} as Env);
+    for (let i = 0; i < 999; i++) await app.request('/api/probe/x', { headers: { 'x-trace': `t${i}` } }, {});
     expect(writes).toEqual([]);
-    await app.request('/api/probe/x', { headers: { 'x-trace': 't999' } }, {} as Env);
+    await app.request('/api/probe/x', { headers: { 'x-trace': 't999' } }, {});
     expect(writes).toHaveLength(1);
     expect(writes[0].split('\n')).toEqual(Array.from({ length: 1000 }, (_, i) => probe(i)));
     await vi.advanceTimersByTimeAsync(100);
     expect(writes).toHaveLength(1);
 
-    await app.request('/api/probe/x', { headers: { 'x-trace': 't1000' } }, {} as Env);
+    await app.request('/api/probe/x', { headers: { 'x-trace': 't1000' } }, {});
     await vi.advanceTimersByTimeAsync(100);
     expect(writes).toEqual([writes[0], probe(1000)]);
   });
 
   it('writes what came after a full batch when that batch\'s timer fires', async () => {
     const app = appWith(write);
-    for (let i = 0; i < 1000; i++) await app.request('/api/probe/x', { headers: { 'x-trace': `t${i}` } }, {} as Env);
+    for (let i = 0; i < 1000; i++) await app.request('/api/probe/x', { headers: { 'x-trace': `t${i}` } }, {});
     expect(writes).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(50);
-    await app.request('/api/probe/x', { headers: { 'x-trace': 't1000' } }, {} as Env);
+    await app.request('/api/probe/x', { headers: { 'x-trace': 't1000' } }, {});
     await vi.advanceTimersByTimeAsync(50);
     expect(writes).toEqual([writes[0], probe(1000)]);
   });

@@ -49,7 +49,7 @@ beforeEach(async () => {
   errors = [];
   vi.spyOn(console, 'error').mockImplementation((line: string) => { errors.push(line); });
   // The registry cache holds the platform for the test's (fake) seconds.
-  await cachedPlatform(ORG, PLATFORM, 3600, async () => ({
+  await cachedPlatform(ORG, PLATFORM, 3600, () => Promise.resolve({
     platform: { id: PLATFORM, name: 'P', type: 'PF4', organizationId: ORG, organization: { id: ORG, name: 'O' } as never, created: '2026-01-01T00:00:00Z' },
     brokerUrls: null,
   }));
@@ -98,13 +98,13 @@ describe('the edge deadline', () => {
     await vi.advanceTimersByTimeAsync(60_000 + EDGE_GRACE_MS);
     const res = await pending;
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
-    expect(((await res.json()) as { error: unknown }).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s` });
+    expect((await res.json<{ error: unknown }>()).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s` });
     expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.CfgDeleteHoliday', mutating: true, args: { pos: 2 } });
   });
 
   it('answers the object\'s own answer when it comes first, and leaves no timer behind', async () => {
     const answer = { status: 200, body: '{"data":"2030-01-01T00:00:00Z","error":null,"meta":{"activityId":"x"}}', headers: {} };
-    const { env } = objects(async () => answer);
+    const { env } = objects(() => Promise.resolve(answer));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
     expect(await res.text()).toBe(answer.body);
     expect(vi.getTimerCount()).toBe(0);
@@ -113,7 +113,7 @@ describe('the edge deadline', () => {
 
 describe('the platform in the path', () => {
   it('refuses anything but a whole uuid before looking the platform up or calling an object', async () => {
-    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     for (const id of [`${PLATFORM}0`, `0${PLATFORM}`, PLATFORM.replace(/-/g, ''), 'PF4']) {
       const res = await app().request(`/api/v2/PF4/${id}/ServerTime`, {}, env);
       expect(await res.json(), id).toStrictEqual({
@@ -124,7 +124,7 @@ describe('the platform in the path', () => {
   });
 
   it('takes the uuid in any case', async () => {
-    const { env, calls } = objects(async () => ({ status: 200, body: '{}', headers: {} }));
+    const { env, calls } = objects(() => Promise.resolve({ status: 200, body: '{}', headers: {} }));
     const res = await app().request(`/api/v2/PF4/${PLATFORM.toUpperCase()}/ServerTime`, {}, env);
     expect(await res.text()).toBe('{}');
     expect(calls).toHaveLength(1);
@@ -146,10 +146,10 @@ describe('the routes', () => {
 
 describe('the body and the answer', () => {
   it('reads an empty or blank body as no body (the body is required), and anything else unparsable as malformed', async () => {
-    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     const post = async (body: string) => {
       const res = await app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
-      return ((await res.json()) as { error: { message: string } }).error.message;
+      return (await res.json<{ error: { message: string } }>()).error.message;
     };
     expect(await post('')).toBe('body: Invalid input: expected object, received undefined');
     expect(await post(' \n\t ')).toBe('body: Invalid input: expected object, received undefined');
@@ -157,10 +157,10 @@ describe('the body and the answer', () => {
     expect(calls).toStrictEqual([]);
   });
 
-  const validationOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string } }).error;
+  const validationOf = async (res: Response) => (await res.json<{ error: { code: string; message: string } }>()).error;
 
   it('refuses a body that is not UTF-8, naming the body, and sends nothing; a UTF-8 body with a byte order mark is read', async () => {
-    const { env, calls } = objects(async () => ({ status: 200, body: '{}', headers: {} }));
+    const { env, calls } = objects(() => Promise.resolve({ status: 200, body: '{}', headers: {} }));
     const post = (body: Uint8Array) => app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
     const utf8 = (text: string) => new TextEncoder().encode(text);
     for (const bad of [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]]) {
@@ -174,7 +174,7 @@ describe('the body and the answer', () => {
   });
 
   it('refuses a body whose read fails midway (v2 envelope, v1 400) and logs it at debug level, not as an error', async () => {
-    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     const debug: string[] = [];
     vi.spyOn(console, 'debug').mockImplementation((line: string) => { debug.push(line); });
     const failing = () => new ReadableStream<Uint8Array>({
@@ -198,7 +198,7 @@ describe('the body and the answer', () => {
   });
 
   it('refuses a body too deep to read its big integers exactly as too deep, not as malformed', async () => {
-    const { env, calls } = objects(async () => { throw new Error('not to be called'); });
+    const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     const body = `{"group":"demo","name":${'['.repeat(600)}12345678901234567890${']'.repeat(600)}}`;
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
     expect(await validationOf(res)).toStrictEqual({ code: 'Validation', managerCode: null, message: 'body: nests deeper than 32 levels' });
@@ -206,7 +206,7 @@ describe('the body and the answer', () => {
   });
 
   it('answers JSON in UTF-8 with the budget that applied, and the object\'s own headers', async () => {
-    const { env } = objects(async () => ({ status: 200, body: '{"data":1,"error":null,"meta":{"activityId":"t"}}', headers: { 'x-request-outcome': 'unknown' } }));
+    const { env } = objects(() => Promise.resolve({ status: 200, body: '{"data":1,"error":null,"meta":{"activityId":"t"}}', headers: { 'x-request-outcome': 'unknown' } }));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime?requestTimeout=7`, {}, env);
     expect(Object.fromEntries(res.headers)).toStrictEqual({
       'content-type': 'application/json; charset=utf-8', 'x-request-outcome': 'unknown', 'x-request-timeout-applied': '7',
@@ -215,7 +215,7 @@ describe('the body and the answer', () => {
 });
 
 describe('Idempotency-Key', () => {
-  const ok = async () => ({ status: 200, body: '{}', headers: {} });
+  const ok = () => Promise.resolve({ status: 200, body: '{}', headers: {} });
   const key = { 'idempotency-key': 'key-1' };
 
   it('sends a v2 write under a key to the ledger that owns it, with the key scoped to the client, its fingerprint and retention', async () => {
@@ -259,7 +259,7 @@ describe('Idempotency-Key', () => {
 });
 
 describe('group names in the path', () => {
-  const ok = async () => ({ status: 200, body: '{}', headers: {} });
+  const ok = () => Promise.resolve({ status: 200, body: '{}', headers: {} });
   const argsOf = (call: unknown) => (call as { args: Record<string, unknown> }).args;
 
   it('reads a group that ends the path percent-encoded, split on / (a client that did not encode it) or both, as the backslash form', async () => {
@@ -282,7 +282,7 @@ describe('group names in the path', () => {
   it('validates the group read back: its length counts the backslashes', async () => {
     const { env, calls } = objects(ok);
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordGet/abcdefgh/ijklmnop`, {}, env);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('group: group must be at most 16 characters');
+    expect((await res.json<{ error: { message: string } }>()).error.message).toBe('group: group must be at most 16 characters');
     expect(calls).toStrictEqual([]);
   });
 
@@ -330,7 +330,7 @@ describe('group names in the path', () => {
 
 describe('a gateway object that fails', () => {
   it('answers Internal, logs the failure with the trace id, and clears the deadline', async () => {
-    const { env } = objects(async () => { throw new Error('object reset'); });
+    const { env } = objects(() => Promise.reject(new Error('object reset')));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
     expect(await res.json()).toStrictEqual({
       data: null, error: { code: 'Internal', managerCode: null, message: 'gateway object failed' }, meta: { activityId: TRACE },
@@ -341,10 +341,10 @@ describe('a gateway object that fails', () => {
   });
 
   it('answers a write\'s outcome unknown: the object may have sent it before failing', async () => {
-    const { env } = objects(async () => { throw new Error('object reset'); });
+    const { env } = objects(() => Promise.reject(new Error('object reset')));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST' }, env);
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('Internal');
+    expect((await res.json<{ error: { code: string } }>()).error.code).toBe('Internal');
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
-import type { AppEnv, Env } from '../env.js';
+import type { AppEnv } from '../env.js';
 import { cors, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from './cors.js';
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
@@ -25,7 +25,7 @@ app.options('/data', (c) => c.text('own options'));
 app.get('/through', () => Response.redirect('http://127.0.0.1:9/elsewhere', 307));
 
 async function call(corsOrigins: string | undefined, path: string, method = 'GET', headers: Record<string, string> = {}) {
-  const res = await app.request(path, { method, headers }, { CORS_ORIGINS: corsOrigins } as Env);
+  const res = await app.request(path, { method, headers }, { CORS_ORIGINS: corsOrigins });
   // The content type is the route's own business: every other header is compared.
   const answered = Object.fromEntries([...res.headers].filter(([name]) => name !== 'content-type'));
   return { status: res.status, headers: answered, body: await res.text() };

@@ -191,9 +191,9 @@ describe('token endpoint limits', () => {
     const RATE_LIMITER = {
       idFromName: (name: string) => name,
       get: (name: string) => ({
-        take: async (want: number, limit: Limit, key = '') => {
+        take: (want: number, limit: Limit, key = '') => {
           if (!windows.has(name)) windows.set(name, new KeyedWindows());
-          return windows.get(name)!.take(key, want, limit.limit, limit.windowMs, Date.now()).grant;
+          return Promise.resolve(windows.get(name)!.take(key, want, limit.limit, limit.windowMs, Date.now()).grant);
         },
       }),
     };
@@ -203,7 +203,7 @@ describe('token endpoint limits', () => {
       const res = await app.request('/connect/token', {
         method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }).toString(),
       }, env);
-      return { res, status: res.status, body: (await res.json()) as Record<string, unknown> };
+      return { res, status: res.status, body: await res.json<Record<string, unknown>>() };
     };
     return { ask, names: () => [...windows.keys()].sort() };
   }

@@ -73,7 +73,7 @@ describe('Bearer challenges', () => {
     const res = bearerError('invalid_token', description);
     expect(res.headers.get('www-authenticate'))
       .toBe('Bearer realm="webapi", error="invalid_token", error_description="claim  org    bad  line [ok] #1! ~"');
-    expect(((await res.json()) as { error_description: string }).error_description).toBe(description);
+    expect((await res.json<{ error_description: string }>()).error_description).toBe(description);
     expect(insufficientScopeChallenge('webapi.write', 'lacks "webapi.write"'))
       .toBe('Bearer realm="webapi", error="insufficient_scope", error_description="lacks  webapi.write ", scope="webapi.write"');
   });

@@ -58,8 +58,8 @@ function api(vars: Partial<Env>) {
     return c.json(c.req.query('expiry') === undefined ? identity : { ...identity, expiresAt });
   });
   return async (authorization?: string, query = '') => {
-    const res = await app.request(`/api/caller${query}`, { headers: authorization === undefined ? {} : { authorization } }, { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars } as unknown as Env);
-    return { status: res.status, body: await res.json() as Record<string, unknown>, challenge: res.headers.get('www-authenticate') };
+    const res = await app.request(`/api/caller${query}`, { headers: authorization === undefined ? {} : { authorization } }, { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars });
+    return { status: res.status, body: await res.json<Record<string, unknown>>(), challenge: res.headers.get('www-authenticate') };
   };
 }
 

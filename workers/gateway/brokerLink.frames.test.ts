@@ -47,14 +47,14 @@ beforeEach(() => {
   sockets = [];
   upgrades = [];
   answers = [];
-  vi.stubGlobal('fetch', async (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => {
+  vi.stubGlobal('fetch', (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => {
     upgrades.push({ url, headers: init.headers, signal: init.signal });
     const answer = answers.shift() ?? 'socket';
-    if (answer instanceof Error) throw answer;
-    if (typeof answer === 'number') return { status: answer, webSocket: null };
+    if (answer instanceof Error) return Promise.reject(answer);
+    if (typeof answer === 'number') return Promise.resolve({ status: answer, webSocket: null });
     const socket = new FakeSocket();
     sockets.push(socket);
-    return { status: 101, webSocket: socket };
+    return Promise.resolve({ status: 101, webSocket: socket });
   });
 });
 afterEach(() => {

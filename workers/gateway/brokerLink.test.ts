@@ -42,7 +42,7 @@ beforeEach(() => {
   vi.stubGlobal('fetch', (_url: string, init: { signal: AbortSignal }) => {
     signals.push(init.signal);
     if (blackHole) {
-      return new Promise((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+      return new Promise((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason as Error)));
     }
     // A socket bound to an aborted signal dies with it, as an upgraded fetch's does in workerd.
     const socket = new FakeSocket();

@@ -20,9 +20,9 @@ function registry(id: string, owner: string) {
     row: entryOf(id, owner) as PlatformEntry | null,
     reads: 0,
     /** The loader platformOf() hands the cache: the row only for its own organization. */
-    loader: (organizationId: string) => async () => {
+    loader: (organizationId: string) => () => {
       r.reads++;
-      return r.row && r.row.platform.organizationId === organizationId ? r.row : null;
+      return Promise.resolve(r.row && r.row.platform.organizationId === organizationId ? r.row : null);
     },
   };
   return r;
@@ -94,7 +94,7 @@ describe('client standing cache', () => {
     const id = `client-${randomUUID()}`;
     let row: ClientStanding | null = standing(id);
     let reads = 0;
-    const load = async () => { reads++; return row; };
+    const load = () => { reads++; return Promise.resolve(row); };
     expect(await cachedClientStanding(id, 5, load)).toEqual(row);
     const first = row;
     row = { ...row, disabled: true };
@@ -110,7 +110,7 @@ describe('client standing cache', () => {
     const id = `client-${randomUUID()}`;
     let row: ClientStanding | null = null;
     let reads = 0;
-    const load = async () => { reads++; return row; };
+    const load = () => { reads++; return Promise.resolve(row); };
     expect(await cachedClientStanding(id, 5, load)).toBeNull();
     row = standing(id);
     vi.setSystemTime(T0 + 4_000);
@@ -125,7 +125,7 @@ describe('client standing cache', () => {
     const id = `client-${randomUUID()}`;
     let row: ClientStanding | null = standing(id);
     let reads = 0;
-    const load = async () => { reads++; return row; };
+    const load = () => { reads++; return Promise.resolve(row); };
     await cachedClientStanding(id, 0, load);
     await cachedClientStanding(id, -1, load);
     expect(reads).toBe(2);
@@ -138,9 +138,9 @@ describe('client standing cache', () => {
     const id = `Client-${randomUUID()}`;
     const upper = standing(id);
     const lower = standing(id.toLowerCase());
-    expect(await cachedClientStanding(id, 60, async () => upper)).toEqual(upper);
-    expect(await cachedClientStanding(id.toLowerCase(), 60, async () => lower)).toEqual(lower);
-    expect(await cachedClientStanding(id, 60, async () => null)).toEqual(upper);
+    expect(await cachedClientStanding(id, 60, () => Promise.resolve(upper))).toEqual(upper);
+    expect(await cachedClientStanding(id.toLowerCase(), 60, () => Promise.resolve(lower))).toEqual(lower);
+    expect(await cachedClientStanding(id, 60, () => Promise.resolve(null))).toEqual(upper);
   });
 });
 
@@ -149,7 +149,7 @@ describe('cache bounds', () => {
     const org = randomUUID();
     const ids = Array.from({ length: 10_001 }, () => randomUUID());
     let reads = 0;
-    const load = (id: string) => async () => { reads++; return entryOf(id, org); };
+    const load = (id: string) => () => { reads++; return Promise.resolve(entryOf(id, org)); };
     for (const id of ids.slice(0, 10_000)) await cachedPlatform(org, id, 60, load(id));
     // A re-read entry counts as the newest again: ids[0] is refreshed after its TTL, so ids[1] is now the oldest.
     vi.setSystemTime(T0 + 60_000);

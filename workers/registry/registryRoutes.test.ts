@@ -39,7 +39,7 @@ function app(organizationId: string | null, vars: Partial<Env> = {}) {
   a.get('/probe/:id', async (c) => c.json(await platformOf(c, c.req.param('id'))));
   a.onError((error, c) => c.json({ thrown: error.message }, 500));
   return (path: string, headers: Record<string, string> = {}) =>
-    a.request(path, { headers }, { DB: registry.db, ...vars } as unknown as Env);
+    a.request(path, { headers }, { DB: registry.db, ...vars });
 }
 
 describe('registry routes', () => {
