@@ -22,8 +22,8 @@ function secrets(args: string[], env: Record<string, string> = {}): Promise<{ co
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { err += d; });
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
 }
 
