@@ -47,7 +47,7 @@ afterAll(async () => {
 
 const healthz = async (token?: string) => {
   const res = await fetch(new URL('/healthz', edge.url), { headers: token ? { authorization: `Bearer ${token}` } : {} });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) };
 };
 
 describe('/healthz', () => {

@@ -66,7 +66,7 @@ describe('framing and size', () => {
     const res = await fetch(new URL(path, setup.edge.url), {
       method: 'POST', body, headers: { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json' },
     });
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: (await res.json()) };
   };
   const v2Refusal = (message: string | RegExp) => ({ data: null, error: { code: 'Validation', managerCode: null, message }, meta: { activityId: expect.any(String) } });
   const v1Refusal = (message: string | RegExp) => ({ errorType: 'Validation', errorCode: 'Validation', errorDescription: message });

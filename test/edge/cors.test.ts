@@ -111,7 +111,7 @@ describe('CORS_ORIGINS listing origins', () => {
     });
     const answers = [await tokenRequest(), await tokenRequest(), await tokenRequest()];
     const limited = answers.find((r) => r.status === 429);
-    expect(limited, `statuses ${answers.map((r) => r.status)}`).toBeDefined();
+    expect(limited, `statuses ${answers.map((r) => r.status).join(',')}`).toBeDefined();
     expect(limited!.headers.get('retry-after')).toMatch(/^\d+$/);
     for (const res of answers) expect(res.headers.get('access-control-allow-origin')).toBe(TERMINAL);
   });

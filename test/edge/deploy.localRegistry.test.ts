@@ -98,8 +98,8 @@ describe('wrangler dev', () => {
       cwd: root, env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     });
     let output = '';
-    dev.stdout!.on('data', (d) => { output += d; });
-    dev.stderr!.on('data', (d) => { output += d; });
+    dev.stdout.on('data', (d) => { output += d; });
+    dev.stderr.on('data', (d) => { output += d; });
     try {
       const base = `http://127.0.0.1:${port}`;
       let live = false;

@@ -180,7 +180,7 @@ describe('a key whose first call has an unknown outcome', () => {
 
   it('asks at most 4 times in one retry while each report still leaves the outcome open', async () => {
     const k = await fresh();
-    const stillOpen: QueryPlan = { state: 'settled', result: UNKNOWN.answer as LinkAnswer } as QueryPlan;
+    const stillOpen: QueryPlan = { state: 'settled', result: UNKNOWN.answer };
     await k.ledger.planLink({ sends: [UNKNOWN], queries: [stillOpen, stillOpen, stillOpen, stillOpen, stillOpen, { state: 'unknown' }] });
     await k.send();
     const was = await k.counts();
@@ -316,7 +316,7 @@ describe('late outcomes handed over by a link object', () => {
     await k.send();
     const callId = (await k.log()).sends.at(-1)!;
 
-    await k.ledger.settle(callId, { state: 'pending' } as OutcomeReport);
+    await k.ledger.settle(callId, { state: 'pending' });
     await k.ledger.settle(randomUUID(), settledOk({ other: true }));
     expect(await k.stats()).toMatchObject({ records: 1, inflight: 1, keyState: 'inflight' });
 

@@ -20,7 +20,7 @@ async function check(token: string, path: string) {
   const res = await fetch(new URL(path, t.edge.url), {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify('Guess123x'),
   });
-  return { status: res.status, body: (await res.json()) as any, retryAfter: res.headers.get('retry-after'), challenge: res.headers.get('www-authenticate') };
+  return { status: res.status, body: (await res.json()), retryAfter: res.headers.get('retry-after'), challenge: res.headers.get('www-authenticate') };
 }
 
 describe('the scope of a password check', () => {

@@ -15,7 +15,7 @@ afterAll(async () => { await edge?.close(); });
 type Saved = { start: number; used: number; resetAt: number };
 type Counter = { take(want: number, limit: Limit, key?: string): Promise<Grant>; saved(key?: string): Promise<Saved | null> };
 /** The counter `name`, called through the edge's inspection worker (asynchronous round trips only). */
-async function counter(name: string): Promise<Counter> {
+function counter(name: string): Counter {
   return {
     take: (want, limit, ...key) => objectCall<Grant>(edge.miniflare, 'RATE_LIMITER', name, 'take', want, limit, ...key),
     saved: (...key) => objectCall(edge.miniflare, 'RATE_LIMITER', name, 'saved', ...key),
@@ -25,7 +25,7 @@ async function counter(name: string): Promise<Counter> {
 describe('a rate-limit counter', () => {
   it('saves its window with every take that spends, so an evicted counter carries it on', async () => {
     const hour: Limit = { limit: 30, windowMs: 3_600_000 };
-    const c = await counter(`token-fail:saved-${Date.now()}`);
+    const c = counter(`token-fail:saved-${Date.now()}`);
     const first = await c.take(20, hour);
     expect(first.granted).toBe(20);
     expect(await c.saved()).toEqual({ start: first.resetAt - hour.windowMs, used: 20, resetAt: first.resetAt });
@@ -38,7 +38,7 @@ describe('a rate-limit counter', () => {
 
   it('keeps nothing once the last window it counted has ended', async () => {
     const short: Limit = { limit: 5, windowMs: 1000 };
-    const c = await counter(`token-fail:short-${Date.now()}`);
+    const c = counter(`token-fail:short-${Date.now()}`);
     const grant = await c.take(2, short);
     expect(grant.granted).toBe(2);
     expect((await c.saved())?.used).toBe(2);
@@ -50,7 +50,7 @@ describe('a rate-limit counter', () => {
   });
 
   it('saves nothing for a take that spends nothing', async () => {
-    const c = await counter(`token-fail:peek-${Date.now()}`);
+    const c = counter(`token-fail:peek-${Date.now()}`);
     expect((await c.take(0, { limit: 5, windowMs: 60_000 })).left).toBe(5);
     expect(await c.saved()).toBeNull();
   });
@@ -58,7 +58,7 @@ describe('a rate-limit counter', () => {
   it('keeps the window of each key a shard counts, and nothing once they have ended', async () => {
     const short: Limit = { limit: 5, windowMs: 1000 };
     const name = `token-fail#short-${Date.now()}`;
-    const shard = await counter(name);
+    const shard = counter(name);
     const a = await shard.take(2, short, 'token-fail:a');
     expect(a.granted).toBe(2);
     expect((await shard.take(5, short, 'token-fail:b')).granted).toBe(5);

@@ -24,7 +24,7 @@ beforeAll(async () => {
   broker.health = { status: 200, body: { status: 'ok', platforms: { [PF4_A]: up('PF4'), [PF5_A]: up('PF5'), [PF4_B]: up('PF4') } } };
   edge = await startTestEdge({
     vars: { BROKER_URL: broker.url },
-    log: (line, stream) => {
+    log: (line, _stream) => {
       // Warnings on standard error, the registry's setup steps at info on standard output.
       if (line.startsWith('{')) warnings.push(JSON.parse(line) as Record<string, unknown>);
     },

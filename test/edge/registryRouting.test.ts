@@ -110,7 +110,7 @@ describe('routing by broker', () => {
     const pending = fetch(new URL(`/api/v2/PF4/${id}/UserRecordNew?requestTimeout=2`, uncached.url), {
       method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ group: 'g', name: 'n' }),
     });
-    await until(async () => other.framesFor('PF4.UserRecordNew').length > 0, 'the change to reach the old broker', 15_000);
+    await until(() => Promise.resolve(other.framesFor('PF4.UserRecordNew').length > 0), 'the change to reach the old broker', 15_000);
 
     await setBroker(uncached, id, home.url);
     const moved = await serverTime(uncached, id, token);

@@ -28,7 +28,7 @@ async function call(token: string, method: string, path: string, body?: unknown)
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: JSON.parse(text) as any, challenge: res.headers.get('www-authenticate') };
+  return { status: res.status, body: JSON.parse(text), challenge: res.headers.get('www-authenticate') };
 }
 
 /** One call of each kind the client could make: a registry read, a v2 read, a v2 write, a v1 read. */

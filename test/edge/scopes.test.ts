@@ -38,7 +38,7 @@ async function call(token: string, method: string, path: string, body?: unknown)
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any, challenge: res.headers.get('www-authenticate') };
+  return { status: res.status, body: (await res.json()), challenge: res.headers.get('www-authenticate') };
 }
 
 const v2 = `/api/v2/PF4/${PF4_A}`;

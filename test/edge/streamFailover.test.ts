@@ -97,7 +97,7 @@ async function hubClient(platform: string, invocations: object[]): Promise<{ rec
   const ws = new WebSocket(`${edge.url.toString().replace(/^http/, 'ws').replace(/\/$/, '')}/hubs/pf4/v2?tradePlatform=${platform}&access_token=${token}`);
   const records: Array<Record<string, unknown>> = [];
   ws.on('message', (data) => {
-    for (const text of data.toString().split('\u001e').filter(Boolean)) {
+    for (const text of (data as Buffer).toString().split('\u001e').filter(Boolean)) {
       const m = JSON.parse(text) as Record<string, unknown>;
       if (m.target === 'OnFlowCheck' && typeof m.invocationId === 'string') {
         ws.send(JSON.stringify({ type: 3, invocationId: m.invocationId, result: null }) + '\u001e');
