@@ -21,6 +21,7 @@ import {
 } from './protocol.js';
 import { openapiComponents } from './records/contract.js';
 import { isFlags } from './records/generateRecords.js';
+import { valueText } from './valueText.js';
 
 type Json = Record<string, unknown>;
 
@@ -348,7 +349,7 @@ function typeText(schema: Json): string {
   if (typeof schema.$ref === 'string') return code(schema.$ref.slice(SCHEMAS.length));
   if (Array.isArray(schema.allOf)) return (schema.allOf as Json[]).map(typeText).join(' with ');
   if (Array.isArray(schema.enum)) return (schema.enum as unknown[]).map((v) => code(String(v))).join(' / ');
-  if (schema.const !== undefined) return code(String(schema.const));
+  if (schema.const !== undefined) return code(valueText(schema.const));
   /** ` ≥ low`, ` ≤ high` or ` low to high`, leaving out a bound that is only the JSON number's. */
   const bounds = (low: unknown, high: unknown) => {
     const from = typeof low === 'number' && low > Number.MIN_SAFE_INTEGER ? low : undefined;

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { defineOperation, type Operation, type OperationInput } from '../operation.js';
 import { contractBody, dateTimeText, distinct, enumText, int64Body, int64List, LIST_VALUES_MAX, login64, maskText, positiveInt64 } from '../fields.js';
 import { pf5V2 } from '../v2/pf5.js';
+import { valueText } from '../../valueText.js';
 
 const v1 = '/api/PF5/{tradePlatform}';
 
@@ -235,7 +236,7 @@ const users = {
     name: 'UserGetByGroup', generation: 'v1', family: 'PF5', method: 'GET', path: `${v1}/UserGetByGroup/{mask}`,
     tag: 'PF5 Users', summary: 'Accounts of the groups the mask selects (full group names, `*`, `!` excludes, comma lists), from the cache, by login.',
     params: z.object({ mask: maskText }), response: 'PF5User[]', timeout: 'read', read: 'cached',
-    answer: { kind: 'cachedList', table: 'users', where: (row, a) => maskMatcher(a.mask)(String(row.group ?? '')) },
+    answer: { kind: 'cachedList', table: 'users', where: (row, a) => maskMatcher(a.mask)(valueText(row.group ?? '')) },
   }),
   UserUpdate: defineOperation({
     name: 'UserUpdate', generation: 'v1', family: 'PF5', method: 'POST', path: `${v1}/UserUpdate`,

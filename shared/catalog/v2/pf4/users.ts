@@ -152,7 +152,7 @@ export const users = {
     answer: {
       kind: 'live', command: 'AdmBalanceCheck', args: (a) => ({ logins: a.logins }),
       // Only the asked accounts with a difference, whatever the server lists.
-      result: (diffs, a) => (Array.isArray(diffs) ? diffs : [])
+      result: (diffs, a) => (Array.isArray(diffs) ? (diffs as Array<{ login?: unknown; diff?: unknown } | null>) : [])
         .filter((d: { login?: unknown; diff?: unknown } | null) => a.logins.includes(d?.login as number) && typeof d?.diff === 'number' && d.diff !== 0),
     },
   }),
