@@ -114,7 +114,7 @@ export function createApp(): Hono<AppEnv> {
   };
   // A GET or HEAD has no body to bound (not even asked for: reading `body` makes a stream object). A chunked body is
   // read here, to count it: a read that fails before the route is reached is the caller's framing or connection.
-  app.use('/api/*', async (c: Context<AppEnv>, next) => {
+  app.use('/api/*', async (c: Context<AppEnv, string>, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD') return next();
     let reached = false;
