@@ -253,7 +253,7 @@ export class ChartHistory {
 
   private series(symbol: string, period: ChartPeriod): Bar[] {
     let bySymbol = this.bars.get(symbol);
-    if (!bySymbol) this.bars.set(symbol, (bySymbol = new Map()));
+    if (!bySymbol) this.bars.set(symbol, (bySymbol = new Map<ChartPeriod, Bar[]>()));
     let series = bySymbol.get(period);
     if (!series) bySymbol.set(period, (series = []));
     return series;

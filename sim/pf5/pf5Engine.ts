@@ -238,13 +238,14 @@ export class Pf5TradingEngine {
    */
   private checkStops(symbol: Record<string, unknown>, quote: Quote, request: DealerRequest, buy: boolean): void {
     const point = Number(symbol.point) || 0;
-    const level = (Number(symbol.stopsLevel) || 0) * point;
+    const stopsLevel = Number(symbol.stopsLevel) || 0;
+    const level = stopsLevel * point;
     const digits = Number(symbol.digits) || 0;
     const market = isMarket(request.type);
     if (!market && request.price !== undefined && level > 0) {
       const from = buy ? quote.ask : quote.bid;
       if (Math.abs(request.price - from) < level - point / 2) {
-        throw new CommandError(R.ErrParams, `price must be at least ${symbol.stopsLevel} points from the market (${roundTo(from, digits)})`);
+        throw new CommandError(R.ErrParams, `price must be at least ${stopsLevel} points from the market (${roundTo(from, digits)})`);
       }
     }
     const reference = market ? (buy ? quote.bid : quote.ask) : request.price;
@@ -252,10 +253,10 @@ export class Pf5TradingEngine {
     const below = roundTo(reference - level, digits);
     const above = roundTo(reference + level, digits);
     if (request.priceSL > 0 && (buy ? request.priceSL > below : request.priceSL < above)) {
-      throw new CommandError(R.ErrParams, `priceSL must be ${buy ? `at most ${below}` : `at least ${above}`} (stops level ${symbol.stopsLevel} points)`);
+      throw new CommandError(R.ErrParams, `priceSL must be ${buy ? `at most ${below}` : `at least ${above}`} (stops level ${stopsLevel} points)`);
     }
     if (request.priceTP > 0 && (buy ? request.priceTP < above : request.priceTP > below)) {
-      throw new CommandError(R.ErrParams, `priceTP must be ${buy ? `at least ${above}` : `at most ${below}`} (stops level ${symbol.stopsLevel} points)`);
+      throw new CommandError(R.ErrParams, `priceTP must be ${buy ? `at least ${above}` : `at most ${below}`} (stops level ${stopsLevel} points)`);
     }
   }
 

@@ -22,6 +22,7 @@ import {
   type PF5DealRecord, type PF5OrderRow, type PF5PendingType, type PF5PositionRow, type PF5UserRecord,
 } from './pf5Records.js';
 import { addInt64, type Int64 } from '../../shared/int64.js';
+import { valueText } from '../../shared/valueText.js';
 
 export const PF5_FIRST_LOGIN = 500000;
 /** Order tickets; a position's id is the ticket of the order that opened it. */
@@ -99,7 +100,7 @@ export class Pf5World extends MarketWorld implements SimWorld {
    * show as `swapMode` Disabled. Everything else is the symbol's base setting.
    */
   symbolForGroup(symbol: Record<string, unknown>, group: Record<string, unknown>): Record<string, unknown> {
-    const flags = String(group.tradeFlags ?? '').split(',').map((f) => f.trim());
+    const flags = valueText(group.tradeFlags ?? '').split(',').map((f) => f.trim());
     const swaps = flags.includes('Swaps') || flags.includes('All');
     return swaps || symbol.swapMode === 'Disabled' ? symbol : { ...symbol, swapMode: 'Disabled' };
   }

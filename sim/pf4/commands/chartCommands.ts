@@ -10,6 +10,7 @@ import type { ArgReader } from '../../world/args.js';
 import { iso } from '../../world/people.js';
 import type { Pf4World } from '../pf4World.js';
 import { notFound, optionalTime, parseRecord, requiredTime } from './common.js';
+import { valueText } from '../../../shared/valueText.js';
 
 export function registerChartCommands(registry: CommandRegistry, world: Pf4World): void {
   const symbol = (args: ArgReader) => {
@@ -96,7 +97,7 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
     const name = symbol(args);
     const start = requiredTime(args, raw, 'start');
     const end = optionalTime(args, raw, 'end') ?? Date.now();
-    const flags = String(raw.flags ?? 'All').split(',').map((f) => f.trim());
+    const flags = valueText(raw.flags ?? 'All').split(',').map((f) => f.trim());
     if (!flags.every((f) => ['Raw', 'Normal', 'All'].includes(f))) args.fail('flags must be Raw, Normal or All');
     const raws = flags.includes('All') || flags.includes('Raw');
     const normals = flags.includes('All') || flags.includes('Normal');

@@ -9,6 +9,7 @@ import { cents, DAY_MS, iso } from '../../world/people.js';
 import type { PF4TradeRecord } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { INT32_MAX, optionalTime, requiredTime } from './common.js';
+import { valueText } from '../../../shared/valueText.js';
 
 const MAX_REPORT_DAYS = 366;
 /** 32-bit seconds: the range time arguments of PerformanceRequest and DailySyncStart are converted into. */
@@ -86,7 +87,7 @@ export function registerReportCommands(registry: CommandRegistry, world: Pf4Worl
     const from = requiredTime(args, raw, 'from');
     const to = optionalTime(args, raw, 'to') ?? Date.now();
     const modeRaw = raw.mode ?? 'Full';
-    const mode = typeof modeRaw === 'number' ? LOG_TYPES[modeRaw] : String(modeRaw);
+    const mode = typeof modeRaw === 'number' ? LOG_TYPES[modeRaw] : valueText(modeRaw);
     if (!LOG_TYPES.includes(mode)) args.fail(`mode must be one of ${LOG_TYPES.join(', ')}`);
     const filter = args.optionalString('filter', { max: 256 })?.toLowerCase();
     return world.journalEntries().filter((line) => {
