@@ -207,7 +207,7 @@ export class KeyedTable<T> {
     const keys = this.orderedKeys();
     const start = after === undefined ? 0 : this.upperBound(after);
     const end = limit === undefined ? keys.length : Math.min(keys.length, start + limit);
-    const items: T[] = new Array(Math.max(0, end - start));
+    const items = new Array<T>(Math.max(0, end - start));
     for (let i = start; i < end; i++) items[i - start] = this.rows.get(keys[i])!;
     return { items, hasMore: end < keys.length, lastKey: end > start ? keys[end - 1] : undefined };
   }

@@ -19,6 +19,7 @@ import type { CacheKey } from '../cache/keyedTable.js';
 import { notFound } from '../session/managerErrors.js';
 import { fromCache, type Handler, type HandlerContext } from './handler.js';
 import { BAD_CURSOR, compareTupleKeys, isIntegerKey, pageOf, pageRequest, pagingMeta } from './paging.js';
+import { valueText } from '../../shared/valueText.js';
 
 type Row = Record<string, unknown>;
 type Args = Record<string, unknown>;
@@ -145,7 +146,7 @@ function live(entry: Operation, answer: Live<Args>): Handler<Args> {
 function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
   if (!entry.paged) throw new Error(`${entry.id}: a live page needs the entry's paging key`);
   const fields = typeof entry.paged.key === 'string' ? [entry.paged.key] : [...entry.paged.key];
-  const itemShape = shapeRecord(String(entry.response).replace(/\[\]$/, ''));
+  const itemShape = shapeRecord(valueText(entry.response).replace(/\[\]$/, ''));
   const keyOf = (row: Row) => (fields.length === 1 ? row[fields[0]] : fields.map((f) => row[f])) as PageKey;
   if (answer.native && fields.length !== 1) throw new Error(`${entry.id}: a native page is keyed by one field`);
   return async (ctx) => {
@@ -249,7 +250,7 @@ function writeArgs(write: Replace<Args>['write'], args: Args, record: Row): Args
 async function readCurrent(ctx: HandlerContext<Args>, read: LiveCommand<Args>): Promise<Row> {
   const args = read.args ? read.args(ctx.args) : withoutBody(ctx.args);
   const current = await ctx.platform.session.request(read.command, args, ctx.deadline, { keyedRead: true });
-  const record = Array.isArray(current) ? current[0] : current;
+  const record: unknown = Array.isArray(current) ? current[0] : current;
   if (!record || typeof record !== 'object') throw notFound(ctx.platform.family, 'record not found');
   return record as Row;
 }

@@ -14,6 +14,7 @@ import { notFound } from '../../session/managerErrors.js';
 import { fromCache, type HandlerResult } from '../handler.js';
 import { isIntegerKey, pageRequest, pagingMeta } from '../paging.js';
 import { bind } from './bind.js';
+import { valueText } from '../../../shared/valueText.js';
 
 const shapeTrade = shapeRecord('PF4Trade');
 const shapeTransaction = shapeRecord('PF4TradeTransaction');
@@ -104,7 +105,7 @@ export const pf4TradesBindings = [
         throw new OperationError('Validation', `body.order: order ${String(request.order)} is a ${command} trade; ${kind.name} acts only on ${kind.commands.join(', ')} orders`);
       }
       if (owner !== undefined && held?.login !== owner) {
-        throw notFound('PF4', `body.orderBy: order ${String(request.order)} is not a trade of login ${String(owner)} (it is login ${String(held?.login)}'s); orderBy must be the ticket's login, or absent`);
+        throw notFound('PF4', `body.orderBy: order ${String(request.order)} is not a trade of login ${valueText(owner)} (it is login ${String(held?.login)}'s); orderBy must be the ticket's login, or absent`);
       }
     }
     const record = await ctx.platform.session.request('TradeTransaction', request, ctx.deadline);

@@ -16,6 +16,7 @@ import { shapeRecord } from '../../../shared/records/shape.js';
 import { notFound } from '../../session/managerErrors.js';
 import { fromCache, type HandlerContext } from '../handler.js';
 import { bind } from './bind.js';
+import { valueText } from '../../../shared/valueText.js';
 
 type Row = Record<string, unknown>;
 
@@ -64,7 +65,7 @@ export const v1Pf4Bindings = [
     if (body.login !== undefined && body.login !== null) {
       const held = await session.request('TradeRecordRequest', { order: ticket }, ctx.deadline, { keyedRead: true }) as Row | null;
       if (held?.login !== body.login) {
-        throw notFound('PF4', `body.login: order ${ticket} is not a trade of login ${String(body.login)} (it is login ${String(held?.login)}'s); login must be the ticket's, or absent`);
+        throw notFound('PF4', `body.login: order ${ticket} is not a trade of login ${valueText(body.login)} (it is login ${String(held?.login)}'s); login must be the ticket's, or absent`);
       }
     }
     return { data: shapeTrade(await session.request('AdmTradeRecordModify', { ticket, record }, ctx.deadline, { keyedRead: true })) };

@@ -9,6 +9,7 @@ import { EPOCH } from '../../../shared/records/shape.js';
 import type { Row } from '../../cache/pumpCache.js';
 import { fromCache, type Handler, type HandlerContext } from '../handler.js';
 import { bind } from './bind.js';
+import type { Operation } from '../../../shared/catalog/index.js';
 import type { Int64 } from '../../../shared/int64.js';
 
 type Property = { type?: string; format?: string };
@@ -96,7 +97,8 @@ const bars = pf5V1.ChartRequest.response as Record<string, unknown>;
 export const v1Pf5Bindings = [
   bind(pf5V1.UserAccountGet, liveShaped('UserAccountGet', account, true)),
   bind(pf5V1.UserAccountRequest, liveShaped('UserAccountRequest', account, true)),
-  bind(pf5V1.ChartRequest, liveShaped('ChartRequest', bars)),
+  // The windowed entries are typed as any operation: their arguments are the record the live read forwards.
+  bind(pf5V1.ChartRequest as Operation<Record<string, unknown>>, liveShaped('ChartRequest', bars)),
   bind(pf5V1.UserGetByLogins, (ctx) => byKeys(ctx, 'users', ctx.args.logins)),
   bind(pf5V1.PositionGetByTickets, (ctx) => byKeys(ctx, 'positions', ctx.args.tickets)),
   bind(pf5V1.OrderGetByTickets, (ctx) => byKeys(ctx, 'orders', ctx.args.tickets)),
