@@ -11,6 +11,7 @@
 import type { ChangeKind, Family, ManagerEvent } from '../../shared/protocol.js';
 import { isEventFrame, show, type ProbeConnection, type Received } from './connection.js';
 import { KEY_FIELDS, SNAPSHOT_KINDS } from './families.js';
+import { valueText } from '../../shared/valueText.js';
 
 export type Row = Record<string, unknown>;
 
@@ -90,7 +91,7 @@ export function analyseSnapshot(frames: readonly Received[], family: Family, dec
       if (rank < 0) reading.kindProblems.push(`a ${kind} chunk: ${family} snapshots carry ${order.join(', ')}`);
       else if (rank < lastRank) reading.kindProblems.push(`a ${kind} chunk after ${order[lastRank]}: the documented order is ${order.join(', ')}`);
       lastRank = Math.max(lastRank, rank);
-      reading.items.set(kind, [...(reading.items.get(kind) ?? []), ...items]);
+      reading.items.set(kind, [...(reading.items.get(kind) ?? []), ...(items as unknown[])]);
     } else if (event.op === 'end') {
       if (phase === 'before') reading.orderProblems.push('resync end before begin');
       reading.counts = (record?.counts ?? undefined) as Record<string, unknown> | undefined;
@@ -176,7 +177,7 @@ export class Cache {
   }
 
   table(kind: string): Map<string, Row> {
-    return this.tables.get(kind) ?? new Map();
+    return this.tables.get(kind) ?? new Map<string, Row>();
   }
 
   /** Applies the events received since the last call. */
@@ -195,7 +196,7 @@ export class Cache {
     const record = event.record as Row | null;
     if (!table || !field || typeof record !== 'object' || record === null || record[field] === undefined) return;
     const key = keyOf(record[field]);
-    const closedTrade = this.family === 'PF4' && kind === 'trades' && CLOSED_STATE.test(String(record.tradeRecordState ?? ''));
+    const closedTrade = this.family === 'PF4' && kind === 'trades' && CLOSED_STATE.test(valueText(record.tradeRecordState ?? ''));
     if (event.op === 'delete' || (event.op === 'update' && closedTrade)) {
       table.delete(key);
       if (kind === 'symbols') this.tables.get('symbolInfo')?.delete(key);

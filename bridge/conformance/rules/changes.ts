@@ -16,6 +16,7 @@ import { KEY_FIELDS, VOLATILE_FIELDS } from '../families.js';
 import { deepEqual } from '../liveReads.js';
 import { keyOf, type Row } from '../snapshot.js';
 import { codeText, joined } from './expect.js';
+import { valueText } from '../../../shared/valueText.js';
 
 export interface Expected {
   kind: ChangeKind;
@@ -37,7 +38,7 @@ export const updated = (kind: ChangeKind, key: unknown, record?: Row): Expected 
 export const deleted = (kind: ChangeKind, key: unknown): Expected => ({ kind, ops: ['delete'], key });
 
 function describe(e: Expected): string {
-  return `a ${e.kind} ${e.ops.join('/')} event${e.key === undefined ? '' : ` of ${String(e.key)}`}`;
+  return `a ${e.kind} ${e.ops.join('/')} event${e.key === undefined ? '' : ` of ${valueText(e.key)}`}`;
 }
 
 /**

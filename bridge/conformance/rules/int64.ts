@@ -75,7 +75,7 @@ export const int64Rules: Rule[] = [
           problems.push(`${read.cmd} ${show(read.args(largest))}: expected the record, got error ${show(answer.error)}`);
           continue;
         }
-        const record = Array.isArray(answer.value) ? answer.value[0] : answer.value;
+        const record: unknown = Array.isArray(answer.value) ? answer.value[0] : answer.value;
         const back = (record as Record<string, unknown> | undefined)?.[field];
         if (!isIntegerToken(back) || big(back) !== big(largest)) {
           problems.push(`${read.cmd}: expected ${field} ${String(largest)}, got ${show(back, 40)}`);

@@ -12,10 +12,11 @@ import { RuleFailed } from '../context.js';
 import { keyOf, type Row } from '../snapshot.js';
 import { added, bumped, Change, changedAndRestored, deleted, needs, otherText, priced, put, updated, writeRule, type Expected, type WriteStep } from './changes.js';
 import { codeText } from './expect.js';
+import { valueText } from '../../../shared/valueText.js';
 
 const NAME = 'Conformance Probe';
 const DEPOSIT = 1_000_000;
-const CLOSED = (record: Row) => /^(Closed|Deleted)/.test(String(record.tradeRecordState ?? ''));
+const CLOSED = (record: Row) => /^(Closed|Deleted)/.test(valueText(record.tradeRecordState ?? ''));
 
 interface Opened {
   order: number;
