@@ -21,6 +21,7 @@ import { PF4UserCreate, PF4UserUpdate } from '../../shared/records/contract.js';
 import { INT32_MAX } from '../../shared/records/primitives.js';
 import { NOT_FOUND_CODE, WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
 import type { UserRecord, World } from './world.js';
+import { valueText } from '../../shared/valueText.js';
 
 const BAD_ARGS = FAMILY_CODES.PF4.badArgs;
 
@@ -85,7 +86,7 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
   };
   const existingGroup = (field: string, name: unknown) => {
     if (name === undefined || name === null || name === '') bad(`${field} is required`);
-    if (typeof name !== 'string' || !world.group(name)) bad(`${field}: group ${String(name)} does not exist`);
+    if (typeof name !== 'string' || !world.group(name)) bad(`${field}: group ${valueText(name)} does not exist`);
     return name;
   };
 
