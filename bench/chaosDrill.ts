@@ -32,7 +32,7 @@
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { fileURLToPath } from 'node:url';
 import { objectCall } from '../launcher/edge.js';
-import { startStack, type Stack } from '../launcher/stack.js';
+import { startStack } from '../launcher/stack.js';
 import { Random, deriveSeed } from '../sim/world/random.js';
 import { SseReader } from '../test/support/sse.js';
 import { DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';

@@ -17,6 +17,7 @@
  * sample is right when both say what the fault means (see `expectedHealth`), and after recovery everything is up.
  */
 import { startStack, type Stack } from '../launcher/stack.js';
+import { valueText } from '../shared/valueText.js';
 
 export interface DrillOptions {
   /** Concurrent writers. */
@@ -315,7 +316,7 @@ function sampleHealth(stack: Stack, token: string, expected: ExpectedHealth): { 
       .then(async (res) => ({ status: res.status, body: await res.json() as { broker?: string; platforms?: unknown } }));
     const [anonymous, authenticated] = await Promise.all([get({}), get({ authorization: `Bearer ${token}` })]);
     const platforms = (authenticated.body.platforms ?? {}) as Record<string, string>;
-    const seen = `anonymous ${anonymous.status} broker ${anonymous.body.broker} platforms ${anonymous.body.platforms}; ` +
+    const seen = `anonymous ${anonymous.status} broker ${anonymous.body.broker} platforms ${valueText(anonymous.body.platforms)}; ` +
       `authenticated ${authenticated.status} PF4 ${platforms[stack.platforms.pf4]} PF5 ${platforms[stack.platforms.pf5]}`;
     const right = anonymous.status === expected.status && anonymous.body.broker === expected.broker &&
       anonymous.body.platforms === tier && authenticated.status === expected.status &&

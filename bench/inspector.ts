@@ -12,7 +12,7 @@ export class Inspector {
   private onContext: ((id: number) => void) | undefined;
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const msg = JSON.parse(data.toString()) as { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string } };
+      const msg = JSON.parse((data as Buffer).toString()) as { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string } };
       if (msg.method === 'Runtime.executionContextCreated') this.onContext?.(msg.params.context.id as number);
       if (msg.id === undefined) return;
       const w = this.waiting.get(msg.id);

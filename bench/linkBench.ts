@@ -119,7 +119,7 @@ class FrameLink {
 
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const frame = JSON.parse(data.toString()) as ResultFrame | { hello: unknown };
+      const frame = JSON.parse((data as Buffer).toString()) as ResultFrame | { hello: unknown };
       if (!('id' in frame)) return; // the broker's hello
       const done = this.waiting.get(frame.id);
       this.waiting.delete(frame.id);
@@ -260,7 +260,7 @@ interface Running {
   /** The broker's event-loop delay from its start until every cache held its first snapshot. */
   startLoop: Stall;
   keepAliveLosses(): number;
-  status(gc?: boolean, loop?: boolean): Promise<HostStatus>;
+  status: (gc?: boolean, loop?: boolean) => Promise<HostStatus>;
   /** Quotes the simulator emitted so far, over all its servers. */
   ticksEmitted(): Promise<number>;
   stop(): Promise<void>;

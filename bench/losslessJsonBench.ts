@@ -16,7 +16,7 @@ function page(big: boolean): Record<string, unknown>[] {
     externalID: '', login: typeof base === 'bigint' ? 9223372036854775001n : 500_000 + (i % 200), dealer: 0,
     symbol: 'EURUSD', action: i % 2 ? 'Buy' : 'Sell', digits: 5, digitsCurrency: 2, contractSize: 100000,
     timeCreate: '2025-01-02T03:04:05Z', timeUpdate: '2025-01-02T03:04:05Z', priceOpen: 1.08453 + i / 1e5,
-    priceCurrent: 1.0845300000000001 + i / 3e5, priceSL: 0, priceTP: 1.0912, volume: 1000 * (1 + (i % 7)), volumeExt: 0,
+    priceCurrent: 1.08453 + i / 3e5, priceSL: 0, priceTP: 1.0912, volume: 1000 * (1 + (i % 7)), volumeExt: 0,
     profit: -12.345678901234567 + i, storage: 0, rateProfit: 1, rateMargin: 0.92345678, expertID: 0, expertPositionID: 0,
     comment: `position ${i}`, activationMode: 'None', activationTime: '1970-01-01T00:00:00Z', activationPrice: 0,
     activationFlags: 'None', reason: 'Client', modificationFlags: 'None',

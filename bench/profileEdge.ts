@@ -100,7 +100,7 @@ async function drive(base: string, path: string, headers: Record<string, string>
         sample ??= body.slice(0, 300);
         return false;
       },
-    }, (error, r) => (error ? fail(error) : done(r)));
+    }, (error, r) => (error ? fail(error as Error) : done(r)));
     instance.on('response', (_client, status, _bytes, ms) => {
       times.push({ at: performance.now() - started, ms });
       if (status !== 200) failures++;

@@ -247,7 +247,7 @@ const dir = mkdtempSync(join(tmpdir(), 'sim-scale-'));
 try {
   console.log(`node ${process.version}; simulator scale run`);
   for (const family of families) {
-    if (family !== 'PF4' && family !== 'PF5') throw new Error(`SCALE_FAMILIES: unknown family ${family}`);
+    if (family !== 'PF4' && family !== 'PF5') throw new Error(`SCALE_FAMILIES: unknown family ${family as string}`);
   }
   const progress = new Progress(families.flatMap((family) => [
     { label: `${family} small world`, world: 'small', windowSeconds },

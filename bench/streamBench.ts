@@ -192,7 +192,7 @@ class HubClient extends Client {
       });
       ws.on('message', (data) => {
         const now = Date.now();
-        for (const record of data.toString().split('\u001e')) {
+        for (const record of (data as Buffer).toString().split('\u001e')) {
           if (record === '') continue;
           if (record.startsWith('{"type":1,"target":"OnTick"') || record.startsWith('{"type":2,"invocationId":"ticks"')) this.onTick(record, now);
           else if (record.startsWith('{"type":2,"invocationId":"trades"')) this.onTrade(record);
