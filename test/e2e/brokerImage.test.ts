@@ -38,8 +38,8 @@ function node(args: string[], env: Record<string, string>, cwd = root): { child:
   const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines: string[] = [];
-  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
-  createInterface({ input: child.stderr! }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
+  createInterface({ input: child.stderr }).on('line', (l) => lines.push(l));
   return { child, lines, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
 }
 
@@ -77,8 +77,8 @@ describe('the bundled broker and simulator', () => {
   it('serve the demo platforms, and the health check follows /livez, not the trading server', async () => {
     const password = 'image-test-manager-password';
     const sim = node([join(outdir, 'sim/main.js')], { SIM_PORT: '0', SIM_MANAGER_PASSWORD: password });
-    const simReady = await eventually(async () => sim.lines.map((l): { msg?: string; port?: number } | null => { try { return JSON.parse(l); } catch { return null; } })
-      .find((m) => m?.msg === 'sim listening'), 30_000, 50);
+    const simReady = await eventually(() => Promise.resolve(sim.lines.map((l): { msg?: string; port?: number } | null => { try { return JSON.parse(l); } catch { return null; } })
+      .find((m) => m?.msg === 'sim listening')), 30_000, 50);
     if (!simReady) throw new Error(`the simulator did not start: ${sim.lines.join('\n')}`);
     const platforms = join(dir, 'broker-platforms.json');
     writeFileSync(platforms, JSON.stringify({
@@ -90,7 +90,7 @@ describe('the bundled broker and simulator', () => {
     const port = await freePort();
     const env = { BROKER_SECRET: 'image-test-secret', BROKER_PORT: String(port), BROKER_PLATFORMS_FILE: platforms, SIM_MANAGER_PASSWORD: password, DATA_DIR: dir };
     const broker = node([join(outdir, 'broker/main.js')], env);
-    await eventually(async () => broker.lines.some((l) => l.includes('"broker listening"')), 30_000, 50);
+    await eventually(() => Promise.resolve(broker.lines.some((l) => l.includes('"broker listening"'))), 30_000, 50);
     const base = `http://127.0.0.1:${port}`;
     const health = await eventually(async () => {
       const res = await fetch(`${base}/healthz`);

@@ -127,7 +127,7 @@ async function listedOperations(page: Page): Promise<Set<string>> {
       // Swagger UI says nothing when the sections come into view have rendered: two frames and a short pause.
       await new Promise((done) => setTimeout(done, 30));
       const operations = [...document.querySelectorAll('.opblock-summary')].map((s) =>
-        `${s.querySelector('.opblock-summary-method')?.textContent} ${(s.querySelector('.opblock-summary-path') as HTMLElement | null)?.dataset.path}`);
+        `${s.querySelector('.opblock-summary-method')?.textContent} ${s.querySelector<HTMLElement>('.opblock-summary-path')?.dataset.path}`);
       return { height: document.documentElement.scrollHeight, operations };
     }, y);
     for (const operation of operations) seen.add(operation);

@@ -28,8 +28,8 @@ function run(args: string[], env: Record<string, string>, timeoutMs = 60_000): P
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { err += d; });
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { err += d; });
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });

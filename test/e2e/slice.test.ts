@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashSecret } from '../../shared/secrets.js';
 import { ManagerClient } from '../support/sim/managerClient.js';
-import { stackForFile, eventually, waitHealthy, type Client, type Envelope } from './support.js';
+import { stackForFile, eventually, type Client, type Envelope } from './support.js';
 
 let c: Client;
 const setup = stackForFile();

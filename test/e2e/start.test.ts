@@ -46,7 +46,7 @@ describe('npm start', () => {
     // serves. Never an internal error, never a token refused for an unknown client, never back to not ready.
     const seen: Array<{ path: string; status: number; retryAfter: string | null; code: unknown }> = [];
     const polling = (async () => {
-      while (!bannerShown() && launcher!.exitCode === null) {
+      while (!bannerShown() && launcher.exitCode === null) {
         for (const request of [
           () => fetch(`http://127.0.0.1:${port}/healthz`),
           () => fetch(`http://127.0.0.1:${port}/connect/token`, {
@@ -64,7 +64,7 @@ describe('npm start', () => {
       }
     })();
     // A first start on a fresh data folder includes wrangler's own migration of the registry (several seconds).
-    const up = await eventually(async () => bannerShown(), 120_000, 100);
+    const up = await eventually(() => Promise.resolve(bannerShown()), 120_000, 100);
     await polling;
     expect(up, output).toBe(true);
     const notReady = (a: (typeof seen)[number]) => a.status === 503 && a.code === 'RegistryNotReady' && a.retryAfter === '1';
@@ -99,7 +99,7 @@ describe('npm start', () => {
     const pids = [...output.matchAll(/; pid (\d+)\)/g)].map((m) => Number(m[1]));
     expect(pids).toHaveLength(2);
     launcher.kill('SIGINT');
-    const exited = await eventually(async () => launcher!.exitCode !== null, 20_000, 100);
+    const exited = await eventually(() => Promise.resolve(launcher!.exitCode !== null), 20_000, 100);
     expect(exited).toBe(true);
     // 130 is the conventional status of a process ended by Ctrl-C.
     expect([0, 130]).toContain(launcher.exitCode);
@@ -108,6 +108,6 @@ describe('npm start', () => {
       expect(refused, `port ${port} still answers`).toBe(true);
     }
     await expect(fetch(`${base}/livez`)).rejects.toThrow();
-    for (const pid of pids) expect(await eventually(async () => !alive(pid), 10_000, 100)).toBe(true);
+    for (const pid of pids) expect(await eventually(() => Promise.resolve(!alive(pid)), 10_000, 100)).toBe(true);
   }, 180_000);
 });

@@ -38,9 +38,9 @@ describe('SignalR hub /hubs/pf4/v2', () => {
     connection.on('OnConnectionStatus', (s) => statuses.push(s));
     connection.on('OnTick', (t) => ticks.push(t));
     await connection.start();
-    await eventually(async () => statuses.at(-1)?.connected === true, 10_000);
+    await eventually(() => Promise.resolve(statuses.at(-1)?.connected === true), 10_000);
     await connection.invoke('SubscribeToTicks', 'EURUSD');
-    await eventually(async () => ticks.length >= 2, 15_000);
+    await eventually(() => Promise.resolve(ticks.length >= 2), 15_000);
     expect(ticks.every((t) => t.symbol === 'EURUSD')).toBe(true);
     expect(Object.keys(ticks[0]).sort()).toEqual(['ask', 'bid', 'lastTime', 'symbol']);
     await connection.invoke('UnsubscribeFromTicks', 'EURUSD');
@@ -51,16 +51,15 @@ describe('SignalR hub /hubs/pf4/v2', () => {
     const connection = hub();
     await connection.start();
     const ticks: Array<{ symbol: string }> = [];
-    let sub: ISubscription<{ symbol: string }> | undefined;
-    sub = connection.stream('StreamTicks').subscribe({ next: (t) => ticks.push(t), error: () => {}, complete: () => {} });
-    await eventually(async () => ticks.length >= 3, 15_000);
+    const sub: ISubscription<{ symbol: string }> = connection.stream('StreamTicks').subscribe({ next: (t) => ticks.push(t), error: () => {}, complete: () => {} });
+    await eventually(() => Promise.resolve(ticks.length >= 3), 15_000);
     sub.dispose();
     // After the cancel the hub sends no more items of that stream; a second stream proves the connection still flows.
     const countAtCancel = ticks.length;
     const trades: Array<Record<string, unknown>> = [];
     connection.stream('StreamTrades').subscribe({ next: (t) => trades.push(t), error: () => {}, complete: () => {} });
     const { order, login } = await openTrade(setup.client, 'via hub');
-    await eventually(async () => trades.some((t) => t.order === order), 10_000);
+    await eventually(() => Promise.resolve(trades.some((t) => t.order === order)), 10_000);
     expect(trades.find((t) => t.order === order)).toMatchObject({ kind: 'Added', order, login, symbol: 'EURUSD', cmd: 'Buy', comment: 'via hub' });
     expect(countAtCancel).toBeGreaterThanOrEqual(3);
   });
@@ -77,7 +76,7 @@ describe('SignalR hub /hubs/pf4/v2', () => {
     const ws = new WebSocket(url);
     const received: Array<Record<string, any>> = [];
     ws.on('message', (d) => {
-      for (const r of d.toString().split('\u001e').filter(Boolean)) {
+      for (const r of (d as Buffer).toString().split('\u001e').filter(Boolean)) {
         const m = JSON.parse(r);
         received.push(m);
         // A server invocation with an id asks for a completion (the hub's flow probe): answer it as SignalR clients do.
@@ -89,12 +88,12 @@ describe('SignalR hub /hubs/pf4/v2', () => {
     try {
       send({ protocol: 'json', version: 1 });
       send({ type: 4, invocationId: 's1', target: 'StreamTicks', arguments: [] });
-      await eventually(async () => received.filter((m) => m.type === 2 && m.invocationId === 's1').length >= 2, 15_000);
+      await eventually(() => Promise.resolve(received.filter((m) => m.type === 2 && m.invocationId === 's1').length >= 2), 15_000);
       send({ type: 5, invocationId: 's1' });
       send({ type: 1, invocationId: 'after', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
-      await eventually(async () => received.some((m) => m.type === 3 && m.invocationId === 'after'), 10_000);
+      await eventually(() => Promise.resolve(received.some((m) => m.type === 3 && m.invocationId === 'after')), 10_000);
       const mark = received.findIndex((m) => m.type === 3 && m.invocationId === 'after');
-      await eventually(async () => received.slice(mark).filter((m) => m.target === 'OnTick').length >= 2, 15_000);
+      await eventually(() => Promise.resolve(received.slice(mark).filter((m) => m.target === 'OnTick').length >= 2), 15_000);
       expect(received[0]).toEqual({});
       expect(received.slice(mark).filter((m) => m.type === 2 && m.invocationId === 's1')).toEqual([]);
       send({ type: 7 });

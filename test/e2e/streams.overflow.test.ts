@@ -50,7 +50,7 @@ class RawHub {
   private sentAt = Date.now();
   private constructor(private readonly ws: WebSocket, keepAliveMs?: number) {
     ws.on('message', (data) => {
-      for (const text of data.toString().split('\u001e').filter(Boolean)) {
+      for (const text of (data as Buffer).toString().split('\u001e').filter(Boolean)) {
         const m = JSON.parse(text) as Row;
         this.received.push(m);
         if (m.type === 1 && m.target === 'OnFlowCheck' && m.invocationId) this.send({ type: 3, invocationId: m.invocationId, result: null });
@@ -96,8 +96,8 @@ describe('a hub client too far behind', () => {
       slow.send({ type: 4, invocationId: 'positions', target: 'StreamPositions', arguments: [] });
       // Messages are handled in order: once this is answered, the stream is open.
       slow.send({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
-      await eventually(async () => slow.received.some((m) => m.type === 3 && m.invocationId === 'ready'), 10_000);
-      await eventually(async () => reading.of('status').length >= 1, 10_000);
+      await eventually(() => Promise.resolve(slow.received.some((m) => m.type === 3 && m.invocationId === 'ready')), 10_000);
+      await eventually(() => Promise.resolve(reading.of('status').length >= 1), 10_000);
       expect(await streamStats()).toMatchObject({ sse: 1, hubs: 1, slowHubs: 0 });
       slow.pause();
 
@@ -110,7 +110,7 @@ describe('a hub client too far behind', () => {
         const batch = tickets.slice(deleted, deleted + 250);
         expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: batch })).toBe(true);
         deleted += batch.length;
-        await eventually(async () => reading.events.at(-1)?.event === 'positions' && JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1), 10_000, 10);
+        await eventually(() => Promise.resolve(reading.events.at(-1)?.event === 'positions' && JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1)), 10_000, 10);
       };
       while (deleted < tickets.length - 250 && deletedWhenSlow < 0) {
         await deleteBatch();
@@ -121,7 +121,7 @@ describe('a hub client too far behind', () => {
       while (deleted < deletedWhenSlow + LIMIT + 500) await deleteBatch();
 
       slow.resume();
-      await eventually(async () => slow.closeCode !== null, 15_000);
+      await eventually(() => Promise.resolve(slow.closeCode !== null), 15_000);
       expect(slow.closeCode).toBe(1008);
       expect(slow.received[0]).toEqual({});
       const closing = slow.received.at(-1)!;
@@ -141,7 +141,7 @@ describe('a hub client too far behind', () => {
       expect(kept).toEqual(tickets.slice(0, deleted).map((position) => ({ kind: 'Deleted', position })));
       const next = tickets[deleted];
       expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: [next] })).toBe(true);
-      await eventually(async () => deletedOf(reading).some((p) => p.position === next), 10_000);
+      await eventually(() => Promise.resolve(deletedOf(reading).some((p) => p.position === next)), 10_000);
       expect(reading.ended).toBe(false);
       // The closed socket is gone from the object, its flow too, though events went on after it closed.
       await eventually(async () => { const s = await streamStats(); return s.hubs === 0 && s.flows === 0; }, 10_000);
@@ -165,8 +165,8 @@ describe('a hub client too far behind', () => {
       hub.send({ protocol: 'json', version: 1 });
       hub.send({ type: 4, invocationId: 'positions', target: 'StreamPositions', arguments: [] });
       hub.send({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
-      await eventually(async () => hub.received.some((m) => m.type === 3 && m.invocationId === 'ready'), 10_000);
-      await eventually(async () => reading.of('status').length >= 1, 10_000);
+      await eventually(() => Promise.resolve(hub.received.some((m) => m.type === 3 && m.invocationId === 'ready')), 10_000);
+      await eventually(() => Promise.resolve(reading.of('status').length >= 1), 10_000);
 
       const deletedOf = (sse: SseReader) => sse.of('positions').map((e) => JSON.parse(e.data) as Row);
       let deleted = 0;
@@ -174,13 +174,13 @@ describe('a hub client too far behind', () => {
         const batch = tickets.slice(deleted, deleted + size);
         expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: batch })).toBe(true);
         deleted += batch.length;
-        await eventually(async () => reading.events.at(-1)?.event === 'positions' && JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1), 10_000, 10);
+        await eventually(() => Promise.resolve(reading.events.at(-1)?.event === 'positions' && JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1)), 10_000, 10);
       };
       // Reading and pinging, over twice the quiet time: every item as it comes, and never found slow.
       const readingUntil = Date.now() + 2 * QUIET_SECONDS * 1000;
       while (Date.now() < readingUntil) {
         await deleteBatch(50);
-        expect(await eventually(async () => hub.items('positions').length === deleted, 10_000, 10)).toBe(true);
+        expect(await eventually(() => Promise.resolve(hub.items('positions').length === deleted), 10_000, 10)).toBe(true);
         expect((await streamStats()).slowHubs).toBe(0);
         // Paced: reading over twice the quiet time is the behaviour, not something to wait for.
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -198,7 +198,7 @@ describe('a hub client too far behind', () => {
       while (deleted < deletedWhenSlow + LIMIT + 500) await deleteBatch(250);
 
       hub.resume();
-      await eventually(async () => hub.closeCode !== null, 15_000);
+      await eventually(() => Promise.resolve(hub.closeCode !== null), 15_000);
       expect(hub.closeCode).toBe(1008);
       expect(hub.received[0]).toEqual({});
       expect(hub.received.at(-1)).toMatchObject({ type: 7, error: `more than ${LIMIT} events behind: reconnect and resync` });

@@ -107,7 +107,7 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     connection.on('OnConnectionStatus', (s) => statuses.push(s));
     connection.on('OnTick', (t) => ticks.push(t));
     await connection.start();
-    await eventually(async () => statuses.at(-1)?.connected === true, 10_000);
+    await eventually(() => Promise.resolve(statuses.at(-1)?.connected === true), 10_000);
     expect(statuses.at(-1)).toEqual({ connected: true });
     const streamed = collect(connection, 'StreamTicks', 'GBPUSD');
     await connection.invoke('SubscribeToTicks', 'EURUSD');
@@ -117,7 +117,7 @@ describe('SignalR hub /hubs/pf5/v2', () => {
       return ticks.some((t) => t.bid === last.bid && t.ask === last.ask && t.lastTime === last.time);
     }, 20_000, 200);
     expect(matched).toBe(true);
-    await eventually(async () => streamed.length >= 2, 20_000);
+    await eventually(() => Promise.resolve(streamed.length >= 2), 20_000);
     expect(ticks.every((t) => t.symbol === 'EURUSD')).toBe(true);
     expect(streamed.every((t) => t.symbol === 'GBPUSD')).toBe(true);
     for (const t of [...ticks, ...streamed]) {
@@ -148,12 +148,12 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     const mine = (items: Row[]) => items.filter((i) => i.login === login);
 
     // users: Added by v1.PF5.UserAdd, Updated by the deposits.
-    await eventually(async () => mine(users).length >= 2, 10_000);
+    await eventually(() => Promise.resolve(mine(users).length >= 2), 10_000);
     const added = mine(users)[0];
     expect(added).toMatchObject({ kind: 'Added', login, group: 'demo\\retail', leverage: 100, name: 'Hub Stream', balance: 0 });
 
     // deals: the deposit and the fill, as the server holds them.
-    await eventually(async () => mine(deals).some((d) => d.deal === deposit) && mine(deals).some((d) => d.positionID === position), 10_000);
+    await eventually(() => Promise.resolve(mine(deals).some((d) => d.deal === deposit) && mine(deals).some((d) => d.positionID === position)), 10_000);
     const depositDeal = mine(deals).find((d) => d.deal === deposit)!;
     expect(depositDeal).toMatchObject({ kind: 'Added', action: 'Balance', profit: 5_000, comment: 'stream deposit' });
     expectFromServer(depositDeal, await sim.ok<Row>('DealRequestByTicket', { ticket: deposit }), 10);
@@ -162,7 +162,7 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     expectFromServer(fill, await sim.ok<Row>('DealRequestByTicket', { ticket: fill.deal }), 12);
 
     // positions: the fill's position (profit and current price follow the quote).
-    await eventually(async () => positions.some((p) => p.position === position), 10_000);
+    await eventually(() => Promise.resolve(positions.some((p) => p.position === position)), 10_000);
     const opened = positions.find((p) => p.position === position)!;
     expect(opened).toMatchObject({ kind: 'Added', login, symbol: 'EURUSD', action: 'Buy', volume: 10_000, comment: 'stream buy' });
     const [serverPosition] = await sim.ok<Row[]>('PositionGetByTickets', { tickets: [position] });
@@ -171,21 +171,21 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     // margin: v1.PF5.UserUpdate halves the leverage (about 75%: margin call), then restores it.
     const halved = await ok<Row>(c, 'v1.PF5.UserUpdate', { body: { login, leverage: 50 } });
     expect(halved.leverage).toBe(50);
-    await eventually(async () => mine(margins).length >= 1, 10_000);
+    await eventually(() => Promise.resolve(mine(margins).length >= 1), 10_000);
     expect(mine(margins)).toEqual([{ login, type: 'MarginCall', direction: 'Enter' }]);
     const inCall = await sim.ok<Row>('UserAccountGet', { login });
     expect(inCall.marginLevel).toBeLessThanOrEqual(100);
     expect(inCall.marginLevel).toBeGreaterThan(50);
-    await eventually(async () => mine(users).some((u) => u.kind === 'Updated' && u.leverage === 50), 10_000);
+    await eventually(() => Promise.resolve(mine(users).some((u) => u.kind === 'Updated' && u.leverage === 50)), 10_000);
     await ok(c, 'v1.PF5.UserUpdate', { body: { login, leverage: 100 } });
-    await eventually(async () => mine(margins).length >= 2, 10_000);
+    await eventually(() => Promise.resolve(mine(margins).length >= 2), 10_000);
     expect(mine(margins)[1]).toEqual({ login, type: 'MarginCall', direction: 'Leave' });
     expect((await sim.ok<Row>('UserAccountGet', { login })).marginLevel).toBeGreaterThan(100);
     expectFromServer(mine(users).at(-1)!, await sim.ok<Row>('UserGet', { login }), 10);
 
     // deals: Updated by v1.PF5.DealUpdate.
     await ok(c, 'v1.PF5.DealUpdate', { body: { deal: deposit, comment: 'stream audited' } });
-    await eventually(async () => deals.some((d) => d.deal === deposit && d.kind === 'Updated'), 10_000);
+    await eventually(() => Promise.resolve(deals.some((d) => d.deal === deposit && d.kind === 'Updated')), 10_000);
     const audited = deals.find((d) => d.deal === deposit && d.kind === 'Updated')!;
     expect(audited.comment).toBe('stream audited');
     expectFromServer(audited, await sim.ok<Row>('DealRequestByTicket', { ticket: deposit }), 10);
@@ -193,17 +193,17 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     // orders: a pending order placed on the server, then v1.PF5.OrderDeleteBatch.
     const tick = await sim.ok<Row>('TickLast', { symbol: 'EURUSD' });
     const order = (await sim.ok<Row>('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 1_000, price: Number((tick.bid * 0.9).toFixed(5)) })).order as number;
-    await eventually(async () => orders.some((o) => o.order === order), 10_000);
+    await eventually(() => Promise.resolve(orders.some((o) => o.order === order)), 10_000);
     const placed = orders.find((o) => o.order === order)!;
     expect(placed).toMatchObject({ kind: 'Added', login, type: 'BuyLimit', state: 'Placed', volumeInitial: 1_000 });
     expectFromServer(placed, await sim.ok<Row>('OrderGet', { ticket: order }), 12, ['priceCurrent']);
     expect(await ok(c, 'v1.PF5.OrderDeleteBatch', { body: [order] })).toBe(true);
-    await eventually(async () => orders.some((o) => o.order === order && o.kind === 'Deleted'), 10_000);
+    await eventually(() => Promise.resolve(orders.some((o) => o.order === order && o.kind === 'Deleted')), 10_000);
     expect(orders.find((o) => o.order === order && o.kind === 'Deleted')).toEqual({ kind: 'Deleted', order });
 
     // positions: v1.PF5.PositionDeleteBatch deletes the position; with no margin left nothing is announced on margin.
     expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: [position] })).toBe(true);
-    await eventually(async () => positions.some((p) => p.position === position && p.kind === 'Deleted'), 10_000);
+    await eventually(() => Promise.resolve(positions.some((p) => p.position === position && p.kind === 'Deleted')), 10_000);
     expect(positions.find((p) => p.position === position && p.kind === 'Deleted')).toEqual({ kind: 'Deleted', position });
 
     expect(mine(margins)).toHaveLength(2);
@@ -220,7 +220,7 @@ describe('GET /api/v2/PF5/{tradePlatform}/Stream', () => {
     const sse = await SseReader.open(streamUrl('ticks=EURUSD&users&margin'), c.token);
     try {
       expect(sse.status).toBe(200);
-      await eventually(async () => sse.of('ticks').length >= 2, 20_000);
+      await eventually(() => Promise.resolve(sse.of('ticks').length >= 2), 20_000);
       expect(sse.events[0].event).toBe('status');
       expect(JSON.parse(sse.of('status').at(-1)!.data)).toEqual({ connected: true });
       for (const t of sse.of('ticks').map((e) => JSON.parse(e.data))) expect(t.symbol).toBe('EURUSD');
@@ -228,7 +228,7 @@ describe('GET /api/v2/PF5/{tradePlatform}/Stream', () => {
       const { login } = await accountAt150('Sse');
       await ok(c, 'v1.PF5.UserUpdate', { body: { login, leverage: 50, comment: 'sse margin' } });
       const marginOf = () => sse.of('margin').map((e) => JSON.parse(e.data)).filter((m) => m.login === login);
-      await eventually(async () => marginOf().length >= 1, 10_000);
+      await eventually(() => Promise.resolve(marginOf().length >= 1), 10_000);
       expect(marginOf()).toEqual([{ login, type: 'MarginCall', direction: 'Enter' }]);
       const updates = sse.of('users').map((e) => JSON.parse(e.data)).filter((u) => u.login === login);
       const updated = updates.find((u) => u.comment === 'sse margin');
@@ -242,7 +242,7 @@ describe('GET /api/v2/PF5/{tradePlatform}/Stream', () => {
       expect(sse.events.filter((e) => !['status', 'ticks', 'users', 'margin'].includes(e.event))).toEqual([]);
       expectNoSecrets(sse.events.map((e) => JSON.parse(e.data)));
       await ok(c, 'v1.PF5.UserUpdate', { body: { login, leverage: 100 } });
-      await eventually(async () => marginOf().length >= 2, 10_000);
+      await eventually(() => Promise.resolve(marginOf().length >= 2), 10_000);
       expect(marginOf()[1]).toEqual({ login, type: 'MarginCall', direction: 'Leave' });
     } finally {
       await sse.close();

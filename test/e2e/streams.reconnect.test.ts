@@ -66,20 +66,20 @@ describe('SignalR hub across a broker restart', () => {
     connection.on('OnConnectionStatus', (s: { connected: boolean }) => statuses.push(s.connected));
     connection.on('OnTick', (t: { symbol: string }) => ticks.push(t));
     await connection.start();
-    expect(await eventually(async () => statuses.at(-1) === true, 15_000)).toBe(true);
+    expect(await eventually(() => Promise.resolve(statuses.at(-1) === true), 15_000)).toBe(true);
     await connection.invoke('SubscribeToTicks', 'EURUSD');
-    expect(await eventually(async () => ticks.length >= 1, 15_000)).toBe(true);
+    expect(await eventually(() => Promise.resolve(ticks.length >= 1), 15_000)).toBe(true);
 
     const exited = new Promise((resolve) => c.stack.broker.child.once('exit', resolve));
     c.stack.broker.child.kill('SIGKILL');
     await exited;
-    expect(await eventually(async () => statuses.at(-1) === false, 15_000)).toBe(true);
+    expect(await eventually(() => Promise.resolve(statuses.at(-1) === false), 15_000)).toBe(true);
 
     await c.stack.restartBroker();
     const falseAt = statuses.lastIndexOf(false);
-    expect(await eventually(async () => statuses.slice(falseAt).includes(true), 30_000)).toBe(true);
+    expect(await eventually(() => Promise.resolve(statuses.slice(falseAt).includes(true)), 30_000)).toBe(true);
     const ticksAtBack = ticks.length;
-    expect(await eventually(async () => ticks.length > ticksAtBack, 15_000)).toBe(true);
+    expect(await eventually(() => Promise.resolve(ticks.length > ticksAtBack), 15_000)).toBe(true);
     expect(ticks.slice(ticksAtBack).every((t) => t.symbol === 'EURUSD')).toBe(true);
     expect(connection.state).toBe('Connected');
   }, 90_000);

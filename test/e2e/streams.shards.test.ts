@@ -32,7 +32,7 @@ describe('STREAM_SHARDS=3', () => {
     try {
       // Enough clients that every object gets some (a random draw each: 24 miss one object with odds of 3 * (2/3)^24).
       for (let i = 0; i < 24; i++) readers.push(await SseReader.open(streamUrl('ticks=EURUSD&trades'), setup.client.token));
-      await eventually(async () => readers.every((r) => r.of('ticks').length >= 1), 20_000);
+      await eventually(() => Promise.resolve(readers.every((r) => r.of('ticks').length >= 1)), 20_000);
       const prefixes = new Set(readers.map((r) => r.lastEventId!.slice(0, 2)));
       expect([...prefixes].sort()).toEqual(['00', '01', '02']);
       const perShard = await Promise.all(Array.from({ length: SHARDS }, (_, n) => shardStats(n)));
@@ -40,7 +40,7 @@ describe('STREAM_SHARDS=3', () => {
       expect(perShard.map((s) => s.epoch.slice(0, 2))).toEqual(['00', '01', '02']);
 
       const order = await openTrade('sharded');
-      await eventually(async () => readers.every((r) => r.of('trades').some((e) => JSON.parse(e.data).order === order)), 15_000);
+      await eventually(() => Promise.resolve(readers.every((r) => r.of('trades').some((e) => JSON.parse(e.data).order === order))), 15_000);
 
       // One client leaves, a trade happens, it comes back with its last id: the object that numbered it answers.
       const leaver = readers.find((r) => r.lastEventId!.startsWith('02'))!;
@@ -49,7 +49,7 @@ describe('STREAM_SHARDS=3', () => {
       const missed = await openTrade('while-away');
       const back = await SseReader.open(streamUrl('ticks=EURUSD&trades'), setup.client.token, lastSeen);
       readers.push(back);
-      await eventually(async () => back.of('trades').some((e) => JSON.parse(e.data).order === missed), 15_000);
+      await eventually(() => Promise.resolve(back.of('trades').some((e) => JSON.parse(e.data).order === missed)), 15_000);
       expect(back.of('resync')).toEqual([]);
       expect(back.lastEventId!.slice(0, 2)).toBe('02');
     } finally {
@@ -65,7 +65,7 @@ describe('hub flow control', () => {
     const ticks: number[] = [];
     let probes = 0;
     ws.on('message', (data) => {
-      for (const text of data.toString().split('\u001e').filter(Boolean)) {
+      for (const text of (data as Buffer).toString().split('\u001e').filter(Boolean)) {
         const m = JSON.parse(text);
         if (m.target === 'OnTick') ticks.push(Date.parse(m.arguments[0].lastTime));
         if (m.type === 1 && m.target === 'OnFlowCheck' && m.invocationId) {
@@ -79,7 +79,7 @@ describe('hub flow control', () => {
       ws.send(JSON.stringify({ protocol: 'json', version: 1 }) + '\u001e');
       ws.send(JSON.stringify({ type: 1, invocationId: 'flow', target: 'EnableFlowControl', arguments: [] }) + '\u001e');
       for (const s of ['EURUSD', 'GBPUSD', 'USDJPY']) ws.send(JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: [s] }) + '\u001e');
-      await eventually(async () => ticks.length >= 3 && probes >= 1, 15_000);
+      await eventually(() => Promise.resolve(ticks.length >= 3 && probes >= 1), 15_000);
       const slowNow = async () => {
         const all = await Promise.all(Array.from({ length: SHARDS }, (_, n) => shardStats(n)));
         return all.reduce((n, s) => n + s.slowHubs, 0);
@@ -92,7 +92,7 @@ describe('hub flow control', () => {
       await eventually(async () => (await slowNow()) === 0, 15_000);
       // Flowing again: ticks stamped after the socket was found fast again arrive.
       const fastAgain = Date.now();
-      await eventually(async () => ticks.some((t) => t >= fastAgain), 15_000);
+      await eventually(() => Promise.resolve(ticks.some((t) => t >= fastAgain)), 15_000);
       expect(ticks.length).toBeGreaterThan(before);
     } finally {
       ws.terminate();

@@ -21,7 +21,7 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     const sse = await SseReader.open(streamUrl('ticks=EURUSD,GBPUSD'), setup.client.token);
     try {
       expect(sse.status).toBe(200);
-      await eventually(async () => sse.of('ticks').length >= 3, 15_000);
+      await eventually(() => Promise.resolve(sse.of('ticks').length >= 3), 15_000);
       // The first client's stream object subscribes to the broker: down until the broker's status says up.
       expect(sse.events[0].event).toBe('status');
       expect(JSON.parse(sse.of('status').at(-1)!.data)).toEqual({ connected: true });
@@ -41,9 +41,9 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     const sse = await SseReader.open(streamUrl('trades'), setup.client.token);
     let resumed: SseReader | undefined;
     try {
-      await eventually(async () => sse.of('status').length >= 1);
+      await eventually(() => Promise.resolve(sse.of('status').length >= 1));
       const order = await openTrade('sse-first');
-      await eventually(async () => sse.of('trades').some((e) => JSON.parse(e.data).order === order), 10_000);
+      await eventually(() => Promise.resolve(sse.of('trades').some((e) => JSON.parse(e.data).order === order)), 10_000);
       const added = sse.of('trades').map((e) => JSON.parse(e.data)).find((t) => t.order === order);
       expect(added).toMatchObject({ kind: 'Added', order, symbol: 'EURUSD', cmd: 'Buy', comment: 'sse-first' });
       const lastSeen = sse.lastEventId!;
@@ -51,7 +51,7 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
 
       const missed = await openTrade('sse-missed');
       resumed = await SseReader.open(streamUrl('trades'), setup.client.token, lastSeen);
-      await eventually(async () => resumed!.of('trades').some((e) => JSON.parse(e.data).order === missed), 10_000);
+      await eventually(() => Promise.resolve(resumed!.of('trades').some((e) => JSON.parse(e.data).order === missed)), 10_000);
       const replayed = resumed.of('trades').map((e) => JSON.parse(e.data));
       expect(replayed.some((t) => t.order === order && t.kind === 'Added')).toBe(false);
       expect(replayed.find((t) => t.order === missed)).toMatchObject({ kind: 'Added', comment: 'sse-missed' });
@@ -66,11 +66,11 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     const sse = await SseReader.open(streamUrl('trades&users&margin'), setup.client.token);
     const resumed: SseReader[] = [];
     try {
-      await eventually(async () => sse.of('status').length >= 1);
+      await eventually(() => Promise.resolve(sse.of('status').length >= 1));
       const startAt = sse.events.length - 1;
       // A new account (users), its balance and a trade (trades, users, and the account's margin level): every topic.
       const { order } = await openTestTrade(setup.client, 'sse-resume');
-      await eventually(async () => sse.of('trades').some((e) => JSON.parse(e.data).order === order), 10_000);
+      await eventually(() => Promise.resolve(sse.of('trades').some((e) => JSON.parse(e.data).order === order)), 10_000);
       const live = sse.events.slice(startAt).filter((e) => e.id !== null);
       const topics = new Set(live.slice(1).map((e) => e.event));
       expect(topics).toContain('users');
@@ -81,7 +81,7 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
         const r = await SseReader.open(streamUrl('trades&users&margin'), setup.client.token, live[i - 1].id!);
         resumed.push(r);
         const want = live.length - i;
-        await eventually(async () => r.events.filter((e) => e.id !== null).length >= want, 10_000);
+        await eventually(() => Promise.resolve(r.events.filter((e) => e.id !== null).length >= want), 10_000);
         const got = r.events.filter((e) => e.id !== null).slice(0, want);
         expect(got[0], `resumed after ${live[i - 1].id}`).toEqual(live[i]);
         expect(got).toEqual(live.slice(i));
@@ -97,7 +97,7 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
   it('tells a client whose Last-Event-ID is not held to resync', async () => {
     const sse = await SseReader.open(streamUrl('trades'), setup.client.token, '00000000-1');
     try {
-      await eventually(async () => sse.of('resync').length >= 1);
+      await eventually(() => Promise.resolve(sse.of('resync').length >= 1));
       expect(JSON.parse(sse.of('resync')[0].data)).toMatchObject({ connected: true });
     } finally {
       await sse.close();

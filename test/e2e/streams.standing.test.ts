@@ -53,7 +53,7 @@ async function rawHub(token: string, handshake = true) {
   const received: Array<Record<string, any>> = [];
   const closed: { code?: number } = {};
   ws.on('message', (d) => {
-    for (const r of d.toString().split('\u001e').filter(Boolean)) {
+    for (const r of (d as Buffer).toString().split('\u001e').filter(Boolean)) {
       const m = JSON.parse(r);
       received.push(m);
       if (m.type === 1 && m.invocationId) ws.send(JSON.stringify({ type: 3, invocationId: m.invocationId, error: 'no result' }) + '\u001e');
@@ -65,11 +65,11 @@ async function rawHub(token: string, handshake = true) {
   const send = (m: object) => ws.send(JSON.stringify(m) + '\u001e');
   if (handshake) {
     send({ protocol: 'json', version: 1 });
-    await eventually(async () => received.length > 0, 10_000);
+    await eventually(() => Promise.resolve(received.length > 0), 10_000);
     expect(received[0]).toEqual({});
   }
   const completion = async (invocationId: string) => {
-    await eventually(async () => received.some((m) => m.type === 3 && m.invocationId === invocationId), 10_000);
+    await eventually(() => Promise.resolve(received.some((m) => m.type === 3 && m.invocationId === invocationId)), 10_000);
     return received.find((m) => m.type === 3 && m.invocationId === invocationId)!;
   };
   return { ws, received, closed, send, completion, closeMessage: () => received.find((m) => m.type === 7) };
@@ -82,12 +82,12 @@ describe('streams end with their caller', () => {
     const socket = await rawHub(token);
     try {
       expect(sse.status).toBe(200);
-      await eventually(async () => sse.of('ticks').length >= 1, 15_000);
+      await eventually(() => Promise.resolve(sse.of('ticks').length >= 1), 15_000);
       await setDisabled(clientId, true);
-      expect(await eventually(async () => sse.ended, 5_000)).toBe(true);
+      expect(await eventually(() => Promise.resolve(sse.ended), 5_000)).toBe(true);
       expect(sse.events.at(-1)).toMatchObject({ event: 'closed' });
       expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({ code: 'ClientRevoked', message: 'the client is disabled or no longer registered' });
-      expect(await eventually(async () => socket.closed.code !== undefined, 5_000)).toBe(true);
+      expect(await eventually(() => Promise.resolve(socket.closed.code !== undefined), 5_000)).toBe(true);
       expect(socket.closeMessage()).toEqual({ type: 7, error: 'ClientRevoked: the client is disabled or no longer registered', allowReconnect: false });
       expect(socket.closed.code).toBe(1008);
       // Nothing after the close message.
@@ -109,7 +109,7 @@ describe('streams end with their caller', () => {
     try {
       expect(sse.status).toBe(200);
       // Ended at the first check after exp plus the clock tolerance (TOKEN_CLOCK_TOLERANCE_SECONDS, 0 here).
-      expect(await eventually(async () => sse.ended && socket.closed.code !== undefined, 20_000)).toBe(true);
+      expect(await eventually(() => Promise.resolve(sse.ended && socket.closed.code !== undefined), 20_000)).toBe(true);
       expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({ code: 'TokenExpired', message: 'the access token expired: reconnect with a new token' });
       expect(socket.closeMessage()).toEqual({ type: 7, error: 'TokenExpired: the access token expired: reconnect with a new token', allowReconnect: true });
     } finally {
@@ -126,9 +126,9 @@ describe('streams end with their caller', () => {
     const sse = await SseReader.open(sseUrl(stack().platforms.pf5, 'PF5'), token);
     try {
       expect(sse.status).toBe(200);
-      await eventually(async () => sse.events.length >= 1, 10_000);
+      await eventually(() => Promise.resolve(sse.events.length >= 1), 10_000);
       await db.prepare('UPDATE trade_platforms SET organization_id = ? WHERE id = ?').bind(otherOrg, stack().platforms.pf5).run();
-      expect(await eventually(async () => sse.ended, 5_000)).toBe(true);
+      expect(await eventually(() => Promise.resolve(sse.ended), 5_000)).toBe(true);
       expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({ code: 'PlatformRemoved', message: 'the trade platform is no longer registered to this organization' });
     } finally {
       await db.prepare('UPDATE trade_platforms SET organization_id = ? WHERE id = ?').bind(stack().organizationId, stack().platforms.pf5).run();
@@ -151,7 +151,7 @@ describe('hub sockets are bounded', () => {
       expect(before).toBeGreaterThanOrEqual(1);
       // The Close message, then the close frame (the client then answers it: CLOSING, and CLOSED once the transport
       // ends, which local workerd does some seconds later for a socket that never sent a message).
-      expect(await eventually(async () => socket.ws.readyState >= WebSocket.CLOSING, 20_000, 200)).toBe(true);
+      expect(await eventually(() => Promise.resolve(socket.ws.readyState >= WebSocket.CLOSING), 20_000, 200)).toBe(true);
       expect(socket.closeMessage()).toEqual({ type: 7, error: `no handshake within ${HANDSHAKE_SECONDS} s`, allowReconnect: false });
       expect(socket.received).toEqual([socket.closeMessage()]);
       expect(await eventually(async () => (await hubSockets()) === before - 1, 5_000)).toBe(true);
@@ -174,7 +174,7 @@ describe('hub sockets are bounded', () => {
       socket.send({ type: 1, invocationId: 'drop', target: 'UnsubscribeFromTicks', arguments: ['SYM0'] });
       socket.send({ type: 1, invocationId: 'room', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
       expect(await socket.completion('room')).toEqual({ type: 3, invocationId: 'room', result: null });
-      await eventually(async () => socket.received.some((m) => m.target === 'OnTick' && m.arguments[0].symbol === 'EURUSD'), 15_000);
+      await eventually(() => Promise.resolve(socket.received.some((m) => m.target === 'OnTick' && m.arguments[0].symbol === 'EURUSD')), 15_000);
       for (let i = 0; i < 64; i++) socket.send({ type: 4, invocationId: `t${i}`, target: 'StreamTrades', arguments: [] });
       socket.send({ type: 4, invocationId: 't64', target: 'StreamTrades', arguments: [] });
       expect((await socket.completion('t64')).error).toBe('StreamTrades: at most 64 open streams per connection: cancel one first');

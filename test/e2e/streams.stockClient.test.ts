@@ -63,7 +63,7 @@ describe('a stock SignalR client at its default log level', () => {
       for (const symbol of SYMBOLS) await connection.invoke('SubscribeToTicks', symbol);
       connection.stream('StreamTrades').subscribe({ next: (t: Record<string, unknown>) => { trades.push(t); }, error: () => {}, complete: () => {} });
       ({ order } = await openTrade(setup.client, 'stock client'));
-      await eventually(async () => trades.some((t) => t.order === order), 10_000);
+      await eventually(() => Promise.resolve(trades.some((t) => t.order === order)), 10_000);
       // The rest of a 10 s session, the stream object asked along the way whether it finds the socket slow.
       // The session's length is what is tested (a stock client keeps its socket alive itself): sampled each second.
       const until = Date.now() + 8_000;
@@ -98,7 +98,7 @@ describe('a stock SignalR client at its default log level', () => {
       await connection.start();
       expect(await connection.invoke('EnableFlowControl')).toBe(true);
       await connection.invoke('SubscribeToTicks', 'EURUSD');
-      await eventually(async () => checks >= 2 && ticks.length >= 2, 10_000);
+      await eventually(() => Promise.resolve(checks >= 2 && ticks.length >= 2), 10_000);
       await connection.stop();
     }
     expect(complaints(lines)).toEqual([]);

@@ -51,8 +51,8 @@ function runTerminal(env: Record<string, string>): Promise<{ child: ChildProcess
       const url = /Web terminal: (http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
       if (url) done({ child, output: () => output, url });
     };
-    child.stdout!.on('data', (d) => { output += d; seen(); });
-    child.stderr!.on('data', (d) => { output += d; });
+    child.stdout.on('data', (d) => { output += d; seen(); });
+    child.stderr.on('data', (d) => { output += d; });
     child.on('exit', () => done({ child, output: () => output, url: null }));
   });
 }
@@ -104,7 +104,7 @@ async function signIn(page: Page, expectLog: string) {
   // The log's newest lines come first.
   await page.waitForFunction((before: number, text: string) => {
     const items = [...document.querySelectorAll('#log li')];
-    return items.slice(0, items.length - before).some((li) => li.textContent!.includes(text));
+    return items.slice(0, items.length - before).some((li) => li.textContent.includes(text));
   }, { timeout: 20_000 }, logged, expectLog);
 }
 
@@ -162,7 +162,7 @@ describe('npm run terminal', () => {
     const page = await open('/');
     await enter(page, 'gateway', other.origin);
     await signIn(page, `may connect only to ${gateway.origin}`);
-    expect(await page.$$eval('#log li', (items) => items.map((li) => li.textContent!.replace(/^.*?  /, ''))))
+    expect(await page.$$eval('#log li', (items) => items.map((li) => li.textContent.replace(/^.*? {2}/, ''))))
       .toContain(`Not sent to ${other.origin}/connect/token: this page may connect only to ${gateway.origin}.`);
     expect(other.requests).toEqual([]);
     await page.close();
@@ -171,7 +171,7 @@ describe('npm run terminal', () => {
   it('refuses a GATEWAY_URL that is not an http(s) origin, naming it', async () => {
     const run = await runTerminal({ GATEWAY_URL: 'http://127.0.0.1:8787/api', TERMINAL_PORT: '0' });
     expect(run.url).toBeNull();
-    expect(await eventually(async () => run.child.exitCode, 10_000)).toBe(1);
+    expect(await eventually(() => Promise.resolve(run.child.exitCode), 10_000)).toBe(1);
     expect(run.output()).toContain(`terminal refused: GATEWAY_URL must be the gateway's origin alone, with no credentials, path, query or fragment (got "http://127.0.0.1:8787/api")`);
   }, 60_000);
 });

@@ -117,7 +117,7 @@ describe('the web terminal on its own origin', () => {
     await page.waitForFunction((l: number) => Number(document.querySelector<HTMLElement>('#account-rows tr')?.dataset.login) !== l, {}, page1[0]);
     expect(await logins()).toEqual(expected.slice(10, 20));
     // The page's policy let through every connection it made, the hub's WebSocket among them.
-    expect(await page.$$eval('#log li', (items) => items.map((li) => li.textContent).filter((t) => t!.includes('Not sent to')))).toEqual([]);
+    expect(await page.$$eval('#log li', (items) => items.map((li) => li.textContent).filter((t) => t.includes('Not sent to')))).toEqual([]);
   }, 60_000);
 
   it('shows a trade opened from the account view from the stream, and drops it when closed', async () => {

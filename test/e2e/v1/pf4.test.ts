@@ -12,7 +12,7 @@ import { CON_COMMON_SCHEMAS, CON_COMMON_SENSITIVE } from '../../../shared/catalo
 import { shapeRecord } from '../../../shared/records/shape.js';
 import { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackForFile, type Client } from '../support.js';
-import { call, fails, notFound, ok, platformRefuses, refuses, type CallOptions } from './api.js';
+import { call, notFound, ok, platformRefuses, refuses, type CallOptions } from './api.js';
 
 const PASSWORD = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;

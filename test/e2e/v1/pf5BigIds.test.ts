@@ -142,9 +142,9 @@ describe('PF5 logins beyond 2^53 − 1', () => {
     const sse = await SseReader.open(`${c.stack.edgeUrl}${c.v2pf5}/Stream?users`, c.token);
     try {
       expect(sse.status).toBe(200);
-      await eventually(async () => sse.of('status').length > 0, 10_000);
+      await eventually(() => Promise.resolve(sse.of('status').length > 0), 10_000);
       await exactOk('v1.PF5.UserAdd', { rawBody: addBody(C, 'Cy') });
-      const streamed = await eventually(async () => sse.of('users').find((e) => e.data.includes(`"login":${C}`)) ?? null, 10_000);
+      const streamed = await eventually(() => Promise.resolve(sse.of('users').find((e) => e.data.includes(`"login":${C}`)) ?? null), 10_000);
       expect(streamed, 'the new account is streamed with its exact login').not.toBeNull();
       expect(parseJson(streamed!.data)).toMatchObject({ kind: 'Added', login: C, name: 'Cy Exact' });
     } finally {

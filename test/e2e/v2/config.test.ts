@@ -5,7 +5,6 @@
  * what was added and find the list as it was. The three sections are Type 1 replaces: one field changes, the others
  * (the preserved ones included) keep their values. Whatever a test changes it puts back.
  */
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openapiComponents } from '../../../shared/records/contract.js';
 import { PF4_SERVER_ONLY, withoutServerOnly, type Pf4ServerOnlyKind } from '../../../sim/pf4/serverOnlyFields.js';

@@ -29,7 +29,7 @@ async function buy(login: number, symbol = 'EURUSD', volume = 10) {
 /** Waits until this machine's clock (the trading server's too) is in the next whole second. */
 async function nextSecond(): Promise<void> {
   const next = (Math.floor(Date.now() / 1000) + 1) * 1000;
-  expect(await eventually(async () => Date.now() >= next, 2000, 10)).toBe(true);
+  expect(await eventually(() => Promise.resolve(Date.now() >= next), 2000, 10)).toBe(true);
 }
 
 /** The fields of a margin level that only trade and balance operations move (equity, free and level float with quotes). */

@@ -4,7 +4,6 @@
  * read with a manager session of the test's own.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PF4_SERVER } from '../../../launcher/demo.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
 import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client } from '../support.js';
