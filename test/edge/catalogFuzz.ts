@@ -88,7 +88,7 @@ export function requestsFor(entry: Operation): fc.Arbitrary<FuzzRequest> {
     otherMethod: fc.integer({ min: 0, max: 19 }),
   }).map(({ values, query, confirm, body, timeout, key, otherMethod }) => {
     let i = 0;
-    const path = entry.path.replace(/\{(\w+)\}/g, () => encodeSegment(values[i++] as string));
+    const path = entry.path.replace(/\{(\w+)\}/g, () => encodeSegment(values[i++]));
     const search = new URLSearchParams();
     for (const [k, v] of query) search.append(k, v);
     if (confirm) search.set('confirm', 'true');

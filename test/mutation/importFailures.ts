@@ -34,9 +34,9 @@ export class ImportFailures implements Reporter {
 
   onTestRunEnd(_modules: ReadonlyArray<TestModule>): void {
     for (const file of (this.vitest?.state.getFiles() ?? []) as unknown as FileTask[]) {
-      if (file.result?.state !== 'fail' || failedTest(file.tasks as Task[])) continue;
-      const loaded = hasTests(file.tasks as Task[]);
-      const errors = errorsOf(file as unknown as Task);
+      if (file.result?.state !== 'fail' || failedTest(file.tasks)) continue;
+      const loaded = hasTests(file.tasks);
+      const errors = errorsOf(file);
       file.tasks.push({
         type: 'test', name: loaded ? 'runs its set-up' : 'loads its imports', mode: 'run', file, suite: undefined, tasks: undefined,
         result: { state: 'fail', errors: errors.length > 0 ? errors : [{ message: loaded ? 'the test file\'s set-up failed' : 'the test file failed to load' }], duration: 0 },

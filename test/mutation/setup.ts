@@ -37,7 +37,7 @@ const coverage = (): Coverage => {
 
 function testId(task: { name: string; file?: { filepath: string }; suite?: { name: string; suite?: unknown } }): string {
   const names = [task.name];
-  let suite = task.suite as { name: string; suite?: unknown } | undefined;
+  let suite = task.suite;
   while (suite) {
     names.unshift(suite.name);
     suite = suite.suite as typeof suite;
@@ -104,7 +104,7 @@ if (measuring) {
 
   const tests: string[] = [];
   afterEach(async ({ task }) => {
-    const id = testId(task as never);
+    const id = testId(task);
     tests.push(id);
     const mine = (coverage().perTest[id] ??= {});
     add(mine, await takeEdgeCoverage());

@@ -34,7 +34,7 @@ export async function startTestingWorker(
   // trips, and on a loaded machine a late wake-up of one hands the next call another's answer, failing every call after.
   const forwarded: Record<string, { className: string; scriptName: string; useSQLite?: boolean }> = {};
   for (const w of workers) {
-    for (const [binding, target] of Object.entries(w.durableObjects ?? {}) as Array<[string, string | { className: string; scriptName?: string; useSQLite?: boolean }]>) {
+    for (const [binding, target] of Object.entries<string | { className: string; scriptName?: string; useSQLite?: boolean }>(w.durableObjects ?? {})) {
       if (typeof target === 'string') forwarded[`${w.name}:${binding}`] = { className: target, scriptName: w.name };
       else forwarded[`${w.name}:${binding}`] = { className: target.className, scriptName: target.scriptName ?? w.name, ...(target.useSQLite ? { useSQLite: true } : {}) };
     }
@@ -64,6 +64,7 @@ export async function startTestingWorker(
   };
   return {
     mf,
+    // eslint-disable-next-line @typescript-eslint/require-await -- an unknown binding rejects the await, as a missing object does
     async object<T>(binding: string, name: string, worker?: string) {
       const key = `${worker ?? workers[0].name}:${binding}`;
       if (!forwarded[key]) throw new Error(`no object binding ${binding} on worker ${worker ?? workers[0].name}`);

@@ -97,7 +97,7 @@ export function responseErrors(entry: Operation, data: unknown): string[] {
   if (typeof entry.response === 'string') {
     const list = entry.response.endsWith('[]');
     const name = list ? entry.response.slice(0, -2) : entry.response;
-    if (!(name in (openapiComponents as Record<string, unknown>))) return edgeRecordErrors(name, list, data);
+    if (!(name in openapiComponents)) return edgeRecordErrors(name, list, data);
   }
   return contractErrors(entry, data);
 }

@@ -51,6 +51,7 @@ export class ScriptedSession {
     return this.script.length;
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- the session's request: an unscripted or failing call rejects, as the real one does
   async request(command: string, args: Record<string, unknown> | undefined, deadline: CallDeadline, context?: FailureContext): Promise<unknown> {
     this.sent.push({ command, args, deadline, context });
     const next = this.script.shift();

@@ -17,9 +17,9 @@ Date.now = () => realNow() + offset;
 
 export class ClockedLink extends PlatformLink {
   /** Moves this isolate's clock forward; answers the new now. */
-  async advanceClock(ms: number): Promise<number> {
+  advanceClock(ms: number): Promise<number> {
     offset += ms;
-    return Date.now();
+    return Promise.resolve(Date.now());
   }
 
   /** `call`, with what it throws answered as its message (a rejected RPC does not reach the test intact). */
@@ -44,19 +44,20 @@ export interface SettledOutcome {
 const settled: SettledOutcome[] = [];
 
 export class RecordingLedger extends DurableObject {
-  async settle(callId: string, report: LateFrame['late']['report']): Promise<void> {
+  settle(callId: string, report: LateFrame['late']['report']): Promise<void> {
     settled.push({ ledger: this.ctx.id.toString(), callId, report });
+    return Promise.resolve();
   }
 
   /** The late outcomes this ledger received. */
-  async received(): Promise<Array<Omit<SettledOutcome, 'ledger'>>> {
+  received(): Promise<Array<Omit<SettledOutcome, 'ledger'>>> {
     const mine = this.ctx.id.toString();
-    return settled.filter((s) => s.ledger === mine).map(({ callId, report }) => ({ callId, report }));
+    return Promise.resolve(settled.filter((s) => s.ledger === mine).map(({ callId, report }) => ({ callId, report })));
   }
 
   /** How many late outcomes every ledger of this isolate received. */
-  async total(): Promise<number> {
-    return settled.length;
+  total(): Promise<number> {
+    return Promise.resolve(settled.length);
   }
 }
 
