@@ -10,7 +10,6 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { OUTCOME_OP, type CallFrame, type CallFailed, type CallOk, type LateFrame } from '../../shared/frames.js';
 import { REPLICATE_OP } from '../../shared/replication.js';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
-import { valueText } from '../../shared/valueText.js';
 
 export const BROKER_SECRET = 'test-broker-secret';
 
@@ -87,7 +86,7 @@ export async function startFakeBroker(): Promise<FakeBroker> {
       ws.on('close', () => sockets.delete(ws));
       ws.send(JSON.stringify({ hello: { broker: 'fake', version: 'test' } }));
       ws.on('message', (raw) => {
-        const frame = JSON.parse(valueText(raw)) as CallFrame;
+        const frame = JSON.parse((raw as Buffer).toString('utf8')) as CallFrame;
         // Link objects ask for edge replicas when a link opens: this broker has none, and refuses as an older one does.
         if (frame.op === REPLICATE_OP) {
           broker.replications++;
