@@ -9,28 +9,61 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Written by generators and compared with what they write by tests (npm run gen:records, gen:client): their text is
- * the generator's, so they are neither linted nor formatted (.prettierignore lists them too).
+ * the generator's, so they are neither linted nor formatted (biome.jsonc leaves them out too).
  */
 const GENERATED = ['shared/records/contract.ts', 'shared/records/contractOperations.ts', 'clients/typescript/api.d.ts'];
 
 /** Tests, their harnesses and the benches and drills. */
 const TEST_CODE = ['**/*.test.ts', 'test/**', 'bench/**', '**/testing/**', '**/testSupport.ts'];
 
-const UNUSED = { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true };
+const UNUSED = {
+  argsIgnorePattern: '^_',
+  varsIgnorePattern: '^_',
+  caughtErrorsIgnorePattern: '^_',
+  ignoreRestSiblings: true,
+};
 
 /** Globals of the plain JavaScript files (the TypeScript files get theirs from the compiler). */
-const NODE_GLOBALS = { process: 'readonly', Buffer: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' };
+const NODE_GLOBALS = {
+  process: 'readonly',
+  Buffer: 'readonly',
+  console: 'readonly',
+  URL: 'readonly',
+  setTimeout: 'readonly',
+  clearTimeout: 'readonly',
+};
 const BROWSER_GLOBALS = {
-  window: 'readonly', document: 'readonly', location: 'readonly', console: 'readonly', alert: 'readonly', crypto: 'readonly',
-  fetch: 'readonly', Request: 'readonly', URL: 'readonly', URLSearchParams: 'readonly', EventSource: 'readonly',
-  AbortController: 'readonly', AbortSignal: 'readonly', TextDecoderStream: 'readonly', Option: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+  window: 'readonly',
+  document: 'readonly',
+  location: 'readonly',
+  console: 'readonly',
+  alert: 'readonly',
+  crypto: 'readonly',
+  fetch: 'readonly',
+  Request: 'readonly',
+  URL: 'readonly',
+  URLSearchParams: 'readonly',
+  EventSource: 'readonly',
+  AbortController: 'readonly',
+  AbortSignal: 'readonly',
+  TextDecoderStream: 'readonly',
+  Option: 'readonly',
+  setTimeout: 'readonly',
+  clearTimeout: 'readonly',
   signalR: 'readonly', // @microsoft/signalr's browser bundle, loaded by index.html before the terminal's modules
 };
 
 export default tseslint.config(
   {
     ignores: [
-      '**/node_modules/', 'dist/', '.wrangler/', '.data/', 'test-artifacts/', 'reports/', '.stryker-tmp*/', 'scratch-cf/',
+      '**/node_modules/',
+      'dist/',
+      '.wrangler/',
+      '.data/',
+      'test-artifacts/',
+      'reports/',
+      '.stryker-tmp*/',
+      'scratch-cf/',
       ...GENERATED,
     ],
   },

@@ -12,7 +12,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { terminalTextForTests } from './launcher/workerAssets.js';
 
 const root = import.meta.dirname;
-const UNIT_FOLDERS = ['shared', 'bridge', 'broker', 'sim', 'workers', 'scripts', 'bench', 'launcher', 'examples/bridge-minimal'];
+const UNIT_FOLDERS = [
+  'shared',
+  'bridge',
+  'broker',
+  'sim',
+  'workers',
+  'scripts',
+  'bench',
+  'launcher',
+  'examples/bridge-minimal',
+];
 
 /** The test files under `folder`, relative to the root. */
 function testFiles(folder: string): string[] {
@@ -40,7 +50,8 @@ const shared = unitFiles.filter((file) => !ownProcess.includes(file));
 class ProcessTestsFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const startsProcesses = (file: TestSpecification) => relative(root, file.moduleId).replaceAll('\\', '/').startsWith('test/');
+    const startsProcesses = (file: TestSpecification) =>
+      relative(root, file.moduleId).replaceAll('\\', '/').startsWith('test/');
     return [...sorted.filter(startsProcesses), ...sorted.filter((file) => !startsProcesses(file))];
   }
 }
@@ -58,7 +69,15 @@ export default defineConfig({
     projects: [
       // The files that start processes share their workers' modules too (importing Miniflare, esbuild and the
       // launcher once per worker, not once per file), each leaving the environment as it found it.
-      { extends: true, test: { name: 'processes', include: ['test/**/*.test.ts'], isolate: false, setupFiles: ['test/support/ownEnvironment.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: ['test/**/*.test.ts'],
+          isolate: false,
+          setupFiles: ['test/support/ownEnvironment.ts'],
+        },
+      },
       { extends: true, test: { name: 'units', include: shared, isolate: false } },
       { extends: true, test: { name: 'units apart', include: ownProcess } },
     ],

@@ -18,9 +18,11 @@ import { ImportFailures } from './test/mutation/importFailures.js';
  */
 class QuickestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const kind = (f: TestSpecification) => (/[\\/]test[\\/]e2e[\\/]/.test(f.moduleId) ? 2 : /[\\/]test[\\/]edge[\\/]/.test(f.moduleId) ? 1 : 0);
+    const kind = (f: TestSpecification) =>
+      /[\\/]test[\\/]e2e[\\/]/.test(f.moduleId) ? 2 : /[\\/]test[\\/]edge[\\/]/.test(f.moduleId) ? 1 : 0;
     const duration = (f: TestSpecification) =>
-      this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`)?.duration ?? Number.MAX_SAFE_INTEGER;
+      this.ctx.cache.getFileTestResults(`${f.project.name}:${relative(this.ctx.config.root, f.moduleId)}`)?.duration ??
+      Number.MAX_SAFE_INTEGER;
     return [...files].sort((a, b) => kind(a) - kind(b) || duration(a) - duration(b));
   }
 }

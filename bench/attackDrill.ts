@@ -49,7 +49,9 @@ import { attackSilentSockets, attackStreams, attackSubscriptions } from './attac
 
 async function main(): Promise<number> {
   const started = Date.now();
-  console.log(`attack drill: fresh stacks on temporary data folders; REGISTRY_CACHE_SECONDS ${CACHE_SECONDS}, rate-limit window ${WINDOW_MS / 1000} s`);
+  console.log(
+    `attack drill: fresh stacks on temporary data folders; REGISTRY_CACHE_SECONDS ${CACHE_SECONDS}, rate-limit window ${WINDOW_MS / 1000} s`,
+  );
   const drill = new Drill();
   let dataDir: string | undefined;
   try {
@@ -60,7 +62,9 @@ async function main(): Promise<number> {
     for (let i = 1; i <= STARTS_POLLED + 1; i++) {
       const polled = i <= STARTS_POLLED;
       if (!polled && dataDir) break;
-      progress(`0: start ${i} on a fresh data folder${polled ? ', polling /healthz and /connect/token every 100 ms' : ', not polled'}`);
+      progress(
+        `0: start ${i} on a fresh data folder${polled ? ', polling /healthz and /connect/token every 100 ms' : ', not polled'}`,
+      );
       if (dataDir && i <= STARTS_POLLED) {
         await drill.stack.close();
         rmSync(dataDir, { recursive: true, force: true });
@@ -73,7 +77,12 @@ async function main(): Promise<number> {
     }
     const failed = attempts.filter((a) => a.includes('start FAILED')).length;
     attempts.unshift(`${failed} of ${STARTS_POLLED} polled starts failed`);
-    drill.found({ id: '0', title: 'a fresh data folder polled from the first moment of the start', figures: attempts.join('. '), held: allHeld });
+    drill.found({
+      id: '0',
+      title: 'a fresh data folder polled from the first moment of the start',
+      figures: attempts.join('. '),
+      held: allHeld,
+    });
     if (!dataDir) throw new Error('the stack did not start');
     console.log(`stack: ${dataDir}, edge ${drill.edgeUrl}`);
 
@@ -99,7 +108,9 @@ async function main(): Promise<number> {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
   const held = drill.findings.filter((f) => f.held).length;
-  console.log(`${held} of ${drill.findings.length} findings held; ${Math.round((Date.now() - started) / 1000)} s in all`);
+  console.log(
+    `${held} of ${drill.findings.length} findings held; ${Math.round((Date.now() - started) / 1000)} s in all`,
+  );
   return held === drill.findings.length ? 0 : 1;
 }
 

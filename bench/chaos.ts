@@ -10,7 +10,9 @@
 import { appendFileSync } from 'node:fs';
 import { CHAOS_FAULTS, formatChaosReport, runChaos, type ChaosFault } from './chaosDrill.js';
 
-const faults = (process.env.CHAOS_FAULTS?.split(',').map((f) => f.trim()).filter(Boolean) ?? CHAOS_FAULTS) as ChaosFault[];
+const faults = (process.env.CHAOS_FAULTS?.split(',')
+  .map((f) => f.trim())
+  .filter(Boolean) ?? CHAOS_FAULTS) as ChaosFault[];
 const unknown = faults.filter((f) => !CHAOS_FAULTS.includes(f));
 if (unknown.length) {
   console.error(`chaos refused: unknown fault ${unknown.join(', ')} (known: ${CHAOS_FAULTS.join(', ')})`);
@@ -33,7 +35,9 @@ const report = await runChaos({
   writers: number('CHAOS_WRITERS', 4),
   faults,
   log: (line) => console.log(line),
-  ...(process.env.CHAOS_LOG ? { stackLog: (line: string) => appendFileSync(process.env.CHAOS_LOG!, `${new Date().toISOString()} ${line}\n`) } : {}),
+  ...(process.env.CHAOS_LOG
+    ? { stackLog: (line: string) => appendFileSync(process.env.CHAOS_LOG!, `${new Date().toISOString()} ${line}\n`) }
+    : {}),
 });
 console.log(formatChaosReport(report));
 console.log(JSON.stringify(report));

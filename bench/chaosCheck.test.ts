@@ -7,9 +7,20 @@ import { describe, expect, it } from 'vitest';
 import { checkChaos, type BankOp, type ChaosInput, type HistoryEntry } from './chaosCheck.js';
 
 const P = 'ck-t-';
-const op = (n: number, login: number, amount: number, final: BankOp['final'] = 'applied', at = 1000 * n): BankOp =>
-  ({ key: `${P}${n}`, login, amount, final, startedAt: at, endedAt: at + 100 });
-const entry = (order: number, login: number, profit: number, key: string): HistoryEntry => ({ order, login, profit, comment: key });
+const op = (n: number, login: number, amount: number, final: BankOp['final'] = 'applied', at = 1000 * n): BankOp => ({
+  key: `${P}${n}`,
+  login,
+  amount,
+  final,
+  startedAt: at,
+  endedAt: at + 100,
+});
+const entry = (order: number, login: number, profit: number, key: string): HistoryEntry => ({
+  order,
+  login,
+  profit,
+  comment: key,
+});
 
 /** Two accounts, three operations each applied once, reads that only grow, a stream that saw every balance. */
 function clean(): ChaosInput {
@@ -28,18 +39,21 @@ function clean(): ChaosInput {
       { client: 'live', subject: 'history 100', value: 1 },
       { client: 'live', subject: 'history 100', value: 2 },
     ],
-    streams: [{
-      client: 'sse', fromStart: true,
-      items: [
-        { type: 'status', connected: true },
-        { type: 'balance', login: 100, balance: 500 },
-        { type: 'balance', login: 200, balance: 300 },
-        { type: 'balance', login: 100, balance: 479.5 },
-        // A change of something else of the account: the same balance again.
-        { type: 'balance', login: 100, balance: 479.5 },
-        { type: 'balance', login: 200, balance: 307.25 },
-      ],
-    }],
+    streams: [
+      {
+        client: 'sse',
+        fromStart: true,
+        items: [
+          { type: 'status', connected: true },
+          { type: 'balance', login: 100, balance: 500 },
+          { type: 'balance', login: 200, balance: 300 },
+          { type: 'balance', login: 100, balance: 479.5 },
+          // A change of something else of the account: the same balance again.
+          { type: 'balance', login: 100, balance: 479.5 },
+          { type: 'balance', login: 200, balance: 307.25 },
+        ],
+      },
+    ],
     losingFaults: [],
   };
 }
@@ -99,7 +113,12 @@ describe('the chaos checker', () => {
     input.ops[2].final = 'unknowable'; // 3000..3100, applied
     input.losingFaults = [{ kind: 'broker-kill', from: 2050, to: 2500 }];
     expect(checkChaos(input)).toStrictEqual({
-      violations: [{ kind: 'unknowable without a fault', detail: `${P}3 (300 on 200) answered "cannot be known" with no fault that loses an outcome in flight` }],
+      violations: [
+        {
+          kind: 'unknowable without a fault',
+          detail: `${P}3 (300 on 200) answered "cannot be known" with no fault that loses an outcome in flight`,
+        },
+      ],
       applied: 4,
       unknowable: { keys: 2, applied: 2 },
     });
@@ -109,7 +128,9 @@ describe('the chaos checker', () => {
     const input = clean();
     input.reads.push({ client: 'cached', subject: 'balance 200', value: 300 });
     input.reads.push({ client: 'other', subject: 'balance 200', value: 1 });
-    expect(checkChaos(input).violations).toStrictEqual([{ kind: 'stale read', detail: 'cached: balance 200 300 after 307.25' }]);
+    expect(checkChaos(input).violations).toStrictEqual([
+      { kind: 'stale read', detail: 'cached: balance 200 300 after 307.25' },
+    ]);
   });
 
   it('reports a skipped stream event, unless a resync notice came in between', () => {
@@ -120,7 +141,13 @@ describe('the chaos checker', () => {
       { kind: 'skipped', detail: 'sse: 100 went from 0 to 479.5, skipping 1 balance event(s) without a resync' },
     ]);
     const told = clean();
-    told.streams[0].items.splice(1, 1, { type: 'status', connected: false }, { type: 'resync' }, { type: 'status', connected: true });
+    told.streams[0].items.splice(
+      1,
+      1,
+      { type: 'status', connected: false },
+      { type: 'resync' },
+      { type: 'status', connected: true },
+    );
     expect(kinds(told)).toStrictEqual([]);
   });
 
@@ -134,7 +161,7 @@ describe('the chaos checker', () => {
     ]);
   });
 
-  it('lets a stream opened late begin anywhere in an account\'s history', () => {
+  it("lets a stream opened late begin anywhere in an account's history", () => {
     const input = clean();
     input.streams[0].fromStart = false;
     input.streams[0].items.splice(1, 2);

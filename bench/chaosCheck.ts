@@ -63,7 +63,12 @@ export interface ReadSeen {
 
 /** What a stream client saw, in order: a balance of an account, a resync notice, a status change. */
 export type StreamItem =
-  | { type: 'balance'; login: number; balance: number; /** When it came (epoch ms), named in a violation. */ at?: number }
+  | {
+      type: 'balance';
+      login: number;
+      balance: number /** When it came (epoch ms), named in a violation. */;
+      at?: number;
+    }
   | { type: 'resync' }
   | { type: 'status'; connected: boolean };
 
@@ -93,9 +98,17 @@ export interface ChaosInput {
 }
 
 export type ViolationKind =
-  | 'lost' | 'doubled' | 'refused but applied' | 'unexplained entry' | 'balance'
-  | 'unknown left' | 'unknowable without a fault'
-  | 'stale read' | 'skipped' | 'unexplained event' | 'stream short';
+  | 'lost'
+  | 'doubled'
+  | 'refused but applied'
+  | 'unexplained entry'
+  | 'balance'
+  | 'unknown left'
+  | 'unknowable without a fault'
+  | 'stale read'
+  | 'skipped'
+  | 'unexplained event'
+  | 'stream short';
 
 export interface Violation {
   kind: ViolationKind;
@@ -128,7 +141,10 @@ export function checkChaos(input: ChaosInput): ChaosVerdict {
         continue;
       }
       if (op.login !== entry.login || cents(op.amount) !== cents(entry.profit)) {
-        add('unexplained entry', `#${entry.order} on ${entry.login} of ${entry.profit}: key ${op.key} was ${op.amount} on ${op.login}`);
+        add(
+          'unexplained entry',
+          `#${entry.order} on ${entry.login} of ${entry.profit}: key ${op.key} was ${op.amount} on ${op.login}`,
+        );
       }
       entriesOf.set(entry.comment, [...(entriesOf.get(entry.comment) ?? []), entry]);
     }
@@ -139,23 +155,44 @@ export function checkChaos(input: ChaosInput): ChaosVerdict {
   for (const op of input.ops) {
     const n = entriesOf.get(op.key)?.length ?? 0;
     if (n > 0) applied++;
-    if (n > 1) add('doubled', `${op.key} (${op.amount} on ${op.login}) applied ${n} times: #${entriesOf.get(op.key)!.map((e) => e.order).join(', #')}`);
-    if (op.final === 'applied' && n === 0) add('lost', `${op.key} (${op.amount} on ${op.login}) answered as applied, not in the history`);
-    if (op.final === 'refused' && n > 0) add('refused but applied', `${op.key} (${op.amount} on ${op.login}) answered as refused, in the history`);
-    if (op.final === null) add('unknown left', `${op.key} (${op.amount} on ${op.login}) has no final answer after its retries (in the history: ${n})`);
+    if (n > 1)
+      add(
+        'doubled',
+        `${op.key} (${op.amount} on ${op.login}) applied ${n} times: #${entriesOf
+          .get(op.key)!
+          .map((e) => e.order)
+          .join(', #')}`,
+      );
+    if (op.final === 'applied' && n === 0)
+      add('lost', `${op.key} (${op.amount} on ${op.login}) answered as applied, not in the history`);
+    if (op.final === 'refused' && n > 0)
+      add('refused but applied', `${op.key} (${op.amount} on ${op.login}) answered as refused, in the history`);
+    if (op.final === null)
+      add(
+        'unknown left',
+        `${op.key} (${op.amount} on ${op.login}) has no final answer after its retries (in the history: ${n})`,
+      );
     if (op.final === 'unknowable') {
       unknowable.keys++;
       if (n > 0) unknowable.applied++;
       const during = input.losingFaults.find((f) => op.startedAt <= f.to && op.endedAt >= f.from);
-      if (!during) add('unknowable without a fault', `${op.key} (${op.amount} on ${op.login}) answered "cannot be known" with no fault that loses an outcome in flight`);
+      if (!during)
+        add(
+          'unknowable without a fault',
+          `${op.key} (${op.amount} on ${op.login}) answered "cannot be known" with no fault that loses an outcome in flight`,
+        );
     }
   }
 
   for (const account of input.accounts) {
-    const sum = input.ops.filter((op) => op.login === account.login && (entriesOf.get(op.key)?.length ?? 0) > 0)
+    const sum = input.ops
+      .filter((op) => op.login === account.login && (entriesOf.get(op.key)?.length ?? 0) > 0)
       .reduce((s, op) => s + cents(op.amount), 0);
     if (cents(account.opening) + sum !== cents(account.closing)) {
-      add('balance', `${account.login}: closing ${account.closing}, opening ${account.opening} + applied ${sum / 100} = ${(cents(account.opening) + sum) / 100}`);
+      add(
+        'balance',
+        `${account.login}: closing ${account.closing}, opening ${account.opening} + applied ${sum / 100} = ${(cents(account.opening) + sum) / 100}`,
+      );
     }
   }
 
@@ -163,22 +200,29 @@ export function checkChaos(input: ChaosInput): ChaosVerdict {
   for (const read of input.reads) {
     const id = `${read.client}\u0000${read.subject}`;
     const before = highest.get(id);
-    if (before !== undefined && read.value < before) add('stale read', `${read.client}: ${read.subject} ${read.value} after ${before}${when(read.at)}`);
+    if (before !== undefined && read.value < before)
+      add('stale read', `${read.client}: ${read.subject} ${read.value} after ${before}${when(read.at)}`);
     if (before === undefined || read.value > before) highest.set(id, read.value);
   }
 
-  const prefixes = new Map(input.accounts.map((a) => {
-    const balances = [0];
-    for (const e of a.history) balances.push((balances.at(-1)! + cents(e.profit)));
-    return [a.login, balances] as const;
-  }));
+  const prefixes = new Map(
+    input.accounts.map((a) => {
+      const balances = [0];
+      for (const e of a.history) balances.push(balances.at(-1)! + cents(e.profit));
+      return [a.login, balances] as const;
+    }),
+  );
   for (const stream of input.streams) checkStream(stream, prefixes, add);
 
   return { violations, applied, unknowable };
 }
 
 /** One stream client's balance events against the balances each account's history passes through (in cents). */
-function checkStream(stream: StreamSeen, prefixes: ReadonlyMap<number, number[]>, add: (kind: ViolationKind, detail: string) => void): void {
+function checkStream(
+  stream: StreamSeen,
+  prefixes: ReadonlyMap<number, number[]>,
+  add: (kind: ViolationKind, detail: string) => void,
+): void {
   /** Per account: the history index of the last event matched, and whether a resync came since. */
   const at = new Map<number, { index: number; resynced: boolean }>();
   if (stream.fromStart) for (const login of prefixes.keys()) at.set(login, { index: 0, resynced: false });
@@ -194,19 +238,28 @@ function checkStream(stream: StreamSeen, prefixes: ReadonlyMap<number, number[]>
     const from = state?.index ?? 0;
     const index = balances.indexOf(cents(item.balance), from);
     if (index < 0) {
-      add('unexplained event', `${stream.client}: ${item.login} balance ${item.balance}, which its history does not reach from ${balances[from] / 100}${when(item.at)}`);
+      add(
+        'unexplained event',
+        `${stream.client}: ${item.login} balance ${item.balance}, which its history does not reach from ${balances[from] / 100}${when(item.at)}`,
+      );
       continue;
     }
     // Without `fromStart`, the first event of an account may come at any point of its history: the stream began then.
     if (state && index > state.index + 1 && !state.resynced) {
-      add('skipped', `${stream.client}: ${item.login} went from ${balances[state.index] / 100} to ${item.balance}, skipping ${index - state.index - 1} balance event(s) without a resync${when(item.at)}`);
+      add(
+        'skipped',
+        `${stream.client}: ${item.login} went from ${balances[state.index] / 100} to ${item.balance}, skipping ${index - state.index - 1} balance event(s) without a resync${when(item.at)}`,
+      );
     }
     at.set(item.login, { index, resynced: false });
   }
   for (const [login, state] of at) {
     const balances = prefixes.get(login)!;
     if (state.index < balances.length - 1 && !state.resynced) {
-      add('stream short', `${stream.client}: ${login} last seen at ${balances[state.index] / 100}, closing ${balances.at(-1)! / 100}: ${balances.length - 1 - state.index} balance event(s) never came`);
+      add(
+        'stream short',
+        `${stream.client}: ${login} last seen at ${balances[state.index] / 100}, closing ${balances.at(-1)! / 100}: ${balances.length - 1 - state.index} balance event(s) never came`,
+      );
     }
   }
 }

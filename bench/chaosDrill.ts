@@ -38,11 +38,37 @@ import { SseReader } from '../test/support/sse.js';
 import { DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';
 import { firstAccount } from './faultDrill.js';
 import {
-  checkChaos, type BankAccount, type BankOp, type ChaosVerdict, type FaultWindow, type HistoryEntry, type ReadSeen, type StreamItem,
+  checkChaos,
+  type BankAccount,
+  type BankOp,
+  type ChaosVerdict,
+  type FaultWindow,
+  type HistoryEntry,
+  type ReadSeen,
+  type StreamItem,
 } from './chaosCheck.js';
 
-export type ChaosFault = 'broker-kill' | 'broker-stop' | 'broker-term' | 'sim-drop' | 'sim-freeze' | 'sim-delay' | 'sim-restart' | 'link-drop' | 'stream-drop';
-export const CHAOS_FAULTS: ChaosFault[] = ['broker-kill', 'broker-stop', 'broker-term', 'sim-drop', 'sim-freeze', 'sim-delay', 'sim-restart', 'link-drop', 'stream-drop'];
+export type ChaosFault =
+  | 'broker-kill'
+  | 'broker-stop'
+  | 'broker-term'
+  | 'sim-drop'
+  | 'sim-freeze'
+  | 'sim-delay'
+  | 'sim-restart'
+  | 'link-drop'
+  | 'stream-drop';
+export const CHAOS_FAULTS: ChaosFault[] = [
+  'broker-kill',
+  'broker-stop',
+  'broker-term',
+  'sim-drop',
+  'sim-freeze',
+  'sim-delay',
+  'sim-restart',
+  'link-drop',
+  'stream-drop',
+];
 /** Faults under which a keyed call's outcome may be lost for good (docs/api.md): the broker that knew it, or the connection it came back on, gone. */
 const LOSING = new Set<ChaosFault>(['broker-kill', 'broker-stop', 'sim-drop', 'sim-freeze', 'sim-restart']);
 
@@ -63,7 +89,10 @@ export interface ChaosOptions {
   stackLog?: (line: string) => void;
 }
 
-interface Count { ok: number; failed: number }
+interface Count {
+  ok: number;
+  failed: number;
+}
 
 export interface ChaosReport {
   seconds: number;
@@ -71,8 +100,12 @@ export interface ChaosReport {
   /** Faults injected per kind (a drop that found no socket open is not counted). */
   injected: Record<ChaosFault, number>;
   bank: {
-    ops: number; attempts: number; applied: number; refused: number;
-    unknowable: { keys: number; applied: number }; unresolved: number;
+    ops: number;
+    attempts: number;
+    applied: number;
+    refused: number;
+    unknowable: { keys: number; applied: number };
+    unresolved: number;
     /** Why attempts were repeated: an unknown outcome (incl. "in progress"), nothing sent, 429 / TooFrequent, no HTTP answer. */
     retries: { unknown: number; notSent: number; tooFrequent: number; resets: number; other: number };
   };
@@ -88,7 +121,11 @@ const OPENING_DEPOSIT = 100_000;
 /** How long one operation is retried before it is left without a final answer: past the broker's 120 s for a late answer. */
 const SETTLE_MS = 180_000;
 
-type Answer = { status: number; headers: Headers; body: { data?: any; error?: { code: string; managerCode?: unknown; message: string | null } | null } };
+type Answer = {
+  status: number;
+  headers: Headers;
+  body: { data?: any; error?: { code: string; managerCode?: unknown; message: string | null } | null };
+};
 
 export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport> {
   const seconds = options.seconds ?? 1200;
@@ -98,7 +135,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const [calmMin, calmMax] = options.calmMs ?? [1000, 5000];
   const started = Date.now();
   const stack = await startStack({
-    seed: 13, brokers: 2,
+    seed: 13,
+    brokers: 2,
     edgeEntry: fileURLToPath(new URL('./worker/chaosWorker.ts', import.meta.url)),
     edgeVars: { BROKER_FAILBACK_SECONDS: '3', API_RATE_LIMIT: process.env.API_RATE_LIMIT ?? '1000000000' },
     ...(options.stackLog ? { log: options.stackLog } : {}),
@@ -111,14 +149,21 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     const base = `${stack.edgeUrl}/api/v2/PF4/${stack.platforms.pf4}`;
     const run = Date.now().toString(36).slice(-6);
     const keyPrefix = `ck-${run}-`;
-    const request = async (path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer | null> => {
+    const request = async (
+      path: string,
+      init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<Answer | null> => {
       try {
         const res = await fetch(`${base}/${path}`, {
           method: init.method ?? 'GET',
-          headers: { authorization: `Bearer ${token}`, ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...init.headers,
+          },
           body: init.body === undefined ? undefined : JSON.stringify(init.body),
         });
-        return { status: res.status, headers: res.headers, body: await res.json() as Answer['body'] };
+        return { status: res.status, headers: res.headers, body: (await res.json()) as Answer['body'] };
       } catch {
         return null;
       }
@@ -139,7 +184,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     const logins: number[] = [];
     for (let i = 0; i <= count; i++) {
       const made = await request('UserRecordNew', { method: 'POST', body: { group, name: `Chaos ${run} ${i}` } });
-      if (!made?.body.data?.login) throw new Error(`could not open a bank account: ${JSON.stringify(made?.body ?? null)}`);
+      if (!made?.body.data?.login)
+        throw new Error(`could not open a bank account: ${JSON.stringify(made?.body ?? null)}`);
       logins.push(made.body.data.login as number);
     }
     // The last account takes the unkeyed writes; the first only receives deposits (its balance only grows).
@@ -147,11 +193,16 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     const growth = logins[0];
     const bankLogins = new Set(logins);
     const opening = new Map<number, number>();
-    for (const login of logins) opening.set(login, (await mustRead<{ balance: number }>(`UserRecordRequest/${login}`)).balance);
+    for (const login of logins)
+      opening.set(login, (await mustRead<{ balance: number }>(`UserRecordRequest/${login}`)).balance);
 
     // ---- the streams, open before the first operation ----
-    const streams = new Map<string, { items: StreamItem[]; disconnects: number; resyncs: number; reconnects: number }>();
-    const streamOf = (client: string) => streams.get(client) ?? streams.set(client, { items: [], disconnects: 0, resyncs: 0, reconnects: 0 }).get(client)!;
+    const streams = new Map<
+      string,
+      { items: StreamItem[]; disconnects: number; resyncs: number; reconnects: number }
+    >();
+    const streamOf = (client: string) =>
+      streams.get(client) ?? streams.set(client, { items: [], disconnects: 0, resyncs: 0, reconnects: 0 }).get(client)!;
     const see = (client: string, item: StreamItem) => {
       const s = streamOf(client);
       if (item.type === 'resync') s.resyncs++;
@@ -159,7 +210,9 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       s.items.push(item);
     };
     const userItem = (data: { login?: unknown; balance?: unknown }): StreamItem | null =>
-      (typeof data.login === 'number' && bankLogins.has(data.login) && typeof data.balance === 'number' ? { type: 'balance', login: data.login, balance: data.balance, at: Date.now() } : null);
+      typeof data.login === 'number' && bankLogins.has(data.login) && typeof data.balance === 'number'
+        ? { type: 'balance', login: data.login, balance: data.balance, at: Date.now() }
+        : null;
 
     // SSE: events read as they come; an ended stream is opened again with its last event id (replayed, or a resync).
     let sse = await SseReader.open(`${base}/Stream?users&trades`, token);
@@ -168,7 +221,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     const pumpSse = () => {
       for (; sseRead < sse.events.length; sseRead++) {
         const e = sse.events[sseRead];
-        if (e.event === 'status') see('sse', { type: 'status', connected: (JSON.parse(e.data) as { connected: boolean }).connected });
+        if (e.event === 'status')
+          see('sse', { type: 'status', connected: (JSON.parse(e.data) as { connected: boolean }).connected });
         else if (e.event === 'resync') see('sse', { type: 'resync' });
         else if (e.event === 'users') {
           const item = userItem(JSON.parse(e.data));
@@ -182,14 +236,17 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         pumpSse();
         if (sse.ended && streaming) {
           streamOf('sse').reconnects++;
-          log(`${new Date().toISOString().slice(11, 19)} the SSE stream ended: opened again from event ${sse.lastEventId}`);
+          log(
+            `${new Date().toISOString().slice(11, 19)} the SSE stream ended: opened again from event ${sse.lastEventId}`,
+          );
           const last = sse.lastEventId ?? undefined;
           for (let tries = 0; streaming; tries++) {
             try {
               sse = await SseReader.open(`${base}/Stream?users&trades`, token, last);
               break;
             } catch (error) {
-              if (tries % 10 === 0) log(`  the SSE stream could not be opened again: ${String((error as Error).cause ?? error)}`);
+              if (tries % 10 === 0)
+                log(`  the SSE stream could not be opened again: ${String((error as Error).cause ?? error)}`);
               await sleep(200);
             }
           }
@@ -204,27 +261,42 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     // Hub: a closed connection is replaced by a new one, which (reading the state afresh) counts as a resync.
     const openHub = async (): Promise<void> => {
       const connection = new HubConnectionBuilder()
-        .withUrl(`${stack.edgeUrl}/hubs/pf4/v2?tradePlatform=${stack.platforms.pf4}`, { accessTokenFactory: () => token, transport: HttpTransportType.WebSockets })
+        .withUrl(`${stack.edgeUrl}/hubs/pf4/v2?tradePlatform=${stack.platforms.pf4}`, {
+          accessTokenFactory: () => token,
+          transport: HttpTransportType.WebSockets,
+        })
         .configureLogging(LogLevel.None)
         .build();
       hubs.push(connection);
-      connection.on('OnConnectionStatus', (s: { connected: boolean }) => see('hub', { type: 'status', connected: s.connected }));
+      connection.on('OnConnectionStatus', (s: { connected: boolean }) =>
+        see('hub', { type: 'status', connected: s.connected }),
+      );
       connection.on('OnResync', () => see('hub', { type: 'resync' }));
       connection.onclose((error) => {
         if (!streaming) return;
-        log(`${new Date().toISOString().slice(11, 19)} the hub connection closed (${error?.message ?? 'no error'}): a new one opened`);
+        log(
+          `${new Date().toISOString().slice(11, 19)} the hub connection closed (${error?.message ?? 'no error'}): a new one opened`,
+        );
         streamOf('hub').reconnects++;
         see('hub', { type: 'resync' });
         void (async () => {
           while (streaming) {
-            try { return await openHub(); } catch { await sleep(500); }
+            try {
+              return await openHub();
+            } catch {
+              await sleep(500);
+            }
           }
         })();
       });
       await connection.start();
       connection.stream('StreamUserUpdates').subscribe({
-        next: (u: { login?: unknown; balance?: unknown }) => { const item = userItem(u); if (item) see('hub', item); },
-        error: () => {}, complete: () => {},
+        next: (u: { login?: unknown; balance?: unknown }) => {
+          const item = userItem(u);
+          if (item) see('hub', item);
+        },
+        error: () => {},
+        complete: () => {},
       });
     };
     await openHub();
@@ -246,24 +318,34 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     let serial = 0;
     /** One operation, retried under its key until its answer is final (or SETTLE_MS has passed). */
     const settle = async (login: number, amount: number): Promise<void> => {
-      const op: BankOp = { key: `${keyPrefix}${serial++}`, login, amount, final: null, startedAt: Date.now(), endedAt: 0 };
+      const op: BankOp = {
+        key: `${keyPrefix}${serial++}`,
+        login,
+        amount,
+        final: null,
+        startedAt: Date.now(),
+        endedAt: 0,
+      };
       ops.push(op);
       const until = Date.now() + SETTLE_MS;
       while (op.final === null && Date.now() < until) {
         attempts++;
         const r = await request('TradeTransaction?requestTimeout=2', {
-          method: 'POST', headers: { 'idempotency-key': op.key },
+          method: 'POST',
+          headers: { 'idempotency-key': op.key },
           body: { tradeTransactionType: 'BalanceAdd', orderBy: login, price: amount, comment: op.key },
         });
         const wait = Number(r?.headers.get('retry-after')) * 1000 || 200;
         const error = r?.body.error;
         if (!r) retries.resets++;
-        else if (r.status === 429 || (error?.code === 'PF4Error' && error.managerCode === 'TooFrequent')) retries.tooFrequent++;
+        else if (r.status === 429 || (error?.code === 'PF4Error' && error.managerCode === 'TooFrequent'))
+          retries.tooFrequent++;
         else if (error === null && r.body.data) op.final = 'applied';
         else if (error && /cannot be known/.test(error.message ?? '')) op.final = 'unknowable';
         else if (r.headers.get('x-request-outcome') === 'unknown') retries.unknown++;
         else if (error?.code === 'NoConnect') retries.notSent++;
-        else if (error && ['PF4Error', 'NotFound', 'Validation', 'Forbidden'].includes(error.code)) op.final = 'refused';
+        else if (error && ['PF4Error', 'NotFound', 'Validation', 'Forbidden'].includes(error.code))
+          op.final = 'refused';
         else retries.other++;
         if (op.final === null) await sleep(wait);
       }
@@ -318,7 +400,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       let n = 0;
       while (running) {
         const r = await request('TradeTransaction?requestTimeout=2', {
-          method: 'POST', body: { tradeTransactionType: 'BalanceAdd', orderBy: unkeyedLogin, price: 1, comment: `cu-${run}-${n++}` },
+          method: 'POST',
+          body: { tradeTransactionType: 'BalanceAdd', orderBy: unkeyedLogin, price: 1, comment: `cu-${run}-${n++}` },
         });
         if (r?.body.error === null) unkeyed.ok++;
         else if (r?.headers.get('x-request-outcome') === 'unknown') unkeyed.unknown++;
@@ -337,7 +420,10 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     };
     const loops = [
       ...Array.from({ length: options.writers ?? 4 }, (_, n) => writer(n)),
-      reader('cached')(), reader('live')(), unkeyedWriter(), tokenLoop(),
+      reader('cached')(),
+      reader('live')(),
+      unkeyedWriter(),
+      tokenLoop(),
     ];
 
     // ---- the faults ----
@@ -346,7 +432,14 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     const random = new Random(deriveSeed(seed, 'faults'));
     const bothReady = async () => {
       for (let i = 0; i < 300; i++) {
-        const ready = await Promise.all(stack.brokerUrls.map((u) => fetch(`${u}/readyz`).then((r) => r.ok, () => false)));
+        const ready = await Promise.all(
+          stack.brokerUrls.map((u) =>
+            fetch(`${u}/readyz`).then(
+              (r) => r.ok,
+              () => false,
+            ),
+          ),
+        );
         if (ready.every(Boolean)) return;
         await sleep(100);
       }
@@ -401,12 +494,16 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         }
         case 'link-drop': {
           const names = Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) => linkName(stack.platforms.pf4, n));
-          const dropped = await Promise.all(names.map((name) => objectCall<boolean>(stack.edge.miniflare, 'LINKS', name, 'dropBrokerSocket')));
+          const dropped = await Promise.all(
+            names.map((name) => objectCall<boolean>(stack.edge.miniflare, 'LINKS', name, 'dropBrokerSocket')),
+          );
           const n = dropped.filter(Boolean).length;
           return n > 0 ? `${n} of ${names.length} link objects` : null;
         }
         case 'stream-drop':
-          return (await objectCall<boolean>(stack.edge.miniflare, 'STREAMS', stack.platforms.pf4, 'dropBrokerSocket')) ? '' : null;
+          return (await objectCall<boolean>(stack.edge.miniflare, 'STREAMS', stack.platforms.pf4, 'dropBrokerSocket'))
+            ? ''
+            : null;
       }
     };
     const faultsUntil = Date.now() + seconds * 1000;
@@ -438,7 +535,9 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         injected[fault]++;
         if (LOSING.has(fault)) windows.push({ kind: fault, from, to: to + 3000 });
       }
-      log(`${new Date(from).toISOString().slice(11, 19)} ${fault}${what ? ` (${what})` : ''}${what === null ? ': nothing to drop' : ''}`);
+      log(
+        `${new Date(from).toISOString().slice(11, 19)} ${fault}${what ? ` (${what})` : ''}${what === null ? ': nothing to drop' : ''}`,
+      );
     }
     log('faults over: settling the operations in flight');
     running = false;
@@ -454,10 +553,13 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
         .map(({ order, login: l, profit, comment }) => ({ order, login: l, profit, comment }));
       accounts.push({ login, opening: opening.get(login)!, closing, history });
     }
-    const caughtUp = (client: string) => accounts.every((a) => {
-      const last = streamOf(client).items.filter((x) => x.type === 'balance' && x.login === a.login).at(-1);
-      return last?.type === 'balance' && Math.round(last.balance * 100) === Math.round(a.closing * 100);
-    });
+    const caughtUp = (client: string) =>
+      accounts.every((a) => {
+        const last = streamOf(client)
+          .items.filter((x) => x.type === 'balance' && x.login === a.login)
+          .at(-1);
+        return last?.type === 'balance' && Math.round(last.balance * 100) === Math.round(a.closing * 100);
+      });
     for (let i = 0; i < 150 && !(caughtUp('sse') && caughtUp('hub')); i++) {
       pumpSse();
       await sleep(100);
@@ -466,7 +568,11 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
     await sseLoop;
 
     const verdict = checkChaos({
-      accounts, ops, reads, keyPrefix, losingFaults: windows,
+      accounts,
+      ops,
+      reads,
+      keyPrefix,
+      losingFaults: windows,
       streams: [...streams].map(([client, s]) => ({ client, fromStart: true, items: s.items })),
     });
     return {
@@ -474,7 +580,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       seed,
       injected,
       bank: {
-        ops: ops.length, attempts,
+        ops: ops.length,
+        attempts,
         applied: ops.filter((o) => o.final === 'applied').length,
         refused: ops.filter((o) => o.final === 'refused').length,
         unknowable: verdict.unknowable,
@@ -484,7 +591,11 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       reads: { ...readCounts, checked: reads.length },
       unkeyed,
       streams: [...streams].map(([client, s]) => ({
-        client, balanceEvents: s.items.filter((x) => x.type === 'balance').length, disconnects: s.disconnects, resyncs: s.resyncs, reconnects: s.reconnects,
+        client,
+        balanceEvents: s.items.filter((x) => x.type === 'balance').length,
+        disconnects: s.disconnects,
+        resyncs: s.resyncs,
+        reconnects: s.reconnects,
       })),
       verdict,
     };
@@ -511,7 +622,10 @@ export function formatChaosReport(r: ChaosReport): string {
       `no HTTP answer ${b.retries.resets}, other ${b.retries.other}`,
     `  reads            cached ${r.reads.cached.ok} ok / ${r.reads.cached.failed} failed, live ${r.reads.live.ok} ok / ${r.reads.live.failed} failed, ${r.reads.checked} checked for staleness`,
     `  unkeyed writes   ${r.unkeyed.ok} ok, ${r.unkeyed.failed} failed, ${r.unkeyed.unknown} unknown outcome`,
-    ...r.streams.map((s) => `  stream ${s.client.padEnd(9)} ${s.balanceEvents} balance events, ${s.disconnects} disconnects, ${s.resyncs} resyncs, ${s.reconnects} reconnects`),
+    ...r.streams.map(
+      (s) =>
+        `  stream ${s.client.padEnd(9)} ${s.balanceEvents} balance events, ${s.disconnects} disconnects, ${s.resyncs} resyncs, ${s.reconnects} reconnects`,
+    ),
     `  verdict          ${r.verdict.violations.length === 0 ? 'HELD: 0 violations' : `NOT HELD: ${r.verdict.violations.length} violations`}`,
     ...r.verdict.violations.map((v) => `    ${v.kind}: ${v.detail}`),
   ];

@@ -8,7 +8,9 @@
  */
 import { ALL_FAULTS, formatDrillReport, runFaultDrill, type FaultName } from './faultDrill.js';
 
-const faults = (process.env.DRILL_FAULTS?.split(',').map((f) => f.trim()).filter(Boolean) ?? ALL_FAULTS) as FaultName[];
+const faults = (process.env.DRILL_FAULTS?.split(',')
+  .map((f) => f.trim())
+  .filter(Boolean) ?? ALL_FAULTS) as FaultName[];
 const unknown = faults.filter((f) => !ALL_FAULTS.includes(f));
 if (unknown.length) {
   console.error(`drill refused: unknown fault ${unknown.join(', ')} (known: ${ALL_FAULTS.join(', ')})`);

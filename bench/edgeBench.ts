@@ -44,9 +44,15 @@ const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const platformCount = Math.max(2, Math.round(positive('BENCH_PLATFORMS', 8)));
 const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'unkeyed', 'write', 'spread'] as const;
 type ScenarioName = (typeof ALL)[number];
-const chosen = new Set<ScenarioName>(['bare', ...((process.env.BENCH_SCENARIOS ?? ALL.join(','))
-  .split(',').map((s) => s.trim()).filter(Boolean) as ScenarioName[])]);
-for (const name of chosen) if (!ALL.includes(name)) throw new Error(`BENCH_SCENARIOS: unknown scenario ${name} (one of ${ALL.join(', ')})`);
+const chosen = new Set<ScenarioName>([
+  'bare',
+  ...((process.env.BENCH_SCENARIOS ?? ALL.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean) as ScenarioName[]),
+]);
+for (const name of chosen)
+  if (!ALL.includes(name)) throw new Error(`BENCH_SCENARIOS: unknown scenario ${name} (one of ${ALL.join(', ')})`);
 // The page is read as a ratio to the same-size bare answer.
 if (chosen.has('page')) chosen.add('sized');
 
@@ -77,8 +83,6 @@ interface Figures {
   failures: number;
   samples: string[];
 }
-
-
 
 /** One line of what is running and how much of the whole run remains; rewritten in place on a terminal. */
 class Progress {
@@ -121,27 +125,35 @@ async function drive(base: string, s: Scenario, durationS: number): Promise<Figu
   };
   let finished!: (result: autocannon.Result) => void;
   let failed!: (error: unknown) => void;
-  const done = new Promise<autocannon.Result>((resolve, reject) => { finished = resolve; failed = reject; });
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
   const pressure0 = cpuPressureUs();
   const started = performance.now();
-  const instance = autocannon({
-    url: base,
-    connections,
-    duration: durationS,
-    timeout: 30,
-    verifyBody: verify,
-    requests: [{
-      method: s.method,
-      headers: s.headers,
-      ...(s.body !== undefined ? { body: s.body } : {}),
-      setupRequest: (req) => {
-        const n = next++;
-        req.path = s.paths[n % s.paths.length];
-        if (s.freshKey) req.headers = { ...s.headers, 'idempotency-key': `bench-${process.pid}-${n}` };
-        return req;
-      },
-    }],
-  }, (error, result) => (error ? failed(error) : finished(result)));
+  const instance = autocannon(
+    {
+      url: base,
+      connections,
+      duration: durationS,
+      timeout: 30,
+      verifyBody: verify,
+      requests: [
+        {
+          method: s.method,
+          headers: s.headers,
+          ...(s.body !== undefined ? { body: s.body } : {}),
+          setupRequest: (req) => {
+            const n = next++;
+            req.path = s.paths[n % s.paths.length];
+            if (s.freshKey) req.headers = { ...s.headers, 'idempotency-key': `bench-${process.pid}-${n}` };
+            return req;
+          },
+        },
+      ],
+    },
+    (error, result) => (error ? failed(error) : finished(result)),
+  );
   instance.on('response', (_client, status, _bytes, responseTime) => {
     latencies.push(responseTime);
     if (status !== 200) {
@@ -172,21 +184,34 @@ async function getJson(url: string, headers: Record<string, string>): Promise<an
 }
 
 /** Registers `count` extra PF4 platforms served by the simulator's bench servers and waits until each answers. */
-async function addPlatforms(stack: Stack, servers: string[], auth: Record<string, string>): Promise<{ id: string; login: number }[]> {
+async function addPlatforms(
+  stack: Stack,
+  servers: string[],
+  auth: Record<string, string>,
+): Promise<{ id: string; login: number }[]> {
   const store = new RegistryStore(await stack.edge.db());
   const { readFileSync, writeFileSync, renameSync } = await import('node:fs');
   const file = `${stack.dataDir}/broker-platforms.json`;
   const current = JSON.parse(readFileSync(file, 'utf8')) as { platforms: unknown[] };
   const added: { id: string; server: string }[] = [];
   for (const server of servers) {
-    const entry = await store.addPlatform({ organizationId: stack.organizationId, type: 'PF4', name: `Bench ${server}` });
+    const entry = await store.addPlatform({
+      organizationId: stack.organizationId,
+      type: 'PF4',
+      name: `Bench ${server}`,
+    });
     added.push({ id: entry.platform.id, server });
   }
-  current.platforms.push(...added.map((p) => ({
-    id: p.id, family: 'PF4', server: `ws://127.0.0.1:${stack.sim.port}/${p.server}`, login: MANAGER_LOGIN,
-    // The stack's brokers hold the demo password (this bench's, SIM_MANAGER_PASSWORD) in this variable.
-    passwordEnv: DEMO_PASSWORD_ENV,
-  })));
+  current.platforms.push(
+    ...added.map((p) => ({
+      id: p.id,
+      family: 'PF4',
+      server: `ws://127.0.0.1:${stack.sim.port}/${p.server}`,
+      login: MANAGER_LOGIN,
+      // The stack's brokers hold the demo password (this bench's, SIM_MANAGER_PASSWORD) in this variable.
+      passwordEnv: DEMO_PASSWORD_ENV,
+    })),
+  );
   // Replaced by rename, as the registry CLI does, so the broker's watcher never reads half a file.
   writeFileSync(`${file}.tmp`, JSON.stringify(current), { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
@@ -199,9 +224,13 @@ async function addPlatforms(stack: Stack, servers: string[], auth: Record<string
       const login = page.data?.[0]?.login;
       if (typeof login === 'number') {
         const cached = await getJson(`${stack.edgeUrl}/api/v2/PF4/${p.id}/UserRecordGet/${login}`, auth);
-        if (cached.error === null) { ready.push({ id: p.id, login }); break; }
+        if (cached.error === null) {
+          ready.push({ id: p.id, login });
+          break;
+        }
       }
-      if (Date.now() > until) throw new Error(`bench platform ${p.server} not serving: ${JSON.stringify(page).slice(0, 300)}`);
+      if (Date.now() > until)
+        throw new Error(`bench platform ${p.server} not serving: ${JSON.stringify(page).slice(0, 300)}`);
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -217,7 +246,9 @@ const managers = [{ login: MANAGER_LOGIN, password }];
 const extraServers = Array.from({ length: platformCount - 1 }, (_, i) => `bench-pf4-${i + 1}`);
 const spread = chosen.has('spread');
 
-console.error(`starting the stack (simulator${spread ? ` with ${extraServers.length} extra PF4 servers` : ''}, broker, edge)...`);
+console.error(
+  `starting the stack (simulator${spread ? ` with ${extraServers.length} extra PF4 servers` : ''}, broker, edge)...`,
+);
 const stack = await startStack({
   // The edge with one route more: the same-size baseline of large answers (`sized`).
   edgeEntry: fileURLToPath(new URL('./worker/edgeBenchWorker.ts', import.meta.url)),
@@ -241,41 +272,86 @@ try {
   const others = spread ? await addPlatforms(stack, extraServers, auth) : [];
   // The page's size in bytes, for its same-size baseline.
   const pageBytes = chosen.has('sized')
-    ? Buffer.byteLength(await (await fetch(`${stack.edgeUrl}${v2(demo)}/TradesGet?limit=${PAGE}`, { headers: auth })).text())
+    ? Buffer.byteLength(
+        await (await fetch(`${stack.edgeUrl}${v2(demo)}/TradesGet?limit=${PAGE}`, { headers: auth })).text(),
+      )
     : 0;
 
   const envelopeOk = (body: string) => body.includes('"error":null');
   const isRecord = (l: number) => (body: string) => envelopeOk(body) && body.includes(`"login":${l}`);
   const spreadTargets = [{ id: demo, login }, ...others];
-  const scenarios = ([
-    { name: 'bare', label: 'bare edge route (GET /livez)', method: 'GET', paths: ['/livez'], headers: {}, verify: (b) => b === 'ok' },
-    { name: 'cached', label: 'cached read, one platform (UserRecordGet)', method: 'GET', paths: [`${v2(demo)}/UserRecordGet/${login}`], headers: auth, verify: isRecord(login) },
-    {
-      name: 'sized', label: `bare route, a ${(pageBytes / 1024).toFixed(0)} KB body from memory`, method: 'GET', paths: [`/bench/fixed/${pageBytes}`],
-      headers: {}, verify: (b) => b.length === pageBytes && b.startsWith('{"data":"'),
-    },
-    {
-      name: 'page', label: `cached page of ${PAGE} trades (TradesGet)`, method: 'GET', paths: [`${v2(demo)}/TradesGet?limit=${PAGE}`], headers: auth,
-      // A full page: the envelope says more follow and the answer holds at least PAGE trade records.
-      verify: (b) => envelopeOk(b) && b.includes('"hasMore":true') && b.split('"order":').length > PAGE,
-    },
-    { name: 'live', label: 'live read (UserRecordRequest)', method: 'GET', paths: [`${v2(demo)}/UserRecordRequest/${login}`], headers: auth, verify: isRecord(login) },
-    {
-      name: 'unkeyed', label: 'write without a key (UserPasswordSet)', method: 'POST', paths: [`${v2(demo)}/UserPasswordSet/${login}`],
-      headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(`bench-${login}`),
-      verify: (b) => envelopeOk(b) && b.includes('"data":true'),
-    },
-    {
-      name: 'write', label: 'keyed write (the same + Idempotency-Key)', method: 'POST', paths: [`${v2(demo)}/UserPasswordSet/${login}`],
-      headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(`bench-${login}`), freshKey: true,
-      verify: (b) => envelopeOk(b) && b.includes('"data":true'),
-    },
-    {
-      name: 'spread', label: `cached read over ${spreadTargets.length} platforms`, method: 'GET',
-      paths: spreadTargets.map((t) => `${v2(t.id)}/UserRecordGet/${t.login}`), headers: auth,
-      verify: (b) => envelopeOk(b) && spreadTargets.some((t) => b.includes(`"login":${t.login}`)),
-    },
-  ] satisfies Scenario[]).filter((s) => chosen.has(s.name));
+  const scenarios = (
+    [
+      {
+        name: 'bare',
+        label: 'bare edge route (GET /livez)',
+        method: 'GET',
+        paths: ['/livez'],
+        headers: {},
+        verify: (b) => b === 'ok',
+      },
+      {
+        name: 'cached',
+        label: 'cached read, one platform (UserRecordGet)',
+        method: 'GET',
+        paths: [`${v2(demo)}/UserRecordGet/${login}`],
+        headers: auth,
+        verify: isRecord(login),
+      },
+      {
+        name: 'sized',
+        label: `bare route, a ${(pageBytes / 1024).toFixed(0)} KB body from memory`,
+        method: 'GET',
+        paths: [`/bench/fixed/${pageBytes}`],
+        headers: {},
+        verify: (b) => b.length === pageBytes && b.startsWith('{"data":"'),
+      },
+      {
+        name: 'page',
+        label: `cached page of ${PAGE} trades (TradesGet)`,
+        method: 'GET',
+        paths: [`${v2(demo)}/TradesGet?limit=${PAGE}`],
+        headers: auth,
+        // A full page: the envelope says more follow and the answer holds at least PAGE trade records.
+        verify: (b) => envelopeOk(b) && b.includes('"hasMore":true') && b.split('"order":').length > PAGE,
+      },
+      {
+        name: 'live',
+        label: 'live read (UserRecordRequest)',
+        method: 'GET',
+        paths: [`${v2(demo)}/UserRecordRequest/${login}`],
+        headers: auth,
+        verify: isRecord(login),
+      },
+      {
+        name: 'unkeyed',
+        label: 'write without a key (UserPasswordSet)',
+        method: 'POST',
+        paths: [`${v2(demo)}/UserPasswordSet/${login}`],
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(`bench-${login}`),
+        verify: (b) => envelopeOk(b) && b.includes('"data":true'),
+      },
+      {
+        name: 'write',
+        label: 'keyed write (the same + Idempotency-Key)',
+        method: 'POST',
+        paths: [`${v2(demo)}/UserPasswordSet/${login}`],
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify(`bench-${login}`),
+        freshKey: true,
+        verify: (b) => envelopeOk(b) && b.includes('"data":true'),
+      },
+      {
+        name: 'spread',
+        label: `cached read over ${spreadTargets.length} platforms`,
+        method: 'GET',
+        paths: spreadTargets.map((t) => `${v2(t.id)}/UserRecordGet/${t.login}`),
+        headers: auth,
+        verify: (b) => envelopeOk(b) && spreadTargets.some((t) => b.includes(`"login":${t.login}`)),
+      },
+    ] satisfies Scenario[]
+  ).filter((s) => chosen.has(s.name));
 
   const progress = new Progress(scenarios.length * (seconds + Math.max(0, warmupSeconds)));
   const results: Figures[] = [];
@@ -294,19 +370,44 @@ try {
   const bare = results[0];
   const fixed = (v: number, d = 1) => (Number.isFinite(v) ? v.toFixed(d) : '-');
   const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : '-');
-  console.log(`\n${connections} connections, ${seconds} s per scenario (after ${warmupSeconds} s warm-up), autocannon, node ${process.version}`);
-  console.log(`${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}   ${'req/s ×bare'.padStart(11)} ${'p50 ×bare'.padStart(9)} ${'p99 ×bare'.padStart(9)} ${'failed'.padStart(7)} ${'CPU pressure'.padStart(12)}`);
+  console.log(
+    `\n${connections} connections, ${seconds} s per scenario (after ${warmupSeconds} s warm-up), autocannon, node ${process.version}`,
+  );
+  console.log(
+    `${'scenario'.padEnd(44)} ${'req/s'.padStart(7)} ${'p50 ms'.padStart(8)} ${'p99 ms'.padStart(8)} ${'max ms'.padStart(8)}   ${'req/s ×bare'.padStart(11)} ${'p50 ×bare'.padStart(9)} ${'p99 ×bare'.padStart(9)} ${'failed'.padStart(7)} ${'CPU pressure'.padStart(12)}`,
+  );
   for (const r of results) {
-    console.log(`${r.scenario.label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} ${fixed(r.p50, 2).padStart(8)} ${fixed(r.p99).padStart(8)} ${fixed(r.max).padStart(8)}   ${ratio(r.rps, bare.rps).padStart(11)} ${ratio(r.p50, bare.p50).padStart(9)} ${ratio(r.p99, bare.p99).padStart(9)} ${String(r.failures).padStart(7)} ${(Number.isFinite(r.pressure) ? `${(100 * r.pressure).toFixed(0)} %` : '-').padStart(12)}`);
+    console.log(
+      `${r.scenario.label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} ${fixed(r.p50, 2).padStart(8)} ${fixed(r.p99).padStart(8)} ${fixed(r.max).padStart(8)}   ${ratio(r.rps, bare.rps).padStart(11)} ${ratio(r.p50, bare.p50).padStart(9)} ${ratio(r.p99, bare.p99).padStart(9)} ${String(r.failures).padStart(7)} ${(Number.isFinite(r.pressure) ? `${(100 * r.pressure).toFixed(0)} %` : '-').padStart(12)}`,
+    );
   }
   const by = (n: ScenarioName) => results.find((r) => r.scenario.name === n);
-  const [cached, live, spreadRun, unkeyed, keyed] = [by('cached'), by('live'), by('spread'), by('unkeyed'), by('write')];
+  const [cached, live, spreadRun, unkeyed, keyed] = [
+    by('cached'),
+    by('live'),
+    by('spread'),
+    by('unkeyed'),
+    by('write'),
+  ];
   const [sized, page] = [by('sized'), by('page')];
-  if (sized && page) console.log(`cached page / the same-size bare answer (${pageBytes} bytes): throughput ${ratio(page.rps, sized.rps)}, p50 ${ratio(page.p50, sized.p50)}, p99 ${ratio(page.p99, sized.p99)}`);
-  if (cached && live) console.log(`cached read / live read: throughput ${ratio(cached.rps, live.rps)}, p50 ${ratio(cached.p50, live.p50)}, p99 ${ratio(cached.p99, live.p99)}`);
-  if (unkeyed && keyed) console.log(`keyed write / the same write without a key: throughput ${ratio(keyed.rps, unkeyed.rps)}, p50 ${ratio(keyed.p50, unkeyed.p50)}, p99 ${ratio(keyed.p99, unkeyed.p99)}`);
-  if (cached && spreadRun) console.log(`reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`);
-  for (const r of results) for (const sample of r.samples) console.log(`failed answer (${r.scenario.label}): ${sample}`);
+  if (sized && page)
+    console.log(
+      `cached page / the same-size bare answer (${pageBytes} bytes): throughput ${ratio(page.rps, sized.rps)}, p50 ${ratio(page.p50, sized.p50)}, p99 ${ratio(page.p99, sized.p99)}`,
+    );
+  if (cached && live)
+    console.log(
+      `cached read / live read: throughput ${ratio(cached.rps, live.rps)}, p50 ${ratio(cached.p50, live.p50)}, p99 ${ratio(cached.p99, live.p99)}`,
+    );
+  if (unkeyed && keyed)
+    console.log(
+      `keyed write / the same write without a key: throughput ${ratio(keyed.rps, unkeyed.rps)}, p50 ${ratio(keyed.p50, unkeyed.p50)}, p99 ${ratio(keyed.p99, unkeyed.p99)}`,
+    );
+  if (cached && spreadRun)
+    console.log(
+      `reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`,
+    );
+  for (const r of results)
+    for (const sample of r.samples) console.log(`failed answer (${r.scenario.label}): ${sample}`);
   if (results.some((r) => r.failures > 0 || r.requests === 0)) process.exitCode = 1;
 } finally {
   await stack.close();

@@ -9,9 +9,17 @@
  * FAILOVER_LOG (a file that receives every line of the stack's processes, with the time).
  */
 import { appendFileSync } from 'node:fs';
-import { FAILOVER_FAULTS, failoverVerdict, formatFailoverReport, runFailoverDrill, type FailoverFault } from './failoverDrill.js';
+import {
+  FAILOVER_FAULTS,
+  failoverVerdict,
+  formatFailoverReport,
+  runFailoverDrill,
+  type FailoverFault,
+} from './failoverDrill.js';
 
-const faults = (process.env.FAILOVER_FAULTS?.split(',').map((f) => f.trim()).filter(Boolean) ?? FAILOVER_FAULTS) as FailoverFault[];
+const faults = (process.env.FAILOVER_FAULTS?.split(',')
+  .map((f) => f.trim())
+  .filter(Boolean) ?? FAILOVER_FAULTS) as FailoverFault[];
 const unknown = faults.filter((f) => !FAILOVER_FAULTS.includes(f));
 if (unknown.length) {
   console.error(`drill refused: unknown fault ${unknown.join(', ')} (known: ${FAILOVER_FAULTS.join(', ')})`);
@@ -22,7 +30,9 @@ const report = await runFailoverDrill({
   stopMs: (Number(process.env.FAILOVER_STOP_SECONDS) || 10) * 1000,
   holdDownSeconds: Number(process.env.FAILOVER_HOLD_DOWN_SECONDS) || 3,
   log: (line) => console.log(line),
-  ...(process.env.FAILOVER_LOG ? { stackLog: (line: string) => appendFileSync(process.env.FAILOVER_LOG!, `${new Date().toISOString()} ${line}\n`) } : {}),
+  ...(process.env.FAILOVER_LOG
+    ? { stackLog: (line: string) => appendFileSync(process.env.FAILOVER_LOG!, `${new Date().toISOString()} ${line}\n`) }
+    : {}),
 });
 console.log(formatFailoverReport(report));
 console.log(JSON.stringify(report));

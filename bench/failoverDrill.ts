@@ -43,8 +43,13 @@ export interface FailoverOptions {
   stackLog?: (line: string) => void;
 }
 
-interface Count { ok: number; failed: number }
-interface WriteCount extends Count { unknown: number }
+interface Count {
+  ok: number;
+  failed: number;
+}
+interface WriteCount extends Count {
+  unknown: number;
+}
 
 export interface StreamFigure {
   /** Status events `connected: false` seen, resync notices seen, and the longest false → true gap (ms). */
@@ -81,7 +86,15 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Requests are attributed to the phase they began in. */
 type Phase = FailoverFault | 'calm';
 
-interface KeyedWrite { key: string; name: string; phase: Phase; final: 'ok' | 'refused' | 'unknown' | null; login: number | null; startedAt: number; endedAt: number }
+interface KeyedWrite {
+  key: string;
+  name: string;
+  phase: Phase;
+  final: 'ok' | 'refused' | 'unknown' | null;
+  login: number | null;
+  startedAt: number;
+  endedAt: number;
+}
 
 export async function runFailoverDrill(options: FailoverOptions = {}): Promise<FailoverReport> {
   const log = options.log ?? (() => {});
@@ -92,7 +105,9 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
   const started = Date.now();
   const links = 4;
   const stack = await startStack({
-    seed: 11, brokers: 2, edgeVars: { LINKS_PER_PLATFORM: String(links), BROKER_FAILBACK_SECONDS: String(holdDown) },
+    seed: 11,
+    brokers: 2,
+    edgeVars: { LINKS_PER_PLATFORM: String(links), BROKER_FAILBACK_SECONDS: String(holdDown) },
     ...(options.stackLog ? { log: options.stackLog } : {}),
   });
   const rows = new Map<FailoverFault, FailoverRow>();
@@ -118,7 +133,7 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
     const fetchJson = async (url: string, init: RequestInit = {}) => {
       try {
         const res = await fetch(url, { ...init, headers: { ...auth, ...(init.headers ?? {}) } });
-        const body = await res.json() as { data?: unknown; error?: { code: string; message: string } | null };
+        const body = (await res.json()) as { data?: unknown; error?: { code: string; message: string } | null };
         return { status: res.status, outcome: res.headers.get('x-request-outcome'), body };
       } catch {
         resets++;
@@ -143,7 +158,9 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
         const p = phase;
         const startedAt = Date.now();
         const r = await fetchJson(`${base}/UserRecordNew?requestTimeout=3`, {
-          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ group, name: `Failover ${run} u${serial++}` }),
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ group, name: `Failover ${run} u${serial++}` }),
         });
         const target = row(p)?.unkeyed;
         if (r?.outcome === 'unknown') unknownAt.push({ phase: p, startedAt, endedAt: Date.now() });
@@ -157,7 +174,15 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
     };
     const keyedWriter = async () => {
       while (running) {
-        const w: KeyedWrite = { key: `failover-${run}-${serial}`, name: `Failover ${run} k${serial}`, phase, final: null, login: null, startedAt: Date.now(), endedAt: 0 };
+        const w: KeyedWrite = {
+          key: `failover-${run}-${serial}`,
+          name: `Failover ${run} k${serial}`,
+          phase,
+          final: null,
+          login: null,
+          startedAt: Date.now(),
+          endedAt: 0,
+        };
         serial++;
         keyedWrites.push(w);
         await settleKeyed(w, Date.now() + 60_000);
@@ -167,7 +192,9 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
     const settleKeyed = async (w: KeyedWrite, until: number) => {
       while (w.final === null && Date.now() < until) {
         const r = await fetchJson(`${base}/UserRecordNew?requestTimeout=3`, {
-          method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': w.key }, body: JSON.stringify({ group, name: w.name }),
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'idempotency-key': w.key },
+          body: JSON.stringify({ group, name: w.name }),
         });
         if (r && r.body.error === null && r.body.data) {
           w.final = 'ok';
@@ -190,16 +217,23 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
     void readSse(`${base}/Stream?ticks=EURUSD&trades`, token, sseAbort.signal, (event) => sse.event(event));
     const hub = streamWatch();
     const connection = new HubConnectionBuilder()
-      .withUrl(`${stack.edgeUrl}/hubs/pf4/v2?tradePlatform=${stack.platforms.pf4}`, { accessTokenFactory: () => token, transport: HttpTransportType.WebSockets })
+      .withUrl(`${stack.edgeUrl}/hubs/pf4/v2?tradePlatform=${stack.platforms.pf4}`, {
+        accessTokenFactory: () => token,
+        transport: HttpTransportType.WebSockets,
+      })
       .configureLogging(LogLevel.None)
       .build();
     clients.push(connection);
-    connection.on('OnConnectionStatus', (s: { connected: boolean }) => hub.event({ type: 'status', connected: s.connected }));
+    connection.on('OnConnectionStatus', (s: { connected: boolean }) =>
+      hub.event({ type: 'status', connected: s.connected }),
+    );
     connection.on('OnResync', () => hub.event({ type: 'resync' }));
     connection.onclose(() => hub.event({ type: 'ended' }));
     await connection.start();
     await connection.invoke('SubscribeToTicks', 'EURUSD');
-    connection.stream('StreamTrades').subscribe({ next: () => {}, error: () => hub.event({ type: 'ended' }), complete: () => {} });
+    connection
+      .stream('StreamTrades')
+      .subscribe({ next: () => {}, error: () => hub.event({ type: 'ended' }), complete: () => {} });
 
     const times = (n: number, loop: () => Promise<void>) => Array.from({ length: n }, () => loop());
     const readers = options.readers ?? 2;
@@ -232,7 +266,9 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
       r.takeoverMs = takeoverMs;
       r.sse = sse.figure();
       r.hub = hub.figure();
-      log(`  takeover ${takeoverMs === null ? '—' : `${takeoverMs} ms`}; reads ${r.cached.failed + r.live.failed} failed of ${r.cached.ok + r.cached.failed + r.live.ok + r.live.failed}`);
+      log(
+        `  takeover ${takeoverMs === null ? '—' : `${takeoverMs} ms`}; reads ${r.cached.failed + r.live.failed} failed of ${r.cached.ok + r.cached.failed + r.live.ok + r.live.failed}`,
+      );
     }
     running = false;
     await Promise.all(loops);
@@ -273,18 +309,33 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
 function emptyRow(fault: FailoverFault): FailoverRow {
   const stream = (): StreamFigure => ({ disconnects: 0, resyncs: 0, longestGapMs: null, ended: false });
   return {
-    fault, cached: { ok: 0, failed: 0 }, live: { ok: 0, failed: 0 }, unkeyed: { ok: 0, failed: 0, unknown: 0 },
-    keyed: { ok: 0, failed: 0, unknown: 0, lost: 0, duplicated: 0 }, unknownNotInFlight: 0, takeoverMs: null, sse: stream(), hub: stream(), resets: 0,
+    fault,
+    cached: { ok: 0, failed: 0 },
+    live: { ok: 0, failed: 0 },
+    unkeyed: { ok: 0, failed: 0, unknown: 0 },
+    keyed: { ok: 0, failed: 0, unknown: 0, lost: 0, duplicated: 0 },
+    unknownNotInFlight: 0,
+    takeoverMs: null,
+    sse: stream(),
+    hub: stream(),
+    resets: 0,
   };
 }
 
 /** Injects one fault and returns once the faulted broker is back (started again, or resumed). */
-async function inject(stack: Stack, fault: FailoverFault, stopMs: number, downMs: number, log: (line: string) => void): Promise<void> {
-  const exited = (i: number) => new Promise<void>((resolve) => {
-    const child = stack.brokers[i].child;
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
+async function inject(
+  stack: Stack,
+  fault: FailoverFault,
+  stopMs: number,
+  downMs: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const exited = (i: number) =>
+    new Promise<void>((resolve) => {
+      const child = stack.brokers[i].child;
+      if (child.exitCode !== null || child.signalCode !== null) resolve();
+      else child.once('exit', () => resolve());
+    });
   switch (fault) {
     case 'kill':
       stack.brokers[0].child.kill('SIGKILL');
@@ -317,31 +368,54 @@ async function inject(stack: Stack, fault: FailoverFault, stopMs: number, downMs
 
 /** Every link object of the demo platforms, as it sees its brokers (null: not used yet). */
 async function linkStatsOf(stack: Stack, links: number): Promise<Array<BrokerSetStats | null>> {
-  const names = [stack.platforms.pf4, stack.platforms.pf5].flatMap((platform) => Array.from({ length: links }, (_, n) => linkName(platform, n)));
-  return Promise.all(names.map((name) => objectCall<BrokerSetStats | null>(stack.edge.miniflare, 'LINKS', name, 'brokerStats')));
+  const names = [stack.platforms.pf4, stack.platforms.pf5].flatMap((platform) =>
+    Array.from({ length: links }, (_, n) => linkName(platform, n)),
+  );
+  return Promise.all(
+    names.map((name) => objectCall<BrokerSetStats | null>(stack.edge.miniflare, 'LINKS', name, 'brokerStats')),
+  );
 }
 
 /**
  * Resolves, once every link object in use serves from `survivor`, with the moment the last of them moved there (each
  * object tells when it last moved, so the figure does not depend on how often this asks); null: not within 30 s.
  */
-async function waitTakeover(stats: () => Promise<Array<BrokerSetStats | null>>, survivor: string): Promise<number | null> {
+async function waitTakeover(
+  stats: () => Promise<Array<BrokerSetStats | null>>,
+  survivor: string,
+): Promise<number | null> {
   const until = Date.now() + 30_000;
   while (Date.now() < until) {
     const all = (await stats()).filter((s) => s !== null);
-    if (all.length > 0 && all.every((s) => s.current === survivor)) return Math.max(...all.map((s) => s.lastMoveAt ?? 0));
+    if (all.length > 0 && all.every((s) => s.current === survivor))
+      return Math.max(...all.map((s) => s.lastMoveAt ?? 0));
     await sleep(25);
   }
   return null;
 }
 
 /** Waits for both brokers up and every link object in use on the preferred broker (failback after the hold-down). */
-async function calm(stack: Stack, stats: () => Promise<Array<BrokerSetStats | null>>, holdDownSeconds: number): Promise<void> {
+async function calm(
+  stack: Stack,
+  stats: () => Promise<Array<BrokerSetStats | null>>,
+  holdDownSeconds: number,
+): Promise<void> {
   const until = Date.now() + 60_000 + holdDownSeconds * 1000;
   while (Date.now() < until) {
-    const ready = await Promise.all(stack.brokerUrls.map((u) => fetch(`${u}/readyz`).then((r) => r.ok, () => false)));
+    const ready = await Promise.all(
+      stack.brokerUrls.map((u) =>
+        fetch(`${u}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      ),
+    );
     const all = (await stats()).filter((s) => s !== null);
-    if (ready.every(Boolean) && all.every((s) => s.current === stack.brokerUrls[0] && s.brokers.every((b) => b.health === 'ok'))) return;
+    if (
+      ready.every(Boolean) &&
+      all.every((s) => s.current === stack.brokerUrls[0] && s.brokers.every((b) => b.health === 'ok'))
+    )
+      return;
     await sleep(100);
   }
   throw new Error('the pair did not come back to its calm state within a minute');
@@ -365,7 +439,10 @@ function streamWatch() {
         downAt = null;
       }
     },
-    reset() { figure = { disconnects: 0, resyncs: 0, longestGapMs: null, ended: false }; downAt = null; },
+    reset() {
+      figure = { disconnects: 0, resyncs: 0, longestGapMs: null, ended: false };
+      downAt = null;
+    },
     figure: () => ({ ...figure }),
   };
 }
@@ -373,7 +450,10 @@ function streamWatch() {
 /** Reads an SSE response and hands on its status, resync and end. */
 async function readSse(url: string, token: string, signal: AbortSignal, on: (e: StreamSeen) => void): Promise<void> {
   try {
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal });
+    const res = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal,
+    });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     for (;;) {
@@ -386,26 +466,33 @@ async function readSse(url: string, token: string, signal: AbortSignal, on: (e: 
         buffer = buffer.slice(end + 2);
         const name = /^event: (.*)$/m.exec(block)?.[1];
         const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (name === 'status' && data) on({ type: 'status', connected: (JSON.parse(data) as { connected: boolean }).connected });
+        if (name === 'status' && data)
+          on({ type: 'status', connected: (JSON.parse(data) as { connected: boolean }).connected });
         if (name === 'resync') on({ type: 'resync' });
       }
     }
-  } catch { /* aborted at the end */ }
+  } catch {
+    /* aborted at the end */
+  }
   if (!signal.aborted) on({ type: 'ended' });
 }
 
 /** The report as a table for a terminal. */
 export function formatFailoverReport(r: FailoverReport): string {
   const count = (c: Count) => `${c.failed}/${c.ok + c.failed}`;
-  const stream = (s: StreamFigure) => `${s.disconnects} down, ${s.resyncs} resync, gap ${s.longestGapMs === null ? '—' : `${s.longestGapMs} ms`}${s.ended ? ', ENDED' : ''}`;
+  const stream = (s: StreamFigure) =>
+    `${s.disconnects} down, ${s.resyncs} resync, gap ${s.longestGapMs === null ? '—' : `${s.longestGapMs} ms`}${s.ended ? ', ENDED' : ''}`;
   const lines = [
     `failover drill: two brokers, ${r.links} link objects per platform, ${r.seconds} s`,
     '  fault          failed reads     failed writes     unknown outcomes         keyed lost/dup   takeover   SSE / hub',
     '                 cached   live    unkeyed  keyed    unkeyed keyed not-in-flight',
-    ...r.rows.map((x) => `  ${x.fault.padEnd(14)} ${count(x.cached).padEnd(8)} ${count(x.live).padEnd(7)} ` +
-      `${count(x.unkeyed).padEnd(8)} ${count(x.keyed).padEnd(8)} ${String(x.unkeyed.unknown).padEnd(7)} ${String(x.keyed.unknown).padEnd(5)} ` +
-      `${String(x.unknownNotInFlight).padEnd(13)} ${`${x.keyed.lost}/${x.keyed.duplicated}`.padEnd(16)} ` +
-      `${(x.takeoverMs === null ? '—' : `${x.takeoverMs} ms`).padEnd(10)} ${stream(x.sse)} / ${stream(x.hub)}`),
+    ...r.rows.map(
+      (x) =>
+        `  ${x.fault.padEnd(14)} ${count(x.cached).padEnd(8)} ${count(x.live).padEnd(7)} ` +
+        `${count(x.unkeyed).padEnd(8)} ${count(x.keyed).padEnd(8)} ${String(x.unkeyed.unknown).padEnd(7)} ${String(x.keyed.unknown).padEnd(5)} ` +
+        `${String(x.unknownNotInFlight).padEnd(13)} ${`${x.keyed.lost}/${x.keyed.duplicated}`.padEnd(16)} ` +
+        `${(x.takeoverMs === null ? '—' : `${x.takeoverMs} ms`).padEnd(10)} ${stream(x.sse)} / ${stream(x.hub)}`,
+    ),
     `  connection resets over the whole run: ${r.rows[0]?.resets ?? 0}`,
   ];
   return lines.join('\n');
@@ -415,13 +502,22 @@ export function formatFailoverReport(r: FailoverReport): string {
 export function failoverVerdict(r: FailoverReport): string[] {
   const problems: string[] = [];
   for (const x of r.rows) {
-    if (x.cached.failed + x.live.failed > 0) problems.push(`${x.fault}: ${x.cached.failed + x.live.failed} reads failed`);
-    if (x.keyed.lost + x.keyed.duplicated > 0) problems.push(`${x.fault}: keyed writes lost ${x.keyed.lost}, duplicated ${x.keyed.duplicated}`);
-    if (x.unknownNotInFlight > 0) problems.push(`${x.fault}: ${x.unknownNotInFlight} unknown outcomes of writes not in flight on the lost broker`);
-    if ((x.fault === 'rolling' || x.fault === 'standby-loss') && (x.unkeyed.failed + x.keyed.failed + x.unkeyed.unknown + x.keyed.unknown > 0)) {
-      problems.push(`${x.fault}: ${x.unkeyed.failed + x.keyed.failed} writes failed, ${x.unkeyed.unknown + x.keyed.unknown} unknown`);
+    if (x.cached.failed + x.live.failed > 0)
+      problems.push(`${x.fault}: ${x.cached.failed + x.live.failed} reads failed`);
+    if (x.keyed.lost + x.keyed.duplicated > 0)
+      problems.push(`${x.fault}: keyed writes lost ${x.keyed.lost}, duplicated ${x.keyed.duplicated}`);
+    if (x.unknownNotInFlight > 0)
+      problems.push(`${x.fault}: ${x.unknownNotInFlight} unknown outcomes of writes not in flight on the lost broker`);
+    if (
+      (x.fault === 'rolling' || x.fault === 'standby-loss') &&
+      x.unkeyed.failed + x.keyed.failed + x.unkeyed.unknown + x.keyed.unknown > 0
+    ) {
+      problems.push(
+        `${x.fault}: ${x.unkeyed.failed + x.keyed.failed} writes failed, ${x.unkeyed.unknown + x.keyed.unknown} unknown`,
+      );
     }
-    if ((x.fault === 'kill' || x.fault === 'stop') && (x.takeoverMs === null || x.takeoverMs > 2000)) problems.push(`${x.fault}: takeover ${x.takeoverMs ?? 'never'} ms`);
+    if ((x.fault === 'kill' || x.fault === 'stop') && (x.takeoverMs === null || x.takeoverMs > 2000))
+      problems.push(`${x.fault}: takeover ${x.takeoverMs ?? 'never'} ms`);
     if (x.sse.ended || x.hub.ended) problems.push(`${x.fault}: a stream ended`);
   }
   return problems;

@@ -104,7 +104,7 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
   const log = options.log ?? (() => {});
   const started = Date.now();
   const own = !options.stack;
-  const stack = options.stack ?? await startStack({ seed: 7 });
+  const stack = options.stack ?? (await startStack({ seed: 7 }));
   try {
     const token = await stack.token();
     const base = `${stack.edgeUrl}/api/v2/PF4/${stack.platforms.pf4}`;
@@ -116,7 +116,13 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
     let serial = 0;
 
     const newWrite = (): Write => {
-      const w: Write = { key: `drill-${run}-${serial}`, name: `Drill ${run} ${serial}`, final: null, login: null, attempts: 0 };
+      const w: Write = {
+        key: `drill-${run}-${serial}`,
+        name: `Drill ${run} ${serial}`,
+        final: null,
+        login: null,
+        attempts: 0,
+      };
       serial++;
       writes.push(w);
       return w;
@@ -133,7 +139,7 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
           headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': w.key },
           body: JSON.stringify({ group, name: w.name }),
         });
-        body = await res.json() as typeof body;
+        body = (await res.json()) as typeof body;
       } catch {
         resets++;
         return null;
@@ -149,7 +155,13 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
       const error = body.error;
       if (!error) return null;
       if (/cannot be known/.test(error.message)) return 'unknown';
-      if (error.code === 'PF4Error' || error.code === 'NotFound' || error.code === 'Forbidden' || error.code === 'Validation') return 'refused';
+      if (
+        error.code === 'PF4Error' ||
+        error.code === 'NotFound' ||
+        error.code === 'Forbidden' ||
+        error.code === 'Validation'
+      )
+        return 'refused';
       return null; // not sent, timed out, in progress, a link lost: repeat under the same key
     };
 
@@ -197,9 +209,11 @@ export async function runFaultDrill(options: DrillOptions = {}): Promise<DrillRe
       await sleep(calmMs);
       const afterFigure = await after.stop();
       figures.push({ fault, lastedMs, recoveryMs, health: { during: duringFigure, after: afterFigure } });
-      log(`  lasted ${lastedMs} ms, recovered in ${recoveryMs === null ? 'never' : `${recoveryMs} ms`}; ` +
-        `health right ${duringFigure ? `${duringFigure.right}/${duringFigure.samples} during, ` : ''}` +
-        `${afterFigure.right}/${afterFigure.samples} after`);
+      log(
+        `  lasted ${lastedMs} ms, recovered in ${recoveryMs === null ? 'never' : `${recoveryMs} ms`}; ` +
+          `health right ${duringFigure ? `${duringFigure.right}/${duringFigure.samples} during, ` : ''}` +
+          `${afterFigure.right}/${afterFigure.samples} after`,
+      );
     }
     writing = false;
     log('settling the writes in flight');
@@ -289,11 +303,15 @@ const ALL_UP: ExpectedHealth = { status: 200, broker: 'up', pf4: 'up', pf5: 'up'
  */
 export function expectedHealth(fault: FaultName): ExpectedHealth | null {
   switch (fault) {
-    case 'drop': return null;
-    case 'delay': return ALL_UP;
+    case 'drop':
+      return null;
+    case 'delay':
+      return ALL_UP;
     case 'refuse-login':
-    case 'sim-restart': return { status: 503, broker: 'up', pf4: 'down', pf5: 'up' };
-    case 'broker-kill': return { status: 503, broker: 'down', pf4: 'unknown', pf5: 'unknown' };
+    case 'sim-restart':
+      return { status: 503, broker: 'up', pf4: 'down', pf5: 'up' };
+    case 'broker-kill':
+      return { status: 503, broker: 'down', pf4: 'unknown', pf5: 'unknown' };
   }
 }
 
@@ -308,19 +326,33 @@ const HEALTH_EVERY_MS = 100;
  */
 function sampleHealth(stack: Stack, token: string, expected: ExpectedHealth): { stop(): Promise<HealthFigure> } {
   const started = Date.now();
-  const figure: HealthFigure = { expected: describeHealth(expected), samples: 0, right: 0, firstRightMs: null, wrong: [] };
+  const figure: HealthFigure = {
+    expected: describeHealth(expected),
+    samples: 0,
+    right: 0,
+    firstRightMs: null,
+    wrong: [],
+  };
   const tier = expected.pf4 === 'up' && expected.pf5 === 'up' ? 'up' : 'down';
   let running = true;
   const probe = async (): Promise<string | null> => {
-    const get = (headers: Record<string, string>) => fetch(`${stack.edgeUrl}/healthz`, { headers })
-      .then(async (res) => ({ status: res.status, body: await res.json() as { broker?: string; platforms?: unknown } }));
+    const get = (headers: Record<string, string>) =>
+      fetch(`${stack.edgeUrl}/healthz`, { headers }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { broker?: string; platforms?: unknown },
+      }));
     const [anonymous, authenticated] = await Promise.all([get({}), get({ authorization: `Bearer ${token}` })]);
     const platforms = (authenticated.body.platforms ?? {}) as Record<string, string>;
-    const seen = `anonymous ${anonymous.status} broker ${anonymous.body.broker} platforms ${valueText(anonymous.body.platforms)}; ` +
+    const seen =
+      `anonymous ${anonymous.status} broker ${anonymous.body.broker} platforms ${valueText(anonymous.body.platforms)}; ` +
       `authenticated ${authenticated.status} PF4 ${platforms[stack.platforms.pf4]} PF5 ${platforms[stack.platforms.pf5]}`;
-    const right = anonymous.status === expected.status && anonymous.body.broker === expected.broker &&
-      anonymous.body.platforms === tier && authenticated.status === expected.status &&
-      platforms[stack.platforms.pf4] === expected.pf4 && platforms[stack.platforms.pf5] === expected.pf5;
+    const right =
+      anonymous.status === expected.status &&
+      anonymous.body.broker === expected.broker &&
+      anonymous.body.platforms === tier &&
+      authenticated.status === expected.status &&
+      platforms[stack.platforms.pf4] === expected.pf4 &&
+      platforms[stack.platforms.pf5] === expected.pf5;
     return right ? null : seen;
   };
   const loop = (async () => {
@@ -346,9 +378,14 @@ function sampleHealth(stack: Stack, token: string, expected: ExpectedHealth): { 
 }
 
 /** The demo platform's first account (its login and group), once the broker's cache holds one. */
-export async function firstAccount(base: string, auth: Record<string, string>): Promise<{ login: number; group: string }> {
+export async function firstAccount(
+  base: string,
+  auth: Record<string, string>,
+): Promise<{ login: number; group: string }> {
   for (let i = 0; i < 100; i++) {
-    const body = await (await fetch(`${base}/UsersRequest?limit=1`, { headers: auth })).json() as { data: Array<{ login: number; group: string }> | null };
+    const body = (await (await fetch(`${base}/UsersRequest?limit=1`, { headers: auth })).json()) as {
+      data: Array<{ login: number; group: string }> | null;
+    };
     if (body.data?.[0]) return body.data[0];
     await sleep(100);
   }
@@ -356,15 +393,18 @@ export async function firstAccount(base: string, auth: Record<string, string>): 
 }
 
 /** Every account of the trading server, read live: the truth writes are checked against. */
-export async function serverAccounts(base: string, auth: Record<string, string>): Promise<Array<{ login: number; name: string }>> {
+export async function serverAccounts(
+  base: string,
+  auth: Record<string, string>,
+): Promise<Array<{ login: number; name: string }>> {
   for (let i = 0; i < 100; i++) {
-    const body = await (await fetch(`${base}/UsersRequest?requestTimeout=30`, { headers: auth })).json() as {
+    const body = (await (await fetch(`${base}/UsersRequest?requestTimeout=30`, { headers: auth })).json()) as {
       data: Array<{ login: number; name: string }> | null;
     };
     if (body.data) return body.data;
     await sleep(200);
   }
-  throw new Error('could not read the trading server\'s accounts');
+  throw new Error("could not read the trading server's accounts");
 }
 
 /** The report as lines for a terminal. */
@@ -374,11 +414,17 @@ export function formatDrillReport(r: DrillReport): string {
     `  lost ${r.lost}   duplicated ${r.duplicated}   connection resets ${r.resets}`,
     `  succeeded ${r.succeeded}   refused ${r.refused}   outcome unknown ${r.unknown.writes} (applied on the server: ${r.unknown.applied})   unresolved ${r.unresolved}`,
     '  fault            lasted ms   recovery ms (from the end of the fault to the next successful write)',
-    ...r.faults.map((f) => `  ${f.fault.padEnd(16)} ${String(f.lastedMs).padStart(9)}   ${f.recoveryMs === null ? 'not recovered' : String(f.recoveryMs).padStart(11)}`),
+    ...r.faults.map(
+      (f) =>
+        `  ${f.fault.padEnd(16)} ${String(f.lastedMs).padStart(9)}   ${f.recoveryMs === null ? 'not recovered' : String(f.recoveryMs).padStart(11)}`,
+    ),
     '  health accuracy: /healthz samples saying the truth (each an anonymous and an authenticated request)',
     '  fault            expected during the fault                   during                         after recovery (200, all up)',
-    ...r.faults.map((f) => `  ${f.fault.padEnd(16)} ${(f.health.during?.expected ?? '—').padEnd(43)} ` +
-      `${healthCell(f.health.during).padEnd(30)} ${healthCell(f.health.after)}`),
+    ...r.faults.map(
+      (f) =>
+        `  ${f.fault.padEnd(16)} ${(f.health.during?.expected ?? '—').padEnd(43)} ` +
+        `${healthCell(f.health.during).padEnd(30)} ${healthCell(f.health.after)}`,
+    ),
   ];
   const wrong = r.faults.flatMap((f) => [
     ...(f.health.during?.wrong ?? []).map((w) => `  ${f.fault} during: ${w}`),

@@ -12,7 +12,13 @@ export class Inspector {
   private onContext: ((id: number) => void) | undefined;
   private constructor(private readonly ws: WebSocket) {
     ws.on('message', (data) => {
-      const msg = JSON.parse((data as Buffer).toString()) as { id?: number; method?: string; params?: any; result?: unknown; error?: { message: string } };
+      const msg = JSON.parse((data as Buffer).toString()) as {
+        id?: number;
+        method?: string;
+        params?: any;
+        result?: unknown;
+        error?: { message: string };
+      };
       if (msg.method === 'Runtime.executionContextCreated') this.onContext?.(msg.params.context.id as number);
       if (msg.id === undefined) return;
       const w = this.waiting.get(msg.id);
@@ -45,7 +51,10 @@ export class Inspector {
       this.send('Runtime.enable').catch(reject);
     });
     const contextId = await this.context;
-    const r = await this.send<{ result: { value?: unknown }; exceptionDetails?: { text: string } }>('Runtime.evaluate', { expression, contextId, returnByValue: true });
+    const r = await this.send<{ result: { value?: unknown }; exceptionDetails?: { text: string } }>(
+      'Runtime.evaluate',
+      { expression, contextId, returnByValue: true },
+    );
     if (r.exceptionDetails) throw new Error(`${expression}: ${r.exceptionDetails.text}`);
     return r.result.value;
   }
@@ -55,13 +64,18 @@ export class Inspector {
   }
 }
 
-
 /** The inspector sessions of named workers of a Miniflare whose `inspectorPort` is set: `core:user:<worker>` targets. */
 export async function inspectWorkers(inspectorUrl: URL, workers: readonly string[]): Promise<Inspector[]> {
-  const targets = await (await fetch(`http://${inspectorUrl.host}/json/list`)).json() as { id: string; webSocketDebuggerUrl: string }[];
-  return Promise.all(workers.map((worker) => {
-    const target = targets.find((t) => t.id === `core:user:${worker}`);
-    if (!target) throw new Error(`the inspector lists no ${worker} worker (targets: ${targets.map((t) => t.id).join(', ')})`);
-    return Inspector.open(target.webSocketDebuggerUrl);
-  }));
+  const targets = (await (await fetch(`http://${inspectorUrl.host}/json/list`)).json()) as {
+    id: string;
+    webSocketDebuggerUrl: string;
+  }[];
+  return Promise.all(
+    workers.map((worker) => {
+      const target = targets.find((t) => t.id === `core:user:${worker}`);
+      if (!target)
+        throw new Error(`the inspector lists no ${worker} worker (targets: ${targets.map((t) => t.id).join(', ')})`);
+      return Inspector.open(target.webSocketDebuggerUrl);
+    }),
+  );
 }

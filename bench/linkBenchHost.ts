@@ -45,7 +45,9 @@ const collectGarbage = runInNewContext('gc') as () => void;
 /** The event loop's delay from this process's start until every cache holds its first snapshot (`startLoopDelayMs`). */
 const startLoop = monitorEventLoopDelay({ resolution: 1 });
 startLoop.enable();
-let startLoopDelay: { p99: number; max: number; gcMax: number; gcTotal: number; turnWallMax: number; turnCpuMax: number } | undefined;
+let startLoopDelay:
+  | { p99: number; max: number; gcMax: number; gcTotal: number; turnWallMax: number; turnCpuMax: number }
+  | undefined;
 /**
  * A timer-drift probe beside the monitors: a 1 ms timer chain, noting for each gap between two of its runs the wall
  * time and the CPU time this process spent in it (all its threads). A gap's CPU time is what the process did while the
@@ -106,17 +108,29 @@ if (!secret || !platformsFile) throw new Error('BROKER_SECRET and BROKER_PLATFOR
 /** BENCH_PING_TIMEOUT_MS: the manager keep-alive's patience, when the bench needs more than the broker's default. */
 const pingTimeoutMs = Number(process.env.BENCH_PING_TIMEOUT_MS) || undefined;
 const broker = await startBroker({
-  secret, port: 0, platformsFile, brokerId: 'bench', log: jsonLineLogger('warn'), ...(pingTimeoutMs ? { session: { pingTimeoutMs } } : {}),
+  secret,
+  port: 0,
+  platformsFile,
+  brokerId: 'bench',
+  log: jsonLineLogger('warn'),
+  ...(pingTimeoutMs ? { session: { pingTimeoutMs } } : {}),
 });
 
 /** What a monitor recorded, as the delay past its 1 ms sampling interval. */
-const delayOf = (histogram: ReturnType<typeof monitorEventLoopDelay>) =>
-  ({ p99: Math.max(0, histogram.percentile(99) / 1e6 - 1), max: Math.max(0, histogram.max / 1e6 - 1) });
+const delayOf = (histogram: ReturnType<typeof monitorEventLoopDelay>) => ({
+  p99: Math.max(0, histogram.percentile(99) / 1e6 - 1),
+  max: Math.max(0, histogram.max / 1e6 - 1),
+});
 
 void Promise.all([...broker.platforms.all()].map((p) => p.cache.whenReady())).then(() => {
   // A stall is recorded when the monitor's timer next runs: let it run once more before reading.
   setTimeout(() => {
-    startLoopDelay = { ...delayOf(startLoop), gcMax: gcSince.start.max, gcTotal: gcSince.start.total, ...startProbe.take() };
+    startLoopDelay = {
+      ...delayOf(startLoop),
+      gcMax: gcSince.start.max,
+      gcTotal: gcSince.start.total,
+      ...startProbe.take(),
+    };
     startLoop.disable();
     startProbe.stop();
   }, 10);
@@ -153,7 +167,10 @@ function heapPerRecord(records: number, build: () => unknown): number {
 
 /** Per platform and kind: heap bytes per cached record of a copy of the table as kept, as objects, as objects and JSON. */
 function kindFigures(kinds: string[]) {
-  const out: Record<string, Record<string, { records: number; kept: number; objects: number; objectsWithJson: number }>> = {};
+  const out: Record<
+    string,
+    Record<string, { records: number; kept: number; objects: number; objectsWithJson: number }>
+  > = {};
   for (const platform of broker.platforms.all()) {
     const figures: (typeof out)[string] = (out[platform.id] = {});
     for (const kind of kinds) {
@@ -220,18 +237,22 @@ const status = createServer((req, res) => {
   if (url.searchParams.get('gc') === '1') collectGarbage();
   const platforms = [...broker.platforms.all()];
   const memory = process.memoryUsage();
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-    ready: platforms.length > 0 && platforms.every((p) => p.cache.ready),
-    sizes: Object.fromEntries(platforms.map((p) => [p.id, p.cache.sizes()])),
-    resyncs: Object.fromEntries(platforms.map((p) => [p.id, p.cache.resyncs])),
-    ...(startLoopDelay ? { startLoopDelayMs: startLoopDelay } : {}),
-    memory: {
-      rssMB: memory.rss / 1048576, heapUsedMB: memory.heapUsed / 1048576, externalMB: memory.external / 1048576,
-      heapLimitMB: getHeapStatistics().heap_size_limit / 1048576,
-    },
-    cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
-    ...(url.searchParams.get('loop') === '1' ? { loopDelayMs: loopDelay() } : {}),
-  }));
+  res.writeHead(200, { 'content-type': 'application/json' }).end(
+    JSON.stringify({
+      ready: platforms.length > 0 && platforms.every((p) => p.cache.ready),
+      sizes: Object.fromEntries(platforms.map((p) => [p.id, p.cache.sizes()])),
+      resyncs: Object.fromEntries(platforms.map((p) => [p.id, p.cache.resyncs])),
+      ...(startLoopDelay ? { startLoopDelayMs: startLoopDelay } : {}),
+      memory: {
+        rssMB: memory.rss / 1048576,
+        heapUsedMB: memory.heapUsed / 1048576,
+        externalMB: memory.external / 1048576,
+        heapLimitMB: getHeapStatistics().heap_size_limit / 1048576,
+      },
+      cpuMicros: (({ user, system }) => user + system)(process.cpuUsage()),
+      ...(url.searchParams.get('loop') === '1' ? { loopDelayMs: loopDelay() } : {}),
+    }),
+  );
 });
 // The same library and settings as the edge link server (no compression), answering each frame with itself.
 const echo = new WebSocketServer({ server: status, perMessageDeflate: false });
@@ -240,12 +261,17 @@ echo.on('connection', (ws) => {
 });
 await new Promise<void>((resolve) => status.listen(0, '127.0.0.1', resolve));
 
-process.stdout.write(`${JSON.stringify({ msg: 'broker bench host listening', port: broker.port, echoPort: (status.address() as AddressInfo).port })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ msg: 'broker bench host listening', port: broker.port, echoPort: (status.address() as AddressInfo).port })}\n`,
+);
 
 const stop = () => {
   echo.close();
   status.close();
-  broker.close().then(() => process.exit(0), () => process.exit(1));
+  broker.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
   setTimeout(() => process.exit(1), 5000).unref();
 };
 process.on('SIGINT', stop);

@@ -13,13 +13,35 @@ function page(big: boolean): Record<string, unknown>[] {
   const base = big ? 9007199254740993n : 1_000_000;
   return Array.from({ length: 1000 }, (_, i) => ({
     position: typeof base === 'bigint' ? base + BigInt(i) : base + i,
-    externalID: '', login: typeof base === 'bigint' ? 9223372036854775001n : 500_000 + (i % 200), dealer: 0,
-    symbol: 'EURUSD', action: i % 2 ? 'Buy' : 'Sell', digits: 5, digitsCurrency: 2, contractSize: 100000,
-    timeCreate: '2025-01-02T03:04:05Z', timeUpdate: '2025-01-02T03:04:05Z', priceOpen: 1.08453 + i / 1e5,
-    priceCurrent: 1.08453 + i / 3e5, priceSL: 0, priceTP: 1.0912, volume: 1000 * (1 + (i % 7)), volumeExt: 0,
-    profit: -12.345678901234567 + i, storage: 0, rateProfit: 1, rateMargin: 0.92345678, expertID: 0, expertPositionID: 0,
-    comment: `position ${i}`, activationMode: 'None', activationTime: '1970-01-01T00:00:00Z', activationPrice: 0,
-    activationFlags: 'None', reason: 'Client', modificationFlags: 'None',
+    externalID: '',
+    login: typeof base === 'bigint' ? 9223372036854775001n : 500_000 + (i % 200),
+    dealer: 0,
+    symbol: 'EURUSD',
+    action: i % 2 ? 'Buy' : 'Sell',
+    digits: 5,
+    digitsCurrency: 2,
+    contractSize: 100000,
+    timeCreate: '2025-01-02T03:04:05Z',
+    timeUpdate: '2025-01-02T03:04:05Z',
+    priceOpen: 1.08453 + i / 1e5,
+    priceCurrent: 1.08453 + i / 3e5,
+    priceSL: 0,
+    priceTP: 1.0912,
+    volume: 1000 * (1 + (i % 7)),
+    volumeExt: 0,
+    profit: -12.345678901234567 + i,
+    storage: 0,
+    rateProfit: 1,
+    rateMargin: 0.92345678,
+    expertID: 0,
+    expertPositionID: 0,
+    comment: `position ${i}`,
+    activationMode: 'None',
+    activationTime: '1970-01-01T00:00:00Z',
+    activationPrice: 0,
+    activationFlags: 'None',
+    reason: 'Client',
+    modificationFlags: 'None',
   }));
 }
 
@@ -35,7 +57,10 @@ function time(fn: () => unknown, n = 10): number {
  * processes on the machine hits both sides of a ratio alike.
  */
 function ratio(candidate: () => unknown, native: () => unknown): { ratio: number; nativeMs: number } {
-  for (let i = 0; i < 10; i++) { candidate(); native(); }
+  for (let i = 0; i < 10; i++) {
+    candidate();
+    native();
+  }
   const ratios: number[] = [];
   const natives: number[] = [];
   for (let i = 0; i < rounds; i++) {
@@ -54,10 +79,37 @@ const bigFrame = { id: 7, ok: true, data: big };
 const bigText = stringifyJson(bigFrame);
 
 const rows: Array<[string, { ratio: number; nativeMs: number }]> = [
-  ['parse, ids < 2^53 (common path)', ratio(() => parseJson(plainText), () => JSON.parse(plainText))],
-  ['stringify, ids < 2^53 (common path)', ratio(() => stringifyJson(plainFrame), () => JSON.stringify(plainFrame))],
-  ['parse, ids > 2^53 (exact parser)', ratio(() => parseJson(bigText), () => JSON.parse(bigText))],
-  ['stringify, ids > 2^53 (walk)', ratio(() => stringifyJson(bigFrame), () => JSON.stringify(plainFrame))],
+  [
+    'parse, ids < 2^53 (common path)',
+    ratio(
+      () => parseJson(plainText),
+      () => JSON.parse(plainText),
+    ),
+  ],
+  [
+    'stringify, ids < 2^53 (common path)',
+    ratio(
+      () => stringifyJson(plainFrame),
+      () => JSON.stringify(plainFrame),
+    ),
+  ],
+  [
+    'parse, ids > 2^53 (exact parser)',
+    ratio(
+      () => parseJson(bigText),
+      () => JSON.parse(bigText),
+    ),
+  ],
+  [
+    'stringify, ids > 2^53 (walk)',
+    ratio(
+      () => stringifyJson(bigFrame),
+      () => JSON.stringify(plainFrame),
+    ),
+  ],
 ];
-console.log(`1,000-position frame of ${plainText.length} bytes, ${rounds} trials of 10 calls each; median ratio to native (1.00)`);
-for (const [what, r] of rows) console.log(`${what.padEnd(40)} ${r.ratio.toFixed(2)}x native (native ${r.nativeMs.toFixed(2)} ms)`);
+console.log(
+  `1,000-position frame of ${plainText.length} bytes, ${rounds} trials of 10 calls each; median ratio to native (1.00)`,
+);
+for (const [what, r] of rows)
+  console.log(`${what.padEnd(40)} ${r.ratio.toFixed(2)}x native (native ${r.nativeMs.toFixed(2)} ms)`);

@@ -11,12 +11,18 @@ describe('the texts of /proc', () => {
   it('reads name, parent and CPU ticks from a stat line, whatever the name holds', () => {
     const fields = (ppid: number, utime: number, stime: number) =>
       `S ${ppid} 4242 4242 0 -1 4194560 1200 0 0 0 ${utime} ${stime} 0 0 20 0 9 0 123456 1000000 2000`;
-    expect(parseStat(`4243 (workerd) ${fields(4200, 150, 35)}`)).toStrictEqual({ name: 'workerd', ppid: 4200, cpuTicks: 185 });
+    expect(parseStat(`4243 (workerd) ${fields(4200, 150, 35)}`)).toStrictEqual({
+      name: 'workerd',
+      ppid: 4200,
+      cpuTicks: 185,
+    });
     expect(parseStat(`17 (a (b) c) ${fields(1, 7, 0)}`)).toStrictEqual({ name: 'a (b) c', ppid: 1, cpuTicks: 7 });
   });
 
   it('reads VmRSS in kB, and nothing where the status has none', () => {
-    expect(parseVmRssKb('Name:\tworkerd\nVmPeak:\t  900000 kB\nVmRSS:\t  182344 kB\nRssAnon:\t 1000 kB\n')).toBe(182_344);
+    expect(parseVmRssKb('Name:\tworkerd\nVmPeak:\t  900000 kB\nVmRSS:\t  182344 kB\nRssAnon:\t 1000 kB\n')).toBe(
+      182_344,
+    );
     expect(parseVmRssKb('Name:\tkthreadd\nState:\tS (sleeping)\n')).toBeNull();
   });
 });

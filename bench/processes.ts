@@ -38,9 +38,17 @@ export function parseVmRssKb(status: string): number | null {
 export function processTable(): Map<number, ProcessStat> {
   const table = new Map<number, ProcessStat>();
   let entries: string[];
-  try { entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e)); } catch { return table; }
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return table;
+  }
   for (const entry of entries) {
-    try { table.set(Number(entry), parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'))); } catch { /* gone */ }
+    try {
+      table.set(Number(entry), parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8')));
+    } catch {
+      /* gone */
+    }
   }
   return table;
 }
@@ -74,7 +82,9 @@ export function usageOf(pids: readonly number[]): { cpuSeconds: number; rssMb: n
     try {
       cpu += parseStat(readFileSync(`/proc/${pid}/stat`, 'utf8')).cpuTicks / TICKS_PER_SECOND;
       rss += (parseVmRssKb(readFileSync(`/proc/${pid}/status`, 'utf8')) ?? 0) / 1024;
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   return { cpuSeconds: cpu, rssMb: rss };
 }

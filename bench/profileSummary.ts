@@ -20,7 +20,11 @@ export interface ProfileLine {
   name: string;
 }
 
-const short = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, '').replace(/^.*\/(broker|shared|sim)\//, '$1/');
+const short = (url: string) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, '')
+    .replace(/^.*\/(broker|shared|sim)\//, '$1/');
 
 /** The `top` functions by self time, each as a share of all sampled time; idle and GC appear under their own names. */
 export function summarize(profile: CpuProfile, top: number): { lines: ProfileLine[]; busyShare: number } {
@@ -35,9 +39,14 @@ export function summarize(profile: CpuProfile, top: number): { lines: ProfileLin
     total += dt;
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') idle += dt;
-    const name = url ? `${functionName || '(anonymous)'} ${short(url)}:${lineNumber + 1}` : functionName || '(anonymous)';
+    const name = url
+      ? `${functionName || '(anonymous)'} ${short(url)}:${lineNumber + 1}`
+      : functionName || '(anonymous)';
     self.set(name, (self.get(name) ?? 0) + dt);
   }
-  const lines = [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, t]) => ({ name, share: total ? t / total : 0 }));
+  const lines = [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([name, t]) => ({ name, share: total ? t / total : 0 }));
   return { lines, busyShare: total ? 1 - idle / total : 0 };
 }

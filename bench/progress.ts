@@ -112,7 +112,9 @@ export class Progress {
 
   private remainingText(currentWindowLeft = 0): string {
     const { seconds, complete } = this.remaining(currentWindowLeft);
-    return complete ? `; about ${clock(seconds)} left in all` : `; at least ${clock(seconds)} left in all (some start-ups not measured yet)`;
+    return complete
+      ? `; about ${clock(seconds)} left in all`
+      : `; at least ${clock(seconds)} left in all (some start-ups not measured yet)`;
   }
 
   private prefix(): string {

@@ -29,8 +29,10 @@ const num = (name: string, fallback: number) => {
   return value;
 };
 const scale = {
-  accounts: num('SCALE_ACCOUNTS', 100_000), trades: num('SCALE_TRADES', 200_000),
-  symbols: num('SCALE_SYMBOLS', 1000), ticksPerSecond: num('SCALE_TICKS', 1000),
+  accounts: num('SCALE_ACCOUNTS', 100_000),
+  trades: num('SCALE_TRADES', 200_000),
+  symbols: num('SCALE_SYMBOLS', 1000),
+  ticksPerSecond: num('SCALE_TICKS', 1000),
 };
 const small = { accounts: 200, trades: 300, symbols: 12, ticksPerSecond: 10 };
 const windowSeconds = num('SCALE_SECONDS', 15);
@@ -102,7 +104,6 @@ class Session {
   }
 }
 
-
 async function state(port: number, server: string): Promise<any> {
   const res = await fetch(`http://127.0.0.1:${port}/control/${server}/state`);
   return res.json();
@@ -118,13 +119,22 @@ async function measure(family: Family, world: World, dir: string, progress: Prog
   progress.nextRun();
   const server = `bench-${family.toLowerCase()}`;
   const configPath = join(dir, `${server}-${world.accounts}.json`);
-  writeFileSync(configPath, JSON.stringify({
-    seed: 7,
-    servers: [{ name: server, family, ...world, managers: [{ login: 1000, password: PASSWORD }] }],
-  }));
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      seed: 7,
+      servers: [{ name: server, family, ...world, managers: [{ login: 1000, password: PASSWORD }] }],
+    }),
+  );
   progress.phase(`starting the simulator (generating ${world.accounts} accounts, ${world.trades} trades)`);
   const started = performance.now();
-  const sim: Service = await startService('sim', 'sim/main.ts', { SIM_PORT: '0', SIM_CONFIG: configPath }, () => {}, 600_000);
+  const sim: Service = await startService(
+    'sim',
+    'sim/main.ts',
+    { SIM_PORT: '0', SIM_CONFIG: configPath },
+    () => {},
+    600_000,
+  );
   const startupMs = performance.now() - started;
   try {
     // Full resync on a pumping session.
@@ -132,7 +142,9 @@ async function measure(family: Family, world: World, dir: string, progress: Prog
     let resyncRecords = 0;
     let resyncBytes = 0;
     let resyncDone!: () => void;
-    const resynced = new Promise<void>((resolve) => { resyncDone = resolve; });
+    const resynced = new Promise<void>((resolve) => {
+      resyncDone = resolve;
+    });
     let events = 0;
     let ticks = 0;
     const lags: number[] = [];
@@ -176,14 +188,16 @@ async function measure(family: Family, world: World, dir: string, progress: Prog
     const latencies: number[] = [];
     let commandErrors = 0;
     let pick = 0;
-    await Promise.all(Array.from({ length: inFlight }, async () => {
-      while (performance.now() < end) {
-        const t0 = performance.now();
-        const answer = await live.call(readCmd, { login: logins[pick++ % logins.length] });
-        latencies.push(performance.now() - t0);
-        if (answer.error || answer.result?.login === undefined) commandErrors++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (performance.now() < end) {
+          const t0 = performance.now();
+          const answer = await live.call(readCmd, { login: logins[pick++ % logins.length] });
+          latencies.push(performance.now() - t0);
+          if (answer.error || answer.result?.login === undefined) commandErrors++;
+        }
+      }),
+    );
     const elapsed = (performance.now() - windowStart) / 1000;
     counting = false;
     const after = await state(sim.port, server);
@@ -195,15 +209,26 @@ async function measure(family: Family, world: World, dir: string, progress: Prog
     lags.sort((a, b) => a - b);
     const emitted = after.ticksEmitted - before.ticksEmitted;
     return {
-      family, world, startupMs, resyncMs, resyncRecords, resyncMB: resyncBytes / 1048576,
+      family,
+      world,
+      startupMs,
+      resyncMs,
+      resyncRecords,
+      resyncMB: resyncBytes / 1048576,
       feedAchieved: world.ticksPerSecond > 0 ? emitted / elapsed / world.ticksPerSecond : Number.NaN,
       ticksDropped: after.ticksDropped - before.ticksDropped,
-      eventsPerSecond: events / elapsed, ticksPerSecondReceived: ticks / elapsed,
-      tickLagP50: percentile(lags, 0.5), tickLagP99: percentile(lags, 0.99),
-      commandsPerSecond: latencies.length / elapsed, commandP50: percentile(latencies, 0.5), commandP99: percentile(latencies, 0.99),
+      eventsPerSecond: events / elapsed,
+      ticksPerSecondReceived: ticks / elapsed,
+      tickLagP50: percentile(lags, 0.5),
+      tickLagP99: percentile(lags, 0.99),
+      commandsPerSecond: latencies.length / elapsed,
+      commandP50: percentile(latencies, 0.5),
+      commandP99: percentile(latencies, 0.99),
       commandErrors,
-      loopDelayP99: after.process.eventLoopDelayP99Ms, loopDelayMax: after.process.eventLoopDelayMaxMs,
-      rssMB: after.process.rssMB, peakRssMB: peakRssMB(sim.child.pid!),
+      loopDelayP99: after.process.eventLoopDelayP99Ms,
+      loopDelayMax: after.process.eventLoopDelayMaxMs,
+      rssMB: after.process.rssMB,
+      peakRssMB: peakRssMB(sim.child.pid!),
     };
   } finally {
     await sim.stop();
@@ -232,14 +257,19 @@ const rows: [string, (f: Figures) => number, number][] = [
 ];
 
 function report(base: Figures, big: Figures): void {
-  const describe = (w: World) => `${w.accounts} accounts, ${w.trades} trades, ${w.symbols} symbols, ${w.ticksPerSecond} ticks/s`;
-  console.log(`\n${base.family}: small = ${describe(base.world)}; scale = ${describe(big.world)}; window ${windowSeconds} s`);
+  const describe = (w: World) =>
+    `${w.accounts} accounts, ${w.trades} trades, ${w.symbols} symbols, ${w.ticksPerSecond} ticks/s`;
+  console.log(
+    `\n${base.family}: small = ${describe(base.world)}; scale = ${describe(big.world)}; window ${windowSeconds} s`,
+  );
   console.log(`${''.padEnd(46)} ${'small'.padStart(10)} ${'scale'.padStart(10)} ${'scale/small'.padStart(12)}`);
   for (const [label, value, digits] of rows) {
     const a = value(base);
     const b = value(big);
     const ratio = a > 0 && Number.isFinite(a) && Number.isFinite(b) ? `${(b / a).toFixed(2)}×` : '-';
-    console.log(`${label.padEnd(46)} ${a.toFixed(digits).padStart(10)} ${b.toFixed(digits).padStart(10)} ${ratio.padStart(12)}`);
+    console.log(
+      `${label.padEnd(46)} ${a.toFixed(digits).padStart(10)} ${b.toFixed(digits).padStart(10)} ${ratio.padStart(12)}`,
+    );
   }
 }
 
@@ -249,10 +279,12 @@ try {
   for (const family of families) {
     if (family !== 'PF4' && family !== 'PF5') throw new Error(`SCALE_FAMILIES: unknown family ${family as string}`);
   }
-  const progress = new Progress(families.flatMap((family) => [
-    { label: `${family} small world`, world: 'small', windowSeconds },
-    { label: `${family} scale world`, world: 'scale', windowSeconds },
-  ]));
+  const progress = new Progress(
+    families.flatMap((family) => [
+      { label: `${family} small world`, world: 'small', windowSeconds },
+      { label: `${family} scale world`, world: 'scale', windowSeconds },
+    ]),
+  );
   for (const family of families) {
     const base = await measure(family, small, dir, progress);
     const big = await measure(family, scale, dir, progress);

@@ -114,7 +114,14 @@ export interface SoakReport {
   /** Requests due while SOAK_IN_FLIGHT were out, not sent. */
   shed: number;
   /** `deferred`: write turns taken by a cached read because every own account had a write in flight. */
-  writes: { updates: number; replays: number; replayMismatches: number; creates: number; retries: number; deferred: number };
+  writes: {
+    updates: number;
+    replays: number;
+    replayMismatches: number;
+    creates: number;
+    retries: number;
+    deferred: number;
+  };
   lost: number;
   duplicated: number;
   unresolved: number;
@@ -128,8 +135,28 @@ export interface SoakReport {
 
 type Kind = 'cached' | 'page' | 'live' | 'write';
 /** The mix in 20 slots: 7 cached, 3 page, 5 live, 5 write, interleaved. */
-const CYCLE: Kind[] = ['cached', 'live', 'write', 'cached', 'page', 'cached', 'live', 'write', 'cached', 'live',
-  'cached', 'write', 'page', 'cached', 'live', 'write', 'cached', 'page', 'live', 'write'];
+const CYCLE: Kind[] = [
+  'cached',
+  'live',
+  'write',
+  'cached',
+  'page',
+  'cached',
+  'live',
+  'write',
+  'cached',
+  'live',
+  'cached',
+  'write',
+  'page',
+  'cached',
+  'live',
+  'write',
+  'cached',
+  'page',
+  'live',
+  'write',
+];
 const REPLAY_EVERY = 5;
 const CREATE_EVERY = 40;
 
@@ -161,10 +188,18 @@ function folderBytes(dir: string): number {
 async function heldByEdge(stack: Stack, dataDir: string | undefined): Promise<Held | null> {
   try {
     const mf = stack.edge.miniflare;
-    const ledgers = await Promise.all(Array.from({ length: DEFAULT_IDEMPOTENCY_SHARDS }, (_, n) =>
-      objectCall<LedgerStats>(mf, 'IDEMPOTENCY', `${stack.clientId}#${n}`, 'stats')));
-    const links = await Promise.all([stack.platforms.pf4, stack.platforms.pf5].flatMap((p) =>
-      Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) => objectCall<LinkStats>(mf, 'LINKS', linkName(p, n), 'stats'))));
+    const ledgers = await Promise.all(
+      Array.from({ length: DEFAULT_IDEMPOTENCY_SHARDS }, (_, n) =>
+        objectCall<LedgerStats>(mf, 'IDEMPOTENCY', `${stack.clientId}#${n}`, 'stats'),
+      ),
+    );
+    const links = await Promise.all(
+      [stack.platforms.pf4, stack.platforms.pf5].flatMap((p) =>
+        Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
+          objectCall<LinkStats>(mf, 'LINKS', linkName(p, n), 'stats'),
+        ),
+      ),
+    );
     return {
       keys: ledgers.reduce((k, l) => k + l.records, 0),
       routes: links.reduce((k, l) => k + l.lateRoutes, 0),
@@ -181,9 +216,14 @@ async function heldByEdge(stack: Stack, dataDir: string | undefined): Promise<He
  * default the edge's RSS; `liveHeap` gives the heap its isolates hold.
  */
 export function memoryVerdict(
-  memory: MemorySample[], seconds: number, flatMb: number, figure: (m: MemorySample) => number | null = (m) => m.edge,
+  memory: MemorySample[],
+  seconds: number,
+  flatMb: number,
+  figure: (m: MemorySample) => number | null = (m) => m.edge,
 ): MemoryVerdict | null {
-  const points = memory.filter((m) => m.at >= seconds / 2 && figure(m) !== null).map((m) => ({ x: m.at, y: figure(m)! / 1048576 }));
+  const points = memory
+    .filter((m) => m.at >= seconds / 2 && figure(m) !== null)
+    .map((m) => ({ x: m.at, y: figure(m)! / 1048576 }));
   const n = points.length;
   if (n < 3) return null;
   const xMean = points.reduce((a, p) => a + p.x, 0) / n;
@@ -209,13 +249,21 @@ function heapFloor(inspectors: Inspector[] | null) {
   let committed = 0;
   const poll = async () => {
     try {
-      const usage = await Promise.all(inspectors!.map((i) => i.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage')));
+      const usage = await Promise.all(
+        inspectors!.map((i) => i.send<{ usedSize: number; totalSize: number }>('Runtime.getHeapUsage')),
+      );
       const used = usage.map((u) => u.usedSize);
       least = least ? least.map((v, n) => Math.min(v, used[n])) : used;
       committed = usage.reduce((a, u) => a + u.totalSize, 0);
-    } catch { /* the sample shows n/a for an interval without any reading */ }
+    } catch {
+      /* the sample shows n/a for an interval without any reading */
+    }
   };
-  const timer = inspectors ? setInterval(() => { void poll(); }, HEAP_POLL_MS) : undefined;
+  const timer = inspectors
+    ? setInterval(() => {
+        void poll();
+      }, HEAP_POLL_MS)
+    : undefined;
   return {
     async take(): Promise<{ edge: number; objects: number; committed: number } | null> {
       if (!inspectors) return null;
@@ -248,12 +296,19 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
   const log = options.log ?? (() => {});
   const own = !options.stack;
   const dataDir = own ? mkdtempSync(join(tmpdir(), 'gateway-soak-')) : undefined;
-  const stack = options.stack ?? await startStack({
-    seed: 7, dataDir, edgeVars: { API_RATE_LIMIT: process.env.API_RATE_LIMIT ?? '1000000000' }, edgeInspector: true,
-  });
+  const stack =
+    options.stack ??
+    (await startStack({
+      seed: 7,
+      dataDir,
+      edgeVars: { API_RATE_LIMIT: process.env.API_RATE_LIMIT ?? '1000000000' },
+      edgeInspector: true,
+    }));
   // A stack of the caller's may have no inspector: then no heap figures.
-  const inspectors = await stack.edge.miniflare.getInspectorURL()
-    .then((url) => inspectWorkers(url, [EDGE_WORKER, OBJECTS_WORKER])).catch(() => null);
+  const inspectors = await stack.edge.miniflare
+    .getInspectorURL()
+    .then((url) => inspectWorkers(url, [EDGE_WORKER, OBJECTS_WORKER]))
+    .catch(() => null);
   try {
     const token = await stack.token();
     const auth = { authorization: `Bearer ${token}` };
@@ -265,9 +320,17 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     let resets = 0;
     const errorSamples: string[] = [];
     const latencies: number[] = [];
-    type Answer = { status: number; body: { data?: any; error?: { code: string; message: string | null } | null; meta?: any } };
+    type Answer = {
+      status: number;
+      body: { data?: any; error?: { code: string; message: string | null } | null; meta?: any };
+    };
     /** One request; null when no HTTP answer came. */
-    const send = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer | null> => {
+    const send = async (
+      method: string,
+      url: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<Answer | null> => {
       const started = performance.now();
       try {
         const res = await fetch(url, {
@@ -275,7 +338,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
           headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
-        const answer = { status: res.status, body: await res.json() as Answer['body'] };
+        const answer = { status: res.status, body: (await res.json()) as Answer['body'] };
         latencies.push(performance.now() - started);
         return answer;
       } catch {
@@ -286,7 +349,8 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const wrong = (what: string, answer: Answer | null) => {
       if (!answer) return; // counted as a reset
       errors++;
-      if (errorSamples.length < 10) errorSamples.push(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
+      if (errorSamples.length < 10)
+        errorSamples.push(`${what}: ${answer.status} ${JSON.stringify(answer.body).slice(0, 200)}`);
     };
 
     // Accounts to read, and a group to create in.
@@ -301,7 +365,10 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     let unresolved = 0;
     const keyed = async (path: string, body: unknown, key: string): Promise<Answer['body'] | null> => {
       for (let attempt = 0; attempt < 50; attempt++) {
-        if (attempt > 0) { writes.retries++; await sleep(200); }
+        if (attempt > 0) {
+          writes.retries++;
+          await sleep(200);
+        }
         const answer = await send('POST', `${pf4}/${path}`, body, { 'idempotency-key': key });
         if (!answer) continue;
         if (answer.body.error === null) return answer.body;
@@ -323,7 +390,13 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       return body.data.login as number;
     };
     /** `lastName`: the name of the last answered rename; null after a write that got no final success. */
-    interface Writer { login: number; seq: number; busy: boolean; lastName: string | null; firstName: string }
+    interface Writer {
+      login: number;
+      seq: number;
+      busy: boolean;
+      lastName: string | null;
+      firstName: string;
+    }
     const writers: Writer[] = [];
     for (let i = 0; i < writerCount; i++) {
       const name = `Soak ${run} w${i} 0`;
@@ -371,14 +444,23 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         const a = await send('GET', `${pf4}/UserRecordGet/${login}`);
         if (a && (a.body.error !== null || a.body.data?.login !== login)) wrong('UserRecordGet', a);
       } else if (kind === 'page') {
-        const a = await send('GET', `${pf4}/TradesGet?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        if (a && (a.body.error !== null || !Array.isArray(a.body.data))) { wrong('TradesGet', a); cursor = null; return; }
+        const a = await send(
+          'GET',
+          `${pf4}/TradesGet?limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        if (a && (a.body.error !== null || !Array.isArray(a.body.data))) {
+          wrong('TradesGet', a);
+          cursor = null;
+          return;
+        }
         if (a) cursor = a.body.meta?.paging?.nextCursor ?? null;
       } else {
         const turn = liveTurn++ % 3;
-        const url = turn === 0 ? `${pf4}/UserRecordRequest/${login}` : turn === 1 ? `${pf4}/ServerTime` : `${pf5}/TimeGet`;
+        const url =
+          turn === 0 ? `${pf4}/UserRecordRequest/${login}` : turn === 1 ? `${pf4}/ServerTime` : `${pf5}/TimeGet`;
         const a = await send('GET', url);
-        if (a && (a.body.error !== null || a.body.data === null || a.body.data === undefined)) wrong(url.slice(url.lastIndexOf('/v2/')), a);
+        if (a && (a.body.error !== null || a.body.data === null || a.body.data === undefined))
+          wrong(url.slice(url.lastIndexOf('/v2/')), a);
       }
     };
 
@@ -392,8 +474,12 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       const edge = edgePids.length ? edgePids.reduce((n, pid) => n + (rss(pid) ?? 0), 0) : null;
       const s = {
         at: Math.round((Date.now() - loadStart) / 1000),
-        edge, broker: rss(stack.broker.child.pid), sim: rss(stack.sim.child.pid), brokerHeap: await brokerHeap(stack.brokerUrl),
-        held: await heldByEdge(stack, dataDir), heap,
+        edge,
+        broker: rss(stack.broker.child.pid),
+        sim: rss(stack.sim.child.pid),
+        brokerHeap: await brokerHeap(stack.brokerUrl),
+        held: await heldByEdge(stack, dataDir),
+        heap,
       };
       memory.push(s);
       return s;
@@ -403,14 +489,22 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     let intervalFailuresFrom = 0;
     let shed = 0;
     const byKind: Record<Kind, number> = { cached: 0, page: 0, live: 0, write: 0 };
-    const held = (h: Held | null) => (h === null ? '   (objects not asked)'
-      : `   ${String(h.keys).padStart(7)} ${String(h.routes).padStart(6)} ${String(h.replicaRows).padStart(7)} ${(h.ledgerDiskBytes === null ? 'n/a' : MB(h.ledgerDiskBytes)).padStart(9)}`);
-    const show = (label: string, s: MemorySample, extra = ' '.repeat(42)) => log(
-      `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${(s.heap ? `${MB(s.heap.edge)} + ${MB(s.heap.objects)}` : 'n/a').padStart(19)} ${(s.heap?.committed ? MB(s.heap.committed) : 'n/a').padStart(9)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`);
-    log(`soak: ${seconds} s at ${rate} requests/s (at most ${maxInFlight} in flight): 35% cached reads, 15% cached pages, ` +
-      `25% live reads, 25% writes under Idempotency-Keys (${writerCount} accounts renamed in turn, 1 in ${REPLAY_EVERY} ` +
-      `replayed, 1 in ${CREATE_EVERY} a new account)`);
-    log('  time    edge RSS  edge heap + objects  committed   broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk');
+    const held = (h: Held | null) =>
+      h === null
+        ? '   (objects not asked)'
+        : `   ${String(h.keys).padStart(7)} ${String(h.routes).padStart(6)} ${String(h.replicaRows).padStart(7)} ${(h.ledgerDiskBytes === null ? 'n/a' : MB(h.ledgerDiskBytes)).padStart(9)}`;
+    const show = (label: string, s: MemorySample, extra = ' '.repeat(42)) =>
+      log(
+        `  ${label.padEnd(6)} ${MB(s.edge).padStart(10)} ${(s.heap ? `${MB(s.heap.edge)} + ${MB(s.heap.objects)}` : 'n/a').padStart(19)} ${(s.heap?.committed ? MB(s.heap.committed) : 'n/a').padStart(9)} ${MB(s.broker).padStart(11)} ${`(${MB(s.brokerHeap)})`.padStart(11)} ${MB(s.sim).padStart(10)}${extra}${held(s.held)}`,
+      );
+    log(
+      `soak: ${seconds} s at ${rate} requests/s (at most ${maxInFlight} in flight): 35% cached reads, 15% cached pages, ` +
+        `25% live reads, 25% writes under Idempotency-Keys (${writerCount} accounts renamed in turn, 1 in ${REPLAY_EVERY} ` +
+        `replayed, 1 in ${CREATE_EVERY} a new account)`,
+    );
+    log(
+      '  time    edge RSS  edge heap + objects  committed   broker RSS (its heap)    sim RSS   requests/s  errors  p50 ms  p99 ms      keys routes replica ledger disk',
+    );
     show('start', await sample());
 
     // The load: due requests launched every 10 ms, paced to the rate.
@@ -428,21 +522,29 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
       last = now;
       while (due >= 1) {
         due--;
-        if (inFlight >= maxInFlight) { shed++; continue; }
+        if (inFlight >= maxInFlight) {
+          shed++;
+          continue;
+        }
         let kind = CYCLE[slot++ % CYCLE.length];
         // Each own account takes one write at a time: with all of them busy, a cached read goes instead.
-        if (kind === 'write' && !createDue() && writers.every((w) => w.busy)) { writes.deferred++; kind = 'cached'; }
+        if (kind === 'write' && !createDue() && writers.every((w) => w.busy)) {
+          writes.deferred++;
+          kind = 'cached';
+        }
         byKind[kind]++;
         requests++;
         intervalRequests++;
         inFlight++;
-        const p: Promise<void> = (kind === 'write' ? write() : read(kind)).catch((error: Error) => {
-          errors++;
-          if (errorSamples.length < 10) errorSamples.push(`${kind}: ${error.message}`);
-        }).finally(() => {
-          inFlight--;
-          pending.delete(p);
-        });
+        const p: Promise<void> = (kind === 'write' ? write() : read(kind))
+          .catch((error: Error) => {
+            errors++;
+            if (errorSamples.length < 10) errorSamples.push(`${kind}: ${error.message}`);
+          })
+          .finally(() => {
+            inFlight--;
+            pending.delete(p);
+          });
         pending.add(p);
       }
       if (Date.now() >= nextSample) {
@@ -453,8 +555,11 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
         const perSecond = Math.round(intervalRequests / (intervalMs / 1000));
         const failed = errors + resets - intervalFailuresFrom;
         intervalFailuresFrom = errors + resets;
-        show(clock((Date.now() - loadStart) / 1000), await sample(),
-          `   ${String(perSecond).padStart(10)}  ${String(failed).padStart(6)}  ${pct(0.5).padStart(6)}  ${pct(0.99).padStart(6)}`);
+        show(
+          clock((Date.now() - loadStart) / 1000),
+          await sample(),
+          `   ${String(perSecond).padStart(10)}  ${String(failed).padStart(6)}  ${pct(0.5).padStart(6)}  ${pct(0.99).padStart(6)}`,
+        );
         intervalRequests = 0;
       }
       await sleep(10);
@@ -474,7 +579,7 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     }
     const listedAll = await send('GET', `${pf4}/UsersRequest?requestTimeout=30`);
     const all = (listedAll?.body.data ?? []) as Array<{ login: number; name: string }>;
-    if (!all.length) throw new Error('soak: could not read the trading server\'s accounts');
+    if (!all.length) throw new Error("soak: could not read the trading server's accounts");
     const byName = new Map<string, number[]>();
     for (const a of all) byName.set(a.name, [...(byName.get(a.name) ?? []), a.login]);
     let duplicated = 0;
@@ -493,7 +598,16 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
     const pct = (q: number) => Math.round(percentile(sorted, q) * 10) / 10;
     return {
       seconds: Math.round(loadSeconds * 10) / 10,
-      requests, byKind, errors, errorSamples, resets, shed, writes, lost, duplicated, unresolved,
+      requests,
+      byKind,
+      errors,
+      errorSamples,
+      resets,
+      shed,
+      writes,
+      lost,
+      duplicated,
+      unresolved,
       latencyMs: { p50: pct(0.5), p99: pct(0.99) },
       memory,
       verdict: memoryVerdict(memory, loadSeconds, flatMb),
@@ -509,9 +623,10 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakReport> {
 }
 
 function verdictLine(what: string, v: MemoryVerdict | null): string {
-  return v === null ? `  ${what} over the last half: too few samples for a verdict`
+  return v === null
+    ? `  ${what} over the last half: too few samples for a verdict`
     : `  ${what} over the last half (${v.samples} samples, fitted line): ${v.riseMb >= 0 ? '+' : '−'}` +
-      `${Math.abs(v.riseMb).toFixed(1)} MB ± ${v.errorMb.toFixed(1)} MB: ${v.flat ? 'flat' : 'GROWING'} (within ${v.flatMb} MB)`;
+        `${Math.abs(v.riseMb).toFixed(1)} MB ± ${v.errorMb.toFixed(1)} MB: ${v.flat ? 'flat' : 'GROWING'} (within ${v.flatMb} MB)`;
 }
 
 /** The summary as lines for a terminal (the per-interval lines come through `log` as the run goes). */
@@ -520,13 +635,15 @@ export function formatSoakReport(r: SoakReport): string {
   const last = r.memory.at(-1)!;
   // The first interval's sample, once the load has warmed every path up; the start one is before any load.
   const warm = r.memory.length > 2 ? r.memory[1] : undefined;
-  const delta = (from: MemorySample, to: MemorySample) => (['edge', 'broker', 'sim', 'brokerHeap'] as const)
-    .map((k) => {
-      const a = from[k];
-      const b = to[k];
-      const name = k === 'brokerHeap' ? 'broker heap' : k;
-      return a === null || b === null ? `${name} n/a` : `${name} ${b >= a ? '+' : '−'}${MB(Math.abs(b - a))}`;
-    }).join(', ');
+  const delta = (from: MemorySample, to: MemorySample) =>
+    (['edge', 'broker', 'sim', 'brokerHeap'] as const)
+      .map((k) => {
+        const a = from[k];
+        const b = to[k];
+        const name = k === 'brokerHeap' ? 'broker heap' : k;
+        return a === null || b === null ? `${name} n/a` : `${name} ${b >= a ? '+' : '−'}${MB(Math.abs(b - a))}`;
+      })
+      .join(', ');
   const w = r.writes;
   return [
     `soak: ${r.requests} requests in ${r.seconds} s (${Math.round(r.requests / r.seconds)}/s; cached ${r.byKind.cached}, ` +
@@ -537,7 +654,7 @@ export function formatSoakReport(r: SoakReport): string {
     `  memory end − start: ${delta(first, last)}`,
     ...(warm ? [`  memory end − ${clock(warm.at)}:  ${delta(warm, last)}`] : []),
     verdictLine('edge RSS', r.verdict),
-    verdictLine('heap the edge\'s isolates hold', r.heapVerdict),
+    verdictLine("heap the edge's isolates hold", r.heapVerdict),
     ...r.errorSamples.map((s) => `  error: ${s}`),
   ].join('\n');
 }
@@ -563,6 +680,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   });
   console.log(formatSoakReport(report));
   console.log(JSON.stringify(report));
-  process.exit(report.lost === 0 && report.duplicated === 0 && report.resets === 0 && report.errors === 0 &&
-    report.unresolved === 0 && report.writes.replayMismatches === 0 ? 0 : 1);
+  process.exit(
+    report.lost === 0 &&
+      report.duplicated === 0 &&
+      report.resets === 0 &&
+      report.errors === 0 &&
+      report.unresolved === 0 &&
+      report.writes.replayMismatches === 0
+      ? 0
+      : 1,
+  );
 }

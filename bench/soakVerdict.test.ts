@@ -6,16 +6,29 @@ import { describe, expect, it } from 'vitest';
 import { liveHeap, memoryVerdict, type MemorySample } from './soak.js';
 
 const MB = 1048576;
-const sample = (at: number, edgeMb: number | null): MemorySample =>
-  ({ at, edge: edgeMb === null ? null : edgeMb * MB, broker: null, sim: null, brokerHeap: null, held: null });
+const sample = (at: number, edgeMb: number | null): MemorySample => ({
+  at,
+  edge: edgeMb === null ? null : edgeMb * MB,
+  broker: null,
+  sim: null,
+  brokerHeap: null,
+  held: null,
+});
 
 describe('memoryVerdict', () => {
   it('fits the last half only: a steep first half does not count, a level second half is flat with no error', () => {
-    const memory = [sample(0, 100), sample(60, 300), sample(120, 400), sample(180, 400), sample(240, 400), sample(300, 400)];
+    const memory = [
+      sample(0, 100),
+      sample(60, 300),
+      sample(120, 400),
+      sample(180, 400),
+      sample(240, 400),
+      sample(300, 400),
+    ];
     expect(memoryVerdict(memory, 300, 50)).toStrictEqual({ riseMb: 0, errorMb: 0, flatMb: 50, flat: true, samples: 3 });
   });
 
-  it('reads a steady rise as the fitted line\'s rise over the half, judged against the bound', () => {
+  it("reads a steady rise as the fitted line's rise over the half, judged against the bound", () => {
     // 10 MB a minute over the last 3 minutes: 30 MB.
     const memory = [0, 60, 120, 180, 240, 300, 360].map((at) => sample(at, 200 + (10 * at) / 60));
     const v = memoryVerdict(memory, 360, 25)!;
@@ -40,8 +53,10 @@ describe('memoryVerdict', () => {
   });
 
   it('judges the heap the isolates hold (both together) when asked, skipping samples without heap figures', () => {
-    const withHeap = (at: number, rss: number, edge: number | null, objects: number): MemorySample =>
-      ({ ...sample(at, rss), heap: edge === null ? null : { edge: edge * MB, objects: objects * MB } });
+    const withHeap = (at: number, rss: number, edge: number | null, objects: number): MemorySample => ({
+      ...sample(at, rss),
+      heap: edge === null ? null : { edge: edge * MB, objects: objects * MB },
+    });
     // RSS climbs 40 MB a minute; the heap stays at 20 + 20 MB but for one sample the inspector did not answer.
     const memory = [0, 60, 120, 180, 240].map((at, i) => withHeap(at, 300 + (40 * at) / 60, i === 3 ? null : 20, 20));
     expect(memoryVerdict(memory, 240, 50)!).toMatchObject({ flat: false, samples: 3 });

@@ -21,23 +21,49 @@ const PF4_ID = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0001';
 const PF5_ID = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0002';
 const FAST = { backoff: { baseMs: 20, capMs: 200 }, pingIntervalMs: 1000 };
 
-const platform = (id: string, fake: FakeManagerServer, password = FAKE_PASSWORD): PlatformConfig =>
-  ({ id, family: fake.family, server: fake.url, login: FAKE_MANAGER, password });
+const platform = (id: string, fake: FakeManagerServer, password = FAKE_PASSWORD): PlatformConfig => ({
+  id,
+  family: fake.family,
+  server: fake.url,
+  login: FAKE_MANAGER,
+  password,
+});
 
 /** Status of a bare upgrade request to /link (fetch refuses to send upgrade headers). */
-const upgradeStatus = (port: number, authorization?: string) => new Promise<number>((resolve, reject) => {
-  const req = request({
-    host: '127.0.0.1', port, path: '/link',
-    headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...(authorization ? { authorization } : {}) },
+const upgradeStatus = (port: number, authorization?: string) =>
+  new Promise<number>((resolve, reject) => {
+    const req = request({
+      host: '127.0.0.1',
+      port,
+      path: '/link',
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...(authorization ? { authorization } : {}),
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      resolve(101);
+    });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('response', (res) => { res.resume(); resolve(res.statusCode ?? 0); });
-  req.on('upgrade', (_res, socket) => { socket.destroy(); resolve(101); });
-  req.on('error', reject);
-  req.end();
-});
 const health = async (broker: RunningBroker) => {
   const res = await fetch(`http://127.0.0.1:${broker.port}/healthz`);
-  return { status: res.status, body: (await res.json()) as { status: string; platforms: Record<string, { up: boolean; lastError: string | null }> } };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      status: string;
+      platforms: Record<string, { up: boolean; lastError: string | null }>;
+    },
+  };
 };
 
 describe('broker with a PF4 and a PF5 platform', () => {
@@ -49,7 +75,11 @@ describe('broker with a PF4 and a PF5 platform', () => {
   beforeAll(async () => {
     pf4 = await FakeManagerServer.start('PF4');
     pf5 = await FakeManagerServer.start('PF5');
-    broker = await startBroker({ secret: SECRET, platforms: [platform(PF4_ID, pf4), platform(PF5_ID, pf5)], session: FAST });
+    broker = await startBroker({
+      secret: SECRET,
+      platforms: [platform(PF4_ID, pf4), platform(PF5_ID, pf5)],
+      session: FAST,
+    });
     link = await TestLink.open(broker.port, SECRET);
     await eventually(async () => (await health(broker)).status === 200);
   });
@@ -79,11 +109,15 @@ describe('broker with a PF4 and a PF5 platform', () => {
     it('multiplexes calls on one link: a slow live call does not hold up cached reads behind it', async () => {
       pf4.delays.set('ServerTime', 300);
       const slow = link.call(PF4_ID, 'ServerTime');
-      const fast = Array.from({ length: 50 }, (_, i) => link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 + (i % 20) }));
+      const fast = Array.from({ length: 50 }, (_, i) =>
+        link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 + (i % 20) }),
+      );
       const answers = await Promise.all(fast);
       expect(answers.every((a) => a.ok)).toBe(true);
       expect(new Set(answers.map((a) => a.id)).size).toBe(50);
-      expect(answers.map((a) => (ok(a).data as { login: number }).login)).toEqual(Array.from({ length: 50 }, (_, i) => 100001 + (i % 20)));
+      expect(answers.map((a) => (ok(a).data as { login: number }).login)).toEqual(
+        Array.from({ length: 50 }, (_, i) => 100001 + (i % 20)),
+      );
       const time = ok(await slow);
       expect(Date.parse(time.data as string)).not.toBeNaN();
       const slowId = time.id;
@@ -92,9 +126,17 @@ describe('broker with a PF4 and a PF5 platform', () => {
 
     it('answers an unknown platform and an unknown operation as NotFound', async () => {
       const platformMissing = failed(await link.call('00000000-0000-4000-8000-000000000000', 'ServerTime'));
-      expect(platformMissing.error).toEqual({ code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' });
+      expect(platformMissing.error).toEqual({
+        code: 'NotFound',
+        managerCode: null,
+        message: 'trade platform not served by this broker',
+      });
       const opMissing = failed(await link.call(PF4_ID, 'PF4.NoSuchThing'));
-      expect(opMissing.error).toEqual({ code: 'NotFound', managerCode: null, message: 'operation PF4.NoSuchThing not served' });
+      expect(opMissing.error).toEqual({
+        code: 'NotFound',
+        managerCode: null,
+        message: 'operation PF4.NoSuchThing not served',
+      });
       const wrongFamily = failed(await link.call(PF5_ID, 'PF4.UserRecordGet', { login: 500000 }));
       expect(wrongFamily.error.code).toBe('NotFound');
     });
@@ -102,7 +144,9 @@ describe('broker with a PF4 and a PF5 platform', () => {
     it('answers a malformed call frame, and closes a link that sends garbage', async () => {
       const other = await TestLink.open(broker.port, SECRET);
       try {
-        const answer = new Promise<ResultFrame>((resolve) => other.ws.once('message', (d) => resolve(JSON.parse((d as Buffer).toString()))));
+        const answer = new Promise<ResultFrame>((resolve) =>
+          other.ws.once('message', (d) => resolve(JSON.parse((d as Buffer).toString()))),
+        );
         other.ws.send(JSON.stringify({ id: 7, platform: PF4_ID, op: 42, timeoutMs: 1000 }));
         expect(await answer).toMatchObject({ id: 7, ok: false, error: { code: 'Internal' } });
         other.ws.send('not json');
@@ -117,9 +161,17 @@ describe('broker with a PF4 and a PF5 platform', () => {
   describe('cached reads', () => {
     it('answers accounts, open trades and ticks from the resynced cache without a round trip', async () => {
       const before = pf4.received.length;
-      expect(ok(await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100003 })).data).toMatchObject({ login: 100003, name: 'User 100003' });
+      expect(ok(await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100003 })).data).toMatchObject({
+        login: 100003,
+        name: 'User 100003',
+      });
       expect(ok(await link.call(PF4_ID, 'PF4.TradesGetTicket', { ticket: 5004 })).data).toMatchObject({ order: 5004 });
-      expect(ok(await link.call(PF4_ID, 'PF4.TickInfoLastSymbol', { symbol: 'EURUSD' })).data).toEqual({ symbol: 'EURUSD', time: '2026-01-01T00:00:00.000Z', bid: 1.1, ask: 1.1002 });
+      expect(ok(await link.call(PF4_ID, 'PF4.TickInfoLastSymbol', { symbol: 'EURUSD' })).data).toEqual({
+        symbol: 'EURUSD',
+        time: '2026-01-01T00:00:00.000Z',
+        bid: 1.1,
+        ask: 1.1002,
+      });
       expect(ok(await link.call(PF5_ID, 'PF5.UserGet', { login: 500002 })).data).toMatchObject({ login: 500002 });
       expect(pf4.received.slice(before).filter((r) => r.cmd !== 'Ping')).toEqual([]);
     });
@@ -142,7 +194,11 @@ describe('broker with a PF4 and a PF5 platform', () => {
       expect((all.data as unknown[]).length).toBe(pf4.trades.size);
       expect(all.paging).toEqual({ nextCursor: null, hasMore: false });
       const bad = failed(await link.call(PF4_ID, 'PF4.TradesGet', { limit: 5, cursor: 'garbage!' }));
-      expect(bad.error).toEqual({ code: 'Validation', managerCode: null, message: 'cursor is not valid for this list' });
+      expect(bad.error).toEqual({
+        code: 'Validation',
+        managerCode: null,
+        message: 'cursor is not valid for this list',
+      });
     });
 
     it('follows change events: added, updated and closed records', async () => {
@@ -151,8 +207,12 @@ describe('broker with a PF4 and a PF5 platform', () => {
       pf4.emit('trades', 'delete', { order: 5000 });
       pf4.emit('ticks', 'update', { symbol: 'EURUSD', time: '2026-01-01T00:00:01.000Z', bid: 1.2, ask: 1.2002 });
       await eventually(async () => (await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 190000 })).ok);
-      expect(ok(await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 })).data).toMatchObject({ name: 'Renamed' });
-      expect(ok(await link.call(PF4_ID, 'PF4.TickInfoLastSymbol', { symbol: 'EURUSD' })).data).toMatchObject({ bid: 1.2 });
+      expect(ok(await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 })).data).toMatchObject({
+        name: 'Renamed',
+      });
+      expect(ok(await link.call(PF4_ID, 'PF4.TickInfoLastSymbol', { symbol: 'EURUSD' })).data).toMatchObject({
+        bid: 1.2,
+      });
       const closed = failed(await link.call(PF4_ID, 'PF4.TradesGetTicket', { ticket: 5000 }));
       expect(closed.error).toMatchObject({ code: 'NotFound', managerCode: PF4_RESULT.InvalidData });
       const page = ok(await link.call(PF4_ID, 'PF4.TradesGet', { limit: 2 }));
@@ -160,12 +220,19 @@ describe('broker with a PF4 and a PF5 platform', () => {
     });
 
     it('answers unknown keys as NotFound with the family not-found code', async () => {
-      expect(failed(await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 2147483000 })).error)
-        .toEqual({ code: 'NotFound', managerCode: PF4_RESULT.InvalidData, message: 'login 2147483000 not found' });
-      expect(failed(await link.call(PF4_ID, 'PF4.TickInfoLastSymbol', { symbol: 'NOSUCH' })).error)
-        .toMatchObject({ code: 'NotFound', managerCode: PF4_RESULT.InvalidData });
-      expect(failed(await link.call(PF5_ID, 'PF5.UserGet', { login: 999999999 })).error)
-        .toMatchObject({ code: 'NotFound', managerCode: PF5_RESULT.ErrNotfound });
+      expect(failed(await link.call(PF4_ID, 'PF4.UserRecordGet', { login: 2147483000 })).error).toEqual({
+        code: 'NotFound',
+        managerCode: PF4_RESULT.InvalidData,
+        message: 'login 2147483000 not found',
+      });
+      expect(failed(await link.call(PF4_ID, 'PF4.TickInfoLastSymbol', { symbol: 'NOSUCH' })).error).toMatchObject({
+        code: 'NotFound',
+        managerCode: PF4_RESULT.InvalidData,
+      });
+      expect(failed(await link.call(PF5_ID, 'PF5.UserGet', { login: 999999999 })).error).toMatchObject({
+        code: 'NotFound',
+        managerCode: PF5_RESULT.ErrNotfound,
+      });
     });
   });
 
@@ -178,9 +245,13 @@ describe('broker with a PF4 and a PF5 platform', () => {
     });
 
     it('reads an account live, and maps an empty answer to NotFound', async () => {
-      expect(ok(await link.call(PF4_ID, 'PF4.UserRecordRequest', { login: 100002 })).data).toMatchObject({ login: 100002 });
-      expect(failed(await link.call(PF4_ID, 'PF4.UserRecordRequest', { login: 123 })).error)
-        .toMatchObject({ code: 'NotFound', managerCode: PF4_RESULT.InvalidData });
+      expect(ok(await link.call(PF4_ID, 'PF4.UserRecordRequest', { login: 100002 })).data).toMatchObject({
+        login: 100002,
+      });
+      expect(failed(await link.call(PF4_ID, 'PF4.UserRecordRequest', { login: 123 })).error).toMatchObject({
+        code: 'NotFound',
+        managerCode: PF4_RESULT.InvalidData,
+      });
     });
 
     it('pages accounts live by login, asking the server for one extra to learn hasMore', async () => {
@@ -198,12 +269,16 @@ describe('broker with a PF4 and a PF5 platform', () => {
     });
 
     it('creates an account live and maps a platform refusal to PF4Error with the result code', async () => {
-      const created = ok(await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { login: 0, group: 'demo', name: 'New' } }));
+      const created = ok(
+        await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { login: 0, group: 'demo', name: 'New' } }),
+      );
       const login = (created.data as { login: number }).login;
       expect(login).toBeGreaterThan(0);
       // The server's add event reaches the cache.
       await eventually(async () => (await link.call(PF4_ID, 'PF4.UserRecordGet', { login })).ok);
-      const duplicate = failed(await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { login, group: 'demo', name: 'Again' } }));
+      const duplicate = failed(
+        await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { login, group: 'demo', name: 'Again' } }),
+      );
       expect(duplicate.error).toMatchObject({ code: 'PF4Error', managerCode: PF4_RESULT.InvalidData });
       expect(duplicate.outcome).toBeUndefined();
     });
@@ -212,10 +287,19 @@ describe('broker with a PF4 and a PF5 platform', () => {
       pf4.delays.set('ServerTime', 600);
       pf4.delays.set('UserRecordNew', 1500);
       const read = failed(await link.call(PF4_ID, 'ServerTime', {}, 150));
-      expect(read).toMatchObject({ timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.15s' } });
+      expect(read).toMatchObject({
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.15s' },
+      });
       expect(read.outcome).toBeUndefined();
-      const change = failed(await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Slow' } }, 1000));
-      expect(change).toMatchObject({ timedOut: true, outcome: 'unknown', error: { code: 'NoConnect', message: 'the trading server did not answer within 1s' } });
+      const change = failed(
+        await link.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Slow' } }, 1000),
+      );
+      expect(change).toMatchObject({
+        timedOut: true,
+        outcome: 'unknown',
+        error: { code: 'NoConnect', message: 'the trading server did not answer within 1s' },
+      });
     });
 
     it('restarts the server with SrvRestart; the session reconnects and resyncs', async () => {
@@ -292,7 +376,11 @@ describe('session recovery on demand', () => {
   it('logs in afresh for the next request after a drop, without waiting for the backoff timer', async () => {
     const fake = await FakeManagerServer.start('PF4');
     // A reconnect timer far longer than the test: only the request itself can bring the session back.
-    const broker = await startBroker({ secret: SECRET, platforms: [platform(PF4_ID, fake)], session: { backoff: { baseMs: 60_000, capMs: 60_000 }, random: () => 0.99 } });
+    const broker = await startBroker({
+      secret: SECRET,
+      platforms: [platform(PF4_ID, fake)],
+      session: { backoff: { baseMs: 60_000, capMs: 60_000 }, random: () => 0.99 },
+    });
     const link = await TestLink.open(broker.port, SECRET);
     try {
       await eventually(async () => (await health(broker)).status === 200);
@@ -338,7 +426,11 @@ describe('session recovery on demand', () => {
 
   it('keeps the session alive with pings and reconnects when they go unanswered', async () => {
     const fake = await FakeManagerServer.start('PF5');
-    const broker = await startBroker({ secret: SECRET, platforms: [platform(PF5_ID, fake)], session: { ...FAST, pingIntervalMs: 100, pingTimeoutMs: 150 } });
+    const broker = await startBroker({
+      secret: SECRET,
+      platforms: [platform(PF5_ID, fake)],
+      session: { ...FAST, pingIntervalMs: 100, pingTimeoutMs: 150 },
+    });
     try {
       // Answered pings keep the one session: two pings and still the first connection and login.
       await eventually(() => fake.count('Ping') >= 2);
@@ -358,16 +450,22 @@ describe('session recovery on demand', () => {
 describe('edge link heartbeat', () => {
   it('closes a link whose peer stops answering pings and keeps one that answers', async () => {
     const broker = await startBroker({ secret: SECRET, platforms: [], linkHeartbeatMs: 100 });
-    const open = (autoPong: boolean) => new Promise<WebSocket>((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${broker.port}/link`, { headers: { authorization: `Bearer ${SECRET}` }, autoPong });
-      ws.once('open', () => resolve(ws));
-      ws.once('error', reject);
-    });
+    const open = (autoPong: boolean) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${broker.port}/link`, {
+          headers: { authorization: `Bearer ${SECRET}` },
+          autoPong,
+        });
+        ws.once('open', () => resolve(ws));
+        ws.once('error', reject);
+      });
     const silent = await open(false);
     const healthy = await open(true);
     try {
       let silentClosed = false;
-      silent.once('close', () => { silentClosed = true; });
+      silent.once('close', () => {
+        silentClosed = true;
+      });
       await eventually(() => silentClosed, 3000);
       expect(healthy.readyState).toBe(WebSocket.OPEN);
     } finally {
@@ -380,7 +478,9 @@ describe('edge link heartbeat', () => {
 
 describe('platform file', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'broker-platforms-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'broker-platforms-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('serves the platforms of the file and follows additions, changes and removals', async () => {
@@ -390,7 +490,12 @@ describe('platform file', () => {
     const write = (platforms: PlatformConfig[]) => writeFileSync(file, JSON.stringify({ platforms }));
     write([platform(PF4_ID, pf4)]);
     const logged: LogFields[] = [];
-    const log = Object.assign((_level: string, fields: LogFields) => { logged.push(fields); }, { minLevel: 'debug' as const });
+    const log = Object.assign(
+      (_level: string, fields: LogFields) => {
+        logged.push(fields);
+      },
+      { minLevel: 'debug' as const },
+    );
     const broker = await startBroker({ secret: SECRET, platformsFile: file, watchIntervalMs: 50, session: FAST, log });
     try {
       await eventually(async () => (await health(broker)).status === 200);
@@ -404,7 +509,9 @@ describe('platform file', () => {
 
       // A changed password means a fresh login with it; a wrong one leaves the platform down.
       write([platform(PF4_ID, pf4, 'wrong'), platform(PF5_ID, pf5)]);
-      await eventually(async () => (await health(broker)).body.platforms[PF4_ID]?.lastError?.includes('invalid account'));
+      await eventually(async () =>
+        (await health(broker)).body.platforms[PF4_ID]?.lastError?.includes('invalid account'),
+      );
       expect((await health(broker)).status).toBe(503);
 
       // A damaged file changes nothing: once the broker has read and refused it, both platforms are still served.

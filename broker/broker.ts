@@ -99,11 +99,19 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   };
   const platforms = new PlatformSet(options.platformsFile, sessionOptions, log, options.coldIdleMs);
   const metrics = new BrokerMetrics(platforms);
-  const dispatcherOptions: DispatcherOptions = { ...options.idempotentCalls, passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks, answerMaxBytes: options.answerMaxBytes ?? options.idempotentCalls?.answerMaxBytes };
+  const dispatcherOptions: DispatcherOptions = {
+    ...options.idempotentCalls,
+    passwordChecks: options.passwordChecks ?? options.idempotentCalls?.passwordChecks,
+    answerMaxBytes: options.answerMaxBytes ?? options.idempotentCalls?.answerMaxBytes,
+  };
   const dispatcher = new CallDispatcher(platforms, metrics, log, dispatcherOptions);
   const links = new EdgeLinkServer(
-    options.secret, dispatcher, log, options.brokerId ?? 'local',
-    options.linkHeartbeatMs, {
+    options.secret,
+    dispatcher,
+    log,
+    options.brokerId ?? 'local',
+    options.linkHeartbeatMs,
+    {
       ...metrics.linkEvents,
       // Calls moved here from another broker: this broker's cached reads of the platform wait until it has caught up
       // with the trading server (TradePlatform.fenceReads), so a caller never reads older data than it just did there.
@@ -118,7 +126,15 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     },
     (id) => {
       const platform = platforms.get(id);
-      return platform && { family: platform.family, cache: platform.cache, feed: platform.feed, use: () => platform.use(), readFence: () => platform.readFence };
+      return (
+        platform && {
+          family: platform.family,
+          cache: platform.cache,
+          feed: platform.feed,
+          use: () => platform.use(),
+          readFence: () => platform.readFence,
+        }
+      );
     },
     (id) => platforms.get(id)?.state ?? 'absent',
   );
@@ -127,18 +143,26 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
   let closing: Promise<void> | null = null;
   let draining: Promise<void> | null = null;
 
-  const handler = (req: IncomingMessage, res: ServerResponse) => { void route(req, res); };
-  const http = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler) : createServer(handler);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    void route(req, res);
+  };
+  const http = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, handler)
+    : createServer(handler);
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const [path, query = ''] = (req.url ?? '/').split('?');
     if (req.method === 'GET' && path === '/livez') {
       res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end('ok');
     } else if (req.method === 'GET' && path === '/readyz') {
       const { statusCode, body } = readinessReport(platforms, closing !== null, links.linkCount, links.draining);
-      res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+      res
+        .writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/healthz') {
       const { statusCode, body } = healthReport(platforms, { commands: new URLSearchParams(query).has('commands') });
-      res.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+      res
+        .writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify(body));
     } else if (req.method === 'GET' && path === '/metrics') {
       const text = await metrics.text();
       res.writeHead(200, { 'content-type': metrics.contentType }).end(text);
@@ -177,8 +201,11 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     metrics.drainStarted();
     const told = links.startDrain();
     log('info', {
-      msg: 'broker draining', links: told, runningCalls: dispatcher.running,
-      undeliveredOutcomes: dispatcher.outcomes.undelivered, boundMs: drainTimeoutMs,
+      msg: 'broker draining',
+      links: told,
+      runningCalls: dispatcher.running,
+      undeliveredOutcomes: dispatcher.outcomes.undelivered,
+      boundMs: drainTimeoutMs,
     });
     let bound: ReturnType<typeof setTimeout> | undefined;
     // Quiet: nothing runs, every keyed outcome was delivered, and every edge let its link go (an edge closes a
@@ -193,12 +220,16 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     };
     const quiet = await Promise.race([
       settled(),
-      new Promise<false>((resolve) => { bound = setTimeout(() => resolve(false), drainTimeoutMs); }),
+      new Promise<false>((resolve) => {
+        bound = setTimeout(() => resolve(false), drainTimeoutMs);
+      }),
     ]);
     clearTimeout(bound);
     log(quiet ? 'info' : 'warn', {
-      msg: quiet ? 'broker drained' : 'broker drain bound reached', ms: Date.now() - began,
-      runningCalls: dispatcher.running, undeliveredOutcomes: dispatcher.outcomes.undelivered,
+      msg: quiet ? 'broker drained' : 'broker drain bound reached',
+      ms: Date.now() - began,
+      runningCalls: dispatcher.running,
+      undeliveredOutcomes: dispatcher.outcomes.undelivered,
     });
     await close();
   }

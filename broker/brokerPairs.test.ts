@@ -20,7 +20,6 @@ const SECRET = 'pairs-link-secret';
 const PF4_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9e01';
 const ABSENT_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9eff';
 
-
 /** The value of one series in a /metrics text, or undefined when absent. */
 function series(text: string, name: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
@@ -29,7 +28,12 @@ function series(text: string, name: string): number | undefined {
 
 function capturingLog(): { log: Logger; lines: LogFields[] } {
   const lines: LogFields[] = [];
-  const log = Object.assign((_level: LogLevel, fields: LogFields) => { lines.push(fields); }, { minLevel: 'info' as const });
+  const log = Object.assign(
+    (_level: LogLevel, fields: LogFields) => {
+      lines.push(fields);
+    },
+    { minLevel: 'info' as const },
+  );
   return { log, lines };
 }
 
@@ -77,7 +81,10 @@ describe('heartbeats', () => {
     const before = fake.count('ServerTime');
     fake.delays.set('ServerTime', 800);
     let slowAnswered = false;
-    const slow = edge.call(PF4_ID, 'ServerTime').then((r) => { slowAnswered = true; return r; });
+    const slow = edge.call(PF4_ID, 'ServerTime').then((r) => {
+      slowAnswered = true;
+      return r;
+    });
     await eventually(() => fake.count('ServerTime') === before + 1);
     expect(await edge.ping(PF4_ID)).toStrictEqual({ broker: 'broker-b', draining: false, platform: 'up' });
     expect(await edge.ping(ABSENT_ID)).toStrictEqual({ broker: 'broker-b', draining: false, platform: 'absent' });
@@ -102,7 +109,9 @@ describe('drain', () => {
     const other = await link(running.port);
     await eventually(async () => (await edge.ping(PF4_ID)).platform === 'up');
     const ranId = randomUUID();
-    const ran = ok(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Before' } }, 2000, ranId));
+    const ran = ok(
+      await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Before' } }, 2000, ranId),
+    );
     const before = fake.count('ServerTime');
     fake.delays.set('ServerTime', 1500);
     const inFlight = edge.call(PF4_ID, 'ServerTime');
@@ -110,18 +119,27 @@ describe('drain', () => {
 
     const creates = fake.count('UserRecordNew');
     let drained = false;
-    const drain = running.drain().then(() => { drained = true; });
+    const drain = running.drain().then(() => {
+      drained = true;
+    });
     await eventually(() => edge.drains.length === 1 && other.drains.length === 1);
     expect(edge.drains).toStrictEqual([{ broker: 'broker-b' }]);
 
     const refused = failed(await other.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 }));
     expect(refused).toStrictEqual({
-      id: refused.id, ok: false, error: { code: 'NoConnect', managerCode: null, message: NOT_TAKEN_MESSAGE }, notTaken: true,
+      id: refused.id,
+      ok: false,
+      error: { code: 'NoConnect', managerCode: null, message: NOT_TAKEN_MESSAGE },
+      notTaken: true,
     });
-    const keyed = failed(await other.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Never' } }, 2000, randomUUID()));
+    const keyed = failed(
+      await other.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Never' } }, 2000, randomUUID()),
+    );
     expect(keyed).toMatchObject({ notTaken: true, error: { code: 'NoConnect' } });
     // A call id this broker already ran is answered from its first run, not refused: the next broker does not know it.
-    expect(ok(await other.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Before' } }, 2000, ranId)).data).toStrictEqual(ran.data);
+    expect(
+      ok(await other.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Before' } }, 2000, ranId)).data,
+    ).toStrictEqual(ran.data);
     expect(failed(await other.call(PF4_ID, SUBSCRIBE_OP, { topics: ['users'] }))).toMatchObject({ notTaken: true });
     expect(failed(await other.call(PF4_ID, REPLICATE_OP, { rep: 1, maxRows: 100 }))).toMatchObject({ notTaken: true });
     expect(ok(await other.call(PF4_ID, UNSUBSCRIBE_OP, { sub: 99 })).data).toBe(false);
@@ -161,20 +179,27 @@ describe('drain', () => {
     await eventually(async () => (await carrier.ping(PF4_ID)).platform === 'up');
     const callId = randomUUID();
     fake.delays.set('UserRecordNew', 800);
-    const timedOut = failed(await carrier.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Late' } }, 100, callId));
+    const timedOut = failed(
+      await carrier.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Late' } }, 100, callId),
+    );
     expect(timedOut).toMatchObject({ timedOut: true, outcome: 'unknown' });
     // The link that carried it goes away: its late frame can reach nobody.
     await carrier.close();
 
     let drained = false;
-    const drain = running.drain().then(() => { drained = true; });
+    const drain = running.drain().then(() => {
+      drained = true;
+    });
     await eventually(() => running.pending().runningCalls === 0);
     expect(running.pending()).toStrictEqual({ runningCalls: 0, undeliveredOutcomes: 1 });
     expect(await asker.ping(PF4_ID)).toMatchObject({ draining: true });
     expect(drained).toBe(false);
 
     const report = await asker.outcome(PF4_ID, callId);
-    expect(report).toMatchObject({ state: 'settled', result: { ok: true, data: { name: 'Late', group: 'demo', login: expect.any(Number) } } });
+    expect(report).toMatchObject({
+      state: 'settled',
+      result: { ok: true, data: { name: 'Late', group: 'demo', login: expect.any(Number) } },
+    });
     expect(running.pending()).toStrictEqual({ runningCalls: 0, undeliveredOutcomes: 0 });
     await asker.close();
     await drain;
@@ -207,21 +232,26 @@ describe('drain', () => {
     const stuck = edge.call(PF4_ID, 'ServerTime', {}, 20_000);
     await eventually(() => fake.count('ServerTime') === before + 1);
     await running.drain();
-    expect(lines.find((l) => l.msg === 'broker drain bound reached')).toMatchObject({ runningCalls: 1, undeliveredOutcomes: 0 });
+    expect(lines.find((l) => l.msg === 'broker drain bound reached')).toMatchObject({
+      runningCalls: 1,
+      undeliveredOutcomes: 0,
+    });
     expect(lines.find((l) => l.msg === 'broker drained')).toBeUndefined();
     await eventually(() => edge.closeCode !== null);
     void stuck;
   });
 });
 
-describe('a drain\'s links', () => {
+describe("a drain's links", () => {
   it('waits for a link that stays open until nothing but heartbeats came on it for the quiet time', async () => {
     const { log, lines } = capturingLog();
     const running = await broker({ log });
     const edge = await link(running.port);
     await eventually(async () => (await edge.ping(PF4_ID)).platform === 'up');
     let drained = false;
-    const drain = running.drain().then(() => { drained = true; });
+    const drain = running.drain().then(() => {
+      drained = true;
+    });
     await eventually(() => edge.drains.length === 1);
     // Calls still come (an edge that did not hear of the drain yet): each one starts the quiet time again.
     for (let i = 0; i < 3; i++) {
@@ -269,7 +299,9 @@ describe('cold standby', () => {
     expect(parsePlatforms(JSON.stringify({ platforms: [entry] }))[0].standby).toBeUndefined();
     expect(parsePlatforms(JSON.stringify({ platforms: [{ ...entry, standby: 'cold' }] }))[0].standby).toBe('cold');
     expect(parsePlatforms(JSON.stringify({ platforms: [{ ...entry, standby: 'hot' }] }))[0].standby).toBeUndefined();
-    expect(() => parsePlatforms(JSON.stringify({ platforms: [{ ...entry, standby: 'warm' }] }))).toThrow(/platforms\.0\.standby/);
+    expect(() => parsePlatforms(JSON.stringify({ platforms: [{ ...entry, standby: 'warm' }] }))).toThrow(
+      /platforms\.0\.standby/,
+    );
   });
 
   it('logs in on the first call, answers it with data, logs out when idle and in again on the next call', async () => {
@@ -283,7 +315,10 @@ describe('cold standby', () => {
     expect(ready.status).toBe(200);
     const health = await fetch(`http://127.0.0.1:${running.port}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toMatchObject({ status: 'ok', platforms: { [PF4_ID]: { up: false, standby: 'cold', asleep: true } } });
+    expect(await health.json()).toMatchObject({
+      status: 'ok',
+      platforms: { [PF4_ID]: { up: false, standby: 'cold', asleep: true } },
+    });
 
     // A cached read waits for the login and the resync, then answers from the fresh cache.
     const first = ok(await edge.call(PF4_ID, 'PF4.UserRecordGet', { login: 100004 }, 5000));
@@ -295,8 +330,10 @@ describe('cold standby', () => {
     const platform = running.platforms.get(PF4_ID)!;
     expect(platform.session.up).toBe(false);
     expect(platform.cache.ready).toBe(false);
-    expect(await (await fetch(`http://127.0.0.1:${running.port}/healthz`)).json())
-      .toMatchObject({ status: 'ok', platforms: { [PF4_ID]: { up: false, standby: 'cold', asleep: true } } });
+    expect(await (await fetch(`http://127.0.0.1:${running.port}/healthz`)).json()).toMatchObject({
+      status: 'ok',
+      platforms: { [PF4_ID]: { up: false, standby: 'cold', asleep: true } },
+    });
 
     // A write on the sleeping platform wakes it too, and runs once it is logged in.
     const created = ok(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Woken' } }, 5000));
@@ -332,9 +369,15 @@ describe('cold standby', () => {
     expect(ok(await edge.call(PF4_ID, REPLICATE_OP, { rep: 3, maxRows: 1000 })).data).toMatchObject({ rep: 3 });
     expect(platform.inUse).toBe(1);
     // The snapshot follows the login's resync: its last frame is `end`.
-    const end = await eventually(() => edge.hellos.find((f) => (f as { rep?: number; end?: boolean }).rep === 3 && (f as { end?: boolean }).end === true));
+    const end = await eventually(() =>
+      edge.hellos.find(
+        (f) => (f as { rep?: number; end?: boolean }).rep === 3 && (f as { end?: boolean }).end === true,
+      ),
+    );
     expect(end).toMatchObject({ rep: 3, end: true });
-    const users = edge.hellos.filter((f) => (f as { table?: string }).table === 'users') as Array<{ rows: Array<[number, string]> }>;
+    const users = edge.hellos.filter((f) => (f as { table?: string }).table === 'users') as Array<{
+      rows: Array<[number, string]>;
+    }>;
     expect(users.flatMap((f) => f.rows).map(([key]) => key)).toContain(100001);
     expect(fake.logins).toBe(logins + 1);
     await edge.close();
@@ -349,13 +392,30 @@ describe('cold standby', () => {
     const running = await broker({}, 'cold');
     const edge = await link(running.port);
     const read = failed(await edge.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 }, 300));
-    expect(read).toMatchObject({ timedOut: true, error: { code: 'NoConnect', message: 'the trading server did not answer within 0.3s' } });
+    expect(read).toMatchObject({
+      timedOut: true,
+      error: { code: 'NoConnect', message: 'the trading server did not answer within 0.3s' },
+    });
     expect(read.outcome).toBeUndefined();
-    const keyed = failed(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'X' } }, 300, randomUUID()));
-    expect(keyed).toMatchObject({ timedOut: true, error: { code: 'NoConnect', message: 'the call was not sent: its deadline passed before the manager session was ready' } });
+    const keyed = failed(
+      await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'X' } }, 300, randomUUID()),
+    );
+    expect(keyed).toMatchObject({
+      timedOut: true,
+      error: {
+        code: 'NoConnect',
+        message: 'the call was not sent: its deadline passed before the manager session was ready',
+      },
+    });
     expect(keyed.outcome).toBeUndefined();
     const unkeyed = failed(await edge.call(PF4_ID, 'PF4.UserRecordNew', { body: { group: 'demo', name: 'Y' } }, 300));
-    expect(unkeyed).toMatchObject({ timedOut: true, error: { code: 'NoConnect', message: 'the call was not sent: its deadline passed before the manager session was ready' } });
+    expect(unkeyed).toMatchObject({
+      timedOut: true,
+      error: {
+        code: 'NoConnect',
+        message: 'the call was not sent: its deadline passed before the manager session was ready',
+      },
+    });
     expect(unkeyed.outcome).toBeUndefined();
     expect(await edge.ping(PF4_ID)).toMatchObject({ platform: 'down' });
     expect(fake.count('UserRecordNew')).toBe(creates);

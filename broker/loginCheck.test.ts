@@ -9,7 +9,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBroker, type RunningBroker } from './index.js';
 import type { LogFields, Logger, LogLevel } from './observability/log.js';
-import { FAKE_BUILD, FAKE_MANAGER, FAKE_PASSWORD, FAKE_RIGHTS, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
+import {
+  FAKE_BUILD,
+  FAKE_MANAGER,
+  FAKE_PASSWORD,
+  FAKE_RIGHTS,
+  FakeManagerServer,
+} from '../test/support/broker/fakeManagerServer.js';
 import { eventually, failed, TestLink } from '../test/support/broker/linkClient.js';
 
 const SECRET = 'login-check-link-secret';
@@ -33,8 +39,20 @@ function metric(text: string, name: string, ...labels: string[]): number | undef
 
 async function brokerOn(fake: FakeManagerServer, log?: Logger): Promise<RunningBroker> {
   const broker = await startBroker({
-    secret: SECRET, session: FAST, ...(log ? { log } : {}),
-    platforms: [{ id: PLATFORM, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD, minBuild: 1000, requiredRights: ['trades'] }],
+    secret: SECRET,
+    session: FAST,
+    ...(log ? { log } : {}),
+    platforms: [
+      {
+        id: PLATFORM,
+        family: 'PF4',
+        server: fake.url,
+        login: FAKE_MANAGER,
+        password: FAKE_PASSWORD,
+        minBuild: 1000,
+        requiredRights: ['trades'],
+      },
+    ],
   });
   brokers.push(broker);
   return broker;
@@ -42,7 +60,11 @@ async function brokerOn(fake: FakeManagerServer, log?: Logger): Promise<RunningB
 
 const health = async (broker: RunningBroker, query = '') => {
   const res = await fetch(`http://127.0.0.1:${broker.port}/healthz${query}`);
-  return { status: res.status, text: await res.clone().text(), body: (await res.json()) as { status: string; platforms: Record<string, Record<string, unknown>> } };
+  return {
+    status: res.status,
+    text: await res.clone().text(),
+    body: (await res.json()) as { status: string; platforms: Record<string, Record<string, unknown>> },
+  };
 };
 
 describe('a trading server whose login answer does not fit the platform', () => {
@@ -51,9 +73,14 @@ describe('a trading server whose login answer does not fit the platform', () => 
     fakes.push(fake);
     fake.declared.family = 'PF5';
     const logged: Array<{ level: LogLevel; fields: LogFields }> = [];
-    const log = Object.assign((level: LogLevel, fields: LogFields) => { logged.push({ level, fields }); }, { minLevel: 'info' as const });
+    const log = Object.assign(
+      (level: LogLevel, fields: LogFields) => {
+        logged.push({ level, fields });
+      },
+      { minLevel: 'info' as const },
+    );
     const broker = await brokerOn(fake, log);
-    const difference = 'the trading server\'s family is PF5; the platform is registered as PF4';
+    const difference = "the trading server's family is PF5; the platform is registered as PF4";
 
     const down = await eventually(async () => {
       const h = await health(broker);
@@ -61,20 +88,34 @@ describe('a trading server whose login answer does not fit the platform', () => 
     }, 10_000);
     expect(down.status).toBe(503);
     expect(down.body).toStrictEqual({
-      status: 'degraded', platforms: { [PLATFORM]: { family: 'PF4', up: false, since: expect.any(String), lastError: difference } },
+      status: 'degraded',
+      platforms: { [PLATFORM]: { family: 'PF4', up: false, since: expect.any(String), lastError: difference } },
     });
     const metrics = await (await fetch(`http://127.0.0.1:${broker.port}/metrics`)).text();
-    expect(metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="family"')).toBeGreaterThanOrEqual(1);
+    expect(
+      metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="family"'),
+    ).toBeGreaterThanOrEqual(1);
     expect(metric(metrics, 'broker_session_up', `platform="${PLATFORM}"`)).toBe(0);
     expect(logged.find((l) => l.fields.msg === 'manager login answer refused')).toStrictEqual({
-      level: 'error', fields: { msg: 'manager login answer refused', platform: PLATFORM, server: fake.url, reasons: ['family'], error: difference },
+      level: 'error',
+      fields: {
+        msg: 'manager login answer refused',
+        platform: PLATFORM,
+        server: fake.url,
+        reasons: ['family'],
+        error: difference,
+      },
     });
 
     // A call while down fails as on any down session, carrying the difference, and sends nothing but a login.
     const link = await TestLink.open(broker.port, SECRET);
     links.push(link);
     const call = failed(await link.call(PLATFORM, 'ServerTime', {}, 3000));
-    expect(call.error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `manager login answer refused: ${difference}` });
+    expect(call.error).toStrictEqual({
+      code: 'NoConnect',
+      managerCode: null,
+      message: `manager login answer refused: ${difference}`,
+    });
     expect(new Set(fake.received.map((r) => r.cmd))).toStrictEqual(new Set(['login']));
     expect(fake.logins).toBeGreaterThanOrEqual(2);
 
@@ -85,14 +126,24 @@ describe('a trading server whose login answer does not fit the platform', () => 
       return h.status === 200 ? h : undefined;
     }, 10_000);
     expect(up.body.platforms[PLATFORM]).toStrictEqual({
-      family: 'PF4', up: true, since: expect.any(String), lastError: null,
+      family: 'PF4',
+      up: true,
+      since: expect.any(String),
+      lastError: null,
       tradingServer: {
-        version: 1, server: 'fake', family: 'PF4', build: FAKE_BUILD, rights: [...FAKE_RIGHTS],
-        events: fake.declared.capabilities.events, commandCount: fake.declared.capabilities.commands.length,
+        version: 1,
+        server: 'fake',
+        family: 'PF4',
+        build: FAKE_BUILD,
+        rights: [...FAKE_RIGHTS],
+        events: fake.declared.capabilities.events,
+        commandCount: fake.declared.capabilities.commands.length,
       },
     });
     const listed = await health(broker, '?commands');
-    expect((listed.body.platforms[PLATFORM].tradingServer as { commands: string[] }).commands).toStrictEqual(fake.declared.capabilities.commands);
+    expect((listed.body.platforms[PLATFORM].tradingServer as { commands: string[] }).commands).toStrictEqual(
+      fake.declared.capabilities.commands,
+    );
     expect(listed.text).not.toContain(FAKE_PASSWORD);
   });
 
@@ -102,18 +153,26 @@ describe('a trading server whose login answer does not fit the platform', () => 
     fake.declared.build = 900;
     fake.declared.rights = ['admin'];
     const broker = await brokerOn(fake);
-    const difference = 'the trading server\'s build is 900; the platform requires at least build 1000 (minBuild); '
-      + `manager ${FAKE_MANAGER} lacks the right trades that the platform requires (requiredRights)`;
-    await eventually(async () => (await health(broker)).body.platforms[PLATFORM].lastError === difference || undefined, 10_000);
+    const difference =
+      "the trading server's build is 900; the platform requires at least build 1000 (minBuild); " +
+      `manager ${FAKE_MANAGER} lacks the right trades that the platform requires (requiredRights)`;
+    await eventually(
+      async () => (await health(broker)).body.platforms[PLATFORM].lastError === difference || undefined,
+      10_000,
+    );
     const metrics = await (await fetch(`http://127.0.0.1:${broker.port}/metrics`)).text();
-    expect(metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="build"')).toBeGreaterThanOrEqual(1);
-    expect(metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="rights"')).toBeGreaterThanOrEqual(1);
+    expect(
+      metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="build"'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="rights"'),
+    ).toBeGreaterThanOrEqual(1);
     expect(metric(metrics, 'broker_login_refusals_total', `platform="${PLATFORM}"`, 'reason="family"')).toBeUndefined();
   });
 });
 
 describe('an operation needing an undeclared command, on the link', () => {
-  it('is refused with the family\'s error, no manager code, marked not implemented, and nothing is sent', async () => {
+  it("is refused with the family's error, no manager code, marked not implemented, and nothing is sent", async () => {
     const fake = await FakeManagerServer.start('PF4');
     fakes.push(fake);
     fake.declared.capabilities.commands = fake.declared.capabilities.commands.filter((c) => c !== 'UserRecordNew');
@@ -121,10 +180,18 @@ describe('an operation needing an undeclared command, on the link', () => {
     await eventually(async () => (await health(broker)).status === 200 || undefined, 10_000);
     const link = await TestLink.open(broker.port, SECRET);
     links.push(link);
-    const answer = failed(await link.call(PLATFORM, 'PF4.UserRecordNew', { body: { name: 'New', group: 'demo' } }, 3000));
+    const answer = failed(
+      await link.call(PLATFORM, 'PF4.UserRecordNew', { body: { name: 'New', group: 'demo' } }, 3000),
+    );
     expect(answer).toStrictEqual({
-      id: expect.any(Number), ok: false, notImplemented: true,
-      error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement UserRecordNew (not among the commands its login declared)' },
+      id: expect.any(Number),
+      ok: false,
+      notImplemented: true,
+      error: {
+        code: 'PF4Error',
+        managerCode: null,
+        message: 'the trading server does not implement UserRecordNew (not among the commands its login declared)',
+      },
     });
     expect(fake.count('UserRecordNew')).toBe(0);
   });

@@ -55,12 +55,24 @@ describe('broker process', () => {
 
   it('prints its ready line, serves /healthz, and exits on SIGTERM without logging secrets', async () => {
     const id = '3f2a1b0c-0000-4000-8000-00000000000a';
-    writeFileSync(join(dir, 'broker-platforms.json'), JSON.stringify({
-      platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
-    }));
-    const { child, lines, exited } = run({ DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, LOG_LEVEL: 'debug' });
+    writeFileSync(
+      join(dir, 'broker-platforms.json'),
+      JSON.stringify({
+        platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+      }),
+    );
+    const { child, lines, exited } = run({
+      DATA_DIR: dir,
+      BROKER_PORT: '0',
+      BROKER_SECRET: SECRET,
+      LOG_LEVEL: 'debug',
+    });
     try {
-      const ready = await eventually(() => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'), 20_000, 50);
+      const ready = await eventually(
+        () => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'),
+        20_000,
+        50,
+      );
       expect(Object.keys(ready)).toEqual(['msg', 'port']);
       const health = await eventually(async () => {
         const res = await fetch(`http://127.0.0.1:${ready.port}/healthz`);
@@ -80,22 +92,40 @@ describe('broker process', () => {
 
   it('bounds failed password checks as PASSWORD_CHECK_FAILURES and PASSWORD_CHECK_WINDOW_SECONDS say', async () => {
     const id = '3f2a1b0c-0000-4000-8000-00000000000b';
-    writeFileSync(join(dir, 'broker-platforms.json'), JSON.stringify({
-      platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
-    }));
+    writeFileSync(
+      join(dir, 'broker-platforms.json'),
+      JSON.stringify({
+        platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+      }),
+    );
     const { child, lines, exited } = run({
-      DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, PASSWORD_CHECK_FAILURES: '1', PASSWORD_CHECK_WINDOW_SECONDS: '900',
+      DATA_DIR: dir,
+      BROKER_PORT: '0',
+      BROKER_SECRET: SECRET,
+      PASSWORD_CHECK_FAILURES: '1',
+      PASSWORD_CHECK_WINDOW_SECONDS: '900',
     });
     let link: TestLink | undefined;
     try {
-      const ready = await eventually(() => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'), 20_000, 50);
+      const ready = await eventually(
+        () => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'),
+        20_000,
+        50,
+      );
       await eventually(async () => (await fetch(`http://127.0.0.1:${ready.port}/healthz`)).status === 200, 10_000);
       link = await TestLink.open(ready.port, SECRET);
       // This trading server answers InvalidData, a PF4 server's "invalid login or password", to a password check.
       const first = await link.call(id, 'PF4.UserPasswordCheck', { login: 100001, body: 'guess-1' });
       expect(first).toMatchObject({ ok: false, data: false, error: { managerCode: PF4_RESULT.InvalidData } });
       const second = await link.call(id, 'PF4.UserPasswordCheck', { login: 100001, body: 'guess-2' });
-      expect(second).toMatchObject({ ok: false, error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message: expect.stringContaining('at most 1 per 900 s') } });
+      expect(second).toMatchObject({
+        ok: false,
+        error: {
+          code: 'PF4Error',
+          managerCode: PF4_RESULT.TooFrequent,
+          message: expect.stringContaining('at most 1 per 900 s'),
+        },
+      });
       expect(fake.count('UserPasswordCheck')).toBe(1);
       // Let go first, as the edge does: a drain with a link open waits for it to be quiet (the drain test's part).
       await link.close();
@@ -109,13 +139,26 @@ describe('broker process', () => {
 
   it('drains on SIGTERM: its links are told, the running call is answered, and it exits 0 once its links are let go', async () => {
     const id = '3f2a1b0c-0000-4000-8000-00000000000c';
-    writeFileSync(join(dir, 'broker-platforms.json'), JSON.stringify({
-      platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
-    }));
-    const { child, lines, exited } = run({ DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, BROKER_ID: 'broker-z', BROKER_DRAIN_SECONDS: '30' });
+    writeFileSync(
+      join(dir, 'broker-platforms.json'),
+      JSON.stringify({
+        platforms: [{ id, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
+      }),
+    );
+    const { child, lines, exited } = run({
+      DATA_DIR: dir,
+      BROKER_PORT: '0',
+      BROKER_SECRET: SECRET,
+      BROKER_ID: 'broker-z',
+      BROKER_DRAIN_SECONDS: '30',
+    });
     let link: TestLink | undefined;
     try {
-      const ready = await eventually(() => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'), 20_000, 50);
+      const ready = await eventually(
+        () => lines.map((l) => JSON.parse(l)).find((m) => m.msg === 'broker listening'),
+        20_000,
+        50,
+      );
       link = await TestLink.open(ready.port, SECRET);
       await eventually(async () => (await link!.ping(id)).platform === 'up', 10_000);
       const before = fake.count('ServerTime');
@@ -130,8 +173,16 @@ describe('broker process', () => {
       await link.close();
       expect(await exited).toBe(0);
       const messages = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(messages.find((m) => m.msg === 'broker draining')).toMatchObject({ links: 1, runningCalls: 1, undeliveredOutcomes: 0, boundMs: 30_000 });
-      expect(messages.find((m) => m.msg === 'broker drained')).toMatchObject({ runningCalls: 0, undeliveredOutcomes: 0 });
+      expect(messages.find((m) => m.msg === 'broker draining')).toMatchObject({
+        links: 1,
+        runningCalls: 1,
+        undeliveredOutcomes: 0,
+        boundMs: 30_000,
+      });
+      expect(messages.find((m) => m.msg === 'broker drained')).toMatchObject({
+        runningCalls: 0,
+        undeliveredOutcomes: 0,
+      });
     } finally {
       fake.delays.clear();
       await link?.close();
@@ -140,8 +191,15 @@ describe('broker process', () => {
   });
 
   it('refuses a BROKER_DRAIN_SECONDS that is not a whole number of seconds from 1 to 3600', async () => {
-    const { exited, lines } = run({ DATA_DIR: dir, BROKER_PORT: '0', BROKER_SECRET: SECRET, BROKER_DRAIN_SECONDS: '0' });
+    const { exited, lines } = run({
+      DATA_DIR: dir,
+      BROKER_PORT: '0',
+      BROKER_SECRET: SECRET,
+      BROKER_DRAIN_SECONDS: '0',
+    });
     expect(await exited).toBe(1);
-    expect(lines.join('\n')).toContain('BROKER_DRAIN_SECONDS must be a whole number of seconds from 1 to 3600, got \\"0\\"');
+    expect(lines.join('\n')).toContain(
+      'BROKER_DRAIN_SECONDS must be a whole number of seconds from 1 to 3600, got \\"0\\"',
+    );
   });
 });

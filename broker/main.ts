@@ -22,7 +22,9 @@ import { brokerEnvironment, EnvironmentError, listenProblem, readEnvironment } f
 
 /** The one line a failed start ends with; launchers (launcher/stack.ts) show its `error`. */
 function failed(error: string): never {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'broker failed to start', error })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'broker failed to start', error })}\n`,
+  );
   process.exit(1);
 }
 
@@ -30,7 +32,9 @@ function readPem(variable: string, path: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    return failed(`${variable}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    return failed(
+      `${variable}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }
 
@@ -43,9 +47,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = jsonLineLogger(env.LOG_LEVEL);
-  const tls = env.BROKER_TLS_CERT && env.BROKER_TLS_KEY
-    ? { cert: readPem('BROKER_TLS_CERT', env.BROKER_TLS_CERT), key: readPem('BROKER_TLS_KEY', env.BROKER_TLS_KEY) }
-    : undefined;
+  const tls =
+    env.BROKER_TLS_CERT && env.BROKER_TLS_KEY
+      ? { cert: readPem('BROKER_TLS_CERT', env.BROKER_TLS_CERT), key: readPem('BROKER_TLS_KEY', env.BROKER_TLS_KEY) }
+      : undefined;
   const platformsFile = env.BROKER_PLATFORMS_FILE ?? join(env.DATA_DIR, 'broker-platforms.json');
   const broker = await startBroker({
     secret: env.BROKER_SECRET,
@@ -59,10 +64,12 @@ async function main(): Promise<void> {
     fairUse: { ...DEFAULT_FAIR_USE, calls: env.BROKER_MANAGER_CALLS, bytes: env.BROKER_MANAGER_BYTES },
     log,
     tls,
-  }).catch((error: unknown) => failed(
-    listenProblem(error, { port: 'BROKER_PORT', host: 'BROKER_HOST' }, env.BROKER_PORT, env.BROKER_HOST)
-      ?? (error as Error).message,
-  ));
+  }).catch((error: unknown) =>
+    failed(
+      listenProblem(error, { port: 'BROKER_PORT', host: 'BROKER_HOST' }, env.BROKER_PORT, env.BROKER_HOST) ??
+        (error as Error).message,
+    ),
+  );
   process.stdout.write(`${JSON.stringify({ msg: 'broker listening', port: broker.port })}\n`);
 
   // Past the drain's bound closing gets this long before the process is ended regardless.
@@ -72,9 +79,15 @@ async function main(): Promise<void> {
     if (stopping === 'close' || stopping === how) return;
     stopping = how;
     log('info', { msg: 'broker stopping', signal });
-    const force = setTimeout(() => process.exit(1), (how === 'drain' ? env.BROKER_DRAIN_SECONDS * 1000 : 0) + CLOSE_MARGIN_MS);
+    const force = setTimeout(
+      () => process.exit(1),
+      (how === 'drain' ? env.BROKER_DRAIN_SECONDS * 1000 : 0) + CLOSE_MARGIN_MS,
+    );
     force.unref();
-    (how === 'drain' ? broker.drain() : broker.close()).then(() => process.exit(0), () => process.exit(1));
+    (how === 'drain' ? broker.drain() : broker.close()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.on('SIGINT', () => stop('SIGINT', 'close'));
   process.on('SIGTERM', () => stop('SIGTERM', 'drain'));

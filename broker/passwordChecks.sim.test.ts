@@ -21,7 +21,6 @@ let link: TestLink;
 /** Commands the simulated server answered with an error: each failed password check that reached it is one. */
 const serverErrors = (name: string) => sim.tradingServers.get(name)!.counters.commandErrors;
 
-
 beforeAll(async () => {
   sim = await startSim({ managerPassword: PASSWORD, seed: 11 });
   const server = (name: string) => `ws://127.0.0.1:${sim.port}/${name}`;
@@ -34,7 +33,10 @@ beforeAll(async () => {
     session: { backoff: { baseMs: 50, capMs: 500 } },
   });
   link = await TestLink.open(broker.port, SECRET);
-  await eventually(() => broker.platforms.get(PF4_ID)!.cache.ready && broker.platforms.get(PF5_ID)!.cache.ready, 10_000);
+  await eventually(
+    () => broker.platforms.get(PF4_ID)!.cache.ready && broker.platforms.get(PF5_ID)!.cache.ready,
+    10_000,
+  );
 });
 afterAll(async () => {
   await link?.close();
@@ -51,7 +53,8 @@ function twoLogins(platform: string): [number, number] {
 describe('failed password checks through the broker', () => {
   it('PF4: refuses the sixth failed check of a login without asking the server, and still checks another login', async () => {
     const [login, other] = twoLogins(PF4_ID);
-    const check = (who: number, password: string) => link.call(PF4_ID, 'PF4.UserPasswordCheck', { login: who, body: password });
+    const check = (who: number, password: string) =>
+      link.call(PF4_ID, 'PF4.UserPasswordCheck', { login: who, body: password });
     const before = serverErrors('demo-pf4');
     for (let i = 1; i <= 5; i++) {
       const answer = failed(await check(login, `wrong-${i}`));
@@ -61,7 +64,8 @@ describe('failed password checks through the broker', () => {
 
     const sixth = failed(await check(login, 'wrong-6'));
     expect(sixth.error).toStrictEqual({
-      code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent,
+      code: 'PF4Error',
+      managerCode: PF4_RESULT.TooFrequent,
       message: `too many failed password checks of login ${login}: at most 5 per 60 s; retry after ${sixth.retryAfterSeconds} s`,
     });
     // Whole seconds until the first failure leaves the 60 s window.
@@ -79,7 +83,8 @@ describe('failed password checks through the broker', () => {
 
   it('PF5: refuses the sixth failed check of a login with ErrFrequent, whichever password type it names', async () => {
     const [login, other] = twoLogins(PF5_ID);
-    const check = (who: number, type: string, password: string) => link.call(PF5_ID, 'PF5.UserPasswordCheck', { login: who, type, body: password });
+    const check = (who: number, type: string, password: string) =>
+      link.call(PF5_ID, 'PF5.UserPasswordCheck', { login: who, type, body: password });
     const before = serverErrors('demo-pf5');
     for (let i = 1; i <= 5; i++) {
       const answer = failed(await check(login, i % 2 ? 'Main' : 'Investor', `Wrong${i}xx`));

@@ -35,7 +35,9 @@ export interface SignalOutcome {
 
 /** Sends `signal` to broker `index` of `stack` (its child process) and waits as described above. */
 export async function signalBroker(
-  stack: Pick<Stack, 'brokers' | 'supervisors' | 'restartBroker'>, index: number, signal: BrokerSignal,
+  stack: Pick<Stack, 'brokers' | 'supervisors' | 'restartBroker'>,
+  index: number,
+  signal: BrokerSignal,
   options: SignalBrokerOptions = {},
 ): Promise<SignalOutcome> {
   const service = stack.brokers[index];
@@ -48,12 +50,14 @@ export async function signalBroker(
   }
   const supervisor = stack.supervisors?.brokers[index];
   const restart = options.restart ?? (supervisor ? 'supervisor' : 'none');
-  if (restart === 'supervisor' && !supervisor) throw new Error('the stack does not supervise its brokers (supervise is off)');
+  if (restart === 'supervisor' && !supervisor)
+    throw new Error('the stack does not supervise its brokers (supervise is off)');
   // Asked before the signal: a restart is never missed however soon it comes.
   const nextStart = restart === 'supervisor' ? supervisor!.nextStart() : undefined;
-  const exit = child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve()
-    : new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exit =
+    child.exitCode !== null || child.signalCode !== null
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill(signal);
   await within(exit, options.exitTimeoutMs ?? 10_000, `${service.name} did not exit after ${signal}`);
   const exited = child.signalCode ? `signal ${child.signalCode}` : `code ${child.exitCode}`;
@@ -61,13 +65,16 @@ export async function signalBroker(
   if (restart === 'none') return { signal, exited, exitMs, restarted: null, restartMs: null };
   const restarted = await within(
     restart === 'now' ? stack.restartBroker(index) : nextStart!,
-    options.restartTimeoutMs ?? 30_000, `${service.name} was not restarted after ${signal}`,
+    options.restartTimeoutMs ?? 30_000,
+    `${service.name} was not restarted after ${signal}`,
   );
   return { signal, exited, exitMs, restarted, restartMs: Date.now() - sentAt };
 }
 
 function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms); });
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+  });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

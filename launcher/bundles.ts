@@ -15,10 +15,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLE_CACHE = join(root, 'node_modules', '.cache', 'bundles');
 
 /** What a kept bundle was built from, and the file holding it (named after its contents, so never rewritten). */
-interface KeptBundle { files: string[]; fingerprint: string; script: string }
+interface KeptBundle {
+  files: string[];
+  fingerprint: string;
+  script: string;
+}
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 24);
-const recordPath = (entry: string, kind: string) => join(BUNDLE_CACHE, `${digest(`${esbuildVersion}\0${kind}\0${resolve(entry)}`)}.json`);
+const recordPath = (entry: string, kind: string) =>
+  join(BUNDLE_CACHE, `${digest(`${esbuildVersion}\0${kind}\0${resolve(entry)}`)}.json`);
 
 /**
  * The contents of `files`, the names in each project folder holding one (not node_modules: packages change by
@@ -88,7 +93,9 @@ async function bundleInto(entry: string, kind: string, extension: string, option
     if (files.some((file) => statSync(file).mtimeMs >= started - 1000)) return path;
     const record: KeptBundle = { files, fingerprint: sourcesFingerprint(files), script: name };
     writeWhole(recordPath(entry, kind), JSON.stringify(record));
-  } catch { /* not kept: the next process bundles again */ }
+  } catch {
+    /* not kept: the next process bundles again */
+  }
   return path;
 }
 
@@ -115,7 +122,11 @@ export function bundled(entry: string, kind: string, extension: string, options:
  */
 export async function nodeServiceBundle(entry: string): Promise<string | undefined> {
   const path = await bundled(join(root, entry), 'node', '.mjs', {
-    platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'external',
   });
   return readFileSync(path, 'utf8').includes('import.meta') ? undefined : path;
 }

@@ -6,12 +6,20 @@ import { DEFAULT_EDGE_V8_FLAGS } from '../shared/environment.js';
 import { edgeV8Flags, removeOrphanedMemoryFolders, withBusyRetries } from './edge.js';
 
 describe('withBusyRetries', () => {
-  const busy = () => new Error('wrangler d1 migrations apply failed (exit 1): SQLite failed; database is locked: SQLITE_BUSY');
+  const busy = () =>
+    new Error('wrangler d1 migrations apply failed (exit 1): SQLite failed; database is locked: SQLITE_BUSY');
 
   it('runs again while SQLite finds the file busy, then answers what the run answers', async () => {
     let runs = 0;
     const waits: number[] = [];
-    const answer = await withBusyRetries(() => (++runs < 3 ? Promise.reject(busy()) : Promise.resolve('migrated')), 10, (n) => { waits.push(n); return 0; });
+    const answer = await withBusyRetries(
+      () => (++runs < 3 ? Promise.reject(busy()) : Promise.resolve('migrated')),
+      10,
+      (n) => {
+        waits.push(n);
+        return 0;
+      },
+    );
     expect(answer).toBe('migrated');
     expect(runs).toBe(3);
     expect(waits).toEqual([1, 2]);
@@ -19,20 +27,47 @@ describe('withBusyRetries', () => {
 
   it("runs again on workerd's masked internal error, which local D1 reports for the same contention", async () => {
     let runs = 0;
-    const masked = () => new Error('wrangler d1 migrations apply failed (exit 1): Migration 0002_client_grants.sql failed with the following errors:\n internal error; reference = o9sso0m850ikrv9oh93pr9b5');
-    expect(await withBusyRetries(() => (++runs < 2 ? Promise.reject(masked()) : Promise.resolve('migrated')), 10, () => 0)).toBe('migrated');
+    const masked = () =>
+      new Error(
+        'wrangler d1 migrations apply failed (exit 1): Migration 0002_client_grants.sql failed with the following errors:\n internal error; reference = o9sso0m850ikrv9oh93pr9b5',
+      );
+    expect(
+      await withBusyRetries(
+        () => (++runs < 2 ? Promise.reject(masked()) : Promise.resolve('migrated')),
+        10,
+        () => 0,
+      ),
+    ).toBe('migrated');
     expect(runs).toBe(2);
   });
 
   it('throws the last busy failure once the attempts are spent', async () => {
     let runs = 0;
-    await expect(withBusyRetries(() => { runs++; return Promise.reject(busy()); }, 4, () => 0)).rejects.toThrow(/SQLITE_BUSY/);
+    await expect(
+      withBusyRetries(
+        () => {
+          runs++;
+          return Promise.reject(busy());
+        },
+        4,
+        () => 0,
+      ),
+    ).rejects.toThrow(/SQLITE_BUSY/);
     expect(runs).toBe(4);
   });
 
   it('throws any other failure at once', async () => {
     let runs = 0;
-    await expect(withBusyRetries(() => { runs++; return Promise.reject(new Error('no such table: organizations')); }, 4, () => 0)).rejects.toThrow(/no such table/);
+    await expect(
+      withBusyRetries(
+        () => {
+          runs++;
+          return Promise.reject(new Error('no such table: organizations'));
+        },
+        4,
+        () => 0,
+      ),
+    ).rejects.toThrow(/no such table/);
     expect(runs).toBe(1);
   });
 });
@@ -41,7 +76,13 @@ describe('removeOrphanedMemoryFolders', () => {
   it("removes the edges' memory folders of processes that are gone, and nothing else", () => {
     const root = mkdtempSync(join(tmpdir(), 'memory-root-'));
     try {
-      for (const name of ['gateway-edge-111-aaaa', 'gateway-edge-222-bbbb', 'gateway-edge-333-cccc', 'gateway-edge-x-dddd', 'other-111-eeee']) {
+      for (const name of [
+        'gateway-edge-111-aaaa',
+        'gateway-edge-222-bbbb',
+        'gateway-edge-333-cccc',
+        'gateway-edge-x-dddd',
+        'other-111-eeee',
+      ]) {
         mkdirSync(join(root, name, 'do'), { recursive: true });
       }
       const removed = removeOrphanedMemoryFolders(root, (pid) => pid === 222);
@@ -67,12 +108,17 @@ describe('edgeV8Flags', () => {
     expect(edgeV8Flags({})).toStrictEqual([...DEFAULT_EDGE_V8_FLAGS]);
     expect(DEFAULT_EDGE_V8_FLAGS).toStrictEqual(['--max-heap-size=128']);
     expect(edgeV8Flags({ EDGE_V8_FLAGS: '  ' })).toStrictEqual(['--max-heap-size=128']);
-    expect(edgeV8Flags({ EDGE_V8_FLAGS: ' --max-heap-size=64   --expose-gc ' })).toStrictEqual(['--max-heap-size=64', '--expose-gc']);
+    expect(edgeV8Flags({ EDGE_V8_FLAGS: ' --max-heap-size=64   --expose-gc ' })).toStrictEqual([
+      '--max-heap-size=64',
+      '--expose-gc',
+    ]);
     expect(edgeV8Flags({ EDGE_V8_FLAGS: 'none' })).toStrictEqual([]);
   });
 
   it('refuses anything but --name or --name=value, naming the variable, the rule and the value', () => {
-    expect(() => edgeV8Flags({ EDGE_V8_FLAGS: 'max-heap-size=64' })).toThrow('EDGE_V8_FLAGS must be V8 flags separated by spaces (--name or --name=value), or none, got "max-heap-size=64"');
+    expect(() => edgeV8Flags({ EDGE_V8_FLAGS: 'max-heap-size=64' })).toThrow(
+      'EDGE_V8_FLAGS must be V8 flags separated by spaces (--name or --name=value), or none, got "max-heap-size=64"',
+    );
     for (const wrong of ['--expose-gc;reboot', '--x=$(id)', `--x=${'1'.repeat(65)}`, '--expose-gc none']) {
       expect(() => edgeV8Flags({ EDGE_V8_FLAGS: wrong })).toThrow(/^EDGE_V8_FLAGS must be V8 flags/);
     }

@@ -7,7 +7,17 @@
 import { Miniflare } from 'miniflare';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -115,15 +125,22 @@ export const OBJECTS_WORKER = 'objects';
  * the objects worker, with SQLite storage where wrangler.toml's migrations give the class SQLite.
  */
 const sqlite = sqliteClasses(WRANGLER);
-const durableObjects: Record<string, { className: string; scriptName: string; useSQLite?: boolean; unsafeUniqueKey: string }> =
-  Object.fromEntries(WRANGLER.durable_objects.bindings.map(({ name, class_name: className }) => [name, {
-    className,
-    scriptName: OBJECTS_WORKER,
-    ...(sqlite.has(className) ? { useSQLite: true } : {}),
-    // The storage folder and the ids of named objects derive from this key: the one objects had while the edge ran as
-    // a single unnamed worker, so a data folder from then keeps its idempotency records.
-    unsafeUniqueKey: `-${className}`,
-  }]));
+const durableObjects: Record<
+  string,
+  { className: string; scriptName: string; useSQLite?: boolean; unsafeUniqueKey: string }
+> = Object.fromEntries(
+  WRANGLER.durable_objects.bindings.map(({ name, class_name: className }) => [
+    name,
+    {
+      className,
+      scriptName: OBJECTS_WORKER,
+      ...(sqlite.has(className) ? { useSQLite: true } : {}),
+      // The storage folder and the ids of named objects derive from this key: the one objects had while the edge ran as
+      // a single unnamed worker, so a data folder from then keeps its idempotency records.
+      unsafeUniqueKey: `-${className}`,
+    },
+  ]),
+);
 
 /** Without `options.dataDir`, the objects' storage goes to `memoryFolder` (`startEdge` makes and removes it), else Miniflare's own. */
 export function miniflareOptions(script: string, options: EdgeOptions, memoryFolder?: string) {
@@ -142,9 +159,11 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
     // Miniflare's own entry socket, on any free port: dispatchFetch and Miniflare's internals use it.
     port: 0,
     handleRuntimeStdio(stdout: Readable, stderr: Readable) {
-      const log = options.log ?? ((line: string, stream: 'stdout' | 'stderr') => {
-        if (stream === 'stderr') process.stderr.write(`${line}\n`);
-      });
+      const log =
+        options.log ??
+        ((line: string, stream: 'stdout' | 'stderr') => {
+          if (stream === 'stderr') process.stderr.write(`${line}\n`);
+        });
       createInterface({ input: stdout }).on('line', (line) => log(line, 'stdout'));
       createInterface({ input: stderr }).on('line', (line) => log(line, 'stderr'));
     },
@@ -161,7 +180,9 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
         ...worker,
         name: OBJECTS_WORKER,
         // Under mutation testing the objects' isolate counts coverage of its own, asked for on this socket.
-        ...(options.entry !== undefined ? { unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: 0 }] } : {}),
+        ...(options.entry !== undefined
+          ? { unsafeDirectSockets: [{ host: options.host ?? '127.0.0.1', port: 0 }] }
+          : {}),
       },
       // Reached only through Miniflare's own API (`objectCall`), never through the edge's socket.
       {
@@ -181,7 +202,7 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
     // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
-    durableObjectsPersist: persist ? join(persist, 'do') : memoryFolder ?? false,
+    durableObjectsPersist: persist ? join(persist, 'do') : (memoryFolder ?? false),
     ...(options.inspect ? { inspectorPort: 0 } : {}),
   };
 }
@@ -233,7 +254,8 @@ export function registryDb(miniflare: Miniflare): D1Like {
   return {
     prepare: (sql) => statement(sql, []),
     exec: (sql) => call({ mode: 'exec', sql }),
-    batch: (statements) => call({ mode: 'batch', statements: (statements as Stmt[]).map(({ sql, params }) => ({ sql, params })) }),
+    batch: (statements) =>
+      call({ mode: 'batch', statements: (statements as Stmt[]).map(({ sql, params }) => ({ sql, params })) }),
   };
 }
 
@@ -264,11 +286,20 @@ const inspectWorkers = new WeakMap<Miniflare, ReturnType<Miniflare['getWorker']>
  * result. Arguments and result travel as JSON. Asynchronous end to end, unlike a stub from Miniflare's own namespace
  * handle, whose synchronous round trips can lose an answer on a loaded machine.
  */
-export async function objectCall<T>(miniflare: Miniflare, binding: string, name: string, method: string, ...args: unknown[]): Promise<T> {
+export async function objectCall<T>(
+  miniflare: Miniflare,
+  binding: string,
+  name: string,
+  method: string,
+  ...args: unknown[]
+): Promise<T> {
   let worker = inspectWorkers.get(miniflare);
   if (!worker) inspectWorkers.set(miniflare, (worker = miniflare.getWorker(INSPECT_WORKER)));
   const fetcher = await worker;
-  const res = await fetcher.fetch('http://inspect.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method, args }) });
+  const res = await fetcher.fetch('http://inspect.internal/', {
+    method: 'POST',
+    body: JSON.stringify({ binding, name, method, args }),
+  });
   const answer = (await res.json()) as { result?: T; error?: string };
   if (answer.error !== undefined) throw new Error(answer.error);
   return answer.result as T;
@@ -297,17 +328,22 @@ function wranglerD1Dir(persist: string): string {
  */
 export function migrationFiles(): string[] {
   const number = (name: string) => Number.parseInt(name.split('_')[0], 10);
-  return readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
     .sort((a, b) => (number(a) < number(b) ? -1 : number(a) > number(b) ? 1 : 0));
 }
 
 /** Wrangler's record of applied migrations (`d1_migrations`, the same table and columns wrangler creates). */
-const MIGRATIONS_TABLE = 'CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)';
+const MIGRATIONS_TABLE =
+  'CREATE TABLE IF NOT EXISTS d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)';
 
 /** Migration files not yet recorded in `d1_migrations`, in wrangler's order. */
 export async function pendingMigrations(db: D1Like): Promise<string[]> {
   await db.exec(MIGRATIONS_TABLE);
-  const done = new Set((await db.prepare('SELECT name FROM d1_migrations').all<{ name: string }>()).results.map((r) => r.name));
+  const done = new Set(
+    (await db.prepare('SELECT name FROM d1_migrations').all<{ name: string }>()).results.map((r) => r.name),
+  );
   return migrationFiles().filter((f) => !done.has(f));
 }
 
@@ -318,11 +354,17 @@ export async function pendingMigrations(db: D1Like): Promise<string[]> {
  * (tests), which no other process can open, is migrated by `applyMigrations`, which applies the same files in the
  * same order and records them the same way. Returns the migrations applied.
  */
-export async function migrateRegistry(db: D1Like, dataDir?: string, progress: (message: string) => void = () => {}): Promise<string[]> {
+export async function migrateRegistry(
+  db: D1Like,
+  dataDir?: string,
+  progress: (message: string) => void = () => {},
+): Promise<string[]> {
   if (!dataDir) return applyMigrations(db);
   const pending = await pendingMigrations(db);
   if (pending.length > 0) {
-    progress(`migrating the registry: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply (wrangler, a few seconds)`);
+    progress(
+      `migrating the registry: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply (wrangler, a few seconds)`,
+    );
     await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
     progress(`registry migrated: ${pending.join(', ')}`);
   }
@@ -336,12 +378,17 @@ export async function migrateRegistry(db: D1Like, dataDir?: string, progress: (m
  * is applied whole or not at all (its statements and its `d1_migrations` row in one batch), so running the command
  * again applies just what is still pending. Any other failure, or the last busy one, is thrown.
  */
-export async function withBusyRetries<T>(run: () => Promise<T>, attempts = 10, waitMs = (n: number) => 100 * n): Promise<T> {
+export async function withBusyRetries<T>(
+  run: () => Promise<T>,
+  attempts = 10,
+  waitMs = (n: number) => 100 * n,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await run();
     } catch (error) {
-      if (attempt >= attempts || !/SQLITE_BUSY|database is locked|internal error; reference = /.test(String(error))) throw error;
+      if (attempt >= attempts || !/SQLITE_BUSY|database is locked|internal error; reference = /.test(String(error)))
+        throw error;
       await new Promise((r) => setTimeout(r, waitMs(attempt)));
     }
   }
@@ -356,8 +403,12 @@ export function runWrangler(args: string[]): Promise<{ code: number | null; outp
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d) => { output += d; });
-  child.stderr.on('data', (d) => { output += d; });
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
   return new Promise((resolveRun, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolveRun({ code, output }));
@@ -366,8 +417,21 @@ export function runWrangler(args: string[]): Promise<{ code: number | null; outp
 
 /** Runs wrangler's own local migration command on the D1 file under `persistTo`. */
 export async function wranglerMigrationsApply(persistTo: string): Promise<void> {
-  const { code, output } = await runWrangler(['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persistTo, '--config', join(root, 'wrangler.toml')]);
-  if (code !== 0) throw new Error(`wrangler d1 migrations apply failed (exit ${code}): ${output.trim().split('\n').slice(-8).join('\n')}`);
+  const { code, output } = await runWrangler([
+    'd1',
+    'migrations',
+    'apply',
+    'DB',
+    '--local',
+    '--persist-to',
+    persistTo,
+    '--config',
+    join(root, 'wrangler.toml'),
+  ]);
+  if (code !== 0)
+    throw new Error(
+      `wrangler d1 migrations apply failed (exit ${code}): ${output.trim().split('\n').slice(-8).join('\n')}`,
+    );
 }
 
 /**
@@ -389,8 +453,12 @@ export async function applyMigrations(db: D1Like): Promise<string[]> {
 /** Splits a migration into statements; migrations keep one statement per `;`-terminated block, no `;` in literals. */
 function splitStatements(sql: string): string[] {
   return sql
-    .split('\n').filter((l) => !l.trim().startsWith('--')).join('\n')
-    .split(';').map((s) => s.trim()).filter(Boolean);
+    .split('\n')
+    .filter((l) => !l.trim().startsWith('--'))
+    .join('\n')
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The hold `startEdge` puts on the registry while it migrates and seeds it. */
@@ -412,7 +480,9 @@ async function takeHold(db: D1Like): Promise<void> {
   // One batch: the edge never sees the table without the hold (an unheld registry missing migrations is a warning).
   await db.batch([
     db.prepare('CREATE TABLE IF NOT EXISTS registry_holds (name TEXT PRIMARY KEY, since TEXT NOT NULL)'),
-    db.prepare('INSERT OR REPLACE INTO registry_holds (name, since) VALUES (?, ?)').bind(LAUNCHER_HOLD, new Date().toISOString()),
+    db
+      .prepare('INSERT OR REPLACE INTO registry_holds (name, since) VALUES (?, ?)')
+      .bind(LAUNCHER_HOLD, new Date().toISOString()),
   ]);
 }
 
@@ -430,12 +500,14 @@ async function migrateFreshRegistry(dataDir: string, progress?: (message: string
     const miniflare = new Miniflare({
       host: '127.0.0.1',
       port: 0,
-      workers: [{
-        name: REGISTRY_WORKER,
-        modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }],
-        compatibilityDate: COMPATIBILITY_DATE,
-        d1Databases: { DB: LOCAL_D1_ID },
-      }],
+      workers: [
+        {
+          name: REGISTRY_WORKER,
+          modules: [{ type: 'ESModule' as const, path: 'registry.js', contents: REGISTRY_WORKER_SCRIPT }],
+          compatibilityDate: COMPATIBILITY_DATE,
+          d1Databases: { DB: LOCAL_D1_ID },
+        },
+      ],
       d1Persist,
     });
     await miniflare.ready;
@@ -483,7 +555,11 @@ const MEMORY_PREFIX = 'gateway-edge-';
 export function removeOrphanedMemoryFolders(root: string, alive: (pid: number) => boolean = processAlive): string[] {
   const removed: string[] = [];
   let names: string[];
-  try { names = readdirSync(root); } catch { return removed; }
+  try {
+    names = readdirSync(root);
+  } catch {
+    return removed;
+  }
   for (const name of names) {
     const pid = Number(/^gateway-edge-(\d+)-/.exec(name)?.[1]);
     if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
@@ -562,7 +638,9 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
  * is its own and owner-only from the start) leaves the umask alone (so
  * it also starts from a worker thread, where the umask cannot be set: mutation testing runs the tests there).
  */
-export async function startMiniflare(options: ReturnType<typeof miniflareOptions>): Promise<{ miniflare: Miniflare; url: URL }> {
+export async function startMiniflare(
+  options: ReturnType<typeof miniflareOptions>,
+): Promise<{ miniflare: Miniflare; url: URL }> {
   startWorkerdWithV8Flags();
   // The registry persists only with a data folder; an objects' folder in memory alone is not one.
   const persistent = options.d1Persist !== false;
@@ -600,9 +678,11 @@ function startWorkerdWithV8Flags(): void {
     // itself for ever: the real workerd is then the one Miniflare brings.
     const given = process.env.MINIFLARE_WORKERD_PATH;
     const isWrapper = given !== undefined && existsSync(given) && realpathSync(given) === realpathSync(WORKERD_WRAPPER);
-    process.env.GATEWAY_WORKERD = given !== undefined && !isWrapper
-      ? given
-      : (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string }).default;
+    process.env.GATEWAY_WORKERD =
+      given !== undefined && !isWrapper
+        ? given
+        : (createRequire(createRequire(import.meta.url).resolve('miniflare'))('workerd') as { default: string })
+            .default;
   }
   if (flags.length === 0) {
     process.env.MINIFLARE_WORKERD_PATH = process.env.GATEWAY_WORKERD;

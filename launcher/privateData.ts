@@ -32,7 +32,11 @@ export function tightenTree(root: string): void {
   while (pending.length) {
     const path = pending.pop()!;
     let stat;
-    try { stat = lstatSync(path); } catch { continue; } // removed meanwhile
+    try {
+      stat = lstatSync(path);
+    } catch {
+      continue;
+    } // removed meanwhile
     if (stat.isSymbolicLink()) continue;
     if (stat.isDirectory()) {
       if ((stat.mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(path, PRIVATE_DIR_MODE);

@@ -22,11 +22,23 @@ import { nodeServiceBundle } from './bundles.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
 import { hashSecret } from '../shared/secrets.js';
-import { edgeEnvironment, listenProblem, readEnvironment, stackEnvironment, WORKER_VARIABLES } from '../shared/environment.js';
+import {
+  edgeEnvironment,
+  listenProblem,
+  readEnvironment,
+  stackEnvironment,
+  WORKER_VARIABLES,
+} from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
 import { brokerUrlsColumn, MAX_BROKERS_PER_PLATFORM } from '../shared/brokerUrls.js';
 import {
-  DEMO_MANAGER_LOGIN, DEMO_ORG_ID, DEMO_PASSWORD_ENV, DEMO_PF4_ID, DEMO_PF4_SERVER, DEMO_PF5_ID, DEMO_PF5_SERVER,
+  DEMO_MANAGER_LOGIN,
+  DEMO_ORG_ID,
+  DEMO_PASSWORD_ENV,
+  DEMO_PF4_ID,
+  DEMO_PF4_SERVER,
+  DEMO_PF5_ID,
+  DEMO_PF5_SERVER,
 } from './demo.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -151,7 +163,11 @@ export interface Stack {
  * resolves once it prints its `listening` line.
  */
 export async function startService(
-  name: string, entry: string, env: Record<string, string>, log: (line: string) => void, readyTimeoutMs = 30_000,
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  log: (line: string) => void,
+  readyTimeoutMs = 30_000,
 ): Promise<Service> {
   const bundle = await nodeServiceBundle(entry);
   const args = bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, entry)];
@@ -161,15 +177,21 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // However this process ends (Ctrl-C included: Miniflare's own signal hook exits at once), its children go too.
-  const killOnExit = () => { if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM'); };
+  const killOnExit = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));
-  const stop = ({ graceMs = 5_000 }: StopOptions = {}) => new Promise<void>((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => { clearTimeout(killer); done(); });
-    child.kill('SIGTERM');
-  });
+  const stop = ({ graceMs = 5_000 }: StopOptions = {}) =>
+    new Promise<void>((done) => {
+      if (child.exitCode !== null || child.signalCode !== null) return done();
+      const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      child.once('exit', () => {
+        clearTimeout(killer);
+        done();
+      });
+      child.kill('SIGTERM');
+    });
   // The child's own account of a failed start: its last error line (JSON `error`, else `msg`), or its last line on
   // standard error (a crash before its logger exists), shown instead of a bare exit code.
   let cause: string | undefined;
@@ -181,13 +203,21 @@ export async function startService(
       if (stderr && line.trim() !== '') cause = line.trim();
     }
   };
-  createInterface({ input: child.stderr }).on('line', (l) => { note(l, true); log(`${name} ${l}`); });
+  createInterface({ input: child.stderr }).on('line', (l) => {
+    note(l, true);
+    log(`${name} ${l}`);
+  });
   return new Promise((resolveReady, reject) => {
-    const timer = setTimeout(() => { void stop(); reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`)); }, readyTimeoutMs);
+    const timer = setTimeout(() => {
+      void stop();
+      reject(new Error(`${name} did not start within ${readyTimeoutMs} ms`));
+    }, readyTimeoutMs);
     const exitedEarly = (code: number | null) => {
       clearTimeout(timer);
       // Lines still buffered in the pipes arrive after 'exit'; 'close' follows them.
-      child.once('close', () => reject(new Error(cause ? `${name}: ${cause}` : `${name} exited with code ${code} before it was ready`)));
+      child.once('close', () =>
+        reject(new Error(cause ? `${name}: ${cause}` : `${name} exited with code ${code} before it was ready`)),
+      );
     };
     child.once('exit', exitedEarly);
     let ready = false;
@@ -203,7 +233,9 @@ export async function startService(
           child.removeListener('exit', exitedEarly);
           resolveReady({ name, port: msg.port, child, stop });
         }
-      } catch { /* not a JSON line */ }
+      } catch {
+        /* not a JSON line */
+      }
     });
   });
 }
@@ -212,7 +244,11 @@ export async function startService(
  * The broker started in this process from the same variables its process entry reads (broker/main.ts), logging JSON
  * lines to `log` as the child would print them. Loaded on demand: a stack of child processes does not import it.
  */
-async function startBrokerHere(name: string, env: Record<string, string>, log: (line: string) => void): Promise<Service> {
+async function startBrokerHere(
+  name: string,
+  env: Record<string, string>,
+  log: (line: string) => void,
+): Promise<Service> {
   const { startBroker } = await import('../broker/broker.js');
   const { jsonLineLogger } = await import('../broker/observability/log.js');
   // The platform file names the password's variable; this process is the broker's, so it holds it (one in-process
@@ -239,7 +275,12 @@ async function startBrokerHere(name: string, env: Record<string, string>, log: (
 }
 
 /** A secret kept in the data folder so restarts reuse it; an environment value wins. */
-function persistentSecret(dataDir: string, file: string, fromEnv: string | undefined, make: () => Promise<string> | string) {
+function persistentSecret(
+  dataDir: string,
+  file: string,
+  fromEnv: string | undefined,
+  make: () => Promise<string> | string,
+) {
   if (fromEnv) return Promise.resolve(fromEnv);
   const path = join(dataDir, file);
   if (existsSync(path)) return Promise.resolve(readFileSync(path, 'utf8').trim());
@@ -281,7 +322,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   try {
     const brokerSecret = await persistentSecret(dataDir, 'broker-secret', process.env.BROKER_SECRET, randomSecret);
-    const managerPassword = await persistentSecret(dataDir, 'manager-password', process.env.SIM_MANAGER_PASSWORD, randomSecret);
+    const managerPassword = await persistentSecret(
+      dataDir,
+      'manager-password',
+      process.env.SIM_MANAGER_PASSWORD,
+      randomSecret,
+    );
     const signingKey = await persistentSecret(dataDir, 'signing-key.json', process.env.AUTH_SIGNING_KEY, newSigningKey);
 
     const simEnv: Record<string, string> = {
@@ -300,7 +346,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (inProcess && options.supervise) throw new Error('a broker in this process cannot be supervised');
     // The brokers' ports are chosen before any process starts, so that the edge (which names them in BROKER_URL)
     // starts while the simulator and the brokers do.
-    const brokerPorts = await Promise.all(specs.map((_, i) => (i === 0 && options.brokerPort ? Promise.resolve(options.brokerPort) : unusedPort())));
+    const brokerPorts = await Promise.all(
+      specs.map((_, i) => (i === 0 && options.brokerPort ? Promise.resolve(options.brokerPort) : unusedPort())),
+    );
     const brokerUrls = brokerPorts.map((port) => `http://127.0.0.1:${port}`);
     const brokerUrl = brokerUrls[0];
 
@@ -308,32 +356,37 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${edgePort || 8787}`;
     const clientId = options.clientId ?? process.env.DEMO_CLIENT_ID ?? 'demo';
     const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
-    const startingEdge = portAvailable(edgePort, 'PORT').then(() => startEdge({
-      port: edgePort,
-      dataDir: temporary ? undefined : join(dataDir, 'edge'),
-      // Access-log lines come on the worker's standard output; what it writes to standard error is an error (the
-      // worker's JSON lines carry no level of their own, so the launcher's filters are told).
-      log: (line, stream) => log(`edge ${stream === 'stderr' && line.startsWith('{') && !line.includes('"level":') ? `{"level":"error",${line.slice(1)}` : line}`),
-      vars: {
-        BROKER_URL: brokerUrls.join(','),
-        BROKER_SECRET: brokerSecret,
-        AUTH_SIGNING_KEY: signingKey,
-        PUBLIC_URL: publicUrl,
-        AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
-        TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
-        IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
-        ...passThrough(WORKER_VARIABLES.filter((name) => !SET_BY_STACK.has(name))),
-        ...options.edgeVars,
-      },
-      ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
-      inspect: options.edgeInspector,
-      progress: (message) => log(`stack: ${message}`),
-      // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
-      populate: async (db) => {
-        await seedDemoRegistry(db, clientId, clientSecret);
-        await assignDemoBrokers(db, orders, brokerUrls);
-      },
-    }));
+    const startingEdge = portAvailable(edgePort, 'PORT').then(() =>
+      startEdge({
+        port: edgePort,
+        dataDir: temporary ? undefined : join(dataDir, 'edge'),
+        // Access-log lines come on the worker's standard output; what it writes to standard error is an error (the
+        // worker's JSON lines carry no level of their own, so the launcher's filters are told).
+        log: (line, stream) =>
+          log(
+            `edge ${stream === 'stderr' && line.startsWith('{') && !line.includes('"level":') ? `{"level":"error",${line.slice(1)}` : line}`,
+          ),
+        vars: {
+          BROKER_URL: brokerUrls.join(','),
+          BROKER_SECRET: brokerSecret,
+          AUTH_SIGNING_KEY: signingKey,
+          PUBLIC_URL: publicUrl,
+          AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
+          TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
+          IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
+          ...passThrough(WORKER_VARIABLES.filter((name) => !SET_BY_STACK.has(name))),
+          ...options.edgeVars,
+        },
+        ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
+        inspect: options.edgeInspector,
+        progress: (message) => log(`stack: ${message}`),
+        // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
+        populate: async (db) => {
+          await seedDemoRegistry(db, clientId, clientSecret);
+          await assignDemoBrokers(db, orders, brokerUrls);
+        },
+      }),
+    );
 
     // Restarts replace the simulator and the brokers; the cleanups stop whichever ones run then (each started one,
     // even when a later one fails to start).
@@ -346,17 +399,23 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     let brokerEnvs: Array<Record<string, string>> = [];
     const launchBroker = (i: number, port = brokerPorts[i]) => {
       const env = { ...brokerEnvs[i], BROKER_PORT: String(port) };
-      return inProcess ? startBrokerHere(brokerName(i), env, log) : startService(brokerName(i), 'broker/main.ts', env, log);
+      return inProcess
+        ? startBrokerHere(brokerName(i), env, log)
+        : startService(brokerName(i), 'broker/main.ts', env, log);
     };
     const startingServers = (async () => {
       currentSim = await startService('sim', 'sim/main.ts', simEnv, log);
       const simPort = currentSim.port;
       brokerEnvs = specs.map((spec, i) => {
         const platformsFile = join(dataDir, i === 0 ? 'broker-platforms.json' : `broker-${i}-platforms.json`);
-        writeBrokerPlatforms(platformsFile, {
-          pf4: options.tradingServers?.pf4 ?? `ws://127.0.0.1:${simPort}/${DEMO_PF4_SERVER}`,
-          pf5: options.tradingServers?.pf5 ?? `ws://127.0.0.1:${simPort}/${DEMO_PF5_SERVER}`,
-        }, spec);
+        writeBrokerPlatforms(
+          platformsFile,
+          {
+            pf4: options.tradingServers?.pf4 ?? `ws://127.0.0.1:${simPort}/${DEMO_PF4_SERVER}`,
+            pf5: options.tradingServers?.pf5 ?? `ws://127.0.0.1:${simPort}/${DEMO_PF5_SERVER}`,
+          },
+          spec,
+        );
         return {
           BROKER_SECRET: brokerSecret,
           BROKER_PLATFORMS_FILE: platformsFile,
@@ -367,7 +426,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           ...options.brokerEnv,
         };
       });
-      const started = await Promise.allSettled(specs.map((_, i) => launchBroker(i).then((b) => { currentBrokers[i] = b; return b; })));
+      const started = await Promise.allSettled(
+        specs.map((_, i) =>
+          launchBroker(i).then((b) => {
+            currentBrokers[i] = b;
+            return b;
+          }),
+        ),
+      );
       const failedStart = started.find((r) => r.status === 'rejected');
       if (failedStart) throw failedStart.reason;
       return currentSim;
@@ -391,15 +457,29 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const edgeUrl = edge.url.href.replace(/\/$/, '');
 
     const stack: Stack = {
-      edge, edgeUrl, brokerUrl, brokerUrls, simUrl, sim, broker, brokers: currentBrokers, dataDir,
+      edge,
+      edgeUrl,
+      brokerUrl,
+      brokerUrls,
+      simUrl,
+      sim,
+      broker,
+      brokers: currentBrokers,
+      dataDir,
       organizationId: DEMO_ORG_ID,
       platforms: { pf4: DEMO_PF4_ID, pf5: DEMO_PF5_ID },
-      clientId, clientSecret,
+      clientId,
+      clientSecret,
       async token() {
         const res = await fetch(`${edgeUrl}/connect/token`, {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'webapi' }),
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: clientId,
+            client_secret: clientSecret,
+            scope: 'webapi',
+          }),
         });
         const body = (await res.json()) as { access_token?: string; error?: string };
         if (!body.access_token) throw new Error(`token request failed: ${res.status} ${body.error}`);
@@ -446,17 +526,37 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     }
     if (options.supervise) {
       const superviseOptions = options.supervise === true ? {} : options.supervise;
-      const brokerSupervisors = brokers.map((b, i) => new Supervisor(b.name, b, () => launchBroker(i, b.port), log,
-        (s) => brokerStarted(i, s), superviseOptions));
+      const brokerSupervisors = brokers.map(
+        (b, i) =>
+          new Supervisor(
+            b.name,
+            b,
+            () => launchBroker(i, b.port),
+            log,
+            (s) => brokerStarted(i, s),
+            superviseOptions,
+          ),
+      );
       stack.supervisors = {
-        sim: new Supervisor(sim.name, sim, () => startService('sim', 'sim/main.ts', { ...simEnv, SIM_PORT: String(sim.port) }, log), log,
-          (s) => { currentSim = s; stack.sim = s; }, superviseOptions),
+        sim: new Supervisor(
+          sim.name,
+          sim,
+          () => startService('sim', 'sim/main.ts', { ...simEnv, SIM_PORT: String(sim.port) }, log),
+          log,
+          (s) => {
+            currentSim = s;
+            stack.sim = s;
+          },
+          superviseOptions,
+        ),
         broker: brokerSupervisors[0],
         brokers: brokerSupervisors,
       };
       // Run first on close (cleanups run in reverse): no restart while the stack stops.
       const { sim: simSupervisor } = stack.supervisors;
-      cleanups.push(() => Promise.all([simSupervisor.close(), ...brokerSupervisors.map((s) => s.close())]).then(() => {}));
+      cleanups.push(() =>
+        Promise.all([simSupervisor.close(), ...brokerSupervisors.map((s) => s.close())]).then(() => {}),
+      );
     }
     return stack;
   } catch (error) {
@@ -501,32 +601,47 @@ function ephemeralRangeStart(): number {
   try {
     const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
     if (Number.isInteger(low) && low > 11_000) return low;
-  } catch { /* not Linux: the IANA dynamic range starts at 49152 */ }
+  } catch {
+    /* not Linux: the IANA dynamic range starts at 49152 */
+  }
   return 49_152;
 }
 
 /** The brokers asked for, one spec each: a count is that many brokers serving both demo platforms hot. */
 function brokerSpecs(brokers: StackOptions['brokers']): BrokerSpec[] {
-  const specs = typeof brokers === 'number' ? Array.from({ length: brokers }, () => ({})) : brokers ?? [{}];
+  const specs = typeof brokers === 'number' ? Array.from({ length: brokers }, () => ({})) : (brokers ?? [{}]);
   if (!Number.isInteger(specs.length) || specs.length < 1 || specs.length > MAX_BROKERS_PER_PLATFORM) {
-    throw new Error(`brokers must be 1 to ${MAX_BROKERS_PER_PLATFORM}, got ${typeof brokers === 'number' ? brokers : specs.length}`);
+    throw new Error(
+      `brokers must be 1 to ${MAX_BROKERS_PER_PLATFORM}, got ${typeof brokers === 'number' ? brokers : specs.length}`,
+    );
   }
   return specs;
 }
 
 /** `platformBrokers` checked against the brokers started: indexes in range, none twice, at least one. */
-function platformOrders(orders: StackOptions['platformBrokers'], count: number): Partial<Record<DemoPlatform, number[]>> {
+function platformOrders(
+  orders: StackOptions['platformBrokers'],
+  count: number,
+): Partial<Record<DemoPlatform, number[]>> {
   for (const [platform, order] of Object.entries(orders ?? {})) {
-    if (!DEMO_PLATFORMS.includes(platform as DemoPlatform)) throw new Error(`platformBrokers: no demo platform ${platform}`);
-    if (order.length === 0 || new Set(order).size !== order.length || order.some((i) => !Number.isInteger(i) || i < 0 || i >= count)) {
-      throw new Error(`platformBrokers.${platform} must list broker indexes from 0 to ${count - 1}, none twice, got [${order.join(', ')}]`);
+    if (!DEMO_PLATFORMS.includes(platform as DemoPlatform))
+      throw new Error(`platformBrokers: no demo platform ${platform}`);
+    if (
+      order.length === 0 ||
+      new Set(order).size !== order.length ||
+      order.some((i) => !Number.isInteger(i) || i < 0 || i >= count)
+    ) {
+      throw new Error(
+        `platformBrokers.${platform} must list broker indexes from 0 to ${count - 1}, none twice, got [${order.join(', ')}]`,
+      );
     }
   }
   return orders ?? {};
 }
 
 function checkIndex(index: number, count: number) {
-  if (!Number.isInteger(index) || index < 0 || index >= count) throw new Error(`no broker ${index}: the stack runs ${count}`);
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw new Error(`no broker ${index}: the stack runs ${count}`);
 }
 
 /**
@@ -538,7 +653,8 @@ async function assignDemoBrokers(db: D1Like, orders: Partial<Record<DemoPlatform
   const statements = Object.entries(orders).map(([platform, order]) => {
     const urls = order.map((i) => brokerUrls[i]);
     const column = urls.join(',') === brokerUrls.join(',') ? null : urls;
-    return db.prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+    return db
+      .prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
       .bind(brokerUrlsColumn(column), column?.[0] ?? null, ids[platform as DemoPlatform]);
   });
   if (statements.length > 0) await db.batch(statements);
@@ -552,15 +668,39 @@ function writeBrokerPlatforms(file: string, servers: Record<DemoPlatform, string
   const serves = spec.platforms ?? DEMO_PLATFORMS;
   const standby = (platform: DemoPlatform) => (spec.standby?.[platform] === 'cold' ? { standby: 'cold' } : {});
   const platforms = [
-    ...(serves.includes('pf4') ? [{ id: DEMO_PF4_ID, family: 'PF4', server: servers.pf4, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf4') }] : []),
-    ...(serves.includes('pf5') ? [{ id: DEMO_PF5_ID, family: 'PF5', server: servers.pf5, login: DEMO_MANAGER_LOGIN, passwordEnv: DEMO_PASSWORD_ENV, ...standby('pf5') }] : []),
+    ...(serves.includes('pf4')
+      ? [
+          {
+            id: DEMO_PF4_ID,
+            family: 'PF4',
+            server: servers.pf4,
+            login: DEMO_MANAGER_LOGIN,
+            passwordEnv: DEMO_PASSWORD_ENV,
+            ...standby('pf4'),
+          },
+        ]
+      : []),
+    ...(serves.includes('pf5')
+      ? [
+          {
+            id: DEMO_PF5_ID,
+            family: 'PF5',
+            server: servers.pf5,
+            login: DEMO_MANAGER_LOGIN,
+            passwordEnv: DEMO_PASSWORD_ENV,
+            ...standby('pf5'),
+          },
+        ]
+      : []),
   ];
   let others: Array<{ id: string }> = [];
   if (existsSync(file)) {
     try {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { platforms?: Array<{ id: string }> };
       others = (saved.platforms ?? []).filter((p) => p.id !== DEMO_PF4_ID && p.id !== DEMO_PF5_ID);
-    } catch { /* a damaged file is rewritten with the demo platforms */ }
+    } catch {
+      /* a damaged file is rewritten with the demo platforms */
+    }
   }
   writePrivateFile(file, JSON.stringify({ platforms: [...platforms, ...others] }, null, 2));
 }
@@ -569,11 +709,21 @@ function writeBrokerPlatforms(file: string, servers: Record<DemoPlatform, string
  * Edge variables the stack gives values of its own (its brokers, their secret, its signing key and public URL; the
  * three defaults it writes out), each still taken from this environment where the stack reads it.
  */
-const SET_BY_STACK: ReadonlySet<string> = new Set(['BROKER_URL', 'BROKER_SECRET', 'AUTH_SIGNING_KEY', 'PUBLIC_URL', 'AUTH_AUDIENCE', 'TOKEN_TTL_SECONDS', 'IDEMPOTENCY_RETENTION_HOURS']);
+const SET_BY_STACK: ReadonlySet<string> = new Set([
+  'BROKER_URL',
+  'BROKER_SECRET',
+  'AUTH_SIGNING_KEY',
+  'PUBLIC_URL',
+  'AUTH_AUDIENCE',
+  'TOKEN_TTL_SECONDS',
+  'IDEMPOTENCY_RETENTION_HOURS',
+]);
 
 /** The edge variables of the configuration table (docs/operating.md) that are set, and not empty, in this process's environment. */
 function passThrough(names: readonly string[]): Record<string, string> {
-  return Object.fromEntries(names.filter((n) => process.env[n] !== undefined && process.env[n] !== '').map((n) => [n, process.env[n]!]));
+  return Object.fromEntries(
+    names.filter((n) => process.env[n] !== undefined && process.env[n] !== '').map((n) => [n, process.env[n]!]),
+  );
 }
 
 /**
@@ -584,17 +734,27 @@ async function seedDemoRegistry(db: D1Like, clientId: string, clientSecret: stri
   const now = new Date().toISOString();
   const hashed = await hashSecret(clientSecret);
   await db.batch([
-    db.prepare('INSERT OR IGNORE INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(DEMO_ORG_ID, 'Demo Broker', now),
-    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, NULL, NULL, ?)')
+    db
+      .prepare('INSERT OR IGNORE INTO organizations (id, name, created) VALUES (?, ?, ?)')
+      .bind(DEMO_ORG_ID, 'Demo Broker', now),
+    db
+      .prepare(
+        'INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
+      )
       .bind(DEMO_PF4_ID, 'Demo PF4', 'PF4', DEMO_ORG_ID, now),
-    db.prepare('INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, NULL, NULL, ?)')
+    db
+      .prepare(
+        'INSERT OR IGNORE INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, NULL, NULL, ?)',
+      )
       .bind(DEMO_PF5_ID, 'Demo PF5', 'PF5', DEMO_ORG_ID, now),
-    db.prepare(
-      `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+    db
+      .prepare(
+        `INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (client_id) DO UPDATE SET secret_hash = excluded.secret_hash, secret_salt = excluded.secret_salt,
          iterations = excluded.iterations, scopes = excluded.scopes, disabled = 0`,
-    ).bind(clientId, DEMO_ORG_ID, 'Demo client', hashed.hash, hashed.salt, hashed.iterations, SCOPES.join(' '), now),
+      )
+      .bind(clientId, DEMO_ORG_ID, 'Demo client', hashed.hash, hashed.salt, hashed.iterations, SCOPES.join(' '), now),
   ]);
 }
 
@@ -609,7 +769,12 @@ export async function tokenExpiringIn(stack: Pick<Stack, 'dataDir'>, like: strin
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ scope: claims.scope, client_id: claims.client_id, org: claims.org })
     .setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' })
-    .setIssuer(claims.iss!).setAudience(claims.aud!).setSubject(String(claims.sub)).setIssuedAt(now).setNotBefore(now)
-    .setExpirationTime(now + inSeconds).setJti(randomUUID())
+    .setIssuer(claims.iss!)
+    .setAudience(claims.aud!)
+    .setSubject(String(claims.sub))
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + inSeconds)
+    .setJti(randomUUID())
     .sign(key);
 }

@@ -13,7 +13,9 @@ import type { Service, Stack } from './stack.js';
 class FakeChild extends EventEmitter implements ChildLike {
   exitCode: number | null = null;
   signalCode: NodeJS.Signals | null = null;
-  constructor(readonly pid: number) { super(); }
+  constructor(readonly pid: number) {
+    super();
+  }
   kill(signal: NodeJS.Signals = 'SIGKILL') {
     this.signalCode = signal;
     this.emit('exit', null, signal);
@@ -24,7 +26,10 @@ class FakeChild extends EventEmitter implements ChildLike {
   }
 }
 
-interface FakeService { port: number; child: FakeChild }
+interface FakeService {
+  port: number;
+  child: FakeChild;
+}
 
 function harness(options: ConstructorParameters<typeof Supervisor>[5] = {}, failStarts = 0) {
   const lines: string[] = [];
@@ -33,15 +38,22 @@ function harness(options: ConstructorParameters<typeof Supervisor>[5] = {}, fail
   const started: FakeService[] = [];
   const named: FakeService[] = [];
   const first: FakeService = { port: 4000, child: new FakeChild(pid++) };
-  const supervisor = new Supervisor<FakeService>('broker', first, () => {
-    if (failures > 0) {
-      failures--;
-      return Promise.reject(new Error('broker: port 4000 is in use'));
-    }
-    const service = { port: 4000, child: new FakeChild(pid++) };
-    started.push(service);
-    return Promise.resolve(service);
-  }, (line) => lines.push(line), (s) => named.push(s), { initialDelayMs: 1, maxDelayMs: 8, windowMs: 60_000, ...options });
+  const supervisor = new Supervisor<FakeService>(
+    'broker',
+    first,
+    () => {
+      if (failures > 0) {
+        failures--;
+        return Promise.reject(new Error('broker: port 4000 is in use'));
+      }
+      const service = { port: 4000, child: new FakeChild(pid++) };
+      started.push(service);
+      return Promise.resolve(service);
+    },
+    (line) => lines.push(line),
+    (s) => named.push(s),
+    { initialDelayMs: 1, maxDelayMs: 8, windowMs: 60_000, ...options },
+  );
   return { supervisor, first, started, named, lines };
 }
 
@@ -62,7 +74,13 @@ describe('Supervisor', () => {
       await until(() => h.started.length === i + 2);
     }
     const exits = h.lines.filter((l) => l.includes('restarting it in'));
-    expect(exits.map((l) => l.match(/restarting it in (\d+ ms)/)![1])).toEqual(['1 ms', '2 ms', '4 ms', '8 ms', '8 ms']);
+    expect(exits.map((l) => l.match(/restarting it in (\d+ ms)/)![1])).toEqual([
+      '1 ms',
+      '2 ms',
+      '4 ms',
+      '8 ms',
+      '8 ms',
+    ]);
     expect(exits[0]).toContain('broker exited (signal SIGKILL)');
     expect(exits[1]).toContain('broker exited (code 1)');
     expect(h.lines.filter((l) => l.includes('restarted on port 4000'))).toHaveLength(5);
@@ -83,7 +101,9 @@ describe('Supervisor', () => {
         h.supervisor.service.child.crash(1);
       }
       expect(gaveUp).toHaveLength(1);
-      expect(gaveUp[0]).toMatch(/^broker exited \(code 1\): it ended 4 times within 60 s, a crash loop; not restarting it again/);
+      expect(gaveUp[0]).toMatch(
+        /^broker exited \(code 1\): it ended 4 times within 60 s, a crash loop; not restarting it again/,
+      );
       expect(h.lines.at(-1)).toBe(`stack: ${gaveUp[0]}`);
       expect(vi.getTimerCount()).toBe(0);
       await vi.runAllTimersAsync();
@@ -148,8 +168,14 @@ describe('signalBroker', () => {
     const h = harness();
     const first = { name: 'broker', port: 3999, child: new FakeChild(7) };
     const brokers = [first, h.first] as unknown as Service[];
-    const restartBroker = (i: number) => { brokers[i] = { ...brokers[i], child: new FakeChild(99) } as unknown as Service; return Promise.resolve(brokers[i]); };
-    const stack = { brokers, restartBroker, supervisors: { brokers: [undefined, h.supervisor] } } as unknown as Pick<Stack, 'brokers' | 'supervisors' | 'restartBroker'>;
+    const restartBroker = (i: number) => {
+      brokers[i] = { ...brokers[i], child: new FakeChild(99) } as unknown as Service;
+      return Promise.resolve(brokers[i]);
+    };
+    const stack = { brokers, restartBroker, supervisors: { brokers: [undefined, h.supervisor] } } as unknown as Pick<
+      Stack,
+      'brokers' | 'supervisors' | 'restartBroker'
+    >;
     return { h, stack, brokers };
   }
 

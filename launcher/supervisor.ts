@@ -117,18 +117,23 @@ export class Supervisor<S extends Supervised> {
     const inWindow = this.exits.length;
     if (inWindow > this.options.maxRestarts) {
       this.gaveUp = true;
-      const message = `${what}: it ended ${inWindow} times within ${duration(this.options.windowMs)}, a crash loop; ` +
+      const message =
+        `${what}: it ended ${inWindow} times within ${duration(this.options.windowMs)}, a crash loop; ` +
         `not restarting it again (see its log lines above)`;
       this.log(`stack: ${message}`);
       this.options.onGiveUp?.(message);
       return;
     }
     const delay = Math.min(this.options.maxDelayMs, this.options.initialDelayMs * 2 ** (inWindow - 1));
-    this.log(`stack: ${what}; restarting it in ${duration(delay)} (restart ${inWindow} of at most ` +
-      `${this.options.maxRestarts} within ${duration(this.options.windowMs)})`);
+    this.log(
+      `stack: ${what}; restarting it in ${duration(delay)} (restart ${inWindow} of at most ` +
+        `${this.options.maxRestarts} within ${duration(this.options.windowMs)})`,
+    );
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.launch().catch(() => { /* counted as an exit by launch */ });
+      this.launch().catch(() => {
+        /* counted as an exit by launch */
+      });
     }, delay);
   }
 

@@ -22,7 +22,10 @@ export const TERMINAL_PORT = DEFAULT_TERMINAL_PORT;
 export const TERMINAL_ORIGIN = `http://127.0.0.1:${TERMINAL_PORT}`;
 
 const ROOT = resolve(import.meta.dirname, '../examples/web-terminal');
-const SIGNALR = join(dirname(createRequire(import.meta.url).resolve('@microsoft/signalr/package.json')), 'dist/browser/signalr.min.js');
+const SIGNALR = join(
+  dirname(createRequire(import.meta.url).resolve('@microsoft/signalr/package.json')),
+  'dist/browser/signalr.min.js',
+);
 const TYPES: Record<string, string> = { html: 'text/html', js: 'text/javascript', css: 'text/css' };
 
 /**
@@ -34,11 +37,16 @@ export function gatewayOrigin(value: string, name = 'GATEWAY_URL'): string {
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`${name} must be an http:// or https:// URL such as http://127.0.0.1:8787 (got ${JSON.stringify(value)})`);
+    throw new Error(
+      `${name} must be an http:// or https:// URL such as http://127.0.0.1:8787 (got ${JSON.stringify(value)})`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name} must be an http:// or https:// URL (got ${JSON.stringify(value)})`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`${name} must be an http:// or https:// URL (got ${JSON.stringify(value)})`);
   if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) {
-    throw new Error(`${name} must be the gateway's origin alone, with no credentials, path, query or fragment (got ${JSON.stringify(value)})`);
+    throw new Error(
+      `${name} must be the gateway's origin alone, with no credentials, path, query or fragment (got ${JSON.stringify(value)})`,
+    );
   }
   if (!/^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(url.hostname)) {
     throw new Error(`${name}'s host must be a name or an IP address (got ${JSON.stringify(url.hostname)})`);
@@ -74,27 +82,36 @@ export interface TerminalServer {
 }
 
 /** Serves the terminal on 127.0.0.1:`port` (0: any free port) for the gateway at `gateway` (its origin). */
-export async function serveTerminal({ gateway, port = 0 }: { gateway: string; port?: number }): Promise<TerminalServer> {
+export async function serveTerminal({
+  gateway,
+  port = 0,
+}: {
+  gateway: string;
+  port?: number;
+}): Promise<TerminalServer> {
   const origin = gatewayOrigin(gateway, 'gateway');
   const policy = terminalPolicy(origin);
   // Node's server does not wait on a handler's promise: the reading of a file goes on beside it.
-  const server = createServer((req, res) => void (async () => {
-    const file = fileOf(new URL(req.url ?? '/', 'http://localhost').pathname);
-    const found = file && req.method === 'GET' ? await readFile(file).catch(() => null) : null;
-    if (!found) {
-      res.writeHead(404, { 'content-type': 'text/plain', 'content-security-policy': policy }).end('not found');
-      return;
-    }
-    const body = file!.endsWith('.html') ? withGateway(found, origin) : found;
-    res.writeHead(200, {
-      'content-type': `${TYPES[file!.split('.').pop()!]}; charset=utf-8`,
-      'cache-control': 'no-cache',
-      'content-security-policy': policy,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-    });
-    res.end(body);
-  })());
+  const server = createServer(
+    (req, res) =>
+      void (async () => {
+        const file = fileOf(new URL(req.url ?? '/', 'http://localhost').pathname);
+        const found = file && req.method === 'GET' ? await readFile(file).catch(() => null) : null;
+        if (!found) {
+          res.writeHead(404, { 'content-type': 'text/plain', 'content-security-policy': policy }).end('not found');
+          return;
+        }
+        const body = file!.endsWith('.html') ? withGateway(found, origin) : found;
+        res.writeHead(200, {
+          'content-type': `${TYPES[file!.split('.').pop()!]}; charset=utf-8`,
+          'cache-control': 'no-cache',
+          'content-security-policy': policy,
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+        });
+        res.end(body);
+      })(),
+  );
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(port, '127.0.0.1', done);
@@ -102,6 +119,10 @@ export async function serveTerminal({ gateway, port = 0 }: { gateway: string; po
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     server,
-    close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

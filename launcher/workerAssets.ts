@@ -15,12 +15,16 @@ export const TEXT_MODULES = /[\\/]swagger-ui-dist[\\/](swagger-ui-bundle\.js|swa
 /** The import specifiers the worker uses for them (wrangler.toml's rule must match each). */
 export const TEXT_MODULE_IMPORTS = ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'];
 /** The reference web terminal's files and the SignalR browser bundle it loads, served at /terminal (workers/terminal). */
-export const TERMINAL_TEXT_MODULES = /[\\/]examples[\\/]web-terminal[\\/][\w-]+\.(html|js|css)$|[\\/]@microsoft[\\/]signalr[\\/]dist[\\/]browser[\\/]signalr\.min\.js$/;
+export const TERMINAL_TEXT_MODULES =
+  /[\\/]examples[\\/]web-terminal[\\/][\w-]+\.(html|js|css)$|[\\/]@microsoft[\\/]signalr[\\/]dist[\\/]browser[\\/]signalr\.min\.js$/;
 
 export const textModules: Plugin = {
   name: 'text-modules',
   setup(build) {
-    const asText = async (args: { path: string }) => ({ contents: await readFile(args.path, 'utf8'), loader: 'text' as const });
+    const asText = async (args: { path: string }) => ({
+      contents: await readFile(args.path, 'utf8'),
+      loader: 'text' as const,
+    });
     build.onLoad({ filter: TERMINAL_TEXT_MODULES }, asText);
     build.onLoad({ filter: TEXT_MODULES }, asText);
   },
@@ -37,11 +41,16 @@ export const terminalTextForTests: VitePlugin = {
   enforce: 'pre',
   resolveId(source, importer) {
     if (!importer) return null;
-    const path = source.startsWith('.') ? resolve(dirname(importer), source)
-      : source.startsWith('@microsoft/signalr/') ? createRequire(importer).resolve(source) : null;
+    const path = source.startsWith('.')
+      ? resolve(dirname(importer), source)
+      : source.startsWith('@microsoft/signalr/')
+        ? createRequire(importer).resolve(source)
+        : null;
     return path && TERMINAL_TEXT_MODULES.test(path) ? `${TEXT_PREFIX}${path}` : null;
   },
   load(id) {
-    return id.startsWith(TEXT_PREFIX) ? `export default ${JSON.stringify(readFileSync(id.slice(TEXT_PREFIX.length), 'utf8'))};` : null;
+    return id.startsWith(TEXT_PREFIX)
+      ? `export default ${JSON.stringify(readFileSync(id.slice(TEXT_PREFIX.length), 'utf8'))};`
+      : null;
   },
 };

@@ -39,7 +39,8 @@ export function withV8Flags(config, flags) {
   if (input.length < tableBytes) throw new Error('workerd configuration: segment table cut short');
   const sizes = Array.from({ length: segments }, (_, i) => input.readUInt32LE(4 + 4 * i));
   const total = tableBytes + sizes.reduce((a, s) => a + s * WORD, 0);
-  if (input.length !== total) throw new Error(`workerd configuration: ${input.length} bytes where its segment table says ${total}`);
+  if (input.length !== total)
+    throw new Error(`workerd configuration: ${input.length} bytes where its segment table says ${total}`);
 
   const segment0 = input.subarray(tableBytes, tableBytes + sizes[0] * WORD);
   const root = segment0.readBigUInt64LE(0);
@@ -49,7 +50,8 @@ export function withV8Flags(config, flags) {
   const pointers = Number(root >> 48n);
   if (pointers <= V8_FLAGS_POINTER) throw new Error('workerd configuration: its root struct has no v8Flags field');
   const fieldWord = 1 + offset + dataWords + V8_FLAGS_POINTER;
-  if (fieldWord < 1 || fieldWord >= sizes[0]) throw new Error('workerd configuration: its root struct lies outside segment 0');
+  if (fieldWord < 1 || fieldWord >= sizes[0])
+    throw new Error('workerd configuration: its root struct lies outside segment 0');
 
   // The list of text pointers, then each text (NUL-terminated, padded to a word), after segment 0's last word.
   const texts = flags.map((f) => Buffer.from(`${f}\0`, 'utf8'));
@@ -62,9 +64,17 @@ export function withV8Flags(config, flags) {
     textWord += Math.ceil(text.length / WORD);
   });
 
-  const out = Buffer.concat([input.subarray(0, tableBytes), segment0, extra, input.subarray(tableBytes + segment0.length)]);
+  const out = Buffer.concat([
+    input.subarray(0, tableBytes),
+    segment0,
+    extra,
+    input.subarray(tableBytes + segment0.length),
+  ]);
   out.writeUInt32LE(sizes[0] + extra.length / WORD, 4);
-  out.writeBigUInt64LE(listPointer(listWord - (fieldWord + 1), ELEMENT_POINTER, flags.length), tableBytes + fieldWord * WORD);
+  out.writeBigUInt64LE(
+    listPointer(listWord - (fieldWord + 1), ELEMENT_POINTER, flags.length),
+    tableBytes + fieldWord * WORD,
+  );
   return out;
 }
 
@@ -90,7 +100,8 @@ export function v8FlagsOf(config) {
   const segments = input.readUInt32LE(0) + 1;
   const base = Math.ceil((4 + 4 * segments) / WORD) * WORD;
   const word = (/** @type {number} */ w) => input.readBigUInt64LE(base + w * WORD);
-  const target = (/** @type {number} */ at, /** @type {bigint} */ p) => at + 1 + Number(BigInt.asIntN(30, (p & 0xffffffffn) >> 2n));
+  const target = (/** @type {number} */ at, /** @type {bigint} */ p) =>
+    at + 1 + Number(BigInt.asIntN(30, (p & 0xffffffffn) >> 2n));
   const root = word(0);
   const fieldWord = target(0, root) + Number((root >> 32n) & 0xffffn) + V8_FLAGS_POINTER;
   const list = word(fieldWord);
@@ -103,7 +114,8 @@ export function v8FlagsOf(config) {
   });
 }
 
-const main = process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+const main =
+  process.argv[1] !== undefined && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
 if (main) {
   const flags = (process.env.GATEWAY_V8_FLAGS ?? '').split(' ').filter(Boolean);
   process.stdout.write(withV8Flags(readFileSync(0), flags));

@@ -9,7 +9,15 @@ import { v8FlagsOf, withV8Flags } from './workerdV8Flags.mjs';
 /** A configuration as Miniflare writes it for workerd: a worker with a module of some size, a socket. */
 function config(v8Flags?: string[]): Buffer {
   return serializeConfig({
-    services: [{ name: 'edge', worker: { modules: [{ name: 'edge.js', esModule: 'export default { fetch() {} };'.repeat(500) }], compatibilityDate: '2025-01-01' } }],
+    services: [
+      {
+        name: 'edge',
+        worker: {
+          modules: [{ name: 'edge.js', esModule: 'export default { fetch() {} };'.repeat(500) }],
+          compatibilityDate: '2025-01-01',
+        },
+      },
+    ],
     sockets: [{ name: 'entry', address: '127.0.0.1:0', service: { name: 'edge' } }],
     ...(v8Flags ? { v8Flags } : {}),
   });
@@ -31,7 +39,8 @@ describe('withV8Flags', () => {
     expect(after.readUInt32LE(4)).toBe(words + 1 + 3);
     expect(after.length).toBe(before.length + 4 * 8);
     const changed: number[] = [];
-    for (let i = 8; i < before.length; i += 8) if (!before.subarray(i, i + 8).equals(after.subarray(i, i + 8))) changed.push(i);
+    for (let i = 8; i < before.length; i += 8)
+      if (!before.subarray(i, i + 8).equals(after.subarray(i, i + 8))) changed.push(i);
     // Only the root struct's v8Flags pointer.
     expect(changed).toHaveLength(1);
     expect(before.readBigUInt64LE(changed[0])).toBe(0n);
@@ -63,7 +72,13 @@ describe('launcher/workerd-v8', () => {
     rmSync(join(dir, 'config'), { force: true });
     return spawnSync(join(import.meta.dirname, 'workerd-v8'), ['serve', '--binary', '-'], {
       input,
-      env: { ...process.env, GATEWAY_WORKERD: standIn, GATEWAY_NODE: process.execPath, GATEWAY_V8_FLAGS: '--max-heap-size=128 --expose-gc', NODE_OPTIONS: '--require=/nonexistent-preload.js' },
+      env: {
+        ...process.env,
+        GATEWAY_WORKERD: standIn,
+        GATEWAY_NODE: process.execPath,
+        GATEWAY_V8_FLAGS: '--max-heap-size=128 --expose-gc',
+        NODE_OPTIONS: '--require=/nonexistent-preload.js',
+      },
     });
   };
 

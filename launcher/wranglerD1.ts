@@ -14,11 +14,13 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export type WranglerD1Target =
-  | { remote: true; env?: string }
-  | { remote: false; persistTo: string; env?: string };
+export type WranglerD1Target = { remote: true; env?: string } | { remote: false; persistTo: string; env?: string };
 
-interface Result<T> { results: T[]; success: boolean; meta?: Record<string, unknown> }
+interface Result<T> {
+  results: T[];
+  success: boolean;
+  meta?: Record<string, unknown>;
+}
 
 /** A parameter as a SQLite literal. */
 export function sqlLiteral(value: unknown): string {
@@ -57,10 +59,16 @@ export function inlineParameters(sql: string, values: unknown[]): string {
 /** The wrangler arguments that run `sql` on the target. */
 export function executeArgs(target: WranglerD1Target, sql: string): string[] {
   return [
-    'd1', 'execute', 'DB', '--json', '--command', sql,
+    'd1',
+    'execute',
+    'DB',
+    '--json',
+    '--command',
+    sql,
     ...(target.remote ? ['--remote'] : ['--local', '--persist-to', target.persistTo]),
     ...(target.env ? ['--env', target.env] : []),
-    '--config', join(root, 'wrangler.toml'),
+    '--config',
+    join(root, 'wrangler.toml'),
   ];
 }
 
@@ -74,22 +82,40 @@ function execute(target: WranglerD1Target, sql: string): Promise<Result<Record<s
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.once('error', reject);
     child.once('close', (code) => {
       let parsed: unknown;
-      try { parsed = JSON.parse(stdout); } catch { parsed = undefined; }
+      try {
+        parsed = JSON.parse(stdout);
+      } catch {
+        parsed = undefined;
+      }
       if (code === 0 && Array.isArray(parsed)) return resolveRun(parsed as Result<Record<string, unknown>>[]);
       const reported = (parsed as { error?: { text?: string } } | undefined)?.error?.text;
-      const where = target.remote ? `the deployed registry${target.env ? ` (--env ${target.env})` : ''}` : 'the local registry';
-      reject(new Error(`wrangler d1 execute on ${where} failed: ${reported ?? (stderr.trim() || stdout.trim()).split('\n').slice(-5).join(' ')}`));
+      const where = target.remote
+        ? `the deployed registry${target.env ? ` (--env ${target.env})` : ''}`
+        : 'the local registry';
+      reject(
+        new Error(
+          `wrangler d1 execute on ${where} failed: ${reported ?? (stderr.trim() || stdout.trim()).split('\n').slice(-5).join(' ')}`,
+        ),
+      );
     });
   });
 }
 
 class Statement {
-  constructor(private readonly target: WranglerD1Target, readonly sql: string, readonly values: unknown[] = []) {}
+  constructor(
+    private readonly target: WranglerD1Target,
+    readonly sql: string,
+    readonly values: unknown[] = [],
+  ) {}
 
   bind(...values: unknown[]): Statement {
     return new Statement(this.target, this.sql, values);

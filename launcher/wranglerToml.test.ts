@@ -17,39 +17,54 @@ describe('wrangler.toml', () => {
   }, 60_000);
 
   it('gives SQLite storage to the classes the migrations create with it, less those deleted later', () => {
-    expect([...sqliteClasses(readWranglerConfig(file))].sort()).toStrictEqual(['ClientRateLimiter', 'IdempotencyLedger', 'PlatformLink', 'PlatformStream']);
+    expect([...sqliteClasses(readWranglerConfig(file))].sort()).toStrictEqual([
+      'ClientRateLimiter',
+      'IdempotencyLedger',
+      'PlatformLink',
+      'PlatformStream',
+    ]);
   });
 });
 
 describe('parseToml', () => {
   it('reads tables, arrays of tables, dotted keys and every value of the subset', () => {
-    const doc = parseToml([
-      '# a comment',
-      'name = "gw" # after a value',
-      'n = -1_000',
-      'empty = ""',
-      'on = true',
-      'off = false',
-      'literal = \'C:\\path # not a comment\'',
-      'escaped = "a\\"b\\\\c\\n\\u00e9"',
-      'list = ["a", \'b\', 3, [true], ]',
-      'inline = { pattern = "x.example.com", custom_domain = true }',
-      'a.b = "dotted"',
-      '',
-      '[vars]',
-      'URL = "http://127.0.0.1:8790"',
-      '[[objects.bindings]]',
-      'name = "ONE"',
-      '[[objects.bindings]]',
-      'name = "TWO"',
-      '[env.staging.vars]',
-      '"quoted key" = "v"',
-      '[[env.staging.objects.bindings]]',
-      'name = "THREE"',
-    ].join('\n'));
+    const doc = parseToml(
+      [
+        '# a comment',
+        'name = "gw" # after a value',
+        'n = -1_000',
+        'empty = ""',
+        'on = true',
+        'off = false',
+        "literal = 'C:\\path # not a comment'",
+        'escaped = "a\\"b\\\\c\\n\\u00e9"',
+        'list = ["a", \'b\', 3, [true], ]',
+        'inline = { pattern = "x.example.com", custom_domain = true }',
+        'a.b = "dotted"',
+        '',
+        '[vars]',
+        'URL = "http://127.0.0.1:8790"',
+        '[[objects.bindings]]',
+        'name = "ONE"',
+        '[[objects.bindings]]',
+        'name = "TWO"',
+        '[env.staging.vars]',
+        '"quoted key" = "v"',
+        '[[env.staging.objects.bindings]]',
+        'name = "THREE"',
+      ].join('\n'),
+    );
     expect(doc).toStrictEqual({
-      name: 'gw', n: -1000, empty: '', on: true, off: false, literal: 'C:\\path # not a comment', escaped: 'a"b\\c\né',
-      list: ['a', 'b', 3, [true]], inline: { pattern: 'x.example.com', custom_domain: true }, a: { b: 'dotted' },
+      name: 'gw',
+      n: -1000,
+      empty: '',
+      on: true,
+      off: false,
+      literal: 'C:\\path # not a comment',
+      escaped: 'a"b\\c\né',
+      list: ['a', 'b', 3, [true]],
+      inline: { pattern: 'x.example.com', custom_domain: true },
+      a: { b: 'dotted' },
       vars: { URL: 'http://127.0.0.1:8790' },
       objects: { bindings: [{ name: 'ONE' }, { name: 'TWO' }] },
       env: { staging: { vars: { 'quoted key': 'v' }, objects: { bindings: [{ name: 'THREE' }] } } },
@@ -57,7 +72,14 @@ describe('parseToml', () => {
   });
 
   it('refuses what the subset leaves out, naming the line', () => {
-    const refused = (text: string) => { try { parseToml(text, 'w.toml'); return 'read'; } catch (e) { return (e as Error).message; } };
+    const refused = (text: string) => {
+      try {
+        parseToml(text, 'w.toml');
+        return 'read';
+      } catch (e) {
+        return (e as Error).message;
+      }
+    };
     expect(refused('a = 1\na = 2')).toBe('w.toml:2: a is defined twice');
     expect(refused('x = 1.5')).toBe('w.toml:1: unsupported value 1.5');
     expect(refused('d = 2025-09-01')).toBe('w.toml:1: unsupported value 2025-09-01');

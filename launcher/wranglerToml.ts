@@ -11,7 +11,9 @@
 import { readFileSync } from 'node:fs';
 
 type Value = string | number | boolean | Value[] | Table;
-interface Table { [key: string]: Value }
+interface Table {
+  [key: string]: Value;
+}
 
 export class TomlError extends Error {}
 
@@ -20,7 +22,9 @@ export function parseToml(text: string, source = 'toml'): Table {
   const root: Table = {};
   let current = root;
   text.split(/\r?\n/).forEach((raw, index) => {
-    const fail = (why: string): never => { throw new TomlError(`${source}:${index + 1}: ${why}`); };
+    const fail = (why: string): never => {
+      throw new TomlError(`${source}:${index + 1}: ${why}`);
+    };
     const line = new Cursor(raw, fail);
     line.space();
     if (line.done()) return;
@@ -68,23 +72,43 @@ function walk(table: Table, path: string[], fail: (why: string) => never): Table
 
 class Cursor {
   private at = 0;
-  constructor(private readonly text: string, readonly fail: (why: string) => never) {}
+  constructor(
+    private readonly text: string,
+    readonly fail: (why: string) => never,
+  ) {}
 
-  done(): boolean { return this.at >= this.text.length || this.text[this.at] === '#'; }
-  space(): void { while (this.text[this.at] === ' ' || this.text[this.at] === '\t') this.at++; }
+  done(): boolean {
+    return this.at >= this.text.length || this.text[this.at] === '#';
+  }
+  space(): void {
+    while (this.text[this.at] === ' ' || this.text[this.at] === '\t') this.at++;
+  }
   take(token: string): boolean {
     if (!this.text.startsWith(token, this.at)) return false;
     this.at += token.length;
     this.space();
     return true;
   }
-  expect(token: string): void { if (!this.take(token)) this.fail(`expected ${token}`); }
-  end(): void { this.space(); if (!this.done()) this.fail(`unexpected ${this.text.slice(this.at)}`); }
+  expect(token: string): void {
+    if (!this.take(token)) this.fail(`expected ${token}`);
+  }
+  end(): void {
+    this.space();
+    if (!this.done()) this.fail(`unexpected ${this.text.slice(this.at)}`);
+  }
 
   key(): string {
     const bare = /^[A-Za-z0-9_-]+/.exec(this.text.slice(this.at));
-    if (bare) { this.at += bare[0].length; this.space(); return bare[0]; }
-    if (this.text[this.at] === '"' || this.text[this.at] === '\'') { const key = this.string(); this.space(); return key; }
+    if (bare) {
+      this.at += bare[0].length;
+      this.space();
+      return bare[0];
+    }
+    if (this.text[this.at] === '"' || this.text[this.at] === "'") {
+      const key = this.string();
+      this.space();
+      return key;
+    }
     return this.fail('expected a key');
   }
   keyPath(): string[] {
@@ -105,7 +129,7 @@ class Cursor {
   value(): Value {
     const c = this.text[this.at];
     let value: Value;
-    if (c === '"' || c === '\'') value = this.string();
+    if (c === '"' || c === "'") value = this.string();
     else if (c === '[') value = this.array();
     else if (c === '{') value = this.inlineTable();
     else {
@@ -126,7 +150,10 @@ class Cursor {
       const c = this.text[this.at++];
       if (c === undefined) return this.fail('unterminated string');
       if (c === quote) return out;
-      if (c !== '\\' || quote === '\'') { out += c; continue; }
+      if (c !== '\\' || quote === "'") {
+        out += c;
+        continue;
+      }
       const e = this.text[this.at++];
       const simple: Record<string, string> = { '"': '"', '\\': '\\', b: '\b', t: '\t', n: '\n', f: '\f', r: '\r' };
       if (e in simple) out += simple[e];
@@ -166,7 +193,13 @@ export interface WranglerConfig {
   main: string;
   compatibility_date: string;
   vars?: Record<string, string>;
-  d1_databases: Array<{ binding: string; database_name: string; database_id: string; preview_database_id?: string; migrations_dir: string }>;
+  d1_databases: Array<{
+    binding: string;
+    database_name: string;
+    database_id: string;
+    preview_database_id?: string;
+    migrations_dir: string;
+  }>;
   durable_objects: { bindings: Array<{ name: string; class_name: string }> };
   migrations: Array<{ tag: string; new_sqlite_classes?: string[]; new_classes?: string[]; deleted_classes?: string[] }>;
 }
@@ -174,10 +207,13 @@ export interface WranglerConfig {
 /** Reads and checks the wrangler.toml at `file`: the fields the local edge needs must be there with their types. */
 export function readWranglerConfig(file: string): WranglerConfig {
   const config = parseToml(readFileSync(file, 'utf8'), file) as unknown as WranglerConfig;
-  const problem = (what: string): never => { throw new TomlError(`${file}: ${what}`); };
+  const problem = (what: string): never => {
+    throw new TomlError(`${file}: ${what}`);
+  };
   if (typeof config.main !== 'string') problem('main must be a string');
   if (typeof config.compatibility_date !== 'string') problem('compatibility_date must be a string');
-  if (!Array.isArray(config.d1_databases) || config.d1_databases.length !== 1) problem('needs exactly one [[d1_databases]]');
+  if (!Array.isArray(config.d1_databases) || config.d1_databases.length !== 1)
+    problem('needs exactly one [[d1_databases]]');
   if (!Array.isArray(config.durable_objects?.bindings)) problem('needs [[durable_objects.bindings]]');
   if (!Array.isArray(config.migrations)) problem('needs [[migrations]]');
   return config;

@@ -115,9 +115,7 @@ export const FIGURES: Figure[] = [
   {
     name: 'the largest request body the edge reads (MAX_BODY_BYTES, workers/app.ts)',
     value: '1 MiB',
-    phrases: [
-      { phrase: 'body of more than {} ', files: ['docs/api.md', 'docs/operating.md'] },
-    ],
+    phrases: [{ phrase: 'body of more than {} ', files: ['docs/api.md', 'docs/operating.md'] }],
   },
 ];
 
@@ -213,7 +211,10 @@ export function headingSlug(heading: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, '')
     .trim();
-  return rendered.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return rendered
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** Every anchor a Markdown text defines: its headings' slugs (repeats numbered as GitHub does) and HTML ids. */
@@ -243,7 +244,8 @@ function foldersOf(tree: DocsTree): Set<string> {
   let folders = folderSets.get(tree);
   if (!folders) {
     folders = new Set();
-    for (const file of tree.files) for (let at = file.indexOf('/'); at > 0; at = file.indexOf('/', at + 1)) folders.add(file.slice(0, at));
+    for (const file of tree.files)
+      for (let at = file.indexOf('/'); at > 0; at = file.indexOf('/', at + 1)) folders.add(file.slice(0, at));
     folderSets.set(tree, folders);
   }
   return folders;
@@ -265,13 +267,18 @@ export function checkLinks(tree: DocsTree): Problem[] {
     for (const match of prose.matchAll(/!?\[[^\]]*\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/g)) {
       targets.push({ target: match[1], offset: match.index });
     }
-    for (const match of prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*(\S+)/gm)) targets.push({ target: match[1], offset: match.index });
-    for (const match of prose.matchAll(/<(?:a|img)\s[^>]*(?:href|src)="([^"]+)"/g)) targets.push({ target: match[1], offset: match.index });
+    for (const match of prose.matchAll(/^ {0,3}\[[^\]]+\]:\s*(\S+)/gm))
+      targets.push({ target: match[1], offset: match.index });
+    for (const match of prose.matchAll(/<(?:a|img)\s[^>]*(?:href|src)="([^"]+)"/g))
+      targets.push({ target: match[1], offset: match.index });
     for (const { target, offset } of targets) {
       if (target === '' || /^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) continue;
       const line = lineOf(text, offset);
       const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
-      const path = pathPart === '' ? file : posix.normalize(posix.join(posix.dirname(file), decodeURI(pathPart))).replace(/\/$/, '');
+      const path =
+        pathPart === ''
+          ? file
+          : posix.normalize(posix.join(posix.dirname(file), decodeURI(pathPart))).replace(/\/$/, '');
       if (path.startsWith('..')) {
         problems.push({ file, line, message: `link ${target} leaves the repository` });
         continue;
@@ -284,7 +291,11 @@ export function checkLinks(tree: DocsTree): Problem[] {
       if (!tree.markdown.has(path)) {
         // GitHub's line anchors of a source file (`#L12`, `#L12-L20`).
         if (/^L\d+(?:-L\d+)?$/.test(anchor)) continue;
-        problems.push({ file, line, message: `link ${target}: ${path} is not a Markdown file, so it has no anchor #${anchor}` });
+        problems.push({
+          file,
+          line,
+          message: `link ${target}: ${path} is not a Markdown file, so it has no anchor #${anchor}`,
+        });
       } else if (!anchors(path).has(decodeURIComponent(anchor))) {
         problems.push({ file, line, message: `link ${target}: ${path} has no heading whose anchor is #${anchor}` });
       }
@@ -300,7 +311,11 @@ export function checkNpmRuns(tree: DocsTree): Problem[] {
     for (const match of text.matchAll(/\bnpm (?:run(?:-script)? ([A-Za-z0-9][\w:.-]*[\w])|(start|test)\b)/g)) {
       const script = match[1] ?? match[2];
       if (!tree.scripts.has(script)) {
-        problems.push({ file, line: lineOf(text, match.index), message: `npm ${match[1] ? 'run ' : ''}${script}: package.json has no script "${script}"` });
+        problems.push({
+          file,
+          line: lineOf(text, match.index),
+          message: `npm ${match[1] ? 'run ' : ''}${script}: package.json has no script "${script}"`,
+        });
       }
     }
   }
@@ -308,7 +323,11 @@ export function checkNpmRuns(tree: DocsTree): Problem[] {
 }
 
 /** The environment variables a Markdown text names, with their offsets (the rule: docs/testing.md, "The docs check"). */
-export function variablesNamed(text: string, declared: ReadonlyMap<string, unknown>, tools: ReadonlySet<string> = new Set()): { name: string; offset: number }[] {
+export function variablesNamed(
+  text: string,
+  declared: ReadonlyMap<string, unknown>,
+  tools: ReadonlySet<string> = new Set(),
+): { name: string; offset: number }[] {
   // A name is taken for one of ours when it starts as a declared or a tool's variable does (`BROKER_`, `BENCH_`):
   // other programs' variables (`NODE_OPTIONS`), result codes (`RET_ERR_NOTMAIN`) and an example's own are left alone.
   const families = new Set([...declared.keys(), ...tools].map((name) => name.split('_')[0]));
@@ -344,7 +363,8 @@ export function configurationTable(text: string): { name: string; line: number; 
   for (let i = start + 1; i < lines.length && !/^## /.test(lines[i]); i++) {
     const cells = /^\|([^|]*)\|([^|]*)\|/.exec(lines[i]);
     if (!cells) continue;
-    for (const match of cells[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g)) rows.push({ name: match[1], line: i + 1, defaultCell: cells[2].trim() });
+    for (const match of cells[1].matchAll(/`([A-Z][A-Z0-9_]*)`/g))
+      rows.push({ name: match[1], line: i + 1, defaultCell: cells[2].trim() });
   }
   return rows;
 }
@@ -359,35 +379,59 @@ export function checkVariables(tree: DocsTree, table = 'docs/operating.md'): Pro
   for (const [file, text] of tree.markdown) {
     for (const { name, offset } of variablesNamed(text, tree.declared, tree.toolVariables)) {
       if (tree.declared.has(name) || tree.toolVariables.has(name) || tree.identifiers.has(name)) continue;
-      problems.push({ file, line: lineOf(text, offset), message: `${name} is not declared in shared/environment.ts (nor read by a bench, drill or test, nor a constant of the code)` });
+      problems.push({
+        file,
+        line: lineOf(text, offset),
+        message: `${name} is not declared in shared/environment.ts (nor read by a bench, drill or test, nor a constant of the code)`,
+      });
     }
     // `NAME` (N): a default, unless a range (`(1 to 256)`) or a rate derived from it (`(500 calls/s)`) follows.
-    for (const match of text.matchAll(/`([A-Z][A-Z0-9_]*)` \((\d[\d,]*(?:\.\d+)?)(?![\d.])( ?(?:KiB|MiB|GiB|MB|s\b|ms\b))?(?! to\b| ?[a-z]+\/)/g)) {
+    for (const match of text.matchAll(
+      /`([A-Z][A-Z0-9_]*)` \((\d[\d,]*(?:\.\d+)?)(?![\d.])( ?(?:KiB|MiB|GiB|MB|s\b|ms\b))?(?! to\b| ?[a-z]+\/)/g,
+    )) {
       const [, name, number, unit] = match;
       const wanted = tree.declared.get(name);
       if (typeof wanted !== 'number') continue;
       const stated = statedNumber(number, unit, name);
       if (stated !== undefined && stated !== wanted) {
-        problems.push({ file, line: lineOf(text, match.index), message: `${name} (${number}${unit ?? ''}): its default is ${wanted} (shared/environment.ts)` });
+        problems.push({
+          file,
+          line: lineOf(text, match.index),
+          message: `${name} (${number}${unit ?? ''}): its default is ${wanted} (shared/environment.ts)`,
+        });
       }
     }
   }
   const tableText = tree.markdown.get(table);
-  if (tableText === undefined) return [...problems, { file: table, line: 1, message: 'the configuration table is missing' }];
+  if (tableText === undefined)
+    return [...problems, { file: table, line: 1, message: 'the configuration table is missing' }];
   const rows = configurationTable(tableText);
   const listed = new Set(rows.map((row) => row.name));
   for (const name of tree.declared.keys()) {
-    if (!listed.has(name)) problems.push({ file: table, line: 1, message: `${name} is declared in shared/environment.ts but is no row of the configuration table` });
+    if (!listed.has(name))
+      problems.push({
+        file: table,
+        line: 1,
+        message: `${name} is declared in shared/environment.ts but is no row of the configuration table`,
+      });
   }
   for (const row of rows) {
     if (!tree.declared.has(row.name)) {
-      problems.push({ file: table, line: row.line, message: `${row.name} is a row of the configuration table but is not declared in shared/environment.ts` });
+      problems.push({
+        file: table,
+        line: row.line,
+        message: `${row.name} is a row of the configuration table but is not declared in shared/environment.ts`,
+      });
       continue;
     }
     const wanted = tree.declared.get(row.name);
     const cell = /^`(\d+(?:\.\d+)?)`/.exec(row.defaultCell);
     if (cell && typeof wanted === 'number' && !row.defaultCell.includes(',') && Number(cell[1]) !== wanted) {
-      problems.push({ file: table, line: row.line, message: `${row.name}'s default is given as ${cell[1]}; shared/environment.ts has ${wanted}` });
+      problems.push({
+        file: table,
+        line: row.line,
+        message: `${row.name}'s default is given as ${cell[1]}; shared/environment.ts has ${wanted}`,
+      });
     }
   }
   return problems;
@@ -409,16 +453,29 @@ function statedNumber(number: string, unit: string | undefined, name: string): n
 /** What a backticked text names as a path of the repository, or null when it is not one (the rule: docs/testing.md). */
 export function pathNamed(span: string, topFolders: ReadonlySet<string>): { path: string; bare: boolean } | null {
   let path = span.replace(/[,.;:]$/, '');
-  if (/\s/.test(path) || path.includes('://') || /^[/~$<]/.test(path) || (path.startsWith('.') && !path.startsWith('../')) || NOT_PATHS.has(path)) return null;
+  if (
+    /\s/.test(path) ||
+    path.includes('://') ||
+    /^[/~$<]/.test(path) ||
+    (path.startsWith('.') && !path.startsWith('../')) ||
+    NOT_PATHS.has(path)
+  )
+    return null;
   path = path.replace(/:\d+(?:-\d+)?$/, '');
   const first = path.split('/')[0];
   if (path.includes('/')) {
-    if (topFolders.has(first) || path.startsWith('../') || FILE_EXTENSIONS.test(path) || path.endsWith('/')) return { path, bare: false };
+    if (topFolders.has(first) || path.startsWith('../') || FILE_EXTENSIONS.test(path) || path.endsWith('/'))
+      return { path, bare: false };
     return null;
   }
   // A file name alone: one part before the extension, or an aspect and `.test`/`.d` (`brokerLink.frames.test.ts`);
   // `ctx.storage.sql` is code.
-  if (SOURCE_EXTENSIONS.test(path) && /^[\w<>*{}-]+(?:\.[\w-]+)?(?:\.test|\.d)?\.\w+$/.test(path) && !/^[a-z]\w*\.[a-z]\w*\.\w+$/.test(path.replace(/\.(test|d)\./, '.'))) return { path, bare: true };
+  if (
+    SOURCE_EXTENSIONS.test(path) &&
+    /^[\w<>*{}-]+(?:\.[\w-]+)?(?:\.test|\.d)?\.\w+$/.test(path) &&
+    !/^[a-z]\w*\.[a-z]\w*\.\w+$/.test(path.replace(/\.(test|d)\./, '.'))
+  )
+    return { path, bare: true };
   return null;
 }
 
@@ -428,7 +485,13 @@ function pathPattern(path: string): RegExp | null {
   const source = path
     .replace(/\/$/, '')
     .split(/(\*\*\/?|\*|<[^>]*>|…|\.\.\.)/)
-    .map((part) => (part === '**' || part === '**/' || part === '…' || part === '...' ? '.*' : part === '*' || /^<.*>$/.test(part) ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')))
+    .map((part) =>
+      part === '**' || part === '**/' || part === '…' || part === '...'
+        ? '.*'
+        : part === '*' || /^<.*>$/.test(part)
+          ? '[^/]*'
+          : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+    )
     .join('');
   return new RegExp(`^${source}(?:/.*)?$`);
 }
@@ -453,15 +516,27 @@ export function checkPaths(tree: DocsTree, ignored: ReadonlySet<string> = new Se
       if (named.bare) {
         const pattern = pathPattern(named.path);
         if (basenames.has(named.path) || (pattern && [...basenames].some((name) => pattern.test(name)))) continue;
-        problems.push({ file, line: lineOf(text, span.offset), message: `${named.path}: no file of the repository has this name` });
+        problems.push({
+          file,
+          line: lineOf(text, span.offset),
+          message: `${named.path}: no file of the repository has this name`,
+        });
         continue;
       }
       const fromDoc = posix.normalize(posix.join(posix.dirname(file), named.path));
       if (exists(named.path) || (!fromDoc.startsWith('..') && exists(fromDoc))) continue;
       // A path under a folder the text has just named (`broken/world.ts` of bridge/conformance/): its end must exist.
       const tail = `/${named.path.replace(/^(\.\.\/)+/, '').replace(/\/$/, '')}`;
-      if (!named.path.startsWith('../') && [...tree.files].some((f) => `/${f}`.includes(`${tail}/`) || `/${f}`.endsWith(tail))) continue;
-      problems.push({ file, line: lineOf(text, span.offset), message: `${named.path} does not exist (from the root or from ${posix.dirname(file)}/)` });
+      if (
+        !named.path.startsWith('../') &&
+        [...tree.files].some((f) => `/${f}`.includes(`${tail}/`) || `/${f}`.endsWith(tail))
+      )
+        continue;
+      problems.push({
+        file,
+        line: lineOf(text, span.offset),
+        message: `${named.path} does not exist (from the root or from ${posix.dirname(file)}/)`,
+      });
     }
   }
   return problems;
@@ -477,8 +552,14 @@ export function checkFigures(tree: DocsTree, figures: readonly Figure[] = FIGURE
       const exact = new RegExp(escape(before) + escape(figure.value) + escape(after));
       for (const file of files) {
         const text = tree.markdown.get(file);
-        if (text === undefined) problems.push({ file, line: 1, message: `figure "${figure.name}": the file is missing` });
-        else if (!exact.test(text)) problems.push({ file, line: 1, message: `figure "${figure.name}": "${phrase.replace('{}', figure.value)}" is not stated here` });
+        if (text === undefined)
+          problems.push({ file, line: 1, message: `figure "${figure.name}": the file is missing` });
+        else if (!exact.test(text))
+          problems.push({
+            file,
+            line: 1,
+            message: `figure "${figure.name}": "${phrase.replace('{}', figure.value)}" is not stated here`,
+          });
       }
       const any = new RegExp(escape(before) + `(\\d[\\d.,–-]*(?:\\s?[KMG]i?B)?|${NUMBER_WORDS})` + escape(after), 'g');
       // A file without the phrase's longest word cannot state it: most files are passed over without a regex.
@@ -487,7 +568,11 @@ export function checkFigures(tree: DocsTree, figures: readonly Figure[] = FIGURE
         if (isRecord(file) || !text.includes(word)) continue;
         for (const match of text.matchAll(any)) {
           if (match[1] === figure.value) continue;
-          problems.push({ file, line: lineOf(text, match.index), message: `figure "${figure.name}" is ${figure.value}, stated here as ${match[1]}` });
+          problems.push({
+            file,
+            line: lineOf(text, match.index),
+            message: `figure "${figure.name}" is ${figure.value}, stated here as ${match[1]}`,
+          });
         }
       }
     }
@@ -497,8 +582,13 @@ export function checkFigures(tree: DocsTree, figures: readonly Figure[] = FIGURE
 
 /** Every check over the tree, in file and line order. */
 export function checkDocs(tree: DocsTree, ignored: ReadonlySet<string> = new Set()): Problem[] {
-  return [...checkLinks(tree), ...checkNpmRuns(tree), ...checkVariables(tree), ...checkPaths(tree, ignored), ...checkFigures(tree)]
-    .sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
+  return [
+    ...checkLinks(tree),
+    ...checkNpmRuns(tree),
+    ...checkVariables(tree),
+    ...checkPaths(tree, ignored),
+    ...checkFigures(tree),
+  ].sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line);
 }
 
 /** `file:line: message`, one line each. */
@@ -514,7 +604,10 @@ function ignoredNames(root: string): RegExp[] {
   for (const raw of readFileSync(file, 'utf8').split('\n')) {
     const line = raw.trim().replace(/^\//, '').replace(/\/$/, '');
     if (line === '' || line.startsWith('#') || line.startsWith('!') || line.includes('/')) continue;
-    const source = line.replace(/[.+^$()|[\]\\{}]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+    const source = line
+      .replace(/[.+^$()|[\]\\{}]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.');
     patterns.push(new RegExp('^' + source + '$'));
   }
   return patterns;
@@ -528,7 +621,11 @@ function walk(root: string, ignore: RegExp[]): string[] {
       if (ignore.some((pattern) => pattern.test(entry.name))) continue;
       const path = folder ? `${folder}/${entry.name}` : entry.name;
       if (entry.isDirectory()) visit(path);
-      else if (entry.isFile() || (entry.isSymbolicLink() && statSync(join(root, path), { throwIfNoEntry: false })?.isFile())) files.push(path);
+      else if (
+        entry.isFile() ||
+        (entry.isSymbolicLink() && statSync(join(root, path), { throwIfNoEntry: false })?.isFile())
+      )
+        files.push(path);
     }
   };
   visit('');
@@ -541,7 +638,9 @@ export function declaredVariables(): Map<string, unknown> {
   for (const schema of Object.values(ENVIRONMENTS)) {
     for (const [name, variable] of Object.entries(schema.shape)) {
       if (declared.has(name)) continue;
-      const unset = (variable as { safeParse(value: unknown): { success: boolean; data?: unknown } }).safeParse(undefined);
+      const unset = (variable as { safeParse(value: unknown): { success: boolean; data?: unknown } }).safeParse(
+        undefined,
+      );
       declared.set(name, unset.success ? unset.data : undefined);
     }
   }
@@ -552,17 +651,24 @@ export function declaredVariables(): Map<string, unknown> {
 export function loadTree(root: string): { tree: DocsTree; ignored: Set<string> } {
   const ignore = ignoredNames(root);
   const files = walk(root, ignore);
-  const markdown = new Map(files.filter((file) => file.endsWith('.md')).map((file) => [file, readFileSync(join(root, file), 'utf8')]));
-  const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const markdown = new Map(
+    files.filter((file) => file.endsWith('.md')).map((file) => [file, readFileSync(join(root, file), 'utf8')]),
+  );
+  const packageJson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
   const toolVariables = new Set<string>();
   const identifiers = new Set<string>();
   for (const file of files) {
     if (!/\.(ts|mts|mjs|js)$/.test(file)) continue;
     const text = readFileSync(join(root, file), 'utf8');
-    for (const match of text.matchAll(/\b(?:const|let|var|enum|function|class|type|interface)\s+([A-Z][A-Z0-9_]*)\b/g)) identifiers.add(match[1]);
+    for (const match of text.matchAll(/\b(?:const|let|var|enum|function|class|type|interface)\s+([A-Z][A-Z0-9_]*)\b/g))
+      identifiers.add(match[1]);
     const isTool = /^(bench|test)\//.test(file) || /\.test\.ts$/.test(file) || /^vitest[.\w]*\.config\.ts$/.test(file);
     if (!isTool) continue;
-    for (const match of text.matchAll(/process\.env(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])|\b\w+\(\s*['"]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)['"]/g)) {
+    for (const match of text.matchAll(
+      /process\.env(?:\.([A-Z][A-Z0-9_]*)|\[['"]([A-Z][A-Z0-9_]*)['"]\])|\b\w+\(\s*['"]([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)['"]/g,
+    )) {
       toolVariables.add(match[1] ?? match[2] ?? match[3]);
     }
   }
@@ -570,18 +676,24 @@ export function loadTree(root: string): { tree: DocsTree; ignored: Set<string> }
   for (const file of ['wrangler.toml', 'compose.yaml']) {
     if (!existsSync(join(root, file))) continue;
     const text = readFileSync(join(root, file), 'utf8');
-    for (const match of text.matchAll(/\b(?:binding|name|class_name)\s*=\s*"([A-Z][A-Z0-9_]*)"/g)) identifiers.add(match[1]);
+    for (const match of text.matchAll(/\b(?:binding|name|class_name)\s*=\s*"([A-Z][A-Z0-9_]*)"/g))
+      identifiers.add(match[1]);
     for (const match of text.matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)) toolVariables.add(match[1]);
   }
   const ignored = new Set(
-    readFileSync(join(root, '.gitignore'), 'utf8').split('\n')
+    readFileSync(join(root, '.gitignore'), 'utf8')
+      .split('\n')
       .map((line) => line.trim().replace(/^\//, '').replace(/\/$/, ''))
       .filter((line) => line && !line.startsWith('#') && !/[*/!]/.test(line)),
   );
   return {
     tree: {
-      markdown, files: new Set(files), scripts: new Set(Object.keys(packageJson.scripts ?? {})),
-      declared: declaredVariables(), toolVariables, identifiers,
+      markdown,
+      files: new Set(files),
+      scripts: new Set(Object.keys(packageJson.scripts ?? {})),
+      declared: declaredVariables(),
+      toolVariables,
+      identifiers,
     },
     ignored,
   };

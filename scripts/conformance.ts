@@ -6,5 +6,9 @@
 import '../shared/requireNode.js';
 import { main } from '../bridge/conformance/cli.js';
 
-process.exitCode = await main(process.argv.slice(2), process.env,
-  (text) => process.stdout.write(`${text}\n`), (text) => process.stderr.write(`${text}\n`));
+process.exitCode = await main(
+  process.argv.slice(2),
+  process.env,
+  (text) => process.stdout.write(`${text}\n`),
+  (text) => process.stderr.write(`${text}\n`),
+);

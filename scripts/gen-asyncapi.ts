@@ -14,7 +14,11 @@ const path = resolve(dirname(fileURLToPath(import.meta.url)), '..', ASYNCAPI_FIL
 const file = relative(process.cwd(), path);
 const text = managerProtocolAsyncApiText();
 let current: string | undefined;
-try { current = readFileSync(path, 'utf8'); } catch { /* missing counts as different */ }
+try {
+  current = readFileSync(path, 'utf8');
+} catch {
+  /* missing counts as different */
+}
 
 if (values.check) {
   if (current !== text) {

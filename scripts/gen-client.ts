@@ -23,7 +23,11 @@ const types = await clientTypes(await openApiDocument());
 const file = relative(process.cwd(), CLIENT_TYPES_FILE);
 if (values.check) {
   let current = '';
-  try { current = readFileSync(CLIENT_TYPES_FILE, 'utf8'); } catch { /* missing counts as different */ }
+  try {
+    current = readFileSync(CLIENT_TYPES_FILE, 'utf8');
+  } catch {
+    /* missing counts as different */
+  }
   if (current !== types) {
     console.error(`${file} is out of date with the OpenAPI document: run npm run gen:client`);
     process.exit(1);

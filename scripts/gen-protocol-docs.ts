@@ -17,7 +17,13 @@ import { useOf } from '../broker/handlers/needs.js';
 import { catalog, type Operation } from '../shared/catalog/index.js';
 import { FAMILIES, type Family } from '../shared/protocol.js';
 import { protocolDocSections } from '../shared/protocolAsyncApi.js';
-import { NOT_FOUND_CODE, PF4_RESULT, PF5_RESULT, TOO_FREQUENT_CODE, WRONG_PASSWORD_CODE } from '../shared/resultCodes.js';
+import {
+  NOT_FOUND_CODE,
+  PF4_RESULT,
+  PF5_RESULT,
+  TOO_FREQUENT_CODE,
+  WRONG_PASSWORD_CODE,
+} from '../shared/resultCodes.js';
 import { parseConfig } from '../sim/config/simConfig.js';
 import { PF4_RIGHTS } from '../sim/pf4/pf4Rights.js';
 import { Pf4World } from '../sim/pf4/pf4World.js';
@@ -45,8 +51,20 @@ export const ARGUMENT_RIGHTS: Readonly<Record<string, string>> = {
 /** A small world of each family, built once (no sockets, no timers): its command registry and its snapshot's kinds. */
 let worlds: Record<Family, SimWorld> | undefined;
 function world(family: Family): SimWorld {
-  const config = (f: Family) => parseConfig({ servers: [{ name: 'docs', family: f, accounts: 1, trades: 0, symbols: 1,
-    ticksPerSecond: 0, managers: [{ login: 1000, password: 'docs' }] }] }).servers[0];
+  const config = (f: Family) =>
+    parseConfig({
+      servers: [
+        {
+          name: 'docs',
+          family: f,
+          accounts: 1,
+          trades: 0,
+          symbols: 1,
+          ticksPerSecond: 0,
+          managers: [{ login: 1000, password: 'docs' }],
+        },
+      ],
+    }).servers[0];
   worlds ??= { PF4: new Pf4World(config('PF4'), 1, () => {}), PF5: new Pf5World(config('PF5'), 1, () => {}) };
   return worlds[family];
 }
@@ -70,16 +88,21 @@ function resultCodes(): string {
     PF4: new Map(Object.entries(PF4_RESULT).map(([name, n]) => [n, name])),
     PF5: new Map(Object.entries(PF5_RESULT).map(([name, n]) => [n, name])),
   };
-  const roles = (family: Family, n: number) => [
-    NOT_FOUND_CODE[family] === n ? (family === 'PF4' ? 'not found (a keyed read)' : 'not found') : null,
-    WRONG_PASSWORD_CODE[family] === n ? 'wrong password (password checks)' : null,
-    TOO_FREQUENT_CODE[family] === n ? 'too frequent (the broker answers it itself)' : null,
-  ].filter((r): r is string => r !== null);
+  const roles = (family: Family, n: number) =>
+    [
+      NOT_FOUND_CODE[family] === n ? (family === 'PF4' ? 'not found (a keyed read)' : 'not found') : null,
+      WRONG_PASSWORD_CODE[family] === n ? 'wrong password (password checks)' : null,
+      TOO_FREQUENT_CODE[family] === n ? 'too frequent (the broker answers it itself)' : null,
+    ].filter((r): r is string => r !== null);
   const numbers = [...new Set([...names.PF4.keys(), ...names.PF5.keys()])].sort((a, b) => a - b);
   const lines = ['| code | PF4 | PF5 | the broker reads it as |', '|---:|---|---|---|'];
   for (const n of numbers) {
-    const use = FAMILIES.filter((f) => roles(f, n).length).map((f) => `${f}: ${roles(f, n).join(', ')}`).join('; ');
-    lines.push(`| ${n} | ${names.PF4.has(n) ? code(names.PF4.get(n)!) : ''} | ${names.PF5.has(n) ? code(names.PF5.get(n)!) : ''} | ${use} |`);
+    const use = FAMILIES.filter((f) => roles(f, n).length)
+      .map((f) => `${f}: ${roles(f, n).join(', ')}`)
+      .join('; ');
+    lines.push(
+      `| ${n} | ${names.PF4.has(n) ? code(names.PF4.get(n)!) : ''} | ${names.PF5.has(n) ? code(names.PF5.get(n)!) : ''} | ${use} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -94,12 +117,14 @@ function tableOfKind(family: Family, kind: string): string {
 
 function snapshotKinds(family: Family): string {
   const lines = ['| # | kind | broker table | key field | kept as |', '|---:|---|---|---|---|'];
-  world(family).snapshot().forEach((part, i) => {
-    const table = tableOfKind(family, part.kind);
-    const spec = KINDS[family][table];
-    const keptAs = spec.schema ? code(spec.schema) : spec.shape ? 'its own fields' : 'as sent';
-    lines.push(`| ${i + 1} | ${code(part.kind)} | ${code(table)} | ${code(spec.key)} | ${keptAs} |`);
-  });
+  world(family)
+    .snapshot()
+    .forEach((part, i) => {
+      const table = tableOfKind(family, part.kind);
+      const spec = KINDS[family][table];
+      const keptAs = spec.schema ? code(spec.schema) : spec.shape ? 'its own fields' : 'as sent';
+      lines.push(`| ${i + 1} | ${code(part.kind)} | ${code(table)} | ${code(spec.key)} | ${keptAs} |`);
+    });
   return lines.join('\n');
 }
 
@@ -110,7 +135,8 @@ export function rightOf(family: Family, cmd: string): string | null {
   const needs = RIGHTS[family][cmd];
   if (!needs?.right) return null;
   const right = typeof needs.right === 'function' ? ARGUMENT_RIGHTS[`${family}.${cmd}`] : needs.right;
-  if (right === undefined) throw new Error(`${family} ${cmd}: its right depends on its arguments; describe it in ARGUMENT_RIGHTS`);
+  if (right === undefined)
+    throw new Error(`${family} ${cmd}: its right depends on its arguments; describe it in ARGUMENT_RIGHTS`);
   return needs.dropWithoutRight ? `${right} ✂` : right;
 }
 
@@ -139,16 +165,24 @@ function operations(family: Family | null): string {
     // The handler is the first entry's (broker/handlers/registry.ts builds one per op).
     const use = useOf(entries[0]);
     for (const table of use.cache) {
-      for (const f of families) if (!KINDS[f][table]) throw new Error(`${op} reads the cache table ${table}, which ${f} has not`);
+      for (const f of families)
+        if (!KINDS[f][table]) throw new Error(`${op} reads the cache table ${table}, which ${f} has not`);
     }
     const needs = [
       ...use.commands.map((cmd) => commandCell(families, cmd)),
       ...(use.cache.length ? [`cache ${use.cache.map(code).join(', ')}`] : []),
     ].join(', ');
-    return { name, line: `| ${code(name)} | ${routes.join(', ')} | ${use.kind} | ${cell(needs)}${use.note ? cell(`; ${use.note}`) : ''} |` };
+    return {
+      name,
+      line: `| ${code(name)} | ${routes.join(', ')} | ${use.kind} | ${cell(needs)}${use.note ? cell(`; ${use.note}`) : ''} |`,
+    };
   });
   rows.sort((a, b) => ordinal(a.name, b.name));
-  return ['| operation | routes | answer | needs (simulator right) |', '|---|---|---|---|', ...rows.map((r) => r.line)].join('\n');
+  return [
+    '| operation | routes | answer | needs (simulator right) |',
+    '|---|---|---|---|',
+    ...rows.map((r) => r.line),
+  ].join('\n');
 }
 
 // ---- the document ------------------------------------------------------------------------------------------------
@@ -177,13 +211,17 @@ export function rewriteGenerated(doc: string, sections: ReadonlyMap<string, stri
   const seen = new Set<string>();
   const out = doc.replace(SECTION, (_whole, name: string) => {
     const text = sections.get(name);
-    if (text === undefined) throw new Error(`the document has a generated section ${name} that the generator does not make`);
+    if (text === undefined)
+      throw new Error(`the document has a generated section ${name} that the generator does not make`);
     if (seen.has(name)) throw new Error(`the document has the generated section ${name} twice`);
     seen.add(name);
     return `<!-- generated: ${name} -->\n${text}\n<!-- end generated -->`;
   });
   const missing = [...sections.keys()].filter((name) => !seen.has(name));
-  if (missing.length) throw new Error(`the document lacks the generated sections ${missing.join(', ')} (<!-- generated: <name> --> … <!-- end generated -->)`);
+  if (missing.length)
+    throw new Error(
+      `the document lacks the generated sections ${missing.join(', ')} (<!-- generated: <name> --> … <!-- end generated -->)`,
+    );
   return out;
 }
 

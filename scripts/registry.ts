@@ -11,7 +11,12 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { tightenTree, writePrivateFile } from '../launcher/privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
-import { adminPlatform, clientScopes, TRADE_PLATFORM_TYPES, type TradePlatformType } from '../workers/registry/records.js';
+import {
+  adminPlatform,
+  clientScopes,
+  TRADE_PLATFORM_TYPES,
+  type TradePlatformType,
+} from '../workers/registry/records.js';
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
 import type { Family } from '../shared/protocol.js';
 import { parseBrokerUrls } from '../shared/brokerUrls.js';
@@ -60,7 +65,10 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
 /** Bad usage: exit code 2, like other command-line tools. */
 class UsageError extends Error {}
 
-export interface Io { out: (line: string) => void; err: (line: string) => void }
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
 
 /** Runs `run` on the registry the commands act on; tests hand their own. */
 export type RegistryRunner = <T>(run: (store: RegistryStore) => Promise<T>) => Promise<T>;
@@ -97,8 +105,10 @@ function takeTargetFlags(argv: string[]): string[] {
     else if (arg.startsWith('--env=')) env = arg.slice('--env='.length);
     else rest.push(arg);
   }
-  if (env !== undefined && !/^[a-z][a-z0-9-]*$/.test(env)) throw new UsageError('--env must name an environment of wrangler.toml (staging, production)');
-  if (env !== undefined && !remote) throw new UsageError('--env goes with --remote: the local registry has no environments');
+  if (env !== undefined && !/^[a-z][a-z0-9-]*$/.test(env))
+    throw new UsageError('--env must name an environment of wrangler.toml (staging, production)');
+  if (env !== undefined && !remote)
+    throw new UsageError('--env goes with --remote: the local registry has no environments');
   target = remote ? { remote: true, env } : { remote: false };
   return rest;
 }
@@ -143,8 +153,13 @@ function uuid(value: string, what: string): string {
 
 function url(value: string, flag: string, schemes: string[]): string {
   let parsed: URL;
-  try { parsed = new URL(value); } catch { throw new UsageError(`--${flag} must be a URL`); }
-  if (!schemes.includes(parsed.protocol)) throw new UsageError(`--${flag} must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL`);
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new UsageError(`--${flag} must be a URL`);
+  }
+  if (!schemes.includes(parsed.protocol))
+    throw new UsageError(`--${flag} must be a ${schemes.map((s) => s.replace(':', '')).join(' or ')} URL`);
   return value;
 }
 
@@ -169,7 +184,14 @@ function onePositional(positionals: string[], what: string, check: (v: string) =
 // ---- the broker's platform file (format owned by the broker, broker/platforms/platformsFile.ts) ----
 
 /** An entry as this CLI writes it: the password's variable, never the password. Other entries are kept as they are. */
-interface BrokerPlatform { id: string; family: Family; server: string; login: number; passwordEnv?: string; password?: string }
+interface BrokerPlatform {
+  id: string;
+  family: Family;
+  server: string;
+  login: number;
+  passwordEnv?: string;
+  password?: string;
+}
 
 function readBrokerPlatforms(): BrokerPlatform[] {
   if (!existsSync(platformsFile)) return [];
@@ -188,23 +210,32 @@ function writeBrokerPlatforms(platforms: BrokerPlatform[]) {
   writePrivateFile(platformsFile, JSON.stringify({ platforms }, null, 2));
 }
 
-interface ManagerConnection { server: string; login: number; passwordEnv: string }
+interface ManagerConnection {
+  server: string;
+  login: number;
+  passwordEnv: string;
+}
 
 function managerConnection(values: Record<string, unknown>, type: TradePlatformType): ManagerConnection | null {
   const given = ['server', 'manager-login', 'manager-password-env'].filter((f) => values[f] !== undefined);
   if (given.length === 0) return null;
   if (given.length < 3) throw new UsageError('--server, --manager-login and --manager-password-env go together');
-  if (type === 'PFOther') throw new UsageError('--server needs --type PF4 or PF5: the broker serves those families only');
+  if (type === 'PFOther')
+    throw new UsageError('--server needs --type PF4 or PF5: the broker serves those families only');
   const server = url(required(values, 'server'), 'server', ['ws:', 'wss:']);
   const loginText = required(values, 'manager-login');
   const login = Number(loginText);
-  if (!/^\d+$/.test(loginText) || !Number.isSafeInteger(login) || login <= 0) throw new UsageError('--manager-login must be a positive integer');
+  if (!/^\d+$/.test(loginText) || !Number.isSafeInteger(login) || login <= 0)
+    throw new UsageError('--manager-login must be a positive integer');
   const passwordEnv = required(values, 'manager-password-env');
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError('--manager-password-env must name an environment variable');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv))
+    throw new UsageError('--manager-password-env must name an environment variable');
   // Locally the broker npm start runs reads the same environment, so a misspelt or unset name is caught here. With
   // --remote the broker is on another host, and its password need not be on this one.
   if (!target.remote && !passwords[passwordEnv]) {
-    throw new UsageError(`--manager-password-env: environment variable ${passwordEnv} is not set or empty (the broker reads the password from it)`);
+    throw new UsageError(
+      `--manager-password-env: environment variable ${passwordEnv} is not set or empty (the broker reads the password from it)`,
+    );
   }
   return { server, login, passwordEnv };
 }
@@ -215,12 +246,21 @@ type Values = Record<string, string | boolean | string[] | undefined>;
 
 function table(io: Io, rows: string[][]) {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  for (const r of rows) io.out(r.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  for (const r of rows)
+    io.out(
+      r
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 async function org(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
   if (verb === 'add') {
-    const input = { name: name(required(values, 'name')), id: values.id === undefined ? undefined : uuid(String(values.id), '--id') };
+    const input = {
+      name: name(required(values, 'name')),
+      id: values.id === undefined ? undefined : uuid(String(values.id), '--id'),
+    };
     const added = await withRegistry((s) => s.addOrganization(input));
     io.out(json ? JSON.stringify(added) : `organization ${added.id} added: ${added.name}`);
   } else if (verb === 'list') {
@@ -240,43 +280,78 @@ async function platform(verb: string, values: Values, positionals: string[], io:
   if (verb === 'add') {
     const organizationId = uuid(required(values, 'org'), '--org');
     const typeText = required(values, 'type');
-    if (!(TRADE_PLATFORM_TYPES as readonly string[]).includes(typeText)) throw new UsageError(`--type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
+    if (!(TRADE_PLATFORM_TYPES as readonly string[]).includes(typeText))
+      throw new UsageError(`--type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
     const type = typeText as TradePlatformType;
     const input = {
-      organizationId, type, name: name(required(values, 'name')),
+      organizationId,
+      type,
+      name: name(required(values, 'name')),
       id: values.id === undefined ? undefined : uuid(String(values.id), '--id'),
-      brokerUrls: values['broker-url'] === undefined ? undefined : brokerUrlsArg(values['broker-url'] as string[], '--broker-url'),
+      brokerUrls:
+        values['broker-url'] === undefined
+          ? undefined
+          : brokerUrlsArg(values['broker-url'] as string[], '--broker-url'),
     };
     const connection = managerConnection(values, type);
     const existing = connection ? readBrokerPlatforms() : [];
     const entry = await withRegistry((s) => s.addPlatform(input));
     const added = entry.platform;
     if (connection) {
-      const served: BrokerPlatform = { id: added.id, family: type as Family, server: connection.server, login: connection.login, passwordEnv: connection.passwordEnv };
+      const served: BrokerPlatform = {
+        id: added.id,
+        family: type as Family,
+        server: connection.server,
+        login: connection.login,
+        passwordEnv: connection.passwordEnv,
+      };
       writeBrokerPlatforms([...existing.filter((p) => p.id !== added.id), served]);
     }
-    if (json) return io.out(JSON.stringify({ ...adminPlatform(entry), brokerPlatformsFile: connection ? platformsFile : null }));
-    io.out(`platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}, served by ${brokersText(entry.brokerUrls)}`);
+    if (json)
+      return io.out(
+        JSON.stringify({ ...adminPlatform(entry), brokerPlatformsFile: connection ? platformsFile : null }),
+      );
+    io.out(
+      `platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}, served by ${brokersText(entry.brokerUrls)}`,
+    );
     if (connection) {
-      io.out(`broker: manager connection (server ${connection.server}, login ${connection.login}, password from $${connection.passwordEnv} in the broker's environment) written to ${platformsFile}`);
+      io.out(
+        `broker: manager connection (server ${connection.server}, login ${connection.login}, password from $${connection.passwordEnv} in the broker's environment) written to ${platformsFile}`,
+      );
     } else if (type !== 'PFOther') {
-      io.out(`note: the broker serves this platform only once its platform file (${platformsFile}) holds the manager connection:`);
-      io.out(`      {"id": "${added.id}", "family": "${type}", "server": "ws://...", "login": ..., "passwordEnv": "VARIABLE_HOLDING_THE_PASSWORD"}`);
+      io.out(
+        `note: the broker serves this platform only once its platform file (${platformsFile}) holds the manager connection:`,
+      );
+      io.out(
+        `      {"id": "${added.id}", "family": "${type}", "server": "ws://...", "login": ..., "passwordEnv": "VARIABLE_HOLDING_THE_PASSWORD"}`,
+      );
     }
   } else if (verb === 'list') {
     const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
     const entries = await withRegistry((s) => s.allPlatforms(orgId));
     const inBroker = new Set(readBrokerPlatforms().map((p) => p.id));
-    if (json) return io.out(JSON.stringify(entries.map((e) => ({ ...adminPlatform(e), inBrokerFile: inBroker.has(e.platform.id) }))));
-    table(io, [['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKERS', 'IN BROKER FILE'], ...entries.map((e) => [
-      e.platform.id, e.platform.type, e.platform.name ?? '', e.platform.organizationId, brokersText(e.brokerUrls), inBroker.has(e.platform.id) ? 'yes' : 'no',
-    ])]);
+    if (json)
+      return io.out(
+        JSON.stringify(entries.map((e) => ({ ...adminPlatform(e), inBrokerFile: inBroker.has(e.platform.id) }))),
+      );
+    table(io, [
+      ['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKERS', 'IN BROKER FILE'],
+      ...entries.map((e) => [
+        e.platform.id,
+        e.platform.type,
+        e.platform.name ?? '',
+        e.platform.organizationId,
+        brokersText(e.brokerUrls),
+        inBroker.has(e.platform.id) ? 'yes' : 'no',
+      ]),
+    ]);
   } else if (verb === 'brokers') {
     const toDefault = values.default === true;
     if (positionals.length === 0) throw new UsageError('expected a platform id and its broker URLs (or --default)');
     const id = uuid(positionals[0], 'PLATFORM_ID');
     if (toDefault && positionals.length > 1) throw new UsageError('--default goes without broker URLs');
-    if (!toDefault && positionals.length < 2) throw new UsageError('expected the broker URLs after the platform id (or --default)');
+    if (!toDefault && positionals.length < 2)
+      throw new UsageError('expected the broker URLs after the platform id (or --default)');
     const urls = toDefault ? null : brokerUrlsArg(positionals.slice(1), 'URL');
     const changed = await withRegistry((s) => s.setPlatformBrokers(id, urls));
     if (json) return io.out(JSON.stringify(adminPlatform(changed)));
@@ -309,15 +384,19 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     const input = {
       organizationId: uuid(required(values, 'org'), '--org'),
       name: values.name === undefined ? null : name(required(values, 'name')),
-      clientId: values.id === undefined ? undefined : (() => {
-        const parsed = clientIdSchema.safeParse(values.id);
-        if (!parsed.success) throw new UsageError(`--id: ${parsed.error.issues[0]?.message}`);
-        return parsed.data;
-      })(),
+      clientId:
+        values.id === undefined
+          ? undefined
+          : (() => {
+              const parsed = clientIdSchema.safeParse(values.id);
+              if (!parsed.success) throw new UsageError(`--id: ${parsed.error.issues[0]?.message}`);
+              return parsed.data;
+            })(),
       scopes: values.scopes === undefined ? undefined : scopesArg(String(values.scopes), '--scopes'),
     };
     const { client: added, secret } = await withRegistry((s) => s.addClient(input));
-    const warning = 'warning: the client secret is shown only this once. It is not stored (only a hash is) and cannot be recovered; keep it safe.';
+    const warning =
+      'warning: the client secret is shown only this once. It is not stored (only a hash is) and cannot be recovered; keep it safe.';
     if (json) {
       io.out(JSON.stringify({ ...added, clientSecret: secret }));
       io.err(warning);
@@ -332,9 +411,17 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
     const clients = await withRegistry((s) => s.listClients(orgId));
     if (json) return io.out(JSON.stringify(clients));
-    table(io, [['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'SCOPES', 'CREATED'], ...clients.map((c) => [
-      c.clientId, c.name ?? '', c.organizationId, c.disabled ? 'disabled' : 'enabled', c.scopes.join(' '), c.created,
-    ])]);
+    table(io, [
+      ['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'SCOPES', 'CREATED'],
+      ...clients.map((c) => [
+        c.clientId,
+        c.name ?? '',
+        c.organizationId,
+        c.disabled ? 'disabled' : 'enabled',
+        c.scopes.join(' '),
+        c.created,
+      ]),
+    ]);
   } else if (verb === 'scopes') {
     if (positionals.length < 2) throw new UsageError('expected a client id and the scopes it may hold');
     const id = clientIdArg(positionals[0]);
@@ -343,7 +430,9 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     io.out(json ? JSON.stringify(result) : `client ${result.clientId} may hold ${result.scopes.join(' ')}`);
   } else if (verb === 'remove' || verb === 'disable' || verb === 'enable') {
     const id = onePositional(positionals, 'client id', clientIdArg);
-    const result = await withRegistry((s) => verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable'));
+    const result = await withRegistry((s) =>
+      verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable'),
+    );
     io.out(json ? JSON.stringify(result) : `client ${result.clientId} ${verb === 'remove' ? 'removed' : `${verb}d`}`);
   } else {
     throw new UsageError(`unknown command: client ${verb}`);
@@ -354,8 +443,14 @@ const OPTIONS = {
   add: {
     org: { name: { type: 'string' }, id: { type: 'string' } },
     platform: {
-      org: { type: 'string' }, type: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, 'broker-url': { type: 'string', multiple: true },
-      server: { type: 'string' }, 'manager-login': { type: 'string' }, 'manager-password-env': { type: 'string' },
+      org: { type: 'string' },
+      type: { type: 'string' },
+      name: { type: 'string' },
+      id: { type: 'string' },
+      'broker-url': { type: 'string', multiple: true },
+      server: { type: 'string' },
+      'manager-login': { type: 'string' },
+      'manager-password-env': { type: 'string' },
     },
     client: { org: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, scopes: { type: 'string' } },
   },
@@ -370,7 +465,9 @@ const TAKE_NO_POSITIONALS = new Set(['add', 'list']);
  * DATA_DIR (or `--remote`).
  */
 export async function main(
-  argv: string[], io: Io, options: { env?: NodeJS.ProcessEnv; registry?: RegistryRunner } = {},
+  argv: string[],
+  io: Io,
+  options: { env?: NodeJS.ProcessEnv; registry?: RegistryRunner } = {},
 ): Promise<number> {
   const env = options.env ?? process.env;
   dataDir = resolve(env.DATA_DIR || '.data');
@@ -385,7 +482,10 @@ export async function main(
     return 2;
   }
   const [noun, verb, ...rest] = args;
-  if (!noun || noun === 'help' || noun === '--help' || noun === '-h') { io.out(HELP); return 0; }
+  if (!noun || noun === 'help' || noun === '--help' || noun === '-h') {
+    io.out(HELP);
+    return 0;
+  }
   try {
     if (!['org', 'platform', 'client'].includes(noun)) throw new UsageError(`unknown command: ${noun}`);
     if (!verb) throw new UsageError(`${noun}: a subcommand is required`);
@@ -399,7 +499,8 @@ export async function main(
     }
     const values = parsed.values as Values;
     const json = values.json === true;
-    if (TAKE_NO_POSITIONALS.has(verb) && parsed.positionals.length > 0) throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
+    if (TAKE_NO_POSITIONALS.has(verb) && parsed.positionals.length > 0)
+      throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
     if (noun === 'org') await org(verb, values, parsed.positionals, io, json);
     else if (noun === 'platform') await platform(verb, values, parsed.positionals, io, json);
     else await client(verb, values, parsed.positionals, io, json);

@@ -16,14 +16,23 @@ const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'secrets-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function secrets(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+function secrets(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/secrets.ts', ...args], {
-    cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, 'data'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { err += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
 }
 
@@ -34,8 +43,16 @@ describe('generated secrets', () => {
     expect(newBrokerSecret()).not.toBe(secret);
     const key = await newSigningKey(new Date('2026-03-04T00:00:00Z'));
     const jwk = JSON.parse(key);
-    expect(jwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.stringMatching(/^edge-2026-03-04-/) });
-    expect(readEnvironment(edgeEnvironment, { AUTH_SIGNING_KEY: key, BROKER_SECRET: secret }).AUTH_SIGNING_KEY).toBe(key);
+    expect(jwk).toMatchObject({
+      kty: 'EC',
+      crv: 'P-256',
+      alg: 'ES256',
+      use: 'sig',
+      kid: expect.stringMatching(/^edge-2026-03-04-/),
+    });
+    expect(readEnvironment(edgeEnvironment, { AUTH_SIGNING_KEY: key, BROKER_SECRET: secret }).AUTH_SIGNING_KEY).toBe(
+      key,
+    );
     await expect(importJWK(jwk, 'ES256')).resolves.toBeDefined();
   });
 });
@@ -70,8 +87,17 @@ describe('npm run secrets', () => {
   });
 
   it('refuses an unknown environment, a missing one and an unknown secret with exit code 2', async () => {
-    expect(await secrets(['--env', 'qa'])).toMatchObject({ code: 2, err: expect.stringContaining('--env must be one of staging, production, got "qa"') });
-    expect(await secrets([])).toMatchObject({ code: 2, err: expect.stringContaining('--env staging|production (or --local) is required') });
-    expect(await secrets(['--env', 'production', '--only', 'PASSWORD'])).toMatchObject({ code: 2, err: expect.stringContaining('--only must be one of BROKER_SECRET, AUTH_SIGNING_KEY') });
+    expect(await secrets(['--env', 'qa'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--env must be one of staging, production, got "qa"'),
+    });
+    expect(await secrets([])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--env staging|production (or --local) is required'),
+    });
+    expect(await secrets(['--env', 'production', '--only', 'PASSWORD'])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--only must be one of BROKER_SECRET, AUTH_SIGNING_KEY'),
+    });
   });
 });

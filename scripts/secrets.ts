@@ -39,22 +39,40 @@ class UsageError extends Error {}
 function secretPut(name: SecretName, value: string, env: string): Promise<void> {
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   return new Promise((resolvePut, reject) => {
-    const child = spawn(process.execPath, [wrangler, 'secret', 'put', name, '--env', env, '--config', join(root, 'wrangler.toml')], {
-      cwd: root,
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
-      stdio: ['pipe', 'inherit', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [wrangler, 'secret', 'put', name, '--env', env, '--config', join(root, 'wrangler.toml')],
+      {
+        cwd: root,
+        env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+        stdio: ['pipe', 'inherit', 'inherit'],
+      },
+    );
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolvePut() : reject(new Error(`wrangler secret put ${name} --env ${env} failed (exit ${code}); see its output above`))));
+    child.once('close', (code) =>
+      code === 0
+        ? resolvePut()
+        : reject(new Error(`wrangler secret put ${name} --env ${env} failed (exit ${code}); see its output above`)),
+    );
     child.stdin.end(value);
   });
 }
 
-async function deploySecrets(env: string, only: SecretName | undefined, brokerSecretFile: string, dryRun: boolean): Promise<void> {
+async function deploySecrets(
+  env: string,
+  only: SecretName | undefined,
+  brokerSecretFile: string,
+  dryRun: boolean,
+): Promise<void> {
   const names = only ? [only] : [...SECRETS];
-  const values: Record<SecretName, string> = { BROKER_SECRET: newBrokerSecret(), AUTH_SIGNING_KEY: await newSigningKey() };
+  const values: Record<SecretName, string> = {
+    BROKER_SECRET: newBrokerSecret(),
+    AUTH_SIGNING_KEY: await newSigningKey(),
+  };
   for (const name of names) {
-    console.log(`${dryRun ? 'would run' : 'running'}: wrangler secret put ${name} --env ${env}   (value generated, on standard input)`);
+    console.log(
+      `${dryRun ? 'would run' : 'running'}: wrangler secret put ${name} --env ${env}   (value generated, on standard input)`,
+    );
     if (!dryRun) await secretPut(name, values[name], env);
   }
   if (names.includes('BROKER_SECRET')) {
@@ -63,8 +81,10 @@ async function deploySecrets(env: string, only: SecretName | undefined, brokerSe
       ensurePrivateDir(dirname(brokerSecretFile));
       writePrivateFile(brokerSecretFile, values.BROKER_SECRET);
     }
-    console.log('next: give the broker the same value as BROKER_SECRET (for example a compose or orchestrator secret read from that file);');
-    console.log('until it has it, the edge\'s links are refused.');
+    console.log(
+      'next: give the broker the same value as BROKER_SECRET (for example a compose or orchestrator secret read from that file);',
+    );
+    console.log("until it has it, the edge's links are refused.");
   }
   if (names.includes('AUTH_SIGNING_KEY')) {
     console.log('tokens signed with the previous key stop verifying once the new key is live: clients fetch new ones.');
@@ -91,12 +111,15 @@ async function localDevVars(devVarsFile: string): Promise<void> {
   const dataDir = resolve(process.env.DATA_DIR || '.data');
   const brokerSecret = await dataSecret(dataDir, 'broker-secret', newBrokerSecret);
   const signingKey = await dataSecret(dataDir, 'signing-key.json', () => newSigningKey());
-  writePrivateFile(devVarsFile, [
-    '# Secrets of `wrangler dev`, written by `npm run secrets -- --local` from the ones npm start keeps in DATA_DIR.',
-    devVar('BROKER_SECRET', brokerSecret),
-    devVar('AUTH_SIGNING_KEY', signingKey),
-    '',
-  ].join('\n'));
+  writePrivateFile(
+    devVarsFile,
+    [
+      '# Secrets of `wrangler dev`, written by `npm run secrets -- --local` from the ones npm start keeps in DATA_DIR.',
+      devVar('BROKER_SECRET', brokerSecret),
+      devVar('AUTH_SIGNING_KEY', signingKey),
+      '',
+    ].join('\n'),
+  );
   console.log(`wrote ${devVarsFile} (owner-only) with BROKER_SECRET and AUTH_SIGNING_KEY from ${dataDir}`);
 }
 
@@ -106,13 +129,21 @@ async function main(argv: string[]): Promise<number> {
     ({ values } = parseArgs({
       args: argv,
       options: {
-        env: { type: 'string' }, only: { type: 'string' }, 'broker-secret-file': { type: 'string' }, 'dry-run': { type: 'boolean' },
-        local: { type: 'boolean' }, 'dev-vars': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        env: { type: 'string' },
+        only: { type: 'string' },
+        'broker-secret-file': { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        local: { type: 'boolean' },
+        'dev-vars': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
     }));
-    if (values.help) { console.log(HELP); return 0; }
+    if (values.help) {
+      console.log(HELP);
+      return 0;
+    }
     if (values.local) {
       if (values.env !== undefined) throw new UsageError('--local and --env exclude each other');
       await localDevVars(resolve(values['dev-vars'] ?? join(root, '.dev.vars')));
@@ -120,9 +151,11 @@ async function main(argv: string[]): Promise<number> {
     }
     const env = values.env;
     if (env === undefined) throw new UsageError('--env staging|production (or --local) is required');
-    if (!ENVIRONMENTS.includes(env)) throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(', ')}, got ${JSON.stringify(env)}`);
+    if (!ENVIRONMENTS.includes(env))
+      throw new UsageError(`--env must be one of ${ENVIRONMENTS.join(', ')}, got ${JSON.stringify(env)}`);
     const only = values.only;
-    if (only !== undefined && !(SECRETS as readonly string[]).includes(only)) throw new UsageError(`--only must be one of ${SECRETS.join(', ')}`);
+    if (only !== undefined && !(SECRETS as readonly string[]).includes(only))
+      throw new UsageError(`--only must be one of ${SECRETS.join(', ')}`);
     const dataDir = resolve(process.env.DATA_DIR || '.data');
     const file = resolve(values['broker-secret-file'] ?? join(dataDir, 'deploy', env, 'broker-secret'));
     await deploySecrets(env, only as SecretName | undefined, file, values['dry-run'] === true);

@@ -35,7 +35,12 @@ const stack = await startStack({
   edgeVars: { CORS_ORIGINS: corsOrigins },
   // A crashed simulator or broker is started again with backoff while the edge answers NoConnect (or moves to the
   // next broker); a crash loop stops the stack with the supervisor's message.
-  supervise: { onGiveUp: (message) => { console.error(`${message}; stopping the stack`); void stop(1); } },
+  supervise: {
+    onGiveUp: (message) => {
+      console.error(`${message}; stopping the stack`);
+      void stop(1);
+    },
+  },
   log: (line) => {
     // Child processes log JSON lines; errors and warnings always show, the rest with LOG_LEVEL=debug.
     if (verbose || /"level":"(error|warn)"/.test(line) || !line.includes('{')) console.log(line);
@@ -51,7 +56,7 @@ Trade platform gateway is up.
 
   edge        ${base}          (health: ${base}/healthz, API description: ${base}/openapi.json)
   docs        ${base}/docs     (interactive API reference: Authorize with the demo client, then Try it out)
-  browsers    CORS_ORIGINS ${corsOrigins}${env.CORS_ORIGINS ? '' : ' (npm run terminal\'s origin; set CORS_ORIGINS to list others)'}
+  browsers    CORS_ORIGINS ${corsOrigins}${env.CORS_ORIGINS ? '' : " (npm run terminal's origin; set CORS_ORIGINS to list others)"}
   terminal    npm run terminal, then ${TERMINAL_ORIGIN}${env.TERMINAL ? `   (or ${base}/terminal/: TERMINAL=1)` : ''}
 ${stack.brokers.map((b, i) => `  ${(stack.brokers.length === 1 ? 'broker' : `broker-${i}`).padEnd(11)} ${stack.brokerUrls[i]}   (health: /healthz, metrics: /metrics; pid ${b.child.pid})\n`).join('')}  simulator   ${stack.simUrl}   (servers demo-pf4, demo-pf5; pid ${stack.sim.child.pid})
   data        ${stack.dataDir}

@@ -23,7 +23,9 @@ try {
   process.exit(1);
 }
 const terminal = await serveTerminal({ gateway, port }).catch((error: Error) => {
-  console.error(`terminal refused: ${error.message} (TERMINAL_PORT picks another port; the gateway's CORS_ORIGINS must then list it)`);
+  console.error(
+    `terminal refused: ${error.message} (TERMINAL_PORT picks another port; the gateway's CORS_ORIGINS must then list it)`,
+  );
   process.exit(1);
 });
 console.log(`

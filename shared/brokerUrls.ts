@@ -19,13 +19,19 @@ export function parseBrokerUrls(raw: string): BrokerUrlsParse {
 /** Checks a list already split (a registry row's JSON, a request body). */
 export function checkBrokerUrls(entries: readonly unknown[]): BrokerUrlsParse {
   if (entries.length === 0) return { ok: false, problem: 'must name at least one broker URL' };
-  if (entries.length > MAX_BROKERS_PER_PLATFORM) return { ok: false, problem: `must name at most ${MAX_BROKERS_PER_PLATFORM} broker URLs` };
+  if (entries.length > MAX_BROKERS_PER_PLATFORM)
+    return { ok: false, problem: `must name at most ${MAX_BROKERS_PER_PLATFORM} broker URLs` };
   const seen = new Set<string>();
   for (const entry of entries) {
     if (typeof entry !== 'string') return { ok: false, problem: 'must be a list of http(s) URLs' };
     let url: URL;
-    try { url = new URL(entry); } catch { return { ok: false, problem: `must be absolute http(s) URLs separated by commas; not one: ${entry}` }; }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: `must be absolute http(s) URLs separated by commas; not one: ${entry}` };
+    try {
+      url = new URL(entry);
+    } catch {
+      return { ok: false, problem: `must be absolute http(s) URLs separated by commas; not one: ${entry}` };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { ok: false, problem: `must be absolute http(s) URLs separated by commas; not one: ${entry}` };
     const key = url.href.replace(/\/$/, '');
     if (seen.has(key)) return { ok: false, problem: `names ${entry} twice` };
     seen.add(key);
@@ -41,7 +47,11 @@ export function brokerUrlsColumn(urls: readonly string[] | null): string | null 
 export function brokerUrlsOfColumn(text: string | null | undefined): string[] | null {
   if (text === null || text === undefined || text === '') return null;
   let parsed: unknown;
-  try { parsed = JSON.parse(text); } catch { return null; }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
   if (!Array.isArray(parsed)) return null;
   const checked = checkBrokerUrls(parsed);
   return checked.ok ? checked.value : null;

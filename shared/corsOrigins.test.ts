@@ -8,7 +8,8 @@ import { EnvironmentError, edgeEnvironment, readEnvironment } from './environmen
 
 describe('parseCorsOrigins', () => {
   it('reads unset and empty as no origin', () => {
-    for (const raw of [undefined, '', ' , ']) expect(parseCorsOrigins(raw)).toEqual({ policy: { kind: 'none' }, invalid: [] });
+    for (const raw of [undefined, '', ' , '])
+      expect(parseCorsOrigins(raw)).toEqual({ policy: { kind: 'none' }, invalid: [] });
   });
 
   it('reads * as any origin', () => {
@@ -17,20 +18,41 @@ describe('parseCorsOrigins', () => {
   });
 
   it('normalizes origins as a browser serializes them, separated by commas or spaces', () => {
-    const { policy, invalid } = parseCorsOrigins('HTTPS://Terminal.Example.com:443/,http://localhost:5173  http://127.0.0.1:8080');
+    const { policy, invalid } = parseCorsOrigins(
+      'HTTPS://Terminal.Example.com:443/,http://localhost:5173  http://127.0.0.1:8080',
+    );
     expect(invalid).toEqual([]);
-    expect(policy.kind === 'list' && [...policy.origins]).toEqual(['https://terminal.example.com', 'http://localhost:5173', 'http://127.0.0.1:8080']);
+    expect(policy.kind === 'list' && [...policy.origins]).toEqual([
+      'https://terminal.example.com',
+      'http://localhost:5173',
+      'http://127.0.0.1:8080',
+    ]);
   });
 
   it('finds entries that are not origins', () => {
-    expect(parseCorsOrigins('https://a.example/app https://b.example?x=1 ftp://c.example terminal.example.com https://u:p@d.example').invalid)
-      .toEqual(['https://a.example/app', 'https://b.example?x=1', 'ftp://c.example', 'terminal.example.com', 'https://u:p@d.example']);
+    expect(
+      parseCorsOrigins(
+        'https://a.example/app https://b.example?x=1 ftp://c.example terminal.example.com https://u:p@d.example',
+      ).invalid,
+    ).toEqual([
+      'https://a.example/app',
+      'https://b.example?x=1',
+      'ftp://c.example',
+      'terminal.example.com',
+      'https://u:p@d.example',
+    ]);
   });
 
   it('allows exactly the listed origins', () => {
     const { policy } = parseCorsOrigins('https://terminal.example.com');
     expect(allowedOrigin(policy, 'https://terminal.example.com')).toBe('https://terminal.example.com');
-    for (const other of ['https://terminal.example.com:8443', 'http://terminal.example.com', 'https://terminal.example.com.evil.example', 'null', undefined]) {
+    for (const other of [
+      'https://terminal.example.com:8443',
+      'http://terminal.example.com',
+      'https://terminal.example.com.evil.example',
+      'null',
+      undefined,
+    ]) {
       expect(allowedOrigin(policy, other)).toBeNull();
     }
     expect(allowedOrigin(parseCorsOrigins('*').policy, 'https://any.example')).toBe('*');
@@ -48,7 +70,13 @@ describe('CORS_ORIGINS at start', () => {
 
   it('is refused naming the variable and the entry that is not an origin', () => {
     let error: unknown;
-    try { readEnvironment(edgeEnvironment, { CORS_ORIGINS: 'https://terminal.example.com, https://terminal.example.com/app' }); } catch (e) { error = e; }
+    try {
+      readEnvironment(edgeEnvironment, {
+        CORS_ORIGINS: 'https://terminal.example.com, https://terminal.example.com/app',
+      });
+    } catch (e) {
+      error = e;
+    }
     expect(error).toBeInstanceOf(EnvironmentError);
     const problems = (error as EnvironmentError).problems;
     expect(problems).toHaveLength(1);

@@ -5,10 +5,7 @@
  * so what `npm start` accepts is what the edge enforces.
  */
 
-export type OriginPolicy =
-  | { kind: 'none' }
-  | { kind: 'any' }
-  | { kind: 'list'; origins: ReadonlySet<string> };
+export type OriginPolicy = { kind: 'none' } | { kind: 'any' } | { kind: 'list'; origins: ReadonlySet<string> };
 
 export interface ParsedOrigins {
   policy: OriginPolicy;
@@ -22,7 +19,8 @@ export interface ParsedOrigins {
  */
 export function parseCorsOrigins(raw: string | undefined): ParsedOrigins {
   const entries = (raw ?? '').split(/[\s,]+/).filter(Boolean);
-  if (entries.includes('*')) return { policy: { kind: 'any' }, invalid: entries.filter((e) => e !== '*' && origin(e) === null) };
+  if (entries.includes('*'))
+    return { policy: { kind: 'any' }, invalid: entries.filter((e) => e !== '*' && origin(e) === null) };
   const origins = new Set<string>();
   const invalid: string[] = [];
   for (const entry of entries) {
@@ -36,7 +34,11 @@ export function parseCorsOrigins(raw: string | undefined): ParsedOrigins {
 /** The serialized origin an entry names, or null when it names more (a path, a query) or something else. */
 function origin(entry: string): string | null {
   let url: URL;
-  try { url = new URL(entry); } catch { return null; }
+  try {
+    url = new URL(entry);
+  } catch {
+    return null;
+  }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
   // `new URL('https://a.example/').pathname` is '/' too: a trailing slash is tolerated, a real path is not.

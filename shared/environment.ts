@@ -42,13 +42,19 @@ const fallbacks = new WeakMap<z.ZodType, { rule: VariableRule<unknown>; fallback
 
 /** One variable: unset or empty gives `fallback`, anything else must pass `rule`. */
 function variable<T, F extends T | undefined>(rule: VariableRule<T>, fallback: F) {
-  const schema = z.string().optional().transform((raw, ctx): T | F => {
-    if (raw === undefined || raw.trim() === '') return fallback;
-    const parsed = rule.parse(raw.trim());
-    if (parsed.ok) return parsed.value;
-    ctx.addIssue({ code: 'custom', message: rule.secret ? parsed.problem : `${parsed.problem}, got ${JSON.stringify(raw)}` });
-    return z.NEVER;
-  });
+  const schema = z
+    .string()
+    .optional()
+    .transform((raw, ctx): T | F => {
+      if (raw === undefined || raw.trim() === '') return fallback;
+      const parsed = rule.parse(raw.trim());
+      if (parsed.ok) return parsed.value;
+      ctx.addIssue({
+        code: 'custom',
+        message: rule.secret ? parsed.problem : `${parsed.problem}, got ${JSON.stringify(raw)}`,
+      });
+      return z.NEVER;
+    });
   fallbacks.set(schema, { rule, fallback });
   return schema;
 }
@@ -56,7 +62,8 @@ function variable<T, F extends T | undefined>(rule: VariableRule<T>, fallback: F
 const integer = (min: number, max: number, what: string): VariableRule<number> => ({
   parse(raw) {
     const value = Number(raw);
-    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max) return { ok: false, problem: `must be ${what}` };
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max)
+      return { ok: false, problem: `must be ${what}` };
     return { ok: true, value };
   },
 });
@@ -69,20 +76,27 @@ const count = (max: number, what: string) => integer(0, max, `a whole number of 
 const decimal = (min: number, max: number, inclusive: boolean, what: string): VariableRule<number> => ({
   parse(raw) {
     const value = Number(raw);
-    if (!/^\d+(\.\d+)?$|^\.\d+$/.test(raw) || (inclusive ? value < min : value <= min) || value > max) return { ok: false, problem: `must be ${what}` };
+    if (!/^\d+(\.\d+)?$|^\.\d+$/.test(raw) || (inclusive ? value < min : value <= min) || value > max)
+      return { ok: false, problem: `must be ${what}` };
     return { ok: true, value };
   },
 });
 /** `1` or `0`. */
 const flag = (what: string): VariableRule<boolean> => ({
-  parse: (raw) => raw === '1' || raw === '0' ? { ok: true, value: raw === '1' } : { ok: false, problem: `must be ${what}` },
+  parse: (raw) =>
+    raw === '1' || raw === '0' ? { ok: true, value: raw === '1' } : { ok: false, problem: `must be ${what}` },
 });
 
 const httpUrl: VariableRule<string> = {
   parse(raw) {
     let url: URL;
-    try { url = new URL(raw); } catch { return { ok: false, problem: 'must be an absolute http(s) URL' }; }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, problem: 'must be an absolute http(s) URL' };
+    try {
+      url = new URL(raw);
+    } catch {
+      return { ok: false, problem: 'must be an absolute http(s) URL' };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return { ok: false, problem: 'must be an absolute http(s) URL' };
     return { ok: true, value: raw };
   },
 };
@@ -96,9 +110,10 @@ const secretText: VariableRule<string> = { parse: (raw) => ({ ok: true, value: r
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 const logLevel: VariableRule<LogLevelName> = {
-  parse: (raw) => (LOG_LEVELS as readonly string[]).includes(raw)
-    ? { ok: true, value: raw as LogLevelName }
-    : { ok: false, problem: `must be one of ${LOG_LEVELS.join(', ')}` },
+  parse: (raw) =>
+    (LOG_LEVELS as readonly string[]).includes(raw)
+      ? { ok: true, value: raw as LogLevelName }
+      : { ok: false, problem: `must be one of ${LOG_LEVELS.join(', ')}` },
 };
 
 /** A private ES256 JWK as JSON: checked for shape only, so a pasted public key or PEM fails here, not at first token. */
@@ -106,9 +121,22 @@ const signingKey: VariableRule<string> = {
   secret: true,
   parse(raw) {
     let jwk: Record<string, unknown>;
-    try { jwk = JSON.parse(raw) as Record<string, unknown>; } catch { return { ok: false, problem: 'must be a private ES256 JWK as JSON (npm run secrets makes one)' }; }
-    if (typeof jwk !== 'object' || jwk === null || jwk.kty !== 'EC' || jwk.crv !== 'P-256' || typeof jwk.d !== 'string') {
-      return { ok: false, problem: 'must be a private ES256 JWK (kty EC, crv P-256, with d) as JSON (npm run secrets makes one)' };
+    try {
+      jwk = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return { ok: false, problem: 'must be a private ES256 JWK as JSON (npm run secrets makes one)' };
+    }
+    if (
+      typeof jwk !== 'object' ||
+      jwk === null ||
+      jwk.kty !== 'EC' ||
+      jwk.crv !== 'P-256' ||
+      typeof jwk.d !== 'string'
+    ) {
+      return {
+        ok: false,
+        problem: 'must be a private ES256 JWK (kty EC, crv P-256, with d) as JSON (npm run secrets makes one)',
+      };
     }
     return { ok: true, value: raw };
   },
@@ -119,7 +147,10 @@ const corsOrigins: VariableRule<string> = {
   parse(raw) {
     const { invalid } = parseCorsOrigins(raw);
     if (invalid.length > 0) {
-      return { ok: false, problem: `must be * or origins like https://terminal.example.com (scheme, host and port, no path) separated by commas; not an origin: ${invalid.join(' ')}` };
+      return {
+        ok: false,
+        problem: `must be * or origins like https://terminal.example.com (scheme, host and port, no path) separated by commas; not an origin: ${invalid.join(' ')}`,
+      };
     }
     return { ok: true, value: raw };
   },
@@ -132,7 +163,10 @@ const addressRanges: VariableRule<AddressRange[]> = {
   parse(raw) {
     const { ranges, invalid } = parseAddressRanges(raw);
     if (invalid.length > 0) {
-      return { ok: false, problem: `must be IP addresses or CIDR ranges (10.0.0.5, 172.29.79.0/24, fd00::/8) separated by commas; not one: ${invalid.join(' ')}` };
+      return {
+        ok: false,
+        problem: `must be IP addresses or CIDR ranges (10.0.0.5, 172.29.79.0/24, fd00::/8) separated by commas; not one: ${invalid.join(' ')}`,
+      };
     }
     return { ok: true, value: ranges };
   },
@@ -141,7 +175,10 @@ const addressRanges: VariableRule<AddressRange[]> = {
 /** A shared secret presented by callers: long enough not to be guessed. */
 const token = (minLength: number): VariableRule<string> => ({
   secret: true,
-  parse: (raw) => raw.length >= minLength ? { ok: true, value: raw } : { ok: false, problem: `must be at least ${minLength} characters` },
+  parse: (raw) =>
+    raw.length >= minLength
+      ? { ok: true, value: raw }
+      : { ok: false, problem: `must be at least ${minLength} characters` },
 });
 
 /** The local ports (`PORT`, `BROKER_PORT`, `SIM_PORT`), and so the loopback URLs of the edge and the broker. */
@@ -182,8 +219,14 @@ const workerVariables = {
   TOKEN_FAILURE_SHARDS: variable(positive(256, 'objects'), 16),
   API_RATE_LIMIT: variable(count(1_000_000_000, 'requests'), 30_000),
   RATE_LIMIT_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
-  IDEMPOTENCY_RETENTION_HOURS: variable(decimal(0, 8760, false, 'a number of hours above 0 and at most 8760 (0.5: half an hour)'), 24),
-  REGISTRY_CACHE_SECONDS: variable(decimal(0, 3600, true, 'a number of seconds from 0 to 3600 (0: read the registry on every call)'), 5),
+  IDEMPOTENCY_RETENTION_HOURS: variable(
+    decimal(0, 8760, false, 'a number of hours above 0 and at most 8760 (0.5: half an hour)'),
+    24,
+  ),
+  REGISTRY_CACHE_SECONDS: variable(
+    decimal(0, 3600, true, 'a number of seconds from 0 to 3600 (0: read the registry on every call)'),
+    5,
+  ),
   STREAM_MAX_BEHIND: variable(positive(1_000_000, 'events'), 5_000),
   STREAM_SHARDS: variable(positive(256, 'objects'), 1),
   STREAM_FLUSH_MS: variable(positive(1000, 'milliseconds'), 10),
@@ -196,14 +239,26 @@ const workerVariables = {
    * at most well under what an object's storage holds, leaving room for the rows' other columns and the indexes
    * (docs/operating.md says why the default).
    */
-  IDEMPOTENCY_LEDGER_MAX_MB: variable(decimal(0, 8192, false, 'a number of megabytes above 0 and at most 8192 (0.5: half a megabyte)'), 4096),
+  IDEMPOTENCY_LEDGER_MAX_MB: variable(
+    decimal(0, 8192, false, 'a number of megabytes above 0 and at most 8192 (0.5: half a megabyte)'),
+    4096,
+  ),
   /** Bytes (UTF-8) of one answer a ledger stores for replay, a larger one stored as a note: below what one row may hold. */
-  IDEMPOTENCY_ANSWER_MAX_BYTES: variable(integer(1000, 1_500_000, 'a whole number of bytes from 1000 to 1500000'), 1_500_000),
+  IDEMPOTENCY_ANSWER_MAX_BYTES: variable(
+    integer(1000, 1_500_000, 'a whole number of bytes from 1000 to 1500000'),
+    1_500_000,
+  ),
   EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),
   BROKER_URL: variable(brokerUrls, [`http://127.0.0.1:${DEFAULT_BROKER_PORT}`]),
   BROKER_SECRET: variable(secretText, undefined),
-  BROKER_FAILBACK_SECONDS: variable(decimal(0, 3600, true, 'a number of seconds from 0 to 3600'), FAILBACK_HOLD_DOWN_MS / 1000),
-  ACCESS_LOG_BATCH: variable(flag('1 (each access-log line written on its own) or 0 (lines written in batches)'), false),
+  BROKER_FAILBACK_SECONDS: variable(
+    decimal(0, 3600, true, 'a number of seconds from 0 to 3600'),
+    FAILBACK_HOLD_DOWN_MS / 1000,
+  ),
+  ACCESS_LOG_BATCH: variable(
+    flag('1 (each access-log line written on its own) or 0 (lines written in batches)'),
+    false,
+  ),
   CORS_ORIGINS: variable(corsOrigins, undefined),
   /** `1`: the edge serves the reference web terminal (examples/web-terminal) at /terminal; off unless set. */
   TERMINAL: variable(flag('1 (serve the reference web terminal at /terminal) or 0'), false),
@@ -228,7 +283,10 @@ const edgeVariables = {
 };
 
 type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {
-  AUTH_ISSUER?: string; AUTH_JWKS_URL?: string; TOKEN_TTL_SECONDS: number; TOKEN_MAX_LIFETIME_SECONDS: number;
+  AUTH_ISSUER?: string;
+  AUTH_JWKS_URL?: string;
+  TOKEN_TTL_SECONDS: number;
+  TOKEN_MAX_LIFETIME_SECONDS: number;
 };
 
 /**
@@ -237,13 +295,27 @@ type EdgeShape = { [K in keyof typeof edgeVariables]: unknown } & {
  */
 function edgeConsistency(env: EdgeShape, ctx: z.RefinementCtx): void {
   if (env.AUTH_ISSUER && !env.AUTH_JWKS_URL) {
-    ctx.addIssue({ code: 'custom', path: ['AUTH_JWKS_URL'], message: 'must be set when AUTH_ISSUER is: an external identity provider needs both (or unset AUTH_ISSUER for the local token endpoint)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_JWKS_URL'],
+      message:
+        'must be set when AUTH_ISSUER is: an external identity provider needs both (or unset AUTH_ISSUER for the local token endpoint)',
+    });
   }
   if (env.AUTH_JWKS_URL && !env.AUTH_ISSUER) {
-    ctx.addIssue({ code: 'custom', path: ['AUTH_ISSUER'], message: 'must be set when AUTH_JWKS_URL is: an external identity provider needs both (or unset AUTH_JWKS_URL for the local token endpoint)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['AUTH_ISSUER'],
+      message:
+        'must be set when AUTH_JWKS_URL is: an external identity provider needs both (or unset AUTH_JWKS_URL for the local token endpoint)',
+    });
   }
   if (env.TOKEN_TTL_SECONDS > env.TOKEN_MAX_LIFETIME_SECONDS) {
-    ctx.addIssue({ code: 'custom', path: ['TOKEN_TTL_SECONDS'], message: `must not exceed TOKEN_MAX_LIFETIME_SECONDS (${env.TOKEN_MAX_LIFETIME_SECONDS}): the edge would refuse its own tokens` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['TOKEN_TTL_SECONDS'],
+      message: `must not exceed TOKEN_MAX_LIFETIME_SECONDS (${env.TOKEN_MAX_LIFETIME_SECONDS}): the edge would refuse its own tokens`,
+    });
   }
 }
 
@@ -314,63 +386,89 @@ export const localEdgeVariables = {
 };
 
 /** `npm start`: the three processes' ports and the demo, plus the edge's variables. */
-export const startEnvironment = z.object({
-  ...edgeVariables,
-  ...localEdgeVariables,
-  PORT: variable(PORT, DEFAULT_EDGE_PORT),
-  BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
-  /** Brokers started, each serving both demo platforms (the first on BROKER_PORT, the others on free ports). */
-  BROKERS: variable(positive(MAX_BROKERS_PER_PLATFORM, 'brokers'), 1),
-  SIM_PORT: variable(PORT, DEFAULT_SIM_PORT),
-  SIM_SEED: variable(SEED, undefined),
-  DATA_DIR: variable(text, '.data'),
-  LOG_LEVEL: variable(logLevel, 'info'),
-  DEMO_CLIENT_ID: variable({
-    parse: (raw) => /^[A-Za-z0-9._~-]{1,128}$/.test(raw)
-      ? { ok: true, value: raw }
-      : { ok: false, problem: 'must be 1 to 128 letters, digits or . _ ~ - (a registry client id)' },
-  }, 'demo'),
-  DEMO_CLIENT_SECRET: variable(secretText, 'demo-secret'),
-  SIM_MANAGER_PASSWORD: variable(secretText, undefined),
-}).superRefine(edgeConsistency, { when: () => true });
+export const startEnvironment = z
+  .object({
+    ...edgeVariables,
+    ...localEdgeVariables,
+    PORT: variable(PORT, DEFAULT_EDGE_PORT),
+    BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
+    /** Brokers started, each serving both demo platforms (the first on BROKER_PORT, the others on free ports). */
+    BROKERS: variable(positive(MAX_BROKERS_PER_PLATFORM, 'brokers'), 1),
+    SIM_PORT: variable(PORT, DEFAULT_SIM_PORT),
+    SIM_SEED: variable(SEED, undefined),
+    DATA_DIR: variable(text, '.data'),
+    LOG_LEVEL: variable(logLevel, 'info'),
+    DEMO_CLIENT_ID: variable(
+      {
+        parse: (raw) =>
+          /^[A-Za-z0-9._~-]{1,128}$/.test(raw)
+            ? { ok: true, value: raw }
+            : { ok: false, problem: 'must be 1 to 128 letters, digits or . _ ~ - (a registry client id)' },
+      },
+      'demo',
+    ),
+    DEMO_CLIENT_SECRET: variable(secretText, 'demo-secret'),
+    SIM_MANAGER_PASSWORD: variable(secretText, undefined),
+  })
+  .superRefine(edgeConsistency, { when: () => true });
 
 /** Both or neither: a certificate without its key (or the reverse) is a mistake, not a choice. */
 function tlsPair(env: { BROKER_TLS_CERT?: string; BROKER_TLS_KEY?: string }, ctx: z.RefinementCtx): void {
-  if (env.BROKER_TLS_CERT && !env.BROKER_TLS_KEY) ctx.addIssue({ code: 'custom', path: ['BROKER_TLS_KEY'], message: 'must be set when BROKER_TLS_CERT is (the PEM file of the certificate\'s private key)' });
-  if (env.BROKER_TLS_KEY && !env.BROKER_TLS_CERT) ctx.addIssue({ code: 'custom', path: ['BROKER_TLS_CERT'], message: 'must be set when BROKER_TLS_KEY is (the PEM certificate chain file)' });
+  if (env.BROKER_TLS_CERT && !env.BROKER_TLS_KEY)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['BROKER_TLS_KEY'],
+      message: "must be set when BROKER_TLS_CERT is (the PEM file of the certificate's private key)",
+    });
+  if (env.BROKER_TLS_KEY && !env.BROKER_TLS_CERT)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['BROKER_TLS_CERT'],
+      message: 'must be set when BROKER_TLS_KEY is (the PEM certificate chain file)',
+    });
 }
 
 /** `broker/main.ts`. */
-export const brokerEnvironment = z.object({
-  BROKER_SECRET: variable(secretText, undefined).refine((v) => v !== undefined, { message: 'is required: the edge links authenticate with it (npm run secrets makes one)' }),
-  BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
-  BROKER_HOST: variable(text, '127.0.0.1'),
-  BROKER_PLATFORMS_FILE: variable(text, undefined),
-  BROKER_ID: variable(text, 'local'),
-  BROKER_TLS_CERT: variable(text, undefined),
-  BROKER_TLS_KEY: variable(text, undefined),
-  /** Failed password checks of one account allowed per window, across the whole edge (0: no bound). */
-  PASSWORD_CHECK_FAILURES: variable(count(1_000_000, 'checks'), 5),
-  PASSWORD_CHECK_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
-  /**
-   * The bound on a drain (SIGTERM): how long the broker stays up finishing its calls and delivering its keyed outcomes
-   * before it exits. The default is the late-answer window (120 s) plus 10 s.
-   */
-  BROKER_DRAIN_SECONDS: variable(positive(3600, 'seconds'), 130),
-  /**
-   * What one answer's data may take, in bytes (default 16 MiB): the edge closes its broker link on a message past
-   * workerd's 32 MiB, and holds an answer in up to three copies within an isolate's 128 MB. At most 31 MiB.
-   */
-  BROKER_ANSWER_MAX_BYTES: variable(integer(1024, 31 * 1024 * 1024, 'a whole number of bytes from 1024 to 32505856 (31 MiB)'), 16 * 1024 * 1024),
-  /**
-   * Fair use of each platform's manager session (broker/session/fairUse.ts): callers' commands on the wire at once,
-   * and the answer bytes they are expected to bring in all.
-   */
-  BROKER_MANAGER_CALLS: variable(integer(1, 1024, 'a whole number of commands from 1 to 1024'), 16),
-  BROKER_MANAGER_BYTES: variable(integer(1024 * 1024, 1024 * 1024 * 1024, 'a whole number of bytes from 1048576 (1 MiB) to 1073741824 (1 GiB)'), 32 * 1024 * 1024),
-  DATA_DIR: variable(text, '.data'),
-  LOG_LEVEL: variable(logLevel, 'info'),
-}).superRefine(tlsPair, { when: () => true });
+export const brokerEnvironment = z
+  .object({
+    BROKER_SECRET: variable(secretText, undefined).refine((v) => v !== undefined, {
+      message: 'is required: the edge links authenticate with it (npm run secrets makes one)',
+    }),
+    BROKER_PORT: variable(PORT, DEFAULT_BROKER_PORT),
+    BROKER_HOST: variable(text, '127.0.0.1'),
+    BROKER_PLATFORMS_FILE: variable(text, undefined),
+    BROKER_ID: variable(text, 'local'),
+    BROKER_TLS_CERT: variable(text, undefined),
+    BROKER_TLS_KEY: variable(text, undefined),
+    /** Failed password checks of one account allowed per window, across the whole edge (0: no bound). */
+    PASSWORD_CHECK_FAILURES: variable(count(1_000_000, 'checks'), 5),
+    PASSWORD_CHECK_WINDOW_SECONDS: variable(positive(86_400, 'seconds'), 60),
+    /**
+     * The bound on a drain (SIGTERM): how long the broker stays up finishing its calls and delivering its keyed outcomes
+     * before it exits. The default is the late-answer window (120 s) plus 10 s.
+     */
+    BROKER_DRAIN_SECONDS: variable(positive(3600, 'seconds'), 130),
+    /**
+     * What one answer's data may take, in bytes (default 16 MiB): the edge closes its broker link on a message past
+     * workerd's 32 MiB, and holds an answer in up to three copies within an isolate's 128 MB. At most 31 MiB.
+     */
+    BROKER_ANSWER_MAX_BYTES: variable(
+      integer(1024, 31 * 1024 * 1024, 'a whole number of bytes from 1024 to 32505856 (31 MiB)'),
+      16 * 1024 * 1024,
+    ),
+    /**
+     * Fair use of each platform's manager session (broker/session/fairUse.ts): callers' commands on the wire at once,
+     * and the answer bytes they are expected to bring in all.
+     */
+    BROKER_MANAGER_CALLS: variable(integer(1, 1024, 'a whole number of commands from 1 to 1024'), 16),
+    BROKER_MANAGER_BYTES: variable(
+      integer(1024 * 1024, 1024 * 1024 * 1024, 'a whole number of bytes from 1048576 (1 MiB) to 1073741824 (1 GiB)'),
+      32 * 1024 * 1024,
+    ),
+    DATA_DIR: variable(text, '.data'),
+    LOG_LEVEL: variable(logLevel, 'info'),
+  })
+  .superRefine(tlsPair, { when: () => true });
 
 /** `sim/main.ts`. */
 export const simEnvironment = z.object({
@@ -419,7 +517,10 @@ export const ENVIRONMENTS = {
  * Reads `env` through `schema`: the typed values, or an EnvironmentError listing `NAME: problem` for every variable
  * that is wrong (`NAME must be …, got "…"`), in the schema's order.
  */
-export function readEnvironment<S extends z.ZodType<unknown, EnvironmentRecord>>(schema: S, env: EnvironmentRecord): z.output<S> {
+export function readEnvironment<S extends z.ZodType<unknown, EnvironmentRecord>>(
+  schema: S,
+  env: EnvironmentRecord,
+): z.output<S> {
   const result = schema.safeParse(env);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => `${String(issue.path[0] ?? 'environment')} ${issue.message}`);
@@ -431,12 +532,19 @@ export function readEnvironment<S extends z.ZodType<unknown, EnvironmentRecord>>
  * of the process, or `npm start` still running), a privileged port, an address this machine does not have. Null for
  * any other error, which the caller reports as it is.
  */
-export function listenProblem(error: unknown, variables: { port: string; host?: string }, port: number, host = '127.0.0.1'): string | null {
+export function listenProblem(
+  error: unknown,
+  variables: { port: string; host?: string },
+  port: number,
+  host = '127.0.0.1',
+): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 'EADDRINUSE' || code === 'ERR_ADDRESS_IN_USE') {
     return `port ${port} on ${host} is already in use (another copy running, or npm start?): set ${variables.port} to a free port, or 0 for any`;
   }
-  if (code === 'EACCES') return `port ${port} needs privileges this process does not have: set ${variables.port} to a port above 1023`;
-  if (code === 'EADDRNOTAVAIL' && variables.host) return `${host} is not an address of this machine: set ${variables.host} to one it has (127.0.0.1, or 0.0.0.0 for all)`;
+  if (code === 'EACCES')
+    return `port ${port} needs privileges this process does not have: set ${variables.port} to a port above 1023`;
+  if (code === 'EADDRNOTAVAIL' && variables.host)
+    return `${host} is not an address of this machine: set ${variables.host} to one it has (127.0.0.1, or 0.0.0.0 for all)`;
   return null;
 }

@@ -2,7 +2,14 @@
  * Transport-level error codes of the v2 envelope (`WebApiErrorCode` in the contract) and the errors both sides raise.
  */
 export const WEB_API_ERROR_CODES = [
-  'Ok', 'NoConnect', 'Validation', 'PF4Error', 'Forbidden', 'NotFound', 'PF5Error', 'Internal',
+  'Ok',
+  'NoConnect',
+  'Validation',
+  'PF4Error',
+  'Forbidden',
+  'NotFound',
+  'PF5Error',
+  'Internal',
 ] as const;
 export type WebApiErrorCode = (typeof WEB_API_ERROR_CODES)[number];
 

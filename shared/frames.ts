@@ -148,7 +148,10 @@ export const LINK_PATH = '/link';
 export const SUBSCRIBE_OP = '#subscribe';
 export const UNSUBSCRIBE_OP = '#unsubscribe';
 
-export interface SubscribeArgs { topics: StreamTopic[]; batch?: boolean }
+export interface SubscribeArgs {
+  topics: StreamTopic[];
+  batch?: boolean;
+}
 
 /** The most events one batched frame carries; a longer burst goes out in several frames, in order. */
 export const MAX_STREAM_BATCH = 256;

@@ -21,7 +21,9 @@ export function canonicalInt(value: bigint | number): Int64 {
 /** Whether a value is an integer within int64 in the canonical form (a safe number, or a bigint beyond the safe range). */
 export function isInt64(value: unknown): value is Int64 {
   if (typeof value === 'number') return Number.isSafeInteger(value);
-  return typeof value === 'bigint' && value <= INT64_MAX && value >= INT64_MIN && (value > SAFE_MAX || value < SAFE_MIN);
+  return (
+    typeof value === 'bigint' && value <= INT64_MAX && value >= INT64_MIN && (value > SAFE_MAX || value < SAFE_MIN)
+  );
 }
 
 /** Decimal digits (optionally signed) as an id, exactly; undefined when not an integer or outside int64. */

@@ -31,7 +31,10 @@ describe('a listener set', () => {
     const set = new ListenerSet<() => void>();
     const seen: string[] = [];
     let stopB = () => {};
-    set.listen(() => { seen.push('a'); stopB(); });
+    set.listen(() => {
+      seen.push('a');
+      stopB();
+    });
     stopB = set.listen(() => seen.push('b'));
     set.each((l) => l());
     expect(seen).toEqual(['a']);

@@ -8,7 +8,9 @@ export class ListenerSet<L> {
   /** Adds a listener; returns the function that removes it. */
   listen(listener: L): () => void {
     this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
+    return () => {
+      this.listeners.delete(listener);
+    };
   }
 
   get size(): number {

@@ -101,10 +101,16 @@ function walk(value: unknown, key: string, stack: object[]): string | undefined 
     value = (value as { toJSON(key: string): unknown }).toJSON(key);
   }
   switch (typeof value) {
-    case 'bigint': return value.toString();
-    case 'undefined': case 'function': case 'symbol': return undefined;
-    case 'object': break;
-    default: return JSON.stringify(value);
+    case 'bigint':
+      return value.toString();
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(value);
   }
   if (value === null) return 'null';
   if (value instanceof Number || value instanceof String || value instanceof Boolean) return JSON.stringify(value);
@@ -183,9 +189,18 @@ class ExactParser {
     if (c === 0x7b) return this.object(depth);
     if (c === 0x5b) return this.array(depth);
     if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
-    if (this.text.startsWith('true', this.at)) { this.at += 4; return true; }
-    if (this.text.startsWith('false', this.at)) { this.at += 5; return false; }
-    if (this.text.startsWith('null', this.at)) { this.at += 4; return null; }
+    if (this.text.startsWith('true', this.at)) {
+      this.at += 4;
+      return true;
+    }
+    if (this.text.startsWith('false', this.at)) {
+      this.at += 5;
+      return false;
+    }
+    if (this.text.startsWith('null', this.at)) {
+      this.at += 4;
+      return null;
+    }
     return this.fail();
   }
 
@@ -211,7 +226,8 @@ class ExactParser {
     this.at = NUMBER.lastIndex;
     if (m[1] !== undefined || m[2] !== undefined) return Number(token);
     const digits = token.charCodeAt(0) === 0x2d ? token.length - 1 : token.length;
-    const unsafe = digits > 16 || (digits === 16 && (token.charCodeAt(0) === 0x2d ? token.slice(1) : token) > SAFE_MAX_TEXT);
+    const unsafe =
+      digits > 16 || (digits === 16 && (token.charCodeAt(0) === 0x2d ? token.slice(1) : token) > SAFE_MAX_TEXT);
     return unsafe ? BigInt(token) : Number(token);
   }
 
@@ -219,13 +235,19 @@ class ExactParser {
     this.at++;
     const out: unknown[] = [];
     this.space();
-    if (this.text.charCodeAt(this.at) === 0x5d) { this.at++; return out; }
+    if (this.text.charCodeAt(this.at) === 0x5d) {
+      this.at++;
+      return out;
+    }
     for (;;) {
       out.push(this.value(depth + 1));
       this.space();
       const c = this.text.charCodeAt(this.at++);
       if (c === 0x5d) return out;
-      if (c !== 0x2c) { this.at--; this.fail(); }
+      if (c !== 0x2c) {
+        this.at--;
+        this.fail();
+      }
     }
   }
 
@@ -233,21 +255,31 @@ class ExactParser {
     this.at++;
     const out: Record<string, unknown> = {};
     this.space();
-    if (this.text.charCodeAt(this.at) === 0x7d) { this.at++; return out; }
+    if (this.text.charCodeAt(this.at) === 0x7d) {
+      this.at++;
+      return out;
+    }
     for (;;) {
       this.space();
       if (this.text.charCodeAt(this.at) !== 0x22) this.fail();
       const key = this.string();
       this.space();
-      if (this.text.charCodeAt(this.at++) !== 0x3a) { this.at--; this.fail(); }
+      if (this.text.charCodeAt(this.at++) !== 0x3a) {
+        this.at--;
+        this.fail();
+      }
       const value = this.value(depth + 1);
       // An own member, as JSON.parse makes it, even for "__proto__".
-      if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
       else out[key] = value;
       this.space();
       const c = this.text.charCodeAt(this.at++);
       if (c === 0x7d) return out;
-      if (c !== 0x2c) { this.at--; this.fail(); }
+      if (c !== 0x2c) {
+        this.at--;
+        this.fail();
+      }
     }
   }
 }

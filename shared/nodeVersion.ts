@@ -7,7 +7,10 @@ export const REQUIRED_NODE = '20.19';
 
 /** The refusal for `version` (`process.version`, e.g. `v18.19.0`), or null when it is recent enough. */
 export function nodeVersionProblem(version: string, required = REQUIRED_NODE): string | null {
-  const have = version.replace(/^v/, '').split('.').map((n) => Number.parseInt(n, 10));
+  const have = version
+    .replace(/^v/, '')
+    .split('.')
+    .map((n) => Number.parseInt(n, 10));
   const need = required.split('.').map((n) => Number.parseInt(n, 10));
   for (let i = 0; i < need.length; i++) {
     const h = have[i] ?? 0;

@@ -23,7 +23,10 @@ export interface FieldProblem {
   message: string;
 }
 
-interface ParamInput { name?: unknown; value?: unknown }
+interface ParamInput {
+  name?: unknown;
+  value?: unknown;
+}
 
 /**
  * The problems of a parameter list that replaces a plugin's parameters: at most PLUGIN_PARAMS_MAX entries, each with a
@@ -38,17 +41,29 @@ export function pluginParamsProblems(params: readonly ParamInput[]): FieldProble
   const seen = new Map<string, number>();
   params.forEach((param, i) => {
     const { name, value } = param ?? {};
-    if (name === undefined || name === null) problems.push({ path: ['params', i, 'name'], message: 'name is required' });
-    else if (typeof name === 'string' && name.length === 0) problems.push({ path: ['params', i, 'name'], message: 'name must not be empty' });
+    if (name === undefined || name === null)
+      problems.push({ path: ['params', i, 'name'], message: 'name is required' });
+    else if (typeof name === 'string' && name.length === 0)
+      problems.push({ path: ['params', i, 'name'], message: 'name must not be empty' });
     else if (typeof name === 'string' && name.length > PLUGIN_PARAM_NAME_MAX) {
-      problems.push({ path: ['params', i, 'name'], message: `name must be at most ${PLUGIN_PARAM_NAME_MAX} characters` });
+      problems.push({
+        path: ['params', i, 'name'],
+        message: `name must be at most ${PLUGIN_PARAM_NAME_MAX} characters`,
+      });
     } else if (typeof name === 'string') {
       const first = seen.get(name);
-      if (first !== undefined) problems.push({ path: ['params', i, 'name'], message: `name ${name} is already the name of params.${first} (names are unique)` });
+      if (first !== undefined)
+        problems.push({
+          path: ['params', i, 'name'],
+          message: `name ${name} is already the name of params.${first} (names are unique)`,
+        });
       else seen.set(name, i);
     }
     if (typeof value === 'string' && value.length > PLUGIN_PARAM_VALUE_MAX) {
-      problems.push({ path: ['params', i, 'value'], message: `value must be at most ${PLUGIN_PARAM_VALUE_MAX} characters` });
+      problems.push({
+        path: ['params', i, 'value'],
+        message: `value must be at most ${PLUGIN_PARAM_VALUE_MAX} characters`,
+      });
     }
   });
   return problems;
@@ -73,6 +88,7 @@ export function binaryDataProblem(data: unknown): string | undefined {
   if (data.length === 0) return 'data must not be empty (at least one byte: the command)';
   const tooLarge = `data must decode to at most ${BINARY_COMMAND_MAX_BYTES} bytes`;
   if (data.length > BINARY_COMMAND_MAX_CHARS) return tooLarge;
-  if (!BASE64.test(data)) return 'data must be base64: A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters';
+  if (!BASE64.test(data))
+    return 'data must be base64: A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters';
   return base64DecodedLength(data) > BINARY_COMMAND_MAX_BYTES ? tooLarge : undefined;
 }

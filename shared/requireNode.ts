@@ -6,7 +6,11 @@
  */
 import { nodeVersionProblem } from './nodeVersion.js';
 
-interface NodeProcess { version: string; stderr: { write(text: string): unknown }; exit(code: number): never }
+interface NodeProcess {
+  version: string;
+  stderr: { write(text: string): unknown };
+  exit(code: number): never;
+}
 
 const node = (globalThis as { process?: NodeProcess }).process;
 const problem = node ? nodeVersionProblem(node.version) : null;

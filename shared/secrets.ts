@@ -40,5 +40,8 @@ export async function verifySecret(secret: string, stored: SecretHash): Promise<
 
 /** A new random secret for an API client: 32 bytes, base64url. */
 export function newClientSecret(): string {
-  return toB64(crypto.getRandomValues(new Uint8Array(32))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return toB64(crypto.getRandomValues(new Uint8Array(32)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }

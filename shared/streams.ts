@@ -18,8 +18,15 @@ export function topicsOf(family: Family): readonly StreamTopic[] {
 /** How a record changed: SignalR clients of this kind of gateway read `Added`, `Updated` and `Deleted`. */
 export type ChangeKind = 'Added' | 'Updated' | 'Deleted';
 
-export interface TickPayload { symbol: string; bid: number; ask: number; lastTime: string }
-export interface StatusPayload { connected: boolean }
+export interface TickPayload {
+  symbol: string;
+  bid: number;
+  ask: number;
+  lastTime: string;
+}
+export interface StatusPayload {
+  connected: boolean;
+}
 
 /** One event of a platform's stream. `data` is a tick, a status, or a record change with its `kind`. */
 export type StreamEvent =

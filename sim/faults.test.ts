@@ -57,11 +57,20 @@ async function until(probe: () => boolean | Promise<boolean>, what: string, boun
  */
 function control(path: string, body: unknown): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: sim.port, path: `/control/${path}`, method: 'POST', agent: false,
-      headers: { 'content-type': 'application/json', connection: 'close' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: sim.port,
+        path: `/control/${path}`,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', connection: 'close' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -78,8 +87,11 @@ async function onFakeTimers(body: () => Promise<void>): Promise<void> {
 }
 
 /** The requests a frozen server has taken from its manager connections and holds unanswered. */
-const parkedRequests = (server: string) => [...sim.tradingServers.get(server)!.sessions]
-  .reduce((n, session) => n + (session as unknown as { parked: unknown[] }).parked.length, 0);
+const parkedRequests = (server: string) =>
+  [...sim.tradingServers.get(server)!.sessions].reduce(
+    (n, session) => n + (session as unknown as { parked: unknown[] }).parked.length,
+    0,
+  );
 
 async function connectWhenUp(server: string, timeoutMs = 3000): Promise<ManagerClient> {
   const deadline = Date.now() + timeoutMs;
@@ -100,7 +112,15 @@ describe('control channel', () => {
     const client = await loggedIn();
     await client.ok('Ping');
     const state = await getState(sim.port, 'demo-pf4');
-    expect(state).toMatchObject({ server: 'demo-pf4', family: 'PF4', up: true, users: 200, trades: 300, symbols: 12, groups: 5 });
+    expect(state).toMatchObject({
+      server: 'demo-pf4',
+      family: 'PF4',
+      up: true,
+      users: 200,
+      trades: 300,
+      symbols: 12,
+      groups: 5,
+    });
     expect(state.connections).toBeGreaterThanOrEqual(1);
     expect(state.sessions).toBeGreaterThanOrEqual(1);
     expect(state.logins).toBeGreaterThanOrEqual(1);
@@ -118,7 +138,10 @@ describe('control channel', () => {
     const badFreeze = await postControl(sim.port, 'demo-pf4/freeze', {});
     expect(badFreeze.status).toBe(400);
     expect(badFreeze.body.error).toMatch(/^on/);
-    const res = await fetch(`http://127.0.0.1:${sim.port}/control/demo-pf4/drop`, { method: 'POST', body: '{not json' });
+    const res = await fetch(`http://127.0.0.1:${sim.port}/control/demo-pf4/drop`, {
+      method: 'POST',
+      body: '{not json',
+    });
     expect(res.status).toBe(400);
   });
 });
@@ -142,7 +165,9 @@ describe('faults', () => {
     expect(await control('demo-pf4/delay', { ms: 150 })).toBe(200);
     await onFakeTimers(async () => {
       let answered = false;
-      const ping = client.ok('Ping').then(() => { answered = true; });
+      const ping = client.ok('Ping').then(() => {
+        answered = true;
+      });
       // The server has the Ping once its hold (the only timer started since the clock was faked) is pending.
       await until(() => vi.getTimerCount() === 1, 'the server to hold the answer');
       await vi.advanceTimersByTimeAsync(149);
@@ -192,7 +217,9 @@ describe('faults', () => {
     await postControl(sim.port, 'demo-pf4/freeze', { on: true });
     const served = (await getState(sim.port, 'demo-pf4')).commandsServed as number;
     let answered = false;
-    const pending = client.ok('Ping').then(() => { answered = true; });
+    const pending = client.ok('Ping').then(() => {
+      answered = true;
+    });
     // The server has taken the Ping and holds it: not answered, not counted as served, the connection open.
     await until(() => parkedRequests('demo-pf4') === 1, 'the frozen server to hold the Ping');
     expect((await getState(sim.port, 'demo-pf4')).commandsServed).toBe(served);

@@ -23,9 +23,13 @@ afterEach(() => {
 });
 
 /** What the launcher runs (launcher/stack.ts): the simulator's kept bundle, or the entry through tsx without one. */
-const simArgs = nodeServiceBundle('sim/main.ts').then((bundle) => (bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', 'sim/main.ts']));
+const simArgs = nodeServiceBundle('sim/main.ts').then((bundle) =>
+  bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', 'sim/main.ts'],
+);
 
-async function startProcess(env: Record<string, string>): Promise<{ child: ChildProcess; ready: any; lines: string[] }> {
+async function startProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; ready: any; lines: string[] }> {
   const child = spawn(process.execPath, await simArgs, {
     cwd: join(import.meta.dirname, '..'),
     env: { ...process.env, SIM_PORT: '0', ...env },
@@ -36,7 +40,9 @@ async function startProcess(env: Record<string, string>): Promise<{ child: Child
   return new Promise((resolve, reject) => {
     let buffer = '';
     let stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.stdout.on('data', (d) => {
       buffer += d;
       let at: number;
@@ -52,14 +58,32 @@ async function startProcess(env: Record<string, string>): Promise<{ child: Child
 }
 
 /** An HTTP request to the simulator from `localAddress`: its status and JSON body. */
-function fromAddress(localAddress: string, port: number, method: string, path: string, headers: Record<string, string> = {}, body?: unknown)
-  : Promise<{ status: number; body: any }> {
+function fromAddress(
+  localAddress: string,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, localAddress, method, path, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        localAddress,
+        method,
+        path,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.once('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
   });
@@ -97,9 +121,14 @@ describe('sim/main.ts', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sim-config-'));
     dirs.push(dir);
     const path = join(dir, 'sim.json');
-    writeFileSync(path, JSON.stringify({
-      servers: [{ name: 'lab-pf4', family: 'PF4', accounts: 3, trades: 2, managers: [{ login: 7, password: 'lab' }] }],
-    }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        servers: [
+          { name: 'lab-pf4', family: 'PF4', accounts: 3, trades: 2, managers: [{ login: 7, password: 'lab' }] },
+        ],
+      }),
+    );
     const { ready } = await startProcess({ SIM_CONFIG: path });
     expect(ready.servers).toEqual(['lab-pf4']);
     const client = await ManagerClient.connect(ready.port, 'lab-pf4');
@@ -113,38 +142,77 @@ describe('sim/main.ts', () => {
     const { ready } = await startProcess({ SIM_MANAGER_PASSWORD: 'peer-secret' });
     await expect(managerLogin(ready.port, '127.0.0.2', 'peer-secret')).rejects.toThrow('upgrade refused with 403');
     const refused = { status: 403, body: { error: 'address not allowed (loopback and SIM_MANAGER_ALLOW only)' } };
-    expect(await fromAddress('127.0.0.2', ready.port, 'POST', '/control/demo-pf4/refuse-login', {}, { on: true })).toEqual(refused);
+    expect(
+      await fromAddress('127.0.0.2', ready.port, 'POST', '/control/demo-pf4/refuse-login', {}, { on: true }),
+    ).toEqual(refused);
     expect(await fromAddress('127.0.0.2', ready.port, 'GET', '/healthz')).toEqual(refused);
     expect(await managerLogin(ready.port, '127.0.0.1', 'peer-secret')).toMatchObject(LOGGED_IN);
-    expect((await fromAddress('127.0.0.1', ready.port, 'GET', '/control/demo-pf4/state')).body.faults).toMatchObject({ refuseLogin: false });
+    expect((await fromAddress('127.0.0.1', ready.port, 'GET', '/control/demo-pf4/state')).body.faults).toMatchObject({
+      refuseLogin: false,
+    });
   });
 
-  it('opens manager sessions to SIM_MANAGER_ALLOW\'s addresses, and keeps the fault controls to loopback', async () => {
-    const { ready, lines } = await startProcess({ SIM_MANAGER_PASSWORD: 'peer-secret', SIM_MANAGER_ALLOW: '127.0.0.2' });
+  it("opens manager sessions to SIM_MANAGER_ALLOW's addresses, and keeps the fault controls to loopback", async () => {
+    const { ready, lines } = await startProcess({
+      SIM_MANAGER_PASSWORD: 'peer-secret',
+      SIM_MANAGER_ALLOW: '127.0.0.2',
+    });
     expect(await managerLogin(ready.port, '127.0.0.2', 'peer-secret')).toMatchObject(LOGGED_IN);
     await expect(managerLogin(ready.port, '127.0.0.3', 'peer-secret')).rejects.toThrow('upgrade refused with 403');
-    expect(await fromAddress('127.0.0.2', ready.port, 'GET', '/healthz')).toEqual({ status: 200, body: { status: 'ok', servers: ['demo-pf4', 'demo-pf5'] } });
-    expect(await fromAddress('127.0.0.2', ready.port, 'POST', '/control/demo-pf4/refuse-login', {}, { on: true })).toEqual({
-      status: 403, body: { error: 'the fault controls answer loopback only (SIM_CONTROL_TOKEN unset)' },
+    expect(await fromAddress('127.0.0.2', ready.port, 'GET', '/healthz')).toEqual({
+      status: 200,
+      body: { status: 'ok', servers: ['demo-pf4', 'demo-pf5'] },
+    });
+    expect(
+      await fromAddress('127.0.0.2', ready.port, 'POST', '/control/demo-pf4/refuse-login', {}, { on: true }),
+    ).toEqual({
+      status: 403,
+      body: { error: 'the fault controls answer loopback only (SIM_CONTROL_TOKEN unset)' },
     });
     expect(await fromAddress('127.0.0.2', ready.port, 'GET', '/control/demo-pf4/state')).toMatchObject({ status: 403 });
     // The refused switch was not thrown: logins still pass, and loopback still has the controls.
-    expect((await fromAddress('127.0.0.1', ready.port, 'GET', '/control/demo-pf4/state')).body.faults).toMatchObject({ refuseLogin: false });
+    expect((await fromAddress('127.0.0.1', ready.port, 'GET', '/control/demo-pf4/state')).body.faults).toMatchObject({
+      refuseLogin: false,
+    });
     expect(await managerLogin(ready.port, '127.0.0.2', 'peer-secret')).toMatchObject(LOGGED_IN);
-    expect(lines.some((l) => l.includes('manager connection refused: address not allowed') && l.includes('127.0.0.3'))).toBe(true);
+    expect(
+      lines.some((l) => l.includes('manager connection refused: address not allowed') && l.includes('127.0.0.3')),
+    ).toBe(true);
   });
 
   it('takes CIDR ranges, and gives an allowed peer the fault controls only with SIM_CONTROL_TOKEN as its bearer token', async () => {
     const controlToken = 'control-token-0123456789';
-    const { ready, lines } = await startProcess({ SIM_MANAGER_PASSWORD: 'peer-secret', SIM_MANAGER_ALLOW: '10.0.0.0/8, 127.0.0.2/31', SIM_CONTROL_TOKEN: controlToken });
+    const { ready, lines } = await startProcess({
+      SIM_MANAGER_PASSWORD: 'peer-secret',
+      SIM_MANAGER_ALLOW: '10.0.0.0/8, 127.0.0.2/31',
+      SIM_CONTROL_TOKEN: controlToken,
+    });
     expect(await managerLogin(ready.port, '127.0.0.3', 'peer-secret')).toMatchObject(LOGGED_IN);
     await expect(managerLogin(ready.port, '127.0.0.4', 'peer-secret')).rejects.toThrow('upgrade refused with 403');
-    const needsToken = { status: 401, body: { error: 'the fault controls need Authorization: Bearer <SIM_CONTROL_TOKEN> from this address' } };
+    const needsToken = {
+      status: 401,
+      body: { error: 'the fault controls need Authorization: Bearer <SIM_CONTROL_TOKEN> from this address' },
+    };
     expect(await fromAddress('127.0.0.2', ready.port, 'GET', '/control/demo-pf4/state')).toEqual(needsToken);
-    expect(await fromAddress('127.0.0.2', ready.port, 'GET', '/control/demo-pf4/state', { authorization: `Bearer ${controlToken}x` })).toEqual(needsToken);
+    expect(
+      await fromAddress('127.0.0.2', ready.port, 'GET', '/control/demo-pf4/state', {
+        authorization: `Bearer ${controlToken}x`,
+      }),
+    ).toEqual(needsToken);
     // A peer outside the list is refused whatever it presents.
-    expect(await fromAddress('127.0.0.4', ready.port, 'GET', '/control/demo-pf4/state', { authorization: `Bearer ${controlToken}` })).toMatchObject({ status: 403 });
-    const thrown = await fromAddress('127.0.0.2', ready.port, 'POST', '/control/demo-pf4/refuse-login', { authorization: `Bearer ${controlToken}` }, { on: true });
+    expect(
+      await fromAddress('127.0.0.4', ready.port, 'GET', '/control/demo-pf4/state', {
+        authorization: `Bearer ${controlToken}`,
+      }),
+    ).toMatchObject({ status: 403 });
+    const thrown = await fromAddress(
+      '127.0.0.2',
+      ready.port,
+      'POST',
+      '/control/demo-pf4/refuse-login',
+      { authorization: `Bearer ${controlToken}` },
+      { on: true },
+    );
     expect(thrown).toMatchObject({ status: 200, body: { ok: true, server: 'demo-pf4', action: 'refuse-login' } });
     await expect(managerLogin(ready.port, '127.0.0.2', 'peer-secret')).rejects.toThrow(/login failed/);
     for (const line of lines) expect(line).not.toContain(controlToken);
@@ -154,7 +222,9 @@ describe('sim/main.ts', () => {
     await expect(startProcess({ SIM_MANAGER_ALLOW: '127.0.0.2, broker, 10.0.0.0/33' })).rejects.toThrow(
       'SIM_MANAGER_ALLOW must be IP addresses or CIDR ranges (10.0.0.5, 172.29.79.0/24, fd00::/8) separated by commas; not one: broker 10.0.0.0/33',
     );
-    await expect(startProcess({ SIM_CONTROL_TOKEN: 'short' })).rejects.toThrow('SIM_CONTROL_TOKEN must be at least 16 characters');
+    await expect(startProcess({ SIM_CONTROL_TOKEN: 'short' })).rejects.toThrow(
+      'SIM_CONTROL_TOKEN must be at least 16 characters',
+    );
   });
 
   it('refuses to start with an invalid config and names the field', async () => {

@@ -47,7 +47,11 @@ async function main(): Promise<void> {
     allow: env.SIM_MANAGER_ALLOW,
     controlToken: env.SIM_CONTROL_TOKEN,
     log,
-  }).catch((error: unknown) => failed(listenProblem(error, { port: 'SIM_PORT', host: 'SIM_HOST' }, port, env.SIM_HOST) ?? (error as Error).message));
+  }).catch((error: unknown) =>
+    failed(
+      listenProblem(error, { port: 'SIM_PORT', host: 'SIM_HOST' }, port, env.SIM_HOST) ?? (error as Error).message,
+    ),
+  );
   // The ready line is exactly this shape (launchers parse it), so it carries no timestamp.
   process.stdout.write(`${JSON.stringify({ msg: 'sim listening', port: sim.port, servers: sim.servers })}\n`);
 
@@ -56,7 +60,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log({ msg: 'sim stopping', signal });
-    sim.close().then(() => process.exit(0), () => process.exit(1));
+    sim.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
     setTimeout(() => process.exit(1), 5000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));

@@ -31,12 +31,33 @@ beforeAll(async () => {
     managerPassword: PASSWORD,
     config: {
       servers: [
-        { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0,
-          managers: [{ login: 1000, password: PASSWORD }, { login: 1001, password: 'other', disabled: true }] },
-        { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0,
-          managers: [{ login: 1000, password: PASSWORD }, { login: 1001, password: 'other', disabled: true }] },
-        { name: 'big-pf4', family: 'PF4', accounts: 12_000, trades: 7_000, symbols: 30, ticksPerSecond: 0,
-          managers: [{ login: 1000, password: PASSWORD }] },
+        {
+          name: 'demo-pf4',
+          family: 'PF4',
+          ticksPerSecond: 0,
+          managers: [
+            { login: 1000, password: PASSWORD },
+            { login: 1001, password: 'other', disabled: true },
+          ],
+        },
+        {
+          name: 'demo-pf5',
+          family: 'PF5',
+          ticksPerSecond: 0,
+          managers: [
+            { login: 1000, password: PASSWORD },
+            { login: 1001, password: 'other', disabled: true },
+          ],
+        },
+        {
+          name: 'big-pf4',
+          family: 'PF4',
+          accounts: 12_000,
+          trades: 7_000,
+          symbols: 30,
+          ticksPerSecond: 0,
+          managers: [{ login: 1000, password: PASSWORD }],
+        },
       ],
     },
   });
@@ -53,8 +74,11 @@ afterAll(async () => {
 describe('login', () => {
   it('answers the login result with the family, build and rights', async () => {
     const client = await connect('demo-pf4');
-    const result = await client.ok<{ server: string; family: string; build: number; rights: string[] }>('login',
-      { login: 1000, password: PASSWORD, pump: false });
+    const result = await client.ok<{ server: string; family: string; build: number; rights: string[] }>('login', {
+      login: 1000,
+      password: PASSWORD,
+      pump: false,
+    });
     expect(result.server).toBe('demo-pf4');
     expect(result.family).toBe('PF4');
     expect(result.build).toBeGreaterThan(0);
@@ -108,9 +132,28 @@ describe('resync', () => {
     const end = await client.waitForEvent((e) => e.event === 'resync' && e.op === 'end');
     expect(client.events[0]).toEqual({ event: 'resync', op: 'begin', record: { server: 'demo-pf4', family: 'PF4' } });
     const counts = (end.record as { counts: Record<string, number> }).counts;
-    expect(counts).toMatchObject({ users: 200, trades: 300, ticks: 12, symbols: 12, groups: 5, news: 20, symbolGroups: 32 });
-    expect(Object.keys(counts)).toEqual(['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news',
-      'symbolGroups', 'symbolSessions', 'symbolInfo']);
+    expect(counts).toMatchObject({
+      users: 200,
+      trades: 300,
+      ticks: 12,
+      symbols: 12,
+      groups: 5,
+      news: 20,
+      symbolGroups: 32,
+    });
+    expect(Object.keys(counts)).toEqual([
+      'users',
+      'trades',
+      'ticks',
+      'symbols',
+      'groups',
+      'margin',
+      'online',
+      'news',
+      'symbolGroups',
+      'symbolSessions',
+      'symbolInfo',
+    ]);
     expect(counts).toMatchObject({ symbolSessions: 12, symbolInfo: 12 });
     expect(counts.margin).toBeGreaterThan(0);
     const items = new Map<string, unknown[]>();
@@ -121,7 +164,8 @@ describe('resync', () => {
     }
     for (const [kind, count] of Object.entries(counts)) expect(items.get(kind)?.length, kind).toBe(count);
     // Every record travels in its contract shape, with the server-only fields of accounts and groups beside it.
-    for (const user of items.get('users')!) records.PF4User.parse(withoutServerOnly('user', user as Record<string, unknown>));
+    for (const user of items.get('users')!)
+      records.PF4User.parse(withoutServerOnly('user', user as Record<string, unknown>));
     for (const trade of items.get('trades')!) records.PF4Trade.parse(trade);
     for (const tick of items.get('ticks')!) records.PF4TickInfo.parse(tick);
     for (const symbol of items.get('symbols')!) records.PF4SymbolConfig.parse(symbol);
@@ -159,8 +203,13 @@ describe('resync', () => {
     expect(counts.orders).toBe(60);
     expect(counts.deals).toBe(500);
     const schemas: Record<string, { parse: (v: unknown) => unknown }> = {
-      users: records.PF5User, positions: records.PF5Position, orders: records.PF5Order, deals: records.PF5Deal,
-      ticks: records.PF4TickInfo, symbols: records.PF5Symbol, groups: records.PF5ConGroup,
+      users: records.PF5User,
+      positions: records.PF5Position,
+      orders: records.PF5Order,
+      deals: records.PF5Deal,
+      ticks: records.PF4TickInfo,
+      symbols: records.PF5Symbol,
+      groups: records.PF5ConGroup,
     };
     const seen: Record<string, number> = {};
     for (const e of client.events) {
@@ -176,7 +225,8 @@ describe('resync', () => {
     const client = await connect('big-pf4');
     await client.ok('login', { login: 1000, password: PASSWORD });
     await client.waitForEvent((e) => e.event === 'resync' && e.op === 'end', 15_000);
-    const userChunks = client.events.filter((e) => e.op === 'chunk' && (e.record as { kind: string }).kind === 'users')
+    const userChunks = client.events
+      .filter((e) => e.op === 'chunk' && (e.record as { kind: string }).kind === 'users')
       .map((e) => (e.record as { items: unknown[] }).items.length);
     expect(userChunks).toEqual([RESYNC_CHUNK, RESYNC_CHUNK, 12_000 - 2 * RESYNC_CHUNK]);
   });
@@ -219,7 +269,10 @@ describe('commands', () => {
     expect(first.hasMore).toBe(true);
     expect(first.items[0].login).toBe(100000);
     const last = first.items[49].login;
-    const second = await client.ok<{ items: Array<{ login: number }>; hasMore: boolean }>('UsersRequest', { after: last, limit: 1000 });
+    const second = await client.ok<{ items: Array<{ login: number }>; hasMore: boolean }>('UsersRequest', {
+      after: last,
+      limit: 1000,
+    });
     expect(second.items[0].login).toBeGreaterThan(last);
     expect(second.hasMore).toBe(false);
     const all = [...first.items, ...second.items].map((u) => u.login);
@@ -247,8 +300,9 @@ describe('commands', () => {
     const client = await loggedIn('demo-pf4');
     const before = await client.ok<{ items: Array<{ login: number }> }>('UsersRequest', {});
     const highest = Math.max(...before.items.map((u) => u.login));
-    const created = await client.ok<{ login: number; group: string; name: string; leverage: number }>('UserRecordNew',
-      { record: { login: 0, group: 'demo\\forex', name: 'New Trader' } });
+    const created = await client.ok<{ login: number; group: string; name: string; leverage: number }>('UserRecordNew', {
+      record: { login: 0, group: 'demo\\forex', name: 'New Trader' },
+    });
     expect(created.login).toBe(highest + 1);
     expect(created.leverage).toBe(100);
     records.PF4User.parse(withoutServerOnly('user', created));
@@ -260,8 +314,9 @@ describe('commands', () => {
 
   it('refuses a login that already exists and a group that does not', async () => {
     const client = await loggedIn('demo-pf4');
-    expect(await client.fails('UserRecordNew', { record: { login: 100005, group: 'demo\\forex', name: 'Dup' } }))
-      .toEqual({ code: PF4_RESULT.InvalidData, message: 'login 100005 already exists' });
+    expect(
+      await client.fails('UserRecordNew', { record: { login: 100005, group: 'demo\\forex', name: 'Dup' } }),
+    ).toEqual({ code: PF4_RESULT.InvalidData, message: 'login 100005 already exists' });
     const noGroup = await client.fails('UserRecordNew', { record: { group: 'no\\such', name: 'X' } });
     expect(noGroup.code).toBe(PF4_RESULT.InvalidData);
     expect(noGroup.message).toContain('group');
@@ -271,7 +326,9 @@ describe('commands', () => {
 
   it('takes a requested free login as asked', async () => {
     const client = await loggedIn('demo-pf4');
-    const created = await client.ok<{ login: number }>('UserRecordNew', { record: { login: 777777, group: 'real\\vip', name: 'Chosen' } });
+    const created = await client.ok<{ login: number }>('UserRecordNew', {
+      record: { login: 777777, group: 'real\\vip', name: 'Chosen' },
+    });
     expect(created.login).toBe(777777);
   });
 
@@ -280,7 +337,10 @@ describe('commands', () => {
     const user = await client.ok<{ login: number }>('UserRequest', { login: 500000 });
     expect(user.login).toBe(500000);
     records.PF5User.parse(user);
-    expect(await client.fails('UserRequest', { login: 42 })).toEqual({ code: PF5_RESULT.ErrNotfound, message: 'login 42 not found' });
+    expect(await client.fails('UserRequest', { login: 42 })).toEqual({
+      code: PF5_RESULT.ErrNotfound,
+      message: 'login 42 not found',
+    });
     expect((await client.fails('UserRequest', {})).code).toBe(PF5_RESULT.ErrParams);
     const some = await client.ok<Array<{ login: number }>>('UserGetByLogins', { logins: [500001, 1, 500002] });
     expect(some.map((u) => u.login)).toEqual([500001, 500002]);
@@ -293,18 +353,29 @@ describe('commands', () => {
     await watcher.waitForEvent((e) => e.event === 'resync' && e.op === 'end');
     const client = await loggedIn('demo-pf4');
     const opened = await client.ok<{ order: number; openPrice: number; tradeCommand: string }>('TradeTransaction', {
-      tradeTransactionType: 'BrOrderOpen', orderBy: 100010, tradeCommand: 'Buy', symbol: 'EURUSD', volume: 10,
+      tradeTransactionType: 'BrOrderOpen',
+      orderBy: 100010,
+      tradeCommand: 'Buy',
+      symbol: 'EURUSD',
+      volume: 10,
     });
     records.PF4Trade.parse(opened);
     const tick = await client.ok<{ ask: number }>('TickInfoLast', { symbol: 'EURUSD' });
     expect(opened.openPrice).toBe(tick.ask);
-    await watcher.waitForEvent((e) => e.event === 'trades' && e.op === 'add' && (e.record as { order: number }).order === opened.order);
-    const closed = await client.ok<{ tradeRecordState: string }>('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: opened.order });
+    await watcher.waitForEvent(
+      (e) => e.event === 'trades' && e.op === 'add' && (e.record as { order: number }).order === opened.order,
+    );
+    const closed = await client.ok<{ tradeRecordState: string }>('TradeTransaction', {
+      tradeTransactionType: 'BrOrderClose',
+      order: opened.order,
+    });
     expect(closed.tradeRecordState).toBe('ClosedNormal');
     const gone = await watcher.waitForEvent((e) => e.event === 'trades' && e.op === 'delete');
     // The delete carries the final record: the one the close answered.
     expect(gone.record).toEqual(closed);
-    await watcher.waitForEvent((e) => e.event === 'users' && e.op === 'update' && (e.record as { login: number }).login === 100010);
+    await watcher.waitForEvent(
+      (e) => e.event === 'users' && e.op === 'update' && (e.record as { login: number }).login === 100010,
+    );
     expect(await client.ok('TradeRecordsRequest', { orders: [opened.order] })).toEqual([]);
   });
 });

@@ -8,7 +8,12 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  CHANGE_EVENTS, changeEventSchema, changeKindsOf, resyncChunkOf, type ChangeOp, type Family,
+  CHANGE_EVENTS,
+  changeEventSchema,
+  changeKindsOf,
+  resyncChunkOf,
+  type ChangeOp,
+  type Family,
 } from '../shared/protocol.js';
 import { managerProtocolAsyncApi, messageKey } from '../shared/protocolAsyncApi.js';
 import { pf4Harness, pf5Harness, type RecordedEvent } from '../test/support/sim/worldHarness.js';
@@ -36,8 +41,14 @@ function checkEvents(family: Family, events: readonly RecordedEvent[]): Set<stri
     expect(spec!.ops, `${family} ${kind}`).toContain(op);
     const group = op === 'delete' ? 'delete' : 'put';
     const frame = { event: kind, op, record };
-    expect(payloadErrors(messageKey(family, kind, group), frame), `${family} ${kind} ${op} ${JSON.stringify(record).slice(0, 200)}`).toEqual([]);
-    expect(changeEventSchema(family, kind, group).safeParse(frame).error?.issues ?? [], `${family} ${kind} ${op}`).toEqual([]);
+    expect(
+      payloadErrors(messageKey(family, kind, group), frame),
+      `${family} ${kind} ${op} ${JSON.stringify(record).slice(0, 200)}`,
+    ).toEqual([]);
+    expect(
+      changeEventSchema(family, kind, group).safeParse(frame).error?.issues ?? [],
+      `${family} ${kind} ${op}`,
+    ).toEqual([]);
     seen.add(`${kind} ${group}`);
   }
   return seen;
@@ -50,17 +61,26 @@ function checkSnapshot(family: Family, snapshot: readonly SnapshotPart[]): void 
     const items = part.rows.map((row) => (part.toWire as (row: unknown) => unknown)(row));
     expect(items.length, `${family} ${part.kind}`).toBeGreaterThan(0);
     const record = { kind: part.kind, items };
-    expect(payloadErrors(`resyncChunk${family}`, { event: 'resync', op: 'chunk', record }), `${family} ${part.kind}`).toEqual([]);
+    expect(
+      payloadErrors(`resyncChunk${family}`, { event: 'resync', op: 'chunk', record }),
+      `${family} ${part.kind}`,
+    ).toEqual([]);
     expect(resyncChunkOf(family, part.kind).safeParse(record).error?.issues ?? []).toEqual([]);
   }
 }
 
-describe('the simulator against the protocol\'s schemas', () => {
-  it('has the change ops of the schemas, and the document\'s schemas refuse what does not fit them', () => {
+describe("the simulator against the protocol's schemas", () => {
+  it("has the change ops of the schemas, and the document's schemas refuse what does not fit them", () => {
     expectTypeOf<SimChangeOp>().toEqualTypeOf<ChangeOp>();
-    expect(payloadErrors('pf4UsersPut', { event: 'users', op: 'add', record: { login: 'x', balance: 1 } })).toEqual(['/record/login must be integer']);
-    expect(payloadErrors('pf5UsersPut', { event: 'users', op: 'add', record: { login: 1, rights: 'Enabled, Password' } })).toEqual([]);
-    expect(payloadErrors('pf5DealsDelete', { event: 'deals', op: 'delete', record: {} })).toEqual(['/record must have required property \'deal\'']);
+    expect(payloadErrors('pf4UsersPut', { event: 'users', op: 'add', record: { login: 'x', balance: 1 } })).toEqual([
+      '/record/login must be integer',
+    ]);
+    expect(
+      payloadErrors('pf5UsersPut', { event: 'users', op: 'add', record: { login: 1, rights: 'Enabled, Password' } }),
+    ).toEqual([]);
+    expect(payloadErrors('pf5DealsDelete', { event: 'deals', op: 'delete', record: {} })).toEqual([
+      "/record must have required property 'deal'",
+    ]);
   });
 
   it('PF4: the snapshot and the change events of accounts, dealing, symbols, groups, news, mail and the online list', () => {
@@ -68,9 +88,16 @@ describe('the simulator against the protocol\'s schemas', () => {
     const { world } = h;
     checkSnapshot('PF4', world.snapshot());
     const tx = (fields: Json) => h.call('TradeTransaction', fields);
-    const login = h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Alice', leverage: 100 } }).login as number;
+    const login = h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Alice', leverage: 100 } })
+      .login as number;
     tx({ tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 10_000 });
-    const buy = tx({ tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100 });
+    const buy = tx({
+      tradeTransactionType: 'BrOrderOpen',
+      orderBy: login,
+      symbol: 'EURUSD',
+      tradeCommand: 'Buy',
+      volume: 100,
+    });
     tx({ tradeTransactionType: 'BrOrderModify', order: buy.order, sl: 1.05, tp: 1.2 });
     h.call('SymbolSendTick', { symbol: 'EURUSD', bid: 1.1, ask: 1.1002 });
     tx({ tradeTransactionType: 'BrOrderClose', order: buy.order });
@@ -91,9 +118,24 @@ describe('the simulator against the protocol\'s schemas', () => {
     h.call('UsersGroupOp', { record: { command: 'Delete', logins: [login] } });
     const seen = checkEvents('PF4', h.events);
     expect([...seen].sort()).toEqual([
-      'groups put', 'mail put', 'margin delete', 'margin put', 'news put', 'newsBodies put', 'online delete', 'online put',
-      'symbolGroups put', 'symbolInfo put', 'symbolSessions delete', 'symbols delete', 'symbols put', 'ticks put',
-      'trades delete', 'trades put', 'users delete', 'users put',
+      'groups put',
+      'mail put',
+      'margin delete',
+      'margin put',
+      'news put',
+      'newsBodies put',
+      'online delete',
+      'online put',
+      'symbolGroups put',
+      'symbolInfo put',
+      'symbolSessions delete',
+      'symbols delete',
+      'symbols put',
+      'ticks put',
+      'trades delete',
+      'trades put',
+      'users delete',
+      'users put',
     ]);
   });
 
@@ -102,7 +144,8 @@ describe('the simulator against the protocol\'s schemas', () => {
     const { world } = h;
     checkSnapshot('PF5', world.snapshot());
     world.feed.inject('EURUSD', 1.1, 1.1001);
-    const login = h.call('UserAdd', { record: { group: 'real\\pro', leverage: 100, firstName: 'Ann' } }).login as number;
+    const login = h.call('UserAdd', { record: { group: 'real\\pro', leverage: 100, firstName: 'Ann' } })
+      .login as number;
     h.call('UserUpdate', { record: { login, city: 'Oslo' } });
     h.call('DealerBalance', { login, type: 'Balance', amount: 20_000 });
     h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000 });
@@ -111,15 +154,27 @@ describe('the simulator against the protocol\'s schemas', () => {
     world.feed.inject('EURUSD', 1.1005, 1.1006);
     const deal = world.deals.values()[0].deal;
     h.call('DealUpdate', { record: { deal, comment: 'audited' } });
-    const own = <V>(rows: V[], key: (v: V) => number) => rows.map(key).filter((t) => !world.foreignTickets.has(t)).slice(0, 1);
+    const own = <V>(rows: V[], key: (v: V) => number) =>
+      rows
+        .map(key)
+        .filter((t) => !world.foreignTickets.has(t))
+        .slice(0, 1);
     h.call('PositionDeleteBatch', { tickets: own(world.positions.values(), (p) => p.position) });
     h.call('DealDeleteBatch', { tickets: own(world.deals.values(), (x) => x.deal) });
     h.call('GroupRecord', { group: 'real\\pro', patch: { marginCall: 90 } });
     h.call('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Euro' } });
     const seen = checkEvents('PF5', h.events);
     expect([...seen].sort()).toEqual([
-      'deals delete', 'deals put', 'groups put', 'orders delete', 'orders put', 'positions delete', 'positions put',
-      'symbols put', 'ticks put', 'users put',
+      'deals delete',
+      'deals put',
+      'groups put',
+      'orders delete',
+      'orders put',
+      'positions delete',
+      'positions put',
+      'symbols put',
+      'ticks put',
+      'users put',
     ]);
   });
 });

@@ -22,10 +22,25 @@ beforeAll(async () => {
   sim = await startSim({
     config: {
       servers: [
-        { name: 'pf4', family: 'PF4', accounts: 20, trades: 10, ticksPerSecond: 0,
-          managers: [{ login: 1000, password: 'admin-pw' }, { login: 2000, password: 'desk-pw', rights: ['manager', 'trades'] }] },
-        { name: 'pf5', family: 'PF5', accounts: 20, trades: 10, ticksPerSecond: 0,
-          managers: [{ login: 2000, password: 'desk-pw', rights: ['AccRead'] }] },
+        {
+          name: 'pf4',
+          family: 'PF4',
+          accounts: 20,
+          trades: 10,
+          ticksPerSecond: 0,
+          managers: [
+            { login: 1000, password: 'admin-pw' },
+            { login: 2000, password: 'desk-pw', rights: ['manager', 'trades'] },
+          ],
+        },
+        {
+          name: 'pf5',
+          family: 'PF5',
+          accounts: 20,
+          trades: 10,
+          ticksPerSecond: 0,
+          managers: [{ login: 2000, password: 'desk-pw', rights: ['AccRead'] }],
+        },
       ],
     },
   });
@@ -57,7 +72,9 @@ describe('manager rights', () => {
     expect(desk.closeCode).toBe(1008);
     expect((await getState(sim.port, 'pf4')).rightsDrops).toBe(before + 1);
     const admin = await loggedIn('pf4', 1000, 'admin-pw');
-    expect(await admin.ok('ReportsRequest', { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', logins: [100000] })).toEqual([]);
+    expect(
+      await admin.ok('ReportsRequest', { from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z', logins: [100000] }),
+    ).toEqual([]);
   });
 
   it('applies a changed manager configuration at the next login', async () => {
@@ -76,7 +93,9 @@ describe('manager rights', () => {
 
   it('answers ErrPermissions on PF5 for a change the manager has no right to', async () => {
     const desk = await loggedIn('pf5', 2000, 'desk-pw');
-    expect((await desk.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'A' } })).code).toBe(PF5_RESULT.ErrPermissions);
+    expect(
+      (await desk.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'A' } })).code,
+    ).toBe(PF5_RESULT.ErrPermissions);
     expect(await desk.ok('UserRequest', { login: 500000 })).toMatchObject({ login: 500000 });
   });
 });

@@ -13,7 +13,12 @@ const logged: Array<Record<string, unknown>> = [];
 const clients: ManagerClient[] = [];
 
 beforeAll(async () => {
-  sim = await startSim({ managerPassword: PASSWORD, log: (entry) => { logged.push(entry); } });
+  sim = await startSim({
+    managerPassword: PASSWORD,
+    log: (entry) => {
+      logged.push(entry);
+    },
+  });
 });
 afterAll(async () => {
   for (const client of clients) client.close();

@@ -62,20 +62,28 @@ describe('quote feed', () => {
   it('pushes ticks with bid below ask and moving prices', async () => {
     const sim = await startSim({
       managerPassword: 'pw',
-      config: { servers: [{ name: 'fast', family: 'PF4', symbols: 3, ticksPerSecond: 200, managers: [{ login: 1000, password: 'pw' }] }] },
+      config: {
+        servers: [
+          { name: 'fast', family: 'PF4', symbols: 3, ticksPerSecond: 200, managers: [{ login: 1000, password: 'pw' }] },
+        ],
+      },
     });
     running.push(sim);
     const client = await ManagerClient.connect(sim.port, 'fast');
     clients.push(client);
     await client.ok('login', { login: 1000, password: 'pw' });
-    const ticks = () => client.events.filter((e) => e.event === 'ticks' && e.op === 'update')
-      .map((e) => e.record as { symbol: string; time: string; bid: number; ask: number });
+    const ticks = () =>
+      client.events
+        .filter((e) => e.event === 'ticks' && e.op === 'update')
+        .map((e) => e.record as { symbol: string; time: string; bid: number; ask: number });
     await client.waitFor(() => ticks().length >= 30, 5000, '30 ticks');
     for (const tick of ticks()) {
       expect(tick.bid).toBeLessThan(tick.ask);
       expect(Number.isNaN(Date.parse(tick.time))).toBe(false);
     }
-    const eurusd = ticks().filter((t) => t.symbol === 'EURUSD').map((t) => t.bid);
+    const eurusd = ticks()
+      .filter((t) => t.symbol === 'EURUSD')
+      .map((t) => t.bid);
     expect(new Set(eurusd).size).toBeGreaterThan(1);
   });
 });

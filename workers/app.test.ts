@@ -12,15 +12,23 @@ vi.mock('cloudflare:workers', () => ({ DurableObject: class {} }));
 function streamed(chunks: number, size: number) {
   const seen = { pulled: 0, cancelled: false };
   let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent === chunks) { controller.close(); return; }
-      sent++;
-      seen.pulled += size;
-      controller.enqueue(new Uint8Array(size));
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (sent === chunks) {
+          controller.close();
+          return;
+        }
+        sent++;
+        seen.pulled += size;
+        controller.enqueue(new Uint8Array(size));
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
     },
-    cancel() { seen.cancelled = true; },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   const request = new Request('http://edge/x', { method: 'POST', body, duplex: 'half' } as RequestInit);
   return { request, seen };
 }

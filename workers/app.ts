@@ -49,7 +49,7 @@ export async function drainBody(request: Request, maxBytes = DRAIN_BODY_BYTES): 
   try {
     const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = request.body?.getReader();
     if (!reader) return;
-    for (let seen = 0; ;) {
+    for (let seen = 0; ; ) {
       const { done, value } = await reader.read();
       if (done) return;
       seen += value.byteLength;
@@ -140,7 +140,9 @@ export function createApp(): Hono<AppEnv> {
     if (registryNotMigrated(err)) {
       // The registry's tables are not there yet: `npm start` migrating it, or a deployment whose migrations were not
       // applied. Worth a retry, unlike an internal error.
-      console.error(JSON.stringify({ msg: 'the registry is not migrated', traceId: c.get('traceId'), error: String(err) }));
+      console.error(
+        JSON.stringify({ msg: 'the registry is not migrated', traceId: c.get('traceId'), error: String(err) }),
+      );
       return registryNotReady(c);
     }
     console.error(JSON.stringify({ msg: 'unhandled edge error', traceId: c.get('traceId'), error: String(err) }));

@@ -9,12 +9,20 @@ import type { Env } from './env.js';
 const bindings = (vars: Record<string, string>) => ({ DB: {}, ...vars }) as unknown as Env;
 
 describe('the edge configuration', () => {
-  afterEach(() => { vi.restoreAllMocks(); });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   it('reads the variables of a bindings object once, typed', () => {
     const env = bindings({ LINKS_PER_PLATFORM: '2', API_RATE_LIMIT: '0', ACCESS_LOG_BATCH: '1' });
     const config = configOf(env);
-    expect(config).toMatchObject({ LINKS_PER_PLATFORM: 2, API_RATE_LIMIT: 0, ACCESS_LOG_BATCH: true, IDEMPOTENCY_SHARDS: 16, BROKER_URL: ['http://127.0.0.1:8790'] });
+    expect(config).toMatchObject({
+      LINKS_PER_PLATFORM: 2,
+      API_RATE_LIMIT: 0,
+      ACCESS_LOG_BATCH: true,
+      IDEMPOTENCY_SHARDS: 16,
+      BROKER_URL: ['http://127.0.0.1:8790'],
+    });
     expect(configOf(env)).toBe(config);
     expect(Object.isFrozen(config)).toBe(true);
     // Other bindings are read on their own.
@@ -33,8 +41,16 @@ describe('the edge configuration', () => {
     configOf(env);
     const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, string>);
     expect(lines).toEqual([
-      { level: 'error', msg: 'wrong edge variable: its fallback is used', problem: 'API_RATE_LIMIT must be a whole number of requests from 0 to 1000000000, got "30k"' },
-      { level: 'error', msg: 'wrong edge variable: its fallback is used', problem: 'STREAM_SHARDS must be a whole number of objects from 1 to 256, got "0"' },
+      {
+        level: 'error',
+        msg: 'wrong edge variable: its fallback is used',
+        problem: 'API_RATE_LIMIT must be a whole number of requests from 0 to 1000000000, got "30k"',
+      },
+      {
+        level: 'error',
+        msg: 'wrong edge variable: its fallback is used',
+        problem: 'STREAM_SHARDS must be a whole number of objects from 1 to 256, got "0"',
+      },
     ]);
   });
 });

@@ -47,6 +47,11 @@ export class Drill {
 
   /** The edge's error-level lines (and unhandled errors) logged since `from`. */
   errorLinesSince(from: number): Array<{ at: number; line: string }> {
-    return this.logLines.filter((l) => l.at >= from && l.line.startsWith('edge ') && (/"level":"error"/.test(l.line) || l.line.includes('unhandled edge error')));
+    return this.logLines.filter(
+      (l) =>
+        l.at >= from &&
+        l.line.startsWith('edge ') &&
+        (/"level":"error"/.test(l.line) || l.line.includes('unhandled edge error')),
+    );
   }
 }

@@ -17,7 +17,12 @@ export interface LatencySummary {
 export function summarize(samples: readonly number[]): LatencySummary {
   if (samples.length === 0) return { n: 0, p50: null, p99: null, max: null };
   const sorted = sortedOf(samples);
-  return { n: samples.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), max: sorted[sorted.length - 1] };
+  return {
+    n: samples.length,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    max: sorted[sorted.length - 1],
+  };
 }
 
 /** Milliseconds with one decimal (`12.3 ms`), or `—` for no figure. */

@@ -53,20 +53,32 @@ export async function attackFlood(drill: Drill): Promise<void> {
     const pressure = cpuPressureUs();
     const from = Date.now();
     const end = from + durationMs;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (Date.now() < end) {
-        const id = `invented-${randomUUID()}`;
-        if (invented.length < 20) invented.push(id);
-        const t = performance.now();
-        const answer = await tokenFrom(stack, address(), id, 'x').catch(() => ({ status: 0, body: {} }));
-        statuses.push(String(answer.status || 'no answer'));
-        if (answer.status === 401) unknownMs.push(performance.now() - t);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < end) {
+          const id = `invented-${randomUUID()}`;
+          if (invented.length < 20) invented.push(id);
+          const t = performance.now();
+          const answer = await tokenFrom(stack, address(), id, 'x').catch(() => ({ status: 0, body: {} }));
+          statuses.push(String(answer.status || 'no answer'));
+          if (answer.status === 401) unknownMs.push(performance.now() - t);
+        }
+      }),
+    );
     const to = Date.now();
     const after = usageOf(childProcessesNamed('workerd'));
     const short = (cpuPressureUs() - pressure) / ((to - from) * 10);
-    return { label, from, to, statuses, unknownMs, cpuPerSecond: (after.cpuSeconds - usage.cpuSeconds) / ((to - from) / 1000), rssBefore: usage.rssMb, rssAfter: after.rssMb, short };
+    return {
+      label,
+      from,
+      to,
+      statuses,
+      unknownMs,
+      cpuPerSecond: (after.cpuSeconds - usage.cpuSeconds) / ((to - from) / 1000),
+      rssBefore: usage.rssMb,
+      rssAfter: after.rssMb,
+      short,
+    };
   };
   const oneSource = await flood('from one address (192.0.2.10), 5 s', 5000, () => '192.0.2.10');
   // Counters read at once after each flood; a reading counts only if its window began before the flood did.
@@ -99,7 +111,8 @@ export async function attackFlood(drill: Drill): Promise<void> {
     const unknown = summarize(p.unknownMs);
     return {
       during,
-      text: `${p.label}: ${p.statuses.length} token requests (${Math.round(p.statuses.length / ((p.to - p.from) / 1000))}/s) answered ${countLabels(p.statuses)}, ` +
+      text:
+        `${p.label}: ${p.statuses.length} token requests (${Math.round(p.statuses.length / ((p.to - p.from) / 1000))}/s) answered ${countLabels(p.statuses)}, ` +
         `401s took p50 ${ms(unknown.p50)}; cached reads p50 ${ms(during.p50)} (${ratio(during.p50, base.p50)}), p99 ${ms(during.p99)} (${ratio(during.p99, base.p99)}), n ${during.n}; ` +
         `workerd CPU ${p.cpuPerSecond.toFixed(2)} s/s, RSS ${Math.round(p.rssBefore)} → ${Math.round(p.rssAfter)} MB; ` +
         `machine short of CPU ${Number.isNaN(p.short) ? 'not reported' : `${Math.round(p.short)} % of the time`}`,
@@ -109,20 +122,24 @@ export async function attackFlood(drill: Drill): Promise<void> {
   const b = phaseLine(manySources);
   const p50Held = (d: { p50: number | null }) => d.p50 !== null && base.p50 !== null && d.p50 <= P50_BOUND * base.p50;
   drill.found({
-    id: '3a', title: `invented client ids from one address, 8 callers (bound: cached reads' p50 during at most ${P50_BOUND}× before)`,
+    id: '3a',
+    title: `invented client ids from one address, 8 callers (bound: cached reads' p50 during at most ${P50_BOUND}× before)`,
     figures: `cached reads before: p50 ${ms(base.p50)}, p99 ${ms(base.p99)}, n ${base.n}. ${a.text}`,
     held: p50Held(a.during) && failedReads === 0,
   });
   // Beyond the finding (one source inventing ids): a distributed flood, a new address per request, each address
   // counted in one of the failure counter objects.
   drill.found({
-    id: '3c', title: `invented client ids from a new address per request, 8 callers (bound: cached reads' p50 during at most ${P50_BOUND}× before)`,
+    id: '3c',
+    title: `invented client ids from a new address per request, 8 callers (bound: cached reads' p50 during at most ${P50_BOUND}× before)`,
     figures: `cached reads before: p50 ${ms(base.p50)}. ${b.text}`,
     held: p50Held(b.during) && failedReads === 0,
   });
   drill.found({
-    id: '3b', title: 'what the invented ids cost',
-    figures: `secrets verified (PBKDF2) during both floods: ${verified} (the edge's verification counter, ${verifyReadings.length} readings); ` +
+    id: '3b',
+    title: 'what the invented ids cost',
+    figures:
+      `secrets verified (PBKDF2) during both floods: ${verified} (the edge's verification counter, ${verifyReadings.length} readings); ` +
       (manyReadable
         ? `token counters of ${untouched} of ${invented.length} invented ids sampled from the second flood untouched (${TOKEN_LIMIT} of ${TOKEN_LIMIT} left); ` +
           `${addressCounters.filter((c) => c.left === FAILURE_LIMIT - 1).length} of ${addressCounters.length} sampled addresses have a failure counter with 1 spent; `

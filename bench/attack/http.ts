@@ -34,17 +34,32 @@ export async function getJson(base: string, path: string, token?: string): Promi
   const res = await fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await res.text();
   let body: unknown = text;
-  try { body = JSON.parse(text); } catch { /* not JSON */ }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, headers: res.headers, body, bytes: Buffer.byteLength(text) };
 }
 
-export async function postJson(base: string, path: string, token: string, body: string | Uint8Array): Promise<JsonAnswer> {
+export async function postJson(
+  base: string,
+  path: string,
+  token: string,
+  body: string | Uint8Array,
+): Promise<JsonAnswer> {
   const res = await fetch(`${base}${path}`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body as BodyInit,
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body as BodyInit,
   });
   const bytes = Buffer.from(await res.arrayBuffer());
   let parsed: unknown = bytes.toString('utf8');
-  try { parsed = JSON.parse(parsed as string); } catch { /* not JSON */ }
+  try {
+    parsed = JSON.parse(parsed as string);
+  } catch {
+    /* not JSON */
+  }
   return { status: res.status, headers: res.headers, body: parsed, bytes: bytes.length };
 }
 
@@ -101,7 +116,11 @@ export function unchunk(body: Buffer): Buffer {
  * One request written byte for byte on a fresh socket to `base`'s port on 127.0.0.1; the answer once it is whole, the
  * other side closed, or `timeoutMs` passed (then what came by then).
  */
-export function rawExchange(base: string, request: string | Buffer, options: { endAfterWrite?: boolean; timeoutMs?: number } = {}): Promise<RawAnswer> {
+export function rawExchange(
+  base: string,
+  request: string | Buffer,
+  options: { endAfterWrite?: boolean; timeoutMs?: number } = {},
+): Promise<RawAnswer> {
   const { port } = new URL(base);
   return new Promise((resolveAnswer) => {
     const socket = connect(Number(port), '127.0.0.1');
@@ -118,6 +137,8 @@ export function rawExchange(base: string, request: string | Buffer, options: { e
     });
     socket.on('end', finish);
     socket.on('error', finish);
-    socket.write(request, () => { if (options.endAfterWrite) socket.end(); });
+    socket.write(request, () => {
+      if (options.endAfterWrite) socket.end();
+    });
   });
 }

@@ -4,13 +4,16 @@ import { said } from './input.js';
 
 describe('what an answer said', () => {
   it('gives the v2 error code and the start of its message', () => {
-    expect(said({ data: null, error: { code: 'Validation', message: 'body: must hold at most 120000 items' } }))
-      .toBe('Validation: body: must hold at most 120000 items');
+    expect(said({ data: null, error: { code: 'Validation', message: 'body: must hold at most 120000 items' } })).toBe(
+      'Validation: body: must hold at most 120000 items',
+    );
     expect(said({ error: { code: 'Validation', message: 'm'.repeat(120) } })).toBe(`Validation: ${'m'.repeat(90)}`);
   });
 
   it('gives the v1 error code and description', () => {
-    expect(said({ errorCode: 'Validation', errorDescription: 'body: must be UTF-8 text' })).toBe('Validation: body: must be UTF-8 text');
+    expect(said({ errorCode: 'Validation', errorDescription: 'body: must be UTF-8 text' })).toBe(
+      'Validation: body: must be UTF-8 text',
+    );
   });
 
   it('gives the start of anything else on one line', () => {

@@ -20,10 +20,20 @@ export async function attackPasswordChecks(drill: Drill): Promise<void> {
   const login = users.body.data[2].login as number;
   const check = async (token: string, password: string) => {
     const res = await fetch(`${edgeUrl}/api/v2/PF4/${stack.platforms.pf4}/UserPasswordCheck/${login}`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(password),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(password),
     });
-    const body = await res.json() as { data: unknown; error: { code: string; managerCode: string | number | null; message: string } | null };
-    return { status: res.status, body, retryAfter: res.headers.get('retry-after'), challenge: res.headers.get('www-authenticate') };
+    const body = (await res.json()) as {
+      data: unknown;
+      error: { code: string; managerCode: string | number | null; message: string } | null;
+    };
+    return {
+      status: res.status,
+      body,
+      retryAfter: res.headers.get('retry-after'),
+      challenge: res.headers.get('www-authenticate'),
+    };
   };
   const errorsBefore = await serverCommandErrors(stack);
   const readOnly = await check(reader.token, 'Guess123x');
@@ -31,16 +41,23 @@ export async function attackPasswordChecks(drill: Drill): Promise<void> {
   for (let i = 1; i <= 6; i++) guesses.push(await check(writer.token, `Wrong${i}guess`));
   const rightAfter = await check(writer.token, `demo-${login}`);
   const errorsAfter = await serverCommandErrors(stack);
-  const label = (r: Awaited<ReturnType<typeof check>>) => (r.body.error ? `${r.body.error.code}/${r.body.error.managerCode}` : `data ${String(r.body.data)}`);
+  const label = (r: Awaited<ReturnType<typeof check>>) =>
+    r.body.error ? `${r.body.error.code}/${r.body.error.managerCode}` : `data ${String(r.body.data)}`;
   const sixth = guesses[5];
   drill.found({
-    id: '9', title: `UserPasswordCheck (login ${login})`,
-    figures: `read-only client: ${readOnly.status} ${label(readOnly)} (${readOnly.challenge?.match(/error="[^"]+"/)?.[0] ?? 'no challenge'}, ${readOnly.challenge?.match(/scope="[^"]+"/)?.[0] ?? ''}); ` +
+    id: '9',
+    title: `UserPasswordCheck (login ${login})`,
+    figures:
+      `read-only client: ${readOnly.status} ${label(readOnly)} (${readOnly.challenge?.match(/error="[^"]+"/)?.[0] ?? 'no challenge'}, ${readOnly.challenge?.match(/scope="[^"]+"/)?.[0] ?? ''}); ` +
       `write client, 6 wrong checks: ${guesses.map(label).join(', ')}; the 6th with Retry-After ${sixth.retryAfter}; then the right password: ${label(rightAfter)}; ` +
       `failed commands on the trading server ${typeof errorsBefore === 'number' && typeof errorsAfter === 'number' ? `+${errorsAfter - errorsBefore}` : 'not readable'}`,
-    held: readOnly.body.error?.code === 'Forbidden' && (readOnly.challenge ?? '').includes('insufficient_scope') &&
-      guesses.slice(0, 5).every((g) => g.body.error?.managerCode === 'InvalidData') && sixth.body.error?.managerCode === 'TooFrequent' &&
-      Number(sixth.retryAfter) >= 1 && rightAfter.body.error?.managerCode === 'TooFrequent',
+    held:
+      readOnly.body.error?.code === 'Forbidden' &&
+      (readOnly.challenge ?? '').includes('insufficient_scope') &&
+      guesses.slice(0, 5).every((g) => g.body.error?.managerCode === 'InvalidData') &&
+      sixth.body.error?.managerCode === 'TooFrequent' &&
+      Number(sixth.retryAfter) >= 1 &&
+      rightAfter.body.error?.managerCode === 'TooFrequent',
   });
 }
 
@@ -63,7 +80,10 @@ export async function attackManagerSession(drill: Drill): Promise<void> {
   const reader = await newClient(stack, 'flood', 'webapi');
   const writer = await newClient(stack, 'writer', 'webapi webapi.write');
   const v2 = `/api/v2/PF4/${stack.platforms.pf4}`;
-  const accounts = (await getJson(edgeUrl, `${v2}/UsersRequest?limit=1000`, writer.token)).body.data as Array<{ login: number; group: string }>;
+  const accounts = (await getJson(edgeUrl, `${v2}/UsersRequest?limit=1000`, writer.token)).body.data as Array<{
+    login: number;
+    group: string;
+  }>;
   const logins = accounts.map((a) => a.login);
   const platform = { platform: stack.platforms.pf4 };
   const before = {
@@ -73,7 +93,9 @@ export async function attackManagerSession(drill: Drill): Promise<void> {
   let rssPeak = 0;
   // Sampled beside the writer, not by it: the writes are what the finding judges.
   const rssSampler = setInterval(() => {
-    void brokerSample(stack, 'process_resident_memory_bytes').then((rss) => { rssPeak = Math.max(rssPeak, rss); });
+    void brokerSample(stack, 'process_resident_memory_bytes').then((rss) => {
+      rssPeak = Math.max(rssPeak, rss);
+    });
   }, 250);
   const writes = { ok: 0, failed: 0, unknown: 0, errors: new Map<string, number>() };
   let writing = true;
@@ -81,10 +103,14 @@ export async function attackManagerSession(drill: Drill): Promise<void> {
     for (let i = 0; writing; i++) {
       const res = await fetch(`${edgeUrl}${v2}/UserRecordNew`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${writer.token}`, 'content-type': 'application/json', 'idempotency-key': `drill-${randomUUID()}` },
+        headers: {
+          authorization: `Bearer ${writer.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `drill-${randomUUID()}`,
+        },
         body: JSON.stringify({ group: accounts[0].group, name: `Drill ${i}` }),
       });
-      const body = await res.json() as { error: { code: string; message: string } | null };
+      const body = (await res.json()) as { error: { code: string; message: string } | null };
       if (res.headers.get('x-request-outcome') === 'unknown') writes.unknown++;
       if (body.error) {
         writes.failed++;
@@ -93,10 +119,24 @@ export async function attackManagerSession(drill: Drill): Promise<void> {
     }
   })();
 
-  const repeated = await getJson(edgeUrl, `${v2}/UserRecordsRequest?logins=${Array(18_542).fill(logins[0]).join(',')}`, reader.token);
-  const bursts = { answered: 0, refused: 0, retryAfter: new Set<string>(), other: new Map<string, number>(), answerBytes: 0 };
+  const repeated = await getJson(
+    edgeUrl,
+    `${v2}/UserRecordsRequest?logins=${Array(18_542).fill(logins[0]).join(',')}`,
+    reader.token,
+  );
+  const bursts = {
+    answered: 0,
+    refused: 0,
+    retryAfter: new Set<string>(),
+    other: new Map<string, number>(),
+    answerBytes: 0,
+  };
   for (let burst = 0; burst < 3; burst++) {
-    const answers = await Promise.all(Array.from({ length: 32 }, () => getJson(edgeUrl, `${v2}/UserRecordsRequest?logins=${logins.join(',')}`, reader.token)));
+    const answers = await Promise.all(
+      Array.from({ length: 32 }, () =>
+        getJson(edgeUrl, `${v2}/UserRecordsRequest?logins=${logins.join(',')}`, reader.token),
+      ),
+    );
     for (const a of answers) {
       if (!a.body.error) {
         bursts.answered++;
@@ -109,20 +149,34 @@ export async function attackManagerSession(drill: Drill): Promise<void> {
   }
 
   progress('10: 800 mails of 65,536 characters (500 of them wide)');
-  const mail = async (i: number) => postJson(edgeUrl, `${v2}/MailSend`, writer.token, JSON.stringify({
-    subject: `drill ${i}`, body: (i < 300 ? 'm' : '\u4e00').repeat(65_536), logins: [logins[0]],
-  }));
+  const mail = async (i: number) =>
+    postJson(
+      edgeUrl,
+      `${v2}/MailSend`,
+      writer.token,
+      JSON.stringify({
+        subject: `drill ${i}`,
+        body: (i < 300 ? 'm' : '\u4e00').repeat(65_536),
+        logins: [logins[0]],
+      }),
+    );
   let mailsFailed = 0;
   for (let i = 0; i < 800; i += 4) {
     const sent = await Promise.all([0, 1, 2, 3].map((k) => mail(i + k)));
     mailsFailed += sent.filter((m) => m.body?.error).length;
   }
-  const unpaged = await Promise.all(Array.from({ length: 4 }, () => getJson(edgeUrl, `${v2}/MailsRequest`, reader.token)));
+  const unpaged = await Promise.all(
+    Array.from({ length: 4 }, () => getJson(edgeUrl, `${v2}/MailsRequest`, reader.token)),
+  );
   let pages = 0;
   let paged = 0;
   let cursor: string | null = null;
   do {
-    const page = await getJson(edgeUrl, `${v2}/MailsRequest?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, reader.token);
+    const page = await getJson(
+      edgeUrl,
+      `${v2}/MailsRequest?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      reader.token,
+    );
     if (page.body.error) break;
     pages++;
     paged += page.body.data.length;
@@ -137,20 +191,36 @@ export async function attackManagerSession(drill: Drill): Promise<void> {
   };
   const unpagedCodes = countLabels(unpaged.map((u) => u.body.error?.code ?? 'ok'));
   drill.found({
-    id: '10', title: 'a read-only client floods the manager session (bound: the other client\'s keyed writes all succeed, none unknown; no session drop, no new link)',
-    figures: `a login repeated 18,542 times: ${repeated.status} ${repeated.body?.error?.code ?? 'ok'} (${String(repeated.body?.error?.message ?? '').slice(0, 60)}); ` +
+    id: '10',
+    title:
+      "a read-only client floods the manager session (bound: the other client's keyed writes all succeed, none unknown; no session drop, no new link)",
+    figures:
+      `a login repeated 18,542 times: ${repeated.status} ${repeated.body?.error?.code ?? 'ok'} (${String(repeated.body?.error?.message ?? '').slice(0, 60)}); ` +
       `3 bursts of 32 reads of ${logins.length} accounts: ${bursts.answered} answered (at most ${bursts.answerBytes} bytes), ${bursts.refused} refused TooFrequent with Retry-After ${[...bursts.retryAfter].join('/')}` +
       `${bursts.other.size ? `, other: ${JSON.stringify(Object.fromEntries(bursts.other))}` : ''}; ` +
       `800 mails sent (${mailsFailed} failed), 4 unpaged MailsRequest at once: ${unpagedCodes}; paged: ${paged} mails in ${pages} pages; ` +
       `the other client's keyed writes meanwhile: ${writes.ok} ok, ${writes.failed} failed, ${writes.unknown} unknown${writes.errors.size ? ` ${JSON.stringify(Object.fromEntries(writes.errors))}` : ''}; ` +
       `manager reconnects +${after.reconnects - before.reconnects}, edge links opened +${after.links - before.links}; broker RSS peak ${Math.round(rssPeak / 1e6)} MB`,
-    held: repeated.body?.error?.code === 'Validation' && bursts.refused > 0 && [...bursts.retryAfter].every((r) => Number(r) >= 1) && bursts.other.size === 0 &&
-      writes.ok > 0 && writes.failed === 0 && writes.unknown === 0 && after.reconnects === before.reconnects && after.links === before.links &&
-      mailsFailed === 0 && unpaged.every((u) => u.body.error?.code === 'Validation' || !u.body.error) && paged >= 800,
+    held:
+      repeated.body?.error?.code === 'Validation' &&
+      bursts.refused > 0 &&
+      [...bursts.retryAfter].every((r) => Number(r) >= 1) &&
+      bursts.other.size === 0 &&
+      writes.ok > 0 &&
+      writes.failed === 0 &&
+      writes.unknown === 0 &&
+      after.reconnects === before.reconnects &&
+      after.links === before.links &&
+      mailsFailed === 0 &&
+      unpaged.every((u) => u.body.error?.code === 'Validation' || !u.body.error) &&
+      paged >= 800,
   });
 }
 
 async function serverCommandErrors(stack: Stack): Promise<number | null> {
-  const state = await stack.control('demo-pf4', 'state').catch(() => null) as { commandErrors?: number; counters?: { commandErrors?: number } } | null;
+  const state = (await stack.control('demo-pf4', 'state').catch(() => null)) as {
+    commandErrors?: number;
+    counters?: { commandErrors?: number };
+  } | null;
   return state?.commandErrors ?? state?.counters?.commandErrors ?? null;
 }

@@ -11,7 +11,10 @@ describe('rate-limit windows', () => {
   });
 
   it('count a reading only when its window began by the time asked', () => {
-    const readings = [{ left: 29, resetAt: 180_000 }, { left: 30, resetAt: 180_000 }];
+    const readings = [
+      { left: 29, resetAt: 180_000 },
+      { left: 30, resetAt: 180_000 },
+    ];
     expect(windowsBeganBy(readings, 120_000, 60_000)).toBe(true);
     expect(windowsBeganBy(readings, 150_000, 60_000)).toBe(true);
     expect(windowsBeganBy(readings, 119_999, 60_000)).toBe(false);

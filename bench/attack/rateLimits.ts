@@ -23,7 +23,10 @@ export function windowsBeganBy(readings: readonly CounterReading[], from: number
 
 /** Reads a rate-limit counter without spending from it. */
 export async function counter(stack: Stack, key: string, limit: number): Promise<CounterReading> {
-  const grant = await objectCall<CounterReading>(stack.edge.miniflare, 'RATE_LIMITER', key, 'take', 0, { limit, windowMs: WINDOW_MS });
+  const grant = await objectCall<CounterReading>(stack.edge.miniflare, 'RATE_LIMITER', key, 'take', 0, {
+    limit,
+    windowMs: WINDOW_MS,
+  });
   return { left: grant.left, resetAt: grant.resetAt };
 }
 
@@ -36,7 +39,9 @@ export async function failureShards(stack: Stack): Promise<{ shardOf: Map<string
   let objects = 0;
   for (let n = 0; n < FAILURE_SHARDS; n++) {
     const name = shardName('token-fail', n);
-    const keys = Object.keys(await objectCall<Record<string, number>>(stack.edge.miniflare, 'RATE_LIMITER', name, 'counted'));
+    const keys = Object.keys(
+      await objectCall<Record<string, number>>(stack.edge.miniflare, 'RATE_LIMITER', name, 'counted'),
+    );
     if (keys.length > 0) objects++;
     for (const key of keys) shardOf.set(key, name);
   }
@@ -44,11 +49,23 @@ export async function failureShards(stack: Stack): Promise<{ shardOf: Map<string
 }
 
 /** Reads one address's failure counter in the object that counts it, without spending from it. */
-export async function failureCounter(stack: Stack, shards: Map<string, string>, address: string): Promise<CounterReading> {
+export async function failureCounter(
+  stack: Stack,
+  shards: Map<string, string>,
+  address: string,
+): Promise<CounterReading> {
   const key = `token-fail:${address}`;
   const shard = shards.get(key);
   if (!shard) return { left: FAILURE_LIMIT, resetAt: windowEnd(Date.now(), WINDOW_MS) };
-  const grant = await objectCall<CounterReading>(stack.edge.miniflare, 'RATE_LIMITER', shard, 'take', 0, { limit: FAILURE_LIMIT, windowMs: WINDOW_MS }, key);
+  const grant = await objectCall<CounterReading>(
+    stack.edge.miniflare,
+    'RATE_LIMITER',
+    shard,
+    'take',
+    0,
+    { limit: FAILURE_LIMIT, windowMs: WINDOW_MS },
+    key,
+  );
   return { left: grant.left, resetAt: grant.resetAt };
 }
 

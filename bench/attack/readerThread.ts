@@ -9,16 +9,20 @@ import type { TimedRead } from './timedReads.js';
 const { url, token } = workerData as { url: string; token: string };
 const reads: TimedRead[] = [];
 let reading = true;
-parentPort!.on('message', () => { reading = false; });
+parentPort!.on('message', () => {
+  reading = false;
+});
 void (async () => {
   while (reading) {
     const t = performance.now();
     let ok = false;
     try {
       const res = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-      const body = await res.json() as { error?: unknown };
+      const body = (await res.json()) as { error?: unknown };
       ok = res.status === 200 && body.error === null;
-    } catch { /* a failed read */ }
+    } catch {
+      /* a failed read */
+    }
     reads.push({ at: Date.now(), ms: performance.now() - t, ok });
     await new Promise((r) => setImmediate(r));
   }

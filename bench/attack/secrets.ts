@@ -16,18 +16,25 @@ export async function attackWrongSecrets(drill: Drill): Promise<void> {
   const holder = await newClient(stack, 'holder');
   const attacker = '203.0.113.7';
   const wrong: string[] = [];
-  for (let i = 0; i < 30; i++) wrong.push(String((await tokenFrom(stack, attacker, holder.clientId, `guess-${i}`)).status));
+  for (let i = 0; i < 30; i++)
+    wrong.push(String((await tokenFrom(stack, attacker, holder.clientId, `guess-${i}`)).status));
   const attackerRight = await tokenFrom(stack, attacker, holder.clientId, holder.secret);
   const elsewhere = await tokenFrom(stack, '198.51.100.9', holder.clientId, holder.secret);
   const local = await tokenOnSocket(stack, holder.clientId, holder.secret);
   const budget = await counter(stack, `token:${holder.clientId}`, TOKEN_LIMIT);
   drill.found({
-    id: '2', title: '30 wrong secrets from 203.0.113.7, then the right secret',
-    figures: `wrong secrets answered ${countLabels(wrong)}; the right secret from 198.51.100.9 ${elsewhere.status}` +
+    id: '2',
+    title: '30 wrong secrets from 203.0.113.7, then the right secret',
+    figures:
+      `wrong secrets answered ${countLabels(wrong)}; the right secret from 198.51.100.9 ${elsewhere.status}` +
       `${elsewhere.status === 200 ? ' (token issued)' : ` ${JSON.stringify(elsewhere.body)}`}, on the local socket ${local.status}, ` +
       `from the attacker's own address ${attackerRight.status} ${(attackerRight.body.error as string | undefined) ?? ''}; the holder's token budget ` +
       `${budget.left} of ${TOKEN_LIMIT} left (3 tokens issued to it so far)`,
-    held: wrong.every((s) => s === '401') && elsewhere.status === 200 && local.status === 200 && budget.left === TOKEN_LIMIT - 3,
+    held:
+      wrong.every((s) => s === '401') &&
+      elsewhere.status === 200 &&
+      local.status === 200 &&
+      budget.left === TOKEN_LIMIT - 3,
   });
 }
 
@@ -44,7 +51,8 @@ export async function attackPacedFailures(drill: Drill): Promise<Finding> {
   const address = '203.0.113.8';
   const burst = async () => {
     const statuses: string[] = [];
-    for (let i = 0; i < FAILURE_LIMIT - 1; i++) statuses.push(String((await tokenFrom(stack, address, holder.clientId, `guess-${i}`)).status));
+    for (let i = 0; i < FAILURE_LIMIT - 1; i++)
+      statuses.push(String((await tokenFrom(stack, address, holder.clientId, `guess-${i}`)).status));
     return statuses;
   };
   const windowEnds = windowEnd(Date.now(), WINDOW_MS);
@@ -54,8 +62,10 @@ export async function attackPacedFailures(drill: Drill): Promise<Finding> {
   const sameWindow = Date.now() < windowEnds;
   const admitted = [...first, ...second].filter((s) => s === '401').length;
   return {
-    id: '2b', title: `${FAILURE_LIMIT - 1} wrong secrets from 203.0.113.8, ${PAUSE_MS / 1000} s without a request, ${FAILURE_LIMIT - 1} more (bound: ${FAILURE_LIMIT} failures per address per window)`,
-    figures: `first ${countLabels(first)}, then ${countLabels(second)}: ${admitted} failures answered 401 from one address ` +
+    id: '2b',
+    title: `${FAILURE_LIMIT - 1} wrong secrets from 203.0.113.8, ${PAUSE_MS / 1000} s without a request, ${FAILURE_LIMIT - 1} more (bound: ${FAILURE_LIMIT} failures per address per window)`,
+    figures:
+      `first ${countLabels(first)}, then ${countLabels(second)}: ${admitted} failures answered 401 from one address ` +
       `${sameWindow ? 'within one window' : '(the window turned meanwhile: not comparable)'}`,
     held: sameWindow && admitted <= FAILURE_LIMIT,
   };

@@ -6,21 +6,38 @@ import { describe, expect, it } from 'vitest';
 import { attackSettings } from './settings.js';
 
 describe('attack drill settings', () => {
-  it('takes the edge\'s defaults with nothing set', () => {
+  it("takes the edge's defaults with nothing set", () => {
     expect(attackSettings({})).toStrictEqual({
-      CACHE_SECONDS: 5, WINDOW_MS: 60_000, TOKEN_LIMIT: 30, FAILURE_LIMIT: 30, VERIFY_LIMIT: 300, FAILURE_SHARDS: 16,
-      TOLERANCE_MS: 5000, STREAM_END_BOUND_MS: 6000,
+      CACHE_SECONDS: 5,
+      WINDOW_MS: 60_000,
+      TOKEN_LIMIT: 30,
+      FAILURE_LIMIT: 30,
+      VERIFY_LIMIT: 300,
+      FAILURE_SHARDS: 16,
+      TOLERANCE_MS: 5000,
+      STREAM_END_BOUND_MS: 6000,
     });
   });
 
   it('takes what the environment sets, in the units the drill counts in', () => {
     const settings = attackSettings({
-      REGISTRY_CACHE_SECONDS: '2', RATE_LIMIT_WINDOW_SECONDS: '10', TOKEN_RATE_LIMIT: '7', TOKEN_FAILURE_LIMIT: '4',
-      TOKEN_VERIFY_LIMIT: '50', TOKEN_FAILURE_SHARDS: '3', TOKEN_CLOCK_TOLERANCE_SECONDS: '0',
+      REGISTRY_CACHE_SECONDS: '2',
+      RATE_LIMIT_WINDOW_SECONDS: '10',
+      TOKEN_RATE_LIMIT: '7',
+      TOKEN_FAILURE_LIMIT: '4',
+      TOKEN_VERIFY_LIMIT: '50',
+      TOKEN_FAILURE_SHARDS: '3',
+      TOKEN_CLOCK_TOLERANCE_SECONDS: '0',
     });
     expect(settings).toStrictEqual({
-      CACHE_SECONDS: 2, WINDOW_MS: 10_000, TOKEN_LIMIT: 7, FAILURE_LIMIT: 4, VERIFY_LIMIT: 50, FAILURE_SHARDS: 3,
-      TOLERANCE_MS: 0, STREAM_END_BOUND_MS: 3000,
+      CACHE_SECONDS: 2,
+      WINDOW_MS: 10_000,
+      TOKEN_LIMIT: 7,
+      FAILURE_LIMIT: 4,
+      VERIFY_LIMIT: 50,
+      FAILURE_SHARDS: 3,
+      TOLERANCE_MS: 0,
+      STREAM_END_BOUND_MS: 3000,
     });
   });
 

@@ -33,7 +33,14 @@ export function attackSettings(env: Record<string, string | undefined>): AttackS
 }
 
 export const {
-  CACHE_SECONDS, WINDOW_MS, TOKEN_LIMIT, FAILURE_LIMIT, VERIFY_LIMIT, FAILURE_SHARDS, TOLERANCE_MS, STREAM_END_BOUND_MS,
+  CACHE_SECONDS,
+  WINDOW_MS,
+  TOKEN_LIMIT,
+  FAILURE_LIMIT,
+  VERIFY_LIMIT,
+  FAILURE_SHARDS,
+  TOLERANCE_MS,
+  STREAM_END_BOUND_MS,
 } = attackSettings(process.env);
 
 /** docs/operating.md, "Probes, logs and metrics": a frozen trading server shows down within 10 s (keep-alive interval plus timeout). */

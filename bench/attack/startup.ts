@@ -19,21 +19,43 @@ import { sleep, until } from './waiting.js';
  */
 export function startupHeld(poll: Pick<StartupPoll, 'healthz' | 'token' | 'tokenAfterHealthy'>): boolean {
   const all = [...poll.healthz, ...poll.token, ...(poll.tokenAfterHealthy ? [poll.tokenAfterHealthy] : [])];
-  return !all.some((l) => l.startsWith('5') && !l.startsWith('503')) && poll.tokenAfterHealthy === '200' &&
-    all.filter((l) => l.startsWith('503')).every((l) => l === '503 RegistryNotReady' || l === '503 down');
+  return (
+    !all.some((l) => l.startsWith('5') && !l.startsWith('503')) &&
+    poll.tokenAfterHealthy === '200' &&
+    all.filter((l) => l.startsWith('503')).every((l) => l === '503 RegistryNotReady' || l === '503 down')
+  );
 }
 
 /** Why a start failed, from its error: the first two lines that say error or fail, without colours, at most 300 characters. */
 export function startFailureCause(message: string): string {
-  return stripVTControlCharacters(message).split('\n').filter((l) => /error|fail/i.test(l)).slice(0, 2).join(' / ').slice(0, 300);
+  return stripVTControlCharacters(message)
+    .split('\n')
+    .filter((l) => /error|fail/i.test(l))
+    .slice(0, 2)
+    .join(' / ')
+    .slice(0, 300);
 }
 
-interface StartupPoll { stop(): Promise<void>; healthz: string[]; token: string[]; firstHealthy: number | null; firstToken: number | null; tokenAfterHealthy: string | null }
+interface StartupPoll {
+  stop(): Promise<void>;
+  healthz: string[];
+  token: string[];
+  firstHealthy: number | null;
+  firstToken: number | null;
+  tokenAfterHealthy: string | null;
+}
 
 function pollStartup(url: string, clientId: string, secret: string, t0: number): StartupPoll {
-  const poll: StartupPoll = { stop: async () => {}, healthz: [], token: [], firstHealthy: null, firstToken: null, tokenAfterHealthy: null };
+  const poll: StartupPoll = {
+    stop: async () => {},
+    healthz: [],
+    token: [],
+    firstHealthy: null,
+    firstToken: null,
+    tokenAfterHealthy: null,
+  };
   const label = async (res: Response) => {
-    const body = await res.json().catch(() => ({})) as { errorCode?: string; status?: string; error?: string };
+    const body = (await res.json().catch(() => ({}))) as { errorCode?: string; status?: string; error?: string };
     return res.status === 200 ? '200' : `${res.status} ${body.errorCode ?? body.status ?? body.error ?? ''}`.trim();
   };
   const noAnswer = () => 'no listener yet';
@@ -41,9 +63,13 @@ function pollStartup(url: string, clientId: string, secret: string, t0: number):
   const loop = (async () => {
     while (running) {
       const healthz = fetch(`${url}/healthz`).then(label, noAnswer);
-      const token = poll.firstToken === null
-        ? fetch(`${url}/connect/token`, { method: 'POST', headers: FORM, body: tokenForm(clientId, secret) }).then(label, noAnswer)
-        : Promise.resolve(null);
+      const token =
+        poll.firstToken === null
+          ? fetch(`${url}/connect/token`, { method: 'POST', headers: FORM, body: tokenForm(clientId, secret) }).then(
+              label,
+              noAnswer,
+            )
+          : Promise.resolve(null);
       const [h, t] = await Promise.all([healthz, token]);
       poll.healthz.push(h);
       if (t !== null) {
@@ -53,12 +79,19 @@ function pollStartup(url: string, clientId: string, secret: string, t0: number):
       if (h === '200' && poll.firstHealthy === null) {
         poll.firstHealthy = Date.now() - t0;
         // What a script that waits for /healthz does next.
-        poll.tokenAfterHealthy = await fetch(`${url}/connect/token`, { method: 'POST', headers: FORM, body: tokenForm(clientId, secret) }).then(label, noAnswer);
+        poll.tokenAfterHealthy = await fetch(`${url}/connect/token`, {
+          method: 'POST',
+          headers: FORM,
+          body: tokenForm(clientId, secret),
+        }).then(label, noAnswer);
       }
       await sleep(100);
     }
   })();
-  poll.stop = async () => { running = false; await loop; };
+  poll.stop = async () => {
+    running = false;
+    await loop;
+  };
   return poll;
 }
 
@@ -66,7 +99,10 @@ function pollStartup(url: string, clientId: string, secret: string, t0: number):
 export const STARTS_POLLED = 3;
 
 /** One start of the stack on a fresh data folder; polled from its first moment unless `polled` is false. */
-export async function startFresh(drill: Drill, polled: boolean): Promise<{ describe: string; held: boolean; dataDir: string; ok: boolean }> {
+export async function startFresh(
+  drill: Drill,
+  polled: boolean,
+): Promise<{ describe: string; held: boolean; dataDir: string; ok: boolean }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'attack-drill-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -81,7 +117,9 @@ export async function startFresh(drill: Drill, polled: boolean): Promise<{ descr
     rmSync(dataDir, { recursive: true, force: true });
     const cause = startFailureCause(String((error as Error).message));
     return {
-      ok: false, dataDir, held: false,
+      ok: false,
+      dataDir,
+      held: false,
       describe: `start FAILED after ${seconds(Date.now() - t0)}: ${cause}${poll ? `; /healthz ${countLabels(poll.healthz)}; /connect/token ${countLabels(poll.token)}` : ''}`,
     };
   }
@@ -91,8 +129,10 @@ export async function startFresh(drill: Drill, polled: boolean): Promise<{ descr
   await sleep(500);
   await poll.stop();
   return {
-    ok: true, dataDir,
-    describe: `/healthz ${countLabels(poll.healthz)}; /connect/token ${countLabels(poll.token)}; the stack was up (npm start's banner) at ` +
+    ok: true,
+    dataDir,
+    describe:
+      `/healthz ${countLabels(poll.healthz)}; /connect/token ${countLabels(poll.token)}; the stack was up (npm start's banner) at ` +
       `${seconds(upMs)}, the first /healthz 200 at ${seconds(poll.firstHealthy)}, the first token at ${seconds(poll.firstToken)}; ` +
       `a token asked for right after the first /healthz 200: ${poll.tokenAfterHealthy ?? 'not asked'}`,
     held: startupHeld(poll),

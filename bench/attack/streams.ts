@@ -24,19 +24,24 @@ async function openStreams(stack: Stack, token: string): Promise<{ sse: SseWatch
   hub.send({ type: 4, invocationId: 'all-ticks', target: 'StreamTicks', arguments: [] });
   hub.send({ type: 1, invocationId: 'eurusd', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
   const flowing = await until(() => sse.events.length > 0 && hub.ticks().length > 0, 15_000);
-  if (!flowing) throw new Error(`streams not flowing: ${sse.events.length} SSE events, ${hub.ticks().length} hub ticks`);
+  if (!flowing)
+    throw new Error(`streams not flowing: ${sse.events.length} SSE events, ${hub.ticks().length} hub ticks`);
   return { sse, hub };
 }
 
 /** What the streams did from `from` (the cause) on: when each was ended and how, and what came before and after. */
-export function streamFigures(sse: Pick<SseWatch, 'events' | 'endedAt'>, hub: Pick<HubWatch, 'received' | 'closeFrameAt'>, from: number) {
+export function streamFigures(
+  sse: Pick<SseWatch, 'events' | 'endedAt'>,
+  hub: Pick<HubWatch, 'received' | 'closeFrameAt'>,
+  from: number,
+) {
   const closed = closedEventOf(sse.events);
   const closeMessage = closeMessageOf(hub.received);
   const sseAfterCause = sse.events.filter((e) => e.at >= from && e.value.event !== 'closed');
   const hubAfterCause = ticksOf(hub.received).filter((t) => t.at >= from);
   return {
     sseClosedMs: closed ? closed.at - from : null,
-    sseCode: closed ? (JSON.parse(closed.value.data) as { code?: string }).code ?? '?' : null,
+    sseCode: closed ? ((JSON.parse(closed.value.data) as { code?: string }).code ?? '?') : null,
     sseBeforeClose: sseAfterCause.filter((e) => !closed || e.at <= closed.at).length,
     sseAfterClose: closed ? sse.events.filter((e) => e.at > closed.at).length : 0,
     sseEndedMs: sse.endedAt === null ? null : sse.endedAt - from,
@@ -73,33 +78,54 @@ export async function attackStreams(drill: Drill): Promise<void> {
   await db.prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind(disabled.clientId).run();
   const [restRevoked, restExpired] = await Promise.all([
     restProbe(disabled.token, disabledAt, disabledAt + 15_000),
-    (async () => { await sleep(Math.max(0, exp - Date.now() - 200)); return restProbe(shortToken, exp, exp + 12_000); })(),
+    (async () => {
+      await sleep(Math.max(0, exp - Date.now() - 200));
+      return restProbe(shortToken, exp, exp + 12_000);
+    })(),
   ]);
   // 15 s after the disable, 10 s after the expiry.
   await sleep(Math.max(0, disabledAt + 15_000 - Date.now(), exp + 10_000 - Date.now()));
   const revoked = streamFigures(a.sse, a.hub, disabledAt);
   const expired = streamFigures(b.sse, b.hub, exp);
-  for (const s of [a, b]) { s.sse.close(); s.hub.terminate(); }
+  for (const s of [a, b]) {
+    s.sse.close();
+    s.hub.terminate();
+  }
 
   const describe = (f: ReturnType<typeof streamFigures>, rest: number | null, restWatchedMs: number) =>
     `SSE \`closed\` ${f.sseCode ?? 'none'} after ${seconds(f.sseClosedMs)} (${f.sseBeforeClose} events before it, ${f.sseAfterClose} after, stream ended ${seconds(f.sseEndedMs)}); ` +
     `hub Close "${f.hubError ?? 'none'}" allowReconnect ${String(f.hubReconnect)} after ${seconds(f.hubCloseMessageMs)}, close frame ${seconds(f.hubCloseFrameMs)} ` +
     `(${f.hubBeforeClose} ticks before it, ${f.hubAfterClose} messages after); ` +
-    (rest === null ? `REST (ServerTime) still answered ${seconds(restWatchedMs)} after` : `REST (ServerTime) refused after ${seconds(rest)}`);
+    (rest === null
+      ? `REST (ServerTime) still answered ${seconds(restWatchedMs)} after`
+      : `REST (ServerTime) refused after ${seconds(rest)}`);
   const within = (v: number | null) => v !== null && v <= STREAM_END_BOUND_MS;
   drill.found({
-    id: '1a', title: `SSE stream + hub socket, client disabled (15 s watched; bound ${seconds(STREAM_END_BOUND_MS)})`,
+    id: '1a',
+    title: `SSE stream + hub socket, client disabled (15 s watched; bound ${seconds(STREAM_END_BOUND_MS)})`,
     figures: describe(revoked, restRevoked, 15_000),
-    held: revoked.sseCode === 'ClientRevoked' && within(revoked.sseClosedMs) && revoked.sseAfterClose === 0 &&
-      (revoked.hubError ?? '').startsWith('ClientRevoked') && within(revoked.hubCloseMessageMs) && within(revoked.hubCloseFrameMs) &&
+    held:
+      revoked.sseCode === 'ClientRevoked' &&
+      within(revoked.sseClosedMs) &&
+      revoked.sseAfterClose === 0 &&
+      (revoked.hubError ?? '').startsWith('ClientRevoked') &&
+      within(revoked.hubCloseMessageMs) &&
+      within(revoked.hubCloseFrameMs) &&
       revoked.hubAfterClose === 0,
   });
   drill.found({
-    id: '1b', title: `SSE stream + hub socket, token expired (10 s watched from exp + ${seconds(TOLERANCE_MS)} of clock tolerance; bound ${seconds(STREAM_END_BOUND_MS)})`,
+    id: '1b',
+    title: `SSE stream + hub socket, token expired (10 s watched from exp + ${seconds(TOLERANCE_MS)} of clock tolerance; bound ${seconds(STREAM_END_BOUND_MS)})`,
     figures: describe(expired, restExpired, 12_000),
-    held: expired.sseCode === 'TokenExpired' && within(expired.sseClosedMs) && expired.sseAfterClose === 0 &&
-      (expired.hubError ?? '').startsWith('TokenExpired') && expired.hubReconnect === true && within(expired.hubCloseMessageMs) &&
-      within(expired.hubCloseFrameMs) && expired.hubAfterClose === 0,
+    held:
+      expired.sseCode === 'TokenExpired' &&
+      within(expired.sseClosedMs) &&
+      expired.sseAfterClose === 0 &&
+      (expired.hubError ?? '').startsWith('TokenExpired') &&
+      expired.hubReconnect === true &&
+      within(expired.hubCloseMessageMs) &&
+      within(expired.hubCloseFrameMs) &&
+      expired.hubAfterClose === 0,
   });
 }
 
@@ -112,25 +138,40 @@ export async function attackSilentSockets(drill: Drill): Promise<() => Promise<v
   const hubs: HubWatch[] = [];
   const failures: string[] = [];
   for (let batch = 0; batch < 10; batch++) {
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      try { hubs.push(await HubWatch.open(edgeUrl, client.token, { handshake: false, platform: stack.platforms.pf4 })); } catch (error) { failures.push(String((error as Error).message)); }
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        try {
+          hubs.push(await HubWatch.open(edgeUrl, client.token, { handshake: false, platform: stack.platforms.pf4 }));
+        } catch (error) {
+          failures.push(String((error as Error).message));
+        }
+      }),
+    );
   }
   const lastOpened = Math.max(...hubs.map((h) => h.openedAt));
   // The caller goes on with other attacks; this reports once 30 s passed for the last socket.
   return async () => {
     await sleep(Math.max(0, lastOpened + 30_500 - Date.now()));
-    const by = (limitMs: number, at: (h: HubWatch) => number | null) => hubs.filter((h) => { const t = at(h); return t !== null && t - h.openedAt <= limitMs; }).length;
+    const by = (limitMs: number, at: (h: HubWatch) => number | null) =>
+      hubs.filter((h) => {
+        const t = at(h);
+        return t !== null && t - h.openedAt <= limitMs;
+      }).length;
     const message = (h: HubWatch) => h.closeMessage()?.at ?? null;
     const frame = (h: HubWatch) => h.closeFrameAt;
     const messages = new Set(hubs.map((h) => h.closeMessage()?.value.error).filter(Boolean));
     const other = hubs.filter((h) => h.received.some((r) => r.value.type !== 7)).length;
-    const delays = hubs.map((h) => message(h)).map((t, i) => (t === null ? null : t - hubs[i].openedAt)).filter((t): t is number => t !== null);
+    const delays = hubs
+      .map((h) => message(h))
+      .map((t, i) => (t === null ? null : t - hubs[i].openedAt))
+      .filter((t): t is number => t !== null);
     const spread = summarize(delays);
     for (const h of hubs) h.terminate();
     drill.found({
-      id: '4', title: `${hubs.length} hub sockets that never send the handshake${failures.length ? ` (${failures.length} did not open: ${failures[0]})` : ''}`,
-      figures: `Close message by 16 s ${by(16_000, message)}, by 30 s ${by(30_000, message)}; close frame by 16 s ${by(16_000, frame)}, by 30 s ${by(30_000, frame)}; ` +
+      id: '4',
+      title: `${hubs.length} hub sockets that never send the handshake${failures.length ? ` (${failures.length} did not open: ${failures[0]})` : ''}`,
+      figures:
+        `Close message by 16 s ${by(16_000, message)}, by 30 s ${by(30_000, message)}; close frame by 16 s ${by(16_000, frame)}, by 30 s ${by(30_000, frame)}; ` +
         `Close message after p50 ${seconds(spread.p50)}, max ${seconds(spread.max)} from the socket's open; ` +
         `messages ${[...messages].map((m) => `"${m}"`).join(', ') || 'none'}; sockets sent anything else: ${other}`,
       held: hubs.length === 200 && by(30_000, message) === 200 && by(30_000, frame) === 200 && other === 0,
@@ -146,27 +187,43 @@ export async function attackSubscriptions(drill: Drill): Promise<void> {
   const client = await newClient(stack, 'subscriber');
   const hub = await HubWatch.open(edgeUrl, client.token, { handshake: true, platform: stack.platforms.pf4 });
   const started = Date.now();
-  for (let i = 0; i < 600; i++) hub.send({ type: 1, invocationId: `s${i}`, target: 'SubscribeToTicks', arguments: [`SYM${i}`] });
+  for (let i = 0; i < 600; i++)
+    hub.send({ type: 1, invocationId: `s${i}`, target: 'SubscribeToTicks', arguments: [`SYM${i}`] });
   await until(() => hub.completion('s599') !== undefined, 20_000);
   const answeredIn = Date.now() - started;
   const completions = Array.from({ length: 600 }, (_, i) => hub.completion(`s${i}`));
   const admitted = completions.filter((c) => c && c.error === undefined && c.result === null).length;
-  const bound = 'SubscribeToTicks: at most 256 symbols per connection: unsubscribe one first, or stream every symbol with StreamTicks';
+  const bound =
+    'SubscribeToTicks: at most 256 symbols per connection: unsubscribe one first, or stream every symbol with StreamTicks';
   const refused = completions.filter((c) => c?.error === bound).length;
-  const otherErrors = new Set(completions.filter((c) => c?.error !== undefined && c?.error !== bound).map((c) => c!.error));
+  const otherErrors = new Set(
+    completions.filter((c) => c?.error !== undefined && c?.error !== bound).map((c) => c!.error),
+  );
   const unanswered = completions.filter((c) => c === undefined).length;
   // Afterwards: room made, a subscription of a real symbol answered, and its ticks come.
   hub.send({ type: 1, invocationId: 'drop', target: 'UnsubscribeFromTicks', arguments: ['SYM0'] });
   hub.send({ type: 1, invocationId: 'after', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
   const answered = await until(() => hub.completion('after') !== undefined, 10_000);
-  const ticking = await until(() => hub.received.some((r) => r.value.target === 'OnTick' && r.value.arguments?.[0]?.symbol === 'EURUSD'), 15_000);
+  const ticking = await until(
+    () => hub.received.some((r) => r.value.target === 'OnTick' && r.value.arguments?.[0]?.symbol === 'EURUSD'),
+    15_000,
+  );
   const closed = hub.closeFrameAt !== null;
   hub.terminate();
   drill.found({
-    id: '5', title: '600 SubscribeToTicks (600 symbols) on one socket',
-    figures: `all answered in ${seconds(answeredIn)}: ${admitted} admitted, ${refused} refused with "${bound.split(':').slice(0, 2).join(':')}", ` +
+    id: '5',
+    title: '600 SubscribeToTicks (600 symbols) on one socket',
+    figures:
+      `all answered in ${seconds(answeredIn)}: ${admitted} admitted, ${refused} refused with "${bound.split(':').slice(0, 2).join(':')}", ` +
       `${otherErrors.size ? `other errors ${[...otherErrors].join(' | ')}, ` : ''}${unanswered} unanswered; afterwards a subscription ` +
       `${answered ? `answered ${JSON.stringify(hub.completion('after'))}` : 'not answered'}, EURUSD ticks ${ticking ? 'arriving' : 'not arriving'}, socket ${closed ? 'closed' : 'open'}`,
-    held: admitted === 256 && refused === 344 && unanswered === 0 && answered && hub.completion('after')?.result === null && ticking && !closed,
+    held:
+      admitted === 256 &&
+      refused === 344 &&
+      unanswered === 0 &&
+      answered &&
+      hub.completion('after')?.result === null &&
+      ticking &&
+      !closed,
   });
 }

@@ -19,8 +19,11 @@ describe('timed reads on a thread', () => {
   it('reads until stopped, and counts only a 200 without an error as a good read', async () => {
     const seen: Array<string | undefined> = [];
     const answers = [
-      [200, '{"data":1,"error":null}'], [200, '{"data":2,"error":null}'], [200, '{"data":null,"error":{"code":"Timeout"}}'],
-      [500, '{"error":null}'], [200, 'not json'],
+      [200, '{"data":1,"error":null}'],
+      [200, '{"data":2,"error":null}'],
+      [200, '{"data":null,"error":{"code":"Timeout"}}'],
+      [500, '{"error":null}'],
+      [200, 'not json'],
     ] as const;
     server = createServer((req, res) => {
       const [status, body] = answers[Math.min(seen.length, answers.length - 1)];

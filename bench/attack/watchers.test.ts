@@ -30,7 +30,9 @@ describe('SSE text', () => {
 describe('hub frames', () => {
   it('splits a frame into its records', () => {
     expect(hubRecords('{}\u001e{"type":6}\u001e{"type":1,"target":"OnTick","arguments":[1]}\u001e')).toStrictEqual([
-      {}, { type: 6 }, { type: 1, target: 'OnTick', arguments: [1] },
+      {},
+      { type: 6 },
+      { type: 1, target: 'OnTick', arguments: [1] },
     ]);
     expect(hubRecords('')).toStrictEqual([]);
   });
@@ -44,17 +46,26 @@ describe('stream clients on 127.0.0.1', () => {
   const listening = async (server: Server) => {
     const port = await freePort();
     await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
-    closing.push(() => new Promise((done) => { server.closeAllConnections(); server.close(done); }));
+    closing.push(
+      () =>
+        new Promise((done) => {
+          server.closeAllConnections();
+          server.close(done);
+        }),
+    );
     return `http://127.0.0.1:${port}`;
   };
 
   it('notes SSE events with their times, and when the stream ended', async () => {
     let stream: ServerResponse | undefined;
-    const base = await listening(createServer((req, res) => {
-      if (req.headers.authorization !== 'Bearer tok' || req.headers.accept !== 'text/event-stream') return void res.writeHead(401).end('no');
-      stream = res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write('data: 1\n\n');
-    }));
+    const base = await listening(
+      createServer((req, res) => {
+        if (req.headers.authorization !== 'Bearer tok' || req.headers.accept !== 'text/event-stream')
+          return void res.writeHead(401).end('no');
+        stream = res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: 1\n\n');
+      }),
+    );
     const refused = await SseWatch.open(`${base}/s`, 'other');
     expect(refused.status).toBe(401);
     expect(refused.endedAt).not.toBeNull();
@@ -66,14 +77,21 @@ describe('stream clients on 127.0.0.1', () => {
     const before = Date.now();
     stream!.end('event: closed\ndata: {"code":"ClientRevoked"}\n\n');
     expect(await until(() => watch.endedAt !== null, 5000)).toBe(true);
-    expect(watch.events.map((e) => e.value)).toStrictEqual([{ event: 'message', data: '1' }, { event: 'closed', data: '{"code":"ClientRevoked"}' }]);
+    expect(watch.events.map((e) => e.value)).toStrictEqual([
+      { event: 'message', data: '1' },
+      { event: 'closed', data: '{"code":"ClientRevoked"}' },
+    ]);
     expect(watch.closedEvent()!.at).toBeGreaterThanOrEqual(before);
     expect(watch.endedAt!).toBeGreaterThanOrEqual(watch.closedEvent()!.at);
   });
 
-  it('negotiates, shakes hands, answers the hub\'s invocations, and notes the close', async () => {
+  it("negotiates, shakes hands, answers the hub's invocations, and notes the close", async () => {
     const http = createServer((req, res) => {
-      if (req.method === 'POST' && req.url === '/hubs/pf4/v2/negotiate?negotiateVersion=1&tradePlatform=p1' && req.headers.authorization === 'Bearer tok') {
+      if (
+        req.method === 'POST' &&
+        req.url === '/hubs/pf4/v2/negotiate?negotiateVersion=1&tradePlatform=p1' &&
+        req.headers.authorization === 'Bearer tok'
+      ) {
         return void res.end('{}');
       }
       res.writeHead(401).end();
@@ -89,18 +107,33 @@ describe('stream clients on 127.0.0.1', () => {
         if (text === '{"protocol":"json","version":1}\u001e') socket.send('{}\u001e');
       });
     });
-    closing.push(() => new Promise((done) => { for (const client of hubs.clients) client.terminate(); hubs.close(done); }));
+    closing.push(
+      () =>
+        new Promise((done) => {
+          for (const client of hubs.clients) client.terminate();
+          hubs.close(done);
+        }),
+    );
     const base = await listening(http);
 
-    await expect(HubWatch.open(base, 'other', { handshake: true, platform: 'p1' })).rejects.toThrow('hub negotiate answered 401');
+    await expect(HubWatch.open(base, 'other', { handshake: true, platform: 'p1' })).rejects.toThrow(
+      'hub negotiate answered 401',
+    );
     const silent = await HubWatch.open(base, 'tok', { handshake: false, platform: 'p1' });
     const hub = await HubWatch.open(base, 'tok', { handshake: true, platform: 'p1' });
-    expect(sockets.map((s) => s.url)).toStrictEqual(['/hubs/pf4/v2?tradePlatform=p1&access_token=tok', '/hubs/pf4/v2?tradePlatform=p1&access_token=tok']);
+    expect(sockets.map((s) => s.url)).toStrictEqual([
+      '/hubs/pf4/v2?tradePlatform=p1&access_token=tok',
+      '/hubs/pf4/v2?tradePlatform=p1&access_token=tok',
+    ]);
     expect(sockets[0].got).toStrictEqual([]);
     const [, server] = sockets;
 
-    server.socket.send('{"type":1,"target":"OnTick","arguments":[{"symbol":"EURUSD"}]}\u001e{"type":1,"invocationId":"9","target":"Probe"}\u001e');
-    server.socket.send('{"type":3,"invocationId":"s1","result":null}\u001e{"type":2,"invocationId":"all","item":{}}\u001e');
+    server.socket.send(
+      '{"type":1,"target":"OnTick","arguments":[{"symbol":"EURUSD"}]}\u001e{"type":1,"invocationId":"9","target":"Probe"}\u001e',
+    );
+    server.socket.send(
+      '{"type":3,"invocationId":"s1","result":null}\u001e{"type":2,"invocationId":"all","item":{}}\u001e',
+    );
     expect(await until(() => server.got.length === 2, 5000)).toBe(true);
     expect(server.got[1]).toBe('{"type":3,"invocationId":"9","error":"no result"}\u001e');
     expect(await until(() => hub.received.length === 5, 5000)).toBe(true);
@@ -113,7 +146,11 @@ describe('stream clients on 127.0.0.1', () => {
     server.socket.send('{"type":7,"error":"TokenExpired: the access token expired","allowReconnect":true}\u001e');
     server.socket.close(1000);
     expect(await until(() => hub.closedAt !== null, 5000)).toBe(true);
-    expect(hub.closeMessage()!.value).toStrictEqual({ type: 7, error: 'TokenExpired: the access token expired', allowReconnect: true });
+    expect(hub.closeMessage()!.value).toStrictEqual({
+      type: 7,
+      error: 'TokenExpired: the access token expired',
+      allowReconnect: true,
+    });
     expect(hub.closeFrameAt!).toBeGreaterThanOrEqual(cause);
     expect(hub.closeFrameAt!).toBeLessThanOrEqual(hub.closedAt!);
     expect(silent.closeFrameAt).toBeNull();

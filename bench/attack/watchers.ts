@@ -6,9 +6,15 @@
 import WebSocket from 'ws';
 import { until } from './waiting.js';
 
-export interface Timed<T> { at: number; value: T }
+export interface Timed<T> {
+  at: number;
+  value: T;
+}
 
-export interface SseEvent { event: string; data: string }
+export interface SseEvent {
+  event: string;
+  data: string;
+}
 
 /** Server-Sent Events from text as it comes: `event` and `data` fields; other fields and comments are passed over. */
 export class SseParser {
@@ -48,7 +54,10 @@ export class SseWatch {
 
   static async open(url: string, token: string): Promise<SseWatch> {
     const watch = new SseWatch();
-    const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: watch.abort.signal });
+    const res = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal: watch.abort.signal,
+    });
     watch.status = res.status;
     if (!res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
       await res.text().catch(() => '');
@@ -64,9 +73,12 @@ export class SseWatch {
     const parser = new SseParser();
     try {
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        for (const value of parser.push(decoder.decode(chunk, { stream: true }))) this.events.push({ at: Date.now(), value });
+        for (const value of parser.push(decoder.decode(chunk, { stream: true })))
+          this.events.push({ at: Date.now(), value });
       }
-    } catch { /* aborted */ }
+    } catch {
+      /* aborted */
+    }
     this.endedAt ??= Date.now();
   }
 
@@ -83,7 +95,10 @@ export type HubMessage = Record<string, any>;
 
 /** The messages of one hub frame: JSON records, each ended by the record separator. */
 export function hubRecords(frame: string): HubMessage[] {
-  return frame.split('\u001e').filter(Boolean).map((record) => JSON.parse(record) as HubMessage);
+  return frame
+    .split('\u001e')
+    .filter(Boolean)
+    .map((record) => JSON.parse(record) as HubMessage);
 }
 
 /** The hub's Close message (type 7). */
@@ -107,14 +122,21 @@ export class HubWatch {
   private constructor(readonly ws: WebSocket) {}
 
   /** Negotiates and opens a socket on `platform`'s PF4 hub at `edgeUrl`; with `handshake`, once the hub accepted it. */
-  static async open(edgeUrl: string, token: string, options: { handshake: boolean; platform: string }): Promise<HubWatch> {
+  static async open(
+    edgeUrl: string,
+    token: string,
+    options: { handshake: boolean; platform: string },
+  ): Promise<HubWatch> {
     const { platform } = options;
     const negotiate = await fetch(`${edgeUrl}/hubs/pf4/v2/negotiate?negotiateVersion=1&tradePlatform=${platform}`, {
-      method: 'POST', headers: { authorization: `Bearer ${token}` },
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
     });
     await negotiate.arrayBuffer();
     if (negotiate.status !== 200) throw new Error(`hub negotiate answered ${negotiate.status}`);
-    const ws = new WebSocket(`${edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${platform}&access_token=${token}`);
+    const ws = new WebSocket(
+      `${edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${platform}&access_token=${token}`,
+    );
     const hub = new HubWatch(ws);
     ws.on('message', (d) => {
       for (const m of hubRecords((d as Buffer).toString())) {
@@ -122,9 +144,16 @@ export class HubWatch {
         if (m.type === 1 && m.invocationId) hub.send({ type: 3, invocationId: m.invocationId, error: 'no result' });
       }
     });
-    ws.on('close', () => { hub.closedAt ??= Date.now(); hub.closeFrameAt ??= hub.closedAt; hub.stopPolling(); });
+    ws.on('close', () => {
+      hub.closedAt ??= Date.now();
+      hub.closeFrameAt ??= hub.closedAt;
+      hub.stopPolling();
+    });
     ws.on('error', () => {});
-    await new Promise((resolveOpen, reject) => { ws.once('open', resolveOpen); ws.once('error', reject); });
+    await new Promise((resolveOpen, reject) => {
+      ws.once('open', resolveOpen);
+      ws.once('error', reject);
+    });
     hub.openedAt = Date.now();
     hub.poller = setInterval(() => {
       if (ws.readyState >= WebSocket.CLOSING) {
@@ -135,7 +164,8 @@ export class HubWatch {
     if (options.handshake) {
       hub.send({ protocol: 'json', version: 1 });
       await until(() => hub.received.length > 0, 10_000);
-      if (JSON.stringify(hub.received[0]?.value) !== '{}') throw new Error(`hub handshake answered ${JSON.stringify(hub.received[0]?.value)}`);
+      if (JSON.stringify(hub.received[0]?.value) !== '{}')
+        throw new Error(`hub handshake answered ${JSON.stringify(hub.received[0]?.value)}`);
     }
     return hub;
   }

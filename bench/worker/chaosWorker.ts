@@ -16,20 +16,27 @@ function dropSocket(ws: WebSocket | undefined): boolean {
   if (!ws) return false;
   try {
     ws.close(1011, 'chaos: socket dropped');
-  } catch { /* already closing */ }
+  } catch {
+    /* already closing */
+  }
   return true;
 }
 
 /** The members of the real classes this reaches (private there): a missing one fails loudly rather than drop nothing. */
-interface LinkInside { brokers?: { currentLink?: { socket?: WebSocket } } }
-interface StreamInside { subscription?: { leg?: { ws: WebSocket } } }
+interface LinkInside {
+  brokers?: { currentLink?: { socket?: WebSocket } };
+}
+interface StreamInside {
+  subscription?: { leg?: { ws: WebSocket } };
+}
 
 export class PlatformLink extends RealPlatformLink {
   /** Closes the socket to the broker in use; false when the object has none open. */
   // eslint-disable-next-line @typescript-eslint/require-await -- an RPC method: a hook that no longer matches rejects the call
   async dropBrokerSocket(): Promise<boolean> {
     const inside = this as unknown as LinkInside;
-    if (!('brokers' in inside)) throw new Error('PlatformLink has no `brokers` member: the chaos hook no longer matches it');
+    if (!('brokers' in inside))
+      throw new Error('PlatformLink has no `brokers` member: the chaos hook no longer matches it');
     return dropSocket(inside.brokers?.currentLink?.socket);
   }
 }

@@ -56,7 +56,12 @@ export class BenchEcho extends DurableObject<Env> {
 export class BenchLedger extends IdempotencyLedger {
   async stage(input: GatewayCall, upTo: LedgerStage): Promise<GatewayResponse> {
     const entry = catalog.find((e) => e.id === input.operationId)!;
-    const ctx: ShapeContext = { generation: entry.generation, family: input.family, paged: false, traceId: input.traceId };
+    const ctx: ShapeContext = {
+      generation: entry.generation,
+      family: input.family,
+      paged: false,
+      traceId: input.traceId,
+    };
     const callId = crypto.randomUUID();
     await this.bind(input, ctx, callId);
     if (upTo === 'bind') return success(ctx, true);
@@ -70,16 +75,22 @@ const stagedLedgers = new Map<LedgerStage, unknown>();
 function stagedLedger(ns: DurableObjectNamespace<BenchLedger>, upTo: LedgerStage): unknown {
   let staged = stagedLedgers.get(upTo);
   if (!staged) {
-    stagedLedgers.set(upTo, staged = {
-      idFromName: (name: string) => ns.idFromName(name),
-      get: (id: DurableObjectId) => ({ call: (input: GatewayCall) => ns.get(id).stage(input, upTo) }),
-    });
+    stagedLedgers.set(
+      upTo,
+      (staged = {
+        idFromName: (name: string) => ns.idFromName(name),
+        get: (id: DurableObjectId) => ({ call: (input: GatewayCall) => ns.get(id).stage(input, upTo) }),
+      }),
+    );
   }
   return staged;
 }
 
 type BenchEnv = AppEnv & {
-  Bindings: AppEnv['Bindings'] & { BENCH_ECHO: DurableObjectNamespace<BenchEcho>; BENCH_LEDGER: DurableObjectNamespace<BenchLedger> };
+  Bindings: AppEnv['Bindings'] & {
+    BENCH_ECHO: DurableObjectNamespace<BenchEcho>;
+    BENCH_LEDGER: DurableObjectNamespace<BenchLedger>;
+  };
 };
 
 const entry = catalog.find((e) => e.id === 'v2.PF4.UserRecordGet');
@@ -87,13 +98,43 @@ if (!entry) throw new Error('no v2.PF4.UserRecordGet in the catalog');
 
 /** An account record the size of a cached one. */
 const RECORD = {
-  login: 100000, group: 'demo\\forex', password: null, enable: true, enableChangePassword: true, enableReadOnly: false,
-  passwordInvestor: null, passwordPhone: null, name: 'Bench Account', country: 'Germany', city: 'Berlin', state: '',
-  zipcode: '10115', address: 'Unter den Linden 1', phone: '+49 30 0000000', email: 'bench@example.com', comment: '',
-  id: '', status: 'RE', regdate: '2024-01-01T00:00:00Z', lastdate: '2024-06-01T00:00:00Z', leverage: 100,
-  agentAccount: 0, timestamp: 1717200000, balance: 10000, prevmonthbalance: 9000, prevbalance: 9500, credit: 0,
-  interestrate: 0, taxes: 0, prevmonthequity: 9000, prevequity: 9500, publicKey: null, sendReports: true, mqid: 0,
-  userColor: 0, apiData: null,
+  login: 100000,
+  group: 'demo\\forex',
+  password: null,
+  enable: true,
+  enableChangePassword: true,
+  enableReadOnly: false,
+  passwordInvestor: null,
+  passwordPhone: null,
+  name: 'Bench Account',
+  country: 'Germany',
+  city: 'Berlin',
+  state: '',
+  zipcode: '10115',
+  address: 'Unter den Linden 1',
+  phone: '+49 30 0000000',
+  email: 'bench@example.com',
+  comment: '',
+  id: '',
+  status: 'RE',
+  regdate: '2024-01-01T00:00:00Z',
+  lastdate: '2024-06-01T00:00:00Z',
+  leverage: 100,
+  agentAccount: 0,
+  timestamp: 1717200000,
+  balance: 10000,
+  prevmonthbalance: 9000,
+  prevbalance: 9500,
+  credit: 0,
+  interestrate: 0,
+  taxes: 0,
+  prevmonthequity: 9000,
+  prevequity: 9500,
+  publicKey: null,
+  sendReports: true,
+  mqid: 0,
+  userColor: 0,
+  apiData: null,
 };
 
 const app = createApp();
@@ -104,14 +145,23 @@ async function platformStage(c: Context<BenchEnv>) {
 }
 
 function validateStage(c: Context<BenchEnv>) {
-  return validateInputs(entry!, { tradePlatform: c.req.param('platform') ?? '', login: c.req.param('login') ?? '' }, { searchParams: queryOf(c.req.url) }, { kind: 'none' });
+  return validateInputs(
+    entry!,
+    { tradePlatform: c.req.param('platform') ?? '', login: c.req.param('login') ?? '' },
+    { searchParams: queryOf(c.req.url) },
+    { kind: 'none' },
+  );
 }
 
 function shapeStage(c: Context<BenchEnv>): ShapeContext {
   return { generation: entry!.generation, family: 'PF4', paged: false, traceId: c.get('traceId') };
 }
 
-const send = (body: string) => new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', 'X-Request-Timeout-Applied': '10' } });
+const send = (body: string) =>
+  new Response(body, {
+    status: 200,
+    headers: { 'content-type': 'application/json; charset=utf-8', 'X-Request-Timeout-Applied': '10' },
+  });
 
 /** Stage answers carry the budget header as the real route's do, so the /api/* middleware does not look it up. */
 const text = (c: Context<BenchEnv>, body: string) => {
@@ -134,20 +184,35 @@ bench.get('/api/bench/shape/:platform/:login', async (c) => {
   return send(success(shapeStage(c), { ...RECORD, login: inputs.args.login }).body);
 });
 /** The shaped answer handed through the platform's echo object, by RPC or by `fetch`. */
-const objectStage = (hop: (stub: DurableObjectStub<BenchEcho>, body: string) => Promise<string>) => async (c: Context<BenchEnv>) => {
-  const found = await platformStage(c);
-  if (!found) return text(c, 'no platform');
-  const inputs = validateStage(c);
-  if (!inputs.ok) return text(c, inputs.message);
-  const shaped = success(shapeStage(c), { ...RECORD, login: inputs.args.login });
-  return send(await hop(c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id)), shaped.body));
-};
-bench.get('/api/bench/object/:platform/:login', objectStage(async (stub, body) => (await stub.call({ body })).body));
-bench.get('/api/bench/object-fetch/:platform/:login',
-  objectStage(async (stub, body) => (await stub.fetch('http://object/call', { method: 'POST', body })).text()));
+const objectStage =
+  (hop: (stub: DurableObjectStub<BenchEcho>, body: string) => Promise<string>) => async (c: Context<BenchEnv>) => {
+    const found = await platformStage(c);
+    if (!found) return text(c, 'no platform');
+    const inputs = validateStage(c);
+    if (!inputs.ok) return text(c, inputs.message);
+    const shaped = success(shapeStage(c), { ...RECORD, login: inputs.args.login });
+    return send(await hop(c.env.BENCH_ECHO.get(c.env.BENCH_ECHO.idFromName(found.platform.id)), shaped.body));
+  };
+bench.get(
+  '/api/bench/object/:platform/:login',
+  objectStage(async (stub, body) => (await stub.call({ body })).body),
+);
+bench.get(
+  '/api/bench/object-fetch/:platform/:login',
+  objectStage(async (stub, body) => (await stub.fetch('http://object/call', { method: 'POST', body })).text()),
+);
 
 /** An access-log-sized line, so `/bench/raw-log` costs what one `console.log` of the access log costs. */
-const LOG_LINE = { msg: 'request', traceId: '4bf92f3577b34da6a3ce929d0e0e4736', clientId: 'demo', method: 'GET', operation: 'v2.PF4.UserRecordGet', status: 200, outcome: 'ok', ms: 1 };
+const LOG_LINE = {
+  msg: 'request',
+  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  clientId: 'demo',
+  method: 'GET',
+  operation: 'v2.PF4.UserRecordGet',
+  status: 200,
+  outcome: 'ok',
+  ms: 1,
+};
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
@@ -164,7 +229,11 @@ export default {
     if (staged) {
       const benchEnv = env as BenchEnv['Bindings'];
       const real = new Request(url.slice(0, at) + staged[2], request);
-      return app.fetch(real, { ...env, IDEMPOTENCY: stagedLedger(benchEnv.BENCH_LEDGER, staged[1] as LedgerStage) }, ctx);
+      return app.fetch(
+        real,
+        { ...env, IDEMPOTENCY: stagedLedger(benchEnv.BENCH_LEDGER, staged[1] as LedgerStage) },
+        ctx,
+      );
     }
     return app.fetch(request, env, ctx);
   },

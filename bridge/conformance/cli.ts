@@ -37,56 +37,85 @@ export function parseConformanceArgs(argv: readonly string[], env: NodeJS.Proces
       strict: true,
       allowPositionals: false,
       options: {
-        server: { type: 'string' }, login: { type: 'string' }, 'password-env': { type: 'string' }, family: { type: 'string' },
-        writes: { type: 'boolean' }, 'snapshot-seconds': { type: 'string' }, help: { type: 'boolean' },
+        server: { type: 'string' },
+        login: { type: 'string' },
+        'password-env': { type: 'string' },
+        family: { type: 'string' },
+        writes: { type: 'boolean' },
+        'snapshot-seconds': { type: 'string' },
+        help: { type: 'boolean' },
       },
     });
   } catch (error) {
     // Node's message quotes a stray argument, which may be the password itself: that one is not repeated.
     if ((error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-      throw new UsageError('an argument without a flag (not shown, since it may be the password): every value follows its flag, the password goes in the environment variable --password-env names');
+      throw new UsageError(
+        'an argument without a flag (not shown, since it may be the password): every value follows its flag, the password goes in the environment variable --password-env names',
+      );
     }
     throw new UsageError((error as Error).message);
   }
   const v = parsed.values;
   if (v.help) throw new UsageError(USAGE);
-  if (v.server === undefined) throw new UsageError('--server is required: the trading server\'s ws:// or wss:// URL');
+  if (v.server === undefined) throw new UsageError("--server is required: the trading server's ws:// or wss:// URL");
   let url: URL;
   try {
     url = new URL(v.server);
   } catch {
     throw new UsageError(`--server must be a ws:// or wss:// URL, got ${JSON.stringify(v.server)}`);
   }
-  if (url.protocol !== 'ws:' && url.protocol !== 'wss:') throw new UsageError(`--server must be a ws:// or wss:// URL, got ${url.protocol}//`);
+  if (url.protocol !== 'ws:' && url.protocol !== 'wss:')
+    throw new UsageError(`--server must be a ws:// or wss:// URL, got ${url.protocol}//`);
   if (v.login === undefined) throw new UsageError('--login is required: the manager login');
   if (!/^\d+$/.test(v.login) || Number(v.login) < 1 || !Number.isSafeInteger(Number(v.login))) {
     throw new UsageError(`--login must be an integer >= 1, got ${JSON.stringify(v.login)}`);
   }
   // What was given as --password-env is never echoed: someone may have passed the password itself.
   const variable = v['password-env'];
-  if (variable === undefined) throw new UsageError('--password-env is required: the name of the environment variable holding the password');
+  if (variable === undefined)
+    throw new UsageError('--password-env is required: the name of the environment variable holding the password');
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
-    throw new UsageError('--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not shown, since it may be the password itself');
+    throw new UsageError(
+      '--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not shown, since it may be the password itself',
+    );
   }
   const password = env[variable];
-  if (password === undefined) throw new UsageError('--password-env: the environment variable it names is not set (the name is not shown, since it may be the password itself)');
+  if (password === undefined)
+    throw new UsageError(
+      '--password-env: the environment variable it names is not set (the name is not shown, since it may be the password itself)',
+    );
   let family: Family | undefined;
   if (v.family !== undefined) {
-    if (!(FAMILIES as readonly string[]).includes(v.family)) throw new UsageError(`--family must be one of ${FAMILIES.join(', ')}, got ${JSON.stringify(v.family)}`);
+    if (!(FAMILIES as readonly string[]).includes(v.family))
+      throw new UsageError(`--family must be one of ${FAMILIES.join(', ')}, got ${JSON.stringify(v.family)}`);
     family = v.family as Family;
   }
-  const options: ConformanceOptions = { server: v.server, login: Number(v.login), password, writes: v.writes === true, ...(family ? { family } : {}) };
+  const options: ConformanceOptions = {
+    server: v.server,
+    login: Number(v.login),
+    password,
+    writes: v.writes === true,
+    ...(family ? { family } : {}),
+  };
   const seconds = v['snapshot-seconds'];
   if (seconds !== undefined) {
     const n = Number(seconds);
-    if (!Number.isFinite(n) || n <= 0 || n > 3600) throw new UsageError(`--snapshot-seconds must be a number of seconds in (0, 3600], got ${JSON.stringify(seconds)}`);
+    if (!Number.isFinite(n) || n <= 0 || n > 3600)
+      throw new UsageError(
+        `--snapshot-seconds must be a number of seconds in (0, 3600], got ${JSON.stringify(seconds)}`,
+      );
     options.timeouts = { snapshotMs: Math.round(n * 1000) };
   }
   return options;
 }
 
 /** Runs the command: answers the exit code; the report goes to `out`, a refusal of the arguments to `err`. */
-export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  out: (text: string) => void,
+  err: (text: string) => void,
+): Promise<number> {
   let options: ConformanceOptions;
   try {
     options = parseConformanceArgs(argv, env);

@@ -68,7 +68,10 @@ export class ProbeConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly waiters = new Set<() => void>();
 
-  private constructor(private readonly ws: WebSocket, private readonly observer: Observer) {
+  private constructor(
+    private readonly ws: WebSocket,
+    private readonly observer: Observer,
+  ) {
     ws.on('message', (data, isBinary) => this.onFrame((data as Buffer).toString(), isBinary)); // default binaryType: a Buffer
     ws.on('close', (code, reason) => {
       this.closed = true;
@@ -88,19 +91,29 @@ export class ProbeConnection {
   /** Opens a connection to `url` within `timeoutMs`; a refused upgrade names its HTTP status. */
   static open(url: string, observer: Observer, timeoutMs: number): Promise<ProbeConnection> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: timeoutMs, maxPayload: 512 * 1024 * 1024 });
+      const ws = new WebSocket(url, {
+        perMessageDeflate: false,
+        handshakeTimeout: timeoutMs,
+        maxPayload: 512 * 1024 * 1024,
+      });
       const connection = new ProbeConnection(ws, observer);
       const timer = setTimeout(() => {
         ws.terminate();
         reject(new TimeoutError(`no WebSocket connection to ${url} within ${timeoutMs} ms`));
       }, timeoutMs);
-      ws.once('open', () => { clearTimeout(timer); resolve(connection); });
+      ws.once('open', () => {
+        clearTimeout(timer);
+        resolve(connection);
+      });
       ws.once('unexpected-response', (_req, res) => {
         clearTimeout(timer);
         ws.terminate();
         reject(new Error(`the upgrade to ${url} was refused with HTTP ${res.statusCode}`));
       });
-      ws.once('error', (err) => { clearTimeout(timer); reject(new Error(`cannot connect to ${url}: ${err.message}`)); });
+      ws.once('error', (err) => {
+        clearTimeout(timer);
+        reject(new Error(`cannot connect to ${url}: ${err.message}`));
+      });
     });
   }
 
@@ -128,7 +141,8 @@ export class ProbeConnection {
 
   /** Sends a request and waits for its answer within `timeoutMs`. */
   request(cmd: string, args: Record<string, unknown> | undefined, timeoutMs: number, id?: number): Promise<Answer> {
-    if (this.closed) return Promise.reject(new Error(`the connection is closed (code ${this.closeCode}): ${cmd} not sent`));
+    if (this.closed)
+      return Promise.reject(new Error(`the connection is closed (code ${this.closeCode}): ${cmd} not sent`));
     return new Promise((resolve, reject) => {
       const chosen = id ?? this.nextId++;
       const timer = setTimeout(() => {
@@ -220,7 +234,13 @@ export class ProbeConnection {
 }
 
 export function isAnswerFrame(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && 'id' in value && ('result' in value || 'error' in value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    'id' in value &&
+    ('result' in value || 'error' in value)
+  );
 }
 
 export function isEventFrame(value: unknown): boolean {
@@ -255,8 +275,9 @@ export function holdSecrets(secrets: readonly string[]): () => void {
 
 /** `text` with every form of every secret (the held ones, and `extra`) replaced by `***`, longest first. */
 export function redact(text: string, extra: readonly string[] = []): string {
-  const forms = [...new Set([...heldSecrets.keys(), ...extra].filter((s) => s.length > 0).flatMap(secretForms))]
-    .sort((a, b) => b.length - a.length);
+  const forms = [...new Set([...heldSecrets.keys(), ...extra].filter((s) => s.length > 0).flatMap(secretForms))].sort(
+    (a, b) => b.length - a.length,
+  );
   let out = text;
   for (const form of forms) out = out.split(form).join('***');
   return out;

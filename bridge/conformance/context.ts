@@ -107,13 +107,15 @@ export class SuiteContext {
 
   /** The main session, or a failure naming why there is none. */
   requireMain(): MainSession {
-    if (!this.main) throw new RuleFailed(`needs the suite's own session, which did not come up: ${this.mainError ?? 'unknown'}`);
+    if (!this.main)
+      throw new RuleFailed(`needs the suite's own session, which did not come up: ${this.mainError ?? 'unknown'}`);
     return this.main;
   }
 
   requireFamily(): Family {
     const family = this.family;
-    if (!family) throw new RuleFailed(`needs the family, unknown without --family when the login fails: ${this.mainError ?? ''}`);
+    if (!family)
+      throw new RuleFailed(`needs the family, unknown without --family when the login fails: ${this.mainError ?? ''}`);
     return family;
   }
 
@@ -159,8 +161,10 @@ export class SuiteContext {
 export function wrongPassword(length: number, password: string): string {
   const size = Math.min(64, Math.max(12, length));
   for (;;) {
-    const drawn = randomBytes(size * 2).toString('base64url').replace(/[-_]/g, '').slice(0, size);
+    const drawn = randomBytes(size * 2)
+      .toString('base64url')
+      .replace(/[-_]/g, '')
+      .slice(0, size);
     if (drawn.length === size && drawn !== password) return drawn;
   }
 }
-

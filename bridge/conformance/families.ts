@@ -19,8 +19,18 @@ export interface FamilyCodes {
 }
 
 export const CODES: Record<Family, FamilyCodes> = {
-  PF4: { refusedLogin: PF4_RESULT.InvalidData, noRights: PF4_RESULT.NotEnoughRights, badArgs: PF4_RESULT.InvalidData, notFound: PF4_RESULT.InvalidData },
-  PF5: { refusedLogin: PF5_RESULT.AuthAccountInvalid, noRights: PF5_RESULT.ErrPermissions, badArgs: PF5_RESULT.ErrParams, notFound: PF5_RESULT.ErrNotfound },
+  PF4: {
+    refusedLogin: PF4_RESULT.InvalidData,
+    noRights: PF4_RESULT.NotEnoughRights,
+    badArgs: PF4_RESULT.InvalidData,
+    notFound: PF4_RESULT.InvalidData,
+  },
+  PF5: {
+    refusedLogin: PF5_RESULT.AuthAccountInvalid,
+    noRights: PF5_RESULT.ErrPermissions,
+    badArgs: PF5_RESULT.ErrParams,
+    notFound: PF5_RESULT.ErrNotfound,
+  },
 };
 
 /** Every numeric code of the family's result-code table. */
@@ -31,17 +41,46 @@ export const RESULT_CODES: Record<Family, ReadonlySet<number>> = {
 
 /** The snapshot's kinds in the documented order ("The snapshot", docs/manager-protocol.md). */
 export const SNAPSHOT_KINDS: Record<Family, readonly ChangeKind[]> = {
-  PF4: ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'symbolGroups', 'symbolSessions', 'symbolInfo'],
+  PF4: [
+    'users',
+    'trades',
+    'ticks',
+    'symbols',
+    'groups',
+    'margin',
+    'online',
+    'news',
+    'symbolGroups',
+    'symbolSessions',
+    'symbolInfo',
+  ],
   PF5: ['users', 'positions', 'orders', 'deals', 'ticks', 'symbols', 'groups'],
 };
 
 /** The key field of each cached kind: a delete names it, a put replaces the record with the same value. */
 export const KEY_FIELDS: Record<Family, Partial<Record<ChangeKind, string>>> = {
   PF4: {
-    users: 'login', trades: 'order', ticks: 'symbol', symbols: 'symbol', groups: 'group', margin: 'login', online: 'login',
-    news: 'key', symbolGroups: 'pos', symbolSessions: 'symbol', symbolInfo: 'symbol',
+    users: 'login',
+    trades: 'order',
+    ticks: 'symbol',
+    symbols: 'symbol',
+    groups: 'group',
+    margin: 'login',
+    online: 'login',
+    news: 'key',
+    symbolGroups: 'pos',
+    symbolSessions: 'symbol',
+    symbolInfo: 'symbol',
   },
-  PF5: { users: 'login', positions: 'position', orders: 'order', deals: 'deal', ticks: 'symbol', symbols: 'symbol', groups: 'group' },
+  PF5: {
+    users: 'login',
+    positions: 'position',
+    orders: 'order',
+    deals: 'deal',
+    ticks: 'symbol',
+    symbols: 'symbol',
+    groups: 'group',
+  },
 };
 
 /** Key fields that are int64 on the wire (PF5 logins and tickets): bare digits, never quoted. */

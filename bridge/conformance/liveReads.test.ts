@@ -12,7 +12,11 @@ describe('differences', () => {
       ['2', { order: 2, volume: 100 }],
       ['3', { order: 3, volume: 100 }],
     ]);
-    const live = [{ order: 1, volume: 100, profit: 9 }, { order: 2, volume: 200 }, { order: 4, volume: 1 }];
+    const live = [
+      { order: 1, volume: 100, profit: 9 },
+      { order: 2, volume: 200 },
+      { order: 4, volume: 1 },
+    ];
     expect(differences('PF4', 'trades', cached, live)).toEqual([
       'trades order 2: volume is 200 on the server, 100 in the cache',
       'trades order 4: on the server, not in the cache (lost)',
@@ -33,8 +37,10 @@ describe('differences', () => {
   it('cuts a long list of differences', () => {
     const cached = new Map(Array.from({ length: 8 }, (_, i) => [String(i), { login: i }]));
     expect(differences('PF4', 'users', cached, [], 3)).toEqual([
-      'users login 0: in the cache, not on the server (stale)', 'users login 1: in the cache, not on the server (stale)',
-      'users login 2: in the cache, not on the server (stale)', '… 5 more',
+      'users login 0: in the cache, not on the server (stale)',
+      'users login 1: in the cache, not on the server (stale)',
+      'users login 2: in the cache, not on the server (stale)',
+      '… 5 more',
     ]);
   });
 });

@@ -25,7 +25,10 @@ type ReadShape =
 
 const LIVE_READS: Record<Family, Partial<Record<ChangeKind, readonly ReadShape[]>>> = {
   PF4: {
-    users: [{ shape: 'paged', command: 'UsersRequest' }, { shape: 'list', command: 'UserRecordsRequest' }],
+    users: [
+      { shape: 'paged', command: 'UsersRequest' },
+      { shape: 'list', command: 'UserRecordsRequest' },
+    ],
     trades: [{ shape: 'paged', command: 'TradesRequest' }],
     symbols: [{ shape: 'list', command: 'SymbolsRequest' }],
     groups: [{ shape: 'list', command: 'GroupsRequest' }],
@@ -33,14 +36,25 @@ const LIVE_READS: Record<Family, Partial<Record<ChangeKind, readonly ReadShape[]
     online: [{ shape: 'paged', command: 'OnlineRequest' }],
     news: [{ shape: 'list', command: 'NewsRequest' }],
     symbolGroups: [{ shape: 'positional', command: 'CfgRequestSymbolGroup' }],
-    symbolSessions: [{ shape: 'perKey', command: 'SymbolSessionsGet', keysFrom: 'symbolSessions', arg: 'symbol', field: 'days' }],
+    symbolSessions: [
+      { shape: 'perKey', command: 'SymbolSessionsGet', keysFrom: 'symbolSessions', arg: 'symbol', field: 'days' },
+    ],
     symbolInfo: [{ shape: 'perKey', command: 'SymbolInfoRequest', keysFrom: 'symbolInfo', arg: 'symbol' }],
   },
   PF5: {
     users: [{ shape: 'paged', command: 'UsersRequest' }],
-    positions: [{ shape: 'paged', command: 'PositionsRequest' }, { shape: 'paged', command: 'PositionByGroup', args: { mask: '*' } }],
-    orders: [{ shape: 'paged', command: 'OrdersRequest' }, { shape: 'paged', command: 'OrderByGroup', args: { mask: '*' } }],
-    deals: [{ shape: 'paged', command: 'DealsRequest' }, { shape: 'paged', command: 'DealByGroup', args: { mask: '*' } }],
+    positions: [
+      { shape: 'paged', command: 'PositionsRequest' },
+      { shape: 'paged', command: 'PositionByGroup', args: { mask: '*' } },
+    ],
+    orders: [
+      { shape: 'paged', command: 'OrdersRequest' },
+      { shape: 'paged', command: 'OrderByGroup', args: { mask: '*' } },
+    ],
+    deals: [
+      { shape: 'paged', command: 'DealsRequest' },
+      { shape: 'paged', command: 'DealByGroup', args: { mask: '*' } },
+    ],
     symbols: [{ shape: 'list', command: 'SymbolsRequest' }],
     groups: [{ shape: 'list', command: 'GroupsRequest' }],
   },
@@ -63,7 +77,9 @@ export function liveReadFor(family: Family, kind: ChangeKind, declared: readonly
 
 /** The snapshot kinds with a declared live read, in snapshot order. */
 export function comparableKinds(family: Family, declared: readonly string[]): ChangeKind[] {
-  return SNAPSHOT_KINDS[family].filter((kind) => !UNCOMPARED_KINDS.includes(kind) && liveReadFor(family, kind, declared));
+  return SNAPSHOT_KINDS[family].filter(
+    (kind) => !UNCOMPARED_KINDS.includes(kind) && liveReadFor(family, kind, declared),
+  );
 }
 
 function resultOf(answer: Answer, what: string): unknown {
@@ -71,7 +87,13 @@ function resultOf(answer: Answer, what: string): unknown {
   return answer.value;
 }
 
-async function fetchLive(connection: ProbeConnection, cache: Cache, kind: ChangeKind, read: ReadShape, bounds: ReadBounds): Promise<Row[]> {
+async function fetchLive(
+  connection: ProbeConnection,
+  cache: Cache,
+  kind: ChangeKind,
+  read: ReadShape,
+  bounds: ReadBounds,
+): Promise<Row[]> {
   const key = KEY_FIELDS[cache.family][kind] as string;
   const ask = (command: string, args: Record<string, unknown>) =>
     connection.request(command, args, bounds.answerMs).then((a) => resultOf(a, `${command} ${show(args, 80)}`));
@@ -90,8 +112,17 @@ async function fetchLive(connection: ProbeConnection, cache: Cache, kind: Change
       const rows: Row[] = [];
       let after: unknown;
       for (;;) {
-        const page = await ask(read.command, { ...read.args, ...(after === undefined ? {} : { after }), limit: PAGE }) as { items?: unknown; hasMore?: unknown };
-        if (typeof page !== 'object' || page === null || !Array.isArray(page.items) || typeof page.hasMore !== 'boolean') {
+        const page = (await ask(read.command, {
+          ...read.args,
+          ...(after === undefined ? {} : { after }),
+          limit: PAGE,
+        })) as { items?: unknown; hasMore?: unknown };
+        if (
+          typeof page !== 'object' ||
+          page === null ||
+          !Array.isArray(page.items) ||
+          typeof page.hasMore !== 'boolean'
+        ) {
           throw new Error(`${read.command} answered ${show(page, 80)}, not {items, hasMore}`);
         }
         rows.push(...(page.items as Row[]));
@@ -104,7 +135,7 @@ async function fetchLive(connection: ProbeConnection, cache: Cache, kind: Change
       for (const row of cache.table(read.keysFrom).values()) {
         const id = row[read.arg];
         const value = await ask(read.command, { [read.arg]: id });
-        rows.push(read.field ? { [key]: id, [read.field]: value } : value as Row);
+        rows.push(read.field ? { [key]: id, [read.field]: value } : (value as Row));
       }
       return rows;
     }
@@ -121,12 +152,20 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   }
   const ka = Object.keys(a);
   const kb = Object.keys(b as object);
-  return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k)
-    && deepEqual((a as Row)[k], (b as Row)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Row)[k], (b as Row)[k]))
+  );
 }
 
 /** The differences of a cached table from live records: lost, stale and differing fields, at most `max` named. */
-export function differences(family: Family, kind: ChangeKind, cached: Map<string, Row>, live: Row[], max = 5): string[] {
+export function differences(
+  family: Family,
+  kind: ChangeKind,
+  cached: Map<string, Row>,
+  live: Row[],
+  max = 5,
+): string[] {
   const key = KEY_FIELDS[family][kind] as string;
   const volatile = new Set(VOLATILE_FIELDS[family][kind] ?? []);
   const out: string[] = [];
@@ -141,11 +180,14 @@ export function differences(family: Family, kind: ChangeKind, cached: Map<string
     }
     for (const [field, value] of Object.entries(record)) {
       if (volatile.has(field) || deepEqual(value, mine[field])) continue;
-      out.push(`${kind} ${key} ${k}: ${field} is ${show(value, 60)} on the server, ${show(mine[field], 60)} in the cache`);
+      out.push(
+        `${kind} ${key} ${k}: ${field} is ${show(value, 60)} on the server, ${show(mine[field], 60)} in the cache`,
+      );
       break;
     }
   }
-  for (const k of cached.keys()) if (!seen.has(k)) out.push(`${kind} ${key} ${k}: in the cache, not on the server (stale)`);
+  for (const k of cached.keys())
+    if (!seen.has(k)) out.push(`${kind} ${key} ${k}: in the cache, not on the server (stale)`);
   return out.length > max ? [...out.slice(0, max), `… ${out.length - max} more`] : out;
 }
 
@@ -166,8 +208,13 @@ export interface KindComparison {
  * Compares the cache's `kind` with its live read in a quiet window (see the module comment). Problems are empty when
  * they agree.
  */
-export async function compareKind(connection: ProbeConnection, cache: Cache, kind: ChangeKind, declared: readonly string[],
-  bounds: ReadBounds): Promise<KindComparison> {
+export async function compareKind(
+  connection: ProbeConnection,
+  cache: Cache,
+  kind: ChangeKind,
+  declared: readonly string[],
+  bounds: ReadBounds,
+): Promise<KindComparison> {
   const read = liveReadFor(cache.family, kind, declared);
   if (!read) throw new Error(`no declared live read for ${kind}`);
   const moving = [kind, ...(ALSO_MOVED_BY[kind] ?? [])];
@@ -186,12 +233,21 @@ export async function compareKind(connection: ProbeConnection, cache: Cache, kin
     if (!busy) return { kind, command: read.command, rows, problems: last };
     await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
-  return { kind, command: read.command, rows, problems: [`never quiet in ${ATTEMPTS} reads; the last differed:`, ...last] };
+  return {
+    kind,
+    command: read.command,
+    rows,
+    problems: [`never quiet in ${ATTEMPTS} reads; the last differed:`, ...last],
+  };
 }
 
 /** Compares every comparable kind; the detail of each disagreement, or the kinds and rows compared. */
-export async function compareAll(connection: ProbeConnection, cache: Cache, declared: readonly string[], bounds: ReadBounds)
-  : Promise<{ problems: string[]; compared: string[]; left: string[] }> {
+export async function compareAll(
+  connection: ProbeConnection,
+  cache: Cache,
+  declared: readonly string[],
+  bounds: ReadBounds,
+): Promise<{ problems: string[]; compared: string[]; left: string[] }> {
   const kinds = comparableKinds(cache.family, declared);
   const problems: string[] = [];
   const compared: string[] = [];

@@ -14,6 +14,16 @@ export function formatReport(report: ConformanceReport): string {
   const rows = report.results.map((r) => [r.id, r.result, oneLine(r.name), oneLine(r.detail)]);
   const header = ['rule', 'result', 'checks', 'detail'];
   const widths = [0, 1, 2].map((i) => Math.max(header[i].length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell)).join('  ').trimEnd();
-  return [line(header), line(widths.map((w) => '-'.repeat(w)).concat('------')), ...rows.map(line), '', summaryLine(report)].join('\n');
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i < 3 ? cell.padEnd(widths[i]) : cell))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(header),
+    line(widths.map((w) => '-'.repeat(w)).concat('------')),
+    ...rows.map(line),
+    '',
+    summaryLine(report),
+  ].join('\n');
 }

@@ -34,7 +34,9 @@ describe('show with a secret held', () => {
       expect(text).toBe(`{"message":"${'x'.repeat(142)}***"}`);
       for (const piece of pieces(PASSWORD, 4)) expect(text).not.toContain(piece);
       expect(show(value, 157)).toBe(`{"message":"${'x'.repeat(142)}***…`);
-      expect(show(`the frame said ${JSON.stringify({ password: PASSWORD })}`)).toBe('"the frame said {\\"password\\":\\"***\\"}"');
+      expect(show(`the frame said ${JSON.stringify({ password: PASSWORD })}`)).toBe(
+        '"the frame said {\\"password\\":\\"***\\"}"',
+      );
       expect(redact(`raw ${PASSWORD} and ${escaped(PASSWORD)}`)).toBe('raw *** and ***');
     } finally {
       release();
@@ -78,7 +80,9 @@ describe('a run against a server that repeats the password it is sent', () => {
         const password = typeof frame.args?.password === 'string' ? frame.args.password : '';
         if (password) received.push(password);
         // A long refusal with the password sent at its end, where a detail's cut would fall.
-        ws.send(JSON.stringify({ id: frame.id, error: { code: 3, message: `${'refused '.repeat(13)}you sent ${password}` } }));
+        ws.send(
+          JSON.stringify({ id: frame.id, error: { code: 3, message: `${'refused '.repeat(13)}you sent ${password}` } }),
+        );
       });
     });
   });
@@ -90,7 +94,10 @@ describe('a run against a server that repeats the password it is sent', () => {
 
   it('shows no piece of the password or of the wrong one in any detail', async () => {
     const report = await runConformance({
-      server: `ws://127.0.0.1:${port}/demo`, login: 1000, password: PASSWORD, family: 'PF4',
+      server: `ws://127.0.0.1:${port}/demo`,
+      login: 1000,
+      password: PASSWORD,
+      family: 'PF4',
       timeouts: { answerMs: 2000, pingMs: 1000, snapshotMs: 2000 },
     });
     expect(report.results.map((r) => r.id)).toEqual(rulesFor('PF4').map((r) => r.id));

@@ -47,19 +47,41 @@ export interface SnapshotReading {
  * Reads a snapshot from the frames of `connection` after `afterSeq` (the login answer's seq), waiting up to
  * `timeoutMs` for `end`. Throws when no `end` comes in time or the connection closes first.
  */
-export async function readSnapshot(connection: ProbeConnection, afterSeq: number, family: Family, declared: readonly string[],
-  timeoutMs: number): Promise<SnapshotReading> {
-  const isEnd = (f: Received) => isEventFrame(f.value) && (f.value as ManagerEvent).event === 'resync' && (f.value as ManagerEvent).op === 'end';
-  await connection.waitFor(() => connection.closed || connection.frames.slice(afterSeq).some(isEnd), timeoutMs, 'snapshot end');
+export async function readSnapshot(
+  connection: ProbeConnection,
+  afterSeq: number,
+  family: Family,
+  declared: readonly string[],
+  timeoutMs: number,
+): Promise<SnapshotReading> {
+  const isEnd = (f: Received) =>
+    isEventFrame(f.value) && (f.value as ManagerEvent).event === 'resync' && (f.value as ManagerEvent).op === 'end';
+  await connection.waitFor(
+    () => connection.closed || connection.frames.slice(afterSeq).some(isEnd),
+    timeoutMs,
+    'snapshot end',
+  );
   const endFrame = connection.frames.slice(afterSeq).find(isEnd);
   if (!endFrame) throw new Error(`the connection closed (code ${connection.closeCode}) before the snapshot's end`);
   return analyseSnapshot(connection.frames.slice(afterSeq, endFrame.seq), family, declared);
 }
 
 /** The snapshot in `frames` (begin to end): what it holds and every departure from the documented shape. */
-export function analyseSnapshot(frames: readonly Received[], family: Family, declared: readonly string[]): SnapshotReading {
+export function analyseSnapshot(
+  frames: readonly Received[],
+  family: Family,
+  declared: readonly string[],
+): SnapshotReading {
   const reading: SnapshotReading = {
-    startSeq: (frames[0]?.seq ?? 1) - 1, endSeq: frames.at(-1)?.seq ?? 0, items: new Map(), chunkKinds: [], orderProblems: [], kindProblems: [], countProblems: [], keyProblems: [], eventsDuring: 0,
+    startSeq: (frames[0]?.seq ?? 1) - 1,
+    endSeq: frames.at(-1)?.seq ?? 0,
+    items: new Map(),
+    chunkKinds: [],
+    orderProblems: [],
+    kindProblems: [],
+    countProblems: [],
+    keyProblems: [],
+    eventsDuring: 0,
   };
   const order = SNAPSHOT_KINDS[family];
   let phase: 'before' | 'chunks' | 'ended' = 'before';
@@ -68,7 +90,8 @@ export function analyseSnapshot(frames: readonly Received[], family: Family, dec
     if (!isEventFrame(frame.value)) continue;
     const event = frame.value as ManagerEvent;
     if (event.event !== 'resync') {
-      if (phase === 'before') reading.orderProblems.push(`a ${String(event.event)} ${String(event.op)} event came before resync begin`);
+      if (phase === 'before')
+        reading.orderProblems.push(`a ${String(event.event)} ${String(event.op)} event came before resync begin`);
       else reading.eventsDuring++;
       continue;
     }
@@ -87,9 +110,13 @@ export function analyseSnapshot(frames: readonly Received[], family: Family, dec
       }
       reading.chunkKinds.push(kind);
       const rank = order.indexOf(kind as ChangeKind);
-      if (!declared.includes(kind)) reading.kindProblems.push(`a ${kind} chunk, a kind the login did not declare among its events`);
+      if (!declared.includes(kind))
+        reading.kindProblems.push(`a ${kind} chunk, a kind the login did not declare among its events`);
       if (rank < 0) reading.kindProblems.push(`a ${kind} chunk: ${family} snapshots carry ${order.join(', ')}`);
-      else if (rank < lastRank) reading.kindProblems.push(`a ${kind} chunk after ${order[lastRank]}: the documented order is ${order.join(', ')}`);
+      else if (rank < lastRank)
+        reading.kindProblems.push(
+          `a ${kind} chunk after ${order[lastRank]}: the documented order is ${order.join(', ')}`,
+        );
       lastRank = Math.max(lastRank, rank);
       reading.items.set(kind, [...(reading.items.get(kind) ?? []), ...(items as unknown[])]);
     } else if (event.op === 'end') {
@@ -112,10 +139,12 @@ function checkCounts(reading: SnapshotReading): void {
     return;
   }
   for (const [kind, items] of reading.items) {
-    if (counts[kind] !== items.length) reading.countProblems.push(`${kind}: end.counts says ${show(counts[kind], 30)}, ${items.length} items came`);
+    if (counts[kind] !== items.length)
+      reading.countProblems.push(`${kind}: end.counts says ${show(counts[kind], 30)}, ${items.length} items came`);
   }
   for (const [kind, count] of Object.entries(counts)) {
-    if (!reading.items.has(kind) && count !== 0) reading.countProblems.push(`${kind}: end.counts says ${show(count, 30)}, no chunk came`);
+    if (!reading.items.has(kind) && count !== 0)
+      reading.countProblems.push(`${kind}: end.counts says ${show(count, 30)}, no chunk came`);
   }
 }
 
@@ -154,7 +183,11 @@ export class Cache {
 
   /** Replays the snapshot's frames as the broker does: chunks fill the tables, an event between begin and end is
    *  applied to them (a later chunk's row of the same key overwrites it); the events after end follow by catchUp. */
-  constructor(private readonly connection: Pick<ProbeConnection, 'frames'>, readonly family: Family, snapshot: SnapshotReading) {
+  constructor(
+    private readonly connection: Pick<ProbeConnection, 'frames'>,
+    readonly family: Family,
+    snapshot: SnapshotReading,
+  ) {
     for (const kind of SNAPSHOT_KINDS[family]) this.tables.set(kind, new Map());
     const key = KEY_FIELDS[family];
     for (const frame of connection.frames.slice(snapshot.startSeq, snapshot.endSeq)) {
@@ -170,7 +203,8 @@ export class Cache {
       const field = key[String(record.kind) as ChangeKind];
       if (!table || !field) continue;
       for (const item of record.items as unknown[]) {
-        if (typeof item === 'object' && item !== null && (item as Row)[field] !== undefined) table.set(keyOf((item as Row)[field]), item as Row);
+        if (typeof item === 'object' && item !== null && (item as Row)[field] !== undefined)
+          table.set(keyOf((item as Row)[field]), item as Row);
       }
     }
     this.cursor = snapshot.endSeq;
@@ -196,7 +230,8 @@ export class Cache {
     const record = event.record as Row | null;
     if (!table || !field || typeof record !== 'object' || record === null || record[field] === undefined) return;
     const key = keyOf(record[field]);
-    const closedTrade = this.family === 'PF4' && kind === 'trades' && CLOSED_STATE.test(valueText(record.tradeRecordState ?? ''));
+    const closedTrade =
+      this.family === 'PF4' && kind === 'trades' && CLOSED_STATE.test(valueText(record.tradeRecordState ?? ''));
     if (event.op === 'delete' || (event.op === 'update' && closedTrade)) {
       table.delete(key);
       if (kind === 'symbols') this.tables.get('symbolInfo')?.delete(key);

@@ -16,7 +16,11 @@ import { rulesFor, runConformance, type ConformanceReport, type RuleResult } fro
 
 const PASSWORD = 'conformance-test-password';
 const manager = [{ login: 1000, password: PASSWORD }];
-const BIG = { loginRange: { min: '9007199254740993', max: '9007199254790000' }, firstOrder: '9007199254800001', firstDeal: '9007199254900001' };
+const BIG = {
+  loginRange: { min: '9007199254740993', max: '9007199254790000' },
+  firstOrder: '9007199254800001',
+  firstDeal: '9007199254900001',
+};
 let sim: RunningSim;
 
 beforeAll(async () => {
@@ -45,7 +49,10 @@ const run = (server: string, family: 'PF4' | 'PF5', writes: boolean, port = sim.
 const byResult = (report: ConformanceReport, result: RuleResult['result']) =>
   Object.fromEntries(report.results.filter((r) => r.result === result).map((r) => [r.id, r.detail]));
 
-const writeRuleIds = (family: 'PF4' | 'PF5') => rulesFor(family).map((r) => r.id).filter((id) => id.startsWith('writes.'));
+const writeRuleIds = (family: 'PF4' | 'PF5') =>
+  rulesFor(family)
+    .map((r) => r.id)
+    .filter((id) => id.startsWith('writes.'));
 
 describe('the suite against the simulator', () => {
   it('PF4 without --writes: every rule passes but those that change data', async () => {
@@ -58,17 +65,26 @@ describe('the suite against the simulator', () => {
     expect(report.results.some((r) => r.id.startsWith('int64.'))).toBe(false);
     // Every command the simulator declares is classified as a read or a write (none left unprobed).
     expect(byResult(report, 'passed')['capabilities.read-probes']).toMatch(/^\d+ declared reads answered$/);
-    expect(report).toMatchObject({ family: 'PF4', failed: 0, skipped: needsWrites.length, passed: report.results.length - needsWrites.length });
+    expect(report).toMatchObject({
+      family: 'PF4',
+      failed: 0,
+      skipped: needsWrites.length,
+      passed: report.results.length - needsWrites.length,
+    });
   });
 
   it('PF4 with --writes: every rule passes, the restart included', async () => {
     const report = await run('pf4-writes', 'PF4', true);
     expect(byResult(report, 'failed')).toEqual({});
     expect(byResult(report, 'skipped')).toEqual({});
-    expect(byResult(report, 'passed')['writes.restart']).toMatch(/closed with 1012; a new session took a snapshot of \d+ items/);
+    expect(byResult(report, 'passed')['writes.restart']).toMatch(
+      /closed with 1012; a new session took a snapshot of \d+ items/,
+    );
     expect(byResult(report, 'passed')['writes.pf4.trade-close']).toContain('a margin delete event');
     // Every record of every snapshot (the reconnect's and the restart's too) and every change event, schema-valid.
-    expect(byResult(report, 'passed')['records.schema']).toMatch(/^[1-9]\d{3,} snapshot records and [1-9]\d+ change events valid$/);
+    expect(byResult(report, 'passed')['records.schema']).toMatch(
+      /^[1-9]\d{3,} snapshot records and [1-9]\d+ change events valid$/,
+    );
   });
 
   it('PF5 without --writes: every rule passes but those that change data, int64 keys beyond 2^53 read exactly', async () => {
@@ -78,7 +94,9 @@ describe('the suite against the simulator', () => {
     expect(Object.keys(byResult(report, 'skipped')).sort()).toEqual(needsWrites.sort());
     const passed = byResult(report, 'passed');
     expect(passed['int64.bare-digits']).toMatch(/^\d+ keys, [1-9]\d* beyond 2\^53 − 1$/);
-    expect(passed['int64.round-trip']).toMatch(/users \d+, positions 90071992548\d+, orders 90071992548\d+, deals 90071992549\d+/);
+    expect(passed['int64.round-trip']).toMatch(
+      /users \d+, positions 90071992548\d+, orders 90071992548\d+, deals 90071992549\d+/,
+    );
     expect(report.results.some((r) => r.id.startsWith('writes.pf4.'))).toBe(false);
     expect(passed['capabilities.read-probes']).toMatch(/^\d+ declared reads answered$/);
   });
@@ -88,7 +106,9 @@ describe('the suite against the simulator', () => {
     expect(byResult(report, 'failed')).toEqual({});
     expect(byResult(report, 'skipped')).toEqual({ 'writes.restart': 'SrvRestart not declared' });
     expect(byResult(report, 'passed')['writes.pf5.user-add']).toMatch(/login 90071992547\d+/);
-    expect(byResult(report, 'passed')['records.schema']).toMatch(/^[1-9]\d{3,} snapshot records and [1-9]\d+ change events valid$/);
+    expect(byResult(report, 'passed')['records.schema']).toMatch(
+      /^[1-9]\d{3,} snapshot records and [1-9]\d+ change events valid$/,
+    );
   });
 });
 
@@ -99,29 +119,43 @@ const isUserUpdate = (text: string) => text.startsWith('{"event":"users","op":"u
  * hold those from the server: it answers the frames to forward now. With `perConnection`, each connection gets a
  * filter of its own from `onServerFrame()`.
  */
-async function proxy(server: string, onServerFrame: (text: string) => string[], perConnection?: () => (text: string) => string[]): Promise<{ port: number; close(): Promise<void> }> {
-  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false, maxPayload: 64 * 1024 * 1024 });
+async function proxy(
+  server: string,
+  onServerFrame: (text: string) => string[],
+  perConnection?: () => (text: string) => string[],
+): Promise<{ port: number; close(): Promise<void> }> {
+  const wss = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    perMessageDeflate: false,
+    maxPayload: 64 * 1024 * 1024,
+  });
   await new Promise((resolve) => wss.once('listening', resolve));
   wss.on('connection', (client) => {
     const filter = perConnection?.() ?? onServerFrame;
     const upstream = new WebSocket(`ws://127.0.0.1:${sim.port}/${server}`, { perMessageDeflate: false });
     const queued: Array<[string, boolean]> = [];
-    upstream.on('open', () => { for (const [data, binary] of queued.splice(0)) upstream.send(data, { binary }); });
+    upstream.on('open', () => {
+      for (const [data, binary] of queued.splice(0)) upstream.send(data, { binary });
+    });
     client.on('message', (data, binary) => {
       if (upstream.readyState === WebSocket.OPEN) upstream.send(data, { binary });
       else queued.push([(data as Buffer).toString(), binary]);
     });
-    upstream.on('message', (data) => { for (const text of filter((data as Buffer).toString())) client.send(text); });
+    upstream.on('message', (data) => {
+      for (const text of filter((data as Buffer).toString())) client.send(text);
+    });
     upstream.on('close', (code) => client.close(code === 1005 || code === 1006 ? 1000 : code));
     client.on('close', () => upstream.terminate());
     upstream.on('error', () => client.terminate());
   });
   return {
     port: (wss.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      for (const client of wss.clients) client.terminate();
-      wss.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const client of wss.clients) client.terminate();
+        wss.close(() => resolve());
+      }),
   };
 }
 
@@ -151,28 +185,41 @@ describe('the suite against a server that breaks a promise', () => {
   it.for([
     ['PF4', 'symbolGroups', 'pf4-one-behind', 'pos', 'writes.pf4.symbol-group-update'],
     ['PF5', 'symbols', 'pf5-one-behind', 'symbol', 'writes.pf5.symbol-update'],
-  ] as const)('%s: fails the write whose %s update carries the record as it was before', async ([family, kind, server, key, rule], { expect }) => {
-    const broken = await proxy(server, (text) => [text], oneStepBehind(kind, key));
-    try {
-      const report = await run(server, family, true, broken.port);
-      const failed = byResult(report, 'failed');
-      // The change back is stale too, so both caches the suite compares keep the changed value.
-      expect(Object.keys(failed)).toEqual([rule, 'reconnect.fresh-snapshot', 'writes.cache-matches-live']);
-      expect(failed[rule]).toMatch(new RegExp(`^description "([^"]+)" → "Conformance probe": a ${kind} update event of \\w+: the event's description is "\\1", `
-        + `the answer's "Conformance probe"; back to "\\1": a ${kind} update event of \\w+: the event's description is "Conformance probe", the answer's "\\1"$`));
-    } finally {
-      await broken.close();
-    }
-  });
+  ] as const)(
+    '%s: fails the write whose %s update carries the record as it was before',
+    async ([family, kind, server, key, rule], { expect }) => {
+      const broken = await proxy(server, (text) => [text], oneStepBehind(kind, key));
+      try {
+        const report = await run(server, family, true, broken.port);
+        const failed = byResult(report, 'failed');
+        // The change back is stale too, so both caches the suite compares keep the changed value.
+        expect(Object.keys(failed)).toEqual([rule, 'reconnect.fresh-snapshot', 'writes.cache-matches-live']);
+        expect(failed[rule]).toMatch(
+          new RegExp(
+            `^description "([^"]+)" → "Conformance probe": a ${kind} update event of \\w+: the event's description is "\\1", ` +
+              `the answer's "Conformance probe"; back to "\\1": a ${kind} update event of \\w+: the event's description is "Conformance probe", the answer's "\\1"$`,
+          ),
+        );
+      } finally {
+        await broken.close();
+      }
+    },
+  );
 
   it('fails the write whose event is lost, and the cache rule after it, and no other rule', async () => {
-    const broken = await proxy('pf4-proxied', (text) => (text.startsWith('{"event":"users","op":"delete"') ? [] : [text]));
+    const broken = await proxy('pf4-proxied', (text) =>
+      text.startsWith('{"event":"users","op":"delete"') ? [] : [text],
+    );
     try {
       const report = await run('pf4-proxied', 'PF4', true, broken.port);
       const failed = byResult(report, 'failed');
       expect(Object.keys(failed)).toEqual(['writes.pf4.user-delete', 'writes.cache-matches-live']);
-      expect(failed['writes.pf4.user-delete']).toMatch(/^expected a users delete event of \d+; it never came \(lost\)$/);
-      expect(failed['writes.cache-matches-live']).toMatch(/^users login \d+: in the cache, not on the server \(stale\)$/);
+      expect(failed['writes.pf4.user-delete']).toMatch(
+        /^expected a users delete event of \d+; it never came \(lost\)$/,
+      );
+      expect(failed['writes.cache-matches-live']).toMatch(
+        /^users login \d+: in the cache, not on the server \(stale\)$/,
+      );
     } finally {
       await broken.close();
     }
@@ -201,7 +248,9 @@ describe('the suite against a server that breaks a promise', () => {
       const report = await run('pf4-proxied', 'PF4', true, broken.port);
       const failed = byResult(report, 'failed');
       expect(Object.keys(failed)).toEqual(['writes.pf4.user-update']);
-      expect(failed['writes.pf4.user-update']).toMatch(/^expected a users update event of \d+ before the answer to a Ping sent after the change; it came after it \(out of order\)$/);
+      expect(failed['writes.pf4.user-update']).toMatch(
+        /^expected a users update event of \d+ before the answer to a Ping sent after the change; it came after it \(out of order\)$/,
+      );
     } finally {
       await broken.close();
     }

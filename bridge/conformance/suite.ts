@@ -11,7 +11,17 @@
  */
 import type { Family, LoginResult } from '../../shared/protocol.js';
 import { holdSecrets, ProbeConnection, redact, show, type Answer } from './connection.js';
-import { failed, RuleSkipped, skipped, SuiteContext, type ConformanceOptions, type MainSession, type Outcome, type Rule, type RuleResultKind } from './context.js';
+import {
+  failed,
+  RuleSkipped,
+  skipped,
+  SuiteContext,
+  type ConformanceOptions,
+  type MainSession,
+  type Outcome,
+  type Rule,
+  type RuleResultKind,
+} from './context.js';
 import { Cache, readSnapshot } from './snapshot.js';
 import { RULES } from './rules/index.js';
 
@@ -48,23 +58,46 @@ async function startMain(ctx: SuiteContext): Promise<void> {
     // A Ping right behind the login: it is answered while (or after) the snapshot streams.
     const pingSentAt = performance.now();
     const ping = connection.request('Ping', undefined, t.snapshotMs + t.pingMs);
-    await connection.waitFor(() => connection.frames.some((f) => (f.value as { id?: unknown } | undefined)?.id === loginId),
-      t.answerMs, 'answer to the login');
+    await connection.waitFor(
+      () => connection.frames.some((f) => (f.value as { id?: unknown } | undefined)?.id === loginId),
+      t.answerMs,
+      'answer to the login',
+    );
     const frame = connection.frames.find((f) => (f.value as { id?: unknown } | undefined)?.id === loginId)!;
     const value = frame.value as { result?: unknown; error?: unknown };
-    const loginAnswer: Answer = 'error' in value
-      ? { kind: 'error', id: loginId, code: (value.error as { code?: unknown })?.code, message: (value.error as { message?: unknown })?.message, error: value.error, frame }
-      : { kind: 'result', id: loginId, value: value.result, frame };
+    const loginAnswer: Answer =
+      'error' in value
+        ? {
+            kind: 'error',
+            id: loginId,
+            code: (value.error as { code?: unknown })?.code,
+            message: (value.error as { message?: unknown })?.message,
+            error: value.error,
+            frame,
+          }
+        : { kind: 'result', id: loginId, value: value.result, frame };
     ctx.mainLoginAnswer = loginAnswer;
     if (loginAnswer.kind === 'error') throw new Error(`the login was refused: ${show(loginAnswer.error)}`);
     const login = loginAnswer.value as LoginResult;
     const capabilities = (login as Partial<LoginResult>)?.capabilities;
-    if (!login || typeof login !== 'object' || (login.family !== 'PF4' && login.family !== 'PF5')
-      || !Array.isArray(capabilities?.commands) || !Array.isArray(capabilities?.events)) {
+    if (
+      !login ||
+      typeof login !== 'object' ||
+      (login.family !== 'PF4' && login.family !== 'PF5') ||
+      !Array.isArray(capabilities?.commands) ||
+      !Array.isArray(capabilities?.events)
+    ) {
       throw new Error(`the login answered ${show(login, 200)}, without a family and capabilities`);
     }
     const pingDuringSnapshot: MainSession['pingDuringSnapshot'] = { sentAt: pingSentAt };
-    ping.then((answer) => { pingDuringSnapshot.answer = answer; }, (error: Error) => { pingDuringSnapshot.error = error.message; });
+    ping.then(
+      (answer) => {
+        pingDuringSnapshot.answer = answer;
+      },
+      (error: Error) => {
+        pingDuringSnapshot.error = error.message;
+      },
+    );
     const family = ctx.options.family ?? login.family;
     const snapshot = await readSnapshot(connection, frame.seq, family, capabilities.events, t.snapshotMs);
     const cache = new Cache(connection, family, snapshot);
@@ -79,11 +112,16 @@ async function runRule(ctx: SuiteContext, rule: Rule): Promise<Outcome> {
   const bound = rule.timeoutMs(ctx.timeouts);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<Outcome>((resolve) => {
-    timer = setTimeout(() => resolve(failed(`not done within its bound of ${bound} ms (the server did not answer in time)`)), bound);
+    timer = setTimeout(
+      () => resolve(failed(`not done within its bound of ${bound} ms (the server did not answer in time)`)),
+      bound,
+    );
   });
   try {
     return await Promise.race([
-      new Promise<Outcome>((resolve) => resolve(rule.run(ctx))).catch((error: Error) => (error instanceof RuleSkipped ? skipped(error.message) : failed(error.message))),
+      new Promise<Outcome>((resolve) => resolve(rule.run(ctx))).catch((error: Error) =>
+        error instanceof RuleSkipped ? skipped(error.message) : failed(error.message),
+      ),
       late,
     ]);
   } finally {
@@ -107,7 +145,12 @@ export async function runConformance(options: ConformanceOptions): Promise<Confo
     await startMain(ctx);
     for (const rule of rulesFor(ctx.family)) {
       const outcome = await runRule(ctx, rule);
-      results.push({ id: rule.id, name: rule.name, result: outcome.result, detail: redact(outcome.detail, ctx.secrets) });
+      results.push({
+        id: rule.id,
+        name: rule.name,
+        result: outcome.result,
+        detail: redact(outcome.detail, ctx.secrets),
+      });
     }
   } finally {
     ctx.main?.connection.terminate();

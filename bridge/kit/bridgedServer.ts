@@ -41,26 +41,34 @@ export class BridgedServer<S = undefined> {
   private held = false;
   private stopped = false;
 
-  constructor(readonly driver: BridgeDriver<S>, options: BridgedServerOptions = {}) {
+  constructor(
+    readonly driver: BridgeDriver<S>,
+    options: BridgedServerOptions = {},
+  ) {
     this.name = driver.name;
     this.family = driver.family;
     if (!(driver.family in FAMILY_CODES)) throw new Error(`family must be PF4 or PF5, not ${String(driver.family)}`);
-    if (!/^[^/?#\s]{1,256}$/.test(driver.name)) throw new Error('name must be 1 to 256 characters without /, ?, # or spaces (it is the path)');
+    if (!/^[^/?#\s]{1,256}$/.test(driver.name))
+      throw new Error('name must be 1 to 256 characters without /, ?, # or spaces (it is the path)');
     if (!Number.isInteger(driver.build) || driver.build < 1) throw new Error('build must be an integer of at least 1');
     this.codes = FAMILY_CODES[driver.family];
     this.limits = checkLimits(options.limits);
     for (const kind of driver.events) {
-      if (!(CHANGE_KINDS as readonly string[]).includes(kind)) throw new Error(`events: ${String(kind)} is not a change-event kind (${CHANGE_KINDS.join(', ')})`);
+      if (!(CHANGE_KINDS as readonly string[]).includes(kind))
+        throw new Error(`events: ${String(kind)} is not a change-event kind (${CHANGE_KINDS.join(', ')})`);
     }
     this.events = new Set(driver.events);
     for (const [cmd, handler] of Object.entries(driver.commands)) {
-      if ((KIT_COMMANDS as readonly string[]).includes(cmd)) throw new Error(`commands: ${cmd} is answered by the kit, not the driver`);
-      if (cmd.length === 0 || cmd.length > LOGIN_LIMITS.nameLength) throw new Error(`commands: ${cmd} must be 1 to ${LOGIN_LIMITS.nameLength} characters`);
+      if ((KIT_COMMANDS as readonly string[]).includes(cmd))
+        throw new Error(`commands: ${cmd} is answered by the kit, not the driver`);
+      if (cmd.length === 0 || cmd.length > LOGIN_LIMITS.nameLength)
+        throw new Error(`commands: ${cmd} must be 1 to ${LOGIN_LIMITS.nameLength} characters`);
       if (typeof handler !== 'function') throw new Error(`commands: ${cmd} has no handler function`);
       this.handlers.set(cmd, handler);
     }
     this.commandNames = ['Ping', ...this.handlers.keys()].sort();
-    if (this.commandNames.length > LOGIN_LIMITS.commands) throw new Error(`commands: more than ${LOGIN_LIMITS.commands - 1} commands`);
+    if (this.commandNames.length > LOGIN_LIMITS.commands)
+      throw new Error(`commands: more than ${LOGIN_LIMITS.commands - 1} commands`);
     this.unsubscribe = driver.subscribe?.((kind, op, record) => this.publish(kind, op, record)) ?? undefined;
   }
 
@@ -80,7 +88,7 @@ export class BridgedServer<S = undefined> {
     try {
       return this.driver.available?.() !== false;
     } catch (err) {
-      this.log({ msg: 'the driver\'s availability check failed', server: this.name, error: errorClass(err) });
+      this.log({ msg: "the driver's availability check failed", server: this.name, error: errorClass(err) });
       return false;
     }
   }

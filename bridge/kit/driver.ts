@@ -54,9 +54,7 @@ export interface SnapshotPart {
 }
 
 /** What authenticate decides. `message` of a refusal goes to the peer: never put the password in it. */
-export type LoginVerdict =
-  | { ok: true; rights: readonly string[] }
-  | { ok: false; code: number; message: string };
+export type LoginVerdict = { ok: true; rights: readonly string[] } | { ok: false; code: number; message: string };
 
 export interface LoginAttempt {
   login: number;

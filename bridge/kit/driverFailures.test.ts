@@ -14,22 +14,30 @@ const start = kitHarness();
 const SECRET_ROW = 'row-content-not-for-logs';
 
 describe('a failing snapshot stream', () => {
-  it('closes the session with 1011 when toWire throws on a row, logging the error\'s class only', async () => {
+  it("closes the session with 1011 when toWire throws on a row, logging the error's class only", async () => {
     const { connect, server, logged } = await start({
-      snapshot: () => [{
-        kind: 'users',
-        rows: [{ login: 1, name: 'One' }, { login: 2, name: SECRET_ROW }],
-        toWire: (row: { login: number; name: string }) => {
-          if (row.login === 2) throw new RangeError(`cannot convert ${JSON.stringify(row)}`);
-          return row;
+      snapshot: () => [
+        {
+          kind: 'users',
+          rows: [
+            { login: 1, name: 'One' },
+            { login: 2, name: SECRET_ROW },
+          ],
+          toWire: (row: { login: number; name: string }) => {
+            if (row.login === 2) throw new RangeError(`cannot convert ${JSON.stringify(row)}`);
+            return row;
+          },
         },
-      }],
+      ],
     });
     const client = await connect();
     expect((await client.login()).result).toMatchObject({ server: 'tiny' });
     await client.waitFor(() => client.closed, 'the close');
     expect([client.closeCode, client.closeReason]).toEqual([CLOSE_CODES.snapshotFailed, 'the snapshot failed']);
-    expect(logged.find((e) => e.msg === 'snapshot failed, closing session')).toMatchObject({ kind: 'users', error: 'RangeError' });
+    expect(logged.find((e) => e.msg === 'snapshot failed, closing session')).toMatchObject({
+      kind: 'users',
+      error: 'RangeError',
+    });
     expect(JSON.stringify(logged)).not.toContain(SECRET_ROW);
     expect(server.sessions.size).toBe(0);
     // The server goes on: a session that does not pump is served.
@@ -66,8 +74,13 @@ describe('a failing snapshot stream', () => {
     driver.emit('ticks', 'update', { symbol: 'A', bid: 2 });
     expect(() => server.release()).not.toThrow();
     await victim.waitFor(() => victim.closed, 'the close');
-    expect([victim.closeCode, victim.closeReason]).toEqual([CLOSE_CODES.snapshotFailed, 'the held events could not be sent']);
-    expect(logged.find((e) => e.msg === 'releasing held events failed, closing session')).toMatchObject({ error: 'Error' });
+    expect([victim.closeCode, victim.closeReason]).toEqual([
+      CLOSE_CODES.snapshotFailed,
+      'the held events could not be sent',
+    ]);
+    expect(logged.find((e) => e.msg === 'releasing held events failed, closing session')).toMatchObject({
+      error: 'Error',
+    });
     expect(JSON.stringify(logged)).not.toContain(SECRET_ROW);
 
     broken = false;
@@ -85,8 +98,12 @@ describe('a failing snapshot stream', () => {
 
 describe('driver hooks that throw', () => {
   it('logs a throwing observer hook and goes on', async () => {
-    const boom = () => { throw new Error('counter broke'); };
-    const { driver, connect, logged } = await start({ observe: { loggedIn: boom, loginRefused: boom, answered: boom, eventSent: boom } });
+    const boom = () => {
+      throw new Error('counter broke');
+    };
+    const { driver, connect, logged } = await start({
+      observe: { loggedIn: boom, loginRefused: boom, answered: boom, eventSent: boom },
+    });
     const client = await connect();
     expect((await client.login({ password: 'wrong' })).error?.code).toBe(PF4_RESULT.InvalidData);
     expect((await client.login()).result).toMatchObject({ server: 'tiny' });
@@ -116,36 +133,60 @@ describe('driver hooks that throw', () => {
     });
     const client = await connect();
     await client.login({ pump: false });
-    expect(await client.fails('Loop')).toEqual({ code: PF4_RESULT.UnhandledException, message: 'internal error in Loop' });
-    expect(await client.fails('LoopLater')).toEqual({ code: PF4_RESULT.UnhandledException, message: 'internal error in LoopLater' });
+    expect(await client.fails('Loop')).toEqual({
+      code: PF4_RESULT.UnhandledException,
+      message: 'internal error in Loop',
+    });
+    expect(await client.fails('LoopLater')).toEqual({
+      code: PF4_RESULT.UnhandledException,
+      message: 'internal error in LoopLater',
+    });
     expect(logged.filter((e) => e.msg === 'command failed').map((e) => e.cmd)).toEqual(['Loop', 'LoopLater']);
     expect(await client.ok('Ping')).toMatchObject({ time: expect.any(String) });
   });
 
   it('closes a connection whose openSession throws with 1011, keeping no session of it', async () => {
-    const { connect, server, logged } = await start({ openSession: () => { throw new Error('no state'); } });
+    const { connect, server, logged } = await start({
+      openSession: () => {
+        throw new Error('no state');
+      },
+    });
     const client = await connect();
     await client.waitFor(() => client.closed, 'the close');
-    expect([client.closeCode, client.closeReason]).toEqual([CLOSE_CODES.snapshotFailed, 'the session could not be opened']);
+    expect([client.closeCode, client.closeReason]).toEqual([
+      CLOSE_CODES.snapshotFailed,
+      'the session could not be opened',
+    ]);
     expect(server.sessions.size).toBe(0);
     expect(logged.find((e) => e.msg === 'opening a session failed, closing')).toMatchObject({ error: 'Error' });
   });
 
   it('logs a throwing closeSession, and refuses upgrades with 503 while available throws', async () => {
     let up: () => boolean = () => true;
-    const { connect, server, port, logged } = await start({ closeSession: () => { throw new Error('gone') }, available: () => up() });
+    const { connect, server, port, logged } = await start({
+      closeSession: () => {
+        throw new Error('gone');
+      },
+      available: () => up(),
+    });
     const client = await connect();
     await client.login({ pump: false });
     client.close();
     await until(() => server.sessions.size === 0, 'the session to end');
     expect(logged.find((e) => e.msg === 'closing a session failed')).toMatchObject({ error: 'Error' });
-    up = () => { throw new Error('status unknown'); };
+    up = () => {
+      throw new Error('status unknown');
+    };
     await expect(KitClient.connect(port, 'tiny')).rejects.toThrow('upgrade refused with 503');
-    expect(logged.find((e) => e.msg === 'the driver\'s availability check failed')).toMatchObject({ error: 'Error' });
+    expect(logged.find((e) => e.msg === "the driver's availability check failed")).toMatchObject({ error: 'Error' });
   });
 
-  it('goes on when the driver\'s logger throws', async () => {
-    const { connect } = await start({ log: () => { throw new Error('disk full'); } });
+  it("goes on when the driver's logger throws", async () => {
+    const { connect } = await start({
+      log: () => {
+        throw new Error('disk full');
+      },
+    });
     const client = await connect();
     expect((await client.login({ password: 'wrong' })).error?.code).toBe(PF4_RESULT.InvalidData);
     expect(await client.fails('UserGet', { login: 9 })).toMatchObject({ code: PF4_RESULT.NotEnoughRights });
@@ -163,8 +204,14 @@ describe('a throwing authenticate', () => {
       },
     });
     const client = await connect();
-    expect((await client.login()).error).toEqual({ code: PF4_RESULT.UnhandledException, message: 'internal error in login' });
-    expect((await client.login({ password: 'async-secret' })).error).toEqual({ code: PF4_RESULT.UnhandledException, message: 'internal error in login' });
+    expect((await client.login()).error).toEqual({
+      code: PF4_RESULT.UnhandledException,
+      message: 'internal error in login',
+    });
+    expect((await client.login({ password: 'async-secret' })).error).toEqual({
+      code: PF4_RESULT.UnhandledException,
+      message: 'internal error in login',
+    });
     const failures = logged.filter((e) => e.msg === 'command failed');
     expect(failures).toEqual([
       { msg: 'command failed', server: 'tiny', cmd: 'login', error: 'DirectoryError' },

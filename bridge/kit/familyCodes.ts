@@ -15,6 +15,16 @@ export interface FamilyCodes {
 }
 
 export const FAMILY_CODES: Readonly<Record<Family, FamilyCodes>> = {
-  PF4: { badArgs: PF4_RESULT.InvalidData, noRights: PF4_RESULT.NotEnoughRights, internal: PF4_RESULT.UnhandledException, tooFrequent: TOO_FREQUENT_CODE.PF4 },
-  PF5: { badArgs: PF5_RESULT.ErrParams, noRights: PF5_RESULT.ErrPermissions, internal: PF5_RESULT.Error, tooFrequent: TOO_FREQUENT_CODE.PF5 },
+  PF4: {
+    badArgs: PF4_RESULT.InvalidData,
+    noRights: PF4_RESULT.NotEnoughRights,
+    internal: PF4_RESULT.UnhandledException,
+    tooFrequent: TOO_FREQUENT_CODE.PF4,
+  },
+  PF5: {
+    badArgs: PF5_RESULT.ErrParams,
+    noRights: PF5_RESULT.ErrPermissions,
+    internal: PF5_RESULT.Error,
+    tooFrequent: TOO_FREQUENT_CODE.PF5,
+  },
 };

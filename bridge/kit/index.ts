@@ -12,10 +12,29 @@
  *
  * The kit imports only shared/ and npm packages.
  */
-export type { BridgeDriver, BridgeLog, ChangeEmit, ChangeOp, CommandHandler, GatedRequest, LoginAttempt, LoginVerdict,
-  Observer, Refusal, Session, SnapshotPart } from './driver.js';
+export type {
+  BridgeDriver,
+  BridgeLog,
+  ChangeEmit,
+  ChangeOp,
+  CommandHandler,
+  GatedRequest,
+  LoginAttempt,
+  LoginVerdict,
+  Observer,
+  Refusal,
+  Session,
+  SnapshotPart,
+} from './driver.js';
 export { BridgedServer, type BridgedServerOptions } from './bridgedServer.js';
-export { createBridgeListener, pathOf, replyJson, type ListenerOptions, type ListenerTls, type Routes } from './listener.js';
+export {
+  createBridgeListener,
+  pathOf,
+  replyJson,
+  type ListenerOptions,
+  type ListenerTls,
+  type Routes,
+} from './listener.js';
 export { CLOSE_SNAPSHOT_FAILED, type ManagerSession } from './managerSession.js';
 export { ResultError } from './resultError.js';
 export { FAMILY_CODES, type FamilyCodes } from './familyCodes.js';

@@ -50,7 +50,8 @@ export const DEFAULT_LIMITS: Readonly<SessionLimits> = {
 export function checkLimits(given: Partial<SessionLimits> = {}): SessionLimits {
   const limits: SessionLimits = { ...DEFAULT_LIMITS };
   for (const [name, value] of Object.entries(given)) {
-    if (!(name in DEFAULT_LIMITS)) throw new Error(`limits.${name} is not a session limit (${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    if (!(name in DEFAULT_LIMITS))
+      throw new Error(`limits.${name} is not a session limit (${Object.keys(DEFAULT_LIMITS).join(', ')})`);
     if (value === undefined) continue;
     if (!Number.isSafeInteger(value) || value < 1) throw new Error(`limits.${name} must be an integer of at least 1`);
     limits[name as keyof SessionLimits] = value;

@@ -24,9 +24,13 @@ function get(port: number, path: string): Promise<{ status: number; body: unknow
   return new Promise((resolve, reject) => {
     request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       let text = '';
-      res.on('data', (d) => { text += d; });
+      res.on('data', (d) => {
+        text += d;
+      });
       res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    }).once('error', reject).end();
+    })
+      .once('error', reject)
+      .end();
   });
 }
 
@@ -50,7 +54,7 @@ describe('createBridgeListener', () => {
     await expect(KitClient.connect(served.port, 'beta')).rejects.toThrow('upgrade refused with 503');
   });
 
-  it('answers the embedding process\'s routes, and 404 for any other request', async () => {
+  it("answers the embedding process's routes, and 404 for any other request", async () => {
     const server = new BridgedServer(tinyDriver());
     const served = await serve([server], {
       routes: (_req, res, path) => {
@@ -66,16 +70,21 @@ describe('createBridgeListener', () => {
 
   it('is not built with a frame bound below SERVER_MIN_FRAME_BYTES, or two servers of one name', () => {
     const server = new BridgedServer(tinyDriver());
-    expect(() => createBridgeListener([server], { maxPayload: SERVER_MIN_FRAME_BYTES - 1 }))
-      .toThrow(`maxPayload must be an integer of at least ${SERVER_MIN_FRAME_BYTES} (SERVER_MIN_FRAME_BYTES)`);
+    expect(() => createBridgeListener([server], { maxPayload: SERVER_MIN_FRAME_BYTES - 1 })).toThrow(
+      `maxPayload must be an integer of at least ${SERVER_MIN_FRAME_BYTES} (SERVER_MIN_FRAME_BYTES)`,
+    );
     expect(() => createBridgeListener([server, new BridgedServer(tinyDriver())])).toThrow('two servers are named tiny');
   });
 });
 
 describe('BridgedServer', () => {
-  it('refuses a driver that claims the kit\'s commands, an unknown event kind or a bad build', () => {
-    expect(() => new BridgedServer(tinyDriver({ commands: { Ping: () => 1 } }))).toThrow('commands: Ping is answered by the kit, not the driver');
-    expect(() => new BridgedServer(tinyDriver({ events: ['users', 'nope' as 'users'] }))).toThrow(/^events: nope is not a change-event kind/);
+  it("refuses a driver that claims the kit's commands, an unknown event kind or a bad build", () => {
+    expect(() => new BridgedServer(tinyDriver({ commands: { Ping: () => 1 } }))).toThrow(
+      'commands: Ping is answered by the kit, not the driver',
+    );
+    expect(() => new BridgedServer(tinyDriver({ events: ['users', 'nope' as 'users'] }))).toThrow(
+      /^events: nope is not a change-event kind/,
+    );
     expect(() => new BridgedServer(tinyDriver({ build: 0 }))).toThrow('build must be an integer of at least 1');
     expect(() => new BridgedServer(tinyDriver({ name: 'a/b' }))).toThrow(/^name must be/);
   });
@@ -85,12 +94,30 @@ describe('peerFilter', () => {
   it('takes loopback and nothing else by default', () => {
     const allowed = peerFilter([]);
     expect(['127.0.0.1', '::1', '::ffff:127.0.0.1'].map(allowed)).toEqual([true, true, true]);
-    expect(['127.0.0.2', '10.0.0.5', '::ffff:10.0.0.5', 'fd00::1', undefined].map(allowed)).toEqual([false, false, false, false, false]);
+    expect(['127.0.0.2', '10.0.0.5', '::ffff:10.0.0.5', 'fd00::1', undefined].map(allowed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
-  it('takes the configured addresses and ranges, however the peer\'s address is written', () => {
+  it("takes the configured addresses and ranges, however the peer's address is written", () => {
     const allowed = peerFilter(parseAddressRanges('172.29.79.0/24 10.0.0.5 fd00::/8').ranges);
-    expect(['172.29.79.1', '::ffff:172.29.79.254', '10.0.0.5', 'fd12::3', '127.0.0.1'].map(allowed)).toEqual([true, true, true, true, true]);
-    expect(['172.29.80.1', '10.0.0.6', '::ffff:10.0.0.6', 'fe80::1', '127.0.0.2'].map(allowed)).toEqual([false, false, false, false, false]);
+    expect(['172.29.79.1', '::ffff:172.29.79.254', '10.0.0.5', 'fd12::3', '127.0.0.1'].map(allowed)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['172.29.80.1', '10.0.0.6', '::ffff:10.0.0.6', 'fe80::1', '127.0.0.2'].map(allowed)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -50,10 +50,22 @@ export interface ListenerTls {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is both read and written by a driver: unknown would take no server
 type AnyBridgedServer = BridgedServer<any>;
 
-export function createBridgeListener(servers: Iterable<AnyBridgedServer>, options: ListenerOptions & { tls: ListenerTls }): TlsServer;
-export function createBridgeListener(servers: Iterable<AnyBridgedServer>, options?: ListenerOptions & { tls?: undefined }): Server;
-export function createBridgeListener(servers: Iterable<AnyBridgedServer>, options?: ListenerOptions): Server | TlsServer;
-export function createBridgeListener(servers: Iterable<AnyBridgedServer>, options: ListenerOptions = {}): Server | TlsServer {
+export function createBridgeListener(
+  servers: Iterable<AnyBridgedServer>,
+  options: ListenerOptions & { tls: ListenerTls },
+): TlsServer;
+export function createBridgeListener(
+  servers: Iterable<AnyBridgedServer>,
+  options?: ListenerOptions & { tls?: undefined },
+): Server;
+export function createBridgeListener(
+  servers: Iterable<AnyBridgedServer>,
+  options?: ListenerOptions,
+): Server | TlsServer;
+export function createBridgeListener(
+  servers: Iterable<AnyBridgedServer>,
+  options: ListenerOptions = {},
+): Server | TlsServer {
   const byName = new Map<string, AnyBridgedServer>();
   for (const server of servers) {
     if (byName.has(server.name)) throw new Error(`two servers are named ${server.name}`);
@@ -85,7 +97,12 @@ export function createBridgeListener(servers: Iterable<AnyBridgedServer>, option
     if (!server) return refuse(socket, 404, 'Not Found');
     if (!server.available) return refuse(socket, 503, 'Service Unavailable');
     if (server.full) {
-      server.log({ msg: 'manager connection refused: too many sessions', server: server.name, peer: req.socket.remoteAddress, maxSessions: server.limits.maxSessions });
+      server.log({
+        msg: 'manager connection refused: too many sessions',
+        server: server.name,
+        peer: req.socket.remoteAddress,
+        maxSessions: server.limits.maxSessions,
+      });
       return refuse(socket, 503, 'Service Unavailable');
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
@@ -105,7 +122,10 @@ function tlsServer(tls: ListenerTls, serveRequest: (req: IncomingMessage, res: S
     throw new Error('tls.ca must be PEM CA certificates (a string, a Buffer or a list of them)');
   }
   try {
-    return createTlsServer({ cert: tls.cert, key: tls.key, ca: tls.ca as string | Buffer | Array<string | Buffer> | undefined }, serveRequest);
+    return createTlsServer(
+      { cert: tls.cert, key: tls.key, ca: tls.ca as string | Buffer | Array<string | Buffer> | undefined },
+      serveRequest,
+    );
   } catch (err) {
     throw new Error(`tls: the certificate and key do not load: ${(err as Error).message}`, { cause: err });
   }
@@ -114,13 +134,16 @@ function tlsServer(tls: ListenerTls, serveRequest: (req: IncomingMessage, res: S
 /** The request's path segments, decoded; a segment that does not decode is kept as sent. */
 export function pathOf(req: IncomingMessage): string[] {
   const url = new URL(req.url ?? '/', 'http://bridge.invalid');
-  return url.pathname.split('/').filter((p) => p.length > 0).map((p) => {
-    try {
-      return decodeURIComponent(p);
-    } catch {
-      return p;
-    }
-  });
+  return url.pathname
+    .split('/')
+    .filter((p) => p.length > 0)
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return p;
+      }
+    });
 }
 
 export function replyJson(res: ServerResponse, status: number, body: unknown): void {

@@ -4,7 +4,13 @@
  * A refusal is a ResultError with the family's bad-arguments code and a message naming the field and its rule; no
  * message holds a value sent, so a password never comes back.
  */
-import { chooseVersion, LOGIN_LIMITS, loginArgsSchema, PROTOCOL_VERSIONS, UNNAMED_VERSIONS } from '../../shared/protocol.js';
+import {
+  chooseVersion,
+  LOGIN_LIMITS,
+  loginArgsSchema,
+  PROTOCOL_VERSIONS,
+  UNNAMED_VERSIONS,
+} from '../../shared/protocol.js';
 import { ResultError } from './resultError.js';
 
 export interface CheckedLogin {
@@ -32,7 +38,10 @@ export function checkLogin(raw: Record<string, unknown>, badArgs: number): Check
   const offered = versions ?? UNNAMED_VERSIONS;
   const version = chooseVersion(offered);
   if (version === undefined) {
-    throw new ResultError(badArgs, `none of the protocol versions ${offered.join(', ')} is spoken here (${PROTOCOL_VERSIONS.join(', ')})`);
+    throw new ResultError(
+      badArgs,
+      `none of the protocol versions ${offered.join(', ')} is spoken here (${PROTOCOL_VERSIONS.join(', ')})`,
+    );
   }
   return { login, password, pump: pump !== false, version };
 }

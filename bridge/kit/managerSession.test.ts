@@ -13,11 +13,15 @@ import { KitClient, kitHarness, PASSWORD } from '../../test/support/bridge/kit.j
 const start = kitHarness();
 
 describe('login', () => {
-  it('answers with the driver\'s server, family, build, rights and capabilities, Ping among the commands', async () => {
+  it("answers with the driver's server, family, build, rights and capabilities, Ping among the commands", async () => {
     const { connect } = await start();
     const client = await connect();
     expect((await client.login({ pump: false, versions: [1] })).result).toEqual({
-      version: 1, server: 'tiny', family: 'PF4', build: 7, rights: ['admin', 'manager'],
+      version: 1,
+      server: 'tiny',
+      family: 'PF4',
+      build: 7,
+      rights: ['admin', 'manager'],
       capabilities: { commands: ['Boom', 'Count', 'Ping', 'Slow', 'UserGet'], events: ['users', 'ticks'] },
     });
   });
@@ -25,14 +29,17 @@ describe('login', () => {
   it('takes a login without versions as version 1, and picks the newest common version', async () => {
     const { connect } = await start();
     expect(((await (await connect()).login({ pump: false })).result as { version: number }).version).toBe(1);
-    expect(((await (await connect()).login({ pump: false, versions: [1, 7] })).result as { version: number }).version).toBe(1);
+    expect(
+      ((await (await connect()).login({ pump: false, versions: [1, 7] })).result as { version: number }).version,
+    ).toBe(1);
   });
 
   it('refuses a login without a common version with the bad-arguments code naming both lists', async () => {
     const { connect } = await start();
     const client = await connect();
     expect((await client.login({ versions: [2, 3] })).error).toEqual({
-      code: PF4_RESULT.InvalidData, message: 'none of the protocol versions 2, 3 is spoken here (1)',
+      code: PF4_RESULT.InvalidData,
+      message: 'none of the protocol versions 2, 3 is spoken here (1)',
     });
     // The session stays open and may log in again with a version it shares.
     expect((await client.login({ pump: false })).result).toMatchObject({ version: 1 });
@@ -47,7 +54,10 @@ describe('login', () => {
       [{ password: 42 }, 'password must be a string of at most 1024 characters'],
       [{ pump: 'yes' }, 'pump must be a boolean'],
       [{ versions: [] }, 'versions must list the protocol versions the client speaks (1 to 16 integers of at least 1)'],
-      [{ versions: [0] }, 'versions must list the protocol versions the client speaks (1 to 16 integers of at least 1)'],
+      [
+        { versions: [0] },
+        'versions must list the protocol versions the client speaks (1 to 16 integers of at least 1)',
+      ],
     ];
     for (const [args, message] of cases) {
       expect((await client.login(args)).error, JSON.stringify(args)).toEqual({ code: PF4_RESULT.InvalidData, message });
@@ -57,30 +67,47 @@ describe('login', () => {
     expect(error.message).not.toContain('ppp');
   });
 
-  it('answers a refused login with the driver\'s code and message, and counts it', async () => {
+  it("answers a refused login with the driver's code and message, and counts it", async () => {
     const refused: Array<[number, number]> = [];
     const { connect } = await start({ observe: { loginRefused: (login, code) => refused.push([login, code]) } });
     const client = await connect();
-    expect((await client.login({ password: 'wrong' })).error).toEqual({ code: PF4_RESULT.InvalidData, message: 'invalid manager login or password' });
+    expect((await client.login({ password: 'wrong' })).error).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'invalid manager login or password',
+    });
     expect(refused).toEqual([[1000, PF4_RESULT.InvalidData]]);
   });
 
   it('takes an asynchronous authenticate', async () => {
     const { connect } = await start({
-      authenticate: ({ password }) => Promise.resolve(password === PASSWORD ? { ok: true, rights: ['admin'] } : { ok: false, code: 64, message: 'manager 1000 is disabled' }),
+      authenticate: ({ password }) =>
+        Promise.resolve(
+          password === PASSWORD
+            ? { ok: true, rights: ['admin'] }
+            : { ok: false, code: 64, message: 'manager 1000 is disabled' },
+        ),
     });
     const client = await connect();
-    expect((await client.login({ password: 'other' })).error).toEqual({ code: 64, message: 'manager 1000 is disabled' });
+    expect((await client.login({ password: 'other' })).error).toEqual({
+      code: 64,
+      message: 'manager 1000 is disabled',
+    });
     expect((await client.login({ pump: false })).result).toMatchObject({ rights: ['admin'] });
   });
 
-  it('refuses a second login, and every command before the first with the family\'s no-rights code', async () => {
+  it("refuses a second login, and every command before the first with the family's no-rights code", async () => {
     const { connect } = await start();
     const client = await connect();
-    expect((await client.fails('Ping'))).toEqual({ code: PF4_RESULT.NotEnoughRights, message: 'Ping needs a logged-in manager session' });
+    expect(await client.fails('Ping')).toEqual({
+      code: PF4_RESULT.NotEnoughRights,
+      message: 'Ping needs a logged-in manager session',
+    });
     expect((await client.fails('UserGet', { login: 1 })).code).toBe(PF4_RESULT.NotEnoughRights);
     await client.login({ pump: false });
-    expect((await client.login({ pump: false })).error).toEqual({ code: PF4_RESULT.InvalidData, message: 'this session is already logged in' });
+    expect((await client.login({ pump: false })).error).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'this session is already logged in',
+    });
   });
 
   it('uses the PF5 codes for a PF5 driver', async () => {
@@ -106,29 +133,49 @@ describe('commands', () => {
     const { connect } = await start();
     const client = await connect();
     await client.login({ pump: false });
-    expect(await client.fails('NoSuchThing')).toEqual({ code: PF4_RESULT.InvalidData, message: 'unknown command NoSuchThing' });
+    expect(await client.fails('NoSuchThing')).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'unknown command NoSuchThing',
+    });
     // Names an object has of its own are not commands either.
-    expect(await client.fails('constructor')).toEqual({ code: PF4_RESULT.InvalidData, message: 'unknown command constructor' });
+    expect(await client.fails('constructor')).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'unknown command constructor',
+    });
     expect(await client.fails('')).toEqual({ code: PF4_RESULT.InvalidData, message: 'cmd must be a non-empty string' });
   });
 
-  it('answers a handler\'s result, its result code, and a fixed message for anything else', async () => {
+  it("answers a handler's result, its result code, and a fixed message for anything else", async () => {
     const logged: Array<Record<string, unknown>> = [];
     const { connect } = await start({ log: (entry) => logged.push(entry) });
     const client = await connect();
     await client.login({ pump: false });
     expect(await client.ok('UserGet', { login: 2 })).toEqual({ login: 2, name: 'Two' });
-    expect(await client.fails('UserGet', { login: 9 })).toEqual({ code: PF4_RESULT.InvalidData, message: 'login 9 not found' });
-    expect(await client.fails('Boom')).toEqual({ code: PF4_RESULT.UnhandledException, message: 'internal error in Boom' });
+    expect(await client.fails('UserGet', { login: 9 })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'login 9 not found',
+    });
+    expect(await client.fails('Boom')).toEqual({
+      code: PF4_RESULT.UnhandledException,
+      message: 'internal error in Boom',
+    });
     expect(logged.find((e) => e.msg === 'command failed')).toMatchObject({ cmd: 'Boom' });
-    expect((await client.call('UserGet', [] as unknown as Record<string, unknown>)).error).toEqual({ code: PF4_RESULT.InvalidData, message: 'args must be an object' });
+    expect((await client.call('UserGet', [] as unknown as Record<string, unknown>)).error).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'args must be an object',
+    });
   });
 
   it('answers asynchronous handlers, each request once, with per-session state', async () => {
     const { connect } = await start();
     const client = await connect();
     await client.login({ pump: false });
-    const answers = await Promise.all([client.ok('Slow', { value: 'a' }), client.ok('Count'), client.ok('Count'), client.ok('Slow')]);
+    const answers = await Promise.all([
+      client.ok('Slow', { value: 'a' }),
+      client.ok('Count'),
+      client.ok('Count'),
+      client.ok('Slow'),
+    ]);
     expect(answers).toEqual([{ echoed: 'a' }, 1, 2, { echoed: null }]);
     const other = await connect();
     await other.login({ pump: false });
@@ -142,12 +189,17 @@ describe('commands', () => {
     const { connect } = await start({
       authorize: (cmd, _args, session) => {
         if (session.rights.has(cmd)) return undefined;
-        return cmd === 'Count' ? { message: 'Count needs the Count right', drop: true } : { message: `${cmd} needs the ${cmd} right` };
+        return cmd === 'Count'
+          ? { message: 'Count needs the Count right', drop: true }
+          : { message: `${cmd} needs the ${cmd} right` };
       },
     });
     const client = await connect();
     await client.login({ pump: false });
-    expect(await client.fails('UserGet', { login: 1 })).toEqual({ code: PF4_RESULT.NotEnoughRights, message: 'UserGet needs the UserGet right' });
+    expect(await client.fails('UserGet', { login: 1 })).toEqual({
+      code: PF4_RESULT.NotEnoughRights,
+      message: 'UserGet needs the UserGet right',
+    });
     const dropped = client.call('Count');
     await client.waitFor(() => client.closed, 'the close');
     expect([client.closeCode, client.closeReason]).toEqual([CLOSE_CODES.rightDropped, 'Count needs the Count right']);
@@ -159,7 +211,10 @@ describe('commands', () => {
     const { connect } = await start({
       gate: (request) => {
         if (request.cmd === 'Slow') return false;
-        if (request.cmd === 'Count') return new Promise<boolean>((resolve) => { open = () => resolve(true); });
+        if (request.cmd === 'Count')
+          return new Promise<boolean>((resolve) => {
+            open = () => resolve(true);
+          });
         return undefined;
       },
     });
@@ -183,7 +238,10 @@ describe('the snapshot', () => {
       // Out of order on purpose, with a change reported while the snapshot is read.
       snapshot: () => {
         emitDuringSnapshot();
-        return [{ kind: 'symbols', rows: [{ symbol: 'EURUSD' }] }, { kind: 'users', rows: users, toWire: (u: { login: number }) => ({ login: u.login }) }];
+        return [
+          { kind: 'symbols', rows: [{ symbol: 'EURUSD' }] },
+          { kind: 'users', rows: users, toWire: (u: { login: number }) => ({ login: u.login }) },
+        ];
       },
     });
     emitDuringSnapshot = () => driver.emit('users', 'update', { login: 1, name: 'during' });
@@ -192,10 +250,20 @@ describe('the snapshot', () => {
     driver.emit('ticks', 'update', { symbol: 'EURUSD', bid: 1 });
     await client.resynced();
     await client.waitFor(() => client.live().length === 2, 'the held events');
-    const summary = client.events.map((e) => (e.event === 'resync'
-      ? `${e.op}${e.op === 'chunk' ? ` ${(e.record as { kind: string }).kind} ${(e.record as { items: unknown[] }).items.length}` : ''}`
-      : `${e.event} ${e.op}`));
-    expect(summary).toEqual(['begin', `chunk users ${RESYNC_CHUNK}`, 'chunk users 1', 'chunk symbols 1', 'end', 'users update', 'ticks update']);
+    const summary = client.events.map((e) =>
+      e.event === 'resync'
+        ? `${e.op}${e.op === 'chunk' ? ` ${(e.record as { kind: string }).kind} ${(e.record as { items: unknown[] }).items.length}` : ''}`
+        : `${e.event} ${e.op}`,
+    );
+    expect(summary).toEqual([
+      'begin',
+      `chunk users ${RESYNC_CHUNK}`,
+      'chunk users 1',
+      'chunk symbols 1',
+      'end',
+      'users update',
+      'ticks update',
+    ]);
     expect(client.events[0].record).toEqual({ server: 'tiny', family: 'PF4' });
     expect(client.events[4].record).toEqual({ counts: { users: RESYNC_CHUNK + 1, symbols: 1 } });
     expect((client.events[1].record as { items: unknown[] }).items[0]).toEqual({ login: 1 });
@@ -207,9 +275,12 @@ describe('the snapshot', () => {
     let finish: (rows: unknown[]) => void = () => {};
     let taken = 0;
     const { driver, connect } = await start({
-      snapshot: () => (taken++ === 0
-        ? new Promise((resolve) => { finish = (rows) => resolve([{ kind: 'users', rows }]); })
-        : Promise.reject(new Error('the server went away'))),
+      snapshot: () =>
+        taken++ === 0
+          ? new Promise((resolve) => {
+              finish = (rows) => resolve([{ kind: 'users', rows }]);
+            })
+          : Promise.reject(new Error('the server went away')),
     });
     const client = await connect();
     await client.login();
@@ -219,7 +290,12 @@ describe('the snapshot', () => {
     finish([{ login: 1, name: 'One' }]);
     await client.resynced();
     await client.waitFor(() => client.live().length === 1, 'the held event');
-    expect(client.events.map((e) => `${e.event} ${e.op}`)).toEqual(['resync begin', 'resync chunk', 'resync end', 'users update']);
+    expect(client.events.map((e) => `${e.event} ${e.op}`)).toEqual([
+      'resync begin',
+      'resync chunk',
+      'resync end',
+      'users update',
+    ]);
 
     const failing = await connect();
     expect((await failing.login()).result).toMatchObject({ server: 'tiny' });
@@ -230,7 +306,10 @@ describe('the snapshot', () => {
   it('fails a login whose snapshot holds a kind the server does not push', async () => {
     const { connect } = await start({ snapshot: () => [{ kind: 'trades', rows: [] }] });
     const client = await connect();
-    expect((await client.login()).error).toEqual({ code: PF4_RESULT.UnhandledException, message: 'internal error in login' });
+    expect((await client.login()).error).toEqual({
+      code: PF4_RESULT.UnhandledException,
+      message: 'internal error in login',
+    });
     expect((await client.fails('Ping')).code).toBe(PF4_RESULT.NotEnoughRights);
   });
 
@@ -245,7 +324,7 @@ describe('the snapshot', () => {
 });
 
 describe('holding change events', () => {
-  it('coalesces held events of a key to the last, followed by the driver\'s summary, other events first in order', async () => {
+  it("coalesces held events of a key to the last, followed by the driver's summary, other events first in order", async () => {
     const { driver, server, connect } = await start({
       coalesceKey: (kind, record) => (kind === 'ticks' ? (record as { symbol: string }).symbol : undefined),
       coalescedSummary: (symbol) => ({ kind: 'users', op: 'update', record: { summaryOf: symbol } }),
@@ -265,7 +344,11 @@ describe('holding change events', () => {
     server.release();
     await client.waitFor(() => client.live().length === 5, 'the released events');
     expect(client.live().map((e) => e.record)).toEqual([
-      { login: 1, name: 'first' }, { login: 2, name: 'second' }, { symbol: 'A', bid: 3 }, { symbol: 'B', bid: 10 }, { summaryOf: 'A' },
+      { login: 1, name: 'first' },
+      { login: 2, name: 'second' },
+      { symbol: 'A', bid: 3 },
+      { symbol: 'B', bid: 10 },
+      { summaryOf: 'A' },
     ]);
   });
 
@@ -286,7 +369,10 @@ describe('holding change events', () => {
 
   it('closes a pumping session that stops reading once more than its bound waits, and leaves a reading one alone', async () => {
     const logged: string[] = [];
-    const { driver, server, connect } = await start({ log: (e) => logged.push(e.msg as string) }, { maxBuffered: 1024 * 1024 });
+    const { driver, server, connect } = await start(
+      { log: (e) => logged.push(e.msg as string) },
+      { maxBuffered: 1024 * 1024 },
+    );
     const slow = await connect();
     const reader = await connect();
     for (const client of [slow, reader]) {

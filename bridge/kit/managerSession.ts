@@ -23,7 +23,13 @@
  *   by its class where its text could hold records or credentials (the snapshot, the login): never the password.
  */
 import type { WebSocket } from 'ws';
-import { CLOSE_CODES, type ChangeKind, type LoginResult, loginResultSchema, RESYNC_CHUNK } from '../../shared/protocol.js';
+import {
+  CLOSE_CODES,
+  type ChangeKind,
+  type LoginResult,
+  loginResultSchema,
+  RESYNC_CHUNK,
+} from '../../shared/protocol.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import type { BridgedServer } from './bridgedServer.js';
@@ -72,14 +78,24 @@ export class ManagerSession<S = undefined> implements Session<S> {
   /** Before each send: the frames of one turn (answers of one batch, a release of held events) leave in one write. */
   private readonly hold: () => void;
 
-  constructor(private readonly server: BridgedServer<S>, private readonly ws: WebSocket, readonly peer: string, socket?: Corkable) {
+  constructor(
+    private readonly server: BridgedServer<S>,
+    private readonly ws: WebSocket,
+    readonly peer: string,
+    socket?: Corkable,
+  ) {
     this.hold = socket ? writeBatch(socket) : () => {};
     ws.on('message', (data, isBinary) => this.onFrame((data as Buffer).toString(), isBinary)); // default binaryType: a Buffer
     ws.on('close', () => this.onClosed());
     ws.on('error', (err) => this.server.log({ msg: 'manager socket error', server: server.name, error: err.message }));
     const { loginDeadlineMs } = server.limits;
     this.loginTimer = setTimeout(() => {
-      this.server.log({ msg: 'no login within the deadline, closing', server: server.name, peer, deadlineMs: loginDeadlineMs });
+      this.server.log({
+        msg: 'no login within the deadline, closing',
+        server: server.name,
+        peer,
+        deadlineMs: loginDeadlineMs,
+      });
       this.close(CLOSE_CODES.loginPolicy, `no login within ${loginDeadlineMs} ms`);
     }, loginDeadlineMs);
     this.loginTimer.unref?.();
@@ -88,7 +104,12 @@ export class ManagerSession<S = undefined> implements Session<S> {
       try {
         this.state = server.driver.openSession(this);
       } catch (err) {
-        this.server.log({ msg: 'opening a session failed, closing', server: server.name, peer, error: errorClass(err) });
+        this.server.log({
+          msg: 'opening a session failed, closing',
+          server: server.name,
+          peer,
+          error: errorClass(err),
+        });
         this.close(CLOSE_SNAPSHOT_FAILED, 'the session could not be opened');
       }
     }
@@ -147,7 +168,11 @@ export class ManagerSession<S = undefined> implements Session<S> {
         this.server.log({ msg: 'too many held events, closing session', server: this.server.name, peer: this.peer });
         this.close(CLOSE_CODES.tooSlow, 'too many pending events');
       } else if (this.heldBytes > maxHeldBytes) {
-        this.server.log({ msg: 'too many bytes of held events, closing session', server: this.server.name, peer: this.peer });
+        this.server.log({
+          msg: 'too many bytes of held events, closing session',
+          server: this.server.name,
+          peer: this.peer,
+        });
         this.close(CLOSE_CODES.tooSlow, 'too many pending event bytes');
       }
       return;
@@ -196,10 +221,13 @@ export class ManagerSession<S = undefined> implements Session<S> {
     const request = frame as GatedRequest;
     const { maxInFlight } = this.server.limits;
     if (this.inFlight >= maxInFlight) {
-      this.finish(request, { id: request.id, error: {
-        code: this.server.codes.tooFrequent,
-        message: `more than ${maxInFlight} requests in flight on this session: wait for answers before sending more`,
-      } });
+      this.finish(request, {
+        id: request.id,
+        error: {
+          code: this.server.codes.tooFrequent,
+          message: `more than ${maxInFlight} requests in flight on this session: wait for answers before sending more`,
+        },
+      });
       return;
     }
     this.inFlight++;
@@ -213,7 +241,10 @@ export class ManagerSession<S = undefined> implements Session<S> {
     }
     if (verdict === false) return this.swallowed();
     if (!isPromise(verdict)) return this.dispatch(request);
-    verdict.then((pass) => (pass === false ? this.swallowed() : this.dispatch(request)), (err: unknown) => this.failed(request, err));
+    verdict.then(
+      (pass) => (pass === false ? this.swallowed() : this.dispatch(request)),
+      (err: unknown) => this.failed(request, err),
+    );
   }
 
   /** The gate swallowed a request: it waits for nothing any more. */
@@ -228,7 +259,8 @@ export class ManagerSession<S = undefined> implements Session<S> {
   private dispatch(request: GatedRequest): void {
     if (this.closed) return;
     const outcome = this.execute(request);
-    if (isPromise(outcome)) void outcome.then((settled) => this.answered(request, settled)); // settle's promise never rejects
+    if (isPromise(outcome))
+      void outcome.then((settled) => this.answered(request, settled)); // settle's promise never rejects
     else this.answered(request, outcome);
   }
 
@@ -257,7 +289,12 @@ export class ManagerSession<S = undefined> implements Session<S> {
       this.snapshot = null;
       void this.streamResync(snapshot);
     } else if (this.refusedLogins >= this.server.limits.maxFailedLogins && 'error' in outcome) {
-      this.server.log({ msg: 'too many refused logins, closing', server: this.server.name, peer: this.peer, refused: this.refusedLogins });
+      this.server.log({
+        msg: 'too many refused logins, closing',
+        server: this.server.name,
+        peer: this.peer,
+        refused: this.refusedLogins,
+      });
       this.close(CLOSE_CODES.loginPolicy, 'too many refused logins');
     }
   }
@@ -279,9 +316,11 @@ export class ManagerSession<S = undefined> implements Session<S> {
     const codes = this.server.codes;
     const answer = (value: unknown): Answer => ({ id, result: value === undefined ? null : value });
     try {
-      if (typeof cmd !== 'string' || cmd.length === 0) throw new ResultError(codes.badArgs, 'cmd must be a non-empty string');
+      if (typeof cmd !== 'string' || cmd.length === 0)
+        throw new ResultError(codes.badArgs, 'cmd must be a non-empty string');
       const raw = request.args ?? {};
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ResultError(codes.badArgs, 'args must be an object');
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        throw new ResultError(codes.badArgs, 'args must be an object');
       const args = raw as Record<string, unknown>;
       if (cmd === 'login') return this.settle(request, this.startLogin(args), answer);
       if (!this.loggedIn) throw new ResultError(codes.noRights, `${named(cmd)} needs a logged-in manager session`);
@@ -303,7 +342,11 @@ export class ManagerSession<S = undefined> implements Session<S> {
   }
 
   /** Turns a handler's value (or its promise) into its answer. */
-  private settle<T>(request: GatedRequest, value: T | Promise<T>, toAnswer: (value: T) => Answer): Answer | Promise<Answer> {
+  private settle<T>(
+    request: GatedRequest,
+    value: T | Promise<T>,
+    toAnswer: (value: T) => Answer,
+  ): Answer | Promise<Answer> {
     if (!isPromise(value)) return toAnswer(value);
     return value.then(toAnswer, (err: unknown) => this.internalError(request, err));
   }
@@ -312,7 +355,7 @@ export class ManagerSession<S = undefined> implements Session<S> {
     const { id, cmd } = request;
     if (err instanceof ResultError) return { id, error: { code: err.code, message: err.message } };
     // A login's exception may carry its credentials (an authenticate that repeats what it was given): its class only.
-    const error = cmd === 'login' ? errorClass(err) : (err as Error)?.message ?? String(err);
+    const error = cmd === 'login' ? errorClass(err) : ((err as Error)?.message ?? String(err));
     this.server.log({ msg: 'command failed', server: this.server.name, cmd: named(String(cmd)), error });
     return { id, error: { code: this.server.codes.internal, message: `internal error in ${named(String(cmd))}` } };
   }
@@ -322,14 +365,22 @@ export class ManagerSession<S = undefined> implements Session<S> {
     const codes = this.server.codes;
     if (this.loggedIn || this.loginPending) throw new ResultError(codes.badArgs, 'this session is already logged in');
     const checked = checkLogin(raw, codes.badArgs);
-    const verdict = this.server.driver.authenticate({ login: checked.login, password: checked.password, peer: this.peer });
+    const verdict = this.server.driver.authenticate({
+      login: checked.login,
+      password: checked.password,
+      peer: this.peer,
+    });
     if (!isPromise(verdict)) return this.decideLogin(checked, verdict);
     this.loginPending = true;
-    return verdict.finally(() => { this.loginPending = false; }).then((decided) => {
-      // Gone while the driver decided: nothing is committed, and nothing is sent.
-      if (this.closed) throw new ResultError(codes.badArgs, 'the connection closed during the login');
-      return this.decideLogin(checked, decided);
-    });
+    return verdict
+      .finally(() => {
+        this.loginPending = false;
+      })
+      .then((decided) => {
+        // Gone while the driver decided: nothing is committed, and nothing is sent.
+        if (this.closed) throw new ResultError(codes.badArgs, 'the connection closed during the login');
+        return this.decideLogin(checked, decided);
+      });
   }
 
   /** Commits a granted login, taking its snapshot in this turn, or throws the refusal. */
@@ -338,11 +389,21 @@ export class ManagerSession<S = undefined> implements Session<S> {
     if (!verdict.ok) {
       this.refusedLogins++;
       this.observe('loginRefused', (o) => o.loginRefused?.(checked.login, verdict.code, this));
-      this.server.log({ msg: 'manager login refused', server: name, login: checked.login, code: verdict.code, peer: this.peer });
+      this.server.log({
+        msg: 'manager login refused',
+        server: name,
+        login: checked.login,
+        code: verdict.code,
+        peer: this.peer,
+      });
       throw new ResultError(verdict.code, verdict.message);
     }
     const result: LoginResult = {
-      version: checked.version, server: name, family, build: driver.build, rights: [...verdict.rights],
+      version: checked.version,
+      server: name,
+      family,
+      build: driver.build,
+      rights: [...verdict.rights],
       capabilities: { commands: [...this.server.commandNames], events: [...driver.events] },
     };
     const shaped = loginResultSchema.safeParse(result);
@@ -371,7 +432,13 @@ export class ManagerSession<S = undefined> implements Session<S> {
     }
     clearTimeout(this.loginTimer);
     this.observe('loggedIn', (o) => o.loggedIn?.(this));
-    this.server.log({ msg: 'manager logged in', server: name, login: checked.login, pump: this.pumping, peer: this.peer });
+    this.server.log({
+      msg: 'manager logged in',
+      server: name,
+      login: checked.login,
+      pump: this.pumping,
+      peer: this.peer,
+    });
     return result;
   }
 
@@ -426,7 +493,14 @@ export class ManagerSession<S = undefined> implements Session<S> {
   }
 
   private snapshotFailed(stage: string, kind: string | undefined, err: unknown): void {
-    this.server.log({ msg: 'snapshot failed, closing session', server: this.server.name, peer: this.peer, stage, kind, error: errorClass(err) });
+    this.server.log({
+      msg: 'snapshot failed, closing session',
+      server: this.server.name,
+      peer: this.peer,
+      stage,
+      kind,
+      error: errorClass(err),
+    });
     this.close(CLOSE_SNAPSHOT_FAILED, 'the snapshot failed');
   }
 
@@ -445,7 +519,12 @@ export class ManagerSession<S = undefined> implements Session<S> {
       // Progress is the socket draining at all since the last look (answers sent meanwhile only add to it).
       if (this.server.holding || drained) since = now;
       else if (now - since > snapshotStallMs) {
-        this.server.log({ msg: 'snapshot not read, closing session', server: this.server.name, peer: this.peer, stallMs: snapshotStallMs });
+        this.server.log({
+          msg: 'snapshot not read, closing session',
+          server: this.server.name,
+          peer: this.peer,
+          stallMs: snapshotStallMs,
+        });
         this.close(CLOSE_CODES.tooSlow, 'the snapshot is not being read');
         return false;
       }
@@ -459,7 +538,12 @@ export class ManagerSession<S = undefined> implements Session<S> {
     try {
       this.releaseHeld();
     } catch (err) {
-      this.server.log({ msg: 'releasing held events failed, closing session', server: this.server.name, peer: this.peer, error: errorClass(err) });
+      this.server.log({
+        msg: 'releasing held events failed, closing session',
+        server: this.server.name,
+        peer: this.peer,
+        error: errorClass(err),
+      });
       this.close(CLOSE_SNAPSHOT_FAILED, 'the held events could not be sent');
       return;
     }
@@ -477,7 +561,10 @@ export class ManagerSession<S = undefined> implements Session<S> {
     if (!driver.coalescedSummary) return;
     for (const key of coalesced) {
       const summary = driver.coalescedSummary(key);
-      if (summary) this.sendLive(stringifyJson({ event: summary.kind satisfies ChangeKind, op: summary.op, record: summary.record }));
+      if (summary)
+        this.sendLive(
+          stringifyJson({ event: summary.kind satisfies ChangeKind, op: summary.op, record: summary.record }),
+        );
     }
   }
 

@@ -16,7 +16,8 @@ function summary(events: ManagerEvent[]): string[] {
   return events.map((e) => {
     const record = e.record as Record<string, unknown>;
     if (e.event !== 'resync') return `${e.event} ${e.op} ${String(record.login ?? record.symbol)}`;
-    if (e.op === 'chunk') return `chunk ${String(record.kind)} ${(record.items as Array<{ login: number }>).map((u) => `${u.login}:${(u as { name?: string }).name}`).join(',')}`;
+    if (e.op === 'chunk')
+      return `chunk ${String(record.kind)} ${(record.items as Array<{ login: number }>).map((u) => `${u.login}:${(u as { name?: string }).name}`).join(',')}`;
     if (e.op === 'end') return `end ${JSON.stringify(record.counts)}`;
     return e.op;
   });
@@ -48,9 +49,14 @@ describe('BridgedServer.resync', () => {
     driver.emit('users', 'update', { login: 1, name: 'after' });
     await pumping.waitFor(() => summary(pumping.events).length === 8, 'the second snapshot and the held events');
     expect(summary(pumping.events)).toEqual([
-      'begin', 'chunk users 1:One,2:Two', 'end {"users":2}',
-      'begin', 'chunk users 1:Renamed,3:Three', 'end {"users":2}',
-      'users update 3', 'users update 1',
+      'begin',
+      'chunk users 1:One,2:Two',
+      'end {"users":2}',
+      'begin',
+      'chunk users 1:Renamed,3:Three',
+      'end {"users":2}',
+      'users update 3',
+      'users update 1',
     ]);
     expect(pumping.events[3].record).toEqual({ server: 'tiny', family: 'PF4' });
     expect(quiet.events).toEqual([]);
@@ -64,7 +70,9 @@ describe('BridgedServer.resync', () => {
       snapshot: () => {
         taken++;
         if (taken > 1) return [{ kind: 'users', rows: [{ login: 9, name: `take${taken}` }] }];
-        return new Promise((resolve) => { finish = () => resolve([{ kind: 'users', rows: [{ login: 1, name: 'take1' }] }]); });
+        return new Promise((resolve) => {
+          finish = () => resolve([{ kind: 'users', rows: [{ login: 1, name: 'take1' }] }]);
+        });
       },
     });
     const client = await connect();
@@ -76,7 +84,14 @@ describe('BridgedServer.resync', () => {
     finish();
     await client.waitFor(() => ends(client.events) === 2, 'the second end');
     await client.ok('Ping');
-    expect(summary(client.events)).toEqual(['begin', 'chunk users 1:take1', 'end {"users":1}', 'begin', 'chunk users 9:take2', 'end {"users":1}']);
+    expect(summary(client.events)).toEqual([
+      'begin',
+      'chunk users 1:take1',
+      'end {"users":1}',
+      'begin',
+      'chunk users 9:take2',
+      'end {"users":1}',
+    ]);
     expect(taken).toBe(2);
   });
 
@@ -92,10 +107,15 @@ describe('BridgedServer.resync', () => {
     expect(client.live()).toEqual([]);
     server.release();
     await client.waitFor(() => ends(client.events) === 2, 'the second end');
-    expect(summary(client.events).slice(3)).toEqual(['users update 2', 'begin', 'chunk users 1:One,2:Two', 'end {"users":2,"ticks":0}']);
+    expect(summary(client.events).slice(3)).toEqual([
+      'users update 2',
+      'begin',
+      'chunk users 1:One,2:Two',
+      'end {"users":2,"ticks":0}',
+    ]);
   });
 
-  it('is a session\'s own too: false for one that does not pump', async () => {
+  it("is a session's own too: false for one that does not pump", async () => {
     const { server, connect } = await start();
     const pumping = await connect();
     const quiet = await connect();

@@ -5,7 +5,10 @@
  * never a password.
  */
 export class ResultError extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
     this.name = 'ResultError';
   }

@@ -21,7 +21,10 @@ describe('the login deadline', () => {
     const idle = await connect();
     await idle.waitFor(() => idle.closed, 'the idle connection to close');
     expect([idle.closeCode, idle.closeReason]).toEqual([CLOSE_CODES.loginPolicy, 'no login within 50 ms']);
-    expect(logged.find((e) => e.msg === 'no login within the deadline, closing')).toMatchObject({ server: 'tiny', deadlineMs: 50 });
+    expect(logged.find((e) => e.msg === 'no login within the deadline, closing')).toMatchObject({
+      server: 'tiny',
+      deadlineMs: 50,
+    });
     // The manager's own deadline has passed as well: a logged-in session is not bound by it.
     expect(await manager.ok('Ping')).toMatchObject({ time: expect.any(String) });
     expect(server.sessions.size).toBe(1);
@@ -34,7 +37,10 @@ describe('refused logins', () => {
     const client = await connect();
     for (let i = 0; i < 4; i++) expect((await client.login({ pump: 'no' })).error?.code).toBe(PF4_RESULT.InvalidData);
     for (let i = 1; i <= 2; i++) {
-      expect((await client.login({ password: `guess-${i}` })).error).toEqual({ code: PF4_RESULT.InvalidData, message: 'invalid manager login or password' });
+      expect((await client.login({ password: `guess-${i}` })).error).toEqual({
+        code: PF4_RESULT.InvalidData,
+        message: 'invalid manager login or password',
+      });
     }
     expect(client.closed).toBe(false);
     const third = await client.login({ password: 'guess-3' });
@@ -65,7 +71,10 @@ describe('sessions per server', () => {
     const first = await connect();
     await connect();
     await expect(KitClient.connect(port, 'tiny')).rejects.toThrow('upgrade refused with 503');
-    expect(logged.find((e) => e.msg === 'manager connection refused: too many sessions')).toMatchObject({ server: 'tiny', maxSessions: 2 });
+    expect(logged.find((e) => e.msg === 'manager connection refused: too many sessions')).toMatchObject({
+      server: 'tiny',
+      maxSessions: 2,
+    });
     first.close();
     await until(() => server.sessions.size === 1, 'the first session to end');
     const again = await connect();
@@ -74,16 +83,21 @@ describe('sessions per server', () => {
 });
 
 describe('requests in flight', () => {
-  it('answers a request past maxInFlight with the family\'s too-frequent code, and takes more once answers are out', async () => {
+  it("answers a request past maxInFlight with the family's too-frequent code, and takes more once answers are out", async () => {
     const opened: Array<() => void> = [];
-    const { connect } = await start({
-      gate: (request) => (request.cmd === 'Count' ? new Promise<boolean>((resolve) => opened.push(() => resolve(true))) : undefined),
-    }, { maxInFlight: 2 });
+    const { connect } = await start(
+      {
+        gate: (request) =>
+          request.cmd === 'Count' ? new Promise<boolean>((resolve) => opened.push(() => resolve(true))) : undefined,
+      },
+      { maxInFlight: 2 },
+    );
     const client = await connect();
     await client.login({ pump: false });
     const held = [client.ok('Count'), client.ok('Count')];
     expect(await client.fails('UserGet', { login: 1 })).toEqual({
-      code: PF4_RESULT.TooFrequent, message: 'more than 2 requests in flight on this session: wait for answers before sending more',
+      code: PF4_RESULT.TooFrequent,
+      message: 'more than 2 requests in flight on this session: wait for answers before sending more',
     });
     for (const open of opened.splice(0)) open();
     expect(await Promise.all(held)).toEqual([1, 2]);
@@ -91,7 +105,10 @@ describe('requests in flight', () => {
   });
 
   it('counts a request its gate swallowed as answered', async () => {
-    const { connect } = await start({ gate: (request) => (request.cmd === 'Slow' ? false : undefined) }, { maxInFlight: 1 });
+    const { connect } = await start(
+      { gate: (request) => (request.cmd === 'Slow' ? false : undefined) },
+      { maxInFlight: 1 },
+    );
     const client = await connect();
     await client.login({ pump: false });
     void client.call('Slow');
@@ -102,9 +119,12 @@ describe('requests in flight', () => {
 
 describe('held event bytes', () => {
   it('closes a session holding more bytes of events than maxHeldBytes with 1013, a coalesced key counted at its last', async () => {
-    const { driver, server, connect } = await start({
-      coalesceKey: (kind, record) => (kind === 'ticks' ? (record as { symbol: string }).symbol : undefined),
-    }, { maxHeldBytes: 2000 });
+    const { driver, server, connect } = await start(
+      {
+        coalesceKey: (kind, record) => (kind === 'ticks' ? (record as { symbol: string }).symbol : undefined),
+      },
+      { maxHeldBytes: 2000 },
+    );
     const client = await connect();
     await client.login();
     await client.resynced();
@@ -125,12 +145,18 @@ describe('a snapshot its peer stopped reading', () => {
     const wide = 'w'.repeat(2048);
     // 40 MB on the wire, more than the kernel's socket buffers take; the rows share one string, so memory stays small.
     const users = Array.from({ length: 4 * RESYNC_CHUNK }, (_, i) => ({ login: i + 1, name: wide }));
-    const { connect, server, logged } = await start({ snapshot: () => [{ kind: 'users', rows: users }] },
-      { resyncHighWater: 1024, snapshotStallMs: 100 });
+    const { connect, server, logged } = await start(
+      { snapshot: () => [{ kind: 'users', rows: users }] },
+      { resyncHighWater: 1024, snapshotStallMs: 100 },
+    );
     const client = await connect();
     const answer = client.login();
     client.ws.pause();
-    await until(() => logged.some((e) => e.msg === 'snapshot not read, closing session'), 'the stalled snapshot to be given up', 20_000);
+    await until(
+      () => logged.some((e) => e.msg === 'snapshot not read, closing session'),
+      'the stalled snapshot to be given up',
+      20_000,
+    );
     expect(server.sessions.size).toBe(0);
     expect(logged.find((e) => e.msg === 'snapshot not read, closing session')).toMatchObject({ stallMs: 100 });
     client.ws.resume();
@@ -144,17 +170,28 @@ describe('a snapshot its peer stopped reading', () => {
 describe('limits', () => {
   it('has a default for every bound', () => {
     expect(DEFAULT_LIMITS).toEqual({
-      resyncHighWater: 4 * 1024 * 1024, maxBuffered: 64 * 1024 * 1024, maxHeldEvents: 1_000_000,
-      maxHeldBytes: 256 * 1024 * 1024, snapshotStallMs: 60_000, loginDeadlineMs: 10_000, maxFailedLogins: 3,
-      maxSessions: 64, maxInFlight: 256,
+      resyncHighWater: 4 * 1024 * 1024,
+      maxBuffered: 64 * 1024 * 1024,
+      maxHeldEvents: 1_000_000,
+      maxHeldBytes: 256 * 1024 * 1024,
+      snapshotStallMs: 60_000,
+      loginDeadlineMs: 10_000,
+      maxFailedLogins: 3,
+      maxSessions: 64,
+      maxInFlight: 256,
     });
   });
 
   it('refuses a limit that is not a positive integer, or not a limit, naming it', () => {
-    expect(() => new BridgedServer(tinyDriver(), { limits: { maxSessions: 0 } })).toThrow('limits.maxSessions must be an integer of at least 1');
-    expect(() => new BridgedServer(tinyDriver(), { limits: { loginDeadlineMs: 1.5 } })).toThrow('limits.loginDeadlineMs must be an integer of at least 1');
-    expect(() => new BridgedServer(tinyDriver(), { limits: { maxInflight: 3 } as never }))
-      .toThrow(/^limits\.maxInflight is not a session limit \(resyncHighWater, /);
+    expect(() => new BridgedServer(tinyDriver(), { limits: { maxSessions: 0 } })).toThrow(
+      'limits.maxSessions must be an integer of at least 1',
+    );
+    expect(() => new BridgedServer(tinyDriver(), { limits: { loginDeadlineMs: 1.5 } })).toThrow(
+      'limits.loginDeadlineMs must be an integer of at least 1',
+    );
+    expect(() => new BridgedServer(tinyDriver(), { limits: { maxInflight: 3 } as never })).toThrow(
+      /^limits\.maxInflight is not a session limit \(resyncHighWater, /,
+    );
     expect(new BridgedServer(tinyDriver(), { limits: { maxSessions: undefined } }).limits.maxSessions).toBe(64);
   });
 });

@@ -20,11 +20,29 @@ let key: string;
 
 beforeAll(() => {
   folder = mkdtempSync(join(tmpdir(), 'bridge-kit-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-    '-keyout', join(folder, 'key.pem'), '-out', join(folder, 'cert.pem'),
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(folder, 'key.pem'),
+      '-out',
+      join(folder, 'cert.pem'),
+    ],
+    { stdio: 'pipe' },
+  );
   cert = readFileSync(join(folder, 'cert.pem'), 'utf8');
   key = readFileSync(join(folder, 'key.pem'), 'utf8');
 });
@@ -58,17 +76,27 @@ describe('createBridgeListener with tls', () => {
     clients.push(client);
     expect((await client.login()).result).toMatchObject({ server: 'tiny', family: 'PF4' });
     await client.resynced();
-    expect(client.events[1].record).toEqual({ kind: 'users', items: [{ login: 1, name: 'One' }, { login: 2, name: 'Two' }] });
+    expect(client.events[1].record).toEqual({
+      kind: 'users',
+      items: [
+        { login: 1, name: 'One' },
+        { login: 2, name: 'Two' },
+      ],
+    });
   });
 
-  it('answers the embedding process\'s routes over HTTPS', async () => {
+  it("answers the embedding process's routes over HTTPS", async () => {
     const { port } = await serveTls();
     const answer = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
       request({ host: '127.0.0.1', port, path: '/healthz', ca: cert, agent: false }, (res) => {
         let text = '';
-        res.on('data', (d) => { text += d; });
+        res.on('data', (d) => {
+          text += d;
+        });
         res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-      }).once('error', reject).end();
+      })
+        .once('error', reject)
+        .end();
     });
     expect(answer).toEqual({ status: 200, body: { status: 'ok' } });
   });
@@ -78,7 +106,10 @@ describe('createBridgeListener with tls', () => {
     await expect(KitClient.connect(port, 'tiny')).rejects.toThrow();
     const untrusting = new Promise<string>((resolve) => {
       void KitClient.connect(port, 'tiny', { ca: '' }).then(
-        (client) => { client.close(); resolve('connected'); },
+        (client) => {
+          client.close();
+          resolve('connected');
+        },
         (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message),
       );
     });
@@ -87,8 +118,14 @@ describe('createBridgeListener with tls', () => {
 
   it('is not built with a certificate or key that is missing or does not load', () => {
     const server = new BridgedServer(tinyDriver());
-    expect(() => createBridgeListener([server], { tls: { cert, key: '' } })).toThrow('tls.key must be a PEM private key (a string or Buffer)');
-    expect(() => createBridgeListener([server], { tls: { cert: undefined as never, key } })).toThrow('tls.cert must be a PEM certificate chain (a string or Buffer)');
-    expect(() => createBridgeListener([server], { tls: { cert: 'not a certificate', key } })).toThrow(/^tls: the certificate and key do not load: /);
+    expect(() => createBridgeListener([server], { tls: { cert, key: '' } })).toThrow(
+      'tls.key must be a PEM private key (a string or Buffer)',
+    );
+    expect(() => createBridgeListener([server], { tls: { cert: undefined as never, key } })).toThrow(
+      'tls.cert must be a PEM certificate chain (a string or Buffer)',
+    );
+    expect(() => createBridgeListener([server], { tls: { cert: 'not a certificate', key } })).toThrow(
+      /^tls: the certificate and key do not load: /,
+    );
   });
 });

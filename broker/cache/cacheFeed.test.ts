@@ -8,12 +8,19 @@ import { CacheFeed, type CacheListener } from './cacheFeed.js';
 
 class Recorder implements CacheListener {
   readonly seen: string[] = [];
-  changed(table: string, key: string | number | bigint): void { this.seen.push(`${table}:${String(key)}`); }
-  resynced(): void { this.seen.push('resynced'); }
-  closed(): void { this.seen.push('closed'); }
+  changed(table: string, key: string | number | bigint): void {
+    this.seen.push(`${table}:${String(key)}`);
+  }
+  resynced(): void {
+    this.seen.push('resynced');
+  }
+  closed(): void {
+    this.seen.push('closed');
+  }
 }
 
-const event = (kind: string, record: unknown, op: ManagerEvent['op'] = 'update'): ManagerEvent => ({ event: kind, op, record } as ManagerEvent);
+const event = (kind: string, record: unknown, op: ManagerEvent['op'] = 'update'): ManagerEvent =>
+  ({ event: kind, op, record }) as ManagerEvent;
 
 function fed(family: Family, ...events: ManagerEvent[]): string[] {
   const feed = new CacheFeed(family);
@@ -24,39 +31,56 @@ function fed(family: Family, ...events: ManagerEvent[]): string[] {
 }
 
 describe('the cache feed', () => {
-  it('names the event\'s own row and the rows the cache derives from it', () => {
+  it("names the event's own row and the rows the cache derives from it", () => {
     expect(fed('PF4', event('users', { login: 7 }))).toStrictEqual(['users:7']);
-    expect(fed('PF4', event('trades', { order: 11, login: 7 }, 'delete'))).toStrictEqual(['trades:11', 'closedTrades:11']);
+    expect(fed('PF4', event('trades', { order: 11, login: 7 }, 'delete'))).toStrictEqual([
+      'trades:11',
+      'closedTrades:11',
+    ]);
     expect(fed('PF4', event('groups', { group: 'demo' }))).toStrictEqual(['groups:demo', 'groupSecurities:demo']);
-    expect(fed('PF4', event('ticks', { symbol: 'EURUSD', bid: 1 }))).toStrictEqual(['ticks:EURUSD', 'symbolInfo:EURUSD']);
-    expect(fed('PF4', event('symbols', { symbol: 'GBPUSD' }, 'add'))).toStrictEqual(['symbols:GBPUSD', 'symbolInfo:GBPUSD']);
+    expect(fed('PF4', event('ticks', { symbol: 'EURUSD', bid: 1 }))).toStrictEqual([
+      'ticks:EURUSD',
+      'symbolInfo:EURUSD',
+    ]);
+    expect(fed('PF4', event('symbols', { symbol: 'GBPUSD' }, 'add'))).toStrictEqual([
+      'symbols:GBPUSD',
+      'symbolInfo:GBPUSD',
+    ]);
     expect(fed('PF4', event('margin', { login: 9 }))).toStrictEqual(['margins:9']);
     expect(fed('PF4', event('newsBodies', { key: 3, body: 'x' }))).toStrictEqual(['newsBodies:3']);
   });
 
-  it('names only the tables the platform\'s family keeps', () => {
+  it("names only the tables the platform's family keeps", () => {
     expect(fed('PF5', event('positions', { position: 5, login: 1 }))).toStrictEqual(['positions:5']);
     // PF5 has neither trades nor symbol summaries nor margins.
-    expect(fed('PF5', event('trades', { order: 1 }), event('ticks', { symbol: 'X' }), event('margin', { login: 1 }))).toStrictEqual(['ticks:X']);
+    expect(
+      fed('PF5', event('trades', { order: 1 }), event('ticks', { symbol: 'X' }), event('margin', { login: 1 })),
+    ).toStrictEqual(['ticks:X']);
     expect(fed('PF4', event('mail', { id: 1 }), event('deals', { deal: 1 }))).toStrictEqual([]);
   });
 
   it('skips records without a usable key, and events without a record', () => {
-    expect(fed('PF4',
-      event('users', { name: 'no login' }),
-      event('users', { login: { nested: 1 } }),
-      event('users', null),
-      event('users', 'text'),
-      event('ticks', { symbol: 5 }),
-    )).toStrictEqual(['ticks:5', 'symbolInfo:5']);
+    expect(
+      fed(
+        'PF4',
+        event('users', { name: 'no login' }),
+        event('users', { login: { nested: 1 } }),
+        event('users', null),
+        event('users', 'text'),
+        event('ticks', { symbol: 5 }),
+      ),
+    ).toStrictEqual(['ticks:5', 'symbolInfo:5']);
   });
 
   it('tells a completed resync once, not its begin nor its chunks', () => {
-    expect(fed('PF4',
-      event('resync', {}, 'begin'),
-      event('resync', { kind: 'users', items: [{ login: 1 }] }, 'chunk'),
-      event('resync', {}, 'end'),
-    )).toStrictEqual(['resynced']);
+    expect(
+      fed(
+        'PF4',
+        event('resync', {}, 'begin'),
+        event('resync', { kind: 'users', items: [{ login: 1 }] }, 'chunk'),
+        event('resync', {}, 'end'),
+      ),
+    ).toStrictEqual(['resynced']);
   });
 
   it('tells every listener until it stops listening, and ends them all once on close', () => {
@@ -81,7 +105,14 @@ describe('the cache feed', () => {
   it('does not look into an event while nobody listens', () => {
     const feed = new CacheFeed('PF4');
     let reads = 0;
-    const e = { event: 'users', op: 'update', get record() { reads++; return { login: 4 }; } } as ManagerEvent;
+    const e = {
+      event: 'users',
+      op: 'update',
+      get record() {
+        reads++;
+        return { login: 4 };
+      },
+    } as ManagerEvent;
     feed.afterEvent(e);
     expect(reads).toBe(0);
     const r = new Recorder();
@@ -95,12 +126,18 @@ describe('the cache feed', () => {
   });
 
   it('reads keys from object records only, not from a function or a primitive that carries the field', () => {
-    expect(fed('PF4',
-      event('users', Object.assign(() => undefined, { login: 8 })),
-      event('users', 8),
-      event('users', true),
-      event('ticks', 'EURUSD'),
-      event('users', { login: 9 }),
-    )).toStrictEqual(['users:9']);
+    expect(
+      fed(
+        'PF4',
+        event(
+          'users',
+          Object.assign(() => undefined, { login: 8 }),
+        ),
+        event('users', 8),
+        event('users', true),
+        event('ticks', 'EURUSD'),
+        event('users', { login: 9 }),
+      ),
+    ).toStrictEqual(['users:9']);
   });
 });

@@ -8,7 +8,11 @@ import { stringifyJson } from '../../shared/losslessJson.js';
 import { KeyedTable, type CacheKey } from './keyedTable.js';
 import { recordJson, recordsJson } from './recordJson.js';
 
-interface Row { id?: CacheKey; login?: number; v?: string }
+interface Row {
+  id?: CacheKey;
+  login?: number;
+  v?: string;
+}
 const table = (capacity?: number) => new KeyedTable<Row>((r) => r.id, capacity);
 const ids = (rows: Row[]) => rows.map((r) => r.id);
 function filled(keys: CacheKey[], capacity?: number): KeyedTable<Row> {
@@ -33,8 +37,20 @@ describe('a keyed table', () => {
   });
 
   it('orders ids numerically, bigints among numbers, and texts by code unit', () => {
-    expect(ids(filled([10, 2n ** 60n, 9, 100, 2 ** 53]).page(undefined, undefined).items)).toStrictEqual([9, 10, 100, 2 ** 53, 2n ** 60n]);
-    expect(ids(filled(['b', 'B', 'a', 'A', 'ab']).page(undefined, undefined).items)).toStrictEqual(['A', 'B', 'a', 'ab', 'b']);
+    expect(ids(filled([10, 2n ** 60n, 9, 100, 2 ** 53]).page(undefined, undefined).items)).toStrictEqual([
+      9,
+      10,
+      100,
+      2 ** 53,
+      2n ** 60n,
+    ]);
+    expect(ids(filled(['b', 'B', 'a', 'A', 'ab']).page(undefined, undefined).items)).toStrictEqual([
+      'A',
+      'B',
+      'a',
+      'ab',
+      'b',
+    ]);
   });
 
   it('pages after a key, present or not, at most limit rows, saying whether more follow and the last key', () => {
@@ -43,7 +59,11 @@ describe('a keyed table', () => {
     expect(t.page(20, 2)).toStrictEqual({ items: [{ id: 30 }, { id: 40 }], hasMore: true, lastKey: 40 });
     expect(t.page(35, 2)).toStrictEqual({ items: [{ id: 40 }, { id: 50 }], hasMore: false, lastKey: 50 });
     expect(t.page(40, 1)).toStrictEqual({ items: [{ id: 50 }], hasMore: false, lastKey: 50 });
-    expect(t.page(5, undefined)).toStrictEqual({ items: [10, 20, 30, 40, 50].map((id) => ({ id })), hasMore: false, lastKey: 50 });
+    expect(t.page(5, undefined)).toStrictEqual({
+      items: [10, 20, 30, 40, 50].map((id) => ({ id })),
+      hasMore: false,
+      lastKey: 50,
+    });
     expect(t.page(50, 3)).toStrictEqual({ items: [], hasMore: false, lastKey: undefined });
     expect(t.page(undefined, 0)).toStrictEqual({ items: [], hasMore: true, lastKey: undefined });
     expect(table().page(undefined, 10)).toStrictEqual({ items: [], hasMore: false, lastKey: undefined });
@@ -97,7 +117,11 @@ describe('a keyed table', () => {
     t.put({ id: 3, v: 'again' });
     t.put({ id: 1, v: 'again' });
     expect([...t.values()]).toStrictEqual([{ id: 3, v: 'again' }, { id: 1, v: 'again' }, { id: 2 }]);
-    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 1, v: 'again' }, { id: 2 }, { id: 3, v: 'again' }], hasMore: false, lastKey: 3 });
+    expect(t.page(undefined, undefined)).toStrictEqual({
+      items: [{ id: 1, v: 'again' }, { id: 2 }, { id: 3, v: 'again' }],
+      hasMore: false,
+      lastKey: 3,
+    });
     expect(t.size).toBe(3);
   });
 
@@ -131,9 +155,20 @@ describe('a keyed table', () => {
     const big = filled([2n ** 60n, 5]);
     expect(ids(big.page(undefined, undefined).items)).toStrictEqual([5, 2n ** 60n]);
     for (const id of [2n ** 61n, 7, 2n ** 59n, 2 ** 53 - 1]) big.put({ id });
-    expect(ids(big.page(undefined, undefined).items)).toStrictEqual([5, 7, 2 ** 53 - 1, 2n ** 59n, 2n ** 60n, 2n ** 61n]);
+    expect(ids(big.page(undefined, undefined).items)).toStrictEqual([
+      5,
+      7,
+      2 ** 53 - 1,
+      2n ** 59n,
+      2n ** 60n,
+      2n ** 61n,
+    ]);
     expect(big.delete(2n ** 60n)).toBe(true);
-    expect(big.page(2n ** 59n, undefined)).toStrictEqual({ items: [{ id: 2n ** 61n }], hasMore: false, lastKey: 2n ** 61n });
+    expect(big.page(2n ** 59n, undefined)).toStrictEqual({
+      items: [{ id: 2n ** 61n }],
+      hasMore: false,
+      lastKey: 2n ** 61n,
+    });
     const text = filled(['m', 'c']);
     expect(ids(text.page(undefined, undefined).items)).toStrictEqual(['c', 'm']);
     for (const id of ['z', 'A', 'd', 'ma']) text.put({ id });
@@ -229,22 +264,44 @@ describe('a bounded table', () => {
     const t = table(2);
     t.put({ id: 20 });
     t.put({ id: 10 });
-    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 10 }, { id: 20 }], hasMore: false, lastKey: 20 });
+    expect(t.page(undefined, undefined)).toStrictEqual({
+      items: [{ id: 10 }, { id: 20 }],
+      hasMore: false,
+      lastKey: 20,
+    });
     t.put({ id: 30 });
     expect(t.size).toBe(2);
     expect(t.get(20)).toBeUndefined();
-    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 10 }, { id: 30 }], hasMore: false, lastKey: 30 });
+    expect(t.page(undefined, undefined)).toStrictEqual({
+      items: [{ id: 10 }, { id: 30 }],
+      hasMore: false,
+      lastKey: 30,
+    });
     t.put({ id: 10, v: 'again' });
     t.put({ id: 5 });
     expect(ids([...t.values()])).toStrictEqual([10, 5]);
-    expect(t.page(undefined, undefined)).toStrictEqual({ items: [{ id: 5 }, { id: 10, v: 'again' }], hasMore: false, lastKey: 10 });
+    expect(t.page(undefined, undefined)).toStrictEqual({
+      items: [{ id: 5 }, { id: 10, v: 'again' }],
+      hasMore: false,
+      lastKey: 10,
+    });
   });
 });
 
 describe('a packed table', () => {
-  interface Trade { order?: CacheKey; login?: CacheKey; symbol?: string; cmd?: string; profit?: number; note?: string }
+  interface Trade {
+    order?: CacheKey;
+    login?: CacheKey;
+    symbol?: string;
+    cmd?: string;
+    profit?: number;
+    note?: string;
+  }
   const packed = (capacity?: number) =>
-    new KeyedTable<Trade>((r) => r.order, capacity, ['order', 'login', 'symbol', 'cmd']).addIndex('login', (r) => r.login);
+    new KeyedTable<Trade>((r) => r.order, capacity, ['order', 'login', 'symbol', 'cmd']).addIndex(
+      'login',
+      (r) => r.login,
+    );
   const rows: Trade[] = [
     { order: 30, login: 2n ** 60n, symbol: 'EURUSD', cmd: 'Buy', profit: -1.5, note: 'a "quoted" ü' },
     { order: 10, login: 7, symbol: 'GBPUSD', cmd: 'Sell', profit: 0, note: '' },
@@ -279,7 +336,12 @@ describe('a packed table', () => {
 
   it('views hold the kept fields only; pages and lookups of views answer the same text as the rows', () => {
     const t = filledPacked();
-    expect(Object.fromEntries(Object.entries(t.view(10)!))).toStrictEqual({ order: 10, login: 7, symbol: 'GBPUSD', cmd: 'Sell' });
+    expect(Object.fromEntries(Object.entries(t.view(10)!))).toStrictEqual({
+      order: 10,
+      login: 7,
+      symbol: 'GBPUSD',
+      cmd: 'Sell',
+    });
     const views = t.pageViews(undefined, 2);
     expect(views.hasMore).toBe(true);
     expect(views.lastKey).toBe(30);
@@ -290,7 +352,9 @@ describe('a packed table', () => {
     expect(t.rowTexts([])).toStrictEqual([]);
     expect([...t.values()]).toStrictEqual(rows);
     expect([...t.keys()]).toStrictEqual(rows.map((r) => r.order));
-    expect([...t.entries()].map(([key, view]) => [key, t.jsonOf(view)])).toStrictEqual(rows.map((r) => [r.order, stringifyJson(r)]));
+    expect([...t.entries()].map(([key, view]) => [key, t.jsonOf(view)])).toStrictEqual(
+      rows.map((r) => [r.order, stringifyJson(r)]),
+    );
   });
 
   it('indexes follow puts, replacements and deletes through the kept fields', () => {

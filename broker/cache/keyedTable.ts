@@ -55,7 +55,11 @@ export class KeyedTable<T> {
    * `packed`: the fields a packed table keeps beside each row's text (its key's, its indexes' and its filters' fields);
    * undefined keeps rows as the objects they are put as.
    */
-  constructor(readonly keyOf: (record: T) => CacheKey | undefined, readonly capacity?: number, readonly packed?: readonly string[]) {}
+  constructor(
+    readonly keyOf: (record: T) => CacheKey | undefined,
+    readonly capacity?: number,
+    readonly packed?: readonly string[],
+  ) {}
 
   /** The stored form of a record: itself, or its text beside its kept fields. */
   private pack(record: T): T {
@@ -119,7 +123,9 @@ export class KeyedTable<T> {
 
   /** The rows whose indexed field equals `value`, in primary key order. */
   lookup(name: string, value: CacheKey): T[] {
-    return this.packed === undefined ? this.lookupViews(name, value) : this.lookupViews(name, value).map((v) => this.unpack(v));
+    return this.packed === undefined
+      ? this.lookupViews(name, value)
+      : this.lookupViews(name, value).map((v) => this.unpack(v));
   }
 
   /** `lookup` as views (see `rowTexts`). */
@@ -166,7 +172,8 @@ export class KeyedTable<T> {
       if (keys.length === 0 || compareKeys(keys[keys.length - 1], key) < 0) keys.push(key);
       else keys.splice(this.lowerBound(key), 0, key);
     }
-    if (this.capacity !== undefined && this.rows.size > this.capacity) this.delete(this.rows.keys().next().value as CacheKey);
+    if (this.capacity !== undefined && this.rows.size > this.capacity)
+      this.delete(this.rows.keys().next().value as CacheKey);
   }
 
   delete(key: CacheKey): boolean {

@@ -13,7 +13,15 @@ describe('filters on packed tables', () => {
     if (answer?.kind !== 'cachedList' || !entry.family) return [];
     const list = answer as CachedList<Record<string, unknown>>;
     const spec = KINDS[entry.family][list.table];
-    return list.where && spec?.packed ? [{ id: entry.id, where: list.where, kept: new Set([spec.key, ...Object.values(spec.indexes ?? {}), ...spec.packed]) }] : [];
+    return list.where && spec?.packed
+      ? [
+          {
+            id: entry.id,
+            where: list.where,
+            kept: new Set([spec.key, ...Object.values(spec.indexes ?? {}), ...spec.packed]),
+          },
+        ]
+      : [];
   });
 
   it('there are some', () => {
@@ -22,7 +30,15 @@ describe('filters on packed tables', () => {
 
   it.each(filtered.map((f) => [f.id, f] as const))('%s reads only kept fields', (_id, f) => {
     const read = new Set<string>();
-    const row = new Proxy({}, { get: (_t, field) => { if (typeof field === 'string') read.add(field); return undefined; } });
+    const row = new Proxy(
+      {},
+      {
+        get: (_t, field) => {
+          if (typeof field === 'string') read.add(field);
+          return undefined;
+        },
+      },
+    );
     const args = new Proxy({}, { get: () => '*' });
     f.where(row, args);
     expect(read.size).toBeGreaterThan(0);

@@ -29,13 +29,30 @@ function snapshot(cache: PumpCache, chunks: Array<[string, unknown[]]>): PumpCac
 }
 
 const user = (login: number, name = `u${login}`) => ({ login, name, group: 'demo' });
-const trade = (order: number, extra: Record<string, unknown> = {}) =>
-  ({ order, login: 1, symbol: 'EURUSD', tradeRecordState: 'OpenNormal', ...extra });
+const trade = (order: number, extra: Record<string, unknown> = {}) => ({
+  order,
+  login: 1,
+  symbol: 'EURUSD',
+  tradeRecordState: 'OpenNormal',
+  ...extra,
+});
 
 const T = (hhmmss: string, date = '2026-03-10') => `${date}T${hhmmss}.000Z`;
 /** A PF4 symbol summary; with these prices the spread in points is 10. */
-const info = (symbol: unknown, extra: Record<string, unknown> = {}) => ({ symbol, digits: 5, type: 0, point: 0.00001,
-  spread: 10, direction: 'None', bid: 1.1, ask: 1.1001, high: 1.105, low: 1.095, lastTime: T('10:00:00'), ...extra });
+const info = (symbol: unknown, extra: Record<string, unknown> = {}) => ({
+  symbol,
+  digits: 5,
+  type: 0,
+  point: 0.00001,
+  spread: 10,
+  direction: 'None',
+  bid: 1.1,
+  ask: 1.1001,
+  high: 1.105,
+  low: 1.095,
+  lastTime: T('10:00:00'),
+  ...extra,
+});
 const tick = (symbol: unknown, bid: unknown, ask: unknown, time?: unknown) =>
   change('ticks', 'update', { symbol, bid, ask, ...(time === undefined ? {} : { time }) });
 
@@ -52,12 +69,43 @@ function pf4Summaries(extraInfo: unknown[] = [], options: ConstructorParameters<
 describe('PF5 tables', () => {
   function pf5(): PumpCache {
     return snapshot(new PumpCache('PF5'), [
-      ['users', [{ login: 7, name: 'Ann', group: 'real', password: 'secret', stray: 1 }, { login: 8, name: 'Bob' }]],
-      ['positions', [{ position: 103, login: 7, symbol: 'XAUUSD', stray: 1 }, { position: 101, login: 7, symbol: 'EURUSD' },
-        { position: 102, login: 8, symbol: 'EURUSD' }]],
-      ['orders', [{ order: 202, login: 8, symbol: 'EURUSD', stray: 1 }, { order: 201, login: 7, symbol: 'EURUSD' }]],
-      ['deals', [{ deal: 303, login: 7, order: 201, stray: 1 }, { deal: 301, login: 8 }, { deal: 302, login: 8 }]],
-      ['ticks', [{ symbol: 'EURUSD', bid: 1.1, ask: 1.1002, stray: 'kept' }, { symbol: 'GBPUSD', bid: 1.3, ask: 1.3002 }]],
+      [
+        'users',
+        [
+          { login: 7, name: 'Ann', group: 'real', password: 'secret', stray: 1 },
+          { login: 8, name: 'Bob' },
+        ],
+      ],
+      [
+        'positions',
+        [
+          { position: 103, login: 7, symbol: 'XAUUSD', stray: 1 },
+          { position: 101, login: 7, symbol: 'EURUSD' },
+          { position: 102, login: 8, symbol: 'EURUSD' },
+        ],
+      ],
+      [
+        'orders',
+        [
+          { order: 202, login: 8, symbol: 'EURUSD', stray: 1 },
+          { order: 201, login: 7, symbol: 'EURUSD' },
+        ],
+      ],
+      [
+        'deals',
+        [
+          { deal: 303, login: 7, order: 201, stray: 1 },
+          { deal: 301, login: 8 },
+          { deal: 302, login: 8 },
+        ],
+      ],
+      [
+        'ticks',
+        [
+          { symbol: 'EURUSD', bid: 1.1, ask: 1.1002, stray: 'kept' },
+          { symbol: 'GBPUSD', bid: 1.3, ask: 1.3002 },
+        ],
+      ],
       ['symbols', [{ symbol: 'EURUSD', digits: 5, stray: 1 }]],
       ['groups', [{ group: 'real\\pro', company: 'Desk', stray: 1 }]],
     ]);
@@ -80,8 +128,11 @@ describe('PF5 tables', () => {
 
   it('keeps positions, orders and deals by their ticket, shaped, and indexed by login', () => {
     const cache = pf5();
-    for (const [table, field, schema] of [['positions', 'position', 'PF5Position'], ['orders', 'order', 'PF5Order'],
-      ['deals', 'deal', 'PF5Deal']] as const) {
+    for (const [table, field, schema] of [
+      ['positions', 'position', 'PF5Position'],
+      ['orders', 'order', 'PF5Order'],
+      ['deals', 'deal', 'PF5Deal'],
+    ] as const) {
       for (const row of rows(cache, table)) {
         expect(Object.keys(row)).toEqual(fieldsOf(schema));
         expect(row).not.toHaveProperty('stray');
@@ -90,24 +141,74 @@ describe('PF5 tables', () => {
     }
     expect(keys(cache, 'positions', 'position')).toEqual([101, 102, 103]);
     expect(cache.get('positions', 103)).toMatchObject({ position: 103, login: 7, symbol: 'XAUUSD', priceOpen: null });
-    expect(cache.table('positions')!.lookup('login', 7).map((r) => r.position)).toEqual([101, 103]);
-    expect(cache.table('positions')!.lookup('login', 8).map((r) => r.position)).toEqual([102]);
+    expect(
+      cache
+        .table('positions')!
+        .lookup('login', 7)
+        .map((r) => r.position),
+    ).toEqual([101, 103]);
+    expect(
+      cache
+        .table('positions')!
+        .lookup('login', 8)
+        .map((r) => r.position),
+    ).toEqual([102]);
     expect(cache.get('orders', 202)).toMatchObject({ order: 202, login: 8, symbol: 'EURUSD', state: null });
-    expect(cache.table('orders')!.lookup('login', 7).map((r) => r.order)).toEqual([201]);
-    expect(cache.table('orders')!.lookup('login', 8).map((r) => r.order)).toEqual([202]);
+    expect(
+      cache
+        .table('orders')!
+        .lookup('login', 7)
+        .map((r) => r.order),
+    ).toEqual([201]);
+    expect(
+      cache
+        .table('orders')!
+        .lookup('login', 8)
+        .map((r) => r.order),
+    ).toEqual([202]);
     expect(cache.get('deals', 303)).toMatchObject({ deal: 303, login: 7, order: 201 });
-    expect(cache.table('deals')!.lookup('login', 8).map((r) => r.deal)).toEqual([301, 302]);
-    expect(cache.table('deals')!.lookup('login', 7).map((r) => r.deal)).toEqual([303]);
+    expect(
+      cache
+        .table('deals')!
+        .lookup('login', 8)
+        .map((r) => r.deal),
+    ).toEqual([301, 302]);
+    expect(
+      cache
+        .table('deals')!
+        .lookup('login', 7)
+        .map((r) => r.deal),
+    ).toEqual([303]);
 
     // Change events follow the same keys and move rows between index buckets.
     cache.apply(change('positions', 'update', { position: 101, login: 8, symbol: 'EURUSD', stray: 2 }));
     cache.apply(change('orders', 'add', { order: 205, login: 7 }));
     cache.apply(change('deals', 'delete', { deal: 301 }));
     expect(cache.get('positions', 101)).toEqual(shape('PF5Position', { position: 101, login: 8, symbol: 'EURUSD' }));
-    expect(cache.table('positions')!.lookup('login', 8).map((r) => r.position)).toEqual([101, 102]);
-    expect(cache.table('positions')!.lookup('login', 7).map((r) => r.position)).toEqual([103]);
-    expect(cache.table('orders')!.lookup('login', 7).map((r) => r.order)).toEqual([201, 205]);
-    expect(cache.table('deals')!.lookup('login', 8).map((r) => r.deal)).toEqual([302]);
+    expect(
+      cache
+        .table('positions')!
+        .lookup('login', 8)
+        .map((r) => r.position),
+    ).toEqual([101, 102]);
+    expect(
+      cache
+        .table('positions')!
+        .lookup('login', 7)
+        .map((r) => r.position),
+    ).toEqual([103]);
+    expect(
+      cache
+        .table('orders')!
+        .lookup('login', 7)
+        .map((r) => r.order),
+    ).toEqual([201, 205]);
+    expect(
+      cache
+        .table('deals')!
+        .lookup('login', 8)
+        .map((r) => r.deal),
+    ).toEqual([302]);
   });
 
   it('keeps ticks by symbol as they arrive, and symbols by symbol shaped as PF5Symbol', () => {
@@ -169,18 +270,42 @@ describe('keys', () => {
   it('takes number, bigint and string keys, in key order, and indexes by a bigint login', () => {
     const big = 2n ** 63n - 1n;
     const cache = snapshot(new PumpCache('PF5'), [
-      ['positions', [{ position: big, login: 5n }, { position: 12, login: 5n }, { position: 2n ** 53n + 1n, login: 6 }]],
-      ['ticks', [{ symbol: 'b', bid: 1 }, { symbol: 'B', bid: 2 }, { symbol: '#US30', bid: 3 }]],
+      [
+        'positions',
+        [
+          { position: big, login: 5n },
+          { position: 12, login: 5n },
+          { position: 2n ** 53n + 1n, login: 6 },
+        ],
+      ],
+      [
+        'ticks',
+        [
+          { symbol: 'b', bid: 1 },
+          { symbol: 'B', bid: 2 },
+          { symbol: '#US30', bid: 3 },
+        ],
+      ],
     ]);
     // A packed row comes back from its text: an id within 2^53 − 1 as a number (shared/int64.ts), the one beyond exact.
     expect(cache.get('positions', big)).toMatchObject({ position: big, login: 5 });
     expect(cache.get('positions', 2n ** 53n + 1n)).toMatchObject({ login: 6 });
     expect(keys(cache, 'positions', 'position')).toEqual([12, 2n ** 53n + 1n, big]);
-    expect(cache.table('positions')!.lookup('login', 5n).map((r) => r.position)).toEqual([12, big]);
+    expect(
+      cache
+        .table('positions')!
+        .lookup('login', 5n)
+        .map((r) => r.position),
+    ).toEqual([12, big]);
     expect(keys(cache, 'ticks', 'symbol')).toEqual(['#US30', 'B', 'b']);
     cache.apply(change('positions', 'delete', { position: big }));
     expect(cache.get('positions', big)).toBeUndefined();
-    expect(cache.table('positions')!.lookup('login', 5n).map((r) => r.position)).toEqual([12]);
+    expect(
+      cache
+        .table('positions')!
+        .lookup('login', 5n)
+        .map((r) => r.position),
+    ).toEqual([12]);
   });
 
   it('ignores rows whose key is of any other type', () => {
@@ -207,7 +332,11 @@ describe('keys', () => {
 
 describe('malformed frames', () => {
   function pf4(): PumpCache {
-    return snapshot(new PumpCache('PF4'), [['users', [user(1)]], ['trades', [trade(10)]], ['symbolInfo', [info('EURUSD')]]]);
+    return snapshot(new PumpCache('PF4'), [
+      ['users', [user(1)]],
+      ['trades', [trade(10)]],
+      ['symbolInfo', [info('EURUSD')]],
+    ]);
   }
 
   it('ignores change events whose record is not an object, without touching any table', () => {
@@ -251,8 +380,15 @@ describe('malformed frames', () => {
   it('ignores chunks without an item list, and items that are not objects', () => {
     const cache = new PumpCache('PF4');
     cache.apply(resync('begin'));
-    for (const record of [null, undefined, 7, { kind: 'users' }, { kind: 'users', items: null },
-      { kind: 'users', items: { 0: user(4), length: 1 } }, { kind: 'users', items: 5 }]) {
+    for (const record of [
+      null,
+      undefined,
+      7,
+      { kind: 'users' },
+      { kind: 'users', items: null },
+      { kind: 'users', items: { 0: user(4), length: 1 } },
+      { kind: 'users', items: 5 },
+    ]) {
       expect(() => cache.apply(resync('chunk', record))).not.toThrow();
     }
     cache.apply(chunk('users', [null, undefined, 'x', 7, true, [user(3)], user(1), user(2)]));
@@ -267,7 +403,9 @@ describe('malformed frames', () => {
 
 describe('PF4 tables kept as they arrive or shaped', () => {
   it('shapes ticks as PF4TickInfo, from the snapshot and from events, and drops a deleted one', () => {
-    const cache = snapshot(new PumpCache('PF4'), [['ticks', [{ symbol: 'EURUSD', time: T('10:00:00'), bid: 1.1, ask: 1.2, stray: 1 }]]]);
+    const cache = snapshot(new PumpCache('PF4'), [
+      ['ticks', [{ symbol: 'EURUSD', time: T('10:00:00'), bid: 1.1, ask: 1.2, stray: 1 }]],
+    ]);
     expect(Object.keys(cache.get('ticks', 'EURUSD')!)).toEqual(['symbol', 'time', 'bid', 'ask']);
     expect(cache.get('ticks', 'EURUSD')).toEqual({ symbol: 'EURUSD', time: T('10:00:00'), bid: 1.1, ask: 1.2 });
     cache.apply(change('ticks', 'update', { symbol: 'GBPUSD', bid: 1.3, last: 1.31 }));
@@ -300,8 +438,19 @@ describe('PF4 tables kept as they arrive or shaped', () => {
   it('shapes symbol summaries a symbolInfo event sends whole as PF4SymbolInfo', () => {
     const cache = pf4Summaries();
     cache.apply(change('symbolInfo', 'update', { symbol: 'CADJPY', bid: 110.5, stray: 1 }));
-    expect(cache.get('symbolInfo', 'CADJPY')).toEqual({ symbol: 'CADJPY', digits: 0, type: 0, point: 0, spread: 0,
-      direction: 'None', bid: 110.5, ask: 0, high: 0, low: 0, lastTime: null });
+    expect(cache.get('symbolInfo', 'CADJPY')).toEqual({
+      symbol: 'CADJPY',
+      digits: 0,
+      type: 0,
+      point: 0,
+      spread: 0,
+      direction: 'None',
+      bid: 110.5,
+      ask: 0,
+      high: 0,
+      low: 0,
+      lastTime: null,
+    });
     expect(Object.keys(cache.get('symbolInfo', 'CADJPY')!)).toEqual(fieldsOf('PF4SymbolInfo'));
   });
 });
@@ -310,11 +459,21 @@ describe('PF4 symbol summaries moved by ticks', () => {
   it('has a direction against a previous tick of the same instant and one exactly a day older', () => {
     const cache = pf4Summaries();
     cache.apply(tick('EURUSD', 1.1004, 1.1006, T('10:00:00')));
-    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(info('EURUSD', { bid: 1.1004, ask: 1.1006, spread: 20, direction: 'Up' }));
+    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(
+      info('EURUSD', { bid: 1.1004, ask: 1.1006, spread: 20, direction: 'Up' }),
+    );
     cache.apply(tick('EURUSD', 1.1, 1.1001, T('10:00:00', '2026-03-11')));
     // Exactly one day later: still compared, but a new day restarts the high and low.
-    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(info('EURUSD', { bid: 1.1, ask: 1.1001, direction: 'Down',
-      high: 1.1, low: 1.1, lastTime: T('10:00:00', '2026-03-11') }));
+    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(
+      info('EURUSD', {
+        bid: 1.1,
+        ask: 1.1001,
+        direction: 'Down',
+        high: 1.1,
+        low: 1.1,
+        lastTime: T('10:00:00', '2026-03-11'),
+      }),
+    );
     cache.apply(tick('EURUSD', 1.2, 1.2001, T('10:00:00', '2026-03-12')));
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'Up', high: 1.2, low: 1.2 });
   });
@@ -325,15 +484,25 @@ describe('PF4 symbol summaries moved by ticks', () => {
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'None', high: 1.2, low: 1.2 });
     // Dated before the previous tick (same day): no direction; the day's high and low still follow the bid.
     cache.apply(tick('EURUSD', 1.3, 1.3001, T('09:00:00', '2026-03-11')));
-    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(info('EURUSD', { bid: 1.3, ask: 1.3001, direction: 'None',
-      high: 1.3, low: 1.2, lastTime: T('09:00:00', '2026-03-11') }));
+    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(
+      info('EURUSD', {
+        bid: 1.3,
+        ask: 1.3001,
+        direction: 'None',
+        high: 1.3,
+        low: 1.2,
+        lastTime: T('09:00:00', '2026-03-11'),
+      }),
+    );
     cache.apply(tick('EURUSD', 1.1, 1.1001, T('08:59:59', '2026-03-11')));
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'None', high: 1.3, low: 1.1 });
   });
 
   it('has no direction, and restarts high and low, after a summary without a usable time', () => {
-    const cache = pf4Summaries([info('XAUUSD', { lastTime: null, point: 0.01, bid: 2000, ask: 2000.3, high: 2010, low: 1990 }),
-      info('USDJPY', { lastTime: 'yesterday', point: 0.001, bid: 150, ask: 150.02, high: 151, low: 149 })]);
+    const cache = pf4Summaries([
+      info('XAUUSD', { lastTime: null, point: 0.01, bid: 2000, ask: 2000.3, high: 2010, low: 1990 }),
+      info('USDJPY', { lastTime: 'yesterday', point: 0.001, bid: 150, ask: 150.02, high: 151, low: 149 }),
+    ]);
     cache.apply(tick('XAUUSD', 2001, 2001.5, T('10:00:01')));
     expect(cache.get('symbolInfo', 'XAUUSD')).toMatchObject({ direction: 'None', high: 2001, low: 2001, spread: 50 });
     cache.apply(tick('USDJPY', 149.5, 149.53, T('10:00:01')));
@@ -344,16 +513,28 @@ describe('PF4 symbol summaries moved by ticks', () => {
     const now = Date.parse(T('12:00:00'));
     const cache = pf4Summaries([], { clock: () => now });
     cache.apply(tick('EURUSD', 1.2, 1.2001, 2026));
-    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ lastTime: T('12:00:00'), direction: 'Up', high: 1.2, low: 1.095 });
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({
+      lastTime: T('12:00:00'),
+      direction: 'Up',
+      high: 1.2,
+      low: 1.095,
+    });
     cache.apply(tick('EURUSD', 1.1, 1.1001, Date.parse(T('13:00:00', '2026-01-01'))));
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ lastTime: T('12:00:00'), direction: 'Down', low: 1.095 });
   });
 
   it('computes the spread in points only from a positive finite point, else keeps the previous spread', () => {
     const at = (symbol: string, point: unknown) => info(symbol, { point, spread: 7 });
-    const cache = pf4Summaries([at('ZERO', 0), at('NEG', -0.01), at('TEXT', '0.01'), at('INF', Infinity),
-      info('NONE', { spread: 7, point: undefined }), at('GOOD', 0.01)]);
-    for (const symbol of ['ZERO', 'NEG', 'TEXT', 'INF', 'NONE', 'GOOD']) cache.apply(tick(symbol, 1.1, 1.13, T('10:00:01')));
+    const cache = pf4Summaries([
+      at('ZERO', 0),
+      at('NEG', -0.01),
+      at('TEXT', '0.01'),
+      at('INF', Infinity),
+      info('NONE', { spread: 7, point: undefined }),
+      at('GOOD', 0.01),
+    ]);
+    for (const symbol of ['ZERO', 'NEG', 'TEXT', 'INF', 'NONE', 'GOOD'])
+      cache.apply(tick(symbol, 1.1, 1.13, T('10:00:01')));
     for (const symbol of ['ZERO', 'NEG', 'TEXT', 'INF', 'NONE']) {
       expect(cache.get('symbolInfo', symbol)).toMatchObject({ spread: 7, bid: 1.1, ask: 1.13 });
     }
@@ -502,8 +683,15 @@ describe('PF4 trades', () => {
   it('splits snapshot rows between open and closed trades, shaped as PF4Trade', () => {
     const cache = new PumpCache('PF4');
     cache.apply(resync('begin'));
-    cache.apply(chunk('trades', [trade(10, { stray: 1 }), closed(11), closed(12, 'Deleted'), trade(13, { tradeRecordState: undefined }),
-      closed(14, 'ClosedPart')]));
+    cache.apply(
+      chunk('trades', [
+        trade(10, { stray: 1 }),
+        closed(11),
+        closed(12, 'Deleted'),
+        trade(13, { tradeRecordState: undefined }),
+        closed(14, 'ClosedPart'),
+      ]),
+    );
     // Closed trades live outside the snapshot: they show at once.
     expect(keys(cache, 'closedTrades', 'order')).toEqual([11, 12, 14]);
     cache.apply(resync('end'));
@@ -514,8 +702,17 @@ describe('PF4 trades', () => {
     }
     expect(cache.get('trades', 10)).toEqual(shape('PF4Trade', trade(10)));
     expect(cache.get('closedTrades', 12)).toEqual(shape('PF4Trade', closed(12, 'Deleted')));
-    expect(cache.get('closedTrades', 11)).toMatchObject({ order: 11, closePrice: 1.1, closeTime: '2026-01-05T10:00:00Z' });
-    expect(cache.table('trades')!.lookup('login', 1).map((r) => r.order)).toEqual([10, 13]);
+    expect(cache.get('closedTrades', 11)).toMatchObject({
+      order: 11,
+      closePrice: 1.1,
+      closeTime: '2026-01-05T10:00:00Z',
+    });
+    expect(
+      cache
+        .table('trades')!
+        .lookup('login', 1)
+        .map((r) => r.order),
+    ).toEqual([10, 13]);
   });
 
   it('moves a closing trade from open to closed, and a reopened one back', () => {
@@ -544,7 +741,10 @@ describe('PF4 trades', () => {
     const cache = snapshot(new PumpCache('PF4'), [['news', [topic(1), topic(2), topic(3)]]]);
     for (const key of [1, 2, 3]) cache.apply(change('newsBodies', 'update', { key, body: `body ${key}` }));
     snapshot(cache, [['news', [topic(1), topic(3), topic(4)]]]);
-    expect(rows(cache, 'newsBodies')).toEqual([{ key: 1, body: 'body 1' }, { key: 3, body: 'body 3' }]);
+    expect(rows(cache, 'newsBodies')).toEqual([
+      { key: 1, body: 'body 1' },
+      { key: 3, body: 'body 3' },
+    ]);
   });
 });
 
@@ -562,22 +762,54 @@ describe('PF4 group securities', () => {
   });
 
   it('keeps each array a change omits, and shapes the margins it brings, up to their total', () => {
-    const cache = snapshot(new PumpCache('PF4'), [['groups', [{ group: 'a', secGroups: secGroups(5), secMarginsTotal: 2,
-      secMargins: [margin('EURUSD'), { symbol: 'XAUUSD', stray: 1 }, margin('unused')] }]]]);
+    const cache = snapshot(new PumpCache('PF4'), [
+      [
+        'groups',
+        [
+          {
+            group: 'a',
+            secGroups: secGroups(5),
+            secMarginsTotal: 2,
+            secMargins: [margin('EURUSD'), { symbol: 'XAUUSD', stray: 1 }, margin('unused')],
+          },
+        ],
+      ],
+    ]);
     const shapedSecGroups = secGroups(5).map((s) => shape('PF4GroupSec', s));
-    expect(securities(cache, 'a')).toEqual({ group: 'a', secGroups: shapedSecGroups,
-      secMargins: [margin('EURUSD'), { symbol: 'XAUUSD', swapLong: 0, swapShort: 0, marginDivider: 0 }] });
+    expect(securities(cache, 'a')).toEqual({
+      group: 'a',
+      secGroups: shapedSecGroups,
+      secMargins: [margin('EURUSD'), { symbol: 'XAUUSD', swapLong: 0, swapShort: 0, marginDivider: 0 }],
+    });
 
     cache.apply(change('groups', 'update', { group: 'a', company: 'Renamed desk', secMarginsTotal: 1 }));
     expect(cache.get('groups', 'a')).toMatchObject({ company: 'Renamed desk', secMarginsTotal: 1 });
-    expect(securities(cache, 'a')).toEqual({ group: 'a', secGroups: shapedSecGroups,
-      secMargins: [margin('EURUSD'), { symbol: 'XAUUSD', swapLong: 0, swapShort: 0, marginDivider: 0 }] });
+    expect(securities(cache, 'a')).toEqual({
+      group: 'a',
+      secGroups: shapedSecGroups,
+      secMargins: [margin('EURUSD'), { symbol: 'XAUUSD', swapLong: 0, swapShort: 0, marginDivider: 0 }],
+    });
 
     cache.apply(change('groups', 'update', { group: 'a', secMargins: [margin('GBPUSD'), margin('USDJPY')] }));
-    expect(securities(cache, 'a')).toEqual({ group: 'a', secGroups: shapedSecGroups, secMargins: [margin('GBPUSD'), margin('USDJPY')] });
+    expect(securities(cache, 'a')).toEqual({
+      group: 'a',
+      secGroups: shapedSecGroups,
+      secMargins: [margin('GBPUSD'), margin('USDJPY')],
+    });
 
-    cache.apply(change('groups', 'update', { group: 'a', secGroups: secGroups(9), secMargins: [margin('X')], secMarginsTotal: -1 }));
-    expect(securities(cache, 'a')).toEqual({ group: 'a', secGroups: secGroups(9).map((s) => shape('PF4GroupSec', s)), secMargins: [] });
+    cache.apply(
+      change('groups', 'update', {
+        group: 'a',
+        secGroups: secGroups(9),
+        secMargins: [margin('X')],
+        secMarginsTotal: -1,
+      }),
+    );
+    expect(securities(cache, 'a')).toEqual({
+      group: 'a',
+      secGroups: secGroups(9).map((s) => shape('PF4GroupSec', s)),
+      secMargins: [],
+    });
 
     cache.apply(change('groups', 'update', { group: 'a', secMargins: 'none', secGroups: null, secMarginsTotal: 0 }));
     expect(securities(cache, 'a')).toMatchObject({ secMargins: [] });
@@ -585,7 +817,9 @@ describe('PF4 group securities', () => {
   });
 
   it('keeps a group whose name is not a string, without securities', () => {
-    const cache = snapshot(new PumpCache('PF4'), [['groups', [{ group: 7, company: 'Seven', secGroups: secGroups(1) }]]]);
+    const cache = snapshot(new PumpCache('PF4'), [
+      ['groups', [{ group: 7, company: 'Seven', secGroups: secGroups(1) }]],
+    ]);
     expect(cache.get('groups', 7)).toMatchObject({ group: 7, company: 'Seven' });
     expect(securities(cache, 7)).toBeUndefined();
     cache.apply(change('groups', 'add', { group: 8, secMargins: [margin('EURUSD')], secMarginsTotal: 1 }));
@@ -594,8 +828,15 @@ describe('PF4 group securities', () => {
   });
 
   it('removes a deleted group with its securities; a renamed group moves them', () => {
-    const cache = snapshot(new PumpCache('PF4'), [['groups', [
-      { group: 'old', secGroups: secGroups(3) }, { group: 'other', secGroups: secGroups(4) }]]]);
+    const cache = snapshot(new PumpCache('PF4'), [
+      [
+        'groups',
+        [
+          { group: 'old', secGroups: secGroups(3) },
+          { group: 'other', secGroups: secGroups(4) },
+        ],
+      ],
+    ]);
     cache.apply(change('groups', 'delete', { group: 'old' }));
     cache.apply(change('groups', 'add', { group: 'new', secGroups: secGroups(3) }));
     expect(keys(cache, 'groups', 'group')).toEqual(['new', 'other']);
@@ -610,11 +851,15 @@ describe('readiness and disposal', () => {
   it('resolves whenReady at once once ready, also after later resyncs', async () => {
     const cache = snapshot(new PumpCache('PF4'), [['users', [user(1)]]]);
     let woken = 0;
-    void cache.whenReady().then(() => { woken++; });
+    void cache.whenReady().then(() => {
+      woken++;
+    });
     await settle();
     expect(woken).toBe(1);
     snapshot(cache, [['users', [user(2)]]]);
-    void cache.whenReady().then(() => { woken++; });
+    void cache.whenReady().then(() => {
+      woken++;
+    });
     await settle();
     expect(woken).toBe(2);
     expect(cache.resyncs).toBe(2);
@@ -623,7 +868,10 @@ describe('readiness and disposal', () => {
   it('wakes each reader once when the first resync ends, not again on later ones', async () => {
     const cache = new PumpCache('PF4');
     let woken = 0;
-    for (let i = 0; i < 3; i++) void cache.whenReady().then(() => { woken++; });
+    for (let i = 0; i < 3; i++)
+      void cache.whenReady().then(() => {
+        woken++;
+      });
     await settle();
     expect(woken).toBe(0);
     snapshot(cache, [['users', [user(1)]]]);
@@ -638,7 +886,9 @@ describe('readiness and disposal', () => {
   it('dispose wakes waiting readers and drops a resync that was streaming', async () => {
     const cache = new PumpCache('PF4');
     let woken = 0;
-    void cache.whenReady().then(() => { woken++; });
+    void cache.whenReady().then(() => {
+      woken++;
+    });
     cache.apply(resync('begin'));
     cache.apply(chunk('users', [user(1)]));
     cache.dispose();

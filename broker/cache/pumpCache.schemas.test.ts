@@ -8,7 +8,13 @@ import { CHANGE_EVENTS, CONTRACT_RECORDS, changeKindsOf, FAMILIES } from '../../
 import { openapiComponents } from '../../shared/records/contract.js';
 import { KINDS, TABLE_OF_KIND } from './pumpCache.js';
 
-type Def = { type: string; left?: z.ZodType; right?: z.ZodType; shape?: Record<string, z.ZodType>; innerType?: z.ZodType };
+type Def = {
+  type: string;
+  left?: z.ZodType;
+  right?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodType;
+};
 const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: Def; parent?: z.ZodType } })._zod;
 
 /** The contract records `schema` is made of: itself, or the sides of an intersection. */
@@ -29,7 +35,7 @@ function fieldsOf(schema: z.ZodType): string[] {
   return Object.keys((openapiComponents as Record<string, { properties: object }>)[contract].properties);
 }
 
-describe('the cache\'s kinds and the protocol\'s change events', () => {
+describe("the cache's kinds and the protocol's change events", () => {
   it('keep each kind as the contract record its events carry', () => {
     const checked: string[] = [];
     for (const family of FAMILIES) {
@@ -58,8 +64,18 @@ describe('the cache\'s kinds and the protocol\'s change events', () => {
         checked.push(`${family} ${kind}`);
       }
     }
-    expect(checked).toEqual(['PF4 users', 'PF4 trades', 'PF4 symbols', 'PF4 margin', 'PF4 online', 'PF4 news',
-      'PF4 symbolSessions', 'PF5 positions', 'PF5 orders', 'PF5 deals']);
+    expect(checked).toEqual([
+      'PF4 users',
+      'PF4 trades',
+      'PF4 symbols',
+      'PF4 margin',
+      'PF4 online',
+      'PF4 news',
+      'PF4 symbolSessions',
+      'PF5 positions',
+      'PF5 orders',
+      'PF5 deals',
+    ]);
   });
 
   it('keep a table for every kind of a snapshot', () => {

@@ -36,11 +36,26 @@ const shaped = (schema: string, value: unknown) => shapeRecord(schema)(value);
 const level = ({ updated: _u, equity: _e, free: _f, level: _l, ...rest }: Rec) => rest;
 
 beforeAll(async () => {
-  sim = await startSim({ config: { servers: [{ name: 'cache-pf4', family: 'PF4', accounts: 60, trades: 80, symbols: 6,
-    ticksPerSecond: 0, managers: [{ login: 1000, password: PASSWORD }] }] } });
+  sim = await startSim({
+    config: {
+      servers: [
+        {
+          name: 'cache-pf4',
+          family: 'PF4',
+          accounts: 60,
+          trades: 80,
+          symbols: 6,
+          ticksPerSecond: 0,
+          managers: [{ login: 1000, password: PASSWORD }],
+        },
+      ],
+    },
+  });
   broker = await startBroker({
     secret: 'cache-sim-secret',
-    platforms: [{ id: ID, family: 'PF4', server: `ws://127.0.0.1:${sim.port}/cache-pf4`, login: 1000, password: PASSWORD }],
+    platforms: [
+      { id: ID, family: 'PF4', server: `ws://127.0.0.1:${sim.port}/cache-pf4`, login: 1000, password: PASSWORD },
+    ],
     session: { backoff: { baseMs: 50, capMs: 300 } },
   });
   live = await connectLive();
@@ -55,26 +70,47 @@ afterAll(async () => {
 /** Every cached PF4 table the Get operations read equals what the simulator answers live now. */
 async function agrees(): Promise<true | string> {
   const groups = await live.ok<Rec[]>('GroupsRequest');
-  if (JSON.stringify(rows('groups')) !== JSON.stringify(groups.map((g) => shaped('PF4Group', g)).sort((a: any, b: any) => (a.group < b.group ? -1 : 1)))) return 'groups';
+  if (
+    JSON.stringify(rows('groups')) !==
+    JSON.stringify(groups.map((g) => shaped('PF4Group', g)).sort((a: any, b: any) => (a.group < b.group ? -1 : 1)))
+  )
+    return 'groups';
   for (const { group } of groups) {
     const securities = cache().get('groupSecurities', group);
-    if (JSON.stringify(securities?.secGroups) !== JSON.stringify(shaped('PF4GroupSec[]', await live.ok('GroupSecGroupsGet', { group })))) return `secGroups of ${group}`;
-    if (JSON.stringify(securities?.secMargins) !== JSON.stringify(shaped('PF4GroupMargin[]', await live.ok('GroupSecMarginsGet', { group })))) return `secMargins of ${group}`;
+    if (
+      JSON.stringify(securities?.secGroups) !==
+      JSON.stringify(shaped('PF4GroupSec[]', await live.ok('GroupSecGroupsGet', { group })))
+    )
+      return `secGroups of ${group}`;
+    if (
+      JSON.stringify(securities?.secMargins) !==
+      JSON.stringify(shaped('PF4GroupMargin[]', await live.ok('GroupSecMarginsGet', { group })))
+    )
+      return `secMargins of ${group}`;
   }
   const margins = (await live.ok<Rec[]>('MarginsRequest')).map((l) => level(shaped('PF4MarginLevel', l) as Rec));
   if (JSON.stringify(rows('margins').map(level)) !== JSON.stringify(margins)) return 'margins';
   const online = (await live.ok<{ items: Rec[] }>('OnlineRequest')).items;
   if (JSON.stringify(rows('online')) !== JSON.stringify(online)) return 'online';
-  if (JSON.stringify(rows('news')) !== JSON.stringify((await live.ok<Rec[]>('NewsRequest')).map((t) => shaped('PF4NewsTopic', t)))) return 'news';
-  const slots = (await live.ok<Rec[]>('CfgRequestSymbolGroup')).map((s, pos) => ({ pos, ...(shaped('PF4SymbolGroup', s) as Rec) }));
+  if (
+    JSON.stringify(rows('news')) !==
+    JSON.stringify((await live.ok<Rec[]>('NewsRequest')).map((t) => shaped('PF4NewsTopic', t)))
+  )
+    return 'news';
+  const slots = (await live.ok<Rec[]>('CfgRequestSymbolGroup')).map((s, pos) => ({
+    pos,
+    ...(shaped('PF4SymbolGroup', s) as Rec),
+  }));
   if (JSON.stringify(rows('symbolGroups')) !== JSON.stringify(slots)) return 'symbolGroups';
   const symbols = (await live.ok<Rec[]>('SymbolsRequest')).map((s) => s.symbol as string);
-  if (JSON.stringify(rows('symbolInfo').map((r) => r.symbol)) !== JSON.stringify([...symbols].sort())) return 'symbolInfo set';
+  if (JSON.stringify(rows('symbolInfo').map((r) => r.symbol)) !== JSON.stringify([...symbols].sort()))
+    return 'symbolInfo set';
   for (const symbol of symbols) {
     const info = shaped('PF4SymbolInfo', await live.ok('SymbolInfoRequest', { symbol }));
     if (JSON.stringify(cache().get('symbolInfo', symbol)) !== JSON.stringify(info)) return `symbolInfo of ${symbol}`;
     const days = shaped('PF4SymbolDaySessions[]', await live.ok('SymbolSessionsGet', { symbol }));
-    if (JSON.stringify(cache().get('symbolSessions', symbol)?.days) !== JSON.stringify(days)) return `sessions of ${symbol}`;
+    if (JSON.stringify(cache().get('symbolSessions', symbol)?.days) !== JSON.stringify(days))
+      return `sessions of ${symbol}`;
   }
   return true;
 }
@@ -91,8 +127,16 @@ async function expectAgreement(): Promise<void> {
 
 describe('the PF4 cache against the simulator', () => {
   it('holds what the live commands answer after the resync', async () => {
-    expect(cache().sizes()).toMatchObject({ groups: 5, groupSecurities: 5, news: 20, symbolGroups: 32, symbolSessions: 6,
-      symbolInfo: 6, closedTrades: 0, newsBodies: 0 });
+    expect(cache().sizes()).toMatchObject({
+      groups: 5,
+      groupSecurities: 5,
+      news: 20,
+      symbolGroups: 32,
+      symbolSessions: 6,
+      symbolInfo: 6,
+      closedTrades: 0,
+      newsBodies: 0,
+    });
     expect(cache().sizes().margins).toBeGreaterThan(10);
     await expectAgreement();
   });
@@ -109,12 +153,25 @@ describe('the PF4 cache against the simulator', () => {
 
     // A new account's first trade brings its margin level; closing it moves the trade to the closed and takes the level out.
     const login = (await live.ok<Rec>('UserRecordNew', { record: { group: 'demo\\forex', name: 'Cache Test' } })).login;
-    await live.ok('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 10_000 });
-    const opened = await live.ok<Rec>('TradeTransaction', { tradeTransactionType: 'BrOrderOpen', orderBy: login,
-      tradeCommand: 'Buy', symbol: 'EURUSD', volume: 10 });
+    await live.ok('TradeTransaction', {
+      tradeTransactionType: 'BrBalance',
+      tradeCommand: 'Balance',
+      orderBy: login,
+      price: 10_000,
+    });
+    const opened = await live.ok<Rec>('TradeTransaction', {
+      tradeTransactionType: 'BrOrderOpen',
+      orderBy: login,
+      tradeCommand: 'Buy',
+      symbol: 'EURUSD',
+      volume: 10,
+    });
     await eventually(() => cache().get('margins', login));
     expect(cache().get('trades', opened.order)).toMatchObject({ order: opened.order, login });
-    const closed = await live.ok<Rec>('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: opened.order });
+    const closed = await live.ok<Rec>('TradeTransaction', {
+      tradeTransactionType: 'BrOrderClose',
+      order: opened.order,
+    });
     await eventually(() => cache().get('closedTrades', opened.order));
     expect(cache().get('trades', opened.order)).toBeUndefined();
     expect(cache().get('closedTrades', opened.order)).toEqual(shaped('PF4Trade', closed));

@@ -26,7 +26,9 @@ describe('PumpCache resync', () => {
   it('is not ready, and readers wait, until the first snapshot ends', async () => {
     const cache = new PumpCache('PF4');
     let woke = false;
-    const waiting = cache.whenReady().then(() => { woke = true; });
+    const waiting = cache.whenReady().then(() => {
+      woke = true;
+    });
     cache.apply(resync('begin'));
     cache.apply(chunk('users', [user(1)]));
     await Promise.resolve();
@@ -74,7 +76,9 @@ describe('PumpCache resync', () => {
     expect(cache.ready).toBe(false);
     expect(Object.values(cache.sizes()).every((n) => n === 0)).toBe(true);
     let woke = false;
-    const waiting = cache.whenReady().then(() => { woke = true; });
+    const waiting = cache.whenReady().then(() => {
+      woke = true;
+    });
     await Promise.resolve();
     expect(woke).toBe(false);
     cache.apply(resync('begin'));
@@ -136,17 +140,34 @@ describe('PumpCache change events', () => {
     cache.apply({ event: 'trades', op: 'add', record: { ...trade(41, { tradeRecordState: 'OpenNormal' }), bogus: 1 } });
     const row = cache.get('trades', 41)!;
     expect(Object.keys(row)).toEqual(Object.keys((openapiComponents as any).PF4Trade.properties));
-    expect(row).toMatchObject({ order: 41, closeTime: '1970-01-01T00:00:00Z', expiration: '1970-01-01T00:00:00Z', comment: null });
+    expect(row).toMatchObject({
+      order: 41,
+      closeTime: '1970-01-01T00:00:00Z',
+      expiration: '1970-01-01T00:00:00Z',
+      comment: null,
+    });
     expect(row).not.toHaveProperty('bogus');
   });
 
-  it("indexes trades by login and symbol, following adds, moves and deletes", () => {
+  it('indexes trades by login and symbol, following adds, moves and deletes', () => {
     const cache = loaded();
     const trades = cache.table('trades')!;
-    cache.apply({ event: 'trades', op: 'add', record: trade(60, { login: 9, symbol: 'XAUUSD', tradeRecordState: 'OpenNormal' }) });
-    cache.apply({ event: 'trades', op: 'add', record: trade(55, { login: 9, symbol: 'EURUSD', tradeRecordState: 'OpenNormal' }) });
+    cache.apply({
+      event: 'trades',
+      op: 'add',
+      record: trade(60, { login: 9, symbol: 'XAUUSD', tradeRecordState: 'OpenNormal' }),
+    });
+    cache.apply({
+      event: 'trades',
+      op: 'add',
+      record: trade(55, { login: 9, symbol: 'EURUSD', tradeRecordState: 'OpenNormal' }),
+    });
     expect(trades.lookup('login', 9).map((t) => t.order)).toEqual([55, 60]);
-    cache.apply({ event: 'trades', op: 'update', record: trade(60, { login: 8, symbol: 'XAUUSD', tradeRecordState: 'OpenNormal' }) });
+    cache.apply({
+      event: 'trades',
+      op: 'update',
+      record: trade(60, { login: 8, symbol: 'XAUUSD', tradeRecordState: 'OpenNormal' }),
+    });
     expect(trades.lookup('login', 9).map((t) => t.order)).toEqual([55]);
     expect(trades.lookup('login', 8).map((t) => t.order)).toEqual([60]);
     cache.apply({ event: 'trades', op: 'delete', record: { order: 55 } });
@@ -201,10 +222,17 @@ const override = (symbol: string) => ({ symbol, swapLong: -1, swapShort: -0.5, m
 const empty = { symbol: '', swapLong: 0, swapShort: 0, marginDivider: 0 };
 /** A group as a PF4 server pushes it: the record with its nested arrays, credentials and template paths. */
 const groupRecord = (group: string, extra: Record<string, unknown> = {}) => ({
-  group, company: 'Desk', secMarginsTotal: 2, marginCall: 100,
+  group,
+  company: 'Desk',
+  secMarginsTotal: 2,
+  marginCall: 100,
   secGroups: Array.from({ length: 32 }, (_, i) => sec(1000 + i)),
   secMargins: [override('EURUSD'), override('XAUUSD'), ...Array.from({ length: 126 }, () => empty)],
-  smtpServer: 'mail.example.com', smtpLogin: 'reports', smtpPassword: 'secret', templates: '/templates/desk', ...extra,
+  smtpServer: 'mail.example.com',
+  smtpLogin: 'reports',
+  smtpPassword: 'secret',
+  templates: '/templates/desk',
+  ...extra,
 });
 
 describe('PF4 groups and their securities', () => {
@@ -228,8 +256,14 @@ describe('PF4 groups and their securities', () => {
     expect(cache.get('groupSecurities', 'demo\\forex')).toMatchObject({ secMargins: [] });
 
     // An update brings new securities and a new count of overrides in use.
-    cache.apply({ event: 'groups', op: 'update', record: groupRecord('demo\\forex', {
-      secMarginsTotal: 1, secGroups: Array.from({ length: 32 }, () => sec(7)) }) });
+    cache.apply({
+      event: 'groups',
+      op: 'update',
+      record: groupRecord('demo\\forex', {
+        secMarginsTotal: 1,
+        secGroups: Array.from({ length: 32 }, () => sec(7)),
+      }),
+    });
     expect(cache.get('groupSecurities', 'demo\\forex')).toMatchObject({ secMargins: [override('EURUSD')] });
     expect((cache.get('groupSecurities', 'demo\\forex')!.secGroups as any[]).every((s) => s.lotMax === 7)).toBe(true);
     // A group record without the arrays keeps the securities it had.
@@ -260,17 +294,44 @@ describe('PF4 groups and their securities', () => {
   });
 });
 
-const level = (login: number, extra: Record<string, unknown> = {}) => ({ login, group: 'demo', leverage: 100, balance: 1000,
-  equity: 1000, volume: 10, margin: 50, free: 950, level: 2000, controllingType: 'Percent', levelType: 'Ok', ...extra });
+const level = (login: number, extra: Record<string, unknown> = {}) => ({
+  login,
+  group: 'demo',
+  leverage: 100,
+  balance: 1000,
+  equity: 1000,
+  volume: 10,
+  margin: 50,
+  free: 950,
+  level: 2000,
+  controllingType: 'Percent',
+  levelType: 'Ok',
+  ...extra,
+});
 
 describe('PF4 margins, online accounts, news and symbol groups', () => {
   function withSnapshot(): PumpCache {
     const cache = new PumpCache('PF4');
     cache.apply(resync('begin'));
     cache.apply(chunk('margin', [level(1), level(2)]));
-    cache.apply(chunk('online', [{ login: 1, group: 'demo' }, { login: 3, group: 'real' }]));
-    cache.apply(chunk('news', [{ key: 1, time: '2026-01-01T00:00:00Z', topic: 'a' }, { key: 2, time: '2026-01-01T01:00:00Z', topic: 'b' }]));
-    cache.apply(chunk('symbolGroups', Array.from({ length: 32 }, (_, pos) => ({ pos, name: pos < 3 ? `G${pos}` : '', description: null }))));
+    cache.apply(
+      chunk('online', [
+        { login: 1, group: 'demo' },
+        { login: 3, group: 'real' },
+      ]),
+    );
+    cache.apply(
+      chunk('news', [
+        { key: 1, time: '2026-01-01T00:00:00Z', topic: 'a' },
+        { key: 2, time: '2026-01-01T01:00:00Z', topic: 'b' },
+      ]),
+    );
+    cache.apply(
+      chunk(
+        'symbolGroups',
+        Array.from({ length: 32 }, (_, pos) => ({ pos, name: pos < 3 ? `G${pos}` : '', description: null })),
+      ),
+    );
     cache.apply(resync('end'));
     return cache;
   }
@@ -278,7 +339,9 @@ describe('PF4 margins, online accounts, news and symbol groups', () => {
   it('keeps one margin level per login from the resync kind margin, updates it and drops it on delete', () => {
     const cache = withSnapshot();
     expect(cache.sizes().margins).toBe(2);
-    expect(Object.keys(cache.get('margins', 1)!)).toEqual(Object.keys((openapiComponents as any).PF4MarginLevel.properties));
+    expect(Object.keys(cache.get('margins', 1)!)).toEqual(
+      Object.keys((openapiComponents as any).PF4MarginLevel.properties),
+    );
     expect(cache.get('margins', 1)).toMatchObject(level(1));
     cache.apply({ event: 'margin', op: 'update', record: level(1, { equity: 900, levelType: 'MarginCall' }) });
     cache.apply({ event: 'margin', op: 'update', record: level(5) });
@@ -286,7 +349,12 @@ describe('PF4 margins, online accounts, news and symbol groups', () => {
     expect(cache.get('margins', 1)).toMatchObject({ equity: 900, levelType: 'MarginCall' });
     expect(cache.get('margins', 5)).toMatchObject(level(5));
     expect(cache.get('margins', 2)).toBeUndefined();
-    expect(cache.table('margins')!.page(undefined, undefined).items.map((r) => r.login)).toEqual([1, 5]);
+    expect(
+      cache
+        .table('margins')!
+        .page(undefined, undefined)
+        .items.map((r) => r.login),
+    ).toEqual([1, 5]);
   });
 
   it('follows the online list', () => {
@@ -294,12 +362,19 @@ describe('PF4 margins, online accounts, news and symbol groups', () => {
     cache.apply({ event: 'online', op: 'add', record: { login: 4, group: 'demo' } });
     cache.apply({ event: 'online', op: 'update', record: { login: 1, group: 'real' } });
     cache.apply({ event: 'online', op: 'delete', record: { login: 3 } });
-    expect(cache.table('online')!.page(undefined, undefined).items).toEqual([{ login: 1, group: 'real' }, { login: 4, group: 'demo' }]);
+    expect(cache.table('online')!.page(undefined, undefined).items).toEqual([
+      { login: 1, group: 'real' },
+      { login: 4, group: 'demo' },
+    ]);
   });
 
   it('keeps news headers in key order, addressable by position', () => {
     const cache = withSnapshot();
-    cache.apply({ event: 'news', op: 'add', record: { key: 3, time: '2026-01-02T00:00:00Z', topic: 'c', body: 'not a header field' } });
+    cache.apply({
+      event: 'news',
+      op: 'add',
+      record: { key: 3, time: '2026-01-02T00:00:00Z', topic: 'c', body: 'not a header field' },
+    });
     const news = cache.table('news')!;
     expect(news.size).toBe(3);
     expect(news.at(0)).toMatchObject({ key: 1, topic: 'a' });
@@ -313,7 +388,11 @@ describe('PF4 margins, online accounts, news and symbol groups', () => {
     const slots = cache.table('symbolGroups')!;
     expect(slots.size).toBe(32);
     expect(slots.get(1)).toEqual({ pos: 1, name: 'G1', description: null });
-    cache.apply({ event: 'symbolGroups', op: 'update', record: { pos: 4, name: 'Exotics', description: 'Exotic pairs' } });
+    cache.apply({
+      event: 'symbolGroups',
+      op: 'update',
+      record: { pos: 4, name: 'Exotics', description: 'Exotic pairs' },
+    });
     cache.apply({ event: 'symbolGroups', op: 'update', record: { pos: 5, name: 'Bonds', stray: 1 } });
     expect(slots.get(4)).toEqual({ pos: 4, name: 'Exotics', description: 'Exotic pairs' });
     expect(slots.get(5)).toEqual({ pos: 5, name: 'Bonds', description: null });
@@ -329,7 +408,15 @@ describe('PF4 margins, online accounts, news and symbol groups', () => {
     expect(cache.get('margins', 1)).toBeDefined();
     expect(cache.get('margins', 9)).toBeUndefined();
     cache.apply(resync('end'));
-    expect(cache.table('margins')!.page(undefined, undefined).items.map((r) => [r.login, r.balance])).toEqual([[2, 5], [9, 1000]]);
+    expect(
+      cache
+        .table('margins')!
+        .page(undefined, undefined)
+        .items.map((r) => [r.login, r.balance]),
+    ).toEqual([
+      [2, 5],
+      [9, 1000],
+    ]);
     expect(cache.sizes()).toMatchObject({ online: 1, news: 0, symbolGroups: 0 });
   });
 });
@@ -350,9 +437,13 @@ describe('bounded tables', () => {
 });
 
 describe('PF4 recently closed trades', () => {
-  const closedTrade = (order: number, state = 'ClosedNormal') => trade(order, {
-    tradeRecordState: state, closeTime: '2026-01-05T10:00:00Z', closePrice: 1.1, profit: 12.5,
-  });
+  const closedTrade = (order: number, state = 'ClosedNormal') =>
+    trade(order, {
+      tradeRecordState: state,
+      closeTime: '2026-01-05T10:00:00Z',
+      closePrice: 1.1,
+      profit: 12.5,
+    });
 
   it('keeps the final record a trades delete carries, and a closing update, apart from the open trades', () => {
     const cache = loaded();
@@ -362,7 +453,12 @@ describe('PF4 recently closed trades', () => {
     expect(cache.sizes()).toMatchObject({ trades: 0, closedTrades: 3 });
     const row = cache.get('closedTrades', 10)!;
     expect(Object.keys(row)).toEqual(Object.keys((openapiComponents as any).PF4Trade.properties));
-    expect(row).toMatchObject({ order: 10, tradeRecordState: 'ClosedNormal', closeTime: '2026-01-05T10:00:00Z', closePrice: 1.1 });
+    expect(row).toMatchObject({
+      order: 10,
+      tradeRecordState: 'ClosedNormal',
+      closeTime: '2026-01-05T10:00:00Z',
+      closePrice: 1.1,
+    });
     expect(cache.get('closedTrades', 20)).toMatchObject({ tradeRecordState: 'ClosedPart' });
     expect(cache.get('closedTrades', 30)).toMatchObject({ tradeRecordState: 'Deleted' });
     // The closed trades are not in the open trades' indexes.
@@ -375,7 +471,11 @@ describe('PF4 recently closed trades', () => {
     expect(cache.get('trades', 10)).toBeUndefined();
     expect(cache.get('closedTrades', 10)).toBeUndefined();
     cache.apply({ event: 'trades', op: 'delete', record: closedTrade(20) });
-    cache.apply({ event: 'trades', op: 'add', record: trade(20, { tradeRecordState: 'OpenNormal', activationType: 'SLRollback' }) });
+    cache.apply({
+      event: 'trades',
+      op: 'add',
+      record: trade(20, { tradeRecordState: 'OpenNormal', activationType: 'SLRollback' }),
+    });
     expect(cache.get('closedTrades', 20)).toBeUndefined();
     expect(cache.get('trades', 20)).toMatchObject({ activationType: 'SLRollback' });
   });
@@ -383,10 +483,20 @@ describe('PF4 recently closed trades', () => {
   it('keeps the newest closedTradesLimit closed trades by arrival', () => {
     const cache = new PumpCache('PF4', { closedTradesLimit: 3 });
     for (const order of [7, 3, 9, 1]) cache.apply({ event: 'trades', op: 'delete', record: closedTrade(order) });
-    expect(cache.table('closedTrades')!.page(undefined, undefined).items.map((r) => r.order)).toEqual([1, 3, 9]);
+    expect(
+      cache
+        .table('closedTrades')!
+        .page(undefined, undefined)
+        .items.map((r) => r.order),
+    ).toEqual([1, 3, 9]);
     cache.apply({ event: 'trades', op: 'delete', record: closedTrade(3, 'Deleted') }); // arrives again: the newest
     cache.apply({ event: 'trades', op: 'delete', record: closedTrade(5) }); // drops 9, the oldest now
-    expect(cache.table('closedTrades')!.page(undefined, undefined).items.map((r) => r.order)).toEqual([1, 3, 5]);
+    expect(
+      cache
+        .table('closedTrades')!
+        .page(undefined, undefined)
+        .items.map((r) => r.order),
+    ).toEqual([1, 3, 5]);
     expect(cache.get('closedTrades', 3)).toMatchObject({ tradeRecordState: 'Deleted' });
     expect(new PumpCache('PF4').table('closedTrades')!.capacity).toBe(10_000);
   });
@@ -402,7 +512,12 @@ describe('PF4 recently closed trades', () => {
     expect(cache.get('trades', 30)).toBeDefined();
     cache.apply(chunk('trades', [trade(20, { tradeRecordState: 'OpenNormal' }), trade(40)]));
     cache.apply(resync('end'));
-    expect(cache.table('closedTrades')!.page(undefined, undefined).items.map((r) => r.order)).toEqual([10, 30]);
+    expect(
+      cache
+        .table('closedTrades')!
+        .page(undefined, undefined)
+        .items.map((r) => r.order),
+    ).toEqual([10, 30]);
     expect(cache.get('trades', 20)).toBeDefined();
   });
 });
@@ -426,26 +541,42 @@ describe('PF4 news bodies', () => {
     cache.apply({ event: 'newsBodies', op: 'update', record: { key: 3, body: 'Third' } });
     expect(cache.get('newsBodies', 3)).toEqual({ key: 3, body: 'Third' });
     cache.apply(resync('end'));
-    expect(cache.table('newsBodies')!.page(undefined, undefined).items).toEqual([{ key: 1, body: 'Full text' }, { key: 3, body: 'Third' }]);
+    expect(cache.table('newsBodies')!.page(undefined, undefined).items).toEqual([
+      { key: 1, body: 'Full text' },
+      { key: 3, body: 'Third' },
+    ]);
   });
 });
 
 describe('PF4 symbol sessions', () => {
-  const day = (dayOfWeek: number) => ({ dayOfWeek, quoteOvernight: 0, tradeOvernight: 0,
-    quote: [{ openHour: 0, openMinute: 0, closeHour: 24, closeMinute: 0 }], trade: [{ openHour: 1, openMinute: 30, closeHour: 22, closeMinute: 0 }] });
+  const day = (dayOfWeek: number) => ({
+    dayOfWeek,
+    quoteOvernight: 0,
+    tradeOvernight: 0,
+    quote: [{ openHour: 0, openMinute: 0, closeHour: 24, closeMinute: 0 }],
+    trade: [{ openHour: 1, openMinute: 30, closeHour: 22, closeMinute: 0 }],
+  });
   const week = () => Array.from({ length: 7 }, (_, d) => day(d));
 
-  it('keeps every configured symbol\'s 7 days as the contract has them, and drops a deleted symbol\'s', () => {
+  it("keeps every configured symbol's 7 days as the contract has them, and drops a deleted symbol's", () => {
     const cache = new PumpCache('PF4');
     cache.apply(resync('begin'));
-    cache.apply(chunk('symbolSessions', [{ symbol: 'EURUSD', days: week() }, { symbol: 'XAUUSD', days: [{ dayOfWeek: 0, stray: 1 }] }]));
+    cache.apply(
+      chunk('symbolSessions', [
+        { symbol: 'EURUSD', days: week() },
+        { symbol: 'XAUUSD', days: [{ dayOfWeek: 0, stray: 1 }] },
+      ]),
+    );
     cache.apply(resync('end'));
     expect(cache.get('symbolSessions', 'EURUSD')).toEqual({ symbol: 'EURUSD', days: week() });
-    expect(cache.get('symbolSessions', 'XAUUSD')).toEqual({ symbol: 'XAUUSD', days: [{ ...shape('PF4SymbolDaySessions', {}), dayOfWeek: 0 }] });
+    expect(cache.get('symbolSessions', 'XAUUSD')).toEqual({
+      symbol: 'XAUUSD',
+      days: [{ ...shape('PF4SymbolDaySessions', {}), dayOfWeek: 0 }],
+    });
     cache.apply({ event: 'symbolSessions', op: 'update', record: { symbol: 'XAUUSD', days: week() } });
     cache.apply({ event: 'symbolSessions', op: 'delete', record: { symbol: 'EURUSD' } });
     expect(cache.get('symbolSessions', 'EURUSD')).toBeUndefined();
-    expect((cache.get('symbolSessions', 'XAUUSD')!.days as unknown[])).toHaveLength(7);
+    expect(cache.get('symbolSessions', 'XAUUSD')!.days as unknown[]).toHaveLength(7);
     // The symbols events (the active set) leave the sessions alone.
     cache.apply({ event: 'symbols', op: 'delete', record: { symbol: 'XAUUSD' } });
     expect(cache.get('symbolSessions', 'XAUUSD')).toBeDefined();
@@ -454,17 +585,38 @@ describe('PF4 symbol sessions', () => {
 
 describe('PF4 symbol summaries', () => {
   const T = (hhmmss: string, date = '2026-03-10') => `${date}T${hhmmss}.000Z`;
-  const info = (symbol: string, extra: Record<string, unknown> = {}) => ({ symbol, digits: 5, type: 0, point: 0.00001,
-    spread: 10, direction: 'None', bid: 1.1, ask: 1.1001, high: 1.105, low: 1.095, lastTime: T('10:00:00'), ...extra });
+  const info = (symbol: string, extra: Record<string, unknown> = {}) => ({
+    symbol,
+    digits: 5,
+    type: 0,
+    point: 0.00001,
+    spread: 10,
+    direction: 'None',
+    bid: 1.1,
+    ask: 1.1001,
+    high: 1.105,
+    low: 1.095,
+    lastTime: T('10:00:00'),
+    ...extra,
+  });
   const tick = (symbol: string, bid: number, ask: number, time?: string) =>
     ({ event: 'ticks', op: 'update', record: { symbol, bid, ask, ...(time ? { time } : {}) } }) as ManagerEvent;
 
   function seeded(options: ConstructorParameters<typeof PumpCache>[1] = {}): PumpCache {
     const cache = new PumpCache('PF4', options);
     cache.apply(resync('begin'));
-    cache.apply(chunk('symbols', [{ symbol: 'EURUSD', digits: 5, type: 0, point: 0.00001 }, { symbol: 'XAUUSD', digits: 2, type: 4, point: 0.01 }]));
-    cache.apply(chunk('symbolInfo', [info('EURUSD'), info('XAUUSD', { digits: 2, type: 4, point: 0.01, bid: 2000, ask: 2000.3,
-      high: 2010, low: 1990, spread: 30 })]));
+    cache.apply(
+      chunk('symbols', [
+        { symbol: 'EURUSD', digits: 5, type: 0, point: 0.00001 },
+        { symbol: 'XAUUSD', digits: 2, type: 4, point: 0.01 },
+      ]),
+    );
+    cache.apply(
+      chunk('symbolInfo', [
+        info('EURUSD'),
+        info('XAUUSD', { digits: 2, type: 4, point: 0.01, bid: 2000, ask: 2000.3, high: 2010, low: 1990, spread: 30 }),
+      ]),
+    );
     cache.apply(resync('end'));
     return cache;
   }
@@ -476,11 +628,18 @@ describe('PF4 symbol summaries', () => {
     expect(row).toEqual(info('EURUSD'));
   });
 
-  it('moves prices, spread, time and direction with each tick, and the day\'s high and low with the bid', () => {
+  it("moves prices, spread, time and direction with each tick, and the day's high and low with the bid", () => {
     const cache = seeded();
     cache.apply(tick('EURUSD', 1.1004, 1.1006, T('10:00:01')));
-    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(info('EURUSD', {
-      bid: 1.1004, ask: 1.1006, spread: 20, direction: 'Up', lastTime: T('10:00:01') }));
+    expect(cache.get('symbolInfo', 'EURUSD')).toEqual(
+      info('EURUSD', {
+        bid: 1.1004,
+        ask: 1.1006,
+        spread: 20,
+        direction: 'Up',
+        lastTime: T('10:00:01'),
+      }),
+    );
     cache.apply(tick('EURUSD', 1.094, 1.0941, T('10:00:02')));
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ direction: 'Down', low: 1.094, high: 1.105, spread: 10 });
     cache.apply(tick('EURUSD', 1.094, 1.0942, T('10:00:03')));
@@ -499,7 +658,12 @@ describe('PF4 symbol summaries', () => {
     cache.apply(tick('EURUSD', 1.2, 1.2001, T('23:59:59')));
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.2, low: 1.095 });
     cache.apply(tick('EURUSD', 1.15, 1.1501, T('00:00:00', '2026-03-11')));
-    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.15, low: 1.15, direction: 'Down', lastTime: T('00:00:00', '2026-03-11') });
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({
+      high: 1.15,
+      low: 1.15,
+      direction: 'Down',
+      lastTime: T('00:00:00', '2026-03-11'),
+    });
     cache.apply(tick('EURUSD', 1.16, 1.1601, T('08:00:00', '2026-03-11')));
     expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.16, low: 1.15, direction: 'Up' });
     cache.apply(tick('EURUSD', 1.17, 1.1701, T('08:00:01', '2026-03-12')));
@@ -510,16 +674,30 @@ describe('PF4 symbol summaries', () => {
     let now = Date.parse(T('23:59:58'));
     const cache = seeded({ clock: () => now });
     cache.apply(tick('EURUSD', 1.11, 1.1101));
-    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.11, low: 1.095, lastTime: T('23:59:58'), direction: 'Up' });
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({
+      high: 1.11,
+      low: 1.095,
+      lastTime: T('23:59:58'),
+      direction: 'Up',
+    });
     now = Date.parse(T('00:00:01', '2026-03-11'));
     cache.apply(tick('EURUSD', 1.105, 1.1051, 'not a time'));
-    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({ high: 1.105, low: 1.105, lastTime: T('00:00:01', '2026-03-11'), direction: 'Down' });
+    expect(cache.get('symbolInfo', 'EURUSD')).toMatchObject({
+      high: 1.105,
+      low: 1.105,
+      lastTime: T('00:00:01', '2026-03-11'),
+      direction: 'Down',
+    });
     expect(cache.lastResyncAt).toBe(T('23:59:58'));
   });
 
-  it('takes digits, type and point from symbol changes; spread and prices stay the quotes\'', () => {
+  it("takes digits, type and point from symbol changes; spread and prices stay the quotes'", () => {
     const cache = seeded();
-    cache.apply({ event: 'symbols', op: 'update', record: { symbol: 'XAUUSD', digits: 3, type: 5, point: 0.01, spread: 99 } });
+    cache.apply({
+      event: 'symbols',
+      op: 'update',
+      record: { symbol: 'XAUUSD', digits: 3, type: 5, point: 0.01, spread: 99 },
+    });
     expect(cache.get('symbolInfo', 'XAUUSD')).toMatchObject({ digits: 3, type: 5, spread: 30, bid: 2000 });
   });
 
@@ -530,7 +708,11 @@ describe('PF4 symbol summaries', () => {
     cache.apply(tick('XAUUSD', 2001, 2001.3, T('10:00:09')));
     expect(cache.get('symbolInfo', 'XAUUSD')).toBeUndefined();
     cache.apply({ event: 'symbols', op: 'add', record: { symbol: 'XAUUSD', digits: 2, type: 4, point: 0.01 } });
-    cache.apply({ event: 'symbolInfo', op: 'update', record: info('XAUUSD', { point: 0.01, bid: 2001, ask: 2001.3, high: 2010, low: 1990 }) });
+    cache.apply({
+      event: 'symbolInfo',
+      op: 'update',
+      record: info('XAUUSD', { point: 0.01, bid: 2001, ask: 2001.3, high: 2010, low: 1990 }),
+    });
     expect(cache.get('symbolInfo', 'XAUUSD')).toMatchObject({ bid: 2001, high: 2010 });
   });
 
@@ -545,7 +727,11 @@ describe('PF4 symbol summaries', () => {
     cache.apply(tick('GBPUSD', 1.3, 1.3001, T('10:00:02')));
     expect(cache.takeUpdatedSymbols()).toEqual(['EURUSD', 'XAUUSD']);
     // A symbol change that leaves the summary as it was is no update; one that changes it is.
-    cache.apply({ event: 'symbols', op: 'update', record: { symbol: 'EURUSD', digits: 5, type: 0, point: 0.00001, description: 'x' } });
+    cache.apply({
+      event: 'symbols',
+      op: 'update',
+      record: { symbol: 'EURUSD', digits: 5, type: 0, point: 0.00001, description: 'x' },
+    });
     expect(cache.takeUpdatedSymbols()).toEqual([]);
     cache.apply({ event: 'symbols', op: 'update', record: { symbol: 'EURUSD', digits: 4, type: 0, point: 0.00001 } });
     cache.apply({ event: 'symbolInfo', op: 'update', record: info('AUDUSD') });
@@ -559,7 +745,12 @@ describe('PF4 symbol summaries', () => {
     cache.takeUpdatedSymbols();
     cache.apply(tick('XAUUSD', 2001, 2001.3, T('10:00:01')));
     cache.apply(resync('begin'));
-    cache.apply(chunk('symbolInfo', [info('EURUSD'), info('USDJPY', { point: 0.001, bid: 150, ask: 150.02, high: 151, low: 149 })]));
+    cache.apply(
+      chunk('symbolInfo', [
+        info('EURUSD'),
+        info('USDJPY', { point: 0.001, bid: 150, ask: 150.02, high: 151, low: 149 }),
+      ]),
+    );
     cache.apply(tick('USDJPY', 150.5, 150.52, T('10:00:02')));
     // Until the end the old snapshot answers; nothing of the new one counts yet.
     expect(cache.get('symbolInfo', 'USDJPY')).toBeUndefined();

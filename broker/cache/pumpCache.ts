@@ -15,7 +15,13 @@
  * the `margin` kind fills `margins`, a closing trade moves to `closedTrades`, and each tick moves its symbol's summary
  * (`symbolInfo`). Every read is a key lookup, an index bucket or a page of one table.
  */
-import { CHANGE_KINDS, type ChangeKind, type Family, type ManagerEvent, type ResyncChunk } from '../../shared/protocol.js';
+import {
+  CHANGE_KINDS,
+  type ChangeKind,
+  type Family,
+  type ManagerEvent,
+  type ResyncChunk,
+} from '../../shared/protocol.js';
 import { shapeRecord } from '../../shared/records/shape.js';
 import { KeyedTable, type CacheKey } from './keyedTable.js';
 
@@ -55,7 +61,12 @@ const shapeSecMargins = shapeRecord('PF4GroupMargin[]');
 export const KINDS: Record<Family, Record<string, KindSpec>> = {
   PF4: {
     users: { key: 'login', schema: 'PF4User', packed: [] },
-    trades: { key: 'order', schema: 'PF4Trade', indexes: { login: 'login', symbol: 'symbol' }, packed: ['tradeCommand'] },
+    trades: {
+      key: 'order',
+      schema: 'PF4Trade',
+      indexes: { login: 'login', symbol: 'symbol' },
+      packed: ['tradeCommand'],
+    },
     ticks: { key: 'symbol', schema: 'PF4TickInfo' },
     symbols: { key: 'symbol' },
     /** Groups as GroupsGet answers them: the nested security arrays (and anything else outside PF4Group) dropped. */
@@ -72,7 +83,8 @@ export const KINDS: Record<Family, Record<string, KindSpec>> = {
     news: { key: 'key', schema: 'PF4NewsTopic' },
     /** `{key, body}`: bodies pushed after NewsBodyRequest; not in the snapshot, kept while their topic is listed. */
     newsBodies: {
-      key: 'key', carried: true,
+      key: 'key',
+      carried: true,
       shape: (row) => ({ key: row.key, body: typeof row.body === 'string' ? row.body : '' }),
     },
     /** `{pos, name, description}`: the 32 security (symbol) group slots. */
@@ -99,7 +111,11 @@ export const KINDS: Record<Family, Record<string, KindSpec>> = {
 export const TABLE_OF_KIND: Readonly<Record<string, string>> = { margin: 'margins' };
 
 /** Tables filled by the events of a kind of another name (derived at ingestion, or the kind's table renamed). */
-const KIND_OF_TABLE: Readonly<Record<string, ChangeKind>> = { margins: 'margin', groupSecurities: 'groups', closedTrades: 'trades' };
+const KIND_OF_TABLE: Readonly<Record<string, ChangeKind>> = {
+  margins: 'margin',
+  groupSecurities: 'groups',
+  closedTrades: 'trades',
+};
 
 /**
  * The change-event kind whose events (and snapshot part) fill `table`: a read from the table holds something only when
@@ -107,7 +123,8 @@ const KIND_OF_TABLE: Readonly<Record<string, ChangeKind>> = { margins: 'margin',
  */
 export function eventKindOf(table: string): ChangeKind {
   const kind = KIND_OF_TABLE[table] ?? table;
-  if (!(CHANGE_KINDS as readonly string[]).includes(kind)) throw new Error(`no change-event kind fills the cache table ${table}`);
+  if (!(CHANGE_KINDS as readonly string[]).includes(kind))
+    throw new Error(`no change-event kind fills the cache table ${table}`);
   return kind;
 }
 
@@ -198,10 +215,14 @@ export class PumpCache {
   resyncs = 0;
   lastResyncAt: string | null = null;
 
-  constructor(readonly family: Family, options: PumpCacheOptions = {}) {
+  constructor(
+    readonly family: Family,
+    options: PumpCacheOptions = {},
+  ) {
     this.clock = options.clock ?? Date.now;
     this.closedTradesLimit = options.closedTradesLimit ?? DEFAULT_CLOSED_TRADES_LIMIT;
-    if (options.sliceRows !== undefined && !(options.sliceRows >= 1)) throw new RangeError('sliceRows must be at least 1');
+    if (options.sliceRows !== undefined && !(options.sliceRows >= 1))
+      throw new RangeError('sliceRows must be at least 1');
     this.sliceRows = options.sliceRows ?? Number.POSITIVE_INFINITY;
     this.onApplied = options.onApplied;
     this.tables = this.emptyTables();
@@ -385,10 +406,18 @@ export class PumpCache {
 
   private change(tables: Tables, kind: string, op: 'add' | 'update' | 'delete', record: Row, live: boolean): void {
     switch (kind) {
-      case 'trades': this.tradeChange(tables, op, record); return;
-      case 'groups': this.groupChange(tables, op, record); return;
-      case 'ticks': this.tickChange(tables, op, record, live); return;
-      case 'symbols': this.symbolChange(tables, op, record, live); return;
+      case 'trades':
+        this.tradeChange(tables, op, record);
+        return;
+      case 'groups':
+        this.groupChange(tables, op, record);
+        return;
+      case 'ticks':
+        this.tickChange(tables, op, record, live);
+        return;
+      case 'symbols':
+        this.symbolChange(tables, op, record, live);
+        return;
     }
     const name = TABLE_OF_KIND[kind] ?? kind;
     const table = tables.get(name);
@@ -541,7 +570,8 @@ export class PumpCache {
     const to = Math.min(items.length, from + budget);
     for (let i = from; i < to; i++) {
       const item = items[i];
-      if (item && typeof item === 'object' && !Array.isArray(item)) this.snapshotRow(this.staging, chunk.kind, item as Row);
+      if (item && typeof item === 'object' && !Array.isArray(item))
+        this.snapshotRow(this.staging, chunk.kind, item as Row);
     }
     step.offset = to;
     step.done = to >= items.length;
@@ -633,7 +663,7 @@ function securitiesOf(record: Row, previous: Row | undefined): Row | undefined {
   if (Array.isArray(margins) && finite(total)) margins = margins.slice(0, Math.max(0, total));
   return {
     group,
-    secGroups: Array.isArray(record.secGroups) ? shapeSecGroups(record.secGroups) : previous?.secGroups ?? [],
-    secMargins: Array.isArray(margins) ? shapeSecMargins(margins) : previous?.secMargins ?? [],
+    secGroups: Array.isArray(record.secGroups) ? shapeSecGroups(record.secGroups) : (previous?.secGroups ?? []),
+    secMargins: Array.isArray(margins) ? shapeSecMargins(margins) : (previous?.secMargins ?? []),
   };
 }

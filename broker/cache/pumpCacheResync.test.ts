@@ -9,11 +9,20 @@ import { PumpCache } from './pumpCache.js';
 
 const resync = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({ event: 'resync', op, record });
 const chunk = (kind: string, items: unknown[]) => resync('chunk', { kind, items });
-const change = (event: string, op: 'add' | 'update' | 'delete', record: unknown) => ({ event, op, record }) as ManagerEvent;
+const change = (event: string, op: 'add' | 'update' | 'delete', record: unknown) =>
+  ({ event, op, record }) as ManagerEvent;
 const user = (login: number, name = `u${login}`) => ({ login, name, group: 'demo' });
 const trade = (order: number, extra: Record<string, unknown> = {}) => ({ order, login: 1, symbol: 'EURUSD', ...extra });
-const names = (cache: PumpCache) => cache.table('users')!.page(undefined, undefined).items.map((r) => [r.login, r.name]);
-const orders = (cache: PumpCache) => cache.table('trades')!.page(undefined, undefined).items.map((r) => r.order);
+const names = (cache: PumpCache) =>
+  cache
+    .table('users')!
+    .page(undefined, undefined)
+    .items.map((r) => [r.login, r.name]);
+const orders = (cache: PumpCache) =>
+  cache
+    .table('trades')!
+    .page(undefined, undefined)
+    .items.map((r) => r.order);
 
 function pf4(): PumpCache {
   const cache = new PumpCache('PF4');
@@ -39,12 +48,20 @@ describe('change events during a resync', () => {
     cache.apply(change('ticks', 'update', { symbol: 'EURUSD', time: '2026-01-01T00:00:05Z', bid: 1.2, ask: 1.2002 }));
 
     // Mid-resync the live tables are still exactly the old snapshot.
-    expect(names(cache)).toEqual([[1, 'u1'], [2, 'u2'], [3, 'u3']]);
+    expect(names(cache)).toEqual([
+      [1, 'u1'],
+      [2, 'u2'],
+      [3, 'u3'],
+    ]);
     expect(orders(cache)).toEqual([10, 20]);
     expect(cache.get('ticks', 'EURUSD')).toMatchObject({ bid: 1.1, ask: 1.1002 });
 
     cache.apply(resync('end'));
-    expect(names(cache)).toEqual([[1, 'u1'], [2, 'renamed meanwhile'], [4, 'added meanwhile']]);
+    expect(names(cache)).toEqual([
+      [1, 'u1'],
+      [2, 'renamed meanwhile'],
+      [4, 'added meanwhile'],
+    ]);
     expect(orders(cache)).toEqual([20, 30]);
     expect(cache.get('ticks', 'EURUSD')).toMatchObject({ bid: 1.2, ask: 1.2002 });
   });
@@ -56,10 +73,19 @@ describe('change events during a resync', () => {
     cache.apply(change('users', 'add', user(9)));
     cache.apply(change('users', 'delete', { login: 2 }));
     cache.abortResync();
-    expect(names(cache)).toEqual([[1, 'u1'], [2, 'u2'], [3, 'u3']]);
+    expect(names(cache)).toEqual([
+      [1, 'u1'],
+      [2, 'u2'],
+      [3, 'u3'],
+    ]);
     // After the aborted resync, events apply to the live tables again.
     cache.apply(change('users', 'add', user(5)));
-    expect(names(cache)).toEqual([[1, 'u1'], [2, 'u2'], [3, 'u3'], [5, 'u5']]);
+    expect(names(cache)).toEqual([
+      [1, 'u1'],
+      [2, 'u2'],
+      [3, 'u3'],
+      [5, 'u5'],
+    ]);
   });
 
   it('apply to PF5 positions and orders the same way', () => {
@@ -89,7 +115,10 @@ describe('a snapshot chunk larger than a turn (sliceRows)', () => {
 
   it('lets the event loop run between its slices, and applies the events given meanwhile after it, in order', async () => {
     const told: string[] = [];
-    const cache = new PumpCache('PF4', { sliceRows: 100, onApplied: (e) => told.push(e.op === 'chunk' ? 'chunk' : `${e.event} ${e.op}`) });
+    const cache = new PumpCache('PF4', {
+      sliceRows: 100,
+      onApplied: (e) => told.push(e.op === 'chunk' ? 'chunk' : `${e.event} ${e.op}`),
+    });
     const turns: string[] = [];
     // Scheduled before the chunk is given: it runs before the chunk is through.
     setImmediate(() => turns.push(`immediate, ${told.length} told, ready ${cache.ready}`));
@@ -113,7 +142,11 @@ describe('a snapshot chunk larger than a turn (sliceRows)', () => {
     expect(cache.get('users', 999)).toMatchObject({ name: 'renamed meanwhile' });
     expect(cache.get('users', 500)).toBeUndefined();
     expect(cache.get('users', 5000)).toMatchObject(user(5000));
-    expect(names(cache).slice(0, 3)).toEqual([[1, 'u1'], [2, 'u2'], [3, 'u3']]);
+    expect(names(cache).slice(0, 3)).toEqual([
+      [1, 'u1'],
+      [2, 'u2'],
+      [3, 'u3'],
+    ]);
     expect(names(cache).at(-1)).toEqual([5000, 'u5000']);
   });
 
@@ -128,7 +161,11 @@ describe('a snapshot chunk larger than a turn (sliceRows)', () => {
     cache.apply(change('users', 'update', user(10, 'after the end')));
     await nextTurn();
     // Mid-chunk: still exactly the old snapshot; the change after the end is not applied to it either.
-    expect(names(cache)).toEqual([[1, 'u1'], [2, 'u2'], [3, 'u3']]);
+    expect(names(cache)).toEqual([
+      [1, 'u1'],
+      [2, 'u2'],
+      [3, 'u3'],
+    ]);
     expect(cache.resyncs).toBe(1);
     await cache.settled();
     expect(cache.resyncs).toBe(2);
@@ -151,7 +188,11 @@ describe('a snapshot chunk larger than a turn (sliceRows)', () => {
     expect(order).toEqual([]);
     await cache.settled();
     expect(order).toEqual(['aborted, resyncs 1']);
-    expect(names(cache)).toEqual([[1, 'u1'], [2, 'u2'], [7, 'u7']]);
+    expect(names(cache)).toEqual([
+      [1, 'u1'],
+      [2, 'u2'],
+      [7, 'u7'],
+    ]);
     expect(cache.resyncs).toBe(1);
   });
 

@@ -22,6 +22,8 @@ describe('cached records as JSON', () => {
   it('writes a list as one array, empty included', () => {
     expect(recordsJson([])).toBe('[]');
     expect(recordsJson([{ a: 1 }])).toBe('[{"a":1}]');
-    expect(recordsJson([{ a: 1 }, { b: 2n ** 60n }, { c: null }])).toBe('[{"a":1},{"b":1152921504606846976},{"c":null}]');
+    expect(recordsJson([{ a: 1 }, { b: 2n ** 60n }, { c: null }])).toBe(
+      '[{"a":1},{"b":1152921504606846976},{"c":null}]',
+    );
   });
 });

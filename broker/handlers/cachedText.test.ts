@@ -32,11 +32,23 @@ const users = [
   { login: 1002, name: 'Bob', group: 'real', balance: -0.5 },
 ];
 const trades = Array.from({ length: 7 }, (_, i) => ({
-  order: 5000 + i, login: 1001 + (i % 2), symbol: i % 3 ? 'EURUSD' : 'XAUUSD', tradeCommand: i % 4 ? 'Buy' : 'SellLimit',
-  volume: 100 + i, openPrice: 1.1 + i / 1000, profit: i % 2 ? -12.5 : 30, comment: `t${i}`,
+  order: 5000 + i,
+  login: 1001 + (i % 2),
+  symbol: i % 3 ? 'EURUSD' : 'XAUUSD',
+  tradeCommand: i % 4 ? 'Buy' : 'SellLimit',
+  volume: 100 + i,
+  openPrice: 1.1 + i / 1000,
+  profit: i % 2 ? -12.5 : 30,
+  comment: `t${i}`,
 }));
-const pf5Users = [{ login: BIG, group: 'real\\pro', name: 'Big' }, { login: 7, group: 'demo', name: 'Small' }];
-const positions = [{ position: BIG, login: 7, symbol: 'EURUSD', volume: 1 }, { position: 3, login: 7, symbol: 'GBPUSD', volume: 2 }];
+const pf5Users = [
+  { login: BIG, group: 'real\\pro', name: 'Big' },
+  { login: 7, group: 'demo', name: 'Small' },
+];
+const positions = [
+  { position: BIG, login: 7, symbol: 'EURUSD', volume: 1 },
+  { position: 3, login: 7, symbol: 'GBPUSD', volume: 2 },
+];
 
 const caches = { PF4: cacheOf('PF4', { users, trades }), PF5: cacheOf('PF5', { users: pf5Users, positions }) };
 
@@ -71,14 +83,17 @@ async function both(id: string, args: Record<string, unknown>) {
 const utf8 = new TextEncoder();
 
 /** The rows as the object representation answered them: each shaped as the contract has it, then serialised. */
-const shaped = (schema: string, rows: object[]) => `[${rows.map((r) => stringifyJson(shapeRecord(schema)(r))).join(',')}]`;
+const shaped = (schema: string, rows: object[]) =>
+  `[${rows.map((r) => stringifyJson(shapeRecord(schema)(r))).join(',')}]`;
 
 describe('cached answers as text', () => {
   it('a v2 page, first and next, and its last: the same bytes either way, every field present', async () => {
     const first = await both('v2.PF4.TradesGet', { limit: 3 });
     expect(first.text).toStrictEqual(first.objects);
     expect(first.json).toBe(shaped('PF4Trade', trades.slice(0, 3)));
-    expect(first.text.body).toMatch(/"meta":\{"activityId":"[0-9a-f]{32}","paging":\{"nextCursor":"[^"]+","hasMore":true\}\}\}$/);
+    expect(first.text.body).toMatch(
+      /"meta":\{"activityId":"[0-9a-f]{32}","paging":\{"nextCursor":"[^"]+","hasMore":true\}\}\}$/,
+    );
     const cursor = JSON.parse(first.text.body).meta.paging.nextCursor as string;
     const next = await both('v2.PF4.TradesGet', { limit: 3, cursor });
     expect(next.text).toStrictEqual(next.objects);

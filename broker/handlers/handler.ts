@@ -57,7 +57,10 @@ export const CACHE_CLOSED = 'the trade platform was closed before its cache held
  * bounds the wait: if the snapshot never comes the caller gets a time-out, not a false not-found; if the platform is
  * closed first (which wakes its waiting readers), a `NoConnect` error rather than an answer from the empty cache.
  */
-export function fromCache(ctx: HandlerContext<unknown>, read: () => HandlerResult): HandlerResult | Promise<HandlerResult> {
+export function fromCache(
+  ctx: HandlerContext<unknown>,
+  read: () => HandlerResult,
+): HandlerResult | Promise<HandlerResult> {
   const cache = ctx.platform.cache;
   if (cache.ready) return read();
   return cache.whenReady().then(() => {

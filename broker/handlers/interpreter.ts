@@ -7,7 +7,16 @@
  * the handler is built), live lists either page natively (`{after, limit}`) or are read whole, sorted by the declared
  * key (a field or a tuple of fields) and sliced after the cursor.
  */
-import type { Answer, CachedList, CachedRecord, Live, LiveCommand, LivePage, Patch, Replace } from '../../shared/catalog/answer.js';
+import type {
+  Answer,
+  CachedList,
+  CachedRecord,
+  Live,
+  LiveCommand,
+  LivePage,
+  Patch,
+  Replace,
+} from '../../shared/catalog/answer.js';
 import type { Operation } from '../../shared/catalog/operation.js';
 import { OperationError } from '../../shared/errors.js';
 import { mergePatch } from '../../shared/records/mergePatch.js';
@@ -29,13 +38,20 @@ export function interpret(entry: Operation): Handler | undefined {
   const answer = entry.answer as Answer<Args> | undefined;
   if (!answer) return undefined;
   switch (answer.kind) {
-    case 'cachedRecord': return cachedRecord(entry, answer);
-    case 'cachedList': return cachedList(entry, answer);
-    case 'live': return live(entry, answer);
-    case 'livePage': return livePage(entry, answer);
-    case 'replace': return replace(entry, answer);
-    case 'patch': return patch(entry, answer);
-    case 'custom': return undefined;
+    case 'cachedRecord':
+      return cachedRecord(entry, answer);
+    case 'cachedList':
+      return cachedList(entry, answer);
+    case 'live':
+      return live(entry, answer);
+    case 'livePage':
+      return livePage(entry, answer);
+    case 'replace':
+      return replace(entry, answer);
+    case 'patch':
+      return patch(entry, answer);
+    case 'custom':
+      return undefined;
   }
 }
 
@@ -87,7 +103,9 @@ function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
   const spec = KINDS[family][answer.table];
   if (!spec) throw new Error(`${entry.id}: no cached table ${answer.table} on ${family}`);
   if (entry.paged && (Array.isArray(entry.paged.key) || entry.paged.key !== spec.key)) {
-    throw new Error(`${entry.id}: pages by ${String(entry.paged.key)} but the ${answer.table} table is keyed by ${spec.key}`);
+    throw new Error(
+      `${entry.id}: pages by ${String(entry.paged.key)} but the ${answer.table} table is keyed by ${spec.key}`,
+    );
   }
   const keyField = spec.key;
   return (ctx) => {
@@ -110,7 +128,9 @@ function cachedList(entry: Operation, answer: CachedList<Args>): Handler<Args> {
       }
       if (!keep) {
         const all = table.pageViews(page?.after, page?.limit);
-        return page ? { rows: texts(all.items), paging: pagingMeta(all.hasMore, all.lastKey) } : { rows: texts(all.items) };
+        return page
+          ? { rows: texts(all.items), paging: pagingMeta(all.hasMore, all.lastKey) }
+          : { rows: texts(all.items) };
       }
       // A filter without an index walks the table in key order from the cursor, stopping once the page is full.
       const items: Row[] = [];
@@ -138,7 +158,9 @@ const isCacheKey = (v: unknown): v is CacheKey => isIntegerKey(v) || typeof v ==
 function live(entry: Operation, answer: Live<Args>): Handler<Args> {
   const shape = responseShaper(entry);
   return async (ctx) => {
-    const result = await ctx.platform.session.request(answer.command, commandArgs(answer, ctx.args), ctx.deadline, { keyedRead: answer.keyedRead });
+    const result = await ctx.platform.session.request(answer.command, commandArgs(answer, ctx.args), ctx.deadline, {
+      keyedRead: answer.keyedRead,
+    });
     return { data: shape(answer.result ? answer.result(result, ctx.args) : result) };
   };
 }
@@ -157,7 +179,10 @@ function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
       const page = pageRequest(ctx.args, isIntegerKey);
       if (page.after !== undefined) args.after = page.after;
       if (page.limit !== undefined) args.limit = page.limit + 1;
-      const got = await ctx.platform.session.request(answer.command, args, ctx.deadline) as { items?: unknown[]; hasMore?: boolean };
+      const got = (await ctx.platform.session.request(answer.command, args, ctx.deadline)) as {
+        items?: unknown[];
+        hasMore?: boolean;
+      };
       let items = (got?.items ?? []).map(itemShape) as Row[];
       let hasMore = got?.hasMore === true;
       if (page.limit !== undefined && items.length > page.limit) {
@@ -182,12 +207,17 @@ function livePage(entry: Operation, answer: LivePage<Args>): Handler<Args> {
     if (page.after !== undefined && first) {
       // Each field of the cursor has the type of that field in the list (or is null): anything else was tampered with.
       const fieldsOfCursor = Array.isArray(page.after) ? page.after : [page.after];
-      if (fieldsOfCursor.slice(0, arity).some((v, i) => v !== null && first[i] !== null && typeof v !== typeof first[i])) {
+      if (
+        fieldsOfCursor.slice(0, arity).some((v, i) => v !== null && first[i] !== null && typeof v !== typeof first[i])
+      ) {
         throw new OperationError('Validation', BAD_CURSOR);
       }
     }
-    const unique = rows.every((r, i) => !r.parts.includes(null) && (i === 0 || compareTupleKeys(r.parts, rows[i - 1].parts) !== 0));
-    const cursorOf = (e: (typeof rows)[number]): ListCursor => (unique ? (arity === 1 ? e.parts[0]! : e.parts) : [...e.parts, e.pos]);
+    const unique = rows.every(
+      (r, i) => !r.parts.includes(null) && (i === 0 || compareTupleKeys(r.parts, rows[i - 1].parts) !== 0),
+    );
+    const cursorOf = (e: (typeof rows)[number]): ListCursor =>
+      unique ? (arity === 1 ? e.parts[0]! : e.parts) : [...e.parts, e.pos];
     const r = pageOf(rows, cursorOf, page, (a, b) => compareListCursors(a, b, arity));
     return { data: r.items.map((e) => e.row), paging: r.paging };
   };
@@ -199,7 +229,7 @@ type ListCursor = CacheKey | Array<CacheKey | null>;
 
 /** A key field as the sort sees it: numbers and text as they are, anything else (null, absent) as null. */
 const keyPart = (value: unknown): CacheKey | null =>
-  (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' ? value : null);
+  typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' ? value : null;
 
 function isListCursor(arity: number) {
   return (v: unknown): v is ListCursor => {
@@ -263,7 +293,11 @@ function replace(entry: Operation, answer: Replace<Args>): Handler<Args> {
     const current = await readCurrent(ctx, answer.read);
     const dto = (ctx.args.body ?? {}) as Row;
     const merged = pick({ ...current, ...pick(dto, fields) }, fields);
-    const result = await ctx.platform.session.request(answer.write.command, writeArgs(answer.write, ctx.args, merged), ctx.deadline);
+    const result = await ctx.platform.session.request(
+      answer.write.command,
+      writeArgs(answer.write, ctx.args, merged),
+      ctx.deadline,
+    );
     return { data: shape(result) };
   };
 }
@@ -277,9 +311,12 @@ function patch(entry: Operation, answer: Patch<Args>): Handler<Args> {
   const shape = responseShaper(entry);
   if (answer.native) {
     const native = answer.native;
-    return async (ctx) => ({ data: shape(await ctx.platform.session.request(native.command, commandArgs(native, ctx.args), ctx.deadline)) });
+    return async (ctx) => ({
+      data: shape(await ctx.platform.session.request(native.command, commandArgs(native, ctx.args), ctx.deadline)),
+    });
   }
-  if (!answer.read || !answer.write || !answer.dto) throw new Error(`${entry.id}: a read-merge-write patch needs read, write and dto`);
+  if (!answer.read || !answer.write || !answer.dto)
+    throw new Error(`${entry.id}: a read-merge-write patch needs read, write and dto`);
   const { read, write } = answer;
   const fields = fieldsOf(answer.dto);
   // The DTO's empty record: the type of a field the server's record lacks, so that null empties it by its type too.
@@ -293,7 +330,11 @@ function patch(entry: Operation, answer: Patch<Args>): Handler<Args> {
       const was = current[path] ?? emptyDto[path];
       return typeof was === 'number' ? 0 : typeof was === 'boolean' ? false : '';
     });
-    const result = await ctx.platform.session.request(write.command, writeArgs(write, ctx.args, pick(merged, fields)), ctx.deadline);
+    const result = await ctx.platform.session.request(
+      write.command,
+      writeArgs(write, ctx.args, pick(merged, fields)),
+      ctx.deadline,
+    );
     return { data: shape(result) };
   };
 }

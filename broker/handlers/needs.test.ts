@@ -41,7 +41,15 @@ async function serverWithout(commands: string[], events: string[] = []): Promise
 
 function platformOn(server: FakeManagerServer): TradePlatform {
   const platform = new TradePlatform(
-    { id: 'a1b2c3d4-0000-4000-8000-00000000aa01', family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {},
+    {
+      id: 'a1b2c3d4-0000-4000-8000-00000000aa01',
+      family: 'PF4',
+      server: server.url,
+      login: FAKE_MANAGER,
+      password: FAKE_PASSWORD,
+    },
+    {},
+    () => {},
   );
   platforms.push(platform);
   return platform;
@@ -57,12 +65,19 @@ async function failure(run: () => unknown): Promise<OperationError> {
   throw new Error('the operation did not fail');
 }
 
-const shape = (e: OperationError) => ({ code: e.code, managerCode: e.managerCode, message: e.message, notImplemented: e.notImplemented });
+const shape = (e: OperationError) => ({
+  code: e.code,
+  managerCode: e.managerCode,
+  message: e.message,
+  notImplemented: e.notImplemented,
+});
 const inFiveSeconds = () => Date.now() + 5000;
 /** A close of ticket 5000 naming its account: the handler reads the ticket (TradeRecordRequest) before the transaction. */
 const closeOfAccount = { body: { tradeTransactionType: TICKET_TYPES[0], order: 5000, orderBy: 100000, volume: 10 } };
 const NO_TRADE_TRANSACTION = {
-  code: 'PF4Error', managerCode: null, notImplemented: true,
+  code: 'PF4Error',
+  managerCode: null,
+  notImplemented: true,
   message: 'the trading server does not implement TradeTransaction (not among the commands its login declared)',
 };
 
@@ -72,7 +87,9 @@ describe('operations needing what the login did not declare', () => {
     const platform = platformOn(server);
     platform.start();
     await until(() => platform.state === 'up');
-    const error = await failure(() => handlers.get('PF4.TradeTransaction')!.run({ platform, args: closeOfAccount, deadline: inFiveSeconds() }));
+    const error = await failure(() =>
+      handlers.get('PF4.TradeTransaction')!.run({ platform, args: closeOfAccount, deadline: inFiveSeconds() }),
+    );
     expect(shape(error)).toStrictEqual(NO_TRADE_TRANSACTION);
     expect(server.received.map((r) => r.cmd)).toStrictEqual(['login']);
   });
@@ -81,9 +98,13 @@ describe('operations needing what the login did not declare', () => {
     const server = await serverWithout(['TradeTransaction']);
     const platform = platformOn(server);
     // Never started: the call itself logs in, as its first command would.
-    const error = await failure(() => handlers.get('PF4.TradeTransaction')!.run({
-      platform, args: closeOfAccount, deadline: { sendBy: inFiveSeconds(), answerBy: inFiveSeconds() + 1000 },
-    }));
+    const error = await failure(() =>
+      handlers.get('PF4.TradeTransaction')!.run({
+        platform,
+        args: closeOfAccount,
+        deadline: { sendBy: inFiveSeconds(), answerBy: inFiveSeconds() + 1000 },
+      }),
+    );
     expect(shape(error)).toStrictEqual(NO_TRADE_TRANSACTION);
     expect(server.received.map((r) => r.cmd)).toStrictEqual(['login']);
   });
@@ -94,7 +115,9 @@ describe('operations needing what the login did not declare', () => {
     platform.start();
     await until(() => platform.state === 'up');
     // The fake does not implement TradeRecordRequest: it answers bad data, which is the server's answer, sent.
-    const error = await failure(() => handlers.get('PF4.TradeTransaction')!.run({ platform, args: closeOfAccount, deadline: inFiveSeconds() }));
+    const error = await failure(() =>
+      handlers.get('PF4.TradeTransaction')!.run({ platform, args: closeOfAccount, deadline: inFiveSeconds() }),
+    );
     expect(error.notImplemented).toBe(false);
     expect(server.received.map((r) => r.cmd)).toStrictEqual(['login', 'TradeRecordRequest']);
   });
@@ -104,7 +127,9 @@ describe('operations needing what the login did not declare', () => {
     const platform = platformOn(server);
     const online = handlers.get('PF4.OnlineGet')!;
     const refused = {
-      code: 'PF4Error', managerCode: null, notImplemented: true,
+      code: 'PF4Error',
+      managerCode: null,
+      notImplemented: true,
       message: 'the trading server does not implement the online event (not among the event kinds its login declared)',
     };
     // Before any login: the read waits for the first snapshot, as it would, and is refused then.
@@ -112,9 +137,13 @@ describe('operations needing what the login did not declare', () => {
     platform.start();
     expect(shape(await early)).toStrictEqual(refused);
     expect(platform.cache.ready).toBe(true);
-    expect(shape(await failure(() => online.run({ platform, args: {}, deadline: inFiveSeconds() })))).toStrictEqual(refused);
+    expect(shape(await failure(() => online.run({ platform, args: {}, deadline: inFiveSeconds() })))).toStrictEqual(
+      refused,
+    );
     // A table whose kind was declared answers from the cache.
-    const user = await handlers.get('PF4.UserRecordGet')!.run({ platform, args: { login: 100003 }, deadline: inFiveSeconds() });
+    const user = await handlers
+      .get('PF4.UserRecordGet')!
+      .run({ platform, args: { login: 100003 }, deadline: inFiveSeconds() });
     expect(JSON.parse(user.json!)).toMatchObject({ login: 100003, name: 'User 100003' });
     expect(server.received.map((r) => r.cmd)).toStrictEqual(['login']);
   });

@@ -34,7 +34,8 @@ export interface OperationNeeds {
 /** The use of a hand-written handler, as `custom/commands.ts` lists it. */
 export function customUseOf(op: string): OperationUse {
   const listed = CUSTOM_HANDLER_COMMANDS[op];
-  if (!listed) throw new Error(`${op} has a hand-written handler: list what it sends in broker/handlers/custom/commands.ts`);
+  if (!listed)
+    throw new Error(`${op} has a hand-written handler: list what it sends in broker/handlers/custom/commands.ts`);
   return { kind: 'custom', commands: listed.commands ?? [], cache: listed.cache ?? [], note: listed.note };
 }
 
@@ -44,14 +45,19 @@ export function useOf(entry: Operation): OperationUse {
   if (customHandlers.has(entry.op) || answer?.kind === 'custom') return customUseOf(entry.op);
   if (!answer) throw new Error(`${entry.id} reaches the broker without an answer`);
   switch (answer.kind) {
-    case 'live': case 'livePage': return { kind: answer.kind, commands: [answer.command], cache: [] };
-    case 'replace': return { kind: answer.kind, commands: [answer.read.command, answer.write.command], cache: [] };
+    case 'live':
+    case 'livePage':
+      return { kind: answer.kind, commands: [answer.command], cache: [] };
+    case 'replace':
+      return { kind: answer.kind, commands: [answer.read.command, answer.write.command], cache: [] };
     case 'patch': {
       if (answer.native) return { kind: answer.kind, commands: [answer.native.command], cache: [] };
       return { kind: answer.kind, commands: [answer.read!.command, answer.write!.command], cache: [] };
     }
-    case 'cachedRecord': return { kind: answer.kind, commands: [], cache: [answer.table, ...(answer.orIn ?? [])] };
-    case 'cachedList': return { kind: answer.kind, commands: [], cache: [answer.table] };
+    case 'cachedRecord':
+      return { kind: answer.kind, commands: [], cache: [answer.table, ...(answer.orIn ?? [])] };
+    case 'cachedList':
+      return { kind: answer.kind, commands: [], cache: [answer.table] };
   }
 }
 

@@ -2,7 +2,17 @@ import { resultJson, type HandlerResult } from './handler.js';
 import { describe, expect, it } from 'vitest';
 import { OperationError } from '../../shared/errors.js';
 import { KeyedTable } from '../cache/keyedTable.js';
-import { BAD_CURSOR, compareTupleKeys, decodeCursor, encodeCursor, isIntegerKey, isStringKey, pageOfTable, pageRequest, pagingMeta } from './paging.js';
+import {
+  BAD_CURSOR,
+  compareTupleKeys,
+  decodeCursor,
+  encodeCursor,
+  isIntegerKey,
+  isStringKey,
+  pageOfTable,
+  pageRequest,
+  pagingMeta,
+} from './paging.js';
 
 const items = (r: HandlerResult) => JSON.parse(resultJson(r)!) as Array<{ order: number }>;
 
@@ -23,7 +33,11 @@ describe('cursor', () => {
   it('rejects garbage and keys of the wrong type as a Validation error', () => {
     for (const bad of ['%%%', 'bm90IGpzb24', encodeCursor('text'), encodeCursor(1.5), encodeCursor(null), '']) {
       let caught: unknown;
-      try { decodeCursor(bad, isIntegerKey); } catch (e) { caught = e; }
+      try {
+        decodeCursor(bad, isIntegerKey);
+      } catch (e) {
+        caught = e;
+      }
       expect(caught).toBeInstanceOf(OperationError);
       expect(caught).toMatchObject({ code: 'Validation', message: BAD_CURSOR, managerCode: null });
     }
@@ -32,7 +46,11 @@ describe('cursor', () => {
 
 describe('cursor text', () => {
   const refused = (cursor: string, isKey: (v: unknown) => boolean = isIntegerKey) => {
-    try { decodeCursor(cursor, isKey as typeof isIntegerKey); } catch (e) { return (e as OperationError).message; }
+    try {
+      decodeCursor(cursor, isKey as typeof isIntegerKey);
+    } catch (e) {
+      return (e as OperationError).message;
+    }
     return 'accepted';
   };
 
@@ -40,7 +58,8 @@ describe('cursor text', () => {
     const good = encodeCursor(100);
     expect(good).toBe('MTAw');
     expect(refused(good)).toBe('accepted');
-    for (const bad of [`${good}+`, `+${good}`, `${good}=`, `${good} `, `M/Aw`]) expect(refused(bad), bad).toBe(BAD_CURSOR);
+    for (const bad of [`${good}+`, `+${good}`, `${good}=`, `${good} `, `M/Aw`])
+      expect(refused(bad), bad).toBe(BAD_CURSOR);
   });
 
   it('takes a text key only for a text list, and an integer key only for an integer list', () => {
@@ -53,12 +72,25 @@ describe('cursor text', () => {
 describe('pageRequest', () => {
   it('takes a positive limit (whole), and no limit for anything else', () => {
     const limitOf = (limit: unknown) => pageRequest({ limit }, isIntegerKey).limit;
-    expect([5, 2.7, 1, 0, -3, '5', null, undefined].map(limitOf)).toStrictEqual([5, 2, 1, undefined, undefined, undefined, undefined, undefined]);
+    expect([5, 2.7, 1, 0, -3, '5', null, undefined].map(limitOf)).toStrictEqual([
+      5,
+      2,
+      1,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('reads a non-empty text cursor, and no cursor for anything else', () => {
     expect(pageRequest({ cursor: encodeCursor(7) }, isIntegerKey)).toStrictEqual({ limit: undefined, after: 7 });
-    for (const cursor of ['', 7, null, undefined]) expect(pageRequest({ cursor }, isIntegerKey), String(cursor)).toStrictEqual({ limit: undefined, after: undefined });
+    for (const cursor of ['', 7, null, undefined])
+      expect(pageRequest({ cursor }, isIntegerKey), String(cursor)).toStrictEqual({
+        limit: undefined,
+        after: undefined,
+      });
   });
 });
 
@@ -73,7 +105,13 @@ describe('compareTupleKeys', () => {
     const keys = ['b', 10, null, 2n ** 60n, 'B', 3, -1, '10'];
     expect([...keys].sort(compareTupleKeys)).toStrictEqual([null, -1, 3, 10, 2n ** 60n, '10', 'B', 'b']);
     expect([compareTupleKeys(undefined, -1), compareTupleKeys(undefined, null)]).toStrictEqual([-1, 0]);
-    expect([compareTupleKeys(5, 'a'), compareTupleKeys('a', 5), compareTupleKeys(5n, 'a'), compareTupleKeys(2n, 3), compareTupleKeys(3, 2n)]).toStrictEqual([-1, 1, -1, -1, 1]);
+    expect([
+      compareTupleKeys(5, 'a'),
+      compareTupleKeys('a', 5),
+      compareTupleKeys(5n, 'a'),
+      compareTupleKeys(2n, 3),
+      compareTupleKeys(3, 2n),
+    ]).toStrictEqual([-1, 1, -1, -1, 1]);
   });
 });
 

@@ -52,7 +52,10 @@ export function pagingMeta(hasMore: boolean, lastKey: unknown): PagingResult {
 }
 
 /** One page of a cached table in key order. */
-export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTable<T>, request: PageRequest<K>): HandlerResult {
+export function pageOfTable<T extends object, K extends CacheKey>(
+  table: KeyedTable<T>,
+  request: PageRequest<K>,
+): HandlerResult {
   const page = table.pageViews(request.after, request.limit);
   return { rows: table.rowTexts(page.items), paging: pagingMeta(page.hasMore, page.lastKey) };
 }
@@ -61,8 +64,12 @@ export function pageOfTable<T extends object, K extends CacheKey>(table: KeyedTa
  * One page of rows already in key order: the rows after the cursor's key (by `compare`), at most `limit`. Used for
  * lists that are not a cached table: an index bucket, a live list read whole.
  */
-export function pageOf<R, K>(rows: readonly R[], keyOf: (row: R) => K, page: PageRequest<K>,
-  compare: (a: K, b: K) => number = compareTupleKeys): { items: R[]; paging: PagingResult } {
+export function pageOf<R, K>(
+  rows: readonly R[],
+  keyOf: (row: R) => K,
+  page: PageRequest<K>,
+  compare: (a: K, b: K) => number = compareTupleKeys,
+): { items: R[]; paging: PagingResult } {
   let start = 0;
   if (page.after !== undefined) {
     let lo = 0;
@@ -88,7 +95,8 @@ export function compareTupleKeys(a: unknown, b: unknown): number {
     }
     return a.length - b.length;
   }
-  const rank = (v: unknown) => (v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : 2);
+  const rank = (v: unknown) =>
+    v === null || v === undefined ? 0 : typeof v === 'number' || typeof v === 'bigint' ? 1 : 2;
   if (rank(a) !== rank(b)) return rank(a) - rank(b);
   return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
 }

@@ -29,7 +29,7 @@ describe('handler registry', () => {
     }
   });
 
-  it('records each operation under its entry\'s answer kind, a custom one with what its list says it needs', () => {
+  it("records each operation under its entry's answer kind, a custom one with what its list says it needs", () => {
     for (const entry of catalog.filter((e) => e.read !== 'local')) {
       const registered = handlers.get(entry.op)!;
       expect(registered.kind, entry.id).toBe(entry.answer!.kind);
@@ -43,17 +43,29 @@ describe('handler registry', () => {
   });
 
   it('needs what each answer kind sends and the event kinds that fill the tables it reads', () => {
-    expect(handlers.get('PF4.TradeTransaction')!.needs).toStrictEqual({ commands: ['TradeRecordRequest', 'TradeTransaction'], events: [] });
-    expect(handlers.get('PF4.UserRecordUpdate')!.needs).toStrictEqual({ commands: ['UserRecordRequest', 'UserRecordUpdate'], events: [] });
+    expect(handlers.get('PF4.TradeTransaction')!.needs).toStrictEqual({
+      commands: ['TradeRecordRequest', 'TradeTransaction'],
+      events: [],
+    });
+    expect(handlers.get('PF4.UserRecordUpdate')!.needs).toStrictEqual({
+      commands: ['UserRecordRequest', 'UserRecordUpdate'],
+      events: [],
+    });
     expect(handlers.get('PF4.UserRecordGet')!.needs).toStrictEqual({ commands: [], events: ['users'] });
     expect(handlers.get('PF4.NewsBodyGet')!.needs).toStrictEqual({ commands: [], events: ['news', 'newsBodies'] });
-    expect(handlers.get('PF5.PositionGetBySymbol')!.needs).toStrictEqual({ commands: [], events: ['positions', 'users'] });
+    expect(handlers.get('PF5.PositionGetBySymbol')!.needs).toStrictEqual({
+      commands: [],
+      events: ['positions', 'users'],
+    });
     expect(handlers.get('Ping')!.needs).toStrictEqual({ commands: ['Ping'], events: [] });
   });
 
   it('marks the password checks of both families, and no other handler, with the argument naming the login', () => {
     const marked = [...handlers].filter(([, h]) => h.passwordCheck).map(([op, h]) => [op, h.passwordCheck]);
-    expect(marked.sort()).toStrictEqual([['PF4.UserPasswordCheck', { login: 'login' }], ['PF5.UserPasswordCheck', { login: 'login' }]]);
+    expect(marked.sort()).toStrictEqual([
+      ['PF4.UserPasswordCheck', { login: 'login' }],
+      ['PF5.UserPasswordCheck', { login: 'login' }],
+    ]);
   });
 
   it('declares ServerTime once and answers it on both families', () => {

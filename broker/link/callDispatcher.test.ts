@@ -20,7 +20,17 @@ import type { PlatformSet } from '../platforms/platformSet.js';
 import type { TradePlatform } from '../platforms/tradePlatform.js';
 import type { CallDeadline } from '../session/managerSession.js';
 import { ConnectionLostError, DeadlineError, undeclaredRefusal } from '../session/managerErrors.js';
-import { ANSWER_ENVELOPE_BYTES, ANSWER_LOST, answerTooLarge, CallDispatcher, DEFAULT_LATE_ANSWER_MS, PLATFORM_NOT_SERVED, rowsFrame, timeoutMessage, BINARY_ANSWER_CHARS } from './callDispatcher.js';
+import {
+  ANSWER_ENVELOPE_BYTES,
+  ANSWER_LOST,
+  answerTooLarge,
+  CallDispatcher,
+  DEFAULT_LATE_ANSWER_MS,
+  PLATFORM_NOT_SERVED,
+  rowsFrame,
+  timeoutMessage,
+  BINARY_ANSWER_CHARS,
+} from './callDispatcher.js';
 
 const PF4 = 'pf4-platform';
 const PF5 = 'pf5-platform';
@@ -51,7 +61,10 @@ class ScriptedSession {
 function deferred<T>() {
   let resolve!: (value: T) => void;
   let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
@@ -61,7 +74,16 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
   const session = new ScriptedSession();
   const cache = new PumpCache('PF4');
   cache.apply(resync('begin'));
-  cache.apply(resync('chunk', { kind: 'users', items: [{ login: 1, name: 'Ann', group: 'demo' }, { login: 2, name: 'Bob', group: 'demo' }, { login: 3, name: 'Cy', group: 'demo' }] }));
+  cache.apply(
+    resync('chunk', {
+      kind: 'users',
+      items: [
+        { login: 1, name: 'Ann', group: 'demo' },
+        { login: 2, name: 'Bob', group: 'demo' },
+        { login: 3, name: 'Cy', group: 'demo' },
+      ],
+    }),
+  );
   cache.apply(resync('chunk', { kind: 'online', items: [{ login: 1 }, { login: 2 }, { login: 3 }] }));
   cache.apply(resync('end'));
   const pf5Cache = new PumpCache('PF5');
@@ -73,9 +95,18 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
   ]);
   const platforms = { get: (id: string) => served.get(id) as TradePlatform | undefined } as unknown as PlatformSet;
   const observed: Array<{ op: string; outcome: string; seconds: number }> = [];
-  const metrics = { observe: (op: string, outcome: string, seconds: number) => { observed.push({ op, outcome, seconds }); } } as unknown as BrokerMetrics;
+  const metrics = {
+    observe: (op: string, outcome: string, seconds: number) => {
+      observed.push({ op, outcome, seconds });
+    },
+  } as unknown as BrokerMetrics;
   const logged: Array<{ level: LogLevel; fields: LogFields }> = [];
-  const log = Object.assign((l: LogLevel, fields: LogFields) => { logged.push({ level: l, fields }); }, { minLevel: level }) as Logger;
+  const log = Object.assign(
+    (l: LogLevel, fields: LogFields) => {
+      logged.push({ level: l, fields });
+    },
+    { minLevel: level },
+  ) as Logger;
   const dispatcher = new CallDispatcher(platforms, metrics, log, options);
   const replies: string[] = [];
   /** Per reply, whether it went as a binary frame. */
@@ -92,18 +123,37 @@ function setup(options: ConstructorParameters<typeof CallDispatcher>[3] = {}, le
     return full.id;
   };
   const parsed = () => replies.map((r) => JSON.parse(r) as Record<string, unknown>);
-  return { session, cache, dispatcher, replies, binary, reply, call, parsed, observed, logged, pf4: served.get(PF4) as { readFence?: Promise<void> } };
+  return {
+    session,
+    cache,
+    dispatcher,
+    replies,
+    binary,
+    reply,
+    call,
+    parsed,
+    observed,
+    logged,
+    pf4: served.get(PF4) as { readFence?: Promise<void> },
+  };
 }
 
 /** Waits (bounded) until `n` replies went out. */
 async function replies(list: string[], n: number): Promise<void> {
-  await vi.waitFor(() => { if (list.length < n) throw new Error(`${list.length} of ${n} replies`); }, { timeout: 5000, interval: 2 });
+  await vi.waitFor(
+    () => {
+      if (list.length < n) throw new Error(`${list.length} of ${n} replies`);
+    },
+    { timeout: 5000, interval: 2 },
+  );
 }
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('answering calls', () => {
-  it('answers a cached read in the same turn with the record\'s JSON spliced in, and counts it', () => {
+  it("answers a cached read in the same turn with the record's JSON spliced in, and counts it", () => {
     const t = setup();
     const id = t.call({ op: 'PF4.UserRecordGet', args: { login: 2 }, traceId: 'trace-1' });
     expect(t.replies).toHaveLength(1);
@@ -113,9 +163,19 @@ describe('answering calls', () => {
     expect(t.observed).toHaveLength(1);
     expect(t.observed[0]).toMatchObject({ op: 'PF4.UserRecordGet', outcome: 'ok' });
     expect(t.observed[0].seconds).toBeGreaterThanOrEqual(0);
-    expect(t.logged).toStrictEqual([{ level: 'debug', fields: expect.objectContaining({
-      msg: 'call answered', platform: PF4, op: 'PF4.UserRecordGet', outcome: 'ok', traceId: 'trace-1', ms: expect.any(Number),
-    }) }]);
+    expect(t.logged).toStrictEqual([
+      {
+        level: 'debug',
+        fields: expect.objectContaining({
+          msg: 'call answered',
+          platform: PF4,
+          op: 'PF4.UserRecordGet',
+          outcome: 'ok',
+          traceId: 'trace-1',
+          ms: expect.any(Number),
+        }),
+      },
+    ]);
     expect(t.logged[0].fields).not.toHaveProperty('error');
   });
 
@@ -141,7 +201,7 @@ describe('answering calls', () => {
     expect(t.binary).toStrictEqual([false, true, false, false]);
   });
 
-  it('writes a cached list as its frame\'s bytes: binary from BINARY_ANSWER_CHARS bytes, the same JSON as the text', () => {
+  it("writes a cached list as its frame's bytes: binary from BINARY_ANSWER_CHARS bytes, the same JSON as the text", () => {
     const t = setup();
     const small = t.call({ op: 'PF4.OnlineGet', args: { limit: 2 } });
     expect(t.binary).toStrictEqual([false]);
@@ -153,13 +213,17 @@ describe('answering calls', () => {
     const big = t.call({ op: 'PF4.UsersGet' });
     expect(t.binary).toStrictEqual([false, true]);
     expect(t.parsed()[1]).toMatchObject({ id: big, ok: true });
-    expect((t.parsed()[1].data as Array<{ login: number; name: string }>).map((u) => [u.login, u.name])).toStrictEqual(rows.map((r) => [r.login, r.name]));
+    expect((t.parsed()[1].data as Array<{ login: number; name: string }>).map((u) => [u.login, u.name])).toStrictEqual(
+      rows.map((r) => [r.login, r.name]),
+    );
   });
 
   it('puts the paging before the data of a paged cached list', () => {
     const t = setup();
     const id = t.call({ op: 'PF4.OnlineGet', args: { limit: 2 } });
-    expect(t.replies[0]).toMatch(new RegExp(`^\\{"id":${id},"ok":true,"paging":\\{"nextCursor":"[^"]+","hasMore":true\\},"data":\\[`));
+    expect(t.replies[0]).toMatch(
+      new RegExp(`^\\{"id":${id},"ok":true,"paging":\\{"nextCursor":"[^"]+","hasMore":true\\},"data":\\[`),
+    );
     const answer = JSON.parse(t.replies[0]);
     expect(answer.data.map((u: { login: number }) => u.login)).toStrictEqual([1, 2]);
     expect(answer.paging.hasMore).toBe(true);
@@ -167,7 +231,11 @@ describe('answering calls', () => {
 
   it('answers a live read with the data the handler made, paging first when it pages', async () => {
     const t = setup();
-    t.session.answer = () => Promise.resolve([{ login: 7, name: 'M7' }, { login: 5, name: 'M5' }]);
+    t.session.answer = () =>
+      Promise.resolve([
+        { login: 7, name: 'M7' },
+        { login: 5, name: 'M5' },
+      ]);
     const id = t.call({ op: 'PF4.CfgRequestManager', args: { limit: 1 } });
     await replies(t.replies, 1);
     const answer = JSON.parse(t.replies[0]);
@@ -193,10 +261,18 @@ describe('answering calls', () => {
       { id: 1, ok: false, error: { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED } },
       { id: 2, ok: false, error: { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED } },
     ]);
-    expect(t.observed.map((o) => [o.op, o.outcome])).toStrictEqual([['PF4.UserRecordGet', 'NotFound'], ['unknown', 'NotFound']]);
+    expect(t.observed.map((o) => [o.op, o.outcome])).toStrictEqual([
+      ['PF4.UserRecordGet', 'NotFound'],
+      ['unknown', 'NotFound'],
+    ]);
     // A refusal is the caller's business: logged at debug, with the message.
     expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
-    expect(t.logged[0].fields).toMatchObject({ msg: 'call answered', op: 'PF4.UserRecordGet', outcome: 'NotFound', error: PLATFORM_NOT_SERVED });
+    expect(t.logged[0].fields).toMatchObject({
+      msg: 'call answered',
+      op: 'PF4.UserRecordGet',
+      outcome: 'NotFound',
+      error: PLATFORM_NOT_SERVED,
+    });
     expect(t.logged[0].fields).not.toHaveProperty('traceId');
   });
 
@@ -206,9 +282,17 @@ describe('answering calls', () => {
     t.call({ op: 'PF5.UserGet', args: { login: 1 } });
     t.call({ op: 'PF4.UserRecordGet', platform: PF5, args: { login: 1 } });
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, error: { code: 'NotFound', managerCode: null, message: 'operation PF4.NoSuchThing not served' } },
+      {
+        id: 1,
+        ok: false,
+        error: { code: 'NotFound', managerCode: null, message: 'operation PF4.NoSuchThing not served' },
+      },
       { id: 2, ok: false, error: { code: 'NotFound', managerCode: null, message: 'operation PF5.UserGet not served' } },
-      { id: 3, ok: false, error: { code: 'NotFound', managerCode: null, message: 'operation PF4.UserRecordGet not served' } },
+      {
+        id: 3,
+        ok: false,
+        error: { code: 'NotFound', managerCode: null, message: 'operation PF4.UserRecordGet not served' },
+      },
     ]);
     expect(t.observed.map((o) => o.op)).toStrictEqual(['unknown', 'PF5.UserGet', 'PF4.UserRecordGet']);
     expect(t.session.requests).toHaveLength(0);
@@ -219,13 +303,19 @@ describe('answering calls', () => {
     t.session.answer = () => Promise.resolve({ time: '2024-01-01T00:00:00Z' });
     t.call({ op: 'Ping', platform: PF5 });
     await replies(t.replies, 1);
-    expect(JSON.parse(t.replies[0])).toMatchObject({ id: 1, ok: true, data: { ok: true, serverTime: '2024-01-01T00:00:00Z' } });
+    expect(JSON.parse(t.replies[0])).toMatchObject({
+      id: 1,
+      ok: true,
+      data: { ok: true, serverTime: '2024-01-01T00:00:00Z' },
+    });
   });
 
   it('answers a not-found the handler throws in the same turn as a refusal', () => {
     const t = setup();
     t.call({ op: 'PF4.UserRecordGet', args: { login: 99 } });
-    expect(t.parsed()).toStrictEqual([{ id: 1, ok: false, error: { code: 'NotFound', managerCode: 3, message: 'login 99 not found' } }]);
+    expect(t.parsed()).toStrictEqual([
+      { id: 1, ok: false, error: { code: 'NotFound', managerCode: 3, message: 'login 99 not found' } },
+    ]);
     expect(t.observed[0]).toMatchObject({ op: 'PF4.UserRecordGet', outcome: 'NotFound' });
   });
 
@@ -242,7 +332,11 @@ describe('answering calls', () => {
     ]);
     const d = setup();
     d.call({ op: 'PF4.UserRecordNew', timeoutMs: 1000, callId: 'k2', args: { body: { name: 'X', group: 'demo' } } });
-    expect(d.session.requests[0].deadline).toStrictEqual({ sendBy: 1_001_000, answerBy: 1_001_000 + DEFAULT_LATE_ANSWER_MS, caller: '' });
+    expect(d.session.requests[0].deadline).toStrictEqual({
+      sendBy: 1_001_000,
+      answerBy: 1_001_000 + DEFAULT_LATE_ANSWER_MS,
+      caller: '',
+    });
   });
 });
 
@@ -250,7 +344,9 @@ describe('read fences', () => {
   it('holds cached reads of a platform while its read fence stands, and answers them once it falls; live calls go on', async () => {
     const t = setup();
     let fall!: () => void;
-    t.pf4.readFence = new Promise<void>((resolve) => { fall = resolve; });
+    t.pf4.readFence = new Promise<void>((resolve) => {
+      fall = resolve;
+    });
     t.session.answer = () => Promise.resolve('2026-12-01T00:00:00Z');
     t.call({ op: 'PF4.UserRecordGet', args: { login: 2 } });
     t.call({ op: 'ServerTime' });
@@ -270,7 +366,12 @@ describe('read fences', () => {
     t.call({ op: 'PF4.UserRecordGet', args: { login: 2 }, timeoutMs: 1000 });
     await vi.advanceTimersByTimeAsync(1000);
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1s' } },
+      {
+        id: 1,
+        ok: false,
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1s' },
+      },
     ]);
   });
 });
@@ -285,11 +386,25 @@ describe('deadlines', () => {
     expect(t.replies).toHaveLength(0);
     vi.advanceTimersByTime(1);
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1.5s' } },
-      { id: 2, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1.5s' }, outcome: 'unknown' },
+      {
+        id: 1,
+        ok: false,
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1.5s' },
+      },
+      {
+        id: 2,
+        ok: false,
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 1.5s' },
+        outcome: 'unknown',
+      },
     ]);
     expect(t.observed.map((o) => o.outcome)).toStrictEqual(['timeout', 'timeout']);
-    expect(t.logged.map((l) => [l.level, l.fields.outcome])).toStrictEqual([['warn', 'timeout'], ['warn', 'timeout']]);
+    expect(t.logged.map((l) => [l.level, l.fields.outcome])).toStrictEqual([
+      ['warn', 'timeout'],
+      ['warn', 'timeout'],
+    ]);
     expect(t.logged[0].fields.traceId).toBe('tr');
   });
 
@@ -333,7 +448,9 @@ describe('deadlines', () => {
     t.call({ op: 'ServerTime', timeoutMs: 1e9 });
     t.call({ op: 'ServerTime', timeoutMs: Number.NaN });
     vi.advanceTimersByTime(1);
-    expect(t.parsed().map((a) => (a.error as { message: string }).message)).toStrictEqual(['the trading server did not answer within 0.001s']);
+    expect(t.parsed().map((a) => (a.error as { message: string }).message)).toStrictEqual([
+      'the trading server did not answer within 0.001s',
+    ]);
     vi.advanceTimersByTime(9_999);
     expect(t.parsed().map((a) => a.id)).toStrictEqual([1, 3]);
     expect((t.parsed()[1].error as { message: string }).message).toBe('the trading server did not answer within 10s');
@@ -341,7 +458,9 @@ describe('deadlines', () => {
     expect(t.replies).toHaveLength(2);
     vi.advanceTimersByTime(1);
     expect(t.parsed()[2]).toMatchObject({ id: 2, error: { message: 'the trading server did not answer within 300s' } });
-    expect(t.session.requests.map((r) => (r.deadline as { sendBy: number }).sendBy)).toStrictEqual([1, 300_000, 10_000]);
+    expect(t.session.requests.map((r) => (r.deadline as { sendBy: number }).sendBy)).toStrictEqual([
+      1, 300_000, 10_000,
+    ]);
   });
 
   it('words the time-out in seconds, to the millisecond', () => {
@@ -356,7 +475,13 @@ describe('deadlines', () => {
     t.call({ op: 'PF4.UserRecordNew', timeoutMs: 800, args: { body: { name: 'X', group: 'demo' } } });
     await replies(t.replies, 1);
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.8s' }, outcome: 'unknown' },
+      {
+        id: 1,
+        ok: false,
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.8s' },
+        outcome: 'unknown',
+      },
     ]);
   });
 });
@@ -385,12 +510,25 @@ describe('failures', () => {
     await replies(t.replies, 2);
     expect(t.parsed()).toStrictEqual([
       {
-        id: 1, ok: false, notImplemented: true,
-        error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement TradeTransaction (not among the commands its login declared)' },
+        id: 1,
+        ok: false,
+        notImplemented: true,
+        error: {
+          code: 'PF4Error',
+          managerCode: null,
+          message: 'the trading server does not implement TradeTransaction (not among the commands its login declared)',
+        },
       },
       {
-        id: 2, ok: false, notImplemented: true,
-        error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement the online event (not among the event kinds its login declared)' },
+        id: 2,
+        ok: false,
+        notImplemented: true,
+        error: {
+          code: 'PF4Error',
+          managerCode: null,
+          message:
+            'the trading server does not implement the online event (not among the event kinds its login declared)',
+        },
       },
     ]);
     expect(t.session.requests).toStrictEqual([]);
@@ -414,10 +552,19 @@ describe('failures', () => {
     ]);
     const errors = t.logged.filter((l) => l.level === 'error');
     expect(errors).toHaveLength(3);
-    expect(errors[0].fields).toMatchObject({ msg: 'handler failed', op: 'PF4.UserRecordNew', platform: PF4, traceId: 'tr-9' });
+    expect(errors[0].fields).toMatchObject({
+      msg: 'handler failed',
+      op: 'PF4.UserRecordNew',
+      platform: PF4,
+      traceId: 'tr-9',
+    });
     expect(String(errors[0].fields.error)).toContain('TypeError: secret internals');
     expect(errors[2].fields.error).toBe('a string');
-    expect(t.logged.filter((l) => l.fields.msg === 'call answered').map((l) => l.level)).toStrictEqual(['warn', 'warn', 'warn']);
+    expect(t.logged.filter((l) => l.fields.msg === 'call answered').map((l) => l.level)).toStrictEqual([
+      'warn',
+      'warn',
+      'warn',
+    ]);
   });
 
   it('says a change the connection dropped under may have happened, and a read it dropped under just failed', async () => {
@@ -427,13 +574,21 @@ describe('failures', () => {
     t.call({ op: 'ServerTime' });
     await replies(t.replies, 2);
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'connection lost' }, outcome: 'unknown' },
+      {
+        id: 1,
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message: 'connection lost' },
+        outcome: 'unknown',
+      },
       { id: 2, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'connection lost' } },
     ]);
-    expect(t.logged.filter((l) => l.fields.msg === 'call answered').map((l) => l.level)).toStrictEqual(['warn', 'warn']);
+    expect(t.logged.filter((l) => l.fields.msg === 'call answered').map((l) => l.level)).toStrictEqual([
+      'warn',
+      'warn',
+    ]);
   });
 
-  it('writes no call log below the logger\'s level, and still counts the call', () => {
+  it("writes no call log below the logger's level, and still counts the call", () => {
     const t = setup({}, 'info');
     t.call({ op: 'PF4.UserRecordGet', args: { login: 1 } });
     expect(t.replies).toHaveLength(1);
@@ -460,27 +615,41 @@ describe('calls under an Idempotency-Key', () => {
     expect(t.logged.map((l) => l.level)).toStrictEqual(['debug', 'debug']);
   });
 
-  it('keeps a cached answer\'s data as the outcome of its call id', async () => {
+  it("keeps a cached answer's data as the outcome of its call id", async () => {
     const t = setup();
     t.call({ op: 'PF4.UserRecordGet', callId: 'r1', args: { login: 3 } });
     t.call({ op: OUTCOME_OP, callId: 'r1', timeoutMs: 10 });
     await replies(t.replies, 2);
-    expect(t.parsed()[1]).toStrictEqual({ id: 2, ok: true, data: { state: 'settled', result: { ok: true, data: JSON.parse(t.replies[0]).data } } });
+    expect(t.parsed()[1]).toStrictEqual({
+      id: 2,
+      ok: true,
+      data: { state: 'settled', result: { ok: true, data: JSON.parse(t.replies[0]).data } },
+    });
     t.call({ op: 'PF4.OnlineGet', callId: 'r2', args: { limit: 1 } });
     t.call({ op: OUTCOME_OP, callId: 'r2', timeoutMs: 10 });
     await replies(t.replies, 4);
     const page = JSON.parse(t.replies[2]);
-    expect(t.parsed()[3]).toStrictEqual({ id: 4, ok: true, data: { state: 'settled', result: { ok: true, data: page.data, paging: page.paging } } });
+    expect(t.parsed()[3]).toStrictEqual({
+      id: 4,
+      ok: true,
+      data: { state: 'settled', result: { ok: true, data: page.data, paging: page.paging } },
+    });
   });
 
-  it('answers a repeat while the first runs as a time-out when it does not end within the repeat\'s budget', async () => {
+  it("answers a repeat while the first runs as a time-out when it does not end within the repeat's budget", async () => {
     vi.useFakeTimers({ now: 0 });
     const t = setup();
     t.call({ op: 'PF4.UserRecordNew', callId: 'c2', args: body, timeoutMs: 5000 });
     t.call({ op: 'PF4.UserRecordNew', callId: 'c2', args: body, timeoutMs: 200 });
     await vi.advanceTimersByTimeAsync(200);
     expect(t.parsed()).toStrictEqual([
-      { id: 2, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.2s' }, outcome: 'unknown' },
+      {
+        id: 2,
+        ok: false,
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'the trading server did not answer within 0.2s' },
+        outcome: 'unknown',
+      },
     ]);
     expect(t.session.requests).toHaveLength(1);
   });
@@ -496,14 +665,23 @@ describe('calls under an Idempotency-Key', () => {
     late.resolve({ login: 600, name: 'X', group: 'demo' });
     await vi.advanceTimersByTimeAsync(1);
     expect(t.replies).toHaveLength(2);
-    const pushed = t.parsed()[1] as { late: { callId: string; report: { state: string; result: { ok: boolean; data: { login: number } } } } };
+    const pushed = t.parsed()[1] as {
+      late: { callId: string; report: { state: string; result: { ok: boolean; data: { login: number } } } };
+    };
     expect(Object.keys(pushed)).toStrictEqual(['late']);
     expect(pushed.late.callId).toBe('c3');
     expect(pushed.late.report.state).toBe('settled');
     expect(pushed.late.report.result).toMatchObject({ ok: true, data: { login: 600 } });
-    expect(t.logged.find((l) => l.fields.msg === 'late outcome')).toStrictEqual({ level: 'info', fields: {
-      msg: 'late outcome', platform: PF4, op: 'PF4.UserRecordNew', state: 'settled', traceId: 'tl',
-    } });
+    expect(t.logged.find((l) => l.fields.msg === 'late outcome')).toStrictEqual({
+      level: 'info',
+      fields: {
+        msg: 'late outcome',
+        platform: PF4,
+        op: 'PF4.UserRecordNew',
+        state: 'settled',
+        traceId: 'tl',
+      },
+    });
     t.call({ op: OUTCOME_OP, callId: 'c3', timeoutMs: 10 });
     await vi.advanceTimersByTimeAsync(0);
     expect(t.parsed()[2]).toStrictEqual({ id: 2, ok: true, data: pushed.late.report });
@@ -518,7 +696,8 @@ describe('calls under an Idempotency-Key', () => {
     const expired = deferred<unknown>();
     const fates = [refused, dropped, broken, expired];
     t.session.answer = () => fates.shift()!.promise;
-    for (const callId of ['f1', 'f2', 'f3', 'f4']) t.call({ op: 'PF4.UserRecordNew', callId, args: body, timeoutMs: 100 });
+    for (const callId of ['f1', 'f2', 'f3', 'f4'])
+      t.call({ op: 'PF4.UserRecordNew', callId, args: body, timeoutMs: 100 });
     await vi.advanceTimersByTimeAsync(100);
     expect(t.replies).toHaveLength(4);
     refused.reject(new OperationError('PF4Error', 'bad group', 3));
@@ -528,10 +707,28 @@ describe('calls under an Idempotency-Key', () => {
     await vi.advanceTimersByTimeAsync(1);
     const lates = t.parsed().slice(4) as Array<{ late: { callId: string; report: unknown } }>;
     expect(lates).toStrictEqual([
-      { late: { callId: 'f1', report: { state: 'settled', result: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'bad group' } } } } },
-      { late: { callId: 'f2', report: { state: 'lost', reason: 'the manager connection dropped before the trading server answered' } } },
+      {
+        late: {
+          callId: 'f1',
+          report: {
+            state: 'settled',
+            result: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'bad group' } },
+          },
+        },
+      },
+      {
+        late: {
+          callId: 'f2',
+          report: { state: 'lost', reason: 'the manager connection dropped before the trading server answered' },
+        },
+      },
       { late: { callId: 'f3', report: { state: 'lost', reason: 'the broker failed while handling the call' } } },
-      { late: { callId: 'f4', report: { state: 'lost', reason: 'the trading server did not answer within the broker\'s late-answer window' } } },
+      {
+        late: {
+          callId: 'f4',
+          report: { state: 'lost', reason: "the trading server did not answer within the broker's late-answer window" },
+        },
+      },
     ]);
     const late = t.logged.filter((l) => l.fields.msg === 'late outcome');
     expect(late.map((l) => l.fields.state)).toStrictEqual(['settled', 'lost', 'lost', 'lost']);
@@ -547,14 +744,40 @@ describe('calls under an Idempotency-Key', () => {
     t.call({ op: 'PF4.UserRecordNew', callId: 'd2', args: body });
     await replies(t.replies, 2);
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the call was not sent: its deadline passed before the manager session was ready' } },
-      { id: 2, ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'deadline passed' }, outcome: 'unknown' },
+      {
+        id: 1,
+        ok: false,
+        timedOut: true,
+        error: {
+          code: 'NoConnect',
+          managerCode: null,
+          message: 'the call was not sent: its deadline passed before the manager session was ready',
+        },
+      },
+      {
+        id: 2,
+        ok: false,
+        timedOut: true,
+        error: { code: 'NoConnect', managerCode: null, message: 'deadline passed' },
+        outcome: 'unknown',
+      },
     ]);
     t.call({ op: OUTCOME_OP, callId: 'd1', timeoutMs: 10 });
     t.call({ op: OUTCOME_OP, callId: 'd2', timeoutMs: 10 });
     await replies(t.replies, 4);
-    expect(t.parsed()[2]).toStrictEqual({ id: 3, ok: true, data: { state: 'settled', result: { ok: false, timedOut: true, error: (t.parsed()[0] as { error: unknown }).error } } });
-    expect(t.parsed()[3]).toStrictEqual({ id: 4, ok: true, data: { state: 'lost', reason: 'the trading server did not answer within the broker\'s late-answer window' } });
+    expect(t.parsed()[2]).toStrictEqual({
+      id: 3,
+      ok: true,
+      data: {
+        state: 'settled',
+        result: { ok: false, timedOut: true, error: (t.parsed()[0] as { error: unknown }).error },
+      },
+    });
+    expect(t.parsed()[3]).toStrictEqual({
+      id: 4,
+      ok: true,
+      data: { state: 'lost', reason: "the trading server did not answer within the broker's late-answer window" },
+    });
   });
 
   it('answers a repeat of a lost call with its reason, and of a call id another platform used as already used', async () => {
@@ -566,15 +789,29 @@ describe('calls under an Idempotency-Key', () => {
     t.call({ op: 'ServerTime', callId: 'l1', platform: PF5 });
     await replies(t.replies, 3);
     expect(t.parsed().slice(1)).toStrictEqual([
-      { id: 2, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the manager connection dropped before the trading server answered' }, outcome: 'unknown' },
-      { id: 3, ok: false, error: { code: 'NoConnect', managerCode: null, message: 'call id already used' }, outcome: 'unknown' },
+      {
+        id: 2,
+        ok: false,
+        error: {
+          code: 'NoConnect',
+          managerCode: null,
+          message: 'the manager connection dropped before the trading server answered',
+        },
+        outcome: 'unknown',
+      },
+      {
+        id: 3,
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message: 'call id already used' },
+        outcome: 'unknown',
+      },
     ]);
     expect(t.session.requests).toHaveLength(1);
     expect(t.observed.slice(1).map((o) => o.outcome)).toStrictEqual(['repeat', 'repeat']);
     expect(t.logged.filter((l) => l.fields.outcome === 'repeat').map((l) => l.level)).toStrictEqual(['warn', 'warn']);
   });
 
-  it('keeps a refused platform\'s call id as settled, so a repeat is refused the same way without running', async () => {
+  it("keeps a refused platform's call id as settled, so a repeat is refused the same way without running", async () => {
     const t = setup();
     t.call({ op: 'PF4.UserRecordNew', callId: 'n1', platform: 'elsewhere', args: body });
     t.call({ op: 'PF4.UserRecordNew', callId: 'n1', platform: 'elsewhere', args: body });
@@ -590,7 +827,11 @@ describe('calls under an Idempotency-Key', () => {
     const t = setup();
     t.call({ op: OUTCOME_OP });
     expect(t.parsed()).toStrictEqual([
-      { id: 1, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' } },
+      {
+        id: 1,
+        ok: false,
+        error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' },
+      },
     ]);
     t.call({ op: OUTCOME_OP, callId: 'never' });
     await vi.advanceTimersByTimeAsync(0);
@@ -605,7 +846,11 @@ describe('calls under an Idempotency-Key', () => {
     await vi.advanceTimersByTimeAsync(0);
     // The call's own answer, then the query's, both from the same outcome.
     expect(t.parsed()[2]).toMatchObject({ id: 3, ok: true, data: { login: 700 } });
-    expect(t.parsed()[3]).toMatchObject({ id: 4, ok: true, data: { state: 'settled', result: { ok: true, data: { login: 700 } } } });
+    expect(t.parsed()[3]).toMatchObject({
+      id: 4,
+      ok: true,
+      data: { state: 'settled', result: { ok: true, data: { login: 700 } } },
+    });
     // No metrics or call log for #outcome queries.
     expect(t.observed.map((o) => o.op)).toStrictEqual(['PF4.UserRecordNew']);
   });
@@ -614,7 +859,8 @@ describe('calls under an Idempotency-Key', () => {
 describe('the bound on one answer', () => {
   const BOUND = 1024;
   /** Managers whose list answer takes about `rows` × 130 bytes. */
-  const managers = (rows: number) => Array.from({ length: rows }, (_, i) => ({ login: i + 1, name: `M${'x'.repeat(100)}${i}` }));
+  const managers = (rows: number) =>
+    Array.from({ length: rows }, (_, i) => ({ login: i + 1, name: `M${'x'.repeat(100)}${i}` }));
   /** The answer frame a dispatcher without a small bound writes for `frame`, and its UTF-8 bytes. */
   async function unbounded(answer: () => Promise<unknown>, frame: Partial<CallFrame> & { op: string }) {
     const t = setup();
@@ -633,12 +879,27 @@ describe('the bound on one answer', () => {
     t.call({ op: 'PF4.CfgRequestManager', traceId: 'big' });
     await replies(t.replies, 1);
     const message = answerTooLarge(whole.bytes, BOUND, 'PF4.CfgRequestManager');
-    expect(message).toBe(`the answer of ${whole.bytes} bytes is larger than the 1024 bytes one answer may carry; ask for a smaller page (limit)`);
-    expect(t.parsed()[0]).toStrictEqual({ id: 1, ok: false, error: { code: 'Validation', managerCode: null, message } });
+    expect(message).toBe(
+      `the answer of ${whole.bytes} bytes is larger than the 1024 bytes one answer may carry; ask for a smaller page (limit)`,
+    );
+    expect(t.parsed()[0]).toStrictEqual({
+      id: 1,
+      ok: false,
+      error: { code: 'Validation', managerCode: null, message },
+    });
     expect(t.observed.map((o) => o.outcome)).toStrictEqual(['answer_too_large']);
-    expect(t.logged).toStrictEqual([{ level: 'warn', fields: expect.objectContaining({
-      msg: 'call answered', op: 'PF4.CfgRequestManager', outcome: 'answer_too_large', error: message, traceId: 'big',
-    }) }]);
+    expect(t.logged).toStrictEqual([
+      {
+        level: 'warn',
+        fields: expect.objectContaining({
+          msg: 'call answered',
+          op: 'PF4.CfgRequestManager',
+          outcome: 'answer_too_large',
+          error: message,
+          traceId: 'big',
+        }),
+      },
+    ]);
     // Asking for less is answered: one page within the bound, the envelope's paging included.
     t.call({ op: 'PF4.CfgRequestManager', args: { limit: 2 } });
     await replies(t.replies, 2);
@@ -667,25 +928,42 @@ describe('the bound on one answer', () => {
     one.session.answer = rows;
     one.call({ op: 'PF4.CfgRequestManager' });
     await replies(one.replies, 1);
-    expect(one.parsed()[0]).toMatchObject({ ok: false, error: { code: 'Validation', message: answerTooLarge(whole.bytes, whole.bytes - ANSWER_ENVELOPE_BYTES - 1, 'PF4.CfgRequestManager') } });
+    expect(one.parsed()[0]).toMatchObject({
+      ok: false,
+      error: {
+        code: 'Validation',
+        message: answerTooLarge(whole.bytes, whole.bytes - ANSWER_ENVELOPE_BYTES - 1, 'PF4.CfgRequestManager'),
+      },
+    });
     // A cached record (spliced JSON) past the bound in UTF-8 bytes, though not in characters.
     const t = setup({ answerMaxBytes: 1600 });
     t.cache.apply(resync('begin'));
-    t.cache.apply(resync('chunk', { kind: 'users', items: [{ login: 9, name: '\u4e00'.repeat(3000), group: 'demo' }] }));
+    t.cache.apply(
+      resync('chunk', { kind: 'users', items: [{ login: 9, name: '\u4e00'.repeat(3000), group: 'demo' }] }),
+    );
     t.cache.apply(resync('end'));
     t.call({ op: 'PF4.UserRecordGet', args: { login: 9 } });
     expect(t.parsed()[0]).toMatchObject({ id: 1, ok: false, error: { code: 'Validation' } });
-    expect((t.parsed()[0].error as { message: string }).message).toMatch(/^the answer of 9\d{3} bytes is larger than the 1600 bytes/);
+    expect((t.parsed()[0].error as { message: string }).message).toMatch(
+      /^the answer of 9\d{3} bytes is larger than the 1600 bytes/,
+    );
   });
 
-  it('refuses a change\'s answer past the bound as Internal with its outcome unknown, and keeps that for its call id', async () => {
+  it("refuses a change's answer past the bound as Internal with its outcome unknown, and keeps that for its call id", async () => {
     const t = setup({ answerMaxBytes: BOUND });
     t.session.answer = () => Promise.resolve({ login: 700, name: 'N'.repeat(6000), group: 'demo' });
     t.call({ op: 'PF4.UserRecordNew', callId: 'big-1', args: { body: { name: 'N', group: 'demo' } } });
     await replies(t.replies, 1);
     const [refused] = t.parsed();
-    expect(refused).toMatchObject({ id: 1, ok: false, outcome: 'unknown', error: { code: 'Internal', managerCode: null } });
-    expect((refused.error as { message: string }).message).toMatch(/^the answer of \d+ bytes is larger than the 1024 bytes one answer may carry/);
+    expect(refused).toMatchObject({
+      id: 1,
+      ok: false,
+      outcome: 'unknown',
+      error: { code: 'Internal', managerCode: null },
+    });
+    expect((refused.error as { message: string }).message).toMatch(
+      /^the answer of \d+ bytes is larger than the 1024 bytes one answer may carry/,
+    );
     t.call({ op: OUTCOME_OP, callId: 'big-1', timeoutMs: 10 });
     await replies(t.replies, 2);
     expect(t.parsed()[1]).toStrictEqual({ id: 2, ok: true, data: { state: 'lost', reason: ANSWER_LOST } });
@@ -703,10 +981,20 @@ describe('the bound on one answer', () => {
     late.resolve(managers(60));
     await vi.advanceTimersByTimeAsync(1);
     expect(t.replies).toHaveLength(2);
-    const pushed = t.parsed()[1] as { late: { callId: string; report: { state: string; result: { ok: boolean; error: { code: string; message: string } } } } };
+    const pushed = t.parsed()[1] as {
+      late: {
+        callId: string;
+        report: { state: string; result: { ok: boolean; error: { code: string; message: string } } };
+      };
+    };
     expect(pushed.late.callId).toBe('big-2');
-    expect(pushed.late.report).toMatchObject({ state: 'settled', result: { ok: false, error: { code: 'Validation', managerCode: null } } });
-    expect(pushed.late.report.result.error.message).toMatch(/^the answer of \d+ bytes is larger than the 1024 bytes one answer may carry/);
+    expect(pushed.late.report).toMatchObject({
+      state: 'settled',
+      result: { ok: false, error: { code: 'Validation', managerCode: null } },
+    });
+    expect(pushed.late.report.result.error.message).toMatch(
+      /^the answer of \d+ bytes is larger than the 1024 bytes one answer may carry/,
+    );
     t.call({ op: OUTCOME_OP, callId: 'big-2', timeoutMs: 10 });
     await vi.advanceTimersByTimeAsync(0);
     expect(t.parsed()[2]).toStrictEqual({ id: 2, ok: true, data: pushed.late.report });
@@ -714,33 +1002,49 @@ describe('the bound on one answer', () => {
 
   it('hands the bound to the handler, which answers within it (the batch reads)', async () => {
     const t = setup({ answerMaxBytes: BOUND });
-    t.session.answer = () => Promise.resolve(Array.from({ length: 40 }, (_, i) => ({ login: i + 1, name: `Name ${i + 1}`, group: 'demo' })));
+    t.session.answer = () =>
+      Promise.resolve(Array.from({ length: 40 }, (_, i) => ({ login: i + 1, name: `Name ${i + 1}`, group: 'demo' })));
     t.call({ op: 'PF4.UsersSnapshot', args: { limit: 40 } });
     await replies(t.replies, 1);
     const [refused] = t.parsed() as Array<{ error: { code: string; message: string } }>;
     expect(refused.error.code).toBe('Validation');
-    expect(refused.error.message).toMatch(/^limit: the 40 accounts asked for take more than the 1024 bytes one answer may carry; the first (\d+) fit/);
+    expect(refused.error.message).toMatch(
+      /^limit: the 40 accounts asked for take more than the 1024 bytes one answer may carry; the first (\d+) fit/,
+    );
   });
 });
 
 describe('password checks', () => {
-  const wrongPf4 = () => Promise.reject(new OperationError('PF4Error', 'invalid login or password', PF4_RESULT.InvalidData));
-  const checkPf4 = (t: ReturnType<typeof setup>, login: number) => t.call({ op: 'PF4.UserPasswordCheck', args: { login, body: 'guess' } });
+  const wrongPf4 = () =>
+    Promise.reject(new OperationError('PF4Error', 'invalid login or password', PF4_RESULT.InvalidData));
+  const checkPf4 = (t: ReturnType<typeof setup>, login: number) =>
+    t.call({ op: 'PF4.UserPasswordCheck', args: { login, body: 'guess' } });
   const tooFrequentPf4 = (id: number, login: number, retryAfterSeconds: number) => ({
-    id, ok: false, retryAfterSeconds,
-    error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message: `too many failed password checks of login ${login}: at most 2 per 60 s; retry after ${retryAfterSeconds} s` },
+    id,
+    ok: false,
+    retryAfterSeconds,
+    error: {
+      code: 'PF4Error',
+      managerCode: PF4_RESULT.TooFrequent,
+      message: `too many failed password checks of login ${login}: at most 2 per 60 s; retry after ${retryAfterSeconds} s`,
+    },
   });
 
-  it('refuses a login\'s check past the bound of failures without sending it, and still checks another login', async () => {
+  it("refuses a login's check past the bound of failures without sending it, and still checks another login", async () => {
     vi.useFakeTimers({ now: 0 });
     const t = setup({ passwordChecks: { failures: 2, windowMs: 60_000 } });
     t.session.answer = wrongPf4;
     checkPf4(t, 7);
     checkPf4(t, 7);
     await vi.advanceTimersByTimeAsync(0);
-    expect(t.parsed()).toStrictEqual([1, 2].map((id) => ({
-      id, ok: false, data: false, error: { code: 'PF4Error', managerCode: PF4_RESULT.InvalidData, message: 'invalid login or password' },
-    })));
+    expect(t.parsed()).toStrictEqual(
+      [1, 2].map((id) => ({
+        id,
+        ok: false,
+        data: false,
+        error: { code: 'PF4Error', managerCode: PF4_RESULT.InvalidData, message: 'invalid login or password' },
+      })),
+    );
     await vi.advanceTimersByTimeAsync(20_000);
     const third = checkPf4(t, 7);
     expect(t.parsed()[2]).toStrictEqual(tooFrequentPf4(third, 7, 40));
@@ -752,7 +1056,9 @@ describe('password checks', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(t.parsed()[3]).toStrictEqual({ id: 4, ok: true, data: true });
     expect(t.session.requests.map((r) => r.args)).toStrictEqual([
-      { login: 7, password: 'guess' }, { login: 7, password: 'guess' }, { login: 8, password: 'guess' },
+      { login: 7, password: 'guess' },
+      { login: 7, password: 'guess' },
+      { login: 8, password: 'guess' },
     ]);
     // Once the failures leave the window, the login is checked again.
     await vi.advanceTimersByTimeAsync(40_000);
@@ -764,15 +1070,23 @@ describe('password checks', () => {
   it('refuses a PF5 check with ErrFrequent, counting UsrInvalidPassword answers', async () => {
     vi.useFakeTimers({ now: 0 });
     const t = setup({ passwordChecks: { failures: 2, windowMs: 60_000 } });
-    t.session.answer = () => Promise.reject(new OperationError('PF5Error', 'invalid login or password', PF5_RESULT.UsrInvalidPassword));
-    const check = () => t.call({ op: 'PF5.UserPasswordCheck', platform: PF5, args: { login: 500010, type: 'Main', body: 'guess' } });
+    t.session.answer = () =>
+      Promise.reject(new OperationError('PF5Error', 'invalid login or password', PF5_RESULT.UsrInvalidPassword));
+    const check = () =>
+      t.call({ op: 'PF5.UserPasswordCheck', platform: PF5, args: { login: 500010, type: 'Main', body: 'guess' } });
     check();
     check();
     await vi.advanceTimersByTimeAsync(0);
     const third = check();
     expect(t.parsed()[2]).toStrictEqual({
-      id: third, ok: false, retryAfterSeconds: 60,
-      error: { code: 'PF5Error', managerCode: PF5_RESULT.ErrFrequent, message: 'too many failed password checks of login 500010: at most 2 per 60 s; retry after 60 s' },
+      id: third,
+      ok: false,
+      retryAfterSeconds: 60,
+      error: {
+        code: 'PF5Error',
+        managerCode: PF5_RESULT.ErrFrequent,
+        message: 'too many failed password checks of login 500010: at most 2 per 60 s; retry after 60 s',
+      },
     });
     expect(t.session.requests).toHaveLength(2);
   });
@@ -821,14 +1135,24 @@ describe('password checks', () => {
     checkPf4(t, 2);
     await vi.advanceTimersByTimeAsync(0);
     for (let i = 0; i < 3; i++) t.call({ op: 'PF4.UserRecordGet', args: { login: 2 } });
-    expect(t.parsed().slice(1).map((r) => r.ok)).toStrictEqual([true, true, true]);
+    expect(
+      t
+        .parsed()
+        .slice(1)
+        .map((r) => r.ok),
+    ).toStrictEqual([true, true, true]);
   });
 });
 
 describe('rowsFrame', () => {
   it('writes the same UTF-8 bytes as the joined text, for none, one and many texts, wide characters and all', () => {
     const head = '{"id":7,"ok":true,"paging":{"hasMore":false},"data":[';
-    for (const texts of [[], ['{"a":1}'], ['{"name":"Zoë"}', '{"name":"東京"}', '{"emoji":"😀","id":9007199254740993}'], Array.from({ length: 1000 }, (_, i) => `{"order":${i},"comment":"${'x'.repeat(i % 500)}"}`)]) {
+    for (const texts of [
+      [],
+      ['{"a":1}'],
+      ['{"name":"Zoë"}', '{"name":"東京"}', '{"emoji":"😀","id":9007199254740993}'],
+      Array.from({ length: 1000 }, (_, i) => `{"order":${i},"comment":"${'x'.repeat(i % 500)}"}`),
+    ]) {
       const frame = rowsFrame(head, texts, ']}');
       expect(frame.equals(Buffer.from(`${head}${texts.join(',')}]}`, 'utf8'))).toBe(true);
       expect(JSON.parse(frame.toString('utf8')).data).toHaveLength(texts.length);

@@ -27,7 +27,16 @@ import { catalog } from '../../shared/catalog/index.js';
 import { OperationError } from '../../shared/errors.js';
 import { WRONG_PASSWORD_CODE } from '../../shared/resultCodes.js';
 import type { Family } from '../../shared/protocol.js';
-import { OUTCOME_OP, type CallFailed, type CallFrame, type CallOk, type CallResult, type LateFrame, type OutcomeReport, type PagingResult } from '../../shared/frames.js';
+import {
+  OUTCOME_OP,
+  type CallFailed,
+  type CallFrame,
+  type CallOk,
+  type CallResult,
+  type LateFrame,
+  type OutcomeReport,
+  type PagingResult,
+} from '../../shared/frames.js';
 import { handlers } from '../handlers/registry.js';
 import { ANSWER_MAX_BYTES, resultJson, type Handler, type HandlerResult } from '../handlers/handler.js';
 import { logs, type Logger } from '../observability/log.js';
@@ -48,7 +57,8 @@ const CACHED_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.read ===
 export const PLATFORM_NOT_SERVED = 'trade platform not served by this broker';
 
 /** Why a keyed call that waited for a cold standby's login was not sent. */
-export const COLD_START_MISSED = 'the trade platform\'s standby session did not log in and resync within the call\'s budget';
+export const COLD_START_MISSED =
+  "the trade platform's standby session did not log in and resync within the call's budget";
 
 /** Budget bounds: the edge validates 1–300 s; a frame outside them is clamped rather than trusted. */
 const MIN_TIMEOUT_MS = 1;
@@ -95,7 +105,9 @@ export const ANSWER_ENVELOPE_BYTES = 4096;
  */
 function askForLess(op: string): string {
   const entries = catalog.filter((e) => e.op === op);
-  const inputs = new Set(entries.flatMap((e) => [...Object.keys(e.query?.shape ?? {}), ...Object.keys(e.params?.shape ?? {})]));
+  const inputs = new Set(
+    entries.flatMap((e) => [...Object.keys(e.query?.shape ?? {}), ...Object.keys(e.params?.shape ?? {})]),
+  );
   if (entries.some((e) => e.paged) || inputs.has('limit')) return 'ask for a smaller page (limit)';
   if (['fromTime', 'toTime', 'from', 'to'].some((name) => inputs.has(name))) return 'ask for a shorter time range';
   if (['logins', 'orders', 'tickets'].some((name) => inputs.has(name))) return 'ask for fewer values';
@@ -107,7 +119,7 @@ const ASK_FOR_LESS = new Map<string, string>();
 /** The refusal of an answer past the bound, in place of its frame, with what `op`'s caller can do instead. */
 export function answerTooLarge(bytes: number, maxBytes: number, op = ''): string {
   let hint = ASK_FOR_LESS.get(op);
-  if (hint === undefined) ASK_FOR_LESS.set(op, hint = askForLess(op));
+  if (hint === undefined) ASK_FOR_LESS.set(op, (hint = askForLess(op)));
   return `the answer of ${bytes} bytes is larger than the ${maxBytes} bytes one answer may carry; ${hint}`;
 }
 
@@ -131,7 +143,11 @@ export function successFrame(id: number, result: HandlerResult): string | Buffer
   }
   // Cached records' JSON spliced in.
   if (result.json !== undefined) return okFrameText(id, result.json, result.paging);
-  return stringifyJson(result.paging ? { id, ok: true, paging: result.paging, data: result.data } satisfies CallOk : { id, ok: true, data: result.data } satisfies CallOk);
+  return stringifyJson(
+    result.paging
+      ? ({ id, ok: true, paging: result.paging, data: result.data } satisfies CallOk)
+      : ({ id, ok: true, data: result.data } satisfies CallOk),
+  );
 }
 
 /**
@@ -229,11 +245,23 @@ export class CallDispatcher {
     const entry = handlers.get(frame.op);
     const platform = this.platforms.get(frame.platform);
     if (!platform) {
-      this.fail(frame, reply, new OperationError('NotFound', PLATFORM_NOT_SERVED), started, entry ? frame.op : 'unknown');
+      this.fail(
+        frame,
+        reply,
+        new OperationError('NotFound', PLATFORM_NOT_SERVED),
+        started,
+        entry ? frame.op : 'unknown',
+      );
       return;
     }
     if (!entry || (entry.family !== null && entry.family !== platform.family)) {
-      this.fail(frame, reply, new OperationError('NotFound', `operation ${frame.op} not served`), started, entry ? frame.op : 'unknown');
+      this.fail(
+        frame,
+        reply,
+        new OperationError('NotFound', `operation ${frame.op} not served`),
+        started,
+        entry ? frame.op : 'unknown',
+      );
       return;
     }
 
@@ -243,7 +271,13 @@ export class CallDispatcher {
       const login = String(args[entry.passwordCheck.login]);
       const admission = this.passwordChecks.admit(platform.id, login);
       if (!admission.ok) {
-        this.fail(frame, reply, this.tooManyFailedChecks(platform.family, login, admission.retryAfterSeconds), started, frame.op);
+        this.fail(
+          frame,
+          reply,
+          this.tooManyFailedChecks(platform.family, login, admission.retryAfterSeconds),
+          started,
+          frame.op,
+        );
         return;
       }
       check = admission;
@@ -285,15 +319,30 @@ export class CallDispatcher {
 
   /** Runs the handler of a call under its deadline and answers it; `end` once the handler has ended, late or not. */
   private run(
-    frame: CallFrame, reply: Reply, handler: Handler, platform: TradePlatform, args: Record<string, unknown>,
-    check: AdmittedCheck | undefined, sendBy: number, timeoutMs: number, started: number, end: () => void,
+    frame: CallFrame,
+    reply: Reply,
+    handler: Handler,
+    platform: TradePlatform,
+    args: Record<string, unknown>,
+    check: AdmittedCheck | undefined,
+    sendBy: number,
+    timeoutMs: number,
+    started: number,
+    end: () => void,
   ): void {
     const callId = frame.callId;
     let result: HandlerResult | Promise<HandlerResult>;
     try {
       result = handler({
-        platform, args, traceId: frame.traceId, answerMaxBytes: this.answerMaxBytes,
-        deadline: { sendBy, answerBy: callId === undefined ? sendBy : sendBy + this.lateAnswerMs, caller: callerOf(frame) },
+        platform,
+        args,
+        traceId: frame.traceId,
+        answerMaxBytes: this.answerMaxBytes,
+        deadline: {
+          sendBy,
+          answerBy: callId === undefined ? sendBy : sendBy + this.lateAnswerMs,
+          caller: callerOf(frame),
+        },
       });
     } catch (error) {
       check?.settle(wrongPassword(platform.family, error));
@@ -311,11 +360,14 @@ export class CallDispatcher {
 
     let settled = false;
     // What is left of the budget: a cold start may have spent some of it.
-    const timer = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      this.timeOut(frame, reply, timeoutMs, started);
-    }, Math.max(0, sendBy - Date.now()));
+    const timer = setTimeout(
+      () => {
+        if (settled) return;
+        settled = true;
+        this.timeOut(frame, reply, timeoutMs, started);
+      },
+      Math.max(0, sendBy - Date.now()),
+    );
     result.then(
       (value) => {
         clearTimeout(timer);
@@ -347,14 +399,17 @@ export class CallDispatcher {
   /** The refusal of a password check past the bound: the family's "too frequent" result, with the seconds to wait. */
   private tooManyFailedChecks(family: Family, login: string, retryAfterSeconds: number): OperationError {
     const { failures, windowMs } = this.passwordChecks.limit;
-    return tooFrequent(family,
+    return tooFrequent(
+      family,
       `too many failed password checks of login ${login}: at most ${failures} per ${windowMs / 1000} s; retry after ${retryAfterSeconds} s`,
-      retryAfterSeconds);
+      retryAfterSeconds,
+    );
   }
 
   /** A keyed call ended after its time-out answer went out: keep the outcome and push it on the link. */
   private lateOutcome(frame: CallFrame, callId: string, reply: Reply, result: CallResult): void {
-    const frameOf = (report: LateFrame['late']['report']) => stringifyJson({ late: { callId, report } } satisfies LateFrame);
+    const frameOf = (report: LateFrame['late']['report']) =>
+      stringifyJson({ late: { callId, report } } satisfies LateFrame);
     let text = result.ok ? frameOf({ state: 'settled', result }) : undefined;
     const bytes = text === undefined ? 0 : bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
     if (bytes) {
@@ -366,7 +421,10 @@ export class CallDispatcher {
     text ??= frameOf(report);
     this.deliveredIf(reply(text), callId);
     this.log('info', {
-      msg: 'late outcome', platform: frame.platform, op: frame.op, state: report.state,
+      msg: 'late outcome',
+      platform: frame.platform,
+      op: frame.op,
+      state: report.state,
       ...(frame.traceId ? { traceId: frame.traceId } : {}),
     });
   }
@@ -375,14 +433,20 @@ export class CallDispatcher {
    * Keeps a keyed call's outcome: a failure that leaves the outcome unknown is `lost` (for `lostReason`, else a
    * reason told by the failure), anything else `settled`.
    */
-  private record(callId: string | undefined, result: CallResult, lostReason?: string): Extract<OutcomeReport, { state: 'settled' | 'lost' }> | null {
+  private record(
+    callId: string | undefined,
+    result: CallResult,
+    lostReason?: string,
+  ): Extract<OutcomeReport, { state: 'settled' | 'lost' }> | null {
     if (callId === undefined) return null;
     if (!result.ok && result.outcome === 'unknown') {
-      const reason = lostReason ?? (result.timedOut
-        ? 'the trading server did not answer within the broker\'s late-answer window'
-        : result.error.code === 'Internal'
-          ? 'the broker failed while handling the call'
-          : 'the manager connection dropped before the trading server answered');
+      const reason =
+        lostReason ??
+        (result.timedOut
+          ? "the trading server did not answer within the broker's late-answer window"
+          : result.error.code === 'Internal'
+            ? 'the broker failed while handling the call'
+            : 'the manager connection dropped before the trading server answered');
       this.outcomes.lose(callId, reason);
       return { state: 'lost', reason };
     }
@@ -397,9 +461,13 @@ export class CallDispatcher {
       if (data.state === 'settled' || data.state === 'lost') this.deliveredIf(written, frame.callId);
     };
     if (typeof frame.callId !== 'string') {
-      reply(JSON.stringify({
-        id: frame.id, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' },
-      } satisfies CallFailed));
+      reply(
+        JSON.stringify({
+          id: frame.id,
+          ok: false,
+          error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #outcome needs a callId' },
+        } satisfies CallFailed),
+      );
       return;
     }
     const report = this.outcomes.query(frame.callId, frame.platform, timeoutMs);
@@ -417,7 +485,14 @@ export class CallDispatcher {
         this.timeOut(frame, reply, timeoutMs, started);
       } else {
         const message = report.state === 'lost' ? report.reason : 'call id already used';
-        const written = reply(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, outcome: 'unknown' } satisfies CallFailed));
+        const written = reply(
+          JSON.stringify({
+            id: frame.id,
+            ok: false,
+            error: { code: 'NoConnect', managerCode: null, message },
+            outcome: 'unknown',
+          } satisfies CallFailed),
+        );
         if (report.state === 'lost') this.deliveredIf(written, callId);
         this.finish(frame, frame.op, 'repeat', started, 'warn');
       }
@@ -455,7 +530,9 @@ export class CallDispatcher {
 
   private timeOut(frame: CallFrame, reply: Reply, timeoutMs: number, started: number): void {
     const answer: CallFailed = {
-      id: frame.id, ok: false, timedOut: true,
+      id: frame.id,
+      ok: false,
+      timedOut: true,
       error: { code: 'NoConnect', managerCode: null, message: timeoutMessage(timeoutMs) },
     };
     if (MUTATING_OPS.has(frame.op)) answer.outcome = 'unknown';
@@ -482,8 +559,11 @@ export class CallDispatcher {
     } else {
       failure = new OperationError('Internal', 'the broker failed to handle the call');
       this.log('error', {
-        msg: 'handler failed', op: frame.op, platform: frame.platform, traceId: frame.traceId,
-        error: error instanceof Error ? error.stack ?? error.message : String(error),
+        msg: 'handler failed',
+        op: frame.op,
+        platform: frame.platform,
+        traceId: frame.traceId,
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       });
     }
     const answer: Omit<CallFailed, 'id'> = {
@@ -509,13 +589,25 @@ export class CallDispatcher {
     return answer;
   }
 
-  private finish(frame: CallFrame, op: string, outcome: string, started: number, level: 'debug' | 'warn', error?: string): void {
+  private finish(
+    frame: CallFrame,
+    op: string,
+    outcome: string,
+    started: number,
+    level: 'debug' | 'warn',
+    error?: string,
+  ): void {
     const ms = performance.now() - started;
     this.metrics.observe(op, outcome, ms / 1000);
     if (!logs(this.log, level)) return;
     this.log(level, {
-      msg: 'call answered', platform: frame.platform, op: frame.op, outcome, ms: Math.round(ms * 1000) / 1000,
-      ...(frame.traceId ? { traceId: frame.traceId } : {}), ...(error ? { error } : {}),
+      msg: 'call answered',
+      platform: frame.platform,
+      op: frame.op,
+      outcome,
+      ms: Math.round(ms * 1000) / 1000,
+      ...(frame.traceId ? { traceId: frame.traceId } : {}),
+      ...(error ? { error } : {}),
     });
   }
 }

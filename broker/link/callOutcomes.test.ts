@@ -9,7 +9,9 @@ import { CallOutcomes } from './callOutcomes.js';
 
 const ok = (data: unknown) => ({ ok: true as const, data });
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the outcome store', () => {
   it('begins an id once, and counts running and ended ids', () => {
@@ -76,7 +78,9 @@ describe('the outcome store', () => {
     const early = store.query('r', 'p', 100);
     const patient = store.query('r', 'p', 10_000);
     let earlyAnswer: unknown;
-    void (early as Promise<unknown>).then((a) => { earlyAnswer = a; });
+    void (early as Promise<unknown>).then((a) => {
+      earlyAnswer = a;
+    });
     await vi.advanceTimersByTimeAsync(99);
     expect(earlyAnswer).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1);
@@ -133,7 +137,10 @@ describe('the outcome store', () => {
     expect(store.query('x', 'p', 0)).toMatchObject({ state: 'settled' });
     vi.setSystemTime(600_000);
     expect(store.query('x', 'p', 0)).toStrictEqual({ state: 'unknown' });
-    for (let i = 0; i <= 20_000; i++) { store.begin(`n${i}`, 'p'); store.settle(`n${i}`, ok(i)); }
+    for (let i = 0; i <= 20_000; i++) {
+      store.begin(`n${i}`, 'p');
+      store.settle(`n${i}`, ok(i));
+    }
     expect(store.size).toStrictEqual({ pending: 0, ended: 20_000 });
     expect(store.query('n0', 'p', 0)).toStrictEqual({ state: 'unknown' });
     expect(store.query('n1', 'p', 0)).toMatchObject({ state: 'settled' });

@@ -99,7 +99,10 @@ export class CallOutcomes {
         entry.waiters = entry.waiters.filter((w) => w !== waiter);
         resolve({ state: 'pending' });
       }, waitMs);
-      const waiter = (report: Ended) => { clearTimeout(timer); resolve(report); };
+      const waiter = (report: Ended) => {
+        clearTimeout(timer);
+        resolve(report);
+      };
       entry.waiters.push(waiter);
     });
   }

@@ -15,18 +15,31 @@ import { BROKER_VERSION, EdgeLinkServer } from './edgeLinkServer.js';
 
 const SECRET = 'edge-link-test-secret';
 
-interface Running { server: Server; links: EdgeLinkServer; port: number; counts: { opened: number; refused: number }; logged: Array<{ level: LogLevel; fields: LogFields }> }
+interface Running {
+  server: Server;
+  links: EdgeLinkServer;
+  port: number;
+  counts: { opened: number; refused: number };
+  logged: Array<{ level: LogLevel; fields: LogFields }>;
+}
 const started: Running[] = [];
 const clients: WebSocket[] = [];
 
 async function start(heartbeatMs = 60_000): Promise<Running> {
   const logged: Running['logged'] = [];
-  const log = ((level: LogLevel, fields: LogFields) => { logged.push({ level, fields }); }) as Logger;
+  const log = ((level: LogLevel, fields: LogFields) => {
+    logged.push({ level, fields });
+  }) as Logger;
   const platforms = { get: () => undefined } as unknown as PlatformSet;
   const metrics = { observe: () => {} } as unknown as BrokerMetrics;
   const counts = { opened: 0, refused: 0 };
   const links = new EdgeLinkServer(SECRET, new CallDispatcher(platforms, metrics, log), log, 'broker-7', heartbeatMs, {
-    opened: () => { counts.opened++; }, refused: () => { counts.refused++; },
+    opened: () => {
+      counts.opened++;
+    },
+    refused: () => {
+      counts.refused++;
+    },
   });
   const server = createServer();
   server.on('upgrade', (req, socket, head) => links.handleUpgrade(req, socket, head));
@@ -37,7 +50,11 @@ async function start(heartbeatMs = 60_000): Promise<Running> {
 }
 
 /** Opens a link and resolves with it and its first frame (the hello). */
-function open(port: number, authorization: string, options: WebSocket.ClientOptions = {}): Promise<{ ws: WebSocket; frames: unknown[]; hello: unknown }> {
+function open(
+  port: number,
+  authorization: string,
+  options: WebSocket.ClientOptions = {},
+): Promise<{ ws: WebSocket; frames: unknown[]; hello: unknown }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/link`, { headers: { authorization }, ...options });
     clients.push(ws);
@@ -72,10 +89,21 @@ describe('the edge link server', () => {
     for (const authorization of [undefined, `Bearer ${SECRET}x`, SECRET]) {
       const status = await new Promise<{ code: number | undefined; auth: string | undefined }>((resolve, reject) => {
         const req = request({
-          host: '127.0.0.1', port: r.port, path: '/link',
-          headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', ...(authorization ? { authorization } : {}) },
+          host: '127.0.0.1',
+          port: r.port,
+          path: '/link',
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+            ...(authorization ? { authorization } : {}),
+          },
         });
-        req.on('response', (res) => { resolve({ code: res.statusCode, auth: res.headers['www-authenticate'] }); res.resume(); });
+        req.on('response', (res) => {
+          resolve({ code: res.statusCode, auth: res.headers['www-authenticate'] });
+          res.resume();
+        });
         req.on('upgrade', () => reject(new Error('upgraded')));
         req.on('error', reject);
         req.end();
@@ -114,31 +142,61 @@ describe('the edge link server', () => {
     ];
     bad.forEach(([frame], i) => ws.send(JSON.stringify({ ...frame, id: i + 1 })));
     await until(() => frames.length === 1 + bad.length);
-    expect(frames.slice(1)).toStrictEqual(bad.map(([, problem], i) => ({
-      id: i + 1, ok: false, error: { code: 'Internal', managerCode: null, message: `malformed call frame: ${problem}` },
-    })));
+    expect(frames.slice(1)).toStrictEqual(
+      bad.map(([, problem], i) => ({
+        id: i + 1,
+        ok: false,
+        error: { code: 'Internal', managerCode: null, message: `malformed call frame: ${problem}` },
+      })),
+    );
     expect(ws.readyState).toBe(WebSocket.OPEN);
   });
 
   it('dispatches a well-formed call, binary frames and the longest call id included', async () => {
     const r = await start();
     const { ws, frames } = await open(r.port, `Bearer ${SECRET}`);
-    ws.send(JSON.stringify({ id: 1, platform: 'p', op: 'ServerTime', timeoutMs: 1000, traceId: 't', callId: 'x'.repeat(200) }));
-    ws.send(Buffer.from(JSON.stringify({ id: 2, platform: 'p', op: 'ServerTime', args: {}, timeoutMs: 1000 })), { binary: true });
+    ws.send(
+      JSON.stringify({
+        id: 1,
+        platform: 'p',
+        op: 'ServerTime',
+        timeoutMs: 1000,
+        traceId: 't',
+        callId: 'x'.repeat(200),
+      }),
+    );
+    ws.send(Buffer.from(JSON.stringify({ id: 2, platform: 'p', op: 'ServerTime', args: {}, timeoutMs: 1000 })), {
+      binary: true,
+    });
     await until(() => frames.length === 3);
     const notServed = { code: 'NotFound', managerCode: null, message: PLATFORM_NOT_SERVED };
-    expect(frames.slice(1)).toStrictEqual([{ id: 1, ok: false, error: notServed }, { id: 2, ok: false, error: notServed }]);
+    expect(frames.slice(1)).toStrictEqual([
+      { id: 1, ok: false, error: notServed },
+      { id: 2, ok: false, error: notServed },
+    ]);
   });
 
-  it('routes #replicate frames to the link\'s replications', async () => {
+  it("routes #replicate frames to the link's replications", async () => {
     const r = await start();
     const { ws, frames } = await open(r.port, `Bearer ${SECRET}`);
     ws.send(JSON.stringify({ id: 1, platform: 'p', op: '#replicate', args: { rep: 1 }, timeoutMs: 1000 }));
     ws.send(JSON.stringify({ id: 2, platform: 'p', op: '#replicate', args: { rep: 1, maxRows: 5 }, timeoutMs: 1000 }));
     await until(() => frames.length === 3);
     expect(frames.slice(1)).toStrictEqual([
-      { id: 1, ok: false, error: { code: 'Internal', managerCode: null, message: 'malformed call frame: #replicate needs an integer rep and maxRows' } },
-      { id: 2, ok: false, error: { code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' } },
+      {
+        id: 1,
+        ok: false,
+        error: {
+          code: 'Internal',
+          managerCode: null,
+          message: 'malformed call frame: #replicate needs an integer rep and maxRows',
+        },
+      },
+      {
+        id: 2,
+        ok: false,
+        error: { code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' },
+      },
     ]);
   });
 
@@ -146,7 +204,9 @@ describe('the edge link server', () => {
     const r = await start();
     for (const text of ['not json', '[1]', 'null', '{"id":"1","op":"x"}']) {
       const { ws } = await open(r.port, `Bearer ${SECRET}`);
-      const closed = new Promise<[number, string]>((resolve) => ws.once('close', (code, reason) => resolve([code, reason.toString()])));
+      const closed = new Promise<[number, string]>((resolve) =>
+        ws.once('close', (code, reason) => resolve([code, reason.toString()])),
+      );
       ws.send(text);
       expect(await closed).toStrictEqual([1007, 'malformed frame']);
     }
@@ -158,13 +218,17 @@ describe('the edge link server', () => {
     const answering = await open(r.port, `Bearer ${SECRET}`);
     const silent = await open(r.port, `Bearer ${SECRET}`, { autoPong: false });
     let pings = 0;
-    answering.ws.on('ping', () => { pings++; });
+    answering.ws.on('ping', () => {
+      pings++;
+    });
     const closed = new Promise<void>((resolve) => silent.ws.once('close', () => resolve()));
     await closed;
     await until(() => pings >= 3);
     expect(answering.ws.readyState).toBe(WebSocket.OPEN);
     expect(r.links.linkCount).toBe(1);
-    expect(r.logged.some((l) => l.level === 'warn' && l.fields.msg === 'edge link closed: no answer to the heartbeat')).toBe(true);
+    expect(
+      r.logged.some((l) => l.level === 'warn' && l.fields.msg === 'edge link closed: no answer to the heartbeat'),
+    ).toBe(true);
   });
 
   it('ends every link on close', async () => {

@@ -13,8 +13,17 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
-  FAILOVER_OP, OUTCOME_OP, PING_OP, UNSUBSCRIBE_OP,
-  type CallFailed, type CallFrame, type CallOk, type DrainFrame, type FailoverArgs, type HelloFrame, type PingReport,
+  FAILOVER_OP,
+  OUTCOME_OP,
+  PING_OP,
+  UNSUBSCRIBE_OP,
+  type CallFailed,
+  type CallFrame,
+  type CallOk,
+  type DrainFrame,
+  type FailoverArgs,
+  type HelloFrame,
+  type PingReport,
 } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
@@ -48,12 +57,18 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
 function callFrameProblem(frame: Record<string, unknown>): string | null {
   if (typeof frame.platform !== 'string') return 'platform must be a string';
   if (typeof frame.op !== 'string') return 'op must be a string';
-  if (frame.args !== undefined && (typeof frame.args !== 'object' || frame.args === null || Array.isArray(frame.args))) {
+  if (
+    frame.args !== undefined &&
+    (typeof frame.args !== 'object' || frame.args === null || Array.isArray(frame.args))
+  ) {
     return 'args must be an object';
   }
   if (typeof frame.timeoutMs !== 'number' || !(frame.timeoutMs > 0)) return 'timeoutMs must be a positive number';
   if (frame.traceId !== undefined && typeof frame.traceId !== 'string') return 'traceId must be a string';
-  if (frame.callId !== undefined && (typeof frame.callId !== 'string' || frame.callId.length === 0 || frame.callId.length > 200)) {
+  if (
+    frame.callId !== undefined &&
+    (typeof frame.callId !== 'string' || frame.callId.length === 0 || frame.callId.length > 200)
+  ) {
     return 'callId must be a string of 1 to 200 characters';
   }
   return null;
@@ -71,7 +86,13 @@ export interface LinkEvents {
   notTaken?(): void;
 }
 
-const FAILOVER_REASONS: ReadonlySet<string> = new Set<FailoverArgs['reason']>(['lost', 'hung', 'unreachable', 'draining', 'preferred']);
+const FAILOVER_REASONS: ReadonlySet<string> = new Set<FailoverArgs['reason']>([
+  'lost',
+  'hung',
+  'unreachable',
+  'draining',
+  'preferred',
+]);
 const FAILOVER_KINDS: ReadonlySet<string> = new Set<FailoverArgs['kind']>(['link', 'stream']);
 
 /** A failover notice's reason and kind, each one of the known values or `other`: counter labels stay a bounded set. */
@@ -90,7 +111,11 @@ export const NOT_TAKEN_MESSAGE = 'the broker is draining: call not taken';
 export type PlatformState = (platform: string) => PingReport['platform'];
 
 export class EdgeLinkServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: LINK_MAX_PAYLOAD, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: LINK_MAX_PAYLOAD,
+    perMessageDeflate: false,
+  });
   private readonly expected: Buffer;
   /** Links that answered the last ping. */
   private readonly alive = new WeakSet<WebSocket>();
@@ -143,7 +168,10 @@ export class EdgeLinkServer {
       if (quietFor >= quietMs) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, quietMs - quietFor);
-        this.noLinks.push(() => { clearTimeout(timer); resolve(); });
+        this.noLinks.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }
@@ -176,7 +204,9 @@ export class EdgeLinkServer {
     if (!this.authorized(req.headers.authorization)) {
       this.log('warn', { msg: 'edge link refused: bad credentials', remote: req.socket.remoteAddress });
       this.events.refused();
-      socket.end('HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.end(
+        'HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+      );
       socket.destroy();
       return;
     }
@@ -218,8 +248,24 @@ export class EdgeLinkServer {
       ws.send(frame, binary ? BINARY : TEXT);
       return true;
     };
-    const subscriptions = new StreamSubscriptions({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.streams);
-    const replication = new EdgeReplication({ send: reply, get bufferedAmount() { return ws.bufferedAmount; } }, this.replicas);
+    const subscriptions = new StreamSubscriptions(
+      {
+        send: reply,
+        get bufferedAmount() {
+          return ws.bufferedAmount;
+        },
+      },
+      this.streams,
+    );
+    const replication = new EdgeReplication(
+      {
+        send: reply,
+        get bufferedAmount() {
+          return ws.bufferedAmount;
+        },
+      },
+      this.replicas,
+    );
     ws.on('message', (data, isBinary) => {
       let frame: unknown;
       try {
@@ -236,15 +282,22 @@ export class EdgeLinkServer {
       }
       const problem = callFrameProblem(frame as Record<string, unknown>);
       if (problem) {
-        reply(JSON.stringify({
-          id: (frame as { id: number }).id, ok: false,
-          error: { code: 'Internal', managerCode: null, message: `malformed call frame: ${problem}` },
-        }));
+        reply(
+          JSON.stringify({
+            id: (frame as { id: number }).id,
+            ok: false,
+            error: { code: 'Internal', managerCode: null, message: `malformed call frame: ${problem}` },
+          }),
+        );
         return;
       }
       const call = frame as CallFrame;
       if (call.op === PING_OP) {
-        const data: PingReport = { broker: this.brokerId, draining: this.drainingFlag, platform: this.platformState(call.platform) };
+        const data: PingReport = {
+          broker: this.brokerId,
+          draining: this.drainingFlag,
+          platform: this.platformState(call.platform),
+        };
         reply(JSON.stringify({ id: call.id, ok: true, data } satisfies CallOk));
         return;
       }
@@ -259,9 +312,14 @@ export class EdgeLinkServer {
       if (call.moved === true) this.events.moved?.();
       if (this.drainingFlag && !this.takenWhileDraining(call)) {
         this.events.notTaken?.();
-        reply(JSON.stringify({
-          id: call.id, ok: false, error: { code: 'NoConnect', managerCode: null, message: NOT_TAKEN_MESSAGE }, notTaken: true,
-        } satisfies CallFailed));
+        reply(
+          JSON.stringify({
+            id: call.id,
+            ok: false,
+            error: { code: 'NoConnect', managerCode: null, message: NOT_TAKEN_MESSAGE },
+            notTaken: true,
+          } satisfies CallFailed),
+        );
         return;
       }
       if (isStreamOp(call.op)) {

@@ -52,7 +52,9 @@ class Link {
 
   static open(): Promise<Link> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${broker.port}/link`, { headers: { authorization: `Bearer ${SECRET}` } });
+      const ws = new WebSocket(`ws://127.0.0.1:${broker.port}/link`, {
+        headers: { authorization: `Bearer ${SECRET}` },
+      });
       const link = new Link(ws);
       ws.once('open', () => resolve(link));
       ws.once('error', reject);
@@ -73,10 +75,18 @@ class Link {
 }
 
 /** A replica fed by `link`, as a link object keeps one; resolves once its first snapshot landed. */
-async function replicaOver(link: Link, platform: string, family: Family, maxRows = 10_000, rep = 1): Promise<EdgeReplica> {
+async function replicaOver(
+  link: Link,
+  platform: string,
+  family: Family,
+  maxRows = 10_000,
+  rep = 1,
+): Promise<EdgeReplica> {
   const replica = new EdgeReplica(family, maxRows);
   replica.expect(rep);
-  link.onPush = (frame) => { replica.apply(frame); };
+  link.onPush = (frame) => {
+    replica.apply(frame);
+  };
   const answer = JSON.parse(await link.call({ platform, op: REPLICATE_OP, args: { rep, maxRows }, timeoutMs: 5000 }));
   expect(answer.ok).toBe(true);
   await eventually(() => replica.inSync);
@@ -84,21 +94,52 @@ async function replicaOver(link: Link, platform: string, family: Family, maxRows
 }
 
 /** What the link object answers on the broker path: the broker's frame for the call, shaped. */
-async function brokerAnswer(link: Link, platform: string, entry: Operation, args: Record<string, unknown>, ctx: ShapeContext) {
-  const frame = JSON.parse(await link.call({ platform, op: entry.op, args, timeoutMs: 5000, traceId: ctx.traceId })) as ResultFrame;
+async function brokerAnswer(
+  link: Link,
+  platform: string,
+  entry: Operation,
+  args: Record<string, unknown>,
+  ctx: ShapeContext,
+) {
+  const frame = JSON.parse(
+    await link.call({ platform, op: entry.op, args, timeoutMs: 5000, traceId: ctx.traceId }),
+  ) as ResultFrame;
   const { id: _id, ...result } = frame;
   return shapeAnswer(ctx, result);
 }
 
 const cache = (platform: string) => broker.platforms.get(platform)!.cache;
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
-const ctxOf = (entry: Operation, family: Family): ShapeContext => ({ generation: entry.generation, family, paged: !!entry.paged, traceId: TRACE });
+const ctxOf = (entry: Operation, family: Family): ShapeContext => ({
+  generation: entry.generation,
+  family,
+  paged: !!entry.paged,
+  traceId: TRACE,
+});
 
 beforeAll(async () => {
-  sim = await startSim({ config: { servers: [
-    { name: 'rep-pf4', family: 'PF4', accounts: 40, trades: 30, symbols: 6, ticksPerSecond: 0, managers: [{ login: 1000, password: PASSWORD }] },
-    { name: 'rep-pf5', family: 'PF5', accounts: 20, ticksPerSecond: 0, managers: [{ login: 1000, password: PASSWORD }] },
-  ] } });
+  sim = await startSim({
+    config: {
+      servers: [
+        {
+          name: 'rep-pf4',
+          family: 'PF4',
+          accounts: 40,
+          trades: 30,
+          symbols: 6,
+          ticksPerSecond: 0,
+          managers: [{ login: 1000, password: PASSWORD }],
+        },
+        {
+          name: 'rep-pf5',
+          family: 'PF5',
+          accounts: 20,
+          ticksPerSecond: 0,
+          managers: [{ login: 1000, password: PASSWORD }],
+        },
+      ],
+    },
+  });
   broker = await startBroker({
     secret: SECRET,
     platforms: [
@@ -131,13 +172,27 @@ function keysOf(platform: string, plan: Extract<ReplicaPlan, { kind: 'record' }>
 describe('edge replica', () => {
   it('answers every replicated operation byte for byte as the broker path, found and not found, v2 and v1', async () => {
     // The hot operations are all here: accounts, quotes, symbols and groups of both families, v2 and v1.
-    expect(replicated.map((e) => e.entry.id)).toEqual(expect.arrayContaining([
-      'v2.PF4.UserRecordGet', 'v2.PF4.TickInfoLastSymbol', 'v2.PF4.TickInfoLast', 'v2.PF4.SymbolInfoGet', 'v2.PF4.GroupsGet',
-      'v2.PF4.GroupRecordGet', 'v2.PF4.GroupSecGroupsGet', 'v1.PF4.UsersGet', 'v1.PF4.UserRecordGet', 'v2.PF5.UserGet', 'v1.PF5.SymbolGet',
-    ]));
+    expect(replicated.map((e) => e.entry.id)).toEqual(
+      expect.arrayContaining([
+        'v2.PF4.UserRecordGet',
+        'v2.PF4.TickInfoLastSymbol',
+        'v2.PF4.TickInfoLast',
+        'v2.PF4.SymbolInfoGet',
+        'v2.PF4.GroupsGet',
+        'v2.PF4.GroupRecordGet',
+        'v2.PF4.GroupSecGroupsGet',
+        'v1.PF4.UsersGet',
+        'v1.PF4.UserRecordGet',
+        'v2.PF5.UserGet',
+        'v1.PF5.SymbolGet',
+      ]),
+    );
     const link = await Link.open();
     try {
-      const replicas = { PF4: await replicaOver(link, PF4, 'PF4'), PF5: await replicaOver(link, PF5, 'PF5', 10_000, 2) };
+      const replicas = {
+        PF4: await replicaOver(link, PF4, 'PF4'),
+        PF5: await replicaOver(link, PF5, 'PF5', 10_000, 2),
+      };
       let compared = 0;
       let notFound = 0;
       for (const { entry, plan } of replicated) {
@@ -160,7 +215,7 @@ describe('edge replica', () => {
     }
   });
 
-  it('follows the simulator\'s changes in order, and a resync is a new snapshot', async () => {
+  it("follows the simulator's changes in order, and a resync is a new snapshot", async () => {
     const link = await Link.open();
     try {
       const replica = await replicaOver(link, PF4, 'PF4');
@@ -176,9 +231,14 @@ describe('edge replica', () => {
         const b = replica.read(tickPlan, { symbol: 'EURUSD' });
         return a?.ok && a.dataJson.includes(`"name":"${name}"`) && b?.ok && b.dataJson.includes('"bid":1.1111');
       });
-      for (const [entry, args] of [[user, { login }], [tick, { symbol: 'EURUSD' }]] as const) {
+      for (const [entry, args] of [
+        [user, { login }],
+        [tick, { symbol: 'EURUSD' }],
+      ] as const) {
         const ctx = ctxOf(entry, 'PF4');
-        expect(shapeAnswer(ctx, replica.read(replicaPlan(entry)!, args)!)).toStrictEqual(await brokerAnswer(link, PF4, entry, args, ctx));
+        expect(shapeAnswer(ctx, replica.read(replicaPlan(entry)!, args)!)).toStrictEqual(
+          await brokerAnswer(link, PF4, entry, args, ctx),
+        );
       }
 
       // A dropped manager connection is followed by a resync: the replica takes a second snapshot and agrees again.
@@ -189,7 +249,9 @@ describe('edge replica', () => {
       await live.ok('login', { login: 1000, password: PASSWORD, pump: false });
       expect(replica.stats().tables.users).toBe(cache(PF4).table('users')!.size);
       const ctx = ctxOf(user, 'PF4');
-      expect(shapeAnswer(ctx, replica.read(userPlan, { login })!)).toStrictEqual(await brokerAnswer(link, PF4, user, { login }, ctx));
+      expect(shapeAnswer(ctx, replica.read(userPlan, { login })!)).toStrictEqual(
+        await brokerAnswer(link, PF4, user, { login }, ctx),
+      );
     } finally {
       link.close();
     }
@@ -245,7 +307,7 @@ describe('edge replica', () => {
     }
   });
 
-  it('ends a link\'s replications with the link, and the replica left behind answers nothing', async () => {
+  it("ends a link's replications with the link, and the replica left behind answers nothing", async () => {
     const link = await Link.open();
     const replica = await replicaOver(link, PF4, 'PF4');
     const feed = broker.platforms.get(PF4)!.feed;
@@ -261,7 +323,14 @@ describe('edge replica', () => {
   it('refuses a replication of a platform the broker does not serve', async () => {
     const link = await Link.open();
     try {
-      const answer = JSON.parse(await link.call({ platform: '00000000-0000-4000-8000-000000000000', op: REPLICATE_OP, args: { rep: 1, maxRows: 10 }, timeoutMs: 1000 }));
+      const answer = JSON.parse(
+        await link.call({
+          platform: '00000000-0000-4000-8000-000000000000',
+          op: REPLICATE_OP,
+          args: { rep: 1, maxRows: 10 },
+          timeoutMs: 1000,
+        }),
+      );
       expect(answer).toMatchObject({ ok: false, error: { code: 'NotFound' } });
     } finally {
       link.close();

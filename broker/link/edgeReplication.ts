@@ -14,20 +14,31 @@
 import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import {
-  MAX_REPLICA_MAX_ROWS, REPLICA_CHUNK_ROWS, REPLICATE_OP, REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey, type ReplicateArgs,
+  MAX_REPLICA_MAX_ROWS,
+  REPLICA_CHUNK_ROWS,
+  REPLICATE_OP,
+  REPLICATED_TABLES,
+  type ReplicaFrame,
+  type ReplicaKey,
+  type ReplicateArgs,
 } from '../../shared/replication.js';
 import type { CacheFeed, CacheListener } from '../cache/cacheFeed.js';
 import { eventKindOf, type PumpCache } from '../cache/pumpCache.js';
 import type { CacheKey } from '../cache/keyedTable.js';
 
 /** Finds a platform the broker serves, for `#replicate` frames. */
-export type ReplicaSource = (platform: string) => {
-  family: Family; cache: PumpCache; feed: CacheFeed; use?: () => { release(): void };
-  /** A read fence standing on the platform (`TradePlatform.readFence`): the snapshot waits for it, as cached reads do. */
-  readFence?: () => Promise<void> | undefined;
-  /** What the trading server's latest login declared (`ManagerSession.declared`); none known: every kind. */
-  session?: { readonly declared?: { readonly events: ReadonlySet<string> } };
-} | undefined;
+export type ReplicaSource = (platform: string) =>
+  | {
+      family: Family;
+      cache: PumpCache;
+      feed: CacheFeed;
+      use?: () => { release(): void };
+      /** A read fence standing on the platform (`TradePlatform.readFence`): the snapshot waits for it, as cached reads do. */
+      readFence?: () => Promise<void> | undefined;
+      /** What the trading server's latest login declared (`ManagerSession.declared`); none known: every kind. */
+      session?: { readonly declared?: { readonly events: ReadonlySet<string> } };
+    }
+  | undefined;
 
 /** A link buffering more than this is not keeping up with the change stream: its replications stop. */
 export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
@@ -43,7 +54,10 @@ export const isReplicationOp = (op: string) => op === REPLICATE_OP;
 export class EdgeReplication {
   private readonly byPlatform = new Map<string, Replication>();
 
-  constructor(private readonly sink: ReplicaSink, private readonly source: ReplicaSource) {}
+  constructor(
+    private readonly sink: ReplicaSink,
+    private readonly source: ReplicaSource,
+  ) {}
 
   handle(frame: CallFrame): void {
     const args = frame.args as Partial<ReplicateArgs> | undefined;
@@ -62,7 +76,12 @@ export class EdgeReplication {
     this.byPlatform.get(frame.platform)?.stop();
     const tables = REPLICATED_TABLES[platform.family];
     const replication = new Replication(
-      this.sink, platform.cache, platform.feed, rep as number, Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS), tables,
+      this.sink,
+      platform.cache,
+      platform.feed,
+      rep as number,
+      Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS),
+      tables,
       platform.readFence ?? (() => undefined),
       (table) => platform.session?.declared?.events.has(eventKindOf(table)) ?? true,
       () => {
@@ -86,7 +105,9 @@ export class EdgeReplication {
   }
 
   private refuse(frame: CallFrame, code: 'Internal' | 'NotFound', message: string): void {
-    this.sink.send(JSON.stringify({ id: frame.id, ok: false, error: { code, managerCode: null, message } } satisfies CallFailed));
+    this.sink.send(
+      JSON.stringify({ id: frame.id, ok: false, error: { code, managerCode: null, message } } satisfies CallFailed),
+    );
   }
 }
 
@@ -217,7 +238,10 @@ class Replication implements CacheListener {
   }
 
   /** Takes a table out of the replica; `pending` rows of it not yet sent are forgotten, other pending ones sent first. */
-  private dropTable(name: string, pending: Array<[ReplicaKey, string]> | Array<[string, ReplicaKey, string | null]>): void {
+  private dropTable(
+    name: string,
+    pending: Array<[ReplicaKey, string]> | Array<[string, ReplicaKey, string | null]>,
+  ): void {
     this.replicated.delete(name);
     if (pending.length && typeof pending[0][0] === 'string' && pending[0].length === 3) {
       const others = (pending as Array<[string, ReplicaKey, string | null]>).filter((c) => c[0] !== name);

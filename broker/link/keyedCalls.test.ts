@@ -16,7 +16,6 @@ const SECRET = 'link-secret-for-tests';
 const PF4_ID = '0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0101';
 const CREATE = 'PF4.UserRecordNew';
 
-
 describe('calls under an Idempotency-Key', () => {
   let pf4: FakeManagerServer;
   let broker: RunningBroker;
@@ -53,7 +52,10 @@ describe('calls under an Idempotency-Key', () => {
     expect(first).toMatchObject({ timedOut: true, outcome: 'unknown', error: { code: 'NoConnect' } });
     // Asked while the server still works on it: the query waits for the answer.
     const report = await link.outcome(PF4_ID, callId, 2000);
-    expect(report).toMatchObject({ state: 'settled', result: { ok: true, data: { name: 'Late', login: expect.any(Number) } } });
+    expect(report).toMatchObject({
+      state: 'settled',
+      result: { ok: true, data: { name: 'Late', login: expect.any(Number) } },
+    });
     await eventually(() => link.lates.some((l) => l.callId === callId));
     expect(link.lates.find((l) => l.callId === callId)!.report).toStrictEqual(report);
     expect(await link.outcome(PF4_ID, callId)).toStrictEqual(report);
@@ -98,7 +100,10 @@ describe('calls under an Idempotency-Key', () => {
     pf4.drop();
     const answer = failed(await running);
     expect(answer).toMatchObject({ outcome: 'unknown', error: { code: 'NoConnect' } });
-    expect(await link.outcome(PF4_ID, callId)).toStrictEqual({ state: 'lost', reason: 'the manager connection dropped before the trading server answered' });
+    expect(await link.outcome(PF4_ID, callId)).toStrictEqual({
+      state: 'lost',
+      reason: 'the manager connection dropped before the trading server answered',
+    });
     pf4.delays.clear();
     await eventually(async () => (await link.call(PF4_ID, 'ServerTime')).ok);
     // The same call id is not sent again after the session came back.
@@ -118,7 +123,14 @@ describe('calls under an Idempotency-Key', () => {
     const report = await link.outcome(PF4_ID, callId, 3000);
     expect(report).toMatchObject({
       state: 'settled',
-      result: { ok: false, timedOut: true, error: { code: 'NoConnect', message: 'the call was not sent: its deadline passed before the manager session was ready' } },
+      result: {
+        ok: false,
+        timedOut: true,
+        error: {
+          code: 'NoConnect',
+          message: 'the call was not sent: its deadline passed before the manager session was ready',
+        },
+      },
     });
     expect((report as Extract<OutcomeReport, { state: 'settled' }>).result).not.toHaveProperty('outcome');
     pf4.delays.clear();
@@ -131,19 +143,27 @@ describe('calls under an Idempotency-Key', () => {
     pf4.delays.set('UserRecordNew', 5000);
     failed(await create('Never', 200, callId));
     const report = await link.outcome(PF4_ID, callId, 4500);
-    expect(report).toStrictEqual({ state: 'lost', reason: 'the trading server did not answer within the broker\'s late-answer window' });
+    expect(report).toStrictEqual({
+      state: 'lost',
+      reason: "the trading server did not answer within the broker's late-answer window",
+    });
     expect(link.lates.find((l) => l.callId === callId)?.report).toStrictEqual(report);
   });
 });
 
 describe('the outcome store', () => {
-  afterEach(() => { vi.useRealTimers(); });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
   const result = { ok: true as const, data: 1 };
 
   it('keeps at most maxSettled ended outcomes, the oldest going first, and never forgets a running call', async () => {
     const store = new CallOutcomes({ maxSettled: 2 });
     expect(store.begin('running', 'p')).toBe(true);
-    for (const id of ['a', 'b', 'c']) { store.begin(id, 'p'); store.settle(id, result); }
+    for (const id of ['a', 'b', 'c']) {
+      store.begin(id, 'p');
+      store.settle(id, result);
+    }
     expect(await store.query('a', 'p', 0)).toStrictEqual({ state: 'unknown' });
     expect(await store.query('b', 'p', 0)).toMatchObject({ state: 'settled' });
     expect(await store.query('running', 'p', 0)).toStrictEqual({ state: 'pending' });

@@ -4,7 +4,12 @@ import { DEFAULT_PASSWORD_CHECK_LIMIT, PasswordChecks, type AdmittedCheck } from
 
 function clock(start = 1_000_000) {
   let t = start;
-  return { now: () => t, advance: (ms: number) => { t += ms; } };
+  return {
+    now: () => t,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 const admitted = (r: ReturnType<PasswordChecks['admit']>): AdmittedCheck => {
@@ -57,7 +62,11 @@ describe('PasswordChecks', () => {
 
   it('holds a place for every check in flight, so concurrent guesses cannot pass the bound before their answers', () => {
     const checks = new PasswordChecks({ failures: 3, windowMs: 60_000 }, clock().now);
-    const inFlight = [admitted(checks.admit('p1', '7')), admitted(checks.admit('p1', '7')), admitted(checks.admit('p1', '7'))];
+    const inFlight = [
+      admitted(checks.admit('p1', '7')),
+      admitted(checks.admit('p1', '7')),
+      admitted(checks.admit('p1', '7')),
+    ];
     // Places held by checks in flight free within their deadline: a second.
     expect(checks.admit('p1', '7')).toStrictEqual({ ok: false, retryAfterSeconds: 1 });
     inFlight[0].settle(false);
@@ -107,8 +116,14 @@ describe('PasswordChecks', () => {
     fail(checks, 100);
     expect(checks.admit('p1', '7').ok).toBe(true);
     expect(checks.size).toBe(0);
-    expect(() => new PasswordChecks({ failures: -1, windowMs: 60_000 })).toThrow('password check failures must be a whole number from 0, got -1');
-    expect(() => new PasswordChecks({ failures: 1.5, windowMs: 60_000 })).toThrow('password check failures must be a whole number from 0, got 1.5');
-    expect(() => new PasswordChecks({ failures: 5, windowMs: 0 })).toThrow('password check window must be at least 1 ms, got 0');
+    expect(() => new PasswordChecks({ failures: -1, windowMs: 60_000 })).toThrow(
+      'password check failures must be a whole number from 0, got -1',
+    );
+    expect(() => new PasswordChecks({ failures: 1.5, windowMs: 60_000 })).toThrow(
+      'password check failures must be a whole number from 0, got 1.5',
+    );
+    expect(() => new PasswordChecks({ failures: 5, windowMs: 0 })).toThrow(
+      'password check window must be at least 1 ms, got 0',
+    );
   });
 });

@@ -46,9 +46,14 @@ export class PasswordChecks {
   private readonly accounts = new Map<string, Account>();
   private lastSweep: number;
 
-  constructor(readonly limit: PasswordCheckLimit = DEFAULT_PASSWORD_CHECK_LIMIT, private readonly now: () => number = Date.now) {
-    if (!Number.isSafeInteger(limit.failures) || limit.failures < 0) throw new Error(`password check failures must be a whole number from 0, got ${limit.failures}`);
-    if (!Number.isSafeInteger(limit.windowMs) || limit.windowMs < 1) throw new Error(`password check window must be at least 1 ms, got ${limit.windowMs}`);
+  constructor(
+    readonly limit: PasswordCheckLimit = DEFAULT_PASSWORD_CHECK_LIMIT,
+    private readonly now: () => number = Date.now,
+  ) {
+    if (!Number.isSafeInteger(limit.failures) || limit.failures < 0)
+      throw new Error(`password check failures must be a whole number from 0, got ${limit.failures}`);
+    if (!Number.isSafeInteger(limit.windowMs) || limit.windowMs < 1)
+      throw new Error(`password check window must be at least 1 ms, got ${limit.windowMs}`);
     this.lastSweep = now();
   }
 
@@ -82,7 +87,8 @@ export class PasswordChecks {
         settled = true;
         entry.inFlight--;
         if (failed) entry.failed.push(this.now());
-        if (entry.inFlight === 0 && entry.failed.length === 0 && this.accounts.get(key) === entry) this.accounts.delete(key);
+        if (entry.inFlight === 0 && entry.failed.length === 0 && this.accounts.get(key) === entry)
+          this.accounts.delete(key);
       },
     };
   }

@@ -37,7 +37,8 @@ class Platform {
 
   resync(chunks: Record<string, unknown[]>): void {
     this.emit({ event: 'resync', op: 'begin', record: {} });
-    for (const [kind, items] of Object.entries(chunks)) this.emit({ event: 'resync', op: 'chunk', record: { kind, items } });
+    for (const [kind, items] of Object.entries(chunks))
+      this.emit({ event: 'resync', op: 'chunk', record: { kind, items } });
     this.emit({ event: 'resync', op: 'end', record: {} });
   }
 
@@ -48,7 +49,12 @@ class Platform {
 
 function link(platforms: Record<string, Platform>) {
   const sent: Frame[] = [];
-  const sink = { bufferedAmount: 0, send: (text: string) => { sent.push(JSON.parse(text) as Frame); } };
+  const sink = {
+    bufferedAmount: 0,
+    send: (text: string) => {
+      sent.push(JSON.parse(text) as Frame);
+    },
+  };
   const replication = new EdgeReplication(sink, (id) => platforms[id]);
   let nextId = 1;
   const ask = (platform: string, args: unknown) => {
@@ -63,7 +69,9 @@ const user = (login: number, name = `u${login}`) => ({ login, name, group: 'demo
 /** The next turn of the event loop, where a replication flushes its changes. */
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('#replicate', () => {
   it('is the replication operation', () => {
@@ -80,14 +88,22 @@ describe('#replicate', () => {
     l.ask('p4', { rep: 1, maxRows: '10' });
     l.ask('p4', { maxRows: 10 });
     l.ask('elsewhere', { rep: 1, maxRows: 10 });
-    const malformed = { code: 'Internal', managerCode: null, message: 'malformed call frame: #replicate needs an integer rep and maxRows' };
+    const malformed = {
+      code: 'Internal',
+      managerCode: null,
+      message: 'malformed call frame: #replicate needs an integer rep and maxRows',
+    };
     expect(l.sent).toStrictEqual([
       { id: 1, ok: false, error: malformed },
       { id: 2, ok: false, error: malformed },
       { id: 3, ok: false, error: malformed },
       { id: 4, ok: false, error: malformed },
       { id: 5, ok: false, error: malformed },
-      { id: 6, ok: false, error: { code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' } },
+      {
+        id: 6,
+        ok: false,
+        error: { code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' },
+      },
     ]);
     expect(l.replication.size).toBe(0);
     expect(pf4.feed.listenerCount).toBe(0);
@@ -97,7 +113,9 @@ describe('#replicate', () => {
     const pf4 = new Platform('PF4');
     pf4.resync({ users: [user(1)] });
     let fall!: () => void;
-    pf4.fence = new Promise<void>((resolve) => { fall = resolve; });
+    pf4.fence = new Promise<void>((resolve) => {
+      fall = resolve;
+    });
     const l = link({ p4: pf4 });
     const id = l.ask('p4', { rep: 3, maxRows: 10 });
     expect(l.sent).toStrictEqual([{ id, ok: true, data: { rep: 3, tables: [...REPLICATED_TABLES.PF4] } }]);
@@ -106,16 +124,27 @@ describe('#replicate', () => {
     await nextTurn();
     const users = pf4.cache.table('users')!;
     expect(l.sent.slice(1)).toStrictEqual([
-      { rep: 3, seq: 0, begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] } },
+      {
+        rep: 3,
+        seq: 0,
+        begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] },
+      },
       { rep: 3, seq: 1, table: 'users', rows: [[1, recordJson(users.get(1)!)]] },
       { rep: 3, seq: 2, end: true },
     ]);
     expect(recordJson(users.get(1)!)).toContain('caught up');
   });
 
-  it('answers with the replicated tables, then sends the snapshot of those that fit, rows as the broker\'s JSON', () => {
+  it("answers with the replicated tables, then sends the snapshot of those that fit, rows as the broker's JSON", () => {
     const pf4 = new Platform('PF4');
-    pf4.resync({ users: [user(2), user(1)], ticks: [{ symbol: 'EURUSD', bid: 1, ask: 2 }, { symbol: 'GBPUSD', bid: 3, ask: 4 }, { symbol: 'USDJPY', bid: 5, ask: 6 }] });
+    pf4.resync({
+      users: [user(2), user(1)],
+      ticks: [
+        { symbol: 'EURUSD', bid: 1, ask: 2 },
+        { symbol: 'GBPUSD', bid: 3, ask: 4 },
+        { symbol: 'USDJPY', bid: 5, ask: 6 },
+      ],
+    });
     const l = link({ p4: pf4 });
     const id = l.ask('p4', { rep: 7, maxRows: 2 });
     const users = pf4.cache.table('users')!;
@@ -123,21 +152,33 @@ describe('#replicate', () => {
       { id, ok: true, data: { rep: 7, tables: [...REPLICATED_TABLES.PF4] } },
       // ticks has 3 rows, over the bound of 2: not in the replica.
       { rep: 7, seq: 0, begin: { tables: ['users', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] } },
-      { rep: 7, seq: 1, table: 'users', rows: [[2, recordJson(users.get(2)!)], [1, recordJson(users.get(1)!)]] },
+      {
+        rep: 7,
+        seq: 1,
+        table: 'users',
+        rows: [
+          [2, recordJson(users.get(2)!)],
+          [1, recordJson(users.get(1)!)],
+        ],
+      },
       { rep: 7, seq: 2, end: true },
     ]);
     expect(l.replication.size).toBe(1);
     expect(pf4.feed.listenerCount).toBe(1);
   });
 
-  it('leaves out the tables filled by event kinds the trading server\'s login did not declare', () => {
+  it("leaves out the tables filled by event kinds the trading server's login did not declare", () => {
     const pf4 = new Platform('PF4');
     pf4.session.declared = { events: new Set(['users', 'ticks', 'symbolInfo', 'symbolSessions']) };
     pf4.resync({ users: [user(1)] });
     const l = link({ p4: pf4 });
     l.ask('p4', { rep: 5, maxRows: 10 });
     // No groups events: neither groups nor the securities taken from them are replicated, so their reads go to the broker.
-    expect(l.sent[1]).toStrictEqual({ rep: 5, seq: 0, begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions'] } });
+    expect(l.sent[1]).toStrictEqual({
+      rep: 5,
+      seq: 0,
+      begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions'] },
+    });
   });
 
   it('sends a table of more rows than a chunk holds in chunks', () => {
@@ -147,16 +188,30 @@ describe('#replicate', () => {
     const l = link({ p5: pf5 });
     l.ask('p5', { rep: 1, maxRows: 10_000 });
     const frames = l.sent.slice(1);
-    expect(frames.map((f) => Object.keys(f).filter((k) => k !== 'rep' && k !== 'seq')[0])).toStrictEqual(['begin', 'table', 'table', 'end']);
+    expect(frames.map((f) => Object.keys(f).filter((k) => k !== 'rep' && k !== 'seq')[0])).toStrictEqual([
+      'begin',
+      'table',
+      'table',
+      'end',
+    ]);
     expect(frames.map((f) => f.seq)).toStrictEqual([0, 1, 2, 3]);
     expect((frames[1].rows as unknown[]).length).toBe(REPLICA_CHUNK_ROWS);
-    expect((frames[2].rows as Array<[number, string]>).map((r) => r[0])).toStrictEqual(logins.slice(REPLICA_CHUNK_ROWS));
+    expect((frames[2].rows as Array<[number, string]>).map((r) => r[0])).toStrictEqual(
+      logins.slice(REPLICA_CHUNK_ROWS),
+    );
     expect(frames[0]).toStrictEqual({ rep: 1, seq: 0, begin: { tables: ['users', 'symbols', 'groups'] } });
   });
 
   it('drops a table whose key JSON cannot carry from the snapshot', () => {
     const pf5 = new Platform('PF5');
-    pf5.resync({ users: [{ login: 1, name: 'a' }, { login: 2n ** 60n, name: 'big' }, { login: 3, name: 'c' }], symbols: [{ symbol: 'EURUSD' }] });
+    pf5.resync({
+      users: [
+        { login: 1, name: 'a' },
+        { login: 2n ** 60n, name: 'big' },
+        { login: 3, name: 'c' },
+      ],
+      symbols: [{ symbol: 'EURUSD' }],
+    });
     const l = link({ p5: pf5 });
     l.ask('p5', { rep: 2, maxRows: 100 });
     const frames = l.sent.slice(1);
@@ -178,7 +233,12 @@ describe('#replicate', () => {
     await nextTurn();
     const frames = l.sent.slice(1);
     expect(frames.filter((f) => 'begin' in f)).toHaveLength(1);
-    expect(frames.find((f) => f.table === 'users')).toStrictEqual({ rep: 3, seq: 1, table: 'users', rows: [[5, recordJson(pf4.cache.get('users', 5)!)]] });
+    expect(frames.find((f) => f.table === 'users')).toStrictEqual({
+      rep: 3,
+      seq: 1,
+      table: 'users',
+      rows: [[5, recordJson(pf4.cache.get('users', 5)!)]],
+    });
     expect(frames.some((f) => 'changes' in f)).toBe(false);
   });
 });
@@ -186,14 +246,18 @@ describe('#replicate', () => {
 describe('changes', () => {
   function replicated(maxRows = 100) {
     const pf4 = new Platform('PF4');
-    pf4.resync({ users: [user(1), user(2)], trades: [{ order: 10, login: 1, symbol: 'EURUSD' }], symbolInfo: [{ symbol: 'EURUSD', bid: 1, ask: 2, point: 0.5 }] });
+    pf4.resync({
+      users: [user(1), user(2)],
+      trades: [{ order: 10, login: 1, symbol: 'EURUSD' }],
+      symbolInfo: [{ symbol: 'EURUSD', bid: 1, ask: 2, point: 0.5 }],
+    });
     const l = link({ p4: pf4 });
     l.ask('p4', { rep: 4, maxRows });
     const snapshot = l.sent.length;
     return { pf4, l, frames: () => l.sent.slice(snapshot) };
   }
 
-  it('sends one turn\'s changes in one frame, a key changed twice once with its last value, a delete as null', async () => {
+  it("sends one turn's changes in one frame, a key changed twice once with its last value, a delete as null", async () => {
     const { pf4, frames } = replicated();
     pf4.change('users', 'update', user(1, 'first'));
     pf4.change('users', 'update', user(1, 'last'));
@@ -202,18 +266,26 @@ describe('changes', () => {
     pf4.change('ticks', 'update', { symbol: 'EURUSD', bid: 1.5, ask: 2.5, time: '2024-01-01T00:00:00Z' });
     expect(frames()).toStrictEqual([]);
     await nextTurn();
-    expect(frames()).toStrictEqual([{
-      rep: 4, seq: 4, changes: [
-        ['users', 1, recordJson(pf4.cache.get('users', 1)!)],
-        ['users', 2, null],
-        ['ticks', 'EURUSD', recordJson(pf4.cache.get('ticks', 'EURUSD')!)],
-        ['symbolInfo', 'EURUSD', recordJson(pf4.cache.get('symbolInfo', 'EURUSD')!)],
-      ],
-    }]);
+    expect(frames()).toStrictEqual([
+      {
+        rep: 4,
+        seq: 4,
+        changes: [
+          ['users', 1, recordJson(pf4.cache.get('users', 1)!)],
+          ['users', 2, null],
+          ['ticks', 'EURUSD', recordJson(pf4.cache.get('ticks', 'EURUSD')!)],
+          ['symbolInfo', 'EURUSD', recordJson(pf4.cache.get('symbolInfo', 'EURUSD')!)],
+        ],
+      },
+    ]);
     expect(JSON.parse((frames()[0].changes as Array<[string, number, string]>)[0][2])).toMatchObject({ name: 'last' });
     pf4.change('users', 'add', user(3));
     await nextTurn();
-    expect(frames()[1]).toStrictEqual({ rep: 4, seq: 5, changes: [['users', 3, recordJson(pf4.cache.get('users', 3)!)]] });
+    expect(frames()[1]).toStrictEqual({
+      rep: 4,
+      seq: 5,
+      changes: [['users', 3, recordJson(pf4.cache.get('users', 3)!)]],
+    });
     await nextTurn();
     expect(frames()).toHaveLength(2);
   });
@@ -224,13 +296,22 @@ describe('changes', () => {
     pf4.resync({ users: [user(8)] });
     await nextTurn();
     const after = frames();
-    expect(after[0]).toStrictEqual({ rep: 4, seq: 4, begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] } });
-    expect(after[1]).toStrictEqual({ rep: 4, seq: 5, table: 'users', rows: [[8, recordJson(pf4.cache.get('users', 8)!)]] });
+    expect(after[0]).toStrictEqual({
+      rep: 4,
+      seq: 4,
+      begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] },
+    });
+    expect(after[1]).toStrictEqual({
+      rep: 4,
+      seq: 5,
+      table: 'users',
+      rows: [[8, recordJson(pf4.cache.get('users', 8)!)]],
+    });
     expect(after[2]).toStrictEqual({ rep: 4, seq: 6, end: true });
     expect(after).toHaveLength(3);
   });
 
-  it('drops a table that grows past the bound, after sending the other tables\' changes, and follows it no more', async () => {
+  it("drops a table that grows past the bound, after sending the other tables' changes, and follows it no more", async () => {
     const { pf4, frames } = replicated(2);
     pf4.change('ticks', 'add', { symbol: 'EURUSD', bid: 1, ask: 2 });
     pf4.change('users', 'add', user(3));
@@ -238,10 +319,16 @@ describe('changes', () => {
     await nextTurn();
     expect(frames()).toStrictEqual([
       // The changes collected before the table that went over the bound, then its drop.
-      { rep: 4, seq: 4, changes: [
-        ['ticks', 'EURUSD', recordJson(pf4.cache.get('ticks', 'EURUSD')!)], ['ticks', 'GBPUSD', recordJson(pf4.cache.get('ticks', 'GBPUSD')!)],
-        ['symbolInfo', 'EURUSD', recordJson(pf4.cache.get('symbolInfo', 'EURUSD')!)], ['symbolInfo', 'GBPUSD', null],
-      ] },
+      {
+        rep: 4,
+        seq: 4,
+        changes: [
+          ['ticks', 'EURUSD', recordJson(pf4.cache.get('ticks', 'EURUSD')!)],
+          ['ticks', 'GBPUSD', recordJson(pf4.cache.get('ticks', 'GBPUSD')!)],
+          ['symbolInfo', 'EURUSD', recordJson(pf4.cache.get('symbolInfo', 'EURUSD')!)],
+          ['symbolInfo', 'GBPUSD', null],
+        ],
+      },
       { rep: 4, seq: 5, drop: 'users' },
     ]);
     pf4.change('users', 'delete', { login: 3 });
@@ -260,7 +347,11 @@ describe('changes', () => {
     pf4.change('users', 'update', user(1, 'y'));
     l.sink.bufferedAmount = MAX_BUFFERED_BYTES + 1;
     await nextTurn();
-    expect(frames()[1]).toStrictEqual({ rep: 4, seq: 5, stop: 'the edge link is not keeping up with the change stream' });
+    expect(frames()[1]).toStrictEqual({
+      rep: 4,
+      seq: 5,
+      stop: 'the edge link is not keeping up with the change stream',
+    });
     expect(l.replication.size).toBe(0);
     expect(pf4.feed.listenerCount).toBe(0);
     l.sink.bufferedAmount = 0;
@@ -276,7 +367,9 @@ describe('changes', () => {
     const l = link({ p4: pf4 });
     l.sink.bufferedAmount = MAX_BUFFERED_BYTES + 1;
     l.ask('p4', { rep: 9, maxRows: 10 });
-    expect(l.sent.slice(1)).toStrictEqual([{ rep: 9, seq: 0, stop: 'the edge link is not keeping up with the change stream' }]);
+    expect(l.sent.slice(1)).toStrictEqual([
+      { rep: 9, seq: 0, stop: 'the edge link is not keeping up with the change stream' },
+    ]);
     expect(l.replication.size).toBe(0);
   });
 
@@ -289,7 +382,7 @@ describe('changes', () => {
     expect(l.replication.size).toBe(0);
   });
 
-  it('replaces a platform\'s replication with a new one silently, and ends all of them when the link closes', async () => {
+  it("replaces a platform's replication with a new one silently, and ends all of them when the link closes", async () => {
     const { pf4, l, frames } = replicated();
     const pf5 = new Platform('PF5');
     pf5.resync({ users: [{ login: 1 }] });

@@ -54,7 +54,10 @@ export interface BrokerHealth {
   platforms: Record<string, PlatformHealth>;
 }
 
-export function healthReport(platforms: PlatformSet, options: HealthOptions = {}): { statusCode: 200 | 503; body: BrokerHealth } {
+export function healthReport(
+  platforms: PlatformSet,
+  options: HealthOptions = {},
+): { statusCode: 200 | 503; body: BrokerHealth } {
   const body: BrokerHealth = { status: 'ok', platforms: {} };
   for (const p of platforms.all()) {
     const { up, since, lastError } = p.session.state;
@@ -64,8 +67,12 @@ export function healthReport(platforms: PlatformSet, options: HealthOptions = {}
     const declared = p.session.declared?.answer;
     if (declared) {
       health.tradingServer = {
-        version: declared.version, server: declared.server, family: declared.family, build: declared.build,
-        rights: [...declared.rights], events: [...declared.capabilities.events],
+        version: declared.version,
+        server: declared.server,
+        family: declared.family,
+        build: declared.build,
+        rights: [...declared.rights],
+        events: [...declared.capabilities.events],
         commandCount: declared.capabilities.commands.length,
         ...(options.commands ? { commands: [...declared.capabilities.commands] } : {}),
       };
@@ -91,7 +98,10 @@ export interface ReadinessSource {
 }
 
 export function readinessReport(
-  platforms: ReadinessSource, stopping: boolean, links: number, draining = false,
+  platforms: ReadinessSource,
+  stopping: boolean,
+  links: number,
+  draining = false,
 ): { statusCode: 200 | 503; body: BrokerReadiness } {
   const served = [...platforms.all()];
   const started = platforms.loaded && served.every((p) => p.cold === true || p.session.connectAttempts > 0);

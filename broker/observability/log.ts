@@ -25,26 +25,46 @@ export function logs(log: Logger, level: LogLevel): boolean {
 
 /** Field names whose values are replaced by `[redacted]` in every line. */
 export const REDACTED_FIELDS = [
-  'password', 'newPassword', 'passwordInvestor', 'managerPassword', 'secret', 'brokerSecret', 'BROKER_SECRET',
-  'authorization', 'Authorization', 'token', 'accessToken', 'access_token', 'clientSecret', 'client_secret',
-  'signingKey', 'AUTH_SIGNING_KEY', 'cookie',
+  'password',
+  'newPassword',
+  'passwordInvestor',
+  'managerPassword',
+  'secret',
+  'brokerSecret',
+  'BROKER_SECRET',
+  'authorization',
+  'Authorization',
+  'token',
+  'accessToken',
+  'access_token',
+  'clientSecret',
+  'client_secret',
+  'signingKey',
+  'AUTH_SIGNING_KEY',
+  'cookie',
 ];
 const REDACT_PATHS = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]);
 export const REDACTED = '[redacted]';
 
 /** A pino logger writing JSON lines to `stream`, in the broker's line format (`level` by name, ISO `time`). */
 export function pinoLogger(minLevel: LogLevel | 'off', stream: DestinationStream): PinoLogger {
-  return pino({
-    level: minLevel === 'off' ? 'silent' : minLevel,
-    base: null,
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: REDACT_PATHS, censor: REDACTED },
-  }, stream);
+  return pino(
+    {
+      level: minLevel === 'off' ? 'silent' : minLevel,
+      base: null,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+    },
+    stream,
+  );
 }
 
 /** A logger writing JSON lines (through pino) to `write`, standard output by default, dropping entries below `minLevel`. */
-export function jsonLineLogger(minLevel: LogLevel = 'info', write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+export function jsonLineLogger(
+  minLevel: LogLevel = 'info',
+  write: (line: string) => void = (l) => process.stdout.write(l),
+): Logger {
   const logger = pinoLogger(RANK[minLevel] === undefined ? 'info' : minLevel, { write });
   const log = (level: LogLevel, fields: LogFields) => {
     logger[level](fields);

@@ -17,8 +17,9 @@ import type { PlatformSet } from '../platforms/platformSet.js';
 /** `ok`, `timeout`, or the error code the call was answered with. */
 export type CallOutcome = string;
 
-
-const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const LATENCY_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
 
 /** One operation's latencies: counts per bucket (not cumulative; the last is beyond every bound), sum and count. */
 interface LatencySeries {
@@ -37,14 +38,20 @@ class LatencyHistogram {
   readonly aggregator = 'sum';
   private readonly series = new Map<string, LatencySeries>();
 
-  constructor(readonly name: string, readonly help: string, private readonly bounds: readonly number[], registry: Registry) {
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+    registry: Registry,
+  ) {
     registry.registerMetric(this as unknown as Metric);
   }
 
   /** The series of one operation; its `observe` is a bucket search and three additions. */
   child(op: string): { observe(seconds: number): void } {
     let series = this.series.get(op);
-    if (!series) this.series.set(op, (series = { op, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 }));
+    if (!series)
+      this.series.set(op, (series = { op, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 }));
     const { bounds } = this;
     const s = series;
     return {
@@ -58,7 +65,13 @@ class LatencyHistogram {
     };
   }
 
-  get(): { name: string; help: string; type: string; aggregator: string; values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> } {
+  get(): {
+    name: string;
+    help: string;
+    type: string;
+    aggregator: string;
+    values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }>;
+  } {
     const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
     for (const s of this.series.values()) {
       let cumulative = 0;
@@ -96,27 +109,34 @@ export class BrokerMetrics {
     // A session counts its logins; every login after its first is a reconnect. A platform removed and added again
     // starts a new session, which Prometheus reads as a counter reset.
     new Counter({
-      name: 'broker_manager_reconnects_total', help: 'Manager logins after the first (reconnects), per trade platform.',
-      labelNames: ['platform', 'family'] as const, registers,
+      name: 'broker_manager_reconnects_total',
+      help: 'Manager logins after the first (reconnects), per trade platform.',
+      labelNames: ['platform', 'family'] as const,
+      registers,
       collect() {
         this.reset();
-        for (const p of platforms.all()) this.inc({ platform: p.id, family: p.family }, Math.max(0, p.session.logins - 1));
+        for (const p of platforms.all())
+          this.inc({ platform: p.id, family: p.family }, Math.max(0, p.session.logins - 1));
       },
     });
     new Counter({
       name: 'broker_login_refusals_total',
       help: 'Trading-server login answers the broker refused, per trade platform and reason (malformed, version, family, build, rights, keepAlive); the session stays down, its /healthz lastError says what differs.',
-      labelNames: ['platform', 'family', 'reason'] as const, registers,
+      labelNames: ['platform', 'family', 'reason'] as const,
+      registers,
       collect() {
         this.reset();
         for (const p of platforms.all()) {
-          for (const [reason, count] of p.session.loginRefusals) this.inc({ platform: p.id, family: p.family, reason }, count);
+          for (const [reason, count] of p.session.loginRefusals)
+            this.inc({ platform: p.id, family: p.family, reason }, count);
         }
       },
     });
     new Counter({
-      name: 'broker_resyncs_total', help: 'Full resyncs of the pumping cache completed, per trade platform.',
-      labelNames: ['platform', 'family'] as const, registers,
+      name: 'broker_resyncs_total',
+      help: 'Full resyncs of the pumping cache completed, per trade platform.',
+      labelNames: ['platform', 'family'] as const,
+      registers,
       collect() {
         this.reset();
         for (const p of platforms.all()) this.inc({ platform: p.id, family: p.family }, p.cache.resyncs);
@@ -124,22 +144,44 @@ export class BrokerMetrics {
     });
     const openLinks = () => this.openLinks();
     new Gauge({
-      name: 'broker_edge_links', help: 'Edge links open now.', registers,
-      collect() { this.set(openLinks()); },
+      name: 'broker_edge_links',
+      help: 'Edge links open now.',
+      registers,
+      collect() {
+        this.set(openLinks());
+      },
     });
     const opened = new Counter({ name: 'broker_edge_links_opened_total', help: 'Edge links accepted.', registers });
-    const refused = new Counter({ name: 'broker_edge_links_refused_total', help: 'Edge link upgrades refused for bad credentials.', registers });
-    const failovers = new Counter({
-      name: 'broker_failovers_total', help: 'Failover notices from edge objects that moved to this broker, per reason and kind (link or stream).',
-      labelNames: ['reason', 'kind'] as const, registers,
+    const refused = new Counter({
+      name: 'broker_edge_links_refused_total',
+      help: 'Edge link upgrades refused for bad credentials.',
+      registers,
     });
-    const moved = new Counter({ name: 'broker_calls_moved_total', help: 'Reads sent here again after the broker they went to first was lost.', registers });
-    const notTaken = new Counter({ name: 'broker_calls_not_taken_total', help: 'Calls, subscriptions and replications refused (not taken) while draining.', registers });
+    const failovers = new Counter({
+      name: 'broker_failovers_total',
+      help: 'Failover notices from edge objects that moved to this broker, per reason and kind (link or stream).',
+      labelNames: ['reason', 'kind'] as const,
+      registers,
+    });
+    const moved = new Counter({
+      name: 'broker_calls_moved_total',
+      help: 'Reads sent here again after the broker they went to first was lost.',
+      registers,
+    });
+    const notTaken = new Counter({
+      name: 'broker_calls_not_taken_total',
+      help: 'Calls, subscriptions and replications refused (not taken) while draining.',
+      registers,
+    });
     this.drains = new Counter({ name: 'broker_drains_total', help: 'Drains begun (SIGTERM).', registers });
     const draining = () => this.drainingNow;
     new Gauge({
-      name: 'broker_draining', help: 'The broker drains now (1) or not (0).', registers,
-      collect() { this.set(draining() ? 1 : 0); },
+      name: 'broker_draining',
+      help: 'The broker drains now (1) or not (0).',
+      registers,
+      collect() {
+        this.set(draining() ? 1 : 0);
+      },
     });
     this.linkEvents = {
       opened: () => opened.inc(),
@@ -149,16 +191,20 @@ export class BrokerMetrics {
       notTaken: () => notTaken.inc(),
     };
     new Gauge({
-      name: 'broker_session_up', help: 'Manager session logged in (1) or not (0), per trade platform.',
-      labelNames: ['platform', 'family'] as const, registers,
+      name: 'broker_session_up',
+      help: 'Manager session logged in (1) or not (0), per trade platform.',
+      labelNames: ['platform', 'family'] as const,
+      registers,
       collect() {
         this.reset();
         for (const p of platforms.all()) this.set({ platform: p.id, family: p.family }, p.session.up ? 1 : 0);
       },
     });
     new Gauge({
-      name: 'broker_cache_items', help: 'Records held by the pumping cache, per trade platform and kind.',
-      labelNames: ['platform', 'kind'] as const, registers,
+      name: 'broker_cache_items',
+      help: 'Records held by the pumping cache, per trade platform and kind.',
+      labelNames: ['platform', 'kind'] as const,
+      registers,
       collect() {
         this.reset();
         for (const p of platforms.all()) {
@@ -168,22 +214,29 @@ export class BrokerMetrics {
     });
     const answered = this.answered;
     new Counter({
-      name: 'broker_requests_total', help: 'Calls answered on edge links, per operation and outcome (ok, timeout, answer_too_large or error code).',
-      labelNames: ['op', 'outcome'] as const, registers,
+      name: 'broker_requests_total',
+      help: 'Calls answered on edge links, per operation and outcome (ok, timeout, answer_too_large or error code).',
+      labelNames: ['op', 'outcome'] as const,
+      registers,
       collect() {
         this.reset();
-        for (const outcomes of answered.values()) for (const { op, outcome, count } of outcomes.values()) this.inc({ op, outcome }, count);
+        for (const outcomes of answered.values())
+          for (const { op, outcome, count } of outcomes.values()) this.inc({ op, outcome }, count);
       },
     });
     this.latency = new LatencyHistogram(
-      'broker_request_duration_seconds', 'Time from a call frame to its answer, per operation.', LATENCY_BUCKETS, this.registry,
+      'broker_request_duration_seconds',
+      'Time from a call frame to its answer, per operation.',
+      LATENCY_BUCKETS,
+      this.registry,
     );
   }
 
   /** `op` must come from a bounded set (known handler names or "unknown") to keep label cardinality bounded. */
   observe(op: string, outcome: CallOutcome, seconds: number): void {
     let outcomes = this.answered.get(op);
-    if (!outcomes) this.answered.set(op, (outcomes = new Map<string, { op: string; outcome: string; count: number }>()));
+    if (!outcomes)
+      this.answered.set(op, (outcomes = new Map<string, { op: string; outcome: string; count: number }>()));
     const counted = outcomes.get(outcome);
     if (counted) counted.count++;
     else outcomes.set(outcome, { op, outcome, count: 1 });

@@ -40,10 +40,13 @@ export class PlatformSet {
     if (!this.file) return;
     const { platforms, text } = await readPlatforms(this.file);
     this.lastText = text;
-    if (text === null) this.log('warn', { msg: 'platform file not found; serving no platforms until it appears', file: this.file });
+    if (text === null)
+      this.log('warn', { msg: 'platform file not found; serving no platforms until it appears', file: this.file });
     await this.apply(platforms);
     this.watching = true;
-    watchFile(this.file, { interval: watchIntervalMs, persistent: false }, () => { void this.reload(); });
+    watchFile(this.file, { interval: watchIntervalMs, persistent: false }, () => {
+      void this.reload();
+    });
   }
 
   /** Re-reads the file now; serialised so two quick edits apply in order. */
@@ -70,7 +73,11 @@ export class PlatformSet {
       const platform = new TradePlatform(config, this.sessionOptions, this.log, this.coldIdleMs);
       this.byId.set(config.id, platform);
       this.log('info', {
-        msg: 'platform served', platform: config.id, family: config.family, server: config.server, standby: config.standby ?? 'hot',
+        msg: 'platform served',
+        platform: config.id,
+        family: config.family,
+        server: config.server,
+        standby: config.standby ?? 'hot',
       });
       platform.start();
     }

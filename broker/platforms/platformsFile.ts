@@ -14,21 +14,37 @@ import { jsonSyntaxOffset } from '../../shared/losslessJson.js';
 import { FAMILIES, LOGIN_LIMITS } from '../../shared/protocol.js';
 import type { PlatformConfig } from '../session/managerSession.js';
 
-const platformEntry = z.object({
-  id: z.string().min(1),
-  family: z.enum(FAMILIES),
-  server: z.string().regex(/^wss?:\/\//, 'server must be a ws:// or wss:// URL'),
-  login: z.number().int().positive(),
-  password: z.string().optional(),
-  passwordEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'passwordEnv must name an environment variable').optional(),
-  standby: z.enum(['hot', 'cold']).optional(),
-  minBuild: z.number({ error: 'minBuild must be a number' }).int('minBuild must be an integer').min(1, 'minBuild must be at least 1').optional(),
-  requiredRights: z.array(
-    z.string({ error: 'requiredRights must list right names' })
-      .min(1, 'a right name must not be empty').max(LOGIN_LIMITS.nameLength, `a right name has at most ${LOGIN_LIMITS.nameLength} characters`),
-    { error: 'requiredRights must be a list of right names' },
-  ).max(LOGIN_LIMITS.rights, `requiredRights lists at most ${LOGIN_LIMITS.rights} rights`).optional(),
-}).refine((p) => (p.password === undefined) !== (p.passwordEnv === undefined), { message: 'give password or passwordEnv, not both' });
+const platformEntry = z
+  .object({
+    id: z.string().min(1),
+    family: z.enum(FAMILIES),
+    server: z.string().regex(/^wss?:\/\//, 'server must be a ws:// or wss:// URL'),
+    login: z.number().int().positive(),
+    password: z.string().optional(),
+    passwordEnv: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'passwordEnv must name an environment variable')
+      .optional(),
+    standby: z.enum(['hot', 'cold']).optional(),
+    minBuild: z
+      .number({ error: 'minBuild must be a number' })
+      .int('minBuild must be an integer')
+      .min(1, 'minBuild must be at least 1')
+      .optional(),
+    requiredRights: z
+      .array(
+        z
+          .string({ error: 'requiredRights must list right names' })
+          .min(1, 'a right name must not be empty')
+          .max(LOGIN_LIMITS.nameLength, `a right name has at most ${LOGIN_LIMITS.nameLength} characters`),
+        { error: 'requiredRights must be a list of right names' },
+      )
+      .max(LOGIN_LIMITS.rights, `requiredRights lists at most ${LOGIN_LIMITS.rights} rights`)
+      .optional(),
+  })
+  .refine((p) => (p.password === undefined) !== (p.passwordEnv === undefined), {
+    message: 'give password or passwordEnv, not both',
+  });
 
 const platformsFile = z.object({ platforms: z.array(platformEntry) });
 
@@ -59,10 +75,16 @@ export function parsePlatforms(text: string, env: Record<string, string | undefi
     seen.add(p.id);
     const password = p.passwordEnv === undefined ? p.password! : env[p.passwordEnv];
     if (!password && p.passwordEnv !== undefined) {
-      throw new Error(`invalid platform file at platforms.${i}.passwordEnv: environment variable ${p.passwordEnv} is not set`);
+      throw new Error(
+        `invalid platform file at platforms.${i}.passwordEnv: environment variable ${p.passwordEnv} is not set`,
+      );
     }
     platforms.push({
-      id: p.id, family: p.family, server: p.server, login: p.login, password: password!,
+      id: p.id,
+      family: p.family,
+      server: p.server,
+      login: p.login,
+      password: password!,
       ...(p.standby === 'cold' ? { standby: 'cold' as const } : {}),
       ...(p.minBuild !== undefined ? { minBuild: p.minBuild } : {}),
       ...(p.requiredRights !== undefined ? { requiredRights: [...new Set(p.requiredRights)] } : {}),
@@ -88,7 +110,13 @@ export async function readPlatforms(path: string): Promise<{ platforms: Platform
  * anything else needs a fresh start, whose login is checked against the new entry.
  */
 export function samePlatform(a: PlatformConfig, b: PlatformConfig): boolean {
-  return a.family === b.family && a.server === b.server && a.login === b.login && a.password === b.password
-    && (a.standby ?? 'hot') === (b.standby ?? 'hot') && a.minBuild === b.minBuild
-    && (a.requiredRights ?? []).join('\n') === (b.requiredRights ?? []).join('\n');
+  return (
+    a.family === b.family &&
+    a.server === b.server &&
+    a.login === b.login &&
+    a.password === b.password &&
+    (a.standby ?? 'hot') === (b.standby ?? 'hot') &&
+    a.minBuild === b.minBuild &&
+    (a.requiredRights ?? []).join('\n') === (b.requiredRights ?? []).join('\n')
+  );
 }

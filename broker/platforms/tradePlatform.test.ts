@@ -22,7 +22,11 @@ const platforms: TradePlatform[] = [];
 
 /** A hot PF4 platform on `server`, started, once its session is up and through its first resync. */
 async function upOn(server: FakeManagerServer, id: string): Promise<TradePlatform> {
-  const platform = new TradePlatform({ id, family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }, {}, () => {});
+  const platform = new TradePlatform(
+    { id, family: 'PF4', server: server.url, login: FAKE_MANAGER, password: FAKE_PASSWORD },
+    {},
+    () => {},
+  );
   platforms.push(platform);
   platform.start();
   await until(() => platform.state === 'up');
@@ -36,17 +40,33 @@ describe('TradePlatform cache', () => {
   it('applies a large chunk over several turns, telling the feed and the streams in order', async () => {
     // Never started: no manager connection, the events are given as the session would.
     const platform = new TradePlatform(
-      { id: 'f0e1d2c3-b4a5-4968-8776-655443322110', family: 'PF4', server: 'ws://127.0.0.1:1/none', login: 1000, password: 'unused' },
-      {}, () => {},
+      {
+        id: 'f0e1d2c3-b4a5-4968-8776-655443322110',
+        family: 'PF4',
+        server: 'ws://127.0.0.1:1/none',
+        login: 1000,
+        password: 'unused',
+      },
+      {},
+      () => {},
     );
     platforms.push(platform);
     const heard: string[] = [];
-    platform.feed.listen({ changed: (table, key) => heard.push(`changed ${table} ${key}`), resynced: () => heard.push('resynced'), closed: () => {} });
+    platform.feed.listen({
+      changed: (table, key) => heard.push(`changed ${table} ${key}`),
+      resynced: () => heard.push('resynced'),
+      closed: () => {},
+    });
     platform.events.listen((event) => heard.push(`stream ${event.topic}`));
     setImmediate(() => heard.push(`immediate, ready ${platform.cache.ready}`));
     const rows = 2 * STREAM_SLICE_ROWS + 1;
     platform.cache.apply(resync('begin'));
-    platform.cache.apply(resync('chunk', { kind: 'users', items: Array.from({ length: rows }, (_, i) => ({ login: i + 1, group: 'demo' })) }));
+    platform.cache.apply(
+      resync('chunk', {
+        kind: 'users',
+        items: Array.from({ length: rows }, (_, i) => ({ login: i + 1, group: 'demo' })),
+      }),
+    );
     platform.cache.apply({ event: 'users', op: 'update', record: { login: 1, group: 'real' } });
     platform.cache.apply(resync('end'));
     expect(platform.cache.ready).toBe(false);
@@ -70,7 +90,9 @@ describe('TradePlatform read fence', () => {
       platform.fenceReads();
       const fence = platform.readFence!;
       let stood = true;
-      void fence.then(() => { stood = false; });
+      void fence.then(() => {
+        stood = false;
+      });
       // The fence's ping has reached the server, which holds its answer: the fence still stands.
       await until(() => server.count('Ping') === pingsBefore + 1);
       expect(stood).toBe(true);
@@ -113,7 +135,9 @@ describe('TradePlatform read fence, the server away', () => {
       platform.fenceReads();
       const fence = platform.readFence!;
       let fell = false;
-      void fence.then(() => { fell = true; });
+      void fence.then(() => {
+        fell = true;
+      });
       // Two more logins refused while the fence waits: it stands through them.
       await until(() => server.count('login') >= loginsBefore + 2);
       expect(fell).toBe(false);
@@ -129,7 +153,16 @@ describe('TradePlatform read fence, the server away', () => {
 
   it('sets no fence on a cold standby asleep: its first use logs in and resyncs', () => {
     const platform = new TradePlatform(
-      { id: 'd0e1d2c3-b4a5-4968-8776-655443322114', family: 'PF4', server: 'ws://127.0.0.1:1/none', login: 1000, password: 'unused', standby: 'cold' }, {}, () => {},
+      {
+        id: 'd0e1d2c3-b4a5-4968-8776-655443322114',
+        family: 'PF4',
+        server: 'ws://127.0.0.1:1/none',
+        login: 1000,
+        password: 'unused',
+        standby: 'cold',
+      },
+      {},
+      () => {},
     );
     platforms.push(platform);
     platform.fenceReads();

@@ -29,7 +29,9 @@ function wakeAll(waiters: Array<() => void>): void {
 }
 
 function sleepUntil(at: number): Promise<void> {
-  return new Promise((resolve) => { setTimeout(resolve, Math.max(0, at - Date.now())).unref(); });
+  return new Promise((resolve) => {
+    setTimeout(resolve, Math.max(0, at - Date.now())).unref();
+  });
 }
 
 /** One use of a platform (a call, a subscription, a replication), released once when it ends. */
@@ -71,7 +73,9 @@ export class TradePlatform {
   wakes = 0;
 
   constructor(
-    readonly config: PlatformConfig, sessionOptions: SessionOptions, private readonly log: Logger,
+    readonly config: PlatformConfig,
+    sessionOptions: SessionOptions,
+    private readonly log: Logger,
     private readonly coldIdleMs = DEFAULT_COLD_IDLE_MS,
   ) {
     this.asleepFlag = config.standby === 'cold';
@@ -90,14 +94,19 @@ export class TradePlatform {
         this.events.onManagerEvent(event);
       },
     });
-    this.session = new ManagerSession(config, {
-      onEvent: (event) => this.cache.apply(event),
-      // After the events that came before the drop: a resync end still waiting must not mark the platform synced again.
-      onDown: () => this.cache.abortResync(() => {
-        this.synced = false;
-        this.events.onSessionDown();
-      }),
-    }, { ...sessionOptions, log });
+    this.session = new ManagerSession(
+      config,
+      {
+        onEvent: (event) => this.cache.apply(event),
+        // After the events that came before the drop: a resync end still waiting must not mark the platform synced again.
+        onDown: () =>
+          this.cache.abortResync(() => {
+            this.synced = false;
+            this.events.onSessionDown();
+          }),
+      },
+      { ...sessionOptions, log },
+    );
   }
 
   get id(): string {
@@ -212,9 +221,13 @@ export class TradePlatform {
       }
       if (!(this.session.up && this.synced)) await this.untilUp(deadline);
       await Promise.race([this.cache.settled(), sleepUntil(deadline)]);
-    })().catch(() => { /* fell: reads go on */ }).finally(() => {
-      if (this.fence === fence) this.fence = undefined;
-    });
+    })()
+      .catch(() => {
+        /* fell: reads go on */
+      })
+      .finally(() => {
+        if (this.fence === fence) this.fence = undefined;
+      });
     this.fence = fence;
   }
 

@@ -1,12 +1,24 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_FAIR_USE, FairUse, FairUseRefusal, FIRST_ESTIMATE_BYTES, type FairUseLimits, type FairUsePlace } from './fairUse.js';
+import {
+  DEFAULT_FAIR_USE,
+  FairUse,
+  FairUseRefusal,
+  FIRST_ESTIMATE_BYTES,
+  type FairUseLimits,
+  type FairUsePlace,
+} from './fairUse.js';
 import { DeadlineError } from './managerErrors.js';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-const limits = (over: Partial<FairUseLimits> = {}): FairUseLimits => ({ ...DEFAULT_FAIR_USE, calls: 4, bytes: 1024 * 1024, ...over });
+const limits = (over: Partial<FairUseLimits> = {}): FairUseLimits => ({
+  ...DEFAULT_FAIR_USE,
+  calls: 4,
+  bytes: 1024 * 1024,
+  ...over,
+});
 
 /** Takes a place and records when it was granted (or how it failed) in `log`. */
 function take(gate: FairUse, caller: string, log: string[], sendBy = Date.now() + 10_000, cmd = 'UserRecordsRequest') {
@@ -23,12 +35,15 @@ function take(gate: FairUse, caller: string, log: string[], sendBy = Date.now() 
     places.push(taken);
     return { places, settled: Promise.resolve() };
   }
-  const settled = taken.then((place) => {
-    log.push(`${caller}:later`);
-    places.push(place);
-  }, (error: Error) => {
-    log.push(`${caller}:${error instanceof DeadlineError ? 'deadline' : error.message}`);
-  });
+  const settled = taken.then(
+    (place) => {
+      log.push(`${caller}:later`);
+      places.push(place);
+    },
+    (error: Error) => {
+      log.push(`${caller}:${error instanceof DeadlineError ? 'deadline' : error.message}`);
+    },
+  );
   return { places, settled };
 }
 
@@ -95,7 +110,8 @@ describe('FairUse: callers sharing a session', () => {
     }
     expect(error).toBeInstanceOf(FairUseRefusal);
     expect((error as Error).message).toBe(
-      'the trade platform\'s manager session is shared by 2 callers and this one already has 4 of its 4 commands on the wire; retry after 2 s');
+      "the trade platform's manager session is shared by 2 callers and this one already has 4 of its 4 commands on the wire; retry after 2 s",
+    );
     // The quiet caller waits for the next freed place, then may queue more within its share.
     expect(quiet.places).toHaveLength(0);
     const more = take(gate, 'quiet', log);
@@ -105,7 +121,7 @@ describe('FairUse: callers sharing a session', () => {
     expect(quiet.places.length + more.places.length).toBe(0);
   });
 
-  it('lets a caller that went quiet for `activeMs` stop counting against the others\' shares', () => {
+  it("lets a caller that went quiet for `activeMs` stop counting against the others' shares", () => {
     let now = 0;
     const gate = new FairUse(limits({ activeMs: 1000 }), () => now);
     const log: string[] = [];

@@ -51,7 +51,11 @@ const estimateKey = (caller: string, cmd: string) => `${caller}\u0000${cmd}`;
 
 /** A caller past its share of a busy session: refused before anything was sent. */
 export class FairUseRefusal extends Error {
-  constructor(readonly caller: string, readonly retryAfterSeconds: number, readonly reason: string) {
+  constructor(
+    readonly caller: string,
+    readonly retryAfterSeconds: number,
+    readonly reason: string,
+  ) {
     super(reason);
     this.name = 'FairUseRefusal';
   }
@@ -95,10 +99,19 @@ export class FairUse {
   private turn: string[] = [];
   refused = 0;
 
-  constructor(readonly limits: Readonly<FairUseLimits> = DEFAULT_FAIR_USE, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly limits: Readonly<FairUseLimits> = DEFAULT_FAIR_USE,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get stats(): FairUseStats {
-    return { onWire: this.onWire, bytesOnWire: this.bytesOnWire, waiting: this.waitingCount, callers: this.callers.size, refused: this.refused };
+    return {
+      onWire: this.onWire,
+      bytesOnWire: this.bytesOnWire,
+      waiting: this.waitingCount,
+      callers: this.callers.size,
+      refused: this.refused,
+    };
   }
 
   /**
@@ -119,29 +132,45 @@ export class FairUse {
     const charge = this.estimate(cmd, callerName);
     if (this.waitingCount === 0 && this.fits(caller, charge, now)) return this.admit(callerName, caller, cmd, charge);
     const share = this.shares(now);
-    if (share.active > 1 && (caller.onWire >= share.calls || (caller.onWire > 0 && caller.bytes + charge > share.bytes))) {
+    if (
+      share.active > 1 &&
+      (caller.onWire >= share.calls || (caller.onWire > 0 && caller.bytes + charge > share.bytes))
+    ) {
       this.refused++;
-      throw new FairUseRefusal(callerName, this.limits.retryAfterSeconds,
-        `the trade platform's manager session is shared by ${share.active} callers and this one already has ${caller.onWire} `
-        + `of its ${this.limits.calls} commands on the wire; retry after ${this.limits.retryAfterSeconds} s`);
+      throw new FairUseRefusal(
+        callerName,
+        this.limits.retryAfterSeconds,
+        `the trade platform's manager session is shared by ${share.active} callers and this one already has ${caller.onWire} ` +
+          `of its ${this.limits.calls} commands on the wire; retry after ${this.limits.retryAfterSeconds} s`,
+      );
     }
     if (caller.waiting.length >= this.limits.queuedPerCaller) {
       this.refused++;
-      throw new FairUseRefusal(callerName, this.limits.retryAfterSeconds,
-        `this caller already has ${caller.waiting.length} commands waiting for the trade platform's manager session; `
-        + `retry after ${this.limits.retryAfterSeconds} s`);
+      throw new FairUseRefusal(
+        callerName,
+        this.limits.retryAfterSeconds,
+        `this caller already has ${caller.waiting.length} commands waiting for the trade platform's manager session; ` +
+          `retry after ${this.limits.retryAfterSeconds} s`,
+      );
     }
     const wait = sendBy - now;
     if (wait <= 0) throw new DeadlineError();
     return new Promise<FairUsePlace>((resolve, reject) => {
       const waiter: Waiter = {
-        cmd, charge, resolve, reject,
+        cmd,
+        charge,
+        resolve,
+        reject,
         timer: setTimeout(() => {
           const at = caller.waiting.indexOf(waiter);
           if (at < 0) return;
           caller.waiting.splice(at, 1);
           this.waitingCount--;
-          reject(new DeadlineError('the call was not sent: the manager session was busy with other calls until its deadline'));
+          reject(
+            new DeadlineError(
+              'the call was not sent: the manager session was busy with other calls until its deadline',
+            ),
+          );
           this.forget(callerName, caller);
           // The head of the queue may have been what kept the others waiting.
           this.pump();
@@ -239,7 +268,8 @@ export class FairUse {
       }
       if (!best) return;
       const waiter = best.caller.waiting[0];
-      if (this.onWire >= this.limits.calls || (this.onWire > 0 && this.bytesOnWire + waiter.charge > this.limits.bytes)) return;
+      if (this.onWire >= this.limits.calls || (this.onWire > 0 && this.bytesOnWire + waiter.charge > this.limits.bytes))
+        return;
       best.caller.waiting.shift();
       this.waitingCount--;
       clearTimeout(waiter.timer);
@@ -262,7 +292,8 @@ export class FairUse {
   private prune(now: number): void {
     if (this.callers.size < 64) return;
     for (const [name, caller] of this.callers) {
-      if (caller.onWire === 0 && caller.waiting.length === 0 && now - caller.lastSeen > this.limits.activeMs * 10) this.callers.delete(name);
+      if (caller.onWire === 0 && caller.waiting.length === 0 && now - caller.lastSeen > this.limits.activeMs * 10)
+        this.callers.delete(name);
     }
   }
 }

@@ -28,7 +28,8 @@ export type LoginAnswerCheck =
 
 /** Checks `result`, the login answer of a session offering `offered` versions, against the platform's entry. */
 export function checkLoginAnswer(
-  result: unknown, config: Pick<PlatformConfig, 'family' | 'login' | 'minBuild' | 'requiredRights'>,
+  result: unknown,
+  config: Pick<PlatformConfig, 'family' | 'login' | 'minBuild' | 'requiredRights'>,
   offered: readonly number[] = PROTOCOL_VERSIONS,
 ): LoginAnswerCheck {
   const parsed = loginResultSchema.safeParse(result);
@@ -36,21 +37,36 @@ export function checkLoginAnswer(
   const answer = parsed.data;
   const found: Array<[LoginRefusalReason, string]> = [];
   if (!offered.includes(answer.version)) {
-    found.push(['version', `the trading server speaks protocol version ${answer.version}; this broker speaks ${offered.join(', ')}`]);
+    found.push([
+      'version',
+      `the trading server speaks protocol version ${answer.version}; this broker speaks ${offered.join(', ')}`,
+    ]);
   }
   if (answer.family !== config.family) {
-    found.push(['family', `the trading server's family is ${answer.family}; the platform is registered as ${config.family}`]);
+    found.push([
+      'family',
+      `the trading server's family is ${answer.family}; the platform is registered as ${config.family}`,
+    ]);
   }
   if (config.minBuild !== undefined && answer.build < config.minBuild) {
-    found.push(['build', `the trading server's build is ${answer.build}; the platform requires at least build ${config.minBuild} (minBuild)`]);
+    found.push([
+      'build',
+      `the trading server's build is ${answer.build}; the platform requires at least build ${config.minBuild} (minBuild)`,
+    ]);
   }
   const held = new Set(answer.rights);
   const lacking = (config.requiredRights ?? []).filter((right) => !held.has(right));
   if (lacking.length) {
-    found.push(['rights', `manager ${config.login} lacks the right${lacking.length > 1 ? 's' : ''} ${lacking.join(', ')} that the platform requires (requiredRights)`]);
+    found.push([
+      'rights',
+      `manager ${config.login} lacks the right${lacking.length > 1 ? 's' : ''} ${lacking.join(', ')} that the platform requires (requiredRights)`,
+    ]);
   }
   if (!answer.capabilities.commands.includes(KEEP_ALIVE_COMMAND)) {
-    found.push(['keepAlive', `the trading server does not declare ${KEEP_ALIVE_COMMAND} (the keep-alive) among its commands`]);
+    found.push([
+      'keepAlive',
+      `the trading server does not declare ${KEEP_ALIVE_COMMAND} (the keep-alive) among its commands`,
+    ]);
   }
   if (found.length === 0) return { ok: true, answer };
   return { ok: false, reasons: found.map(([reason]) => reason), message: found.map(([, text]) => text).join('; ') };
@@ -58,7 +74,9 @@ export function checkLoginAnswer(
 
 /** A malformed answer in words: `login answer: <path>: <zod's message>` for its first issues. */
 function malformed(issues: readonly z.core.$ZodIssue[]): string {
-  const listed = issues.slice(0, MAX_ISSUES).map((issue) => `${issue.path.map(String).join('.') || '(the answer)'}: ${issue.message}`);
+  const listed = issues
+    .slice(0, MAX_ISSUES)
+    .map((issue) => `${issue.path.map(String).join('.') || '(the answer)'}: ${issue.message}`);
   const more = issues.length > MAX_ISSUES ? `; and ${issues.length - MAX_ISSUES} more` : '';
   return `login answer: ${listed.join('; ')}${more}`;
 }

@@ -11,7 +11,10 @@ import { NOT_FOUND_CODE, TOO_FREQUENT_CODE } from '../../shared/resultCodes.js';
  * command had gone to the trading server (it may then still be applied) or the deadline passed before it could be sent.
  */
 export class DeadlineError extends OperationError {
-  constructor(message = 'deadline passed', readonly sent = false) {
+  constructor(
+    message = 'deadline passed',
+    readonly sent = false,
+  ) {
     super('NoConnect', message, null);
     this.name = 'DeadlineError';
   }
@@ -49,7 +52,8 @@ export interface FailureContext {
 
 export function managerFailure(family: Family, error: ManagerErrorBody, context: FailureContext = {}): OperationError {
   const code = typeof error.code === 'number' ? error.code : null;
-  const message = typeof error.message === 'string' && error.message ? error.message : 'the trading server refused the request';
+  const message =
+    typeof error.message === 'string' && error.message ? error.message : 'the trading server refused the request';
   const notFound = code === NOT_FOUND_CODE[family] && (family === 'PF5' || context.keyedRead === true);
   if (notFound) return new OperationError('NotFound', message, code);
   return new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', message, code);
@@ -60,14 +64,19 @@ export function managerFailure(family: Family, error: ManagerErrorBody, context:
  * (a bound the gateway keeps: failed password checks of one account, a caller past its share of a manager session).
  */
 export function tooFrequent(family: Family, message: string, retryAfterSeconds: number): OperationError {
-  return new OperationError(family === 'PF4' ? 'PF4Error' : 'PF5Error', message, TOO_FREQUENT_CODE[family], null, retryAfterSeconds);
+  return new OperationError(
+    family === 'PF4' ? 'PF4Error' : 'PF5Error',
+    message,
+    TOO_FREQUENT_CODE[family],
+    null,
+    retryAfterSeconds,
+  );
 }
 
 /** The not-found error a handler raises itself (cache miss, empty live answer), with the family's code. */
 export function notFound(family: Family, message: string): OperationError {
   return new OperationError('NotFound', message, NOT_FOUND_CODE[family]);
 }
-
 
 /**
  * The refusal of a call needing a command or an event kind the trading server's login did not declare: nothing was
@@ -79,11 +88,17 @@ export function notImplemented(family: Family, message: string): OperationError 
 }
 
 /** The refusal naming every command and event kind that is missing from what the trading server's login declared. */
-export function undeclaredRefusal(family: Family, commands: readonly string[], events: readonly string[]): OperationError {
+export function undeclaredRefusal(
+  family: Family,
+  commands: readonly string[],
+  events: readonly string[],
+): OperationError {
   const kinds = [...new Set(events)];
   const parts = [
     ...(commands.length ? [`${[...new Set(commands)].join(', ')} (not among the commands its login declared)`] : []),
-    ...(kinds.length ? [`the ${kinds.join(', ')} event${kinds.length > 1 ? 's' : ''} (not among the event kinds its login declared)`] : []),
+    ...(kinds.length
+      ? [`the ${kinds.join(', ')} event${kinds.length > 1 ? 's' : ''} (not among the event kinds its login declared)`]
+      : []),
   ];
   return notImplemented(family, `the trading server does not implement ${parts.join(', nor ')}`);
 }

@@ -22,8 +22,16 @@ import { PF4_RESULT, PF5_RESULT } from '../../shared/resultCodes.js';
 import type { LogFields, Logger, LogLevel } from '../observability/log.js';
 import { AnswerTooLargeError, ConnectionLostError, DeadlineError } from './managerErrors.js';
 import {
-  ANSWER_FRAME_MIN_BYTES, answerFrameBound, HELD_EVENTS_BOUND, ManagerSession, REQUEST_MAX_BYTES, withoutPassword,
-  type PlatformConfig, type SessionHooks, type SessionOptions, type SessionState,
+  ANSWER_FRAME_MIN_BYTES,
+  answerFrameBound,
+  HELD_EVENTS_BOUND,
+  ManagerSession,
+  REQUEST_MAX_BYTES,
+  withoutPassword,
+  type PlatformConfig,
+  type SessionHooks,
+  type SessionOptions,
+  type SessionState,
 } from './managerSession.js';
 
 /** Real timers, taken before any test fakes them: the polling below must keep running on the real clock. */
@@ -31,20 +39,44 @@ const realSetTimeout = globalThis.setTimeout;
 const realSetInterval = globalThis.setInterval;
 const realClearInterval = globalThis.clearInterval;
 
-interface Received { id: number; cmd: string; args?: Record<string, unknown> }
-interface Peer { ws: WebSocket; url: string; headers: IncomingHttpHeaders; closed: boolean }
-interface Arrival { frame: Received; text: string; binary: boolean; peer: Peer }
+interface Received {
+  id: number;
+  cmd: string;
+  args?: Record<string, unknown>;
+}
+interface Peer {
+  ws: WebSocket;
+  url: string;
+  headers: IncomingHttpHeaders;
+  closed: boolean;
+}
+interface Arrival {
+  frame: Received;
+  text: string;
+  binary: boolean;
+  peer: Peer;
+}
 type Script = (arrival: Arrival, server: FakeTradingServer) => void;
 
 /** The commands this file's tests send, and the keep-alive. */
 const COMMANDS = ['Big', 'Echo', 'Fail', 'Huge', 'Keyed', 'Ping', 'ServerTime', 'Slow'];
 const LOGIN_RESULT = {
-  version: 1, server: 'trading-1', family: 'PF4', build: 1500, rights: ['admin', 'trades'],
+  version: 1,
+  server: 'trading-1',
+  family: 'PF4',
+  build: 1500,
+  rights: ['admin', 'trades'],
   capabilities: { commands: COMMANDS, events: ['users', 'trades'] },
 };
 
-const answer = (result: unknown): Script => (a, s) => s.reply(a, { id: a.frame.id, result });
-const refuse = (error: unknown): Script => (a, s) => s.reply(a, { id: a.frame.id, error });
+const answer =
+  (result: unknown): Script =>
+  (a, s) =>
+    s.reply(a, { id: a.frame.id, result });
+const refuse =
+  (error: unknown): Script =>
+  (a, s) =>
+    s.reply(a, { id: a.frame.id, error });
 const silent: Script = () => {};
 /** The n-th arrival of a command gets the n-th script; the last one goes on for the rest. */
 const inTurn = (...scripts: Script[]): Script => {
@@ -68,7 +100,9 @@ class FakeTradingServer {
     wss.on('connection', (ws, req) => {
       const peer: Peer = { ws, url: req.url ?? '', headers: req.headers, closed: false };
       this.peers.push(peer);
-      ws.on('close', () => { peer.closed = true; });
+      ws.on('close', () => {
+        peer.closed = true;
+      });
       ws.on('message', (data, binary) => {
         const text = (data as Buffer).toString();
         const arrival: Arrival = { frame: JSON.parse(text) as Received, text, binary, peer };
@@ -80,7 +114,11 @@ class FakeTradingServer {
 
   /** A server of `family`: its login answer names it. It reads frames up to `maxPayload` (past it `ws` closes with 1009). */
   static async start(family: Family = 'PF4', maxPayload?: number): Promise<FakeTradingServer> {
-    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, ...(maxPayload === undefined ? {} : { maxPayload }) });
+    const wss = new WebSocketServer({
+      host: '127.0.0.1',
+      port: 0,
+      ...(maxPayload === undefined ? {} : { maxPayload }),
+    });
     await new Promise<void>((resolve) => wss.once('listening', () => resolve()));
     const server = new FakeTradingServer(wss);
     server.script.set('login', answer({ ...LOGIN_RESULT, family }));
@@ -129,7 +167,9 @@ afterEach(async () => {
   vi.useRealTimers();
   vi.restoreAllMocks();
   // Bounded, so that a session broken by a bad change fails its test instead of hanging the file.
-  await Promise.all(sessions.splice(0).map((s) => Promise.race([s.close(), new Promise((resolve) => realSetTimeout(resolve, 2000))])));
+  await Promise.all(
+    sessions.splice(0).map((s) => Promise.race([s.close(), new Promise((resolve) => realSetTimeout(resolve, 2000))])),
+  );
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
@@ -143,14 +183,33 @@ interface Harness {
   logged: Array<{ level: LogLevel; fields: LogFields }>;
 }
 
-function harness(server: string, options: SessionOptions = {}, family: Family = 'PF4', withOnDown = true, entry: Partial<PlatformConfig> = {}): Harness {
+function harness(
+  server: string,
+  options: SessionOptions = {},
+  family: Family = 'PF4',
+  withOnDown = true,
+  entry: Partial<PlatformConfig> = {},
+): Harness {
   const events: ManagerEvent[] = [];
   const downs: SessionState[] = [];
   const logged: Harness['logged'] = [];
-  const log: Logger = (level, fields) => { logged.push({ level, fields }); };
-  const hooks: SessionHooks = { onEvent: (event) => { events.push(event); } };
-  if (withOnDown) hooks.onDown = () => { downs.push({ ...session.state }); };
-  const session = new ManagerSession({ id: PLATFORM[family], family, server, login: 1000, password: 'manager-pw', ...entry }, hooks, { log, ...options });
+  const log: Logger = (level, fields) => {
+    logged.push({ level, fields });
+  };
+  const hooks: SessionHooks = {
+    onEvent: (event) => {
+      events.push(event);
+    },
+  };
+  if (withOnDown)
+    hooks.onDown = () => {
+      downs.push({ ...session.state });
+    };
+  const session = new ManagerSession(
+    { id: PLATFORM[family], family, server, login: 1000, password: 'manager-pw', ...entry },
+    hooks,
+    { log, ...options },
+  );
   sessions.push(session);
   return { session, events, downs, logged };
 }
@@ -171,15 +230,30 @@ async function until(what: string, probe: () => unknown, timeoutMs = 5000): Prom
 
 function track<T>(promise: Promise<T>): { promise: Promise<T>; settled: boolean } {
   const tracked = { promise, settled: false };
-  promise.then(() => { tracked.settled = true; }, () => { tracked.settled = true; });
+  promise.then(
+    () => {
+      tracked.settled = true;
+    },
+    () => {
+      tracked.settled = true;
+    },
+  );
   return tracked;
 }
 
 function shape(error: unknown): Record<string, unknown> {
   if (!(error instanceof OperationError)) return { kind: 'not an OperationError', error };
-  const kind = error instanceof DeadlineError ? 'DeadlineError' : error instanceof ConnectionLostError ? 'ConnectionLostError' : 'OperationError';
+  const kind =
+    error instanceof DeadlineError
+      ? 'DeadlineError'
+      : error instanceof ConnectionLostError
+        ? 'ConnectionLostError'
+        : 'OperationError';
   return {
-    kind, code: error.code, message: error.message, managerCode: error.managerCode,
+    kind,
+    code: error.code,
+    message: error.message,
+    managerCode: error.managerCode,
     ...(error instanceof DeadlineError ? { sent: error.sent } : {}),
   };
 }
@@ -209,7 +283,16 @@ function countIntervalTicks(ms: number): { count: number } {
   const ticks = { count: 0 };
   const original = globalThis.setInterval;
   vi.spyOn(globalThis, 'setInterval').mockImplementation(((fn: () => void, period?: number, ...rest: unknown[]) =>
-    original(period === ms ? () => { ticks.count++; fn(); } : fn, period, ...rest)) as unknown as typeof setInterval);
+    original(
+      period === ms
+        ? () => {
+            ticks.count++;
+            fn();
+          }
+        : fn,
+      period,
+      ...rest,
+    )) as unknown as typeof setInterval);
   return ticks;
 }
 
@@ -221,18 +304,58 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const loginFrame = (id: number): Received => ({ id, cmd: 'login', args: { login: 1000, password: 'manager-pw', pump: true, versions: [1] } });
+const loginFrame = (id: number): Received => ({
+  id,
+  cmd: 'login',
+  args: { login: 1000, password: 'manager-pw', pump: true, versions: [1] },
+});
 const NO_RETRY: SessionOptions = { backoff: { baseMs: 60_000, capMs: 60_000 }, random: () => 0.99 };
 const QUICK_RETRY: SessionOptions = { backoff: { baseMs: 1, capMs: 1 }, random: () => 0 };
-const DEADLINE_PASSED = { kind: 'DeadlineError', code: 'NoConnect', message: 'deadline passed', managerCode: null, sent: false };
-const NO_ANSWER = { kind: 'DeadlineError', code: 'NoConnect', message: 'no answer in time', managerCode: null, sent: true };
-const LOST = { kind: 'ConnectionLostError', code: 'NoConnect', message: 'the manager connection was lost', managerCode: null };
-const CLOSED = { kind: 'OperationError', code: 'NoConnect', message: 'the manager session is closed', managerCode: null };
-const REFUSED = { kind: 'OperationError', code: 'NoConnect', message: 'manager login failed: logins refused', managerCode: PF4_RESULT.NoConnect };
+const DEADLINE_PASSED = {
+  kind: 'DeadlineError',
+  code: 'NoConnect',
+  message: 'deadline passed',
+  managerCode: null,
+  sent: false,
+};
+const NO_ANSWER = {
+  kind: 'DeadlineError',
+  code: 'NoConnect',
+  message: 'no answer in time',
+  managerCode: null,
+  sent: true,
+};
+const LOST = {
+  kind: 'ConnectionLostError',
+  code: 'NoConnect',
+  message: 'the manager connection was lost',
+  managerCode: null,
+};
+const CLOSED = {
+  kind: 'OperationError',
+  code: 'NoConnect',
+  message: 'the manager session is closed',
+  managerCode: null,
+};
+const REFUSED = {
+  kind: 'OperationError',
+  code: 'NoConnect',
+  message: 'manager login failed: logins refused',
+  managerCode: PF4_RESULT.NoConnect,
+};
 const refuseLogin = refuse({ code: PF4_RESULT.NoConnect, message: 'logins refused' });
-const loggedUp = (server: string) => ({ level: 'info', fields: { msg: 'manager session up', platform: 'pf4-main', server } });
-const loggedDown = (server: string, error: string) => ({ level: 'warn', fields: { msg: 'manager session down', platform: 'pf4-main', server, error } });
-const loggedLoginFailed = (server: string, error: string) => ({ level: 'warn', fields: { msg: 'manager login failed', platform: 'pf4-main', server, error } });
+const loggedUp = (server: string) => ({
+  level: 'info',
+  fields: { msg: 'manager session up', platform: 'pf4-main', server },
+});
+const loggedDown = (server: string, error: string) => ({
+  level: 'warn',
+  fields: { msg: 'manager session down', platform: 'pf4-main', server, error },
+});
+const loggedLoginFailed = (server: string, error: string) => ({
+  level: 'warn',
+  fields: { msg: 'manager login failed', platform: 'pf4-main', server, error },
+});
 const upAndError = (states: SessionState[]) => states.map(({ up: isUp, lastError }) => ({ up: isUp, lastError }));
 const inFiveSeconds = () => Date.now() + 5000;
 
@@ -253,7 +376,9 @@ describe('login', () => {
       ['{"id":1,"cmd":"login","args":{"login":1000,"password":"manager-pw","pump":true,"versions":[1]}}', false],
     ]);
     // The configured URL, and no compression offered.
-    expect(server.peers.map((p) => [p.url, p.headers['sec-websocket-extensions']])).toStrictEqual([['/trading-1', undefined]]);
+    expect(server.peers.map((p) => [p.url, p.headers['sec-websocket-extensions']])).toStrictEqual([
+      ['/trading-1', undefined],
+    ]);
     expect(t.logged).toStrictEqual([loggedUp(server.url)]);
     expect(t.downs).toStrictEqual([]);
 
@@ -293,7 +418,10 @@ describe('login', () => {
     const t = harness(server.url, { ...NO_RETRY, connectTimeoutMs: 400 });
     const { since } = t.session.state;
     expect(await rejection(t.session.request('ServerTime', undefined, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: 'manager login not answered in time', managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: 'manager login not answered in time',
+      managerCode: null,
     });
     expect(t.session.state).toStrictEqual({ up: false, since, lastError: 'login not answered in time' });
     await until('the silent connection closed', () => server.peers[0].closed && t.downs.length === 1);
@@ -308,12 +436,19 @@ describe('login', () => {
     const t = harness(server.url, NO_RETRY);
     const { since } = t.session.state;
     expect(await rejection(t.session.request('ServerTime', undefined, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: 'cannot reach the trading server: connection closed', managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: 'cannot reach the trading server: connection closed',
+      managerCode: null,
     });
     // onDown ran as the socket closed, before the login's own failure was known.
     expect(t.downs).toStrictEqual([{ up: false, since, lastError: null }]);
     await until('the login failure noted', () => t.logged.length === 1);
-    expect(t.session.state).toStrictEqual({ up: false, since, lastError: 'login failed: the manager connection was lost' });
+    expect(t.session.state).toStrictEqual({
+      up: false,
+      since,
+      lastError: 'login failed: the manager connection was lost',
+    });
     expect(t.logged).toStrictEqual([loggedLoginFailed(server.url, 'login failed: the manager connection was lost')]);
   });
 
@@ -322,7 +457,10 @@ describe('login', () => {
     const t = harness(`ws://127.0.0.1:${port}/trading-1`, NO_RETRY);
     const { since } = t.session.state;
     expect(await rejection(t.session.request('ServerTime', undefined, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: `cannot reach the trading server: connect ECONNREFUSED 127.0.0.1:${port}`, managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: `cannot reach the trading server: connect ECONNREFUSED 127.0.0.1:${port}`,
+      managerCode: null,
     });
     const state = { up: false, since, lastError: `connect ECONNREFUSED 127.0.0.1:${port}` };
     expect(t.session.state).toStrictEqual(state);
@@ -332,12 +470,26 @@ describe('login', () => {
 
   it('gives up the opening handshake after connectTimeoutMs', async () => {
     const sockets: net.Socket[] = [];
-    const mute = net.createServer((socket) => { sockets.push(socket); });
+    const mute = net.createServer((socket) => {
+      sockets.push(socket);
+    });
     await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', () => resolve()));
-    servers.push({ close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); mute.close(() => resolve()); }) });
-    const t = harness(`ws://127.0.0.1:${(mute.address() as AddressInfo).port}/trading-1`, { ...NO_RETRY, connectTimeoutMs: 100 });
+    servers.push({
+      close: () =>
+        new Promise((resolve) => {
+          for (const s of sockets) s.destroy();
+          mute.close(() => resolve());
+        }),
+    });
+    const t = harness(`ws://127.0.0.1:${(mute.address() as AddressInfo).port}/trading-1`, {
+      ...NO_RETRY,
+      connectTimeoutMs: 100,
+    });
     expect(await rejection(t.session.request('ServerTime', undefined, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: 'cannot reach the trading server: Opening handshake has timed out', managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: 'cannot reach the trading server: Opening handshake has timed out',
+      managerCode: null,
     });
     expect(t.session.state.lastError).toBe('Opening handshake has timed out');
     expect(sockets).toHaveLength(1);
@@ -360,7 +512,10 @@ describe('request()', () => {
     server.script.set('ServerTime', answer('2024-03-01T10:00:00Z'));
     server.script.set('Big', (a, s) => s.reply(a, `{"id":${a.frame.id},"result":{"deal":18446744073709551615}}`));
     const t = harness(server.url);
-    expect(await t.session.request('Echo', { login: 7, tags: ['a'] }, inFiveSeconds())).toStrictEqual({ login: 7, tags: ['a'] });
+    expect(await t.session.request('Echo', { login: 7, tags: ['a'] }, inFiveSeconds())).toStrictEqual({
+      login: 7,
+      tags: ['a'],
+    });
     expect(await t.session.request('ServerTime', undefined, inFiveSeconds())).toBe('2024-03-01T10:00:00Z');
     expect(await t.session.request('Big', {}, inFiveSeconds())).toStrictEqual({ deal: 18446744073709551615n });
     expect(server.arrivals.map((a) => a.text)).toStrictEqual([
@@ -374,17 +529,35 @@ describe('request()', () => {
   it('maps PF4 error answers: InvalidData is NotFound only for a keyed read', async () => {
     const server = await FakeTradingServer.start();
     const t = harness(server.url);
-    const fail = (error: object, context?: { keyedRead?: boolean }) => rejection(t.session.request('Fail', error as Record<string, unknown>, inFiveSeconds(), context));
-    expect(await fail({ code: PF4_RESULT.InvalidData, message: 'login 5 not found' }, { keyedRead: true }))
-      .toStrictEqual({ kind: 'OperationError', code: 'NotFound', message: 'login 5 not found', managerCode: 3 });
-    expect(await fail({ code: PF4_RESULT.InvalidData, message: 'group is required' }))
-      .toStrictEqual({ kind: 'OperationError', code: 'PF4Error', message: 'group is required', managerCode: 3 });
-    expect(await fail({ code: PF4_RESULT.InvalidData, message: 'bad' }, { keyedRead: false }))
-      .toStrictEqual({ kind: 'OperationError', code: 'PF4Error', message: 'bad', managerCode: 3 });
-    expect(await fail({ code: PF4_RESULT.TradeNoMoney, message: 'no money' }, { keyedRead: true }))
-      .toStrictEqual({ kind: 'OperationError', code: 'PF4Error', message: 'no money', managerCode: 134 });
-    expect(await fail({ code: PF4_RESULT.Error }))
-      .toStrictEqual({ kind: 'OperationError', code: 'PF4Error', message: 'the trading server refused the request', managerCode: 2 });
+    const fail = (error: object, context?: { keyedRead?: boolean }) =>
+      rejection(t.session.request('Fail', error as Record<string, unknown>, inFiveSeconds(), context));
+    expect(
+      await fail({ code: PF4_RESULT.InvalidData, message: 'login 5 not found' }, { keyedRead: true }),
+    ).toStrictEqual({ kind: 'OperationError', code: 'NotFound', message: 'login 5 not found', managerCode: 3 });
+    expect(await fail({ code: PF4_RESULT.InvalidData, message: 'group is required' })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'PF4Error',
+      message: 'group is required',
+      managerCode: 3,
+    });
+    expect(await fail({ code: PF4_RESULT.InvalidData, message: 'bad' }, { keyedRead: false })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'PF4Error',
+      message: 'bad',
+      managerCode: 3,
+    });
+    expect(await fail({ code: PF4_RESULT.TradeNoMoney, message: 'no money' }, { keyedRead: true })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'PF4Error',
+      message: 'no money',
+      managerCode: 134,
+    });
+    expect(await fail({ code: PF4_RESULT.Error })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'PF4Error',
+      message: 'the trading server refused the request',
+      managerCode: 2,
+    });
     expect(t.session.up).toBe(true);
   });
 
@@ -392,13 +565,26 @@ describe('request()', () => {
     const server = await FakeTradingServer.start('PF5');
     const t = harness(server.url, {}, 'PF5');
     expect(t.session.family).toBe('PF5');
-    const fail = (error: object, context?: { keyedRead?: boolean }) => rejection(t.session.request('Fail', error as Record<string, unknown>, inFiveSeconds(), context));
-    expect(await fail({ code: PF5_RESULT.ErrNotfound, message: 'order 9 not found' }))
-      .toStrictEqual({ kind: 'OperationError', code: 'NotFound', message: 'order 9 not found', managerCode: 13 });
-    expect(await fail({ code: PF5_RESULT.UsrLoginExist, message: 'exists' }))
-      .toStrictEqual({ kind: 'OperationError', code: 'PF5Error', message: 'exists', managerCode: 3004 });
-    expect(await fail({ code: 3, message: 'three' }, { keyedRead: true }))
-      .toStrictEqual({ kind: 'OperationError', code: 'PF5Error', message: 'three', managerCode: 3 });
+    const fail = (error: object, context?: { keyedRead?: boolean }) =>
+      rejection(t.session.request('Fail', error as Record<string, unknown>, inFiveSeconds(), context));
+    expect(await fail({ code: PF5_RESULT.ErrNotfound, message: 'order 9 not found' })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'NotFound',
+      message: 'order 9 not found',
+      managerCode: 13,
+    });
+    expect(await fail({ code: PF5_RESULT.UsrLoginExist, message: 'exists' })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'PF5Error',
+      message: 'exists',
+      managerCode: 3004,
+    });
+    expect(await fail({ code: 3, message: 'three' }, { keyedRead: true })).toStrictEqual({
+      kind: 'OperationError',
+      code: 'PF5Error',
+      message: 'three',
+      managerCode: 3,
+    });
   });
 
   it('rejects a request whose deadline has come without sending it or connecting for it', async () => {
@@ -407,7 +593,9 @@ describe('request()', () => {
     const before = Date.now();
     const clock = vi.spyOn(Date, 'now').mockReturnValue(before);
     expect(await rejection(t.session.request('Echo', { n: 0 }, before))).toStrictEqual(DEADLINE_PASSED);
-    expect(await rejection(t.session.request('Echo', { n: 0 }, { sendBy: before, answerBy: before + 5000 }))).toStrictEqual(DEADLINE_PASSED);
+    expect(
+      await rejection(t.session.request('Echo', { n: 0 }, { sendBy: before, answerBy: before + 5000 })),
+    ).toStrictEqual(DEADLINE_PASSED);
     // No socket was opened for them: there is nothing to drop.
     t.session.reconnect('probe');
     expect(t.session.state.lastError).toBe(null);
@@ -425,7 +613,9 @@ describe('request()', () => {
     expect(await Promise.all(late)).toStrictEqual([DEADLINE_PASSED, DEADLINE_PASSED, DEADLINE_PASSED]);
     expect(await t.session.request('Echo', { n: 5 }, inFiveSeconds())).toStrictEqual({ n: 5 });
     expect(server.received).toStrictEqual([
-      loginFrame(1), { id: 2, cmd: 'Echo', args: { n: 1 } }, { id: 3, cmd: 'Echo', args: { n: 5 } },
+      loginFrame(1),
+      { id: 2, cmd: 'Echo', args: { n: 1 } },
+      { id: 3, cmd: 'Echo', args: { n: 5 } },
     ]);
   });
 
@@ -456,14 +646,23 @@ describe('request()', () => {
     await up(t);
     const sendBy = Date.now() + 40;
     const call = track(t.session.request('Keyed', { n: 1 }, { sendBy, answerBy: Date.now() + 10_000 }));
-    await until('sendBy well past, the request at the server', () => Date.now() > sendBy + 100 && server.sent('Keyed').length === 1);
+    await until(
+      'sendBy well past, the request at the server',
+      () => Date.now() > sendBy + 100 && server.sent('Keyed').length === 1,
+    );
     expect(call.settled).toBe(false);
     const [keyed] = server.sent('Keyed');
     server.reply(keyed, { id: keyed.frame.id, result: 'kept' });
     expect(await call.promise).toBe('kept');
 
-    expect(await rejection(t.session.request('Keyed', { n: 2 }, { sendBy: Date.now() + 20, answerBy: Date.now() + 80 }))).toStrictEqual(NO_ANSWER);
-    expect(server.received).toStrictEqual([loginFrame(1), { id: 2, cmd: 'Keyed', args: { n: 1 } }, { id: 3, cmd: 'Keyed', args: { n: 2 } }]);
+    expect(
+      await rejection(t.session.request('Keyed', { n: 2 }, { sendBy: Date.now() + 20, answerBy: Date.now() + 80 })),
+    ).toStrictEqual(NO_ANSWER);
+    expect(server.received).toStrictEqual([
+      loginFrame(1),
+      { id: 2, cmd: 'Keyed', args: { n: 1 } },
+      { id: 3, cmd: 'Keyed', args: { n: 2 } },
+    ]);
   });
 
   it('rejects a request whose deadline passes while logging in; the login goes on', async () => {
@@ -501,7 +700,9 @@ describe('the request bound', () => {
 
     const over = REQUEST_MAX_BYTES + 1;
     expect(await rejection(t.session.request('Keyed', argsOf('Keyed', over), inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'Validation', managerCode: null,
+      kind: 'OperationError',
+      code: 'Validation',
+      managerCode: null,
       message: `the Keyed request to the trading server takes ${over} bytes, more than the 16777216 bytes (16 MiB) every trading server must accept in one frame: send less in one call`,
     });
     // A character of several bytes counts as its bytes.
@@ -511,18 +712,25 @@ describe('the request bound', () => {
     expect(t.session.fairUse.stats.onWire).toBe(0);
     // The same connection goes on answering.
     expect(await t.session.request('Echo', { n: 1 }, inFiveSeconds())).toStrictEqual({ n: 1 });
-    expect([t.session.up, t.session.state.lastError, server.peers.length, server.peers[0].closed]).toStrictEqual([true, null, 1, false]);
+    expect([t.session.up, t.session.state.lastError, server.peers.length, server.peers[0].closed]).toStrictEqual([
+      true,
+      null,
+      1,
+      false,
+    ]);
   });
 
   it('refuses an oversized request while down without connecting for it', async () => {
     const server = await FakeTradingServer.start();
     const t = harness(server.url, NO_RETRY);
-    expect((await rejection(t.session.request('Keyed', argsOf('Keyed', REQUEST_MAX_BYTES + 1), inFiveSeconds()))).code).toBe('Validation');
+    expect(
+      (await rejection(t.session.request('Keyed', argsOf('Keyed', REQUEST_MAX_BYTES + 1), inFiveSeconds()))).code,
+    ).toBe('Validation');
     expect([server.peers.length, t.session.connectAttempts]).toStrictEqual([0, 0]);
   });
 });
 
-describe('the platform\'s password in what the trading server says', () => {
+describe("the platform's password in what the trading server says", () => {
   it('is masked in text, as it is and as a JSON string writes it; an empty password masks nothing', () => {
     expect(withoutPassword('refused: manager-pw (manager-pw)', 'manager-pw')).toBe('refused: *** (***)');
     expect(withoutPassword('args {"password":"p\\"w\\\\1"}', 'p"w\\1')).toBe('args {"password":"***"}');
@@ -533,13 +741,22 @@ describe('the platform\'s password in what the trading server says', () => {
   it('never reaches lastError, the log or the caller from a login refusal that echoes it', async () => {
     const server = await FakeTradingServer.start();
     const password = 'pw"with\\quote';
-    server.script.set('login', (a, s) => s.reply(a, { id: a.frame.id, error: {
-      code: PF4_RESULT.NoConnect, message: `password ${String(a.frame.args?.password)} refused for ${JSON.stringify(a.frame.args)}`,
-    } }));
+    server.script.set('login', (a, s) =>
+      s.reply(a, {
+        id: a.frame.id,
+        error: {
+          code: PF4_RESULT.NoConnect,
+          message: `password ${String(a.frame.args?.password)} refused for ${JSON.stringify(a.frame.args)}`,
+        },
+      }),
+    );
     const t = harness(server.url, NO_RETRY, 'PF4', true, { password });
     const said = 'password *** refused for {"login":1000,"password":"***","pump":true,"versions":[1]}';
     expect(await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: `manager login failed: ${said}`, managerCode: PF4_RESULT.NoConnect,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: `manager login failed: ${said}`,
+      managerCode: PF4_RESULT.NoConnect,
     });
     expect(t.session.state.lastError).toBe(`login failed: ${said}`);
     expect(t.logged).toStrictEqual([loggedLoginFailed(server.url, `login failed: ${said}`)]);
@@ -553,8 +770,10 @@ describe('the platform\'s password in what the trading server says', () => {
     const server = await FakeTradingServer.start();
     // A password the refusal would quote: the build the answer shows.
     const t = harness(server.url, NO_RETRY, 'PF4', true, { password: '1500', minBuild: 2000 });
-    const said = 'the trading server\'s build is ***; the platform requires at least build 2000 (minBuild)';
-    expect((await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).message).toBe(`manager login answer refused: ${said}`);
+    const said = "the trading server's build is ***; the platform requires at least build 2000 (minBuild)";
+    expect((await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).message).toBe(
+      `manager login answer refused: ${said}`,
+    );
     expect(t.session.state.lastError).toBe(said);
     expect(t.logged.map((l) => l.fields.error)).toStrictEqual([said]);
   });
@@ -563,10 +782,12 @@ describe('the platform\'s password in what the trading server says', () => {
 describe('events before the login answer is accepted', () => {
   const event = (n: number) => ({ event: 'users', op: 'update', record: { login: n } });
   /** The login is answered after `count` events of the given size. */
-  const eventsThenAnswer = (count: number, comment = ''): Script => (a, s) => {
-    for (let n = 1; n <= count; n++) s.reply(a, comment ? { ...event(n), record: { login: n, comment } } : event(n));
-    s.reply(a, { id: a.frame.id, result: LOGIN_RESULT });
-  };
+  const eventsThenAnswer =
+    (count: number, comment = ''): Script =>
+    (a, s) => {
+      for (let n = 1; n <= count; n++) s.reply(a, comment ? { ...event(n), record: { login: n, comment } } : event(n));
+      s.reply(a, { id: a.frame.id, result: LOGIN_RESULT });
+    };
 
   it('are held up to 10,000 and handed on in order once the answer is accepted', async () => {
     expect(HELD_EVENTS_BOUND).toStrictEqual({ frames: 10_000, bytes: 64 * 1024 * 1024 });
@@ -575,7 +796,9 @@ describe('events before the login answer is accepted', () => {
     const t = harness(server.url, NO_RETRY);
     await up(t);
     await until('every held event', () => t.events.length === 10_000);
-    expect(t.events.map((e) => (e.record as { login: number }).login)).toStrictEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
+    expect(t.events.map((e) => (e.record as { login: number }).login)).toStrictEqual(
+      Array.from({ length: 10_000 }, (_, i) => i + 1),
+    );
   });
 
   it('end the connection past 10,000, the session down saying so, none reaching the cache and the answer behind them ignored', async () => {
@@ -584,12 +807,20 @@ describe('events before the login answer is accepted', () => {
     const t = harness(server.url, NO_RETRY);
     const said = 'login failed: the trading server sent more than 10000 events before its login answer was accepted';
     expect(await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: `manager ${said}`, managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: `manager ${said}`,
+      managerCode: null,
     });
     await until('the connection closed', () => server.peers[0].closed && t.downs.length === 1);
     expect(t.session.state).toMatchObject({ up: false, lastError: said });
     expect([t.session.logins, t.session.declared, t.events]).toStrictEqual([0, undefined, []]);
-    expect(t.logged).toStrictEqual([{ level: 'error', fields: { msg: 'manager login failed', platform: 'pf4-main', server: server.url, error: said } }]);
+    expect(t.logged).toStrictEqual([
+      {
+        level: 'error',
+        fields: { msg: 'manager login failed', platform: 'pf4-main', server: server.url, error: said },
+      },
+    ]);
     expect(server.received).toStrictEqual([loginFrame(1)]);
   });
 
@@ -597,7 +828,8 @@ describe('events before the login answer is accepted', () => {
     const server = await FakeTradingServer.start();
     server.script.set('login', eventsThenAnswer(2, 'x'.repeat(600)));
     const t = harness(server.url, { ...NO_RETRY, heldEvents: { frames: 100, bytes: 1000 } });
-    const said = 'login failed: the trading server sent more than 1000 bytes of events before its login answer was accepted';
+    const said =
+      'login failed: the trading server sent more than 1000 bytes of events before its login answer was accepted';
     expect((await rejection(t.session.request('Echo', undefined, inFiveSeconds()))).message).toBe(`manager ${said}`);
     await until('the connection closed', () => server.peers[0].closed && t.downs.length === 1);
     expect([t.session.up, t.session.state.lastError, t.events]).toStrictEqual([false, said, []]);
@@ -612,7 +844,10 @@ describe('connecting on demand', () => {
     const results = await Promise.all([1, 2, 3].map((n) => t.session.request('Echo', { n }, deadline)));
     expect(results).toStrictEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(server.received).toStrictEqual([
-      loginFrame(1), { id: 2, cmd: 'Echo', args: { n: 1 } }, { id: 3, cmd: 'Echo', args: { n: 2 } }, { id: 4, cmd: 'Echo', args: { n: 3 } },
+      loginFrame(1),
+      { id: 2, cmd: 'Echo', args: { n: 1 } },
+      { id: 3, cmd: 'Echo', args: { n: 2 } },
+      { id: 4, cmd: 'Echo', args: { n: 3 } },
     ]);
     expect([server.peers.length, t.session.logins]).toStrictEqual([1, 1]);
   });
@@ -679,9 +914,17 @@ describe('connecting on demand', () => {
     expect(await t.session.request('Echo', { n: 2 }, at + 5000)).toStrictEqual({ n: 2 });
     await until('the refused connection closed', () => server.peers[0].closed);
     expect(await t.session.request('Echo', { n: 3 }, at + 5000)).toStrictEqual({ n: 3 });
-    expect([t.session.up, t.session.state.lastError, t.session.logins, server.peers.length]).toStrictEqual([true, null, 1, 2]);
+    expect([t.session.up, t.session.state.lastError, t.session.logins, server.peers.length]).toStrictEqual([
+      true,
+      null,
+      1,
+      2,
+    ]);
     expect(t.downs).toStrictEqual([]);
-    expect(t.logged).toStrictEqual([loggedLoginFailed(server.url, 'login failed: logins refused'), loggedUp(server.url)]);
+    expect(t.logged).toStrictEqual([
+      loggedLoginFailed(server.url, 'login failed: logins refused'),
+      loggedUp(server.url),
+    ]);
   });
 });
 
@@ -729,9 +972,19 @@ describe('connection loss', () => {
     await until('logged in again', () => t.session.logins === 2 && t.session.up);
     expect(t.session.state.lastError).toBe(null);
     expect(await t.session.request('Echo', { n: 3 }, inFiveSeconds())).toStrictEqual({ n: 3 });
-    expect(server.received.map((f) => [f.id, f.cmd])).toStrictEqual([[1, 'login'], [2, 'Slow'], [3, 'Slow'], [4, 'login'], [5, 'Echo']]);
+    expect(server.received.map((f) => [f.id, f.cmd])).toStrictEqual([
+      [1, 'login'],
+      [2, 'Slow'],
+      [3, 'Slow'],
+      [4, 'login'],
+      [5, 'Echo'],
+    ]);
     expect(server.peers.length).toBe(2);
-    expect(t.logged).toStrictEqual([loggedUp(server.url), loggedDown(server.url, 'connection closed'), loggedUp(server.url)]);
+    expect(t.logged).toStrictEqual([
+      loggedUp(server.url),
+      loggedDown(server.url, 'connection closed'),
+      loggedUp(server.url),
+    ]);
   });
 
   it('backs off exponentially while logins are refused and starts over after a login', async () => {
@@ -746,7 +999,10 @@ describe('connection loss', () => {
     expect(delays).toStrictEqual([4, 8, 16, 16, 4]);
     expect(server.sent('login').length).toBe(6);
     expect(t.downs.map((d) => d.lastError)).toStrictEqual([
-      'login failed: logins refused', 'login failed: logins refused', 'login failed: logins refused', 'login failed: logins refused',
+      'login failed: logins refused',
+      'login failed: logins refused',
+      'login failed: logins refused',
+      'login failed: logins refused',
       'connection closed',
     ]);
   });
@@ -777,14 +1033,26 @@ describe('connection loss', () => {
     expect(t.session.state).toMatchObject({ up: true, lastError: 'server restart' });
     // The socket is closing: nothing is sent on it.
     expect(await rejection(t.session.request('Echo', { n: 1 }, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: 'the manager connection was lost', managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: 'the manager connection was lost',
+      managerCode: null,
     });
     await until('logged in again', () => t.session.logins === 2 && t.session.up);
     expect(upAndError(t.downs)).toStrictEqual([{ up: false, lastError: 'server restart' }]);
     expect(t.session.state.lastError).toBe(null);
     expect(await t.session.request('Echo', { n: 2 }, inFiveSeconds())).toStrictEqual({ n: 2 });
-    expect(server.received).toStrictEqual([loginFrame(1), { id: 2, cmd: 'Echo', args: { n: 0 } }, loginFrame(3), { id: 4, cmd: 'Echo', args: { n: 2 } }]);
-    expect(t.logged).toStrictEqual([loggedUp(server.url), loggedDown(server.url, 'server restart'), loggedUp(server.url)]);
+    expect(server.received).toStrictEqual([
+      loginFrame(1),
+      { id: 2, cmd: 'Echo', args: { n: 0 } },
+      loginFrame(3),
+      { id: 4, cmd: 'Echo', args: { n: 2 } },
+    ]);
+    expect(t.logged).toStrictEqual([
+      loggedUp(server.url),
+      loggedDown(server.url, 'server restart'),
+      loggedUp(server.url),
+    ]);
   });
 
   it('needs no onDown hook', async () => {
@@ -803,8 +1071,17 @@ describe('keep-alive', () => {
     const t = harness(server.url, { pingIntervalMs: 20 });
     await up(t);
     await until('three pings', () => server.sent('Ping').length >= 3);
-    expect(server.arrivals.slice(1, 4).map((a) => a.text)).toStrictEqual(['{"id":2,"cmd":"Ping"}', '{"id":3,"cmd":"Ping"}', '{"id":4,"cmd":"Ping"}']);
-    expect([t.session.up, t.session.logins, server.peers.length, t.session.state.lastError]).toStrictEqual([true, 1, 1, null]);
+    expect(server.arrivals.slice(1, 4).map((a) => a.text)).toStrictEqual([
+      '{"id":2,"cmd":"Ping"}',
+      '{"id":3,"cmd":"Ping"}',
+      '{"id":4,"cmd":"Ping"}',
+    ]);
+    expect([t.session.up, t.session.logins, server.peers.length, t.session.state.lastError]).toStrictEqual([
+      true,
+      1,
+      1,
+      null,
+    ]);
   });
 
   it('terminates a connection whose ping goes unanswered with no other frames (timeout defaulting to the interval)', async () => {
@@ -836,7 +1113,12 @@ describe('keep-alive', () => {
       realClearInterval(feed);
     }
     expect(server.sent('Ping').map((a) => a.peer)).toStrictEqual([server.peers[0], server.peers[0]]);
-    expect([t.session.up, server.peers.length, t.downs.length, t.session.state.lastError]).toStrictEqual([true, 1, 0, null]);
+    expect([t.session.up, server.peers.length, t.downs.length, t.session.state.lastError]).toStrictEqual([
+      true,
+      1,
+      0,
+      null,
+    ]);
     expect(t.logged).toStrictEqual([loggedUp(server.url)]);
   });
 
@@ -930,7 +1212,8 @@ describe('logout()', () => {
     await until('the server to see the connection closed', () => server.peers[0].closed);
     expect(delays).toStrictEqual([]);
     expect(t.logged).toStrictEqual([
-      loggedUp(server.url), { level: 'info', fields: { msg: 'manager session logged out', platform: 'pf4-main', server: server.url } },
+      loggedUp(server.url),
+      { level: 'info', fields: { msg: 'manager session logged out', platform: 'pf4-main', server: server.url } },
     ]);
     await up(t);
     expect([server.peers.length, t.session.logins]).toStrictEqual([2, 2]);
@@ -942,7 +1225,8 @@ describe('logout()', () => {
 });
 
 describe('defaults', () => {
-  const fakeClock = () => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  const fakeClock = () =>
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
 
   it('gives the login 10 s', async () => {
     const server = await FakeTradingServer.start();
@@ -955,7 +1239,10 @@ describe('defaults', () => {
     expect([call.settled, t.session.state.lastError]).toStrictEqual([false, null]);
     await vi.advanceTimersByTimeAsync(1);
     expect(await rejection(call.promise)).toStrictEqual({
-      kind: 'OperationError', code: 'NoConnect', message: 'manager login not answered in time', managerCode: null,
+      kind: 'OperationError',
+      code: 'NoConnect',
+      message: 'manager login not answered in time',
+      managerCode: null,
     });
   });
 
@@ -985,7 +1272,9 @@ describe('fair use of the session between callers', () => {
   it('keeps a flood from one caller to its share: the other caller is served next, the flood is refused "too frequent"', async () => {
     const server = await FakeTradingServer.start();
     server.script.set('Slow', silent);
-    const t = harness(server.url, { fairUse: { calls: 4, bytes: 1 << 20, queuedPerCaller: 64, activeMs: 1000, retryAfterSeconds: 1 } });
+    const t = harness(server.url, {
+      fairUse: { calls: 4, bytes: 1 << 20, queuedPerCaller: 64, activeMs: 1000, retryAfterSeconds: 1 },
+    });
     await up(t);
     const deadline = (caller: string) => ({ sendBy: Date.now() + 5000, answerBy: Date.now() + 5000, caller });
     const flood = Array.from({ length: 4 }, () => track(t.session.request('Slow', undefined, deadline('flood'))));
@@ -994,11 +1283,16 @@ describe('fair use of the session between callers', () => {
     // The flood holds every place and now has to wait: past its share of two, it is refused before anything is sent.
     const refused = await rejection(t.session.request('Slow', undefined, deadline('flood')));
     expect(refused).toStrictEqual({
-      kind: 'OperationError', code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent,
-      message: 'the trade platform\'s manager session is shared by 2 callers and this one already has 4 of its 4 commands on the wire; retry after 1 s',
+      kind: 'OperationError',
+      code: 'PF4Error',
+      managerCode: PF4_RESULT.TooFrequent,
+      message:
+        "the trade platform's manager session is shared by 2 callers and this one already has 4 of its 4 commands on the wire; retry after 1 s",
     });
     let error: unknown;
-    await t.session.request('Slow', undefined, deadline('flood')).catch((e: unknown) => { error = e; });
+    await t.session.request('Slow', undefined, deadline('flood')).catch((e: unknown) => {
+      error = e;
+    });
     expect((error as OperationError).retryAfterSeconds).toBe(1);
     expect(server.sent('Slow')).toHaveLength(4);
     expect(server.sent('Echo')).toHaveLength(0);
@@ -1010,10 +1304,12 @@ describe('fair use of the session between callers', () => {
     expect(t.session.fairUse.stats).toMatchObject({ onWire: 3, waiting: 0, refused: 2 });
   });
 
-  it('keeps a command\'s place past its caller\'s deadline until the late answer comes, or the connection goes', async () => {
+  it("keeps a command's place past its caller's deadline until the late answer comes, or the connection goes", async () => {
     const server = await FakeTradingServer.start();
     server.script.set('Slow', silent);
-    const t = harness(server.url, { fairUse: { calls: 2, bytes: 1 << 20, queuedPerCaller: 8, activeMs: 1000, retryAfterSeconds: 1 } });
+    const t = harness(server.url, {
+      fairUse: { calls: 2, bytes: 1 << 20, queuedPerCaller: 8, activeMs: 1000, retryAfterSeconds: 1 },
+    });
     await up(t);
     const soon = () => ({ sendBy: Date.now() + 100, answerBy: Date.now() + 100, caller: 'impatient' });
     const failed = await Promise.all([1, 2].map(() => rejection(t.session.request('Slow', undefined, soon()))));
@@ -1027,10 +1323,14 @@ describe('fair use of the session between callers', () => {
     await until('the connection gone', () => t.session.fairUse.stats.onWire === 0);
   });
 
-  it('sends the session\'s own keep-alive and login whatever callers hold', async () => {
+  it("sends the session's own keep-alive and login whatever callers hold", async () => {
     const server = await FakeTradingServer.start();
     server.script.set('Slow', silent);
-    const t = harness(server.url, { pingIntervalMs: 20, pingTimeoutMs: 500, fairUse: { calls: 1, bytes: 1 << 20, queuedPerCaller: 8, activeMs: 1000, retryAfterSeconds: 1 } });
+    const t = harness(server.url, {
+      pingIntervalMs: 20,
+      pingTimeoutMs: 500,
+      fairUse: { calls: 1, bytes: 1 << 20, queuedPerCaller: 8, activeMs: 1000, retryAfterSeconds: 1 },
+    });
     await up(t);
     void t.session.request('Slow', undefined, Date.now() + 5000).catch(() => {});
     const pings = server.sent('Ping').length;
@@ -1044,7 +1344,9 @@ describe('fair use of the session between callers', () => {
     const t = harness(server.url, { maxAnswerFrameBytes: 4096 });
     await up(t);
     let error: unknown;
-    await t.session.request('Huge', undefined, Date.now() + 5000).catch((e: unknown) => { error = e; });
+    await t.session.request('Huge', undefined, Date.now() + 5000).catch((e: unknown) => {
+      error = e;
+    });
     expect(error).toBeInstanceOf(AnswerTooLargeError);
     expect((error as AnswerTooLargeError).bytes).toBe(5000 + `{"id":2,"result":""}`.length);
     expect(t.logged.map((l) => l.fields.msg)).toContain('answer from the trading server too large, not read');
@@ -1059,44 +1361,72 @@ describe('fair use of the session between callers', () => {
 
 describe('the login answer', () => {
   /** The server answers the login with `result` and pushes a resync begin right behind it, in the same turn. */
-  const answerThenResync = (result: unknown): Script => (a, s) => {
-    s.reply(a, { id: a.frame.id, result });
-    s.reply(a, { event: 'resync', op: 'begin', record: { server: 'trading-1', family: 'PF4' } });
-  };
-  const cases: Array<{ what: string; result: unknown; entry?: Partial<PlatformConfig>; reasons: string[]; lastError: string }> = [
+  const answerThenResync =
+    (result: unknown): Script =>
+    (a, s) => {
+      s.reply(a, { id: a.frame.id, result });
+      s.reply(a, { event: 'resync', op: 'begin', record: { server: 'trading-1', family: 'PF4' } });
+    };
+  const cases: Array<{
+    what: string;
+    result: unknown;
+    entry?: Partial<PlatformConfig>;
+    reasons: string[];
+    lastError: string;
+  }> = [
     {
-      what: 'another family', result: { ...LOGIN_RESULT, family: 'PF5' }, reasons: ['family'],
-      lastError: 'the trading server\'s family is PF5; the platform is registered as PF4',
+      what: 'another family',
+      result: { ...LOGIN_RESULT, family: 'PF5' },
+      reasons: ['family'],
+      lastError: "the trading server's family is PF5; the platform is registered as PF4",
     },
     {
-      what: 'a protocol version the broker did not offer', result: { ...LOGIN_RESULT, version: 2 }, reasons: ['version'],
+      what: 'a protocol version the broker did not offer',
+      result: { ...LOGIN_RESULT, version: 2 },
+      reasons: ['version'],
       lastError: 'the trading server speaks protocol version 2; this broker speaks 1',
     },
     {
-      what: 'a build under minBuild', result: LOGIN_RESULT, entry: { minBuild: 1600 }, reasons: ['build'],
-      lastError: 'the trading server\'s build is 1500; the platform requires at least build 1600 (minBuild)',
+      what: 'a build under minBuild',
+      result: LOGIN_RESULT,
+      entry: { minBuild: 1600 },
+      reasons: ['build'],
+      lastError: "the trading server's build is 1500; the platform requires at least build 1600 (minBuild)",
     },
     {
-      what: 'rights short of requiredRights', result: LOGIN_RESULT, entry: { requiredRights: ['admin', 'money', 'reports'] }, reasons: ['rights'],
+      what: 'rights short of requiredRights',
+      result: LOGIN_RESULT,
+      entry: { requiredRights: ['admin', 'money', 'reports'] },
+      reasons: ['rights'],
       lastError: 'manager 1000 lacks the rights money, reports that the platform requires (requiredRights)',
     },
     {
-      what: 'no keep-alive', result: { ...LOGIN_RESULT, capabilities: { commands: ['Echo'], events: [] } }, reasons: ['keepAlive'],
+      what: 'no keep-alive',
+      result: { ...LOGIN_RESULT, capabilities: { commands: ['Echo'], events: [] } },
+      reasons: ['keepAlive'],
       lastError: 'the trading server does not declare Ping (the keep-alive) among its commands',
     },
     {
-      what: 'a malformed capability list', result: { ...LOGIN_RESULT, capabilities: { commands: 'Ping', events: ['users', 'bids'] } },
+      what: 'a malformed capability list',
+      result: { ...LOGIN_RESULT, capabilities: { commands: 'Ping', events: ['users', 'bids'] } },
       reasons: ['malformed'],
-      lastError: 'login answer: capabilities.commands: Invalid input: expected array, received string; capabilities.events.1: Invalid option: expected one of "users"|"trades"|"ticks"|"symbols"|"groups"|"online"|"margin"|"positions"|"orders"|"deals"|"news"|"mail"|"newsBodies"|"symbolGroups"|"symbolSessions"|"symbolInfo"',
+      lastError:
+        'login answer: capabilities.commands: Invalid input: expected array, received string; capabilities.events.1: Invalid option: expected one of "users"|"trades"|"ticks"|"symbols"|"groups"|"online"|"margin"|"positions"|"orders"|"deals"|"news"|"mail"|"newsBodies"|"symbolGroups"|"symbolSessions"|"symbolInfo"',
     },
     {
-      what: 'the answer of a server before versions (no version, no capabilities)', result: { server: 'trading-1', family: 'PF4', build: 1, rights: ['admin'] },
+      what: 'the answer of a server before versions (no version, no capabilities)',
+      result: { server: 'trading-1', family: 'PF4', build: 1, rights: ['admin'] },
       reasons: ['malformed'],
-      lastError: 'login answer: version: Invalid input: expected number, received undefined; capabilities: Invalid input: expected object, received undefined',
+      lastError:
+        'login answer: version: Invalid input: expected number, received undefined; capabilities: Invalid input: expected object, received undefined',
     },
     {
-      what: 'several differences at once', result: { ...LOGIN_RESULT, family: 'PF5', build: 7 }, entry: { minBuild: 100 }, reasons: ['family', 'build'],
-      lastError: 'the trading server\'s family is PF5; the platform is registered as PF4; the trading server\'s build is 7; the platform requires at least build 100 (minBuild)',
+      what: 'several differences at once',
+      result: { ...LOGIN_RESULT, family: 'PF5', build: 7 },
+      entry: { minBuild: 100 },
+      reasons: ['family', 'build'],
+      lastError:
+        "the trading server's family is PF5; the platform is registered as PF4; the trading server's build is 7; the platform requires at least build 100 (minBuild)",
     },
   ];
 
@@ -1106,15 +1436,31 @@ describe('the login answer', () => {
       server.script.set('login', answerThenResync(c.result));
       const t = harness(server.url, NO_RETRY, 'PF4', true, c.entry);
       const { since } = t.session.state;
-      const refused = { kind: 'OperationError', code: 'NoConnect', message: `manager login answer refused: ${c.lastError}`, managerCode: null };
+      const refused = {
+        kind: 'OperationError',
+        code: 'NoConnect',
+        message: `manager login answer refused: ${c.lastError}`,
+        managerCode: null,
+      };
       expect(await rejection(t.session.request('Echo', { a: 1 }, inFiveSeconds()))).toStrictEqual(refused);
       expect(t.session.state).toStrictEqual({ up: false, since, lastError: c.lastError });
       expect([t.session.up, t.session.logins, t.session.declared]).toStrictEqual([false, 0, undefined]);
-      expect(Object.fromEntries(t.session.loginRefusals)).toStrictEqual(Object.fromEntries(c.reasons.map((r) => [r, 1])));
+      expect(Object.fromEntries(t.session.loginRefusals)).toStrictEqual(
+        Object.fromEntries(c.reasons.map((r) => [r, 1])),
+      );
       await until('the refused connection closed', () => server.peers[0].closed && t.downs.length === 1);
-      expect(t.logged).toStrictEqual([{ level: 'error', fields: {
-        msg: 'manager login answer refused', platform: 'pf4-main', server: server.url, reasons: c.reasons, error: c.lastError,
-      } }]);
+      expect(t.logged).toStrictEqual([
+        {
+          level: 'error',
+          fields: {
+            msg: 'manager login answer refused',
+            platform: 'pf4-main',
+            server: server.url,
+            reasons: c.reasons,
+            error: c.lastError,
+          },
+        },
+      ]);
       // The request was not sent, the resync begin behind the answer never reached onEvent, and nothing was kept.
       expect(server.received).toStrictEqual([loginFrame(1)]);
       expect(t.events).toStrictEqual([]);
@@ -1129,7 +1475,14 @@ describe('the login answer', () => {
 
   it('reconnects with backoff after a refused answer and comes up once the server answers as registered', async () => {
     const server = await FakeTradingServer.start();
-    server.script.set('login', inTurn(answer({ ...LOGIN_RESULT, family: 'PF5' }), answer({ ...LOGIN_RESULT, family: 'PF5' }), answer(LOGIN_RESULT)));
+    server.script.set(
+      'login',
+      inTurn(
+        answer({ ...LOGIN_RESULT, family: 'PF5' }),
+        answer({ ...LOGIN_RESULT, family: 'PF5' }),
+        answer(LOGIN_RESULT),
+      ),
+    );
     const delays = recordRetryDelays();
     const t = harness(server.url, { backoff: { baseMs: 10, capMs: 1000 }, random: () => 0.99 });
     await up(t);
@@ -1169,9 +1522,13 @@ describe('commands the login did not declare', () => {
     await up(t);
     let error: unknown;
     // A deadline already past: the refusal comes before any wait.
-    await t.session.request('TradeTransaction', { order: 5 }, Date.now() - 1).catch((e: unknown) => { error = e; });
+    await t.session.request('TradeTransaction', { order: 5 }, Date.now() - 1).catch((e: unknown) => {
+      error = e;
+    });
     expect(shape(error)).toStrictEqual({
-      kind: 'OperationError', code: 'PF4Error', managerCode: null,
+      kind: 'OperationError',
+      code: 'PF4Error',
+      managerCode: null,
       message: 'the trading server does not implement TradeTransaction (not among the commands its login declared)',
     });
     expect((error as OperationError).notImplemented).toBe(true);
@@ -1185,40 +1542,57 @@ describe('commands the login did not declare', () => {
   it('are refused without waiting for a place while every place is taken', async () => {
     const server = await FakeTradingServer.start();
     server.script.set('Slow', silent);
-    const t = harness(server.url, { ...NO_RETRY, fairUse: { calls: 2, bytes: 1 << 20, queuedPerCaller: 64, activeMs: 1000, retryAfterSeconds: 1 } });
+    const t = harness(server.url, {
+      ...NO_RETRY,
+      fairUse: { calls: 2, bytes: 1 << 20, queuedPerCaller: 64, activeMs: 1000, retryAfterSeconds: 1 },
+    });
     await up(t);
     const deadline = (caller: string) => ({ sendBy: Date.now() + 5000, answerBy: Date.now() + 5000, caller });
-    const busy = [track(t.session.request('Slow', undefined, deadline('busy'))), track(t.session.request('Slow', undefined, deadline('busy')))];
+    const busy = [
+      track(t.session.request('Slow', undefined, deadline('busy'))),
+      track(t.session.request('Slow', undefined, deadline('busy'))),
+    ];
     await until('both places taken', () => server.sent('Slow').length === 2);
     const refused = track(t.session.request('TradeTransaction', { order: 5 }, deadline('other')));
     await until('the refusal', () => refused.settled, 1000);
-    expect(await rejection(refused.promise)).toMatchObject({ code: 'PF4Error', message: expect.stringContaining('does not implement TradeTransaction') });
+    expect(await rejection(refused.promise)).toMatchObject({
+      code: 'PF4Error',
+      message: expect.stringContaining('does not implement TradeTransaction'),
+    });
     expect(t.session.fairUse.stats).toMatchObject({ onWire: 2, waiting: 0, refused: 0 });
     expect(busy.map((b) => b.settled)).toStrictEqual([false, false]);
   });
 
-  it('names every missing command and event kind, on the platform\'s family', async () => {
+  it("names every missing command and event kind, on the platform's family", async () => {
     const server = await FakeTradingServer.start('PF5');
     const t = harness(server.url, NO_RETRY, 'PF5');
     await up(t);
     const refusal = t.session.undeclared(['Echo', 'OrderAdd', 'PositionGet', 'OrderAdd'], ['users', 'news', 'orders']);
     expect(shape(refusal)).toStrictEqual({
-      kind: 'OperationError', code: 'PF5Error', managerCode: null,
-      message: 'the trading server does not implement OrderAdd, PositionGet (not among the commands its login declared), nor the news, orders events (not among the event kinds its login declared)',
+      kind: 'OperationError',
+      code: 'PF5Error',
+      managerCode: null,
+      message:
+        'the trading server does not implement OrderAdd, PositionGet (not among the commands its login declared), nor the news, orders events (not among the event kinds its login declared)',
     });
     expect(t.session.undeclared(['Echo', 'Ping'], ['users'])).toBeUndefined();
   });
 
   it('are refused after a fresh login that declares less than the one before, giving the place back', async () => {
     const server = await FakeTradingServer.start();
-    server.script.set('login', inTurn(answer(LOGIN_RESULT), answer({ ...LOGIN_RESULT, capabilities: { commands: ['Ping'], events: [] } })));
+    server.script.set(
+      'login',
+      inTurn(answer(LOGIN_RESULT), answer({ ...LOGIN_RESULT, capabilities: { commands: ['Ping'], events: [] } })),
+    );
     const t = harness(server.url, NO_RETRY);
     await up(t);
     server.drop();
     await until('the session down', () => !t.session.up);
     // Declared by the first login, so it is let through to log in again; the new login no longer declares it.
     expect(await rejection(t.session.request('Echo', { a: 1 }, inFiveSeconds()))).toStrictEqual({
-      kind: 'OperationError', code: 'PF4Error', managerCode: null,
+      kind: 'OperationError',
+      code: 'PF4Error',
+      managerCode: null,
       message: 'the trading server does not implement Echo (not among the commands its login declared)',
     });
     expect(server.received).toStrictEqual([loginFrame(1), loginFrame(2)]);

@@ -34,7 +34,15 @@ import type { Logger } from '../observability/log.js';
 import { silentLogger } from '../observability/log.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import { checkLoginAnswer, type LoginRefusalReason } from './loginAnswer.js';
-import { AnswerTooLargeError, ConnectionLostError, DeadlineError, managerFailure, tooFrequent, undeclaredRefusal, type FailureContext } from './managerErrors.js';
+import {
+  AnswerTooLargeError,
+  ConnectionLostError,
+  DeadlineError,
+  managerFailure,
+  tooFrequent,
+  undeclaredRefusal,
+  type FailureContext,
+} from './managerErrors.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { DEFAULT_FAIR_USE, FairUse, FairUseRefusal, type FairUseLimits, type FairUsePlace } from './fairUse.js';
 
@@ -177,10 +185,14 @@ function requestArgsText(cmd: string, args: Record<string, unknown> | undefined)
   } catch (error) {
     throw new OperationError('NoConnect', `the command could not be sent: ${(error as Error).message}`);
   }
-  const bytes = Buffer.byteLength(requestFrame(Number.MAX_SAFE_INTEGER, cmd, argsText === undefined ? undefined : ''))
-    + (argsText === undefined ? 0 : Buffer.byteLength(argsText));
+  const bytes =
+    Buffer.byteLength(requestFrame(Number.MAX_SAFE_INTEGER, cmd, argsText === undefined ? undefined : '')) +
+    (argsText === undefined ? 0 : Buffer.byteLength(argsText));
   if (bytes > REQUEST_MAX_BYTES) {
-    throw new OperationError('Validation', `the ${cmd} request to the trading server takes ${bytes} bytes, more than the ${REQUEST_MAX_BYTES} bytes (${REQUEST_MAX_BYTES / (1024 * 1024)} MiB) every trading server must accept in one frame: send less in one call`);
+    throw new OperationError(
+      'Validation',
+      `the ${cmd} request to the trading server takes ${bytes} bytes, more than the ${REQUEST_MAX_BYTES} bytes (${REQUEST_MAX_BYTES / (1024 * 1024)} MiB) every trading server must accept in one frame: send less in one call`,
+    );
   }
   return argsText;
 }
@@ -230,7 +242,11 @@ export class ManagerSession {
   private readonly maxAnswerFrameBytes: number;
   private readonly heldEvents: Readonly<HeldEventsBound>;
 
-  constructor(readonly config: PlatformConfig, private readonly hooks: SessionHooks, options: SessionOptions = {}) {
+  constructor(
+    readonly config: PlatformConfig,
+    private readonly hooks: SessionHooks,
+    options: SessionOptions = {},
+  ) {
     this.pingIntervalMs = options.pingIntervalMs ?? 5000;
     this.pingTimeoutMs = options.pingTimeoutMs ?? this.pingIntervalMs;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
@@ -285,7 +301,9 @@ export class ManagerSession {
   /** Opens the session in the background; failures are retried with backoff. */
   start(): void {
     this.loggedOut = false;
-    this.connect().catch(() => { /* logged and retried by the close path */ });
+    this.connect().catch(() => {
+      /* logged and retried by the close path */
+    });
   }
 
   /**
@@ -293,14 +311,23 @@ export class ManagerSession {
    * in first, when needed, spend from the same budget. A split deadline (calls under an Idempotency-Key) sends only
    * until `sendBy` but waits for the answer until `answerBy`, so a late answer still reaches the caller's handler.
    */
-  async request(cmd: string, args: Record<string, unknown> | undefined, deadline: CallDeadline, context: FailureContext = {}): Promise<unknown> {
+  async request(
+    cmd: string,
+    args: Record<string, unknown> | undefined,
+    deadline: CallDeadline,
+    context: FailureContext = {},
+  ): Promise<unknown> {
     if (this.closed) throw new OperationError('NoConnect', 'the manager session is closed');
     // Before anything else: a command the server said it does not answer takes no place and waits for nothing.
     const undeclared = this.undeclared([cmd]);
     if (undeclared) throw undeclared;
     // Nor does one larger than a server must accept: sent, it would end the connection for every caller.
     const argsText = requestArgsText(cmd, args);
-    const { sendBy, answerBy, caller = '' } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
+    const {
+      sendBy,
+      answerBy,
+      caller = '',
+    } = typeof deadline === 'number' ? { sendBy: deadline, answerBy: deadline } : deadline;
     let taken: FairUsePlace | Promise<FairUsePlace>;
     try {
       taken = this.fairUse.acquire(caller, cmd, sendBy);
@@ -388,13 +415,16 @@ export class ManagerSession {
   private async connectBy(deadline: number): Promise<WebSocket> {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new DeadlineError();
-    if (!this.connecting && this.lastFailure && Date.now() - this.lastFailure.at < RETRY_GAP_MS) throw this.lastFailure.error;
+    if (!this.connecting && this.lastFailure && Date.now() - this.lastFailure.at < RETRY_GAP_MS)
+      throw this.lastFailure.error;
     const connecting = this.connect();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       return await Promise.race([
         connecting,
-        new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new DeadlineError()), remaining); }),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new DeadlineError()), remaining);
+        }),
       ]);
     } finally {
       clearTimeout(timer);
@@ -439,17 +469,28 @@ export class ManagerSession {
         heldBytes += bytes;
         const bound = this.heldEvents;
         if (held.length <= bound.frames && heldBytes <= bound.bytes) return;
-        ended = held.length > bound.frames
-          ? `the trading server sent more than ${bound.frames} events before its login answer was accepted`
-          : `the trading server sent more than ${bound.bytes} bytes of events before its login answer was accepted`;
+        ended =
+          held.length > bound.frames
+            ? `the trading server sent more than ${bound.frames} events before its login answer was accepted`
+            : `the trading server sent more than ${bound.bytes} bytes of events before its login answer was accepted`;
         held.splice(0);
         this.current.lastError = `login failed: ${ended}`;
-        this.log('error', { msg: 'manager login failed', platform: this.config.id, server: this.config.server, error: this.current.lastError });
+        this.log('error', {
+          msg: 'manager login failed',
+          platform: this.config.id,
+          server: this.config.server,
+          error: this.current.lastError,
+        });
         settle(new OperationError('NoConnect', `manager login failed: ${ended}`));
         ws.terminate();
       };
       ws.on('open', () => {
-        const args: LoginArgs = { login: this.config.login, password: this.config.password, pump: true, versions: [...PROTOCOL_VERSIONS] };
+        const args: LoginArgs = {
+          login: this.config.login,
+          password: this.config.password,
+          pump: true,
+          versions: [...PROTOCOL_VERSIONS],
+        };
         this.send(ws, 'login', stringifyJson(args), Date.now() + this.connectTimeoutMs, {})
           .then((result) => {
             if (ended !== undefined) return;
@@ -472,10 +513,24 @@ export class ManagerSession {
           .catch((error: Error) => {
             if (ended !== undefined) return;
             // The refusal is the server's text, which may quote the login's arguments back.
-            const message = error instanceof DeadlineError ? 'login not answered in time' : `login failed: ${this.masked(error.message)}`;
+            const message =
+              error instanceof DeadlineError
+                ? 'login not answered in time'
+                : `login failed: ${this.masked(error.message)}`;
             this.current.lastError = message;
-            this.log('warn', { msg: 'manager login failed', platform: this.config.id, server: this.config.server, error: message });
-            settle(new OperationError('NoConnect', `manager ${message}`, error instanceof OperationError ? error.managerCode : null));
+            this.log('warn', {
+              msg: 'manager login failed',
+              platform: this.config.id,
+              server: this.config.server,
+              error: message,
+            });
+            settle(
+              new OperationError(
+                'NoConnect',
+                `manager ${message}`,
+                error instanceof OperationError ? error.managerCode : null,
+              ),
+            );
             ws.terminate();
           });
       });
@@ -484,7 +539,12 @@ export class ManagerSession {
         this.current.lastError = this.masked(error.message);
       });
       ws.on('close', () => {
-        settle(new OperationError('NoConnect', `cannot reach the trading server: ${this.current.lastError ?? 'connection closed'}`));
+        settle(
+          new OperationError(
+            'NoConnect',
+            `cannot reach the trading server: ${this.current.lastError ?? 'connection closed'}`,
+          ),
+        );
         this.onClosed(ws);
       });
     });
@@ -503,13 +563,21 @@ export class ManagerSession {
     this.declaredNow = undefined;
     for (const reason of reasons) this.loginRefusals.set(reason, (this.loginRefusals.get(reason) ?? 0) + 1);
     this.current.lastError = message;
-    this.log('error', { msg: 'manager login answer refused', platform: this.config.id, server: this.config.server, reasons, error: message });
+    this.log('error', {
+      msg: 'manager login answer refused',
+      platform: this.config.id,
+      server: this.config.server,
+      reasons,
+      error: message,
+    });
   }
 
   private onLoggedIn(ws: WebSocket, answer: LoginResult): void {
     if (this.socket !== ws) return;
     this.declaredNow = {
-      answer, commands: new Set(answer.capabilities.commands), events: new Set(answer.capabilities.events),
+      answer,
+      commands: new Set(answer.capabilities.commands),
+      events: new Set(answer.capabilities.events),
     };
     this.loggedIn = true;
     this.attempt = 0;
@@ -534,7 +602,12 @@ export class ManagerSession {
       this.current.up = false;
       this.current.since = new Date().toISOString();
       this.current.lastError ??= 'connection closed';
-      this.log('warn', { msg: 'manager session down', platform: this.config.id, server: this.config.server, error: this.current.lastError });
+      this.log('warn', {
+        msg: 'manager session down',
+        platform: this.config.id,
+        server: this.config.server,
+        error: this.current.lastError,
+      });
     }
     this.failPending(this.closed ? 'the manager session is closed' : 'the manager connection was lost');
     this.hooks.onDown?.();
@@ -546,14 +619,21 @@ export class ManagerSession {
     const delay = backoffDelay(this.attempt++, this.backoff, this.random);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.connect().catch(() => { /* the close path schedules the next attempt */ });
+      this.connect().catch(() => {
+        /* the close path schedules the next attempt */
+      });
     }, delay);
   }
 
   /** Sends request `cmd` with its arguments as JSON text (`argsText`, none when undefined). */
   private send(
-    ws: WebSocket, cmd: string, argsText: string | undefined, deadline: number, context: FailureContext,
-    answerBy = deadline, place?: FairUsePlace,
+    ws: WebSocket,
+    cmd: string,
+    argsText: string | undefined,
+    deadline: number,
+    context: FailureContext,
+    answerBy = deadline,
+    place?: FairUsePlace,
   ): Promise<unknown> {
     const now = Date.now();
     if (deadline - now <= 0) {
@@ -586,7 +666,11 @@ export class ManagerSession {
   }
 
   /** One frame from the trading server; events go to `hold` while the login answer is not yet accepted. */
-  private onMessage(data: WebSocket.RawData, isBinary: boolean, hold: ((event: ManagerEvent, bytes: number) => void) | undefined): void {
+  private onMessage(
+    data: WebSocket.RawData,
+    isBinary: boolean,
+    hold: ((event: ManagerEvent, bytes: number) => void) | undefined,
+  ): void {
     this.lastFrameAt = Date.now();
     const bytes = frameBytes(data);
     if (bytes > this.maxAnswerFrameBytes && this.refusedUnread(data, bytes)) return;
@@ -619,7 +703,12 @@ export class ManagerSession {
     const id = /^\s*\{\s*"id"\s*:\s*(\d{1,15})\s*,\s*"(?:result|error|ok)"/.exec(head);
     if (!id) return false;
     this.answered(Number(id[1]), bytes)?.reject(new AnswerTooLargeError(bytes));
-    this.log('warn', { msg: 'answer from the trading server too large, not read', platform: this.config.id, bytes, bound: this.maxAnswerFrameBytes });
+    this.log('warn', {
+      msg: 'answer from the trading server too large, not read',
+      platform: this.config.id,
+      bytes,
+      bound: this.maxAnswerFrameBytes,
+    });
     return true;
   }
 
@@ -672,7 +761,9 @@ export class ManagerSession {
     this.pingInFlight = true;
     const sentAt = Date.now();
     this.send(ws, 'Ping', undefined, sentAt + this.pingTimeoutMs, {}).then(
-      () => { this.pingInFlight = false; },
+      () => {
+        this.pingInFlight = false;
+      },
       (error: Error) => {
         this.pingInFlight = false;
         if (!(error instanceof DeadlineError) || this.socket !== ws || this.closed) return;

@@ -39,7 +39,9 @@ export class StreamSubscriptions {
 
   constructor(
     private readonly sink: StreamSink,
-    private readonly eventsOf: (platform: string) => { family: Family; events: PlatformEvents; use?: () => { release(): void } } | undefined,
+    private readonly eventsOf: (
+      platform: string,
+    ) => { family: Family; events: PlatformEvents; use?: () => { release(): void } } | undefined,
     private readonly congestedBytes = DEFAULT_CONGESTED_BYTES,
   ) {}
 
@@ -63,7 +65,10 @@ export class StreamSubscriptions {
     if (!platform) return fail('NotFound', 'trade platform not served by this broker');
     const { topics: asked, batch } = frame.args as { topics?: unknown; batch?: unknown };
     const served = topicsOf(platform.family);
-    if (!Array.isArray(asked) || asked.some((t) => typeof t !== 'string' || !(served as readonly string[]).includes(t))) {
+    if (
+      !Array.isArray(asked) ||
+      asked.some((t) => typeof t !== 'string' || !(served as readonly string[]).includes(t))
+    ) {
       return fail('Validation', `topics: must be a list of ${served.join(', ')}`);
     }
     if (batch !== undefined && typeof batch !== 'boolean') return fail('Validation', 'batch: must be true or false');
@@ -71,7 +76,17 @@ export class StreamSubscriptions {
     answer({ ok: true, data: { sub: frame.id } });
     const lease = platform.use?.();
     const sub = this.start(frame.id, platform.events, new Set(asked as StreamTopic[]), batch === true);
-    this.subs.set(frame.id, lease ? { stop: () => { sub.stop(); lease.release(); } } : sub);
+    this.subs.set(
+      frame.id,
+      lease
+        ? {
+            stop: () => {
+              sub.stop();
+              lease.release();
+            },
+          }
+        : sub,
+    );
   }
 
   close(): void {
@@ -95,10 +110,10 @@ export class StreamSubscriptions {
     };
     const push = batched
       ? (event: StreamEvent) => {
-        pending.push(event);
-        if (pending.length >= MAX_STREAM_BATCH) sendPending();
-        else sending ??= setImmediate(sendPending);
-      }
+          pending.push(event);
+          if (pending.length >= MAX_STREAM_BATCH) sendPending();
+          else sending ??= setImmediate(sendPending);
+        }
       : (event: StreamEvent) => this.sink.send(stringifyJson({ sub, event } satisfies StreamFrame));
     const congested = () => this.sink.bufferedAmount > this.congestedBytes;
     const drain = () => {

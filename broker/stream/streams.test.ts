@@ -54,17 +54,36 @@ describe('stream subscriptions on the edge link', () => {
 
     pf4.emit('users', 'update', { login: 100001, group: 'demo', name: 'Not asked for' });
     pf4.emit('trades', 'add', {
-      order: 9001, login: 100001, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, volumeLots: 0.1, openPrice: 1.1,
-      tradeRecordState: 'OpenNormal', apiSecret: 'never-shown', magic: 7,
+      order: 9001,
+      login: 100001,
+      symbol: 'EURUSD',
+      tradeCommand: 'Buy',
+      volume: 10,
+      volumeLots: 0.1,
+      openPrice: 1.1,
+      tradeRecordState: 'OpenNormal',
+      apiSecret: 'never-shown',
+      magic: 7,
     });
     pf4.emit('ticks', 'update', { symbol: 'EURUSD', time: '2026-01-01T00:00:01.000Z', bid: 1.2, ask: 1.2002 });
     await eventually(() => eventsOf(sub).length >= 3);
     const [, trade, tick] = eventsOf(sub);
     expect(trade).toEqual({
       topic: 'trades',
-      data: { kind: 'Added', order: 9001, login: 100001, symbol: 'EURUSD', cmd: 'Buy', volumeLots: 0.1, openPrice: 1.1 },
+      data: {
+        kind: 'Added',
+        order: 9001,
+        login: 100001,
+        symbol: 'EURUSD',
+        cmd: 'Buy',
+        volumeLots: 0.1,
+        openPrice: 1.1,
+      },
     });
-    expect(tick).toEqual({ topic: 'ticks', data: { symbol: 'EURUSD', bid: 1.2, ask: 1.2002, lastTime: '2026-01-01T00:00:01.000Z' } });
+    expect(tick).toEqual({
+      topic: 'ticks',
+      data: { symbol: 'EURUSD', bid: 1.2, ask: 1.2002, lastTime: '2026-01-01T00:00:01.000Z' },
+    });
     expect(JSON.stringify(frames)).not.toContain('never-shown');
 
     expect(await link.call(PF4_ID, '#unsubscribe', { sub })).toMatchObject({ ok: true, data: true });
@@ -78,10 +97,14 @@ describe('stream subscriptions on the edge link', () => {
   });
 
   it('refuses an unknown platform and a topic the family has not', async () => {
-    expect(await link.call('0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0999', '#subscribe', { topics: ['ticks'] }))
-      .toMatchObject({ ok: false, error: { code: 'NotFound' } });
-    expect(await link.call(PF4_ID, '#subscribe', { topics: ['positions'] }))
-      .toMatchObject({ ok: false, error: { code: 'Validation' } });
+    expect(await link.call('0b6f3a52-4a53-4c47-9d6f-5a1e2f0c0999', '#subscribe', { topics: ['ticks'] })).toMatchObject({
+      ok: false,
+      error: { code: 'NotFound' },
+    });
+    expect(await link.call(PF4_ID, '#subscribe', { topics: ['positions'] })).toMatchObject({
+      ok: false,
+      error: { code: 'Validation' },
+    });
   });
 
   it('tells the session going down and coming back after its resync', async () => {
@@ -89,8 +112,11 @@ describe('stream subscriptions on the edge link', () => {
     await eventually(() => eventsOf(sub).length >= 1);
     pf4.drop();
     await eventually(() => eventsOf(sub).filter((e) => e.topic === 'status').length >= 3, 10_000);
-    expect(eventsOf(sub).filter((e) => e.topic === 'status').map((e) => e.data))
-      .toEqual([{ connected: true }, { connected: false }, { connected: true }]);
+    expect(
+      eventsOf(sub)
+        .filter((e) => e.topic === 'status')
+        .map((e) => e.data),
+    ).toEqual([{ connected: true }, { connected: false }, { connected: true }]);
   });
 });
 
@@ -98,7 +124,15 @@ describe('a congested link', () => {
   it('conflates ticks per symbol, the latest winning, and holds nothing else back', () => {
     const sent: StreamEvent[] = [];
     let buffered = 10_000_000;
-    const sink = { send: (t: string) => { const f = JSON.parse(t); if (f.event) sent.push(f.event); }, get bufferedAmount() { return buffered; } };
+    const sink = {
+      send: (t: string) => {
+        const f = JSON.parse(t);
+        if (f.event) sent.push(f.event);
+      },
+      get bufferedAmount() {
+        return buffered;
+      },
+    };
     const events = new PlatformEvents('PF4');
     const subs = new StreamSubscriptions(sink, () => ({ family: 'PF4', events }), 1000);
     subs.handle({ id: 1, platform: 'p', op: '#subscribe', args: { topics: ['ticks', 'trades'] }, timeoutMs: 1000 });
@@ -127,7 +161,13 @@ describe('a batched subscription', () => {
   function subscribed(args: Record<string, unknown>) {
     const frames: Array<Record<string, unknown>> = [];
     const answers: Array<Record<string, unknown>> = [];
-    const sink = { send: (t: string) => { const f = JSON.parse(t); (typeof f.sub === 'number' ? frames : answers).push(f); }, bufferedAmount: 0 };
+    const sink = {
+      send: (t: string) => {
+        const f = JSON.parse(t);
+        (typeof f.sub === 'number' ? frames : answers).push(f);
+      },
+      bufferedAmount: 0,
+    };
     const events = new PlatformEvents('PF4');
     const subs = new StreamSubscriptions(sink, () => ({ family: 'PF4', events }), 1000);
     subs.handle({ id: 7, platform: 'p', op: '#subscribe', args, timeoutMs: 1000 });
@@ -144,7 +184,11 @@ describe('a batched subscription', () => {
     await turn();
     expect(frames).toHaveLength(1);
     expect(frames[0].sub).toBe(7);
-    expect((frames[0].events as StreamEvent[]).map((e) => (e.topic === 'trades' ? e.data.order : e.topic))).toEqual(['status', 1, 2]);
+    expect((frames[0].events as StreamEvent[]).map((e) => (e.topic === 'trades' ? e.data.order : e.topic))).toEqual([
+      'status',
+      1,
+      2,
+    ]);
     expect(frames[0]).not.toHaveProperty('event');
     trade(3);
     await turn();
@@ -158,7 +202,10 @@ describe('a batched subscription', () => {
     await turn();
     const lists = frames.map((f) => f.events as StreamEvent[]);
     expect(lists.map((l) => l.length)).toEqual([MAX_STREAM_BATCH, 301 - MAX_STREAM_BATCH]);
-    const orders = lists.flat().slice(1).map((e) => (e.topic === 'trades' ? e.data.order : null));
+    const orders = lists
+      .flat()
+      .slice(1)
+      .map((e) => (e.topic === 'trades' ? e.data.order : null));
     expect(orders).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     subs.close();
   });
@@ -173,13 +220,18 @@ describe('a batched subscription', () => {
 
   it('is refused with a batch that is not true or false, and without batch sends one event a frame', async () => {
     const refused = subscribed({ topics: ['trades'], batch: 'yes' });
-    expect(refused.answers).toEqual([{ id: 7, ok: false, error: { code: 'Validation', managerCode: null, message: 'batch: must be true or false' } }]);
+    expect(refused.answers).toEqual([
+      { id: 7, ok: false, error: { code: 'Validation', managerCode: null, message: 'batch: must be true or false' } },
+    ]);
     refused.trade(1);
     await turn();
     expect(refused.frames).toEqual([]);
     const single = subscribed({ topics: ['trades'] });
     single.trade(1);
-    expect(single.frames).toEqual([{ sub: 7, event: { topic: 'status', data: { connected: false } } }, { sub: 7, event: expect.objectContaining({ topic: 'trades' }) }]);
+    expect(single.frames).toEqual([
+      { sub: 7, event: { topic: 'status', data: { connected: false } } },
+      { sub: 7, event: expect.objectContaining({ topic: 'trades' }) },
+    ]);
     single.subs.close();
   });
 });
@@ -187,30 +239,54 @@ describe('a batched subscription', () => {
 describe('PF5 margin-call events', () => {
   it('are shaped to exactly {login, type, direction}, whatever else the server sends', () => {
     const record = {
-      login: 500123, group: 'real\\retail', type: 'StopOut', direction: 'Enter', time: '2026-01-01T00:00:00.000Z',
-      marginLevel: 48.2, equity: 530.1, margin: 1100, password: 'Secret123', apiSecret: 'never-shown',
+      login: 500123,
+      group: 'real\\retail',
+      type: 'StopOut',
+      direction: 'Enter',
+      time: '2026-01-01T00:00:00.000Z',
+      marginLevel: 48.2,
+      equity: 530.1,
+      margin: 1100,
+      password: 'Secret123',
+      apiSecret: 'never-shown',
     };
     expect(streamEvent('PF5', { event: 'margin', op: 'add', record })).toEqual({
-      topic: 'margin', data: { login: 500123, type: 'StopOut', direction: 'Enter' },
+      topic: 'margin',
+      data: { login: 500123, type: 'StopOut', direction: 'Enter' },
     });
-    expect(streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'MarginCall', direction: 'Leave' } }))
-      .toEqual({ topic: 'margin', data: { login: 7, type: 'MarginCall', direction: 'Leave' } });
+    expect(
+      streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'MarginCall', direction: 'Leave' } }),
+    ).toEqual({ topic: 'margin', data: { login: 7, type: 'MarginCall', direction: 'Leave' } });
   });
 
   it('leave out a record whose type or direction is not one a client is told about', () => {
-    expect(streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'Ok', direction: 'Enter' } })).toBeNull();
-    expect(streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'MarginCall', direction: 'Up' } })).toBeNull();
+    expect(
+      streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'Ok', direction: 'Enter' } }),
+    ).toBeNull();
+    expect(
+      streamEvent('PF5', { event: 'margin', op: 'add', record: { login: 7, type: 'MarginCall', direction: 'Up' } }),
+    ).toBeNull();
     expect(streamEvent('PF5', { event: 'margin', op: 'delete', record: { login: 7 } })).toBeNull();
   });
 
   it('reach a PF5 subscription that names margin, after the status, and no other', () => {
     const sent: Array<{ sub: number; event: StreamEvent }> = [];
-    const sink = { send: (t: string) => { const f = JSON.parse(t); if (f.event) sent.push(f); }, bufferedAmount: 0 };
+    const sink = {
+      send: (t: string) => {
+        const f = JSON.parse(t);
+        if (f.event) sent.push(f);
+      },
+      bufferedAmount: 0,
+    };
     const events = new PlatformEvents('PF5');
     const subs = new StreamSubscriptions(sink, () => ({ family: 'PF5', events }), 1000);
     subs.handle({ id: 1, platform: 'p', op: '#subscribe', args: { topics: ['margin'] }, timeoutMs: 1000 });
     subs.handle({ id: 2, platform: 'p', op: '#subscribe', args: { topics: ['users'] }, timeoutMs: 1000 });
-    events.onManagerEvent({ event: 'margin', op: 'add', record: { login: 9, type: 'MarginCall', direction: 'Enter', equity: 1 } });
+    events.onManagerEvent({
+      event: 'margin',
+      op: 'add',
+      record: { login: 9, type: 'MarginCall', direction: 'Enter', equity: 1 },
+    });
     const bySub = (n: number) => sent.filter((f) => f.sub === n).map((f) => f.event);
     const [first, second] = [...new Set(sent.map((f) => f.sub))];
     expect(bySub(first)).toEqual([

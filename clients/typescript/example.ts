@@ -20,7 +20,10 @@ export type TradePlatform = components['schemas']['TradePlatform'];
 export async function fetchToken(baseUrl: string, clientId: string, clientSecret: string): Promise<string> {
   const anonymous = createClient<paths>({ baseUrl });
   const { data, error, response } = await anonymous.POST('/connect/token', {
-    headers: { authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}`,
+      'content-type': 'application/x-www-form-urlencoded',
+    },
     body: { grant_type: 'client_credentials', scope: 'webapi' },
     bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
   });
@@ -34,7 +37,10 @@ export function gateway(baseUrl: string, token: string): Gateway {
 }
 
 /** A v2 answer's data, or an error carrying the envelope's error code (v2 answers HTTP 200 either way). */
-function dataOf<T>(envelope: { data?: T | null; error?: components['schemas']['ApiError'] | null } | undefined, what: string): T {
+function dataOf<T>(
+  envelope: { data?: T | null; error?: components['schemas']['ApiError'] | null } | undefined,
+  what: string,
+): T {
   if (!envelope) throw new Error(`${what}: no answer`);
   if (envelope.error) throw new Error(`${what}: ${envelope.error.code} ${envelope.error.message ?? ''}`);
   if (envelope.data === null || envelope.data === undefined) throw new Error(`${what}: no data`);
@@ -68,10 +74,11 @@ export async function example(baseUrl: string, clientId: string, clientSecret: s
   const users = dataOf(read.data, 'UsersRequest');
 
   const key = `typed-client-${crypto.randomUUID()}`;
-  const create = () => api.POST('/api/v2/PF4/{tradePlatform}/UserRecordNew', {
-    params: { path: { tradePlatform }, header: { 'Idempotency-Key': key } },
-    body: { login: 0, group: 'demo\\pro', name: 'Typed Client', email: 'typed.client@example.com', leverage: 100 },
-  });
+  const create = () =>
+    api.POST('/api/v2/PF4/{tradePlatform}/UserRecordNew', {
+      params: { path: { tradePlatform }, header: { 'Idempotency-Key': key } },
+      body: { login: 0, group: 'demo\\pro', name: 'Typed Client', email: 'typed.client@example.com', leverage: 100 },
+    });
   const created = dataOf((await create()).data, 'UserRecordNew');
   const again = await create();
 
@@ -80,7 +87,9 @@ export async function example(baseUrl: string, clientId: string, clientSecret: s
     users,
     hasMore: read.data?.meta?.paging?.hasMore ?? false,
     created,
-    replayed: again.response.headers.get('Idempotency-Replayed') === 'true' && dataOf(again.data, 'UserRecordNew').login === created.login,
+    replayed:
+      again.response.headers.get('Idempotency-Replayed') === 'true' &&
+      dataOf(again.data, 'UserRecordNew').login === created.login,
     timeoutApplied: Number(read.response.headers.get('X-Request-Timeout-Applied')),
   };
 }
@@ -90,6 +99,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const [baseUrl = 'http://127.0.0.1:8787', clientId = 'demo', clientSecret = 'demo-secret'] = process.argv.slice(2);
   const result = await example(baseUrl, clientId, clientSecret);
   console.log(`platform ${result.platform.name} (${result.platform.id})`);
-  for (const user of result.users) console.log(`  account ${user.login} ${user.name} ${user.group} balance ${user.balance}`);
-  console.log(`created account ${result.created.login} (${result.created.group}); repeated with the same key: replayed ${result.replayed}`);
+  for (const user of result.users)
+    console.log(`  account ${user.login} ${user.name} ${user.group} balance ${user.balance}`);
+  console.log(
+    `created account ${result.created.login} (${result.created.group}); repeated with the same key: replayed ${result.replayed}`,
+  );
 }

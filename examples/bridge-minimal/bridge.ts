@@ -30,7 +30,9 @@ export interface RunningBridge {
 }
 
 export async function startMinimalBridge(options: StartOptions): Promise<RunningBridge> {
-  const server = new BridgedServer(minimalDriver(options.world, { name: options.name, manager: options.manager, log: options.log }));
+  const server = new BridgedServer(
+    minimalDriver(options.world, { name: options.name, manager: options.manager, log: options.log }),
+  );
   const http = createBridgeListener([server], { allow: options.allow, log: options.log });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -45,10 +47,11 @@ export async function startMinimalBridge(options: StartOptions): Promise<Running
     url: `ws://${host}:${port}/${encodeURIComponent(options.name)}`,
     port,
     server,
-    close: () => new Promise<void>((resolve) => {
-      server.stop();
-      http.close(() => resolve());
-      http.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.stop();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
   };
 }

@@ -26,7 +26,12 @@ beforeEach(() => {
   driver.subscribe!((kind, op, record) => events.push({ kind, op, record: record as Record<string, unknown> }));
 });
 
-const session = { peer: '127.0.0.1:1', login: 1000, rights: new Set(MANAGER_RIGHTS), pumping: true } as unknown as Session;
+const session = {
+  peer: '127.0.0.1:1',
+  login: 1000,
+  rights: new Set(MANAGER_RIGHTS),
+  pumping: true,
+} as unknown as Session;
 const call = (cmd: string, args: Record<string, unknown> = {}) => driver.commands[cmd](args, session) as any;
 /** The ResultError a command answers with. */
 function refusal(cmd: string, args: Record<string, unknown>): { code: number; message: string } {
@@ -42,19 +47,37 @@ function refusal(cmd: string, args: Record<string, unknown>): { code: number; me
 describe('who the server is', () => {
   it('is a PF4 server pushing users and groups, with one command per handler', () => {
     expect(driver).toMatchObject({ name: 'minimal-test', family: 'PF4', events: ['users', 'groups'] });
-    expect(Object.keys(driver.commands).sort()).toEqual(['GroupsRequest', 'ServerTime', 'UserPasswordCheck', 'UserRecordNew',
-      'UserRecordRequest', 'UserRecordUpdate', 'UserRecordsRequest']);
+    expect(Object.keys(driver.commands).sort()).toEqual([
+      'GroupsRequest',
+      'ServerTime',
+      'UserPasswordCheck',
+      'UserRecordNew',
+      'UserRecordRequest',
+      'UserRecordUpdate',
+      'UserRecordsRequest',
+    ]);
   });
 
   it('logs in only its manager with its password; a refusal never holds the password', async () => {
-    expect(await driver.authenticate({ login: 1000, password: PASSWORD, peer: 'p' })).toEqual({ ok: true, rights: ['manager'] });
-    for (const attempt of [{ login: 1000, password: `${PASSWORD}x` }, { login: 1001, password: PASSWORD }, { login: 1000, password: '' }]) {
+    expect(await driver.authenticate({ login: 1000, password: PASSWORD, peer: 'p' })).toEqual({
+      ok: true,
+      rights: ['manager'],
+    });
+    for (const attempt of [
+      { login: 1000, password: `${PASSWORD}x` },
+      { login: 1001, password: PASSWORD },
+      { login: 1000, password: '' },
+    ]) {
       const verdict = await driver.authenticate({ ...attempt, peer: 'p' });
-      expect(verdict).toEqual({ ok: false, code: PF4_RESULT.InvalidData, message: 'invalid manager login or password' });
+      expect(verdict).toEqual({
+        ok: false,
+        code: PF4_RESULT.InvalidData,
+        message: 'invalid manager login or password',
+      });
     }
   });
 
-  it('snapshots the world\'s accounts and groups as they stand', async () => {
+  it("snapshots the world's accounts and groups as they stand", async () => {
     const parts = await driver.snapshot(session);
     expect(parts.map((p) => p.kind)).toEqual(['users', 'groups']);
     expect(parts[0].rows).toEqual(world.users());
@@ -77,45 +100,77 @@ describe('reads', () => {
   it('UserRecordRequest answers the whole account', () => {
     const user = call('UserRecordRequest', { login: 100003 });
     expect(Object.keys(user)).toEqual(USER_FIELDS);
-    expect(user).toMatchObject({ login: 100003, group: 'vip', name: 'Chiara Example', balance: 125000, credit: 5000, leverage: 200 });
+    expect(user).toMatchObject({
+      login: 100003,
+      group: 'vip',
+      name: 'Chiara Example',
+      balance: 125000,
+      credit: 5000,
+      leverage: 200,
+    });
   });
 
   it('UserRecordRequest: an unknown login is not found, bad arguments name the field', () => {
-    expect(refusal('UserRecordRequest', { login: 999 })).toEqual({ code: PF4_RESULT.InvalidData, message: 'login 999 not found' });
+    expect(refusal('UserRecordRequest', { login: 999 })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'login 999 not found',
+    });
     expect(refusal('UserRecordRequest', {})).toEqual({ code: PF4_RESULT.InvalidData, message: 'login is required' });
     for (const login of ['100001', 0, 1.5, 2147483648]) {
-      expect(refusal('UserRecordRequest', { login })).toEqual({ code: PF4_RESULT.InvalidData, message: 'login must be an integer from 1 to 2147483647' });
+      expect(refusal('UserRecordRequest', { login })).toEqual({
+        code: PF4_RESULT.InvalidData,
+        message: 'login must be an integer from 1 to 2147483647',
+      });
     }
   });
 
   it('UserRecordsRequest answers every account, or those among logins (unknown ones left out)', () => {
     expect(call('UserRecordsRequest').map((u: any) => u.login)).toEqual([100001, 100002, 100003]);
-    expect(call('UserRecordsRequest', { logins: [100002, 5, 100001] }).map((u: any) => u.name)).toEqual(['Bruno Example', 'Alice Example']);
+    expect(call('UserRecordsRequest', { logins: [100002, 5, 100001] }).map((u: any) => u.name)).toEqual([
+      'Bruno Example',
+      'Alice Example',
+    ]);
     expect(call('UserRecordsRequest', { logins: [] })).toEqual([]);
-    expect(refusal('UserRecordsRequest', { logins: [1, 'x'] })).toEqual({ code: PF4_RESULT.InvalidData, message: 'logins must be an array of integers from 1 to 2147483647' });
+    expect(refusal('UserRecordsRequest', { logins: [1, 'x'] })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'logins must be an array of integers from 1 to 2147483647',
+    });
     expect(refusal('UserRecordsRequest', { logins: 100001 }).message).toMatch(/^logins must be an array/);
   });
 
   it('GroupsRequest answers the groups, whole', () => {
     const groups = call('GroupsRequest');
-    expect(groups.map((g: any) => [g.group, g.currency, g.defaultLeverage])).toEqual([['demo', 'USD', 100], ['vip', 'EUR', 200]]);
-    expect(Object.keys(groups[0])).toEqual([...Object.keys((openapiComponents.PF4Group as { properties: object }).properties), 'secGroups', 'secMargins']);
+    expect(groups.map((g: any) => [g.group, g.currency, g.defaultLeverage])).toEqual([
+      ['demo', 'USD', 100],
+      ['vip', 'EUR', 200],
+    ]);
+    expect(Object.keys(groups[0])).toEqual([
+      ...Object.keys((openapiComponents.PF4Group as { properties: object }).properties),
+      'secGroups',
+      'secMargins',
+    ]);
     expect(groups[0].secGroups).toHaveLength(32);
   });
 
-  it('UserPasswordCheck: true for the account\'s password; a wrong one, or an unknown login, InvalidData without it', () => {
+  it("UserPasswordCheck: true for the account's password; a wrong one, or an unknown login, InvalidData without it", () => {
     expect(call('UserPasswordCheck', { login: 100001, password: 'demo-100001' })).toBe(true);
     const wrong = { code: PF4_RESULT.InvalidData, message: 'invalid login or password' };
     expect(refusal('UserPasswordCheck', { login: 100001, password: 'demo-100002' })).toEqual(wrong);
     expect(refusal('UserPasswordCheck', { login: 424242, password: 'demo-424242' })).toEqual(wrong);
-    expect(refusal('UserPasswordCheck', { login: 100001 })).toEqual({ code: PF4_RESULT.InvalidData, message: 'password must be a string' });
+    expect(refusal('UserPasswordCheck', { login: 100001 })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'password must be a string',
+    });
   });
 });
 
 describe('writes and their events', () => {
   it('UserRecordUpdate lays the given fields over the account and raises a users update with the answer', () => {
     const before = call('UserRecordRequest', { login: 100002 });
-    const answer = call('UserRecordUpdate', { login: 100002, record: { name: 'Bruno Renamed', city: 'Lisbon', balance: 1, comment: null } });
+    const answer = call('UserRecordUpdate', {
+      login: 100002,
+      record: { name: 'Bruno Renamed', city: 'Lisbon', balance: 1, comment: null },
+    });
     // balance stays (moved only by balance transactions); a null member keeps the stored value.
     expect(answer).toEqual({ ...before, name: 'Bruno Renamed', city: 'Lisbon' });
     expect(events).toEqual([{ kind: 'users', op: 'update', record: answer }]);
@@ -123,11 +178,25 @@ describe('writes and their events', () => {
   });
 
   it('UserRecordUpdate refuses, changing nothing: an unknown login, a field the update does not have, a group that does not exist', () => {
-    expect(refusal('UserRecordUpdate', { login: 999, record: { name: 'X' } })).toEqual({ code: PF4_RESULT.InvalidData, message: 'login 999 not found' });
-    expect(refusal('UserRecordUpdate', { login: 100001, record: { nickname: 'X' } })).toEqual({ code: PF4_RESULT.InvalidData, message: 'record.nickname: Unrecognized key: "nickname"' });
-    expect(refusal('UserRecordUpdate', { login: 100001, record: { leverage: 'high' } }).message).toMatch(/^record\.leverage: /);
-    expect(refusal('UserRecordUpdate', { login: 100001, record: { group: 'nowhere' } })).toEqual({ code: PF4_RESULT.InvalidData, message: 'record.group: group nowhere does not exist' });
-    expect(refusal('UserRecordUpdate', { login: 100001 })).toEqual({ code: PF4_RESULT.InvalidData, message: 'record is required (an object)' });
+    expect(refusal('UserRecordUpdate', { login: 999, record: { name: 'X' } })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'login 999 not found',
+    });
+    expect(refusal('UserRecordUpdate', { login: 100001, record: { nickname: 'X' } })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'record.nickname: Unrecognized key: "nickname"',
+    });
+    expect(refusal('UserRecordUpdate', { login: 100001, record: { leverage: 'high' } }).message).toMatch(
+      /^record\.leverage: /,
+    );
+    expect(refusal('UserRecordUpdate', { login: 100001, record: { group: 'nowhere' } })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'record.group: group nowhere does not exist',
+    });
+    expect(refusal('UserRecordUpdate', { login: 100001 })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'record is required (an object)',
+    });
     expect(events).toEqual([]);
     expect(call('UserRecordRequest', { login: 100001 }).name).toBe('Alice Example');
   });
@@ -135,19 +204,35 @@ describe('writes and their events', () => {
   it('UserRecordNew creates an account on the next free login and raises a users add with the answer', () => {
     const user = call('UserRecordNew', { record: { group: 'vip', name: 'Dario Example', email: 'dario@example.com' } });
     expect(Object.keys(user)).toEqual(USER_FIELDS);
-    expect(user).toMatchObject({ login: 100004, group: 'vip', name: 'Dario Example', email: 'dario@example.com', leverage: 200, balance: 0, enableFlags: 1 });
+    expect(user).toMatchObject({
+      login: 100004,
+      group: 'vip',
+      name: 'Dario Example',
+      email: 'dario@example.com',
+      leverage: 200,
+      balance: 0,
+      enableFlags: 1,
+    });
     expect(events).toEqual([{ kind: 'users', op: 'add', record: user }]);
-    expect(call('UserRecordNew', { record: { login: 7, group: 'demo', name: 'Seven', leverage: 33 } })).toMatchObject({ login: 7, leverage: 33 });
+    expect(call('UserRecordNew', { record: { login: 7, group: 'demo', name: 'Seven', leverage: 33 } })).toMatchObject({
+      login: 7,
+      leverage: 33,
+    });
     expect(call('UserRecordsRequest').map((u: any) => u.login)).toEqual([100001, 100002, 100003, 100004, 7]);
   });
 
   it('UserRecordNew refuses a taken login, a missing group or name, and a negative login', () => {
     const bad = (record: Record<string, unknown>) => refusal('UserRecordNew', { record });
-    expect(bad({ login: 100001, group: 'demo', name: 'Again' })).toEqual({ code: PF4_RESULT.InvalidData, message: 'record.login: login 100001 already exists' });
+    expect(bad({ login: 100001, group: 'demo', name: 'Again' })).toEqual({
+      code: PF4_RESULT.InvalidData,
+      message: 'record.login: login 100001 already exists',
+    });
     expect(bad({ name: 'No Group' }).message).toBe('record.group is required');
     expect(bad({ group: 'nowhere', name: 'No Such Group' }).message).toBe('record.group: group nowhere does not exist');
     expect(bad({ group: 'demo' }).message).toBe('record.name is required');
-    expect(bad({ login: -1, group: 'demo', name: 'Negative' }).message).toBe('record.login must be 0 (the server assigns one) or positive');
+    expect(bad({ login: -1, group: 'demo', name: 'Negative' }).message).toBe(
+      'record.login must be 0 (the server assigns one) or positive',
+    );
     expect(events).toEqual([]);
   });
 });

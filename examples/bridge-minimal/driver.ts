@@ -32,8 +32,18 @@ export const MANAGER_RIGHTS = ['manager'] as const;
  * Fields of an account that UserRecordUpdate leaves as the server has them: the login, the money (moved only by
  * balance and credit transactions) and what the server derives.
  */
-const SERVER_FIELDS: ReadonlySet<string> = new Set(['login', 'balance', 'credit', 'prevBalance', 'prevMonthBalance',
-  'prevEquity', 'prevMonthEquity', 'registrationDate', 'lastDate', 'lastIP']);
+const SERVER_FIELDS: ReadonlySet<string> = new Set([
+  'login',
+  'balance',
+  'credit',
+  'prevBalance',
+  'prevMonthBalance',
+  'prevEquity',
+  'prevMonthEquity',
+  'registrationDate',
+  'lastDate',
+  'lastIP',
+]);
 
 export interface MinimalBridgeOptions {
   /** The server's name: its path, `ws://host:port/<name>`. */
@@ -62,7 +72,8 @@ function loginArg(args: Args): number {
 
 /** `args.record` checked with a contract schema; the message names the field as `record.<field>`. */
 function recordArg(args: Args, schema: z.ZodType): Args {
-  if (typeof args.record !== 'object' || args.record === null || Array.isArray(args.record)) bad('record is required (an object)');
+  if (typeof args.record !== 'object' || args.record === null || Array.isArray(args.record))
+    bad('record is required (an object)');
   const parsed = schema.safeParse(args.record);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -97,12 +108,16 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
     events: ['users', 'groups'],
     log: options.log,
 
-    authenticate: ({ login, password }) => (login === options.manager.login && sameSecret(password, options.manager.password)
-      ? { ok: true, rights: MANAGER_RIGHTS }
-      : { ok: false, code: BAD_ARGS, message: 'invalid manager login or password' }),
+    authenticate: ({ login, password }) =>
+      login === options.manager.login && sameSecret(password, options.manager.password)
+        ? { ok: true, rights: MANAGER_RIGHTS }
+        : { ok: false, code: BAD_ARGS, message: 'invalid manager login or password' },
 
     // The rows as they stand now: records are replaced, never changed in place, so these lists stay as they are.
-    snapshot: () => [{ kind: 'users', rows: world.users() }, { kind: 'groups', rows: world.groups() }],
+    snapshot: () => [
+      { kind: 'users', rows: world.users() },
+      { kind: 'groups', rows: world.groups() },
+    ],
 
     subscribe: (emit) => world.onChange((change) => emit(change.kind, change.op, change.record)),
 
@@ -114,7 +129,8 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
       UserRecordsRequest: (args) => {
         if (args.logins === undefined || args.logins === null) return world.users();
         const logins = args.logins;
-        if (!Array.isArray(logins) || !logins.every(isLogin)) bad(`logins must be an array of integers from 1 to ${INT32_MAX}`);
+        if (!Array.isArray(logins) || !logins.every(isLogin))
+          bad(`logins must be an array of integers from 1 to ${INT32_MAX}`);
         return logins.map((login) => world.user(login)).filter((u) => u !== undefined);
       },
 
@@ -122,7 +138,8 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
 
       UserRecordNew: (args) => {
         const input = recordArg(args, PF4UserCreate);
-        if (typeof input.login === 'number' && input.login < 0) bad('record.login must be 0 (the server assigns one) or positive');
+        if (typeof input.login === 'number' && input.login < 0)
+          bad('record.login must be 0 (the server assigns one) or positive');
         const requested = typeof input.login === 'number' && input.login > 0 ? input.login : undefined;
         if (requested !== undefined && world.user(requested)) bad(`record.login: login ${requested} already exists`);
         const login = requested ?? world.nextFreeLogin() ?? bad('no free login left');
@@ -131,10 +148,23 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
         const now = new Date().toISOString();
         const defaultLeverage = world.group(group)!.defaultLeverage;
         return world.addUser({
-          enableFlags: 1, sendReports: 1, userColor: -1, ...input,
-          login, group, name: input.name,
-          leverage: typeof input.leverage === 'number' && input.leverage > 0 ? input.leverage : typeof defaultLeverage === 'number' ? defaultLeverage : 100,
-          registrationDate: now, lastDate: now, balance: 0, credit: 0,
+          enableFlags: 1,
+          sendReports: 1,
+          userColor: -1,
+          ...input,
+          login,
+          group,
+          name: input.name,
+          leverage:
+            typeof input.leverage === 'number' && input.leverage > 0
+              ? input.leverage
+              : typeof defaultLeverage === 'number'
+                ? defaultLeverage
+                : 100,
+          registrationDate: now,
+          lastDate: now,
+          balance: 0,
+          credit: 0,
         });
       },
 
@@ -152,7 +182,8 @@ export function minimalDriver(world: World, options: MinimalBridgeOptions): Brid
       UserPasswordCheck: (args) => {
         const login = loginArg(args);
         if (typeof args.password !== 'string') bad('password must be a string');
-        if (!world.checkPassword(login, args.password)) throw new ResultError(WRONG_PASSWORD_CODE.PF4, 'invalid login or password');
+        if (!world.checkPassword(login, args.password))
+          throw new ResultError(WRONG_PASSWORD_CODE.PF4, 'invalid login or password');
         return true;
       },
     },

@@ -35,19 +35,39 @@ async function main(): Promise<void> {
   }
   const world = World.load(options.world);
   const bridge = await startMinimalBridge({
-    world, name: options.name, manager: { login: options.login, password: options.password },
-    port: options.port, host: options.host, allow: options.allow, log,
-  }).catch((error: unknown) => failed(listenProblem(error, { port: '--port', host: '--host' }, options.port, options.host) ?? (error as Error).message));
+    world,
+    name: options.name,
+    manager: { login: options.login, password: options.password },
+    port: options.port,
+    host: options.host,
+    allow: options.allow,
+    log,
+  }).catch((error: unknown) =>
+    failed(
+      listenProblem(error, { port: '--port', host: '--host' }, options.port, options.host) ?? (error as Error).message,
+    ),
+  );
   // Launchers read this line (launcher/stack.ts, startService): `listening` and the port.
-  process.stdout.write(`${JSON.stringify({ msg: 'bridge-minimal listening', url: bridge.url, port: bridge.port, world: options.world,
-    users: world.users().length, groups: world.groups().length })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      msg: 'bridge-minimal listening',
+      url: bridge.url,
+      port: bridge.port,
+      world: options.world,
+      users: world.users().length,
+      groups: world.groups().length,
+    })}\n`,
+  );
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log({ msg: 'bridge-minimal stopping', signal });
-    bridge.close().then(() => process.exit(0), () => process.exit(1));
+    bridge.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
     setTimeout(() => process.exit(1), 5000).unref();
   };
   process.on('SIGINT', () => stop('SIGINT'));

@@ -42,10 +42,18 @@ export function parseBridgeOptions(argv: readonly string[], env: NodeJS.ProcessE
   let values;
   try {
     ({ values } = parseArgs({
-      args: [...argv], strict: true, allowPositionals: false,
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
       options: {
-        port: { type: 'string' }, host: { type: 'string' }, world: { type: 'string' }, name: { type: 'string' },
-        login: { type: 'string' }, 'password-env': { type: 'string' }, allow: { type: 'string' }, help: { type: 'boolean' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        world: { type: 'string' },
+        name: { type: 'string' },
+        login: { type: 'string' },
+        'password-env': { type: 'string' },
+        allow: { type: 'string' },
+        help: { type: 'boolean' },
       },
     }));
   } catch (error) {
@@ -60,7 +68,8 @@ export function parseBridgeOptions(argv: readonly string[], env: NodeJS.ProcessE
 
   const port = setting('port', 'BRIDGE_PORT');
   const portNumber = port.value === undefined ? 8792 : Number(port.value);
-  if (!/^\d+$/.test(port.value ?? '0') || portNumber > 65535) throw new UsageError(`${port.source} must be a port from 0 to 65535, got ${JSON.stringify(port.value)}`);
+  if (!/^\d+$/.test(port.value ?? '0') || portNumber > 65535)
+    throw new UsageError(`${port.source} must be a port from 0 to 65535, got ${JSON.stringify(port.value)}`);
 
   const login = setting('login', 'BRIDGE_MANAGER_LOGIN');
   const loginNumber = login.value === undefined ? 1000 : Number(login.value);
@@ -71,21 +80,29 @@ export function parseBridgeOptions(argv: readonly string[], env: NodeJS.ProcessE
   const name = setting('name', 'BRIDGE_NAME');
   const serverName = name.value ?? 'minimal-pf4';
   if (!/^[A-Za-z0-9._~-]{1,64}$/.test(serverName)) {
-    throw new UsageError(`${name.source} must be 1 to 64 letters, digits, '.', '_', '~' or '-' (it is the URL's path), got ${JSON.stringify(serverName)}`);
+    throw new UsageError(
+      `${name.source} must be 1 to 64 letters, digits, '.', '_', '~' or '-' (it is the URL's path), got ${JSON.stringify(serverName)}`,
+    );
   }
 
   const passwordEnv = values['password-env'] ?? 'BRIDGE_MANAGER_PASSWORD';
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv)) throw new UsageError('--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not repeated, in case it is the password itself');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(passwordEnv))
+    throw new UsageError(
+      '--password-env must name an environment variable (letters, digits and _, not starting with a digit); the value given is not repeated, in case it is the password itself',
+    );
   const password = env[passwordEnv];
   if (password === undefined || password === '') {
-    throw new UsageError(values['password-env'] === undefined
-      ? `the manager's password: the environment variable ${passwordEnv} is not set (--password-env names another)`
-      : 'the manager\'s password: the environment variable --password-env names is not set or empty (its name is not repeated, in case it is the password itself)');
+    throw new UsageError(
+      values['password-env'] === undefined
+        ? `the manager's password: the environment variable ${passwordEnv} is not set (--password-env names another)`
+        : "the manager's password: the environment variable --password-env names is not set or empty (its name is not repeated, in case it is the password itself)",
+    );
   }
 
   const allow = setting('allow', 'BRIDGE_ALLOW');
   const ranges = parseAddressRanges(allow.value);
-  if (ranges.invalid.length) throw new UsageError(`${allow.source} must list IP addresses and CIDR ranges, not ${ranges.invalid.join(', ')}`);
+  if (ranges.invalid.length)
+    throw new UsageError(`${allow.source} must list IP addresses and CIDR ranges, not ${ranges.invalid.join(', ')}`);
 
   return {
     port: portNumber,

@@ -37,13 +37,22 @@ const PASSWORD_HASH = /^scrypt\$[A-Za-z0-9_-]{16,}\$[A-Za-z0-9_-]{43}$/;
 
 /** The world file: its records in the contract's shape, checked strictly (an unknown field is refused by name). */
 const worldFileSchema = z.strictObject({
-  groups: z.array((PF4Group as z.ZodObject).extend({
-    group: groupName,
-    secMarginsTotal: z.literal(0, 'must be 0: the minimal bridge keeps no per-symbol margin overrides').optional(),
-  })).min(1),
+  groups: z
+    .array(
+      (PF4Group as z.ZodObject).extend({
+        group: groupName,
+        secMarginsTotal: z.literal(0, 'must be 0: the minimal bridge keeps no per-symbol margin overrides').optional(),
+      }),
+    )
+    .min(1),
   users: z.array((PF4User as z.ZodObject).extend({ login, group: groupName, name: z.string().min(1).max(128) })),
   /** Each account's password hash by login; an account without one matches no password. */
-  passwords: z.record(z.string().regex(/^[1-9]\d{0,9}$/, 'keys must be logins'), z.string().regex(PASSWORD_HASH, 'must be a hash written by hashPassword')).default({}),
+  passwords: z
+    .record(
+      z.string().regex(/^[1-9]\d{0,9}$/, 'keys must be logins'),
+      z.string().regex(PASSWORD_HASH, 'must be a hash written by hashPassword'),
+    )
+    .default({}),
 });
 
 const wholeUser = shapeRecord('PF4User') as (value: unknown) => UserRecord;
@@ -105,8 +114,10 @@ export class World {
     const names = new Set(this.groupList.map((g) => g.group));
     if (names.size !== groups.length) throw new WorldFileError(`${source}: groups: a group is listed twice`);
     for (const [i, user] of users.entries()) {
-      if (this.userMap.has(user.login)) throw new WorldFileError(`${source}: users.${i}.login: login ${user.login} is listed twice`);
-      if (!names.has(user.group)) throw new WorldFileError(`${source}: users.${i}.group: group ${user.group} is not among groups`);
+      if (this.userMap.has(user.login))
+        throw new WorldFileError(`${source}: users.${i}.login: login ${user.login} is listed twice`);
+      if (!names.has(user.group))
+        throw new WorldFileError(`${source}: users.${i}.group: group ${user.group} is not among groups`);
       this.userMap.set(user.login, wholeUser(user));
     }
     this.passwords = new Map(Object.entries(passwords).map(([key, hash]) => [Number(key), hash]));
@@ -120,7 +131,9 @@ export class World {
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      throw new WorldFileError(`world file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new WorldFileError(
+        `world file ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      );
     }
     let json: unknown;
     try {

@@ -18,8 +18,16 @@ const FAMILIES = {
     account: (p, login) => `/api/v2/PF4/${p}/UserRecordGet/${login}`,
     margin: (p, login) => `/api/v2/PF4/${p}/MarginLevelGet/${login}`,
     trades: async (gateway, p, account) =>
-      (await gateway.read(`/api/v2/PF4/${p}/TradesGetByLogin/${account.login}/${encodeURIComponent(account.group)}`)).data,
-    row: (t) => ({ ticket: t.order, symbol: t.symbol, type: t.cmd ?? t.tradeCommand, lots: t.volumeLots ?? t.volume / 100, openPrice: t.openPrice, profit: t.profit }),
+      (await gateway.read(`/api/v2/PF4/${p}/TradesGetByLogin/${account.login}/${encodeURIComponent(account.group)}`))
+        .data,
+    row: (t) => ({
+      ticket: t.order,
+      symbol: t.symbol,
+      type: t.cmd ?? t.tradeCommand,
+      lots: t.volumeLots ?? t.volume / 100,
+      openPrice: t.openPrice,
+      profit: t.profit,
+    }),
     trading: true,
   },
   PF5: {
@@ -27,9 +35,17 @@ const FAMILIES = {
     account: (p, login) => `/api/v2/PF5/${p}/UserGet/${login}`,
     margin: (p, login) => `/api/PF5/${p}/UserAccountGet/${login}`,
     trades: async (gateway, p, account) =>
-      (await gateway.read(`/api/v2/PF5/${p}/PositionByGroup/${encodeURIComponent(account.group)}`, { limit: 1000 })).data
-        .filter((position) => position.login === account.login),
-    row: (p) => ({ ticket: p.position, symbol: p.symbol, type: p.action, lots: p.volume / 10_000, openPrice: p.priceOpen, profit: p.profit }),
+      (
+        await gateway.read(`/api/v2/PF5/${p}/PositionByGroup/${encodeURIComponent(account.group)}`, { limit: 1000 })
+      ).data.filter((position) => position.login === account.login),
+    row: (p) => ({
+      ticket: p.position,
+      symbol: p.symbol,
+      type: p.action,
+      lots: p.volume / 10_000,
+      openPrice: p.priceOpen,
+      profit: p.profit,
+    }),
     trading: false,
   },
 };
@@ -48,11 +64,14 @@ const state = {
 };
 
 const fmt = (value, digits = 2) => (typeof value === 'number' ? value.toFixed(digits) : '–');
-const cell = (text, className) => Object.assign(document.createElement('td'), { textContent: text ?? '', className: className ?? '' });
+const cell = (text, className) =>
+  Object.assign(document.createElement('td'), { textContent: text ?? '', className: className ?? '' });
 
 /** One line of the activity log; `kind` (ok, error, replayed, unknown, wait, stream) colours it and tests read it. */
 function log(text, kind = 'info') {
-  const item = Object.assign(document.createElement('li'), { textContent: `${new Date().toLocaleTimeString()}  ${text}` });
+  const item = Object.assign(document.createElement('li'), {
+    textContent: `${new Date().toLocaleTimeString()}  ${text}`,
+  });
   item.dataset.kind = kind;
   $('#log').prepend(item);
   while ($('#log').children.length > 50) $('#log').lastChild.remove();
@@ -66,19 +85,27 @@ function log(text, kind = 'info') {
  * only shown, never used: the secret goes elsewhere only if the user enters that gateway in the field.
  */
 const params = new URLSearchParams(location.search);
-const originOf = (url) => { try { return new URL(url).origin; } catch { return url; } };
+const originOf = (url) => {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+};
 const ownGateway = document.querySelector('meta[name="gateway"]')?.content || location.origin;
 const linkGateway = params.get('gateway');
 $('#sign-in').gateway.value = ownGateway;
 if (linkGateway !== null && originOf(linkGateway) !== originOf(ownGateway)) {
-  $('#gateway-note').textContent = `This link names another gateway, ${linkGateway}. The terminal signs in at ${ownGateway}; `
-    + 'it sends your secret elsewhere only if you enter that gateway above yourself.';
+  $('#gateway-note').textContent =
+    `This link names another gateway, ${linkGateway}. The terminal signs in at ${ownGateway}; ` +
+    'it sends your secret elsewhere only if you enter that gateway above yourself.';
   $('#gateway-note').hidden = false;
 }
 $('#sign-in').clientId.value = params.get('clientId') ?? '';
 // A connection the page's Content-Security-Policy refused (a gateway other than the one it is served for) says so.
 document.addEventListener('securitypolicyviolation', (event) => {
-  if (event.effectiveDirective === 'connect-src') log(`Not sent to ${event.blockedURI}: this page may connect only to ${ownGateway}.`, 'error');
+  if (event.effectiveDirective === 'connect-src')
+    log(`Not sent to ${event.blockedURI}: this page may connect only to ${ownGateway}.`, 'error');
 });
 
 $('#sign-in').addEventListener('submit', async (event) => {
@@ -87,7 +114,11 @@ $('#sign-in').addEventListener('submit', async (event) => {
   const gateway = new Gateway(form.gateway.value);
   gateway.report = log;
   try {
-    await gateway.signIn({ clientId: form.clientId.value, clientSecret: form.clientSecret.value, token: form.token.value });
+    await gateway.signIn({
+      clientId: form.clientId.value,
+      clientSecret: form.clientSecret.value,
+      token: form.token.value,
+    });
     const platforms = (await gateway.read('/api/TradePlatforms')).data;
     state.gateway = gateway;
     state.transport = form.transport.value;
@@ -116,7 +147,9 @@ function selectPlatform(platform) {
     tick: showTick,
     trade: applyTrade,
     position: applyTrade,
-    user: (u) => { if (u.login === state.account?.login && typeof u.balance === 'number') showBalance(u.balance); },
+    user: (u) => {
+      if (u.login === state.account?.login && typeof u.balance === 'number') showBalance(u.balance);
+    },
     margin: applyMargin,
     resync: (message) => {
       $('#resynced').textContent = `resynced ${new Date().toLocaleTimeString()}`;
@@ -132,7 +165,11 @@ function selectPlatform(platform) {
 }
 
 const STATE_WORDS = {
-  connecting: 'connecting', live: 'live', 'platform-down': 'platform disconnected', reconnecting: 'reconnecting', off: 'off',
+  connecting: 'connecting',
+  live: 'live',
+  'platform-down': 'platform disconnected',
+  reconnecting: 'reconnecting',
+  off: 'off',
 };
 function showStreamState(name, detail) {
   const badge = $('#stream-state');
@@ -157,12 +194,14 @@ function showTick(tick) {
     state.quotes.set(tick.symbol, quote);
     $('#order').symbol.append(new Option(tick.symbol));
   }
-  const direction = tick.bid > quote.bid ? 'up' : tick.bid < quote.bid ? 'down' : quote.row.dataset.direction ?? '';
+  const direction = tick.bid > quote.bid ? 'up' : tick.bid < quote.bid ? 'down' : (quote.row.dataset.direction ?? '');
   quote.bid = tick.bid;
   quote.row.dataset.direction = direction;
   quote.row.querySelector('.bid').textContent = String(tick.bid);
   quote.row.querySelector('.ask').textContent = String(tick.ask);
-  quote.row.querySelector('.time').textContent = tick.lastTime ? new Date(isNaN(tick.lastTime) ? tick.lastTime : Number(tick.lastTime) * 1000).toLocaleTimeString() : '';
+  quote.row.querySelector('.time').textContent = tick.lastTime
+    ? new Date(isNaN(tick.lastTime) ? tick.lastTime : Number(tick.lastTime) * 1000).toLocaleTimeString()
+    : '';
 }
 
 // ---- accounts ----
@@ -180,17 +219,25 @@ async function loadPage(cursor) {
 }
 
 function showAccounts(accounts) {
-  $('#account-rows').replaceChildren(...accounts.map((a) => {
-    const row = document.createElement('tr');
-    row.dataset.login = a.login;
-    row.append(cell(String(a.login)), cell(a.name), cell(a.group), cell(fmt(a.balance)));
-    row.onclick = () => openAccount(a.login);
-    return row;
-  }));
+  $('#account-rows').replaceChildren(
+    ...accounts.map((a) => {
+      const row = document.createElement('tr');
+      row.dataset.login = a.login;
+      row.append(cell(String(a.login)), cell(a.name), cell(a.group), cell(fmt(a.balance)));
+      row.onclick = () => openAccount(a.login);
+      return row;
+    }),
+  );
 }
 
-$('#next-page').onclick = () => { state.cursors.push(state.next); loadPage(state.next); };
-$('#first-page').onclick = () => { state.cursors = [null]; loadPage(null); };
+$('#next-page').onclick = () => {
+  state.cursors.push(state.next);
+  loadPage(state.next);
+};
+$('#first-page').onclick = () => {
+  state.cursors = [null];
+  loadPage(null);
+};
 $('#search').addEventListener('submit', async (event) => {
   event.preventDefault();
   const login = Number(event.target.login.value);
@@ -250,7 +297,11 @@ function applyMargin(m) {
   $('#margin').textContent = fmt(m.margin);
   const level = m.level ?? m.marginLevel;
   $('#margin-level').textContent = typeof level === 'number' && m.margin ? `${fmt(level)} %` : '–';
-  if (m.type) log(`Account ${m.login}: ${m.type === 'StopOut' ? 'stop-out' : 'margin call'} level ${m.direction === 'Enter' ? 'reached' : 'left'}.`, 'stream');
+  if (m.type)
+    log(
+      `Account ${m.login}: ${m.type === 'StopOut' ? 'stop-out' : 'margin call'} level ${m.direction === 'Enter' ? 'reached' : 'left'}.`,
+      'stream',
+    );
 }
 
 /** A trade (PF4) or position (PF5) change from the stream: added or updated rows are shown, deleted ones removed. */
@@ -274,7 +325,15 @@ function upsertTrade(t) {
   close.onclick = () => send(`close #${t.ticket}`, { tradeTransactionType: 'BrOrderClose', order: t.ticket });
   const actions = cell('');
   if (FAMILIES[state.platform.type].trading) actions.append(close);
-  row.append(cell(String(t.ticket)), cell(t.symbol), cell(t.type), cell(fmt(t.lots)), cell(String(t.openPrice ?? '')), cell(fmt(t.profit), 'profit'), actions);
+  row.append(
+    cell(String(t.ticket)),
+    cell(t.symbol),
+    cell(t.type),
+    cell(fmt(t.lots)),
+    cell(String(t.openPrice ?? '')),
+    cell(fmt(t.profit), 'profit'),
+    actions,
+  );
   const old = state.trades.get(t.ticket);
   if (old) old.replaceWith(row);
   else $('#trades').append(row);
@@ -288,14 +347,21 @@ $('#order').addEventListener('submit', (event) => {
   const form = event.target;
   const volume = Math.round(Number(form.volume.value) * 100);
   send(`${form.cmd.value} ${form.volume.value} ${form.symbol.value}`, {
-    tradeTransactionType: 'BrOrderOpen', tradeCommand: form.cmd.value, orderBy: state.account.login, symbol: form.symbol.value, volume,
+    tradeTransactionType: 'BrOrderOpen',
+    tradeCommand: form.cmd.value,
+    orderBy: state.account.login,
+    symbol: form.symbol.value,
+    volume,
   });
 });
 $('#balance-op').addEventListener('submit', (event) => {
   event.preventDefault();
   const amount = Number(event.target.amount.value);
   send(`${amount >= 0 ? 'deposit' : 'withdraw'} ${Math.abs(amount)}`, {
-    tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: state.account.login, price: amount,
+    tradeTransactionType: 'BrBalance',
+    tradeCommand: 'Balance',
+    orderBy: state.account.login,
+    price: amount,
   });
 });
 
@@ -304,18 +370,29 @@ async function send(what, body) {
   const budgetSeconds = Number($('#budget').value) || 10;
   log(`Sending: ${what}.`);
   try {
-    const answer = await state.gateway.write('POST', `/api/v2/PF4/${state.platform.id}/TradeTransaction`, body, { budgetSeconds });
+    const answer = await state.gateway.write('POST', `/api/v2/PF4/${state.platform.id}/TradeTransaction`, body, {
+      budgetSeconds,
+    });
     const tries = answer.attempts > 1 ? ` after ${answer.attempts} attempts with one key` : '';
     if (answer.unknowable) {
-      log(`${what}: the outcome can never be known (${describeError(answer.error)}). Check the account before trying again.`, 'unknown');
+      log(
+        `${what}: the outcome can never be known (${describeError(answer.error)}). Check the account before trying again.`,
+        'unknown',
+      );
     } else if (answer.error) {
       log(`${what}: refused: ${describeError(answer.error)}${tries}.`, 'error');
     } else if (answer.replayed) {
-      log(`${what}: done${tries}. The platform had already applied it once; this is that answer again (Idempotency-Replayed), not a second ${what}.`, 'replayed');
+      log(
+        `${what}: done${tries}. The platform had already applied it once; this is that answer again (Idempotency-Replayed), not a second ${what}.`,
+        'replayed',
+      );
     } else {
       log(`${what}: done${answer.data?.order ? `, ticket #${answer.data.order}` : ''}.`, 'ok');
     }
   } catch (error) {
-    log(`${what}: no answer (${error.message}). Its outcome is unknown: check the account before trying again.`, 'unknown');
+    log(
+      `${what}: no answer (${error.message}). Its outcome is unknown: check the account before trying again.`,
+      'unknown',
+    );
   }
 }

@@ -8,7 +8,8 @@
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 /** A fresh Idempotency-Key: 128 random bits (`crypto.randomUUID` exists only on https and localhost pages). */
-const newKey = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+const newKey = () =>
+  [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** An envelope's error in a dealer's words: its code (and the platform's own code), then its message. */
 export function describeError(error) {
@@ -35,7 +36,12 @@ export class Gateway {
     const answer = await fetch(`${this.base}/connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret, scope: 'webapi' }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: clientId,
+        client_secret: clientSecret,
+        scope: 'webapi',
+      }),
     });
     const body = await answer.json().catch(() => ({}));
     if (!answer.ok || !body.access_token) {
@@ -50,7 +56,8 @@ export class Gateway {
    */
   async call(method, path, { query, body, headers = {}, signal } = {}) {
     const url = new URL(`${this.base}${path}`);
-    for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query ?? {}))
+      if (value !== undefined && value !== null) url.searchParams.set(name, String(value));
     for (let attempt = 1; ; attempt++) {
       const answer = await fetch(url, {
         method,
@@ -64,21 +71,31 @@ export class Gateway {
       });
       const text = await answer.text();
       let parsed = null;
-      try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
       if (answer.status === 429 && attempt <= 3) {
         const wait = Number(answer.headers.get('retry-after') ?? '1');
         this.report(`Too many requests: the gateway asks to wait ${wait} s; sending again then.`, 'wait');
         await sleep(wait * 1000);
         continue;
       }
-      const envelope = parsed && typeof parsed === 'object' && 'data' in parsed && 'error' in parsed && 'meta' in parsed;
+      const envelope =
+        parsed && typeof parsed === 'object' && 'data' in parsed && 'error' in parsed && 'meta' in parsed;
       if (envelope) return { status: answer.status, headers: answer.headers, ...parsed };
       const failed = !answer.ok;
       return {
         status: answer.status,
         headers: answer.headers,
-        data: failed ? null : parsed ?? text,
-        error: failed ? { code: parsed?.errorType ?? `HTTP ${answer.status}`, message: parsed?.errorDescription ?? parsed?.error ?? text } : null,
+        data: failed ? null : (parsed ?? text),
+        error: failed
+          ? {
+              code: parsed?.errorType ?? `HTTP ${answer.status}`,
+              message: parsed?.errorDescription ?? parsed?.error ?? text,
+            }
+          : null,
         meta: {},
       };
     }
@@ -111,7 +128,10 @@ export class Gateway {
         });
       } catch (error) {
         if (attempt >= attempts) throw error;
-        this.report(`No answer reached the terminal (${error.message}). Asking again with the same key: the platform applies it at most once.`, 'unknown');
+        this.report(
+          `No answer reached the terminal (${error.message}). Asking again with the same key: the platform applies it at most once.`,
+          'unknown',
+        );
         await sleep(1000);
         continue;
       }
@@ -119,7 +139,10 @@ export class Gateway {
       const replayed = answer.headers.get('idempotency-replayed') === 'true';
       if (unknown && !replayed && attempt < attempts) {
         const wait = Number(answer.headers.get('retry-after') ?? '1');
-        this.report(`Outcome not known yet: the trading server has not said whether it applied this. Asking again in ${wait} s with the same key: it cannot be applied twice.`, 'unknown');
+        this.report(
+          `Outcome not known yet: the trading server has not said whether it applied this. Asking again in ${wait} s with the same key: it cannot be applied twice.`,
+          'unknown',
+        );
         await sleep(wait * 1000);
         continue;
       }

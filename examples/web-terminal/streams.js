@@ -15,8 +15,14 @@
 
 /** What each family streams beyond ticks: hub stream names and SSE topics. */
 const TOPICS = {
-  PF4: { hub: { StreamTrades: 'trade', StreamUserUpdates: 'user', StreamMarginCallUpdates: 'margin' }, sse: ['trades', 'users', 'margin'] },
-  PF5: { hub: { StreamPositions: 'position', StreamUserUpdates: 'user', StreamMarginCallUpdates: 'margin' }, sse: ['positions', 'users', 'margin'] },
+  PF4: {
+    hub: { StreamTrades: 'trade', StreamUserUpdates: 'user', StreamMarginCallUpdates: 'margin' },
+    sse: ['trades', 'users', 'margin'],
+  },
+  PF5: {
+    hub: { StreamPositions: 'position', StreamUserUpdates: 'user', StreamMarginCallUpdates: 'margin' },
+    sse: ['positions', 'users', 'margin'],
+  },
 };
 const SSE_EVENT = { ticks: 'tick', trades: 'trade', positions: 'position', users: 'user', margin: 'margin' };
 const RETRY_MS = 1000;
@@ -43,7 +49,13 @@ export function openStream(gateway, platform, transport, on) {
   };
   on.state('connecting', transport === 'hub' ? 'SignalR' : 'SSE');
   start(transport);
-  return { close() { closed = true; current?.close(); on.state('off', ''); } };
+  return {
+    close() {
+      closed = true;
+      current?.close();
+      on.state('off', '');
+    },
+  };
 }
 
 /**
@@ -53,11 +65,18 @@ export function openStream(gateway, platform, transport, on) {
 function untilPlatformHeard(show) {
   let heard = false;
   let waiting = null;
-  const stopWaiting = () => { clearTimeout(waiting); waiting = null; };
+  const stopWaiting = () => {
+    clearTimeout(waiting);
+    waiting = null;
+  };
   return (state, detail) => {
     if (state === 'platform-down' && !heard) {
       if (waiting === null) {
-        waiting = setTimeout(() => { waiting = null; heard = true; show('platform-down', detail); }, PLATFORM_WAIT_MS);
+        waiting = setTimeout(() => {
+          waiting = null;
+          heard = true;
+          show('platform-down', detail);
+        }, PLATFORM_WAIT_MS);
       }
       return;
     }
@@ -82,13 +101,17 @@ function hubStream(gateway, platform, on) {
   let subscriptions = [];
   // The hub says how the platform stands right after the handshake (OnConnectionStatus), and on every change.
   const show = () => on.state(platformUp === null ? 'connecting' : platformUp ? 'live' : 'platform-down', 'SignalR');
-  connection.on('OnConnectionStatus', (s) => { platformUp = s.connected; show(); });
+  connection.on('OnConnectionStatus', (s) => {
+    platformUp = s.connected;
+    show();
+  });
   connection.on('OnResync', (r) => on.resync(r.message));
   // Server streams end with the connection: each (re)connection opens them again.
   const subscribe = () => {
     subscriptions.forEach((s) => s.dispose());
     subscriptions = [['StreamTicks', 'tick'], ...Object.entries(TOPICS[family].hub)].map(([name, what]) =>
-      connection.stream(name).subscribe({ next: (item) => on[what](item), error: () => {}, complete: () => {} }));
+      connection.stream(name).subscribe({ next: (item) => on[what](item), error: () => {}, complete: () => {} }),
+    );
   };
   connection.onreconnecting(() => on.state('reconnecting', 'SignalR connection lost; reconnecting'));
   connection.onreconnected(() => {
@@ -101,10 +124,29 @@ function hubStream(gateway, platform, on) {
   connection.onclose(() => {
     if (stopped) return;
     on.state('reconnecting', 'SignalR connection closed');
-    setTimeout(() => { if (!stopped) connection.start().then(() => { subscribe(); show(); on.resync('the terminal reconnected'); }, () => {}); }, RETRY_MS);
+    setTimeout(() => {
+      if (!stopped)
+        connection.start().then(
+          () => {
+            subscribe();
+            show();
+            on.resync('the terminal reconnected');
+          },
+          () => {},
+        );
+    }, RETRY_MS);
   });
-  const started = connection.start().then(() => { subscribe(); show(); });
-  return { started, close() { stopped = true; connection.stop(); } };
+  const started = connection.start().then(() => {
+    subscribe();
+    show();
+  });
+  return {
+    started,
+    close() {
+      stopped = true;
+      connection.stop();
+    },
+  };
 }
 
 function sseStream(gateway, platform, on) {
@@ -147,18 +189,29 @@ function sseStream(gateway, platform, on) {
   const dispatch = (name, data) => {
     if (name === 'status') on.state(data.connected ? 'live' : 'platform-down', 'SSE');
     else if (name === 'resync') on.resync(data.message);
-    else if (name === 'closed' || name === 'overflow') on.state('reconnecting', `${data.code ?? name}: ${data.message ?? ''}`);
+    else if (name === 'closed' || name === 'overflow')
+      on.state('reconnecting', `${data.code ?? name}: ${data.message ?? ''}`);
     else if (SSE_EVENT[name]) on[SSE_EVENT[name]](data);
   };
   const started = read();
   // Whenever a response ends or fails: read again after a second, from the last event id seen.
-  started.catch((error) => { if (!stopped) on.state('reconnecting', `SSE: ${error.message}`); }).then(async () => {
-    while (!stopped) {
-      on.state('reconnecting', 'SSE stream ended; reconnecting');
-      await new Promise((done) => setTimeout(done, RETRY_MS));
-      if (stopped) return;
-      await read().catch(() => {});
-    }
-  });
-  return { started, close() { stopped = true; abort.abort(); } };
+  started
+    .catch((error) => {
+      if (!stopped) on.state('reconnecting', `SSE: ${error.message}`);
+    })
+    .then(async () => {
+      while (!stopped) {
+        on.state('reconnecting', 'SSE stream ended; reconnecting');
+        await new Promise((done) => setTimeout(done, RETRY_MS));
+        if (stopped) return;
+        await read().catch(() => {});
+      }
+    });
+  return {
+    started,
+    close() {
+      stopped = true;
+      abort.abort();
+    },
+  };
 }

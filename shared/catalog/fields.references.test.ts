@@ -19,21 +19,33 @@ vi.mock('../records/contract.js', async (importOriginal) => {
     SelfReference: z.strictObject({ loop: cycle.optional() }),
   };
   const published = Object.fromEntries(Object.keys(records).map((name) => [name, { type: 'object' }]));
-  return { ...real, ...records, openapiComponents: { ...(real.openapiComponents as Record<string, unknown>), ...published } };
+  return {
+    ...real,
+    ...records,
+    openapiComponents: { ...(real.openapiComponents as Record<string, unknown>), ...published },
+  };
 });
 
 const { mergePatchBody } = await import('./fields.js');
 
-const emptied = (field: string) => ({ success: false, issues: [{ path: [field], message: `${field} cannot be emptied (null): give one of its values` }] });
+const emptied = (field: string) => ({
+  success: false,
+  issues: [{ path: [field], message: `${field} cannot be emptied (null): give one of its values` }],
+});
 function outcome(name: string, patch: unknown) {
   const r = mergePatchBody(name).safeParse(patch);
-  return r.success ? { success: true, data: r.data } : { success: false, issues: r.error.issues.map(({ path, message }) => ({ path, message })) };
+  return r.success
+    ? { success: true, data: r.data }
+    : { success: false, issues: r.error.issues.map(({ path, message }) => ({ path, message })) };
 }
 
 describe('mergePatchBody through references', () => {
   it('finds an enum four references deep: null is refused, a member is taken', () => {
     expect(outcome('SideBehind4', { side: null })).toStrictEqual(emptied('side'));
-    expect(outcome('SideBehind4', { side: 'Sell', note: null })).toStrictEqual({ success: true, data: { side: 'Sell', note: null } });
+    expect(outcome('SideBehind4', { side: 'Sell', note: null })).toStrictEqual({
+      success: true,
+      data: { side: 'Sell', note: null },
+    });
   });
 
   it('stops after four references: a field five deep is not known as an enum, so null passes', () => {

@@ -23,54 +23,76 @@ const publish = <T extends z.ZodType>(schema: T, json: Record<string, unknown>):
   publishedSchemas.add(schema, json);
   return schema;
 };
-const integer = (min: number, max: number) =>
-  ({ type: 'integer', format: min >= INT32_MIN && max <= INT32_MAX ? 'int32' : 'int64', minimum: min, maximum: max });
+const integer = (min: number, max: number) => ({
+  type: 'integer',
+  format: min >= INT32_MIN && max <= INT32_MAX ? 'int32' : 'int64',
+  minimum: min,
+  maximum: max,
+});
 
 const digits = (what: string) => z.string().regex(/^\d+$/, `${what} must be a positive integer`);
 
 /** A whole number sent as text, within [min, max]. */
-export const intText = (what: string, min = INT32_MIN, max = INT32_MAX) => publish(
-  z.string().regex(/^-?\d+$/, `${what} must be an integer`).transform(Number)
-    .pipe(z.number().int().min(min, `${what} must be at least ${min}`).max(max, `${what} must be at most ${max}`)),
-  integer(min, max));
+export const intText = (what: string, min = INT32_MIN, max = INT32_MAX) =>
+  publish(
+    z
+      .string()
+      .regex(/^-?\d+$/, `${what} must be an integer`)
+      .transform(Number)
+      .pipe(z.number().int().min(min, `${what} must be at least ${min}`).max(max, `${what} must be at most ${max}`)),
+    integer(min, max),
+  );
 
 /** A positive 32-bit integer sent as a path or query string (PF4 logins, tickets, orders). */
-export const positiveInt32 = (what = 'value') => publish(
-  digits(what).transform(Number).pipe(z.number().int().min(1, `${what} must be at least 1`).max(INT32_MAX, `${what} must be at most ${INT32_MAX}`)),
-  integer(1, INT32_MAX));
+export const positiveInt32 = (what = 'value') =>
+  publish(
+    digits(what)
+      .transform(Number)
+      .pipe(
+        z.number().int().min(1, `${what} must be at least 1`).max(INT32_MAX, `${what} must be at most ${INT32_MAX}`),
+      ),
+    integer(1, INT32_MAX),
+  );
 
 /**
  * A positive 64-bit integer (PF5 logins and tickets), 1 .. 9223372036854775807, read exactly: the handler gets a
  * number up to 2^53 − 1 and a bigint beyond (`shared/int64.ts`), never a rounded neighbour. Published as an int64
  * with its minimum; the format itself bounds it above (an exact maximum does not fit a JSON double).
  */
-export const positiveInt64 = (what = 'value') => publish(
-  digits(what).transform((text, ctx) => {
-    const id = int64FromText(text);
-    if (id === undefined) ctx.addIssue({ code: 'custom', message: `${what} must be at most ${INT64_MAX}` });
-    else if (id < 1) ctx.addIssue({ code: 'custom', message: `${what} must be at least 1` });
-    else return id;
-    return z.NEVER;
-  }),
-  { type: 'integer', format: 'int64', minimum: 1 });
+export const positiveInt64 = (what = 'value') =>
+  publish(
+    digits(what).transform((text, ctx) => {
+      const id = int64FromText(text);
+      if (id === undefined) ctx.addIssue({ code: 'custom', message: `${what} must be at most ${INT64_MAX}` });
+      else if (id < 1) ctx.addIssue({ code: 'custom', message: `${what} must be at least 1` });
+      else return id;
+      return z.NEVER;
+    }),
+    { type: 'integer', format: 'int64', minimum: 1 },
+  );
 
 /**
  * A 64-bit id in a JSON body (`min` .. 9223372036854775807): a number, or the exact bigint the lossless body parse
  * makes of an integer beyond 2^53 − 1. Messages name the field (`login must be at least 1`).
  */
-export const int64Body = (what: string, min = 1) => publish(
-  z.custom<number | bigint>((v) => typeof v === 'number' || typeof v === 'bigint', {
-    error: (issue) => (issue.input === undefined || issue.input === null ? `${what} is required` : `${what} must be an integer`),
-  })
-    .superRefine((v, ctx) => {
-      if (typeof v === 'number' && !Number.isInteger(v)) ctx.addIssue({ code: 'custom', message: `${what} must be an integer` });
-      else if (v < min) ctx.addIssue({ code: 'custom', message: `${what} must be at least ${min}` });
-      else if (typeof v === 'number' ? !Number.isSafeInteger(v) : v > INT64_MAX) {
-        // A double beyond 2^53 − 1 (1e19) was rounded before it got here; a bigint beyond int64 does not fit.
-        ctx.addIssue({ code: 'custom', message: `${what} must be at most ${INT64_MAX}, written in digits` });
-      }
-    }),
-  { type: 'integer', format: 'int64', minimum: min });
+export const int64Body = (what: string, min = 1) =>
+  publish(
+    z
+      .custom<number | bigint>((v) => typeof v === 'number' || typeof v === 'bigint', {
+        error: (issue) =>
+          issue.input === undefined || issue.input === null ? `${what} is required` : `${what} must be an integer`,
+      })
+      .superRefine((v, ctx) => {
+        if (typeof v === 'number' && !Number.isInteger(v))
+          ctx.addIssue({ code: 'custom', message: `${what} must be an integer` });
+        else if (v < min) ctx.addIssue({ code: 'custom', message: `${what} must be at least ${min}` });
+        else if (typeof v === 'number' ? !Number.isSafeInteger(v) : v > INT64_MAX) {
+          // A double beyond 2^53 − 1 (1e19) was rounded before it got here; a bigint beyond int64 does not fit.
+          ctx.addIssue({ code: 'custom', message: `${what} must be at most ${INT64_MAX}, written in digits` });
+        }
+      }),
+    { type: 'integer', format: 'int64', minimum: min },
+  );
 
 // The contract's int64 fields in bodies, as published.
 publishedSchemas.add(int64, { type: 'integer', format: 'int64' });
@@ -79,19 +101,31 @@ publishedSchemas.add(int64, { type: 'integer', format: 'int64' });
 export const position = (what = 'pos') => intText(what, 0, INT32_MAX);
 
 /** A finite number sent as text (prices). */
-export const numberText = (what: string) => publish(
-  z.string().regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, `${what} must be a number`).transform(Number)
-    // Digits beyond a double's range read as ±Infinity, which z.number() refuses itself: the message is set there.
-    .pipe(z.number({ error: () => `${what} must be a finite number` })),
-  { type: 'number', format: 'double' });
+export const numberText = (what: string) =>
+  publish(
+    z
+      .string()
+      .regex(/^-?\d+(\.\d+)?([eE][-+]?\d+)?$/, `${what} must be a number`)
+      .transform(Number)
+      // Digits beyond a double's range read as ±Infinity, which z.number() refuses itself: the message is set there.
+      .pipe(z.number({ error: () => `${what} must be a finite number` })),
+    { type: 'number', format: 'double' },
+  );
 
 /** An ISO 8601 date-time sent as text; answered to the handler as the same ISO string. */
-export const dateTimeText = (what: string) => publish(
-  z.string().max(64, `${what} must be at most 64 characters`)
-    .refine((v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)), `${what} must be an ISO 8601 date-time`)
-    // A time without an offset is UTC (the spec's times are UTC), never the machine's local time.
-    .transform((v) => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`).toISOString()),
-  { type: 'string', format: 'date-time', maxLength: 64 });
+export const dateTimeText = (what: string) =>
+  publish(
+    z
+      .string()
+      .max(64, `${what} must be at most 64 characters`)
+      .refine(
+        (v) => dateTime.safeParse(v).success && !Number.isNaN(Date.parse(v)),
+        `${what} must be an ISO 8601 date-time`,
+      )
+      // A time without an offset is UTC (the spec's times are UTC), never the machine's local time.
+      .transform((v) => new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(v) ? v : `${v}Z`).toISOString()),
+    { type: 'string', format: 'date-time', maxLength: 64 },
+  );
 
 /** Unix seconds as a 32-bit signed count from 1970 (0 .. 2038-01-19). */
 export const unixSeconds32 = (what: string) => intText(what, 0, INT32_MAX);
@@ -112,12 +146,18 @@ export const distinct = <T>(values: T[]): T[] => [...new Set(values)];
  * A value listed twice is asked for once.
  */
 export const int32List = (what: string, max = LIST_VALUES_MAX) =>
-  z.array(positiveInt32(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`)
+  z
+    .array(positiveInt32(what))
+    .min(1, `${what} must list at least one value`)
+    .max(max, `${what} must list at most ${max} values`)
     .transform(distinct);
 
 /** A query list of positive 64-bit integers, repeated or comma-joined as int32List, each value once. */
 export const int64List = (what: string, max = LIST_VALUES_MAX) =>
-  z.array(positiveInt64(what)).min(1, `${what} must list at least one value`).max(max, `${what} must list at most ${max} values`)
+  z
+    .array(positiveInt64(what))
+    .min(1, `${what} must list at least one value`)
+    .max(max, `${what} must list at most ${max} values`)
     .transform(distinct);
 
 /**
@@ -142,7 +182,8 @@ export const enumText = <T extends readonly [string, ...string[]]>(what: string,
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }),
-    { type: 'string', enum: [...members] });
+    { type: 'string', enum: [...members] },
+  );
 };
 
 /**
@@ -152,7 +193,9 @@ export const enumText = <T extends readonly [string, ...string[]]>(what: string,
  * choice, else `None` where the set has that member, else 0 is refused.
  */
 export const flagText = (
-  what: string, members: readonly string[], bits: Readonly<Record<string, number>>,
+  what: string,
+  members: readonly string[],
+  bits: Readonly<Record<string, number>>,
   { zero, maxLength = 1024 }: { zero?: string; maxLength?: number } = {},
 ) => {
   const byName = new Map(members.map((m) => [m.toLowerCase(), m]));
@@ -162,21 +205,33 @@ export const flagText = (
   const numbers = named.map(([name, bit]) => `${name} ${bit}`).join(', ');
   const message = `${what} must be ${members.join(', ')} or several of them joined by ", ", or the number of their bits (${numbers})`;
   return publish(
-    z.string().max(maxLength, `${what} must be at most ${maxLength} characters`).transform((v, ctx) => {
-      let names: Array<string | undefined>;
-      if (/^\d{1,10}$/.test(v.trim())) {
-        const n = Number(v.trim());
-        names = n === 0 ? [none] : n > allBits || (n & ~allBits) !== 0 ? [undefined] : named.filter(([, bit]) => (n & bit) !== 0).map(([name]) => name);
-      } else {
-        names = v.split(',').map((p) => byName.get(p.trim().toLowerCase()));
-      }
-      if (names.some((n) => n === undefined)) {
-        ctx.addIssue({ code: 'custom', message });
-        return z.NEVER;
-      }
-      return [...new Set(names as string[])].join(', ');
-    }),
-    { type: 'string', description: `Names joined by ", " (${members.join(', ')}) or the number of their bits (${numbers}).` });
+    z
+      .string()
+      .max(maxLength, `${what} must be at most ${maxLength} characters`)
+      .transform((v, ctx) => {
+        let names: Array<string | undefined>;
+        if (/^\d{1,10}$/.test(v.trim())) {
+          const n = Number(v.trim());
+          names =
+            n === 0
+              ? [none]
+              : n > allBits || (n & ~allBits) !== 0
+                ? [undefined]
+                : named.filter(([, bit]) => (n & bit) !== 0).map(([name]) => name);
+        } else {
+          names = v.split(',').map((p) => byName.get(p.trim().toLowerCase()));
+        }
+        if (names.some((n) => n === undefined)) {
+          ctx.addIssue({ code: 'custom', message });
+          return z.NEVER;
+        }
+        return [...new Set(names as string[])].join(', ');
+      }),
+    {
+      type: 'string',
+      description: `Names joined by ", " (${members.join(', ')}) or the number of their bits (${numbers}).`,
+    },
+  );
 };
 
 export const login32 = positiveInt32('login');
@@ -190,9 +245,18 @@ export const symbolName = z.string().min(1, 'symbol must not be empty').max(12, 
 export const maskText = z.string().min(1, 'mask must not be empty').max(1024, 'mask must be at most 1024 characters');
 
 export const pageQuery = {
-  limit: publish(digits('limit').transform(Number)
-    .pipe(z.number().int().min(1, 'limit must be at least 1').max(PAGE_LIMIT_MAX, `limit must be at most ${PAGE_LIMIT_MAX}`)),
-  integer(1, PAGE_LIMIT_MAX)).optional(),
+  limit: publish(
+    digits('limit')
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1, 'limit must be at least 1')
+          .max(PAGE_LIMIT_MAX, `limit must be at most ${PAGE_LIMIT_MAX}`),
+      ),
+    integer(1, PAGE_LIMIT_MAX),
+  ).optional(),
   cursor: z.string().max(512, 'cursor must be at most 512 characters').optional(),
 };
 
@@ -206,7 +270,8 @@ export const booleanQuery = publish(
     }
     return word === 'true';
   }),
-  { type: 'boolean' });
+  { type: 'boolean' },
+);
 
 /** The `confirm` query of destructive operations (the edge checks it is `true` before validation). */
 export const confirmQuery = { confirm: booleanQuery.optional() };
@@ -235,7 +300,10 @@ function defType(schema: z.ZodType): string | undefined {
  * A JSON merge patch (RFC 7386) of a contract record: a required JSON object whose members are fields of the record,
  * each with the field's type or null. Unknown members and wrong types are refused naming the field.
  */
-export function mergePatchBody(name: string, options: { immutable?: readonly string[] } = {}): z.ZodType<Record<string, unknown>> {
+export function mergePatchBody(
+  name: string,
+  options: { immutable?: readonly string[] } = {},
+): z.ZodType<Record<string, unknown>> {
   const record = contractBody(name) as z.ZodObject;
   const shape: Record<string, z.ZodType> = {};
   for (const [field, schema] of Object.entries<z.ZodType>(record.shape)) {
@@ -246,9 +314,18 @@ export function mergePatchBody(name: string, options: { immutable?: readonly str
     shape[field] = options.immutable?.includes(field)
       ? z.never({ error: () => `${field} cannot be changed` }).optional()
       : noEmpty
-        ? z.union([inner, z.null()]).refine((v) => v !== null, `${field} cannot be emptied (null): give one of its values`).optional()
+        ? z
+            .union([inner, z.null()])
+            .refine((v) => v !== null, `${field} cannot be emptied (null): give one of its values`)
+            .optional()
         : inner.nullable().optional();
   }
-  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.join(', ')}` : 'must be a JSON object (a merge patch)') })
+  return z
+    .strictObject(shape, {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown field ${issue.keys.join(', ')}`
+          : 'must be a JSON object (a merge patch)',
+    })
     .refine((v) => Object.keys(v).length > 0, 'a merge patch must change at least one field');
 }

@@ -3,7 +3,8 @@ import { catalog, brokerOps, TIMEOUT_CLASSES, login32, login64, groupName, symbo
 import { openapiComponents } from '../records/contract.js';
 import { CON_COMMON_SCHEMAS } from './v1/pf4.js';
 
-const pathParams = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== 'tradePlatform');
+const pathParams = (path: string) =>
+  [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== 'tradePlatform');
 
 describe('operation catalog', () => {
   it('gives every entry a unique id and a path under its generation and family', () => {
@@ -17,19 +18,34 @@ describe('operation catalog', () => {
 
   it('declares a schema for every path parameter, and only defaults for segments a shorter route leaves out', () => {
     for (const e of catalog) {
-      const shape = (e.params?.shape ?? {}) as Record<string, { safeParse(v: unknown): { success: boolean; data?: unknown } }>;
+      const shape = (e.params?.shape ?? {}) as Record<
+        string,
+        { safeParse(v: unknown): { success: boolean; data?: unknown } }
+      >;
       const inPath = pathParams(e.path);
-      expect(Object.keys(shape).filter((k) => inPath.includes(k)).sort(), e.id).toEqual([...inPath].sort());
+      expect(
+        Object.keys(shape)
+          .filter((k) => inPath.includes(k))
+          .sort(),
+        e.id,
+      ).toEqual([...inPath].sort());
       for (const extra of Object.keys(shape).filter((k) => !inPath.includes(k))) {
         const absent = shape[extra].safeParse(undefined);
-        expect(absent.success && absent.data !== undefined, `${e.id}: ${extra} is not in the path, so it needs a default`).toBe(true);
+        expect(
+          absent.success && absent.data !== undefined,
+          `${e.id}: ${extra} is not in the path, so it needs a default`,
+        ).toBe(true);
       }
     }
   });
 
   it('declares exactly the password checks as such, each needing the write scope and naming its login argument', () => {
     const checks = catalog.filter((e) => e.passwordCheck);
-    expect(checks.map((e) => e.id).sort()).toStrictEqual(['v1.PF4.UserPasswordCheck', 'v1.PF5.UserPasswordCheck', 'v2.PF4.UserPasswordCheck']);
+    expect(checks.map((e) => e.id).sort()).toStrictEqual([
+      'v1.PF4.UserPasswordCheck',
+      'v1.PF5.UserPasswordCheck',
+      'v2.PF4.UserPasswordCheck',
+    ]);
     for (const e of checks) {
       expect([e.mutating, e.scope, e.passwordCheck], e.id).toStrictEqual([false, 'webapi.write', { login: 'login' }]);
       expect(Object.keys(e.params?.shape ?? {}), e.id).toContain('login');
@@ -92,7 +108,9 @@ describe('input fields', () => {
     expect(login64.parse('9007199254740992')).toBe(9007199254740992n);
     expect(login64.parse('9007199254740993')).toBe(9007199254740993n);
     expect(login64.parse('9223372036854775807')).toBe(9223372036854775807n);
-    expect(login64.safeParse('9223372036854775808').error!.issues[0].message).toBe('login must be at most 9223372036854775807');
+    expect(login64.safeParse('9223372036854775808').error!.issues[0].message).toBe(
+      'login must be at most 9223372036854775807',
+    );
     expect(login64.safeParse('0').error!.issues[0].message).toBe('login must be at least 1');
   });
 

@@ -15,7 +15,12 @@ export type * from './answer.js';
 const entries = (group: Record<string, Operation | readonly Operation[]>): Operation[] => Object.values(group).flat();
 
 export const catalog: readonly Operation[] = [
-  ...entries(registryOperations), ...entries(commonV2), ...pf4V2Areas.flatMap(entries), ...entries(pf5V2), ...entries(pf4V1), ...entries(pf5V1),
+  ...entries(registryOperations),
+  ...entries(commonV2),
+  ...pf4V2Areas.flatMap(entries),
+  ...entries(pf5V2),
+  ...entries(pf4V1),
+  ...entries(pf5V1),
 ];
 
 const ids = new Set<string>();

@@ -25,7 +25,11 @@ export type Inputs = { ok: true; args: Record<string, unknown> } | { ok: false; 
  * The body as received: absent, parsed JSON, not JSON at all, or refused before it was parsed (not UTF-8, not read to
  * its end), with the problem that says why, naming `body`.
  */
-export type RawBody = { kind: 'none' } | { kind: 'json'; value: unknown } | { kind: 'malformed' } | { kind: 'refused'; problem: string };
+export type RawBody =
+  | { kind: 'none' }
+  | { kind: 'json'; value: unknown }
+  | { kind: 'malformed' }
+  | { kind: 'refused'; problem: string };
 
 export function validateInputs(
   entry: Operation,
@@ -154,11 +158,18 @@ function doublesForBigints(body: unknown, error: z.ZodError): unknown {
   const paths = error.issues
     .filter((i) => i.code === 'invalid_type' && i.expected === 'number')
     .map((i) => i.path)
-    .filter((path) => path.length > 0 && typeof path.reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown> | null | undefined)?.[k], body) === 'bigint');
+    .filter(
+      (path) =>
+        path.length > 0 &&
+        typeof path.reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown> | null | undefined)?.[k], body) ===
+          'bigint',
+    );
   if (!paths.length) return body;
   const copy = structuredClone(body);
   for (const path of paths) {
-    const parent = path.slice(0, -1).reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown>)[k], copy) as Record<PropertyKey, unknown>;
+    const parent = path
+      .slice(0, -1)
+      .reduce<unknown>((at, k) => (at as Record<PropertyKey, unknown>)[k], copy) as Record<PropertyKey, unknown>;
     const last = path[path.length - 1];
     parent[last] = Number(parent[last]);
   }
@@ -226,7 +237,11 @@ export function textProblem(text: string, path: string, allowances: ControlChara
 /** Every text problem of the validated arguments, walked without recursion (a body may nest deeply). */
 function textProblems(args: Record<string, unknown>, allowances: ControlCharacterAllowances): string[] {
   const problems: string[] = [];
-  const pending: Array<{ value: unknown; path: string; depth: number }> = Object.entries(args).map(([k, v]) => ({ value: v, path: k, depth: 0 }));
+  const pending: Array<{ value: unknown; path: string; depth: number }> = Object.entries(args).map(([k, v]) => ({
+    value: v,
+    path: k,
+    depth: 0,
+  }));
   while (pending.length && problems.length < MAX_TEXT_PROBLEMS) {
     const { value, path, depth } = pending.pop()!;
     if (typeof value === 'string') {
@@ -257,7 +272,10 @@ function textProblems(args: Record<string, unknown>, allowances: ControlCharacte
  * repeated (`logins=1&logins=2`), comma-joined (`logins=1,2`) or both, in order, so that bounds and problems count and
  * name the elements (`logins.2: …`) whichever way they were sent. (Every query list is of numbers: none holds a comma.)
  */
-export function collectQuery(schema: z.ZodObject, params: Pick<URLSearchParams, 'has' | 'get' | 'getAll'>): Record<string, unknown> {
+export function collectQuery(
+  schema: z.ZodObject,
+  params: Pick<URLSearchParams, 'has' | 'get' | 'getAll'>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, field] of Object.entries<z.ZodType>(schema.shape)) {
     if (!params.has(name)) continue;

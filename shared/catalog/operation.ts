@@ -61,10 +61,15 @@ export interface Paging {
 type SchemaOrNone = z.ZodType | undefined;
 type Out<T> = T extends z.ZodType ? z.output<T> : unknown;
 
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- {} is what an intersection leaves unchanged: no arguments from that part
+type NoArgs = {};
+
 /** The arguments a handler receives: path parameters and query merged, the body under `body`. */
-export type ArgsOf<P extends SchemaOrNone, Q extends SchemaOrNone, B extends SchemaOrNone> =
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- {} is what an intersection leaves unchanged: no arguments from that part
-  (P extends z.ZodType ? z.output<P> : {}) & (Q extends z.ZodType ? z.output<Q> : {}) & (B extends z.ZodType ? { body: Out<B> } : {});
+export type ArgsOf<P extends SchemaOrNone, Q extends SchemaOrNone, B extends SchemaOrNone> = (P extends z.ZodType
+  ? z.output<P>
+  : NoArgs) &
+  (Q extends z.ZodType ? z.output<Q> : NoArgs) &
+  (B extends z.ZodType ? { body: Out<B> } : NoArgs);
 
 // Unparameterised, an entry of the catalog whatever its arguments: `A` is read by its answer (a parameter, so
 // `unknown` would not take a specific entry) and by `keyof A`.
@@ -161,6 +166,11 @@ export function defineForFamilies<
   P extends z.ZodObject | undefined = undefined,
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
->(families: readonly Family[], input: Omit<OperationInput<P, Q, B>, 'family' | 'path'> & { path: (family: Family) => string }) {
-  return families.map((family) => defineOperation<P, Q, B>({ ...input, op: input.op ?? input.name, family, path: input.path(family) }));
+>(
+  families: readonly Family[],
+  input: Omit<OperationInput<P, Q, B>, 'family' | 'path'> & { path: (family: Family) => string },
+) {
+  return families.map((family) =>
+    defineOperation<P, Q, B>({ ...input, op: input.op ?? input.name, family, path: input.path(family) }),
+  );
 }

@@ -15,27 +15,63 @@ import { pf4V1 } from './v1/pf4.js';
 import { pf5V1 } from './v1/pf5.js';
 import type { Family } from '../protocol.js';
 
-const local = { generation: 'registry', family: null, method: 'GET', timeout: 'read', mutating: false, destructive: false, scope: 'webapi' } as const;
+const local = {
+  generation: 'registry',
+  family: null,
+  method: 'GET',
+  timeout: 'read',
+  mutating: false,
+  destructive: false,
+  scope: 'webapi',
+} as const;
 
 describe('registry operations', () => {
   it('declares the trade platform and organization reads answered by the edge, and Ping answered live by its own handler', () => {
     expect(registryOperations).toStrictEqual({
       TradePlatforms: {
-        ...local, name: 'TradePlatforms', op: 'Registry.TradePlatforms', id: 'registry.Registry.TradePlatforms', path: '/api/TradePlatforms',
-        tag: 'TradePlatforms', summary: "List the caller's organization's trade platforms.", response: 'TradePlatform[]', read: 'local',
+        ...local,
+        name: 'TradePlatforms',
+        op: 'Registry.TradePlatforms',
+        id: 'registry.Registry.TradePlatforms',
+        path: '/api/TradePlatforms',
+        tag: 'TradePlatforms',
+        summary: "List the caller's organization's trade platforms.",
+        response: 'TradePlatform[]',
+        read: 'local',
       },
       TradePlatform: {
-        ...local, name: 'TradePlatform', op: 'Registry.TradePlatform', id: 'registry.Registry.TradePlatform', path: '/api/TradePlatforms/{tradePlatform}',
-        tag: 'TradePlatforms', summary: 'Read one trade platform.', response: 'TradePlatform', read: 'local',
+        ...local,
+        name: 'TradePlatform',
+        op: 'Registry.TradePlatform',
+        id: 'registry.Registry.TradePlatform',
+        path: '/api/TradePlatforms/{tradePlatform}',
+        tag: 'TradePlatforms',
+        summary: 'Read one trade platform.',
+        response: 'TradePlatform',
+        read: 'local',
       },
       Ping: {
-        ...local, name: 'Ping', op: 'Ping', id: 'registry.Registry.Ping', path: '/api/TradePlatforms/{tradePlatform}/Ping', tag: 'TradePlatforms',
-        summary: 'Connect and ping the trading server through the manager session; reports the round trip.', response: 'PingResult', read: 'live',
+        ...local,
+        name: 'Ping',
+        op: 'Ping',
+        id: 'registry.Registry.Ping',
+        path: '/api/TradePlatforms/{tradePlatform}/Ping',
+        tag: 'TradePlatforms',
+        summary: 'Connect and ping the trading server through the manager session; reports the round trip.',
+        response: 'PingResult',
+        read: 'live',
         answer: { kind: 'custom' },
       },
       Organizations: {
-        ...local, name: 'Organizations', op: 'Registry.Organizations', id: 'registry.Registry.Organizations', path: '/api/Organizations',
-        tag: 'Organizations', summary: "List the caller's organization.", response: 'Organization[]', read: 'local',
+        ...local,
+        name: 'Organizations',
+        op: 'Registry.Organizations',
+        id: 'registry.Registry.Organizations',
+        path: '/api/Organizations',
+        tag: 'Organizations',
+        summary: "List the caller's organization.",
+        response: 'Organization[]',
+        read: 'local',
       },
     });
   });
@@ -44,15 +80,27 @@ describe('registry operations', () => {
 describe('v2 operations common to both families', () => {
   it('declares ServerTime once, routed under each family and answered by the live ServerTime command', () => {
     const entry = (family: Family) => ({
-      name: 'ServerTime', op: 'ServerTime', id: `v2.${family}.ServerTime`, generation: 'v2', family, method: 'GET',
-      path: `/api/v2/${family}/{tradePlatform}/ServerTime`, tag: 'Common', summary: 'Trading server time (live).',
-      response: { type: 'string', format: 'date-time' }, timeout: 'read', read: 'live', answer: { kind: 'live', command: 'ServerTime' },
-      mutating: false, destructive: false, scope: 'webapi',
+      name: 'ServerTime',
+      op: 'ServerTime',
+      id: `v2.${family}.ServerTime`,
+      generation: 'v2',
+      family,
+      method: 'GET',
+      path: `/api/v2/${family}/{tradePlatform}/ServerTime`,
+      tag: 'Common',
+      summary: 'Trading server time (live).',
+      response: { type: 'string', format: 'date-time' },
+      timeout: 'read',
+      read: 'live',
+      answer: { kind: 'live', command: 'ServerTime' },
+      mutating: false,
+      destructive: false,
+      scope: 'webapi',
     });
     expect(commonV2).toStrictEqual({ ServerTime: [entry('PF4'), entry('PF5')] });
   });
 
-  it('prefixes each family\'s v2 paths with its own name and the trade platform', () => {
+  it("prefixes each family's v2 paths with its own name and the trade platform", () => {
     expect([V2_PF4, V2_PF5]).toStrictEqual(['/api/v2/PF4/{tradePlatform}', '/api/v2/PF5/{tradePlatform}']);
     expect(v2Prefix('PF4')).toBe('/api/v2/PF4/{tradePlatform}');
     expect(v2Prefix('PF5')).toBe('/api/v2/PF5/{tradePlatform}');
@@ -64,15 +112,23 @@ describe('the assembled catalog', () => {
 
   it('holds every declared entry once, in order: registry, common v2, PF4 v2 areas, PF5 v2, PF4 v1, PF5 v1', () => {
     const declared = [
-      ...flat(registryOperations), ...flat(commonV2), ...pf4V2Areas.flatMap(flat), ...flat(pf5V2), ...flat(pf4V1), ...flat(pf5V1),
+      ...flat(registryOperations),
+      ...flat(commonV2),
+      ...pf4V2Areas.flatMap(flat),
+      ...flat(pf5V2),
+      ...flat(pf4V1),
+      ...flat(pf5V1),
     ];
     expect(catalog).toHaveLength(declared.length);
     declared.forEach((entry, i) => expect(catalog[i], entry.id).toBe(entry));
   });
 
   it('sends the broker the handler names of exactly the entries the edge does not answer itself', () => {
-    expect(catalog.filter((e) => e.read === 'local').map((e) => e.id))
-      .toStrictEqual(['registry.Registry.TradePlatforms', 'registry.Registry.TradePlatform', 'registry.Registry.Organizations']);
+    expect(catalog.filter((e) => e.read === 'local').map((e) => e.id)).toStrictEqual([
+      'registry.Registry.TradePlatforms',
+      'registry.Registry.TradePlatform',
+      'registry.Registry.Organizations',
+    ]);
     expect(brokerOps).toStrictEqual(new Set(catalog.filter((e) => e.read !== 'local').map((e) => e.op)));
     expect(brokerOps.has('Ping')).toBe(true);
     expect(brokerOps.has('ServerTime')).toBe(true);
@@ -80,7 +136,8 @@ describe('the assembled catalog', () => {
   });
 
   it('finds an entry by its id, and nothing for an unknown id', () => {
-    for (const entry of [catalog[0], catalog[5], catalog[catalog.length - 1]]) expect(findOperation(entry.id)).toBe(entry);
+    for (const entry of [catalog[0], catalog[5], catalog[catalog.length - 1]])
+      expect(findOperation(entry.id)).toBe(entry);
     expect(findOperation('v2.PF4.ServerTime')).toBe(commonV2.ServerTime[0]);
     expect(findOperation('v2.PF4.NoSuchOperation')).toBeUndefined();
     expect(findOperation('')).toBeUndefined();
@@ -97,8 +154,16 @@ describe('the assembled catalog', () => {
       vi.doMock('./registry.js', async () => {
         const { defineOperation } = await import('./operation.js');
         const twice = defineOperation({
-          name: 'Twice', generation: 'registry', family: null, method: 'GET', path: '/api/Twice', tag: 't', summary: 's', response: 'X',
-          timeout: 'read', read: 'local',
+          name: 'Twice',
+          generation: 'registry',
+          family: null,
+          method: 'GET',
+          path: '/api/Twice',
+          tag: 't',
+          summary: 's',
+          response: 'X',
+          timeout: 'read',
+          read: 'local',
         });
         return { registryOperations: { First: twice, Again: { ...twice, path: '/api/Twice/again' } } };
       });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ChartPeriod, EnPermissionsFlags, PF4GroupUpdate, PF4UserCreate, TradeCommand, openapiComponents } from './contract.js';
+import {
+  ChartPeriod,
+  EnPermissionsFlags,
+  PF4GroupUpdate,
+  PF4UserCreate,
+  TradeCommand,
+  openapiComponents,
+} from './contract.js';
 import { dateTime } from './primitives.js';
 
 describe('contract records', () => {
@@ -22,7 +29,16 @@ describe('contract records', () => {
   });
 
   it('keeps enum members as the contract spells them', () => {
-    expect(TradeCommand.out.options).toEqual(['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop', 'SellStop', 'Balance', 'Credit']);
+    expect(TradeCommand.out.options).toEqual([
+      'Buy',
+      'Sell',
+      'BuyLimit',
+      'SellLimit',
+      'BuyStop',
+      'SellStop',
+      'Balance',
+      'Credit',
+    ]);
   });
 
   it('reads enum members in any case and answers the contract spelling; no number, no other name', () => {
@@ -48,6 +64,8 @@ describe('contract records', () => {
   it('emits OpenAPI 3.1 components without the 3.0 nullable keyword', () => {
     const text = JSON.stringify(openapiComponents);
     expect(text).not.toContain('"nullable"');
-    expect((openapiComponents.PF4User as { properties: Record<string, unknown> }).properties.group).toEqual({ type: ['string', 'null'] });
+    expect((openapiComponents.PF4User as { properties: Record<string, unknown> }).properties.group).toEqual({
+      type: ['string', 'null'],
+    });
   });
 });

@@ -14,8 +14,14 @@ const contract = () => JSON.parse(read('v2-contract.json')) as Contract;
 describe('records generated from the v2 contract', () => {
   it('are the committed files, byte for byte', () => {
     const generated = generateRecords(contract());
-    expect(generated.records === read(GENERATED_FILES.records), `${GENERATED_FILES.records} differs from the contract: run npm run gen:records`).toBe(true);
-    expect(generated.operations === read(GENERATED_FILES.operations), `${GENERATED_FILES.operations} differs from the contract: run npm run gen:records`).toBe(true);
+    expect(
+      generated.records === read(GENERATED_FILES.records),
+      `${GENERATED_FILES.records} differs from the contract: run npm run gen:records`,
+    ).toBe(true);
+    expect(
+      generated.operations === read(GENERATED_FILES.operations),
+      `${GENERATED_FILES.operations} differs from the contract: run npm run gen:records`,
+    ).toBe(true);
   });
 
   it('follow a change of the contract, so a stale file would be caught', () => {

@@ -15,9 +15,10 @@ export const int32 = z.number().int().min(-2147483648).max(INT32_MAX);
  * beyond 2^53 − 1 up to the int64 bounds. A number outside the safe range could only be a rounded one: refused.
  */
 export const int64 = z.custom<number | bigint>(isInt64, {
-  error: (issue) => (typeof issue.input === 'bigint' || (typeof issue.input === 'number' && Number.isInteger(issue.input))
-    ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}, written in digits`
-    : 'must be an integer'),
+  error: (issue) =>
+    typeof issue.input === 'bigint' || (typeof issue.input === 'number' && Number.isInteger(issue.input))
+      ? `must be an integer from ${INT64_MIN} to ${INT64_MAX}, written in digits`
+      : 'must be an integer',
 });
 export const dateTime = z.iso.datetime({ offset: true, local: true });
 export const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
@@ -28,15 +29,24 @@ export const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64
  */
 export function enumOf<const T extends readonly [string, ...string[]]>(members: T) {
   const byName = new Map(members.map((m) => [m.toLowerCase(), m]));
-  return z.preprocess((v) => (typeof v === 'string' ? byName.get(v.toLowerCase()) ?? v : v), z.enum(members));
+  return z.preprocess((v) => (typeof v === 'string' ? (byName.get(v.toLowerCase()) ?? v) : v), z.enum(members));
 }
 
 /** A flag set: member names in any case (or `Bit<n>`) joined by commas, answered as the contract's names joined by ", ". */
 export function flagSet(members: readonly string[], name: string) {
   const byName = new Map(members.map((m) => [m.toLowerCase(), m]));
-  const canonical = (part: string) => byName.get(part.toLowerCase()) ?? (/^bit\d{1,2}$/i.test(part) ? `Bit${part.slice(3)}` : undefined);
-  return z.string().max(1024).refine(
-    (v) => v.split(',').every((p) => canonical(p.trim()) !== undefined),
-    { message: `must be ${name} members joined by ", " (${members.join(', ')})` },
-  ).transform((v) => v.split(',').map((p) => canonical(p.trim())!).join(', '));
+  const canonical = (part: string) =>
+    byName.get(part.toLowerCase()) ?? (/^bit\d{1,2}$/i.test(part) ? `Bit${part.slice(3)}` : undefined);
+  return z
+    .string()
+    .max(1024)
+    .refine((v) => v.split(',').every((p) => canonical(p.trim()) !== undefined), {
+      message: `must be ${name} members joined by ", " (${members.join(', ')})`,
+    })
+    .transform((v) =>
+      v
+        .split(',')
+        .map((p) => canonical(p.trim())!)
+        .join(', '),
+    );
 }

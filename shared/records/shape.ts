@@ -17,8 +17,17 @@ type Shaper = (value: unknown) => unknown;
 
 /** Fields that carry credentials: never answered, whatever the record (service spec, "Authentication" item 6). */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set([
-  'password', 'passwordInvestor', 'passwordPhone', 'investorPassword', 'phonePassword',
-  'reportsSMTPLogin', 'reportsSMTPPass', 'otpSecret', 'apiData', 'slavePassword', 'feederPassword',
+  'password',
+  'passwordInvestor',
+  'passwordPhone',
+  'investorPassword',
+  'phonePassword',
+  'reportsSMTPLogin',
+  'reportsSMTPPass',
+  'otpSecret',
+  'apiData',
+  'slavePassword',
+  'feederPassword',
 ]);
 
 export const EPOCH = '1970-01-01T00:00:00Z';
@@ -70,7 +79,10 @@ function shaperOf(schema: Schema): Shaper {
   }
   if (base.type === 'object' && base.properties) {
     const fields: FieldPlan[] = Object.entries(base.properties as Record<string, Schema>).map(([name, s]) => ({
-      name, shape: shaperOf(s), empty: emptyOf(s), nullable: unwrap(s).nullable,
+      name,
+      shape: shaperOf(s),
+      empty: emptyOf(s),
+      nullable: unwrap(s).nullable,
     }));
     return (value) => {
       const src = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
@@ -104,15 +116,21 @@ function emptyOf(schema: Schema): () => unknown {
     return () => shapeRecord(name)({});
   }
   switch (base.type) {
-    case 'integer': case 'number': return () => 0;
-    case 'boolean': return () => false;
-    case 'array': return () => [];
-    case 'object': return () => (base.properties ? shaperOf(base)({}) : {});
+    case 'integer':
+    case 'number':
+      return () => 0;
+    case 'boolean':
+      return () => false;
+    case 'array':
+      return () => [];
+    case 'object':
+      return () => (base.properties ? shaperOf(base)({}) : {});
     case 'string':
       if (base.format === 'date-time') return () => EPOCH;
       if (base.enum) return () => base.enum[0];
       return () => '';
-    default: return () => null;
+    default:
+      return () => null;
   }
 }
 
@@ -128,7 +146,10 @@ function unwrap(schema: Schema): { nullable: boolean; base: Schema } {
   if (schema.allOf?.length === 1) return { nullable: false, base: schema.allOf[0] };
   if (Array.isArray(schema.type)) {
     const types = schema.type.filter((t: string) => t !== 'null');
-    return { nullable: types.length < schema.type.length, base: { ...schema, type: types.length === 1 ? types[0] : types } };
+    return {
+      nullable: types.length < schema.type.length,
+      base: { ...schema, type: types.length === 1 ? types[0] : types },
+    };
   }
   return { nullable: false, base: schema };
 }

@@ -21,11 +21,21 @@ const managerSchema = z.strictObject({
  * A 64-bit id in the config: a JSON integer up to 2^53 − 1, or decimal digits in a string for any int64 (the file is
  * read with JSON.parse), answered in the canonical form of `shared/int64.ts` (a bigint beyond 2^53 − 1).
  */
-const int64Id = z.union([
-  z.number().int().min(1).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,19}$/, 'must be decimal digits'),
-  z.bigint(), // a config parsed already (startSim validates what loadConfigFile answered)
-]).transform((v, ctx) => {
-    const id = typeof v === 'number' ? v : typeof v === 'bigint' ? (v <= INT64_MAX ? canonicalInt(v) : undefined) : int64FromText(v);
+const int64Id = z
+  .union([
+    z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+    z.string().regex(/^\d{1,19}$/, 'must be decimal digits'),
+    z.bigint(), // a config parsed already (startSim validates what loadConfigFile answered)
+  ])
+  .transform((v, ctx) => {
+    const id =
+      typeof v === 'number'
+        ? v
+        : typeof v === 'bigint'
+          ? v <= INT64_MAX
+            ? canonicalInt(v)
+            : undefined
+          : int64FromText(v);
     if (id === undefined || id < 1) {
       ctx.addIssue({ code: 'custom', message: 'must be an integer from 1 to 9223372036854775807' });
       return z.NEVER;
@@ -35,7 +45,9 @@ const int64Id = z.union([
 
 const serverSchema = z.strictObject({
   /** Becomes the WebSocket path, so it must be URL-safe. */
-  name: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'name must be 1-64 letters, digits, ".", "_" or "-"')
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'name must be 1-64 letters, digits, ".", "_" or "-"')
     .refine((n) => n !== 'control', 'name "control" is reserved'),
   family: z.enum(FAMILIES),
   seed: z.number().int().optional(),
@@ -56,7 +68,10 @@ const serverSchema = z.strictObject({
   restartMs: z.number().int().min(0).max(600_000).default(200),
   managers: z.array(managerSchema).min(1, 'managers must list at least one manager'),
   /** PF5: the logins UserAdd may take or allocate here (default 500000..999999); others belong to another server. */
-  loginRange: z.strictObject({ min: int64Id, max: int64Id }).refine((r) => r.min <= r.max, 'loginRange.min must not exceed max').optional(),
+  loginRange: z
+    .strictObject({ min: int64Id, max: int64Id })
+    .refine((r) => r.min <= r.max, 'loginRange.min must not exceed max')
+    .optional(),
   /** PF5: the first order ticket (positions take their opening order's ticket) and the first deal ticket. */
   firstOrder: int64Id.optional(),
   firstDeal: int64Id.optional(),
@@ -64,7 +79,9 @@ const serverSchema = z.strictObject({
 
 const configSchema = z.strictObject({
   seed: z.number().int().optional(),
-  servers: z.array(serverSchema).min(1, 'servers must list at least one server')
+  servers: z
+    .array(serverSchema)
+    .min(1, 'servers must list at least one server')
     .refine((list) => new Set(list.map((s) => s.name)).size === list.length, 'server names must be unique'),
 });
 

@@ -23,8 +23,12 @@ const bodies = {
 
 type Action = keyof typeof bodies;
 
-export async function handleControl(req: IncomingMessage, res: ServerResponse, servers: ReadonlyMap<string, TradingServer>,
-  path: string[]): Promise<void> {
+export async function handleControl(
+  req: IncomingMessage,
+  res: ServerResponse,
+  servers: ReadonlyMap<string, TradingServer>,
+  path: string[],
+): Promise<void> {
   const [serverName, action] = path;
   const server = serverName === undefined ? undefined : servers.get(serverName);
   if (!server) return reply(res, 404, { error: `unknown server ${serverName ?? ''}` });
@@ -32,7 +36,8 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
     if (req.method !== 'GET') return reply(res, 405, { error: 'state is read with GET' });
     return reply(res, 200, server.state());
   }
-  if (path.length !== 2 || !action || !(action in bodies)) return reply(res, 404, { error: `unknown control action ${action ?? ''}` });
+  if (path.length !== 2 || !action || !(action in bodies))
+    return reply(res, 404, { error: `unknown control action ${action ?? ''}` });
   if (req.method !== 'POST') return reply(res, 405, { error: `${action} needs POST` });
 
   let raw: unknown;
@@ -54,11 +59,21 @@ export async function handleControl(req: IncomingMessage, res: ServerResponse, s
 
 function apply(server: TradingServer, action: Action, body: Record<string, unknown>): void {
   switch (action) {
-    case 'drop': server.drop('control drop'); break;
-    case 'delay': server.faults.setDelay(body.ms as number, (body.cmd as string | undefined) ?? null); break;
-    case 'refuse-login': server.faults.refuseLogin = body.on as boolean; break;
-    case 'freeze': server.setFrozen(body.on as boolean); break;
-    case 'restart': server.restart((body.downMs as number | undefined) ?? 1000, 'control restart'); break;
+    case 'drop':
+      server.drop('control drop');
+      break;
+    case 'delay':
+      server.faults.setDelay(body.ms as number, (body.cmd as string | undefined) ?? null);
+      break;
+    case 'refuse-login':
+      server.faults.refuseLogin = body.on as boolean;
+      break;
+    case 'freeze':
+      server.setFrozen(body.on as boolean);
+      break;
+    case 'restart':
+      server.restart((body.downMs as number | undefined) ?? 1000, 'control restart');
+      break;
   }
   server.log({ msg: 'fault control', server: server.name, action, ...body });
 }

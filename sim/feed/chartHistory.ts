@@ -11,7 +11,13 @@ export type ChartPeriod = (typeof CHART_PERIODS)[number];
 
 const MINUTE = 60_000;
 const FIXED_MS: Record<Exclude<ChartPeriod, 'Mn1'>, number> = {
-  M1: MINUTE, M5: 5 * MINUTE, M15: 15 * MINUTE, M30: 30 * MINUTE, H1: 60 * MINUTE, H4: 240 * MINUTE, D1: 1440 * MINUTE,
+  M1: MINUTE,
+  M5: 5 * MINUTE,
+  M15: 15 * MINUTE,
+  M30: 30 * MINUTE,
+  H1: 60 * MINUTE,
+  H4: 240 * MINUTE,
+  D1: 1440 * MINUTE,
   W1: 7 * 1440 * MINUTE,
 };
 /** Bars kept per symbol and period; the oldest go first. */
@@ -91,7 +97,8 @@ class TickRing {
     for (let i = 0; i < this.count; i++) {
       const at = (first + i) % this.capacity;
       const time = this.times[at];
-      if (time >= from && time <= to) out.push({ time, bid: this.bids[at], ask: this.asks[at], raw: this.raws[at] === 1 });
+      if (time >= from && time <= to)
+        out.push({ time, bid: this.bids[at], ask: this.asks[at], raw: this.raws[at] === 1 });
     }
     return out.sort((a, b) => a.time - b.time);
   }
@@ -128,7 +135,15 @@ export class ChartHistory {
         last.spread = Math.min(last.spread, spread);
         continue;
       }
-      const bar: Bar = { time: start, open: quote.bid, high: quote.bid, low: quote.bid, close: quote.bid, volume: 1, spread };
+      const bar: Bar = {
+        time: start,
+        open: quote.bid,
+        high: quote.bid,
+        low: quote.bid,
+        close: quote.bid,
+        volume: 1,
+        spread,
+      };
       if (!last || last.time < start) {
         series.push(bar);
         if (series.length > MAX_BARS) series.splice(0, series.length - MAX_BARS);
@@ -237,8 +252,13 @@ export class ChartHistory {
         const at = lowerBound(series, bar.time);
         const current = series[at];
         if (current?.time === bar.time) {
-          if (current.open !== bar.open || current.high !== bar.high || current.low !== bar.low || current.close !== bar.close
-            || current.volume !== bar.volume) {
+          if (
+            current.open !== bar.open ||
+            current.high !== bar.high ||
+            current.low !== bar.low ||
+            current.close !== bar.close ||
+            current.volume !== bar.volume
+          ) {
             series[at] = bar;
             corrected++;
           }
@@ -265,14 +285,20 @@ export class ChartHistory {
  * `start` on, whatever `end`. */
 export function selectBars(bars: Bar[], period: ChartPeriod, start: number, end: number, mode: string): Bar[] {
   switch (mode) {
-    case 'RangeIn': return bars.filter((b) => b.time >= start && b.time <= end);
-    case 'RangeLast': return bars.filter((b) => b.time >= start);
+    case 'RangeIn':
+      return bars.filter((b) => b.time >= start && b.time <= end);
+    case 'RangeLast':
+      return bars.filter((b) => b.time >= start);
     case 'RangeOut': {
       const first = Math.max(0, bars.findIndex((b) => b.time >= start) - 1);
       const afterEnd = bars.findIndex((b) => b.time > end);
-      return bars.slice(bars.some((b) => b.time >= start) ? first : bars.length, afterEnd < 0 ? bars.length : afterEnd + 1);
+      return bars.slice(
+        bars.some((b) => b.time >= start) ? first : bars.length,
+        afterEnd < 0 ? bars.length : afterEnd + 1,
+      );
     }
-    default: return bars.filter((b) => b.time >= start && barEnd(period, b.time) <= end);
+    default:
+      return bars.filter((b) => b.time >= start && barEnd(period, b.time) <= end);
   }
 }
 

@@ -25,8 +25,15 @@ export interface Instrument {
   securityGroup: number;
 }
 
-type Row = [symbol: string, description: string, kind: InstrumentKind, digits: number, price: number, contract: number,
-  spread: number];
+type Row = [
+  symbol: string,
+  description: string,
+  kind: InstrumentKind,
+  digits: number,
+  price: number,
+  contract: number,
+  spread: number,
+];
 
 const KNOWN: Row[] = [
   ['EURUSD', 'Euro vs US Dollar', 'forex', 5, 1.085, 100000, 12],
@@ -68,15 +75,33 @@ export function buildInstruments(count: number, random: Random): Instrument[] {
     if (known) {
       const [symbol, description, kind, digits, basePrice, contractSize, spread] = known;
       const [profitCurrency, marginCurrency] = currencies(symbol, kind);
-      list.push({ symbol, description, kind, digits, basePrice, contractSize, spread, profitCurrency, marginCurrency,
-        securityGroup: SECURITY_GROUP[kind] });
+      list.push({
+        symbol,
+        description,
+        kind,
+        digits,
+        basePrice,
+        contractSize,
+        spread,
+        profitCurrency,
+        marginCurrency,
+        securityGroup: SECURITY_GROUP[kind],
+      });
     } else {
       const digits = random.pick([2, 3, 5]);
-      const basePrice = digits === 5 ? random.range(0.5, 2) : digits === 3 ? random.range(20, 200) : random.range(100, 5000);
+      const basePrice =
+        digits === 5 ? random.range(0.5, 2) : digits === 3 ? random.range(20, 200) : random.range(100, 5000);
       list.push({
-        symbol: `SYN${String(i + 1).padStart(5, '0')}`, description: `Synthetic instrument ${i + 1}`, kind: 'index',
-        digits, basePrice, contractSize: digits === 5 ? 100000 : 100, spread: random.int(5, 40),
-        profitCurrency: 'USD', marginCurrency: 'USD', securityGroup: SECURITY_GROUP.index,
+        symbol: `SYN${String(i + 1).padStart(5, '0')}`,
+        description: `Synthetic instrument ${i + 1}`,
+        kind: 'index',
+        digits,
+        basePrice,
+        contractSize: digits === 5 ? 100000 : 100,
+        spread: random.int(5, 40),
+        profitCurrency: 'USD',
+        marginCurrency: 'USD',
+        securityGroup: SECURITY_GROUP.index,
       });
     }
   }

@@ -10,13 +10,23 @@ import { Random } from '../world/random.js';
 
 function feed(rate: number, seed = 3) {
   const ticks: Quote[] = [];
-  const f = new QuoteFeed(buildInstruments(5, new Random(seed)), new Random(seed + 1), rate, (q) => ticks.push({ ...q }), Date.now());
+  const f = new QuoteFeed(
+    buildInstruments(5, new Random(seed)),
+    new Random(seed + 1),
+    rate,
+    (q) => ticks.push({ ...q }),
+    Date.now(),
+  );
   return { f, ticks };
 }
 
 describe('quote feed', () => {
-  beforeEach(() => { vi.useFakeTimers({ now: Date.UTC(2026, 0, 5, 12) }); });
-  afterEach(() => { vi.useRealTimers(); });
+  beforeEach(() => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 0, 5, 12) });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('emits the configured rate over a second, several ticks per firing at high rates', () => {
     const { f, ticks } = feed(1000);
@@ -48,13 +58,24 @@ describe('quote feed', () => {
   it('emits what it owes in slices of about 2 ms, so the server answers in between', async () => {
     vi.useRealTimers();
     const order: string[] = [];
-    const busy = (ms: number) => { const until = performance.now() + ms; while (performance.now() < until) { /* the server's work */ } };
+    const busy = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {
+        /* the server's work */
+      }
+    };
     // Every tick costs the server a millisecond; the first one asks for a command to be answered on the next turn.
-    const f = new QuoteFeed(buildInstruments(5, new Random(3)), new Random(4), 1000, () => {
-      if (order.length === 0) setImmediate(() => order.push('command'));
-      order.push('tick');
-      busy(1);
-    }, Date.now());
+    const f = new QuoteFeed(
+      buildInstruments(5, new Random(3)),
+      new Random(4),
+      1000,
+      () => {
+        if (order.length === 0) setImmediate(() => order.push('command'));
+        order.push('tick');
+        busy(1);
+      },
+      Date.now(),
+    );
     f.start();
     // The process is busy for 50 ms: the first firing owes at least 50 ticks.
     busy(50);

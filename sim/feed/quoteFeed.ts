@@ -152,7 +152,7 @@ export class QuoteFeed {
     if (!instrument || !this.isActive(instrument.symbol)) return undefined;
     const previous = this.mids.get(instrument.symbol) as number;
     // Pull gently back to the base price so a long-running sim does not drift to absurd quotes.
-    const reversion = (instrument.basePrice - previous) / instrument.basePrice * 0.001;
+    const reversion = ((instrument.basePrice - previous) / instrument.basePrice) * 0.001;
     const mid = previous * (1 + VOLATILITY * this.random.gauss() + reversion);
     this.mids.set(instrument.symbol, mid);
     const quote = this.quoteAt(instrument, mid, now);

@@ -13,16 +13,27 @@ export function closingPrice(quote: Quote, isBuy: boolean): number {
   return isBuy ? quote.bid : quote.ask;
 }
 
-export function floatingProfit(instrument: Instrument, isBuy: boolean, openPrice: number, lots: number,
-  quotes: QuoteLookup): number {
+export function floatingProfit(
+  instrument: Instrument,
+  isBuy: boolean,
+  openPrice: number,
+  lots: number,
+  quotes: QuoteLookup,
+): number {
   const quote = quotes(instrument.symbol);
   if (!quote) return 0;
   return profitAt(instrument, isBuy, openPrice, closingPrice(quote, isBuy), lots, quotes);
 }
 
 /** Profit in USD of a position opened at `openPrice` and closed at `closePrice`. */
-export function profitAt(instrument: Instrument, isBuy: boolean, openPrice: number, closePrice: number, lots: number,
-  quotes: QuoteLookup): number {
+export function profitAt(
+  instrument: Instrument,
+  isBuy: boolean,
+  openPrice: number,
+  closePrice: number,
+  lots: number,
+  quotes: QuoteLookup,
+): number {
   const raw = (isBuy ? closePrice - openPrice : openPrice - closePrice) * instrument.contractSize * lots;
   return cents(toUsd(raw, instrument.profitCurrency, quotes));
 }
@@ -30,7 +41,7 @@ export function profitAt(instrument: Instrument, isBuy: boolean, openPrice: numb
 export function toUsd(amount: number, currency: string, quotes: QuoteLookup): number {
   if (currency === 'USD') return amount;
   const direct = quotes(`${currency}USD`);
-  if (direct) return amount * (direct.bid + direct.ask) / 2;
+  if (direct) return (amount * (direct.bid + direct.ask)) / 2;
   const inverse = quotes(`USD${currency}`);
   if (inverse) return amount / ((inverse.bid + inverse.ask) / 2);
   return amount;

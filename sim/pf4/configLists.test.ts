@@ -40,67 +40,233 @@ interface ListCase {
 }
 
 const CASES: ListCase[] = [
-  { list: 'Holiday', what: 'holiday', schema: records.PF4Holiday, kind: 'open',
-    seeded: ['Christmas Day', 'New Year', 'Independence Day'], label: (r) => r.description,
-    make: (n) => ({ year: 2026, month: 5, day: n, from: 0, to: 0, symbol: 'All', description: `Closure ${n}`, enable: true }),
-    bad: [{ year: '2026' }, 'year'] },
-  { list: 'Manager', what: 'manager', schema: records.PF4ManagerRights, kind: 'keyed', key: 'login', edit: 'name',
-    seeded: ['1000', '2000', '3000'], label: (r) => String(r.login),
-    make: (n) => ({ login: 500 + n, name: `Desk ${n}`, groups: 'demo\\*', mailBox: `desk${n}`, infoDepth: 1, manager: true, trades: true }),
-    bad: [{ login: 7, admin: 'yes' }, 'admin'] },
-  { list: 'Access', what: 'access rule', schema: records.PF4Access, kind: 'open',
-    seeded: ['loopback', 'office network', 'blocked test range'], label: (r) => r.comment,
+  {
+    list: 'Holiday',
+    what: 'holiday',
+    schema: records.PF4Holiday,
+    kind: 'open',
+    seeded: ['Christmas Day', 'New Year', 'Independence Day'],
+    label: (r) => r.description,
+    make: (n) => ({
+      year: 2026,
+      month: 5,
+      day: n,
+      from: 0,
+      to: 0,
+      symbol: 'All',
+      description: `Closure ${n}`,
+      enable: true,
+    }),
+    bad: [{ year: '2026' }, 'year'],
+  },
+  {
+    list: 'Manager',
+    what: 'manager',
+    schema: records.PF4ManagerRights,
+    kind: 'keyed',
+    key: 'login',
+    edit: 'name',
+    seeded: ['1000', '2000', '3000'],
+    label: (r) => String(r.login),
+    make: (n) => ({
+      login: 500 + n,
+      name: `Desk ${n}`,
+      groups: 'demo\\*',
+      mailBox: `desk${n}`,
+      infoDepth: 1,
+      manager: true,
+      trades: true,
+    }),
+    bad: [{ login: 7, admin: 'yes' }, 'admin'],
+  },
+  {
+    list: 'Access',
+    what: 'access rule',
+    schema: records.PF4Access,
+    kind: 'open',
+    seeded: ['loopback', 'office network', 'blocked test range'],
+    label: (r) => r.comment,
     make: (n) => ({ action: 1, ipFrom: ip(`172.16.${n}.0`), ipTo: ip(`172.16.${n}.255`), comment: `partner ${n}` }),
-    bad: [{ action: 'allow' }, 'action'] },
-  { list: 'DataServer', what: 'data server', schema: records.PF4DataServer, kind: 'open',
-    seeded: ['Access point Europe', 'Access point Asia'], label: (r) => r.description,
-    make: (n) => ({ server: `access${n + 2}.example.com:443`, ip: 0, description: `Access point ${n}`, isProxy: 0, priority: n,
-      loading: 0, ipInternal: 0, isWitness: 0 }),
-    bad: [{ priority: 'high' }, 'priority'] },
-  { list: 'Feeder', what: 'feeder', schema: records.PF4Feeder, kind: 'keyed', key: 'name', edit: 'keywords',
-    seeded: ['Main quotes', 'News wire'], label: (r) => r.name,
-    make: (n) => ({ name: `Backup feed ${n}`, file: `backup${n}.feed`, server: `feed${n}.example.com:2222`, login: 'feed', keywords: '',
-      enable: 0, dataFeedMode: 'Quotes', timeout: 120, timeoutReconnect: 5, timeoutSleep: 60, attempsSleep: 10, newsLangId: 0 }),
-    bad: [{ name: 'Ticks', dataFeedMode: 'Ticks' }, 'dataFeedMode'], serverOnly: 'feeder' },
-  { list: 'GatewayAccount', what: 'gateway account', schema: records.PF4GatewayAccount, kind: 'keyed', key: 'name', edit: 'address',
-    seeded: ['LP Prime'], label: (r) => r.name,
-    make: (n) => ({ enable: true, name: `LP ${n}`, id: 1 + n, type: 0, login: 9001 + n, address: `lp${n}.example.com:443`,
-      notifyLogins: [1000], flags: 'None' }),
-    bad: [{ name: 'LP X', notifyLogins: 'all' }, 'notifyLogins'] },
-  { list: 'GatewayMarkup', what: 'gateway markup', schema: records.PF4GatewayMarkup, kind: 'open',
-    seeded: ['EURUSD'], label: (r) => r.symbol,
-    make: (n) => ({ enable: true, source: 'LP Prime', symbol: ['GBPUSD', 'USDJPY', 'XAUUSD', 'US30', 'BTCUSD', 'AUDUSD'][n - 1],
-      accountName: 'LP Prime', accountId: 1, bidMarkup: -n, askMarkup: n }),
-    bad: [{ bidMarkup: 0.5 }, 'bidMarkup'] },
-  { list: 'GatewayRule', what: 'gateway rule', schema: records.PF4GatewayRule, kind: 'keyed', key: 'name', edit: 'requestSymbol',
-    seeded: ['Forex to LP'], label: (r) => r.name,
-    make: (n) => ({ enable: true, name: `Rule ${n}`, requestSymbol: 'XAU*', requestGroup: 'real\\*', exeAccountName: `LP ${n}`,
-      exeAccountId: n, exeMaxDeviation: 10, exeVolumePercent: 100, exeFlags: 0 }),
-    bad: [{ name: 'Rule X', exeFlags: 'fast' }, 'exeFlags'] },
-  { list: 'LiveUpdate', what: 'live update', schema: records.PF4LiveUpdate, kind: 'open',
-    seeded: ['/liveupdate/terminal'], label: (r) => r.path,
-    make: (n) => ({ company: 'Simulated Markets Ltd', path: `/liveupdate/build${n}`, version: 4, build: 1420 + n, maxConnect: 50,
-      connections: 0, type: 1, enable: 1, totalFiles: 10 }),
-    bad: [{ enable: true }, 'enable'] },
-  { list: 'Sync', what: 'sync', schema: records.PF4Sync, kind: 'open',
-    seeded: ['history.example.com:443'], label: (r) => r.server,
-    make: (n) => ({ server: `history${n + 1}.example.com:443`, login: `sync${n}`, enable: 1, mode: 'Add', from: 0, to: 0,
-      securities: '*', timeCorrection: 0 }),
-    bad: [{ mode: 'Everything' }, 'mode'], serverOnly: 'sync' },
-  { list: 'Plugin', what: 'plugin', schema: records.PF4PluginParam, kind: 'loaded', key: 'plugin.file',
-    seeded: ['echo.dll', 'risk.dll'], label: (r) => r.plugin.file,
+    bad: [{ action: 'allow' }, 'action'],
+  },
+  {
+    list: 'DataServer',
+    what: 'data server',
+    schema: records.PF4DataServer,
+    kind: 'open',
+    seeded: ['Access point Europe', 'Access point Asia'],
+    label: (r) => r.description,
+    make: (n) => ({
+      server: `access${n + 2}.example.com:443`,
+      ip: 0,
+      description: `Access point ${n}`,
+      isProxy: 0,
+      priority: n,
+      loading: 0,
+      ipInternal: 0,
+      isWitness: 0,
+    }),
+    bad: [{ priority: 'high' }, 'priority'],
+  },
+  {
+    list: 'Feeder',
+    what: 'feeder',
+    schema: records.PF4Feeder,
+    kind: 'keyed',
+    key: 'name',
+    edit: 'keywords',
+    seeded: ['Main quotes', 'News wire'],
+    label: (r) => r.name,
+    make: (n) => ({
+      name: `Backup feed ${n}`,
+      file: `backup${n}.feed`,
+      server: `feed${n}.example.com:2222`,
+      login: 'feed',
+      keywords: '',
+      enable: 0,
+      dataFeedMode: 'Quotes',
+      timeout: 120,
+      timeoutReconnect: 5,
+      timeoutSleep: 60,
+      attempsSleep: 10,
+      newsLangId: 0,
+    }),
+    bad: [{ name: 'Ticks', dataFeedMode: 'Ticks' }, 'dataFeedMode'],
+    serverOnly: 'feeder',
+  },
+  {
+    list: 'GatewayAccount',
+    what: 'gateway account',
+    schema: records.PF4GatewayAccount,
+    kind: 'keyed',
+    key: 'name',
+    edit: 'address',
+    seeded: ['LP Prime'],
+    label: (r) => r.name,
+    make: (n) => ({
+      enable: true,
+      name: `LP ${n}`,
+      id: 1 + n,
+      type: 0,
+      login: 9001 + n,
+      address: `lp${n}.example.com:443`,
+      notifyLogins: [1000],
+      flags: 'None',
+    }),
+    bad: [{ name: 'LP X', notifyLogins: 'all' }, 'notifyLogins'],
+  },
+  {
+    list: 'GatewayMarkup',
+    what: 'gateway markup',
+    schema: records.PF4GatewayMarkup,
+    kind: 'open',
+    seeded: ['EURUSD'],
+    label: (r) => r.symbol,
+    make: (n) => ({
+      enable: true,
+      source: 'LP Prime',
+      symbol: ['GBPUSD', 'USDJPY', 'XAUUSD', 'US30', 'BTCUSD', 'AUDUSD'][n - 1],
+      accountName: 'LP Prime',
+      accountId: 1,
+      bidMarkup: -n,
+      askMarkup: n,
+    }),
+    bad: [{ bidMarkup: 0.5 }, 'bidMarkup'],
+  },
+  {
+    list: 'GatewayRule',
+    what: 'gateway rule',
+    schema: records.PF4GatewayRule,
+    kind: 'keyed',
+    key: 'name',
+    edit: 'requestSymbol',
+    seeded: ['Forex to LP'],
+    label: (r) => r.name,
+    make: (n) => ({
+      enable: true,
+      name: `Rule ${n}`,
+      requestSymbol: 'XAU*',
+      requestGroup: 'real\\*',
+      exeAccountName: `LP ${n}`,
+      exeAccountId: n,
+      exeMaxDeviation: 10,
+      exeVolumePercent: 100,
+      exeFlags: 0,
+    }),
+    bad: [{ name: 'Rule X', exeFlags: 'fast' }, 'exeFlags'],
+  },
+  {
+    list: 'LiveUpdate',
+    what: 'live update',
+    schema: records.PF4LiveUpdate,
+    kind: 'open',
+    seeded: ['/liveupdate/terminal'],
+    label: (r) => r.path,
+    make: (n) => ({
+      company: 'Simulated Markets Ltd',
+      path: `/liveupdate/build${n}`,
+      version: 4,
+      build: 1420 + n,
+      maxConnect: 50,
+      connections: 0,
+      type: 1,
+      enable: 1,
+      totalFiles: 10,
+    }),
+    bad: [{ enable: true }, 'enable'],
+  },
+  {
+    list: 'Sync',
+    what: 'sync',
+    schema: records.PF4Sync,
+    kind: 'open',
+    seeded: ['history.example.com:443'],
+    label: (r) => r.server,
+    make: (n) => ({
+      server: `history${n + 1}.example.com:443`,
+      login: `sync${n}`,
+      enable: 1,
+      mode: 'Add',
+      from: 0,
+      to: 0,
+      securities: '*',
+      timeCorrection: 0,
+    }),
+    bad: [{ mode: 'Everything' }, 'mode'],
+    serverOnly: 'sync',
+  },
+  {
+    list: 'Plugin',
+    what: 'plugin',
+    schema: records.PF4PluginParam,
+    kind: 'loaded',
+    key: 'plugin.file',
+    seeded: ['echo.dll', 'risk.dll'],
+    label: (r) => r.plugin.file,
     make: (n) => ({ plugin: { file: `extra${n}.dll`, name: `Extra ${n}`, enabled: 1 }, params: [] }),
-    bad: [{ plugin: { file: 'echo.dll', enabled: 'on' } }, 'plugin.enabled'] },
-  { list: 'SymbolGroup', what: 'symbol group', schema: records.PF4SymbolGroup, kind: 'fixed',
-    seeded: ['Forex', 'Metals', 'Indices', 'Energies', 'Crypto', ...Array<string>(27).fill('')], label: (r) => r.name,
+    bad: [{ plugin: { file: 'echo.dll', enabled: 'on' } }, 'plugin.enabled'],
+  },
+  {
+    list: 'SymbolGroup',
+    what: 'symbol group',
+    schema: records.PF4SymbolGroup,
+    kind: 'fixed',
+    seeded: ['Forex', 'Metals', 'Indices', 'Energies', 'Crypto', ...Array<string>(27).fill('')],
+    label: (r) => r.name,
     make: (n) => ({ name: `Group ${n}`, description: `Slot ${n}` }),
-    bad: [{ name: 7 }, 'name'] },
+    bad: [{ name: 7 }, 'name'],
+  },
 ];
 
 /** A world whose manager list has three entries, like the other multi-entry lists. */
 function world() {
-  return pf4Harness({ managers: [{ login: 1000, password: 'pw' }, { login: 2000, password: 'pw', rights: ['manager'] },
-    { login: 3000, password: 'pw', rights: ['reports'] }] });
+  return pf4Harness({
+    managers: [
+      { login: 1000, password: 'pw' },
+      { login: 2000, password: 'pw', rights: ['manager'] },
+      { login: 3000, password: 'pw', rights: ['reports'] },
+    ],
+  });
 }
 
 function lists(c: ListCase) {
@@ -117,7 +283,10 @@ const sendable = (c: ListCase, entry: Rec): Rec => (c.serverOnly ? withoutServer
 /** The entry the server stores for `record` written over `replaced` (or as a new entry): the server-only fields carried over. */
 function storedAs(c: ListCase, record: Rec, replaced?: Rec): Rec {
   if (!c.serverOnly) return record;
-  return { ...record, ...Object.fromEntries(PF4_SERVER_ONLY[c.serverOnly].map((f) => [f, replaced ? replaced[f] : ''])) };
+  return {
+    ...record,
+    ...Object.fromEntries(PF4_SERVER_ONLY[c.serverOnly].map((f) => [f, replaced ? replaced[f] : ''])),
+  };
 }
 
 const movable = CASES.filter((c) => c.kind === 'open' || c.kind === 'keyed');
@@ -137,7 +306,10 @@ describe.each(CASES)('$list', (c) => {
     if (c.serverOnly) {
       for (const field of PF4_SERVER_ONLY[c.serverOnly]) {
         const values = request().map((entry) => entry[field]);
-        expect(values.every((v) => typeof v === 'string' && v.length >= 8), field).toBe(true);
+        expect(
+          values.every((v) => typeof v === 'string' && v.length >= 8),
+          field,
+        ).toBe(true);
         expect(new Set(values).size, field).toBe(values.length);
       }
       expect(() => c.schema.parse(request()[0])).toThrow();
@@ -150,7 +322,9 @@ describe.each(CASES)('$list', (c) => {
     const pos = c.kind === 'fixed' ? { pos: 0 } : {};
     expect(h.fails(cmd('Update'), { ...pos, record: c.bad[0] })).toMatchObject({ code: R.InvalidData });
     expect(h.fails(cmd('Update'), { ...pos, record: c.bad[0] }).message).toMatch(new RegExp(`^record\\.${c.bad[1]}: `));
-    expect(h.fails(cmd('Update'), { ...pos, record: { ...c.make(1), colour: 3 } }).message).toMatch(/^record\.colour: /);
+    expect(h.fails(cmd('Update'), { ...pos, record: { ...c.make(1), colour: 3 } }).message).toMatch(
+      /^record\.colour: /,
+    );
     expect(h.fails(cmd('Update'), pos).message).toBe('record must be an object');
     expect(h.fails(cmd('Update'), { pos: -2, record: c.make(1) }).message).toMatch(/^pos must be between -1 and /);
     expect(labels()).toEqual(before);
@@ -158,11 +332,16 @@ describe.each(CASES)('$list', (c) => {
 
   it('needs the admin right for every change', () => {
     const { h, labels, cmd } = lists(c);
-    const changes = [cmd('Update'), ...(h.world.commands().has(cmd('Delete')) ? [cmd('Delete')] : []),
-      ...(h.world.commands().has(cmd('Shift')) ? [cmd('Shift')] : [])];
+    const changes = [
+      cmd('Update'),
+      ...(h.world.commands().has(cmd('Delete')) ? [cmd('Delete')] : []),
+      ...(h.world.commands().has(cmd('Shift')) ? [cmd('Shift')] : []),
+    ];
     for (const change of changes) {
       expect(h.fails(change, { pos: 0, shift: 0, record: c.make(1) }, ['manager', 'reports'])).toEqual({
-        code: R.NotEnoughRights, message: `${change} needs the admin right` });
+        code: R.NotEnoughRights,
+        message: `${change} needs the admin right`,
+      });
     }
     expect(labels().slice(0, c.seeded.length)).toEqual(c.seeded);
   });
@@ -199,8 +378,10 @@ describe.each(movable)('$list updates, appends and deletes by position', (c) => 
     const { h, labels, cmd } = lists(c);
     const n = c.seeded.length;
     const range = `(0..${n - 1})`;
-    expect(h.fails(cmd('Update'), { pos: n + 1, record: c.make(1) }))
-      .toEqual({ code: R.InvalidData, message: `${c.what} position ${n + 1} is out of range ${range}` });
+    expect(h.fails(cmd('Update'), { pos: n + 1, record: c.make(1) })).toEqual({
+      code: R.InvalidData,
+      message: `${c.what} position ${n + 1} is out of range ${range}`,
+    });
     expect(h.fails(cmd('Delete'), { pos: n }).message).toBe(`${c.what} position ${n} is out of range ${range}`);
     expect(h.fails(cmd('Delete'), { pos: -1 }).message).toMatch(/^pos must be between 0 and /);
     expect(h.fails(cmd('Delete'), {}).message).toBe('pos must be an integer');
@@ -209,7 +390,7 @@ describe.each(movable)('$list updates, appends and deletes by position', (c) => 
 });
 
 describe.each(movable.filter((c) => c.kind === 'keyed'))('$list is keyed by $key', (c) => {
-  it('updates the entry with the record\'s key in place when no position is given, and refuses the key elsewhere', () => {
+  it("updates the entry with the record's key in place when no position is given, and refuses the key elsewhere", () => {
     const { h, request, labels, cmd } = lists(c);
     const first = request()[0];
     const changed = { ...sendable(c, first), [c.edit as string]: 'edited' };
@@ -217,15 +398,21 @@ describe.each(movable.filter((c) => c.kind === 'keyed'))('$list is keyed by $key
     expect(h.call(cmd('Update'), { record: changed })).toEqual(storedAs(c, changed, first));
     expect(labels()).toEqual(c.seeded);
     expect(request()[0]).toEqual(storedAs(c, changed, first));
-    if (c.serverOnly) expect(request()[0][PF4_SERVER_ONLY[c.serverOnly][0]]).toBe(first[PF4_SERVER_ONLY[c.serverOnly][0]]);
+    if (c.serverOnly)
+      expect(request()[0][PF4_SERVER_ONLY[c.serverOnly][0]]).toBe(first[PF4_SERVER_ONLY[c.serverOnly][0]]);
     if (c.seeded.length > 1) {
-      expect(h.fails(cmd('Update'), { pos: 1, record: sendable(c, first) }))
-        .toEqual({ code: R.InvalidData, message: `${c.what} ${c.label(first)} already exists at position 0` });
+      expect(h.fails(cmd('Update'), { pos: 1, record: sendable(c, first) })).toEqual({
+        code: R.InvalidData,
+        message: `${c.what} ${c.label(first)} already exists at position 0`,
+      });
     }
     const { [c.key as string]: _key, ...keyless } = c.make(1);
     expect(h.fails(cmd('Update'), { record: keyless }).message).toBe(`record.${c.key} is required`);
-    expect(h.fails(cmd('Update'), { record: { ...c.make(1), [c.key as string]: typeof first[c.key as string] === 'number' ? 0 : '' } }).message)
-      .toMatch(new RegExp(`^record\\.${c.key} (is required|must be positive)$`));
+    expect(
+      h.fails(cmd('Update'), {
+        record: { ...c.make(1), [c.key as string]: typeof first[c.key as string] === 'number' ? 0 : '' },
+      }).message,
+    ).toMatch(new RegExp(`^record\\.${c.key} (is required|must be positive)$`));
     expect(labels()).toEqual(c.seeded);
   });
 });
@@ -233,7 +420,8 @@ describe.each(movable.filter((c) => c.kind === 'keyed'))('$list is keyed by $key
 describe.each(shiftable)('$list shifts by position', (c) => {
   it('moves an entry by a number of places either way', () => {
     const { h, labels, cmd } = lists(c);
-    for (const n of [1, 2]) if (c.kind !== 'loaded' && labels().length < 3) h.call(cmd('Update'), { record: c.make(n) });
+    for (const n of [1, 2])
+      if (c.kind !== 'loaded' && labels().length < 3) h.call(cmd('Update'), { record: c.make(n) });
     const order = labels();
     const last = order.length - 1;
     expect(h.call(cmd('Shift'), { pos: last, shift: -last })).toBe(true);
@@ -247,10 +435,16 @@ describe.each(shiftable)('$list shifts by position', (c) => {
   it('refuses a shift from outside the list or past either end', () => {
     const { h, labels, cmd } = lists(c);
     const n = c.seeded.length;
-    expect(h.fails(cmd('Shift'), { pos: n, shift: -1 }))
-      .toEqual({ code: R.InvalidData, message: `${c.what} position ${n} is out of range (0..${n - 1})` });
-    expect(h.fails(cmd('Shift'), { pos: 0, shift: -1 }).message).toBe(`cannot shift ${c.what} at position 0 by -1: the list has ${n} entries`);
-    expect(h.fails(cmd('Shift'), { pos: n - 1, shift: 1 }).message).toBe(`cannot shift ${c.what} at position ${n - 1} by 1: the list has ${n} entries`);
+    expect(h.fails(cmd('Shift'), { pos: n, shift: -1 })).toEqual({
+      code: R.InvalidData,
+      message: `${c.what} position ${n} is out of range (0..${n - 1})`,
+    });
+    expect(h.fails(cmd('Shift'), { pos: 0, shift: -1 }).message).toBe(
+      `cannot shift ${c.what} at position 0 by -1: the list has ${n} entries`,
+    );
+    expect(h.fails(cmd('Shift'), { pos: n - 1, shift: 1 }).message).toBe(
+      `cannot shift ${c.what} at position ${n - 1} by 1: the list has ${n} entries`,
+    );
     expect(h.fails(cmd('Shift'), { pos: 0 }).message).toBe('shift must be an integer');
     expect(h.fails(cmd('Shift'), { pos: 0, shift: 0.5 }).message).toBe('shift must be an integer');
     expect(labels()).toEqual(c.seeded);
@@ -260,7 +454,9 @@ describe.each(shiftable)('$list shifts by position', (c) => {
 describe('lists with their own rules', () => {
   it('keeps the server order of access rules: a rule appended for a lower address stays last', () => {
     const { h, labels } = lists(CASES.find((c) => c.list === 'Access')!);
-    h.call('CfgUpdateAccess', { record: { action: 1, ipFrom: ip('1.0.0.0'), ipTo: ip('1.0.0.255'), comment: 'first by address' } });
+    h.call('CfgUpdateAccess', {
+      record: { action: 1, ipFrom: ip('1.0.0.0'), ipTo: ip('1.0.0.255'), comment: 'first by address' },
+    });
     expect(labels()).toEqual(['loopback', 'office network', 'blocked test range', 'first by address']);
     h.call('CfgShiftAccess', { pos: 3, shift: -3 });
     expect(labels()).toEqual(['first by address', 'loopback', 'office network', 'blocked test range']);
@@ -268,12 +464,15 @@ describe('lists with their own rules', () => {
 
   it('refuses an access rule whose range is reversed or not an IPv4 address', () => {
     const h = world();
-    expect(h.fails('CfgUpdateAccess', { record: { action: 0, ipFrom: ip('10.0.0.9'), ipTo: ip('10.0.0.1') } }).message)
-      .toBe('record.ipFrom must not be above record.ipTo');
-    expect(h.fails('CfgUpdateAccess', { record: { action: 0, ipFrom: 0, ipTo: 2 ** 32 } }).message)
-      .toBe('record.ipTo must be an IPv4 address (0..4294967295)');
-    expect(h.fails('CfgUpdateAccess', { record: { action: 0, ipFrom: -1, ipTo: 1 } }).message)
-      .toBe('record.ipFrom must be an IPv4 address (0..4294967295)');
+    expect(
+      h.fails('CfgUpdateAccess', { record: { action: 0, ipFrom: ip('10.0.0.9'), ipTo: ip('10.0.0.1') } }).message,
+    ).toBe('record.ipFrom must not be above record.ipTo');
+    expect(h.fails('CfgUpdateAccess', { record: { action: 0, ipFrom: 0, ipTo: 2 ** 32 } }).message).toBe(
+      'record.ipTo must be an IPv4 address (0..4294967295)',
+    );
+    expect(h.fails('CfgUpdateAccess', { record: { action: 0, ipFrom: -1, ipTo: 1 } }).message).toBe(
+      'record.ipFrom must be an IPv4 address (0..4294967295)',
+    );
   });
 
   it('keeps the server order of managers: a lower login appended stays last, and a deleted record leaves no rights', () => {
@@ -289,12 +488,15 @@ describe('lists with their own rules', () => {
 
   it('keeps the 32 symbol groups as slots: written in place, never appended, deleted or moved', () => {
     const h = world();
-    expect(h.call('CfgUpdateSymbolGroup', { pos: 31, record: { name: 'Bonds', description: 'Government bonds' } }))
-      .toEqual({ name: 'Bonds', description: 'Government bonds' });
+    expect(
+      h.call('CfgUpdateSymbolGroup', { pos: 31, record: { name: 'Bonds', description: 'Government bonds' } }),
+    ).toEqual({ name: 'Bonds', description: 'Government bonds' });
     expect(h.call('CfgRequestSymbolGroup')).toHaveLength(32);
     expect(h.call('CfgRequestSymbolGroup')[31].name).toBe('Bonds');
     for (const pos of [32, -1, undefined]) {
-      expect(h.fails('CfgUpdateSymbolGroup', { pos, record: { name: 'X' } }).message).toBe('pos must be between 0 and 31');
+      expect(h.fails('CfgUpdateSymbolGroup', { pos, record: { name: 'X' } }).message).toBe(
+        'pos must be between 0 and 31',
+      );
     }
     expect(h.world.commands().has('CfgDeleteSymbolGroup')).toBe(false);
     expect(h.world.commands().has('CfgShiftSymbolGroup')).toBe(false);
@@ -302,11 +504,14 @@ describe('lists with their own rules', () => {
 
   it('configures loaded plugins only: no plugin is added or deleted through the configuration', () => {
     const { h, labels } = lists(CASES.find((c) => c.list === 'Plugin')!);
-    expect(h.fails('CfgUpdatePlugin', { record: { plugin: { file: 'extra.dll', name: 'Extra' } } }))
-      .toEqual({ code: R.InvalidData, message: 'plugin extra.dll not found' });
+    expect(h.fails('CfgUpdatePlugin', { record: { plugin: { file: 'extra.dll', name: 'Extra' } } })).toEqual({
+      code: R.InvalidData,
+      message: 'plugin extra.dll not found',
+    });
     expect(h.fails('CfgUpdatePlugin', { record: { params: [] } }).message).toBe('record.plugin.file is required');
-    expect(h.fails('CfgUpdatePlugin', { pos: 0, record: { plugin: { file: 'risk.dll' } } }).message)
-      .toBe('plugin risk.dll already exists at position 1');
+    expect(h.fails('CfgUpdatePlugin', { pos: 0, record: { plugin: { file: 'risk.dll' } } }).message).toBe(
+      'plugin risk.dll already exists at position 1',
+    );
     expect(h.world.commands().has('CfgDeletePlugin')).toBe(false);
     expect(labels()).toEqual(['echo.dll', 'risk.dll']);
   });
@@ -316,8 +521,12 @@ describe('lists with their own rules', () => {
       const { h, request, cmd } = lists(c);
       const field = PF4_SERVER_ONLY[c.serverOnly!][0];
       const before = request();
-      expect(h.fails(cmd('Update'), { pos: 0, record: before[0] }).message).toBe(`record.${field}: Unrecognized key: "${field}"`);
-      expect(h.fails(cmd('Update'), { pos: 0, record: { ...sendable(c, before[0]), [field]: 'chosen' } }).message).toMatch(new RegExp(`^record\\.${field}: `));
+      expect(h.fails(cmd('Update'), { pos: 0, record: before[0] }).message).toBe(
+        `record.${field}: Unrecognized key: "${field}"`,
+      );
+      expect(
+        h.fails(cmd('Update'), { pos: 0, record: { ...sendable(c, before[0]), [field]: 'chosen' } }).message,
+      ).toMatch(new RegExp(`^record\\.${field}: `));
       expect(request()).toEqual(before);
       h.call(cmd('Update'), { record: c.make(1) });
       h.call(cmd('Shift'), { pos: before.length, shift: -before.length });
@@ -334,8 +543,17 @@ describe('lists with their own rules', () => {
     h.call('CfgShiftSync', { pos: 1, shift: -1 });
     h.call('CfgDeleteSync', { pos: 0 });
     h.fails('CfgDeleteSync', { pos: 5 });
-    expect(h.world.journalEntries().slice(mark).map((l) => l.message)).toEqual([
-      'config: sync at 1 added', 'config: sync at 0 written', 'config: sync at 1 moved to 0', 'config: sync at 0 deleted']);
+    expect(
+      h.world
+        .journalEntries()
+        .slice(mark)
+        .map((l) => l.message),
+    ).toEqual([
+      'config: sync at 1 added',
+      'config: sync at 0 written',
+      'config: sync at 1 moved to 0',
+      'config: sync at 0 deleted',
+    ]);
   });
 });
 
@@ -344,14 +562,22 @@ describe('the rights table', () => {
     const h = pf4Harness();
     for (const cmd of ['CfgDeletePlugin', 'CfgDeleteSymbolGroup', 'CfgShiftSymbolGroup']) {
       expect(h.world.commands().requiredRight(cmd, {}), cmd).toBeUndefined();
-      expect(h.fails(cmd, { pos: 0, shift: 1 }, ['manager'])).toEqual({ code: R.InvalidData, message: `unknown command ${cmd}` });
-      expect(h.fails(cmd, { pos: 0, shift: 1 }, ['admin'])).toEqual({ code: R.InvalidData, message: `unknown command ${cmd}` });
+      expect(h.fails(cmd, { pos: 0, shift: 1 }, ['manager'])).toEqual({
+        code: R.InvalidData,
+        message: `unknown command ${cmd}`,
+      });
+      expect(h.fails(cmd, { pos: 0, shift: 1 }, ['admin'])).toEqual({
+        code: R.InvalidData,
+        message: `unknown command ${cmd}`,
+      });
     }
     expect(h.call('CfgRequestSymbolGroup')).toHaveLength(32);
     expect(h.call('CfgRequestPlugin').map((p: Rec) => p.plugin.file)).toEqual(['echo.dll', 'risk.dll']);
     // The changes a list does have still need the administrator.
-    expect(h.fails('CfgShiftPlugin', { pos: 0, shift: 1 }, ['manager']))
-      .toEqual({ code: R.NotEnoughRights, message: 'CfgShiftPlugin needs the admin right' });
+    expect(h.fails('CfgShiftPlugin', { pos: 0, shift: 1 }, ['manager'])).toEqual({
+      code: R.NotEnoughRights,
+      message: 'CfgShiftPlugin needs the admin right',
+    });
   });
 
   it('has an entry only for registered commands, besides the ones the protocol layer answers', () => {

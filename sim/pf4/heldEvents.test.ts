@@ -14,8 +14,21 @@ let sim: RunningSim;
 const clients: ManagerClient[] = [];
 
 beforeAll(async () => {
-  sim = await startSim({ config: { servers: [{ name: 'busy-pf4', family: 'PF4', accounts: 10, trades: 0, symbols: 3,
-    ticksPerSecond: 60, managers: [{ login: 1000, password: PASSWORD }] }] } });
+  sim = await startSim({
+    config: {
+      servers: [
+        {
+          name: 'busy-pf4',
+          family: 'PF4',
+          accounts: 10,
+          trades: 0,
+          symbols: 3,
+          ticksPerSecond: 60,
+          managers: [{ login: 1000, password: PASSWORD }],
+        },
+      ],
+    },
+  });
 });
 afterAll(async () => {
   for (const client of clients) client.close();
@@ -35,8 +48,10 @@ type Rec = Record<string, any>;
 
 const server = () => sim.tradingServers.get('busy-pf4')!;
 /** Events the consumer took after its login's snapshot: what the server counts as sent live (it pumps alone). */
-const liveEvents = (client: ManagerClient) => client.events.length - client.events.findIndex((e) => e.event === 'resync' && e.op === 'end') - 1;
-const parkedRequests = () => [...server().sessions].reduce((n, session) => n + (session as unknown as { parked: unknown[] }).parked.length, 0);
+const liveEvents = (client: ManagerClient) =>
+  client.events.length - client.events.findIndex((e) => e.event === 'resync' && e.op === 'end') - 1;
+const parkedRequests = () =>
+  [...server().sessions].reduce((n, session) => n + (session as unknown as { parked: unknown[] }).parked.length, 0);
 
 describe('events held by a freeze', () => {
   it('keep their order, parked commands after them, and follow coalesced ticks with the symbol summary', async () => {
@@ -54,7 +69,13 @@ describe('events held by a freeze', () => {
     const parked = commander.ok('SymbolSendTick', { symbol: symbols[0], bid: 1.2345, ask: 1.2347 });
     await expect.poll(parkedRequests, { timeout: 5000, interval: 10, message: 'the tick command parked' }).toBe(1);
     // Seven ticks over three symbols while frozen: some symbol's held ticks are coalesced.
-    await expect.poll(() => server().state().ticksEmitted as number, { timeout: 5000, interval: 10, message: 'ticks while frozen' }).toBeGreaterThanOrEqual(ticksAtFreeze + 7);
+    await expect
+      .poll(() => server().state().ticksEmitted as number, {
+        timeout: 5000,
+        interval: 10,
+        message: 'ticks while frozen',
+      })
+      .toBeGreaterThanOrEqual(ticksAtFreeze + 7);
     expect(server().counters.eventsSent, 'nothing sent while frozen').toBe(sent);
     expect(consumer.events.length, 'nothing reaches a consumer while frozen').toBe(frozenAt);
     await postControl(sim.port, 'busy-pf4/freeze', { on: false });
@@ -79,10 +100,17 @@ describe('events held by a freeze', () => {
       const info = summary.record as Rec;
       expect(summary.op).toBe('update');
       const at = released.indexOf(summary);
-      const tick = released.slice(0, at).reverse().find((e: ManagerEvent) => e.event === 'ticks' && (e.record as Rec).symbol === info.symbol);
+      const tick = released
+        .slice(0, at)
+        .reverse()
+        .find((e: ManagerEvent) => e.event === 'ticks' && (e.record as Rec).symbol === info.symbol);
       // The summary is the state after the last tick released before it.
       expect(tick, `a tick of ${info.symbol} before its summary`).toBeDefined();
-      expect(info).toMatchObject({ bid: (tick!.record as Rec).bid, ask: (tick!.record as Rec).ask, lastTime: (tick!.record as Rec).time });
+      expect(info).toMatchObject({
+        bid: (tick!.record as Rec).bid,
+        ask: (tick!.record as Rec).ask,
+        lastTime: (tick!.record as Rec).time,
+      });
       expect(info.high).toBeGreaterThanOrEqual(info.bid);
       expect(info.low).toBeLessThanOrEqual(info.bid);
     }

@@ -78,8 +78,16 @@ export interface PF4TradeRow {
   state?: 'OpenNormal' | 'OpenRestored';
 }
 
-export type PF4ActivationType = 'None' | 'SL' | 'TP' | 'Pending' | 'Stopout' | 'StopOutRollback' | 'PendingRollback' |
-  'TPRollback' | 'SLRollback';
+export type PF4ActivationType =
+  | 'None'
+  | 'SL'
+  | 'TP'
+  | 'Pending'
+  | 'Stopout'
+  | 'StopOutRollback'
+  | 'PendingRollback'
+  | 'TPRollback'
+  | 'SLRollback';
 
 export type PF4TradeState = 'OpenNormal' | 'OpenRestored' | 'ClosedNormal' | 'ClosedPart' | 'Deleted';
 
@@ -147,13 +155,33 @@ export const PF4_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposi
 export function groupRecord(def: (typeof PF4_GROUPS)[number], seed: number): PF4GroupRecord {
   const slug = def.group.replace(/\\/g, '-');
   return {
-    group: def.group, enable: 1, maxSecurities: 4096, secMarginsTotal: groupMargins(def.group).length, timeout: 60, otpMode: 'Disabled', company: 'Simulated Markets Ltd',
-    supportPage: 'https://support.example.com', supportEmail: 'support@example.com',
-    defaultLeverage: def.leverage, defaultDeposit: def.deposit, currency: 'USD', credit: 0,
-    marginCall: 100, marginMode: 'UseAll', marginStopout: 50, interestRate: 0, useSwap: 1, newsMode: 'Full',
-    maxPositions: 0, hedgeProhibited: 0, closeFIFO: 0, marginControllingType: 'Percent',
-    smtpServer: 'smtp.example.com:587', smtpLogin: `reports-${slug}@example.com`,
-    smtpPassword: derivedSecret(seed, `smtp/${def.group}`), templates: `/reports/templates/${slug}`,
+    group: def.group,
+    enable: 1,
+    maxSecurities: 4096,
+    secMarginsTotal: groupMargins(def.group).length,
+    timeout: 60,
+    otpMode: 'Disabled',
+    company: 'Simulated Markets Ltd',
+    supportPage: 'https://support.example.com',
+    supportEmail: 'support@example.com',
+    defaultLeverage: def.leverage,
+    defaultDeposit: def.deposit,
+    currency: 'USD',
+    credit: 0,
+    marginCall: 100,
+    marginMode: 'UseAll',
+    marginStopout: 50,
+    interestRate: 0,
+    useSwap: 1,
+    newsMode: 'Full',
+    maxPositions: 0,
+    hedgeProhibited: 0,
+    closeFIFO: 0,
+    marginControllingType: 'Percent',
+    smtpServer: 'smtp.example.com:587',
+    smtpLogin: `reports-${slug}@example.com`,
+    smtpPassword: derivedSecret(seed, `smtp/${def.group}`),
+    templates: `/reports/templates/${slug}`,
     securitiesHash: derivedSecret(seed, `securities/${def.group}`, 32, '0123456789abcdef'),
   };
 }
@@ -161,27 +189,54 @@ export function groupRecord(def: (typeof PF4_GROUPS)[number], seed: number): PF4
 /** A group's 32 security entries (one per symbol type); types the simulator does not use are placeholders. */
 export function groupSecurities(group: string, usedTypes: number): Record<string, unknown>[] {
   const pro = group.endsWith('pro') || group.endsWith('vip');
-  return Array.from({ length: 32 }, (_, type) => (type < usedTypes
-    ? {
-      show: 1, trade: 1, dealingMode: 'Auto', standardCommission: pro ? 0 : 3.5, commissionType: 'Money',
-      commissionLotsMode: 'PerLot', agentCommission: 0, agentCommissionMode: 'Money', spreadDiff: 0,
-      lotMin: 1, lotMax: pro ? 50000 : 10000, lotStep: 1, ieDeviation: 0, confirmation: 0, tradeRights: 'Enabled',
-      ieQuickMode: 0, autoCloseOutMode: 'None', commissionTaxes: 0, commissionAgentLots: 'PerLot', freeMarginMode: 1,
-    }
-    : { show: 0, trade: 0, lotMin: 0, lotMax: 0, lotStep: 0 }));
+  return Array.from({ length: 32 }, (_, type) =>
+    type < usedTypes
+      ? {
+          show: 1,
+          trade: 1,
+          dealingMode: 'Auto',
+          standardCommission: pro ? 0 : 3.5,
+          commissionType: 'Money',
+          commissionLotsMode: 'PerLot',
+          agentCommission: 0,
+          agentCommissionMode: 'Money',
+          spreadDiff: 0,
+          lotMin: 1,
+          lotMax: pro ? 50000 : 10000,
+          lotStep: 1,
+          ieDeviation: 0,
+          confirmation: 0,
+          tradeRights: 'Enabled',
+          ieQuickMode: 0,
+          autoCloseOutMode: 'None',
+          commissionTaxes: 0,
+          commissionAgentLots: 'PerLot',
+          freeMarginMode: 1,
+        }
+      : { show: 0, trade: 0, lotMin: 0, lotMax: 0, lotStep: 0 },
+  );
 }
 
 /** Per-symbol margin and swap overrides of a group (the first secMarginsTotal entries of the 128). */
-export function groupMargins(group: string): Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }> {
+export function groupMargins(
+  group: string,
+): Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }> {
   if (group.endsWith('pro')) return [{ symbol: 'XAUUSD', swapLong: -1, swapShort: -0.5, marginDivider: 2 }];
   if (group.endsWith('vip')) {
-    return [{ symbol: 'EURUSD', swapLong: -1.5, swapShort: -0.5, marginDivider: 1 },
-      { symbol: 'XAUUSD', swapLong: -2, swapShort: -1, marginDivider: 2 }];
+    return [
+      { symbol: 'EURUSD', swapLong: -1.5, swapShort: -0.5, marginDivider: 1 },
+      { symbol: 'XAUUSD', swapLong: -2, swapShort: -1, marginDivider: 2 },
+    ];
   }
   return [];
 }
 
-export interface PF4SymbolSession { openHour: number; openMinute: number; closeHour: number; closeMinute: number }
+export interface PF4SymbolSession {
+  openHour: number;
+  openMinute: number;
+  closeHour: number;
+  closeMinute: number;
+}
 export interface PF4DaySessions {
   dayOfWeek: number;
   quoteOvernight: number;
@@ -193,7 +248,13 @@ export interface PF4DaySessions {
 /** Round the clock every day: the simulator quotes and trades at any hour, so tests run on any day of the week. */
 export function defaultSessions(): PF4DaySessions[] {
   const whole = (): PF4SymbolSession[] => [{ openHour: 0, openMinute: 0, closeHour: 24, closeMinute: 0 }];
-  return Array.from({ length: 7 }, (_, day) => ({ dayOfWeek: day, quoteOvernight: 0, tradeOvernight: 0, quote: whole(), trade: whole() }));
+  return Array.from({ length: 7 }, (_, day) => ({
+    dayOfWeek: day,
+    quoteOvernight: 0,
+    tradeOvernight: 0,
+    quote: whole(),
+    trade: whole(),
+  }));
 }
 
 export function symbolRecord(instrument: Instrument, index: number): Record<string, unknown> {
@@ -239,7 +300,10 @@ export function symbolRecord(instrument: Instrument, index: number): Record<stri
 }
 
 /** One of the 32 security (symbol) group slots as the change stream carries it. */
-export function symbolGroupRecord(pos: number, entry: Record<string, unknown>): { pos: number; name: unknown; description: unknown } {
+export function symbolGroupRecord(
+  pos: number,
+  entry: Record<string, unknown>,
+): { pos: number; name: unknown; description: unknown } {
   return { pos, name: entry.name ?? null, description: entry.description ?? null };
 }
 

@@ -20,9 +20,22 @@ import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import { Pf4Config } from './pf4Config.js';
 import { accountSecrets, passwordHash } from './serverOnlyFields.js';
 import {
-  PF4_GROUPS, defaultSessions, groupMargins, groupRecord, groupSecurities, isBuyCommand, isPending, symbolGroupRecord, symbolRecord,
+  PF4_GROUPS,
+  defaultSessions,
+  groupMargins,
+  groupRecord,
+  groupSecurities,
+  isBuyCommand,
+  isPending,
+  symbolGroupRecord,
+  symbolRecord,
   tickRecord,
-  type PF4Command, type PF4DaySessions, type PF4GroupRecord, type PF4TradeRecord, type PF4TradeRow, type PF4UserRecord,
+  type PF4Command,
+  type PF4DaySessions,
+  type PF4GroupRecord,
+  type PF4TradeRecord,
+  type PF4TradeRow,
+  type PF4UserRecord,
 } from './pf4Records.js';
 import { pf4Commands } from './pf4Commands.js';
 import { Pf4TradingEngine } from './tradingEngine.js';
@@ -54,7 +67,10 @@ export class Pf4World extends MarketWorld implements SimWorld {
   readonly trades = new KeyedRecords<PF4TradeRow>();
   readonly groups: OrderedList<PF4GroupRecord>;
   readonly groupSecurities = new Map<string, Rec[]>();
-  readonly groupMargins = new Map<string, Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }>>();
+  readonly groupMargins = new Map<
+    string,
+    Array<{ symbol: string; swapLong: number; swapShort: number; marginDivider: number }>
+  >();
   readonly symbols: OrderedList<Rec>;
   readonly sessions = new Map<string, PF4DaySessions[]>();
   /** Configured symbols outside the active set (SymbolHide): no ticks, no orders. */
@@ -70,14 +86,27 @@ export class Pf4World extends MarketWorld implements SimWorld {
   private nextOrder = PF4_FIRST_ORDER;
   private readonly commandTable: CommandRegistry;
 
-  constructor(readonly serverConfig: ServerConfig, seed: number, emit: ChangeSink) {
+  constructor(
+    readonly serverConfig: ServerConfig,
+    seed: number,
+    emit: ChangeSink,
+  ) {
     super(serverConfig, seed, emit, tickRecord);
     const bad = PF4_RESULT.InvalidData;
-    this.symbols = new OrderedList<Rec>('symbol', bad, (r) => r.symbol as string,
-      this.instruments.map((instrument, index) => symbolRecord(instrument, index)));
+    this.symbols = new OrderedList<Rec>(
+      'symbol',
+      bad,
+      (r) => r.symbol as string,
+      this.instruments.map((instrument, index) => symbolRecord(instrument, index)),
+    );
     for (const instrument of this.instruments) this.sessions.set(instrument.symbol, defaultSessions());
     const usedTypes = Math.max(...this.instruments.map((i) => i.securityGroup), 0) + 1;
-    this.groups = new OrderedList<PF4GroupRecord>('group', bad, (g) => g.group, PF4_GROUPS.map((def) => groupRecord(def, seed)));
+    this.groups = new OrderedList<PF4GroupRecord>(
+      'group',
+      bad,
+      (g) => g.group,
+      PF4_GROUPS.map((def) => groupRecord(def, seed)),
+    );
     for (const def of PF4_GROUPS) {
       this.groupSecurities.set(def.group, groupSecurities(def.group, usedTypes));
       this.groupMargins.set(def.group, groupMargins(def.group));
@@ -89,8 +118,10 @@ export class Pf4World extends MarketWorld implements SimWorld {
     this.generateTrades(new Random(deriveSeed(seed, 'trades')), serverConfig.trades);
     this.engine.indexAll();
     this.topUpThinAccounts();
-    this.generateHistory(new Random(deriveSeed(seed, 'history')),
-      serverConfig.history ?? Math.floor(serverConfig.trades / 2));
+    this.generateHistory(
+      new Random(deriveSeed(seed, 'history')),
+      serverConfig.history ?? Math.floor(serverConfig.trades / 2),
+    );
     this.services = new Pf4Services(this, seed);
     this.commandTable = pf4Commands(this);
   }
@@ -113,10 +144,17 @@ export class Pf4World extends MarketWorld implements SimWorld {
 
   counts(): Record<string, number> {
     return {
-      users: this.users.size, trades: this.trades.size, ticks: this.instruments.length,
-      symbols: this.activeSymbols().length, groups: this.groups.size, margin: this.engine.loginsWithTrades().length,
-      online: this.services.online.size, news: this.services.news.length, symbolGroups: this.config.lists.SymbolGroup.size,
-      symbolSessions: this.symbols.size, symbolInfo: this.activeSymbols().length,
+      users: this.users.size,
+      trades: this.trades.size,
+      ticks: this.instruments.length,
+      symbols: this.activeSymbols().length,
+      groups: this.groups.size,
+      margin: this.engine.loginsWithTrades().length,
+      online: this.services.online.size,
+      news: this.services.news.length,
+      symbolGroups: this.config.lists.SymbolGroup.size,
+      symbolSessions: this.symbols.size,
+      symbolInfo: this.activeSymbols().length,
     };
   }
 
@@ -152,7 +190,9 @@ export class Pf4World extends MarketWorld implements SimWorld {
 
   /** The summaries of the active symbols, in list order. */
   activeSymbolInfo(): Rec[] {
-    return this.activeSymbols().map((record) => this.symbolInfo(record.symbol as string)).filter((info) => info !== undefined);
+    return this.activeSymbols()
+      .map((record) => this.symbolInfo(record.symbol as string))
+      .filter((info) => info !== undefined);
   }
 
   /** Configured, not hidden: quoted, tradable and announced. */
@@ -172,10 +212,20 @@ export class Pf4World extends MarketWorld implements SimWorld {
     const point = config.point as number;
     const day = this.chart.barAt(symbol, 'D1', quote.time);
     const ticks = this.chart.tickRange(symbol, quote.time - DAY_MS, quote.time).slice(-2);
-    const direction = ticks.length < 2 || ticks[1].bid === ticks[0].bid ? 'None' : ticks[1].bid > ticks[0].bid ? 'Up' : 'Down';
+    const direction =
+      ticks.length < 2 || ticks[1].bid === ticks[0].bid ? 'None' : ticks[1].bid > ticks[0].bid ? 'Up' : 'Down';
     return {
-      symbol, digits: config.digits, type: config.type, point, spread: Math.round((quote.ask - quote.bid) / point), direction,
-      bid: quote.bid, ask: quote.ask, high: day?.high ?? quote.bid, low: day?.low ?? quote.bid, lastTime: iso(quote.time),
+      symbol,
+      digits: config.digits,
+      type: config.type,
+      point,
+      spread: Math.round((quote.ask - quote.bid) / point),
+      direction,
+      bid: quote.bid,
+      ask: quote.ask,
+      high: day?.high ?? quote.bid,
+      low: day?.low ?? quote.bid,
+      lastTime: iso(quote.time),
     };
   }
 
@@ -218,7 +268,10 @@ export class Pf4World extends MarketWorld implements SimWorld {
     return {
       ...record,
       secGroups: this.groupSecurities.get(record.group) ?? [],
-      secMargins: [...margins, ...Array.from({ length: Math.max(0, SEC_MARGINS_SLOTS - margins.length) }, () => EMPTY_SEC_MARGIN)],
+      secMargins: [
+        ...margins,
+        ...Array.from({ length: Math.max(0, SEC_MARGINS_SLOTS - margins.length) }, () => EMPTY_SEC_MARGIN),
+      ],
     };
   }
 
@@ -229,7 +282,8 @@ export class Pf4World extends MarketWorld implements SimWorld {
 
   journal(message: string, ip = '127.0.0.1', code = 'Standard'): void {
     this.journalLines.push({ code, time: iso(Date.now()), ip, message });
-    if (this.journalLines.length > JOURNAL_CAPACITY * 1.2) this.journalLines.splice(0, this.journalLines.length - JOURNAL_CAPACITY);
+    if (this.journalLines.length > JOURNAL_CAPACITY * 1.2)
+      this.journalLines.splice(0, this.journalLines.length - JOURNAL_CAPACITY);
   }
 
   managerRights(login: number): string[] | undefined {
@@ -246,7 +300,8 @@ export class Pf4World extends MarketWorld implements SimWorld {
 
   /** The active set: configured symbols not hidden by SymbolHide, in list order. */
   activeSymbols(): Rec[] {
-    return this.hiddenSymbols.size === 0 ? this.symbols.list()
+    return this.hiddenSymbols.size === 0
+      ? this.symbols.list()
       : this.symbols.list().filter((record) => !this.hiddenSymbols.has(record.symbol as string));
   }
 
@@ -261,7 +316,12 @@ export class Pf4World extends MarketWorld implements SimWorld {
     for (const holiday of this.config.lists.Holiday.list()) {
       if (holiday.enable !== true) continue;
       if (holiday.symbol !== 'All' && holiday.symbol !== symbol) continue;
-      if (holiday.year !== date.getUTCFullYear() || holiday.month !== date.getUTCMonth() + 1 || holiday.day !== date.getUTCDate()) continue;
+      if (
+        holiday.year !== date.getUTCFullYear() ||
+        holiday.month !== date.getUTCMonth() + 1 ||
+        holiday.day !== date.getUTCDate()
+      )
+        continue;
       const from = holiday.from as number;
       const to = holiday.to as number;
       if ((from === 0 && to === 0) || (minute >= from && minute < to)) return false;
@@ -277,9 +337,10 @@ export class Pf4World extends MarketWorld implements SimWorld {
     const quote = this.feed.quote(row.symbol);
     const isBuy = isBuyCommand(row.tradeCommand);
     const lots = row.volume / 100;
-    const profit = instrument && !isPending(row.tradeCommand)
-      ? floatingProfit(instrument, isBuy, row.openPrice, lots, (s) => this.feed.quote(s))
-      : 0;
+    const profit =
+      instrument && !isPending(row.tradeCommand)
+        ? floatingProfit(instrument, isBuy, row.openPrice, lots, (s) => this.feed.quote(s))
+        : 0;
     const { state, activationType, ...stored } = row;
     return {
       ...stored,
@@ -361,15 +422,41 @@ export class Pf4World extends MarketWorld implements SimWorld {
   private generateUsers(random: Random, count: number, seed: number): void {
     seedAccounts(random, PF4_GROUPS, PF4_FIRST_LOGIN, count, ({ login, person, group, registered, balance }) => {
       this.users.set(login, {
-        login, group: group.group, name: `${person.firstName} ${person.lastName}`,
-        registrationDate: iso(registered), lastDate: iso(Math.max(registered, daysBeforeAnchor(random, 30))),
-        externalId: '', status: 'RE', country: person.country, city: person.city, state: '', zipCode: person.zipCode,
-        address: person.address, leadSource: '', phone: person.phone, email: emailOf(person, login), comment: '',
-        leverage: random.chance(0.8) ? group.leverage : random.pick([50, 100, 200, 500]), agentAccount: 0, lastIP: 0,
-        balance, credit: random.chance(0.1) ? cents(random.range(100, 2000)) : 0,
-        prevMonthBalance: balance, prevBalance: balance, prevMonthEquity: balance, prevEquity: balance,
-        interestRate: 0, taxes: 0, enableFlags: 1, sendReports: 1, mqid: 0, userColor: -1,
-        ...accountSecrets(seed, login, `demo-${login}`, `view-${login}`) as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
+        login,
+        group: group.group,
+        name: `${person.firstName} ${person.lastName}`,
+        registrationDate: iso(registered),
+        lastDate: iso(Math.max(registered, daysBeforeAnchor(random, 30))),
+        externalId: '',
+        status: 'RE',
+        country: person.country,
+        city: person.city,
+        state: '',
+        zipCode: person.zipCode,
+        address: person.address,
+        leadSource: '',
+        phone: person.phone,
+        email: emailOf(person, login),
+        comment: '',
+        leverage: random.chance(0.8) ? group.leverage : random.pick([50, 100, 200, 500]),
+        agentAccount: 0,
+        lastIP: 0,
+        balance,
+        credit: random.chance(0.1) ? cents(random.range(100, 2000)) : 0,
+        prevMonthBalance: balance,
+        prevBalance: balance,
+        prevMonthEquity: balance,
+        prevEquity: balance,
+        interestRate: 0,
+        taxes: 0,
+        enableFlags: 1,
+        sendReports: 1,
+        mqid: 0,
+        userColor: -1,
+        ...(accountSecrets(seed, login, `demo-${login}`, `view-${login}`) as Pick<
+          PF4UserRecord,
+          'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'
+        >),
       });
     });
   }
@@ -386,7 +473,11 @@ export class Pf4World extends MarketWorld implements SimWorld {
         : random.pick(['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] as const);
       const below = command === 'BuyLimit' || command === 'SellStop';
       const above = command === 'SellLimit' || command === 'BuyStop';
-      const drift = below ? -random.range(0.002, 0.01) : above ? random.range(0.002, 0.01) : random.range(-0.005, 0.005);
+      const drift = below
+        ? -random.range(0.002, 0.01)
+        : above
+          ? random.range(0.002, 0.01)
+          : random.range(-0.005, 0.005);
       const openPrice = roundTo(mid * (1 + drift), instrument.digits);
       const isBuy = command.startsWith('Buy');
       const stopDistance = mid * random.range(0.005, 0.02);
@@ -396,15 +487,27 @@ export class Pf4World extends MarketWorld implements SimWorld {
       const opened = daysBeforeAnchor(random, 30);
       const order = this.nextOrder++;
       this.trades.set(order, {
-        order, login: random.pick(logins), symbol: instrument.symbol, digits: instrument.digits, tradeCommand: command,
-        volume: random.pick(VOLUMES), openPrice,
-        sl: random.chance(0.3) ? roundTo(isBuy ? safeLow - stopDistance : safeHigh + stopDistance, instrument.digits) : 0,
-        tp: random.chance(0.3) ? roundTo(isBuy ? safeHigh + stopDistance : safeLow - stopDistance, instrument.digits) : 0,
+        order,
+        login: random.pick(logins),
+        symbol: instrument.symbol,
+        digits: instrument.digits,
+        tradeCommand: command,
+        volume: random.pick(VOLUMES),
+        openPrice,
+        sl: random.chance(0.3)
+          ? roundTo(isBuy ? safeLow - stopDistance : safeHigh + stopDistance, instrument.digits)
+          : 0,
+        tp: random.chance(0.3)
+          ? roundTo(isBuy ? safeHigh + stopDistance : safeLow - stopDistance, instrument.digits)
+          : 0,
         // Generated pending orders are good till cancelled: an expiration in the anchored past would expire them at once.
         openTime: iso(opened),
         commission: random.chance(0.5) ? -cents(random.range(0.5, 7)) : 0,
-        storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0, magic: random.chance(0.2) ? random.int(1, 99999) : 0,
-        comment: '', tradeRecordReason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const), timeStamp: iso(opened),
+        storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0,
+        magic: random.chance(0.2) ? random.int(1, 99999) : 0,
+        comment: '',
+        tradeRecordReason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const),
+        timeStamp: iso(opened),
       });
     }
   }
@@ -416,7 +519,14 @@ export class Pf4World extends MarketWorld implements SimWorld {
       if (level.margin <= 0 || level.level >= 300) continue;
       const user = this.users.get(login) as PF4UserRecord;
       const needed = Math.ceil((level.margin * 3 - (level.equity - user.balance)) / 100) * 100;
-      const topped = { ...user, balance: needed, prevBalance: needed, prevMonthBalance: needed, prevEquity: needed, prevMonthEquity: needed };
+      const topped = {
+        ...user,
+        balance: needed,
+        prevBalance: needed,
+        prevMonthBalance: needed,
+        prevEquity: needed,
+        prevMonthEquity: needed,
+      };
       this.users.set(login, topped);
       this.engine.onUserChanged(topped);
     }
@@ -441,27 +551,72 @@ export class Pf4World extends MarketWorld implements SimWorld {
       const closePrice = roundTo(openPrice * (1 + random.range(-0.004, 0.004)), instrument.digits);
       const opened = daysBeforeAnchor(random, 60);
       const closed = opened + random.int(1, 72) * 3_600_000;
-      const profit = profitAt(instrument, command === 'Buy', openPrice, closePrice, volume / 100, (s) => this.feed.quote(s));
+      const profit = profitAt(instrument, command === 'Buy', openPrice, closePrice, volume / 100, (s) =>
+        this.feed.quote(s),
+      );
       const commission = -cents(volume * 0.035);
       const storage = random.chance(0.3) ? cents(random.range(-10, 2)) : 0;
       results.set(login, (results.get(login) ?? 0) + profit + commission + storage);
       this.engine.addHistory({
-        order: ticket++, login, symbol: instrument.symbol, digits: instrument.digits, tradeCommand: command, volume,
-        volumeLots: volume / 100, openPrice, sl: 0, tp: 0, openTime: iso(opened), closeTime: iso(closed), closePrice,
-        commission, commissionAgent: 0, storage, profit, taxes: 0, magic: 0, comment: '', tradeRecordReason: 'Client',
-        timeStamp: iso(closed), tradeRecordState: 'ClosedNormal', activationType: 'None', marginRate: 1,
+        order: ticket++,
+        login,
+        symbol: instrument.symbol,
+        digits: instrument.digits,
+        tradeCommand: command,
+        volume,
+        volumeLots: volume / 100,
+        openPrice,
+        sl: 0,
+        tp: 0,
+        openTime: iso(opened),
+        closeTime: iso(closed),
+        closePrice,
+        commission,
+        commissionAgent: 0,
+        storage,
+        profit,
+        taxes: 0,
+        magic: 0,
+        comment: '',
+        tradeRecordReason: 'Client',
+        timeStamp: iso(closed),
+        tradeRecordState: 'ClosedNormal',
+        activationType: 'None',
+        marginRate: 1,
       });
     }
     for (const login of logins) {
       const user = this.users.get(login) as PF4UserRecord;
-      const deposit = cents(user.balance - (results.get(login) ?? 0) - (random.chance(0.02) ? cents(random.range(1, 50)) : 0));
+      const deposit = cents(
+        user.balance - (results.get(login) ?? 0) - (random.chance(0.02) ? cents(random.range(1, 50)) : 0),
+      );
       const entries = deposit > 0 ? [deposit] : [1000, cents(deposit - 1000)];
       for (const amount of entries) {
         this.engine.addHistory({
-          order: ticket++, login, symbol: '', digits: 0, tradeCommand: 'Balance', volume: 0, volumeLots: 0, openPrice: 0,
-          sl: 0, tp: 0, openTime: user.registrationDate, closeTime: user.registrationDate, closePrice: 0, commission: 0,
-          commissionAgent: 0, storage: 0, profit: amount, taxes: 0, magic: 0, comment: amount > 0 ? 'Deposit' : 'Withdrawal',
-          tradeRecordReason: 'Dealer', timeStamp: user.registrationDate, tradeRecordState: 'ClosedNormal', activationType: 'None',
+          order: ticket++,
+          login,
+          symbol: '',
+          digits: 0,
+          tradeCommand: 'Balance',
+          volume: 0,
+          volumeLots: 0,
+          openPrice: 0,
+          sl: 0,
+          tp: 0,
+          openTime: user.registrationDate,
+          closeTime: user.registrationDate,
+          closePrice: 0,
+          commission: 0,
+          commissionAgent: 0,
+          storage: 0,
+          profit: amount,
+          taxes: 0,
+          magic: 0,
+          comment: amount > 0 ? 'Deposit' : 'Withdrawal',
+          tradeRecordReason: 'Dealer',
+          timeStamp: user.registrationDate,
+          tradeRecordState: 'ClosedNormal',
+          activationType: 'None',
           marginRate: 1,
         });
       }

@@ -22,7 +22,9 @@ type Rec = Record<string, unknown>;
 
 const BINARY_COMMANDS = { echo: 0x01, checksum: 0x02, state: 0x03 } as const;
 
-const KNOWN = Object.entries(BINARY_COMMANDS).map(([name, byte]) => `${hex(byte)} ${name}`).join(', ');
+const KNOWN = Object.entries(BINARY_COMMANDS)
+  .map(([name, byte]) => `${hex(byte)} ${name}`)
+  .join(', ');
 
 /** The plugin (its entry's `plugin` record) that answers a command now, or a refusal when none does. */
 export function answeringPlugin(world: Pf4World): Rec {
@@ -48,7 +50,13 @@ export function runBinaryCommand(world: Pf4World, command: Uint8Array): Uint8Arr
     case BINARY_COMMANDS.checksum:
       return uint32s([crc32(operand), operand.length]);
     case BINARY_COMMANDS.state: {
-      const counts = [world.users.size, world.trades.size, world.activeSymbols().length, world.groups.size, Math.floor(Date.now() / 1000)];
+      const counts = [
+        world.users.size,
+        world.trades.size,
+        world.activeSymbols().length,
+        world.groups.size,
+        Math.floor(Date.now() / 1000),
+      ];
       const file = new TextEncoder().encode(String(plugin.file));
       const out = new Uint8Array(counts.length * 4 + file.length);
       out.set(uint32s(counts));

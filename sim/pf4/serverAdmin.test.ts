@@ -10,9 +10,19 @@ import { startSim, type RunningSim } from '../index.js';
 import { ManagerClient } from '../../test/support/sim/managerClient.js';
 
 const T = (hms: string) => Date.parse(`2026-01-06T${hms}Z`); // a Tuesday
-const journal = (h: ReturnType<typeof pf4Harness>, mark: number) => h.world.journalEntries().slice(mark).map((l) => l.message);
+const journal = (h: ReturnType<typeof pf4Harness>, mark: number) =>
+  h.world
+    .journalEntries()
+    .slice(mark)
+    .map((l) => l.message);
 const chart = (h: ReturnType<typeof pf4Harness>, symbol: string, period: string) =>
-  h.call('ChartRequest', { symbol, period, start: '2026-01-06T00:00:00Z', end: '2026-01-07T00:00:00Z', mode: 'RangeIn' });
+  h.call('ChartRequest', {
+    symbol,
+    period,
+    start: '2026-01-06T00:00:00Z',
+    end: '2026-01-07T00:00:00Z',
+    mode: 'RangeIn',
+  });
 
 describe('SrvChartsSync', () => {
   /** EURUSD and GBPUSD ticks between 10:00 and 10:20, so both have minute bars and an H1 bar built from them. */
@@ -38,13 +48,19 @@ describe('SrvChartsSync', () => {
     const mark = h.world.journalEntries().length;
     expect(h.call('SrvChartsSync')).toBe(true);
     expect(chart(h, 'EURUSD', 'H1')).toEqual([hour]);
-    expect(chart(h, 'GBPUSD', 'D1')).toEqual([{ time: '2026-01-06T00:00:00.000Z', open: 1.25, high: 1.2504, low: 1.25, close: 1.2504, volume: 2 }]);
+    expect(chart(h, 'GBPUSD', 'D1')).toEqual([
+      { time: '2026-01-06T00:00:00.000Z', open: 1.25, high: 1.2504, low: 1.25, close: 1.2504, volume: 2 },
+    ]);
     expect(journal(h, mark)).toEqual(['charts synchronized: 2 bars of 2 symbols corrected']);
   });
 
   it('is idempotent: a second sync changes nothing', () => {
     const h = withHistory();
-    h.call('ChartUpdate', { symbol: 'EURUSD', period: 'H4', record: { rates: [{ ...hour, time: '2026-01-06T08:00:00Z', low: 1 }] } });
+    h.call('ChartUpdate', {
+      symbol: 'EURUSD',
+      period: 'H4',
+      record: { rates: [{ ...hour, time: '2026-01-06T08:00:00Z', low: 1 }] },
+    });
     h.call('SrvChartsSync');
     const bars = ['M1', 'M5', 'H1', 'H4', 'D1', 'W1', 'Mn1'].map((p) => chart(h, 'EURUSD', p));
     const mark = h.world.journalEntries().length;
@@ -55,7 +71,10 @@ describe('SrvChartsSync', () => {
 
   it('needs the admin right', () => {
     const h = pf4Harness();
-    expect(h.fails('SrvChartsSync', {}, ['manager'])).toEqual({ code: R.NotEnoughRights, message: 'SrvChartsSync needs the admin right' });
+    expect(h.fails('SrvChartsSync', {}, ['manager'])).toEqual({
+      code: R.NotEnoughRights,
+      message: 'SrvChartsSync needs the admin right',
+    });
   });
 });
 
@@ -87,8 +106,12 @@ describe('SrvFeedsRestart', () => {
     const mark = h.world.journalEntries().length;
     h.call('SrvFeedsRestart');
     h.call('SrvFeedsRestart');
-    expect(journal(h, mark)).toEqual(['feeder Main quotes restarted', 'feeder News wire restarted',
-      'feeder Main quotes restarted', 'feeder News wire restarted']);
+    expect(journal(h, mark)).toEqual([
+      'feeder Main quotes restarted',
+      'feeder News wire restarted',
+      'feeder Main quotes restarted',
+      'feeder News wire restarted',
+    ]);
     expect(h.call('CfgRequestFeeder').map((f: { enable: number }) => f.enable)).toEqual([1, 1]);
     expect(h.fails('SrvFeedsRestart', {}, ['manager']).code).toBe(R.NotEnoughRights);
   });
@@ -97,10 +120,32 @@ describe('SrvFeedsRestart', () => {
 describe('SrvLiveUpdateStart', () => {
   it('starts the broadcast of every enabled LiveUpdate configuration', () => {
     const h = pf4Harness();
-    h.call('CfgUpdateLiveUpdate', { record: { company: 'Simulated Markets Ltd', path: '/liveupdate/manager', version: 4, build: 1425,
-      maxConnect: 10, connections: 0, type: 1, enable: 1, totalFiles: 7 } });
-    h.call('CfgUpdateLiveUpdate', { record: { company: 'Old Brand', path: '/liveupdate/old', version: 4, build: 1300,
-      maxConnect: 10, connections: 0, type: 0, enable: 0, totalFiles: 3 } });
+    h.call('CfgUpdateLiveUpdate', {
+      record: {
+        company: 'Simulated Markets Ltd',
+        path: '/liveupdate/manager',
+        version: 4,
+        build: 1425,
+        maxConnect: 10,
+        connections: 0,
+        type: 1,
+        enable: 1,
+        totalFiles: 7,
+      },
+    });
+    h.call('CfgUpdateLiveUpdate', {
+      record: {
+        company: 'Old Brand',
+        path: '/liveupdate/old',
+        version: 4,
+        build: 1300,
+        maxConnect: 10,
+        connections: 0,
+        type: 0,
+        enable: 0,
+        totalFiles: 3,
+      },
+    });
     const mark = h.world.journalEntries().length;
     expect(h.call('SrvLiveUpdateStart')).toBe(true);
     expect(journal(h, mark)).toEqual([
@@ -123,30 +168,48 @@ describe('NotificationsSend', () => {
   it('sends a push notification to the given accounts and journals it', () => {
     const h = pf4Harness();
     const mark = h.world.journalEntries().length;
-    expect(h.call('NotificationsSend', { record: { logins: [100001, 100002], message: 'Markets close early today' } })).toBe(true);
+    expect(
+      h.call('NotificationsSend', { record: { logins: [100001, 100002], message: 'Markets close early today' } }),
+    ).toBe(true);
     expect(journal(h, mark)).toEqual(['notification to 2 accounts (100001, 100002): Markets close early today']);
   });
 
   it('refuses a notification without a message or accounts, or for an unknown account, naming the field', () => {
     const h = pf4Harness();
     const mark = h.world.journalEntries().length;
-    expect(h.fails('NotificationsSend', { record: { logins: [100001] } })).toEqual({ code: R.InvalidData, message: 'record.message is required' });
-    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: '' } }).message).toBe('record.message is required');
-    expect(h.fails('NotificationsSend', { record: { message: 'hello' } }).message).toBe('record.logins must not be empty');
-    expect(h.fails('NotificationsSend', { record: { logins: [], message: 'hello' } }).message).toBe('record.logins must not be empty');
-    expect(h.fails('NotificationsSend', { record: { logins: [100001, 4242], message: 'hello' } }).message)
-      .toBe('record.logins: login 4242 not found');
-    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: 'x'.repeat(256) } }).message)
-      .toBe('record.message must be at most 255 characters');
-    expect(h.fails('NotificationsSend', { record: { logins: ['100001'], message: 'hello' } }).message).toMatch(/^record\.logins\.0: /);
-    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: 'hello', title: 'x' } }).message).toMatch(/^record\.title: /);
+    expect(h.fails('NotificationsSend', { record: { logins: [100001] } })).toEqual({
+      code: R.InvalidData,
+      message: 'record.message is required',
+    });
+    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: '' } }).message).toBe(
+      'record.message is required',
+    );
+    expect(h.fails('NotificationsSend', { record: { message: 'hello' } }).message).toBe(
+      'record.logins must not be empty',
+    );
+    expect(h.fails('NotificationsSend', { record: { logins: [], message: 'hello' } }).message).toBe(
+      'record.logins must not be empty',
+    );
+    expect(h.fails('NotificationsSend', { record: { logins: [100001, 4242], message: 'hello' } }).message).toBe(
+      'record.logins: login 4242 not found',
+    );
+    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: 'x'.repeat(256) } }).message).toBe(
+      'record.message must be at most 255 characters',
+    );
+    expect(h.fails('NotificationsSend', { record: { logins: ['100001'], message: 'hello' } }).message).toMatch(
+      /^record\.logins\.0: /,
+    );
+    expect(
+      h.fails('NotificationsSend', { record: { logins: [100001], message: 'hello', title: 'x' } }).message,
+    ).toMatch(/^record\.title: /);
     expect(journal(h, mark)).toEqual([]);
   });
 
   it('needs the notifications right', () => {
     const h = pf4Harness();
-    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: 'hi' } }, ['manager', 'admin']))
-      .toEqual({ code: R.NotEnoughRights, message: 'NotificationsSend needs the notifications right' });
+    expect(h.fails('NotificationsSend', { record: { logins: [100001], message: 'hi' } }, ['manager', 'admin'])).toEqual(
+      { code: R.NotEnoughRights, message: 'NotificationsSend needs the notifications right' },
+    );
     expect(h.call('NotificationsSend', { record: { logins: [100001], message: 'hi' } }, ['notifications'])).toBe(true);
   });
 });
@@ -156,8 +219,24 @@ describe('over a manager connection', () => {
   const clients: ManagerClient[] = [];
 
   beforeAll(async () => {
-    sim = await startSim({ config: { servers: [{ name: 'pf4', family: 'PF4', accounts: 10, trades: 5, symbols: 3, ticksPerSecond: 50,
-      managers: [{ login: 1000, password: 'admin-pw' }, { login: 2000, password: 'desk-pw', rights: ['manager'] }] }] } });
+    sim = await startSim({
+      config: {
+        servers: [
+          {
+            name: 'pf4',
+            family: 'PF4',
+            accounts: 10,
+            trades: 5,
+            symbols: 3,
+            ticksPerSecond: 50,
+            managers: [
+              { login: 1000, password: 'admin-pw' },
+              { login: 2000, password: 'desk-pw', rights: ['manager'] },
+            ],
+          },
+        ],
+      },
+    });
   });
 
   afterEach(() => {

@@ -42,7 +42,10 @@ export function serverOnlyOf(kind: Pf4ServerOnlyKind, record: Record<string, unk
  * of 100 000 accounts at start-up; a simulator's password "hash" needs to be a fixed function, not a strong one).
  */
 function digest(text: string): Uint8Array {
-  let h1 = 0x6a09e667, h2 = 0xbb67ae85, h3 = 0x3c6ef372, h4 = 0xa54ff53a;
+  let h1 = 0x6a09e667,
+    h2 = 0xbb67ae85,
+    h3 = 0x3c6ef372,
+    h4 = 0xa54ff53a;
   for (let i = 0; i < text.length; i++) {
     const k = text.charCodeAt(i);
     h1 = h2 ^ Math.imul(h1 ^ k, 597399067);
@@ -54,10 +57,16 @@ function digest(text: string): Uint8Array {
   h2 = Math.imul(h4 ^ (h2 >>> 22), 2869860233);
   h3 = Math.imul(h1 ^ (h3 >>> 17), 951274213);
   h4 = Math.imul(h2 ^ (h4 >>> 19), 2716044179);
-  h1 ^= h2 ^ h3 ^ h4; h2 ^= h1; h3 ^= h1; h4 ^= h1;
+  h1 ^= h2 ^ h3 ^ h4;
+  h2 ^= h1;
+  h3 ^= h1;
+  h4 ^= h1;
   const out = new Uint8Array(16);
   const view = new DataView(out.buffer);
-  view.setUint32(0, h1 >>> 0); view.setUint32(4, h2 >>> 0); view.setUint32(8, h3 >>> 0); view.setUint32(12, h4 >>> 0);
+  view.setUint32(0, h1 >>> 0);
+  view.setUint32(4, h2 >>> 0);
+  view.setUint32(8, h3 >>> 0);
+  view.setUint32(12, h4 >>> 0);
   return out;
 }
 
@@ -74,8 +83,12 @@ export function passwordHash(login: number, password: string): string {
 }
 
 /** A secret the server made up, fixed by the seed and what it belongs to: `length` characters of `alphabet`. */
-export function derivedSecret(seed: number | string, of: string, length = 16,
-  alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789'): string {
+export function derivedSecret(
+  seed: number | string,
+  of: string,
+  length = 16,
+  alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789',
+): string {
   let out = '';
   for (let round = 0; out.length < length; round++) {
     const bytes = digest(`${seed}/${of}/${round}`);
@@ -100,5 +113,9 @@ export function accountSecrets(seed: number, login: number, main: string, invest
 
 /** A new account (created or restored) has no password, phone password, second factor or API data yet. */
 export const NO_ACCOUNT_SECRETS: Readonly<Record<string, string>> = Object.freeze({
-  password: '', passwordInvestor: '', passwordPhone: '', otpSecret: '', apiData: '',
+  password: '',
+  passwordInvestor: '',
+  passwordPhone: '',
+  otpSecret: '',
+  apiData: '',
 });

@@ -87,25 +87,46 @@ export class Pf4Services {
   private lastCpu = process.cpuUsage();
   private lastCpuAt = Date.now();
 
-  constructor(private readonly world: Pf4World, seed: number) {
+  constructor(
+    private readonly world: Pf4World,
+    seed: number,
+  ) {
     const random = new Random(deriveSeed(seed, 'news'));
     for (let i = 0; i < 20; i++) {
       const [topic, category, keywords] = random.pick(TOPICS);
       this.news.push({
-        key: this.nextNewsKey++, time: iso(WORLD_ANCHOR_MS - (20 - i) * 3_600_000), topic, category, keywords,
-        priority: random.chance(0.2) ? 1 : 0, langId: 0,
+        key: this.nextNewsKey++,
+        time: iso(WORLD_ANCHOR_MS - (20 - i) * 3_600_000),
+        topic,
+        category,
+        keywords,
+        priority: random.chance(0.2) ? 1 : 0,
+        langId: 0,
         body: `${topic}. Simulated market commentary number ${i + 1} for demonstration purposes only.`,
       });
     }
-    this.mails.push({ key: this.nextMailKey++, time: iso(WORLD_ANCHOR_MS), senderLogin: 0, senderName: 'Server', subject: 'Welcome',
-      body: 'The simulated trading server is running.', logins: [] });
+    this.mails.push({
+      key: this.nextMailKey++,
+      time: iso(WORLD_ANCHOR_MS),
+      senderLogin: 0,
+      senderName: 'Server',
+      subject: 'Welcome',
+      body: 'The simulated trading server is running.',
+      logins: [],
+    });
     this.onlineRandom = new Random(deriveSeed(seed, 'online'));
     for (const login of world.users.keys()) if (this.onlineRandom.chance(ONLINE_SHARE)) this.online.add(login);
     // A day of history at one snapshot a minute before the anchor, so PerformanceRequest has something to page.
     const perf = new Random(deriveSeed(seed, 'performance'));
     for (let i = 60; i > 0; i--) {
-      this.performance.push({ ctm: iso(WORLD_ANCHOR_MS - i * PERFORMANCE_EVERY_MS), users: perf.int(0, 50),
-        cpu: perf.int(1, 30), freeMem: perf.int(2000, 4000), network: perf.int(10, 500), sockets: perf.int(5, 80) });
+      this.performance.push({
+        ctm: iso(WORLD_ANCHOR_MS - i * PERFORMANCE_EVERY_MS),
+        users: perf.int(0, 50),
+        cpu: perf.int(1, 30),
+        freeMem: perf.int(2000, 4000),
+        network: perf.int(10, 500),
+        sockets: perf.int(5, 80),
+      });
     }
     this.takeBackup('full', WORLD_ANCHOR_MS);
     this.takeBackup('archive', WORLD_ANCHOR_MS + 3_600_000);
@@ -130,7 +151,8 @@ export class Pf4Services {
     const news: NewsItem = { ...item, key: this.nextNewsKey++, time: iso(Date.now()), langId: 0 };
     this.news.push(news);
     this.world.emit('news', 'add', topicOf(news));
-    while (this.news.length > NEWS_KEPT) this.world.emit('news', 'delete', { key: (this.news.shift() as NewsItem).key });
+    while (this.news.length > NEWS_KEPT)
+      this.world.emit('news', 'delete', { key: (this.news.shift() as NewsItem).key });
     return news;
   }
 
@@ -144,8 +166,13 @@ export class Pf4Services {
       else this.mailboxes.set(login, [item]);
     }
     while (this.mails.length > MAILS_KEPT) this.dropMail(this.mails.shift() as MailItem);
-    this.world.emit('mail', 'add', { time: item.time, senderLogin: item.senderLogin, senderName: item.senderName,
-      subject: item.subject, body: item.body });
+    this.world.emit('mail', 'add', {
+      time: item.time,
+      senderLogin: item.senderLogin,
+      senderName: item.senderName,
+      subject: item.subject,
+      body: item.body,
+    });
     return item;
   }
 
@@ -178,12 +205,20 @@ export class Pf4Services {
 
   /** The online list `{login, group}` by login, as OnlineRequest and the resync carry it. */
   onlineRecords(): Array<{ login: number; group: string }> {
-    return [...this.online].sort((a, b) => a - b).map((login) => ({ login, group: this.world.users.get(login)?.group ?? '' }));
+    return [...this.online]
+      .sort((a, b) => a - b)
+      .map((login) => ({ login, group: this.world.users.get(login)?.group ?? '' }));
   }
 
   takeBackup(mode: BackupFile['mode'], time: number): BackupFile {
     const stamp = new Date(time).toISOString().replace(/[-:]/g, '').slice(0, 13);
-    const backup: BackupFile = { file: `${mode}-${stamp}.bak`, mode, time, users: this.world.users.values(), trades: this.world.trades.values() };
+    const backup: BackupFile = {
+      file: `${mode}-${stamp}.bak`,
+      mode,
+      time,
+      users: this.world.users.values(),
+      trades: this.world.trades.values(),
+    };
     this.backups.push(backup);
     // Backup files keep references to immutable records, so only the newest few are kept to bound memory.
     const ofMode = this.backups.filter((b) => b.mode === mode);
@@ -199,10 +234,15 @@ export class Pf4Services {
     this.lastCpuAt = now;
     const mem = process.memoryUsage();
     this.performance.push({
-      ctm: iso(now), users: this.online.size, cpu: Math.min(100, Math.round((cpu.user + cpu.system) / 1000 / elapsedMs * 100)),
-      freeMem: Math.max(0, Math.round((mem.heapTotal - mem.heapUsed) / 1024 / 1024)), network: 0, sockets: this.online.size,
+      ctm: iso(now),
+      users: this.online.size,
+      cpu: Math.min(100, Math.round(((cpu.user + cpu.system) / 1000 / elapsedMs) * 100)),
+      freeMem: Math.max(0, Math.round((mem.heapTotal - mem.heapUsed) / 1024 / 1024)),
+      network: 0,
+      sockets: this.online.size,
     });
-    if (this.performance.length > PERFORMANCE_KEPT) this.performance.splice(0, this.performance.length - PERFORMANCE_KEPT);
+    if (this.performance.length > PERFORMANCE_KEPT)
+      this.performance.splice(0, this.performance.length - PERFORMANCE_KEPT);
   }
 }
 

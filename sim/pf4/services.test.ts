@@ -10,13 +10,23 @@ import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 const DAY = 86_400_000;
 const today = () => Math.floor(Date.now() / DAY) * DAY;
 
-
 function traded() {
   const h = pf4Harness({ accounts: 10, trades: 10 });
   h.call('SymbolSendTick', { symbol: 'EURUSD', bid: 1.1, ask: 1.1001 });
   const { login } = h.call('UserRecordNew', { record: { group: 'real\\vip', name: 'Reporter' } });
-  h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 5000 });
-  const trade = h.call('TradeTransaction', { tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10 });
+  h.call('TradeTransaction', {
+    tradeTransactionType: 'BrBalance',
+    tradeCommand: 'Balance',
+    orderBy: login,
+    price: 5000,
+  });
+  const trade = h.call('TradeTransaction', {
+    tradeTransactionType: 'BrOrderOpen',
+    orderBy: login,
+    symbol: 'EURUSD',
+    tradeCommand: 'Buy',
+    volume: 10,
+  });
   h.call('SymbolSendTick', { symbol: 'EURUSD', bid: 1.102, ask: 1.1021 });
   h.call('TradeTransaction', { tradeTransactionType: 'BrOrderClose', order: trade.order });
   return { h, login: login as number, order: trade.order as number };
@@ -28,7 +38,9 @@ describe('reports', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.UTC(2026, 5, 3, 12, 0, 0));
   });
-  afterEach(() => { vi.useRealTimers(); });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 
   it('lists closed trades of the asked logins in the window, leaving balance entries out', () => {
     const { h, login, order } = traded();
@@ -47,7 +59,14 @@ describe('reports', () => {
     const rows = h.call('DailyReportsRequest', { from, to, logins: [login] });
     expect(rows).toHaveLength(2);
     for (const row of rows) records.PF4DailyReport.parse(row);
-    expect(rows[1]).toMatchObject({ login, balancePrev: 0, deposit: 5000, profitClosed: 19, balance: 5019, equity: 5019 });
+    expect(rows[1]).toMatchObject({
+      login,
+      balancePrev: 0,
+      deposit: 5000,
+      profitClosed: 19,
+      balance: 5019,
+      equity: 5019,
+    });
     const byLogin = h.call('DailyReportsRequestEx', { from, to, logins: [login] });
     expect(Object.keys(byLogin)).toEqual([String(login)]);
     expect(byLogin[String(login)]).toEqual(rows);
@@ -83,10 +102,20 @@ describe('reports', () => {
     expect(h.fails('ReportsRequest', window, ['manager']).message).toBe('DROPPED');
     expect(h.fails('DailyReportsRequest', window, ['reports']).message).toBe('DROPPED');
     expect(h.fails('AdmBalanceCheck', { login: 100000 }, ['manager']).code).toBe(R.NotEnoughRights);
-    expect(h.fails('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: 100000, price: 1 }, ['trades']).code)
-      .toBe(R.NotEnoughRights);
-    expect(h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: 100000, price: 1 }, ['money']))
-      .toMatchObject({ tradeCommand: 'Balance' });
+    expect(
+      h.fails(
+        'TradeTransaction',
+        { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: 100000, price: 1 },
+        ['trades'],
+      ).code,
+    ).toBe(R.NotEnoughRights);
+    expect(
+      h.call(
+        'TradeTransaction',
+        { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: 100000, price: 1 },
+        ['money'],
+      ),
+    ).toMatchObject({ tradeCommand: 'Balance' });
   });
 });
 
@@ -109,7 +138,9 @@ describe('news, mail and online accounts', () => {
 
   it('sends mail and answers the last one', () => {
     const h = pf4Harness();
-    h.call('MailSend', { record: { senderLogin: 1000, senderName: 'Desk', subject: 'Hello', body: 'Margin call soon', logins: [100000] } });
+    h.call('MailSend', {
+      record: { senderLogin: 1000, senderName: 'Desk', subject: 'Hello', body: 'Margin call soon', logins: [100000] },
+    });
     expect(h.call('MailLast')).toBe('Margin call soon');
     const mails = h.call('MailsRequest');
     for (const mail of mails) records.PF4MailBox.parse(mail);
@@ -122,7 +153,9 @@ describe('news, mail and online accounts', () => {
     expect(first.items).toHaveLength(5);
     for (const item of first.items) records.PF4Online.parse(item);
     const all = h.call('OnlineRequest').items;
-    expect(all.map((o: { login: number }) => o.login)).toEqual([...all.map((o: { login: number }) => o.login)].sort((a, b) => a - b));
+    expect(all.map((o: { login: number }) => o.login)).toEqual(
+      [...all.map((o: { login: number }) => o.login)].sort((a, b) => a - b),
+    );
     h.world.services.churnOnline();
     const change = h.events.find((e) => e.kind === 'online')!;
     expect(['add', 'delete']).toContain(change.op);
@@ -148,16 +181,40 @@ describe('backups and sync sessions', () => {
 
   it('restores accounts and orders, one result per order in input order', () => {
     const h = pf4Harness({ accounts: 5 });
-    expect(h.call('BackupRestoreUsers', { records: [{ login: 100001, balance: 777, name: 'Restored' }, { login: 200000, group: 'demo\\forex', name: 'New' }] })).toBe(true);
+    expect(
+      h.call('BackupRestoreUsers', {
+        records: [
+          { login: 100001, balance: 777, name: 'Restored' },
+          { login: 200000, group: 'demo\\forex', name: 'New' },
+        ],
+      }),
+    ).toBe(true);
     expect(h.call('UserRecordRequest', { login: 100001 })).toMatchObject({ balance: 777, name: 'Restored' });
     expect(h.call('UserRecordRequest', { login: 200000 }).group).toBe('demo\\forex');
-    const results = h.call('BackupRestoreOrders', { records: [
-      { order: 9000001, login: 100001, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, openPrice: 1.08 },
-      { order: 9000002, login: 100001, symbol: 'EURUSD', tradeCommand: 'Sell', volume: 10, openPrice: 1.08, closePrice: 1.07, profit: 100, closeTime: '2025-01-02T00:00:00Z' },
-      { order: 9000001, login: 100001, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, openPrice: 1.08 },
-      { order: 9000003, login: 4242, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10 },
-    ] });
-    expect(results).toEqual([{ order: 9000001, res: 1 }, { order: 9000002, res: 1 }, { order: 9000001, res: 0 }, { order: 9000003, res: 0 }]);
+    const results = h.call('BackupRestoreOrders', {
+      records: [
+        { order: 9000001, login: 100001, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, openPrice: 1.08 },
+        {
+          order: 9000002,
+          login: 100001,
+          symbol: 'EURUSD',
+          tradeCommand: 'Sell',
+          volume: 10,
+          openPrice: 1.08,
+          closePrice: 1.07,
+          profit: 100,
+          closeTime: '2025-01-02T00:00:00Z',
+        },
+        { order: 9000001, login: 100001, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10, openPrice: 1.08 },
+        { order: 9000003, login: 4242, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 10 },
+      ],
+    });
+    expect(results).toEqual([
+      { order: 9000001, res: 1 },
+      { order: 9000002, res: 1 },
+      { order: 9000001, res: 0 },
+      { order: 9000003, res: 0 },
+    ]);
     expect(h.call('TradeRecordRequest', { order: 9000001 }).tradeRecordState).toBe('OpenRestored');
     expect(h.fails('BackupRestoreUsers', { records: [] }).code).toBe(R.InvalidData);
   });
@@ -189,7 +246,10 @@ describe('backups and sync sessions', () => {
     expect(h.call('UsersSyncRead').map((u: { login: number }) => u.login)).toEqual(logins.slice(100_000));
     expect(h.call('UsersSyncRead')).toEqual([]);
     for (const cmd of ['UsersSnapshot', 'UsersSyncRead', 'TradesSnapshot', 'TradesSyncRead']) {
-      expect(h.fails(cmd, { limit: 1_000_001 }), cmd).toEqual({ code: R.InvalidData, message: 'limit must be between 1 and 1000000' });
+      expect(h.fails(cmd, { limit: 1_000_001 }), cmd).toEqual({
+        code: R.InvalidData,
+        message: 'limit must be between 1 and 1000000',
+      });
     }
   });
 
@@ -198,8 +258,18 @@ describe('backups and sync sessions', () => {
     h.call('UsersSyncStart', { timestamp: 0 }, ['admin']);
     h.call('TradesSyncStart', { timestamp: 0 }, ['admin']);
     const desk = ['manager', 'seeTrades', 'trades', 'reports', 'userDetails'];
-    for (const cmd of ['UsersSyncStart', 'UsersSyncRead', 'UsersSnapshot', 'TradesSyncStart', 'TradesSyncRead', 'TradesSnapshot']) {
-      expect(h.fails(cmd, { timestamp: 0, limit: 1 }, desk)).toEqual({ code: R.NotEnoughRights, message: `${cmd} needs the admin right` });
+    for (const cmd of [
+      'UsersSyncStart',
+      'UsersSyncRead',
+      'UsersSnapshot',
+      'TradesSyncStart',
+      'TradesSyncRead',
+      'TradesSnapshot',
+    ]) {
+      expect(h.fails(cmd, { timestamp: 0, limit: 1 }, desk)).toEqual({
+        code: R.NotEnoughRights,
+        message: `${cmd} needs the admin right`,
+      });
     }
     expect(h.call('UsersSyncRead', {}, ['admin'])).toHaveLength(10);
     expect(h.call('TradesSyncRead', {}, ['admin'])).toHaveLength(5);

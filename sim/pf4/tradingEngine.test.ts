@@ -8,7 +8,9 @@ import { pf4Harness } from '../../test/support/sim/worldHarness.js';
 describe('generated worlds', () => {
   it('start with no account at stop-out and no trade beyond its stops', () => {
     const h = pf4Harness({ accounts: 200, trades: 400 }, 3);
-    const levels = h.world.engine.loginsWithTrades().map((login) => h.call('MarginLevelRequest', { login }))
+    const levels = h.world.engine
+      .loginsWithTrades()
+      .map((login) => h.call('MarginLevelRequest', { login }))
       .filter((level: { margin: number }) => level.margin > 0);
     expect(levels.length).toBeGreaterThan(50);
     const low = levels.filter((level: { level: number }) => level.level < 299);

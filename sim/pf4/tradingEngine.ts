@@ -29,7 +29,10 @@ export class Pf4TradingEngine {
   private timer: NodeJS.Timeout | null = null;
   private cancelRollover: (() => void) | null = null;
 
-  constructor(private readonly world: Pf4World, rollbackMs: number) {
+  constructor(
+    private readonly world: Pf4World,
+    rollbackMs: number,
+  ) {
     this.book = new TradeBook(world);
     this.margins = new MarginLevels(world, this.book);
     this.trades = new TradeHistory(world, this.margins);
@@ -118,11 +121,19 @@ export class Pf4TradingEngine {
     return this.transactions.open(request, now);
   }
 
-  modify(order: number, change: { price?: number; sl?: number; tp?: number; expiration?: number }, now = Date.now()): PF4TradeRow {
+  modify(
+    order: number,
+    change: { price?: number; sl?: number; tp?: number; expiration?: number },
+    now = Date.now(),
+  ): PF4TradeRow {
     return this.transactions.modify(order, change, now);
   }
 
-  close(order: number, options: { volume?: number; price?: number; ieDeviation?: number } = {}, now = Date.now()): PF4TradeRecord {
+  close(
+    order: number,
+    options: { volume?: number; price?: number; ieDeviation?: number } = {},
+    now = Date.now(),
+  ): PF4TradeRecord {
     return this.transactions.close(order, options, now);
   }
 
@@ -134,7 +145,13 @@ export class Pf4TradingEngine {
     return this.transactions.activate(order, now);
   }
 
-  balance(login: number, command: 'Balance' | 'Credit', amount: number, comment: string, now = Date.now()): PF4TradeRecord {
+  balance(
+    login: number,
+    command: 'Balance' | 'Credit',
+    amount: number,
+    comment: string,
+    now = Date.now(),
+  ): PF4TradeRecord {
     return this.transactions.balance(login, command, amount, comment, now);
   }
 

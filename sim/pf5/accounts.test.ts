@@ -10,7 +10,9 @@ function account(group = 'demo\\retail') {
   const h = pf5Harness({ accounts: 0, trades: 0, orders: 0 });
   h.world.feed.inject('EURUSD', 1.1, 1.1001);
   h.world.feed.inject('XAUUSD', 2000, 2000.5);
-  const login: number = h.call('UserAdd', { record: { group, leverage: 100, firstName: 'Ada', password: 'First123x', passwordInvestor: 'Watch123x' } }).login;
+  const login: number = h.call('UserAdd', {
+    record: { group, leverage: 100, firstName: 'Ada', password: 'First123x', passwordInvestor: 'Watch123x' },
+  }).login;
   return { h, login };
 }
 
@@ -20,7 +22,17 @@ describe('account figures', () => {
     h.call('DealerBalance', { login, type: 'Balance', amount: 10_000 });
     h.call('DealerBalance', { login, type: 'Credit', amount: 500 });
     const idle = h.call('UserAccountGet', { login });
-    expect(idle).toEqual({ login, balance: 10_000, credit: 500, equity: 10_500, margin: 0, marginFree: 10_500, marginLevel: 0, profit: 0, storage: 0 });
+    expect(idle).toEqual({
+      login,
+      balance: 10_000,
+      credit: 500,
+      equity: 10_500,
+      margin: 0,
+      marginFree: 10_500,
+      marginLevel: 0,
+      profit: 0,
+      storage: 0,
+    });
 
     h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000 });
     h.call('DealerSend', { login, symbol: 'XAUUSD', type: 'Sell', volume: 1_000 });
@@ -30,7 +42,15 @@ describe('account figures', () => {
     // XAUUSD: 0.1 lot sold at 2000, now ask 2010.5: -105; margin 0.1 × 100 oz × 2000 / 100 = 200.
     const figures = h.call('UserAccountGet', { login });
     expect(figures).toEqual({
-      login, balance: 10_000, credit: 500, equity: 10_585, margin: 1302.05, marginFree: 9282.95, marginLevel: 812.95, profit: 85, storage: 0,
+      login,
+      balance: 10_000,
+      credit: 500,
+      equity: 10_585,
+      margin: 1302.05,
+      marginFree: 9282.95,
+      marginLevel: 812.95,
+      profit: 85,
+      storage: 0,
     });
     expect(h.call('UserAccountRequest', { login })).toEqual(figures);
   });
@@ -45,14 +65,21 @@ describe('account figures', () => {
     // Bought at the ask 1.1001 and valued at the bid 1.1: -10; one day's swap -2.5.
     expect(before).toMatchObject({ profit: -10, storage: -2.5, equity: 9987.5, margin: 1100.05 });
     h.call('UserUpdate', { record: { login, leverage: 50 } });
-    expect(h.call('UserAccountRequest', { login })).toMatchObject({ equity: 9987.5, margin: 2200.1, marginFree: 7787.4 });
+    expect(h.call('UserAccountRequest', { login })).toMatchObject({
+      equity: 9987.5,
+      margin: 2200.1,
+      marginFree: 7787.4,
+    });
   });
 
   it('answers ErrNotfound for an unknown login and ErrParams naming a bad one', () => {
     const { h } = account();
     for (const cmd of ['UserAccountGet', 'UserAccountRequest']) {
       expect(h.fails(cmd, { login: 999_999 }), cmd).toEqual({ code: R.ErrNotfound, message: 'login 999999 not found' });
-      expect(h.fails(cmd, { login: '500000' }), cmd).toEqual({ code: R.ErrParams, message: 'login must be an integer' });
+      expect(h.fails(cmd, { login: '500000' }), cmd).toEqual({
+        code: R.ErrParams,
+        message: 'login must be an integer',
+      });
     }
   });
 });
@@ -64,7 +91,9 @@ describe('UserPasswordChange', () => {
     h.events.length = 0;
     expect(h.call('UserPasswordChange', { login, type: 'Main', password: 'Second456y' })).toBe(true);
     expect(h.call('UserPasswordCheck', { login, type: 'Main', password: 'Second456y' })).toBe(true);
-    expect(h.fails('UserPasswordCheck', { login, type: 'Main', password: 'First123x' }).code).toBe(R.UsrInvalidPassword);
+    expect(h.fails('UserPasswordCheck', { login, type: 'Main', password: 'First123x' }).code).toBe(
+      R.UsrInvalidPassword,
+    );
     expect(h.call('UserPasswordCheck', { login, type: 'Investor', password: 'Watch123x' })).toBe(true);
     // The account record changes only in its password-change time, and the change is announced without the password.
     const after = h.call('UserGet', { login });
@@ -78,7 +107,9 @@ describe('UserPasswordChange', () => {
     const { h, login } = account();
     expect(h.call('UserPasswordChange', { login, type: 'Investor', password: 'Look789zz' })).toBe(true);
     expect(h.call('UserPasswordCheck', { login, type: 'Investor', password: 'Look789zz' })).toBe(true);
-    expect(h.fails('UserPasswordCheck', { login, type: 'Investor', password: 'Watch123x' }).code).toBe(R.UsrInvalidPassword);
+    expect(h.fails('UserPasswordCheck', { login, type: 'Investor', password: 'Watch123x' }).code).toBe(
+      R.UsrInvalidPassword,
+    );
     expect(h.call('UserPasswordCheck', { login, password: 'First123x' })).toBe(true);
     expect(h.call('UserPasswordChange', { login, password: 'Third000a' })).toBe(true);
     expect(h.call('UserPasswordCheck', { login, password: 'Third000a' })).toBe(true);
@@ -90,22 +121,37 @@ describe('UserPasswordChange', () => {
     h.events.length = 0;
     const rule = 'password must have at least 8 characters with a lower-case letter, an upper-case letter and a digit';
     for (const weak of ['Short1a', 'alllower123', 'ALLUPPER123', 'NoDigitsHere']) {
-      expect(h.fails('UserPasswordChange', { login, type: 'Main', password: weak }), weak).toEqual({ code: R.UsrInvalidPassword, message: rule });
+      expect(h.fails('UserPasswordChange', { login, type: 'Main', password: weak }), weak).toEqual({
+        code: R.UsrInvalidPassword,
+        message: rule,
+      });
     }
     expect(h.call('UserPasswordCheck', { login, password: 'First123x' })).toBe(true);
     expect(h.events).toEqual([]);
     h.call('GroupRecord', { group: 'demo\\retail', patch: { authPasswordMin: 12 } });
-    expect(h.fails('UserPasswordChange', { login, password: 'Abcdefgh123' }).message).toContain('at least 12 characters');
+    expect(h.fails('UserPasswordChange', { login, password: 'Abcdefgh123' }).message).toContain(
+      'at least 12 characters',
+    );
     expect(h.call('UserPasswordChange', { login, password: 'Abcdefgh1234' })).toBe(true);
   });
 
   it('answers ErrNotfound for an unknown login, ErrParams naming a bad argument, and needs AccManager', () => {
     const { h, login } = account();
-    expect(h.fails('UserPasswordChange', { login: 999_999, password: 'Second456y' })).toEqual({ code: R.ErrNotfound, message: 'login 999999 not found' });
-    expect(h.fails('UserPasswordChange', { login, type: 'Both', password: 'Second456y' })).toEqual({ code: R.ErrParams, message: 'type must be Main or Investor' });
-    expect(h.fails('UserPasswordChange', { login })).toEqual({ code: R.ErrParams, message: 'password must be a non-empty string' });
+    expect(h.fails('UserPasswordChange', { login: 999_999, password: 'Second456y' })).toEqual({
+      code: R.ErrNotfound,
+      message: 'login 999999 not found',
+    });
+    expect(h.fails('UserPasswordChange', { login, type: 'Both', password: 'Second456y' })).toEqual({
+      code: R.ErrParams,
+      message: 'type must be Main or Investor',
+    });
+    expect(h.fails('UserPasswordChange', { login })).toEqual({
+      code: R.ErrParams,
+      message: 'password must be a non-empty string',
+    });
     expect(h.fails('UserPasswordChange', { login, password: 'Second456y' }, ['AccRead'])).toEqual({
-      code: R.ErrPermissions, message: 'UserPasswordChange needs the AccManager right',
+      code: R.ErrPermissions,
+      message: 'UserPasswordChange needs the AccManager right',
     });
     expect(h.call('UserPasswordCheck', { login, password: 'First123x' })).toBe(true);
     expect(h.call('UserPasswordChange', { login, password: 'Second456y' }, ['AccManager'])).toBe(true);
@@ -118,8 +164,19 @@ describe('UserRecord merge patch', () => {
     h.call('UserRecord', { login, patch: { city: 'Oslo', comment: 'vip', color: 255, language: 9, middleName: 'B' } });
     const before = h.call('UserGet', { login });
     h.events.length = 0;
-    const patched = h.call('UserRecord', { login, patch: { city: null, color: null, rights: null, language: null, comment: 'kept', middleName: null } });
-    expect(patched).toEqual({ ...before, city: '', color: 0, rights: 'None', language: 0, comment: 'kept', middleName: '' });
+    const patched = h.call('UserRecord', {
+      login,
+      patch: { city: null, color: null, rights: null, language: null, comment: 'kept', middleName: null },
+    });
+    expect(patched).toEqual({
+      ...before,
+      city: '',
+      color: 0,
+      rights: 'None',
+      language: 0,
+      comment: 'kept',
+      middleName: '',
+    });
     expect(h.call('UserGet', { login })).toEqual(patched);
     expect(h.events).toEqual([{ kind: 'users', op: 'update', record: patched }]);
     // A null for a field the record does not have leaves nothing behind but the field's empty value.
@@ -131,12 +188,23 @@ describe('UserRecord merge patch', () => {
     const before = h.call('UserGet', { login });
     h.events.length = 0;
     for (const field of ['login', 'group', 'leverage']) {
-      expect(h.fails('UserRecord', { login, patch: { city: null, [field]: null } }), field)
-        .toEqual({ code: R.ErrParams, message: `patch.${field} is required and cannot be removed` });
+      expect(h.fails('UserRecord', { login, patch: { city: null, [field]: null } }), field).toEqual({
+        code: R.ErrParams,
+        message: `patch.${field} is required and cannot be removed`,
+      });
     }
-    expect(h.fails('UserRecord', { login, patch: { balance: null } })).toEqual({ code: R.ErrParams, message: 'patch.balance cannot be changed' });
-    expect(h.fails('UserRecord', { login, patch: { lastAccess: null } })).toEqual({ code: R.ErrParams, message: 'patch.lastAccess cannot be changed' });
-    expect(h.fails('UserRecord', { login, patch: { colour: null } })).toEqual({ code: R.ErrParams, message: 'patch.colour: Unrecognized key: "colour"' });
+    expect(h.fails('UserRecord', { login, patch: { balance: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'patch.balance cannot be changed',
+    });
+    expect(h.fails('UserRecord', { login, patch: { lastAccess: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'patch.lastAccess cannot be changed',
+    });
+    expect(h.fails('UserRecord', { login, patch: { colour: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'patch.colour: Unrecognized key: "colour"',
+    });
     expect(h.call('UserGet', { login })).toEqual(before);
     expect(h.events).toEqual([]);
   });
@@ -145,9 +213,18 @@ describe('UserRecord merge patch', () => {
     const { h, login } = account();
     h.call('UserUpdate', { record: { login, city: 'Oslo', agent: 7, rights: 'Enabled, Password, Trailing' } });
     expect(h.call('UserUpdate', { record: { login, city: null } }).city).toBe('');
-    expect(h.call('UserUpdate', { record: { login, agent: null, rights: null } })).toMatchObject({ agent: 0, rights: 'None' });
-    expect(h.fails('UserUpdate', { record: { login, group: null } })).toEqual({ code: R.ErrParams, message: 'record.group is required and cannot be removed' });
-    expect(h.fails('UserUpdate', { record: { login, leverage: null } })).toEqual({ code: R.ErrParams, message: 'record.leverage is required and cannot be removed' });
+    expect(h.call('UserUpdate', { record: { login, agent: null, rights: null } })).toMatchObject({
+      agent: 0,
+      rights: 'None',
+    });
+    expect(h.fails('UserUpdate', { record: { login, group: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'record.group is required and cannot be removed',
+    });
+    expect(h.fails('UserUpdate', { record: { login, leverage: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'record.leverage is required and cannot be removed',
+    });
     expect(h.call('UserGet', { login })).toMatchObject({ group: 'demo\\retail', leverage: 100, city: '' });
   });
 });

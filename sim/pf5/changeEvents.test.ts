@@ -14,7 +14,13 @@ import type { Pf5World } from './pf5World.js';
 /** The kinds a PF5 server announces. */
 type Kind = 'users' | 'positions' | 'orders' | 'deals' | 'ticks' | 'symbols' | 'groups';
 const KEY: Record<Kind, string> = {
-  users: 'login', positions: 'position', orders: 'order', deals: 'deal', ticks: 'symbol', symbols: 'symbol', groups: 'group',
+  users: 'login',
+  positions: 'position',
+  orders: 'order',
+  deals: 'deal',
+  ticks: 'symbol',
+  symbols: 'symbol',
+  groups: 'group',
 };
 type Mirror = Record<Kind, Map<unknown, unknown>>;
 
@@ -30,10 +36,12 @@ function snapshot(world: Pf5World): Mirror {
   for (const part of world.snapshot()) {
     const kind = part.kind as Kind;
     const toWire = part.toWire as (row: unknown) => Record<string, unknown>;
-    out[kind] = new Map(part.rows.map((row) => {
-      const record = toWire(row);
-      return [record[KEY[kind]], cached(kind, record)];
-    }));
+    out[kind] = new Map(
+      part.rows.map((row) => {
+        const record = toWire(row);
+        return [record[KEY[kind]], cached(kind, record)];
+      }),
+    );
   }
   return out;
 }
@@ -75,11 +83,18 @@ describe('change events', () => {
       expect(mirror, name).toEqual(snapshot(world));
       return result;
     };
-    const tick = (symbol: string, bid: number, ask: number, time = Date.now()) => () => world.feed.inject(symbol, bid, ask, time);
+    const tick =
+      (symbol: string, bid: number, ask: number, time = Date.now()) =>
+      () =>
+        world.feed.inject(symbol, bid, ask, time);
 
     // Accounts.
-    const add = (group: string, firstName: string) => step(`UserAdd ${group}`, ['users'],
-      () => h.call('UserAdd', { record: { group, leverage: 100, firstName } }).login as number);
+    const add = (group: string, firstName: string) =>
+      step(
+        `UserAdd ${group}`,
+        ['users'],
+        () => h.call('UserAdd', { record: { group, leverage: 100, firstName } }).login as number,
+      );
     const hedged = add('demo\\retail', 'Hedda');
     const netted = add('demo\\netting', 'Nora');
     const charged = add('real\\retail', 'Rolf');
@@ -87,16 +102,22 @@ describe('change events', () => {
     step('UserRecord', ['users'], () => h.call('UserRecord', { login: hedged, patch: { comment: 'vip' } }));
     step('UserPasswordChange', ['users'], () => h.call('UserPasswordChange', { login: hedged, password: 'Fresh123x' }));
     for (const login of [hedged, netted, charged]) {
-      step('DealerBalance', ['deals', 'users'], () => h.call('DealerBalance', { login, type: 'Balance', amount: 20_000 }));
+      step('DealerBalance', ['deals', 'users'], () =>
+        h.call('DealerBalance', { login, type: 'Balance', amount: 20_000 }),
+      );
     }
-    step('DealerBalance credit', ['deals', 'users'], () => h.call('DealerBalance', { login: hedged, type: 'Credit', amount: 300 }));
+    step('DealerBalance credit', ['deals', 'users'], () =>
+      h.call('DealerBalance', { login: hedged, type: 'Credit', amount: 300 }),
+    );
 
     // Dealing on a hedging account: a fill without commission changes no account record.
     const send = (login: number, fields: Record<string, unknown>) =>
       h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, ...fields });
     const first = step('open hedged', ['positions', 'deals'], () => send(hedged, { priceSL: 1.095 }));
     const second = step('open hedged again', ['positions', 'deals'], () => send(hedged, {}));
-    step('close hedged', ['positions', 'deals', 'users'], () => send(hedged, { type: 'Sell', position: second.position }));
+    step('close hedged', ['positions', 'deals', 'users'], () =>
+      send(hedged, { type: 'Sell', position: second.position }),
+    );
     step('open with commission', ['positions', 'deals', 'users'], () => send(charged, {}));
 
     // Netting: grow, reduce, reverse.
@@ -109,8 +130,16 @@ describe('change events', () => {
     const limit = step('place', ['orders'], () => send(hedged, { type: 'BuyLimit', price: 1.09 }));
     step('cancel', ['orders'], () => h.call('DealerCancel', { order: limit.order }));
     step('place again', ['orders'], () => send(hedged, { type: 'BuyLimit', price: 1.098 }));
-    const expiring = step('place expiring', ['orders'],
-      () => h.call('DealerSend', { login: hedged, symbol: 'XAUUSD', type: 'SellLimit', volume: 100, price: 2100, expiration: new Date(Date.now() + 60_000).toISOString() }));
+    const expiring = step('place expiring', ['orders'], () =>
+      h.call('DealerSend', {
+        login: hedged,
+        symbol: 'XAUUSD',
+        type: 'SellLimit',
+        volume: 100,
+        price: 2100,
+        expiration: new Date(Date.now() + 60_000).toISOString(),
+      }),
+    );
     step('fill by the market', ['ticks', 'orders', 'positions', 'deals'], tick('EURUSD', 1.0979, 1.098));
     step('expire', ['ticks', 'orders'], tick('XAUUSD', 2001, 2001.5, Date.now() + 120_000));
     expect(h.call('HistoryRequestByTickets', { tickets: [expiring.order] })[0].state).toBe('Expired');
@@ -126,15 +155,27 @@ describe('change events', () => {
     step('rollover', ['positions'], () => world.rollover(Date.UTC(2026, 5, 2)));
     const someDeal = world.deals.values()[3].deal;
     step('DealUpdate', ['deals'], () => h.call('DealUpdate', { record: { deal: someDeal, comment: 'audited' } }));
-    const own = <V>(rows: V[], key: (v: V) => number) => rows.map(key).filter((t) => !world.foreignTickets.has(t)).slice(0, 2);
-    step('PositionDeleteBatch', ['positions'], () => h.call('PositionDeleteBatch', { tickets: own(world.positions.values(), (p) => p.position) }));
-    step('OrderDeleteBatch', ['orders'], () => h.call('OrderDeleteBatch', { tickets: own(world.orders.values(), (o) => o.order) }));
-    step('DealDeleteBatch', ['deals'], () => h.call('DealDeleteBatch', { tickets: own(world.deals.values(), (x) => x.deal) }));
+    const own = <V>(rows: V[], key: (v: V) => number) =>
+      rows
+        .map(key)
+        .filter((t) => !world.foreignTickets.has(t))
+        .slice(0, 2);
+    step('PositionDeleteBatch', ['positions'], () =>
+      h.call('PositionDeleteBatch', { tickets: own(world.positions.values(), (p) => p.position) }),
+    );
+    step('OrderDeleteBatch', ['orders'], () =>
+      h.call('OrderDeleteBatch', { tickets: own(world.orders.values(), (o) => o.order) }),
+    );
+    step('DealDeleteBatch', ['deals'], () =>
+      h.call('DealDeleteBatch', { tickets: own(world.deals.values(), (x) => x.deal) }),
+    );
 
     // Configuration.
     step('GroupRecord', ['groups'], () => h.call('GroupRecord', { group: 'real\\pro', patch: { marginCall: 90 } }));
     step('SymbolUpdate', ['symbols'], () => h.call('SymbolUpdate', { symbol: 'EURUSD', record: { stopsLevel: 20 } }));
-    step('SymbolRecord', ['symbols'], () => h.call('SymbolRecord', { symbol: 'XAUUSD', patch: { description: 'Gold' } }));
+    step('SymbolRecord', ['symbols'], () =>
+      h.call('SymbolRecord', { symbol: 'XAUUSD', patch: { description: 'Gold' } }),
+    );
 
     // Refused commands announce nothing and change nothing.
     step('refused', [], () => {

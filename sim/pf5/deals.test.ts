@@ -19,11 +19,20 @@ describe('deal reads', () => {
     const all = [deposit.netting, deposit.vip, fill.nettingGbp, fill.vipEur];
     expect(dealKeys(h.call('DealRequestByLogins', { logins }))).toEqual(all);
     expect(dealKeys(h.call('DealRequestByLogins', { logins, fromTime: isoAt(1), toTime: isoAt(12) }))).toEqual(all);
-    expect(dealKeys(h.call('DealRequestByLogins', { logins, fromTime: iso(at(1) + 1), toTime: iso(at(12) - 1) })))
-      .toEqual([deposit.vip, fill.nettingGbp]);
-    expect(dealKeys(h.call('DealRequestByLogins', { logins, fromTime: isoAt(11) }))).toEqual([fill.nettingGbp, fill.vipEur]);
-    expect(dealKeys(h.call('DealRequestByLogins', { logins, toTime: isoAt(2) }))).toEqual([deposit.netting, deposit.vip]);
-    expect(dealKeys(h.call('DealRequestByLogins', { logins, fromTime: isoAt(2), toTime: isoAt(2) }))).toEqual([deposit.vip]);
+    expect(
+      dealKeys(h.call('DealRequestByLogins', { logins, fromTime: iso(at(1) + 1), toTime: iso(at(12) - 1) })),
+    ).toEqual([deposit.vip, fill.nettingGbp]);
+    expect(dealKeys(h.call('DealRequestByLogins', { logins, fromTime: isoAt(11) }))).toEqual([
+      fill.nettingGbp,
+      fill.vipEur,
+    ]);
+    expect(dealKeys(h.call('DealRequestByLogins', { logins, toTime: isoAt(2) }))).toEqual([
+      deposit.netting,
+      deposit.vip,
+    ]);
+    expect(dealKeys(h.call('DealRequestByLogins', { logins, fromTime: isoAt(2), toTime: isoAt(2) }))).toEqual([
+      deposit.vip,
+    ]);
     expect(h.call('DealRequestByLogins', { logins, fromTime: isoAt(3), toTime: isoAt(10) })).toEqual([]);
     expect(h.call('DealRequestByLogins', { logins: [999_999] })).toEqual([]);
   });
@@ -32,16 +41,27 @@ describe('deal reads', () => {
     const { h, fill, deposit } = desk();
     const select = (args: Record<string, unknown>) => dealKeys(h.call('DealRequestByGroupSymbol', args));
     expect(select({ mask: '*', symbol: 'EURUSD' })).toEqual([fill.retailEur, fill.vipEur, fill.proEur]);
-    expect(select({ mask: '*', symbol: 'EURUSD, XAUUSD', fromTime: isoAt(12), toTime: isoAt(15) }))
-      .toEqual([fill.vipEur, fill.realXau, fill.proEur, fill.retailXau]);
+    expect(select({ mask: '*', symbol: 'EURUSD, XAUUSD', fromTime: isoAt(12), toTime: isoAt(15) })).toEqual([
+      fill.vipEur,
+      fill.realXau,
+      fill.proEur,
+      fill.retailXau,
+    ]);
     expect(select({ mask: 'real\\*', symbol: 'EURUSD,XAUUSD', toTime: isoAt(13) })).toEqual([fill.realXau]);
     expect(select({ mask: 'demo\\*,!demo\\retail', symbol: 'GBPUSD,EURUSD' })).toEqual([fill.nettingGbp, fill.vipEur]);
     // Balance deals have no symbol: an empty entry in the list does not select them.
     expect(select({ mask: '*', symbol: 'EURUSD,' })).toEqual([fill.retailEur, fill.vipEur, fill.proEur]);
     expect(select({ mask: 'demo\\retail', symbol: 'GBPUSD' })).toEqual([]);
-    expect(h.fails('DealRequestByGroupSymbol', { mask: '*', symbol: ',,' })).toEqual({ code: R.ErrParams, message: 'symbol must name at least one symbol' });
-    expect(dealKeys(h.call('DealRequestByGroup', { mask: 'real\\pro', fromTime: isoAt(4), toTime: isoAt(14) }))).toEqual([deposit.pro, fill.proEur]);
-    expect(dealKeys(h.call('DealRequestByGroup', { mask: 'real\\pro', fromTime: iso(at(4) + 1) }))).toEqual([fill.proEur]);
+    expect(h.fails('DealRequestByGroupSymbol', { mask: '*', symbol: ',,' })).toEqual({
+      code: R.ErrParams,
+      message: 'symbol must name at least one symbol',
+    });
+    expect(
+      dealKeys(h.call('DealRequestByGroup', { mask: 'real\\pro', fromTime: isoAt(4), toTime: isoAt(14) })),
+    ).toEqual([deposit.pro, fill.proEur]);
+    expect(dealKeys(h.call('DealRequestByGroup', { mask: 'real\\pro', fromTime: iso(at(4) + 1) }))).toEqual([
+      fill.proEur,
+    ]);
   });
 
   it('refuses a time that is not an ISO 8601 date-time, naming the field', () => {
@@ -53,28 +73,58 @@ describe('deal reads', () => {
       ['HistoryRequestByGroup', { mask: '*' }],
     ];
     for (const [cmd, args] of cases) {
-      expect(h.fails(cmd, { ...args, fromTime: 1_767_600_000 }), cmd).toEqual({ code: R.ErrParams, message: 'fromTime must be an ISO 8601 date-time' });
-      expect(h.fails(cmd, { ...args, toTime: 'yesterday' }), cmd).toEqual({ code: R.ErrParams, message: 'toTime must be an ISO 8601 date-time' });
+      expect(h.fails(cmd, { ...args, fromTime: 1_767_600_000 }), cmd).toEqual({
+        code: R.ErrParams,
+        message: 'fromTime must be an ISO 8601 date-time',
+      });
+      expect(h.fails(cmd, { ...args, toTime: 'yesterday' }), cmd).toEqual({
+        code: R.ErrParams,
+        message: 'toTime must be an ISO 8601 date-time',
+      });
     }
-    expect(h.fails('DealRequestByLogins', { logins: 'all' })).toEqual({ code: R.ErrParams, message: 'logins must be an array of integers' });
+    expect(h.fails('DealRequestByLogins', { logins: 'all' })).toEqual({
+      code: R.ErrParams,
+      message: 'logins must be an array of integers',
+    });
   });
 
   it('selects deals by ticket in the order asked, each once, with their recorded values', () => {
     const { h, login, deposit, fill, position } = desk();
-    const found = h.call('DealRequestByTickets', { tickets: [fill.proEur, deposit.retail, fill.proEur, 1, 999_999_999] });
+    const found = h.call('DealRequestByTickets', {
+      tickets: [fill.proEur, deposit.retail, fill.proEur, 1, 999_999_999],
+    });
     expect(dealKeys(found)).toEqual([fill.proEur, deposit.retail]);
     for (const deal of found) records.PF5Deal.parse(deal);
     // real\pro charges 2.5 USD per lot: one lot sold at the bid.
     expect(found[0]).toMatchObject({
-      login: login.pro, action: 'Sell', entry: 'In', symbol: 'EURUSD', price: 1.1, volume: 10_000, profit: 0, commission: -2.5,
-      positionID: position.proEur, order: position.proEur, time: isoAt(14), reason: 'Dealer',
+      login: login.pro,
+      action: 'Sell',
+      entry: 'In',
+      symbol: 'EURUSD',
+      price: 1.1,
+      volume: 10_000,
+      profit: 0,
+      commission: -2.5,
+      positionID: position.proEur,
+      order: position.proEur,
+      time: isoAt(14),
+      reason: 'Dealer',
     });
-    expect(found[1]).toMatchObject({ login: login.retail, action: 'Balance', symbol: '', profit: 100_000, comment: 'deposit', time: isoAt(0) });
+    expect(found[1]).toMatchObject({
+      login: login.retail,
+      action: 'Balance',
+      symbol: '',
+      profit: 100_000,
+      comment: 'deposit',
+      time: isoAt(0),
+    });
     expect(h.call('DealRequestByTickets', { tickets: [] })).toEqual([]);
-    expect(h.fails('DealRequestByTickets', { tickets: [-5] }).message).toMatch(/^tickets must contain integers between 1 and /);
+    expect(h.fails('DealRequestByTickets', { tickets: [-5] }).message).toMatch(
+      /^tickets must contain integers between 1 and /,
+    );
   });
 
-  it('pages every deal, and a group\'s deals, by ticket', () => {
+  it("pages every deal, and a group's deals, by ticket", () => {
     const { h, deposit, fill } = desk();
     const every = [...Object.values(deposit), ...Object.values(fill)];
     expect(every).toEqual([...every].sort((a, b) => a - b));
@@ -89,7 +139,15 @@ describe('deal reads', () => {
     expect(dealKeys(h.call('DealsRequest', {}).items)).toEqual(every);
     expect(h.call('DealsRequest', { after: every[10] })).toEqual({ items: [], hasMore: false });
 
-    const demo = [deposit.retail, deposit.netting, deposit.vip, fill.retailEur, fill.nettingGbp, fill.vipEur, fill.retailXau];
+    const demo = [
+      deposit.retail,
+      deposit.netting,
+      deposit.vip,
+      fill.retailEur,
+      fill.nettingGbp,
+      fill.vipEur,
+      fill.retailXau,
+    ];
     const page1 = h.call('DealByGroup', { mask: 'demo\\*', limit: 3 });
     expect(page1).toMatchObject({ hasMore: true });
     expect(dealKeys(page1.items)).toEqual(demo.slice(0, 3));
@@ -99,7 +157,10 @@ describe('deal reads', () => {
     expect(page3).toEqual({ items: [h.call('DealRequestByTicket', { ticket: fill.retailXau })], hasMore: false });
     // The retail XAUUSD fill is the last deal: a full page ending on the group's last deal has no more.
     expect(h.call('DealByGroup', { mask: 'real\\retail', limit: 2 })).toMatchObject({ hasMore: false });
-    expect(h.fails('DealsRequest', { limit: 1_000_001 })).toEqual({ code: R.ErrParams, message: 'limit must be between 1 and 1000000' });
+    expect(h.fails('DealsRequest', { limit: 1_000_001 })).toEqual({
+      code: R.ErrParams,
+      message: 'limit must be between 1 and 1000000',
+    });
   });
 });
 
@@ -110,7 +171,9 @@ describe('DealUpdate', () => {
     const others = h.world.deals.values().filter((x) => x.deal !== fill.vipEur);
     const balance = h.world.users.get(login.vip)!.balance;
     h.events.length = 0;
-    const updated = h.call('DealUpdate', { record: { deal: fill.vipEur, comment: 'checked', priceSL: 1.09, price: null, login: null } });
+    const updated = h.call('DealUpdate', {
+      record: { deal: fill.vipEur, comment: 'checked', priceSL: 1.09, price: null, login: null },
+    });
     expect(updated).toEqual({ ...before, comment: 'checked', priceSL: 1.09 });
     records.PF5Deal.parse(updated);
     expect(h.call('DealRequestByTicket', { ticket: fill.vipEur })).toEqual(updated);
@@ -118,7 +181,10 @@ describe('DealUpdate', () => {
     expect(h.world.deals.values().filter((x) => x.deal !== fill.vipEur)).toEqual(others);
     expect(h.world.users.get(login.vip)!.balance).toBe(balance);
     // A second update starts from the updated deal.
-    expect(h.call('DealUpdate', { record: { deal: fill.vipEur, login: login.vip, reason: 'Client' } })).toEqual({ ...updated, reason: 'Client' });
+    expect(h.call('DealUpdate', { record: { deal: fill.vipEur, login: login.vip, reason: 'Client' } })).toEqual({
+      ...updated,
+      reason: 'Client',
+    });
   });
 
   it('refuses a bad record with ErrParams naming the field, an unknown deal with ErrNotfound, and changes nothing', () => {
@@ -126,15 +192,28 @@ describe('DealUpdate', () => {
     const before = h.call('DealRequestByTicket', { ticket: fill.retailEur });
     h.events.length = 0;
     expect(h.fails('DealUpdate', {})).toEqual({ code: R.ErrParams, message: 'record must be an object' });
-    expect(h.fails('DealUpdate', { record: { comment: 'x' } })).toEqual({ code: R.ErrParams, message: 'record.deal is required' });
-    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, colour: 1 } }).message).toMatch(/^record\.colour: /);
-    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, price: 'high' } }).message).toMatch(/^record\.price: /);
-    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, entry: 'Sideways' } }).message).toMatch(/^record\.entry: /);
-    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, time: 'noon' } }).message).toMatch(/^record\.time: /);
-    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, login: login.pro } })).toEqual({
-      code: R.ErrParams, message: `record.login: deal ${fill.retailEur} belongs to login ${login.retail} and cannot move to another account`,
+    expect(h.fails('DealUpdate', { record: { comment: 'x' } })).toEqual({
+      code: R.ErrParams,
+      message: 'record.deal is required',
     });
-    expect(h.fails('DealUpdate', { record: { deal: 1, comment: 'x' } })).toEqual({ code: R.ErrNotfound, message: 'deal 1 not found' });
+    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, colour: 1 } }).message).toMatch(/^record\.colour: /);
+    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, price: 'high' } }).message).toMatch(
+      /^record\.price: /,
+    );
+    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, entry: 'Sideways' } }).message).toMatch(
+      /^record\.entry: /,
+    );
+    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, time: 'noon' } }).message).toMatch(
+      /^record\.time: /,
+    );
+    expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, login: login.pro } })).toEqual({
+      code: R.ErrParams,
+      message: `record.login: deal ${fill.retailEur} belongs to login ${login.retail} and cannot move to another account`,
+    });
+    expect(h.fails('DealUpdate', { record: { deal: 1, comment: 'x' } })).toEqual({
+      code: R.ErrNotfound,
+      message: 'deal 1 not found',
+    });
     expect(h.call('DealRequestByTicket', { ticket: fill.retailEur })).toEqual(before);
     expect(h.events).toEqual([]);
   });
@@ -142,9 +221,12 @@ describe('DealUpdate', () => {
   it('needs the TradesManager right', () => {
     const { h, fill } = desk();
     expect(h.fails('DealUpdate', { record: { deal: fill.retailEur, comment: 'x' } }, ['TradesRead'])).toEqual({
-      code: R.ErrPermissions, message: 'DealUpdate needs the TradesManager right',
+      code: R.ErrPermissions,
+      message: 'DealUpdate needs the TradesManager right',
     });
-    expect(h.call('DealUpdate', { record: { deal: fill.retailEur, comment: 'x' } }, ['TradesManager']).comment).toBe('x');
+    expect(h.call('DealUpdate', { record: { deal: fill.retailEur, comment: 'x' } }, ['TradesManager']).comment).toBe(
+      'x',
+    );
   });
 });
 

@@ -23,7 +23,8 @@ function trader() {
   // No generated positions: only the test's account can cross a level.
   const h = pf5Harness({ accounts: 10, trades: 0, orders: 0 });
   h.world.feed.inject('EURUSD', 1.1, 1.1001);
-  const login = h.call('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'Mona' } }).login as number;
+  const login = h.call('UserAdd', { record: { group: 'demo\\retail', leverage: 100, firstName: 'Mona' } })
+    .login as number;
   h.call('DealerBalance', { login, type: 'Balance', amount: 2_000 });
   h.events.length = 0;
   return { h, login };
@@ -55,8 +56,14 @@ describe('PF5 margin-call events', () => {
     expect(entered.map((r) => `${r.type} ${r.direction}`)).toEqual(['MarginCall Enter']);
     const account = h.world.engine.account(login);
     expect(entered[0]).toEqual({
-      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: expect.any(String),
-      marginLevel: account.marginLevel, equity: account.equity, margin: account.margin,
+      login,
+      group: 'demo\\retail',
+      type: 'MarginCall',
+      direction: 'Enter',
+      time: expect.any(String),
+      marginLevel: account.marginLevel,
+      equity: account.equity,
+      margin: account.margin,
     });
     expect(account.marginLevel).toBeGreaterThan(50);
     expect(h.events.filter((e) => e.kind === 'margin').every((e) => e.op === 'add')).toBe(true);
@@ -67,7 +74,7 @@ describe('PF5 margin-call events', () => {
     expect(margins(h.events)[0].marginLevel).toBeGreaterThan(100);
   });
 
-  it('follow a leverage change, a deposit and a group\'s new levels, and a stop-out is announced before its closes', () => {
+  it("follow a leverage change, a deposit and a group's new levels, and a stop-out is announced before its closes", () => {
     const { h, login } = trader();
     h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000 });
     h.events.length = 0;
@@ -92,7 +99,9 @@ describe('PF5 margin-call events', () => {
     // A fall past both levels in one tick: both entered, then the stop-out closes, then both left.
     const q = h.world.feed.quote('EURUSD')!;
     h.world.feed.inject('EURUSD', q.bid - 0.05, q.ask - 0.05);
-    const kinds = h.events.filter((e) => e.kind !== 'ticks').map((e) => (e.kind === 'margin' ? `${e.record.type} ${e.record.direction}` : e.kind));
+    const kinds = h.events
+      .filter((e) => e.kind !== 'ticks')
+      .map((e) => (e.kind === 'margin' ? `${e.record.type} ${e.record.direction}` : e.kind));
     const firstClose = kinds.findIndex((k) => k === 'deals' || k === 'positions');
     expect(firstClose).toBeGreaterThan(0);
     expect(kinds.slice(0, firstClose)).toEqual(['MarginCall Enter', 'StopOut Enter']);
@@ -103,12 +112,13 @@ describe('PF5 margin-call events', () => {
     expect(h.world.engine.marginStateOf(login)).toBe('Ok');
   });
 
-  it('keep every account\'s announced state on its exact level through a market walk down and back', () => {
+  it("keep every account's announced state on its exact level through a market walk down and back", () => {
     const h = pf5Harness({ accounts: 40, trades: 120, orders: 0 });
     const symbols = [...new Set(h.world.positions.values().map((p) => p.symbol))];
     const logins = [...h.world.users.keys()];
     const check = (when: string) => {
-      for (const login of logins) expect(h.world.engine.marginStateOf(login), `${when} login ${login}`).toBe(exactState(h.world, login));
+      for (const login of logins)
+        expect(h.world.engine.marginStateOf(login), `${when} login ${login}`).toBe(exactState(h.world, login));
     };
     check('start');
     for (const direction of [-1, 1]) {

@@ -31,18 +31,25 @@ describe('DealerCancel', () => {
     expect(h.world.deals.size).toBe(deals);
     expect(h.call('UserAccountGet', { login: login.vip })).toEqual(account);
     // Canceled once; a second cancel finds no open order.
-    expect(h.fails('DealerCancel', { order: order.vipGbp })).toEqual({ code: R.ErrNotfound, message: `order ${order.vipGbp} not found` });
+    expect(h.fails('DealerCancel', { order: order.vipGbp })).toEqual({
+      code: R.ErrNotfound,
+      message: `order ${order.vipGbp} not found`,
+    });
   });
 
   it('refuses a filled or unknown order, a bad ticket, and a manager without TradesDealer', () => {
     const { h, order, filled } = desk();
     h.events.length = 0;
-    expect(h.fails('DealerCancel', { order: filled[0] })).toEqual({ code: R.ErrNotfound, message: `order ${filled[0]} not found` });
+    expect(h.fails('DealerCancel', { order: filled[0] })).toEqual({
+      code: R.ErrNotfound,
+      message: `order ${filled[0]} not found`,
+    });
     expect(h.fails('DealerCancel', { order: 42 })).toEqual({ code: R.ErrNotfound, message: 'order 42 not found' });
     expect(h.fails('DealerCancel', {})).toEqual({ code: R.ErrParams, message: 'order must be an integer' });
     expect(h.fails('DealerCancel', { order: 0 }).message).toMatch(/^order must be between 1 and /);
     expect(h.fails('DealerCancel', { order: order.proXau }, ['TradesManager'])).toEqual({
-      code: R.ErrPermissions, message: 'DealerCancel needs the TradesDealer right',
+      code: R.ErrPermissions,
+      message: 'DealerCancel needs the TradesDealer right',
     });
     expect(h.events).toEqual([]);
     expect(h.call('OrderGetByTickets', { tickets: [order.proXau] })).toHaveLength(1);
@@ -54,25 +61,38 @@ describe('order history', () => {
   it('answers finished orders by ticket in the order asked, each once, and never open ones', () => {
     const { h, login, order, filled, position } = desk();
     h.call('DealerCancel', { order: order.realEur });
-    const found = h.call('HistoryRequestByTickets', { tickets: [filled[2], order.realEur, filled[0], order.retailEur, 1, filled[2]] });
+    const found = h.call('HistoryRequestByTickets', {
+      tickets: [filled[2], order.realEur, filled[0], order.retailEur, 1, filled[2]],
+    });
     expect(orderKeys(found)).toEqual([filled[2], order.realEur, filled[0]]);
     for (const o of found) records.PF5Order.parse(o);
     expect(found[0]).toMatchObject({
-      login: login.vip, symbol: 'EURUSD', type: 'Buy', state: 'Filled', priceOrder: 1.1001, volumeInitial: 10_000, volumeCurrent: 0,
-      positionID: position.vipEur, timeSetup: isoAt(12), timeDone: isoAt(12),
+      login: login.vip,
+      symbol: 'EURUSD',
+      type: 'Buy',
+      state: 'Filled',
+      priceOrder: 1.1001,
+      volumeInitial: 10_000,
+      volumeCurrent: 0,
+      positionID: position.vipEur,
+      timeSetup: isoAt(12),
+      timeDone: isoAt(12),
     });
     expect(found[1]).toMatchObject({ state: 'Canceled', type: 'BuyStop', timeSetup: isoAt(23) });
     expect(h.call('HistoryRequestByTickets', { tickets: [order.retailEur] })).toEqual([]);
     expect(h.fails('HistoryRequestByTickets', { tickets: ['x'] }).code).toBe(R.ErrParams);
   });
 
-  it('answers a group\'s finished orders set up within an inclusive window', () => {
+  it("answers a group's finished orders set up within an inclusive window", () => {
     const { h, order, position } = desk();
     h.call('DealerCancel', { order: order.proXau });
     h.call('DealerCancel', { order: order.retailEur });
     const history = (args: Record<string, unknown>) => orderKeys(h.call('HistoryRequestByGroup', args));
     expect(history({ mask: 'real\\*' })).toEqual([position.realXau, position.proEur, order.proXau]);
-    expect(history({ mask: 'real\\*', fromTime: isoAt(14), toTime: isoAt(24) })).toEqual([position.proEur, order.proXau]);
+    expect(history({ mask: 'real\\*', fromTime: isoAt(14), toTime: isoAt(24) })).toEqual([
+      position.proEur,
+      order.proXau,
+    ]);
     expect(history({ mask: 'real\\*', fromTime: iso(at(14) + 1), toTime: iso(at(24) - 1) })).toEqual([]);
     expect(history({ mask: 'demo\\retail' })).toEqual([position.retailEur, position.retailXau, order.retailEur]);
     expect(history({ mask: 'demo\\retail', toTime: isoAt(15) })).toEqual([position.retailEur, position.retailXau]);
@@ -90,16 +110,25 @@ describe('order history', () => {
     const deals = h.world.deals.size;
     h.events.length = 0;
     h.world.feed.inject('GBPUSD', 1.2398, 1.24, at(30));
-    expect(h.events.filter((e) => e.kind !== 'ticks')).toEqual([{ kind: 'orders', op: 'delete', record: { order: order.vipGbp } }]);
-    expect(h.fails('OrderGet', { ticket: order.vipGbp })).toEqual({ code: R.ErrNotfound, message: `order ${order.vipGbp} not found` });
+    expect(h.events.filter((e) => e.kind !== 'ticks')).toEqual([
+      { kind: 'orders', op: 'delete', record: { order: order.vipGbp } },
+    ]);
+    expect(h.fails('OrderGet', { ticket: order.vipGbp })).toEqual({
+      code: R.ErrNotfound,
+      message: `order ${order.vipGbp} not found`,
+    });
     const [done] = h.call('HistoryRequestByTickets', { tickets: [order.vipGbp] });
     records.PF5Order.parse(done);
     const { priceCurrent: _current, ...stored } = open;
     expect(done).toEqual({ ...stored, state: 'Rejected', volumeCurrent: 0, timeDone: isoAt(30) });
     expect(h.world.deals.size).toBe(deals);
-    expect(h.call('PositionGetByLogins', { logins: [login.vip] }).map((p: { position: number }) => p.position)).toEqual([position.vipEur]);
+    expect(h.call('PositionGetByLogins', { logins: [login.vip] }).map((p: { position: number }) => p.position)).toEqual(
+      [position.vipEur],
+    );
     expect(h.call('UserGet', { login: login.vip }).balance).toBe(account.balance);
-    expect(orderKeys(h.call('HistoryRequestByGroup', { mask: 'demo\\vip', fromTime: isoAt(22), toTime: isoAt(22) }))).toEqual([order.vipGbp]);
+    expect(
+      orderKeys(h.call('HistoryRequestByGroup', { mask: 'demo\\vip', fromTime: isoAt(22), toTime: isoAt(22) })),
+    ).toEqual([order.vipGbp]);
     // Later ticks find nothing left to fill.
     h.world.feed.inject('GBPUSD', 1.2388, 1.239, at(31));
     expect(h.world.deals.size).toBe(deals);
@@ -111,7 +140,11 @@ describe('order history', () => {
     expect(h.call('OrderGetByTickets', { tickets: [order.vipGbp] })).toEqual([]);
     const [done] = h.call('HistoryRequestByTickets', { tickets: [order.vipGbp] });
     expect(done).toMatchObject({ state: 'Filled', volumeCurrent: 0, positionID: order.vipGbp, timeDone: isoAt(30) });
-    expect(h.call('PositionGetByLogins', { logins: [login.vip] }).map((p: { position: number }) => p.position)).toContain(order.vipGbp);
-    expect(orderKeys(h.call('HistoryRequestByGroup', { mask: 'demo\\vip', fromTime: isoAt(22), toTime: isoAt(22) }))).toEqual([order.vipGbp]);
+    expect(
+      h.call('PositionGetByLogins', { logins: [login.vip] }).map((p: { position: number }) => p.position),
+    ).toContain(order.vipGbp);
+    expect(
+      orderKeys(h.call('HistoryRequestByGroup', { mask: 'demo\\vip', fromTime: isoAt(22), toTime: isoAt(22) })),
+    ).toEqual([order.vipGbp]);
   });
 });

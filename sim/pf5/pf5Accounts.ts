@@ -23,18 +23,41 @@ export const PASSWORD_ATTEMPTS = 10;
 const GENERATED_LENGTH = 10;
 const ALPHABET = 'abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 /** Fields a manager may not write through an update: money moves by deals, times are the server's. */
-const SERVER_FIELDS = ['login', 'balance', 'credit', 'registration', 'lastAccess', 'lastPassChange', 'lastIP',
-  'balancePrevDay', 'balancePrevMonth', 'equityPrevDay', 'equityPrevMonth', 'commissionDaily', 'commissionMonthly',
-  'commissionAgentDaily', 'commissionAgentMonthly'];
+const SERVER_FIELDS = [
+  'login',
+  'balance',
+  'credit',
+  'registration',
+  'lastAccess',
+  'lastPassChange',
+  'lastIP',
+  'balancePrevDay',
+  'balancePrevMonth',
+  'equityPrevDay',
+  'equityPrevMonth',
+  'commissionDaily',
+  'commissionMonthly',
+  'commissionAgentDaily',
+  'commissionAgentMonthly',
+];
 /** Fields an account cannot be without: `null` for one is refused, by UserUpdate as by a UserRecord patch. */
 const REQUIRED_FIELDS = ['login', 'group', 'leverage'];
 
 export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5World): void {
-  const user = (login: number) => world.users.get(login) ?? (() => { throw new CommandError(R.ErrNotfound, `login ${login} not found`); })();
+  const user = (login: number) =>
+    world.users.get(login) ??
+    (() => {
+      throw new CommandError(R.ErrNotfound, `login ${login} not found`);
+    })();
 
   registry.on('UserRequest', (args) => user(args.id('login', { min: 1 })));
   registry.on('UserGet', (args) => user(args.id('login', { min: 1 })));
-  registry.on('UserGetByLogins', (args) => args.keyList('logins', KEY_MAX).map((l) => world.users.get(l)).filter((u) => u !== undefined));
+  registry.on('UserGetByLogins', (args) =>
+    args
+      .keyList('logins', KEY_MAX)
+      .map((l) => world.users.get(l))
+      .filter((u) => u !== undefined),
+  );
   registry.on('UsersRequest', (args) => {
     const { after, limit } = readPaging(args, KEY_MAX);
     return world.users.page(after, limit);
@@ -53,8 +76,12 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
     const record = args.object('record');
     if (!isInt64(record.login)) args.fail('record.login is required');
     // null empties a field here as in a UserRecord patch; the required fields are refused by writeUser.
-    const emptied = Object.fromEntries(Object.entries(record).map(([field, value]) =>
-      [field, value === null && !REQUIRED_FIELDS.includes(field) ? emptyValue('PF5User', field) ?? null : value]));
+    const emptied = Object.fromEntries(
+      Object.entries(record).map(([field, value]) => [
+        field,
+        value === null && !REQUIRED_FIELDS.includes(field) ? (emptyValue('PF5User', field) ?? null) : value,
+      ]),
+    );
     return writeUser(world, args, user(record.login as number), emptied, 'record');
   });
 
@@ -75,7 +102,8 @@ export function registerPf5AccountCommands(registry: CommandRegistry, world: Pf5
     const login = args.id('login', { min: 1 });
     const type = passwordType(args, raw);
     const known = world.passwordsOf(login);
-    if (!world.users.has(login) || known[type] !== args.string('password')) throw new CommandError(R.UsrInvalidPassword, 'invalid login or password');
+    if (!world.users.has(login) || known[type] !== args.string('password'))
+      throw new CommandError(R.UsrInvalidPassword, 'invalid login or password');
     return true;
   });
 
@@ -123,14 +151,19 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
   // Rule 5: an incorrect record is ErrParams.
   const parsed = contract.PF5User.safeParse(fields);
   if (!parsed.success) args.fail(issueMessage('record', parsed.error));
-  for (const [field, value] of [['password', password], ['passwordInvestor', passwordInvestor]] as const) {
-    if (value !== undefined && value !== null && typeof value !== 'string') args.fail(`record.${field} must be a string`);
+  for (const [field, value] of [
+    ['password', password],
+    ['passwordInvestor', passwordInvestor],
+  ] as const) {
+    if (value !== undefined && value !== null && typeof value !== 'string')
+      args.fail(`record.${field} must be a string`);
   }
   // Rule 2: group, leverage and a first or last name.
   const group = typeof fields.group === 'string' ? fields.group : '';
   if (!group) args.fail('record.group is required');
   if (!world.groups.has(group)) args.fail(`record.group: group ${group} does not exist`);
-  if (typeof fields.leverage !== 'number' || fields.leverage < 1) args.fail('record.leverage is required and must be positive');
+  if (typeof fields.leverage !== 'number' || fields.leverage < 1)
+    args.fail('record.leverage is required and must be positive');
   const firstName = typeof fields.firstName === 'string' ? fields.firstName.trim() : '';
   const lastName = typeof fields.lastName === 'string' ? fields.lastName.trim() : '';
   if (!firstName && !lastName) args.fail('record.firstName or record.lastName must be filled');
@@ -151,7 +184,10 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
   const min = minLength(world, group);
   let pair: { main: string; investor: string } | undefined;
   if (typeof password === 'string' && password && typeof passwordInvestor === 'string' && passwordInvestor) {
-    for (const [field, value] of [['password', password], ['passwordInvestor', passwordInvestor]] as const) {
+    for (const [field, value] of [
+      ['password', password],
+      ['passwordInvestor', passwordInvestor],
+    ] as const) {
       if (!acceptable(value, min)) throw new CommandError(R.UsrInvalidPassword, `record.${field} ${rule(min)}`);
     }
     pair = { main: password, investor: passwordInvestor };
@@ -160,34 +196,75 @@ function addUser(world: Pf5World, args: ArgReader, record: Record<string, unknow
       const candidate = { main: generate(world), investor: generate(world) };
       if (acceptable(candidate.main, min) && acceptable(candidate.investor, min)) pair = candidate;
     }
-    if (!pair) throw new CommandError(R.UsrInvalidPassword, `no acceptable password pair in ${PASSWORD_ATTEMPTS} attempts`);
+    if (!pair)
+      throw new CommandError(R.UsrInvalidPassword, `no acceptable password pair in ${PASSWORD_ATTEMPTS} attempts`);
   }
   const now = iso(Date.now());
   const text = (field: string) => (typeof fields[field] === 'string' ? fields[field] : '');
   // int64 fields (agent, clientID, certSerialNumber) may be exact bigints beyond 2^53 − 1.
-  const num = (field: string, fallback: number) => (typeof fields[field] === 'number' || typeof fields[field] === 'bigint' ? (fields[field] as number) : fallback);
+  const num = (field: string, fallback: number) =>
+    typeof fields[field] === 'number' || typeof fields[field] === 'bigint' ? (fields[field] as number) : fallback;
   const created: PF5UserRecord = {
-    login, group, name: text('name') || [firstName, lastName].filter(Boolean).join(' '), firstName, lastName,
-    middleName: text('middleName'), company: text('company'), country: text('country'), city: text('city'), state: text('state'),
-    zipCode: text('zipCode'), address: text('address'), phone: text('phone'), eMail: text('eMail'), comment: text('comment'),
-    id: text('id'), status: text('status'), leadCampaign: text('leadCampaign'), leadSource: text('leadSource'),
-    color: num('color', -16777216), leverage: fields.leverage, language: num('language', 0), agent: num('agent', 0),
-    clientID: num('clientID', 0), rights: typeof fields.rights === 'string' ? fields.rights : 'Enabled, Password',
-    certSerialNumber: num('certSerialNumber', 0), registration: typeof fields.registration === 'string' ? fields.registration : now,
-    lastAccess: now, lastPassChange: now, lastIP: '', balance: 0, credit: 0, interestRate: num('interestRate', 0),
-    commissionDaily: 0, commissionMonthly: 0, commissionAgentDaily: 0, commissionAgentMonthly: 0, balancePrevDay: 0,
-    balancePrevMonth: 0, equityPrevDay: 0, equityPrevMonth: 0,
+    login,
+    group,
+    name: text('name') || [firstName, lastName].filter(Boolean).join(' '),
+    firstName,
+    lastName,
+    middleName: text('middleName'),
+    company: text('company'),
+    country: text('country'),
+    city: text('city'),
+    state: text('state'),
+    zipCode: text('zipCode'),
+    address: text('address'),
+    phone: text('phone'),
+    eMail: text('eMail'),
+    comment: text('comment'),
+    id: text('id'),
+    status: text('status'),
+    leadCampaign: text('leadCampaign'),
+    leadSource: text('leadSource'),
+    color: num('color', -16777216),
+    leverage: fields.leverage,
+    language: num('language', 0),
+    agent: num('agent', 0),
+    clientID: num('clientID', 0),
+    rights: typeof fields.rights === 'string' ? fields.rights : 'Enabled, Password',
+    certSerialNumber: num('certSerialNumber', 0),
+    registration: typeof fields.registration === 'string' ? fields.registration : now,
+    lastAccess: now,
+    lastPassChange: now,
+    lastIP: '',
+    balance: 0,
+    credit: 0,
+    interestRate: num('interestRate', 0),
+    commissionDaily: 0,
+    commissionMonthly: 0,
+    commissionAgentDaily: 0,
+    commissionAgentMonthly: 0,
+    balancePrevDay: 0,
+    balancePrevMonth: 0,
+    equityPrevDay: 0,
+    equityPrevMonth: 0,
   };
   world.passwords.set(login, pair);
   world.addUser(created);
   return created;
 }
 
-function writeUser(world: Pf5World, args: ArgReader, current: PF5UserRecord, record: Record<string, unknown>, prefix: string): PF5UserRecord {
-  for (const field of REQUIRED_FIELDS) if (record[field] === null) args.fail(`${prefix}.${field} is required and cannot be removed`);
+function writeUser(
+  world: Pf5World,
+  args: ArgReader,
+  current: PF5UserRecord,
+  record: Record<string, unknown>,
+  prefix: string,
+): PF5UserRecord {
+  for (const field of REQUIRED_FIELDS)
+    if (record[field] === null) args.fail(`${prefix}.${field} is required and cannot be removed`);
   const parsed = contract.PF5User.safeParse(record);
   if (!parsed.success) args.fail(issueMessage(prefix, parsed.error));
-  if (typeof record.group === 'string' && !world.groups.has(record.group)) args.fail(`${prefix}.group: group ${record.group} does not exist`);
+  if (typeof record.group === 'string' && !world.groups.has(record.group))
+    args.fail(`${prefix}.group: group ${record.group} does not exist`);
   const next = { ...current } as unknown as Record<string, unknown>;
   for (const [field, value] of Object.entries(record)) {
     if (!SERVER_FIELDS.includes(field) && value !== undefined) next[field] = value ?? '';

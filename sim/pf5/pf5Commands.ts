@@ -26,12 +26,20 @@ const ORDER_TYPES: PF5OrderType[] = ['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'Bu
 
 /** The PF5 rights table (EnManagerRights names). Commands not listed need only a logged-in manager. */
 export const PF5_RIGHTS: Readonly<Record<string, CommandNeeds>> = {
-  UserAdd: { right: 'AccManager' }, UserUpdate: { right: 'AccManager' }, UserRecord: { right: 'AccManager' },
+  UserAdd: { right: 'AccManager' },
+  UserUpdate: { right: 'AccManager' },
+  UserRecord: { right: 'AccManager' },
   UserPasswordChange: { right: 'AccManager' },
-  DealerSend: { right: 'TradesDealer' }, DealerCancel: { right: 'TradesDealer' }, DealerBalance: { right: 'Accountant' },
+  DealerSend: { right: 'TradesDealer' },
+  DealerCancel: { right: 'TradesDealer' },
+  DealerBalance: { right: 'Accountant' },
   DealUpdate: { right: 'TradesManager' },
-  PositionDeleteBatch: { right: 'TradesDelete' }, OrderDeleteBatch: { right: 'TradesDelete' }, DealDeleteBatch: { right: 'TradesDelete' },
-  GroupRecord: { right: 'CfgGroups' }, SymbolUpdate: { right: 'CfgSymbols' }, SymbolRecord: { right: 'CfgSymbols' },
+  PositionDeleteBatch: { right: 'TradesDelete' },
+  OrderDeleteBatch: { right: 'TradesDelete' },
+  DealDeleteBatch: { right: 'TradesDelete' },
+  GroupRecord: { right: 'CfgGroups' },
+  SymbolUpdate: { right: 'CfgSymbols' },
+  SymbolRecord: { right: 'CfgSymbols' },
 };
 
 export function pf5Commands(world: Pf5World): CommandRegistry {
@@ -47,7 +55,11 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     [time(args, raw, 'fromTime', 0), time(args, raw, 'toTime', Number.MAX_SAFE_INTEGER)] as const;
   const inGroup = (mask: string) => (login: number) => matchesMask(world.users.get(login)?.group ?? '', mask);
   const symbolsIn = (args: ArgReader) => {
-    const names = args.string('symbol', { max: 1024 }).split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+    const names = args
+      .string('symbol', { max: 1024 })
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
     if (names.length === 0) args.fail('symbol must name at least one symbol');
     return new Set(names);
   };
@@ -61,7 +73,11 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
 
   on('TimeGet', () => ({ timeZone: 0, timeServer: 'time.example.com', daylight: false, daylightState: 0 }));
   on('ManagerCurrent', (_args, ctx) => ({
-    login: ctx.managerLogin, mailbox: `manager${ctx.managerLogin}`, server: 1, limitLogs: 'All', limitReports: 'All',
+    login: ctx.managerLogin,
+    mailbox: `manager${ctx.managerLogin}`,
+    server: 1,
+    limitLogs: 'All',
+    limitReports: 'All',
     right: [...ctx.rights].filter((r) => (contract.EnManagerRightsMembers as readonly string[]).includes(r)),
   }));
 
@@ -73,18 +89,35 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const page = world.positions.page(after, limit);
     return { items: page.items.map(position), hasMore: page.hasMore };
   });
-  on('PositionGetByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.positions.get(t)).filter((p) => p !== undefined).map(position));
-  on('PositionGetByLogins', (args) => args.keyList('logins', KEY_MAX).flatMap((l) => world.positionsOf(l))
-    .sort((a, b) => compareInt64(a.position, b.position)).map(position));
+  on('PositionGetByTickets', (args) =>
+    args
+      .keyList('tickets', KEY_MAX)
+      .map((t) => world.positions.get(t))
+      .filter((p) => p !== undefined)
+      .map(position),
+  );
+  on('PositionGetByLogins', (args) =>
+    args
+      .keyList('logins', KEY_MAX)
+      .flatMap((l) => world.positionsOf(l))
+      .sort((a, b) => compareInt64(a.position, b.position))
+      .map(position),
+  );
   on('PositionGet', (args) => world.positionsOf(args.id('login', { min: 1 })).map(position));
   on('PositionRequestByGroup', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
-    return world.positions.values().filter((p) => member(p.login)).map(position);
+    return world.positions
+      .values()
+      .filter((p) => member(p.login))
+      .map(position);
   });
   on('PositionGetBySymbol', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
     const symbols = symbolsIn(args);
-    return world.positions.values().filter((p) => member(p.login) && symbols.has(p.symbol)).map(position);
+    return world.positions
+      .values()
+      .filter((p) => member(p.login) && symbols.has(p.symbol))
+      .map(position);
   });
   on('PositionByGroup', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
@@ -101,8 +134,20 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const page = world.orders.page(after, limit);
     return { items: page.items.map(order), hasMore: page.hasMore };
   });
-  on('OrderGetByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
-  on('OrderRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.orders.get(t)).filter((o) => o !== undefined).map(order));
+  on('OrderGetByTickets', (args) =>
+    args
+      .keyList('tickets', KEY_MAX)
+      .map((t) => world.orders.get(t))
+      .filter((o) => o !== undefined)
+      .map(order),
+  );
+  on('OrderRequestByTickets', (args) =>
+    args
+      .keyList('tickets', KEY_MAX)
+      .map((t) => world.orders.get(t))
+      .filter((o) => o !== undefined)
+      .map(order),
+  );
   on('OrderGet', (args) => {
     const ticket = args.id('ticket', { min: 1 });
     const found = world.orders.get(ticket);
@@ -111,19 +156,28 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
   on('OrderGetByLogins', (args) => {
     const logins = new Set(args.keyList('logins', KEY_MAX));
-    return world.orders.values().filter((o) => logins.has(o.login)).map(order);
+    return world.orders
+      .values()
+      .filter((o) => logins.has(o.login))
+      .map(order);
   });
   for (const cmd of ['OrderGetByGroup', 'OrderRequestByGroup']) {
     on(cmd, (args) => {
       const member = inGroup(args.string('mask', { max: 1024 }));
-      return world.orders.values().filter((o) => member(o.login)).map(order);
+      return world.orders
+        .values()
+        .filter((o) => member(o.login))
+        .map(order);
     });
   }
   for (const cmd of ['OrderGetBySymbol', 'OrderRequestByGroupSymbol']) {
     on(cmd, (args) => {
       const member = inGroup(args.string('mask', { max: 1024 }));
       const symbols = symbolsIn(args);
-      return world.orders.values().filter((o) => member(o.login) && symbols.has(o.symbol)).map(order);
+      return world.orders
+        .values()
+        .filter((o) => member(o.login) && symbols.has(o.symbol))
+        .map(order);
     });
   }
   on('OrderByGroup', (args) => {
@@ -144,17 +198,32 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const [from, to] = window(args, raw);
     return world.engine.historyOrders.values().filter((o) => member(o.login) && within(o.timeSetup, from, to));
   });
-  on('HistoryRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.engine.historyOrders.get(t)).filter((o) => o !== undefined));
+  on('HistoryRequestByTickets', (args) =>
+    args
+      .keyList('tickets', KEY_MAX)
+      .map((t) => world.engine.historyOrders.get(t))
+      .filter((o) => o !== undefined),
+  );
 
   // ---- deals ----
   on('DealsRequest', (args) => {
     const { after, limit } = readPaging(args, KEY_MAX);
     return world.deals.page(after, limit);
   });
-  on('DealRequestByTickets', (args) => args.keyList('tickets', KEY_MAX).map((t) => world.deals.get(t)).filter((d) => d !== undefined));
+  on('DealRequestByTickets', (args) =>
+    args
+      .keyList('tickets', KEY_MAX)
+      .map((t) => world.deals.get(t))
+      .filter((d) => d !== undefined),
+  );
   on('DealRequestByTicket', (args) => {
     const ticket = args.id('ticket', { min: 1 });
-    return world.deals.get(ticket) ?? (() => { throw new CommandError(notFound, `deal ${ticket} not found`); })();
+    return (
+      world.deals.get(ticket) ??
+      (() => {
+        throw new CommandError(notFound, `deal ${ticket} not found`);
+      })()
+    );
   });
   on('DealRequest', (args, _ctx, raw) => {
     const login = args.id('login', { min: 1 });
@@ -179,7 +248,12 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   });
   on('DealByGroup', (args) => {
     const member = inGroup(args.string('mask', { max: 1024 }));
-    return paged(world.deals, args, (d) => member(d.login), (d) => d);
+    return paged(
+      world.deals,
+      args,
+      (d) => member(d.login),
+      (d) => d,
+    );
   });
   on('DealUpdate', (args) => {
     const record = args.object('record');
@@ -190,7 +264,9 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const current = world.deals.get(ticket as number);
     if (!current) throw new CommandError(notFound, `deal ${String(ticket)} not found`);
     if (record.login !== undefined && record.login !== null && record.login !== current.login) {
-      args.fail(`record.login: deal ${current.deal} belongs to login ${current.login} and cannot move to another account`);
+      args.fail(
+        `record.login: deal ${current.deal} belongs to login ${current.login} and cannot move to another account`,
+      );
     }
     // Only the supplied fields are applied; absent and null fields keep the deal's values.
     const updated = { ...current };
@@ -211,9 +287,14 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const type = raw.type as PF5OrderType;
     if (!ORDER_TYPES.includes(type)) args.fail(`type must be one of ${ORDER_TYPES.join(', ')}`);
     return world.engine.send({
-      login: args.id('login', { min: 1 }), symbol: args.string('symbol', { max: 32 }), type,
-      volume: args.int('volume', { min: 1 }), price: args.optionalNumber('price'), priceSL: args.optionalNumber('priceSL') ?? 0,
-      priceTP: args.optionalNumber('priceTP') ?? 0, position: args.optionalId('position', { min: 1 }),
+      login: args.id('login', { min: 1 }),
+      symbol: args.string('symbol', { max: 32 }),
+      type,
+      volume: args.int('volume', { min: 1 }),
+      price: args.optionalNumber('price'),
+      priceSL: args.optionalNumber('priceSL') ?? 0,
+      priceTP: args.optionalNumber('priceTP') ?? 0,
+      position: args.optionalId('position', { min: 1 }),
       expiration: args.has('expiration') ? time(args, raw, 'expiration', 0) : undefined,
       comment: args.optionalString('comment', { max: 31 }) ?? '',
     });
@@ -225,12 +306,25 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
   on('DealerBalance', (args, _ctx, raw) => {
     const type = raw.type ?? 'Balance';
     if (type !== 'Balance' && type !== 'Credit') args.fail('type must be Balance or Credit');
-    return world.engine.balance(args.id('login', { min: 1 }), type as 'Balance' | 'Credit', args.number('amount'), args.optionalString('comment', { max: 31 }) ?? '');
+    return world.engine.balance(
+      args.id('login', { min: 1 }),
+      type as 'Balance' | 'Credit',
+      args.number('amount'),
+      args.optionalString('comment', { max: 31 }) ?? '',
+    );
   });
 
   // ---- groups, symbols, prices ----
-  const group = (name: string) => world.groups.get(name) ?? (() => { throw new CommandError(notFound, `group ${name} not found`); })();
-  const symbol = (name: string) => world.symbolRecord(name) ?? (() => { throw new CommandError(notFound, `symbol ${name} not found`); })();
+  const group = (name: string) =>
+    world.groups.get(name) ??
+    (() => {
+      throw new CommandError(notFound, `group ${name} not found`);
+    })();
+  const symbol = (name: string) =>
+    world.symbolRecord(name) ??
+    (() => {
+      throw new CommandError(notFound, `symbol ${name} not found`);
+    })();
   on('GroupsRequest', () => [...world.groups.values()]);
   on('GroupGet', (args) => group(args.string('group', { max: 64 })));
   on('GroupRequest', (args) => group(args.string('group', { max: 64 })));
@@ -242,9 +336,11 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const name = args.string('group', { max: 64 });
     const patch = args.object('patch');
     for (const field of ['newsLang', 'commissions']) {
-      if (patch[field] !== undefined && patch[field] !== null) args.fail(`patch.${field}: the setter is not implemented`);
+      if (patch[field] !== undefined && patch[field] !== null)
+        args.fail(`patch.${field}: the setter is not implemented`);
     }
-    if (patch.group !== undefined && patch.group !== null && patch.group !== name) args.fail('patch.group: the group name cannot change');
+    if (patch.group !== undefined && patch.group !== null && patch.group !== name)
+      args.fail('patch.group: the group name cannot change');
     const merged = mergePatch(group(name), patch, requiredKept(GROUP_REQUIRED, args));
     const parsed = contract.PF5ConGroup.safeParse(merged);
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
@@ -259,7 +355,9 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const mask = args.string('mask', { max: 1024 });
     const groupName = args.optionalString('group', { max: 64 });
     const forGroup = groupName === undefined ? undefined : group(groupName);
-    const matching = world.symbols.filter((s) => matchesMask(s.path as string, mask) || matchesMask(s.symbol as string, mask));
+    const matching = world.symbols.filter(
+      (s) => matchesMask(s.path as string, mask) || matchesMask(s.symbol as string, mask),
+    );
     // With a group, each symbol as that group's accounts trade it (Pf5World.symbolForGroup); without, the base settings.
     return forGroup ? matching.map((s) => world.symbolForGroup(s, forGroup)) : matching;
   });
@@ -286,9 +384,11 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
       if (patch[field] !== undefined) args.fail(`patch.${field} is read-only`);
     }
     for (const field of ['sessionQuote', 'sessionTrade']) {
-      if (patch[field] !== undefined && patch[field] !== null) args.fail(`patch.${field}: the setter is not implemented`);
+      if (patch[field] !== undefined && patch[field] !== null)
+        args.fail(`patch.${field}: the setter is not implemented`);
     }
-    if (patch.symbol !== undefined && patch.symbol !== null && patch.symbol !== name) args.fail('patch.symbol: the symbol name cannot change');
+    if (patch.symbol !== undefined && patch.symbol !== null && patch.symbol !== name)
+      args.fail('patch.symbol: the symbol name cannot change');
     const merged = mergePatch(symbol(name), patch, requiredKept(SYMBOL_REQUIRED, args));
     const parsed = contract.PF5Symbol.safeParse(merged);
     if (!parsed.success) args.fail(issueMessage('patch', parsed.error));
@@ -305,9 +405,19 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
     const name = args.string('symbol', { max: 32 });
     symbol(name);
     const [from, to] = window(args, raw);
-    return world.chart.barsOf(name, 'M1').filter((b) => b.time >= from && b.time <= to).map((b) => ({
-      dateTime: iso(b.time), open: b.open, high: b.high, low: b.low, close: b.close, tickVolume: b.volume, spread: b.spread, volume: 0,
-    }));
+    return world.chart
+      .barsOf(name, 'M1')
+      .filter((b) => b.time >= from && b.time <= to)
+      .map((b) => ({
+        dateTime: iso(b.time),
+        open: b.open,
+        high: b.high,
+        low: b.low,
+        close: b.close,
+        tickVolume: b.volume,
+        spread: b.spread,
+        volume: 0,
+      }));
   });
 
   return registry;
@@ -321,8 +431,23 @@ export function pf5Commands(world: Pf5World): CommandRegistry {
 /** Group fields the server needs to account and trade: a patch may change them but not remove them. */
 const GROUP_REQUIRED = new Set(['group', 'currency', 'marginMode', 'marginCall', 'marginStopOut']);
 /** Symbol fields dealing, valuation and swaps read: a patch may change them but not remove them. */
-const SYMBOL_REQUIRED = new Set(['symbol', 'digits', 'point', 'contractSize', 'tradeMode', 'volumeMin', 'volumeMax',
-  'volumeStep', 'stopsLevel', 'currencyBase', 'currencyProfit', 'currencyMargin', 'swapMode', 'swapLong', 'swapShort']);
+const SYMBOL_REQUIRED = new Set([
+  'symbol',
+  'digits',
+  'point',
+  'contractSize',
+  'tradeMode',
+  'volumeMin',
+  'volumeMax',
+  'volumeStep',
+  'stopsLevel',
+  'currencyBase',
+  'currencyProfit',
+  'currencyMargin',
+  'swapMode',
+  'swapLong',
+  'swapShort',
+]);
 
 /** A merge-patch null for a required field is refused, naming it; other nulls remove the field. */
 function requiredKept(required: ReadonlySet<string>, args: ArgReader): (path: string) => undefined {

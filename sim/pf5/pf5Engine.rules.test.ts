@@ -49,10 +49,19 @@ function account(group = 'demo\\retail', deposit = 10_000, leverage = 100) {
     return login;
   };
   const login = add(group, deposit);
-  const request = (fields: Partial<DealerRequest>): DealerRequest =>
-    ({ login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '', ...fields });
+  const request = (fields: Partial<DealerRequest>): DealerRequest => ({
+    login,
+    symbol: 'EURUSD',
+    type: 'Buy',
+    volume: 10_000,
+    priceSL: 0,
+    priceTP: 0,
+    comment: '',
+    ...fields,
+  });
   const send = (fields: Partial<DealerRequest> = {}, now = T) => h.world.engine.send(request(fields), now);
-  const fails = (fields: Partial<DealerRequest> = {}, now = T) => refused(() => h.world.engine.send(request(fields), now));
+  const fails = (fields: Partial<DealerRequest> = {}, now = T) =>
+    refused(() => h.world.engine.send(request(fields), now));
   const symbol = (name: string) => h.world.symbolRecord(name)!;
   const history = (order: number) => h.world.engine.historyOrders.get(order);
   h.events.length = 0;
@@ -90,7 +99,10 @@ describe('a dealer request is refused', () => {
     const { h, fails } = account();
     h.call('SymbolRecord', { symbol: 'EURUSD', patch: { tradeMode: 'Disabled' } });
     expect(fails()).toEqual({ code: R.TradeOrderProhibited, message: 'trading EURUSD is disabled' });
-    expect(fails({ type: 'BuyLimit', price: 1.09 })).toEqual({ code: R.TradeOrderProhibited, message: 'trading EURUSD is disabled' });
+    expect(fails({ type: 'BuyLimit', price: 1.09 })).toEqual({
+      code: R.TradeOrderProhibited,
+      message: 'trading EURUSD is disabled',
+    });
   });
 
   it('for a volume below the minimum, above the maximum, off the step or not whole, and takes both ends of the range', () => {
@@ -102,48 +114,90 @@ describe('a dealer request is refused', () => {
     expect(send({ volume: 100 })).toMatchObject({ position: expect.any(Number) });
     const rich = add('demo\\retail', 200_000);
     // 100 lots of USDJPY hold 100 000 USD of margin at leverage 100.
-    expect(h.world.engine.send({ login: rich, symbol: 'USDJPY', type: 'Buy', volume: 1_000_000, priceSL: 0, priceTP: 0, comment: '' }, T))
-      .toMatchObject({ position: expect.any(Number) });
+    expect(
+      h.world.engine.send(
+        { login: rich, symbol: 'USDJPY', type: 'Buy', volume: 1_000_000, priceSL: 0, priceTP: 0, comment: '' },
+        T,
+      ),
+    ).toMatchObject({ position: expect.any(Number) });
     expect(h.world.engine.account(rich).margin).toBe(100_000);
     // With a fractional step only a whole volume is still refused.
     Object.assign(symbol('EURUSD'), { volumeStep: 0.5 });
-    expect(fails({ volume: 100.5 })).toEqual({ code: R.ErrParams, message: 'volume must be between 100 and 1000000 in steps of 0.5 (1/10000 lot)' });
+    expect(fails({ volume: 100.5 })).toEqual({
+      code: R.ErrParams,
+      message: 'volume must be between 100 and 1000000 in steps of 0.5 (1/10000 lot)',
+    });
     expect(send({ volume: 101 }).deal).toBeGreaterThan(0);
     // Steps count from the minimum.
     Object.assign(symbol('EURUSD'), { volumeMin: 30, volumeStep: 100 });
-    expect(fails({ volume: 100 })).toEqual({ code: R.ErrParams, message: 'volume must be between 30 and 1000000 in steps of 100 (1/10000 lot)' });
+    expect(fails({ volume: 100 })).toEqual({
+      code: R.ErrParams,
+      message: 'volume must be between 30 and 1000000 in steps of 100 (1/10000 lot)',
+    });
     expect(send({ volume: 130 }).deal).toBeGreaterThan(0);
   });
 
-  it('for a position that does not exist, is another account\'s or another symbol\'s, trades the same way, or is smaller', () => {
+  it("for a position that does not exist, is another account's or another symbol's, trades the same way, or is smaller", () => {
     const { h, send, fails, add } = account();
     const eur = send().position!;
     const gold = send({ symbol: 'XAUUSD', volume: 100 }).position!;
     const other = add('demo\\retail', 10_000);
-    const theirs = h.world.engine.send({ login: other, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T).position!;
+    const theirs = h.world.engine.send(
+      { login: other, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' },
+      T,
+    ).position!;
     expect(fails({ type: 'Sell', position: 999 })).toEqual({ code: R.ErrNotfound, message: 'position 999 not found' });
-    expect(fails({ type: 'Sell', position: theirs })).toEqual({ code: R.ErrNotfound, message: `position ${theirs} not found` });
-    expect(fails({ type: 'Sell', position: gold })).toEqual({ code: R.ErrNotfound, message: `position ${gold} not found` });
-    expect(fails({ type: 'Buy', position: eur })).toEqual({ code: R.ErrParams, message: 'a close must trade against the position' });
-    expect(fails({ type: 'Sell', volume: 10_100, position: eur })).toEqual({ code: R.ErrParams, message: `volume exceeds position ${eur}` });
+    expect(fails({ type: 'Sell', position: theirs })).toEqual({
+      code: R.ErrNotfound,
+      message: `position ${theirs} not found`,
+    });
+    expect(fails({ type: 'Sell', position: gold })).toEqual({
+      code: R.ErrNotfound,
+      message: `position ${gold} not found`,
+    });
+    expect(fails({ type: 'Buy', position: eur })).toEqual({
+      code: R.ErrParams,
+      message: 'a close must trade against the position',
+    });
+    expect(fails({ type: 'Sell', volume: 10_100, position: eur })).toEqual({
+      code: R.ErrParams,
+      message: `volume exceeds position ${eur}`,
+    });
     expect(send({ type: 'Sell', volume: 10_000, position: eur })).toMatchObject({ position: eur });
     expect(h.world.positions.has(eur)).toBe(false);
   });
 
   it('for a pending order without a price or on the wrong side of the market', () => {
     const { h, fails, send } = account();
-    expect(fails({ type: 'BuyLimit' })).toEqual({ code: R.ErrParams, message: 'price is required for a pending order' });
+    expect(fails({ type: 'BuyLimit' })).toEqual({
+      code: R.ErrParams,
+      message: 'price is required for a pending order',
+    });
     h.call('SymbolUpdate', { symbol: 'EURUSD', record: { stopsLevel: 0 } });
     // bid 1.1, ask 1.1001: a price at the market is on the wrong side for every pending type.
-    expect(fails({ type: 'BuyLimit', price: 1.1001 })).toEqual({ code: R.ErrParams, message: 'price 1.1001 is on the wrong side of the market' });
-    expect(fails({ type: 'BuyStop', price: 1.1001 })).toEqual({ code: R.ErrParams, message: 'price 1.1001 is on the wrong side of the market' });
-    expect(fails({ type: 'SellLimit', price: 1.1 })).toEqual({ code: R.ErrParams, message: 'price 1.1 is on the wrong side of the market' });
-    expect(fails({ type: 'SellStop', price: 1.1 })).toEqual({ code: R.ErrParams, message: 'price 1.1 is on the wrong side of the market' });
+    expect(fails({ type: 'BuyLimit', price: 1.1001 })).toEqual({
+      code: R.ErrParams,
+      message: 'price 1.1001 is on the wrong side of the market',
+    });
+    expect(fails({ type: 'BuyStop', price: 1.1001 })).toEqual({
+      code: R.ErrParams,
+      message: 'price 1.1001 is on the wrong side of the market',
+    });
+    expect(fails({ type: 'SellLimit', price: 1.1 })).toEqual({
+      code: R.ErrParams,
+      message: 'price 1.1 is on the wrong side of the market',
+    });
+    expect(fails({ type: 'SellStop', price: 1.1 })).toEqual({
+      code: R.ErrParams,
+      message: 'price 1.1 is on the wrong side of the market',
+    });
     expect(h.world.orders.size).toBe(0);
     // One point inside is accepted, and the price is rounded to the symbol's digits.
     const placed = [
-      send({ type: 'BuyLimit', price: 1.1000049 }), send({ type: 'BuyStop', price: 1.10011 }),
-      send({ type: 'SellLimit', price: 1.10001 }), send({ type: 'SellStop', price: 1.09999 }),
+      send({ type: 'BuyLimit', price: 1.1000049 }),
+      send({ type: 'BuyStop', price: 1.10011 }),
+      send({ type: 'SellLimit', price: 1.10001 }),
+      send({ type: 'SellStop', price: 1.09999 }),
     ].map((r) => h.world.orders.get(r.order)!.priceOrder);
     expect(placed).toEqual([1.1, 1.10011, 1.10001, 1.09999]);
   });
@@ -154,7 +208,10 @@ describe('trade modes', () => {
     const { h, send, fails } = account();
     h.call('SymbolRecord', { symbol: 'EURUSD', patch: { tradeMode: 'ShortOnly' } });
     expect(fails()).toEqual({ code: R.TradeOrderProhibited, message: 'EURUSD: only sell orders are accepted' });
-    expect(fails({ type: 'BuyLimit', price: 1.09 })).toEqual({ code: R.TradeOrderProhibited, message: 'EURUSD: only sell orders are accepted' });
+    expect(fails({ type: 'BuyLimit', price: 1.09 })).toEqual({
+      code: R.TradeOrderProhibited,
+      message: 'EURUSD: only sell orders are accepted',
+    });
     const short = send({ type: 'Sell' }).position!;
     expect(send({ type: 'Buy', position: short })).toMatchObject({ position: short });
     expect(h.world.positions.size).toBe(0);
@@ -164,7 +221,10 @@ describe('trade modes', () => {
     const { h, send, fails } = account();
     const long = send().position!;
     h.call('SymbolRecord', { symbol: 'EURUSD', patch: { tradeMode: 'LongOnly' } });
-    expect(fails({ type: 'Sell' })).toEqual({ code: R.TradeOrderProhibited, message: 'EURUSD: only buy orders are accepted' });
+    expect(fails({ type: 'Sell' })).toEqual({
+      code: R.TradeOrderProhibited,
+      message: 'EURUSD: only buy orders are accepted',
+    });
     expect(send({ type: 'Sell', position: long })).toMatchObject({ position: long });
     expect(h.world.positions.size).toBe(0);
   });
@@ -187,7 +247,10 @@ describe('trade modes', () => {
     const { h, send, fails } = account();
     const long = send().position!;
     h.call('SymbolRecord', { symbol: 'EURUSD', patch: { tradeMode: 'CloseOnly' } });
-    expect(fails({ type: 'Sell' })).toEqual({ code: R.TradeOrderProhibited, message: 'EURUSD: only closing orders are accepted' });
+    expect(fails({ type: 'Sell' })).toEqual({
+      code: R.TradeOrderProhibited,
+      message: 'EURUSD: only closing orders are accepted',
+    });
     expect(send({ type: 'Sell', position: long }).position).toBe(long);
   });
 });
@@ -200,12 +263,13 @@ describe('trade sessions', () => {
     // 4 January 2026 is a Sunday.
     days.forEach((day, i) => {
       expect(fails({}, Date.UTC(2026, 0, 4 + i, 12))).toEqual({
-        code: R.TradeOrderProhibited, message: `EURUSD: the market is closed (trade sessions of ${day})`,
+        code: R.TradeOrderProhibited,
+        message: `EURUSD: the market is closed (trade sessions of ${day})`,
       });
     });
   });
 
-  it('open at the window\'s first minute and close at its last, and a window without an end never opens', () => {
+  it("open at the window's first minute and close at its last, and a window without an end never opens", () => {
     const { send, fails, symbol } = account();
     const day = Date.UTC(2026, 0, 6);
     Object.assign(symbol('EURUSD'), { sessionTrade: Array.from({ length: 7 }, () => [{ open: 60, close: 120 }]) });
@@ -221,7 +285,7 @@ describe('trade sessions', () => {
     expect(fails({}, day).code).toBe(R.TradeOrderProhibited);
   });
 
-  it('do not restrict a symbol without sessions or without the weekday\'s entry', () => {
+  it("do not restrict a symbol without sessions or without the weekday's entry", () => {
     const { send, symbol } = account();
     Object.assign(symbol('EURUSD'), { sessionTrade: undefined });
     expect(send().deal).toBeGreaterThan(0);
@@ -231,21 +295,38 @@ describe('trade sessions', () => {
 });
 
 describe('stops level', () => {
-  it('keeps a sell\'s take-profit the stops level below the ask, and accepts it exactly there', () => {
+  it("keeps a sell's take-profit the stops level below the ask, and accepts it exactly there", () => {
     const { h, send, fails } = account();
     // ask 1.1001 less 10 points of 0.00001.
-    expect(fails({ type: 'Sell', priceTP: 1.10005 })).toEqual({ code: R.ErrParams, message: 'priceTP must be at most 1.1 (stops level 10 points)' });
-    expect(fails({ type: 'Sell', priceTP: 1.10005, priceSL: 1.2 }).message).toBe('priceTP must be at most 1.1 (stops level 10 points)');
+    expect(fails({ type: 'Sell', priceTP: 1.10005 })).toEqual({
+      code: R.ErrParams,
+      message: 'priceTP must be at most 1.1 (stops level 10 points)',
+    });
+    expect(fails({ type: 'Sell', priceTP: 1.10005, priceSL: 1.2 }).message).toBe(
+      'priceTP must be at most 1.1 (stops level 10 points)',
+    );
     const { position } = send({ type: 'Sell', priceTP: 1.1, priceSL: 1.1002 });
     expect(h.world.positions.get(position!)).toMatchObject({ priceTP: 1.1, priceSL: 1.1002 });
   });
 
-  it('measures a pending order\'s stops from its own price', () => {
+  it("measures a pending order's stops from its own price", () => {
     const { h, send, fails } = account();
-    expect(fails({ type: 'BuyLimit', price: 1.09, priceSL: 1.08995 })).toEqual({ code: R.ErrParams, message: 'priceSL must be at most 1.0899 (stops level 10 points)' });
-    expect(fails({ type: 'BuyLimit', price: 1.09, priceTP: 1.09005 })).toEqual({ code: R.ErrParams, message: 'priceTP must be at least 1.0901 (stops level 10 points)' });
-    expect(fails({ type: 'SellLimit', price: 1.11, priceSL: 1.11005 })).toEqual({ code: R.ErrParams, message: 'priceSL must be at least 1.1101 (stops level 10 points)' });
-    expect(fails({ type: 'SellLimit', price: 1.11, priceTP: 1.10995 })).toEqual({ code: R.ErrParams, message: 'priceTP must be at most 1.1099 (stops level 10 points)' });
+    expect(fails({ type: 'BuyLimit', price: 1.09, priceSL: 1.08995 })).toEqual({
+      code: R.ErrParams,
+      message: 'priceSL must be at most 1.0899 (stops level 10 points)',
+    });
+    expect(fails({ type: 'BuyLimit', price: 1.09, priceTP: 1.09005 })).toEqual({
+      code: R.ErrParams,
+      message: 'priceTP must be at least 1.0901 (stops level 10 points)',
+    });
+    expect(fails({ type: 'SellLimit', price: 1.11, priceSL: 1.11005 })).toEqual({
+      code: R.ErrParams,
+      message: 'priceSL must be at least 1.1101 (stops level 10 points)',
+    });
+    expect(fails({ type: 'SellLimit', price: 1.11, priceTP: 1.10995 })).toEqual({
+      code: R.ErrParams,
+      message: 'priceTP must be at most 1.1099 (stops level 10 points)',
+    });
     const buy = send({ type: 'BuyLimit', price: 1.09, priceSL: 1.0899, priceTP: 1.0901 });
     const sell = send({ type: 'SellLimit', price: 1.11, priceSL: 1.1101, priceTP: 1.1099 });
     expect(h.world.orders.get(buy.order)).toMatchObject({ priceSL: 1.0899, priceTP: 1.0901 });
@@ -254,13 +335,27 @@ describe('stops level', () => {
 
   it('keeps a pending price the stops level from the side it fills on, and accepts it exactly there', () => {
     const { h, send, fails } = account();
-    expect(fails({ type: 'BuyLimit', price: 1.10001 })).toEqual({ code: R.ErrParams, message: 'price must be at least 10 points from the market (1.1001)' });
-    expect(fails({ type: 'BuyStop', price: 1.10019 })).toEqual({ code: R.ErrParams, message: 'price must be at least 10 points from the market (1.1001)' });
-    expect(fails({ type: 'SellLimit', price: 1.10009 })).toEqual({ code: R.ErrParams, message: 'price must be at least 10 points from the market (1.1)' });
-    expect(fails({ type: 'SellStop', price: 1.09991 })).toEqual({ code: R.ErrParams, message: 'price must be at least 10 points from the market (1.1)' });
+    expect(fails({ type: 'BuyLimit', price: 1.10001 })).toEqual({
+      code: R.ErrParams,
+      message: 'price must be at least 10 points from the market (1.1001)',
+    });
+    expect(fails({ type: 'BuyStop', price: 1.10019 })).toEqual({
+      code: R.ErrParams,
+      message: 'price must be at least 10 points from the market (1.1001)',
+    });
+    expect(fails({ type: 'SellLimit', price: 1.10009 })).toEqual({
+      code: R.ErrParams,
+      message: 'price must be at least 10 points from the market (1.1)',
+    });
+    expect(fails({ type: 'SellStop', price: 1.09991 })).toEqual({
+      code: R.ErrParams,
+      message: 'price must be at least 10 points from the market (1.1)',
+    });
     const placed = [
-      send({ type: 'BuyLimit', price: 1.1 }), send({ type: 'BuyStop', price: 1.1002 }),
-      send({ type: 'SellLimit', price: 1.1001 }), send({ type: 'SellStop', price: 1.0999 }),
+      send({ type: 'BuyLimit', price: 1.1 }),
+      send({ type: 'BuyStop', price: 1.1002 }),
+      send({ type: 'SellLimit', price: 1.1001 }),
+      send({ type: 'SellStop', price: 1.0999 }),
     ];
     expect(placed.map((r) => h.world.orders.get(r.order)!.priceOrder)).toEqual([1.1, 1.1002, 1.1001, 1.0999]);
   });
@@ -272,16 +367,28 @@ describe('stops level', () => {
     expect(h.world.positions.get(position!)).toMatchObject({ priceSL: 1.1, priceTP: 1.1 });
     tick('EURUSD', 1.1, 1.1001, T + 1000);
     expect(h.world.positionsOf(login)).toEqual([]);
-    expect(h.world.deals.values().at(-1)).toMatchObject({ reason: 'Sl', entry: 'Out', price: 1.1, profit: -10, positionID: position });
+    expect(h.world.deals.values().at(-1)).toMatchObject({
+      reason: 'Sl',
+      entry: 'Out',
+      price: 1.1,
+      profit: -10,
+      positionID: position,
+    });
   });
 });
 
 describe('balance and credit deals', () => {
   it('are refused for an unknown login and for an amount that is zero or not a finite number', () => {
     const { engine, login } = account();
-    expect(refused(() => engine.balance(77, 'Balance', 10, '', T))).toEqual({ code: R.ErrNotfound, message: 'login 77 not found' });
+    expect(refused(() => engine.balance(77, 'Balance', 10, '', T))).toEqual({
+      code: R.ErrNotfound,
+      message: 'login 77 not found',
+    });
     for (const amount of [0, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(refused(() => engine.balance(login, 'Balance', amount, '', T))).toEqual({ code: R.ErrParams, message: 'amount must be a non-zero number' });
+      expect(refused(() => engine.balance(login, 'Balance', amount, '', T))).toEqual({
+        code: R.ErrParams,
+        message: 'amount must be a non-zero number',
+      });
     }
   });
 
@@ -289,10 +396,33 @@ describe('balance and credit deals', () => {
     const { h, engine, login } = account();
     const deal = engine.balance(login, 'Balance', 250.5, '', T + 5000);
     expect(deal).toEqual({
-      deal: deal.deal, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0, storage: 0,
-      commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, login, action: 'Balance', entry: 'In', digits: 0,
-      contractSize: 0, time: iso(T + 5000), symbol: '', price: 0, volume: 0, profit: 250.5, positionID: 0, order: 0,
-      comment: 'Deposit', reason: 'Dealer',
+      deal: deal.deal,
+      externalID: '',
+      dealer: 0,
+      digitsCurrency: 2,
+      priceSL: 0,
+      priceTP: 0,
+      volumeClosed: 0,
+      storage: 0,
+      commission: 0,
+      fee: 0,
+      rateProfit: 1,
+      rateMargin: 1,
+      expertID: 0,
+      login,
+      action: 'Balance',
+      entry: 'In',
+      digits: 0,
+      contractSize: 0,
+      time: iso(T + 5000),
+      symbol: '',
+      price: 0,
+      volume: 0,
+      profit: 250.5,
+      positionID: 0,
+      order: 0,
+      comment: 'Deposit',
+      reason: 'Dealer',
     });
     expect(kinds(h.events)).toEqual(['deals add', 'users update']);
     expect(h.events[0].record).toBe(deal);
@@ -308,13 +438,23 @@ describe('balance and credit deals', () => {
     // Equity 9 990 (the spread), margin 1 100.05: free 8 889.95.
     expect(engine.account(login).marginFree).toBe(8889.95);
     h.events.length = 0;
-    expect(refused(() => engine.balance(login, 'Balance', -8889.96, '', T))).toEqual({ code: R.TradeMaxMoney, message: 'not enough free margin' });
+    expect(refused(() => engine.balance(login, 'Balance', -8889.96, '', T))).toEqual({
+      code: R.TradeMaxMoney,
+      message: 'not enough free margin',
+    });
     expect(h.events).toEqual([]);
     engine.balance(login, 'Balance', -8889.95, '', T + 1000);
     expect(h.world.users.get(login)!.balance).toBe(1110.05);
     expect(kinds(h.events)).toEqual(['deals add', 'users update', 'margin add']);
     expect(h.events[2].record).toEqual({
-      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T + 1000), marginLevel: 100, equity: 1100.05, margin: 1100.05,
+      login,
+      group: 'demo\\retail',
+      type: 'MarginCall',
+      direction: 'Enter',
+      time: iso(T + 1000),
+      marginLevel: 100,
+      equity: 1100.05,
+      margin: 1100.05,
     });
     expect(engine.marginStateOf(login)).toBe('MarginCall');
   });
@@ -324,8 +464,15 @@ describe('balance and credit deals', () => {
     const given = engine.balance(login, 'Credit', 500, '', T);
     expect(given).toMatchObject({ action: 'Credit', profit: 500, comment: 'Deposit' });
     expect(h.world.users.get(login)).toMatchObject({ balance: 10_000, credit: 500 });
-    expect(refused(() => engine.balance(login, 'Credit', -500.01, '', T))).toEqual({ code: R.TradeMaxMoney, message: 'not enough credit' });
-    expect(engine.balance(login, 'Credit', -500, 'bonus ends', T)).toMatchObject({ action: 'Credit', profit: -500, comment: 'bonus ends' });
+    expect(refused(() => engine.balance(login, 'Credit', -500.01, '', T))).toEqual({
+      code: R.TradeMaxMoney,
+      message: 'not enough credit',
+    });
+    expect(engine.balance(login, 'Credit', -500, 'bonus ends', T)).toMatchObject({
+      action: 'Credit',
+      profit: -500,
+      comment: 'bonus ends',
+    });
     expect(h.world.users.get(login)).toMatchObject({ balance: 10_000, credit: 0 });
     expect(engine.account(login)).toMatchObject({ balance: 10_000, credit: 0, equity: 10_000 });
   });
@@ -335,7 +482,15 @@ describe('account figures', () => {
   it('of an account without positions: no margin and a zero margin level', () => {
     const { engine, login } = account();
     expect(engine.account(login)).toEqual({
-      login, balance: 10_000, credit: 0, equity: 10_000, margin: 0, marginFree: 10_000, marginLevel: 0, profit: 0, storage: 0,
+      login,
+      balance: 10_000,
+      credit: 0,
+      equity: 10_000,
+      margin: 0,
+      marginFree: 10_000,
+      marginLevel: 0,
+      profit: 0,
+      storage: 0,
     });
     expect(refused(() => engine.account(77))).toEqual({ code: R.ErrNotfound, message: 'login 77 not found' });
   });
@@ -346,11 +501,19 @@ describe('account figures', () => {
     send({ symbol: 'XAUUSD', type: 'Sell', volume: 1_000 });
     // EURUSD: 1 000 EUR at the mid 1.10005; XAUUSD: 0.1 lot × 100 oz × 2 000 / 100. Results: -10 and -5.
     expect(engine.account(login)).toEqual({
-      login, balance: 10_000, credit: 0, equity: 9985, margin: 1300.05, marginFree: 8684.95, marginLevel: 768.05, profit: -15, storage: 0,
+      login,
+      balance: 10_000,
+      credit: 0,
+      equity: 9985,
+      margin: 1300.05,
+      marginFree: 8684.95,
+      marginLevel: 768.05,
+      profit: -15,
+      storage: 0,
     });
   });
 
-  it('convert a cross\'s margin and result to USD through the USD pair quoted either way round', () => {
+  it("convert a cross's margin and result to USD through the USD pair quoted either way round", () => {
     const cross = account();
     cross.send({ symbol: 'EURGBP' });
     // Margin 1 000 EUR at EURUSD's mid; result -10 GBP at GBPUSD's mid 1.2501.
@@ -378,20 +541,79 @@ describe('a market fill', () => {
     expect(result).toEqual({ order, deal: result.deal, position: order });
     const time = iso(T + 3000);
     expect(h.world.deals.get(result.deal!)).toEqual({
-      deal: result.deal, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0, storage: 0,
-      commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, login, action: 'Buy', entry: 'In', digits: 5,
-      contractSize: 100_000, time, symbol: 'EURUSD', price: 1.1001, volume: 10_000, profit: 0, positionID: order, order,
-      comment: 'mine', reason: 'Dealer',
+      deal: result.deal,
+      externalID: '',
+      dealer: 0,
+      digitsCurrency: 2,
+      priceSL: 0,
+      priceTP: 0,
+      volumeClosed: 0,
+      storage: 0,
+      commission: 0,
+      fee: 0,
+      rateProfit: 1,
+      rateMargin: 1,
+      expertID: 0,
+      login,
+      action: 'Buy',
+      entry: 'In',
+      digits: 5,
+      contractSize: 100_000,
+      time,
+      symbol: 'EURUSD',
+      price: 1.1001,
+      volume: 10_000,
+      profit: 0,
+      positionID: order,
+      order,
+      comment: 'mine',
+      reason: 'Dealer',
     });
     expect(h.world.positions.get(order)).toEqual({
-      position: order, login, symbol: 'EURUSD', action: 'Buy', digits: 5, digitsCurrency: 2, contractSize: 100_000,
-      externalId: '', timeCreate: time, timeUpdate: time, priceOpen: 1.1001, priceSL: 1.09, priceTP: 1.12, volume: 10_000,
-      storage: 0, rateProfit: 1, rateMargin: 1, expertId: 0, comment: 'mine', reason: 'Dealer',
+      position: order,
+      login,
+      symbol: 'EURUSD',
+      action: 'Buy',
+      digits: 5,
+      digitsCurrency: 2,
+      contractSize: 100_000,
+      externalId: '',
+      timeCreate: time,
+      timeUpdate: time,
+      priceOpen: 1.1001,
+      priceSL: 1.09,
+      priceTP: 1.12,
+      volume: 10_000,
+      storage: 0,
+      rateProfit: 1,
+      rateMargin: 1,
+      expertId: 0,
+      comment: 'mine',
+      reason: 'Dealer',
     });
     expect(history(order)).toEqual({
-      order, externalID: '', login, symbol: 'EURUSD', digits: 5, digitsCurrency: 2, contractSize: 100_000, state: 'Filled',
-      reason: 'Dealer', timeSetup: time, type: 'Buy', typeFill: 'Return', typeTime: 'GtC', priceOrder: 1.1001, priceTrigger: 0,
-      priceSL: 1.09, priceTP: 1.12, volumeInitial: 10_000, volumeCurrent: 0, expertID: 0, positionID: order, comment: 'mine',
+      order,
+      externalID: '',
+      login,
+      symbol: 'EURUSD',
+      digits: 5,
+      digitsCurrency: 2,
+      contractSize: 100_000,
+      state: 'Filled',
+      reason: 'Dealer',
+      timeSetup: time,
+      type: 'Buy',
+      typeFill: 'Return',
+      typeTime: 'GtC',
+      priceOrder: 1.1001,
+      priceTrigger: 0,
+      priceSL: 1.09,
+      priceTP: 1.12,
+      volumeInitial: 10_000,
+      volumeCurrent: 0,
+      expertID: 0,
+      positionID: order,
+      comment: 'mine',
       timeDone: time,
     });
     // No commission in this group: the account record is not rewritten.
@@ -417,15 +639,27 @@ describe('a market fill', () => {
     h.events.length = 0;
     const close = send({ type: 'Sell', volume: 5_000, position }, T + 2000);
     expect(close.position).toBe(position);
-    expect(h.world.deals.get(close.deal!)).toMatchObject({ entry: 'Out', action: 'Sell', price: 1.102, volume: 5_000, profit: 95, positionID: position });
-    expect(h.world.positions.get(position!)).toMatchObject({ volume: 15_000, priceOpen: 1.1001, timeCreate: iso(T), timeUpdate: iso(T + 2000) });
+    expect(h.world.deals.get(close.deal!)).toMatchObject({
+      entry: 'Out',
+      action: 'Sell',
+      price: 1.102,
+      volume: 5_000,
+      profit: 95,
+      positionID: position,
+    });
+    expect(h.world.positions.get(position!)).toMatchObject({
+      volume: 15_000,
+      priceOpen: 1.1001,
+      timeCreate: iso(T),
+      timeUpdate: iso(T + 2000),
+    });
     expect(kinds(h.events)).toEqual(['deals add', 'positions update', 'users update']);
     expect(h.world.users.get(login)!.balance).toBe(10_095);
     // 1 500 EUR of margin at the new mid 1.10205.
     expect(h.world.engine.account(login).margin).toBe(1653.08);
   });
 
-  it('closes a hedged position paying its profit less the group\'s commission', () => {
+  it("closes a hedged position paying its profit less the group's commission", () => {
     const { h, login, send, tick } = account('real\\retail');
     const { position } = send();
     tick('EURUSD', 1.102, 1.1021, T + 1000);
@@ -444,12 +678,25 @@ describe('a market fill', () => {
     h.events.length = 0;
     const reverse = send({ type: 'Sell', volume: 30_000 }, T + 1000);
     expect(reverse.position).toBe(position);
-    expect(h.world.deals.get(reverse.deal!)).toMatchObject({ entry: 'InOut', action: 'Sell', volume: 30_000, price: 1.1, profit: -10, positionID: position });
+    expect(h.world.deals.get(reverse.deal!)).toMatchObject({
+      entry: 'InOut',
+      action: 'Sell',
+      volume: 30_000,
+      price: 1.1,
+      profit: -10,
+      positionID: position,
+    });
     expect(kinds(h.events)).toEqual(['deals add', 'positions delete', 'positions add', 'users update']);
     expect(h.events[1].record).toEqual({ position });
-    expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({
-      position, action: 'Sell', volume: 20_000, priceOpen: 1.1, timeCreate: iso(T + 1000),
-    })]);
+    expect(h.world.positionsOf(login)).toEqual([
+      expect.objectContaining({
+        position,
+        action: 'Sell',
+        volume: 20_000,
+        priceOpen: 1.1,
+        timeCreate: iso(T + 1000),
+      }),
+    ]);
     expect(h.world.users.get(login)!.balance).toBe(9990);
     expect(h.world.engine.account(login).margin).toBe(2200.1);
   });
@@ -469,7 +716,11 @@ describe('a market fill', () => {
     free.h.events.length = 0;
     const grow = free.send({}, T + 2000);
     expect(kinds(free.h.events)).toEqual(['positions update', 'deals add']);
-    expect(free.h.world.positions.get(grow.position!)).toMatchObject({ volume: 20_000, priceOpen: 1.10055, timeUpdate: iso(T + 2000) });
+    expect(free.h.world.positions.get(grow.position!)).toMatchObject({
+      volume: 20_000,
+      priceOpen: 1.10055,
+      timeUpdate: iso(T + 2000),
+    });
     expect(free.h.world.deals.get(grow.deal!)).toMatchObject({ entry: 'In', profit: 0, commission: 0 });
 
     const paid = account('real\\retail');
@@ -481,11 +732,13 @@ describe('a market fill', () => {
     const more = paid.send({}, T + 2000);
     expect(kinds(paid.h.events)).toEqual(['positions update', 'deals add', 'users update']);
     expect(paid.h.world.deals.get(more.deal!)).toMatchObject({ entry: 'In', commission: -3.5, price: 1.101 });
-    expect(paid.h.world.positionsOf(paid.login)).toEqual([expect.objectContaining({ volume: 20_000, priceOpen: 1.10055 })]);
+    expect(paid.h.world.positionsOf(paid.login)).toEqual([
+      expect.objectContaining({ volume: 20_000, priceOpen: 1.10055 }),
+    ]);
     expect(paid.h.world.users.get(paid.login)!.balance).toBe(9993);
   });
 
-  it('charges the sum of the group\'s instant per-lot commissions only', () => {
+  it("charges the sum of the group's instant per-lot commissions only", () => {
     const { h, login, send } = account();
     h.world.groups.get('demo\\retail')!.commissions = {
       a: { chargeMode: 'Instant', tiers: [{ value: 2 }] },
@@ -513,7 +766,12 @@ describe('pending orders on ticks', () => {
     it(`fill a ${c.type} when the side it trades on reaches its price exactly, at that side's price`, () => {
       const { h, login, send, tick, history } = account();
       const { order } = send({ type: c.type, price: c.price });
-      expect(h.world.orders.get(order)).toMatchObject({ state: 'Placed', typeTime: 'GtC', priceOrder: c.price, positionID: 0 });
+      expect(h.world.orders.get(order)).toMatchObject({
+        state: 'Placed',
+        typeTime: 'GtC',
+        priceOrder: c.price,
+        positionID: 0,
+      });
       expect('timeExpiration' in h.world.orders.get(order)!).toBe(false);
       tick('EURUSD', c.miss[0], c.miss[1], T + 1000);
       expect(h.world.orders.has(order)).toBe(true);
@@ -521,11 +779,29 @@ describe('pending orders on ticks', () => {
       tick('EURUSD', c.hit[0], c.hit[1], T + 2000);
       expect(h.world.orders.has(order)).toBe(false);
       expect(kinds(h.events).slice(0, 4)).toEqual(['ticks update', 'orders delete', 'positions add', 'deals add']);
-      expect(h.world.positionsOf(login)).toEqual([expect.objectContaining({
-        position: order, action: c.type.startsWith('Buy') ? 'Buy' : 'Sell', priceOpen: c.fill, timeCreate: iso(T + 2000),
-      })]);
-      expect(h.world.deals.values().at(-1)).toMatchObject({ order, entry: 'In', price: c.fill, reason: 'Client', time: iso(T + 2000) });
-      expect(history(order)).toMatchObject({ state: 'Filled', priceOrder: c.price, positionID: order, volumeCurrent: 0, timeSetup: iso(T), timeDone: iso(T + 2000) });
+      expect(h.world.positionsOf(login)).toEqual([
+        expect.objectContaining({
+          position: order,
+          action: c.type.startsWith('Buy') ? 'Buy' : 'Sell',
+          priceOpen: c.fill,
+          timeCreate: iso(T + 2000),
+        }),
+      ]);
+      expect(h.world.deals.values().at(-1)).toMatchObject({
+        order,
+        entry: 'In',
+        price: c.fill,
+        reason: 'Client',
+        time: iso(T + 2000),
+      });
+      expect(history(order)).toMatchObject({
+        state: 'Filled',
+        priceOrder: c.price,
+        positionID: order,
+        volumeCurrent: 0,
+        timeSetup: iso(T),
+        timeDone: iso(T + 2000),
+      });
     });
   }
 
@@ -536,11 +812,24 @@ describe('pending orders on ticks', () => {
     const spread = h.world.feed.quote(order.symbol)!.ask - h.world.feed.quote(order.symbol)!.bid;
     const buy = order.type.startsWith('Buy');
     h.events.length = 0;
-    h.world.feed.inject(order.symbol, buy ? order.priceOrder - spread : order.priceOrder, buy ? order.priceOrder : order.priceOrder + spread, T + 1000);
+    h.world.feed.inject(
+      order.symbol,
+      buy ? order.priceOrder - spread : order.priceOrder,
+      buy ? order.priceOrder : order.priceOrder + spread,
+      T + 1000,
+    );
     expect(h.events[1]).toEqual({ kind: 'orders', op: 'delete', record: { order: order.order } });
-    expect(h.world.engine.historyOrders.get(order.order)).toMatchObject({ state: 'Filled', positionID: order.order, timeDone: iso(T + 1000) });
+    expect(h.world.engine.historyOrders.get(order.order)).toMatchObject({
+      state: 'Filled',
+      positionID: order.order,
+      timeDone: iso(T + 1000),
+    });
     expect(h.world.positions.get(order.order)).toMatchObject({
-      login: order.login, symbol: order.symbol, action: buy ? 'Buy' : 'Sell', priceOpen: order.priceOrder, volume: order.volumeInitial,
+      login: order.login,
+      symbol: order.symbol,
+      action: buy ? 'Buy' : 'Sell',
+      priceOpen: order.priceOrder,
+      volume: order.volumeInitial,
     });
   });
 
@@ -548,10 +837,29 @@ describe('pending orders on ticks', () => {
     const { h, login, send, tick, history } = account();
     const { order } = send({ type: 'BuyLimit', price: 1.099, expiration: T + 60_000, comment: 'one minute' });
     expect(h.world.orders.get(order)).toEqual({
-      order, externalID: '', login, symbol: 'EURUSD', digits: 5, digitsCurrency: 2, contractSize: 100_000, state: 'Placed',
-      reason: 'Dealer', timeSetup: iso(T), type: 'BuyLimit', typeFill: 'Return', typeTime: 'Specified', timeExpiration: iso(T + 60_000),
-      priceOrder: 1.099, priceTrigger: 0, priceSL: 0, priceTP: 0, volumeInitial: 10_000, volumeCurrent: 10_000, expertID: 0,
-      positionID: 0, comment: 'one minute',
+      order,
+      externalID: '',
+      login,
+      symbol: 'EURUSD',
+      digits: 5,
+      digitsCurrency: 2,
+      contractSize: 100_000,
+      state: 'Placed',
+      reason: 'Dealer',
+      timeSetup: iso(T),
+      type: 'BuyLimit',
+      typeFill: 'Return',
+      typeTime: 'Specified',
+      timeExpiration: iso(T + 60_000),
+      priceOrder: 1.099,
+      priceTrigger: 0,
+      priceSL: 0,
+      priceTP: 0,
+      volumeInitial: 10_000,
+      volumeCurrent: 10_000,
+      expertID: 0,
+      positionID: 0,
+      comment: 'one minute',
     });
     tick('EURUSD', 1.1, 1.1001, T + 59_999);
     expect(h.world.orders.has(order)).toBe(true);
@@ -559,7 +867,12 @@ describe('pending orders on ticks', () => {
     tick('EURUSD', 1.0989, 1.099, T + 60_000);
     expect(kinds(h.events)).toEqual(['ticks update', 'orders delete']);
     expect(h.world.positionsOf(login)).toEqual([]);
-    expect(history(order)).toMatchObject({ state: 'Expired', volumeCurrent: 0, timeDone: iso(T + 60_000), timeExpiration: iso(T + 60_000) });
+    expect(history(order)).toMatchObject({
+      state: 'Expired',
+      volumeCurrent: 0,
+      timeDone: iso(T + 60_000),
+      timeExpiration: iso(T + 60_000),
+    });
   });
 
   it('are rejected into the history, without a deal, when the account can no longer pay the margin at the fill', () => {
@@ -585,7 +898,13 @@ describe('pending orders on ticks', () => {
     expect(h.world.orders.get(order)!.positionID).toBe(position);
     tick('EURUSD', 1.102, 1.1021, T + 1000);
     expect(history(order)).toMatchObject({ state: 'Filled', positionID: position });
-    expect(h.world.deals.values().at(-1)).toMatchObject({ entry: 'Out', price: 1.102, profit: 190, positionID: position, reason: 'Client' });
+    expect(h.world.deals.values().at(-1)).toMatchObject({
+      entry: 'Out',
+      price: 1.102,
+      profit: 190,
+      positionID: position,
+      reason: 'Client',
+    });
     expect(h.world.positionsOf(login)).toEqual([]);
     expect(h.world.users.get(login)!.balance).toBe(1390);
   });
@@ -599,7 +918,10 @@ describe('pending orders on ticks', () => {
     engine.cancel(order, T + 500);
     expect(h.events).toEqual([{ kind: 'orders', op: 'delete', record: { order } }]);
     expect(history(order)).toMatchObject({ state: 'Canceled', timeDone: iso(T + 500) });
-    expect(refused(() => engine.cancel(order, T))).toEqual({ code: R.ErrNotfound, message: `order ${order} not found` });
+    expect(refused(() => engine.cancel(order, T))).toEqual({
+      code: R.ErrNotfound,
+      message: `order ${order} not found`,
+    });
     tick('EURUSD', 1.0989, 1.099, T + 1000);
     expect(h.world.positionsOf(login)).toEqual([]);
   });
@@ -607,10 +929,46 @@ describe('pending orders on ticks', () => {
 
 describe('stops on ticks', () => {
   const cases = [
-    { side: 'Buy', sl: 1.095, tp: 1.105, miss: [1.09501, 1.09511], hit: [1.095, 1.0951], reason: 'Sl', close: 1.095, profit: -510 },
-    { side: 'Buy', sl: 1.095, tp: 1.105, miss: [1.10499, 1.10509], hit: [1.105, 1.1051], reason: 'Tp', close: 1.105, profit: 490 },
-    { side: 'Sell', sl: 1.105, tp: 1.095, miss: [1.10489, 1.10499], hit: [1.1049, 1.105], reason: 'Sl', close: 1.105, profit: -500 },
-    { side: 'Sell', sl: 1.105, tp: 1.095, miss: [1.09491, 1.09501], hit: [1.0949, 1.095], reason: 'Tp', close: 1.095, profit: 500 },
+    {
+      side: 'Buy',
+      sl: 1.095,
+      tp: 1.105,
+      miss: [1.09501, 1.09511],
+      hit: [1.095, 1.0951],
+      reason: 'Sl',
+      close: 1.095,
+      profit: -510,
+    },
+    {
+      side: 'Buy',
+      sl: 1.095,
+      tp: 1.105,
+      miss: [1.10499, 1.10509],
+      hit: [1.105, 1.1051],
+      reason: 'Tp',
+      close: 1.105,
+      profit: 490,
+    },
+    {
+      side: 'Sell',
+      sl: 1.105,
+      tp: 1.095,
+      miss: [1.10489, 1.10499],
+      hit: [1.1049, 1.105],
+      reason: 'Sl',
+      close: 1.105,
+      profit: -500,
+    },
+    {
+      side: 'Sell',
+      sl: 1.105,
+      tp: 1.095,
+      miss: [1.09491, 1.09501],
+      hit: [1.0949, 1.095],
+      reason: 'Tp',
+      close: 1.095,
+      profit: 500,
+    },
   ] as const;
   for (const c of cases) {
     it(`close a ${c.side.toLowerCase()} at its ${c.reason === 'Sl' ? 'stop loss' : 'take profit'} when its closing price reaches it exactly`, () => {
@@ -623,20 +981,68 @@ describe('stops on ticks', () => {
       const deal = h.world.deals.values().at(-1)!;
       const comment = `[${c.reason.toLowerCase()} ${c.close}]`;
       expect(deal).toMatchObject({
-        entry: 'Out', action: c.side === 'Buy' ? 'Sell' : 'Buy', reason: c.reason, price: c.close, profit: c.profit,
-        positionID: position, comment, time: iso(T + 2000),
+        entry: 'Out',
+        action: c.side === 'Buy' ? 'Sell' : 'Buy',
+        reason: c.reason,
+        price: c.close,
+        profit: c.profit,
+        positionID: position,
+        comment,
+        time: iso(T + 2000),
       });
       expect(history(deal.order)).toEqual({
-        order: deal.order, externalID: '', login, symbol: 'EURUSD', digits: 5, digitsCurrency: 2, contractSize: 100_000,
-        state: 'Filled', reason: c.reason.toUpperCase(), timeSetup: iso(T + 2000), type: c.side === 'Buy' ? 'Sell' : 'Buy',
-        typeFill: 'Return', typeTime: 'GtC', priceOrder: c.close, priceTrigger: 0, priceSL: 0, priceTP: 0, volumeInitial: 10_000,
-        volumeCurrent: 0, expertID: 0, positionID: position, comment, timeDone: iso(T + 2000),
+        order: deal.order,
+        externalID: '',
+        login,
+        symbol: 'EURUSD',
+        digits: 5,
+        digitsCurrency: 2,
+        contractSize: 100_000,
+        state: 'Filled',
+        reason: c.reason.toUpperCase(),
+        timeSetup: iso(T + 2000),
+        type: c.side === 'Buy' ? 'Sell' : 'Buy',
+        typeFill: 'Return',
+        typeTime: 'GtC',
+        priceOrder: c.close,
+        priceTrigger: 0,
+        priceSL: 0,
+        priceTP: 0,
+        volumeInitial: 10_000,
+        volumeCurrent: 0,
+        expertID: 0,
+        positionID: position,
+        comment,
+        timeDone: iso(T + 2000),
       });
       expect(deal).toEqual({
-        deal: deal.deal, externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0, storage: 0,
-        commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, login, action: c.side === 'Buy' ? 'Sell' : 'Buy',
-        entry: 'Out', digits: 5, contractSize: 100_000, time: iso(T + 2000), symbol: 'EURUSD', price: c.close, volume: 10_000,
-        profit: c.profit, positionID: position, order: deal.order, comment, reason: c.reason,
+        deal: deal.deal,
+        externalID: '',
+        dealer: 0,
+        digitsCurrency: 2,
+        priceSL: 0,
+        priceTP: 0,
+        volumeClosed: 0,
+        storage: 0,
+        commission: 0,
+        fee: 0,
+        rateProfit: 1,
+        rateMargin: 1,
+        expertID: 0,
+        login,
+        action: c.side === 'Buy' ? 'Sell' : 'Buy',
+        entry: 'Out',
+        digits: 5,
+        contractSize: 100_000,
+        time: iso(T + 2000),
+        symbol: 'EURUSD',
+        price: c.close,
+        volume: 10_000,
+        profit: c.profit,
+        positionID: position,
+        order: deal.order,
+        comment,
+        reason: c.reason,
       });
       expect(h.world.users.get(login)!.balance).toBe(10_000 + c.profit);
     });
@@ -648,11 +1054,22 @@ describe('stops on ticks', () => {
     const winning = send({ type: 'Sell', volume: 5_000 }).position!;
     h.events.length = 0;
     tick('EURUSD', 1.05, 1.0501, T + 1000);
-    const seen = h.events.filter((e) => e.kind === 'margin' || e.kind === 'deals')
-      .map((e) => (e.kind === 'margin' ? `${e.record.type} ${e.record.direction}` : `deal ${e.record.reason} ${e.record.positionID}`));
+    const seen = h.events
+      .filter((e) => e.kind === 'margin' || e.kind === 'deals')
+      .map((e) =>
+        e.kind === 'margin'
+          ? `${e.record.type} ${e.record.direction}`
+          : `deal ${e.record.reason} ${e.record.positionID}`,
+      );
     expect(seen).toEqual(['MarginCall Enter', 'StopOut Enter', `deal So ${losing}`, 'StopOut Leave']);
     const deal = h.world.deals.values().at(-1)!;
-    expect(history(deal.order)).toMatchObject({ reason: 'SO', type: 'Sell', comment: '[so 1.05]', priceOrder: 1.05, positionID: losing });
+    expect(history(deal.order)).toMatchObject({
+      reason: 'SO',
+      type: 'Sell',
+      comment: '[so 1.05]',
+      priceOrder: 1.05,
+      positionID: losing,
+    });
     expect(h.world.positionsOf(login).map((p) => p.position)).toEqual([winning]);
     expect(h.world.engine.marginStateOf(login)).toBe('MarginCall');
   });
@@ -663,8 +1080,14 @@ describe('stops on ticks', () => {
     const large = send({ volume: 8_000 }).position!;
     // Down 121 points: the 0.8 lot loses 968, the 0.1 lot 121, more than the balance.
     tick('EURUSD', 1.088, 1.0881, T + 1000);
-    const closes = h.world.deals.values().filter((d) => d.reason === 'So').map((d) => [d.positionID, d.profit]);
-    expect(closes).toEqual([[large, -968], [small, -121]]);
+    const closes = h.world.deals
+      .values()
+      .filter((d) => d.reason === 'So')
+      .map((d) => [d.positionID, d.profit]);
+    expect(closes).toEqual([
+      [large, -968],
+      [small, -121],
+    ]);
     expect(h.world.positionsOf(login)).toEqual([]);
     expect(h.world.users.get(login)!.balance).toBe(-89);
     expect(h.world.engine.marginStateOf(login)).toBe('Ok');
@@ -713,7 +1136,14 @@ describe('swaps', () => {
     engine.chargeSwaps(T);
     expect(kinds(h.events)).toEqual(['positions update', 'margin add']);
     expect(h.events[1].record).toEqual({
-      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T), marginLevel: 99.86, equity: 1098.5, margin: 1100.05,
+      login,
+      group: 'demo\\retail',
+      type: 'MarginCall',
+      direction: 'Enter',
+      time: iso(T),
+      marginLevel: 99.86,
+      equity: 1098.5,
+      margin: 1100.05,
     });
   });
 });
@@ -728,9 +1158,18 @@ describe('swaps in the running figures', () => {
     expect(engine.account(login)).toMatchObject({ storage: -100, equity: 1890 });
     h.events.length = 0;
     tick('EURUSD', 1.0915, 1.0916, T + 1000);
-    expect(h.events.filter((e) => e.kind === 'margin').map((e) => e.record)).toEqual([{
-      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T + 1000), marginLevel: 95.28, equity: 1040, margin: 1091.55,
-    }]);
+    expect(h.events.filter((e) => e.kind === 'margin').map((e) => e.record)).toEqual([
+      {
+        login,
+        group: 'demo\\retail',
+        type: 'MarginCall',
+        direction: 'Enter',
+        time: iso(T + 1000),
+        marginLevel: 95.28,
+        equity: 1040,
+        margin: 1091.55,
+      },
+    ]);
   });
 });
 
@@ -745,20 +1184,31 @@ describe('batch deletes', () => {
     h.world.engine.deletePositions([position!, position!]);
     expect(kinds(h.events)).toEqual(['positions delete', 'margin add']);
     expect(h.events[0].record).toEqual({ position });
-    expect(h.events[1].record).toMatchObject({ type: 'MarginCall', direction: 'Leave', marginLevel: 0, equity: 1110.1, margin: 0 });
+    expect(h.events[1].record).toMatchObject({
+      type: 'MarginCall',
+      direction: 'Leave',
+      marginLevel: 0,
+      equity: 1110.1,
+      margin: 0,
+    });
     expect(engine.marginStateOf(login)).toBe('Ok');
     expect(h.world.deals.size).toBe(deals);
     expect(engine.account(login)).toMatchObject({ balance: 1110.1, margin: 0, equity: 1110.1 });
   });
 
-  it('check every ticket exists before any is another server\'s, and delete nothing when one fails', () => {
+  it("check every ticket exists before any is another server's, and delete nothing when one fails", () => {
     const { h, send } = account();
     const mine = send().position!;
     const foreign = send().position!;
     h.world.foreignTickets.add(foreign);
-    expect(h.fails('PositionDeleteBatch', { tickets: [foreign, 999] })).toEqual({ code: R.ErrNotfound, message: 'position 999 not found' });
-    expect(h.fails('PositionDeleteBatch', { tickets: [mine, foreign] }))
-      .toEqual({ code: R.ErrNotMain, message: `position ${foreign} was created on another trade server` });
+    expect(h.fails('PositionDeleteBatch', { tickets: [foreign, 999] })).toEqual({
+      code: R.ErrNotfound,
+      message: 'position 999 not found',
+    });
+    expect(h.fails('PositionDeleteBatch', { tickets: [mine, foreign] })).toEqual({
+      code: R.ErrNotMain,
+      message: `position ${foreign} was created on another trade server`,
+    });
     expect(h.world.positions.size).toBe(2);
   });
 
@@ -768,8 +1218,14 @@ describe('batch deletes', () => {
     const done = send().order;
     const foreign = send({ type: 'SellLimit', price: 1.11 }).order;
     h.world.foreignTickets.add(foreign);
-    expect(h.fails('OrderDeleteBatch', { tickets: [live, 5] })).toEqual({ code: R.ErrNotfound, message: 'order 5 not found' });
-    expect(h.fails('OrderDeleteBatch', { tickets: [live, foreign] })).toEqual({ code: R.ErrNotMain, message: `order ${foreign} was created on another trade server` });
+    expect(h.fails('OrderDeleteBatch', { tickets: [live, 5] })).toEqual({
+      code: R.ErrNotfound,
+      message: 'order 5 not found',
+    });
+    expect(h.fails('OrderDeleteBatch', { tickets: [live, foreign] })).toEqual({
+      code: R.ErrNotMain,
+      message: `order ${foreign} was created on another trade server`,
+    });
     h.events.length = 0;
     expect(h.call('OrderDeleteBatch', { tickets: [live, done] })).toBe(true);
     expect(h.events).toEqual([{ kind: 'orders', op: 'delete', record: { order: live } }]);
@@ -785,8 +1241,14 @@ describe('batch deletes', () => {
     const { deal } = send();
     const other = h.world.deals.values().find((d) => d.action === 'Balance')!.deal;
     h.world.foreignTickets.add(other);
-    expect(h.fails('DealDeleteBatch', { tickets: [deal, 5] })).toEqual({ code: R.ErrNotfound, message: 'deal 5 not found' });
-    expect(h.fails('DealDeleteBatch', { tickets: [deal, other] })).toEqual({ code: R.ErrNotMain, message: `deal ${other} was created on another trade server` });
+    expect(h.fails('DealDeleteBatch', { tickets: [deal, 5] })).toEqual({
+      code: R.ErrNotfound,
+      message: 'deal 5 not found',
+    });
+    expect(h.fails('DealDeleteBatch', { tickets: [deal, other] })).toEqual({
+      code: R.ErrNotMain,
+      message: `deal ${other} was created on another trade server`,
+    });
     h.events.length = 0;
     expect(h.call('DealDeleteBatch', { tickets: [deal] })).toBe(true);
     expect(h.events).toEqual([{ kind: 'deals', op: 'delete', record: { deal } }]);
@@ -800,17 +1262,27 @@ describe('margin-call states', () => {
   const margins = (events: Array<{ kind: string; record: any }>) =>
     events.filter((e) => e.kind === 'margin').map((e) => `${e.record.login} ${e.record.type} ${e.record.direction}`);
 
-  it('place the level against the group\'s levels inclusively, crossing both in order, and leave other groups alone', () => {
+  it("place the level against the group's levels inclusively, crossing both in order, and leave other groups alone", () => {
     const { h, login, send, add } = account();
     send();
     const bystander = add('demo\\netting', 1111);
-    h.world.engine.send({ login: bystander, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T);
+    h.world.engine.send(
+      { login: bystander, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' },
+      T,
+    );
     expect(h.world.engine.account(login).marginLevel).toBe(908.14);
     h.events.length = 0;
     h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 908.14 } });
     expect(margins(h.events)).toEqual([`${login} MarginCall Enter`]);
     expect(h.events.find((e) => e.kind === 'margin')!.record).toEqual({
-      login, group: 'demo\\retail', type: 'MarginCall', direction: 'Enter', time: iso(T), marginLevel: 908.14, equity: 9990, margin: 1100.05,
+      login,
+      group: 'demo\\retail',
+      type: 'MarginCall',
+      direction: 'Enter',
+      time: iso(T),
+      marginLevel: 908.14,
+      equity: 9990,
+      margin: 1100.05,
     });
     h.events.length = 0;
     h.call('GroupRecord', { group: 'demo\\retail', patch: { marginCall: 908.13 } });
@@ -832,7 +1304,10 @@ describe('margin-call states', () => {
     const { h, login, send, add } = account();
     send();
     const gone = add('demo\\retail', 10_000);
-    h.world.engine.send({ login: gone, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T);
+    h.world.engine.send(
+      { login: gone, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' },
+      T,
+    );
     h.world.users.delete(gone);
     h.world.users.set(login, { ...h.world.users.get(login)!, balance: 1000 });
     h.events.length = 0;
@@ -891,18 +1366,29 @@ describe('margin checks', () => {
     expect(exact.engine.account(exact.login)).toMatchObject({ margin: 20, marginFree: -0.5 });
     // Equity 19.50 (the spread) on 20 of margin: the fill itself announces the margin call.
     expect(kinds(exact.h.events)).toEqual(['positions add', 'deals add', 'margin add']);
-    expect(exact.h.events[2].record).toMatchObject({ type: 'MarginCall', direction: 'Enter', marginLevel: 97.5, equity: 19.5, margin: 20 });
+    expect(exact.h.events[2].record).toMatchObject({
+      type: 'MarginCall',
+      direction: 'Enter',
+      marginLevel: 97.5,
+      equity: 19.5,
+      margin: 20,
+    });
     const short = account('demo\\retail', 19.99);
-    expect(short.fails({ symbol: 'XAUUSD', type: 'Sell', volume: 100 }))
-      .toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 20 exceeds free margin 19.99' });
+    expect(short.fails({ symbol: 'XAUUSD', type: 'Sell', volume: 100 })).toEqual({
+      code: R.TradeMaxMoney,
+      message: 'not enough money: margin 20 exceeds free margin 19.99',
+    });
     expect(short.h.events).toEqual([]);
   });
 
-  it('ask a netting account for the margin of a reversal\'s excess only', () => {
+  it("ask a netting account for the margin of a reversal's excess only", () => {
     const { h, login, send, fails, engine } = account('demo\\netting', 1200);
     send();
     expect(engine.account(login).marginFree).toBe(89.95);
-    expect(fails({ type: 'Sell', volume: 20_000 })).toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 1100.05 exceeds free margin 89.95' });
+    expect(fails({ type: 'Sell', volume: 20_000 })).toEqual({
+      code: R.TradeMaxMoney,
+      message: 'not enough money: margin 1100.05 exceeds free margin 89.95',
+    });
     // 0.05 lot beyond the position: 5 000 EUR / 100 at 1.10005 is 55.
     const reverse = send({ type: 'Sell', volume: 10_500 });
     expect(h.world.deals.get(reverse.deal!)).toMatchObject({ entry: 'InOut', volume: 10_500 });
@@ -931,7 +1417,14 @@ describe('margin checks', () => {
     h.events.length = 0;
     engine.balance(login, 'Balance', 200, '', T + 2000);
     expect(kinds(h.events)).toEqual(['deals add', 'users update', 'margin add']);
-    expect(h.events[2].record).toMatchObject({ type: 'MarginCall', direction: 'Leave', time: iso(T + 2000), equity: 1200.1, margin: 1099.05, marginLevel: 109.19 });
+    expect(h.events[2].record).toMatchObject({
+      type: 'MarginCall',
+      direction: 'Leave',
+      time: iso(T + 2000),
+      equity: 1200.1,
+      margin: 1099.05,
+      marginLevel: 109.19,
+    });
   });
 
   it('charge no commission without a commission table or a group record', () => {
@@ -954,12 +1447,15 @@ describe('margin checks', () => {
 });
 
 describe('positions and ticks', () => {
-  it('list an account\'s positions by ticket, also after a reversal gave one of them back its ticket', () => {
+  it("list an account's positions by ticket, also after a reversal gave one of them back its ticket", () => {
     const { h, login, send } = account('demo\\netting');
     const eur = send().position!;
     const gbp = send({ symbol: 'GBPUSD' }).position!;
     expect(send({ type: 'Sell', volume: 20_000 }).position).toBe(eur);
-    expect(h.world.positionsOf(login).map((p) => [p.position, p.action])).toEqual([[eur, 'Sell'], [gbp, 'Buy']]);
+    expect(h.world.positionsOf(login).map((p) => [p.position, p.action])).toEqual([
+      [eur, 'Sell'],
+      [gbp, 'Buy'],
+    ]);
     expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([eur, gbp]);
   });
 
@@ -974,11 +1470,19 @@ describe('positions and ticks', () => {
     h.events.length = 0;
     tick('EURUSD', 1.1, 1.1001, T + 2000);
     expect(h.world.positions.has(position!)).toBe(false);
-    expect(h.world.deals.values().at(-1)).toMatchObject({ reason: 'So', positionID: position, price: 1.1, time: iso(T + 2000) });
-    expect(h.events.filter((e) => e.kind === 'margin').map((e) => `${e.record.type} ${e.record.direction}`)).toEqual(['StopOut Leave', 'MarginCall Leave']);
+    expect(h.world.deals.values().at(-1)).toMatchObject({
+      reason: 'So',
+      positionID: position,
+      price: 1.1,
+      time: iso(T + 2000),
+    });
+    expect(h.events.filter((e) => e.kind === 'margin').map((e) => `${e.record.type} ${e.record.direction}`)).toEqual([
+      'StopOut Leave',
+      'MarginCall Leave',
+    ]);
   });
 
-  it('take 50 as the stop-out level of a group record without one, and keep a healthy account\'s positions', () => {
+  it("take 50 as the stop-out level of a group record without one, and keep a healthy account's positions", () => {
     const { h, login, send, tick } = account();
     delete h.world.groups.get('demo\\retail')!.marginStopOut;
     send();
@@ -1011,7 +1515,10 @@ describe('positions and ticks', () => {
     const { h, login, send, add, engine } = account();
     const mine = send().position!;
     const other = add('demo\\retail', 10_000);
-    const theirs = engine.send({ login: other, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' }, T).position!;
+    const theirs = engine.send(
+      { login: other, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 0, priceTP: 0, comment: '' },
+      T,
+    ).position!;
     h.world.users.delete(other);
     h.world.users.set(login, { ...h.world.users.get(login)!, group: 'demo\\gone' });
     h.events.length = 0;
@@ -1037,7 +1544,12 @@ describe('margin states on ticks', () => {
     // Equity 990 on 1 090.05 of margin.
     tick('EURUSD', 1.09, 1.0901, T + 1000);
     expect(margins(h.events)).toEqual(['MarginCall Enter']);
-    expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 90.82, equity: 990, margin: 1090.05, time: iso(T + 1000) });
+    expect(h.events.at(-1)!.record).toMatchObject({
+      marginLevel: 90.82,
+      equity: 990,
+      margin: 1090.05,
+      time: iso(T + 1000),
+    });
     h.events.length = 0;
     tick('EURUSD', 1.1, 1.1001, T + 2000);
     expect(margins(h.events)).toEqual(['MarginCall Leave']);
@@ -1057,7 +1569,7 @@ describe('margin states on ticks', () => {
     expect(h.events.at(-1)!.record).toMatchObject({ marginLevel: 105.35, equity: 1150, margin: 1091.65 });
   });
 
-  it('follow the exact level on every tick after partial and full closes changed the account\'s positions', () => {
+  it("follow the exact level on every tick after partial and full closes changed the account's positions", () => {
     const { h, login, send, tick } = account('demo\\retail', 3000);
     send({ volume: 20_000 });
     const a = send({ volume: 2_000 }).position!;
@@ -1068,7 +1580,11 @@ describe('margin states on ticks', () => {
     expect(h.world.users.get(login)!.balance).toBe(3597);
     h.events.length = 0;
     const walk = (from: number, to: number, step: number) => {
-      for (let i = 0, bid = from; step < 0 ? bid >= to : bid <= to; i++, bid = Math.round((from + step * i) * 1e5) / 1e5) {
+      for (
+        let i = 0, bid = from;
+        step < 0 ? bid >= to : bid <= to;
+        i++, bid = Math.round((from + step * i) * 1e5) / 1e5
+      ) {
         tick('EURUSD', bid, Math.round((bid + 0.0001) * 1e5) / 1e5, T + 3000 + i);
         expect(h.world.engine.marginStateOf(login), `at bid ${bid}`).toBe(exact(h, login));
       }

@@ -13,7 +13,8 @@ function trader(group: string, deposit = 10_000) {
   h.world.feed.inject('EURUSD', 1.1, 1.1001);
   const user = h.call('UserAdd', { record: { group, leverage: 100, firstName: 'Pat', lastName: 'Trader' } });
   if (deposit) h.call('DealerBalance', { login: user.login, type: 'Balance', amount: deposit });
-  const send = (fields: Record<string, unknown>) => h.call('DealerSend', { login: user.login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, ...fields });
+  const send = (fields: Record<string, unknown>) =>
+    h.call('DealerSend', { login: user.login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, ...fields });
   const tick = (bid: number, ask: number) => h.world.feed.inject('EURUSD', bid, ask);
   return { h, login: user.login as number, send, tick };
 }
@@ -37,13 +38,20 @@ describe('UserAdd', () => {
     const base = { group: 'demo\\retail', leverage: 100, lastName: 'Lovelace' };
     expect(h.fails('UserAdd', { record: { leverage: 100, lastName: 'X' } }).code).toBe(R.ErrParams);
     expect(h.fails('UserAdd', { record: { group: 'demo\\retail', lastName: 'X' } }).code).toBe(R.ErrParams);
-    expect(h.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100 } }).message).toContain('firstName or record.lastName');
+    expect(h.fails('UserAdd', { record: { group: 'demo\\retail', leverage: 100 } }).message).toContain(
+      'firstName or record.lastName',
+    );
     expect(h.fails('UserAdd', { record: { ...base, login: 500003 } }).code).toBe(R.UsrLoginExist);
     expect(h.fails('UserAdd', { record: { ...base, login: 42 } }).code).toBe(R.UsrLoginProhibited);
     expect(h.fails('UserAdd', { record: { ...base, colour: 1 } }).code).toBe(R.ErrParams);
     expect(h.fails('UserAdd', { record: { ...base, group: 'nope' } }).code).toBe(R.ErrParams);
-    expect(h.call('UserAdd', { record: { ...base, login: 600000, password: 'Secret123', passwordInvestor: 'Viewer123' } }).login).toBe(600000);
-    expect(h.fails('UserAdd', { record: { ...base, password: 'weak', passwordInvestor: 'weak' } }).code).toBe(R.UsrInvalidPassword);
+    expect(
+      h.call('UserAdd', { record: { ...base, login: 600000, password: 'Secret123', passwordInvestor: 'Viewer123' } })
+        .login,
+    ).toBe(600000);
+    expect(h.fails('UserAdd', { record: { ...base, password: 'weak', passwordInvestor: 'weak' } }).code).toBe(
+      R.UsrInvalidPassword,
+    );
     h.world.loginRange = { min: 500000, max: 600000 };
     expect(h.fails('UserAdd', { record: base }).code).toBe(R.UsrLoginExhausted);
   });
@@ -53,20 +61,31 @@ describe('UserAdd', () => {
     const base = { group: 'demo\\retail', leverage: 100, firstName: 'Ada' };
     const rule = 'must have at least 8 characters with a lower-case letter, an upper-case letter and a digit';
     h.events.length = 0;
-    expect(h.fails('UserAdd', { record: { ...base, password: 'weak', passwordInvestor: 'Viewer123' } }))
-      .toEqual({ code: R.UsrInvalidPassword, message: `record.password ${rule}` });
-    expect(h.fails('UserAdd', { record: { ...base, password: 'Secret123', passwordInvestor: 'viewer123' } }))
-      .toEqual({ code: R.UsrInvalidPassword, message: `record.passwordInvestor ${rule}` });
-    expect(h.fails('UserAdd', { record: { ...base, password: 'NoDigitsHere', passwordInvestor: 'short' } }))
-      .toEqual({ code: R.UsrInvalidPassword, message: `record.password ${rule}` });
-    h.call('GroupRecord', { group: 'demo\\retail', patch: { authPasswordMin: 12 } });
-    expect(h.fails('UserAdd', { record: { ...base, password: 'Secret123456', passwordInvestor: 'Viewer12345' } })).toEqual({
+    expect(h.fails('UserAdd', { record: { ...base, password: 'weak', passwordInvestor: 'Viewer123' } })).toEqual({
       code: R.UsrInvalidPassword,
-      message: 'record.passwordInvestor must have at least 12 characters with a lower-case letter, an upper-case letter and a digit',
+      message: `record.password ${rule}`,
+    });
+    expect(h.fails('UserAdd', { record: { ...base, password: 'Secret123', passwordInvestor: 'viewer123' } })).toEqual({
+      code: R.UsrInvalidPassword,
+      message: `record.passwordInvestor ${rule}`,
+    });
+    expect(h.fails('UserAdd', { record: { ...base, password: 'NoDigitsHere', passwordInvestor: 'short' } })).toEqual({
+      code: R.UsrInvalidPassword,
+      message: `record.password ${rule}`,
+    });
+    h.call('GroupRecord', { group: 'demo\\retail', patch: { authPasswordMin: 12 } });
+    expect(
+      h.fails('UserAdd', { record: { ...base, password: 'Secret123456', passwordInvestor: 'Viewer12345' } }),
+    ).toEqual({
+      code: R.UsrInvalidPassword,
+      message:
+        'record.passwordInvestor must have at least 12 characters with a lower-case letter, an upper-case letter and a digit',
     });
     expect(h.world.users.size).toBe(2);
     expect(h.events.filter((e) => e.kind === 'users')).toEqual([]);
-    expect(h.call('UserAdd', { record: { ...base, password: 'Secret123456', passwordInvestor: 'Viewer123456' } }).login).toBe(500002);
+    expect(
+      h.call('UserAdd', { record: { ...base, password: 'Secret123456', passwordInvestor: 'Viewer123456' } }).login,
+    ).toBe(500002);
   });
 
   it('gives up after ten rejected generated pairs', () => {
@@ -78,7 +97,10 @@ describe('UserAdd', () => {
 
   it('updates and patches an account but not its balance', () => {
     const h = pf5Harness({ accounts: 3 });
-    expect(h.call('UserUpdate', { record: { login: 500001, city: 'Oslo', balance: 1e9 } })).toMatchObject({ city: 'Oslo', balance: h.world.users.get(500001)!.balance });
+    expect(h.call('UserUpdate', { record: { login: 500001, city: 'Oslo', balance: 1e9 } })).toMatchObject({
+      city: 'Oslo',
+      balance: h.world.users.get(500001)!.balance,
+    });
     expect(h.call('UserRecord', { login: 500001, patch: { comment: 'vip' } }).comment).toBe('vip');
     expect(h.fails('UserRecord', { login: 500001, patch: { balance: 5 } }).code).toBe(R.ErrParams);
   });
@@ -98,7 +120,11 @@ describe('dealing', () => {
     expect(deal).toMatchObject({ entry: 'Out', action: 'Sell', price: 1.102, profit: 190, positionID: first.position });
     expect(h.call('UserRequest', { login }).balance).toBe(10_190);
     expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([second.position]);
-    expect(h.call('HistoryRequest', { login }).map((o: { state: string }) => o.state)).toEqual(['Filled', 'Filled', 'Filled']);
+    expect(h.call('HistoryRequest', { login }).map((o: { state: string }) => o.state)).toEqual([
+      'Filled',
+      'Filled',
+      'Filled',
+    ]);
   });
 
   it('nets fills into one position per symbol, averaging, reducing and reversing it', () => {
@@ -121,7 +147,11 @@ describe('dealing', () => {
     expect(h.call('UserRequest', { login }).balance).toBe(9993);
     tick(1.102, 1.1021);
     const close = send({ type: 'Sell', volume: 20_000, position: fill.position });
-    expect(h.call('DealRequestByTicket', { ticket: close.deal })).toMatchObject({ entry: 'Out', profit: 380, commission: -7 });
+    expect(h.call('DealRequestByTicket', { ticket: close.deal })).toMatchObject({
+      entry: 'Out',
+      profit: 380,
+      commission: -7,
+    });
     // 10 000 - 7 to open, + 380 - 7 to close.
     expect(h.call('UserRequest', { login }).balance).toBe(10_366);
   });
@@ -139,7 +169,9 @@ describe('dealing', () => {
     expect(h.call('PositionGet', { login })).toEqual([]);
     const deals = h.call('DealRequest', { login });
     expect(deals.at(-1)).toMatchObject({ entry: 'Out', reason: 'Sl', price: 1.0949, profit: -410 });
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.2 }).code).toBe(R.ErrParams);
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.2 }).code).toBe(
+      R.ErrParams,
+    );
     expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 150 }).code).toBe(R.ErrParams);
   });
 
@@ -153,15 +185,19 @@ describe('dealing', () => {
     send({ type: 'Sell', position: first.position });
     h.call('PositionDeleteBatch', { tickets: [second.position] });
     const cancelled = h.call('HistoryRequestByTickets', { tickets: [closeFirst.order, closeSecond.order] });
-    expect(cancelled.map((o: { order: number; state: string }) => [o.order, o.state]))
-      .toEqual([[closeFirst.order, 'Canceled'], [closeSecond.order, 'Canceled']]);
+    expect(cancelled.map((o: { order: number; state: string }) => [o.order, o.state])).toEqual([
+      [closeFirst.order, 'Canceled'],
+      [closeSecond.order, 'Canceled'],
+    ]);
     expect(h.call('OrderGetByTickets', { tickets: [unrelated.order] })).toHaveLength(1);
     const dealsBefore = h.call('DealRequest', { login }).length;
     tick(1.11, 1.1101);
     expect(h.call('PositionGet', { login })).toEqual([]);
     expect(h.call('DealRequest', { login })).toHaveLength(dealsBefore);
     tick(1.12, 1.1201);
-    expect(h.call('PositionGet', { login })).toEqual([expect.objectContaining({ position: unrelated.order, action: 'Sell' })]);
+    expect(h.call('PositionGet', { login })).toEqual([
+      expect.objectContaining({ position: unrelated.order, action: 'Sell' }),
+    ]);
   });
 
   it('refuses a fill without free margin and stops an account out', () => {
@@ -180,7 +216,9 @@ describe('dealing', () => {
     // Down 500 points: the buy loses 5010, the sell gains 2495; equity 485 on 1650.07 of margin is 29% < 50%.
     tick(1.05, 1.0501);
     const stopOuts = h.call('DealRequest', { login }).filter((d: { reason: string }) => d.reason === 'So');
-    expect(stopOuts).toEqual([expect.objectContaining({ entry: 'Out', action: 'Sell', positionID: losing.position, profit: -5010 })]);
+    expect(stopOuts).toEqual([
+      expect.objectContaining({ entry: 'Out', action: 'Sell', positionID: losing.position, profit: -5010 }),
+    ]);
     // Closing the loser alone brings the level back above the stop-out level, so the winner stays open.
     expect(h.call('PositionGet', { login }).map((p: { position: number }) => p.position)).toEqual([winning.position]);
     expect(h.call('UserAccountGet', { login })).toMatchObject({ balance: -2010, equity: 485, marginLevel: 92.38 });
@@ -225,33 +263,66 @@ describe('trade checks', () => {
   it('keeps stop-loss, take-profit and pending prices the stops level away from the market', () => {
     const { h, login, send } = trader('demo\\retail', 10_000);
     // EURUSD: bid 1.1, ask 1.1001, stops level 10 points of 0.00001.
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 1.09995 }).message)
-      .toBe('priceSL must be at most 1.0999 (stops level 10 points)');
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceTP: 1.10005 }).message)
-      .toBe('priceTP must be at least 1.1001 (stops level 10 points)');
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000, priceSL: 1.10015 }).message)
-      .toBe('priceSL must be at least 1.1002 (stops level 10 points)');
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.10005 }).message)
-      .toContain('price must be at least 10 points from the market');
+    expect(
+      h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceSL: 1.09995 }).message,
+    ).toBe('priceSL must be at most 1.0999 (stops level 10 points)');
+    expect(
+      h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, priceTP: 1.10005 }).message,
+    ).toBe('priceTP must be at least 1.1001 (stops level 10 points)');
+    expect(
+      h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000, priceSL: 1.10015 }).message,
+    ).toBe('priceSL must be at least 1.1002 (stops level 10 points)');
+    expect(
+      h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.10005 }).message,
+    ).toContain('price must be at least 10 points from the market');
     expect(h.world.positions.values().filter((p) => p.login === login)).toEqual([]);
     const { position } = send({ priceSL: 1.0999, priceTP: 1.1001 });
-    expect(h.call('PositionGetByTickets', { tickets: [position] })[0]).toMatchObject({ priceSL: 1.0999, priceTP: 1.1001 });
-    const pending = h.call('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.09, priceSL: 1.0899 });
-    expect(h.call('OrderGetByTickets', { tickets: [pending.order] })[0]).toMatchObject({ priceOrder: 1.09, priceSL: 1.0899 });
+    expect(h.call('PositionGetByTickets', { tickets: [position] })[0]).toMatchObject({
+      priceSL: 1.0999,
+      priceTP: 1.1001,
+    });
+    const pending = h.call('DealerSend', {
+      login,
+      symbol: 'EURUSD',
+      type: 'BuyLimit',
+      volume: 10_000,
+      price: 1.09,
+      priceSL: 1.0899,
+    });
+    expect(h.call('OrderGetByTickets', { tickets: [pending.order] })[0]).toMatchObject({
+      priceOrder: 1.09,
+      priceSL: 1.0899,
+    });
   });
 
   it('refuses a pending order without the free margin it would need at its own price', () => {
     const { h, login } = trader('demo\\retail', 1000);
     h.world.feed.inject('XAUUSD', 2000, 2000.5);
-    const gold = (type: string, price?: number) => ({ login, symbol: 'XAUUSD', type, volume: 5_000, ...(price === undefined ? {} : { price }) });
+    const gold = (type: string, price?: number) => ({
+      login,
+      symbol: 'XAUUSD',
+      type,
+      volume: 5_000,
+      ...(price === undefined ? {} : { price }),
+    });
     h.events.length = 0;
     // 0.5 lot of 100 oz at leverage 100: 2010 → 1005 of margin, more than the 1000 free; at the market bid 2000 it is 1000.
-    expect(h.fails('DealerSend', gold('SellLimit', 2010))).toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 1005 exceeds free margin 1000' });
-    expect(h.fails('DealerSend', gold('BuyStop', 2010))).toEqual({ code: R.TradeMaxMoney, message: 'not enough money: margin 1005 exceeds free margin 1000' });
+    expect(h.fails('DealerSend', gold('SellLimit', 2010))).toEqual({
+      code: R.TradeMaxMoney,
+      message: 'not enough money: margin 1005 exceeds free margin 1000',
+    });
+    expect(h.fails('DealerSend', gold('BuyStop', 2010))).toEqual({
+      code: R.TradeMaxMoney,
+      message: 'not enough money: margin 1005 exceeds free margin 1000',
+    });
     expect(h.call('OrderGetByLogins', { logins: [login] })).toEqual([]);
     expect(h.events.filter((e) => e.kind !== 'ticks')).toEqual([]);
     const placed = h.call('DealerSend', gold('SellStop', 1990));
-    expect(h.call('OrderGet', { ticket: placed.order })).toMatchObject({ type: 'SellStop', priceOrder: 1990, volumeInitial: 5_000 });
+    expect(h.call('OrderGet', { ticket: placed.order })).toMatchObject({
+      type: 'SellStop',
+      priceOrder: 1990,
+      volumeInitial: 5_000,
+    });
     // Placed orders hold no margin: a second one the same size still fits, and so does a market sell at the bid.
     expect(h.call('DealerSend', gold('BuyLimit', 1990)).order).toBeGreaterThan(placed.order);
     expect(h.call('UserAccountGet', { login })).toMatchObject({ margin: 0, marginFree: 1000 });
@@ -263,8 +334,10 @@ describe('trade checks', () => {
     send({});
     const free = h.call('UserAccountGet', { login }).marginFree;
     expect(free).toBe(89.95);
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.09 }))
-      .toEqual({ code: R.TradeMaxMoney, message: `not enough money: margin 1100.05 exceeds free margin ${free}` });
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 10_000, price: 1.09 })).toEqual({
+      code: R.TradeMaxMoney,
+      message: `not enough money: margin 1100.05 exceeds free margin ${free}`,
+    });
     const reduce = h.call('DealerSend', { login, symbol: 'EURUSD', type: 'SellLimit', volume: 10_000, price: 1.11 });
     h.world.feed.inject('EURUSD', 1.11, 1.1101);
     expect(h.call('HistoryRequestByTickets', { tickets: [reduce.order] })[0]).toMatchObject({ state: 'Filled' });
@@ -280,17 +353,29 @@ describe('trade checks', () => {
     h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000 });
     expect(h.call('PositionGet', { login })).toEqual([]);
     Object.assign(h.world.symbolRecord('EURUSD')!, { tradeMode: 'LongOnly' });
-    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000 }).message).toBe('EURUSD: only buy orders are accepted');
+    expect(h.fails('DealerSend', { login, symbol: 'EURUSD', type: 'Sell', volume: 10_000 }).message).toBe(
+      'EURUSD: only buy orders are accepted',
+    );
     expect(h.call('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000 }).position).toBeGreaterThan(0);
   });
 
-  it('refuses orders outside the symbol\'s trade sessions for the weekday', () => {
+  it("refuses orders outside the symbol's trade sessions for the weekday", () => {
     const { h, login } = trader('demo\\retail', 10_000);
     const sessions = Array.from({ length: 7 }, () => [{ open: 60, close: 120 }]);
     Object.assign(h.world.symbolRecord('EURUSD')!, { sessionTrade: sessions });
-    const request = { login, symbol: 'EURUSD', type: 'Buy' as const, volume: 10_000, priceSL: 0, priceTP: 0, comment: '' };
+    const request = {
+      login,
+      symbol: 'EURUSD',
+      type: 'Buy' as const,
+      volume: 10_000,
+      priceSL: 0,
+      priceTP: 0,
+      comment: '',
+    };
     const tuesday = Date.UTC(2026, 5, 2);
-    expect(() => h.world.engine.send(request, tuesday + 30 * 60_000)).toThrow('EURUSD: the market is closed (trade sessions of Tuesday)');
+    expect(() => h.world.engine.send(request, tuesday + 30 * 60_000)).toThrow(
+      'EURUSD: the market is closed (trade sessions of Tuesday)',
+    );
     expect(() => h.world.engine.send(request, tuesday + 120 * 60_000)).toThrow('market is closed');
     expect(h.world.engine.send(request, tuesday + 90 * 60_000).position).toBeGreaterThan(0);
   });
@@ -311,13 +396,18 @@ describe('rollover', () => {
     expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(-2.5);
     h.world.rollover(wednesday);
     expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(-10);
-    expect(h.events.some((e) => e.kind === 'positions' && e.op === 'update' && e.record.position === position && e.record.storage === -2.5)).toBe(true);
+    expect(
+      h.events.some(
+        (e) =>
+          e.kind === 'positions' && e.op === 'update' && e.record.position === position && e.record.storage === -2.5,
+      ),
+    ).toBe(true);
     // Swaps count in equity: the account's equity fell by what was charged.
     const account = h.call('UserAccountGet', { login });
     expect(account.storage).toBe(-10);
   });
 
-  it('charges nothing when the symbol\'s swaps are disabled', () => {
+  it("charges nothing when the symbol's swaps are disabled", () => {
     const { h, send } = trader('demo\\retail', 10_000);
     const { position } = send({});
     h.call('SymbolRecord', { symbol: 'EURUSD', patch: { swapMode: 'Disabled' } });
@@ -327,14 +417,18 @@ describe('rollover', () => {
 });
 
 describe('deletes', () => {
-  it('deletes positions, orders and deals only when every ticket exists and is this server\'s', () => {
+  it("deletes positions, orders and deals only when every ticket exists and is this server's", () => {
     const h = pf5Harness({ accounts: 50, trades: 100 });
     const positions = h.world.positions.values();
     const foreign = positions.find((p) => h.world.foreignTickets.has(p.position))!;
-    const own = positions.filter((p) => !h.world.foreignTickets.has(p.position)).slice(0, 2).map((p) => p.position);
+    const own = positions
+      .filter((p) => !h.world.foreignTickets.has(p.position))
+      .slice(0, 2)
+      .map((p) => p.position);
     expect(foreign.externalId).toBe(`TS2:${foreign.position}`);
     expect(h.fails('PositionDeleteBatch', { tickets: [...own, foreign.position] })).toEqual({
-      code: R.ErrNotMain, message: `position ${foreign.position} was created on another trade server`,
+      code: R.ErrNotMain,
+      message: `position ${foreign.position} was created on another trade server`,
     });
     expect(R.ErrNotMain).toBe(18);
     expect(h.fails('PositionDeleteBatch', { tickets: [...own, 1] }).code).toBe(R.ErrNotfound);
@@ -349,7 +443,12 @@ describe('deletes', () => {
     expect(h.world.users.get(deal.login)!.balance).toBe(balance);
     const order = h.world.orders.values().find((o) => !h.world.foreignTickets.has(o.order))!;
     expect(h.call('OrderDeleteBatch', { tickets: [order.order] })).toBe(true);
-    expect(h.events.filter((e) => e.op === 'delete').map((e) => e.kind)).toEqual(['positions', 'positions', 'deals', 'orders']);
+    expect(h.events.filter((e) => e.op === 'delete').map((e) => e.kind)).toEqual([
+      'positions',
+      'positions',
+      'deals',
+      'orders',
+    ]);
   });
 });
 
@@ -364,8 +463,10 @@ describe('groups, symbols and bars', () => {
     expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { commissions: {} } }).code).toBe(R.ErrParams);
     expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { newsLang: [1] } }).code).toBe(R.ErrParams);
     // null removes a member of a group, but never the group's name.
-    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { companyEmail: null, group: null } }))
-      .toEqual({ code: R.ErrParams, message: 'patch.group is required and cannot be removed' });
+    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { companyEmail: null, group: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'patch.group is required and cannot be removed',
+    });
     expect(h.call('GroupGet', { group: 'real\\retail' }).companyEmail).toBe('office@example.com');
   });
 
@@ -376,18 +477,23 @@ describe('groups, symbols and bars', () => {
     expect(h.call('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Euro' } }).description).toBe('Euro');
     expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { multiply: 10 } }).code).toBe(R.ErrParams);
     expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { sessionQuote: [] } }).code).toBe(R.ErrParams);
-    expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { description: null, symbol: null } }))
-      .toEqual({ code: R.ErrParams, message: 'patch.symbol is required and cannot be removed' });
+    expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { description: null, symbol: null } })).toEqual({
+      code: R.ErrParams,
+      message: 'patch.symbol is required and cannot be removed',
+    });
     expect(h.call('SymbolGet', { symbol: 'EURUSD' }).description).toBe('Euro');
     expect('sector' in h.call('SymbolRecord', { symbol: 'EURUSD', patch: { sector: null } })).toBe(false);
     // Fields dealing and valuation read can change but not disappear; nothing of a refused patch is applied.
     for (const field of ['volumeMin', 'point', 'contractSize', 'swapLong']) {
-      expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Gone', [field]: null } }))
-        .toEqual({ code: R.ErrParams, message: `patch.${field} is required and cannot be removed` });
+      expect(h.fails('SymbolRecord', { symbol: 'EURUSD', patch: { description: 'Gone', [field]: null } })).toEqual({
+        code: R.ErrParams,
+        message: `patch.${field} is required and cannot be removed`,
+      });
     }
     expect(h.call('SymbolGet', { symbol: 'EURUSD' })).toMatchObject({ description: 'Euro', volumeMin: 100 });
-    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { marginStopOut: null } }).message)
-      .toBe('patch.marginStopOut is required and cannot be removed');
+    expect(h.fails('GroupRecord', { group: 'real\\retail', patch: { marginStopOut: null } }).message).toBe(
+      'patch.marginStopOut is required and cannot be removed',
+    );
     const symbol = h.call('SymbolGet', { symbol: 'EURUSD' });
     records.PF5Symbol.parse(symbol);
     expect(symbol.sessionTrade).toHaveLength(7);
@@ -415,10 +521,15 @@ describe('groups, symbols and bars', () => {
     h.world.rollover(Date.UTC(2026, 5, 2));
     expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(0);
     h.call('GroupRecord', { group: 'demo\\netting', patch: { tradeFlags: 'All' } });
-    expect(h.call('SymbolRequestArray', { mask: 'EURUSD', group: 'demo\\netting' })).toEqual([h.call('SymbolGet', { symbol: 'EURUSD' })]);
+    expect(h.call('SymbolRequestArray', { mask: 'EURUSD', group: 'demo\\netting' })).toEqual([
+      h.call('SymbolGet', { symbol: 'EURUSD' }),
+    ]);
     h.world.rollover(Date.UTC(2026, 5, 2));
     expect(h.call('PositionGetByTickets', { tickets: [position] })[0].storage).toBe(-2.5);
-    expect(h.fails('SymbolRequestArray', { mask: '*', group: 'nope' })).toEqual({ code: R.ErrNotfound, message: 'group nope not found' });
+    expect(h.fails('SymbolRequestArray', { mask: '*', group: 'nope' })).toEqual({
+      code: R.ErrNotfound,
+      message: 'group nope not found',
+    });
   });
 
   it('answers minute bars with tick volume and the lowest spread', () => {
@@ -427,8 +538,21 @@ describe('groups, symbols and bars', () => {
     h.world.feed.inject('EURUSD', 1.1, 1.1002, t + 1000);
     h.world.feed.inject('EURUSD', 1.1004, 1.1005, t + 2000);
     h.world.feed.inject('EURUSD', 1.1001, 1.1002, t + 61_000);
-    const bars = h.call('ChartRequest', { symbol: 'EURUSD', fromTime: '2026-01-06T00:00:00Z', toTime: '2026-01-07T00:00:00Z' });
-    expect(bars[0]).toEqual({ dateTime: '2026-01-06T10:00:00.000Z', open: 1.1, high: 1.1004, low: 1.1, close: 1.1004, tickVolume: 2, spread: 10, volume: 0 });
+    const bars = h.call('ChartRequest', {
+      symbol: 'EURUSD',
+      fromTime: '2026-01-06T00:00:00Z',
+      toTime: '2026-01-07T00:00:00Z',
+    });
+    expect(bars[0]).toEqual({
+      dateTime: '2026-01-06T10:00:00.000Z',
+      open: 1.1,
+      high: 1.1004,
+      low: 1.1,
+      close: 1.1004,
+      tickVolume: 2,
+      spread: 10,
+      volume: 0,
+    });
     expect(bars).toHaveLength(2);
   });
 

@@ -24,8 +24,15 @@ import { KeyedRecords } from '../world/keyedRecords.js';
 import { cents, iso } from '../world/people.js';
 import { CommandError } from '../world/commandError.js';
 import {
-  PF5_LOT, type PF5DealReason, type PF5DealRecord, type PF5MarginCallEvent, type PF5OrderRow, type PF5OrderType,
-  type PF5PositionReason, type PF5PositionRow, type PF5UserRecord,
+  PF5_LOT,
+  type PF5DealReason,
+  type PF5DealRecord,
+  type PF5MarginCallEvent,
+  type PF5OrderRow,
+  type PF5OrderType,
+  type PF5PositionReason,
+  type PF5PositionRow,
+  type PF5UserRecord,
 } from './pf5Records.js';
 import type { Pf5World } from './pf5World.js';
 import { compareInt64 } from '../../shared/int64.js';
@@ -143,8 +150,14 @@ export class Pf5TradingEngine {
     const to = MARGIN_STATES.indexOf(after);
     const announce = (index: number, direction: 'Enter' | 'Leave') => {
       const event: PF5MarginCallEvent = {
-        login, group: user.group, type: MARGIN_STATES[index] as 'MarginCall' | 'StopOut', direction, time: iso(now),
-        marginLevel: state.marginLevel, equity: state.equity, margin: state.margin,
+        login,
+        group: user.group,
+        type: MARGIN_STATES[index] as 'MarginCall' | 'StopOut',
+        direction,
+        time: iso(now),
+        marginLevel: state.marginLevel,
+        equity: state.equity,
+        margin: state.margin,
       };
       this.world.emit('margin', 'add', event);
     };
@@ -172,11 +185,17 @@ export class Pf5TradingEngine {
     const quote = this.world.feed.quote(request.symbol);
     const instrument = this.world.instrumentBySymbol.get(request.symbol);
     if (!symbol || !quote || !instrument) throw new CommandError(R.ErrNotfound, `symbol ${request.symbol} not found`);
-    if (symbol.tradeMode === 'Disabled') throw new CommandError(R.TradeOrderProhibited, `trading ${request.symbol} is disabled`);
+    if (symbol.tradeMode === 'Disabled')
+      throw new CommandError(R.TradeOrderProhibited, `trading ${request.symbol} is disabled`);
     const min = symbol.volumeMin as number;
     const max = symbol.volumeMax as number;
     const step = symbol.volumeStep as number;
-    if (!Number.isInteger(request.volume) || request.volume < min || request.volume > max || (request.volume - min) % step !== 0) {
+    if (
+      !Number.isInteger(request.volume) ||
+      request.volume < min ||
+      request.volume > max ||
+      (request.volume - min) % step !== 0
+    ) {
       throw new CommandError(R.ErrParams, `volume must be between ${min} and ${max} in steps of ${step} (1/10000 lot)`);
     }
     const buy = isBuy(request.type);
@@ -186,20 +205,47 @@ export class Pf5TradingEngine {
       if (!position || position.login !== request.login || position.symbol !== request.symbol) {
         throw new CommandError(R.ErrNotfound, `position ${request.position} not found`);
       }
-      if ((position.action === 'Buy') === buy) throw new CommandError(R.ErrParams, 'a close must trade against the position');
-      if (request.volume > position.volume) throw new CommandError(R.ErrParams, `volume exceeds position ${position.position}`);
+      if ((position.action === 'Buy') === buy)
+        throw new CommandError(R.ErrParams, 'a close must trade against the position');
+      if (request.volume > position.volume)
+        throw new CommandError(R.ErrParams, `volume exceeds position ${position.position}`);
     }
-    const netted = position ?? (this.hedging(request.login) ? undefined : this.positionsOf(request.login).find((p) => p.symbol === request.symbol));
-    const closing = isMarket(request.type) && netted !== undefined && (netted.action === 'Buy') !== buy && request.volume <= netted.volume;
+    const netted =
+      position ??
+      (this.hedging(request.login)
+        ? undefined
+        : this.positionsOf(request.login).find((p) => p.symbol === request.symbol));
+    const closing =
+      isMarket(request.type) &&
+      netted !== undefined &&
+      (netted.action === 'Buy') !== buy &&
+      request.volume <= netted.volume;
     this.checkTradeable(symbol, request, buy, closing, now);
     this.checkStops(symbol, quote, request, buy);
     const order: PF5OrderRow = {
-      order: this.world.allocateOrder(), externalID: '', login: user.login, symbol: request.symbol, digits: instrument.digits,
-      digitsCurrency: 2, contractSize: instrument.contractSize, state: 'Placed', reason: 'Dealer', timeSetup: iso(now),
-      type: request.type, typeFill: 'Return', typeTime: request.expiration ? 'Specified' : 'GtC',
+      order: this.world.allocateOrder(),
+      externalID: '',
+      login: user.login,
+      symbol: request.symbol,
+      digits: instrument.digits,
+      digitsCurrency: 2,
+      contractSize: instrument.contractSize,
+      state: 'Placed',
+      reason: 'Dealer',
+      timeSetup: iso(now),
+      type: request.type,
+      typeFill: 'Return',
+      typeTime: request.expiration ? 'Specified' : 'GtC',
       ...(request.expiration ? { timeExpiration: iso(request.expiration) } : {}),
-      priceOrder: 0, priceTrigger: 0, priceSL: request.priceSL, priceTP: request.priceTP, volumeInitial: request.volume,
-      volumeCurrent: request.volume, expertID: 0, positionID: position?.position ?? 0, comment: request.comment,
+      priceOrder: 0,
+      priceTrigger: 0,
+      priceSL: request.priceSL,
+      priceTP: request.priceTP,
+      volumeInitial: request.volume,
+      volumeCurrent: request.volume,
+      expertID: 0,
+      positionID: position?.position ?? 0,
+      comment: request.comment,
     };
     if (isMarket(request.type)) {
       const price = buy ? quote.ask : quote.bid;
@@ -212,7 +258,8 @@ export class Pf5TradingEngine {
     const price = roundTo(request.price, instrument.digits);
     const market = buy ? quote.ask : quote.bid;
     const below = request.type === 'BuyLimit' || request.type === 'SellStop';
-    if (below ? price >= market : price <= market) throw new CommandError(R.ErrParams, `price ${price} is on the wrong side of the market`);
+    if (below ? price >= market : price <= market)
+      throw new CommandError(R.ErrParams, `price ${price} is on the wrong side of the market`);
     // As MT-style servers do, a pending order must find the margin it would need at its own price now; the fill checks again.
     this.checkMargin(user, request.symbol, buy, request.volume, price, position);
     const placed = { ...order, priceOrder: price };
@@ -223,13 +270,22 @@ export class Pf5TradingEngine {
   }
 
   /** The symbol's trade mode and its trade session for the weekday: a closing order passes a close-only symbol. */
-  private checkTradeable(symbol: Record<string, unknown>, request: DealerRequest, buy: boolean, closing: boolean, now: number): void {
+  private checkTradeable(
+    symbol: Record<string, unknown>,
+    request: DealerRequest,
+    buy: boolean,
+    closing: boolean,
+    now: number,
+  ): void {
     const mode = symbol.tradeMode;
-    const refuse = (why: string) => { throw new CommandError(R.TradeOrderProhibited, `${request.symbol}: ${why}`); };
+    const refuse = (why: string) => {
+      throw new CommandError(R.TradeOrderProhibited, `${request.symbol}: ${why}`);
+    };
     if (mode === 'CloseOnly' && !closing) refuse('only closing orders are accepted');
     if (mode === 'LongOnly' && !buy && !closing) refuse('only buy orders are accepted');
     if (mode === 'ShortOnly' && buy && !closing) refuse('only sell orders are accepted');
-    if (!inSession(symbol.sessionTrade, now)) refuse(`the market is closed (trade sessions of ${WEEKDAYS[new Date(now).getUTCDay()]})`);
+    if (!inSession(symbol.sessionTrade, now))
+      refuse(`the market is closed (trade sessions of ${WEEKDAYS[new Date(now).getUTCDay()]})`);
   }
 
   /**
@@ -245,7 +301,10 @@ export class Pf5TradingEngine {
     if (!market && request.price !== undefined && level > 0) {
       const from = buy ? quote.ask : quote.bid;
       if (Math.abs(request.price - from) < level - point / 2) {
-        throw new CommandError(R.ErrParams, `price must be at least ${stopsLevel} points from the market (${roundTo(from, digits)})`);
+        throw new CommandError(
+          R.ErrParams,
+          `price must be at least ${stopsLevel} points from the market (${roundTo(from, digits)})`,
+        );
       }
     }
     const reference = market ? (buy ? quote.bid : quote.ask) : request.price;
@@ -253,33 +312,72 @@ export class Pf5TradingEngine {
     const below = roundTo(reference - level, digits);
     const above = roundTo(reference + level, digits);
     if (request.priceSL > 0 && (buy ? request.priceSL > below : request.priceSL < above)) {
-      throw new CommandError(R.ErrParams, `priceSL must be ${buy ? `at most ${below}` : `at least ${above}`} (stops level ${stopsLevel} points)`);
+      throw new CommandError(
+        R.ErrParams,
+        `priceSL must be ${buy ? `at most ${below}` : `at least ${above}`} (stops level ${stopsLevel} points)`,
+      );
     }
     if (request.priceTP > 0 && (buy ? request.priceTP < above : request.priceTP > below)) {
-      throw new CommandError(R.ErrParams, `priceTP must be ${buy ? `at least ${above}` : `at most ${below}`} (stops level ${stopsLevel} points)`);
+      throw new CommandError(
+        R.ErrParams,
+        `priceTP must be ${buy ? `at least ${above}` : `at most ${below}`} (stops level ${stopsLevel} points)`,
+      );
     }
   }
 
   /** A balance or credit deal; answers the deal. */
-  balance(login: number, action: 'Balance' | 'Credit', amount: number, comment: string, now = Date.now()): PF5DealRecord {
+  balance(
+    login: number,
+    action: 'Balance' | 'Credit',
+    amount: number,
+    comment: string,
+    now = Date.now(),
+  ): PF5DealRecord {
     const user = this.world.users.get(login);
     if (!user) throw new CommandError(R.ErrNotfound, `login ${login} not found`);
-    if (!Number.isFinite(amount) || amount === 0) throw new CommandError(R.ErrParams, 'amount must be a non-zero number');
-    if (amount < 0 && this.account(login).marginFree + amount < 0) throw new CommandError(R.TradeMaxMoney, 'not enough free margin');
+    if (!Number.isFinite(amount) || amount === 0)
+      throw new CommandError(R.ErrParams, 'amount must be a non-zero number');
+    if (amount < 0 && this.account(login).marginFree + amount < 0)
+      throw new CommandError(R.TradeMaxMoney, 'not enough free margin');
     if (action === 'Credit' && user.credit + amount < 0) throw new CommandError(R.TradeMaxMoney, 'not enough credit');
     const deal = this.world.addDeal({
-      login, action, entry: 'In', digits: 0, contractSize: 0, time: iso(now), symbol: '', price: 0, volume: 0,
-      profit: cents(amount), positionID: 0, order: 0, comment: comment || (amount > 0 ? 'Deposit' : 'Withdrawal'), reason: 'Dealer',
+      login,
+      action,
+      entry: 'In',
+      digits: 0,
+      contractSize: 0,
+      time: iso(now),
+      symbol: '',
+      price: 0,
+      volume: 0,
+      profit: cents(amount),
+      positionID: 0,
+      order: 0,
+      comment: comment || (amount > 0 ? 'Deposit' : 'Withdrawal'),
+      reason: 'Dealer',
     });
     this.world.emit('deals', 'add', deal);
-    this.world.replaceUser(action === 'Balance' ? { ...user, balance: cents(user.balance + amount) } : { ...user, credit: cents(user.credit + amount) });
+    this.world.replaceUser(
+      action === 'Balance'
+        ? { ...user, balance: cents(user.balance + amount) }
+        : { ...user, credit: cents(user.credit + amount) },
+    );
     this.settleMargin(login, now);
     return deal;
   }
 
   /** Balance, credit, equity and margin of an account from its positions and the current quotes. */
-  account(login: number): { login: number; balance: number; credit: number; equity: number; margin: number; marginFree: number;
-    marginLevel: number; profit: number; storage: number } {
+  account(login: number): {
+    login: number;
+    balance: number;
+    credit: number;
+    equity: number;
+    margin: number;
+    marginFree: number;
+    marginLevel: number;
+    profit: number;
+    storage: number;
+  } {
     const user = this.world.users.get(login);
     if (!user) throw new CommandError(R.ErrNotfound, `login ${login} not found`);
     let margin = 0;
@@ -292,8 +390,17 @@ export class Pf5TradingEngine {
     }
     const equity = cents(user.balance + user.credit + profit + storage);
     margin = cents(margin);
-    return { login, balance: user.balance, credit: user.credit, equity, margin, marginFree: cents(equity - margin),
-      marginLevel: margin > 0 ? cents(equity / margin * 100) : 0, profit: cents(profit), storage: cents(storage) };
+    return {
+      login,
+      balance: user.balance,
+      credit: user.credit,
+      equity,
+      margin,
+      marginFree: cents(equity - margin),
+      marginLevel: margin > 0 ? cents((equity / margin) * 100) : 0,
+      profit: cents(profit),
+      storage: cents(storage),
+    };
   }
 
   /** Fills pending orders the tick reaches, closes positions at their stops, and stops out accounts it hurts. */
@@ -308,14 +415,22 @@ export class Pf5TradingEngine {
       }
       const ask = quote.ask;
       const bid = quote.bid;
-      const hit = order.type === 'BuyLimit' ? ask <= order.priceOrder : order.type === 'BuyStop' ? ask >= order.priceOrder
-        : order.type === 'SellLimit' ? bid >= order.priceOrder : bid <= order.priceOrder;
+      const hit =
+        order.type === 'BuyLimit'
+          ? ask <= order.priceOrder
+          : order.type === 'BuyStop'
+            ? ask >= order.priceOrder
+            : order.type === 'SellLimit'
+              ? bid >= order.priceOrder
+              : bid <= order.priceOrder;
       if (!hit) continue;
       const price = isBuy(order.type) ? ask : bid;
       const user = this.world.users.get(order.login) as PF5UserRecord;
       const closing = order.positionID ? this.world.positions.get(order.positionID) : undefined;
       // An order the account can no longer pay the margin for is rejected: off the book, into the history, no deal.
-      if (this.marginShortfall(user, order.symbol, isBuy(order.type), order.volumeInitial, price, closing) !== undefined) {
+      if (
+        this.marginShortfall(user, order.symbol, isBuy(order.type), order.volumeInitial, price, closing) !== undefined
+      ) {
         this.finishOrder(order, 'Rejected', now);
         continue;
       }
@@ -364,11 +479,13 @@ export class Pf5TradingEngine {
     if (!user) return false;
     const announced = this.marginStates.get(figures.login) ?? 'Ok';
     if (figures.margin <= 0) return announced !== 'Ok';
-    const level = (user.balance + user.credit + figures.floating) / figures.margin * 100;
+    const level = ((user.balance + user.credit + figures.floating) / figures.margin) * 100;
     if (this.marginState(user.group, figures.margin, level) !== announced) return true;
     const group = this.world.groups.get(user.group);
     const near = (line: number) => Math.abs(level - line) <= line * (STOP_OUT_MARGIN - 1);
-    return near((group?.marginCall as number | undefined) ?? 100) || near((group?.marginStopOut as number | undefined) ?? 50);
+    return (
+      near((group?.marginCall as number | undefined) ?? 100) || near((group?.marginStopOut as number | undefined) ?? 50)
+    );
   }
 
   /** Whether an account's running figures put it at or near its group's stop-out level. */
@@ -377,7 +494,7 @@ export class Pf5TradingEngine {
     const user = this.world.users.get(figures.login);
     if (!user) return false;
     const stopOut = (this.world.groups.get(user.group)?.marginStopOut as number | undefined) ?? 50;
-    const level = (user.balance + user.credit + figures.floating) / figures.margin * 100;
+    const level = ((user.balance + user.credit + figures.floating) / figures.margin) * 100;
     return level <= stopOut * STOP_OUT_MARGIN;
   }
 
@@ -461,7 +578,8 @@ export class Pf5TradingEngine {
   }
 
   private checkDeletable(tickets: number[], exists: (t: number) => boolean, what: string): void {
-    for (const ticket of tickets) if (!exists(ticket)) throw new CommandError(R.ErrNotfound, `${what} ${ticket} not found`);
+    for (const ticket of tickets)
+      if (!exists(ticket)) throw new CommandError(R.ErrNotfound, `${what} ${ticket} not found`);
     for (const ticket of tickets) {
       if (this.world.foreignTickets.has(ticket)) {
         throw new CommandError(R.ErrNotMain, `${what} ${ticket} was created on another trade server`);
@@ -492,7 +610,10 @@ export class Pf5TradingEngine {
     } else if (target) {
       // Same direction on a netting account: the position grows at the weighted average price.
       const volume = target.volume + order.volumeInitial;
-      const priceOpen = roundTo((target.priceOpen * target.volume + price * order.volumeInitial) / volume, target.digits);
+      const priceOpen = roundTo(
+        (target.priceOpen * target.volume + price * order.volumeInitial) / volume,
+        target.digits,
+      );
       this.replacePosition({ ...target, volume, priceOpen, timeUpdate: iso(now) });
       deal = this.deal(order, price, 'In', 0, commission, target.position, reason, now);
       positionId = target.position;
@@ -508,10 +629,26 @@ export class Pf5TradingEngine {
 
   private openPosition(order: PF5OrderRow, volume: number, price: number, now: number, ticket?: number): number {
     const position: PF5PositionRow = {
-      position: ticket ?? order.order, login: order.login, symbol: order.symbol, action: isBuy(order.type) ? 'Buy' : 'Sell',
-      digits: order.digits, digitsCurrency: 2, contractSize: order.contractSize, externalId: '', timeCreate: iso(now),
-      timeUpdate: iso(now), priceOpen: price, priceSL: order.priceSL, priceTP: order.priceTP, volume, storage: 0,
-      rateProfit: 1, rateMargin: 1, expertId: 0, comment: order.comment, reason: order.reason,
+      position: ticket ?? order.order,
+      login: order.login,
+      symbol: order.symbol,
+      action: isBuy(order.type) ? 'Buy' : 'Sell',
+      digits: order.digits,
+      digitsCurrency: 2,
+      contractSize: order.contractSize,
+      externalId: '',
+      timeCreate: iso(now),
+      timeUpdate: iso(now),
+      priceOpen: price,
+      priceSL: order.priceSL,
+      priceTP: order.priceTP,
+      volume,
+      storage: 0,
+      rateProfit: 1,
+      rateMargin: 1,
+      expertId: 0,
+      comment: order.comment,
+      reason: order.reason,
     };
     this.world.positions.set(position.position, position);
     this.trackPosition(position);
@@ -531,13 +668,36 @@ export class Pf5TradingEngine {
   }
 
   /** Closes a position (or part of it) by a server-side order: stops, stop-out. */
-  private closePosition(position: PF5PositionRow, volume: number, price: number, reason: PF5DealReason, now: number): void {
+  private closePosition(
+    position: PF5PositionRow,
+    volume: number,
+    price: number,
+    reason: PF5DealReason,
+    now: number,
+  ): void {
     const order: PF5OrderRow = {
-      order: this.world.allocateOrder(), externalID: '', login: position.login, symbol: position.symbol, digits: position.digits,
-      digitsCurrency: 2, contractSize: position.contractSize, state: 'Placed', reason: toPositionReason(reason),
-      timeSetup: iso(now), type: position.action === 'Buy' ? 'Sell' : 'Buy', typeFill: 'Return', typeTime: 'GtC',
-      priceOrder: price, priceTrigger: 0, priceSL: 0, priceTP: 0, volumeInitial: volume, volumeCurrent: volume, expertID: 0,
-      positionID: position.position, comment: `[${reason.toLowerCase()} ${price}]`,
+      order: this.world.allocateOrder(),
+      externalID: '',
+      login: position.login,
+      symbol: position.symbol,
+      digits: position.digits,
+      digitsCurrency: 2,
+      contractSize: position.contractSize,
+      state: 'Placed',
+      reason: toPositionReason(reason),
+      timeSetup: iso(now),
+      type: position.action === 'Buy' ? 'Sell' : 'Buy',
+      typeFill: 'Return',
+      typeTime: 'GtC',
+      priceOrder: price,
+      priceTrigger: 0,
+      priceSL: 0,
+      priceTP: 0,
+      volumeInitial: volume,
+      volumeCurrent: volume,
+      expertID: 0,
+      positionID: position.position,
+      comment: `[${reason.toLowerCase()} ${price}]`,
     };
     this.fill(order, price, reason, now);
   }
@@ -559,7 +719,12 @@ export class Pf5TradingEngine {
     }
   }
 
-  private finishOrder(order: PF5OrderRow, state: 'Filled' | 'Canceled' | 'Expired' | 'Rejected', now: number, live = true): void {
+  private finishOrder(
+    order: PF5OrderRow,
+    state: 'Filled' | 'Canceled' | 'Expired' | 'Rejected',
+    now: number,
+    live = true,
+  ): void {
     if (live) {
       this.unindex(this.ordersBySymbol, order.symbol, order.order);
       this.world.orders.delete(order.order);
@@ -582,12 +747,32 @@ export class Pf5TradingEngine {
     this.finishOrder(order, 'Canceled', now);
   }
 
-  private deal(order: PF5OrderRow, price: number, entry: 'In' | 'Out' | 'InOut', profit: number, commission: number,
-    positionID: number, reason: PF5DealReason, now: number): PF5DealRecord {
+  private deal(
+    order: PF5OrderRow,
+    price: number,
+    entry: 'In' | 'Out' | 'InOut',
+    profit: number,
+    commission: number,
+    positionID: number,
+    reason: PF5DealReason,
+    now: number,
+  ): PF5DealRecord {
     const deal = this.world.addDeal({
-      login: order.login, action: isBuy(order.type) ? 'Buy' : 'Sell', entry, digits: order.digits,
-      contractSize: order.contractSize, time: iso(now), symbol: order.symbol, price, volume: order.volumeInitial, profit,
-      positionID, order: order.order, comment: order.comment, reason, commission,
+      login: order.login,
+      action: isBuy(order.type) ? 'Buy' : 'Sell',
+      entry,
+      digits: order.digits,
+      contractSize: order.contractSize,
+      time: iso(now),
+      symbol: order.symbol,
+      price,
+      volume: order.volumeInitial,
+      profit,
+      positionID,
+      order: order.order,
+      comment: order.comment,
+      reason,
+      commission,
     });
     this.world.emit('deals', 'add', deal);
     return deal;
@@ -602,8 +787,15 @@ export class Pf5TradingEngine {
 
   private profitOf(position: PF5PositionRow): number {
     const instrument = this.world.instrumentBySymbol.get(position.symbol);
-    return instrument ? floatingProfit(instrument, position.action === 'Buy', position.priceOpen, position.volume / PF5_LOT,
-      this.quotes) : 0;
+    return instrument
+      ? floatingProfit(
+          instrument,
+          position.action === 'Buy',
+          position.priceOpen,
+          position.volume / PF5_LOT,
+          this.quotes,
+        )
+      : 0;
   }
 
   /** What a position adds to its account's equity now: floating profit and swaps. */
@@ -625,8 +817,11 @@ export class Pf5TradingEngine {
 
   private closeProfit(position: PF5PositionRow, price: number, volume: number): number {
     const instrument = this.world.instrumentBySymbol.get(position.symbol);
-    return instrument ? profitAt(instrument, position.action === 'Buy', position.priceOpen, price, volume / PF5_LOT,
-      (s) => this.world.feed.quote(s)) : 0;
+    return instrument
+      ? profitAt(instrument, position.action === 'Buy', position.priceOpen, price, volume / PF5_LOT, (s) =>
+          this.world.feed.quote(s),
+        )
+      : 0;
   }
 
   /** Margin in USD at leverage: forex on the base currency, everything else on the notional in the profit currency. */
@@ -636,11 +831,20 @@ export class Pf5TradingEngine {
     const lots = volume / PF5_LOT;
     const leverage = Math.max(1, user.leverage);
     const forex = instrument.kind === 'forex';
-    const amount = forex ? lots * instrument.contractSize / leverage : lots * instrument.contractSize * price / leverage;
+    const amount = forex
+      ? (lots * instrument.contractSize) / leverage
+      : (lots * instrument.contractSize * price) / leverage;
     return toUsd(amount, forex ? instrument.marginCurrency : instrument.profitCurrency, this.quotes);
   }
 
-  private checkMargin(user: PF5UserRecord, symbol: string, buy: boolean, volume: number, price: number, closing?: PF5PositionRow): void {
+  private checkMargin(
+    user: PF5UserRecord,
+    symbol: string,
+    buy: boolean,
+    volume: number,
+    price: number,
+    closing?: PF5PositionRow,
+  ): void {
     const shortfall = this.marginShortfall(user, symbol, buy, volume, price, closing);
     if (shortfall !== undefined) throw new CommandError(R.TradeMaxMoney, shortfall);
   }
@@ -649,7 +853,14 @@ export class Pf5TradingEngine {
    * Why an order of `volume` at `price` cannot be paid for now (the margin it adds above the free margin), or
    * undefined when it can. Closing a named position needs no money.
    */
-  private marginShortfall(user: PF5UserRecord, symbol: string, buy: boolean, volume: number, price: number, closing?: PF5PositionRow): string | undefined {
+  private marginShortfall(
+    user: PF5UserRecord,
+    symbol: string,
+    buy: boolean,
+    volume: number,
+    price: number,
+    closing?: PF5PositionRow,
+  ): string | undefined {
     if (closing) return undefined;
     const netted = this.hedging(user.login) ? undefined : this.positionsOf(user.login).find((p) => p.symbol === symbol);
     // Reducing a netting position frees margin; only the part that adds exposure needs money.
@@ -662,18 +873,22 @@ export class Pf5TradingEngine {
 
   /** The group's instant per-lot commission, charged on every deal. */
   private commission(user: PF5UserRecord, volume: number): number {
-    const commissions = this.world.groups.get(user.group)?.commissions as Record<string, { chargeMode?: string; tiers?: Array<{ value?: number }> }> | undefined;
+    const commissions = this.world.groups.get(user.group)?.commissions as
+      | Record<string, { chargeMode?: string; tiers?: Array<{ value?: number }> }>
+      | undefined;
     let total = 0;
     for (const commission of Object.values(commissions ?? {})) {
-      if (commission.chargeMode === 'Instant') total += (commission.tiers?.[0]?.value ?? 0) * volume / PF5_LOT;
+      if (commission.chargeMode === 'Instant') total += ((commission.tiers?.[0]?.value ?? 0) * volume) / PF5_LOT;
     }
     return total > 0 ? -cents(total) : 0;
   }
 
   /** Open positions of an account, by ticket. */
   positionsOf(login: number): PF5PositionRow[] {
-    return [...(this.positionsByLogin.get(login) ?? [])].sort(compareInt64)
-      .map((t) => this.world.positions.get(t)).filter((p) => p !== undefined);
+    return [...(this.positionsByLogin.get(login) ?? [])]
+      .sort(compareInt64)
+      .map((t) => this.world.positions.get(t))
+      .filter((p) => p !== undefined);
   }
 
   private trackPosition(position: PF5PositionRow): void {

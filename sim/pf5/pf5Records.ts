@@ -13,7 +13,10 @@ export const PF5_LOT = 10000;
  * The message of a failed record check, naming the field: `record.price: ...`, and for a field the record does not
  * have, `record.colour: Unrecognized key ...` (the checker reports those on the record itself).
  */
-export function issueMessage(prefix: string, error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
+export function issueMessage(
+  prefix: string,
+  error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> },
+): string {
   const issue = error.issues[0] as { path: ReadonlyArray<PropertyKey>; message: string; keys?: string[] };
   const at = [prefix, ...issue.path.map(String)].join('.');
   const fields = issue.keys && issue.keys.length > 0 ? issue.keys.map((k) => `${at}.${k}`).join(', ') : at;
@@ -26,7 +29,10 @@ export function issueMessage(prefix: string, error: { issues: ReadonlyArray<{ pa
  * the type has no empty value (date-times).
  */
 export function emptyValue(schema: string, field: string): unknown {
-  const components = openapiComponents as Record<string, { properties?: Record<string, Record<string, unknown>>; enum?: unknown[] }>;
+  const components = openapiComponents as Record<
+    string,
+    { properties?: Record<string, Record<string, unknown>>; enum?: unknown[] }
+  >;
   let type = components[schema]?.properties?.[field];
   if (typeof type?.$ref === 'string') type = components[type.$ref.split('/').pop() as string];
   if (!type) return undefined;
@@ -188,7 +194,13 @@ export interface PF5DealRecord {
   reason: PF5DealReason;
 }
 
-export const PF5_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposit: number; hedged: boolean; weight: number }> = [
+export const PF5_GROUPS: ReadonlyArray<{
+  group: string;
+  leverage: number;
+  deposit: number;
+  hedged: boolean;
+  weight: number;
+}> = [
   { group: 'demo\\retail', leverage: 100, deposit: 10000, hedged: true, weight: 4 },
   { group: 'demo\\netting', leverage: 100, deposit: 10000, hedged: false, weight: 1 },
   { group: 'real\\retail', leverage: 100, deposit: 0, hedged: true, weight: 3 },
@@ -202,57 +214,150 @@ export const PF5_GROUPS: ReadonlyArray<{ group: string; leverage: number; deposi
 export function groupRecord(def: (typeof PF5_GROUPS)[number], seed = 0): Record<string, unknown> {
   const slug = def.group.replace(/\\/g, '-');
   return {
-    group: def.group, server: 1, permissionsFlags: 'None', authMode: 'Standard', authPasswordMin: 8,
-    company: 'Simulated Markets Ltd', companyPage: 'https://www.example.com', companyEmail: 'office@example.com',
-    companySupportPage: 'https://support.example.com', companySupportEmail: 'support@example.com',
-    currency: 'USD', currencyDigits: 2, reportsMode: 'Full', reportsFlags: 'Email', newsMode: 'Full', mailMode: 'Full',
-    tradeFlags: 'Swaps, Trailing, Expiration', tradeInterestRate: 0, tradeVirtualCredit: 0,
-    marginFreeMode: 'UsePL', marginSOMode: 'Percent', marginCall: 100, marginStopOut: 50,
-    demoLeverage: def.leverage, demoDeposit: def.deposit, limitHistory: 'All', limitOrders: 0, limitSymbols: 0,
-    marginMode: def.hedged ? 'RetailHedged' : 'Retail', authOTPMode: 'Disabled',
-    tradeTransferMode: 'TransferModeDisabled', marginFlags: 'None', limitPositions: 0,
-    reportsSMTP: 'smtp.example.com:587', reportsSMTPLogin: `reports-${slug}@example.com`,
+    group: def.group,
+    server: 1,
+    permissionsFlags: 'None',
+    authMode: 'Standard',
+    authPasswordMin: 8,
+    company: 'Simulated Markets Ltd',
+    companyPage: 'https://www.example.com',
+    companyEmail: 'office@example.com',
+    companySupportPage: 'https://support.example.com',
+    companySupportEmail: 'support@example.com',
+    currency: 'USD',
+    currencyDigits: 2,
+    reportsMode: 'Full',
+    reportsFlags: 'Email',
+    newsMode: 'Full',
+    mailMode: 'Full',
+    tradeFlags: 'Swaps, Trailing, Expiration',
+    tradeInterestRate: 0,
+    tradeVirtualCredit: 0,
+    marginFreeMode: 'UsePL',
+    marginSOMode: 'Percent',
+    marginCall: 100,
+    marginStopOut: 50,
+    demoLeverage: def.leverage,
+    demoDeposit: def.deposit,
+    limitHistory: 'All',
+    limitOrders: 0,
+    limitSymbols: 0,
+    marginMode: def.hedged ? 'RetailHedged' : 'Retail',
+    authOTPMode: 'Disabled',
+    tradeTransferMode: 'TransferModeDisabled',
+    marginFlags: 'None',
+    limitPositions: 0,
+    reportsSMTP: 'smtp.example.com:587',
+    reportsSMTPLogin: `reports-${slug}@example.com`,
     reportsSMTPPass: mailerPassword(seed, def.group),
-    commissions: def.group.startsWith('real') ? { standard: standardCommission(def.group.endsWith('pro') ? 2.5 : 3.5) } : {},
+    commissions: def.group.startsWith('real')
+      ? { standard: standardCommission(def.group.endsWith('pro') ? 2.5 : 3.5) }
+      : {},
   };
 }
 
 /** The report mailer's password of a group: 16 letters and digits fixed by the server's seed and the group. */
 function mailerPassword(seed: number, group: string): string {
   const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789';
-  return [...createHash('sha256').update(`${seed}/smtp/${group}`).digest().subarray(0, 16)].map((b) => alphabet[b % alphabet.length]).join('');
+  return [...createHash('sha256').update(`${seed}/smtp/${group}`).digest().subarray(0, 16)]
+    .map((b) => alphabet[b % alphabet.length])
+    .join('');
 }
 
 /** A per-lot commission charged on every deal, in the deposit currency. */
 function standardCommission(perLot: number): Record<string, unknown> {
   return {
-    name: 'standard', description: `${perLot} USD per lot`, path: '*', mode: 'Standard', rangeMode: 'Volume', chargeMode: 'Instant',
-    turnoverCurrency: 'USD', entryMode: 'All', actionMode: 'All', profitMode: 'All', reasonFlags: 'All',
-    tiers: [{ mode: 'MoneyDeposit', type: 'Volume', value: perLot, minimal: 0, rangeFrom: 0, rangeTo: 0, currency: 'USD', maximal: 0 }],
+    name: 'standard',
+    description: `${perLot} USD per lot`,
+    path: '*',
+    mode: 'Standard',
+    rangeMode: 'Volume',
+    chargeMode: 'Instant',
+    turnoverCurrency: 'USD',
+    entryMode: 'All',
+    actionMode: 'All',
+    profitMode: 'All',
+    reasonFlags: 'All',
+    tiers: [
+      {
+        mode: 'MoneyDeposit',
+        type: 'Volume',
+        value: perLot,
+        minimal: 0,
+        rangeFrom: 0,
+        rangeTo: 0,
+        currency: 'USD',
+        maximal: 0,
+      },
+    ],
   };
 }
 
 /** Quote and trade sessions round the clock every day (0 = Sunday), in minutes from midnight. */
 export function allDaySessions(): Array<Array<Record<string, number>>> {
-  return Array.from({ length: 7 }, () => [{ open: 0, openHours: 0, openMinutes: 0, close: 1440, closeHours: 24, closeMinutes: 0 }]);
+  return Array.from({ length: 7 }, () => [
+    { open: 0, openHours: 0, openMinutes: 0, close: 1440, closeHours: 24, closeMinutes: 0 },
+  ]);
 }
 
-const PATHS: Record<Instrument['kind'], string> = { forex: 'Forex', metal: 'Metals', index: 'Indices', energy: 'Energies', crypto: 'Crypto' };
-const SECTORS: Record<Instrument['kind'], string> = { forex: 'Currency', metal: 'Commodities', index: 'Indexes', energy: 'Commodities', crypto: 'CurrencyCrypto' };
+const PATHS: Record<Instrument['kind'], string> = {
+  forex: 'Forex',
+  metal: 'Metals',
+  index: 'Indices',
+  energy: 'Energies',
+  crypto: 'Crypto',
+};
+const SECTORS: Record<Instrument['kind'], string> = {
+  forex: 'Currency',
+  metal: 'Commodities',
+  index: 'Indexes',
+  energy: 'Commodities',
+  crypto: 'CurrencyCrypto',
+};
 
 export function symbolRecord(instrument: Instrument): Record<string, unknown> {
   const point = pointOf(instrument);
   const forex = instrument.kind === 'forex';
   return {
-    symbol: instrument.symbol, path: `${PATHS[instrument.kind]}\\${instrument.symbol}`, description: instrument.description,
-    currencyBase: instrument.marginCurrency, currencyBaseDigits: 2, currencyProfit: instrument.profitCurrency,
-    currencyProfitDigits: 2, currencyMargin: instrument.marginCurrency, currencyMarginDigits: 2,
-    digits: instrument.digits, point, multiply: 10 ** instrument.digits, tickFlags: 'Realtime',
-    tradeMode: 'Full', calcMode: forex ? 'Forex' : 'Cfd', execMode: 'Instant', gtcMode: 'GtC',
-    fillFlags: 'FoK, IoC', expirFlags: 'GtC, Day, Specified, SpecifiedDay', spread: instrument.spread, spreadBalance: 0,
-    tickValue: instrument.contractSize * point, tickSize: point, contractSize: instrument.contractSize,
-    stopsLevel: 10, freezeLevel: 0, quotesTimeout: 0, volumeMin: 100, volumeMax: 1_000_000, volumeStep: 100, volumeLimit: 0,
-    marginInitial: 0, marginMaintenance: 0, swapMode: 'ByPoints', swapLong: -2.5, swapShort: -1.2, swap3Day: 'Wednesday',
-    sector: SECTORS[instrument.kind], sessionQuote: allDaySessions(), sessionTrade: allDaySessions(),
+    symbol: instrument.symbol,
+    path: `${PATHS[instrument.kind]}\\${instrument.symbol}`,
+    description: instrument.description,
+    currencyBase: instrument.marginCurrency,
+    currencyBaseDigits: 2,
+    currencyProfit: instrument.profitCurrency,
+    currencyProfitDigits: 2,
+    currencyMargin: instrument.marginCurrency,
+    currencyMarginDigits: 2,
+    digits: instrument.digits,
+    point,
+    multiply: 10 ** instrument.digits,
+    tickFlags: 'Realtime',
+    tradeMode: 'Full',
+    calcMode: forex ? 'Forex' : 'Cfd',
+    execMode: 'Instant',
+    gtcMode: 'GtC',
+    fillFlags: 'FoK, IoC',
+    expirFlags: 'GtC, Day, Specified, SpecifiedDay',
+    spread: instrument.spread,
+    spreadBalance: 0,
+    tickValue: instrument.contractSize * point,
+    tickSize: point,
+    contractSize: instrument.contractSize,
+    stopsLevel: 10,
+    freezeLevel: 0,
+    quotesTimeout: 0,
+    volumeMin: 100,
+    volumeMax: 1_000_000,
+    volumeStep: 100,
+    volumeLimit: 0,
+    marginInitial: 0,
+    marginMaintenance: 0,
+    swapMode: 'ByPoints',
+    swapLong: -2.5,
+    swapShort: -1.2,
+    swap3Day: 'Wednesday',
+    sector: SECTORS[instrument.kind],
+    sessionQuote: allDaySessions(),
+    sessionTrade: allDaySessions(),
   };
 }

@@ -18,8 +18,15 @@ import type { ChangeSink, SimWorld, SnapshotPart } from '../world/simWorld.js';
 import type { CommandRegistry } from '../world/commandRegistry.js';
 import { pf5Commands } from './pf5Commands.js';
 import {
-  PF5_GROUPS, PF5_LOT, groupRecord, symbolRecord,
-  type PF5DealRecord, type PF5OrderRow, type PF5PendingType, type PF5PositionRow, type PF5UserRecord,
+  PF5_GROUPS,
+  PF5_LOT,
+  groupRecord,
+  symbolRecord,
+  type PF5DealRecord,
+  type PF5OrderRow,
+  type PF5PendingType,
+  type PF5PositionRow,
+  type PF5UserRecord,
 } from './pf5Records.js';
 import { addInt64, type Int64 } from '../../shared/int64.js';
 import { valueText } from '../../shared/valueText.js';
@@ -54,7 +61,11 @@ export class Pf5World extends MarketWorld implements SimWorld {
   private nextDeal: Int64 = PF5_FIRST_DEAL;
   private readonly commandTable: CommandRegistry;
 
-  constructor(readonly config: ServerConfig, seed: number, emit: ChangeSink) {
+  constructor(
+    readonly config: ServerConfig,
+    seed: number,
+    emit: ChangeSink,
+  ) {
     super(config, seed, emit, tickRecord);
     // A server of a cluster allocates from its own ranges, which may lie beyond 2^53 − 1 (int64 ids).
     if (config.loginRange) this.loginRange = config.loginRange as { min: number; max: number };
@@ -63,7 +74,11 @@ export class Pf5World extends MarketWorld implements SimWorld {
     this.symbols = this.instruments.map(symbolRecord);
     for (const def of PF5_GROUPS) this.groups.set(def.group, groupRecord(def, seed));
     this.generateUsers(new Random(deriveSeed(seed, 'users')), config.accounts);
-    this.generateTrading(new Random(deriveSeed(seed, 'trades')), config.trades, config.orders ?? Math.floor(config.trades / 5));
+    this.generateTrading(
+      new Random(deriveSeed(seed, 'trades')),
+      config.trades,
+      config.orders ?? Math.floor(config.trades / 5),
+    );
     this.markForeign(new Random(deriveSeed(seed, 'cluster')));
     this.engine = new Pf5TradingEngine(this);
     this.engine.indexAll();
@@ -100,7 +115,9 @@ export class Pf5World extends MarketWorld implements SimWorld {
    * show as `swapMode` Disabled. Everything else is the symbol's base setting.
    */
   symbolForGroup(symbol: Record<string, unknown>, group: Record<string, unknown>): Record<string, unknown> {
-    const flags = valueText(group.tradeFlags ?? '').split(',').map((f) => f.trim());
+    const flags = valueText(group.tradeFlags ?? '')
+      .split(',')
+      .map((f) => f.trim());
     const swaps = flags.includes('Swaps') || flags.includes('All');
     return swaps || symbol.swapMode === 'Disabled' ? symbol : { ...symbol, swapMode: 'Disabled' };
   }
@@ -134,20 +151,29 @@ export class Pf5World extends MarketWorld implements SimWorld {
   replaceUser(user: PF5UserRecord): void {
     const before = this.users.get(user.login);
     this.users.set(user.login, user);
-    if (before && (before.leverage !== user.leverage || before.group !== user.group)) this.engine.onUserChanged(user.login);
+    if (before && (before.leverage !== user.leverage || before.group !== user.group))
+      this.engine.onUserChanged(user.login);
     this.emit('users', 'update', user);
   }
 
   /** Generated accounts start at a margin level of at least 300%; the opening deposit grows to match. */
   private topUpThinAccounts(): void {
     const deposits = new Map<number, PF5DealRecord>();
-    for (const deal of this.deals.values()) if (deal.action === 'Balance' && !deposits.has(deal.login)) deposits.set(deal.login, deal);
+    for (const deal of this.deals.values())
+      if (deal.action === 'Balance' && !deposits.has(deal.login)) deposits.set(deal.login, deal);
     for (const login of this.users.keys()) {
       const state = this.engine.account(login);
       if (state.margin <= 0 || state.marginLevel >= 300) continue;
       const user = this.users.get(login) as PF5UserRecord;
       const balance = user.balance + Math.ceil((state.margin * 3 - state.equity) / 100) * 100;
-      this.users.set(login, { ...user, balance, balancePrevDay: balance, balancePrevMonth: balance, equityPrevDay: balance, equityPrevMonth: balance });
+      this.users.set(login, {
+        ...user,
+        balance,
+        balancePrevDay: balance,
+        balancePrevMonth: balance,
+        equityPrevDay: balance,
+        equityPrevMonth: balance,
+      });
       const deposit = deposits.get(login);
       if (deposit) this.deals.set(deposit.deal, { ...deposit, profit: cents(deposit.profit + balance - user.balance) });
     }
@@ -176,8 +202,13 @@ export class Pf5World extends MarketWorld implements SimWorld {
 
   counts(): Record<string, number> {
     return {
-      users: this.users.size, positions: this.positions.size, orders: this.orders.size, deals: this.deals.size,
-      ticks: this.instruments.length, symbols: this.symbols.length, groups: this.groups.size,
+      users: this.users.size,
+      positions: this.positions.size,
+      orders: this.orders.size,
+      deals: this.deals.size,
+      ticks: this.instruments.length,
+      symbols: this.symbols.length,
+      groups: this.groups.size,
     };
   }
 
@@ -200,7 +231,9 @@ export class Pf5World extends MarketWorld implements SimWorld {
     return {
       ...row,
       priceCurrent: quote ? closingPrice(quote, isBuy) : row.priceOpen,
-      profit: instrument ? floatingProfit(instrument, isBuy, row.priceOpen, row.volume / PF5_LOT, (s) => this.feed.quote(s)) : 0,
+      profit: instrument
+        ? floatingProfit(instrument, isBuy, row.priceOpen, row.volume / PF5_LOT, (s) => this.feed.quote(s))
+        : 0,
     };
   }
 
@@ -213,22 +246,64 @@ export class Pf5World extends MarketWorld implements SimWorld {
   private generateUsers(random: Random, count: number): void {
     seedAccounts(random, PF5_GROUPS, PF5_FIRST_LOGIN, count, ({ login, person, group, registered, balance }) => {
       const user: PF5UserRecord = {
-        login, group: group.group, name: `${person.firstName} ${person.lastName}`, firstName: person.firstName,
-        lastName: person.lastName, middleName: '', company: '', country: person.country, city: person.city, state: '',
-        zipCode: person.zipCode, address: person.address, phone: person.phone, eMail: emailOf(person, login),
-        comment: '', id: '', status: '', leadCampaign: '', leadSource: '', color: -16777216,
-        leverage: random.chance(0.8) ? group.leverage : random.pick([30, 50, 100, 200]), language: 0, agent: 0,
-        clientID: 0, rights: 'Enabled, Password, Trailing, Expert, Reports', certSerialNumber: 0,
-        registration: iso(registered), lastAccess: iso(Math.max(registered, daysBeforeAnchor(random, 30))),
-        lastPassChange: iso(registered), lastIP: `198.51.100.${random.int(1, 254)}`,
-        balance, credit: random.chance(0.1) ? cents(random.range(100, 2000)) : 0, interestRate: 0,
-        commissionDaily: 0, commissionMonthly: 0, commissionAgentDaily: 0, commissionAgentMonthly: 0,
-        balancePrevDay: balance, balancePrevMonth: balance, equityPrevDay: balance, equityPrevMonth: balance,
+        login,
+        group: group.group,
+        name: `${person.firstName} ${person.lastName}`,
+        firstName: person.firstName,
+        lastName: person.lastName,
+        middleName: '',
+        company: '',
+        country: person.country,
+        city: person.city,
+        state: '',
+        zipCode: person.zipCode,
+        address: person.address,
+        phone: person.phone,
+        eMail: emailOf(person, login),
+        comment: '',
+        id: '',
+        status: '',
+        leadCampaign: '',
+        leadSource: '',
+        color: -16777216,
+        leverage: random.chance(0.8) ? group.leverage : random.pick([30, 50, 100, 200]),
+        language: 0,
+        agent: 0,
+        clientID: 0,
+        rights: 'Enabled, Password, Trailing, Expert, Reports',
+        certSerialNumber: 0,
+        registration: iso(registered),
+        lastAccess: iso(Math.max(registered, daysBeforeAnchor(random, 30))),
+        lastPassChange: iso(registered),
+        lastIP: `198.51.100.${random.int(1, 254)}`,
+        balance,
+        credit: random.chance(0.1) ? cents(random.range(100, 2000)) : 0,
+        interestRate: 0,
+        commissionDaily: 0,
+        commissionMonthly: 0,
+        commissionAgentDaily: 0,
+        commissionAgentMonthly: 0,
+        balancePrevDay: balance,
+        balancePrevMonth: balance,
+        equityPrevDay: balance,
+        equityPrevMonth: balance,
       };
       this.users.set(login, user);
       this.addDeal({
-        login, action: 'Balance', entry: 'In', digits: 0, contractSize: 0, time: iso(registered), symbol: '', price: 0,
-        volume: 0, profit: balance, positionID: 0, order: 0, comment: 'initial deposit', reason: 'Dealer',
+        login,
+        action: 'Balance',
+        entry: 'In',
+        digits: 0,
+        contractSize: 0,
+        time: iso(registered),
+        symbol: '',
+        price: 0,
+        volume: 0,
+        profit: balance,
+        positionID: 0,
+        order: 0,
+        comment: 'initial deposit',
+        reason: 'Dealer',
       });
     });
   }
@@ -240,26 +315,60 @@ export class Pf5World extends MarketWorld implements SimWorld {
       const instrument = random.pick(this.instruments);
       const quote = this.feed.quote(instrument.symbol) as Quote;
       const action = random.pick(['Buy', 'Sell'] as const);
-      const priceOpen = roundTo((quote.bid + quote.ask) / 2 * (1 + random.range(-0.005, 0.005)), instrument.digits);
+      const priceOpen = roundTo(((quote.bid + quote.ask) / 2) * (1 + random.range(-0.005, 0.005)), instrument.digits);
       const opened = iso(daysBeforeAnchor(random, 30));
       const volume = Math.round(random.pick(LOTS) * PF5_LOT);
       const stop = priceOpen * random.range(0.005, 0.02);
       const sign = action === 'Buy' ? 1 : -1;
       const row: PF5PositionRow = {
-        position: this.allocateOrder(), login: random.pick(logins), symbol: instrument.symbol, action,
-        digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, externalId: '',
-        timeCreate: opened, timeUpdate: opened, priceOpen,
+        position: this.allocateOrder(),
+        login: random.pick(logins),
+        symbol: instrument.symbol,
+        action,
+        digits: instrument.digits,
+        digitsCurrency: 2,
+        contractSize: instrument.contractSize,
+        externalId: '',
+        timeCreate: opened,
+        timeUpdate: opened,
+        priceOpen,
         // Stops beyond both the open price and the market, so no generated position starts already triggered.
-        priceSL: random.chance(0.3) ? roundTo(sign > 0 ? Math.min(priceOpen, quote.bid) - stop : Math.max(priceOpen, quote.ask) + stop, instrument.digits) : 0,
-        priceTP: random.chance(0.3) ? roundTo(sign > 0 ? Math.max(priceOpen, quote.ask) + stop : Math.min(priceOpen, quote.bid) - stop, instrument.digits) : 0,
-        volume, storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0, rateProfit: 1, rateMargin: 1,
-        expertId: 0, comment: '', reason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const),
+        priceSL: random.chance(0.3)
+          ? roundTo(
+              sign > 0 ? Math.min(priceOpen, quote.bid) - stop : Math.max(priceOpen, quote.ask) + stop,
+              instrument.digits,
+            )
+          : 0,
+        priceTP: random.chance(0.3)
+          ? roundTo(
+              sign > 0 ? Math.max(priceOpen, quote.ask) + stop : Math.min(priceOpen, quote.bid) - stop,
+              instrument.digits,
+            )
+          : 0,
+        volume,
+        storage: random.chance(0.4) ? cents(random.range(-20, 5)) : 0,
+        rateProfit: 1,
+        rateMargin: 1,
+        expertId: 0,
+        comment: '',
+        reason: random.pick(['Client', 'Client', 'Expert', 'Dealer'] as const),
       };
       this.positions.set(row.position, row);
       this.addDeal({
-        login: row.login, action, entry: 'In', digits: row.digits, contractSize: row.contractSize, time: opened,
-        symbol: row.symbol, price: priceOpen, volume, profit: 0, positionID: row.position, order: row.position,
-        comment: '', reason: row.reason as 'Client' | 'Expert' | 'Dealer',
+        login: row.login,
+        action,
+        entry: 'In',
+        digits: row.digits,
+        contractSize: row.contractSize,
+        time: opened,
+        symbol: row.symbol,
+        price: priceOpen,
+        volume,
+        profit: 0,
+        positionID: row.position,
+        order: row.position,
+        comment: '',
+        reason: row.reason as 'Client' | 'Expert' | 'Dealer',
       });
     }
     for (let i = 0; i < orders; i++) {
@@ -268,25 +377,71 @@ export class Pf5World extends MarketWorld implements SimWorld {
       const type: PF5PendingType = random.pick(['BuyLimit', 'SellLimit', 'BuyStop', 'SellStop'] as const);
       const below = type === 'BuyLimit' || type === 'SellStop';
       const offset = random.range(0.002, 0.01);
-      const priceOrder = roundTo((below ? quote.bid * (1 - offset) : quote.ask * (1 + offset)), instrument.digits);
+      const priceOrder = roundTo(below ? quote.bid * (1 - offset) : quote.ask * (1 + offset), instrument.digits);
       const volume = Math.round(random.pick(LOTS) * PF5_LOT);
       const order: PF5OrderRow = {
-        order: this.allocateOrder(), externalID: '', login: random.pick(logins), symbol: instrument.symbol,
-        digits: instrument.digits, digitsCurrency: 2, contractSize: instrument.contractSize, state: 'Placed',
-        reason: random.chance(0.8) ? 'Client' : 'Expert', timeSetup: iso(daysBeforeAnchor(random, 10)), type,
-        typeFill: 'Return', typeTime: 'GtC', priceOrder, priceTrigger: 0, priceSL: 0, priceTP: 0,
-        volumeInitial: volume, volumeCurrent: volume, expertID: 0, positionID: 0, comment: '',
+        order: this.allocateOrder(),
+        externalID: '',
+        login: random.pick(logins),
+        symbol: instrument.symbol,
+        digits: instrument.digits,
+        digitsCurrency: 2,
+        contractSize: instrument.contractSize,
+        state: 'Placed',
+        reason: random.chance(0.8) ? 'Client' : 'Expert',
+        timeSetup: iso(daysBeforeAnchor(random, 10)),
+        type,
+        typeFill: 'Return',
+        typeTime: 'GtC',
+        priceOrder,
+        priceTrigger: 0,
+        priceSL: 0,
+        priceTP: 0,
+        volumeInitial: volume,
+        volumeCurrent: volume,
+        expertID: 0,
+        positionID: 0,
+        comment: '',
       };
       this.orders.set(order.order, order);
     }
   }
 
   /** Stores a deal; the engine sends the event for deals it makes. */
-  addDeal(fields: Pick<PF5DealRecord, 'login' | 'action' | 'entry' | 'digits' | 'contractSize' | 'time' |
-    'symbol' | 'price' | 'volume' | 'profit' | 'positionID' | 'order' | 'comment' | 'reason'> & { commission?: number }): PF5DealRecord {
+  addDeal(
+    fields: Pick<
+      PF5DealRecord,
+      | 'login'
+      | 'action'
+      | 'entry'
+      | 'digits'
+      | 'contractSize'
+      | 'time'
+      | 'symbol'
+      | 'price'
+      | 'volume'
+      | 'profit'
+      | 'positionID'
+      | 'order'
+      | 'comment'
+      | 'reason'
+    > & { commission?: number },
+  ): PF5DealRecord {
     const deal: PF5DealRecord = {
-      deal: this.allocateDeal(), externalID: '', dealer: 0, digitsCurrency: 2, priceSL: 0, priceTP: 0, volumeClosed: 0,
-      storage: 0, commission: 0, fee: 0, rateProfit: 1, rateMargin: 1, expertID: 0, ...fields,
+      deal: this.allocateDeal(),
+      externalID: '',
+      dealer: 0,
+      digitsCurrency: 2,
+      priceSL: 0,
+      priceTP: 0,
+      volumeClosed: 0,
+      storage: 0,
+      commission: 0,
+      fee: 0,
+      rateProfit: 1,
+      rateMargin: 1,
+      expertID: 0,
+      ...fields,
     };
     this.deals.set(deal.deal, deal);
     return deal;

@@ -15,7 +15,6 @@ import { SERVER_MIN_FRAME_BYTES } from '../../shared/protocol.js';
 import { handleControl, reply } from '../control/controlRoutes.js';
 import type { Logger, TradingServer } from '../server/tradingServer.js';
 
-
 /** Large enough for a UserRecordsRequest with a long login list. */
 const MAX_FRAME_BYTES = SERVER_MIN_FRAME_BYTES;
 
@@ -28,7 +27,11 @@ export interface PeerPolicy {
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
-export function createManagerServer(servers: ReadonlyMap<string, TradingServer>, log: Logger, policy: PeerPolicy = {}): Server {
+export function createManagerServer(
+  servers: ReadonlyMap<string, TradingServer>,
+  log: Logger,
+  policy: PeerPolicy = {},
+): Server {
   const tokenDigest = policy.controlToken === undefined ? null : digest(policy.controlToken);
 
   /** Loopback, or the configured token as a bearer token (compared in constant time). */
@@ -40,30 +43,33 @@ export function createManagerServer(servers: ReadonlyMap<string, TradingServer>,
     return [401, 'the fault controls need Authorization: Bearer <SIM_CONTROL_TOKEN> from this address'];
   };
 
-  return createBridgeListener([...servers.values()].map((server) => server.bridge), {
-    allow: policy.allow,
-    log,
-    maxPayload: MAX_FRAME_BYTES,
-    refusedPeerMessage: 'address not allowed (loopback and SIM_MANAGER_ALLOW only)',
-    routes: (req, res, path) => {
-      if (path[0] === 'control') {
-        const refusal = controlRefusal(req);
-        if (refusal) {
-          log({ msg: 'control request refused', peer: req.socket.remoteAddress, status: refusal[0] });
-          reply(res, refusal[0], { error: refusal[1] });
+  return createBridgeListener(
+    [...servers.values()].map((server) => server.bridge),
+    {
+      allow: policy.allow,
+      log,
+      maxPayload: MAX_FRAME_BYTES,
+      refusedPeerMessage: 'address not allowed (loopback and SIM_MANAGER_ALLOW only)',
+      routes: (req, res, path) => {
+        if (path[0] === 'control') {
+          const refusal = controlRefusal(req);
+          if (refusal) {
+            log({ msg: 'control request refused', peer: req.socket.remoteAddress, status: refusal[0] });
+            reply(res, refusal[0], { error: refusal[1] });
+            return true;
+          }
+          handleControl(req, res, servers, path.slice(1)).catch((err: Error) => {
+            log({ msg: 'control request failed', error: err.message });
+            if (!res.headersSent) reply(res, 500, { error: 'control request failed' });
+          });
           return true;
         }
-        handleControl(req, res, servers, path.slice(1)).catch((err: Error) => {
-          log({ msg: 'control request failed', error: err.message });
-          if (!res.headersSent) reply(res, 500, { error: 'control request failed' });
-        });
-        return true;
-      }
-      if (path.length === 1 && path[0] === 'healthz') {
-        reply(res, 200, { status: 'ok', servers: [...servers.keys()] });
-        return true;
-      }
-      return false;
+        if (path.length === 1 && path[0] === 'healthz') {
+          reply(res, 200, { status: 'ok', servers: [...servers.keys()] });
+          return true;
+        }
+        return false;
+      },
     },
-  });
+  );
 }

@@ -26,13 +26,29 @@ import type { TradingServer } from '../server/tradingServer.js';
  * bodies and mail, PF5 margin-call notifications). The kit sends no kind left out here.
  */
 export const EVENTS: Record<Family, readonly ChangeKind[]> = {
-  PF4: ['users', 'trades', 'ticks', 'symbols', 'groups', 'margin', 'online', 'news', 'newsBodies', 'symbolGroups',
-    'symbolSessions', 'symbolInfo', 'mail'],
+  PF4: [
+    'users',
+    'trades',
+    'ticks',
+    'symbols',
+    'groups',
+    'margin',
+    'online',
+    'news',
+    'newsBodies',
+    'symbolGroups',
+    'symbolSessions',
+    'symbolInfo',
+    'mail',
+  ],
   PF5: ['users', 'positions', 'orders', 'deals', 'ticks', 'symbols', 'groups', 'margin'],
 };
 
 /** Commands the server answers itself rather than through its world's registry (the kit answers Ping). */
-export const SESSION_COMMANDS: Record<Family, readonly string[]> = { PF4: ['ServerTime', 'SrvRestart'], PF5: ['ServerTime'] };
+export const SESSION_COMMANDS: Record<Family, readonly string[]> = {
+  PF4: ['ServerTime', 'SrvRestart'],
+  PF5: ['ServerTime'],
+};
 
 /** Requests a frozen server holds per connection; more are lost. */
 export const MAX_PARKED_REQUESTS = 10_000;
@@ -58,8 +74,14 @@ export function simDriver(server: TradingServer): BridgeDriver<SimSession> {
   const { world, faults, counters, family } = server;
   const registry = world.commands();
 
-  const run = (cmd: string): CommandHandler<SimSession> => (args, session) =>
-    registry.run(cmd, args, { managerLogin: session.login as number, rights: session.rights, session: session.state.commandState });
+  const run =
+    (cmd: string): CommandHandler<SimSession> =>
+    (args, session) =>
+      registry.run(cmd, args, {
+        managerLogin: session.login as number,
+        rights: session.rights,
+        session: session.state.commandState,
+      });
   const own: Record<string, CommandHandler<SimSession>> = {
     ServerTime: () => new Date().toISOString(),
     SrvRestart: () => {
@@ -101,8 +123,13 @@ export function simDriver(server: TradingServer): BridgeDriver<SimSession> {
       const message = `${cmd} needs the ${needed.right} right`;
       if (needed.drop) {
         // A report window asked for without the permission: the server drops the manager, it does not answer.
-        server.log({ msg: 'manager asked for a report without the right, dropping', server: server.name,
-          login: session.login, cmd, right: needed.right });
+        server.log({
+          msg: 'manager asked for a report without the right, dropping',
+          server: server.name,
+          login: session.login,
+          cmd,
+          right: needed.right,
+        });
         counters.rightsDrops++;
       }
       return { message, drop: needed.drop };
@@ -113,7 +140,9 @@ export function simDriver(server: TradingServer): BridgeDriver<SimSession> {
       if (faults.frozen) return park(session, cmd);
       const delay = faults.delayFor(cmd);
       if (delay <= 0) return undefined;
-      return new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() => (faults.frozen ? park(session, cmd) : true));
+      return new Promise<void>((resolve) => setTimeout(resolve, delay)).then(() =>
+        faults.frozen ? park(session, cmd) : true,
+      );
     },
 
     openSession: (kit) => {
@@ -133,12 +162,16 @@ export function simDriver(server: TradingServer): BridgeDriver<SimSession> {
         counters.logins++;
         world.journal?.(`manager ${session.login} logged in`, session.peer, 'Logins');
       },
-      loginRefused: () => { counters.loginFailures++; },
+      loginRefused: () => {
+        counters.loginFailures++;
+      },
       answered: (_cmd, failed) => {
         counters.commandsServed++;
         if (failed) counters.commandErrors++;
       },
-      eventSent: () => { counters.eventsSent++; },
+      eventSent: () => {
+        counters.eventsSent++;
+      },
     },
   };
 }

@@ -21,8 +21,9 @@ export type Logger = (entry: Record<string, unknown>) => void;
 /** Build numbers reported at login, for whatever a broker wants to log. */
 const BUILDS: Record<Family, number> = { PF4: 1420, PF5: 4755 };
 
-const PF4_RIGHT_NAMES = Object.keys((PF4ManagerRights as unknown as { shape: Record<string, unknown> }).shape)
-  .filter((k) => !['login', 'name', 'groups', 'mailBox', 'infoDepth', 'ipFilter', 'ipFrom', 'ipTo'].includes(k));
+const PF4_RIGHT_NAMES = Object.keys((PF4ManagerRights as unknown as { shape: Record<string, unknown> }).shape).filter(
+  (k) => !['login', 'name', 'groups', 'mailBox', 'infoDepth', 'ipFilter', 'ipFrom', 'ipTo'].includes(k),
+);
 
 export interface ServerCounters {
   connections: number;
@@ -38,7 +39,9 @@ export interface ServerCounters {
   rightsDrops: number;
 }
 
-export type AuthOutcome = { ok: true; manager: ManagerConfig; rights: string[] } | { ok: false; code: number; message: string };
+export type AuthOutcome =
+  | { ok: true; manager: ManagerConfig; rights: string[] }
+  | { ok: false; code: number; message: string };
 
 export class TradingServer {
   readonly name: string;
@@ -48,8 +51,16 @@ export class TradingServer {
   /** Every manager connection, logged in or not. */
   readonly sessions = new Set<SimSession>();
   readonly counters: ServerCounters = {
-    connections: 0, connectionsTotal: 0, logins: 0, loginFailures: 0, commandsServed: 0, commandErrors: 0,
-    eventsSent: 0, drops: 0, restarts: 0, rightsDrops: 0,
+    connections: 0,
+    connectionsTotal: 0,
+    logins: 0,
+    loginFailures: 0,
+    commandsServed: 0,
+    commandErrors: 0,
+    eventsSent: 0,
+    drops: 0,
+    restarts: 0,
+    rightsDrops: 0,
   };
   readonly build: number;
   /** The kit's side of this server: its manager sessions. */
@@ -59,7 +70,11 @@ export class TradingServer {
   /** Where the world's changes go: the kit's fan-out once it has subscribed. */
   private emit: ChangeEmit = () => {};
 
-  constructor(readonly config: ServerConfig, seed: number, readonly log: Logger) {
+  constructor(
+    readonly config: ServerConfig,
+    seed: number,
+    readonly log: Logger,
+  ) {
     this.name = config.name;
     this.family = config.family;
     this.build = BUILDS[config.family];
@@ -84,11 +99,16 @@ export class TradingServer {
   get codes() {
     return this.family === 'PF4'
       ? { badCredentials: PF4_RESULT.InvalidData, disabled: PF4_RESULT.AccountDisabled, refused: PF4_RESULT.NoConnect }
-      : { badCredentials: PF5_RESULT.AuthAccountInvalid, disabled: PF5_RESULT.AuthAccountDisabled, refused: PF5_RESULT.AuthServerBusy };
+      : {
+          badCredentials: PF5_RESULT.AuthAccountInvalid,
+          disabled: PF5_RESULT.AuthAccountDisabled,
+          refused: PF5_RESULT.AuthServerBusy,
+        };
   }
 
   authenticate(login: number, password: string): AuthOutcome {
-    if (this.faults.refuseLogin) return { ok: false, code: this.codes.refused, message: 'the server refuses manager logins' };
+    if (this.faults.refuseLogin)
+      return { ok: false, code: this.codes.refused, message: 'the server refuses manager logins' };
     const manager = this.config.managers.find((m) => m.login === login);
     // One message for both cases, so a caller cannot probe which manager logins exist.
     if (!manager || manager.password !== password) {
@@ -124,7 +144,9 @@ export class TradingServer {
   /** The driver's subscription: the kit's fan-out receives every change from now on. */
   subscribe(emit: ChangeEmit): () => void {
     this.emit = emit;
-    return () => { this.emit = () => {}; };
+    return () => {
+      this.emit = () => {};
+    };
   }
 
   /** Closes every manager connection abruptly, as a network failure would. */
@@ -183,7 +205,9 @@ export class TradingServer {
       ticksDropped: this.world.ticksDropped(),
       faults: this.faults.describe(),
       // The requests a freeze holds unanswered, by command.
-      parked: [...this.sessions].flatMap((s) => s.parked).reduce<Record<string, number>>((n, { cmd }) => ({ ...n, [cmd]: (n[cmd] ?? 0) + 1 }), {}),
+      parked: [...this.sessions]
+        .flatMap((s) => s.parked)
+        .reduce<Record<string, number>>((n, { cmd }) => ({ ...n, [cmd]: (n[cmd] ?? 0) + 1 }), {}),
       /** The whole simulator process; the event-loop delay covers the time since the previous state read. */
       process: processStats(),
     };

@@ -6,7 +6,10 @@ import { CommandError } from './commandError.js';
 import { INT64_MAX, isInt64 } from '../../shared/int64.js';
 
 export class ArgReader {
-  constructor(private readonly args: Record<string, unknown>, private readonly badCode: number) {}
+  constructor(
+    private readonly args: Record<string, unknown>,
+    private readonly badCode: number,
+  ) {}
 
   fail(message: string): never {
     throw new CommandError(this.badCode, message);
@@ -70,7 +73,8 @@ export class ArgReader {
   intArray(field: string, opts: { min?: number; max?: number; maxItems?: number } = {}): number[] {
     const value = this.args[field];
     if (!Array.isArray(value)) this.fail(`${field} must be an array of integers`);
-    if (opts.maxItems !== undefined && value.length > opts.maxItems) this.fail(`${field} must have at most ${opts.maxItems} items`);
+    if (opts.maxItems !== undefined && value.length > opts.maxItems)
+      this.fail(`${field} must have at most ${opts.maxItems} items`);
     const min = opts.min ?? Number.MIN_SAFE_INTEGER;
     const max = opts.max ?? Number.MAX_SAFE_INTEGER;
     for (const item of value) {
@@ -90,7 +94,8 @@ export class ArgReader {
     const value = this.args[field];
     if (!Array.isArray(value)) this.fail(`${field} must be an array of integers`);
     if (value.length > 100_000) this.fail(`${field} must have at most 100000 items`);
-    for (const item of value) if (!isInt64(item) || item < 1 || item > max) this.fail(`${field} must contain integers between 1 and ${max}`);
+    for (const item of value)
+      if (!isInt64(item) || item < 1 || item > max) this.fail(`${field} must contain integers between 1 and ${max}`);
     return [...new Set(value as number[])];
   }
 
@@ -103,7 +108,8 @@ export class ArgReader {
 
 /** The shared `{after?, limit?}` paging arguments; an absent limit means everything in one page. */
 export function readPaging(reader: ArgReader, keyMax: number | bigint): { after: number | undefined; limit: number } {
-  const after = typeof keyMax === 'bigint' ? reader.optionalId('after') : reader.optionalInt('after', { min: 0, max: keyMax });
+  const after =
+    typeof keyMax === 'bigint' ? reader.optionalId('after') : reader.optionalInt('after', { min: 0, max: keyMax });
   const limit = reader.optionalInt('limit', { min: 1, max: 1_000_000 }) ?? Number.MAX_SAFE_INTEGER;
   return { after, limit };
 }

@@ -26,7 +26,10 @@ interface Entry {
 export class CommandRegistry {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly badCode: number, private readonly rightsTable: Readonly<Record<string, CommandNeeds>> = {}) {}
+  constructor(
+    private readonly badCode: number,
+    private readonly rightsTable: Readonly<Record<string, CommandNeeds>> = {},
+  ) {}
 
   on(cmd: string, handler: Handler): this {
     if (this.entries.has(cmd)) throw new Error(`command ${cmd} registered twice`);

@@ -5,10 +5,13 @@ import { DAY_MS } from './people.js';
 export function atEveryMidnight(run: (now: number) => void): () => void {
   let timer: NodeJS.Timeout;
   const arm = () => {
-    timer = setTimeout(() => {
-      run(Date.now());
-      arm();
-    }, DAY_MS - (Date.now() % DAY_MS));
+    timer = setTimeout(
+      () => {
+        run(Date.now());
+        arm();
+      },
+      DAY_MS - (Date.now() % DAY_MS),
+    );
     timer.unref();
   };
   arm();

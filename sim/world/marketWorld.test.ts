@@ -7,17 +7,31 @@ import { parseConfig } from '../config/simConfig.js';
 import type { Quote } from '../feed/quoteFeed.js';
 import { MarketWorld } from './marketWorld.js';
 
-const config = (symbols: number) => parseConfig({ servers: [{ name: 'market', family: 'PF4', symbols, ticksPerSecond: 0,
-  managers: [{ login: 1000, password: 'pw' }] }] }).servers[0];
+const config = (symbols: number) =>
+  parseConfig({
+    servers: [
+      { name: 'market', family: 'PF4', symbols, ticksPerSecond: 0, managers: [{ login: 1000, password: 'pw' }] },
+    ],
+  }).servers[0];
 
 /** A world with nothing but its market; the engine and the sink write down what reaches them, in one log. */
 class BareWorld extends MarketWorld {
   readonly log: string[] = [];
-  readonly engine = { onTick: (quote: Quote) => { this.log.push(`engine ${quote.symbol} ${this.chart.tickRange(quote.symbol, 0, quote.time).length}`); } };
+  readonly engine = {
+    onTick: (quote: Quote) => {
+      this.log.push(`engine ${quote.symbol} ${this.chart.tickRange(quote.symbol, 0, quote.time).length}`);
+    },
+  };
 
   constructor(seed: number, symbols = 4) {
-    super(config(symbols), seed, (kind, op, record) => { this.log.push(`${kind} ${op} ${JSON.stringify(record)}`); },
-      (quote) => ({ symbol: quote.symbol, bid: quote.bid }));
+    super(
+      config(symbols),
+      seed,
+      (kind, op, record) => {
+        this.log.push(`${kind} ${op} ${JSON.stringify(record)}`);
+      },
+      (quote) => ({ symbol: quote.symbol, bid: quote.bid }),
+    );
   }
 }
 
@@ -43,7 +57,7 @@ describe('the market of a world', () => {
     expect(world.ticksDropped()).toBe(0);
   });
 
-  it('measures spreads in each symbol\'s own points', () => {
+  it("measures spreads in each symbol's own points", () => {
     const world = new BareWorld(7);
     const time = Date.UTC(2026, 0, 5, 9, 30);
     world.feed.inject('EURUSD', 1.1, 1.1002, time);

@@ -19,14 +19,23 @@ export abstract class MarketWorld {
   /** The family's trading engine, built by the world once its records are generated; it takes every tick. */
   abstract readonly engine: { onTick(quote: Quote): void };
 
-  protected constructor(config: ServerConfig, seed: number, readonly emit: ChangeSink,
-    private readonly tickToWire: (quote: Quote) => unknown) {
+  protected constructor(
+    config: ServerConfig,
+    seed: number,
+    readonly emit: ChangeSink,
+    private readonly tickToWire: (quote: Quote) => unknown,
+  ) {
     this.instruments = buildInstruments(config.symbols, new Random(deriveSeed(seed, 'instruments')));
     for (const instrument of this.instruments) this.instrumentBySymbol.set(instrument.symbol, instrument);
     this.chart = new ChartHistory(config.tickHistory);
     for (const instrument of this.instruments) this.chart.setPoint(instrument.symbol, pointOf(instrument));
-    this.feed = new QuoteFeed(this.instruments, new Random(deriveSeed(seed, 'feed')), config.ticksPerSecond,
-      (quote) => this.onQuote(quote), WORLD_ANCHOR_MS);
+    this.feed = new QuoteFeed(
+      this.instruments,
+      new Random(deriveSeed(seed, 'feed')),
+      config.ticksPerSecond,
+      (quote) => this.onQuote(quote),
+      WORLD_ANCHOR_MS,
+    );
   }
 
   ticksEmitted(): number {

@@ -57,7 +57,10 @@ export class OrderedList<T> {
     if (at === -1 || at === this.items.length) at = this.items.length;
     else this.checkPos(at);
     if (keyPos >= 0 && keyPos !== at) {
-      throw new CommandError(this.badCode, `${this.what} ${String(this.keyOf!(item))} already exists at position ${keyPos}`);
+      throw new CommandError(
+        this.badCode,
+        `${this.what} ${String(this.keyOf!(item))} already exists at position ${keyPos}`,
+      );
     }
     const added = at === this.items.length;
     const next = [...this.items];
@@ -81,7 +84,10 @@ export class OrderedList<T> {
     this.checkPos(pos);
     const to = pos + shift;
     if (!Number.isInteger(shift) || to < 0 || to >= this.items.length) {
-      throw new CommandError(this.badCode, `cannot shift ${this.what} at position ${pos} by ${shift}: the list has ${this.items.length} entries`);
+      throw new CommandError(
+        this.badCode,
+        `cannot shift ${this.what} at position ${pos} by ${shift}: the list has ${this.items.length} entries`,
+      );
     }
     const next = [...this.items];
     const [moved] = next.splice(pos, 1);
@@ -93,7 +99,10 @@ export class OrderedList<T> {
 
   private checkPos(pos: number): void {
     if (!Number.isInteger(pos) || pos < 0 || pos >= this.items.length) {
-      throw new CommandError(this.badCode, `${this.what} position ${pos} is out of range (0..${this.items.length - 1})`);
+      throw new CommandError(
+        this.badCode,
+        `${this.what} position ${pos} is out of range (0..${this.items.length - 1})`,
+      );
     }
   }
 }

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { DAY_MS, seedAccounts, WORLD_ANCHOR_MS, type SeededAccount, type SeedGroup } from './people.js';
 import { Random } from './random.js';
 
-const GROUPS: SeedGroup[] = [{ group: 'often', deposit: 5000, weight: 3 }, { group: 'rarely', deposit: 0, weight: 1 }];
+const GROUPS: SeedGroup[] = [
+  { group: 'often', deposit: 5000, weight: 3 },
+  { group: 'rarely', deposit: 0, weight: 1 },
+];
 
 function seeded(seed: number, count: number, alsoDraw = false): SeededAccount<SeedGroup>[] {
   const random = new Random(seed);

@@ -4,14 +4,65 @@
  */
 import type { Random } from './random.js';
 
-const FIRST = ['Anna', 'Ben', 'Carla', 'David', 'Elena', 'Farid', 'Grace', 'Hiro', 'Ines', 'Jonas', 'Kira', 'Liam',
-  'Maya', 'Noah', 'Olga', 'Pavel', 'Quinn', 'Rosa', 'Sami', 'Tara', 'Umar', 'Vera', 'Wei', 'Yara', 'Zoe'];
-const LAST = ['Adler', 'Brooks', 'Costa', 'Dubois', 'Eriksen', 'Fischer', 'Garcia', 'Hansen', 'Ivanova', 'Jensen',
-  'Kowalski', 'Lopez', 'Moreau', 'Nakamura', 'Okafor', 'Petrov', 'Rossi', 'Schmidt', 'Tanaka', 'Weber'];
+const FIRST = [
+  'Anna',
+  'Ben',
+  'Carla',
+  'David',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hiro',
+  'Ines',
+  'Jonas',
+  'Kira',
+  'Liam',
+  'Maya',
+  'Noah',
+  'Olga',
+  'Pavel',
+  'Quinn',
+  'Rosa',
+  'Sami',
+  'Tara',
+  'Umar',
+  'Vera',
+  'Wei',
+  'Yara',
+  'Zoe',
+];
+const LAST = [
+  'Adler',
+  'Brooks',
+  'Costa',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Garcia',
+  'Hansen',
+  'Ivanova',
+  'Jensen',
+  'Kowalski',
+  'Lopez',
+  'Moreau',
+  'Nakamura',
+  'Okafor',
+  'Petrov',
+  'Rossi',
+  'Schmidt',
+  'Tanaka',
+  'Weber',
+];
 const PLACES: Array<[country: string, city: string, zip: string]> = [
-  ['United Kingdom', 'London', 'EC1A 1BB'], ['Germany', 'Berlin', '10115'], ['Cyprus', 'Limassol', '3035'],
-  ['Spain', 'Madrid', '28001'], ['Japan', 'Tokyo', '100-0001'], ['Australia', 'Sydney', '2000'],
-  ['Canada', 'Toronto', 'M5H 2N2'], ['Singapore', 'Singapore', '018956'], ['Poland', 'Warsaw', '00-001'],
+  ['United Kingdom', 'London', 'EC1A 1BB'],
+  ['Germany', 'Berlin', '10115'],
+  ['Cyprus', 'Limassol', '3035'],
+  ['Spain', 'Madrid', '28001'],
+  ['Japan', 'Tokyo', '100-0001'],
+  ['Australia', 'Sydney', '2000'],
+  ['Canada', 'Toronto', 'M5H 2N2'],
+  ['Singapore', 'Singapore', '018956'],
+  ['Poland', 'Warsaw', '00-001'],
   ['Brazil', 'Sao Paulo', '01000-000'],
 ];
 const STREETS = ['Market Street', 'High Street', 'Harbour Road', 'Station Avenue', 'Park Lane', 'Mill Road'];
@@ -49,7 +100,7 @@ export const DAY_MS = 86_400_000;
 
 /** A moment `0..days` days before the anchor, whole seconds. */
 export function daysBeforeAnchor(random: Random, days: number): number {
-  return WORLD_ANCHOR_MS - Math.floor(random.next() * days * DAY_MS / 1000) * 1000;
+  return WORLD_ANCHOR_MS - Math.floor((random.next() * days * DAY_MS) / 1000) * 1000;
 }
 
 export function iso(ms: number): string {
@@ -78,8 +129,13 @@ export interface SeededAccount<G extends SeedGroup> {
  * 900 days before the anchor and its opening balance; then `add` makes the family's record of it, drawing what else
  * it needs from the same stream before the next account draws.
  */
-export function seedAccounts<G extends SeedGroup>(random: Random, groups: readonly G[], firstLogin: number, count: number,
-  add: (account: SeededAccount<G>) => void): void {
+export function seedAccounts<G extends SeedGroup>(
+  random: Random,
+  groups: readonly G[],
+  firstLogin: number,
+  count: number,
+  add: (account: SeededAccount<G>) => void,
+): void {
   const weighted = groups.flatMap((g) => Array<G>(g.weight).fill(g));
   for (let i = 0; i < count; i++) {
     const login = firstLogin + i;

@@ -19,9 +19,16 @@ let c: Client;
 const bridgeLines: string[] = [];
 
 beforeAll(async () => {
-  bridge = await startService('bridge-minimal', 'examples/bridge-minimal/main.ts', {
-    BRIDGE_PORT: '0', BRIDGE_MANAGER_LOGIN: String(DEMO_MANAGER_LOGIN), BRIDGE_MANAGER_PASSWORD: PASSWORD,
-  }, (line) => bridgeLines.push(line));
+  bridge = await startService(
+    'bridge-minimal',
+    'examples/bridge-minimal/main.ts',
+    {
+      BRIDGE_PORT: '0',
+      BRIDGE_MANAGER_LOGIN: String(DEMO_MANAGER_LOGIN),
+      BRIDGE_MANAGER_PASSWORD: PASSWORD,
+    },
+    (line) => bridgeLines.push(line),
+  );
   // The stack's demo manager password, which its brokers log in to the bridge with (the bridge was given it above).
   const saved = process.env.SIM_MANAGER_PASSWORD;
   process.env.SIM_MANAGER_PASSWORD = PASSWORD;
@@ -50,34 +57,62 @@ const data = async (path: string) => {
 describe('the minimal bridge behind the broker and edge', () => {
   it('prints the URL it listens on, and the broker logs in to it', () => {
     expect(bridgeLines.some((line) => line.includes(`"url":"ws://127.0.0.1:${bridge.port}/minimal-pf4"`))).toBe(true);
-    expect(bridgeLines.some((line) => line.includes('"msg":"manager logged in"') && line.includes(`"login":${DEMO_MANAGER_LOGIN}`))).toBe(true);
+    expect(
+      bridgeLines.some(
+        (line) => line.includes('"msg":"manager logged in"') && line.includes(`"login":${DEMO_MANAGER_LOGIN}`),
+      ),
+    ).toBe(true);
     expect(bridgeLines.join('\n')).not.toContain(PASSWORD);
   });
 
-  it('answers a cached read of an account from the bridge\'s snapshot', async () => {
+  it("answers a cached read of an account from the bridge's snapshot", async () => {
     expect(await data(`${c.v2pf4}/UserRecordGet/100001`)).toMatchObject({
-      login: 100001, group: 'demo', name: 'Alice Example', email: 'alice@example.com', balance: 10000, leverage: 100,
+      login: 100001,
+      group: 'demo',
+      name: 'Alice Example',
+      email: 'alice@example.com',
+      balance: 10000,
+      leverage: 100,
     });
     expect((await data(`${c.v2pf4}/GroupsGet`)).map((g: Rec) => g.group)).toEqual(['demo', 'vip']);
   });
 
   it('answers a live read from the bridge, an unknown login as not found', async () => {
-    expect(await data(`${c.v2pf4}/UserRecordRequest/100002`)).toMatchObject({ login: 100002, name: 'Bruno Example', balance: 2500.5, city: 'Porto' });
+    expect(await data(`${c.v2pf4}/UserRecordRequest/100002`)).toMatchObject({
+      login: 100002,
+      name: 'Bruno Example',
+      balance: 2500.5,
+      city: 'Porto',
+    });
     const missing = await c.get(`${c.v2pf4}/UserRecordRequest/999`);
-    expect(missing.body.error).toEqual({ code: 'NotFound', managerCode: 'InvalidData', message: 'login 999 not found' });
+    expect(missing.body.error).toEqual({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+      message: 'login 999 not found',
+    });
   });
 
-  it('checks a password: true for the account\'s, false for another', async () => {
+  it("checks a password: true for the account's, false for another", async () => {
     const check = (password: string) => c.post(`${c.v2pf4}/UserPasswordCheck/100001`, password);
     expect((await check('demo-100001')).body).toMatchObject({ data: true, error: null });
     expect((await check('not-the-password')).body.data).toBe(false);
   });
 
   it('writes an account; its users event brings the written value to the cached read', async () => {
-    const written = await c.post(`${c.v2pf4}/UserRecordUpdate/100003`, { name: 'Chiara Renamed', city: 'Milan', balance: 1 });
+    const written = await c.post(`${c.v2pf4}/UserRecordUpdate/100003`, {
+      name: 'Chiara Renamed',
+      city: 'Milan',
+      balance: 1,
+    });
     expect(written.body.error).toBeNull();
     // The server keeps the balance (moved only by balance transactions).
-    expect(written.body.data).toMatchObject({ login: 100003, name: 'Chiara Renamed', city: 'Milan', balance: 125000, group: 'vip' });
+    expect(written.body.data).toMatchObject({
+      login: 100003,
+      name: 'Chiara Renamed',
+      city: 'Milan',
+      balance: 125000,
+      group: 'vip',
+    });
     const cached = await eventually(async () => {
       const user = await data(`${c.v2pf4}/UserRecordGet/100003`);
       return user.name === 'Chiara Renamed' ? user : undefined;
@@ -88,20 +123,29 @@ describe('the minimal bridge behind the broker and edge', () => {
 
   it('refuses an operation whose command the bridge did not declare, naming it (v2 PF4Error without a manager code, v1 501)', async () => {
     const v2 = await c.get(`${c.v2pf4}/MarginLevelRequest/100001`);
-    expect(v2.body).toMatchObject({ data: null, error: {
-      code: 'PF4Error', managerCode: null,
-      message: 'the trading server does not implement MarginLevelRequest (not among the commands its login declared)',
-    } });
+    expect(v2.body).toMatchObject({
+      data: null,
+      error: {
+        code: 'PF4Error',
+        managerCode: null,
+        message: 'the trading server does not implement MarginLevelRequest (not among the commands its login declared)',
+      },
+    });
     const v1 = await c.get(`${c.v1pf4}/MarginLevelRequest/100001`);
     expect(v1.status).toBe(501);
-    expect(v1.body).toEqual({ errorType: 'PF4Error', errorCode: 'PF4Error',
-      errorDescription: 'the trading server does not implement MarginLevelRequest (not among the commands its login declared)' });
+    expect(v1.body).toEqual({
+      errorType: 'PF4Error',
+      errorCode: 'PF4Error',
+      errorDescription:
+        'the trading server does not implement MarginLevelRequest (not among the commands its login declared)',
+    });
   });
 
   it('refuses a cached read of a kind the bridge does not push, naming the event kind', async () => {
     const trades = await c.get(`${c.v2pf4}/TradesGet`);
     expect(trades.body.error).toEqual({
-      code: 'PF4Error', managerCode: null,
+      code: 'PF4Error',
+      managerCode: null,
       message: 'the trading server does not implement the trades event (not among the event kinds its login declared)',
     });
   });

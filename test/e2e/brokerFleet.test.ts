@@ -14,7 +14,9 @@ import { describe, expect, it } from 'vitest';
 import { signalBroker } from '../../launcher/brokerSignal.js';
 import { brokerMetric, stackForFile, type Envelope } from './support.js';
 
-const A = 0, B = 1, C = 2;
+const A = 0,
+  B = 1,
+  C = 2;
 const s = stackForFile({
   brokers: [{ platforms: ['pf4'] }, { platforms: ['pf4', 'pf5'] }, { platforms: ['pf5'], standby: { pf5: 'cold' } }],
   platformBrokers: { pf4: [A, B], pf5: [B, C] },
@@ -49,12 +51,17 @@ async function steadyReads(path: string, count = 5) {
 }
 
 /** A broker's own /healthz body. */
-const brokerHealth = (i: number) => fetch(`${s.client.stack.brokerUrls[i]}/healthz`).then((r) => r.json() as Promise<{
-  platforms: Record<string, { up: boolean; standby?: 'cold'; asleep?: boolean }>;
-}>);
+const brokerHealth = (i: number) =>
+  fetch(`${s.client.stack.brokerUrls[i]}/healthz`).then(
+    (r) =>
+      r.json() as Promise<{
+        platforms: Record<string, { up: boolean; standby?: 'cold'; asleep?: boolean }>;
+      }>,
+  );
 
 /** Failover notices from link objects each broker counted (null: the broker is down). */
-const linkFailovers = () => Promise.all(s.client.stack.brokerUrls.map((url) => brokerMetric(url, 'broker_failovers_total', { kind: 'link' })));
+const linkFailovers = () =>
+  Promise.all(s.client.stack.brokerUrls.map((url) => brokerMetric(url, 'broker_failovers_total', { kind: 'link' })));
 
 describe('a fleet of brokers, each platform served by an ordered pair', () => {
   it('spreads the platforms over the surviving brokers as brokers are lost, reads answered with the same records', async () => {
@@ -64,11 +71,17 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
     const pf4Groups = (await steadyReads(pf4Path, 1))[0];
     const pf5Symbol = (await steadyReads(pf5Path, 1))[0];
     expect((pf4Groups as Array<{ group: string }>).length).toBeGreaterThan(0);
-    expect((pf4Groups as Array<{ group: string }>).every((g) => typeof g.group === 'string' && g.group !== '')).toBe(true);
+    expect((pf4Groups as Array<{ group: string }>).every((g) => typeof g.group === 'string' && g.group !== '')).toBe(
+      true,
+    );
     expect(pf5Symbol).toMatchObject({ symbol: 'EURUSD' });
     // Each platform went to the first broker of its pair: nobody moved, and C's cold standby never logged in.
     expect(await linkFailovers()).toEqual([0, 0, 0]);
-    expect((await brokerHealth(C)).platforms[stack.platforms.pf5]).toMatchObject({ up: false, standby: 'cold', asleep: true });
+    expect((await brokerHealth(C)).platforms[stack.platforms.pf5]).toMatchObject({
+      up: false,
+      standby: 'cold',
+      asleep: true,
+    });
 
     // B lost: PF4 (on A) answers throughout; PF5 moves to C.
     const killB = await signalBroker(stack, B, 'SIGKILL');
@@ -78,9 +91,16 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
     expect(pf5After.data).toEqual(pf5Symbol);
     expect(await steadyReads(pf5Path)).toEqual(Array(5).fill(pf5Symbol));
     expect(await linkFailovers()).toEqual([0, null, 1]);
-    expect((await brokerHealth(C)).platforms[stack.platforms.pf5]).toMatchObject({ up: true, standby: 'cold', asleep: false });
-    const reasonsOnC = await Promise.all(['lost', 'hung', 'unreachable'].map((reason) =>
-      brokerMetric(stack.brokerUrls[C], 'broker_failovers_total', { kind: 'link', reason })));
+    expect((await brokerHealth(C)).platforms[stack.platforms.pf5]).toMatchObject({
+      up: true,
+      standby: 'cold',
+      asleep: false,
+    });
+    const reasonsOnC = await Promise.all(
+      ['lost', 'hung', 'unreachable'].map((reason) =>
+        brokerMetric(stack.brokerUrls[C], 'broker_failovers_total', { kind: 'link', reason }),
+      ),
+    );
     expect(reasonsOnC.reduce((a, b) => a! + b!, 0)).toBe(1);
 
     // B back (PF4's standby again, PF5's preferred broker, which it keeps away from for the hold-down), then A lost:
@@ -98,15 +118,19 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
     // C drains (SIGTERM): PF5 moves to B at once, every read answered meanwhile.
     const stopped = stack.stopBroker(C, 'SIGTERM');
     let exited = false;
-    void stopped.then(() => { exited = true; });
+    void stopped.then(() => {
+      exited = true;
+    });
     const duringDrain = [];
-    while (!exited) duringDrain.push(...await steadyReads(pf5Path, 1));
+    while (!exited) duringDrain.push(...(await steadyReads(pf5Path, 1)));
     await stopped;
     expect(duringDrain.length).toBeGreaterThan(0);
     expect(duringDrain).toEqual(Array(duringDrain.length).fill(pf5Symbol));
     expect(await steadyReads(pf5Path)).toEqual(Array(5).fill(pf5Symbol));
     expect(await linkFailovers()).toEqual([null, 2, null]);
-    expect(await brokerMetric(stack.brokerUrls[B], 'broker_failovers_total', { kind: 'link', reason: 'draining' })).toBe(1);
+    expect(
+      await brokerMetric(stack.brokerUrls[B], 'broker_failovers_total', { kind: 'link', reason: 'draining' }),
+    ).toBe(1);
   }, 40_000);
 });
 
@@ -114,7 +138,13 @@ describe('a fleet of brokers, each platform served by an ordered pair', () => {
 async function answeredReady(url: string): Promise<boolean> {
   const until = Date.now() + 10_000;
   while (Date.now() < until) {
-    if (await fetch(`${url}/readyz`).then((r) => r.ok, () => false)) return true;
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return true;
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;

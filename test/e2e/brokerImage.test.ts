@@ -26,16 +26,25 @@ const outdir = join(root, 'dist', `image-test-${process.pid}`);
 const dir = mkdtempSync(join(tmpdir(), 'broker-image-'));
 const children: ChildProcess[] = [];
 
-const freePort = () => new Promise<number>((done) => {
-  const server = createServer();
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => done(port));
+const freePort = () =>
+  new Promise<number>((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
   });
-});
 
-function node(args: string[], env: Record<string, string>, cwd = root): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function node(
+  args: string[],
+  env: Record<string, string>,
+  cwd = root,
+): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   const lines: string[] = [];
   createInterface({ input: child.stdout }).on('line', (l) => lines.push(l));
@@ -54,7 +63,10 @@ function buildStageCopies(): Array<[string, string]> {
   return [...stage.matchAll(/^COPY (?!--)(.+)$/gm)].flatMap((m) => {
     const parts = m[1].trim().split(/\s+/);
     const to = parts.pop()!.replace(/^\.\/?/, '');
-    return parts.map((from): [string, string] => [from, to.endsWith('/') || parts.length > 1 || to === '' ? join(to, basename(from)) : to]);
+    return parts.map((from): [string, string] => [
+      from,
+      to.endsWith('/') || parts.length > 1 || to === '' ? join(to, basename(from)) : to,
+    ]);
   });
 }
 
@@ -77,31 +89,75 @@ describe('the bundled broker and simulator', () => {
   it('serve the demo platforms, and the health check follows /livez, not the trading server', async () => {
     const password = 'image-test-manager-password';
     const sim = node([join(outdir, 'sim/main.js')], { SIM_PORT: '0', SIM_MANAGER_PASSWORD: password });
-    const simReady = await eventually(() => Promise.resolve(sim.lines.map((l): { msg?: string; port?: number } | null => { try { return JSON.parse(l); } catch { return null; } })
-      .find((m) => m?.msg === 'sim listening')), 30_000, 50);
+    const simReady = await eventually(
+      () =>
+        Promise.resolve(
+          sim.lines
+            .map((l): { msg?: string; port?: number } | null => {
+              try {
+                return JSON.parse(l);
+              } catch {
+                return null;
+              }
+            })
+            .find((m) => m?.msg === 'sim listening'),
+        ),
+      30_000,
+      50,
+    );
     if (!simReady) throw new Error(`the simulator did not start: ${sim.lines.join('\n')}`);
     const platforms = join(dir, 'broker-platforms.json');
-    writeFileSync(platforms, JSON.stringify({
-      platforms: [
-        { id: DEMO_PF4_ID, family: 'PF4', server: `ws://127.0.0.1:${simReady.port}/demo-pf4`, login: 1000, passwordEnv: 'SIM_MANAGER_PASSWORD' },
-        { id: DEMO_PF5_ID, family: 'PF5', server: `ws://127.0.0.1:${simReady.port}/demo-pf5`, login: 1000, passwordEnv: 'SIM_MANAGER_PASSWORD' },
-      ],
-    }));
+    writeFileSync(
+      platforms,
+      JSON.stringify({
+        platforms: [
+          {
+            id: DEMO_PF4_ID,
+            family: 'PF4',
+            server: `ws://127.0.0.1:${simReady.port}/demo-pf4`,
+            login: 1000,
+            passwordEnv: 'SIM_MANAGER_PASSWORD',
+          },
+          {
+            id: DEMO_PF5_ID,
+            family: 'PF5',
+            server: `ws://127.0.0.1:${simReady.port}/demo-pf5`,
+            login: 1000,
+            passwordEnv: 'SIM_MANAGER_PASSWORD',
+          },
+        ],
+      }),
+    );
     const port = await freePort();
-    const env = { BROKER_SECRET: 'image-test-secret', BROKER_PORT: String(port), BROKER_PLATFORMS_FILE: platforms, SIM_MANAGER_PASSWORD: password, DATA_DIR: dir };
+    const env = {
+      BROKER_SECRET: 'image-test-secret',
+      BROKER_PORT: String(port),
+      BROKER_PLATFORMS_FILE: platforms,
+      SIM_MANAGER_PASSWORD: password,
+      DATA_DIR: dir,
+    };
     const broker = node([join(outdir, 'broker/main.js')], env);
     await eventually(() => Promise.resolve(broker.lines.some((l) => l.includes('"broker listening"'))), 30_000, 50);
     const base = `http://127.0.0.1:${port}`;
-    const health = await eventually(async () => {
-      const res = await fetch(`${base}/healthz`);
-      return res.status === 200 ? res.json() : undefined;
-    }, 30_000, 100);
-    expect(health).toMatchObject({ status: 'ok', platforms: { [DEMO_PF4_ID]: { up: true }, [DEMO_PF5_ID]: { up: true } } });
+    const health = await eventually(
+      async () => {
+        const res = await fetch(`${base}/healthz`);
+        return res.status === 200 ? res.json() : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(health).toMatchObject({
+      status: 'ok',
+      platforms: { [DEMO_PF4_ID]: { up: true }, [DEMO_PF5_ID]: { up: true } },
+    });
     const check = () => node([join(outdir, 'broker/healthcheck.js')], { BROKER_PORT: String(port) }).exited;
     expect(await check()).toBe(0);
 
     sim.child.kill('SIGTERM');
-    expect(await eventually(async () => (await fetch(`${base}/healthz`)).status === 503 || undefined, 20_000, 100)).toBe(true);
+    expect(
+      await eventually(async () => (await fetch(`${base}/healthz`)).status === 503 || undefined, 20_000, 100),
+    ).toBe(true);
     expect(await check()).toBe(0);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect(broker.lines.join('\n')).not.toContain(password);
@@ -116,15 +172,26 @@ describe('platform file passwords from the environment', () => {
   const entry = { id: 'p1', family: 'PF4', server: 'ws://sim:8791/demo-pf4', login: 1000 };
 
   it('reads passwordEnv from the environment and refuses it unset, or beside a password', () => {
-    expect(parsePlatforms(JSON.stringify({ platforms: [{ ...entry, passwordEnv: 'PW' }] }), { PW: 's3cret' })[0].password).toBe('s3cret');
-    expect(() => parsePlatforms(JSON.stringify({ platforms: [{ ...entry, passwordEnv: 'PW' }] }), {})).toThrow(/platforms\.0\.passwordEnv: environment variable PW is not set/);
-    expect(() => parsePlatforms(JSON.stringify({ platforms: [{ ...entry, passwordEnv: 'PW', password: 'x' }] }), { PW: 'y' })).toThrow(/password or passwordEnv, not both/);
+    expect(
+      parsePlatforms(JSON.stringify({ platforms: [{ ...entry, passwordEnv: 'PW' }] }), { PW: 's3cret' })[0].password,
+    ).toBe('s3cret');
+    expect(() => parsePlatforms(JSON.stringify({ platforms: [{ ...entry, passwordEnv: 'PW' }] }), {})).toThrow(
+      /platforms\.0\.passwordEnv: environment variable PW is not set/,
+    );
+    expect(() =>
+      parsePlatforms(JSON.stringify({ platforms: [{ ...entry, passwordEnv: 'PW', password: 'x' }] }), { PW: 'y' }),
+    ).toThrow(/password or passwordEnv, not both/);
     expect(() => parsePlatforms(JSON.stringify({ platforms: [entry] }), {})).toThrow(/password or passwordEnv/);
   });
 
-  it('compose\'s platform file serves the demo platforms from the simulator service', () => {
-    const platforms = parsePlatforms(readFileSync(join(root, 'deploy/compose/broker-platforms.json'), 'utf8'), { SIM_MANAGER_PASSWORD: 'x' });
-    expect(platforms.map((p) => [p.id, p.server])).toStrictEqual([[DEMO_PF4_ID, 'ws://sim:8791/demo-pf4'], [DEMO_PF5_ID, 'ws://sim:8791/demo-pf5']]);
+  it("compose's platform file serves the demo platforms from the simulator service", () => {
+    const platforms = parsePlatforms(readFileSync(join(root, 'deploy/compose/broker-platforms.json'), 'utf8'), {
+      SIM_MANAGER_PASSWORD: 'x',
+    });
+    expect(platforms.map((p) => [p.id, p.server])).toStrictEqual([
+      [DEMO_PF4_ID, 'ws://sim:8791/demo-pf4'],
+      [DEMO_PF5_ID, 'ws://sim:8791/demo-pf5'],
+    ]);
   });
 });
 
@@ -139,14 +206,17 @@ describe('broker/Dockerfile and compose.yaml', () => {
     expect(users.at(-1)).toBe('node');
     expect(dockerfile).toMatch(/^HEALTHCHECK .*CMD \["node", "dist\/broker\/healthcheck\.js"\]$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "dist\/broker\/main\.js"\]$/m);
-    for (const built of ['broker/main.js', 'broker/healthcheck.js', 'sim/main.js']) expect(existsSync(join(outdir, built)), built).toBe(true);
-    for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)) expect(existsSync(join(root, source)), source).toBe(true);
+    for (const built of ['broker/main.js', 'broker/healthcheck.js', 'sim/main.js'])
+      expect(existsSync(join(outdir, built)), built).toBe(true);
+    for (const [, source] of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm))
+      expect(existsSync(join(root, source)), source).toBe(true);
   });
 
   it('runs the broker and the simulator from that image, the simulator unpublished', () => {
     const compose = load(readFileSync(join(root, 'compose.yaml'), 'utf8')) as { services: Record<string, any> };
     expect(Object.keys(compose.services).sort()).toStrictEqual(['broker', 'sim']);
-    for (const service of Object.values(compose.services)) expect(service.build).toStrictEqual({ context: '.', dockerfile: 'broker/Dockerfile' });
+    for (const service of Object.values(compose.services))
+      expect(service.build).toStrictEqual({ context: '.', dockerfile: 'broker/Dockerfile' });
     expect(compose.services.sim.command).toStrictEqual(['node', 'dist/sim/main.js']);
     expect(compose.services.sim.ports).toBeUndefined();
     expect(compose.services.sim.environment.SIM_HOST).toBe('0.0.0.0');
@@ -158,18 +228,24 @@ describe('broker/Dockerfile and compose.yaml', () => {
     expect(mount.split(':')[1]).toBe(broker.environment.BROKER_PLATFORMS_FILE);
     expect(broker.depends_on.sim.condition).toBe('service_healthy');
     // A stop waits for the drain's bound before it kills.
-    expect(Number(/^(\d+)s$/.exec(broker.stop_grace_period)?.[1])).toBeGreaterThan(readEnvironment(brokerEnvironment, { BROKER_SECRET: 'x' }).BROKER_DRAIN_SECONDS);
+    expect(Number(/^(\d+)s$/.exec(broker.stop_grace_period)?.[1])).toBeGreaterThan(
+      readEnvironment(brokerEnvironment, { BROKER_SECRET: 'x' }).BROKER_DRAIN_SECONDS,
+    );
   });
 
   /** A value of the file as compose reads it with `dotenv` beside it: `${VAR}`, `${VAR:-default}`, `${VAR:?error}`. */
-  const interpolate = (value: string, dotenv: Record<string, string>) => value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
-    if (dotenv[name]) return dotenv[name];
-    if (kind === '-') return rest!;
-    throw new Error(`${name} is required: ${rest ?? ''}`);
-  });
+  const interpolate = (value: string, dotenv: Record<string, string>) =>
+    value.replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
+      if (dotenv[name]) return dotenv[name];
+      if (kind === '-') return rest!;
+      throw new Error(`${name} is required: ${rest ?? ''}`);
+    });
 
   it('lets the simulator take manager sessions from the compose network only, its fault controls from loopback only', () => {
-    const compose = load(readFileSync(join(root, 'compose.yaml'), 'utf8')) as { services: Record<string, any>; networks: Record<string, any> };
+    const compose = load(readFileSync(join(root, 'compose.yaml'), 'utf8')) as {
+      services: Record<string, any>;
+      networks: Record<string, any>;
+    };
     // Both services on the default network, whose subnet is fixed so the simulator can name it.
     for (const service of Object.values(compose.services)) expect(service.networks).toBeUndefined();
     for (const [dotenv, subnet, inside, outside] of [
@@ -178,7 +254,12 @@ describe('broker/Dockerfile and compose.yaml', () => {
     ] as Array<[Record<string, string>, string, string, string]>) {
       const full = { ...dotenv, SIM_MANAGER_PASSWORD: 'x' };
       expect(interpolate(compose.networks.default.ipam.config[0].subnet, full)).toBe(subnet);
-      const simEnv = Object.fromEntries(Object.entries(compose.services.sim.environment as Record<string, string>).map(([k, v]) => [k, interpolate(v, full)]));
+      const simEnv = Object.fromEntries(
+        Object.entries(compose.services.sim.environment as Record<string, string>).map(([k, v]) => [
+          k,
+          interpolate(v, full),
+        ]),
+      );
       const env = readEnvironment(simEnvironment, simEnv);
       const [address, prefix] = subnet.split('/');
       expect(env.SIM_MANAGER_ALLOW).toStrictEqual([{ family: 'ipv4', address, prefix: Number(prefix) }]);

@@ -67,7 +67,10 @@ async function runTerminal(gateway, clientId, clientSecret, key) {
 }
 </script></body></html>`;
 
-interface StaticPage { origin: string; server: Server }
+interface StaticPage {
+  origin: string;
+  server: Server;
+}
 
 /** Serves the terminal page on its own 127.0.0.1 port: an origin of its own. */
 async function servePage(): Promise<StaticPage> {
@@ -91,10 +94,7 @@ let browser: Browser;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   [allowed, stranger] = await Promise.all([servePage(), servePage()]);
-  [client, browser] = await Promise.all([
-    startClient({ edgeVars: { CORS_ORIGINS: allowed.origin } }),
-    launchBrowser(),
-  ]);
+  [client, browser] = await Promise.all([startClient({ edgeVars: { CORS_ORIGINS: allowed.origin } }), launchBrowser()]);
   await waitHealthy(client);
 }, 120_000);
 afterAll(async () => {
@@ -107,12 +107,20 @@ afterAll(async () => {
 });
 
 /** A page that records every request it makes and every error it reports (CSP violations included). */
-async function openPage(): Promise<{ page: Page; requests: Array<{ method: string; url: string; authorization?: string }>; errors: string[] }> {
+async function openPage(): Promise<{
+  page: Page;
+  requests: Array<{ method: string; url: string; authorization?: string }>;
+  errors: string[];
+}> {
   const page = await browser.newPage();
   const requests: Array<{ method: string; url: string; authorization?: string }> = [];
   const errors: string[] = [];
-  page.on('request', (r) => requests.push({ method: r.method(), url: r.url(), authorization: r.headers().authorization }));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('request', (r) =>
+    requests.push({ method: r.method(), url: r.url(), authorization: r.headers().authorization }),
+  );
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(String(e)));
   return { page, requests, errors };
 }
@@ -126,8 +134,10 @@ async function listedOperations(page: Page): Promise<Set<string>> {
       await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
       // Swagger UI says nothing when the sections come into view have rendered: two frames and a short pause.
       await new Promise((done) => setTimeout(done, 30));
-      const operations = [...document.querySelectorAll('.opblock-summary')].map((s) =>
-        `${s.querySelector('.opblock-summary-method')?.textContent} ${s.querySelector<HTMLElement>('.opblock-summary-path')?.dataset.path}`);
+      const operations = [...document.querySelectorAll('.opblock-summary')].map(
+        (s) =>
+          `${s.querySelector('.opblock-summary-method')?.textContent} ${s.querySelector<HTMLElement>('.opblock-summary-path')?.dataset.path}`,
+      );
       return { height: document.documentElement.scrollHeight, operations };
     }, y);
     for (const operation of operations) seen.add(operation);
@@ -145,7 +155,10 @@ async function operationBlock(page: Page, method: string, path: string): Promise
       return found;
     }
     // No signal that the sections come into view have rendered: a short pause, and the block is looked for again.
-    await page.evaluate(async (top) => { window.scrollTo(0, top); await new Promise((done) => setTimeout(done, 30)); }, y);
+    await page.evaluate(async (top) => {
+      window.scrollTo(0, top);
+      await new Promise((done) => setTimeout(done, 30));
+    }, y);
   }
   throw new Error(`${method} ${path} is not on the page`);
 }
@@ -161,7 +174,11 @@ describe('the API reference at /docs in Chromium', () => {
 
   it('lists every operation of /openapi.json and loads nothing from anywhere but the gateway', async () => {
     const document = (await client.get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
-    const expected = new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)));
+    const expected = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+      ),
+    );
     expect(expected.size).toBeGreaterThan(250);
     const listed = await listedOperations(docs.page);
     expect([...expected].filter((o) => !listed.has(o))).toEqual([]);
@@ -169,7 +186,9 @@ describe('the API reference at /docs in Chromium', () => {
 
     await docs.page.evaluate(() => window.scrollTo(0, 0));
     await docs.page.screenshot({ path: join(ARTIFACTS, 'docs-page.png') });
-    const elsewhere = docs.requests.filter((r) => !r.url.startsWith(`${client.stack.edgeUrl}/`) && !r.url.startsWith('data:'));
+    const elsewhere = docs.requests.filter(
+      (r) => !r.url.startsWith(`${client.stack.edgeUrl}/`) && !r.url.startsWith('data:'),
+    );
     expect(elsewhere).toEqual([]);
     expect(docs.errors).toEqual([]);
   }, 120_000);
@@ -183,7 +202,10 @@ describe('the API reference at /docs in Chromium', () => {
     await page.type('#client_secret_clientCredentials', client.stack.clientSecret);
     await page.click('.auth-btn-wrapper .btn.modal-btn.auth.authorize');
     // Swagger UI shows Logout once the token endpoint has answered with a token.
-    await page.waitForFunction(() => [...document.querySelectorAll('.auth-btn-wrapper button')].some((b) => b.textContent === 'Logout'), { timeout: 30_000 });
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.auth-btn-wrapper button')].some((b) => b.textContent === 'Logout'),
+      { timeout: 30_000 },
+    );
     await page.click('.auth-btn-wrapper .btn-done');
     const tokenRequest = requests.find((r) => r.method === 'POST' && r.url === `${client.stack.edgeUrl}/connect/token`);
     expect(tokenRequest?.authorization).toMatch(/^Basic /);
@@ -196,21 +218,35 @@ describe('the API reference at /docs in Chromium', () => {
     await platform.type(client.stack.platforms.pf4);
     // The field keeps its value once Swagger UI has taken it into its state (its inputs are debounced).
     await block.waitForSelector('tr[data-param-name="tradePlatform"] input:not(.invalid)');
-    await page.waitForFunction((p: string, value: string) => {
-      const operation = (window as unknown as { ui?: { getState(): { getIn(keys: string[]): { toJS(): unknown } | undefined } } })
-        .ui?.getState().getIn(['spec', 'meta', 'paths', p, 'get']);
-      return operation !== undefined && JSON.stringify(operation.toJS()).includes(value);
-    }, { timeout: 10_000 }, path, client.stack.platforms.pf4);
+    await page.waitForFunction(
+      (p: string, value: string) => {
+        const operation = (
+          window as unknown as { ui?: { getState(): { getIn(keys: string[]): { toJS(): unknown } | undefined } } }
+        ).ui
+          ?.getState()
+          .getIn(['spec', 'meta', 'paths', p, 'get']);
+        return operation !== undefined && JSON.stringify(operation.toJS()).includes(value);
+      },
+      { timeout: 10_000 },
+      path,
+      client.stack.platforms.pf4,
+    );
     await block.$eval('.btn.execute', (b) => (b as HTMLElement).click());
     await block.waitForSelector('.live-responses-table .response-col_status', { timeout: 60_000 });
 
-    const status = await block.$eval('.live-responses-table .response .response-col_status', (e) => e.textContent?.trim());
+    const status = await block.$eval('.live-responses-table .response .response-col_status', (e) =>
+      e.textContent?.trim(),
+    );
     const body = await block.$eval('.live-responses-table .response .highlight-code pre', (e) => e.textContent ?? '');
     expect(status).toBe('200');
     const envelope = JSON.parse(body) as { data: string; error: unknown; meta: { activityId: string } };
     expect(envelope.error).toBeNull();
     expect(Math.abs(Date.parse(envelope.data) - Date.now())).toBeLessThan(24 * 3600_000);
-    const call = requests.find((r) => r.method === 'GET' && r.url.startsWith(`${client.stack.edgeUrl}/api/v2/PF4/${client.stack.platforms.pf4}/ServerTime`));
+    const call = requests.find(
+      (r) =>
+        r.method === 'GET' &&
+        r.url.startsWith(`${client.stack.edgeUrl}/api/v2/PF4/${client.stack.platforms.pf4}/ServerTime`),
+    );
     expect(call?.authorization).toMatch(/^Bearer ey/);
 
     await block.scrollIntoView();
@@ -220,13 +256,17 @@ describe('the API reference at /docs in Chromium', () => {
 });
 
 describe('a web terminal page on another origin, in Chromium', () => {
-  it('gets a token, reads, writes under an Idempotency-Key and reads the gateway\'s own headers, when its origin is listed', async () => {
+  it("gets a token, reads, writes under an Idempotency-Key and reads the gateway's own headers, when its origin is listed", async () => {
     const { page, errors } = await openPage();
     await page.goto(`${allowed.origin}/terminal.html`);
     const key = `browser-${Date.now()}`;
     const result = await page.evaluate(
-      (gateway, id, secret, k) => (window as unknown as { runTerminal: (...a: string[]) => Promise<any> }).runTerminal(gateway, id, secret, k),
-      client.stack.edgeUrl, client.stack.clientId, client.stack.clientSecret, key,
+      (gateway, id, secret, k) =>
+        (window as unknown as { runTerminal: (...a: string[]) => Promise<any> }).runTerminal(gateway, id, secret, k),
+      client.stack.edgeUrl,
+      client.stack.clientId,
+      client.stack.clientSecret,
+      key,
     );
     expect(result.token).toEqual({ status: 200, granted: true });
     expect(result.read.status).toBe(200);
@@ -246,7 +286,9 @@ describe('a web terminal page on another origin, in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'cross-origin-terminal.png') });
 
     // The browser asked first: the edge answered the preflights, which carry no token.
-    const preflights = client.logLines.filter((l) => l.startsWith('edge ') && l.includes('"msg":"request"') && l.includes('"method":"OPTIONS"'));
+    const preflights = client.logLines.filter(
+      (l) => l.startsWith('edge ') && l.includes('"msg":"request"') && l.includes('"method":"OPTIONS"'),
+    );
     expect(preflights.length).toBeGreaterThanOrEqual(3);
     await page.close();
   }, 60_000);
@@ -255,9 +297,16 @@ describe('a web terminal page on another origin, in Chromium', () => {
     const { page } = await openPage();
     await page.goto(`${stranger.origin}/terminal.html`);
     const outcome = await page.evaluate(
-      (gateway, id, secret) => (window as unknown as { runTerminal: (...a: string[]) => Promise<unknown> }).runTerminal(gateway, id, secret, 'never')
-        .then(() => 'answered', (error: Error) => `${error.name}: ${error.message}`),
-      client.stack.edgeUrl, client.stack.clientId, client.stack.clientSecret,
+      (gateway, id, secret) =>
+        (window as unknown as { runTerminal: (...a: string[]) => Promise<unknown> })
+          .runTerminal(gateway, id, secret, 'never')
+          .then(
+            () => 'answered',
+            (error: Error) => `${error.name}: ${error.message}`,
+          ),
+      client.stack.edgeUrl,
+      client.stack.clientId,
+      client.stack.clientSecret,
     );
     expect(outcome).toBe('TypeError: Failed to fetch');
     await page.close();

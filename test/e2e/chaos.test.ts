@@ -15,12 +15,20 @@ describe('the chaos soak, short', () => {
   it('injects every fault kind and breaks no invariant of the bank, the reads or the streams', async () => {
     const report = await runChaos({ seconds: 1, seed: 7, accounts: 4, writers: 3, calmMs: [300, 1500] });
     if (process.env.E2E_LOG) console.log(formatChaosReport(report));
-    expect(Object.entries(report.injected).filter(([, n]) => n === 0).map(([f]) => f), 'fault kinds never injected').toStrictEqual([]);
+    expect(
+      Object.entries(report.injected)
+        .filter(([, n]) => n === 0)
+        .map(([f]) => f),
+      'fault kinds never injected',
+    ).toStrictEqual([]);
     expect(Object.keys(report.injected)).toStrictEqual(CHAOS_FAULTS);
     // The load ran: operations applied and read back, streams that carried balance events.
     expect(report.bank.applied).toBeGreaterThan(20);
     expect(report.reads.checked).toBeGreaterThan(20);
-    expect(report.streams.map((s) => [s.client, s.balanceEvents > 0])).toStrictEqual([['sse', true], ['hub', true]]);
+    expect(report.streams.map((s) => [s.client, s.balanceEvents > 0])).toStrictEqual([
+      ['sse', true],
+      ['hub', true],
+    ]);
     expect(report.verdict.violations, formatChaosReport(report)).toStrictEqual([]);
     expect(report.bank.unresolved).toBe(0);
   }, 300_000);

@@ -34,19 +34,27 @@ async function typeErrors(misuse: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'typed-client-'));
   try {
     writeFileSync(join(dir, 'misuse.ts'), misuse);
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-      extends: join(root, 'tsconfig.json'),
-      compilerOptions: { noEmit: true, typeRoots: [join(root, 'node_modules/@types')] },
-      files: [EXAMPLE, join(dir, 'misuse.ts')],
-      include: [],
-    }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        extends: join(root, 'tsconfig.json'),
+        compilerOptions: { noEmit: true, typeRoots: [join(root, 'node_modules/@types')] },
+        files: [EXAMPLE, join(dir, 'misuse.ts')],
+        include: [],
+      }),
+    );
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
     const output = await new Promise<string>((done, fail) => {
-      execFile(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
-        // tsc exits 2 when it reports errors; anything else going wrong has no error lines to show.
-        if (error && !/error TS\d+/.test(stdout)) fail(new Error(`tsc failed: ${stderr || stdout || error.message}`));
-        else done(stdout);
-      });
+      execFile(
+        process.execPath,
+        [tsc, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'],
+        { maxBuffer: 1 << 24 },
+        (error, stdout, stderr) => {
+          // tsc exits 2 when it reports errors; anything else going wrong has no error lines to show.
+          if (error && !/error TS\d+/.test(stdout)) fail(new Error(`tsc failed: ${stderr || stdout || error.message}`));
+          else done(stdout);
+        },
+      );
     });
     // One entry per error: its line and the indented lines that explain it.
     return output.split(/\n(?=\S)/).filter((e) => /error TS\d+/.test(e));
@@ -65,7 +73,9 @@ describe('the generated types', () => {
       const a = committed.split('\n');
       const b = fresh.split('\n');
       const line = a.findIndex((l, i) => l !== b[i]);
-      expect.fail(`clients/typescript/api.d.ts is out of date with /openapi.json (first difference at line ${line + 1}: ${JSON.stringify(a[line])} vs ${JSON.stringify(b[line])}): run npm run gen:client`);
+      expect.fail(
+        `clients/typescript/api.d.ts is out of date with /openapi.json (first difference at line ${line + 1}: ${JSON.stringify(a[line])} vs ${JSON.stringify(b[line])}): run npm run gen:client`,
+      );
     }
     expect(fresh).toBe(committed);
   }, 60_000);
@@ -109,6 +119,8 @@ describe('the example against the stack', () => {
   }, 60_000);
 
   it('reports a refused token request', async () => {
-    await expect(fetchToken(client.stack.edgeUrl, client.stack.clientId, 'wrong-secret')).rejects.toThrow(/token request refused \(401\)/);
+    await expect(fetchToken(client.stack.edgeUrl, client.stack.clientId, 'wrong-secret')).rejects.toThrow(
+      /token request refused \(401\)/,
+    );
   });
 });

@@ -7,7 +7,16 @@
  * password, never the password.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { startStack, type Stack } from '../../launcher/stack.js';
@@ -44,13 +53,18 @@ describe('the data folder', () => {
     const token = await stack.token();
     const res = await fetch(`${stack.edgeUrl}/api/v2/PF4/${stack.platforms.pf4}/UserRecordNew`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'data-files-1' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'data-files-1',
+      },
       body: JSON.stringify({ group: 'demo\\forex', name: 'Private' }),
     });
     expect(((await res.json()) as { error: unknown }).error).toBeNull();
 
     const found = modes(dataDir);
-    for (const name of ['signing-key.json', 'broker-secret', 'manager-password', 'broker-platforms.json']) expect(found[name], name).toBe('600');
+    for (const name of ['signing-key.json', 'broker-secret', 'manager-password', 'broker-platforms.json'])
+      expect(found[name], name).toBe('600');
     expect(Object.keys(found).some((p) => p.startsWith('edge/v3/d1/') && !p.endsWith('/'))).toBe(true);
     expect(Object.keys(found).some((p) => p.startsWith('edge/do/') && !p.endsWith('/'))).toBe(true);
     const loose = Object.entries(found).filter(([path, mode]) => mode !== (path.endsWith('/') ? '700' : '600'));
@@ -62,6 +76,9 @@ describe('the data folder', () => {
     const text = readFileSync(join(dataDir, 'broker-platforms.json'), 'utf8');
     expect(text).not.toContain(password);
     const entries = (JSON.parse(text) as { platforms: Array<Record<string, unknown>> }).platforms;
-    expect(entries.map((p) => [p.family, p.passwordEnv, 'password' in p])).toEqual([['PF4', 'DEMO_MANAGER_PASSWORD', false], ['PF5', 'DEMO_MANAGER_PASSWORD', false]]);
+    expect(entries.map((p) => [p.family, p.passwordEnv, 'password' in p])).toEqual([
+      ['PF4', 'DEMO_MANAGER_PASSWORD', false],
+      ['PF5', 'DEMO_MANAGER_PASSWORD', false],
+    ]);
   });
 });

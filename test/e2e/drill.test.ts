@@ -10,19 +10,31 @@ import { ALL_FAULTS, formatDrillReport, runFaultDrill } from '../../bench/faultD
 
 let c: Client;
 const setup = stackForFile();
-beforeAll(() => { c = setup.client; });
+beforeAll(() => {
+  c = setup.client;
+});
 
 describe('fault drill', () => {
   it('loses and duplicates no write under any fault, answers every request, and recovers from each fault', async () => {
     const report = await runFaultDrill({
-      stack: c.stack, writers: 4, faultMs: 800, calmMs: 300, writeSeconds: 1, settleMs: 20_000, faults: ALL_FAULTS,
+      stack: c.stack,
+      writers: 4,
+      faultMs: 800,
+      calmMs: 300,
+      writeSeconds: 1,
+      settleMs: 20_000,
+      faults: ALL_FAULTS,
     });
     if (process.env.E2E_LOG) console.log(formatDrillReport(report));
     expect(report.faults.map((f) => f.fault)).toEqual(ALL_FAULTS);
     expect(report.faults.filter((f) => f.recoveryMs === null)).toEqual([]);
     expect(report.succeeded).toBeGreaterThan(0);
-    expect({ lost: report.lost, duplicated: report.duplicated, resets: report.resets, unresolved: report.unresolved })
-      .toStrictEqual({ lost: 0, duplicated: 0, resets: 0, unresolved: 0 });
+    expect({
+      lost: report.lost,
+      duplicated: report.duplicated,
+      resets: report.resets,
+      unresolved: report.unresolved,
+    }).toStrictEqual({ lost: 0, duplicated: 0, resets: 0, unresolved: 0 });
     expect(report.unknown.applied).toBeLessThanOrEqual(report.unknown.writes);
     // /healthz told the truth at some point of every fault that lasts: the faulted tier down, the others up.
     const toldDuring = report.faults.filter((f) => f.health.during).map((f) => [f.fault, f.health.during!.right > 0]);

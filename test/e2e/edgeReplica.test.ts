@@ -21,12 +21,17 @@ const PASSWORD = randomBytes(18).toString('base64url');
 const BROKER_SECRET = randomBytes(24).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
 process.env.BROKER_SECRET = BROKER_SECRET;
-const managers = [{ login: 1000, password: PASSWORD }, { login: 1001, password: PASSWORD }];
+const managers = [
+  { login: 1000, password: PASSWORD },
+  { login: 1001, password: PASSWORD },
+];
 const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
+    ],
+  },
 });
 
 let c: Client;
@@ -58,24 +63,40 @@ async function replicaOf(platform: string, traceId: string): Promise<ReplicaStat
 
 /** Sends `path` with `traceId` until that trace's link object holds an in-sync replica (the first call opens its link). */
 async function warm(platform: string, path: string, t: ReturnType<typeof trace>): Promise<void> {
-  const synced = await eventually(async () => {
-    await c.get(path, t.headers);
-    return (await replicaOf(platform, t.traceId))?.inSync === true;
-  }, 20_000, 50);
+  const synced = await eventually(
+    async () => {
+      await c.get(path, t.headers);
+      return (await replicaOf(platform, t.traceId))?.inSync === true;
+    },
+    20_000,
+    50,
+  );
   expect(synced, `the replica of ${pickLink(platform, t.traceId, DEFAULT_LINKS_PER_PLATFORM)} in sync`).toBe(true);
 }
 
 /** GET through the edge with `t`'s trace: the answer's status and exact body text, and whether the replica answered it. */
-async function viaEdge(platform: string, path: string, t: ReturnType<typeof trace>): Promise<{ status: number; body: string; atEdge: boolean }> {
+async function viaEdge(
+  platform: string,
+  path: string,
+  t: ReturnType<typeof trace>,
+): Promise<{ status: number; body: string; atEdge: boolean }> {
   const before = (await replicaOf(platform, t.traceId))?.answered ?? 0;
-  const res = await fetch(`${c.stack.edgeUrl}${path}`, { headers: { authorization: `Bearer ${c.token}`, ...t.headers } });
+  const res = await fetch(`${c.stack.edgeUrl}${path}`, {
+    headers: { authorization: `Bearer ${c.token}`, ...t.headers },
+  });
   const body = await res.text();
   const after = (await replicaOf(platform, t.traceId))?.answered ?? 0;
   return { status: res.status, body, atEdge: after === before + 1 };
 }
 
 /** What the link object answers on the broker path: the broker's frame for the call, shaped for the route. */
-async function viaBroker(platform: string, operationId: string, args: Record<string, unknown>, traceId: string, family: Family) {
+async function viaBroker(
+  platform: string,
+  operationId: string,
+  args: Record<string, unknown>,
+  traceId: string,
+  family: Family,
+) {
   const entry = catalog.find((e) => e.id === operationId)!;
   const { id: _id, ...result } = await broker.call(platform, entry.op, args);
   const shaped = shapeAnswer({ generation: entry.generation, family, paged: !!entry.paged, traceId }, result);
@@ -95,10 +116,14 @@ describe('edge replicas', () => {
     await sim.ok('UserRecordUpdate', { login, record: { name } });
     // Polled on the condition itself: the cached read answered by the link object's replica carries the new name.
     let last: Awaited<ReturnType<typeof viaEdge>> | undefined;
-    const seen = await eventually(async () => {
-      last = await viaEdge(pf4, path, t);
-      return last.atEdge && JSON.parse(last.body).data?.name === name;
-    }, 10_000, 10);
+    const seen = await eventually(
+      async () => {
+        last = await viaEdge(pf4, path, t);
+        return last.atEdge && JSON.parse(last.body).data?.name === name;
+      },
+      10_000,
+      10,
+    );
     expect(seen, `last answer: ${JSON.stringify(last)}`).toBe(true);
     const envelope = JSON.parse(last!.body);
     expect(envelope.error).toBeNull();
@@ -117,21 +142,72 @@ describe('edge replicas', () => {
     const pf5Users = await broker.call(pf5, catalog.find((e) => e.id === 'v1.PF5.UserGetByGroup')!.op, { mask: '*' });
     const pf5Login = pf5Users.ok ? (pf5Users.data as Array<{ login: number }>)[0]?.login : undefined;
     expect(pf5Login).toBeDefined();
-    const cases: Array<{ platform: string; family: Family; id: string; path: string; args: Record<string, unknown> }> = [
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.UserRecordGet', path: `${c.v2pf4}/UserRecordGet/${login}`, args: { login } },
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.UserRecordGet', path: `${c.v2pf4}/UserRecordGet/99999999`, args: { login: 99999999 } },
-      { platform: pf4, family: 'PF4', id: 'v1.PF4.UserRecordGet', path: `${c.v1pf4}/UserRecordGet/${login}`, args: { login } },
-      { platform: pf4, family: 'PF4', id: 'v1.PF4.UserRecordGet', path: `${c.v1pf4}/UserRecordGet/99999999`, args: { login: 99999999 } },
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupsGet', path: `${c.v2pf4}/GroupsGet`, args: {} },
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupSecGroupsGet', path: `${c.v2pf4}/GroupSecGroupsGet/${encodeURIComponent(group)}`, args: { group } },
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.TickInfoLast', path: `${c.v2pf4}/TickInfoLast`, args: {} },
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.SymbolInfoGet', path: `${c.v2pf4}/SymbolInfoGet?symbol=EURUSD`, args: { symbol: 'EURUSD' } },
-      { platform: pf4, family: 'PF4', id: 'v2.PF4.SymbolInfoGet', path: `${c.v2pf4}/SymbolInfoGet?symbol=NOSUCH`, args: { symbol: 'NOSUCH' } },
-      { platform: pf4, family: 'PF4', id: 'v1.PF4.UsersGet', path: `${c.v1pf4}/UsersGet`, args: {} },
-      ...(pf5Login === undefined ? [] : [
-        { platform: pf5, family: 'PF5' as const, id: 'v2.PF5.UserGet', path: `${c.v2pf5}/UserGet/${pf5Login}`, args: { login: pf5Login } },
-      ]),
-    ];
+    const cases: Array<{ platform: string; family: Family; id: string; path: string; args: Record<string, unknown> }> =
+      [
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v2.PF4.UserRecordGet',
+          path: `${c.v2pf4}/UserRecordGet/${login}`,
+          args: { login },
+        },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v2.PF4.UserRecordGet',
+          path: `${c.v2pf4}/UserRecordGet/99999999`,
+          args: { login: 99999999 },
+        },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v1.PF4.UserRecordGet',
+          path: `${c.v1pf4}/UserRecordGet/${login}`,
+          args: { login },
+        },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v1.PF4.UserRecordGet',
+          path: `${c.v1pf4}/UserRecordGet/99999999`,
+          args: { login: 99999999 },
+        },
+        { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupsGet', path: `${c.v2pf4}/GroupsGet`, args: {} },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v2.PF4.GroupSecGroupsGet',
+          path: `${c.v2pf4}/GroupSecGroupsGet/${encodeURIComponent(group)}`,
+          args: { group },
+        },
+        { platform: pf4, family: 'PF4', id: 'v2.PF4.TickInfoLast', path: `${c.v2pf4}/TickInfoLast`, args: {} },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v2.PF4.SymbolInfoGet',
+          path: `${c.v2pf4}/SymbolInfoGet?symbol=EURUSD`,
+          args: { symbol: 'EURUSD' },
+        },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v2.PF4.SymbolInfoGet',
+          path: `${c.v2pf4}/SymbolInfoGet?symbol=NOSUCH`,
+          args: { symbol: 'NOSUCH' },
+        },
+        { platform: pf4, family: 'PF4', id: 'v1.PF4.UsersGet', path: `${c.v1pf4}/UsersGet`, args: {} },
+        ...(pf5Login === undefined
+          ? []
+          : [
+              {
+                platform: pf5,
+                family: 'PF5' as const,
+                id: 'v2.PF5.UserGet',
+                path: `${c.v2pf5}/UserGet/${pf5Login}`,
+                args: { login: pf5Login },
+              },
+            ]),
+      ];
     for (const k of cases) {
       const entry = catalog.find((e) => e.id === k.id);
       expect(entry, k.id).toBeDefined();
@@ -139,7 +215,10 @@ describe('edge replicas', () => {
       await warm(k.platform, k.path, t);
       const edge = await viaEdge(k.platform, k.path, t);
       expect(edge.atEdge, `${k.id} ${k.path} answered by the replica`).toBe(true);
-      expect(edge, `${k.id} ${k.path}`).toStrictEqual({ ...(await viaBroker(k.platform, k.id, k.args, t.traceId, k.family)), atEdge: true });
+      expect(edge, `${k.id} ${k.path}`).toStrictEqual({
+        ...(await viaBroker(k.platform, k.id, k.args, t.traceId, k.family)),
+        atEdge: true,
+      });
     }
   });
 });

@@ -7,12 +7,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { stackForFile, eventually, waitHealthy, type Client, type Envelope } from './support.js';
-import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
+import {
+  DEFAULT_IDEMPOTENCY_SHARDS,
+  DEFAULT_LINKS_PER_PLATFORM,
+  ledgerName,
+  linkName,
+} from '../../workers/gateway/names.js';
 import { objectCall } from '../../launcher/edge.js';
 
 let c: Client;
 const setup = stackForFile();
-beforeAll(() => { c = setup.client; });
+beforeAll(() => {
+  c = setup.client;
+});
 
 type Account = { login: number; name: string; group: string };
 type Answer = { status: number; headers: Headers; body: Envelope<Account> };
@@ -31,7 +38,15 @@ const create = (body: object, key: string, seconds: number): Promise<Answer> =>
 /** The state of `key` of the demo client in the ledger that owns it (a ledger holds other keys too). */
 const keyState = async (key: string) => {
   const ledger = ledgerName(c.stack.clientId, key, DEFAULT_IDEMPOTENCY_SHARDS);
-  return (await objectCall<{ keyState: string | null }>(c.stack.edge.miniflare, 'IDEMPOTENCY', ledger, 'stats', `${c.stack.clientId}:${key}`)).keyState;
+  return (
+    await objectCall<{ keyState: string | null }>(
+      c.stack.edge.miniflare,
+      'IDEMPOTENCY',
+      ledger,
+      'stats',
+      `${c.stack.clientId}:${key}`,
+    )
+  ).keyState;
 };
 const delayCreates = (ms: number) => c.stack.control('demo-pf4', 'delay', { ms, cmd: 'UserRecordNew' });
 
@@ -126,10 +141,16 @@ describe('one Idempotency-Key, one account', () => {
 describe('link objects', () => {
   it('spreads the reads of one platform over several link objects', async () => {
     const login = (await c.get<Envelope<Account[]>>(`${c.v2pf4}/UsersRequest?limit=1`)).body.data![0].login;
-    const stats = () => Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
-      objectCall<{ calls: number }>(c.stack.edge.miniflare, 'LINKS', linkName(c.stack.platforms.pf4, n), 'stats')));
+    const stats = () =>
+      Promise.all(
+        Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
+          objectCall<{ calls: number }>(c.stack.edge.miniflare, 'LINKS', linkName(c.stack.platforms.pf4, n), 'stats'),
+        ),
+      );
     const before = await stats();
-    const reads = await Promise.all(Array.from({ length: 40 }, () => c.get<Envelope<Account>>(`${c.v2pf4}/UserRecordGet/${login}`)));
+    const reads = await Promise.all(
+      Array.from({ length: 40 }, () => c.get<Envelope<Account>>(`${c.v2pf4}/UserRecordGet/${login}`)),
+    );
     expect(reads.every((r) => r.body.data?.login === login)).toBe(true);
     const after = await stats();
     const served = after.map((s, n) => s.calls - before[n].calls);
@@ -148,8 +169,18 @@ describe('link objects', () => {
         ...Array.from({ length: 8 }, () => c.get(`${c.v2pf4}/ServerTime?requestTimeout=20`) as Promise<Answer>),
       ];
       // Every call has reached the frozen server through the broker before it dies.
-      const parked = async () => ((await c.stack.control('demo-pf4', 'state')) as { parked: Record<string, number> }).parked;
-      expect(await eventually(async () => { const held = await parked(); return held.UserRecordNew === 1 && held.ServerTime === 8; }, 10_000, 20)).toBe(true);
+      const parked = async () =>
+        ((await c.stack.control('demo-pf4', 'state')) as { parked: Record<string, number> }).parked;
+      expect(
+        await eventually(
+          async () => {
+            const held = await parked();
+            return held.UserRecordNew === 1 && held.ServerTime === 8;
+          },
+          10_000,
+          20,
+        ),
+      ).toBe(true);
       c.stack.broker.child.kill('SIGKILL');
       answers = await Promise.all(inFlight);
     } finally {

@@ -15,7 +15,9 @@ import { brokerMetric, stackForFile, type Client, type Envelope } from './suppor
 
 let c: Client;
 const setup = stackForFile();
-beforeAll(() => { c = setup.client; });
+beforeAll(() => {
+  c = setup.client;
+});
 
 /** A read-only API client of the demo organization: its bearer token. */
 async function readOnlyClient(): Promise<string> {
@@ -23,8 +25,12 @@ async function readOnlyClient(): Promise<string> {
   const secret = 'flood-secret';
   const h = await hashSecret(secret);
   const db = await c.stack.edge.db();
-  await db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .bind(id, DEMO_ORG_ID, 'Flood', h.hash, h.salt, h.iterations, new Date().toISOString()).run();
+  await db
+    .prepare(
+      'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .bind(id, DEMO_ORG_ID, 'Flood', h.hash, h.salt, h.iterations, new Date().toISOString())
+    .run();
   const res = await fetch(`${c.stack.edgeUrl}/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -33,32 +39,59 @@ async function readOnlyClient(): Promise<string> {
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-interface Seen { status: number; retryAfter: string | null; outcome: string | null; body: Envelope }
+interface Seen {
+  status: number;
+  retryAfter: string | null;
+  outcome: string | null;
+  body: Envelope;
+}
 
 async function get(token: string, path: string, headers: Record<string, string> = {}): Promise<Seen> {
   const res = await fetch(`${c.stack.edgeUrl}${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), outcome: res.headers.get('x-request-outcome'), body: await res.json() as Envelope };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    outcome: res.headers.get('x-request-outcome'),
+    body: (await res.json()) as Envelope,
+  };
 }
 
 describe('fair use of the manager session', () => {
-  it('keeps another client\'s reads and keyed writes whole while a read-only client floods the platform', async () => {
+  it("keeps another client's reads and keyed writes whole while a read-only client floods the platform", async () => {
     const flood = await readOnlyClient();
-    const page = await c.get<Envelope<Array<{ login: number; group: string }>>>(`${c.v2pf4}/UsersRequest?limit=${LIST_VALUES_MAX}`);
+    const page = await c.get<Envelope<Array<{ login: number; group: string }>>>(
+      `${c.v2pf4}/UsersRequest?limit=${LIST_VALUES_MAX}`,
+    );
     const logins = page.body.data!.map((u) => u.login);
     const group = page.body.data![0].group;
     // The demo world's accounts, all of them (fewer than the bound).
     expect(logins.length).toBeGreaterThan(100);
-    const sessionUp = async () => brokerMetric(c.stack.brokerUrl, 'broker_session_up', { platform: c.stack.platforms.pf4 });
-    const reconnects = async () => brokerMetric(c.stack.brokerUrl, 'broker_manager_reconnects_total', { platform: c.stack.platforms.pf4 });
+    const sessionUp = async () =>
+      brokerMetric(c.stack.brokerUrl, 'broker_session_up', { platform: c.stack.platforms.pf4 });
+    const reconnects = async () =>
+      brokerMetric(c.stack.brokerUrl, 'broker_manager_reconnects_total', { platform: c.stack.platforms.pf4 });
     const reconnectsBefore = await reconnects();
 
     // A login repeated past the bound: refused at the edge, naming the field and the bound.
-    const repeated = await get(flood, `${c.v2pf4}/UserRecordsRequest?logins=${Array(LIST_VALUES_MAX + 1).fill(logins[0]).join(',')}`);
-    expect(repeated.body.error).toStrictEqual({ code: 'Validation', managerCode: null, message: `logins: logins must list at most ${LIST_VALUES_MAX} values` });
+    const repeated = await get(
+      flood,
+      `${c.v2pf4}/UserRecordsRequest?logins=${Array(LIST_VALUES_MAX + 1)
+        .fill(logins[0])
+        .join(',')}`,
+    );
+    expect(repeated.body.error).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: `logins: logins must list at most ${LIST_VALUES_MAX} values`,
+    });
 
     // Mails with the largest bodies, sent by the other client (the flood holds no write scope).
     for (let i = 0; i < 6; i++) {
-      const sent = await c.post<Envelope>(`${c.v2pf4}/MailSend`, { subject: `flood ${i}`, body: '\u4e00'.repeat(65_536), logins: [logins[0]] });
+      const sent = await c.post<Envelope>(`${c.v2pf4}/MailSend`, {
+        subject: `flood ${i}`,
+        body: '\u4e00'.repeat(65_536),
+        logins: [logins[0]],
+      });
       expect(sent.body.error).toBeNull();
     }
 
@@ -67,7 +100,9 @@ describe('fair use of the manager session', () => {
     let flooding = true;
     const wave = async () => {
       while (flooding) {
-        const answers = await Promise.all(Array.from({ length: 32 }, (_, i) => get(flood, i % 8 === 0 ? `${c.v2pf4}/MailsRequest` : all)));
+        const answers = await Promise.all(
+          Array.from({ length: 32 }, (_, i) => get(flood, i % 8 === 0 ? `${c.v2pf4}/MailsRequest` : all)),
+        );
         floodSeen.push(...answers);
       }
     };
@@ -80,10 +115,19 @@ describe('fair use of the manager session', () => {
       mine.push(await get(c.token, `${c.v2pf4}/UserRecordsRequest?logins=${logins[i % logins.length]}`));
       const res = await fetch(`${c.stack.edgeUrl}${c.v2pf4}/UserRecordNew`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json', 'idempotency-key': `fair-${randomUUID()}` },
+        headers: {
+          authorization: `Bearer ${c.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `fair-${randomUUID()}`,
+        },
         body: JSON.stringify({ group, name: `Fair ${i}` }),
       });
-      const write: Seen = { status: res.status, retryAfter: res.headers.get('retry-after'), outcome: res.headers.get('x-request-outcome'), body: await res.json() as Envelope };
+      const write: Seen = {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        outcome: res.headers.get('x-request-outcome'),
+        body: (await res.json()) as Envelope,
+      };
       mine.push(write);
       if (write.body.data) created.push((write.body.data as { login: number }).login);
     }
@@ -102,8 +146,12 @@ describe('fair use of the manager session', () => {
     }
     const answered = floodSeen.filter((s) => s.body.error === null);
     expect(answered.length).toBeGreaterThan(0);
-    for (const s of answered.filter((a) => Array.isArray(a.body.data) && (a.body.data as unknown[]).length === logins.length)) {
-      expect((s.body.data as Array<{ login: number }>).map((u) => u.login).sort((a, b) => a - b)).toStrictEqual([...logins].sort((a, b) => a - b));
+    for (const s of answered.filter(
+      (a) => Array.isArray(a.body.data) && (a.body.data as unknown[]).length === logins.length,
+    )) {
+      expect((s.body.data as Array<{ login: number }>).map((u) => u.login).sort((a, b) => a - b)).toStrictEqual(
+        [...logins].sort((a, b) => a - b),
+      );
     }
     // The manager session stayed up throughout: never dropped, never logged in again.
     expect(await sessionUp()).toBe(1);

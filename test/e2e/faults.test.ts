@@ -7,7 +7,9 @@ import { stackForFile, eventually, waitHealthy, type Client, type Envelope } fro
 
 let c: Client;
 const setup = stackForFile();
-beforeAll(() => { c = setup.client; });
+beforeAll(() => {
+  c = setup.client;
+});
 
 type SimState = { logins: number; connections: number };
 const simState = async (server = 'demo-pf4') => (await c.stack.control(server, 'state')) as SimState;
@@ -21,10 +23,14 @@ describe('faults', () => {
     // The server closes its sessions just after answering; the broker then logs in afresh and calls succeed again.
     const relogged = await eventually(async () => (await simState()).logins > before.logins, 15_000, 50);
     expect(relogged).toBe(true);
-    const time = await eventually(async () => {
-      const r = await c.get<Envelope<string>>(`${c.v2pf4}/ServerTime`);
-      return r.body.error ? null : r.body.data;
-    }, 15_000, 100);
+    const time = await eventually(
+      async () => {
+        const r = await c.get<Envelope<string>>(`${c.v2pf4}/ServerTime`);
+        return r.body.error ? null : r.body.data;
+      },
+      15_000,
+      100,
+    );
     expect(Number.isNaN(Date.parse(time!))).toBe(false);
   });
 
@@ -32,10 +38,19 @@ describe('faults', () => {
     const before = await simState();
     await c.stack.control('demo-pf4', 'drop');
     const first = await c.get<Envelope<Array<{ login: number }>>>(`${c.v2pf4}/UsersRequest?limit=1`);
-    const login = first.body.data?.[0]?.login ?? (await eventually(async () =>
-      (await c.get<Envelope<Array<{ login: number }>>>(`${c.v2pf4}/UsersRequest?limit=1`)).body.data?.[0]?.login));
+    const login =
+      first.body.data?.[0]?.login ??
+      (await eventually(
+        async () =>
+          (
+            await c.get<Envelope<Array<{ login: number }>>>(`${c.v2pf4}/UsersRequest?limit=1`)
+          ).body.data?.[0]?.login,
+      ));
     expect(login).toBeGreaterThan(0);
-    const cached = await eventually(async () => (await c.get<Envelope>(`${c.v2pf4}/UserRecordGet/${login}`)).body.data, 10_000);
+    const cached = await eventually(
+      async () => (await c.get<Envelope>(`${c.v2pf4}/UserRecordGet/${login}`)).body.data,
+      10_000,
+    );
     expect(cached).toMatchObject({ login });
     expect((await simState()).logins).toBeGreaterThan(before.logins);
     await waitHealthy(c);
@@ -67,8 +82,10 @@ describe('faults', () => {
       await c.stack.control('demo-pf4', 'delay', { ms: 0 });
     }
     // The change did complete on the server: the caller checks before repeating.
-    const named = async () => (await c.get<Envelope<Array<{ name: string }>>>(`${c.v2pf4}/UsersRequest`)).body.data
-      ?.filter((u) => u.name === 'Slow Create').length;
+    const named = async () =>
+      (await c.get<Envelope<Array<{ name: string }>>>(`${c.v2pf4}/UsersRequest`)).body.data?.filter(
+        (u) => u.name === 'Slow Create',
+      ).length;
     expect(await eventually(async () => (await named()) === 1, 10_000, 100)).toBe(true);
   });
 
@@ -76,10 +93,14 @@ describe('faults', () => {
     await c.stack.control('demo-pf5', 'refuse-login', { on: true });
     try {
       await c.stack.control('demo-pf5', 'drop');
-      const degraded = await eventually(async () => {
-        const h = await c.get<{ platforms: Record<string, string> }>('/healthz');
-        return h.status === 503 && h.body.platforms[c.stack.platforms.pf5] === 'down' ? h : null;
-      }, 10_000, 100);
+      const degraded = await eventually(
+        async () => {
+          const h = await c.get<{ platforms: Record<string, string> }>('/healthz');
+          return h.status === 503 && h.body.platforms[c.stack.platforms.pf5] === 'down' ? h : null;
+        },
+        10_000,
+        100,
+      );
       expect(degraded).toBeTruthy();
       expect(degraded!.body.platforms[c.stack.platforms.pf4]).toBe('up');
     } finally {

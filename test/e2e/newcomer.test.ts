@@ -19,30 +19,47 @@ let takenPort: number;
 let oldNode: string;
 
 /** Runs an entry to its end; the launcher must exit by itself here (every case is a refused start). */
-function run(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; out: string; err: string }> {
+function run(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, args, {
     cwd: root,
     // The launcher's children inherit this environment; the ports are the test's, never the defaults.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATA_DIR: join(dir, `data-${Math.random().toString(36).slice(2)}`), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      DATA_DIR: join(dir, `data-${Math.random().toString(36).slice(2)}`),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { err += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('close', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
   });
 }
 
-const freePort = () => new Promise<number>((done) => {
-  const server = createServer();
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => done(port));
+const freePort = () =>
+  new Promise<number>((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
   });
-});
 
 const start = (env: Record<string, string>) => run(['--import', 'tsx', 'scripts/start.ts'], env);
 /** The launcher's own refusal lines (children's log lines aside). */
@@ -64,11 +81,17 @@ afterAll(async () => {
 // Every case is a start of its own (own data folder, own ports) that ends by itself: the cases run side by side.
 describe.concurrent('npm start refuses wrong environment values by name, before starting anything', () => {
   it('one line per wrong variable', async ({ expect }) => {
-    const { code, out, err } = await start({ PORT: 'eighty', SIM_SEED: '-3', TOKEN_TTL_SECONDS: '0', AUTH_ISSUER: 'https://id.example.com/' });
+    const { code, out, err } = await start({
+      PORT: 'eighty',
+      SIM_SEED: '-3',
+      TOKEN_TTL_SECONDS: '0',
+      AUTH_ISSUER: 'https://id.example.com/',
+    });
     expect(code).toBe(1);
     expect(out).toBe('');
     expect(refusals(err)).toHaveLength(4);
-    for (const name of ['AUTH_JWKS_URL', 'TOKEN_TTL_SECONDS', 'PORT', 'SIM_SEED']) expect(err).toMatch(new RegExp(`^start refused: ${name} `, 'm'));
+    for (const name of ['AUTH_JWKS_URL', 'TOKEN_TTL_SECONDS', 'PORT', 'SIM_SEED'])
+      expect(err).toMatch(new RegExp(`^start refused: ${name} `, 'm'));
     expect(err).not.toMatch(/\n\s+at /); // no stack trace
   });
 });
@@ -79,7 +102,11 @@ describe.concurrent('a port already in use names the variable to change', () => 
     ['BROKER_PORT', 'broker'],
     ['PORT', null],
   ] as const)('%s', async ([variable, processName], { expect }) => {
-    const ports: Record<string, string> = { PORT: String(await freePort()), BROKER_PORT: String(await freePort()), SIM_PORT: String(await freePort()) };
+    const ports: Record<string, string> = {
+      PORT: String(await freePort()),
+      BROKER_PORT: String(await freePort()),
+      SIM_PORT: String(await freePort()),
+    };
     ports[variable] = String(takenPort);
     const { code, err } = await start(ports);
     expect(code).toBe(1);
@@ -93,25 +120,45 @@ describe.concurrent('a port already in use names the variable to change', () => 
 
 describe.concurrent('a process that fails at start shows its own error line', () => {
   it('the simulator, with an unreadable SIM_CONFIG', async ({ expect }) => {
-    const { code, err } = await start({ PORT: '0', BROKER_PORT: '0', SIM_PORT: '0', SIM_CONFIG: join(dir, 'missing-sim.json') });
+    const { code, err } = await start({
+      PORT: '0',
+      BROKER_PORT: '0',
+      SIM_PORT: '0',
+      SIM_CONFIG: join(dir, 'missing-sim.json'),
+    });
     expect(code).toBe(1);
     expect(err).toMatch(new RegExp(`^start failed: sim: SIM_CONFIG ${join(dir, 'missing-sim.json')}: .*ENOENT`, 'm'));
   });
 
   it('the broker, with a TLS certificate it cannot read', async ({ expect }) => {
     const { code, err } = await start({
-      PORT: '0', BROKER_PORT: '0', SIM_PORT: '0', BROKER_TLS_CERT: join(dir, 'missing-cert.pem'), BROKER_TLS_KEY: join(dir, 'missing-key.pem'),
+      PORT: '0',
+      BROKER_PORT: '0',
+      SIM_PORT: '0',
+      BROKER_TLS_CERT: join(dir, 'missing-cert.pem'),
+      BROKER_TLS_KEY: join(dir, 'missing-key.pem'),
     });
     expect(code).toBe(1);
-    expect(err).toMatch(new RegExp(`^start failed: broker: BROKER_TLS_CERT: cannot read ${join(dir, 'missing-cert.pem')}: ENOENT$`, 'm'));
+    expect(err).toMatch(
+      new RegExp(`^start failed: broker: BROKER_TLS_CERT: cannot read ${join(dir, 'missing-cert.pem')}: ENOENT$`, 'm'),
+    );
   });
 });
 
 describe.concurrent('an old Node.js is refused in one line', () => {
-  it.for(['scripts/start.ts', 'broker/main.ts', 'sim/main.ts', 'scripts/registry.ts', 'scripts/secrets.ts'])('%s', async (entry, { expect }) => {
-    const { code, out, err } = await run(['--import', oldNode, '--import', 'tsx', entry], { BROKER_SECRET: 'x', BROKER_PORT: '0', SIM_PORT: '0' });
-    expect(code).toBe(1);
-    expect(out).toBe('');
-    expect(err.trim()).toBe('Node.js v18.19.0 is too old: this project needs Node.js 20.19 or newer (engines.node in package.json); install a newer Node.js and run again');
-  });
+  it.for(['scripts/start.ts', 'broker/main.ts', 'sim/main.ts', 'scripts/registry.ts', 'scripts/secrets.ts'])(
+    '%s',
+    async (entry, { expect }) => {
+      const { code, out, err } = await run(['--import', oldNode, '--import', 'tsx', entry], {
+        BROKER_SECRET: 'x',
+        BROKER_PORT: '0',
+        SIM_PORT: '0',
+      });
+      expect(code).toBe(1);
+      expect(out).toBe('');
+      expect(err.trim()).toBe(
+        'Node.js v18.19.0 is too old: this project needs Node.js 20.19 or newer (engines.node in package.json); install a newer Node.js and run again',
+      );
+    },
+  );
 });

@@ -11,15 +11,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './support.js';
 
-const freePort = () => new Promise<number>((done) => {
-  const server = createServer();
-  server.listen(0, '127.0.0.1', () => {
-    const { port } = server.address() as { port: number };
-    server.close(() => done(port));
+const freePort = () =>
+  new Promise<number>((done) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
   });
-});
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 let launcher: ChildProcess | undefined;
 let output = '';
@@ -43,12 +51,26 @@ describe('npm start heals a crashed broker or simulator', () => {
   it('restarts each after SIGKILL while the edge stays up and answers NoConnect meanwhile', async () => {
     const [port, brokerPort, simPort] = [await freePort(), await freePort(), await freePort()];
     launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
-      env: { ...process.env, PORT: String(port), BROKER_PORT: String(brokerPort), SIM_PORT: String(simPort), DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        BROKER_PORT: String(brokerPort),
+        SIM_PORT: String(simPort),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    launcher.stdout!.on('data', (d) => { output += d; });
-    launcher.stderr!.on('data', (d) => { output += d; });
-    expect(await eventually(() => Promise.resolve(output.includes('Ctrl-C stops everything')), 60_000, 100), output).toBe(true);
+    launcher.stdout!.on('data', (d) => {
+      output += d;
+    });
+    launcher.stderr!.on('data', (d) => {
+      output += d;
+    });
+    expect(
+      await eventually(() => Promise.resolve(output.includes('Ctrl-C stops everything')), 60_000, 100),
+      output,
+    ).toBe(true);
     const base = `http://127.0.0.1:${port}`;
     const pf4 = output.match(/demo PF4\s+([0-9a-f-]{36})/)![1];
     const brokerPid = Number(output.match(/broker .*; pid (\d+)\)/)![1]);
@@ -56,7 +78,10 @@ describe('npm start heals a crashed broker or simulator', () => {
     expect(await eventually(async () => (await fetch(`${base}/healthz`)).status === 200, 30_000, 200)).toBe(true);
     const tokenRes = await fetch(`${base}/connect/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from('demo:demo-secret').toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from('demo:demo-secret').toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials&scope=webapi',
     });
     const { access_token: token } = (await tokenRes.json()) as { access_token: string };
@@ -68,8 +93,12 @@ describe('npm start heals a crashed broker or simulator', () => {
       while (watching) {
         liveness.probes++;
         await fetch(`${base}/livez`).then(
-          (res) => { if (res.status !== 200) liveness.failures.push(`status ${res.status}`); },
-          (error: Error) => { liveness.failures.push(error.message); },
+          (res) => {
+            if (res.status !== 200) liveness.failures.push(`status ${res.status}`);
+          },
+          (error: Error) => {
+            liveness.failures.push(error.message);
+          },
         );
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -78,9 +107,13 @@ describe('npm start heals a crashed broker or simulator', () => {
     /** A live read through the whole stack: `ok`, the v2 error code, or `reset` when no HTTP answer came. */
     const call = async (): Promise<Seen> => {
       try {
-        const res = await fetch(`${base}/api/v2/PF4/${pf4}/ServerTime`, { headers: { authorization: `Bearer ${token}` } });
+        const res = await fetch(`${base}/api/v2/PF4/${pf4}/ServerTime`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
         const body = (await res.json()) as { data: unknown; error: { code: string } | null };
-        return body.error === null && typeof body.data === 'string' ? 'ok' : body.error?.code ?? `status ${res.status}`;
+        return body.error === null && typeof body.data === 'string'
+          ? 'ok'
+          : (body.error?.code ?? `status ${res.status}`);
       } catch {
         return 'reset';
       }
@@ -124,10 +157,19 @@ describe('npm start heals a crashed broker or simulator', () => {
     expect(output).not.toContain('stopping the stack');
 
     // Ctrl-C still stops every process, the restarted ones included.
-    const restartedPids = [...output.matchAll(/stack: (?:broker|sim) restarted on port \d+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    const restartedPids = [...output.matchAll(/stack: (?:broker|sim) restarted on port \d+ \(pid (\d+)\)/g)].map((m) =>
+      Number(m[1]),
+    );
     expect(restartedPids).toHaveLength(2);
     launcher.kill('SIGINT');
-    expect(await eventually(() => Promise.resolve(launcher!.exitCode !== null || launcher!.signalCode !== null), 20_000, 100)).toBe(true);
-    for (const pid of restartedPids) expect(await eventually(() => Promise.resolve(!alive(pid)), 10_000, 100), `pid ${pid} still runs`).toBe(true);
+    expect(
+      await eventually(
+        () => Promise.resolve(launcher!.exitCode !== null || launcher!.signalCode !== null),
+        20_000,
+        100,
+      ),
+    ).toBe(true);
+    for (const pid of restartedPids)
+      expect(await eventually(() => Promise.resolve(!alive(pid)), 10_000, 100), `pid ${pid} still runs`).toBe(true);
   }, 180_000);
 });

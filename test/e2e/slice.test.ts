@@ -11,7 +11,9 @@ import { stackForFile, eventually, type Client, type Envelope } from './support.
 
 let c: Client;
 const setup = stackForFile();
-beforeAll(() => { c = setup.client; });
+beforeAll(() => {
+  c = setup.client;
+});
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
@@ -35,7 +37,9 @@ describe('registry', () => {
 
 describe('v2 PF4', () => {
   it('answers the server time in the envelope, echoing the incoming trace id', async () => {
-    const res = await c.get<Envelope<string>>(`${c.v2pf4}/ServerTime`, { traceparent: `00-${TRACE}-00f067aa0ba902b7-01` });
+    const res = await c.get<Envelope<string>>(`${c.v2pf4}/ServerTime`, {
+      traceparent: `00-${TRACE}-00f067aa0ba902b7-01`,
+    });
     expect(res.status).toBe(200);
     expect(res.body.error).toBeNull();
     expect(Math.abs(Date.parse(res.body.data!) - Date.now())).toBeLessThan(24 * 3600 * 1000);
@@ -49,7 +53,9 @@ describe('v2 PF4', () => {
     let cursor: string | null | undefined;
     let pages = 0;
     do {
-      const res = await c.get<Envelope<Array<{ login: number }>>>(`${c.v2pf4}/UsersRequest?limit=37${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      const res = await c.get<Envelope<Array<{ login: number }>>>(
+        `${c.v2pf4}/UsersRequest?limit=37${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
       expect(res.body.error).toBeNull();
       expect(res.body.meta.paging).toBeDefined();
       logins.push(...res.body.data!.map((u) => u.login));
@@ -100,24 +106,36 @@ describe('v2 PF4', () => {
     const group = groups.body.data![0].group;
     const key = randomUUID();
     const body = { login: 0, group, name: 'End To End', email: 'e2e@example.test', leverage: 100 };
-    const created = await c.post<Envelope<{ login: number; name: string }>>(`${c.v2pf4}/UserRecordNew`, body, { 'idempotency-key': key });
+    const created = await c.post<Envelope<{ login: number; name: string }>>(`${c.v2pf4}/UserRecordNew`, body, {
+      'idempotency-key': key,
+    });
     expect(created.body.error).toBeNull();
     const login = created.body.data!.login;
     expect(login).toBeGreaterThan(0);
     expect(created.body.data!.name).toBe('End To End');
 
-    const replay = await c.post<Envelope<{ login: number }>>(`${c.v2pf4}/UserRecordNew`, body, { 'idempotency-key': key });
+    const replay = await c.post<Envelope<{ login: number }>>(`${c.v2pf4}/UserRecordNew`, body, {
+      'idempotency-key': key,
+    });
     expect(replay.body.data!.login).toBe(login);
     expect(replay.headers.get('idempotency-replayed')).toBe('true');
 
-    const conflict = await c.post<Envelope>(`${c.v2pf4}/UserRecordNew`, { ...body, name: 'Someone Else' }, { 'idempotency-key': key });
+    const conflict = await c.post<Envelope>(
+      `${c.v2pf4}/UserRecordNew`,
+      { ...body, name: 'Someone Else' },
+      { 'idempotency-key': key },
+    );
     expect(conflict.body.error!.code).toBe('Validation');
     expect(conflict.body.error!.message).toMatch(/Idempotency-Key/);
 
-    const cached = await eventually(async () => {
-      const r = await c.get<Envelope<{ login: number; name: string }>>(`${c.v2pf4}/UserRecordGet/${login}`);
-      return r.body.error ? null : r.body.data;
-    }, 5_000, 10);
+    const cached = await eventually(
+      async () => {
+        const r = await c.get<Envelope<{ login: number; name: string }>>(`${c.v2pf4}/UserRecordGet/${login}`);
+        return r.body.error ? null : r.body.data;
+      },
+      5_000,
+      10,
+    );
     expect(cached).toMatchObject({ login, name: 'End To End' });
 
     const all = await c.get<Envelope<Array<{ name: string }>>>(`${c.v2pf4}/UsersRequest`);
@@ -125,7 +143,9 @@ describe('v2 PF4', () => {
   });
 
   it('rejects a duplicate login with the platform result code, changing nothing', async () => {
-    const first = await c.get<Envelope<Array<{ login: number; group: string; name: string }>>>(`${c.v2pf4}/UsersRequest?limit=1`);
+    const first = await c.get<Envelope<Array<{ login: number; group: string; name: string }>>>(
+      `${c.v2pf4}/UsersRequest?limit=1`,
+    );
     const { login, group, name } = first.body.data![0];
     const res = await c.post<Envelope>(`${c.v2pf4}/UserRecordNew`, { login, group, name: 'Duplicate' });
     expect(res.body).toStrictEqual({
@@ -133,7 +153,9 @@ describe('v2 PF4', () => {
       error: { code: 'PF4Error', managerCode: 'InvalidData', message: `login ${login} already exists` },
       meta: { activityId: expect.stringMatching(/^[0-9a-f]{32}$/) },
     });
-    expect((await c.get<Envelope<{ name: string }>>(`${c.v2pf4}/UserRecordRequest/${login}`)).body.data!.name).toBe(name);
+    expect((await c.get<Envelope<{ name: string }>>(`${c.v2pf4}/UserRecordRequest/${login}`)).body.data!.name).toBe(
+      name,
+    );
   });
 
   it('pages open trades from the cache by ascending ticket', async () => {
@@ -141,7 +163,9 @@ describe('v2 PF4', () => {
     expect(page1.body.error).toBeNull();
     expect(page1.body.data).toHaveLength(10);
     expect(page1.body.meta.paging!.hasMore).toBe(true);
-    const page2 = await c.get<Envelope<Array<{ order: number }>>>(`${c.v2pf4}/TradesGet?limit=10&cursor=${encodeURIComponent(page1.body.meta.paging!.nextCursor!)}`);
+    const page2 = await c.get<Envelope<Array<{ order: number }>>>(
+      `${c.v2pf4}/TradesGet?limit=10&cursor=${encodeURIComponent(page1.body.meta.paging!.nextCursor!)}`,
+    );
     const orders = [...page1.body.data!, ...page2.body.data!].map((t) => t.order);
     expect(orders).toEqual([...orders].sort((a, b) => a - b));
     expect(page2.body.data![0].order).toBeGreaterThan(page1.body.data![9].order);
@@ -150,7 +174,9 @@ describe('v2 PF4', () => {
   it('answers the last tick of a traded symbol from the cache', async () => {
     const trades = await c.get<Envelope<Array<{ symbol: string }>>>(`${c.v2pf4}/TradesGet?limit=1`);
     const symbol = trades.body.data![0].symbol;
-    const tick = await c.get<Envelope<{ symbol: string; bid: number; ask: number; time: string }>>(`${c.v2pf4}/TickInfoLast/${symbol}`);
+    const tick = await c.get<Envelope<{ symbol: string; bid: number; ask: number; time: string }>>(
+      `${c.v2pf4}/TickInfoLast/${symbol}`,
+    );
     expect(tick.body.error).toBeNull();
     expect(tick.body.data!.symbol).toBe(symbol);
     expect(tick.body.data!.bid).toBeGreaterThan(0);
@@ -177,11 +203,15 @@ describe('v2 PF5', () => {
     try {
       const password = readFileSync(join(c.stack.dataDir, 'manager-password'), 'utf8').trim();
       await manager.ok('login', { login: 1000, password, pump: false });
-      user = (await manager.ok<{ items: Array<{ login: number; group: string; name: string }> }>('UsersRequest', { limit: 1 })).items[0];
+      user = (
+        await manager.ok<{ items: Array<{ login: number; group: string; name: string }> }>('UsersRequest', { limit: 1 })
+      ).items[0];
     } finally {
       manager.close();
     }
-    const found = await c.get<Envelope<{ login: number; group: string; name: string }>>(`${c.v2pf5}/UserGet/${user.login}`);
+    const found = await c.get<Envelope<{ login: number; group: string; name: string }>>(
+      `${c.v2pf5}/UserGet/${user.login}`,
+    );
     expect(found.body.error).toBeNull();
     expect(found.body.data).toMatchObject({ login: user.login, group: user.group, name: user.name });
     const missing = await c.get<Envelope>(`${c.v2pf5}/UserGet/999999999`);
@@ -207,10 +237,18 @@ describe('v1 PF4', () => {
     expect(open.body).toMatchObject({ order, login });
     const missing = await c.get(`${c.v1pf4}/TradesGet/2147480000`);
     expect(missing.status).toBe(404);
-    expect(missing.body).toStrictEqual({ errorType: 'PF4API', errorCode: 'InvalidData', errorDescription: 'open trade 2147480000 not found' });
+    expect(missing.body).toStrictEqual({
+      errorType: 'PF4API',
+      errorCode: 'InvalidData',
+      errorDescription: 'open trade 2147480000 not found',
+    });
     const bad = await c.get(`${c.v1pf4}/TradesGet/0`);
     expect(bad.status).toBe(400);
-    expect(bad.body).toStrictEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: 'ticket: ticket must be at least 1' });
+    expect(bad.body).toStrictEqual({
+      errorType: 'Validation',
+      errorCode: 'Validation',
+      errorDescription: 'ticket: ticket must be at least 1',
+    });
   });
 });
 
@@ -223,7 +261,10 @@ describe('tenant isolation', () => {
     const now = new Date().toISOString();
     await db.batch([
       db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org, 'Other', now),
-      db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      db
+        .prepare(
+          'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
         .bind('other-client', org, 'Other', h.hash, h.salt, h.iterations, now),
     ]);
     const tokenRes = await fetch(`${c.stack.edgeUrl}/connect/token`, {
@@ -236,10 +277,16 @@ describe('tenant isolation', () => {
     const theirs = await c.get<Envelope>(`${c.v2pf4}/ServerTime`, auth);
     const unknown = await c.get<Envelope>(`/api/v2/PF4/${randomUUID()}/ServerTime`, auth);
     expect(theirs.body.error!.code).toBe('NotFound');
-    expect(theirs.body.error!.message!.replace(c.stack.platforms.pf4, 'X')).toBe(unknown.body.error!.message!.replace(/[0-9a-f-]{36}/, 'X'));
+    expect(theirs.body.error!.message!.replace(c.stack.platforms.pf4, 'X')).toBe(
+      unknown.body.error!.message!.replace(/[0-9a-f-]{36}/, 'X'),
+    );
     const v1 = await c.get(`/api/TradePlatforms/${c.stack.platforms.pf4}`, auth);
     expect(v1.status).toBe(404);
-    expect(v1.body).toStrictEqual({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `trade platform ${c.stack.platforms.pf4} not found` });
+    expect(v1.body).toStrictEqual({
+      errorType: 'NotFound',
+      errorCode: 'NotFound',
+      errorDescription: `trade platform ${c.stack.platforms.pf4} not found`,
+    });
     const list = await c.get('/api/TradePlatforms', auth);
     expect(list.body).toEqual([]);
   });

@@ -28,15 +28,23 @@ describe('npm run soak (short)', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    soak.stdout!.on('data', (d) => { output += d; });
-    soak.stderr!.on('data', (d) => { output += d; });
+    soak.stdout!.on('data', (d) => {
+      output += d;
+    });
+    soak.stderr!.on('data', (d) => {
+      output += d;
+    });
     const code = await new Promise<number | null>((done) => soak!.once('close', (c) => done(c)));
     expect(code, output).toBe(0);
 
     const report = JSON.parse(output.trim().split('\n').at(-1)!) as SoakReport;
     expect({
-      lost: report.lost, duplicated: report.duplicated, resets: report.resets, errors: report.errors,
-      unresolved: report.unresolved, replayMismatches: report.writes.replayMismatches,
+      lost: report.lost,
+      duplicated: report.duplicated,
+      resets: report.resets,
+      errors: report.errors,
+      unresolved: report.unresolved,
+      replayMismatches: report.writes.replayMismatches,
     }).toStrictEqual({ lost: 0, duplicated: 0, resets: 0, errors: 0, unresolved: 0, replayMismatches: 0 });
     expect(report.byKind.cached).toBeGreaterThan(0);
     expect(report.byKind.page).toBeGreaterThan(0);
@@ -53,7 +61,8 @@ describe('npm run soak (short)', () => {
     }
     const lines = output.split('\n');
     // time, edge RSS, the heap its two isolates hold and V8's reservation, broker RSS (its heap), simulator RSS.
-    const memoryLine = /^ {2}(start|\d+:\d\d|end)\s+[\d.]+ MB\s+[\d.]+ MB \+ [\d.]+ MB\s+[\d.]+ MB\s+[\d.]+ MB\s+\([\d.]+ MB\)\s+[\d.]+ MB/;
+    const memoryLine =
+      /^ {2}(start|\d+:\d\d|end)\s+[\d.]+ MB\s+[\d.]+ MB \+ [\d.]+ MB\s+[\d.]+ MB\s+[\d.]+ MB\s+\([\d.]+ MB\)\s+[\d.]+ MB/;
     const labels = lines.filter((l) => memoryLine.test(l)).map((l) => l.trim().split(/\s+/)[0]);
     expect(labels[0]).toBe('start');
     expect(labels.at(-1)).toBe('end');
@@ -78,13 +87,20 @@ describe('npm run soak (short)', () => {
     }
     // The verdict, when the last half holds 3 samples (a six-second run on a busy machine may not): a fitted rise
     // judged against the default bound (bench/soakVerdict.test.ts checks the fit itself).
-    for (const [what, verdict] of [['edge RSS', report.verdict], ["heap the edge's isolates hold", report.heapVerdict]] as const) {
+    for (const [what, verdict] of [
+      ['edge RSS', report.verdict],
+      ["heap the edge's isolates hold", report.heapVerdict],
+    ] as const) {
       if (verdict === null) {
         expect(output).toContain(`${what} over the last half: too few samples for a verdict`);
       } else {
         expect(verdict).toMatchObject({ flatMb: 50, flat: verdict.riseMb <= 50 });
         expect(verdict.samples).toBeGreaterThanOrEqual(3);
-        expect(output).toMatch(new RegExp(`${what} over the last half \\(\\d+ samples, fitted line\\): [+−][\\d.]+ MB ± [\\d.]+ MB: (flat|GROWING) \\(within 50 MB\\)`));
+        expect(output).toMatch(
+          new RegExp(
+            `${what} over the last half \\(\\d+ samples, fitted line\\): [+−][\\d.]+ MB ± [\\d.]+ MB: (flat|GROWING) \\(within 50 MB\\)`,
+          ),
+        );
       }
     }
   }, 180_000);

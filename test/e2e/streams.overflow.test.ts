@@ -27,17 +27,20 @@ const PASSWORD = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
 const managers = [{ login: 1000, password: PASSWORD }];
 const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, accounts: 20, trades: 10, managers },
-    // Many positions to delete, and a quiet feed: the only events are the test's.
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, accounts: 1_000, trades: 12_000, orders: 0, managers },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, accounts: 20, trades: 10, managers },
+      // Many positions to delete, and a quiet feed: the only events are the test's.
+      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, accounts: 1_000, trades: 12_000, orders: 0, managers },
+    ],
+  },
   edgeVars: { STREAM_MAX_BEHIND: String(LIMIT), STREAM_HUB_QUIET_SECONDS: String(QUIET_SECONDS) },
 });
 
 /** The PF5 platform's stream object's figures, read through Miniflare. */
 type Stats = { sse: number; hubs: number; flows: number; slowHubs: number };
-const streamStats = (): Promise<Stats> => objectCall<Stats>(setup.client.stack.edge.miniflare, 'STREAMS', setup.client.stack.platforms.pf5, 'stats');
+const streamStats = (): Promise<Stats> =>
+  objectCall<Stats>(setup.client.stack.edge.miniflare, 'STREAMS', setup.client.stack.platforms.pf5, 'stats');
 
 /**
  * A raw hub client (JSON protocol) that answers flow checks (once it asked for them) while it reads, and can stop
@@ -48,22 +51,31 @@ class RawHub {
   readonly received: Row[] = [];
   closeCode: number | null = null;
   private sentAt = Date.now();
-  private constructor(private readonly ws: WebSocket, keepAliveMs?: number) {
+  private constructor(
+    private readonly ws: WebSocket,
+    keepAliveMs?: number,
+  ) {
     ws.on('message', (data) => {
       for (const text of (data as Buffer).toString().split('\u001e').filter(Boolean)) {
         const m = JSON.parse(text) as Row;
         this.received.push(m);
-        if (m.type === 1 && m.target === 'OnFlowCheck' && m.invocationId) this.send({ type: 3, invocationId: m.invocationId, result: null });
+        if (m.type === 1 && m.target === 'OnFlowCheck' && m.invocationId)
+          this.send({ type: 3, invocationId: m.invocationId, result: null });
       }
       if (keepAliveMs !== undefined && Date.now() - this.sentAt >= keepAliveMs) this.send({ type: 6 });
     });
-    ws.on('close', (code) => { this.closeCode = code; });
+    ws.on('close', (code) => {
+      this.closeCode = code;
+    });
     ws.on('error', () => {});
   }
 
   static async open(url: string, keepAliveMs?: number): Promise<RawHub> {
     const ws = new WebSocket(url);
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     return new RawHub(ws, keepAliveMs);
   }
 
@@ -72,10 +84,18 @@ class RawHub {
     this.ws.send(JSON.stringify(m) + '\u001e');
     this.sentAt = Date.now();
   }
-  pause(): void { this.ws.pause(); }
-  resume(): void { this.ws.resume(); }
-  terminate(): void { this.ws.terminate(); }
-  items(invocationId: string): Row[] { return this.received.filter((m) => m.type === 2 && m.invocationId === invocationId).map((m) => m.item); }
+  pause(): void {
+    this.ws.pause();
+  }
+  resume(): void {
+    this.ws.resume();
+  }
+  terminate(): void {
+    this.ws.terminate();
+  }
+  items(invocationId: string): Row[] {
+    return this.received.filter((m) => m.type === 2 && m.invocationId === invocationId).map((m) => m.item);
+  }
 }
 
 describe('a hub client too far behind', () => {
@@ -83,11 +103,16 @@ describe('a hub client too far behind', () => {
     const c = setup.client;
     const all = await ok<Row[]>(c, 'v1.PF5.PositionRequestByGroup', { params: { mask: '*' } });
     // Positions of trade server 2 cannot be deleted here.
-    const tickets = all.filter((p) => !String(p.externalId ?? '').startsWith('TS2:')).map((p) => p.position as number).sort((a, b) => a - b);
+    const tickets = all
+      .filter((p) => !String(p.externalId ?? '').startsWith('TS2:'))
+      .map((p) => p.position as number)
+      .sort((a, b) => a - b);
     expect(tickets.length).toBeGreaterThan(8_000);
 
     const reading = await SseReader.open(`${c.stack.edgeUrl}${c.v2pf5}/Stream?positions`, c.token);
-    const slow = await RawHub.open(`${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf5/v2?tradePlatform=${c.stack.platforms.pf5}&access_token=${c.token}`);
+    const slow = await RawHub.open(
+      `${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf5/v2?tradePlatform=${c.stack.platforms.pf5}&access_token=${c.token}`,
+    );
     try {
       slow.send({ protocol: 'json', version: 1 });
       // Flow checks asked for: the hub judges the socket by its answers, within a second (a client that does not ask
@@ -96,7 +121,10 @@ describe('a hub client too far behind', () => {
       slow.send({ type: 4, invocationId: 'positions', target: 'StreamPositions', arguments: [] });
       // Messages are handled in order: once this is answered, the stream is open.
       slow.send({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
-      await eventually(() => Promise.resolve(slow.received.some((m) => m.type === 3 && m.invocationId === 'ready')), 10_000);
+      await eventually(
+        () => Promise.resolve(slow.received.some((m) => m.type === 3 && m.invocationId === 'ready')),
+        10_000,
+      );
       await eventually(() => Promise.resolve(reading.of('status').length >= 1), 10_000);
       expect(await streamStats()).toMatchObject({ sse: 1, hubs: 1, slowHubs: 0 });
       slow.pause();
@@ -110,7 +138,15 @@ describe('a hub client too far behind', () => {
         const batch = tickets.slice(deleted, deleted + 250);
         expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: batch })).toBe(true);
         deleted += batch.length;
-        await eventually(() => Promise.resolve(reading.events.at(-1)?.event === 'positions' && JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1)), 10_000, 10);
+        await eventually(
+          () =>
+            Promise.resolve(
+              reading.events.at(-1)?.event === 'positions' &&
+                JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1),
+            ),
+          10_000,
+          10,
+        );
       };
       while (deleted < tickets.length - 250 && deletedWhenSlow < 0) {
         await deleteBatch();
@@ -144,7 +180,10 @@ describe('a hub client too far behind', () => {
       await eventually(() => Promise.resolve(deletedOf(reading).some((p) => p.position === next)), 10_000);
       expect(reading.ended).toBe(false);
       // The closed socket is gone from the object, its flow too, though events went on after it closed.
-      await eventually(async () => { const s = await streamStats(); return s.hubs === 0 && s.flows === 0; }, 10_000);
+      await eventually(async () => {
+        const s = await streamStats();
+        return s.hubs === 0 && s.flows === 0;
+      }, 10_000);
       expect(await streamStats()).toMatchObject({ sse: 1, hubs: 0, flows: 0, slowHubs: 0 });
     } finally {
       slow.terminate();
@@ -155,17 +194,26 @@ describe('a hub client too far behind', () => {
   it('judges a client without flow checks by its keep-alive: never sent a check, not held while it reads and pings, held once it stops, then closed past the limit', async () => {
     const c = setup.client;
     const all = await ok<Row[]>(c, 'v1.PF5.PositionRequestByGroup', { params: { mask: '*' } });
-    const tickets = all.filter((p) => !String(p.externalId ?? '').startsWith('TS2:')).map((p) => p.position as number).sort((a, b) => a - b);
+    const tickets = all
+      .filter((p) => !String(p.externalId ?? '').startsWith('TS2:'))
+      .map((p) => p.position as number)
+      .sort((a, b) => a - b);
     expect(tickets.length).toBeGreaterThan(LIMIT + 3_000);
 
     const reading = await SseReader.open(`${c.stack.edgeUrl}${c.v2pf5}/Stream?positions`, c.token);
     // Pings at most every 0.3 s as it reads: well within the quiet time.
-    const hub = await RawHub.open(`${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf5/v2?tradePlatform=${c.stack.platforms.pf5}&access_token=${c.token}`, 300);
+    const hub = await RawHub.open(
+      `${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf5/v2?tradePlatform=${c.stack.platforms.pf5}&access_token=${c.token}`,
+      300,
+    );
     try {
       hub.send({ protocol: 'json', version: 1 });
       hub.send({ type: 4, invocationId: 'positions', target: 'StreamPositions', arguments: [] });
       hub.send({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['EURUSD'] });
-      await eventually(() => Promise.resolve(hub.received.some((m) => m.type === 3 && m.invocationId === 'ready')), 10_000);
+      await eventually(
+        () => Promise.resolve(hub.received.some((m) => m.type === 3 && m.invocationId === 'ready')),
+        10_000,
+      );
       await eventually(() => Promise.resolve(reading.of('status').length >= 1), 10_000);
 
       const deletedOf = (sse: SseReader) => sse.of('positions').map((e) => JSON.parse(e.data) as Row);
@@ -174,13 +222,23 @@ describe('a hub client too far behind', () => {
         const batch = tickets.slice(deleted, deleted + size);
         expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: batch })).toBe(true);
         deleted += batch.length;
-        await eventually(() => Promise.resolve(reading.events.at(-1)?.event === 'positions' && JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1)), 10_000, 10);
+        await eventually(
+          () =>
+            Promise.resolve(
+              reading.events.at(-1)?.event === 'positions' &&
+                JSON.parse(reading.events.at(-1)!.data).position === batch.at(-1),
+            ),
+          10_000,
+          10,
+        );
       };
       // Reading and pinging, over twice the quiet time: every item as it comes, and never found slow.
       const readingUntil = Date.now() + 2 * QUIET_SECONDS * 1000;
       while (Date.now() < readingUntil) {
         await deleteBatch(50);
-        expect(await eventually(() => Promise.resolve(hub.items('positions').length === deleted), 10_000, 10)).toBe(true);
+        expect(await eventually(() => Promise.resolve(hub.items('positions').length === deleted), 10_000, 10)).toBe(
+          true,
+        );
         expect((await streamStats()).slowHubs).toBe(0);
         // Paced: reading over twice the quiet time is the behaviour, not something to wait for.
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -201,9 +259,14 @@ describe('a hub client too far behind', () => {
       await eventually(() => Promise.resolve(hub.closeCode !== null), 15_000);
       expect(hub.closeCode).toBe(1008);
       expect(hub.received[0]).toEqual({});
-      expect(hub.received.at(-1)).toMatchObject({ type: 7, error: `more than ${LIMIT} events behind: reconnect and resync` });
+      expect(hub.received.at(-1)).toMatchObject({
+        type: 7,
+        error: `more than ${LIMIT} events behind: reconnect and resync`,
+      });
       // Never sent an invocation it did not ask for: only the status, no flow check.
-      expect(new Set(hub.received.filter((m) => m.type === 1).map((m) => m.target))).toEqual(new Set(['OnConnectionStatus']));
+      expect(new Set(hub.received.filter((m) => m.type === 1).map((m) => m.target))).toEqual(
+        new Set(['OnConnectionStatus']),
+      );
       // Every item up to where it was held, each once and in order, as the reading client got them.
       const got = hub.items('positions');
       expect(got.length).toBeGreaterThanOrEqual(readWhileReading);

@@ -72,7 +72,11 @@ function expectNoSecrets(payloads: unknown[]) {
   const keys = new Set<string>();
   const walk = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) { keys.add(k); walk(x); }
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        keys.add(k);
+        walk(x);
+      }
   };
   walk(payloads);
   expect([...keys].filter((k) => /pass|secret|hash|otp|apidata|token|cert/i.test(k))).toEqual([]);
@@ -85,11 +89,22 @@ function expectNoSecrets(payloads: unknown[]) {
 async function accountAt150(name: string): Promise<{ login: number; position: number; deposit: number }> {
   const c = setup.client;
   const created = await ok<Row>(c, 'v1.PF5.UserAdd', {
-    body: { group: 'demo\\retail', leverage: 100, firstName: name, lastName: 'Stream', password: PASSWORD, passwordInvestor: INVESTOR },
+    body: {
+      group: 'demo\\retail',
+      leverage: 100,
+      firstName: name,
+      lastName: 'Stream',
+      password: PASSWORD,
+      passwordInvestor: INVESTOR,
+    },
   });
   const login = created.login as number;
-  const deposit = (await sim.ok<Row>('DealerBalance', { login, type: 'Balance', amount: 5_000, comment: 'stream deposit' })).deal as number;
-  const position = (await sim.ok<Row>('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, comment: 'stream buy' })).position as number;
+  const deposit = (
+    await sim.ok<Row>('DealerBalance', { login, type: 'Balance', amount: 5_000, comment: 'stream deposit' })
+  ).deal as number;
+  const position = (
+    await sim.ok<Row>('DealerSend', { login, symbol: 'EURUSD', type: 'Buy', volume: 10_000, comment: 'stream buy' })
+  ).position as number;
   const account = await sim.ok<Row>('UserAccountGet', { login });
   const adjust = Math.round(account.margin * 1.5 - account.equity);
   if (adjust !== 0) await sim.ok('DealerBalance', { login, type: 'Balance', amount: adjust, comment: 'to 150%' });
@@ -112,10 +127,14 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     const streamed = collect(connection, 'StreamTicks', 'GBPUSD');
     await connection.invoke('SubscribeToTicks', 'EURUSD');
     // A tick delivered is the simulator's: some EURUSD tick received equals the server's last one when asked.
-    const matched = await eventually(async () => {
-      const last = await sim.ok<Row>('TickLast', { symbol: 'EURUSD' });
-      return ticks.some((t) => t.bid === last.bid && t.ask === last.ask && t.lastTime === last.time);
-    }, 20_000, 200);
+    const matched = await eventually(
+      async () => {
+        const last = await sim.ok<Row>('TickLast', { symbol: 'EURUSD' });
+        return ticks.some((t) => t.bid === last.bid && t.ask === last.ask && t.lastTime === last.time);
+      },
+      20_000,
+      200,
+    );
     expect(matched).toBe(true);
     await eventually(() => Promise.resolve(streamed.length >= 2), 20_000);
     expect(ticks.every((t) => t.symbol === 'EURUSD')).toBe(true);
@@ -127,12 +146,14 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     await expect(connection.invoke('NoSuchMethod')).rejects.toThrow(/Unknown hub method/);
     // A PF4 stream is not a PF5 hub's.
     const refused = await new Promise<string>((resolve) => {
-      connection.stream('StreamTrades').subscribe({ next: () => {}, error: (e) => resolve(String(e)), complete: () => resolve('completed') });
+      connection
+        .stream('StreamTrades')
+        .subscribe({ next: () => {}, error: (e) => resolve(String(e)), complete: () => resolve('completed') });
     });
     expect(refused).toContain("Unknown hub stream 'StreamTrades'");
   });
 
-  it('streams users, deals, positions, orders and margin calls of API calls and server dealing, from the server\'s records', async () => {
+  it("streams users, deals, positions, orders and margin calls of API calls and server dealing, from the server's records", async () => {
     const c = setup.client;
     const connection = hub();
     await connection.start();
@@ -150,10 +171,23 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     // users: Added by v1.PF5.UserAdd, Updated by the deposits.
     await eventually(() => Promise.resolve(mine(users).length >= 2), 10_000);
     const added = mine(users)[0];
-    expect(added).toMatchObject({ kind: 'Added', login, group: 'demo\\retail', leverage: 100, name: 'Hub Stream', balance: 0 });
+    expect(added).toMatchObject({
+      kind: 'Added',
+      login,
+      group: 'demo\\retail',
+      leverage: 100,
+      name: 'Hub Stream',
+      balance: 0,
+    });
 
     // deals: the deposit and the fill, as the server holds them.
-    await eventually(() => Promise.resolve(mine(deals).some((d) => d.deal === deposit) && mine(deals).some((d) => d.positionID === position)), 10_000);
+    await eventually(
+      () =>
+        Promise.resolve(
+          mine(deals).some((d) => d.deal === deposit) && mine(deals).some((d) => d.positionID === position),
+        ),
+      10_000,
+    );
     const depositDeal = mine(deals).find((d) => d.deal === deposit)!;
     expect(depositDeal).toMatchObject({ kind: 'Added', action: 'Balance', profit: 5_000, comment: 'stream deposit' });
     expectFromServer(depositDeal, await sim.ok<Row>('DealRequestByTicket', { ticket: deposit }), 10);
@@ -164,7 +198,14 @@ describe('SignalR hub /hubs/pf5/v2', () => {
     // positions: the fill's position (profit and current price follow the quote).
     await eventually(() => Promise.resolve(positions.some((p) => p.position === position)), 10_000);
     const opened = positions.find((p) => p.position === position)!;
-    expect(opened).toMatchObject({ kind: 'Added', login, symbol: 'EURUSD', action: 'Buy', volume: 10_000, comment: 'stream buy' });
+    expect(opened).toMatchObject({
+      kind: 'Added',
+      login,
+      symbol: 'EURUSD',
+      action: 'Buy',
+      volume: 10_000,
+      comment: 'stream buy',
+    });
     const [serverPosition] = await sim.ok<Row[]>('PositionGetByTickets', { tickets: [position] });
     expectFromServer(opened, serverPosition, 12, ['profit', 'priceCurrent']);
 
@@ -192,7 +233,15 @@ describe('SignalR hub /hubs/pf5/v2', () => {
 
     // orders: a pending order placed on the server, then v1.PF5.OrderDeleteBatch.
     const tick = await sim.ok<Row>('TickLast', { symbol: 'EURUSD' });
-    const order = (await sim.ok<Row>('DealerSend', { login, symbol: 'EURUSD', type: 'BuyLimit', volume: 1_000, price: Number((tick.bid * 0.9).toFixed(5)) })).order as number;
+    const order = (
+      await sim.ok<Row>('DealerSend', {
+        login,
+        symbol: 'EURUSD',
+        type: 'BuyLimit',
+        volume: 1_000,
+        price: Number((tick.bid * 0.9).toFixed(5)),
+      })
+    ).order as number;
     await eventually(() => Promise.resolve(orders.some((o) => o.order === order)), 10_000);
     const placed = orders.find((o) => o.order === order)!;
     expect(placed).toMatchObject({ kind: 'Added', login, type: 'BuyLimit', state: 'Placed', volumeInitial: 1_000 });
@@ -203,8 +252,14 @@ describe('SignalR hub /hubs/pf5/v2', () => {
 
     // positions: v1.PF5.PositionDeleteBatch deletes the position; with no margin left nothing is announced on margin.
     expect(await ok(c, 'v1.PF5.PositionDeleteBatch', { body: [position] })).toBe(true);
-    await eventually(() => Promise.resolve(positions.some((p) => p.position === position && p.kind === 'Deleted')), 10_000);
-    expect(positions.find((p) => p.position === position && p.kind === 'Deleted')).toEqual({ kind: 'Deleted', position });
+    await eventually(
+      () => Promise.resolve(positions.some((p) => p.position === position && p.kind === 'Deleted')),
+      10_000,
+    );
+    expect(positions.find((p) => p.position === position && p.kind === 'Deleted')).toEqual({
+      kind: 'Deleted',
+      position,
+    });
 
     expect(mine(margins)).toHaveLength(2);
     for (const m of margins) expect(Object.keys(m).sort()).toEqual(['direction', 'login', 'type']);
@@ -227,10 +282,17 @@ describe('GET /api/v2/PF5/{tradePlatform}/Stream', () => {
 
       const { login } = await accountAt150('Sse');
       await ok(c, 'v1.PF5.UserUpdate', { body: { login, leverage: 50, comment: 'sse margin' } });
-      const marginOf = () => sse.of('margin').map((e) => JSON.parse(e.data)).filter((m) => m.login === login);
+      const marginOf = () =>
+        sse
+          .of('margin')
+          .map((e) => JSON.parse(e.data))
+          .filter((m) => m.login === login);
       await eventually(() => Promise.resolve(marginOf().length >= 1), 10_000);
       expect(marginOf()).toEqual([{ login, type: 'MarginCall', direction: 'Enter' }]);
-      const updates = sse.of('users').map((e) => JSON.parse(e.data)).filter((u) => u.login === login);
+      const updates = sse
+        .of('users')
+        .map((e) => JSON.parse(e.data))
+        .filter((u) => u.login === login);
       const updated = updates.find((u) => u.comment === 'sse margin');
       expect(updated).toMatchObject({ kind: 'Updated', login, leverage: 50 });
       // The margin event follows the change that caused it.

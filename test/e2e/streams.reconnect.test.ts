@@ -42,15 +42,26 @@ async function foreignToken(): Promise<string> {
   const now = new Date().toISOString();
   await db.batch([
     db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org, 'Other', now),
-    db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)')
+    db
+      .prepare(
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, NULL, ?)',
+      )
       .bind(randomUUID(), 'Other PF4', 'PF4', org, now),
-    db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    db
+      .prepare(
+        'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
       .bind(clientId, org, 'Other', h.hash, h.salt, h.iterations, now),
   ]);
   const res = await fetch(`${c.stack.edgeUrl}/connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret, scope: 'webapi' }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+      scope: 'webapi',
+    }),
   });
   const body = (await res.json()) as { access_token?: string };
   expect(body.access_token, JSON.stringify(body)).toBeTruthy();
@@ -94,9 +105,11 @@ describe('SignalR hub and another organization', () => {
     const unknown = hub(randomUUID(), other);
     await expect(unknown.start()).rejects.toThrow(/404/);
 
-    const negotiate = (platform: string) => fetch(`${c.stack.edgeUrl}/hubs/pf4/v2/negotiate?negotiateVersion=1&tradePlatform=${platform}`, {
-      method: 'POST', headers: { authorization: `Bearer ${other}` },
-    });
+    const negotiate = (platform: string) =>
+      fetch(`${c.stack.edgeUrl}/hubs/pf4/v2/negotiate?negotiateVersion=1&tradePlatform=${platform}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other}` },
+      });
     const [a, b] = await Promise.all([negotiate(c.stack.platforms.pf4), negotiate(randomUUID())]);
     expect(a.status).toBe(404);
     expect(b.status).toBe(404);
@@ -104,7 +117,9 @@ describe('SignalR hub and another organization', () => {
     const bodyB = (await b.text()).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'X');
     expect(bodyA).toBe(bodyB);
 
-    const ws = new WebSocket(`${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}&access_token=${other}`);
+    const ws = new WebSocket(
+      `${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}&access_token=${other}`,
+    );
     const status = await new Promise<number>((resolve) => {
       ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       ws.once('open', () => resolve(101));

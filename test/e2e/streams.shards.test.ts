@@ -31,7 +31,8 @@ describe('STREAM_SHARDS=3', () => {
     const readers: SseReader[] = [];
     try {
       // Enough clients that every object gets some (a random draw each: 24 miss one object with odds of 3 * (2/3)^24).
-      for (let i = 0; i < 24; i++) readers.push(await SseReader.open(streamUrl('ticks=EURUSD&trades'), setup.client.token));
+      for (let i = 0; i < 24; i++)
+        readers.push(await SseReader.open(streamUrl('ticks=EURUSD&trades'), setup.client.token));
       await eventually(() => Promise.resolve(readers.every((r) => r.of('ticks').length >= 1)), 20_000);
       const prefixes = new Set(readers.map((r) => r.lastEventId!.slice(0, 2)));
       expect([...prefixes].sort()).toEqual(['00', '01', '02']);
@@ -40,7 +41,10 @@ describe('STREAM_SHARDS=3', () => {
       expect(perShard.map((s) => s.epoch.slice(0, 2))).toEqual(['00', '01', '02']);
 
       const order = await openTrade('sharded');
-      await eventually(() => Promise.resolve(readers.every((r) => r.of('trades').some((e) => JSON.parse(e.data).order === order))), 15_000);
+      await eventually(
+        () => Promise.resolve(readers.every((r) => r.of('trades').some((e) => JSON.parse(e.data).order === order))),
+        15_000,
+      );
 
       // One client leaves, a trade happens, it comes back with its last id: the object that numbered it answers.
       const leaver = readers.find((r) => r.lastEventId!.startsWith('02'))!;
@@ -49,7 +53,10 @@ describe('STREAM_SHARDS=3', () => {
       const missed = await openTrade('while-away');
       const back = await SseReader.open(streamUrl('ticks=EURUSD&trades'), setup.client.token, lastSeen);
       readers.push(back);
-      await eventually(() => Promise.resolve(back.of('trades').some((e) => JSON.parse(e.data).order === missed)), 15_000);
+      await eventually(
+        () => Promise.resolve(back.of('trades').some((e) => JSON.parse(e.data).order === missed)),
+        15_000,
+      );
       expect(back.of('resync')).toEqual([]);
       expect(back.lastEventId!.slice(0, 2)).toBe('02');
     } finally {
@@ -61,7 +68,9 @@ describe('STREAM_SHARDS=3', () => {
 describe('hub flow control', () => {
   it('counts a socket that asked for flow checks and stops reading as slow, and lets its ticks flow again once it reads and answers', async () => {
     const c = setup.client;
-    const ws = new WebSocket(`${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}&access_token=${c.token}`);
+    const ws = new WebSocket(
+      `${c.stack.edgeUrl.replace('http', 'ws')}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}&access_token=${c.token}`,
+    );
     const ticks: number[] = [];
     let probes = 0;
     ws.on('message', (data) => {
@@ -74,11 +83,15 @@ describe('hub flow control', () => {
         }
       }
     });
-    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
     try {
       ws.send(JSON.stringify({ protocol: 'json', version: 1 }) + '\u001e');
       ws.send(JSON.stringify({ type: 1, invocationId: 'flow', target: 'EnableFlowControl', arguments: [] }) + '\u001e');
-      for (const s of ['EURUSD', 'GBPUSD', 'USDJPY']) ws.send(JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: [s] }) + '\u001e');
+      for (const s of ['EURUSD', 'GBPUSD', 'USDJPY'])
+        ws.send(JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: [s] }) + '\u001e');
       await eventually(() => Promise.resolve(ticks.length >= 3 && probes >= 1), 15_000);
       const slowNow = async () => {
         const all = await Promise.all(Array.from({ length: SHARDS }, (_, n) => shardStats(n)));

@@ -44,14 +44,20 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
       await eventually(() => Promise.resolve(sse.of('status').length >= 1));
       const order = await openTrade('sse-first');
       await eventually(() => Promise.resolve(sse.of('trades').some((e) => JSON.parse(e.data).order === order)), 10_000);
-      const added = sse.of('trades').map((e) => JSON.parse(e.data)).find((t) => t.order === order);
+      const added = sse
+        .of('trades')
+        .map((e) => JSON.parse(e.data))
+        .find((t) => t.order === order);
       expect(added).toMatchObject({ kind: 'Added', order, symbol: 'EURUSD', cmd: 'Buy', comment: 'sse-first' });
       const lastSeen = sse.lastEventId!;
       await sse.close();
 
       const missed = await openTrade('sse-missed');
       resumed = await SseReader.open(streamUrl('trades'), setup.client.token, lastSeen);
-      await eventually(() => Promise.resolve(resumed!.of('trades').some((e) => JSON.parse(e.data).order === missed)), 10_000);
+      await eventually(
+        () => Promise.resolve(resumed!.of('trades').some((e) => JSON.parse(e.data).order === missed)),
+        10_000,
+      );
       const replayed = resumed.of('trades').map((e) => JSON.parse(e.data));
       expect(replayed.some((t) => t.order === order && t.kind === 'Added')).toBe(false);
       expect(replayed.find((t) => t.order === missed)).toMatchObject({ kind: 'Added', comment: 'sse-missed' });
@@ -104,7 +110,7 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     }
   });
 
-  it('refuses a missing token, an unknown topic and another organization\'s platform like an unknown one', async () => {
+  it("refuses a missing token, an unknown topic and another organization's platform like an unknown one", async () => {
     const c = setup.client;
     const none = await fetch(streamUrl('trades'));
     expect(none.status).toBe(401);
@@ -118,18 +124,23 @@ describe('GET /api/v2/PF4/{tradePlatform}/Stream', () => {
     const now = new Date().toISOString();
     await db.batch([
       db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org, 'Other', now),
-      db.prepare('INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      db
+        .prepare(
+          'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        )
         .bind('stream-other', org, 'Other', h.hash, h.salt, h.iterations, now),
     ]);
     const res = await fetch(`${c.stack.edgeUrl}/connect/token`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'stream-other', client_secret: secret }),
     });
     const other = ((await res.json()) as { access_token: string }).access_token;
     const theirs = await SseReader.open(streamUrl('trades'), other);
     const unknown = await SseReader.open(`${c.stack.edgeUrl}/api/v2/PF4/${randomUUID()}/Stream?trades`, other);
     expect(JSON.parse(theirs.body).error.code).toBe('NotFound');
-    expect(JSON.parse(theirs.body).error.message.replace(c.stack.platforms.pf4, 'X'))
-      .toBe(JSON.parse(unknown.body).error.message.replace(/[0-9a-f-]{36}/, 'X'));
+    expect(JSON.parse(theirs.body).error.message.replace(c.stack.platforms.pf4, 'X')).toBe(
+      JSON.parse(unknown.body).error.message.replace(/[0-9a-f-]{36}/, 'X'),
+    );
   });
 });

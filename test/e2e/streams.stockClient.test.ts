@@ -30,9 +30,15 @@ type Lines = Array<[string, string]>;
  */
 function stockHub(lines: Lines): HubConnection {
   const c = setup.client;
-  const logger: ILogger = { log: (level, message) => { lines.push([LogLevel[level], message]); } };
+  const logger: ILogger = {
+    log: (level, message) => {
+      lines.push([LogLevel[level], message]);
+    },
+  };
   const connection = new HubConnectionBuilder()
-    .withUrl(`${c.stack.edgeUrl}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}`, { accessTokenFactory: () => c.token })
+    .withUrl(`${c.stack.edgeUrl}/hubs/pf4/v2?tradePlatform=${c.stack.platforms.pf4}`, {
+      accessTokenFactory: () => c.token,
+    })
     .configureLogging(logger)
     .build();
   open.push(connection);
@@ -57,11 +63,21 @@ describe('a stock SignalR client at its default log level', () => {
     const lines: Lines = [];
     {
       const connection = stockHub(lines);
-      connection.on('OnConnectionStatus', (s: { connected: boolean }) => { statuses.push(s.connected); });
-      connection.on('OnTick', (t: { symbol: string; bid: number; ask: number }) => { ticks.push(t); });
+      connection.on('OnConnectionStatus', (s: { connected: boolean }) => {
+        statuses.push(s.connected);
+      });
+      connection.on('OnTick', (t: { symbol: string; bid: number; ask: number }) => {
+        ticks.push(t);
+      });
       await connection.start();
       for (const symbol of SYMBOLS) await connection.invoke('SubscribeToTicks', symbol);
-      connection.stream('StreamTrades').subscribe({ next: (t: Record<string, unknown>) => { trades.push(t); }, error: () => {}, complete: () => {} });
+      connection.stream('StreamTrades').subscribe({
+        next: (t: Record<string, unknown>) => {
+          trades.push(t);
+        },
+        error: () => {},
+        complete: () => {},
+      });
       ({ order } = await openTrade(setup.client, 'stock client'));
       await eventually(() => Promise.resolve(trades.some((t) => t.order === order)), 10_000);
       // The rest of a 10 s session, the stream object asked along the way whether it finds the socket slow.
@@ -76,13 +92,21 @@ describe('a stock SignalR client at its default log level', () => {
 
     expect(complaints(lines)).toEqual([]);
     // The logger was heard: the client's own lines of the session are there, from its start to its stop.
-    expect(lines.filter(([level, m]) => level === 'Information' && m.startsWith('WebSocket connected to ws://'))).toHaveLength(1);
+    expect(
+      lines.filter(([level, m]) => level === 'Information' && m.startsWith('WebSocket connected to ws://')),
+    ).toHaveLength(1);
     expect(lines.some(([, m]) => m === "Using HubProtocol 'json'.")).toBe(true);
     expect(lines.some(([, m]) => m === 'HubConnection connected successfully.')).toBe(true);
     expect(statuses.at(-1)).toBe(true);
     expect(ticks.length).toBeGreaterThanOrEqual(5);
     expect(ticks.every((t) => SYMBOLS.includes(t.symbol) && t.ask > t.bid)).toBe(true);
-    expect(trades.find((t) => t.order === order)).toMatchObject({ kind: 'Added', order, symbol: 'EURUSD', cmd: 'Buy', comment: 'stock client' });
+    expect(trades.find((t) => t.order === order)).toMatchObject({
+      kind: 'Added',
+      order,
+      symbol: 'EURUSD',
+      cmd: 'Buy',
+      comment: 'stock client',
+    });
     expect(slowSeen).toBe(0);
   }, 30_000);
 
@@ -93,8 +117,13 @@ describe('a stock SignalR client at its default log level', () => {
     {
       const connection = stockHub(lines);
       connection.on('OnConnectionStatus', () => {});
-      connection.on('OnTick', (t) => { ticks.push(t); });
-      connection.on('OnFlowCheck', () => { checks++; return true; });
+      connection.on('OnTick', (t) => {
+        ticks.push(t);
+      });
+      connection.on('OnFlowCheck', () => {
+        checks++;
+        return true;
+      });
       await connection.start();
       expect(await connection.invoke('EnableFlowControl')).toBe(true);
       await connection.invoke('SubscribeToTicks', 'EURUSD');

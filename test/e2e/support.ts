@@ -25,7 +25,11 @@ export interface Client {
   v2pf5: string;
   v1pf4: string;
   get<T = any>(url: string, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T }>;
-  post<T = any>(url: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; headers: Headers; body: T }>;
+  post<T = any>(
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; headers: Headers; body: T }>;
 }
 
 export async function startClient(options: StackOptions = {}): Promise<Client> {
@@ -43,12 +47,20 @@ export async function startClient(options: StackOptions = {}): Promise<Client> {
   const call = async (method: string, url: string, body: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(url.startsWith('http') ? url : `${stack.edgeUrl}${url}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* plain text */ }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* plain text */
+    }
     return { status: res.status, headers: res.headers, body: parsed as any };
   };
   return {
@@ -87,7 +99,9 @@ export function stackForFile(options: StackOptions = {}): { client: Client } {
     holder.client = await startClient(options);
     await waitHealthy(holder.client);
   }, 90_000);
-  afterAll(async () => { await holder.client?.stack.close(); });
+  afterAll(async () => {
+    await holder.client?.stack.close();
+  });
   return holder;
 }
 
@@ -107,9 +121,14 @@ export async function connectManager(stack: Stack, server: string = DEMO_PF4_SER
 }
 
 /** `stackForFile`, and a manager session on `server` (`connectManager`) for the whole file, closed after it. */
-export function stackAndManagerForFile(server: string = DEMO_PF4_SERVER, options: StackOptions = {}): { client: Client; manager: ManagerClient } {
+export function stackAndManagerForFile(
+  server: string = DEMO_PF4_SERVER,
+  options: StackOptions = {},
+): { client: Client; manager: ManagerClient } {
   const holder = stackForFile(options) as { client: Client; manager: ManagerClient };
-  beforeAll(async () => { holder.manager = await connectManager(holder.client.stack, server); });
+  beforeAll(async () => {
+    holder.manager = await connectManager(holder.client.stack, server);
+  });
   afterAll(() => holder.manager?.close());
   return holder;
 }

@@ -21,19 +21,29 @@ import { launchBrowser } from '../support/browser.js';
 const ROOT = resolve(import.meta.dirname, '../..');
 const SECRET = 'typed-secret-5e1f';
 
-interface Listener { origin: string; server: Server; requests: Array<{ method: string; path: string; body: string }> }
+interface Listener {
+  origin: string;
+  server: Server;
+  requests: Array<{ method: string; path: string; body: string }>;
+}
 
 /** A stand-in gateway: records each request, answers the token endpoint `invalid_client` (readable cross-origin). */
 async function listen(): Promise<Listener> {
   const requests: Listener['requests'] = [];
   const server = createServer((req, res) => {
     let body = '';
-    req.on('data', (chunk) => { body += chunk; });
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
     req.on('end', () => {
       requests.push({ method: req.method!, path: req.url!, body });
-      res.writeHead(req.method === 'OPTIONS' ? 204 : 401, {
-        'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'content-type': 'application/json',
-      }).end(req.method === 'OPTIONS' ? '' : '{"error":"invalid_client"}');
+      res
+        .writeHead(req.method === 'OPTIONS' ? 204 : 401, {
+          'access-control-allow-origin': '*',
+          'access-control-allow-headers': '*',
+          'content-type': 'application/json',
+        })
+        .end(req.method === 'OPTIONS' ? '' : '{"error":"invalid_client"}');
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -41,9 +51,13 @@ async function listen(): Promise<Listener> {
 }
 
 /** `npm run terminal` with `env`; resolves with the process and everything it printed once it exits or prints its URL. */
-function runTerminal(env: Record<string, string>): Promise<{ child: ChildProcess; output: () => string; url: string | null }> {
+function runTerminal(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; output: () => string; url: string | null }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/terminal.ts'], {
-    cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   return new Promise((done) => {
@@ -51,8 +65,13 @@ function runTerminal(env: Record<string, string>): Promise<{ child: ChildProcess
       const url = /Web terminal: (http:\/\/127\.0\.0\.1:\d+)\//.exec(output)?.[1];
       if (url) done({ child, output: () => output, url });
     };
-    child.stdout.on('data', (d) => { output += d; seen(); });
-    child.stderr.on('data', (d) => { output += d; });
+    child.stdout.on('data', (d) => {
+      output += d;
+      seen();
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
     child.on('exit', () => done({ child, output: () => output, url: null }));
   });
 }
@@ -64,7 +83,10 @@ let browser: Browser;
 
 beforeAll(async () => {
   [gateway, other] = await Promise.all([listen(), listen()]);
-  [terminal, browser] = await Promise.all([runTerminal({ GATEWAY_URL: gateway.origin, TERMINAL_PORT: '0' }), launchBrowser()]);
+  [terminal, browser] = await Promise.all([
+    runTerminal({ GATEWAY_URL: gateway.origin, TERMINAL_PORT: '0' }),
+    launchBrowser(),
+  ]);
   expect(terminal.url, terminal.output()).not.toBeNull();
 }, 120_000);
 afterAll(async () => {
@@ -91,7 +113,9 @@ async function open(path: string, { bypassPolicy = false } = {}): Promise<Page> 
 
 /** Clears the sign-in form's `name` field and types `text` into it, as a user does. */
 async function enter(page: Page, name: string, text: string) {
-  await page.$eval(`#sign-in [name=${name}]`, (e) => { (e as HTMLInputElement).value = ''; });
+  await page.$eval(`#sign-in [name=${name}]`, (e) => {
+    (e as HTMLInputElement).value = '';
+  });
   await page.type(`#sign-in [name=${name}]`, text);
 }
 
@@ -102,13 +126,19 @@ async function signIn(page: Page, expectLog: string) {
   await enter(page, 'clientSecret', SECRET);
   await page.click('#sign-in button');
   // The log's newest lines come first.
-  await page.waitForFunction((before: number, text: string) => {
-    const items = [...document.querySelectorAll('#log li')];
-    return items.slice(0, items.length - before).some((li) => li.textContent.includes(text));
-  }, { timeout: 20_000 }, logged, expectLog);
+  await page.waitForFunction(
+    (before: number, text: string) => {
+      const items = [...document.querySelectorAll('#log li')];
+      return items.slice(0, items.length - before).some((li) => li.textContent.includes(text));
+    },
+    { timeout: 20_000 },
+    logged,
+    expectLog,
+  );
 }
 
-const tokenRequests = (listener: Listener) => listener.requests.filter((r) => r.method === 'POST' && r.path === '/connect/token');
+const tokenRequests = (listener: Listener) =>
+  listener.requests.filter((r) => r.method === 'POST' && r.path === '/connect/token');
 const field = (page: Page) => page.$eval('#sign-in [name=gateway]', (e) => (e as HTMLInputElement).value);
 const note = (page: Page) => page.$eval('#gateway-note', (e) => ((e as HTMLElement).hidden ? null : e.textContent));
 
@@ -117,8 +147,8 @@ describe('npm run terminal', () => {
     const res = await fetch(`${terminal.url}/`);
     const html = await res.text();
     expect(res.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-      + `connect-src ${gateway.origin} ${gateway.origin.replace('http:', 'ws:')}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+        `connect-src ${gateway.origin} ${gateway.origin.replace('http:', 'ws:')}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
     );
     expect(html).toContain(`<meta name="gateway" content="${gateway.origin}">`);
     expect(html).not.toContain('<script>');
@@ -130,8 +160,10 @@ describe('npm run terminal', () => {
     expect(other.requests).toEqual([]);
     expect(tokenRequests(gateway).map((r) => new URLSearchParams(r.body).get('client_secret'))).toEqual([SECRET]);
     expect(await field(page)).toBe(gateway.origin);
-    expect(await note(page)).toBe(`This link names another gateway, ${other.origin}. The terminal signs in at ${gateway.origin}; `
-      + 'it sends your secret elsewhere only if you enter that gateway above yourself.');
+    expect(await note(page)).toBe(
+      `This link names another gateway, ${other.origin}. The terminal signs in at ${gateway.origin}; ` +
+        'it sends your secret elsewhere only if you enter that gateway above yourself.',
+    );
     await page.close();
   }, 60_000);
 
@@ -162,8 +194,9 @@ describe('npm run terminal', () => {
     const page = await open('/');
     await enter(page, 'gateway', other.origin);
     await signIn(page, `may connect only to ${gateway.origin}`);
-    expect(await page.$$eval('#log li', (items) => items.map((li) => li.textContent.replace(/^.*? {2}/, ''))))
-      .toContain(`Not sent to ${other.origin}/connect/token: this page may connect only to ${gateway.origin}.`);
+    expect(
+      await page.$$eval('#log li', (items) => items.map((li) => li.textContent.replace(/^.*? {2}/, ''))),
+    ).toContain(`Not sent to ${other.origin}/connect/token: this page may connect only to ${gateway.origin}.`);
     expect(other.requests).toEqual([]);
     await page.close();
   }, 60_000);
@@ -172,6 +205,8 @@ describe('npm run terminal', () => {
     const run = await runTerminal({ GATEWAY_URL: 'http://127.0.0.1:8787/api', TERMINAL_PORT: '0' });
     expect(run.url).toBeNull();
     expect(await eventually(() => Promise.resolve(run.child.exitCode), 10_000)).toBe(1);
-    expect(run.output()).toContain(`terminal refused: GATEWAY_URL must be the gateway's origin alone, with no credentials, path, query or fragment (got "http://127.0.0.1:8787/api")`);
+    expect(run.output()).toContain(
+      `terminal refused: GATEWAY_URL must be the gateway's origin alone, with no credentials, path, query or fragment (got "http://127.0.0.1:8787/api")`,
+    );
   }, 60_000);
 });

@@ -13,7 +13,16 @@ let broker: FakeBroker;
 const lines: string[] = [];
 const errors: string[] = [];
 
-interface Line { msg: string; traceId: string; clientId: string | null; method: string; operation: string | null; status: number; outcome: string; ms: number }
+interface Line {
+  msg: string;
+  traceId: string;
+  clientId: string | null;
+  method: string;
+  operation: string | null;
+  status: number;
+  outcome: string;
+  ms: number;
+}
 
 beforeAll(async () => {
   broker = await startFakeBroker();
@@ -49,15 +58,23 @@ describe('access log', () => {
     expect(res.status).toBe(200);
     const line = await lineOf(res);
     expect(line).toStrictEqual({
-      msg: 'request', traceId: expect.stringMatching(/^[0-9a-f]{32}$/), clientId: 'client-a', method: 'GET',
-      operation: 'v2.PF4.ServerTime', status: 200, outcome: 'ok', ms: expect.any(Number),
+      msg: 'request',
+      traceId: expect.stringMatching(/^[0-9a-f]{32}$/),
+      clientId: 'client-a',
+      method: 'GET',
+      operation: 'v2.PF4.ServerTime',
+      status: 200,
+      outcome: 'ok',
+      ms: expect.any(Number),
     });
     expect(line.ms).toBeGreaterThanOrEqual(0);
     expect(lines.length - before).toBe(1);
   });
 
   it('names a v2 error by its code though the status is 200, and a v1 one by its status', async () => {
-    broker.script.set('ServerTime', { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'server down' } } });
+    broker.script.set('ServerTime', {
+      reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'server down' } },
+    });
     const token = await edge.token();
     const v2 = await get(`/api/v2/PF4/${PF4_A}/ServerTime`, { authorization: `Bearer ${token}` });
     expect(await lineOf(v2)).toMatchObject({ operation: 'v2.PF4.ServerTime', status: 200, outcome: 'NoConnect' });
@@ -65,12 +82,22 @@ describe('access log', () => {
     expect(await lineOf(v1)).toMatchObject({ operation: 'v1.PF4.ServerTime', status: 503, outcome: 'NoConnect' });
   });
 
-  it('logs refusals before the token is known, unknown routes and the edge\'s own v2 refusals', async () => {
+  it("logs refusals before the token is known, unknown routes and the edge's own v2 refusals", async () => {
     const anonymous = await get(`/api/v2/PF4/${PF4_A}/ServerTime`);
-    expect(await lineOf(anonymous)).toMatchObject({ clientId: null, operation: 'v2.PF4.ServerTime', status: 401, outcome: 'Unauthorized' });
+    expect(await lineOf(anonymous)).toMatchObject({
+      clientId: null,
+      operation: 'v2.PF4.ServerTime',
+      status: 401,
+      outcome: 'Unauthorized',
+    });
     const token = await edge.token();
     const unknown = await get(`/api/v2/PF4/${PF4_A}/NoSuchOperation`, { authorization: `Bearer ${token}` });
-    expect(await lineOf(unknown)).toMatchObject({ clientId: 'client-a', operation: null, status: 200, outcome: 'NotFound' });
+    expect(await lineOf(unknown)).toMatchObject({
+      clientId: 'client-a',
+      operation: null,
+      status: 200,
+      outcome: 'NotFound',
+    });
     const livez = await get('/livez');
     expect(await lineOf(livez)).toMatchObject({ clientId: null, operation: 'GET /livez', status: 200, outcome: 'ok' });
   });
@@ -79,7 +106,10 @@ describe('access log', () => {
     await edge.seedClient('client-log', 'client-secret-value-42', '0a000000-0000-4000-8000-00000000000a', 'webapi');
     const issued = await fetch(new URL('/connect/token', edge.url), {
       method: 'POST',
-      headers: { authorization: `Basic ${btoa('client-log:client-secret-value-42')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${btoa('client-log:client-secret-value-42')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials&scope=webapi',
     });
     expect(issued.status).toBe(200);
@@ -99,7 +129,9 @@ describe('access log', () => {
 describe('Retry-After', () => {
   it('is 5 s on a v1 503 (broker or server unreachable) and absent on a v1 success or refusal', async () => {
     const token = await edge.token();
-    broker.script.set('ServerTime', { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'server down' } } });
+    broker.script.set('ServerTime', {
+      reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'server down' } },
+    });
     const unreachable = await get(`/api/PF4/${PF4_A}/ServerTime`, { authorization: `Bearer ${token}` });
     expect(unreachable.status).toBe(503);
     expect(unreachable.headers.get('retry-after')).toBe('5');
@@ -114,7 +146,10 @@ describe('Retry-After', () => {
 
   it('is 1 s on a v1 504 (the call passed its deadline)', async () => {
     broker.script.set('ServerTime', { hang: true });
-    const res = await get(`/api/PF4/${PF4_A}/ServerTime`, { authorization: `Bearer ${await edge.token()}`, 'x-request-timeout': '1' });
+    const res = await get(`/api/PF4/${PF4_A}/ServerTime`, {
+      authorization: `Bearer ${await edge.token()}`,
+      'x-request-timeout': '1',
+    });
     expect(res.status).toBe(504);
     expect(res.headers.get('retry-after')).toBe('1');
     expect(await lineOf(res)).toMatchObject({ status: 504, outcome: 'Timeout' });

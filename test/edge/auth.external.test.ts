@@ -16,7 +16,12 @@ import { until } from '../support/until.js';
 const ISSUER = 'https://idp.example.test/tenant';
 const ORG_CLAIM = 'https://gateway.example.test/org';
 
-interface IdpKey { kid: string; alg: string; privateKey: CryptoKey; publicJwk: JWK }
+interface IdpKey {
+  kid: string;
+  alg: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
 
 async function idpKey(kid: string, alg: 'ES256' | 'RS256' = 'ES256'): Promise<IdpKey> {
   const { privateKey, publicKey } = await generateKeyPair(alg);
@@ -34,14 +39,26 @@ beforeAll(async () => {
   first = await idpKey('idp-1');
   published = [first];
   jwksServer = createServer((req, res) => {
-    if (req.url !== '/keys') { res.writeHead(404).end(); return; }
+    if (req.url !== '/keys') {
+      res.writeHead(404).end();
+      return;
+    }
     fetches++;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: published.map((k) => k.publicJwk) }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ keys: published.map((k) => k.publicJwk) }));
   });
   await new Promise<void>((done) => jwksServer.listen(0, '127.0.0.1', done));
   const { port } = jwksServer.address() as AddressInfo;
   broker = await startFakeBroker();
-  edge = await startTestEdge({ vars: { AUTH_ISSUER: ISSUER, AUTH_JWKS_URL: `http://127.0.0.1:${port}/keys`, AUTH_ORG_CLAIM: ORG_CLAIM, BROKER_URL: broker.url } });
+  edge = await startTestEdge({
+    vars: {
+      AUTH_ISSUER: ISSUER,
+      AUTH_JWKS_URL: `http://127.0.0.1:${port}/keys`,
+      AUTH_ORG_CLAIM: ORG_CLAIM,
+      BROKER_URL: broker.url,
+    },
+  });
 });
 afterAll(async () => {
   await edge?.close();
@@ -51,7 +68,16 @@ afterAll(async () => {
 
 const now = () => Math.floor(Date.now() / 1000);
 function idpToken(key: IdpKey, claims: JWTPayload = {}) {
-  const payload = { iss: ISSUER, aud: AUDIENCE, iat: now(), exp: now() + 300, scope: 'webapi', client_id: 'partner-app', [ORG_CLAIM]: ORG_B, ...claims };
+  const payload = {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    iat: now(),
+    exp: now() + 300,
+    scope: 'webapi',
+    client_id: 'partner-app',
+    [ORG_CLAIM]: ORG_B,
+    ...claims,
+  };
   return new SignJWT(payload).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
 }
 async function organizations(token: string) {
@@ -63,7 +89,9 @@ describe('external identity provider', () => {
   it('turns the local issuer off and says where tokens come from', async () => {
     const expected = { error: 'not_found', error_description: `tokens are issued by ${ISSUER}` };
     const token = await fetch(new URL('/connect/token', edge.url), {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials',
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
     });
     expect(token.status).toBe(404);
     expect(await token.json()).toEqual(expected);
@@ -88,13 +116,23 @@ describe('external identity provider', () => {
   it('refuses tokens of another issuer, audience or organization claim, and locally signed ones', async () => {
     const wrongIssuer = await organizations(await idpToken(first, { iss: 'https://evil.example.test' }));
     expect(wrongIssuer.status).toBe(401);
-    expect(wrongIssuer.challenge).toMatch(/error="invalid_token", error_description="the access token has an unexpected issuer"/);
+    expect(wrongIssuer.challenge).toMatch(
+      /error="invalid_token", error_description="the access token has an unexpected issuer"/,
+    );
     expect((await organizations(await idpToken(first, { aud: 'other' }))).status).toBe(401);
     const noOrg = await organizations(await idpToken(first, { [ORG_CLAIM]: undefined, org: ORG_A }));
     expect(noOrg.status).toBe(401);
-    expect(noOrg.body).toEqual({ error: 'invalid_token', error_description: `the access token has no valid ${ORG_CLAIM} claim` });
+    expect(noOrg.body).toEqual({
+      error: 'invalid_token',
+      error_description: `the access token has no valid ${ORG_CLAIM} claim`,
+    });
     // The local key is not trusted in this mode, even for a token that claims the provider as issuer.
-    const local = { kid: edge.privateJwk.kid!, alg: 'ES256', privateKey: (await importJWK(edge.privateJwk, 'ES256')) as CryptoKey, publicJwk: {} };
+    const local = {
+      kid: edge.privateJwk.kid!,
+      alg: 'ES256',
+      privateKey: (await importJWK(edge.privateJwk, 'ES256')) as CryptoKey,
+      publicJwk: {},
+    };
     const localSigned = await organizations(await idpToken(local));
     expect(localSigned.status).toBe(401);
     expect(localSigned.challenge).toMatch(/unknown key/);
@@ -117,10 +155,17 @@ describe('external identity provider', () => {
       const res = await organizations(await idpToken(first, claims));
       expect({ claims, status: res.status }).toEqual({ claims, status: 200 });
     }
-    for (const claims of [{ scope: ['openid', 'webapix'] }, { scope: undefined, scp: ['read'] }, { scope: [] }, { scope: undefined }] as JWTPayload[]) {
+    for (const claims of [
+      { scope: ['openid', 'webapix'] },
+      { scope: undefined, scp: ['read'] },
+      { scope: [] },
+      { scope: undefined },
+    ] as JWTPayload[]) {
       const res = await organizations(await idpToken(first, claims));
       expect({ claims, status: res.status, body: res.body }).toEqual({
-        claims, status: 403, body: { error: 'insufficient_scope', error_description: 'the access token lacks the webapi scope' },
+        claims,
+        status: 403,
+        body: { error: 'insufficient_scope', error_description: 'the access token lacks the webapi scope' },
       });
     }
   });
@@ -128,7 +173,10 @@ describe('external identity provider', () => {
   it('takes the client from azp when the token has no client_id, and refuses a token naming neither', async () => {
     const noClient = await organizations(await idpToken(first, { client_id: undefined }));
     expect(noClient.status).toBe(401);
-    expect(noClient.body).toEqual({ error: 'invalid_token', error_description: 'the access token has no client_id claim' });
+    expect(noClient.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'the access token has no client_id claim',
+    });
 
     // Which client the caller is shows in Idempotency-Key answers, which are kept per client.
     broker.script.set('PF4.UserRecordNew', { reply: (f) => ({ ok: true, data: { frame: f.id } }) });
@@ -137,11 +185,16 @@ describe('external identity provider', () => {
         method: 'POST',
         headers: {
           authorization: `Bearer ${await idpToken(first, { scope: 'webapi webapi.write', ...claims })}`,
-          'content-type': 'application/json', 'idempotency-key': key,
+          'content-type': 'application/json',
+          'idempotency-key': key,
         },
         body: JSON.stringify({ group: 'demo', name: 'Alice' }),
       });
-      return { status: res.status, replayed: res.headers.get('idempotency-replayed'), body: (await res.json()) as { error: unknown } };
+      return {
+        status: res.status,
+        replayed: res.headers.get('idempotency-replayed'),
+        body: (await res.json()) as { error: unknown },
+      };
     };
     const key = randomUUID();
     const byAzp = await create({ client_id: undefined, azp: 'partner-azp' }, key);
@@ -150,7 +203,10 @@ describe('external identity provider', () => {
     expect(await create({ client_id: 'partner-azp' }, key)).toMatchObject({ status: 200, replayed: 'true' });
     // client_id wins over azp; another client does not share the key.
     expect(await create({ client_id: 'partner-azp', azp: 'someone-else' }, key)).toMatchObject({ replayed: 'true' });
-    expect(await create({ client_id: undefined, azp: 'someone-else' }, key)).toMatchObject({ status: 200, replayed: null });
+    expect(await create({ client_id: undefined, azp: 'someone-else' }, key)).toMatchObject({
+      status: 200,
+      replayed: null,
+    });
     expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
   });
 
@@ -184,6 +240,9 @@ describe('external identity provider', () => {
       if (r.status !== 503) expect(r.status).toBe(401);
       return r.status === 503 ? r : null;
     }, 'a refetch of the provider keys');
-    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the identity provider keys could not be fetched' });
+    expect(res.body).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'the identity provider keys could not be fetched',
+    });
   });
 });

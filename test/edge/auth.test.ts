@@ -5,8 +5,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  base64url, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportSPKI, importJWK, jwtVerify, SignJWT,
-  type JWK, type JWTPayload,
+  base64url,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  exportSPKI,
+  importJWK,
+  jwtVerify,
+  SignJWT,
+  type JWK,
+  type JWTPayload,
 } from 'jose';
 import { AUDIENCE, generateSigningKey, ORG_A, ORG_B, startTestEdge, type TestEdge } from '../support/edge.js';
 
@@ -24,17 +32,22 @@ beforeAll(async () => {
   await db.prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('client-off').run();
   await db.prepare("UPDATE api_clients SET grant_types = '' WHERE client_id = ?").bind('client-nogrant').run();
 });
-afterAll(async () => { await edge?.close(); });
+afterAll(async () => {
+  await edge?.close();
+});
 
 const at = (path: string) => new URL(path, edge.url).href;
 /** RFC 6749 §2.3.1: id and secret are form-urlencoded, then joined with a colon and base64-encoded. */
 const formEncode = (s: string) => encodeURIComponent(s).replace(/%20/g, '+');
-const basic = (id: string, secret: string) => `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${formEncode(id)}:${formEncode(secret)}`)))}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${formEncode(id)}:${formEncode(secret)}`)))}`;
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 async function tokenRequest(body: string | Record<string, string>, headers: Record<string, string> = FORM) {
   const res = await fetch(at('/connect/token'), {
-    method: 'POST', headers, body: typeof body === 'string' ? body : new URLSearchParams(body).toString(),
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : new URLSearchParams(body).toString(),
   });
   return { res, body: (await res.json()) as Record<string, unknown> };
 }
@@ -46,7 +59,10 @@ async function api(authorization?: string, path = '/api/Organizations') {
 
 describe('token endpoint', () => {
   it('issues an ES256 at+jwt for client_secret_basic with form-urlencoded credentials', async () => {
-    const { res, body } = await tokenRequest({ grant_type: 'client_credentials', scope: 'webapi' }, { ...FORM, authorization: basic('client-a', SECRET) });
+    const { res, body } = await tokenRequest(
+      { grant_type: 'client_credentials', scope: 'webapi' },
+      { ...FORM, authorization: basic('client-a', SECRET) },
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('pragma')).toBe('no-cache');
@@ -56,7 +72,14 @@ describe('token endpoint', () => {
     const token = body.access_token as string;
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: edge.privateJwk.kid, typ: 'at+jwt' });
     const claims = decodeJwt(token);
-    expect(claims).toMatchObject({ iss: edge.issuer, aud: AUDIENCE, scope: 'webapi', client_id: 'client-a', sub: 'client-a', org: ORG_A });
+    expect(claims).toMatchObject({
+      iss: edge.issuer,
+      aud: AUDIENCE,
+      scope: 'webapi',
+      client_id: 'client-a',
+      sub: 'client-a',
+      org: ORG_A,
+    });
     expect(claims.exp! - claims.iat!).toBe(TTL);
     expect(claims.nbf).toBe(claims.iat);
     expect(Math.abs(claims.iat! - Date.now() / 1000)).toBeLessThan(30);
@@ -64,17 +87,29 @@ describe('token endpoint', () => {
 
     // Verifiable by anyone with the published key set alone.
     const jwks = (await (await fetch(at('/.well-known/jwks.json'))).json()) as { keys: JWK[] };
-    const verified = await jwtVerify(token, createLocalJWKSet(jwks), { issuer: edge.issuer, audience: AUDIENCE, algorithms: ['ES256'] });
+    const verified = await jwtVerify(token, createLocalJWKSet(jwks), {
+      issuer: edge.issuer,
+      audience: AUDIENCE,
+      algorithms: ['ES256'],
+    });
     expect(verified.payload.org).toBe(ORG_A);
   });
 
   it('issues for client_secret_post without a scope, and the token opens the API as its organization', async () => {
-    const { res, body } = await tokenRequest({ grant_type: 'client_credentials', client_id: 'client-b', client_secret: 'secret-b' });
+    const { res, body } = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: 'client-b',
+      client_secret: 'secret-b',
+    });
     expect(res.status).toBe(200);
     const claims = decodeJwt(body.access_token as string);
     expect(claims).toMatchObject({ client_id: 'client-b', org: ORG_B, scope: 'webapi' });
     const jtiA = claims.jti;
-    const again = await tokenRequest({ grant_type: 'client_credentials', client_id: 'client-b', client_secret: 'secret-b' });
+    const again = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: 'client-b',
+      client_secret: 'secret-b',
+    });
     expect(decodeJwt(again.body.access_token as string).jti).not.toBe(jtiA);
 
     const orgs = await api(`Bearer ${body.access_token as string}`);
@@ -89,20 +124,49 @@ describe('token endpoint', () => {
       ['json body', tokenRequest(JSON.stringify(post), { 'content-type': 'application/json' }), 400, 'invalid_request'],
       ['no content type', tokenRequest(new URLSearchParams(post).toString(), {}), 400, 'invalid_request'],
       ['missing grant_type', tokenRequest({ client_id: 'client-a', client_secret: SECRET }), 400, 'invalid_request'],
-      ['empty grant_type', tokenRequest({ grant_type: '', client_id: 'client-a', client_secret: SECRET }), 400, 'invalid_request'],
-      ['repeated parameter', tokenRequest(`${new URLSearchParams(post)}&grant_type=client_credentials`), 400, 'invalid_request'],
-      ['two client authentication methods',
-        tokenRequest(post, { ...FORM, authorization: basic('client-a', SECRET) }), 400, 'invalid_request'],
+      [
+        'empty grant_type',
+        tokenRequest({ grant_type: '', client_id: 'client-a', client_secret: SECRET }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'repeated parameter',
+        tokenRequest(`${new URLSearchParams(post)}&grant_type=client_credentials`),
+        400,
+        'invalid_request',
+      ],
+      [
+        'two client authentication methods',
+        tokenRequest(post, { ...FORM, authorization: basic('client-a', SECRET) }),
+        400,
+        'invalid_request',
+      ],
       ['password grant', tokenRequest({ ...post, grant_type: 'password' }), 400, 'unsupported_grant_type'],
-      ['authorization_code grant', tokenRequest({ ...post, grant_type: 'authorization_code' }), 400, 'unsupported_grant_type'],
+      [
+        'authorization_code grant',
+        tokenRequest({ ...post, grant_type: 'authorization_code' }),
+        400,
+        'unsupported_grant_type',
+      ],
       ['other scope', tokenRequest({ ...post, scope: 'admin' }), 400, 'invalid_scope'],
       ['extra scope', tokenRequest({ ...post, scope: 'webapi admin' }), 400, 'invalid_scope'],
       ['no client authentication', tokenRequest(grant), 401, 'invalid_client'],
       ['client_id without secret', tokenRequest({ ...grant, client_id: 'client-a' }), 401, 'invalid_client'],
       ['wrong secret (post)', tokenRequest({ ...post, client_secret: 'nope' }), 401, 'invalid_client'],
       ['unknown client (post)', tokenRequest({ ...post, client_id: 'nobody' }), 401, 'invalid_client'],
-      ['disabled client (post)', tokenRequest({ ...grant, client_id: 'client-off', client_secret: 'secret-off' }), 401, 'invalid_client'],
-      ['client without the grant', tokenRequest({ ...grant, client_id: 'client-nogrant', client_secret: 'secret-nogrant' }), 400, 'unauthorized_client'],
+      [
+        'disabled client (post)',
+        tokenRequest({ ...grant, client_id: 'client-off', client_secret: 'secret-off' }),
+        401,
+        'invalid_client',
+      ],
+      [
+        'client without the grant',
+        tokenRequest({ ...grant, client_id: 'client-nogrant', client_secret: 'secret-nogrant' }),
+        400,
+        'unauthorized_client',
+      ],
     ];
     for (const [name, pending, status, error] of cases) {
       const { res, body } = await pending;
@@ -115,7 +179,13 @@ describe('token endpoint', () => {
   });
 
   it('answers unknown, disabled and wrong-secret clients identically, with a Basic challenge after Basic', async () => {
-    const attempts = [basic('client-a', 'wrong'), basic('nobody', 'x'), basic('client-off', 'secret-off'), 'Basic !!notbase64', 'Basic ' + btoa('no-colon')];
+    const attempts = [
+      basic('client-a', 'wrong'),
+      basic('nobody', 'x'),
+      basic('client-off', 'secret-off'),
+      'Basic !!notbase64',
+      'Basic ' + btoa('no-colon'),
+    ];
     const answers = [];
     for (const authorization of attempts) {
       const { res, body } = await tokenRequest({ grant_type: 'client_credentials' }, { ...FORM, authorization });
@@ -127,7 +197,9 @@ describe('token endpoint', () => {
     for (const answer of answers) expect(answer).toEqual(answers[0]);
     // A raw `+` in Basic credentials is a form-encoded space, so the unencoded secret does not match.
     const raw = `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`client-a:${SECRET}`)))}`;
-    expect((await tokenRequest({ grant_type: 'client_credentials' }, { ...FORM, authorization: raw })).res.status).toBe(401);
+    expect((await tokenRequest({ grant_type: 'client_credentials' }, { ...FORM, authorization: raw })).res.status).toBe(
+      401,
+    );
   });
 
   it('answers unknown, disabled and wrong-secret clients byte for byte alike, headers included', async () => {
@@ -139,19 +211,34 @@ describe('token endpoint', () => {
     };
     const grant = { grant_type: 'client_credentials' };
     for (const method of ['post', 'basic'] as const) {
-      const ask = (id: string, secret: string) => raw(method === 'post'
-        ? { headers: FORM, body: new URLSearchParams({ ...grant, client_id: id, client_secret: secret }) }
-        : { headers: { ...FORM, authorization: basic(id, secret) }, body: new URLSearchParams(grant) });
-      const answers = [await ask('nobody-at-all', 'x'), await ask('client-off', 'secret-off'), await ask('client-a', 'wrong')];
+      const ask = (id: string, secret: string) =>
+        raw(
+          method === 'post'
+            ? { headers: FORM, body: new URLSearchParams({ ...grant, client_id: id, client_secret: secret }) }
+            : { headers: { ...FORM, authorization: basic(id, secret) }, body: new URLSearchParams(grant) },
+        );
+      const answers = [
+        await ask('nobody-at-all', 'x'),
+        await ask('client-off', 'secret-off'),
+        await ask('client-a', 'wrong'),
+      ];
       expect(answers[0].status, method).toBe(401);
-      expect(JSON.parse(answers[0].body)).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+      expect(JSON.parse(answers[0].body)).toEqual({
+        error: 'invalid_client',
+        error_description: 'client authentication failed',
+      });
       expect(answers[1], method).toEqual(answers[0]);
       expect(answers[2], method).toEqual(answers[0]);
     }
   });
 
   it('refuses an oversized body unread', async () => {
-    const { res, body } = await tokenRequest({ grant_type: 'client_credentials', client_id: 'client-a', client_secret: SECRET, pad: 'x'.repeat(5000) });
+    const { res, body } = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: 'client-a',
+      client_secret: SECRET,
+      pad: 'x'.repeat(5000),
+    });
     expect(res.status).toBe(400);
     expect(body).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
   });
@@ -194,7 +281,14 @@ describe('discovery and keys', () => {
 describe('Bearer tokens on /api/*', () => {
   const now = () => Math.floor(Date.now() / 1000);
   const baseClaims = (): JWTPayload => ({
-    iss: edge.issuer, aud: AUDIENCE, scope: 'webapi', client_id: 'client-a', org: ORG_A, iat: now(), nbf: now(), exp: now() + 600,
+    iss: edge.issuer,
+    aud: AUDIENCE,
+    scope: 'webapi',
+    client_id: 'client-a',
+    org: ORG_A,
+    iat: now(),
+    nbf: now(),
+    exp: now() + 600,
   });
   async function sign(claims: JWTPayload, header: Record<string, unknown> = {}, jwk: JWK = edge.privateJwk) {
     const key = await importJWK(jwk, 'ES256');
@@ -205,13 +299,17 @@ describe('Bearer tokens on /api/*', () => {
     expect(res.status).toBe(401);
     expect(body.error).toBe('invalid_token');
     expect(body.error_description).toMatch(description);
-    expect(challenge).toBe(`Bearer realm="webapi", error="invalid_token", error_description="${body.error_description as string}"`);
+    expect(challenge).toBe(
+      `Bearer realm="webapi", error="invalid_token", error_description="${body.error_description as string}"`,
+    );
   }
 
   it('accepts a valid token and scopes the caller to its organization', async () => {
     const { res, body } = await api(`Bearer ${await edge.token()}`);
     expect(res.status).toBe(200);
-    expect((body as unknown as Array<{ id: string; name: string }>)).toEqual([expect.objectContaining({ id: ORG_A, name: 'Org A' })]);
+    expect(body as unknown as Array<{ id: string; name: string }>).toEqual([
+      expect.objectContaining({ id: ORG_A, name: 'Org A' }),
+    ]);
   });
 
   it('challenges a request without credentials, without an error code', async () => {
@@ -245,7 +343,9 @@ describe('Bearer tokens on /api/*', () => {
 
   it('tolerates up to 5 s of clock skew by default (TOKEN_CLOCK_TOLERANCE_SECONDS), no more', async () => {
     expect((await api(`Bearer ${await sign({ ...baseClaims(), exp: now() - 3 })}`)).res.status).toBe(200);
-    expect((await api(`Bearer ${await sign({ ...baseClaims(), nbf: now() + 3, iat: now() + 3 })}`)).res.status).toBe(200);
+    expect((await api(`Bearer ${await sign({ ...baseClaims(), nbf: now() + 3, iat: now() + 3 })}`)).res.status).toBe(
+      200,
+    );
     await expectInvalid(await sign({ ...baseClaims(), exp: now() - 7 }), /^the access token expired$/);
     await expectInvalid(await sign({ ...baseClaims(), nbf: now() + 7 }), /^the access token is not yet valid$/);
   });
@@ -267,9 +367,15 @@ describe('Bearer tokens on /api/*', () => {
     const { kty, crv, x, y } = edge.privateJwk;
     const publicKey = await importJWK({ kty, crv, x, y }, 'ES256', { extractable: true });
     const pem = await exportSPKI(publicKey as CryptoKey);
-    const hmacSecrets = [new TextEncoder().encode(pem), new TextEncoder().encode(JSON.stringify({ kty, crv, x, y })), base64url.decode(x!)];
+    const hmacSecrets = [
+      new TextEncoder().encode(pem),
+      new TextEncoder().encode(JSON.stringify({ kty, crv, x, y })),
+      base64url.decode(x!),
+    ];
     for (const secret of hmacSecrets) {
-      const forged = await new SignJWT(baseClaims()).setProtectedHeader({ alg: 'HS256', kid: edge.privateJwk.kid, typ: 'at+jwt' }).sign(secret);
+      const forged = await new SignJWT(baseClaims())
+        .setProtectedHeader({ alg: 'HS256', kid: edge.privateJwk.kid, typ: 'at+jwt' })
+        .sign(secret);
       await expectInvalid(forged, /algorithm/);
     }
   });
@@ -291,8 +397,13 @@ describe('Bearer tokens on /api/*', () => {
     for (const scope of ['other', 'webapix', '']) {
       const { res, body, challenge } = await api(`Bearer ${await edge.token({ scope })}`);
       expect(res.status).toBe(403);
-      expect(body).toEqual({ error: 'insufficient_scope', error_description: 'the access token lacks the webapi scope' });
-      expect(challenge).toBe('Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"');
+      expect(body).toEqual({
+        error: 'insufficient_scope',
+        error_description: 'the access token lacks the webapi scope',
+      });
+      expect(challenge).toBe(
+        'Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"',
+      );
     }
     expect((await api(`Bearer ${await edge.token({ scope: 'openid webapi' })}`)).res.status).toBe(200);
   });
@@ -303,14 +414,24 @@ describe('a misconfigured signing key', () => {
     const broken = await startTestEdge({ seed: false, vars: { AUTH_SIGNING_KEY: '{"kty":"EC","crv":"P-256"}' } });
     try {
       const db = await broken.db();
-      await db.prepare("INSERT INTO organizations (id, name, created) VALUES (?, 'Org A', '2025-01-01T00:00:00.000Z')").bind(ORG_A).run();
+      await db
+        .prepare("INSERT INTO organizations (id, name, created) VALUES (?, 'Org A', '2025-01-01T00:00:00.000Z')")
+        .bind(ORG_A)
+        .run();
       await broken.seedClient('client-a', SECRET, ORG_A);
       const token = await fetch(new URL('/connect/token', broken.url), {
-        method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'client-a', client_secret: SECRET }),
+        method: 'POST',
+        headers: FORM,
+        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'client-a', client_secret: SECRET }),
       });
       expect(token.status).toBe(500);
-      expect(await token.json()).toEqual({ error: 'server_error', error_description: 'the token signing key is not usable' });
-      const guarded = await fetch(new URL('/api/Organizations', broken.url), { headers: { authorization: `Bearer ${await edge.token()}` } });
+      expect(await token.json()).toEqual({
+        error: 'server_error',
+        error_description: 'the token signing key is not usable',
+      });
+      const guarded = await fetch(new URL('/api/Organizations', broken.url), {
+        headers: { authorization: `Bearer ${await edge.token()}` },
+      });
       expect(guarded.status).toBe(500);
       expect(((await guarded.json()) as { error: string }).error).toBe('server_error');
       expect(await (await fetch(new URL('/.well-known/jwks.json', broken.url))).json()).toEqual({ keys: [] });

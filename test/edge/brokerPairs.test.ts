@@ -7,7 +7,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { FAILBACK_HOLD_DOWN_MS, FAILOVER_OP, PING_OP, type CallFrame, type PingReport } from '../../shared/frames.js';
-import type { BrokerSetStats, GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, OutcomeAnswer } from '../../workers/gateway/messages.js';
+import type {
+  BrokerSetStats,
+  GatewayCall,
+  GatewayResponse,
+  KeyedSend,
+  LinkAnswer,
+  OutcomeAnswer,
+} from '../../workers/gateway/messages.js';
 import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
@@ -32,7 +39,10 @@ beforeAll(async () => {
   const entry = (name: string, rows: string) => ({
     name,
     bindings: { BROKER_SECRET, LINKS_PER_PLATFORM: '1', EDGE_REPLICA_MAX_ROWS: rows },
-    durableObjects: { LINKS: { className: 'ClockedLink', useSQLite: true }, IDEMPOTENCY: { className: 'RecordingLedger', useSQLite: true } },
+    durableObjects: {
+      LINKS: { className: 'ClockedLink', useSQLite: true },
+      IDEMPOTENCY: { className: 'RecordingLedger', useSQLite: true },
+    },
   });
   // The second worker keeps edge replicas, to show whose broker feeds them.
   worker = await startTestingWorker('linkHarness.ts', [entry('link', '0'), entry('replicas', '10000')]);
@@ -60,19 +70,34 @@ async function pair(): Promise<{ a: FakeBroker; b: FakeBroker; platform: string;
   return { a, b, platform, link };
 }
 
-function call(op: { operationId: string; op: string }, platform: string, brokers: FakeBroker[], over: Partial<GatewayCall> = {}): GatewayCall {
+function call(
+  op: { operationId: string; op: string },
+  platform: string,
+  brokers: FakeBroker[],
+  over: Partial<GatewayCall> = {},
+): GatewayCall {
   return {
-    ...op, platform, family: 'PF4', args: { login: 5 }, timeoutMs: 8_000, traceId: TRACE, brokerUrls: brokers.map((b) => b.url),
-    mutating: op === WRITE, ...over,
+    ...op,
+    platform,
+    family: 'PF4',
+    args: { login: 5 },
+    timeoutMs: 8_000,
+    traceId: TRACE,
+    brokerUrls: brokers.map((b) => b.url),
+    mutating: op === WRITE,
+    ...over,
   };
 }
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 const dataOf = (r: GatewayResponse) => (JSON.parse(r.body) as { data: unknown }).data;
 const errorOf = (r: GatewayResponse) => (JSON.parse(r.body) as { error: unknown }).error;
-const opsOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform && f.op !== PING_OP).map((f) => f.op);
-const failoversOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform && f.op === FAILOVER_OP).map((f) => f.args);
-const framesOf = (b: FakeBroker, platform: string, op: string): CallFrame[] => b.frames.filter((f) => f.platform === platform && f.op === op);
+const opsOf = (b: FakeBroker, platform: string) =>
+  b.frames.filter((f) => f.platform === platform && f.op !== PING_OP).map((f) => f.op);
+const failoversOf = (b: FakeBroker, platform: string) =>
+  b.frames.filter((f) => f.platform === platform && f.op === FAILOVER_OP).map((f) => f.args);
+const framesOf = (b: FakeBroker, platform: string, op: string): CallFrame[] =>
+  b.frames.filter((f) => f.platform === platform && f.op === op);
 
 describe('a platform served by two brokers', () => {
   it('sends every call to the first broker while it is healthy, and pings it', async () => {
@@ -133,7 +158,13 @@ describe('a platform served by two brokers', () => {
     const { a, b, platform, link } = await pair();
     await link.call(call(LIVE, platform, [a, b]));
     // A write the draining broker refuses untaken goes on: it was never run.
-    a.script.set(WRITE.op, { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' }, notTaken: true } });
+    a.script.set(WRITE.op, {
+      reply: {
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' },
+        notTaken: true,
+      },
+    });
     expect(dataOf(plain(await link.call(call(WRITE, platform, [a, b]))))).toStrictEqual({ login: 6, from: 'b' });
     expect(failoversOf(b, platform)).toStrictEqual([{ reason: 'draining', kind: 'link' }]);
 
@@ -141,13 +172,16 @@ describe('a platform served by two brokers', () => {
     await other.link.call(call(LIVE, other.platform, [other.a, other.b]));
     other.a.push({ drain: { broker: 'a' } });
     await until(async () => (await other.link.brokerStats())?.current === other.b.url, 'moved on the drain notice');
-    expect(dataOf(plain(await other.link.call(call(LIVE, other.platform, [other.a, other.b]))))).toStrictEqual({ login: 5, from: 'b' });
+    expect(dataOf(plain(await other.link.call(call(LIVE, other.platform, [other.a, other.b]))))).toStrictEqual({
+      login: 5,
+      from: 'b',
+    });
     expect(opsOf(other.a, other.platform)).toStrictEqual([LIVE.op]);
     // Nothing waited on the draining broker's link: it was let go.
     expect(plain(await other.link.brokerStats())?.brokers[0]).toMatchObject({ health: 'draining', connected: false });
   });
 
-  it('lets a draining broker\'s link go only once the calls in flight on it are answered', async () => {
+  it("lets a draining broker's link go only once the calls in flight on it are answered", async () => {
     const { a, b, platform, link } = await pair();
     await link.call(call(LIVE, platform, [a, b]));
     a.script.set(LIVE.op, { reply: { ok: true, data: { login: 5, from: 'a' } }, delayMs: 600 });
@@ -160,14 +194,18 @@ describe('a platform served by two brokers', () => {
     await until(async () => (await link.brokerStats())?.brokers[0].connected === false, 'the link let go');
   });
 
-  it('sends a platform\'s sole draining broker no call until it is due to be tried again', async () => {
+  it("sends a platform's sole draining broker no call until it is due to be tried again", async () => {
     const { a, platform, link } = await pair();
     await link.call(call(LIVE, platform, [a]));
     a.push({ drain: { broker: 'a' } });
     await until(async () => (await link.brokerStats())?.brokers[0].health === 'draining', 'the drain seen');
     const sent = framesOf(a, platform, LIVE.op).length;
     const answer = plain(await link.call(call(LIVE, platform, [a])));
-    expect(errorOf(answer)).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' });
+    expect(errorOf(answer)).toStrictEqual({
+      code: 'NoConnect',
+      managerCode: null,
+      message: 'the broker is draining: call not taken',
+    });
     expect(framesOf(a, platform, LIVE.op)).toHaveLength(sent);
     // Back after its restart: tried again half a second later, and answering.
     await link.advanceClock(1000);
@@ -175,11 +213,21 @@ describe('a platform served by two brokers', () => {
     expect(plain(await link.brokerStats())?.brokers[0]).toMatchObject({ health: 'ok', connected: true });
   });
 
-  it('answers a draining sole broker\'s untaken call as not applied, without an unknown outcome', async () => {
+  it("answers a draining sole broker's untaken call as not applied, without an unknown outcome", async () => {
     const { a, platform, link } = await pair();
-    a.script.set(WRITE.op, { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' }, notTaken: true } });
+    a.script.set(WRITE.op, {
+      reply: {
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' },
+        notTaken: true,
+      },
+    });
     const answer = plain(await link.call(call(WRITE, platform, [a])));
-    expect(errorOf(answer)).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' });
+    expect(errorOf(answer)).toStrictEqual({
+      code: 'NoConnect',
+      managerCode: null,
+      message: 'the broker is draining: call not taken',
+    });
     expect(answer.headers['X-Request-Outcome']).toBeUndefined();
   });
 
@@ -187,9 +235,18 @@ describe('a platform served by two brokers', () => {
     const { a, b, platform, link } = await pair();
     await a.close();
     const callId = randomUUID();
-    const answer = plain(await link.send({
-      platform, op: WRITE.op, args: {}, timeoutMs: 5_000, traceId: TRACE, brokerUrls: [a.url, b.url], callId, ledger: 'client#0',
-    }));
+    const answer = plain(
+      await link.send({
+        platform,
+        op: WRITE.op,
+        args: {},
+        timeoutMs: 5_000,
+        traceId: TRACE,
+        brokerUrls: [a.url, b.url],
+        callId,
+        ledger: 'client#0',
+      }),
+    );
     expect(answer).toStrictEqual({ ok: true, data: { login: 6, from: 'b' } });
     expect(framesOf(b, platform, WRITE.op).map((f) => f.callId)).toStrictEqual([callId]);
     expect(plain(await link.brokerStats())).toMatchObject({ current: b.url, failovers: { unreachable: 1 } });
@@ -201,7 +258,9 @@ describe('a platform served by two brokers', () => {
     a.script.set(PING_OP, { hang: true });
     await until(async () => (await link.brokerStats())?.current === b.url, 'moved to the second broker');
     // Healthy again: probed, but not yet trusted.
-    a.script.set(PING_OP, { reply: { ok: true, data: { broker: 'a', draining: false, platform: 'up' } satisfies PingReport } });
+    a.script.set(PING_OP, {
+      reply: { ok: true, data: { broker: 'a', draining: false, platform: 'up' } satisfies PingReport },
+    });
     const pingsBefore = framesOf(a, platform, PING_OP).length;
     await until(() => framesOf(a, platform, PING_OP).length >= pingsBefore + 2, 'probes of the first broker');
     expect(dataOf(plain(await link.call(call(LIVE, platform, [a, b]))))).toStrictEqual({ login: 5, from: 'b' });
@@ -218,7 +277,9 @@ describe('a platform served by two brokers', () => {
     // Both links open: the standby is reached by a move and a return.
     a.script.set(PING_OP, { hang: true });
     await until(async () => (await link.brokerStats())?.current === b.url, 'moved to the standby');
-    a.script.set(PING_OP, { reply: { ok: true, data: { broker: 'a', draining: false, platform: 'up' } satisfies PingReport } });
+    a.script.set(PING_OP, {
+      reply: { ok: true, data: { broker: 'a', draining: false, platform: 'up' } satisfies PingReport },
+    });
     await until(async () => (await link.brokerStats())?.brokers[0].health === 'ok', 'the first broker answering again');
     await link.advanceClock(FAILBACK_HOLD_DOWN_MS);
     await until(async () => (await link.brokerStats())?.current === a.url, 'back on the first broker');
@@ -246,16 +307,20 @@ describe('a platform served by two brokers', () => {
 
   it('asks every broker of the list what became of a call id', async () => {
     const { a, b, platform, link } = await pair();
-    const ask = () => link.outcome({ brokerUrls: [a.url, b.url], platform, callId: 'call-1', timeoutMs: 100 }).then(plain);
+    const ask = () =>
+      link.outcome({ brokerUrls: [a.url, b.url], platform, callId: 'call-1', timeoutMs: 100 }).then(plain);
     a.script.set('#outcome', { reply: { ok: true, data: { state: 'unknown' } } });
     b.script.set('#outcome', { reply: { ok: true, data: { state: 'settled', result: { ok: true, data: 7 } } } });
     expect(await ask()).toStrictEqual({ state: 'settled', result: { ok: true, data: 7 } });
     b.script.set('#outcome', { reply: { ok: true, data: { state: 'unknown' } } });
     expect(await ask()).toStrictEqual({ state: 'unknown' });
-    b.script.set('#outcome', { reply: { ok: false, error: { code: 'Internal', managerCode: null, message: 'not now' } } });
+    b.script.set('#outcome', {
+      reply: { ok: false, error: { code: 'Internal', managerCode: null, message: 'not now' } },
+    });
     expect(await ask()).toStrictEqual({ state: 'unreachable', message: 'not now' });
     expect([a, b].map((x) => x.queries.filter((q) => q.platform === platform).map((q) => q.callId))).toStrictEqual([
-      ['call-1', 'call-1', 'call-1'], ['call-1', 'call-1', 'call-1'],
+      ['call-1', 'call-1', 'call-1'],
+      ['call-1', 'call-1', 'call-1'],
     ]);
   });
 

@@ -12,24 +12,39 @@ let edge: TestEdge;
 let broker: FakeBroker;
 let token: string;
 const setup = edgeWithFakeBroker();
-beforeAll(() => { ({ edge, broker, token } = setup); });
+beforeAll(() => {
+  ({ edge, broker, token } = setup);
+});
 
 const v2 = `/api/v2/PF4/${PF4_A}`;
 const v1 = `/api/PF4/${PF4_A}`;
-const request = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) => fetch(new URL(path, edge.url), {
-  method,
-  headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-  body: body === undefined ? undefined : JSON.stringify(body),
-});
+const request = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+  fetch(new URL(path, edge.url), {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 describe('the caller in call frames', () => {
   it('names the API client in every call frame, keyed or not', async () => {
     broker.script.set('ServerTime', { reply: { ok: true, data: '2026-12-01T00:00:00Z' } });
     broker.script.set('PF4.UserRecordNew', { reply: { ok: true, data: { login: 5, group: 'demo', name: 'A' } } });
     expect((await request('GET', `${v2}/ServerTime`)).status).toBe(200);
-    const created = await request('POST', `${v2}/UserRecordNew`, { 'idempotency-key': `caller-${Date.now()}` }, { group: 'demo', name: 'A' });
+    const created = await request(
+      'POST',
+      `${v2}/UserRecordNew`,
+      { 'idempotency-key': `caller-${Date.now()}` },
+      { group: 'demo', name: 'A' },
+    );
     expect(((await created.json()) as { error: unknown }).error).toBeNull();
-    expect(broker.frames.map((f) => [f.op, f.client])).toStrictEqual([['ServerTime', 'client-a'], ['PF4.UserRecordNew', 'client-a']]);
+    expect(broker.frames.map((f) => [f.op, f.client])).toStrictEqual([
+      ['ServerTime', 'client-a'],
+      ['PF4.UserRecordNew', 'client-a'],
+    ]);
     expect(broker.frames[1].callId).toEqual(expect.any(String));
   });
 });
@@ -38,14 +53,26 @@ describe('a "not now" refusal under an Idempotency-Key', () => {
   it('is answered with its Retry-After and not kept for the key: a retry with the key is sent afresh', async () => {
     let calls = 0;
     broker.script.set('PF4.UserRecordNew', {
-      reply: () => (++calls === 1
-        ? { ok: false, error: { code: 'PF4Error', managerCode: 7, message: 'the trade platform\'s manager session is shared by 2 callers; retry after 1 s' }, retryAfterSeconds: 1 }
-        : { ok: true, data: { login: 9, group: 'demo', name: 'A' } }),
+      reply: () =>
+        ++calls === 1
+          ? {
+              ok: false,
+              error: {
+                code: 'PF4Error',
+                managerCode: 7,
+                message: "the trade platform's manager session is shared by 2 callers; retry after 1 s",
+              },
+              retryAfterSeconds: 1,
+            }
+          : { ok: true, data: { login: 9, group: 'demo', name: 'A' } },
     });
     const key = { 'idempotency-key': `not-now-${Date.now()}` };
     const refused = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'A' });
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'PF4Error', message: expect.stringContaining('retry after 1 s') });
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'PF4Error',
+      message: expect.stringContaining('retry after 1 s'),
+    });
     const retried = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'A' });
     expect(retried.headers.get('idempotency-replayed')).toBeNull();
     expect(((await retried.json()) as { data: unknown }).data).toStrictEqual({ login: 9, group: 'demo', name: 'A' });
@@ -59,13 +86,26 @@ describe('a refusal because the trading server does not implement the call, unde
   it('is not kept for the key: once the bridge declares the command, a retry with the key is sent afresh', async () => {
     let calls = 0;
     broker.script.set('PF4.UserRecordNew', {
-      reply: () => (++calls === 1
-        ? { ok: false, error: { code: 'PF4Error', managerCode: null, message: 'the trading server does not implement UserRecordNew (not among the commands its login declared)' }, notImplemented: true }
-        : { ok: true, data: { login: 11, group: 'demo', name: 'B' } }),
+      reply: () =>
+        ++calls === 1
+          ? {
+              ok: false,
+              error: {
+                code: 'PF4Error',
+                managerCode: null,
+                message:
+                  'the trading server does not implement UserRecordNew (not among the commands its login declared)',
+              },
+              notImplemented: true,
+            }
+          : { ok: true, data: { login: 11, group: 'demo', name: 'B' } },
     });
     const key = { 'idempotency-key': `not-implemented-${Date.now()}` };
     const refused = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'B' });
-    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'PF4Error', message: expect.stringContaining('does not implement UserRecordNew') });
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'PF4Error',
+      message: expect.stringContaining('does not implement UserRecordNew'),
+    });
     const retried = await request('POST', `${v2}/UserRecordNew`, key, { group: 'demo', name: 'B' });
     expect(retried.headers.get('idempotency-replayed')).toBeNull();
     expect(((await retried.json()) as { data: unknown }).data).toStrictEqual({ login: 11, group: 'demo', name: 'B' });

@@ -15,7 +15,14 @@ const STRANGER = 'https://stranger.example.net';
 /** What a web terminal sends besides the safelisted headers, as a browser lists them in a preflight (lower case). */
 const TERMINAL_HEADERS = ['authorization', 'content-type', 'idempotency-key', 'x-request-timeout', 'traceparent'];
 /** The gateway's own response headers a page must be able to read. */
-const GATEWAY_HEADERS = ['X-Request-Timeout-Applied', 'X-Request-Outcome', 'Idempotency-Replayed', 'Retry-After', 'traceparent', 'WWW-Authenticate'];
+const GATEWAY_HEADERS = [
+  'X-Request-Timeout-Applied',
+  'X-Request-Outcome',
+  'Idempotency-Replayed',
+  'Retry-After',
+  'traceparent',
+  'WWW-Authenticate',
+];
 
 let closed: TestEdge;
 let listed: TestEdge;
@@ -25,7 +32,9 @@ beforeAll(async () => {
   [closed, listed, any] = await Promise.all([
     startTestEdge(),
     // Spelled as people write them: upper case, a default port, a trailing slash, commas and spaces.
-    startTestEdge({ vars: { CORS_ORIGINS: `HTTPS://Terminal.Example.com:443/, ${LOCAL_PAGE}`, TOKEN_FAILURE_LIMIT: '2' } }),
+    startTestEdge({
+      vars: { CORS_ORIGINS: `HTTPS://Terminal.Example.com:443/, ${LOCAL_PAGE}`, TOKEN_FAILURE_LIMIT: '2' },
+    }),
     startTestEdge({ vars: { CORS_ORIGINS: '*' } }),
   ]);
 }, 60_000);
@@ -42,7 +51,11 @@ function preflight(edge: TestEdge, path: string, origin: string, method = 'POST'
   });
 }
 
-const list = (value: string | null) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 describe('CORS_ORIGINS unset', () => {
   it('answers a preflight before the token check, without allowing the origin', async () => {
@@ -54,7 +67,9 @@ describe('CORS_ORIGINS unset', () => {
 
   it('puts no CORS header on answers, whatever the origin', async () => {
     const token = await closed.token();
-    const res = await fetch(new URL('/api/TradePlatforms', closed.url), { headers: { origin: TERMINAL, authorization: `Bearer ${token}` } });
+    const res = await fetch(new URL('/api/TradePlatforms', closed.url), {
+      headers: { origin: TERMINAL, authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.headers.get('access-control-expose-headers')).toBeNull();
@@ -63,24 +78,36 @@ describe('CORS_ORIGINS unset', () => {
 });
 
 describe('CORS_ORIGINS listing origins', () => {
-  it('answers an allowed origin\'s preflight 204 before the token check, with the methods and headers a web terminal sends', async () => {
+  it("answers an allowed origin's preflight 204 before the token check, with the methods and headers a web terminal sends", async () => {
     for (const origin of [TERMINAL, LOCAL_PAGE]) {
       const res = await preflight(listed, userNew, origin);
       expect(res.status).toBe(204);
       expect(res.headers.get('access-control-allow-origin')).toBe(origin);
       expect(list(res.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(TERMINAL_HEADERS));
-      expect(list(res.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['get', 'post', 'patch', 'delete']));
+      expect(list(res.headers.get('access-control-allow-methods'))).toEqual(
+        expect.arrayContaining(['get', 'post', 'patch', 'delete']),
+      );
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
       expect(list(res.headers.get('vary'))).toContain('origin');
       expect(res.headers.get('www-authenticate')).toBeNull();
       expect(await res.text()).toBe('');
     }
     // The token endpoint and a PATCH too.
-    expect((await preflight(listed, '/connect/token', TERMINAL, 'POST', ['authorization', 'content-type'])).headers.get('access-control-allow-origin')).toBe(TERMINAL);
-    expect(list((await preflight(listed, `/api/v2/PF4/${PF4_A}/UserRecord/1001`, TERMINAL, 'PATCH')).headers.get('access-control-allow-methods'))).toContain('patch');
+    expect(
+      (await preflight(listed, '/connect/token', TERMINAL, 'POST', ['authorization', 'content-type'])).headers.get(
+        'access-control-allow-origin',
+      ),
+    ).toBe(TERMINAL);
+    expect(
+      list(
+        (await preflight(listed, `/api/v2/PF4/${PF4_A}/UserRecord/1001`, TERMINAL, 'PATCH')).headers.get(
+          'access-control-allow-methods',
+        ),
+      ),
+    ).toContain('patch');
   });
 
-  it('answers another origin\'s preflight without allowing it', async () => {
+  it("answers another origin's preflight without allowing it", async () => {
     const res = await preflight(listed, userNew, STRANGER);
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -88,12 +115,16 @@ describe('CORS_ORIGINS listing origins', () => {
     expect(list(res.headers.get('vary'))).toContain('origin');
   });
 
-  it('lets an allowed origin read an answer and the gateway\'s own headers', async () => {
+  it("lets an allowed origin read an answer and the gateway's own headers", async () => {
     const token = await listed.token();
-    const res = await fetch(new URL('/api/TradePlatforms', listed.url), { headers: { origin: TERMINAL, authorization: `Bearer ${token}` } });
+    const res = await fetch(new URL('/api/TradePlatforms', listed.url), {
+      headers: { origin: TERMINAL, authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe(TERMINAL);
-    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(GATEWAY_HEADERS.map((h) => h.toLowerCase())));
+    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(
+      expect.arrayContaining(GATEWAY_HEADERS.map((h) => h.toLowerCase())),
+    );
     expect(list(res.headers.get('vary'))).toContain('origin');
     expect(res.headers.get('x-request-timeout-applied')).not.toBeNull();
   });
@@ -104,11 +135,16 @@ describe('CORS_ORIGINS listing origins', () => {
     expect(unauthorized.headers.get('access-control-allow-origin')).toBe(LOCAL_PAGE);
     expect(unauthorized.headers.get('www-authenticate')).toMatch(/^Bearer/);
 
-    const tokenRequest = () => fetch(new URL('/connect/token', listed.url), {
-      method: 'POST',
-      headers: { origin: TERMINAL, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'cors-probe', client_secret: 'wrong' }),
-    });
+    const tokenRequest = () =>
+      fetch(new URL('/connect/token', listed.url), {
+        method: 'POST',
+        headers: { origin: TERMINAL, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: 'cors-probe',
+          client_secret: 'wrong',
+        }),
+      });
     const answers = [await tokenRequest(), await tokenRequest(), await tokenRequest()];
     const limited = answers.find((r) => r.status === 429);
     expect(limited, `statuses ${answers.map((r) => r.status).join(',')}`).toBeDefined();
@@ -118,9 +154,16 @@ describe('CORS_ORIGINS listing origins', () => {
 
   it('gives another origin, or a caller without Origin, no CORS header', async () => {
     const token = await listed.token();
-    const callers: Array<Record<string, string>> = [{ origin: STRANGER }, {}, { origin: 'https://terminal.example.com.evil.example' }, { origin: 'null' }];
+    const callers: Array<Record<string, string>> = [
+      { origin: STRANGER },
+      {},
+      { origin: 'https://terminal.example.com.evil.example' },
+      { origin: 'null' },
+    ];
     for (const headers of callers) {
-      const res = await fetch(new URL('/api/TradePlatforms', listed.url), { headers: { ...headers, authorization: `Bearer ${token}` } });
+      const res = await fetch(new URL('/api/TradePlatforms', listed.url), {
+        headers: { ...headers, authorization: `Bearer ${token}` },
+      });
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
       expect(res.headers.get('access-control-expose-headers')).toBeNull();
@@ -144,9 +187,13 @@ describe('CORS_ORIGINS=*', () => {
     expect(pre.headers.get('vary')).toBeNull();
 
     const token = await any.token();
-    const res = await fetch(new URL('/api/TradePlatforms', any.url), { headers: { origin: STRANGER, authorization: `Bearer ${token}` } });
+    const res = await fetch(new URL('/api/TradePlatforms', any.url), {
+      headers: { origin: STRANGER, authorization: `Bearer ${token}` },
+    });
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(GATEWAY_HEADERS.map((h) => h.toLowerCase())));
+    expect(list(res.headers.get('access-control-expose-headers'))).toEqual(
+      expect.arrayContaining(GATEWAY_HEADERS.map((h) => h.toLowerCase())),
+    );
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 });

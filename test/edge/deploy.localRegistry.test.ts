@@ -18,8 +18,14 @@ import { hashSecret } from '../../shared/secrets.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const dirs: string[] = [];
-const tempDir = (prefix: string) => { const d = mkdtempSync(join(tmpdir(), prefix)); dirs.push(d); return d; };
-afterAll(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
+const tempDir = (prefix: string) => {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 const wrangler = runWrangler;
 
@@ -32,10 +38,17 @@ const DEV_ORG = '0e000000-0000-4000-8000-00000000000e';
 let registryReady: Promise<string>;
 beforeAll(() => {
   registryReady = prepareRegistry();
-  registryReady.catch(() => { /* the tests awaiting it fail with the error */ });
+  registryReady.catch(() => {
+    /* the tests awaiting it fail with the error */
+  });
 });
 // Settled before the folders go (hooks after all run last-registered first), even when no test awaited it.
-afterAll(() => registryReady?.then(() => undefined, () => undefined));
+afterAll(() =>
+  registryReady?.then(
+    () => undefined,
+    () => undefined,
+  ),
+);
 
 async function prepareRegistry(): Promise<string> {
   const dataDir = tempDir('deploy-registry-');
@@ -45,35 +58,57 @@ async function prepareRegistry(): Promise<string> {
     const now = new Date().toISOString();
     const hashed = await hashSecret('dev-client-secret');
     await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(DEV_ORG, 'Dev', now).run();
-    await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).bind('dev-client', DEV_ORG, 'dev', hashed.hash, hashed.salt, hashed.iterations, 'webapi', now).run();
+    await db
+      .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+      .bind('dev-client', DEV_ORG, 'dev', hashed.hash, hashed.salt, hashed.iterations, 'webapi', now)
+      .run();
   } finally {
     await edge.close();
   }
   return dataDir;
 }
 
-describe('the local registry is wrangler\'s', () => {
-  it('is migrated by wrangler\'s own command, and wrangler\'s D1 commands read what the edge wrote', async () => {
+describe("the local registry is wrangler's", () => {
+  it("is migrated by wrangler's own command, and wrangler's D1 commands read what the edge wrote", async () => {
     const dataDir = await registryReady;
     const edge = await startEdge({ dataDir });
     try {
       const db = await edge.db();
-      const applied = (await db.prepare('SELECT name FROM d1_migrations ORDER BY id').all<{ name: string }>()).results.map((r) => r.name);
+      const applied = (
+        await db.prepare('SELECT name FROM d1_migrations ORDER BY id').all<{ name: string }>()
+      ).results.map((r) => r.name);
       expect(applied).toStrictEqual(migrationFiles());
       expect(existsSync(join(dataDir, 'v3', 'd1'))).toBe(true);
-      const listed = await wrangler(['d1', 'migrations', 'list', 'DB', '--local', '--persist-to', dataDir, '--config', join(root, 'wrangler.toml')]);
+      const listed = await wrangler([
+        'd1',
+        'migrations',
+        'list',
+        'DB',
+        '--local',
+        '--persist-to',
+        dataDir,
+        '--config',
+        join(root, 'wrangler.toml'),
+      ]);
       expect(listed.code, listed.output).toBe(0);
       expect(listed.output).toContain('No migrations to apply');
 
       // Written by the edge, read through wrangler; written through wrangler, read by the edge.
       const store = new RegistryStore(wranglerD1({ remote: false, persistTo: dataDir }));
       const tricky = `O'Hara "quoted" ? ; -- not a comment`;
-      await db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
-        .bind('0d000000-0000-4000-8000-00000000000d', 'From the edge', new Date().toISOString()).run();
+      await db
+        .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+        .bind('0d000000-0000-4000-8000-00000000000d', 'From the edge', new Date().toISOString())
+        .run();
       const added = await store.addOrganization({ name: tricky });
-      expect((await store.allOrganizations()).map((o) => o.name).sort()).toStrictEqual(['Dev', 'From the edge', tricky].sort());
-      const row = await db.prepare('SELECT name FROM organizations WHERE id = ?').bind(added.id).first<{ name: string }>();
+      expect((await store.allOrganizations()).map((o) => o.name).sort()).toStrictEqual(
+        ['Dev', 'From the edge', tricky].sort(),
+      );
+      const row = await db
+        .prepare('SELECT name FROM organizations WHERE id = ?')
+        .bind(added.id)
+        .first<{ name: string }>();
       expect(row?.name).toBe(tricky);
     } finally {
       await edge.close();
@@ -91,26 +126,60 @@ describe('wrangler dev', () => {
 
     const port = await new Promise<number>((done) => {
       const server = createServer();
-      server.listen(0, '127.0.0.1', () => { const { port: p } = server.address() as { port: number }; server.close(() => done(p)); });
+      server.listen(0, '127.0.0.1', () => {
+        const { port: p } = server.address() as { port: number };
+        server.close(() => done(p));
+      });
     });
-    const dev = spawn(process.execPath, [join(root, 'node_modules/wrangler/bin/wrangler.js'), 'dev', '--config', join(root, 'wrangler.toml'),
-      '--env-file', envFile, '--persist-to', dataDir, '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', '0'], {
-      cwd: root, env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
-    });
+    const dev = spawn(
+      process.execPath,
+      [
+        join(root, 'node_modules/wrangler/bin/wrangler.js'),
+        'dev',
+        '--config',
+        join(root, 'wrangler.toml'),
+        '--env-file',
+        envFile,
+        '--persist-to',
+        dataDir,
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--inspector-port',
+        '0',
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, CI: 'true', WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      },
+    );
     let output = '';
-    dev.stdout.on('data', (d) => { output += d; });
-    dev.stderr.on('data', (d) => { output += d; });
+    dev.stdout.on('data', (d) => {
+      output += d;
+    });
+    dev.stderr.on('data', (d) => {
+      output += d;
+    });
     try {
       const base = `http://127.0.0.1:${port}`;
       let live = false;
       for (let i = 0; i < 600 && !live && dev.exitCode === null; i++) {
-        live = await fetch(`${base}/livez`).then((r) => r.ok, () => false);
+        live = await fetch(`${base}/livez`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (!live) await new Promise((r) => setTimeout(r, 100));
       }
       expect(live, output).toBe(true);
       const token = await fetch(`${base}/connect/token`, {
         method: 'POST',
-        headers: { authorization: `Basic ${btoa('dev-client:dev-client-secret')}`, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: {
+          authorization: `Basic ${btoa('dev-client:dev-client-secret')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
         body: 'grant_type=client_credentials&scope=webapi',
       });
       expect(token.status, output).toBe(200);
@@ -120,7 +189,11 @@ describe('wrangler dev', () => {
       await vi.waitFor(() => expect(output).toContain('"msg":"request"'), { timeout: 10_000, interval: 50 });
     } finally {
       // wrangler and the workerd it started: the process group this test created.
-      try { process.kill(-dev.pid!, 'SIGTERM'); } catch { /* already gone */ }
+      try {
+        process.kill(-dev.pid!, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
       await new Promise((r) => (dev.exitCode === null ? dev.once('close', r) : r(null)));
     }
   }, 180_000);

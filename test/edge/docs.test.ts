@@ -47,9 +47,12 @@ describe('GET /docs', () => {
     expect(html).toContain("validatorUrl: 'none'");
   });
 
-  it('serves Swagger UI\'s script and style exactly as the installed swagger-ui-dist ships them', async () => {
+  it("serves Swagger UI's script and style exactly as the installed swagger-ui-dist ships them", async () => {
     const version = JSON.parse(readFileSync(join(swaggerUiDist, 'package.json'), 'utf8')).version as string;
-    const expected: Record<string, string> = { 'swagger-ui-bundle.js': 'text/javascript', 'swagger-ui.css': 'text/css' };
+    const expected: Record<string, string> = {
+      'swagger-ui-bundle.js': 'text/javascript',
+      'swagger-ui.css': 'text/css',
+    };
     const urls = references();
     for (const [file, type] of Object.entries(expected)) {
       const url = urls.find((u) => u.endsWith(`/${file}`));
@@ -59,15 +62,21 @@ describe('GET /docs', () => {
       expect(asset.headers.get('content-type')).toContain(type);
       expect(asset.headers.get('cache-control')).toContain('immutable');
       const body = Buffer.from(await asset.arrayBuffer());
-      expect(createHash('sha256').update(body).digest('hex')).toBe(createHash('sha256').update(readFileSync(join(swaggerUiDist, file))).digest('hex'));
+      expect(createHash('sha256').update(body).digest('hex')).toBe(
+        createHash('sha256')
+          .update(readFileSync(join(swaggerUiDist, file)))
+          .digest('hex'),
+      );
     }
   });
 
-  it('tells the browser to load and connect to this origin alone, and to run only the page\'s own start-up script', () => {
-    const csp = Object.fromEntries((res.headers.get('content-security-policy') ?? '').split(';').map((d) => {
-      const [name, ...values] = d.trim().split(/\s+/);
-      return [name, values];
-    }));
+  it("tells the browser to load and connect to this origin alone, and to run only the page's own start-up script", () => {
+    const csp = Object.fromEntries(
+      (res.headers.get('content-security-policy') ?? '').split(';').map((d) => {
+        const [name, ...values] = d.trim().split(/\s+/);
+        return [name, values];
+      }),
+    );
     expect(csp['default-src']).toEqual(["'none'"]);
     expect(csp['connect-src']).toEqual(["'self'"]);
     expect(csp['frame-ancestors']).toEqual(["'none'"]);
@@ -84,21 +93,32 @@ describe('GET /docs', () => {
   });
 });
 
-describe('the deployed worker\'s build', () => {
+describe("the deployed worker's build", () => {
   it('imports the same files as text under wrangler (wrangler.toml Text rule) as under npm start (launcher/workerAssets.ts)', () => {
     const toml = readFileSync(join(root, 'wrangler.toml'), 'utf8');
     const rule = /\[\[rules\]\]\s*\ntype\s*=\s*"Text"\s*\nglobs\s*=\s*\[([^\]]*)\]/.exec(toml);
     expect(rule, 'a [[rules]] type = "Text" block in wrangler.toml').not.toBeNull();
     const globs = [...rule![1].matchAll(/"([^"]+)"/g)].map((m) => m[1]);
     // wrangler matches a rule's globs against the import specifier, `*` standing for any characters.
-    const matches = (glob: string, path: string) => new RegExp(`^${glob.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*')}$`).test(path);
+    const matches = (glob: string, path: string) =>
+      new RegExp(
+        `^${glob
+          .split('*')
+          .map((s) => s.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+          .join('.*')}$`,
+      ).test(path);
     for (const specifier of TEXT_MODULE_IMPORTS) {
-      expect(globs.some((g) => matches(g, specifier)), specifier).toBe(true);
+      expect(
+        globs.some((g) => matches(g, specifier)),
+        specifier,
+      ).toBe(true);
       expect(TEXT_MODULES.test(join(root, 'node_modules', specifier))).toBe(true);
     }
     // And the worker imports exactly these.
     const source = readFileSync(join(root, 'workers/docs/docs.ts'), 'utf8');
-    const imported = [...source.matchAll(/^import \w+ from '(swagger-ui-dist\/[^']+)';$/gm)].map((m) => m[1]).filter((s) => !s.endsWith('.json'));
+    const imported = [...source.matchAll(/^import \w+ from '(swagger-ui-dist\/[^']+)';$/gm)]
+      .map((m) => m[1])
+      .filter((s) => !s.endsWith('.json'));
     expect(imported.sort()).toEqual([...TEXT_MODULE_IMPORTS].sort());
   });
 });

@@ -17,7 +17,9 @@ let token: string;
 
 beforeAll(async () => {
   broker = await startFakeBroker();
-  broker.script.set(REPLICATE_OP, { reply: (frame) => ({ ok: true, data: { rep: (frame.args as { rep: number }).rep, tables: ['users'] } }) });
+  broker.script.set(REPLICATE_OP, {
+    reply: (frame) => ({ ok: true, data: { rep: (frame.args as { rep: number }).rep, tables: ['users'] } }),
+  });
   broker.script.set('PF4.UserRecordGet', { reply: { ok: true, data: { login: 5, name: 'from the broker' } } });
   // One link object per platform, so every call meets the same replica.
   edge = await startTestEdge({ vars: { BROKER_URL: broker.url, LINKS_PER_PLATFORM: '1' } });
@@ -28,9 +30,13 @@ afterAll(async () => {
   await broker?.close();
 });
 
-async function get(path: string): Promise<{ data: unknown; error: { code: string; managerCode: unknown; message: string } | null }> {
-  const res = await fetch(new URL(`/api/v2/PF4/${PF4_A}/${path}`, edge.url), { headers: { authorization: `Bearer ${token}` } });
-  return await res.json() as never;
+async function get(
+  path: string,
+): Promise<{ data: unknown; error: { code: string; managerCode: unknown; message: string } | null }> {
+  const res = await fetch(new URL(`/api/v2/PF4/${PF4_A}/${path}`, edge.url), {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return (await res.json()) as never;
 }
 
 const reads = () => broker.framesFor('PF4.UserRecordGet').length;
@@ -38,32 +44,59 @@ let rep = 0;
 const frame = (seq: number, body: Record<string, unknown>) => broker.push({ rep, seq, ...body });
 
 describe('an edge replica', () => {
-  it('asks for a replication of the platform\'s hot tables when its link opens, reading from the broker meanwhile', async () => {
-    expect(await get('UserRecordGet/5')).toStrictEqual({ data: { login: 5, name: 'from the broker' }, error: null, meta: expect.anything() });
+  it("asks for a replication of the platform's hot tables when its link opens, reading from the broker meanwhile", async () => {
+    expect(await get('UserRecordGet/5')).toStrictEqual({
+      data: { login: 5, name: 'from the broker' },
+      error: null,
+      meta: expect.anything(),
+    });
     expect(reads()).toBe(1);
     const asked = await until(() => broker.replicateFrames[0], 'replication request');
-    expect(asked).toMatchObject({ platform: PF4_A, op: REPLICATE_OP, args: { rep: expect.any(Number), maxRows: 10_000 } });
+    expect(asked).toMatchObject({
+      platform: PF4_A,
+      op: REPLICATE_OP,
+      args: { rep: expect.any(Number), maxRows: 10_000 },
+    });
     rep = (asked.args as { rep: number }).rep;
   });
 
   it('answers from the replica once its snapshot is whole, without a call to the broker', async () => {
     frame(0, { begin: { tables: ['users'] } });
-    frame(1, { table: 'users', rows: [[5, '{"login":5,"name":"replicated"}'], [6, '{"login":6,"name":"six"}']] });
+    frame(1, {
+      table: 'users',
+      rows: [
+        [5, '{"login":5,"name":"replicated"}'],
+        [6, '{"login":6,"name":"six"}'],
+      ],
+    });
     // Before the end of the snapshot the broker still answers.
     expect((await get('UserRecordGet/5')).data).toStrictEqual({ login: 5, name: 'from the broker' });
     const before = reads();
     frame(2, { end: true });
-    await until(async () => ((await get('UserRecordGet/5')).data as { name: string }).name === 'replicated', 'replicated answer');
+    await until(
+      async () => ((await get('UserRecordGet/5')).data as { name: string }).name === 'replicated',
+      'replicated answer',
+    );
     expect((await get('UserRecordGet/6')).data).toStrictEqual({ login: 6, name: 'six' });
     expect(reads()).toBe(before);
   });
 
-  it('follows the pushed changes, and answers a key it does not hold as the family\'s not-found', async () => {
+  it("follows the pushed changes, and answers a key it does not hold as the family's not-found", async () => {
     const before = reads();
-    frame(3, { changes: [['users', 5, '{"login":5,"name":"changed"}'], ['users', 6, null]] });
-    await until(async () => ((await get('UserRecordGet/5')).data as { name: string }).name === 'changed', 'changed answer');
+    frame(3, {
+      changes: [
+        ['users', 5, '{"login":5,"name":"changed"}'],
+        ['users', 6, null],
+      ],
+    });
+    await until(
+      async () => ((await get('UserRecordGet/5')).data as { name: string }).name === 'changed',
+      'changed answer',
+    );
     expect(await get('UserRecordGet/6')).toStrictEqual({
-      data: null, error: { code: 'NotFound', managerCode: 'InvalidData', message: 'login 6 not found' }, meta: expect.anything(),
+      data: null,
+      error: { code: 'NotFound', managerCode: 'InvalidData', message: 'login 6 not found' },
+      meta: expect.anything(),
     });
     expect(reads()).toBe(before);
   });
@@ -71,10 +104,16 @@ describe('an edge replica', () => {
   it('falls through to the broker on a gap in the frames, and asks for a new replication', async () => {
     const asked = broker.replicateFrames.length;
     frame(9, { changes: [['users', 5, '{"login":5,"name":"after a gap"}']] });
-    await until(async () => ((await get('UserRecordGet/5')).data as { name: string }).name === 'from the broker', 'answer from the broker');
+    await until(
+      async () => ((await get('UserRecordGet/5')).data as { name: string }).name === 'from the broker',
+      'answer from the broker',
+    );
     expect((await get('UserRecordGet/5')).data).toStrictEqual({ login: 5, name: 'from the broker' });
     // Asked for again after a pause, by a later call.
-    const again = await until(async () => { await get('UserRecordGet/5'); return broker.replicateFrames[asked]; }, 'new replication request');
+    const again = await until(async () => {
+      await get('UserRecordGet/5');
+      return broker.replicateFrames[asked];
+    }, 'new replication request');
     expect((again.args as { rep: number }).rep).toBe(rep + 1);
   });
 });

@@ -55,7 +55,10 @@ describe('the local edge under EDGE_V8_FLAGS', () => {
   });
 
   it('starts in a process that inherited the wrapper as MINIFLARE_WORKERD_PATH without the real workerd beside it', async () => {
-    const wrapper = { MINIFLARE_WORKERD_PATH: join(import.meta.dirname, '../../launcher/workerd-v8'), GATEWAY_WORKERD: undefined };
+    const wrapper = {
+      MINIFLARE_WORKERD_PATH: join(import.meta.dirname, '../../launcher/workerd-v8'),
+      GATEWAY_WORKERD: undefined,
+    };
     await withVariables(wrapper, async () => {
       expect(await gcIn('--expose-gc')).toEqual(['function', 'function']);
       expect(process.env.GATEWAY_WORKERD).not.toMatch(/workerd-v8$/);
@@ -63,6 +66,8 @@ describe('the local edge under EDGE_V8_FLAGS', () => {
   });
 
   it('refuses a value that is not V8 flags before starting anything', async () => {
-    await expect(gcIn('--expose-gc; rm -rf /')).rejects.toThrow('EDGE_V8_FLAGS must be V8 flags separated by spaces (--name or --name=value), or none, got "--expose-gc; rm -rf /"');
+    await expect(gcIn('--expose-gc; rm -rf /')).rejects.toThrow(
+      'EDGE_V8_FLAGS must be V8 flags separated by spaces (--name or --name=value), or none, got "--expose-gc; rm -rf /"',
+    );
   });
 });

@@ -9,14 +9,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestEdge, ORG_A, PF4_A, type TestEdge } from '../support/edge.js';
 import { edgeWithFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
-import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, ledgerName, linkName } from '../../workers/gateway/names.js';
+import {
+  DEFAULT_IDEMPOTENCY_SHARDS,
+  DEFAULT_LINKS_PER_PLATFORM,
+  ledgerName,
+  linkName,
+} from '../../workers/gateway/names.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { until } from '../support/until.js';
 import { objectCall } from '../../launcher/edge.js';
 
 /** What `IdempotencyLedger.stats()` and `PlatformLink.stats()` answer (workers/gateway/messages.ts, Workers-typed). */
-interface LedgerStats { records: number; inflight: number; unknown: number; storedBytes: number; nextAlarm: number | null; keyState: string | null }
-interface LinkStats { calls: number; pending: number; connected: boolean; lateRoutes: number }
+interface LedgerStats {
+  records: number;
+  inflight: number;
+  unknown: number;
+  storedBytes: number;
+  nextAlarm: number | null;
+  keyState: string | null;
+}
+interface LinkStats {
+  calls: number;
+  pending: number;
+  connected: boolean;
+  lateRoutes: number;
+}
 
 let edge: TestEdge;
 let broker: FakeBroker;
@@ -25,17 +42,37 @@ let token: string;
 const v2 = `/api/v2/PF4/${PF4_A}`;
 const user = { group: 'demo', name: 'Alice' };
 
-interface Answer { status: number; headers: Headers; body: any; text: string }
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
 
-async function call(target: TestEdge, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, bearer = token): Promise<Answer> {
+async function call(
+  target: TestEdge,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+  bearer = token,
+): Promise<Answer> {
   const res = await fetch(new URL(path, target.url), {
     method,
-    headers: { authorization: `Bearer ${bearer}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   let parsed: unknown = text;
-  try { parsed = JSON.parse(text); } catch { /* text */ }
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* text */
+  }
   return { status: res.status, headers: res.headers, body: parsed, text };
 }
 const create = (body: unknown, key?: string, query = '', target = edge) =>
@@ -46,30 +83,55 @@ const create = (body: unknown, key?: string, query = '', target = edge) =>
  * `client-a`). The ledger is shared with other keys of the file, so a test waits on `keyState`, never on the counts.
  */
 async function ledgerStats(target: TestEdge, key: string): Promise<LedgerStats> {
-  return objectCall<LedgerStats>(target.miniflare, 'IDEMPOTENCY', ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS), 'stats', `client-a:${key}`);
+  return objectCall<LedgerStats>(
+    target.miniflare,
+    'IDEMPOTENCY',
+    ledgerName('client-a', key, DEFAULT_IDEMPOTENCY_SHARDS),
+    'stats',
+    `client-a:${key}`,
+  );
 }
 
 /** Every link object's figures for one platform. */
 async function linkStats(target: TestEdge, platform: string): Promise<LinkStats[]> {
-  return Promise.all(Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
-    objectCall<LinkStats>(target.miniflare, 'LINKS', linkName(platform, n), 'stats')));
+  return Promise.all(
+    Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
+      objectCall<LinkStats>(target.miniflare, 'LINKS', linkName(platform, n), 'stats'),
+    ),
+  );
 }
 
 async function addPlatform(target: TestEdge): Promise<string> {
   const id = randomUUID();
-  await (await target.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-    .bind(id, 'fresh PF4', 'PF4', ORG_A, null, new Date(0).toISOString()).run();
+  await (await target.db())
+    .prepare(
+      'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    .bind(id, 'fresh PF4', 'PF4', ORG_A, null, new Date(0).toISOString())
+    .run();
   return id;
 }
 
-const timedOutUnknown: Reply = { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'timed out' }, outcome: 'unknown', timedOut: true };
+const timedOutUnknown: Reply = {
+  ok: false,
+  error: { code: 'NoConnect', managerCode: null, message: 'timed out' },
+  outcome: 'unknown',
+  timedOut: true,
+};
 const outcomeIs = (report: OutcomeReport) => ({ reply: { ok: true as const, data: report } });
 
 let nextLogin = 1000;
-const createdReply = { reply: (f: { args: Record<string, unknown> }) => ({ ok: true as const, data: { login: nextLogin++, ...(f.args.body as object) } }) };
+const createdReply = {
+  reply: (f: { args: Record<string, unknown> }) => ({
+    ok: true as const,
+    data: { login: nextLogin++, ...(f.args.body as object) },
+  }),
+};
 
 const setup = edgeWithFakeBroker();
-beforeAll(() => { ({ edge, broker, token } = setup); });
+beforeAll(() => {
+  ({ edge, broker, token } = setup);
+});
 
 describe('Idempotency-Key', () => {
   it('replays the first answer to a repeated call without reaching the broker again', async () => {
@@ -93,7 +155,11 @@ describe('Idempotency-Key', () => {
     const other = await create({ ...user, name: 'Bob' }, key);
     expect(other.body).toStrictEqual({
       data: null,
-      error: { code: 'Validation', managerCode: null, message: 'Idempotency-Key: already used with a different request' },
+      error: {
+        code: 'Validation',
+        managerCode: null,
+        message: 'Idempotency-Key: already used with a different request',
+      },
       meta: { activityId: expect.any(String) },
     });
     expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
@@ -105,7 +171,9 @@ describe('Idempotency-Key', () => {
     const [a, b] = await Promise.all([create(user, key), create(user, key)]);
     expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
     expect(a.body.data).toStrictEqual(b.body.data);
-    expect([a.headers.get('idempotency-replayed'), b.headers.get('idempotency-replayed')].sort()).toEqual([null, 'true'].sort());
+    expect([a.headers.get('idempotency-replayed'), b.headers.get('idempotency-replayed')].sort()).toEqual(
+      [null, 'true'].sort(),
+    );
   });
 
   it('keeps keys apart per client', async () => {
@@ -120,7 +188,9 @@ describe('Idempotency-Key', () => {
   });
 
   it('stores platform refusals but not link failures or validation failures', async () => {
-    broker.script.set('PF4.UserRecordNew', { reply: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'login exists' } } });
+    broker.script.set('PF4.UserRecordNew', {
+      reply: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'login exists' } },
+    });
     const key = randomUUID();
     const refused = await create(user, key);
     const again = await create(user, key);
@@ -128,7 +198,9 @@ describe('Idempotency-Key', () => {
     expect(again.body.error).toStrictEqual({ code: 'PF4Error', managerCode: 'InvalidData', message: 'login exists' });
     expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
 
-    broker.script.set('PF4.UserRecordNew', { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'session down' } } });
+    broker.script.set('PF4.UserRecordNew', {
+      reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'session down' } },
+    });
     const key2 = randomUUID();
     await create(user, key2);
     broker.script.set('PF4.UserRecordNew', createdReply);
@@ -146,7 +218,10 @@ describe('Idempotency-Key', () => {
   it('checks the key form', async () => {
     for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
       const res = await call(edge, 'POST', `${v2}/UserRecordNew`, user, { 'idempotency-key': key });
-      expect(res.body.error).toMatchObject({ code: 'Validation', message: 'Idempotency-Key: must be 1 to 255 visible ASCII characters' });
+      expect(res.body.error).toMatchObject({
+        code: 'Validation',
+        message: 'Idempotency-Key: must be 1 to 255 visible ASCII characters',
+      });
     }
     expect(broker.frames).toHaveLength(0);
   });
@@ -162,7 +237,10 @@ describe('deadlines and outcomes', () => {
     const [sent] = broker.framesFor('PF4.UserRecordNew');
     expect(sent.callId).toEqual(expect.any(String));
 
-    broker.script.set('#outcome', outcomeIs({ state: 'settled', result: { ok: true, data: { login: 4242, ...user } } }));
+    broker.script.set(
+      '#outcome',
+      outcomeIs({ state: 'settled', result: { ok: true, data: { login: 4242, ...user } } }),
+    );
     const retry = await create(user, key);
     expect(retry.body).toMatchObject({ data: { login: 4242, name: 'Alice' }, error: null });
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
@@ -188,7 +266,8 @@ describe('deadlines and outcomes', () => {
       for (let i = 0; i < 2; i++) {
         const retry = await create(user, key);
         expect(retry.body.error).toStrictEqual({
-          code: 'NoConnect', managerCode: null,
+          code: 'NoConnect',
+          managerCode: null,
           message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${why}); it is not sent again under this key`,
         });
         expect(retry.headers.get('x-request-outcome')).toBe('unknown');
@@ -207,7 +286,11 @@ describe('deadlines and outcomes', () => {
     const busy = await create(user, key);
     expect(busy.body).toStrictEqual({
       data: null,
-      error: { code: 'NoConnect', managerCode: null, message: 'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome' },
+      error: {
+        code: 'NoConnect',
+        managerCode: null,
+        message: 'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome',
+      },
       meta: { activityId: expect.any(String) },
     });
     expect(busy.headers.get('x-request-outcome')).toBe('unknown');
@@ -223,10 +306,21 @@ describe('deadlines and outcomes', () => {
     broker.script.set('PF4.UserRecordNew', { reply: timedOutUnknown });
     const key = randomUUID();
     await create(user, key);
-    broker.script.set('#outcome', outcomeIs({
-      state: 'settled',
-      result: { ok: false, timedOut: true, error: { code: 'NoConnect', managerCode: null, message: 'the call was not sent: its deadline passed before the manager session was ready' } },
-    }));
+    broker.script.set(
+      '#outcome',
+      outcomeIs({
+        state: 'settled',
+        result: {
+          ok: false,
+          timedOut: true,
+          error: {
+            code: 'NoConnect',
+            managerCode: null,
+            message: 'the call was not sent: its deadline passed before the manager session was ready',
+          },
+        },
+      }),
+    );
     broker.script.set('PF4.UserRecordNew', createdReply);
     const retry = await create(user, key);
     expect(retry.body).toMatchObject({ data: { name: 'Alice' }, error: null });
@@ -272,11 +366,13 @@ describe('deadlines and outcomes', () => {
     expect(v1Slow.status).toBe(504);
   });
 
-  it('spreads a platform\'s calls over its link objects, each sharing one link among its calls', async () => {
+  it("spreads a platform's calls over its link objects, each sharing one link among its calls", async () => {
     const fresh = await addPlatform(edge);
     const before = broker.links;
     broker.script.set('ServerTime', { reply: { ok: true, data: 't' }, delayMs: 50 });
-    const answers = await Promise.all(Array.from({ length: 20 }, () => call(edge, 'GET', `/api/v2/PF4/${fresh}/ServerTime`)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => call(edge, 'GET', `/api/v2/PF4/${fresh}/ServerTime`)),
+    );
     expect(answers.map((a) => a.body.data)).toEqual(Array(20).fill('t'));
     const stats = await linkStats(edge, fresh);
     expect(stats.reduce((n, s) => n + s.calls, 0)).toBe(20);
@@ -286,7 +382,9 @@ describe('deadlines and outcomes', () => {
     expect(broker.links - before).toBe(used.length);
     // Within each link, every call has its own id.
     const byLink = new Map<number, number[]>();
-    broker.frames.forEach((f, i) => byLink.set(broker.frameLinks[i], [...(byLink.get(broker.frameLinks[i]) ?? []), f.id]));
+    broker.frames.forEach((f, i) =>
+      byLink.set(broker.frameLinks[i], [...(byLink.get(broker.frameLinks[i]) ?? []), f.id]),
+    );
     expect(byLink.size).toBe(used.length);
     for (const ids of byLink.values()) expect(new Set(ids).size).toBe(ids.length);
   });
@@ -324,11 +422,14 @@ describe('one link object per platform (LINKS_PER_PLATFORM=1)', () => {
     single = await startTestEdge({ vars: { BROKER_URL: broker.url, LINKS_PER_PLATFORM: '1' } });
     singleToken = await single.token();
   }, 60_000);
-  afterAll(async () => { await single?.close(); });
+  afterAll(async () => {
+    await single?.close();
+  });
   const get = (path: string) => call(single, 'GET', path, undefined, {}, singleToken);
 
   it('fails calls in flight when the link drops, and reconnects on the next call', async () => {
-    const create = (body: unknown, key: string) => call(single, 'POST', `${v2}/UserRecordNew`, body, { 'idempotency-key': key }, singleToken);
+    const create = (body: unknown, key: string) =>
+      call(single, 'POST', `${v2}/UserRecordNew`, body, { 'idempotency-key': key }, singleToken);
     broker.script.set('ServerTime', { reply: { ok: true, data: 'now' } });
     await get(`${v2}/ServerTime`);
     const linksBefore = broker.links;
@@ -366,14 +467,21 @@ describe('one link object per platform (LINKS_PER_PLATFORM=1)', () => {
 });
 
 describe('the Forbidden result', () => {
-  const forbidden = { ok: false as const, error: { code: 'Forbidden' as const, managerCode: null, message: 'not allowed for this manager' } };
+  const forbidden = {
+    ok: false as const,
+    error: { code: 'Forbidden' as const, managerCode: null, message: 'not allowed for this manager' },
+  };
 
   it('answers a v2 Forbidden envelope, stores it under an Idempotency-Key and replays it', async () => {
     broker.script.set('PF4.UserRecordNew', { reply: forbidden });
     const key = randomUUID();
     const first = await create(user, key);
     expect(first.status).toBe(200);
-    expect(first.body).toStrictEqual({ data: null, error: { code: 'Forbidden', managerCode: null, message: 'not allowed for this manager' }, meta: { activityId: expect.any(String) } });
+    expect(first.body).toStrictEqual({
+      data: null,
+      error: { code: 'Forbidden', managerCode: null, message: 'not allowed for this manager' },
+      meta: { activityId: expect.any(String) },
+    });
     const again = await create(user, key);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotency-replayed')).toBe('true');
@@ -384,7 +492,11 @@ describe('the Forbidden result', () => {
     broker.script.set('PF4.UserRecordGet', { reply: forbidden });
     const res = await call(edge, 'GET', `/api/PF4/${PF4_A}/UserRecordGet/5`);
     expect(res.status).toBe(403);
-    expect(res.body).toStrictEqual({ errorType: 'Forbidden', errorCode: 'Forbidden', errorDescription: 'not allowed for this manager' });
+    expect(res.body).toStrictEqual({
+      errorType: 'Forbidden',
+      errorCode: 'Forbidden',
+      errorDescription: 'not allowed for this manager',
+    });
     expect(res.headers.get('x-request-timeout-applied')).toBe('10');
   });
 });
@@ -407,7 +519,9 @@ describe('broker link authentication and idempotency retention', () => {
   });
 
   it('forgets keys after IDEMPOTENCY_RETENTION_HOURS', async () => {
-    const short = await startTestEdge({ vars: { BROKER_URL: broker.url, IDEMPOTENCY_RETENTION_HOURS: String(1 / 3600) } });
+    const short = await startTestEdge({
+      vars: { BROKER_URL: broker.url, IDEMPOTENCY_RETENTION_HOURS: String(1 / 3600) },
+    });
     try {
       const t = await short.token();
       broker.script.set('PF4.UserRecordNew', createdReply);
@@ -424,10 +538,23 @@ describe('broker link authentication and idempotency retention', () => {
       expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
       // The alarm purges the record once it expires, and is not armed again while the ledger holds none.
       const stats = () => ledgerStats(short, key);
-      expect(await stats()).toMatchObject({ records: 1, inflight: 0, unknown: 0, nextAlarm: expect.any(Number), keyState: 'done' });
+      expect(await stats()).toMatchObject({
+        records: 1,
+        inflight: 0,
+        unknown: 0,
+        nextAlarm: expect.any(Number),
+        keyState: 'done',
+      });
       await until(async () => (await stats()).records === 0, 'the purge alarm');
       await until(async () => (await stats()).nextAlarm === null, 'the alarm to stay off');
-      expect(await stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null, keyState: null });
+      expect(await stats()).toStrictEqual({
+        records: 0,
+        inflight: 0,
+        unknown: 0,
+        storedBytes: 0,
+        nextAlarm: null,
+        keyState: null,
+      });
     } finally {
       await short.close();
     }

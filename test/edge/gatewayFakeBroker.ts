@@ -19,13 +19,13 @@ export type Reply = Omit<CallOk, 'id'> | Omit<CallFailed, 'id'>;
 
 export type Script =
   | {
-    reply: Reply | ((frame: CallFrame) => Reply);
-    delayMs?: number;
-    /** After the reply, push a `late` frame with this report for the call's `callId` on the same link. */
-    late?: { afterMs: number; report: LateFrame['late']['report'] };
-    /** Answer as the broker answers a large call: its frame laid out id first, as a binary frame of its UTF-8. */
-    binary?: true;
-  }
+      reply: Reply | ((frame: CallFrame) => Reply);
+      delayMs?: number;
+      /** After the reply, push a `late` frame with this report for the call's `callId` on the same link. */
+      late?: { afterMs: number; report: LateFrame['late']['report'] };
+      /** Answer as the broker answers a large call: its frame laid out id first, as a binary frame of its UTF-8. */
+      binary?: true;
+    }
   | { hang: true }
   /** Keep the call unanswered until the test answers it (`answerHeld`). */
   | { hold: true }
@@ -93,7 +93,13 @@ export async function startFakeBroker(): Promise<FakeBroker> {
           broker.replicateFrames.push(frame);
         }
         if (frame.op === REPLICATE_OP && !broker.script.has(REPLICATE_OP)) {
-          ws.send(JSON.stringify({ id: frame.id, ok: false, error: { code: 'NotFound', managerCode: null, message: `operation ${frame.op} not served` } }));
+          ws.send(
+            JSON.stringify({
+              id: frame.id,
+              ok: false,
+              error: { code: 'NotFound', managerCode: null, message: `operation ${frame.op} not served` },
+            }),
+          );
           return;
         }
         // Outcome queries are kept apart: ledgers also send them on their own (follow-ups), between tests.
@@ -104,10 +110,15 @@ export async function startFakeBroker(): Promise<FakeBroker> {
         }
         const s: Script = broker.script.get(frame.op) ?? { reply: { ok: true, data: null } };
         if ('hang' in s) return;
-        if ('drop' in s) { ws.terminate(); return; }
+        if ('drop' in s) {
+          ws.terminate();
+          return;
+        }
         if ('hold' in s) {
           broker.held.push(frame);
-          holders.push((reply) => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ ...reply, id: frame.id })); });
+          holders.push((reply) => {
+            if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ ...reply, id: frame.id }));
+          });
           return;
         }
         const send = () => {
@@ -118,10 +129,13 @@ export async function startFakeBroker(): Promise<FakeBroker> {
           }
           if (s.late && frame.callId) {
             const late: LateFrame = { late: { callId: frame.callId, report: s.late.report } };
-            setTimeout(() => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(late)); }, s.late.afterMs);
+            setTimeout(() => {
+              if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(late));
+            }, s.late.afterMs);
           }
         };
-        if (s.delayMs) setTimeout(send, s.delayMs); else send();
+        if (s.delayMs) setTimeout(send, s.delayMs);
+        else send();
       });
     });
   });
@@ -147,8 +161,12 @@ export async function startFakeBroker(): Promise<FakeBroker> {
       for (const send of answer) send(reply);
       return answer.length;
     },
-    dropLinks() { for (const ws of sockets) ws.terminate(); },
-    push(frame) { for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame)); },
+    dropLinks() {
+      for (const ws of sockets) ws.terminate();
+    },
+    push(frame) {
+      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+    },
     async close() {
       for (const ws of sockets) ws.terminate();
       wss.close();
@@ -171,7 +189,10 @@ export function edgeWithFakeBroker(
   const ctx = {} as { edge: TestEdge; broker: FakeBroker; token: string };
   beforeAll(async () => {
     ctx.broker = await startFakeBroker();
-    ctx.edge = await startTestEdge({ vars: { BROKER_URL: ctx.broker.url, ...vars }, ...(options.log ? { log: options.log } : {}) });
+    ctx.edge = await startTestEdge({
+      vars: { BROKER_URL: ctx.broker.url, ...vars },
+      ...(options.log ? { log: options.log } : {}),
+    });
     ctx.token = await ctx.edge.token();
   }, 60_000);
   afterAll(async () => {

@@ -37,11 +37,20 @@ interface ClockedLedger {
 let worker: TestingWorker;
 
 beforeAll(async () => {
-  worker = await startTestingWorker('clockedLedger.ts', [{
-    name: 'bounds',
-    bindings: { LINKS_PER_PLATFORM: '1', IDEMPOTENCY_ANSWER_MAX_BYTES: String(ANSWER_MAX), IDEMPOTENCY_LEDGER_MAX_MB: '0.01' },
-    durableObjects: { IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true }, LINKS: { className: 'CountingLink', useSQLite: true } },
-  }]);
+  worker = await startTestingWorker('clockedLedger.ts', [
+    {
+      name: 'bounds',
+      bindings: {
+        LINKS_PER_PLATFORM: '1',
+        IDEMPOTENCY_ANSWER_MAX_BYTES: String(ANSWER_MAX),
+        IDEMPOTENCY_LEDGER_MAX_MB: '0.01',
+      },
+      durableObjects: {
+        IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true },
+        LINKS: { className: 'CountingLink', useSQLite: true },
+      },
+    },
+  ]);
   // A week ahead: the alarms the ledgers arm are then days away in real time, so none runs during a test.
   await (await worker.object<ClockedLedger>('IDEMPOTENCY', 'clock')).advanceClock(7 * 24 * HOUR);
 }, 60_000);
@@ -53,7 +62,12 @@ beforeEach(async () => {
 });
 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-const body = (r: GatewayResponse) => JSON.parse(r.body) as { data: unknown; error: { code: string; managerCode: string | null; message: string } | null; meta: unknown };
+const body = (r: GatewayResponse) =>
+  JSON.parse(r.body) as {
+    data: unknown;
+    error: { code: string; managerCode: string | null; message: string } | null;
+    meta: unknown;
+  };
 const replayed = (r: GatewayResponse) => r.headers['Idempotency-Replayed'] ?? null;
 /** The UTF-8 bytes a ledger stores for an answer: the response as it went out, without the replay's header. */
 const storedBytesOf = (r: GatewayResponse) => {
@@ -69,8 +83,15 @@ async function fresh(retentionHours = 1) {
   const ledger = await worker.object<ClockedLedger>('IDEMPOTENCY', name);
   const platform = randomUUID();
   const input = (key: string): GatewayCall => ({
-    operationId: 'v2.PF4.UserRecordNew', op: 'PF4.UserRecordNew', platform, family: 'PF4',
-    args: { body: { group: 'demo', name: key } }, timeoutMs: 5_000, traceId: TRACE, brokerUrls: ['http://127.0.0.1:1'], mutating: true,
+    operationId: 'v2.PF4.UserRecordNew',
+    op: 'PF4.UserRecordNew',
+    platform,
+    family: 'PF4',
+    args: { body: { group: 'demo', name: key } },
+    timeoutMs: 5_000,
+    traceId: TRACE,
+    brokerUrls: ['http://127.0.0.1:1'],
+    mutating: true,
     idempotency: { key: `client-a:${key}`, ledger: name, requestHash: `hash-${key}`, retentionHours },
   });
   return {
@@ -114,7 +135,8 @@ describe('the bytes a ledger stores', () => {
     expect(body(again)).toStrictEqual({
       data: null,
       error: {
-        code: 'Internal', managerCode: null,
+        code: 'Internal',
+        managerCode: null,
         message: `Idempotency-Key: the first request with this key completed, but its answer is larger than the ${ANSWER_MAX} bytes kept for a replay; it is not sent again under this key`,
       },
       meta: { activityId: TRACE },
@@ -129,7 +151,9 @@ describe('the bytes a ledger stores', () => {
 describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => {
   it('refuses a new key before writing or sending anything, says when to retry, and takes it once old answers expire', async () => {
     const l = await fresh(1);
-    await l.ledger.planLink({ sends: [answerOf(2_900), answerOf(2_900), answerOf(2_900), answerOf(2_900), answerOf(2_900)] });
+    await l.ledger.planLink({
+      sends: [answerOf(2_900), answerOf(2_900), answerOf(2_900), answerOf(2_900), answerOf(2_900)],
+    });
     const oldest = await l.send('k1');
     const oldestAt = await l.now();
     await l.ledger.advanceClock(10 * MINUTE);
@@ -154,7 +178,8 @@ describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => 
     expect(body(refused)).toStrictEqual({
       data: null,
       error: {
-        code: 'Forbidden', managerCode: null,
+        code: 'Forbidden',
+        managerCode: null,
         message: `Idempotency-Key: this client's answers stored for replay in the ledger of this key have reached its ${LEDGER_MAX} bytes; the request was not sent; retry after ${retryAfter} s, when older keys expire`,
       },
       meta: { activityId: TRACE },
@@ -179,8 +204,13 @@ describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => 
 
   it('keeps an answer that arrives once the ledger is full as a note, so it holds at most its bound and one answer', async () => {
     const l = await fresh();
-    await l.ledger.planLink({ sends: [answerOf(2_900), answerOf(2_900), answerOf(2_900), { hold: true }, { hold: true }] });
-    const filled = [await l.send('k1'), await l.send('k2'), await l.send('k3')].reduce((n, r) => n + storedBytesOf(r), 0);
+    await l.ledger.planLink({
+      sends: [answerOf(2_900), answerOf(2_900), answerOf(2_900), { hold: true }, { hold: true }],
+    });
+    const filled = [await l.send('k1'), await l.send('k2'), await l.send('k3')].reduce(
+      (n, r) => n + storedBytesOf(r),
+      0,
+    );
     // Two keys taken while the ledger is under its bound, their calls still on their way.
     const a = l.send('a');
     await until(async () => plain(await l.ledger.linkLog()).held === 1, 'the first held send');
@@ -199,7 +229,8 @@ describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => 
     const replayB = await l.send('b');
     expect(replayed(replayB)).toBe('true');
     expect(body(replayB).error).toStrictEqual({
-      code: 'Internal', managerCode: null,
+      code: 'Internal',
+      managerCode: null,
       message: `Idempotency-Key: the first request with this key completed, but its answer was not kept for a replay: this client's answers stored in the ledger of this key had reached its ${LEDGER_MAX} bytes; it is not sent again under this key`,
     });
     const stored = filled + storedBytesOf(answerA) + storedBytesOf(replayB);
@@ -212,8 +243,17 @@ describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => 
     const l = await fresh();
     await l.ledger.planLink({
       sends: [
-        { answer: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' }, outcome: 'unknown' } },
-        answerOf(2_900), answerOf(2_900), answerOf(2_900), answerOf(2_900),
+        {
+          answer: {
+            ok: false,
+            error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' },
+            outcome: 'unknown',
+          },
+        },
+        answerOf(2_900),
+        answerOf(2_900),
+        answerOf(2_900),
+        answerOf(2_900),
       ],
     });
     await l.send('open');
@@ -224,8 +264,10 @@ describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => 
     const replay = await l.send('open');
     expect(replayed(replay)).toBe('true');
     expect(body(replay).error).toStrictEqual({
-      code: 'NoConnect', managerCode: null,
-      message: 'Idempotency-Key: the outcome of the first request with this key cannot be known (the manager connection dropped under the call); it is not sent again under this key',
+      code: 'NoConnect',
+      managerCode: null,
+      message:
+        'Idempotency-Key: the outcome of the first request with this key cannot be known (the manager connection dropped under the call); it is not sent again under this key',
     });
     expect(await l.stats('open')).toMatchObject({ unknown: 1, keyState: 'unknown' });
     const { rows, counted } = await l.disk();
@@ -235,26 +277,48 @@ describe('a ledger whose stored answers reach IDEMPOTENCY_LEDGER_MAX_MB', () => 
 
 describe('the bounds as a caller of the edge meets them', () => {
   // One ledger per client, so every key of the test is in the same one.
-  const t = edgeWithFakeBroker({ IDEMPOTENCY_SHARDS: '1', IDEMPOTENCY_ANSWER_MAX_BYTES: String(ANSWER_MAX), IDEMPOTENCY_LEDGER_MAX_MB: '0.01' });
+  const t = edgeWithFakeBroker({
+    IDEMPOTENCY_SHARDS: '1',
+    IDEMPOTENCY_ANSWER_MAX_BYTES: String(ANSWER_MAX),
+    IDEMPOTENCY_LEDGER_MAX_MB: '0.01',
+  });
   const create = async (key: string) => {
     const res = await fetch(new URL(`/api/v2/PF4/${PF4_A}/UserRecordNew`, t.edge.url), {
       method: 'POST',
       headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json', 'idempotency-key': key },
       body: JSON.stringify({ group: 'demo', name: 'Alice' }),
     });
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), replayed: res.headers.get('idempotency-replayed'), body: await res.json() as ReturnType<typeof body> };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      replayed: res.headers.get('idempotency-replayed'),
+      body: (await res.json()) as ReturnType<typeof body>,
+    };
   };
-  const answering = (pad: number) => t.broker.script.set('PF4.UserRecordNew', { reply: { ok: true, data: { login: 7, pad: 'x'.repeat(pad) } } });
+  const answering = (pad: number) =>
+    t.broker.script.set('PF4.UserRecordNew', { reply: { ok: true, data: { login: 7, pad: 'x'.repeat(pad) } } });
 
   it('replays a note for an answer above the bound, and refuses a new key with 429 and Retry-After once the ledger is full', async () => {
     const run = randomUUID();
     answering(5_000);
     const big = await create(`${run}-big`);
-    expect(big).toMatchObject({ status: 200, replayed: null, body: { data: { login: 7, pad: 'x'.repeat(5_000) }, error: null } });
+    expect(big).toMatchObject({
+      status: 200,
+      replayed: null,
+      body: { data: { login: 7, pad: 'x'.repeat(5_000) }, error: null },
+    });
     const note = await create(`${run}-big`);
     expect(note).toMatchObject({
-      status: 200, replayed: 'true',
-      body: { data: null, error: { code: 'Internal', managerCode: null, message: `Idempotency-Key: the first request with this key completed, but its answer is larger than the ${ANSWER_MAX} bytes kept for a replay; it is not sent again under this key` } },
+      status: 200,
+      replayed: 'true',
+      body: {
+        data: null,
+        error: {
+          code: 'Internal',
+          managerCode: null,
+          message: `Idempotency-Key: the first request with this key completed, but its answer is larger than the ${ANSWER_MAX} bytes kept for a replay; it is not sent again under this key`,
+        },
+      },
     });
     expect(t.broker.framesFor('PF4.UserRecordNew')).toHaveLength(1);
 
@@ -270,12 +334,17 @@ describe('the bounds as a caller of the edge meets them', () => {
     expect(refused.body).toMatchObject({
       data: null,
       error: {
-        code: 'Forbidden', managerCode: null,
+        code: 'Forbidden',
+        managerCode: null,
         message: `Idempotency-Key: this client's answers stored for replay in the ledger of this key have reached its ${LEDGER_MAX} bytes; the request was not sent; retry after ${seconds} s, when older keys expire`,
       },
     });
     expect(t.broker.framesFor('PF4.UserRecordNew')).toHaveLength(5);
     // Keys the ledger holds still replay their answers.
-    expect(await create(`${run}-2`)).toMatchObject({ status: 200, replayed: 'true', body: { data: { pad: 'x'.repeat(2_900) }, error: null } });
+    expect(await create(`${run}-2`)).toMatchObject({
+      status: 200,
+      replayed: 'true',
+      body: { data: { pad: 'x'.repeat(2_900) }, error: null },
+    });
   });
 });

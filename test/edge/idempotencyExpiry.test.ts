@@ -22,11 +22,16 @@ let worker: TestingWorker;
 let ledger: ClockedLedger;
 
 beforeAll(async () => {
-  worker = await startTestingWorker('clockedLedger.ts', [{
-    name: 'ledger',
-    bindings: { LINKS_PER_PLATFORM: '1' },
-    durableObjects: { IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true }, LINKS: { className: 'CountingLink', useSQLite: true } },
-  }]);
+  worker = await startTestingWorker('clockedLedger.ts', [
+    {
+      name: 'ledger',
+      bindings: { LINKS_PER_PLATFORM: '1' },
+      durableObjects: {
+        IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true },
+        LINKS: { className: 'CountingLink', useSQLite: true },
+      },
+    },
+  ]);
   ledger = await worker.object<ClockedLedger>('IDEMPOTENCY', LEDGER);
 }, 60_000);
 afterAll(async () => {
@@ -37,9 +42,15 @@ const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 function create(key: string, requestHash: string): GatewayCall {
   return {
-    operationId: 'v2.PF4.UserRecordNew', op: 'PF4.UserRecordNew', platform: randomUUID(), family: 'PF4',
-    args: { body: { group: 'demo', name: 'Alice' } }, timeoutMs: 5_000, traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    brokerUrls: ['http://127.0.0.1:1'], mutating: true,
+    operationId: 'v2.PF4.UserRecordNew',
+    op: 'PF4.UserRecordNew',
+    platform: randomUUID(),
+    family: 'PF4',
+    args: { body: { group: 'demo', name: 'Alice' } },
+    timeoutMs: 5_000,
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    brokerUrls: ['http://127.0.0.1:1'],
+    mutating: true,
     idempotency: { key: `client-a:${key}`, ledger: LEDGER, requestHash, retentionHours: 1 },
   };
 }
@@ -76,8 +87,11 @@ describe('Idempotency-Key retention', () => {
   it('frees an expired key for another request instead of refusing it as a reuse', async () => {
     const key = randomUUID();
     await send(create(key, 'hash-a'));
-    expect(JSON.parse((await send(create(key, 'hash-b'))).body).error)
-      .toStrictEqual({ code: 'Validation', managerCode: null, message: 'Idempotency-Key: already used with a different request' });
+    expect(JSON.parse((await send(create(key, 'hash-b'))).body).error).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'Idempotency-Key: already used with a different request',
+    });
     await ledger.advanceClock(HOUR);
     const other = await send(create(key, 'hash-b'));
     expect(replayed(other)).toBeNull();

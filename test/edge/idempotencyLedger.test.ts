@@ -14,7 +14,8 @@ import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { until } from '../support/until.js';
 
-const IN_PROGRESS_MESSAGE = 'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
+const IN_PROGRESS_MESSAGE =
+  'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
@@ -35,11 +36,16 @@ interface ClockedLedger {
 let worker: TestingWorker;
 
 beforeAll(async () => {
-  worker = await startTestingWorker('clockedLedger.ts', [{
-    name: 'ledger',
-    bindings: { LINKS_PER_PLATFORM: '2' },
-    durableObjects: { IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true }, LINKS: { className: 'CountingLink', useSQLite: true } },
-  }]);
+  worker = await startTestingWorker('clockedLedger.ts', [
+    {
+      name: 'ledger',
+      bindings: { LINKS_PER_PLATFORM: '2' },
+      durableObjects: {
+        IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true },
+        LINKS: { className: 'CountingLink', useSQLite: true },
+      },
+    },
+  ]);
   // A week ahead: every alarm the ledgers arm (expiries, follow-ups) is then days away in real time, so only
   // `runAlarm` runs one, when a test says.
   await (await worker.object<ClockedLedger>('IDEMPOTENCY', 'clock')).advanceClock(7 * 24 * HOUR);
@@ -61,34 +67,53 @@ async function fresh(retentionHours = 24) {
   const key = `client-a:${randomUUID()}`;
   const platform = randomUUID();
   const input = (over: Partial<GatewayCall> = {}): GatewayCall => ({
-    operationId: 'v2.PF4.UserRecordNew', op: 'PF4.UserRecordNew', platform, family: 'PF4',
-    args: { body: { group: 'demo', name: 'Alice' } }, timeoutMs: 5_000, traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    brokerUrls: ['http://127.0.0.1:1'], mutating: true,
+    operationId: 'v2.PF4.UserRecordNew',
+    op: 'PF4.UserRecordNew',
+    platform,
+    family: 'PF4',
+    args: { body: { group: 'demo', name: 'Alice' } },
+    timeoutMs: 5_000,
+    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+    brokerUrls: ['http://127.0.0.1:1'],
+    mutating: true,
     idempotency: { key, ledger: name, requestHash: 'hash-1', retentionHours },
     ...over,
   });
   const log = async () => plain(await ledger.linkLog());
   return {
-    ledger, key, input,
+    ledger,
+    key,
+    input,
     send: async (over: Partial<GatewayCall> = {}) => plain(await ledger.call(input(over))),
     stats: async () => plain(await ledger.stats(key)),
     now: () => ledger.advanceClock(0),
     log,
     /** The log's counts now, to compare with after. */
-    counts: async () => { const l = await log(); return { sends: l.sends.length, queries: l.queries.length }; },
+    counts: async () => {
+      const l = await log();
+      return { sends: l.sends.length, queries: l.queries.length };
+    },
   };
 }
 
-const body = (r: GatewayResponse) => JSON.parse(r.body) as { data: unknown; error: { code: string; managerCode: string | null; message: string } | null };
+const body = (r: GatewayResponse) =>
+  JSON.parse(r.body) as { data: unknown; error: { code: string; managerCode: string | null; message: string } | null };
 const replayed = (r: GatewayResponse) => r.headers['Idempotency-Replayed'] ?? null;
 
 const UNKNOWN: SendPlan = {
-  answer: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' }, outcome: 'unknown' },
+  answer: {
+    ok: false,
+    error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' },
+    outcome: 'unknown',
+  },
 };
 const settledOk = (data: unknown): OutcomeReport => ({ state: 'settled', result: { ok: true, data } });
 
 function expectInProgress(r: GatewayResponse): void {
-  expect(body(r)).toMatchObject({ data: null, error: { code: 'NoConnect', managerCode: null, message: IN_PROGRESS_MESSAGE } });
+  expect(body(r)).toMatchObject({
+    data: null,
+    error: { code: 'NoConnect', managerCode: null, message: IN_PROGRESS_MESSAGE },
+  });
   expect(r.headers).toMatchObject({ 'Retry-After': '1', 'X-Request-Outcome': 'unknown' });
   expect(replayed(r)).toBeNull();
 }
@@ -100,7 +125,11 @@ describe('a key whose first call has an unknown outcome', () => {
     const before = await k.now();
     const first = await k.send();
     const after = await k.now();
-    expect(body(first).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' });
+    expect(body(first).error).toStrictEqual({
+      code: 'NoConnect',
+      managerCode: null,
+      message: 'no answer from the trading platform within 5 s',
+    });
     const stats = await k.stats();
     expect(stats).toMatchObject({ records: 1, inflight: 1, unknown: 0, keyState: 'inflight' });
     // The alarm was armed for the key's expiry, then moved earlier, to the follow-up.
@@ -143,11 +172,15 @@ describe('a key whose first call has an unknown outcome', () => {
 
   it('becomes final as unknown when the broker says the outcome was lost, with the reason, and is never sent again', async () => {
     const k = await fresh();
-    await k.ledger.planLink({ sends: [UNKNOWN], queries: [{ state: 'lost', reason: 'the trading platform restarted' }] });
+    await k.ledger.planLink({
+      sends: [UNKNOWN],
+      queries: [{ state: 'lost', reason: 'the trading platform restarted' }],
+    });
     await k.send();
     const was = await k.counts();
     const lost = await k.send();
-    const message = 'Idempotency-Key: the outcome of the first request with this key cannot be known (the trading platform restarted); it is not sent again under this key';
+    const message =
+      'Idempotency-Key: the outcome of the first request with this key cannot be known (the trading platform restarted); it is not sent again under this key';
     expect(body(lost)).toMatchObject({ data: null, error: { code: 'NoConnect', managerCode: null, message } });
     expect(lost.headers['X-Request-Outcome']).toBe('unknown');
     expect(replayed(lost)).toBe('true');
@@ -181,7 +214,10 @@ describe('a key whose first call has an unknown outcome', () => {
   it('asks at most 4 times in one retry while each report still leaves the outcome open', async () => {
     const k = await fresh();
     const stillOpen: QueryPlan = { state: 'settled', result: UNKNOWN.answer };
-    await k.ledger.planLink({ sends: [UNKNOWN], queries: [stillOpen, stillOpen, stillOpen, stillOpen, stillOpen, { state: 'unknown' }] });
+    await k.ledger.planLink({
+      sends: [UNKNOWN],
+      queries: [stillOpen, stillOpen, stillOpen, stillOpen, stillOpen, { state: 'unknown' }],
+    });
     await k.send();
     const was = await k.counts();
     expectInProgress(await k.send());
@@ -229,7 +265,11 @@ describe('answers that decide a key at once', () => {
     const error = { code: 'PF4Error', managerCode: 3, message: 'login 7 already exists' } as const;
     await k.ledger.planLink({ sends: [{ answer: { ok: false, error } }] });
     const first = await k.send();
-    expect(body(first).error).toStrictEqual({ code: 'PF4Error', managerCode: 'InvalidData', message: 'login 7 already exists' });
+    expect(body(first).error).toStrictEqual({
+      code: 'PF4Error',
+      managerCode: 'InvalidData',
+      message: 'login 7 already exists',
+    });
     expect((await k.stats()).keyState).toBe('done');
     const was = await k.counts();
     const again = await k.send();
@@ -268,8 +308,10 @@ describe('answers that decide a key at once', () => {
     expect(body(again)).toMatchObject({
       data: null,
       error: {
-        code: 'Internal', managerCode: null,
-        message: 'Idempotency-Key: the first request with this key completed, but its answer is larger than the 1500000 bytes kept for a replay; it is not sent again under this key',
+        code: 'Internal',
+        managerCode: null,
+        message:
+          'Idempotency-Key: the first request with this key completed, but its answer is larger than the 1500000 bytes kept for a replay; it is not sent again under this key',
       },
     });
     expect(await k.counts()).toStrictEqual(was);
@@ -348,7 +390,11 @@ describe('the follow-up alarm', () => {
     expect(await k.counts()).toStrictEqual(was);
 
     await k.ledger.advanceClock(5 * SECOND);
-    for (const report of [{ state: 'pending' }, { state: 'unreachable', message: 'broker unreachable' }, { throws: 'link object reset' }] as QueryPlan[]) {
+    for (const report of [
+      { state: 'pending' },
+      { state: 'unreachable', message: 'broker unreachable' },
+      { throws: 'link object reset' },
+    ] as QueryPlan[]) {
       await k.ledger.planLink({ queries: [report] });
       was = await k.counts();
       const at = await k.now();
@@ -404,7 +450,9 @@ describe('the follow-up alarm', () => {
     expect(late - (start + 24 * HOUR)).toBeGreaterThanOrEqual(0);
     expect(late - (start + 24 * HOUR)).toBeLessThan(MINUTE);
     // A key kept for an hour moves the alarm earlier; one kept longer than the first does not move it back.
-    const early = await k.send({ idempotency: { ...k.input().idempotency!, key: `client-a:${randomUUID()}`, retentionHours: 1 } });
+    const early = await k.send({
+      idempotency: { ...k.input().idempotency!, key: `client-a:${randomUUID()}`, retentionHours: 1 },
+    });
     expect(body(early).error).toBeNull();
     const soon = (await k.stats()).nextAlarm!;
     expect(soon - (start + HOUR)).toBeGreaterThanOrEqual(0);
@@ -417,7 +465,13 @@ describe('the follow-up alarm', () => {
     expect(await k.stats()).toMatchObject({ records: 2, nextAlarm: late });
     await k.ledger.advanceClock(47 * HOUR);
     await k.ledger.runAlarm();
-    expect(plain(await k.ledger.stats())).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null });
+    expect(plain(await k.ledger.stats())).toStrictEqual({
+      records: 0,
+      inflight: 0,
+      unknown: 0,
+      storedBytes: 0,
+      nextAlarm: null,
+    });
   });
 });
 
@@ -427,14 +481,29 @@ describe('the ledger itself', () => {
     const { idempotency: _none, ...unkeyed } = k.input();
     const was = await k.counts();
     expect(await k.ledger.refusal(unkeyed)).toBe('not an idempotent call of a known operation: v2.PF4.UserRecordNew');
-    expect(await k.ledger.refusal(k.input({ operationId: 'v2.PF4.NoSuchThing' }))).toBe('not an idempotent call of a known operation: v2.PF4.NoSuchThing');
+    expect(await k.ledger.refusal(k.input({ operationId: 'v2.PF4.NoSuchThing' }))).toBe(
+      'not an idempotent call of a known operation: v2.PF4.NoSuchThing',
+    );
     expect(await k.counts()).toStrictEqual(was);
     expect(await k.stats()).toMatchObject({ records: 0, keyState: null });
   });
 
-  it('answers its figures, and a key\'s state only when asked about one', async () => {
+  it("answers its figures, and a key's state only when asked about one", async () => {
     const k = await fresh();
-    expect(plain(await k.ledger.stats())).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null });
-    expect(await k.stats()).toStrictEqual({ records: 0, inflight: 0, unknown: 0, storedBytes: 0, nextAlarm: null, keyState: null });
+    expect(plain(await k.ledger.stats())).toStrictEqual({
+      records: 0,
+      inflight: 0,
+      unknown: 0,
+      storedBytes: 0,
+      nextAlarm: null,
+    });
+    expect(await k.stats()).toStrictEqual({
+      records: 0,
+      inflight: 0,
+      unknown: 0,
+      storedBytes: 0,
+      nextAlarm: null,
+      keyState: null,
+    });
   });
 });

@@ -12,10 +12,14 @@ let edge: TestEdge;
 beforeAll(async () => {
   edge = await startTestEdge({ vars: { METRICS_TOKEN } });
 }, 60_000);
-afterAll(async () => { await edge?.close(); });
+afterAll(async () => {
+  await edge?.close();
+});
 
 async function metrics(authorization?: string) {
-  const res = await fetch(new URL('/metrics', edge.url), { headers: authorization === undefined ? {} : { authorization } });
+  const res = await fetch(new URL('/metrics', edge.url), {
+    headers: authorization === undefined ? {} : { authorization },
+  });
   return {
     status: res.status,
     contentType: res.headers.get('content-type'),
@@ -31,7 +35,7 @@ const REFUSED = {
   body: 'a bearer of METRICS_TOKEN is required',
 };
 
-describe('the edge\'s /metrics with METRICS_TOKEN set', () => {
+describe("the edge's /metrics with METRICS_TOKEN set", () => {
   it('refuses a request without credentials, with malformed ones or with a wrong token, 401 with the Bearer challenge', async () => {
     const apiToken = await edge.token();
     const refused: Array<[string, string | undefined]> = [
@@ -45,7 +49,7 @@ describe('the edge\'s /metrics with METRICS_TOKEN set', () => {
       ['a wrong token', 'Bearer wrong'],
       ['a prefix of the token', `Bearer ${METRICS_TOKEN.slice(0, -1)}`],
       ['the token and more', `Bearer ${METRICS_TOKEN}x`],
-      ['an API client\'s token', `Bearer ${apiToken}`],
+      ["an API client's token", `Bearer ${apiToken}`],
     ];
     for (const [what, authorization] of refused) {
       expect([what, await metrics(authorization)]).toStrictEqual([what, REFUSED]);
@@ -54,7 +58,11 @@ describe('the edge\'s /metrics with METRICS_TOKEN set', () => {
 
   it('answers the bearer of METRICS_TOKEN with the exposition text, counting the refusals', async () => {
     const res = await metrics(`Bearer ${METRICS_TOKEN}`);
-    expect([res.status, res.contentType, res.challenge]).toStrictEqual([200, 'text/plain; version=0.0.4; charset=utf-8', null]);
+    expect([res.status, res.contentType, res.challenge]).toStrictEqual([
+      200,
+      'text/plain; version=0.0.4; charset=utf-8',
+      null,
+    ]);
     expect(res.body).toMatch(/^# HELP edge_requests_total /);
     expect(res.body).toContain('# TYPE edge_requests_total counter\n');
     expect(res.body).toMatch(/^edge_isolate_start_time_seconds \d+(\.\d+)?$/m);

@@ -27,7 +27,7 @@ beforeAll(async () => {
     secret: BROKER_SECRET,
     platforms: [{ id: PF4_A, family: 'PF4', server: fake.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
   });
-  await until(() => broker.platforms.get(PF4_A)!.session.up, 'the broker\'s session up', 10_000);
+  await until(() => broker.platforms.get(PF4_A)!.session.up, "the broker's session up", 10_000);
   edge = await startTestEdge({ vars: { BROKER_URL: `http://127.0.0.1:${broker.port}` } });
   token = await edge.token();
 }, 60_000);
@@ -40,22 +40,27 @@ afterAll(async () => {
 
 const get = async (path: string) => {
   const res = await fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
-  return { status: res.status, body: await res.json() as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
 describe('an operation needing a command the trading server did not declare', () => {
-  it('v2: the family\'s error without a manager code, naming the command', async () => {
+  it("v2: the family's error without a manager code, naming the command", async () => {
     const res = await get(`/api/v2/PF4/${PF4_A}/AdmBalanceCheck/100001`);
     expect(res.status).toBe(200);
     expect(res.body).toStrictEqual({
-      data: null, error: { code: 'PF4Error', managerCode: null, message: MESSAGE }, meta: { activityId: expect.any(String) },
+      data: null,
+      error: { code: 'PF4Error', managerCode: null, message: MESSAGE },
+      meta: { activityId: expect.any(String) },
     });
     expect(fake.count('AdmBalanceCheck')).toBe(0);
   });
 
   it('v1: 501 with the general error body carrying the message', async () => {
     const res = await get(`/api/PF4/${PF4_A}/AdmBalanceCheck/100001`);
-    expect(res).toStrictEqual({ status: 501, body: { errorType: 'PF4Error', errorCode: 'PF4Error', errorDescription: MESSAGE } });
+    expect(res).toStrictEqual({
+      status: 501,
+      body: { errorType: 'PF4Error', errorCode: 'PF4Error', errorDescription: MESSAGE },
+    });
     expect(fake.count('AdmBalanceCheck')).toBe(0);
   });
 

@@ -23,7 +23,9 @@ beforeAll(async () => {
   expect(res.headers.get('content-type')).toMatch(/application\/json/);
   doc = await res.json();
 }, 60_000);
-afterAll(async () => { await edge?.close(); });
+afterAll(async () => {
+  await edge?.close();
+});
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
@@ -41,7 +43,10 @@ function refs(node: unknown, out: string[] = []): string[] {
 /** Follows a local `$ref` (any depth of chained refs) inside the served document. */
 function resolve(node: any): any {
   for (let i = 0; node?.$ref && i < 8; i++) {
-    node = node.$ref.slice(2).split('/').reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    node = node.$ref
+      .slice(2)
+      .split('/')
+      .reduce((at: any, key: string) => at?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
   }
   return node;
 }
@@ -53,7 +58,10 @@ function catalogParameters() {
   const out: Array<{ entry: Operation; name: string; where: 'path' | 'query'; field: z.ZodType; published: any }> = [];
   for (const entry of catalog) {
     const op = operationOf(entry);
-    for (const [where, shape] of [['path', entry.params?.shape], ['query', entry.query?.shape]] as const) {
+    for (const [where, shape] of [
+      ['path', entry.params?.shape],
+      ['query', entry.query?.shape],
+    ] as const) {
       for (const [name, field] of Object.entries<z.ZodType>(shape ?? {})) {
         // A shorter route of an operation with optional trailing segments declares defaults for the segments it lacks.
         if (where === 'path' && !entry.path.includes(`{${name}}`)) continue;
@@ -97,7 +105,8 @@ function isArrayField(field: z.ZodType): boolean {
 /** The zod type under optional/default/nullable wrappers. */
 function unwrapped(field: z.ZodType): any {
   let s: any = field;
-  for (let i = 0; i < 8 && ['optional', 'default', 'nullable', 'prefault'].includes(s._zod.def.type); i++) s = s._zod.def.innerType;
+  for (let i = 0; i < 8 && ['optional', 'default', 'nullable', 'prefault'].includes(s._zod.def.type); i++)
+    s = s._zod.def.innerType;
   return s;
 }
 
@@ -144,23 +153,33 @@ describe('/openapi.json', () => {
       expect(op.operationId).toBe(entry.id);
       expect(op.tags).toEqual([entry.tag]);
       ids.add(op.operationId);
-      const declared = op.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name).sort();
+      const declared = op.parameters
+        .filter((p: any) => p.in === 'path')
+        .map((p: any) => p.name)
+        .sort();
       const inPath = [...entry.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       expect(declared).toEqual(inPath);
       const names = op.parameters.map((p: any) => `${p.in}:${p.name}`);
       expect(names).toEqual(expect.arrayContaining(['header:X-Request-Timeout', 'query:requestTimeout']));
-      for (const name of Object.keys(entry.query?.shape ?? {})) expect(names, `${entry.id} ${name}`).toContain(`query:${name}`);
+      for (const name of Object.keys(entry.query?.shape ?? {}))
+        expect(names, `${entry.id} ${name}`).toContain(`query:${name}`);
       if (entry.generation === 'v2' && entry.mutating) expect(names).toContain('header:Idempotency-Key');
       if (entry.generation === 'v2' && entry.destructive) {
-        expect(op.parameters.find((p: any) => p.name === 'confirm')).toMatchObject({ in: 'query', required: true, schema: { type: 'boolean', enum: [true] } });
+        expect(op.parameters.find((p: any) => p.name === 'confirm')).toMatchObject({
+          in: 'query',
+          required: true,
+          schema: { type: 'boolean', enum: [true] },
+        });
       }
       if (entry.paged) expect(names).toEqual(expect.arrayContaining(['query:limit', 'query:cursor']));
       if (entry.body) expect(op.requestBody.content['application/json'].schema).toBeTypeOf('object');
       else expect(op.requestBody).toBeUndefined();
     }
     expect(ids.size).toBe(catalog.length);
-    const served = Object.entries<any>(doc.paths).filter(([path]) => path.startsWith('/api/'))
-      .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const served = Object.entries<any>(doc.paths)
+      .filter(([path]) => path.startsWith('/api/'))
+      .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     expect(served).toEqual(catalog.map((e) => `${e.method} ${e.path}`).sort());
   });
 
@@ -195,17 +214,28 @@ describe('/openapi.json', () => {
       doc.paths[path][method].parameters.find((p: any) => p.name === name);
     const int32 = { type: 'integer', format: 'int32', minimum: 1, maximum: 2147483647 };
     expect(param('/api/v2/PF4/{tradePlatform}/UserRecordGet/{login}', 'get', 'login').schema).toEqual(int32);
-    expect(param('/api/v2/PF4/{tradePlatform}/UsersRequest', 'get', 'limit')).toMatchObject({ required: false, schema: { type: 'integer', minimum: 1, maximum: 5000 } });
+    expect(param('/api/v2/PF4/{tradePlatform}/UsersRequest', 'get', 'limit')).toMatchObject({
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 5000 },
+    });
     expect(param('/api/PF4/{tradePlatform}/TradesGet/{ticket}', 'get', 'ticket').schema).toEqual(int32);
     for (const entry of catalog.filter((e) => e.family === 'PF5' && e.params?.shape.login)) {
-      expect(operationOf(entry).parameters.find((p: any) => p.name === 'login').schema, entry.id)
-        .toEqual({ type: 'integer', format: 'int64', minimum: 1 });
+      expect(operationOf(entry).parameters.find((p: any) => p.name === 'login').schema, entry.id).toEqual({
+        type: 'integer',
+        format: 'int64',
+        minimum: 1,
+      });
     }
     for (const { entry, name, published } of catalogParameters()) {
       if (name === 'pos') expect(published.schema, entry.id).toMatchObject({ type: 'integer', minimum: 0 });
-      if (name === 'shift' || name === 'timestamp') expect(published.schema.type, `${entry.id} ${name}`).toBe('integer');
+      if (name === 'shift' || name === 'timestamp')
+        expect(published.schema.type, `${entry.id} ${name}`).toBe('integer');
       if (name === 'logins' || name === 'orders') {
-        expect(published, `${entry.id} ${name}`).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { type: 'integer', minimum: 1 } } });
+        expect(published, `${entry.id} ${name}`).toMatchObject({
+          style: 'form',
+          explode: true,
+          schema: { type: 'array', items: { type: 'integer', minimum: 1 } },
+        });
       }
     }
   });
@@ -241,12 +271,16 @@ describe('/openapi.json', () => {
         // A contract enum read in any case: each member, however it is written, parses into its own spelling.
         seen.enum++;
         for (const member of listed as string[]) {
-          expect(parses(field, member.toUpperCase(), array), `${at} reads ${member.toUpperCase()}`).toMatchObject({ ok: true });
+          expect(parses(field, member.toUpperCase(), array), `${at} reads ${member.toUpperCase()}`).toMatchObject({
+            ok: true,
+          });
           const value = (parses(field, member, array) as { value: unknown }).value;
           expect(Array.isArray(value) ? value[0] : value, `${at} keeps ${member}`).toBe(member);
         }
       }
-      if (schema.enum) for (const member of schema.enum) expect(parses(field, String(member), array).ok, `${at} accepts ${member}`).toBe(true);
+      if (schema.enum)
+        for (const member of schema.enum)
+          expect(parses(field, String(member), array).ok, `${at} accepts ${member}`).toBe(true);
       // Whatever parses into a number or a boolean is never published as a string.
       const one = parses(field, '1', array);
       if (one.ok && typeof one.value !== 'string') expect(schema.type, at).not.toBe('string');
@@ -255,7 +289,10 @@ describe('/openapi.json', () => {
     expect(seen.dateTime).toBeGreaterThan(0);
     expect(seen.enum).toBeGreaterThan(0);
     for (const entry of catalog.filter((e) => e.generation === 'v2' && e.destructive)) {
-      expect(operationOf(entry).parameters.find((p: any) => p.name === 'confirm').schema, entry.id).toEqual({ type: 'boolean', enum: [true] });
+      expect(operationOf(entry).parameters.find((p: any) => p.name === 'confirm').schema, entry.id).toEqual({
+        type: 'boolean',
+        enum: [true],
+      });
     }
   });
 
@@ -273,7 +310,7 @@ describe('/openapi.json', () => {
     expect(recordBodies).toBeGreaterThan(0);
   });
 
-  it('describes v2 answers as the contract\'s named envelope of the operation', () => {
+  it("describes v2 answers as the contract's named envelope of the operation", () => {
     const shape = (p: string) => p.replace(/\{\w+\}/g, '{}');
     let named = 0;
     for (const entry of catalog.filter((e) => e.generation === 'v2')) {
@@ -288,12 +325,16 @@ describe('/openapi.json', () => {
       }
     }
     expect(named).toBeGreaterThan(0);
-    const user = resolve(doc.paths['/api/v2/PF4/{tradePlatform}/UserRecordGet/{login}'].get.responses['200'].content['application/json'].schema);
+    const user = resolve(
+      doc.paths['/api/v2/PF4/{tradePlatform}/UserRecordGet/{login}'].get.responses['200'].content['application/json']
+        .schema,
+    );
     expect(user.properties.data).toEqual({ anyOf: [{ $ref: '#/components/schemas/PF4User' }, { type: 'null' }] });
     const v1 = doc.paths['/api/PF4/{tradePlatform}/TradesGet/{ticket}'].get.responses;
     expect(v1['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PF4Trade' });
     expect(v1['404'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPError' });
-    for (const name of ['TradePlatform', 'Organization', 'ApiError', 'ApiMeta', 'PagingMeta', 'OAuthError']) expect(doc.components.schemas[name]).toBeDefined();
+    for (const name of ['TradePlatform', 'Organization', 'ApiError', 'ApiMeta', 'PagingMeta', 'OAuthError'])
+      expect(doc.components.schemas[name]).toBeDefined();
   });
 
   it('documents 401 and 403 with WWW-Authenticate on every protected operation, and X-Request-Timeout-Applied on every answer', () => {
@@ -306,11 +347,21 @@ describe('/openapi.json', () => {
         }
         const entry = catalog.find((e) => e.path === path && e.method.toLowerCase() === method)!;
         expect(op.security, at).toEqual([{ oauth2: [entry.scope] }]);
-        for (const [status, error] of [['401', 'invalid_token'], ['403', 'insufficient_scope']]) {
+        for (const [status, error] of [
+          ['401', 'invalid_token'],
+          ['403', 'insufficient_scope'],
+        ]) {
           const response = resolve(op.responses[status]);
           expect(response, `${at} ${status}`).toBeDefined();
-          expect(resolve(response.headers['WWW-Authenticate'])).toMatchObject({ required: true, schema: { type: 'string' } });
-          expect(resolve(response.headers['X-Request-Timeout-Applied']).schema).toMatchObject({ type: 'number', minimum: 1, maximum: 300 });
+          expect(resolve(response.headers['WWW-Authenticate'])).toMatchObject({
+            required: true,
+            schema: { type: 'string' },
+          });
+          expect(resolve(response.headers['X-Request-Timeout-Applied']).schema).toMatchObject({
+            type: 'number',
+            minimum: 1,
+            maximum: 300,
+          });
           const body = resolve(response.content['application/json'].schema);
           expect(body.required).toEqual(['error', 'error_description']);
           expect(body.properties.error.enum).toContain(error);
@@ -326,16 +377,34 @@ describe('/openapi.json', () => {
     expect(doc.components.securitySchemes.oauth2).toEqual({
       type: 'oauth2',
       description: expect.any(String),
-      flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: { webapi: expect.any(String), 'webapi.write': expect.any(String), 'webapi.admin': expect.any(String) } } },
+      flows: {
+        clientCredentials: {
+          tokenUrl: '/connect/token',
+          scopes: {
+            webapi: expect.any(String),
+            'webapi.write': expect.any(String),
+            'webapi.admin': expect.any(String),
+          },
+        },
+      },
     });
     expect(doc.security).toEqual([{ oauth2: ['webapi'] }]);
-    for (const path of ['/connect/token', '/.well-known/openid-configuration', '/.well-known/jwks.json', '/healthz', '/livez', '/openapi.json']) {
+    for (const path of [
+      '/connect/token',
+      '/.well-known/openid-configuration',
+      '/.well-known/jwks.json',
+      '/healthz',
+      '/livez',
+      '/openapi.json',
+    ]) {
       const item = doc.paths[path];
       expect(item, path).toBeDefined();
       for (const op of Object.values<any>(item)) expect(op.security).toEqual([]);
     }
     expect(doc.paths['/api/v2/PF4/{tradePlatform}/ServerTime'].get.security).toEqual([{ oauth2: ['webapi'] }]);
-    expect(doc.paths['/api/v2/PF4/{tradePlatform}/UserRecordNew'].post.security).toEqual([{ oauth2: ['webapi.write'] }]);
+    expect(doc.paths['/api/v2/PF4/{tradePlatform}/UserRecordNew'].post.security).toEqual([
+      { oauth2: ['webapi.write'] },
+    ]);
     expect(doc.paths['/api/v2/PF4/{tradePlatform}/SrvRestart'].post.security).toEqual([{ oauth2: ['webapi.admin'] }]);
   });
 });

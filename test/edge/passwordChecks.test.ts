@@ -18,9 +18,16 @@ const ROUTES = [
 
 async function check(token: string, path: string) {
   const res = await fetch(new URL(path, t.edge.url), {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify('Guess123x'),
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify('Guess123x'),
   });
-  return { status: res.status, body: (await res.json()), retryAfter: res.headers.get('retry-after'), challenge: res.headers.get('www-authenticate') };
+  return {
+    status: res.status,
+    body: await res.json(),
+    retryAfter: res.headers.get('retry-after'),
+    challenge: res.headers.get('www-authenticate'),
+  };
 }
 
 describe('the scope of a password check', () => {
@@ -31,7 +38,10 @@ describe('the scope of a password check', () => {
       const message = 'the access token lacks the webapi.write scope this operation needs';
       if (route.v2) {
         expect(r.status, route.path).toBe(200);
-        expect(r.body, route.path).toMatchObject({ data: null, error: { code: 'Forbidden', managerCode: null, message } });
+        expect(r.body, route.path).toMatchObject({
+          data: null,
+          error: { code: 'Forbidden', managerCode: null, message },
+        });
       } else {
         expect(r.status, route.path).toBe(403);
       }
@@ -60,16 +70,37 @@ describe('the scope of a password check', () => {
 describe('a check past the bound of failures', () => {
   const message = 'too many failed password checks of login 7: at most 5 per 60 s; retry after 37 s';
 
-  it('answers v1 429 with Retry-After and the platform\'s too-frequent code, v2 the envelope with the header', async () => {
+  it("answers v1 429 with Retry-After and the platform's too-frequent code, v2 the envelope with the header", async () => {
     const token = await t.edge.token();
-    t.broker.script.set('PF4.UserPasswordCheck', { reply: { ok: false, retryAfterSeconds: 37, error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message } } });
-    t.broker.script.set('PF5.UserPasswordCheck', { reply: { ok: false, retryAfterSeconds: 37, error: { code: 'PF5Error', managerCode: PF5_RESULT.ErrFrequent, message } } });
+    t.broker.script.set('PF4.UserPasswordCheck', {
+      reply: {
+        ok: false,
+        retryAfterSeconds: 37,
+        error: { code: 'PF4Error', managerCode: PF4_RESULT.TooFrequent, message },
+      },
+    });
+    t.broker.script.set('PF5.UserPasswordCheck', {
+      reply: {
+        ok: false,
+        retryAfterSeconds: 37,
+        error: { code: 'PF5Error', managerCode: PF5_RESULT.ErrFrequent, message },
+      },
+    });
     const [v2, v1, v1Pf5] = await Promise.all(ROUTES.map((route) => check(token, route.path)));
     expect(v2).toMatchObject({ status: 200, retryAfter: '37' });
-    expect(v2.body).toStrictEqual({ data: null, error: { code: 'PF4Error', managerCode: 'TooFrequent', message }, meta: { activityId: expect.any(String) } });
+    expect(v2.body).toStrictEqual({
+      data: null,
+      error: { code: 'PF4Error', managerCode: 'TooFrequent', message },
+      meta: { activityId: expect.any(String) },
+    });
     expect(v1).toMatchObject({ status: 429, retryAfter: '37' });
     expect(v1.body).toStrictEqual({ errorType: 'PF4API', errorCode: 'TooFrequent', errorDescription: message });
     expect(v1Pf5).toMatchObject({ status: 429, retryAfter: '37' });
-    expect(v1Pf5.body).toStrictEqual({ errorType: 'PF5API', errorCode: 'ErrFrequent', errorDescription: message, requestId: expect.any(String) });
+    expect(v1Pf5.body).toStrictEqual({
+      errorType: 'PF5API',
+      errorCode: 'ErrFrequent',
+      errorDescription: message,
+      requestId: expect.any(String),
+    });
   });
 });

@@ -8,7 +8,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { CallFrame, LateFrame } from '../../shared/frames.js';
 import { REPLICATE_OP } from '../../shared/replication.js';
-import type { BrokerSetStats, GatewayCall, GatewayResponse, KeyedSend, LinkAnswer, LinkResponse, LinkStats, OutcomeAnswer } from '../../workers/gateway/messages.js';
+import type {
+  BrokerSetStats,
+  GatewayCall,
+  GatewayResponse,
+  KeyedSend,
+  LinkAnswer,
+  LinkResponse,
+  LinkStats,
+  OutcomeAnswer,
+} from '../../workers/gateway/messages.js';
 import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
@@ -45,7 +54,9 @@ const PING = { operationId: 'registry.Registry.Ping', op: 'Ping' };
 
 /** The keyed sends' broker answers, picked by `args.answer`. */
 const TIMED_OUT: Reply = {
-  ok: false, error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' }, timedOut: true,
+  ok: false,
+  error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 5 s' },
+  timedOut: true,
   outcome: 'unknown',
 };
 const SENT_OK: Reply = { ok: true, data: { login: 1001 } };
@@ -81,7 +92,10 @@ beforeAll(async () => {
   const entry = (name: string, extra: Record<string, string>) => ({
     name,
     bindings: { BROKER_SECRET, LINKS_PER_PLATFORM: '3', ...extra },
-    durableObjects: { LINKS: { className: 'ClockedLink', useSQLite: true }, IDEMPOTENCY: { className: 'RecordingLedger', useSQLite: true } },
+    durableObjects: {
+      LINKS: { className: 'ClockedLink', useSQLite: true },
+      IDEMPOTENCY: { className: 'RecordingLedger', useSQLite: true },
+    },
   });
   worker = await startTestingWorker('linkHarness.ts', [
     entry('link', {}),
@@ -103,18 +117,35 @@ const ledgerObject = (name: string) => worker.object<LedgerObject>('IDEMPOTENCY'
 const statsOf = async (link: LinkObject) => plain(await link.stats());
 
 function call(
-  op: { operationId: string; op: string }, platform: string, brokerUrl: string, over: Partial<GatewayCall> = {},
+  op: { operationId: string; op: string },
+  platform: string,
+  brokerUrl: string,
+  over: Partial<GatewayCall> = {},
 ): GatewayCall {
   return {
-    ...op, platform, family: op === PING ? null : 'PF4', args: { login: 5 }, timeoutMs: 5_000, traceId: TRACE, brokerUrls: [brokerUrl],
-    mutating: false, ...over,
+    ...op,
+    platform,
+    family: op === PING ? null : 'PF4',
+    args: { login: 5 },
+    timeoutMs: 5_000,
+    traceId: TRACE,
+    brokerUrls: [brokerUrl],
+    mutating: false,
+    ...over,
   };
 }
 
 function keyed(platform: string, answer: string, over: Partial<KeyedSend> = {}): KeyedSend {
   return {
-    platform, op: 'PF4.UserRecordNew', args: { answer }, timeoutMs: 5_000, traceId: TRACE, brokerUrls: [broker.url],
-    callId: randomUUID(), ledger: 'client-a#3', ...over,
+    platform,
+    op: 'PF4.UserRecordNew',
+    args: { answer },
+    timeoutMs: 5_000,
+    traceId: TRACE,
+    brokerUrls: [broker.url],
+    callId: randomUUID(),
+    ledger: 'client-a#3',
+    ...over,
   };
 }
 
@@ -125,7 +156,11 @@ function v2Ok(data: unknown, paging?: { nextCursor: string | null; hasMore: bool
 }
 
 function v2Failure(code: string, message: string): GatewayResponse {
-  return { status: 200, body: JSON.stringify({ data: null, error: { code, managerCode: null, message }, meta: { activityId: TRACE } }), headers: {} };
+  return {
+    status: 200,
+    body: JSON.stringify({ data: null, error: { code, managerCode: null, message }, meta: { activityId: TRACE } }),
+    headers: {},
+  };
 }
 
 const FRESH: LinkStats = { calls: 0, pending: 0, connected: false, lateRoutes: 0, replica: null };
@@ -134,29 +169,43 @@ const EMPTY_REPLICA = { inSync: false, tables: {}, chars: 0, answered: 0, snapsh
 const framesOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform);
 const replicationsOf = (b: FakeBroker, platform: string) => b.replicateFrames.filter((f) => f.platform === platform);
 
-describe('a link object\'s counters', () => {
+describe("a link object's counters", () => {
   it('start at nothing, count each call, keyed send and outcome query, and show a call hanging at the broker', async () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
     expect(await statsOf(link)).toStrictEqual(FRESH);
 
-    expect(plain(await link.callOrThrown(call({ operationId: 'v2.PF4.NoSuchOperation', op: 'PF4.NoSuchOperation' }, platform, broker.url))))
-      .toStrictEqual({ thrown: 'unknown operation v2.PF4.NoSuchOperation' });
+    expect(
+      plain(
+        await link.callOrThrown(
+          call({ operationId: 'v2.PF4.NoSuchOperation', op: 'PF4.NoSuchOperation' }, platform, broker.url),
+        ),
+      ),
+    ).toStrictEqual({ thrown: 'unknown operation v2.PF4.NoSuchOperation' });
     expect(framesOf(broker, platform)).toStrictEqual([]);
     expect(await statsOf(link)).toStrictEqual(FRESH);
 
-    expect(plain(await link.call(call(PING, platform, broker.url)))).toStrictEqual({ status: 200, body: '{"broker":"fake"}', headers: {} });
+    expect(plain(await link.call(call(PING, platform, broker.url)))).toStrictEqual({
+      status: 200,
+      body: '{"broker":"fake"}',
+      headers: {},
+    });
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 1, connected: true });
     expect(plain(await link.send(keyed(platform, 'ok')))).toStrictEqual(SENT_OK);
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 2, connected: true });
     broker.script.delete('#outcome');
-    expect(plain(await link.outcome({ brokerUrls: [broker.url], platform, callId: randomUUID(), timeoutMs: 100 })))
-      .toStrictEqual({ state: 'unreachable', message: 'the broker answered an outcome query with something else' });
+    expect(
+      plain(await link.outcome({ brokerUrls: [broker.url], platform, callId: randomUUID(), timeoutMs: 100 })),
+    ).toStrictEqual({ state: 'unreachable', message: 'the broker answered an outcome query with something else' });
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 3, connected: true });
 
     const hanging = link.call(call(HANGING, platform, broker.url, { family: null, timeoutMs: 20_000 }));
-    expect(await until(async () => { const s = await statsOf(link); return s.pending === 1 && s; }, 'pending call'))
-      .toStrictEqual({ ...FRESH, calls: 4, pending: 1, connected: true });
+    expect(
+      await until(async () => {
+        const s = await statsOf(link);
+        return s.pending === 1 && s;
+      }, 'pending call'),
+    ).toStrictEqual({ ...FRESH, calls: 4, pending: 1, connected: true });
     // Closing the link answers it at once.
     await link.retarget([other.url]);
     expect(plain(await hanging)).toStrictEqual(v2Failure('NoConnect', 'broker link closed'));
@@ -166,32 +215,46 @@ describe('a link object\'s counters', () => {
     expect(framesOf(broker, platform).map((f) => f.op)).toStrictEqual(['Ping', 'PF4.UserRecordNew', HANGING.op]);
   });
 
-  it('show a replica once a call names the platform\'s family, and none on a worker with replicas off', async () => {
+  it("show a replica once a call names the platform's family, and none on a worker with replicas off", async () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
     expect(plain(await link.call(call(LIVE, platform, broker.url)))).toStrictEqual(v2Ok({ login: 5, name: 'live' }));
     const [frame] = framesOf(broker, platform);
-    expect(frame).toStrictEqual({ platform, op: LIVE.op, args: { login: 5 }, timeoutMs: 5_000, traceId: TRACE, id: expect.any(Number) });
+    expect(frame).toStrictEqual({
+      platform,
+      op: LIVE.op,
+      args: { login: 5 },
+      timeoutMs: 5_000,
+      traceId: TRACE,
+      id: expect.any(Number),
+    });
     // This broker refuses replications: the replica holds nothing.
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 1, connected: true, replica: EMPTY_REPLICA });
 
     const off = await linkObject(platform, 0, 'noReplica');
-    expect(plain(await off.call(call(CACHED, platform, broker.url)))).toStrictEqual(v2Ok({ login: 5, name: 'from the broker' }));
+    expect(plain(await off.call(call(CACHED, platform, broker.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
     expect(await statsOf(off)).toStrictEqual({ ...FRESH, calls: 1, connected: true });
     expect(replicationsOf(broker, platform)).toHaveLength(1);
   });
 
-  it('shape a paged answer with the broker\'s paging', async () => {
+  it("shape a paged answer with the broker's paging", async () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
-    expect(plain(await link.call(call(PAGED, platform, broker.url, { args: { limit: 1 } }))))
-      .toStrictEqual(v2Ok([{ login: 5 }], { nextCursor: 'c1', hasMore: true }));
+    expect(plain(await link.call(call(PAGED, platform, broker.url, { args: { limit: 1 } })))).toStrictEqual(
+      v2Ok([{ login: 5 }], { nextCursor: 'c1', hasMore: true }),
+    );
   });
 
   it('answer a large answer sent as a binary frame as bytes: the same bytes as its text, v2 paged and v1', async () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
-    const rows = Array.from({ length: 200 }, (_, i) => ({ order: i + 1, symbol: 'EURUSD', comment: `é ${'x'.repeat(100)}` }));
+    const rows = Array.from({ length: 200 }, (_, i) => ({
+      order: i + 1,
+      symbol: 'EURUSD',
+      comment: `é ${'x'.repeat(100)}`,
+    }));
     const paging = { nextCursor: 'MjAw', hasMore: true };
     const reply = (f: CallFrame): Reply => (f.args.limit ? { ok: true, paging, data: rows } : { ok: true, data: rows });
     broker.script.set('PF4.TradesGet', { binary: true, reply });
@@ -227,7 +290,13 @@ describe('keyed sends', () => {
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 4, connected: true, lateRoutes: 2 });
     const [, , sent] = framesOf(broker, platform);
     expect(sent).toStrictEqual({
-      platform, op: 'PF4.UserRecordNew', args: { answer: 'unknown' }, timeoutMs: 5_000, traceId: TRACE, callId: input.callId, id: expect.any(Number),
+      platform,
+      op: 'PF4.UserRecordNew',
+      args: { answer: 'unknown' },
+      timeoutMs: 5_000,
+      traceId: TRACE,
+      callId: input.callId,
+      id: expect.any(Number),
     });
   });
 
@@ -260,7 +329,10 @@ describe('keyed sends', () => {
     const link = await linkObject(platform);
     const input = keyed(platform, '', { op: 'PF4.CfgUpdateCommon', ledger: ledgerName });
     expect(plain(await link.send(input))).toStrictEqual(TIMED_OUT);
-    const received = await until(async () => { const r = plain(await ledger.received()); return r.length > 0 && r; }, 'late outcome');
+    const received = await until(async () => {
+      const r = plain(await ledger.received());
+      return r.length > 0 && r;
+    }, 'late outcome');
     expect(received).toStrictEqual([{ callId: input.callId, report: LATE_REPORT }]);
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 1, connected: true });
   });
@@ -272,7 +344,9 @@ describe('keyed sends', () => {
     const total = await ledger.total();
     const link = await linkObject(platform);
     // The broker pushes a late frame right after this answer, before it answers the call that follows.
-    expect(plain(await link.send(keyed(platform, '', { op: 'PF4.CfgUpdateTime', ledger: ledgerName })))).toStrictEqual(SENT_OK);
+    expect(plain(await link.send(keyed(platform, '', { op: 'PF4.CfgUpdateTime', ledger: ledgerName })))).toStrictEqual(
+      SENT_OK,
+    );
     expect(plain(await link.send(keyed(platform, 'unknown', { ledger: ledgerName })))).toStrictEqual(TIMED_OUT);
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 2, connected: true, lateRoutes: 1 });
     expect(plain(await ledger.received())).toStrictEqual([]);
@@ -291,15 +365,26 @@ describe('outcome queries', () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
     broker.script.set('#outcome', { reply: { ok: true, data: { state: 'pending' } } });
-    for (const [timeoutMs, sent] of [[0.4, 1], [1500.6, 1501], [1500.4, 1500]] as const) {
+    for (const [timeoutMs, sent] of [
+      [0.4, 1],
+      [1500.6, 1501],
+      [1500.4, 1500],
+    ] as const) {
       const { answer, callId, frame } = await ask(link, platform, timeoutMs);
       expect(answer).toStrictEqual({ state: 'pending' });
-      expect(frame).toStrictEqual({ platform, op: '#outcome', args: {}, timeoutMs: sent, callId, id: expect.any(Number) });
+      expect(frame).toStrictEqual({
+        platform,
+        op: '#outcome',
+        args: {},
+        timeoutMs: sent,
+        callId,
+        id: expect.any(Number),
+      });
     }
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 3, connected: true });
   });
 
-  it('answer the broker\'s reports unchanged and anything else as unreachable', async () => {
+  it("answer the broker's reports unchanged and anything else as unreachable", async () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
     const reports: unknown[] = [
@@ -307,25 +392,39 @@ describe('outcome queries', () => {
       { state: 'lost', reason: 'the manager connection dropped' },
       { state: 'unknown' },
       { state: 'settled', result: { ok: true, data: { login: 7 } } },
-      { state: 'settled', result: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'invalid parameters' } } },
+      {
+        state: 'settled',
+        result: { ok: false, error: { code: 'PF4Error', managerCode: 3, message: 'invalid parameters' } },
+      },
     ];
     for (const report of reports) {
       broker.script.set('#outcome', { reply: { ok: true, data: report } });
       expect((await ask(link, platform)).answer).toStrictEqual(report);
     }
     const OTHER = { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
-    for (const data of [{ state: 'settled', result: { ok: 'yes' } }, { state: 'settled' }, null, { state: 'done' }, 'pending']) {
+    for (const data of [
+      { state: 'settled', result: { ok: 'yes' } },
+      { state: 'settled' },
+      null,
+      { state: 'done' },
+      'pending',
+    ]) {
       broker.script.set('#outcome', { reply: { ok: true, data } });
       expect({ data, answer: (await ask(link, platform)).answer }).toStrictEqual({ data, answer: OTHER });
     }
-    broker.script.set('#outcome', { reply: { ok: false, error: { code: 'Internal', managerCode: null, message: 'outcome store unavailable' } } });
-    expect((await ask(link, platform)).answer).toStrictEqual({ state: 'unreachable', message: 'outcome store unavailable' });
+    broker.script.set('#outcome', {
+      reply: { ok: false, error: { code: 'Internal', managerCode: null, message: 'outcome store unavailable' } },
+    });
+    expect((await ask(link, platform)).answer).toStrictEqual({
+      state: 'unreachable',
+      message: 'outcome store unavailable',
+    });
     broker.script.delete('#outcome');
   });
 });
 
 describe('a platform moving to another broker', () => {
-  it('closes the links of the platform\'s other link objects when one of them links to the new broker', async () => {
+  it("closes the links of the platform's other link objects when one of them links to the new broker", async () => {
     const platform = randomUUID();
     const links = await Promise.all([0, 1, 2].map((n) => linkObject(platform, n)));
     for (const link of links) await link.call(call(PING, platform, broker.url));
@@ -333,7 +432,11 @@ describe('a platform moving to another broker', () => {
     const hanging = links[1].call(call(HANGING, platform, broker.url, { timeoutMs: 20_000 }));
     await until(async () => (await statsOf(links[1])).pending === 1, 'pending call');
 
-    expect(plain(await links[0].call(call(PING, platform, other.url)))).toStrictEqual({ status: 200, body: '{"broker":"fake"}', headers: {} });
+    expect(plain(await links[0].call(call(PING, platform, other.url)))).toStrictEqual({
+      status: 200,
+      body: '{"broker":"fake"}',
+      headers: {},
+    });
     expect(plain(await hanging)).toStrictEqual(v2Failure('NoConnect', 'broker link closed'));
     await until(async () => !(await statsOf(links[2])).connected, 'closed link of #2');
     expect(await statsOf(links[1])).toStrictEqual({ ...FRESH, calls: 2, replica: EMPTY_REPLICA });
@@ -352,7 +455,9 @@ describe('a platform moving to another broker', () => {
     await until(async () => (await statsOf(second)).pending === 1, 'pending call');
     await first.call(call(PING, platform, other.url));
     // Not closed: the call runs out its own budget.
-    expect(plain(await hanging)).toStrictEqual(v2Failure('NoConnect', 'no answer from the trading platform within 0.2 s'));
+    expect(plain(await hanging)).toStrictEqual(
+      v2Failure('NoConnect', 'no answer from the trading platform within 0.2 s'),
+    );
     expect(await statsOf(second)).toStrictEqual({ ...FRESH, calls: 1, connected: true, replica: EMPTY_REPLICA });
   });
 
@@ -373,7 +478,12 @@ describe('the edge replica of a link object', () => {
     const b = await startFakeBroker();
     extraBrokers.push(b);
     scriptReads(b);
-    b.script.set(REPLICATE_OP, { reply: (frame: CallFrame) => ({ ok: true, data: { rep: (frame.args as { rep: number }).rep, tables: ['users'] } }) });
+    b.script.set(REPLICATE_OP, {
+      reply: (frame: CallFrame) => ({
+        ok: true,
+        data: { rep: (frame.args as { rep: number }).rep, tables: ['users'] },
+      }),
+    });
     return b;
   }
   const snapshot = (b: FakeBroker, rep: number, name: string) => {
@@ -386,13 +496,17 @@ describe('the edge replica of a link object', () => {
     const b = await replicatingBroker();
     const platform = randomUUID();
     const link = await linkObject(platform);
-    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'from the broker' }));
+    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
     expect(plain(replicationsOf(b, platform))).toStrictEqual([
       { platform, op: REPLICATE_OP, args: { rep: 1, maxRows: 10_000 }, timeoutMs: 10_000, id: expect.any(Number) },
     ]);
     snapshot(b, 1, 'replicated');
     // Not whole yet: the broker answers, and no second replication is asked for.
-    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'from the broker' }));
+    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
     b.push({ rep: 1, seq: 2, end: true });
     await until(() => inSync(link), 'replica in sync');
 
@@ -402,7 +516,9 @@ describe('the edge replica of a link object', () => {
     expect(framesOf(b, platform).map((f) => f.op)).toStrictEqual([CACHED.op, CACHED.op, LIVE.op]);
     expect(replicationsOf(b, platform)).toHaveLength(1);
     expect(await statsOf(link)).toStrictEqual({
-      ...FRESH, calls: 4, connected: true,
+      ...FRESH,
+      calls: 4,
+      connected: true,
       replica: { inSync: true, tables: { users: 1 }, chars: 31, answered: 1, snapshots: 1, lost: 0 },
     });
 
@@ -410,10 +526,17 @@ describe('the edge replica of a link object', () => {
     b.dropLinks();
     await until(async () => !(await statsOf(link)).connected, 'dropped link');
     expect((await statsOf(link)).replica).toStrictEqual({ ...EMPTY_REPLICA, answered: 1, snapshots: 1, lost: 1 });
-    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'from the broker' }));
-    expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 10_000 }, { rep: 2, maxRows: 10_000 }]);
+    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
+    expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
+      { rep: 1, maxRows: 10_000 },
+      { rep: 2, maxRows: 10_000 },
+    ]);
     snapshot(b, 2, 'again');
-    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'from the broker' }));
+    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
     b.push({ rep: 2, seq: 2, end: true });
     await until(() => inSync(link), 'replica in sync again');
     expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'again' }));
@@ -438,7 +561,10 @@ describe('the edge replica of a link object', () => {
     b.push({ rep: 99, seq: 0, begin: { tables: ['users'] } });
     await link.outcome({ brokerUrls: [b.url], platform, callId: randomUUID(), timeoutMs: 100 });
     await link.call(call(CACHED, platform, b.url));
-    expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 10_000 }, { rep: 2, maxRows: 10_000 }]);
+    expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
+      { rep: 1, maxRows: 10_000 },
+      { rep: 2, maxRows: 10_000 },
+    ]);
     expect(framesOf(b, platform)).toHaveLength(3);
   });
 
@@ -454,10 +580,15 @@ describe('the edge replica of a link object', () => {
 
     b.push({ rep: 1, seq: 9, changes: [['users', 5, JSON.stringify({ login: 5, name: 'after a gap' })]] });
     await until(async () => !(await inSync(link)), 'replica out of sync');
-    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'from the broker' }));
+    expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
     expect(replicationsOf(b, platform)).toHaveLength(1);
     await link.advanceClock(1_001);
     await link.call(call(CACHED, platform, b.url));
-    expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 10_000 }, { rep: 2, maxRows: 10_000 }]);
+    expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
+      { rep: 1, maxRows: 10_000 },
+      { rep: 2, maxRows: 10_000 },
+    ]);
   });
 });

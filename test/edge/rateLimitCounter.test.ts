@@ -9,11 +9,18 @@ import type { Grant, Limit } from '../../workers/limits/quota.js';
 import { objectCall } from '../../launcher/edge.js';
 
 let edge: TestEdge;
-beforeAll(async () => { edge = await startTestEdge(); }, 60_000);
-afterAll(async () => { await edge?.close(); });
+beforeAll(async () => {
+  edge = await startTestEdge();
+}, 60_000);
+afterAll(async () => {
+  await edge?.close();
+});
 
 type Saved = { start: number; used: number; resetAt: number };
-type Counter = { take(want: number, limit: Limit, key?: string): Promise<Grant>; saved(key?: string): Promise<Saved | null> };
+type Counter = {
+  take(want: number, limit: Limit, key?: string): Promise<Grant>;
+  saved(key?: string): Promise<Saved | null>;
+};
 /** The counter `name`, called through the edge's inspection worker (asynchronous round trips only). */
 function counter(name: string): Counter {
   return {
@@ -67,7 +74,12 @@ describe('a rate-limit counter', () => {
     // Counted apart: the shard has no window of its own.
     expect(await shard.saved()).toBeNull();
     await new Promise((r) => setTimeout(r, Math.max(0, a.resetAt - Date.now())));
-    await expect.poll(async () => [await shard.saved('token-fail:a'), await shard.saved('token-fail:b')], { timeout: 15_000, interval: 200 }).toEqual([null, null]);
+    await expect
+      .poll(async () => [await shard.saved('token-fail:a'), await shard.saved('token-fail:b')], {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toEqual([null, null]);
     expect(await objectCall(edge.miniflare, 'RATE_LIMITER', name, 'counted')).toEqual({});
     expect((await shard.take(5, short, 'token-fail:a')).granted).toBe(5);
   });

@@ -19,10 +19,16 @@ let broker: FakeBroker;
 beforeAll(async () => {
   broker = await startFakeBroker();
   edge = await startTestEdge({
-    vars: { BROKER_URL: broker.url, TOKEN_RATE_LIMIT: String(TOKEN_LIMIT), API_RATE_LIMIT: String(API_LIMIT), RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS) },
+    vars: {
+      BROKER_URL: broker.url,
+      TOKEN_RATE_LIMIT: String(TOKEN_LIMIT),
+      API_RATE_LIMIT: String(API_LIMIT),
+      RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+    },
   });
   // Hashed cheaply: what is limited here is tokens issued, not what checking a secret costs (auth.test.ts).
-  for (const id of ['limited', 'bystander', 'both']) await edge.seedClient(id, `${id}-secret`, ORG_A, undefined, { iterations: 1_000 });
+  for (const id of ['limited', 'bystander', 'both'])
+    await edge.seedClient(id, `${id}-secret`, ORG_A, undefined, { iterations: 1_000 });
 }, 60_000);
 afterAll(async () => {
   await edge?.close();
@@ -30,9 +36,12 @@ afterAll(async () => {
 });
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const tokenRequest = (clientId: string, secret = `${clientId}-secret`) => fetch(new URL('/connect/token', edge.url), {
-  method: 'POST', headers: FORM, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
-});
+const tokenRequest = (clientId: string, secret = `${clientId}-secret`) =>
+  fetch(new URL('/connect/token', edge.url), {
+    method: 'POST',
+    headers: FORM,
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+  });
 
 /**
  * Waits for the start of the next rate-limit window (windows are aligned to multiples of their length). The tests of
@@ -55,11 +64,17 @@ describe('the token endpoint body', () => {
         sent += 1024;
         controller.enqueue(new TextEncoder().encode('a'.repeat(1024)));
       },
-      cancel() { cancelled = true; },
+      cancel() {
+        cancelled = true;
+      },
     });
     const started = Date.now();
     const res = await fetch(new URL('/connect/token', edge.url), {
-      method: 'POST', headers: FORM, body: endless, duplex: 'half', signal: AbortSignal.timeout(10_000),
+      method: 'POST',
+      headers: FORM,
+      body: endless,
+      duplex: 'half',
+      signal: AbortSignal.timeout(10_000),
     } as RequestInit);
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'invalid_request', error_description: 'the request body is too large' });
@@ -74,7 +89,8 @@ describe.concurrent('tokens per client id', () => {
   it('answers 429 with Retry-After past TOKEN_RATE_LIMIT right-secret requests in a window; wrong secrets and other ids spend none of it', async () => {
     await nextWindow();
     const statuses: number[] = [];
-    for (let i = 0; i < TOKEN_LIMIT; i++) statuses.push((await tokenRequest('limited', i % 2 ? 'wrong' : 'limited-secret')).status);
+    for (let i = 0; i < TOKEN_LIMIT; i++)
+      statuses.push((await tokenRequest('limited', i % 2 ? 'wrong' : 'limited-secret')).status);
     expect(statuses).toEqual([200, 401, 200, 401, 200]);
     // Three tokens so far: two more fit.
     expect([(await tokenRequest('limited')).status, (await tokenRequest('limited')).status]).toEqual([200, 200]);
@@ -83,9 +99,15 @@ describe.concurrent('tokens per client id', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
-    expect(await refused.json()).toEqual({ error: 'too_many_requests', error_description: `too many token requests for this client; retry after ${retryAfter} s` });
+    expect(await refused.json()).toEqual({
+      error: 'too_many_requests',
+      error_description: `too many token requests for this client; retry after ${retryAfter} s`,
+    });
     // A wrong secret is answered as one, not as the holder's spent budget; an unknown id has no budget to spend.
-    expect(await (await tokenRequest('limited', 'wrong')).json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+    expect(await (await tokenRequest('limited', 'wrong')).json()).toEqual({
+      error: 'invalid_client',
+      error_description: 'client authentication failed',
+    });
     for (let i = 0; i < TOKEN_LIMIT + 1; i++) expect((await tokenRequest('nobody')).status).toBe(401);
     expect((await tokenRequest('bystander')).status).toBe(200);
 
@@ -98,7 +120,8 @@ describe.concurrent('API calls per client', () => {
   it('answers 429 with Retry-After past API_RATE_LIMIT in a window, shaped per generation, and admits again in the next', async () => {
     const limited = await edge.token({ client_id: 'api-limited' });
     const bystander = await edge.token({ client_id: 'api-bystander' });
-    const get = (token: string, path: string) => fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
+    const get = (token: string, path: string) =>
+      fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
     const v2 = `/api/v2/PF4/${PF4_A}/ServerTime`;
     await nextWindow();
     const answers = await Promise.all(Array.from({ length: API_LIMIT + 10 }, () => get(limited, v2)));
@@ -109,7 +132,13 @@ describe.concurrent('API calls per client', () => {
     const v2Refused = await get(limited, v2);
     expect(v2Refused.status).toBe(429);
     expect(Number(v2Refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(await v2Refused.json()).toMatchObject({ data: null, error: { code: 'Forbidden', message: expect.stringMatching(new RegExp(`^rate limit: at most ${API_LIMIT} calls per ${WINDOW_SECONDS} s`)) } });
+    expect(await v2Refused.json()).toMatchObject({
+      data: null,
+      error: {
+        code: 'Forbidden',
+        message: expect.stringMatching(new RegExp(`^rate limit: at most ${API_LIMIT} calls per ${WINDOW_SECONDS} s`)),
+      },
+    });
     const v1Refused = await get(limited, `/api/PF4/${PF4_A}/UserRecordGet/5`);
     expect(v1Refused.status).toBe(429);
     expect(v1Refused.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -122,18 +151,24 @@ describe.concurrent('API calls per client', () => {
   }, 30_000);
 });
 
-describe.concurrent('one client\'s token and API budgets', () => {
+describe.concurrent("one client's token and API budgets", () => {
   it('are separate counters: a spent API budget leaves every token of the window, a spent token budget every API call', async () => {
-    const get = (token: string) => fetch(new URL(`/api/v2/PF4/${PF4_A}/ServerTime`, edge.url), { headers: { authorization: `Bearer ${token}` } });
+    const get = (token: string) =>
+      fetch(new URL(`/api/v2/PF4/${PF4_A}/ServerTime`, edge.url), { headers: { authorization: `Bearer ${token}` } });
     const issue = async () => {
       const res = await tokenRequest('both');
-      return { status: res.status, token: res.status === 200 ? ((await res.json()) as { access_token: string }).access_token : '' };
+      return {
+        status: res.status,
+        token: res.status === 200 ? ((await res.json()) as { access_token: string }).access_token : '',
+      };
     };
     // One window: one token, the whole API budget and one call past it, then the rest of the token budget.
     await nextWindow();
     const first = await issue();
     expect(first.status).toBe(200);
-    const calls = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(first.token)))).map((r) => r.status);
+    const calls = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(first.token)))).map(
+      (r) => r.status,
+    );
     expect(calls.filter((s) => s === 200)).toHaveLength(API_LIMIT);
     expect(calls.filter((s) => s === 429)).toHaveLength(1);
     const tokens: number[] = [];
@@ -145,7 +180,9 @@ describe.concurrent('one client\'s token and API budgets', () => {
     const issued: Array<{ status: number; token: string }> = [];
     for (let i = 0; i <= TOKEN_LIMIT; i++) issued.push(await issue());
     expect(issued.map((t) => t.status)).toEqual([...Array(TOKEN_LIMIT).fill(200), 429]);
-    const after = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(issued[0].token)))).map((r) => r.status);
+    const after = (await Promise.all(Array.from({ length: API_LIMIT + 1 }, () => get(issued[0].token)))).map(
+      (r) => r.status,
+    );
     expect(after.filter((s) => s === 200)).toHaveLength(API_LIMIT);
     expect(after.filter((s) => s === 429)).toHaveLength(1);
   }, 30_000);

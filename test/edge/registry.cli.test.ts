@@ -26,18 +26,29 @@ let edge: TestEdge;
 let store: RegistryStore;
 
 type Run = { code: number | null; stdout: string; stderr: string };
-const environment = () => ({ ...process.env, DATA_DIR: dataDir, ACME_MANAGER_PASSWORD: MANAGER_PASSWORD, BROKER_PLATFORMS_FILE: '' });
+const environment = () => ({
+  ...process.env,
+  DATA_DIR: dataDir,
+  ACME_MANAGER_PASSWORD: MANAGER_PASSWORD,
+  BROKER_PLATFORMS_FILE: '',
+});
 
 /** A real `scripts/registry.ts` process. */
 function registryProcess(...args: string[]): Promise<Run> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'scripts/registry.ts'), ...args], {
-      cwd: root, env: environment(), stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root,
+      env: environment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.once('error', fail);
     child.once('exit', (code) => done({ code, stdout, stderr }));
   });
@@ -47,9 +58,14 @@ function registryProcess(...args: string[]): Promise<Run> {
 async function registry(...args: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, {
-    env: environment(), registry: (run) => run(store),
-  });
+  const code = await main(
+    args,
+    { out: (l) => out.push(l), err: (l) => err.push(l) },
+    {
+      env: environment(),
+      registry: (run) => run(store),
+    },
+  );
   return { code, stdout: out.map((l) => `${l}\n`).join(''), stderr: err.map((l) => `${l}\n`).join('') };
 }
 const json = <T>(r: { stdout: string }) => JSON.parse(r.stdout) as T;
@@ -74,7 +90,10 @@ afterAll(async () => {
 async function token(clientId: string, secret: string): Promise<Response> {
   return fetch(new URL('/connect/token', edge.url), {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${btoa(`${clientId}:${secret}`)}` },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,
+    },
     body: 'grant_type=client_credentials&scope=webapi',
   });
 }
@@ -83,7 +102,15 @@ describe('registry CLI', () => {
   it('prints help and refuses bad usage with exit code 2 naming the flag', async () => {
     const [help, process2] = await Promise.all([registryProcess('help'), registryProcess('org', 'add')]);
     expect(help.code).toBe(0);
-    for (const command of ['org add', 'platform add', 'platform brokers', '--default', 'client add', 'platform remove', '--manager-password-env']) {
+    for (const command of [
+      'org add',
+      'platform add',
+      'platform brokers',
+      '--default',
+      'client add',
+      'platform remove',
+      '--manager-password-env',
+    ]) {
       expect(help.stdout).toContain(command);
     }
     // A real process exits with the code `main` answers.
@@ -96,21 +123,61 @@ describe('registry CLI', () => {
       [['org', 'add'], /--name is required/],
       [['org', 'add', '--name', 'X', '--id', 'nope'], /--id must be a uuid/],
       [['platform', 'add', '--org', 'nope', '--type', 'PF4', '--name', 'X'], /--org must be a uuid/],
-      [['platform', 'add', '--org', randomUUID(), '--type', 'PF6', '--name', 'X'], /--type must be one of PF4, PF5, PFOther/],
+      [
+        ['platform', 'add', '--org', randomUUID(), '--type', 'PF6', '--name', 'X'],
+        /--type must be one of PF4, PF5, PFOther/,
+      ],
       [[...platform, '--server', 'ws://127.0.0.1:1/x'], /go together/],
-      [[...platform, '--server', 'http://x', '--manager-login', '1', '--manager-password-env', 'ACME_MANAGER_PASSWORD'], /--server must be a ws or wss URL/],
-      [[...platform, '--server', 'ws://x', '--manager-login', 'one', '--manager-password-env', 'ACME_MANAGER_PASSWORD'], /--manager-login must be a positive integer/],
-      [[...platform, '--server', 'ws://x', '--manager-login', '1', '--manager-password-env', 'NOT_SET_ANYWHERE'], /NOT_SET_ANYWHERE is not set/],
+      [
+        [
+          ...platform,
+          '--server',
+          'http://x',
+          '--manager-login',
+          '1',
+          '--manager-password-env',
+          'ACME_MANAGER_PASSWORD',
+        ],
+        /--server must be a ws or wss URL/,
+      ],
+      [
+        [
+          ...platform,
+          '--server',
+          'ws://x',
+          '--manager-login',
+          'one',
+          '--manager-password-env',
+          'ACME_MANAGER_PASSWORD',
+        ],
+        /--manager-login must be a positive integer/,
+      ],
+      [
+        [...platform, '--server', 'ws://x', '--manager-login', '1', '--manager-password-env', 'NOT_SET_ANYWHERE'],
+        /NOT_SET_ANYWHERE is not set/,
+      ],
       [[...platform, '--manager-password', 'secret'], /Unknown option '--manager-password'/],
-      [[...platform, '--broker-url', 'ftp://127.0.0.1:1'], '--broker-url must be absolute http(s) URLs separated by commas; not one: ftp://127.0.0.1:1'],
-      [[...platform, '--broker-url', 'http://127.0.0.1:1,http://127.0.0.1:2', '--broker-url', 'http://127.0.0.1:1'], '--broker-url names http://127.0.0.1:1 twice'],
+      [
+        [...platform, '--broker-url', 'ftp://127.0.0.1:1'],
+        '--broker-url must be absolute http(s) URLs separated by commas; not one: ftp://127.0.0.1:1',
+      ],
+      [
+        [...platform, '--broker-url', 'http://127.0.0.1:1,http://127.0.0.1:2', '--broker-url', 'http://127.0.0.1:1'],
+        '--broker-url names http://127.0.0.1:1 twice',
+      ],
       [[...platform, '--broker-url', ' , '], '--broker-url must name at least one broker URL'],
-      [[...platform, '--broker-url', Array.from({ length: 9 }, (_, i) => `http://127.0.0.1:${i + 1}`).join(',')], '--broker-url must name at most 8 broker URLs'],
+      [
+        [...platform, '--broker-url', Array.from({ length: 9 }, (_, i) => `http://127.0.0.1:${i + 1}`).join(',')],
+        '--broker-url must name at most 8 broker URLs',
+      ],
       [['platform', 'brokers'], 'expected a platform id and its broker URLs (or --default)'],
       [['platform', 'brokers', 'nope', 'http://127.0.0.1:1'], /PLATFORM_ID must be a uuid/],
       [['platform', 'brokers', randomUUID()], 'expected the broker URLs after the platform id (or --default)'],
       [['platform', 'brokers', randomUUID(), '--default', 'http://127.0.0.1:1'], '--default goes without broker URLs'],
-      [['platform', 'brokers', randomUUID(), 'http://127.0.0.1:1', 'example.com'], 'URL must be absolute http(s) URLs separated by commas; not one: example.com'],
+      [
+        ['platform', 'brokers', randomUUID(), 'http://127.0.0.1:1', 'example.com'],
+        'URL must be absolute http(s) URLs separated by commas; not one: example.com',
+      ],
       [['client', 'add', '--org', randomUUID(), '--id', 'has:colon'], /--id: client id must be/],
       [['org', 'remove'], /expected exactly one organization id/],
       [['nonsense'], /unknown command: nonsense/],
@@ -126,20 +193,55 @@ describe('registry CLI', () => {
     const org = acme;
     expect(org.name).toBe('Acme Broker');
 
-    const live = await registry('platform', 'add', '--org', org.id, '--type', 'PF4', '--name', 'Acme Live',
-      '--server', 'ws://127.0.0.1:8791/demo-pf4', '--manager-login', '1000', '--manager-password-env', 'ACME_MANAGER_PASSWORD');
+    const live = await registry(
+      'platform',
+      'add',
+      '--org',
+      org.id,
+      '--type',
+      'PF4',
+      '--name',
+      'Acme Live',
+      '--server',
+      'ws://127.0.0.1:8791/demo-pf4',
+      '--manager-login',
+      '1000',
+      '--manager-password-env',
+      'ACME_MANAGER_PASSWORD',
+    );
     expect(live.code).toBe(0);
-    expect(live.stdout).toMatch(/platform [0-9a-f-]{36} added: PF4 "Acme Live" in organization [0-9a-f-]{36}, served by \(default\)/);
+    expect(live.stdout).toMatch(
+      /platform [0-9a-f-]{36} added: PF4 "Acme Live" in organization [0-9a-f-]{36}, served by \(default\)/,
+    );
     expect(live.stdout).toContain(brokerFile());
     expect(live.stdout + live.stderr).not.toContain(MANAGER_PASSWORD);
     const liveId = /platform ([0-9a-f-]{36}) added/.exec(live.stdout)![1];
     expect(JSON.parse(readFileSync(brokerFile(), 'utf8'))).toEqual({
-      platforms: [{ id: liveId, family: 'PF4', server: 'ws://127.0.0.1:8791/demo-pf4', login: 1000, passwordEnv: 'ACME_MANAGER_PASSWORD' }],
+      platforms: [
+        {
+          id: liveId,
+          family: 'PF4',
+          server: 'ws://127.0.0.1:8791/demo-pf4',
+          login: 1000,
+          passwordEnv: 'ACME_MANAGER_PASSWORD',
+        },
+      ],
     });
     expect(readFileSync(brokerFile(), 'utf8')).not.toContain(MANAGER_PASSWORD);
 
     const demoId = randomUUID();
-    const demo = await registry('platform', 'add', '--org', org.id, '--type', 'PF5', '--name', 'Acme Demo', '--id', demoId.toUpperCase());
+    const demo = await registry(
+      'platform',
+      'add',
+      '--org',
+      org.id,
+      '--type',
+      'PF5',
+      '--name',
+      'Acme Demo',
+      '--id',
+      demoId.toUpperCase(),
+    );
     expect(demo.code).toBe(0);
     expect(demo.stdout).toContain(`platform ${demoId} added`);
     expect(demo.stdout).toMatch(/note: the broker serves this platform only once its platform file/);
@@ -153,8 +255,13 @@ describe('registry CLI', () => {
     const secret = /client_secret\s+(\S+)/.exec(added.stdout)![1];
     expect(added.stdout).toMatch(/shown only this once/);
 
-    const platforms = json<Array<{ id: string; type: string; inBrokerFile: boolean }>>(await registry('platform', 'list', '--org', org.id, '--json'));
-    expect(platforms.map((p) => [p.id, p.type, p.inBrokerFile])).toEqual([[liveId, 'PF4', true], [demoId, 'PF5', false]]);
+    const platforms = json<Array<{ id: string; type: string; inBrokerFile: boolean }>>(
+      await registry('platform', 'list', '--org', org.id, '--json'),
+    );
+    expect(platforms.map((p) => [p.id, p.type, p.inBrokerFile])).toEqual([
+      [liveId, 'PF4', true],
+      [demoId, 'PF5', false],
+    ]);
     const clientList = await registry('client', 'list');
     expect(clientList.stdout).toContain(clientId);
     expect(clientList.stdout).not.toContain(secret);
@@ -169,10 +276,20 @@ describe('registry CLI', () => {
     const res = await token(clientId, secret);
     expect(res.status).toBe(200);
     const { access_token } = (await res.json()) as { access_token: string };
-    const listed = await fetch(new URL('/api/TradePlatforms', edge.url), { headers: { authorization: `Bearer ${access_token}` } });
-    expect(((await listed.json()) as Array<{ id: string; name: string }>).map((p) => p.name)).toEqual(['Acme Live', 'Acme Demo']);
+    const listed = await fetch(new URL('/api/TradePlatforms', edge.url), {
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(((await listed.json()) as Array<{ id: string; name: string }>).map((p) => p.name)).toEqual([
+      'Acme Live',
+      'Acme Demo',
+    ]);
     const db = await edge.db();
-    const rows = (await db.prepare('SELECT * FROM api_clients WHERE organization_id = ?').bind(org.id).all<Record<string, unknown>>()).results;
+    const rows = (
+      await db
+        .prepare('SELECT * FROM api_clients WHERE organization_id = ?')
+        .bind(org.id)
+        .all<Record<string, unknown>>()
+    ).results;
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ client_id: clientId, organization_id: org.id, iterations: 100_000, disabled: 0 });
     for (const value of Object.values(rows[0])) expect(String(value)).not.toContain(secret);
@@ -193,7 +310,7 @@ describe('registry CLI', () => {
     expect(existsSync(join(dataDir, 'edge', 'v3', 'd1'))).toBe(true);
   });
 
-  it('writes the manager password\'s variable to the broker\'s platform file, and a broker with that variable logs in', async () => {
+  it("writes the manager password's variable to the broker's platform file, and a broker with that variable logs in", async () => {
     const sim = await startSim({ managerPassword: MANAGER_PASSWORD });
     const file = join(dataDir, 'login-broker-platforms.json');
     const brokerDir = mkdtempSync(join(tmpdir(), 'registry-cli-broker-'));
@@ -201,23 +318,69 @@ describe('registry CLI', () => {
     try {
       const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Login Org', '--json'));
       const server = `ws://127.0.0.1:${sim.port}/demo-pf4`;
-      const args = ['platform', 'add', '--org', org.id, '--type', 'PF4', '--name', 'Login', '--server', server, '--manager-login', '1000', '--manager-password-env', 'ACME_MANAGER_PASSWORD', '--json'];
+      const args = [
+        'platform',
+        'add',
+        '--org',
+        org.id,
+        '--type',
+        'PF4',
+        '--name',
+        'Login',
+        '--server',
+        server,
+        '--manager-login',
+        '1000',
+        '--manager-password-env',
+        'ACME_MANAGER_PASSWORD',
+        '--json',
+      ];
       const out: string[] = [];
-      const run = (argv: string[], env: NodeJS.ProcessEnv) => main(argv, { out: (l) => out.push(l), err: (l) => out.push(l) }, { env, registry: (r) => r(store) });
+      const run = (argv: string[], env: NodeJS.ProcessEnv) =>
+        main(argv, { out: (l) => out.push(l), err: (l) => out.push(l) }, { env, registry: (r) => r(store) });
       expect(await run(args, { ...environment(), BROKER_PLATFORMS_FILE: file })).toBe(0);
       const { id } = JSON.parse(out[0]) as { id: string };
       const text = readFileSync(file, 'utf8');
-      expect(JSON.parse(text)).toEqual({ platforms: [{ id, family: 'PF4', server, login: 1000, passwordEnv: 'ACME_MANAGER_PASSWORD' }] });
+      expect(JSON.parse(text)).toEqual({
+        platforms: [{ id, family: 'PF4', server, login: 1000, passwordEnv: 'ACME_MANAGER_PASSWORD' }],
+      });
       expect(text).not.toContain(MANAGER_PASSWORD);
       expect(out.join('\n')).not.toContain(MANAGER_PASSWORD);
 
       // For a broker on another host (--remote) the variable need not be set on this one; locally it must be.
       const remoteFile = join(dataDir, 'remote-broker-platforms.json');
-      const remoteArgs = ['--remote', 'platform', 'add', '--org', org.id, '--type', 'PF5', '--name', 'Far', '--server', 'ws://10.0.0.5:8791/live', '--manager-login', '7', '--manager-password-env', 'FAR_MANAGER_PASSWORD', '--json'];
+      const remoteArgs = [
+        '--remote',
+        'platform',
+        'add',
+        '--org',
+        org.id,
+        '--type',
+        'PF5',
+        '--name',
+        'Far',
+        '--server',
+        'ws://10.0.0.5:8791/live',
+        '--manager-login',
+        '7',
+        '--manager-password-env',
+        'FAR_MANAGER_PASSWORD',
+        '--json',
+      ];
       out.length = 0;
       expect(await run(remoteArgs, { ...environment(), BROKER_PLATFORMS_FILE: remoteFile })).toBe(0);
       const far = JSON.parse(out[0]) as { id: string };
-      expect(JSON.parse(readFileSync(remoteFile, 'utf8'))).toEqual({ platforms: [{ id: far.id, family: 'PF5', server: 'ws://10.0.0.5:8791/live', login: 7, passwordEnv: 'FAR_MANAGER_PASSWORD' }] });
+      expect(JSON.parse(readFileSync(remoteFile, 'utf8'))).toEqual({
+        platforms: [
+          {
+            id: far.id,
+            family: 'PF5',
+            server: 'ws://10.0.0.5:8791/live',
+            login: 7,
+            passwordEnv: 'FAR_MANAGER_PASSWORD',
+          },
+        ],
+      });
 
       const port = await new Promise<number>((done) => {
         const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -228,17 +391,31 @@ describe('registry CLI', () => {
       const lines: string[] = [];
       // Started as the launcher starts it: from its kept bundle, or through tsx without one.
       const bundle = await nodeServiceBundle('broker/main.ts');
-      broker = spawn(process.execPath, bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, 'broker/main.ts')], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', BROKER_SECRET: 'registry-cli-secret', BROKER_PORT: String(port), BROKER_PLATFORMS_FILE: file, DATA_DIR: brokerDir, ACME_MANAGER_PASSWORD: MANAGER_PASSWORD },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      broker = spawn(
+        process.execPath,
+        bundle !== undefined ? ['--enable-source-maps', bundle] : ['--import', 'tsx', join(root, 'broker/main.ts')],
+        {
+          cwd: root,
+          env: {
+            PATH: process.env.PATH ?? '',
+            BROKER_SECRET: 'registry-cli-secret',
+            BROKER_PORT: String(port),
+            BROKER_PLATFORMS_FILE: file,
+            DATA_DIR: brokerDir,
+            ACME_MANAGER_PASSWORD: MANAGER_PASSWORD,
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       broker.stdout!.on('data', (d) => lines.push(String(d)));
       broker.stderr!.on('data', (d) => lines.push(String(d)));
       let health: { platforms?: Record<string, { up: boolean }> } = {};
       for (let i = 0; i < 300 && health.platforms?.[id]?.up !== true; i++) {
         await new Promise((r) => setTimeout(r, 100));
-        health = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.json() as Promise<typeof health>, () => ({}));
+        health = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.json() as Promise<typeof health>,
+          () => ({}),
+        );
       }
       expect(health.platforms?.[id], lines.join('')).toMatchObject({ up: true });
       expect(lines.join('')).not.toContain(MANAGER_PASSWORD);
@@ -259,18 +436,42 @@ describe('registry CLI', () => {
   it('names the brokers of a platform in order, changes them, and hands a platform back to the default list', async () => {
     const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Paired Org', '--json'));
     const [a, b, c] = ['http://127.0.0.1:9801', 'https://broker-b.example/', 'http://127.0.0.1:9803'];
-    const paired = await registry('platform', 'add', '--org', org.id, '--type', 'PF4', '--name', 'Paired',
-      '--broker-url', `${a}, ${b}`, '--broker-url', c, '--json');
+    const paired = await registry(
+      'platform',
+      'add',
+      '--org',
+      org.id,
+      '--type',
+      'PF4',
+      '--name',
+      'Paired',
+      '--broker-url',
+      `${a}, ${b}`,
+      '--broker-url',
+      c,
+      '--json',
+    );
     expect(paired.code).toBe(0);
     const record = json<{ id: string; brokerUrls: string[]; brokerUrl: string; brokerPlatformsFile: null }>(paired);
-    expect(record).toMatchObject({ name: 'Paired', type: 'PF4', organizationId: org.id, brokerUrls: [a, b, c], brokerUrl: a, brokerPlatformsFile: null });
+    expect(record).toMatchObject({
+      name: 'Paired',
+      type: 'PF4',
+      organizationId: org.id,
+      brokerUrls: [a, b, c],
+      brokerUrl: a,
+      brokerPlatformsFile: null,
+    });
     const id = record.id;
     const plain = json<{ id: string; brokerUrls: null; brokerUrl: null }>(
-      await registry('platform', 'add', '--org', org.id, '--type', 'PF5', '--name', 'Plain', '--json'));
+      await registry('platform', 'add', '--org', org.id, '--type', 'PF5', '--name', 'Plain', '--json'),
+    );
     expect(plain).toMatchObject({ brokerUrls: null, brokerUrl: null });
 
     // Stored as the list and, for an edge of the previous version, its first entry.
-    const columns = () => edge.db().then((db) => db.prepare('SELECT broker_urls, broker_url FROM trade_platforms WHERE id = ?').bind(id).first());
+    const columns = () =>
+      edge
+        .db()
+        .then((db) => db.prepare('SELECT broker_urls, broker_url FROM trade_platforms WHERE id = ?').bind(id).first());
     expect(await columns()).toEqual({ broker_urls: JSON.stringify([a, b, c]), broker_url: a });
     const table = (await registry('platform', 'list', '--org', org.id)).stdout.split('\n');
     expect(table[0]).toMatch(/^ID\s+TYPE\s+NAME\s+ORGANIZATION\s+BROKERS\s+IN BROKER FILE$/);
@@ -280,8 +481,13 @@ describe('registry CLI', () => {
     const swapped = await registry('platform', 'brokers', id.toUpperCase(), `${c},${a}`);
     expect([swapped.code, swapped.stdout]).toEqual([0, `platform ${id} served by ${c},${a}\n`]);
     expect(await columns()).toEqual({ broker_urls: JSON.stringify([c, a]), broker_url: c });
-    const listed = json<Array<{ id: string; brokerUrls: string[] | null; brokerUrl: string | null }>>(await registry('platform', 'list', '--org', org.id, '--json'));
-    expect(listed.map((p) => [p.id, p.brokerUrls, p.brokerUrl])).toEqual([[id, [c, a], c], [plain.id, null, null]]);
+    const listed = json<Array<{ id: string; brokerUrls: string[] | null; brokerUrl: string | null }>>(
+      await registry('platform', 'list', '--org', org.id, '--json'),
+    );
+    expect(listed.map((p) => [p.id, p.brokerUrls, p.brokerUrl])).toEqual([
+      [id, [c, a], c],
+      [plain.id, null, null],
+    ]);
     const spaced = json<{ brokerUrls: string[] }>(await registry('platform', 'brokers', id, b, a, '--json'));
     expect(spaced.brokerUrls).toEqual([b, a]);
 
@@ -290,17 +496,24 @@ describe('registry CLI', () => {
     expect(await columns()).toEqual({ broker_urls: null, broker_url: null });
 
     const unknown = randomUUID();
-    expect(await registry('platform', 'brokers', unknown, a)).toEqual({ code: 1, stdout: '', stderr: `error: platform ${unknown} not found\n` });
+    expect(await registry('platform', 'brokers', unknown, a)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: platform ${unknown} not found\n`,
+    });
     for (const p of [id, plain.id]) expect((await registry('platform', 'remove', p)).code).toBe(0);
     expect((await registry('org', 'remove', org.id)).code).toBe(0);
   });
 
   it('registers a client with the scopes it may hold, changes them, and the edge grants exactly those', async () => {
     const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Scoped Org', '--json'));
-    const reader = json<{ clientId: string; clientSecret: string; scopes: string[] }>(await registry('client', 'add', '--org', org.id, '--json'));
+    const reader = json<{ clientId: string; clientSecret: string; scopes: string[] }>(
+      await registry('client', 'add', '--org', org.id, '--json'),
+    );
     expect(reader.scopes).toEqual(['webapi']);
     const writer = json<{ clientId: string; clientSecret: string; scopes: string[] }>(
-      await registry('client', 'add', '--org', org.id, '--scopes', 'webapi.write', '--json'));
+      await registry('client', 'add', '--org', org.id, '--scopes', 'webapi.write', '--json'),
+    );
     expect(writer.scopes).toEqual(['webapi', 'webapi.write']);
     const bad = await registry('client', 'add', '--org', org.id, '--scopes', 'webapi,root');
     expect(bad.code).toBe(2);
@@ -311,9 +524,12 @@ describe('registry CLI', () => {
     expect(changed.stdout).toContain(`client ${reader.clientId} may hold webapi webapi.write webapi.admin`);
     expect((await registry('client', 'scopes', reader.clientId)).code).toBe(2);
     expect((await registry('client', 'scopes', 'nobody', 'webapi')).code).toBe(1);
-    expect((await registry('client', 'list', '--org', org.id)).stdout).toMatch(new RegExp(`${writer.clientId}.*enabled\\s+webapi webapi.write\\s`));
+    expect((await registry('client', 'list', '--org', org.id)).stdout).toMatch(
+      new RegExp(`${writer.clientId}.*enabled\\s+webapi webapi.write\\s`),
+    );
 
-    const grant = async (c: { clientId: string; clientSecret: string }) => ((await (await token(c.clientId, c.clientSecret)).json()) as { scope: string }).scope;
+    const grant = async (c: { clientId: string; clientSecret: string }) =>
+      ((await (await token(c.clientId, c.clientSecret)).json()) as { scope: string }).scope;
     expect(await grant(reader)).toBe('webapi webapi.write webapi.admin');
     expect(await grant(writer)).toBe('webapi webapi.write');
   });

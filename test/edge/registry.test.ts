@@ -19,7 +19,9 @@ beforeAll(async () => {
   tokenA = await edge.token();
   tokenB = await edge.token({ client_id: 'client-b', org: ORG_B });
 });
-afterAll(async () => { await edge?.close(); });
+afterAll(async () => {
+  await edge?.close();
+});
 
 async function get(path: string, token = tokenA) {
   const res = await fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
@@ -50,8 +52,12 @@ describe('registry routes', () => {
     const res = await get(`/api/TradePlatforms/${PF5_A}`);
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text)).toEqual({
-      id: PF5_A, name: 'A PF5', type: 'PF5', organizationId: ORG_A,
-      organization: { id: ORG_A, name: 'Org A', created: expect.stringMatching(ISO) }, created: expect.stringMatching(ISO),
+      id: PF5_A,
+      name: 'A PF5',
+      type: 'PF5',
+      organizationId: ORG_A,
+      organization: { id: ORG_A, name: 'Org A', created: expect.stringMatching(ISO) },
+      created: expect.stringMatching(ISO),
     });
     expect(JSON.parse((await get(`/api/TradePlatforms/${PF5_A.toUpperCase()}`)).text).id).toBe(PF5_A);
   });
@@ -61,7 +67,11 @@ describe('registry routes', () => {
     const unknownId = randomUUID();
     const unknown = await get(`/api/TradePlatforms/${unknownId}`);
     expect(foreign.status).toBe(404);
-    expect(JSON.parse(foreign.text)).toEqual({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `trade platform ${PF4_B} not found` });
+    expect(JSON.parse(foreign.text)).toEqual({
+      errorType: 'NotFound',
+      errorCode: 'NotFound',
+      errorDescription: `trade platform ${PF4_B} not found`,
+    });
     expect(unknown.status).toBe(404);
     expect(foreign.type).toBe(unknown.type);
     expect(foreign.text.replace(PF4_B, 'ID')).toBe(unknown.text.replace(unknownId, 'ID'));
@@ -73,13 +83,21 @@ describe('registry routes', () => {
     for (const id of ['not-a-uuid', '1234', `${PF4_A}0`]) {
       const res = await get(`/api/TradePlatforms/${id}`);
       expect(res.status).toBe(400);
-      expect(JSON.parse(res.text)).toEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: 'tradePlatform must be a uuid' });
+      expect(JSON.parse(res.text)).toEqual({
+        errorType: 'Validation',
+        errorCode: 'Validation',
+        errorDescription: 'tradePlatform must be a uuid',
+      });
     }
   });
 
   it("lists the caller's own organization only", async () => {
-    expect(JSON.parse((await get('/api/Organizations')).text)).toEqual([{ id: ORG_A, name: 'Org A', created: expect.stringMatching(ISO) }]);
-    expect(JSON.parse((await get('/api/Organizations', tokenB)).text)).toEqual([{ id: ORG_B, name: 'Org B', created: expect.stringMatching(ISO) }]);
+    expect(JSON.parse((await get('/api/Organizations')).text)).toEqual([
+      { id: ORG_A, name: 'Org A', created: expect.stringMatching(ISO) },
+    ]);
+    expect(JSON.parse((await get('/api/Organizations', tokenB)).text)).toEqual([
+      { id: ORG_B, name: 'Org B', created: expect.stringMatching(ISO) },
+    ]);
   });
 
   it('needs a token', async () => {
@@ -94,26 +112,62 @@ describe('RegistryStore', () => {
     expect((await store.findPlatform(ORG_A, PF4_A))?.name).toBe('A PF4');
     expect(await store.findPlatform(ORG_A, PF4_B)).toBeNull();
     expect(await store.findPlatform(ORG_A, 'nope')).toBeNull();
-    expect(await store.findPlatformEntry(ORG_B, PF4_B)).toEqual({ platform: expect.objectContaining({ id: PF4_B, type: 'PF4' }), brokerUrls: null });
+    expect(await store.findPlatformEntry(ORG_B, PF4_B)).toEqual({
+      platform: expect.objectContaining({ id: PF4_B, type: 'PF4' }),
+      brokerUrls: null,
+    });
     expect(await store.listOrganizations(randomUUID())).toEqual([]);
   });
 
   it('adds and removes organizations, platforms and clients, refusing to orphan anything', async () => {
     const org = await store.addOrganization({ name: 'Acme' });
-    expect(org).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', created: expect.stringMatching(ISO) });
-    await expect(store.addOrganization({ name: 'Again', id: org.id })).rejects.toThrow(`organization ${org.id} already exists`);
+    expect(org).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Acme',
+      created: expect.stringMatching(ISO),
+    });
+    await expect(store.addOrganization({ name: 'Again', id: org.id })).rejects.toThrow(
+      `organization ${org.id} already exists`,
+    );
     await expect(store.addOrganization({ name: 'Bad', id: 'x' })).rejects.toBeInstanceOf(RegistryError);
 
     const id = randomUUID();
-    const entry = await store.addPlatform({ organizationId: org.id, type: 'PFOther', name: 'Acme other', id, brokerUrls: ['http://127.0.0.1:9999'] });
-    expect(entry).toEqual({ platform: expect.objectContaining({ id, type: 'PFOther', organization: org }), brokerUrls: ['http://127.0.0.1:9999'] });
-    await expect(store.addPlatform({ organizationId: randomUUID(), type: 'PF4', name: 'x' })).rejects.toThrow(/organization .* not found/);
-    await expect(store.addPlatform({ organizationId: org.id, type: 'PF6' as 'PF4', name: 'x' })).rejects.toThrow(/PF4, PF5, PFOther/);
+    const entry = await store.addPlatform({
+      organizationId: org.id,
+      type: 'PFOther',
+      name: 'Acme other',
+      id,
+      brokerUrls: ['http://127.0.0.1:9999'],
+    });
+    expect(entry).toEqual({
+      platform: expect.objectContaining({ id, type: 'PFOther', organization: org }),
+      brokerUrls: ['http://127.0.0.1:9999'],
+    });
+    await expect(store.addPlatform({ organizationId: randomUUID(), type: 'PF4', name: 'x' })).rejects.toThrow(
+      /organization .* not found/,
+    );
+    await expect(store.addPlatform({ organizationId: org.id, type: 'PF6' as 'PF4', name: 'x' })).rejects.toThrow(
+      /PF4, PF5, PFOther/,
+    );
 
-    const { client, secret } = await store.addClient({ organizationId: org.id, name: 'Acme app', clientId: 'acme-app' });
-    expect(client).toEqual({ clientId: 'acme-app', organizationId: org.id, name: 'Acme app', disabled: false, grantTypes: ['client_credentials'], scopes: ['webapi'], created: expect.stringMatching(ISO) });
+    const { client, secret } = await store.addClient({
+      organizationId: org.id,
+      name: 'Acme app',
+      clientId: 'acme-app',
+    });
+    expect(client).toEqual({
+      clientId: 'acme-app',
+      organizationId: org.id,
+      name: 'Acme app',
+      disabled: false,
+      grantTypes: ['client_credentials'],
+      scopes: ['webapi'],
+      created: expect.stringMatching(ISO),
+    });
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    await expect(store.addClient({ organizationId: org.id, clientId: 'has:colon' })).rejects.toThrow(/client id must be/);
+    await expect(store.addClient({ organizationId: org.id, clientId: 'has:colon' })).rejects.toThrow(
+      /client id must be/,
+    );
     await expect(store.addClient({ organizationId: org.id, clientId: 'acme-app' })).rejects.toThrow(/already exists/);
 
     const stored = await store.findClient('acme-app');

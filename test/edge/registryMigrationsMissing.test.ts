@@ -22,13 +22,21 @@ afterAll(async () => {
   await edge?.close();
 });
 
-const NOT_READY = { errorType: 'Unavailable', errorCode: 'RegistryNotReady', errorDescription: 'the platform registry is not ready yet: retry shortly' };
+const NOT_READY = {
+  errorType: 'Unavailable',
+  errorCode: 'RegistryNotReady',
+  errorDescription: 'the platform registry is not ready yet: retry shortly',
+};
 
 async function answer(path: string) {
   const res = await fetch(new URL(path, edge.url));
   const text = await res.text();
   let body: unknown = text;
-  try { body = JSON.parse(text); } catch { /* plain text */ }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* plain text */
+  }
   return { status: res.status, retryAfter: res.headers.get('retry-after'), body };
 }
 
@@ -50,18 +58,23 @@ async function record(names: readonly string[]) {
 describe('the registry readiness gate, one migration short', () => {
   it('stays shut with every migration recorded but any one of them, and opens once all are', async () => {
     expect(REGISTRY_MIGRATIONS.length).toBeGreaterThan(1);
-    const allButOne = REGISTRY_MIGRATIONS.map((missing) => [missing, REGISTRY_MIGRATIONS.filter((name) => name !== missing)] as const);
+    const allButOne = REGISTRY_MIGRATIONS.map(
+      (missing) => [missing, REGISTRY_MIGRATIONS.filter((name) => name !== missing)] as const,
+    );
     // The newest first: the one a gate counting one short would let through.
     for (const [missing, recorded] of allButOne.reverse()) {
       await record(recorded);
       await pastAskInterval();
-      expect([missing, await answer('/openapi.json')]).toStrictEqual([missing, { status: 503, retryAfter: '1', body: NOT_READY }]);
+      expect([missing, await answer('/openapi.json')]).toStrictEqual([
+        missing,
+        { status: 503, retryAfter: '1', body: NOT_READY },
+      ]);
       expect([missing, await answer('/livez')]).toStrictEqual([missing, { status: 200, retryAfter: null, body: 'ok' }]);
     }
     // One reason for every case (the count is the same), logged once.
-    expect(warnings.filter((w) => w.msg === 'the registry is not ready').map((w) => [w.level, w.reason])).toStrictEqual([
-      ['warn', `${REGISTRY_MIGRATIONS.length - 1} of ${REGISTRY_MIGRATIONS.length} migrations applied`],
-    ]);
+    expect(warnings.filter((w) => w.msg === 'the registry is not ready').map((w) => [w.level, w.reason])).toStrictEqual(
+      [['warn', `${REGISTRY_MIGRATIONS.length - 1} of ${REGISTRY_MIGRATIONS.length} migrations applied`]],
+    );
 
     await record(REGISTRY_MIGRATIONS);
     await pastAskInterval();

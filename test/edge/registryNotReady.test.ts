@@ -11,7 +11,11 @@ let edge: TestEdge;
 const errors: string[] = [];
 
 beforeAll(async () => {
-  edge = await startTestEdge({ log: (line, stream) => { if (stream === 'stderr') errors.push(line); } });
+  edge = await startTestEdge({
+    log: (line, stream) => {
+      if (stream === 'stderr') errors.push(line);
+    },
+  });
   const db = await edge.db();
   await db.exec('DROP TABLE api_clients');
   await db.exec('DROP TABLE trade_platforms');
@@ -24,14 +28,24 @@ describe('a registry that is not migrated', () => {
   it('answers a token request 503 with Retry-After, naming the registry', async () => {
     const res = await fetch(new URL('/connect/token', edge.url), {
       method: 'POST',
-      headers: { authorization: `Basic ${btoa('client-a:secret-a')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${btoa('client-a:secret-a')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'grant_type=client_credentials&scope=webapi',
     });
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('1');
-    expect(await res.json()).toStrictEqual({ errorType: 'Unavailable', errorCode: 'RegistryNotReady', errorDescription: 'the platform registry is not ready yet: retry shortly' });
+    expect(await res.json()).toStrictEqual({
+      errorType: 'Unavailable',
+      errorCode: 'RegistryNotReady',
+      errorDescription: 'the platform registry is not ready yet: retry shortly',
+    });
     const logged = errors.map((line) => JSON.parse(line) as { msg: string; error: string });
-    expect(logged.at(-1)).toMatchObject({ msg: 'the registry is not migrated', error: expect.stringContaining('no such table: api_clients') });
+    expect(logged.at(-1)).toMatchObject({
+      msg: 'the registry is not migrated',
+      error: expect.stringContaining('no such table: api_clients'),
+    });
     expect(errors.join('\n')).not.toContain('secret-a');
   });
 

@@ -38,26 +38,45 @@ beforeEach(() => {
   }
 });
 
-interface Answer { status: number; body: any; text: string }
+interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
 
 async function get(edge: TestEdge, path: string, token: string): Promise<Answer> {
   const res = await fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${token}` } });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), text };
 }
-const serverTime = (edge: TestEdge, platform: string, token: string) => get(edge, `/api/v2/PF4/${platform}/ServerTime`, token);
+const serverTime = (edge: TestEdge, platform: string, token: string) =>
+  get(edge, `/api/v2/PF4/${platform}/ServerTime`, token);
 
 /** A PF4 platform of `org`, served by `brokerUrl` (null: the edge's BROKER_URL), or by a list, as the registry stores it. */
 async function addPlatform(edge: TestEdge, org: string, brokerUrl: string | string[] | null): Promise<string> {
   const id = randomUUID();
   const urls = typeof brokerUrl === 'string' ? [brokerUrl] : brokerUrl;
-  await (await edge.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .bind(id, `platform ${id.slice(0, 8)}`, 'PF4', org, brokerUrlsColumn(urls), urls?.[0] ?? null, new Date(0).toISOString()).run();
+  await (await edge.db())
+    .prepare(
+      'INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .bind(
+      id,
+      `platform ${id.slice(0, 8)}`,
+      'PF4',
+      org,
+      brokerUrlsColumn(urls),
+      urls?.[0] ?? null,
+      new Date(0).toISOString(),
+    )
+    .run();
   return id;
 }
 const setBroker = async (edge: TestEdge, id: string, brokerUrl: string | null) =>
-  (await edge.db()).prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
-    .bind(brokerUrlsColumn(brokerUrl === null ? null : [brokerUrl]), brokerUrl, id).run();
+  (await edge.db())
+    .prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+    .bind(brokerUrlsColumn(brokerUrl === null ? null : [brokerUrl]), brokerUrl, id)
+    .run();
 const removePlatform = async (edge: TestEdge, id: string) =>
   (await edge.db()).prepare('DELETE FROM trade_platforms WHERE id = ?').bind(id).run();
 
@@ -95,8 +114,12 @@ describe('routing by broker', () => {
     }
 
     const legacy = randomUUID();
-    await (await uncached.db()).prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-      .bind(legacy, 'legacy', 'PF4', ORG_A, other.url, new Date(0).toISOString()).run();
+    await (await uncached.db())
+      .prepare(
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+      )
+      .bind(legacy, 'legacy', 'PF4', ORG_A, other.url, new Date(0).toISOString())
+      .run();
     expect((await serverTime(uncached, legacy, token)).body.data).toBe('from the broker');
     expect(other.framesFor('ServerTime').map((f) => f.platform)).toEqual([legacy]);
     expect(home.framesFor('ServerTime')).toEqual([]);
@@ -108,9 +131,15 @@ describe('routing by broker', () => {
     const id = await addPlatform(uncached, ORG_A, other.url);
     other.script.set('PF4.UserRecordNew', { hang: true });
     const pending = fetch(new URL(`/api/v2/PF4/${id}/UserRecordNew?requestTimeout=2`, uncached.url), {
-      method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ group: 'g', name: 'n' }),
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ group: 'g', name: 'n' }),
     });
-    await until(() => Promise.resolve(other.framesFor('PF4.UserRecordNew').length > 0), 'the change to reach the old broker', 15_000);
+    await until(
+      () => Promise.resolve(other.framesFor('PF4.UserRecordNew').length > 0),
+      'the change to reach the old broker',
+      15_000,
+    );
 
     await setBroker(uncached, id, home.url);
     const moved = await serverTime(uncached, id, token);
@@ -175,7 +204,9 @@ describe('REGISTRY_CACHE_SECONDS', () => {
     const foreign = await serverTime(cached, id, stranger);
     const unknown = await serverTime(cached, unknownId, stranger);
     expect(foreign.body.error).toStrictEqual(notFound(id));
-    expect(foreign.text.replace(id, 'X')).toBe(unknown.text.replace(unknownId, 'X').replace(unknown.body.meta.activityId, foreign.body.meta.activityId));
+    expect(foreign.text.replace(id, 'X')).toBe(
+      unknown.text.replace(unknownId, 'X').replace(unknown.body.meta.activityId, foreign.body.meta.activityId),
+    );
     expect((await get(cached, `/api/TradePlatforms/${id}`, stranger)).status).toBe(404);
     expect((await get(cached, `/api/TradePlatforms/${id}`, owner)).status).toBe(200);
     expect(home.frames.map((f) => f.platform)).toEqual([id]);
@@ -184,10 +215,14 @@ describe('REGISTRY_CACHE_SECONDS', () => {
 
 describe('a removed or disabled client', () => {
   it('gets no new token from the moment it is disabled or removed', async () => {
-    const token = async (clientId: string, secret: string) => (await fetch(new URL('/connect/token', cached.url), {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
-    })).status;
+    const token = async (clientId: string, secret: string) =>
+      (
+        await fetch(new URL('/connect/token', cached.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
+        })
+      ).status;
     const db = await cached.db();
     await cached.seedClient('short-lived', 'secret-1', ORG_A);
     expect(await token('short-lived', 'secret-1')).toBe(200);

@@ -24,7 +24,10 @@ afterAll(async () => {
 async function call(token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(new URL(path, edge.url), {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -32,13 +35,14 @@ async function call(token: string, method: string, path: string, body?: unknown)
 }
 
 /** One call of each kind the client could make: a registry read, a v2 read, a v2 write, a v1 read. */
-const everyRoute = (platform: string) => [
-  ['GET', '/api/Organizations', undefined],
-  ['GET', `/api/TradePlatforms/${platform}`, undefined],
-  ['GET', `/api/v2/PF4/${platform}/ServerTime`, undefined],
-  ['POST', `/api/v2/PF4/${platform}/UserRecordNew`, { group: 'demo', name: 'Revoked' }],
-  ['GET', `/api/PF4/${platform}/UserRecordGet/5`, undefined],
-] as const;
+const everyRoute = (platform: string) =>
+  [
+    ['GET', '/api/Organizations', undefined],
+    ['GET', `/api/TradePlatforms/${platform}`, undefined],
+    ['GET', `/api/v2/PF4/${platform}/ServerTime`, undefined],
+    ['POST', `/api/v2/PF4/${platform}/UserRecordNew`, { group: 'demo', name: 'Revoked' }],
+    ['GET', `/api/PF4/${platform}/UserRecordGet/5`, undefined],
+  ] as const;
 
 /** Past the cache time, measured from the change: every route refuses by then, which polling would not show. */
 const pastCacheTime = () => new Promise((r) => setTimeout(r, CACHE_SECONDS * 1000 + 300));
@@ -46,8 +50,12 @@ const pastCacheTime = () => new Promise((r) => setTimeout(r, CACHE_SECONDS * 100
 async function newPlatform(organizationId: string) {
   const id = crypto.randomUUID();
   const db = await edge.db();
-  await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
-    .bind(id, 'P', 'PF4', organizationId, null, new Date().toISOString()).run();
+  await db
+    .prepare(
+      'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    .bind(id, 'P', 'PF4', organizationId, null, new Date().toISOString())
+    .run();
   return id;
 }
 
@@ -56,7 +64,8 @@ describe.concurrent('revocation within the registry cache time', () => {
   it("stops a disabled client's issued token on every route, and lets it work again once enabled", async () => {
     const platform = await newPlatform(ORG_A);
     const token = await edge.token({ client_id: 'client-disabled' });
-    for (const [method, path, body] of everyRoute(platform)) expect((await call(token, method, path, body)).status, path).toBe(200);
+    for (const [method, path, body] of everyRoute(platform))
+      expect((await call(token, method, path, body)).status, path).toBe(200);
 
     const db = await edge.db();
     await db.prepare('UPDATE api_clients SET disabled = 1 WHERE client_id = ?').bind('client-disabled').run();
@@ -64,7 +73,10 @@ describe.concurrent('revocation within the registry cache time', () => {
     for (const [method, path, body] of everyRoute(platform)) {
       const res = await call(token, method, path, body);
       expect(res.status, path).toBe(401);
-      expect(res.body).toEqual({ error: 'invalid_token', error_description: 'the access token was revoked: its client is disabled or no longer registered' });
+      expect(res.body).toEqual({
+        error: 'invalid_token',
+        error_description: 'the access token was revoked: its client is disabled or no longer registered',
+      });
       expect(res.challenge).toMatch(/error="invalid_token"/);
     }
 
@@ -79,15 +91,20 @@ describe.concurrent('revocation within the registry cache time', () => {
     expect((await call(token, 'GET', '/api/Organizations')).status).toBe(200);
     await (await edge.db()).prepare('DELETE FROM api_clients WHERE client_id = ?').bind('client-removed').run();
     await pastCacheTime();
-    for (const [method, path, body] of everyRoute(platform)) expect((await call(token, method, path, body)).status, path).toBe(401);
+    for (const [method, path, body] of everyRoute(platform))
+      expect((await call(token, method, path, body)).status, path).toBe(401);
   });
 
-  it("takes a scope removed from the client away from its issued tokens", async () => {
+  it('takes a scope removed from the client away from its issued tokens', async () => {
     const platform = await newPlatform(ORG_A);
     const token = await edge.token({ client_id: 'client-narrowed', scope: ALL_SCOPES });
-    const write = () => call(token, 'POST', `/api/v2/PF4/${platform}/UserRecordNew`, { group: 'demo', name: 'Narrowed' });
+    const write = () =>
+      call(token, 'POST', `/api/v2/PF4/${platform}/UserRecordNew`, { group: 'demo', name: 'Narrowed' });
     expect((await write()).body.error).toBeNull();
-    await (await edge.db()).prepare("UPDATE api_clients SET scopes = 'webapi' WHERE client_id = ?").bind('client-narrowed').run();
+    await (await edge.db())
+      .prepare("UPDATE api_clients SET scopes = 'webapi' WHERE client_id = ?")
+      .bind('client-narrowed')
+      .run();
     await pastCacheTime();
     expect((await write()).body.error).toMatchObject({ code: 'Forbidden' });
     expect((await call(token, 'GET', `/api/v2/PF4/${platform}/ServerTime`)).body.error).toBeNull();
@@ -106,8 +123,13 @@ describe.concurrent('revocation within the registry cache time', () => {
     await db.prepare('UPDATE trade_platforms SET organization_id = ? WHERE id = ?').bind(ORG_B, moved).run();
     await pastCacheTime();
     for (const platform of [removed, moved]) {
-      expect((await call(token, 'GET', `/api/v2/PF4/${platform}/ServerTime`)).body.error).toMatchObject({ code: 'NotFound' });
-      expect((await call(token, 'POST', `/api/v2/PF4/${platform}/UserRecordNew`, { group: 'demo', name: 'Gone' })).body.error).toMatchObject({ code: 'NotFound' });
+      expect((await call(token, 'GET', `/api/v2/PF4/${platform}/ServerTime`)).body.error).toMatchObject({
+        code: 'NotFound',
+      });
+      expect(
+        (await call(token, 'POST', `/api/v2/PF4/${platform}/UserRecordNew`, { group: 'demo', name: 'Gone' })).body
+          .error,
+      ).toMatchObject({ code: 'NotFound' });
       expect((await call(token, 'GET', `/api/PF4/${platform}/UserRecordGet/5`)).status).toBe(404);
       expect((await call(token, 'GET', `/api/TradePlatforms/${platform}`)).status).toBe(404);
       const listed = (await call(token, 'GET', '/api/TradePlatforms')).body as Array<{ id: string }>;

@@ -26,19 +26,30 @@ afterAll(async () => {
 });
 
 async function tokenFor(clientId: string, scope?: string) {
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: `${clientId}-secret` });
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: `${clientId}-secret`,
+  });
   if (scope !== undefined) form.set('scope', scope);
-  const res = await fetch(new URL('/connect/token', edge.url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+  const res = await fetch(new URL('/connect/token', edge.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
   return { status: res.status, body: (await res.json()) as Record<string, string> };
 }
 
 async function call(token: string, method: string, path: string, body?: unknown) {
   const res = await fetch(new URL(path, edge.url), {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()), challenge: res.headers.get('www-authenticate') };
+  return { status: res.status, body: await res.json(), challenge: res.headers.get('www-authenticate') };
 }
 
 const v2 = `/api/v2/PF4/${PF4_A}`;
@@ -68,7 +79,13 @@ describe('token endpoint', () => {
 
   it('refuses an unknown scope as invalid_scope', async () => {
     const res = await tokenFor('admin', 'webapi superuser');
-    expect(res).toEqual({ status: 400, body: { error: 'invalid_scope', error_description: 'unknown scope superuser: the scopes are webapi, webapi.write, webapi.admin' } });
+    expect(res).toEqual({
+      status: 400,
+      body: {
+        error: 'invalid_scope',
+        error_description: 'unknown scope superuser: the scopes are webapi, webapi.write, webapi.admin',
+      },
+    });
   });
 });
 
@@ -79,9 +96,21 @@ describe('each operation needs its scope', () => {
     broker.frames.length = 0;
     const refused = await write(token);
     expect(refused.status).toBe(200);
-    expect(refused.body).toMatchObject({ data: null, error: { code: 'Forbidden', managerCode: null, message: 'the access token lacks the webapi.write scope this operation needs' } });
-    expect(refused.challenge).toBe('Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi.write scope this operation needs", scope="webapi.write"');
-    expect((await destroy(token)).body.error).toMatchObject({ code: 'Forbidden', message: expect.stringContaining('webapi.admin') });
+    expect(refused.body).toMatchObject({
+      data: null,
+      error: {
+        code: 'Forbidden',
+        managerCode: null,
+        message: 'the access token lacks the webapi.write scope this operation needs',
+      },
+    });
+    expect(refused.challenge).toBe(
+      'Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi.write scope this operation needs", scope="webapi.write"',
+    );
+    expect((await destroy(token)).body.error).toMatchObject({
+      code: 'Forbidden',
+      message: expect.stringContaining('webapi.admin'),
+    });
     expect(broker.frames).toHaveLength(0);
   });
 
@@ -106,13 +135,17 @@ describe('token times', () => {
   async function sign(claims: Record<string, unknown>) {
     const key = await importJWK(edge.privateJwk, 'ES256');
     return new SignJWT({ iss: edge.issuer, aud: AUDIENCE, scope: 'webapi', client_id: 'reader', org: ORG_A, ...claims })
-      .setProtectedHeader({ alg: 'ES256', kid: edge.privateJwk.kid, typ: 'at+jwt' }).sign(key);
+      .setProtectedHeader({ alg: 'ES256', kid: edge.privateJwk.kid, typ: 'at+jwt' })
+      .sign(key);
   }
 
   it('refuses a token living longer than TOKEN_MAX_LIFETIME_SECONDS, and accepts one at the maximum', async () => {
     const far = await call(await sign({ iat: now(), exp: now() + 10 * 365 * 86_400 }), 'GET', '/api/Organizations');
     expect(far.status).toBe(401);
-    expect(far.body).toEqual({ error: 'invalid_token', error_description: 'the access token lives longer than the 7200 s this API accepts' });
+    expect(far.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'the access token lives longer than the 7200 s this API accepts',
+    });
     const noIat = await call(await sign({ exp: now() + 7300 }), 'GET', '/api/Organizations');
     expect(noIat.status).toBe(401);
     expect((await call(await sign({ iat: now(), exp: now() + 7200 }), 'GET', '/api/Organizations')).status).toBe(200);
@@ -121,7 +154,10 @@ describe('token times', () => {
   it('refuses a token issued in the future (beyond the clock tolerance)', async () => {
     const future = await call(await sign({ iat: now() + 3600, exp: now() + 3700 }), 'GET', '/api/Organizations');
     expect(future.status).toBe(401);
-    expect(future.body).toEqual({ error: 'invalid_token', error_description: 'the access token was issued in the future' });
+    expect(future.body).toEqual({
+      error: 'invalid_token',
+      error_description: 'the access token was issued in the future',
+    });
   });
 });
 
@@ -131,7 +167,9 @@ describe('unknown routes', () => {
     const v2Unknown = await call(token, 'GET', `${v2}/NoSuchOperation`);
     expect(v2Unknown.status).toBe(200);
     expect(v2Unknown.body).toEqual({
-      data: null, error: { code: 'NotFound', managerCode: null, message: `no route for GET ${v2}/NoSuchOperation` }, meta: { activityId: expect.stringMatching(/^[0-9a-f]{32}$/) },
+      data: null,
+      error: { code: 'NotFound', managerCode: null, message: `no route for GET ${v2}/NoSuchOperation` },
+      meta: { activityId: expect.stringMatching(/^[0-9a-f]{32}$/) },
     });
     const elsewhere = await call(token, 'GET', '/api/NoSuchThing');
     expect(elsewhere.status).toBe(404);

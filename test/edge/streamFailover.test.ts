@@ -59,15 +59,30 @@ async function newPlatform(brokers?: Array<{ url: string }>): Promise<string> {
   const id = randomUUID();
   const db = await edge.db();
   const urls = brokers ? brokers.map((x) => x.url) : null;
-  await db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, broker_urls, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .bind(id, `failover ${id.slice(0, 8)}`, 'PF4', ORG_A, urls?.[0] ?? null, urls ? JSON.stringify(urls) : null, new Date().toISOString()).run();
+  await db
+    .prepare(
+      'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, broker_urls, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .bind(
+      id,
+      `failover ${id.slice(0, 8)}`,
+      'PF4',
+      ORG_A,
+      urls?.[0] ?? null,
+      urls ? JSON.stringify(urls) : null,
+      new Date().toISOString(),
+    )
+    .run();
   return id;
 }
 
 /** A list entry no broker answers at all: a listener that accepts connections and never says a word (a stopped process). */
 async function silentListener(): Promise<{ url: string; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
-  const server = createServer((socket) => { sockets.add(socket); socket.on('error', () => {}); });
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   return {
@@ -79,22 +94,38 @@ async function silentListener(): Promise<{ url: string; close(): Promise<void> }
   };
 }
 
-const streamUrl = (platform: string, query: string) => new URL(`/api/v2/PF4/${platform}/Stream?${query}`, edge.url).toString();
+const streamUrl = (platform: string, query: string) =>
+  new URL(`/api/v2/PF4/${platform}/Stream?${query}`, edge.url).toString();
 const trade = (order: number): StreamEvent => ({ topic: 'trades', data: { kind: 'Added', order } });
-const tick = (bid: number): StreamEvent => ({ topic: 'ticks', data: { symbol: 'EURUSD', bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
+const tick = (bid: number): StreamEvent => ({
+  topic: 'ticks',
+  data: { symbol: 'EURUSD', bid, ask: bid + 1, lastTime: new Date(0).toISOString() },
+});
 const push = (broker: FakeBroker, ...events: StreamEvent[]) => broker.push({ sub: 1, events });
 
 /** The notice clients get where events may have been missed. */
-const resync = { message: 'events may have been missed while the stream was interrupted: read the current state again' };
-const subscribed = (broker: FakeBroker, platform: string) => broker.framesFor(SUBSCRIBE_OP).some((f) => f.platform === platform);
-const failovers = (broker: FakeBroker, platform: string) => broker.framesFor(FAILOVER_OP).filter((f) => f.platform === platform).map((f) => f.args);
+const resync = {
+  message: 'events may have been missed while the stream was interrupted: read the current state again',
+};
+const subscribed = (broker: FakeBroker, platform: string) =>
+  broker.framesFor(SUBSCRIBE_OP).some((f) => f.platform === platform);
+const failovers = (broker: FakeBroker, platform: string) =>
+  broker
+    .framesFor(FAILOVER_OP)
+    .filter((f) => f.platform === platform)
+    .map((f) => f.args);
 
 /** The SSE events after the first `from` ones, as `[event, data]`. */
 const seen = (events: SseEvent[], from = 0) => events.slice(from).map((e) => [e.event, JSON.parse(e.data) as unknown]);
 
 /** A raw SignalR hub socket: handshake, the given invocations, every record it receives; flow checks answered. */
-async function hubClient(platform: string, invocations: object[]): Promise<{ records: Array<Record<string, unknown>>; close(): void }> {
-  const ws = new WebSocket(`${edge.url.toString().replace(/^http/, 'ws').replace(/\/$/, '')}/hubs/pf4/v2?tradePlatform=${platform}&access_token=${token}`);
+async function hubClient(
+  platform: string,
+  invocations: object[],
+): Promise<{ records: Array<Record<string, unknown>>; close(): void }> {
+  const ws = new WebSocket(
+    `${edge.url.toString().replace(/^http/, 'ws').replace(/\/$/, '')}/hubs/pf4/v2?tradePlatform=${platform}&access_token=${token}`,
+  );
   const records: Array<Record<string, unknown>> = [];
   ws.on('message', (data) => {
     for (const text of (data as Buffer).toString().split('\u001e').filter(Boolean)) {
@@ -106,46 +137,74 @@ async function hubClient(platform: string, invocations: object[]): Promise<{ rec
       records.push(m);
     }
   });
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
   ws.send(JSON.stringify({ protocol: 'json', version: 1 }) + '\u001e');
   for (const m of invocations) ws.send(JSON.stringify(m) + '\u001e');
   // Handled in order: once the last invocation is answered, every stream asked for before it is open.
-  ws.send(JSON.stringify({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['READY'] }) + '\u001e');
+  ws.send(
+    JSON.stringify({ type: 1, invocationId: 'ready', target: 'SubscribeToTicks', arguments: ['READY'] }) + '\u001e',
+  );
   await until(() => records.some((r) => r.type === 3 && r.invocationId === 'ready'), 'the hub to take the invocations');
   return { records, close: () => ws.close() };
 }
 
 /** What a hub socket was sent, without the handshake answer and completions: `[target or stream, argument or item]`. */
-const hubSeen = (records: Array<Record<string, unknown>>) => records
-  .filter((r) => r.type === 1 || r.type === 2)
-  .map((r) => (r.type === 1 ? [r.target, (r.arguments as unknown[])[0]] : [`item ${String(r.invocationId)}`, r.item]));
+const hubSeen = (records: Array<Record<string, unknown>>) =>
+  records
+    .filter((r) => r.type === 1 || r.type === 2)
+    .map((r) =>
+      r.type === 1 ? [r.target, (r.arguments as unknown[])[0]] : [`item ${String(r.invocationId)}`, r.item],
+    );
 
 /** Opens an SSE client of trades and ticks on a new platform and waits until the first broker's events reach it. */
-async function streaming(query = 'ticks&trades', brokers?: FakeBroker[]): Promise<{ platform: string; sse: SseReader }> {
+async function streaming(
+  query = 'ticks&trades',
+  brokers?: FakeBroker[],
+): Promise<{ platform: string; sse: SseReader }> {
   const platform = await newPlatform(brokers);
   const sse = await SseReader.open(streamUrl(platform, query), token);
-  await until(() => subscribed(a, platform) && sse.of('status').some((e) => JSON.parse(e.data).connected === true), 'the subscription on the first broker');
+  await until(
+    () => subscribed(a, platform) && sse.of('status').some((e) => JSON.parse(e.data).connected === true),
+    'the subscription on the first broker',
+  );
   return { platform, sse };
 }
 
 describe('a stream whose platform names two brokers', () => {
-  it('moves to the second broker when the first one\'s socket closes: status down, resync, status up, then its events', async () => {
+  it("moves to the second broker when the first one's socket closes: status down, resync, status up, then its events", async () => {
     const { platform, sse } = await streaming();
     const hub = await hubClient(platform, [{ type: 4, invocationId: 'tr', target: 'StreamTrades', arguments: [] }]);
     try {
       push(a, trade(1));
-      await until(() => sse.of('trades').length === 1 && hub.records.some((r) => r.invocationId === 'tr'), 'the first broker\'s trade');
+      await until(
+        () => sse.of('trades').length === 1 && hub.records.some((r) => r.invocationId === 'tr'),
+        "the first broker's trade",
+      );
       const before = sse.events.length;
       const hubBefore = hubSeen(hub.records).length;
       a.dropLinks();
-      await until(() => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
+      await until(
+        () => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2,
+        'the status up again',
+      );
       push(b, trade(2));
-      await until(() => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4, 'the second broker\'s trade');
+      await until(
+        () => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4,
+        "the second broker's trade",
+      );
       expect(seen(sse.events, before)).toStrictEqual([
-        ['status', { connected: false }], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 2 }],
+        ['status', { connected: false }],
+        ['resync', resync],
+        ['status', { connected: true }],
+        ['trades', { kind: 'Added', order: 2 }],
       ]);
       expect(hubSeen(hub.records).slice(hubBefore)).toStrictEqual([
-        ['OnConnectionStatus', { connected: false }], ['OnResync', resync], ['OnConnectionStatus', { connected: true }],
+        ['OnConnectionStatus', { connected: false }],
+        ['OnResync', resync],
+        ['OnConnectionStatus', { connected: true }],
         ['item tr', { kind: 'Added', order: 2 }],
       ]);
       expect(failovers(b, platform)).toStrictEqual([{ reason: 'lost', kind: 'stream' }]);
@@ -167,13 +226,19 @@ describe('a stream whose platform names two brokers', () => {
   it('moves when the first broker stops answering pings and keeps its socket open (a hung broker)', async () => {
     const { platform, sse } = await streaming();
     try {
-      await until(() => a.framesFor(PING_OP).some((f) => f.platform === platform), 'a heartbeat on the subscription\'s socket');
+      await until(
+        () => a.framesFor(PING_OP).some((f) => f.platform === platform),
+        "a heartbeat on the subscription's socket",
+      );
       const before = sse.events.length;
       a.script.set(PING_OP, { hang: true });
       await until(() => subscribed(b, platform), 'the subscription on the second broker');
-      await until(() => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
+      await until(
+        () => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2,
+        'the status up again',
+      );
       push(b, trade(7));
-      await until(() => sse.of('trades').length === 1, 'the second broker\'s trade');
+      await until(() => sse.of('trades').length === 1, "the second broker's trade");
       expect(seen(sse.events, before).map(([event]) => event)).toStrictEqual(['status', 'resync', 'status', 'trades']);
       expect(seen(sse.events).at(-1)).toStrictEqual(['trades', { kind: 'Added', order: 7 }]);
       expect(failovers(b, platform)).toStrictEqual([{ reason: 'hung', kind: 'stream' }]);
@@ -187,7 +252,7 @@ describe('a stream whose platform names two brokers', () => {
     }
   });
 
-  it('on a drain notice subscribes on the second broker first, the first one\'s events coming until then', async () => {
+  it("on a drain notice subscribes on the second broker first, the first one's events coming until then", async () => {
     const { platform, sse } = await streaming();
     try {
       // The second broker takes its time to accept: meanwhile the draining one still delivers.
@@ -197,14 +262,19 @@ describe('a stream whose platform names two brokers', () => {
       a.push({ drain: { broker: 'a' } });
       await until(() => subscribed(b, platform), 'the subscription asked of the second broker');
       push(a, trade(3));
-      await until(() => sse.of('trades').length === 1, 'the draining broker\'s trade');
-      await until(() => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
+      await until(() => sse.of('trades').length === 1, "the draining broker's trade");
+      await until(
+        () => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2,
+        'the status up again',
+      );
       push(b, trade(4));
-      await until(() => sse.of('trades').length === 2, 'the second broker\'s trade');
+      await until(() => sse.of('trades').length === 2, "the second broker's trade");
       expect(seen(sse.events, before)).toStrictEqual([
-        ['trades', { kind: 'Added', order: 3 }], ['status', { connected: false }],
+        ['trades', { kind: 'Added', order: 3 }],
+        ['status', { connected: false }],
         ['resync', resync],
-        ['status', { connected: true }], ['trades', { kind: 'Added', order: 4 }],
+        ['status', { connected: true }],
+        ['trades', { kind: 'Added', order: 4 }],
       ]);
       expect(failovers(b, platform)).toStrictEqual([{ reason: 'draining', kind: 'stream' }]);
     } finally {
@@ -220,17 +290,33 @@ describe('a stream whose platform names two brokers', () => {
     ]);
     try {
       push(a, tick(1.1));
-      await until(() => sse.of('ticks').length === 1, 'the first broker\'s tick');
+      await until(() => sse.of('ticks').length === 1, "the first broker's tick");
       a.dropLinks();
-      await until(() => subscribed(b, platform) && sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
+      await until(
+        () =>
+          subscribed(b, platform) && sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2,
+        'the status up again',
+      );
       push(b, tick(1.2));
-      await until(() => sse.of('ticks').length === 2 && hub.records.filter((r) => r.invocationId === 'tk').length === 2, 'the second broker\'s tick');
-      expect(seen(sse.events).map(([event]) => event)).toStrictEqual(['status', 'status', 'ticks', 'status', 'status', 'ticks']);
+      await until(
+        () => sse.of('ticks').length === 2 && hub.records.filter((r) => r.invocationId === 'tk').length === 2,
+        "the second broker's tick",
+      );
+      expect(seen(sse.events).map(([event]) => event)).toStrictEqual([
+        'status',
+        'status',
+        'ticks',
+        'status',
+        'status',
+        'ticks',
+      ]);
       expect(sse.of('ticks').map((e) => JSON.parse(e.data).bid)).toStrictEqual([1.1, 1.2]);
       const targets = hubSeen(hub.records).map(([target]) => target);
       expect(targets).not.toContain('OnResync');
       expect(hubSeen(hub.records).filter(([target]) => target === 'OnConnectionStatus')).toStrictEqual([
-        ['OnConnectionStatus', { connected: true }], ['OnConnectionStatus', { connected: false }], ['OnConnectionStatus', { connected: true }],
+        ['OnConnectionStatus', { connected: true }],
+        ['OnConnectionStatus', { connected: false }],
+        ['OnConnectionStatus', { connected: true }],
       ]);
     } finally {
       hub.close();
@@ -238,23 +324,34 @@ describe('a stream whose platform names two brokers', () => {
     }
   });
 
-  it('tells clients to resync when the broker\'s manager session drops and logs in again on the same subscription', async () => {
+  it("tells clients to resync when the broker's manager session drops and logs in again on the same subscription", async () => {
     const { platform, sse } = await streaming('ticks&trades');
     const hub = await hubClient(platform, [{ type: 4, invocationId: 'tr', target: 'StreamTrades', arguments: [] }]);
     try {
       push(a, trade(1));
-      await until(() => sse.of('trades').length === 1 && hub.records.some((r) => r.invocationId === 'tr'), 'the first trade');
+      await until(
+        () => sse.of('trades').length === 1 && hub.records.some((r) => r.invocationId === 'tr'),
+        'the first trade',
+      );
       const before = sse.events.length;
       const hubBefore = hubSeen(hub.records).length;
       // The session down, then up after its resync: the changes meanwhile came in the new snapshot, not as events.
       push(a, { topic: 'status', data: { connected: false } });
       push(a, { topic: 'status', data: { connected: true } }, trade(2));
-      await until(() => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4, 'the trade after the session came back');
+      await until(
+        () => sse.of('trades').length === 2 && hubSeen(hub.records).length >= hubBefore + 4,
+        'the trade after the session came back',
+      );
       expect(seen(sse.events, before)).toStrictEqual([
-        ['status', { connected: false }], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 2 }],
+        ['status', { connected: false }],
+        ['resync', resync],
+        ['status', { connected: true }],
+        ['trades', { kind: 'Added', order: 2 }],
       ]);
       expect(hubSeen(hub.records).slice(hubBefore)).toStrictEqual([
-        ['OnConnectionStatus', { connected: false }], ['OnResync', resync], ['OnConnectionStatus', { connected: true }],
+        ['OnConnectionStatus', { connected: false }],
+        ['OnResync', resync],
+        ['OnConnectionStatus', { connected: true }],
         ['item tr', { kind: 'Added', order: 2 }],
       ]);
       // No move: the subscription stayed on the first broker.
@@ -279,9 +376,13 @@ describe('a stream whose platform names two brokers', () => {
       a.dropLinks();
       await until(() => subscribed(b, platform) && sse.of('resync').length === 1, 'the move to the second broker');
       push(b, { topic: 'status', data: { connected: true } }, trade(3));
-      await until(() => sse.of('trades').length === 1, 'the second broker\'s trade');
+      await until(() => sse.of('trades').length === 1, "the second broker's trade");
       expect(seen(sse.events, before)).toStrictEqual([
-        ['status', { connected: false }], ['resync', resync], ['resync', resync], ['status', { connected: true }], ['trades', { kind: 'Added', order: 3 }],
+        ['status', { connected: false }],
+        ['resync', resync],
+        ['resync', resync],
+        ['status', { connected: true }],
+        ['trades', { kind: 'Added', order: 3 }],
       ]);
     } finally {
       await sse.close();
@@ -293,8 +394,14 @@ describe('a stream whose platform names two brokers', () => {
     try {
       const before = sse.events.length;
       a.dropLinks();
-      await until(() => a.framesFor(SUBSCRIBE_OP).filter((f) => f.platform === platform).length === 2, 'the second subscription');
-      await until(() => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2, 'the status up again');
+      await until(
+        () => a.framesFor(SUBSCRIBE_OP).filter((f) => f.platform === platform).length === 2,
+        'the second subscription',
+      );
+      await until(
+        () => sse.of('status').filter((e) => JSON.parse(e.data).connected === true).length === 2,
+        'the status up again',
+      );
       push(a, trade(5));
       await until(() => sse.of('trades').length === 1, 'the trade after the reconnect');
       expect(seen(sse.events, before).map(([event]) => event)).toStrictEqual(['status', 'resync', 'status', 'trades']);
@@ -307,19 +414,29 @@ describe('a stream whose platform names two brokers', () => {
   });
 
   it('goes to the next broker when the first refuses the subscription, or cannot be reached, and tells it why', async () => {
-    a.script.set(SUBSCRIBE_OP, { reply: { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining' }, notTaken: true } });
+    a.script.set(SUBSCRIBE_OP, {
+      reply: {
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining' },
+        notTaken: true,
+      },
+    });
     const refused = await newPlatform([a, b]);
     const silent = await silentListener();
     const unanswered = await newPlatform([silent, b]);
     const readers = await Promise.all([refused, unanswered].map((p) => SseReader.open(streamUrl(p, 'trades'), token)));
     try {
-      await until(() => readers.every((r) => r.of('status').some((e) => JSON.parse(e.data).connected === true)), 'both streams up on the second broker');
+      await until(
+        () => readers.every((r) => r.of('status').some((e) => JSON.parse(e.data).connected === true)),
+        'both streams up on the second broker',
+      );
       push(b, trade(11));
-      await until(() => readers.every((r) => r.of('trades').length === 1), 'the second broker\'s trade');
+      await until(() => readers.every((r) => r.of('trades').length === 1), "the second broker's trade");
       expect(failovers(b, refused)).toStrictEqual([{ reason: 'draining', kind: 'stream' }]);
       expect(failovers(b, unanswered)).toStrictEqual([{ reason: 'unreachable', kind: 'stream' }]);
       // Neither stream had a subscription before: a client that just connected reads the state itself, no resync.
-      for (const r of readers) expect(seen(r.events).map(([event]) => event)).toStrictEqual(['status', 'status', 'trades']);
+      for (const r of readers)
+        expect(seen(r.events).map(([event]) => event)).toStrictEqual(['status', 'status', 'trades']);
     } finally {
       await Promise.all(readers.map((r) => r.close()));
       await silent.close();

@@ -20,24 +20,43 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const v2 = `/api/v2/PF4/${PF4_A}`;
 const v1 = `/api/PF4/${PF4_A}`;
 
-interface Answer { status: number; headers: Headers; body: any }
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+}
 
-async function call(method: string, path: string, options: { token?: string | null; headers?: Record<string, string>; raw?: string } = {}): Promise<Answer> {
-  const auth: Record<string, string> = options.token === null ? {} : { authorization: `Bearer ${options.token ?? token}` };
+async function call(
+  method: string,
+  path: string,
+  options: { token?: string | null; headers?: Record<string, string>; raw?: string } = {},
+): Promise<Answer> {
+  const auth: Record<string, string> =
+    options.token === null ? {} : { authorization: `Bearer ${options.token ?? token}` };
   const res = await fetch(new URL(path, edge.url), {
     method,
-    headers: { ...auth, ...(options.raw !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: {
+      ...auth,
+      ...(options.raw !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
     body: options.raw,
   });
   const text = await res.text();
   let body: unknown = text;
-  try { body = JSON.parse(text); } catch { /* text */ }
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* text */
+  }
   return { status: res.status, headers: res.headers, body };
 }
 const get = (path: string, options?: Parameters<typeof call>[2]) => call('GET', path, options);
 
 const setup = edgeWithFakeBroker();
-beforeAll(() => { ({ edge, broker, token } = setup); });
+beforeAll(() => {
+  ({ edge, broker, token } = setup);
+});
 
 describe('X-Request-Timeout-Applied on operation routes', () => {
   it('answers the budget a forwarded call ran with, and the broker received the same', async () => {
@@ -62,7 +81,10 @@ describe('X-Request-Timeout-Applied on operation routes', () => {
     expect(badLogin.body.error).toMatchObject({ code: 'Validation' });
     expect(badLogin.headers.get(APPLIED)).toBe('3');
     const badBudget = await get(`${v2}/ServerTime?requestTimeout=0`);
-    expect(badBudget.body.error).toMatchObject({ code: 'Validation', message: 'requestTimeout: must be a number of seconds from 1 to 300' });
+    expect(badBudget.body.error).toMatchObject({
+      code: 'Validation',
+      message: 'requestTimeout: must be a number of seconds from 1 to 300',
+    });
     expect(badBudget.headers.get(APPLIED)).toBe('10');
     for (const platform of [randomUUID(), PF4_B]) {
       const res = await get(`/api/v2/PF4/${platform}/ServerTime`);
@@ -96,12 +118,16 @@ describe('X-Request-Timeout-Applied on registry routes', () => {
     ] as const) {
       const res = await get(path, { headers });
       expect(res.status, path).toBe(400);
-      expect(res.body).toEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: `${field}: must be a number of seconds from 1 to 300` });
+      expect(res.body).toEqual({
+        errorType: 'Validation',
+        errorCode: 'Validation',
+        errorDescription: `${field}: must be a number of seconds from 1 to 300`,
+      });
       expect(res.headers.get(APPLIED), path).toBe('10');
     }
   });
 
-  it('answers it on the registry\'s own refusals', async () => {
+  it("answers it on the registry's own refusals", async () => {
     const badId = await get('/api/TradePlatforms/not-a-uuid', { headers: { 'x-request-timeout': '4' } });
     expect(badId.status).toBe(400);
     expect(badId.headers.get(APPLIED)).toBe('4');
@@ -112,7 +138,7 @@ describe('X-Request-Timeout-Applied on registry routes', () => {
 });
 
 describe('X-Request-Timeout-Applied on answers the edge makes before any operation runs', () => {
-  it('answers the addressed operation\'s budget on the token guard\'s 401, 403 and 400', async () => {
+  it("answers the addressed operation's budget on the token guard's 401, 403 and 400", async () => {
     const none = await get(`${v2}/ServerTime`, { token: null });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm=/);
@@ -120,7 +146,9 @@ describe('X-Request-Timeout-Applied on answers the edge makes before any operati
     // The class of the operation the request addresses: maintenance 60, change 15; a valid requested one wins.
     expect((await call('POST', `${v2}/SrvRestart?confirm=true`, { token: null })).headers.get(APPLIED)).toBe('60');
     expect((await call('POST', `${v2}/UserRecordNew`, { token: null })).headers.get(APPLIED)).toBe('15');
-    expect((await get('/api/TradePlatforms', { token: null, headers: { 'x-request-timeout': '7' } })).headers.get(APPLIED)).toBe('7');
+    expect(
+      (await get('/api/TradePlatforms', { token: null, headers: { 'x-request-timeout': '7' } })).headers.get(APPLIED),
+    ).toBe('7');
     expect((await get(`${v2}/ServerTime?requestTimeout=999`, { token: null })).headers.get(APPLIED)).toBe('10');
 
     const expired = await get(`${v2}/ServerTime`, { token: 'not.a.jwt' });

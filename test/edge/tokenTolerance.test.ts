@@ -24,7 +24,11 @@ beforeAll(async () => {
   broker.script.set(PING_OP, { reply: { ok: true, data: report } });
   broker.script.set(SUBSCRIBE_OP, { reply: { ok: true, data: { sub: 1 } } });
   edge = await startTestEdge({
-    vars: { BROKER_URL: broker.url, TOKEN_CLOCK_TOLERANCE_SECONDS: String(TOLERANCE_SECONDS), REGISTRY_CACHE_SECONDS: '3600' },
+    vars: {
+      BROKER_URL: broker.url,
+      TOKEN_CLOCK_TOLERANCE_SECONDS: String(TOLERANCE_SECONDS),
+      REGISTRY_CACHE_SECONDS: '3600',
+    },
   });
 }, 60_000);
 afterAll(async () => {
@@ -47,7 +51,8 @@ describe('a token past its exp', () => {
   it('is refused on REST once exp plus the tolerance has passed, and answered within it', async () => {
     const late = await organizations(await tokenEnding(nowSeconds() - TOLERANCE_SECONDS - 5));
     expect(late).toEqual({
-      status: 401, body: EXPIRED,
+      status: 401,
+      body: EXPIRED,
       challenge: 'Bearer realm="webapi", error="invalid_token", error_description="the access token expired"',
     });
     const within = await organizations(await tokenEnding(nowSeconds() - 2));
@@ -72,7 +77,10 @@ describe('a token past its exp', () => {
       expect(await objectCall<number>(edge.miniflare, 'STREAMS', PF4_A, 'recheck')).toBe(1);
       await until(() => sse.ended, 'the stream to end');
       expect(sse.events.at(-1)?.event).toBe('closed');
-      expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({ code: 'TokenExpired', message: 'the access token expired: reconnect with a new token' });
+      expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({
+        code: 'TokenExpired',
+        message: 'the access token expired: reconnect with a new token',
+      });
       // REST refuses it alike now.
       expect((await organizations(token)).body).toEqual(EXPIRED);
     } finally {

@@ -20,10 +20,16 @@ type Task = { type: string; tasks?: unknown[]; result?: { state?: string; errors
 const hasTests = (tasks: Task[]): boolean =>
   tasks.some((t) => t.type === 'test' || (t.type === 'suite' && hasTests((t.tasks ?? []) as Task[])));
 const failedTest = (tasks: Task[]): boolean =>
-  tasks.some((t) => (t.type === 'test' && t.result?.state === 'fail') || (t.type === 'suite' && failedTest((t.tasks ?? []) as Task[])));
+  tasks.some(
+    (t) =>
+      (t.type === 'test' && t.result?.state === 'fail') ||
+      (t.type === 'suite' && failedTest((t.tasks ?? []) as Task[])),
+  );
 /** The errors of the file and of its suites (a failed hook's error is its suite's). */
-const errorsOf = (task: Task): unknown[] =>
-  [...(task.result?.errors ?? []), ...((task.tasks ?? []) as Task[]).filter((t) => t.type === 'suite').flatMap(errorsOf)];
+const errorsOf = (task: Task): unknown[] => [
+  ...(task.result?.errors ?? []),
+  ...((task.tasks ?? []) as Task[]).filter((t) => t.type === 'suite').flatMap(errorsOf),
+];
 
 export class ImportFailures implements Reporter {
   private vitest?: Vitest;
@@ -38,8 +44,20 @@ export class ImportFailures implements Reporter {
       const loaded = hasTests(file.tasks);
       const errors = errorsOf(file);
       file.tasks.push({
-        type: 'test', name: loaded ? 'runs its set-up' : 'loads its imports', mode: 'run', file, suite: undefined, tasks: undefined,
-        result: { state: 'fail', errors: errors.length > 0 ? errors : [{ message: loaded ? 'the test file\'s set-up failed' : 'the test file failed to load' }], duration: 0 },
+        type: 'test',
+        name: loaded ? 'runs its set-up' : 'loads its imports',
+        mode: 'run',
+        file,
+        suite: undefined,
+        tasks: undefined,
+        result: {
+          state: 'fail',
+          errors:
+            errors.length > 0
+              ? errors
+              : [{ message: loaded ? "the test file's set-up failed" : 'the test file failed to load' }],
+          duration: 0,
+        },
       } as unknown as FileTask['tasks'][number]);
     }
   }

@@ -22,7 +22,9 @@ describe('mutation scores', () => {
   it('scores detected over detected plus undetected, leaving compile errors and ignored mutants out', () => {
     const table = scores({
       files: {
-        'broker/cache/keyedTable.ts': { mutants: mutants('Killed', 'Killed', 'Timeout', 'Survived', 'CompileError', 'Ignored') },
+        'broker/cache/keyedTable.ts': {
+          mutants: mutants('Killed', 'Killed', 'Timeout', 'Survived', 'CompileError', 'Ignored'),
+        },
         'broker/cache/pumpCache.ts': { mutants: mutants('NoCoverage', 'Killed', 'Killed', 'Killed') },
         'sim/pf4/tradingEngine.ts': { mutants: mutants('Killed') },
         'sim/pf5/pf5Engine.ts': { mutants: mutants('Survived') },
@@ -31,7 +33,13 @@ describe('mutation scores', () => {
     });
     expect(table.map((s) => s.folder)).toEqual([...CORE]);
     expect(table.find((s) => s.folder === 'broker/cache')).toEqual({
-      folder: 'broker/cache', killed: 5, timeout: 1, survived: 1, noCoverage: 1, ignored: 1, score: 75,
+      folder: 'broker/cache',
+      killed: 5,
+      timeout: 1,
+      survived: 1,
+      noCoverage: 1,
+      ignored: 1,
+      score: 75,
     });
     expect(table.find((s) => s.folder === 'sim/engines')?.score).toBe(50);
     expect(table.find((s) => s.folder === 'workers/auth')?.score).toBeNull();
@@ -39,8 +47,14 @@ describe('mutation scores', () => {
 
   it('runs a folder in parts that together take each of its source files exactly once', () => {
     const root = join(import.meta.dirname, '..', '..');
-    const sources = (dir: string): string[] => readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []);
+    const sources = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory()
+          ? sources(join(dir, e.name))
+          : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')
+            ? [join(dir, e.name)]
+            : [],
+      );
     // A part's globs: `<dir>/*.ts` takes the files of that folder only, `<dir>/**/*.ts` those under it too, and a
     // path without `*` that one file.
     const takes = (glob: string, file: string) => {
@@ -52,18 +66,24 @@ describe('mutation scores', () => {
     };
     for (const folder of Object.keys(PARTS)) {
       const units = unitsOf(folder);
-      expect(units.map((u) => u.name)).toEqual(Object.keys(PARTS[folder]).map((part) => `${folder.replace('/', '-')}.${part}`));
+      expect(units.map((u) => u.name)).toEqual(
+        Object.keys(PARTS[folder]).map((part) => `${folder.replace('/', '-')}.${part}`),
+      );
       for (const file of sources(folder)) {
         expect(units.filter((u) => u.globs.some((g) => takes(g, file))).length, file).toBe(1);
       }
     }
-    expect(unitsOf('broker/cache')).toEqual([{ folder: 'broker/cache', name: 'broker-cache', globs: ['broker/cache/**/*.ts'] }]);
+    expect(unitsOf('broker/cache')).toEqual([
+      { folder: 'broker/cache', name: 'broker-cache', globs: ['broker/cache/**/*.ts'] },
+    ]);
     expect(unitsOf('shared/catalog', 'v1').map((u) => u.globs)).toEqual([['shared/catalog/v1/**/*.ts']]);
   });
 
   it('gives each v2 PF4 rule file to the part whose catalog file it holds to the spec, and lists only files that exist', () => {
     const root = join(import.meta.dirname, '..', '..');
-    const rules = readdirSync(join(root, 'shared/catalog/v2/pf4')).filter((name) => name.endsWith('.test.ts')).map((name) => `shared/catalog/v2/pf4/${name}`);
+    const rules = readdirSync(join(root, 'shared/catalog/v2/pf4'))
+      .filter((name) => name.endsWith('.test.ts'))
+      .map((name) => `shared/catalog/v2/pf4/${name}`);
     const lists = ['v2-pf4-accounts', 'v2-pf4-server'].map((part) => PART_TESTS[`shared/catalog:${part}`]);
     for (const file of rules) {
       // The shared fields' rules decide both halves; every other rule file one half.

@@ -19,13 +19,23 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as { mutate: string[]; reporters: string[] };
+const config = JSON.parse(readFileSync(join(root, 'stryker.config.json'), 'utf8')) as {
+  mutate: string[];
+  reporters: string[];
+};
 
 /** The core folders, as the mutate list names them (a glob per folder, or one file per trading engine). */
 export const CORE = [
-  'workers/auth', 'workers/api', 'workers/gateway', 'workers/registry',
-  'broker/cache', 'broker/link', 'broker/session', 'broker/handlers',
-  'shared/catalog', 'sim/engines',
+  'workers/auth',
+  'workers/api',
+  'workers/gateway',
+  'workers/registry',
+  'broker/cache',
+  'broker/link',
+  'broker/session',
+  'broker/handlers',
+  'shared/catalog',
+  'sim/engines',
 ] as const;
 
 /**
@@ -33,17 +43,35 @@ export const CORE = [
  * `sim/pf4/trading/`) count as one, `sim/engines`.
  */
 export function folderOf(file: string): string | undefined {
-  if (file === 'sim/pf4/tradingEngine.ts' || file.startsWith('sim/pf4/trading/') || file === 'sim/pf5/pf5Engine.ts') return 'sim/engines';
+  if (file === 'sim/pf4/tradingEngine.ts' || file.startsWith('sim/pf4/trading/') || file === 'sim/pf5/pf5Engine.ts')
+    return 'sim/engines';
   return CORE.find((f) => file.startsWith(`${f}/`));
 }
 
-interface Mutant { status: string }
-interface Report { files: Record<string, { mutants: Mutant[] }> }
-export interface FolderScore { folder: string; killed: number; survived: number; noCoverage: number; timeout: number; ignored: number; score: number | null }
+interface Mutant {
+  status: string;
+}
+interface Report {
+  files: Record<string, { mutants: Mutant[] }>;
+}
+export interface FolderScore {
+  folder: string;
+  killed: number;
+  survived: number;
+  noCoverage: number;
+  timeout: number;
+  ignored: number;
+  score: number | null;
+}
 
 /** Mutation score per core folder: detected / (detected + undetected); compile errors and ignored mutants excluded. */
 export function scores(r: Report): FolderScore[] {
-  const by = new Map<string, FolderScore>(CORE.map((folder) => [folder, { folder, killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, score: null }]));
+  const by = new Map<string, FolderScore>(
+    CORE.map((folder) => [
+      folder,
+      { folder, killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, score: null },
+    ]),
+  );
   for (const [path, file] of Object.entries(r.files)) {
     const folder = folderOf(path.startsWith(root) ? path.slice(root.length + 1) : path);
     if (!folder) continue;
@@ -66,9 +94,13 @@ export function scores(r: Report): FolderScore[] {
 
 function print(list: FolderScore[]): void {
   const pad = (v: unknown, n: number) => String(v).padStart(n);
-  console.log(`${'folder'.padEnd(18)}${pad('score %', 9)}${pad('killed', 8)}${pad('timeout', 9)}${pad('survived', 10)}${pad('no cov', 8)}`);
+  console.log(
+    `${'folder'.padEnd(18)}${pad('score %', 9)}${pad('killed', 8)}${pad('timeout', 9)}${pad('survived', 10)}${pad('no cov', 8)}`,
+  );
   for (const s of list) {
-    console.log(`${s.folder.padEnd(18)}${pad(s.score ?? '-', 9)}${pad(s.killed, 8)}${pad(s.timeout, 9)}${pad(s.survived, 10)}${pad(s.noCoverage, 8)}`);
+    console.log(
+      `${s.folder.padEnd(18)}${pad(s.score ?? '-', 9)}${pad(s.killed, 8)}${pad(s.timeout, 9)}${pad(s.survived, 10)}${pad(s.noCoverage, 8)}`,
+    );
   }
 }
 
@@ -82,9 +114,20 @@ function globsOf(folder: string): string[] {
  * folder's initial run does not run tests that never reach it: a folder's own list where it has one, else its family's.
  */
 const EDGE_CALL_TESTS = [
-  'shared/**/*.test.ts', 'workers/**/*.test.ts',
-  ...['api', 'gateway', 'edgeReplica', 'idempotencyExpiry', 'canonicalRequests', 'timeoutHeader', 'apiHealth', 'cors', 'accessLog', 'scopes']
-    .map((name) => `test/edge/${name}.test.ts`),
+  'shared/**/*.test.ts',
+  'workers/**/*.test.ts',
+  ...[
+    'api',
+    'gateway',
+    'edgeReplica',
+    'idempotencyExpiry',
+    'canonicalRequests',
+    'timeoutHeader',
+    'apiHealth',
+    'cors',
+    'accessLog',
+    'scopes',
+  ].map((name) => `test/edge/${name}.test.ts`),
 ];
 const TESTS: Record<string, string[]> = {
   workers: ['test/edge/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts'],
@@ -100,14 +143,18 @@ const TESTS: Record<string, string[]> = {
   // ledger and the link objects are also driven directly, beside stand-ins, on a clock the test moves.
   'workers/gateway': [
     ...EDGE_CALL_TESTS,
-    ...['registryRouting', 'idempotencyLedger', 'idempotencyBounds', 'platformLink'].map((name) => `test/edge/${name}.test.ts`),
+    ...['registryRouting', 'idempotencyLedger', 'idempotencyBounds', 'platformLink'].map(
+      (name) => `test/edge/${name}.test.ts`,
+    ),
   ],
   // Nearly every catalog mutant is evaluated when the catalog is imported, so every test file that imports it covers
   // every such mutant and runs for each. The tests that hold the catalog to the spec and the contract (names, paths,
   // parameters, bounds, answers, scopes, the published document, the input rules) decide them; the handler and edge
   // tests would add minutes per mutant and only reach the same tables again.
   'shared/catalog': [
-    'shared/catalog/**/*.test.ts', 'workers/openapi/document.test.ts', 'broker/handlers/registry.test.ts',
+    'shared/catalog/**/*.test.ts',
+    'workers/openapi/document.test.ts',
+    'broker/handlers/registry.test.ts',
   ],
   // The engines run in the in-process world tests (the harness calls commands as a manager session does); the socket
   // tests (faults, protocol, slow consumer) reach the same engine code through a server and decide nothing more.
@@ -117,9 +164,16 @@ const TESTS: Record<string, string[]> = {
  * A part's own list where its mutants are decided by fewer files than its folder's: the v1 entries are held to the
  * spec by the catalog-wide tests and the v1 rule files, and the v2 rule files never call a v1 entry.
  */
-const CATALOG_WIDE = ['shared/catalog/index.coverage.test.ts', 'shared/catalog/index.test.ts', 'shared/catalog/registry.test.ts'];
+const CATALOG_WIDE = [
+  'shared/catalog/index.coverage.test.ts',
+  'shared/catalog/index.test.ts',
+  'shared/catalog/registry.test.ts',
+];
 const V2_PF4_TESTS = [
-  ...CATALOG_WIDE, 'workers/openapi/document.test.ts', 'shared/catalog/inputs.calls.test.ts', 'shared/catalog/inputs.text.test.ts',
+  ...CATALOG_WIDE,
+  'workers/openapi/document.test.ts',
+  'shared/catalog/inputs.calls.test.ts',
+  'shared/catalog/inputs.text.test.ts',
   'broker/handlers/registry.test.ts',
 ];
 /** The v2 PF4 rule files of a part: the ones named after its own catalog files (and the shared fields' file). */
@@ -127,10 +181,12 @@ const v2Pf4Rules = (names: string[]) => names.map((name) => `shared/catalog/v2/p
 export const PART_TESTS: Record<string, string[]> = {
   'shared/catalog:v1': [...CATALOG_WIDE, 'shared/catalog/v1/*.test.ts'],
   'shared/catalog:v2-pf4-accounts': [
-    ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'groups', 'history', 'mail', 'margins', 'online', 'plugins', 'trades', 'users']),
+    ...V2_PF4_TESTS,
+    ...v2Pf4Rules(['common', 'groups', 'history', 'mail', 'margins', 'online', 'plugins', 'trades', 'users']),
   ],
   'shared/catalog:v2-pf4-server': [
-    ...V2_PF4_TESTS, ...v2Pf4Rules(['common', 'backup', 'config', 'news', 'prices', 'reports', 'serverAdmin', 'symbols']),
+    ...V2_PF4_TESTS,
+    ...v2Pf4Rules(['common', 'backup', 'config', 'news', 'prices', 'reports', 'serverAdmin', 'symbols']),
   ],
 };
 const testsOf = (unit: Unit) => PART_TESTS[unit.part ?? ''] ?? TESTS[unit.folder] ?? TESTS[unit.folder.split('/')[0]];
@@ -147,10 +203,21 @@ export const PARTS: Record<string, Record<string, string[]>> = {
   'shared/catalog': {
     v1: ['shared/catalog/v1/**/*.ts'],
     // The v2 PF4 entries in two halves of about 650 lines each: accounts and trading, and the server's own tables.
-    'v2-pf4-accounts': ['common', 'groups', 'history', 'index', 'mail', 'margins', 'online', 'plugins', 'trades', 'users']
-      .map((name) => `shared/catalog/v2/pf4/${name}.ts`),
-    'v2-pf4-server': ['backup', 'config', 'news', 'prices', 'reports', 'serverAdmin', 'symbols']
-      .map((name) => `shared/catalog/v2/pf4/${name}.ts`),
+    'v2-pf4-accounts': [
+      'common',
+      'groups',
+      'history',
+      'index',
+      'mail',
+      'margins',
+      'online',
+      'plugins',
+      'trades',
+      'users',
+    ].map((name) => `shared/catalog/v2/pf4/${name}.ts`),
+    'v2-pf4-server': ['backup', 'config', 'news', 'prices', 'reports', 'serverAdmin', 'symbols'].map(
+      (name) => `shared/catalog/v2/pf4/${name}.ts`,
+    ),
     builders: ['shared/catalog/*.ts', 'shared/catalog/v2/*.ts'],
   },
   'broker/handlers': {
@@ -160,15 +227,23 @@ export const PARTS: Record<string, Record<string, string[]>> = {
 };
 
 /** One Stryker run: a whole folder, or one part of a folder that has parts. */
-interface Unit { folder: string; name: string; globs: string[]; part?: string }
+interface Unit {
+  folder: string;
+  name: string;
+  globs: string[];
+  part?: string;
+}
 export function unitsOf(folder: string, part?: string): Unit[] {
   const parts = PARTS[folder];
   if (!parts) return [{ folder, name: slug(folder), globs: globsOf(folder) }];
-  return Object.entries(parts).filter(([name]) => part === undefined || name === part)
+  return Object.entries(parts)
+    .filter(([name]) => part === undefined || name === part)
     .map(([name, globs]) => ({ folder, name: `${slug(folder)}.${name}`, globs, part: `${folder}:${name}` }));
 }
 
-function slug(folder: string): string { return folder.replace(/\//g, '-'); }
+function slug(folder: string): string {
+  return folder.replace(/\//g, '-');
+}
 /** A unit's last results: the incremental file, which holds every mutant's status from its last run. */
 const reportOf = (unit: Unit) => join(root, 'reports', 'mutation', `${unit.name}.incremental.json`);
 
@@ -177,25 +252,34 @@ function runUnit(unit: Unit): void {
   const dir = join(root, 'reports', 'mutation');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `.stryker-${name}.json`);
-  writeFileSync(file, JSON.stringify({
-    ...config,
-    // The unit's files, less what the config excludes everywhere (test files and their helpers).
-    mutate: [...unit.globs, ...config.mutate.filter((g) => g.startsWith('!'))],
-    incrementalFile: `reports/mutation/${name}.incremental.json`,
-    // A sandbox folder per run, so runs of different folders or parts can go on at once.
-    tempDirName: `.stryker-tmp-${name}`,
-    htmlReporter: { fileName: `reports/mutation/${name}.html` },
-    plugins: ['@stryker-mutator/*', join(root, 'test', 'mutation', 'mutationSurvivors.mjs')],
-    // The initial run of every test the folder's list names, on a loaded 2-core machine (end-to-end files included).
-    dryRunTimeoutMinutes: 40,
-    reporters: [...config.reporters, 'survivors'],
-  }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        ...config,
+        // The unit's files, less what the config excludes everywhere (test files and their helpers).
+        mutate: [...unit.globs, ...config.mutate.filter((g) => g.startsWith('!'))],
+        incrementalFile: `reports/mutation/${name}.incremental.json`,
+        // A sandbox folder per run, so runs of different folders or parts can go on at once.
+        tempDirName: `.stryker-tmp-${name}`,
+        htmlReporter: { fileName: `reports/mutation/${name}.html` },
+        plugins: ['@stryker-mutator/*', join(root, 'test', 'mutation', 'mutationSurvivors.mjs')],
+        // The initial run of every test the folder's list names, on a loaded 2-core machine (end-to-end files included).
+        dryRunTimeoutMinutes: 40,
+        reporters: [...config.reporters, 'survivors'],
+      },
+      null,
+      2,
+    ),
+  );
   const survivors = join(dir, `${name}.survivors.txt`);
   writeFileSync(survivors, '');
   const stryker = join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js');
   console.error(`mutation testing ${name}`);
   const run = spawnSync(process.execPath, [stryker, 'run', file], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, MUTATION_TESTS: testsOf(unit).join(','), MUTATION_SURVIVORS: survivors, ...ENV[folder] },
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, MUTATION_TESTS: testsOf(unit).join(','), MUTATION_SURVIVORS: survivors, ...ENV[folder] },
   });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
@@ -203,12 +287,17 @@ function runUnit(unit: Unit): void {
 /** The command (scripts/mutation.ts): run the folders or parts named in `args` (all by default), then print the scores. */
 export function main(args: string[]): void {
   const asked = args.filter((a) => !a.startsWith('--')).map((a) => a.split(':'));
-  const units = asked.length === 0
-    ? CORE.flatMap((f) => unitsOf(f))
-    : CORE.flatMap((f) => asked.filter(([a]) => f.startsWith(a) || a.startsWith(f)).flatMap(([, part]) => unitsOf(f, part)));
+  const units =
+    asked.length === 0
+      ? CORE.flatMap((f) => unitsOf(f))
+      : CORE.flatMap((f) =>
+          asked.filter(([a]) => f.startsWith(a) || a.startsWith(f)).flatMap(([, part]) => unitsOf(f, part)),
+        );
   if (units.length === 0) {
     const parts = Object.entries(PARTS).flatMap(([f, p]) => Object.keys(p).map((name) => `${f}:${name}`));
-    console.error(`no core folder or part under ${args.join(', ')}; core folders: ${CORE.join(', ')}; parts: ${parts.join(', ')}`);
+    console.error(
+      `no core folder or part under ${args.join(', ')}; core folders: ${CORE.join(', ')}; parts: ${parts.join(', ')}`,
+    );
     process.exit(2);
   }
   if (!args.includes('--scores')) for (const unit of units) runUnit(unit);
@@ -217,11 +306,11 @@ export function main(args: string[]): void {
     // A folder's score: every part's last results together; a part without a run yet leaves the folder incomplete.
     const reports = unitsOf(folder).map(reportOf);
     const found = reports.every((path) => existsSync(path))
-      ? scores({ files: Object.assign({}, ...reports.map((path) => (JSON.parse(readFileSync(path, 'utf8')) as Report).files)) })
-        .find((s) => s.folder === folder)
+      ? scores({
+          files: Object.assign({}, ...reports.map((path) => (JSON.parse(readFileSync(path, 'utf8')) as Report).files)),
+        }).find((s) => s.folder === folder)
       : undefined;
     list.push(found ?? { folder, killed: 0, survived: 0, noCoverage: 0, timeout: 0, ignored: 0, score: null });
   }
   print(list);
 }
-

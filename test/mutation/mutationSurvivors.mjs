@@ -11,7 +11,11 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 const sources = new Map();
 function lineOf(fileName, line) {
   if (!sources.has(fileName)) {
-    try { sources.set(fileName, readFileSync(fileName, 'utf8').split('\n')); } catch { sources.set(fileName, []); }
+    try {
+      sources.set(fileName, readFileSync(fileName, 'utf8').split('\n'));
+    } catch {
+      sources.set(fileName, []);
+    }
   }
   return (sources.get(fileName)[line - 1] ?? '').trim().slice(0, 160);
 }
@@ -22,7 +26,10 @@ const reporter = {
     if (!out || (result.status !== 'Survived' && result.status !== 'NoCoverage')) return;
     const { line, column } = result.location.start;
     const replacement = JSON.stringify(result.replacement ?? '').slice(0, 100);
-    appendFileSync(out, `${relative(process.cwd(), result.fileName)}:${line}:${column} ${result.status} ${result.mutatorName} => ${replacement} | ${lineOf(result.fileName, line)}\n`);
+    appendFileSync(
+      out,
+      `${relative(process.cwd(), result.fileName)}:${line}:${column} ${result.status} ${result.mutatorName} => ${replacement} | ${lineOf(result.fileName, line)}\n`,
+    );
   },
 };
 

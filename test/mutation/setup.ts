@@ -18,8 +18,13 @@ import { liveMutationEdges } from '../support/edge.js';
 import { COVERAGE_PATH } from './coveragePath.js';
 
 type Counts = Record<string, number>;
-interface Coverage { static: Counts; perTest: Record<string, Counts> }
-interface Namespace { mutantCoverage?: Coverage }
+interface Coverage {
+  static: Counts;
+  perTest: Record<string, Counts>;
+}
+interface Namespace {
+  mutantCoverage?: Coverage;
+}
 
 const injected = inject as (key: string) => unknown;
 const separator = (injected('testNameSeparator') as string | undefined) ?? ' ';
@@ -35,7 +40,11 @@ const coverage = (): Coverage => {
   return n.mutantCoverage;
 };
 
-function testId(task: { name: string; file?: { filepath: string }; suite?: { name: string; suite?: unknown } }): string {
+function testId(task: {
+  name: string;
+  file?: { filepath: string };
+  suite?: { name: string; suite?: unknown };
+}): string {
   const names = [task.name];
   let suite = task.suite;
   while (suite) {
@@ -54,7 +63,7 @@ async function takeEdgeCoverage(): Promise<Counts> {
   const taken: Counts = {};
   for (const url of liveMutationEdges()) {
     try {
-      const c = await (await fetch(new URL(COVERAGE_PATH, url))).json() as Partial<Coverage>;
+      const c = (await (await fetch(new URL(COVERAGE_PATH, url))).json()) as Partial<Coverage>;
       add(taken, c.static ?? {});
       for (const counts of Object.values(c.perTest ?? {})) add(taken, counts);
     } catch {

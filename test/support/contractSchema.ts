@@ -60,5 +60,7 @@ export function contractErrors(entry: Operation, data: unknown): string[] {
   let validate = compiled.get(key);
   if (!validate) compiled.set(key, (validate = ajv.compile(dataSchema(entry.response))));
   if (validate(data)) return [];
-  return (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? [])
+    .slice(0, 10)
+    .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
 }

@@ -29,7 +29,13 @@ export interface TestEdge extends Edge {
    * with the production iteration count unless `iterations` says otherwise: the edge checks a secret with the count
    * stored beside it, so a test of the token endpoint's counting rather than its hashing may store a cheaper hash.
    */
-  seedClient(clientId: string, secret: string, organizationId: string, scopes?: string, options?: { iterations?: number }): Promise<void>;
+  seedClient(
+    clientId: string,
+    secret: string,
+    organizationId: string,
+    scopes?: string,
+    options?: { iterations?: number },
+  ): Promise<void>;
 }
 
 export async function generateSigningKey(): Promise<JWK> {
@@ -55,7 +61,9 @@ function mutationOptions(): Pick<EdgeOptions, 'entry' | 'prelude'> {
 /** Under mutation testing, the line put before a worker bundle that makes this run's mutant active in workerd; else ''. */
 export function mutationPrelude(): string {
   const ns = (globalThis as { __stryker__?: { activeMutant?: string } }).__stryker__;
-  return ns ? `globalThis.__stryker__ = { activeMutant: ${JSON.stringify(ns.activeMutant ?? null)} ?? undefined };\n` : '';
+  return ns
+    ? `globalThis.__stryker__ = { activeMutant: ${JSON.stringify(ns.activeMutant ?? null)} ?? undefined };\n`
+    : '';
 }
 
 /**
@@ -65,7 +73,9 @@ export function mutationPrelude(): string {
 export function watchMutationCoverage(url: URL): () => void {
   if (!mutationPrelude()) return () => {};
   mutationEdges.add(url);
-  return () => { mutationEdges.delete(url); };
+  return () => {
+    mutationEdges.delete(url);
+  };
 }
 
 export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = {}): Promise<TestEdge> {
@@ -86,7 +96,14 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
   // Both isolates count coverage: the edge worker's and the objects worker's (the gateway objects run there).
   const coverage = [started.url, ...(started.objectsUrl ? [started.objectsUrl] : [])];
   const edge: Edge = mutation.entry
-    ? (coverage.forEach((u) => mutationEdges.add(u)), { ...started, close: () => { coverage.forEach((u) => mutationEdges.delete(u)); return started.close(); } })
+    ? (coverage.forEach((u) => mutationEdges.add(u)),
+      {
+        ...started,
+        close: () => {
+          coverage.forEach((u) => mutationEdges.delete(u));
+          return started.close();
+        },
+      })
     : started;
   const db = await edge.db();
   const now = new Date().toISOString();
@@ -94,17 +111,32 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
     await db.batch([
       db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_A, 'Org A', now),
       db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_B, 'Org B', now),
-      db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+      db
+        .prepare(
+          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+        )
         .bind(PF4_A, 'A PF4', 'PF4', ORG_A, null, now),
-      db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+      db
+        .prepare(
+          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+        )
         .bind(PF5_A, 'A PF5', 'PF5', ORG_A, null, now),
-      db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+      db
+        .prepare(
+          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+        )
         .bind(PF4_B, 'B PF4', 'PF4', ORG_B, null, now),
     ]);
   }
   const { d: _d, ...publicPart } = privateJwk;
   void publicPart;
-  const key = await crypto.subtle.importKey('jwk', privateJwk as JsonWebKey, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey(
+    'jwk',
+    privateJwk as JsonWebKey,
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['sign'],
+  );
   return {
     ...edge,
     issuer,
@@ -112,8 +144,11 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
     async token(claims = {}, opts = {}) {
       const body: Record<string, unknown> = { scope: ALL_SCOPES, client_id: 'client-a', org: ORG_A, ...claims };
       if (typeof body.client_id === 'string' && typeof body.org === 'string' && /^[0-9a-f-]{36}$/i.test(body.org)) {
-        await db.prepare(`INSERT OR IGNORE INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
-          VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?)`).bind(body.client_id, body.org.toLowerCase(), body.client_id, ALL_SCOPES, now).run();
+        await db
+          .prepare(`INSERT OR IGNORE INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created)
+          VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?)`)
+          .bind(body.client_id, body.org.toLowerCase(), body.client_id, ALL_SCOPES, now)
+          .run();
       }
       return new SignJWT(body)
         .setProtectedHeader({ alg: opts.alg ?? 'ES256', kid: privateJwk.kid, typ: 'at+jwt' })
@@ -126,10 +161,12 @@ export async function startTestEdge(options: EdgeOptions & { seed?: boolean } = 
     },
     async seedClient(clientId, secret, organizationId, scopes = 'webapi', seedOptions = {}) {
       const h = await hashSecret(secret, seedOptions.iterations);
-      await db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+      await db
+        .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, scopes, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (client_id) DO UPDATE SET organization_id = excluded.organization_id, secret_hash = excluded.secret_hash,
           secret_salt = excluded.secret_salt, iterations = excluded.iterations, scopes = excluded.scopes`)
-        .bind(clientId, organizationId, clientId, h.hash, h.salt, h.iterations, scopes, now).run();
+        .bind(clientId, organizationId, clientId, h.hash, h.salt, h.iterations, scopes, now)
+        .run();
     },
   };
 }

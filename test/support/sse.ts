@@ -2,7 +2,11 @@
  * A Server-Sent Events reader with EventSource semantics over fetch (so it can send the bearer token): parses
  * `id`/`event`/`data`/`retry` fields and comments, keeps the last event id, and can reconnect with `Last-Event-ID`.
  */
-export interface SseEvent { id: string | null; event: string; data: string }
+export interface SseEvent {
+  id: string | null;
+  event: string;
+  data: string;
+}
 
 export class SseReader {
   readonly events: SseEvent[] = [];
@@ -15,7 +19,11 @@ export class SseReader {
   static async open(url: string, token: string, lastEventId?: string): Promise<SseReader> {
     const reader = new SseReader();
     const res = await fetch(url, {
-      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'text/event-stream',
+        ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+      },
       signal: reader.abort.signal,
     });
     reader.status = res.status;
@@ -63,7 +71,9 @@ export class SseReader {
           else if (field === 'data') current.data.push(value);
         }
       }
-    } catch { /* aborted */ }
+    } catch {
+      /* aborted */
+    }
     this.ended = true;
   }
 

@@ -21,12 +21,20 @@ export interface TestingWorker {
  * first is the one whose coverage is watched. Nothing listens beyond 127.0.0.1.
  */
 export async function startTestingWorker(
-  file: string, workers: Array<{ name: string } & Pick<WorkerOptions, 'bindings' | 'durableObjects'>>,
+  file: string,
+  workers: Array<{ name: string } & Pick<WorkerOptions, 'bindings' | 'durableObjects'>>,
 ): Promise<TestingWorker> {
   const entry = join(import.meta.dirname, 'workers', file);
   const bundle = await build({
-    entryPoints: [entry], bundle: true, format: 'esm', platform: 'browser', conditions: ['workerd', 'worker', 'browser'],
-    target: 'es2022', write: false, logLevel: 'silent', external: ['cloudflare:*'],
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    external: ['cloudflare:*'],
   });
   const contents = mutationPrelude() + bundle.outputFiles[0].text;
   // The objects are reached through a worker of its own holding every testing worker's object bindings
@@ -34,24 +42,41 @@ export async function startTestingWorker(
   // trips, and on a loaded machine a late wake-up of one hands the next call another's answer, failing every call after.
   const forwarded: Record<string, { className: string; scriptName: string; useSQLite?: boolean }> = {};
   for (const w of workers) {
-    for (const [binding, target] of Object.entries<string | { className: string; scriptName?: string; useSQLite?: boolean }>(w.durableObjects ?? {})) {
+    for (const [binding, target] of Object.entries<
+      string | { className: string; scriptName?: string; useSQLite?: boolean }
+    >(w.durableObjects ?? {})) {
       if (typeof target === 'string') forwarded[`${w.name}:${binding}`] = { className: target, scriptName: w.name };
-      else forwarded[`${w.name}:${binding}`] = { className: target.className, scriptName: target.scriptName ?? w.name, ...(target.useSQLite ? { useSQLite: true } : {}) };
+      else
+        forwarded[`${w.name}:${binding}`] = {
+          className: target.className,
+          scriptName: target.scriptName ?? w.name,
+          ...(target.useSQLite ? { useSQLite: true } : {}),
+        };
     }
   }
   const mf = new Miniflare({
     host: '127.0.0.1',
     workers: [
       ...workers.map((w) => ({
-        ...w, modules: [{ type: 'ESModule' as const, path: 'worker.js', contents }], compatibilityDate: COMPATIBILITY_DATE,
+        ...w,
+        modules: [{ type: 'ESModule' as const, path: 'worker.js', contents }],
+        compatibilityDate: COMPATIBILITY_DATE,
       })),
-      { name: OBJECT_CALLS, modules: [{ type: 'ESModule' as const, path: 'calls.js', contents: OBJECT_CALLS_SCRIPT }], compatibilityDate: COMPATIBILITY_DATE, durableObjects: forwarded },
+      {
+        name: OBJECT_CALLS,
+        modules: [{ type: 'ESModule' as const, path: 'calls.js', contents: OBJECT_CALLS_SCRIPT }],
+        compatibilityDate: COMPATIBILITY_DATE,
+        durableObjects: forwarded,
+      },
     ],
   });
   const unwatch = watchMutationCoverage(await mf.ready);
   const calls = mf.getWorker(OBJECT_CALLS);
   const call = async (binding: string, name: string, method: string, args: unknown[]) => {
-    const res = await (await calls).fetch('http://calls.internal/', { method: 'POST', body: JSON.stringify({ binding, name, method, args }, bytesOut) });
+    const res = await (await calls).fetch('http://calls.internal/', {
+      method: 'POST',
+      body: JSON.stringify({ binding, name, method, args }, bytesOut),
+    });
     const text = await res.text();
     let answer: { result?: unknown; error?: string };
     try {
@@ -69,9 +94,15 @@ export async function startTestingWorker(
       const key = `${worker ?? workers[0].name}:${binding}`;
       if (!forwarded[key]) throw new Error(`no object binding ${binding} on worker ${worker ?? workers[0].name}`);
       // Every method of the object, called with JSON arguments; not a thenable, so it can be awaited as itself.
-      return new Proxy({}, {
-        get: (_target, method) => (method === 'then' || typeof method !== 'string' ? undefined : (...args: unknown[]) => call(key, name, method, args)),
-      }) as T;
+      return new Proxy(
+        {},
+        {
+          get: (_target, method) =>
+            method === 'then' || typeof method !== 'string'
+              ? undefined
+              : (...args: unknown[]) => call(key, name, method, args),
+        },
+      ) as T;
     },
     async close() {
       unwatch();

@@ -13,7 +13,8 @@ import { ACCESS_LOG_FLUSH_MS, accessLog } from './accessLog.js';
 // Node lacks (vi.mock is hoisted above the imports).
 vi.mock('cloudflare:workers', () => ({ DurableObject: class {} }));
 
-const V2_NOT_FOUND = '{"data":null,"error":{"code":"NotFound","managerCode":null,"message":"x"},"meta":{"activityId":"t"}}';
+const V2_NOT_FOUND =
+  '{"data":null,"error":{"code":"NotFound","managerCode":null,"message":"x"},"meta":{"activityId":"t"}}';
 
 /** An app logging to `lines` (each element one write), with the trace id and caller set as the edge's guards would. */
 function appWith(write?: (line: string) => void) {
@@ -43,20 +44,51 @@ function appWith(write?: (line: string) => void) {
   app.get('/api/PF4/:tradePlatform/v1json', (c) => c.body(V2_NOT_FOUND, 200, { 'content-type': 'application/json' }));
   app.get('/api/v2/text', (c) => c.body(V2_NOT_FOUND, 200, { 'content-type': 'text/plain' }));
   app.get('/api/v2/untyped', () => new Response(V2_NOT_FOUND));
-  app.get('/api/v2/broken', () => new Response(new ReadableStream({ start(controller) { controller.error(new Error('gone')); } }), {
-    headers: { 'content-type': 'application/json' },
-  }));
+  app.get(
+    '/api/v2/broken',
+    () =>
+      new Response(
+        new ReadableStream({
+          start(controller) {
+            controller.error(new Error('gone'));
+          },
+        }),
+        {
+          headers: { 'content-type': 'application/json' },
+        },
+      ),
+  );
   app.get('/api/v2/unavailable', (c) => c.body(V2_NOT_FOUND, 503, { 'content-type': 'application/json' }));
   return app;
 }
 
-interface Line { msg: string; traceId: string; clientId: string | null; method: string; operation: string | null; status: number; outcome: string; ms: number }
-const line = (fields: Partial<Line>): string => JSON.stringify({
-  msg: 'request', traceId: 'trace-1', clientId: null, method: 'GET', operation: null, status: 200, outcome: 'ok', ms: 0, ...fields,
-});
+interface Line {
+  msg: string;
+  traceId: string;
+  clientId: string | null;
+  method: string;
+  operation: string | null;
+  status: number;
+  outcome: string;
+  ms: number;
+}
+const line = (fields: Partial<Line>): string =>
+  JSON.stringify({
+    msg: 'request',
+    traceId: 'trace-1',
+    clientId: null,
+    method: 'GET',
+    operation: null,
+    status: 200,
+    outcome: 'ok',
+    ms: 0,
+    ...fields,
+  });
 
 let writes: string[];
-const write = (text: string) => { writes.push(text); };
+const write = (text: string) => {
+  writes.push(text);
+};
 const single = { ACCESS_LOG_BATCH: '1' } as Env;
 
 beforeEach(() => {
@@ -71,8 +103,14 @@ afterEach(() => {
 describe('access log lines', () => {
   it('names the catalog operation a route serves, the outcome read from its v2 envelope, the client and the duration', async () => {
     const app = appWith(write);
-    await app.request('/api/v2/PF4/p1/ServerTime', { headers: { 'x-trace': 't9', 'x-client': 'client-a', 'x-ms': '7' } }, single);
-    expect(writes).toEqual([line({ traceId: 't9', clientId: 'client-a', operation: 'v2.PF4.ServerTime', outcome: 'NotFound', ms: 7 })]);
+    await app.request(
+      '/api/v2/PF4/p1/ServerTime',
+      { headers: { 'x-trace': 't9', 'x-client': 'client-a', 'x-ms': '7' } },
+      single,
+    );
+    expect(writes).toEqual([
+      line({ traceId: 't9', clientId: 'client-a', operation: 'v2.PF4.ServerTime', outcome: 'NotFound', ms: 7 }),
+    ]);
   });
 
   it('takes the operation and outcome a route set itself', async () => {
@@ -99,7 +137,13 @@ describe('access log lines', () => {
 
   it('reads an outcome from the body of a v2 JSON success only', async () => {
     const app = appWith(write);
-    for (const path of ['/api/PF4/p1/v1json', '/api/v2/text', '/api/v2/untyped', '/api/v2/broken', '/api/v2/unavailable']) {
+    for (const path of [
+      '/api/PF4/p1/v1json',
+      '/api/v2/text',
+      '/api/v2/untyped',
+      '/api/v2/broken',
+      '/api/v2/unavailable',
+    ]) {
       await app.request(path, {}, single);
     }
     expect(writes.map((text) => JSON.parse(text).outcome)).toEqual(['ok', 'ok', 'ok', 'ok', 'NoConnect']);
@@ -115,7 +159,16 @@ describe('access log lines', () => {
 describe('access log batches', () => {
   const context = () => {
     const waited: Array<Promise<unknown>> = [];
-    return { waited, ctx: { waitUntil: (p: Promise<unknown>) => { waited.push(p); }, passThroughOnException: () => {}, props: {} } };
+    return {
+      waited,
+      ctx: {
+        waitUntil: (p: Promise<unknown>) => {
+          waited.push(p);
+        },
+        passThroughOnException: () => {},
+        props: {},
+      },
+    };
   };
   const probe = (n: number) => line({ traceId: `t${n}`, operation: 'GET /api/probe/:id' });
 
@@ -136,7 +189,9 @@ describe('access log batches', () => {
     await app.request('/api/probe/2', { headers: { 'x-trace': 't2' } }, {}, ctx);
     expect(waited).toHaveLength(1);
     let settled = false;
-    void waited[0].then(() => { settled = true; });
+    void waited[0].then(() => {
+      settled = true;
+    });
     await vi.advanceTimersByTimeAsync(89);
     expect(writes).toEqual([]);
     expect(settled).toBe(false);
@@ -162,7 +217,7 @@ describe('access log batches', () => {
     expect(writes).toEqual([probe(1)]);
   });
 
-  it('writes at once when 1,000 lines wait, and the batch\'s timer then writes only what came after', async () => {
+  it("writes at once when 1,000 lines wait, and the batch's timer then writes only what came after", async () => {
     const app = appWith(write);
     for (let i = 0; i < 999; i++) await app.request('/api/probe/x', { headers: { 'x-trace': `t${i}` } }, {});
     expect(writes).toEqual([]);
@@ -177,7 +232,7 @@ describe('access log batches', () => {
     expect(writes).toEqual([writes[0], probe(1000)]);
   });
 
-  it('writes what came after a full batch when that batch\'s timer fires', async () => {
+  it("writes what came after a full batch when that batch's timer fires", async () => {
     const app = appWith(write);
     for (let i = 0; i < 1000; i++) await app.request('/api/probe/x', { headers: { 'x-trace': `t${i}` } }, {});
     expect(writes).toHaveLength(1);

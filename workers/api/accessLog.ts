@@ -52,11 +52,13 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
     }
     if (flushing) return;
     flushing = true;
-    const written = new Promise<void>((resolve) => setTimeout(() => {
-      flushing = false;
-      flush();
-      resolve();
-    }, ACCESS_LOG_FLUSH_MS));
+    const written = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        flushing = false;
+        flush();
+        resolve();
+      }, ACCESS_LOG_FLUSH_MS),
+    );
     try {
       c.executionCtx.waitUntil(written);
     } catch {
@@ -85,12 +87,13 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
       method: c.req.method,
       operation: c.get('operation') ?? operationOf(c),
       status,
-      outcome: c.get('outcome') ?? await peekOutcome(c, status),
+      outcome: c.get('outcome') ?? (await peekOutcome(c, status)),
       ms: Date.now() - started,
     };
     const config = configOf(c.env);
     // Counted for the edge's /metrics only when it is served.
-    if (config.METRICS_TOKEN) countRequest(line.operation, line.outcome, status, line.ms / 1000, c.req.raw.headers, c.res.headers);
+    if (config.METRICS_TOKEN)
+      countRequest(line.operation, line.outcome, status, line.ms / 1000, c.req.raw.headers, c.res.headers);
     if (config.ACCESS_LOG_BATCH) write(JSON.stringify(line));
     else queue(c, JSON.stringify(line));
   };
@@ -101,7 +104,8 @@ export function accessLog(write: (line: string) => void = (line) => console.log(
  * read from a copy of its body, which is small on those routes; anything else by its status.
  */
 async function peekOutcome(c: Context<AppEnv>, status: number): Promise<string> {
-  const v2Envelope = status === 200 && generationOf(c.req.path) === 'v2' && (c.res.headers.get('content-type') ?? '').includes('json');
+  const v2Envelope =
+    status === 200 && generationOf(c.req.path) === 'v2' && (c.res.headers.get('content-type') ?? '').includes('json');
   if (!v2Envelope) return statusOutcome(status);
   try {
     return outcomeOf(status, await c.res.clone().text(), 'v2');

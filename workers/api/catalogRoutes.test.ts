@@ -7,7 +7,16 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import type { AppEnv, Env } from '../env.js';
-import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, groupOfPath, honoPath, MAX_IDS, objectId, queryOf } from './catalogRoutes.js';
+import {
+  catalogRoutes,
+  EDGE_GRACE_MS,
+  forwardedOperations,
+  groupOfPath,
+  honoPath,
+  MAX_IDS,
+  objectId,
+  queryOf,
+} from './catalogRoutes.js';
 import { LINK_GRACE_MS } from '../gateway/index.js';
 import { catalog } from '../../shared/catalog/index.js';
 import { cachedPlatform } from '../registry/platformCache.js';
@@ -27,9 +36,19 @@ function objects(call: (arg: unknown) => Promise<unknown>, vars: Record<string, 
   const via: string[] = [];
   const namespace = (binding: string) => ({
     idFromName: (name: string) => ({ name }),
-    get: (id: { name: string }) => ({ call: (arg: unknown) => { calls.push(arg); via.push(`${binding} ${id.name}`); return call(arg); } }),
+    get: (id: { name: string }) => ({
+      call: (arg: unknown) => {
+        calls.push(arg);
+        via.push(`${binding} ${id.name}`);
+        return call(arg);
+      },
+    }),
   });
-  return { calls, via, env: { LINKS: namespace('LINKS'), IDEMPOTENCY: namespace('IDEMPOTENCY'), ...vars } as unknown as Env };
+  return {
+    calls,
+    via,
+    env: { LINKS: namespace('LINKS'), IDEMPOTENCY: namespace('IDEMPOTENCY'), ...vars } as unknown as Env,
+  };
 }
 
 function app() {
@@ -47,12 +66,23 @@ let errors: string[];
 beforeEach(async () => {
   vi.useFakeTimers();
   errors = [];
-  vi.spyOn(console, 'error').mockImplementation((line: string) => { errors.push(line); });
+  vi.spyOn(console, 'error').mockImplementation((line: string) => {
+    errors.push(line);
+  });
   // The registry cache holds the platform for the test's (fake) seconds.
-  await cachedPlatform(ORG, PLATFORM, 3600, () => Promise.resolve({
-    platform: { id: PLATFORM, name: 'P', type: 'PF4', organizationId: ORG, organization: { id: ORG, name: 'O' } as never, created: '2026-01-01T00:00:00Z' },
-    brokerUrls: null,
-  }));
+  await cachedPlatform(ORG, PLATFORM, 3600, () =>
+    Promise.resolve({
+      platform: {
+        id: PLATFORM,
+        name: 'P',
+        type: 'PF4',
+        organizationId: ORG,
+        organization: { id: ORG, name: 'O' } as never,
+        created: '2026-01-01T00:00:00Z',
+      },
+      brokerUrls: null,
+    }),
+  );
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -65,7 +95,9 @@ describe('the edge deadline', () => {
     const pending = app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, { headers: { 'x-request-timeout': '3' } }, env);
     await vi.advanceTimersByTimeAsync(3000 + EDGE_GRACE_MS - 1);
     let settled = false;
-    void Promise.resolve(pending).then(() => { settled = true; });
+    void Promise.resolve(pending).then(() => {
+      settled = true;
+    });
     await vi.advanceTimersByTimeAsync(0);
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
@@ -79,7 +111,13 @@ describe('the edge deadline', () => {
       meta: { activityId: TRACE },
     });
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.ServerTime', platform: PLATFORM, timeoutMs: 3000, mutating: false, brokerUrls: ['http://127.0.0.1:8790'] });
+    expect(calls[0]).toMatchObject({
+      operationId: 'v2.PF4.ServerTime',
+      platform: PLATFORM,
+      timeoutMs: 3000,
+      mutating: false,
+      brokerUrls: ['http://127.0.0.1:8790'],
+    });
   });
 
   it('answers a v1 read 504 with Retry-After 1, the deadline being a time-out', async () => {
@@ -98,12 +136,20 @@ describe('the edge deadline', () => {
     await vi.advanceTimersByTimeAsync(60_000 + EDGE_GRACE_MS);
     const res = await pending;
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
-    expect((await res.json<{ error: unknown }>()).error).toStrictEqual({ code: 'NoConnect', managerCode: null, message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s` });
+    expect((await res.json<{ error: unknown }>()).error).toStrictEqual({
+      code: 'NoConnect',
+      managerCode: null,
+      message: `no answer from the trading platform within ${(calls[0] as { timeoutMs: number }).timeoutMs / 1000} s`,
+    });
     expect(calls[0]).toMatchObject({ operationId: 'v2.PF4.CfgDeleteHoliday', mutating: true, args: { pos: 2 } });
   });
 
-  it('answers the object\'s own answer when it comes first, and leaves no timer behind', async () => {
-    const answer = { status: 200, body: '{"data":"2030-01-01T00:00:00Z","error":null,"meta":{"activityId":"x"}}', headers: {} };
+  it("answers the object's own answer when it comes first, and leaves no timer behind", async () => {
+    const answer = {
+      status: 200,
+      body: '{"data":"2030-01-01T00:00:00Z","error":null,"meta":{"activityId":"x"}}',
+      headers: {},
+    };
     const { env } = objects(() => Promise.resolve(answer));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
     expect(await res.text()).toBe(answer.body);
@@ -117,7 +163,9 @@ describe('the platform in the path', () => {
     for (const id of [`${PLATFORM}0`, `0${PLATFORM}`, PLATFORM.replace(/-/g, ''), 'PF4']) {
       const res = await app().request(`/api/v2/PF4/${id}/ServerTime`, {}, env);
       expect(await res.json(), id).toStrictEqual({
-        data: null, error: { code: 'Validation', managerCode: null, message: 'tradePlatform: must be a uuid' }, meta: { activityId: TRACE },
+        data: null,
+        error: { code: 'Validation', managerCode: null, message: 'tradePlatform: must be a uuid' },
+        meta: { activityId: TRACE },
       });
     }
     expect(calls).toStrictEqual([]);
@@ -139,7 +187,7 @@ describe('the routes', () => {
     expect(forwarded).toHaveLength(new Set(forwarded).size);
   });
 
-  it('wait for a gateway object a second past the object\'s own wait for the broker\'s time-out answer', () => {
+  it("wait for a gateway object a second past the object's own wait for the broker's time-out answer", () => {
     expect(EDGE_GRACE_MS).toBe(LINK_GRACE_MS + 1000);
   });
 });
@@ -148,7 +196,11 @@ describe('the body and the answer', () => {
   it('reads an empty or blank body as no body (the body is required), and anything else unparsable as malformed', async () => {
     const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     const post = async (body: string) => {
-      const res = await app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
+      const res = await app().request(
+        `/api/v2/PF4/${PLATFORM}/UserRecordNew`,
+        { method: 'POST', body, headers: { 'content-type': 'application/json' } },
+        env,
+      );
       return (await res.json<{ error: { message: string } }>()).error.message;
     };
     expect(await post('')).toBe('body: Invalid input: expected object, received undefined');
@@ -161,55 +213,108 @@ describe('the body and the answer', () => {
 
   it('refuses a body that is not UTF-8, naming the body, and sends nothing; a UTF-8 body with a byte order mark is read', async () => {
     const { env, calls } = objects(() => Promise.resolve({ status: 200, body: '{}', headers: {} }));
-    const post = (body: Uint8Array) => app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
+    const post = (body: Uint8Array) =>
+      app().request(
+        `/api/v2/PF4/${PLATFORM}/UserRecordNew`,
+        { method: 'POST', body, headers: { 'content-type': 'application/json' } },
+        env,
+      );
     const utf8 = (text: string) => new TextEncoder().encode(text);
     for (const bad of [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]]) {
       const body = new Uint8Array([...utf8('{"group":"demo","name":"'), ...bad, ...utf8('"}')]);
-      expect(await validationOf(await post(body)), String(bad)).toStrictEqual({ code: 'Validation', managerCode: null, message: NOT_UTF8_BODY });
+      expect(await validationOf(await post(body)), String(bad)).toStrictEqual({
+        code: 'Validation',
+        managerCode: null,
+        message: NOT_UTF8_BODY,
+      });
     }
     expect(NOT_UTF8_BODY).toBe('body: must be UTF-8 text (it holds bytes that are not UTF-8)');
     expect(calls).toStrictEqual([]);
-    expect(await (await post(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('{"group":"demo","name":"Zoë"}')]))).text()).toBe('{}');
+    expect(
+      await (await post(new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('{"group":"demo","name":"Zoë"}')]))).text(),
+    ).toBe('{}');
     expect(calls).toMatchObject([{ args: { body: { group: 'demo', name: 'Zoë' } } }]);
   });
 
   it('refuses a body whose read fails midway (v2 envelope, v1 400) and logs it at debug level, not as an error', async () => {
     const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     const debug: string[] = [];
-    vi.spyOn(console, 'debug').mockImplementation((line: string) => { debug.push(line); });
-    const failing = () => new ReadableStream<Uint8Array>({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('{"group":"de'));
-        controller.error(new Error('Network connection lost.'));
-      },
+    vi.spyOn(console, 'debug').mockImplementation((line: string) => {
+      debug.push(line);
     });
-    const post = (path: string) => app().request(path, { method: 'POST', body: failing(), duplex: 'half', headers: { 'content-type': 'application/json' } } as RequestInit, env);
+    const failing = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"group":"de'));
+          controller.error(new Error('Network connection lost.'));
+        },
+      });
+    const post = (path: string) =>
+      app().request(
+        path,
+        {
+          method: 'POST',
+          body: failing(),
+          duplex: 'half',
+          headers: { 'content-type': 'application/json' },
+        } as RequestInit,
+        env,
+      );
     const v2 = await post(`/api/v2/PF4/${PLATFORM}/UserRecordNew`);
     expect(v2.status).toBe(200);
-    expect(await v2.json()).toStrictEqual({ data: null, error: { code: 'Validation', managerCode: null, message: UNREADABLE_BODY }, meta: { activityId: TRACE } });
+    expect(await v2.json()).toStrictEqual({
+      data: null,
+      error: { code: 'Validation', managerCode: null, message: UNREADABLE_BODY },
+      meta: { activityId: TRACE },
+    });
     const v1 = await post(`/api/PF4/${PLATFORM}/UserRecordNew`);
     expect(v1.status).toBe(400);
-    expect(await v1.json()).toStrictEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: UNREADABLE_BODY });
+    expect(await v1.json()).toStrictEqual({
+      errorType: 'Validation',
+      errorCode: 'Validation',
+      errorDescription: UNREADABLE_BODY,
+    });
     expect(calls).toStrictEqual([]);
     expect(errors).toStrictEqual([]);
-    expect(debug.map((line) => JSON.parse(line))).toStrictEqual(Array(2).fill({
-      level: 'debug', msg: 'request body not read to its end', traceId: TRACE, error: 'Error: Network connection lost.',
-    }));
+    expect(debug.map((line) => JSON.parse(line))).toStrictEqual(
+      Array(2).fill({
+        level: 'debug',
+        msg: 'request body not read to its end',
+        traceId: TRACE,
+        error: 'Error: Network connection lost.',
+      }),
+    );
   });
 
   it('refuses a body too deep to read its big integers exactly as too deep, not as malformed', async () => {
     const { env, calls } = objects(() => Promise.reject(new Error('not to be called')));
     const body = `{"group":"demo","name":${'['.repeat(600)}12345678901234567890${']'.repeat(600)}}`;
-    const res = await app().request(`/api/v2/PF4/${PLATFORM}/UserRecordNew`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }, env);
-    expect(await validationOf(res)).toStrictEqual({ code: 'Validation', managerCode: null, message: 'body: nests deeper than 32 levels' });
+    const res = await app().request(
+      `/api/v2/PF4/${PLATFORM}/UserRecordNew`,
+      { method: 'POST', body, headers: { 'content-type': 'application/json' } },
+      env,
+    );
+    expect(await validationOf(res)).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'body: nests deeper than 32 levels',
+    });
     expect(calls).toStrictEqual([]);
   });
 
-  it('answers JSON in UTF-8 with the budget that applied, and the object\'s own headers', async () => {
-    const { env } = objects(() => Promise.resolve({ status: 200, body: '{"data":1,"error":null,"meta":{"activityId":"t"}}', headers: { 'x-request-outcome': 'unknown' } }));
+  it("answers JSON in UTF-8 with the budget that applied, and the object's own headers", async () => {
+    const { env } = objects(() =>
+      Promise.resolve({
+        status: 200,
+        body: '{"data":1,"error":null,"meta":{"activityId":"t"}}',
+        headers: { 'x-request-outcome': 'unknown' },
+      }),
+    );
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime?requestTimeout=7`, {}, env);
     expect(Object.fromEntries(res.headers)).toStrictEqual({
-      'content-type': 'application/json; charset=utf-8', 'x-request-outcome': 'unknown', 'x-request-timeout-applied': '7',
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-outcome': 'unknown',
+      'x-request-timeout-applied': '7',
     });
   });
 });
@@ -224,12 +329,21 @@ describe('Idempotency-Key', () => {
     expect(via).toHaveLength(1);
     expect(via[0]).toMatch(/^IDEMPOTENCY /);
     const { idempotency } = calls[0] as { idempotency: Record<string, unknown> };
-    expect(idempotency).toStrictEqual({ key: 'client-a:key-1', ledger: expect.any(String), requestHash: expect.stringMatching(/^[0-9a-f]{64}$/), retentionHours: 24 });
+    expect(idempotency).toStrictEqual({
+      key: 'client-a:key-1',
+      ledger: expect.any(String),
+      requestHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+      retentionHours: 24,
+    });
     expect(via[0]).toBe(`IDEMPOTENCY ${idempotency.ledger as string}`);
   });
 
   it('keeps an answer IDEMPOTENCY_RETENTION_HOURS when set to a number, else 24', async () => {
-    for (const [value, hours] of [['48', 48], ['0', 24], ['soon', 24]] as const) {
+    for (const [value, hours] of [
+      ['48', 48],
+      ['0', 24],
+      ['soon', 24],
+    ] as const) {
       const { env, calls } = objects(ok, { IDEMPOTENCY_RETENTION_HOURS: value });
       await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST', headers: key }, env);
       expect((calls[0] as { idempotency: { retentionHours: number } }).idempotency.retentionHours, value).toBe(hours);
@@ -241,14 +355,21 @@ describe('Idempotency-Key', () => {
     for (const query of ['logins=100138,100000', 'logins=100000&logins=100138', 'logins=100138,100000&logins=7']) {
       await app().request(`/api/v2/PF4/${PLATFORM}/AdmBalanceFix?${query}`, { method: 'POST', headers: key }, env);
     }
-    expect(calls.map((c) => (c as { args: unknown }).args)).toStrictEqual([{ logins: [100138, 100000] }, { logins: [100000, 100138] }, { logins: [100138, 100000, 7] }]);
+    expect(calls.map((c) => (c as { args: unknown }).args)).toStrictEqual([
+      { logins: [100138, 100000] },
+      { logins: [100000, 100138] },
+      { logins: [100138, 100000, 7] },
+    ]);
     const hashes = calls.map((c) => (c as { idempotency: { requestHash: string } }).idempotency.requestHash);
     expect(hashes[1]).toBe(hashes[0]);
     expect(hashes[2]).not.toBe(hashes[0]);
   });
 
   it('is ignored on a v2 read and on a v1 write: both go to a link object without a ledger', async () => {
-    for (const [path, method] of [[`/api/v2/PF4/${PLATFORM}/ServerTime`, 'GET'], [`/api/PF4/${PLATFORM}/AdmBalanceFix/7`, 'GET']] as const) {
+    for (const [path, method] of [
+      [`/api/v2/PF4/${PLATFORM}/ServerTime`, 'GET'],
+      [`/api/PF4/${PLATFORM}/AdmBalanceFix/7`, 'GET'],
+    ] as const) {
       const { env, calls, via } = objects(ok);
       await app().request(path, { method, headers: key }, env);
       expect(via, path).toHaveLength(1);
@@ -269,8 +390,17 @@ describe('group names in the path', () => {
       const res = await app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordGet/${group}`, {}, env);
       expect(res.status, group).toBe(200);
     }
-    expect(calls.map((c) => argsOf(c).group)).toStrictEqual(['demo\\forex', 'demo\\forex', 'demo\\forex', 'demo\\forex', 'a\\b\\c', 'demo']);
-    expect(calls.map((c) => (c as { operationId: string }).operationId)).toStrictEqual(sent.map(() => 'v2.PF4.GroupRecordGet'));
+    expect(calls.map((c) => argsOf(c).group)).toStrictEqual([
+      'demo\\forex',
+      'demo\\forex',
+      'demo\\forex',
+      'demo\\forex',
+      'a\\b\\c',
+      'demo',
+    ]);
+    expect(calls.map((c) => (c as { operationId: string }).operationId)).toStrictEqual(
+      sent.map(() => 'v2.PF4.GroupRecordGet'),
+    );
   });
 
   it('takes the group after the parameters before it (login, then group)', async () => {
@@ -282,7 +412,9 @@ describe('group names in the path', () => {
   it('validates the group read back: its length counts the backslashes', async () => {
     const { env, calls } = objects(ok);
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordGet/abcdefgh/ijklmnop`, {}, env);
-    expect((await res.json<{ error: { message: string } }>()).error.message).toBe('group: group must be at most 16 characters');
+    expect((await res.json<{ error: { message: string } }>()).error.message).toBe(
+      'group: group must be at most 16 characters',
+    );
     expect(calls).toStrictEqual([]);
   });
 
@@ -301,9 +433,16 @@ describe('group names in the path', () => {
 
   it('fingerprints both forms of one change as one request under an Idempotency-Key, and another group as another', async () => {
     const { env, calls } = objects(ok);
-    const post = (group: string) => app().request(`/api/v2/PF4/${PLATFORM}/GroupRecordUpdate/${group}`, {
-      method: 'POST', headers: { 'idempotency-key': 'key-g', 'content-type': 'application/json' }, body: '{"timeout":30}',
-    }, env);
+    const post = (group: string) =>
+      app().request(
+        `/api/v2/PF4/${PLATFORM}/GroupRecordUpdate/${group}`,
+        {
+          method: 'POST',
+          headers: { 'idempotency-key': 'key-g', 'content-type': 'application/json' },
+          body: '{"timeout":30}',
+        },
+        env,
+      );
     for (const group of ['demo%5Cforex', 'demo/forex', 'demo/stocks']) await post(group);
     const hashes = calls.map((c) => (c as { idempotency: { requestHash: string } }).idempotency.requestHash);
     expect(hashes[0]).toMatch(/^[0-9a-f]{64}$/);
@@ -311,7 +450,7 @@ describe('group names in the path', () => {
     expect(hashes[2]).not.toBe(hashes[0]);
   });
 
-  it('leaves every route reachable: each entry\'s path, with one-segment values and with a split group, reaches that entry', async () => {
+  it("leaves every route reachable: each entry's path, with one-segment values and with a split group, reaches that entry", async () => {
     const router = new Hono();
     const forwarded = forwardedOperations();
     for (const entry of forwarded) router.on(entry.method, honoPath(entry.path), (c) => c.text(entry.id));
@@ -320,7 +459,9 @@ describe('group names in the path', () => {
     expect(splitOnes.filter((e) => e.generation === 'v2')).toHaveLength(11);
     for (const entry of forwarded) {
       for (const group of entry.path.endsWith('/{group}') ? ['g1', 'demo/forex'] : ['g1']) {
-        const path = entry.path.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'tradePlatform' ? PLATFORM : name === 'group' ? group : '1'));
+        const path = entry.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+          name === 'tradePlatform' ? PLATFORM : name === 'group' ? group : '1',
+        );
         const res = await router.request(path, { method: entry.method });
         expect(await res.text(), `${entry.method} ${path}`).toBe(entry.id);
       }
@@ -333,14 +474,18 @@ describe('a gateway object that fails', () => {
     const { env } = objects(() => Promise.reject(new Error('object reset')));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/ServerTime`, {}, env);
     expect(await res.json()).toStrictEqual({
-      data: null, error: { code: 'Internal', managerCode: null, message: 'gateway object failed' }, meta: { activityId: TRACE },
+      data: null,
+      error: { code: 'Internal', managerCode: null, message: 'gateway object failed' },
+      meta: { activityId: TRACE },
     });
     expect(res.headers.get('x-request-outcome')).toBeNull();
-    expect(errors.map((l) => JSON.parse(l))).toStrictEqual([{ msg: 'gateway object failed', traceId: TRACE, error: 'Error: object reset' }]);
+    expect(errors.map((l) => JSON.parse(l))).toStrictEqual([
+      { msg: 'gateway object failed', traceId: TRACE, error: 'Error: object reset' },
+    ]);
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('answers a write\'s outcome unknown: the object may have sent it before failing', async () => {
+  it("answers a write's outcome unknown: the object may have sent it before failing", async () => {
     const { env } = objects(() => Promise.reject(new Error('object reset')));
     const res = await app().request(`/api/v2/PF4/${PLATFORM}/CfgDeleteHoliday/2`, { method: 'POST' }, env);
     expect(res.headers.get('x-request-outcome')).toBe('unknown');
@@ -350,8 +495,14 @@ describe('a gateway object that fails', () => {
 
 describe('queryOf', () => {
   it('parses the query of a URL, up to a fragment when there is one', () => {
-    expect([...queryOf('http://edge/x?a=1&b=2#c=3&d')]).toStrictEqual([['a', '1'], ['b', '2']]);
-    expect([...queryOf('http://edge/x?a=1&b=2')]).toStrictEqual([['a', '1'], ['b', '2']]);
+    expect([...queryOf('http://edge/x?a=1&b=2#c=3&d')]).toStrictEqual([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
+    expect([...queryOf('http://edge/x?a=1&b=2')]).toStrictEqual([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
     expect([...queryOf('http://edge/x?#a=1')]).toStrictEqual([]);
     expect([...queryOf('http://edge/x')]).toStrictEqual([]);
     expect(queryOf('http://edge/x?a=%20b').get('a')).toBe(' b');
@@ -362,7 +513,12 @@ describe('objectId', () => {
   /** A namespace whose ids name their object and count how often a name was hashed. */
   const namespace = () => {
     const hashed: string[] = [];
-    const ns = { idFromName: (name: string) => { hashed.push(name); return { name }; } } as unknown as DurableObjectNamespace;
+    const ns = {
+      idFromName: (name: string) => {
+        hashed.push(name);
+        return { name };
+      },
+    } as unknown as DurableObjectNamespace;
     return { ns, hashed };
   };
 

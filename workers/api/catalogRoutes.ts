@@ -8,10 +8,16 @@ import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import { failure, outcomeOf, platformNotFound, validation, type ShapeContext, type ShapedBytes, type ShapedResponse } from '../envelope/index.js';
 import {
-  LINK_GRACE_MS, ledgerName, pickLink, type GatewayCall,
-} from '../gateway/index.js';
+  failure,
+  outcomeOf,
+  platformNotFound,
+  validation,
+  type ShapeContext,
+  type ShapedBytes,
+  type ShapedResponse,
+} from '../envelope/index.js';
+import { LINK_GRACE_MS, ledgerName, pickLink, type GatewayCall } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { scopeRefusal } from '../auth/requireScope.js';
 import { MAX_BODY_DEPTH, queryLists, validateInputs, type RawBody } from '../../shared/catalog/inputs.js';
@@ -98,7 +104,8 @@ function operationHandler(entry: Operation) {
     }
     const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
     const params = { ...c.req.param() } as Record<string, string>;
-    if (splitGroup && params[SPLIT_GROUP_PARAM] !== undefined) params[SPLIT_GROUP_PARAM] = groupOfPath(params[SPLIT_GROUP_PARAM]);
+    if (splitGroup && params[SPLIT_GROUP_PARAM] !== undefined)
+      params[SPLIT_GROUP_PARAM] = groupOfPath(params[SPLIT_GROUP_PARAM]);
     const inputs = validateInputs(entry, params, { searchParams: query }, body);
     if (!inputs.ok) return reply(validation(ctx, inputs.message));
 
@@ -123,7 +130,13 @@ function operationHandler(entry: Operation) {
         call.idempotency = {
           key: `${clientId}:${key}`,
           ledger: ledgerName(clientId, key, configOf(c.env).IDEMPOTENCY_SHARDS),
-          requestHash: await requestHash(entry.method, { searchParams: query, pathname: '' }, body.kind === 'json' ? body.value : undefined, canonicalPath(entry, found.platform.id, inputs.args), lists),
+          requestHash: await requestHash(
+            entry.method,
+            { searchParams: query, pathname: '' },
+            body.kind === 'json' ? body.value : undefined,
+            canonicalPath(entry, found.platform.id, inputs.args),
+            lists,
+          ),
           retentionHours: configOf(c.env).IDEMPOTENCY_RETENTION_HOURS,
         };
       }
@@ -171,23 +184,38 @@ function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Prom
     ? c.env.IDEMPOTENCY.get(objectId(c.env.IDEMPOTENCY, call.idempotency.ledger))
     : c.env.LINKS.get(objectId(c.env.LINKS, pickLink(call.platform, call.traceId, configOf(c.env).LINKS_PER_PLATFORM)));
   return new Promise<ShapedResponse | ShapedBytes>((resolve) => {
-    const timer = setTimeout(() => resolve(failure(ctx, {
-      code: 'NoConnect', managerCode: null, timedOut: true,
-      message: `no answer from the trading platform within ${call.timeoutMs / 1000} s`,
-      ...(call.mutating ? { outcome: 'unknown' as const } : {}),
-    })), call.timeoutMs + EDGE_GRACE_MS);
-    (stub.call(call) as Promise<ShapedResponse | ShapedBytes>).then((answer) => {
-      clearTimeout(timer);
-      resolve(answer);
-    }, (err: unknown) => {
-      clearTimeout(timer);
-      console.error(JSON.stringify({ msg: 'gateway object failed', traceId: ctx.traceId, error: String(err) }));
-      // The object may have sent the change before failing: a mutating call's outcome is then not known.
-      resolve(failure(ctx, {
-        code: 'Internal', managerCode: null, message: 'gateway object failed',
-        ...(call.mutating ? { outcome: 'unknown' as const } : {}),
-      }));
-    });
+    const timer = setTimeout(
+      () =>
+        resolve(
+          failure(ctx, {
+            code: 'NoConnect',
+            managerCode: null,
+            timedOut: true,
+            message: `no answer from the trading platform within ${call.timeoutMs / 1000} s`,
+            ...(call.mutating ? { outcome: 'unknown' as const } : {}),
+          }),
+        ),
+      call.timeoutMs + EDGE_GRACE_MS,
+    );
+    (stub.call(call) as Promise<ShapedResponse | ShapedBytes>).then(
+      (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        console.error(JSON.stringify({ msg: 'gateway object failed', traceId: ctx.traceId, error: String(err) }));
+        // The object may have sent the change before failing: a mutating call's outcome is then not known.
+        resolve(
+          failure(ctx, {
+            code: 'Internal',
+            managerCode: null,
+            message: 'gateway object failed',
+            ...(call.mutating ? { outcome: 'unknown' as const } : {}),
+          }),
+        );
+      },
+    );
   });
 }
 
@@ -201,7 +229,8 @@ async function readBody(c: Context<AppEnv>): Promise<RawBody> {
     // Lossless: a PF5 id beyond 2^53 − 1 in the body is read as its exact bigint, never rounded.
     return { kind: 'json', value: parseJson(text) };
   } catch (error) {
-    if (error instanceof JsonTooDeepError) return { kind: 'refused', problem: `body: nests deeper than ${MAX_BODY_DEPTH} levels` };
+    if (error instanceof JsonTooDeepError)
+      return { kind: 'refused', problem: `body: nests deeper than ${MAX_BODY_DEPTH} levels` };
     return { kind: 'malformed' };
   }
 }

@@ -20,9 +20,25 @@ import { allowedOrigin, parseCorsOrigins, type OriginPolicy } from '../../shared
  * Request headers a browser client may send beyond the safelisted ones; the last two are what the SignalR browser client
  * sends with a hub's negotiate.
  */
-export const CORS_ALLOW_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Timeout', 'traceparent', 'tracestate', 'X-Requested-With', 'X-SignalR-User-Agent'];
+export const CORS_ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'X-Request-Timeout',
+  'traceparent',
+  'tracestate',
+  'X-Requested-With',
+  'X-SignalR-User-Agent',
+];
 /** The gateway's own response headers a page may read (the edge answers `traceparent`, not `traceresponse`). */
-export const CORS_EXPOSE_HEADERS = ['X-Request-Timeout-Applied', 'X-Request-Outcome', 'Idempotency-Replayed', 'Retry-After', 'traceparent', 'WWW-Authenticate'];
+export const CORS_EXPOSE_HEADERS = [
+  'X-Request-Timeout-Applied',
+  'X-Request-Outcome',
+  'Idempotency-Replayed',
+  'Retry-After',
+  'traceparent',
+  'WWW-Authenticate',
+];
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** How long a browser may reuse a preflight's answer; short, so a narrowed CORS_ORIGINS takes effect soon. */
 export const CORS_MAX_AGE_SECONDS = 600;
@@ -45,7 +61,11 @@ export function cors(): MiddlewareHandler<AppEnv> {
     // The answer depends on the caller's origin only when the policy names origins.
     const vary = policy.kind === 'list';
 
-    if (c.req.method === 'OPTIONS' && origin !== undefined && c.req.header('access-control-request-method') !== undefined) {
+    if (
+      c.req.method === 'OPTIONS' &&
+      origin !== undefined &&
+      c.req.header('access-control-request-method') !== undefined
+    ) {
       const headers: Record<string, string> = {};
       if (vary) headers.vary = 'Origin';
       if (allow) {

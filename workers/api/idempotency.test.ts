@@ -16,11 +16,26 @@ describe('idempotencyKeyProblem', () => {
   });
 
   it('accepts visible ASCII from ! to ~, 1 to 255 of them', () => {
-    for (const key of ['!', '~', 'a', '!~', 'k'.repeat(254), 'k'.repeat(255), 'ABC-123_x.y:z/{}']) expect(idempotencyKeyProblem(key), key).toBeNull();
+    for (const key of ['!', '~', 'a', '!~', 'k'.repeat(254), 'k'.repeat(255), 'ABC-123_x.y:z/{}'])
+      expect(idempotencyKeyProblem(key), key).toBeNull();
   });
 
   it('refuses spaces, controls, DEL and non-ASCII anywhere, and more than 255 characters, with one message', () => {
-    for (const key of ['', ' ', ' a', 'a ', 'a b', '\ta', 'a\n', 'a\u007f', '\u007f', 'é', 'aé', 'k'.repeat(256), `${'k'.repeat(255)} `]) {
+    for (const key of [
+      '',
+      ' ',
+      ' a',
+      'a ',
+      'a b',
+      '\ta',
+      'a\n',
+      'a\u007f',
+      '\u007f',
+      'é',
+      'aé',
+      'k'.repeat(256),
+      `${'k'.repeat(255)} `,
+    ]) {
       expect(idempotencyKeyProblem(key), JSON.stringify(key)).toBe(REFUSAL);
     }
   });
@@ -30,8 +45,12 @@ describe('canonicalPath', () => {
   const entry = { path: '/api/v2/PF4/{tradePlatform}/Thing/{login}/{symbol}' };
 
   it('puts the platform id in lower case and every other parameter as the canonical JSON of its value', () => {
-    expect(canonicalPath(entry, 'AbC-DEF', { login: 7, symbol: 'EUR/USD' })).toBe('/api/v2/PF4/abc-def/Thing/7/%22EUR%2FUSD%22');
-    expect(canonicalPath(entry, 'p', { login: 9007199254740993n, symbol: 'x y' })).toBe('/api/v2/PF4/p/Thing/9007199254740993/%22x%20y%22');
+    expect(canonicalPath(entry, 'AbC-DEF', { login: 7, symbol: 'EUR/USD' })).toBe(
+      '/api/v2/PF4/abc-def/Thing/7/%22EUR%2FUSD%22',
+    );
+    expect(canonicalPath(entry, 'p', { login: 9007199254740993n, symbol: 'x y' })).toBe(
+      '/api/v2/PF4/p/Thing/9007199254740993/%22x%20y%22',
+    );
   });
 
   it('takes a missing value as null', () => {
@@ -65,7 +84,9 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ d: 4, b: 2, e: 5, a: 1, c: 3 })).toBe('{"a":1,"b":2,"c":3,"d":4,"e":5}');
     expect(canonicalJson({ e: 5, c: 3, a: 1, d: 4, b: 2 })).toBe('{"a":1,"b":2,"c":3,"d":4,"e":5}');
     expect(canonicalJson({ b: undefined, a: null })).toBe('{"a":null}');
-    expect(canonicalJson({ z: { y: [{ b: 1, a: 2 }], x: 0n }, 'k"': 1 })).toBe('{"k\\"":1,"z":{"x":0,"y":[{"a":2,"b":1}]}}');
+    expect(canonicalJson({ z: { y: [{ b: 1, a: 2 }], x: 0n }, 'k"': 1 })).toBe(
+      '{"k\\"":1,"z":{"x":0,"y":[{"a":2,"b":1}]}}',
+    );
     // Keys sort by code unit: upper case before lower case.
     expect(canonicalJson({ b: 1, B: 2, a: 3 })).toBe('{"B":2,"a":3,"b":1}');
   });
@@ -83,19 +104,28 @@ describe('requestHash', () => {
     expect(await requestHash('GET', url, undefined)).toBe(sha256('GET\n/p\nj=z&k=a&k=b&k=b\n'));
   });
 
-  it('takes the canonical path when one is given, else the URL\'s', async () => {
+  it("takes the canonical path when one is given, else the URL's", async () => {
     const url = new URL('http://edge/api/v2/PF4/P1/UserRecordGet/007');
-    expect(await requestHash('GET', url, undefined, '/api/v2/PF4/p1/UserRecordGet/7')).toBe(sha256('GET\n/api/v2/PF4/p1/UserRecordGet/7\n\n'));
+    expect(await requestHash('GET', url, undefined, '/api/v2/PF4/p1/UserRecordGet/7')).toBe(
+      sha256('GET\n/api/v2/PF4/p1/UserRecordGet/7\n\n'),
+    );
     expect(await requestHash('GET', url, undefined)).toBe(sha256('GET\n/api/v2/PF4/P1/UserRecordGet/007\n\n'));
   });
 
   it('counts the named lists element by element, repeated, comma-joined or both, and leaves other commas alone', async () => {
     const lists = new Set(['logins']);
     const text = sha256('POST\n/p\nlogins=1&logins=2&logins=3&s=a%2Cb\n');
-    for (const query of ['logins=1,2,3&s=a,b', 'logins=3&logins=1&logins=2&s=a,b', 'logins=2,1&s=a,b&logins=3', 'logins=1%2C2%2C3&s=a%2Cb']) {
+    for (const query of [
+      'logins=1,2,3&s=a,b',
+      'logins=3&logins=1&logins=2&s=a,b',
+      'logins=2,1&s=a,b&logins=3',
+      'logins=1%2C2%2C3&s=a%2Cb',
+    ]) {
       expect(await requestHash('POST', new URL(`http://edge/p?${query}`), undefined, '/p', lists), query).toBe(text);
     }
-    expect(await requestHash('POST', new URL('http://edge/p?logins=1,2,3&s=a,b'), undefined, '/p')).toBe(sha256('POST\n/p\nlogins=1%2C2%2C3&s=a%2Cb\n'));
+    expect(await requestHash('POST', new URL('http://edge/p?logins=1,2,3&s=a,b'), undefined, '/p')).toBe(
+      sha256('POST\n/p\nlogins=1%2C2%2C3&s=a%2Cb\n'),
+    );
     expect(await requestHash('POST', new URL('http://edge/p?logins=1,2&s=a,b'), undefined, '/p', lists)).not.toBe(text);
   });
 
@@ -111,7 +141,8 @@ describe('idempotency', () => {
   it('accepts 1 to 255 visible ASCII characters', () => {
     expect(idempotencyKeyProblem('a')).toBeNull();
     expect(idempotencyKeyProblem('k'.repeat(255))).toBeNull();
-    for (const bad of ['', 'k'.repeat(256), 'a b', 'é']) expect(idempotencyKeyProblem(bad)).toMatch(/^Idempotency-Key: /);
+    for (const bad of ['', 'k'.repeat(256), 'a b', 'é'])
+      expect(idempotencyKeyProblem(bad)).toMatch(/^Idempotency-Key: /);
   });
 
   it('fingerprints the request regardless of key order and timing controls', async () => {

@@ -18,9 +18,14 @@ export function idempotencyKeyProblem(key: string): string | null {
  * The path of a call with its parameters as validated: the route's template with `{tradePlatform}` the platform's
  * registry id (lower case) and every other `{param}` the canonical JSON of its validated value.
  */
-export function canonicalPath(entry: Pick<Operation, 'path'>, platformId: string, args: Record<string, unknown>): string {
+export function canonicalPath(
+  entry: Pick<Operation, 'path'>,
+  platformId: string,
+  args: Record<string, unknown>,
+): string {
   return entry.path.replace(/\{(\w+)\}/g, (_, name: string) =>
-    encodeURIComponent(name === 'tradePlatform' ? platformId.toLowerCase() : canonicalJson(args[name] ?? null)));
+    encodeURIComponent(name === 'tradePlatform' ? platformId.toLowerCase() : canonicalJson(args[name] ?? null)),
+  );
 }
 
 /**
@@ -30,7 +35,11 @@ export function canonicalPath(entry: Pick<Operation, 'path'>, platformId: string
  * `lists` (the entry's list fields) count element by element, however they were joined.
  */
 export async function requestHash(
-  method: string, url: Pick<URL, 'searchParams' | 'pathname'>, body: unknown, path: string = url.pathname, lists: ReadonlySet<string> = NO_LISTS,
+  method: string,
+  url: Pick<URL, 'searchParams' | 'pathname'>,
+  body: unknown,
+  path: string = url.pathname,
+  lists: ReadonlySet<string> = NO_LISTS,
 ): Promise<string> {
   const query = [...url.searchParams]
     .flatMap(([k, v]): Array<[string, string]> => (lists.has(k) ? v.split(',').map((e) => [k, e]) : [[k, v]]))

@@ -8,7 +8,8 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.js';
 
-export const UNREADABLE_BODY = 'body: could not be read to its end (a broken chunked encoding, or the connection closed mid-body)';
+export const UNREADABLE_BODY =
+  'body: could not be read to its end (a broken chunked encoding, or the connection closed mid-body)';
 export const NOT_UTF8_BODY = 'body: must be UTF-8 text (it holds bytes that are not UTF-8)';
 
 /** Decodes strictly: a byte sequence that is not UTF-8 throws. A leading byte order mark is dropped, as `text()` does. */
@@ -34,5 +35,12 @@ export async function readBodyText(c: Context<AppEnv>): Promise<BodyText> {
 
 /** The debug line of a body read that failed: the caller's framing or its connection, with the trace id. */
 export function bodyNotRead(c: Context<AppEnv>, error: unknown): void {
-  console.debug(JSON.stringify({ level: 'debug', msg: 'request body not read to its end', traceId: c.get('traceId'), error: String(error) }));
+  console.debug(
+    JSON.stringify({
+      level: 'debug',
+      msg: 'request body not read to its end',
+      traceId: c.get('traceId'),
+      error: String(error),
+    }),
+  );
 }

@@ -10,9 +10,15 @@ import { retryAfter } from './retryAfter.js';
 
 /** Headers that refuse every change, as those of a response passed through from a fetch. */
 class ImmutableHeaders extends Headers {
-  override set(): void { throw new TypeError('immutable headers'); }
-  override append(): void { throw new TypeError('immutable headers'); }
-  override delete(): void { throw new TypeError('immutable headers'); }
+  override set(): void {
+    throw new TypeError('immutable headers');
+  }
+  override append(): void {
+    throw new TypeError('immutable headers');
+  }
+  override delete(): void {
+    throw new TypeError('immutable headers');
+  }
 }
 function passedThrough(body: string, init: ResponseInit): Response {
   const res = new Response(body, init);
@@ -22,13 +28,24 @@ function passedThrough(body: string, init: ResponseInit): Response {
 
 const app = new Hono<AppEnv>();
 app.use('*', retryAfter());
-app.get('/status/:status', (c) => c.text(`answer ${c.req.param('status')}`, Number(c.req.param('status')) as ContentfulStatusCode));
+app.get('/status/:status', (c) =>
+  c.text(`answer ${c.req.param('status')}`, Number(c.req.param('status')) as ContentfulStatusCode),
+);
 app.get('/own', (c) => c.text('busy', 503, { 'Retry-After': '30' }));
-app.get('/through/:status', (c) => passedThrough('passed through', { status: Number(c.req.param('status')), headers: { 'X-Upstream': 'kept' } }));
+app.get('/through/:status', (c) =>
+  passedThrough('passed through', { status: Number(c.req.param('status')), headers: { 'X-Upstream': 'kept' } }),
+);
 
 describe('retryAfter', () => {
   it('adds 5 s to a 503 and 1 s to a 504, and nothing to any other status', async () => {
-    for (const [status, seconds] of [[503, '5'], [504, '1'], [200, null], [429, null], [500, null], [502, null]] as const) {
+    for (const [status, seconds] of [
+      [503, '5'],
+      [504, '1'],
+      [200, null],
+      [429, null],
+      [500, null],
+      [502, null],
+    ] as const) {
       const res = await app.request(`/status/${status}`);
       expect(res.status).toBe(status);
       expect(res.headers.get('retry-after'), String(status)).toBe(seconds);

@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import { findOperation } from '../../shared/catalog/index.js';
 import {
-  operationAt, resolveBudget, resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER, TIMEOUT_QUERY, timeoutApplied,
+  operationAt,
+  resolveBudget,
+  resolveTimeout,
+  TIMEOUT_APPLIED_HEADER,
+  TIMEOUT_HEADER,
+  TIMEOUT_QUERY,
+  timeoutApplied,
 } from './timeout.js';
 
 const HEADER_REFUSAL = 'X-Request-Timeout: must be a number of seconds from 1 to 300';
@@ -45,9 +51,34 @@ describe('resolveBudget', () => {
   });
 
   it('refuses anything else with the class default, naming the field it came from', () => {
-    for (const bad of ['0.999', '300.5', '301', '0', '', ' ', '+5', '-5', '5e1', '1e2', '0x10', '1.', '.5', '1,5', 'ten', '2.5s']) {
-      expect(resolveBudget('change', bad, null), bad).toStrictEqual({ ok: false, seconds: 15, message: HEADER_REFUSAL });
-      expect(resolveBudget('change', undefined, bad), bad).toStrictEqual({ ok: false, seconds: 15, message: QUERY_REFUSAL });
+    for (const bad of [
+      '0.999',
+      '300.5',
+      '301',
+      '0',
+      '',
+      ' ',
+      '+5',
+      '-5',
+      '5e1',
+      '1e2',
+      '0x10',
+      '1.',
+      '.5',
+      '1,5',
+      'ten',
+      '2.5s',
+    ]) {
+      expect(resolveBudget('change', bad, null), bad).toStrictEqual({
+        ok: false,
+        seconds: 15,
+        message: HEADER_REFUSAL,
+      });
+      expect(resolveBudget('change', undefined, bad), bad).toStrictEqual({
+        ok: false,
+        seconds: 15,
+        message: QUERY_REFUSAL,
+      });
     }
     // A header sent empty is still the header: it is refused even when the query is valid.
     expect(resolveBudget('read', '', '7')).toStrictEqual({ ok: false, seconds: 10, message: HEADER_REFUSAL });
@@ -99,7 +130,7 @@ describe('timeoutApplied', () => {
     return res.headers.get('x-request-timeout-applied');
   };
 
-  it('answers the addressed operation\'s class default', async () => {
+  it("answers the addressed operation's class default", async () => {
     expect(await applied('GET', '/api/v2/PF4/p1/UserRecordGet/42')).toBe('10');
     expect(await applied('POST', '/api/v2/PF4/p1/UserRecordNew')).toBe('15');
     expect(await applied('POST', '/api/v2/PF4/p1/SrvRestart?status=401')).toBe('60');
@@ -114,7 +145,9 @@ describe('timeoutApplied', () => {
   it('answers the valid requested budget, from the header before the query, else the default', async () => {
     expect(await applied('POST', '/api/v2/PF4/p1/UserRecordNew', { 'X-Request-Timeout': '42' })).toBe('42');
     expect(await applied('POST', '/api/v2/PF4/p1/UserRecordNew?requestTimeout=2.5')).toBe('2.5');
-    expect(await applied('POST', '/api/v2/PF4/p1/UserRecordNew?requestTimeout=2.5', { 'X-Request-Timeout': '42' })).toBe('42');
+    expect(
+      await applied('POST', '/api/v2/PF4/p1/UserRecordNew?requestTimeout=2.5', { 'X-Request-Timeout': '42' }),
+    ).toBe('42');
     expect(await applied('POST', '/api/v2/PF4/p1/UserRecordNew?requestTimeout=999')).toBe('15');
   });
 
@@ -132,8 +165,15 @@ describe('resolveTimeout', () => {
     expect(resolveTimeout(op('v2.PF4.SrvRestart'), undefined, null).seconds).toBe(60);
     expect(resolveTimeout(read, '2.5', '7')).toStrictEqual({ ok: true, seconds: 2.5 });
     expect(resolveTimeout(read, undefined, '300')).toStrictEqual({ ok: true, seconds: 300 });
-    expect(resolveTimeout(read, '0.5', null)).toMatchObject({ ok: false, seconds: 10, message: 'X-Request-Timeout: must be a number of seconds from 1 to 300' });
-    expect(resolveTimeout(read, undefined, '301')).toMatchObject({ ok: false, message: 'requestTimeout: must be a number of seconds from 1 to 300' });
+    expect(resolveTimeout(read, '0.5', null)).toMatchObject({
+      ok: false,
+      seconds: 10,
+      message: 'X-Request-Timeout: must be a number of seconds from 1 to 300',
+    });
+    expect(resolveTimeout(read, undefined, '301')).toMatchObject({
+      ok: false,
+      message: 'requestTimeout: must be a number of seconds from 1 to 300',
+    });
     expect(resolveTimeout(read, '1e2', null).ok).toBe(false);
   });
 });

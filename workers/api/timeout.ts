@@ -6,7 +6,14 @@
  * request addresses, so a refusal names the same budget the call would have had.
  */
 import type { MiddlewareHandler } from 'hono';
-import { catalog, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S, type Operation, type TimeoutClass } from '../../shared/catalog/index.js';
+import {
+  catalog,
+  TIMEOUT_CLASSES,
+  TIMEOUT_MAX_S,
+  TIMEOUT_MIN_S,
+  type Operation,
+  type TimeoutClass,
+} from '../../shared/catalog/index.js';
 
 export const TIMEOUT_HEADER = 'X-Request-Timeout';
 export const TIMEOUT_APPLIED_HEADER = 'X-Request-Timeout-Applied';
@@ -19,19 +26,32 @@ export function resolveTimeout(entry: Operation, header: string | undefined, que
 }
 
 /** The budget of a call of the given class: the valid requested one, else the class default (also when refused). */
-export function resolveBudget(timeout: TimeoutClass, header: string | undefined, query: string | null | undefined): Budget {
+export function resolveBudget(
+  timeout: TimeoutClass,
+  header: string | undefined,
+  query: string | null | undefined,
+): Budget {
   const fallback = TIMEOUT_CLASSES[timeout];
   const [field, raw] = header !== undefined ? [TIMEOUT_HEADER, header] : [TIMEOUT_QUERY, query];
   if (raw === null || raw === undefined) return { ok: true, seconds: fallback };
   const text = raw.trim();
   const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
   if (!(seconds >= TIMEOUT_MIN_S && seconds <= TIMEOUT_MAX_S)) {
-    return { ok: false, seconds: fallback, message: `${field}: must be a number of seconds from ${TIMEOUT_MIN_S} to ${TIMEOUT_MAX_S}` };
+    return {
+      ok: false,
+      seconds: fallback,
+      message: `${field}: must be a number of seconds from ${TIMEOUT_MIN_S} to ${TIMEOUT_MAX_S}`,
+    };
   }
   return { ok: true, seconds };
 }
 
-interface Route { method: string; pattern: RegExp; literals: number; entry: Operation }
+interface Route {
+  method: string;
+  pattern: RegExp;
+  literals: number;
+  entry: Operation;
+}
 
 let routes: Route[] | undefined;
 
@@ -39,7 +59,9 @@ let routes: Route[] | undefined;
 export function operationAt(method: string, path: string): Operation | undefined {
   routes ??= catalog.map((entry) => {
     const segments = entry.path.split('/');
-    const pattern = new RegExp(`^${segments.map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}/?$`);
+    const pattern = new RegExp(
+      `^${segments.map((s) => (/^\{\w+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))).join('/')}/?$`,
+    );
     return { method: entry.method, pattern, literals: segments.filter((s) => !s.startsWith('{')).length, entry };
   });
   let best: Route | undefined;
@@ -58,7 +80,11 @@ export function timeoutApplied(): MiddlewareHandler {
     await next();
     if (c.res.headers.has(TIMEOUT_APPLIED_HEADER)) return;
     const entry = operationAt(c.req.method, c.req.path);
-    const budget = resolveBudget(entry?.timeout ?? 'read', c.req.header(TIMEOUT_HEADER), new URL(c.req.url).searchParams.get(TIMEOUT_QUERY));
+    const budget = resolveBudget(
+      entry?.timeout ?? 'read',
+      c.req.header(TIMEOUT_HEADER),
+      new URL(c.req.url).searchParams.get(TIMEOUT_QUERY),
+    );
     c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
   };
 }

@@ -21,9 +21,12 @@ beforeEach(() => {
     return array;
   });
 });
-afterEach(() => { vi.restoreAllMocks(); });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
-const hex = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => (0xa0 + from + i).toString(16)).join('');
+const hex = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => (0xa0 + from + i).toString(16)).join('');
 
 const app = new Hono<AppEnv>();
 app.use('*', traceContext());
@@ -37,15 +40,23 @@ async function call(headers: Record<string, string> = {}) {
 describe('traceContext', () => {
   it('keeps the trace id and flags of a valid traceparent, with a new 8-byte span id', async () => {
     expect(await call({ traceparent: `00-${TRACE}-00f067aa0ba902b7-00` })).toStrictEqual({
-      body: `trace ${TRACE}`, traceparent: `00-${TRACE}-${hex(0, 8)}-00`,
+      body: `trace ${TRACE}`,
+      traceparent: `00-${TRACE}-${hex(0, 8)}-00`,
     });
     expect(draws).toEqual([8]);
   });
 
   it('makes a trace id and a span id of one 24-byte draw without a valid traceparent, sampled', async () => {
-    const invalid: Array<Record<string, string>> = [{}, { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` }, { traceparent: 'garbage' }];
+    const invalid: Array<Record<string, string>> = [
+      {},
+      { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` },
+      { traceparent: 'garbage' },
+    ];
     for (const headers of invalid) {
-      expect(await call(headers)).toStrictEqual({ body: `trace ${hex(0, 16)}`, traceparent: `00-${hex(0, 16)}-${hex(16, 24)}-01` });
+      expect(await call(headers)).toStrictEqual({
+        body: `trace ${hex(0, 16)}`,
+        traceparent: `00-${hex(0, 16)}-${hex(16, 24)}-01`,
+      });
     }
     expect(draws).toEqual([24, 24, 24]);
   });

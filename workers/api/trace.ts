@@ -14,6 +14,9 @@ export function traceContext(): MiddlewareHandler<AppEnv> {
     const traceId = incoming?.traceId ?? random.slice(0, 32);
     c.set('traceId', traceId);
     await next();
-    c.res.headers.set('traceparent', `00-${traceId}-${incoming ? random : random.slice(32)}-${incoming?.flags ?? '01'}`);
+    c.res.headers.set(
+      'traceparent',
+      `00-${traceId}-${incoming ? random : random.slice(32)}-${incoming?.flags ?? '01'}`,
+    );
   };
 }

@@ -16,10 +16,15 @@ describe('parseTraceparent', () => {
   });
 
   it('takes ids that start or end with zeros, all-zero ones only are invalid', () => {
-    expect(parseTraceparent(`00-0af7651916cd43dd8448eb211c803190-b7ad6b7169203330-01`))
-      .toStrictEqual({ traceId: '0af7651916cd43dd8448eb211c803190', flags: '01' });
+    expect(parseTraceparent(`00-0af7651916cd43dd8448eb211c803190-b7ad6b7169203330-01`)).toStrictEqual({
+      traceId: '0af7651916cd43dd8448eb211c803190',
+      flags: '01',
+    });
     expect(parseTraceparent(`00-${TRACE}-b7ad6b7169203300-01`)).toStrictEqual({ traceId: TRACE, flags: '01' });
-    expect(parseTraceparent(`00-${'0'.repeat(31)}1-${PARENT}-01`)).toStrictEqual({ traceId: `${'0'.repeat(31)}1`, flags: '01' });
+    expect(parseTraceparent(`00-${'0'.repeat(31)}1-${PARENT}-01`)).toStrictEqual({
+      traceId: `${'0'.repeat(31)}1`,
+      flags: '01',
+    });
     expect(parseTraceparent(`00-${TRACE}-${'0'.repeat(15)}1-01`)).toStrictEqual({ traceId: TRACE, flags: '01' });
   });
 
@@ -38,12 +43,23 @@ describe('parseTraceparent', () => {
 
   it('refuses a field of the wrong length or alphabet, and anything around the header', () => {
     for (const bad of [
-      `0-${TRACE}-${PARENT}-01`, `000-${TRACE}-${PARENT}-01`, `0g-${TRACE}-${PARENT}-01`,
-      `00-${TRACE.slice(1)}-${PARENT}-01`, `00-${TRACE}a-${PARENT}-01`, `00-${TRACE.slice(1)}g-${PARENT}-01`,
-      `00-${TRACE}-${PARENT.slice(1)}-01`, `00-${TRACE}-${PARENT}a-01`, `00-${TRACE}-${PARENT.slice(1)}G-01`,
-      `00-${TRACE}-${PARENT}-1`, `00-${TRACE}-${PARENT}-011`, `00-${TRACE}-${PARENT}-0x`,
-      `00-${TRACE}-${PARENT}-01x`, `x00-${TRACE}-${PARENT}-01`, `00_${TRACE}-${PARENT}-01`,
-      `00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`, `00-${TRACE}-${'0'.repeat(16)}-01`,
+      `0-${TRACE}-${PARENT}-01`,
+      `000-${TRACE}-${PARENT}-01`,
+      `0g-${TRACE}-${PARENT}-01`,
+      `00-${TRACE.slice(1)}-${PARENT}-01`,
+      `00-${TRACE}a-${PARENT}-01`,
+      `00-${TRACE.slice(1)}g-${PARENT}-01`,
+      `00-${TRACE}-${PARENT.slice(1)}-01`,
+      `00-${TRACE}-${PARENT}a-01`,
+      `00-${TRACE}-${PARENT.slice(1)}G-01`,
+      `00-${TRACE}-${PARENT}-1`,
+      `00-${TRACE}-${PARENT}-011`,
+      `00-${TRACE}-${PARENT}-0x`,
+      `00-${TRACE}-${PARENT}-01x`,
+      `x00-${TRACE}-${PARENT}-01`,
+      `00_${TRACE}-${PARENT}-01`,
+      `00-${'0'.repeat(32)}-${'0'.repeat(16)}-01`,
+      `00-${TRACE}-${'0'.repeat(16)}-01`,
     ]) {
       expect(parseTraceparent(bad), bad).toBeNull();
     }
@@ -51,7 +67,9 @@ describe('parseTraceparent', () => {
 });
 
 describe('randomHex', () => {
-  afterEach(() => { vi.restoreAllMocks(); });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   it('writes each random byte as two lower-case hex digits', () => {
     const draws: number[] = [];
@@ -76,9 +94,19 @@ describe('randomHex', () => {
 
 describe('traceparent', () => {
   it('keeps a valid trace id and refuses malformed or all-zero ones', () => {
-    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toStrictEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', flags: '01' });
-    for (const bad of [undefined, '', 'garbage', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-      '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01', `00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01`]) {
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toStrictEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      flags: '01',
+    });
+    for (const bad of [
+      undefined,
+      '',
+      'garbage',
+      `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+      'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01',
+      `00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01`,
+    ]) {
       expect(parseTraceparent(bad)).toBeNull();
     }
     expect(randomHex(16)).toMatch(/^[0-9a-f]{32}$/);

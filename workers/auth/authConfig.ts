@@ -23,8 +23,25 @@ export const DEFAULT_CLOCK_TOLERANCE_SECONDS = WORKER_DEFAULTS.TOKEN_CLOCK_TOLER
 export const DEFAULT_MAX_LIFETIME_SECONDS = WORKER_DEFAULTS.TOKEN_MAX_LIFETIME_SECONDS;
 
 export type AuthConfig =
-  | { mode: 'local'; issuer: string; audience: string; ttlSeconds: number; maxLifetimeSeconds: number; clockToleranceSeconds: number; orgClaim: 'org'; signingKey: string | undefined }
-  | { mode: 'external'; issuer: string; audience: string; jwksUrl: string; maxLifetimeSeconds: number; clockToleranceSeconds: number; orgClaim: string };
+  | {
+      mode: 'local';
+      issuer: string;
+      audience: string;
+      ttlSeconds: number;
+      maxLifetimeSeconds: number;
+      clockToleranceSeconds: number;
+      orgClaim: 'org';
+      signingKey: string | undefined;
+    }
+  | {
+      mode: 'external';
+      issuer: string;
+      audience: string;
+      jwksUrl: string;
+      maxLifetimeSeconds: number;
+      clockToleranceSeconds: number;
+      orgClaim: string;
+    };
 
 const configs = new WeakMap<object, AuthConfig>();
 
@@ -41,7 +58,15 @@ function settings(env: Env): AuthConfig {
   const maxLifetimeSeconds = vars.TOKEN_MAX_LIFETIME_SECONDS;
   const clockToleranceSeconds = vars.TOKEN_CLOCK_TOLERANCE_SECONDS;
   if (vars.AUTH_ISSUER && vars.AUTH_JWKS_URL) {
-    return { mode: 'external', issuer: vars.AUTH_ISSUER, audience, jwksUrl: vars.AUTH_JWKS_URL, maxLifetimeSeconds, clockToleranceSeconds, orgClaim: vars.AUTH_ORG_CLAIM };
+    return {
+      mode: 'external',
+      issuer: vars.AUTH_ISSUER,
+      audience,
+      jwksUrl: vars.AUTH_JWKS_URL,
+      maxLifetimeSeconds,
+      clockToleranceSeconds,
+      orgClaim: vars.AUTH_ORG_CLAIM,
+    };
   }
   return {
     mode: 'local',

@@ -56,7 +56,8 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
     return tokenError('invalid_request', 'the request body must be application/x-www-form-urlencoded');
   }
   // Refused before reading when the client announces the size; read no further than the limit otherwise (chunked).
-  if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) return tokenError('invalid_request', 'the request body is too large');
+  if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES)
+    return tokenError('invalid_request', 'the request body is too large');
   const text = await boundedText(c.req.raw, MAX_BODY_BYTES).catch((error: unknown) => {
     bodyNotRead(c, error);
     return undefined;
@@ -71,19 +72,25 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   const authorization = c.req.header('authorization');
   const credentials = presentedCredentials(authorization, form);
   if (credentials.method === 'invalid' && credentials.reason === 'multiple') {
-    return tokenError('invalid_request', 'use exactly one client authentication method: client_secret_basic or client_secret_post');
+    return tokenError(
+      'invalid_request',
+      'use exactly one client authentication method: client_secret_basic or client_secret_post',
+    );
   }
 
   // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
   const grantType = form.get('grant_type') || undefined;
   if (!grantType) return tokenError('invalid_request', 'grant_type is required');
-  if (grantType !== 'client_credentials') return tokenError('unsupported_grant_type', 'only grant_type client_credentials is supported');
+  if (grantType !== 'client_credentials')
+    return tokenError('unsupported_grant_type', 'only grant_type client_credentials is supported');
   const requested = (form.get('scope') || '').split(' ').filter(Boolean);
   const unknown = requested.filter((s) => !(SCOPES as readonly string[]).includes(s));
-  if (unknown.length) return tokenError('invalid_scope', `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}`);
+  if (unknown.length)
+    return tokenError('invalid_scope', `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}`);
 
   const challenge = authorization !== undefined;
-  if (credentials.method === 'none') return tokenError('invalid_client', 'client authentication is required', challenge);
+  if (credentials.method === 'none')
+    return tokenError('invalid_client', 'client authentication is required', challenge);
   if (credentials.method === 'invalid') return tokenError('invalid_client', 'client authentication failed', challenge);
 
   const source = requestSource(c.req.raw);
@@ -125,7 +132,11 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
     .setExpirationTime(now + config.ttlSeconds)
     .setJti(crypto.randomUUID())
     .sign(keys.privateKey);
-  return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: config.ttlSeconds, scope: granted }, 200, NO_STORE);
+  return c.json(
+    { access_token: accessToken, token_type: 'Bearer', expires_in: config.ttlSeconds, scope: granted },
+    200,
+    NO_STORE,
+  );
 }
 
 /** What a token request is granted, as the space-separated `scope` value (see the module comment). */
@@ -141,7 +152,8 @@ function tooManyTokenRequests(retryAfterSeconds: number, reason: string): Respon
   return res;
 }
 
-const tooManyFailures = (retryAfterSeconds: number) => tooManyTokenRequests(retryAfterSeconds, 'too many failed token requests from this address');
+const tooManyFailures = (retryAfterSeconds: number) =>
+  tooManyTokenRequests(retryAfterSeconds, 'too many failed token requests from this address');
 
 /** The edge's verification budget is spent: refused, and said once per window in the log (at warn level). */
 function verificationsSpent(c: Context<AppEnv>, retryAfterSeconds: number): Response {
@@ -149,10 +161,15 @@ function verificationsSpent(c: Context<AppEnv>, retryAfterSeconds: number): Resp
   if (now >= verifyBudgetLoggedUntil) {
     verifyBudgetLoggedUntil = now + retryAfterSeconds * 1000;
     const { limit, windowMs } = limitOf(c.env, 'token-verify');
-    console.warn(JSON.stringify({
-      level: 'warn', msg: 'token verification budget spent; token requests refused until the window ends',
-      limit, windowSeconds: windowMs / 1000, retryAfterSeconds,
-    }));
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        msg: 'token verification budget spent; token requests refused until the window ends',
+        limit,
+        windowSeconds: windowMs / 1000,
+        retryAfterSeconds,
+      }),
+    );
   }
   return tooManyTokenRequests(retryAfterSeconds, 'too many token requests');
 }
@@ -178,7 +195,10 @@ async function boundedText(request: Request, max: number): Promise<string | null
   }
   const bytes = new Uint8Array(size);
   let at = 0;
-  for (const chunk of chunks) { bytes.set(chunk, at); at += chunk.byteLength; }
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
   return new TextDecoder().decode(bytes);
 }
 
@@ -198,19 +218,23 @@ export function authRoutes(): Hono<AppEnv> {
   app.get(DISCOVERY_PATH, (c) => {
     const config = authConfig(c.env);
     if (config.mode === 'external') return externalIssuerAnswer(config.issuer);
-    return c.json({
-      issuer: config.issuer,
-      token_endpoint: `${config.issuer}${TOKEN_PATH}`,
-      jwks_uri: `${config.issuer}${JWKS_PATH}`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: [...SCOPES],
-      response_types_supported: ['token'],
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: [ALGORITHM],
-      access_token_signing_alg_values_supported: [ALGORITHM],
-      claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'org'],
-    }, 200, { 'Cache-Control': 'public, max-age=300' });
+    return c.json(
+      {
+        issuer: config.issuer,
+        token_endpoint: `${config.issuer}${TOKEN_PATH}`,
+        jwks_uri: `${config.issuer}${JWKS_PATH}`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        scopes_supported: [...SCOPES],
+        response_types_supported: ['token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: [ALGORITHM],
+        access_token_signing_alg_values_supported: [ALGORITHM],
+        claims_supported: ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf', 'jti', 'scope', 'client_id', 'org'],
+      },
+      200,
+      { 'Cache-Control': 'public, max-age=300' },
+    );
   });
 
   app.get(JWKS_PATH, async (c) => {

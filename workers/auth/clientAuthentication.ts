@@ -39,7 +39,8 @@ export function presentedCredentials(authorization: string | undefined, form: UR
     const basic = decodeBasic(token);
     if (!basic) return { method: 'invalid', reason: 'malformed', basic: true };
     // A client_id repeated in the body is tolerated when it names the same client; a secret there is a second method.
-    if (postSecret || (postId && postId !== basic.clientId)) return { method: 'invalid', reason: 'multiple', basic: true };
+    if (postSecret || (postId && postId !== basic.clientId))
+      return { method: 'invalid', reason: 'multiple', basic: true };
     return { method: 'client_secret_basic', ...basic };
   }
   if (postId && postSecret) return { method: 'client_secret_post', clientId: postId, clientSecret: postSecret };

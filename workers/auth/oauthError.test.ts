@@ -12,8 +12,15 @@ import type { Operation } from '../../shared/catalog/index.js';
 describe('token endpoint errors', () => {
   it('answer each error code with its status and the {error, error_description} body, never cached', async () => {
     const statuses: Record<TokenErrorCode, number> = {
-      invalid_request: 400, invalid_client: 401, invalid_grant: 400, unauthorized_client: 400, unsupported_grant_type: 400,
-      invalid_scope: 400, server_error: 500, not_found: 404, too_many_requests: 429,
+      invalid_request: 400,
+      invalid_client: 401,
+      invalid_grant: 400,
+      unauthorized_client: 400,
+      unsupported_grant_type: 400,
+      invalid_scope: 400,
+      server_error: 500,
+      not_found: 404,
+      too_many_requests: 429,
     };
     for (const [code, status] of Object.entries(statuses) as [TokenErrorCode, number][]) {
       const res = tokenError(code, `because ${code}`);
@@ -47,21 +54,30 @@ describe('Bearer challenges', () => {
   it('answer invalid_request 400, invalid_token 401 and insufficient_scope 403 naming the scope', async () => {
     const malformed = bearerError('invalid_request', 'the Authorization header is not a valid Bearer credential');
     expect(malformed.status).toBe(400);
-    expect(malformed.headers.get('www-authenticate'))
-      .toBe('Bearer realm="webapi", error="invalid_request", error_description="the Authorization header is not a valid Bearer credential"');
-    expect(await malformed.json()).toEqual({ error: 'invalid_request', error_description: 'the Authorization header is not a valid Bearer credential' });
+    expect(malformed.headers.get('www-authenticate')).toBe(
+      'Bearer realm="webapi", error="invalid_request", error_description="the Authorization header is not a valid Bearer credential"',
+    );
+    expect(await malformed.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'the Authorization header is not a valid Bearer credential',
+    });
 
     const expired = bearerError('invalid_token', 'the access token expired');
     expect(expired.status).toBe(401);
-    expect(expired.headers.get('www-authenticate')).toBe('Bearer realm="webapi", error="invalid_token", error_description="the access token expired"');
+    expect(expired.headers.get('www-authenticate')).toBe(
+      'Bearer realm="webapi", error="invalid_token", error_description="the access token expired"',
+    );
     expect(await expired.json()).toEqual({ error: 'invalid_token', error_description: 'the access token expired' });
 
     const lacking = bearerError('insufficient_scope', 'the access token lacks the webapi scope');
     expect(lacking.status).toBe(403);
-    expect(lacking.headers.get('www-authenticate'))
-      .toBe('Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"');
+    expect(lacking.headers.get('www-authenticate')).toBe(
+      'Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"',
+    );
     const bare = bearerError('invalid_token');
-    expect(bare.headers.get('www-authenticate')).toBe('Bearer realm="webapi", error="invalid_token", error_description=""');
+    expect(bare.headers.get('www-authenticate')).toBe(
+      'Bearer realm="webapi", error="invalid_token", error_description=""',
+    );
     expect(await bare.json()).toEqual({ error: 'invalid_token', error_description: '' });
     const admin = bearerError('insufficient_scope', 'needs admin', 'webapi.admin');
     expect(admin.headers.get('www-authenticate')).toMatch(/, scope="webapi\.admin"$/);
@@ -71,11 +87,13 @@ describe('Bearer challenges', () => {
   it('quote descriptions without quotes, backslashes or control characters; the body keeps them', async () => {
     const description = 'claim "org" \\ bad\u0007\nline [ok] #1! ~';
     const res = bearerError('invalid_token', description);
-    expect(res.headers.get('www-authenticate'))
-      .toBe('Bearer realm="webapi", error="invalid_token", error_description="claim  org    bad  line [ok] #1! ~"');
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer realm="webapi", error="invalid_token", error_description="claim  org    bad  line [ok] #1! ~"',
+    );
     expect((await res.json<{ error_description: string }>()).error_description).toBe(description);
-    expect(insufficientScopeChallenge('webapi.write', 'lacks "webapi.write"'))
-      .toBe('Bearer realm="webapi", error="insufficient_scope", error_description="lacks  webapi.write ", scope="webapi.write"');
+    expect(insufficientScopeChallenge('webapi.write', 'lacks "webapi.write"')).toBe(
+      'Bearer realm="webapi", error="insufficient_scope", error_description="lacks  webapi.write ", scope="webapi.write"',
+    );
   });
 });
 
@@ -83,14 +101,22 @@ describe('scope refusal per operation', () => {
   const ctx = { generation: 'v1' as const, family: null, paged: false, traceId: '0af7651916cd43dd8448eb211c80319c' };
   const entry = { ...registryOperations.TradePlatforms, scope: 'webapi.write' } as Operation;
 
-  it('lets a caller holding the operation\'s scope through', () => {
-    expect(scopeRefusal(entry, { clientId: 'c', organizationId: 'o', scopes: ['webapi', 'webapi.write'] }, ctx)).toBeNull();
+  it("lets a caller holding the operation's scope through", () => {
+    expect(
+      scopeRefusal(entry, { clientId: 'c', organizationId: 'o', scopes: ['webapi', 'webapi.write'] }, ctx),
+    ).toBeNull();
   });
 
   it('refuses a caller without it, naming the scope in the message and the challenge', () => {
-    const refused = scopeRefusal(entry, { clientId: 'c', organizationId: 'o', scopes: ['webapi', 'webapi.admin'] }, ctx)!;
+    const refused = scopeRefusal(
+      entry,
+      { clientId: 'c', organizationId: 'o', scopes: ['webapi', 'webapi.admin'] },
+      ctx,
+    )!;
     expect(refused.status).toBe(403);
-    expect(JSON.parse(refused.body)).toMatchObject({ errorDescription: 'the access token lacks the webapi.write scope this operation needs' });
+    expect(JSON.parse(refused.body)).toMatchObject({
+      errorDescription: 'the access token lacks the webapi.write scope this operation needs',
+    });
     expect(refused.headers['WWW-Authenticate']).toBe(
       'Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi.write scope this operation needs", scope="webapi.write"',
     );

@@ -5,8 +5,15 @@
 import { REALM, SCOPE } from './authConfig.js';
 
 export type TokenErrorCode =
-  | 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope'
-  | 'server_error' | 'not_found' | 'too_many_requests';
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unauthorized_client'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'server_error'
+  | 'not_found'
+  | 'too_many_requests';
 
 export type BearerErrorCode = 'invalid_request' | 'invalid_token' | 'insufficient_scope';
 
@@ -47,7 +54,10 @@ const quoted = (value: string) => value.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/
 export function bearerError(error: BearerErrorCode | null, description = '', scope: string = SCOPE): Response {
   let challenge = `Bearer realm="${REALM}"`;
   let status = 401;
-  let body: { error: string; error_description: string } = { error: 'invalid_token', error_description: 'an access token is required' };
+  let body: { error: string; error_description: string } = {
+    error: 'invalid_token',
+    error_description: 'an access token is required',
+  };
   if (error) {
     challenge += `, error="${error}", error_description="${quoted(description)}"`;
     status = error === 'invalid_request' ? 400 : error === 'insufficient_scope' ? 403 : 401;

@@ -12,5 +12,9 @@ import { insufficientScopeChallenge } from './oauthError.js';
 export function scopeRefusal(entry: Operation, caller: Caller, ctx: ShapeContext): ShapedResponse | null {
   if (caller.scopes.includes(entry.scope)) return null;
   const message = `the access token lacks the ${entry.scope} scope this operation needs`;
-  return refusal(ctx, { kind: 'Forbidden', message, headers: { 'WWW-Authenticate': insufficientScopeChallenge(entry.scope, message) } });
+  return refusal(ctx, {
+    kind: 'Forbidden',
+    message,
+    headers: { 'WWW-Authenticate': insufficientScopeChallenge(entry.scope, message) },
+  });
 }

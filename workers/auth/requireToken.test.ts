@@ -24,9 +24,17 @@ let localJwk: JWK;
 let localKey: CryptoKey;
 let otherKey: CryptoKey;
 
-async function client(clientId: string, organizationId: string, scopes = 'webapi webapi.write webapi.admin', disabled = 0) {
-  await registry.db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created)
-    VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?, ?)`).bind(clientId, organizationId, clientId, disabled, scopes, new Date().toISOString()).run();
+async function client(
+  clientId: string,
+  organizationId: string,
+  scopes = 'webapi webapi.write webapi.admin',
+  disabled = 0,
+) {
+  await registry.db
+    .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created)
+    VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?, ?)`)
+    .bind(clientId, organizationId, clientId, disabled, scopes, new Date().toISOString())
+    .run();
 }
 
 beforeAll(async () => {
@@ -46,7 +54,9 @@ beforeAll(async () => {
   localKey = pair.privateKey;
   otherKey = (await generateKeyPair('ES256')).privateKey;
 }, 60_000);
-afterAll(async () => { await registry?.close(); });
+afterAll(async () => {
+  await registry?.close();
+});
 
 /** The API behind requireToken(): answers the caller it set. */
 function api(vars: Partial<Env>) {
@@ -58,20 +68,58 @@ function api(vars: Partial<Env>) {
     return c.json(c.req.query('expiry') === undefined ? identity : { ...identity, expiresAt });
   });
   return async (authorization?: string, query = '') => {
-    const res = await app.request(`/api/caller${query}`, { headers: authorization === undefined ? {} : { authorization } }, { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars });
-    return { status: res.status, body: await res.json<Record<string, unknown>>(), challenge: res.headers.get('www-authenticate') };
+    const res = await app.request(
+      `/api/caller${query}`,
+      { headers: authorization === undefined ? {} : { authorization } },
+      { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars },
+    );
+    return {
+      status: res.status,
+      body: await res.json<Record<string, unknown>>(),
+      challenge: res.headers.get('www-authenticate'),
+    };
   };
 }
 
-const localVars = (): Partial<Env> => ({ AUTH_SIGNING_KEY: JSON.stringify(localJwk), PUBLIC_URL: ISSUER, AUTH_AUDIENCE: 'webapi' });
+const localVars = (): Partial<Env> => ({
+  AUTH_SIGNING_KEY: JSON.stringify(localJwk),
+  PUBLIC_URL: ISSUER,
+  AUTH_AUDIENCE: 'webapi',
+});
 const nowS = () => Math.floor(Date.now() / 1000);
 
-interface Mint { claims?: JWTPayload; header?: Record<string, unknown>; key?: CryptoKey; issuer?: string; audience?: string; iat?: number; exp?: number | null; alg?: string }
+interface Mint {
+  claims?: JWTPayload;
+  header?: Record<string, unknown>;
+  key?: CryptoKey;
+  issuer?: string;
+  audience?: string;
+  iat?: number;
+  exp?: number | null;
+  alg?: string;
+}
 
-async function mint({ claims = {}, header = {}, key = localKey, issuer = ISSUER, audience = 'webapi', iat = nowS(), exp = nowS() + 600, alg = 'ES256' }: Mint = {}) {
-  const jwt = new SignJWT({ scope: 'webapi webapi.write', client_id: 'client-a', org: ORG_A, jti: randomUUID(), ...claims })
+async function mint({
+  claims = {},
+  header = {},
+  key = localKey,
+  issuer = ISSUER,
+  audience = 'webapi',
+  iat = nowS(),
+  exp = nowS() + 600,
+  alg = 'ES256',
+}: Mint = {}) {
+  const jwt = new SignJWT({
+    scope: 'webapi webapi.write',
+    client_id: 'client-a',
+    org: ORG_A,
+    jti: randomUUID(),
+    ...claims,
+  })
     .setProtectedHeader({ alg, typ: 'at+jwt', kid: 'local-1', ...header })
-    .setIssuer(issuer).setAudience(audience).setIssuedAt(iat);
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setIssuedAt(iat);
   if (exp !== null) jwt.setExpirationTime(exp);
   return `Bearer ${await jwt.sign(key)}`;
 }
@@ -81,9 +129,17 @@ const refused = (error: string, description: string) => ({ error, error_descript
 describe('Bearer credentials', () => {
   it('challenge a request without credentials, or with another scheme, naming no error', async () => {
     const call = api(localVars());
-    for (const authorization of [undefined, 'Basic Y2xpZW50OnNlY3JldA==', 'Bearerish abc', 'Token bearer abc', 'MAC Bearer abc']) {
+    for (const authorization of [
+      undefined,
+      'Basic Y2xpZW50OnNlY3JldA==',
+      'Bearerish abc',
+      'Token bearer abc',
+      'MAC Bearer abc',
+    ]) {
       expect(await call(authorization)).toEqual({
-        status: 401, body: refused('invalid_token', 'an access token is required'), challenge: 'Bearer realm="webapi"',
+        status: 401,
+        body: refused('invalid_token', 'an access token is required'),
+        challenge: 'Bearer realm="webapi"',
       });
     }
   });
@@ -100,20 +156,33 @@ describe('Bearer credentials', () => {
   it('yield the caller of a good token: its client, its organization lower-cased, the scopes its client holds', async () => {
     const call = api(localVars());
     const token = await mint({ claims: { org: ORG_A.toUpperCase() } });
-    expect(await call(token)).toMatchObject({ status: 200, body: { clientId: 'client-a', organizationId: ORG_A, scopes: ['webapi', 'webapi.write'] } });
+    expect(await call(token)).toMatchObject({
+      status: 200,
+      body: { clientId: 'client-a', organizationId: ORG_A, scopes: ['webapi', 'webapi.write'] },
+    });
     // Any case of the scheme, any number of spaces, surrounding whitespace.
     expect((await call(`  bearer   ${token.slice('Bearer '.length)}  `)).status).toBe(200);
     // A remembered token is answered the same.
-    expect((await call(token)).body).toEqual({ clientId: 'client-a', organizationId: ORG_A, scopes: ['webapi', 'webapi.write'] });
+    expect((await call(token)).body).toEqual({
+      clientId: 'client-a',
+      organizationId: ORG_A,
+      scopes: ['webapi', 'webapi.write'],
+    });
     // The client holds webapi alone now: its tokens carry no more.
-    expect((await call(await mint({ claims: { client_id: 'reader', scope: 'webapi webapi.write webapi.admin' } }))).body)
-      .toEqual({ clientId: 'reader', organizationId: ORG_A, scopes: ['webapi'] });
+    expect(
+      (await call(await mint({ claims: { client_id: 'reader', scope: 'webapi webapi.write webapi.admin' } }))).body,
+    ).toEqual({ clientId: 'reader', organizationId: ORG_A, scopes: ['webapi'] });
   });
 
   it("carry the token's end, its exp plus the clock tolerance, in epoch milliseconds, for the streams that end with it", async () => {
     const exp = nowS() + 321;
-    expect((await api(localVars())(await mint({ exp }), '?expiry')).body).toMatchObject({ clientId: 'client-a', expiresAt: (exp + 5) * 1000 });
-    expect((await api({ ...localVars(), TOKEN_CLOCK_TOLERANCE_SECONDS: '0' })(await mint({ exp }), '?expiry')).body).toMatchObject({ expiresAt: exp * 1000 });
+    expect((await api(localVars())(await mint({ exp }), '?expiry')).body).toMatchObject({
+      clientId: 'client-a',
+      expiresAt: (exp + 5) * 1000,
+    });
+    expect(
+      (await api({ ...localVars(), TOKEN_CLOCK_TOLERANCE_SECONDS: '0' })(await mint({ exp }), '?expiry')).body,
+    ).toMatchObject({ expiresAt: exp * 1000 });
   });
 });
 
@@ -128,7 +197,10 @@ describe('refused tokens', () => {
       [mint({ header: { typ: 'JWT' } }), 'the access token has an unexpected type'],
       [mint({ exp: null }), 'the access token claim exp is invalid'],
       [mint({ key: otherKey }), 'the access token signature is invalid'],
-      [mint({ alg: 'HS256', key: new TextEncoder().encode('x'.repeat(32)) as unknown as CryptoKey }), 'the access token is signed with an algorithm that is not accepted'],
+      [
+        mint({ alg: 'HS256', key: new TextEncoder().encode('x'.repeat(32)) as unknown as CryptoKey }),
+        'the access token is signed with an algorithm that is not accepted',
+      ],
       [Promise.resolve('Bearer abc.def.ghi'), 'the access token is malformed'],
       [Promise.resolve('Bearer abc'), 'the access token is malformed'],
     ];
@@ -141,59 +213,89 @@ describe('refused tokens', () => {
   });
 
   it('call a signed token whose claims are not a JSON object malformed', async () => {
-    const jws = await new CompactSign(new TextEncoder().encode('not a claims set')).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'local-1' }).sign(localKey);
-    expect((await api(localVars())(`Bearer ${jws}`)).body).toEqual(refused('invalid_token', 'the access token is malformed'));
+    const jws = await new CompactSign(new TextEncoder().encode('not a claims set'))
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'local-1' })
+      .sign(localKey);
+    expect((await api(localVars())(`Bearer ${jws}`)).body).toEqual(
+      refused('invalid_token', 'the access token is malformed'),
+    );
   });
 
   it('remember a verified token per issuer and audience only', async () => {
     const token = await mint();
     expect((await api(localVars())(token)).status).toBe(200);
     // The same token before an edge of another audience is verified afresh, and refused.
-    expect((await api({ ...localVars(), AUTH_AUDIENCE: 'other-api' })(token)).body).toEqual(refused('invalid_token', 'the access token has an unexpected audience'));
-    expect((await api({ ...localVars(), PUBLIC_URL: 'https://other.example' })(token)).body).toEqual(refused('invalid_token', 'the access token has an unexpected issuer'));
+    expect((await api({ ...localVars(), AUTH_AUDIENCE: 'other-api' })(token)).body).toEqual(
+      refused('invalid_token', 'the access token has an unexpected audience'),
+    );
+    expect((await api({ ...localVars(), PUBLIC_URL: 'https://other.example' })(token)).body).toEqual(
+      refused('invalid_token', 'the access token has an unexpected issuer'),
+    );
   });
 
   it('keep accepting a verified token until it expires after its signing key is replaced', async () => {
     const token = await mint();
     expect((await api(localVars())(token)).status).toBe(200);
-    const replaced = { ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey)), kid: 'local-2' };
+    const replaced = {
+      ...(await exportJWK((await generateKeyPair('ES256', { extractable: true })).privateKey)),
+      kid: 'local-2',
+    };
     const afterRotation = api({ ...localVars(), AUTH_SIGNING_KEY: JSON.stringify(replaced) });
-    expect((await afterRotation(token)).body).toEqual({ clientId: 'client-a', organizationId: ORG_A, scopes: ['webapi', 'webapi.write'] });
+    expect((await afterRotation(token)).body).toEqual({
+      clientId: 'client-a',
+      organizationId: ORG_A,
+      scopes: ['webapi', 'webapi.write'],
+    });
     // A token of the old key not seen before is not.
-    expect((await afterRotation(await mint())).body).toEqual(refused('invalid_token', 'the access token signature is invalid'));
+    expect((await afterRotation(await mint())).body).toEqual(
+      refused('invalid_token', 'the access token signature is invalid'),
+    );
   });
 
   it('accept expiry and nbf within the clock tolerance (5 s unless TOKEN_CLOCK_TOLERANCE_SECONDS says), and no further', async () => {
     const call = api(localVars());
     expect((await call(await mint({ iat: nowS() - 600, exp: nowS() - 3 }))).status).toBe(200);
     expect((await call(await mint({ claims: { nbf: nowS() + 3 } }))).status).toBe(200);
-    expect((await call(await mint({ iat: nowS() - 600, exp: nowS() - 8 }))).body).toEqual(refused('invalid_token', 'the access token expired'));
-    expect((await call(await mint({ claims: { nbf: nowS() + 8 } }))).body).toEqual(refused('invalid_token', 'the access token is not yet valid'));
+    expect((await call(await mint({ iat: nowS() - 600, exp: nowS() - 8 }))).body).toEqual(
+      refused('invalid_token', 'the access token expired'),
+    );
+    expect((await call(await mint({ claims: { nbf: nowS() + 8 } }))).body).toEqual(
+      refused('invalid_token', 'the access token is not yet valid'),
+    );
     const wider = api({ ...localVars(), TOKEN_CLOCK_TOLERANCE_SECONDS: '30' });
     expect((await wider(await mint({ iat: nowS() - 600, exp: nowS() - 20 }))).status).toBe(200);
-    expect((await wider(await mint({ iat: nowS() - 600, exp: nowS() - 40 }))).body).toEqual(refused('invalid_token', 'the access token expired'));
+    expect((await wider(await mint({ iat: nowS() - 600, exp: nowS() - 40 }))).body).toEqual(
+      refused('invalid_token', 'the access token expired'),
+    );
   });
 
   it('refuse a token issued in the future or living longer than TOKEN_MAX_LIFETIME_SECONDS', async () => {
     const call = api({ ...localVars(), TOKEN_MAX_LIFETIME_SECONDS: '900' });
-    expect((await call(await mint({ iat: nowS() + 120, exp: nowS() + 600 }))).body)
-      .toEqual(refused('invalid_token', 'the access token was issued in the future'));
-    expect((await call(await mint({ exp: nowS() + 901 }))).body)
-      .toEqual(refused('invalid_token', 'the access token lives longer than the 900 s this API accepts'));
+    expect((await call(await mint({ iat: nowS() + 120, exp: nowS() + 600 }))).body).toEqual(
+      refused('invalid_token', 'the access token was issued in the future'),
+    );
+    expect((await call(await mint({ exp: nowS() + 901 }))).body).toEqual(
+      refused('invalid_token', 'the access token lives longer than the 900 s this API accepts'),
+    );
     expect((await call(await mint({ exp: nowS() + 900 }))).status).toBe(200);
   });
 
   it('refuse a token without a uuid organization or a client id', async () => {
     const call = api(localVars());
     for (const org of [undefined, 'org-a', 42]) {
-      expect((await call(await mint({ claims: { org } }))).body).toEqual(refused('invalid_token', 'the access token has no valid org claim'));
+      expect((await call(await mint({ claims: { org } }))).body).toEqual(
+        refused('invalid_token', 'the access token has no valid org claim'),
+      );
     }
     for (const client_id of [undefined, '', 7]) {
-      expect((await call(await mint({ claims: { client_id } }))).body).toEqual(refused('invalid_token', 'the access token has no client_id claim'));
+      expect((await call(await mint({ claims: { client_id } }))).body).toEqual(
+        refused('invalid_token', 'the access token has no client_id claim'),
+      );
     }
     // azp stands in for client_id only for an external provider's tokens.
-    expect((await call(await mint({ claims: { client_id: undefined, azp: 'client-a' } }))).body)
-      .toEqual(refused('invalid_token', 'the access token has no client_id claim'));
+    expect((await call(await mint({ claims: { client_id: undefined, azp: 'client-a' } }))).body).toEqual(
+      refused('invalid_token', 'the access token has no client_id claim'),
+    );
   });
 
   it('refuse a token whose client is unregistered, disabled or registered to another organization', async () => {
@@ -207,7 +309,9 @@ describe('refused tokens', () => {
     const res = await api(localVars())(await mint({ claims: { scope: 'webapi.write' } }));
     expect(res.status).toBe(403);
     expect(res.body).toEqual(refused('insufficient_scope', 'the access token lacks the webapi scope'));
-    expect(res.challenge).toBe('Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"');
+    expect(res.challenge).toBe(
+      'Bearer realm="webapi", error="insufficient_scope", error_description="the access token lacks the webapi scope", scope="webapi"',
+    );
   });
 
   it('blame the edge, not the token, when the signing key is missing or unusable', async () => {
@@ -235,12 +339,28 @@ describe('external identity provider', () => {
     const ec = await generateKeyPair('ES256', { extractable: true });
     rsaKey = rsa.privateKey;
     ecKey = ec.privateKey;
-    jwks = { keys: [{ ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256' }, { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256' }] };
+    jwks = {
+      keys: [
+        { ...(await exportJWK(rsa.publicKey)), kid: 'rsa-1', alg: 'RS256' },
+        { ...(await exportJWK(ec.publicKey)), kid: 'ec-1', alg: 'ES256' },
+      ],
+    };
     server = createServer((req, res) => {
-      if (req.url === '/hang') { hanging.push(res); return; } // never answered: the fetch times out
-      if (req.url === '/duplicated') { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(duplicated)); return; }
-      if (req.url === '/broken') { res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": 7}'); return; }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(typeof jwks === 'string' ? jwks : JSON.stringify(jwks));
+      if (req.url === '/hang') {
+        hanging.push(res);
+        return;
+      } // never answered: the fetch times out
+      if (req.url === '/duplicated') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(duplicated));
+        return;
+      }
+      if (req.url === '/broken') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": 7}');
+        return;
+      }
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(typeof jwks === 'string' ? jwks : JSON.stringify(jwks));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -251,53 +371,113 @@ describe('external identity provider', () => {
   });
 
   const externalVars = (path = '/keys'): Partial<Env> => ({
-    AUTH_ISSUER: PROVIDER, AUTH_JWKS_URL: `${base}${path}`, AUTH_AUDIENCE: 'api://gateway', AUTH_ORG_CLAIM: 'tenant',
+    AUTH_ISSUER: PROVIDER,
+    AUTH_JWKS_URL: `${base}${path}`,
+    AUTH_AUDIENCE: 'api://gateway',
+    AUTH_ORG_CLAIM: 'tenant',
   });
-  const provided = (claims: JWTPayload, kid = 'rsa-1') => mint({
-    claims: { org: undefined, client_id: undefined, scope: undefined, ...claims }, header: { kid, typ: 'JWT' },
-    key: kid === 'ec-1' ? ecKey : rsaKey, alg: kid === 'ec-1' ? 'ES256' : 'RS256', issuer: PROVIDER, audience: 'api://gateway',
-  });
+  const provided = (claims: JWTPayload, kid = 'rsa-1') =>
+    mint({
+      claims: { org: undefined, client_id: undefined, scope: undefined, ...claims },
+      header: { kid, typ: 'JWT' },
+      key: kid === 'ec-1' ? ecKey : rsaKey,
+      alg: kid === 'ec-1' ? 'ES256' : 'RS256',
+      issuer: PROVIDER,
+      audience: 'api://gateway',
+    });
 
   it('takes an unregistered client as the provider states it: organization from the configured claim, client from azp, scopes from scp', async () => {
     const call = api(externalVars());
-    const res = await call(await provided({ tenant: ORG_B.toUpperCase(), azp: 'spa-client', scp: ['webapi', 'webapi.admin'] }));
-    expect(res).toMatchObject({ status: 200, body: { clientId: 'spa-client', organizationId: ORG_B, scopes: ['webapi', 'webapi.admin'] } });
+    const res = await call(
+      await provided({ tenant: ORG_B.toUpperCase(), azp: 'spa-client', scp: ['webapi', 'webapi.admin'] }),
+    );
+    expect(res).toMatchObject({
+      status: 200,
+      body: { clientId: 'spa-client', organizationId: ORG_B, scopes: ['webapi', 'webapi.admin'] },
+    });
     // client_id wins over azp; ES256 keys are accepted too.
-    expect((await call(await provided({ tenant: ORG_B, client_id: 'svc', azp: 'spa-client', scope: 'webapi' }, 'ec-1'))).body)
-      .toEqual({ clientId: 'svc', organizationId: ORG_B, scopes: ['webapi'] });
+    expect(
+      (await call(await provided({ tenant: ORG_B, client_id: 'svc', azp: 'spa-client', scope: 'webapi' }, 'ec-1')))
+        .body,
+    ).toEqual({ clientId: 'svc', organizationId: ORG_B, scopes: ['webapi'] });
   });
 
   it('holds a client it also registers here to that registration', async () => {
     const call = api(externalVars());
-    expect((await call(await provided({ tenant: ORG_A, client_id: 'reader', scope: 'webapi webapi.write' }))).body)
-      .toEqual({ clientId: 'reader', organizationId: ORG_A, scopes: ['webapi'] });
-    expect((await call(await provided({ tenant: ORG_B, client_id: 'reader', scope: 'webapi' }))).body).toEqual(refused('invalid_token', REVOKED));
-    expect((await call(await provided({ tenant: ORG_A, client_id: 'off', scope: 'webapi' }))).body).toEqual(refused('invalid_token', REVOKED));
+    expect(
+      (await call(await provided({ tenant: ORG_A, client_id: 'reader', scope: 'webapi webapi.write' }))).body,
+    ).toEqual({ clientId: 'reader', organizationId: ORG_A, scopes: ['webapi'] });
+    expect((await call(await provided({ tenant: ORG_B, client_id: 'reader', scope: 'webapi' }))).body).toEqual(
+      refused('invalid_token', REVOKED),
+    );
+    expect((await call(await provided({ tenant: ORG_A, client_id: 'off', scope: 'webapi' }))).body).toEqual(
+      refused('invalid_token', REVOKED),
+    );
   });
 
-  it('refuses the provider\'s tokens without the organization claim or a client, and tokens signed by unknown keys', async () => {
+  it("refuses the provider's tokens without the organization claim or a client, and tokens signed by unknown keys", async () => {
     const call = api(externalVars());
-    expect((await call(await provided({ org: ORG_A, client_id: 'svc', scope: 'webapi' }))).body)
-      .toEqual(refused('invalid_token', 'the access token has no valid tenant claim'));
-    expect((await call(await provided({ tenant: ORG_A, scope: 'webapi' }))).body).toEqual(refused('invalid_token', 'the access token has no client_id claim'));
-    expect((await call(await provided({ tenant: ORG_A, azp: '', scope: 'webapi' }))).body).toEqual(refused('invalid_token', 'the access token has no client_id claim'));
-    expect((await call(await provided({ tenant: ORG_A, client_id: 'svc', scope: 'webapi' }, 'rsa-unknown'))).body)
-      .toEqual(refused('invalid_token', 'the access token is signed by an unknown key'));
+    expect((await call(await provided({ org: ORG_A, client_id: 'svc', scope: 'webapi' }))).body).toEqual(
+      refused('invalid_token', 'the access token has no valid tenant claim'),
+    );
+    expect((await call(await provided({ tenant: ORG_A, scope: 'webapi' }))).body).toEqual(
+      refused('invalid_token', 'the access token has no client_id claim'),
+    );
+    expect((await call(await provided({ tenant: ORG_A, azp: '', scope: 'webapi' }))).body).toEqual(
+      refused('invalid_token', 'the access token has no client_id claim'),
+    );
+    expect(
+      (await call(await provided({ tenant: ORG_A, client_id: 'svc', scope: 'webapi' }, 'rsa-unknown'))).body,
+    ).toEqual(refused('invalid_token', 'the access token is signed by an unknown key'));
     // A locally signed token is not the provider's: its key is not in the provider's set.
-    expect((await call(await mint())).body).toEqual(refused('invalid_token', 'the access token is signed by an unknown key'));
+    expect((await call(await mint())).body).toEqual(
+      refused('invalid_token', 'the access token is signed by an unknown key'),
+    );
     // A provider-signed token for another issuer or audience.
-    expect((await call(await mint({ claims: { tenant: ORG_A, client_id: 'svc' }, key: rsaKey, alg: 'RS256', header: { kid: 'rsa-1' }, issuer: 'https://idp.example.test', audience: 'api://gateway' }))).body)
-      .toEqual(refused('invalid_token', 'the access token has an unexpected issuer'));
-    expect((await call(await mint({ claims: { tenant: ORG_A, client_id: 'svc' }, key: rsaKey, alg: 'RS256', header: { kid: 'rsa-1' }, issuer: PROVIDER, audience: 'webapi' }))).body)
-      .toEqual(refused('invalid_token', 'the access token has an unexpected audience'));
+    expect(
+      (
+        await call(
+          await mint({
+            claims: { tenant: ORG_A, client_id: 'svc' },
+            key: rsaKey,
+            alg: 'RS256',
+            header: { kid: 'rsa-1' },
+            issuer: 'https://idp.example.test',
+            audience: 'api://gateway',
+          }),
+        )
+      ).body,
+    ).toEqual(refused('invalid_token', 'the access token has an unexpected issuer'));
+    expect(
+      (
+        await call(
+          await mint({
+            claims: { tenant: ORG_A, client_id: 'svc' },
+            key: rsaKey,
+            alg: 'RS256',
+            header: { kid: 'rsa-1' },
+            issuer: PROVIDER,
+            audience: 'webapi',
+          }),
+        )
+      ).body,
+    ).toEqual(refused('invalid_token', 'the access token has an unexpected audience'));
   });
 
   it('refuses a token whose key id matches several published keys, none of which verifies it', async () => {
     // Two published keys under one kid; the token is signed by a third, the provider's own (not published here).
     const keys = await Promise.all([1, 2].map(() => generateKeyPair('RS256', { extractable: true })));
-    duplicated = { keys: await Promise.all(keys.map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: 'dup', alg: 'RS256' }))) };
-    const token = await mint({ claims: { tenant: ORG_A, client_id: 'svc', scope: 'webapi' }, header: { kid: 'dup', typ: 'JWT' }, key: rsaKey,
-      alg: 'RS256', issuer: PROVIDER, audience: 'api://gateway' });
+    duplicated = {
+      keys: await Promise.all(keys.map(async (k) => ({ ...(await exportJWK(k.publicKey)), kid: 'dup', alg: 'RS256' }))),
+    };
+    const token = await mint({
+      claims: { tenant: ORG_A, client_id: 'svc', scope: 'webapi' },
+      header: { kid: 'dup', typ: 'JWT' },
+      key: rsaKey,
+      alg: 'RS256',
+      issuer: PROVIDER,
+      audience: 'api://gateway',
+    });
     const res = await api(externalVars('/duplicated'))(token);
     expect([res.status, res.body]).toEqual([401, refused('invalid_token', 'the access token is invalid')]);
   });
@@ -306,15 +486,21 @@ describe('external identity provider', () => {
     const token = await provided({ tenant: ORG_A, client_id: 'svc', scope: 'webapi' });
     const res = await api(externalVars('/hang'))(token);
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the identity provider keys could not be fetched' });
+    expect(res.body).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'the identity provider keys could not be fetched',
+    });
   }, 30_000);
 
-  it('answers 503 when the provider\'s keys cannot be fetched or read', async () => {
+  it("answers 503 when the provider's keys cannot be fetched or read", async () => {
     const token = await provided({ tenant: ORG_A, client_id: 'svc', scope: 'webapi' });
     for (const vars of [externalVars('/broken'), { ...externalVars(), AUTH_JWKS_URL: 'http://127.0.0.1:9/keys' }]) {
       const res = await api(vars)(token);
       expect(res.status).toBe(503);
-      expect(res.body).toEqual({ error: 'temporarily_unavailable', error_description: 'the identity provider keys could not be fetched' });
+      expect(res.body).toEqual({
+        error: 'temporarily_unavailable',
+        error_description: 'the identity provider keys could not be fetched',
+      });
     }
   });
 });

@@ -40,7 +40,8 @@ const EXTERNAL_ALGORITHMS = [ALGORITHM, 'RS256'];
 let remote: { url: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
 
 function remoteKeys(url: string) {
-  if (remote?.url !== url) remote = { url, keys: createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 600_000 }) };
+  if (remote?.url !== url)
+    remote = { url, keys: createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 600_000 }) };
   return remote.keys;
 }
 
@@ -49,7 +50,8 @@ function describe(error: unknown): { status: 'invalid' | 'unavailable'; descript
   const code = (error as { code?: string }).code;
   const claim = (error as { claim?: string }).claim;
   switch (code) {
-    case 'ERR_JWT_EXPIRED': return { status: 'invalid', description: 'the access token expired' };
+    case 'ERR_JWT_EXPIRED':
+      return { status: 'invalid', description: 'the access token expired' };
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
       if (claim === 'iss') return { status: 'invalid', description: 'the access token has an unexpected issuer' };
       if (claim === 'aud') return { status: 'invalid', description: 'the access token has an unexpected audience' };
@@ -57,12 +59,17 @@ function describe(error: unknown): { status: 'invalid' | 'unavailable'; descript
       if (claim === 'typ') return { status: 'invalid', description: 'the access token has an unexpected type' };
       return { status: 'invalid', description: `the access token claim ${claim ?? ''} is invalid`.trim() };
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
-    case 'ERR_JOSE_NOT_SUPPORTED': return { status: 'invalid', description: 'the access token is signed with an algorithm that is not accepted' };
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return { status: 'invalid', description: 'the access token signature is invalid' };
-    case 'ERR_JWKS_NO_MATCHING_KEY': return { status: 'invalid', description: 'the access token is signed by an unknown key' };
-    case 'ERR_JWKS_TIMEOUT': return { status: 'unavailable', description: 'the identity provider keys could not be fetched' };
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return { status: 'invalid', description: 'the access token is signed with an algorithm that is not accepted' };
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return { status: 'invalid', description: 'the access token signature is invalid' };
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return { status: 'invalid', description: 'the access token is signed by an unknown key' };
+    case 'ERR_JWKS_TIMEOUT':
+      return { status: 'unavailable', description: 'the identity provider keys could not be fetched' };
     case 'ERR_JWS_INVALID':
-    case 'ERR_JWT_INVALID': return { status: 'invalid', description: 'the access token is malformed' };
+    case 'ERR_JWT_INVALID':
+      return { status: 'invalid', description: 'the access token is malformed' };
     default:
       // Anything else from a remote key set is a fetch or JWKS problem on the provider's side, not the caller's.
       return code === 'ERR_JWKS_INVALID' || !code
@@ -88,7 +95,8 @@ async function verifySignature(token: string, config: AuthConfig): Promise<JWTPa
     requiredClaims: ['exp'],
   };
   if (config.mode === 'external') {
-    return (await jwtVerify(token, remoteKeys(config.jwksUrl), { ...options, algorithms: EXTERNAL_ALGORITHMS })).payload;
+    return (await jwtVerify(token, remoteKeys(config.jwksUrl), { ...options, algorithms: EXTERNAL_ALGORITHMS }))
+      .payload;
   }
   const { publicKey } = await localKeys(config.signingKey ?? '');
   // Our own tokens are RFC 9068 access tokens: insisting on the type keeps other JWTs signed by the key out.
@@ -101,9 +109,16 @@ const REVOKED = 'the access token was revoked: its client is disabled or no long
  * The token's scopes its client still holds; null when the client may no longer use tokens at all. Worked out once per
  * standing as read from the registry (a re-read standing is a new object) and token's scope list.
  */
-async function standingScopes(c: Context<AppEnv>, config: AuthConfig, clientId: string, organizationId: string, scopes: string[]) {
-  const standing = await cachedClientStanding(clientId, configOf(c.env).REGISTRY_CACHE_SECONDS,
-    () => new RegistryStore(c.env.DB).findClientStanding(clientId));
+async function standingScopes(
+  c: Context<AppEnv>,
+  config: AuthConfig,
+  clientId: string,
+  organizationId: string,
+  scopes: string[],
+) {
+  const standing = await cachedClientStanding(clientId, configOf(c.env).REGISTRY_CACHE_SECONDS, () =>
+    new RegistryStore(c.env.DB).findClientStanding(clientId),
+  );
   if (!standing) return config.mode === 'external' ? scopes : null;
   if (standing.disabled || standing.organizationId.toLowerCase() !== organizationId) return null;
   let byScopes = heldByStanding.get(standing);
@@ -154,7 +169,8 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
     payload = await verify(match[1], config);
   } catch (error) {
     const { status, description } = describe(error);
-    if (status === 'unavailable') return c.json({ error: 'temporarily_unavailable', error_description: description }, 503);
+    if (status === 'unavailable')
+      return c.json({ error: 'temporarily_unavailable', error_description: description }, 503);
     return bearerError('invalid_token', description);
   }
   const timing = lifetimeProblem(payload, config.maxLifetimeSeconds, config.clockToleranceSeconds);
@@ -165,7 +181,8 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
     return bearerError('invalid_token', `the access token has no valid ${config.orgClaim} claim`);
   }
   const clientId = payload.client_id ?? (config.mode === 'external' ? payload.azp : undefined);
-  if (typeof clientId !== 'string' || clientId === '') return bearerError('invalid_token', 'the access token has no client_id claim');
+  if (typeof clientId !== 'string' || clientId === '')
+    return bearerError('invalid_token', 'the access token has no client_id claim');
   const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), payloadScopes(payload));
   if (!held) return bearerError('invalid_token', REVOKED);
   if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);

@@ -35,8 +35,9 @@ export async function checkSecret(secret: string, stored: SecretHash): Promise<b
 
 /** Waits about as long as `checkSecret` takes, without hashing. */
 export function standInForCheck(): Promise<void> {
-  const ms = durations.length > 0
-    ? durations[Math.floor(Math.random() * durations.length)]
-    : TYPICAL_CHECK_MS * (0.75 + Math.random() * 0.5);
+  const ms =
+    durations.length > 0
+      ? durations[Math.floor(Math.random() * durations.length)]
+      : TYPICAL_CHECK_MS * (0.75 + Math.random() * 0.5);
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -18,7 +18,15 @@ describe('local signing key', () => {
     const keys = await localKeys(JSON.stringify(jwk));
     expect(ALGORITHM).toBe('ES256');
     expect(keys.kid).toBe('key-1');
-    expect(keys.publicJwk).toEqual({ kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, kid: 'key-1', alg: 'ES256', use: 'sig' });
+    expect(keys.publicJwk).toEqual({
+      kty: 'EC',
+      crv: 'P-256',
+      x: jwk.x,
+      y: jwk.y,
+      kid: 'key-1',
+      alg: 'ES256',
+      use: 'sig',
+    });
     const token = await new SignJWT({ n: 1 }).setProtectedHeader({ alg: 'ES256' }).sign(keys.privateKey);
     expect((await jwtVerify(token, keys.publicKey)).payload.n).toBe(1);
     expect(keys.privateKey.type).toBe('private');
@@ -46,7 +54,13 @@ describe('local signing key', () => {
     await expect(localKeys('{not json')).rejects.toThrow('AUTH_SIGNING_KEY is not JSON');
     const wrong = 'AUTH_SIGNING_KEY must be a private P-256 EC JWK (ES256)';
     const { d: _d, ...publicOnly } = jwk;
-    for (const bad of [{ ...jwk, kty: 'RSA' }, { ...jwk, crv: 'P-384' }, { ...jwk, x: '' }, { ...jwk, y: undefined }, publicOnly]) {
+    for (const bad of [
+      { ...jwk, kty: 'RSA' },
+      { ...jwk, crv: 'P-384' },
+      { ...jwk, x: '' },
+      { ...jwk, y: undefined },
+      publicOnly,
+    ]) {
       await expect(localKeys(JSON.stringify(bad))).rejects.toThrow(wrong);
     }
   });

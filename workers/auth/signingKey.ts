@@ -21,7 +21,9 @@ export function localKeys(source: string): Promise<LocalKeys> {
     const keys = importLocalKeys(source);
     cache = { source, keys };
     // A bad variable must not poison the isolate forever: drop the cached failure so a fixed value is retried.
-    keys.catch(() => { if (cache?.keys === keys) cache = undefined; });
+    keys.catch(() => {
+      if (cache?.keys === keys) cache = undefined;
+    });
   }
   return cache.keys;
 }

@@ -14,12 +14,16 @@ describe('token lifetime', () => {
     expect(lifetimeProblem({ iat: s + 60, exp: s + 3660 }, 3600, 60, NOW)).toBeNull();
   });
   it('refuses a token issued in the future, past the tolerance', () => {
-    expect(lifetimeProblem({ iat: s + 61, exp: s + 600 }, 3600, 60, NOW)).toBe('the access token was issued in the future');
+    expect(lifetimeProblem({ iat: s + 61, exp: s + 600 }, 3600, 60, NOW)).toBe(
+      'the access token was issued in the future',
+    );
   });
   it('refuses a lifetime above the maximum, measured from iat or, without it, from now', () => {
     expect(lifetimeProblem({ iat: s - 10, exp: s + 3600 }, 3600, 60, NOW)).toMatch(/lives longer than the 3600 s/);
     expect(lifetimeProblem({ exp: s + 3601 }, 3600, 60, NOW)).toMatch(/lives longer/);
-    expect(lifetimeProblem({ iat: 'yesterday' as unknown as number, exp: s + 60 }, 3600, 60, NOW)).toMatch(/iat is invalid/);
+    expect(lifetimeProblem({ iat: 'yesterday' as unknown as number, exp: s + 60 }, 3600, 60, NOW)).toMatch(
+      /iat is invalid/,
+    );
   });
 });
 
@@ -35,7 +39,8 @@ describe('scope claims', () => {
 });
 
 describe('token lifetime limits at their edges', () => {
-  const problem = (payload: Record<string, unknown>, max = 3600, tolerance = 60) => lifetimeProblem(payload, max, tolerance, NOW);
+  const problem = (payload: Record<string, unknown>, max = 3600, tolerance = 60) =>
+    lifetimeProblem(payload, max, tolerance, NOW);
 
   it('accepts iat up to the tolerance ahead of the clock, to the millisecond, and no further', () => {
     expect(problem({ iat: s + 60 })).toBeNull();
@@ -54,13 +59,19 @@ describe('token lifetime limits at their edges', () => {
 
   it('accepts a lifetime of exactly the maximum and names the maximum when refusing one second more', () => {
     expect(problem({ iat: s - 100, exp: s - 100 + 3600 })).toBeNull();
-    expect(problem({ iat: s - 100, exp: s - 100 + 3601 })).toBe('the access token lives longer than the 3600 s this API accepts');
-    expect(problem({ iat: s - 100, exp: s - 100 + 901 }, 900)).toBe('the access token lives longer than the 900 s this API accepts');
+    expect(problem({ iat: s - 100, exp: s - 100 + 3601 })).toBe(
+      'the access token lives longer than the 3600 s this API accepts',
+    );
+    expect(problem({ iat: s - 100, exp: s - 100 + 901 }, 900)).toBe(
+      'the access token lives longer than the 900 s this API accepts',
+    );
     // Without iat, what is left from now counts.
     expect(problem({ exp: s + 3600 })).toBeNull();
     expect(problem({ exp: s + 3600.5 })).toMatch(/^the access token lives longer than the 3600 s/);
     // An old iat does not make a long-lived token acceptable: exp - iat counts, not exp - now.
-    expect(problem({ iat: s - 7200, exp: s + 60 })).toBe('the access token lives longer than the 3600 s this API accepts');
+    expect(problem({ iat: s - 7200, exp: s + 60 })).toBe(
+      'the access token lives longer than the 3600 s this API accepts',
+    );
   });
 
   it('leaves a token without a numeric exp to the signature check', () => {
@@ -72,14 +83,25 @@ describe('token lifetime limits at their edges', () => {
 
 describe('scope claims as providers send them', () => {
   it('splits on any whitespace and drops empty names', () => {
-    expect(scopesOf({ scope: ' webapi\twebapi.write\n\nwebapi.admin ' })).toEqual(['webapi', 'webapi.write', 'webapi.admin']);
+    expect(scopesOf({ scope: ' webapi\twebapi.write\n\nwebapi.admin ' })).toEqual([
+      'webapi',
+      'webapi.write',
+      'webapi.admin',
+    ]);
     expect(scopesOf({ scope: '' })).toEqual([]);
     expect(scopesOf({ scope: '   ' })).toEqual([]);
   });
 
   it('keeps array entries that are non-empty strings, once, in the order first seen', () => {
-    expect(scopesOf({ scp: ['webapi', '', null, 'webapi', 'webapi.write'] as unknown })).toEqual(['webapi', 'webapi.write']);
-    expect(scopesOf({ scope: 'webapi.write webapi', scp: ['webapi', 'webapi.admin'] })).toEqual(['webapi.write', 'webapi', 'webapi.admin']);
+    expect(scopesOf({ scp: ['webapi', '', null, 'webapi', 'webapi.write'] as unknown })).toEqual([
+      'webapi',
+      'webapi.write',
+    ]);
+    expect(scopesOf({ scope: 'webapi.write webapi', scp: ['webapi', 'webapi.admin'] })).toEqual([
+      'webapi.write',
+      'webapi',
+      'webapi.admin',
+    ]);
     expect(scopesOf({ scp: [] })).toEqual([]);
   });
 

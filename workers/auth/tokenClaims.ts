@@ -8,15 +8,22 @@
 import type { JWTPayload } from 'jose';
 
 /** Why the token's times are unacceptable, in words safe to answer; null when they are fine. */
-export function lifetimeProblem(payload: JWTPayload, maxLifetimeSeconds: number, toleranceSeconds: number, nowMs = Date.now()): string | null {
+export function lifetimeProblem(
+  payload: JWTPayload,
+  maxLifetimeSeconds: number,
+  toleranceSeconds: number,
+  nowMs = Date.now(),
+): string | null {
   const now = nowMs / 1000;
   const { iat, exp } = payload;
-  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return 'the access token claim iat is invalid';
+  if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat)))
+    return 'the access token claim iat is invalid';
   if (typeof iat === 'number' && iat - toleranceSeconds > now) return 'the access token was issued in the future';
   if (typeof exp !== 'number') return null; // a missing exp is refused by the signature check already
   // Measured from iat when the token states it, else from now: what is left can never exceed the maximum either way.
   const lifetime = exp - (typeof iat === 'number' ? iat : now);
-  if (lifetime > maxLifetimeSeconds) return `the access token lives longer than the ${maxLifetimeSeconds} s this API accepts`;
+  if (lifetime > maxLifetimeSeconds)
+    return `the access token lives longer than the ${maxLifetimeSeconds} s this API accepts`;
   return null;
 }
 
@@ -27,8 +34,14 @@ export function lifetimeProblem(payload: JWTPayload, maxLifetimeSeconds: number,
 export function scopesOf(payload: JWTPayload): string[] {
   const out = new Set<string>();
   for (const raw of [payload.scope, payload.scp]) {
-    if (typeof raw === 'string') for (const s of raw.split(/\s+/)) { if (s) out.add(s); }
-    else if (Array.isArray(raw)) for (const s of raw) { if (typeof s === 'string' && s) out.add(s); }
+    if (typeof raw === 'string')
+      for (const s of raw.split(/\s+/)) {
+        if (s) out.add(s);
+      }
+    else if (Array.isArray(raw))
+      for (const s of raw) {
+        if (typeof s === 'string' && s) out.add(s);
+      }
   }
   return [...out];
 }

@@ -16,7 +16,9 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(T0);
 });
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('remembered verified tokens', () => {
   it('answer a remembered token until its exp plus the tolerance, and never after', () => {
@@ -33,7 +35,7 @@ describe('remembered verified tokens', () => {
     expect(rememberedPayload('scope', token, TOLERANCE)).toBeUndefined();
   });
 
-  it('expire by the token\'s own exp with no tolerance given', () => {
+  it("expire by the token's own exp with no tolerance given", () => {
     const token = freshToken();
     rememberPayload('scope', token, { exp: seconds(T0) + 10 });
     vi.setSystemTime(T0 + 9_999);

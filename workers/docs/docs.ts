@@ -47,10 +47,12 @@ function docsPage(): Promise<{ html: string; csp: string }> {
   page ??= (async () => {
     const markup = swaggerUiMarkup();
     const scripts = [...markup.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-    const hashes = await Promise.all(scripts.map(async (s) => {
-      const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s));
-      return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
-    }));
+    const hashes = await Promise.all(
+      scripts.map(async (s) => {
+        const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(s));
+        return `'sha256-${btoa(String.fromCharCode(...new Uint8Array(digest)))}'`;
+      }),
+    );
     const csp = [
       "default-src 'none'",
       `script-src 'self' ${hashes.join(' ')}`,

@@ -7,13 +7,25 @@ import { success, successJson, type ShapeContext } from './envelope.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const contexts: Record<string, ShapeContext> = {
-  'v2': { generation: 'v2', family: 'PF4', paged: false, traceId: TRACE },
+  v2: { generation: 'v2', family: 'PF4', paged: false, traceId: TRACE },
   'v2 paged': { generation: 'v2', family: 'PF4', paged: true, traceId: TRACE },
-  'v1': { generation: 'v1', family: 'PF4', paged: false, traceId: TRACE },
+  v1: { generation: 'v1', family: 'PF4', paged: false, traceId: TRACE },
 };
 const values: Record<string, unknown> = {
-  record: { login: 100001, name: 'Zoë "Q" Müller\\', balance: 1234.5, enable: true, group: 'demo\\forex', comment: null },
-  page: Array.from({ length: 3 }, (_, i) => ({ order: i + 1, symbol: 'EURUSD', volume: 0.1 * (i + 1), tags: [i, `t${i}`] })),
+  record: {
+    login: 100001,
+    name: 'Zoë "Q" Müller\\',
+    balance: 1234.5,
+    enable: true,
+    group: 'demo\\forex',
+    comment: null,
+  },
+  page: Array.from({ length: 3 }, (_, i) => ({
+    order: i + 1,
+    symbol: 'EURUSD',
+    volume: 0.1 * (i + 1),
+    tags: [i, `t${i}`],
+  })),
   'empty list': [],
   boolean: false,
   number: -0.000125,

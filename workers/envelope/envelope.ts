@@ -115,7 +115,11 @@ export function failure(ctx: ShapeContext, f: Failure): ShapedResponse {
   const managerCode = ctx.family ? managerCodeName(ctx.family, f.managerCode) : f.managerCode;
   if (f.retryAfterSeconds !== undefined) headers['Retry-After'] = String(f.retryAfterSeconds);
   if (ctx.generation === 'v2') {
-    const body = { data: f.data ?? null, error: { code: f.code, managerCode, message: f.message }, meta: { activityId: ctx.traceId } };
+    const body = {
+      data: f.data ?? null,
+      error: { code: f.code, managerCode, message: f.message },
+      meta: { activityId: ctx.traceId },
+    };
     return { status: 200, body: stringifyJson(body), headers };
   }
   const status = v1Status(f);
@@ -153,8 +157,16 @@ export function statusOutcome(status: number): string {
 }
 
 const STATUS_OUTCOMES: Record<number, string> = {
-  400: 'Validation', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 413: 'Validation', 429: 'RateLimited',
-  500: 'Internal', 501: 'NotImplemented', 503: 'NoConnect', 504: 'Timeout',
+  400: 'Validation',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  413: 'Validation',
+  429: 'RateLimited',
+  500: 'Internal',
+  501: 'NotImplemented',
+  503: 'NoConnect',
+  504: 'Timeout',
 };
 
 /**
@@ -169,19 +181,32 @@ export function v1Status(f: Failure): number {
   if (f.retryAfterSeconds !== undefined) return 429;
   if (f.notImplemented) return 501;
   switch (f.code) {
-    case 'Validation': return 400;
-    case 'NotFound': return 404;
-    case 'Forbidden': return 403;
-    case 'PF4Error': case 'PF5Error': return 400;
-    case 'NoConnect': return 503;
-    case 'Ok': return 200;
-    default: return 500;
+    case 'Validation':
+      return 400;
+    case 'NotFound':
+      return 404;
+    case 'Forbidden':
+      return 403;
+    case 'PF4Error':
+    case 'PF5Error':
+      return 400;
+    case 'NoConnect':
+      return 503;
+    case 'Ok':
+      return 200;
+    default:
+      return 500;
   }
 }
 
 function v1ErrorBody(ctx: ShapeContext, f: Failure, managerCode: string | number | null) {
   if (managerCode !== null && ctx.family === 'PF5') {
-    return { errorDescription: f.message, errorCode: managerCode, errorType: 'PF5API', requestId: traceToUuid(ctx.traceId) };
+    return {
+      errorDescription: f.message,
+      errorCode: managerCode,
+      errorType: 'PF5API',
+      requestId: traceToUuid(ctx.traceId),
+    };
   }
   if (managerCode !== null && ctx.family === 'PF4') {
     return { errorType: 'PF4API', errorCode: managerCode, errorDescription: f.message };

@@ -27,7 +27,13 @@ import type { Generation } from '../../shared/catalog/index.js';
 import { failure, type ShapeContext, type ShapedResponse } from './envelope.js';
 
 export type RefusalKind =
-  | 'Validation' | 'PayloadTooLarge' | 'Forbidden' | 'NotFound' | 'TooManyRequests' | 'RegistryNotReady' | 'Internal';
+  | 'Validation'
+  | 'PayloadTooLarge'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'TooManyRequests'
+  | 'RegistryNotReady'
+  | 'Internal';
 
 /** One refusal: what kind, the words for the caller, and headers it carries in every shape. */
 export interface Refusal {
@@ -40,7 +46,10 @@ export interface Refusal {
  * Each kind's v1 status and `errorType` (its `errorCode` is the kind), and its v2 envelope code with the HTTP status
  * of a v2 answer; `v2: null` for the kinds answered with the v1 body on every path.
  */
-const KINDS: Record<RefusalKind, { status: ContentfulStatusCode; errorType: string; v2: { code: WebApiErrorCode; status: 200 | 429 } | null }> = {
+const KINDS: Record<
+  RefusalKind,
+  { status: ContentfulStatusCode; errorType: string; v2: { code: WebApiErrorCode; status: 200 | 429 } | null }
+> = {
   Validation: { status: 400, errorType: 'Validation', v2: { code: 'Validation', status: 200 } },
   PayloadTooLarge: { status: 413, errorType: 'Validation', v2: { code: 'Validation', status: 200 } },
   Forbidden: { status: 403, errorType: 'Forbidden', v2: { code: 'Forbidden', status: 200 } },
@@ -59,7 +68,10 @@ export function generationOf(path: string): Generation {
 export function refusal(ctx: Pick<ShapeContext, 'generation' | 'traceId'>, r: Refusal): ShapedResponse {
   const kind = KINDS[r.kind];
   if (ctx.generation === 'v2' && kind.v2) {
-    const shaped = failure({ generation: 'v2', family: null, paged: false, traceId: ctx.traceId }, { code: kind.v2.code, managerCode: null, message: r.message });
+    const shaped = failure(
+      { generation: 'v2', family: null, paged: false, traceId: ctx.traceId },
+      { code: kind.v2.code, managerCode: null, message: r.message },
+    );
     return { status: kind.v2.status, body: shaped.body, headers: { ...shaped.headers, ...r.headers } };
   }
   const body = { errorType: kind.errorType, errorCode: r.kind, errorDescription: r.message };
@@ -95,6 +107,9 @@ export function unknownPlatform(platformId: string): Refusal {
 }
 
 /** `unknownPlatform` shaped for a route of `ctx.generation`. */
-export function platformNotFound(ctx: Pick<ShapeContext, 'generation' | 'traceId'>, platformId: string): ShapedResponse {
+export function platformNotFound(
+  ctx: Pick<ShapeContext, 'generation' | 'traceId'>,
+  platformId: string,
+): ShapedResponse {
   return refusal(ctx, unknownPlatform(platformId));
 }

@@ -17,7 +17,9 @@ class FakeSocket {
   closedWith: [number, string] | undefined;
   sendThrows = false;
   closeThrows = false;
-  accept(): void { this.accepted++; }
+  accept(): void {
+    this.accepted++;
+  }
   addEventListener(type: string, listener: Listener): void {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
   }
@@ -32,11 +34,19 @@ class FakeSocket {
   emit(type: string, event: { data?: string | ArrayBuffer } = {}): void {
     for (const listener of this.listeners.get(type) ?? []) listener(event);
   }
-  message(data: string | ArrayBuffer): void { this.emit('message', { data }); }
-  ids(): number[] { return this.sent.map((text) => JSON.parse(text).id); }
+  message(data: string | ArrayBuffer): void {
+    this.emit('message', { data });
+  }
+  ids(): number[] {
+    return this.sent.map((text) => JSON.parse(text).id);
+  }
 }
 
-interface Upgrade { url: string; headers: Record<string, string>; signal: AbortSignal }
+interface Upgrade {
+  url: string;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
 let sockets: FakeSocket[];
 let upgrades: Upgrade[];
 /** How the next upgrades answer: a socket (default), an HTTP status without one, or a thrown error. */
@@ -67,7 +77,13 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await Promise.resolve();
 }
 
-const frame = (op: string, timeoutMs = 10_000) => ({ platform: 'p1', op, args: { login: 7 }, timeoutMs, traceId: 't1' });
+const frame = (op: string, timeoutMs = 10_000) => ({
+  platform: 'p1',
+  op,
+  args: { login: 7 },
+  timeoutMs,
+  traceId: 't1',
+});
 const noConnect = (message: string) => ({ ok: false, error: { code: 'NoConnect', managerCode: null, message } });
 
 describe('opening the link', () => {
@@ -82,10 +98,15 @@ describe('opening the link', () => {
     expect(link.connected).toBe(false);
     const call = link.call(frame('ServerTime'), false);
     await settle();
-    expect(upgrades.map((u) => [u.url, u.headers])).toEqual([['http://127.0.0.1:9/link', { Upgrade: 'websocket', Authorization: 'Bearer s3cret' }]]);
+    expect(upgrades.map((u) => [u.url, u.headers])).toEqual([
+      ['http://127.0.0.1:9/link', { Upgrade: 'websocket', Authorization: 'Bearer s3cret' }],
+    ]);
     expect(sockets[0].accepted).toBe(1);
     expect(opened).toEqual(['sent before: 0']);
-    expect(sockets[0].sent).toEqual(['{"hello":1}', '{"platform":"p1","op":"ServerTime","args":{"login":7},"timeoutMs":10000,"traceId":"t1","id":1}']);
+    expect(sockets[0].sent).toEqual([
+      '{"hello":1}',
+      '{"platform":"p1","op":"ServerTime","args":{"login":7},"timeoutMs":10000,"traceId":"t1","id":1}',
+    ]);
     expect(link.connected).toBe(true);
     sockets[0].message('{"id":1,"ok":true,"data":5}');
     expect(await call).toStrictEqual({ ok: true, data: 5 });
@@ -101,16 +122,26 @@ describe('opening the link', () => {
     expect(sockets[0].ids()).toEqual([1, 2, 3]);
     expect(link.pendingCount).toBe(3);
     for (const id of [3, 1, 2]) sockets[0].message(`{"id":${id},"ok":true,"data":${id * 10}}`);
-    expect(await Promise.all(calls)).toStrictEqual([{ ok: true, data: 10 }, { ok: true, data: 20 }, { ok: true, data: 30 }]);
+    expect(await Promise.all(calls)).toStrictEqual([
+      { ok: true, data: 10 },
+      { ok: true, data: 20 },
+      { ok: true, data: 30 },
+    ]);
     expect(link.pendingCount).toBe(0);
   });
 
   it('answers a refused upgrade as unreachable, leaves no timer, and tries again on the next call', async () => {
     answers = [403, new Error('connection refused')];
     const link = new BrokerLink('http://127.0.0.1:9', 's');
-    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual({ ...noConnect('broker unreachable: link refused with HTTP 403'), notSent: true });
+    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual({
+      ...noConnect('broker unreachable: link refused with HTTP 403'),
+      notSent: true,
+    });
     expect(vi.getTimerCount()).toBe(0);
-    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual({ ...noConnect('broker unreachable: connection refused'), notSent: true });
+    expect(await link.call(frame('PF4.UserRecordNew'), true)).toStrictEqual({
+      ...noConnect('broker unreachable: connection refused'),
+      notSent: true,
+    });
     expect(vi.getTimerCount()).toBe(0);
     const third = link.call(frame('ServerTime'), false);
     await settle();
@@ -142,7 +173,7 @@ describe('answers', () => {
     return { link, socket: sockets[0] };
   }
 
-  it('answers a raw call with the data\'s JSON text as the broker wrote it', async () => {
+  it("answers a raw call with the data's JSON text as the broker wrote it", async () => {
     const { link, socket } = await openLink();
     const raw = link.call(frame('A'), false, { raw: true });
     await settle();
@@ -151,9 +182,12 @@ describe('answers', () => {
     expect(link.pendingCount).toBe(0);
   });
 
-  it('answers a raw paged call with its paging and the data\'s text', async () => {
+  it("answers a raw paged call with its paging and the data's text", async () => {
     const { link, socket } = await openLink();
-    const pages = [link.call(frame('A'), false, { raw: true, paged: true }), link.call(frame('B'), false, { raw: true, paged: true })];
+    const pages = [
+      link.call(frame('A'), false, { raw: true, paged: true }),
+      link.call(frame('B'), false, { raw: true, paged: true }),
+    ];
     await settle();
     socket.message('{"id":2,"ok":true,"paging":{"nextCursor":"c2","hasMore":true},"data":[1,2]}');
     socket.message('{"id":3,"ok":true,"paging":{"nextCursor":null,"hasMore":false},"data":[]}');
@@ -198,7 +232,7 @@ describe('answers', () => {
     expect(link.pendingCount).toBe(0);
   });
 
-  it('answers a raw call of a binary frame with the data\'s bytes, paging read from the head, exact int64 digits', async () => {
+  it("answers a raw call of a binary frame with the data's bytes, paging read from the head, exact int64 digits", async () => {
     const { link, socket } = await openLink();
     const calls = [
       link.call(frame('A'), false, { raw: true }),
@@ -211,7 +245,7 @@ describe('answers', () => {
     socket.message(utf8('{"id":2,"ok":true,"data":{"deal":9223372036854775807}}'));
     socket.message(utf8('{"id":3,"ok":true,"paging":{"nextCursor":"c2","hasMore":true},"data":[1]}'));
     socket.message(utf8('{"id":4,"ok":true,"data":"\u00e9\u4e00 ok"}'));
-    const [a, b, c] = await Promise.all(calls) as Array<{ ok: true; dataBytes: Uint8Array; paging?: unknown }>;
+    const [a, b, c] = (await Promise.all(calls)) as Array<{ ok: true; dataBytes: Uint8Array; paging?: unknown }>;
     const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
     expect(Object.keys(a)).toStrictEqual(['ok', 'dataBytes']);
     expect(text(a.dataBytes)).toBe('{"deal":9223372036854775807}');
@@ -295,13 +329,19 @@ describe('time-outs', () => {
     await vi.advanceTimersByTimeAsync(2_999);
     expect(link.pendingCount).toBe(2);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await fast).toStrictEqual({ ...noConnect('no answer from the trading platform within 2 s'), timedOut: true });
+    expect(await fast).toStrictEqual({
+      ...noConnect('no answer from the trading platform within 2 s'),
+      timedOut: true,
+    });
     expect(link.pendingCount).toBe(1);
     expect(vi.getTimerCount()).toBe(1);
     await vi.advanceTimersByTimeAsync(6_999);
     expect(link.pendingCount).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await slow).toStrictEqual({ ...noConnect('no answer from the trading platform within 9 s'), timedOut: true });
+    expect(await slow).toStrictEqual({
+      ...noConnect('no answer from the trading platform within 9 s'),
+      timedOut: true,
+    });
     expect(vi.getTimerCount()).toBe(0);
   });
 
@@ -322,11 +362,16 @@ describe('closing and losing the link', () => {
   it('answers every pending call on close, unknown for changes, and closes the socket once', async () => {
     const link = new BrokerLink('http://127.0.0.1:9', 's');
     let closes = 0;
-    link.onClose = () => { closes++; };
+    link.onClose = () => {
+      closes++;
+    };
     const calls = [link.call(frame('Read'), false), link.call(frame('Change'), true)];
     await settle();
     link.close();
-    expect(await Promise.all(calls)).toStrictEqual([{ ...noConnect('broker link closed'), linkLost: true }, { ...noConnect('broker link closed'), outcome: 'unknown', linkLost: true }]);
+    expect(await Promise.all(calls)).toStrictEqual([
+      { ...noConnect('broker link closed'), linkLost: true },
+      { ...noConnect('broker link closed'), outcome: 'unknown', linkLost: true },
+    ]);
     expect(sockets[0].closedWith).toEqual([1000, 'closing']);
     expect(link.connected).toBe(false);
     expect(link.pendingCount).toBe(0);
@@ -352,11 +397,16 @@ describe('closing and losing the link', () => {
       upgrades = [];
       const link = new BrokerLink('http://127.0.0.1:9', 's');
       let closes = 0;
-      link.onClose = () => { closes++; };
+      link.onClose = () => {
+        closes++;
+      };
       const calls = [link.call(frame('Read'), false), link.call(frame('Change'), true)];
       await settle();
       sockets[0].emit(event);
-      expect(await Promise.all(calls)).toStrictEqual([{ ...noConnect('broker link lost'), linkLost: true }, { ...noConnect('broker link lost'), outcome: 'unknown', linkLost: true }]);
+      expect(await Promise.all(calls)).toStrictEqual([
+        { ...noConnect('broker link lost'), linkLost: true },
+        { ...noConnect('broker link lost'), outcome: 'unknown', linkLost: true },
+      ]);
       expect(closes).toBe(1);
       expect(link.connected).toBe(false);
       expect(vi.getTimerCount()).toBe(0);
@@ -373,7 +423,10 @@ describe('closing and losing the link', () => {
       expect(link.pendingCount).toBe(1);
       // The new call has its own deadline, armed afresh.
       await vi.advanceTimersByTimeAsync(6_000);
-      expect(await next).toStrictEqual({ ...noConnect('no answer from the trading platform within 5 s'), timedOut: true });
+      expect(await next).toStrictEqual({
+        ...noConnect('no answer from the trading platform within 5 s'),
+        timedOut: true,
+      });
     }
   });
 });

@@ -21,12 +21,16 @@ class FakeSocket {
     if (this.closed) throw new Error('socket closed');
     this.sent.push(JSON.parse(text));
   }
-  close(): void { this.emit('close', {}); }
+  close(): void {
+    this.emit('close', {});
+  }
   emit(type: string, event: { data?: string }): void {
     if (type === 'close') this.closed = true;
     for (const listener of this.listeners.get(type) ?? []) listener(event);
   }
-  answer(id: number, data: unknown): void { this.emit('message', { data: JSON.stringify({ id, ok: true, data }) }); }
+  answer(id: number, data: unknown): void {
+    this.emit('message', { data: JSON.stringify({ id, ok: true, data }) });
+  }
 }
 
 let sockets: FakeSocket[];
@@ -42,7 +46,9 @@ beforeEach(() => {
   vi.stubGlobal('fetch', (_url: string, init: { signal: AbortSignal }) => {
     signals.push(init.signal);
     if (blackHole) {
-      return new Promise((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason as Error)));
+      return new Promise((_resolve, reject) =>
+        init.signal.addEventListener('abort', () => reject(init.signal.reason as Error)),
+      );
     }
     // A socket bound to an aborted signal dies with it, as an upgraded fetch's does in workerd.
     const socket = new FakeSocket();
@@ -91,7 +97,11 @@ describe('broker link', () => {
     expect(signals[0].aborted).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     // Not sent, so even a change has a known outcome.
-    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker unreachable: no answer within 5000 ms' }, notSent: true });
+    expect(await change).toEqual({
+      ok: false,
+      error: { code: 'NoConnect', managerCode: null, message: 'broker unreachable: no answer within 5000 ms' },
+      notSent: true,
+    });
   });
 
   it('answers a time-out past the call budget and its grace, unknown for a change', async () => {
@@ -103,19 +113,26 @@ describe('broker link', () => {
     expect(link.pendingCount).toBe(1);
     await vi.advanceTimersByTimeAsync(1);
     expect(await change).toEqual({
-      ok: false, error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 2 s' }, timedOut: true, outcome: 'unknown',
+      ok: false,
+      error: { code: 'NoConnect', managerCode: null, message: 'no answer from the trading platform within 2 s' },
+      timedOut: true,
+      outcome: 'unknown',
     });
     expect(link.pendingCount).toBe(0);
   });
 
-  it('keeps one timer, for the earliest deadline: a later call never pushes back an earlier one\'s time-out', async () => {
+  it("keeps one timer, for the earliest deadline: a later call never pushes back an earlier one's time-out", async () => {
     const link = new BrokerLink('http://127.0.0.1:1', 'secret');
     const short = link.call(frame('ServerTime', 1_000), false);
     await settle();
     const long = link.call(frame('ServerTime', 10_000), false);
     await settle();
     await vi.advanceTimersByTimeAsync(2_000); // the short call's budget and grace
-    expect(await short).toMatchObject({ ok: false, timedOut: true, error: { message: 'no answer from the trading platform within 1 s' } });
+    expect(await short).toMatchObject({
+      ok: false,
+      timedOut: true,
+      error: { message: 'no answer from the trading platform within 1 s' },
+    });
     expect(link.pendingCount).toBe(1);
     sockets[0].answer(sockets[0].sent[1].id, 'long');
     expect(await long).toEqual({ ok: true, data: 'long' });
@@ -132,10 +149,18 @@ describe('broker link', () => {
     expect(await first).toMatchObject({ ok: false, timedOut: true });
     expect(link.pendingCount).toBe(2);
     await vi.advanceTimersByTimeAsync(2_000); // the middle call's 3 s and grace
-    expect(await middle).toMatchObject({ ok: false, timedOut: true, error: { message: 'no answer from the trading platform within 3 s' } });
+    expect(await middle).toMatchObject({
+      ok: false,
+      timedOut: true,
+      error: { message: 'no answer from the trading platform within 3 s' },
+    });
     expect(link.pendingCount).toBe(1);
     await vi.advanceTimersByTimeAsync(7_000);
-    expect(await last).toMatchObject({ ok: false, timedOut: true, error: { message: 'no answer from the trading platform within 10 s' } });
+    expect(await last).toMatchObject({
+      ok: false,
+      timedOut: true,
+      error: { message: 'no answer from the trading platform within 10 s' },
+    });
     expect(link.pendingCount).toBe(0);
   });
 
@@ -160,12 +185,23 @@ describe('broker link', () => {
     const change = link.call(frame('PF4.UserRecordNew'), true);
     await settle();
     sockets[0].emit('close', {});
-    expect(await read).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' }, linkLost: true });
-    expect(await change).toEqual({ ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' }, outcome: 'unknown', linkLost: true });
+    expect(await read).toEqual({
+      ok: false,
+      error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' },
+      linkLost: true,
+    });
+    expect(await change).toEqual({
+      ok: false,
+      error: { code: 'NoConnect', managerCode: null, message: 'broker link lost' },
+      outcome: 'unknown',
+      linkLost: true,
+    });
     expect(link.connected).toBe(false);
 
     let closes = 0;
-    link.onClose = () => { closes++; };
+    link.onClose = () => {
+      closes++;
+    };
     const next = link.call(frame('ServerTime'), false);
     await settle();
     expect(link.connected).toBe(true);

@@ -75,7 +75,11 @@ export class BrokerLink {
   /** Sends one call and resolves with the broker's answer, a time-out, or a link failure; never rejects. */
   call(frame: Omit<CallFrame, 'id'>, mutating: boolean): Promise<LinkResult>;
   call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions): Promise<LinkResult | RawOk | RawBytesOk>;
-  async call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions = {}): Promise<LinkResult | RawOk | RawBytesOk> {
+  async call(
+    frame: Omit<CallFrame, 'id'>,
+    mutating: boolean,
+    options: CallOptions = {},
+  ): Promise<LinkResult | RawOk | RawBytesOk> {
     let socket: WebSocket;
     try {
       socket = this.socket ?? (await (this.connecting ??= this.connect()));
@@ -87,8 +91,12 @@ export class BrokerLink {
     return new Promise<LinkResult | RawOk | RawBytesOk>((resolve) => {
       const deadline = Date.now() + (options.waitMs ?? frame.timeoutMs + LINK_GRACE_MS);
       this.pending.set(id, {
-        resolve: (r) => resolve('id' in r ? strip(r) : r), deadline, budgetMs: frame.timeoutMs, mutating,
-        raw: options.raw === true, paged: options.paged === true,
+        resolve: (r) => resolve('id' in r ? strip(r) : r),
+        deadline,
+        budgetMs: frame.timeoutMs,
+        mutating,
+        raw: options.raw === true,
+        paged: options.paged === true,
       });
       // One timer per link, armed for the earliest deadline, rather than one per call.
       if (deadline < this.armedFor) this.arm(deadline);
@@ -129,7 +137,9 @@ export class BrokerLink {
       if (p.deadline <= now) {
         this.pending.delete(id);
         p.resolve({
-          id, ...fail('NoConnect', `no answer from the trading platform within ${p.budgetMs / 1000} s`), timedOut: true,
+          id,
+          ...fail('NoConnect', `no answer from the trading platform within ${p.budgetMs / 1000} s`),
+          timedOut: true,
           ...(p.mutating ? { outcome: 'unknown' as const } : {}),
         });
       } else if (p.deadline < next) {
@@ -160,19 +170,32 @@ export class BrokerLink {
   close(): void {
     const s = this.socket;
     this.socket = undefined;
-    if (s) { try { s.close(1000, 'closing'); } catch { /* already closed */ } }
+    if (s) {
+      try {
+        s.close(1000, 'closing');
+      } catch {
+        /* already closed */
+      }
+    }
     this.failAll('broker link closed');
     if (s) this.onClose?.();
   }
 
-  get pendingCount(): number { return this.pending.size; }
+  get pendingCount(): number {
+    return this.pending.size;
+  }
 
-  get connected(): boolean { return this.socket !== undefined; }
+  get connected(): boolean {
+    return this.socket !== undefined;
+  }
 
   private async connect(): Promise<WebSocket> {
     // The abort signal stays bound to the upgraded socket: it must only bound the handshake, never the link's life.
     const handshake = new AbortController();
-    const timer = setTimeout(() => handshake.abort(new Error(`no answer within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+    const timer = setTimeout(
+      () => handshake.abort(new Error(`no answer within ${this.connectTimeoutMs} ms`)),
+      this.connectTimeoutMs,
+    );
     try {
       const url = new URL(LINK_PATH, this.brokerUrl.endsWith('/') ? this.brokerUrl : `${this.brokerUrl}/`);
       const res = await fetch(url.toString(), {
@@ -201,14 +224,23 @@ export class BrokerLink {
     if (typeof data === 'string') {
       text = data;
       const head = OK_HEAD.exec(text);
-      if (head !== null && text.charCodeAt(text.length - 1) === 125 /* } */
-        && this.takeRaw(head, () => ({ dataJson: text.slice(head[0].length, -1) }))) return;
+      if (
+        head !== null &&
+        text.charCodeAt(text.length - 1) === 125 /* } */ &&
+        this.takeRaw(head, () => ({ dataJson: text.slice(head[0].length, -1) }))
+      )
+        return;
     } else {
       // A binary frame: the same JSON as UTF-8 (a large answer). Its head is read; its `data` stays bytes.
       const bytes = new Uint8Array(data);
       const head = OK_HEAD.exec(decoder.decode(bytes.subarray(0, HEAD_BYTES)));
-      if (head !== null && ASCII.test(head[0]) && bytes[bytes.length - 1] === 125 /* } */
-        && this.takeRaw(head, () => ({ dataBytes: bytes.subarray(head[0].length, bytes.length - 1) }))) return;
+      if (
+        head !== null &&
+        ASCII.test(head[0]) &&
+        bytes[bytes.length - 1] === 125 /* } */ &&
+        this.takeRaw(head, () => ({ dataBytes: bytes.subarray(head[0].length, bytes.length - 1) }))
+      )
+        return;
       text = decoder.decode(bytes);
     }
     let frame: Partial<ResultFrame> & Partial<LateFrame>;
@@ -273,7 +305,10 @@ export class BrokerLink {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
       p.resolve({
-        id, ok: false, error: { code: 'NoConnect', managerCode: null, message }, ...(p.mutating ? { outcome: 'unknown' as const } : {}),
+        id,
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message },
+        ...(p.mutating ? { outcome: 'unknown' as const } : {}),
         linkLost: true,
       } as ResultFrame);
     }

@@ -22,10 +22,27 @@
  * The broker moved to is told why (`#failover`), and counts it.
  */
 import {
-  FAILBACK_HOLD_DOWN_MS, FAILOVER_OP, LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, OUTCOME_OP, PING_OP,
-  type CallFrame, type FailoverReason, type LateFrame, type OutcomeReport, type PingReport,
+  FAILBACK_HOLD_DOWN_MS,
+  FAILOVER_OP,
+  LINK_PING_EVERY_MS,
+  LINK_PING_TIMEOUT_MS,
+  OUTCOME_OP,
+  PING_OP,
+  type CallFrame,
+  type FailoverReason,
+  type LateFrame,
+  type OutcomeReport,
+  type PingReport,
 } from '../../shared/frames.js';
-import { BrokerLink, CONNECT_TIMEOUT_MS, type CallOptions, type LinkFailure, type LinkResult, type RawBytesOk, type RawOk } from './brokerLink.js';
+import {
+  BrokerLink,
+  CONNECT_TIMEOUT_MS,
+  type CallOptions,
+  type LinkFailure,
+  type LinkResult,
+  type RawBytesOk,
+  type RawOk,
+} from './brokerLink.js';
 import type { BrokerHealth as Health, BrokerSetStats, OutcomeAnswer } from './messages.js';
 
 export type { BrokerSetStats } from './messages.js';
@@ -35,7 +52,6 @@ export const PAIRED_CONNECT_TIMEOUT_MS = 1500;
 /** A broker left is probed again after this, doubling up to `RETRY_MAX_MS` while it keeps failing. */
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 5000;
-
 
 interface Member {
   readonly url: string;
@@ -84,7 +100,15 @@ export class BrokerSet {
     private readonly hooks: BrokerSetHooks = {},
   ) {
     if (urls.length === 0) throw new Error('a platform needs at least one broker');
-    this.members = urls.map((url) => ({ url, link: undefined, health: 'ok', okSince: undefined, retryAt: 0, failures: 0, probing: false }));
+    this.members = urls.map((url) => ({
+      url,
+      link: undefined,
+      health: 'ok',
+      okSince: undefined,
+      retryAt: 0,
+      failures: 0,
+      probing: false,
+    }));
   }
 
   /** The list's identity: a platform whose list changed gets a new set. */
@@ -129,7 +153,11 @@ export class BrokerSet {
    * Sends a call to the broker in use and answers what it answered, moving on to the next broker for what was not
    * sent, what was not taken, and a read whose broker was lost under it (module comment). Never rejects.
    */
-  async call(frame: Omit<CallFrame, 'id'>, mutating: boolean, options: CallOptions = {}): Promise<LinkResult | RawOk | RawBytesOk> {
+  async call(
+    frame: Omit<CallFrame, 'id'>,
+    mutating: boolean,
+    options: CallOptions = {},
+  ): Promise<LinkResult | RawOk | RawBytesOk> {
     const budgetEnd = Date.now() + frame.timeoutMs;
     const tried = new Set<Member>();
     let moved = false;
@@ -137,14 +165,20 @@ export class BrokerSet {
       const member = this.members[this.current];
       if (member.health === 'draining' && Date.now() < member.retryAt) {
         // Nothing else can take it (else the set would have moved on): not sent, so its outcome is known.
-        return { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' } };
+        return {
+          ok: false,
+          error: { code: 'NoConnect', managerCode: null, message: 'the broker is draining: call not taken' },
+        };
       }
       tried.add(member);
       const timeoutMs = moved ? budgetEnd - Date.now() : frame.timeoutMs;
       const r = await this.linkOf(member).call(moved ? { ...frame, timeoutMs, moved: true } : frame, mutating, options);
       if (r.ok) {
         // A broker that answers takes calls again (a sole broker back from its restart).
-        if (member.health !== 'ok') { member.health = 'ok'; member.failures = 0; }
+        if (member.health !== 'ok') {
+          member.health = 'ok';
+          member.failures = 0;
+        }
         return r;
       }
       const failure = r;
@@ -178,24 +212,35 @@ export class BrokerSet {
    * list order. A broker that does not answer costs only the queries no other broker can answer.
    */
   outcome(callId: string, timeoutMs: number): Promise<OutcomeAnswer> {
-    const frame = { platform: this.platform, op: OUTCOME_OP, args: {}, timeoutMs: Math.max(1, Math.round(timeoutMs)), callId };
+    const frame = {
+      platform: this.platform,
+      op: OUTCOME_OP,
+      args: {},
+      timeoutMs: Math.max(1, Math.round(timeoutMs)),
+      callId,
+    };
     return new Promise<OutcomeAnswer>((resolve) => {
       const reports: OutcomeAnswer[] = [];
       let left = this.members.length;
       this.members.forEach((m, i) => {
-        void this.linkOf(m).call(frame, false).then(
-          (r): OutcomeAnswer => {
-            if (!r.ok) return { state: 'unreachable', message: r.error.message };
-            return isReport(r.data) ? r.data : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
-          },
-          (err: unknown): OutcomeAnswer => ({ state: 'unreachable', message: String(err) }),
-        ).then((report) => {
-          reports[i] = report;
-          // A later report cannot change a promise already resolved: the first that knows the call wins.
-          if (report.state === 'settled' || report.state === 'lost' || report.state === 'pending') resolve(report);
-          if (--left > 0) return;
-          resolve(reports.find((x) => x.state === 'unreachable') ?? { state: 'unknown' });
-        });
+        void this.linkOf(m)
+          .call(frame, false)
+          .then(
+            (r): OutcomeAnswer => {
+              if (!r.ok) return { state: 'unreachable', message: r.error.message };
+              return isReport(r.data)
+                ? r.data
+                : { state: 'unreachable', message: 'the broker answered an outcome query with something else' };
+            },
+            (err: unknown): OutcomeAnswer => ({ state: 'unreachable', message: String(err) }),
+          )
+          .then((report) => {
+            reports[i] = report;
+            // A later report cannot change a promise already resolved: the first that knows the call wins.
+            if (report.state === 'settled' || report.state === 'lost' || report.state === 'pending') resolve(report);
+            if (--left > 0) return;
+            resolve(reports.find((x) => x.state === 'unreachable') ?? { state: 'unknown' });
+          });
       });
     });
   }
@@ -215,7 +260,12 @@ export class BrokerSet {
 
   private linkOf(member: Member): BrokerLink {
     if (member.link) return member.link;
-    const link = new BrokerLink(member.url, this.options.secret, this.options.onLate, this.paired ? PAIRED_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS);
+    const link = new BrokerLink(
+      member.url,
+      this.options.secret,
+      this.options.onLate,
+      this.paired ? PAIRED_CONNECT_TIMEOUT_MS : CONNECT_TIMEOUT_MS,
+    );
     link.onOpen = () => {
       this.hooks.onOpen?.(member.url);
       this.startHeartbeat();
@@ -244,7 +294,11 @@ export class BrokerSet {
     member.okSince = undefined;
     member.failures++;
     // A draining broker is back soon (a restart): asked again at the first retry, whatever came before.
-    member.retryAt = now + (reason === 'draining' ? RETRY_FIRST_MS : Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(member.failures - 1, 8)));
+    member.retryAt =
+      now +
+      (reason === 'draining'
+        ? RETRY_FIRST_MS
+        : Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** Math.min(member.failures - 1, 8)));
     if (reason === 'hung' || reason === 'lost') {
       // A hung broker's link is closed now: its reads move on, its writes answer with an unknown outcome.
       const link = member.link;
@@ -282,7 +336,8 @@ export class BrokerSet {
     this.hooks.onSwitch?.(member.url, reason);
     // Told, and counted there; the notice itself opens the link when it is not open yet.
     void this.linkOf(member).call(
-      { platform: this.platform, op: FAILOVER_OP, args: { reason, kind: 'link' }, timeoutMs: 5000 }, false,
+      { platform: this.platform, op: FAILOVER_OP, args: { reason, kind: 'link' }, timeoutMs: 5000 },
+      false,
     );
   }
 
@@ -299,7 +354,8 @@ export class BrokerSet {
     for (let i = 0; i < this.members.length; i++) {
       const m = this.members[i];
       // Earlier brokers are probed for a return; later ones only while left, so they are known healthy when needed.
-      if (i === this.current || (i > this.current && m.health === 'ok') || (m.health !== 'ok' && now < m.retryAt)) continue;
+      if (i === this.current || (i > this.current && m.health === 'ok') || (m.health !== 'ok' && now < m.retryAt))
+        continue;
       this.probe(m, now);
     }
     // Nothing linked and nothing to win back or to confirm: the heartbeat stops until a link opens again.
@@ -313,37 +369,39 @@ export class BrokerSet {
     if (member.probing) return;
     member.probing = true;
     const timeoutMs = this.options.pingTimeoutMs ?? LINK_PING_TIMEOUT_MS;
-    void this.linkOf(member).call({ platform: this.platform, op: PING_OP, args: {}, timeoutMs }, false, { waitMs: timeoutMs }).then((r) => {
-      member.probing = false;
-      if (this.closed) return;
-      const report = r.ok ? (r as { data?: unknown }).data as Partial<PingReport> | undefined : undefined;
-      const index = this.members.indexOf(member);
-      const failure = r as LinkFailure;
-      if (!r.ok && !failure.notSent && !failure.linkLost && !failure.timedOut) {
-        // The broker answered, if not with a report (a broker from before heartbeats): it is alive.
+    void this.linkOf(member)
+      .call({ platform: this.platform, op: PING_OP, args: {}, timeoutMs }, false, { waitMs: timeoutMs })
+      .then((r) => {
+        member.probing = false;
+        if (this.closed) return;
+        const report = r.ok ? ((r as { data?: unknown }).data as Partial<PingReport> | undefined) : undefined;
+        const index = this.members.indexOf(member);
+        const failure = r as LinkFailure;
+        if (!r.ok && !failure.notSent && !failure.linkLost && !failure.timedOut) {
+          // The broker answered, if not with a report (a broker from before heartbeats): it is alive.
+          member.okSince ??= now;
+          return;
+        }
+        if (!report || typeof report !== 'object') {
+          // No answer in time on an open link is a hung broker; a link that would not open is an unreachable one.
+          const reason: FailoverReason = failure.notSent ? 'unreachable' : failure.linkLost ? 'lost' : 'hung';
+          if (member.health === 'ok' || index !== this.current) this.leave(member, reason);
+          return;
+        }
+        if (report.draining === true || report.platform === 'absent') {
+          if (member.health !== 'draining' || index === this.current) this.leave(member, 'draining');
+          if (report.draining === true) member.link?.closeWhenIdle();
+          return;
+        }
+        if (member.health !== 'ok') {
+          member.health = 'ok';
+          member.failures = 0;
+        }
         member.okSince ??= now;
-        return;
-      }
-      if (!report || typeof report !== 'object') {
-        // No answer in time on an open link is a hung broker; a link that would not open is an unreachable one.
-        const reason: FailoverReason = failure.notSent ? 'unreachable' : failure.linkLost ? 'lost' : 'hung';
-        if (member.health === 'ok' || index !== this.current) this.leave(member, reason);
-        return;
-      }
-      if (report.draining === true || report.platform === 'absent') {
-        if (member.health !== 'draining' || index === this.current) this.leave(member, 'draining');
-        if (report.draining === true) member.link?.closeWhenIdle();
-        return;
-      }
-      if (member.health !== 'ok') {
-        member.health = 'ok';
-        member.failures = 0;
-      }
-      member.okSince ??= now;
-      if (index < this.current && Date.now() - member.okSince >= (this.options.holdDownMs ?? FAILBACK_HOLD_DOWN_MS)) {
-        this.switchTo(index, 'preferred');
-      }
-    });
+        if (index < this.current && Date.now() - member.okSince >= (this.options.holdDownMs ?? FAILBACK_HOLD_DOWN_MS)) {
+          this.switchTo(index, 'preferred');
+        }
+      });
   }
 }
 

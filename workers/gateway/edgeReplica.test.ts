@@ -16,10 +16,27 @@ const op = (id: string): Operation => {
 
 describe('replicaPlan', () => {
   it('plans a record read by key on hot tables, with the member it answers', () => {
-    expect(replicaPlan(op('v2.PF4.UserRecordGet'))).toStrictEqual({ kind: 'record', family: 'PF4', tables: ['users'], key: 'login', what: 'login' });
-    expect(replicaPlan(op('v2.PF5.SymbolGet'))).toStrictEqual({ kind: 'record', family: 'PF5', tables: ['symbols'], key: 'symbol', what: 'symbol' });
+    expect(replicaPlan(op('v2.PF4.UserRecordGet'))).toStrictEqual({
+      kind: 'record',
+      family: 'PF4',
+      tables: ['users'],
+      key: 'login',
+      what: 'login',
+    });
+    expect(replicaPlan(op('v2.PF5.SymbolGet'))).toStrictEqual({
+      kind: 'record',
+      family: 'PF5',
+      tables: ['symbols'],
+      key: 'symbol',
+      what: 'symbol',
+    });
     expect(replicaPlan(op('v2.PF4.GroupSecGroupsGet'))).toStrictEqual({
-      kind: 'record', family: 'PF4', tables: ['groupSecurities'], key: 'group', what: 'group', field: 'secGroups',
+      kind: 'record',
+      family: 'PF4',
+      tables: ['groupSecurities'],
+      key: 'group',
+      what: 'group',
+      field: 'secGroups',
     });
   });
 
@@ -27,7 +44,11 @@ describe('replicaPlan', () => {
     const user = op('v2.PF4.UserRecordGet');
     const answer = user.answer as { kind: 'cachedRecord'; table: string; key: string; what: string };
     expect(replicaPlan({ ...user, answer: { ...answer, orIn: ['groups', 'ticks'] } } as Operation)).toStrictEqual({
-      kind: 'record', family: 'PF4', tables: ['users', 'groups', 'ticks'], key: 'login', what: 'login',
+      kind: 'record',
+      family: 'PF4',
+      tables: ['users', 'groups', 'ticks'],
+      key: 'login',
+      what: 'login',
     });
     expect(replicaPlan({ ...user, answer: { ...answer, orIn: ['groups', 'trades'] } } as Operation)).toBeUndefined();
     // Open trades, then closed ones: neither is replicated.
@@ -44,7 +65,9 @@ describe('replicaPlan', () => {
   it('plans no list read through an index, filtered, paged or of a table that is not hot', () => {
     const ticks = op('v2.PF4.TickInfoLast');
     const answer = ticks.answer as { kind: 'cachedList'; table: string };
-    expect(replicaPlan({ ...ticks, answer: { ...answer, index: { name: 'symbol', arg: 'symbol' } } } as Operation)).toBeUndefined();
+    expect(
+      replicaPlan({ ...ticks, answer: { ...answer, index: { name: 'symbol', arg: 'symbol' } } } as Operation),
+    ).toBeUndefined();
     expect(replicaPlan({ ...ticks, answer: { ...answer, where: () => true } } as Operation)).toBeUndefined();
     expect(replicaPlan({ ...ticks, paged: { key: 'symbol' } } as Operation)).toBeUndefined();
     expect(replicaPlan(op('v1.PF5.UserGetByGroup'))).toBeUndefined();
@@ -81,12 +104,23 @@ function applyAll(replica: EdgeReplica, frames: ReplicaFrame[]): boolean[] {
 function synced(maxRows = 10): EdgeReplica {
   const replica = new EdgeReplica('PF4', maxRows);
   replica.expect(1);
-  expect(applyAll(replica, framesOf(1, [
-    { begin: { tables: ['users', 'groups'] } },
-    { table: 'users', rows: [[1, '{"login":1}'], [2, '{"login":2}']] },
-    { table: 'groups', rows: [] },
-    { end: true },
-  ]))).toEqual([true, true, true, true]);
+  expect(
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['users', 'groups'] } },
+        {
+          table: 'users',
+          rows: [
+            [1, '{"login":1}'],
+            [2, '{"login":2}'],
+          ],
+        },
+        { table: 'groups', rows: [] },
+        { end: true },
+      ]),
+    ),
+  ).toEqual([true, true, true, true]);
   return replica;
 }
 
@@ -108,13 +142,27 @@ describe('EdgeReplica frames', () => {
     expect(replica.apply({ rep: 0, seq: 1, end: true })).toBe(true);
     expect(replica.awaiting(0)).toBe(false);
     expect(replica.inSync).toBe(true);
-    expect(replica.stats()).toStrictEqual({ inSync: true, tables: { users: 0 }, chars: 0, answered: 0, snapshots: 1, lost: 0 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: true,
+      tables: { users: 0 },
+      chars: 0,
+      answered: 0,
+      snapshots: 1,
+      lost: 0,
+    });
   });
 
   it('keeps only the tables of the snapshot its family replicates', () => {
     const replica = new EdgeReplica('PF5', 10);
     replica.expect(3);
-    applyAll(replica, framesOf(3, [{ begin: { tables: ['users', 'ticks', 'symbols', 'trades'] } }, { table: 'trades', rows: [[1, '{}']] }, { end: true }]));
+    applyAll(
+      replica,
+      framesOf(3, [
+        { begin: { tables: ['users', 'ticks', 'symbols', 'trades'] } },
+        { table: 'trades', rows: [[1, '{}']] },
+        { end: true },
+      ]),
+    );
     expect(replica.stats().tables).toStrictEqual({ users: 0, symbols: 0 });
   });
 
@@ -128,7 +176,14 @@ describe('EdgeReplica frames', () => {
     const replica = synced();
     expect(replica.apply({ rep: 2, seq: 4, changes: [['users', 3, '{"login":3}']] })).toBe(true);
     expect(replica.apply({ rep: 2, seq: 0, stop: 'x' })).toBe(true);
-    expect(replica.stats()).toStrictEqual({ inSync: true, tables: { users: 2, groups: 0 }, chars: 22, answered: 0, snapshots: 1, lost: 0 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: true,
+      tables: { users: 2, groups: 0 },
+      chars: 22,
+      answered: 0,
+      snapshots: 1,
+      lost: 0,
+    });
     // The ignored frames took no sequence number.
     expect(replica.apply({ rep: 1, seq: 4, changes: [['users', 3, '{"login":3}']] })).toBe(true);
     expect(replica.stats().tables).toStrictEqual({ users: 3, groups: 0 });
@@ -166,39 +221,90 @@ describe('EdgeReplica frames', () => {
 
     const changesInSnapshot = new EdgeReplica('PF4', 10);
     changesInSnapshot.expect(1);
-    expect(applyAll(changesInSnapshot, framesOf(1, [{ begin: { tables: ['users'] } }, { changes: [['users', 1, '{}']] }]))).toEqual([true, false]);
+    expect(
+      applyAll(changesInSnapshot, framesOf(1, [{ begin: { tables: ['users'] } }, { changes: [['users', 1, '{}']] }])),
+    ).toEqual([true, false]);
     expect(changesInSnapshot.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1 });
   });
 
   it('applies changes in order: a new row, a replaced one, a deleted one, a missing one, and tables it does not hold', () => {
     const replica = synced();
-    expect(replica.apply({
-      rep: 1, seq: 4, changes: [
-        ['users', 3, '{"login":3}'], ['users', 1, '{"login":1,"x":1}'], ['users', 2, null], ['users', 9, null],
-        ['trades', 5, '{"ticket":5}'], ['groups', 'g', '{"group":"g"}'],
-      ],
-    })).toBe(true);
+    expect(
+      replica.apply({
+        rep: 1,
+        seq: 4,
+        changes: [
+          ['users', 3, '{"login":3}'],
+          ['users', 1, '{"login":1,"x":1}'],
+          ['users', 2, null],
+          ['users', 9, null],
+          ['trades', 5, '{"ticket":5}'],
+          ['groups', 'g', '{"group":"g"}'],
+        ],
+      }),
+    ).toBe(true);
     expect(replica.read(usersList, {})).toStrictEqual({ ok: true, dataJson: '[{"login":1,"x":1},{"login":3}]' });
     expect(replica.read(groupsList, {})).toStrictEqual({ ok: true, dataJson: '[{"group":"g"}]' });
-    expect(replica.stats()).toStrictEqual({ inSync: true, tables: { users: 2, groups: 1 }, chars: 17 + 11 + 13, answered: 2, snapshots: 1, lost: 0 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: true,
+      tables: { users: 2, groups: 1 },
+      chars: 17 + 11 + 13,
+      answered: 2,
+      snapshots: 1,
+      lost: 0,
+    });
   });
 
   it('drops a table that grows past the row bound, at the snapshot or by changes, and one the broker drops', () => {
     const atSnapshot = new EdgeReplica('PF4', 2);
     atSnapshot.expect(1);
-    applyAll(atSnapshot, framesOf(1, [
-      { begin: { tables: ['users', 'groups', 'ticks'] } },
-      { table: 'users', rows: [[1, 'a'], [2, 'b']] },
-      { table: 'groups', rows: [[1, 'a'], [2, 'b'], [3, 'c']] },
-      { end: true },
-    ]));
+    applyAll(
+      atSnapshot,
+      framesOf(1, [
+        { begin: { tables: ['users', 'groups', 'ticks'] } },
+        {
+          table: 'users',
+          rows: [
+            [1, 'a'],
+            [2, 'b'],
+          ],
+        },
+        {
+          table: 'groups',
+          rows: [
+            [1, 'a'],
+            [2, 'b'],
+            [3, 'c'],
+          ],
+        },
+        { end: true },
+      ]),
+    );
     expect(atSnapshot.stats().tables).toStrictEqual({ users: 2, ticks: 0 });
     expect(atSnapshot.read(groupsList, {})).toBeUndefined();
 
     const byChanges = synced(2);
-    expect(byChanges.apply({ rep: 1, seq: 4, changes: [['groups', 'a', '{}'], ['groups', 'b', '{}']] })).toBe(true);
+    expect(
+      byChanges.apply({
+        rep: 1,
+        seq: 4,
+        changes: [
+          ['groups', 'a', '{}'],
+          ['groups', 'b', '{}'],
+        ],
+      }),
+    ).toBe(true);
     expect(byChanges.stats().tables).toStrictEqual({ users: 2, groups: 2 });
-    expect(byChanges.apply({ rep: 1, seq: 5, changes: [['users', 3, '{}'], ['users', 4, '{}']] })).toBe(true);
+    expect(
+      byChanges.apply({
+        rep: 1,
+        seq: 5,
+        changes: [
+          ['users', 3, '{}'],
+          ['users', 4, '{}'],
+        ],
+      }),
+    ).toBe(true);
     expect(byChanges.stats().tables).toStrictEqual({ groups: 2 });
     expect(byChanges.read(usersPlan, { login: 1 })).toBeUndefined();
 
@@ -211,15 +317,27 @@ describe('EdgeReplica frames', () => {
   it('takes rows of a table the snapshot did not begin, and frames of a kind it does not know, as in order but holds nothing of them', () => {
     const replica = new EdgeReplica('PF4', 10);
     replica.expect(1);
-    expect(applyAll(replica, framesOf(1, [
-      { begin: { tables: ['users'] } },
-      { table: 'groups', rows: [['g', '{}']] },
-      { table: 'users', rows: [[1, '{"login":1}']] },
-      { end: true },
-      { note: 'a kind of a later broker' },
-      { changes: [['users', 2, '{"login":2}']] },
-    ]))).toEqual([true, true, true, true, true, true]);
-    expect(replica.stats()).toStrictEqual({ inSync: true, tables: { users: 2 }, chars: 22, answered: 0, snapshots: 1, lost: 0 });
+    expect(
+      applyAll(
+        replica,
+        framesOf(1, [
+          { begin: { tables: ['users'] } },
+          { table: 'groups', rows: [['g', '{}']] },
+          { table: 'users', rows: [[1, '{"login":1}']] },
+          { end: true },
+          { note: 'a kind of a later broker' },
+          { changes: [['users', 2, '{"login":2}']] },
+        ]),
+      ),
+    ).toEqual([true, true, true, true, true, true]);
+    expect(replica.stats()).toStrictEqual({
+      inSync: true,
+      tables: { users: 2 },
+      chars: 22,
+      answered: 0,
+      snapshots: 1,
+      lost: 0,
+    });
   });
 
   it('ends on a stop, counting the loss', () => {
@@ -231,11 +349,25 @@ describe('EdgeReplica frames', () => {
 
   it('takes a new snapshot within a replication as a resync', () => {
     const replica = synced();
-    expect(applyAll(replica, framesOf(1, [
-      { begin: { tables: ['users'] } }, { table: 'users', rows: [[7, '{"login":7}']] }, { end: true },
-    ], 4))).toEqual([true, true, true]);
+    expect(
+      applyAll(
+        replica,
+        framesOf(
+          1,
+          [{ begin: { tables: ['users'] } }, { table: 'users', rows: [[7, '{"login":7}']] }, { end: true }],
+          4,
+        ),
+      ),
+    ).toEqual([true, true, true]);
     expect(replica.read(usersList, {})).toStrictEqual({ ok: true, dataJson: '[{"login":7}]' });
-    expect(replica.stats()).toStrictEqual({ inSync: true, tables: { users: 1 }, chars: 11, answered: 1, snapshots: 2, lost: 0 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: true,
+      tables: { users: 1 },
+      chars: 11,
+      answered: 1,
+      snapshots: 2,
+      lost: 0,
+    });
   });
 
   it('forgets everything when a new replication is expected, and numbers its frames from 0', () => {
@@ -260,8 +392,12 @@ describe('EdgeReplica frames', () => {
     snapshotting.reset();
     const inSync = synced();
     inSync.reset();
-    expect([idle, expecting, snapshotting, inSync].map((r) => [r.stats().lost, r.idle, r.inSync]))
-      .toEqual([[0, true, false], [0, true, false], [1, true, false], [1, true, false]]);
+    expect([idle, expecting, snapshotting, inSync].map((r) => [r.stats().lost, r.idle, r.inSync])).toEqual([
+      [0, true, false],
+      [0, true, false],
+      [1, true, false],
+      [1, true, false],
+    ]);
   });
 });
 
@@ -284,12 +420,33 @@ describe('EdgeReplica reads', () => {
   it('lists rows in key order, numbers numerically and text by code unit, and follows every change', () => {
     const replica = new EdgeReplica('PF4', 10);
     replica.expect(1);
-    applyAll(replica, framesOf(1, [
-      { begin: { tables: ['users', 'groups'] } },
-      { table: 'users', rows: [[10, '10'], [9, '9'], [100, '100'], [1, '1'], [25, '25']] },
-      { table: 'groups', rows: [['b', '"b"'], ['B', '"B"'], ['a', '"a"'], ['ab', '"ab"'], ['A', '"A"']] },
-      { end: true },
-    ]));
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['users', 'groups'] } },
+        {
+          table: 'users',
+          rows: [
+            [10, '10'],
+            [9, '9'],
+            [100, '100'],
+            [1, '1'],
+            [25, '25'],
+          ],
+        },
+        {
+          table: 'groups',
+          rows: [
+            ['b', '"b"'],
+            ['B', '"B"'],
+            ['a', '"a"'],
+            ['ab', '"ab"'],
+            ['A', '"A"'],
+          ],
+        },
+        { end: true },
+      ]),
+    );
     expect(replica.read(usersList, {})).toStrictEqual({ ok: true, dataJson: '[1,9,10,25,100]' });
     expect(replica.read(groupsList, {})).toStrictEqual({ ok: true, dataJson: '["A","B","a","ab","b"]' });
     replica.apply({ rep: 1, seq: 4, changes: [['users', 5, '5']] });
@@ -304,30 +461,42 @@ describe('EdgeReplica reads', () => {
   it('answers a record by a number or text key, and no other key', () => {
     const replica = new EdgeReplica('PF4', 10);
     replica.expect(1);
-    applyAll(replica, framesOf(1, [
-      { begin: { tables: ['users', 'symbolInfo'] } },
-      { table: 'users', rows: [[7, '{"login":7}']] },
-      { table: 'symbolInfo', rows: [['EURUSD', '{"symbol":"EURUSD"}']] },
-      { end: true },
-    ]));
-    const symbolPlan: ReplicaPlan = { kind: 'record', family: 'PF4', tables: ['symbolInfo'], key: 'symbol', what: 'symbol' };
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['users', 'symbolInfo'] } },
+        { table: 'users', rows: [[7, '{"login":7}']] },
+        { table: 'symbolInfo', rows: [['EURUSD', '{"symbol":"EURUSD"}']] },
+        { end: true },
+      ]),
+    );
+    const symbolPlan: ReplicaPlan = {
+      kind: 'record',
+      family: 'PF4',
+      tables: ['symbolInfo'],
+      key: 'symbol',
+      what: 'symbol',
+    };
     expect(replica.read(usersPlan, { login: 7 })).toStrictEqual({ ok: true, dataJson: '{"login":7}' });
     expect(replica.read(symbolPlan, { symbol: 'EURUSD' })).toStrictEqual({ ok: true, dataJson: '{"symbol":"EURUSD"}' });
-    for (const login of [7n, undefined, null, true, ['7'], { login: 7 }]) expect(replica.read(usersPlan, { login })).toBeUndefined();
+    for (const login of [7n, undefined, null, true, ['7'], { login: 7 }])
+      expect(replica.read(usersPlan, { login })).toBeUndefined();
     expect(replica.read(usersPlan, {})).toBeUndefined();
     expect(replica.stats().answered).toBe(2);
   });
 
-  it('answers an unknown key as the family\'s not-found refusal, naming what was looked for', () => {
+  it("answers an unknown key as the family's not-found refusal, naming what was looked for", () => {
     const pf4 = synced();
     expect(pf4.read({ ...usersPlan, what: 'no quote for symbol' }, { login: 'XYZ' })).toStrictEqual({
-      ok: false, error: { code: 'NotFound', managerCode: 3, message: 'no quote for symbol XYZ not found' },
+      ok: false,
+      error: { code: 'NotFound', managerCode: 3, message: 'no quote for symbol XYZ not found' },
     });
     const pf5 = new EdgeReplica('PF5', 10);
     pf5.expect(1);
     applyAll(pf5, framesOf(1, [{ begin: { tables: ['users'] } }, { end: true }]));
     expect(pf5.read({ ...usersPlan, family: 'PF5' }, { login: 42 })).toStrictEqual({
-      ok: false, error: { code: 'NotFound', managerCode: 13, message: 'login 42 not found' },
+      ok: false,
+      error: { code: 'NotFound', managerCode: 13, message: 'login 42 not found' },
     });
     expect(pf5.stats().answered).toBe(1);
   });
@@ -335,16 +504,39 @@ describe('EdgeReplica reads', () => {
   it('looks in the further tables in order when the first has no row', () => {
     const replica = new EdgeReplica('PF4', 10);
     replica.expect(1);
-    applyAll(replica, framesOf(1, [
-      { begin: { tables: ['users', 'groups', 'ticks'] } },
-      { table: 'users', rows: [[1, '"users 1"']] },
-      { table: 'groups', rows: [[1, '"groups 1"'], [2, '"groups 2"']] },
-      { table: 'ticks', rows: [[2, '"ticks 2"'], [3, '"ticks 3"']] },
-      { end: true },
-    ]));
-    const plan: ReplicaPlan = { kind: 'record', family: 'PF4', tables: ['users', 'groups', 'ticks'], key: 'n', what: 'n' };
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['users', 'groups', 'ticks'] } },
+        { table: 'users', rows: [[1, '"users 1"']] },
+        {
+          table: 'groups',
+          rows: [
+            [1, '"groups 1"'],
+            [2, '"groups 2"'],
+          ],
+        },
+        {
+          table: 'ticks',
+          rows: [
+            [2, '"ticks 2"'],
+            [3, '"ticks 3"'],
+          ],
+        },
+        { end: true },
+      ]),
+    );
+    const plan: ReplicaPlan = {
+      kind: 'record',
+      family: 'PF4',
+      tables: ['users', 'groups', 'ticks'],
+      key: 'n',
+      what: 'n',
+    };
     expect([1, 2, 3].map((n) => replica.read(plan, { n }))).toStrictEqual([
-      { ok: true, dataJson: '"users 1"' }, { ok: true, dataJson: '"groups 2"' }, { ok: true, dataJson: '"ticks 3"' },
+      { ok: true, dataJson: '"users 1"' },
+      { ok: true, dataJson: '"groups 2"' },
+      { ok: true, dataJson: '"ticks 3"' },
     ]);
     replica.apply({ rep: 1, seq: 5, drop: 'ticks' });
     expect(replica.read(plan, { n: 1 })).toBeUndefined();
@@ -353,19 +545,32 @@ describe('EdgeReplica reads', () => {
   it('answers one member of a record as JSON, null when it has none, and the member of the row as it is now', () => {
     const replica = new EdgeReplica('PF4', 10);
     replica.expect(1);
-    applyAll(replica, framesOf(1, [
-      { begin: { tables: ['groupSecurities'] } },
-      { table: 'groupSecurities', rows: [['g', '{"group":"g","secGroups":[{"show":1}],"secMargins":[]}']] },
-      { end: true },
-    ]));
-    const plan = (field: string): ReplicaPlan => ({ kind: 'record', family: 'PF4', tables: ['groupSecurities'], key: 'group', what: 'group', field });
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['groupSecurities'] } },
+        { table: 'groupSecurities', rows: [['g', '{"group":"g","secGroups":[{"show":1}],"secMargins":[]}']] },
+        { end: true },
+      ]),
+    );
+    const plan = (field: string): ReplicaPlan => ({
+      kind: 'record',
+      family: 'PF4',
+      tables: ['groupSecurities'],
+      key: 'group',
+      what: 'group',
+      field,
+    });
     expect(replica.read(plan('secGroups'), { group: 'g' })).toStrictEqual({ ok: true, dataJson: '[{"show":1}]' });
     expect(replica.read(plan('secGroups'), { group: 'g' })).toStrictEqual({ ok: true, dataJson: '[{"show":1}]' });
     expect(replica.read(plan('secMargins'), { group: 'g' })).toStrictEqual({ ok: true, dataJson: '[]' });
     expect(replica.read(plan('missing'), { group: 'g' })).toStrictEqual({ ok: true, dataJson: 'null' });
     replica.apply({ rep: 1, seq: 3, changes: [['groupSecurities', 'g', '{"group":"g","secGroups":[{"show":0}]}']] });
     expect(replica.read(plan('secGroups'), { group: 'g' })).toStrictEqual({ ok: true, dataJson: '[{"show":0}]' });
-    expect(replica.read(plan('secGroups'), { group: 'h' })).toMatchObject({ ok: false, error: { message: 'group h not found' } });
+    expect(replica.read(plan('secGroups'), { group: 'h' })).toMatchObject({
+      ok: false,
+      error: { message: 'group h not found' },
+    });
     expect(replica.stats().answered).toBe(6);
   });
 
@@ -374,7 +579,15 @@ describe('EdgeReplica reads', () => {
     expect(replica.stats().chars).toBe(22);
     replica.apply({ rep: 1, seq: 4, changes: [['users', 1, '{"login":1,"name":"abc"}']] });
     expect(replica.stats().chars).toBe(11 + 24);
-    replica.apply({ rep: 1, seq: 5, changes: [['users', 2, null], ['users', 2, null], ['groups', 'g', 'xyz']] });
+    replica.apply({
+      rep: 1,
+      seq: 5,
+      changes: [
+        ['users', 2, null],
+        ['users', 2, null],
+        ['groups', 'g', 'xyz'],
+      ],
+    });
     expect(replica.stats().chars).toBe(24 + 3);
     replica.apply({ rep: 1, seq: 6, changes: [['users', 1, null]] });
     expect(replica.stats()).toMatchObject({ tables: { users: 0, groups: 1 }, chars: 3 });

@@ -25,14 +25,25 @@ export type ReplicaPlan =
  */
 export function replicaPlan(entry: Operation): ReplicaPlan | undefined {
   const family = entry.family;
-  if (family !== 'PF4' && family !== 'PF5' || entry.read !== 'cached' || entry.mutating) return undefined;
+  if ((family !== 'PF4' && family !== 'PF5') || entry.read !== 'cached' || entry.mutating) return undefined;
   const hot = REPLICATED_TABLES[family];
-  const answer = entry.answer as CachedRecord<Record<string, unknown>> | CachedList<Record<string, unknown>> | { kind: string } | undefined;
+  const answer = entry.answer as
+    | CachedRecord<Record<string, unknown>>
+    | CachedList<Record<string, unknown>>
+    | { kind: string }
+    | undefined;
   if (answer?.kind === 'cachedRecord') {
     const a = answer as CachedRecord<Record<string, unknown>>;
     const tables = [a.table, ...(a.orIn ?? [])];
     if (!tables.every((t) => hot.includes(t))) return undefined;
-    return { kind: 'record', family, tables, key: a.key, what: a.what, ...(a.field !== undefined ? { field: a.field } : {}) };
+    return {
+      kind: 'record',
+      family,
+      tables,
+      key: a.key,
+      what: a.what,
+      ...(a.field !== undefined ? { field: a.field } : {}),
+    };
   }
   if (answer?.kind === 'cachedList') {
     const a = answer as CachedList<Record<string, unknown>>;
@@ -107,7 +118,10 @@ export class EdgeReplica {
   snapshots = 0;
   lost = 0;
 
-  constructor(readonly family: Family, readonly maxRows: number) {}
+  constructor(
+    readonly family: Family,
+    readonly maxRows: number,
+  ) {}
 
   get inSync(): boolean {
     return this.synced;
@@ -151,7 +165,8 @@ export class EdgeReplica {
     if ('begin' in frame) {
       this.clear();
       this.snapshotting = true;
-      for (const name of frame.begin.tables) if (REPLICATED_TABLES[this.family].includes(name)) this.tables.set(name, new ReplicaTable());
+      for (const name of frame.begin.tables)
+        if (REPLICATED_TABLES[this.family].includes(name)) this.tables.set(name, new ReplicaTable());
     } else if ('rows' in frame) {
       if (!this.snapshotting) return this.outOfOrder();
       const table = this.tables.get(frame.table);
@@ -186,7 +201,10 @@ export class EdgeReplica {
    * The answer of a call from the replica, as the broker would give it (`CallResult`, with `data` as JSON text), or
    * undefined when the replica cannot answer it now.
    */
-  read(plan: ReplicaPlan, args: Record<string, unknown>): ({ ok: true; dataJson: string } | Extract<CallResult, { ok: false }>) | undefined {
+  read(
+    plan: ReplicaPlan,
+    args: Record<string, unknown>,
+  ): ({ ok: true; dataJson: string } | Extract<CallResult, { ok: false }>) | undefined {
     if (!this.synced) return undefined;
     if (plan.kind === 'list') {
       const table = this.tables.get(plan.table);
@@ -204,7 +222,10 @@ export class EdgeReplica {
     }
     this.answered++;
     if (!found) {
-      return { ok: false, error: { code: 'NotFound', managerCode: NOT_FOUND_CODE[plan.family], message: `${plan.what} ${key} not found` } };
+      return {
+        ok: false,
+        error: { code: 'NotFound', managerCode: NOT_FOUND_CODE[plan.family], message: `${plan.what} ${key} not found` },
+      };
     }
     if (plan.field === undefined) return { ok: true, dataJson: found.json };
     let member = found.members?.get(plan.field);

@@ -40,7 +40,12 @@ import { failure, refusal, validation, type ShapeContext } from '../envelope/ind
 import { pickLink } from './names.js';
 import { shapeAnswer } from './platformLink.js';
 import {
-  REPLAYED_HEADER, type GatewayCall, type GatewayResponse, type LedgerStats, type LinkAnswer, type OutcomeAnswer,
+  REPLAYED_HEADER,
+  type GatewayCall,
+  type GatewayResponse,
+  type LedgerStats,
+  type LinkAnswer,
+  type OutcomeAnswer,
 } from './messages.js';
 
 const byId: ReadonlyMap<string, Operation> = new Map(catalog.map((e) => [e.id, e]));
@@ -77,8 +82,9 @@ const NOT_APPLIED: ReadonlySet<string> = new Set(['NoConnect', 'Validation']);
  * sent), which a retry may pass once its bridge declares the command. None is kept for the key.
  */
 const notApplied = (answer: LinkAnswer): boolean =>
-  !answer.ok && answer.outcome !== 'unknown'
-  && (NOT_APPLIED.has(answer.error.code) || answer.retryAfterSeconds !== undefined || answer.notImplemented === true);
+  !answer.ok &&
+  answer.outcome !== 'unknown' &&
+  (NOT_APPLIED.has(answer.error.code) || answer.retryAfterSeconds !== undefined || answer.notImplemented === true);
 
 type State = 'inflight' | 'done' | 'unknown';
 
@@ -147,16 +153,22 @@ export class IdempotencyLedger extends DurableObject<Env> {
     )`);
     this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires)');
     this.sql.exec('CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_by_call ON idempotency_keys (call_id)');
-    this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_check ON idempotency_keys (check_at) WHERE check_at IS NOT NULL');
+    this.sql.exec(
+      'CREATE INDEX IF NOT EXISTS idempotency_keys_by_check ON idempotency_keys (check_at) WHERE check_at IS NOT NULL',
+    );
     this.sql.exec('CREATE TABLE IF NOT EXISTS idempotency_meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)');
-    const counted = this.sql.exec<{ value: number }>('SELECT value FROM idempotency_meta WHERE name = ?', STORED_BYTES).toArray()[0];
+    const counted = this.sql
+      .exec<{ value: number }>('SELECT value FROM idempotency_meta WHERE name = ?', STORED_BYTES)
+      .toArray()[0];
     if (counted) {
       this.stored = counted.value;
     } else {
       // A ledger from before the count: its rows are counted once.
-      this.stored = this.sql.exec<{ bytes: number }>(
-        'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys',
-      ).one().bytes;
+      this.stored = this.sql
+        .exec<{ bytes: number }>(
+          'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys',
+        )
+        .one().bytes;
       this.sql.exec('INSERT INTO idempotency_meta (name, value) VALUES (?, ?)', STORED_BYTES, this.stored);
     }
   }
@@ -166,7 +178,12 @@ export class IdempotencyLedger extends DurableObject<Env> {
     const idem = input.idempotency;
     const entry = byId.get(input.operationId);
     if (!idem || !entry) throw new Error(`not an idempotent call of a known operation: ${input.operationId}`);
-    const ctx: ShapeContext = { generation: entry.generation, family: input.family, paged: !!entry.paged, traceId: input.traceId };
+    const ctx: ShapeContext = {
+      generation: entry.generation,
+      family: input.family,
+      paged: !!entry.paged,
+      traceId: input.traceId,
+    };
     const budgetEnd = Date.now() + input.timeoutMs;
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
@@ -177,7 +194,8 @@ export class IdempotencyLedger extends DurableObject<Env> {
         row = undefined;
       }
       if (!row) return this.full(ctx) ?? this.first(input, ctx);
-      if (row.request_hash !== idem.requestHash) return validation(ctx, 'Idempotency-Key: already used with a different request');
+      if (row.request_hash !== idem.requestHash)
+        return validation(ctx, 'Idempotency-Key: already used with a different request');
       if (row.state !== 'inflight') return replayed(JSON.parse(row.response!) as GatewayResponse);
       const decided = this.unwritten.get(idem.key);
       if (decided && decided.callId === row.call_id) return replayed(JSON.parse(decided.text) as GatewayResponse);
@@ -206,10 +224,12 @@ export class IdempotencyLedger extends DurableObject<Env> {
   /** The ledger's figures; with `key` (the stored `clientId:key`), also that key's state (null when it holds none). */
   async stats(key?: string): Promise<LedgerStats> {
     this.writeCompletions();
-    const counts = this.sql.exec<{ records: number; inflight: number; unknown: number }>(
-      `SELECT count(*) AS records, coalesce(sum(state = 'inflight'), 0) AS inflight, coalesce(sum(state = 'unknown'), 0) AS unknown
+    const counts = this.sql
+      .exec<{ records: number; inflight: number; unknown: number }>(
+        `SELECT count(*) AS records, coalesce(sum(state = 'inflight'), 0) AS inflight, coalesce(sum(state = 'unknown'), 0) AS unknown
        FROM idempotency_keys`,
-    ).one();
+      )
+      .one();
     const stats: LedgerStats = { ...counts, storedBytes: this.stored, nextAlarm: await this.ctx.storage.getAlarm() };
     if (key !== undefined) stats.keyState = this.row(key)?.state ?? null;
     return stats;
@@ -221,17 +241,23 @@ export class IdempotencyLedger extends DurableObject<Env> {
     this.alarmAt = undefined;
     const now = Date.now();
     this.purge(now);
-    const due = this.sql.exec<KeyRow>(
-      `SELECT * FROM idempotency_keys WHERE check_at IS NOT NULL AND check_at <= ? AND state = 'inflight' ORDER BY check_at LIMIT ?`,
-      now, FOLLOW_UP_BATCH,
-    ).toArray();
+    const due = this.sql
+      .exec<KeyRow>(
+        `SELECT * FROM idempotency_keys WHERE check_at IS NOT NULL AND check_at <= ? AND state = 'inflight' ORDER BY check_at LIMIT ?`,
+        now,
+        FOLLOW_UP_BATCH,
+      )
+      .toArray();
     for (const row of due) {
       if (this.running.get(row.key)?.finished === false) continue;
       const report = await this.ask(row, FOLLOW_UP_WAIT_MS);
       if (report.state === 'pending' || report.state === 'unreachable') {
         const next = Date.now() + FOLLOW_UP_EVERY_MS;
-        this.sql.exec(`UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`,
-          next - row.created > FOLLOW_UP_FOR_MS ? null : next, row.call_id);
+        this.sql.exec(
+          `UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`,
+          next - row.created > FOLLOW_UP_FOR_MS ? null : next,
+          row.call_id,
+        );
       } else {
         this.apply(row.call_id, report);
       }
@@ -275,7 +301,14 @@ export class IdempotencyLedger extends DurableObject<Env> {
     this.sql.exec(
       `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, shape, response, created, expires, check_at)
        VALUES (?, ?, 'inflight', ?, ?, ?, ?, NULL, ?, ?, NULL)`,
-      idem.key, idem.requestHash, callId, input.platform, JSON.stringify(input.brokerUrls), JSON.stringify(ctx), now, expires,
+      idem.key,
+      idem.requestHash,
+      callId,
+      input.platform,
+      JSON.stringify(input.brokerUrls),
+      JSON.stringify(ctx),
+      now,
+      expires,
     );
     // Completions waiting to be written go into this commit: one durable write per key while keys keep coming.
     this.writeCompletions();
@@ -287,13 +320,24 @@ export class IdempotencyLedger extends DurableObject<Env> {
     try {
       // eslint-disable-next-line @typescript-eslint/await-thenable -- a call on the link object's stub: a promise at run time, awaited here so its rejection is caught
       return await this.linkFor(input.platform, callId).send({
-        platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId,
-        client: input.client, brokerUrls: input.brokerUrls, callId, ledger: input.idempotency!.ledger,
+        platform: input.platform,
+        op: input.op,
+        args: input.args,
+        timeoutMs: input.timeoutMs,
+        traceId: input.traceId,
+        client: input.client,
+        brokerUrls: input.brokerUrls,
+        callId,
+        ledger: input.idempotency!.ledger,
       });
     } catch (err) {
       // The link object failed with the call possibly sent: its outcome is not known.
       console.error(JSON.stringify({ msg: 'link object failed', traceId: input.traceId, error: String(err) }));
-      return { ok: false, error: { code: 'NoConnect', managerCode: null, message: 'broker link failed' }, outcome: 'unknown' };
+      return {
+        ok: false,
+        error: { code: 'NoConnect', managerCode: null, message: 'broker link failed' },
+        outcome: 'unknown',
+      };
     }
   }
 
@@ -315,18 +359,24 @@ export class IdempotencyLedger extends DurableObject<Env> {
           this.finish(callId, 'done', kept);
         },
         done: () => {},
-        failed: (err) => console.error(JSON.stringify({ msg: 'idempotency answer not stored', callId, error: String(err) })),
+        failed: (err) =>
+          console.error(JSON.stringify({ msg: 'idempotency answer not stored', callId, error: String(err) })),
       });
       return Promise.resolve(response);
     }
     return new Promise<GatewayResponse>((resolve, reject) => {
-      this.queueCompletion({ write: () => this.resolve(ctx, callId, answer, response), done: () => resolve(response), failed: reject });
+      this.queueCompletion({
+        write: () => this.resolve(ctx, callId, answer, response),
+        done: () => resolve(response),
+        failed: reject,
+      });
     });
   }
 
   private queueCompletion(c: Completion): void {
     let batch = this.completions;
-    if (!batch) batch = this.completions = { writes: [], timer: setTimeout(() => this.writeCompletions(), COMPLETE_WAIT_MS) };
+    if (!batch)
+      batch = this.completions = { writes: [], timer: setTimeout(() => this.writeCompletions(), COMPLETE_WAIT_MS) };
     batch.writes.push(c);
   }
 
@@ -345,14 +395,25 @@ export class IdempotencyLedger extends DurableObject<Env> {
         c.failed(err);
       }
     }
-    this.ctx.storage.sync().then(() => { for (const c of written) c.done(); }, (err: unknown) => { for (const c of written) c.failed(err); });
+    this.ctx.storage.sync().then(
+      () => {
+        for (const c of written) c.done();
+      },
+      (err: unknown) => {
+        for (const c of written) c.failed(err);
+      },
+    );
   }
 
   /** Records what an answer says about the key of `callId`, if that key is still in flight under it. */
   private resolve(ctx: ShapeContext, callId: string, answer: LinkAnswer, response: GatewayResponse): void {
     if (!answer.ok && answer.outcome === 'unknown') {
       const checkAt = Date.now() + FOLLOW_UP_FIRST_MS;
-      this.sql.exec(`UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`, checkAt, callId);
+      this.sql.exec(
+        `UPDATE idempotency_keys SET check_at = ? WHERE call_id = ? AND state = 'inflight'`,
+        checkAt,
+        callId,
+      );
       void this.scheduleAlarm(checkAt);
     } else if (notApplied(answer)) {
       this.sql.exec(`DELETE FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId);
@@ -364,7 +425,9 @@ export class IdempotencyLedger extends DurableObject<Env> {
   /** Applies the broker's report on a call id (a late push, a retry's query or a follow-up). */
   private apply(callId: string, report: OutcomeAnswer): void {
     if (report.state === 'pending' || report.state === 'unreachable') return;
-    const row = this.sql.exec<KeyRow>(`SELECT * FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId).toArray()[0];
+    const row = this.sql
+      .exec<KeyRow>(`SELECT * FROM idempotency_keys WHERE call_id = ? AND state = 'inflight'`, callId)
+      .toArray()[0];
     if (!row) return;
     const ctx = JSON.parse(row.shape) as ShapeContext;
     if (report.state === 'settled') {
@@ -372,17 +435,29 @@ export class IdempotencyLedger extends DurableObject<Env> {
       return;
     }
     const reason = report.state === 'lost' ? report.reason : 'the broker no longer knows the call';
-    this.finish(callId, 'unknown', this.keep(ctx, failure(ctx, {
-      code: 'NoConnect', managerCode: null, outcome: 'unknown',
-      message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${reason}); it is not sent again under this key`,
-    }), true));
+    this.finish(
+      callId,
+      'unknown',
+      this.keep(
+        ctx,
+        failure(ctx, {
+          code: 'NoConnect',
+          managerCode: null,
+          outcome: 'unknown',
+          message: `Idempotency-Key: the outcome of the first request with this key cannot be known (${reason}); it is not sent again under this key`,
+        }),
+        true,
+      ),
+    );
   }
 
   /** Stores the key of `callId` as decided, with the text its repeats replay (`keep`), and counts its bytes. */
   private finish(callId: string, state: Exclude<State, 'inflight'>, kept: Kept): void {
     const written = this.sql.exec(
       `UPDATE idempotency_keys SET state = ?, response = ?, check_at = NULL WHERE call_id = ? AND state = 'inflight'`,
-      state, kept.text, callId,
+      state,
+      kept.text,
+      callId,
     ).rowsWritten;
     if (written === 0) {
       // Decided already (or gone): what `keep` counted for it is not stored.
@@ -409,7 +484,10 @@ export class IdempotencyLedger extends DurableObject<Env> {
     if (bytes === undefined || bytes > answerMax) {
       kept = note(ctx, `its answer is larger than the ${answerMax} bytes kept for a replay`);
     } else if (this.stored >= max && !own) {
-      kept = note(ctx, `its answer was not kept for a replay: this client's answers stored in the ledger of this key had reached its ${max} bytes`);
+      kept = note(
+        ctx,
+        `its answer was not kept for a replay: this client's answers stored in the ledger of this key had reached its ${max} bytes`,
+      );
     }
     const keptBytes = kept === text ? bytes! : utf8Bytes(kept);
     this.stored += keptBytes;
@@ -460,9 +538,12 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   /** Deletes the expired keys, through the expiry index, and uncounts their answers. */
   private purge(now: number): void {
-    const freed = this.sql.exec<{ bytes: number }>(
-      'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys WHERE expires <= ?', now,
-    ).one().bytes;
+    const freed = this.sql
+      .exec<{ bytes: number }>(
+        'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys WHERE expires <= ?',
+        now,
+      )
+      .one().bytes;
     this.sql.exec('DELETE FROM idempotency_keys WHERE expires <= ?', now);
     this.forget(freed);
   }
@@ -476,10 +557,13 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   private async ask(row: KeyRow, waitMs: number): Promise<OutcomeAnswer> {
     const brokerUrls = brokersOfRow(row.broker_url);
-    if (brokerUrls.length === 0) return { state: 'unreachable', message: 'the key\'s record names no broker' };
+    if (brokerUrls.length === 0) return { state: 'unreachable', message: "the key's record names no broker" };
     try {
       return await this.linkFor(row.platform, row.call_id).outcome({
-        brokerUrls, platform: row.platform, callId: row.call_id, timeoutMs: waitMs,
+        brokerUrls,
+        platform: row.platform,
+        callId: row.call_id,
+        timeoutMs: waitMs,
       });
     } catch (err) {
       return { state: 'unreachable', message: String(err) };
@@ -518,10 +602,12 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   /** The alarm goes off at the earliest expiry or follow-up still ahead, or not at all. */
   private async rearm(): Promise<void> {
-    const next = this.sql.exec<{ at: number | null }>(
-      `SELECT min(at) AS at FROM (SELECT min(expires) AS at FROM idempotency_keys
+    const next = this.sql
+      .exec<{ at: number | null }>(
+        `SELECT min(at) AS at FROM (SELECT min(expires) AS at FROM idempotency_keys
          UNION ALL SELECT min(check_at) FROM idempotency_keys WHERE check_at IS NOT NULL AND state = 'inflight')`,
-    ).one().at;
+      )
+      .one().at;
     this.alarmAt = next;
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(next);
@@ -536,10 +622,13 @@ interface Kept {
 
 /** What a key whose answer is not kept replays: that its first request completed, why its answer is not there. */
 function note(ctx: ShapeContext, why: string): string {
-  return JSON.stringify(failure(ctx, {
-    code: 'Internal', managerCode: null,
-    message: `Idempotency-Key: the first request with this key completed, but ${why}; it is not sent again under this key`,
-  }));
+  return JSON.stringify(
+    failure(ctx, {
+      code: 'Internal',
+      managerCode: null,
+      message: `Idempotency-Key: the first request with this key completed, but ${why}; it is not sent again under this key`,
+    }),
+  );
 }
 
 /** The UTF-8 bytes of `text` (as SQLite stores it), without encoding it. */
@@ -567,8 +656,13 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([
-      promise.then(() => true, () => true),
-      new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); }),
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+      }),
     ]);
   } finally {
     if (timer !== undefined) clearTimeout(timer);
@@ -584,6 +678,8 @@ function brokersOfRow(column: string): string[] {
   try {
     const urls = JSON.parse(column) as unknown;
     if (Array.isArray(urls) && urls.length > 0 && urls.every((u) => typeof u === 'string')) return urls;
-  } catch { /* a damaged row: no broker is asked, so its outcome stays unreachable until it is given up */ }
+  } catch {
+    /* a damaged row: no broker is asked, so its outcome stays unreachable until it is given up */
+  }
   return [];
 }

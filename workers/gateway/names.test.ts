@@ -4,7 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, fnv1a, ledgerName, linkName, pickLink,
+  DEFAULT_IDEMPOTENCY_SHARDS,
+  DEFAULT_LINKS_PER_PLATFORM,
+  fnv1a,
+  ledgerName,
+  linkName,
+  pickLink,
 } from './names.js';
 
 describe('fnv1a', () => {
@@ -27,7 +32,7 @@ describe('object names', () => {
     expect(linkName('p1', 3)).toBe('p1#3');
   });
 
-  it('picks a platform\'s link by the spread string\'s hash modulo the link count', () => {
+  it("picks a platform's link by the spread string's hash modulo the link count", () => {
     // fnv1a('a') = 3826002220: 1 modulo 3, 12 modulo 16; fnv1a('foobar') = 3214735720: 8 modulo 16.
     expect(pickLink('p1', 'a', 3)).toBe('p1#1');
     expect(pickLink('p1', 'a', 16)).toBe('p1#12');
@@ -35,7 +40,7 @@ describe('object names', () => {
     expect(pickLink('p1', 'anything', 1)).toBe('p1#0');
   });
 
-  it('names a key\'s ledger <clientId>#<hash(key) mod shards>', () => {
+  it("names a key's ledger <clientId>#<hash(key) mod shards>", () => {
     expect(ledgerName('client-a', 'a', 16)).toBe('client-a#12');
     expect(ledgerName('client-a', 'foobar', 16)).toBe('client-a#8');
     expect(ledgerName('client-a', 'a', 3)).toBe('client-a#1');

@@ -27,8 +27,14 @@ import { shapeAnswer } from './shapeAnswer.js';
 export { shapeAnswer } from './shapeAnswer.js';
 
 /** Per catalog entry, computed once: the entry, its shape flags, and how a replica answers it (when it can). */
-interface Route { entry: Operation; paged: boolean; plan: ReplicaPlan | undefined }
-const byId: ReadonlyMap<string, Route> = new Map(catalog.map((e) => [e.id, { entry: e, paged: !!e.paged, plan: replicaPlan(e) }]));
+interface Route {
+  entry: Operation;
+  paged: boolean;
+  plan: ReplicaPlan | undefined;
+}
+const byId: ReadonlyMap<string, Route> = new Map(
+  catalog.map((e) => [e.id, { entry: e, paged: !!e.paged, plan: replicaPlan(e) }]),
+);
 
 /** A refused or dropped replication is asked for again no sooner than this. */
 const REPLICATE_RETRY_MS = 1000;
@@ -56,7 +62,12 @@ export class PlatformLink extends DurableObject<Env> {
   async call(input: GatewayCall): Promise<LinkResponse> {
     const route = byId.get(input.operationId);
     if (!route) throw new Error(`unknown operation ${input.operationId}`);
-    const ctx: ShapeContext = { generation: route.entry.generation, family: input.family, paged: route.paged, traceId: input.traceId };
+    const ctx: ShapeContext = {
+      generation: route.entry.generation,
+      family: input.family,
+      paged: route.paged,
+      traceId: input.traceId,
+    };
     this.calls++;
     const brokers = this.brokersFor(input.platform, input.brokerUrls);
     const replica = this.replica ?? this.startReplica(input.platform, input.family);
@@ -68,8 +79,16 @@ export class PlatformLink extends DurableObject<Env> {
       if (replica.idle && brokers.connected) this.replicate(input.platform);
     }
     const r = await brokers.call(
-      { platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, ...(input.client !== undefined ? { client: input.client } : {}) },
-      input.mutating, { raw: true, paged: route.paged },
+      {
+        platform: input.platform,
+        op: input.op,
+        args: input.args,
+        timeoutMs: input.timeoutMs,
+        traceId: input.traceId,
+        ...(input.client !== undefined ? { client: input.client } : {}),
+      },
+      input.mutating,
+      { raw: true, paged: route.paged },
     );
     return shapeAnswer(ctx, r);
   }
@@ -79,13 +98,18 @@ export class PlatformLink extends DurableObject<Env> {
     this.calls++;
     this.pruneRoutes(Date.now());
     this.lateRoutes.set(input.callId, { ledger: input.ledger, until: Date.now() + LATE_ROUTE_MS });
-    const r = await this.brokersFor(input.platform, input.brokerUrls).call(
+    const r = (await this.brokersFor(input.platform, input.brokerUrls).call(
       {
-        platform: input.platform, op: input.op, args: input.args, timeoutMs: input.timeoutMs, traceId: input.traceId, callId: input.callId,
+        platform: input.platform,
+        op: input.op,
+        args: input.args,
+        timeoutMs: input.timeoutMs,
+        traceId: input.traceId,
+        callId: input.callId,
         ...(input.client !== undefined ? { client: input.client } : {}),
       },
       true,
-    ) as LinkAnswer;
+    )) as LinkAnswer;
     // Only a call whose outcome is still open can have a late one.
     if (r.ok || r.outcome !== 'unknown') this.lateRoutes.delete(input.callId);
     return r;
@@ -95,14 +119,22 @@ export class PlatformLink extends DurableObject<Env> {
    * Asks the platform's brokers what became of a call id, waiting up to `timeoutMs` while it still runs: every broker
    * of the list, since the call went to whichever was in use then.
    */
-  async outcome(q: { brokerUrls: string[]; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer> {
+  async outcome(q: {
+    brokerUrls: string[];
+    platform: string;
+    callId: string;
+    timeoutMs: number;
+  }): Promise<OutcomeAnswer> {
     this.calls++;
     return this.brokersFor(q.platform, q.brokerUrls).outcome(q.callId, q.timeoutMs);
   }
 
   stats(): LinkStats {
     return {
-      calls: this.calls, pending: this.brokers?.pendingCount ?? 0, connected: this.brokers?.connected ?? false, lateRoutes: this.lateRoutes.size,
+      calls: this.calls,
+      pending: this.brokers?.pendingCount ?? 0,
+      connected: this.brokers?.connected ?? false,
+      lateRoutes: this.lateRoutes.size,
       replica: this.replica?.stats() ?? null,
     };
   }
@@ -133,21 +165,33 @@ export class PlatformLink extends DurableObject<Env> {
       this.brokers?.close();
       this.replica?.reset();
       this.replica = undefined;
-      this.brokers = new BrokerSet(platform, brokerUrls, {
-        secret: configOf(this.env).BROKER_SECRET ?? '',
-        onLate: (late) => this.onLate(late),
-        holdDownMs: configOf(this.env).BROKER_FAILBACK_SECONDS * 1000,
-      }, {
-        onOpen: (url) => { if (url === this.brokers?.currentUrl) { this.replicateAfter = 0; this.replicate(platform); } },
-        onClose: (url) => { if (url === this.brokers?.currentUrl) this.replica?.reset(); },
-        onPush: (url, frame) => this.onReplicaFrame(url, frame),
-        onSwitch: () => {
-          // The new broker's replication replaces the old one's: reads fall through to it until its snapshot lands.
-          this.replica?.reset();
-          this.replicateAfter = 0;
-          if (this.brokers?.connected) this.replicate(platform);
+      this.brokers = new BrokerSet(
+        platform,
+        brokerUrls,
+        {
+          secret: configOf(this.env).BROKER_SECRET ?? '',
+          onLate: (late) => this.onLate(late),
+          holdDownMs: configOf(this.env).BROKER_FAILBACK_SECONDS * 1000,
         },
-      });
+        {
+          onOpen: (url) => {
+            if (url === this.brokers?.currentUrl) {
+              this.replicateAfter = 0;
+              this.replicate(platform);
+            }
+          },
+          onClose: (url) => {
+            if (url === this.brokers?.currentUrl) this.replica?.reset();
+          },
+          onPush: (url, frame) => this.onReplicaFrame(url, frame),
+          onSwitch: () => {
+            // The new broker's replication replaces the old one's: reads fall through to it until its snapshot lands.
+            this.replica?.reset();
+            this.replicateAfter = 0;
+            if (this.brokers?.connected) this.replicate(platform);
+          },
+        },
+      );
       if (moved) this.retargetSiblings(platform, brokerUrls);
     }
     return this.brokers;
@@ -180,12 +224,14 @@ export class PlatformLink extends DurableObject<Env> {
     if (!replica || !brokers || !replica.idle || Date.now() < this.replicateAfter) return;
     const rep = ++this.replicas;
     replica.expect(rep);
-    void brokers.currentLink.call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.maxRows }, timeoutMs: 10_000 }, false).then((r) => {
-      if (r.ok || !replica.awaiting(rep)) return;
-      // Refused (a broker without replicas, a platform it does not serve): asked again later.
-      replica.reset();
-      this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
-    });
+    void brokers.currentLink
+      .call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.maxRows }, timeoutMs: 10_000 }, false)
+      .then((r) => {
+        if (r.ok || !replica.awaiting(rep)) return;
+        // Refused (a broker without replicas, a platform it does not serve): asked again later.
+        replica.reset();
+        this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
+      });
   }
 
   private retargetSiblings(platform: string, brokerUrls: string[]): void {
@@ -193,7 +239,13 @@ export class PlatformLink extends DurableObject<Env> {
     for (let n = 0; n < links; n++) {
       const id = this.env.LINKS.idFromName(linkName(platform, n));
       if (id.equals(this.ctx.id)) continue;
-      this.ctx.waitUntil(this.env.LINKS.get(id).retarget(brokerUrls).catch(() => { /* it retargets on its next call */ }));
+      this.ctx.waitUntil(
+        this.env.LINKS.get(id)
+          .retarget(brokerUrls)
+          .catch(() => {
+            /* it retargets on its next call */
+          }),
+      );
     }
   }
 
@@ -203,9 +255,13 @@ export class PlatformLink extends DurableObject<Env> {
     if (!route) return;
     this.lateRoutes.delete(late.callId);
     const ledger = this.env.IDEMPOTENCY.get(this.env.IDEMPOTENCY.idFromName(route.ledger));
-    this.ctx.waitUntil(ledger.settle(late.callId, late.report).catch((err: unknown) => {
-      console.warn(JSON.stringify({ msg: 'late outcome not handed to its ledger', callId: late.callId, error: String(err) }));
-    }));
+    this.ctx.waitUntil(
+      ledger.settle(late.callId, late.report).catch((err: unknown) => {
+        console.warn(
+          JSON.stringify({ msg: 'late outcome not handed to its ledger', callId: late.callId, error: String(err) }),
+        );
+      }),
+    );
   }
 
   private pruneRoutes(now: number): void {

@@ -14,7 +14,9 @@ const v1: ShapeContext = { generation: 'v1', family: 'PF4', paged: false, traceI
 describe('shapeAnswer', () => {
   it('shapes a parsed success', () => {
     expect(shapeAnswer(v2, { ok: true, data: { login: 7 } })).toStrictEqual({
-      status: 200, body: `{"data":{"login":7},"error":null,"meta":{"activityId":"${trace}"}}`, headers: {},
+      status: 200,
+      body: `{"data":{"login":7},"error":null,"meta":{"activityId":"${trace}"}}`,
+      headers: {},
     });
     expect(shapeAnswer(v1, { ok: true, data: [1, 2] })).toStrictEqual({ status: 200, body: '[1,2]', headers: {} });
   });
@@ -23,7 +25,9 @@ describe('shapeAnswer', () => {
     // Text a parse and re-serialisation would change (spacing, a long integer): it must come through byte for byte.
     const dataJson = '{"deal": 9223372036854775807}';
     expect(shapeAnswer(v2, { ok: true, dataJson })).toStrictEqual({
-      status: 200, body: `{"data":${dataJson},"error":null,"meta":{"activityId":"${trace}"}}`, headers: {},
+      status: 200,
+      body: `{"data":${dataJson},"error":null,"meta":{"activityId":"${trace}"}}`,
+      headers: {},
     });
     expect(shapeAnswer(v1, { ok: true, dataJson })).toStrictEqual({ status: 200, body: dataJson, headers: {} });
   });
@@ -32,16 +36,22 @@ describe('shapeAnswer', () => {
     const paging = { nextCursor: 'c2', hasMore: true };
     const meta = `{"activityId":"${trace}","paging":{"nextCursor":"c2","hasMore":true}}`;
     expect(shapeAnswer(v2Paged, { ok: true, dataJson: '[1]', paging })).toStrictEqual({
-      status: 200, body: `{"data":[1],"error":null,"meta":${meta}}`, headers: {},
+      status: 200,
+      body: `{"data":[1],"error":null,"meta":${meta}}`,
+      headers: {},
     });
     expect(shapeAnswer(v2Paged, { ok: true, data: [1], paging })).toStrictEqual({
-      status: 200, body: `{"data":[1],"error":null,"meta":${meta}}`, headers: {},
+      status: 200,
+      body: `{"data":[1],"error":null,"meta":${meta}}`,
+      headers: {},
     });
   });
 
   it('shapes a failure with its manager code, outcome, time-out and error data', () => {
     const error = { code: 'NoConnect' as const, managerCode: 6, message: 'no answer' };
-    expect(shapeAnswer(v2, { ok: false, error, outcome: 'unknown', timedOut: true, data: { partial: 1 } })).toStrictEqual({
+    expect(
+      shapeAnswer(v2, { ok: false, error, outcome: 'unknown', timedOut: true, data: { partial: 1 } }),
+    ).toStrictEqual({
       status: 200,
       body: `{"data":{"partial":1},"error":{"code":"NoConnect","managerCode":"NoConnect","message":"no answer"},"meta":{"activityId":"${trace}"}}`,
       headers: { 'X-Request-Outcome': 'unknown' },
@@ -60,7 +70,11 @@ describe('shapeAnswer', () => {
   });
 
   it('answers a refusal that says when to retry v1 429 with that Retry-After, and v2 its envelope with the header', () => {
-    const error = { code: 'PF4Error' as const, managerCode: 8, message: 'too many failed password checks of login 7: at most 5 per 60 s; retry after 42 s' };
+    const error = {
+      code: 'PF4Error' as const,
+      managerCode: 8,
+      message: 'too many failed password checks of login 7: at most 5 per 60 s; retry after 42 s',
+    };
     expect(shapeAnswer(v1, { ok: false, error, retryAfterSeconds: 42 })).toStrictEqual({
       status: 429,
       body: `{"errorType":"PF4API","errorCode":"TooFrequent","errorDescription":"${error.message}"}`,
@@ -71,7 +85,14 @@ describe('shapeAnswer', () => {
       body: `{"data":null,"error":{"code":"PF4Error","managerCode":"TooFrequent","message":"${error.message}"},"meta":{"activityId":"${trace}"}}`,
       headers: { 'Retry-After': '42' },
     });
-    const pf5 = shapeAnswer({ ...v1, family: 'PF5' }, { ok: false, error: { code: 'PF5Error', managerCode: 12, message: 'later' }, retryAfterSeconds: 3 });
-    expect([pf5.status, JSON.parse(pf5.body).errorCode, pf5.headers]).toStrictEqual([429, 'ErrFrequent', { 'Retry-After': '3' }]);
+    const pf5 = shapeAnswer(
+      { ...v1, family: 'PF5' },
+      { ok: false, error: { code: 'PF5Error', managerCode: 12, message: 'later' }, retryAfterSeconds: 3 },
+    );
+    expect([pf5.status, JSON.parse(pf5.body).errorCode, pf5.headers]).toStrictEqual([
+      429,
+      'ErrFrequent',
+      { 'Retry-After': '3' },
+    ]);
   });
 });

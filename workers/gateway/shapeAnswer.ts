@@ -3,20 +3,36 @@
  * answer, the replica's) and the idempotency ledgers shape with, free of Workers types so tests compare them in Node.
  */
 import type { CallResult, PagingResult } from '../../shared/frames.js';
-import { failure, success, successBytes, successJson, type ShapeContext, type ShapedBytes, type ShapedResponse } from '../envelope/envelope.js';
+import {
+  failure,
+  success,
+  successBytes,
+  successJson,
+  type ShapeContext,
+  type ShapedBytes,
+  type ShapedResponse,
+} from '../envelope/envelope.js';
 
 /**
  * A success whose `data` is still the broker's JSON text, cut out of the answer frame without parsing it (`BrokerLink`):
  * a page of 1,000 trades goes from the frame into the envelope (`successJson`) without being parsed and serialised
  * again. A replica's answers take the same form.
  */
-export interface RawOk { ok: true; dataJson: string; paging?: PagingResult }
+export interface RawOk {
+  ok: true;
+  dataJson: string;
+  paging?: PagingResult;
+}
 
 /**
  * A success whose `data` is still the UTF-8 bytes of the broker's JSON, cut out of a binary answer frame (a large one):
  * it goes into the envelope as bytes (`successBytes`), never decoded to text at the edge.
  */
-export interface RawBytesOk { ok: true; dataBytes: Uint8Array; paging?: PagingResult }
+export interface RawBytesOk {
+  ok: true;
+  dataBytes: Uint8Array;
+  paging?: PagingResult;
+}
 
 export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk): ShapedResponse;
 export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk | RawBytesOk): ShapedResponse | ShapedBytes;
@@ -27,6 +43,11 @@ export function shapeAnswer(ctx: ShapeContext, r: CallResult | RawOk | RawBytesO
     return success(ctx, r.data, r.paging);
   }
   return failure(ctx, {
-    ...r.error, outcome: r.outcome, timedOut: r.timedOut, data: r.data, retryAfterSeconds: r.retryAfterSeconds, notImplemented: r.notImplemented,
+    ...r.error,
+    outcome: r.outcome,
+    timedOut: r.timedOut,
+    data: r.data,
+    retryAfterSeconds: r.retryAfterSeconds,
+    notImplemented: r.notImplemented,
   });
 }

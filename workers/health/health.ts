@@ -59,8 +59,14 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
   const statement = caller
     ? c.env.DB.prepare(`${select} WHERE organization_id = ?`).bind(caller.organizationId)
     : c.env.DB.prepare(select);
-  const { results } = await statement.all<{ id: string; type: string; broker_urls: string | null; broker_url: string | null }>();
-  const served = results.filter((p) => p.type === 'PF4' || p.type === 'PF5')
+  const { results } = await statement.all<{
+    id: string;
+    type: string;
+    broker_urls: string | null;
+    broker_url: string | null;
+  }>();
+  const served = results
+    .filter((p) => p.type === 'PF4' || p.type === 'PF5')
     .map((p) => ({ id: p.id, brokers: brokerUrlsOfRow(p) ?? defaultBrokers }));
   // The default list answers for the deployment, and for a caller with no platform of its own.
   const withDefault = !caller || served.length === 0;
@@ -68,13 +74,21 @@ export async function healthz(c: Context<AppEnv>): Promise<Response> {
   const probes = new Map(await Promise.all([...asked].map(async (u) => [u, await probeBroker(u)] as const)));
 
   const platforms: Record<string, PlatformState> = {};
-  for (const p of served) platforms[p.id] = platformState(p.id, p.brokers.map((u) => probes.get(u)!));
+  for (const p of served)
+    platforms[p.id] = platformState(
+      p.id,
+      p.brokers.map((u) => probes.get(u)!),
+    );
   const states = Object.values(platforms);
   const defaultAnswering = withDefault ? defaultBrokers.filter((u) => probes.get(u)!.reachable).length : 0;
   const down = states.some((s) => s === 'down' || s === 'unknown') || (withDefault && defaultAnswering === 0);
   const degraded = states.includes('degraded') || (withDefault && defaultAnswering < defaultBrokers.length);
   const answering = [...probes.values()].filter((b) => b.reachable).length;
-  const tier: TierState = states.some((s) => s === 'down' || s === 'unknown') ? 'down' : states.includes('degraded') ? 'degraded' : 'up';
+  const tier: TierState = states.some((s) => s === 'down' || s === 'unknown')
+    ? 'down'
+    : states.includes('degraded')
+      ? 'degraded'
+      : 'up';
   const report: HealthReport = {
     status: down ? 'down' : degraded ? 'degraded' : 'ok',
     edge: 'up',
@@ -97,7 +111,9 @@ function platformState(id: string, brokers: BrokerHealth[]): PlatformState {
 /** A broker that answers at all is reachable; its 503 means some of its platforms are down, which they show. */
 async function probeBroker(baseUrl: string): Promise<BrokerHealth> {
   try {
-    const res = await fetch(new URL('/healthz', baseUrl).toString(), { signal: AbortSignal.timeout(BROKER_PROBE_TIMEOUT_MS) });
+    const res = await fetch(new URL('/healthz', baseUrl).toString(), {
+      signal: AbortSignal.timeout(BROKER_PROBE_TIMEOUT_MS),
+    });
     const body = (await res.json().catch(() => ({}))) as { platforms?: BrokerHealth['platforms'] };
     return { reachable: true, platforms: body.platforms ?? {} };
   } catch {

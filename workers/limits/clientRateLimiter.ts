@@ -56,7 +56,8 @@ export class ClientRateLimiter extends DurableObject<Env> {
   }
 
   private async forget(keys: string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += DELETE_BATCH) await this.ctx.storage.delete(keys.slice(i, i + DELETE_BATCH).map(storageKey));
+    for (let i = 0; i < keys.length; i += DELETE_BATCH)
+      await this.ctx.storage.delete(keys.slice(i, i + DELETE_BATCH).map(storageKey));
   }
 
   /** The last window used has ended: what has ended is deleted, and nothing is left once every window has. */

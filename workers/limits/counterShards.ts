@@ -23,7 +23,10 @@ function hmacKey(secret: string): Promise<CryptoKey> {
   if (imported?.secret !== secret) {
     // A key of this use alone (never empty, even without a secret): nothing else is ever computed under it.
     const material = new TextEncoder().encode(`counter shards\n${secret}`);
-    imported = { secret, key: crypto.subtle.importKey('raw', material, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']) };
+    imported = {
+      secret,
+      key: crypto.subtle.importKey('raw', material, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']),
+    };
   }
   return imported.key;
 }

@@ -29,7 +29,9 @@ describe('quota leases over one counter', () => {
   it('never admits more than the limit in a window, however many isolates take part', async () => {
     const { isolate } = world();
     const isolates = Array.from({ length: 7 }, isolate);
-    const answers = await Promise.all(Array.from({ length: 400 }, (_, i) => isolates[i % isolates.length].admit('api:c', LIMIT)));
+    const answers = await Promise.all(
+      Array.from({ length: 400 }, (_, i) => isolates[i % isolates.length].admit('api:c', LIMIT)),
+    );
     const admitted = answers.filter((a) => a.ok).length;
     expect(admitted).toBeLessThanOrEqual(LIMIT.limit);
     // Leases lost in other isolates cost at most one lease each.
@@ -113,7 +115,8 @@ describe('many keys in one counter', () => {
     const shard = new KeyedWindows();
     const own = new FixedWindow();
     const now = 125_000;
-    for (let i = 0; i < 4; i++) expect(take(shard, 'token-fail:a', 1, now + i).grant).toEqual(own.take(1, 3, 60_000, now + i));
+    for (let i = 0; i < 4; i++)
+      expect(take(shard, 'token-fail:a', 1, now + i).grant).toEqual(own.take(1, 3, 60_000, now + i));
     // Spent for a, whole for b, on the same object.
     expect(take(shard, 'token-fail:a', 1, now).grant).toEqual({ granted: 0, left: 0, resetAt: 180_000 });
     expect(take(shard, 'token-fail:b', 1, now).grant).toEqual({ granted: 1, left: 2, resetAt: 180_000 });

@@ -25,7 +25,10 @@ export interface Grant {
 /** The shared count of one client and purpose: a fixed window of `limit` calls per `windowMs`. */
 export class FixedWindow {
   /** A window carried on from a saved state (`state()`), or a fresh one. */
-  constructor(private start = 0, private used = 0) {}
+  constructor(
+    private start = 0,
+    private used = 0,
+  ) {}
 
   /** What a counter keeps to carry the window on after a restart. */
   state(): { start: number; used: number } {
@@ -45,7 +48,11 @@ export class FixedWindow {
 }
 
 /** A window as a counter saves it: the fixed window's state and when it ends (epoch ms). */
-export interface SavedWindow { start: number; used: number; resetAt: number }
+export interface SavedWindow {
+  start: number;
+  used: number;
+  resetAt: number;
+}
 
 /** How many keys' windows one counter object keeps at most (`KeyedWindows`). */
 export const MAX_COUNTED_KEYS = 10_000;
@@ -72,7 +79,13 @@ export class KeyedWindows {
   }
 
   /** Grants up to `want` calls of `key`'s window; `evicted` are the keys dropped to make room for it. */
-  take(key: string, want: number, limit: number, windowMs: number, now: number): { grant: Grant; saved: SavedWindow; evicted: string[] } {
+  take(
+    key: string,
+    want: number,
+    limit: number,
+    windowMs: number,
+    now: number,
+  ): { grant: Grant; saved: SavedWindow; evicted: string[] } {
     const held = this.windows.get(key);
     const entry = held ?? { window: new FixedWindow(), resetAt: 0 };
     const grant = entry.window.take(want, limit, windowMs, now);
@@ -137,7 +150,10 @@ interface Lease {
   shadow: number;
 }
 
-const refusal = (resetAt: number, now: number): Admission => ({ ok: false, retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)) });
+const refusal = (resetAt: number, now: number): Admission => ({
+  ok: false,
+  retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+});
 
 /** One isolate's leases, by client and purpose, over a counter reached through `take` (the Durable Object). */
 export class QuotaLeases {
@@ -172,7 +188,9 @@ export class QuotaLeases {
   knownRefusal(key: string): Admission {
     const lease = this.leases.get(key);
     const now = this.now();
-    return lease && lease.resetAt > now && lease.left === 0 && lease.exhausted ? refusal(lease.resetAt, now) : { ok: true };
+    return lease && lease.resetAt > now && lease.left === 0 && lease.exhausted
+      ? refusal(lease.resetAt, now)
+      : { ok: true };
   }
 
   /**
@@ -196,7 +214,12 @@ export class QuotaLeases {
     const held = this.current(key, grant.resetAt);
     const left = held?.left ?? 0;
     const exhausted = grant.left === 0 || (held?.exhausted ?? false);
-    this.remember(key, { left, resetAt: grant.resetAt, exhausted, shadow: exhausted ? 0 : Math.min(leaseSize(limit.limit), grant.left) - 1 });
+    this.remember(key, {
+      left,
+      resetAt: grant.resetAt,
+      exhausted,
+      shadow: exhausted ? 0 : Math.min(leaseSize(limit.limit), grant.left) - 1,
+    });
     return exhausted && left === 0 ? refusal(grant.resetAt, this.now()) : { ok: true };
   }
 

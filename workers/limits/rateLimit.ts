@@ -60,7 +60,12 @@ const leases = new QuotaLeases(async (counted, want, limit) => {
  * Asks the counters through `ask`. A counter that cannot be reached admits the call: the limit protects the service,
  * and refusing every client because of it would be the outage it guards against.
  */
-async function counted(env: Env, purpose: Purpose, key: string, ask: (key: string, limit: Limit) => Promise<Admission>): Promise<Admission> {
+async function counted(
+  env: Env,
+  purpose: Purpose,
+  key: string,
+  ask: (key: string, limit: Limit) => Promise<Admission>,
+): Promise<Admission> {
   const limit = limitOf(env, purpose);
   if (!(limit.limit > 0)) return { ok: true };
   try {
@@ -105,7 +110,11 @@ export function apiRateLimit(): MiddlewareHandler<AppEnv> {
 
 /** The refusal of a call past the client's API budget (the API's routes and the hubs' negotiate and upgrade). */
 export function apiRateRefusal(c: Context<AppEnv>, retryAfterSeconds: number): Response {
-  return refuse(c, { kind: 'TooManyRequests', message: apiRateMessage(c.env, retryAfterSeconds), headers: { 'Retry-After': String(retryAfterSeconds) } });
+  return refuse(c, {
+    kind: 'TooManyRequests',
+    message: apiRateMessage(c.env, retryAfterSeconds),
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
 }
 
 /** Why a call past the client's API budget is refused, in the same words on every route and in a hub's completions. */

@@ -7,7 +7,10 @@ import { LOCAL_SOURCE, requestSource, UNRECOGNISED_SOURCE } from './requestSourc
 
 /** A request as Cloudflare's front hands it on (`cf` set) or as the local socket does (none). */
 function request(address: string | null, front = true): Request {
-  const req = new Request('http://edge.test/connect/token', { method: 'POST', headers: address === null ? {} : { 'CF-Connecting-IP': address } });
+  const req = new Request('http://edge.test/connect/token', {
+    method: 'POST',
+    headers: address === null ? {} : { 'CF-Connecting-IP': address },
+  });
   if (front) Object.defineProperty(req, 'cf', { value: { colo: 'TEST' } });
   return req;
 }
@@ -20,7 +23,13 @@ describe('requestSource', () => {
 
   it('is the /64 network of an IPv6 address, however it is written', () => {
     const network = '2001:db8:0:1::/64';
-    for (const address of ['2001:db8:0:1::1', '2001:DB8:0:1:ffff:ffff:ffff:ffff', '2001:0db8:0000:0001:0:0:0:2', '2001:db8:0:1::c000:201', '2001:db8:0:1::192.0.2.1']) {
+    for (const address of [
+      '2001:db8:0:1::1',
+      '2001:DB8:0:1:ffff:ffff:ffff:ffff',
+      '2001:0db8:0000:0001:0:0:0:2',
+      '2001:db8:0:1::c000:201',
+      '2001:db8:0:1::192.0.2.1',
+    ]) {
       expect(requestSource(request(address)), address).toBe(network);
     }
     expect(requestSource(request('fe80::1%eth0'))).toBe('fe80:0:0:0::/64');
@@ -34,7 +43,16 @@ describe('requestSource', () => {
   });
 
   it('is one shared source for a value that is no IP address', () => {
-    for (const address of ['256.1.1.1', '1.2.3', 'example.com', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::1', '1:2:3:4:5:6:7', ':::']) {
+    for (const address of [
+      '256.1.1.1',
+      '1.2.3',
+      'example.com',
+      '1::2::3',
+      '1:2:3:4:5:6:7:8:9',
+      '12345::1',
+      '1:2:3:4:5:6:7',
+      ':::',
+    ]) {
       expect(requestSource(request(address)), address).toBe(UNRECOGNISED_SOURCE);
     }
   });

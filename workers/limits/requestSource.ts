@@ -52,5 +52,8 @@ function ipv6Network(text: string): string | null {
   if (values.slice(0, 5).every((v) => v === 0) && values[5] === 0xffff) {
     return [values[6] >> 8, values[6] & 0xff, values[7] >> 8, values[7] & 0xff].join('.');
   }
-  return `${values.slice(0, 4).map((v) => v.toString(16)).join(':')}::/64`;
+  return `${values
+    .slice(0, 4)
+    .map((v) => v.toString(16))
+    .join(':')}::/64`;
 }

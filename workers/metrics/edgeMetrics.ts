@@ -19,16 +19,31 @@ import { timingSafeEqual } from '../../shared/secrets.js';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-interface Series { counts: Float64Array; sum: number; count: number }
+interface Series {
+  counts: Float64Array;
+  sum: number;
+  count: number;
+}
 
 const requests = new Map<string, { operation: string; outcome: string; count: number }>();
 const durations = new Map<string, Series>();
 const rateLimited = new Map<string, number>();
-const idempotent = new Map<string, number>([['first', 0], ['replayed', 0], ['unknown', 0]]);
+const idempotent = new Map<string, number>([
+  ['first', 0],
+  ['replayed', 0],
+  ['unknown', 0],
+]);
 const startedAt = Date.now() / 1000;
 
 /** Counts one answer (called by the access log with what it logs, and the answer's headers). */
-export function countRequest(operation: string | null, outcome: string, status: number, seconds: number, request: Headers, answer: Headers): void {
+export function countRequest(
+  operation: string | null,
+  outcome: string,
+  status: number,
+  seconds: number,
+  request: Headers,
+  answer: Headers,
+): void {
   const op = operation ?? 'unknown route';
   const key = `${op}\n${outcome}`;
   const counted = requests.get(key);
@@ -43,7 +58,12 @@ export function countRequest(operation: string | null, outcome: string, status: 
   series.count++;
   if (status === 429) rateLimited.set(op, (rateLimited.get(op) ?? 0) + 1);
   if (request.has('idempotency-key')) {
-    const result = answer.get('x-request-outcome') === 'unknown' ? 'unknown' : answer.get('idempotency-replayed') === 'true' ? 'replayed' : 'first';
+    const result =
+      answer.get('x-request-outcome') === 'unknown'
+        ? 'unknown'
+        : answer.get('idempotency-replayed') === 'true'
+          ? 'replayed'
+          : 'first';
     idempotent.set(result, idempotent.get(result)! + 1);
   }
 }
@@ -54,24 +74,38 @@ const label = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"
 async function streamClients(env: AppEnv['Bindings']): Promise<Array<{ platform: string; sse: number; hubs: number }>> {
   const shards = configOf(env).STREAM_SHARDS;
   const rows = await env.DB.prepare('SELECT id FROM trade_platforms ORDER BY created').all<{ id: string }>();
-  return Promise.all(rows.results.map(async ({ id }) => {
-    const each = await Promise.all(Array.from({ length: shards }, (_, shard) => {
-      const stub = env.STREAMS.get(env.STREAMS.idFromName(streamObjectName(id, shard))) as unknown as {
-        stats(): Promise<{ sse: number; hubs: number }>;
-      };
-      return stub.stats();
-    }));
-    return { platform: id, sse: each.reduce((n, s) => n + s.sse, 0), hubs: each.reduce((n, s) => n + s.hubs, 0) };
-  }));
+  return Promise.all(
+    rows.results.map(async ({ id }) => {
+      const each = await Promise.all(
+        Array.from({ length: shards }, (_, shard) => {
+          const stub = env.STREAMS.get(env.STREAMS.idFromName(streamObjectName(id, shard))) as unknown as {
+            stats(): Promise<{ sse: number; hubs: number }>;
+          };
+          return stub.stats();
+        }),
+      );
+      return { platform: id, sse: each.reduce((n, s) => n + s.sse, 0), hubs: each.reduce((n, s) => n + s.hubs, 0) };
+    }),
+  );
 }
 
 /** The exposition text. */
 export async function metricsText(env: AppEnv['Bindings']): Promise<string> {
   const out: string[] = [];
-  const head = (name: string, type: string, help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-  head('edge_requests_total', 'counter', 'Requests answered by this isolate, per operation (catalog id or route) and outcome (ok, an error code, or a word for the status).');
-  for (const r of requests.values()) out.push(`edge_requests_total{operation="${label(r.operation)}",outcome="${label(r.outcome)}"} ${r.count}`);
-  head('edge_request_duration_seconds', 'histogram', 'Time from a request to its answer in this isolate, per operation.');
+  const head = (name: string, type: string, help: string) =>
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+  head(
+    'edge_requests_total',
+    'counter',
+    'Requests answered by this isolate, per operation (catalog id or route) and outcome (ok, an error code, or a word for the status).',
+  );
+  for (const r of requests.values())
+    out.push(`edge_requests_total{operation="${label(r.operation)}",outcome="${label(r.outcome)}"} ${r.count}`);
+  head(
+    'edge_request_duration_seconds',
+    'histogram',
+    'Time from a request to its answer in this isolate, per operation.',
+  );
   for (const [op, s] of durations) {
     let cumulative = 0;
     BUCKETS.forEach((le, i) => {
@@ -82,22 +116,38 @@ export async function metricsText(env: AppEnv['Bindings']): Promise<string> {
     out.push(`edge_request_duration_seconds_sum{operation="${label(op)}"} ${s.sum}`);
     out.push(`edge_request_duration_seconds_count{operation="${label(op)}"} ${s.count}`);
   }
-  head('edge_rate_limited_total', 'counter', 'Requests refused 429 (a client past API_RATE_LIMIT or TOKEN_RATE_LIMIT, the token endpoint\'s limits), per operation.');
+  head(
+    'edge_rate_limited_total',
+    'counter',
+    "Requests refused 429 (a client past API_RATE_LIMIT or TOKEN_RATE_LIMIT, the token endpoint's limits), per operation.",
+  );
   for (const [op, count] of rateLimited) out.push(`edge_rate_limited_total{operation="${label(op)}"} ${count}`);
-  head('edge_idempotent_writes_total', 'counter', 'Writes sent with an Idempotency-Key, by answer: first (its own), replayed (a stored one), unknown (X-Request-Outcome: unknown).');
+  head(
+    'edge_idempotent_writes_total',
+    'counter',
+    'Writes sent with an Idempotency-Key, by answer: first (its own), replayed (a stored one), unknown (X-Request-Outcome: unknown).',
+  );
   for (const [result, count] of idempotent) out.push(`edge_idempotent_writes_total{result="${result}"} ${count}`);
   head('edge_stream_clients', 'gauge', 'Stream clients connected now, per trade platform and kind (sse, hub).');
   for (const p of await streamClients(env)) {
-    out.push(`edge_stream_clients{platform="${p.platform}",kind="sse"} ${p.sse}`, `edge_stream_clients{platform="${p.platform}",kind="hub"} ${p.hubs}`);
+    out.push(
+      `edge_stream_clients{platform="${p.platform}",kind="sse"} ${p.sse}`,
+      `edge_stream_clients{platform="${p.platform}",kind="hub"} ${p.hubs}`,
+    );
   }
-  head('edge_isolate_start_time_seconds', 'gauge', 'When this isolate began counting (Unix seconds): its counters start at zero then.');
+  head(
+    'edge_isolate_start_time_seconds',
+    'gauge',
+    'When this isolate began counting (Unix seconds): its counters start at zero then.',
+  );
   out.push(`edge_isolate_start_time_seconds ${startedAt}`);
   return `${out.join('\n')}\n`;
 }
 
 /** Constant-time comparison of the presented bearer with the configured token (as digests: no length is told). */
 async function sameToken(presented: string, expected: string): Promise<boolean> {
-  const digest = async (text: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  const digest = async (text: string) =>
+    new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
   return timingSafeEqual(await digest(presented), await digest(expected));
 }
 
@@ -107,8 +157,12 @@ export function metricsRoutes(): Hono<AppEnv> {
     const token = configOf(c.env).METRICS_TOKEN;
     if (!token) return next();
     const presented = /^Bearer (.+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '';
-    if (!(await sameToken(presented, token))) return c.text('a bearer of METRICS_TOKEN is required', 401, { 'www-authenticate': 'Bearer realm="metrics"' });
-    return c.text(await metricsText(c.env), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' });
+    if (!(await sameToken(presented, token)))
+      return c.text('a bearer of METRICS_TOKEN is required', 401, { 'www-authenticate': 'Bearer realm="metrics"' });
+    return c.text(await metricsText(c.env), 200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+      'cache-control': 'no-store',
+    });
   });
   return app;
 }

@@ -7,8 +7,18 @@ import { describe, expect, it } from 'vitest';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { z } from 'zod';
 import {
-  booleanQuery, dateTimeText, int32List, int64List, intText, numberText, pageQuery, position, positiveInt32, positiveInt64,
-  publishedSchemas, unixSeconds32,
+  booleanQuery,
+  dateTimeText,
+  int32List,
+  int64List,
+  intText,
+  numberText,
+  pageQuery,
+  position,
+  positiveInt32,
+  positiveInt64,
+  publishedSchemas,
+  unixSeconds32,
 } from '../../shared/catalog/fields.js';
 import { buildOpenApiDocument, envelopeCarries } from './document.js';
 
@@ -32,26 +42,44 @@ describe('the generated OpenAPI document', () => {
     expect(paths).toContain('/api/v2/PF4/{tradePlatform}/GroupRecordGet/{group}');
     expect(paths.filter((p) => p.includes('{group}{') || p.includes('.+'))).toStrictEqual([]);
     const chart = doc.paths['/api/v2/PF4/{tradePlatform}/ChartRequest/{symbol}'].get.parameters as any[];
-    expect(chart.find((p) => p.name === 'period').schema).toStrictEqual({ type: 'string', enum: ['M1', 'M5', 'M15', 'M30', 'H1', 'H4', 'D1', 'W1', 'Mn1'] });
+    expect(chart.find((p) => p.name === 'period').schema).toStrictEqual({
+      type: 'string',
+      enum: ['M1', 'M5', 'M15', 'M30', 'H1', 'H4', 'D1', 'W1', 'Mn1'],
+    });
     const journal = doc.paths['/api/v2/PF4/{tradePlatform}/JournalRequest'].get.parameters as any[];
-    expect(journal.find((p) => p.name === 'mode').schema).toMatchObject({ type: 'string', enum: ['Standard', 'Logins', 'Trades', 'Errors', 'Full', 'Updater', 'SendMail', 'Failover'] });
+    expect(journal.find((p) => p.name === 'mode').schema).toMatchObject({
+      type: 'string',
+      enum: ['Standard', 'Logins', 'Trades', 'Errors', 'Full', 'Updater', 'SendMail', 'Failover'],
+    });
     const ticks = doc.paths['/api/v2/PF4/{tradePlatform}/TicksRequest/{symbol}'].get.parameters as any[];
-    expect(ticks.find((p) => p.name === 'flags').schema).toMatchObject({ type: 'string', description: expect.stringContaining('Raw 1, Normal 2') });
-    const group = doc.paths['/api/v2/PF4/{tradePlatform}/GroupRecord/{group}'].patch.requestBody.content['application/json'].schema;
-    expect(JSON.stringify(group.$ref ? doc.components.schemas[group.$ref.split('/').pop()] : group)).toContain('"$ref":"#/components/schemas/MarginMode"');
+    expect(ticks.find((p) => p.name === 'flags').schema).toMatchObject({
+      type: 'string',
+      description: expect.stringContaining('Raw 1, Normal 2'),
+    });
+    const group =
+      doc.paths['/api/v2/PF4/{tradePlatform}/GroupRecord/{group}'].patch.requestBody.content['application/json'].schema;
+    expect(JSON.stringify(group.$ref ? doc.components.schemas[group.$ref.split('/').pop()] : group)).toContain(
+      '"$ref":"#/components/schemas/MarginMode"',
+    );
   });
 
   it('takes a contract envelope only when it carries the payload the edge answers', () => {
     const envelope = (data: unknown) => ({ properties: { data, error: {}, meta: {} } });
     const user = { $ref: '#/components/schemas/PF4User' };
     expect(envelopeCarries(envelope({ anyOf: [user, { type: 'null' }] }), user)).toBe(true);
-    expect(envelopeCarries(envelope({ type: ['array', 'null'], items: user }), { type: 'array', items: user })).toBe(true);
+    expect(envelopeCarries(envelope({ type: ['array', 'null'], items: user }), { type: 'array', items: user })).toBe(
+      true,
+    );
     expect(envelopeCarries(envelope({ type: ['array', 'null'], items: user }), user)).toBe(false);
-    expect(envelopeCarries(envelope({ type: 'integer', format: 'int32' }), { type: 'integer', format: 'int32' })).toBe(true);
+    expect(envelopeCarries(envelope({ type: 'integer', format: 'int32' }), { type: 'integer', format: 'int32' })).toBe(
+      true,
+    );
     expect(envelopeCarries(envelope({ type: ['string', 'null'] }), { type: ['string', 'null'] })).toBe(true);
     expect(envelopeCarries(envelope({ type: 'boolean' }), { type: 'string' })).toBe(false);
     // Any JSON is not the contract's JsonNode record.
-    expect(envelopeCarries(envelope({ anyOf: [{ $ref: '#/components/schemas/JsonNode' }, { type: 'null' }] }), {})).toBe(false);
+    expect(
+      envelopeCarries(envelope({ anyOf: [{ $ref: '#/components/schemas/JsonNode' }, { type: 'null' }] }), {}),
+    ).toBe(false);
   });
 });
 
@@ -92,14 +120,25 @@ describe('published declarations of the field helpers', () => {
       io: 'input',
       override: ({ zodSchema, jsonSchema }) => {
         const published = publishedSchemas.get(zodSchema as unknown as z.ZodType);
-        if (published) { for (const k of Object.keys(jsonSchema)) delete (jsonSchema as any)[k]; Object.assign(jsonSchema, published); }
+        if (published) {
+          for (const k of Object.keys(jsonSchema)) delete (jsonSchema as any)[k];
+          Object.assign(jsonSchema, published);
+        }
       },
     });
-    expect(doc).toMatchObject({ type: 'array', minItems: 1, maxItems: 3, items: { type: 'integer', minimum: 1, maximum: 2147483647 } });
+    expect(doc).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 3,
+      items: { type: 'integer', minimum: 1, maximum: 2147483647 },
+    });
     expect(int32List('logins', 3).parse(['1', '2'])).toEqual([1, 2]);
     // The list is the array, piped into dropping repeated values.
     expect(int32List('logins', 3).parse(['2', '1', '2'])).toEqual([2, 1]);
-    expect(declared((int64List('logins') as any)._zod.def.in._zod.def.element)).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(declared((int64List('logins') as any)._zod.def.in._zod.def.element)).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+    });
   });
 
   it('publish numbers, booleans and date-times as such', () => {

@@ -9,7 +9,17 @@
  * v2 answers are the contract's named envelope of the operation (`PF4UserApiResponse`) where the contract has one.
  */
 import { z } from 'zod';
-import { catalog, publishedSchemas, SCOPES, TIMEOUT_CLASSES, TIMEOUT_MAX_S, TIMEOUT_MIN_S, PAGE_LIMIT_MAX, type Operation, type Scope } from '../../shared/catalog/index.js';
+import {
+  catalog,
+  publishedSchemas,
+  SCOPES,
+  TIMEOUT_CLASSES,
+  TIMEOUT_MAX_S,
+  TIMEOUT_MIN_S,
+  PAGE_LIMIT_MAX,
+  type Operation,
+  type Scope,
+} from '../../shared/catalog/index.js';
 import * as contract from '../../shared/records/contract.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { contractOperations } from '../../shared/records/contractOperations.js';
@@ -32,50 +42,85 @@ const nullable = (s: Schema) => ({ anyOf: [s, { type: 'null' }] });
 const EDGE_SCHEMAS: Record<string, Schema> = {
   TradePlatformType: { type: 'string', enum: ['PF4', 'PF5', 'PFOther'] },
   Organization: {
-    type: 'object', required: ['id', 'created'],
-    properties: { id: { type: 'string', format: 'uuid' }, name: { type: ['string', 'null'] }, created: { type: 'string', format: 'date-time' } },
+    type: 'object',
+    required: ['id', 'created'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      name: { type: ['string', 'null'] },
+      created: { type: 'string', format: 'date-time' },
+    },
   },
   TradePlatform: {
-    type: 'object', required: ['id', 'type', 'organizationId', 'created'],
+    type: 'object',
+    required: ['id', 'type', 'organizationId', 'created'],
     properties: {
-      id: { type: 'string', format: 'uuid' }, name: { type: ['string', 'null'] }, type: ref('TradePlatformType'),
-      organizationId: { type: 'string', format: 'uuid' }, organization: ref('Organization'), created: { type: 'string', format: 'date-time' },
+      id: { type: 'string', format: 'uuid' },
+      name: { type: ['string', 'null'] },
+      type: ref('TradePlatformType'),
+      organizationId: { type: 'string', format: 'uuid' },
+      organization: ref('Organization'),
+      created: { type: 'string', format: 'date-time' },
     },
   },
   PingResult: {
-    type: 'object', description: 'Round trip of a Ping through the platform\'s manager session.',
+    type: 'object',
+    description: "Round trip of a Ping through the platform's manager session.",
     properties: {
       ok: { type: 'boolean' },
-      roundTripMs: { type: 'number', format: 'double', description: 'milliseconds from the broker to the trading server and back' },
+      roundTripMs: {
+        type: 'number',
+        format: 'double',
+        description: 'milliseconds from the broker to the trading server and back',
+      },
       serverTime: { type: ['string', 'null'], format: 'date-time' },
     },
   },
   HTTPError: {
-    type: 'object', description: 'General v1 error body. With errorType PF4API the code and description are the PF4 manager result.',
-    properties: { errorType: { type: 'string' }, errorCode: { type: ['string', 'integer'] }, errorDescription: { type: ['string', 'null'] } },
+    type: 'object',
+    description: 'General v1 error body. With errorType PF4API the code and description are the PF4 manager result.',
+    properties: {
+      errorType: { type: 'string' },
+      errorCode: { type: ['string', 'integer'] },
+      errorDescription: { type: ['string', 'null'] },
+    },
   },
   PF5Error: {
-    type: 'object', description: 'v1 PF5 platform failure.',
+    type: 'object',
+    description: 'v1 PF5 platform failure.',
     properties: {
-      errorDescription: { type: ['string', 'null'] }, errorCode: { type: ['string', 'integer'] },
-      errorType: { type: 'string', enum: ['PF5API'] }, requestId: { type: 'string', format: 'uuid' },
+      errorDescription: { type: ['string', 'null'] },
+      errorCode: { type: ['string', 'integer'] },
+      errorType: { type: 'string', enum: ['PF5API'] },
+      requestId: { type: 'string', format: 'uuid' },
     },
   },
   ApiError: {
-    type: 'object', required: ['code', 'managerCode', 'message'],
-    properties: { code: ref('WebApiErrorCode'), managerCode: { type: ['string', 'integer', 'null'] }, message: { type: ['string', 'null'] } },
+    type: 'object',
+    required: ['code', 'managerCode', 'message'],
+    properties: {
+      code: ref('WebApiErrorCode'),
+      managerCode: { type: ['string', 'integer', 'null'] },
+      message: { type: ['string', 'null'] },
+    },
   },
   PagingMeta: {
-    type: 'object', required: ['nextCursor', 'hasMore'],
+    type: 'object',
+    required: ['nextCursor', 'hasMore'],
     properties: { nextCursor: { type: ['string', 'null'] }, hasMore: { type: 'boolean' } },
   },
   ApiMeta: {
-    type: 'object', properties: { activityId: { type: ['string', 'null'] }, paging: ref('PagingMeta') },
+    type: 'object',
+    properties: { activityId: { type: ['string', 'null'] }, paging: ref('PagingMeta') },
   },
   OAuthError: {
-    type: 'object', required: ['error', 'error_description'], description: 'RFC 6750 bearer token error.',
+    type: 'object',
+    required: ['error', 'error_description'],
+    description: 'RFC 6750 bearer token error.',
     properties: {
-      error: { type: 'string', enum: ['invalid_request', 'invalid_token', 'insufficient_scope', 'server_error', 'temporarily_unavailable'] },
+      error: {
+        type: 'string',
+        enum: ['invalid_request', 'invalid_token', 'insufficient_scope', 'server_error', 'temporarily_unavailable'],
+      },
       error_description: { type: 'string' },
     },
   },
@@ -84,7 +129,9 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
   HealthReport: {
     type: 'object',
     properties: {
-      status: { enum: ['ok', 'degraded', 'down'] }, edge: { enum: ['up'] }, broker: { enum: ['up', 'degraded', 'down'] },
+      status: { enum: ['ok', 'degraded', 'down'] },
+      edge: { enum: ['up'] },
+      broker: { enum: ['up', 'degraded', 'down'] },
       platforms: {
         oneOf: [
           { type: 'object', additionalProperties: { enum: ['up', 'degraded', 'down', 'unknown'] } },
@@ -100,19 +147,23 @@ const EDGE_OVERRIDES = new Set(['ApiError', 'PagingMeta', 'ApiMeta']);
 
 export function buildOpenApiDocument(): Schema {
   const schemas: Record<string, Schema> = { ...(openapiComponents as Record<string, Schema>) };
-  for (const [name, s] of Object.entries(EDGE_SCHEMAS)) if (!schemas[name] || EDGE_OVERRIDES.has(name)) schemas[name] = s;
+  for (const [name, s] of Object.entries(EDGE_SCHEMAS))
+    if (!schemas[name] || EDGE_OVERRIDES.has(name)) schemas[name] = s;
 
   const paths: Record<string, Record<string, unknown>> = { ...edgePaths() };
   for (const entry of catalog) {
     (paths[entry.path] ??= {})[entry.method.toLowerCase()] = operation(entry, schemas);
   }
-  const tags = [...new Set([...catalog.map((e) => e.tag), 'Authentication', 'Health'])].sort().map((name) => ({ name }));
+  const tags = [...new Set([...catalog.map((e) => e.tag), 'Authentication', 'Health'])]
+    .sort()
+    .map((name) => ({ name }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Trade Platform Web Interface',
       version: '2.0.0-beta',
-      description: 'HTTP/JSON gateway in front of the manager interface of PF4 and PF5 trading servers. v1 answers HTTP errors; v2 answers every call with HTTP 200 and the `{data, error, meta}` envelope.',
+      description:
+        'HTTP/JSON gateway in front of the manager interface of PF4 and PF5 trading servers. v1 answers HTTP errors; v2 answers every call with HTTP 200 and the `{data, error, meta}` envelope.',
     },
     jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: '/' }],
@@ -127,7 +178,12 @@ export function buildOpenApiDocument(): Schema {
         oauth2: {
           type: 'oauth2',
           description: `OAuth 2.0 client credentials. Every token carries \`${SCOPE}\`; each operation names the scope it needs in its \`security\`, and a client is granted only the scopes it is registered for.`,
-          flows: { clientCredentials: { tokenUrl: '/connect/token', scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]])) } },
+          flows: {
+            clientCredentials: {
+              tokenUrl: '/connect/token',
+              scopes: Object.fromEntries(SCOPES.map((s) => [s, SCOPE_TEXT[s]])),
+            },
+          },
         },
       },
     },
@@ -139,17 +195,35 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
   const parameters: Schema[] = [];
   for (const name of pathParamNames(entry.path)) {
     const field = entry.params?.shape[name] as z.ZodType | undefined;
-    const schema = name === 'tradePlatform' ? { type: 'string', format: 'uuid' } : field ? inputSchema(field, schemas, 'parameter') : { type: 'string' };
-    parameters.push({ name, in: 'path', required: true, schema, ...(name === 'tradePlatform' ? { description: 'Registered trade platform id.' } : {}) });
+    const schema =
+      name === 'tradePlatform'
+        ? { type: 'string', format: 'uuid' }
+        : field
+          ? inputSchema(field, schemas, 'parameter')
+          : { type: 'string' };
+    parameters.push({
+      name,
+      in: 'path',
+      required: true,
+      schema,
+      ...(name === 'tradePlatform' ? { description: 'Registered trade platform id.' } : {}),
+    });
   }
   const handled = new Set<string>();
   if (entry.query) {
     for (const [name, field] of Object.entries<z.ZodType>(entry.query.shape)) {
       handled.add(name);
-      const p: Schema = { name, in: 'query', required: !field.safeParse(undefined).success, schema: inputSchema(field, schemas, 'parameter') };
+      const p: Schema = {
+        name,
+        in: 'query',
+        required: !field.safeParse(undefined).success,
+        schema: inputSchema(field, schemas, 'parameter'),
+      };
       const type = (p.schema as Schema).type;
-      if (type === 'array' || (Array.isArray(type) && type.includes('array'))) Object.assign(p, { style: 'form', explode: true });
-      if (name === 'confirm' && entry.destructive && v2) Object.assign(p, { required: true, schema: CONFIRM_TRUE, description: CONFIRM_TEXT });
+      if (type === 'array' || (Array.isArray(type) && type.includes('array')))
+        Object.assign(p, { style: 'form', explode: true });
+      if (name === 'confirm' && entry.destructive && v2)
+        Object.assign(p, { required: true, schema: CONFIRM_TRUE, description: CONFIRM_TEXT });
       parameters.push(p);
     }
   }
@@ -157,20 +231,46 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
     parameters.push({ name: 'confirm', in: 'query', required: true, schema: CONFIRM_TRUE, description: CONFIRM_TEXT });
   }
   if (entry.paged) {
-    if (!handled.has('limit')) parameters.push({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX } });
-    if (!handled.has('cursor')) parameters.push({ name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } });
+    if (!handled.has('limit'))
+      parameters.push({
+        name: 'limit',
+        in: 'query',
+        required: false,
+        schema: { type: 'integer', minimum: 1, maximum: PAGE_LIMIT_MAX },
+      });
+    if (!handled.has('cursor'))
+      parameters.push({ name: 'cursor', in: 'query', required: false, schema: { type: 'string', maxLength: 512 } });
   }
   {
     // Every endpoint takes the time budget (spec, "Rules for every endpoint"); registry reads answer within any.
-    const timeout = { type: 'number', minimum: TIMEOUT_MIN_S, maximum: TIMEOUT_MAX_S, default: TIMEOUT_CLASSES[entry.timeout] };
+    const timeout = {
+      type: 'number',
+      minimum: TIMEOUT_MIN_S,
+      maximum: TIMEOUT_MAX_S,
+      default: TIMEOUT_CLASSES[entry.timeout],
+    };
     parameters.push(
-      { name: 'X-Request-Timeout', in: 'header', required: false, schema: timeout, description: 'Seconds to wait for the trading server.' },
-      { name: 'requestTimeout', in: 'query', required: false, schema: timeout, description: 'Same as X-Request-Timeout, for clients that cannot set headers.' },
+      {
+        name: 'X-Request-Timeout',
+        in: 'header',
+        required: false,
+        schema: timeout,
+        description: 'Seconds to wait for the trading server.',
+      },
+      {
+        name: 'requestTimeout',
+        in: 'query',
+        required: false,
+        schema: timeout,
+        description: 'Same as X-Request-Timeout, for clients that cannot set headers.',
+      },
     );
   }
   if (v2 && entry.mutating) {
     parameters.push({
-      name: 'Idempotency-Key', in: 'header', required: false,
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       description: 'Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true).',
     });
@@ -186,10 +286,14 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
   // The scope this operation needs; a token without it is answered 403 (v1) or a Forbidden envelope (v2).
   if (isProtectedPath(entry.path)) op.security = [{ oauth2: [entry.scope] }];
   if (entry.body) {
-    op.requestBody = { required: !entry.body.safeParse(undefined).success, content: { 'application/json': { schema: inputSchema(entry.body, schemas, 'body') } } };
+    op.requestBody = {
+      required: !entry.body.safeParse(undefined).success,
+      content: { 'application/json': { schema: inputSchema(entry.body, schemas, 'body') } },
+    };
     // A body bound above the edge's default is the operation's own: published so a client can size its batches.
     if (entry.bodyLimitBytes !== undefined) {
-      (op.requestBody as Schema).description = `At most ${entry.bodyLimitBytes} bytes; a larger body is refused unread, naming \`body\`.`;
+      (op.requestBody as Schema).description =
+        `At most ${entry.bodyLimitBytes} bytes; a larger body is refused unread, naming \`body\`.`;
       (op.requestBody as Schema)['x-body-limit-bytes'] = entry.bodyLimitBytes;
     }
   }
@@ -204,14 +308,18 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 /** Response headers the document names once and refers to. */
 const HEADERS: Record<string, Schema> = {
   [TIMEOUT_APPLIED_HEADER]: {
-    description: 'The time budget that applied, in seconds: the valid `X-Request-Timeout` (or `requestTimeout`) sent, else the operation\'s class default. On every answer under /api/, refusals included.',
+    description:
+      "The time budget that applied, in seconds: the valid `X-Request-Timeout` (or `requestTimeout`) sent, else the operation's class default. On every answer under /api/, refusals included.",
     schema: { type: 'number', minimum: TIMEOUT_MIN_S, maximum: TIMEOUT_MAX_S },
   },
   'X-Request-Outcome': {
     description: 'Present when a change passed its deadline and may still complete: check before repeating.',
     schema: { type: 'string', enum: ['unknown'] },
   },
-  'Idempotency-Replayed': { description: 'The first answer to this Idempotency-Key, replayed.', schema: { type: 'string', enum: ['true'] } },
+  'Idempotency-Replayed': {
+    description: 'The first answer to this Idempotency-Key, replayed.',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'WWW-Authenticate': {
     description: `RFC 6750 Bearer challenge (\`Bearer realm="…"\`), with \`error\` and \`error_description\` when a token was sent (and \`scope="${SCOPE}"\` for insufficient_scope).`,
     required: true,
@@ -222,13 +330,20 @@ const HEADERS: Record<string, Schema> = {
 /** The token guard's refusals, the same on every operation under /api/ (outside the v2 envelope). */
 const AUTH_RESPONSES: Record<string, Schema> = {
   Unauthorized: {
-    description: 'No access token, or one that is expired, malformed, wrongly signed, for another audience, or without the organization claim (RFC 6750 `invalid_token`). An Authorization header that is not a Bearer credential at all is answered 400 `invalid_request` with the same challenge.',
-    headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate'), [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER) },
+    description:
+      'No access token, or one that is expired, malformed, wrongly signed, for another audience, or without the organization claim (RFC 6750 `invalid_token`). An Authorization header that is not a Bearer credential at all is answered 400 `invalid_request` with the same challenge.',
+    headers: {
+      'WWW-Authenticate': headerRef('WWW-Authenticate'),
+      [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER),
+    },
     content: { 'application/json': { schema: ref('OAuthError') } },
   },
   Forbidden: {
     description: `The access token lacks the \`${SCOPE}\` scope, or (v1) the scope the operation needs (RFC 6750 \`insufficient_scope\`); v2 answers a missing operation scope with a \`Forbidden\` envelope instead.`,
-    headers: { 'WWW-Authenticate': headerRef('WWW-Authenticate'), [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER) },
+    headers: {
+      'WWW-Authenticate': headerRef('WWW-Authenticate'),
+      [TIMEOUT_APPLIED_HEADER]: headerRef(TIMEOUT_APPLIED_HEADER),
+    },
     content: { 'application/json': { schema: ref('OAuthError') } },
   },
 };
@@ -245,10 +360,18 @@ function responses(entry: Operation, schemas: Record<string, Schema>): Schema {
     : {};
   if (entry.generation === 'v2') {
     const ok = { ...headers, ...(entry.mutating ? { 'Idempotency-Replayed': headerRef('Idempotency-Replayed') } : {}) };
-    return { 200: { description: 'Envelope: check `error` before reading `data`.', headers: ok, content: json(envelopeSchema(entry, data, schemas)) }, ...auth };
+    return {
+      200: {
+        description: 'Envelope: check `error` before reading `data`.',
+        headers: ok,
+        content: json(envelopeSchema(entry, data, schemas)),
+      },
+      ...auth,
+    };
   }
   const error = (description: string) => ({
-    description, headers,
+    description,
+    headers,
     content: json(entry.family === 'PF5' ? { oneOf: [ref('PF5Error'), ref('HTTPError')] } : ref('HTTPError')),
   });
   const out: Schema = {
@@ -258,7 +381,11 @@ function responses(entry: Operation, schemas: Record<string, Schema>): Schema {
     404: error('Unknown trade platform, or the record was not found.'),
   };
   if (entry.read !== 'local') {
-    Object.assign(out, { 500: error('Internal error.'), 503: error('The trading platform is unreachable.'), 504: error('The trading platform did not answer in time.') });
+    Object.assign(out, {
+      500: error('Internal error.'),
+      503: error('The trading platform is unreachable.'),
+      504: error('The trading platform did not answer in time.'),
+    });
   }
   return out;
 }
@@ -281,8 +408,12 @@ function nonNull(s: Schema | undefined): Schema | undefined {
   return s;
 }
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) =>
-  x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b))) : x);
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b)))
+      : x,
+  );
 
 /** Whether a contract envelope's `data` is the payload the edge answers (nullability aside; inline types by type). */
 export function envelopeCarries(envelope: Schema | undefined, data: Schema): boolean {
@@ -290,8 +421,11 @@ export function envelopeCarries(envelope: Schema | undefined, data: Schema): boo
   if (!carried) return false;
   if (data.$ref || data.type === 'array') return canonical(carried) === canonical(nonNull(data));
   const ours = nonNull(data)!;
-  if (ours.type === undefined) return carried.type === undefined && Object.keys(carried).length === 0 && Object.keys(ours).length === 0;
-  return canonical(carried.type) === canonical(ours.type) && (ours.format === undefined || carried.format === ours.format);
+  if (ours.type === undefined)
+    return carried.type === undefined && Object.keys(carried).length === 0 && Object.keys(ours).length === 0;
+  return (
+    canonical(carried.type) === canonical(ours.type) && (ours.format === undefined || carried.format === ours.format)
+  );
 }
 
 /** The contract's named envelope of a v2 operation, when the contract names one and it carries the entry's payload. */
@@ -300,7 +434,9 @@ export function contractEnvelope(entry: Operation, schemas: Record<string, Schem
   const named = CONTRACT_ENVELOPES.get(`${entry.method} ${shapeOf(entry.path)}`);
   if (named && envelopeCarries(schemas[named], data)) return named;
   if (typeof entry.response === 'string') {
-    const name = entry.response.endsWith('[]') ? `${entry.response.slice(0, -2)}ListApiResponse` : `${entry.response}ApiResponse`;
+    const name = entry.response.endsWith('[]')
+      ? `${entry.response.slice(0, -2)}ListApiResponse`
+      : `${entry.response}ApiResponse`;
     if (envelopeCarries(schemas[name], data)) return name;
   }
   return undefined;
@@ -330,12 +466,21 @@ export function pathParamNames(path: string): string[] {
 /** Contract records and enums by their zod schema: an input that embeds one refers to its component. */
 const CONTRACT_SCHEMAS = new Map<unknown, string>();
 for (const [name, value] of Object.entries(contract)) {
-  if (name in openapiComponents && value && typeof value === 'object' && '_zod' in value && !CONTRACT_SCHEMAS.has(value)) CONTRACT_SCHEMAS.set(value, name);
+  if (
+    name in openapiComponents &&
+    value &&
+    typeof value === 'object' &&
+    '_zod' in value &&
+    !CONTRACT_SCHEMAS.has(value)
+  )
+    CONTRACT_SCHEMAS.set(value, name);
 }
 
 type Where = 'parameter' | 'body';
 
-type ZodInternals = { _zod: { def: { type: string; in?: z.ZodType; out?: z.ZodType; defaultValue?: unknown }; parent?: z.ZodType } };
+type ZodInternals = {
+  _zod: { def: { type: string; in?: z.ZodType; out?: z.ZodType; defaultValue?: unknown }; parent?: z.ZodType };
+};
 const internals = (schema: z.ZodType) => (schema as unknown as ZodInternals)._zod;
 
 /** The contract record a schema is, itself or with checks added (`.superRefine()` keeps the record as its parent). */
@@ -372,21 +517,36 @@ function publishedOverride(where: Where) {
       if (['string', 'number', 'boolean'].includes(typeof value)) jsonSchema.default = value;
     }
     const record = contractRecordOf(schema);
-    const replacement = record ? ref(record) : publishedSchemas.get(schema) ?? (where === 'parameter' ? derived(schema, jsonSchema) : undefined);
+    const replacement = record
+      ? ref(record)
+      : (publishedSchemas.get(schema) ?? (where === 'parameter' ? derived(schema, jsonSchema) : undefined));
     if (!replacement) return;
     const { description } = jsonSchema;
     for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
-    Object.assign(jsonSchema, JSON.parse(JSON.stringify(replacement)), description === undefined || record ? {} : { description });
+    Object.assign(
+      jsonSchema,
+      JSON.parse(JSON.stringify(replacement)),
+      description === undefined || record ? {} : { description },
+    );
   };
 }
 
 /** A zod input schema as an OpenAPI schema; definitions it carries are moved into components. */
 function inputSchema(schema: z.ZodType, schemas: Record<string, Schema>, where: Where): Schema {
-  const { $schema: _s, $defs, ...rest } = z.toJSONSchema(schema, {
-    io: 'input', unrepresentable: 'any', override: publishedOverride(where),
+  const {
+    $schema: _s,
+    $defs,
+    ...rest
+  } = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: publishedOverride(where),
   }) as Schema & { $defs?: Record<string, Schema> };
   if (!$defs) return rest;
-  const relocated = JSON.parse(JSON.stringify({ rest, $defs }).replaceAll('"#/$defs/', '"#/components/schemas/')) as { rest: Schema; $defs: Record<string, Schema> };
+  const relocated = JSON.parse(JSON.stringify({ rest, $defs }).replaceAll('"#/$defs/', '"#/components/schemas/')) as {
+    rest: Schema;
+    $defs: Record<string, Schema>;
+  };
   for (const [name, def] of Object.entries(relocated.$defs)) schemas[name] ??= def;
   return relocated.rest;
 }
@@ -397,25 +557,101 @@ function edgePaths(): Record<string, Record<string, unknown>> {
   return {
     '/connect/token': {
       post: {
-        ...open, operationId: 'connect.token', tags: ['Authentication'], summary: 'OAuth 2.0 client-credentials token endpoint.',
+        ...open,
+        operationId: 'connect.token',
+        tags: ['Authentication'],
+        summary: 'OAuth 2.0 client-credentials token endpoint.',
         requestBody: {
           required: true,
-          content: { 'application/x-www-form-urlencoded': { schema: {
-            type: 'object', required: ['grant_type'],
-            properties: { grant_type: { enum: ['client_credentials'] }, client_id: { type: 'string' }, client_secret: { type: 'string' }, scope: { type: 'string' } },
-          } } },
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['grant_type'],
+                properties: {
+                  grant_type: { enum: ['client_credentials'] },
+                  client_id: { type: 'string' },
+                  client_secret: { type: 'string' },
+                  scope: { type: 'string' },
+                },
+              },
+            },
+          },
         },
         responses: {
-          200: { description: 'Access token.', content: json({ type: 'object', properties: { access_token: { type: 'string' }, token_type: { type: 'string' }, expires_in: { type: 'integer' }, scope: { type: 'string' } } }) },
-          400: { description: 'OAuth error.', content: json({ type: 'object', properties: { error: { type: 'string' }, error_description: { type: 'string' } } }) },
+          200: {
+            description: 'Access token.',
+            content: json({
+              type: 'object',
+              properties: {
+                access_token: { type: 'string' },
+                token_type: { type: 'string' },
+                expires_in: { type: 'integer' },
+                scope: { type: 'string' },
+              },
+            }),
+          },
+          400: {
+            description: 'OAuth error.',
+            content: json({
+              type: 'object',
+              properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+            }),
+          },
           401: { description: 'Invalid client.' },
         },
       },
     },
-    '/.well-known/openid-configuration': { get: { ...open, operationId: 'discovery', tags: ['Authentication'], summary: 'Authorization server metadata.', responses: { 200: { description: 'Metadata.', content: json({ type: 'object' }) } } } },
-    '/.well-known/jwks.json': { get: { ...open, operationId: 'jwks', tags: ['Authentication'], summary: 'Public keys that verify access tokens.', responses: { 200: { description: 'JWK set.', content: json({ type: 'object' }) } } } },
-    '/healthz': { get: { ...open, operationId: 'healthz', tags: ['Health'], summary: 'Edge, broker and platform health.', responses: { 200: { description: 'Every platform up (ok), or served by some of its brokers only (degraded).', content: json(ref('HealthReport')) }, 503: { description: 'A platform, or the default brokers, down.', content: json(ref('HealthReport')) } } } },
-    '/livez': { get: { ...open, operationId: 'livez', tags: ['Health'], summary: 'The edge process answers.', responses: { 200: { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
-    '/openapi.json': { get: { ...open, operationId: 'openapi', tags: ['Health'], summary: 'This document.', responses: { 200: { description: 'OpenAPI 3.1 document.', content: json({ type: 'object' }) } } } },
+    '/.well-known/openid-configuration': {
+      get: {
+        ...open,
+        operationId: 'discovery',
+        tags: ['Authentication'],
+        summary: 'Authorization server metadata.',
+        responses: { 200: { description: 'Metadata.', content: json({ type: 'object' }) } },
+      },
+    },
+    '/.well-known/jwks.json': {
+      get: {
+        ...open,
+        operationId: 'jwks',
+        tags: ['Authentication'],
+        summary: 'Public keys that verify access tokens.',
+        responses: { 200: { description: 'JWK set.', content: json({ type: 'object' }) } },
+      },
+    },
+    '/healthz': {
+      get: {
+        ...open,
+        operationId: 'healthz',
+        tags: ['Health'],
+        summary: 'Edge, broker and platform health.',
+        responses: {
+          200: {
+            description: 'Every platform up (ok), or served by some of its brokers only (degraded).',
+            content: json(ref('HealthReport')),
+          },
+          503: { description: 'A platform, or the default brokers, down.', content: json(ref('HealthReport')) },
+        },
+      },
+    },
+    '/livez': {
+      get: {
+        ...open,
+        operationId: 'livez',
+        tags: ['Health'],
+        summary: 'The edge process answers.',
+        responses: { 200: { description: 'ok', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        ...open,
+        operationId: 'openapi',
+        tags: ['Health'],
+        summary: 'This document.',
+        responses: { 200: { description: 'OpenAPI 3.1 document.', content: json({ type: 'object' }) } },
+      },
+    },
   };
 }

@@ -9,5 +9,8 @@ let cached: string | undefined;
 
 export function openApiJson(c: Context<AppEnv>): Response {
   cached ??= JSON.stringify(buildOpenApiDocument());
-  return c.body(cached, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' });
+  return c.body(cached, 200, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'public, max-age=300',
+  });
 }

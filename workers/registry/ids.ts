@@ -15,4 +15,6 @@ export function isUuid(value: unknown): value is string {
  * Client ids travel in HTTP Basic credentials and form bodies; unreserved URI characters avoid any ambiguity with the
  * `:` separator and need no percent-encoding in either place.
  */
-export const clientIdSchema = z.string().regex(/^[A-Za-z0-9._~-]{1,128}$/, 'client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -');
+export const clientIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._~-]{1,128}$/, 'client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -');

@@ -11,7 +11,10 @@ const T0 = Date.UTC(2026, 0, 5, 12, 0, 0);
 
 function entryOf(id: string, organizationId: string, brokerUrls: string[] | null = null): PlatformEntry {
   const organization = { id: organizationId, name: 'Org', created: '2026-01-01T00:00:00.000Z' };
-  return { platform: { id, name: 'P', type: 'PF4', organizationId, organization, created: organization.created }, brokerUrls };
+  return {
+    platform: { id, name: 'P', type: 'PF4', organizationId, organization, created: organization.created },
+    brokerUrls,
+  };
 }
 
 /** A registry with one platform row the test can change, counting reads. */
@@ -32,7 +35,9 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
   vi.setSystemTime(T0);
 });
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('platform cache', () => {
   it('remembers a found platform for the TTL, then reads the registry again', async () => {
@@ -44,7 +49,10 @@ describe('platform cache', () => {
     expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrls).toBeNull();
     expect(reg.reads).toBe(1);
     vi.setSystemTime(T0 + 5_000);
-    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrls).toEqual(['http://127.0.0.1:9001', 'http://127.0.0.1:9003']);
+    expect((await cachedPlatform(org, id, 5, reg.loader(org)))!.brokerUrls).toEqual([
+      'http://127.0.0.1:9001',
+      'http://127.0.0.1:9003',
+    ]);
     expect(reg.reads).toBe(2);
   });
 
@@ -88,13 +96,21 @@ describe('platform cache', () => {
 });
 
 describe('client standing cache', () => {
-  const standing = (clientId: string, disabled = false): ClientStanding => ({ clientId, organizationId: randomUUID(), disabled, scopes: ['webapi'] });
+  const standing = (clientId: string, disabled = false): ClientStanding => ({
+    clientId,
+    organizationId: randomUUID(),
+    disabled,
+    scopes: ['webapi'],
+  });
 
   it('remembers a standing for the TTL, a change showing once it has passed', async () => {
     const id = `client-${randomUUID()}`;
     let row: ClientStanding | null = standing(id);
     let reads = 0;
-    const load = () => { reads++; return Promise.resolve(row); };
+    const load = () => {
+      reads++;
+      return Promise.resolve(row);
+    };
     expect(await cachedClientStanding(id, 5, load)).toEqual(row);
     const first = row;
     row = { ...row, disabled: true };
@@ -110,7 +126,10 @@ describe('client standing cache', () => {
     const id = `client-${randomUUID()}`;
     let row: ClientStanding | null = null;
     let reads = 0;
-    const load = () => { reads++; return Promise.resolve(row); };
+    const load = () => {
+      reads++;
+      return Promise.resolve(row);
+    };
     expect(await cachedClientStanding(id, 5, load)).toBeNull();
     row = standing(id);
     vi.setSystemTime(T0 + 4_000);
@@ -125,7 +144,10 @@ describe('client standing cache', () => {
     const id = `client-${randomUUID()}`;
     let row: ClientStanding | null = standing(id);
     let reads = 0;
-    const load = () => { reads++; return Promise.resolve(row); };
+    const load = () => {
+      reads++;
+      return Promise.resolve(row);
+    };
     await cachedClientStanding(id, 0, load);
     await cachedClientStanding(id, -1, load);
     expect(reads).toBe(2);
@@ -149,7 +171,10 @@ describe('cache bounds', () => {
     const org = randomUUID();
     const ids = Array.from({ length: 10_001 }, () => randomUUID());
     let reads = 0;
-    const load = (id: string) => () => { reads++; return Promise.resolve(entryOf(id, org)); };
+    const load = (id: string) => () => {
+      reads++;
+      return Promise.resolve(entryOf(id, org));
+    };
     for (const id of ids.slice(0, 10_000)) await cachedPlatform(org, id, 60, load(id));
     // A re-read entry counts as the newest again: ids[0] is refreshed after its TTL, so ids[1] is now the oldest.
     vi.setSystemTime(T0 + 60_000);

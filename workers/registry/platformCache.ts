@@ -44,14 +44,19 @@ const platforms = new ShortLivedCache<PlatformEntry>(false);
 const clients = new ShortLivedCache<ClientStanding | null>(true);
 
 export function cachedPlatform(
-  organizationId: string, platformId: string, ttlSeconds: number, load: () => Promise<PlatformEntry | null>,
+  organizationId: string,
+  platformId: string,
+  ttlSeconds: number,
+  load: () => Promise<PlatformEntry | null>,
 ): Promise<PlatformEntry | null> {
   return platforms.get(`${organizationId.toLowerCase()}:${platformId.toLowerCase()}`, ttlSeconds, load);
 }
 
 /** The client's standing (registered, enabled, scopes) as read at most `ttlSeconds` ago; null when not registered. */
 export async function cachedClientStanding(
-  clientId: string, ttlSeconds: number, load: () => Promise<ClientStanding | null>,
+  clientId: string,
+  ttlSeconds: number,
+  load: () => Promise<ClientStanding | null>,
 ): Promise<ClientStanding | null> {
   return (await clients.get(clientId, ttlSeconds, load)) ?? null;
 }

@@ -19,7 +19,9 @@ import { REGISTRY_MIGRATIONS } from './migrationNames.js';
 import { refuse } from '../envelope/index.js';
 
 /** `settingUp`: a setup step is at work on the registry (or has yet to begin on an empty one), so not ready is expected. */
-export type Readiness = { ready: true } | { ready: false; reason: string; settingUp: boolean; held?: true; failed?: true };
+export type Readiness =
+  | { ready: true }
+  | { ready: false; reason: string; settingUp: boolean; held?: true; failed?: true };
 
 /**
  * Which of the readiness tables exist, then the holds, then how many of this worker's migrations are recorded: a
@@ -27,24 +29,46 @@ export type Readiness = { ready: true } | { ready: false; reason: string; settin
  */
 export async function registryReadiness(db: D1Database): Promise<Readiness> {
   try {
-    const tables = new Set((await db.prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('d1_migrations', 'registry_holds')",
-    ).all<{ name: string }>()).results.map((r) => r.name));
+    const tables = new Set(
+      (
+        await db
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('d1_migrations', 'registry_holds')",
+          )
+          .all<{ name: string }>()
+      ).results.map((r) => r.name),
+    );
     if (tables.size === 0) return { ready: false, reason: 'nothing migrated yet', settingUp: true };
     if (tables.has('registry_holds')) {
-      const held = await db.prepare("SELECT group_concat(name, ', ') AS holds FROM registry_holds").first<{ holds: string | null }>();
+      const held = await db
+        .prepare("SELECT group_concat(name, ', ') AS holds FROM registry_holds")
+        .first<{ holds: string | null }>();
       if (held?.holds) return { ready: false, reason: `held by ${held.holds}`, settingUp: true, held: true };
     }
-    const row = await db.prepare(
-      `SELECT COUNT(*) AS applied FROM d1_migrations WHERE name IN (${REGISTRY_MIGRATIONS.map(() => '?').join(', ')})`,
-    ).bind(...REGISTRY_MIGRATIONS).first<{ applied: number }>();
+    const row = await db
+      .prepare(
+        `SELECT COUNT(*) AS applied FROM d1_migrations WHERE name IN (${REGISTRY_MIGRATIONS.map(() => '?').join(', ')})`,
+      )
+      .bind(...REGISTRY_MIGRATIONS)
+      .first<{ applied: number }>();
     const applied = Number(row?.applied ?? 0);
-    if (applied < REGISTRY_MIGRATIONS.length) return { ready: false, reason: `${applied} of ${REGISTRY_MIGRATIONS.length} migrations applied`, settingUp: false };
-    if (!tables.has('registry_holds')) return { ready: false, reason: 'no such table: registry_holds', settingUp: false };
+    if (applied < REGISTRY_MIGRATIONS.length)
+      return {
+        ready: false,
+        reason: `${applied} of ${REGISTRY_MIGRATIONS.length} migrations applied`,
+        settingUp: false,
+      };
+    if (!tables.has('registry_holds'))
+      return { ready: false, reason: 'no such table: registry_holds', settingUp: false };
     return { ready: true };
   } catch (error) {
     // No d1_migrations beside the other tables (its record lost), or D1 itself failing: not ready, and worth a retry.
-    return { ready: false, reason: String(error instanceof Error ? error.message : error), settingUp: false, failed: true };
+    return {
+      ready: false,
+      reason: String(error instanceof Error ? error.message : error),
+      settingUp: false,
+      failed: true,
+    };
   }
 }
 
@@ -76,7 +100,9 @@ export function requireRegistryReady(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (ready || c.req.path === '/livez') return next();
     if (Date.now() < notReadyUntil) return registryNotReady(c);
-    asking ??= registryReadiness(c.env.DB).finally(() => { asking = undefined; });
+    asking ??= registryReadiness(c.env.DB).finally(() => {
+      asking = undefined;
+    });
     const readiness = await asking;
     if (readiness.ready) {
       ready = true;
@@ -88,7 +114,12 @@ export function requireRegistryReady(): MiddlewareHandler<AppEnv> {
     notReadyUntil = Date.now() + (settingUp ? ASK_WHILE_SETTING_UP_MS : ASK_EVERY_MS);
     if (readiness.reason !== lastReason) {
       lastReason = readiness.reason;
-      const line = JSON.stringify({ level: settingUp ? 'info' : 'warn', msg: 'the registry is not ready', traceId: c.get('traceId'), reason: readiness.reason });
+      const line = JSON.stringify({
+        level: settingUp ? 'info' : 'warn',
+        msg: 'the registry is not ready',
+        traceId: c.get('traceId'),
+        reason: readiness.reason,
+      });
       if (settingUp) console.log(line);
       else console.error(line);
     }

@@ -10,7 +10,14 @@ describe('registry identifiers', () => {
   it('accept uuids in either case and nothing else', () => {
     expect(isUuid('3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6c')).toBe(true);
     expect(isUuid('3F2C8A4E-9B1D-4C6E-8A7F-1D2E3F4A5B6C')).toBe(true);
-    for (const bad of ['3f2c8a4e9b1d4c6e8a7f1d2e3f4a5b6c', '3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6', ' 3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6c', '', null, 42]) {
+    for (const bad of [
+      '3f2c8a4e9b1d4c6e8a7f1d2e3f4a5b6c',
+      '3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6',
+      ' 3f2c8a4e-9b1d-4c6e-8a7f-1d2e3f4a5b6c',
+      '',
+      null,
+      42,
+    ]) {
       expect(isUuid(bad)).toBe(false);
     }
   });
@@ -31,16 +38,26 @@ describe('client scopes', () => {
   it('take names separated by spaces or commas, or a list, always with webapi, in SCOPES order', () => {
     expect(clientScopes('')).toEqual({ ok: true, scopes: ['webapi'] });
     expect(clientScopes([])).toEqual({ ok: true, scopes: ['webapi'] });
-    expect(clientScopes('webapi.admin, webapi.write')).toEqual({ ok: true, scopes: ['webapi', 'webapi.write', 'webapi.admin'] });
-    expect(clientScopes(' webapi.write,,webapi.write\twebapi ')).toEqual({ ok: true, scopes: ['webapi', 'webapi.write'] });
+    expect(clientScopes('webapi.admin, webapi.write')).toEqual({
+      ok: true,
+      scopes: ['webapi', 'webapi.write', 'webapi.admin'],
+    });
+    expect(clientScopes(' webapi.write,,webapi.write\twebapi ')).toEqual({
+      ok: true,
+      scopes: ['webapi', 'webapi.write'],
+    });
     expect(clientScopes([' webapi.admin ', ''])).toEqual({ ok: true, scopes: ['webapi', 'webapi.admin'] });
   });
 
   it('refuse unknown names, naming each and the known ones', () => {
     expect(clientScopes('webapi.root webapi.write all')).toEqual({
-      ok: false, message: 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin',
+      ok: false,
+      message: 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin',
     });
-    expect(clientScopes(['WEBAPI'])).toEqual({ ok: false, message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin' });
+    expect(clientScopes(['WEBAPI'])).toEqual({
+      ok: false,
+      message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin',
+    });
   });
 
   it('know the three platform types', () => {
@@ -51,12 +68,24 @@ describe('client scopes', () => {
 describe('the admin record of a platform', () => {
   const organization = { id: '0a000000-0000-4000-8000-00000000000a', name: 'Org', created: '2026-01-01T00:00:00.000Z' };
   const platform: TradePlatform = {
-    id: 'c0000000-0000-4000-8000-0000000000c0', name: 'P', type: 'PF4', organizationId: organization.id, organization, created: organization.created,
+    id: 'c0000000-0000-4000-8000-0000000000c0',
+    name: 'P',
+    type: 'PF4',
+    organizationId: organization.id,
+    organization,
+    created: organization.created,
   };
 
   it('carries the brokers in order, and the first alone as the deprecated brokerUrl', () => {
-    expect(adminPlatform({ platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'] }))
-      .toStrictEqual({ ...platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'], brokerUrl: 'http://127.0.0.1:2' });
-    expect(adminPlatform({ platform, brokerUrls: null })).toStrictEqual({ ...platform, brokerUrls: null, brokerUrl: null });
+    expect(adminPlatform({ platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'] })).toStrictEqual({
+      ...platform,
+      brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'],
+      brokerUrl: 'http://127.0.0.1:2',
+    });
+    expect(adminPlatform({ platform, brokerUrls: null })).toStrictEqual({
+      ...platform,
+      brokerUrls: null,
+      brokerUrl: null,
+    });
   });
 });

@@ -72,11 +72,14 @@ export interface ClientStanding {
  * A client's scopes from names (space- or comma-separated text, or a list): known names only, `webapi` always held
  * (every token carries it), in SCOPES order. An unknown name is an error naming it.
  */
-export function clientScopes(names: string | readonly string[]): { ok: true; scopes: Scope[] } | { ok: false; message: string } {
+export function clientScopes(
+  names: string | readonly string[],
+): { ok: true; scopes: Scope[] } | { ok: false; message: string } {
   const list = typeof names === 'string' ? names.split(/[\s,]+/) : [...names];
   const wanted = new Set(list.map((n) => n.trim()).filter(Boolean));
   const unknown = [...wanted].filter((n) => !(SCOPES as readonly string[]).includes(n));
-  if (unknown.length) return { ok: false, message: `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}` };
+  if (unknown.length)
+    return { ok: false, message: `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}` };
   wanted.add(READ_SCOPE);
   return { ok: true, scopes: SCOPES.filter((s) => wanted.has(s)) };
 }

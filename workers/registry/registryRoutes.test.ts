@@ -23,10 +23,15 @@ beforeAll(async () => {
   orgA = { id: randomUUID(), name: 'Org A', created: '2026-01-01T00:00:00.000Z' };
   orgB = { id: randomUUID(), name: 'Org B', created: '2026-01-02T00:00:00.000Z' };
   for (const org of [orgA, orgB]) {
-    await registry.db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org.id, org.name, org.created).run();
+    await registry.db
+      .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+      .bind(org.id, org.name, org.created)
+      .run();
   }
 }, 60_000);
-afterAll(async () => { await registry?.close(); });
+afterAll(async () => {
+  await registry?.close();
+});
 
 /** The routes as /api/* mounts them, for a caller of `organizationId` (none: requireToken() missing). */
 function app(organizationId: string | null, vars: Partial<Env> = {}) {
@@ -43,7 +48,7 @@ function app(organizationId: string | null, vars: Partial<Env> = {}) {
 }
 
 describe('registry routes', () => {
-  it('list only the caller\'s organization\'s platforms, and the caller\'s organization alone', async () => {
+  it("list only the caller's organization's platforms, and the caller's organization alone", async () => {
     const mine = await store.addPlatform({ organizationId: orgA.id, type: 'PF4', name: 'A one' });
     await store.addPlatform({ organizationId: orgB.id, type: 'PF5', name: 'B one' });
     const asA = app(orgA.id);
@@ -58,8 +63,13 @@ describe('registry routes', () => {
     expect(await (await app(randomUUID())('/api/Organizations')).json()).toEqual([]);
   });
 
-  it('read one platform of the caller\'s organization, and answer a foreign one exactly like an unknown one', async () => {
-    const mine = await store.addPlatform({ organizationId: orgA.id, type: 'PF5', name: 'Read me', brokerUrls: ['http://127.0.0.1:9200', 'http://127.0.0.1:9201'] });
+  it("read one platform of the caller's organization, and answer a foreign one exactly like an unknown one", async () => {
+    const mine = await store.addPlatform({
+      organizationId: orgA.id,
+      type: 'PF5',
+      name: 'Read me',
+      brokerUrls: ['http://127.0.0.1:9200', 'http://127.0.0.1:9201'],
+    });
     const foreign = await store.addPlatform({ organizationId: orgB.id, type: 'PF4', name: 'Not yours' });
     const asA = app(orgA.id);
     const found = await asA(`/api/TradePlatforms/${mine.platform.id}`);
@@ -71,42 +81,66 @@ describe('registry routes', () => {
     const other = await asA(`/api/TradePlatforms/${foreign.platform.id}`);
     const unknown = await asA(`/api/TradePlatforms/${unknownId}`);
     expect([other.status, unknown.status]).toEqual([404, 404]);
-    expect(await other.json()).toEqual({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `trade platform ${foreign.platform.id} not found` });
-    expect(await unknown.json()).toEqual({ errorType: 'NotFound', errorCode: 'NotFound', errorDescription: `trade platform ${unknownId} not found` });
+    expect(await other.json()).toEqual({
+      errorType: 'NotFound',
+      errorCode: 'NotFound',
+      errorDescription: `trade platform ${foreign.platform.id} not found`,
+    });
+    expect(await unknown.json()).toEqual({
+      errorType: 'NotFound',
+      errorCode: 'NotFound',
+      errorDescription: `trade platform ${unknownId} not found`,
+    });
   });
 
   it('refuse a platform id that is not a uuid as a Validation error', async () => {
     const res = await app(orgA.id)('/api/TradePlatforms/platform-1');
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ errorType: 'Validation', errorCode: 'Validation', errorDescription: 'tradePlatform must be a uuid' });
+    expect(await res.json()).toEqual({
+      errorType: 'Validation',
+      errorCode: 'Validation',
+      errorDescription: 'tradePlatform must be a uuid',
+    });
   });
 
   it('take the time budget from the header or the query and refuse one out of range', async () => {
     const asA = app(orgA.id);
-    expect((await asA('/api/TradePlatforms', { 'X-Request-Timeout': '42' })).headers.get('x-request-timeout-applied')).toBe('42');
+    expect(
+      (await asA('/api/TradePlatforms', { 'X-Request-Timeout': '42' })).headers.get('x-request-timeout-applied'),
+    ).toBe('42');
     expect((await asA('/api/Organizations?requestTimeout=7')).headers.get('x-request-timeout-applied')).toBe('7');
     const bad = await asA(`/api/TradePlatforms/${randomUUID()}`, { 'X-Request-Timeout': '301' });
     expect(bad.status).toBe(400);
     expect(bad.headers.get('x-request-timeout-applied')).toBe('10');
     expect(await bad.json()).toEqual({
-      errorType: 'Validation', errorCode: 'Validation', errorDescription: 'X-Request-Timeout: must be a number of seconds from 1 to 300',
+      errorType: 'Validation',
+      errorCode: 'Validation',
+      errorDescription: 'X-Request-Timeout: must be a number of seconds from 1 to 300',
     });
     const badQuery = await asA('/api/Organizations?requestTimeout=0');
     expect(badQuery.status).toBe(400);
-    expect(await badQuery.json()).toMatchObject({ errorDescription: 'requestTimeout: must be a number of seconds from 1 to 300' });
+    expect(await badQuery.json()).toMatchObject({
+      errorDescription: 'requestTimeout: must be a number of seconds from 1 to 300',
+    });
   });
 
   it('fail loudly when reached without a verified caller', async () => {
     const res = await app(null)('/api/TradePlatforms');
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ thrown: 'registry route reached without a verified caller: mount requireToken() on /api/*' });
+    expect(await res.json()).toEqual({
+      thrown: 'registry route reached without a verified caller: mount requireToken() on /api/*',
+    });
     expect(() => callerOf({ get: () => undefined } as never)).toThrow(/mount requireToken\(\)/);
   });
 });
 
 describe('platform look-up cache time', () => {
   it('remembers a platform for REGISTRY_CACHE_SECONDS (default 5), so a removal shows once it has passed', async () => {
-    const cases: [Partial<Env>, number][] = [[{}, 5], [{ REGISTRY_CACHE_SECONDS: '30' }, 30], [{ REGISTRY_CACHE_SECONDS: 'soon' }, 5]];
+    const cases: [Partial<Env>, number][] = [
+      [{}, 5],
+      [{ REGISTRY_CACHE_SECONDS: '30' }, 30],
+      [{ REGISTRY_CACHE_SECONDS: 'soon' }, 5],
+    ];
     for (const [vars, seconds] of cases) {
       const t0 = Date.now();
       vi.useFakeTimers({ toFake: ['Date'] });
@@ -137,8 +171,12 @@ describe('platform look-up cache time', () => {
 
   it('never answers another organization from an entry read for its owner', async () => {
     const entry = await store.addPlatform({ organizationId: orgA.id, type: 'PF5', name: 'Owned' });
-    expect(await (await app(orgA.id, { REGISTRY_CACHE_SECONDS: '60' })(`/probe/${entry.platform.id}`)).json()).toEqual(entry);
-    expect(await (await app(orgB.id, { REGISTRY_CACHE_SECONDS: '60' })(`/probe/${entry.platform.id}`)).json()).toBeNull();
+    expect(await (await app(orgA.id, { REGISTRY_CACHE_SECONDS: '60' })(`/probe/${entry.platform.id}`)).json()).toEqual(
+      entry,
+    );
+    expect(
+      await (await app(orgB.id, { REGISTRY_CACHE_SECONDS: '60' })(`/probe/${entry.platform.id}`)).json(),
+    ).toBeNull();
     const res = await app(orgB.id, { REGISTRY_CACHE_SECONDS: '60' })(`/api/TradePlatforms/${entry.platform.id}`);
     expect(res.status).toBe(404);
   });

@@ -31,12 +31,16 @@ export function callerOf(c: Context<AppEnv>): Caller {
  */
 export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntry | null> {
   const organizationId = callerOf(c).organizationId;
-  return cachedPlatform(organizationId, id, configOf(c.env).REGISTRY_CACHE_SECONDS,
-    () => new RegistryStore(c.env.DB).findPlatformEntry(organizationId, id));
+  return cachedPlatform(organizationId, id, configOf(c.env).REGISTRY_CACHE_SECONDS, () =>
+    new RegistryStore(c.env.DB).findPlatformEntry(organizationId, id),
+  );
 }
 
 /** The entry's time budget checked and answered around its handler. */
-function budgeted(entry: Operation, handler: (c: Context<AppEnv>) => Promise<Response>): (c: Context<AppEnv>) => Response | Promise<Response> {
+function budgeted(
+  entry: Operation,
+  handler: (c: Context<AppEnv>) => Promise<Response>,
+): (c: Context<AppEnv>) => Response | Promise<Response> {
   return (c) => {
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
     c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
@@ -48,21 +52,31 @@ function budgeted(entry: Operation, handler: (c: Context<AppEnv>) => Promise<Res
 export function registryRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.get('/api/TradePlatforms', budgeted(registryOperations.TradePlatforms, async (c) => {
-    return c.json(await new RegistryStore(c.env.DB).listPlatforms(callerOf(c).organizationId));
-  }));
+  app.get(
+    '/api/TradePlatforms',
+    budgeted(registryOperations.TradePlatforms, async (c) => {
+      return c.json(await new RegistryStore(c.env.DB).listPlatforms(callerOf(c).organizationId));
+    }),
+  );
 
-  app.get('/api/TradePlatforms/:tradePlatform', budgeted(registryOperations.TradePlatform, async (c) => {
-    const id = c.req.param('tradePlatform') ?? '';
-    if (!uuidSchema.safeParse(id).success) return refuse(c, { kind: 'Validation', message: 'tradePlatform must be a uuid' });
-    const entry = await platformOf(c, id);
-    if (!entry) return refuse(c, unknownPlatform(id));
-    return c.json(entry.platform);
-  }));
+  app.get(
+    '/api/TradePlatforms/:tradePlatform',
+    budgeted(registryOperations.TradePlatform, async (c) => {
+      const id = c.req.param('tradePlatform') ?? '';
+      if (!uuidSchema.safeParse(id).success)
+        return refuse(c, { kind: 'Validation', message: 'tradePlatform must be a uuid' });
+      const entry = await platformOf(c, id);
+      if (!entry) return refuse(c, unknownPlatform(id));
+      return c.json(entry.platform);
+    }),
+  );
 
-  app.get('/api/Organizations', budgeted(registryOperations.Organizations, async (c) => {
-    return c.json(await new RegistryStore(c.env.DB).listOrganizations(callerOf(c).organizationId));
-  }));
+  app.get(
+    '/api/Organizations',
+    budgeted(registryOperations.Organizations, async (c) => {
+      return c.json(await new RegistryStore(c.env.DB).listOrganizations(callerOf(c).organizationId));
+    }),
+  );
 
   return app;
 }

@@ -24,50 +24,123 @@ beforeAll(async () => {
   store = new RegistryStore(registry.db);
   const db = registry.db;
   await db.batch([
-    db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_A, 'Org A', '2026-01-01T00:00:00.000Z'),
-    db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(ORG_B, null, '2025-12-01T00:00:00.000Z'),
+    db
+      .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+      .bind(ORG_A, 'Org A', '2026-01-01T00:00:00.000Z'),
+    db
+      .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+      .bind(ORG_B, null, '2025-12-01T00:00:00.000Z'),
     // Listed by created, then id: P2 is older than P1. Written as a previous version wrote them: broker_url alone.
-    db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+    db
+      .prepare(
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .bind(P1, 'Main PF4', 'PF4', ORG_A, 'http://127.0.0.1:9100', '2026-01-03T00:00:00.000Z'),
-    db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+    db
+      .prepare(
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .bind(P2, null, 'PF5', ORG_A, null, '2026-01-02T00:00:00.000Z'),
-    db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+    db
+      .prepare(
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .bind(P3, 'B platform', 'PFOther', ORG_B, null, '2026-01-01T00:00:00.000Z'),
-    db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).bind('reader', ORG_A, 'Reader', 'h1', 's1', 7, 0, 'client_credentials', 'webapi webapi.future', '2026-01-05T00:00:00.000Z'),
-    db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).bind('admin', ORG_A, null, 'h2', 's2', 9, 1, 'client_credentials  refresh_token', 'webapi.admin webapi webapi.write', '2026-01-04T00:00:00.000Z'),
-    db.prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).bind('b-client', ORG_B, 'B', 'h3', 's3', 1, 0, '', 'webapi', '2026-01-04T00:00:00.000Z'),
+    db
+      .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .bind(
+        'reader',
+        ORG_A,
+        'Reader',
+        'h1',
+        's1',
+        7,
+        0,
+        'client_credentials',
+        'webapi webapi.future',
+        '2026-01-05T00:00:00.000Z',
+      ),
+    db
+      .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .bind(
+        'admin',
+        ORG_A,
+        null,
+        'h2',
+        's2',
+        9,
+        1,
+        'client_credentials  refresh_token',
+        'webapi.admin webapi webapi.write',
+        '2026-01-04T00:00:00.000Z',
+      ),
+    db
+      .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .bind('b-client', ORG_B, 'B', 'h3', 's3', 1, 0, '', 'webapi', '2026-01-04T00:00:00.000Z'),
   ]);
 }, 60_000);
-afterAll(async () => { await registry?.close(); });
+afterAll(async () => {
+  await registry?.close();
+});
 
 const orgA = { id: ORG_A, name: 'Org A', created: '2026-01-01T00:00:00.000Z' };
 const orgB = { id: ORG_B, name: null, created: '2025-12-01T00:00:00.000Z' };
-const p1 = { id: P1, name: 'Main PF4', type: 'PF4', organizationId: ORG_A, organization: orgA, created: '2026-01-03T00:00:00.000Z' };
-const p2 = { id: P2, name: null, type: 'PF5', organizationId: ORG_A, organization: orgA, created: '2026-01-02T00:00:00.000Z' };
-const p3 = { id: P3, name: 'B platform', type: 'PFOther', organizationId: ORG_B, organization: orgB, created: '2026-01-01T00:00:00.000Z' };
+const p1 = {
+  id: P1,
+  name: 'Main PF4',
+  type: 'PF4',
+  organizationId: ORG_A,
+  organization: orgA,
+  created: '2026-01-03T00:00:00.000Z',
+};
+const p2 = {
+  id: P2,
+  name: null,
+  type: 'PF5',
+  organizationId: ORG_A,
+  organization: orgA,
+  created: '2026-01-02T00:00:00.000Z',
+};
+const p3 = {
+  id: P3,
+  name: 'B platform',
+  type: 'PFOther',
+  organizationId: ORG_B,
+  organization: orgB,
+  created: '2026-01-01T00:00:00.000Z',
+};
 
 /** The two broker columns of a platform's row as stored. */
-const columns = (id: string) => registry.db.prepare('SELECT broker_urls, broker_url FROM trade_platforms WHERE id = ?').bind(id)
-  .first<{ broker_urls: string | null; broker_url: string | null }>();
+const columns = (id: string) =>
+  registry.db
+    .prepare('SELECT broker_urls, broker_url FROM trade_platforms WHERE id = ?')
+    .bind(id)
+    .first<{ broker_urls: string | null; broker_url: string | null }>();
 
 async function refusal(promise: Promise<unknown>): Promise<{ kind: string; message: string; name: string }> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(RegistryError);
   const { kind, message, name } = error as RegistryError;
   return { kind, message, name };
 }
 
-describe('reads scoped to the caller\'s organization', () => {
+describe("reads scoped to the caller's organization", () => {
   it('find a platform of the organization with its brokers, under any spelling of the ids', async () => {
     expect(await store.findPlatformEntry(ORG_A, P1)).toEqual({ platform: p1, brokerUrls: ['http://127.0.0.1:9100'] });
-    expect(await store.findPlatformEntry(ORG_A.toUpperCase(), P2.toUpperCase())).toEqual({ platform: p2, brokerUrls: null });
+    expect(await store.findPlatformEntry(ORG_A.toUpperCase(), P2.toUpperCase())).toEqual({
+      platform: p2,
+      brokerUrls: null,
+    });
     expect(await store.findPlatform(ORG_B, P3)).toEqual(p3);
   });
 
-  it('answer another organization\'s platform, an unknown one and a malformed id alike: null', async () => {
+  it("answer another organization's platform, an unknown one and a malformed id alike: null", async () => {
     expect(await store.findPlatformEntry(ORG_B, P1)).toBeNull();
     expect(await store.findPlatform(ORG_B, P1)).toBeNull();
     expect(await store.findPlatformEntry(ORG_A, randomUUID())).toBeNull();
@@ -76,14 +149,14 @@ describe('reads scoped to the caller\'s organization', () => {
     expect(await store.findPlatformEntry('', P1)).toBeNull();
   });
 
-  it('list the organization\'s platforms only, oldest first', async () => {
+  it("list the organization's platforms only, oldest first", async () => {
     expect(await store.listPlatforms(ORG_A)).toEqual([p2, p1]);
     expect(await store.listPlatforms(ORG_A.toUpperCase())).toEqual([p2, p1]);
     expect(await store.listPlatforms(ORG_B)).toEqual([p3]);
     expect(await store.listPlatforms(randomUUID())).toEqual([]);
   });
 
-  it('list the caller\'s own organization alone', async () => {
+  it("list the caller's own organization alone", async () => {
     expect(await store.listOrganizations(ORG_A)).toEqual([orgA]);
     expect(await store.listOrganizations(ORG_B.toUpperCase())).toEqual([orgB]);
     expect(await store.listOrganizations(randomUUID())).toEqual([]);
@@ -92,20 +165,37 @@ describe('reads scoped to the caller\'s organization', () => {
 
   it('read a client with its secret parameters, grants and known scopes, in SCOPES order', async () => {
     expect(await store.findClient('reader')).toEqual({
-      clientId: 'reader', organizationId: ORG_A, name: 'Reader', disabled: false, grantTypes: ['client_credentials'],
-      scopes: ['webapi'], created: '2026-01-05T00:00:00.000Z', secret: { hash: 'h1', salt: 's1', iterations: 7 },
+      clientId: 'reader',
+      organizationId: ORG_A,
+      name: 'Reader',
+      disabled: false,
+      grantTypes: ['client_credentials'],
+      scopes: ['webapi'],
+      created: '2026-01-05T00:00:00.000Z',
+      secret: { hash: 'h1', salt: 's1', iterations: 7 },
     });
     expect(await store.findClient('admin')).toMatchObject({
-      name: null, disabled: true, grantTypes: ['client_credentials', 'refresh_token'], scopes: ['webapi', 'webapi.write', 'webapi.admin'],
+      name: null,
+      disabled: true,
+      grantTypes: ['client_credentials', 'refresh_token'],
+      scopes: ['webapi', 'webapi.write', 'webapi.admin'],
     });
     expect(await store.findClient('b-client')).toMatchObject({ grantTypes: [], organizationId: ORG_B });
     expect(await store.findClient('nobody')).toBeNull();
   });
 
-  it('read a client\'s standing for the token check', async () => {
-    expect(await store.findClientStanding('reader')).toEqual({ clientId: 'reader', organizationId: ORG_A, disabled: false, scopes: ['webapi'] });
+  it("read a client's standing for the token check", async () => {
+    expect(await store.findClientStanding('reader')).toEqual({
+      clientId: 'reader',
+      organizationId: ORG_A,
+      disabled: false,
+      scopes: ['webapi'],
+    });
     expect(await store.findClientStanding('admin')).toEqual({
-      clientId: 'admin', organizationId: ORG_A, disabled: true, scopes: ['webapi', 'webapi.write', 'webapi.admin'],
+      clientId: 'admin',
+      organizationId: ORG_A,
+      disabled: true,
+      scopes: ['webapi', 'webapi.write', 'webapi.admin'],
     });
     expect(await store.findClientStanding('nobody')).toBeNull();
   });
@@ -121,7 +211,7 @@ describe('reads scoped to the caller\'s organization', () => {
 });
 
 describe('administration reads', () => {
-  it('list every organization and platform, oldest first, or one organization\'s', async () => {
+  it("list every organization and platform, oldest first, or one organization's", async () => {
     const orgs = await store.allOrganizations();
     expect(orgs.filter((o) => o.id === ORG_A || o.id === ORG_B)).toEqual([orgB, orgA]);
     const all = (await store.allPlatforms()).filter((e) => ([P1, P2, P3] as string[]).includes(e.platform.id));
@@ -133,12 +223,17 @@ describe('administration reads', () => {
     expect(await store.findAnyPlatform('P3')).toBeNull();
   });
 
-  it('list clients without their secrets, oldest first, or one organization\'s', async () => {
+  it("list clients without their secrets, oldest first, or one organization's", async () => {
     const mine = await store.listClients(ORG_A.toUpperCase());
     expect(mine.map((c) => c.clientId)).toEqual(['admin', 'reader']);
     expect(mine[1]).toEqual({
-      clientId: 'reader', organizationId: ORG_A, name: 'Reader', disabled: false, grantTypes: ['client_credentials'],
-      scopes: ['webapi'], created: '2026-01-05T00:00:00.000Z',
+      clientId: 'reader',
+      organizationId: ORG_A,
+      name: 'Reader',
+      disabled: false,
+      grantTypes: ['client_credentials'],
+      scopes: ['webapi'],
+      created: '2026-01-05T00:00:00.000Z',
     });
     const all = (await store.listClients()).filter((c) => ['reader', 'admin', 'b-client'].includes(c.clientId));
     expect(all.map((c) => c.clientId)).toEqual(['admin', 'b-client', 'reader']);
@@ -154,38 +249,57 @@ describe('administration writes', () => {
     expect(await store.findOrganization(id)).toEqual(org);
     const fresh = await store.addOrganization({ name: 'Fresh' });
     expect(await store.findOrganization(fresh.id)).toEqual(fresh);
-    expect(await refusal(store.addOrganization({ name: 'x', id: 'org-1' })))
-      .toEqual({ kind: 'invalid', message: 'organization id org-1 is not a uuid', name: 'RegistryError' });
-    expect(await refusal(store.addOrganization({ name: 'x', id }))).toEqual({ kind: 'conflict', message: `organization ${id} already exists`, name: 'RegistryError' });
+    expect(await refusal(store.addOrganization({ name: 'x', id: 'org-1' }))).toEqual({
+      kind: 'invalid',
+      message: 'organization id org-1 is not a uuid',
+      name: 'RegistryError',
+    });
+    expect(await refusal(store.addOrganization({ name: 'x', id }))).toEqual({
+      kind: 'conflict',
+      message: `organization ${id} already exists`,
+      name: 'RegistryError',
+    });
   });
 
   it('remove an organization only once it has no platforms or clients', async () => {
     const org = await store.addOrganization({ name: 'Short-lived' });
     const platform = await store.addPlatform({ organizationId: org.id, type: 'PF4', name: 'p' });
     expect(await refusal(store.removeOrganization(org.id))).toMatchObject({
-      kind: 'conflict', message: `organization ${org.id} still has 1 platform(s) and 0 client(s); remove them first`,
+      kind: 'conflict',
+      message: `organization ${org.id} still has 1 platform(s) and 0 client(s); remove them first`,
     });
     await store.removePlatform(platform.platform.id);
     const { client } = await store.addClient({ organizationId: org.id });
     expect(await refusal(store.removeOrganization(org.id))).toMatchObject({
-      kind: 'conflict', message: `organization ${org.id} still has 0 platform(s) and 1 client(s); remove them first`,
+      kind: 'conflict',
+      message: `organization ${org.id} still has 0 platform(s) and 1 client(s); remove them first`,
     });
     await store.removeClient(client.clientId);
     expect(await store.removeOrganization(org.id.toUpperCase())).toEqual(org);
     expect(await store.findOrganization(org.id)).toBeNull();
-    expect(await refusal(store.removeOrganization(org.id))).toMatchObject({ kind: 'not_found', message: `organization ${org.id} not found` });
+    expect(await refusal(store.removeOrganization(org.id))).toMatchObject({
+      kind: 'not_found',
+      message: `organization ${org.id} not found`,
+    });
   });
 
   it('add a platform to an existing organization and read it back', async () => {
     const id = randomUUID();
     const entry = await store.addPlatform({
-      organizationId: ORG_B.toUpperCase(), type: 'PF5', name: 'Added', id: id.toUpperCase(), brokerUrls: ['https://broker-b.example', 'https://broker-a.example'],
+      organizationId: ORG_B.toUpperCase(),
+      type: 'PF5',
+      name: 'Added',
+      id: id.toUpperCase(),
+      brokerUrls: ['https://broker-b.example', 'https://broker-a.example'],
     });
     expect(entry.platform).toMatchObject({ id, name: 'Added', type: 'PF5', organizationId: ORG_B, organization: orgB });
     expect(entry.brokerUrls).toEqual(['https://broker-b.example', 'https://broker-a.example']);
     expect(await store.findPlatformEntry(ORG_B, id)).toEqual(entry);
     // The list as JSON text, and its first entry where a previous version's edge reads its one broker.
-    expect(await columns(id)).toEqual({ broker_urls: '["https://broker-b.example","https://broker-a.example"]', broker_url: 'https://broker-b.example' });
+    expect(await columns(id)).toEqual({
+      broker_urls: '["https://broker-b.example","https://broker-a.example"]',
+      broker_url: 'https://broker-b.example',
+    });
     const plain = await store.addPlatform({ organizationId: ORG_B, type: 'PF4', name: 'Plain' });
     expect(plain.brokerUrls).toBeNull();
     expect(await columns(plain.platform.id)).toEqual({ broker_urls: null, broker_url: null });
@@ -197,35 +311,61 @@ describe('administration writes', () => {
 
   it("replace a platform's brokers, in order, or hand it back to the default list", async () => {
     const { platform } = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Paired' });
-    const paired = await store.setPlatformBrokers(platform.id.toUpperCase(), ['http://127.0.0.1:9301', 'http://127.0.0.1:9302/']);
+    const paired = await store.setPlatformBrokers(platform.id.toUpperCase(), [
+      'http://127.0.0.1:9301',
+      'http://127.0.0.1:9302/',
+    ]);
     expect(paired).toEqual({ platform, brokerUrls: ['http://127.0.0.1:9301', 'http://127.0.0.1:9302/'] });
     expect(await store.findPlatformEntry(ORG_A, platform.id)).toEqual(paired);
-    expect(await columns(platform.id)).toEqual({ broker_urls: '["http://127.0.0.1:9301","http://127.0.0.1:9302/"]', broker_url: 'http://127.0.0.1:9301' });
+    expect(await columns(platform.id)).toEqual({
+      broker_urls: '["http://127.0.0.1:9301","http://127.0.0.1:9302/"]',
+      broker_url: 'http://127.0.0.1:9301',
+    });
     const swapped = await store.setPlatformBrokers(platform.id, ['http://127.0.0.1:9302/', 'http://127.0.0.1:9301']);
     expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(swapped.brokerUrls);
     expect(await columns(platform.id)).toMatchObject({ broker_url: 'http://127.0.0.1:9302/' });
     expect(await store.setPlatformBrokers(platform.id, null)).toEqual({ platform, brokerUrls: null });
     expect(await columns(platform.id)).toEqual({ broker_urls: null, broker_url: null });
     const unknown = randomUUID();
-    expect(await refusal(store.setPlatformBrokers(unknown, ['http://127.0.0.1:9301']))).toMatchObject({ kind: 'not_found', message: `platform ${unknown} not found` });
+    expect(await refusal(store.setPlatformBrokers(unknown, ['http://127.0.0.1:9301']))).toMatchObject({
+      kind: 'not_found',
+      message: `platform ${unknown} not found`,
+    });
     await store.removePlatform(platform.id);
   });
 
   it('refuse a broker list that is empty, too long, repeated or not of http(s) URLs, naming the field and the rule', async () => {
-    const { platform } = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Strict', brokerUrls: ['http://127.0.0.1:9401'] });
+    const { platform } = await store.addPlatform({
+      organizationId: ORG_A,
+      type: 'PF4',
+      name: 'Strict',
+      brokerUrls: ['http://127.0.0.1:9401'],
+    });
     const nine = Array.from({ length: 9 }, (_, i) => `http://127.0.0.1:${9500 + i}`);
     const cases: Array<[string[], string]> = [
       [[], 'brokerUrls must name at least one broker URL'],
       [nine, 'brokerUrls must name at most 8 broker URLs'],
       [['http://127.0.0.1:9401', 'http://127.0.0.1:9401/'], 'brokerUrls names http://127.0.0.1:9401/ twice'],
-      [['ws://127.0.0.1:9401'], 'brokerUrls must be absolute http(s) URLs separated by commas; not one: ws://127.0.0.1:9401'],
+      [
+        ['ws://127.0.0.1:9401'],
+        'brokerUrls must be absolute http(s) URLs separated by commas; not one: ws://127.0.0.1:9401',
+      ],
       [['127.0.0.1:9401'], 'brokerUrls must be absolute http(s) URLs separated by commas; not one: 127.0.0.1:9401'],
     ];
     for (const [urls, message] of cases) {
-      expect(await refusal(store.setPlatformBrokers(platform.id, urls))).toEqual({ kind: 'invalid', message, name: 'RegistryError' });
-      expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', brokerUrls: urls }))).toEqual({ kind: 'invalid', message, name: 'RegistryError' });
+      expect(await refusal(store.setPlatformBrokers(platform.id, urls))).toEqual({
+        kind: 'invalid',
+        message,
+        name: 'RegistryError',
+      });
+      expect(
+        await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', brokerUrls: urls })),
+      ).toEqual({ kind: 'invalid', message, name: 'RegistryError' });
     }
-    expect(await refusal(store.setPlatformBrokers(platform.id, [42 as never]))).toMatchObject({ kind: 'invalid', message: 'brokerUrls must be a list of http(s) URLs' });
+    expect(await refusal(store.setPlatformBrokers(platform.id, [42 as never]))).toMatchObject({
+      kind: 'invalid',
+      message: 'brokerUrls must be a list of http(s) URLs',
+    });
     // Nothing was changed or added by the refused writes.
     expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(['http://127.0.0.1:9401']);
     expect((await store.allPlatforms(ORG_A)).filter((e) => e.platform.name === 'x')).toEqual([]);
@@ -233,9 +373,17 @@ describe('administration writes', () => {
   });
 
   it('read a damaged list as the one broker broker_url names, or the default list without one', async () => {
-    const { platform } = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Damaged', brokerUrls: ['http://127.0.0.1:9601', 'http://127.0.0.1:9602'] });
-    const damage = (text: string, first: string | null) => registry.db.prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
-      .bind(text, first, platform.id).run();
+    const { platform } = await store.addPlatform({
+      organizationId: ORG_A,
+      type: 'PF4',
+      name: 'Damaged',
+      brokerUrls: ['http://127.0.0.1:9601', 'http://127.0.0.1:9602'],
+    });
+    const damage = (text: string, first: string | null) =>
+      registry.db
+        .prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+        .bind(text, first, platform.id)
+        .run();
     await damage('["http://127.0.0.1:9601",', 'http://127.0.0.1:9601');
     expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(['http://127.0.0.1:9601']);
     await damage('{"first":"http://127.0.0.1:9601"}', null);
@@ -246,23 +394,44 @@ describe('administration writes', () => {
   });
 
   it('refuse a platform with a malformed id, an unknown type or organization, or a taken id', async () => {
-    expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', id: 'p-1' })))
-      .toMatchObject({ kind: 'invalid', message: 'platform id p-1 is not a uuid' });
-    expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'MT9' as never, name: 'x' })))
-      .toMatchObject({ kind: 'invalid', message: 'platform type must be one of PF4, PF5, PFOther' });
+    expect(
+      await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', id: 'p-1' })),
+    ).toMatchObject({ kind: 'invalid', message: 'platform id p-1 is not a uuid' });
+    expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'MT9' as never, name: 'x' }))).toMatchObject({
+      kind: 'invalid',
+      message: 'platform type must be one of PF4, PF5, PFOther',
+    });
     const stranger = randomUUID();
-    expect(await refusal(store.addPlatform({ organizationId: stranger, type: 'PF4', name: 'x' })))
-      .toMatchObject({ kind: 'not_found', message: `organization ${stranger} not found` });
+    expect(await refusal(store.addPlatform({ organizationId: stranger, type: 'PF4', name: 'x' }))).toMatchObject({
+      kind: 'not_found',
+      message: `organization ${stranger} not found`,
+    });
     // Taken by another organization's platform too: ids are global.
-    expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', id: P3 })))
-      .toMatchObject({ kind: 'conflict', message: `platform ${P3} already exists` });
+    expect(await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', id: P3 }))).toMatchObject({
+      kind: 'conflict',
+      message: `platform ${P3} already exists`,
+    });
     const unknown = randomUUID();
-    expect(await refusal(store.removePlatform(unknown))).toMatchObject({ kind: 'not_found', message: `platform ${unknown} not found` });
+    expect(await refusal(store.removePlatform(unknown))).toMatchObject({
+      kind: 'not_found',
+      message: `platform ${unknown} not found`,
+    });
   });
 
   it('register a client with a secret only its hash keeps, webapi alone unless given scopes', async () => {
-    const { client, secret } = await store.addClient({ organizationId: ORG_A.toUpperCase(), name: 'Bot', clientId: 'bot.1' });
-    expect(client).toMatchObject({ clientId: 'bot.1', organizationId: ORG_A, name: 'Bot', disabled: false, grantTypes: ['client_credentials'], scopes: ['webapi'] });
+    const { client, secret } = await store.addClient({
+      organizationId: ORG_A.toUpperCase(),
+      name: 'Bot',
+      clientId: 'bot.1',
+    });
+    expect(client).toMatchObject({
+      clientId: 'bot.1',
+      organizationId: ORG_A,
+      name: 'Bot',
+      disabled: false,
+      grantTypes: ['client_credentials'],
+      scopes: ['webapi'],
+    });
     const stored = (await store.findClient('bot.1'))!;
     const { secret: hash, ...listed } = stored;
     expect(listed).toEqual(client);
@@ -274,27 +443,50 @@ describe('administration writes', () => {
     expect(scoped.client.clientId).toMatch(/^client-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(scoped.client.name).toBeNull();
     expect(scoped.client.scopes).toEqual(['webapi', 'webapi.write', 'webapi.admin']);
-    expect((await store.findClientStanding(scoped.client.clientId))!.scopes).toEqual(['webapi', 'webapi.write', 'webapi.admin']);
+    expect((await store.findClientStanding(scoped.client.clientId))!.scopes).toEqual([
+      'webapi',
+      'webapi.write',
+      'webapi.admin',
+    ]);
   });
 
   it('refuse a client with a malformed or taken id, an unknown organization or scope', async () => {
-    expect(await refusal(store.addClient({ organizationId: ORG_A, clientId: 'has space' })))
-      .toMatchObject({ kind: 'invalid', message: 'client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -' });
-    expect(await refusal(store.addClient({ organizationId: ORG_A, clientId: 'x'.repeat(129) }))).toMatchObject({ kind: 'invalid' });
+    expect(await refusal(store.addClient({ organizationId: ORG_A, clientId: 'has space' }))).toMatchObject({
+      kind: 'invalid',
+      message: 'client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -',
+    });
+    expect(await refusal(store.addClient({ organizationId: ORG_A, clientId: 'x'.repeat(129) }))).toMatchObject({
+      kind: 'invalid',
+    });
     const stranger = randomUUID();
-    expect(await refusal(store.addClient({ organizationId: stranger }))).toMatchObject({ kind: 'not_found', message: `organization ${stranger} not found` });
-    expect(await refusal(store.addClient({ organizationId: ORG_A, scopes: ['webapi.root'] })))
-      .toMatchObject({ kind: 'invalid', message: 'unknown scope webapi.root: the scopes are webapi, webapi.write, webapi.admin' });
-    expect(await refusal(store.addClient({ organizationId: ORG_B, clientId: 'reader' }))).toMatchObject({ kind: 'conflict', message: 'client reader already exists' });
+    expect(await refusal(store.addClient({ organizationId: stranger }))).toMatchObject({
+      kind: 'not_found',
+      message: `organization ${stranger} not found`,
+    });
+    expect(await refusal(store.addClient({ organizationId: ORG_A, scopes: ['webapi.root'] }))).toMatchObject({
+      kind: 'invalid',
+      message: 'unknown scope webapi.root: the scopes are webapi, webapi.write, webapi.admin',
+    });
+    expect(await refusal(store.addClient({ organizationId: ORG_B, clientId: 'reader' }))).toMatchObject({
+      kind: 'conflict',
+      message: 'client reader already exists',
+    });
   });
 
   it('narrow, disable and remove a client, answering it without secret material', async () => {
     const { client } = await store.addClient({ organizationId: ORG_A, clientId: 'changing', scopes: ['webapi.write'] });
-    expect(await store.setClientScopes('changing', ['webapi.admin'])).toEqual({ ...client, scopes: ['webapi', 'webapi.admin'] });
+    expect(await store.setClientScopes('changing', ['webapi.admin'])).toEqual({
+      ...client,
+      scopes: ['webapi', 'webapi.admin'],
+    });
     expect((await store.findClientStanding('changing'))!.scopes).toEqual(['webapi', 'webapi.admin']);
     expect(await refusal(store.setClientScopes('changing', ['nope']))).toMatchObject({ kind: 'invalid' });
 
-    expect(await store.setClientDisabled('changing', true)).toEqual({ ...client, scopes: ['webapi', 'webapi.admin'], disabled: true });
+    expect(await store.setClientDisabled('changing', true)).toEqual({
+      ...client,
+      scopes: ['webapi', 'webapi.admin'],
+      disabled: true,
+    });
     expect((await store.findClientStanding('changing'))!.disabled).toBe(true);
     expect(await store.setClientDisabled('changing', false)).toMatchObject({ disabled: false });
     expect((await store.findClientStanding('changing'))!.disabled).toBe(false);
@@ -303,7 +495,11 @@ describe('administration writes', () => {
     expect(removed).toEqual({ ...client, scopes: ['webapi', 'webapi.admin'] });
     expect(removed).not.toHaveProperty('secret');
     expect(await store.findClient('changing')).toBeNull();
-    for (const change of [store.setClientScopes('gone', ['webapi']), store.setClientDisabled('gone', true), store.removeClient('gone')]) {
+    for (const change of [
+      store.setClientScopes('gone', ['webapi']),
+      store.setClientDisabled('gone', true),
+      store.removeClient('gone'),
+    ]) {
       expect(await refusal(change)).toMatchObject({ kind: 'not_found', message: 'client gone not found' });
     }
   });
@@ -311,23 +507,44 @@ describe('administration writes', () => {
 
 describe('migration 0005 (broker lists)', () => {
   it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
-    const { miniflare } = await startMiniflare(miniflareOptions(`export default { fetch: () => new Response(null, { status: 404 }) };`, {}));
+    const { miniflare } = await startMiniflare(
+      miniflareOptions(`export default { fetch: () => new Response(null, { status: 404 }) };`, {}),
+    );
     try {
       const db = registryDb(miniflare);
       // A registry of the previous version: the migrations before 0005, recorded as wrangler records them.
       const before = REGISTRY_MIGRATIONS.slice(0, REGISTRY_MIGRATIONS.indexOf('0005_broker_urls.sql'));
-      await db.exec('CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)');
+      await db.exec(
+        'CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)',
+      );
       for (const name of before) {
         const sql = readFileSync(join(import.meta.dirname, 'migrations', name), 'utf8');
-        const statements = sql.split('\n').filter((l) => !l.trim().startsWith('--')).join('\n').split(';').map((t) => t.trim()).filter(Boolean);
-        await db.batch([...statements.map((t) => db.prepare(t)), db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name)]);
+        const statements = sql
+          .split('\n')
+          .filter((l) => !l.trim().startsWith('--'))
+          .join('\n')
+          .split(';')
+          .map((t) => t.trim())
+          .filter(Boolean);
+        await db.batch([
+          ...statements.map((t) => db.prepare(t)),
+          db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name),
+        ]);
       }
       const [org, named, plain] = [randomUUID(), randomUUID(), randomUUID()];
       await db.batch([
-        db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org, 'Old', '2026-01-01T00:00:00.000Z'),
-        db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+        db
+          .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+          .bind(org, 'Old', '2026-01-01T00:00:00.000Z'),
+        db
+          .prepare(
+            'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+          )
           .bind(named, 'Named', 'PF4', org, 'http://127.0.0.1:9700', '2026-01-02T00:00:00.000Z'),
-        db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)')
+        db
+          .prepare(
+            'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+          )
           .bind(plain, 'Plain', 'PF5', org, null, '2026-01-03T00:00:00.000Z'),
       ]);
       expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql']);
@@ -337,7 +554,10 @@ describe('migration 0005 (broker lists)', () => {
         { id: plain, broker_urls: null, broker_url: null },
       ]);
       const migrated = new RegistryStore(db);
-      expect((await migrated.allPlatforms(org)).map((e) => e.brokerUrls)).toStrictEqual([['http://127.0.0.1:9700'], null]);
+      expect((await migrated.allPlatforms(org)).map((e) => e.brokerUrls)).toStrictEqual([
+        ['http://127.0.0.1:9700'],
+        null,
+      ]);
     } finally {
       await miniflare.dispose();
     }

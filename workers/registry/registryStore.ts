@@ -8,8 +8,15 @@ import { clientIdSchema, isUuid, uuidSchema } from './ids.js';
 import { SCOPES, type Scope } from '../../shared/catalog/operation.js';
 import { brokerUrlsColumn, brokerUrlsOfColumn, checkBrokerUrls } from '../../shared/brokerUrls.js';
 import {
-  TRADE_PLATFORM_TYPES, clientScopes,
-  type ApiClient, type ClientCredentials, type ClientStanding, type Organization, type PlatformEntry, type TradePlatform, type TradePlatformType,
+  TRADE_PLATFORM_TYPES,
+  clientScopes,
+  type ApiClient,
+  type ClientCredentials,
+  type ClientStanding,
+  type Organization,
+  type PlatformEntry,
+  type TradePlatform,
+  type TradePlatformType,
 } from './records.js';
 
 /** A bound D1 statement, as both the Worker's D1Database and Miniflare's Node proxy provide it. */
@@ -27,20 +34,42 @@ export interface RegistryDatabase {
 
 /** A refused admin change (unknown id, duplicate, still in use); the CLI prints the message. */
 export class RegistryError extends Error {
-  constructor(readonly kind: 'not_found' | 'conflict' | 'invalid', message: string) {
+  constructor(
+    readonly kind: 'not_found' | 'conflict' | 'invalid',
+    message: string,
+  ) {
     super(message);
     this.name = 'RegistryError';
   }
 }
 
-interface OrganizationRow { id: string; name: string | null; created: string }
+interface OrganizationRow {
+  id: string;
+  name: string | null;
+  created: string;
+}
 interface PlatformRow {
-  id: string; name: string | null; type: TradePlatformType; organization_id: string; broker_urls: string | null; broker_url: string | null;
-  created: string; org_name: string | null; org_created: string;
+  id: string;
+  name: string | null;
+  type: TradePlatformType;
+  organization_id: string;
+  broker_urls: string | null;
+  broker_url: string | null;
+  created: string;
+  org_name: string | null;
+  org_created: string;
 }
 interface ClientRow {
-  client_id: string; organization_id: string; name: string | null; disabled: number; grant_types: string; scopes: string; created: string;
-  secret_hash: string; secret_salt: string; iterations: number;
+  client_id: string;
+  organization_id: string;
+  name: string | null;
+  disabled: number;
+  grant_types: string;
+  scopes: string;
+  created: string;
+  secret_hash: string;
+  secret_salt: string;
+  iterations: number;
 }
 
 /** Stored scopes as the typed list; a name this edge does not know (a newer release wrote it) is held as nothing. */
@@ -54,7 +83,8 @@ const scopesOf = (text: string): Scope[] => {
  * `broker_url` alone was written by a previous version (migration 0005) and names that one broker.
  */
 export function brokerUrlsOfRow(row: { broker_urls: string | null; broker_url: string | null }): string[] | null {
-  if (row.broker_urls !== null) return brokerUrlsOfColumn(row.broker_urls) ?? (row.broker_url ? [row.broker_url] : null);
+  if (row.broker_urls !== null)
+    return brokerUrlsOfColumn(row.broker_urls) ?? (row.broker_url ? [row.broker_url] : null);
   return row.broker_url ? [row.broker_url] : null;
 }
 
@@ -86,18 +116,31 @@ function toPlatformEntry(r: PlatformRow): PlatformEntry {
 }
 
 const toClient = (r: ClientRow): ApiClient => ({
-  clientId: r.client_id, organizationId: r.organization_id, name: r.name, disabled: r.disabled !== 0,
-  grantTypes: r.grant_types.split(' ').filter(Boolean), scopes: scopesOf(r.scopes), created: r.created,
+  clientId: r.client_id,
+  organizationId: r.organization_id,
+  name: r.name,
+  disabled: r.disabled !== 0,
+  grantTypes: r.grant_types.split(' ').filter(Boolean),
+  scopes: scopesOf(r.scopes),
+  created: r.created,
 });
 
-export interface NewOrganization { name: string; id?: string }
+export interface NewOrganization {
+  name: string;
+  id?: string;
+}
 export interface NewPlatform {
-  organizationId: string; type: TradePlatformType; name: string; id?: string;
+  organizationId: string;
+  type: TradePlatformType;
+  name: string;
+  id?: string;
   /** The brokers that serve it, first preferred; null or omitted: the edge's default list (BROKER_URL). */
   brokerUrls?: readonly string[] | null;
 }
 export interface NewClient {
-  organizationId: string; name?: string | null; clientId?: string;
+  organizationId: string;
+  name?: string | null;
+  clientId?: string;
   /** Scopes the client may hold; `webapi` (read only) when omitted. */
   scopes?: readonly string[];
 }
@@ -115,14 +158,18 @@ export class RegistryStore {
   /** Like findPlatform, with the brokers that serve the platform (for routing, never for responses). */
   async findPlatformEntry(organizationId: string, id: string): Promise<PlatformEntry | null> {
     if (!isUuid(id) || !isUuid(organizationId)) return null;
-    const row = await this.db.prepare(`${PLATFORM_SELECT} WHERE p.id = ? AND p.organization_id = ?`)
-      .bind(id.toLowerCase(), organizationId.toLowerCase()).first<PlatformRow>();
+    const row = await this.db
+      .prepare(`${PLATFORM_SELECT} WHERE p.id = ? AND p.organization_id = ?`)
+      .bind(id.toLowerCase(), organizationId.toLowerCase())
+      .first<PlatformRow>();
     return row ? toPlatformEntry(row) : null;
   }
 
   async listPlatforms(organizationId: string): Promise<TradePlatform[]> {
-    const { results } = await this.db.prepare(`${PLATFORM_SELECT} WHERE p.organization_id = ? ORDER BY p.created, p.id`)
-      .bind(organizationId.toLowerCase()).all<PlatformRow>();
+    const { results } = await this.db
+      .prepare(`${PLATFORM_SELECT} WHERE p.organization_id = ? ORDER BY p.created, p.id`)
+      .bind(organizationId.toLowerCase())
+      .all<PlatformRow>();
     return results.map((r) => toPlatformEntry(r).platform);
   }
 
@@ -134,25 +181,39 @@ export class RegistryStore {
 
   async findOrganization(id: string): Promise<Organization | null> {
     if (!isUuid(id)) return null;
-    const row = await this.db.prepare('SELECT id, name, created FROM organizations WHERE id = ?')
-      .bind(id.toLowerCase()).first<OrganizationRow>();
+    const row = await this.db
+      .prepare('SELECT id, name, created FROM organizations WHERE id = ?')
+      .bind(id.toLowerCase())
+      .first<OrganizationRow>();
     return row ? toOrganization(row) : null;
   }
 
   /** The client with its stored secret hash, for the token endpoint. */
   async findClient(clientId: string): Promise<ClientCredentials | null> {
-    const row = await this.db.prepare(
-      'SELECT client_id, organization_id, name, disabled, grant_types, scopes, created, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?',
-    ).bind(clientId).first<ClientRow>();
+    const row = await this.db
+      .prepare(
+        'SELECT client_id, organization_id, name, disabled, grant_types, scopes, created, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?',
+      )
+      .bind(clientId)
+      .first<ClientRow>();
     if (!row) return null;
     return { ...toClient(row), secret: { hash: row.secret_hash, salt: row.secret_salt, iterations: row.iterations } };
   }
 
   /** Whether a token's client still exists, is enabled, and which scopes it holds: read by every token check (cached). */
   async findClientStanding(clientId: string): Promise<ClientStanding | null> {
-    const row = await this.db.prepare('SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id = ?')
-      .bind(clientId).first<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
-    return row ? { clientId: row.client_id, organizationId: row.organization_id, disabled: row.disabled !== 0, scopes: scopesOf(row.scopes) } : null;
+    const row = await this.db
+      .prepare('SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id = ?')
+      .bind(clientId)
+      .first<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
+    return row
+      ? {
+          clientId: row.client_id,
+          organizationId: row.organization_id,
+          disabled: row.disabled !== 0,
+          scopes: scopesOf(row.scopes),
+        }
+      : null;
   }
 
   /** The standings of several clients at once (100 ids a query, D1's bound on parameters); unregistered ids are absent. */
@@ -160,11 +221,19 @@ export class RegistryStore {
     const found = new Map<string, ClientStanding>();
     for (let at = 0; at < clientIds.length; at += 100) {
       const ids = clientIds.slice(at, at + 100);
-      const { results } = await this.db.prepare(
-        `SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id IN (${ids.map(() => '?').join(', ')})`,
-      ).bind(...ids).all<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
+      const { results } = await this.db
+        .prepare(
+          `SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id IN (${ids.map(() => '?').join(', ')})`,
+        )
+        .bind(...ids)
+        .all<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
       for (const row of results) {
-        found.set(row.client_id, { clientId: row.client_id, organizationId: row.organization_id, disabled: row.disabled !== 0, scopes: scopesOf(row.scopes) });
+        found.set(row.client_id, {
+          clientId: row.client_id,
+          organizationId: row.organization_id,
+          disabled: row.disabled !== 0,
+          scopes: scopesOf(row.scopes),
+        });
       }
     }
     return found;
@@ -173,14 +242,17 @@ export class RegistryStore {
   // ---- administration (registry CLI) ----
 
   async allOrganizations(): Promise<Organization[]> {
-    const { results } = await this.db.prepare('SELECT id, name, created FROM organizations ORDER BY created, id')
+    const { results } = await this.db
+      .prepare('SELECT id, name, created FROM organizations ORDER BY created, id')
       .all<OrganizationRow>();
     return results.map(toOrganization);
   }
 
   async allPlatforms(organizationId?: string): Promise<PlatformEntry[]> {
     const stmt = organizationId
-      ? this.db.prepare(`${PLATFORM_SELECT} WHERE p.organization_id = ? ORDER BY p.created, p.id`).bind(organizationId.toLowerCase())
+      ? this.db
+          .prepare(`${PLATFORM_SELECT} WHERE p.organization_id = ? ORDER BY p.created, p.id`)
+          .bind(organizationId.toLowerCase())
       : this.db.prepare(`${PLATFORM_SELECT} ORDER BY p.created, p.id`);
     return (await stmt.all<PlatformRow>()).results.map(toPlatformEntry);
   }
@@ -194,7 +266,9 @@ export class RegistryStore {
   async listClients(organizationId?: string): Promise<ApiClient[]> {
     const columns = 'client_id, organization_id, name, disabled, grant_types, scopes, created';
     const stmt = organizationId
-      ? this.db.prepare(`SELECT ${columns} FROM api_clients WHERE organization_id = ? ORDER BY created, client_id`).bind(organizationId.toLowerCase())
+      ? this.db
+          .prepare(`SELECT ${columns} FROM api_clients WHERE organization_id = ? ORDER BY created, client_id`)
+          .bind(organizationId.toLowerCase())
       : this.db.prepare(`SELECT ${columns} FROM api_clients ORDER BY created, client_id`);
     return (await stmt.all<ClientRow>()).results.map(toClient);
   }
@@ -204,7 +278,10 @@ export class RegistryStore {
     if (!uuidSchema.safeParse(id).success) throw new RegistryError('invalid', `organization id ${id} is not a uuid`);
     if (await this.findOrganization(id)) throw new RegistryError('conflict', `organization ${id} already exists`);
     const org: Organization = { id, name: input.name, created: new Date().toISOString() };
-    await this.db.prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)').bind(org.id, org.name, org.created).run();
+    await this.db
+      .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+      .bind(org.id, org.name, org.created)
+      .run();
     return org;
   }
 
@@ -212,13 +289,18 @@ export class RegistryStore {
   async removeOrganization(id: string): Promise<Organization> {
     const org = await this.findOrganization(id);
     if (!org) throw new RegistryError('not_found', `organization ${id} not found`);
-    const counts = await this.db.prepare(
-      `SELECT (SELECT COUNT(*) FROM trade_platforms WHERE organization_id = ?) AS platforms,
+    const counts = await this.db
+      .prepare(
+        `SELECT (SELECT COUNT(*) FROM trade_platforms WHERE organization_id = ?) AS platforms,
               (SELECT COUNT(*) FROM api_clients WHERE organization_id = ?) AS clients`,
-    ).bind(org.id, org.id).first<{ platforms: number; clients: number }>();
+      )
+      .bind(org.id, org.id)
+      .first<{ platforms: number; clients: number }>();
     if (counts && (counts.platforms > 0 || counts.clients > 0)) {
-      throw new RegistryError('conflict',
-        `organization ${org.id} still has ${counts.platforms} platform(s) and ${counts.clients} client(s); remove them first`);
+      throw new RegistryError(
+        'conflict',
+        `organization ${org.id} still has ${counts.platforms} platform(s) and ${counts.clients} client(s); remove them first`,
+      );
     }
     await this.db.prepare('DELETE FROM organizations WHERE id = ?').bind(org.id).run();
     return org;
@@ -227,14 +309,19 @@ export class RegistryStore {
   async addPlatform(input: NewPlatform): Promise<PlatformEntry> {
     const id = (input.id ?? crypto.randomUUID()).toLowerCase();
     if (!uuidSchema.safeParse(id).success) throw new RegistryError('invalid', `platform id ${id} is not a uuid`);
-    if (!TRADE_PLATFORM_TYPES.includes(input.type)) throw new RegistryError('invalid', `platform type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
+    if (!TRADE_PLATFORM_TYPES.includes(input.type))
+      throw new RegistryError('invalid', `platform type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
     const org = await this.findOrganization(input.organizationId);
     if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
     const brokerUrls = checkedBrokerUrls(input.brokerUrls);
     if (await this.findAnyPlatform(id)) throw new RegistryError('conflict', `platform ${id} already exists`);
     const created = new Date().toISOString();
-    await this.db.prepare('INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .bind(id, input.name, input.type, org.id, brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, created).run();
+    await this.db
+      .prepare(
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .bind(id, input.name, input.type, org.id, brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, created)
+      .run();
     return {
       platform: { id, name: input.name, type: input.type, organizationId: org.id, organization: org, created },
       brokerUrls,
@@ -249,8 +336,10 @@ export class RegistryStore {
     const brokerUrls = checkedBrokerUrls(urls);
     const entry = await this.findAnyPlatform(id);
     if (!entry) throw new RegistryError('not_found', `platform ${id} not found`);
-    await this.db.prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
-      .bind(brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, entry.platform.id).run();
+    await this.db
+      .prepare('UPDATE trade_platforms SET broker_urls = ?, broker_url = ? WHERE id = ?')
+      .bind(brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, entry.platform.id)
+      .run();
     return { ...entry, brokerUrls };
   }
 
@@ -274,12 +363,29 @@ export class RegistryStore {
     const secret = newClientSecret();
     const hashed = await hashSecret(secret);
     const client: ApiClient = {
-      clientId, organizationId: org.id, name: input.name ?? null, disabled: false, grantTypes: ['client_credentials'],
-      scopes: scopes.scopes, created: new Date().toISOString(),
+      clientId,
+      organizationId: org.id,
+      name: input.name ?? null,
+      disabled: false,
+      grantTypes: ['client_credentials'],
+      scopes: scopes.scopes,
+      created: new Date().toISOString(),
     };
-    await this.db.prepare(
-      'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)',
-    ).bind(clientId, org.id, client.name, hashed.hash, hashed.salt, hashed.iterations, client.scopes.join(' '), client.created).run();
+    await this.db
+      .prepare(
+        'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)',
+      )
+      .bind(
+        clientId,
+        org.id,
+        client.name,
+        hashed.hash,
+        hashed.salt,
+        hashed.iterations,
+        client.scopes.join(' '),
+        client.created,
+      )
+      .run();
     return { client, secret };
   }
 
@@ -292,7 +398,10 @@ export class RegistryStore {
     if (!scopes.ok) throw new RegistryError('invalid', scopes.message);
     const client = await this.findClient(clientId);
     if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
-    await this.db.prepare('UPDATE api_clients SET scopes = ? WHERE client_id = ?').bind(scopes.scopes.join(' '), clientId).run();
+    await this.db
+      .prepare('UPDATE api_clients SET scopes = ? WHERE client_id = ?')
+      .bind(scopes.scopes.join(' '), clientId)
+      .run();
     const { secret: _secret, ...rest } = client;
     return { ...rest, scopes: scopes.scopes };
   }
@@ -301,7 +410,10 @@ export class RegistryStore {
   async setClientDisabled(clientId: string, disabled: boolean): Promise<ApiClient> {
     const client = await this.findClient(clientId);
     if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
-    await this.db.prepare('UPDATE api_clients SET disabled = ? WHERE client_id = ?').bind(disabled ? 1 : 0, clientId).run();
+    await this.db
+      .prepare('UPDATE api_clients SET disabled = ? WHERE client_id = ?')
+      .bind(disabled ? 1 : 0, clientId)
+      .run();
     const { secret: _secret, ...rest } = client;
     return { ...rest, disabled };
   }

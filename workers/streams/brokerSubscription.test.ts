@@ -30,15 +30,26 @@ function brokers(down: Set<string> = new Set()) {
     if (down.has(base)) return Promise.reject(new Error('connection refused'));
     const listeners: Record<string, Array<(ev: { data: unknown }) => void>> = {};
     const socket: BrokerSocket = {
-      url: base, frames: [], closes: [],
-      emit: (type, data) => { for (const l of listeners[type] ?? []) l({ data: typeof data === 'string' || data === undefined ? data : JSON.stringify(data) }); },
+      url: base,
+      frames: [],
+      closes: [],
+      emit: (type, data) => {
+        for (const l of listeners[type] ?? [])
+          l({ data: typeof data === 'string' || data === undefined ? data : JSON.stringify(data) });
+      },
     };
     sockets.push(socket);
     const ws = {
       accept: () => {},
-      send: (text: string) => { socket.frames.push(JSON.parse(text)); },
-      close: (code: number, reason: string) => { socket.closes.push([code, reason]); },
-      addEventListener: (type: string, fn: (ev: { data: unknown }) => void) => { (listeners[type] ??= []).push(fn); },
+      send: (text: string) => {
+        socket.frames.push(JSON.parse(text));
+      },
+      close: (code: number, reason: string) => {
+        socket.closes.push([code, reason]);
+      },
+      addEventListener: (type: string, fn: (ev: { data: unknown }) => void) => {
+        (listeners[type] ??= []).push(fn);
+      },
     };
     return Promise.resolve({ status: 101, webSocket: ws });
   });
@@ -49,10 +60,13 @@ const config = (brokerUrls: string[]): StreamConfig => ({ platform: 'p1', family
 const trade = (order: number): RingEvent => ({ topic: 'trades', data: { kind: 'Added', order } });
 /** Waits until `n` sockets were opened, the last with its subscription sent (its listeners are then in place). */
 const opened = (sockets: BrokerSocket[], n: number, timeout = 1000) =>
-  vi.waitFor(() => {
-    expect(sockets).toHaveLength(n);
-    expect(sockets[n - 1].frames.some((f) => f.op === SUBSCRIBE_OP)).toBe(true);
-  }, { timeout });
+  vi.waitFor(
+    () => {
+      expect(sockets).toHaveLength(n);
+      expect(sockets[n - 1].frames.some((f) => f.op === SUBSCRIBE_OP)).toBe(true);
+    },
+    { timeout },
+  );
 const ops = (s: BrokerSocket) => s.frames.filter((f) => f.op !== PING_OP).map((f) => f.op);
 
 function subscription(urls: string[]) {
@@ -63,8 +77,12 @@ function subscription(urls: string[]) {
     config: () => cfg,
     secret: () => 's3cret',
     hasClients: () => true,
-    publish: (e) => { published.push(e); },
-    disconnected: () => { downs++; },
+    publish: (e) => {
+      published.push(e);
+    },
+    disconnected: () => {
+      downs++;
+    },
   });
   sub.use(urls);
   return { sub, published, downs: () => downs };
@@ -86,11 +104,15 @@ function started(urls: string[], down?: Set<string>) {
 }
 
 describe('the broker subscription', () => {
-  it('subscribes to the platform\'s topics with the broker secret, and publishes the broker\'s events, batched or not', async () => {
+  it("subscribes to the platform's topics with the broker secret, and publishes the broker's events, batched or not", async () => {
     const { sub, sockets, requests, published } = started(['http://a:1']);
     await opened(sockets, 1);
-    expect(requests).toEqual([{ url: 'http://a:1/link', headers: { Upgrade: 'websocket', Authorization: 'Bearer s3cret' } }]);
-    expect(sockets[0].frames).toEqual([{ id: 1, platform: 'p1', op: SUBSCRIBE_OP, args: { topics: topicsOf('PF4'), batch: true }, timeoutMs: 10_000 }]);
+    expect(requests).toEqual([
+      { url: 'http://a:1/link', headers: { Upgrade: 'websocket', Authorization: 'Bearer s3cret' } },
+    ]);
+    expect(sockets[0].frames).toEqual([
+      { id: 1, platform: 'p1', op: SUBSCRIBE_OP, args: { topics: topicsOf('PF4'), batch: true }, timeoutMs: 10_000 },
+    ]);
     expect(sub.stats()).toEqual({ broker: 'http://a:1', subscribed: false, failovers: {} });
     sockets[0].emit('message', { id: 1, ok: true });
     expect(sub.stats().subscribed).toBe(true);
@@ -156,7 +178,7 @@ describe('the broker subscription', () => {
     expect(sub.stats()).toMatchObject({ broker: 'http://b:2', subscribed: true, failovers: { lost: 1 } });
   });
 
-  it('keeps a draining broker\'s events coming until the next broker subscribed, then closes it and resyncs', async () => {
+  it("keeps a draining broker's events coming until the next broker subscribed, then closes it and resyncs", async () => {
     const { sockets, published, downs } = started(['http://a:1', 'http://b:2']);
     await opened(sockets, 1);
     sockets[0].emit('message', { id: 1, ok: true });

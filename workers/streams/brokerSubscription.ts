@@ -11,8 +11,18 @@
  * again.
  */
 import {
-  FAILOVER_OP, LINK_PATH, LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS, PING_OP, SUBSCRIBE_OP,
-  type DrainFrame, type FailoverArgs, type FailoverReason, type PingReport, type StreamBatchFrame, type StreamFrame,
+  FAILOVER_OP,
+  LINK_PATH,
+  LINK_PING_EVERY_MS,
+  LINK_PING_TIMEOUT_MS,
+  PING_OP,
+  SUBSCRIBE_OP,
+  type DrainFrame,
+  type FailoverArgs,
+  type FailoverReason,
+  type PingReport,
+  type StreamBatchFrame,
+  type StreamFrame,
 } from '../../shared/frames.js';
 import { topicsOf } from '../../shared/streams.js';
 import { parseJson } from '../../shared/losslessJson.js';
@@ -71,7 +81,11 @@ export class BrokerSubscription {
 
   /** The broker in use, whether it accepted the subscription, and the moves so far (for the object's counters). */
   stats(): { broker: string | null; subscribed: boolean; failovers: Partial<Record<FailoverReason, number>> } {
-    return { broker: this.leg?.url ?? null, subscribed: this.leg?.subscribed ?? false, failovers: { ...this.brokers?.failovers } };
+    return {
+      broker: this.leg?.url ?? null,
+      subscribed: this.leg?.subscribed ?? false,
+      failovers: { ...this.brokers?.failovers },
+    };
   }
 
   /** The platform's list of brokers; one that differs from the list in use (the registry moved it) starts afresh. */
@@ -118,29 +132,48 @@ export class BrokerSubscription {
     const brokerUrl = brokers.urls[index];
     try {
       const url = new URL(LINK_PATH, brokerUrl.endsWith('/') ? brokerUrl : `${brokerUrl}/`);
-      const upgrade = fetch(url.toString(), { headers: { Upgrade: 'websocket', Authorization: `Bearer ${this.host.secret()}` } });
+      const upgrade = fetch(url.toString(), {
+        headers: { Upgrade: 'websocket', Authorization: `Bearer ${this.host.secret()}` },
+      });
       // A stopped broker's kernel still accepts the connection: with another broker to go to, the upgrade is bounded.
       let timer: ReturnType<typeof setTimeout> | undefined;
       let late = false;
       const res = brokers.paired
-        ? await Promise.race([upgrade, new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            late = true;
-            reject(new Error(`no upgrade within ${PAIRED_CONNECT_TIMEOUT_MS} ms`));
-          }, PAIRED_CONNECT_TIMEOUT_MS);
-        })]).finally(() => clearTimeout(timer))
+        ? await Promise.race([
+            upgrade,
+            new Promise<never>((_, reject) => {
+              timer = setTimeout(() => {
+                late = true;
+                reject(new Error(`no upgrade within ${PAIRED_CONNECT_TIMEOUT_MS} ms`));
+              }, PAIRED_CONNECT_TIMEOUT_MS);
+            }),
+          ]).finally(() => clearTimeout(timer))
         : await upgrade;
       // An upgrade that comes after its time is let go.
-      void upgrade.then((r) => {
-        if (!late || !r.webSocket) return;
-        try { r.webSocket.accept(); r.webSocket.close(1000, 'too late'); } catch { /* gone */ }
-      }, () => { /* failed: nothing to let go */ });
+      void upgrade.then(
+        (r) => {
+          if (!late || !r.webSocket) return;
+          try {
+            r.webSocket.accept();
+            r.webSocket.close(1000, 'too late');
+          } catch {
+            /* gone */
+          }
+        },
+        () => {
+          /* failed: nothing to let go */
+        },
+      );
       const ws = res.webSocket;
       if (!ws) throw new Error(`link refused with HTTP ${res.status}`);
       ws.accept();
       if (this.brokers !== brokers) {
         // The platform's list changed while this one opened.
-        try { ws.close(1000, 'platform moved'); } catch { /* gone */ }
+        try {
+          ws.close(1000, 'platform moved');
+        } catch {
+          /* gone */
+        }
         return;
       }
       const leg: Leg = { ws, index, url: brokerUrl, subscribed: false, nextId: 2, ping: undefined };
@@ -155,12 +188,29 @@ export class BrokerSubscription {
         // The broker moved to is told why (it counts it); the notice's answer is not waited for.
         const args: FailoverArgs = { reason: this.moveReason, kind: 'stream' };
         this.moveReason = undefined;
-        ws.send(JSON.stringify({ id: leg.nextId++, platform: config.platform, op: FAILOVER_OP, args, timeoutMs: 5000 }));
+        ws.send(
+          JSON.stringify({ id: leg.nextId++, platform: config.platform, op: FAILOVER_OP, args, timeoutMs: 5000 }),
+        );
       }
-      ws.send(JSON.stringify({ id: SUBSCRIPTION_ID, platform: config.platform, op: SUBSCRIBE_OP, args: { topics: topicsOf(config.family), batch: true }, timeoutMs: 10_000 }));
+      ws.send(
+        JSON.stringify({
+          id: SUBSCRIPTION_ID,
+          platform: config.platform,
+          op: SUBSCRIBE_OP,
+          args: { topics: topicsOf(config.family), batch: true },
+          timeoutMs: 10_000,
+        }),
+      );
       this.startHeartbeat();
     } catch (err) {
-      console.warn(JSON.stringify({ msg: 'stream link to the broker failed', platform: config.platform, broker: brokerUrl, error: String(err) }));
+      console.warn(
+        JSON.stringify({
+          msg: 'stream link to the broker failed',
+          platform: config.platform,
+          broker: brokerUrl,
+          error: String(err),
+        }),
+      );
       if (this.brokers === brokers && !this.leg) this.leave('unreachable');
     }
   }
@@ -168,11 +218,21 @@ export class BrokerSubscription {
   private onFrame(ws: WebSocket, text: string): void {
     const leg = ws === this.leg?.ws ? this.leg : ws === this.outgoing?.ws ? this.outgoing : undefined;
     if (!leg) return;
-    let frame: Partial<StreamFrame> & Partial<Pick<StreamBatchFrame, 'events'>> & Partial<DrainFrame> & {
-      id?: number; ok?: boolean; data?: unknown; error?: { message?: string }; notTaken?: true;
-    };
+    let frame: Partial<StreamFrame> &
+      Partial<Pick<StreamBatchFrame, 'events'>> &
+      Partial<DrainFrame> & {
+        id?: number;
+        ok?: boolean;
+        data?: unknown;
+        error?: { message?: string };
+        notTaken?: true;
+      };
     // Lossless: PF5 ids beyond 2^53 − 1 in events stay exact bigints (written back as digits by `Encoded`).
-    try { frame = parseJson(text) as typeof frame; } catch { return; }
+    try {
+      frame = parseJson(text) as typeof frame;
+    } catch {
+      return;
+    }
     if (typeof frame.drain === 'object' && frame.drain !== null) {
       if (leg === this.leg) this.drain(leg);
       return;
@@ -180,7 +240,9 @@ export class BrokerSubscription {
     if (frame.id === SUBSCRIPTION_ID) {
       if (leg !== this.leg) return;
       if (frame.ok === false) {
-        console.warn(JSON.stringify({ msg: 'stream subscription refused', broker: leg.url, error: frame.error?.message }));
+        console.warn(
+          JSON.stringify({ msg: 'stream subscription refused', broker: leg.url, error: frame.error?.message }),
+        );
         this.leave(frame.notTaken ? 'draining' : 'unreachable');
       } else {
         this.onSubscribed(leg);
@@ -190,7 +252,7 @@ export class BrokerSubscription {
     if (typeof frame.id === 'number') {
       if (leg.ping?.id !== frame.id) return;
       leg.ping = undefined;
-      const report = frame.ok ? frame.data as Partial<PingReport> | null : null;
+      const report = frame.ok ? (frame.data as Partial<PingReport> | null) : null;
       // A broker from before heartbeats answers the ping with an error: it is alive all the same.
       if (report && (report.draining === true || report.platform === 'absent')) this.drain(leg);
       return;
@@ -212,7 +274,11 @@ export class BrokerSubscription {
     const old = this.outgoing;
     this.outgoing = undefined;
     if (old) {
-      try { old.ws.close(1000, 'moved to the next broker'); } catch { /* gone */ }
+      try {
+        old.ws.close(1000, 'moved to the next broker');
+      } catch {
+        /* gone */
+      }
     }
     if (this.gap) {
       this.gap = false;
@@ -258,7 +324,11 @@ export class BrokerSubscription {
 
   private closeLeg(leg: Leg, why: string): void {
     if (leg.subscribed) this.gap = true;
-    try { leg.ws.close(1000, why); } catch { /* gone */ }
+    try {
+      leg.ws.close(1000, why);
+    } catch {
+      /* gone */
+    }
   }
 
   private onLost(ws: WebSocket): void {
@@ -290,15 +360,31 @@ export class BrokerSubscription {
     const now = Date.now();
     if (leg.ping) {
       if (now - leg.ping.at >= LINK_PING_TIMEOUT_MS) {
-        console.warn(JSON.stringify({ msg: 'stream broker hung: no answer to a ping', platform: config.platform, broker: leg.url }));
+        console.warn(
+          JSON.stringify({
+            msg: 'stream broker hung: no answer to a ping',
+            platform: config.platform,
+            broker: leg.url,
+          }),
+        );
         this.leave('hung');
       }
       return;
     }
     leg.ping = { id: leg.nextId++, at: now };
     try {
-      leg.ws.send(JSON.stringify({ id: leg.ping.id, platform: config.platform, op: PING_OP, args: {}, timeoutMs: LINK_PING_TIMEOUT_MS }));
-    } catch { /* closing: its close event follows */ }
+      leg.ws.send(
+        JSON.stringify({
+          id: leg.ping.id,
+          platform: config.platform,
+          op: PING_OP,
+          args: {},
+          timeoutMs: LINK_PING_TIMEOUT_MS,
+        }),
+      );
+    } catch {
+      /* closing: its close event follows */
+    }
   }
 
   /** Every leg is closed (no clients, or the platform's list changed). */

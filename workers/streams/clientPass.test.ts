@@ -24,14 +24,19 @@ class Recorder implements StreamClient {
   readonly got: number[][] = [];
   readonly at: number[] = [];
   onDeliver: (() => void) | undefined;
-  stillWriting(): boolean { return this.writing; }
+  stillWriting(): boolean {
+    return this.writing;
+  }
   deliver(range: readonly Encoded[], chunks: SharedChunks): void {
     expect(chunks).toBeDefined();
     this.got.push(range.map((e) => e.seq));
     this.at.push(Date.now());
     this.onDeliver?.();
   }
-  behind(): void { this.behinds++; this.closed = true; }
+  behind(): void {
+    this.behinds++;
+    this.closed = true;
+  }
   end(): void {}
   ping(): void {}
 }

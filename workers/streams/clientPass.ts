@@ -32,7 +32,10 @@ export class ClientPass {
   private at = 0;
   private startSeq = 0;
 
-  constructor(private readonly ring: EventRing, private readonly host: PassHost) {}
+  constructor(
+    private readonly ring: EventRing,
+    private readonly host: PassHost,
+  ) {}
 
   /**
    * An event was added. Not written at once: the rest of the frame's burst goes with it. A pass waiting for a client to

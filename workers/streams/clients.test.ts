@@ -12,7 +12,8 @@ import type { StreamCaller } from './standing.js';
 
 let seq = 0;
 const enc = (event: StreamEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
-const tick = (symbol: string, bid: number) => enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
+const tick = (symbol: string, bid: number) =>
+  enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
 const trade = (order: number) => enc({ topic: 'trades', data: { kind: 'Added', order } });
 const decoder = new TextDecoder();
 const caller: StreamCaller = { clientId: 'c1', organizationId: 'o1', expiresAt: 1 };
@@ -24,12 +25,20 @@ function sse(interest: Interest, holdAfter = 1000) {
   const waiting: Array<() => void> = [];
   const sink = new SseSink(
     interest,
-    (chunk) => { chunks.push(chunk); written.push(decoder.decode(chunk)); return new Promise<void>((resolve) => waiting.push(resolve)); },
+    (chunk) => {
+      chunks.push(chunk);
+      written.push(decoder.decode(chunk));
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
     () => {},
     () => {},
     { set: () => 0 },
   );
-  const complete = async () => { waiting.shift()?.(); await Promise.resolve(); await Promise.resolve(); };
+  const complete = async () => {
+    waiting.shift()?.();
+    await Promise.resolve();
+    await Promise.resolve();
+  };
   return { client: new SseClient(sink, caller, holdAfter), written, chunks, complete };
 }
 
@@ -39,12 +48,20 @@ function hubSocket(state: Partial<HubState> = {}, objectSeq = 0) {
   const closes: Array<[number, string]> = [];
   const forgotten: unknown[] = [];
   const ws = {
-    send: (text: string) => { for (const r of text.split('\u001e').filter(Boolean)) sent.push(JSON.parse(r)); },
-    close: (code: number, reason: string) => { closes.push([code, reason]); },
+    send: (text: string) => {
+      for (const r of text.split('\u001e').filter(Boolean)) sent.push(JSON.parse(r));
+    },
+    close: (code: number, reason: string) => {
+      closes.push([code, reason]);
+    },
     serializeAttachment: () => {},
   } as unknown as WebSocket;
   const full: HubState = { family: 'PF4', handshaken: true, ticks: ['EURUSD'], streams: {}, caller, ...state };
-  const client = new HubClient(ws, full, { seq: () => objectSeq, sent: () => {}, forget: (socket) => forgotten.push(socket) });
+  const client = new HubClient(ws, full, {
+    seq: () => objectSeq,
+    sent: () => {},
+    forget: (socket) => forgotten.push(socket),
+  });
   return { client, ws, sent, closes, forgotten };
 }
 
@@ -92,12 +109,14 @@ describe('SSE clients', () => {
     expect(written).toEqual([': ping\n\n']);
     client.end({ code: 'ClientRevoked', message: 'the client is disabled or no longer registered', reconnect: false });
     expect(client.closed).toBe(true);
-    expect(written.at(-1)).toBe('event: closed\ndata: {"code":"ClientRevoked","message":"the client is disabled or no longer registered"}\n\n');
+    expect(written.at(-1)).toBe(
+      'event: closed\ndata: {"code":"ClientRevoked","message":"the client is disabled or no longer registered"}\n\n',
+    );
   });
 });
 
 describe('hub clients', () => {
-  it('is owed what comes after the object\'s newest event when its flow is made, and nothing before its handshake', () => {
+  it("is owed what comes after the object's newest event when its flow is made, and nothing before its handshake", () => {
     const { client, sent } = hubSocket({ handshaken: false }, 41);
     expect(client.flowing).toBe(false);
     expect(client.sentSeq).toBe(41);
@@ -117,8 +136,14 @@ describe('hub clients', () => {
 
   it('ends with a Close message saying why, closes the socket with the code and is let go', () => {
     const { client, ws, sent, closes, forgotten } = hubSocket();
-    client.end({ code: 'TokenExpired', message: 'the access token expired: reconnect with a new token', reconnect: true });
-    expect(sent).toEqual([{ type: 7, error: 'TokenExpired: the access token expired: reconnect with a new token', allowReconnect: true }]);
+    client.end({
+      code: 'TokenExpired',
+      message: 'the access token expired: reconnect with a new token',
+      reconnect: true,
+    });
+    expect(sent).toEqual([
+      { type: 7, error: 'TokenExpired: the access token expired: reconnect with a new token', allowReconnect: true },
+    ]);
     expect(closes).toEqual([[1008, 'TokenExpired']]);
     expect(forgotten).toEqual([ws]);
     expect(client.closed).toBe(true);

@@ -72,12 +72,24 @@ export class SseClient implements StreamClient {
     private readonly holdAfter: number,
   ) {}
 
-  get sentSeq(): number { return this.sink.sentSeq; }
-  set sentSeq(seq: number) { this.sink.sentSeq = seq; }
-  get lastAt(): number { return this.sink.lastAt; }
-  set lastAt(at: number) { this.sink.lastAt = at; }
-  get closed(): boolean { return this.sink.closed; }
-  get ready(): boolean { return true; }
+  get sentSeq(): number {
+    return this.sink.sentSeq;
+  }
+  set sentSeq(seq: number) {
+    this.sink.sentSeq = seq;
+  }
+  get lastAt(): number {
+    return this.sink.lastAt;
+  }
+  set lastAt(at: number) {
+    this.sink.lastAt = at;
+  }
+  get closed(): boolean {
+    return this.sink.closed;
+  }
+  get ready(): boolean {
+    return true;
+  }
 
   stillWriting(range: readonly Encoded[], seq: number): boolean {
     const sink = this.sink;
@@ -105,13 +117,17 @@ export class SseClient implements StreamClient {
     if (chunk) sink.send(chunk);
   }
 
-  behind(): void { this.sink.behind(); }
+  behind(): void {
+    this.sink.behind();
+  }
 
   end(reason: StreamEnd): void {
     this.sink.closeWith('closed', { code: reason.code, message: reason.message });
   }
 
-  ping(): void { this.sink.raw(': ping\n\n'); }
+  ping(): void {
+    this.sink.raw(': ping\n\n');
+  }
 }
 
 /**
@@ -129,7 +145,10 @@ export interface HubState extends HubInterest {
 export function savedHubState(ws: WebSocket): HubState {
   const saved = ws.deserializeAttachment() as Partial<HubState> | null;
   return {
-    family: saved?.family ?? 'PF4', handshaken: saved?.handshaken ?? false, ticks: [], streams: {},
+    family: saved?.family ?? 'PF4',
+    handshaken: saved?.handshaken ?? false,
+    ticks: [],
+    streams: {},
     // A socket without a saved caller (accepted before callers were kept) ends at the next check.
     caller: saved?.caller ?? { clientId: '', organizationId: '', expiresAt: 0 },
   };
@@ -151,9 +170,15 @@ export class HubClient implements StreamClient {
   /** Let go by the object (closed, ended or refused): given nothing more. */
   forgotten = false;
 
-  constructor(readonly ws: WebSocket, readonly state: HubState, private readonly host: HubHost) {}
+  constructor(
+    readonly ws: WebSocket,
+    readonly state: HubState,
+    private readonly host: HubHost,
+  ) {}
 
-  get caller(): StreamCaller { return this.state.caller; }
+  get caller(): StreamCaller {
+    return this.state.caller;
+  }
 
   /** The socket's flow, made when first needed: from then on the socket is owed every event. */
   flow(): HubFlow {
@@ -163,7 +188,11 @@ export class HubClient implements StreamClient {
         (error) => {
           // The closed flow stays until the socket's close arrives, so it is sent nothing more meanwhile.
           this.send(hub.close(error, true));
-          try { this.ws.close(1008, 'too far behind'); } catch { /* gone */ }
+          try {
+            this.ws.close(1008, 'too far behind');
+          } catch {
+            /* gone */
+          }
         },
       );
       this.made.sentSeq = this.host.seq();
@@ -172,32 +201,60 @@ export class HubClient implements StreamClient {
   }
 
   /** Whether its flow was made, and whether that flow finds it slow (for the object's counters). */
-  get flowing(): boolean { return this.made !== undefined; }
-  get slow(): boolean { return this.made?.slow ?? false; }
+  get flowing(): boolean {
+    return this.made !== undefined;
+  }
+  get slow(): boolean {
+    return this.made?.slow ?? false;
+  }
 
-  get sentSeq(): number { return this.flow().sentSeq; }
-  set sentSeq(seq: number) { this.flow().sentSeq = seq; }
-  get lastAt(): number { return this.flow().lastAt; }
-  set lastAt(at: number) { this.flow().lastAt = at; }
-  get closed(): boolean { return this.forgotten || this.flow().closed; }
-  get ready(): boolean { return this.state.handshaken; }
+  get sentSeq(): number {
+    return this.flow().sentSeq;
+  }
+  set sentSeq(seq: number) {
+    this.flow().sentSeq = seq;
+  }
+  get lastAt(): number {
+    return this.flow().lastAt;
+  }
+  set lastAt(at: number) {
+    this.flow().lastAt = at;
+  }
+  get closed(): boolean {
+    return this.forgotten || this.flow().closed;
+  }
+  get ready(): boolean {
+    return this.state.handshaken;
+  }
 
   /** Its sends complete at once (workerd queues them): its flow learns whether it is slow from the client instead. */
-  stillWriting(): boolean { return false; }
+  stillWriting(): boolean {
+    return false;
+  }
 
-  deliver(range: readonly Encoded[]): void { this.flow().deliver(this.state, range); }
+  deliver(range: readonly Encoded[]): void {
+    this.flow().deliver(this.state, range);
+  }
 
   behind(): void {
     this.flow().closed = true;
     this.send(hub.close('too far behind: reconnect and resync', true));
-    try { this.ws.close(1008, 'too far behind'); } catch { /* gone */ }
+    try {
+      this.ws.close(1008, 'too far behind');
+    } catch {
+      /* gone */
+    }
   }
 
   /** A Close message saying why (allowing a reconnect when only the token expired), and the socket is let go. */
   end(reason: StreamEnd): void {
     this.flow().closed = true;
     this.send(hub.close(`${reason.code}: ${reason.message}`, reason.reconnect));
-    try { this.ws.close(1008, reason.code); } catch { /* gone */ }
+    try {
+      this.ws.close(1008, reason.code);
+    } catch {
+      /* gone */
+    }
     this.host.forget(this.ws);
   }
 
@@ -206,7 +263,12 @@ export class HubClient implements StreamClient {
   }
 
   send(text: string): void {
-    try { this.ws.send(text); this.host.sent(); } catch { /* closing */ }
+    try {
+      this.ws.send(text);
+      this.host.sent();
+    } catch {
+      /* closing */
+    }
   }
 
   /** The attachment: what identifies the socket, never its subscriptions (see HubState). */

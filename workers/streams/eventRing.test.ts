@@ -14,7 +14,16 @@ const status = (connected: boolean): RingEvent => ({ topic: 'status', data: { co
 function sink(interest: Interest = { topics: new Set(['trades']), symbols: null }) {
   const written: string[] = [];
   const decoder = new TextDecoder();
-  const s = new SseSink(interest, (chunk) => { written.push(decoder.decode(chunk)); return Promise.resolve(); }, () => {}, () => {}, { set: () => 0 });
+  const s = new SseSink(
+    interest,
+    (chunk) => {
+      written.push(decoder.decode(chunk));
+      return Promise.resolve();
+    },
+    () => {},
+    () => {},
+    { set: () => 0 },
+  );
   return { s, written };
 }
 
@@ -46,7 +55,10 @@ describe('the event ring', () => {
     expect(ring.connected).toBe(false);
     expect(ring.publish(status(true))).toBe(true);
     expect(ring.publish(status(true))).toBe(false);
-    expect(ring.after(0)!.map((e) => e.event)).toEqual([{ topic: 'resync', data: { message: RESYNC_MESSAGE } }, status(true)]);
+    expect(ring.after(0)!.map((e) => e.event)).toEqual([
+      { topic: 'resync', data: { message: RESYNC_MESSAGE } },
+      status(true),
+    ]);
     expect(ring.connected).toBe(true);
     // A resync added since the down pays what it owed: the next up comes alone.
     ring.publish(status(false));

@@ -12,7 +12,8 @@
 import { Encoded, type RingEvent, type SseSink } from './fanout.js';
 
 export const STREAM_RING_SIZE = 10_000;
-export const RESYNC_MESSAGE = 'events may have been missed while the stream was interrupted: read the current state again';
+export const RESYNC_MESSAGE =
+  'events may have been missed while the stream was interrupted: read the current state again';
 
 export class EventRing {
   /** Event ids' prefix: the shard (two hex digits) and six random ones. */
@@ -25,11 +26,17 @@ export class EventRing {
 
   constructor(private readonly size = STREAM_RING_SIZE) {}
 
-  get epoch(): string { return this.epochText; }
+  get epoch(): string {
+    return this.epochText;
+  }
   /** The newest event's number (0: none yet). */
-  get seq(): number { return this.newest; }
+  get seq(): number {
+    return this.newest;
+  }
   /** The status the stream's clients were last told. */
-  get connected(): boolean { return this.up; }
+  get connected(): boolean {
+    return this.up;
+  }
 
   /** The object's shard, in its epoch; only before the first event, so ids already sent keep naming this epoch. */
   setShard(shard: number): void {
@@ -74,7 +81,9 @@ export class EventRing {
     const m = /^([0-9a-f]{8})-(\d+)$/.exec(lastEventId.trim());
     const oldest = this.held[0]?.seq ?? this.newest + 1;
     if (!m || m[1] !== this.epochText || Number(m[2]) > this.newest || Number(m[2]) < oldest - 1) {
-      client.raw(`id: ${this.epochText}-${this.newest}\nevent: resync\ndata: ${JSON.stringify({ message: 'the missed events are no longer held: read the current state again', connected: this.up })}\n\n`);
+      client.raw(
+        `id: ${this.epochText}-${this.newest}\nevent: resync\ndata: ${JSON.stringify({ message: 'the missed events are no longer held: read the current state again', connected: this.up })}\n\n`,
+      );
       return;
     }
     const after = Number(m[2]);

@@ -9,12 +9,24 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../shared/streams.js';
 import {
-  chunkFor, Encoded, HubFlow, MAX_BEHIND, PROBE_TARGET, QUIET_MS, SLOW_MS, SseSink, streamShard, type HubInterest, type Interest, type RingEvent,
+  chunkFor,
+  Encoded,
+  HubFlow,
+  MAX_BEHIND,
+  PROBE_TARGET,
+  QUIET_MS,
+  SLOW_MS,
+  SseSink,
+  streamShard,
+  type HubInterest,
+  type Interest,
+  type RingEvent,
 } from './fanout.js';
 
 let seq = 0;
 const enc = (event: StreamEvent | RingEvent) => new Encoded(++seq, `00abcdef-${seq}`, event);
-const tick = (symbol: string, bid: number) => enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
+const tick = (symbol: string, bid: number) =>
+  enc({ topic: 'ticks', data: { symbol, bid, ask: bid + 1, lastTime: new Date(0).toISOString() } });
 const trade = (order: number) => enc({ topic: 'trades', data: { kind: 'Added', order } });
 const status = (connected: boolean) => enc({ topic: 'status', data: { connected } });
 const decoder = new TextDecoder();
@@ -26,20 +38,31 @@ function slowSse(interest: Interest) {
   const ends: boolean[] = [];
   const sink = new SseSink(
     interest,
-    (chunk) => { written.push(decoder.decode(chunk)); return new Promise<void>((resolve) => waiting.push(resolve)); },
+    (chunk) => {
+      written.push(decoder.decode(chunk));
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
     (abort) => ends.push(abort),
     () => {},
     { set: () => 0 },
   );
-  const complete = async () => { waiting.shift()?.(); await Promise.resolve(); await Promise.resolve(); };
+  const complete = async () => {
+    waiting.shift()?.();
+    await Promise.resolve();
+    await Promise.resolve();
+  };
   return { sink, written, complete, ends, waiting };
 }
 
-const events = (text: string) => text.split('\n\n').filter(Boolean).map((block) => {
-  const event = /event: (\w+)/.exec(block)?.[1];
-  const data = /data: (.*)/.exec(block)?.[1];
-  return { event, data: data ? JSON.parse(data) : undefined };
-});
+const events = (text: string) =>
+  text
+    .split('\n\n')
+    .filter(Boolean)
+    .map((block) => {
+      const event = /event: (\w+)/.exec(block)?.[1];
+      const data = /data: (.*)/.exec(block)?.[1];
+      return { event, data: data ? JSON.parse(data) : undefined };
+    });
 
 describe('SSE fan-out', () => {
   const interest: Interest = { topics: new Set(['ticks', 'trades']), symbols: new Set(['EURUSD', 'GBPUSD']) };
@@ -54,7 +77,7 @@ describe('SSE fan-out', () => {
     expect(chunkFor({ topics: new Set(['users']), symbols: null }, batch)).toBeNull();
   });
 
-  it('holds a slow client\'s ticks as the latest per symbol and keeps every other event, in one write', async () => {
+  it("holds a slow client's ticks as the latest per symbol and keeps every other event, in one write", async () => {
     const { sink, written, complete } = slowSse(interest);
     sink.send(chunkFor(interest, [tick('EURUSD', 1)])!);
     expect(sink.idle).toBe(false);
@@ -91,7 +114,9 @@ describe('SSE fan-out', () => {
     sink.behind();
     expect(sink.closed).toBe(true);
     expect(gone).toEqual(['gone']);
-    expect(events(written.at(-1)!)).toEqual([{ event: 'overflow', data: { message: `more than ${MAX_BEHIND} events behind: reconnect and resync` } }]);
+    expect(events(written.at(-1)!)).toEqual([
+      { event: 'overflow', data: { message: `more than ${MAX_BEHIND} events behind: reconnect and resync` } },
+    ]);
     sink.behind();
     expect(gone).toEqual(['gone']);
     expect(written).toHaveLength(2);
@@ -110,7 +135,9 @@ describe('SSE fan-out', () => {
     sink.hold([trade(MAX_BEHIND + 1)]);
     expect(sink.closed).toBe(true);
     expect(gone).toEqual(['gone']);
-    expect(events(written.at(-1)!)).toEqual([{ event: 'overflow', data: { message: `more than ${MAX_BEHIND} events behind: reconnect and resync` } }]);
+    expect(events(written.at(-1)!)).toEqual([
+      { event: 'overflow', data: { message: `more than ${MAX_BEHIND} events behind: reconnect and resync` } },
+    ]);
     await complete();
     await complete();
     expect(ends).toEqual([false]);
@@ -129,7 +156,9 @@ describe('SSE fan-out', () => {
     await complete();
     const caughtUp = events(written[1]);
     expect(caughtUp.filter((e) => e.event === 'ticks')).toHaveLength(MAX_BEHIND + 10);
-    expect(caughtUp.filter((e) => e.event === 'trades').map((e) => e.data.order)).toEqual(Array.from({ length: MAX_BEHIND }, (_, i) => i + 1));
+    expect(caughtUp.filter((e) => e.event === 'trades').map((e) => e.data.order)).toEqual(
+      Array.from({ length: MAX_BEHIND }, (_, i) => i + 1),
+    );
     // Held again while that write is out: one non-tick event past the limit overflows, ticks alone never do.
     sink.hold(Array.from({ length: MAX_BEHIND + 10 }, (_, i) => tick(`S${i}`, i)));
     sink.hold(Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
@@ -139,7 +168,7 @@ describe('SSE fan-out', () => {
     expect(events(written.at(-1)!).map((e) => e.event)).toEqual(['overflow']);
   });
 
-  it('never conflates a slow client\'s status events: each is held and sent in order', async () => {
+  it("never conflates a slow client's status events: each is held and sent in order", async () => {
     const { sink, written, complete } = slowSse(interest);
     sink.send(chunkFor(interest, [trade(0)])!);
     sink.hold([status(false), tick('EURUSD', 1), status(true)]);
@@ -156,18 +185,37 @@ describe('SSE fan-out', () => {
 });
 
 describe('hub socket flow', () => {
-  const records = (text: string) => text.split('\u001e').filter(Boolean).map((r) => JSON.parse(r));
+  const records = (text: string) =>
+    text
+      .split('\u001e')
+      .filter(Boolean)
+      .map((r) => JSON.parse(r));
 
   /** A socket's flow; `checks`: the client asked for flow checks (EnableFlowControl). */
   function flow(checks = true) {
     let now = 1_000_000;
     const sent: string[] = [];
     const closed: string[] = [];
-    const f = new HubFlow((t) => sent.push(t), (e) => closed.push(e), () => now);
+    const f = new HubFlow(
+      (t) => sent.push(t),
+      (e) => closed.push(e),
+      () => now,
+    );
     if (checks) f.enableChecks();
-    return { f, sent, closed, advance: (ms: number) => { now += ms; } };
+    return {
+      f,
+      sent,
+      closed,
+      advance: (ms: number) => {
+        now += ms;
+      },
+    };
   }
-  const s: HubInterest = { handshaken: true, ticks: ['EURUSD'], streams: { t1: { topic: 'trades' }, k1: { topic: 'ticks', symbol: 'GBPUSD' } } };
+  const s: HubInterest = {
+    handshaken: true,
+    ticks: ['EURUSD'],
+    streams: { t1: { topic: 'trades' }, k1: { topic: 'ticks', symbol: 'GBPUSD' } },
+  };
 
   it('sends one message per flush with a probe, conflates while the probe is unanswered, and catches up when answered', () => {
     const { f, sent, advance } = flow();
@@ -195,7 +243,7 @@ describe('hub socket flow', () => {
     expect(f.slow).toBe(false);
   });
 
-  it('never conflates a slow socket\'s status events, with or without flow checks: each is held, counted and sent in order', () => {
+  it("never conflates a slow socket's status events, with or without flow checks: each is held, counted and sent in order", () => {
     for (const checks of [true, false]) {
       const { f, sent, advance } = flow(checks);
       f.deliver(s, [trade(1)]);
@@ -208,8 +256,18 @@ describe('hub socket flow', () => {
       if (checks) f.answered(records(sent[0]).at(-1).invocationId);
       else f.heard();
       const caughtUp = records(sent[1]).filter((r) => r.target !== PROBE_TARGET);
-      expect(caughtUp.map((r) => [r.target ?? r.invocationId, r.arguments?.[0]?.connected ?? r.arguments?.[0]?.bid ?? r.item?.order])).toEqual([
-        ['OnConnectionStatus', false], ['OnConnectionStatus', true], ['t1', 2], ['OnConnectionStatus', false], ['OnTick', 2], ['OnConnectionStatus', true],
+      expect(
+        caughtUp.map((r) => [
+          r.target ?? r.invocationId,
+          r.arguments?.[0]?.connected ?? r.arguments?.[0]?.bid ?? r.item?.order,
+        ]),
+      ).toEqual([
+        ['OnConnectionStatus', false],
+        ['OnConnectionStatus', true],
+        ['t1', 2],
+        ['OnConnectionStatus', false],
+        ['OnTick', 2],
+        ['OnConnectionStatus', true],
       ]);
     }
   });
@@ -218,7 +276,10 @@ describe('hub socket flow', () => {
     const { f, closed, advance } = flow();
     f.deliver(s, [trade(0)]);
     advance(SLOW_MS + 1);
-    f.deliver(s, Array.from({ length: MAX_BEHIND }, (_, i) => status(i % 2 === 0)));
+    f.deliver(
+      s,
+      Array.from({ length: MAX_BEHIND }, (_, i) => status(i % 2 === 0)),
+    );
     expect(closed).toEqual([]);
     f.deliver(s, [status(true)]);
     expect(closed).toEqual([`more than ${MAX_BEHIND} events behind: reconnect and resync`]);
@@ -239,7 +300,10 @@ describe('hub socket flow', () => {
     const { f, sent, closed, advance } = flow();
     f.deliver(s, [trade(0)]);
     advance(SLOW_MS + 1);
-    f.deliver(s, Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
+    f.deliver(
+      s,
+      Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)),
+    );
     expect(closed).toEqual([]);
     f.deliver(s, [trade(MAX_BEHIND + 1)]);
     expect(closed).toEqual([`more than ${MAX_BEHIND} events behind: reconnect and resync`]);
@@ -275,8 +339,13 @@ describe('hub socket flow', () => {
     f.heard();
     expect(f.slow).toBe(false);
     const caughtUp = records(sent[2]);
-    expect(caughtUp.map((r) => [r.target ?? r.invocationId, r.arguments?.[0]?.bid ?? r.item?.order ?? r.item?.bid])).toEqual([
-      ['t1', 2], ['OnTick', 4], ['k1', 5], ['t1', 3],
+    expect(
+      caughtUp.map((r) => [r.target ?? r.invocationId, r.arguments?.[0]?.bid ?? r.item?.order ?? r.item?.bid]),
+    ).toEqual([
+      ['t1', 2],
+      ['OnTick', 4],
+      ['k1', 5],
+      ['t1', 3],
     ]);
     expect(sent.join('')).not.toContain(PROBE_TARGET);
     // Heard from while being sent: never slow however long the session.
@@ -293,8 +362,14 @@ describe('hub socket flow', () => {
     const { f, sent, closed, advance } = flow(false);
     f.deliver(s, [trade(0)]);
     advance(QUIET_MS + 1);
-    f.deliver(s, Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)));
-    f.deliver(s, Array.from({ length: 1_000 }, (_, i) => tick('EURUSD', i)));
+    f.deliver(
+      s,
+      Array.from({ length: MAX_BEHIND }, (_, i) => trade(i + 1)),
+    );
+    f.deliver(
+      s,
+      Array.from({ length: 1_000 }, (_, i) => tick('EURUSD', i)),
+    );
     expect(closed).toEqual([]);
     f.deliver(s, [trade(MAX_BEHIND + 1)]);
     expect(closed).toEqual([`more than ${MAX_BEHIND} events behind: reconnect and resync`]);
@@ -322,18 +397,36 @@ describe('hub socket flow', () => {
 });
 
 describe('resync notices', () => {
-  const records = (text: string) => text.split('\u001e').filter(Boolean).map((r) => JSON.parse(r));
+  const records = (text: string) =>
+    text
+      .split('\u001e')
+      .filter(Boolean)
+      .map((r) => JSON.parse(r));
   const resync = () => enc({ topic: 'resync', data: { message: 'read the current state again' } });
   const status = (connected: boolean) => enc({ topic: 'status', data: { connected } });
 
   it('go to SSE clients of record changes, not to clients of ticks or symbols alone', () => {
     const batch = [status(false), resync(), status(true), tick('EURUSD', 1)];
-    const sent = (topics: string[]) => events(decoder.decode(chunkFor({ topics: new Set(topics) as Interest['topics'], symbols: null }, batch) ?? new Uint8Array()));
+    const sent = (topics: string[]) =>
+      events(
+        decoder.decode(
+          chunkFor({ topics: new Set(topics) as Interest['topics'], symbols: null }, batch) ?? new Uint8Array(),
+        ),
+      );
     for (const topics of [['trades'], ['ticks', 'users'], ['margin'], ['positions'], ['orders'], ['deals']]) {
-      expect(sent(topics).map((e) => e.event)).toEqual(['status', 'resync', 'status', ...(topics.includes('ticks') ? ['ticks'] : [])]);
+      expect(sent(topics).map((e) => e.event)).toEqual([
+        'status',
+        'resync',
+        'status',
+        ...(topics.includes('ticks') ? ['ticks'] : []),
+      ]);
     }
     for (const topics of [['ticks'], ['symbols'], ['ticks', 'symbols']]) {
-      expect(sent(topics).map((e) => e.event)).toEqual(['status', 'status', ...(topics.includes('ticks') ? ['ticks'] : [])]);
+      expect(sent(topics).map((e) => e.event)).toEqual([
+        'status',
+        'status',
+        ...(topics.includes('ticks') ? ['ticks'] : []),
+      ]);
     }
     expect(sent(['trades'])[1]).toEqual({ event: 'resync', data: { message: 'read the current state again' } });
   });
@@ -341,19 +434,34 @@ describe('resync notices', () => {
   it('go to hub sockets with a record stream open as OnResync, held in order while the socket is slow', () => {
     let now = 0;
     const sent: string[] = [];
-    const f = new HubFlow((t) => sent.push(t), () => {}, () => now);
+    const f = new HubFlow(
+      (t) => sent.push(t),
+      () => {},
+      () => now,
+    );
     f.enableChecks();
-    const ticksOnly: HubInterest = { handshaken: true, ticks: ['EURUSD'], streams: { k: { topic: 'ticks' }, y: { topic: 'symbols' } } };
+    const ticksOnly: HubInterest = {
+      handshaken: true,
+      ticks: ['EURUSD'],
+      streams: { k: { topic: 'ticks' }, y: { topic: 'symbols' } },
+    };
     f.deliver(ticksOnly, [status(false), resync(), status(true)]);
-    expect(records(sent[0]).map((r) => r.target ?? r.invocationId)).toEqual(['OnConnectionStatus', 'OnConnectionStatus', PROBE_TARGET]);
+    expect(records(sent[0]).map((r) => r.target ?? r.invocationId)).toEqual([
+      'OnConnectionStatus',
+      'OnConnectionStatus',
+      PROBE_TARGET,
+    ]);
     const withTrades: HubInterest = { ...ticksOnly, streams: { ...ticksOnly.streams, t: { topic: 'trades' } } };
     now += SLOW_MS + 1;
     f.deliver(withTrades, [status(false), resync(), status(true), trade(1)]);
     expect(sent).toHaveLength(1);
     f.answered(records(sent[0]).at(-1).invocationId);
     expect(records(sent[1]).map((r) => [r.target ?? r.invocationId, r.arguments?.[0] ?? r.item])).toEqual([
-      ['OnConnectionStatus', { connected: false }], ['OnResync', { message: 'read the current state again' }],
-      ['OnConnectionStatus', { connected: true }], ['t', { kind: 'Added', order: 1 }], [PROBE_TARGET, undefined],
+      ['OnConnectionStatus', { connected: false }],
+      ['OnResync', { message: 'read the current state again' }],
+      ['OnConnectionStatus', { connected: true }],
+      ['t', { kind: 'Added', order: 1 }],
+      [PROBE_TARGET, undefined],
     ]);
   });
 });

@@ -96,15 +96,29 @@ export function streamObjectName(platform: string, shard: number): string {
  * another broker, whose event stream is independent): held in the ring as any event, sent to the clients that asked
  * for record changes (`RESYNC_TOPICS`) as an SSE `resync` event or a hub `OnResync` invocation.
  */
-export interface ResyncEvent { topic: 'resync'; data: { message: string } }
+export interface ResyncEvent {
+  topic: 'resync';
+  data: { message: string };
+}
 
 /** What the ring holds: the broker's events and the object's resync notices. */
 export type RingEvent = StreamEvent | ResyncEvent;
 
 /** Topics whose clients are told to resync after a gap; ticks and symbol records are superseded by the next one. */
-export const RESYNC_TOPICS: ReadonlySet<StreamTopic> = new Set(['trades', 'users', 'margin', 'positions', 'orders', 'deals']);
+export const RESYNC_TOPICS: ReadonlySet<StreamTopic> = new Set([
+  'trades',
+  'users',
+  'margin',
+  'positions',
+  'orders',
+  'deals',
+]);
 
-const HUB_TARGETS: Partial<Record<RingEvent['topic'], string>> = { ticks: 'OnTick', status: 'OnConnectionStatus', resync: 'OnResync' };
+const HUB_TARGETS: Partial<Record<RingEvent['topic'], string>> = {
+  ticks: 'OnTick',
+  status: 'OnConnectionStatus',
+  resync: 'OnResync',
+};
 
 /** One event of the platform's stream, serialized once for every client. */
 export class Encoded {
@@ -113,13 +127,21 @@ export class Encoded {
   /** The whole SSE event. */
   readonly sse: string;
   private hubText: string | undefined;
-  constructor(readonly seq: number, readonly id: string, readonly event: RingEvent) {
+  constructor(
+    readonly seq: number,
+    readonly id: string,
+    readonly event: RingEvent,
+  ) {
     this.json = stringifyJson(event.data);
     this.sse = `id: ${id}\nevent: ${event.topic}\ndata: ${this.json}\n\n`;
   }
 
-  get topic(): RingEvent['topic'] { return this.event.topic; }
-  get symbol(): string | undefined { return this.event.topic === 'ticks' ? this.event.data.symbol : undefined; }
+  get topic(): RingEvent['topic'] {
+    return this.event.topic;
+  }
+  get symbol(): string | undefined {
+    return this.event.topic === 'ticks' ? this.event.data.symbol : undefined;
+  }
 
   /** The hub's invocation of the event shared by every socket (`OnTick`, `OnConnectionStatus`, `OnResync`). */
   hubInvocation(): string {
@@ -134,7 +156,10 @@ export class Encoded {
 }
 
 /** What one SSE client receives: topics, and for ticks the symbols (null: every symbol). */
-export interface Interest { topics: Set<StreamTopic>; symbols: Set<string> | null }
+export interface Interest {
+  topics: Set<StreamTopic>;
+  symbols: Set<string> | null;
+}
 
 export function interestKey(i: Interest): string {
   return `${[...i.topics].sort().join(',')}|${i.symbols ? [...i.symbols].sort().join(',') : '*'}`;
@@ -168,7 +193,9 @@ class Held {
   private readonly map = new Map<string, string>();
   private serial = 0;
   nonTicks = 0;
-  get size(): number { return this.map.size; }
+  get size(): number {
+    return this.map.size;
+  }
   tick(key: string, text: string): void {
     this.map.delete(key); // re-inserted last: what is sent keeps the order of the latest events
     this.map.set(key, text);
@@ -177,7 +204,9 @@ class Held {
     this.map.set(key, text);
     this.nonTicks++;
   }
-  raw(text: string): void { this.map.set(`r${this.serial++}`, text); }
+  raw(text: string): void {
+    this.map.set(`r${this.serial++}`, text);
+  }
   drop(predicate: (key: string) => boolean): void {
     for (const key of [...this.map.keys()]) if (predicate(key)) this.map.delete(key);
   }
@@ -212,10 +241,14 @@ export class SseSink {
     this.key = interestKey(interest);
   }
 
-  wantsEvent(e: Encoded): boolean { return wants(this.interest, e); }
+  wantsEvent(e: Encoded): boolean {
+    return wants(this.interest, e);
+  }
 
   /** A write is outstanding: the response has not taken it yet. */
-  get writing(): boolean { return this.busy; }
+  get writing(): boolean {
+    return this.busy;
+  }
 
   /** Events it was owed are no longer held: told `overflow` and disconnected, never skipped silently. */
   behind(): void {
@@ -223,14 +256,19 @@ export class SseSink {
   }
 
   /** True when nothing is outstanding or held: the client takes the shared chunk of a pass. */
-  get idle(): boolean { return !this.busy && this.held.size === 0 && !this.closed; }
+  get idle(): boolean {
+    return !this.busy && this.held.size === 0 && !this.closed;
+  }
 
   /** A flush's chunk for this client's interest (shared with every idle client of the same interest). */
   send(chunk: Uint8Array): void {
     if (this.closed) return;
     this.busy = true;
     this.written += chunk.byteLength;
-    this.write(chunk).then(() => this.drained(), () => this.end(true));
+    this.write(chunk).then(
+      () => this.drained(),
+      () => this.end(true),
+    );
   }
 
   /** A flush's events while the client is slow: held, ticks conflated. */
@@ -278,7 +316,10 @@ export class SseSink {
       this.finish(abort);
     };
     const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    this.write(encoder.encode(text)).then(() => done(false), () => done(true));
+    this.write(encoder.encode(text)).then(
+      () => done(false),
+      () => done(true),
+    );
     this.timers.set(() => done(true), OVERFLOW_GRACE_MS);
   }
 
@@ -327,7 +368,9 @@ export class HubFlow {
     return this.owedSince !== null && this.now() - this.owedSince > quietMs;
   }
 
-  get holding(): number { return this.held.size; }
+  get holding(): number {
+    return this.held.size;
+  }
 
   /** The client asked for flow checks (`EnableFlowControl`): from now on it is probed and judged by its answers. */
   enableChecks(): void {
@@ -353,7 +396,10 @@ export class HubFlow {
     const slow = this.slow || this.held.size > 0;
     let text = '';
     for (const e of batch) {
-      if (e.topic === 'status' || (e.topic === 'resync' && wantsResync(Object.values(s.streams).map((st) => st.topic)))) {
+      if (
+        e.topic === 'status' ||
+        (e.topic === 'resync' && wantsResync(Object.values(s.streams).map((st) => st.topic)))
+      ) {
         if (slow) this.held.other(e.hubInvocation());
         else text += e.hubInvocation();
         continue;

@@ -5,13 +5,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import { HubClient, type HubState } from './clients.js';
-import { HUB_STREAMS, MAX_HUB_NAME, MAX_HUB_STREAMS, MAX_HUB_TICK_SYMBOLS, onHubText, type HubMessageHost } from './hubMessages.js';
+import {
+  HUB_STREAMS,
+  MAX_HUB_NAME,
+  MAX_HUB_STREAMS,
+  MAX_HUB_TICK_SYMBOLS,
+  onHubText,
+  type HubMessageHost,
+} from './hubMessages.js';
 import { Encoded, FLOW_CONTROL_METHOD, QUIET_MS, setQuietMs } from './fanout.js';
 import type { StreamCaller } from './standing.js';
 
 const RS = '\u001e';
 const caller: StreamCaller = { clientId: 'c1', organizationId: 'o1', expiresAt: Number.MAX_SAFE_INTEGER };
-const text = (...records: unknown[]) => records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)) + RS).join('');
+const text = (...records: unknown[]) =>
+  records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r)) + RS).join('');
 
 /** A hub socket and its client, with a host that admits every call unless told otherwise. */
 function socket(state: Partial<HubState> = {}, refuse: string | null = null) {
@@ -21,25 +29,41 @@ function socket(state: Partial<HubState> = {}, refuse: string | null = null) {
   const gone = new Set<WebSocket>();
   const admitted: string[] = [];
   const ws = {
-    send: (t: string) => { for (const r of t.split(RS).filter(Boolean)) sent.push(JSON.parse(r)); },
-    close: (code: number, reason: string) => { closes.push([code, reason]); },
-    serializeAttachment: (a: unknown) => { saved.push(a); },
+    send: (t: string) => {
+      for (const r of t.split(RS).filter(Boolean)) sent.push(JSON.parse(r));
+    },
+    close: (code: number, reason: string) => {
+      closes.push([code, reason]);
+    },
+    serializeAttachment: (a: unknown) => {
+      saved.push(a);
+    },
   } as unknown as WebSocket;
   const full: HubState = { family: 'PF4', handshaken: true, ticks: [], streams: {}, caller, ...state };
   const client = new HubClient(ws, full, { seq: () => 0, sent: () => {}, forget: (s) => gone.add(s) });
   const host: HubMessageHost = {
     connected: () => true,
-    admit: (clientId) => { admitted.push(clientId); return Promise.resolve(refuse); },
+    admit: (clientId) => {
+      admitted.push(clientId);
+      return Promise.resolve(refuse);
+    },
     gone: (s) => gone.has(s),
-    forget: (s) => { gone.add(s); },
+    forget: (s) => {
+      gone.add(s);
+    },
   };
   const say = (...records: unknown[]) => onHubText(client, text(...records), host);
   return { client, state: full, sent, closes, saved, gone, admitted, say, ws };
 }
 
-const invoke = (target: string, args: unknown[], invocationId = '1') => ({ type: 1, target, arguments: args, invocationId });
+const invoke = (target: string, args: unknown[], invocationId = '1') => ({
+  type: 1,
+  target,
+  arguments: args,
+  invocationId,
+});
 
-describe('a hub socket\'s handshake', () => {
+describe("a hub socket's handshake", () => {
   it('takes json version 1, is answered with an empty record and the status, and is saved handshaken', async () => {
     const s = socket({ handshaken: false });
     await s.say({ protocol: 'json', version: 1 });
@@ -78,10 +102,14 @@ describe('a hub socket\'s handshake', () => {
   });
 });
 
-describe('a hub socket\'s invocations', () => {
-  it('admits each invocation and stream against the caller\'s budget, and answers a refused one with the error', async () => {
+describe("a hub socket's invocations", () => {
+  it("admits each invocation and stream against the caller's budget, and answers a refused one with the error", async () => {
     const s = socket({}, 'rate limit: retry after 3 s');
-    await s.say(invoke('SubscribeToTicks', ['EURUSD']), { type: 4, target: 'StreamTrades', arguments: [], invocationId: 's1' }, { type: 6 });
+    await s.say(
+      invoke('SubscribeToTicks', ['EURUSD']),
+      { type: 4, target: 'StreamTrades', arguments: [], invocationId: 's1' },
+      { type: 6 },
+    );
     expect(s.admitted).toEqual(['c1', 'c1']);
     expect(s.sent).toEqual([
       { type: 3, invocationId: '1', error: 'rate limit: retry after 3 s' },
@@ -91,9 +119,13 @@ describe('a hub socket\'s invocations', () => {
     expect(s.state.streams).toEqual({});
   });
 
-  it('subscribes to and unsubscribes from a symbol\'s ticks, once each', async () => {
+  it("subscribes to and unsubscribes from a symbol's ticks, once each", async () => {
     const s = socket();
-    await s.say(invoke('SubscribeToTicks', ['EURUSD'], 'a'), invoke('SubscribeToTicks', ['EURUSD'], 'b'), invoke('SubscribeToTicks', ['GBPUSD'], 'c'));
+    await s.say(
+      invoke('SubscribeToTicks', ['EURUSD'], 'a'),
+      invoke('SubscribeToTicks', ['EURUSD'], 'b'),
+      invoke('SubscribeToTicks', ['GBPUSD'], 'c'),
+    );
     expect(s.state.ticks).toEqual(['EURUSD', 'GBPUSD']);
     await s.say(invoke('UnsubscribeFromTicks', ['EURUSD'], 'd'));
     expect(s.state.ticks).toEqual(['GBPUSD']);
@@ -104,8 +136,10 @@ describe('a hub socket\'s invocations', () => {
   it('refuses a symbol that is empty, not a string or too long, and more symbols than the bound', async () => {
     const s = socket({ ticks: Array.from({ length: MAX_HUB_TICK_SYMBOLS }, (_, i) => `S${i}`) });
     await s.say(
-      invoke('SubscribeToTicks', [''], 'a'), invoke('UnsubscribeFromTicks', [7], 'b'),
-      invoke('SubscribeToTicks', ['X'.repeat(MAX_HUB_NAME + 1)], 'c'), invoke('SubscribeToTicks', ['NEW'], 'd'),
+      invoke('SubscribeToTicks', [''], 'a'),
+      invoke('UnsubscribeFromTicks', [7], 'b'),
+      invoke('SubscribeToTicks', ['X'.repeat(MAX_HUB_NAME + 1)], 'c'),
+      invoke('SubscribeToTicks', ['NEW'], 'd'),
       invoke('SubscribeToTicks', ['S0'], 'e'),
     );
     expect(s.sent.map((m) => m.error ?? m.result)).toEqual([
@@ -121,10 +155,14 @@ describe('a hub socket\'s invocations', () => {
 
   it('turns flow checks on when asked, and names an unknown method', async () => {
     const s = socket();
-    await s.say(invoke(FLOW_CONTROL_METHOD, [], 'f'), invoke('Nope', [], 'n'), { type: 1, target: 'Nope', arguments: [] });
+    await s.say(invoke(FLOW_CONTROL_METHOD, [], 'f'), invoke('Nope', [], 'n'), {
+      type: 1,
+      target: 'Nope',
+      arguments: [],
+    });
     expect(s.sent).toEqual([
       { type: 3, invocationId: 'f', result: true },
-      { type: 3, invocationId: 'n', error: 'Unknown hub method \'Nope\'' },
+      { type: 3, invocationId: 'n', error: "Unknown hub method 'Nope'" },
     ]);
     // With checks on, what it is sent comes with a probe to answer.
     s.state.streams = { t: { topic: 'trades' } };
@@ -133,22 +171,28 @@ describe('a hub socket\'s invocations', () => {
   });
 });
 
-describe('a hub socket\'s streams', () => {
-  it('opens the family\'s streams, a ticks stream of one symbol when named, and cancels them', async () => {
+describe("a hub socket's streams", () => {
+  it("opens the family's streams, a ticks stream of one symbol when named, and cancels them", async () => {
     const s = socket({ family: 'PF5' });
     await s.say(
       { type: 4, target: 'StreamPositions', arguments: [], invocationId: 'p' },
       { type: 4, target: 'StreamTicks', arguments: ['EURUSD'], invocationId: 't' },
       { type: 4, target: 'StreamTicks', arguments: [''], invocationId: 'all' },
     );
-    expect(s.state.streams).toEqual({ p: { topic: 'positions' }, t: { topic: 'ticks', symbol: 'EURUSD' }, all: { topic: 'ticks' } });
+    expect(s.state.streams).toEqual({
+      p: { topic: 'positions' },
+      t: { topic: 'ticks', symbol: 'EURUSD' },
+      all: { topic: 'ticks' },
+    });
     await s.say({ type: 5, invocationId: 'p' }, { type: 5, invocationId: 'unknown' });
     expect(Object.keys(s.state.streams)).toEqual(['t', 'all']);
     expect(s.sent).toEqual([]);
   });
 
   it('names a stream the family has not, and refuses more open streams than the bound', async () => {
-    const streams = Object.fromEntries(Array.from({ length: MAX_HUB_STREAMS }, (_, i) => [`s${i}`, { topic: 'trades' as const }]));
+    const streams = Object.fromEntries(
+      Array.from({ length: MAX_HUB_STREAMS }, (_, i) => [`s${i}`, { topic: 'trades' as const }]),
+    );
     const s = socket({ streams });
     expect(HUB_STREAMS.PF4.StreamPositions).toBeUndefined();
     await s.say(
@@ -157,23 +201,32 @@ describe('a hub socket\'s streams', () => {
       { type: 4, target: 'StreamUserUpdates', arguments: [], invocationId: 's0' },
     );
     expect(s.sent).toEqual([
-      { type: 3, invocationId: 'x', error: 'Unknown hub stream \'StreamPositions\'' },
-      { type: 3, invocationId: 'y', error: `StreamTrades: at most ${MAX_HUB_STREAMS} open streams per connection: cancel one first` },
+      { type: 3, invocationId: 'x', error: "Unknown hub stream 'StreamPositions'" },
+      {
+        type: 3,
+        invocationId: 'y',
+        error: `StreamTrades: at most ${MAX_HUB_STREAMS} open streams per connection: cancel one first`,
+      },
     ]);
     expect(s.state.streams.s0).toEqual({ topic: 'users' });
   });
 
   it('closes and lets go of a socket whose stream invocation id is too long', async () => {
     const s = socket();
-    await s.say({ type: 4, target: 'StreamTrades', arguments: [], invocationId: 'i'.repeat(MAX_HUB_NAME + 1) }, invoke('SubscribeToTicks', ['EURUSD']));
-    expect(s.sent).toEqual([{ type: 7, allowReconnect: false, error: `invocationId: must be at most ${MAX_HUB_NAME} characters` }]);
+    await s.say(
+      { type: 4, target: 'StreamTrades', arguments: [], invocationId: 'i'.repeat(MAX_HUB_NAME + 1) },
+      invoke('SubscribeToTicks', ['EURUSD']),
+    );
+    expect(s.sent).toEqual([
+      { type: 7, allowReconnect: false, error: `invocationId: must be at most ${MAX_HUB_NAME} characters` },
+    ]);
     expect(s.closes).toEqual([[1008, 'invocation id too long']]);
     expect(s.gone.has(s.ws)).toBe(true);
     expect(s.state.ticks).toEqual([]);
   });
 });
 
-describe('a hub socket\'s other messages', () => {
+describe("a hub socket's other messages", () => {
   it('closes when the client closes, takes pings and unanswered completions silently, and names other types', async () => {
     const s = socket();
     await s.say({ type: 6 }, { type: 3, invocationId: '99' }, { type: 7 });

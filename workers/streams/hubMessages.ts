@@ -23,8 +23,21 @@ export const MAX_HUB_STREAMS = 64;
 export const MAX_HUB_NAME = 64;
 
 export const HUB_STREAMS: Record<Family, Record<string, StreamTopic>> = {
-  PF4: { StreamTicks: 'ticks', StreamTrades: 'trades', StreamUserUpdates: 'users', StreamSymbolUpdates: 'symbols', StreamMarginCallUpdates: 'margin' },
-  PF5: { StreamTicks: 'ticks', StreamPositions: 'positions', StreamOrders: 'orders', StreamDeals: 'deals', StreamUserUpdates: 'users', StreamMarginCallUpdates: 'margin' },
+  PF4: {
+    StreamTicks: 'ticks',
+    StreamTrades: 'trades',
+    StreamUserUpdates: 'users',
+    StreamSymbolUpdates: 'symbols',
+    StreamMarginCallUpdates: 'margin',
+  },
+  PF5: {
+    StreamTicks: 'ticks',
+    StreamPositions: 'positions',
+    StreamOrders: 'orders',
+    StreamDeals: 'deals',
+    StreamUserUpdates: 'users',
+    StreamMarginCallUpdates: 'margin',
+  },
 };
 
 /** What handling a socket's messages needs of its stream object. */
@@ -52,7 +65,11 @@ export async function onHubText(client: HubClient, message: string | ArrayBuffer
     }
     if (!s.handshaken) {
       if (record.protocol !== 'json' || record.version !== 1) {
-        client.send(hub.frame({ error: `protocol ${String(record.protocol)} version ${String(record.version)} is not supported: use json version 1` }));
+        client.send(
+          hub.frame({
+            error: `protocol ${String(record.protocol)} version ${String(record.version)} is not supported: use json version 1`,
+          }),
+        );
         ws.close(1002, 'unsupported protocol');
         return;
       }
@@ -84,7 +101,8 @@ function onHubMessage(client: HubClient, m: hub.HubMessage, host: HubMessageHost
     if (typeof m.invocationId === 'string') client.send(hub.completion(m.invocationId, outcome));
   };
   switch (m.type) {
-    case hub.MessageType.Ping: return;
+    case hub.MessageType.Ping:
+      return;
     case hub.MessageType.Completion:
       // The answer to a flow probe (any other completion from a client answers nothing the hub asked).
       if (m.invocationId !== undefined) client.flow().answered(m.invocationId);
@@ -101,11 +119,15 @@ function onHubMessage(client: HubClient, m: hub.HubMessage, host: HubMessageHost
     case hub.MessageType.Invocation: {
       const symbol = args[0];
       if (m.target === 'SubscribeToTicks' || m.target === 'UnsubscribeFromTicks') {
-        if (typeof symbol !== 'string' || symbol === '') return answer({ error: `${m.target}: symbol must be a non-empty string` });
-        if (symbol.length > MAX_HUB_NAME) return answer({ error: `${m.target}: symbol must be at most ${MAX_HUB_NAME} characters` });
+        if (typeof symbol !== 'string' || symbol === '')
+          return answer({ error: `${m.target}: symbol must be a non-empty string` });
+        if (symbol.length > MAX_HUB_NAME)
+          return answer({ error: `${m.target}: symbol must be at most ${MAX_HUB_NAME} characters` });
         const subscribed = s.ticks.includes(symbol);
         if (m.target === 'SubscribeToTicks' && !subscribed && s.ticks.length >= MAX_HUB_TICK_SYMBOLS) {
-          return answer({ error: `SubscribeToTicks: at most ${MAX_HUB_TICK_SYMBOLS} symbols per connection: unsubscribe one first, or stream every symbol with StreamTicks` });
+          return answer({
+            error: `SubscribeToTicks: at most ${MAX_HUB_TICK_SYMBOLS} symbols per connection: unsubscribe one first, or stream every symbol with StreamTicks`,
+          });
         }
         s.ticks = s.ticks.filter((t) => t !== symbol);
         if (m.target === 'SubscribeToTicks') s.ticks.push(symbol);
@@ -130,9 +152,14 @@ function onHubMessage(client: HubClient, m: hub.HubMessage, host: HubMessageHost
       const topic = HUB_STREAMS[s.family][String(m.target)];
       if (!topic) return answer({ error: `Unknown hub stream '${String(m.target)}'` });
       if (!s.streams[id] && Object.keys(s.streams).length >= MAX_HUB_STREAMS) {
-        return answer({ error: `${String(m.target)}: at most ${MAX_HUB_STREAMS} open streams per connection: cancel one first` });
+        return answer({
+          error: `${String(m.target)}: at most ${MAX_HUB_STREAMS} open streams per connection: cancel one first`,
+        });
       }
-      const symbol = topic === 'ticks' && typeof args[0] === 'string' && args[0] !== '' && args[0].length <= MAX_HUB_NAME ? args[0] : undefined;
+      const symbol =
+        topic === 'ticks' && typeof args[0] === 'string' && args[0] !== '' && args[0].length <= MAX_HUB_NAME
+          ? args[0]
+          : undefined;
       s.streams[id] = symbol ? { topic, symbol } : { topic };
       return;
     }

@@ -18,9 +18,15 @@ function fakeSocket(attachment: unknown = null) {
   const closes: Array<[number, string]> = [];
   let saved = attachment;
   const ws = {
-    send: (t: string) => { for (const r of t.split(RS).filter(Boolean)) sent.push(JSON.parse(r)); },
-    close: (code: number, reason: string) => { closes.push([code, reason]); },
-    serializeAttachment: (a: unknown) => { saved = a; },
+    send: (t: string) => {
+      for (const r of t.split(RS).filter(Boolean)) sent.push(JSON.parse(r));
+    },
+    close: (code: number, reason: string) => {
+      closes.push([code, reason]);
+    },
+    serializeAttachment: (a: unknown) => {
+      saved = a;
+    },
     deserializeAttachment: () => saved,
   };
   return { ws: ws as unknown as WebSocket, sent, closes, attachment: () => saved };
@@ -32,10 +38,17 @@ function sockets(overrides: Partial<HubSocketsHost> = {}) {
   const accepted: WebSocket[] = [];
   let sent = 0;
   const host: HubSocketsHost = {
-    ctx: { acceptWebSocket: (ws: WebSocket) => { accepted.push(ws); }, getWebSockets: () => accepted },
+    ctx: {
+      acceptWebSocket: (ws: WebSocket) => {
+        accepted.push(ws);
+      },
+      getWebSockets: () => accepted,
+    },
     handshakeSeconds: () => 15,
     seq: () => 7,
-    sent: () => { sent++; },
+    sent: () => {
+      sent++;
+    },
     connected: () => false,
     admit: () => Promise.resolve(null),
     ...overrides,
@@ -46,30 +59,38 @@ function sockets(overrides: Partial<HubSocketsHost> = {}) {
 /** Stands in for workerd's WebSocketPair and 101 Response; answers the server ends the pairs made. */
 function standIns(): Fake[] {
   const servers: Fake[] = [];
-  vi.stubGlobal('WebSocketPair', class {
-    0 = fakeSocket().ws;
-    1: WebSocket;
-    constructor() {
-      const server = fakeSocket();
-      servers.push(server);
-      this[1] = server.ws;
-    }
-  });
-  vi.stubGlobal('Response', class {
-    status: number;
-    webSocket: WebSocket;
-    constructor(_body: null, init: { status: number; webSocket: WebSocket }) {
-      this.status = init.status;
-      this.webSocket = init.webSocket;
-    }
-  });
+  vi.stubGlobal(
+    'WebSocketPair',
+    class {
+      0 = fakeSocket().ws;
+      1: WebSocket;
+      constructor() {
+        const server = fakeSocket();
+        servers.push(server);
+        this[1] = server.ws;
+      }
+    },
+  );
+  vi.stubGlobal(
+    'Response',
+    class {
+      status: number;
+      webSocket: WebSocket;
+      constructor(_body: null, init: { status: number; webSocket: WebSocket }) {
+        this.status = init.status;
+        this.webSocket = init.webSocket;
+      }
+    },
+  );
   return servers;
 }
 
-afterEach(() => { vi.unstubAllGlobals(); });
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 describe('accepting a hub socket', () => {
-  it('answers 101 with the client\'s end, saves the socket\'s state, and owes it what comes after the newest event', () => {
+  it("answers 101 with the client's end, saves the socket's state, and owes it what comes after the newest event", () => {
     const servers = standIns();
     let seq = 7;
     const { hubs, accepted } = sockets({ seq: () => seq });
@@ -98,13 +119,14 @@ describe('accepting a hub socket', () => {
   });
 });
 
-describe('a hub socket\'s messages', () => {
-  it('are handled in order, a later one waiting for an earlier invocation\'s admission', async () => {
+describe("a hub socket's messages", () => {
+  it("are handled in order, a later one waiting for an earlier invocation's admission", async () => {
     const releases: Array<() => void> = [];
     const { hubs, accepted } = sockets({ admit: () => new Promise((resolve) => releases.push(() => resolve(null))) });
     const s = fakeSocket({ family: 'PF4', handshaken: true, caller } satisfies Omit<HubState, 'ticks' | 'streams'>);
     accepted.push(s.ws);
-    const invoke = (target: string, symbol: string, id: string) => JSON.stringify({ type: 1, target, arguments: [symbol], invocationId: id }) + RS;
+    const invoke = (target: string, symbol: string, id: string) =>
+      JSON.stringify({ type: 1, target, arguments: [symbol], invocationId: id }) + RS;
     const first = hubs.message(s.ws, invoke('SubscribeToTicks', 'EURUSD', 'a'));
     const second = hubs.message(s.ws, invoke('UnsubscribeFromTicks', 'EURUSD', 'b'));
     await vi.waitFor(() => expect(releases).toHaveLength(1));
@@ -118,7 +140,7 @@ describe('a hub socket\'s messages', () => {
     expect(hubs.clients()[0].state.ticks).toEqual([]);
   });
 
-  it('finds a socket\'s client again from its attachment, and handles a socket let go no more', async () => {
+  it("finds a socket's client again from its attachment, and handles a socket let go no more", async () => {
     const { hubs, accepted, sentCount } = sockets({ connected: () => true });
     const s = fakeSocket({ family: 'PF5', handshaken: false, caller });
     accepted.push(s.ws);
@@ -132,21 +154,34 @@ describe('a hub socket\'s messages', () => {
     expect(client.closed).toBe(true);
     expect(hubs.clients()).toEqual([]);
     expect(hubs.count).toBe(1);
-    await hubs.message(s.ws, JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: ['EURUSD'], invocationId: 'x' }) + RS);
+    await hubs.message(
+      s.ws,
+      JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: ['EURUSD'], invocationId: 'x' }) + RS,
+    );
     expect(s.sent).toHaveLength(2);
   });
 
   it('logs a message that failed and goes on with the next', async () => {
     let calls = 0;
-    const { hubs, accepted } = sockets({ admit: () => (calls++ === 0 ? Promise.reject(new Error('limiter down')) : Promise.resolve(null)) });
+    const { hubs, accepted } = sockets({
+      admit: () => (calls++ === 0 ? Promise.reject(new Error('limiter down')) : Promise.resolve(null)),
+    });
     const s = fakeSocket({ family: 'PF4', handshaken: true, caller });
     accepted.push(s.ws);
     const errors: string[] = [];
     const error = console.error;
-    console.error = (line: string) => { errors.push(line); };
+    console.error = (line: string) => {
+      errors.push(line);
+    };
     try {
-      await hubs.message(s.ws, JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: ['A'], invocationId: '1' }) + RS);
-      await hubs.message(s.ws, JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: ['B'], invocationId: '2' }) + RS);
+      await hubs.message(
+        s.ws,
+        JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: ['A'], invocationId: '1' }) + RS,
+      );
+      await hubs.message(
+        s.ws,
+        JSON.stringify({ type: 1, target: 'SubscribeToTicks', arguments: ['B'], invocationId: '2' }) + RS,
+      );
     } finally {
       console.error = error;
     }

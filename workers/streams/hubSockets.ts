@@ -50,7 +50,10 @@ export class HubSockets {
 
   /** The sockets not let go, in the object's order. */
   clients(): HubClient[] {
-    return this.host.ctx.getWebSockets().filter((ws) => !this.gone.has(ws)).map((ws) => this.hubOf(ws));
+    return this.host.ctx
+      .getWebSockets()
+      .filter((ws) => !this.gone.has(ws))
+      .map((ws) => this.hubOf(ws));
   }
 
   /** Of the clients in memory: how many have a flow, and how many of those are slow. */
@@ -111,7 +114,11 @@ export class HubSockets {
       else if (now >= deadline) {
         this.awaitingHandshake.delete(ws);
         this.hubOf(ws).send(hub.close(`no handshake within ${this.host.handshakeSeconds()} s`));
-        try { ws.close(1008, 'no handshake'); } catch { /* gone */ }
+        try {
+          ws.close(1008, 'no handshake');
+        } catch {
+          /* gone */
+        }
         this.forget(ws);
       }
     }

@@ -32,7 +32,13 @@ import { BrokerSubscription } from './brokerSubscription.js';
 import { SseStreams } from './sseStreams.js';
 import { HubSockets } from './hubSockets.js';
 import { StandingCheck } from './standingCheck.js';
-import { readStreamRequest, restoredConfig, sseInterest, type StoredConfig, type StreamConfig } from './streamRequest.js';
+import {
+  readStreamRequest,
+  restoredConfig,
+  sseInterest,
+  type StoredConfig,
+  type StreamConfig,
+} from './streamRequest.js';
 
 const PING_MS = 15_000;
 
@@ -40,12 +46,16 @@ export class PlatformStream extends DurableObject<Env> {
   private config: StreamConfig | undefined;
   private readonly ring = new EventRing();
   private delivered = 0;
-  private readonly sse = new SseStreams(this.ring, () => { this.delivered++; });
+  private readonly sse = new SseStreams(this.ring, () => {
+    this.delivered++;
+  });
   private readonly hubs = new HubSockets({
     ctx: this.ctx,
     handshakeSeconds: () => configOf(this.env).STREAM_HUB_HANDSHAKE_SECONDS,
     seq: () => this.ring.seq,
-    sent: () => { this.delivered++; },
+    sent: () => {
+      this.delivered++;
+    },
     connected: () => this.ring.connected,
     admit: async (clientId) => {
       const admission = await admit(this.env, 'api', clientId);
@@ -86,13 +96,29 @@ export class PlatformStream extends DurableObject<Env> {
 
   /** Counters for tests and the bench. */
   stats(): {
-    sse: number; hubs: number; flows: number; connected: boolean; seq: number; delivered: number; epoch: string; slowHubs: number;
-    broker: string | null; subscribed: boolean; failovers: Partial<Record<FailoverReason, number>>;
+    sse: number;
+    hubs: number;
+    flows: number;
+    connected: boolean;
+    seq: number;
+    delivered: number;
+    epoch: string;
+    slowHubs: number;
+    broker: string | null;
+    subscribed: boolean;
+    failovers: Partial<Record<FailoverReason, number>>;
   } {
     const { flows, slowHubs } = this.hubs.stats();
     return {
-      sse: this.sse.size, hubs: this.hubs.count, flows, connected: this.ring.connected, seq: this.ring.seq, delivered: this.delivered,
-      epoch: this.ring.epoch, slowHubs, ...this.subscription.stats(),
+      sse: this.sse.size,
+      hubs: this.hubs.count,
+      flows,
+      connected: this.ring.connected,
+      seq: this.ring.seq,
+      delivered: this.delivered,
+      epoch: this.ring.epoch,
+      slowHubs,
+      ...this.subscription.stats(),
     };
   }
 
@@ -105,7 +131,8 @@ export class PlatformStream extends DurableObject<Env> {
   }
 
   private async configure(config: StreamConfig): Promise<void> {
-    const changed = this.config === undefined || StreamBrokers.key(this.config.brokerUrls) !== StreamBrokers.key(config.brokerUrls);
+    const changed =
+      this.config === undefined || StreamBrokers.key(this.config.brokerUrls) !== StreamBrokers.key(config.brokerUrls);
     this.config = config;
     this.ring.setShard(config.shard);
     if (changed) await this.ctx.storage.put('config', config);
@@ -169,7 +196,11 @@ export class PlatformStream extends DurableObject<Env> {
 
   override webSocketClose(ws: WebSocket, code: number): void {
     this.hubs.forget(ws);
-    try { ws.close(code === 1005 ? 1000 : code, 'closed'); } catch { /* already */ }
+    try {
+      ws.close(code === 1005 ? 1000 : code, 'closed');
+    } catch {
+      /* already */
+    }
   }
 
   override webSocketError(ws: WebSocket): void {

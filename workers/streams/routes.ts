@@ -42,16 +42,25 @@ async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Pro
   return { platform: found.platform.id, family, brokerUrls: found.brokerUrls ?? configOf(c.env).BROKER_URL };
 }
 
-function toObject(c: Context<AppEnv>, found: Found, request: Request, extra: Record<string, string>): Promise<Response> {
+function toObject(
+  c: Context<AppEnv>,
+  found: Found,
+  request: Request,
+  extra: Record<string, string>,
+): Promise<Response> {
   const caller = c.get('caller');
   // The platform's clients spread over its stream objects; a reconnect goes back to the one its event id names.
   const shard = streamShard(request.headers.get('last-event-id'), configOf(c.env).STREAM_SHARDS);
   const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(streamObjectName(found.platform, shard)));
   const headers = new Headers({
-    [STREAM_HEADERS.platform]: found.platform, [STREAM_HEADERS.family]: found.family, [STREAM_HEADERS.broker]: found.brokerUrls.join(','),
-    [STREAM_HEADERS.shard]: String(shard), ...extra,
+    [STREAM_HEADERS.platform]: found.platform,
+    [STREAM_HEADERS.family]: found.family,
+    [STREAM_HEADERS.broker]: found.brokerUrls.join(','),
+    [STREAM_HEADERS.shard]: String(shard),
+    ...extra,
     // Who connected, so the object can end the stream when the token expires or the client loses its standing.
-    [STREAM_HEADERS.client]: caller.clientId, [STREAM_HEADERS.organization]: caller.organizationId,
+    [STREAM_HEADERS.client]: caller.clientId,
+    [STREAM_HEADERS.organization]: caller.organizationId,
     [STREAM_HEADERS.expires]: String(caller.expiresAt ?? Date.now()),
   });
   for (const name of ['upgrade', 'last-event-id']) {
@@ -78,24 +87,37 @@ export function streamRoutes(): Hono<AppEnv> {
       const url = new URL(c.req.url);
       const served = topicsOf(family) as readonly string[];
       const unknown = [...url.searchParams.keys()].filter((k) => !served.includes(k) && k !== 'lastEventId');
-      if (unknown.length > 0) return refuse(c, { kind: 'Validation', message: `${unknown[0]}: not a topic of ${family} streams (${served.join(', ')})` });
+      if (unknown.length > 0)
+        return refuse(c, {
+          kind: 'Validation',
+          message: `${unknown[0]}: not a topic of ${family} streams (${served.join(', ')})`,
+        });
       const topics = served.filter((t) => url.searchParams.has(t));
-      if (topics.length === 0) return refuse(c, { kind: 'Validation', message: `name at least one topic: ${served.join(', ')}` });
+      if (topics.length === 0)
+        return refuse(c, { kind: 'Validation', message: `name at least one topic: ${served.join(', ')}` });
       // The symbols and the event id go on to the stream object in headers: no value may hold a control character.
       for (const [name, value] of url.searchParams) {
         const problem = textProblem(value, name);
         if (problem) return refuse(c, { kind: 'Validation', message: problem });
       }
-      const symbols = (url.searchParams.get('ticks') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      const symbols = (url.searchParams.get('ticks') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const request = c.req.raw;
       const lastEventId = url.searchParams.get('lastEventId');
-      const forwarded = lastEventId && !request.headers.has('last-event-id')
-        ? new Request(request, { headers: { ...Object.fromEntries(request.headers), 'last-event-id': lastEventId } })
-        : request;
+      const forwarded =
+        lastEventId && !request.headers.has('last-event-id')
+          ? new Request(request, { headers: { ...Object.fromEntries(request.headers), 'last-event-id': lastEventId } })
+          : request;
       c.set('outcome', 'ok');
-      return mutable(await toObject(c, found, forwarded, {
-        [STREAM_HEADERS.kind]: 'sse', [STREAM_HEADERS.topics]: topics.join(','), ...(symbols.length ? { [STREAM_HEADERS.symbols]: symbols.join(',') } : {}),
-      }));
+      return mutable(
+        await toObject(c, found, forwarded, {
+          [STREAM_HEADERS.kind]: 'sse',
+          [STREAM_HEADERS.topics]: topics.join(','),
+          ...(symbols.length ? { [STREAM_HEADERS.symbols]: symbols.join(',') } : {}),
+        }),
+      );
     });
 
     const base = `/hubs/${family.toLowerCase()}/v2`;
@@ -113,7 +135,10 @@ export function streamRoutes(): Hono<AppEnv> {
     });
     app.get(base, async (c) => {
       if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
-        return refuse(c, { kind: 'Validation', message: 'this hub speaks the SignalR JSON protocol over WebSockets only: negotiate first' });
+        return refuse(c, {
+          kind: 'Validation',
+          message: 'this hub speaks the SignalR JSON protocol over WebSockets only: negotiate first',
+        });
       }
       const found = await hubCaller(c, family);
       if (found instanceof Response) return found;
@@ -130,7 +155,9 @@ async function hubCaller(c: Context<AppEnv>, family: Family): Promise<Found | Re
   if (queryToken && !c.req.header('authorization')) {
     // The same checks as the API's, reading the token from the query (browsers cannot set headers on a WebSocket).
     const req = Object.create(c.req, {
-      header: { value: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${queryToken}` : c.req.header(name)) },
+      header: {
+        value: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${queryToken}` : c.req.header(name)),
+      },
     }) as Context<AppEnv>['req'];
     source = Object.create(c, { req: { value: req } }) as Context<AppEnv>;
   }

@@ -28,19 +28,24 @@ export interface HubMessage {
 
 /** One frame's records, parsed; a record that is not a JSON object is returned as null. */
 export function parseRecords(text: string): Array<Record<string, unknown> | null> {
-  return text.split(RS).filter((r) => r.length > 0).map((r) => {
-    try {
-      const v: unknown = JSON.parse(r);
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
-  });
+  return text
+    .split(RS)
+    .filter((r) => r.length > 0)
+    .map((r) => {
+      try {
+        const v: unknown = JSON.parse(r);
+        return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+      } catch {
+        return null;
+      }
+    });
 }
 
 export const frame = (message: object) => JSON.stringify(message) + RS;
-export const invocation = (target: string, ...args: unknown[]) => frame({ type: MessageType.Invocation, target, arguments: args });
-export const streamItem = (invocationId: string, item: unknown) => frame({ type: MessageType.StreamItem, invocationId, item });
+export const invocation = (target: string, ...args: unknown[]) =>
+  frame({ type: MessageType.Invocation, target, arguments: args });
+export const streamItem = (invocationId: string, item: unknown) =>
+  frame({ type: MessageType.StreamItem, invocationId, item });
 export const completion = (invocationId: string, outcome: { result?: unknown; error?: string } = {}) =>
   frame({ type: MessageType.Completion, invocationId, ...outcome });
 export const PING = frame({ type: MessageType.Ping });

@@ -33,13 +33,23 @@ describe('the SSE streams', () => {
     const ring = new EventRing();
     ring.publish(trade(1));
     let sent = 0;
-    const streams = new SseStreams(ring, () => { sent++; }, pipe);
+    const streams = new SseStreams(
+      ring,
+      () => {
+        sent++;
+      },
+      pipe,
+    );
     const res = streams.start(interest, caller, null);
     expect(res.status).toBe(200);
     expect(Object.fromEntries(res.headers)).toStrictEqual({
-      'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no',
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
     });
-    expect(await readUntil(res, 'event: status')).toBe(`retry: 1000\n\nid: ${ring.epoch}-1\nevent: status\ndata: {"connected":false}\n\n`);
+    expect(await readUntil(res, 'event: status')).toBe(
+      `retry: 1000\n\nid: ${ring.epoch}-1\nevent: status\ndata: {"connected":false}\n\n`,
+    );
     expect(streams.size).toBe(1);
     const [client] = streams.clients();
     expect(client.sentSeq).toBe(1);
@@ -53,14 +63,22 @@ describe('the SSE streams', () => {
     const streams = new SseStreams(ring, () => {}, pipe);
     const res = streams.start(interest, caller, `${ring.epoch}-1`);
     const text = await readUntil(res, '"order":3');
-    expect(text).toBe(`retry: 1000\n\nid: ${ring.epoch}-2\nevent: trades\ndata: {"kind":"Added","order":2}\n\nid: ${ring.epoch}-3\nevent: trades\ndata: {"kind":"Added","order":3}\n\n`);
+    expect(text).toBe(
+      `retry: 1000\n\nid: ${ring.epoch}-2\nevent: trades\ndata: {"kind":"Added","order":2}\n\nid: ${ring.epoch}-3\nevent: trades\ndata: {"kind":"Added","order":3}\n\n`,
+    );
     expect(streams.clients()[0].sentSeq).toBe(3);
   });
 
   it('counts every write, and lets a stream go once it ends', async () => {
     const ring = new EventRing();
     let sent = 0;
-    const streams = new SseStreams(ring, () => { sent++; }, pipe);
+    const streams = new SseStreams(
+      ring,
+      () => {
+        sent++;
+      },
+      pipe,
+    );
     const res = streams.start(interest, caller, null);
     await readUntil(res, 'event: status');
     await vi.waitFor(() => expect(streams.clients()[0].sink.idle).toBe(true));
@@ -71,7 +89,9 @@ describe('the SSE streams', () => {
     expect(sent).toBe(before + 1);
     streams.clients()[0].end({ code: 'ClientRevoked', message: 'gone', reconnect: false });
     expect(streams.size).toBe(0);
-    expect(await readUntil(res, 'event: closed')).toBe('event: closed\ndata: {"code":"ClientRevoked","message":"gone"}\n\n');
+    expect(await readUntil(res, 'event: closed')).toBe(
+      'event: closed\ndata: {"code":"ClientRevoked","message":"gone"}\n\n',
+    );
   });
 
   it('lets a stream go once its response is gone', async () => {

@@ -40,9 +40,16 @@ export class SseStreams {
     const writer = writable.getWriter();
     const sink = new SseSink(
       interest,
-      (chunk) => { this.sent(); return writer.write(chunk); },
-      (abort) => { (abort ? writer.abort('overflow') : writer.close()).catch(() => {}); },
-      () => { this.open.delete(client); },
+      (chunk) => {
+        this.sent();
+        return writer.write(chunk);
+      },
+      (abort) => {
+        (abort ? writer.abort('overflow') : writer.close()).catch(() => {});
+      },
+      () => {
+        this.open.delete(client);
+      },
     );
     const client = new SseClient(sink, caller, HOLD_AFTER);
     sink.raw('retry: 1000\n\n');
@@ -52,7 +59,11 @@ export class SseStreams {
     client.sentSeq = this.ring.seq;
     this.open.add(client);
     return new Response(readable, {
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' },
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      },
     });
   }
 }

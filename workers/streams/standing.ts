@@ -42,7 +42,11 @@ export function streamEnd(caller: StreamCaller, now: number, view: RegistryView)
   }
   const org = caller.organizationId.toLowerCase();
   if (view.platformOrganization === null || view.platformOrganization.toLowerCase() !== org) {
-    return { code: 'PlatformRemoved', message: 'the trade platform is no longer registered to this organization', reconnect: false };
+    return {
+      code: 'PlatformRemoved',
+      message: 'the trade platform is no longer registered to this organization',
+      reconnect: false,
+    };
   }
   const { standing } = view;
   if (standing === null) {
@@ -53,7 +57,11 @@ export function streamEnd(caller: StreamCaller, now: number, view: RegistryView)
     return { code: 'ClientRevoked', message: 'the client is disabled or no longer registered', reconnect: false };
   }
   if (!standing.scopes.includes(SCOPE)) {
-    return { code: 'ScopeRemoved', message: `the client no longer holds the ${SCOPE} scope the streams need`, reconnect: false };
+    return {
+      code: 'ScopeRemoved',
+      message: `the client no longer holds the ${SCOPE} scope the streams need`,
+      reconnect: false,
+    };
   }
   return null;
 }

@@ -16,14 +16,25 @@ const later = Date.now() + 3_600_000;
 function client(clientId: string, expiresAt = later, closed = false) {
   const ends: StreamEnd[] = [];
   const caller: StreamCaller = { clientId, organizationId: 'o1', expiresAt };
-  const c = { caller, closed, end: (e: StreamEnd) => { ends.push(e); } } as unknown as StreamClient;
+  const c = {
+    caller,
+    closed,
+    end: (e: StreamEnd) => {
+      ends.push(e);
+    },
+  } as unknown as StreamClient;
   return { c, ends };
 }
 
 /** A registry holding `standings`, with the platform in organization `org` (null: not registered). */
 function registry(standings: ClientStanding[], org: string | null = 'o1', reads: string[][] = []) {
   const r: StandingRegistry = {
-    findAnyPlatform: () => Promise.resolve(org === null ? null : { platform: { type: 'PF4', organizationId: org }, brokerUrls: null } as unknown as PlatformEntry),
+    findAnyPlatform: () =>
+      Promise.resolve(
+        org === null
+          ? null
+          : ({ platform: { type: 'PF4', organizationId: org }, brokerUrls: null } as unknown as PlatformEntry),
+      ),
     findClientStandings: (ids) => {
       reads.push([...ids]);
       return Promise.resolve(new Map(standings.filter((s) => ids.includes(s.clientId)).map((s) => [s.clientId, s])));
@@ -32,8 +43,13 @@ function registry(standings: ClientStanding[], org: string | null = 'o1', reads:
   return r;
 }
 
-const standing = (clientId: string, extra: Partial<ClientStanding> = {}): ClientStanding =>
-  ({ clientId, organizationId: 'o1', disabled: false, scopes: ['webapi'], ...extra });
+const standing = (clientId: string, extra: Partial<ClientStanding> = {}): ClientStanding => ({
+  clientId,
+  organizationId: 'o1',
+  disabled: false,
+  scopes: ['webapi'],
+  ...extra,
+});
 
 describe('the standing check', () => {
   it('ends the streams that may not go on, each told why, reading each client once', async () => {
@@ -59,27 +75,46 @@ describe('the standing check', () => {
     expect(ended.ends).toEqual([]);
   });
 
-  it('ends every stream of a platform no longer the organization\'s, or registered for another family', async () => {
+  it("ends every stream of a platform no longer the organization's, or registered for another family", async () => {
     const a = client('ok');
-    const moved = new StandingCheck({ clients: () => [a.c], registry: () => registry([standing('ok')], 'o2'), externalClients: () => false });
+    const moved = new StandingCheck({
+      clients: () => [a.c],
+      registry: () => registry([standing('ok')], 'o2'),
+      externalClients: () => false,
+    });
     expect(await moved.run(config)).toBe(1);
     expect(a.ends.map((e) => e.code)).toEqual(['PlatformRemoved']);
     const b = client('ok');
-    const pf5 = new StandingCheck({ clients: () => [b.c], registry: () => registry([standing('ok')]), externalClients: () => false });
+    const pf5 = new StandingCheck({
+      clients: () => [b.c],
+      registry: () => registry([standing('ok')]),
+      externalClients: () => false,
+    });
     expect(await pf5.run({ ...config, family: 'PF5' })).toBe(1);
     expect(b.ends.map((e) => e.code)).toEqual(['PlatformRemoved']);
   });
 
   it('lets a client the external provider vouches for go on unregistered', async () => {
     const a = client('external');
-    const check = new StandingCheck({ clients: () => [a.c], registry: () => registry([]), externalClients: () => true });
+    const check = new StandingCheck({
+      clients: () => [a.c],
+      registry: () => registry([]),
+      externalClients: () => true,
+    });
     expect(await check.run(config)).toBe(0);
     expect(a.ends).toEqual([]);
   });
 
   it('reads nothing without clients, runs one check at a time, and ends none when the registry cannot be read', async () => {
     let reads = 0;
-    const none = new StandingCheck({ clients: () => [], registry: () => { reads++; return registry([]); }, externalClients: () => false });
+    const none = new StandingCheck({
+      clients: () => [],
+      registry: () => {
+        reads++;
+        return registry([]);
+      },
+      externalClients: () => false,
+    });
     expect(await none.run(config)).toBe(0);
     expect(reads).toBe(0);
 
@@ -87,7 +122,10 @@ describe('the standing check', () => {
     let release: () => void = () => {};
     const slow: StandingRegistry = {
       ...registry([]),
-      findClientStandings: () => new Promise((resolve) => { release = () => resolve(new Map()); }),
+      findClientStandings: () =>
+        new Promise((resolve) => {
+          release = () => resolve(new Map());
+        }),
     };
     const check = new StandingCheck({ clients: () => [a.c], registry: () => slow, externalClients: () => false });
     const first = check.run(config);
@@ -98,7 +136,11 @@ describe('the standing check', () => {
     const broken: StandingRegistry = { ...registry([]), findAnyPlatform: () => Promise.reject(new Error('D1 down')) };
     const b = client('gone');
     let down = true;
-    const failing = new StandingCheck({ clients: () => [b.c], registry: () => (down ? broken : registry([])), externalClients: () => false });
+    const failing = new StandingCheck({
+      clients: () => [b.c],
+      registry: () => (down ? broken : registry([])),
+      externalClients: () => false,
+    });
     expect(await failing.run(config)).toBe(0);
     expect(b.ends).toEqual([]);
     // The failed check is over: the next one runs.

@@ -40,21 +40,38 @@ export class StandingCheck {
       const registry = this.host.registry();
       const ids = new Set<string>();
       for (const client of clients) ids.add(client.caller.clientId);
-      const [platform, standingOf] = await Promise.all([registry.findAnyPlatform(config.platform), registry.findClientStandings([...ids])]);
-      const platformOrganization = platform && platform.platform.type === config.family ? platform.platform.organizationId : null;
+      const [platform, standingOf] = await Promise.all([
+        registry.findAnyPlatform(config.platform),
+        registry.findClientStandings([...ids]),
+      ]);
+      const platformOrganization =
+        platform && platform.platform.type === config.family ? platform.platform.organizationId : null;
       const externalClients = this.host.externalClients();
       const now = Date.now();
       const endOf = (caller: StreamCaller) =>
-        streamEnd(caller, now, { standing: standingOf.get(caller.clientId) ?? null, platformOrganization, externalClients });
+        streamEnd(caller, now, {
+          standing: standingOf.get(caller.clientId) ?? null,
+          platformOrganization,
+          externalClients,
+        });
       let ended = 0;
       for (const client of clients) {
         if (client.closed) continue;
         const end = endOf(client.caller);
-        if (end) { client.end(end); ended++; }
+        if (end) {
+          client.end(end);
+          ended++;
+        }
       }
       return ended;
     } catch (error) {
-      console.warn(JSON.stringify({ msg: 'stream clients could not be re-checked', platform: config.platform, error: String(error) }));
+      console.warn(
+        JSON.stringify({
+          msg: 'stream clients could not be re-checked',
+          platform: config.platform,
+          error: String(error),
+        }),
+      );
       return 0;
     } finally {
       this.checking = false;

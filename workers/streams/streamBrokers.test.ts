@@ -9,7 +9,12 @@ import { STREAM_BACKOFF_MS, StreamBrokers } from './streamBrokers.js';
 function clocked(urls: string[]) {
   let now = 1_000_000;
   const brokers = new StreamBrokers(urls, () => now);
-  return { brokers, advance: (ms: number) => { now += ms; } };
+  return {
+    brokers,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('StreamBrokers', () => {

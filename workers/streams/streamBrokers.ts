@@ -29,7 +29,10 @@ export class StreamBrokers {
   /** Moves to another broker, by why the one before was left. */
   readonly failovers: Partial<Record<FailoverReason, number>> = {};
 
-  constructor(readonly urls: readonly string[], private readonly now: () => number = Date.now) {
+  constructor(
+    readonly urls: readonly string[],
+    private readonly now: () => number = Date.now,
+  ) {
     if (urls.length === 0) throw new Error('a platform needs at least one broker');
     this.members = urls.map((url) => ({ url, failures: 0, retryAt: 0 }));
   }

@@ -5,9 +5,14 @@ import { readStreamRequest, restoredConfig, sseInterest, STREAM_HEADERS } from '
 describe('a stream request', () => {
   it('reads the platform, its brokers in order, the shard, the caller and the kind', () => {
     const h = new Headers({
-      [STREAM_HEADERS.platform]: 'p1', [STREAM_HEADERS.family]: 'PF5', [STREAM_HEADERS.broker]: ' http://a:1 , http://b:2,,',
-      [STREAM_HEADERS.shard]: '3', [STREAM_HEADERS.kind]: 'hub', [STREAM_HEADERS.client]: 'c1',
-      [STREAM_HEADERS.organization]: 'o1', [STREAM_HEADERS.expires]: '1234',
+      [STREAM_HEADERS.platform]: 'p1',
+      [STREAM_HEADERS.family]: 'PF5',
+      [STREAM_HEADERS.broker]: ' http://a:1 , http://b:2,,',
+      [STREAM_HEADERS.shard]: '3',
+      [STREAM_HEADERS.kind]: 'hub',
+      [STREAM_HEADERS.client]: 'c1',
+      [STREAM_HEADERS.organization]: 'o1',
+      [STREAM_HEADERS.expires]: '1234',
     });
     expect(readStreamRequest(h)).toStrictEqual({
       config: { platform: 'p1', family: 'PF5', brokerUrls: ['http://a:1', 'http://b:2'], shard: 3 },
@@ -25,8 +30,10 @@ describe('a stream request', () => {
     expect(bare.hub).toBe(false);
   });
 
-  it('reads an SSE stream\'s topics and symbols, null symbols meaning every one', () => {
-    const named = sseInterest(new Headers({ [STREAM_HEADERS.topics]: 'ticks,trades', [STREAM_HEADERS.symbols]: 'EURUSD,GBPUSD' }));
+  it("reads an SSE stream's topics and symbols, null symbols meaning every one", () => {
+    const named = sseInterest(
+      new Headers({ [STREAM_HEADERS.topics]: 'ticks,trades', [STREAM_HEADERS.symbols]: 'EURUSD,GBPUSD' }),
+    );
     expect([...named.topics]).toEqual(['ticks', 'trades']);
     expect([...named.symbols!]).toEqual(['EURUSD', 'GBPUSD']);
     const every = sseInterest(new Headers({ [STREAM_HEADERS.topics]: 'ticks' }));
@@ -34,10 +41,15 @@ describe('a stream request', () => {
   });
 
   it('restores a stored config, one stored with a single broker as a list of one', () => {
-    expect(restoredConfig({ platform: 'p', family: 'PF4', shard: 1, brokerUrl: 'http://a' }))
-      .toStrictEqual({ platform: 'p', family: 'PF4', shard: 1, brokerUrls: ['http://a'] });
-    expect(restoredConfig({ platform: 'p', family: 'PF4', shard: 0, brokerUrls: ['http://b', 'http://c'] }))
-      .toStrictEqual({ platform: 'p', family: 'PF4', shard: 0, brokerUrls: ['http://b', 'http://c'] });
+    expect(restoredConfig({ platform: 'p', family: 'PF4', shard: 1, brokerUrl: 'http://a' })).toStrictEqual({
+      platform: 'p',
+      family: 'PF4',
+      shard: 1,
+      brokerUrls: ['http://a'],
+    });
+    expect(
+      restoredConfig({ platform: 'p', family: 'PF4', shard: 0, brokerUrls: ['http://b', 'http://c'] }),
+    ).toStrictEqual({ platform: 'p', family: 'PF4', shard: 0, brokerUrls: ['http://b', 'http://c'] });
     expect(restoredConfig({ platform: 'p', family: 'PF4', shard: 0 }).brokerUrls).toEqual([]);
   });
 });

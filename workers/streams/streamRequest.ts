@@ -9,23 +9,44 @@ import type { Interest } from './fanout.js';
 import type { StreamCaller } from './standing.js';
 
 export const STREAM_HEADERS = {
-  platform: 'x-stream-platform', family: 'x-stream-family', broker: 'x-stream-broker', topics: 'x-stream-topics', symbols: 'x-stream-symbols',
-  kind: 'x-stream-kind', shard: 'x-stream-shard', client: 'x-stream-client', organization: 'x-stream-organization', expires: 'x-stream-expires',
+  platform: 'x-stream-platform',
+  family: 'x-stream-family',
+  broker: 'x-stream-broker',
+  topics: 'x-stream-topics',
+  symbols: 'x-stream-symbols',
+  kind: 'x-stream-kind',
+  shard: 'x-stream-shard',
+  client: 'x-stream-client',
+  organization: 'x-stream-organization',
+  expires: 'x-stream-expires',
 } as const;
 
 /** The platform as the route described it; `brokerUrls` in order, the first preferred. */
-export interface StreamConfig { platform: string; family: Family; brokerUrls: string[]; shard: number }
+export interface StreamConfig {
+  platform: string;
+  family: Family;
+  brokerUrls: string[];
+  shard: number;
+}
 
 /** One request to the object: the platform, who connected, and whether it is a hub socket or an SSE stream. */
-export interface StreamRequest { config: StreamConfig; caller: StreamCaller; hub: boolean }
+export interface StreamRequest {
+  config: StreamConfig;
+  caller: StreamCaller;
+  hub: boolean;
+}
 
 export function readStreamRequest(h: Headers): StreamRequest {
   const family = h.get(STREAM_HEADERS.family) as Family;
   const shard = Math.max(0, Math.min(255, Number(h.get(STREAM_HEADERS.shard) ?? 0) || 0));
-  const brokerUrls = (h.get(STREAM_HEADERS.broker) ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  const brokerUrls = (h.get(STREAM_HEADERS.broker) ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   const config: StreamConfig = { platform: h.get(STREAM_HEADERS.platform) ?? '', family, brokerUrls, shard };
   const caller: StreamCaller = {
-    clientId: h.get(STREAM_HEADERS.client) ?? '', organizationId: h.get(STREAM_HEADERS.organization) ?? '',
+    clientId: h.get(STREAM_HEADERS.client) ?? '',
+    organizationId: h.get(STREAM_HEADERS.organization) ?? '',
     expiresAt: Number(h.get(STREAM_HEADERS.expires) ?? 0) || 0,
   };
   return { config, caller, hub: h.get(STREAM_HEADERS.kind) === 'hub' };

@@ -9,7 +9,11 @@ import { isInt64, type Int64 } from '../../../shared/int64.js';
 export type Args = Record<string, unknown>;
 
 export class ArgReader {
-  constructor(private readonly args: Args, private readonly badArgs: number, private readonly prefix = '') {}
+  constructor(
+    private readonly args: Args,
+    private readonly badArgs: number,
+    private readonly prefix = '',
+  ) {}
 
   fail(message: string): never {
     throw new ResultError(this.badArgs, message);
@@ -26,7 +30,10 @@ export class ArgReader {
   /** The fields present that are not among `known`, refused by name. */
   only(known: readonly string[]): void {
     for (const field of Object.keys(this.args)) {
-      if (!known.includes(field)) this.fail(`${this.name(field)} is not a field this server takes (${known.map((f) => this.name(f)).join(', ')})`);
+      if (!known.includes(field))
+        this.fail(
+          `${this.name(field)} is not a field this server takes (${known.map((f) => this.name(f)).join(', ')})`,
+        );
     }
   }
 
@@ -80,15 +87,19 @@ export class ArgReader {
   /** A nested object, read by a reader of its own whose messages name `field.`. */
   object(field: string): ArgReader {
     const value = this.args[field];
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) this.fail(`${this.name(field)} must be an object`);
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      this.fail(`${this.name(field)} must be an object`);
     return new ArgReader(value as Args, this.badArgs, `${this.name(field)}.`);
   }
 
   /** A list of integers of at most `maxItems`. */
   intList(field: string, min: number, max: number, maxItems: number): number[] {
     const value = this.args[field];
-    if (!Array.isArray(value) || value.length > maxItems
-      || !value.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max)) {
+    if (
+      !Array.isArray(value) ||
+      value.length > maxItems ||
+      !value.every((v) => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max)
+    ) {
       this.fail(`${this.name(field)} must be a list of at most ${maxItems} integers from ${min} to ${max}`);
     }
     return value as number[];

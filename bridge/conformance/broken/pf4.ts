@@ -26,21 +26,46 @@ const EDITABLE_GROUP = ['company', 'currency', 'defaultLeverage', 'marginCall', 
 const iso = (at: number) => new Date(at).toISOString();
 
 export function pf4World(): TinyWorld {
-  const managers = new Map<number, Manager>([[PF4_MANAGER.login, { password: PF4_MANAGER.password, rights: ['admin', 'manager'] }]]);
+  const managers = new Map<number, Manager>([
+    [PF4_MANAGER.login, { password: PF4_MANAGER.password, rights: ['admin', 'manager'] }],
+  ]);
   const world = new TinyWorld(managers, PF4_RESULT.InvalidData);
   // A group as the change stream carries it (PF4GroupRecord): its 32 security entries and its margin overrides, none.
   const security = { show: 1, trade: 1, spreadDiff: 0, lotMin: 1, lotMax: 10_000, lotStep: 1 };
-  const group = (name: string, marginCall: number): Row => ({ group: name, company: 'Test Broker', currency: 'USD', defaultLeverage: 100, marginCall,
-    marginStopOut: marginCall / 2, sessions: 0, secGroups: Array.from({ length: 32 }, () => ({ ...security })), secMargins: [], secMarginsTotal: 0 });
+  const group = (name: string, marginCall: number): Row => ({
+    group: name,
+    company: 'Test Broker',
+    currency: 'USD',
+    defaultLeverage: 100,
+    marginCall,
+    marginStopOut: marginCall / 2,
+    sessions: 0,
+    secGroups: Array.from({ length: 32 }, () => ({ ...security })),
+    secMargins: [],
+    secMarginsTotal: 0,
+  });
   world.groups.set('demo', group('demo', 80));
   world.groups.set('managers', group('managers', 50));
   const registered = Date.UTC(2024, 0, 2);
   const account = (login: number, groupName: string, name: string, balance: number): Row => ({
-    login, group: groupName, name, email: `${login}@example.invalid`, leverage: 100, balance, credit: 0, enable: true,
-    registrationDate: iso(registered), lastDate: iso(registered), comment: '',
+    login,
+    group: groupName,
+    name,
+    email: `${login}@example.invalid`,
+    leverage: 100,
+    balance,
+    credit: 0,
+    enable: true,
+    registrationDate: iso(registered),
+    lastDate: iso(registered),
+    comment: '',
   });
-  for (const row of [account(1000, 'managers', 'Desk Manager', 0), account(1001, 'demo', 'Ada Client', 5000),
-    account(1002, 'demo', 'Ben Client', 12_500.5), account(1003, 'demo', 'Cy Client', 0)]) {
+  for (const row of [
+    account(1000, 'managers', 'Desk Manager', 0),
+    account(1001, 'demo', 'Ada Client', 5000),
+    account(1002, 'demo', 'Ben Client', 12_500.5),
+    account(1003, 'demo', 'Cy Client', 0),
+  ]) {
     world.users.set(row.login as number, row);
     world.passwords.set(row.login as number, `account-${String(row.login)}-password`);
   }
@@ -66,7 +91,8 @@ function edits(world: TinyWorld, record: ArgReader, editable: readonly string[])
   for (const [field] of record.entries()) {
     if (field === 'group') out.group = groupOf(world, record.string('group', 16)).group;
     else if (field === 'name') out.name = record.string('name', NAME_MAX);
-    else if (field === 'email' || field === 'comment' || field === 'company' || field === 'currency') out[field] = record.string(field, NAME_MAX, 0);
+    else if (field === 'email' || field === 'comment' || field === 'company' || field === 'currency')
+      out[field] = record.string(field, NAME_MAX, 0);
     else if (field === 'leverage' || field === 'defaultLeverage') out[field] = record.int(field, 1, 1000);
     else if (field === 'marginCall' || field === 'marginStopOut') out[field] = record.int(field, 0, 1000);
     else if (field === 'enable') out.enable = record.boolean('enable');
@@ -107,8 +133,20 @@ export function pf4Commands(world: TinyWorld): Record<string, CommandHandler> {
       const fields = edits(world, record, EDITABLE_USER);
       const next = Math.max(PF4_MANAGER.login, ...(world.users.keys() as Iterable<number>)) + 1;
       const now = iso(Date.now());
-      const created: Row = { login: next, group: fields.group, name: fields.name, email: '', leverage: groupOf(world, fields.group as string).defaultLeverage,
-        balance: 0, credit: 0, enable: true, registrationDate: now, lastDate: now, comment: '', ...fields };
+      const created: Row = {
+        login: next,
+        group: fields.group,
+        name: fields.name,
+        email: '',
+        leverage: groupOf(world, fields.group as string).defaultLeverage,
+        balance: 0,
+        credit: 0,
+        enable: true,
+        registrationDate: now,
+        lastDate: now,
+        comment: '',
+        ...fields,
+      };
       world.putUser(created);
       return created;
     },
@@ -124,7 +162,8 @@ export function pf4Commands(world: TinyWorld): Record<string, CommandHandler> {
       const type = args.string('tradeTransactionType', 32);
       if (type !== 'BrBalance') args.fail(`tradeTransactionType must be BrBalance: this server keeps no trades`);
       const command = args.string('tradeCommand', 16);
-      if (command !== 'Balance' && command !== 'Credit') args.fail('tradeCommand must be Balance or Credit for BrBalance');
+      if (command !== 'Balance' && command !== 'Credit')
+        args.fail('tradeCommand must be Balance or Credit for BrBalance');
       const account = user(world, args.int('orderBy', 1, INT32_MAX));
       const amount = args.number('price');
       if (amount === 0) args.fail('price (the amount) must not be 0');
@@ -172,9 +211,16 @@ export function pf4Driver(world: TinyWorld, name: string): BridgeDriver {
     events: ['users', 'groups'],
     commands: pf4Commands(world),
     authenticate: ({ login, password }) => world.authenticate(login, password),
-    snapshot: () => [{ kind: 'users', rows: world.sortedUsers() }, { kind: 'groups', rows: [...world.groups.values()] }],
+    snapshot: () => [
+      { kind: 'users', rows: world.sortedUsers() },
+      { kind: 'groups', rows: [...world.groups.values()] },
+    ],
     subscribe: (emit) => world.subscribe(emit),
     available: () => world.available,
-    observe: { loggedIn: (session) => { if (session.pumping) world.countSession(session.login as number); } },
+    observe: {
+      loggedIn: (session) => {
+        if (session.pumping) world.countSession(session.login as number);
+      },
+    },
   };
 }

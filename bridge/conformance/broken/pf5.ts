@@ -26,16 +26,43 @@ const EDITABLE_GROUP = ['currency', 'marginMode', 'marginCall', 'marginStopOut']
 const MARGIN_MODES = ['Retail', 'ExchangeDiscount', 'RetailHedged'];
 
 export function pf5World(): TinyWorld {
-  const managers = new Map<number, Manager>([[PF5_MANAGER.login, { password: PF5_MANAGER.password, rights: ['admin', 'manager'] }]]);
+  const managers = new Map<number, Manager>([
+    [PF5_MANAGER.login, { password: PF5_MANAGER.password, rights: ['admin', 'manager'] }],
+  ]);
   const world = new TinyWorld(managers, PF5_RESULT.AuthAccountInvalid);
-  world.groups.set('real\\retail', { group: 'real\\retail', currency: 'USD', marginMode: 'RetailHedged', marginCall: 100, marginStopOut: 50 });
-  world.groups.set('real\\pro', { group: 'real\\pro', currency: 'EUR', marginMode: 'Retail', marginCall: 80, marginStopOut: 30 });
+  world.groups.set('real\\retail', {
+    group: 'real\\retail',
+    currency: 'USD',
+    marginMode: 'RetailHedged',
+    marginCall: 100,
+    marginStopOut: 50,
+  });
+  world.groups.set('real\\pro', {
+    group: 'real\\pro',
+    currency: 'EUR',
+    marginMode: 'Retail',
+    marginCall: 80,
+    marginStopOut: 30,
+  });
   const registered = '2024-01-02T00:00:00.000Z';
-  const names: Array<[string, string, string, number]> = [['Ada', 'Client', 'real\\retail', 5000], ['Ben', 'Client', 'real\\retail', 0],
-    ['Cy', 'Client', 'real\\pro', 250.25]];
+  const names: Array<[string, string, string, number]> = [
+    ['Ada', 'Client', 'real\\retail', 5000],
+    ['Ben', 'Client', 'real\\retail', 0],
+    ['Cy', 'Client', 'real\\pro', 250.25],
+  ];
   names.forEach(([firstName, lastName, group, balance], i) => {
     const login = addInt64(PF5_FIRST_LOGIN, i);
-    world.users.set(login, { login, group, firstName, lastName, leverage: 100, balance, credit: 0, comment: '', registration: registered });
+    world.users.set(login, {
+      login,
+      group,
+      firstName,
+      lastName,
+      leverage: 100,
+      balance,
+      credit: 0,
+      comment: '',
+      registration: registered,
+    });
   });
   return world;
 }
@@ -85,8 +112,18 @@ export function pf5Commands(world: TinyWorld): Record<string, CommandHandler> {
       const fields = edits(world, record, EDITABLE_USER);
       const last = world.sortedUsers().at(-1)?.login as Int64 | undefined;
       const login = last === undefined ? PF5_FIRST_LOGIN : addInt64(last, 1);
-      const created: Row = { login, group: fields.group, firstName: '', lastName: '', leverage: 100, balance: 0, credit: 0, comment: '',
-        registration: new Date().toISOString(), ...fields };
+      const created: Row = {
+        login,
+        group: fields.group,
+        firstName: '',
+        lastName: '',
+        leverage: 100,
+        balance: 0,
+        credit: 0,
+        comment: '',
+        registration: new Date().toISOString(),
+        ...fields,
+      };
       world.putUser(created);
       return created;
     },
@@ -98,7 +135,10 @@ export function pf5Commands(world: TinyWorld): Record<string, CommandHandler> {
     },
     GroupRecord: (raw) => {
       const args = read(raw);
-      const merged = { ...groupOf(world, args.string('group', 64)), ...edits(world, args.object('patch'), EDITABLE_GROUP) };
+      const merged = {
+        ...groupOf(world, args.string('group', 64)),
+        ...edits(world, args.object('patch'), EDITABLE_GROUP),
+      };
       world.putGroup(merged);
       return merged;
     },
@@ -114,7 +154,10 @@ export function pf5Driver(world: TinyWorld, name: string): BridgeDriver {
     events: ['users', 'groups'],
     commands: pf5Commands(world),
     authenticate: ({ login, password }) => world.authenticate(login, password),
-    snapshot: () => [{ kind: 'users', rows: world.sortedUsers() }, { kind: 'groups', rows: [...world.groups.values()] }],
+    snapshot: () => [
+      { kind: 'users', rows: world.sortedUsers() },
+      { kind: 'groups', rows: [...world.groups.values()] },
+    ],
     subscribe: (emit) => world.subscribe(emit),
     available: () => world.available,
   };

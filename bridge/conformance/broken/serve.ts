@@ -35,17 +35,22 @@ export async function serveBroken(servers: readonly BrokenServer[]): Promise<Ser
     runAgainst: (server) => {
       const manager = MANAGERS[server.family];
       return runConformance({
-        server: `ws://127.0.0.1:${port}/${server.name}`, login: manager.login, password: manager.password, family: server.family,
-        writes: server.writes, timeouts: { ...TEST_TIMEOUTS, ...server.timeouts },
+        server: `ws://127.0.0.1:${port}/${server.name}`,
+        login: manager.login,
+        password: manager.password,
+        family: server.family,
+        writes: server.writes,
+        timeouts: { ...TEST_TIMEOUTS, ...server.timeouts },
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const { server, world } of built.values()) {
-        world.stop();
-        server.stop();
-      }
-      http.close(() => resolve());
-      http.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const { server, world } of built.values()) {
+          world.stop();
+          server.stop();
+        }
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
   };
 }

@@ -43,7 +43,10 @@ export interface WireTap {
 class TappedSocket extends EventEmitter {
   private readonly wire: Wire;
 
-  constructor(private readonly real: WebSocket, private readonly tap: WireTap) {
+  constructor(
+    private readonly real: WebSocket,
+    private readonly tap: WireTap,
+  ) {
     super();
     this.wire = { send: (text) => real.send(text), close: (code, reason) => real.close(code, reason) };
     real.on('message', (data, isBinary) => {
@@ -91,7 +94,11 @@ class TappedSocket extends EventEmitter {
 
 /** A bridged server whose every connection goes through a tap of its own, from `newTap`. */
 export class TappedServer<S = undefined> extends BridgedServer<S> {
-  constructor(driver: BridgeDriver<S>, private readonly newTap: () => WireTap, options: BridgedServerOptions = {}) {
+  constructor(
+    driver: BridgeDriver<S>,
+    private readonly newTap: () => WireTap,
+    options: BridgedServerOptions = {},
+  ) {
     super(driver, options);
   }
 
@@ -102,7 +109,9 @@ export class TappedServer<S = undefined> extends BridgedServer<S> {
 
 /** A frame's value as an object, or undefined. */
 export function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** A frame the kit wrote, parsed (the kit writes JSON only). */
@@ -128,7 +137,8 @@ export class RequestLog {
   answered(frame: Record<string, unknown>): string | undefined {
     if (!('id' in frame) || !('result' in frame || 'error' in frame)) return undefined;
     const cmd = this.commands.get(frame.id);
-    if (cmd === 'login' && 'result' in frame && this.loginResult === undefined) this.loginResult = objectOf(frame.result);
+    if (cmd === 'login' && 'result' in frame && this.loginResult === undefined)
+      this.loginResult = objectOf(frame.result);
     return cmd;
   }
 

@@ -47,7 +47,10 @@ export class TinyWorld {
   private movesOnItsOwn = true;
   private readonly timers = new Set<NodeJS.Timeout>();
 
-  constructor(readonly managers: ReadonlyMap<number, Manager>, private readonly refusedLoginCode: number) {}
+  constructor(
+    readonly managers: ReadonlyMap<number, Manager>,
+    private readonly refusedLoginCode: number,
+  ) {}
 
   /** From now on nothing moves on its own (no login stamps, no session counts): only writes change records. */
   still(): this {
@@ -58,7 +61,9 @@ export class TinyWorld {
   /** The kit's subscribe. */
   subscribe(emit: ChangeEmit): () => void {
     this.emit = emit;
-    return () => { this.emit = () => {}; };
+    return () => {
+      this.emit = () => {};
+    };
   }
 
   /** Accounts in login order. */
@@ -94,7 +99,8 @@ export class TinyWorld {
 
   authenticate(login: number, password: string): LoginVerdict {
     const manager = this.managers.get(login);
-    if (!manager || manager.password !== password) return { ok: false, code: this.refusedLoginCode, message: 'invalid manager login or password' };
+    if (!manager || manager.password !== password)
+      return { ok: false, code: this.refusedLoginCode, message: 'invalid manager login or password' };
     this.stampAccess(login);
     return { ok: true, rights: manager.rights };
   }
@@ -135,7 +141,9 @@ export class TinyWorld {
     if (this.held.length === 0) return;
     const held = this.held;
     this.held = [];
-    queueMicrotask(() => { for (const [kind, op, record] of held) this.emit(kind, op, record); });
+    queueMicrotask(() => {
+      for (const [kind, op, record] of held) this.emit(kind, op, record);
+    });
   }
 
   private inMode<T>(mode: Mode, fn: () => T): T {
@@ -158,7 +166,9 @@ export class TinyWorld {
     this.after(RESTART_AFTER_MS, () => {
       this.down = true;
       this.restartServer();
-      this.after(RESTART_DOWN_MS, () => { this.down = false; });
+      this.after(RESTART_DOWN_MS, () => {
+        this.down = false;
+      });
     });
   }
 
@@ -169,7 +179,10 @@ export class TinyWorld {
   }
 
   private after(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => { this.timers.delete(timer); fn(); }, ms);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
     this.timers.add(timer);
   }
 }

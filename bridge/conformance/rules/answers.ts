@@ -14,7 +14,16 @@ import { codeText, joined } from './expect.js';
 const ID_FIRST = /^\s*\{\s*"id"\s*:\s*\d{1,15}\s*,\s*"(result|error)"/;
 
 /** Harmless reads to mix into the concurrent requests, when declared. */
-const MIXED_READS = ['ServerTime', 'UserRecordRequest', 'UserRequest', 'SymbolsRequest', 'GroupsRequest', 'TimeGet', 'ManagerCommon', 'NewsTotal'];
+const MIXED_READS = [
+  'ServerTime',
+  'UserRecordRequest',
+  'UserRequest',
+  'SymbolsRequest',
+  'GroupsRequest',
+  'TimeGet',
+  'ManagerCommon',
+  'NewsTotal',
+];
 
 export const answerRules: Rule[] = [
   {
@@ -25,11 +34,19 @@ export const answerRules: Rule[] = [
       const { connection } = await ctx.openLoggedIn(false);
       const commands = ['Ping', ...MIXED_READS.filter((cmd) => ctx.declared.includes(cmd))];
       // Ids out of order and of every size the broker may use (it numbers from 1 and never starts again).
-      const ids = Array.from({ length: 24 }, (_, i) => [7 + i, 999_999_999_999_999 - i * 1_000_003, 2 ** 40 + i * 13][i % 3]);
+      const ids = Array.from(
+        { length: 24 },
+        (_, i) => [7 + i, 999_999_999_999_999 - i * 1_000_003, 2 ** 40 + i * 13][i % 3],
+      );
       const sent = ids.map((id, i) => ({ id, cmd: commands[i % commands.length] }));
-      const answers = await Promise.all(sent.map(({ id, cmd }) =>
-        connection.request(cmd, cmd === 'Ping' ? undefined : probeArgs(cmd), ctx.timeouts.answerMs, id)
-          .then((answer) => ({ id, cmd, answer }), (error: Error) => ({ id, cmd, error: error.message }))));
+      const answers = await Promise.all(
+        sent.map(({ id, cmd }) =>
+          connection.request(cmd, cmd === 'Ping' ? undefined : probeArgs(cmd), ctx.timeouts.answerMs, id).then(
+            (answer) => ({ id, cmd, answer }),
+            (error: Error) => ({ id, cmd, error: error.message }),
+          ),
+        ),
+      );
       // A grace for any second answer to come.
       await new Promise((resolve) => setTimeout(resolve, 200));
       const problems: string[] = [];
@@ -39,7 +56,9 @@ export const answerRules: Rule[] = [
         if (o.cmd === undefined) problems.push(`an answer with id ${show(o.id)}, never sent`);
         if (o.duplicate) problems.push(`id ${show(o.id)} answered twice`);
       }
-      return problems.length ? failed(joined(problems)) : passed(`${sent.length} requests (${commands.join(', ')}) answered, ids up to 15 digits`);
+      return problems.length
+        ? failed(joined(problems))
+        : passed(`${sent.length} requests (${commands.join(', ')}) answered, ids up to 15 digits`);
     },
   },
   {
@@ -49,10 +68,13 @@ export const answerRules: Rule[] = [
     run(ctx) {
       const problems: string[] = [];
       for (const o of ctx.observer.answers) {
-        if (o.cmd === undefined) problems.push(`an answer with id ${show(o.id)}, which the suite never sent on that connection`);
+        if (o.cmd === undefined)
+          problems.push(`an answer with id ${show(o.id)}, which the suite never sent on that connection`);
         else if (o.duplicate) problems.push(`${o.cmd} id ${show(o.id)} answered twice`);
       }
-      return problems.length ? failed(joined(problems)) : passed(`${ctx.observer.answers.length} answers, each to its own request`);
+      return problems.length
+        ? failed(joined(problems))
+        : passed(`${ctx.observer.answers.length} answers, each to its own request`);
     },
   },
   {
@@ -62,14 +84,20 @@ export const answerRules: Rule[] = [
     run(ctx) {
       const bad = ctx.observer.answers.filter((o) => !ID_FIRST.test(o.frame.text.slice(0, 64)));
       if (bad.length) {
-        return failed(joined(bad.map((o) => `${o.cmd ?? '?'} id ${show(o.id)}: expected id first, got ${show(o.frame.text.slice(0, 64))}`)));
+        return failed(
+          joined(
+            bad.map(
+              (o) => `${o.cmd ?? '?'} id ${show(o.id)}: expected id first, got ${show(o.frame.text.slice(0, 64))}`,
+            ),
+          ),
+        );
       }
       return passed(`${ctx.observer.answers.length} answers`);
     },
   },
   {
     id: 'answers.error-shape',
-    name: 'every error is {code, message} with an integer code of the family\'s table and a string message',
+    name: "every error is {code, message} with an integer code of the family's table and a string message",
     timeoutMs: () => 1000,
     run(ctx) {
       const family = ctx.requireFamily();
@@ -87,9 +115,12 @@ export const answerRules: Rule[] = [
           problems.push(`${what}: expected error {code, message}, got ${show(error, 80)}`);
           continue;
         }
-        if (typeof error.code !== 'number' || !Number.isInteger(error.code)) problems.push(`${what}: expected an integer code, got ${show(error.code, 40)}`);
-        else if (!codes.has(error.code)) problems.push(`${what}: code ${codeText(family, error.code)} is not in the ${family} result-code table`);
-        if (typeof error.message !== 'string') problems.push(`${what}: expected a string message, got ${show(error.message, 40)}`);
+        if (typeof error.code !== 'number' || !Number.isInteger(error.code))
+          problems.push(`${what}: expected an integer code, got ${show(error.code, 40)}`);
+        else if (!codes.has(error.code))
+          problems.push(`${what}: code ${codeText(family, error.code)} is not in the ${family} result-code table`);
+        if (typeof error.message !== 'string')
+          problems.push(`${what}: expected a string message, got ${show(error.message, 40)}`);
       }
       return problems.length ? failed(joined(problems)) : passed(`${errors} error answers well-formed`);
     },

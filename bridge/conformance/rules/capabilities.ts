@@ -26,7 +26,11 @@ interface ProbeOutcome {
 async function probeOne(connection: ProbeConnection, cmd: string, answerMs: number): Promise<ProbeOutcome | 'cut'> {
   try {
     const answer = await connection.request(cmd, probeArgs(cmd), answerMs);
-    return { cmd, verdict: isUnknownCommand(answer) ? 'unknown' : 'answered', detail: answer.kind === 'error' ? show(answer.error, 100) : 'a result' };
+    return {
+      cmd,
+      verdict: isUnknownCommand(answer) ? 'unknown' : 'answered',
+      detail: answer.kind === 'error' ? show(answer.error, 100) : 'a result',
+    };
   } catch (error) {
     if (connection.closed) return 'cut';
     return { cmd, verdict: 'lost', detail: (error as Error).message };
@@ -48,7 +52,8 @@ export async function probe(ctx: SuiteContext, commands: readonly string[]): Pro
     if (connection.closed) ({ connection } = await ctx.openLoggedIn(false));
     const result = await probeOne(connection, cmd, ctx.timeouts.answerMs);
     if (result !== 'cut') out.push(result);
-    else if (connection.closeCode === CLOSE_CODES.rightDropped) out.push({ cmd, verdict: 'answered', detail: 'dropped the session (1008)' });
+    else if (connection.closeCode === CLOSE_CODES.rightDropped)
+      out.push({ cmd, verdict: 'answered', detail: 'dropped the session (1008)' });
     else out.push({ cmd, verdict: 'lost', detail: `the connection closed with ${connection.closeCode}` });
   }
   return out;
@@ -63,7 +68,9 @@ export const capabilityRules: Rule[] = [
     timeoutMs: () => 1000,
     run(ctx) {
       ctx.requireMain();
-      return ctx.declared.includes('Ping') ? passed(`${ctx.declared.length} commands declared`) : failed('expected Ping among the declared commands; it is missing');
+      return ctx.declared.includes('Ping')
+        ? passed(`${ctx.declared.length} commands declared`)
+        : failed('expected Ping among the declared commands; it is missing');
     },
   },
   {
@@ -77,7 +84,9 @@ export const capabilityRules: Rule[] = [
       const toProbe = ctx.declared.filter((cmd) => reads.has(cmd) && !RESTART_COMMANDS.has(cmd));
       const unclassified = ctx.declared.filter((cmd) => !reads.has(cmd) && !writes.has(cmd));
       const outcomes = await probe(ctx, toProbe);
-      const bad = outcomes.filter((o) => o.verdict !== 'answered').map((o) => `${o.cmd}: ${o.verdict === 'unknown' ? `declared but answered ${o.detail}` : o.detail}`);
+      const bad = outcomes
+        .filter((o) => o.verdict !== 'answered')
+        .map((o) => `${o.cmd}: ${o.verdict === 'unknown' ? `declared but answered ${o.detail}` : o.detail}`);
       if (bad.length) return failed(joined(bad));
       const left = unclassified.length ? `; not probed (not classified): ${unclassified.join(', ')}` : '';
       return passed(`${toProbe.length} declared reads answered${left}`);
@@ -93,7 +102,9 @@ export const capabilityRules: Rule[] = [
       const missing = [...COMMANDS[family].reads].filter((cmd) => !ctx.declared.includes(cmd)).sort();
       if (missing.length === 0) return passed(`every read the suite knows for ${family} is declared`);
       const outcomes = await probe(ctx, missing);
-      const bad = outcomes.filter((o) => o.verdict !== 'unknown').map((o) => `${o.cmd}: not declared, but answered ${o.detail}`);
+      const bad = outcomes
+        .filter((o) => o.verdict !== 'unknown')
+        .map((o) => `${o.cmd}: not declared, but answered ${o.detail}`);
       return bad.length ? failed(joined(bad)) : passed(`${missing.length} undeclared reads answered "unknown command"`);
     },
   },
@@ -107,7 +118,9 @@ export const capabilityRules: Rule[] = [
       ctx.requireMain();
       const toProbe = ctx.declared.filter((cmd) => COMMANDS[family].writes.has(cmd) && !RESTART_COMMANDS.has(cmd));
       const outcomes = await probe(ctx, toProbe);
-      const bad = outcomes.filter((o) => o.verdict !== 'answered').map((o) => `${o.cmd}: ${o.verdict === 'unknown' ? `declared but answered ${o.detail}` : o.detail}`);
+      const bad = outcomes
+        .filter((o) => o.verdict !== 'answered')
+        .map((o) => `${o.cmd}: ${o.verdict === 'unknown' ? `declared but answered ${o.detail}` : o.detail}`);
       return bad.length ? failed(joined(bad)) : passed(`${toProbe.length} declared writes answered`);
     },
   },
@@ -122,7 +135,10 @@ export const capabilityRules: Rule[] = [
       const answer = await connection.request(cmd, {}, ctx.timeouts.answerMs);
       const problem = errorWithCode(answer, family, CODES[family].badArgs, cmd);
       if (problem) return failed(problem);
-      if (!isUnknownCommand(answer)) return failed(`${cmd}: expected a message beginning "unknown command ", got ${show(answer.kind === 'error' ? answer.message : undefined)}`);
+      if (!isUnknownCommand(answer))
+        return failed(
+          `${cmd}: expected a message beginning "unknown command ", got ${show(answer.kind === 'error' ? answer.message : undefined)}`,
+        );
       return passed(show(answer.kind === 'error' ? answer.message : ''));
     },
   },

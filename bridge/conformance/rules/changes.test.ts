@@ -8,8 +8,17 @@ import { RuleFailed, RuleSkipped, SuiteContext, type MainSession } from '../cont
 import { RULES } from './index.js';
 
 function suiteDeclaring(commands: string[], events: string[]): SuiteContext {
-  const ctx = new SuiteContext({ server: 'ws://127.0.0.1:1/none', login: 1, password: 'x', family: 'PF4', writes: true });
-  ctx.main = { login: { family: 'PF4', capabilities: { commands, events } }, connection: { lastSeq: 0 } } as unknown as MainSession;
+  const ctx = new SuiteContext({
+    server: 'ws://127.0.0.1:1/none',
+    login: 1,
+    password: 'x',
+    family: 'PF4',
+    writes: true,
+  });
+  ctx.main = {
+    login: { family: 'PF4', capabilities: { commands, events } },
+    connection: { lastSeq: 0 },
+  } as unknown as MainSession;
   return ctx;
 }
 
@@ -18,7 +27,10 @@ const rule = (id: string) => RULES.find((r) => r.id === id)!;
 describe('write rules that build on another', () => {
   it('are skipped, naming the rule they build on and why it was skipped, when it was skipped', async () => {
     const ctx = suiteDeclaring(['UserRecordUpdate'], ['users', 'groups']);
-    expect(await rule('writes.pf4.user-add').run(ctx)).toEqual({ result: 'skipped', detail: 'not declared: UserRecordNew' });
+    expect(await rule('writes.pf4.user-add').run(ctx)).toEqual({
+      result: 'skipped',
+      detail: 'not declared: UserRecordNew',
+    });
     const outcome = rule('writes.pf4.user-update').run(ctx);
     await expect(outcome).rejects.toBeInstanceOf(RuleSkipped);
     await expect(outcome).rejects.toThrow('builds on writes.pf4.user-add, skipped (not declared: UserRecordNew)');
@@ -34,7 +46,10 @@ describe('write rules that build on another', () => {
 
 describe('a write rule reading a kind of the snapshot', () => {
   it('is skipped when that kind is not declared: an account is created in a group of the snapshot', async () => {
-    for (const [id, command] of [['writes.pf4.user-add', 'UserRecordNew'], ['writes.pf5.user-add', 'UserAdd']] as const) {
+    for (const [id, command] of [
+      ['writes.pf4.user-add', 'UserRecordNew'],
+      ['writes.pf5.user-add', 'UserAdd'],
+    ] as const) {
       const ctx = suiteDeclaring([command], ['users']);
       expect(await rule(id).run(ctx)).toEqual({ result: 'skipped', detail: 'event kinds not declared: groups' });
     }

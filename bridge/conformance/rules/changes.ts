@@ -11,7 +11,17 @@
  */
 import type { ChangeKind, Family } from '../../../shared/protocol.js';
 import { show, type ManagerEventSeq, type ProbeConnection } from '../connection.js';
-import { passed, RuleFailed, RuleSkipped, skipped, type MainSession, type Outcome, type Rule, type SuiteContext, type Timeouts } from '../context.js';
+import {
+  passed,
+  RuleFailed,
+  RuleSkipped,
+  skipped,
+  type MainSession,
+  type Outcome,
+  type Rule,
+  type SuiteContext,
+  type Timeouts,
+} from '../context.js';
 import { KEY_FIELDS, VOLATILE_FIELDS } from '../families.js';
 import { deepEqual } from '../liveReads.js';
 import { keyOf, type Row } from '../snapshot.js';
@@ -32,9 +42,19 @@ export interface Expected {
   check?: (record: Row) => string | undefined;
 }
 
-export const put = (kind: ChangeKind, key: unknown, record?: Row): Expected => ({ kind, ops: ['add', 'update'], key, record });
+export const put = (kind: ChangeKind, key: unknown, record?: Row): Expected => ({
+  kind,
+  ops: ['add', 'update'],
+  key,
+  record,
+});
 export const added = (kind: ChangeKind, key: unknown, record?: Row): Expected => ({ kind, ops: ['add'], key, record });
-export const updated = (kind: ChangeKind, key: unknown, record?: Row): Expected => ({ kind, ops: ['update'], key, record });
+export const updated = (kind: ChangeKind, key: unknown, record?: Row): Expected => ({
+  kind,
+  ops: ['update'],
+  key,
+  record,
+});
 export const deleted = (kind: ChangeKind, key: unknown): Expected => ({ kind, ops: ['delete'], key });
 
 function describe(e: Expected): string {
@@ -66,9 +86,13 @@ const sameValue = (a: unknown, b: unknown) => (a ?? null) === (b ?? null) || dee
 export async function changedAndRestored(change: Change, trip: RoundTrip): Promise<string> {
   const leg = async (value: unknown): Promise<{ ok: boolean; detail: string }> => {
     const record = await trip.set(value);
-    const expected: Expected = { ...updated(trip.kind, trip.key, record),
-      check: (r) => (sameValue(r[trip.field], value) ? undefined
-        : `${trip.kind} ${String(trip.key)}: the event's ${trip.field} is ${show(r[trip.field], 60)}, expected ${show(value, 60)}`) };
+    const expected: Expected = {
+      ...updated(trip.kind, trip.key, record),
+      check: (r) =>
+        sameValue(r[trip.field], value)
+          ? undefined
+          : `${trip.kind} ${String(trip.key)}: the event's ${trip.field} is ${show(r[trip.field], 60)}, expected ${show(value, 60)}`,
+    };
     try {
       return { ok: true, detail: await change.expectEvents([expected]) };
     } catch (error) {
@@ -103,7 +127,10 @@ export class Change {
   readonly family: Family;
   readonly connection: ProbeConnection;
 
-  constructor(readonly ctx: SuiteContext, readonly main: MainSession) {
+  constructor(
+    readonly ctx: SuiteContext,
+    readonly main: MainSession,
+  ) {
     this.family = main.login.family;
     this.connection = main.connection;
     this.mark = main.connection.lastSeq;
@@ -122,14 +149,22 @@ export class Change {
   /** Sends `cmd` and answers its result; a refusal fails the rule. */
   async call<T = unknown>(cmd: string, args: Record<string, unknown>): Promise<T> {
     const answer = await this.attempt(cmd, args);
-    if (answer.error) throw new RuleFailed(`${cmd} ${show(args, 120)}: expected a result, got error ${codeText(this.family, answer.error.code)} ${show(answer.error.message, 100)}`);
+    if (answer.error)
+      throw new RuleFailed(
+        `${cmd} ${show(args, 120)}: expected a result, got error ${codeText(this.family, answer.error.code)} ${show(answer.error.message, 100)}`,
+      );
     return answer.result as T;
   }
 
   /** Sends `cmd`; answers the result or the error without failing. */
-  async attempt(cmd: string, args: Record<string, unknown>): Promise<{ result?: unknown; error?: { code: unknown; message: unknown } }> {
+  async attempt(
+    cmd: string,
+    args: Record<string, unknown>,
+  ): Promise<{ result?: unknown; error?: { code: unknown; message: unknown } }> {
     const answer = await this.connection.request(cmd, args, this.timeouts.answerMs);
-    return answer.kind === 'result' ? { result: answer.value } : { error: { code: answer.code, message: answer.message } };
+    return answer.kind === 'result'
+      ? { result: answer.value }
+      : { error: { code: answer.code, message: answer.message } };
   }
 
   /**
@@ -143,12 +178,16 @@ export class Change {
     const problems: string[] = [];
     const absent = missing();
     if (absent.length) {
-      await this.connection.waitFor(() => absent.every((e) => this.find(e, pingSeq, Infinity)), this.timeouts.lateEventMs, 'late events').catch(() => {});
+      await this.connection
+        .waitFor(() => absent.every((e) => this.find(e, pingSeq, Infinity)), this.timeouts.lateEventMs, 'late events')
+        .catch(() => {});
       for (const e of absent) {
         const late = this.find(e, pingSeq, Infinity);
-        problems.push(late
-          ? `expected ${describe(e)} before the answer to a Ping sent after the change; it came after it (out of order)`
-          : `expected ${describe(e)}; it never came (lost)`);
+        problems.push(
+          late
+            ? `expected ${describe(e)} before the answer to a Ping sent after the change; it came after it (out of order)`
+            : `expected ${describe(e)}; it never came (lost)`,
+        );
       }
     }
     for (const e of expected) {
@@ -165,7 +204,13 @@ export class Change {
   private find(e: Expected, afterSeq: number, untilSeq: number): ManagerEventSeq | undefined {
     const field = KEY_FIELDS[this.family][e.kind];
     return this.connection.eventsAfter(afterSeq, untilSeq).find((event) => {
-      if (event.event !== e.kind || !e.ops.includes(event.op) || typeof event.record !== 'object' || event.record === null) return false;
+      if (
+        event.event !== e.kind ||
+        !e.ops.includes(event.op) ||
+        typeof event.record !== 'object' ||
+        event.record === null
+      )
+        return false;
       const record = event.record as Row;
       if (e.key !== undefined && (!field || keyOf(record[field]) !== keyOf(e.key))) return false;
       return e.accept ? e.accept(record) : true;
@@ -223,7 +268,8 @@ export function writeRule(step: WriteStep): Rule {
 export function needs<T>(change: Change, key: string, rule: string): T {
   const value = change.ctx.state.get(key);
   const skippedBecause = change.ctx.state.get(skippedKey(rule));
-  if (value === undefined && typeof skippedBecause === 'string') throw new RuleSkipped(`builds on ${rule}, skipped (${skippedBecause})`);
+  if (value === undefined && typeof skippedBecause === 'string')
+    throw new RuleSkipped(`builds on ${rule}, skipped (${skippedBecause})`);
   if (value === undefined) throw new RuleFailed(`needs what ${rule} makes, which it did not`);
   return value as T;
 }

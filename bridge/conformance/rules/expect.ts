@@ -15,8 +15,10 @@ export function codeText(family: Family, code: unknown): string {
 
 /** Undefined when `answer` is an error with `code`; else what came instead. */
 export function errorWithCode(answer: Answer, family: Family, code: number, what: string): string | undefined {
-  if (answer.kind === 'result') return `${what}: expected error ${codeText(family, code)}, got result ${show(answer.value, 80)}`;
-  if (answer.code !== code) return `${what}: expected error ${codeText(family, code)}, got ${codeText(family, answer.code)} ${show(answer.message, 80)}`;
+  if (answer.kind === 'result')
+    return `${what}: expected error ${codeText(family, code)}, got result ${show(answer.value, 80)}`;
+  if (answer.code !== code)
+    return `${what}: expected error ${codeText(family, code)}, got ${codeText(family, answer.code)} ${show(answer.message, 80)}`;
   return undefined;
 }
 
@@ -27,5 +29,7 @@ export function isUnknownCommand(answer: Answer): boolean {
 
 /** Joins problems into one detail. */
 export function joined(problems: readonly string[], max = 4): string {
-  return problems.length > max ? `${problems.slice(0, max).join('; ')}; … ${problems.length - max} more` : problems.join('; ');
+  return problems.length > max
+    ? `${problems.slice(0, max).join('; ')}; … ${problems.length - max} more`
+    : problems.join('; ');
 }

@@ -17,9 +17,13 @@ async function closesWith1007(ctx: SuiteContext, data: string | Buffer, binary: 
   const code = await connection.waitForClose(ctx.timeouts.answerMs).catch(() => undefined);
   if (code === undefined) {
     const answered = connection.frames.length > 1 ? `; it sent ${show(connection.frames.at(-1)?.text, 80)}` : '';
-    return failed(`${what}: expected a close with ${CLOSE_CODES.badFrame}, the connection stayed open ${ctx.timeouts.answerMs} ms${answered}`);
+    return failed(
+      `${what}: expected a close with ${CLOSE_CODES.badFrame}, the connection stayed open ${ctx.timeouts.answerMs} ms${answered}`,
+    );
   }
-  return code === CLOSE_CODES.badFrame ? passed(`closed with ${code}`) : failed(`${what}: expected a close with ${CLOSE_CODES.badFrame}, got ${code}`);
+  return code === CLOSE_CODES.badFrame
+    ? passed(`closed with ${code}`)
+    : failed(`${what}: expected a close with ${CLOSE_CODES.badFrame}, got ${code}`);
 }
 
 export const frameRules: Rule[] = [
@@ -35,16 +39,24 @@ export const frameRules: Rule[] = [
       const text = head + 'x'.repeat(SERVER_MIN_FRAME_BYTES - MARGIN - head.length - tail.length) + tail;
       const isAnswer = () => connection.frames.some((f) => (f.value as { id?: unknown })?.id === id);
       // A close ends the wait at once: a server that refuses the frame fails now, not at the end of the bound.
-      const settled = connection.waitFor(() => isAnswer() || connection.closed, 3 * ctx.timeouts.answerMs, `answer to the ${text.length}-byte request`);
+      const settled = connection.waitFor(
+        () => isAnswer() || connection.closed,
+        3 * ctx.timeouts.answerMs,
+        `answer to the ${text.length}-byte request`,
+      );
       connection.sendRaw(text, false, { id, cmd: 'Ping' });
       try {
         await settled;
       } catch (error) {
         return failed((error as Error).message);
       }
-      if (!isAnswer()) return failed(`the ${text.length}-byte request closed the connection with ${connection.closeText} instead of an answer`);
+      if (!isAnswer())
+        return failed(
+          `the ${text.length}-byte request closed the connection with ${connection.closeText} instead of an answer`,
+        );
       const ping = await connection.request('Ping', undefined, ctx.timeouts.answerMs);
-      if (ping.kind === 'error') return failed(`a Ping after the large request: expected {time}, got error ${show(ping.error)}`);
+      if (ping.kind === 'error')
+        return failed(`a Ping after the large request: expected {time}, got error ${show(ping.error)}`);
       return passed(`a ${text.length}-byte request answered; the session still answers`);
     },
   },

@@ -19,8 +19,18 @@ import { afterChangeRules, changeRules } from './writes.js';
 const [concurrent, ...overTheRun] = answerRules;
 
 export const RULES: readonly Rule[] = [
-  ...loginRules, ...livenessRules, ...capabilityRules, ...snapshotRules, concurrent, ...frameRules, ...int64Rules,
-  ...changeRules, ...reconnectRules, ...afterChangeRules, ...overTheRun, ...recordRules,
+  ...loginRules,
+  ...livenessRules,
+  ...capabilityRules,
+  ...snapshotRules,
+  concurrent,
+  ...frameRules,
+  ...int64Rules,
+  ...changeRules,
+  ...reconnectRules,
+  ...afterChangeRules,
+  ...overTheRun,
+  ...recordRules,
 ];
 
 const ids = new Set<string>();

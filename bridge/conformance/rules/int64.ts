@@ -13,16 +13,27 @@ import { joined } from './expect.js';
 
 const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
-const isIntegerToken = (value: unknown) => typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
+const isIntegerToken = (value: unknown) =>
+  typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value));
 const big = (value: unknown) => (typeof value === 'bigint' ? value : BigInt(value as number));
 
 /** Live reads by key, in preference order: the command, its arguments for key k, and the record found in its answer. */
-const KEYED_READS: Partial<Record<ChangeKind, Array<{ cmd: string; args: (k: unknown) => Record<string, unknown> }>>> = {
-  users: [{ cmd: 'UserRequest', args: (login) => ({ login }) }, { cmd: 'UserGet', args: (login) => ({ login }) }],
-  positions: [{ cmd: 'PositionGetByTickets', args: (t) => ({ tickets: [t] }) }],
-  orders: [{ cmd: 'OrderGetByTickets', args: (t) => ({ tickets: [t] }) }, { cmd: 'OrderRequestByTickets', args: (t) => ({ tickets: [t] }) }],
-  deals: [{ cmd: 'DealRequestByTicket', args: (ticket) => ({ ticket }) }, { cmd: 'DealRequestByTickets', args: (t) => ({ tickets: [t] }) }],
-};
+const KEYED_READS: Partial<Record<ChangeKind, Array<{ cmd: string; args: (k: unknown) => Record<string, unknown> }>>> =
+  {
+    users: [
+      { cmd: 'UserRequest', args: (login) => ({ login }) },
+      { cmd: 'UserGet', args: (login) => ({ login }) },
+    ],
+    positions: [{ cmd: 'PositionGetByTickets', args: (t) => ({ tickets: [t] }) }],
+    orders: [
+      { cmd: 'OrderGetByTickets', args: (t) => ({ tickets: [t] }) },
+      { cmd: 'OrderRequestByTickets', args: (t) => ({ tickets: [t] }) },
+    ],
+    deals: [
+      { cmd: 'DealRequestByTicket', args: (ticket) => ({ ticket }) },
+      { cmd: 'DealRequestByTickets', args: (t) => ({ tickets: [t] }) },
+    ],
+  };
 
 /** The largest int64: a request naming it must not come back as 2^63 (what a double makes of it). */
 const INT64_MAX = 9223372036854775807n;
@@ -45,11 +56,13 @@ export const int64Rules: Rule[] = [
         if (!field || typeof record !== 'object' || record === null) return;
         const value = (record as Record<string, unknown>)[field];
         checked++;
-        if (!isIntegerToken(value)) problems.push(`${where} ${kind} ${field}: expected bare integer digits, got ${show(value, 40)}`);
+        if (!isIntegerToken(value))
+          problems.push(`${where} ${kind} ${field}: expected bare integer digits, got ${show(value, 40)}`);
         else if (big(value) > SAFE) beyond++;
       };
       for (const [kind, items] of main.snapshot.items) for (const item of items) check(kind, item, 'snapshot');
-      for (const event of main.connection.eventsAfter(main.snapshot.endSeq)) check(String(event.event), event.record, `${String(event.op)} event`);
+      for (const event of main.connection.eventsAfter(main.snapshot.endSeq))
+        check(String(event.event), event.record, `${String(event.op)} event`);
       return problems.length ? failed(joined(problems)) : passed(`${checked} keys, ${beyond} beyond 2^53 − 1`);
     },
   },
@@ -64,7 +77,9 @@ export const int64Rules: Rule[] = [
       main.cache.catchUp();
       const problems: string[] = [];
       const done: string[] = [];
-      for (const [kind, reads] of Object.entries(KEYED_READS) as Array<[ChangeKind, NonNullable<(typeof KEYED_READS)[ChangeKind]>]>) {
+      for (const [kind, reads] of Object.entries(KEYED_READS) as Array<
+        [ChangeKind, NonNullable<(typeof KEYED_READS)[ChangeKind]>]
+      >) {
         const field = INT64_KEYS.PF5[kind] as string;
         const read = reads.find((r) => ctx.declared.includes(r.cmd));
         const keys = [...main.cache.table(kind).values()].map((row) => row[field]).filter(isIntegerToken);
@@ -72,7 +87,9 @@ export const int64Rules: Rule[] = [
         const largest = keys.reduce((a, b) => (big(b) > big(a) ? b : a));
         const answer = await connection.request(read.cmd, read.args(largest), ctx.timeouts.answerMs);
         if (answer.kind === 'error') {
-          problems.push(`${read.cmd} ${show(read.args(largest))}: expected the record, got error ${show(answer.error)}`);
+          problems.push(
+            `${read.cmd} ${show(read.args(largest))}: expected the record, got error ${show(answer.error)}`,
+          );
           continue;
         }
         const record: unknown = Array.isArray(answer.value) ? answer.value[0] : answer.value;
@@ -88,13 +105,19 @@ export const int64Rules: Rule[] = [
         const answer = await connection.request(probe.cmd, probe.args(INT64_MAX), ctx.timeouts.answerMs);
         const text = answer.kind === 'error' ? String(answer.message) : show(answer.value, 10_000);
         if (text.includes(AS_DOUBLE) && !text.includes(String(INT64_MAX))) {
-          problems.push(`${probe.cmd} login ${INT64_MAX}: the answer names ${AS_DOUBLE}, the login rounded to a double`);
+          problems.push(
+            `${probe.cmd} login ${INT64_MAX}: the answer names ${AS_DOUBLE}, the login rounded to a double`,
+          );
         } else {
-          done.push(`login ${INT64_MAX} ${text.includes(String(INT64_MAX)) ? 'named exactly' : 'not named'} in the answer`);
+          done.push(
+            `login ${INT64_MAX} ${text.includes(String(INT64_MAX)) ? 'named exactly' : 'not named'} in the answer`,
+          );
         }
       }
       if (problems.length) return failed(joined(problems));
-      return done.length ? passed(done.join(', ')) : failed('no keyed read of users, positions, orders or deals is declared');
+      return done.length
+        ? passed(done.join(', '))
+        : failed('no keyed read of users, positions, orders or deals is declared');
     },
   },
 ];

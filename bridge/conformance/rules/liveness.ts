@@ -44,9 +44,17 @@ export const livenessRules: Rule[] = [
       const main = ctx.requireMain();
       const state = main.pingDuringSnapshot;
       const connection = main.connection;
-      await connection.waitFor(() => state.answer !== undefined || state.error !== undefined || connection.closed,
-        ctx.timeouts.pingMs, 'answer to the Ping sent with the login').catch(() => {});
-      if (!state.answer) return failed(`the Ping sent with the login: ${state.error ?? `not answered within ${ctx.timeouts.pingMs} ms of the snapshot's end`}`);
+      await connection
+        .waitFor(
+          () => state.answer !== undefined || state.error !== undefined || connection.closed,
+          ctx.timeouts.pingMs,
+          'answer to the Ping sent with the login',
+        )
+        .catch(() => {});
+      if (!state.answer)
+        return failed(
+          `the Ping sent with the login: ${state.error ?? `not answered within ${ctx.timeouts.pingMs} ms of the snapshot's end`}`,
+        );
       const problem = pingProblem(state.answer);
       if (problem) return failed(problem);
       const answeredAt = state.answer.frame.at;
@@ -58,10 +66,15 @@ export const livenessRules: Rule[] = [
         last = frame.at;
       }
       if (longest > ctx.timeouts.pingMs) {
-        return failed(`expected a frame at least every ${ctx.timeouts.pingMs} ms until the Ping's answer; the connection was silent for ${Math.round(longest)} ms`);
+        return failed(
+          `expected a frame at least every ${ctx.timeouts.pingMs} ms until the Ping's answer; the connection was silent for ${Math.round(longest)} ms`,
+        );
       }
-      const where = state.answer.frame.seq < main.snapshot.endSeq ? 'before the snapshot\'s end' : 'after the snapshot\'s end';
-      return passed(`answered ${where}, ${Math.round(answeredAt - state.sentAt)} ms after it was sent; longest silence ${Math.round(longest)} ms`);
+      const where =
+        state.answer.frame.seq < main.snapshot.endSeq ? "before the snapshot's end" : "after the snapshot's end";
+      return passed(
+        `answered ${where}, ${Math.round(answeredAt - state.sentAt)} ms after it was sent; longest silence ${Math.round(longest)} ms`,
+      );
     },
   },
   {
@@ -72,7 +85,8 @@ export const livenessRules: Rule[] = [
       const main = ctx.requireMain();
       if (!ctx.declared.includes('ServerTime')) return skipped('ServerTime not declared');
       const answer = await main.connection.request('ServerTime', undefined, ctx.timeouts.answerMs);
-      if (answer.kind === 'error') return failed(`ServerTime: expected an ISO date-time, got error ${show(answer.error)}`);
+      if (answer.kind === 'error')
+        return failed(`ServerTime: expected an ISO date-time, got error ${show(answer.error)}`);
       const problem = isoProblem(answer.value, 'ServerTime');
       return problem ? failed(problem) : passed(String(answer.value));
     },

@@ -22,10 +22,14 @@ export const loginRules: Rule[] = [
       if (answer.kind === 'error') return failed(`expected a login result, got error ${show(answer.error)}`);
       const parsed = loginResultSchema.safeParse(answer.value);
       if (!parsed.success) {
-        return failed(joined(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)));
+        return failed(
+          joined(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)),
+        );
       }
       const { server, family, build, version, capabilities } = parsed.data;
-      return passed(`${server}, ${family} build ${build}, version ${version}, ${capabilities.commands.length} commands, events ${capabilities.events.join(', ')}`);
+      return passed(
+        `${server}, ${family} build ${build}, version ${version}, ${capabilities.commands.length} commands, events ${capabilities.events.join(', ')}`,
+      );
     },
   },
   {
@@ -34,7 +38,9 @@ export const loginRules: Rule[] = [
     timeoutMs: () => 1000,
     run(ctx) {
       const main = ctx.requireMain();
-      return main.login.version === 1 ? passed('version 1') : failed(`expected version 1, got ${show(main.login.version)}`);
+      return main.login.version === 1
+        ? passed('version 1')
+        : failed(`expected version 1, got ${show(main.login.version)}`);
     },
   },
   {
@@ -56,33 +62,46 @@ export const loginRules: Rule[] = [
     async run(ctx) {
       const family = ctx.requireFamily();
       const connection = await ctx.open();
-      const answer = await connection.request('login', ctx.loginArgs({ pump: false, versions: [999] }), ctx.timeouts.answerMs);
-      if (answer.kind === 'result') return failed(`expected a refusal of versions [999], got result ${show(answer.value, 100)}`);
+      const answer = await connection.request(
+        'login',
+        ctx.loginArgs({ pump: false, versions: [999] }),
+        ctx.timeouts.answerMs,
+      );
+      if (answer.kind === 'result')
+        return failed(`expected a refusal of versions [999], got result ${show(answer.value, 100)}`);
       const ping = await connection.request('Ping', undefined, ctx.timeouts.answerMs);
       const problem = errorWithCode(ping, family, CODES[family].noRights, 'a Ping after the refusal');
-      return problem ? failed(problem) : passed(`refused with ${codeText(family, answer.code)} ${show(answer.message, 80)}`);
+      return problem
+        ? failed(problem)
+        : passed(`refused with ${codeText(family, answer.code)} ${show(answer.message, 80)}`);
     },
   },
   {
     id: 'login.family',
-    name: 'the login answer\'s family is the one given by --family',
+    name: "the login answer's family is the one given by --family",
     timeoutMs: () => 1000,
     run(ctx) {
       const expected = ctx.options.family;
       if (!expected) return skipped('no --family given');
       const main = ctx.requireMain();
-      return main.login.family === expected ? passed(expected) : failed(`expected family ${expected}, got ${show(main.login.family)}`);
+      return main.login.family === expected
+        ? passed(expected)
+        : failed(`expected family ${expected}, got ${show(main.login.family)}`);
     },
   },
   {
     id: 'login.wrong-password',
-    name: 'a wrong password gets the family\'s refusal code, without the password, and the connection still answers',
+    name: "a wrong password gets the family's refusal code, without the password, and the connection still answers",
     timeoutMs: bound,
     async run(ctx) {
       const family = ctx.requireFamily();
       const connection = await ctx.open();
       const wrong = ctx.wrongPassword;
-      const answer = await connection.request('login', ctx.loginArgs({ password: wrong, pump: false }), ctx.timeouts.answerMs);
+      const answer = await connection.request(
+        'login',
+        ctx.loginArgs({ password: wrong, pump: false }),
+        ctx.timeouts.answerMs,
+      );
       const problem = errorWithCode(answer, family, CODES[family].refusedLogin, 'login with a wrong password');
       if (problem || answer.kind !== 'error') return failed(problem ?? 'expected a refusal');
       // The frame as it came (show() would redact the very thing looked for), in both its raw and JSON-escaped forms.
@@ -93,12 +112,16 @@ export const loginRules: Rule[] = [
       }
       const ping = await connection.request('Ping', undefined, ctx.timeouts.answerMs);
       const after = errorWithCode(ping, family, CODES[family].noRights, 'a Ping after the refusal');
-      return after ? failed(after) : passed(`refused with ${codeText(family, answer.code)}; a Ping after it answered ${codeText(family, CODES[family].noRights)}`);
+      return after
+        ? failed(after)
+        : passed(
+            `refused with ${codeText(family, answer.code)}; a Ping after it answered ${codeText(family, CODES[family].noRights)}`,
+          );
     },
   },
   {
     id: 'login.before-login',
-    name: 'commands before login, Ping included, get the family\'s no-rights code',
+    name: "commands before login, Ping included, get the family's no-rights code",
     timeoutMs: bound,
     async run(ctx) {
       const family = ctx.requireFamily();
@@ -110,7 +133,9 @@ export const loginRules: Rule[] = [
         const problem = errorWithCode(answer, family, CODES[family].noRights, `${cmd} before login`);
         if (problem) problems.push(problem);
       }
-      return problems.length ? failed(joined(problems)) : passed(`${commands.join(', ')}: ${codeText(family, CODES[family].noRights)}`);
+      return problems.length
+        ? failed(joined(problems))
+        : passed(`${commands.join(', ')}: ${codeText(family, CODES[family].noRights)}`);
     },
   },
   {
@@ -136,7 +161,11 @@ export const loginRules: Rule[] = [
           problems.push(`login ${show(sent, 80)}: the message ${show(answer.message, 80)} does not name ${field}`);
         }
       }
-      return problems.length ? failed(joined(problems)) : passed(`${cases.length} malformed logins refused with ${codeText(family, CODES[family].badArgs)}, each naming its field`);
+      return problems.length
+        ? failed(joined(problems))
+        : passed(
+            `${cases.length} malformed logins refused with ${codeText(family, CODES[family].badArgs)}, each naming its field`,
+          );
     },
   },
   {

@@ -21,7 +21,13 @@ const ATTEMPTS = 6;
 async function freshSession(ctx: SuiteContext) {
   const { connection, login, answerSeq } = await ctx.openLoggedIn(true);
   const family = ctx.requireFamily();
-  const snapshot = await readSnapshot(connection, answerSeq, family, login.capabilities.events, ctx.timeouts.snapshotMs);
+  const snapshot = await readSnapshot(
+    connection,
+    answerSeq,
+    family,
+    login.capabilities.events,
+    ctx.timeouts.snapshotMs,
+  );
   const problems = [...snapshot.orderProblems, ...snapshot.countProblems];
   return { connection, snapshot, problems, cache: new Cache(connection, family, snapshot) };
 }
@@ -29,7 +35,7 @@ async function freshSession(ctx: SuiteContext) {
 export const reconnectRules: Rule[] = [
   {
     id: 'reconnect.fresh-snapshot',
-    name: 'a session dropped and logged in again gets a whole new snapshot that agrees with a live session\'s cache',
+    name: "a session dropped and logged in again gets a whole new snapshot that agrees with a live session's cache",
     timeoutMs: (t) => 2 * t.snapshotMs + 20 * t.answerMs,
     async run(ctx) {
       const main = ctx.requireMain();
@@ -42,18 +48,27 @@ export const reconnectRules: Rule[] = [
       const kinds = SNAPSHOT_KINDS[family].filter((kind) => !UNCOMPARED_KINDS.includes(kind));
       let last: string[] = [];
       for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-        await Promise.all([fence(main.connection, ctx.timeouts.answerMs), fence(second.connection, ctx.timeouts.answerMs)]);
+        await Promise.all([
+          fence(main.connection, ctx.timeouts.answerMs),
+          fence(second.connection, ctx.timeouts.answerMs),
+        ]);
         main.cache.catchUp();
         second.cache.catchUp();
-        last = kinds.flatMap((kind: ChangeKind) => differences(family, kind, second.cache.table(kind), [...main.cache.table(kind).values()], 3));
+        last = kinds.flatMap((kind: ChangeKind) =>
+          differences(family, kind, second.cache.table(kind), [...main.cache.table(kind).values()], 3),
+        );
         if (last.length === 0) {
           const total = [...second.snapshot.items.values()].reduce((n, items) => n + items.length, 0);
-          return passed(`a new snapshot of ${total} items after the reconnect, agreeing with the live session on ${kinds.join(', ')}`);
+          return passed(
+            `a new snapshot of ${total} items after the reconnect, agreeing with the live session on ${kinds.join(', ')}`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
       }
       // "on the server" here is the live session's cache; "in the cache" the reconnected session's.
-      return failed(`after ${ATTEMPTS} fenced comparisons the reconnected session's cache still differs from the live session's: ${joined(last, 5)}`);
+      return failed(
+        `after ${ATTEMPTS} fenced comparisons the reconnected session's cache still differs from the live session's: ${joined(last, 5)}`,
+      );
     },
   },
 ];

@@ -15,7 +15,12 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { z } from 'zod';
 import {
-  CHANGE_EVENTS, changeEventSchema, resyncChunkOf, type ChangeKind, type Family, type ManagerEvent,
+  CHANGE_EVENTS,
+  changeEventSchema,
+  resyncChunkOf,
+  type ChangeKind,
+  type Family,
+  type ManagerEvent,
 } from '../../../shared/protocol.js';
 import { managerProtocolAsyncApi, messageKey } from '../../../shared/protocolAsyncApi.js';
 import { isEventFrame, show, type ProbeConnection } from '../connection.js';
@@ -44,10 +49,13 @@ function ajv(): Ajv {
 /** The document's schema of one snapshot record of `kind`: the items of its branch of the family's chunk message. */
 function snapshotRecordValidator(family: Family, kind: ChangeKind): ValidateFunction {
   const a = ajv();
-  const chunk = a.getSchema(`asyncapi#/components/messages/resyncChunk${family}/payload/properties/record`)!.schema as Json;
+  const chunk = a.getSchema(`asyncapi#/components/messages/resyncChunk${family}/payload/properties/record`)!
+    .schema as Json;
   const branch = (chunk.oneOf ?? chunk.anyOf ?? []).findIndex((b: Json) => b.properties?.kind?.const === kind);
   if (branch < 0) throw new Error(`the document's ${family} chunk has no ${kind} branch`);
-  return a.getSchema(`asyncapi#/components/messages/resyncChunk${family}/payload/properties/record/oneOf/${branch}/properties/items/items`)!;
+  return a.getSchema(
+    `asyncapi#/components/messages/resyncChunk${family}/payload/properties/record/oneOf/${branch}/properties/items/items`,
+  )!;
 }
 
 /** The document's schema of a change event frame. */
@@ -133,7 +141,13 @@ export function checkRecords(family: Family, connections: readonly ProbeConnecti
         const validate = snapshotRecordValidator(family, kind);
         for (const item of chunk.items) {
           out.snapshotRecords++;
-          note(`snapshot ${kind}${keyText(family, kind, item)}`, problemsOf(() => zodProblems(record, item, 0), () => ajvProblems(validate, item, 0)));
+          note(
+            `snapshot ${kind}${keyText(family, kind, item)}`,
+            problemsOf(
+              () => zodProblems(record, item, 0),
+              () => ajvProblems(validate, item, 0),
+            ),
+          );
         }
         continue;
       }
@@ -152,11 +166,15 @@ export function checkRecords(family: Family, connections: readonly ProbeConnecti
       }
       const frameValue = { event: event.event, op: event.op, record: event.record };
       // Paths inside the record are named without the frame's `record.`; a wrong op is named `op`.
-      const relative = (problems: string[]) => problems.map((p) => p.replace(/^record\./, '').replace(/^record: /, '(the record): '));
-      note(what, problemsOf(
-        () => relative(zodProblems(changeEventSchema(family, kind, group), frameValue, 0)),
-        () => relative(ajvProblems(eventValidator(family, kind, group), frameValue, 0)),
-      ));
+      const relative = (problems: string[]) =>
+        problems.map((p) => p.replace(/^record\./, '').replace(/^record: /, '(the record): '));
+      note(
+        what,
+        problemsOf(
+          () => relative(zodProblems(changeEventSchema(family, kind, group), frameValue, 0)),
+          () => relative(ajvProblems(eventValidator(family, kind, group), frameValue, 0)),
+        ),
+      );
     }
   }
   return out;
@@ -165,7 +183,7 @@ export function checkRecords(family: Family, connections: readonly ProbeConnecti
 export const recordRules: Rule[] = [
   {
     id: 'records.schema',
-    name: 'every snapshot record and change event of the run is valid against the protocol\'s schemas (own fields allowed)',
+    name: "every snapshot record and change event of the run is valid against the protocol's schemas (own fields allowed)",
     timeoutMs: (t) => t.snapshotMs,
     run(ctx) {
       const family = ctx.requireFamily();

@@ -12,7 +12,7 @@ import { joined } from './expect.js';
 export const snapshotRules: Rule[] = [
   {
     id: 'snapshot.order',
-    name: 'the snapshot is resync begin (the login\'s server and family), chunks, then end, before any change event',
+    name: "the snapshot is resync begin (the login's server and family), chunks, then end, before any change event",
     timeoutMs: () => 1000,
     run(ctx) {
       const main = ctx.requireMain();
@@ -20,10 +20,14 @@ export const snapshotRules: Rule[] = [
       const begin = main.snapshot.begin;
       if (!begin) problems.push('no resync begin');
       else if (begin.server !== main.login.server || begin.family !== main.login.family) {
-        problems.push(`begin: expected {server: ${show(main.login.server)}, family: ${show(main.login.family)}}, got ${show(begin, 100)}`);
+        problems.push(
+          `begin: expected {server: ${show(main.login.server)}, family: ${show(main.login.family)}}, got ${show(begin, 100)}`,
+        );
       }
       if (problems.length) return failed(joined(problems));
-      const during = main.snapshot.eventsDuring ? `; ${main.snapshot.eventsDuring} change events came between begin and end` : '';
+      const during = main.snapshot.eventsDuring
+        ? `; ${main.snapshot.eventsDuring} change events came between begin and end`
+        : '';
       return passed(`begin, ${main.snapshot.chunkKinds.length} chunks, end${during}`);
     },
   },
@@ -34,7 +38,9 @@ export const snapshotRules: Rule[] = [
     run(ctx) {
       const main = ctx.requireMain();
       const problems = main.snapshot.kindProblems;
-      return problems.length ? failed(joined(problems)) : passed([...main.snapshot.items.keys()].join(', ') || 'no chunks');
+      return problems.length
+        ? failed(joined(problems))
+        : passed([...main.snapshot.items.keys()].join(', ') || 'no chunks');
     },
   },
   {
@@ -50,12 +56,14 @@ export const snapshotRules: Rule[] = [
   },
   {
     id: 'snapshot.keys',
-    name: 'every snapshot item is an object with its kind\'s key field, no key twice',
+    name: "every snapshot item is an object with its kind's key field, no key twice",
     timeoutMs: () => 1000,
     run(ctx) {
       const main = ctx.requireMain();
       const problems = main.snapshot.keyProblems;
-      return problems.length ? failed(joined(problems)) : passed(`${[...main.snapshot.items.values()].reduce((n, items) => n + items.length, 0)} items keyed`);
+      return problems.length
+        ? failed(joined(problems))
+        : passed(`${[...main.snapshot.items.values()].reduce((n, items) => n + items.length, 0)} items keyed`);
     },
   },
   {
@@ -65,8 +73,11 @@ export const snapshotRules: Rule[] = [
     async run(ctx) {
       const main = ctx.requireMain();
       const family = ctx.requireFamily();
-      if (comparableKinds(family, ctx.declared).length === 0) return skipped('no live read of any snapshot kind declared');
-      const { problems, compared, left } = await compareAll(main.connection, main.cache, ctx.declared, { answerMs: ctx.timeouts.answerMs });
+      if (comparableKinds(family, ctx.declared).length === 0)
+        return skipped('no live read of any snapshot kind declared');
+      const { problems, compared, left } = await compareAll(main.connection, main.cache, ctx.declared, {
+        answerMs: ctx.timeouts.answerMs,
+      });
       if (problems.length) return failed(joined(problems, 6));
       return passed(`${compared.join(', ')}${left.length ? `; not compared: ${left.join(', ')}` : ''}`);
     },

@@ -23,8 +23,11 @@ const cacheRule: Rule = {
     if (!ctx.options.writes) return skipped('needs --writes: it follows the changes');
     const main = ctx.requireMain();
     const family = ctx.requireFamily();
-    if (comparableKinds(family, ctx.declared).length === 0) return skipped('no live read of any snapshot kind declared');
-    const { problems, compared } = await compareAll(main.connection, main.cache, ctx.declared, { answerMs: ctx.timeouts.answerMs });
+    if (comparableKinds(family, ctx.declared).length === 0)
+      return skipped('no live read of any snapshot kind declared');
+    const { problems, compared } = await compareAll(main.connection, main.cache, ctx.declared, {
+      answerMs: ctx.timeouts.answerMs,
+    });
     return problems.length ? failed(joined(problems, 6)) : passed(compared.join(', '));
   },
 };
@@ -43,17 +46,28 @@ const restartRule: Rule = {
     const answer = await main.connection.request(RESTART, {}, ctx.timeouts.answerMs);
     if (answer.kind === 'error') return failed(`${RESTART}: expected a result, got error ${show(answer.error)}`);
     const code = await main.connection.waitForClose(ctx.timeouts.answerMs).catch(() => undefined);
-    if (code === undefined) return failed(`${RESTART} answered ${show(answer.value)}, but the session was still open ${ctx.timeouts.answerMs} ms later`);
+    if (code === undefined)
+      return failed(
+        `${RESTART} answered ${show(answer.value)}, but the session was still open ${ctx.timeouts.answerMs} ms later`,
+      );
     const deadline = performance.now() + 5 * ctx.timeouts.answerMs;
     let lastError = '';
     while (performance.now() < deadline) {
       try {
         const { connection, login, answerSeq } = await ctx.openLoggedIn(true);
-        const snapshot = await readSnapshot(connection, answerSeq, family, login.capabilities.events, ctx.timeouts.snapshotMs);
+        const snapshot = await readSnapshot(
+          connection,
+          answerSeq,
+          family,
+          login.capabilities.events,
+          ctx.timeouts.snapshotMs,
+        );
         const problems = [...snapshot.orderProblems, ...snapshot.countProblems];
         if (problems.length) return failed(`the snapshot after the restart: ${joined(problems)}`);
         const total = [...snapshot.items.values()].reduce((n, items) => n + items.length, 0);
-        return passed(`answered ${show(answer.value)}, closed with ${code}; a new session took a snapshot of ${total} items`);
+        return passed(
+          `answered ${show(answer.value)}, closed with ${code}; a new session took a snapshot of ${total} items`,
+        );
       } catch (error) {
         lastError = (error as Error).message;
         await new Promise((resolve) => setTimeout(resolve, 100));

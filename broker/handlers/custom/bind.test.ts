@@ -17,7 +17,7 @@ function thrown(fn: () => unknown): Error {
 }
 
 describe('bind', () => {
-  it('pairs a custom entry\'s op with the handler itself', () => {
+  it("pairs a custom entry's op with the handler itself", () => {
     const binding = bind(news.NewsTotal, run);
     expect(binding).toEqual(['PF4.NewsTotal', run]);
     expect(binding[1]).toBe(run);
@@ -28,12 +28,15 @@ describe('bind', () => {
     const live = thrown(() => bind(news.NewsBodyRequest, run));
     expect(live).toBeInstanceOf(Error);
     expect(live.message).toBe('v2.PF4.NewsBodyRequest declares a live answer, not custom');
-    expect(thrown(() => bind(news.NewsGet, run)).message).toBe('v2.PF4.NewsGet declares a cachedList answer, not custom');
+    expect(thrown(() => bind(news.NewsGet, run)).message).toBe(
+      'v2.PF4.NewsGet declares a cachedList answer, not custom',
+    );
   });
 
   it('refuses an entry with no answer at all', () => {
     expect(registryOperations.TradePlatforms.answer).toBeUndefined();
-    expect(thrown(() => bind(registryOperations.TradePlatforms as Operation, run)).message)
-      .toBe('registry.Registry.TradePlatforms declares a missing answer, not custom');
+    expect(thrown(() => bind(registryOperations.TradePlatforms as Operation, run)).message).toBe(
+      'registry.Registry.TradePlatforms declares a missing answer, not custom',
+    );
   });
 });

@@ -8,6 +8,7 @@ import type { Handler } from '../handler.js';
 export type Binding = readonly [op: string, run: Handler];
 
 export function bind<A>(entry: Operation<A>, run: Handler<A>): Binding {
-  if (entry.answer?.kind !== 'custom') throw new Error(`${entry.id} declares a ${entry.answer?.kind ?? 'missing'} answer, not custom`);
+  if (entry.answer?.kind !== 'custom')
+    throw new Error(`${entry.id} declares a ${entry.answer?.kind ?? 'missing'} answer, not custom`);
   return [entry.op, run as Handler];
 }

@@ -26,13 +26,22 @@ const rows = SYNC_ROWS_PER_COMMAND.toLocaleString('en-US');
 export const CUSTOM_HANDLER_COMMANDS: Readonly<Record<string, CustomUse>> = {
   Ping: { commands: ['Ping'] },
   'PF4.AdmTradeRecordModify': { commands: ['AdmTradeRecordModify'] },
-  'PF4.BackupRestoreOrders': { commands: ['BackupRestoreOrders'], note: 'answer: one result per input, in input order' },
+  'PF4.BackupRestoreOrders': {
+    commands: ['BackupRestoreOrders'],
+    note: 'answer: one result per input, in input order',
+  },
   'PF4.DailyReportsRequestEx': { commands: ['DailyReportsRequestEx'] },
-  'PF4.MailsRequest': { commands: ['MailsRequest'], note: `\`{limit ≤ ${MAILS_PER_REQUEST}, before?}\` per command, repeated until the page is full` },
+  'PF4.MailsRequest': {
+    commands: ['MailsRequest'],
+    note: `\`{limit ≤ ${MAILS_PER_REQUEST}, before?}\` per command, repeated until the page is full`,
+  },
   'PF4.NewsBodyGet': { cache: ['news', 'newsBodies'] },
   'PF4.NewsTopicGet': { cache: ['news'] },
   'PF4.NewsTotal': { cache: ['news'] },
-  'PF4.SrvRestart': { commands: ['SrvRestart'], note: 'the broker drops its connection after the answer and logs in again' },
+  'PF4.SrvRestart': {
+    commands: ['SrvRestart'],
+    note: 'the broker drops its connection after the answer and logs in again',
+  },
   'PF4.SymbolInfoUpdated': { cache: ['symbolInfo'] },
   'PF4.SymbolsGroupsGet': { cache: ['symbolGroups'] },
   'PF4.TradeCheckStops': { commands: ['TradeCheckStops'] },
@@ -46,11 +55,17 @@ export const CUSTOM_HANDLER_COMMANDS: Readonly<Record<string, CustomUse>> = {
     note: 'with `group`: `GroupRecordRequest`, then `TradesRequest` and `UserRecordsRequest` chunk by chunk',
   },
   'PF4.TradesSnapshot': { commands: ['TradesSnapshot'] },
-  'PF4.TradesSyncRead': { commands: ['TradesSyncRead'], note: `on the connection that answered \`TradesSyncStart\`; at most ${rows} rows per command` },
+  'PF4.TradesSyncRead': {
+    commands: ['TradesSyncRead'],
+    note: `on the connection that answered \`TradesSyncStart\`; at most ${rows} rows per command`,
+  },
   'PF4.TradesSyncStart': { commands: ['TradesSyncStart'] },
   'PF4.UserPasswordCheck': { commands: ['UserPasswordCheck'] },
   'PF4.UsersSnapshot': { commands: ['UsersSnapshot'] },
-  'PF4.UsersSyncRead': { commands: ['UsersSyncRead'], note: `on the connection that answered \`UsersSyncStart\`; at most ${rows} rows per command` },
+  'PF4.UsersSyncRead': {
+    commands: ['UsersSyncRead'],
+    note: `on the connection that answered \`UsersSyncStart\`; at most ${rows} rows per command`,
+  },
   'PF4.UsersSyncStart': { commands: ['UsersSyncStart'] },
   'PF4.v1.AdmTradeRecordModify': {
     commands: ['TradeRecordRequest', 'AdmTradeRecordModify'],
@@ -71,4 +86,3 @@ export const CUSTOM_HANDLER_COMMANDS: Readonly<Record<string, CustomUse>> = {
   'PF5.UserAccountRequest': { commands: ['UserAccountRequest'] },
   'PF5.UserGetByLogins': { cache: ['users'] },
 };
-

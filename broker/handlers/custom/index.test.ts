@@ -16,8 +16,18 @@ import { v1Pf4Bindings } from './v1Pf4.js';
 import { v1Pf5Bindings } from './v1Pf5.js';
 
 const lists: Record<string, readonly Binding[]> = {
-  commonBindings, pf4BackupBindings, pf4BatchReadsBindings, pf4MailBindings, pf4NewsBindings, pf4ReportsBindings, pf4ServerAdminBindings, pf4SymbolsBindings,
-  pf4TradesBindings, pf4UsersBindings, v1Pf4Bindings, v1Pf5Bindings,
+  commonBindings,
+  pf4BackupBindings,
+  pf4BatchReadsBindings,
+  pf4MailBindings,
+  pf4NewsBindings,
+  pf4ReportsBindings,
+  pf4ServerAdminBindings,
+  pf4SymbolsBindings,
+  pf4TradesBindings,
+  pf4UsersBindings,
+  v1Pf4Bindings,
+  v1Pf5Bindings,
 };
 
 afterEach(() => {

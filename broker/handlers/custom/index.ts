@@ -14,9 +14,24 @@ import { pf4UsersBindings } from './pf4Users.js';
 import { v1Pf4Bindings } from './v1Pf4.js';
 import { v1Pf5Bindings } from './v1Pf5.js';
 
-const all: readonly Binding[] = [...commonBindings, ...pf4ServerAdminBindings, ...pf4ReportsBindings, ...pf4BackupBindings, ...pf4BatchReadsBindings, ...pf4SymbolsBindings, ...pf4UsersBindings, ...pf4TradesBindings, ...pf4NewsBindings, ...pf4MailBindings, ...v1Pf4Bindings, ...v1Pf5Bindings];
+const all: readonly Binding[] = [
+  ...commonBindings,
+  ...pf4ServerAdminBindings,
+  ...pf4ReportsBindings,
+  ...pf4BackupBindings,
+  ...pf4BatchReadsBindings,
+  ...pf4SymbolsBindings,
+  ...pf4UsersBindings,
+  ...pf4TradesBindings,
+  ...pf4NewsBindings,
+  ...pf4MailBindings,
+  ...v1Pf4Bindings,
+  ...v1Pf5Bindings,
+];
 
-export const customHandlers: ReadonlyMap<string, Handler> = new Map(all.map(([op, run]) => {
-  if (all.filter(([o]) => o === op).length > 1) throw new Error(`handler ${op} bound twice`);
-  return [op, run];
-}));
+export const customHandlers: ReadonlyMap<string, Handler> = new Map(
+  all.map(([op, run]) => {
+    if (all.filter(([o]) => o === op).length > 1) throw new Error(`handler ${op} bound twice`);
+    return [op, run];
+  }),
+);

@@ -13,13 +13,19 @@ export const pf4BackupBindings = [
     const answer = await ctx.platform.session.request('BackupRestoreOrders', { records: inputs }, ctx.deadline);
     if (!Array.isArray(answer) || answer.length !== inputs.length) {
       const got = Array.isArray(answer) ? `${answer.length} results` : 'no result list';
-      throw new OperationError('Internal', `the trading server answered ${got} for ${inputs.length} orders; the outcome of each is unknown`);
+      throw new OperationError(
+        'Internal',
+        `the trading server answered ${got} for ${inputs.length} orders; the outcome of each is unknown`,
+      );
     }
     const data = inputs.map((input, i) => {
       const result = answer[i] as { order?: unknown; res?: unknown } | null;
       const order = input.order ?? 0;
       if (result && typeof result.order === 'number' && result.order !== order) {
-        throw new OperationError('Internal', `the trading server answered order ${result.order} at position ${i}, where order ${order} was sent`);
+        throw new OperationError(
+          'Internal',
+          `the trading server answered order ${result.order} at position ${i}, where order ${order} was sent`,
+        );
       }
       return { order, res: result?.res === 1 ? 1 : 0 };
     });

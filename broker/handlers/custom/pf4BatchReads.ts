@@ -41,7 +41,9 @@ class SizedRows {
 
   constructor(private readonly maxBytes: number) {}
 
-  get count(): number { return this.parts.length; }
+  get count(): number {
+    return this.parts.length;
+  }
 
   /** Adds the row when the answer still fits with it; false (nothing added) when it would not. */
   add(json: string): boolean {
@@ -65,8 +67,20 @@ class SizedRows {
 type Kind = 'users' | 'trades';
 
 const KINDS = {
-  users: { start: 'UsersSyncStart', read: 'UsersSyncRead', snapshot: 'UsersSnapshot', record: 'PF4User', rows: 'accounts' },
-  trades: { start: 'TradesSyncStart', read: 'TradesSyncRead', snapshot: 'TradesSnapshot', record: 'PF4Trade', rows: 'trades' },
+  users: {
+    start: 'UsersSyncStart',
+    read: 'UsersSyncRead',
+    snapshot: 'UsersSnapshot',
+    record: 'PF4User',
+    rows: 'accounts',
+  },
+  trades: {
+    start: 'TradesSyncStart',
+    read: 'TradesSyncRead',
+    snapshot: 'TradesSnapshot',
+    record: 'PF4Trade',
+    rows: 'trades',
+  },
 } as const;
 
 /** What a manager session's sync of one kind holds here: rows held back, the login its snapshot lives in, the queue. */
@@ -89,9 +103,10 @@ const loginOf = (session: Session) => (session as { logins?: number }).logins ??
 /** The refusal of a read whose snapshot is not on the session: the caller must start again. */
 function lostSnapshot(kind: Kind, started: number | undefined): OperationError {
   const { start, rows } = KINDS[kind];
-  const why = started === undefined
-    ? `this broker's manager session has answered no ${start} (never started here, or started on another broker)`
-    : `the broker's manager session has reconnected since ${start}, and the trading server drops a sync snapshot with its connection`;
+  const why =
+    started === undefined
+      ? `this broker's manager session has answered no ${start} (never started here, or started on another broker)`
+      : `the broker's manager session has reconnected since ${start}, and the trading server drops a sync snapshot with its connection`;
   return new OperationError('NotFound', `the ${rows} sync snapshot is lost: ${why}; start again with ${start}`);
 }
 
@@ -107,9 +122,9 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
   const states = new WeakMap<Session, Map<Kind, SyncState>>();
   const stateOf = (session: Session, kind: Kind): SyncState => {
     let byKind = states.get(session);
-    if (!byKind) states.set(session, byKind = new Map<Kind, SyncState>());
+    if (!byKind) states.set(session, (byKind = new Map<Kind, SyncState>()));
     let state = byKind.get(kind);
-    if (!state) byKind.set(kind, state = { held: [], started: undefined, queue: Promise.resolve() });
+    if (!state) byKind.set(kind, (state = { held: [], started: undefined, queue: Promise.resolve() }));
     return state;
   };
   /** Runs `work` after the session's earlier starts and reads of `kind`, whatever they ended with. */
@@ -190,13 +205,19 @@ export function batchReadBindings(maxBytes?: number): Binding[] {
     const shape = shapeRecord(KINDS[kind].record);
     return async (ctx: HandlerContext<{ limit: number }>): Promise<HandlerResult> => {
       const { limit } = ctx.args;
-      const rows = listOf(await ctx.platform.session.request(KINDS[kind].snapshot, { limit }, ctx.deadline)).slice(0, limit);
+      const rows = listOf(await ctx.platform.session.request(KINDS[kind].snapshot, { limit }, ctx.deadline)).slice(
+        0,
+        limit,
+      );
       const bound = boundOf(ctx);
       const answer = new SizedRows(bound);
       for (const row of rows) {
         if (answer.add(stringifyJson(shape(row)))) continue;
-        throw new OperationError('Validation', `limit: the ${rows.length} ${KINDS[kind].rows} asked for take more than the `
-          + `${bound} bytes one answer may carry; the first ${answer.count} fit: ask for at most ${answer.count}`);
+        throw new OperationError(
+          'Validation',
+          `limit: the ${rows.length} ${KINDS[kind].rows} asked for take more than the ` +
+            `${bound} bytes one answer may carry; the first ${answer.count} fit: ask for at most ${answer.count}`,
+        );
       }
       return answer.result();
     };

@@ -2,15 +2,41 @@ import { describe, expect, it } from 'vitest';
 import { mail } from '../../../shared/catalog/v2/pf4/index.js';
 import { encodeCursor } from '../paging.js';
 import { MAILS_PER_REQUEST, pf4MailBindings } from './pf4Mail.js';
-import { asJson, DEADLINE, expectOperationError, handlerOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
+import {
+  asJson,
+  DEADLINE,
+  expectOperationError,
+  handlerOf,
+  platformOf,
+  ScriptedSession,
+  sent,
+} from '../../../test/support/broker/handlers.js';
 
 /** A mail as the server sends it in a page: the record and its key. */
-const mailOf = (key: number, body = `body ${key}`) => ({ key, time: '2026-12-01T00:00:00Z', senderLogin: 0, senderName: 'Desk', subject: `s${key}`, body });
-const recordOf = (key: number, body = `body ${key}`) => ({ time: '2026-12-01T00:00:00Z', senderLogin: 0, senderName: 'Desk', subject: `s${key}`, body });
+const mailOf = (key: number, body = `body ${key}`) => ({
+  key,
+  time: '2026-12-01T00:00:00Z',
+  senderLogin: 0,
+  senderName: 'Desk',
+  subject: `s${key}`,
+  body,
+});
+const recordOf = (key: number, body = `body ${key}`) => ({
+  time: '2026-12-01T00:00:00Z',
+  senderLogin: 0,
+  senderName: 'Desk',
+  subject: `s${key}`,
+  body,
+});
 
 function run(session: ScriptedSession, args: Record<string, unknown> = {}, answerMaxBytes?: number) {
   const platform = platformOf('PF4', { session });
-  return asJson(handlerOf(pf4MailBindings, mail.MailsRequest)({ platform, args, deadline: DEADLINE, ...(answerMaxBytes ? { answerMaxBytes } : {}) }));
+  return asJson(
+    handlerOf(
+      pf4MailBindings,
+      mail.MailsRequest,
+    )({ platform, args, deadline: DEADLINE, ...(answerMaxBytes ? { answerMaxBytes } : {}) }),
+  );
 }
 
 const parsed = async (result: ReturnType<typeof run>) => {
@@ -36,7 +62,10 @@ describe('PF4 MailsRequest', () => {
   });
 
   it('answers a page of `limit` mails with the cursor to go on from, and goes on from it', async () => {
-    const first = new ScriptedSession().answers('MailsRequest', { items: [mailOf(9), mailOf(8), mailOf(7)], hasMore: true });
+    const first = new ScriptedSession().answers('MailsRequest', {
+      items: [mailOf(9), mailOf(8), mailOf(7)],
+      hasMore: true,
+    });
     const page = await parsed(run(first, { limit: 3 }));
     expect(page.data).toStrictEqual([recordOf(9), recordOf(8), recordOf(7)]);
     expect(page.paging).toStrictEqual({ nextCursor: encodeCursor(7), hasMore: true });
@@ -65,8 +94,16 @@ describe('PF4 MailsRequest', () => {
     expect(unpaged.sent).toHaveLength(1);
   });
 
-  it('shapes the server\'s mails as PF4MailBox records in its order, recipients dropped and missing fields filled', async () => {
-    const newest = { key: 2, time: '2026-01-02T00:00:00Z', senderLogin: 1000, senderName: 'Desk', subject: 'B', body: 'b', logins: [7] };
+  it("shapes the server's mails as PF4MailBox records in its order, recipients dropped and missing fields filled", async () => {
+    const newest = {
+      key: 2,
+      time: '2026-01-02T00:00:00Z',
+      senderLogin: 1000,
+      senderName: 'Desk',
+      subject: 'B',
+      body: 'b',
+      logins: [7],
+    };
     const older = { key: 1, time: '2026-01-01T00:00:00Z', subject: 'A' };
     const session = new ScriptedSession().answers('MailsRequest', { items: [newest, older], hasMore: false });
     expect((await parsed(run(session))).data).toStrictEqual([

@@ -37,17 +37,24 @@ export const pf4MailBindings = [
     let lastKey: number | undefined;
     for (;;) {
       const want = page.limit === undefined ? MAILS_PER_REQUEST : Math.min(MAILS_PER_REQUEST, page.limit - rows.length);
-      const got = await ctx.platform.session.request('MailsRequest', { limit: want, ...(before !== undefined ? { before } : {}) }, ctx.deadline) as MailsPage;
+      const got = (await ctx.platform.session.request(
+        'MailsRequest',
+        { limit: want, ...(before !== undefined ? { before } : {}) },
+        ctx.deadline,
+      )) as MailsPage;
       const items = Array.isArray(got?.items) ? got.items : [];
       for (const item of items) {
         const text = stringifyJson(shapeMail(item));
         const size = Buffer.byteLength(text) + (rows.length > 0 ? 1 : 0);
         if (bytes + size > bound) {
           if (page.limit === undefined) {
-            throw new OperationError('Validation',
-              `the server's mails take more than the ${bound} bytes one answer may carry; ask for them in pages (limit, then cursor)`);
+            throw new OperationError(
+              'Validation',
+              `the server's mails take more than the ${bound} bytes one answer may carry; ask for them in pages (limit, then cursor)`,
+            );
           }
-          if (rows.length === 0) throw new OperationError('Validation', `one mail is larger than the ${bound} bytes one answer may carry`);
+          if (rows.length === 0)
+            throw new OperationError('Validation', `one mail is larger than the ${bound} bytes one answer may carry`);
           return { rows, paging: pagingMeta(true, lastKey) };
         }
         rows.push(text);

@@ -13,7 +13,11 @@ export const pf4ReportsBindings = [
   /** One member per known login asked, named by the login as a string; each account's rows in chronological order. */
   bind(reports.DailyReportsRequestEx, async (ctx) => {
     const { from, to, logins, name } = ctx.args;
-    const answer = await ctx.platform.session.request('DailyReportsRequestEx', { from, to, logins, name }, ctx.deadline);
+    const answer = await ctx.platform.session.request(
+      'DailyReportsRequestEx',
+      { from, to, logins, name },
+      ctx.deadline,
+    );
     if (!answer || typeof answer !== 'object' || Array.isArray(answer)) {
       throw new OperationError('Internal', 'the trading server answered daily reports that are not keyed by login');
     }

@@ -4,12 +4,18 @@ import { OperationError } from '../../../shared/errors.js';
 import { pf4ServerAdminBindings } from './pf4ServerAdmin.js';
 import { call, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
 
-const restart = (session: ScriptedSession) => call(pf4ServerAdminBindings, serverAdmin.SrvRestart, platformOf('PF4', { session }), { confirm: true });
+const restart = (session: ScriptedSession) =>
+  call(pf4ServerAdminBindings, serverAdmin.SrvRestart, platformOf('PF4', { session }), { confirm: true });
 
 describe('SrvRestart', () => {
   it('sends SrvRestart without arguments, drops the session after the answer, and answers true for an empty answer', async () => {
     let answer!: (value: unknown) => void;
-    const session = new ScriptedSession().answers('SrvRestart', new Promise((resolve) => { answer = resolve; }));
+    const session = new ScriptedSession().answers(
+      'SrvRestart',
+      new Promise((resolve) => {
+        answer = resolve;
+      }),
+    );
     const pending = restart(session);
     await Promise.resolve();
     expect(session.sent).toEqual([sent('SrvRestart', undefined)]);

@@ -51,7 +51,10 @@ export const pf4SymbolsBindings = [
         set = { flush: (set?.flush ?? 0) + 1, names: [...cache.takeUpdatedSymbols()].sort(ordinal) };
         taken.set(cache, set);
       } else if (!set || set.flush !== page.after[0]) {
-        throw new OperationError('Validation', `${BAD_CURSOR}: it belongs to an earlier flush; call without a cursor to take the symbols updated since`);
+        throw new OperationError(
+          'Validation',
+          `${BAD_CURSOR}: it belongs to an earlier flush; call without a cursor to take the symbols updated since`,
+        );
       }
       const info = table(cache, 'symbolInfo');
       const rows = set.names.map((name) => info.get(name)).filter((row): row is Row => row !== undefined);
@@ -63,8 +66,10 @@ export const pf4SymbolsBindings = [
   }),
 
   /** The 32 security-group slots in slot order, each as the contract's group (name, description). */
-  bind(symbols.SymbolsGroupsGet, (ctx) => fromCache(ctx, () => {
-    const rows = table(ctx.platform.cache, 'symbolGroups').page(undefined, undefined).items;
-    return { data: rows.map(shapeGroup) };
-  })),
+  bind(symbols.SymbolsGroupsGet, (ctx) =>
+    fromCache(ctx, () => {
+      const rows = table(ctx.platform.cache, 'symbolGroups').page(undefined, undefined).items;
+      return { data: rows.map(shapeGroup) };
+    }),
+  ),
 ];

@@ -5,7 +5,14 @@
  * filtered by group.
  */
 import { trades } from '../../../shared/catalog/v2/pf4/index.js';
-import { BALANCE_TYPES, CLOSE_TYPES, DELETE_TYPES, TICKET_KIND, TICKET_TYPES, type TicketKind } from '../../../shared/catalog/v2/pf4/trades.js';
+import {
+  BALANCE_TYPES,
+  CLOSE_TYPES,
+  DELETE_TYPES,
+  TICKET_KIND,
+  TICKET_TYPES,
+  type TicketKind,
+} from '../../../shared/catalog/v2/pf4/trades.js';
 import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { shapeRecord } from '../../../shared/records/shape.js';
@@ -20,7 +27,11 @@ const shapeTrade = shapeRecord('PF4Trade');
 const shapeTransaction = shapeRecord('PF4TradeTransaction');
 
 /** Result codes a stops check answers as its verdict (the code an open with these prices would get). */
-const STOPS_VERDICTS: ReadonlySet<number> = new Set([PF4_RESULT.TradeBadPrices, PF4_RESULT.TradeBadStops, PF4_RESULT.TradeExpirationDenied]);
+const STOPS_VERDICTS: ReadonlySet<number> = new Set([
+  PF4_RESULT.TradeBadPrices,
+  PF4_RESULT.TradeBadStops,
+  PF4_RESULT.TradeExpirationDenied,
+]);
 
 const has = (list: readonly string[], value: string) => list.includes(value);
 
@@ -32,8 +43,10 @@ const has = (list: readonly string[], value: string) => list.includes(value);
  */
 function executed(request: Record<string, unknown>, record: Row): unknown {
   const type = String(request.tradeTransactionType);
-  const price = has(BALANCE_TYPES, type) ? record.profit
-    : has(CLOSE_TYPES, type) || has(DELETE_TYPES, type) ? record.closePrice
+  const price = has(BALANCE_TYPES, type)
+    ? record.profit
+    : has(CLOSE_TYPES, type) || has(DELETE_TYPES, type)
+      ? record.closePrice
       : record.openPrice;
   return shapeTransaction({
     tradeTransactionType: type,
@@ -58,15 +71,17 @@ const GROUP_SCAN_CHUNK = 2000;
 
 export const pf4TradesBindings = [
   /** The account's open trades from the cache, provided the cached account is in the group asked for. */
-  bind(trades.TradesGetByLogin, (ctx) => fromCache(ctx, (): HandlerResult => {
-    const { login, group } = ctx.args;
-    const account = ctx.platform.cache.get('users', login);
-    if (!account) throw notFound('PF4', `login ${login} not found`);
-    if (account.group !== group) throw notFound('PF4', `login ${login} is not in group ${group}`);
-    // The rows' text as the packed table keeps it, nothing rebuilt.
-    const open = ctx.platform.cache.table('trades');
-    return { rows: open ? open.rowTexts(open.lookupViews('login', login)) : [] };
-  })),
+  bind(trades.TradesGetByLogin, (ctx) =>
+    fromCache(ctx, (): HandlerResult => {
+      const { login, group } = ctx.args;
+      const account = ctx.platform.cache.get('users', login);
+      if (!account) throw notFound('PF4', `login ${login} not found`);
+      if (account.group !== group) throw notFound('PF4', `login ${login} is not in group ${group}`);
+      // The rows' text as the packed table keeps it, nothing rebuilt.
+      const open = ctx.platform.cache.table('trades');
+      return { rows: open ? open.rowTexts(open.lookupViews('login', login)) : [] };
+    }),
+  ),
 
   /** An open trade, else a recently closed one the cache still holds. */
   /**
@@ -81,7 +96,12 @@ export const pf4TradesBindings = [
       const answer = await ctx.platform.session.request('TradeCheckStops', args, ctx.deadline);
       return { data: answer === true };
     } catch (error) {
-      if (error instanceof OperationError && error.code === 'PF4Error' && error.managerCode !== null && STOPS_VERDICTS.has(error.managerCode)) {
+      if (
+        error instanceof OperationError &&
+        error.code === 'PF4Error' &&
+        error.managerCode !== null &&
+        STOPS_VERDICTS.has(error.managerCode)
+      ) {
         throw new OperationError('PF4Error', error.message, error.managerCode, false);
       }
       throw error;
@@ -96,20 +116,33 @@ export const pf4TradesBindings = [
    * account, when the ticket is another account's: the server acts on the ticket whatever `orderBy` says.
    */
   bind(trades.TradeTransaction, async (ctx) => {
-    const { [TICKET_KIND]: kind, ...request } = ctx.args.body as Record<string, unknown> & { [TICKET_KIND]?: TicketKind };
+    const { [TICKET_KIND]: kind, ...request } = ctx.args.body as Record<string, unknown> & {
+      [TICKET_KIND]?: TicketKind;
+    };
     const owner = TICKET_TYPES.includes(String(request.tradeTransactionType)) ? request.orderBy : undefined;
     if (kind || owner !== undefined) {
-      const held = await ctx.platform.session.request('TradeRecordRequest', { order: request.order }, ctx.deadline) as Row;
+      const held = (await ctx.platform.session.request(
+        'TradeRecordRequest',
+        { order: request.order },
+        ctx.deadline,
+      )) as Row;
       const command = String(held?.tradeCommand);
       if (kind && !kind.commands.includes(command)) {
-        throw new OperationError('Validation', `body.order: order ${String(request.order)} is a ${command} trade; ${kind.name} acts only on ${kind.commands.join(', ')} orders`);
+        throw new OperationError(
+          'Validation',
+          `body.order: order ${String(request.order)} is a ${command} trade; ${kind.name} acts only on ${kind.commands.join(', ')} orders`,
+        );
       }
       if (owner !== undefined && held?.login !== owner) {
-        throw notFound('PF4', `body.orderBy: order ${String(request.order)} is not a trade of login ${valueText(owner)} (it is login ${String(held?.login)}'s); orderBy must be the ticket's login, or absent`);
+        throw notFound(
+          'PF4',
+          `body.orderBy: order ${String(request.order)} is not a trade of login ${valueText(owner)} (it is login ${String(held?.login)}'s); orderBy must be the ticket's login, or absent`,
+        );
       }
     }
     const record = await ctx.platform.session.request('TradeTransaction', request, ctx.deadline);
-    if (!record || typeof record !== 'object') throw new OperationError('Internal', 'the trading server answered the transaction without a trade record');
+    if (!record || typeof record !== 'object')
+      throw new OperationError('Internal', 'the trading server answered the transaction without a trade record');
     return { data: executed(request, record as Row) };
   }),
 
@@ -120,7 +153,12 @@ export const pf4TradesBindings = [
     if (update.order !== undefined && update.order !== ticket) {
       throw new OperationError('Validation', `body.order: must be the ticket of the path (${ticket}) or absent`);
     }
-    const record = await ctx.platform.session.request('AdmTradeRecordModify', { ticket, record: update }, ctx.deadline, { keyedRead: true });
+    const record = await ctx.platform.session.request(
+      'AdmTradeRecordModify',
+      { ticket, record: update },
+      ctx.deadline,
+      { keyedRead: true },
+    );
     return { data: shapeTrade(record) };
   }),
 
@@ -134,9 +172,14 @@ export const pf4TradesBindings = [
     const session = ctx.platform.session;
     type TradePage = { items?: unknown[]; hasMore?: boolean };
     if (ctx.args.group === undefined) {
-      const got = await session.request('TradesRequest', {
-        ...(page.after !== undefined ? { after: page.after } : {}), ...(page.limit !== undefined ? { limit: page.limit + 1 } : {}),
-      }, ctx.deadline) as TradePage;
+      const got = (await session.request(
+        'TradesRequest',
+        {
+          ...(page.after !== undefined ? { after: page.after } : {}),
+          ...(page.limit !== undefined ? { limit: page.limit + 1 } : {}),
+        },
+        ctx.deadline,
+      )) as TradePage;
       let items = (got?.items ?? []).map(shapeTrade) as Row[];
       let hasMore = got?.hasMore === true;
       if (page.limit !== undefined && items.length > page.limit) {
@@ -151,12 +194,18 @@ export const pf4TradesBindings = [
     const kept: Row[] = [];
     let after = page.after;
     for (;;) {
-      const got = await session.request('TradesRequest', { ...(after !== undefined ? { after } : {}), limit: GROUP_SCAN_CHUNK }, ctx.deadline) as TradePage;
+      const got = (await session.request(
+        'TradesRequest',
+        { ...(after !== undefined ? { after } : {}), limit: GROUP_SCAN_CHUNK },
+        ctx.deadline,
+      )) as TradePage;
       const chunk = (got?.items ?? []) as Row[];
       if (chunk.length) {
         const logins = [...new Set(chunk.map((t) => t.login as number))];
-        const users = await session.request('UserRecordsRequest', { logins }, ctx.deadline) as Row[];
-        const members = new Set((Array.isArray(users) ? users : []).filter((u) => u.group === group).map((u) => u.login));
+        const users = (await session.request('UserRecordsRequest', { logins }, ctx.deadline)) as Row[];
+        const members = new Set(
+          (Array.isArray(users) ? users : []).filter((u) => u.group === group).map((u) => u.login),
+        );
         for (const t of chunk) {
           if (!members.has(t.login)) continue;
           kept.push(shapeTrade(t) as Row);

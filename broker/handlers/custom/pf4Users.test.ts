@@ -4,7 +4,14 @@ import { OperationError } from '../../../shared/errors.js';
 import { PF4_RESULT } from '../../../shared/resultCodes.js';
 import { ConnectionLostError } from '../../session/managerErrors.js';
 import { pf4UsersBindings } from './pf4Users.js';
-import { call, expectOperationError, failureOf, platformOf, ScriptedSession, sent } from '../../../test/support/broker/handlers.js';
+import {
+  call,
+  expectOperationError,
+  failureOf,
+  platformOf,
+  ScriptedSession,
+  sent,
+} from '../../../test/support/broker/handlers.js';
 
 const check = (session: ScriptedSession) =>
   call(pf4UsersBindings, users.UserPasswordCheck, platformOf('PF4', { session }), { login: 7, body: 'Secret1' });
@@ -18,14 +25,19 @@ describe('UserPasswordCheck', () => {
 
   it('answers false for any answer but exactly true', async () => {
     for (const answer of [false, 1, 'true', null, undefined, { ok: true }]) {
-      expect(await check(new ScriptedSession().answers('UserPasswordCheck', answer)), JSON.stringify(answer)).toEqual({ data: false });
+      expect(await check(new ScriptedSession().answers('UserPasswordCheck', answer)), JSON.stringify(answer)).toEqual({
+        data: false,
+      });
     }
   });
 
-  it('answers the platform\'s invalid-login-or-password refusal as data false beside the error', async () => {
+  it("answers the platform's invalid-login-or-password refusal as data false beside the error", async () => {
     const refusal = new OperationError('PF4Error', 'invalid account or password', PF4_RESULT.InvalidData);
     const error = await expectOperationError(() => check(new ScriptedSession().fails('UserPasswordCheck', refusal)), {
-      code: 'PF4Error', message: 'invalid account or password', managerCode: PF4_RESULT.InvalidData, data: false,
+      code: 'PF4Error',
+      message: 'invalid account or password',
+      managerCode: PF4_RESULT.InvalidData,
+      data: false,
     });
     expect(error).not.toBe(refusal);
   });

@@ -12,7 +12,11 @@ export const pf4UsersBindings = [
    */
   bind(users.UserPasswordCheck, async (ctx) => {
     try {
-      const accepted = await ctx.platform.session.request('UserPasswordCheck', { login: ctx.args.login, password: ctx.args.body }, ctx.deadline);
+      const accepted = await ctx.platform.session.request(
+        'UserPasswordCheck',
+        { login: ctx.args.login, password: ctx.args.body },
+        ctx.deadline,
+      );
       return { data: accepted === true };
     } catch (err) {
       if (err instanceof OperationError && err.code === 'PF4Error' && err.managerCode === PF4_RESULT.InvalidData) {

@@ -44,7 +44,8 @@ const shapeTrade = shapeRecord('PF4Trade');
 
 async function commonSection(ctx: HandlerContext<unknown>, command: string): Promise<Row> {
   const answer = await ctx.platform.session.request(command, { full: true }, ctx.deadline);
-  if (!answer || typeof answer !== 'object') throw new OperationError('Internal', `the trading server answered ${command} without a record`);
+  if (!answer || typeof answer !== 'object')
+    throw new OperationError('Internal', `the trading server answered ${command} without a record`);
   return answer as Row;
 }
 
@@ -52,22 +53,33 @@ export const v1Pf4Bindings = [
   bind(pf4V1.ManagerCommon, async (ctx) => ({ data: shapeConCommonShort(await commonSection(ctx, 'ManagerCommon')) })),
   bind(pf4V1.ManagerCommonEx, async (ctx) => ({ data: shapeConCommon(await commonSection(ctx, 'CfgRequestCommon')) })),
 
-  bind(pf4V1.SymbolsGetAll, (ctx) => fromCache(ctx, () => {
-    const row = ctx.platform.cache.get('symbols', ctx.args.symbol);
-    if (!row) throw notFound('PF4', `symbol ${ctx.args.symbol} not found among the active symbols`);
-    return { data: shapeSymbol(row) };
-  })),
+  bind(pf4V1.SymbolsGetAll, (ctx) =>
+    fromCache(ctx, () => {
+      const row = ctx.platform.cache.get('symbols', ctx.args.symbol);
+      if (!row) throw notFound('PF4', `symbol ${ctx.args.symbol} not found among the active symbols`);
+      return { data: shapeSymbol(row) };
+    }),
+  ),
 
   bind(pf4V1.AdmTradeRecordModify, async (ctx) => {
     const body = ctx.args.body as Row;
     const { ticket, record } = tradeUpdateArgs(body);
     const { session } = ctx.platform;
     if (body.login !== undefined && body.login !== null) {
-      const held = await session.request('TradeRecordRequest', { order: ticket }, ctx.deadline, { keyedRead: true }) as Row | null;
+      const held = (await session.request('TradeRecordRequest', { order: ticket }, ctx.deadline, {
+        keyedRead: true,
+      })) as Row | null;
       if (held?.login !== body.login) {
-        throw notFound('PF4', `body.login: order ${ticket} is not a trade of login ${valueText(body.login)} (it is login ${String(held?.login)}'s); login must be the ticket's, or absent`);
+        throw notFound(
+          'PF4',
+          `body.login: order ${ticket} is not a trade of login ${valueText(body.login)} (it is login ${String(held?.login)}'s); login must be the ticket's, or absent`,
+        );
       }
     }
-    return { data: shapeTrade(await session.request('AdmTradeRecordModify', { ticket, record }, ctx.deadline, { keyedRead: true })) };
+    return {
+      data: shapeTrade(
+        await session.request('AdmTradeRecordModify', { ticket, record }, ctx.deadline, { keyedRead: true }),
+      ),
+    };
   }),
 ];

@@ -29,14 +29,20 @@ export function inlineShaper(schema: { properties?: Record<string, Property> }):
       else if (p.type === 'boolean') out[name] = got === true;
       // A bigint is an exact int64 beyond 2^53 − 1 (an account's login): kept as it is.
       else if (typeof got === 'bigint') out[name] = p.type === 'integer' ? got : Number(got);
-      else out[name] = typeof got === 'number' && Number.isFinite(got) ? (p.type === 'integer' ? Math.trunc(got) : got) : 0;
+      else
+        out[name] =
+          typeof got === 'number' && Number.isFinite(got) ? (p.type === 'integer' ? Math.trunc(got) : got) : 0;
     }
     return out;
   };
 }
 
 /** A live command answered as one inline record (or a list of them when the response is an array). */
-function liveShaped(command: string, response: Record<string, unknown>, keyedRead = false): Handler<Record<string, unknown>> {
+function liveShaped(
+  command: string,
+  response: Record<string, unknown>,
+  keyedRead = false,
+): Handler<Record<string, unknown>> {
   const list = response.type === 'array';
   const shape = inlineShaper((list ? response.items : response) as { properties?: Record<string, Property> });
   return async (ctx) => {
@@ -53,7 +59,13 @@ function byKeys(ctx: HandlerContext<unknown>, table: string, keys: readonly Int6
   return fromCache(ctx, () => {
     const t = ctx.platform.cache.table(table);
     if (!t) return { rows: [] };
-    return { rows: t.rowTexts(distinct(keys).map((k) => t.view(k)).filter((r): r is Row => r !== undefined)) };
+    return {
+      rows: t.rowTexts(
+        distinct(keys)
+          .map((k) => t.view(k))
+          .filter((r): r is Row => r !== undefined),
+      ),
+    };
   });
 }
 
@@ -78,7 +90,10 @@ function byAccountGroup(ctx: HandlerContext<unknown>, table: string, mask: strin
     const inGroup = (login: unknown) => {
       let m = member.get(login);
       if (m === undefined) {
-        const group = typeof login === 'number' || typeof login === 'bigint' ? ctx.platform.cache.view('users', login)?.group : undefined;
+        const group =
+          typeof login === 'number' || typeof login === 'bigint'
+            ? ctx.platform.cache.view('users', login)?.group
+            : undefined;
         member.set(login, (m = typeof group === 'string' && selects(group)));
       }
       return m;
@@ -86,7 +101,9 @@ function byAccountGroup(ctx: HandlerContext<unknown>, table: string, mask: strin
     const t = ctx.platform.cache.table(table);
     if (!t) return { rows: [] };
     // Views: the symbol, login and group read here are kept beside each packed row's text (KINDS).
-    const rows = t.pageViews(undefined, undefined).items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login));
+    const rows = t
+      .pageViews(undefined, undefined)
+      .items.filter((r) => (!listed || listed.has(String(r.symbol))) && inGroup(r.login));
     return { rows: t.rowTexts(rows) };
   });
 }

@@ -18,7 +18,12 @@ const op = (name: string): Operation => {
 };
 /** One call of the v1 PF4 entry `name`: path segments, query text (`?a=1`) and, when given, a JSON body. */
 const call = (name: string, path: Record<string, string> = {}, query = '', body?: unknown) =>
-  validateInputs(op(name), path, new URL(`http://edge/x${query}`), body === undefined ? { kind: 'none' } : { kind: 'json', value: body });
+  validateInputs(
+    op(name),
+    path,
+    new URL(`http://edge/x${query}`),
+    body === undefined ? { kind: 'none' } : { kind: 'json', value: body },
+  );
 const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
 const refused = (message: string) => ({ ok: false, message });
 
@@ -79,38 +84,87 @@ const DECLARED: Record<string, [string, string, string, boolean, string]> = {
 
 /** The v2 entry whose handler (op and answer) each sharing v1 entry uses. */
 const SHARED: Record<string, Operation> = {
-  ServerTime: commonV2.ServerTime[0], JournalRequest: commonPf4.JournalRequest, JournalRequestTo: commonPf4.JournalRequest,
-  JournalRequestToMode: commonPf4.JournalRequest, JournalRequestToModeFilter: commonPf4.JournalRequest,
-  TradesGet: trades.TradesGet, TradesGetTicket: trades.TradesGetTicket, TradeRecordsRequest: trades.TradeRecordsRequest,
-  AdmTradesRequest: trades.AdmTradesRequest, TradesGetByLogin: trades.TradesGetByLogin, TradeTransaction: trades.TradeTransaction,
-  TradesUserHistory: history.TradesUserHistory, TradesUserHistoryFrom: history.TradesUserHistory, TradesUserHistoryFromTo: history.TradesUserHistory,
-  UsersRequest: users.UsersRequest, UserRecordsRequest: users.UserRecordsRequest, UserRecordGet: users.UserRecordGet,
-  UserRecordNew: users.UserRecordNew, MarginLevelGet: margins.MarginLevelGet, MarginLevelRequest: margins.MarginLevelRequest,
-  UserPasswordCheck: users.UserPasswordCheck, UserPasswordSet: users.UserPasswordSet, AdmBalanceCheck: users.AdmBalanceCheckLogin,
-  CfgRequestSymbol: symbols.CfgRequestSymbolSymbol, SymbolInfoGet: symbols.SymbolInfoGet, SymbolSessionsGet: symbols.SymbolSessionsGet,
-  SymbolChange: symbols.SymbolChange, SymbolsRefresh: symbols.SymbolsRefresh, SymbolAdd: symbols.SymbolAdd, SymbolHide: symbols.SymbolHide,
-  TickInfoLast: prices.TickInfoLast, TickInfoLastSymbol: prices.TickInfoLastSymbol, TicksRequest: prices.TicksRequest, ChartRequest: prices.ChartRequest,
+  ServerTime: commonV2.ServerTime[0],
+  JournalRequest: commonPf4.JournalRequest,
+  JournalRequestTo: commonPf4.JournalRequest,
+  JournalRequestToMode: commonPf4.JournalRequest,
+  JournalRequestToModeFilter: commonPf4.JournalRequest,
+  TradesGet: trades.TradesGet,
+  TradesGetTicket: trades.TradesGetTicket,
+  TradeRecordsRequest: trades.TradeRecordsRequest,
+  AdmTradesRequest: trades.AdmTradesRequest,
+  TradesGetByLogin: trades.TradesGetByLogin,
+  TradeTransaction: trades.TradeTransaction,
+  TradesUserHistory: history.TradesUserHistory,
+  TradesUserHistoryFrom: history.TradesUserHistory,
+  TradesUserHistoryFromTo: history.TradesUserHistory,
+  UsersRequest: users.UsersRequest,
+  UserRecordsRequest: users.UserRecordsRequest,
+  UserRecordGet: users.UserRecordGet,
+  UserRecordNew: users.UserRecordNew,
+  MarginLevelGet: margins.MarginLevelGet,
+  MarginLevelRequest: margins.MarginLevelRequest,
+  UserPasswordCheck: users.UserPasswordCheck,
+  UserPasswordSet: users.UserPasswordSet,
+  AdmBalanceCheck: users.AdmBalanceCheckLogin,
+  CfgRequestSymbol: symbols.CfgRequestSymbolSymbol,
+  SymbolInfoGet: symbols.SymbolInfoGet,
+  SymbolSessionsGet: symbols.SymbolSessionsGet,
+  SymbolChange: symbols.SymbolChange,
+  SymbolsRefresh: symbols.SymbolsRefresh,
+  SymbolAdd: symbols.SymbolAdd,
+  SymbolHide: symbols.SymbolHide,
+  TickInfoLast: prices.TickInfoLast,
+  TickInfoLastSymbol: prices.TickInfoLastSymbol,
+  TicksRequest: prices.TicksRequest,
+  ChartRequest: prices.ChartRequest,
 };
 
 describe('v1 PF4 declarations', () => {
-  it('gives each entry its handler, the spec\'s time-out class, its read kind, its mutating flag, the scope that follows, and its tag', () => {
+  it("gives each entry its handler, the spec's time-out class, its read kind, its mutating flag, the scope that follows, and its tag", () => {
     for (const [name, [handler, timeout, read, mutating, tag]] of Object.entries(DECLARED)) {
       const e = op(name);
-      expect({ op: e.op, timeout: e.timeout, read: e.read, mutating: e.mutating, destructive: e.destructive, scope: e.scope, tag: e.tag }, name)
-        .toStrictEqual({ op: handler, timeout, read, mutating, destructive: false, scope: mutating || name === 'UserPasswordCheck' ? 'webapi.write' : 'webapi', tag });
+      expect(
+        {
+          op: e.op,
+          timeout: e.timeout,
+          read: e.read,
+          mutating: e.mutating,
+          destructive: e.destructive,
+          scope: e.scope,
+          tag: e.tag,
+        },
+        name,
+      ).toStrictEqual({
+        op: handler,
+        timeout,
+        read,
+        mutating,
+        destructive: false,
+        scope: mutating || name === 'UserPasswordCheck' ? 'webapi.write' : 'webapi',
+        tag,
+      });
       expect(e.passwordCheck, name).toStrictEqual(name === 'UserPasswordCheck' ? { login: 'login' } : undefined);
       expect(e.summary.length, `${name} summary`).toBeGreaterThan(20);
     }
   });
 
   it('answers a boolean where v1 answers true or false, and a date-time string for the server time', () => {
-    for (const name of ['UserPasswordCheck', 'UserPasswordSet', 'AdmBalanceFix', 'SymbolChange', 'SymbolsRefresh', 'SymbolAdd', 'SymbolHide']) {
+    for (const name of [
+      'UserPasswordCheck',
+      'UserPasswordSet',
+      'AdmBalanceFix',
+      'SymbolChange',
+      'SymbolsRefresh',
+      'SymbolAdd',
+      'SymbolHide',
+    ]) {
       expect(op(name).response, name).toStrictEqual({ type: 'boolean' });
     }
     expect(op('ServerTime').response).toStrictEqual({ type: 'string', format: 'date-time' });
   });
 
-  it('answers a sharing entry with the v2 entry\'s own answer', () => {
+  it("answers a sharing entry with the v2 entry's own answer", () => {
     for (const [name, v2] of Object.entries(SHARED)) expect(op(name).answer, name).toBe(v2.answer);
   });
 
@@ -131,7 +185,17 @@ describe('v1 PF4 declarations', () => {
   });
 
   it('takes no inputs on the entries without parameters', () => {
-    for (const name of ['ManagerCommon', 'ManagerCommonEx', 'ServerTime', 'TradesGet', 'UsersGet', 'UsersRequest', 'CfgRequestSymbolGroup', 'SymbolsRefresh', 'TickInfoLast']) {
+    for (const name of [
+      'ManagerCommon',
+      'ManagerCommonEx',
+      'ServerTime',
+      'TradesGet',
+      'UsersGet',
+      'UsersRequest',
+      'CfgRequestSymbolGroup',
+      'SymbolsRefresh',
+      'TickInfoLast',
+    ]) {
       const e = op(name);
       expect([e.params, e.query, e.body], name).toStrictEqual([undefined, undefined, undefined]);
       expect(call(name, {}, '?x=1'), name).toStrictEqual(accepted({}));
@@ -142,15 +206,29 @@ describe('v1 PF4 declarations', () => {
 // ---- the common configuration records --------------------------------------------------------------------------
 
 describe('v1 PF4 common configuration schemas', () => {
-  const ALL = ['name', 'owner', 'build', 'version', 'timeZone', 'daylightCorrection', 'timeZoneReal', 'timeSync', 'minClient', 'minApi',
-    'keepEmails', 'keepTicks', 'antiFlood', 'floodControl'];
+  const ALL = [
+    'name',
+    'owner',
+    'build',
+    'version',
+    'timeZone',
+    'daylightCorrection',
+    'timeZoneReal',
+    'timeSync',
+    'minClient',
+    'minApi',
+    'keepEmails',
+    'keepTicks',
+    'antiFlood',
+    'floodControl',
+  ];
   const TEXT = ['name', 'owner', 'timeSync'];
 
   it('names the time source and the flood limits as the sensitive settings', () => {
     expect(CON_COMMON_SENSITIVE).toStrictEqual(['timeSync', 'antiFlood', 'floodControl']);
   });
 
-  it('publishes ConCommon with every setting in the server\'s order, each typed and described, all required, nothing else', () => {
+  it("publishes ConCommon with every setting in the server's order, each typed and described, all required, nothing else", () => {
     const s = CON_COMMON_SCHEMAS.ConCommon as Record<string, any>;
     expect(Object.keys(s.properties)).toStrictEqual(ALL);
     expect(s.required).toStrictEqual(ALL);
@@ -158,7 +236,9 @@ describe('v1 PF4 common configuration schemas', () => {
     expect(s.description).toMatch(/^The server's whole common configuration \(v1 ManagerCommonEx\)/);
     for (const f of ALL) {
       const { description, ...type } = s.properties[f];
-      expect(type, f).toStrictEqual(TEXT.includes(f) ? { type: ['string', 'null'] } : { type: 'integer', format: 'int32' });
+      expect(type, f).toStrictEqual(
+        TEXT.includes(f) ? { type: ['string', 'null'] } : { type: 'integer', format: 'int32' },
+      );
       expect(description.length, f).toBeGreaterThan(5);
     }
     expect(s.properties.build.description).toBe('server build (read-only)');
@@ -171,8 +251,11 @@ describe('v1 PF4 common configuration schemas', () => {
     expect(Object.keys(s.properties)).toStrictEqual(kept);
     expect(s.required).toStrictEqual(kept);
     expect([s.type, s.additionalProperties]).toStrictEqual(['object', false]);
-    for (const f of kept) expect(s.properties[f]).toBe((CON_COMMON_SCHEMAS.ConCommon as Record<string, any>).properties[f]);
-    expect(s.description).toBe('The common configuration as the manager sees it (v1 ManagerCommon): ConCommon without the sensitive timeSync, antiFlood, floodControl.');
+    for (const f of kept)
+      expect(s.properties[f]).toBe((CON_COMMON_SCHEMAS.ConCommon as Record<string, any>).properties[f]);
+    expect(s.description).toBe(
+      'The common configuration as the manager sees it (v1 ManagerCommon): ConCommon without the sensitive timeSync, antiFlood, floodControl.',
+    );
   });
 });
 
@@ -182,17 +265,27 @@ describe('v1 PF4 JournalRequest', () => {
   const from = '2024-03-01T10:00:00Z';
 
   it('takes from alone with mode Full (index 4) and no to or filter; a time without offset is UTC', () => {
-    expect(call('JournalRequest', { from: '2024-03-01T10:00:00' })).toStrictEqual(accepted({ from: '2024-03-01T10:00:00.000Z', mode: 'Full' }));
+    expect(call('JournalRequest', { from: '2024-03-01T10:00:00' })).toStrictEqual(
+      accepted({ from: '2024-03-01T10:00:00.000Z', mode: 'Full' }),
+    );
   });
 
   it('refuses a from that is not a date-time, naming from', () => {
-    expect(call('JournalRequest', { from: 'yesterday' })).toStrictEqual(refused('from: from must be an ISO 8601 date-time'));
+    expect(call('JournalRequest', { from: 'yesterday' })).toStrictEqual(
+      refused('from: from must be an ISO 8601 date-time'),
+    );
   });
 
   it('takes to equal to from, and refuses to one millisecond before from', () => {
-    expect(call('JournalRequestTo', { from, to: from })).toStrictEqual(accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Full' }));
-    expect(call('JournalRequestTo', { from, to: '2024-03-01T09:59:59.999Z' })).toStrictEqual(refused('to: to must not be before from'));
-    expect(call('JournalRequestToMode', { from, to: '2024-03-01T09:00:00Z', mode: 'Full' })).toStrictEqual(refused('to: to must not be before from'));
+    expect(call('JournalRequestTo', { from, to: from })).toStrictEqual(
+      accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Full' }),
+    );
+    expect(call('JournalRequestTo', { from, to: '2024-03-01T09:59:59.999Z' })).toStrictEqual(
+      refused('to: to must not be before from'),
+    );
+    expect(call('JournalRequestToMode', { from, to: '2024-03-01T09:00:00Z', mode: 'Full' })).toStrictEqual(
+      refused('to: to must not be before from'),
+    );
   });
 
   it('reads mode by its EnLogType name or by its index 0 to 7, passing on the name', () => {
@@ -214,25 +307,43 @@ describe('v1 PF4 JournalRequest', () => {
   });
 
   it('refuses a mode longer than 16 characters by its length', () => {
-    expect(call('JournalRequestToMode', { from, to: from, mode: 'SendMailFull12345' })).toStrictEqual(refused('mode: mode must be at most 16 characters'));
+    expect(call('JournalRequestToMode', { from, to: from, mode: 'SendMailFull12345' })).toStrictEqual(
+      refused('mode: mode must be at most 16 characters'),
+    );
   });
 
   it('passes the filter of the four-segment route, and refuses an empty one', () => {
-    expect(call('JournalRequestToModeFilter', { from, to: from, mode: '2', filter: 'login 1001' }))
-      .toStrictEqual(accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Trades', filter: 'login 1001' }));
-    expect(call('JournalRequestToModeFilter', { from, to: from, mode: '2', filter: '' })).toStrictEqual(refused('filter: filter must not be empty'));
+    expect(call('JournalRequestToModeFilter', { from, to: from, mode: '2', filter: 'login 1001' })).toStrictEqual(
+      accepted({
+        from: '2024-03-01T10:00:00.000Z',
+        to: '2024-03-01T10:00:00.000Z',
+        mode: 'Trades',
+        filter: 'login 1001',
+      }),
+    );
+    expect(call('JournalRequestToModeFilter', { from, to: from, mode: '2', filter: '' })).toStrictEqual(
+      refused('filter: filter must not be empty'),
+    );
   });
 
   it('requires every segment its route has: to, mode and filter take no default there', () => {
     expect(call('JournalRequestTo', { from })).toStrictEqual(refused(`to: ${MISSING_TEXT}`));
     expect(call('JournalRequestToMode', { from, to: from })).toStrictEqual(refused(`mode: ${MISSING_TEXT}`));
-    expect(call('JournalRequestToModeFilter', { from, to: from, mode: 'Full' })).toStrictEqual(refused(`filter: ${MISSING_TEXT}`));
+    expect(call('JournalRequestToModeFilter', { from, to: from, mode: 'Full' })).toStrictEqual(
+      refused(`filter: ${MISSING_TEXT}`),
+    );
   });
 
   it('ignores to and filter on the routes without those segments', () => {
-    expect(call('JournalRequest', { from, to: '2000-01-01T00:00:00Z', filter: '' })).toStrictEqual(accepted({ from: '2024-03-01T10:00:00.000Z', mode: 'Full' }));
-    expect(call('JournalRequestTo', { from, to: from, filter: '' })).toStrictEqual(accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Full' }));
-    expect(call('JournalRequestToMode', { from, to: from, mode: '1', filter: '' })).toStrictEqual(accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Logins' }));
+    expect(call('JournalRequest', { from, to: '2000-01-01T00:00:00Z', filter: '' })).toStrictEqual(
+      accepted({ from: '2024-03-01T10:00:00.000Z', mode: 'Full' }),
+    );
+    expect(call('JournalRequestTo', { from, to: from, filter: '' })).toStrictEqual(
+      accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Full' }),
+    );
+    expect(call('JournalRequestToMode', { from, to: from, mode: '1', filter: '' })).toStrictEqual(
+      accepted({ from: '2024-03-01T10:00:00.000Z', to: '2024-03-01T10:00:00.000Z', mode: 'Logins' }),
+    );
   });
 });
 
@@ -243,25 +354,40 @@ describe('v1 PF4 trade reads', () => {
     expect(call('TradesGetTicket', { ticket: '1' })).toStrictEqual(accepted({ ticket: 1 }));
     expect(call('TradesGetTicket', { ticket: String(INT32_MAX) })).toStrictEqual(accepted({ ticket: INT32_MAX }));
     expect(call('TradesGetTicket', { ticket: '0' })).toStrictEqual(refused('ticket: ticket must be at least 1'));
-    expect(call('TradesGetTicket', { ticket: '2147483648' })).toStrictEqual(refused('ticket: ticket must be at most 2147483647'));
+    expect(call('TradesGetTicket', { ticket: '2147483648' })).toStrictEqual(
+      refused('ticket: ticket must be at most 2147483647'),
+    );
   });
 
   it('TradeRecordsRequest: takes the repeated orders query as numbers, refuses none and an order out of range', () => {
-    expect(call('TradeRecordsRequest', {}, '?orders=5&orders=2147483647')).toStrictEqual(accepted({ orders: [5, INT32_MAX] }));
+    expect(call('TradeRecordsRequest', {}, '?orders=5&orders=2147483647')).toStrictEqual(
+      accepted({ orders: [5, INT32_MAX] }),
+    );
     expect(call('TradeRecordsRequest', {}, '?orders=0')).toStrictEqual(refused('orders.0: orders must be at least 1'));
-    expect(call('TradeRecordsRequest', {}, '')).toStrictEqual(refused('orders: Invalid input: expected array, received undefined'));
+    expect(call('TradeRecordsRequest', {}, '')).toStrictEqual(
+      refused('orders: Invalid input: expected array, received undefined'),
+    );
   });
 
   it('AdmTradesRequest: takes group and openOnly from the path, openOnly as a boolean', () => {
-    expect(call('AdmTradesRequest', { group: 'demoforex', openOnly: 'false' })).toStrictEqual(accepted({ group: 'demoforex', openOnly: false }));
-    expect(call('AdmTradesRequest', { group: 'g'.repeat(16), openOnly: 'true' })).toStrictEqual(accepted({ group: 'g'.repeat(16), openOnly: true }));
-    expect(call('AdmTradesRequest', { group: 'g'.repeat(17), openOnly: 'yes' }))
-      .toStrictEqual(refused('group: group must be at most 16 characters; openOnly: must be true or false'));
+    expect(call('AdmTradesRequest', { group: 'demoforex', openOnly: 'false' })).toStrictEqual(
+      accepted({ group: 'demoforex', openOnly: false }),
+    );
+    expect(call('AdmTradesRequest', { group: 'g'.repeat(16), openOnly: 'true' })).toStrictEqual(
+      accepted({ group: 'g'.repeat(16), openOnly: true }),
+    );
+    expect(call('AdmTradesRequest', { group: 'g'.repeat(17), openOnly: 'yes' })).toStrictEqual(
+      refused('group: group must be at most 16 characters; openOnly: must be true or false'),
+    );
   });
 
   it('TradesGetByLogin: takes login and group from the path', () => {
-    expect(call('TradesGetByLogin', { login: '1001', group: 'demo' })).toStrictEqual(accepted({ login: 1001, group: 'demo' }));
-    expect(call('TradesGetByLogin', { login: '0', group: '' })).toStrictEqual(refused('login: login must be at least 1; group: group must not be empty'));
+    expect(call('TradesGetByLogin', { login: '1001', group: 'demo' })).toStrictEqual(
+      accepted({ login: 1001, group: 'demo' }),
+    );
+    expect(call('TradesGetByLogin', { login: '0', group: '' })).toStrictEqual(
+      refused('login: login must be at least 1; group: group must not be empty'),
+    );
   });
 });
 
@@ -270,10 +396,12 @@ describe('v1 PF4 AdmTradeRecordModify', () => {
 
   it('takes a trade record naming its ticket in order, orders 1 to 2^31 − 1', () => {
     expect(modify({ order: 1 })).toStrictEqual(accepted({ body: { order: 1 } }));
-    expect(modify({ order: INT32_MAX, sl: 0, tp: 0, comment: 'c'.repeat(31) }))
-      .toStrictEqual(accepted({ body: { order: INT32_MAX, sl: 0, tp: 0, comment: 'c'.repeat(31) } }));
-    expect(modify({ order: 5, sl: 1.2345, tp: 1.5, comment: null, login: 1001, volume: 100 }))
-      .toStrictEqual(accepted({ body: { order: 5, sl: 1.2345, tp: 1.5, comment: null, login: 1001, volume: 100 } }));
+    expect(modify({ order: INT32_MAX, sl: 0, tp: 0, comment: 'c'.repeat(31) })).toStrictEqual(
+      accepted({ body: { order: INT32_MAX, sl: 0, tp: 0, comment: 'c'.repeat(31) } }),
+    );
+    expect(modify({ order: 5, sl: 1.2345, tp: 1.5, comment: null, login: 1001, volume: 100 })).toStrictEqual(
+      accepted({ body: { order: 5, sl: 1.2345, tp: 1.5, comment: null, login: 1001, volume: 100 } }),
+    );
   });
 
   it('refuses a record without a numeric order as missing the ticket', () => {
@@ -290,7 +418,9 @@ describe('v1 PF4 AdmTradeRecordModify', () => {
   it('refuses negative stops and a comment over 31 characters', () => {
     expect(modify({ order: 5, sl: -0.01 })).toStrictEqual(refused('body.sl: sl must be 0 or positive'));
     expect(modify({ order: 5, tp: -0.01 })).toStrictEqual(refused('body.tp: tp must be 0 or positive'));
-    expect(modify({ order: 5, comment: 'c'.repeat(32) })).toStrictEqual(refused('body.comment: comment must be at most 31 characters'));
+    expect(modify({ order: 5, comment: 'c'.repeat(32) })).toStrictEqual(
+      refused('body.comment: comment must be at most 31 characters'),
+    );
   });
 
   it('refuses a field a trade record does not have', () => {
@@ -299,8 +429,21 @@ describe('v1 PF4 AdmTradeRecordModify', () => {
 
   it('writes the ticket and only the set PF4TradeUpdate fields of the record (the broker checks its login first)', () => {
     expect(op('AdmTradeRecordModify').answer).toStrictEqual({ kind: 'custom' });
-    const r = modify({ order: 7, sl: 1.1, tp: 0, comment: null, magic: 3, storage: 0, login: 1001, volume: 100, symbol: 'EURUSD' }) as any;
-    expect(tradeUpdateArgs(r.args.body)).toStrictEqual({ ticket: 7, record: { order: 7, sl: 1.1, tp: 0, magic: 3, storage: 0 } });
+    const r = modify({
+      order: 7,
+      sl: 1.1,
+      tp: 0,
+      comment: null,
+      magic: 3,
+      storage: 0,
+      login: 1001,
+      volume: 100,
+      symbol: 'EURUSD',
+    }) as any;
+    expect(tradeUpdateArgs(r.args.body)).toStrictEqual({
+      ticket: 7,
+      record: { order: 7, sl: 1.1, tp: 0, magic: 3, storage: 0 },
+    });
   });
 });
 
@@ -308,32 +451,48 @@ describe('v1 PF4 AdmTradeRecordModify', () => {
 
 describe('v1 PF4 TradesUserHistory', () => {
   it('takes login alone with the whole PF4 time range, the epoch to 2038-01-19T03:14:07Z', () => {
-    expect(call('TradesUserHistory', { login: '1001' })).toStrictEqual(accepted({ login: 1001, fromTime: EPOCH, toTime: PF4_MAX_TIME }));
+    expect(call('TradesUserHistory', { login: '1001' })).toStrictEqual(
+      accepted({ login: 1001, fromTime: EPOCH, toTime: PF4_MAX_TIME }),
+    );
   });
 
   it('refuses a login out of range', () => {
     expect(call('TradesUserHistory', { login: '0' })).toStrictEqual(refused('login: login must be at least 1'));
-    expect(call('TradesUserHistoryFromTo', { login: '2147483648', fromTime: EPOCH, toTime: EPOCH })).toStrictEqual(refused('login: login must be at most 2147483647'));
+    expect(call('TradesUserHistoryFromTo', { login: '2147483648', fromTime: EPOCH, toTime: EPOCH })).toStrictEqual(
+      refused('login: login must be at most 2147483647'),
+    );
   });
 
   it('takes fromTime up to the latest PF4 time, to which toTime defaults, and refuses one second later', () => {
-    expect(call('TradesUserHistoryFrom', { login: '1001', fromTime: '2024-01-01T00:00:00' }))
-      .toStrictEqual(accepted({ login: 1001, fromTime: '2024-01-01T00:00:00.000Z', toTime: PF4_MAX_TIME }));
-    expect(call('TradesUserHistoryFrom', { login: '1001', fromTime: PF4_MAX_TIME })).toStrictEqual(accepted({ login: 1001, fromTime: PF4_MAX_TIME, toTime: PF4_MAX_TIME }));
-    expect(call('TradesUserHistoryFrom', { login: '1001', fromTime: '2038-01-19T03:14:08Z' })).toStrictEqual(refused('toTime: toTime must not be before fromTime'));
+    expect(call('TradesUserHistoryFrom', { login: '1001', fromTime: '2024-01-01T00:00:00' })).toStrictEqual(
+      accepted({ login: 1001, fromTime: '2024-01-01T00:00:00.000Z', toTime: PF4_MAX_TIME }),
+    );
+    expect(call('TradesUserHistoryFrom', { login: '1001', fromTime: PF4_MAX_TIME })).toStrictEqual(
+      accepted({ login: 1001, fromTime: PF4_MAX_TIME, toTime: PF4_MAX_TIME }),
+    );
+    expect(call('TradesUserHistoryFrom', { login: '1001', fromTime: '2038-01-19T03:14:08Z' })).toStrictEqual(
+      refused('toTime: toTime must not be before fromTime'),
+    );
   });
 
   it('takes toTime equal to fromTime, refuses it one millisecond earlier, and refuses times that are not date-times', () => {
     const t = '2024-05-01T12:00:00.000Z';
-    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: t, toTime: t })).toStrictEqual(accepted({ login: 7, fromTime: t, toTime: t }));
-    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: t, toTime: '2024-05-01T11:59:59.999Z' })).toStrictEqual(refused('toTime: toTime must not be before fromTime'));
-    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: 'then', toTime: 'now' }))
-      .toStrictEqual(refused('fromTime: fromTime must be an ISO 8601 date-time; toTime: toTime must be an ISO 8601 date-time'));
+    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: t, toTime: t })).toStrictEqual(
+      accepted({ login: 7, fromTime: t, toTime: t }),
+    );
+    expect(
+      call('TradesUserHistoryFromTo', { login: '7', fromTime: t, toTime: '2024-05-01T11:59:59.999Z' }),
+    ).toStrictEqual(refused('toTime: toTime must not be before fromTime'));
+    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: 'then', toTime: 'now' })).toStrictEqual(
+      refused('fromTime: fromTime must be an ISO 8601 date-time; toTime: toTime must be an ISO 8601 date-time'),
+    );
   });
 
   it('requires every time segment its route has', () => {
     expect(call('TradesUserHistoryFrom', { login: '7' })).toStrictEqual(refused(`fromTime: ${MISSING_TEXT}`));
-    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: EPOCH })).toStrictEqual(refused(`toTime: ${MISSING_TEXT}`));
+    expect(call('TradesUserHistoryFromTo', { login: '7', fromTime: EPOCH })).toStrictEqual(
+      refused(`toTime: ${MISSING_TEXT}`),
+    );
   });
 });
 
@@ -345,32 +504,53 @@ describe('v1 PF4 user inputs', () => {
       expect(call(name, { login: '42' }), name).toStrictEqual(accepted({ login: 42 }));
       expect(call(name, { login: String(INT32_MAX) }), name).toStrictEqual(accepted({ login: INT32_MAX }));
       expect(call(name, { login: '0' }), name).toStrictEqual(refused('login: login must be at least 1'));
-      expect(call(name, { login: '2147483648' }), name).toStrictEqual(refused('login: login must be at most 2147483647'));
+      expect(call(name, { login: '2147483648' }), name).toStrictEqual(
+        refused('login: login must be at most 2147483647'),
+      );
     }
   });
 
   it('UserRecordsRequest: takes the repeated logins query, refuses none and a login out of range', () => {
-    expect(call('UserRecordsRequest', {}, '?logins=1&logins=2147483647')).toStrictEqual(accepted({ logins: [1, INT32_MAX] }));
-    expect(call('UserRecordsRequest', {}, '?logins=2147483648')).toStrictEqual(refused('logins.0: logins must be at most 2147483647'));
-    expect(call('UserRecordsRequest', {}, '')).toStrictEqual(refused('logins: Invalid input: expected array, received undefined'));
+    expect(call('UserRecordsRequest', {}, '?logins=1&logins=2147483647')).toStrictEqual(
+      accepted({ logins: [1, INT32_MAX] }),
+    );
+    expect(call('UserRecordsRequest', {}, '?logins=2147483648')).toStrictEqual(
+      refused('logins.0: logins must be at most 2147483647'),
+    );
+    expect(call('UserRecordsRequest', {}, '')).toStrictEqual(
+      refused('logins: Invalid input: expected array, received undefined'),
+    );
   });
 
   it('UserPasswordCheck: takes the login and the password body', () => {
-    expect(call('UserPasswordCheck', { login: '1001' }, '', 'secret1')).toStrictEqual(accepted({ login: 1001, body: 'secret1' }));
-    expect(call('UserPasswordCheck', { login: '0' }, '', 'secret1')).toStrictEqual(refused('login: login must be at least 1'));
+    expect(call('UserPasswordCheck', { login: '1001' }, '', 'secret1')).toStrictEqual(
+      accepted({ login: 1001, body: 'secret1' }),
+    );
+    expect(call('UserPasswordCheck', { login: '0' }, '', 'secret1')).toStrictEqual(
+      refused('login: login must be at least 1'),
+    );
   });
 
   it('UserPasswordSet: takes the login, both flags as booleans when given, and the password body', () => {
-    expect(call('UserPasswordSet', { login: '1001' }, '?changeInvestor=true&cleanPubkey=false', 'secret1'))
-      .toStrictEqual(accepted({ login: 1001, changeInvestor: true, cleanPubkey: false, body: 'secret1' }));
-    expect(call('UserPasswordSet', { login: '1001' }, '', 'secret1')).toStrictEqual(accepted({ login: 1001, body: 'secret1' }));
-    expect(call('UserPasswordSet', { login: '1001' }, '?changeInvestor=1&cleanPubkey=yes', 'secret1'))
-      .toStrictEqual(refused('changeInvestor: must be true or false; cleanPubkey: must be true or false'));
+    expect(
+      call('UserPasswordSet', { login: '1001' }, '?changeInvestor=true&cleanPubkey=false', 'secret1'),
+    ).toStrictEqual(accepted({ login: 1001, changeInvestor: true, cleanPubkey: false, body: 'secret1' }));
+    expect(call('UserPasswordSet', { login: '1001' }, '', 'secret1')).toStrictEqual(
+      accepted({ login: 1001, body: 'secret1' }),
+    );
+    expect(call('UserPasswordSet', { login: '1001' }, '?changeInvestor=1&cleanPubkey=yes', 'secret1')).toStrictEqual(
+      refused('changeInvestor: must be true or false; cleanPubkey: must be true or false'),
+    );
   });
 
   it('AdmBalanceFix: fixes the path login as a one-login list, reading by key', () => {
     const answer = op('AdmBalanceFix').answer as any;
-    expect(answer).toStrictEqual({ kind: 'live', command: 'AdmBalanceFix', keyedRead: true, args: expect.any(Function) });
+    expect(answer).toStrictEqual({
+      kind: 'live',
+      command: 'AdmBalanceFix',
+      keyedRead: true,
+      args: expect.any(Function),
+    });
     expect(answer.args((call('AdmBalanceFix', { login: '1001' }) as any).args)).toStrictEqual({ logins: [1001] });
   });
 });
@@ -380,10 +560,21 @@ describe('v1 PF4 UserRecordUpdate', () => {
 
   it('takes an account record naming its login, logins 1 to 2^31 − 1, with group, name and leverage at their bounds', () => {
     expect(update({ login: 1 })).toStrictEqual(accepted({ body: { login: 1 } }));
-    const record = { login: INT32_MAX, group: 'g'.repeat(16), name: 'n'.repeat(128), leverage: 10000, balance: 5, email: 'a@b.c' };
+    const record = {
+      login: INT32_MAX,
+      group: 'g'.repeat(16),
+      name: 'n'.repeat(128),
+      leverage: 10000,
+      balance: 5,
+      email: 'a@b.c',
+    };
     expect(update(record)).toStrictEqual(accepted({ body: record }));
-    expect(update({ login: 5, group: 'g', name: 'n', leverage: 1 })).toStrictEqual(accepted({ body: { login: 5, group: 'g', name: 'n', leverage: 1 } }));
-    expect(update({ login: 5, group: null, name: null })).toStrictEqual(accepted({ body: { login: 5, group: null, name: null } }));
+    expect(update({ login: 5, group: 'g', name: 'n', leverage: 1 })).toStrictEqual(
+      accepted({ body: { login: 5, group: 'g', name: 'n', leverage: 1 } }),
+    );
+    expect(update({ login: 5, group: null, name: null })).toStrictEqual(
+      accepted({ body: { login: 5, group: null, name: null } }),
+    );
   });
 
   it('refuses a record without a numeric login', () => {
@@ -398,14 +589,19 @@ describe('v1 PF4 UserRecordUpdate', () => {
   });
 
   it('refuses an empty or over-long group or name', () => {
-    expect(update({ login: 5, group: '', name: '' })).toStrictEqual(refused('body.group: group must not be empty; body.name: name must not be empty'));
-    expect(update({ login: 5, group: 'g'.repeat(17), name: 'n'.repeat(129) }))
-      .toStrictEqual(refused('body.group: group must be at most 16 characters; body.name: name must be at most 128 characters'));
+    expect(update({ login: 5, group: '', name: '' })).toStrictEqual(
+      refused('body.group: group must not be empty; body.name: name must not be empty'),
+    );
+    expect(update({ login: 5, group: 'g'.repeat(17), name: 'n'.repeat(129) })).toStrictEqual(
+      refused('body.group: group must be at most 16 characters; body.name: name must be at most 128 characters'),
+    );
   });
 
   it('refuses a leverage below 1 or above 10000', () => {
     expect(update({ login: 5, leverage: 0 })).toStrictEqual(refused('body.leverage: leverage must be at least 1'));
-    expect(update({ login: 5, leverage: 10001 })).toStrictEqual(refused('body.leverage: leverage must be at most 10000'));
+    expect(update({ login: 5, leverage: 10001 })).toStrictEqual(
+      refused('body.leverage: leverage must be at most 10000'),
+    );
   });
 
   it('refuses a field an account record does not have', () => {
@@ -415,7 +611,8 @@ describe('v1 PF4 UserRecordUpdate', () => {
   it('reads and writes the account the body names, laying the PF4UserUpdate fields over it', () => {
     const answer = op('UserRecordUpdate').answer as any;
     expect(answer).toStrictEqual({
-      kind: 'replace', dto: 'PF4UserUpdate',
+      kind: 'replace',
+      dto: 'PF4UserUpdate',
       read: { command: 'UserRecordRequest', args: expect.any(Function) },
       write: { command: 'UserRecordUpdate', args: expect.any(Function) },
     });
@@ -428,14 +625,24 @@ describe('v1 PF4 UserRecordUpdate', () => {
 // ---- Symbols, market watch, ticks and charts -------------------------------------------------------------------------
 
 describe('v1 PF4 symbol inputs', () => {
-  const BY_SYMBOL = ['SymbolsGetAll', 'CfgRequestSymbol', 'SymbolInfoGet', 'SymbolSessionsGet', 'SymbolAdd', 'SymbolHide', 'TickInfoLastSymbol'];
+  const BY_SYMBOL = [
+    'SymbolsGetAll',
+    'CfgRequestSymbol',
+    'SymbolInfoGet',
+    'SymbolSessionsGet',
+    'SymbolAdd',
+    'SymbolHide',
+    'TickInfoLastSymbol',
+  ];
 
   it('takes a symbol of 1 to 12 characters on every symbol route, refusing an empty or a 13-character one', () => {
     for (const name of BY_SYMBOL) {
       expect(call(name, { symbol: 'EURUSD' }), name).toStrictEqual(accepted({ symbol: 'EURUSD' }));
       expect(call(name, { symbol: 'S'.repeat(12) }), name).toStrictEqual(accepted({ symbol: 'S'.repeat(12) }));
       expect(call(name, { symbol: '' }), name).toStrictEqual(refused('symbol: symbol must not be empty'));
-      expect(call(name, { symbol: 'S'.repeat(13) }), name).toStrictEqual(refused('symbol: symbol must be at most 12 characters'));
+      expect(call(name, { symbol: 'S'.repeat(13) }), name).toStrictEqual(
+        refused('symbol: symbol must be at most 12 characters'),
+      );
     }
   });
 });
@@ -445,27 +652,40 @@ describe('v1 PF4 TicksRequest and ChartRequest', () => {
   const iso = '2024-02-01T00:00:00.000Z';
 
   it('TicksRequest: takes symbol, start, end and flags from the path, the flags normalised', () => {
-    expect(call('TicksRequest', { symbol: 'EURUSD', start, end: start, flags: 'Raw,Normal' }))
-      .toStrictEqual(accepted({ symbol: 'EURUSD', start: iso, end: iso, flags: 'Raw, Normal' }));
+    expect(call('TicksRequest', { symbol: 'EURUSD', start, end: start, flags: 'Raw,Normal' })).toStrictEqual(
+      accepted({ symbol: 'EURUSD', start: iso, end: iso, flags: 'Raw, Normal' }),
+    );
   });
 
   it('TicksRequest: refuses an end before the start, bad flags and a long symbol', () => {
-    expect(call('TicksRequest', { symbol: 'EURUSD', start, end: '2024-01-31T23:59:59.999Z', flags: 'All' })).toStrictEqual(refused('end: end must not be before start'));
-    expect(call('TicksRequest', { symbol: 'S'.repeat(13), start, end: start, flags: 'Some' }))
-      .toStrictEqual(refused('symbol: symbol must be at most 12 characters; flags: flags must be Raw, Normal, All or several of them joined by ", ", or the number of their bits (Raw 1, Normal 2)'));
+    expect(
+      call('TicksRequest', { symbol: 'EURUSD', start, end: '2024-01-31T23:59:59.999Z', flags: 'All' }),
+    ).toStrictEqual(refused('end: end must not be before start'));
+    expect(call('TicksRequest', { symbol: 'S'.repeat(13), start, end: start, flags: 'Some' })).toStrictEqual(
+      refused(
+        'symbol: symbol must be at most 12 characters; flags: flags must be Raw, Normal, All or several of them joined by ", ", or the number of their bits (Raw 1, Normal 2)',
+      ),
+    );
   });
 
-  it('TicksRequest: requires start, end and flags, the v2 query\'s optional fields', () => {
-    expect(call('TicksRequest', { symbol: 'EURUSD' })).toStrictEqual(refused(`start: ${MISSING_TEXT}; end: ${MISSING_TEXT}; flags: ${MISSING_TEXT}`));
+  it("TicksRequest: requires start, end and flags, the v2 query's optional fields", () => {
+    expect(call('TicksRequest', { symbol: 'EURUSD' })).toStrictEqual(
+      refused(`start: ${MISSING_TEXT}; end: ${MISSING_TEXT}; flags: ${MISSING_TEXT}`),
+    );
   });
 
   it('ChartRequest: takes symbol, period, start, end and mode from the path', () => {
-    expect(call('ChartRequest', { symbol: 'EURUSD', period: 'H1', start, end: '2024-02-02T00:00:00', mode: 'RangeIn' }))
-      .toStrictEqual(accepted({ symbol: 'EURUSD', period: 'H1', start: iso, end: '2024-02-02T00:00:00.000Z', mode: 'RangeIn' }));
+    expect(
+      call('ChartRequest', { symbol: 'EURUSD', period: 'H1', start, end: '2024-02-02T00:00:00', mode: 'RangeIn' }),
+    ).toStrictEqual(
+      accepted({ symbol: 'EURUSD', period: 'H1', start: iso, end: '2024-02-02T00:00:00.000Z', mode: 'RangeIn' }),
+    );
   });
 
   it('ChartRequest: refuses an end before the start', () => {
-    expect(call('ChartRequest', { symbol: 'EURUSD', period: 'H1', start, end: '2024-01-31T00:00:00Z', mode: 'RangeIn' })).toStrictEqual(refused('end: end must not be before start'));
+    expect(
+      call('ChartRequest', { symbol: 'EURUSD', period: 'H1', start, end: '2024-01-31T00:00:00Z', mode: 'RangeIn' }),
+    ).toStrictEqual(refused('end: end must not be before start'));
   });
 
   it('ChartRequest: requires period and mode, with no v2 default for the mode', () => {

@@ -18,7 +18,12 @@ const op = (name: string): Operation => {
 };
 /** One call of the v1 PF5 entry `name`: path segments, query text (`?a=1`) and, when given, a JSON body. */
 const call = (name: string, path: Record<string, string> = {}, query = '', body?: unknown) =>
-  validateInputs(op(name), path, new URL(`http://edge/x${query}`), body === undefined ? { kind: 'none' } : { kind: 'json', value: body });
+  validateInputs(
+    op(name),
+    path,
+    new URL(`http://edge/x${query}`),
+    body === undefined ? { kind: 'none' } : { kind: 'json', value: body },
+  );
 const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
 const refused = (message: string) => ({ ok: false, message });
 const argsOf = (r: ReturnType<typeof call>) => {
@@ -96,21 +101,58 @@ const DECLARED: Record<string, [string, string, boolean, string]> = {
   ChartRequestSince: ['history', 'live', false, 'PF5 History'],
   ChartRequestAll: ['history', 'live', false, 'PF5 History'],
 };
-const WINDOWED = ['HistoryRequest', 'HistoryRequestByGroup', 'DealRequest', 'DealRequestByGroup', 'DealRequestByGroupSymbol', 'DealRequestByLogins', 'ChartRequest'];
+const WINDOWED = [
+  'HistoryRequest',
+  'HistoryRequestByGroup',
+  'DealRequest',
+  'DealRequestByGroup',
+  'DealRequestByGroupSymbol',
+  'DealRequestByLogins',
+  'ChartRequest',
+];
 /** The handler of each entry: one per window (its three routes), SymbolRequestArray for both arities, else PF5.<name>. */
 const handlerOf = (name: string) => {
   const windowBase = WINDOWED.find((w) => name === w || name === `${w}Since` || name === `${w}All`);
-  return windowBase ? `PF5.${windowBase}` : name === 'SymbolRequestArrayBase' ? 'PF5.SymbolRequestArray' : `PF5.${name}`;
+  return windowBase
+    ? `PF5.${windowBase}`
+    : name === 'SymbolRequestArrayBase'
+      ? 'PF5.SymbolRequestArray'
+      : `PF5.${name}`;
 };
-const TICKET_BATCHES = ['PositionDeleteBatch', 'OrderRequestByTickets', 'HistoryRequestByTickets', 'OrderDeleteBatch', 'DealRequestByTickets', 'DealDeleteBatch'];
+const TICKET_BATCHES = [
+  'PositionDeleteBatch',
+  'OrderRequestByTickets',
+  'HistoryRequestByTickets',
+  'OrderDeleteBatch',
+  'DealRequestByTickets',
+  'DealDeleteBatch',
+];
 
 describe('v1 PF5 declarations', () => {
-  it('gives each entry its handler, the spec\'s time-out class, its read kind, its mutating flag, the scope that follows, and its tag', () => {
+  it("gives each entry its handler, the spec's time-out class, its read kind, its mutating flag, the scope that follows, and its tag", () => {
     expect(Object.keys(DECLARED)).toHaveLength(59);
     for (const [name, [timeout, read, mutating, tag]] of Object.entries(DECLARED)) {
       const e = op(name);
-      expect({ op: e.op, timeout: e.timeout, read: e.read, mutating: e.mutating, destructive: e.destructive, scope: e.scope, tag: e.tag }, name)
-        .toStrictEqual({ op: handlerOf(name), timeout, read, mutating, destructive: false, scope: mutating || name === 'UserPasswordCheck' ? 'webapi.write' : 'webapi', tag });
+      expect(
+        {
+          op: e.op,
+          timeout: e.timeout,
+          read: e.read,
+          mutating: e.mutating,
+          destructive: e.destructive,
+          scope: e.scope,
+          tag: e.tag,
+        },
+        name,
+      ).toStrictEqual({
+        op: handlerOf(name),
+        timeout,
+        read,
+        mutating,
+        destructive: false,
+        scope: mutating || name === 'UserPasswordCheck' ? 'webapi.write' : 'webapi',
+        tag,
+      });
       expect(e.passwordCheck, name).toStrictEqual(name === 'UserPasswordCheck' ? { login: 'login' } : undefined);
       expect(e.summary.length, `${name} summary`).toBeGreaterThan(20);
     }
@@ -124,56 +166,96 @@ describe('v1 PF5 declarations', () => {
   });
 
   it('declares the cached, live and custom answers without argument builders', () => {
-    const live = (command: string, keyedRead?: true) => ({ kind: 'live', command, ...(keyedRead ? { keyedRead } : {}) });
+    const live = (command: string, keyedRead?: true) => ({
+      kind: 'live',
+      command,
+      ...(keyedRead ? { keyedRead } : {}),
+    });
     const custom = { kind: 'custom' };
     const expected: Record<string, unknown> = {
-      UserRequest: live('UserRequest', true), UserAccountGet: custom, UserAccountRequest: custom, UserGetByLogins: custom,
+      UserRequest: live('UserRequest', true),
+      UserAccountGet: custom,
+      UserAccountRequest: custom,
+      UserGetByLogins: custom,
       PositionGet: { kind: 'cachedList', table: 'positions', index: { name: 'login', arg: 'login' } },
-      PositionGetByLogins: custom, PositionGetByTickets: custom, PositionRequestByGroup: live('PositionRequestByGroup'), PositionGetBySymbol: custom,
+      PositionGetByLogins: custom,
+      PositionGetByTickets: custom,
+      PositionRequestByGroup: live('PositionRequestByGroup'),
+      PositionGetBySymbol: custom,
       OrderGet: { kind: 'cachedRecord', table: 'orders', key: 'ticket', what: 'order' },
-      OrderGetByGroup: custom, OrderGetBySymbol: custom, OrderGetByLogins: custom, OrderGetByTickets: custom,
-      OrderRequestByGroup: live('OrderRequestByGroup'), OrderRequestByGroupSymbol: live('OrderRequestByGroupSymbol'),
+      OrderGetByGroup: custom,
+      OrderGetBySymbol: custom,
+      OrderGetByLogins: custom,
+      OrderGetByTickets: custom,
+      OrderRequestByGroup: live('OrderRequestByGroup'),
+      OrderRequestByGroupSymbol: live('OrderRequestByGroupSymbol'),
       DealRequestByTicket: live('DealRequestByTicket', true),
-      GroupRequest: live('GroupRequest', true), GroupRequestArray: live('GroupRequestArray'),
-      SymbolRequestArray: live('SymbolRequestArray'), SymbolRequestArrayBase: live('SymbolRequestArray'),
+      GroupRequest: live('GroupRequest', true),
+      GroupRequestArray: live('GroupRequestArray'),
+      SymbolRequestArray: live('SymbolRequestArray'),
+      SymbolRequestArrayBase: live('SymbolRequestArray'),
     };
     for (const w of WINDOWED) {
-      const answer = w === 'ChartRequest' ? custom : w === 'DealRequestByLogins' ? live('DealRequestByLogins') : live(w);
+      const answer =
+        w === 'ChartRequest' ? custom : w === 'DealRequestByLogins' ? live('DealRequestByLogins') : live(w);
       for (const name of [w, `${w}Since`, `${w}All`]) expected[name] = answer;
     }
     for (const [name, answer] of Object.entries(expected)) expect(op(name).answer, name).toStrictEqual(answer);
   });
 
   it('answers a boolean for the deletes and the password calls, and the records the contract lacks for accounts and charts', () => {
-    for (const name of ['UserPasswordCheck', 'UserPasswordChange', 'PositionDeleteBatch', 'OrderDeleteBatch', 'DealDeleteBatch']) {
+    for (const name of [
+      'UserPasswordCheck',
+      'UserPasswordChange',
+      'PositionDeleteBatch',
+      'OrderDeleteBatch',
+      'DealDeleteBatch',
+    ]) {
       expect(op(name).response, name).toStrictEqual({ type: 'boolean' });
     }
     expect(op('UserAccountGet').response).toBe(PF5_USER_ACCOUNT);
     expect(op('UserAccountRequest').response).toBe(PF5_USER_ACCOUNT);
-    for (const name of ['ChartRequest', 'ChartRequestSince', 'ChartRequestAll']) expect(op(name).response, name).toStrictEqual({ type: 'array', items: PF5_CHART_BAR });
+    for (const name of ['ChartRequest', 'ChartRequestSince', 'ChartRequestAll'])
+      expect(op(name).response, name).toStrictEqual({ type: 'array', items: PF5_CHART_BAR });
   });
 
   it('publishes PF5UserAccount and PF5ChartBar as closed records with every field required', () => {
     const double = { type: 'number', format: 'double' };
     const int64 = { type: 'integer', format: 'int64' };
     expect(PF5_USER_ACCOUNT).toStrictEqual({
-      type: 'object', title: 'PF5UserAccount', description: 'An account\'s balance, credit, equity and margin at the current quotes.',
+      type: 'object',
+      title: 'PF5UserAccount',
+      description: "An account's balance, credit, equity and margin at the current quotes.",
       properties: {
-        login: int64, balance: double, credit: double, equity: double, margin: double, marginFree: double,
-        marginLevel: { ...double, description: 'equity / margin in percent; 0 without margin' }, profit: double, storage: double,
+        login: int64,
+        balance: double,
+        credit: double,
+        equity: double,
+        margin: double,
+        marginFree: double,
+        marginLevel: { ...double, description: 'equity / margin in percent; 0 without margin' },
+        profit: double,
+        storage: double,
       },
-      required: ['login', 'balance', 'credit', 'equity', 'margin', 'marginFree', 'marginLevel', 'profit', 'storage'], additionalProperties: false,
+      required: ['login', 'balance', 'credit', 'equity', 'margin', 'marginFree', 'marginLevel', 'profit', 'storage'],
+      additionalProperties: false,
     });
     expect(PF5_CHART_BAR).toStrictEqual({
-      type: 'object', title: 'PF5ChartBar', description: 'One M1 bar of bid prices.',
+      type: 'object',
+      title: 'PF5ChartBar',
+      description: 'One M1 bar of bid prices.',
       properties: {
         dateTime: { type: 'string', format: 'date-time', description: 'the minute the bar opens' },
-        open: double, high: double, low: double, close: double,
+        open: double,
+        high: double,
+        low: double,
+        close: double,
         tickVolume: { ...int64, description: 'ticks in the minute' },
         spread: { type: 'integer', format: 'int32', description: 'spread in points' },
         volume: { ...int64, description: 'exchange volume (0 for over-the-counter symbols)' },
       },
-      required: ['dateTime', 'open', 'high', 'low', 'close', 'tickVolume', 'spread', 'volume'], additionalProperties: false,
+      required: ['dateTime', 'open', 'high', 'low', 'close', 'tickVolume', 'spread', 'volume'],
+      additionalProperties: false,
     });
   });
 });
@@ -182,12 +264,22 @@ describe('v1 PF5 declarations', () => {
 
 describe('v1 PF5 64-bit ids in paths and queries', () => {
   it('reads a path login exactly: a number up to 2^53 − 1, a bigint beyond, up to 2^63 − 1; refuses 0 and 2^63', () => {
-    for (const name of ['UserRequest', 'UserAccountGet', 'UserAccountRequest', 'UserGet', 'PositionGet', 'HistoryRequestAll', 'DealRequestAll']) {
+    for (const name of [
+      'UserRequest',
+      'UserAccountGet',
+      'UserAccountRequest',
+      'UserGet',
+      'PositionGet',
+      'HistoryRequestAll',
+      'DealRequestAll',
+    ]) {
       expect(call(name, { login: '1' }), name).toStrictEqual(accepted({ login: 1 }));
       expect(call(name, { login: SAFE }), name).toStrictEqual(accepted({ login: 9007199254740991 }));
       expect(call(name, { login: '9007199254740992' }), name).toStrictEqual(accepted({ login: 9007199254740992n }));
       expect(call(name, { login: INT64_MAX }), name).toStrictEqual(accepted({ login: 9223372036854775807n }));
-      expect(call(name, { login: PAST_INT64 }), name).toStrictEqual(refused(`login: login must be at most ${INT64_MAX}`));
+      expect(call(name, { login: PAST_INT64 }), name).toStrictEqual(
+        refused(`login: login must be at most ${INT64_MAX}`),
+      );
       expect(call(name, { login: '0' }), name).toStrictEqual(refused('login: login must be at least 1'));
       expect(call(name, { login: '-5' }), name).toStrictEqual(refused('login: login must be a positive integer'));
     }
@@ -197,22 +289,36 @@ describe('v1 PF5 64-bit ids in paths and queries', () => {
     for (const name of ['OrderGet', 'DealRequestByTicket']) {
       expect(call(name, { ticket: '1' }), name).toStrictEqual(accepted({ ticket: 1 }));
       expect(call(name, { ticket: INT64_MAX }), name).toStrictEqual(accepted({ ticket: 9223372036854775807n }));
-      expect(call(name, { ticket: PAST_INT64 }), name).toStrictEqual(refused(`ticket: ticket must be at most ${INT64_MAX}`));
+      expect(call(name, { ticket: PAST_INT64 }), name).toStrictEqual(
+        refused(`ticket: ticket must be at most ${INT64_MAX}`),
+      );
       expect(call(name, { ticket: '0' }), name).toStrictEqual(refused('ticket: ticket must be at least 1'));
     }
   });
 
   it('reads repeated logins and tickets queries exactly, and names the list and the position of a bad id', () => {
     const lists: Array<[string, string]> = [
-      ['UserGetByLogins', 'logins'], ['PositionGetByLogins', 'logins'], ['OrderGetByLogins', 'logins'], ['DealRequestByLoginsAll', 'logins'],
-      ['PositionGetByTickets', 'tickets'], ['OrderGetByTickets', 'tickets'], ['DealRequestByTicketsQuery', 'tickets'],
+      ['UserGetByLogins', 'logins'],
+      ['PositionGetByLogins', 'logins'],
+      ['OrderGetByLogins', 'logins'],
+      ['DealRequestByLoginsAll', 'logins'],
+      ['PositionGetByTickets', 'tickets'],
+      ['OrderGetByTickets', 'tickets'],
+      ['DealRequestByTicketsQuery', 'tickets'],
     ];
     for (const [name, list] of lists) {
-      expect(call(name, {}, `?${list}=1&${list}=${SAFE}&${list}=${INT64_MAX}`), name)
-        .toStrictEqual(accepted({ [list]: [1, 9007199254740991, 9223372036854775807n] }));
-      expect(call(name, {}, `?${list}=5&${list}=0`), name).toStrictEqual(refused(`${list}.1: ${list} must be at least 1`));
-      expect(call(name, {}, `?${list}=${PAST_INT64}`), name).toStrictEqual(refused(`${list}.0: ${list} must be at most ${INT64_MAX}`));
-      expect(call(name, {}, ''), name).toStrictEqual(refused(`${list}: Invalid input: expected array, received undefined`));
+      expect(call(name, {}, `?${list}=1&${list}=${SAFE}&${list}=${INT64_MAX}`), name).toStrictEqual(
+        accepted({ [list]: [1, 9007199254740991, 9223372036854775807n] }),
+      );
+      expect(call(name, {}, `?${list}=5&${list}=0`), name).toStrictEqual(
+        refused(`${list}.1: ${list} must be at least 1`),
+      );
+      expect(call(name, {}, `?${list}=${PAST_INT64}`), name).toStrictEqual(
+        refused(`${list}.0: ${list} must be at most ${INT64_MAX}`),
+      );
+      expect(call(name, {}, ''), name).toStrictEqual(
+        refused(`${list}: Invalid input: expected array, received undefined`),
+      );
     }
   });
 });
@@ -225,7 +331,9 @@ describe('v1 PF5 names, masks and symbol lists', () => {
       expect(call(name, { group: 'real\\pro\\usd' }), name).toStrictEqual(accepted({ group: 'real\\pro\\usd' }));
       expect(call(name, { group: 'g'.repeat(64) }), name).toStrictEqual(accepted({ group: 'g'.repeat(64) }));
       expect(call(name, { group: '' }), name).toStrictEqual(refused('group: group must not be empty'));
-      expect(call(name, { group: 'g'.repeat(65) }), name).toStrictEqual(refused('group: group must be at most 64 characters'));
+      expect(call(name, { group: 'g'.repeat(65) }), name).toStrictEqual(
+        refused('group: group must be at most 64 characters'),
+      );
     }
   });
 
@@ -233,39 +341,71 @@ describe('v1 PF5 names, masks and symbol lists', () => {
     for (const name of ['SymbolGet', 'ChartRequestAll']) {
       expect(call(name, { symbol: 'S'.repeat(32) }), name).toStrictEqual(accepted({ symbol: 'S'.repeat(32) }));
       expect(call(name, { symbol: '' }), name).toStrictEqual(refused('symbol: symbol must not be empty'));
-      expect(call(name, { symbol: 'S'.repeat(33) }), name).toStrictEqual(refused('symbol: symbol must be at most 32 characters'));
+      expect(call(name, { symbol: 'S'.repeat(33) }), name).toStrictEqual(
+        refused('symbol: symbol must be at most 32 characters'),
+      );
     }
   });
 
   it('takes a mask of 1 to 1024 characters on every mask route', () => {
-    for (const name of ['UserGetByGroup', 'PositionRequestByGroup', 'OrderGetByGroup', 'OrderRequestByGroup', 'GroupRequestArray',
-      'HistoryRequestByGroupAll', 'DealRequestByGroupAll', 'SymbolRequestArrayBase']) {
+    for (const name of [
+      'UserGetByGroup',
+      'PositionRequestByGroup',
+      'OrderGetByGroup',
+      'OrderRequestByGroup',
+      'GroupRequestArray',
+      'HistoryRequestByGroupAll',
+      'DealRequestByGroupAll',
+      'SymbolRequestArrayBase',
+    ]) {
       expect(call(name, { mask: 'real\\*,!real\\vip' }), name).toStrictEqual(accepted({ mask: 'real\\*,!real\\vip' }));
       expect(call(name, { mask: 'm'.repeat(1024) }), name).toStrictEqual(accepted({ mask: 'm'.repeat(1024) }));
       expect(call(name, { mask: '' }), name).toStrictEqual(refused('mask: mask must not be empty'));
-      expect(call(name, { mask: 'm'.repeat(1025) }), name).toStrictEqual(refused('mask: mask must be at most 1024 characters'));
+      expect(call(name, { mask: 'm'.repeat(1025) }), name).toStrictEqual(
+        refused('mask: mask must be at most 1024 characters'),
+      );
     }
   });
 
   it('SymbolRequestArray: takes the mask and the group whose overrides apply', () => {
-    expect(call('SymbolRequestArray', { mask: 'EUR*', group: 'real\\usd' })).toStrictEqual(accepted({ mask: 'EUR*', group: 'real\\usd' }));
-    expect(call('SymbolRequestArray', { mask: 'EUR*', group: 'g'.repeat(65) })).toStrictEqual(refused('group: group must be at most 64 characters'));
+    expect(call('SymbolRequestArray', { mask: 'EUR*', group: 'real\\usd' })).toStrictEqual(
+      accepted({ mask: 'EUR*', group: 'real\\usd' }),
+    );
+    expect(call('SymbolRequestArray', { mask: 'EUR*', group: 'g'.repeat(65) })).toStrictEqual(
+      refused('group: group must be at most 64 characters'),
+    );
   });
 
   it('takes a symbol list that names at least one symbol, passed on as sent', () => {
-    for (const name of ['PositionGetBySymbol', 'OrderGetBySymbol', 'OrderRequestByGroupSymbol', 'DealRequestByGroupSymbolAll']) {
+    for (const name of [
+      'PositionGetBySymbol',
+      'OrderGetBySymbol',
+      'OrderRequestByGroupSymbol',
+      'DealRequestByGroupSymbolAll',
+    ]) {
       for (const list of ['EURUSD', 'EURUSD, GBPUSD', 'EURUSD,', ' ,USDJPY', 's'.repeat(1024)]) {
-        expect(call(name, { mask: '*', symbol: list }), `${name} ${list.slice(0, 20)}`).toStrictEqual(accepted({ mask: '*', symbol: list }));
+        expect(call(name, { mask: '*', symbol: list }), `${name} ${list.slice(0, 20)}`).toStrictEqual(
+          accepted({ mask: '*', symbol: list }),
+        );
       }
     }
   });
 
   it('refuses a symbol list of only commas and blanks, and one over 1024 characters', () => {
-    for (const name of ['PositionGetBySymbol', 'OrderGetBySymbol', 'OrderRequestByGroupSymbol', 'DealRequestByGroupSymbolAll']) {
+    for (const name of [
+      'PositionGetBySymbol',
+      'OrderGetBySymbol',
+      'OrderRequestByGroupSymbol',
+      'DealRequestByGroupSymbolAll',
+    ]) {
       for (const list of ['', ' ', ',', ' , ,']) {
-        expect(call(name, { mask: '*', symbol: list }), `${name} ${JSON.stringify(list)}`).toStrictEqual(refused('symbol: symbol must name at least one symbol'));
+        expect(call(name, { mask: '*', symbol: list }), `${name} ${JSON.stringify(list)}`).toStrictEqual(
+          refused('symbol: symbol must name at least one symbol'),
+        );
       }
-      expect(call(name, { mask: '*', symbol: 's'.repeat(1025) }), name).toStrictEqual(refused('symbol: symbol must be at most 1024 characters'));
+      expect(call(name, { mask: '*', symbol: 's'.repeat(1025) }), name).toStrictEqual(
+        refused('symbol: symbol must be at most 1024 characters'),
+      );
     }
   });
 });
@@ -278,19 +418,40 @@ describe('v1 PF5 masks and symbol lists as the cached reads apply them', () => {
 
   it('lets * stand for any run of characters, none included, anywhere in the pattern', () => {
     expect(['', 'x', 'real\\a'].map(maskMatcher('*'))).toStrictEqual([true, true, true]);
-    expect(['real\\', 'real\\eur', 'demo\\eur', 'real'].map(maskMatcher('real\\*'))).toStrictEqual([true, true, false, false]);
+    expect(['real\\', 'real\\eur', 'demo\\eur', 'real'].map(maskMatcher('real\\*'))).toStrictEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(['vip', 'real\\vip', 'real\\vip2'].map(maskMatcher('*vip'))).toStrictEqual([true, true, false]);
-    expect(['abc', 'abxbc', 'abcbc', 'abcx', 'ac'].map(maskMatcher('a*bc'))).toStrictEqual([true, true, true, false, false]);
+    expect(['abc', 'abxbc', 'abcbc', 'abcx', 'ac'].map(maskMatcher('a*bc'))).toStrictEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect(['ab', 'abc', 'a'].map(maskMatcher('ab**'))).toStrictEqual([true, true, false]);
     expect(['a1b2c', 'abc', 'acb'].map(maskMatcher('a*b*c'))).toStrictEqual([true, true, false]);
   });
 
   it('takes comma-separated names, blanks around them and empty parts ignored', () => {
-    expect(['demo', 'real', 'other', '', ' real'].map(maskMatcher(' demo , real,,'))).toStrictEqual([true, true, false, false, false]);
+    expect(['demo', 'real', 'other', '', ' real'].map(maskMatcher(' demo , real,,'))).toStrictEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('lets a leading ! exclude, winning over the includes; excludes alone select nothing', () => {
-    expect(['real\\eur', 'real\\vip', 'demo'].map(maskMatcher('real\\*,!real\\vip'))).toStrictEqual([true, false, false]);
+    expect(['real\\eur', 'real\\vip', 'demo'].map(maskMatcher('real\\*,!real\\vip'))).toStrictEqual([
+      true,
+      false,
+      false,
+    ]);
     expect(['demo', 'real', '!demo'].map(maskMatcher('!demo,*'))).toStrictEqual([false, true, true]);
     expect(['a', 'vip1', 'x\\vip'].map(maskMatcher('*,!*vip*'))).toStrictEqual([true, false, false]);
     expect(['demo', 'real'].map(maskMatcher('!demo'))).toStrictEqual([false, false]);
@@ -317,9 +478,15 @@ describe('v1 PF5 masks and symbol lists as the cached reads apply them', () => {
     const answer = op('UserGetByGroup').answer as any;
     expect(answer).toStrictEqual({ kind: 'cachedList', table: 'users', where: expect.any(Function) });
     const args = argsOf(call('UserGetByGroup', { mask: 'real\\*,!real\\vip' }));
-    expect([{ group: 'real\\eur' }, { group: 'real\\vip' }, { group: 'demo' }, {}].map((row) => answer.where(row, args))).toStrictEqual([true, false, false, false]);
+    expect(
+      [{ group: 'real\\eur' }, { group: 'real\\vip' }, { group: 'demo' }, {}].map((row) => answer.where(row, args)),
+    ).toStrictEqual([true, false, false, false]);
     const all = argsOf(call('UserGetByGroup', { mask: '*' }));
-    expect([{}, { group: null }, { group: 'x' }].map((row) => answer.where(row, all))).toStrictEqual([true, true, true]);
+    expect([{}, { group: null }, { group: 'x' }].map((row) => answer.where(row, all))).toStrictEqual([
+      true,
+      true,
+      true,
+    ]);
   });
 });
 
@@ -339,38 +506,55 @@ describe('v1 PF5 optional time windows', () => {
 
   it('takes both bounds on the full route, toTime equal to fromTime included, a time without offset as UTC', () => {
     for (const [name, [path, args, query]] of Object.entries(KEYS)) {
-      expect(call(name, { ...path, fromTime: '2024-04-01T08:00:00', toTime: T }, query), name).toStrictEqual(accepted({ ...args, fromTime: T, toTime: T }));
+      expect(call(name, { ...path, fromTime: '2024-04-01T08:00:00', toTime: T }, query), name).toStrictEqual(
+        accepted({ ...args, fromTime: T, toTime: T }),
+      );
     }
   });
 
   it('refuses a toTime one millisecond before fromTime on the full route', () => {
     for (const [name, [path, , query]] of Object.entries(KEYS)) {
-      expect(call(name, { ...path, fromTime: T, toTime: BEFORE_T }, query), name).toStrictEqual(refused('toTime: toTime must not be before fromTime'));
+      expect(call(name, { ...path, fromTime: T, toTime: BEFORE_T }, query), name).toStrictEqual(
+        refused('toTime: toTime must not be before fromTime'),
+      );
     }
   });
 
   it('refuses bounds that are not date-times, naming each, without calling them out of order', () => {
-    expect(call('DealRequest', { login: '7', fromTime: 'monday', toTime: 'friday' }))
-      .toStrictEqual(refused('fromTime: fromTime must be an ISO 8601 date-time; toTime: toTime must be an ISO 8601 date-time'));
-    expect(call('DealRequest', { login: '7', fromTime: T, toTime: 'friday' })).toStrictEqual(refused('toTime: toTime must be an ISO 8601 date-time'));
-    expect(call('DealRequestSince', { login: '7', fromTime: 'monday' })).toStrictEqual(refused('fromTime: fromTime must be an ISO 8601 date-time'));
+    expect(call('DealRequest', { login: '7', fromTime: 'monday', toTime: 'friday' })).toStrictEqual(
+      refused('fromTime: fromTime must be an ISO 8601 date-time; toTime: toTime must be an ISO 8601 date-time'),
+    );
+    expect(call('DealRequest', { login: '7', fromTime: T, toTime: 'friday' })).toStrictEqual(
+      refused('toTime: toTime must be an ISO 8601 date-time'),
+    );
+    expect(call('DealRequestSince', { login: '7', fromTime: 'monday' })).toStrictEqual(
+      refused('fromTime: fromTime must be an ISO 8601 date-time'),
+    );
   });
 
   it('takes fromTime alone on the Since route, leaving the end open', () => {
     for (const [name, [path, args, query]] of Object.entries(KEYS)) {
-      expect(call(`${name}Since`, { ...path, fromTime: T, toTime: 'ignored' }, query), name).toStrictEqual(accepted({ ...args, fromTime: T }));
+      expect(call(`${name}Since`, { ...path, fromTime: T, toTime: 'ignored' }, query), name).toStrictEqual(
+        accepted({ ...args, fromTime: T }),
+      );
     }
   });
 
   it('takes neither bound on the All route, leaving the window open at both ends', () => {
     for (const [name, [path, args, query]] of Object.entries(KEYS)) {
-      expect(call(`${name}All`, { ...path, fromTime: 'ignored', toTime: 'ignored' }, query), name).toStrictEqual(accepted(args));
+      expect(call(`${name}All`, { ...path, fromTime: 'ignored', toTime: 'ignored' }, query), name).toStrictEqual(
+        accepted(args),
+      );
     }
   });
 
   it('requires the bounds a route has', () => {
-    expect(call('DealRequest', { login: '7', fromTime: T })).toStrictEqual(refused('toTime: Invalid input: expected string, received undefined'));
-    expect(call('DealRequestSince', { login: '7' })).toStrictEqual(refused('fromTime: Invalid input: expected string, received undefined'));
+    expect(call('DealRequest', { login: '7', fromTime: T })).toStrictEqual(
+      refused('toTime: Invalid input: expected string, received undefined'),
+    );
+    expect(call('DealRequestSince', { login: '7' })).toStrictEqual(
+      refused('fromTime: Invalid input: expected string, received undefined'),
+    );
   });
 
   it('declares no path parameters on the All route of a window without key segments', () => {
@@ -385,20 +569,36 @@ describe('v1 PF5 optional time windows', () => {
 describe('v1 PF5 password calls', () => {
   it('takes the login, the password type Main or Investor, and the password as a JSON string of 1 to 256 characters', () => {
     for (const name of ['UserPasswordCheck', 'UserPasswordChange']) {
-      expect(call(name, { login: '1001', type: 'Main' }, '', 'p'), name).toStrictEqual(accepted({ login: 1001, type: 'Main', body: 'p' }));
-      expect(call(name, { login: INT64_MAX, type: 'Investor' }, '', 'p'.repeat(256)), name)
-        .toStrictEqual(accepted({ login: 9223372036854775807n, type: 'Investor', body: 'p'.repeat(256) }));
+      expect(call(name, { login: '1001', type: 'Main' }, '', 'p'), name).toStrictEqual(
+        accepted({ login: 1001, type: 'Main', body: 'p' }),
+      );
+      expect(call(name, { login: INT64_MAX, type: 'Investor' }, '', 'p'.repeat(256)), name).toStrictEqual(
+        accepted({ login: 9223372036854775807n, type: 'Investor', body: 'p'.repeat(256) }),
+      );
     }
   });
 
   it('refuses another password type, and a password that is not a string, empty, absent or over 256 characters', () => {
     for (const name of ['UserPasswordCheck', 'UserPasswordChange']) {
-      expect(call(name, { login: '1', type: 'Owner' }, '', 'p'), name).toStrictEqual(refused('type: type must be one of Main, Investor'));
-      expect(call(name, { login: '1', type: 'investor' }, '', 'p'), name).toMatchObject({ ok: true, args: { type: 'Investor' } });
-      expect(call(name, { login: '1', type: 'Main' }, '', 1234), name).toStrictEqual(refused('body: the password must be a JSON string'));
-      expect(call(name, { login: '1', type: 'Main' }), name).toStrictEqual(refused('body: the password must be a JSON string'));
-      expect(call(name, { login: '1', type: 'Main' }, '', ''), name).toStrictEqual(refused('body: the password must not be empty'));
-      expect(call(name, { login: '1', type: 'Main' }, '', 'p'.repeat(257)), name).toStrictEqual(refused('body: the password must be at most 256 characters'));
+      expect(call(name, { login: '1', type: 'Owner' }, '', 'p'), name).toStrictEqual(
+        refused('type: type must be one of Main, Investor'),
+      );
+      expect(call(name, { login: '1', type: 'investor' }, '', 'p'), name).toMatchObject({
+        ok: true,
+        args: { type: 'Investor' },
+      });
+      expect(call(name, { login: '1', type: 'Main' }, '', 1234), name).toStrictEqual(
+        refused('body: the password must be a JSON string'),
+      );
+      expect(call(name, { login: '1', type: 'Main' }), name).toStrictEqual(
+        refused('body: the password must be a JSON string'),
+      );
+      expect(call(name, { login: '1', type: 'Main' }, '', ''), name).toStrictEqual(
+        refused('body: the password must not be empty'),
+      );
+      expect(call(name, { login: '1', type: 'Main' }, '', 'p'.repeat(257)), name).toStrictEqual(
+        refused('body: the password must be at most 256 characters'),
+      );
     }
   });
 
@@ -406,7 +606,11 @@ describe('v1 PF5 password calls', () => {
     for (const name of ['UserPasswordCheck', 'UserPasswordChange']) {
       const answer = op(name).answer as any;
       expect(answer, name).toStrictEqual({ kind: 'live', command: name, args: expect.any(Function) });
-      expect(answer.args(argsOf(call(name, { login: '1001', type: 'Investor' }, '', 'pw1')))).toStrictEqual({ login: 1001, type: 'Investor', password: 'pw1' });
+      expect(answer.args(argsOf(call(name, { login: '1001', type: 'Investor' }, '', 'pw1')))).toStrictEqual({
+        login: 1001,
+        type: 'Investor',
+        password: 'pw1',
+      });
     }
   });
 });
@@ -423,7 +627,9 @@ describe('v1 PF5 ticket arrays in bodies', () => {
 
   it('refuses a body that is not an array, and an empty array', () => {
     for (const name of TICKET_BATCHES) {
-      expect(call(name, {}, '', { tickets: [1] }), name).toStrictEqual(refused('body: must be a JSON array of tickets'));
+      expect(call(name, {}, '', { tickets: [1] }), name).toStrictEqual(
+        refused('body: must be a JSON array of tickets'),
+      );
       expect(call(name), name).toStrictEqual(refused('body: must be a JSON array of tickets'));
       expect(call(name, {}, '', []), name).toStrictEqual(refused('body: tickets must list at least one ticket'));
     }
@@ -431,18 +637,27 @@ describe('v1 PF5 ticket arrays in bodies', () => {
 
   it('names each bad ticket by its position and rule', () => {
     for (const name of TICKET_BATCHES) {
-      expect(call(name, {}, '', [5, 0, 1.5, null, '7', 9223372036854775808n, 1e19]), name).toStrictEqual(refused([
-        'body.1: tickets item must be at least 1', 'body.2: tickets item must be an integer', 'body.3: tickets item is required',
-        'body.4: tickets item must be an integer', `body.5: tickets item must be at most ${INT64_MAX}, written in digits`,
-        `body.6: tickets item must be at most ${INT64_MAX}, written in digits`,
-      ].join('; ')));
+      expect(call(name, {}, '', [5, 0, 1.5, null, '7', 9223372036854775808n, 1e19]), name).toStrictEqual(
+        refused(
+          [
+            'body.1: tickets item must be at least 1',
+            'body.2: tickets item must be an integer',
+            'body.3: tickets item is required',
+            'body.4: tickets item must be an integer',
+            `body.5: tickets item must be at most ${INT64_MAX}, written in digits`,
+            `body.6: tickets item must be at most ${INT64_MAX}, written in digits`,
+          ].join('; '),
+        ),
+      );
     }
   });
 
   it('takes 1000 tickets and refuses 1001; a ticket listed twice is asked for once', () => {
     const many = Array.from({ length: 1000 }, (_, i) => i + 1);
     expect(call('DealRequestByTickets', {}, '', many)).toStrictEqual(accepted({ body: many }));
-    expect(call('DealRequestByTickets', {}, '', [...many, 1001])).toStrictEqual(refused('body: tickets must list at most 1000 tickets'));
+    expect(call('DealRequestByTickets', {}, '', [...many, 1001])).toStrictEqual(
+      refused('body: tickets must list at most 1000 tickets'),
+    );
     expect(call('DealRequestByTickets', {}, '', [5, 3, 5])).toStrictEqual(accepted({ body: [5, 3] }));
   });
 
@@ -450,14 +665,18 @@ describe('v1 PF5 ticket arrays in bodies', () => {
     for (const name of TICKET_BATCHES) {
       const answer = op(name).answer as any;
       expect(answer, name).toStrictEqual({ kind: 'live', command: name, args: expect.any(Function) });
-      expect(answer.args(argsOf(call(name, {}, '', [4, 9223372036854775807n]))), name).toStrictEqual({ tickets: [4, 9223372036854775807n] });
+      expect(answer.args(argsOf(call(name, {}, '', [4, 9223372036854775807n]))), name).toStrictEqual({
+        tickets: [4, 9223372036854775807n],
+      });
     }
   });
 
   it('DealRequestByTicketsQuery: sends the query tickets to DealRequestByTickets', () => {
     const answer = op('DealRequestByTicketsQuery').answer as any;
     expect(answer).toStrictEqual({ kind: 'live', command: 'DealRequestByTickets', args: expect.any(Function) });
-    expect(answer.args(argsOf(call('DealRequestByTicketsQuery', {}, '?tickets=8&tickets=9')))).toStrictEqual({ tickets: [8, 9] });
+    expect(answer.args(argsOf(call('DealRequestByTicketsQuery', {}, '?tickets=8&tickets=9')))).toStrictEqual({
+      tickets: [8, 9],
+    });
   });
 });
 
@@ -469,45 +688,67 @@ describe('v1 PF5 UserAdd', () => {
 
   it('takes group, leverage and a first or last name; login, certificate and passwords may be absent or null', () => {
     expect(add(base)).toStrictEqual(accepted({ body: base }));
-    expect(add({ group: 'g', leverage: 1, lastName: 'Lee' })).toStrictEqual(accepted({ body: { group: 'g', leverage: 1, lastName: 'Lee' } }));
+    expect(add({ group: 'g', leverage: 1, lastName: 'Lee' })).toStrictEqual(
+      accepted({ body: { group: 'g', leverage: 1, lastName: 'Lee' } }),
+    );
     const nulls = { ...base, login: null, certSerialNumber: null, password: null, passwordInvestor: null };
     expect(add(nulls)).toStrictEqual(accepted({ body: nulls }));
   });
 
   it('takes login and certSerialNumber from 0 (allocate) to 2^63 − 1, exactly', () => {
-    expect(add({ ...base, login: 0, certSerialNumber: 0 })).toStrictEqual(accepted({ body: { ...base, login: 0, certSerialNumber: 0 } }));
-    expect(add({ ...base, login: 9223372036854775807n, certSerialNumber: 9007199254740992n }))
-      .toStrictEqual(accepted({ body: { ...base, login: 9223372036854775807n, certSerialNumber: 9007199254740992n } }));
-    expect(add({ ...base, login: -1, certSerialNumber: -1 }))
-      .toStrictEqual(refused('body.login: login must be at least 0; body.certSerialNumber: certSerialNumber must be at least 0'));
-    expect(add({ ...base, login: 9223372036854775808n })).toStrictEqual(refused(`body.login: login must be at most ${INT64_MAX}, written in digits`));
+    expect(add({ ...base, login: 0, certSerialNumber: 0 })).toStrictEqual(
+      accepted({ body: { ...base, login: 0, certSerialNumber: 0 } }),
+    );
+    expect(add({ ...base, login: 9223372036854775807n, certSerialNumber: 9007199254740992n })).toStrictEqual(
+      accepted({ body: { ...base, login: 9223372036854775807n, certSerialNumber: 9007199254740992n } }),
+    );
+    expect(add({ ...base, login: -1, certSerialNumber: -1 })).toStrictEqual(
+      refused('body.login: login must be at least 0; body.certSerialNumber: certSerialNumber must be at least 0'),
+    );
+    expect(add({ ...base, login: 9223372036854775808n })).toStrictEqual(
+      refused(`body.login: login must be at most ${INT64_MAX}, written in digits`),
+    );
   });
 
   it('requires group and leverage, each with its own message', () => {
-    expect(add({ firstName: 'Ann' })).toStrictEqual(refused('body.group: group is required; body.leverage: leverage is required'));
-    expect(add({ ...base, group: '', leverage: '100' })).toStrictEqual(refused('body.group: group is required; body.leverage: leverage is required'));
+    expect(add({ firstName: 'Ann' })).toStrictEqual(
+      refused('body.group: group is required; body.leverage: leverage is required'),
+    );
+    expect(add({ ...base, group: '', leverage: '100' })).toStrictEqual(
+      refused('body.group: group is required; body.leverage: leverage is required'),
+    );
     expect(add({ ...base, group: 5 })).toStrictEqual(refused('body.group: group is required'));
   });
 
   it('takes a group of up to 64 characters and refuses 65', () => {
-    expect(add({ ...base, group: 'g'.repeat(64) })).toStrictEqual(accepted({ body: { ...base, group: 'g'.repeat(64) } }));
-    expect(add({ ...base, group: 'g'.repeat(65) })).toStrictEqual(refused('body.group: group must be at most 64 characters'));
+    expect(add({ ...base, group: 'g'.repeat(64) })).toStrictEqual(
+      accepted({ body: { ...base, group: 'g'.repeat(64) } }),
+    );
+    expect(add({ ...base, group: 'g'.repeat(65) })).toStrictEqual(
+      refused('body.group: group must be at most 64 characters'),
+    );
   });
 
   it('takes a whole leverage from 1 to 2^31 − 1', () => {
     expect(add({ ...base, leverage: 2147483647 })).toStrictEqual(accepted({ body: { ...base, leverage: 2147483647 } }));
     expect(add({ ...base, leverage: 1.5 })).toStrictEqual(refused('body.leverage: leverage must be an integer'));
     expect(add({ ...base, leverage: 0 })).toStrictEqual(refused('body.leverage: leverage must be at least 1'));
-    expect(add({ ...base, leverage: 2147483648 })).toStrictEqual(refused('body.leverage: leverage must be a 32-bit integer'));
+    expect(add({ ...base, leverage: 2147483648 })).toStrictEqual(
+      refused('body.leverage: leverage must be a 32-bit integer'),
+    );
   });
 
   it('takes passwords of up to 256 characters, empty ones included, and refuses longer ones and non-strings', () => {
     const pw = { ...base, password: 'p'.repeat(256), passwordInvestor: '' };
     expect(add(pw)).toStrictEqual(accepted({ body: pw }));
-    expect(add({ ...base, password: 'p'.repeat(257), passwordInvestor: 'q'.repeat(257) }))
-      .toStrictEqual(refused('body.password: password must be at most 256 characters; body.passwordInvestor: passwordInvestor must be at most 256 characters'));
-    expect(add({ ...base, password: 5, passwordInvestor: true }))
-      .toStrictEqual(refused('body.password: password must be a string; body.passwordInvestor: passwordInvestor must be a string'));
+    expect(add({ ...base, password: 'p'.repeat(257), passwordInvestor: 'q'.repeat(257) })).toStrictEqual(
+      refused(
+        'body.password: password must be at most 256 characters; body.passwordInvestor: passwordInvestor must be at most 256 characters',
+      ),
+    );
+    expect(add({ ...base, password: 5, passwordInvestor: true })).toStrictEqual(
+      refused('body.password: password must be a string; body.passwordInvestor: passwordInvestor must be a string'),
+    );
   });
 
   it('requires a first or a last name with something besides blanks', () => {
@@ -518,13 +759,30 @@ describe('v1 PF5 UserAdd', () => {
     expect(add({ ...noName, lastName: '' })).toStrictEqual(message);
     expect(add({ ...noName, firstName: ' ', lastName: '\t ' })).toStrictEqual(message);
     expect(add({ ...noName, firstName: null, lastName: null })).toStrictEqual(message);
-    expect(add({ ...noName, firstName: ' ', lastName: 'Lee' })).toStrictEqual(accepted({ body: { ...noName, firstName: ' ', lastName: 'Lee' } }));
-    expect(add({ ...noName, firstName: 'A', lastName: '' })).toStrictEqual(accepted({ body: { ...noName, firstName: 'A', lastName: '' } }));
+    expect(add({ ...noName, firstName: ' ', lastName: 'Lee' })).toStrictEqual(
+      accepted({ body: { ...noName, firstName: ' ', lastName: 'Lee' } }),
+    );
+    expect(add({ ...noName, firstName: 'A', lastName: '' })).toStrictEqual(
+      accepted({ body: { ...noName, firstName: 'A', lastName: '' } }),
+    );
   });
 
   it('refuses every field the server derives, and takes the writable ones', () => {
-    for (const field of ['balance', 'credit', 'lastAccess', 'lastPassChange', 'lastIP', 'balancePrevDay', 'balancePrevMonth', 'equityPrevDay',
-      'equityPrevMonth', 'commissionDaily', 'commissionMonthly', 'commissionAgentDaily', 'commissionAgentMonthly']) {
+    for (const field of [
+      'balance',
+      'credit',
+      'lastAccess',
+      'lastPassChange',
+      'lastIP',
+      'balancePrevDay',
+      'balancePrevMonth',
+      'equityPrevDay',
+      'equityPrevMonth',
+      'commissionDaily',
+      'commissionMonthly',
+      'commissionAgentDaily',
+      'commissionAgentMonthly',
+    ]) {
       expect(add({ ...base, [field]: 1 }), field).toStrictEqual(refused(`body: Unrecognized key: "${field}"`));
     }
     const writable = { ...base, middleName: 'B', company: 'Acme', eMail: 'a@b.c', comment: 'vip', language: 9 };
@@ -534,8 +792,12 @@ describe('v1 PF5 UserAdd', () => {
   it('sends the record without its null members to the manager', () => {
     const answer = op('UserAdd').answer as any;
     expect(answer).toStrictEqual({ kind: 'live', command: 'UserAdd', args: expect.any(Function) });
-    const args = argsOf(add({ ...base, login: null, password: null, passwordInvestor: '', certSerialNumber: 0, lastName: '' }));
-    expect(answer.args(args)).toStrictEqual({ record: { ...base, passwordInvestor: '', certSerialNumber: 0, lastName: '' } });
+    const args = argsOf(
+      add({ ...base, login: null, password: null, passwordInvestor: '', certSerialNumber: 0, lastName: '' }),
+    );
+    expect(answer.args(args)).toStrictEqual({
+      record: { ...base, passwordInvestor: '', certSerialNumber: 0, lastName: '' },
+    });
   });
 });
 
@@ -544,22 +806,28 @@ describe('v1 PF5 UserAdd', () => {
 describe('v1 PF5 UserUpdate', () => {
   const update = (body: unknown) => call('UserUpdate', {}, '', body);
 
-  it('takes an account record naming its login exactly, the server\'s own fields included', () => {
+  it("takes an account record naming its login exactly, the server's own fields included", () => {
     expect(update({ login: 1 })).toStrictEqual(accepted({ body: { login: 1 } }));
-    expect(update({ login: 9223372036854775807n, balance: 10, name: null })).toStrictEqual(accepted({ body: { login: 9223372036854775807n, balance: 10, name: null } }));
+    expect(update({ login: 9223372036854775807n, balance: 10, name: null })).toStrictEqual(
+      accepted({ body: { login: 9223372036854775807n, balance: 10, name: null } }),
+    );
   });
 
   it('refuses a record without a login, a login below 1 or past 2^63 − 1, and an unknown field', () => {
     expect(update({ name: 'x' })).toStrictEqual(refused('body.login: login is required'));
     expect(update({ login: 0 })).toStrictEqual(refused('body.login: login must be at least 1'));
-    expect(update({ login: 9223372036854775808n })).toStrictEqual(refused(`body.login: login must be at most ${INT64_MAX}, written in digits`));
+    expect(update({ login: 9223372036854775808n })).toStrictEqual(
+      refused(`body.login: login must be at most ${INT64_MAX}, written in digits`),
+    );
     expect(update({ login: 5, password: 'x' })).toStrictEqual(refused('body: Unrecognized key: "password"'));
   });
 
   it('sends the record as given to the manager', () => {
     const answer = op('UserUpdate').answer as any;
     expect(answer).toStrictEqual({ kind: 'live', command: 'UserUpdate', args: expect.any(Function) });
-    expect(answer.args(argsOf(update({ login: 5, name: null, city: 'Oslo' })))).toStrictEqual({ record: { login: 5, name: null, city: 'Oslo' } });
+    expect(answer.args(argsOf(update({ login: 5, name: null, city: 'Oslo' })))).toStrictEqual({
+      record: { login: 5, name: null, city: 'Oslo' },
+    });
   });
 });
 
@@ -574,41 +842,73 @@ describe('v1 PF5 DealUpdate', () => {
   it('refuses a record without a deal, a deal below 1 or past 2^63 − 1, and an unknown field', () => {
     expect(update({ comment: 'x' })).toStrictEqual(refused('body.deal: deal is required'));
     expect(update({ deal: 0 })).toStrictEqual(refused('body.deal: deal must be at least 1'));
-    expect(update({ deal: 9223372036854775808n })).toStrictEqual(refused(`body.deal: deal must be at most ${INT64_MAX}, written in digits`));
+    expect(update({ deal: 9223372036854775808n })).toStrictEqual(
+      refused(`body.deal: deal must be at most ${INT64_MAX}, written in digits`),
+    );
     expect(update({ deal: 5, ticket: 5 })).toStrictEqual(refused('body: Unrecognized key: "ticket"'));
   });
 
   it('reads the deal by its ticket and writes the merged record', () => {
     const answer = op('DealUpdate').answer as any;
     expect(answer).toStrictEqual({
-      kind: 'replace', dto: 'PF5Deal',
+      kind: 'replace',
+      dto: 'PF5Deal',
       read: { command: 'DealRequestByTicket', args: expect.any(Function) },
       write: { command: 'DealUpdate', args: expect.any(Function) },
     });
     const args = argsOf(update({ deal: 9223372036854775807n, comment: 'c' }));
     expect(answer.read.args(args)).toStrictEqual({ ticket: 9223372036854775807n });
-    expect(answer.write.args(args, { deal: 1, comment: 'c', login: 7 })).toStrictEqual({ record: { deal: 1, comment: 'c', login: 7 } });
+    expect(answer.write.args(args, { deal: 1, comment: 'c', login: 7 })).toStrictEqual({
+      record: { deal: 1, comment: 'c', login: 7 },
+    });
   });
 });
 
 describe('v1 PF5 SymbolUpdate', () => {
   it('names the six fields it applies', () => {
-    expect(SYMBOL_UPDATE_FIELDS).toStrictEqual(['execMode', 'color', 'stopsLevel', 'spreadBalance', 'spreadDiff', 'spreadDiffBalance']);
+    expect(SYMBOL_UPDATE_FIELDS).toStrictEqual([
+      'execMode',
+      'color',
+      'stopsLevel',
+      'spreadBalance',
+      'spreadDiff',
+      'spreadDiffBalance',
+    ]);
   });
 
   it('takes the symbol of the path and a PF5Symbol body, refusing an unknown field', () => {
-    expect(call('SymbolUpdate', { symbol: 'EURUSD' }, '', { spreadDiff: 2, digits: 5 })).toStrictEqual(accepted({ symbol: 'EURUSD', body: { spreadDiff: 2, digits: 5 } }));
-    expect(call('SymbolUpdate', { symbol: '' }, '', { spreadDiff: 2 })).toStrictEqual(refused('symbol: symbol must not be empty'));
-    expect(call('SymbolUpdate', { symbol: 'EURUSD' }, '', { spreadWidth: 2 })).toStrictEqual(refused('body: Unrecognized key: "spreadWidth"'));
+    expect(call('SymbolUpdate', { symbol: 'EURUSD' }, '', { spreadDiff: 2, digits: 5 })).toStrictEqual(
+      accepted({ symbol: 'EURUSD', body: { spreadDiff: 2, digits: 5 } }),
+    );
+    expect(call('SymbolUpdate', { symbol: '' }, '', { spreadDiff: 2 })).toStrictEqual(
+      refused('symbol: symbol must not be empty'),
+    );
+    expect(call('SymbolUpdate', { symbol: 'EURUSD' }, '', { spreadWidth: 2 })).toStrictEqual(
+      refused('body: Unrecognized key: "spreadWidth"'),
+    );
   });
 
   it('sends the symbol and only the six fields that are set, zeros included', () => {
     const answer = op('SymbolUpdate').answer as any;
     expect(answer).toStrictEqual({ kind: 'live', command: 'SymbolUpdate', args: expect.any(Function) });
-    const args = argsOf(call('SymbolUpdate', { symbol: 'EURUSD' }, '', {
-      execMode: 'Market', color: null, stopsLevel: 0, spreadBalance: -1, spreadDiff: 3, digits: 5, description: 'Euro',
-    }));
-    expect(answer.args(args)).toStrictEqual({ symbol: 'EURUSD', record: { execMode: 'Market', stopsLevel: 0, spreadBalance: -1, spreadDiff: 3 } });
-    expect(answer.args(argsOf(call('SymbolUpdate', { symbol: 'X' }, '', { digits: 5 })))).toStrictEqual({ symbol: 'X', record: {} });
+    const args = argsOf(
+      call('SymbolUpdate', { symbol: 'EURUSD' }, '', {
+        execMode: 'Market',
+        color: null,
+        stopsLevel: 0,
+        spreadBalance: -1,
+        spreadDiff: 3,
+        digits: 5,
+        description: 'Euro',
+      }),
+    );
+    expect(answer.args(args)).toStrictEqual({
+      symbol: 'EURUSD',
+      record: { execMode: 'Market', stopsLevel: 0, spreadBalance: -1, spreadDiff: 3 },
+    });
+    expect(answer.args(argsOf(call('SymbolUpdate', { symbol: 'X' }, '', { digits: 5 })))).toStrictEqual({
+      symbol: 'X',
+      record: {},
+    });
   });
 });

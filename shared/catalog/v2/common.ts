@@ -5,8 +5,15 @@ import { v2Prefix } from './paths.js';
 
 export const commonV2 = {
   ServerTime: defineForFamilies(FAMILIES, {
-    name: 'ServerTime', generation: 'v2', method: 'GET', path: (f) => `${v2Prefix(f)}/ServerTime`,
-    tag: 'Common', summary: 'Trading server time (live).', response: { type: 'string', format: 'date-time' },
-    timeout: 'read', read: 'live', answer: { kind: 'live', command: 'ServerTime' },
+    name: 'ServerTime',
+    generation: 'v2',
+    method: 'GET',
+    path: (f) => `${v2Prefix(f)}/ServerTime`,
+    tag: 'Common',
+    summary: 'Trading server time (live).',
+    response: { type: 'string', format: 'date-time' },
+    timeout: 'read',
+    read: 'live',
+    answer: { kind: 'live', command: 'ServerTime' },
   }),
 };

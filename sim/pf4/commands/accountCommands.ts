@@ -17,8 +17,18 @@ import { INT32_MAX, bad, notFound, optionalBool, parseRecord } from './common.js
  * only by balance and credit transactions, which write the history AdmBalanceCheck explains them by) and what the
  * server derives (the previous day's and month's figures, registration, last access and its address).
  */
-const SERVER_FIELDS: ReadonlySet<string> = new Set(['login', 'balance', 'credit', 'prevBalance', 'prevMonthBalance',
-  'prevEquity', 'prevMonthEquity', 'registrationDate', 'lastDate', 'lastIP']);
+const SERVER_FIELDS: ReadonlySet<string> = new Set([
+  'login',
+  'balance',
+  'credit',
+  'prevBalance',
+  'prevMonthBalance',
+  'prevEquity',
+  'prevMonthEquity',
+  'registrationDate',
+  'lastDate',
+  'lastIP',
+]);
 
 export function registerAccountCommands(registry: CommandRegistry, world: Pf4World): void {
   const user = (login: number) => world.users.get(login) ?? notFound(`login ${login}`);
@@ -26,8 +36,10 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
 
   registry.on('UserRecordsRequest', (args) => {
     if (!args.has('logins')) return world.users.values();
-    return args.intArray('logins', { min: 1, max: INT32_MAX, maxItems: 100_000 })
-      .map((login) => world.users.get(login)).filter((u) => u !== undefined);
+    return args
+      .intArray('logins', { min: 1, max: INT32_MAX, maxItems: 100_000 })
+      .map((login) => world.users.get(login))
+      .filter((u) => u !== undefined);
   });
 
   registry.on('UserRecordRequest', (args) => user(args.int('login', { min: 1, max: INT32_MAX })));
@@ -52,7 +64,8 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
     if (update.group !== undefined && update.group !== null) group(update.group);
     const merged: PF4UserRecord = { ...current };
     for (const [field, value] of Object.entries(update)) {
-      if (value !== undefined && value !== null && !SERVER_FIELDS.has(field)) (merged as unknown as Record<string, unknown>)[field] = value;
+      if (value !== undefined && value !== null && !SERVER_FIELDS.has(field))
+        (merged as unknown as Record<string, unknown>)[field] = value;
     }
     world.editUser(merged);
     world.journal(`'${login}': account updated`);
@@ -77,18 +90,24 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
   });
 
   registry.on('UsersGroupOp', (args) => {
-    const op = parseRecord<{ command?: string; newGroup?: string; leverage?: number; logins?: number[] }>(PF4UsersGroupOp, args.object('record'), 'record');
+    const op = parseRecord<{ command?: string; newGroup?: string; leverage?: number; logins?: number[] }>(
+      PF4UsersGroupOp,
+      args.object('record'),
+      'record',
+    );
     const logins = op.logins ?? [];
     if (logins.length === 0) args.fail('record.logins must not be empty');
     for (const login of logins) user(login);
     switch (op.command) {
       case 'Delete':
         for (const login of logins) {
-          if (world.engine.openOrdersOf(login).length > 0) throw new CommandError(bad, `login ${login} has open trades`);
+          if (world.engine.openOrdersOf(login).length > 0)
+            throw new CommandError(bad, `login ${login} has open trades`);
         }
         for (const login of logins) world.deleteUser(login);
         break;
-      case 'Enable': case 'Disable':
+      case 'Enable':
+      case 'Disable':
         for (const login of logins) world.editUser({ ...user(login), enableFlags: op.command === 'Enable' ? 1 : 0 });
         break;
       case 'Leverage':
@@ -115,7 +134,8 @@ export function registerAccountCommands(registry: CommandRegistry, world: Pf4Wor
     const update = parseRecord<Partial<PF4GroupRecord>>(PF4GroupUpdate, args.object('record'), 'record');
     // The group name is the identity; secMarginsTotal follows the overrides, which this update does not carry.
     const merged = { ...current } as unknown as Record<string, unknown>;
-    for (const [field, value] of Object.entries(update)) if (value !== undefined && value !== null) merged[field] = value;
+    for (const [field, value] of Object.entries(update))
+      if (value !== undefined && value !== null) merged[field] = value;
     world.groups.upsert(merged as unknown as PF4GroupRecord);
     world.engine.onGroupChanged(name);
     world.emit('groups', 'update', world.groupToWire(merged as unknown as PF4GroupRecord));
@@ -140,7 +160,8 @@ export function checkPassword(world: Pf4World, login: number, password: string):
   if (!world.users.has(login)) throw new CommandError(bad, 'invalid login or password');
   const known = world.passwords.get(login) ?? { main: `demo-${login}`, investor: `view-${login}` };
   // An empty stored password (a new account before UserPasswordSet) matches nothing.
-  if ((password !== known.main || !known.main) && (password !== known.investor || !known.investor)) throw new CommandError(bad, 'invalid login or password');
+  if ((password !== known.main || !known.main) && (password !== known.investor || !known.investor))
+    throw new CommandError(bad, 'invalid login or password');
   return true;
 }
 
@@ -160,16 +181,42 @@ function createUser(world: Pf4World, record: Record<string, unknown>): PF4UserRe
   const num = (field: string, fallback: number) => (typeof input[field] === 'number' ? input[field] : fallback);
   const now = iso(Date.now());
   const user: PF4UserRecord = {
-    login: requested > 0 ? requested : world.nextFreeLogin(), group: groupName, name,
-    registrationDate: now, lastDate: now, externalId: text('externalId'), status: text('status'),
-    country: text('country'), city: text('city'), state: text('state'), zipCode: text('zipCode'),
-    address: text('address'), leadSource: text('leadSource'), phone: text('phone'), email: text('email'),
-    comment: text('comment'), leverage, agentAccount: num('agentAccount', 0), lastIP: 0,
-    balance: 0, credit: 0, prevMonthBalance: 0, prevBalance: 0, prevMonthEquity: 0, prevEquity: 0,
-    interestRate: num('interestRate', 0), taxes: num('taxes', 0), enableFlags: num('enableFlags', 1),
-    sendReports: num('sendReports', 1), mqid: num('mqid', 0), userColor: num('userColor', -1),
+    login: requested > 0 ? requested : world.nextFreeLogin(),
+    group: groupName,
+    name,
+    registrationDate: now,
+    lastDate: now,
+    externalId: text('externalId'),
+    status: text('status'),
+    country: text('country'),
+    city: text('city'),
+    state: text('state'),
+    zipCode: text('zipCode'),
+    address: text('address'),
+    leadSource: text('leadSource'),
+    phone: text('phone'),
+    email: text('email'),
+    comment: text('comment'),
+    leverage,
+    agentAccount: num('agentAccount', 0),
+    lastIP: 0,
+    balance: 0,
+    credit: 0,
+    prevMonthBalance: 0,
+    prevBalance: 0,
+    prevMonthEquity: 0,
+    prevEquity: 0,
+    interestRate: num('interestRate', 0),
+    taxes: num('taxes', 0),
+    enableFlags: num('enableFlags', 1),
+    sendReports: num('sendReports', 1),
+    mqid: num('mqid', 0),
+    userColor: num('userColor', -1),
     // A new account has empty password bytes (nothing matches) until UserPasswordSet, as the spec allows.
-    ...NO_ACCOUNT_SECRETS as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
+    ...(NO_ACCOUNT_SECRETS as Pick<
+      PF4UserRecord,
+      'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'
+    >),
   };
   if (user.login > INT32_MAX) throw new CommandError(bad, 'no free login left');
   world.passwords.set(user.login, { main: '', investor: '' });

@@ -20,23 +20,36 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
   };
   const period = (args: ArgReader, raw: Record<string, unknown>): ChartPeriod => {
     const value = raw.period ?? 'M1';
-    if (!(ChartPeriodMembers as readonly unknown[]).includes(value)) args.fail(`period must be one of ${CHART_PERIODS.join(', ')}`);
+    if (!(ChartPeriodMembers as readonly unknown[]).includes(value))
+      args.fail(`period must be one of ${CHART_PERIODS.join(', ')}`);
     return value as ChartPeriod;
   };
-  const toWire = (bar: Bar) => ({ time: iso(bar.time), open: bar.open, high: bar.high, low: bar.low, close: bar.close, volume: bar.volume });
+  const toWire = (bar: Bar) => ({
+    time: iso(bar.time),
+    open: bar.open,
+    high: bar.high,
+    low: bar.low,
+    close: bar.close,
+    volume: bar.volume,
+  });
 
   registry.on('ChartRequest', (args, _ctx, raw) => {
     const name = symbol(args);
     const p = period(args, raw);
     const mode = (raw.mode as string | undefined) ?? 'RangeInExcludeOutOfRage';
-    if (!(RequestModeMembers as readonly string[]).includes(mode)) args.fail(`mode must be one of ${RequestModeMembers.join(', ')}`);
+    if (!(RequestModeMembers as readonly string[]).includes(mode))
+      args.fail(`mode must be one of ${RequestModeMembers.join(', ')}`);
     const start = optionalTime(args, raw, 'start') ?? 0;
     const end = optionalTime(args, raw, 'end') ?? Date.now();
     return selectBars(world.chart.barsOf(name, p), p, start, end, mode).map(toWire);
   });
 
   const writeBars = (args: ArgReader, raw: Record<string, unknown>, p: ChartPeriod, pricesRequired: boolean): Bar[] => {
-    const request = parseRecord<{ rates?: Array<Record<string, unknown>> | null }>(PF4ChartWriteRequest, args.object('record'), 'record');
+    const request = parseRecord<{ rates?: Array<Record<string, unknown>> | null }>(
+      PF4ChartWriteRequest,
+      args.object('record'),
+      'record',
+    );
     if (!request.rates || request.rates.length === 0) args.fail('record.rates must not be empty');
     void raw;
     return request.rates.map((rate, i) => {
@@ -49,8 +62,15 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
         if (pricesRequired) args.fail(`record.rates.${i}.${field} is required`);
         return 0;
       };
-      return { time, open: price('open'), high: price('high'), low: price('low'), close: price('close'),
-        volume: typeof rate.volume === 'number' ? rate.volume : 0, spread: 0 };
+      return {
+        time,
+        open: price('open'),
+        high: price('high'),
+        low: price('low'),
+        close: price('close'),
+        volume: typeof rate.volume === 'number' ? rate.volume : 0,
+        spread: 0,
+      };
     });
   };
 
@@ -88,7 +108,9 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
   // Every longer period of every symbol is brought back in line with the minute history; a second sync finds nothing.
   registry.on('SrvChartsSync', () => {
     const symbols = world.symbols.list().map((s) => s.symbol as string);
-    const corrected = world.withSymbolInfo(symbols, () => symbols.reduce((sum, name) => sum + world.chart.correct(name), 0));
+    const corrected = world.withSymbolInfo(symbols, () =>
+      symbols.reduce((sum, name) => sum + world.chart.correct(name), 0),
+    );
     world.journal(`charts synchronized: ${corrected} bars of ${symbols.length} symbols corrected`);
     return true;
   });
@@ -97,12 +119,22 @@ export function registerChartCommands(registry: CommandRegistry, world: Pf4World
     const name = symbol(args);
     const start = requiredTime(args, raw, 'start');
     const end = optionalTime(args, raw, 'end') ?? Date.now();
-    const flags = valueText(raw.flags ?? 'All').split(',').map((f) => f.trim());
+    const flags = valueText(raw.flags ?? 'All')
+      .split(',')
+      .map((f) => f.trim());
     if (!flags.every((f) => ['Raw', 'Normal', 'All'].includes(f))) args.fail('flags must be Raw, Normal or All');
     const raws = flags.includes('All') || flags.includes('Raw');
     const normals = flags.includes('All') || flags.includes('Normal');
-    return world.chart.tickRange(name, start, end).filter((t) => (t.raw ? raws : normals))
-      .map((t) => ({ time: iso(t.time), bid: t.bid, ask: t.ask, dataFeed: t.raw ? 1 : 0, flags: t.raw ? 'Raw' : 'Normal' }));
+    return world.chart
+      .tickRange(name, start, end)
+      .filter((t) => (t.raw ? raws : normals))
+      .map((t) => ({
+        time: iso(t.time),
+        bid: t.bid,
+        ask: t.ask,
+        dataFeed: t.raw ? 1 : 0,
+        flags: t.raw ? 'Raw' : 'Normal',
+      }));
   });
 
   registry.on('SymbolInfoRequest', (args) => {

@@ -16,7 +16,12 @@ export function parseRecord<T = Record<string, unknown>>(schema: z.ZodType, valu
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const keys = (issue as { keys?: string[] }).keys;
-    const field = issue.path.length > 0 ? `${prefix}.${issue.path.join('.')}` : keys?.length ? `${prefix}.${keys.join(', ')}` : prefix;
+    const field =
+      issue.path.length > 0
+        ? `${prefix}.${issue.path.join('.')}`
+        : keys?.length
+          ? `${prefix}.${keys.join(', ')}`
+          : prefix;
     throw new CommandError(bad, `${field}: ${issue.message}`);
   }
   return parsed.data as T;

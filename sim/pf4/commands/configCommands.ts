@@ -20,10 +20,18 @@ import { bad, optionalBool, parseRecord } from './common.js';
 import { PLUGIN_FILE_MAX, PLUGIN_SWITCHES, pluginParamsProblems } from '../../../shared/plugins.js';
 
 const SCHEMAS: Record<Pf4ConfigListName, z.ZodType> = {
-  Holiday: contract.PF4Holiday, Manager: contract.PF4ManagerRights, Access: contract.PF4Access,
-  DataServer: contract.PF4DataServer, Feeder: contract.PF4Feeder, GatewayAccount: contract.PF4GatewayAccount,
-  GatewayMarkup: contract.PF4GatewayMarkup, GatewayRule: contract.PF4GatewayRule, LiveUpdate: contract.PF4LiveUpdate,
-  Sync: contract.PF4Sync, Plugin: contract.PF4PluginParam, SymbolGroup: contract.PF4SymbolGroup,
+  Holiday: contract.PF4Holiday,
+  Manager: contract.PF4ManagerRights,
+  Access: contract.PF4Access,
+  DataServer: contract.PF4DataServer,
+  Feeder: contract.PF4Feeder,
+  GatewayAccount: contract.PF4GatewayAccount,
+  GatewayMarkup: contract.PF4GatewayMarkup,
+  GatewayRule: contract.PF4GatewayRule,
+  LiveUpdate: contract.PF4LiveUpdate,
+  Sync: contract.PF4Sync,
+  Plugin: contract.PF4PluginParam,
+  SymbolGroup: contract.PF4SymbolGroup,
 };
 
 /** The key field of each keyed list, as error messages name it, and how to read it from a record. */
@@ -51,7 +59,8 @@ function checkRecord(name: Pf4ConfigListName, record: Record<string, unknown>, a
   if (name === 'Access') {
     for (const field of ['ipFrom', 'ipTo']) {
       const ip = record[field];
-      if (typeof ip === 'number' && (ip < 0 || ip > IPV4_MAX)) args.fail(`record.${field} must be an IPv4 address (0..${IPV4_MAX})`);
+      if (typeof ip === 'number' && (ip < 0 || ip > IPV4_MAX))
+        args.fail(`record.${field} must be an IPv4 address (0..${IPV4_MAX})`);
     }
     if (typeof record.ipFrom === 'number' && typeof record.ipTo === 'number' && record.ipFrom > record.ipTo) {
       args.fail('record.ipFrom must not be above record.ipTo');
@@ -67,13 +76,21 @@ const SECRET_KINDS: Partial<Record<Pf4ConfigListName, Pf4ServerOnlyKind>> = { Fe
  * (the one at `pos`, or the one with the record's key), or empty ones for a new entry. A manager's record cannot carry
  * them (the contract schema refuses them), so a write never changes them.
  */
-function withSecretsOf(name: Pf4ConfigListName, list: OrderedList<Record<string, unknown>>, record: Record<string, unknown>,
-  pos: number | undefined): Record<string, unknown> {
+function withSecretsOf(
+  name: Pf4ConfigListName,
+  list: OrderedList<Record<string, unknown>>,
+  record: Record<string, unknown>,
+  pos: number | undefined,
+): Record<string, unknown> {
   const kind = SECRET_KINDS[name];
   if (!kind) return record;
   const key = KEYS[name]?.of(record);
-  const replaced = pos !== undefined && pos >= 0 && pos < list.size ? list.at(pos)
-    : pos === undefined && (typeof key === 'string' || typeof key === 'number') ? list.find(key) : undefined;
+  const replaced =
+    pos !== undefined && pos >= 0 && pos < list.size
+      ? list.at(pos)
+      : pos === undefined && (typeof key === 'string' || typeof key === 'number')
+        ? list.find(key)
+        : undefined;
   const empty = Object.fromEntries(PF4_SERVER_ONLY[kind].map((field) => [field, '']));
   return { ...record, ...empty, ...(replaced ? serverOnlyOf(kind, replaced) : {}) };
 }
@@ -81,14 +98,25 @@ function withSecretsOf(name: Pf4ConfigListName, list: OrderedList<Record<string,
 /** The common settings a manager's own view leaves out: the time source's host and the flood-protection limits. */
 export const PF4_COMMON_SENSITIVE: readonly string[] = ['timeSync', 'antiFlood', 'floodControl'];
 /** The settings of the common section beyond the summary, in PF4CommonUpdate order. */
-const COMMON_SETTINGS = ['daylightCorrection', 'timeZoneReal', 'timeSync', 'minClient', 'minApi', 'keepEmails', 'keepTicks', 'antiFlood', 'floodControl'];
+const COMMON_SETTINGS = [
+  'daylightCorrection',
+  'timeZoneReal',
+  'timeSync',
+  'minClient',
+  'minApi',
+  'keepEmails',
+  'keepTicks',
+  'antiFlood',
+  'floodControl',
+];
 
 /** The summary `{name, owner, build, version, timeZone}`, or the whole section (without the sensitive settings). */
 function commonAnswer(world: Pf4World, full: boolean, sensitive: boolean): Record<string, unknown> {
   const summary = world.config.commonRecord();
   if (!full) return summary;
   const out: Record<string, unknown> = { ...summary };
-  for (const field of COMMON_SETTINGS) if (sensitive || !PF4_COMMON_SENSITIVE.includes(field)) out[field] = world.config.common[field];
+  for (const field of COMMON_SETTINGS)
+    if (sensitive || !PF4_COMMON_SENSITIVE.includes(field)) out[field] = world.config.common[field];
   return out;
 }
 
@@ -106,12 +134,15 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
     const record = parseRecord<Record<string, unknown>>(contract.PF4PluginParam, args.object('record'), 'record');
     checkRecord('Plugin', record, args);
     const given = record.plugin as Record<string, unknown>;
-    if (typeof given.file === 'string' && given.file.length > PLUGIN_FILE_MAX) args.fail(`record.plugin.file must be at most ${PLUGIN_FILE_MAX} characters`);
+    if (typeof given.file === 'string' && given.file.length > PLUGIN_FILE_MAX)
+      args.fail(`record.plugin.file must be at most ${PLUGIN_FILE_MAX} characters`);
     for (const field of PLUGIN_SWITCHES) {
       const value = given[field];
       if (value !== undefined && value !== 0 && value !== 1) args.fail(`record.plugin.${field} must be 0 or 1`);
     }
-    const paramList = Array.isArray(record.params) ? record.params as Array<{ name?: string | null; value?: string | null }> : undefined;
+    const paramList = Array.isArray(record.params)
+      ? (record.params as Array<{ name?: string | null; value?: string | null }>)
+      : undefined;
     const problem = paramList ? pluginParamsProblems(paramList)[0] : undefined;
     if (problem) args.fail(`record.${problem.path.join('.')}: ${problem.message}`);
     const current = plugins.find(given.file as string);
@@ -128,13 +159,16 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
     const list = world.config.lists[name];
     registry.on(`CfgRequest${name}`, () => list.list());
     if (name === 'Plugin') {
-      registry.on('CfgUpdatePlugin', (args) => updatePlugin(args, args.optionalInt('pos', { min: -1 }), PLUGIN_SWITCHES));
+      registry.on('CfgUpdatePlugin', (args) =>
+        updatePlugin(args, args.optionalInt('pos', { min: -1 }), PLUGIN_SWITCHES),
+      );
     } else {
       registry.on(`CfgUpdate${name}`, (args) => {
         const record = parseRecord<Record<string, unknown>>(SCHEMAS[name], args.object('record'), 'record');
         checkRecord(name, record, args);
         const pos = args.optionalInt('pos', { min: -1 });
-        if (FIXED.has(name) && (pos === undefined || pos < 0 || pos >= list.size)) args.fail(`pos must be between 0 and ${list.size - 1}`);
+        if (FIXED.has(name) && (pos === undefined || pos < 0 || pos >= list.size))
+          args.fail(`pos must be between 0 and ${list.size - 1}`);
         const stored = withSecretsOf(name, list, record, pos);
         const { pos: at, added } = list.upsert(stored, pos);
         world.journal(`config: ${list.what} at ${at} ${added ? 'added' : 'written'}`);
@@ -164,19 +198,29 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
 
   // Both answer the summary; with `full: true` the whole section (every setting CfgUpdateCommon stores), which a
   // manager's own view (ManagerCommon) gives without the sensitive settings.
-  registry.on('CfgRequestCommon', (args, _ctx, raw) => commonAnswer(world, optionalBool(args, raw, 'full') === true, true));
-  registry.on('ManagerCommon', (args, _ctx, raw) => commonAnswer(world, optionalBool(args, raw, 'full') === true, false));
+  registry.on('CfgRequestCommon', (args, _ctx, raw) =>
+    commonAnswer(world, optionalBool(args, raw, 'full') === true, true),
+  );
+  registry.on('ManagerCommon', (args, _ctx, raw) =>
+    commonAnswer(world, optionalBool(args, raw, 'full') === true, false),
+  );
   registry.on('CfgUpdateCommon', (args) => {
     const update = parseRecord<Record<string, unknown>>(contract.PF4CommonUpdate, args.object('record'), 'record');
-    for (const [field, value] of Object.entries(update)) if (value !== undefined && value !== null) world.config.common[field] = value;
+    for (const [field, value] of Object.entries(update))
+      if (value !== undefined && value !== null) world.config.common[field] = value;
     world.journal('config: common updated');
     return world.config.commonRecord();
   });
 
   registry.on('CfgRequestTime', () => ({ accessHours: [...world.config.accessHours] }));
   registry.on('CfgUpdateTime', (args) => {
-    const update = parseRecord<{ accessHours?: number[] | null }>(contract.PF4ServerTime, args.object('record'), 'record');
-    if (!update.accessHours || update.accessHours.length !== 168) args.fail('record.accessHours must have exactly 168 entries');
+    const update = parseRecord<{ accessHours?: number[] | null }>(
+      contract.PF4ServerTime,
+      args.object('record'),
+      'record',
+    );
+    if (!update.accessHours || update.accessHours.length !== 168)
+      args.fail('record.accessHours must have exactly 168 entries');
     // Values other than 0 and 1 pass through unvalidated, as the platform does.
     world.config.accessHours = [...(update.accessHours as number[])];
     world.journal('config: access hours updated');
@@ -194,13 +238,17 @@ export function registerConfigCommands(registry: CommandRegistry, world: Pf4Worl
     return { ...world.config.backup };
   });
 
-  registry.on('SrvFeeders', () => world.config.lists.Feeder.list().filter((f) => f.enable === 1)
-    .sort((a, b) => String(a.name).localeCompare(String(b.name))));
+  registry.on('SrvFeeders', () =>
+    world.config.lists.Feeder.list()
+      .filter((f) => f.enable === 1)
+      .sort((a, b) => String(a.name).localeCompare(String(b.name))),
+  );
 
   registry.on('PluginsGet', () => plugins.list().map((p) => p.plugin));
   registry.on('PluginParamGet', (args) => {
     const pos = args.int('pos', { min: 0 });
-    if (pos >= plugins.size) throw new CommandError(bad, `plugin position ${pos} is out of range (${plugins.size} plugins)`);
+    if (pos >= plugins.size)
+      throw new CommandError(bad, `plugin position ${pos} is out of range (${plugins.size} plugins)`);
     return plugins.at(pos);
   });
   // The plugin's state and parameters; who may reach it (managerAccess) is the configuration's (CfgUpdatePlugin).

@@ -12,7 +12,16 @@ import type { Pf4World } from '../pf4World.js';
 import { bad, notFound, parseRecord } from './common.js';
 
 /** Fields CfgUpdateSymbol leaves as the server has them. */
-const SERVER_DERIVED = ['symbol', 'count', 'countOriginal', 'point', 'multiply', 'bidTickValue', 'askTickValue', 'filterCounter'];
+const SERVER_DERIVED = [
+  'symbol',
+  'count',
+  'countOriginal',
+  'point',
+  'multiply',
+  'bidTickValue',
+  'askTickValue',
+  'filterCounter',
+];
 
 export function registerMarketCommands(registry: CommandRegistry, world: Pf4World): void {
   const symbol = (name: string) => world.symbolConfig(name) ?? notFound(`symbol ${name}`);
@@ -29,7 +38,11 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
 
   registry.on('TickInfoLast', (args) => {
     const name = args.optionalString('symbol', { max: 12 });
-    if (name === undefined) return world.feed.allQuotes().filter((q) => world.symbols.indexOf(q.symbol) >= 0).map(tickRecord);
+    if (name === undefined)
+      return world.feed
+        .allQuotes()
+        .filter((q) => world.symbols.indexOf(q.symbol) >= 0)
+        .map(tickRecord);
     const quote = world.feed.quote(name);
     if (!quote || world.symbols.indexOf(name) < 0) notFound(`symbol ${name}`);
     return tickRecord(quote);
@@ -58,7 +71,8 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
   registry.on('CfgDeleteSymbol', (args) => {
     const pos = args.int('pos', { min: 0 });
     const name = world.symbols.at(pos).symbol as string;
-    if (world.trades.values().some((t) => t.symbol === name)) throw new CommandError(bad, `symbol ${name} has open trades`);
+    if (world.trades.values().some((t) => t.symbol === name))
+      throw new CommandError(bad, `symbol ${name} has open trades`);
     world.symbols.delete(pos);
     world.sessions.delete(name);
     // A hidden symbol already left the active set, and with it the broker's view; its sessions are kept for every
@@ -123,7 +137,8 @@ export function registerMarketCommands(registry: CommandRegistry, world: Pf4Worl
       if (typeof change[field] === 'number' && change[field] < 0) args.fail(`record.${field} must be 0 or positive`);
     }
     const merged: Record<string, unknown> = { ...symbol(change.symbol as string) };
-    for (const field of ['spread', 'spreadBalance', 'stopsLevel'] as const) if (typeof change[field] === 'number') merged[field] = change[field];
+    for (const field of ['spread', 'spreadBalance', 'stopsLevel'] as const)
+      if (typeof change[field] === 'number') merged[field] = change[field];
     if (typeof change.color === 'number') merged.backgroundColor = change.color;
     if (typeof change.smoothing === 'number') merged.filterSmoothing = change.smoothing;
     if (typeof change.exeMode === 'string') merged.symbolExecMode = change.exeMode;

@@ -45,8 +45,11 @@ export function registerReportCommands(registry: CommandRegistry, world: Pf4Worl
 
   registry.on('ReportsRequest', (args, _ctx, raw) => {
     const { from, to, logins } = reportArgs(args, raw, 32);
-    return logins.flatMap((login) => world.engine.history(login, from, to)
-      .filter((r) => r.tradeCommand !== 'Balance' && r.tradeCommand !== 'Credit' && r.tradeRecordState !== 'Deleted'));
+    return logins.flatMap((login) =>
+      world.engine
+        .history(login, from, to)
+        .filter((r) => r.tradeCommand !== 'Balance' && r.tradeCommand !== 'Credit' && r.tradeRecordState !== 'Deleted'),
+    );
   });
 
   registry.on('DailyReportsRequest', (args, _ctx, raw) => {
@@ -65,8 +68,8 @@ export function registerReportCommands(registry: CommandRegistry, world: Pf4Worl
     const timestamp = args.int('timestamp', { min: 0, max: INT32_MAX }) * 1000;
     // The reserved records are the rows of the last completed server day, for every account.
     const day = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS;
-    const rows = timestamp > day + DAY_MS ? []
-      : world.users.keys().flatMap((login) => dailyRows(world, login, day, day));
+    const rows =
+      timestamp > day + DAY_MS ? [] : world.users.keys().flatMap((login) => dailyRows(world, login, day, day));
     ctx.session.set('dailySync', rows);
     return true;
   });
@@ -92,8 +95,12 @@ export function registerReportCommands(registry: CommandRegistry, world: Pf4Worl
     const filter = args.optionalString('filter', { max: 256 })?.toLowerCase();
     return world.journalEntries().filter((line) => {
       const t = Date.parse(line.time);
-      return t >= from && t <= to && (mode === 'Full' || line.code === mode)
-        && (filter === undefined || line.message.toLowerCase().includes(filter));
+      return (
+        t >= from &&
+        t <= to &&
+        (mode === 'Full' || line.code === mode) &&
+        (filter === undefined || line.message.toLowerCase().includes(filter))
+      );
     });
   });
 }
@@ -118,15 +125,25 @@ export function dailyRows(world: Pf4World, login: number, from: number, to: numb
     for (; i < history.length && at(history[i]) < day + DAY_MS; i++) {
       const r = history[i];
       if (r.tradeCommand === 'Balance') deposit += r.profit;
-      else if (r.tradeCommand !== 'Credit' && r.tradeRecordState !== 'Deleted') profitClosed += r.profit + r.commission + r.storage;
+      else if (r.tradeCommand !== 'Credit' && r.tradeRecordState !== 'Deleted')
+        profitClosed += r.profit + r.commission + r.storage;
       apply(r);
     }
     const live = day === today ? world.engine.marginLevel(login) : undefined;
     const equity = live ? live.equity : cents(balance + credit);
     rows.push({
-      login, ctm: iso(day), group: user.group, bank: '', balancePrev: cents(balancePrev), balance: cents(balance),
-      deposit: cents(deposit), credit: cents(credit), profitClosed: cents(profitClosed),
-      profit: live ? cents(live.equity - live.balance - user.credit) : 0, equity, margin: live?.margin ?? 0,
+      login,
+      ctm: iso(day),
+      group: user.group,
+      bank: '',
+      balancePrev: cents(balancePrev),
+      balance: cents(balance),
+      deposit: cents(deposit),
+      credit: cents(credit),
+      profitClosed: cents(profitClosed),
+      profit: live ? cents(live.equity - live.balance - user.credit) : 0,
+      equity,
+      margin: live?.margin ?? 0,
       marginFree: live ? live.free : equity,
     });
   }

@@ -68,7 +68,10 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   registry.on('NewsSend', (args) => {
     const [record, body] = withBody(args);
     const request = parseRecord<{ topic?: string | null; category?: string | null; highPriority?: boolean }>(
-      contract.PF4NewsSendRequest, record, 'record');
+      contract.PF4NewsSendRequest,
+      record,
+      'record',
+    );
     const topic = text(args, 'record.topic', request.topic, NEWS_TOPIC_MAX, true);
     const category = text(args, 'record.category', request.category, NEWS_CATEGORY_MAX);
     services.addNews({ topic, category, keywords: '', priority: request.highPriority ? 1 : 0, body });
@@ -78,8 +81,12 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   // Every login is checked before any mailbox gets the mail: an unknown one refuses the whole send, naming it.
   registry.on('MailSend', (args) => {
     const [record, body] = withBody(args);
-    const request = parseRecord<{ senderLogin?: number; senderName?: string | null; subject?: string | null; logins?: number[] | null }>(
-      contract.PF4MailSendRequest, record, 'record');
+    const request = parseRecord<{
+      senderLogin?: number;
+      senderName?: string | null;
+      subject?: string | null;
+      logins?: number[] | null;
+    }>(contract.PF4MailSendRequest, record, 'record');
     const senderLogin = request.senderLogin ?? 0;
     if (senderLogin < 0) args.fail('record.senderLogin must be between 0 and 2147483647');
     const senderName = text(args, 'record.senderName', request.senderName, MAIL_SENDER_MAX);
@@ -111,8 +118,10 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   registry.on('OnlineRequest', (args) => {
     const { after, limit } = readPaging(args, INT32_MAX);
     const logins = [...services.online].filter((l) => after === undefined || l > after).sort((a, b) => a - b);
-    return { items: logins.slice(0, limit).map((login) => ({ login, group: world.users.get(login)?.group ?? '' })),
-      hasMore: logins.length > limit };
+    return {
+      items: logins.slice(0, limit).map((login) => ({ login, group: world.users.get(login)?.group ?? '' })),
+      hasMore: logins.length > limit,
+    };
   });
 
   const backup = (file: string) => services.backups.find((b) => b.file === file) ?? notFound(`backup file ${file}`);
@@ -121,8 +130,10 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
     if (mode === 1 || mode === 'archive') return 'archive';
     throw new CommandError(bad, 'mode must be 0 (full) or 1 (archive)');
   };
-  const info = (mode: 'full' | 'archive', kind: 'users' | 'trades') => services.backups.filter((b) => b.mode === mode)
-    .map((b) => ({ file: b.file, size: b[kind].length * (kind === 'users' ? 512 : 256), time: iso(b.time) }));
+  const info = (mode: 'full' | 'archive', kind: 'users' | 'trades') =>
+    services.backups
+      .filter((b) => b.mode === mode)
+      .map((b) => ({ file: b.file, size: b[kind].length * (kind === 'users' ? 512 : 256), time: iso(b.time) }));
   registry.on('BackupInfoUsers', (_args, _ctx, raw) => info(backupMode(raw.mode), 'users'));
   registry.on('BackupInfoOrders', (_args, _ctx, raw) => info(backupMode(raw.mode), 'trades'));
   registry.on('BackupRequestUsers', (args) => {
@@ -138,10 +149,13 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   });
 
   registry.on('BackupRestoreUsers', (args, _ctx, raw) => {
-    const inputs = restoreInputs(raw.records, (r, i) => parseRecord<Record<string, unknown>>(contract.PF4UserRestoreInput, r, `records.${i}`));
+    const inputs = restoreInputs(raw.records, (r, i) =>
+      parseRecord<Record<string, unknown>>(contract.PF4UserRestoreInput, r, `records.${i}`),
+    );
     for (const [i, input] of inputs.entries()) {
       if (typeof input.login !== 'number' || input.login < 1) args.fail(`records.${i}.login must be positive`);
-      if (typeof input.group === 'string' && !world.groups.find(input.group)) args.fail(`records.${i}.group: group ${input.group} does not exist`);
+      if (typeof input.group === 'string' && !world.groups.find(input.group))
+        args.fail(`records.${i}.group: group ${input.group} does not exist`);
     }
     for (const input of inputs) restoreUser(world, input);
     world.journal(`${inputs.length} accounts restored from backup`);
@@ -149,15 +163,23 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   });
 
   registry.on('BackupRestoreOrders', (_args, _ctx, raw) => {
-    const inputs = restoreInputs(raw.records, (r, i) => parseRecord<Record<string, unknown>>(contract.PF4TradeRestoreInput, r, `records.${i}`));
-    const results = inputs.map((input) => ({ order: (input.order as number | undefined) ?? 0, res: restoreTrade(world, input) ? 1 : 0 }));
+    const inputs = restoreInputs(raw.records, (r, i) =>
+      parseRecord<Record<string, unknown>>(contract.PF4TradeRestoreInput, r, `records.${i}`),
+    );
+    const results = inputs.map((input) => ({
+      order: (input.order as number | undefined) ?? 0,
+      res: restoreTrade(world, input) ? 1 : 0,
+    }));
     world.journal(`${results.filter((r) => r.res === 1).length} of ${results.length} orders restored from backup`);
     return results;
   });
 
   registry.on('UsersSyncStart', (args, ctx) => {
     const since = args.int('timestamp', { min: 0, max: INT32_MAX }) * 1000;
-    ctx.session.set('usersSync', world.users.values().filter((u) => world.userChangedAt(u.login) >= since));
+    ctx.session.set(
+      'usersSync',
+      world.users.values().filter((u) => world.userChangedAt(u.login) >= since),
+    );
     return true;
   });
   const batchLimit = (args: ArgReader) => args.optionalInt('limit', { min: 1, max: BATCH_MAX }) ?? BATCH_DEFAULT;
@@ -165,16 +187,26 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   registry.on('UsersSnapshot', (args) => world.users.page(undefined, batchLimit(args)).items);
   registry.on('TradesSyncStart', (args, ctx) => {
     const since = args.int('timestamp', { min: 0, max: INT32_MAX }) * 1000;
-    ctx.session.set('tradesSync', world.trades.values().filter((t) => Date.parse(t.timeStamp) >= since)
-      .map((t) => world.tradeToWire(t)));
+    ctx.session.set(
+      'tradesSync',
+      world.trades
+        .values()
+        .filter((t) => Date.parse(t.timeStamp) >= since)
+        .map((t) => world.tradeToWire(t)),
+    );
     return true;
   });
   registry.on('TradesSyncRead', (args, ctx) => drain(ctx.session, 'tradesSync', batchLimit(args)));
-  registry.on('TradesSnapshot', (args) => world.trades.page(undefined, batchLimit(args)).items.map((t) => world.tradeToWire(t)));
+  registry.on('TradesSnapshot', (args) =>
+    world.trades.page(undefined, batchLimit(args)).items.map((t) => world.tradeToWire(t)),
+  );
 
   registry.on('NotificationsSend', (args) => {
-    const request = parseRecord<{ logins?: number[] | null; message?: string | null }>(contract.PF4NotificationsSendRequest,
-      args.object('record'), 'record');
+    const request = parseRecord<{ logins?: number[] | null; message?: string | null }>(
+      contract.PF4NotificationsSendRequest,
+      args.object('record'),
+      'record',
+    );
     const message = request.message ?? '';
     if (!message) args.fail('record.message is required');
     if (message.length > NOTIFICATION_MAX) args.fail(`record.message must be at most ${NOTIFICATION_MAX} characters`);
@@ -193,14 +225,16 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   registry.on('SrvLiveUpdateStart', () => {
     const enabled = world.config.lists.LiveUpdate.list().filter((l) => l.enable === 1);
     if (enabled.length === 0) world.journal('LiveUpdate: no enabled configuration to broadcast');
-    for (const l of enabled) world.journal(`LiveUpdate started: ${String(l.company)} ${String(l.path)} build ${String(l.build)}`);
+    for (const l of enabled)
+      world.journal(`LiveUpdate started: ${String(l.company)} ${String(l.path)} build ${String(l.build)}`);
     return true;
   });
   // Running (enabled) feeders are cycled; while a quote feeder reconnects the quotes pause briefly.
   registry.on('SrvFeedsRestart', () => {
     const running = world.config.lists.Feeder.list().filter((f) => f.enable === 1);
     for (const feeder of running) world.journal(`feeder ${String(feeder.name)} restarted`);
-    if (running.some((f) => f.dataFeedMode === 'Quotes' || f.dataFeedMode === 'QuotesNews')) world.feed.pause(FEEDER_RESTART_GAP_MS);
+    if (running.some((f) => f.dataFeedMode === 'Quotes' || f.dataFeedMode === 'QuotesNews'))
+      world.feed.pause(FEEDER_RESTART_GAP_MS);
     return true;
   });
   registry.on('ExternalCommandJSON', (_args, _ctx, raw) => {
@@ -208,14 +242,23 @@ export function registerServiceCommands(registry: CommandRegistry, world: Pf4Wor
   });
   // The bytes travel as base64 both ways; the answering plugin's binary command set is in pluginChannel.ts.
   registry.on('ExternalCommandBinary', (args) => {
-    const request = parseRecord<{ data?: string | null }>(contract.PF4ExternalCommandBinaryRequest, args.object('record'), 'record');
+    const request = parseRecord<{ data?: string | null }>(
+      contract.PF4ExternalCommandBinaryRequest,
+      args.object('record'),
+      'record',
+    );
     const problem = binaryDataProblem(request.data);
     if (problem) args.fail(`record.${problem}`);
-    return { data: Buffer.from(runBinaryCommand(world, Buffer.from(request.data as string, 'base64'))).toString('base64') };
+    return {
+      data: Buffer.from(runBinaryCommand(world, Buffer.from(request.data as string, 'base64'))).toString('base64'),
+    };
   });
 }
 
-function restoreInputs(value: unknown, parse: (r: unknown, i: number) => Record<string, unknown>): Record<string, unknown>[] {
+function restoreInputs(
+  value: unknown,
+  parse: (r: unknown, i: number) => Record<string, unknown>,
+): Record<string, unknown>[] {
   if (!Array.isArray(value) || value.length < 1 || value.length > RESTORE_MAX) {
     throw new CommandError(bad, `records must be an array of 1 to ${RESTORE_MAX} records`);
   }
@@ -227,16 +270,48 @@ function restoreUser(world: Pf4World, input: Record<string, unknown>): void {
   const current = world.users.get(login);
   const now = iso(Date.now());
   const base: PF4UserRecord = current ?? {
-    login, group: (input.group as string) || 'demo\\forex', name: '', registrationDate: now, lastDate: now, externalId: '',
-    status: '', country: '', city: '', state: '', zipCode: '', address: '', leadSource: '', phone: '', email: '', comment: '',
-    leverage: 100, agentAccount: 0, lastIP: 0, balance: 0, credit: 0, prevMonthBalance: 0, prevBalance: 0,
-    prevMonthEquity: 0, prevEquity: 0, interestRate: 0, taxes: 0, enableFlags: 1, sendReports: 1, mqid: 0, userColor: -1,
+    login,
+    group: (input.group as string) || 'demo\\forex',
+    name: '',
+    registrationDate: now,
+    lastDate: now,
+    externalId: '',
+    status: '',
+    country: '',
+    city: '',
+    state: '',
+    zipCode: '',
+    address: '',
+    leadSource: '',
+    phone: '',
+    email: '',
+    comment: '',
+    leverage: 100,
+    agentAccount: 0,
+    lastIP: 0,
+    balance: 0,
+    credit: 0,
+    prevMonthBalance: 0,
+    prevBalance: 0,
+    prevMonthEquity: 0,
+    prevEquity: 0,
+    interestRate: 0,
+    taxes: 0,
+    enableFlags: 1,
+    sendReports: 1,
+    mqid: 0,
+    userColor: -1,
     // The restore record carries no secrets: a new account has the default passwords and no second factor or API data.
-    ...NO_ACCOUNT_SECRETS as Pick<PF4UserRecord, 'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'>,
-    password: passwordHash(login, `demo-${login}`), passwordInvestor: passwordHash(login, `view-${login}`),
+    ...(NO_ACCOUNT_SECRETS as Pick<
+      PF4UserRecord,
+      'password' | 'passwordInvestor' | 'passwordPhone' | 'otpSecret' | 'apiData'
+    >),
+    password: passwordHash(login, `demo-${login}`),
+    passwordInvestor: passwordHash(login, `view-${login}`),
   };
   const next: PF4UserRecord = { ...base };
-  for (const field of ['group', 'name', 'email', 'country'] as const) if (typeof input[field] === 'string') next[field] = input[field];
+  for (const field of ['group', 'name', 'email', 'country'] as const)
+    if (typeof input[field] === 'string') next[field] = input[field];
   if (typeof input.leverage === 'number') next.leverage = input.leverage;
   if (typeof input.balance === 'number') next.balance = cents(input.balance);
   if (typeof input.credit === 'number') next.credit = cents(input.credit);
@@ -258,22 +333,44 @@ function restoreTrade(world: Pf4World, input: Record<string, unknown>): boolean 
   if (!money && !instrument) return false;
   const now = iso(Date.now());
   const row = {
-    order, login, symbol: money ? '' : (symbol as string), digits: instrument?.digits ?? 0, volume: (input.volume as number) ?? 0,
-    openPrice: (input.openPrice as number) ?? 0, sl: (input.sl as number) ?? 0, tp: (input.tp as number) ?? 0,
-    openTime: (input.openTime as string) ?? now, commission: (input.commission as number) ?? 0,
-    storage: (input.storage as number) ?? 0, magic: (input.magic as number) ?? 0, comment: (input.comment as string) ?? '',
-    tradeRecordReason: 'Dealer' as const, timeStamp: now,
+    order,
+    login,
+    symbol: money ? '' : (symbol as string),
+    digits: instrument?.digits ?? 0,
+    volume: (input.volume as number) ?? 0,
+    openPrice: (input.openPrice as number) ?? 0,
+    sl: (input.sl as number) ?? 0,
+    tp: (input.tp as number) ?? 0,
+    openTime: (input.openTime as string) ?? now,
+    commission: (input.commission as number) ?? 0,
+    storage: (input.storage as number) ?? 0,
+    magic: (input.magic as number) ?? 0,
+    comment: (input.comment as string) ?? '',
+    tradeRecordReason: 'Dealer' as const,
+    timeStamp: now,
   };
   const open = !money && !input.closeTime && !input.closePrice;
   if (open) {
-    world.engine.restoreOpen({ ...row, tradeCommand: command, state: 'OpenRestored',
-      ...(isPending(command) && typeof input.expiration === 'string' ? { expiration: input.expiration } : {}) });
+    world.engine.restoreOpen({
+      ...row,
+      tradeCommand: command,
+      state: 'OpenRestored',
+      ...(isPending(command) && typeof input.expiration === 'string' ? { expiration: input.expiration } : {}),
+    });
     return true;
   }
   const record: PF4TradeRecord = {
-    ...row, tradeCommand: command, volumeLots: row.volume / 100, closeTime: (input.closeTime as string) ?? now,
-    closePrice: (input.closePrice as number) ?? 0, commissionAgent: 0, profit: (input.profit as number) ?? 0, taxes: 0,
-    tradeRecordState: 'ClosedNormal', activationType: 'None', marginRate: 1,
+    ...row,
+    tradeCommand: command,
+    volumeLots: row.volume / 100,
+    closeTime: (input.closeTime as string) ?? now,
+    closePrice: (input.closePrice as number) ?? 0,
+    commissionAgent: 0,
+    profit: (input.profit as number) ?? 0,
+    taxes: 0,
+    tradeRecordState: 'ClosedNormal',
+    activationType: 'None',
+    marginRate: 1,
   };
   world.engine.addHistory(record);
   return true;

@@ -25,7 +25,9 @@ const COMMANDS: PF4Command[] = ['Buy', 'Sell', 'BuyLimit', 'SellLimit', 'BuyStop
 
 /** The right a trade transaction needs: balance and credit entries move money. */
 export function transactionRight(raw: Record<string, unknown>): string {
-  return raw.tradeCommand === 'Balance' || raw.tradeCommand === 'Credit' || raw.tradeTransactionType === 'BrBalance' ? 'money' : 'trades';
+  return raw.tradeCommand === 'Balance' || raw.tradeCommand === 'Credit' || raw.tradeTransactionType === 'BrBalance'
+    ? 'money'
+    : 'trades';
 }
 
 export function registerTradeCommands(registry: CommandRegistry, world: Pf4World): void {
@@ -40,8 +42,12 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
     return { items: page.items.map((row) => world.tradeToWire(row)), hasMore: page.hasMore };
   });
 
-  registry.on('TradeRecordsRequest', (args) => args.intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 })
-    .map(wire).filter((t) => t !== undefined));
+  registry.on('TradeRecordsRequest', (args) =>
+    args
+      .intArray('orders', { min: 1, max: INT32_MAX, maxItems: 100_000 })
+      .map(wire)
+      .filter((t) => t !== undefined),
+  );
 
   registry.on('TradeRecordRequest', (args) => {
     const order = args.int('order', { min: 1, max: INT32_MAX });
@@ -51,7 +57,10 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
   registry.on('TradesUserRequest', (args) => {
     const login = args.int('login', { min: 1, max: INT32_MAX });
     if (!world.users.has(login)) notFound(`login ${login}`);
-    return world.engine.openOrdersOf(login).map(wire).filter((t) => t !== undefined);
+    return world.engine
+      .openOrdersOf(login)
+      .map(wire)
+      .filter((t) => t !== undefined);
   });
 
   registry.on('TradesUserHistory', (args, _ctx, raw) => {
@@ -75,7 +84,9 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
     return true;
   });
 
-  registry.on('TradeClearRollback', (args) => world.engine.clearRollback(args.int('order', { min: 1, max: INT32_MAX })));
+  registry.on('TradeClearRollback', (args) =>
+    world.engine.clearRollback(args.int('order', { min: 1, max: INT32_MAX })),
+  );
 
   registry.on('MarginLevelRequest', (args) => world.engine.marginLevel(args.int('login', { min: 1, max: INT32_MAX })));
 
@@ -86,9 +97,13 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
       const login = args.int('login', { min: 1, max: INT32_MAX });
       return { login, diff: world.engine.balanceDiff(login) };
     }
-    const logins = args.has('logins') ? args.intArray('logins', { min: 1, max: INT32_MAX, maxItems: 100_000 }) : world.users.keys();
-    return logins.filter((login) => world.users.has(login))
-      .map((login) => ({ login, diff: world.engine.balanceDiff(login) })).filter((d) => d.diff !== 0);
+    const logins = args.has('logins')
+      ? args.intArray('logins', { min: 1, max: INT32_MAX, maxItems: 100_000 })
+      : world.users.keys();
+    return logins
+      .filter((login) => world.users.has(login))
+      .map((login) => ({ login, diff: world.engine.balanceDiff(login) }))
+      .filter((d) => d.diff !== 0);
   });
 
   registry.on('AdmBalanceFix', (args) => {
@@ -105,10 +120,12 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
     for (const field of ['sl', 'tp'] as const) {
       if (typeof update[field] === 'number' && update[field] < 0) args.fail(`record.${field} must be 0 or positive`);
     }
-    if (typeof update.comment === 'string' && update.comment.length > 31) args.fail('record.comment must be at most 31 characters');
+    if (typeof update.comment === 'string' && update.comment.length > 31)
+      args.fail('record.comment must be at most 31 characters');
     // Profit, taxes and the agent's commission of an open trade are the server's own figures.
     const { order: _o, profit: _p, taxes: _t, commissionAgent: _c, ...fields } = update;
-    for (const [field, value] of Object.entries(fields)) if (value === undefined || value === null) delete fields[field];
+    for (const [field, value] of Object.entries(fields))
+      if (value === undefined || value === null) delete fields[field];
     return world.tradeToWire(world.engine.adminModify(order, fields));
   });
 
@@ -116,13 +133,24 @@ export function registerTradeCommands(registry: CommandRegistry, world: Pf4World
     const name = args.string('group', { max: 16 });
     if (!world.groups.find(name)) notFound(`group ${name}`);
     const openOnly = optionalBool(args, raw, 'openOnly') ?? true;
-    const members = new Set(world.users.values().filter((u) => u.group === name).map((u) => u.login));
+    const members = new Set(
+      world.users
+        .values()
+        .filter((u) => u.group === name)
+        .map((u) => u.login),
+    );
     // Open trades in ticket order, then (openOnly false) the members' closed trades oldest first.
-    const open = world.trades.values().filter((row) => members.has(row.login)).map((row) => world.tradeToWire(row));
+    const open = world.trades
+      .values()
+      .filter((row) => members.has(row.login))
+      .map((row) => world.tradeToWire(row));
     if (openOnly) return open;
-    const closed = [...members].flatMap((login) => world.engine.history(login))
+    const closed = [...members]
+      .flatMap((login) => world.engine.history(login))
       .filter((r) => r.tradeCommand !== 'Balance' && r.tradeCommand !== 'Credit')
-      .sort((a, b) => Date.parse(a.closeTime ?? a.openTime) - Date.parse(b.closeTime ?? b.openTime) || a.order - b.order);
+      .sort(
+        (a, b) => Date.parse(a.closeTime ?? a.openTime) - Date.parse(b.closeTime ?? b.openTime) || a.order - b.order,
+      );
     return [...open, ...closed];
   });
 
@@ -146,10 +174,17 @@ function openRequest(args: ArgReader, tx: Record<string, unknown>, reason: OpenR
   const symbol = args.string('symbol', { max: 12 });
   if (typeof tx.volume !== 'number') args.fail('volume must be an integer (1/100 lot)');
   return {
-    login: args.int('orderBy', { min: 1, max: INT32_MAX }), symbol, command, volume: tx.volume,
-    price: tx.price as number | undefined, sl: (tx.sl as number | undefined) ?? 0, tp: (tx.tp as number | undefined) ?? 0,
+    login: args.int('orderBy', { min: 1, max: INT32_MAX }),
+    symbol,
+    command,
+    volume: tx.volume,
+    price: tx.price as number | undefined,
+    sl: (tx.sl as number | undefined) ?? 0,
+    tp: (tx.tp as number | undefined) ?? 0,
     expiration: typeof tx.expiration === 'string' ? Date.parse(tx.expiration) : undefined,
-    ieDeviation: tx.ieDeviation as number | undefined, comment: (tx.comment as string | undefined) ?? '', reason,
+    ieDeviation: tx.ieDeviation as number | undefined,
+    comment: (tx.comment as string | undefined) ?? '',
+    reason,
   };
 }
 
@@ -163,24 +198,34 @@ function transaction(world: Pf4World, args: ArgReader, raw: Record<string, unkno
   if (OPEN.has(type)) return world.tradeToWire(world.engine.open(openRequest(args, tx, reason)));
   if (CLOSE.has(type)) {
     return world.engine.close(order(), {
-      volume: tx.volume as number | undefined || undefined, price: tx.price as number | undefined,
+      volume: (tx.volume as number | undefined) || undefined,
+      price: tx.price as number | undefined,
       ieDeviation: tx.ieDeviation as number | undefined,
     });
   }
   if (MODIFY.has(type)) {
-    return world.tradeToWire(world.engine.modify(order(), {
-      price: tx.price as number | undefined, sl: tx.sl as number | undefined, tp: tx.tp as number | undefined,
-      expiration: typeof tx.expiration === 'string' ? Date.parse(tx.expiration) : undefined,
-    }));
+    return world.tradeToWire(
+      world.engine.modify(order(), {
+        price: tx.price as number | undefined,
+        sl: tx.sl as number | undefined,
+        tp: tx.tp as number | undefined,
+        expiration: typeof tx.expiration === 'string' ? Date.parse(tx.expiration) : undefined,
+      }),
+    );
   }
   if (DELETE.has(type)) return world.engine.delete(order());
   if (ACTIVATE.has(type)) return world.tradeToWire(world.engine.activate(order()));
   if (BALANCE.has(type)) {
     const command = tx.tradeCommand;
-    if (command !== 'Balance' && command !== 'Credit') args.fail('tradeCommand must be Balance or Credit for BrBalance');
+    if (command !== 'Balance' && command !== 'Credit')
+      args.fail('tradeCommand must be Balance or Credit for BrBalance');
     if (typeof tx.price !== 'number') args.fail('price (the amount) must be a number');
-    return world.engine.balance(args.int('orderBy', { min: 1, max: INT32_MAX }), command, tx.price, (tx.comment as string | undefined) ?? '');
+    return world.engine.balance(
+      args.int('orderBy', { min: 1, max: INT32_MAX }),
+      command,
+      tx.price,
+      (tx.comment as string | undefined) ?? '',
+    );
   }
   throw new CommandError(bad, `tradeTransactionType must be one of ${TRANSACTION_TYPES.join(', ')}`);
 }
-

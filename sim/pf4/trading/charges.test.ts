@@ -5,8 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('swaps at rollover', () => {
   const THURSDAY = Date.UTC(2026, 5, 4);
@@ -21,7 +25,7 @@ describe('swaps at rollover', () => {
     expect(h.call('TradeRecordRequest', { order: trade.order }).storage).toBe(-6);
   });
 
-  it('charges the symbol\'s long and short swaps for one day, converted to USD, and skips pending orders', () => {
+  it("charges the symbol's long and short swaps for one day, converted to USD, and skips pending orders", () => {
     const { h, account, open, tick, journal } = pf4Desk();
     tick(150, 150.02, 'USDJPY');
     const login = account(10_000, 'real\\standard');
@@ -32,18 +36,20 @@ describe('swaps at rollover', () => {
     expect(h.world.rollover(THURSDAY)).toBe(3);
     const storage = (order: number) => h.call('TradeRecordRequest', { order }).storage;
     // -2.5 and -1.2 points of 0.00001 on 100000; -2.5 points of 0.001 on 100000 JPY at the USDJPY mid of 150.01.
-    expect([storage(buy.order), storage(sell.order), storage(yen.order), storage(pending.order)]).toEqual([-2.5, -1.2, -1.67, 0]);
+    expect([storage(buy.order), storage(sell.order), storage(yen.order), storage(pending.order)]).toEqual([
+      -2.5, -1.2, -1.67, 0,
+    ]);
     expect(journal()).toContain('rollover: swaps charged on 3 trades');
   });
 
-  it('takes the group\'s short swap override and triples the swap on the symbol\'s triple-swap day', () => {
+  it("takes the group's short swap override and triples the swap on the symbol's triple-swap day", () => {
     const { h, account, open } = pf4Desk();
     const sell = open(account(), { tradeCommand: 'Sell' });
     h.world.rollover(Date.UTC(2026, 5, 3)); // a Wednesday
     expect(h.call('TradeRecordRequest', { order: sell.order }).storage).toBe(-1.5);
   });
 
-  it('takes a group\'s override only for the symbol it names', () => {
+  it("takes a group's override only for the symbol it names", () => {
     const { h, account, open, tick } = pf4Desk();
     tick(1.25, 1.2501, 'GBPUSD');
     // real\\vip overrides EURUSD (-1.5 long) and XAUUSD, not GBPUSD: the symbol's -2.5 points apply.
@@ -81,7 +87,7 @@ describe('swaps at rollover', () => {
 });
 
 describe('the commission', () => {
-  it('charges the group\'s commission per lot on the volume opened', () => {
+  it("charges the group's commission per lot on the volume opened", () => {
     const { account, open } = pf4Desk();
     const login = account(10_000, 'real\\standard');
     expect(open(login, { volume: 50 }).commission).toBe(-1.75);

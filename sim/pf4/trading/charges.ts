@@ -11,10 +11,15 @@ import type { Pf4World } from '../pf4World.js';
 import type { TradeBook } from './tradeBook.js';
 
 /** The commission a trade of `volume` (1/100 lot) is charged on opening, as a negative amount. */
-export function commission(world: Pf4World, user: PF4UserRecord, config: Record<string, unknown>, volume: number): number {
+export function commission(
+  world: Pf4World,
+  user: PF4UserRecord,
+  config: Record<string, unknown>,
+  volume: number,
+): number {
   const sec = world.groupSecurities.get(user.group)?.[config.type as number];
   const perLot = (sec?.standardCommission as number | undefined) ?? 0;
-  return perLot > 0 ? -cents(perLot * volume / 100) : 0;
+  return perLot > 0 ? -cents((perLot * volume) / 100) : 0;
 }
 
 /** Charges a day's swaps to every open market trade; answers how many were charged. */
@@ -30,7 +35,9 @@ export function chargeSwaps(world: Pf4World, book: TradeBook, now: number): numb
     if (!user || !config || !instrument || group?.useSwap === 0 || config.swapEnable === 0) continue;
     const override = world.groupMargins.get(user.group)?.find((m) => m.symbol === row.symbol);
     const buy = isBuyCommand(row.tradeCommand);
-    const points = buy ? (override?.swapLong ?? (config.swapLong as number)) : (override?.swapShort ?? (config.swapShort as number));
+    const points = buy
+      ? (override?.swapLong ?? (config.swapLong as number))
+      : (override?.swapShort ?? (config.swapShort as number));
     const days = weekday === config.swapRollover3Days ? 3 : 1;
     const raw = points * pointOf(instrument) * instrument.contractSize * (row.volume / 100) * days;
     const swap = cents(toUsd(raw, instrument.profitCurrency, (s) => world.feed.quote(s)));

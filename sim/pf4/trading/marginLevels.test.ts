@@ -5,11 +5,15 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('margin by calculation mode', () => {
-  it('margins futures by the initial margin per lot in the symbol\'s currency', () => {
+  it("margins futures by the initial margin per lot in the symbol's currency", () => {
     const { symbol, account, open, margin } = pf4Desk();
     symbol('EURUSD', { marginCalculationMode: 'Futures', marginInitial: 500 });
     const login = account();
@@ -26,7 +30,7 @@ describe('margin by calculation mode', () => {
     expect(margin(login).margin).toBe(1100.1);
   });
 
-  it('converts a futures margin from the symbol\'s currency, or from the profit currency when it names none', () => {
+  it("converts a futures margin from the symbol's currency, or from the profit currency when it names none", () => {
     const { symbol, account, open, margin, tick } = pf4Desk();
     tick(150, 150.02, 'USDJPY');
     symbol('USDJPY', { marginCalculationMode: 'Futures', marginInitial: 7500.5, currency: 'USD' });
@@ -50,7 +54,7 @@ describe('margin by calculation mode', () => {
     expect(margin(login).margin).toBe(1000.25);
   });
 
-  it('converts a CFD margin from the symbol\'s currency, or from the profit currency when it names none', () => {
+  it("converts a CFD margin from the symbol's currency, or from the profit currency when it names none", () => {
     const { symbol, account, open, margin, tick } = pf4Desk();
     tick(150, 150.02, 'USDJPY');
     symbol('USDJPY', { marginCalculationMode: 'CFD', currency: '' });
@@ -73,10 +77,12 @@ describe('account and group changes', () => {
     const after = since();
     h.call('BackupRestoreUsers', { records: [{ login, credit: 500 }] });
     const margins = after().filter((e) => e.kind === 'margin');
-    expect(margins).toEqual([{ kind: 'margin', op: 'update', record: expect.objectContaining({ login, balance: 10_000, equity: 10_490 }) }]);
+    expect(margins).toEqual([
+      { kind: 'margin', op: 'update', record: expect.objectContaining({ login, balance: 10_000, equity: 10_490 }) },
+    ]);
   });
 
-  it('leaves the accounts of other groups alone when a group\'s levels change', () => {
+  it("leaves the accounts of other groups alone when a group's levels change", () => {
     const { account, open, tick, group, since, margin } = pf4Desk();
     tick(150, 150.02, 'USDJPY');
     tick(160, 160.02, 'EURJPY');
@@ -93,8 +99,9 @@ describe('account and group changes', () => {
     expect(after().map((e) => e.kind)).toEqual(['groups']);
     // Its own group's change re-evaluates it.
     group('real\\vip', { marginCall: 110 });
-    expect(after().filter((e) => e.kind === 'margin'))
-      .toEqual([{ kind: 'margin', op: 'update', record: expect.objectContaining({ login, levelType: 'MarginCall' }) }]);
+    expect(after().filter((e) => e.kind === 'margin')).toEqual([
+      { kind: 'margin', op: 'update', record: expect.objectContaining({ login, levelType: 'MarginCall' }) },
+    ]);
   });
 });
 
@@ -104,15 +111,25 @@ describe('the margin level the broker is told', () => {
     const login = account(1500);
     const trade = open(login);
     const margins = since();
-    const seen = () => margins().filter((e) => e.kind === 'margin').map((e) => [e.op, e.record.levelType]);
+    const seen = () =>
+      margins()
+        .filter((e) => e.kind === 'margin')
+        .map((e) => [e.op, e.record.levelType]);
     tick(1.093, 1.0931);
     expect(seen()).toEqual([['update', 'MarginCall']]);
     tick(1.0932, 1.0933);
     expect(seen()).toEqual([['update', 'MarginCall']]);
     tick(1.1, 1.1001);
-    expect(seen()).toEqual([['update', 'MarginCall'], ['update', 'Ok']]);
+    expect(seen()).toEqual([
+      ['update', 'MarginCall'],
+      ['update', 'Ok'],
+    ]);
     tx('BrOrderClose', { order: trade.order });
-    expect(margins().filter((e) => e.kind === 'margin').at(-1)).toEqual({ kind: 'margin', op: 'delete', record: { login } });
+    expect(
+      margins()
+        .filter((e) => e.kind === 'margin')
+        .at(-1),
+    ).toEqual({ kind: 'margin', op: 'delete', record: { login } });
     const quiet = since();
     deposit(login, 10);
     expect(quiet().filter((e) => e.kind === 'margin')).toEqual([]);
@@ -125,7 +142,11 @@ describe('the margin level the broker is told', () => {
     open(login);
     const after = since();
     tick(1.095, 1.0951); // 510 down: equity 1090 on 1100.05 of margin is 99 %, not the 8 % the balance alone would give
-    expect(after().filter((e) => e.kind === 'margin').map((e) => [e.record.equity, e.record.levelType])).toEqual([[1090, 'MarginCall']]);
+    expect(
+      after()
+        .filter((e) => e.kind === 'margin')
+        .map((e) => [e.record.equity, e.record.levelType]),
+    ).toEqual([[1090, 'MarginCall']]);
   });
 
   it('forgets the level of an account whose last trade closed at a margin call: a group change announces nothing for it', () => {
@@ -139,7 +160,7 @@ describe('the margin level the broker is told', () => {
     expect(after().map((e) => e.kind)).toEqual(['groups']);
   });
 
-  it('answers the level record with the account\'s group, leverage, market volume and the time it was computed', () => {
+  it("answers the level record with the account's group, leverage, market volume and the time it was computed", () => {
     const { account, open, margin } = pf4Desk();
     const login = account(3000);
     open(login, { volume: 100 });
@@ -148,8 +169,18 @@ describe('the margin level the broker is told', () => {
     vi.setSystemTime(T0 + 1500);
     // Margin 1100.05 + 550.03; the trades are down the spread: 10 + 5.
     expect(margin(login)).toEqual({
-      login, group: 'real\\vip', leverage: 100, updated: T0 / 1000 + 1, balance: 3000, equity: 2985, volume: 150, margin: 1650.08,
-      free: 1334.92, level: 180.9, controllingType: 'Percent', levelType: 'Ok',
+      login,
+      group: 'real\\vip',
+      leverage: 100,
+      updated: T0 / 1000 + 1,
+      balance: 3000,
+      equity: 2985,
+      volume: 150,
+      margin: 1650.08,
+      free: 1334.92,
+      level: 180.9,
+      controllingType: 'Percent',
+      levelType: 'Ok',
     });
   });
 });

@@ -34,8 +34,11 @@ export function levelTypeOf(level: number, stopout: number, call: number): Margi
 }
 
 /** The margin a trade holds, in USD, at its open price. Pending orders hold none. */
-export function requiredMargin(world: Pf4World, row: Pick<PF4TradeRow, 'symbol' | 'tradeCommand' | 'volume' | 'openPrice'>,
-  user: PF4UserRecord): number {
+export function requiredMargin(
+  world: Pf4World,
+  row: Pick<PF4TradeRow, 'symbol' | 'tradeCommand' | 'volume' | 'openPrice'>,
+  user: PF4UserRecord,
+): number {
   if (isPending(row.tradeCommand)) return 0;
   const instrument = world.instrumentBySymbol.get(row.symbol);
   const config = world.symbolConfig(row.symbol);
@@ -47,14 +50,14 @@ export function requiredMargin(world: Pf4World, row: Pick<PF4TradeRow, 'symbol' 
   let amount: number;
   let currency: string;
   if (mode === 'Forex') {
-    amount = lots * contract / leverage;
+    amount = (lots * contract) / leverage;
     currency = (config.marginCurrency as string) || instrument.marginCurrency;
   } else if (mode === 'Futures') {
-    amount = lots * ((config.marginInitial as number) || contract * row.openPrice / leverage);
+    amount = lots * ((config.marginInitial as number) || (contract * row.openPrice) / leverage);
     currency = (config.currency as string) || instrument.profitCurrency;
   } else {
     // CFDs are margined on leverage here (CFD-leverage style) so demo accounts hold sensible margins.
-    amount = lots * contract * row.openPrice / leverage;
+    amount = (lots * contract * row.openPrice) / leverage;
     currency = (config.currency as string) || instrument.profitCurrency;
   }
   amount *= ((config.percentage as number) ?? 100) / 100;
@@ -67,7 +70,10 @@ export class MarginLevels {
   /** Logins a broker holds a margin level for: those with open trades or orders, as the resync and events tell it. */
   private readonly announced = new Set<number>();
 
-  constructor(private readonly world: Pf4World, private readonly book: TradeBook) {}
+  constructor(
+    private readonly world: Pf4World,
+    private readonly book: TradeBook,
+  ) {}
 
   /** The generated trades are in the book: every login with one has its level in the resync. */
   indexed(): void {
@@ -90,12 +96,21 @@ export class MarginLevels {
     }
     const equity = cents(user.balance + user.credit + floating);
     margin = cents(margin);
-    const level = margin > 0 ? cents(equity / margin * 100) : 0;
+    const level = margin > 0 ? cents((equity / margin) * 100) : 0;
     const stopout = group?.marginStopout ?? 50;
     const call = group?.marginCall ?? 100;
     return {
-      login, group: user.group, leverage: user.leverage, updated: Math.floor(Date.now() / 1000), balance: user.balance,
-      equity, volume, margin, free: cents(equity - margin), level, controllingType: group?.marginControllingType ?? 'Percent',
+      login,
+      group: user.group,
+      leverage: user.leverage,
+      updated: Math.floor(Date.now() / 1000),
+      balance: user.balance,
+      equity,
+      volume,
+      margin,
+      free: cents(equity - margin),
+      level,
+      controllingType: group?.marginControllingType ?? 'Percent',
       levelType: margin <= 0 ? 'Ok' : levelTypeOf(level, stopout, call),
     };
   }
@@ -143,8 +158,12 @@ export class MarginLevels {
 
   /** A manager edited an account: when a figure of its margin record changed, the broker gets the new level. */
   onAccountEdited(before: PF4UserRecord, after: PF4UserRecord): void {
-    if (before.balance !== after.balance || before.credit !== after.credit || before.leverage !== after.leverage
-      || before.group !== after.group) {
+    if (
+      before.balance !== after.balance ||
+      before.credit !== after.credit ||
+      before.leverage !== after.leverage ||
+      before.group !== after.group
+    ) {
       this.accountChanged(after.login);
     }
   }

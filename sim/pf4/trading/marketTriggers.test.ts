@@ -6,8 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../../shared/resultCodes.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the quote feed drives the trades', () => {
   it('activates a pending order when the market reaches it', () => {
@@ -19,7 +23,12 @@ describe('the quote feed drives the trades', () => {
     tick(1.0988, 1.0989);
     const active = h.call('TradeRecordRequest', { order: order.order });
     expect(active).toMatchObject({ tradeCommand: 'Buy', openPrice: 1.0989 });
-    expect(h.events.some((e) => e.kind === 'trades' && e.op === 'update' && e.record.order === order.order && e.record.tradeCommand === 'Buy')).toBe(true);
+    expect(
+      h.events.some(
+        (e) =>
+          e.kind === 'trades' && e.op === 'update' && e.record.order === order.order && e.record.tradeCommand === 'Buy',
+      ),
+    ).toBe(true);
   });
 
   it('takes profit on the bid for buys and on the ask for sells', () => {
@@ -27,20 +36,26 @@ describe('the quote feed drives the trades', () => {
     const buy = open({ tp: 1.1011 });
     const sell = open({ tradeCommand: 'Sell', tp: 1.0995 });
     tick(1.1011, 1.1012);
-    expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === buy.order)).toMatchObject({ activationType: 'TP', closePrice: 1.1011 });
+    expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === buy.order)).toMatchObject({
+      activationType: 'TP',
+      closePrice: 1.1011,
+    });
     expect(h.call('TradeRecordRequest', { order: sell.order }).order).toBe(sell.order);
     tick(1.0994, 1.0995);
-    expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === sell.order)).toMatchObject({ activationType: 'TP', closePrice: 1.0995 });
+    expect(h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === sell.order)).toMatchObject(
+      { activationType: 'TP', closePrice: 1.0995 },
+    );
   });
 
-  it('triggers a buy\'s stops on the bid and a sell\'s on the ask, whatever the other side of the quote shows', () => {
+  it("triggers a buy's stops on the bid and a sell's on the ask, whatever the other side of the quote shows", () => {
     const { h, login, open, tick } = pf4Trader();
     const buySl = open({ sl: 1.099 });
     const buyTp = open({ tp: 1.101 });
     const sellSl = open({ tradeCommand: 'Sell', sl: 1.1005 });
     const sellTp = open({ tradeCommand: 'Sell', tp: 1.0995 });
     const openOrders = () => h.call('TradesUserRequest', { login }).map((r: { order: number }) => r.order);
-    const closed = (order: number) => h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === order);
+    const closed = (order: number) =>
+      h.call('TradesUserHistory', { login }).find((r: { order: number }) => r.order === order);
     // Each tick below puts one stop strictly between the bid and the ask.
     tick(1.1003, 1.1008); // the sell's stop loss 1.1005: the ask has reached it, the bid has not
     expect(closed(sellSl.order)).toMatchObject({ activationType: 'SL', closePrice: 1.1008 });
@@ -62,8 +77,9 @@ describe('the quote feed drives the trades', () => {
     // Down 500 points: the buy loses 5010, the sell gains 2495; equity 485 on 1650.08 of margin is 29% < 50%.
     tick(1.05, 1.0501);
     const history = h.call('TradesUserHistory', { login });
-    expect(history.filter((r: { activationType: string }) => r.activationType === 'Stopout'))
-      .toEqual([expect.objectContaining({ order: losing.order, tradeCommand: 'Buy', profit: -5010 })]);
+    expect(history.filter((r: { activationType: string }) => r.activationType === 'Stopout')).toEqual([
+      expect.objectContaining({ order: losing.order, tradeCommand: 'Buy', profit: -5010 }),
+    ]);
     // Closing the loser alone brings the level back above the stop-out level, so the winner stays open.
     expect(h.call('TradesUserRequest', { login }).map((r: { order: number }) => r.order)).toEqual([winning.order]);
     expect(h.call('MarginLevelRequest', { login })).toMatchObject({ balance: -2010, equity: 485, level: 88.18 });
@@ -97,7 +113,11 @@ describe('the quote feed at the trigger prices', () => {
     const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
     tick(1.0988, 1.0989);
     expect(openOrders(login)).toEqual([]);
-    expect(history(login).at(-1)).toMatchObject({ order: order.order, tradeCommand: 'BuyLimit', tradeRecordState: 'Deleted' });
+    expect(history(login).at(-1)).toMatchObject({
+      order: order.order,
+      tradeCommand: 'BuyLimit',
+      tradeRecordState: 'Deleted',
+    });
     expect(journal()).toContain(`'${login}': pending #${order.order} cancelled [no money]`);
     expect(h.call('UserRecordRequest', { login }).balance).toBe(500);
   });
@@ -109,10 +129,11 @@ describe('the quote feed at the trigger prices', () => {
     const buyStop = open(login, { tradeCommand: 'BuyStop', price: 1.102 });
     const sellLimit = open(login, { tradeCommand: 'SellLimit', price: 1.1025 });
     const sellStop = open(login, { tradeCommand: 'SellStop', price: 1.0985 });
-    const state = () => [buyLimit, buyStop, sellLimit, sellStop].map((o) => {
-      const row = h.call('TradeRecordRequest', { order: o.order });
-      return `${row.tradeCommand} ${row.openPrice}`;
-    });
+    const state = () =>
+      [buyLimit, buyStop, sellLimit, sellStop].map((o) => {
+        const row = h.call('TradeRecordRequest', { order: o.order });
+        return `${row.tradeCommand} ${row.openPrice}`;
+      });
     tick(1.0986, 1.0991); // the bid is past the buy limit and near the sell stop: neither counts
     expect(state()).toEqual(['BuyLimit 1.099', 'BuyStop 1.102', 'SellLimit 1.1025', 'SellStop 1.0985']);
     tick(1.0985, 1.099);
@@ -132,11 +153,17 @@ describe('the quote feed at the trigger prices', () => {
     const buyTp = open(login, { tp: 1.102 });
     const sellSl = open(login, { tradeCommand: 'Sell', sl: 1.1025 });
     const sellTp = open(login, { tradeCommand: 'Sell', tp: 1.0985 });
-    const closes = () => history(login).slice(1).map((r) => [r.order, r.activationType, r.closePrice]);
+    const closes = () =>
+      history(login)
+        .slice(1)
+        .map((r) => [r.order, r.activationType, r.closePrice]);
     tick(1.099, 1.0991);
     expect(closes()).toEqual([[buySl.order, 'SL', 1.099]]);
     tick(1.102, 1.1021);
-    expect(closes()).toEqual([[buySl.order, 'SL', 1.099], [buyTp.order, 'TP', 1.102]]);
+    expect(closes()).toEqual([
+      [buySl.order, 'SL', 1.099],
+      [buyTp.order, 'TP', 1.102],
+    ]);
     tick(1.1024, 1.1025);
     expect(closes().at(-1)).toEqual([sellSl.order, 'SL', 1.1025]);
     tick(1.0984, 1.0985);
@@ -159,7 +186,12 @@ describe('the quote feed at the trigger prices', () => {
     const trade = open(login);
     tx('BrOrderModify', { order: trade.order, sl: 1.099 });
     tick(1.0989, 1.099);
-    expect(history(login).at(-1)).toMatchObject({ order: trade.order, activationType: 'SL', closePrice: 1.0989, profit: -120 });
+    expect(history(login).at(-1)).toMatchObject({
+      order: trade.order,
+      activationType: 'SL',
+      closePrice: 1.0989,
+      profit: -120,
+    });
     expect(journal()).toContain(`'${login}': close #${trade.order} buy 1.00 EURUSD at 1.1001 at 1.0989 [sl]`);
   });
 
@@ -181,7 +213,11 @@ describe('expiry', () => {
     expect(openOrders(login)).toEqual([trade.order, order.order]);
     h.world.engine.sweep(T0 + 11 * MINUTE);
     expect(openOrders(login)).toEqual([trade.order]);
-    expect(history(login).at(-1)).toMatchObject({ order: order.order, tradeRecordState: 'Deleted', closeTime: at(T0 + 11 * MINUTE) });
+    expect(history(login).at(-1)).toMatchObject({
+      order: order.order,
+      tradeRecordState: 'Deleted',
+      closeTime: at(T0 + 11 * MINUTE),
+    });
     expect(journal()).toContain(`'${login}': pending #${order.order} expired`);
   });
 });
@@ -197,7 +233,10 @@ describe('stop-out', () => {
     // 2000 down: equity 500 on 1100.05 of margin is 45.5 %.
     tick(1.0801, 1.0802);
     expect(openOrders(login)).toEqual([]);
-    expect(history(login).find((r) => r.order === kept.order)).toMatchObject({ activationType: 'Stopout', profit: -2000 });
+    expect(history(login).find((r) => r.order === kept.order)).toMatchObject({
+      activationType: 'Stopout',
+      profit: -2000,
+    });
   });
 
   it('closes the older of two equally losing trades first and journals the level', () => {
@@ -207,18 +246,26 @@ describe('stop-out', () => {
     const second = open(login);
     // 100 points under the open price: equity 1000 on 2200.1 of margin is 45.45 %; one close doubles the level.
     tick(1.0901, 1.0902);
-    expect(history(login).filter((r) => r.activationType === 'Stopout').map((r) => r.order)).toEqual([first.order]);
+    expect(
+      history(login)
+        .filter((r) => r.activationType === 'Stopout')
+        .map((r) => r.order),
+    ).toEqual([first.order]);
     expect(openOrders(login)).toEqual([second.order]);
     expect(journal()).toContain(`'${login}': stop out at level 45.45%`);
     // The engine's lines are journalled as trade lines; the account's creation is not one.
-    expect(h.world.journalEntries().filter((line) => line.message.startsWith(`'${login}': `)).map((line) => [line.code, line.message]))
-      .toEqual([
-        ['Standard', `'${login}': account created in real\\vip`],
-        ['Trades', `'${login}': balance 3000 (#${first.order - 1})`],
-        ['Trades', `'${login}': #${first.order} buy 1.00 EURUSD at 1.1001 opened`],
-        ['Trades', `'${login}': #${second.order} buy 1.00 EURUSD at 1.1001 opened`],
-        ['Trades', `'${login}': stop out at level 45.45%`],
-        ['Trades', `'${login}': close #${first.order} buy 1.00 EURUSD at 1.1001 at 1.0901 [stopout]`],
-      ]);
+    expect(
+      h.world
+        .journalEntries()
+        .filter((line) => line.message.startsWith(`'${login}': `))
+        .map((line) => [line.code, line.message]),
+    ).toEqual([
+      ['Standard', `'${login}': account created in real\\vip`],
+      ['Trades', `'${login}': balance 3000 (#${first.order - 1})`],
+      ['Trades', `'${login}': #${first.order} buy 1.00 EURUSD at 1.1001 opened`],
+      ['Trades', `'${login}': #${second.order} buy 1.00 EURUSD at 1.1001 opened`],
+      ['Trades', `'${login}': stop out at level 45.45%`],
+      ['Trades', `'${login}': close #${first.order} buy 1.00 EURUSD at 1.1001 at 1.0901 [stopout]`],
+    ]);
   });
 });

@@ -88,7 +88,11 @@ export class MarketTriggers {
   /** Level check from the cached figures; the exact level is computed only when the cached one crosses a line. */
   private checkLevel(account: AccountState, now: number): void {
     if (account.margin <= 0) return;
-    const type = levelTypeOf((account.fixed + account.floating) / account.margin * 100, account.stopout, account.call);
+    const type = levelTypeOf(
+      ((account.fixed + account.floating) / account.margin) * 100,
+      account.stopout,
+      account.call,
+    );
     if (type === 'StopOut') {
       this.stopOut(account.login, now);
       return;
@@ -118,8 +122,13 @@ export class MarketTriggers {
       const quote = worst && this.world.feed.quote(worst.symbol);
       if (!worst || !quote) return;
       journalTrade(this.world, `'${login}': stop out at level ${level.level}%`);
-      const { record, balanceDelta } = this.transactions.closeAt(worst, closingPrice(quote, isBuyCommand(worst.tradeCommand)),
-        'ClosedNormal', 'Stopout', now);
+      const { record, balanceDelta } = this.transactions.closeAt(
+        worst,
+        closingPrice(quote, isBuyCommand(worst.tradeCommand)),
+        'ClosedNormal',
+        'Stopout',
+        now,
+      );
       this.rollback.hold({ order: worst.order, kind: 'Stopout', before: worst, closed: record, balanceDelta }, now);
     }
   }
@@ -127,10 +136,15 @@ export class MarketTriggers {
 
 function pendingTriggered(row: PF4TradeRow, quote: Quote): boolean {
   switch (row.tradeCommand) {
-    case 'BuyLimit': return quote.ask <= row.openPrice;
-    case 'BuyStop': return quote.ask >= row.openPrice;
-    case 'SellLimit': return quote.bid >= row.openPrice;
-    case 'SellStop': return quote.bid <= row.openPrice;
-    default: return false;
+    case 'BuyLimit':
+      return quote.ask <= row.openPrice;
+    case 'BuyStop':
+      return quote.ask >= row.openPrice;
+    case 'SellLimit':
+      return quote.bid >= row.openPrice;
+    case 'SellStop':
+      return quote.bid <= row.openPrice;
+    default:
+      return false;
   }
 }

@@ -6,8 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../../shared/resultCodes.js';
 import { at, pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the rollback buffer', () => {
   it('closes at the stop loss, and TradeClearRollback restores the trade and the balance', () => {
@@ -19,7 +23,10 @@ describe('the rollback buffer', () => {
     expect(closed).toMatchObject({ order: trade.order, activationType: 'SL', closePrice: 1.0989, profit: -120 });
     expect(h.call('UserRecordRequest', { login }).balance).toBe(9880);
     expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
-    expect(h.call('TradeRecordRequest', { order: trade.order })).toMatchObject({ activationType: 'SLRollback', sl: 1.099 });
+    expect(h.call('TradeRecordRequest', { order: trade.order })).toMatchObject({
+      activationType: 'SLRollback',
+      sl: 1.099,
+    });
     expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000);
     // The dealer owns a rolled-back trade: the next tick does not stop it out again.
     tick(1.0985, 1.0986);
@@ -34,8 +41,10 @@ describe('the rollback buffer', () => {
     tick(1.0989, 1.099);
     expect(h.call('UserRecordRequest', { login }).balance).toBe(9880);
     const mark = h.events.length;
-    expect(h.fails('TradeClearRollback', { order: trade.order }, ['manager', 'money', 'admin', 'seeTrades']))
-      .toEqual({ code: R.NotEnoughRights, message: 'TradeClearRollback needs the trades right' });
+    expect(h.fails('TradeClearRollback', { order: trade.order }, ['manager', 'money', 'admin', 'seeTrades'])).toEqual({
+      code: R.NotEnoughRights,
+      message: 'TradeClearRollback needs the trades right',
+    });
     expect(h.events.slice(mark)).toEqual([]);
     expect(h.call('UserRecordRequest', { login }).balance).toBe(9880);
     expect(h.fails('TradeRecordRequest', { order: trade.order }).code).toBe(R.InvalidData);
@@ -48,12 +57,20 @@ describe('the rollback buffer', () => {
     const login = account();
     const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
     tick(1.0988, 1.0989);
-    expect(h.call('TradeRecordRequest', { order: order.order })).toMatchObject({ tradeCommand: 'Buy', openPrice: 1.0989 });
+    expect(h.call('TradeRecordRequest', { order: order.order })).toMatchObject({
+      tradeCommand: 'Buy',
+      openPrice: 1.0989,
+    });
     expect(margin(login).margin).toBe(1098.85);
     const after = since();
     expect(h.call('TradeClearRollback', { order: order.order })).toBe(true);
     const restored = h.call('TradeRecordRequest', { order: order.order });
-    expect(restored).toMatchObject({ tradeCommand: 'BuyLimit', openPrice: 1.099, activationType: 'PendingRollback', timeStamp: at(T0) });
+    expect(restored).toMatchObject({
+      tradeCommand: 'BuyLimit',
+      openPrice: 1.099,
+      activationType: 'PendingRollback',
+      timeStamp: at(T0),
+    });
     expect(margin(login)).toMatchObject({ margin: 0, equity: 10_000 });
     expect(after().filter((e) => e.kind === 'trades')).toEqual([{ kind: 'trades', op: 'update', record: restored }]);
     // The dealer owns it now: the market reaching it again does not activate it.
@@ -118,7 +135,9 @@ describe('the rollback buffer', () => {
     expect(h.call('TradeClearRollback', { order: trade.order })).toBe(true);
     const restored = h.call('TradeRecordRequest', { order: trade.order });
     expect(restored).toMatchObject({ activationType: 'TPRollback', tp: 1.101, timeStamp: at(T0 + 1000) });
-    expect(h.events.slice(after).filter((e) => e.kind === 'trades')).toEqual([{ kind: 'trades', op: 'add', record: restored }]);
+    expect(h.events.slice(after).filter((e) => e.kind === 'trades')).toEqual([
+      { kind: 'trades', op: 'add', record: restored },
+    ]);
     expect(journal()).toContain(`'${login}': TP activation of #${trade.order} rolled back`);
   });
 

@@ -5,8 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the open orders of an account', () => {
   it('lists them by ticket after an activation and a rollback have re-filed them', () => {
@@ -38,7 +42,10 @@ describe('stop-out after a change of conversion rates', () => {
     expect(openOrders(login)).toEqual([yen.order, pound.order]);
     tick(1.25, 1.25, 'GBPUSD');
     expect(openOrders(login)).toEqual([pound.order]);
-    expect(history(login).find((r) => r.order === yen.order)).toMatchObject({ activationType: 'Stopout', profit: -1000 });
+    expect(history(login).find((r) => r.order === yen.order)).toMatchObject({
+      activationType: 'Stopout',
+      profit: -1000,
+    });
   });
 
   it('stops an account out on the tick that takes it below the level, after a manager action re-anchored its figures', () => {
@@ -54,7 +61,11 @@ describe('stop-out after a change of conversion rates', () => {
     expect(margin(login)).toMatchObject({ equity: 1001, levelType: 'MarginCall' });
     tick(158.5, 158.5, 'EURJPY'); // 150000 JPY down, 750 USD: equity 501 on 1100.05 is 45.5 %
     expect(openOrders(login)).toEqual([]);
-    expect(history(login).find((r) => r.order === trade.order)).toMatchObject({ activationType: 'Stopout', closePrice: 158.5, profit: -750 });
+    expect(history(login).find((r) => r.order === trade.order)).toMatchObject({
+      activationType: 'Stopout',
+      closePrice: 158.5,
+      profit: -750,
+    });
     expect(h.call('UserRecordRequest', { login }).balance).toBe(501);
   });
 });

@@ -150,7 +150,13 @@ export class TradeBook {
   /** Stores a changed open trade and sends the update. */
   replace(row: PF4TradeRow, retrack = false): void {
     const before = this.world.trades.get(row.order);
-    if (before && (retrack || before.tradeCommand !== row.tradeCommand || before.storage !== row.storage || before.commission !== row.commission)) {
+    if (
+      before &&
+      (retrack ||
+        before.tradeCommand !== row.tradeCommand ||
+        before.storage !== row.storage ||
+        before.commission !== row.commission)
+    ) {
       // New swaps or commission change the trade's result, not the margin it has held since it opened.
       const held = !retrack && before.tradeCommand === row.tradeCommand ? this.slots.get(row.order)?.margin : undefined;
       this.untrack(before);
@@ -192,7 +198,11 @@ export class TradeBook {
     const quote = this.world.feed.quote(symbol);
     if (!instrument || !quote) return undefined;
     // Per 1/100 lot and in cents: volume * contractSize * rate * move / 100 lots, rounded to cents (x100).
-    return { bid: quote.bid, ask: quote.ask, contractRate: instrument.contractSize * toUsd(1, instrument.profitCurrency, this.quotes) };
+    return {
+      bid: quote.bid,
+      ask: quote.ask,
+      contractRate: instrument.contractSize * toUsd(1, instrument.profitCurrency, this.quotes),
+    };
   }
 
   private account(login: number): AccountState {

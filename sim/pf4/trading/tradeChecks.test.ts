@@ -7,8 +7,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PF4_RESULT as R } from '../../../shared/resultCodes.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('what an open must pass', () => {
   it('refuses bad volumes, stops, prices and expirations with the PF4 trade codes', () => {
@@ -31,9 +35,22 @@ describe('what an open must pass', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(Date.UTC(2026, 5, 3, 12, 0)); // a Wednesday, noon UTC
     const { h, open, openFails } = pf4Trader();
-    h.call('CfgUpdateHoliday', { record: { year: 2026, month: 6, day: 4, from: 0, to: 0, symbol: 'EURUSD', description: 'tomorrow', enable: true } });
+    h.call('CfgUpdateHoliday', {
+      record: { year: 2026, month: 6, day: 4, from: 0, to: 0, symbol: 'EURUSD', description: 'tomorrow', enable: true },
+    });
     expect(open({ volume: 10 }).symbol).toBe('EURUSD');
-    h.call('CfgUpdateHoliday', { record: { year: 2026, month: 6, day: 3, from: 0, to: 0, symbol: 'EURUSD', description: 'test closure', enable: true } });
+    h.call('CfgUpdateHoliday', {
+      record: {
+        year: 2026,
+        month: 6,
+        day: 3,
+        from: 0,
+        to: 0,
+        symbol: 'EURUSD',
+        description: 'test closure',
+        enable: true,
+      },
+    });
     expect(openFails({})).toEqual({ code: R.TradeMarketClosed, message: 'market for EURUSD is closed' });
     expect(open({ symbol: 'GBPUSD', volume: 10 }).symbol).toBe('GBPUSD');
     h.call('SymbolHide', { symbol: 'GBPUSD' });
@@ -54,7 +71,10 @@ describe('what an open must pass', () => {
     h.call('CfgDeleteSymbol', { pos: h.world.symbols.indexOf('GBPUSD') });
     expect(openFails(login, { symbol: 'GBPUSD' })).toEqual({ code: R.InvalidData, message: 'symbol GBPUSD not found' });
     h.call('SymbolHide', { symbol: 'USDJPY' });
-    expect(openFails(login, { symbol: 'USDJPY' })).toEqual({ code: R.TradeDisable, message: 'symbol USDJPY is not in the active set' });
+    expect(openFails(login, { symbol: 'USDJPY' })).toEqual({
+      code: R.TradeDisable,
+      message: 'symbol USDJPY is not in the active set',
+    });
   });
 
   it('refuses a disabled account', () => {
@@ -79,13 +99,16 @@ describe('what an open must pass', () => {
     const { symbol, account, open, openFails } = pf4Desk();
     const login = account();
     symbol('EURUSD', { longOnly: 1 });
-    expect(openFails(login, { tradeCommand: 'Sell' })).toEqual({ code: R.TradeLongOnly, message: 'EURUSD allows long positions only' });
+    expect(openFails(login, { tradeCommand: 'Sell' })).toEqual({
+      code: R.TradeLongOnly,
+      message: 'EURUSD allows long positions only',
+    });
     expect(openFails(login, { tradeCommand: 'SellLimit', price: 1.102 }).code).toBe(R.TradeLongOnly);
     expect(open(login, { tradeCommand: 'Buy' }).tradeCommand).toBe('Buy');
     expect(open(login, { tradeCommand: 'BuyLimit', price: 1.099 }).tradeCommand).toBe('BuyLimit');
   });
 
-  it('counts open trades and pending orders against the group\'s maximum', () => {
+  it("counts open trades and pending orders against the group's maximum", () => {
     const { group, account, open, openFails, openOrders } = pf4Desk();
     group('real\\vip', { maxPositions: 2 });
     const login = account();
@@ -102,8 +125,10 @@ describe('what an open must pass', () => {
     group('real\\vip', { hedgeProhibited: 1 });
     const login = account();
     open(login);
-    expect(openFails(login, { tradeCommand: 'Sell' }))
-      .toEqual({ code: R.TradeHedgeProhibited, message: 'hedging EURUSD is prohibited in group real\\vip' });
+    expect(openFails(login, { tradeCommand: 'Sell' })).toEqual({
+      code: R.TradeHedgeProhibited,
+      message: 'hedging EURUSD is prohibited in group real\\vip',
+    });
     // The same direction, another symbol and a pending order are no hedge.
     expect(open(login).tradeCommand).toBe('Buy');
     expect(open(login, { tradeCommand: 'Sell', symbol: 'GBPUSD', volume: 10 }).tradeCommand).toBe('Sell');
@@ -126,12 +151,14 @@ describe('what an open must pass', () => {
     expect(open(login, { tradeCommand: 'Sell' }).tradeCommand).toBe('Sell');
   });
 
-  it('takes a pending order\'s expiration from 10 minutes ahead on, and none for a time not after 1970', () => {
+  it("takes a pending order's expiration from 10 minutes ahead on, and none for a time not after 1970", () => {
     const { account, open, openFails } = pf4Desk();
     const login = account();
     const limit = { tradeCommand: 'SellLimit', price: 1.102 };
-    expect(openFails(login, { ...limit, expiration: at(T0 + 10 * MINUTE - 1000) }))
-      .toEqual({ code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' });
+    expect(openFails(login, { ...limit, expiration: at(T0 + 10 * MINUTE - 1000) })).toEqual({
+      code: R.TradeExpirationDenied,
+      message: 'expiration must be at least 10 minutes ahead',
+    });
     expect(open(login, { ...limit, expiration: at(T0 + 10 * MINUTE) }).expiration).toBe(at(T0 + 10 * MINUTE));
     expect('expiration' in open(login, { ...limit, expiration: '1970-01-01T00:00:00Z' })).toBe(false);
     expect('expiration' in open(login, limit)).toBe(false);
@@ -139,28 +166,37 @@ describe('what an open must pass', () => {
 
   it('needs a price for a pending order', () => {
     const { account, openFails } = pf4Desk();
-    expect(openFails(account(), { tradeCommand: 'SellStop' }))
-      .toEqual({ code: R.InvalidData, message: 'price is required for a pending order' });
+    expect(openFails(account(), { tradeCommand: 'SellStop' })).toEqual({
+      code: R.InvalidData,
+      message: 'price is required for a pending order',
+    });
   });
 
-  it('refuses a symbol the group may not trade and volumes off the group\'s lot grid', () => {
+  it("refuses a symbol the group may not trade and volumes off the group's lot grid", () => {
     const { h, account, open, openFails } = pf4Desk();
     const login = account();
     const sec = h.world.groupSecurities.get('real\\vip')![0];
     Object.assign(sec, { lotMin: 3, lotMax: 503, lotStep: 5 });
-    expect(openFails(login, { volume: 5 }))
-      .toEqual({ code: R.TradeBadVolume, message: 'volume 5 must be between 3 and 503 in steps of 5 (1/100 lot)' });
+    expect(openFails(login, { volume: 5 })).toEqual({
+      code: R.TradeBadVolume,
+      message: 'volume 5 must be between 3 and 503 in steps of 5 (1/100 lot)',
+    });
     expect(openFails(login, { volume: 2 }).code).toBe(R.TradeBadVolume);
     expect(openFails(login, { volume: 508 }).code).toBe(R.TradeBadVolume);
     expect([3, 8, 503].map((volume) => open(login, { volume }).volume)).toEqual([3, 8, 503]);
     // Without a grid of its own the group trades 1 to 100000 in steps of 1.
     Object.assign(sec, { lotMin: 0, lotMax: 0, lotStep: 0 });
-    expect(openFails(login, { volume: 100_001 }))
-      .toEqual({ code: R.TradeBadVolume, message: 'volume 100001 must be between 1 and 100000 in steps of 1 (1/100 lot)' });
+    expect(openFails(login, { volume: 100_001 })).toEqual({
+      code: R.TradeBadVolume,
+      message: 'volume 100001 must be between 1 and 100000 in steps of 1 (1/100 lot)',
+    });
     expect(openFails(login, { volume: 100_000 }).code).toBe(R.TradeNoMoney);
     expect(open(login, { volume: 1 }).volume).toBe(1);
     sec.trade = 0;
-    expect(openFails(login, { volume: 15 })).toEqual({ code: R.TradeDisable, message: 'group real\\vip may not trade EURUSD' });
+    expect(openFails(login, { volume: 15 })).toEqual({
+      code: R.TradeDisable,
+      message: 'group real\\vip may not trade EURUSD',
+    });
   });
 });
 
@@ -168,9 +204,20 @@ describe('money, prices and stops at their limits', () => {
   it('refuses trades without free margin and withdrawals beyond it', () => {
     const { h, login, openFails } = pf4Trader(500);
     expect(openFails({}).code).toBe(R.TradeNoMoney);
-    expect(h.fails('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: -600 }).code)
-      .toBe(R.TradeNoMoney);
-    const credit = h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Credit', orderBy: login, price: 1000 });
+    expect(
+      h.fails('TradeTransaction', {
+        tradeTransactionType: 'BrBalance',
+        tradeCommand: 'Balance',
+        orderBy: login,
+        price: -600,
+      }).code,
+    ).toBe(R.TradeNoMoney);
+    const credit = h.call('TradeTransaction', {
+      tradeTransactionType: 'BrBalance',
+      tradeCommand: 'Credit',
+      orderBy: login,
+      price: 1000,
+    });
     expect(credit).toMatchObject({ tradeCommand: 'Credit', profit: 1000, tradeRecordState: 'ClosedNormal' });
     expect(h.call('UserRecordRequest', { login })).toMatchObject({ balance: 500, credit: 1000 });
     // Credit counts towards equity, so the same trade now fits; it never counts towards the balance check.
@@ -179,16 +226,20 @@ describe('money, prices and stops at their limits', () => {
 
   it('opens when the margin equals the free margin and not a cent beyond', () => {
     const { account, open, openFails } = pf4Desk();
-    expect(openFails(account(1100.04)))
-      .toEqual({ code: R.TradeNoMoney, message: 'not enough money: margin 1100.05 exceeds free margin 1100.04' });
+    expect(openFails(account(1100.04))).toEqual({
+      code: R.TradeNoMoney,
+      message: 'not enough money: margin 1100.05 exceeds free margin 1100.04',
+    });
     expect(open(account(1100.05)).tradeCommand).toBe('Buy');
   });
 
   it('counts the commission an open charges against the free margin', () => {
     const { account, open, openFails } = pf4Desk();
     // real\\standard charges 3.5 USD for the lot.
-    expect(openFails(account(1103.54, 'real\\standard')))
-      .toEqual({ code: R.TradeNoMoney, message: 'not enough money: margin 1100.05 exceeds free margin 1103.54' });
+    expect(openFails(account(1103.54, 'real\\standard'))).toEqual({
+      code: R.TradeNoMoney,
+      message: 'not enough money: margin 1100.05 exceeds free margin 1103.54',
+    });
     expect(open(account(1103.55, 'real\\standard')).commission).toBe(-3.5);
   });
 
@@ -196,16 +247,23 @@ describe('money, prices and stops at their limits', () => {
     const { account, open, openFails, tx, txFails } = pf4Desk();
     const login = account();
     // The ask is 1.1001: a request at 1.1 is 10 points away.
-    expect(openFails(login, { price: 1.1, ieDeviation: 9 })).toEqual({ code: R.TradeRequote, message: 'price moved to 1.1001' });
+    expect(openFails(login, { price: 1.1, ieDeviation: 9 })).toEqual({
+      code: R.TradeRequote,
+      message: 'price moved to 1.1001',
+    });
     const trade = open(login, { price: 1.1, ieDeviation: 10 });
     expect(trade.openPrice).toBe(1.1001);
     // A price of 0 or no deviation asks for the market, whatever it is.
     expect(open(login, { price: 0, ieDeviation: 0 }).openPrice).toBe(1.1001);
     expect(open(login, { price: 1.05 }).openPrice).toBe(1.1001);
     // A close is checked against its closing price, the bid.
-    expect(txFails('BrOrderClose', { order: trade.order, price: 1.10011, ieDeviation: 10 }))
-      .toEqual({ code: R.TradeRequote, message: 'price moved to 1.1' });
-    expect(tx('BrOrderClose', { order: trade.order, price: 1.1001, ieDeviation: 10 })).toMatchObject({ closePrice: 1.1 });
+    expect(txFails('BrOrderClose', { order: trade.order, price: 1.10011, ieDeviation: 10 })).toEqual({
+      code: R.TradeRequote,
+      message: 'price moved to 1.1',
+    });
+    expect(tx('BrOrderClose', { order: trade.order, price: 1.1001, ieDeviation: 10 })).toMatchObject({
+      closePrice: 1.1,
+    });
   });
 
   it('places pending orders exactly the stops level from the market and not closer', () => {
@@ -216,11 +274,15 @@ describe('money, prices and stops at their limits', () => {
     expect(open(login, { tradeCommand: 'BuyStop', price: 1.1002 }).openPrice).toBe(1.1002);
     expect(open(login, { tradeCommand: 'SellLimit', price: 1.1001 }).openPrice).toBe(1.1001);
     expect(open(login, { tradeCommand: 'SellStop', price: 1.0999 }).openPrice).toBe(1.0999);
-    expect(openFails(login, { tradeCommand: 'BuyLimit', price: 1.10001 }))
-      .toEqual({ code: R.TradeBadStops, message: 'price 1.10001 is closer to the market than the stops level' });
+    expect(openFails(login, { tradeCommand: 'BuyLimit', price: 1.10001 })).toEqual({
+      code: R.TradeBadStops,
+      message: 'price 1.10001 is closer to the market than the stops level',
+    });
     expect(openFails(login, { tradeCommand: 'SellStop', price: 1.09991 }).code).toBe(R.TradeBadStops);
-    expect(openFails(login, { tradeCommand: 'SellLimit', price: 1.0999 }))
-      .toEqual({ code: R.TradeBadPrices, message: 'price 1.0999 is on the wrong side of the market for SellLimit' });
+    expect(openFails(login, { tradeCommand: 'SellLimit', price: 1.0999 })).toEqual({
+      code: R.TradeBadPrices,
+      message: 'price 1.0999 is on the wrong side of the market for SellLimit',
+    });
     expect(openFails(login, { tradeCommand: 'BuyStop', price: 1.1001 }).code).toBe(R.TradeBadPrices);
     expect(openFails(login, { tradeCommand: 'BuyLimit', price: 1.1001 }).code).toBe(R.TradeBadPrices);
     expect(openFails(login, { tradeCommand: 'SellStop', price: 1.1 }).code).toBe(R.TradeBadPrices);
@@ -231,14 +293,26 @@ describe('money, prices and stops at their limits', () => {
     const login = account();
     expect(open(login, { sl: 1.0999, tp: 1.1001 })).toMatchObject({ sl: 1.0999, tp: 1.1001 });
     expect(open(login, { tradeCommand: 'Sell', sl: 1.1002, tp: 1.1 })).toMatchObject({ sl: 1.1002, tp: 1.1 });
-    expect(openFails(login, { tradeCommand: 'Sell', sl: 1.10019 }))
-      .toEqual({ code: R.TradeBadStops, message: 'sl 1.10019 is too close to 1.1001 (stops level 10 points)' });
-    expect(openFails(login, { tradeCommand: 'Sell', tp: 1.10001 }))
-      .toEqual({ code: R.TradeBadStops, message: 'tp 1.10001 is too close to 1.1001 (stops level 10 points)' });
-    expect(openFails(login, { sl: -1 })).toEqual({ code: R.TradeBadStops, message: 'sl -1 is too close to 1.1 (stops level 10 points)' });
-    expect(openFails(login, { tp: -1 })).toEqual({ code: R.TradeBadStops, message: 'tp -1 is too close to 1.1 (stops level 10 points)' });
-    expect(openFails(login, { tradeCommand: 'Sell', tp: -1 }))
-      .toEqual({ code: R.TradeBadStops, message: 'tp -1 is too close to 1.1001 (stops level 10 points)' });
+    expect(openFails(login, { tradeCommand: 'Sell', sl: 1.10019 })).toEqual({
+      code: R.TradeBadStops,
+      message: 'sl 1.10019 is too close to 1.1001 (stops level 10 points)',
+    });
+    expect(openFails(login, { tradeCommand: 'Sell', tp: 1.10001 })).toEqual({
+      code: R.TradeBadStops,
+      message: 'tp 1.10001 is too close to 1.1001 (stops level 10 points)',
+    });
+    expect(openFails(login, { sl: -1 })).toEqual({
+      code: R.TradeBadStops,
+      message: 'sl -1 is too close to 1.1 (stops level 10 points)',
+    });
+    expect(openFails(login, { tp: -1 })).toEqual({
+      code: R.TradeBadStops,
+      message: 'tp -1 is too close to 1.1 (stops level 10 points)',
+    });
+    expect(openFails(login, { tradeCommand: 'Sell', tp: -1 })).toEqual({
+      code: R.TradeBadStops,
+      message: 'tp -1 is too close to 1.1001 (stops level 10 points)',
+    });
   });
 });
 
@@ -246,44 +320,82 @@ describe('TradeCheckStops', () => {
   it('modifies stops, refuses it inside the freeze level and checks stops with TradeCheckStops', () => {
     const { h, login, open } = pf4Trader();
     const trade = open({});
-    const modified = h.call('TradeTransaction', { tradeTransactionType: 'BrOrderModify', order: trade.order, sl: 1.099, tp: 1.102 });
+    const modified = h.call('TradeTransaction', {
+      tradeTransactionType: 'BrOrderModify',
+      order: trade.order,
+      sl: 1.099,
+      tp: 1.102,
+    });
     expect(modified).toMatchObject({ sl: 1.099, tp: 1.102 });
     h.call('CfgUpdateSymbol', { symbol: 'EURUSD', record: { freezeLevel: 200 } });
-    expect(h.fails('TradeTransaction', { tradeTransactionType: 'BrOrderModify', order: trade.order, sl: 1.0985 }).code).toBe(R.TradeModifyDenied);
-    const check = { tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100 };
+    expect(
+      h.fails('TradeTransaction', { tradeTransactionType: 'BrOrderModify', order: trade.order, sl: 1.0985 }).code,
+    ).toBe(R.TradeModifyDenied);
+    const check = {
+      tradeTransactionType: 'BrOrderOpen',
+      orderBy: login,
+      symbol: 'EURUSD',
+      tradeCommand: 'Buy',
+      volume: 100,
+    };
     expect(h.call('TradeCheckStops', { record: { ...check, sl: 1.09 } })).toBe(true);
     // The query price is the market: a buy's stop loss is measured from the bid, half the spread under it.
-    expect(h.fails('TradeCheckStops', { price: 1.0901, record: { ...check, sl: 1.09 } }))
-      .toEqual({ code: R.TradeBadStops, message: 'sl 1.09 is too close to 1.09005 (stops level 10 points)' });
+    expect(h.fails('TradeCheckStops', { price: 1.0901, record: { ...check, sl: 1.09 } })).toEqual({
+      code: R.TradeBadStops,
+      message: 'sl 1.09 is too close to 1.09005 (stops level 10 points)',
+    });
     expect(h.call('TradeCheckStops', { price: 1.0912, record: { ...check, sl: 1.09 } })).toBe(true);
   });
 
-  it('checks a pending order\'s stops from its open price and its open price from the reference price', () => {
+  it("checks a pending order's stops from its open price and its open price from the reference price", () => {
     const { h, login } = pf4Trader();
-    const limit = { tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'BuyLimit', volume: 100, price: 1.099 };
+    const limit = {
+      tradeTransactionType: 'BrOrderOpen',
+      orderBy: login,
+      symbol: 'EURUSD',
+      tradeCommand: 'BuyLimit',
+      volume: 100,
+      price: 1.099,
+    };
     // Stops 10 points (the stops level) or more from 1.099 pass, wherever the market is.
     expect(h.call('TradeCheckStops', { record: { ...limit, sl: 1.0985, tp: 1.1 } })).toBe(true);
     expect(h.call('TradeCheckStops', { price: 1.1, record: { ...limit, sl: 1.098, tp: 1.0991 } })).toBe(true);
-    expect(h.fails('TradeCheckStops', { price: 1.1, record: { ...limit, sl: 1.09895 } }))
-      .toEqual({ code: R.TradeBadStops, message: 'sl 1.09895 is too close to 1.099 (stops level 10 points)' });
-    expect(h.fails('TradeCheckStops', { price: 1.1, record: { ...limit, tp: 1.09905 } }))
-      .toEqual({ code: R.TradeBadStops, message: 'tp 1.09905 is too close to 1.099 (stops level 10 points)' });
+    expect(h.fails('TradeCheckStops', { price: 1.1, record: { ...limit, sl: 1.09895 } })).toEqual({
+      code: R.TradeBadStops,
+      message: 'sl 1.09895 is too close to 1.099 (stops level 10 points)',
+    });
+    expect(h.fails('TradeCheckStops', { price: 1.1, record: { ...limit, tp: 1.09905 } })).toEqual({
+      code: R.TradeBadStops,
+      message: 'tp 1.09905 is too close to 1.099 (stops level 10 points)',
+    });
     // The open price against the reference: the ask is 1.09907 at 1.09902, 0.7 points above a buy limit at 1.099.
-    expect(h.fails('TradeCheckStops', { price: 1.09902, record: { ...limit, sl: 1.098 } }))
-      .toEqual({ code: R.TradeBadStops, message: 'price 1.099 is closer to the market than the stops level' });
-    expect(h.fails('TradeCheckStops', { price: 1.0985, record: limit }))
-      .toEqual({ code: R.TradeBadPrices, message: 'price 1.099 is on the wrong side of the market for BuyLimit' });
+    expect(h.fails('TradeCheckStops', { price: 1.09902, record: { ...limit, sl: 1.098 } })).toEqual({
+      code: R.TradeBadStops,
+      message: 'price 1.099 is closer to the market than the stops level',
+    });
+    expect(h.fails('TradeCheckStops', { price: 1.0985, record: limit })).toEqual({
+      code: R.TradeBadPrices,
+      message: 'price 1.099 is on the wrong side of the market for BuyLimit',
+    });
     expect(h.call('TradeCheckStops', { price: 1.0992, record: limit })).toBe(true);
     const soon = new Date(Date.now() + 60_000).toISOString();
-    expect(h.fails('TradeCheckStops', { record: { ...limit, expiration: soon } }))
-      .toEqual({ code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' });
+    expect(h.fails('TradeCheckStops', { record: { ...limit, expiration: soon } })).toEqual({
+      code: R.TradeExpirationDenied,
+      message: 'expiration must be at least 10 minutes ahead',
+    });
     const { price: _price, ...unpriced } = limit;
-    expect(h.fails('TradeCheckStops', { record: unpriced }))
-      .toEqual({ code: R.InvalidData, message: 'record.price is required for a pending order' });
-    expect(h.fails('TradeCheckStops', { record: { ...limit, symbol: '' } }))
-      .toEqual({ code: R.InvalidData, message: 'record.symbol must be a non-empty string' });
-    expect(h.fails('TradeCheckStops', { price: 'market', record: limit }))
-      .toEqual({ code: R.InvalidData, message: 'price must be a number' });
+    expect(h.fails('TradeCheckStops', { record: unpriced })).toEqual({
+      code: R.InvalidData,
+      message: 'record.price is required for a pending order',
+    });
+    expect(h.fails('TradeCheckStops', { record: { ...limit, symbol: '' } })).toEqual({
+      code: R.InvalidData,
+      message: 'record.symbol must be a non-empty string',
+    });
+    expect(h.fails('TradeCheckStops', { price: 'market', record: limit })).toEqual({
+      code: R.InvalidData,
+      message: 'price must be a number',
+    });
     expect(h.fails('TradeCheckStops', limit)).toEqual({ code: R.InvalidData, message: 'record must be an object' });
     // A check opens nothing.
     expect(h.call('TradesUserRequest', { login })).toEqual([]);
@@ -291,8 +403,17 @@ describe('TradeCheckStops', () => {
 
   it('names an unknown symbol, and a symbol whose configuration was deleted', () => {
     const { h, account } = pf4Desk();
-    const check = (symbol: string) => h.fails('TradeCheckStops', { record: {
-      tradeTransactionType: 'BrOrderOpen', orderBy: account(), symbol, tradeCommand: 'BuyLimit', volume: 100, price: 1 } });
+    const check = (symbol: string) =>
+      h.fails('TradeCheckStops', {
+        record: {
+          tradeTransactionType: 'BrOrderOpen',
+          orderBy: account(),
+          symbol,
+          tradeCommand: 'BuyLimit',
+          volume: 100,
+          price: 1,
+        },
+      });
     expect(check('NOPE')).toEqual({ code: R.InvalidData, message: 'symbol NOPE not found' });
     // The feed still quotes a deleted symbol; without its configuration there is nothing to check against.
     h.call('CfgDeleteSymbol', { pos: h.world.symbols.indexOf('GBPUSD') });
@@ -300,20 +421,42 @@ describe('TradeCheckStops', () => {
     expect(check('GBPUSD')).toEqual({ code: R.InvalidData, message: 'symbol GBPUSD not found' });
   });
 
-  it('checks a pending order\'s expiration from 10 minutes ahead on, and takes a time not after 1970 for none', () => {
+  it("checks a pending order's expiration from 10 minutes ahead on, and takes a time not after 1970 for none", () => {
     const { h, account } = pf4Desk();
-    const limit = { tradeTransactionType: 'BrOrderOpen', orderBy: account(), symbol: 'EURUSD', tradeCommand: 'SellLimit', volume: 100, price: 1.102 };
-    expect(h.fails('TradeCheckStops', { record: { ...limit, expiration: at(T0 + 10 * MINUTE - 1000) } }))
-      .toEqual({ code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' });
+    const limit = {
+      tradeTransactionType: 'BrOrderOpen',
+      orderBy: account(),
+      symbol: 'EURUSD',
+      tradeCommand: 'SellLimit',
+      volume: 100,
+      price: 1.102,
+    };
+    expect(h.fails('TradeCheckStops', { record: { ...limit, expiration: at(T0 + 10 * MINUTE - 1000) } })).toEqual({
+      code: R.TradeExpirationDenied,
+      message: 'expiration must be at least 10 minutes ahead',
+    });
     expect(h.call('TradeCheckStops', { record: { ...limit, expiration: at(T0 + 10 * MINUTE) } })).toBe(true);
     expect(h.call('TradeCheckStops', { record: { ...limit, expiration: '1970-01-01T00:00:00Z' } })).toBe(true);
     expect(h.call('TradeCheckStops', { record: limit })).toBe(true);
   });
 
-  it('needs a pending order\'s price when the engine is asked directly', () => {
+  it("needs a pending order's price when the engine is asked directly", () => {
     const { h, account } = pf4Desk();
-    expect(() => h.world.engine.checkRequestStops({ login: account(), symbol: 'EURUSD', command: 'SellStop', volume: 100, sl: 0, tp: 0,
-      comment: '', reason: 'Dealer' }, undefined)).toThrow('price is required for a pending order');
+    expect(() =>
+      h.world.engine.checkRequestStops(
+        {
+          login: account(),
+          symbol: 'EURUSD',
+          command: 'SellStop',
+          volume: 100,
+          sl: 0,
+          tp: 0,
+          comment: '',
+          reason: 'Dealer',
+        },
+        undefined,
+      ),
+    ).toThrow('price is required for a pending order');
   });
 });
 
@@ -346,8 +489,10 @@ describe('the freeze level', () => {
   it('measures buy orders from the ask: a buy limit 15 points under it may move, a buy stop 5 points over it may not', () => {
     const { tx, txFails, orders } = frozen();
     expect(tx('BrOrderModify', { order: orders.buyLimit.order, sl: 1.099 })).toMatchObject({ sl: 1.099 });
-    expect(txFails('BrOrderModify', { order: orders.buyStop.order, sl: 1.1 }))
-      .toEqual({ code: R.TradeModifyDenied, message: `order ${orders.buyStop.order} is frozen: price within the freeze level` });
+    expect(txFails('BrOrderModify', { order: orders.buyStop.order, sl: 1.1 })).toEqual({
+      code: R.TradeModifyDenied,
+      message: `order ${orders.buyStop.order} is frozen: price within the freeze level`,
+    });
   });
 
   it('measures sell orders from the bid: a sell limit 15 points over it may move, a sell stop 5 points under it may not', () => {
@@ -356,7 +501,7 @@ describe('the freeze level', () => {
     expect(txFails('BrOrderModify', { order: orders.sellStop.order, sl: 1.1 }).code).toBe(R.TradeModifyDenied);
   });
 
-  it('measures a market trade\'s stops from the price it would close at: a buy\'s from the bid, a sell\'s from the ask', () => {
+  it("measures a market trade's stops from the price it would close at: a buy's from the bid, a sell's from the ask", () => {
     const { account, open, tx, txFails, symbol } = pf4Desk();
     const login = account();
     // With a freeze level of 100 points (0.001) and the market at 1.10000/1.10010:
@@ -377,8 +522,10 @@ describe('the freeze level', () => {
     const near = open(login, { tp: 1.1005 });
     const far = open(login, { tp: 1.11 });
     symbol('EURUSD', { freezeLevel: 100 });
-    expect(txFails('BrOrderModify', { order: near.order, sl: 1.09 }))
-      .toEqual({ code: R.TradeModifyDenied, message: `order ${near.order} is frozen: a stop is within the freeze level` });
+    expect(txFails('BrOrderModify', { order: near.order, sl: 1.09 })).toEqual({
+      code: R.TradeModifyDenied,
+      message: `order ${near.order} is frozen: a stop is within the freeze level`,
+    });
     expect(tx('BrOrderModify', { order: far.order, sl: 1.09 })).toMatchObject({ sl: 1.09, tp: 1.11 });
   });
 });

@@ -49,12 +49,17 @@ export function requireOpen(world: Pf4World, order: number): PF4TradeRow {
 }
 
 /** The symbol is known, active, quoted and inside a trade session that no holiday closes. */
-export function tradable(world: Pf4World, symbol: string, now: number): { instrument: Instrument; config: SymbolConfig; quote: Quote } {
+export function tradable(
+  world: Pf4World,
+  symbol: string,
+  now: number,
+): { instrument: Instrument; config: SymbolConfig; quote: Quote } {
   const instrument = world.instrumentBySymbol.get(symbol);
   const config = world.symbolConfig(symbol);
   const quote = world.feed.quote(symbol);
   if (!instrument || !config || !quote) throw new CommandError(R.InvalidData, `symbol ${symbol} not found`);
-  if (world.hiddenSymbols.has(symbol)) throw new CommandError(R.TradeDisable, `symbol ${symbol} is not in the active set`);
+  if (world.hiddenSymbols.has(symbol))
+    throw new CommandError(R.TradeDisable, `symbol ${symbol} is not in the active set`);
   if (!world.marketOpen(symbol, now)) throw new CommandError(R.TradeMarketClosed, `market for ${symbol} is closed`);
   return { instrument, config, quote };
 }
@@ -64,15 +69,24 @@ export function tradable(world: Pf4World, symbol: string, now: number): { instru
  * holds the volume, a sell is allowed, the account is under the group's maximum of orders (`mine`, its open trades and
  * orders) and, where the group prohibits hedging, a market trade does not oppose one of the account's on the symbol.
  */
-export function checkMayOpen(world: Pf4World, user: PF4UserRecord, config: SymbolConfig, request: OpenRequest,
-  mine: ReadonlySet<number>): void {
+export function checkMayOpen(
+  world: Pf4World,
+  user: PF4UserRecord,
+  config: SymbolConfig,
+  request: OpenRequest,
+  mine: ReadonlySet<number>,
+): void {
   if (user.enableFlags === 0) throw new CommandError(R.TradeDisable, `account ${user.login} is disabled`);
   if (config.tradeMode === 'No' || config.tradeMode === 'Close') {
-    throw new CommandError(R.TradeDisable, `trading ${request.symbol} is ${config.tradeMode === 'No' ? 'disabled' : 'close-only'}`);
+    throw new CommandError(
+      R.TradeDisable,
+      `trading ${request.symbol} is ${config.tradeMode === 'No' ? 'disabled' : 'close-only'}`,
+    );
   }
   checkVolume(world, user, config, request.volume);
   const buy = isBuyCommand(request.command);
-  if (!buy && config.longOnly === 1) throw new CommandError(R.TradeLongOnly, `${request.symbol} allows long positions only`);
+  if (!buy && config.longOnly === 1)
+    throw new CommandError(R.TradeLongOnly, `${request.symbol} allows long positions only`);
   const group = world.groups.find(user.group);
   if (group && group.maxPositions > 0 && mine.size >= group.maxPositions) {
     throw new CommandError(R.TradeTooManyOrders, `account ${user.login} has reached ${group.maxPositions} orders`);
@@ -80,8 +94,16 @@ export function checkMayOpen(world: Pf4World, user: PF4UserRecord, config: Symbo
   if (group?.hedgeProhibited === 1 && !isPending(request.command)) {
     for (const order of mine) {
       const other = world.trades.get(order);
-      if (other && other.symbol === request.symbol && !isPending(other.tradeCommand) && isBuyCommand(other.tradeCommand) !== buy) {
-        throw new CommandError(R.TradeHedgeProhibited, `hedging ${request.symbol} is prohibited in group ${user.group}`);
+      if (
+        other &&
+        other.symbol === request.symbol &&
+        !isPending(other.tradeCommand) &&
+        isBuyCommand(other.tradeCommand) !== buy
+      ) {
+        throw new CommandError(
+          R.TradeHedgeProhibited,
+          `hedging ${request.symbol} is prohibited in group ${user.group}`,
+        );
       }
     }
   }
@@ -89,12 +111,16 @@ export function checkMayOpen(world: Pf4World, user: PF4UserRecord, config: Symbo
 
 export function checkVolume(world: Pf4World, user: PF4UserRecord, config: SymbolConfig, volume: number): void {
   const sec = world.groupSecurities.get(user.group)?.[config.type as number];
-  if (sec && sec.trade === 0) throw new CommandError(R.TradeDisable, `group ${user.group} may not trade ${config.symbol as string}`);
+  if (sec && sec.trade === 0)
+    throw new CommandError(R.TradeDisable, `group ${user.group} may not trade ${config.symbol as string}`);
   const min = (sec?.lotMin as number | undefined) || 1;
   const max = (sec?.lotMax as number | undefined) || 100_000;
   const step = (sec?.lotStep as number | undefined) || 1;
   if (!Number.isInteger(volume) || volume < min || volume > max || (volume - min) % step !== 0) {
-    throw new CommandError(R.TradeBadVolume, `volume ${volume} must be between ${min} and ${max} in steps of ${step} (1/100 lot)`);
+    throw new CommandError(
+      R.TradeBadVolume,
+      `volume ${volume} must be between ${min} and ${max} in steps of ${step} (1/100 lot)`,
+    );
   }
 }
 
@@ -105,7 +131,12 @@ export function checkMoney(margin: number, free: number, commission: number): vo
   }
 }
 
-export function checkDeviation(instrument: Instrument, requested: number | undefined, deviation: number | undefined, price: number): void {
+export function checkDeviation(
+  instrument: Instrument,
+  requested: number | undefined,
+  deviation: number | undefined,
+  price: number,
+): void {
   if (requested === undefined || requested === 0 || deviation === undefined) return;
   if (Math.abs(requested - price) > deviation * pointOf(instrument) + pointOf(instrument) / 10) {
     throw new CommandError(R.TradeRequote, `price moved to ${price}`);
@@ -123,7 +154,13 @@ export function checkExpiration(expiration: number | undefined, now: number): vo
  * The open price of a new pending order: the requested price at the symbol's digits, on the right side of the market
  * and the stops level from it, with an expiration at least 10 minutes ahead.
  */
-export function pendingOpenPrice(instrument: Instrument, config: SymbolConfig, request: OpenRequest, quote: Quote, now: number): number {
+export function pendingOpenPrice(
+  instrument: Instrument,
+  config: SymbolConfig,
+  request: OpenRequest,
+  quote: Quote,
+  now: number,
+): number {
   if (request.price === undefined) throw new CommandError(R.InvalidData, 'price is required for a pending order');
   const openPrice = roundTo(request.price, instrument.digits);
   checkPendingPrice(instrument, config, request.command, openPrice, quote);
@@ -131,20 +168,34 @@ export function pendingOpenPrice(instrument: Instrument, config: SymbolConfig, r
   return openPrice;
 }
 
-export function checkPendingPrice(instrument: Instrument, config: SymbolConfig, command: PF4Command, price: number, quote: Quote): void {
+export function checkPendingPrice(
+  instrument: Instrument,
+  config: SymbolConfig,
+  command: PF4Command,
+  price: number,
+  quote: Quote,
+): void {
   const level = ((config.stopsLevel as number) ?? 0) * pointOf(instrument);
   const epsilon = pointOf(instrument) / 10;
   const belowMarket = command === 'BuyLimit' || command === 'SellStop';
   const market = command === 'BuyLimit' || command === 'BuyStop' ? quote.ask : quote.bid;
   const rightSide = belowMarket ? price < market : price > market;
-  if (!rightSide) throw new CommandError(R.TradeBadPrices, `price ${price} is on the wrong side of the market for ${command}`);
+  if (!rightSide)
+    throw new CommandError(R.TradeBadPrices, `price ${price} is on the wrong side of the market for ${command}`);
   if (Math.abs(price - market) + epsilon < level) {
     throw new CommandError(R.TradeBadStops, `price ${price} is closer to the market than the stops level`);
   }
 }
 
-export function checkStops(instrument: Instrument, config: SymbolConfig, command: PF4Command, openPrice: number, sl: number,
-  tp: number, quote: Quote): void {
+export function checkStops(
+  instrument: Instrument,
+  config: SymbolConfig,
+  command: PF4Command,
+  openPrice: number,
+  sl: number,
+  tp: number,
+  quote: Quote,
+): void {
   const level = ((config.stopsLevel as number) ?? 0) * pointOf(instrument);
   const epsilon = pointOf(instrument) / 10;
   const buy = isBuyCommand(command);
@@ -153,7 +204,10 @@ export function checkStops(instrument: Instrument, config: SymbolConfig, command
   const badSl = sl !== 0 && (buy ? sl > reference - level + epsilon : sl < reference + level - epsilon);
   const badTp = tp !== 0 && (buy ? tp < reference + level - epsilon : tp > reference - level + epsilon);
   if (sl < 0 || tp < 0 || badSl || badTp) {
-    throw new CommandError(R.TradeBadStops, `${badSl || sl < 0 ? `sl ${sl}` : `tp ${tp}`} is too close to ${reference} (stops level ${config.stopsLevel as number} points)`);
+    throw new CommandError(
+      R.TradeBadStops,
+      `${badSl || sl < 0 ? `sl ${sl}` : `tp ${tp}`} is too close to ${reference} (stops level ${config.stopsLevel as number} points)`,
+    );
   }
 }
 
@@ -164,7 +218,8 @@ export function checkFreeze(instrument: Instrument, config: SymbolConfig, row: P
   const near = (a: number, b: number) => Math.abs(a - b) < freeze;
   if (isPending(row.tradeCommand)) {
     const market = row.tradeCommand === 'BuyLimit' || row.tradeCommand === 'BuyStop' ? quote.ask : quote.bid;
-    if (near(row.openPrice, market)) throw new CommandError(R.TradeModifyDenied, `order ${row.order} is frozen: price within the freeze level`);
+    if (near(row.openPrice, market))
+      throw new CommandError(R.TradeModifyDenied, `order ${row.order} is frozen: price within the freeze level`);
     return;
   }
   const price = buy ? quote.bid : quote.ask;
@@ -178,16 +233,30 @@ export function checkFreeze(instrument: Instrument, config: SymbolConfig, row: P
  * the market price (bid and ask half the current spread either side of it). A pending order's open price is measured
  * from the market and its stops from the open price; a market order's stops from the price it would close at.
  */
-export function checkRequestStops(world: Pf4World, request: OpenRequest, reference: number | undefined, now: number): void {
+export function checkRequestStops(
+  world: Pf4World,
+  request: OpenRequest,
+  reference: number | undefined,
+  now: number,
+): void {
   const instrument = world.instrumentBySymbol.get(request.symbol);
   const config = world.symbolConfig(request.symbol);
   const live = world.feed.quote(request.symbol);
   if (!instrument || !config || !live) throw new CommandError(R.InvalidData, `symbol ${request.symbol} not found`);
   const half = (live.ask - live.bid) / 2;
   // Half a spread of whole points is a multiple of half a point: one more digit holds it exactly.
-  const quote = reference === undefined ? live
-    : { ...live, bid: roundTo(reference - half, instrument.digits + 1), ask: roundTo(reference + half, instrument.digits + 1) };
-  const openPrice = isPending(request.command) ? pendingOpenPrice(instrument, config, request, quote, now)
-    : isBuyCommand(request.command) ? quote.ask : quote.bid;
+  const quote =
+    reference === undefined
+      ? live
+      : {
+          ...live,
+          bid: roundTo(reference - half, instrument.digits + 1),
+          ask: roundTo(reference + half, instrument.digits + 1),
+        };
+  const openPrice = isPending(request.command)
+    ? pendingOpenPrice(instrument, config, request, quote, now)
+    : isBuyCommand(request.command)
+      ? quote.ask
+      : quote.bid;
   checkStops(instrument, config, request.command, openPrice, request.sl, request.tp, quote);
 }

@@ -7,8 +7,12 @@ import * as records from '../../../shared/records/contract.js';
 import { pf4Harness } from '../../../test/support/sim/worldHarness.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0, type TradeRow } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('balance check and fix', () => {
   it('finds seeded accounts whose balance disagrees with their history, and fixes them', () => {
@@ -26,10 +30,18 @@ describe('balance check and fix', () => {
 
   it('keeps balance, credit and the server-derived fields through an account update, so the history still explains the balance', () => {
     const { h, login } = pf4Trader();
-    h.call('TradeTransaction', { tradeTransactionType: 'BrBalance', tradeCommand: 'Credit', orderBy: login, price: 300 });
+    h.call('TradeTransaction', {
+      tradeTransactionType: 'BrBalance',
+      tradeCommand: 'Credit',
+      orderBy: login,
+      price: 300,
+    });
     const before = h.call('UserRecordRequest', { login });
     const mark = h.events.length;
-    const updated = h.call('UserRecordUpdate', { login, record: { balance: 10_250, credit: 5, name: 'Renamed Trader', comment: 'vip' } });
+    const updated = h.call('UserRecordUpdate', {
+      login,
+      record: { balance: 10_250, credit: 5, name: 'Renamed Trader', comment: 'vip' },
+    });
     expect(updated).toEqual({ ...before, name: 'Renamed Trader', comment: 'vip' });
     expect(updated).toMatchObject({ balance: 10_000, credit: 300 });
     expect(h.call('UserRecordRequest', { login })).toEqual(updated);
@@ -39,7 +51,9 @@ describe('balance check and fix', () => {
     expect(h.events.slice(mark)).toEqual([{ kind: 'users', op: 'update', record: updated }]);
     // The server-derived fields are not part of PF4UserUpdate at all.
     for (const field of ['prevBalance', 'prevMonthEquity', 'registrationDate', 'lastDate', 'lastIP', 'login']) {
-      expect(h.fails('UserRecordUpdate', { login, record: { [field]: 0 } }).message, field).toMatch(new RegExp(`^record\\.${field}: `));
+      expect(h.fails('UserRecordUpdate', { login, record: { [field]: 0 } }).message, field).toMatch(
+        new RegExp(`^record\\.${field}: `),
+      );
     }
     expect(h.call('UserRecordRequest', { login })).toEqual(updated);
   });
@@ -71,8 +85,15 @@ describe('the history of an account', () => {
     const deposit = history(login)[0].order;
     expect(tickets(history(login))).toEqual([deposit, b.order, a.order, c.order]);
     // b opened before the window and closed on its first instant; a and c closed on its last one.
-    expect(tickets(history(login, { fromTime: at(T0 + 4 * MINUTE), toTime: at(T0 + 6 * MINUTE) }))).toEqual([b.order, a.order, c.order]);
-    expect(tickets(history(login, { fromTime: at(T0 + 4 * MINUTE + 1), toTime: at(T0 + 6 * MINUTE) }))).toEqual([a.order, c.order]);
+    expect(tickets(history(login, { fromTime: at(T0 + 4 * MINUTE), toTime: at(T0 + 6 * MINUTE) }))).toEqual([
+      b.order,
+      a.order,
+      c.order,
+    ]);
+    expect(tickets(history(login, { fromTime: at(T0 + 4 * MINUTE + 1), toTime: at(T0 + 6 * MINUTE) }))).toEqual([
+      a.order,
+      c.order,
+    ]);
     expect(tickets(history(login, { fromTime: at(T0), toTime: at(T0 + 6 * MINUTE - 1) }))).toEqual([deposit, b.order]);
     expect(tickets(history(login, { fromTime: at(T0 + 5 * MINUTE), toTime: at(T0 + 5 * MINUTE) }))).toEqual([]);
   });
@@ -80,13 +101,42 @@ describe('the history of an account', () => {
   it('sorts entries restored out of order by their close time, a balance entry by its time', () => {
     const { h, account, history } = pf4Desk();
     const login = account(0);
-    h.call('BackupRestoreOrders', { records: [
-      { order: 900_001, login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, openPrice: 1.1, openTime: at(T0 - 10 * MINUTE),
-        closeTime: at(T0 - 2 * MINUTE), closePrice: 1.101, profit: 100 },
-      { order: 900_002, login, symbol: 'EURUSD', tradeCommand: 'Sell', volume: 100, openPrice: 1.1, openTime: at(T0 - 5 * MINUTE),
-        closeTime: at(T0 - 3 * MINUTE), closePrice: 1.101, profit: -100 },
-      { order: 900_003, login, tradeCommand: 'Balance', openTime: at(T0 - 4 * MINUTE), closeTime: at(T0 - 4 * MINUTE), profit: 50 },
-    ] });
+    h.call('BackupRestoreOrders', {
+      records: [
+        {
+          order: 900_001,
+          login,
+          symbol: 'EURUSD',
+          tradeCommand: 'Buy',
+          volume: 100,
+          openPrice: 1.1,
+          openTime: at(T0 - 10 * MINUTE),
+          closeTime: at(T0 - 2 * MINUTE),
+          closePrice: 1.101,
+          profit: 100,
+        },
+        {
+          order: 900_002,
+          login,
+          symbol: 'EURUSD',
+          tradeCommand: 'Sell',
+          volume: 100,
+          openPrice: 1.1,
+          openTime: at(T0 - 5 * MINUTE),
+          closeTime: at(T0 - 3 * MINUTE),
+          closePrice: 1.101,
+          profit: -100,
+        },
+        {
+          order: 900_003,
+          login,
+          tradeCommand: 'Balance',
+          openTime: at(T0 - 4 * MINUTE),
+          closeTime: at(T0 - 4 * MINUTE),
+          profit: 50,
+        },
+      ],
+    });
     expect(history(login).map((r) => r.order)).toEqual([900_003, 900_002, 900_001]);
     expect(history(login, { fromTime: at(T0 - 3 * MINUTE) }).map((r) => r.order)).toEqual([900_002, 900_001]);
     // Restored entries explain the balance like any other: 100 - 100 + 50 against a balance of 0.
@@ -131,7 +181,7 @@ describe('the history of an account', () => {
     expect(journal()).toContain(`balance of ${login} fixed by -2500`);
   });
 
-  it('takes a rolled-back close out of the history, also when it was the account\'s first entry', () => {
+  it("takes a rolled-back close out of the history, also when it was the account's first entry", () => {
     const { h, open, tick, history } = pf4Desk();
     // A restored account holds money its history does not show, so the close is its first entry.
     const login = 700_002;

@@ -14,7 +14,10 @@ export class TradeHistory {
   private readonly byOrder = new Map<number, PF4TradeRecord>();
   private entries = 0;
 
-  constructor(private readonly world: Pf4World, private readonly margins: MarginLevels) {}
+  constructor(
+    private readonly world: Pf4World,
+    private readonly margins: MarginLevels,
+  ) {}
 
   /** Entries in the history, every account's. */
   get count(): number {
@@ -46,10 +49,14 @@ export class TradeHistory {
   /** Closed trades and balance entries of an account with close time in [from, to], oldest first. */
   of(login: number, from = 0, to = Number.MAX_SAFE_INTEGER): PF4TradeRecord[] {
     const list = this.byLogin.get(login) ?? [];
-    return list.filter((r) => {
-      const t = Date.parse(r.closeTime ?? r.openTime);
-      return t >= from && t <= to;
-    }).sort((a, b) => Date.parse(a.closeTime ?? a.openTime) - Date.parse(b.closeTime ?? b.openTime) || a.order - b.order);
+    return list
+      .filter((r) => {
+        const t = Date.parse(r.closeTime ?? r.openTime);
+        return t >= from && t <= to;
+      })
+      .sort(
+        (a, b) => Date.parse(a.closeTime ?? a.openTime) - Date.parse(b.closeTime ?? b.openTime) || a.order - b.order,
+      );
   }
 
   /** The balance the history explains: every entry but credit and deleted trades. */

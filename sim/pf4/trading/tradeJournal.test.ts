@@ -5,8 +5,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pf4Desk, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('what the journal says of trades', () => {
   it('journals a modification and a deletion with the order they leave', () => {
@@ -16,18 +20,22 @@ describe('what the journal says of trades', () => {
     tx('BrOrderModify', { order: order.order, price: 1.098 });
     tx('BrOrderDelete', { order: order.order });
     expect(journal().slice(-2)).toEqual([
-      `'${login}': modify #${order.order} buylimit 1.00 EURUSD at 1.098`, `'${login}': #${order.order} buylimit 1.00 EURUSD at 1.098 deleted`]);
+      `'${login}': modify #${order.order} buylimit 1.00 EURUSD at 1.098`,
+      `'${login}': #${order.order} buylimit 1.00 EURUSD at 1.098 deleted`,
+    ]);
   });
 
-  it('journals an administrator\'s edit of a trade', () => {
+  it("journals an administrator's edit of a trade", () => {
     const { h, account, open, journal } = pf4Desk();
     const login = account();
     const trade = open(login);
     h.call('AdmTradeRecordModify', { ticket: trade.order, record: { comment: 'checked' } });
-    expect(journal().at(-1)).toBe(`'${login}': #${trade.order} buy 1.00 EURUSD at 1.1001 modified by the administrator`);
+    expect(journal().at(-1)).toBe(
+      `'${login}': #${trade.order} buy 1.00 EURUSD at 1.1001 modified by the administrator`,
+    );
   });
 
-  it('journals a dealer\'s close without an activation mark and an activation with its price', () => {
+  it("journals a dealer's close without an activation mark and an activation with its price", () => {
     const { account, open, tx, tick, journal } = pf4Desk();
     const login = account();
     const trade = open(login);

@@ -8,15 +8,24 @@ import { PF4_RESULT as R } from '../../../shared/resultCodes.js';
 import * as records from '../../../shared/records/contract.js';
 import { at, MINUTE, pf4Desk, pf4Trader, T0 } from '../../../test/support/sim/pf4TradingDesk.js';
 
-beforeEach(() => { vi.useFakeTimers({ toFake: ['Date'], now: T0 }); });
-afterEach(() => { vi.useRealTimers(); });
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('opening and closing', () => {
   it('opens a market buy at the ask, holds its margin and realises the profit into the balance on close', () => {
     const { h, login, open, tick } = pf4Trader();
     const trade = open({});
     records.PF4Trade.parse(trade);
-    expect(trade).toMatchObject({ tradeCommand: 'Buy', openPrice: 1.1001, volume: 100, tradeRecordState: 'OpenNormal' });
+    expect(trade).toMatchObject({
+      tradeCommand: 'Buy',
+      openPrice: 1.1001,
+      volume: 100,
+      tradeRecordState: 'OpenNormal',
+    });
     const level = h.call('MarginLevelRequest', { login });
     records.PF4MarginLevel.parse(level);
     // 1 lot of EURUSD at 1:100 is 1000 EUR, valued at the EURUSD mid.
@@ -48,15 +57,23 @@ describe('modifying a pending order', () => {
     const { account, open, tx, txFails } = pf4Desk();
     const order = open(account(), { tradeCommand: 'BuyLimit', price: 1.099, sl: 1.098 });
     expect(tx('BrOrderModify', { order: order.order, price: 1.0985 })).toMatchObject({ openPrice: 1.0985, sl: 1.098 });
-    expect(tx('BrOrderModify', { order: order.order, price: 0, tp: 1.1 })).toMatchObject({ openPrice: 1.0985, tp: 1.1 });
-    expect(txFails('BrOrderModify', { order: order.order, price: 1.1005 }))
-      .toEqual({ code: R.TradeBadPrices, message: 'price 1.1005 is on the wrong side of the market for BuyLimit' });
+    expect(tx('BrOrderModify', { order: order.order, price: 0, tp: 1.1 })).toMatchObject({
+      openPrice: 1.0985,
+      tp: 1.1,
+    });
+    expect(txFails('BrOrderModify', { order: order.order, price: 1.1005 })).toEqual({
+      code: R.TradeBadPrices,
+      message: 'price 1.1005 is on the wrong side of the market for BuyLimit',
+    });
   });
 
-  it('keeps a market trade\'s open price whatever price the modification names', () => {
+  it("keeps a market trade's open price whatever price the modification names", () => {
     const { account, open, tx } = pf4Desk();
     const trade = open(account());
-    expect(tx('BrOrderModify', { order: trade.order, price: 1.05, sl: 1.09 })).toMatchObject({ openPrice: 1.1001, sl: 1.09 });
+    expect(tx('BrOrderModify', { order: trade.order, price: 1.05, sl: 1.09 })).toMatchObject({
+      openPrice: 1.1001,
+      sl: 1.09,
+    });
   });
 
   it('sets an expiration at least 10 minutes ahead, and removes it with a time not after 1970', () => {
@@ -65,9 +82,12 @@ describe('modifying a pending order', () => {
     const denied = { code: R.TradeExpirationDenied, message: 'expiration must be at least 10 minutes ahead' };
     expect(txFails('BrOrderModify', { order: order.order, expiration: at(T0 + 10 * MINUTE - 1000) })).toEqual(denied);
     expect(txFails('BrOrderModify', { order: order.order, expiration: at(T0 + 5 * MINUTE) })).toEqual(denied);
-    expect(tx('BrOrderModify', { order: order.order, expiration: at(T0 + 10 * MINUTE) }).expiration).toBe(at(T0 + 10 * MINUTE));
-    expect(tx('BrOrderModify', { order: order.order, expiration: at(T0 + 90 * 24 * 60 * MINUTE) }).expiration)
-      .toBe(at(T0 + 90 * 24 * 60 * MINUTE));
+    expect(tx('BrOrderModify', { order: order.order, expiration: at(T0 + 10 * MINUTE) }).expiration).toBe(
+      at(T0 + 10 * MINUTE),
+    );
+    expect(tx('BrOrderModify', { order: order.order, expiration: at(T0 + 90 * 24 * 60 * MINUTE) }).expiration).toBe(
+      at(T0 + 90 * 24 * 60 * MINUTE),
+    );
     // A modification that names no expiration keeps it.
     expect(tx('BrOrderModify', { order: order.order, sl: 1.103 }).expiration).toBe(at(T0 + 90 * 24 * 60 * MINUTE));
     const cleared = tx('BrOrderModify', { order: order.order, expiration: '1970-01-01T00:00:00Z' });
@@ -89,8 +109,10 @@ describe('closing', () => {
   it('refuses to close a pending order', () => {
     const { account, open, txFails } = pf4Desk();
     const order = open(account(), { tradeCommand: 'BuyStop', price: 1.102 });
-    expect(txFails('BrOrderClose', { order: order.order }))
-      .toEqual({ code: R.TradeBadPrices, message: `order ${order.order} is pending: delete it instead` });
+    expect(txFails('BrOrderClose', { order: order.order })).toEqual({
+      code: R.TradeBadPrices,
+      message: `order ${order.order} is pending: delete it instead`,
+    });
   });
 
   it('closes between 1 and the whole volume: all of it closes normally, a part leaves a remainder', () => {
@@ -103,9 +125,16 @@ describe('closing', () => {
     // The transaction reads a volume of 0 as the whole trade; the engine itself refuses 0 and fractions.
     expect(() => h.world.engine.close(trade.order, { volume: 0 })).toThrow('volume must be between 1 and 100');
     expect(() => h.world.engine.close(trade.order, { volume: 50.5 })).toThrow('volume must be between 1 and 100');
-    expect(tx('BrOrderClose', { order: trade.order, volume: 1 })).toMatchObject({ tradeRecordState: 'ClosedPart', volume: 1 });
+    expect(tx('BrOrderClose', { order: trade.order, volume: 1 })).toMatchObject({
+      tradeRecordState: 'ClosedPart',
+      volume: 1,
+    });
     const [rest] = openOrders(login);
-    expect(tx('BrOrderClose', { order: rest, volume: 99 })).toMatchObject({ order: rest, tradeRecordState: 'ClosedNormal', volume: 99 });
+    expect(tx('BrOrderClose', { order: rest, volume: 99 })).toMatchObject({
+      order: rest,
+      tradeRecordState: 'ClosedNormal',
+      volume: 99,
+    });
     expect(openOrders(login)).toEqual([]);
   });
 });
@@ -118,8 +147,14 @@ describe('activating a pending order', () => {
     expect(margin(login).margin).toBe(0);
     vi.setSystemTime(T0 + MINUTE);
     const active = tx('BrOrderActivate', { order: order.order });
-    expect(active).toMatchObject({ order: order.order, tradeCommand: 'Buy', openPrice: 1.1001, commission: -3.5,
-      openTime: at(T0 + MINUTE), timeStamp: at(T0 + MINUTE) });
+    expect(active).toMatchObject({
+      order: order.order,
+      tradeCommand: 'Buy',
+      openPrice: 1.1001,
+      commission: -3.5,
+      openTime: at(T0 + MINUTE),
+      timeStamp: at(T0 + MINUTE),
+    });
     expect('expiration' in active).toBe(false);
     expect(margin(login).margin).toBe(1100.05);
   });
@@ -135,31 +170,42 @@ describe('activating a pending order', () => {
   it('refuses to activate a market trade', () => {
     const { account, open, txFails } = pf4Desk();
     const trade = open(account());
-    expect(txFails('BrOrderActivate', { order: trade.order }))
-      .toEqual({ code: R.TradeBadPrices, message: `order ${trade.order} is not pending` });
+    expect(txFails('BrOrderActivate', { order: trade.order })).toEqual({
+      code: R.TradeBadPrices,
+      message: `order ${trade.order} is not pending`,
+    });
   });
 
   it('leaves the order pending when the account cannot hold the margin', () => {
     const { h, account, open, txFails } = pf4Desk();
     const login = account(500);
     const order = open(login, { tradeCommand: 'BuyLimit', price: 1.099 });
-    expect(txFails('BrOrderActivate', { order: order.order }))
-      .toEqual({ code: R.TradeNoMoney, message: `not enough money to activate order ${order.order}` });
-    expect(h.call('TradeRecordRequest', { order: order.order })).toMatchObject({ tradeCommand: 'BuyLimit', openPrice: 1.099 });
+    expect(txFails('BrOrderActivate', { order: order.order })).toEqual({
+      code: R.TradeNoMoney,
+      message: `not enough money to activate order ${order.order}`,
+    });
+    expect(h.call('TradeRecordRequest', { order: order.order })).toMatchObject({
+      tradeCommand: 'BuyLimit',
+      openPrice: 1.099,
+    });
   });
 });
 
 describe('balance and credit entries', () => {
   it('refuses an amount of 0', () => {
     const { account, txFails } = pf4Desk();
-    expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: account(), price: 0 }))
-      .toEqual({ code: R.InvalidData, message: 'price (the amount) must be a non-zero number' });
+    expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: account(), price: 0 })).toEqual({
+      code: R.InvalidData,
+      message: 'price (the amount) must be a non-zero number',
+    });
   });
 
   it('names the unknown account', () => {
     const { txFails } = pf4Desk();
-    expect(txFails('BrBalance', { tradeCommand: 'Credit', orderBy: 42, price: 10 }))
-      .toEqual({ code: R.InvalidData, message: 'orderBy: login 42 not found' });
+    expect(txFails('BrBalance', { tradeCommand: 'Credit', orderBy: 42, price: 10 })).toEqual({
+      code: R.InvalidData,
+      message: 'orderBy: login 42 not found',
+    });
   });
 
   it('writes a closed dealer entry without symbol, volume or prices', () => {
@@ -167,10 +213,31 @@ describe('balance and credit entries', () => {
     const login = account(0);
     const entry = deposit(login, 250.5);
     expect(entry).toEqual({
-      order: entry.order, login, symbol: '', digits: 0, tradeCommand: 'Balance', volume: 0, volumeLots: 0, openPrice: 0, sl: 0,
-      tp: 0, openTime: at(T0), closeTime: at(T0), closePrice: 0, commission: 0, commissionAgent: 0, storage: 0, profit: 250.5,
-      taxes: 0, magic: 0, comment: 'Deposit', tradeRecordReason: 'Dealer', timeStamp: at(T0), tradeRecordState: 'ClosedNormal',
-      activationType: 'None', marginRate: 1,
+      order: entry.order,
+      login,
+      symbol: '',
+      digits: 0,
+      tradeCommand: 'Balance',
+      volume: 0,
+      volumeLots: 0,
+      openPrice: 0,
+      sl: 0,
+      tp: 0,
+      openTime: at(T0),
+      closeTime: at(T0),
+      closePrice: 0,
+      commission: 0,
+      commissionAgent: 0,
+      storage: 0,
+      profit: 250.5,
+      taxes: 0,
+      magic: 0,
+      comment: 'Deposit',
+      tradeRecordReason: 'Dealer',
+      timeStamp: at(T0),
+      tradeRecordState: 'ClosedNormal',
+      activationType: 'None',
+      marginRate: 1,
     });
     expect(history(login)).toEqual([entry]);
   });
@@ -181,8 +248,10 @@ describe('balance and credit entries', () => {
     open(login);
     // Equity 1990 (the trade is down the spread, 10 USD) less 1100.05 of margin.
     expect(margin(login).free).toBe(889.95);
-    expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: login, price: -889.96 }))
-      .toEqual({ code: R.TradeNoMoney, message: 'free margin 889.95 does not cover 889.96' });
+    expect(txFails('BrBalance', { tradeCommand: 'Balance', orderBy: login, price: -889.96 })).toEqual({
+      code: R.TradeNoMoney,
+      message: 'free margin 889.95 does not cover 889.96',
+    });
     deposit(login, -889.95);
     expect(h.call('UserRecordRequest', { login }).balance).toBe(1110.05);
     expect(margin(login).free).toBe(0);
@@ -203,8 +272,10 @@ describe('balance and credit entries', () => {
     const { h, account, deposit, txFails } = pf4Desk();
     const login = account();
     deposit(login, 100, 'Credit');
-    expect(txFails('BrBalance', { tradeCommand: 'Credit', orderBy: login, price: -150 }))
-      .toEqual({ code: R.TradeNoMoney, message: 'credit 100 does not cover 150' });
+    expect(txFails('BrBalance', { tradeCommand: 'Credit', orderBy: login, price: -150 })).toEqual({
+      code: R.TradeNoMoney,
+      message: 'credit 100 does not cover 150',
+    });
     deposit(login, -40, 'Credit');
     deposit(login, -60, 'Credit');
     expect(h.call('UserRecordRequest', { login })).toMatchObject({ balance: 10_000, credit: 0 });
@@ -225,7 +296,11 @@ describe('balance and credit entries', () => {
     deposit(login, 50, 'Credit');
     deposit(login, 25, 'Balance', 'bonus');
     expect(history(login).map((r) => [r.tradeCommand, r.profit, r.comment])).toEqual([
-      ['Balance', 10_000, 'Deposit'], ['Balance', -100, 'Withdrawal'], ['Credit', 50, 'Credit'], ['Balance', 25, 'bonus']]);
+      ['Balance', 10_000, 'Deposit'],
+      ['Balance', -100, 'Withdrawal'],
+      ['Credit', 50, 'Credit'],
+      ['Balance', 25, 'bonus'],
+    ]);
   });
 });
 
@@ -242,12 +317,36 @@ describe('closing part of a trade', () => {
     const after = since();
     const part = tx('BrOrderClose', { order: trade.order, volume: 100 });
     const [rest] = h.call('TradesUserRequest', { login });
-    expect(part).toMatchObject({ order: trade.order, volume: 100, commission: -3.5, storage: -2.5, profit: 1990, closePrice: 1.12,
-      comment: `to #${rest.order}`, tradeRecordState: 'ClosedPart', activationType: 'None', closeTime: at(T0 + MINUTE) });
-    expect(rest).toMatchObject({ volume: 200, commission: -7, storage: -5, comment: `from #${trade.order}`, timeStamp: at(T0 + MINUTE),
-      openPrice: 1.1001, openTime: at(T0) });
+    expect(part).toMatchObject({
+      order: trade.order,
+      volume: 100,
+      commission: -3.5,
+      storage: -2.5,
+      profit: 1990,
+      closePrice: 1.12,
+      comment: `to #${rest.order}`,
+      tradeRecordState: 'ClosedPart',
+      activationType: 'None',
+      closeTime: at(T0 + MINUTE),
+    });
+    expect(rest).toMatchObject({
+      volume: 200,
+      commission: -7,
+      storage: -5,
+      comment: `from #${trade.order}`,
+      timeStamp: at(T0 + MINUTE),
+      openPrice: 1.1001,
+      openTime: at(T0),
+    });
     expect(h.call('UserRecordRequest', { login }).balance).toBe(10_000 + 1990 - 3.5 - 2.5);
-    expect(after().filter((e) => e.kind === 'trades').map((e) => [e.op, e.record.order])).toEqual([['delete', trade.order], ['add', rest.order]]);
+    expect(
+      after()
+        .filter((e) => e.kind === 'trades')
+        .map((e) => [e.op, e.record.order]),
+    ).toEqual([
+      ['delete', trade.order],
+      ['add', rest.order],
+    ]);
     // The remainder keeps two thirds of what the trade held.
     expect(margin(login).margin).toBe(2200.1);
   });

@@ -12,15 +12,31 @@ import { closingPrice, profitAt } from '../../feed/valuation.js';
 import { CommandError } from '../../world/commandError.js';
 import { cents, iso } from '../../world/people.js';
 import {
-  isBuyCommand, isPending, type PF4ActivationType, type PF4TradeRecord, type PF4TradeRow, type PF4TradeState, type PF4UserRecord,
+  isBuyCommand,
+  isPending,
+  type PF4ActivationType,
+  type PF4TradeRecord,
+  type PF4TradeRow,
+  type PF4TradeState,
+  type PF4UserRecord,
 } from '../pf4Records.js';
 import type { Pf4World } from '../pf4World.js';
 import { commission } from './charges.js';
 import { requiredMargin, type MarginLevels } from './marginLevels.js';
 import type { TradeBook } from './tradeBook.js';
 import {
-  checkDeviation, checkExpiration, checkFreeze, checkMayOpen, checkMoney, checkPendingPrice, checkStops, pendingOpenPrice,
-  requireOpen, requireUser, tradable, type OpenRequest,
+  checkDeviation,
+  checkExpiration,
+  checkFreeze,
+  checkMayOpen,
+  checkMoney,
+  checkPendingPrice,
+  checkStops,
+  pendingOpenPrice,
+  requireOpen,
+  requireUser,
+  tradable,
+  type OpenRequest,
 } from './tradeChecks.js';
 import type { TradeHistory } from './tradeHistory.js';
 import { describeTrade, journalTrade } from './tradeJournal.js';
@@ -55,11 +71,23 @@ export class TradeTransactions {
     }
     checkStops(instrument, config, request.command, openPrice, request.sl, request.tp, quote);
     const row: PF4TradeRow = {
-      order: this.world.allocateOrder(), login: user.login, symbol: request.symbol, digits: instrument.digits,
-      tradeCommand: request.command, volume: request.volume, openPrice, sl: request.sl, tp: request.tp, openTime: iso(now),
+      order: this.world.allocateOrder(),
+      login: user.login,
+      symbol: request.symbol,
+      digits: instrument.digits,
+      tradeCommand: request.command,
+      volume: request.volume,
+      openPrice,
+      sl: request.sl,
+      tp: request.tp,
+      openTime: iso(now),
       ...(pending && request.expiration ? { expiration: iso(request.expiration) } : {}),
-      commission: pending ? 0 : commission(this.world, user, config, request.volume), storage: 0,
-      magic: request.magic ?? 0, comment: request.comment, tradeRecordReason: request.reason, timeStamp: iso(now),
+      commission: pending ? 0 : commission(this.world, user, config, request.volume),
+      storage: 0,
+      magic: request.magic ?? 0,
+      comment: request.comment,
+      tradeRecordReason: request.reason,
+      timeStamp: iso(now),
     };
     if (!pending) this.checkMoney(user, row);
     this.book.add(row);
@@ -68,7 +96,11 @@ export class TradeTransactions {
     return row;
   }
 
-  modify(order: number, change: { price?: number; sl?: number; tp?: number; expiration?: number }, now: number): PF4TradeRow {
+  modify(
+    order: number,
+    change: { price?: number; sl?: number; tp?: number; expiration?: number },
+    now: number,
+  ): PF4TradeRow {
     const row = requireOpen(this.world, order);
     const { instrument, config, quote } = tradable(this.world, row.symbol, now);
     checkFreeze(instrument, config, row, quote);
@@ -95,9 +127,14 @@ export class TradeTransactions {
   }
 
   /** Closes a market trade, all of it or `volume` of it, at the current price. */
-  close(order: number, options: { volume?: number; price?: number; ieDeviation?: number }, now: number): PF4TradeRecord {
+  close(
+    order: number,
+    options: { volume?: number; price?: number; ieDeviation?: number },
+    now: number,
+  ): PF4TradeRecord {
     const row = requireOpen(this.world, order);
-    if (isPending(row.tradeCommand)) throw new CommandError(R.TradeBadPrices, `order ${order} is pending: delete it instead`);
+    if (isPending(row.tradeCommand))
+      throw new CommandError(R.TradeBadPrices, `order ${order} is pending: delete it instead`);
     const { instrument, config, quote } = tradable(this.world, row.symbol, now);
     checkFreeze(instrument, config, row, quote);
     const price = closingPrice(quote, isBuyCommand(row.tradeCommand));
@@ -114,7 +151,10 @@ export class TradeTransactions {
   delete(order: number, now: number): PF4TradeRecord {
     const row = requireOpen(this.world, order);
     const record: PF4TradeRecord = {
-      ...this.world.tradeToWire(row), tradeRecordState: 'Deleted', closeTime: iso(now), timeStamp: iso(now),
+      ...this.world.tradeToWire(row),
+      tradeRecordState: 'Deleted',
+      closeTime: iso(now),
+      timeStamp: iso(now),
     };
     this.book.remove(row);
     this.history.add(record);
@@ -138,7 +178,8 @@ export class TradeTransactions {
   /** A deposit, withdrawal or credit entry; answers the history record it wrote. */
   balance(login: number, command: 'Balance' | 'Credit', amount: number, comment: string, now: number): PF4TradeRecord {
     const user = requireUser(this.world, login, 'orderBy: ');
-    if (amount === 0 || !Number.isFinite(amount)) throw new CommandError(R.InvalidData, 'price (the amount) must be a non-zero number');
+    if (amount === 0 || !Number.isFinite(amount))
+      throw new CommandError(R.InvalidData, 'price (the amount) must be a non-zero number');
     if (amount < 0) {
       const free = this.margins.level(login).free;
       if (free + amount < 0) throw new CommandError(R.TradeNoMoney, `free margin ${free} does not cover ${-amount}`);
@@ -148,23 +189,49 @@ export class TradeTransactions {
     }
     const time = iso(now);
     const record: PF4TradeRecord = {
-      order: this.world.allocateOrder(), login, symbol: '', digits: 0, tradeCommand: command, volume: 0, volumeLots: 0,
-      openPrice: 0, sl: 0, tp: 0, openTime: time, closeTime: time, closePrice: 0, commission: 0, commissionAgent: 0,
-      storage: 0, profit: cents(amount), taxes: 0, magic: 0, comment: comment || (command === 'Balance' ? (amount > 0 ? 'Deposit' : 'Withdrawal') : 'Credit'),
-      tradeRecordReason: 'Dealer', timeStamp: time, tradeRecordState: 'ClosedNormal', activationType: 'None', marginRate: 1,
+      order: this.world.allocateOrder(),
+      login,
+      symbol: '',
+      digits: 0,
+      tradeCommand: command,
+      volume: 0,
+      volumeLots: 0,
+      openPrice: 0,
+      sl: 0,
+      tp: 0,
+      openTime: time,
+      closeTime: time,
+      closePrice: 0,
+      commission: 0,
+      commissionAgent: 0,
+      storage: 0,
+      profit: cents(amount),
+      taxes: 0,
+      magic: 0,
+      comment: comment || (command === 'Balance' ? (amount > 0 ? 'Deposit' : 'Withdrawal') : 'Credit'),
+      tradeRecordReason: 'Dealer',
+      timeStamp: time,
+      tradeRecordState: 'ClosedNormal',
+      activationType: 'None',
+      marginRate: 1,
     };
     this.history.add(record);
-    this.world.replaceUser(command === 'Balance'
-      ? { ...user, balance: cents(user.balance + amount) }
-      : { ...user, credit: cents(user.credit + amount) });
+    this.world.replaceUser(
+      command === 'Balance'
+        ? { ...user, balance: cents(user.balance + amount) }
+        : { ...user, credit: cents(user.credit + amount) },
+    );
     journalTrade(this.world, `'${login}': ${command.toLowerCase()} ${amount} (#${record.order})`);
     this.margins.accountChanged(login);
     return record;
   }
 
   /** Direct edit of an open trade's fields by an administrator: no market checks (AdmTradeRecordModify). */
-  adminModify(order: number, fields: Partial<Pick<PF4TradeRow, 'sl' | 'tp' | 'magic' | 'comment' | 'commission' | 'storage'>>,
-    now: number): PF4TradeRow {
+  adminModify(
+    order: number,
+    fields: Partial<Pick<PF4TradeRow, 'sl' | 'tp' | 'magic' | 'comment' | 'commission' | 'storage'>>,
+    now: number,
+  ): PF4TradeRow {
     const row = requireOpen(this.world, order);
     const next: PF4TradeRow = { ...row, ...fields, timeStamp: iso(now) };
     this.book.replace(next);
@@ -183,12 +250,18 @@ export class TradeTransactions {
   /** Closes a whole trade at `price`: the history gets the final record, the balance the result. */
   closeAt(row: PF4TradeRow, price: number, state: PF4TradeState, activation: PF4ActivationType, now: number): Closed {
     const instrument = this.world.instrumentBySymbol.get(row.symbol) as Instrument;
-    const profit = profitAt(instrument, isBuyCommand(row.tradeCommand), row.openPrice, price, row.volume / 100,
-      (s) => this.world.feed.quote(s));
+    const profit = profitAt(instrument, isBuyCommand(row.tradeCommand), row.openPrice, price, row.volume / 100, (s) =>
+      this.world.feed.quote(s),
+    );
     const time = iso(now);
     const record: PF4TradeRecord = {
-      ...this.world.tradeToWire(row), closePrice: price, profit, closeTime: time, timeStamp: time,
-      tradeRecordState: state, activationType: activation,
+      ...this.world.tradeToWire(row),
+      closePrice: price,
+      profit,
+      closeTime: time,
+      timeStamp: time,
+      tradeRecordState: state,
+      activationType: activation,
     };
     this.book.remove(row);
     this.history.add(record);
@@ -197,7 +270,10 @@ export class TradeTransactions {
     if (user) this.world.replaceUser({ ...user, balance: cents(user.balance + balanceDelta) });
     // The delete carries the final record (state, close time and price), as the history keeps it.
     this.world.emit('trades', 'delete', record);
-    journalTrade(this.world, `'${row.login}': close ${describeTrade(row)} at ${price}${activation === 'None' ? '' : ` [${activation.toLowerCase()}]`}`);
+    journalTrade(
+      this.world,
+      `'${row.login}': close ${describeTrade(row)} at ${price}${activation === 'None' ? '' : ` [${activation.toLowerCase()}]`}`,
+    );
     this.margins.accountChanged(row.login);
     return { record, balanceDelta };
   }
@@ -209,7 +285,11 @@ export class TradeTransactions {
   activatePending(row: PF4TradeRow, quote: Quote, now: number): PF4TradeRow | undefined {
     const buy = isBuyCommand(row.tradeCommand);
     const active: PF4TradeRow = {
-      ...row, tradeCommand: buy ? 'Buy' : 'Sell', openPrice: buy ? quote.ask : quote.bid, openTime: iso(now), timeStamp: iso(now),
+      ...row,
+      tradeCommand: buy ? 'Buy' : 'Sell',
+      openPrice: buy ? quote.ask : quote.bid,
+      openTime: iso(now),
+      timeStamp: iso(now),
     };
     delete active.expiration;
     const user = requireUser(this.world, row.login);
@@ -231,12 +311,20 @@ export class TradeTransactions {
     const share = volume / row.volume;
     const remainderOrder = this.world.allocateOrder();
     const part: PF4TradeRow = {
-      ...row, volume, commission: cents(row.commission * share), storage: cents(row.storage * share),
+      ...row,
+      volume,
+      commission: cents(row.commission * share),
+      storage: cents(row.storage * share),
       comment: `to #${remainderOrder}`,
     };
     const remainder: PF4TradeRow = {
-      ...row, order: remainderOrder, volume: row.volume - volume, commission: cents(row.commission - part.commission),
-      storage: cents(row.storage - part.storage), comment: `from #${row.order}`, timeStamp: iso(now),
+      ...row,
+      order: remainderOrder,
+      volume: row.volume - volume,
+      commission: cents(row.commission - part.commission),
+      storage: cents(row.storage - part.storage),
+      comment: `from #${row.order}`,
+      timeStamp: iso(now),
     };
     // Swap the row for the part being closed so margin and floating leave the account in proportion; the remainder
     // keeps the rest of the margin the trade held.

@@ -58,7 +58,8 @@ export function operation(id: string): Operation {
 export function urlOf(c: Client, entry: Operation, options: CallOptions = {}): string {
   const platform = entry.family === 'PF5' ? c.stack.platforms.pf5 : c.stack.platforms.pf4;
   let path = entry.path.replace('{tradePlatform}', platform);
-  for (const [name, value] of Object.entries(options.params ?? {})) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  for (const [name, value] of Object.entries(options.params ?? {}))
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
   const missing = path.match(/\{\w+\}/);
   if (missing) throw new Error(`${entry.id}: path parameter ${missing[0]} not given`);
   const search = new URLSearchParams();
@@ -89,7 +90,9 @@ function edgeRecordErrors(name: string, list: boolean, data: unknown): string[] 
     compiled.set(key, (validate = ajv.compile(list ? { type: 'array', items: ref } : ref)));
   }
   if (validate(data)) return [];
-  return (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
+  return (validate.errors ?? [])
+    .slice(0, 10)
+    .map((e) => `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)}`);
 }
 
 /** Validation errors of a success body against the entry's published response schema; empty when valid. */
@@ -108,7 +111,11 @@ export async function call<T = any>(c: Client, id: string, options: CallOptions 
   const hasBody = options.body !== undefined || options.rawBody !== undefined;
   const res = await fetch(`${c.stack.edgeUrl}${urlOf(c, entry, options)}`, {
     method: entry.method,
-    headers: { authorization: `Bearer ${c.token}`, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: {
+      authorization: `Bearer ${c.token}`,
+      ...(hasBody ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
     body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
   const text = await res.text();
@@ -119,16 +126,21 @@ export async function call<T = any>(c: Client, id: string, options: CallOptions 
     throw new Error(`${id}: not JSON (${res.status}): ${text.slice(0, 200)}`);
   }
   expect(res.headers.get('x-request-timeout-applied'), `${id} X-Request-Timeout-Applied`).toMatch(/^\d+(\.\d+)?$/);
-  expect(res.status >= 500 && res.status !== 503 && res.status !== 504, `${id} answered ${res.status}: ${text.slice(0, 300)}`).toBe(false);
+  expect(
+    res.status >= 500 && res.status !== 503 && res.status !== 504,
+    `${id} answered ${res.status}: ${text.slice(0, 300)}`,
+  ).toBe(false);
   if (res.status === 200) {
     expect(responseErrors(entry, body), `${id} body against ${JSON.stringify(entry.response)}`).toEqual([]);
   } else {
     const error = body as unknown as V1Error;
     const keys = Object.keys(error ?? {}).sort();
     const pf5 = error?.errorType === 'PF5API';
-    expect(keys, `${id} v1 error body (${res.status})`).toEqual(pf5
-      ? ['errorCode', 'errorDescription', 'errorType', 'requestId']
-      : ['errorCode', 'errorDescription', 'errorType']);
+    expect(keys, `${id} v1 error body (${res.status})`).toEqual(
+      pf5
+        ? ['errorCode', 'errorDescription', 'errorType', 'requestId']
+        : ['errorCode', 'errorDescription', 'errorType'],
+    );
     if (pf5) expect(entry.family, `${id} PF5Error from a PF5 route`).toBe('PF5');
   }
   return { status: res.status, headers: res.headers, body, text };
@@ -163,7 +175,12 @@ export async function notFound(c: Client, id: string, options: CallOptions = {})
 }
 
 /** Expects the platform's refusal: 400 with `errorType` PF4API (or PF5API) and the result code's name. */
-export async function platformRefuses(c: Client, id: string, codeName: string, options: CallOptions = {}): Promise<V1Error> {
+export async function platformRefuses(
+  c: Client,
+  id: string,
+  codeName: string,
+  options: CallOptions = {},
+): Promise<V1Error> {
   const entry = operation(id);
   const error = await fails(c, id, 400, options);
   expect(error.errorType, `${id} error type`).toBe(entry.family === 'PF5' ? 'PF5API' : 'PF4API');

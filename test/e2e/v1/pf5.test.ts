@@ -18,10 +18,12 @@ const PASSWORD = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
 const managers = [{ login: 1000, password: PASSWORD }];
 const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 2, accounts: 500, managers },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 2, accounts: 500, managers },
+    ],
+  },
 });
 
 type Row = Record<string, any>;
@@ -48,7 +50,8 @@ const shapeUser = shapeRecord('PF5User');
 const shapePosition = shapeRecord('PF5Position');
 const shapeOrder = shapeRecord('PF5Order');
 const shapeDeal = shapeRecord('PF5Deal');
-const without = (r: Row, ...fields: string[]) => Object.fromEntries(Object.entries(r).filter(([k]) => !fields.includes(k)));
+const without = (r: Row, ...fields: string[]) =>
+  Object.fromEntries(Object.entries(r).filter(([k]) => !fields.includes(k)));
 /** A position or order as stored, without what the server computes at the quote of the moment it sends one. */
 const stable = (r: any): Row => without(r, 'priceCurrent', 'profit');
 const keysOf = (rows: Row[], key: string) => rows.map((r) => r[key] as number);
@@ -68,7 +71,8 @@ async function quietLogin(group?: string): Promise<number> {
   ]);
   const users = (await sim.ok<Row>('UsersRequest', {})).items as Row[];
   const groups = group ? [group] : HEDGING;
-  const quiet = (g: string) => users.find((u) => u.group === g && !busy.has(u.login) && !taken.has(u.login) && generated.has(u.login));
+  const quiet = (g: string) =>
+    users.find((u) => u.group === g && !busy.has(u.login) && !taken.has(u.login) && generated.has(u.login));
   const login = groups.map(quiet).find((u) => u !== undefined)?.login as number | undefined;
   if (login === undefined) throw new Error(`no quiet account left in ${groups.join(', ')}`);
   taken.add(login);
@@ -83,7 +87,8 @@ const buy = (login: number, symbol = 'EURUSD', type: 'Buy' | 'Sell' = 'Buy') =>
 async function pendingOrder(login: number, symbol = 'EURUSD'): Promise<number> {
   const tick = await sim.ok<Row>('TickLast', { symbol });
   const price = Number((tick.bid * 0.9).toFixed(tick.bid > 100 ? 2 : 5));
-  return (await sim.ok<{ order: number }>('DealerSend', { login, symbol, type: 'BuyLimit', volume: 1000, price })).order;
+  return (await sim.ok<{ order: number }>('DealerSend', { login, symbol, type: 'BuyLimit', volume: 1000, price }))
+    .order;
 }
 
 /** Positions (or orders) of the server created on trade server 2: their deletion is ErrNotMain. */
@@ -98,7 +103,11 @@ async function foreignPosition(): Promise<Row> {
  * Reads the gateway's answer between two identical reads of the server's, so a fill or a tick moving the list while
  * the test reads it cannot make the comparison pass or fail by chance.
  */
-async function againstServer<T>(read: () => Promise<T>, server: () => Promise<T>, same: (a: T, b: T) => boolean = (a, b) => JSON.stringify(a) === JSON.stringify(b)) {
+async function againstServer<T>(
+  read: () => Promise<T>,
+  server: () => Promise<T>,
+  same: (a: T, b: T) => boolean = (a, b) => JSON.stringify(a) === JSON.stringify(b),
+) {
   for (let attempt = 0; attempt < 10; attempt++) {
     const before = await server();
     const got = await read();
@@ -141,16 +150,22 @@ describe('v1.PF5.UserGet', () => {
     expect(message).toContain('at most 9223372036854775807');
     // Ids past 2^53 − 1 pass validation exactly and reach the cache, which has no such account.
     expect(await pf5Refuses('v1.PF5.UserGet', 'ErrNotfound', { params: { login: SAFE_MAX } })).toContain(SAFE_MAX);
-    expect(await pf5Refuses('v1.PF5.UserGet', 'ErrNotfound', { params: { login: BEYOND_2_53 } })).toContain(BEYOND_2_53);
+    expect(await pf5Refuses('v1.PF5.UserGet', 'ErrNotfound', { params: { login: BEYOND_2_53 } })).toContain(
+      BEYOND_2_53,
+    );
   });
 });
 
 describe('v1.PF5.UserRequest', () => {
   it('answers the account live, as the server holds it; 404 for an unknown login; 400 naming a bad login', async () => {
     const login = await quietLogin('real\\pro');
-    expect(await ok(c, 'v1.PF5.UserRequest', { params: { login } })).toEqual(shapeUser(await sim.ok('UserRequest', { login })));
+    expect(await ok(c, 'v1.PF5.UserRequest', { params: { login } })).toEqual(
+      shapeUser(await sim.ok('UserRequest', { login })),
+    );
     await pf5Refuses('v1.PF5.UserRequest', 'ErrNotfound', { params: { login: 999_999_998 } });
-    expect(await pf5Refuses('v1.PF5.UserRequest', 'ErrNotfound', { params: { login: BEYOND_2_53 } })).toContain(BEYOND_2_53);
+    expect(await pf5Refuses('v1.PF5.UserRequest', 'ErrNotfound', { params: { login: BEYOND_2_53 } })).toContain(
+      BEYOND_2_53,
+    );
     await refuses(c, 'v1.PF5.UserRequest', 'login', { params: { login: BEYOND_INT64 } });
     await refuses(c, 'v1.PF5.UserRequest', 'login', { params: { login: '1.5' } });
   });
@@ -158,15 +173,28 @@ describe('v1.PF5.UserRequest', () => {
 
 for (const id of ['v1.PF5.UserAccountGet', 'v1.PF5.UserAccountRequest'] as const) {
   describe(id, () => {
-    it('answers the account\'s money at the current quotes as the server computes it; 404 for an unknown login', async () => {
+    it("answers the account's money at the current quotes as the server computes it; 404 for an unknown login", async () => {
       const login = await quietLogin('real\\retail');
       const account = await ok<Row>(c, id, { params: { login } });
       expect(account).toEqual(await sim.ok('UserAccountGet', { login }));
-      expect(Object.keys(account)).toEqual(['login', 'balance', 'credit', 'equity', 'margin', 'marginFree', 'marginLevel', 'profit', 'storage']);
+      expect(Object.keys(account)).toEqual([
+        'login',
+        'balance',
+        'credit',
+        'equity',
+        'margin',
+        'marginFree',
+        'marginLevel',
+        'profit',
+        'storage',
+      ]);
       expect(account.equity).toBe(account.balance + account.credit);
       // An account with an open position carries its margin.
       const withPosition = ((await sim.ok<Row>('PositionsRequest', {})).items as Row[])[0].login as number;
-      const { got, server } = await againstServer(() => ok<Row>(c, id, { params: { login: withPosition } }), () => sim.ok<Row>('UserAccountGet', { login: withPosition }));
+      const { got, server } = await againstServer(
+        () => ok<Row>(c, id, { params: { login: withPosition } }),
+        () => sim.ok<Row>('UserAccountGet', { login: withPosition }),
+      );
       expect(got).toEqual(server);
       expect(got.margin).toBeGreaterThan(0);
       await pf5Refuses(id, 'ErrNotfound', { params: { login: 999_999_997 } });
@@ -180,7 +208,10 @@ describe('v1.PF5.UserGetByLogins', () => {
     const [a, b] = [await quietLogin(), await quietLogin('real\\pro')];
     const users = await ok<Row[]>(c, 'v1.PF5.UserGetByLogins', { query: { logins: [b, 999_999_996, a, b] } });
     expect(users.map((u) => u.login)).toEqual([b, a]);
-    expect(users).toEqual([shapeUser(await sim.ok('UserGet', { login: b })), shapeUser(await sim.ok('UserGet', { login: a }))]);
+    expect(users).toEqual([
+      shapeUser(await sim.ok('UserGet', { login: b })),
+      shapeUser(await sim.ok('UserGet', { login: a })),
+    ]);
     expect(await ok(c, 'v1.PF5.UserGetByLogins', { query: { logins: [999_999_996] } })).toEqual([]);
   });
 
@@ -197,10 +228,15 @@ describe('v1.PF5.UserGetByGroup', () => {
     for (const mask of ['real\\*,!real\\pro', 'demo\\retail,real\\pro', '*', 'demo\\net*']) {
       const users = await ok<Row[]>(c, 'v1.PF5.UserGetByGroup', { params: { mask } });
       const server = await sim.ok<Row[]>('UserGetByGroup', { mask });
-      expect(users.map((u) => u.login), mask).toEqual(ascending(server.map((u) => u.login)));
+      expect(
+        users.map((u) => u.login),
+        mask,
+      ).toEqual(ascending(server.map((u) => u.login)));
       expect(users.length, mask).toBeGreaterThan(0);
     }
-    const groups = new Set((await ok<Row[]>(c, 'v1.PF5.UserGetByGroup', { params: { mask: 'real\\*,!real\\pro' } })).map((u) => u.group));
+    const groups = new Set(
+      (await ok<Row[]>(c, 'v1.PF5.UserGetByGroup', { params: { mask: 'real\\*,!real\\pro' } })).map((u) => u.group),
+    );
     expect([...groups]).toEqual(['real\\retail']);
     // Names match in full and case-sensitively: a bare prefix or another case selects nothing.
     expect(await ok(c, 'v1.PF5.UserGetByGroup', { params: { mask: 'real' } })).toEqual([]);
@@ -214,19 +250,35 @@ describe('v1.PF5.UserAdd', () => {
 
   it('allocates the next login of the server range when login is absent, 0 or null, and answers the new account', async () => {
     const max = Math.max(...((await sim.ok<Row>('UsersRequest', {})).items as Row[]).map((u) => u.login as number));
-    const first = await ok<Row>(c, 'v1.PF5.UserAdd', { body: { ...person, comment: 'first', password: 'Secret12ab', passwordInvestor: 'Viewer12ab' } });
+    const first = await ok<Row>(c, 'v1.PF5.UserAdd', {
+      body: { ...person, comment: 'first', password: 'Secret12ab', passwordInvestor: 'Viewer12ab' },
+    });
     expect(first.login).toBe(max + 1);
     expect(first).toEqual(shapeUser(await sim.ok('UserGet', { login: first.login })));
-    expect(first).toMatchObject({ group: 'demo\\retail', leverage: 100, firstName: 'Ada', lastName: 'Lovelace', name: 'Ada Lovelace', comment: 'first', balance: 0 });
+    expect(first).toMatchObject({
+      group: 'demo\\retail',
+      leverage: 100,
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      name: 'Ada Lovelace',
+      comment: 'first',
+      balance: 0,
+    });
     expect(JSON.stringify(first)).not.toContain('Secret12ab');
     const second = await ok<Row>(c, 'v1.PF5.UserAdd', { body: { ...person, login: 0 } });
-    const third = await ok<Row>(c, 'v1.PF5.UserAdd', { body: { ...person, login: null, certSerialNumber: null, registration: null } });
+    const third = await ok<Row>(c, 'v1.PF5.UserAdd', {
+      body: { ...person, login: null, certSerialNumber: null, registration: null },
+    });
     expect([second.login, third.login]).toEqual([max + 2, max + 3]);
     // The given passwords are the account's.
     expect(await sim.ok('UserPasswordCheck', { login: first.login, password: 'Secret12ab', type: 'Main' })).toBe(true);
-    expect(await sim.ok('UserPasswordCheck', { login: first.login, password: 'Viewer12ab', type: 'Investor' })).toBe(true);
+    expect(await sim.ok('UserPasswordCheck', { login: first.login, password: 'Viewer12ab', type: 'Investor' })).toBe(
+      true,
+    );
     // The change event reaches the cache.
-    const cached = await eventually(async () => (await call<Row>(c, 'v1.PF5.UserGet', { params: { login: third.login } })).status === 200);
+    const cached = await eventually(
+      async () => (await call<Row>(c, 'v1.PF5.UserGet', { params: { login: third.login } })).status === 200,
+    );
     expect(cached).toBe(true);
   });
 
@@ -241,12 +293,18 @@ describe('v1.PF5.UserAdd', () => {
 
   it('generates both passwords when one is missing or empty: a given one alone is not used', async () => {
     const created = await ok<Row>(c, 'v1.PF5.UserAdd', { body: { ...person, password: 'Secret12ab' } });
-    expect((await sim.fails('UserPasswordCheck', { login: created.login, password: 'Secret12ab', type: 'Main' })).message).toContain('invalid');
-    const emptied = await ok<Row>(c, 'v1.PF5.UserAdd', { body: { ...person, password: 'Secret12ab', passwordInvestor: '' } });
-    expect((await sim.fails('UserPasswordCheck', { login: emptied.login, password: 'Secret12ab', type: 'Main' })).message).toContain('invalid');
+    expect(
+      (await sim.fails('UserPasswordCheck', { login: created.login, password: 'Secret12ab', type: 'Main' })).message,
+    ).toContain('invalid');
+    const emptied = await ok<Row>(c, 'v1.PF5.UserAdd', {
+      body: { ...person, password: 'Secret12ab', passwordInvestor: '' },
+    });
+    expect(
+      (await sim.fails('UserPasswordCheck', { login: emptied.login, password: 'Secret12ab', type: 'Main' })).message,
+    ).toContain('invalid');
   });
 
-  it('fails after 10 generated pairs the group\'s password rule rejects, creating nothing', async () => {
+  it("fails after 10 generated pairs the group's password rule rejects, creating nothing", async () => {
     const group = 'demo\\netting';
     const before = ((await sim.ok<Row>('UsersRequest', {})).items as Row[]).length;
     await sim.ok('GroupRecord', { group, patch: { authPasswordMin: 16 } });
@@ -258,14 +316,22 @@ describe('v1.PF5.UserAdd', () => {
     }
     expect(((await sim.ok<Row>('UsersRequest', {})).items as Row[]).length).toBe(before);
     // Given passwords must pass the rule too.
-    await pf5Refuses('v1.PF5.UserAdd', 'UsrInvalidPassword', { body: { ...person, password: 'short', passwordInvestor: 'Viewer12ab' } });
+    await pf5Refuses('v1.PF5.UserAdd', 'UsrInvalidPassword', {
+      body: { ...person, password: 'short', passwordInvestor: 'Viewer12ab' },
+    });
   });
 
-  it('answers the platform\'s codes: an existing login UsrLoginExist, another server\'s UsrLoginProhibited, an incorrect record ErrParams', async () => {
+  it("answers the platform's codes: an existing login UsrLoginExist, another server's UsrLoginProhibited, an incorrect record ErrParams", async () => {
     const existing = await quietLogin();
-    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginExist', { body: { ...person, login: existing } })).toContain(String(existing));
-    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginProhibited', { body: { ...person, login: 100 } })).toContain('another trade server');
-    expect(await pf5Refuses('v1.PF5.UserAdd', 'ErrParams', { body: { ...person, group: 'demo\\nowhere' } })).toContain('record.group');
+    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginExist', { body: { ...person, login: existing } })).toContain(
+      String(existing),
+    );
+    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginProhibited', { body: { ...person, login: 100 } })).toContain(
+      'another trade server',
+    );
+    expect(await pf5Refuses('v1.PF5.UserAdd', 'ErrParams', { body: { ...person, group: 'demo\\nowhere' } })).toContain(
+      'record.group',
+    );
     expect(await sim.fails('UserGet', { login: 100 })).toMatchObject({ message: 'login 100 not found' });
   });
 
@@ -288,17 +354,21 @@ describe('v1.PF5.UserAdd', () => {
     });
     expect(big).toContain('at most 9223372036854775807');
     // An exact login past 2^53 − 1 reaches the server: outside this server's range, as the server says.
-    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginProhibited', {
-      rawBody: `{"group":"demo\\\\retail","leverage":100,"firstName":"Big","login":${BEYOND_2_53}}`,
-    })).toContain(BEYOND_2_53);
+    expect(
+      await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginProhibited', {
+        rawBody: `{"group":"demo\\\\retail","leverage":100,"firstName":"Big","login":${BEYOND_2_53}}`,
+      }),
+    ).toContain(BEYOND_2_53);
   });
 });
 
 describe('v1.PF5.UserUpdate', () => {
-  it('writes the fields given for the login the body names, keeps the server\'s figures, answers the account', async () => {
+  it("writes the fields given for the login the body names, keeps the server's figures, answers the account", async () => {
     const login = await quietLogin();
     const before = await sim.ok<Row>('UserGet', { login });
-    const updated = await ok<Row>(c, 'v1.PF5.UserUpdate', { body: { login, comment: 'updated over v1', city: 'Paphos', balance: before.balance + 500 } });
+    const updated = await ok<Row>(c, 'v1.PF5.UserUpdate', {
+      body: { login, comment: 'updated over v1', city: 'Paphos', balance: before.balance + 500 },
+    });
     const now = await sim.ok<Row>('UserGet', { login });
     expect(now).toMatchObject({ comment: 'updated over v1', city: 'Paphos', balance: before.balance });
     expect(without(now, 'comment', 'city')).toEqual(without(before, 'comment', 'city'));
@@ -316,19 +386,33 @@ describe('v1.PF5.UserUpdate', () => {
     await refuses(c, 'v1.PF5.UserUpdate', 'body.login', { body: { login: 0, comment: 'x' } });
     await refuses(c, 'v1.PF5.UserUpdate', 'nickname', { body: { login, nickname: 'x' } });
     await refuses(c, 'v1.PF5.UserUpdate', 'body.leverage', { body: { login, leverage: 'high' } });
-    expect(await pf5Refuses('v1.PF5.UserUpdate', 'ErrParams', { body: { login, group: null } })).toContain('record.group');
-    expect(await pf5Refuses('v1.PF5.UserUpdate', 'ErrParams', { body: { login, group: 'demo\\nowhere' } })).toContain('record.group');
+    expect(await pf5Refuses('v1.PF5.UserUpdate', 'ErrParams', { body: { login, group: null } })).toContain(
+      'record.group',
+    );
+    expect(await pf5Refuses('v1.PF5.UserUpdate', 'ErrParams', { body: { login, group: 'demo\\nowhere' } })).toContain(
+      'record.group',
+    );
     await pf5Refuses('v1.PF5.UserUpdate', 'ErrNotfound', { body: { login: 999_999_995, comment: 'x' } });
   });
 });
 
 describe('v1.PF5.UserPasswordCheck', () => {
-  it('answers true for the main and the investor password (a JSON string body), the platform\'s refusal otherwise', async () => {
+  it("answers true for the main and the investor password (a JSON string body), the platform's refusal otherwise", async () => {
     const login = await quietLogin();
-    expect(await ok(c, 'v1.PF5.UserPasswordCheck', { params: { login, type: 'Main' }, body: `Demo${login}a` })).toBe(true);
-    expect(await ok(c, 'v1.PF5.UserPasswordCheck', { params: { login, type: 'Investor' }, body: `View${login}a` })).toBe(true);
-    await pf5Refuses('v1.PF5.UserPasswordCheck', 'UsrInvalidPassword', { params: { login, type: 'Main' }, body: `View${login}a` });
-    await pf5Refuses('v1.PF5.UserPasswordCheck', 'UsrInvalidPassword', { params: { login: 999_999_994, type: 'Main' }, body: 'Whatever1a' });
+    expect(await ok(c, 'v1.PF5.UserPasswordCheck', { params: { login, type: 'Main' }, body: `Demo${login}a` })).toBe(
+      true,
+    );
+    expect(
+      await ok(c, 'v1.PF5.UserPasswordCheck', { params: { login, type: 'Investor' }, body: `View${login}a` }),
+    ).toBe(true);
+    await pf5Refuses('v1.PF5.UserPasswordCheck', 'UsrInvalidPassword', {
+      params: { login, type: 'Main' },
+      body: `View${login}a`,
+    });
+    await pf5Refuses('v1.PF5.UserPasswordCheck', 'UsrInvalidPassword', {
+      params: { login: 999_999_994, type: 'Main' },
+      body: 'Whatever1a',
+    });
   });
 
   it('refuses a password that is not a JSON string, an empty one and an unknown password type', async () => {
@@ -345,20 +429,34 @@ describe('v1.PF5.UserPasswordChange', () => {
   it('sets the main or investor password (a JSON string body): the new one checks, the old one no longer', async () => {
     const login = await quietLogin();
     const before = await sim.ok<Row>('UserGet', { login });
-    expect(await ok(c, 'v1.PF5.UserPasswordChange', { params: { login, type: 'Investor' }, body: 'NewView123x' })).toBe(true);
+    expect(await ok(c, 'v1.PF5.UserPasswordChange', { params: { login, type: 'Investor' }, body: 'NewView123x' })).toBe(
+      true,
+    );
     expect(await sim.ok('UserPasswordCheck', { login, password: 'NewView123x', type: 'Investor' })).toBe(true);
     await sim.fails('UserPasswordCheck', { login, password: `View${login}a`, type: 'Investor' });
     expect(await sim.ok('UserPasswordCheck', { login, password: `Demo${login}a`, type: 'Main' })).toBe(true);
-    expect(Date.parse((await sim.ok<Row>('UserGet', { login })).lastPassChange)).toBeGreaterThan(Date.parse(before.lastPassChange));
-    expect(await ok(c, 'v1.PF5.UserPasswordChange', { params: { login, type: 'Main' }, body: 'NewMain123x' })).toBe(true);
+    expect(Date.parse((await sim.ok<Row>('UserGet', { login })).lastPassChange)).toBeGreaterThan(
+      Date.parse(before.lastPassChange),
+    );
+    expect(await ok(c, 'v1.PF5.UserPasswordChange', { params: { login, type: 'Main' }, body: 'NewMain123x' })).toBe(
+      true,
+    );
     expect(await sim.ok('UserPasswordCheck', { login, password: 'NewMain123x', type: 'Main' })).toBe(true);
   });
 
-  it('passes the group\'s password rule on and refuses bad input, naming the field', async () => {
+  it("passes the group's password rule on and refuses bad input, naming the field", async () => {
     const login = await quietLogin();
-    expect(await pf5Refuses('v1.PF5.UserPasswordChange', 'UsrInvalidPassword', { params: { login, type: 'Main' }, body: 'weak' })).toContain('at least 8');
+    expect(
+      await pf5Refuses('v1.PF5.UserPasswordChange', 'UsrInvalidPassword', {
+        params: { login, type: 'Main' },
+        body: 'weak',
+      }),
+    ).toContain('at least 8');
     expect(await sim.ok('UserPasswordCheck', { login, password: `Demo${login}a`, type: 'Main' })).toBe(true);
-    await pf5Refuses('v1.PF5.UserPasswordChange', 'ErrNotfound', { params: { login: 999_999_993, type: 'Main' }, body: 'Strong123x' });
+    await pf5Refuses('v1.PF5.UserPasswordChange', 'ErrNotfound', {
+      params: { login: 999_999_993, type: 'Main' },
+      body: 'Strong123x',
+    });
     await refuses(c, 'v1.PF5.UserPasswordChange', 'body', { params: { login, type: 'Main' }, body: ['Strong123x'] });
     await refuses(c, 'v1.PF5.UserPasswordChange', 'type', { params: { login, type: 'Master' }, body: 'Strong123x' });
     await refuses(c, 'v1.PF5.UserPasswordChange', 'login', { params: { login: 0, type: 'Main' }, body: 'Strong123x' });
@@ -368,7 +466,7 @@ describe('v1.PF5.UserPasswordChange', () => {
 // ---- Positions -------------------------------------------------------------------------------------------------------
 
 describe('v1.PF5.PositionGet', () => {
-  it('answers the account\'s open positions from the cache; a hedging account\'s positions in one symbol each by its ticket', async () => {
+  it("answers the account's open positions from the cache; a hedging account's positions in one symbol each by its ticket", async () => {
     const login = await quietLogin();
     const first = await buy(login);
     const second = await buy(login);
@@ -379,7 +477,10 @@ describe('v1.PF5.PositionGet', () => {
       return p.length === 3 ? p : null;
     });
     expect(keysOf(positions!, 'position')).toEqual([first.position, second.position, third.position]);
-    expect(positions!.filter((p) => p.symbol === 'EURUSD').map((p) => p.position)).toEqual([first.position, second.position]);
+    expect(positions!.filter((p) => p.symbol === 'EURUSD').map((p) => p.position)).toEqual([
+      first.position,
+      second.position,
+    ]);
     const server = await sim.ok<Row[]>('PositionGet', { login });
     expect(positions!.map(stable)).toEqual(server.map((p) => stable(shapePosition(p))));
     expect(await ok(c, 'v1.PF5.PositionGet', { params: { login: 999_999_992 } })).toEqual([]);
@@ -389,7 +490,7 @@ describe('v1.PF5.PositionGet', () => {
 });
 
 describe('v1.PF5.PositionGetByLogins', () => {
-  it('answers the accounts\' positions from the cache, account by account in the order asked', async () => {
+  it("answers the accounts' positions from the cache, account by account in the order asked", async () => {
     const [a, b] = [await quietLogin(), await quietLogin()];
     const pa = await buy(a);
     const pb1 = await buy(b, 'USDJPY');
@@ -410,7 +511,9 @@ describe('v1.PF5.PositionGetByTickets', () => {
   it('answers the open positions among the tickets from the cache, each once, in the order asked', async () => {
     const all = (await sim.ok<Row>('PositionsRequest', {})).items as Row[];
     const [t1, t2] = [all[3].position as number, all[10].position as number];
-    const positions = await ok<Row[]>(c, 'v1.PF5.PositionGetByTickets', { query: { tickets: [t2, 999_999_990, t1, t2] } });
+    const positions = await ok<Row[]>(c, 'v1.PF5.PositionGetByTickets', {
+      query: { tickets: [t2, 999_999_990, t1, t2] },
+    });
     expect(keysOf(positions, 'position')).toEqual([t2, t1]);
     const server = await sim.ok<Row[]>('PositionGetByTickets', { tickets: [t2, t1] });
     expect(positions.map(stable)).toEqual(server.map((p) => stable(shapePosition(p))));
@@ -424,23 +527,33 @@ describe('v1.PF5.PositionRequestByGroup', () => {
     for (const mask of ['real\\*,!real\\pro', 'demo\\retail,real\\pro']) {
       const { got, server } = await againstServer(
         async () => keysOf(await ok<Row[]>(c, 'v1.PF5.PositionRequestByGroup', { params: { mask } }), 'position'),
-        async () => keysOf(await sim.ok<Row[]>('PositionRequestByGroup', { mask }), 'position'));
+        async () => keysOf(await sim.ok<Row[]>('PositionRequestByGroup', { mask }), 'position'),
+      );
       expect(got, mask).toEqual(server);
       expect(got.length, mask).toBeGreaterThan(0);
     }
     const positions = await ok<Row[]>(c, 'v1.PF5.PositionRequestByGroup', { params: { mask: 'real\\*,!real\\pro' } });
-    const groups = new Set((await sim.ok<Row[]>('UserGetByLogins', { logins: [...new Set(positions.map((p) => p.login))] })).map((u) => u.group));
+    const groups = new Set(
+      (await sim.ok<Row[]>('UserGetByLogins', { logins: [...new Set(positions.map((p) => p.login))] })).map(
+        (u) => u.group,
+      ),
+    );
     expect([...groups]).toEqual(['real\\retail']);
     expect(await ok(c, 'v1.PF5.PositionRequestByGroup', { params: { mask: 'nobody' } })).toEqual([]);
   });
 });
 
 describe('v1.PF5.PositionGetBySymbol', () => {
-  it('selects cached positions by the account\'s group and a list of symbols, as the server does', async () => {
-    for (const [mask, symbol] of [['*,!demo\\*', 'EURUSD,XAUUSD,BTCUSD'], ['demo\\*', 'EURUSD'], ['real\\pro', ' GBPUSD , ,USDJPY']]) {
+  it("selects cached positions by the account's group and a list of symbols, as the server does", async () => {
+    for (const [mask, symbol] of [
+      ['*,!demo\\*', 'EURUSD,XAUUSD,BTCUSD'],
+      ['demo\\*', 'EURUSD'],
+      ['real\\pro', ' GBPUSD , ,USDJPY'],
+    ]) {
       const { got, server } = await againstServer(
         async () => keysOf(await ok<Row[]>(c, 'v1.PF5.PositionGetBySymbol', { params: { mask, symbol } }), 'position'),
-        async () => ascending(keysOf(await sim.ok<Row[]>('PositionGetBySymbol', { mask, symbol }), 'position')));
+        async () => ascending(keysOf(await sim.ok<Row[]>('PositionGetBySymbol', { mask, symbol }), 'position')),
+      );
       expect(got, `${mask} ${symbol}`).toEqual(server);
       expect(got.length, `${mask} ${symbol}`).toBeGreaterThan(0);
     }
@@ -461,16 +574,24 @@ describe('v1.PF5.PositionDeleteBatch', () => {
     expect(await sim.ok('PositionGet', { login })).toEqual([]);
     expect(await sim.ok('DealRequest', { login })).toEqual(deals);
     expect((await sim.ok<Row>('UserGet', { login })).balance).toBe(balance);
-    expect(await eventually(async () => (await ok<Row[]>(c, 'v1.PF5.PositionGet', { params: { login } })).length === 0)).toBe(true);
+    expect(
+      await eventually(async () => (await ok<Row[]>(c, 'v1.PF5.PositionGet', { params: { login } })).length === 0),
+    ).toBe(true);
   });
 
   it('deletes nothing when one position was created on another trade server (ErrNotMain) or is unknown (ErrNotfound)', async () => {
     const login = await quietLogin();
     const mine = await buy(login);
     const foreign = await foreignPosition();
-    expect(await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotMain', { body: [mine.position, foreign.position] })).toContain(String(foreign.position));
-    expect(await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotfound', { body: [mine.position, 999_999_989] })).toContain('999999989');
-    expect(keysOf(await sim.ok<Row[]>('PositionGetByTickets', { tickets: [mine.position, foreign.position] }), 'position')).toEqual([mine.position, foreign.position]);
+    expect(
+      await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotMain', { body: [mine.position, foreign.position] }),
+    ).toContain(String(foreign.position));
+    expect(
+      await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotfound', { body: [mine.position, 999_999_989] }),
+    ).toContain('999999989');
+    expect(
+      keysOf(await sim.ok<Row[]>('PositionGetByTickets', { tickets: [mine.position, foreign.position] }), 'position'),
+    ).toEqual([mine.position, foreign.position]);
   });
 
   it('refuses a body that is not a non-empty JSON array of tickets, naming it', async () => {
@@ -479,8 +600,12 @@ describe('v1.PF5.PositionDeleteBatch', () => {
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.1', { body: [1000000, 'x'] });
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { body: [0] });
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { body: [1.5] });
-    expect(await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { rawBody: `[${BEYOND_INT64}]` })).toContain('at most 9223372036854775807');
-    expect(await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotfound', { rawBody: `[${BEYOND_2_53}]` })).toContain(BEYOND_2_53);
+    expect(await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body.0', { rawBody: `[${BEYOND_INT64}]` })).toContain(
+      'at most 9223372036854775807',
+    );
+    expect(await pf5Refuses('v1.PF5.PositionDeleteBatch', 'ErrNotfound', { rawBody: `[${BEYOND_2_53}]` })).toContain(
+      BEYOND_2_53,
+    );
     await refuses(c, 'v1.PF5.PositionDeleteBatch', 'body', {});
   });
 });
@@ -494,17 +619,20 @@ describe('v1.PF5.OrderGet', () => {
     expect(stable(order)).toEqual(stable(shapeOrder(await sim.ok('OrderGet', { ticket: first.order }))));
     await pf5Refuses('v1.PF5.OrderGet', 'ErrNotfound', { params: { ticket: 999_999_988 } });
     await refuses(c, 'v1.PF5.OrderGet', 'ticket', { params: { ticket: BEYOND_INT64 } });
-    expect(await pf5Refuses('v1.PF5.OrderGet', 'ErrNotfound', { params: { ticket: BEYOND_2_53 } })).toContain(BEYOND_2_53);
+    expect(await pf5Refuses('v1.PF5.OrderGet', 'ErrNotfound', { params: { ticket: BEYOND_2_53 } })).toContain(
+      BEYOND_2_53,
+    );
     await refuses(c, 'v1.PF5.OrderGet', 'ticket', { params: { ticket: 'first' } });
   });
 });
 
 describe('v1.PF5.OrderGetByGroup', () => {
-  it('selects the cached open orders by the account\'s group, as the server does', async () => {
+  it("selects the cached open orders by the account's group, as the server does", async () => {
     for (const mask of ['*', 'real\\*,!real\\pro', 'demo\\retail,real\\pro']) {
       const { got, server } = await againstServer(
         async () => keysOf(await ok<Row[]>(c, 'v1.PF5.OrderGetByGroup', { params: { mask } }), 'order'),
-        async () => ascending(keysOf(await sim.ok<Row[]>('OrderRequestByGroup', { mask }), 'order')));
+        async () => ascending(keysOf(await sim.ok<Row[]>('OrderRequestByGroup', { mask }), 'order')),
+      );
       expect(got, mask).toEqual(server);
       expect(got.length, mask).toBeGreaterThan(0);
     }
@@ -513,13 +641,14 @@ describe('v1.PF5.OrderGetByGroup', () => {
 });
 
 describe('v1.PF5.OrderGetBySymbol', () => {
-  it('selects the cached open orders by the account\'s group and a list of symbols, as the server does', async () => {
+  it("selects the cached open orders by the account's group and a list of symbols, as the server does", async () => {
     const symbols = (await sim.ok<Row[]>('SymbolsRequest')).map((s) => s.symbol as string);
     const list = symbols.slice(0, 6).join(',');
     for (const mask of ['*', 'real\\*']) {
       const { got, server } = await againstServer(
         async () => keysOf(await ok<Row[]>(c, 'v1.PF5.OrderGetBySymbol', { params: { mask, symbol: list } }), 'order'),
-        async () => ascending(keysOf(await sim.ok<Row[]>('OrderGetBySymbol', { mask, symbol: list }), 'order')));
+        async () => ascending(keysOf(await sim.ok<Row[]>('OrderGetBySymbol', { mask, symbol: list }), 'order')),
+      );
       expect(got, mask).toEqual(server);
       expect(got.length, mask).toBeGreaterThan(0);
     }
@@ -528,7 +657,7 @@ describe('v1.PF5.OrderGetBySymbol', () => {
 });
 
 describe('v1.PF5.OrderGetByLogins', () => {
-  it('answers the accounts\' open orders from the cache, account by account in the order asked', async () => {
+  it("answers the accounts' open orders from the cache, account by account in the order asked", async () => {
     const [a, b] = [await quietLogin(), await quietLogin()];
     const oa = await pendingOrder(a);
     const ob = await pendingOrder(b, 'XAUUSD');
@@ -537,7 +666,9 @@ describe('v1.PF5.OrderGetByLogins', () => {
       return o.length === 2 ? o : null;
     });
     expect(keysOf(orders!, 'order')).toEqual([ob, oa]);
-    expect(orders!.map(stable)).toEqual((await sim.ok<Row[]>('OrderGetByTickets', { tickets: [ob, oa] })).map((o) => stable(shapeOrder(o))));
+    expect(orders!.map(stable)).toEqual(
+      (await sim.ok<Row[]>('OrderGetByTickets', { tickets: [ob, oa] })).map((o) => stable(shapeOrder(o))),
+    );
     await refuses(c, 'v1.PF5.OrderGetByLogins', 'logins', { query: { logins: [BEYOND_INT64] } });
   });
 });
@@ -557,7 +688,8 @@ describe('v1.PF5.OrderRequestByGroup', () => {
     for (const mask of ['real\\*,!real\\pro', 'demo\\*']) {
       const { got, server } = await againstServer(
         () => ok<Row[]>(c, 'v1.PF5.OrderRequestByGroup', { params: { mask } }).then((r) => keysOf(r, 'order')),
-        () => sim.ok<Row[]>('OrderRequestByGroup', { mask }).then((r) => keysOf(r, 'order')));
+        () => sim.ok<Row[]>('OrderRequestByGroup', { mask }).then((r) => keysOf(r, 'order')),
+      );
       expect(got, mask).toEqual(server);
       expect(got.length, mask).toBeGreaterThan(0);
     }
@@ -567,11 +699,15 @@ describe('v1.PF5.OrderRequestByGroup', () => {
 
 describe('v1.PF5.OrderRequestByGroupSymbol', () => {
   it('reads the open orders in the listed symbols of the groups a mask selects live, as the server selects them', async () => {
-    const list = (await sim.ok<Row[]>('SymbolsRequest')).map((s) => s.symbol as string).slice(4).join(',');
+    const list = (await sim.ok<Row[]>('SymbolsRequest'))
+      .map((s) => s.symbol as string)
+      .slice(4)
+      .join(',');
     const { got, server } = await againstServer(
       () => ok<Row[]>(c, 'v1.PF5.OrderRequestByGroupSymbol', { params: { mask: '*,!real\\pro', symbol: list } }),
       () => sim.ok<Row[]>('OrderRequestByGroupSymbol', { mask: '*,!real\\pro', symbol: list }),
-      (a, b) => JSON.stringify(keysOf(a, 'order')) === JSON.stringify(keysOf(b, 'order')));
+      (a, b) => JSON.stringify(keysOf(a, 'order')) === JSON.stringify(keysOf(b, 'order')),
+    );
     expect(keysOf(got, 'order')).toEqual(keysOf(server, 'order'));
     expect(got.length).toBeGreaterThan(0);
     expect(got.every((o) => list.split(',').includes(o.symbol))).toBe(true);
@@ -584,7 +720,9 @@ describe('v1.PF5.OrderRequestByTickets', () => {
     const orders = (await sim.ok<Row>('OrdersRequest', {})).items as Row[];
     const tickets = [orders[2].order as number, 999_999_986, orders[0].order as number];
     const got = await ok<Row[]>(c, 'v1.PF5.OrderRequestByTickets', { body: tickets });
-    expect(got.map(stable)).toEqual((await sim.ok<Row[]>('OrderRequestByTickets', { tickets })).map((o) => stable(shapeOrder(o))));
+    expect(got.map(stable)).toEqual(
+      (await sim.ok<Row[]>('OrderRequestByTickets', { tickets })).map((o) => stable(shapeOrder(o))),
+    );
     expect(keysOf(got, 'order')).toEqual([orders[2].order, orders[0].order]);
     await refuses(c, 'v1.PF5.OrderRequestByTickets', 'body', { body: 'all' });
   });
@@ -593,7 +731,9 @@ describe('v1.PF5.OrderRequestByTickets', () => {
 /** The trading server's time once its clock has passed `time` (ms): what comes after then is strictly later. */
 async function serverClockPast(time: number): Promise<number> {
   let now = Date.parse(await sim.ok<string>('ServerTime'));
-  expect(await eventually(async () => (now = Date.parse(await sim.ok<string>('ServerTime'))) > time, 5000, 2)).toBe(true);
+  expect(await eventually(async () => (now = Date.parse(await sim.ok<string>('ServerTime'))) > time, 5000, 2)).toBe(
+    true,
+  );
   return now;
 }
 
@@ -613,26 +753,43 @@ async function accountWithHistory(group?: string) {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe('v1.PF5.HistoryRequest', () => {
-  it('reads the account\'s finished orders in a window, from a time on, and over all time, as the server does', async () => {
+  it("reads the account's finished orders in a window, from a time on, and over all time, as the server does", async () => {
     const h = await accountWithHistory();
     const all = await ok<Row[]>(c, 'v1.PF5.HistoryRequestAll', { params: { login: h.login } });
     expect(keysOf(all, 'order')).toEqual([h.filled, h.cancelled]);
     expect(all).toEqual((await sim.ok<Row[]>('HistoryRequest', { login: h.login })).map(shapeOrder));
     expect(all.map((o) => o.state)).toEqual(['Filled', 'Canceled']);
-    const since = await ok<Row[]>(c, 'v1.PF5.HistoryRequestSince', { params: { login: h.login, fromTime: iso(h.middle) } });
+    const since = await ok<Row[]>(c, 'v1.PF5.HistoryRequestSince', {
+      params: { login: h.login, fromTime: iso(h.middle) },
+    });
     expect(keysOf(since, 'order')).toEqual([h.cancelled]);
-    const window = await ok<Row[]>(c, 'v1.PF5.HistoryRequest', { params: { login: h.login, fromTime: iso(h.start), toTime: iso(h.middle) } });
+    const window = await ok<Row[]>(c, 'v1.PF5.HistoryRequest', {
+      params: { login: h.login, fromTime: iso(h.start), toTime: iso(h.middle) },
+    });
     expect(keysOf(window, 'order')).toEqual([h.filled]);
-    expect(await ok(c, 'v1.PF5.HistoryRequest', { params: { login: h.login, fromTime: EPOCH, toTime: iso(h.start - 1000) } })).toEqual([]);
+    expect(
+      await ok(c, 'v1.PF5.HistoryRequest', {
+        params: { login: h.login, fromTime: EPOCH, toTime: iso(h.start - 1000) },
+      }),
+    ).toEqual([]);
     // An offset time is the same instant.
     const offset = new Date(h.middle).toISOString().replace('Z', '+00:00');
-    expect(keysOf(await ok<Row[]>(c, 'v1.PF5.HistoryRequestSince', { params: { login: h.login, fromTime: offset } }), 'order')).toEqual([h.cancelled]);
+    expect(
+      keysOf(
+        await ok<Row[]>(c, 'v1.PF5.HistoryRequestSince', { params: { login: h.login, fromTime: offset } }),
+        'order',
+      ),
+    ).toEqual([h.cancelled]);
   });
 
   it('refuses a time that is not ISO 8601 and a window ending before it starts, naming the field', async () => {
     await refuses(c, 'v1.PF5.HistoryRequestSince', 'fromTime', { params: { login: 500000, fromTime: 'yesterday' } });
-    await refuses(c, 'v1.PF5.HistoryRequest', 'toTime', { params: { login: 500000, fromTime: '2025-01-02T00:00:00Z', toTime: '2025-01-01T00:00:00Z' } });
-    await refuses(c, 'v1.PF5.HistoryRequest', 'toTime', { params: { login: 500000, fromTime: '2025-01-02T00:00:00Z', toTime: '13' } });
+    await refuses(c, 'v1.PF5.HistoryRequest', 'toTime', {
+      params: { login: 500000, fromTime: '2025-01-02T00:00:00Z', toTime: '2025-01-01T00:00:00Z' },
+    });
+    await refuses(c, 'v1.PF5.HistoryRequest', 'toTime', {
+      params: { login: 500000, fromTime: '2025-01-02T00:00:00Z', toTime: '13' },
+    });
     await refuses(c, 'v1.PF5.HistoryRequestAll', 'login', { params: { login: BEYOND_INT64 } });
   });
 });
@@ -644,16 +801,31 @@ describe('v1.PF5.HistoryRequestByGroup', () => {
     const all = await ok<Row[]>(c, 'v1.PF5.HistoryRequestByGroupAll', { params: { mask } });
     expect(keysOf(all, 'order')).toEqual(keysOf(await sim.ok<Row[]>('HistoryRequestByGroup', { mask }), 'order'));
     expect(keysOf(all, 'order')).toEqual(expect.arrayContaining([h.filled, h.cancelled]));
-    const since = await ok<Row[]>(c, 'v1.PF5.HistoryRequestByGroupSince', { params: { mask, fromTime: iso(h.middle) } });
-    expect(keysOf(since, 'order')).toEqual(keysOf(await sim.ok<Row[]>('HistoryRequestByGroup', { mask, fromTime: iso(h.middle) }), 'order'));
+    const since = await ok<Row[]>(c, 'v1.PF5.HistoryRequestByGroupSince', {
+      params: { mask, fromTime: iso(h.middle) },
+    });
+    expect(keysOf(since, 'order')).toEqual(
+      keysOf(await sim.ok<Row[]>('HistoryRequestByGroup', { mask, fromTime: iso(h.middle) }), 'order'),
+    );
     expect(keysOf(since, 'order')).toContain(h.cancelled);
     expect(keysOf(since, 'order')).not.toContain(h.filled);
-    const window = await ok<Row[]>(c, 'v1.PF5.HistoryRequestByGroup', { params: { mask, fromTime: iso(h.start), toTime: iso(h.middle) } });
+    const window = await ok<Row[]>(c, 'v1.PF5.HistoryRequestByGroup', {
+      params: { mask, fromTime: iso(h.start), toTime: iso(h.middle) },
+    });
     expect(keysOf(window, 'order')).toContain(h.filled);
     expect(keysOf(window, 'order')).not.toContain(h.cancelled);
-    expect(await ok(c, 'v1.PF5.HistoryRequestByGroup', { params: { mask: 'real\\pro', fromTime: iso(h.start), toTime: iso(h.end) } }))
-      .toEqual((await sim.ok<Row[]>('HistoryRequestByGroup', { mask: 'real\\pro', fromTime: iso(h.start), toTime: iso(h.end) })).map(shapeOrder));
-    await refuses(c, 'v1.PF5.HistoryRequestByGroupSince', 'fromTime', { params: { mask, fromTime: '2025-13-01T00:00:00Z' } });
+    expect(
+      await ok(c, 'v1.PF5.HistoryRequestByGroup', {
+        params: { mask: 'real\\pro', fromTime: iso(h.start), toTime: iso(h.end) },
+      }),
+    ).toEqual(
+      (
+        await sim.ok<Row[]>('HistoryRequestByGroup', { mask: 'real\\pro', fromTime: iso(h.start), toTime: iso(h.end) })
+      ).map(shapeOrder),
+    );
+    await refuses(c, 'v1.PF5.HistoryRequestByGroupSince', 'fromTime', {
+      params: { mask, fromTime: '2025-13-01T00:00:00Z' },
+    });
   });
 });
 
@@ -661,7 +833,9 @@ describe('v1.PF5.HistoryRequestByTickets', () => {
   it('reads the finished orders among a JSON array of tickets live', async () => {
     const h = await accountWithHistory();
     const got = await ok<Row[]>(c, 'v1.PF5.HistoryRequestByTickets', { body: [h.cancelled, 999_999_985, h.filled] });
-    expect(got).toEqual((await sim.ok<Row[]>('HistoryRequestByTickets', { tickets: [h.cancelled, h.filled] })).map(shapeOrder));
+    expect(got).toEqual(
+      (await sim.ok<Row[]>('HistoryRequestByTickets', { tickets: [h.cancelled, h.filled] })).map(shapeOrder),
+    );
     expect(keysOf(got, 'order')).toEqual([h.cancelled, h.filled]);
     await refuses(c, 'v1.PF5.HistoryRequestByTickets', 'body.0', { body: [null] });
   });
@@ -675,18 +849,29 @@ describe('v1.PF5.OrderDeleteBatch', () => {
     expect(await ok(c, 'v1.PF5.OrderDeleteBatch', { body: [o1, o2, filled] })).toBe(true);
     expect(await sim.ok('OrderGetByTickets', { tickets: [o1, o2] })).toEqual([]);
     expect(await sim.ok('HistoryRequestByTickets', { tickets: [filled] })).toEqual([]);
-    expect(await eventually(async () => (await ok<Row[]>(c, 'v1.PF5.OrderGetByLogins', { query: { logins: [login] } })).length === 0)).toBe(true);
+    expect(
+      await eventually(
+        async () => (await ok<Row[]>(c, 'v1.PF5.OrderGetByLogins', { query: { logins: [login] } })).length === 0,
+      ),
+    ).toBe(true);
     await pf5Refuses('v1.PF5.OrderGet', 'ErrNotfound', { params: { ticket: o1 } });
   });
 
   it('deletes nothing when one order was created on another trade server (ErrNotMain) or is unknown (ErrNotfound)', async () => {
     const login = await quietLogin();
     const mine = await pendingOrder(login);
-    const foreign = ((await sim.ok<Row>('OrdersRequest', {})).items as Row[]).find((o) => String(o.externalID).startsWith('TS2:'))!;
+    const foreign = ((await sim.ok<Row>('OrdersRequest', {})).items as Row[]).find((o) =>
+      String(o.externalID).startsWith('TS2:'),
+    )!;
     expect(foreign).toBeDefined();
-    expect(await pf5Refuses('v1.PF5.OrderDeleteBatch', 'ErrNotMain', { body: [mine, foreign.order] })).toContain(String(foreign.order));
+    expect(await pf5Refuses('v1.PF5.OrderDeleteBatch', 'ErrNotMain', { body: [mine, foreign.order] })).toContain(
+      String(foreign.order),
+    );
     await pf5Refuses('v1.PF5.OrderDeleteBatch', 'ErrNotfound', { body: [999_999_984, mine] });
-    expect(keysOf(await sim.ok<Row[]>('OrderGetByTickets', { tickets: [mine, foreign.order] }), 'order')).toEqual([mine, foreign.order]);
+    expect(keysOf(await sim.ok<Row[]>('OrderGetByTickets', { tickets: [mine, foreign.order] }), 'order')).toEqual([
+      mine,
+      foreign.order,
+    ]);
     await refuses(c, 'v1.PF5.OrderDeleteBatch', 'body', { body: [] });
   });
 });
@@ -707,15 +892,36 @@ async function accountWithDeals(group?: string) {
 }
 
 describe('v1.PF5.DealRequest', () => {
-  it('reads the account\'s deals in a window, from a time on, and over all time, as the server does', async () => {
+  it("reads the account's deals in a window, from a time on, and over all time, as the server does", async () => {
     const d = await accountWithDeals();
     const all = await ok<Row[]>(c, 'v1.PF5.DealRequestAll', { params: { login: d.login } });
     expect(keysOf(all, 'deal')).toEqual([d.deposit, d.eur, d.gbp]);
     expect(all).toEqual((await sim.ok<Row[]>('DealRequest', { login: d.login })).map(shapeDeal));
-    expect(keysOf(await ok<Row[]>(c, 'v1.PF5.DealRequestSince', { params: { login: d.login, fromTime: iso(d.middle) } }), 'deal')).toEqual([d.gbp]);
-    expect(keysOf(await ok<Row[]>(c, 'v1.PF5.DealRequest', { params: { login: d.login, fromTime: iso(d.start), toTime: iso(d.middle) } }), 'deal')).toEqual([d.eur]);
-    expect(keysOf(await ok<Row[]>(c, 'v1.PF5.DealRequest', { params: { login: d.login, fromTime: EPOCH, toTime: iso(d.start - 1) } }), 'deal')).toEqual([d.deposit]);
-    await refuses(c, 'v1.PF5.DealRequest', 'toTime', { params: { login: d.login, fromTime: iso(d.end), toTime: iso(d.start) } });
+    expect(
+      keysOf(
+        await ok<Row[]>(c, 'v1.PF5.DealRequestSince', { params: { login: d.login, fromTime: iso(d.middle) } }),
+        'deal',
+      ),
+    ).toEqual([d.gbp]);
+    expect(
+      keysOf(
+        await ok<Row[]>(c, 'v1.PF5.DealRequest', {
+          params: { login: d.login, fromTime: iso(d.start), toTime: iso(d.middle) },
+        }),
+        'deal',
+      ),
+    ).toEqual([d.eur]);
+    expect(
+      keysOf(
+        await ok<Row[]>(c, 'v1.PF5.DealRequest', {
+          params: { login: d.login, fromTime: EPOCH, toTime: iso(d.start - 1) },
+        }),
+        'deal',
+      ),
+    ).toEqual([d.deposit]);
+    await refuses(c, 'v1.PF5.DealRequest', 'toTime', {
+      params: { login: d.login, fromTime: iso(d.end), toTime: iso(d.start) },
+    });
     await refuses(c, 'v1.PF5.DealRequestSince', 'fromTime', { params: { login: d.login, fromTime: '1700000000' } });
   });
 });
@@ -728,15 +934,25 @@ describe('v1.PF5.DealRequestByGroup', () => {
     expect(keysOf(all, 'deal')).toEqual(keysOf(await sim.ok<Row[]>('DealRequestByGroup', { mask }), 'deal'));
     expect(keysOf(all, 'deal')).toEqual(expect.arrayContaining([d.deposit, d.eur, d.gbp]));
     const since = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSince', { params: { mask, fromTime: iso(d.middle) } });
-    expect(keysOf(since, 'deal')).toEqual(keysOf(await sim.ok<Row[]>('DealRequestByGroup', { mask, fromTime: iso(d.middle) }), 'deal'));
+    expect(keysOf(since, 'deal')).toEqual(
+      keysOf(await sim.ok<Row[]>('DealRequestByGroup', { mask, fromTime: iso(d.middle) }), 'deal'),
+    );
     expect(keysOf(since, 'deal')).toContain(d.gbp);
     expect(keysOf(since, 'deal')).not.toContain(d.eur);
-    const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroup', { params: { mask, fromTime: iso(d.start), toTime: iso(d.middle) } });
-    expect(window).toEqual((await sim.ok<Row[]>('DealRequestByGroup', { mask, fromTime: iso(d.start), toTime: iso(d.middle) })).map(shapeDeal));
+    const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroup', {
+      params: { mask, fromTime: iso(d.start), toTime: iso(d.middle) },
+    });
+    expect(window).toEqual(
+      (await sim.ok<Row[]>('DealRequestByGroup', { mask, fromTime: iso(d.start), toTime: iso(d.middle) })).map(
+        shapeDeal,
+      ),
+    );
     expect(keysOf(window, 'deal')).toContain(d.eur);
     expect(await ok(c, 'v1.PF5.DealRequestByGroupAll', { params: { mask: 'nobody\\*' } })).toEqual([]);
     await refuses(c, 'v1.PF5.DealRequestByGroupSince', 'fromTime', { params: { mask, fromTime: 'now' } });
-    await refuses(c, 'v1.PF5.DealRequestByGroup', 'toTime', { params: { mask, fromTime: iso(d.middle), toTime: iso(d.start) } });
+    await refuses(c, 'v1.PF5.DealRequestByGroup', 'toTime', {
+      params: { mask, fromTime: iso(d.middle), toTime: iso(d.start) },
+    });
   });
 });
 
@@ -745,16 +961,24 @@ describe('v1.PF5.DealRequestByGroupSymbol', () => {
     const d = await accountWithDeals('real\\retail');
     const mask = 'real\\retail';
     const all = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSymbolAll', { params: { mask, symbol: 'GBPUSD,EURUSD' } });
-    expect(keysOf(all, 'deal')).toEqual(keysOf(await sim.ok<Row[]>('DealRequestByGroupSymbol', { mask, symbol: 'GBPUSD,EURUSD' }), 'deal'));
+    expect(keysOf(all, 'deal')).toEqual(
+      keysOf(await sim.ok<Row[]>('DealRequestByGroupSymbol', { mask, symbol: 'GBPUSD,EURUSD' }), 'deal'),
+    );
     expect(keysOf(all, 'deal')).toEqual(expect.arrayContaining([d.eur, d.gbp]));
     expect(keysOf(all, 'deal')).not.toContain(d.deposit);
     expect(all.every((x) => x.symbol === 'EURUSD' || x.symbol === 'GBPUSD')).toBe(true);
-    const since = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSymbolSince', { params: { mask, symbol: 'EURUSD', fromTime: iso(d.start) } });
+    const since = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSymbolSince', {
+      params: { mask, symbol: 'EURUSD', fromTime: iso(d.start) },
+    });
     expect(keysOf(since, 'deal')).toEqual([d.eur]);
-    const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSymbol', { params: { mask, symbol: 'GBPUSD', fromTime: iso(d.start), toTime: iso(d.end) } });
+    const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByGroupSymbol', {
+      params: { mask, symbol: 'GBPUSD', fromTime: iso(d.start), toTime: iso(d.end) },
+    });
     expect(keysOf(window, 'deal')).toEqual([d.gbp]);
     await refuses(c, 'v1.PF5.DealRequestByGroupSymbolAll', 'symbol', { params: { mask, symbol: ',,' } });
-    await refuses(c, 'v1.PF5.DealRequestByGroupSymbol', 'toTime', { params: { mask, symbol: 'EURUSD', fromTime: iso(d.end), toTime: iso(d.start) } });
+    await refuses(c, 'v1.PF5.DealRequestByGroupSymbol', 'toTime', {
+      params: { mask, symbol: 'EURUSD', fromTime: iso(d.end), toTime: iso(d.start) },
+    });
   });
 });
 
@@ -765,24 +989,39 @@ describe('v1.PF5.DealRequestByLogins', () => {
     const all = await ok<Row[]>(c, 'v1.PF5.DealRequestByLoginsAll', { query: { logins } });
     expect(all).toEqual((await sim.ok<Row[]>('DealRequestByLogins', { logins })).map(shapeDeal));
     expect(ascending(keysOf(all, 'deal'))).toEqual(ascending([d.deposit, d.eur, d.gbp, e.deposit, e.eur, e.gbp]));
-    const since = await ok<Row[]>(c, 'v1.PF5.DealRequestByLoginsSince', { params: { fromTime: iso(d.middle) }, query: { logins } });
-    expect(since).toEqual((await sim.ok<Row[]>('DealRequestByLogins', { logins, fromTime: iso(d.middle) })).map(shapeDeal));
+    const since = await ok<Row[]>(c, 'v1.PF5.DealRequestByLoginsSince', {
+      params: { fromTime: iso(d.middle) },
+      query: { logins },
+    });
+    expect(since).toEqual(
+      (await sim.ok<Row[]>('DealRequestByLogins', { logins, fromTime: iso(d.middle) })).map(shapeDeal),
+    );
     expect(keysOf(since, 'deal')).toEqual(expect.arrayContaining([d.gbp, e.eur, e.gbp]));
     expect(keysOf(since, 'deal')).not.toContain(d.eur);
-    const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByLogins', { params: { fromTime: iso(d.start), toTime: iso(d.middle) }, query: { logins } });
+    const window = await ok<Row[]>(c, 'v1.PF5.DealRequestByLogins', {
+      params: { fromTime: iso(d.start), toTime: iso(d.middle) },
+      query: { logins },
+    });
     expect(keysOf(window, 'deal')).toEqual([d.eur]);
     await refuses(c, 'v1.PF5.DealRequestByLoginsAll', 'logins', {});
-    await refuses(c, 'v1.PF5.DealRequestByLogins', 'logins', { params: { fromTime: EPOCH, toTime: iso(d.end) }, query: { logins: ['x'] } });
+    await refuses(c, 'v1.PF5.DealRequestByLogins', 'logins', {
+      params: { fromTime: EPOCH, toTime: iso(d.end) },
+      query: { logins: ['x'] },
+    });
   });
 });
 
 describe('v1.PF5.DealRequestByTicket', () => {
   it('reads one deal live; 404 for an unknown ticket', async () => {
     const d = await accountWithDeals();
-    expect(await ok(c, 'v1.PF5.DealRequestByTicket', { params: { ticket: d.eur } })).toEqual(shapeDeal(await sim.ok('DealRequestByTicket', { ticket: d.eur })));
+    expect(await ok(c, 'v1.PF5.DealRequestByTicket', { params: { ticket: d.eur } })).toEqual(
+      shapeDeal(await sim.ok('DealRequestByTicket', { ticket: d.eur })),
+    );
     await pf5Refuses('v1.PF5.DealRequestByTicket', 'ErrNotfound', { params: { ticket: 999_999_983 } });
     await refuses(c, 'v1.PF5.DealRequestByTicket', 'ticket', { params: { ticket: BEYOND_INT64 } });
-    expect(await pf5Refuses('v1.PF5.DealRequestByTicket', 'ErrNotfound', { params: { ticket: BEYOND_2_53 } })).toContain(BEYOND_2_53);
+    expect(
+      await pf5Refuses('v1.PF5.DealRequestByTicket', 'ErrNotfound', { params: { ticket: BEYOND_2_53 } }),
+    ).toContain(BEYOND_2_53);
   });
 });
 
@@ -799,7 +1038,9 @@ describe('v1.PF5.DealRequestByTickets', () => {
 describe('v1.PF5.DealRequestByTicketsQuery', () => {
   it('reads the known deals among repeated query tickets live (the GET form of DealRequestByTickets)', async () => {
     const d = await accountWithDeals();
-    const got = await ok<Row[]>(c, 'v1.PF5.DealRequestByTicketsQuery', { query: { tickets: [d.eur, d.deposit, 999_999_981] } });
+    const got = await ok<Row[]>(c, 'v1.PF5.DealRequestByTicketsQuery', {
+      query: { tickets: [d.eur, d.deposit, 999_999_981] },
+    });
     expect(got).toEqual((await sim.ok<Row[]>('DealRequestByTickets', { tickets: [d.eur, d.deposit] })).map(shapeDeal));
     await refuses(c, 'v1.PF5.DealRequestByTicketsQuery', 'tickets', {});
     await refuses(c, 'v1.PF5.DealRequestByTicketsQuery', 'tickets', { query: { tickets: [BEYOND_INT64] } });
@@ -812,7 +1053,9 @@ describe('v1.PF5.DealUpdate', () => {
     const deal = await sim.ok<Row>('DealerBalance', { login, amount: 250, comment: 'bonus' });
     const balance = (await sim.ok<Row>('UserGet', { login })).balance;
     const before = await sim.ok<Row>('DealRequestByTicket', { ticket: deal.deal });
-    const updated = await ok<Row>(c, 'v1.PF5.DealUpdate', { body: { deal: deal.deal, comment: 'bonus corrected', externalID: 'EXT-7', price: null } });
+    const updated = await ok<Row>(c, 'v1.PF5.DealUpdate', {
+      body: { deal: deal.deal, comment: 'bonus corrected', externalID: 'EXT-7', price: null },
+    });
     const now = await sim.ok<Row>('DealRequestByTicket', { ticket: deal.deal });
     expect(now).toMatchObject({ comment: 'bonus corrected', externalID: 'EXT-7', price: before.price, profit: 250 });
     expect(without(now, 'comment', 'externalID')).toEqual(without(before, 'comment', 'externalID'));
@@ -825,11 +1068,15 @@ describe('v1.PF5.DealUpdate', () => {
     const deal = await sim.ok<Row>('DealerBalance', { login, amount: 100 });
     await refuses(c, 'v1.PF5.DealUpdate', 'body.deal', { body: { comment: 'x' } });
     await refuses(c, 'v1.PF5.DealUpdate', 'body.deal', { rawBody: `{"deal":${BEYOND_INT64},"comment":"x"}` });
-    expect(await pf5Refuses('v1.PF5.DealUpdate', 'ErrNotfound', { rawBody: `{"deal":${BEYOND_2_53},"comment":"x"}` })).toContain(BEYOND_2_53);
+    expect(
+      await pf5Refuses('v1.PF5.DealUpdate', 'ErrNotfound', { rawBody: `{"deal":${BEYOND_2_53},"comment":"x"}` }),
+    ).toContain(BEYOND_2_53);
     await refuses(c, 'v1.PF5.DealUpdate', 'colour', { body: { deal: deal.deal, colour: 1 } });
     await refuses(c, 'v1.PF5.DealUpdate', 'body.action', { body: { deal: deal.deal, action: 'Gift' } });
     await pf5Refuses('v1.PF5.DealUpdate', 'ErrNotfound', { body: { deal: 999_999_980, comment: 'x' } });
-    expect(await pf5Refuses('v1.PF5.DealUpdate', 'ErrParams', { body: { deal: deal.deal, login: login + 1 } })).toContain('record.login');
+    expect(
+      await pf5Refuses('v1.PF5.DealUpdate', 'ErrParams', { body: { deal: deal.deal, login: login + 1 } }),
+    ).toContain('record.login');
     expect((await sim.ok<Row>('DealRequestByTicket', { ticket: deal.deal })).login).toBe(login);
   });
 });
@@ -850,11 +1097,17 @@ describe('v1.PF5.DealDeleteBatch', () => {
     const login = await quietLogin();
     const mine = await sim.ok<Row>('DealerBalance', { login, amount: 50 });
     const foreign = await foreignPosition();
-    const opening = (await sim.ok<Row[]>('DealRequest', { login: foreign.login })).find((d) => d.positionID === foreign.position)!;
+    const opening = (await sim.ok<Row[]>('DealRequest', { login: foreign.login })).find(
+      (d) => d.positionID === foreign.position,
+    )!;
     expect(opening).toBeDefined();
-    expect(await pf5Refuses('v1.PF5.DealDeleteBatch', 'ErrNotMain', { body: [mine.deal, opening.deal] })).toContain(String(opening.deal));
+    expect(await pf5Refuses('v1.PF5.DealDeleteBatch', 'ErrNotMain', { body: [mine.deal, opening.deal] })).toContain(
+      String(opening.deal),
+    );
     await pf5Refuses('v1.PF5.DealDeleteBatch', 'ErrNotfound', { body: [mine.deal, 999_999_979] });
-    expect(keysOf(await sim.ok<Row[]>('DealRequestByTickets', { tickets: [mine.deal, opening.deal] }), 'deal')).toEqual([mine.deal, opening.deal]);
+    expect(keysOf(await sim.ok<Row[]>('DealRequestByTickets', { tickets: [mine.deal, opening.deal] }), 'deal')).toEqual(
+      [mine.deal, opening.deal],
+    );
     await refuses(c, 'v1.PF5.DealDeleteBatch', 'body.0', { body: ['20000000'] });
   });
 });
@@ -873,8 +1126,9 @@ describe('v1.PF5.GroupGet', () => {
 
 describe('v1.PF5.GroupRequest', () => {
   it('answers the group live as the server holds it; 404 when unknown', async () => {
-    expect(await ok(c, 'v1.PF5.GroupRequest', { params: { group: 'demo\\netting' } }))
-      .toEqual(shapeRecord('PF5ConGroup')(await sim.ok('GroupRequest', { group: 'demo\\netting' })));
+    expect(await ok(c, 'v1.PF5.GroupRequest', { params: { group: 'demo\\netting' } })).toEqual(
+      shapeRecord('PF5ConGroup')(await sim.ok('GroupRequest', { group: 'demo\\netting' })),
+    );
     await pf5Refuses('v1.PF5.GroupRequest', 'ErrNotfound', { params: { group: 'demo' } });
     await refuses(c, 'v1.PF5.GroupRequest', 'group', { params: { group: 'g'.repeat(65) } });
   });
@@ -883,12 +1137,16 @@ describe('v1.PF5.GroupRequest', () => {
 describe('v1.PF5.GroupRequestArray', () => {
   it('answers the groups whose full names a mask selects, as the server does', async () => {
     for (const [mask, names] of [
-      ['real\\*', ['real\\retail', 'real\\pro']], ['*,!demo\\*', ['real\\retail', 'real\\pro']],
-      ['demo\\retail,real\\pro', ['demo\\retail', 'real\\pro']], ['retail', []],
+      ['real\\*', ['real\\retail', 'real\\pro']],
+      ['*,!demo\\*', ['real\\retail', 'real\\pro']],
+      ['demo\\retail,real\\pro', ['demo\\retail', 'real\\pro']],
+      ['retail', []],
     ] as const) {
       const groups = await ok<Row[]>(c, 'v1.PF5.GroupRequestArray', { params: { mask } });
       expect(groups.map((g) => g.group).sort(), mask).toEqual([...names].sort());
-      expect(groups, mask).toEqual((await sim.ok<Row[]>('GroupRequestArray', { mask })).map(shapeRecord('PF5ConGroup')));
+      expect(groups, mask).toEqual(
+        (await sim.ok<Row[]>('GroupRequestArray', { mask })).map(shapeRecord('PF5ConGroup')),
+      );
     }
     await refuses(c, 'v1.PF5.GroupRequestArray', 'mask', { params: { mask: 'x'.repeat(1025) } });
   });
@@ -896,7 +1154,9 @@ describe('v1.PF5.GroupRequestArray', () => {
 
 describe('v1.PF5.SymbolGet', () => {
   it('answers the cached symbol; 404 when unknown', async () => {
-    expect(await ok(c, 'v1.PF5.SymbolGet', { params: { symbol: 'XAUUSD' } })).toEqual(shapeRecord('PF5Symbol')(await sim.ok('SymbolGet', { symbol: 'XAUUSD' })));
+    expect(await ok(c, 'v1.PF5.SymbolGet', { params: { symbol: 'XAUUSD' } })).toEqual(
+      shapeRecord('PF5Symbol')(await sim.ok('SymbolGet', { symbol: 'XAUUSD' })),
+    );
     await pf5Refuses('v1.PF5.SymbolGet', 'ErrNotfound', { params: { symbol: 'NOPE' } });
     await refuses(c, 'v1.PF5.SymbolGet', 'symbol', { params: { symbol: 'S'.repeat(33) } });
   });
@@ -907,13 +1167,28 @@ describe('v1.PF5.SymbolUpdate', () => {
     const symbol = 'NZDUSD';
     const before = await sim.ok<Row>('SymbolGet', { symbol });
     const body = {
-      ...shapeRecord('PF5Symbol')(before) as Row,
-      execMode: 'Market', color: 255, stopsLevel: 25, spreadBalance: 2, spreadDiff: 3, spreadDiffBalance: -1,
-      description: 'ignored', digits: 2, tradeMode: 'Disabled', symbol: 'OTHER',
+      ...(shapeRecord('PF5Symbol')(before) as Row),
+      execMode: 'Market',
+      color: 255,
+      stopsLevel: 25,
+      spreadBalance: 2,
+      spreadDiff: 3,
+      spreadDiffBalance: -1,
+      description: 'ignored',
+      digits: 2,
+      tradeMode: 'Disabled',
+      symbol: 'OTHER',
     };
     const updated = await ok<Row>(c, 'v1.PF5.SymbolUpdate', { params: { symbol }, body });
     const now = await sim.ok<Row>('SymbolGet', { symbol });
-    const six = { execMode: 'Market', color: 255, stopsLevel: 25, spreadBalance: 2, spreadDiff: 3, spreadDiffBalance: -1 };
+    const six = {
+      execMode: 'Market',
+      color: 255,
+      stopsLevel: 25,
+      spreadBalance: 2,
+      spreadDiff: 3,
+      spreadDiffBalance: -1,
+    };
     expect(now).toMatchObject(six);
     expect(without(now, ...Object.keys(six))).toEqual(without(before, ...Object.keys(six)));
     expect(updated).toEqual(shapeRecord('PF5Symbol')(now));
@@ -926,8 +1201,14 @@ describe('v1.PF5.SymbolUpdate', () => {
 
   it('refuses a body that is not a PF5Symbol, naming the field; 404 for an unknown symbol', async () => {
     const before = await sim.ok<Row>('SymbolGet', { symbol: 'USDCAD' });
-    await refuses(c, 'v1.PF5.SymbolUpdate', 'body.execMode', { params: { symbol: 'USDCAD' }, body: { execMode: 'Fast' } });
-    await refuses(c, 'v1.PF5.SymbolUpdate', 'body.stopsLevel', { params: { symbol: 'USDCAD' }, body: { stopsLevel: 'wide' } });
+    await refuses(c, 'v1.PF5.SymbolUpdate', 'body.execMode', {
+      params: { symbol: 'USDCAD' },
+      body: { execMode: 'Fast' },
+    });
+    await refuses(c, 'v1.PF5.SymbolUpdate', 'body.stopsLevel', {
+      params: { symbol: 'USDCAD' },
+      body: { stopsLevel: 'wide' },
+    });
     await refuses(c, 'v1.PF5.SymbolUpdate', 'flavour', { params: { symbol: 'USDCAD' }, body: { flavour: 'x' } });
     await refuses(c, 'v1.PF5.SymbolUpdate', 'body', { params: { symbol: 'USDCAD' }, body: [1] });
     expect(await sim.ok('SymbolGet', { symbol: 'USDCAD' })).toEqual(before);
@@ -939,9 +1220,17 @@ describe('v1.PF5.SymbolRequestArray', () => {
   it('answers the symbols a mask selects by full path, with their base settings or as a group trades them', async () => {
     const base = await ok<Row[]>(c, 'v1.PF5.SymbolRequestArrayBase', { params: { mask: 'Metals\\*,Crypto\\*' } });
     expect(base.map((s) => s.symbol)).toEqual(['XAUUSD', 'XAGUSD', 'BTCUSD']);
-    expect(base).toEqual((await sim.ok<Row[]>('SymbolRequestArray', { mask: 'Metals\\*,Crypto\\*' })).map(shapeRecord('PF5Symbol')));
-    const forGroup = await ok<Row[]>(c, 'v1.PF5.SymbolRequestArray', { params: { mask: 'Forex\\*,!Forex\\EUR*', group: 'real\\pro' } });
-    expect(forGroup).toEqual((await sim.ok<Row[]>('SymbolRequestArray', { mask: 'Forex\\*,!Forex\\EUR*', group: 'real\\pro' })).map(shapeRecord('PF5Symbol')));
+    expect(base).toEqual(
+      (await sim.ok<Row[]>('SymbolRequestArray', { mask: 'Metals\\*,Crypto\\*' })).map(shapeRecord('PF5Symbol')),
+    );
+    const forGroup = await ok<Row[]>(c, 'v1.PF5.SymbolRequestArray', {
+      params: { mask: 'Forex\\*,!Forex\\EUR*', group: 'real\\pro' },
+    });
+    expect(forGroup).toEqual(
+      (await sim.ok<Row[]>('SymbolRequestArray', { mask: 'Forex\\*,!Forex\\EUR*', group: 'real\\pro' })).map(
+        shapeRecord('PF5Symbol'),
+      ),
+    );
     expect(forGroup.length).toBeGreaterThan(0);
     expect(forGroup.some((s) => s.symbol.startsWith('EUR'))).toBe(false);
     await pf5Refuses('v1.PF5.SymbolRequestArray', 'ErrNotfound', { params: { mask: '*', group: 'real\\none' } });
@@ -951,30 +1240,44 @@ describe('v1.PF5.SymbolRequestArray', () => {
 });
 
 describe('v1.PF5.ChartRequest', () => {
-  it('answers the symbol\'s minute bars in a window, from a time on and over all time, as the server has them', async () => {
+  it("answers the symbol's minute bars in a window, from a time on and over all time, as the server has them", async () => {
     const symbol = 'EURUSD';
-    const bars = await eventually(async () => {
-      const b = await sim.ok<Row[]>('ChartRequest', { symbol });
-      return b.length > 0 ? b : null;
-    }, 30_000, 250);
+    const bars = await eventually(
+      async () => {
+        const b = await sim.ok<Row[]>('ChartRequest', { symbol });
+        return b.length > 0 ? b : null;
+      },
+      30_000,
+      250,
+    );
     expect(bars).not.toBeNull();
     const { got, server } = await againstServer(
       () => ok<Row[]>(c, 'v1.PF5.ChartRequestAll', { params: { symbol } }),
-      () => sim.ok<Row[]>('ChartRequest', { symbol }));
+      () => sim.ok<Row[]>('ChartRequest', { symbol }),
+    );
     expect(got).toEqual(server);
     expect(Object.keys(got[0])).toEqual(['dateTime', 'open', 'high', 'low', 'close', 'tickVolume', 'spread', 'volume']);
     const first = Date.parse(got[0].dateTime);
     const since = await againstServer(
       () => ok<Row[]>(c, 'v1.PF5.ChartRequestSince', { params: { symbol, fromTime: iso(first) } }),
-      () => sim.ok<Row[]>('ChartRequest', { symbol, fromTime: iso(first) }));
+      () => sim.ok<Row[]>('ChartRequest', { symbol, fromTime: iso(first) }),
+    );
     expect(since.got).toEqual(since.server);
     expect(since.got.length).toBeGreaterThan(0);
-    expect(await ok(c, 'v1.PF5.ChartRequestSince', { params: { symbol, fromTime: iso(first + 3_600_000) } })).toEqual([]);
-    const window = await ok<Row[]>(c, 'v1.PF5.ChartRequest', { params: { symbol, fromTime: iso(first), toTime: iso(first) } });
+    expect(await ok(c, 'v1.PF5.ChartRequestSince', { params: { symbol, fromTime: iso(first + 3_600_000) } })).toEqual(
+      [],
+    );
+    const window = await ok<Row[]>(c, 'v1.PF5.ChartRequest', {
+      params: { symbol, fromTime: iso(first), toTime: iso(first) },
+    });
     expect(window.map((b) => b.dateTime)).toEqual([got[0].dateTime]);
-    expect(await ok(c, 'v1.PF5.ChartRequest', { params: { symbol, fromTime: EPOCH, toTime: iso(first - 1) } })).toEqual([]);
+    expect(await ok(c, 'v1.PF5.ChartRequest', { params: { symbol, fromTime: EPOCH, toTime: iso(first - 1) } })).toEqual(
+      [],
+    );
     await pf5Refuses('v1.PF5.ChartRequestAll', 'ErrNotfound', { params: { symbol: 'NOPE' } });
-    await refuses(c, 'v1.PF5.ChartRequest', 'toTime', { params: { symbol, fromTime: iso(first), toTime: iso(first - 60_000) } });
+    await refuses(c, 'v1.PF5.ChartRequest', 'toTime', {
+      params: { symbol, fromTime: iso(first), toTime: iso(first - 60_000) },
+    });
     await refuses(c, 'v1.PF5.ChartRequestSince', 'fromTime', { params: { symbol, fromTime: '2025-02-30' } });
     await refuses(c, 'v1.PF5.ChartRequestAll', 'symbol', { params: { symbol: 's'.repeat(33) } });
   });
@@ -984,8 +1287,30 @@ describe('v1.PF5.ChartRequest', () => {
 
 describe('v1 PF5 routes under bad input', () => {
   /** Path values that are not what any parameter takes, or are extreme, or are badly encoded. */
-  const WEIRD = ['0', '-1', 'abc', '1e3', '9'.repeat(400), BEYOND_2_53, '%25', '%E0%A4%A', 'x'.repeat(2000), '%00', BEYOND_INT64];
-  const BODIES = [undefined, '{', 'null', '[]', '"s"', '{"a":1}', '[1e400]', '{"login":1e400}', '[' + '1,'.repeat(10) + ']'];
+  const WEIRD = [
+    '0',
+    '-1',
+    'abc',
+    '1e3',
+    '9'.repeat(400),
+    BEYOND_2_53,
+    '%25',
+    '%E0%A4%A',
+    'x'.repeat(2000),
+    '%00',
+    BEYOND_INT64,
+  ];
+  const BODIES = [
+    undefined,
+    '{',
+    'null',
+    '[]',
+    '"s"',
+    '{"a":1}',
+    '[1e400]',
+    '{"login":1e400}',
+    '[' + '1,'.repeat(10) + ']',
+  ];
 
   it('answers every v1 PF5 route with 200, 400 or 404 (never another 5xx than 503/504), changing nothing', async () => {
     const entries = Object.values(pf5V1);
@@ -1002,16 +1327,22 @@ describe('v1 PF5 routes under bad input', () => {
         const body = BODIES[i % BODIES.length];
         const res = await fetch(`${c.stack.edgeUrl}${path}${query}`, {
           method: entry.method,
-          headers: { authorization: `Bearer ${c.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${c.token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: entry.method === 'GET' ? undefined : body,
         });
         const text = await res.text();
         statuses.add(res.status);
-        expect([200, 400, 404], `${entry.id} ${path} ${body}: ${res.status} ${text.slice(0, 200)}`).toContain(res.status);
+        expect([200, 400, 404], `${entry.id} ${path} ${body}: ${res.status} ${text.slice(0, 200)}`).toContain(
+          res.status,
+        );
         if (res.status === 400) {
           // A refusal names what it refuses: `login: ...`, `body.0: ...`, or the platform's code.
           const error = JSON.parse(text) as Row;
-          if (error.errorType === 'Validation') expect(error.errorDescription, `${entry.id} ${path}`).toMatch(/^[\w.]+: \S/);
+          if (error.errorType === 'Validation')
+            expect(error.errorDescription, `${entry.id} ${path}`).toMatch(/^[\w.]+: \S/);
           else expect(error.errorType, `${entry.id} ${path}`).toBe('PF5API');
         }
       }
@@ -1026,15 +1357,27 @@ describe('v1 PF5 routes under bad input', () => {
 
 describe('v1.PF5.UserAdd when the range is used up', () => {
   it('answers UsrLoginExhausted for an allocated login once the last login of the range is taken', async () => {
-    const top = await ok<Row>(c, 'v1.PF5.UserAdd', { body: { group: 'real\\retail', leverage: 50, lastName: 'Last', login: 999_999 } });
+    const top = await ok<Row>(c, 'v1.PF5.UserAdd', {
+      body: { group: 'real\\retail', leverage: 50, lastName: 'Last', login: 999_999 },
+    });
     expect(top.login).toBe(999_999);
     const before = ((await sim.ok<Row>('UsersRequest', {})).items as Row[]).length;
-    expect(await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginExhausted', { body: { group: 'real\\retail', leverage: 50, lastName: 'Next' } })).toContain('range');
+    expect(
+      await pf5Refuses('v1.PF5.UserAdd', 'UsrLoginExhausted', {
+        body: { group: 'real\\retail', leverage: 50, lastName: 'Next' },
+      }),
+    ).toContain('range');
     expect(((await sim.ok<Row>('UsersRequest', {})).items as Row[]).length).toBe(before);
     // An explicit free login of the range is still accepted.
     const users = ((await sim.ok<Row>('UsersRequest', {})).items as Row[]).map((u) => u.login as number);
     let free = 700_000;
     while (users.includes(free)) free++;
-    expect((await ok<Row>(c, 'v1.PF5.UserAdd', { body: { group: 'real\\retail', leverage: 50, lastName: 'Explicit', login: free } })).login).toBe(free);
+    expect(
+      (
+        await ok<Row>(c, 'v1.PF5.UserAdd', {
+          body: { group: 'real\\retail', leverage: 50, lastName: 'Explicit', login: free },
+        })
+      ).login,
+    ).toBe(free);
   });
 });

@@ -21,14 +21,23 @@ const managers = [{ login: 1000, password: PASSWORD }];
 const FIRST_ORDER = 9007199254740993n;
 const FIRST_DEAL = 9223372036850000001n;
 const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    {
-      name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, accounts: 60, trades: 60, orders: 15, managers,
-      loginRange: { min: '9007199254740992', max: '9223372036854775807' },
-      firstOrder: String(FIRST_ORDER), firstDeal: String(FIRST_DEAL),
-    },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+      {
+        name: 'demo-pf5',
+        family: 'PF5',
+        ticksPerSecond: 0,
+        accounts: 60,
+        trades: 60,
+        orders: 15,
+        managers,
+        loginRange: { min: '9007199254740992', max: '9223372036854775807' },
+        firstOrder: String(FIRST_ORDER),
+        firstDeal: String(FIRST_DEAL),
+      },
+    ],
+  },
 });
 
 type Row = Record<string, any>;
@@ -49,7 +58,10 @@ beforeAll(async () => {
 afterAll(() => sim?.close());
 
 /** A v1 call whose answer is read exactly from its text (ids beyond 2^53 − 1 as bigints). */
-async function exact<T = any>(id: string, options: CallOptions = {}): Promise<{ status: number; text: string; value: T }> {
+async function exact<T = any>(
+  id: string,
+  options: CallOptions = {},
+): Promise<{ status: number; text: string; value: T }> {
   const r = await call(c, id, options);
   return { status: r.status, text: r.text, value: parseJson(r.text) as T };
 }
@@ -62,22 +74,34 @@ async function exactOk<T = any>(id: string, options: CallOptions = {}): Promise<
 }
 
 /** A v2 call that must succeed; answers the envelope's `data` and `meta` read exactly, and the text. */
-async function v2Exact<T = any>(id: string, options: { params?: Record<string, string>; query?: Record<string, string | number> } = {}) {
-  const res = await fetch(`${c.stack.edgeUrl}${v2UrlOf(c, v2Operation(id), options)}`, { headers: { authorization: `Bearer ${c.token}` } });
+async function v2Exact<T = any>(
+  id: string,
+  options: { params?: Record<string, string>; query?: Record<string, string | number> } = {},
+) {
+  const res = await fetch(`${c.stack.edgeUrl}${v2UrlOf(c, v2Operation(id), options)}`, {
+    headers: { authorization: `Bearer ${c.token}` },
+  });
   const text = await res.text();
   expect(res.status, text.slice(0, 300)).toBe(200);
-  const envelope = parseJson(text) as { data: T; error: unknown; meta: { paging?: { nextCursor: string | null; hasMore: boolean } } };
+  const envelope = parseJson(text) as {
+    data: T;
+    error: unknown;
+    meta: { paging?: { nextCursor: string | null; hasMore: boolean } };
+  };
   expect(envelope.error, `${id}: ${text.slice(0, 300)}`).toBeNull();
   return { data: envelope.data, meta: envelope.meta, text };
 }
 
 const addBody = (login: bigint | string, firstName: string) =>
-  `{"login":${login},"group":${JSON.stringify(GROUP)},"leverage":100,"firstName":"${firstName}","lastName":"Exact",`
-  + '"password":"Secret123x","passwordInvestor":"Viewer123x"}';
+  `{"login":${login},"group":${JSON.stringify(GROUP)},"leverage":100,"firstName":"${firstName}","lastName":"Exact",` +
+  '"password":"Secret123x","passwordInvestor":"Viewer123x"}';
 
 describe('PF5 logins beyond 2^53 − 1', () => {
   it('creates accounts with such logins and reads each back exactly, cached and live, never its neighbour', async () => {
-    for (const [login, name] of [[A, 'Ada'], [B, 'Bea']] as const) {
+    for (const [login, name] of [
+      [A, 'Ada'],
+      [B, 'Bea'],
+    ] as const) {
       const added = await exactOk<Row>('v1.PF5.UserAdd', { rawBody: addBody(login, name) });
       expect(added.text).toContain(`"login":${login},`);
       expect(added.value).toMatchObject({ login, firstName: name, group: GROUP });
@@ -105,7 +129,9 @@ describe('PF5 logins beyond 2^53 − 1', () => {
     }
 
     // Lists: by repeated logins (each once, in the order asked, unknown ones left out) and by the group's mask.
-    const byLogins = await exactOk<Row[]>('v1.PF5.UserGetByLogins', { query: { logins: [String(B), String(NEIGHBOUR), String(A), String(B)] } });
+    const byLogins = await exactOk<Row[]>('v1.PF5.UserGetByLogins', {
+      query: { logins: [String(B), String(NEIGHBOUR), String(A), String(B)] },
+    });
     expect(byLogins.value.map((u) => u.login)).toEqual([B, A]);
     expect(byLogins.text).toContain(`"login":${B},`);
     const byGroup = await exactOk<Row[]>('v1.PF5.UserGetByGroup', { params: { mask: GROUP } });
@@ -127,12 +153,20 @@ describe('PF5 logins beyond 2^53 − 1', () => {
     expect(updated.value).toMatchObject({ login: A, comment: 'exact id' });
     expect((await sim.ok<Row>('UserGet', { login: A })).comment).toBe('exact id');
     expect((await sim.ok<Row>('UserGet', { login: B })).comment).toBe('');
-    const seen = await eventually(async () => (await exact<Row>('v1.PF5.UserGet', { params: { login: String(A) } })).value.comment === 'exact id');
+    const seen = await eventually(
+      async () => (await exact<Row>('v1.PF5.UserGet', { params: { login: String(A) } })).value.comment === 'exact id',
+    );
     expect(seen, 'the cache follows the update of the exact login').toBe(true);
 
-    const check = await exactOk('v1.PF5.UserPasswordCheck', { params: { login: String(A), type: 'Main' }, body: 'Secret123x' });
+    const check = await exactOk('v1.PF5.UserPasswordCheck', {
+      params: { login: String(A), type: 'Main' },
+      body: 'Secret123x',
+    });
     expect(check.value).toBe(true);
-    const wrong = await exact<Row>('v1.PF5.UserPasswordCheck', { params: { login: String(NEIGHBOUR), type: 'Main' }, body: 'Secret123x' });
+    const wrong = await exact<Row>('v1.PF5.UserPasswordCheck', {
+      params: { login: String(NEIGHBOUR), type: 'Main' },
+      body: 'Secret123x',
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.value.errorCode).toBe('UsrInvalidPassword');
   });
@@ -144,7 +178,10 @@ describe('PF5 logins beyond 2^53 − 1', () => {
       expect(sse.status).toBe(200);
       await eventually(() => Promise.resolve(sse.of('status').length > 0), 10_000);
       await exactOk('v1.PF5.UserAdd', { rawBody: addBody(C, 'Cy') });
-      const streamed = await eventually(() => Promise.resolve(sse.of('users').find((e) => e.data.includes(`"login":${C}`)) ?? null), 10_000);
+      const streamed = await eventually(
+        () => Promise.resolve(sse.of('users').find((e) => e.data.includes(`"login":${C}`)) ?? null),
+        10_000,
+      );
       expect(streamed, 'the new account is streamed with its exact login').not.toBeNull();
       expect(parseJson(streamed!.data)).toMatchObject({ kind: 'Added', login: C, name: 'Cy Exact' });
     } finally {
@@ -157,15 +194,21 @@ describe('PF5 logins beyond 2^53 − 1', () => {
       expect(await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login } }), login).toMatch(/login/);
     }
     for (const login of ['-1', '-9223372036854775808', '-9223372036854775809']) {
-      expect(await refuses(c, 'v1.PF5.UserAdd', 'body.login', { rawBody: addBody(login, 'Under') }), login).toContain('login must be at least 0');
+      expect(await refuses(c, 'v1.PF5.UserAdd', 'body.login', { rawBody: addBody(login, 'Under') }), login).toContain(
+        'login must be at least 0',
+      );
     }
     await refuses(c, 'v1.PF5.DealRequestByTickets', 'body.0', { rawBody: '[-9223372036854775808]' });
     await refuses(c, 'v1.PF5.PositionGetByTickets', 'tickets', { query: { tickets: ['1', '0'] } });
   });
 
   it('refuses ids beyond the int64 maximum, naming the field', async () => {
-    expect(await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: '9223372036854775808' } })).toContain('at most 9223372036854775807');
-    expect(await refuses(c, 'v1.PF5.UserAdd', 'body.login', { rawBody: addBody('9223372036854775808', 'Over') })).toContain('at most 9223372036854775807');
+    expect(await refuses(c, 'v1.PF5.UserGet', 'login', { params: { login: '9223372036854775808' } })).toContain(
+      'at most 9223372036854775807',
+    );
+    expect(
+      await refuses(c, 'v1.PF5.UserAdd', 'body.login', { rawBody: addBody('9223372036854775808', 'Over') }),
+    ).toContain('at most 9223372036854775807');
     await refuses(c, 'v1.PF5.PositionGetByTickets', 'tickets', { query: { tickets: ['1', '18446744073709551616'] } });
     await refuses(c, 'v1.PF5.DealRequestByTickets', 'body.0', { rawBody: '[9223372036854775808]' });
   });
@@ -175,7 +218,12 @@ describe('PF5 tickets beyond 2^53 − 1', () => {
   it('reads a new position and its deals, of a big login, exactly from the cache and live; a deal update hits only its deal', async () => {
     await eventually(async () => (await exact('v1.PF5.UserGet', { params: { login: String(B) } })).status === 200);
     const deposit = await sim.ok<Row>('DealerBalance', { login: B, amount: 10_000 });
-    const fill = await sim.ok<{ order: bigint; deal: bigint; position: bigint }>('DealerSend', { login: B, symbol: 'EURUSD', type: 'Buy', volume: 1000 });
+    const fill = await sim.ok<{ order: bigint; deal: bigint; position: bigint }>('DealerSend', {
+      login: B,
+      symbol: 'EURUSD',
+      type: 'Buy',
+      volume: 1000,
+    });
     expect(typeof fill.position).toBe('bigint');
     expect(fill.deal).toBe(deposit.deal + 1n);
 
@@ -185,25 +233,35 @@ describe('PF5 tickets beyond 2^53 − 1', () => {
     });
     expect(positions!.value.map((p) => [p.position, p.login])).toEqual([[fill.position, B]]);
     expect(positions!.text).toContain(`"position":${fill.position},`);
-    const byTicket = await exactOk<Row[]>('v1.PF5.PositionGetByTickets', { query: { tickets: [String(fill.position)] } });
+    const byTicket = await exactOk<Row[]>('v1.PF5.PositionGetByTickets', {
+      query: { tickets: [String(fill.position)] },
+    });
     expect(byTicket.value.map((p) => [p.position, p.login])).toEqual([[fill.position, B]]);
 
     // Live deal reads by ticket: the two neighbouring deals are each their own.
-    const dealOf = async (ticket: bigint) => (await exactOk<Row>('v1.PF5.DealRequestByTicket', { params: { ticket: String(ticket) } })).value;
-    expect(await dealOf(fill.deal)).toMatchObject({ deal: fill.deal, login: B, positionID: fill.position, action: 'Buy' });
+    const dealOf = async (ticket: bigint) =>
+      (await exactOk<Row>('v1.PF5.DealRequestByTicket', { params: { ticket: String(ticket) } })).value;
+    expect(await dealOf(fill.deal)).toMatchObject({
+      deal: fill.deal,
+      login: B,
+      positionID: fill.position,
+      action: 'Buy',
+    });
     expect(await dealOf(deposit.deal)).toMatchObject({ deal: deposit.deal, login: B, action: 'Balance' });
     const history = await exactOk<Row[]>('v1.PF5.DealRequestAll', { params: { login: String(B) } });
     expect(history.value.map((d) => d.deal)).toEqual([deposit.deal, fill.deal]);
     expect(history.text).toContain(`"deal":${fill.deal},`);
 
     // A big ticket in a body: only that deal changes.
-    const updated = await exactOk<Row>('v1.PF5.DealUpdate', { rawBody: `{"deal":${fill.deal},"comment":"exact ticket"}` });
+    const updated = await exactOk<Row>('v1.PF5.DealUpdate', {
+      rawBody: `{"deal":${fill.deal},"comment":"exact ticket"}`,
+    });
     expect(updated.value).toMatchObject({ deal: fill.deal, comment: 'exact ticket' });
     expect((await sim.ok<Row>('DealRequestByTicket', { ticket: fill.deal })).comment).toBe('exact ticket');
     expect((await sim.ok<Row>('DealRequestByTicket', { ticket: deposit.deal })).comment).not.toBe('exact ticket');
   });
 
-  it('answers the generated world\'s big tickets exactly by key, and pages them with cursors that keep them exact', async () => {
+  it("answers the generated world's big tickets exactly by key, and pages them with cursors that keep them exact", async () => {
     const orders = (await sim.ok<Row>('OrdersRequest', {})).items as Row[];
     expect(orders.length).toBeGreaterThan(1);
     for (const o of orders.slice(0, 3)) {
@@ -220,8 +278,9 @@ describe('PF5 tickets beyond 2^53 − 1', () => {
     const walked: bigint[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 200; page++) {
-      const r: { data: Row[]; meta: { paging?: { nextCursor: string | null; hasMore: boolean } } } =
-        await v2Exact<Row[]>('v2.PF5.PositionByGroup', { params: { mask }, query: { limit: 2, ...(cursor ? { cursor } : {}) } });
+      const r: { data: Row[]; meta: { paging?: { nextCursor: string | null; hasMore: boolean } } } = await v2Exact<
+        Row[]
+      >('v2.PF5.PositionByGroup', { params: { mask }, query: { limit: 2, ...(cursor ? { cursor } : {}) } });
       walked.push(...r.data.map((p) => p.position as bigint));
       cursor = r.meta.paging!.nextCursor;
       if (!r.meta.paging!.hasMore) break;
@@ -263,11 +322,15 @@ describe('PF5 ids of every length beyond 2^53 − 1', () => {
       const v2 = await v2Exact<Row>('v2.PF5.UserGet', { params: { login: String(id) } });
       expect(v2.text).toContain(`"login":${id},`);
       expect(v2.data.login).toBe(id);
-      const updated = await exactOk<Row>('v1.PF5.UserUpdate', { rawBody: `{"login":${id},"comment":"digits ${String(id).length}"}` });
+      const updated = await exactOk<Row>('v1.PF5.UserUpdate', {
+        rawBody: `{"login":${id},"comment":"digits ${String(id).length}"}`,
+      });
       expect(updated.value).toMatchObject({ login: id, comment: `digits ${String(id).length}` });
       expect((await sim.ok<Row>('UserGet', { login: id })).comment).toBe(`digits ${String(id).length}`);
     }
-    const listed = await exactOk<Row[]>('v1.PF5.UserGetByLogins', { query: { logins: [...IDS].reverse().map(String) } });
+    const listed = await exactOk<Row[]>('v1.PF5.UserGetByLogins', {
+      query: { logins: [...IDS].reverse().map(String) },
+    });
     expect(listed.value.map((u) => u.login)).toEqual([...IDS].reverse());
   });
 });

@@ -38,7 +38,8 @@ export function operation(id: string): Operation {
 export function urlOf(c: Client, entry: Operation, options: CallOptions = {}): string {
   const platform = entry.family === 'PF5' ? c.stack.platforms.pf5 : c.stack.platforms.pf4;
   let path = entry.path.replace('{tradePlatform}', platform);
-  for (const [name, value] of Object.entries(options.params ?? {})) path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  for (const [name, value] of Object.entries(options.params ?? {}))
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
   const search = new URLSearchParams();
   for (const [name, value] of Object.entries(options.query ?? {})) {
     for (const v of Array.isArray(value) ? value : [value]) search.append(name, String(v));
@@ -53,7 +54,11 @@ export async function call<T = any>(c: Client, id: string, options: CallOptions 
   const hasBody = options.body !== undefined || options.rawBody !== undefined;
   const res = await fetch(`${c.stack.edgeUrl}${urlOf(c, entry, options)}`, {
     method: entry.method,
-    headers: { authorization: `Bearer ${c.token}`, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...options.headers },
+    headers: {
+      authorization: `Bearer ${c.token}`,
+      ...(hasBody ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+    },
     body: options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
   });
   const text = await res.text();
@@ -97,12 +102,20 @@ export async function refuses(c: Client, id: string, field: string, options: Cal
 }
 
 /** Walks a paged list page by page; answers every item and the page count. */
-export async function allPages<T = any>(c: Client, id: string, limit: number, options: CallOptions = {}): Promise<{ items: T[]; pages: number }> {
+export async function allPages<T = any>(
+  c: Client,
+  id: string,
+  limit: number,
+  options: CallOptions = {},
+): Promise<{ items: T[]; pages: number }> {
   const items: T[] = [];
   let cursor: string | null = null;
   let pages = 0;
   do {
-    const r: Answer<T[]> = await call<T[]>(c, id, { ...options, query: { ...options.query, limit, ...(cursor ? { cursor } : {}) } });
+    const r: Answer<T[]> = await call<T[]>(c, id, {
+      ...options,
+      query: { ...options.query, limit, ...(cursor ? { cursor } : {}) },
+    });
     expect(r.body.error, `${id} page ${pages}`).toBeNull();
     items.push(...r.body.data!);
     expect(r.body.data!.length, `${id} page size`).toBeLessThanOrEqual(limit);
@@ -128,10 +141,21 @@ export async function refusesTamperedCursor(c: Client, id: string, options: Call
  * trade change stream tests wait for. Answers the new order and its account.
  */
 export async function openTrade(c: Client, comment: string): Promise<{ order: number; login: number }> {
-  const login = (await ok<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: comment } })).login;
-  await ok(c, 'v2.PF4.TradeTransaction', { body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 } });
+  const login = (
+    await ok<{ login: number }>(c, 'v2.PF4.UserRecordNew', { body: { login: 0, group: 'demo\\forex', name: comment } })
+  ).login;
+  await ok(c, 'v2.PF4.TradeTransaction', {
+    body: { tradeTransactionType: 'BrBalance', tradeCommand: 'Balance', orderBy: login, price: 100_000 },
+  });
   const tx = await ok<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
-    body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10, comment },
+    body: {
+      tradeTransactionType: 'BrOrderOpen',
+      tradeCommand: 'Buy',
+      orderBy: login,
+      symbol: 'EURUSD',
+      volume: 10,
+      comment,
+    },
   });
   return { order: tx.order, login };
 }

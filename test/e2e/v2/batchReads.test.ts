@@ -24,10 +24,12 @@ const password = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = password;
 const managers = [{ login: 1000, password }];
 const stack = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, accounts: ACCOUNTS, trades: TRADES, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, accounts: ACCOUNTS, trades: TRADES, managers },
+      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
+    ],
+  },
   brokerEnv: { BROKER_ANSWER_MAX_BYTES: String(ANSWER_MAX_BYTES) },
 });
 /** The stack's client, and a manager session of the test's own on the PF4 server (no change stream). */
@@ -50,10 +52,13 @@ const logins = (rows: Row[]) => rows.map((r) => r.login as number);
 const orders = (rows: Row[]) => rows.map((r) => r.order as number);
 /** The refusal of a read whose snapshot the broker's session does not hold. */
 const lost = (start: string, rows: string, reconnected: boolean) => ({
-  code: 'NotFound', managerCode: null,
-  message: `the ${rows} sync snapshot is lost: ${reconnected
-    ? `the broker's manager session has reconnected since ${start}, and the trading server drops a sync snapshot with its connection`
-    : `this broker's manager session has answered no ${start} (never started here, or started on another broker)`}; start again with ${start}`,
+  code: 'NotFound',
+  managerCode: null,
+  message: `the ${rows} sync snapshot is lost: ${
+    reconnected
+      ? `the broker's manager session has reconnected since ${start}, and the trading server drops a sync snapshot with its connection`
+      : `this broker's manager session has answered no ${start} (never started here, or started on another broker)`
+  }; start again with ${start}`,
 });
 const simLogins = async () => ((await setup.client.stack.control('demo-pf4', 'state')) as { logins: number }).logins;
 
@@ -69,7 +74,9 @@ describe('v2.PF4.UsersSnapshot and v2.PF4.TradesSnapshot', () => {
     expect(server).toHaveLength(TRADES);
     expect(trades).toEqual(server.map(asTrade));
     expect(orders(trades)).toEqual([...orders(trades)].sort((a, b) => a - b));
-    expect(orders(await ok<Row[]>(c, 'v2.PF4.TradesSnapshot', { query: { limit: 3 } }))).toEqual(orders(server).slice(0, 3));
+    expect(orders(await ok<Row[]>(c, 'v2.PF4.TradesSnapshot', { query: { limit: 3 } }))).toEqual(
+      orders(server).slice(0, 3),
+    );
   });
 
   it('refuse a limit whose accounts pass what one answer carries, naming how many fit; that many are answered', async () => {
@@ -77,20 +84,28 @@ describe('v2.PF4.UsersSnapshot and v2.PF4.TradesSnapshot', () => {
     const error = (await call(c, 'v2.PF4.UsersSnapshot')).body.error!;
     expect(error.code).toBe('Validation');
     const fit = Number(/; the first (\d+) fit: ask for at most \1$/.exec(error.message ?? '')?.[1]);
-    expect(error.message).toBe(`limit: the ${ACCOUNTS} accounts asked for take more than the ${ANSWER_MAX_BYTES} bytes one answer may carry; the first ${fit} fit: ask for at most ${fit}`);
+    expect(error.message).toBe(
+      `limit: the ${ACCOUNTS} accounts asked for take more than the ${ANSWER_MAX_BYTES} bytes one answer may carry; the first ${fit} fit: ask for at most ${fit}`,
+    );
     expect(fit).toBeGreaterThan(10);
     expect(fit).toBeLessThan(ACCOUNTS / 2);
     const users = await ok<Row[]>(c, 'v2.PF4.UsersSnapshot', { query: { limit: fit } });
     expect(users).toEqual((await manager.ok<Row[]>('UsersSnapshot', { limit: fit })).map(asUser));
     expect(await refuses(c, 'v2.PF4.UsersSnapshot', 'limit', { query: { limit: fit + 1 } })).toBe(
-      `limit: the ${fit + 1} accounts asked for take more than the ${ANSWER_MAX_BYTES} bytes one answer may carry; the first ${fit} fit: ask for at most ${fit}`);
+      `limit: the ${fit + 1} accounts asked for take more than the ${ANSWER_MAX_BYTES} bytes one answer may carry; the first ${fit} fit: ask for at most ${fit}`,
+    );
     // The link carried it and is still up: the next call is answered.
     expect(await ok<Row[]>(c, 'v2.PF4.UsersSnapshot', { query: { limit: 1 } })).toHaveLength(1);
   });
 
   it('refuse limits of 0, above 100000 and not integers, naming limit', async () => {
     const { client: c } = setup;
-    for (const id of ['v2.PF4.UsersSnapshot', 'v2.PF4.TradesSnapshot', 'v2.PF4.UsersSyncRead', 'v2.PF4.TradesSyncRead']) {
+    for (const id of [
+      'v2.PF4.UsersSnapshot',
+      'v2.PF4.TradesSnapshot',
+      'v2.PF4.UsersSyncRead',
+      'v2.PF4.TradesSyncRead',
+    ]) {
       expect(await refuses(c, id, 'limit', { query: { limit: 0 } })).toBe('limit: limit must be at least 1');
       expect(await refuses(c, id, 'limit', { query: { limit: 100_001 } })).toBe('limit: limit must be at most 100000');
       expect(await refuses(c, id, 'limit', { query: { limit: '2.5' } })).toBe('limit: limit must be an integer');
@@ -107,7 +122,11 @@ describe('v2.PF4.UsersSyncRead and v2.PF4.TradesSyncRead', () => {
     // The snapshot is the broker's session's: the test's own session on the server holds none.
     expect(await manager.ok('UsersSyncRead')).toEqual([]);
     const reads: Row[][] = [];
-    for (let rows = await ok<Row[]>(c, 'v2.PF4.UsersSyncRead'); rows.length > 0; rows = await ok<Row[]>(c, 'v2.PF4.UsersSyncRead')) {
+    for (
+      let rows = await ok<Row[]>(c, 'v2.PF4.UsersSyncRead');
+      rows.length > 0;
+      rows = await ok<Row[]>(c, 'v2.PF4.UsersSyncRead')
+    ) {
       reads.push(rows);
       expect(reads.length).toBeLessThanOrEqual(ACCOUNTS);
     }
@@ -138,7 +157,7 @@ describe('v2.PF4.UsersSyncRead and v2.PF4.TradesSyncRead', () => {
     expect(await ok(c, 'v2.PF4.TradesSyncRead')).toEqual([]);
   });
 
-  it('refuse a read after the broker\'s manager session reconnected, never [] as if drained; a new start reads again', async () => {
+  it("refuse a read after the broker's manager session reconnected, never [] as if drained; a new start reads again", async () => {
     const { client: c } = setup;
     expect(await ok(c, 'v2.PF4.UsersSyncStart', { query: { timestamp: 0 } })).toBe(true);
     const first = await ok<Row[]>(c, 'v2.PF4.UsersSyncRead', { query: { limit: 20 } });
@@ -150,7 +169,9 @@ describe('v2.PF4.UsersSyncRead and v2.PF4.TradesSyncRead', () => {
     await connectManager();
     // The server would answer [] on the new connection: the broker refuses instead, and keeps refusing.
     expect(await fails(c, 'v2.PF4.UsersSyncRead')).toEqual(lost('UsersSyncStart', 'accounts', true));
-    expect(await fails(c, 'v2.PF4.UsersSyncRead', { query: { limit: 5 } })).toEqual(lost('UsersSyncStart', 'accounts', true));
+    expect(await fails(c, 'v2.PF4.UsersSyncRead', { query: { limit: 5 } })).toEqual(
+      lost('UsersSyncStart', 'accounts', true),
+    );
     // Started again, the snapshot is read from its first account.
     expect(await ok(c, 'v2.PF4.UsersSyncStart', { query: { timestamp: 0 } })).toBe(true);
     expect(logins(await ok<Row[]>(c, 'v2.PF4.UsersSyncRead', { query: { limit: 20 } }))).toEqual(logins(first));

@@ -12,7 +12,11 @@ const setup = stackAndManagerForFile(DEMO_PF4_SERVER);
 type Rec = Record<string, any>;
 
 /** A request as a client sends it: the path pasted into the URL text as is, no encoding of its own. */
-async function send<T = any>(method: string, pathAndQuery: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+async function send<T = any>(
+  method: string,
+  pathAndQuery: string,
+  init: { body?: unknown; headers?: Record<string, string> } = {},
+) {
   const { client } = setup;
   const res = await fetch(`${client.stack.edgeUrl}${pathAndQuery}`, {
     method,
@@ -60,8 +64,9 @@ describe('a group name in the path, not percent-encoded', () => {
 
     // A group after a login: the login is the segment before the group's.
     const login = serverUsers[0].login as number;
-    expect(await data<Rec[]>('GET', `${v2()}/TradesGetByLogin/${login}/demo\\pro`))
-      .toStrictEqual(await data<Rec[]>('GET', `${v2()}/TradesGetByLogin/${login}/demo%5Cpro`));
+    expect(await data<Rec[]>('GET', `${v2()}/TradesGetByLogin/${login}/demo\\pro`)).toStrictEqual(
+      await data<Rec[]>('GET', `${v2()}/TradesGetByLogin/${login}/demo%5Cpro`),
+    );
 
     // PF5 group names hold backslashes too.
     const pf5 = await data<Rec>('GET', `${setup.client.v2pf5}/GroupGet/demo\\retail`);
@@ -70,7 +75,11 @@ describe('a group name in the path, not percent-encoded', () => {
 
   it('refuses a split group whose backslash form is too long, naming the group', async () => {
     const r = await send('GET', `${v2()}/GroupRecordGet/demoforex\\abcdefgh`);
-    expect(r.body.error).toStrictEqual({ code: 'Validation', managerCode: null, message: 'group: group must be at most 16 characters' });
+    expect(r.body.error).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'group: group must be at most 16 characters',
+    });
   });
 
   it('keeps a group followed by another parameter to one segment: encoded it is read, unencoded it is no route', async () => {
@@ -85,42 +94,76 @@ describe('a group name in the path, not percent-encoded', () => {
     const { manager } = setup;
     const key = `client-forms-${Date.now()}`;
     const headers = { 'idempotency-key': key };
-    const first = await send<Rec>('POST', `${v2()}/GroupRecordUpdate/real\\standard`, { body: { company: 'Split Form Co' }, headers });
+    const first = await send<Rec>('POST', `${v2()}/GroupRecordUpdate/real\\standard`, {
+      body: { company: 'Split Form Co' },
+      headers,
+    });
     expect(first.body.error).toBeNull();
     expect(first.body.data!.group).toBe('real\\standard');
     expect(first.headers.get('idempotency-replayed')).toBeNull();
     expect((await manager.ok<Rec>('GroupRecordRequest', { group: 'real\\standard' })).company).toBe('Split Form Co');
 
-    const again = await send<Rec>('POST', `${v2()}/GroupRecordUpdate/real%5Cstandard`, { body: { company: 'Split Form Co' }, headers });
+    const again = await send<Rec>('POST', `${v2()}/GroupRecordUpdate/real%5Cstandard`, {
+      body: { company: 'Split Form Co' },
+      headers,
+    });
     expect(again.headers.get('idempotency-replayed')).toBe('true');
     expect(again.body).toStrictEqual(first.body);
 
     // Another group under the key is another request.
-    const other = await send('POST', `${v2()}/GroupRecordUpdate/real\\vip`, { body: { company: 'Split Form Co' }, headers });
-    expect(other.body.error).toMatchObject({ code: 'Validation', message: 'Idempotency-Key: already used with a different request' });
+    const other = await send('POST', `${v2()}/GroupRecordUpdate/real\\vip`, {
+      body: { company: 'Split Form Co' },
+      headers,
+    });
+    expect(other.body.error).toMatchObject({
+      code: 'Validation',
+      message: 'Idempotency-Key: already used with a different request',
+    });
   });
 });
 
 describe('lists in the query, comma-joined', () => {
   it('reads comma-joined, repeated and mixed lists as the same list', async () => {
     const { manager } = setup;
-    const logins = (await manager.ok<Rec[]>('AdmUsersRequestSafe', { group: 'demo\\forex' })).slice(0, 3).map((u) => u.login as number);
+    const logins = (await manager.ok<Rec[]>('AdmUsersRequestSafe', { group: 'demo\\forex' }))
+      .slice(0, 3)
+      .map((u) => u.login as number);
     expect(logins).toHaveLength(3);
     const [a, b, c] = logins;
     const byLogin = (users: Rec[]) => users.map((u) => u.login).sort((x, y) => x - y);
     const expected = [...logins].sort((x, y) => x - y);
-    expect(byLogin(await data<Rec[]>('GET', `${v2()}/UserRecordsRequest?logins=${a},${b},${c}`))).toStrictEqual(expected);
-    expect(byLogin(await data<Rec[]>('GET', `${v2()}/UserRecordsRequest?logins=${a},${b}&logins=${c}`))).toStrictEqual(expected);
-    expect(byLogin(await data<Rec[]>('GET', `${v2()}/UserRecordsRequest?logins=${a}&logins=${b}&logins=${c}`))).toStrictEqual(expected);
+    expect(byLogin(await data<Rec[]>('GET', `${v2()}/UserRecordsRequest?logins=${a},${b},${c}`))).toStrictEqual(
+      expected,
+    );
+    expect(byLogin(await data<Rec[]>('GET', `${v2()}/UserRecordsRequest?logins=${a},${b}&logins=${c}`))).toStrictEqual(
+      expected,
+    );
+    expect(
+      byLogin(await data<Rec[]>('GET', `${v2()}/UserRecordsRequest?logins=${a}&logins=${b}&logins=${c}`)),
+    ).toStrictEqual(expected);
     const report = `${v2()}/ReportsRequest?from=2020-01-01T00:00:00Z&to=2030-01-01T00:00:00Z`;
-    expect(await data<Rec[]>('GET', `${report}&logins=${a},${b}`)).toStrictEqual(await data<Rec[]>('GET', `${report}&logins=${a}&logins=${b}`));
+    expect(await data<Rec[]>('GET', `${report}&logins=${a},${b}`)).toStrictEqual(
+      await data<Rec[]>('GET', `${report}&logins=${a}&logins=${b}`),
+    );
   });
 
   it('checks every element with the same bounds and names the one that is wrong', async () => {
     const refusal = async (query: string) => (await send('GET', `${v2()}/UserRecordsRequest?${query}`)).body.error;
-    expect(await refusal('logins=100,abc')).toStrictEqual({ code: 'Validation', managerCode: null, message: 'logins.1: logins must be a positive integer' });
-    expect(await refusal('logins=100,200&logins=0')).toStrictEqual({ code: 'Validation', managerCode: null, message: 'logins.2: logins must be at least 1' });
-    expect(await refusal('logins=2147483648')).toStrictEqual({ code: 'Validation', managerCode: null, message: 'logins.0: logins must be at most 2147483647' });
+    expect(await refusal('logins=100,abc')).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'logins.1: logins must be a positive integer',
+    });
+    expect(await refusal('logins=100,200&logins=0')).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'logins.2: logins must be at least 1',
+    });
+    expect(await refusal('logins=2147483648')).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'logins.0: logins must be at most 2147483647',
+    });
   });
 });
 
@@ -131,16 +174,29 @@ describe('enum values in another case and by number', () => {
     const { manager } = setup;
     const bar = { time: '2023-03-01T00:00:00.000Z', open: 1.05, high: 1.09, low: 1.04, close: 1.08, volume: 100 };
     expect(await data('POST', `${v2()}/ChartAdd/GBPUSD?period=mn1`, { body: { rates: [bar] } })).toBe(true);
-    expect(await manager.ok('ChartRequest', { symbol: 'GBPUSD', period: 'Mn1', start: '2023-01-01T00:00:00Z', end: '2023-12-31T23:59:59Z' })).toEqual([bar]);
+    expect(
+      await manager.ok('ChartRequest', {
+        symbol: 'GBPUSD',
+        period: 'Mn1',
+        start: '2023-01-01T00:00:00Z',
+        end: '2023-12-31T23:59:59Z',
+      }),
+    ).toEqual([bar]);
     expect(await data('GET', `${v2()}/ChartRequest/GBPUSD?period=MN1&${window}`)).toEqual([bar]);
     expect(await data('GET', `${v2()}/ChartRequest/GBPUSD?period=MN1&${window}&mode=rangein`)).toEqual([bar]);
-    expect(await data('POST', `${v2()}/ChartDelete/GBPUSD?period=MN1`, { body: { rates: [{ time: bar.time }] } })).toBe(true);
+    expect(await data('POST', `${v2()}/ChartDelete/GBPUSD?period=MN1`, { body: { rates: [{ time: bar.time }] } })).toBe(
+      true,
+    );
     expect(await data('GET', `${v2()}/ChartRequest/GBPUSD?period=Mn1&${window}`)).toEqual([]);
   });
 
   it('refuses a period by number (its number is not given) and names the members', async () => {
     const r = await send('GET', `${v2()}/ChartRequest/GBPUSD?period=43200`);
-    expect(r.body.error).toStrictEqual({ code: 'Validation', managerCode: null, message: 'period: period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1' });
+    expect(r.body.error).toStrictEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'period: period must be one of M1, M5, M15, M30, H1, H4, D1, W1, Mn1',
+    });
   });
 
   it('reads the journal mode by its number (4 is Full) and in any case', async () => {
@@ -165,7 +221,9 @@ describe('enum values in another case and by number', () => {
     expect(await data('GET', `${ticks}&flags=2`)).toStrictEqual(normal);
     expect(normal.every((t) => t.flags === 'Normal')).toBe(true);
     const refused = await send('GET', `${ticks}&flags=4`);
-    expect(refused.body.error?.message).toBe('flags: flags must be Raw, Normal, All or several of them joined by ", ", or the number of their bits (Raw 1, Normal 2)');
+    expect(refused.body.error?.message).toBe(
+      'flags: flags must be Raw, Normal, All or several of them joined by ", ", or the number of their bits (Raw 1, Normal 2)',
+    );
 
     const inPath = await send('GET', `${v1()}/TicksRequest/EURUSD/2020-01-01T00:00:00Z/${end}/3`);
     expect(inPath.status).toBe(200);

@@ -17,7 +17,9 @@ type Row = Record<string, unknown>;
 let c: Client;
 let m: ManagerClient;
 const setup = stackAndManagerForFile();
-beforeAll(() => { ({ client: c, manager: m } = setup); });
+beforeAll(() => {
+  ({ client: c, manager: m } = setup);
+});
 
 /** The simulator's list in its own order, as the server sends it (feeders and syncs with their password). */
 const simList = (list: string) => m.ok<Row[]>(`CfgRequest${list}`);
@@ -38,7 +40,8 @@ function expectNoServerOnly(answered: Row, schema: string, server: Row, kind: Pf
   for (const field of PF4_SERVER_ONLY[kind]) {
     expect(fields, field).not.toContain(field);
     const value = server[field];
-    if (typeof value === 'string' && value !== '') expect(text, `${schema} carries the server's ${field}`).not.toContain(value);
+    if (typeof value === 'string' && value !== '')
+      expect(text, `${schema} carries the server's ${field}`).not.toContain(value);
   }
 }
 
@@ -50,17 +53,23 @@ function expectedOrder(rows: Row[], key: readonly string[]): Row[] {
     if (rank(a) === 0) return 0;
     return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
   };
-  return rows.map((row, pos) => ({ row, pos })).sort((x, y) => {
-    for (const f of key) {
-      const d = cmp(x.row[f], y.row[f]);
-      if (d !== 0) return d;
-    }
-    return x.pos - y.pos;
-  }).map((e) => e.row);
+  return rows
+    .map((row, pos) => ({ row, pos }))
+    .sort((x, y) => {
+      for (const f of key) {
+        const d = cmp(x.row[f], y.row[f]);
+        if (d !== 0) return d;
+      }
+      return x.pos - y.pos;
+    })
+    .map((e) => e.row);
 }
 
 /** Where a record the test wrote sits in the simulator's list (every field it gave matches). */
-const positionOf = (rows: Row[], record: Row) => rows.findIndex((r) => Object.entries(record).every(([k, v]) => JSON.stringify(r[k] ?? null) === JSON.stringify(v ?? null)));
+const positionOf = (rows: Row[], record: Row) =>
+  rows.findIndex((r) =>
+    Object.entries(record).every(([k, v]) => JSON.stringify(r[k] ?? null) === JSON.stringify(v ?? null)),
+  );
 
 interface ListCase {
   list: string;
@@ -83,84 +92,338 @@ interface ListCase {
 
 const ip = (text: string) => text.split('.').reduce((acc, part) => acc * 256 + Number(part), 0);
 const managerRights = (admin: boolean) => ({
-  manager: true, money: false, online: true, riskMan: false, broker: false, admin, logs: false, reports: false, trades: false,
-  marketWatch: false, email: false, userDetails: false, seeTrades: true, news: false, plugins: false, market: false,
-  notifications: false, serverReports: false, techSupport: false,
+  manager: true,
+  money: false,
+  online: true,
+  riskMan: false,
+  broker: false,
+  admin,
+  logs: false,
+  reports: false,
+  trades: false,
+  marketWatch: false,
+  email: false,
+  userDetails: false,
+  seeTrades: true,
+  news: false,
+  plugins: false,
+  market: false,
+  notifications: false,
+  serverReports: false,
+  techSupport: false,
 });
 
 const LISTS: ListCase[] = [
   {
-    list: 'Holiday', read: 'v2.PF4.CfgRequestHoliday', update: 'v2.PF4.CfgUpdateHoliday', del: 'v2.PF4.CfgDeleteHoliday', shift: 'v2.PF4.CfgShiftHoliday',
-    key: ['year', 'month', 'day', 'from', 'symbol'], by: 'pos',
-    make: (i) => ({ year: 2031, month: 3, day: 10 + i, from: 60, to: 120, symbol: 'EURUSD', description: `test holiday ${i}`, enable: false }),
+    list: 'Holiday',
+    read: 'v2.PF4.CfgRequestHoliday',
+    update: 'v2.PF4.CfgUpdateHoliday',
+    del: 'v2.PF4.CfgDeleteHoliday',
+    shift: 'v2.PF4.CfgShiftHoliday',
+    key: ['year', 'month', 'day', 'from', 'symbol'],
+    by: 'pos',
+    make: (i) => ({
+      year: 2031,
+      month: 3,
+      day: 10 + i,
+      from: 60,
+      to: 120,
+      symbol: 'EURUSD',
+      description: `test holiday ${i}`,
+      enable: false,
+    }),
     change: (r) => ({ ...r, description: 'moved by test', to: 240 }),
-    tie: { year: 2031, month: 3, day: 11, from: 60, to: 600, symbol: 'EURUSD', description: 'same key as test holiday 1', enable: false },
-    nullKey: { year: 2031, month: 3, day: 11, from: 60, to: 120, symbol: null, description: 'no symbol', enable: false },
+    tie: {
+      year: 2031,
+      month: 3,
+      day: 11,
+      from: 60,
+      to: 600,
+      symbol: 'EURUSD',
+      description: 'same key as test holiday 1',
+      enable: false,
+    },
+    nullKey: {
+      year: 2031,
+      month: 3,
+      day: 11,
+      from: 60,
+      to: 120,
+      symbol: null,
+      description: 'no symbol',
+      enable: false,
+    },
   },
   {
-    list: 'Access', read: 'v2.PF4.CfgRequestAccess', update: 'v2.PF4.CfgUpdateAccess', del: 'v2.PF4.CfgDeleteAccess', shift: 'v2.PF4.CfgShiftAccess',
-    key: ['ipFrom', 'ipTo'], by: 'pos',
-    make: (i) => ({ action: 1, ipFrom: ip(`203.0.113.${i * 10}`), ipTo: ip(`203.0.113.${i * 10 + 5}`), comment: `test rule ${i}` }),
+    list: 'Access',
+    read: 'v2.PF4.CfgRequestAccess',
+    update: 'v2.PF4.CfgUpdateAccess',
+    del: 'v2.PF4.CfgDeleteAccess',
+    shift: 'v2.PF4.CfgShiftAccess',
+    key: ['ipFrom', 'ipTo'],
+    by: 'pos',
+    make: (i) => ({
+      action: 1,
+      ipFrom: ip(`203.0.113.${i * 10}`),
+      ipTo: ip(`203.0.113.${i * 10 + 5}`),
+      comment: `test rule ${i}`,
+    }),
     change: (r) => ({ ...r, action: 0, comment: 'denied by test' }),
     tie: { action: 0, ipFrom: ip('203.0.113.10'), ipTo: ip('203.0.113.15'), comment: 'same range as test rule 1' },
   },
   {
-    list: 'DataServer', read: 'v2.PF4.CfgRequestDataServer', update: 'v2.PF4.CfgUpdateDataServer', del: 'v2.PF4.CfgDeleteDataServer', shift: 'v2.PF4.CfgShiftDataServer',
-    key: ['server'], by: 'pos',
-    make: (i) => ({ server: `access-test${i}.example.com:443`, ip: 0, description: `test access point ${i}`, isProxy: 0, priority: 5 + i, loading: 0, ipInternal: 0, isWitness: 0 }),
+    list: 'DataServer',
+    read: 'v2.PF4.CfgRequestDataServer',
+    update: 'v2.PF4.CfgUpdateDataServer',
+    del: 'v2.PF4.CfgDeleteDataServer',
+    shift: 'v2.PF4.CfgShiftDataServer',
+    key: ['server'],
+    by: 'pos',
+    make: (i) => ({
+      server: `access-test${i}.example.com:443`,
+      ip: 0,
+      description: `test access point ${i}`,
+      isProxy: 0,
+      priority: 5 + i,
+      loading: 0,
+      ipInternal: 0,
+      isWitness: 0,
+    }),
     change: (r) => ({ ...r, description: 'renamed by test', priority: 9 }),
-    tie: { server: 'access-test1.example.com:443', ip: 0, description: 'same address, proxy', isProxy: 1, priority: 7, loading: 0, ipInternal: 0, isWitness: 0 },
-    nullKey: { server: null, ip: 0, description: 'no address', isProxy: 0, priority: 8, loading: 0, ipInternal: 0, isWitness: 0 },
+    tie: {
+      server: 'access-test1.example.com:443',
+      ip: 0,
+      description: 'same address, proxy',
+      isProxy: 1,
+      priority: 7,
+      loading: 0,
+      ipInternal: 0,
+      isWitness: 0,
+    },
+    nullKey: {
+      server: null,
+      ip: 0,
+      description: 'no address',
+      isProxy: 0,
+      priority: 8,
+      loading: 0,
+      ipInternal: 0,
+      isWitness: 0,
+    },
   },
   {
-    list: 'GatewayMarkup', read: 'v2.PF4.CfgRequestGatewayMarkup', update: 'v2.PF4.CfgUpdateGatewayMarkup', del: 'v2.PF4.CfgDeleteGatewayMarkup', shift: 'v2.PF4.CfgShiftGatewayMarkup',
-    key: ['source', 'symbol'], by: 'append',
-    make: (i) => ({ enable: true, source: 'LP Test', symbol: `GBP${i}`, accountName: 'LP Test', accountId: 2, bidMarkup: -i, askMarkup: i }),
+    list: 'GatewayMarkup',
+    read: 'v2.PF4.CfgRequestGatewayMarkup',
+    update: 'v2.PF4.CfgUpdateGatewayMarkup',
+    del: 'v2.PF4.CfgDeleteGatewayMarkup',
+    shift: 'v2.PF4.CfgShiftGatewayMarkup',
+    key: ['source', 'symbol'],
+    by: 'append',
+    make: (i) => ({
+      enable: true,
+      source: 'LP Test',
+      symbol: `GBP${i}`,
+      accountName: 'LP Test',
+      accountId: 2,
+      bidMarkup: -i,
+      askMarkup: i,
+    }),
     change: (r) => ({ ...r, bidMarkup: -9 }),
-    tie: { enable: false, source: 'LP Test', symbol: 'GBP1', accountName: 'LP Test', accountId: 2, bidMarkup: -3, askMarkup: 3 },
-    nullKey: { enable: true, source: null, symbol: 'USDJPY', accountName: 'LP Test', accountId: 2, bidMarkup: 0, askMarkup: 0 },
+    tie: {
+      enable: false,
+      source: 'LP Test',
+      symbol: 'GBP1',
+      accountName: 'LP Test',
+      accountId: 2,
+      bidMarkup: -3,
+      askMarkup: 3,
+    },
+    nullKey: {
+      enable: true,
+      source: null,
+      symbol: 'USDJPY',
+      accountName: 'LP Test',
+      accountId: 2,
+      bidMarkup: 0,
+      askMarkup: 0,
+    },
   },
   {
-    list: 'LiveUpdate', read: 'v2.PF4.CfgRequestLiveUpdate', update: 'v2.PF4.CfgUpdateLiveUpdate', del: 'v2.PF4.CfgDeleteLiveUpdate', shift: 'v2.PF4.CfgShiftLiveUpdate',
-    key: ['company', 'type'], by: 'append',
-    make: (i) => ({ company: 'Test Company', path: `/liveupdate/test${i}`, version: 4, build: 1400 + i, maxConnect: 10, connections: 0, type: i, enable: 0, totalFiles: i }),
+    list: 'LiveUpdate',
+    read: 'v2.PF4.CfgRequestLiveUpdate',
+    update: 'v2.PF4.CfgUpdateLiveUpdate',
+    del: 'v2.PF4.CfgDeleteLiveUpdate',
+    shift: 'v2.PF4.CfgShiftLiveUpdate',
+    key: ['company', 'type'],
+    by: 'append',
+    make: (i) => ({
+      company: 'Test Company',
+      path: `/liveupdate/test${i}`,
+      version: 4,
+      build: 1400 + i,
+      maxConnect: 10,
+      connections: 0,
+      type: i,
+      enable: 0,
+      totalFiles: i,
+    }),
     change: (r) => ({ ...r, maxConnect: 99 }),
-    tie: { company: 'Test Company', path: '/liveupdate/other', version: 4, build: 1500, maxConnect: 5, connections: 0, type: 1, enable: 0, totalFiles: 1 },
-    nullKey: { company: null, path: '/liveupdate/anonymous', version: 4, build: 1400, maxConnect: 5, connections: 0, type: 0, enable: 0, totalFiles: 0 },
+    tie: {
+      company: 'Test Company',
+      path: '/liveupdate/other',
+      version: 4,
+      build: 1500,
+      maxConnect: 5,
+      connections: 0,
+      type: 1,
+      enable: 0,
+      totalFiles: 1,
+    },
+    nullKey: {
+      company: null,
+      path: '/liveupdate/anonymous',
+      version: 4,
+      build: 1400,
+      maxConnect: 5,
+      connections: 0,
+      type: 0,
+      enable: 0,
+      totalFiles: 0,
+    },
   },
   {
-    list: 'Sync', read: 'v2.PF4.CfgRequestSync', update: 'v2.PF4.CfgUpdateSync', del: 'v2.PF4.CfgDeleteSync', shift: 'v2.PF4.CfgShiftSync',
-    key: ['server', 'from', 'to'], by: 'append',
-    make: (i) => ({ server: 'history-test.example.com:443', login: `sync${i}`, enable: 0, mode: 'Add', from: 1000 * i, to: 1000 * i + 999, securities: '*', timeCorrection: 0 }),
+    list: 'Sync',
+    read: 'v2.PF4.CfgRequestSync',
+    update: 'v2.PF4.CfgUpdateSync',
+    del: 'v2.PF4.CfgDeleteSync',
+    shift: 'v2.PF4.CfgShiftSync',
+    key: ['server', 'from', 'to'],
+    by: 'append',
+    make: (i) => ({
+      server: 'history-test.example.com:443',
+      login: `sync${i}`,
+      enable: 0,
+      mode: 'Add',
+      from: 1000 * i,
+      to: 1000 * i + 999,
+      securities: '*',
+      timeCorrection: 0,
+    }),
     change: (r) => ({ ...r, enable: 1 }),
-    tie: { server: 'history-test.example.com:443', login: 'sync-tie', enable: 0, mode: 'Insert', from: 1000, to: 1999, securities: 'EURUSD', timeCorrection: 1 },
-    nullKey: { server: null, login: 'sync-null', enable: 0, mode: 'Add', from: 0, to: 0, securities: '*', timeCorrection: 0 },
+    tie: {
+      server: 'history-test.example.com:443',
+      login: 'sync-tie',
+      enable: 0,
+      mode: 'Insert',
+      from: 1000,
+      to: 1999,
+      securities: 'EURUSD',
+      timeCorrection: 1,
+    },
+    nullKey: {
+      server: null,
+      login: 'sync-null',
+      enable: 0,
+      mode: 'Add',
+      from: 0,
+      to: 0,
+      securities: '*',
+      timeCorrection: 0,
+    },
   },
   {
-    list: 'Manager', read: 'v2.PF4.CfgRequestManager', update: 'v2.PF4.CfgUpdateManager', del: 'v2.PF4.CfgDeleteManager', shift: 'v2.PF4.CfgShiftManager',
-    key: ['login'], by: 'key', keyField: 'login',
-    make: (i) => ({ login: 4000 + i, name: `Test manager ${i}`, groups: 'demo\\*', mailBox: `test${i}`, infoDepth: 1, ...managerRights(false), ipFilter: 0, ipFrom: 0, ipTo: 0 }),
+    list: 'Manager',
+    read: 'v2.PF4.CfgRequestManager',
+    update: 'v2.PF4.CfgUpdateManager',
+    del: 'v2.PF4.CfgDeleteManager',
+    shift: 'v2.PF4.CfgShiftManager',
+    key: ['login'],
+    by: 'key',
+    keyField: 'login',
+    make: (i) => ({
+      login: 4000 + i,
+      name: `Test manager ${i}`,
+      groups: 'demo\\*',
+      mailBox: `test${i}`,
+      infoDepth: 1,
+      ...managerRights(false),
+      ipFilter: 0,
+      ipFrom: 0,
+      ipTo: 0,
+    }),
     change: (r) => ({ ...r, name: 'Renamed manager', reports: true }),
   },
   {
-    list: 'Feeder', read: 'v2.PF4.CfgRequestFeeder', update: 'v2.PF4.CfgUpdateFeeder', del: 'v2.PF4.CfgDeleteFeeder', shift: 'v2.PF4.CfgShiftFeeder',
-    key: ['name'], by: 'key', keyField: 'name',
-    make: (i) => ({ name: `Test feed ${i}`, file: `test${i}.feed`, server: `feed${i}.example.com:2222`, login: `feeder${i}`, keywords: '', enable: 0,
-      dataFeedMode: 'Quotes', timeout: 60, timeoutReconnect: 5, timeoutSleep: 30, attempsSleep: 3, newsLangId: 0 }),
+    list: 'Feeder',
+    read: 'v2.PF4.CfgRequestFeeder',
+    update: 'v2.PF4.CfgUpdateFeeder',
+    del: 'v2.PF4.CfgDeleteFeeder',
+    shift: 'v2.PF4.CfgShiftFeeder',
+    key: ['name'],
+    by: 'key',
+    keyField: 'name',
+    make: (i) => ({
+      name: `Test feed ${i}`,
+      file: `test${i}.feed`,
+      server: `feed${i}.example.com:2222`,
+      login: `feeder${i}`,
+      keywords: '',
+      enable: 0,
+      dataFeedMode: 'Quotes',
+      timeout: 60,
+      timeoutReconnect: 5,
+      timeoutSleep: 30,
+      attempsSleep: 3,
+      newsLangId: 0,
+    }),
     change: (r) => ({ ...r, enable: 1, keywords: 'test' }),
   },
   {
-    list: 'GatewayAccount', read: 'v2.PF4.CfgRequestGatewayAccount', update: 'v2.PF4.CfgUpdateGatewayAccount', del: 'v2.PF4.CfgDeleteGatewayAccount', shift: 'v2.PF4.CfgShiftGatewayAccount',
-    key: ['name'], by: 'key', keyField: 'name',
-    make: (i) => ({ enable: false, name: `Test LP ${i}`, id: 10 + i, type: 0, login: 9100 + i, address: `lp${i}.example.com:443`, notifyLogins: [1000], flags: 'None' }),
+    list: 'GatewayAccount',
+    read: 'v2.PF4.CfgRequestGatewayAccount',
+    update: 'v2.PF4.CfgUpdateGatewayAccount',
+    del: 'v2.PF4.CfgDeleteGatewayAccount',
+    shift: 'v2.PF4.CfgShiftGatewayAccount',
+    key: ['name'],
+    by: 'key',
+    keyField: 'name',
+    make: (i) => ({
+      enable: false,
+      name: `Test LP ${i}`,
+      id: 10 + i,
+      type: 0,
+      login: 9100 + i,
+      address: `lp${i}.example.com:443`,
+      notifyLogins: [1000],
+      flags: 'None',
+    }),
     change: (r) => ({ ...r, enable: true, flags: 'Quotes' }),
   },
   {
-    list: 'GatewayRule', read: 'v2.PF4.CfgRequestGatewayRule', update: 'v2.PF4.CfgUpdateGatewayRule', del: 'v2.PF4.CfgDeleteGatewayRule', shift: 'v2.PF4.CfgShiftGatewayRule',
-    key: ['name'], by: 'key', keyField: 'name',
-    make: (i) => ({ enable: false, name: `Test rule ${i}`, requestSymbol: 'EURUSD', requestGroup: 'demo\\*', exeAccountName: 'LP Prime', exeAccountId: 1,
-      exeMaxDeviation: i, exeMaxProfitSlippage: 0, exeMaxProfitSlippageLots: 0, exeMaxLosingSlippage: 0, exeMaxLosingSlippageLots: 0,
-      exeAccountPos: 0, exeVolumePercent: 50, exeFlags: 0 }),
+    list: 'GatewayRule',
+    read: 'v2.PF4.CfgRequestGatewayRule',
+    update: 'v2.PF4.CfgUpdateGatewayRule',
+    del: 'v2.PF4.CfgDeleteGatewayRule',
+    shift: 'v2.PF4.CfgShiftGatewayRule',
+    key: ['name'],
+    by: 'key',
+    keyField: 'name',
+    make: (i) => ({
+      enable: false,
+      name: `Test rule ${i}`,
+      requestSymbol: 'EURUSD',
+      requestGroup: 'demo\\*',
+      exeAccountName: 'LP Prime',
+      exeAccountId: 1,
+      exeMaxDeviation: i,
+      exeMaxProfitSlippage: 0,
+      exeMaxProfitSlippageLots: 0,
+      exeMaxLosingSlippage: 0,
+      exeMaxLosingSlippageLots: 0,
+      exeAccountPos: 0,
+      exeVolumePercent: 50,
+      exeFlags: 0,
+    }),
     change: (r) => ({ ...r, exeVolumePercent: 75 }),
   },
 ];
@@ -187,8 +450,13 @@ for (const L of LISTS) {
       const expected = expectedOrder(server, L.key);
       expect(whole).toHaveLength(expected.length);
       whole.forEach((item, i) => expect(item).toMatchObject(contractPart(L.list, expected[i])));
-      if (SERVER_ONLY[L.list]) whole.forEach((item, i) => expectNoServerOnly(item, `PF4${L.list}`, expected[i], SERVER_ONLY[L.list]));
-      for (const record of added) expect(whole.some((item) => positionOf([item], record) === 0), JSON.stringify(record)).toBe(true);
+      if (SERVER_ONLY[L.list])
+        whole.forEach((item, i) => expectNoServerOnly(item, `PF4${L.list}`, expected[i], SERVER_ONLY[L.list]));
+      for (const record of added)
+        expect(
+          whole.some((item) => positionOf([item], record) === 0),
+          JSON.stringify(record),
+        ).toBe(true);
       for (const limit of [1, 2]) {
         const { items, pages } = await allPages<Row>(c, L.read, limit);
         expect(items).toEqual(whole);
@@ -258,7 +526,14 @@ for (const L of LISTS) {
       const whole = await ok<Row[]>(c, L.read);
       expect(whole.some((item) => positionOf([item], changed) === 0)).toBe(true);
       expect(whole.some((item) => positionOf([item], third) === 0)).toBe(true);
-      await refuses(c, L.update, 'body', L.by === 'pos' ? { params: { pos: 0 }, body: { ...third, unknownField: 1 } } : { body: { ...third, unknownField: 1 } });
+      await refuses(
+        c,
+        L.update,
+        'body',
+        L.by === 'pos'
+          ? { params: { pos: 0 }, body: { ...third, unknownField: 1 } }
+          : { body: { ...third, unknownField: 1 } },
+      );
     });
 
     it(`${L.shift}: moves the entry at pos by shift in the server's order (the sorted read keeps its order); out of range refused`, async () => {
@@ -268,7 +543,9 @@ for (const L of LISTS) {
       const moved = await simList(L.list);
       expect(moved).toEqual([before[1], before[2], before[0], ...before.slice(3)]);
       const sortedMoved = await ok<Row[]>(c, L.read);
-      expect(new Set(sortedMoved.map((r) => JSON.stringify(r)))).toEqual(new Set(sortedBefore.map((r) => JSON.stringify(r))));
+      expect(new Set(sortedMoved.map((r) => JSON.stringify(r)))).toEqual(
+        new Set(sortedBefore.map((r) => JSON.stringify(r))),
+      );
       // Back where it was.
       expect(await ok(c, L.shift, { params: { pos: 2 }, query: { shift: -2 } })).toBe(true);
       expect(await simList(L.list)).toEqual(before);
@@ -310,13 +587,21 @@ describe('secrets of feeders and syncs', () => {
   const password = (row: Row | undefined) => row?.password as string;
 
   it('v2.PF4.CfgRequestFeeder and v2.PF4.CfgRequestSync answer none of the passwords the server sends', async () => {
-    for (const [id, list] of [['v2.PF4.CfgRequestFeeder', 'Feeder'], ['v2.PF4.CfgRequestSync', 'Sync']] as const) {
+    for (const [id, list] of [
+      ['v2.PF4.CfgRequestFeeder', 'Feeder'],
+      ['v2.PF4.CfgRequestSync', 'Sync'],
+    ] as const) {
       const server = await simList(list);
-      expect(server.some((row) => password(row).length >= 8), `${list} passwords on the wire`).toBe(true);
+      expect(
+        server.some((row) => password(row).length >= 8),
+        `${list} passwords on the wire`,
+      ).toBe(true);
       const answered = await ok<Row[]>(c, id);
       expect(answered).toHaveLength(server.length);
       for (const item of answered) {
-        const held = server.find((row) => Object.entries(contractPart(list, row)).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)))!;
+        const held = server.find((row) =>
+          Object.entries(contractPart(list, row)).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)),
+        )!;
         expect(held, JSON.stringify(item)).toBeDefined();
         expectNoServerOnly(item, `PF4${list}`, held, SERVER_ONLY[list]);
       }
@@ -336,14 +621,25 @@ describe('secrets of feeders and syncs', () => {
     expect(password(after[at])).toBe(password(original));
     expectNoServerOnly(answer, 'PF4Feeder', after[at], 'feeder');
     // Put back: the password is still the one the server had.
-    expect(await ok(c, 'v2.PF4.CfgUpdateFeeder', { body: contractPart('Feeder', original) })).toEqual(contractPart('Feeder', original));
+    expect(await ok(c, 'v2.PF4.CfgUpdateFeeder', { body: contractPart('Feeder', original) })).toEqual(
+      contractPart('Feeder', original),
+    );
     expect(await simList('Feeder')).toEqual(before);
   });
 
   it('v2.PF4.CfgUpdateSync appends a source without a password, the others keep theirs; the answer has none', async () => {
     const before = await simList('Sync');
     expect(before.some((row) => password(row).length >= 8)).toBe(true);
-    const record = { server: 'history-secret.example.com:443', login: 'sync-secret', enable: 0, mode: 'Add', from: 5, to: 6, securities: '*', timeCorrection: 0 };
+    const record = {
+      server: 'history-secret.example.com:443',
+      login: 'sync-secret',
+      enable: 0,
+      mode: 'Add',
+      from: 5,
+      to: 6,
+      securities: '*',
+      timeCorrection: 0,
+    };
     const answer = await ok<Row>(c, 'v2.PF4.CfgUpdateSync', { body: record });
     expect(answer).toEqual(record);
     const after = await simList('Sync');
@@ -358,8 +654,12 @@ describe('secrets of feeders and syncs', () => {
     const feeders = await simList('Feeder');
     const syncs = await simList('Sync');
     await refuses(c, 'v2.PF4.CfgUpdateFeeder', 'password', { body: { name: 'Main quotes', password: 'secret' } });
-    await refuses(c, 'v2.PF4.CfgUpdateFeeder', 'password', { body: { ...contractPart('Feeder', feeders[0]), password: 'secret' } });
-    await refuses(c, 'v2.PF4.CfgUpdateSync', 'password', { body: { server: 'history.example.com:443', password: 'secret' } });
+    await refuses(c, 'v2.PF4.CfgUpdateFeeder', 'password', {
+      body: { ...contractPart('Feeder', feeders[0]), password: 'secret' },
+    });
+    await refuses(c, 'v2.PF4.CfgUpdateSync', 'password', {
+      body: { server: 'history.example.com:443', password: 'secret' },
+    });
     expect(await simList('Feeder')).toEqual(feeders);
     expect(await simList('Sync')).toEqual(syncs);
   });
@@ -367,8 +667,14 @@ describe('secrets of feeders and syncs', () => {
 
 describe('v2.PF4.CfgUpdateAccess', () => {
   it('refuses an address outside IPv4 and a range whose start is above its end, naming the field', async () => {
-    await refuses(c, 'v2.PF4.CfgUpdateAccess', 'body.ipTo', { params: { pos: 0 }, body: { action: 1, ipFrom: 0, ipTo: 2 ** 32 } });
-    await refuses(c, 'v2.PF4.CfgUpdateAccess', 'body.ipFrom', { params: { pos: 0 }, body: { action: 1, ipFrom: ip('10.0.0.9'), ipTo: ip('10.0.0.1') } });
+    await refuses(c, 'v2.PF4.CfgUpdateAccess', 'body.ipTo', {
+      params: { pos: 0 },
+      body: { action: 1, ipFrom: 0, ipTo: 2 ** 32 },
+    });
+    await refuses(c, 'v2.PF4.CfgUpdateAccess', 'body.ipFrom', {
+      params: { pos: 0 },
+      body: { action: 1, ipFrom: ip('10.0.0.9'), ipTo: ip('10.0.0.1') },
+    });
     expect((await simList('Access'))[0]).toMatchObject({ comment: 'loopback' });
   });
 });
@@ -382,7 +688,9 @@ describe('v2.PF4.CfgUpdateSymbolGroup', () => {
     const after = await simList('SymbolGroup');
     expect(after[30]).toEqual(record);
     expect(after.filter((_, i) => i !== 30)).toEqual(before.filter((_, i) => i !== 30));
-    expect(await ok(c, 'v2.PF4.CfgUpdateSymbolGroup', { params: { pos: 30 }, body: before[30] })).toMatchObject(before[30]);
+    expect(await ok(c, 'v2.PF4.CfgUpdateSymbolGroup', { params: { pos: 30 }, body: before[30] })).toMatchObject(
+      before[30],
+    );
     expect(await simList('SymbolGroup')).toEqual(before);
     await refuses(c, 'v2.PF4.CfgUpdateSymbolGroup', 'pos', { params: { pos: 32 }, body: record });
     await refuses(c, 'v2.PF4.CfgUpdateSymbolGroup', 'pos', { params: { pos: -1 }, body: record });
@@ -392,14 +700,20 @@ describe('v2.PF4.CfgUpdateSymbolGroup', () => {
 
 /** Shifts of lists the v2 surface does not read: the server's order is read directly. */
 const ORDERED: Array<{ id: string; read: () => Promise<string[]> }> = [
-  { id: 'v2.PF4.CfgShiftSymbol', read: async () => (await m.ok<Row[]>('CfgRequestSymbol')).map((s) => s.symbol as string) },
+  {
+    id: 'v2.PF4.CfgShiftSymbol',
+    read: async () => (await m.ok<Row[]>('CfgRequestSymbol')).map((s) => s.symbol as string),
+  },
   { id: 'v2.PF4.CfgShiftGroup', read: async () => (await m.ok<Row[]>('GroupsRequest')).map((g) => g.group as string) },
-  { id: 'v2.PF4.CfgShiftPlugin', read: async () => (await m.ok<Row[]>('CfgRequestPlugin')).map((p) => (p.plugin as Row).file as string) },
+  {
+    id: 'v2.PF4.CfgShiftPlugin',
+    read: async () => (await m.ok<Row[]>('CfgRequestPlugin')).map((p) => (p.plugin as Row).file as string),
+  },
 ];
 
 for (const O of ORDERED) {
   describe(O.id, () => {
-    it('moves the entry at pos by shift in the server\'s list and back; out of range refused by the server, bad input naming the field', async () => {
+    it("moves the entry at pos by shift in the server's list and back; out of range refused by the server, bad input naming the field", async () => {
       const before = await O.read();
       expect(before.length).toBeGreaterThanOrEqual(2);
       expect(await ok(c, O.id, { params: { pos: 1 }, query: { shift: -1 } })).toBe(true);
@@ -454,7 +768,9 @@ describe('v2.PF4.CfgRequestCommon and v2.PF4.CfgUpdateCommon', () => {
     expect(zone).toEqual({ ...before, owner: 'Gateway Test Owner Ltd', timeZone: 3 });
     expect(await ok(c, 'v2.PF4.CfgRequestCommon')).toEqual(zone);
     // Put back.
-    expect(await ok(c, 'v2.PF4.CfgUpdateCommon', { body: { owner: before.owner, timeZone: before.timeZone, keepTicks: 7 } })).toEqual(before);
+    expect(
+      await ok(c, 'v2.PF4.CfgUpdateCommon', { body: { owner: before.owner, timeZone: before.timeZone, keepTicks: 7 } }),
+    ).toEqual(before);
     expect(await m.ok('CfgRequestCommon')).toEqual(before);
   });
 
@@ -501,7 +817,9 @@ describe('v2.PF4.CfgRequestTime and v2.PF4.CfgUpdateTime', () => {
     await refuses(c, 'v2.PF4.CfgUpdateTime', 'body.accessHours', { body: { accessHours: Array(167).fill(1) } });
     await refuses(c, 'v2.PF4.CfgUpdateTime', 'body.accessHours', { body: { accessHours: Array(169).fill(1) } });
     await refuses(c, 'v2.PF4.CfgUpdateTime', 'body.accessHours', { body: {} });
-    await refuses(c, 'v2.PF4.CfgUpdateTime', 'body.accessHours', { body: { accessHours: [...Array(167).fill(1), 0.5] } });
+    await refuses(c, 'v2.PF4.CfgUpdateTime', 'body.accessHours', {
+      body: { accessHours: [...Array(167).fill(1), 0.5] },
+    });
     expect(await m.ok('CfgRequestTime')).toEqual(before);
   });
 });
@@ -524,7 +842,7 @@ describe('v2.PF4.CfgRequestBackup and v2.PF4.CfgUpdateBackup', () => {
     expect(Object.keys(backup).filter((k) => /pass|secret|credential/i.test(k))).toEqual([]);
   });
 
-  it('overlays the supplied fields and keeps the last-completion times whatever the body says, and the slave server\'s password', async () => {
+  it("overlays the supplied fields and keeps the last-completion times whatever the body says, and the slave server's password", async () => {
     const { raw, record: before } = await serverBackup();
     /** After each write the server's section is the answer plus the slave server's password as it was. */
     const expectServer = async (answer: Row) => {
@@ -534,8 +852,13 @@ describe('v2.PF4.CfgRequestBackup and v2.PF4.CfgUpdateBackup', () => {
       expectNoServerOnly(answer, 'PF4Backup', now.raw, 'backup');
     };
     const body = {
-      ...before, fullBackupPath: '/backup/elsewhere', archivePeriod: 'M30',
-      fullBackupLastTime: '2001-02-03T04:05:06Z', archiveLastTime: '2001-02-03T04:05:06Z', exportLastTime: '2001-02-03T04:05:06Z', watchTimestamp: 12345,
+      ...before,
+      fullBackupPath: '/backup/elsewhere',
+      archivePeriod: 'M30',
+      fullBackupLastTime: '2001-02-03T04:05:06Z',
+      archiveLastTime: '2001-02-03T04:05:06Z',
+      exportLastTime: '2001-02-03T04:05:06Z',
+      watchTimestamp: 12345,
     };
     const answer = await ok<Row>(c, 'v2.PF4.CfgUpdateBackup', { body });
     expect(answer).toEqual({ ...before, fullBackupPath: '/backup/elsewhere', archivePeriod: 'M30' });
@@ -546,7 +869,13 @@ describe('v2.PF4.CfgRequestBackup and v2.PF4.CfgUpdateBackup', () => {
     expect(partial).toEqual({ ...answer, exportPath: '/backup/export2' });
     await expectServer(partial);
     // Put back.
-    const back = await ok<Row>(c, 'v2.PF4.CfgUpdateBackup', { body: { fullBackupPath: before.fullBackupPath, archivePeriod: before.archivePeriod, exportPath: before.exportPath } });
+    const back = await ok<Row>(c, 'v2.PF4.CfgUpdateBackup', {
+      body: {
+        fullBackupPath: before.fullBackupPath,
+        archivePeriod: before.archivePeriod,
+        exportPath: before.exportPath,
+      },
+    });
     expect(back).toEqual(before);
     await expectServer(back);
     expect(await m.ok('CfgRequestBackup')).toEqual(raw);

@@ -16,10 +16,12 @@ const PASSWORD = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
 const managers = [{ login: 1000, password: PASSWORD }];
 const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
+    ],
+  },
 });
 
 type Rec = Record<string, any>;
@@ -84,7 +86,9 @@ describe('v2.PF4.GroupsGet', () => {
   it('follows a change of a group on the server', async () => {
     const company = `Followed ${Date.now()}`;
     await sim.ok('GroupRecordUpdate', { group: 'real\\ecn', record: { company } });
-    const seen = await eventually(async () => (await ok<Rec[]>(c, 'v2.PF4.GroupsGet')).find((g) => g.group === 'real\\ecn' && g.company === company));
+    const seen = await eventually(async () =>
+      (await ok<Rec[]>(c, 'v2.PF4.GroupsGet')).find((g) => g.group === 'real\\ecn' && g.company === company),
+    );
     expect(seen).toBeTruthy();
   });
 });
@@ -99,14 +103,17 @@ describe('v2.PF4.GroupRecordGet', () => {
 
   it('answers NotFound with the manager code for an absent or differently cased name, and refuses a long name', async () => {
     for (const group of ['DEMO\\FOREX', 'no\\such']) {
-      expect(await fails(c, 'v2.PF4.GroupRecordGet', { params: { group } })).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+      expect(await fails(c, 'v2.PF4.GroupRecordGet', { params: { group } })).toMatchObject({
+        code: 'NotFound',
+        managerCode: 'InvalidData',
+      });
     }
     await refuses(c, 'v2.PF4.GroupRecordGet', 'group', { params: { group: 'g'.repeat(17) } });
   });
 });
 
 describe('v2.PF4.GroupsRequest', () => {
-  it('pages every group live by ascending (ordinal) name, whatever the server\'s list order', async () => {
+  it("pages every group live by ascending (ordinal) name, whatever the server's list order", async () => {
     const server = await simGroups();
     const byName = server.map((g) => g.group as string).sort(ordinal);
     expect(server.map((g) => g.group)).not.toEqual(byName); // the server lists them in its own order
@@ -127,7 +134,7 @@ describe('v2.PF4.GroupsRequest', () => {
 });
 
 describe('v2.PF4.GroupSecGroupsGet', () => {
-  it('answers the group\'s 32 security entries as the server holds them', async () => {
+  it("answers the group's 32 security entries as the server holds them", async () => {
     const server = await sim.ok<Rec[]>('GroupSecGroupsGet', { group: 'real\\vip' });
     const entries = await ok<Rec[]>(c, 'v2.PF4.GroupSecGroupsGet', { params: { group: 'real\\vip' } });
     expect(entries).toHaveLength(32);
@@ -137,7 +144,10 @@ describe('v2.PF4.GroupSecGroupsGet', () => {
   });
 
   it('answers NotFound for an unknown group and refuses a long name', async () => {
-    expect(await fails(c, 'v2.PF4.GroupSecGroupsGet', { params: { group: 'Real\\vip' } })).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.GroupSecGroupsGet', { params: { group: 'Real\\vip' } })).toMatchObject({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+    });
     await refuses(c, 'v2.PF4.GroupSecGroupsGet', 'group', { params: { group: 'g'.repeat(17) } });
   });
 });
@@ -149,12 +159,22 @@ describe('v2.PF4.GroupSecMarginsGet', () => {
       const server = await sim.ok<Rec[]>('GroupSecMarginsGet', { group });
       const overrides = await ok<Rec[]>(c, 'v2.PF4.GroupSecMarginsGet', { params: { group } });
       expect(overrides).toHaveLength(total);
-      expect(overrides).toEqual(server.map((o) => ({ symbol: o.symbol, swapLong: o.swapLong, swapShort: o.swapShort, marginDivider: o.marginDivider })));
+      expect(overrides).toEqual(
+        server.map((o) => ({
+          symbol: o.symbol,
+          swapLong: o.swapLong,
+          swapShort: o.swapShort,
+          marginDivider: o.marginDivider,
+        })),
+      );
     }
   });
 
   it('answers NotFound for an unknown group and refuses a long name', async () => {
-    expect(await fails(c, 'v2.PF4.GroupSecMarginsGet', { params: { group: 'no\\such' } })).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.GroupSecMarginsGet', { params: { group: 'no\\such' } })).toMatchObject({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+    });
     await refuses(c, 'v2.PF4.GroupSecMarginsGet', 'group', { params: { group: 'g'.repeat(17) } });
   });
 });
@@ -163,17 +183,36 @@ describe('v2.PF4.GroupRecordUpdate', () => {
   it('lays the DTO over the live group: given fields change; the name, overrides and security entries are preserved', async () => {
     const group = 'demo\\pro';
     const before = await simGroup(group);
-    const [secBefore, marginsBefore] = [await sim.ok('GroupSecGroupsGet', { group }), await sim.ok('GroupSecMarginsGet', { group })];
+    const [secBefore, marginsBefore] = [
+      await sim.ok('GroupSecGroupsGet', { group }),
+      await sim.ok('GroupSecMarginsGet', { group }),
+    ];
     const r = await call<Rec>(c, 'v2.PF4.GroupRecordUpdate', {
       params: { group },
-      body: { company: 'Replaced Co', supportEmail: 'help@example.org', defaultLeverage: 400, marginCall: 90, marginStopout: 40, maxPositions: 50 },
+      body: {
+        company: 'Replaced Co',
+        supportEmail: 'help@example.org',
+        defaultLeverage: 400,
+        marginCall: 90,
+        marginStopout: 40,
+        maxPositions: 50,
+      },
     });
     expect(r.body.error).toBeNull();
     expect(r.headers.get('x-request-timeout-applied')).toBe('15');
     const after = await simGroup(group);
     expectSameAsServer(r.body.data!, after);
-    expect(after).toMatchObject({ group, company: 'Replaced Co', supportEmail: 'help@example.org', defaultLeverage: 400, marginCall: 90, marginStopout: 40, maxPositions: 50 });
-    for (const kept of ['secMarginsTotal', 'currency', 'supportPage', 'timeout', 'defaultDeposit', 'useSwap', 'enable']) expect(after[kept], kept).toEqual(before[kept]);
+    expect(after).toMatchObject({
+      group,
+      company: 'Replaced Co',
+      supportEmail: 'help@example.org',
+      defaultLeverage: 400,
+      marginCall: 90,
+      marginStopout: 40,
+      maxPositions: 50,
+    });
+    for (const kept of ['secMarginsTotal', 'currency', 'supportPage', 'timeout', 'defaultDeposit', 'useSwap', 'enable'])
+      expect(after[kept], kept).toEqual(before[kept]);
     // The SMTP credentials, template path and securities hash are the server's as before, and the answer has none of them.
     expect(serverOnly(after)).toEqual(serverOnly(before));
     expectNoServerOnly(r.body.data!, after);
@@ -183,12 +222,25 @@ describe('v2.PF4.GroupRecordUpdate', () => {
   });
 
   it('answers NotFound for an unknown group and refuses the name in the body, bad values and a long name', async () => {
-    expect(await fails(c, 'v2.PF4.GroupRecordUpdate', { params: { group: 'no\\such' }, body: { company: 'x' } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
-    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'group', { params: { group: 'demo\\pro' }, body: { group: 'renamed' } });
-    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'body.marginMode', { params: { group: 'demo\\pro' }, body: { marginMode: 'Sometimes' } });
-    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'body.marginCall', { params: { group: 'demo\\pro' }, body: { marginCall: 'high' } });
-    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'group', { params: { group: 'g'.repeat(17) }, body: { company: 'x' } });
+    expect(
+      await fails(c, 'v2.PF4.GroupRecordUpdate', { params: { group: 'no\\such' }, body: { company: 'x' } }),
+    ).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'group', {
+      params: { group: 'demo\\pro' },
+      body: { group: 'renamed' },
+    });
+    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'body.marginMode', {
+      params: { group: 'demo\\pro' },
+      body: { marginMode: 'Sometimes' },
+    });
+    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'body.marginCall', {
+      params: { group: 'demo\\pro' },
+      body: { marginCall: 'high' },
+    });
+    await refuses(c, 'v2.PF4.GroupRecordUpdate', 'group', {
+      params: { group: 'g'.repeat(17) },
+      body: { company: 'x' },
+    });
     expect((await simGroup('demo\\pro')).group).toBe('demo\\pro');
   });
 });
@@ -198,19 +250,23 @@ describe('v2.PF4.GroupRecord', () => {
     const group = 'real\\standard';
     const before = await simGroup(group);
     const patched = await ok<Rec>(c, 'v2.PF4.GroupRecord', {
-      params: { group }, body: { supportEmail: 'patch@example.org', maxPositions: 7, supportPage: null, copies: null },
+      params: { group },
+      body: { supportEmail: 'patch@example.org', maxPositions: 7, supportPage: null, copies: null },
     });
     const after = await simGroup(group);
     expectSameAsServer(patched, after);
     expect(after).toMatchObject({ supportEmail: 'patch@example.org', maxPositions: 7, supportPage: '' });
     expect(patched.copies).toBe(0);
     for (const [field, value] of Object.entries(before)) {
-      if (!['supportEmail', 'maxPositions', 'supportPage', 'copies'].includes(field)) expect(after[field], field).toEqual(value);
+      if (!['supportEmail', 'maxPositions', 'supportPage', 'copies'].includes(field))
+        expect(after[field], field).toEqual(value);
     }
     // The SMTP credentials, template path and securities hash are the server's as before, and the answer has none of them.
     expect(serverOnly(after)).toEqual(serverOnly(before));
     expectNoServerOnly(patched, after);
-    expect(await cachedGroupWhen(group, (g) => g.supportEmail === 'patch@example.org')).toMatchObject({ maxPositions: 7 });
+    expect(await cachedGroupWhen(group, (g) => g.supportEmail === 'patch@example.org')).toMatchObject({
+      maxPositions: 7,
+    });
   });
 
   it('refuses renaming, removing the currency or a mode, an empty patch and an unknown group', async () => {
@@ -220,8 +276,9 @@ describe('v2.PF4.GroupRecord', () => {
     await refuses(c, 'v2.PF4.GroupRecord', 'body.marginMode', { params: { group }, body: { marginMode: null } });
     await refuses(c, 'v2.PF4.GroupRecord', 'body.newsMode', { params: { group }, body: { newsMode: 'Loud' } });
     await refuses(c, 'v2.PF4.GroupRecord', 'body', { params: { group }, body: {} });
-    expect(await fails(c, 'v2.PF4.GroupRecord', { params: { group: 'no\\such' }, body: { company: 'x' } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(
+      await fails(c, 'v2.PF4.GroupRecord', { params: { group: 'no\\such' }, body: { company: 'x' } }),
+    ).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
     expect((await simGroup(group)).currency).toBe('USD');
   });
 });

@@ -14,9 +14,12 @@ type Topic = { key: number; time: string; topic: string | null; [field: string]:
 let c: Client;
 let sim: ManagerClient;
 const setup = stackAndManagerForFile();
-beforeAll(() => { ({ client: c, manager: sim } = setup); });
+beforeAll(() => {
+  ({ client: c, manager: sim } = setup);
+});
 
-const serverTopics = async () => (await sim.ok<Topic[]>('NewsRequest')).map((t) => shapeRecord('PF4NewsTopic')(t) as Topic);
+const serverTopics = async () =>
+  (await sim.ok<Topic[]>('NewsRequest')).map((t) => shapeRecord('PF4NewsTopic')(t) as Topic);
 
 /** The cached body of a news item, or null while NewsBodyGet answers not-found. */
 async function fetchedBody(key: number): Promise<string | null> {
@@ -129,7 +132,13 @@ describe('v2.PF4.MailLast', () => {
   });
 });
 
-type Mail = { time: string; senderLogin: number; senderName: string | null; subject: string | null; body: string | null };
+type Mail = {
+  time: string;
+  senderLogin: number;
+  senderName: string | null;
+  subject: string | null;
+  body: string | null;
+};
 
 /** The first `n` accounts of the demo server. */
 const someLogins = async (n: number) =>
@@ -140,12 +149,16 @@ describe('v2.PF4.NewsSend', () => {
     const before = await sim.ok<Topic[]>('NewsRequest');
     const topic = `Desk note ${Date.now()}`;
     const body = `First line\r\nSecond line\t${'x'.repeat(5_000)}`;
-    expect(await ok<boolean>(c, 'v2.PF4.NewsSend', { body: { topic, category: 'Desk', body, highPriority: true } })).toBe(true);
+    expect(
+      await ok<boolean>(c, 'v2.PF4.NewsSend', { body: { topic, category: 'Desk', body, highPriority: true } }),
+    ).toBe(true);
     const server = (await serverTopics()).find((t) => t.topic === topic)!;
     expect(server).toMatchObject({ topic, category: 'Desk', keywords: '', priority: 1, langId: 0 });
     expect(server.key).toBe(Math.max(...before.map((t) => t.key)) + 1);
     expect(await sim.ok<string>('NewsBodyGet', { key: server.key })).toBe(body);
-    const listed = await eventually(async () => (await ok<Topic[]>(c, 'v2.PF4.NewsGet')).find((t) => t.topic === topic));
+    const listed = await eventually(async () =>
+      (await ok<Topic[]>(c, 'v2.PF4.NewsGet')).find((t) => t.topic === topic),
+    );
     expect(listed).toEqual(server);
     const total = await ok<number>(c, 'v2.PF4.NewsTotal');
     expect(await ok<Topic>(c, 'v2.PF4.NewsTopicGet', { params: { pos: total - 1 } })).toEqual(server);
@@ -175,7 +188,7 @@ describe('v2.PF4.NewsSend', () => {
 });
 
 describe('v2.PF4.MailSend', () => {
-  it('delivers the mail once to each listed account, as the server\'s mailboxes hold it', async () => {
+  it("delivers the mail once to each listed account, as the server's mailboxes hold it", async () => {
     const [a, b, other] = await someLogins(3);
     const subject = `Statement ${Date.now()}`;
     const mail = { senderLogin: 1000, senderName: 'Back office', subject, body: 'Your statement is ready.\r\nRegards' };
@@ -201,7 +214,10 @@ describe('v2.PF4.MailSend', () => {
   it('is applied once for a repeated Idempotency-Key', async () => {
     const [a] = await someLogins(1);
     const subject = `Once ${Date.now()}`;
-    const options = { body: { subject, logins: [a] }, headers: { 'Idempotency-Key': `mail-e2e-${subject.replace(' ', '-')}` } };
+    const options = {
+      body: { subject, logins: [a] },
+      headers: { 'Idempotency-Key': `mail-e2e-${subject.replace(' ', '-')}` },
+    };
     expect((await call<boolean>(c, 'v2.PF4.MailSend', options)).body).toMatchObject({ data: true, error: null });
     expect((await call<boolean>(c, 'v2.PF4.MailSend', options)).body).toMatchObject({ data: true, error: null });
     expect((await sim.ok<Mail[]>('MailsRequest', { login: a })).filter((m) => m.subject === subject)).toHaveLength(1);
@@ -220,7 +236,7 @@ describe('v2.PF4.MailSend', () => {
 });
 
 describe('v2.PF4.MailsRequest', () => {
-  it('answers the mails the server holds, newest first, as the server lists them; MailLast is the first one\'s body', async () => {
+  it("answers the mails the server holds, newest first, as the server lists them; MailLast is the first one's body", async () => {
     const [a] = await someLogins(1);
     const stamp = Date.now();
     await ok(c, 'v2.PF4.MailSend', { body: { subject: `older ${stamp}`, body: 'older body', logins: [a] } });
@@ -238,7 +254,9 @@ describe('v2.PF4.MailsRequest', () => {
     const [a] = await someLogins(1);
     const stamp = Date.now();
     for (let i = 0; i < 5; i++) {
-      await ok(c, 'v2.PF4.MailSend', { body: { subject: `page ${stamp} ${i}`, body: '\u4e00'.repeat(65_536), logins: [a] } });
+      await ok(c, 'v2.PF4.MailSend', {
+        body: { subject: `page ${stamp} ${i}`, body: '\u4e00'.repeat(65_536), logins: [a] },
+      });
     }
     const whole = await ok<Mail[]>(c, 'v2.PF4.MailsRequest');
     const paged = await allPages<Mail>(c, 'v2.PF4.MailsRequest', 2);

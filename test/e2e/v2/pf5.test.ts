@@ -14,7 +14,9 @@ type Row = Record<string, any>;
 let c: Client;
 let sim: ManagerClient;
 const setup = stackAndManagerForFile(DEMO_PF5_SERVER);
-beforeAll(() => { ({ client: c, manager: sim } = setup); });
+beforeAll(() => {
+  ({ client: c, manager: sim } = setup);
+});
 
 /**
  * A group the gateway answered has the report mailer's login and password as null and none of the values the server
@@ -30,11 +32,15 @@ function expectNoSmtpCredentials(answered: Row, server: Row) {
   collect(answered);
   for (const field of ['reportsSMTPLogin', 'reportsSMTPPass']) {
     expect(typeof server[field] === 'string' && server[field].length > 0, `the server holds ${field}`).toBe(true);
-    expect(texts.filter((t) => t.includes(server[field])), `the answer carries the server's ${field}`).toEqual([]);
+    expect(
+      texts.filter((t) => t.includes(server[field])),
+      `the answer carries the server's ${field}`,
+    ).toEqual([]);
   }
 }
 
-const without = (record: Row, ...fields: string[]) => Object.fromEntries(Object.entries(record).filter(([k]) => !fields.includes(k)));
+const without = (record: Row, ...fields: string[]) =>
+  Object.fromEntries(Object.entries(record).filter(([k]) => !fields.includes(k)));
 const tickets = (rows: Row[], key: string) => rows.map((r) => r[key] as number);
 const ascending = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
@@ -121,7 +127,10 @@ describe('v2.PF5.UserRecord', () => {
     const target = await quietLogin('demo\\retail', 2);
     const before = await sim.ok<Row>('UserGet', { login: target.login });
     for (const field of ['login', 'balance', 'credit', 'registration', 'lastAccess', 'equityPrevDay']) {
-      const message = await refuses(c, 'v2.PF5.UserRecord', `body.${field}`, { params: { login: target.login }, body: { [field]: 1, comment: 'x' } });
+      const message = await refuses(c, 'v2.PF5.UserRecord', `body.${field}`, {
+        params: { login: target.login },
+        body: { [field]: 1, comment: 'x' },
+      });
       expect(message).toContain('cannot be changed');
     }
     expect(await sim.ok<Row>('UserGet', { login: target.login })).toEqual(before);
@@ -187,11 +196,16 @@ describe('v2.PF5.GroupRecord', () => {
 
   it('writes SMTP credentials but never answers them, neither from the patch nor from the cache', async () => {
     const updated = await ok<Row>(c, 'v2.PF5.GroupRecord', {
-      params: { group }, body: { reportsSMTP: 'smtp.example.com:587', reportsSMTPLogin: 'reports', reportsSMTPPass: 'S3cret-pass' },
+      params: { group },
+      body: { reportsSMTP: 'smtp.example.com:587', reportsSMTPLogin: 'reports', reportsSMTPPass: 'S3cret-pass' },
     });
     const now = await sim.ok<Row>('GroupGet', { group });
     expect(now).toMatchObject({ reportsSMTPLogin: 'reports', reportsSMTPPass: 'S3cret-pass' });
-    expect(updated).toMatchObject({ reportsSMTP: 'smtp.example.com:587', reportsSMTPLogin: null, reportsSMTPPass: null });
+    expect(updated).toMatchObject({
+      reportsSMTP: 'smtp.example.com:587',
+      reportsSMTPLogin: null,
+      reportsSMTPPass: null,
+    });
     const cached = await eventually(async () => {
       const g = await ok<Row>(c, 'v2.PF5.GroupGet', { params: { group } });
       return g.reportsSMTP === 'smtp.example.com:587' ? g : null;
@@ -202,7 +216,10 @@ describe('v2.PF5.GroupRecord', () => {
 
   it('removes a field patched with null', async () => {
     const before = await sim.ok<Row>('GroupGet', { group });
-    const updated = await ok<Row>(c, 'v2.PF5.GroupRecord', { params: { group }, body: { companyCatalog: 'catalog', companySupportPage: null } });
+    const updated = await ok<Row>(c, 'v2.PF5.GroupRecord', {
+      params: { group },
+      body: { companyCatalog: 'catalog', companySupportPage: null },
+    });
     expect(updated).toMatchObject({ companyCatalog: 'catalog', companySupportPage: null });
     const now = await sim.ok<Row>('GroupGet', { group });
     expect(now).not.toHaveProperty('companySupportPage');
@@ -212,8 +229,15 @@ describe('v2.PF5.GroupRecord', () => {
 
   it('refuses the name, newsLang and commissions at the edge, naming the field, and changes nothing', async () => {
     const before = await sim.ok<Row>('GroupGet', { group });
-    for (const [field, value] of [['group', 'demo\\other'], ['newsLang', [1]], ['commissions', null]] as const) {
-      const message = await refuses(c, 'v2.PF5.GroupRecord', `body.${field}`, { params: { group }, body: { [field]: value, company: 'x' } });
+    for (const [field, value] of [
+      ['group', 'demo\\other'],
+      ['newsLang', [1]],
+      ['commissions', null],
+    ] as const) {
+      const message = await refuses(c, 'v2.PF5.GroupRecord', `body.${field}`, {
+        params: { group },
+        body: { [field]: value, company: 'x' },
+      });
       expect(message).toContain('cannot be changed');
     }
     await refuses(c, 'v2.PF5.GroupRecord', 'body.marginCall', { params: { group }, body: { marginCall: 'high' } });
@@ -245,12 +269,17 @@ describe('v2.PF5.SymbolGet', () => {
 
 describe('v2.PF5.SymbolRecord', () => {
   let symbol: string;
-  beforeAll(async () => { symbol = (await sim.ok<Row[]>('SymbolsRequest'))[1].symbol; });
+  beforeAll(async () => {
+    symbol = (await sim.ok<Row[]>('SymbolsRequest'))[1].symbol;
+  });
 
   it('patches fields natively, answers the updated symbol, leaves the others and reaches the cache', async () => {
     const before = await sim.ok<Row>('SymbolGet', { symbol });
     const description = `Patched ${Date.now() % 100_000}`;
-    const updated = await ok<Row>(c, 'v2.PF5.SymbolRecord', { params: { symbol }, body: { description, stopsLevel: before.stopsLevel + 5 } });
+    const updated = await ok<Row>(c, 'v2.PF5.SymbolRecord', {
+      params: { symbol },
+      body: { description, stopsLevel: before.stopsLevel + 5 },
+    });
     expect(updated).toMatchObject({ symbol, description, stopsLevel: before.stopsLevel + 5 });
     const now = await sim.ok<Row>('SymbolGet', { symbol });
     expect(now).toMatchObject({ description, stopsLevel: before.stopsLevel + 5 });
@@ -271,13 +300,25 @@ describe('v2.PF5.SymbolRecord', () => {
 
   it('refuses the name, read-only fields and sessions at the edge, naming the field, and changes nothing', async () => {
     const before = await sim.ok<Row>('SymbolGet', { symbol });
-    for (const [field, value] of [['symbol', 'OTHER'], ['multiply', 10], ['currencyBaseDigits', 3], ['sessionQuote', []], ['sessionTrade', null]] as const) {
-      const message = await refuses(c, 'v2.PF5.SymbolRecord', `body.${field}`, { params: { symbol }, body: { [field]: value, description: 'x' } });
+    for (const [field, value] of [
+      ['symbol', 'OTHER'],
+      ['multiply', 10],
+      ['currencyBaseDigits', 3],
+      ['sessionQuote', []],
+      ['sessionTrade', null],
+    ] as const) {
+      const message = await refuses(c, 'v2.PF5.SymbolRecord', `body.${field}`, {
+        params: { symbol },
+        body: { [field]: value, description: 'x' },
+      });
       expect(message).toContain('cannot be changed');
     }
     await refuses(c, 'v2.PF5.SymbolRecord', 'body.digits', { params: { symbol }, body: { digits: 2.5 } });
     await refuses(c, 'v2.PF5.SymbolRecord', 'body.tradeMode', { params: { symbol }, body: { tradeMode: 'Sometimes' } });
-    await refuses(c, 'v2.PF5.SymbolRecord', 'symbol', { params: { symbol: 'ABCDEFGHIJKLM' }, body: { description: 'x' } });
+    await refuses(c, 'v2.PF5.SymbolRecord', 'symbol', {
+      params: { symbol: 'ABCDEFGHIJKLM' },
+      body: { description: 'x' },
+    });
     expect(await sim.ok<Row>('SymbolGet', { symbol })).toEqual(before);
   });
 

@@ -32,7 +32,7 @@ afterAll(() => sim?.close());
 const serverPlugins = () => sim.ok<Row[]>('CfgRequestPlugin');
 
 describe('v2.PF4.PluginsGet, v2.PF4.PluginParamGet and v2.PF4.CfgRequestPlugin', () => {
-  it('answer the server\'s plugins with their parameters, in its list order', async () => {
+  it("answer the server's plugins with their parameters, in its list order", async () => {
     const server = await serverPlugins();
     expect(server.map((p) => p.plugin.file)).toEqual(['echo.dll', 'risk.dll']);
     expect(await ok(c, 'v2.PF4.PluginsGet')).toEqual(server.map((p) => p.plugin));
@@ -44,7 +44,11 @@ describe('v2.PF4.PluginsGet, v2.PF4.PluginParamGet and v2.PF4.CfgRequestPlugin',
 
   it('answer a position outside the list as not found, naming the position and the list size', async () => {
     const error = await fails(c, 'v2.PF4.PluginParamGet', { params: { pos: 2 } });
-    expect(error).toEqual({ code: 'NotFound', managerCode: 'InvalidData', message: 'plugin position 2 is out of range (2 plugins)' });
+    expect(error).toEqual({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+      message: 'plugin position 2 is out of range (2 plugins)',
+    });
     await refuses(c, 'v2.PF4.PluginParamGet', 'pos', { params: { pos: -1 } });
   });
 
@@ -60,13 +64,21 @@ describe('v2.PF4.PluginsGet, v2.PF4.PluginParamGet and v2.PF4.CfgRequestPlugin',
 });
 
 describe('v2.PF4.PluginUpdate', () => {
-  it('changes the plugin\'s state and parameters, seen by every read; manager access and the file\'s own fields are kept', async () => {
+  it("changes the plugin's state and parameters, seen by every read; manager access and the file's own fields are kept", async () => {
     const [, risk] = await serverPlugins();
-    const params = [{ name: 'MaxExposure', value: '250000' }, { name: 'Mode', value: '' }];
-    expect(await ok(c, 'v2.PF4.PluginUpdate', {
-      body: { plugin: { ...risk.plugin, name: 'Renamed', version: 1, enabled: 0, managerAccess: 1 }, params: [params[0], { name: 'Mode', value: null }] },
-      headers: { 'idempotency-key': `plugin-update-${Date.now()}` },
-    })).toBe(true);
+    const params = [
+      { name: 'MaxExposure', value: '250000' },
+      { name: 'Mode', value: '' },
+    ];
+    expect(
+      await ok(c, 'v2.PF4.PluginUpdate', {
+        body: {
+          plugin: { ...risk.plugin, name: 'Renamed', version: 1, enabled: 0, managerAccess: 1 },
+          params: [params[0], { name: 'Mode', value: null }],
+        },
+        headers: { 'idempotency-key': `plugin-update-${Date.now()}` },
+      }),
+    ).toBe(true);
     const written = { plugin: { ...risk.plugin, enabled: 0 }, params };
     expect((await serverPlugins())[1]).toEqual(written);
     expect(await ok(c, 'v2.PF4.PluginParamGet', { params: { pos: 1 } })).toEqual(written);
@@ -83,20 +95,38 @@ describe('v2.PF4.PluginUpdate', () => {
     const first = await call(c, 'v2.PF4.PluginUpdate', { body, headers: { 'idempotency-key': key } });
     await sim.ok('CfgUpdatePlugin', { record: { plugin: { file: 'echo.dll' }, params: [] } });
     const repeat = await call(c, 'v2.PF4.PluginUpdate', { body, headers: { 'idempotency-key': key } });
-    expect([first.body.data, repeat.body.data, repeat.headers.get('idempotency-replayed')]).toEqual([true, true, 'true']);
+    expect([first.body.data, repeat.body.data, repeat.headers.get('idempotency-replayed')]).toEqual([
+      true,
+      true,
+      'true',
+    ]);
     expect((await serverPlugins())[0].params).toEqual([]);
   });
 
   it('answers an unknown plugin file as not found, naming it, and refuses a bad record whole', async () => {
-    expect(await fails(c, 'v2.PF4.PluginUpdate', { body: { plugin: { file: 'nope.dll', enabled: 0 } } }))
-      .toEqual({ code: 'NotFound', managerCode: 'InvalidData', message: 'plugin nope.dll not found' });
+    expect(await fails(c, 'v2.PF4.PluginUpdate', { body: { plugin: { file: 'nope.dll', enabled: 0 } } })).toEqual({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+      message: 'plugin nope.dll not found',
+    });
     const message = await refuses(c, 'v2.PF4.PluginUpdate', 'body.params.1.name', {
-      body: { plugin: { file: 'echo.dll', enabled: 0 }, params: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] },
+      body: {
+        plugin: { file: 'echo.dll', enabled: 0 },
+        params: [
+          { name: 'A', value: '1' },
+          { name: 'A', value: '2' },
+        ],
+      },
     });
     expect(message).toBe('body.params.1.name: name A is already the name of params.0 (names are unique)');
-    await refuses(c, 'v2.PF4.PluginUpdate', 'body.plugin.enabled', { body: { plugin: { file: 'echo.dll', enabled: 2 } } });
+    await refuses(c, 'v2.PF4.PluginUpdate', 'body.plugin.enabled', {
+      body: { plugin: { file: 'echo.dll', enabled: 2 } },
+    });
     await refuses(c, 'v2.PF4.PluginUpdate', 'body.params', {
-      body: { plugin: { file: 'echo.dll' }, params: Array.from({ length: 65 }, (_, i) => ({ name: `P${i}`, value: '' })) },
+      body: {
+        plugin: { file: 'echo.dll' },
+        params: Array.from({ length: 65 }, (_, i) => ({ name: `P${i}`, value: '' })),
+      },
     });
     await refuses(c, 'v2.PF4.PluginUpdate', 'body.plugin.file', { body: { plugin: { enabled: 0 } } });
     expect(await serverPlugins()).toEqual(seeded);
@@ -106,12 +136,21 @@ describe('v2.PF4.PluginUpdate', () => {
 describe('v2.PF4.CfgUpdatePlugin', () => {
   it('writes the configuration entry, manager access included, and the command channel follows it', async () => {
     const [echo, risk] = await serverPlugins();
-    expect(await ok(c, 'v2.PF4.CfgUpdatePlugin', { body: { plugin: { file: 'echo.dll', managerAccess: 0 } } })).toBe(true);
-    expect(await ok(c, 'v2.PF4.CfgUpdatePlugin', {
-      body: { plugin: { file: 'risk.dll', managerAccess: 1, enabled: 1, copyright: 'other' }, params: [{ name: 'Limit', value: '5' }] },
-    })).toBe(true);
-    const written = [{ ...echo, plugin: { ...echo.plugin, managerAccess: 0 } },
-      { plugin: { ...risk.plugin, managerAccess: 1, enabled: 1 }, params: [{ name: 'Limit', value: '5' }] }];
+    expect(await ok(c, 'v2.PF4.CfgUpdatePlugin', { body: { plugin: { file: 'echo.dll', managerAccess: 0 } } })).toBe(
+      true,
+    );
+    expect(
+      await ok(c, 'v2.PF4.CfgUpdatePlugin', {
+        body: {
+          plugin: { file: 'risk.dll', managerAccess: 1, enabled: 1, copyright: 'other' },
+          params: [{ name: 'Limit', value: '5' }],
+        },
+      }),
+    ).toBe(true);
+    const written = [
+      { ...echo, plugin: { ...echo.plugin, managerAccess: 0 } },
+      { plugin: { ...risk.plugin, managerAccess: 1, enabled: 1 }, params: [{ name: 'Limit', value: '5' }] },
+    ];
     expect(await serverPlugins()).toEqual(written);
     expect(await ok(c, 'v2.PF4.CfgRequestPlugin')).toEqual(written);
     expect(await ok(c, 'v2.PF4.PluginsGet')).toEqual(written.map((p) => p.plugin));
@@ -121,22 +160,27 @@ describe('v2.PF4.CfgUpdatePlugin', () => {
   });
 
   it('answers an unknown plugin file as not found', async () => {
-    expect(await fails(c, 'v2.PF4.CfgUpdatePlugin', { body: { plugin: { file: 'gone.dll', managerAccess: 1 } } }))
-      .toEqual({ code: 'NotFound', managerCode: 'InvalidData', message: 'plugin gone.dll not found' });
-    await refuses(c, 'v2.PF4.CfgUpdatePlugin', 'body.plugin.managerAccess', { body: { plugin: { file: 'echo.dll', managerAccess: -1 } } });
+    expect(
+      await fails(c, 'v2.PF4.CfgUpdatePlugin', { body: { plugin: { file: 'gone.dll', managerAccess: 1 } } }),
+    ).toEqual({ code: 'NotFound', managerCode: 'InvalidData', message: 'plugin gone.dll not found' });
+    await refuses(c, 'v2.PF4.CfgUpdatePlugin', 'body.plugin.managerAccess', {
+      body: { plugin: { file: 'echo.dll', managerAccess: -1 } },
+    });
   });
 });
 
 describe('v2.PF4.ExternalCommandBinary', () => {
   const send = async (bytes: Uint8Array | number[]) => {
-    const answer = await ok(c, 'v2.PF4.ExternalCommandBinary', { body: { data: Buffer.from(bytes).toString('base64') } });
+    const answer = await ok(c, 'v2.PF4.ExternalCommandBinary', {
+      body: { data: Buffer.from(bytes).toString('base64') },
+    });
     return Buffer.from(answer.data as string, 'base64');
   };
   const ALL = Array.from({ length: 256 }, (_, i) => i);
 
   it('carries every byte value both ways exactly (echo)', async () => {
     const operand = [...ALL, ...[...ALL].reverse(), 0, 0, 255];
-    expect([...await send([0x01, ...operand])]).toEqual(operand);
+    expect([...(await send([0x01, ...operand]))]).toEqual(operand);
     expect(await send([0x01])).toHaveLength(0);
     const largest = Buffer.alloc(65_536, 0xa5);
     largest[0] = 0x01;
@@ -149,11 +193,13 @@ describe('v2.PF4.ExternalCommandBinary', () => {
     expect((await send([0x02, ...Buffer.from('123456789')])).readUInt32BE(0)).toBe(0xcbf43926);
   });
 
-  it('reads the server\'s state (accounts, open trades, symbols, groups, time) as the server holds it', async () => {
+  it("reads the server's state (accounts, open trades, symbols, groups, time) as the server holds it", async () => {
     const counts = async () => {
       const [users, trades, symbols, groups] = await Promise.all([
-        sim.ok<{ items: Row[] }>('UsersRequest', {}), sim.ok<{ items: Row[] }>('TradesRequest', {}),
-        sim.ok<Row[]>('SymbolsRequest'), sim.ok<Row[]>('GroupsRequest'),
+        sim.ok<{ items: Row[] }>('UsersRequest', {}),
+        sim.ok<{ items: Row[] }>('TradesRequest', {}),
+        sim.ok<Row[]>('SymbolsRequest'),
+        sim.ok<Row[]>('GroupsRequest'),
       ]);
       return [users.items.length, trades.items.length, symbols.length, groups.length];
     };
@@ -171,22 +217,32 @@ describe('v2.PF4.ExternalCommandBinary', () => {
     }
   });
 
-  it('answers an unknown command byte with the server\'s refusal, and none when no plugin is open to managers', async () => {
+  it("answers an unknown command byte with the server's refusal, and none when no plugin is open to managers", async () => {
     expect(await fails(c, 'v2.PF4.ExternalCommandBinary', { body: { data: 'fw==' } })).toEqual({
-      code: 'PF4Error', managerCode: 'InvalidData', message: 'binary command 0x7f is unknown (0x01 echo, 0x02 checksum, 0x03 state)',
+      code: 'PF4Error',
+      managerCode: 'InvalidData',
+      message: 'binary command 0x7f is unknown (0x01 echo, 0x02 checksum, 0x03 state)',
     });
     await sim.ok('CfgUpdatePlugin', { record: { plugin: { file: 'echo.dll', enabled: 0 } } });
-    expect(await fails(c, 'v2.PF4.ExternalCommandBinary', { body: { data: 'AQ==' } }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData', message: 'no plugin answered the command' });
+    expect(await fails(c, 'v2.PF4.ExternalCommandBinary', { body: { data: 'AQ==' } })).toMatchObject({
+      code: 'PF4Error',
+      managerCode: 'InvalidData',
+      message: 'no plugin answered the command',
+    });
   });
 
   it('refuses data that is not base64, empty, missing or above 65536 bytes, naming data', async () => {
-    expect(await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', { body: { data: 'AQ' } }))
-      .toBe('body.data: data must be base64: A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters');
-    expect(await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', { body: { data: '' } }))
-      .toBe('body.data: data must not be empty (at least one byte: the command)');
+    expect(await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', { body: { data: 'AQ' } })).toBe(
+      'body.data: data must be base64: A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters',
+    );
+    expect(await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', { body: { data: '' } })).toBe(
+      'body.data: data must not be empty (at least one byte: the command)',
+    );
     await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', { body: {} });
-    expect(await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', { body: { data: Buffer.alloc(65_537, 1).toString('base64') } }))
-      .toBe('body.data: data must decode to at most 65536 bytes');
+    expect(
+      await refuses(c, 'v2.PF4.ExternalCommandBinary', 'body.data', {
+        body: { data: Buffer.alloc(65_537, 1).toString('base64') },
+      }),
+    ).toBe('body.data: data must decode to at most 65536 bytes');
   });
 });

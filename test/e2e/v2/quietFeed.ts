@@ -14,10 +14,12 @@ export function quietFeedStack(): { client: Client; sim: ManagerClient } {
   process.env.SIM_MANAGER_PASSWORD = password;
   const managers = [{ login: 1000, password }];
   const setup = stackForFile({
-    simConfig: { servers: [
-      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-    ] },
+    simConfig: {
+      servers: [
+        { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+        { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
+      ],
+    },
   });
   const holder = {} as { client: Client; sim: ManagerClient };
   beforeAll(async () => {

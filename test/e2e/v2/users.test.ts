@@ -15,12 +15,17 @@ import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api
 const PASSWORD = randomBytes(18).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
 /** 1000 is the gateway's manager; 1001 is this file's own, so it keeps its rights when 1000's are cut. */
-const managers = [{ login: 1000, password: PASSWORD }, { login: 1001, password: PASSWORD }];
+const managers = [
+  { login: 1000, password: PASSWORD },
+  { login: 1001, password: PASSWORD },
+];
 const setup = stackForFile({
-  simConfig: { servers: [
-    { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
-    { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
-  ] },
+  simConfig: {
+    servers: [
+      { name: 'demo-pf4', family: 'PF4', ticksPerSecond: 0, managers },
+      { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
+    ],
+  },
 });
 
 type Rec = Record<string, any>;
@@ -65,18 +70,22 @@ function expectNoServerOnly(answered: Rec, server: Rec) {
   const text = JSON.stringify(answered);
   for (const field of PF4_SERVER_ONLY.user) {
     expect(fields, field).not.toContain(field);
-    if (typeof server[field] === 'string' && server[field] !== '') expect(text, `the answer carries the server's ${field}`).not.toContain(server[field]);
+    if (typeof server[field] === 'string' && server[field] !== '')
+      expect(text, `the answer carries the server's ${field}`).not.toContain(server[field]);
   }
 }
 
 /** A seeded account has every server-only field set. */
 const expectAllSecrets = (user: Rec) => {
-  for (const field of PF4_SERVER_ONLY.user) expect(typeof user[field] === 'string' && user[field].length > 0, `${user.login} ${field}`).toBe(true);
+  for (const field of PF4_SERVER_ONLY.user)
+    expect(typeof user[field] === 'string' && user[field].length > 0, `${user.login} ${field}`).toBe(true);
 };
 
 /** A fresh account on the server, created directly, with its main password set. */
 async function newAccount(fields: Rec = {}): Promise<Rec> {
-  const user = await sim.ok<Rec>('UserRecordNew', { record: { login: 0, group: 'demo\\forex', name: 'Test Account', ...fields } });
+  const user = await sim.ok<Rec>('UserRecordNew', {
+    record: { login: 0, group: 'demo\\forex', name: 'Test Account', ...fields },
+  });
   await sim.ok('UserPasswordSet', { login: user.login, password: `pw-${user.login}` });
   return user;
 }
@@ -126,8 +135,10 @@ describe('v2.PF4.UserRecordRequest', () => {
   });
 
   it('answers NotFound with the manager code for an unknown login, and refuses a bad one', async () => {
-    expect(await fails(c, 'v2.PF4.UserRecordRequest', { params: { login: 99_999_999 } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.UserRecordRequest', { params: { login: 99_999_999 } })).toMatchObject({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+    });
     await refuses(c, 'v2.PF4.UserRecordRequest', 'login', { params: { login: '-5' } });
   });
 });
@@ -142,7 +153,9 @@ describe('v2.PF4.UserRecordsRequest', () => {
       expectSameAsServer(user, server);
       expectNoServerOnly(user, server);
     }
-    expect(await ok<Rec[]>(c, 'v2.PF4.UserRecordsRequest', { query: { logins: [99_999_998, 99_999_999] } })).toEqual([]);
+    expect(await ok<Rec[]>(c, 'v2.PF4.UserRecordsRequest', { query: { logins: [99_999_998, 99_999_999] } })).toEqual(
+      [],
+    );
   });
 
   it('refuses no logins, an empty one and a non-positive one, naming logins', async () => {
@@ -179,21 +192,34 @@ describe('v2.PF4.UserRecordNew', () => {
     const created = await ok<Rec>(c, 'v2.PF4.UserRecordNew', {
       body: { login: 0, group: 'demo\\pro', name: 'Ada New', email: 'ada@example.com', leverage: 50 },
     });
-    expect(created).toMatchObject({ login: highest + 1, group: 'demo\\pro', name: 'Ada New', email: 'ada@example.com', leverage: 50, balance: 0 });
+    expect(created).toMatchObject({
+      login: highest + 1,
+      group: 'demo\\pro',
+      name: 'Ada New',
+      email: 'ada@example.com',
+      leverage: 50,
+      balance: 0,
+    });
     expectSameAsServer(created, await simUser(created.login));
     expectNoServerOnly(created, await simUser(created.login));
-    const cached = await eventually(async () => (await call<Rec>(c, 'v2.PF4.UserRecordGet', { params: { login: created.login } })).body.data);
+    const cached = await eventually(
+      async () => (await call<Rec>(c, 'v2.PF4.UserRecordGet', { params: { login: created.login } })).body.data,
+    );
     expect(cached).toMatchObject({ login: created.login, name: 'Ada New' });
 
     const chosen = highest + 500;
-    const exact = await ok<Rec>(c, 'v2.PF4.UserRecordNew', { body: { login: chosen, group: 'real\\vip', name: 'Chosen Login' } });
+    const exact = await ok<Rec>(c, 'v2.PF4.UserRecordNew', {
+      body: { login: chosen, group: 'real\\vip', name: 'Chosen Login' },
+    });
     expect(exact).toMatchObject({ login: chosen, group: 'real\\vip' });
     expect((await simUser(chosen)).leverage).toBe(200); // the group's default leverage
   });
 
   it('answers the platform error for a login already taken and an unknown group, creating nothing', async () => {
     const before = (await sim.ok<Rec[]>('UserRecordsRequest')).length;
-    const taken = await fails(c, 'v2.PF4.UserRecordNew', { body: { login: logins[0], group: 'demo\\forex', name: 'Dup' } });
+    const taken = await fails(c, 'v2.PF4.UserRecordNew', {
+      body: { login: logins[0], group: 'demo\\forex', name: 'Dup' },
+    });
     expect(taken).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
     const noGroup = await fails(c, 'v2.PF4.UserRecordNew', { body: { group: 'no\\such', name: 'Orphan' } });
     expect(noGroup).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
@@ -214,12 +240,36 @@ describe('v2.PF4.UserRecordUpdate', () => {
     const before = await simUser(login);
     const updated = await ok<Rec>(c, 'v2.PF4.UserRecordUpdate', {
       params: { login },
-      body: { name: 'Replaced Name', email: 'replaced@example.com', comment: 'type 1', leverage: 300, balance: before.balance + 1000, credit: 77 },
+      body: {
+        name: 'Replaced Name',
+        email: 'replaced@example.com',
+        comment: 'type 1',
+        leverage: 300,
+        balance: before.balance + 1000,
+        credit: 77,
+      },
     });
     const after = await simUser(login);
     expectSameAsServer(updated, after);
-    expect(after).toMatchObject({ name: 'Replaced Name', email: 'replaced@example.com', comment: 'type 1', leverage: 300 });
-    for (const kept of ['balance', 'credit', 'city', 'country', 'phone', 'group', 'registrationDate', 'lastDate', 'lastIP', 'prevBalance', 'prevMonthEquity']) {
+    expect(after).toMatchObject({
+      name: 'Replaced Name',
+      email: 'replaced@example.com',
+      comment: 'type 1',
+      leverage: 300,
+    });
+    for (const kept of [
+      'balance',
+      'credit',
+      'city',
+      'country',
+      'phone',
+      'group',
+      'registrationDate',
+      'lastDate',
+      'lastIP',
+      'prevBalance',
+      'prevMonthEquity',
+    ]) {
       expect(after[kept], kept).toEqual(before[kept]);
     }
     // The secrets survive: the password hashes, phone password, OTP secret and API data are the server's as before
@@ -235,17 +285,28 @@ describe('v2.PF4.UserRecordUpdate', () => {
     const moved = await ok<Rec>(c, 'v2.PF4.UserRecordUpdate', { params: { login }, body: { group: 'real\\ecn' } });
     expect(moved.group).toBe('real\\ecn');
     expect((await simUser(login)).group).toBe('real\\ecn');
-    expect(await fails(c, 'v2.PF4.UserRecordUpdate', { params: { login }, body: { group: 'no\\such' } }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.UserRecordUpdate', { params: { login }, body: { group: 'no\\such' } })).toMatchObject(
+      { code: 'PF4Error', managerCode: 'InvalidData' },
+    );
     expect((await simUser(login)).group).toBe('real\\ecn');
   });
 
   it('answers NotFound for an unknown login and refuses bad input naming the field', async () => {
-    expect(await fails(c, 'v2.PF4.UserRecordUpdate', { params: { login: 99_999_999 }, body: { name: 'Nobody' } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
-    await refuses(c, 'v2.PF4.UserRecordUpdate', 'body.group', { params: { login: logins[11] }, body: { group: 'g'.repeat(17) } });
-    await refuses(c, 'v2.PF4.UserRecordUpdate', 'body.leverage', { params: { login: logins[11] }, body: { leverage: 0 } });
-    await refuses(c, 'v2.PF4.UserRecordUpdate', 'registrationDate', { params: { login: logins[11] }, body: { registrationDate: '2020-01-01T00:00:00Z' } });
+    expect(
+      await fails(c, 'v2.PF4.UserRecordUpdate', { params: { login: 99_999_999 }, body: { name: 'Nobody' } }),
+    ).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    await refuses(c, 'v2.PF4.UserRecordUpdate', 'body.group', {
+      params: { login: logins[11] },
+      body: { group: 'g'.repeat(17) },
+    });
+    await refuses(c, 'v2.PF4.UserRecordUpdate', 'body.leverage', {
+      params: { login: logins[11] },
+      body: { leverage: 0 },
+    });
+    await refuses(c, 'v2.PF4.UserRecordUpdate', 'registrationDate', {
+      params: { login: logins[11] },
+      body: { registrationDate: '2020-01-01T00:00:00Z' },
+    });
     await refuses(c, 'v2.PF4.UserRecordUpdate', 'body', { params: { login: logins[11] }, rawBody: '{"name":' });
   });
 });
@@ -254,7 +315,10 @@ describe('v2.PF4.UserRecord', () => {
   it('merges the patch into the live account: patched fields change, null empties, everything else stays', async () => {
     const login = logins[12];
     const before = await simUser(login);
-    const patched = await ok<Rec>(c, 'v2.PF4.UserRecord', { params: { login }, body: { comment: 'type 2', leverage: 25, email: null } });
+    const patched = await ok<Rec>(c, 'v2.PF4.UserRecord', {
+      params: { login },
+      body: { comment: 'type 2', leverage: 25, email: null },
+    });
     const after = await simUser(login);
     expectSameAsServer(patched, after);
     expect(after).toMatchObject({ comment: 'type 2', leverage: 25, email: '' });
@@ -275,8 +339,9 @@ describe('v2.PF4.UserRecord', () => {
     await refuses(c, 'v2.PF4.UserRecord', 'body.leverage', { params: { login }, body: { leverage: 0 } });
     await refuses(c, 'v2.PF4.UserRecord', 'body', { params: { login }, body: {} });
     await refuses(c, 'v2.PF4.UserRecord', 'body', { params: { login }, body: ['comment'] });
-    expect(await fails(c, 'v2.PF4.UserRecord', { params: { login: 99_999_999 }, body: { comment: 'x' } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(
+      await fails(c, 'v2.PF4.UserRecord', { params: { login: 99_999_999 }, body: { comment: 'x' } }),
+    ).toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
   });
 });
 
@@ -286,14 +351,22 @@ describe('v2.PF4.AdmBalanceCheckLogin', () => {
     await unexplainedBalance(broken, 123.45);
     const server = await sim.ok<Rec>('AdmBalanceCheck', { login: broken });
     expect(server.diff).not.toBe(0);
-    expect(await ok(c, 'v2.PF4.AdmBalanceCheckLogin', { params: { login: broken } })).toEqual({ login: broken, diff: server.diff });
-    expect(await ok(c, 'v2.PF4.AdmBalanceCheckLogin', { params: { login: intact } })).toEqual({ login: intact, diff: 0 });
+    expect(await ok(c, 'v2.PF4.AdmBalanceCheckLogin', { params: { login: broken } })).toEqual({
+      login: broken,
+      diff: server.diff,
+    });
+    expect(await ok(c, 'v2.PF4.AdmBalanceCheckLogin', { params: { login: intact } })).toEqual({
+      login: intact,
+      diff: 0,
+    });
     expect(await sim.ok('AdmBalanceCheck', { login: intact })).toEqual({ login: intact, diff: 0 });
   });
 
   it('answers NotFound for an unknown login and refuses a bad one', async () => {
-    expect(await fails(c, 'v2.PF4.AdmBalanceCheckLogin', { params: { login: 99_999_999 } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.AdmBalanceCheckLogin', { params: { login: 99_999_999 } })).toMatchObject({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+    });
     await refuses(c, 'v2.PF4.AdmBalanceCheckLogin', 'login', { params: { login: 'x' } });
   });
 });
@@ -337,8 +410,10 @@ describe('v2.PF4.AdmBalanceFix', () => {
     const login = logins[26];
     await unexplainedBalance(login, 7);
     const before = await simUser(login);
-    expect(await fails(c, 'v2.PF4.AdmBalanceFix', { query: { logins: [login, 99_999_999] } }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.AdmBalanceFix', { query: { logins: [login, 99_999_999] } })).toMatchObject({
+      code: 'PF4Error',
+      managerCode: 'InvalidData',
+    });
     expect((await simUser(login)).balance).toBe(before.balance);
     await refuses(c, 'v2.PF4.AdmBalanceFix', 'logins');
   });
@@ -353,7 +428,10 @@ describe('v2.PF4.UserPasswordCheck', () => {
 
   it('answers false with the platform refusal for a wrong password or an unknown login, changing nothing', async () => {
     const login = logins[30];
-    for (const [who, password] of [[login, 'wrong-password'], [99_999_999, 'anything']] as const) {
+    for (const [who, password] of [
+      [login, 'wrong-password'],
+      [99_999_999, 'anything'],
+    ] as const) {
       const r = await call(c, 'v2.PF4.UserPasswordCheck', { params: { login: who }, body: password });
       expect(r.body.data).toBe(false);
       expect(r.body.error).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
@@ -382,33 +460,58 @@ describe('v2.PF4.UserPasswordSet', () => {
     expect((await sim.fails('UserPasswordCheck', { login, password: `demo-${login}` })).message).toMatch(/invalid/);
     expect(await sim.ok('UserPasswordCheck', { login, password: `view-${login}` })).toBe(true);
 
-    expect(await ok(c, 'v2.PF4.UserPasswordSet', { params: { login }, query: { changeInvestor: true, cleanPubkey: true }, body: 'investor-2' })).toBe(true);
+    expect(
+      await ok(c, 'v2.PF4.UserPasswordSet', {
+        params: { login },
+        query: { changeInvestor: true, cleanPubkey: true },
+        body: 'investor-2',
+      }),
+    ).toBe(true);
     expect(await sim.ok('UserPasswordCheck', { login, password: 'investor-2' })).toBe(true);
     expect((await sim.fails('UserPasswordCheck', { login, password: `view-${login}` })).message).toMatch(/invalid/);
     expect(await sim.ok('UserPasswordCheck', { login, password: 'main-secret-1' })).toBe(true);
-    expect(secretsOf(await simUser(login))).toEqual({ ...before, password: passwordHash(login, 'main-secret-1'), passwordInvestor: passwordHash(login, 'investor-2') });
+    expect(secretsOf(await simUser(login))).toEqual({
+      ...before,
+      password: passwordHash(login, 'main-secret-1'),
+      passwordInvestor: passwordHash(login, 'investor-2'),
+    });
     // Neither is read back.
     const answered = await ok<Rec>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
     expectNoServerOnly(answered, await simUser(login));
   });
 
   it('lets a new account with empty password bytes in once a password is set', async () => {
-    const created = await ok<Rec>(c, 'v2.PF4.UserRecordNew', { body: { group: 'demo\\forex', name: 'No Password Yet' } });
+    const created = await ok<Rec>(c, 'v2.PF4.UserRecordNew', {
+      body: { group: 'demo\\forex', name: 'No Password Yet' },
+    });
     const before = await call(c, 'v2.PF4.UserPasswordCheck', { params: { login: created.login }, body: 'first-pass' });
     expect(before.body.data).toBe(false);
     expect(await ok(c, 'v2.PF4.UserPasswordSet', { params: { login: created.login }, body: 'first-pass' })).toBe(true);
-    expect(await ok(c, 'v2.PF4.UserPasswordCheck', { params: { login: created.login }, body: 'first-pass' })).toBe(true);
+    expect(await ok(c, 'v2.PF4.UserPasswordCheck', { params: { login: created.login }, body: 'first-pass' })).toBe(
+      true,
+    );
   });
 
   it('answers the platform error for a password it refuses and an unknown login, and refuses bad flags', async () => {
     const login = logins[32];
-    expect(await fails(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: 'abc' }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: 'abc' })).toMatchObject({
+      code: 'PF4Error',
+      managerCode: 'InvalidData',
+    });
     expect(await sim.ok('UserPasswordCheck', { login, password: `demo-${login}` })).toBe(true);
-    expect(await fails(c, 'v2.PF4.UserPasswordSet', { params: { login: 99_999_999 }, body: 'long-enough' }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
-    await refuses(c, 'v2.PF4.UserPasswordSet', 'changeInvestor', { params: { login }, query: { changeInvestor: 'yes' }, body: 'long-enough' });
-    await refuses(c, 'v2.PF4.UserPasswordSet', 'cleanPubkey', { params: { login }, query: { cleanPubkey: 1 }, body: 'long-enough' });
+    expect(
+      await fails(c, 'v2.PF4.UserPasswordSet', { params: { login: 99_999_999 }, body: 'long-enough' }),
+    ).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    await refuses(c, 'v2.PF4.UserPasswordSet', 'changeInvestor', {
+      params: { login },
+      query: { changeInvestor: 'yes' },
+      body: 'long-enough',
+    });
+    await refuses(c, 'v2.PF4.UserPasswordSet', 'cleanPubkey', {
+      params: { login },
+      query: { cleanPubkey: 1 },
+      body: 'long-enough',
+    });
     await refuses(c, 'v2.PF4.UserPasswordSet', 'body', { params: { login }, body: 12345 });
   });
 });
@@ -426,8 +529,10 @@ describe('v2.PF4.AdmUsersRequestSafe', () => {
   });
 
   it('answers NotFound for an unknown group (names are case sensitive) and refuses a name over 16 characters', async () => {
-    expect(await fails(c, 'v2.PF4.AdmUsersRequestSafe', { params: { group: 'REAL\\VIP' } }))
-      .toMatchObject({ code: 'NotFound', managerCode: 'InvalidData' });
+    expect(await fails(c, 'v2.PF4.AdmUsersRequestSafe', { params: { group: 'REAL\\VIP' } })).toMatchObject({
+      code: 'NotFound',
+      managerCode: 'InvalidData',
+    });
     await refuses(c, 'v2.PF4.AdmUsersRequestSafe', 'group', { params: { group: 'g'.repeat(17) } });
   });
 });
@@ -462,12 +567,14 @@ describe('v2.PF4.UsersGroupOp', () => {
     expect((await simUser(b.login)).leverage).toBe(333);
     expect(await op({ command: 'SetGroup', newGroup: 'real\\standard' })).toBe(true);
     expect((await simUser(a.login)).group).toBe('real\\standard');
-    expect((await simUser(bystander.login))).toMatchObject({ group: 'demo\\forex', leverage: bystander.leverage });
+    expect(await simUser(bystander.login)).toMatchObject({ group: 'demo\\forex', leverage: bystander.leverage });
   });
 
   it('deletes accounts, and the cache follows', async () => {
     const gone = await newAccount();
-    await eventually(async () => (await call(c, 'v2.PF4.UserRecordGet', { params: { login: gone.login } })).body.error === null);
+    await eventually(
+      async () => (await call(c, 'v2.PF4.UserRecordGet', { params: { login: gone.login } })).body.error === null,
+    );
     expect(await ok(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Delete', logins: [gone.login] } })).toBe(true);
     expect((await sim.fails('UserRecordRequest', { login: gone.login })).message).toMatch(/not found/);
     const missing = await eventually(async () => {
@@ -480,15 +587,20 @@ describe('v2.PF4.UsersGroupOp', () => {
   it('changes nothing when a login is unknown or, for Delete, has open trades', async () => {
     const fresh = await newAccount();
     const trading = (await sim.ok<{ items: Rec[] }>('TradesRequest', { limit: 1 })).items[0].login as number;
-    expect(await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Delete', logins: [fresh.login, trading] } }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(
+      await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Delete', logins: [fresh.login, trading] } }),
+    ).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
     expect((await simUser(fresh.login)).login).toBe(fresh.login);
     expect((await simUser(trading)).login).toBe(trading);
-    expect(await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Disable', logins: [fresh.login, 99_999_999] } }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(
+      await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Disable', logins: [fresh.login, 99_999_999] } }),
+    ).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
     expect((await simUser(fresh.login)).enableFlags).toBe(1);
-    expect(await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'SetGroup', newGroup: 'no\\such', logins: [fresh.login] } }))
-      .toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
+    expect(
+      await fails(c, 'v2.PF4.UsersGroupOp', {
+        body: { command: 'SetGroup', newGroup: 'no\\such', logins: [fresh.login] },
+      }),
+    ).toMatchObject({ code: 'PF4Error', managerCode: 'InvalidData' });
     expect((await simUser(fresh.login)).group).toBe('demo\\forex');
   });
 
@@ -498,7 +610,9 @@ describe('v2.PF4.UsersGroupOp', () => {
     await refuses(c, 'v2.PF4.UsersGroupOp', 'body.logins', { body: { command: 'Enable', logins: [] } });
     await refuses(c, 'v2.PF4.UsersGroupOp', 'body.logins', { body: { command: 'Enable' } });
     await refuses(c, 'v2.PF4.UsersGroupOp', 'body.newGroup', { body: { command: 'SetGroup', logins: [login] } });
-    await refuses(c, 'v2.PF4.UsersGroupOp', 'body.newGroup', { body: { command: 'SetGroup', newGroup: 'g'.repeat(17), logins: [login] } });
+    await refuses(c, 'v2.PF4.UsersGroupOp', 'body.newGroup', {
+      body: { command: 'SetGroup', newGroup: 'g'.repeat(17), logins: [login] },
+    });
     await refuses(c, 'v2.PF4.UsersGroupOp', 'body.leverage', { body: { command: 'Leverage', logins: [login] } });
   });
 });
@@ -515,13 +629,19 @@ describe('manager rights', () => {
       await c.stack.control('demo-pf4', 'drop');
       sim.close();
       sim = await simClient();
-      const refused = await eventually(async () => {
-        const r = await call(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: 'needs-manager' });
-        return r.body.error?.managerCode === 'NotEnoughRights' ? r.body.error : null;
-      }, 15_000, 200);
+      const refused = await eventually(
+        async () => {
+          const r = await call(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: 'needs-manager' });
+          return r.body.error?.managerCode === 'NotEnoughRights' ? r.body.error : null;
+        },
+        15_000,
+        200,
+      );
       expect(refused).toMatchObject({ code: 'PF4Error', managerCode: 'NotEnoughRights' });
-      expect(await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Disable', logins: [login] } }))
-        .toMatchObject({ code: 'PF4Error', managerCode: 'NotEnoughRights' });
+      expect(await fails(c, 'v2.PF4.UsersGroupOp', { body: { command: 'Disable', logins: [login] } })).toMatchObject({
+        code: 'PF4Error',
+        managerCode: 'NotEnoughRights',
+      });
       expect((await simUser(login)).enableFlags).toBe(1);
       // A check needs no right.
       expect(await ok(c, 'v2.PF4.UserPasswordCheck', { params: { login }, body: `demo-${login}` })).toBe(true);
@@ -531,7 +651,12 @@ describe('manager rights', () => {
       sim.close();
       sim = await simClient();
     }
-    const restored = await eventually(async () => (await call(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: `demo-${login}` })).body.data === true, 15_000, 200);
+    const restored = await eventually(
+      async () =>
+        (await call(c, 'v2.PF4.UserPasswordSet', { params: { login }, body: `demo-${login}` })).body.data === true,
+      15_000,
+      200,
+    );
     expect(restored).toBe(true);
   });
 });

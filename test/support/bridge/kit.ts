@@ -26,9 +26,15 @@ export interface TinyDriver extends BridgeDriver<{ calls: number }> {
 /** A PF4 server with manager 1000 (PASSWORD), accounts 1 and 2, and the commands UserGet, Boom, Slow and Count. */
 export function tinyDriver(overrides: Partial<BridgeDriver<{ calls: number }>> = {}): TinyDriver {
   let emit: ChangeEmit = () => {};
-  const users = [{ login: 1, name: 'One' }, { login: 2, name: 'Two' }];
+  const users = [
+    { login: 1, name: 'One' },
+    { login: 2, name: 'Two' },
+  ];
   const driver: TinyDriver = {
-    name: 'tiny', family: 'PF4', build: 7, events: ['users', 'ticks'],
+    name: 'tiny',
+    family: 'PF4',
+    build: 7,
+    events: ['users', 'ticks'],
     users,
     emit: (kind, op, record) => emit(kind, op, record),
     commands: {
@@ -37,15 +43,29 @@ export function tinyDriver(overrides: Partial<BridgeDriver<{ calls: number }>> =
         if (!user) throw new ResultError(PF4_RESULT.InvalidData, `login ${String(args.login)} not found`);
         return user;
       },
-      Boom: () => { throw new Error('database password is hunter2'); },
-      Slow: async (args) => { await new Promise((r) => setTimeout(r, 5)); return { echoed: args.value ?? null }; },
+      Boom: () => {
+        throw new Error('database password is hunter2');
+      },
+      Slow: async (args) => {
+        await new Promise((r) => setTimeout(r, 5));
+        return { echoed: args.value ?? null };
+      },
       Count: (_args, session) => ++session.state.calls,
     },
-    authenticate: ({ login, password }) => (login === 1000 && password === PASSWORD
-      ? { ok: true, rights: ['admin', 'manager'] }
-      : { ok: false, code: PF4_RESULT.InvalidData, message: 'invalid manager login or password' }),
-    snapshot: () => [{ kind: 'users', rows: [...users] }, { kind: 'ticks', rows: [] }],
-    subscribe: (to) => { emit = to; return () => { emit = () => {}; }; },
+    authenticate: ({ login, password }) =>
+      login === 1000 && password === PASSWORD
+        ? { ok: true, rights: ['admin', 'manager'] }
+        : { ok: false, code: PF4_RESULT.InvalidData, message: 'invalid manager login or password' },
+    snapshot: () => [
+      { kind: 'users', rows: [...users] },
+      { kind: 'ticks', rows: [] },
+    ],
+    subscribe: (to) => {
+      emit = to;
+      return () => {
+        emit = () => {};
+      };
+    },
     openSession: () => ({ calls: 0 }),
     ...overrides,
   };
@@ -62,16 +82,20 @@ export async function serve(servers: BridgedServer<any>[], options: ListenerOpti
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   return {
     port: (http.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      for (const server of servers) server.stop();
-      http.close(() => resolve());
-      http.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const server of servers) server.stop();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
   };
 }
 
 /** One driver behind a listener; `server` to act on its sessions. */
-export async function serveOne(driver: BridgeDriver<any>, options: BridgedServerOptions = {}): Promise<Served & { server: BridgedServer<any> }> {
+export async function serveOne(
+  driver: BridgeDriver<any>,
+  options: BridgedServerOptions = {},
+): Promise<Served & { server: BridgedServer<any> }> {
   const server = new BridgedServer(driver, options);
   return { ...(await serve([server])), server };
 }
@@ -96,7 +120,10 @@ export function kitHarness() {
     for (const client of clients.splice(0)) client.close();
     for (const served of running.splice(0)) await served.close();
   });
-  return async (overrides: Partial<BridgeDriver<{ calls: number }>> = {}, limits: BridgedServerOptions['limits'] = {}) => {
+  return async (
+    overrides: Partial<BridgeDriver<{ calls: number }>> = {},
+    limits: BridgedServerOptions['limits'] = {},
+  ) => {
     const logged: Array<Record<string, unknown>> = [];
     const driver = tinyDriver({ log: (entry) => logged.push(entry), ...overrides });
     const served = await serveOne(driver, { limits });
@@ -110,7 +137,10 @@ export function kitHarness() {
   };
 }
 
-export interface ErrorBody { code: number; message: string }
+export interface ErrorBody {
+  code: number;
+  message: string;
+}
 
 export class KitClient {
   readonly frames: string[] = [];
@@ -140,7 +170,9 @@ export class KitClient {
   /** A client of `ws://127.0.0.1:port/path`, or of `wss://` trusting the CA certificates `tls.ca`. */
   static connect(port: number, path: string, tls?: { ca: string | Buffer }): Promise<KitClient> {
     return new Promise((resolve, reject) => {
-      const ws = tls ? new WebSocket(`wss://127.0.0.1:${port}/${path}`, { ca: tls.ca }) : new WebSocket(`ws://127.0.0.1:${port}/${path}`);
+      const ws = tls
+        ? new WebSocket(`wss://127.0.0.1:${port}/${path}`, { ca: tls.ca })
+        : new WebSocket(`ws://127.0.0.1:${port}/${path}`);
       const client = new KitClient(ws);
       ws.once('open', () => resolve(client));
       ws.once('error', reject);
@@ -155,7 +187,10 @@ export class KitClient {
   call(cmd: string, args?: Record<string, unknown>): Promise<{ result?: unknown; error?: ErrorBody }> {
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, (answer) => { this.pending.delete(id); resolve(answer); });
+      this.pending.set(id, (answer) => {
+        this.pending.delete(id);
+        resolve(answer);
+      });
       this.ws.send(stringifyJson({ id, cmd, args }));
     });
   }
@@ -180,7 +215,10 @@ export class KitClient {
   waitFor(probe: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
     if (probe()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => { this.waiters.delete(check); reject(new Error(`timed out waiting for ${what}`)); }, timeoutMs);
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(new Error(`timed out waiting for ${what}`));
+      }, timeoutMs);
       const check = () => {
         if (!probe()) return;
         clearTimeout(timer);
@@ -193,7 +231,7 @@ export class KitClient {
 
   /** Waits for the snapshot's end. */
   resynced(): Promise<void> {
-    return this.waitFor(() => this.events.some((e) => e.event === 'resync' && e.op === 'end'), 'the snapshot\'s end');
+    return this.waitFor(() => this.events.some((e) => e.event === 'resync' && e.op === 'end'), "the snapshot's end");
   }
 
   /** The events after the snapshot's end. */

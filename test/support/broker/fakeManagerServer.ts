@@ -14,7 +14,13 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { KINDS, eventKindOf } from '../../../broker/cache/pumpCache.js';
 import { handlers } from '../../../broker/handlers/registry.js';
-import { PROTOCOL_VERSIONS, type ChangeKind, type EventKind, type EventOp, type Family } from '../../../shared/protocol.js';
+import {
+  PROTOCOL_VERSIONS,
+  type ChangeKind,
+  type EventKind,
+  type EventOp,
+  type Family,
+} from '../../../shared/protocol.js';
 import { PF4_RESULT, PF5_RESULT } from '../../../shared/resultCodes.js';
 
 type Row = Record<string, unknown>;
@@ -37,7 +43,8 @@ export interface FakeDeclared {
 export function brokerCommands(family: Family): string[] {
   const commands = new Set(['Ping', 'ServerTime']);
   for (const handler of handlers.values()) {
-    if (handler.family === null || handler.family === family) for (const cmd of handler.needs.commands) commands.add(cmd);
+    if (handler.family === null || handler.family === family)
+      for (const cmd of handler.needs.commands) commands.add(cmd);
   }
   return [...commands].sort();
 }
@@ -68,10 +75,16 @@ export class FakeManagerServer {
   private readonly live = new Set<WebSocket>();
   private nextLogin = 0;
 
-  private constructor(readonly family: Family, wss: WebSocketServer) {
+  private constructor(
+    readonly family: Family,
+    wss: WebSocketServer,
+  ) {
     this.wss = wss;
     this.declared = {
-      version: PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1], family, build: FAKE_BUILD, rights: [...FAKE_RIGHTS],
+      version: PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1],
+      family,
+      build: FAKE_BUILD,
+      rights: [...FAKE_RIGHTS],
       capabilities: { commands: brokerCommands(family), events: brokerEvents(family) },
     };
     wss.on('connection', (ws) => this.onConnection(ws));
@@ -89,7 +102,13 @@ export class FakeManagerServer {
     server.nextLogin = firstLogin + (seed.users ?? 20);
     for (let i = 0; i < (seed.trades ?? 30); i++) {
       const order = 5000 + i * 2;
-      server.trades.set(order, { order, login: firstLogin + (i % 5), symbol: 'EURUSD', volume: 10, tradeRecordState: 'OpenNormal' });
+      server.trades.set(order, {
+        order,
+        login: firstLogin + (i % 5),
+        symbol: 'EURUSD',
+        volume: 10,
+        tradeRecordState: 'OpenNormal',
+      });
     }
     server.ticks.set('EURUSD', { symbol: 'EURUSD', time: '2026-01-01T00:00:00.000Z', bid: 1.1, ask: 1.1002 });
     return server;
@@ -129,31 +148,55 @@ export class FakeManagerServer {
     let loggedIn = false;
     ws.on('close', () => this.live.delete(ws));
     ws.on('message', (data) => {
-      const { id, cmd, args } = JSON.parse((data as Buffer).toString()) as { id: number; cmd: string; args?: Record<string, unknown> };
+      const { id, cmd, args } = JSON.parse((data as Buffer).toString()) as {
+        id: number;
+        cmd: string;
+        args?: Record<string, unknown>;
+      };
       this.received.push({ cmd, args });
       const answer = (body: { result: unknown } | { error: { code: number; message: string } }) => {
-        const send = () => { if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id, ...body })); };
+        const send = () => {
+          if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ id, ...body }));
+        };
         const delay = this.delays.get(cmd) ?? 0;
         if (delay > 0) setTimeout(send, delay);
         else send();
       };
       if (cmd === 'login') {
         if (this.refuseLogin) {
-          answer({ error: { code: this.family === 'PF4' ? PF4_RESULT.NoConnect : PF5_RESULT.AuthServerBusy, message: 'logins refused' } });
+          answer({
+            error: {
+              code: this.family === 'PF4' ? PF4_RESULT.NoConnect : PF5_RESULT.AuthServerBusy,
+              message: 'logins refused',
+            },
+          });
           return;
         }
         if (args?.login !== FAKE_MANAGER || args?.password !== FAKE_PASSWORD) {
-          answer({ error: { code: this.family === 'PF4' ? PF4_RESULT.InvalidData : PF5_RESULT.AuthAccountInvalid, message: 'invalid account' } });
+          answer({
+            error: {
+              code: this.family === 'PF4' ? PF4_RESULT.InvalidData : PF5_RESULT.AuthAccountInvalid,
+              message: 'invalid account',
+            },
+          });
           return;
         }
         loggedIn = true;
         this.logins++;
-        answer({ result: this.loginResult !== undefined ? this.loginResult : { server: 'fake', ...structuredClone(this.declared) } });
+        answer({
+          result:
+            this.loginResult !== undefined ? this.loginResult : { server: 'fake', ...structuredClone(this.declared) },
+        });
         setTimeout(() => this.resync(ws), (this.delays.get('login') ?? 0) + this.resyncDelayMs);
         return;
       }
       if (!loggedIn) {
-        answer({ error: { code: this.family === 'PF4' ? PF4_RESULT.NotEnoughRights : PF5_RESULT.ErrPermissions, message: 'login first' } });
+        answer({
+          error: {
+            code: this.family === 'PF4' ? PF4_RESULT.NotEnoughRights : PF5_RESULT.ErrPermissions,
+            message: 'login first',
+          },
+        });
         return;
       }
       answer(this.command(cmd, args ?? {}, ws));
@@ -177,7 +220,11 @@ export class FakeManagerServer {
     this.live.add(ws);
   }
 
-  private command(cmd: string, args: Record<string, unknown>, ws: WebSocket): { result: unknown } | { error: { code: number; message: string } } {
+  private command(
+    cmd: string,
+    args: Record<string, unknown>,
+    ws: WebSocket,
+  ): { result: unknown } | { error: { code: number; message: string } } {
     const badData = this.family === 'PF4' ? PF4_RESULT.InvalidData : PF5_RESULT.ErrParams;
     switch (cmd) {
       case 'Ping':
@@ -190,11 +237,14 @@ export class FakeManagerServer {
       }
       case 'UserRecordRequest': {
         const user = this.users.get(args.login as number);
-        return user ? { result: user } : { error: { code: PF4_RESULT.InvalidData, message: `login ${String(args.login)} not found` } };
+        return user
+          ? { result: user }
+          : { error: { code: PF4_RESULT.InvalidData, message: `login ${String(args.login)} not found` } };
       }
       case 'UsersRequest': {
         const after = typeof args.after === 'number' ? args.after : -Infinity;
-        const sorted = [...this.users.values()].filter((u) => (u.login as number) > after)
+        const sorted = [...this.users.values()]
+          .filter((u) => (u.login as number) > after)
           .sort((a, b) => (a.login as number) - (b.login as number));
         const limit = typeof args.limit === 'number' ? args.limit : sorted.length;
         return { result: { items: sorted.slice(0, limit), hasMore: sorted.length > limit } };
@@ -210,10 +260,14 @@ export class FakeManagerServer {
       }
       case 'UserRequest': {
         const user = this.users.get(args.login as number);
-        return user ? { result: user } : { error: { code: PF5_RESULT.ErrNotfound, message: `login ${String(args.login)} not found` } };
+        return user
+          ? { result: user }
+          : { error: { code: PF5_RESULT.ErrNotfound, message: `login ${String(args.login)} not found` } };
       }
       case 'SrvRestart':
-        setTimeout(() => { if (ws.readyState === ws.OPEN) ws.close(1012, 'restart'); }, 20);
+        setTimeout(() => {
+          if (ws.readyState === ws.OPEN) ws.close(1012, 'restart');
+        }, 20);
         return { result: true };
       default:
         return { error: { code: badData, message: `unknown command ${cmd}` } };

@@ -52,7 +52,12 @@ export class ScriptedSession {
   }
 
   // eslint-disable-next-line @typescript-eslint/require-await -- the session's request: an unscripted or failing call rejects, as the real one does
-  async request(command: string, args: Record<string, unknown> | undefined, deadline: CallDeadline, context?: FailureContext): Promise<unknown> {
+  async request(
+    command: string,
+    args: Record<string, unknown> | undefined,
+    deadline: CallDeadline,
+    context?: FailureContext,
+  ): Promise<unknown> {
     this.sent.push({ command, args, deadline, context });
     const next = this.script.shift();
     if (!next) throw new Error(`unscripted request ${command}`);
@@ -67,14 +72,22 @@ export class ScriptedSession {
 }
 
 /** A sent command as tests expect it. */
-export function sent(command: string, args: Record<string, unknown> | undefined, context?: FailureContext): SentRequest {
+export function sent(
+  command: string,
+  args: Record<string, unknown> | undefined,
+  context?: FailureContext,
+): SentRequest {
   return { command, args, deadline: DEADLINE, context };
 }
 
 /** Records of a snapshot by resync kind (`margin`, not `margins`), in the order the server would send them. */
 export type Snapshot = Partial<Record<Exclude<EventKind, 'resync'>, unknown[]>>;
 
-const resyncEvent = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({ event: 'resync', op, record });
+const resyncEvent = (op: 'begin' | 'chunk' | 'end', record: unknown = {}): ManagerEvent => ({
+  event: 'resync',
+  op,
+  record,
+});
 
 /** Applies one complete resync of `snapshot` to the cache. */
 export function resync(cache: PumpCache, snapshot: Snapshot): void {
@@ -91,12 +104,20 @@ export function cacheOf(family: Family, snapshot: Snapshot = {}): PumpCache {
 }
 
 /** One change-stream event applied to the cache. */
-export function change(cache: PumpCache, event: Exclude<EventKind, 'resync'>, op: 'add' | 'update' | 'delete', record: unknown): void {
+export function change(
+  cache: PumpCache,
+  event: Exclude<EventKind, 'resync'>,
+  op: 'add' | 'update' | 'delete',
+  record: unknown,
+): void {
   cache.apply({ event, op, record });
 }
 
 /** A platform as handlers see it: its family, its manager session and its cache. */
-export function platformOf(family: Family, parts: { session?: ScriptedSession; cache?: PumpCache } = {}): TradePlatform {
+export function platformOf(
+  family: Family,
+  parts: { session?: ScriptedSession; cache?: PumpCache } = {},
+): TradePlatform {
   return {
     family,
     session: parts.session ?? new ScriptedSession(),
@@ -112,7 +133,12 @@ export function handlerOf(bindings: readonly Binding[], entry: Operation): Bindi
 }
 
 /** Calls the handler `bindings` bind to `entry` with `args` on `platform`, under DEADLINE. */
-export function call(bindings: readonly Binding[], entry: Operation, platform: TradePlatform, args: Record<string, unknown> = {}): HandlerResult | Promise<HandlerResult> {
+export function call(
+  bindings: readonly Binding[],
+  entry: Operation,
+  platform: TradePlatform,
+  args: Record<string, unknown> = {},
+): HandlerResult | Promise<HandlerResult> {
   const ctx: HandlerContext = { platform, args, deadline: DEADLINE };
   return asJson(handlerOf(bindings, entry)(ctx));
 }
@@ -155,8 +181,12 @@ export async function expectOperationError(run: () => unknown, expected: Expecte
   const error = await failureOf(run);
   expect(error).toBeInstanceOf(OperationError);
   const e = error as OperationError;
-  expect({ name: e.name, code: e.code, message: e.message, managerCode: e.managerCode, data: e.data })
-    .toEqual({ name: 'OperationError', managerCode: null, data: null, ...expected });
+  expect({ name: e.name, code: e.code, message: e.message, managerCode: e.managerCode, data: e.data }).toEqual({
+    name: 'OperationError',
+    managerCode: null,
+    data: null,
+    ...expected,
+  });
   return e;
 }
 

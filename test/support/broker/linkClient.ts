@@ -4,8 +4,18 @@
  */
 import WebSocket from 'ws';
 import {
-  FAILOVER_OP, OUTCOME_OP, PING_OP,
-  type CallFailed, type CallFrame, type CallOk, type DrainFrame, type FailoverArgs, type LateFrame, type OutcomeReport, type PingReport, type ResultFrame,
+  FAILOVER_OP,
+  OUTCOME_OP,
+  PING_OP,
+  type CallFailed,
+  type CallFrame,
+  type CallOk,
+  type DrainFrame,
+  type FailoverArgs,
+  type LateFrame,
+  type OutcomeReport,
+  type PingReport,
+  type ResultFrame,
 } from '../../../shared/frames.js';
 import { until } from '../until.js';
 
@@ -40,7 +50,9 @@ export class TestLink {
       this.waiting.get(frame.id)?.(frame);
       this.waiting.delete(frame.id);
     });
-    ws.on('close', (code) => { this.closeCode = code; });
+    ws.on('close', (code) => {
+      this.closeCode = code;
+    });
   }
 
   static open(port: number, secret: string): Promise<TestLink> {
@@ -53,11 +65,23 @@ export class TestLink {
   }
 
   call(
-    platform: string, op: string, args: Record<string, unknown> = {}, timeoutMs = 5000, callId?: string, extra: Partial<CallFrame> = {},
+    platform: string,
+    op: string,
+    args: Record<string, unknown> = {},
+    timeoutMs = 5000,
+    callId?: string,
+    extra: Partial<CallFrame> = {},
   ): Promise<ResultFrame> {
     const id = this.nextId++;
     const frame: CallFrame = {
-      id, platform, op, args, timeoutMs, traceId: '4bf92f3577b34da6a3ce929d0e0e4736', ...(callId ? { callId } : {}), ...extra,
+      id,
+      platform,
+      op,
+      args,
+      timeoutMs,
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      ...(callId ? { callId } : {}),
+      ...extra,
     };
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);

@@ -21,5 +21,7 @@ export const refused = (message: string) => ({ ok: false, message });
 export const accepted = (args: Record<string, unknown>) => ({ ok: true, args });
 
 /** Validates one call of the entry `<prefix><name>`: path parameters, query text and body (none by default). */
-export const callerOf = (prefix: string) => (name: string, params: Record<string, string>, query: string, body: RawBody = none) =>
-  validateInputs(entryOf(prefix, name), params, url(query), body);
+export const callerOf =
+  (prefix: string) =>
+  (name: string, params: Record<string, string>, query: string, body: RawBody = none) =>
+    validateInputs(entryOf(prefix, name), params, url(query), body);

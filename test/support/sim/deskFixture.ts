@@ -15,7 +15,11 @@ export const isoAt = (minute: number) => iso(at(minute));
 
 export type Who = 'retail' | 'netting' | 'vip' | 'real' | 'pro';
 export const GROUP_OF: Record<Who, string> = {
-  retail: 'demo\\retail', netting: 'demo\\netting', vip: 'demo\\vip', real: 'real\\retail', pro: 'real\\pro',
+  retail: 'demo\\retail',
+  netting: 'demo\\netting',
+  vip: 'demo\\vip',
+  real: 'real\\retail',
+  pro: 'real\\pro',
 };
 
 export interface Desk {
@@ -44,9 +48,14 @@ export function desk(): Desk {
     login[who] = h.call('UserAdd', { record: { group: GROUP_OF[who], leverage: 100, firstName: who } }).login;
   }
   const deposit = {} as Record<Who, number>;
-  names.forEach((who, i) => { deposit[who] = h.world.engine.balance(login[who], 'Balance', 100_000, 'deposit', at(i)).deal; });
+  names.forEach((who, i) => {
+    deposit[who] = h.world.engine.balance(login[who], 'Balance', 100_000, 'deposit', at(i)).deal;
+  });
   const send = (who: Who, symbol: string, type: PF5OrderType, minute: number, price?: number) =>
-    h.world.engine.send({ login: login[who], symbol, type, volume: 10_000, price, priceSL: 0, priceTP: 0, comment: '' }, at(minute));
+    h.world.engine.send(
+      { login: login[who], symbol, type, volume: 10_000, price, priceSL: 0, priceTP: 0, comment: '' },
+      at(minute),
+    );
   const fills = {
     retailEur: send('retail', 'EURUSD', 'Buy', 10),
     nettingGbp: send('netting', 'GBPUSD', 'Sell', 11),
@@ -62,11 +71,15 @@ export function desk(): Desk {
     realEur: send('real', 'EURUSD', 'BuyStop', 23, 1.11).order,
     proXau: send('pro', 'XAUUSD', 'SellStop', 24, 1990).order,
   };
-  const position = Object.fromEntries(Object.entries(fills).map(([k, r]) => [k, r.position as number])) as Desk['position'];
+  const position = Object.fromEntries(
+    Object.entries(fills).map(([k, r]) => [k, r.position as number]),
+  ) as Desk['position'];
   const fill = Object.fromEntries(Object.entries(fills).map(([k, r]) => [k, r.deal as number])) as Desk['fill'];
   return { h, login, position, order, filled: Object.values(fills).map((r) => r.order), deposit, fill };
 }
 
 /** The key field of each record, for comparing selections. */
-export const tickets = (records: Array<{ position?: number; order?: number; deal?: number; login?: number }>, key: 'position' | 'order' | 'deal' | 'login') =>
-  records.map((r) => r[key]);
+export const tickets = (
+  records: Array<{ position?: number; order?: number; deal?: number; login?: number }>,
+  key: 'position' | 'order' | 'deal' | 'login',
+) => records.map((r) => r[key]);

@@ -37,7 +37,10 @@ export class ManagerClient {
   /** `localAddress` binds the client's end, so a test can come from another loopback address (127.0.0.2). */
   static connect(port: number, server: string, options: { localAddress?: string } = {}): Promise<ManagerClient> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://127.0.0.1:${port}/${server}`, options.localAddress ? { localAddress: options.localAddress } : {});
+      const ws = new WebSocket(
+        `ws://127.0.0.1:${port}/${server}`,
+        options.localAddress ? { localAddress: options.localAddress } : {},
+      );
       const client = new ManagerClient(ws);
       ws.once('open', () => resolve(client));
       ws.once('error', reject);
@@ -49,7 +52,12 @@ export class ManagerClient {
   call(cmd: string, args?: Record<string, unknown>): Promise<{ result?: unknown; error?: ErrorAnswer }> {
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, { resolve: (v) => { this.pending.delete(id); resolve(v); } });
+      this.pending.set(id, {
+        resolve: (v) => {
+          this.pending.delete(id);
+          resolve(v);
+        },
+      });
       this.ws.send(stringifyJson({ id, cmd, args }));
     });
   }
@@ -85,7 +93,9 @@ export class ManagerClient {
   }
 
   waitForEvent(match: (e: ManagerEvent) => boolean, timeoutMs = 5000): Promise<ManagerEvent> {
-    return this.waitFor(() => this.events.some(match), timeoutMs, 'event').then(() => this.events.find(match) as ManagerEvent);
+    return this.waitFor(() => this.events.some(match), timeoutMs, 'event').then(
+      () => this.events.find(match) as ManagerEvent,
+    );
   }
 
   waitForClose(timeoutMs = 5000): Promise<void> {
@@ -99,7 +109,9 @@ export class ManagerClient {
 
 export async function postControl(port: number, path: string, body: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`http://127.0.0.1:${port}/control/${path}`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
   });
   return { status: res.status, body: await res.json() };
 }

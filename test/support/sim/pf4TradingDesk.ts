@@ -17,20 +17,37 @@ export function pf4Desk(overrides: Record<string, unknown> = {}) {
   const h = pf4Harness(overrides);
   const tick = (bid: number, ask: number, symbol = 'EURUSD') => h.call('SymbolSendTick', { symbol, bid, ask });
   tick(1.1, 1.1001);
-  const deposit = (login: number, amount: number, tradeCommand = 'Balance', comment?: string) => h.call('TradeTransaction', {
-    tradeTransactionType: 'BrBalance', tradeCommand, orderBy: login, price: amount, ...(comment === undefined ? {} : { comment }) });
+  const deposit = (login: number, amount: number, tradeCommand = 'Balance', comment?: string) =>
+    h.call('TradeTransaction', {
+      tradeTransactionType: 'BrBalance',
+      tradeCommand,
+      orderBy: login,
+      price: amount,
+      ...(comment === undefined ? {} : { comment }),
+    });
   const account = (money = 10_000, group = 'real\\vip', leverage = 100): number => {
     const { login } = h.call('UserRecordNew', { record: { group, name: 'Rule Tester', leverage } });
     if (money > 0) deposit(login, money);
     return login;
   };
   const openFields = (login: number, fields: Record<string, unknown>) => ({
-    tradeTransactionType: 'BrOrderOpen', orderBy: login, symbol: 'EURUSD', tradeCommand: 'Buy', volume: 100, ...fields });
-  const open = (login: number, fields: Record<string, unknown> = {}): TradeRow => h.call('TradeTransaction', openFields(login, fields));
-  const openFails = (login: number, fields: Record<string, unknown> = {}) => h.fails('TradeTransaction', openFields(login, fields));
-  const tx = (type: string, fields: Record<string, unknown>) => h.call('TradeTransaction', { tradeTransactionType: type, ...fields });
-  const txFails = (type: string, fields: Record<string, unknown>) => h.fails('TradeTransaction', { tradeTransactionType: type, ...fields });
-  const history = (login: number, range: Record<string, unknown> = {}): TradeRow[] => h.call('TradesUserHistory', { login, ...range });
+    tradeTransactionType: 'BrOrderOpen',
+    orderBy: login,
+    symbol: 'EURUSD',
+    tradeCommand: 'Buy',
+    volume: 100,
+    ...fields,
+  });
+  const open = (login: number, fields: Record<string, unknown> = {}): TradeRow =>
+    h.call('TradeTransaction', openFields(login, fields));
+  const openFails = (login: number, fields: Record<string, unknown> = {}) =>
+    h.fails('TradeTransaction', openFields(login, fields));
+  const tx = (type: string, fields: Record<string, unknown>) =>
+    h.call('TradeTransaction', { tradeTransactionType: type, ...fields });
+  const txFails = (type: string, fields: Record<string, unknown>) =>
+    h.fails('TradeTransaction', { tradeTransactionType: type, ...fields });
+  const history = (login: number, range: Record<string, unknown> = {}): TradeRow[] =>
+    h.call('TradesUserHistory', { login, ...range });
   const openOrders = (login: number): number[] => h.call('TradesUserRequest', { login }).map((r: TradeRow) => r.order);
   const margin = (login: number) => h.call('MarginLevelRequest', { login });
   const symbol = (name: string, record: Record<string, unknown>) => h.call('CfgUpdateSymbol', { symbol: name, record });
@@ -40,7 +57,23 @@ export function pf4Desk(overrides: Record<string, unknown> = {}) {
     const mark = h.events.length;
     return () => h.events.slice(mark);
   };
-  return { h, tick, deposit, account, open, openFails, tx, txFails, history, openOrders, margin, symbol, group, journal, since };
+  return {
+    h,
+    tick,
+    deposit,
+    account,
+    open,
+    openFails,
+    tx,
+    txFails,
+    history,
+    openOrders,
+    margin,
+    symbol,
+    group,
+    journal,
+    since,
+  };
 }
 
 /** One account in real\vip (no commission, 1:100) with `deposit` on it, trading EURUSD at 1.10000/1.10010. */

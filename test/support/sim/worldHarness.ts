@@ -25,11 +25,25 @@ export interface Harness<W> {
 }
 
 function serverConfig(family: Family, overrides: Record<string, unknown>): ServerConfig {
-  return parseConfig({ servers: [{ name: 'test', family, accounts: 20, trades: 0, symbols: 12, ticksPerSecond: 0,
-    managers: [{ login: 1000, password: 'pw' }], ...overrides }] }).servers[0];
+  return parseConfig({
+    servers: [
+      {
+        name: 'test',
+        family,
+        accounts: 20,
+        trades: 0,
+        symbols: 12,
+        ticksPerSecond: 0,
+        managers: [{ login: 1000, password: 'pw' }],
+        ...overrides,
+      },
+    ],
+  }).servers[0];
 }
 
-function harness<W extends Pf4World | Pf5World>(make: (sink: (k: any, o: ChangeOp, r: unknown) => void) => W): Harness<W> {
+function harness<W extends Pf4World | Pf5World>(
+  make: (sink: (k: any, o: ChangeOp, r: unknown) => void) => W,
+): Harness<W> {
   const events: RecordedEvent[] = [];
   const world = make((kind, op, record) => events.push({ kind, op, record }));
   const session = new Map<string, unknown>();
@@ -37,7 +51,10 @@ function harness<W extends Pf4World | Pf5World>(make: (sink: (k: any, o: ChangeO
     const registry = world.commands();
     const needed = registry.requiredRight(cmd, args);
     if (needed && rights && !rights.includes(needed.right)) {
-      throw new CommandError(world.family === 'PF4' ? 7 : 8, needed.drop ? 'DROPPED' : `${cmd} needs the ${needed.right} right`);
+      throw new CommandError(
+        world.family === 'PF4' ? 7 : 8,
+        needed.drop ? 'DROPPED' : `${cmd} needs the ${needed.right} right`,
+      );
     }
     return registry.run(cmd, args, { managerLogin: 1000, rights: new Set(rights ?? []), session });
   };

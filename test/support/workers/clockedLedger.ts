@@ -37,8 +37,8 @@ export class ClockedLedger extends IdempotencyLedger {
 
   /** Queues what the stand-in link objects do with the next sends and queries (after those queued before). */
   planLink(plan: { sends?: SendPlan[]; queries?: QueryPlan[] }): Promise<void> {
-    sendPlans.push(...plan.sends ?? []);
-    queryPlans.push(...plan.queries ?? []);
+    sendPlans.push(...(plan.sends ?? []));
+    queryPlans.push(...(plan.queries ?? []));
     return Promise.resolve();
   }
 
@@ -76,8 +76,13 @@ export class ClockedLedger extends IdempotencyLedger {
   async storedOnDisk(): Promise<{ rows: number; counted: number }> {
     const sql = this.ctx.storage.sql;
     return {
-      rows: sql.exec<{ bytes: number }>('SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys').one().bytes,
-      counted: sql.exec<{ value: number }>(`SELECT value FROM idempotency_meta WHERE name = 'stored_bytes'`).one().value,
+      rows: sql
+        .exec<{ bytes: number }>(
+          'SELECT coalesce(sum(length(CAST(response AS BLOB))), 0) AS bytes FROM idempotency_keys',
+        )
+        .one().bytes,
+      counted: sql.exec<{ value: number }>(`SELECT value FROM idempotency_meta WHERE name = 'stored_bytes'`).one()
+        .value,
     };
   }
 
@@ -108,5 +113,6 @@ export class CountingLink extends DurableObject {
 
 /** Nothing but the mutation-testing coverage route (test/mutation/setup.ts asks it after each test). */
 export default {
-  fetch: (request: Request) => (new URL(request.url).pathname === COVERAGE_PATH ? takeCoverage() : new Response(null, { status: 404 })),
+  fetch: (request: Request) =>
+    new URL(request.url).pathname === COVERAGE_PATH ? takeCoverage() : new Response(null, { status: 404 }),
 };

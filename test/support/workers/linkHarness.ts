@@ -63,5 +63,6 @@ export class RecordingLedger extends DurableObject {
 
 /** Nothing but the mutation-testing coverage route (test/mutation/setup.ts asks it after each test). */
 export default {
-  fetch: (request: Request) => (new URL(request.url).pathname === COVERAGE_PATH ? takeCoverage() : new Response(null, { status: 404 })),
+  fetch: (request: Request) =>
+    new URL(request.url).pathname === COVERAGE_PATH ? takeCoverage() : new Response(null, { status: 404 }),
 };

@@ -8,17 +8,25 @@ import { V2_PF4 as v2 } from '../paths.js';
 
 export const history = {
   TradesUserHistory: defineOperation({
-    name: 'TradesUserHistory', generation: 'v2', family: 'PF4', method: 'GET', path: `${v2}/TradesUserHistory/{login}`,
+    name: 'TradesUserHistory',
+    generation: 'v2',
+    family: 'PF4',
+    method: 'GET',
+    path: `${v2}/TradesUserHistory/{login}`,
     tag: 'History',
-    summary: 'The account\'s closed and deleted trades and balance / credit entries closed in fromTime..toTime (UTC; default the epoch..now), oldest first, read live; an unknown login is a not-found envelope.',
+    summary:
+      "The account's closed and deleted trades and balance / credit entries closed in fromTime..toTime (UTC; default the epoch..now), oldest first, read live; an unknown login is a not-found envelope.",
     params: z.object({ login: login32 }),
-    query: z.object({ fromTime: dateTimeText('fromTime').optional(), toTime: dateTimeText('toTime').optional() })
+    query: z
+      .object({ fromTime: dateTimeText('fromTime').optional(), toTime: dateTimeText('toTime').optional() })
       .superRefine((q, ctx) => {
         if (q.fromTime !== undefined && q.toTime !== undefined && Date.parse(q.toTime) < Date.parse(q.fromTime)) {
           ctx.addIssue({ code: 'custom', path: ['toTime'], message: 'toTime must not be before fromTime' });
         }
       }),
-    response: 'PF4Trade[]', timeout: 'history', read: 'live',
+    response: 'PF4Trade[]',
+    timeout: 'history',
+    read: 'live',
     answer: { kind: 'live', command: 'TradesUserHistory', keyedRead: true },
   }),
 };

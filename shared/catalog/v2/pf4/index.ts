@@ -16,9 +16,41 @@ import { symbols } from './symbols.js';
 import { trades } from './trades.js';
 import { users } from './users.js';
 
-export { backup, commonPf4, config, groups, history, mail, margins, news, online, plugins, prices, reports, serverAdmin, symbols, trades, users };
+export {
+  backup,
+  commonPf4,
+  config,
+  groups,
+  history,
+  mail,
+  margins,
+  news,
+  online,
+  plugins,
+  prices,
+  reports,
+  serverAdmin,
+  symbols,
+  trades,
+  users,
+};
 
 /** The areas in tag order; an operation name appears in one area only (the catalog refuses duplicate ids). */
 export const pf4V2Areas = [
-  backup, commonPf4, config, groups, history, mail, margins, news, online, plugins, prices, reports, serverAdmin, symbols, trades, users,
+  backup,
+  commonPf4,
+  config,
+  groups,
+  history,
+  mail,
+  margins,
+  news,
+  online,
+  plugins,
+  prices,
+  reports,
+  serverAdmin,
+  symbols,
+  trades,
+  users,
 ];

@@ -10,29 +10,55 @@ const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');
 
 const declared = (e: Operation) => ({
-  method: e.method, path: e.path, tag: e.tag, response: e.response, timeout: e.timeout, read: e.read,
-  mutating: e.mutating, destructive: e.destructive, scope: e.scope, paged: e.paged,
+  method: e.method,
+  path: e.path,
+  tag: e.tag,
+  response: e.response,
+  timeout: e.timeout,
+  read: e.read,
+  mutating: e.mutating,
+  destructive: e.destructive,
+  scope: e.scope,
+  paged: e.paged,
   answer: JSON.parse(JSON.stringify(e.answer)) as unknown,
 });
-const reading = { method: 'GET', tag: 'Margins', response: 'PF4MarginLevel', timeout: 'read', mutating: false, destructive: false, scope: 'webapi', paged: undefined };
+const reading = {
+  method: 'GET',
+  tag: 'Margins',
+  response: 'PF4MarginLevel',
+  timeout: 'read',
+  mutating: false,
+  destructive: false,
+  scope: 'webapi',
+  paged: undefined,
+};
 
 describe('v2 PF4 margins: what each entry declares', () => {
   it('declares the cached list, the cached level by login and the live level by login', () => {
     expect(declared(entry('MarginsGet'))).toStrictEqual({
-      ...reading, path: '/api/v2/PF4/{tradePlatform}/MarginsGet', response: 'PF4MarginLevel[]', read: 'cached', answer: { kind: 'cachedList', table: 'margins' },
+      ...reading,
+      path: '/api/v2/PF4/{tradePlatform}/MarginsGet',
+      response: 'PF4MarginLevel[]',
+      read: 'cached',
+      answer: { kind: 'cachedList', table: 'margins' },
     });
     expect(declared(entry('MarginLevelGet'))).toStrictEqual({
-      ...reading, path: '/api/v2/PF4/{tradePlatform}/MarginLevelGet/{login}', read: 'cached',
+      ...reading,
+      path: '/api/v2/PF4/{tradePlatform}/MarginLevelGet/{login}',
+      read: 'cached',
       answer: { kind: 'cachedRecord', table: 'margins', key: 'login', what: 'open trades of login' },
     });
     expect(declared(entry('MarginLevelRequest'))).toStrictEqual({
-      ...reading, path: '/api/v2/PF4/{tradePlatform}/MarginLevelRequest/{login}', read: 'live',
+      ...reading,
+      path: '/api/v2/PF4/{tradePlatform}/MarginLevelRequest/{login}',
+      read: 'live',
       answer: { kind: 'live', command: 'MarginLevelRequest', keyedRead: true },
     });
   });
 
   it('gives every margins entry a summary sentence', () => {
-    for (const name of ['MarginsGet', 'MarginLevelGet', 'MarginLevelRequest']) expect(entry(name).summary, name).toMatch(/^[A-Z].{20,}[.)]$/);
+    for (const name of ['MarginsGet', 'MarginLevelGet', 'MarginLevelRequest'])
+      expect(entry(name).summary, name).toMatch(/^[A-Z].{20,}[.)]$/);
   });
 });
 

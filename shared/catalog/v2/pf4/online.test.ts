@@ -10,21 +10,42 @@ const entry = (n: string): Operation => entryOf('v2.PF4.', n);
 const call = callerOf('v2.PF4.');
 
 const declared = (e: Operation) => ({
-  method: e.method, path: e.path, tag: e.tag, response: e.response, timeout: e.timeout, read: e.read,
-  mutating: e.mutating, destructive: e.destructive, scope: e.scope, paged: e.paged,
+  method: e.method,
+  path: e.path,
+  tag: e.tag,
+  response: e.response,
+  timeout: e.timeout,
+  read: e.read,
+  mutating: e.mutating,
+  destructive: e.destructive,
+  scope: e.scope,
+  paged: e.paged,
   answer: JSON.parse(JSON.stringify(e.answer)) as unknown,
 });
 const reading = {
-  method: 'GET', tag: 'Online', response: 'PF4Online[]', timeout: 'read', mutating: false, destructive: false, scope: 'webapi', paged: { key: 'login' },
+  method: 'GET',
+  tag: 'Online',
+  response: 'PF4Online[]',
+  timeout: 'read',
+  mutating: false,
+  destructive: false,
+  scope: 'webapi',
+  paged: { key: 'login' },
 };
 
 describe('v2 PF4 online: what each entry declares', () => {
   it('declares the cached and the live list, both paged by login', () => {
     expect(declared(entry('OnlineGet'))).toStrictEqual({
-      ...reading, path: '/api/v2/PF4/{tradePlatform}/OnlineGet', read: 'cached', answer: { kind: 'cachedList', table: 'online' },
+      ...reading,
+      path: '/api/v2/PF4/{tradePlatform}/OnlineGet',
+      read: 'cached',
+      answer: { kind: 'cachedList', table: 'online' },
     });
     expect(declared(entry('OnlineRequest'))).toStrictEqual({
-      ...reading, path: '/api/v2/PF4/{tradePlatform}/OnlineRequest', read: 'live', answer: { kind: 'livePage', command: 'OnlineRequest', native: true },
+      ...reading,
+      path: '/api/v2/PF4/{tradePlatform}/OnlineRequest',
+      read: 'live',
+      answer: { kind: 'livePage', command: 'OnlineRequest', native: true },
     });
   });
 
@@ -40,7 +61,9 @@ describe('v2 PF4 online: paging query', () => {
     });
 
     it(`${name} passes limit 1 to 5000 as a number and a cursor of up to 512 characters`, () => {
-      expect(call(name, {}, `?limit=1&cursor=${'c'.repeat(512)}`)).toStrictEqual(accepted({ limit: 1, cursor: 'c'.repeat(512) }));
+      expect(call(name, {}, `?limit=1&cursor=${'c'.repeat(512)}`)).toStrictEqual(
+        accepted({ limit: 1, cursor: 'c'.repeat(512) }),
+      );
       expect(call(name, {}, '?limit=5000&cursor=')).toStrictEqual(accepted({ limit: 5000, cursor: '' }));
     });
 
@@ -48,7 +71,9 @@ describe('v2 PF4 online: paging query', () => {
       expect(call(name, {}, '?limit=0')).toStrictEqual(refused('limit: limit must be at least 1'));
       expect(call(name, {}, '?limit=5001')).toStrictEqual(refused('limit: limit must be at most 5000'));
       expect(call(name, {}, '?limit=ten')).toStrictEqual(refused('limit: limit must be a positive integer'));
-      expect(call(name, {}, `?cursor=${'c'.repeat(513)}`)).toStrictEqual(refused('cursor: cursor must be at most 512 characters'));
+      expect(call(name, {}, `?cursor=${'c'.repeat(513)}`)).toStrictEqual(
+        refused('cursor: cursor must be at most 512 characters'),
+      );
     });
   }
 });

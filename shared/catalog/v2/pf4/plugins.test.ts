@@ -15,11 +15,25 @@ const entry = entryOf('v2.PF4.', 'ExternalCommandJSON');
 describe('v2 PF4 plugins: ExternalCommandJSON', () => {
   it('is an administrative change on its own maintenance time-out', () => {
     expect({
-      method: entry.method, path: entry.path, tag: entry.tag, timeout: entry.timeout, read: entry.read, mutating: entry.mutating,
-      destructive: entry.destructive, scope: entry.scope, controlCharacters: entry.controlCharacters,
+      method: entry.method,
+      path: entry.path,
+      tag: entry.tag,
+      timeout: entry.timeout,
+      read: entry.read,
+      mutating: entry.mutating,
+      destructive: entry.destructive,
+      scope: entry.scope,
+      controlCharacters: entry.controlCharacters,
     }).toStrictEqual({
-      method: 'POST', path: '/api/v2/PF4/{tradePlatform}/ExternalCommandJSON', tag: 'Plugins', timeout: 'maintenance', read: 'live',
-      mutating: true, destructive: false, scope: 'webapi.admin', controlCharacters: { body: 'any' },
+      method: 'POST',
+      path: '/api/v2/PF4/{tradePlatform}/ExternalCommandJSON',
+      tag: 'Plugins',
+      timeout: 'maintenance',
+      read: 'live',
+      mutating: true,
+      destructive: false,
+      scope: 'webapi.admin',
+      controlCharacters: { body: 'any' },
     });
   });
 
@@ -28,13 +42,26 @@ describe('v2 PF4 plugins: ExternalCommandJSON', () => {
   });
 
   it('still refuses a body that is not JSON, or not read to its end', () => {
-    expect(call('ExternalCommandJSON', {}, '', { kind: 'malformed' })).toStrictEqual(refused('body: must be well-formed JSON'));
-    expect(call('ExternalCommandJSON', {}, '', { kind: 'refused', problem: 'body: must be UTF-8' })).toStrictEqual(refused('body: must be UTF-8'));
+    expect(call('ExternalCommandJSON', {}, '', { kind: 'malformed' })).toStrictEqual(
+      refused('body: must be well-formed JSON'),
+    );
+    expect(call('ExternalCommandJSON', {}, '', { kind: 'refused', problem: 'body: must be UTF-8' })).toStrictEqual(
+      refused('body: must be UTF-8'),
+    );
   });
 
   it('accepts any JSON value as the body, null, text with control characters and nested objects included', () => {
-    for (const value of [null, 0, false, 'reload\u0001now', [1, 'two'], { command: 'Stats', args: { depth: 2, tags: ['a'] } }]) {
-      expect(call('ExternalCommandJSON', {}, '', json(value)), JSON.stringify(value)).toStrictEqual(accepted({ body: value }));
+    for (const value of [
+      null,
+      0,
+      false,
+      'reload\u0001now',
+      [1, 'two'],
+      { command: 'Stats', args: { depth: 2, tags: ['a'] } },
+    ]) {
+      expect(call('ExternalCommandJSON', {}, '', json(value)), JSON.stringify(value)).toStrictEqual(
+        accepted({ body: value }),
+      );
     }
   });
 
@@ -51,40 +78,103 @@ describe('v2 PF4 plugins: ExternalCommandJSON', () => {
 /** What an entry declares besides its schemas, functions marked as such. */
 const declared = (name: string) => {
   const e = entryOf('v2.PF4.', name);
-  return JSON.parse(JSON.stringify({
-    method: e.method, path: e.path, tag: e.tag, response: e.response, timeout: e.timeout, read: e.read, mutating: e.mutating,
-    destructive: e.destructive, scope: e.scope, bodyLimitBytes: e.bodyLimitBytes, controlCharacters: e.controlCharacters, answer: e.answer,
-  }, (_key, value) => (typeof value === 'function' ? 'function' : value)));
+  return JSON.parse(
+    JSON.stringify(
+      {
+        method: e.method,
+        path: e.path,
+        tag: e.tag,
+        response: e.response,
+        timeout: e.timeout,
+        read: e.read,
+        mutating: e.mutating,
+        destructive: e.destructive,
+        scope: e.scope,
+        bodyLimitBytes: e.bodyLimitBytes,
+        controlCharacters: e.controlCharacters,
+        answer: e.answer,
+      },
+      (_key, value) => (typeof value === 'function' ? 'function' : value),
+    ),
+  );
 };
 const path = (name: string) => `/api/v2/PF4/{tradePlatform}/${name}`;
 
 describe('v2 PF4 plugins: the entries', () => {
   it('declares the plugin reads, the two writes and both command channels', () => {
-    expect(Object.keys(plugins).sort()).toStrictEqual(['CfgRequestPlugin', 'CfgUpdatePlugin', 'ExternalCommandBinary', 'ExternalCommandJSON',
-      'PluginParamGet', 'PluginUpdate', 'PluginsGet']);
+    expect(Object.keys(plugins).sort()).toStrictEqual([
+      'CfgRequestPlugin',
+      'CfgUpdatePlugin',
+      'ExternalCommandBinary',
+      'ExternalCommandJSON',
+      'PluginParamGet',
+      'PluginUpdate',
+      'PluginsGet',
+    ]);
   });
 
   it('reads the plugin list live, a position out of range being not found', () => {
-    const read = { method: 'GET', tag: 'Plugins', timeout: 'read', read: 'live', mutating: false, destructive: false, scope: 'webapi' };
-    expect(declared('PluginsGet')).toStrictEqual({ ...read, path: path('PluginsGet'), response: 'PF4Plugin[]', answer: { kind: 'live', command: 'PluginsGet' } });
-    expect(declared('PluginParamGet')).toStrictEqual({ ...read, path: path('PluginParamGet/{pos}'), response: 'PF4PluginParam',
-      answer: { kind: 'live', command: 'PluginParamGet', keyedRead: true } });
-    expect(declared('CfgRequestPlugin')).toStrictEqual({ ...read, path: path('CfgRequestPlugin'), response: 'PF4PluginParam[]',
-      answer: { kind: 'live', command: 'CfgRequestPlugin' } });
+    const read = {
+      method: 'GET',
+      tag: 'Plugins',
+      timeout: 'read',
+      read: 'live',
+      mutating: false,
+      destructive: false,
+      scope: 'webapi',
+    };
+    expect(declared('PluginsGet')).toStrictEqual({
+      ...read,
+      path: path('PluginsGet'),
+      response: 'PF4Plugin[]',
+      answer: { kind: 'live', command: 'PluginsGet' },
+    });
+    expect(declared('PluginParamGet')).toStrictEqual({
+      ...read,
+      path: path('PluginParamGet/{pos}'),
+      response: 'PF4PluginParam',
+      answer: { kind: 'live', command: 'PluginParamGet', keyedRead: true },
+    });
+    expect(declared('CfgRequestPlugin')).toStrictEqual({
+      ...read,
+      path: path('CfgRequestPlugin'),
+      response: 'PF4PluginParam[]',
+      answer: { kind: 'live', command: 'CfgRequestPlugin' },
+    });
   });
 
   it('writes like the other configuration writes: a change on the change time-out, an unknown file not found', () => {
-    const write = { method: 'POST', tag: 'Plugins', response: { type: 'boolean' }, timeout: 'change', read: 'live', mutating: true,
-      destructive: false, scope: 'webapi.write' };
+    const write = {
+      method: 'POST',
+      tag: 'Plugins',
+      response: { type: 'boolean' },
+      timeout: 'change',
+      read: 'live',
+      mutating: true,
+      destructive: false,
+      scope: 'webapi.write',
+    };
     for (const name of ['PluginUpdate', 'CfgUpdatePlugin']) {
-      expect(declared(name), name).toStrictEqual({ ...write, path: path(name), answer: { kind: 'live', command: name, keyedRead: true } });
+      expect(declared(name), name).toStrictEqual({
+        ...write,
+        path: path(name),
+        answer: { kind: 'live', command: name, keyedRead: true },
+      });
     }
   });
 
   it('declares the binary channel as the JSON one: an administrative change on the maintenance time-out', () => {
     expect(declared('ExternalCommandBinary')).toStrictEqual({
-      method: 'POST', path: path('ExternalCommandBinary'), tag: 'Plugins', response: 'PF4ExternalCommandBinaryResponse', timeout: 'maintenance',
-      read: 'live', mutating: true, destructive: false, scope: 'webapi.admin', answer: { kind: 'live', command: 'ExternalCommandBinary' },
+      method: 'POST',
+      path: path('ExternalCommandBinary'),
+      tag: 'Plugins',
+      response: 'PF4ExternalCommandBinaryResponse',
+      timeout: 'maintenance',
+      read: 'live',
+      mutating: true,
+      destructive: false,
+      scope: 'webapi.admin',
+      answer: { kind: 'live', command: 'ExternalCommandBinary' },
     });
   });
 });
@@ -94,7 +184,9 @@ describe('v2 PF4 plugins: PluginParamGet', () => {
     expect(call('PluginParamGet', { pos: '0' }, '')).toStrictEqual(accepted({ pos: 0 }));
     expect(call('PluginParamGet', { pos: '2147483647' }, '')).toStrictEqual(accepted({ pos: 2147483647 }));
     expect(call('PluginParamGet', { pos: '-1' }, '')).toStrictEqual(refused('pos: pos must be at least 0'));
-    expect(call('PluginParamGet', { pos: '2147483648' }, '')).toStrictEqual(refused('pos: pos must be at most 2147483647'));
+    expect(call('PluginParamGet', { pos: '2147483648' }, '')).toStrictEqual(
+      refused('pos: pos must be at most 2147483647'),
+    );
     expect(call('PluginParamGet', { pos: 'first' }, '')).toStrictEqual(refused('pos: pos must be an integer'));
   });
 });
@@ -109,67 +201,125 @@ describe('v2 PF4 plugins: PluginUpdate and CfgUpdatePlugin', () => {
   const named = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `P${i}`, value: String(i) }));
 
   it('takes the plugin header with its file, and the parameter list when given, a null value as empty', () => {
-    const plugin = { file: 'echo.dll', name: 'Echo', version: 100, copyright: 'c', enabled: 1, configurable: 1, managerAccess: 0 };
-    expect(both({ plugin, params: [{ name: 'A', value: null }, { name: 'B' }, { name: 'C', value: 'x' }] })).toStrictEqual(accepted({ body: {
-      plugin, params: [{ name: 'A', value: '' }, { name: 'B', value: '' }, { name: 'C', value: 'x' }] } }));
+    const plugin = {
+      file: 'echo.dll',
+      name: 'Echo',
+      version: 100,
+      copyright: 'c',
+      enabled: 1,
+      configurable: 1,
+      managerAccess: 0,
+    };
+    expect(
+      both({ plugin, params: [{ name: 'A', value: null }, { name: 'B' }, { name: 'C', value: 'x' }] }),
+    ).toStrictEqual(
+      accepted({
+        body: {
+          plugin,
+          params: [
+            { name: 'A', value: '' },
+            { name: 'B', value: '' },
+            { name: 'C', value: 'x' },
+          ],
+        },
+      }),
+    );
     expect(both({ plugin: { file: 'echo.dll' } })).toStrictEqual(accepted({ body: { plugin: { file: 'echo.dll' } } }));
-    expect(both({ plugin: { file: 'echo.dll' }, params: null })).toStrictEqual(accepted({ body: { plugin: { file: 'echo.dll' } } }));
-    expect(both({ plugin: { file: 'echo.dll' }, params: [] })).toStrictEqual(accepted({ body: { plugin: { file: 'echo.dll' }, params: [] } }));
+    expect(both({ plugin: { file: 'echo.dll' }, params: null })).toStrictEqual(
+      accepted({ body: { plugin: { file: 'echo.dll' } } }),
+    );
+    expect(both({ plugin: { file: 'echo.dll' }, params: [] })).toStrictEqual(
+      accepted({ body: { plugin: { file: 'echo.dll' }, params: [] } }),
+    );
   });
 
   it('refuses a body without a plugin or its file, naming the field', () => {
     expect(both(undefined)).toStrictEqual(refused('body: must be a JSON object {plugin, params?}'));
     expect(both([])).toStrictEqual(refused('body: must be a JSON object {plugin, params?}'));
     expect(both({})).toStrictEqual(refused('body.plugin: plugin is required: {file, enabled?, managerAccess?}'));
-    expect(both({ plugin: null, params: [] })).toStrictEqual(refused('body.plugin: plugin is required: {file, enabled?, managerAccess?}'));
-    expect(both({ plugin: {} })).toStrictEqual(refused('body.plugin.file: file is required: the plugin file to update'));
-    expect(both({ plugin: { file: null } })).toStrictEqual(refused('body.plugin.file: file is required: the plugin file to update'));
+    expect(both({ plugin: null, params: [] })).toStrictEqual(
+      refused('body.plugin: plugin is required: {file, enabled?, managerAccess?}'),
+    );
+    expect(both({ plugin: {} })).toStrictEqual(
+      refused('body.plugin.file: file is required: the plugin file to update'),
+    );
+    expect(both({ plugin: { file: null } })).toStrictEqual(
+      refused('body.plugin.file: file is required: the plugin file to update'),
+    );
     expect(both({ plugin: { file: '' } })).toStrictEqual(refused('body.plugin.file: file must not be empty'));
   });
 
   it('bounds the file name at 255 characters', () => {
-    expect(both({ plugin: { file: 'f'.repeat(255) } })).toStrictEqual(accepted({ body: { plugin: { file: 'f'.repeat(255) } } }));
-    expect(both({ plugin: { file: 'f'.repeat(256) } })).toStrictEqual(refused('body.plugin.file: file must be at most 255 characters'));
+    expect(both({ plugin: { file: 'f'.repeat(255) } })).toStrictEqual(
+      accepted({ body: { plugin: { file: 'f'.repeat(255) } } }),
+    );
+    expect(both({ plugin: { file: 'f'.repeat(256) } })).toStrictEqual(
+      refused('body.plugin.file: file must be at most 255 characters'),
+    );
   });
 
   it('takes the switches as 0 or 1 only', () => {
     for (const field of ['enabled', 'managerAccess']) {
       for (const value of [0, 1]) {
-        expect(both({ plugin: { file: 'a', [field]: value } })).toStrictEqual(accepted({ body: { plugin: { file: 'a', [field]: value } } }));
+        expect(both({ plugin: { file: 'a', [field]: value } })).toStrictEqual(
+          accepted({ body: { plugin: { file: 'a', [field]: value } } }),
+        );
       }
       for (const value of [-1, 2, 0.5, '1', true, null]) {
-        expect(both({ plugin: { file: 'a', [field]: value } }), `${field} ${JSON.stringify(value)}`)
-          .toStrictEqual(refused(`body.plugin.${field}: ${field} must be 0 or 1`));
+        expect(both({ plugin: { file: 'a', [field]: value } }), `${field} ${JSON.stringify(value)}`).toStrictEqual(
+          refused(`body.plugin.${field}: ${field} must be 0 or 1`),
+        );
       }
     }
   });
 
   it('bounds the parameter list at 64 entries', () => {
-    expect(both({ plugin: { file: 'a' }, params: named(64) })).toStrictEqual(accepted({ body: { plugin: { file: 'a' }, params: named(64) } }));
-    expect(both({ plugin: { file: 'a' }, params: named(65) })).toStrictEqual(refused('body.params: params must list at most 64 parameters'));
+    expect(both({ plugin: { file: 'a' }, params: named(64) })).toStrictEqual(
+      accepted({ body: { plugin: { file: 'a' }, params: named(64) } }),
+    );
+    expect(both({ plugin: { file: 'a' }, params: named(65) })).toStrictEqual(
+      refused('body.params: params must list at most 64 parameters'),
+    );
   });
 
   it('bounds a name at 1 to 32 characters and a value at 128', () => {
     const one = (param: Record<string, unknown>) => both({ plugin: { file: 'a' }, params: [param] });
-    expect(one({ name: 'N'.repeat(32), value: 'v'.repeat(128) })).toStrictEqual(accepted({ body: { plugin: { file: 'a' },
-      params: [{ name: 'N'.repeat(32), value: 'v'.repeat(128) }] } }));
-    expect(one({ name: 'N'.repeat(33), value: '' })).toStrictEqual(refused('body.params.0.name: name must be at most 32 characters'));
-    expect(one({ name: 'A', value: 'v'.repeat(129) })).toStrictEqual(refused('body.params.0.value: value must be at most 128 characters'));
+    expect(one({ name: 'N'.repeat(32), value: 'v'.repeat(128) })).toStrictEqual(
+      accepted({ body: { plugin: { file: 'a' }, params: [{ name: 'N'.repeat(32), value: 'v'.repeat(128) }] } }),
+    );
+    expect(one({ name: 'N'.repeat(33), value: '' })).toStrictEqual(
+      refused('body.params.0.name: name must be at most 32 characters'),
+    );
+    expect(one({ name: 'A', value: 'v'.repeat(129) })).toStrictEqual(
+      refused('body.params.0.value: value must be at most 128 characters'),
+    );
     expect(one({ name: '', value: '' })).toStrictEqual(refused('body.params.0.name: name must not be empty'));
     expect(one({ value: 'x' })).toStrictEqual(refused('body.params.0.name: name is required'));
     expect(one({ name: null })).toStrictEqual(refused('body.params.0.name: name is required'));
   });
 
   it('refuses a name given twice, compared exactly, naming both places', () => {
-    const params = [{ name: 'Limit', value: '1' }, { name: 'limit', value: '2' }, { name: 'Limit', value: '3' }];
-    expect(both({ plugin: { file: 'a' }, params })).toStrictEqual(refused('body.params.2.name: name Limit is already the name of params.0 (names are unique)'));
+    const params = [
+      { name: 'Limit', value: '1' },
+      { name: 'limit', value: '2' },
+      { name: 'Limit', value: '3' },
+    ];
+    expect(both({ plugin: { file: 'a' }, params })).toStrictEqual(
+      refused('body.params.2.name: name Limit is already the name of params.0 (names are unique)'),
+    );
   });
 
   it('refuses unknown members and wrong types, naming them', () => {
     expect(both({ plugin: { file: 'a', path: '/x' } })).toStrictEqual(refused('body.plugin: Unrecognized key: "path"'));
     expect(both({ plugin: { file: 'a' }, order: 1 })).toStrictEqual(refused('body: Unrecognized key: "order"'));
-    expect(both({ plugin: { file: 'a' }, params: [{ name: 'A', value: 1 }] })).toMatchObject({ ok: false, message: expect.stringMatching(/^body\.params\.0\.value: /) });
-    expect(both({ plugin: { file: 'a' }, params: 'A=1' })).toMatchObject({ ok: false, message: expect.stringMatching(/^body\.params: /) });
+    expect(both({ plugin: { file: 'a' }, params: [{ name: 'A', value: 1 }] })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^body\.params\.0\.value: /),
+    });
+    expect(both({ plugin: { file: 'a' }, params: 'A=1' })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^body\.params: /),
+    });
   });
 });
 
@@ -197,11 +347,17 @@ describe('v2 PF4 plugins: ExternalCommandBinary', () => {
   });
 
   it('refuses no data, empty data and text that is not padded base64, naming data and the rule', () => {
-    const notBase64 = refused('body.data: data must be base64: A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters');
+    const notBase64 = refused(
+      'body.data: data must be base64: A-Z, a-z, 0-9, + and /, padded with = to a multiple of 4 characters',
+    );
     expect(send({})).toStrictEqual(refused('body.data: data is required: the command bytes, base64-encoded'));
-    expect(send({ data: null })).toStrictEqual(refused('body.data: data is required: the command bytes, base64-encoded'));
+    expect(send({ data: null })).toStrictEqual(
+      refused('body.data: data is required: the command bytes, base64-encoded'),
+    );
     expect(send({ data: 5 })).toStrictEqual(refused('body.data: data must be a base64 string'));
-    expect(send({ data: '' })).toStrictEqual(refused('body.data: data must not be empty (at least one byte: the command)'));
+    expect(send({ data: '' })).toStrictEqual(
+      refused('body.data: data must not be empty (at least one byte: the command)'),
+    );
     for (const data of ['AQ', 'AQI', 'AQ=', 'A===', '====', 'AQ==AQ==', 'AQ-_', 'AQ I', 'AQ\nI=', 'AQ%3D']) {
       expect(send({ data }), JSON.stringify(data)).toStrictEqual(notBase64);
     }
