@@ -199,7 +199,7 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
         d1Databases: { DB: LOCAL_D1_ID },
       },
     ],
-    // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations apply --local`
+    // wrangler's local layout (`--persist-to <dataDir>` puts D1 under v3/d1), so `wrangler d1 migrations list --local`
     // and `wrangler dev` open this very registry file (same database id: preview_database_id in wrangler.toml).
     d1Persist: persist ? wranglerD1Dir(persist) : false,
     durableObjectsPersist: persist ? join(persist, 'do') : (memoryFolder ?? false),
@@ -348,35 +348,30 @@ export async function pendingMigrations(db: D1Like): Promise<string[]> {
 }
 
 /**
- * Brings the registry up to date. A registry kept in a data folder is migrated by wrangler itself
- * (`wrangler d1 migrations apply DB --local --persist-to <folder>`), the same command that migrates the deployed
- * database with `--remote`; it runs only when a migration is pending, since it takes seconds. An in-memory registry
- * (tests), which no other process can open, is migrated by `applyMigrations`, which applies the same files in the
- * same order and records them the same way. Returns the migrations applied.
+ * Brings the registry up to date: the migration files not yet recorded in `d1_migrations`, applied by
+ * `applyMigrations` in wrangler's order and recorded in wrangler's table and columns, so wrangler's own commands on
+ * the same folder (`wrangler d1 migrations list DB --local --persist-to <folder>`) find nothing pending, and the
+ * deployed database is migrated by wrangler with `--remote` from the same files. A registry kept in a data folder is
+ * the file wrangler's `--persist-to` names (`miniflareOptions` hands Miniflare the same path); applying through the
+ * open D1 takes milliseconds where a wrangler process takes seconds. Another process reading the file meanwhile (an
+ * edge serving the folder while the registry CLI runs) can find it busy: each migration is one batch, applied whole
+ * or not at all, so it is tried again. Returns the migrations applied.
  */
-export async function migrateRegistry(
-  db: D1Like,
-  dataDir?: string,
-  progress: (message: string) => void = () => {},
-): Promise<string[]> {
-  if (!dataDir) return applyMigrations(db);
+export async function migrateRegistry(db: D1Like, progress: (message: string) => void = () => {}): Promise<string[]> {
   const pending = await pendingMigrations(db);
-  if (pending.length > 0) {
-    progress(
-      `migrating the registry: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply (wrangler, a few seconds)`,
-    );
-    await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
-    progress(`registry migrated: ${pending.join(', ')}`);
-  }
-  return pending;
+  if (pending.length === 0) return [];
+  progress(`migrating the registry: ${pending.length} migration${pending.length === 1 ? '' : 's'} to apply`);
+  const applied = await withBusyRetries(() => applyMigrations(db));
+  progress(`registry migrated: ${pending.join(', ')}`);
+  return applied;
 }
 
 /**
- * Runs `run` again while it fails because SQLite found the D1 file busy (the edge's readiness check reads the same
- * file while callers poll it during a start): up to `attempts` times, waiting a little longer each time. wrangler's
- * local D1 sometimes reports that contention only as workerd's masked "internal error; reference = ..."; a migration
- * is applied whole or not at all (its statements and its `d1_migrations` row in one batch), so running the command
- * again applies just what is still pending. Any other failure, or the last busy one, is thrown.
+ * Runs `run` again while it fails because SQLite found the D1 file busy (another process, an edge or the registry
+ * CLI, reading the same file): up to `attempts` times, waiting a little longer each time. Local D1 sometimes reports
+ * that contention only as workerd's masked "internal error; reference = ..."; a migration is applied whole or not at
+ * all (its statements and its `d1_migrations` row in one batch), so running it again applies just what is still
+ * pending. Any other failure, or the last busy one, is thrown.
  */
 export async function withBusyRetries<T>(
   run: () => Promise<T>,
@@ -415,27 +410,8 @@ export function runWrangler(args: string[]): Promise<{ code: number | null; outp
   });
 }
 
-/** Runs wrangler's own local migration command on the D1 file under `persistTo`. */
-export async function wranglerMigrationsApply(persistTo: string): Promise<void> {
-  const { code, output } = await runWrangler([
-    'd1',
-    'migrations',
-    'apply',
-    'DB',
-    '--local',
-    '--persist-to',
-    persistTo,
-    '--config',
-    join(root, 'wrangler.toml'),
-  ]);
-  if (code !== 0)
-    throw new Error(
-      `wrangler d1 migrations apply failed (exit ${code}): ${output.trim().split('\n').slice(-8).join('\n')}`,
-    );
-}
-
 /**
- * Applies every migration not yet applied to an in-memory registry, in wrangler's order, recording each in
+ * Applies every migration not yet applied to the registry, in wrangler's order, recording each in
  * `d1_migrations` within the same batch as its statements, as wrangler does.
  */
 export async function applyMigrations(db: D1Like): Promise<string[]> {
@@ -487,10 +463,9 @@ async function takeHold(db: D1Like): Promise<void> {
 }
 
 /**
- * A fresh registry (a data folder without its D1 file yet) is held and migrated before the edge serves: the hold is
- * taken by a workerd of its own that stops before wrangler runs, so wrangler writes the file with no other process
- * reading it (a read meanwhile can find the file busy, which workerd reports as an error), and the edge, once up,
- * finds the registry held until `startEdge` has seeded it.
+ * A fresh registry (a data folder without its D1 file yet) is held and migrated before the edge serves, by a workerd
+ * of its own that stops before the edge starts: the edge, once up, finds the registry migrated and held until
+ * `startEdge` has seeded it, and never a registry without its tables (which it would report as not ready).
  */
 async function migrateFreshRegistry(dataDir: string, progress?: (message: string) => void): Promise<void> {
   const d1Persist = miniflareOptions('', { dataDir }).d1Persist as string;
@@ -514,13 +489,12 @@ async function migrateFreshRegistry(dataDir: string, progress?: (message: string
     return miniflare;
   });
   try {
-    await takeHold(registryDb(holder));
+    const db = registryDb(holder);
+    await takeHold(db);
+    await migrateRegistry(db, progress);
   } finally {
     await holder.dispose();
   }
-  progress?.(`migrating the registry: ${migrationFiles().length} migrations to apply (wrangler, a few seconds)`);
-  await withBusyRetries(() => wranglerMigrationsApply(resolve(dataDir)));
-  progress?.(`registry migrated: ${migrationFiles().join(', ')}`);
 }
 
 /**
@@ -612,7 +586,7 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   const db = () => Promise.resolve(handle);
   try {
     await holdRegistry(handle, async () => {
-      await migrateRegistry(handle, options.dataDir, options.progress);
+      await migrateRegistry(handle, options.progress);
       await options.populate?.(handle);
     });
   } catch (error) {

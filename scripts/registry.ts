@@ -125,7 +125,7 @@ async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promi
   const { miniflare } = await startMiniflare(miniflareOptions(STUB_WORKER, { dataDir: join(dataDir, 'edge') }));
   try {
     const db = registryDb(miniflare);
-    await migrateRegistry(db, join(dataDir, 'edge'));
+    await migrateRegistry(db);
     return await run(new RegistryStore(db));
   } finally {
     await miniflare.dispose();

@@ -61,7 +61,7 @@ describe('npm start', () => {
     });
     const bannerShown = () => output.includes('Ctrl-C stops everything');
     // Polled from the first second, as a script waiting for the stack would: the edge is not answered (its socket not
-    // open yet), or refuses with RegistryNotReady while wrangler migrates the registry and the demo is seeded, or
+    // open yet), or refuses with RegistryNotReady while the registry is migrated and the demo is seeded, or
     // serves. Never an internal error, never a token refused for an unknown client, never back to not ready.
     const seen: Array<{ path: string; status: number; retryAfter: string | null; code: unknown }> = [];
     const polling = (async () => {
@@ -91,7 +91,7 @@ describe('npm start', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
-    // A first start on a fresh data folder includes wrangler's own migration of the registry (several seconds).
+    // A first start on a fresh data folder migrates the registry before the demo is seeded.
     const up = await eventually(() => Promise.resolve(bannerShown()), 120_000, 100);
     await polling;
     expect(up, output).toBe(true);
@@ -115,7 +115,7 @@ describe('npm start', () => {
       .split('\n')
       .filter((l) => l.trim() !== '');
     expect(beforeBanner, output).toStrictEqual([
-      `stack: migrating the registry: ${REGISTRY_MIGRATIONS.length} migrations to apply (wrangler, a few seconds)`,
+      `stack: migrating the registry: ${REGISTRY_MIGRATIONS.length} migrations to apply`,
       `stack: registry migrated: ${REGISTRY_MIGRATIONS.join(', ')}`,
     ]);
 

@@ -1,8 +1,9 @@
 /**
- * The local registry is wrangler's: a registry kept in a data folder is migrated by wrangler's own command into
- * wrangler's layout, so wrangler's D1 commands see the rows the edge wrote, and the edge the rows the registry CLI's
- * wrangler-backed database wrote; `wrangler dev` serves the worker on that registry with the secrets of an env file
- * (what `npm run secrets -- --local` writes). The offline deploy checks are in deploy.test.ts.
+ * The local registry is wrangler's: a registry kept in a data folder is migrated into wrangler's layout and recorded
+ * in wrangler's own table, so wrangler finds no migration to apply, wrangler's D1 commands see the rows the edge
+ * wrote, and the edge the rows the registry CLI's wrangler-backed database wrote; `wrangler dev` serves the worker on
+ * that registry with the secrets of an env file (what `npm run secrets -- --local` writes). The offline deploy checks
+ * are in deploy.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,9 +31,8 @@ afterAll(() => {
 const wrangler = runWrangler;
 
 /**
- * The registry as npm start leaves it, for the registry and `wrangler dev` tests: a data folder migrated by wrangler's
- * own command (startEdge runs it on a folder with migrations pending) and a client in it. Migrating is a wrangler run
- * of its own, so the file does it once, before its tests; the tests that need the folder await it.
+ * The registry as npm start leaves it, for the registry and `wrangler dev` tests: a data folder startEdge migrated and
+ * a client in it, prepared once before the file's tests; the tests that need the folder await it.
  */
 const DEV_ORG = '0e000000-0000-4000-8000-00000000000e';
 let registryReady: Promise<string>;
@@ -70,7 +70,7 @@ async function prepareRegistry(): Promise<string> {
 }
 
 describe("the local registry is wrangler's", () => {
-  it("is migrated by wrangler's own command, and wrangler's D1 commands read what the edge wrote", async () => {
+  it('is migrated as wrangler would: wrangler finds no migration to apply, and its D1 commands read what the edge wrote', async () => {
     const dataDir = await registryReady;
     const edge = await startEdge({ dataDir });
     try {
@@ -113,12 +113,12 @@ describe("the local registry is wrangler's", () => {
     } finally {
       await edge.close();
     }
-  }, 240_000); // four wrangler runs of several seconds each on a loaded machine
+  }, 240_000); // three wrangler runs of several seconds each on a loaded machine
 });
 
 describe('wrangler dev', () => {
   it('serves the worker on the registry and with the secrets npm start uses', async () => {
-    // The registry as npm start leaves it: migrated by wrangler, a client in it (the file's).
+    // The registry as npm start leaves it: migrated, a client in it (the file's).
     const dataDir = await registryReady;
     const envFile = join(dataDir, 'dev.vars');
     const signingKey = await newSigningKey();

@@ -75,7 +75,7 @@ let acme: { id: string; name: string };
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'registry-cli-'));
-  // The first command migrates the fresh registry with wrangler's own command, as on an operator's first run.
+  // The first command migrates the fresh registry, as on an operator's first run.
   const added = await registryProcess('org', 'add', '--name', 'Acme Broker', '--json');
   expect(added.code).toBe(0);
   acme = json(added);
