@@ -1,10 +1,10 @@
 /**
- * `npm test` after the type checks: the format check (`npm run format:check`, about two seconds) first, then the lint
- * gate (`npm run lint`) beside the tests (`vitest run`) instead of before them. The end-to-end files leave a core idle
- * much of the time (they wait on processes), and the lint's one thread takes that time at a lower priority rather
- * than adding minutes in front of the tests. The lint's and the format check's reports are printed after the tests';
- * any of the three failing fails `npm test`. Arguments go to vitest (`npm test -- <files>`), and then the lint and the
- * format check are left to their own scripts.
+ * `npm test`: the format check (`npm run format:check`, about two seconds) first, then the tests (`vitest run`) with
+ * the two type checks (`npm run typecheck`) and the lint gate (`npm run lint`) beside them instead of before them, at
+ * a lower priority. The end-to-end files leave a core idle much of the time (they wait on processes), and the checks
+ * take that time rather than adding their own minutes in front of the tests. The checks' reports are printed after
+ * the tests'; any of them failing fails `npm test`. Arguments go to vitest (`npm test -- <files>`), and then the checks
+ * are left to their own scripts.
  */
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
@@ -39,30 +39,44 @@ function run(command, args, { quiet = false, lowerPriority = false } = {}) {
 
 const started = Date.now();
 const files = process.argv.slice(2);
+const timed = (promise) => promise.then((result) => ({ ...result, seconds: (Date.now() - started) / 1000 }));
+
+/** The checks beside the tests: what each is, its script, and the command it runs. */
+const CHECKS = [
+  { name: 'typecheck (node)', script: 'typecheck', command: bin('tsgo'), args: ['-p', '.'] },
+  { name: 'typecheck (worker)', script: 'typecheck', command: bin('tsgo'), args: ['-p', 'workers'] },
+  { name: 'lint', script: 'lint', command: bin('eslint'), args: ['.'], help: 'docs/testing.md, "The lint gate"' },
+];
+
 const format = files.length > 0 ? null : await run(bin('biome'), ['format', '.'], { quiet: true });
-const lint =
+const checks =
   files.length > 0
-    ? Promise.resolve({ code: 0, output: '', seconds: null })
-    : run(bin('eslint'), ['.'], { quiet: true, lowerPriority: true }).then((result) => ({
-        ...result,
-        seconds: (Date.now() - started) / 1000,
+    ? []
+    : CHECKS.map((check) => ({
+        check,
+        done: timed(run(check.command, check.args, { quiet: true, lowerPriority: true })),
       }));
 const tests = await run(bin('vitest'), ['run', ...files]);
-const linted = await lint;
-if (linted.seconds === null) {
-  console.log('lint: left to npm run lint (the tests run were named)');
-} else if (linted.code === 0) {
-  console.log(`lint: no findings (${linted.seconds.toFixed(0)} s, beside the tests)`);
-} else {
-  process.stdout.write(linted.output);
-  console.log(`lint: failed (npm run lint shows the findings; docs/testing.md, "The lint gate")`);
-}
+let failed = tests.code;
 if (format === null) {
-  console.log('format: left to npm run format:check (the tests run were named)');
+  console.log('format, typecheck, lint: left to npm run format:check, typecheck and lint (the tests run were named)');
 } else if (format.code === 0) {
   console.log('format: every file as npm run format writes it');
 } else {
   process.stdout.write(format.output);
   console.log('format: failed (npm run format writes the tree as the gate wants it; docs/testing.md, "The lint gate")');
+  failed ||= format.code;
 }
-process.exit(tests.code !== 0 ? tests.code : linted.code !== 0 ? linted.code : (format?.code ?? 0));
+for (const { check, done } of checks) {
+  const result = await done;
+  if (result.code === 0) {
+    console.log(`${check.name}: no findings (${result.seconds.toFixed(0)} s, beside the tests)`);
+  } else {
+    process.stdout.write(result.output);
+    console.log(
+      `${check.name}: failed (npm run ${check.script} shows the findings${check.help ? `; ${check.help}` : ''})`,
+    );
+    failed ||= result.code;
+  }
+}
+process.exit(failed);
