@@ -415,16 +415,24 @@ describe('deadlines and outcomes', () => {
   });
 });
 
-describe('one link object per platform (LINKS_PER_PLATFORM=1)', () => {
-  let single: TestEdge;
-  let singleToken: string;
-  beforeAll(async () => {
-    single = await startTestEdge({ vars: { BROKER_URL: broker.url, LINKS_PER_PLATFORM: '1' } });
-    singleToken = await single.token();
-  }, 60_000);
-  afterAll(async () => {
-    await single?.close();
+/**
+ * A second edge on the same broker, for the cases of one link object per platform and of a one-second idempotency
+ * retention: the two settings touch different objects, so one edge serves both. The link cases call as a client of
+ * their own, so the retention case's client ledger holds only its own key.
+ */
+let single: TestEdge;
+let singleToken: string;
+beforeAll(async () => {
+  single = await startTestEdge({
+    vars: { BROKER_URL: broker.url, LINKS_PER_PLATFORM: '1', IDEMPOTENCY_RETENTION_HOURS: String(1 / 3600) },
   });
+  singleToken = await single.token({ client_id: 'client-one-link' });
+}, 60_000);
+afterAll(async () => {
+  await single?.close();
+});
+
+describe('one link object per platform (LINKS_PER_PLATFORM=1)', () => {
   const get = (path: string) => call(single, 'GET', path, undefined, {}, singleToken);
 
   it('fails calls in flight when the link drops, and reconnects on the next call', async () => {
@@ -519,44 +527,38 @@ describe('broker link authentication and idempotency retention', () => {
   });
 
   it('forgets keys after IDEMPOTENCY_RETENTION_HOURS', async () => {
-    const short = await startTestEdge({
-      vars: { BROKER_URL: broker.url, IDEMPOTENCY_RETENTION_HOURS: String(1 / 3600) },
+    const short = single;
+    const t = await short.token();
+    broker.script.set('PF4.UserRecordNew', createdReply);
+    const key = randomUUID();
+    const send = () => call(short, 'POST', `${v2}/UserRecordNew`, user, { 'idempotency-key': key }, t);
+    const first = await send();
+    expect((await send()).headers.get('idempotency-replayed')).toBe('true');
+    // Repeats replay the first answer until the one-second retention has passed; then the key is free again.
+    const fresh = await until(async () => {
+      const r = await send();
+      return r.headers.get('idempotency-replayed') === null ? r : null;
+    }, 'the key to expire');
+    expect(fresh.body.data.login).not.toBe(first.body.data.login);
+    expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
+    // The alarm purges the record once it expires, and is not armed again while the ledger holds none.
+    const stats = () => ledgerStats(short, key);
+    expect(await stats()).toMatchObject({
+      records: 1,
+      inflight: 0,
+      unknown: 0,
+      nextAlarm: expect.any(Number),
+      keyState: 'done',
     });
-    try {
-      const t = await short.token();
-      broker.script.set('PF4.UserRecordNew', createdReply);
-      const key = randomUUID();
-      const send = () => call(short, 'POST', `${v2}/UserRecordNew`, user, { 'idempotency-key': key }, t);
-      const first = await send();
-      expect((await send()).headers.get('idempotency-replayed')).toBe('true');
-      // Repeats replay the first answer until the one-second retention has passed; then the key is free again.
-      const fresh = await until(async () => {
-        const r = await send();
-        return r.headers.get('idempotency-replayed') === null ? r : null;
-      }, 'the key to expire');
-      expect(fresh.body.data.login).not.toBe(first.body.data.login);
-      expect(broker.framesFor('PF4.UserRecordNew')).toHaveLength(2);
-      // The alarm purges the record once it expires, and is not armed again while the ledger holds none.
-      const stats = () => ledgerStats(short, key);
-      expect(await stats()).toMatchObject({
-        records: 1,
-        inflight: 0,
-        unknown: 0,
-        nextAlarm: expect.any(Number),
-        keyState: 'done',
-      });
-      await until(async () => (await stats()).records === 0, 'the purge alarm');
-      await until(async () => (await stats()).nextAlarm === null, 'the alarm to stay off');
-      expect(await stats()).toStrictEqual({
-        records: 0,
-        inflight: 0,
-        unknown: 0,
-        storedBytes: 0,
-        nextAlarm: null,
-        keyState: null,
-      });
-    } finally {
-      await short.close();
-    }
+    await until(async () => (await stats()).records === 0, 'the purge alarm');
+    await until(async () => (await stats()).nextAlarm === null, 'the alarm to stay off');
+    expect(await stats()).toStrictEqual({
+      records: 0,
+      inflight: 0,
+      unknown: 0,
+      storedBytes: 0,
+      nextAlarm: null,
+      keyState: null,
+    });
   });
 });
