@@ -12,7 +12,7 @@
  * is told (`DrainFrame`), new links, calls and subscriptions are refused (`notTaken`, `/readyz` 503), the calls
  * running finish within their deadlines (keyed ones until their late answer), and the broker stays up until every
  * keyed outcome it holds was delivered to an edge and the edges let its links go (closed them, or sent nothing on them for
- * `DRAIN_QUIET_MS`), or `drainTimeoutMs` passed; then it closes.
+ * `drainQuietMs`, by default `DRAIN_QUIET_MS`), or `drainTimeoutMs` passed; then it closes.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
@@ -55,6 +55,8 @@ export interface BrokerOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** The bound on a drain (default: the late-answer window plus 10 s, `drainTimeoutFor`). */
   drainTimeoutMs?: number;
+  /** How long a draining broker's link must carry nothing but heartbeats to count as let go (default DRAIN_QUIET_MS). */
+  drainQuietMs?: number;
   /** What one answer's `data` may take, in bytes (default ANSWER_MAX_BYTES, 16 MiB; keep it below 32 MiB). */
   answerMaxBytes?: number;
   /** How long a cold standby platform stays logged in with no call, subscription or replication (default 10 min). */
@@ -214,7 +216,7 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
       // Both at once: a frame that came meanwhile (an outcome query, a call to refuse) means looking again.
       for (;;) {
         await dispatcher.whenQuiet();
-        await links.whenLetGo(DRAIN_QUIET_MS);
+        await links.whenLetGo(options.drainQuietMs ?? DRAIN_QUIET_MS);
         if (dispatcher.running === 0 && dispatcher.outcomes.undelivered === 0) return true;
       }
     };

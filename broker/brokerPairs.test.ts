@@ -11,7 +11,7 @@ import { NOT_TAKEN_MESSAGE } from './link/edgeLinkServer.js';
 import { SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../shared/frames.js';
 import { REPLICATE_OP } from '../shared/replication.js';
 import { parsePlatforms } from './platforms/platformsFile.js';
-import { DRAIN_QUIET_MS, drainTimeoutFor, startBroker, type BrokerOptions, type RunningBroker } from './broker.js';
+import { drainTimeoutFor, startBroker, type BrokerOptions, type RunningBroker } from './broker.js';
 import type { LogFields, Logger, LogLevel } from './observability/log.js';
 import { FAKE_MANAGER, FAKE_PASSWORD, FakeManagerServer } from '../test/support/broker/fakeManagerServer.js';
 import { eventually, failed, ok, TestLink } from '../test/support/broker/linkClient.js';
@@ -19,6 +19,8 @@ import { eventually, failed, ok, TestLink } from '../test/support/broker/linkCli
 const SECRET = 'pairs-link-secret';
 const PF4_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9e01';
 const ABSENT_ID = '7d1e5a90-1b2c-4d3e-8f40-5a6b7c8d9eff';
+/** The quiet time of the drain that waits for a link: shorter than the product's `DRAIN_QUIET_MS`, same behaviour. */
+const QUIET_MS = 600;
 
 /** The value of one series in a /metrics text, or undefined when absent. */
 function series(text: string, name: string): number | undefined {
@@ -245,7 +247,7 @@ describe('drain', () => {
 describe("a drain's links", () => {
   it('waits for a link that stays open until nothing but heartbeats came on it for the quiet time', async () => {
     const { log, lines } = capturingLog();
-    const running = await broker({ log });
+    const running = await broker({ log, drainQuietMs: QUIET_MS });
     const edge = await link(running.port);
     await eventually(async () => (await edge.ping(PF4_ID)).platform === 'up');
     let drained = false;
@@ -257,7 +259,7 @@ describe("a drain's links", () => {
     for (let i = 0; i < 3; i++) {
       expect(failed(await edge.call(PF4_ID, 'PF4.UserRecordGet', { login: 100001 }))).toMatchObject({ notTaken: true });
       // Half the quiet time between calls is the behaviour here: the drain must not end while calls keep coming.
-      await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS / 2));
+      await new Promise((r) => setTimeout(r, QUIET_MS / 2));
       expect(await edge.ping(PF4_ID)).toMatchObject({ draining: true });
       expect(drained).toBe(false);
     }
