@@ -203,6 +203,8 @@ const workerVariables = {
   AUTH_ISSUER: variable(text, undefined),
   AUTH_JWKS_URL: variable(httpUrl, undefined),
   AUTH_ORG_CLAIM: variable(text, 'org'),
+  /** How long a fetch of the external identity provider's keys may take before its calls are answered 503. */
+  AUTH_JWKS_TIMEOUT_MS: variable(positive(60_000, 'milliseconds'), 5000),
   TOKEN_TTL_SECONDS: variable(positive(31_536_000, 'seconds'), 3600),
   TOKEN_MAX_LIFETIME_SECONDS: variable(positive(31_536_000, 'seconds'), 86_400),
   /** How far past its `exp` (and before its `nbf` and `iat`) a token is still accepted, on REST and streams alike. */

@@ -71,6 +71,8 @@ export interface Env {
   AUTH_JWKS_URL?: string;
   /** Claim that carries the organization uuid in external tokens (default `org`). */
   AUTH_ORG_CLAIM?: string;
+  /** Milliseconds a fetch of the external provider's keys may take (default 5000); past it the call is answered 503. */
+  AUTH_JWKS_TIMEOUT_MS?: string;
   TOKEN_TTL_SECONDS?: string;
   /** Longest lifetime (exp − iat) a token may state; longer ones, and tokens issued in the future, are refused. */
   TOKEN_MAX_LIFETIME_SECONDS?: string;

@@ -38,6 +38,8 @@ export type AuthConfig =
       issuer: string;
       audience: string;
       jwksUrl: string;
+      /** How long one fetch of the provider's keys may take. */
+      jwksTimeoutMs: number;
       maxLifetimeSeconds: number;
       clockToleranceSeconds: number;
       orgClaim: string;
@@ -63,6 +65,7 @@ function settings(env: Env): AuthConfig {
       issuer: vars.AUTH_ISSUER,
       audience,
       jwksUrl: vars.AUTH_JWKS_URL,
+      jwksTimeoutMs: vars.AUTH_JWKS_TIMEOUT_MS,
       maxLifetimeSeconds,
       clockToleranceSeconds,
       orgClaim: vars.AUTH_ORG_CLAIM,

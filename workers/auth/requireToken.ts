@@ -37,11 +37,13 @@ const EXTERNAL_ALGORITHMS = [ALGORITHM, 'RS256'];
  * One remote key set per isolate: jose caches its keys and refetches when a token names an unknown kid (key rotation),
  * at most once a second so tokens with made-up kids cannot turn the edge into a load generator for the provider.
  */
-let remote: { url: string; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
+let remote: { url: string; timeoutMs: number; keys: ReturnType<typeof createRemoteJWKSet> } | undefined;
 
-function remoteKeys(url: string) {
-  if (remote?.url !== url)
-    remote = { url, keys: createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 600_000 }) };
+function remoteKeys(url: string, timeoutMs: number) {
+  if (remote?.url !== url || remote.timeoutMs !== timeoutMs) {
+    const options = { cooldownDuration: 1_000, cacheMaxAge: 600_000, timeoutDuration: timeoutMs };
+    remote = { url, timeoutMs, keys: createRemoteJWKSet(new URL(url), options) };
+  }
   return remote.keys;
 }
 
@@ -95,8 +97,12 @@ async function verifySignature(token: string, config: AuthConfig): Promise<JWTPa
     requiredClaims: ['exp'],
   };
   if (config.mode === 'external') {
-    return (await jwtVerify(token, remoteKeys(config.jwksUrl), { ...options, algorithms: EXTERNAL_ALGORITHMS }))
-      .payload;
+    return (
+      await jwtVerify(token, remoteKeys(config.jwksUrl, config.jwksTimeoutMs), {
+        ...options,
+        algorithms: EXTERNAL_ALGORITHMS,
+      })
+    ).payload;
   }
   const { publicKey } = await localKeys(config.signingKey ?? '');
   // Our own tokens are RFC 9068 access tokens: insisting on the type keeps other JWTs signed by the key out.
