@@ -31,9 +31,20 @@ export interface Timeouts {
   snapshotMs: number;
   /** How long an event a change promised is waited for after the answer to the Ping that follows it. */
   lateEventMs: number;
+  /** How long a second answer to any of the concurrent requests is waited for, after a Ping's round trip. */
+  graceMs: number;
+  /** The step of the pause between repeated comparisons of caches that move with events: the n-th pause is n steps. */
+  retryMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { answerMs: 10_000, pingMs: 5_000, snapshotMs: 120_000, lateEventMs: 1_000 };
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  answerMs: 10_000,
+  pingMs: 5_000,
+  snapshotMs: 120_000,
+  lateEventMs: 1_000,
+  graceMs: 200,
+  retryMs: 100,
+};
 
 export interface Outcome {
   result: RuleResultKind;

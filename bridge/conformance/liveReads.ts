@@ -68,6 +68,8 @@ const ATTEMPTS = 5;
 
 export interface ReadBounds {
   answerMs: number;
+  /** The step of the pause before reading a busy kind again: the n-th pause is n steps. */
+  retryMs: number;
 }
 
 /** The live read the server declares for `kind`, if any. */
@@ -231,7 +233,7 @@ export async function compareKind(
     last = differences(cache.family, kind, cache.table(kind), live);
     if (last.length === 0) return { kind, command: read.command, rows, problems: [] };
     if (!busy) return { kind, command: read.command, rows, problems: last };
-    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+    if (attempt < ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, bounds.retryMs * attempt));
   }
   return {
     kind,

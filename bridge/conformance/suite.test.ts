@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
 import { startSim, type RunningSim } from '../../sim/index.js';
-import { rulesFor, runConformance, type ConformanceReport, type RuleResult } from './suite.js';
+import { rulesFor, runConformance, type ConformanceReport, type RuleResult, type Timeouts } from './suite.js';
 
 const PASSWORD = 'conformance-test-password';
 const manager = [{ login: 1000, password: PASSWORD }];
@@ -43,8 +43,24 @@ afterAll(async () => {
   await sim.close();
 });
 
-const run = (server: string, family: 'PF4' | 'PF5', writes: boolean, port = sim.port) =>
-  runConformance({ server: `ws://127.0.0.1:${port}/${server}`, login: 1000, password: PASSWORD, family, writes });
+/**
+ * The bounds of the runs, over the suite's defaults for a real bridge: the simulator is in-process, so a second
+ * answer comes right behind the first (the grace follows a Ping's round trip) and an event that is merely late comes
+ * right behind the Ping's answer (the proxies below pass it on in the same turn); a lost one is then told in 300 ms.
+ */
+const LOCAL: Partial<Timeouts> = { graceMs: 20, lateEventMs: 300 };
+/** Against a proxy that breaks a promise for good, the repeated comparisons fail alike: their pauses can be short. */
+const BROKEN: Partial<Timeouts> = { ...LOCAL, retryMs: 10 };
+
+const run = (server: string, family: 'PF4' | 'PF5', writes: boolean, port = sim.port, timeouts = LOCAL) =>
+  runConformance({
+    server: `ws://127.0.0.1:${port}/${server}`,
+    login: 1000,
+    password: PASSWORD,
+    family,
+    writes,
+    timeouts,
+  });
 
 const byResult = (report: ConformanceReport, result: RuleResult['result']) =>
   Object.fromEntries(report.results.filter((r) => r.result === result).map((r) => [r.id, r.detail]));
@@ -190,7 +206,7 @@ describe('the suite against a server that breaks a promise', () => {
     async ([family, kind, server, key, rule], { expect }) => {
       const broken = await proxy(server, (text) => [text], oneStepBehind(kind, key));
       try {
-        const report = await run(server, family, true, broken.port);
+        const report = await run(server, family, true, broken.port, BROKEN);
         const failed = byResult(report, 'failed');
         // The change back is stale too, so both caches the suite compares keep the changed value.
         expect(Object.keys(failed)).toEqual([rule, 'reconnect.fresh-snapshot', 'writes.cache-matches-live']);
@@ -211,7 +227,7 @@ describe('the suite against a server that breaks a promise', () => {
       text.startsWith('{"event":"users","op":"delete"') ? [] : [text],
     );
     try {
-      const report = await run('pf4-proxied', 'PF4', true, broken.port);
+      const report = await run('pf4-proxied', 'PF4', true, broken.port, BROKEN);
       const failed = byResult(report, 'failed');
       expect(Object.keys(failed)).toEqual(['writes.pf4.user-delete', 'writes.cache-matches-live']);
       expect(failed['writes.pf4.user-delete']).toMatch(
@@ -245,7 +261,7 @@ describe('the suite against a server that breaks a promise', () => {
       return [text];
     });
     try {
-      const report = await run('pf4-proxied', 'PF4', true, broken.port);
+      const report = await run('pf4-proxied', 'PF4', true, broken.port, BROKEN);
       const failed = byResult(report, 'failed');
       expect(Object.keys(failed)).toEqual(['writes.pf4.user-update']);
       expect(failed['writes.pf4.user-update']).toMatch(

@@ -10,8 +10,17 @@ import { runConformance, type ConformanceReport, type Timeouts } from '../suite.
 import { MANAGERS, type BrokenServer, type Built } from './servers.js';
 
 /** The bounds of a run against a test server: an answer is due at once here, so two seconds are plenty even on a
- *  loaded machine, where the in-process server and suite share one event loop. */
-export const TEST_TIMEOUTS: Timeouts = { answerMs: 5000, pingMs: 3000, snapshotMs: 10000, lateEventMs: 300 };
+ *  loaded machine, where the in-process server and suite share one event loop. A second answer or a moved record
+ *  comes in the same turn as the first (after the Ping's round trip that precedes the grace, or the fences that
+ *  precede every comparison), so the grace and the pause between comparisons need not allow for a network. */
+export const TEST_TIMEOUTS: Timeouts = {
+  answerMs: 5000,
+  pingMs: 3000,
+  snapshotMs: 10000,
+  lateEventMs: 300,
+  graceMs: 20,
+  retryMs: 10,
+};
 
 export interface ServedBroken {
   port: number;

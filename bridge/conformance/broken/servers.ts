@@ -51,8 +51,15 @@ export interface BrokenServer {
 export const MANAGERS: Record<Family, { login: number; password: string }> = { PF4: PF4_MANAGER, PF5: PF5_MANAGER };
 
 /** How long the slow-Ping server holds each Ping of a logged-in session, and the ping bound its run is given. */
-export const SLOW_PING_MS = 500;
+export const SLOW_PING_MS = 300;
 export const SLOW_PING_BOUND_MS = 150;
+
+/**
+ * The answer bound of the runs whose break leaves an answer or a close the suite waits for never coming, so that the
+ * suite gives up on it sooner: every answer that does come is written at once by the in-process server, and two
+ * seconds leave room for a loaded machine (the near-limit frame's bound is three of them).
+ */
+export const NEVER_COMES_ANSWER_MS = 2000;
 
 /** Frames past this many bytes are refused by the server that reads too little. */
 const SMALL_FRAME_BYTES = 1024 * 1024;
@@ -616,6 +623,7 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     family: 'PF4',
     writes: true,
     fails: ['capabilities.read-probes', 'answers.one-per-request'],
+    timeouts: { answerMs: NEVER_COMES_ANSWER_MS },
     breaks: "UserPasswordCheck is answered with another id than its request's (so its probe also goes unanswered)",
     build: onWire(
       'PF4',
@@ -629,6 +637,7 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     family: 'PF4',
     writes: true,
     fails: ['answers.concurrent', 'answers.one-per-request'],
+    timeouts: { answerMs: NEVER_COMES_ANSWER_MS },
     breaks: 'request ids are kept in 32 bits: an id past 2^32 − 1 is answered with its low 32 bits',
     build: onWire(
       'PF4',
@@ -685,6 +694,7 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     family: 'PF4',
     writes: true,
     fails: ['frames.binary'],
+    timeouts: { answerMs: NEVER_COMES_ANSWER_MS },
     breaks: 'a binary frame is read as text and answered',
     build: onWire('PF4', () => ({
       fromManager: (frame) => (frame.isBinary ? { text: frame.text, isBinary: false } : undefined),
@@ -822,6 +832,7 @@ export const BROKEN_SERVERS: readonly BrokenServer[] = [
     family: 'PF4',
     writes: true,
     fails: ['writes.restart'],
+    timeouts: { answerMs: NEVER_COMES_ANSWER_MS },
     breaks: 'SrvRestart answers true and restarts nothing: the sessions stay up',
     build: onDriver('PF4', (d) => withCommands(d, { SrvRestart: () => true })),
   },

@@ -47,8 +47,10 @@ export const answerRules: Rule[] = [
           ),
         ),
       );
-      // A grace for any second answer to come.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A grace for any second answer to come: a Ping's round trip (whatever the server wrote before its answer has
+      // then arrived), then a while more for one sent later.
+      await connection.request('Ping', undefined, ctx.timeouts.answerMs).catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, ctx.timeouts.graceMs));
       const problems: string[] = [];
       for (const a of answers) if ('error' in a) problems.push(`${a.cmd} id ${a.id}: ${a.error}`);
       const received = ctx.observer.answers.filter((o) => connection.frames.includes(o.frame));

@@ -63,7 +63,7 @@ export const reconnectRules: Rule[] = [
             `a new snapshot of ${total} items after the reconnect, agreeing with the live session on ${kinds.join(', ')}`,
           );
         }
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+        if (attempt < ATTEMPTS) await new Promise((resolve) => setTimeout(resolve, ctx.timeouts.retryMs * attempt));
       }
       // "on the server" here is the live session's cache; "in the cache" the reconnected session's.
       return failed(

@@ -77,6 +77,7 @@ export const snapshotRules: Rule[] = [
         return skipped('no live read of any snapshot kind declared');
       const { problems, compared, left } = await compareAll(main.connection, main.cache, ctx.declared, {
         answerMs: ctx.timeouts.answerMs,
+        retryMs: ctx.timeouts.retryMs,
       });
       if (problems.length) return failed(joined(problems, 6));
       return passed(`${compared.join(', ')}${left.length ? `; not compared: ${left.join(', ')}` : ''}`);

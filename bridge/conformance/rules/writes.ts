@@ -27,6 +27,7 @@ const cacheRule: Rule = {
       return skipped('no live read of any snapshot kind declared');
     const { problems, compared } = await compareAll(main.connection, main.cache, ctx.declared, {
       answerMs: ctx.timeouts.answerMs,
+      retryMs: ctx.timeouts.retryMs,
     });
     return problems.length ? failed(joined(problems, 6)) : passed(compared.join(', '));
   },
