@@ -1,14 +1,16 @@
 /**
  * The command line: each bad argument refused with a message naming its flag (the password only ever read from the
- * variable `--password-env` names), and the real command, `npm run conformance`, in a child process against the
- * simulator: the table, the summary line last, exit 0 when nothing failed and 1 when something did, the password
- * nowhere in what it prints.
+ * variable `--password-env` names), and the command against the simulator: the table, the summary line last, exit 0
+ * when nothing failed and 1 when something did, 2 for a bad argument, the password nowhere in what it prints. The
+ * passing run calls the command's `main` in this process, as scripts/conformance.ts does; the failing run and the
+ * bad argument are the real command, `npm run conformance`, in a child process, which shows the script passing
+ * `main`'s code on as the exit code and its texts on to stdout and stderr.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSim, type RunningSim } from '../../sim/index.js';
-import { parseConformanceArgs, UsageError } from './cli.js';
+import { main, parseConformanceArgs, UsageError } from './cli.js';
 import { rulesFor } from './suite.js';
 
 const PASSWORD = 'cli-test-password';
@@ -117,6 +119,23 @@ afterAll(async () => {
   await sim.close();
 });
 
+/** The command run in this process, its texts written as scripts/conformance.ts writes them. */
+async function inProcess(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(
+    args,
+    { ...process.env, ...ENV },
+    (text) => {
+      stdout += `${text}\n`;
+    },
+    (text) => {
+      stderr += `${text}\n`;
+    },
+  );
+  return { code, stdout, stderr };
+}
+
 function command(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('npm', ['run', '--silent', 'conformance', '--', ...args], {
@@ -138,6 +157,25 @@ function command(args: string[]): Promise<{ code: number | null; stdout: string;
 }
 
 describe('npm run conformance', () => {
+  // The refused command connects to nothing, so it runs beside the first test's runs.
+  let refused: ReturnType<typeof command>;
+  beforeAll(() => {
+    refused = command([
+      '--server',
+      `ws://127.0.0.1:${sim.port}/cli-pf4`,
+      '--login',
+      'x',
+      '--password-env',
+      'CONFORMANCE_PASSWORD',
+    ]);
+    // Its failure to start is the second test's to report.
+    refused.catch(() => undefined);
+  });
+
+  afterAll(async () => {
+    await refused.catch(() => undefined);
+  });
+
   it('prints every rule and the summary line, exits 0 when none failed, 1 when one did, never the password', async () => {
     const args = [
       '--server',
@@ -147,7 +185,7 @@ describe('npm run conformance', () => {
       '--password-env',
       'CONFORMANCE_PASSWORD',
     ];
-    const good = await command([...args, '--family', 'PF4']);
+    const good = await inProcess([...args, '--family', 'PF4']);
     const lines = good.stdout.trimEnd().split('\n');
     const rules = rulesFor('PF4');
     const skippedWithoutWrites = rules.filter(
@@ -172,14 +210,7 @@ describe('npm run conformance', () => {
   });
 
   it('exits 2 with the flag named for a bad argument, before connecting', async () => {
-    const result = await command([
-      '--server',
-      `ws://127.0.0.1:${sim.port}/cli-pf4`,
-      '--login',
-      'x',
-      '--password-env',
-      'CONFORMANCE_PASSWORD',
-    ]);
+    const result = await refused;
     expect(result).toMatchObject({ code: 2, stdout: '' });
     expect(result.stderr.trim()).toBe('--login must be an integer >= 1, got "x"');
   });
