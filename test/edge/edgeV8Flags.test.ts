@@ -1,13 +1,25 @@
 /**
  * The local edge's workerd runs with the V8 flags of EDGE_V8_FLAGS (launcher/workerd-v8 puts them into the
- * configuration Miniflare writes): an isolate sees a flag that changes what its code can reach.
+ * configuration Miniflare writes): an isolate sees a flag that changes what its code can reach. What is tested is the
+ * workerd the launcher starts (`startMiniflare`, which `startEdge` starts it with), so its two workers run an idle
+ * module defining the edge's object classes instead of the edge's bundle, and no registry is migrated.
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectWorkers, type Inspector } from '../../bench/inspector.js';
-import { EDGE_WORKER, OBJECTS_WORKER, startEdge, type Edge } from '../../launcher/edge.js';
+import type { Miniflare } from 'miniflare';
+import { EDGE_WORKER, miniflareOptions, OBJECTS_WORKER, startMiniflare, WRANGLER } from '../../launcher/edge.js';
 
-let edge: Edge | undefined;
+/** A module for both workers: every Durable Object class wrangler.toml binds, idle, and a fetch handler. */
+const IDLE_WORKER = [
+  "import { DurableObject } from 'cloudflare:workers';",
+  ...[...new Set(WRANGLER.durable_objects.bindings.map((b) => b.class_name))].map(
+    (name) => `export class ${name} extends DurableObject {}`,
+  ),
+  'export default { fetch: () => new Response(null, { status: 404 }) };',
+].join('\n');
+
+let edge: { miniflare: Miniflare; close(): Promise<void> } | undefined;
 let inspectors: Inspector[] = [];
 afterEach(async () => {
   for (const i of inspectors) i.close();
@@ -35,7 +47,10 @@ async function withVariables<T>(vars: Record<string, string | undefined>, body: 
 
 /** `typeof gc` in the edge worker's isolate and the objects' isolate of an edge started under `flags`. */
 async function gcIn(flags: string | undefined): Promise<unknown[]> {
-  edge = await withVariables({ EDGE_V8_FLAGS: flags }, () => startEdge({ inspect: true }));
+  const { miniflare } = await withVariables({ EDGE_V8_FLAGS: flags }, () =>
+    startMiniflare(miniflareOptions(IDLE_WORKER, { inspect: true })),
+  );
+  edge = { miniflare, close: () => miniflare.dispose() };
   inspectors = await inspectWorkers(await edge.miniflare.getInspectorURL(), [EDGE_WORKER, OBJECTS_WORKER]);
   return Promise.all(inspectors.map((i) => i.evaluate('typeof gc')));
 }
