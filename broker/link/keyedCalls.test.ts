@@ -29,7 +29,7 @@ describe('calls under an Idempotency-Key', () => {
       secret: SECRET,
       platforms: [{ id: PF4_ID, family: 'PF4', server: pf4.url, login: FAKE_MANAGER, password: FAKE_PASSWORD }],
       session: { backoff: { baseMs: 20, capMs: 200 }, pingIntervalMs: 1000 },
-      idempotentCalls: { lateAnswerMs: 3000 },
+      idempotentCalls: { lateAnswerMs: 1500 },
     });
     link = await TestLink.open(broker.port, SECRET);
     await eventually(async () => (await link.call(PF4_ID, 'ServerTime')).ok);
@@ -115,7 +115,7 @@ describe('calls under an Idempotency-Key', () => {
   it('reports a change its deadline caught before it could be sent as settled without an unknown outcome', async () => {
     const callId = randomUUID();
     const creates = pf4.count('UserRecordNew');
-    pf4.delays.set('login', 1500);
+    pf4.delays.set('login', 900);
     pf4.drop();
     await eventually(() => !broker.platforms.get(PF4_ID)!.session.up);
     const answer = failed(await create('Unsent', 300, callId));
