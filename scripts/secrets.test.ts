@@ -11,6 +11,7 @@ import { importJWK } from 'jose';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newBrokerSecret, newSigningKey } from '../shared/deploymentSecrets.js';
 import { edgeEnvironment, readEnvironment } from '../shared/environment.js';
+import { runSecrets } from './secrets.js';
 
 const root = join(import.meta.dirname, '..');
 const dir = mkdtempSync(join(tmpdir(), 'secrets-cli-'));
@@ -36,6 +37,25 @@ function secrets(
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
 }
 
+/** The same run in this process (runSecrets, what the command calls), with the command's environment and output. */
+async function secretsHere(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runSecrets(args, {
+    env: { DATA_DIR: join(dir, 'data'), ...env },
+    out: (line) => {
+      out += `${line}\n`;
+    },
+    err: (line) => {
+      err += `${line}\n`;
+    },
+  });
+  return { code, out, err };
+}
+
 describe('generated secrets', () => {
   it('are a 256-bit base64url link secret and a private ES256 JWK the edge accepts', async () => {
     const secret = newBrokerSecret();
@@ -58,6 +78,7 @@ describe('generated secrets', () => {
 });
 
 describe('npm run secrets', () => {
+  // The command itself, as a process: its output and exit code. The other runs call what it calls, in this process.
   it('plans a deploy without printing a value or touching a file (--dry-run)', async () => {
     const { code, out } = await secrets(['--env', 'staging', '--dry-run', '--broker-secret-file', join(dir, 'bs')]);
     expect(code).toBe(0);
@@ -72,7 +93,7 @@ describe('npm run secrets', () => {
   it('writes .dev.vars for wrangler dev with the secrets npm start keeps (--local)', async () => {
     const dataDir = join(dir, 'data-local');
     const devVars = join(dir, 'dev.vars');
-    const first = await secrets(['--local', '--dev-vars', devVars], { DATA_DIR: dataDir });
+    const first = await secretsHere(['--local', '--dev-vars', devVars], { DATA_DIR: dataDir });
     expect(first.code, first.err).toBe(0);
     const text = readFileSync(devVars, 'utf8');
     expect(statSync(devVars).mode & 0o777).toBe(0o600);
@@ -82,20 +103,20 @@ describe('npm run secrets', () => {
     expect(JSON.parse(value('AUTH_SIGNING_KEY')!)).toMatchObject({ kty: 'EC', crv: 'P-256' });
     // An existing secret of npm start's is kept, not replaced.
     writeFileSync(join(dataDir, 'broker-secret'), 'kept-secret');
-    expect((await secrets(['--local', '--dev-vars', devVars], { DATA_DIR: dataDir })).code).toBe(0);
+    expect((await secretsHere(['--local', '--dev-vars', devVars], { DATA_DIR: dataDir })).code).toBe(0);
     expect(readFileSync(devVars, 'utf8')).toMatch(/^BROKER_SECRET='kept-secret'$/m);
   });
 
   it('refuses an unknown environment, a missing one and an unknown secret with exit code 2', async () => {
-    expect(await secrets(['--env', 'qa'])).toMatchObject({
+    expect(await secretsHere(['--env', 'qa'])).toMatchObject({
       code: 2,
       err: expect.stringContaining('--env must be one of staging, production, got "qa"'),
     });
-    expect(await secrets([])).toMatchObject({
+    expect(await secretsHere([])).toMatchObject({
       code: 2,
       err: expect.stringContaining('--env staging|production (or --local) is required'),
     });
-    expect(await secrets(['--env', 'production', '--only', 'PASSWORD'])).toMatchObject({
+    expect(await secretsHere(['--env', 'production', '--only', 'PASSWORD'])).toMatchObject({
       code: 2,
       err: expect.stringContaining('--only must be one of BROKER_SECRET, AUTH_SIGNING_KEY'),
     });

@@ -13,7 +13,7 @@
 import '../shared/requireNode.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { newBrokerSecret, newSigningKey } from '../shared/deploymentSecrets.js';
@@ -35,8 +35,21 @@ const HELP = `Secrets of the edge (BROKER_SECRET, AUTH_SIGNING_KEY)
 
 class UsageError extends Error {}
 
+/** Where a run reads its environment and writes its lines: the process's own when run as `npm run secrets`. */
+export interface SecretsIo {
+  env: NodeJS.ProcessEnv;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const PROCESS_IO: SecretsIo = {
+  env: process.env,
+  out: (line) => console.log(line),
+  err: (line) => console.error(line),
+};
+
 /** `wrangler secret put NAME --env ENV`, the value on standard input. */
-function secretPut(name: SecretName, value: string, env: string): Promise<void> {
+function secretPut(name: SecretName, value: string, env: string, io: SecretsIo): Promise<void> {
   const wrangler = join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
   return new Promise((resolvePut, reject) => {
     const child = spawn(
@@ -44,7 +57,7 @@ function secretPut(name: SecretName, value: string, env: string): Promise<void> 
       [wrangler, 'secret', 'put', name, '--env', env, '--config', join(root, 'wrangler.toml')],
       {
         cwd: root,
-        env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+        env: { ...io.env, WRANGLER_SEND_METRICS: 'false' },
         stdio: ['pipe', 'inherit', 'inherit'],
       },
     );
@@ -63,6 +76,7 @@ async function deploySecrets(
   only: SecretName | undefined,
   brokerSecretFile: string,
   dryRun: boolean,
+  io: SecretsIo,
 ): Promise<void> {
   const names = only ? [only] : [...SECRETS];
   const values: Record<SecretName, string> = {
@@ -70,24 +84,24 @@ async function deploySecrets(
     AUTH_SIGNING_KEY: await newSigningKey(),
   };
   for (const name of names) {
-    console.log(
+    io.out(
       `${dryRun ? 'would run' : 'running'}: wrangler secret put ${name} --env ${env}   (value generated, on standard input)`,
     );
-    if (!dryRun) await secretPut(name, values[name], env);
+    if (!dryRun) await secretPut(name, values[name], env, io);
   }
   if (names.includes('BROKER_SECRET')) {
-    console.log(`${dryRun ? 'would write' : 'wrote'} the broker secret (owner-only) to ${brokerSecretFile}`);
+    io.out(`${dryRun ? 'would write' : 'wrote'} the broker secret (owner-only) to ${brokerSecretFile}`);
     if (!dryRun) {
       ensurePrivateDir(dirname(brokerSecretFile));
       writePrivateFile(brokerSecretFile, values.BROKER_SECRET);
     }
-    console.log(
+    io.out(
       'next: give the broker the same value as BROKER_SECRET (for example a compose or orchestrator secret read from that file);',
     );
-    console.log("until it has it, the edge's links are refused.");
+    io.out("until it has it, the edge's links are refused.");
   }
   if (names.includes('AUTH_SIGNING_KEY')) {
-    console.log('tokens signed with the previous key stop verifying once the new key is live: clients fetch new ones.');
+    io.out('tokens signed with the previous key stop verifying once the new key is live: clients fetch new ones.');
   }
 }
 
@@ -107,8 +121,8 @@ const devVar = (name: string, value: string) => {
   return `${name}='${value}'`;
 };
 
-async function localDevVars(devVarsFile: string): Promise<void> {
-  const dataDir = resolve(process.env.DATA_DIR || '.data');
+async function localDevVars(devVarsFile: string, io: SecretsIo): Promise<void> {
+  const dataDir = resolve(io.env.DATA_DIR || '.data');
   const brokerSecret = await dataSecret(dataDir, 'broker-secret', newBrokerSecret);
   const signingKey = await dataSecret(dataDir, 'signing-key.json', () => newSigningKey());
   writePrivateFile(
@@ -120,10 +134,11 @@ async function localDevVars(devVarsFile: string): Promise<void> {
       '',
     ].join('\n'),
   );
-  console.log(`wrote ${devVarsFile} (owner-only) with BROKER_SECRET and AUTH_SIGNING_KEY from ${dataDir}`);
+  io.out(`wrote ${devVarsFile} (owner-only) with BROKER_SECRET and AUTH_SIGNING_KEY from ${dataDir}`);
 }
 
-async function main(argv: string[]): Promise<number> {
+/** One run of `npm run secrets` with these arguments: its exit code (2 for bad usage). */
+export async function runSecrets(argv: string[], io: SecretsIo = PROCESS_IO): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -141,12 +156,12 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: false,
     }));
     if (values.help) {
-      console.log(HELP);
+      io.out(HELP);
       return 0;
     }
     if (values.local) {
       if (values.env !== undefined) throw new UsageError('--local and --env exclude each other');
-      await localDevVars(resolve(values['dev-vars'] ?? join(root, '.dev.vars')));
+      await localDevVars(resolve(values['dev-vars'] ?? join(root, '.dev.vars')), io);
       return 0;
     }
     const env = values.env;
@@ -156,19 +171,21 @@ async function main(argv: string[]): Promise<number> {
     const only = values.only;
     if (only !== undefined && !(SECRETS as readonly string[]).includes(only))
       throw new UsageError(`--only must be one of ${SECRETS.join(', ')}`);
-    const dataDir = resolve(process.env.DATA_DIR || '.data');
+    const dataDir = resolve(io.env.DATA_DIR || '.data');
     const file = resolve(values['broker-secret-file'] ?? join(dataDir, 'deploy', env, 'broker-secret'));
-    await deploySecrets(env, only as SecretName | undefined, file, values['dry-run'] === true);
+    await deploySecrets(env, only as SecretName | undefined, file, values['dry-run'] === true, io);
     return 0;
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`error: ${(error as Error).message}`);
-      console.error('run `npm run secrets -- --help` for usage');
+      io.err(`error: ${(error as Error).message}`);
+      io.err('run `npm run secrets -- --help` for usage');
       return 2;
     }
-    console.error(`error: ${(error as Error).message}`);
+    io.err(`error: ${(error as Error).message}`);
     return 1;
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));
+if (process.argv[1] && relative(process.argv[1], fileURLToPath(import.meta.url)) === '') {
+  process.exitCode = await runSecrets(process.argv.slice(2));
+}
