@@ -18,7 +18,7 @@ import type { LateFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
-import { BrokerSet, type BrokerSetStats } from './brokerSet.js';
+import { BrokerSet, type BrokerSetOptions, type BrokerSetStats } from './brokerSet.js';
 import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 import { linkName } from './names.js';
 import type { GatewayCall, KeyedSend, LinkAnswer, LinkResponse, LinkStats, OutcomeAnswer } from './messages.js';
@@ -157,6 +157,14 @@ export class PlatformLink extends DurableObject<Env> {
     }
   }
 
+  /**
+   * The heartbeat's timing towards a platform's brokers: the defaults of shared/frames.ts (LINK_PING_EVERY_MS,
+   * LINK_PING_TIMEOUT_MS). The testing link of test/support/workers/linkHarness.ts may beat faster.
+   */
+  protected heartbeat(): Pick<BrokerSetOptions, 'pingEveryMs' | 'pingTimeoutMs'> {
+    return {};
+  }
+
   private brokersFor(platform: string, brokerUrls: string[]): BrokerSet {
     if (this.brokers === undefined || BrokerSet.key(this.brokers.urls) !== BrokerSet.key(brokerUrls)) {
       const moved = this.brokers !== undefined;
@@ -172,6 +180,7 @@ export class PlatformLink extends DurableObject<Env> {
           secret: configOf(this.env).BROKER_SECRET ?? '',
           onLate: (late) => this.onLate(late),
           holdDownMs: configOf(this.env).BROKER_FAILBACK_SECONDS * 1000,
+          ...this.heartbeat(),
         },
         {
           onOpen: (url) => {
