@@ -3,7 +3,8 @@
  * mixed load (cached and live reads, writes with and without an Idempotency-Key, one SSE client and one hub client),
  * while the brokers are faulted one way after another:
  * - `kill`: `kill -9` of the broker serving the platforms, started again `downMs` later;
- * - `stop`: `SIGSTOP` of it (no FIN, no RST, no answers) for `stopMs`, then `SIGCONT`;
+ * - `stop`: `SIGSTOP` of it (no FIN, no RST, no answers) for `stopMs` (or until the standby took over, with
+ *   `resumeOnTakeover`), then `SIGCONT`;
  * - `rolling`: a rolling restart, `SIGTERM` (the broker drains) then a new start, of each broker in turn;
  * - `standby-loss`: `kill -9` of the standby, started again `downMs` later.
  * Before each fault the drill waits for the calm state: both brokers up and every link object on the preferred broker.
@@ -29,6 +30,11 @@ export interface FailoverOptions {
   faults?: FailoverFault[];
   /** How long the serving broker stays stopped in `stop` (ms). */
   stopMs?: number;
+  /**
+   * `stop` resumes the broker as soon as every link object has moved to the standby (still at most `stopMs`), for a
+   * short run; default false: it stays stopped for `stopMs`.
+   */
+  resumeOnTakeover?: boolean;
   /** How long a killed broker (`kill`, `standby-loss`) stays down before it is started again (ms). */
   downMs?: number;
   /** Calm load before each fault and after the calm state came back (ms). */
@@ -256,7 +262,8 @@ export async function runFailoverDrill(options: FailoverOptions = {}): Promise<F
       phase = fault;
       const faultAt = Date.now();
       const takeover = fault === 'standby-loss' ? null : waitTakeover(linkStats, stack.brokerUrls[1]);
-      await inject(stack, fault, stopMs, options.downMs ?? 2000, log);
+      const stopFor = options.resumeOnTakeover && takeover ? takeover.then(() => {}) : undefined;
+      await inject(stack, fault, stopMs, options.downMs ?? 2000, log, stopFor);
       const takeoverMs = takeover ? await takeover.then((at) => (at === null ? null : at - faultAt)) : null;
       if (fault === 'kill' || fault === 'stop') lossWindows.push({ from: faultAt, to: faultAt + (takeoverMs ?? 0) });
       await calm(stack, linkStats, holdDown);
@@ -329,6 +336,8 @@ async function inject(
   stopMs: number,
   downMs: number,
   log: (line: string) => void,
+  /** Resumes a `stop` once this settles, if before `stopMs`. */
+  tookOver: Promise<void> | undefined,
 ): Promise<void> {
   const exited = (i: number) =>
     new Promise<void>((resolve) => {
@@ -345,7 +354,7 @@ async function inject(
       return;
     case 'stop':
       stack.brokers[0].child.kill('SIGSTOP');
-      await sleep(stopMs);
+      await Promise.race([sleep(stopMs), ...(tookOver ? [tookOver] : [])]);
       stack.brokers[0].child.kill('SIGCONT');
       return;
     case 'rolling':
