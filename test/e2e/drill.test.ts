@@ -19,8 +19,8 @@ describe('fault drill', () => {
     const report = await runFaultDrill({
       stack: c.stack,
       writers: 4,
-      faultMs: 800,
-      calmMs: 300,
+      faultMs: 500,
+      calmMs: 200,
       writeSeconds: 1,
       settleMs: 20_000,
       faults: ALL_FAULTS,
