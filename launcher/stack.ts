@@ -30,6 +30,7 @@ import {
   WORKER_VARIABLES,
 } from '../shared/environment.js';
 import { SCOPES } from '../shared/catalog/operation.js';
+import { defaultConfig } from '../sim/config/simConfig.js';
 import { brokerUrlsColumn, MAX_BROKERS_PER_PLATFORM } from '../shared/brokerUrls.js';
 import {
   DEMO_MANAGER_LOGIN,
@@ -82,6 +83,11 @@ export interface StackOptions {
   seed?: number;
   /** Simulator configuration (written to a file passed as SIM_CONFIG); omitted: the simulator's embedded default. */
   simConfig?: unknown;
+  /**
+   * The quote rate of the embedded default's two demo trading servers (10 ticks a second across their symbols when
+   * omitted), written as SIM_CONFIG: tests that wait for ticks of one symbol get them sooner. Not with `simConfig`.
+   */
+  ticksPerSecond?: number;
   clientId?: string;
   clientSecret?: string;
   /** Receives every log line of the child processes, prefixed with the process name. */
@@ -335,9 +341,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       SIM_MANAGER_PASSWORD: managerPassword,
     };
     if (options.seed !== undefined) simEnv.SIM_SEED = String(options.seed);
-    if (options.simConfig !== undefined) {
+    if (options.simConfig !== undefined && options.ticksPerSecond !== undefined)
+      throw new Error('ticksPerSecond is for the default simulator configuration: set it in simConfig instead');
+    const simConfig =
+      options.ticksPerSecond === undefined
+        ? options.simConfig
+        : {
+            servers: defaultConfig(managerPassword).servers.map((server) => ({
+              ...server,
+              ticksPerSecond: options.ticksPerSecond,
+            })),
+          };
+    if (simConfig !== undefined) {
       const configPath = join(dataDir, 'sim-config.json');
-      writePrivateFile(configPath, JSON.stringify(options.simConfig)); // may hold manager passwords
+      writePrivateFile(configPath, JSON.stringify(simConfig)); // may hold manager passwords
       simEnv.SIM_CONFIG = configPath;
     }
     const specs = brokerSpecs(options.brokers);

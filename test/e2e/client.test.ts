@@ -28,7 +28,8 @@ afterAll(async () => {
 
 /**
  * Type-checks the example beside `misuse` (a file that uses the client wrongly) under the root tsconfig's options, in
- * a tsc child process so the stack's sockets and pipes keep being served meanwhile. Answers tsc's errors.
+ * a child process so the stack's sockets and pipes keep being served meanwhile: the native compiler (tsgo, as `npm
+ * run typecheck`), which reports the same diagnostics as tsc in a fifth of the time. Answers its errors.
  */
 async function typeErrors(misuse: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'typed-client-'));
@@ -43,15 +44,16 @@ async function typeErrors(misuse: string): Promise<string[]> {
         include: [],
       }),
     );
-    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const tsgo = join(root, 'node_modules/@typescript/native-preview/bin/tsgo');
     const output = await new Promise<string>((done, fail) => {
       execFile(
         process.execPath,
-        [tsc, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'],
+        [tsgo, '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'],
         { maxBuffer: 1 << 24 },
         (error, stdout, stderr) => {
-          // tsc exits 2 when it reports errors; anything else going wrong has no error lines to show.
-          if (error && !/error TS\d+/.test(stdout)) fail(new Error(`tsc failed: ${stderr || stdout || error.message}`));
+          // The compiler exits 2 when it reports errors; anything else going wrong has no error lines to show.
+          if (error && !/error TS\d+/.test(stdout))
+            fail(new Error(`tsgo failed: ${stderr || stdout || error.message}`));
           else done(stdout);
         },
       );

@@ -17,7 +17,8 @@ import WebSocket from 'ws';
 import { openTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 
-const setup = stackForFile();
+/** Quotes of one symbol come about four times a second (a tenth of that by default): the waits for ticks are short. */
+const setup = stackForFile({ ticksPerSecond: 50 });
 const open: HubConnection[] = [];
 
 function hub(platform = setup.client.stack.platforms.pf4, token = setup.client.token, family = 'pf4'): HubConnection {

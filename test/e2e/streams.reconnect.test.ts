@@ -12,7 +12,8 @@ import WebSocket from 'ws';
 import { hashSecret } from '../../shared/secrets.js';
 import { eventually, stackForFile } from './support.js';
 
-const setup = stackForFile();
+/** Quotes of one symbol come about four times a second (a tenth of that by default): the waits for ticks are short. */
+const setup = stackForFile({ ticksPerSecond: 50 });
 const open: HubConnection[] = [];
 
 function hub(platform: string, token: string): HubConnection {

@@ -18,8 +18,10 @@ import { objectCall } from '../../launcher/edge.js';
 const API_LIMIT = 400;
 /** How long this file's hub sockets may take to send their handshake (15 s by default). */
 const HANDSHAKE_SECONDS = 2;
+// Quotes of one symbol about four times a second (a tenth of that by default): the waits for ticks are short.
 // An hour's window, so that a test's budget does not start again halfway (windows are aligned to the clock).
 const setup = stackForFile({
+  ticksPerSecond: 50,
   edgeVars: {
     REGISTRY_CACHE_SECONDS: '1',
     API_RATE_LIMIT: String(API_LIMIT),

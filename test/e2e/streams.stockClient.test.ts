@@ -1,10 +1,11 @@
 /**
  * The hub as a stock @microsoft/signalr client meets it, with a logger recording every line it logs at any level
  * (simulator, broker, edge in workerd); none may be a warning or an error, the levels its default console logger shows. A
- * live-prices session of about 10 s (OnConnectionStatus, SubscribeToTicks of five symbols and OnTick, StreamTrades with a trade
+ * live-prices session (OnConnectionStatus, SubscribeToTicks of five symbols and OnTick, StreamTrades with a trade
  * opened through the API) logs no warning and no error: a client that did not ask for flow checks is never sent an
  * invocation it has no handler for, and its stream object judges it by its keep-alive instead (never found slow while
- * it reads). A client that asks for flow checks (EnableFlowControl, with an OnFlowCheck handler) is sent them and
+ * it reads). The session lasts a few seconds past the trade: a dozen flow-check periods (PROBE_MS, 250 ms) and, with
+ * REGISTRY_CACHE_SECONDS at 1 s here, several of the object's standing re-checks of its clients. A client that asks for flow checks (EnableFlowControl, with an OnFlowCheck handler) is sent them and
  * answers them, still without a warning.
  */
 import { HubConnectionBuilder, LogLevel, type HubConnection, type ILogger } from '@microsoft/signalr';
@@ -13,7 +14,9 @@ import { openTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 import { objectCall } from '../../launcher/edge.js';
 
-const setup = stackForFile();
+// The standing re-check (every REGISTRY_CACHE_SECONDS, 5 s by default) runs several times within the session; quotes
+// of one symbol come about four times a second (a tenth of that by default).
+const setup = stackForFile({ ticksPerSecond: 50, edgeVars: { REGISTRY_CACHE_SECONDS: '1' } });
 const SYMBOLS = ['EURUSD', 'GBPUSD', 'USDJPY', 'AUDUSD', 'USDCHF'];
 const open: HubConnection[] = [];
 afterEach(async () => {
@@ -80,12 +83,13 @@ describe('a stock SignalR client at its default log level', () => {
       });
       ({ order } = await openTrade(setup.client, 'stock client'));
       await eventually(() => Promise.resolve(trades.some((t) => t.order === order)), 10_000);
-      // The rest of a 10 s session, the stream object asked along the way whether it finds the socket slow.
-      // The session's length is what is tested (a stock client keeps its socket alive itself): sampled each second.
-      const until = Date.now() + 8_000;
+      // The rest of the session, the stream object asked along the way whether it finds the socket slow. The
+      // session's length is what is tested (a stock client keeps its socket alive itself: 3 s span a dozen flow-check
+      // periods and three standing re-checks): sampled each half second.
+      const until = Date.now() + 3_000;
       while (Date.now() < until) {
         slowSeen += (await streamStats()).slowHubs;
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
       await connection.stop();
     }

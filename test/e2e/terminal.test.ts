@@ -51,7 +51,8 @@ beforeAll(async () => {
   const edgePort = await freePort();
   terminal = await serveTerminal({ gateway: `http://127.0.0.1:${edgePort}` });
   [c, browser] = await Promise.all([
-    startClient({ edgePort, edgeVars: { CORS_ORIGINS: terminal.url, TERMINAL: '1' } }),
+    // Quotes of one symbol about four times a second (a tenth of that by default): the board moves soon.
+    startClient({ edgePort, ticksPerSecond: 50, edgeVars: { CORS_ORIGINS: terminal.url, TERMINAL: '1' } }),
     launchBrowser(),
   ]);
   await waitHealthy(c);
