@@ -3,7 +3,7 @@
  * answers every request, and prints memory figures of the edge (its RSS, the heap its isolates hold and V8's
  * reservation), the broker and the simulator at the start, at each interval and at the end, what the edge's objects
  * hold then (idempotency records, late-outcome routes, replica rows), and verdicts on the edge's RSS and heap over
- * the last half. No threshold on the figures here: a six-second run says nothing about memory over time.
+ * the last half. No threshold on the figures here: a four-second run says nothing about memory over time.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,7 +24,7 @@ afterAll(async () => {
 describe('npm run soak (short)', () => {
   it('runs a mixed load, loses nothing and prints memory figures at the start, each interval and the end', async () => {
     soak = spawn(process.execPath, ['--import', 'tsx', 'bench/soak.ts'], {
-      env: { ...process.env, SOAK_SECONDS: '6', SOAK_INTERVAL_SECONDS: '2', SOAK_RATE: '100' },
+      env: { ...process.env, SOAK_SECONDS: '4', SOAK_INTERVAL_SECONDS: '2', SOAK_RATE: '100' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -85,7 +85,7 @@ describe('npm run soak (short)', () => {
       expect(objects).toBeGreaterThan(1_000_000);
       expect(committed).toBeGreaterThanOrEqual(edge + objects);
     }
-    // The verdict, when the last half holds 3 samples (a six-second run on a busy machine may not): a fitted rise
+    // The verdict, when the last half holds 3 samples (a four-second run may not): a fitted rise
     // judged against the default bound (bench/soakVerdict.test.ts checks the fit itself).
     for (const [what, verdict] of [
       ['edge RSS', report.verdict],
