@@ -342,8 +342,9 @@ export class Pf4World extends MarketWorld implements SimWorld {
         ? floatingProfit(instrument, isBuy, row.openPrice, lots, (s) => this.feed.quote(s))
         : 0;
     const { state, activationType, ...stored } = row;
-    return {
-      ...stored,
+    // Added to the fresh copy in one step: a spread followed by these members costs V8 several times as much per
+    // record, which a snapshot of 100,000 trades pays 100,000 times. The members come in the same order either way.
+    return Object.assign(stored, {
       volumeLots: lots,
       tradeRecordState: state ?? 'OpenNormal',
       closePrice: quote ? closingPrice(quote, isBuy) : 0,
@@ -352,7 +353,7 @@ export class Pf4World extends MarketWorld implements SimWorld {
       taxes: 0,
       activationType: activationType ?? 'None',
       marginRate: 1,
-    };
+    });
   }
 
   /** Next login after the highest one in use. */
