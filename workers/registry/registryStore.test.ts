@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { RegistryError, RegistryStore } from './registryStore.js';
 import { verifySecret } from '../../shared/secrets.js';
 import { startRegistryDb, type RegistryDb } from '../../test/support/registryDb.js';
-import { applyMigrations, miniflareOptions, registryDb, startMiniflare } from '../../launcher/edge.js';
+import { applyMigrations } from '../../launcher/edge.js';
 import { REGISTRY_MIGRATIONS } from './migrationNames.js';
 
 let registry: RegistryDb;
@@ -507,11 +507,21 @@ describe('administration writes', () => {
 
 describe('migration 0005 (broker lists)', () => {
   it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
-    const { miniflare } = await startMiniflare(
-      miniflareOptions(`export default { fetch: () => new Response(null, { status: 404 }) };`, {}),
-    );
-    try {
-      const db = registryDb(miniflare);
+    // The file's database, emptied (the tests above are done with it): a registry of the previous version is built
+    // in it from nothing, without starting a second workerd.
+    const db = registry.db;
+    {
+      const tables = await db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
+        )
+        .all<{ name: string }>();
+      await db.batch([
+        db.prepare('PRAGMA defer_foreign_keys = true'),
+        ...tables.results.map((t) => db.prepare(`DROP TABLE "${t.name}"`)),
+      ]);
+    }
+    {
       // A registry of the previous version: the migrations before 0005, recorded as wrangler records them.
       const before = REGISTRY_MIGRATIONS.slice(0, REGISTRY_MIGRATIONS.indexOf('0005_broker_urls.sql'));
       await db.exec(
@@ -558,8 +568,6 @@ describe('migration 0005 (broker lists)', () => {
         ['http://127.0.0.1:9700'],
         null,
       ]);
-    } finally {
-      await miniflare.dispose();
     }
   });
 });
