@@ -55,7 +55,7 @@ describe('one Idempotency-Key, one account', () => {
     const body = { group: await demoGroup(), name: `Late ${randomUUID().slice(0, 8)}` };
     const key = randomUUID();
     const before = await serverUsers();
-    await delayCreates(2500);
+    await delayCreates(2000);
     try {
       const first = await create(body, key, 1);
       expect(first.body.error!.code).toBe('NoConnect');
@@ -119,7 +119,7 @@ describe('one Idempotency-Key, one account', () => {
   it('tells a retry whose budget ends first that the call is in progress, without sending it again', async () => {
     const body = { group: await demoGroup(), name: `Busy ${randomUUID().slice(0, 8)}` };
     const key = randomUUID();
-    await delayCreates(4000);
+    await delayCreates(3500);
     try {
       const first = await create(body, key, 1);
       expect(first.headers.get('x-request-outcome')).toBe('unknown');
