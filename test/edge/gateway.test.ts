@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startTestEdge, ORG_A, PF4_A, type TestEdge } from '../support/edge.js';
-import { edgeWithFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
+import { edgeWithFakeBroker, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
 import {
   DEFAULT_IDEMPOTENCY_SHARDS,
   DEFAULT_LINKS_PER_PLATFORM,
@@ -511,18 +511,24 @@ describe('the Forbidden result', () => {
 
 describe('broker link authentication and idempotency retention', () => {
   it('sends the shared secret; a broker refusing it answers NoConnect without an unknown outcome', async () => {
-    const wrong = await startTestEdge({ vars: { BROKER_URL: broker.url, BROKER_SECRET: 'wrong' } });
+    // A broker expecting another secret than the edge's BROKER_SECRET, serving a platform of its own.
+    const other = await startFakeBroker('another-secret');
     try {
-      const t = await wrong.token();
-      const refusedBefore = broker.refused;
-      const res = await call(wrong, 'POST', `${v2}/UserRecordNew`, user, {}, t);
+      const id = randomUUID();
+      await (await edge.db())
+        .prepare(
+          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .bind(id, 'PF4 on another secret', 'PF4', ORG_A, other.url, new Date(0).toISOString())
+        .run();
+      const res = await call(edge, 'POST', `/api/v2/PF4/${id}/UserRecordNew`, user);
       expect(res.body.error.code).toBe('NoConnect');
       expect(res.body.error.message).toMatch(/broker unreachable: link refused with HTTP 401/);
       expect(res.headers.get('x-request-outcome')).toBeNull();
-      expect(broker.refused).toBe(refusedBefore + 1);
-      expect(broker.frames).toHaveLength(0);
+      expect(other.refused).toBe(1);
+      expect(other.frames).toHaveLength(0);
     } finally {
-      await wrong.close();
+      await other.close();
     }
   });
 

@@ -62,7 +62,8 @@ export interface FakeBroker {
   close(): Promise<void>;
 }
 
-export async function startFakeBroker(): Promise<FakeBroker> {
+/** A broker taking links that carry `secret` (the edges' BROKER_SECRET unless a test gives another). */
+export async function startFakeBroker(secret = BROKER_SECRET): Promise<FakeBroker> {
   const sockets = new Set<WebSocket>();
   const holders: Array<(reply: Reply) => void> = [];
   const server: Server = createServer((req, res) => {
@@ -75,7 +76,7 @@ export async function startFakeBroker(): Promise<FakeBroker> {
   });
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
-    if (req.url !== '/link' || req.headers.authorization !== `Bearer ${BROKER_SECRET}`) {
+    if (req.url !== '/link' || req.headers.authorization !== `Bearer ${secret}`) {
       broker.refused++;
       socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return;
