@@ -70,7 +70,8 @@ describe('faults', () => {
   });
 
   it('marks a mutating call that passes its deadline as of unknown outcome, and the change still completes on the server', async () => {
-    await c.stack.control('demo-pf4', 'delay', { ms: 2500, cmd: 'UserRecordNew' });
+    // Answered half a second past the 1 s budget: late enough to be of unknown outcome, soon enough to check.
+    await c.stack.control('demo-pf4', 'delay', { ms: 1500, cmd: 'UserRecordNew' });
     const key = randomUUID();
     try {
       const first = await c.get<Envelope<Array<{ group: string }>>>(`${c.v2pf4}/UsersRequest?limit=1`);
