@@ -21,7 +21,7 @@ import { buildWorker, startEdge, type D1Like, type Edge } from './edge.js';
 import { nodeServiceBundle } from './bundles.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
-import { hashSecret } from '../shared/secrets.js';
+import { hashSecret, type SecretHash } from '../shared/secrets.js';
 import {
   edgeEnvironment,
   listenProblem,
@@ -373,6 +373,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${edgePort || 8787}`;
     const clientId = options.clientId ?? process.env.DEMO_CLIENT_ID ?? 'demo';
     const clientSecret = options.clientSecret ?? process.env.DEMO_CLIENT_SECRET ?? 'demo-secret';
+    // The demo client's secret is hashed (PBKDF2, tens of milliseconds) while workerd starts, not after the migrations.
+    const clientSecretHash = hashSecret(clientSecret);
+    clientSecretHash.catch(() => {}); // a failure is reported by the seeding that awaits it
     const startingEdge = portAvailable(edgePort, 'PORT').then(() =>
       startEdge({
         port: edgePort,
@@ -399,7 +402,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         progress: (message) => log(`stack: ${message}`),
         // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
         populate: async (db) => {
-          await seedDemoRegistry(db, clientId, clientSecret);
+          await seedDemoRegistry(db, clientId, await clientSecretHash);
           await assignDemoBrokers(db, orders, brokerUrls);
         },
       }),
@@ -744,12 +747,11 @@ function passThrough(names: readonly string[]): Record<string, string> {
 }
 
 /**
- * Inserts the demo organization, platforms and client when missing; the client's secret follows the configuration,
- * and it holds every scope (read, write and admin), so the demo can call every operation.
+ * Inserts the demo organization, platforms and client when missing; the client's secret (`hashed`, its hash) follows
+ * the configuration, and it holds every scope (read, write and admin), so the demo can call every operation.
  */
-async function seedDemoRegistry(db: D1Like, clientId: string, clientSecret: string) {
+async function seedDemoRegistry(db: D1Like, clientId: string, hashed: SecretHash) {
   const now = new Date().toISOString();
-  const hashed = await hashSecret(clientSecret);
   await db.batch([
     db
       .prepare('INSERT OR IGNORE INTO organizations (id, name, created) VALUES (?, ?, ?)')
