@@ -150,6 +150,7 @@ describe('environment of the edge worker', () => {
       PUBLIC_URL: 'http://127.0.0.1:8787',
       AUTH_AUDIENCE: 'webapi',
       AUTH_ORG_CLAIM: 'org',
+      AUTH_JWKS_TIMEOUT_MS: 5000,
       TOKEN_TTL_SECONDS: 3600,
       TOKEN_MAX_LIFETIME_SECONDS: 86_400,
       TOKEN_CLOCK_TOLERANCE_SECONDS: 5,
@@ -372,6 +373,11 @@ describe('environment of the edge worker', () => {
       value('BROKER_FAILBACK_SECONDS', '3600'),
     ]).toEqual([0, 2.5, 3600]);
     for (const raw of [undefined, '-1', '3601', 'soon']) expect(value('BROKER_FAILBACK_SECONDS', raw)).toBe(10);
+  });
+
+  it('takes AUTH_JWKS_TIMEOUT_MS as whole milliseconds from 1 to 60000, else 5000', () => {
+    expect([value('AUTH_JWKS_TIMEOUT_MS', '1'), value('AUTH_JWKS_TIMEOUT_MS', '60000')]).toEqual([1, 60_000]);
+    for (const raw of [undefined, '0', '60001', '2.5', 'soon']) expect(value('AUTH_JWKS_TIMEOUT_MS', raw)).toBe(5000);
   });
 
   it('keeps the origins of a CORS_ORIGINS with entries that are not, and names those', () => {

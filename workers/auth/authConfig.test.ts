@@ -108,6 +108,7 @@ describe('auth configuration', () => {
       issuer: 'https://idp.example.com/',
       audience: 'api://gw',
       jwksUrl: 'https://idp.example.com/keys',
+      jwksTimeoutMs: 5000,
       maxLifetimeSeconds: 7200,
       clockToleranceSeconds: 5,
       orgClaim: 'org',
@@ -115,6 +116,9 @@ describe('auth configuration', () => {
     expect(
       config({ AUTH_ISSUER: 'https://idp', AUTH_JWKS_URL: 'https://idp/keys', AUTH_ORG_CLAIM: 'tenant' }),
     ).toMatchObject({ mode: 'external', orgClaim: 'tenant', audience: 'webapi', maxLifetimeSeconds: 86_400 });
+    expect(
+      config({ AUTH_ISSUER: 'https://idp', AUTH_JWKS_URL: 'https://idp/keys', AUTH_JWKS_TIMEOUT_MS: '250' }),
+    ).toMatchObject({ mode: 'external', jwksTimeoutMs: 250 });
     expect(config({ AUTH_ISSUER: 'https://idp' }).mode).toBe('local');
     expect(config({ AUTH_JWKS_URL: 'https://idp/keys' }).mode).toBe('local');
     expect(config({ AUTH_ISSUER: 'https://idp', AUTH_JWKS_URL: '' }).mode).toBe('local');
