@@ -33,8 +33,7 @@
 import '../shared/requireNode.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { EDGE_WORKER, OBJECTS_WORKER, objectCall } from '../launcher/edge.js';
 import { inspectWorkers, type Inspector } from './inspector.js';
 import { startStack, type Stack } from '../launcher/stack.js';
@@ -42,6 +41,7 @@ import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, linkName } from
 import type { LedgerStats, LinkStats } from '../workers/gateway/messages.js';
 import { percentile } from './measure.js';
 import { descendantProcessesNamed } from './processes.js';
+import { isEntryModule } from '../shared/entryModule.js';
 
 export interface SoakOptions {
   seconds?: number;
@@ -668,7 +668,7 @@ const positive = (name: string, fallback: number) => {
   return value;
 };
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (isEntryModule(import.meta.url)) {
   const report = await runSoak({
     seconds: positive('SOAK_SECONDS', 600),
     rate: positive('SOAK_RATE', 200),

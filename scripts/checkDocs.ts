@@ -4,10 +4,11 @@
  * "The docs check". Reads files only: it starts no process.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, posix, relative } from 'node:path';
+import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENVIRONMENTS } from '../shared/environment.js';
 import { LINK_PING_EVERY_MS, LINK_PING_TIMEOUT_MS } from '../shared/frames.js';
+import { isEntryModule } from '../shared/entryModule.js';
 
 export interface Problem {
   file: string;
@@ -701,7 +702,7 @@ export function loadTree(root: string): { tree: DocsTree; ignored: Set<string> }
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-if (process.argv[1] && relative(process.argv[1], fileURLToPath(import.meta.url)) === '') {
+if (isEntryModule(import.meta.url)) {
   const { tree, ignored } = loadTree(ROOT);
   const problems = checkDocs(tree, ignored);
   if (problems.length > 0) {

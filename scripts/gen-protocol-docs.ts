@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { KINDS, TABLE_OF_KIND } from '../broker/cache/pumpCache.js';
 import { familyOf } from '../broker/handlers/registry.js';
 import { useOf } from '../broker/handlers/needs.js';
@@ -32,6 +32,7 @@ import { Pf5World } from '../sim/pf5/pf5World.js';
 import { SESSION_COMMANDS } from '../sim/protocol/simDriver.js';
 import type { CommandNeeds } from '../sim/world/commandRegistry.js';
 import type { SimWorld } from '../sim/world/simWorld.js';
+import { isEntryModule } from '../shared/entryModule.js';
 
 export const PROTOCOL_DOC = resolve(dirname(fileURLToPath(import.meta.url)), '../docs/manager-protocol.md');
 
@@ -245,4 +246,4 @@ function main(args: readonly string[]): void {
   console.log(`rewrote the generated sections of ${file}`);
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) main(process.argv.slice(2));
+if (isEntryModule(import.meta.url)) main(process.argv.slice(2));

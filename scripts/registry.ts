@@ -7,7 +7,6 @@
 import '../shared/requireNode.js';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { tightenTree, writePrivateFile } from '../launcher/privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
@@ -20,6 +19,7 @@ import {
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
 import type { Family } from '../shared/protocol.js';
 import { parseBrokerUrls } from '../shared/brokerUrls.js';
+import { isEntryModule } from '../shared/entryModule.js';
 
 const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
 
@@ -524,7 +524,7 @@ export async function main(
   }
 }
 
-if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+if (isEntryModule(import.meta.url)) {
   const io: Io = { out: (line) => console.log(line), err: (line) => console.error(line) };
   process.exitCode = await main(process.argv.slice(2), io);
 }

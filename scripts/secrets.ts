@@ -13,11 +13,12 @@
 import '../shared/requireNode.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { newBrokerSecret, newSigningKey } from '../shared/deploymentSecrets.js';
 import { ensurePrivateDir, writePrivateFile } from '../launcher/privateData.js';
+import { isEntryModule } from '../shared/entryModule.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SECRETS = ['BROKER_SECRET', 'AUTH_SIGNING_KEY'] as const;
@@ -186,6 +187,6 @@ export async function runSecrets(argv: string[], io: SecretsIo = PROCESS_IO): Pr
   }
 }
 
-if (process.argv[1] && relative(process.argv[1], fileURLToPath(import.meta.url)) === '') {
+if (isEntryModule(import.meta.url)) {
   process.exitCode = await runSecrets(process.argv.slice(2));
 }
