@@ -505,69 +505,70 @@ describe('administration writes', () => {
   });
 });
 
+/** Drops every table of `db`, the newest first, foreign keys checked only at the end of the batch. */
+async function dropAllTables(db: RegistryDb['db']): Promise<void> {
+  const tables = await db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
+    )
+    .all<{ name: string }>();
+  await db.batch([
+    db.prepare('PRAGMA defer_foreign_keys = true'),
+    ...tables.results.map((t) => db.prepare(`DROP TABLE "${t.name}"`)),
+  ]);
+}
+
 describe('migration 0005 (broker lists)', () => {
   it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
     // The file's database, emptied (the tests above are done with it): a registry of the previous version is built
     // in it from nothing, without starting a second workerd.
     const db = registry.db;
-    {
-      const tables = await db
+    await dropAllTables(db);
+    // A registry of the previous version: the migrations before 0005, recorded as wrangler records them.
+    const before = REGISTRY_MIGRATIONS.slice(0, REGISTRY_MIGRATIONS.indexOf('0005_broker_urls.sql'));
+    await db.exec(
+      'CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)',
+    );
+    for (const name of before) {
+      const sql = readFileSync(join(import.meta.dirname, 'migrations', name), 'utf8');
+      const statements = sql
+        .split('\n')
+        .filter((l) => !l.trim().startsWith('--'))
+        .join('\n')
+        .split(';')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      await db.batch([
+        ...statements.map((t) => db.prepare(t)),
+        db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name),
+      ]);
+    }
+    const [org, named, plain] = [randomUUID(), randomUUID(), randomUUID()];
+    await db.batch([
+      db
+        .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
+        .bind(org, 'Old', '2026-01-01T00:00:00.000Z'),
+      db
         .prepare(
-          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY rowid DESC",
+          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
         )
-        .all<{ name: string }>();
-      await db.batch([
-        db.prepare('PRAGMA defer_foreign_keys = true'),
-        ...tables.results.map((t) => db.prepare(`DROP TABLE "${t.name}"`)),
-      ]);
-    }
-    {
-      // A registry of the previous version: the migrations before 0005, recorded as wrangler records them.
-      const before = REGISTRY_MIGRATIONS.slice(0, REGISTRY_MIGRATIONS.indexOf('0005_broker_urls.sql'));
-      await db.exec(
-        'CREATE TABLE d1_migrations (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT UNIQUE, applied_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)',
-      );
-      for (const name of before) {
-        const sql = readFileSync(join(import.meta.dirname, 'migrations', name), 'utf8');
-        const statements = sql
-          .split('\n')
-          .filter((l) => !l.trim().startsWith('--'))
-          .join('\n')
-          .split(';')
-          .map((t) => t.trim())
-          .filter(Boolean);
-        await db.batch([
-          ...statements.map((t) => db.prepare(t)),
-          db.prepare('INSERT INTO d1_migrations (name) VALUES (?)').bind(name),
-        ]);
-      }
-      const [org, named, plain] = [randomUUID(), randomUUID(), randomUUID()];
-      await db.batch([
-        db
-          .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
-          .bind(org, 'Old', '2026-01-01T00:00:00.000Z'),
-        db
-          .prepare(
-            'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
-          )
-          .bind(named, 'Named', 'PF4', org, 'http://127.0.0.1:9700', '2026-01-02T00:00:00.000Z'),
-        db
-          .prepare(
-            'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
-          )
-          .bind(plain, 'Plain', 'PF5', org, null, '2026-01-03T00:00:00.000Z'),
-      ]);
-      expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql']);
-      const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
-      expect(rows.results).toStrictEqual([
-        { id: named, broker_urls: '["http://127.0.0.1:9700"]', broker_url: 'http://127.0.0.1:9700' },
-        { id: plain, broker_urls: null, broker_url: null },
-      ]);
-      const migrated = new RegistryStore(db);
-      expect((await migrated.allPlatforms(org)).map((e) => e.brokerUrls)).toStrictEqual([
-        ['http://127.0.0.1:9700'],
-        null,
-      ]);
-    }
+        .bind(named, 'Named', 'PF4', org, 'http://127.0.0.1:9700', '2026-01-02T00:00:00.000Z'),
+      db
+        .prepare(
+          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .bind(plain, 'Plain', 'PF5', org, null, '2026-01-03T00:00:00.000Z'),
+    ]);
+    expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql']);
+    const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
+    expect(rows.results).toStrictEqual([
+      { id: named, broker_urls: '["http://127.0.0.1:9700"]', broker_url: 'http://127.0.0.1:9700' },
+      { id: plain, broker_urls: null, broker_url: null },
+    ]);
+    const migrated = new RegistryStore(db);
+    expect((await migrated.allPlatforms(org)).map((e) => e.brokerUrls)).toStrictEqual([
+      ['http://127.0.0.1:9700'],
+      null,
+    ]);
   });
 });
