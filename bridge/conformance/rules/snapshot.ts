@@ -75,10 +75,7 @@ export const snapshotRules: Rule[] = [
       const family = ctx.requireFamily();
       if (comparableKinds(family, ctx.declared).length === 0)
         return skipped('no live read of any snapshot kind declared');
-      const { problems, compared, left } = await compareAll(main.connection, main.cache, ctx.declared, {
-        answerMs: ctx.timeouts.answerMs,
-        retryMs: ctx.timeouts.retryMs,
-      });
+      const { problems, compared, left } = await compareAll(main.connection, main.cache, ctx.declared, ctx.timeouts);
       if (problems.length) return failed(joined(problems, 6));
       return passed(`${compared.join(', ')}${left.length ? `; not compared: ${left.join(', ')}` : ''}`);
     },

@@ -25,10 +25,7 @@ const cacheRule: Rule = {
     const family = ctx.requireFamily();
     if (comparableKinds(family, ctx.declared).length === 0)
       return skipped('no live read of any snapshot kind declared');
-    const { problems, compared } = await compareAll(main.connection, main.cache, ctx.declared, {
-      answerMs: ctx.timeouts.answerMs,
-      retryMs: ctx.timeouts.retryMs,
-    });
+    const { problems, compared } = await compareAll(main.connection, main.cache, ctx.declared, ctx.timeouts);
     return problems.length ? failed(joined(problems, 6)) : passed(compared.join(', '));
   },
 };
