@@ -52,15 +52,6 @@ function run(
   });
 }
 
-const freePort = () =>
-  new Promise<number>((done) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
-
 const start = (env: Record<string, string>) => run(['--import', 'tsx', 'scripts/start.ts'], env);
 /** The launcher's own refusal lines (children's log lines aside). */
 const refusals = (text: string) => text.split('\n').filter((l) => l.startsWith('start '));
@@ -102,11 +93,9 @@ describe.concurrent('a port already in use names the variable to change', () => 
     ['BROKER_PORT', 'broker'],
     ['PORT', null],
   ] as const)('%s', async ([variable, processName], { expect }) => {
-    const ports: Record<string, string> = {
-      PORT: String(await freePort()),
-      BROKER_PORT: String(await freePort()),
-      SIM_PORT: String(await freePort()),
-    };
+    // The other two ports are 0 (the system's choice at bind time): a port picked free beforehand could be taken by
+    // a side-by-side case's process before this start binds it.
+    const ports: Record<string, string> = { PORT: '0', BROKER_PORT: '0', SIM_PORT: '0' };
     ports[variable] = String(takenPort);
     const { code, err } = await start(ports);
     expect(code).toBe(1);
