@@ -175,6 +175,7 @@ describe('environment of the edge worker', () => {
       BROKER_URL: ['http://127.0.0.1:8790'],
       BROKER_FAILBACK_SECONDS: 10,
       ACCESS_LOG_BATCH: false,
+      EDGE_REGION: 'weur',
       TERMINAL: false,
     });
     expect(read({})).toEqual({
@@ -373,6 +374,14 @@ describe('environment of the edge worker', () => {
       value('BROKER_FAILBACK_SECONDS', '3600'),
     ]).toEqual([0, 2.5, 3600]);
     for (const raw of [undefined, '-1', '3601', 'soon']) expect(value('BROKER_FAILBACK_SECONDS', raw)).toBe(10);
+  });
+
+  it('takes EDGE_REGION as one of the nine location hints, else weur, naming the rule', () => {
+    expect([value('EDGE_REGION', 'apac'), value('EDGE_REGION', 'me')]).toEqual(['apac', 'me']);
+    for (const raw of [undefined, 'APAC', 'eu', '']) expect(value('EDGE_REGION', raw)).toBe('weur');
+    expect(read({ EDGE_REGION: 'mars' }).problems).toEqual([
+      'EDGE_REGION must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me, got "mars"',
+    ]);
   });
 
   it('takes AUTH_JWKS_TIMEOUT_MS as whole milliseconds from 1 to 60000, else 5000', () => {

@@ -16,6 +16,7 @@ import { parseAddressRanges, type AddressRange } from './addressRanges.js';
 import { MAX_BROKERS_PER_PLATFORM, parseBrokerUrls } from './brokerUrls.js';
 import { FAILBACK_HOLD_DOWN_MS } from './frames.js';
 import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
+import { isRegion, REGIONS, type Region } from './regions.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
 
@@ -103,6 +104,12 @@ const httpUrl: VariableRule<string> = {
 
 /** One broker base URL, or an ordered list of them separated by commas (shared/brokerUrls.ts). */
 const brokerUrls: VariableRule<string[]> = { parse: (raw) => parseBrokerUrls(raw) };
+
+/** One of the location-hint regions (shared/regions.ts). */
+const region: VariableRule<Region> = {
+  parse: (raw) =>
+    isRegion(raw) ? { ok: true, value: raw } : { ok: false, problem: `must be one of ${REGIONS.join(', ')}` },
+};
 
 const text: VariableRule<string> = { parse: (raw) => ({ ok: true, value: raw }) };
 const secretText: VariableRule<string> = { parse: (raw) => ({ ok: true, value: raw }), secret: true };
@@ -262,6 +269,11 @@ const workerVariables = {
     false,
   ),
   CORS_ORIGINS: variable(corsOrigins, undefined),
+  /**
+   * The region of a request the front tells nothing of (no `request.cf`): every request on a local edge, unless it
+   * names its own in `X-Gateway-Region` (docs/regions.md).
+   */
+  EDGE_REGION: variable(region, 'weur'),
   /** `1`: the edge serves the reference web terminal (examples/web-terminal) at /terminal; off unless set. */
   TERMINAL: variable(flag('1 (serve the reference web terminal at /terminal) or 0'), false),
   /** The bearer token of the edge's `GET /metrics` (workers/metrics); unset: no /metrics. */

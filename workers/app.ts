@@ -26,6 +26,7 @@ import { registryNotReady, requireRegistryReady } from './registry/readiness.js'
 import { openApiJson } from './openapi/index.js';
 import { streamRoutes } from './streams/routes.js';
 import { cors } from './api/cors.js';
+import { callerRegion } from './regions/callerRegion.js';
 import { docsRoutes } from './docs/index.js';
 import { terminalRoutes } from './terminal/terminal.js';
 import { metricsRoutes } from './metrics/edgeMetrics.js';
@@ -73,6 +74,8 @@ export function createApp(): Hono<AppEnv> {
   app.use('*', retryAfter());
   // Browser clients on other origins (CORS_ORIGINS): preflights are answered here, before any token check.
   app.use('*', cors());
+  // Every request's region (docs/regions.md), named on its answer.
+  app.use('*', callerRegion());
   // Nothing but liveness is served until the registry is migrated and no setup step holds it.
   app.use('*', requireRegistryReady());
 

@@ -9,6 +9,7 @@ import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
 import type { PlatformLink } from './gateway/platformLink.js';
 import type { ClientRateLimiter } from './limits/clientRateLimiter.js';
 import type { PlatformStream } from './streams/platformStream.js';
+import type { Region } from '../shared/regions.js';
 
 export interface Env {
   /** The platform registry (organizations, trade platforms, API clients). */
@@ -115,6 +116,8 @@ export interface Env {
   ACCESS_LOG_BATCH?: string;
   /** Browser origins that may call the gateway: `*`, or origins separated by commas or spaces; unset: none. */
   CORS_ORIGINS?: string;
+  /** The region of requests without `request.cf` (a local edge): a location hint, default `weur` (docs/regions.md). */
+  EDGE_REGION?: string;
   /** `1`: serve the reference web terminal at /terminal (off unless set). */
   TERMINAL?: string;
   /** Bearer token of `GET /metrics` (Prometheus); unset: no /metrics. A secret (`wrangler secret put`). */
@@ -140,5 +143,7 @@ export interface AppEnv {
     outcome: string;
     /** The catalog id of the operation answered, set by its route for the access log. */
     operation: string;
+    /** The region the request belongs to (workers/regions/callerRegion.ts). */
+    region: Region;
   };
 }

@@ -428,6 +428,24 @@ describe('platform scoping', () => {
     expect(v1Missing.body).toMatchObject({ errorType: 'NotFound' });
   });
 
+  it("names each request's region in X-Gateway-Region: its own on the local edge, else EDGE_REGION; a wrong one refused", async () => {
+    const named = await fetch(new URL('/livez', edge.url), { headers: { 'x-gateway-region': 'Apac' } });
+    expect(named.headers.get('x-gateway-region')).toBe('apac');
+    const unnamed = await get(`${v2}/ServerTime`);
+    expect(unnamed.headers.get('x-gateway-region')).toBe('weur');
+    const wrong = await fetch(new URL(`${v2}/ServerTime`, edge.url), { headers: { 'x-gateway-region': 'eu' } });
+    expect(wrong.status).toBe(200);
+    expect(await wrong.json()).toMatchObject({
+      data: null,
+      error: {
+        code: 'Validation',
+        message: 'X-Gateway-Region: must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me',
+      },
+    });
+    const v1Wrong = await fetch(new URL('/livez', edge.url), { headers: { 'x-gateway-region': 'eu' } });
+    expect(v1Wrong.status).toBe(400);
+  });
+
   it('serves /livez without a token', async () => {
     const res = await fetch(new URL('/livez', edge.url));
     expect(res.status).toBe(200);

@@ -25,6 +25,7 @@ export const CORS_ALLOW_HEADERS = [
   'Content-Type',
   'Idempotency-Key',
   'X-Request-Timeout',
+  'X-Gateway-Region',
   'traceparent',
   'tracestate',
   'X-Requested-With',
@@ -38,6 +39,7 @@ export const CORS_EXPOSE_HEADERS = [
   'Retry-After',
   'traceparent',
   'WWW-Authenticate',
+  'X-Gateway-Region',
 ];
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** How long a browser may reuse a preflight's answer; short, so a narrowed CORS_ORIGINS takes effect soon. */

@@ -1,0 +1,120 @@
+/**
+ * The regions of the gateway: Cloudflare's nine Durable Object location hints, and the one a caller belongs to by
+ * where Cloudflare's front saw the request (`request.cf`: continent, country, colo). The table is docs/regions.md's;
+ * a location this table does not know goes to its continent's region, and a request without a continent (a local
+ * edge, a test) to the fallback the caller passes.
+ */
+
+/** The location hints, each a region of objects: western and eastern North America, South America, western and
+ * eastern Europe, Asia-Pacific, Oceania, Africa, the Middle East. */
+export const REGIONS = ['wnam', 'enam', 'sam', 'weur', 'eeur', 'apac', 'oc', 'afr', 'me'] as const;
+export type Region = (typeof REGIONS)[number];
+
+export function isRegion(value: unknown): value is Region {
+  return typeof value === 'string' && (REGIONS as readonly string[]).includes(value);
+}
+
+/** What the front tells of a request's origin (a subset of `request.cf`). */
+export interface RequestLocation {
+  /** Two letters: AF, AN, AS, EU, NA, OC, SA. */
+  continent?: unknown;
+  /** ISO 3166-1 alpha-2. */
+  country?: unknown;
+  /** The IATA code of the data centre that took the request. */
+  colo?: unknown;
+}
+
+const BY_CONTINENT: Readonly<Record<string, Region>> = {
+  AF: 'afr',
+  AN: 'oc',
+  AS: 'apac',
+  EU: 'weur',
+  NA: 'enam',
+  OC: 'oc',
+  SA: 'sam',
+};
+
+/** The countries of Asia (by Cloudflare's continent) served from the Middle East region. */
+const MIDDLE_EAST = new Set(['AE', 'BH', 'CY', 'IL', 'IQ', 'IR', 'JO', 'KW', 'LB', 'OM', 'PS', 'QA', 'SA', 'SY', 'YE']);
+
+/** The countries of Europe served from the eastern Europe region. */
+const EASTERN_EUROPE = new Set([
+  'AL',
+  'BA',
+  'BG',
+  'BY',
+  'CZ',
+  'EE',
+  'FI',
+  'GR',
+  'HR',
+  'HU',
+  'LT',
+  'LV',
+  'MD',
+  'ME',
+  'MK',
+  'PL',
+  'RO',
+  'RS',
+  'RU',
+  'SI',
+  'SK',
+  'TR',
+  'UA',
+  'XK',
+]);
+
+/** North American countries west of the continent's middle. */
+const WESTERN_NORTH_AMERICA_COUNTRIES = new Set(['MX']);
+
+/**
+ * North American data centres west of the continent's middle: the United States and Canada span both regions, so
+ * for them the colo decides, a colo not listed here being eastern.
+ */
+const WESTERN_NORTH_AMERICA_COLOS = new Set([
+  'ABQ',
+  'ANC',
+  'BOI',
+  'DEN',
+  'FSD',
+  'HNL',
+  'LAS',
+  'LAX',
+  'OMA',
+  'PDX',
+  'PHX',
+  'SAN',
+  'SEA',
+  'SFO',
+  'SJC',
+  'SLC',
+  'SMF',
+  'YEG',
+  'YVR',
+  'YWG',
+  'YXE',
+  'YYC',
+  'GDL',
+  'MEX',
+  'QRO',
+]);
+
+/** The region a request from `location` belongs to; `fallback` when the location names no continent it knows. */
+export function regionOfLocation(location: RequestLocation, fallback: Region): Region {
+  const continent = typeof location.continent === 'string' ? location.continent.toUpperCase() : '';
+  const region = BY_CONTINENT[continent];
+  if (!region) return fallback;
+  const country = typeof location.country === 'string' ? location.country.toUpperCase() : '';
+  const colo = typeof location.colo === 'string' ? location.colo.toUpperCase() : '';
+  switch (continent) {
+    case 'AS':
+      return MIDDLE_EAST.has(country) ? 'me' : region;
+    case 'EU':
+      return EASTERN_EUROPE.has(country) ? 'eeur' : region;
+    case 'NA':
+      return WESTERN_NORTH_AMERICA_COUNTRIES.has(country) || WESTERN_NORTH_AMERICA_COLOS.has(colo) ? 'wnam' : region;
+    default:
+      return region;
+  }
+}
