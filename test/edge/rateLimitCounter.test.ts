@@ -29,6 +29,12 @@ function counter(name: string): Counter {
   };
 }
 
+/**
+ * Waits for the start of the next window of `windowMs` (windows are aligned to the clock), so the calls that read a
+ * short window back have all of it, not what was left of it when the test came to it.
+ */
+const windowStart = (windowMs: number) => new Promise((r) => setTimeout(r, windowMs - (Date.now() % windowMs)));
+
 describe('a rate-limit counter', () => {
   it('saves its window with every take that spends, so an evicted counter carries it on', async () => {
     const hour: Limit = { limit: 30, windowMs: 3_600_000 };
@@ -46,6 +52,7 @@ describe('a rate-limit counter', () => {
   it('keeps nothing once the last window it counted has ended', async () => {
     const short: Limit = { limit: 5, windowMs: 1000 };
     const c = counter(`token-fail:short-${Date.now()}`);
+    await windowStart(short.windowMs);
     const grant = await c.take(2, short);
     expect(grant.granted).toBe(2);
     expect((await c.saved())?.used).toBe(2);
@@ -66,6 +73,7 @@ describe('a rate-limit counter', () => {
     const short: Limit = { limit: 5, windowMs: 1000 };
     const name = `token-fail#short-${Date.now()}`;
     const shard = counter(name);
+    await windowStart(short.windowMs);
     const a = await shard.take(2, short, 'token-fail:a');
     expect(a.granted).toBe(2);
     expect((await shard.take(5, short, 'token-fail:b')).granted).toBe(5);
