@@ -65,9 +65,6 @@ const EASTERN_EUROPE = new Set([
   'XK',
 ]);
 
-/** North American countries west of the continent's middle. */
-const WESTERN_NORTH_AMERICA_COUNTRIES = new Set(['MX']);
-
 /**
  * North American data centres west of the continent's middle: the United States and Canada span both regions, so
  * for them the colo decides, a colo not listed here being eastern.
@@ -113,7 +110,8 @@ export function regionOfLocation(location: RequestLocation, fallback: Region): R
     case 'EU':
       return EASTERN_EUROPE.has(country) ? 'eeur' : region;
     case 'NA':
-      return WESTERN_NORTH_AMERICA_COUNTRIES.has(country) || WESTERN_NORTH_AMERICA_COLOS.has(colo) ? 'wnam' : region;
+      // Mexico lies west of the continent's middle, whichever colo takes its traffic.
+      return country === 'MX' || WESTERN_NORTH_AMERICA_COLOS.has(colo) ? 'wnam' : region;
     default:
       return region;
   }

@@ -101,13 +101,14 @@ async function linkStats(target: TestEdge, platform: string): Promise<LinkStats[
   );
 }
 
-async function addPlatform(target: TestEdge): Promise<string> {
+/** A fresh PF4 platform of ORG_A, served by `brokerUrl` (null: the edge's BROKER_URL). */
+async function addPlatform(target: TestEdge, brokerUrl: string | null = null): Promise<string> {
   const id = randomUUID();
   await (await target.db())
     .prepare(
       'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
     )
-    .bind(id, 'fresh PF4', 'PF4', ORG_A, null, new Date(0).toISOString())
+    .bind(id, 'fresh PF4', 'PF4', ORG_A, brokerUrl, new Date(0).toISOString())
     .run();
   return id;
 }
@@ -514,13 +515,7 @@ describe('broker link authentication and idempotency retention', () => {
     // A broker expecting another secret than the edge's BROKER_SECRET, serving a platform of its own.
     const other = await startFakeBroker('another-secret');
     try {
-      const id = randomUUID();
-      await (await edge.db())
-        .prepare(
-          'INSERT INTO trade_platforms (id, name, type, organization_id, broker_url, created) VALUES (?, ?, ?, ?, ?, ?)',
-        )
-        .bind(id, 'PF4 on another secret', 'PF4', ORG_A, other.url, new Date(0).toISOString())
-        .run();
+      const id = await addPlatform(edge, other.url);
       const res = await call(edge, 'POST', `/api/v2/PF4/${id}/UserRecordNew`, user);
       expect(res.body.error.code).toBe('NoConnect');
       expect(res.body.error.message).toMatch(/broker unreachable: link refused with HTTP 401/);

@@ -15,6 +15,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { allowedOrigin, parseCorsOrigins, type OriginPolicy } from '../../shared/corsOrigins.js';
+import { changeAnswerHeaders } from './answerHeaders.js';
 
 /**
  * Request headers a browser client may send beyond the safelisted ones; the last two are what the SignalR browser client
@@ -81,19 +82,12 @@ export function cors(): MiddlewareHandler<AppEnv> {
 
     await next();
     if (!vary && !allow) return;
-    const mark = (headers: Headers) => {
+    changeAnswerHeaders(c, (headers) => {
       if (vary) headers.append('vary', 'Origin');
       if (allow) {
         headers.set('access-control-allow-origin', allow);
         headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS.join(', '));
       }
-    };
-    try {
-      mark(c.res.headers);
-    } catch {
-      // A response passed through from a fetch has immutable headers (the first change throws): answer a copy.
-      c.res = new Response(c.res.body, c.res);
-      mark(c.res.headers);
-    }
+    });
   };
 }

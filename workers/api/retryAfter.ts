@@ -6,19 +6,13 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../env.js';
 import { RETRY_AFTER_SECONDS } from '../envelope/index.js';
+import { changeAnswerHeaders } from './answerHeaders.js';
 
 export function retryAfter(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     const seconds = RETRY_AFTER_SECONDS[c.res.status];
     if (seconds === undefined || c.res.headers.has('retry-after')) return;
-    try {
-      c.res.headers.set('Retry-After', String(seconds));
-    } catch {
-      // A response passed through from a fetch has immutable headers: answer a copy.
-      const res = new Response(c.res.body, c.res);
-      res.headers.set('Retry-After', String(seconds));
-      c.res = res;
-    }
+    changeAnswerHeaders(c, (headers) => headers.set('Retry-After', String(seconds)));
   };
 }

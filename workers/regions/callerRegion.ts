@@ -2,14 +2,14 @@
  * The region each request belongs to (docs/regions.md): on Cloudflare from where the front saw it (`request.cf`,
  * shared/regions.ts's table); on a local edge, which has no front, from the request's `X-Gateway-Region` header, else
  * `EDGE_REGION`. The header is believed only there: behind the front a caller cannot choose its region. The region is
- * set on the context (`c.get('region')`) and named on every answer in `X-Gateway-Region` (a WebSocket upgrade's
- * aside).
+ * set on the context (`c.get('region')`) and named on every answer in `X-Gateway-Region`.
  */
 import type { MiddlewareHandler } from 'hono';
 import { isRegion, regionOfLocation, REGIONS, type Region } from '../../shared/regions.js';
 import { configOf } from '../config.js';
 import type { AppEnv } from '../env.js';
 import { refuse } from '../envelope/index.js';
+import { changeAnswerHeaders } from '../api/answerHeaders.js';
 
 export const REGION_HEADER = 'x-gateway-region';
 
@@ -29,15 +29,6 @@ export function callerRegion(): MiddlewareHandler<AppEnv> {
     if ('problem' in found) return refuse(c, { kind: 'Validation', message: found.problem });
     c.set('region', found.region);
     await next();
-    try {
-      c.res.headers.set(REGION_HEADER, found.region);
-    } catch {
-      // A response passed through from a fetch has immutable headers: answer a copy, unless it is a WebSocket's
-      // upgrade, which a copy would lose (the header is then left off).
-      if (c.res.status === 101) return;
-      const res = new Response(c.res.body, c.res);
-      res.headers.set(REGION_HEADER, found.region);
-      c.res = res;
-    }
+    changeAnswerHeaders(c, (headers) => headers.set(REGION_HEADER, found.region));
   };
 }

@@ -29,6 +29,7 @@ import { textProblem } from '../../shared/catalog/inputs.js';
 import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './streamRequest.js';
 import { streamObjectName, streamShard } from './fanout.js';
+import { mutable } from '../api/answerHeaders.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -68,12 +69,6 @@ function toObject(
     if (v !== null) headers.set(name, v);
   }
   return stub.fetch(new Request('https://stream.internal/', { headers }));
-}
-
-/** A response whose headers later middleware may still set (one from a Durable Object has immutable headers). */
-function mutable(res: Response): Response {
-  if (res.webSocket) return new Response(null, { status: 101, webSocket: res.webSocket, headers: res.headers });
-  return new Response(res.body, res);
 }
 
 export function streamRoutes(): Hono<AppEnv> {
