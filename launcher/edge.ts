@@ -268,10 +268,12 @@ export function registryDb(miniflare: Miniflare): D1Like {
 export const INSPECT_WORKER = 'inspect';
 const INSPECT_WORKER_SCRIPT = `export default {
   async fetch(request, env) {
-    const { binding, name, method, args } = await request.json();
+    const { binding, jurisdiction, name, method, args } = await request.json();
     try {
+      // A local workerd cannot restrict a namespace: a jurisdiction's objects are named apart (workers/regions/objects.ts).
       const namespace = env[binding];
-      const result = await namespace.get(namespace.idFromName(name))[method](...(args ?? []));
+      const id = jurisdiction ? namespace.idFromName(jurisdiction + ':' + name) : namespace.idFromName(name);
+      const result = await namespace.get(id)[method](...(args ?? []));
       return Response.json({ result: result ?? null });
     } catch (error) {
       return Response.json({ error: String(error && error.message || error) }, { status: 500 });
@@ -282,23 +284,25 @@ const INSPECT_WORKER_SCRIPT = `export default {
 const inspectWorkers = new WeakMap<Miniflare, ReturnType<Miniflare['getWorker']>>();
 
 /**
- * Calls `method(...args)` on the gateway object `name` of `binding` (LINKS, STREAMS, ...) of a local edge; answers its
- * result. Arguments and result travel as JSON. Asynchronous end to end, unlike a stub from Miniflare's own namespace
+ * Calls `method(...args)` on the gateway object `name` of `binding` (LINKS, STREAMS, ...) of a local edge, or of the
+ * binding restricted to a jurisdiction (`{ binding, jurisdiction }`); answers its result. Arguments and result travel
+ * as JSON. Asynchronous end to end, unlike a stub from Miniflare's own namespace
  * handle, whose synchronous round trips can lose an answer on a loaded machine.
  */
 export async function objectCall<T>(
   miniflare: Miniflare,
-  binding: string,
+  binding: string | { binding: string; jurisdiction: string },
   name: string,
   method: string,
   ...args: unknown[]
 ): Promise<T> {
+  const where = typeof binding === 'string' ? { binding } : binding;
   let worker = inspectWorkers.get(miniflare);
   if (!worker) inspectWorkers.set(miniflare, (worker = miniflare.getWorker(INSPECT_WORKER)));
   const fetcher = await worker;
   const res = await fetcher.fetch('http://inspect.internal/', {
     method: 'POST',
-    body: JSON.stringify({ binding, name, method, args }),
+    body: JSON.stringify({ ...where, name, method, args }),
   });
   const answer = (await res.json()) as { result?: T; error?: string };
   if (answer.error !== undefined) throw new Error(answer.error);

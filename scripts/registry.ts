@@ -19,16 +19,22 @@ import {
 import { RegistryError, RegistryStore } from '../workers/registry/registryStore.js';
 import type { Family } from '../shared/protocol.js';
 import { parseBrokerUrls } from '../shared/brokerUrls.js';
+import { isJurisdiction, isRegion, JURISDICTIONS, REGIONS, type Jurisdiction, type Region } from '../shared/regions.js';
 import { isEntryModule } from '../shared/entryModule.js';
 
 const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
 
   npm run registry -- <command> [--json]
 
-  org add --name NAME [--id UUID]
+  org add --name NAME [--id UUID] [--jurisdiction eu|fedramp|fedramp-high|us]
+                                         --jurisdiction pins every object of its platforms to that jurisdiction
+                                         (docs/regions.md)
+  org jurisdiction ORG_ID JURISDICTION | org jurisdiction ORG_ID --none
+                                         refused while the organization has platforms
   org list
   org remove ORG_ID                      refused while the organization has platforms or clients
   platform add --org ORG_ID --type PF4|PF5|PFOther --name NAME [--id UUID] [--broker-url URL[,URL...]]
+               [--home-region REGION]
                [--server ws://HOST:PORT/SERVER --manager-login LOGIN --manager-password-env VAR]
                                          --broker-url names the brokers that serve it, first preferred (repeat the
                                          flag or separate with commas; without it: the edge's BROKER_URL list).
@@ -40,6 +46,10 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
   platform brokers PLATFORM_ID URL[,URL...] | platform brokers PLATFORM_ID --default
                                          replaces the brokers that serve it, in order (--default: the edge's
                                          BROKER_URL list); edges follow within REGISTRY_CACHE_SECONDS
+  platform home PLATFORM_ID REGION | platform home PLATFORM_ID --default
+                                         sets its home region, where its live reads and writes are served from
+                                         (--default: the edge's HOME_REGION; docs/regions.md). REGION is one of
+                                         wnam, enam, sam, weur, eeur, apac, oc, afr, me
   platform list [--org ORG_ID]
   platform remove PLATFORM_ID            also removes it from the broker's platform file
   client add --org ORG_ID [--name NAME] [--id CLIENT_ID] [--scopes SCOPES]
@@ -260,13 +270,35 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
     const input = {
       name: name(required(values, 'name')),
       id: values.id === undefined ? undefined : uuid(String(values.id), '--id'),
+      jurisdiction:
+        values.jurisdiction === undefined ? undefined : jurisdictionArg(String(values.jurisdiction), '--jurisdiction'),
     };
     const added = await withRegistry((s) => s.addOrganization(input));
-    io.out(json ? JSON.stringify(added) : `organization ${added.id} added: ${added.name}`);
+    io.out(
+      json
+        ? JSON.stringify(added)
+        : `organization ${added.id} added: ${added.name}${added.jurisdiction ? `, pinned to ${added.jurisdiction}` : ''}`,
+    );
+  } else if (verb === 'jurisdiction') {
+    const none = values.none === true;
+    if (positionals.length === 0) throw new UsageError('expected an organization id and its jurisdiction (or --none)');
+    const id = uuid(positionals[0], 'ORG_ID');
+    if (none && positionals.length > 1) throw new UsageError('--none goes without a jurisdiction');
+    if (!none && positionals.length !== 2)
+      throw new UsageError('expected one jurisdiction after the organization id (or --none)');
+    const jurisdiction = none ? null : jurisdictionArg(positionals[1], 'JURISDICTION');
+    const changed = await withRegistry((s) => s.setOrganizationJurisdiction(id, jurisdiction));
+    if (json) return io.out(JSON.stringify(changed));
+    io.out(
+      `organization ${changed.id} ${changed.jurisdiction ? `pinned to ${changed.jurisdiction}` : 'pinned to no jurisdiction'}`,
+    );
   } else if (verb === 'list') {
     const orgs = await withRegistry((s) => s.allOrganizations());
     if (json) return io.out(JSON.stringify(orgs));
-    table(io, [['ID', 'NAME', 'CREATED'], ...orgs.map((o) => [o.id, o.name ?? '', o.created])]);
+    table(io, [
+      ['ID', 'NAME', 'JURISDICTION', 'CREATED'],
+      ...orgs.map((o) => [o.id, o.name ?? '', o.jurisdiction ?? '-', o.created]),
+    ]);
   } else if (verb === 'remove') {
     const id = onePositional(positionals, 'organization id', (v) => uuid(v, 'ORG_ID'));
     const removed = await withRegistry((s) => s.removeOrganization(id));
@@ -292,6 +324,8 @@ async function platform(verb: string, values: Values, positionals: string[], io:
         values['broker-url'] === undefined
           ? undefined
           : brokerUrlsArg(values['broker-url'] as string[], '--broker-url'),
+      homeRegion:
+        values['home-region'] === undefined ? undefined : regionArg(String(values['home-region']), '--home-region'),
     };
     const connection = managerConnection(values, type);
     const existing = connection ? readBrokerPlatforms() : [];
@@ -312,7 +346,7 @@ async function platform(verb: string, values: Values, positionals: string[], io:
         JSON.stringify({ ...adminPlatform(entry), brokerPlatformsFile: connection ? platformsFile : null }),
       );
     io.out(
-      `platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}, served by ${brokersText(entry.brokerUrls)}`,
+      `platform ${added.id} added: ${added.type} "${added.name}" in organization ${added.organizationId}, served by ${brokersText(entry.brokerUrls)}, home ${homeText(entry.homeRegion)}`,
     );
     if (connection) {
       io.out(
@@ -335,13 +369,14 @@ async function platform(verb: string, values: Values, positionals: string[], io:
         JSON.stringify(entries.map((e) => ({ ...adminPlatform(e), inBrokerFile: inBroker.has(e.platform.id) }))),
       );
     table(io, [
-      ['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKERS', 'IN BROKER FILE'],
+      ['ID', 'TYPE', 'NAME', 'ORGANIZATION', 'BROKERS', 'HOME', 'IN BROKER FILE'],
       ...entries.map((e) => [
         e.platform.id,
         e.platform.type,
         e.platform.name ?? '',
         e.platform.organizationId,
         brokersText(e.brokerUrls),
+        homeText(e.homeRegion),
         inBroker.has(e.platform.id) ? 'yes' : 'no',
       ]),
     ]);
@@ -356,6 +391,17 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     const changed = await withRegistry((s) => s.setPlatformBrokers(id, urls));
     if (json) return io.out(JSON.stringify(adminPlatform(changed)));
     io.out(`platform ${changed.platform.id} served by ${brokersText(changed.brokerUrls)}`);
+  } else if (verb === 'home') {
+    const toDefault = values.default === true;
+    if (positionals.length === 0) throw new UsageError('expected a platform id and its home region (or --default)');
+    const id = uuid(positionals[0], 'PLATFORM_ID');
+    if (toDefault && positionals.length > 1) throw new UsageError('--default goes without a region');
+    if (!toDefault && positionals.length !== 2)
+      throw new UsageError('expected one region after the platform id (or --default)');
+    const region = toDefault ? null : regionArg(positionals[1], 'REGION');
+    const changed = await withRegistry((s) => s.setPlatformHomeRegion(id, region));
+    if (json) return io.out(JSON.stringify(adminPlatform(changed)));
+    io.out(`platform ${changed.platform.id} at home in ${homeText(changed.homeRegion)}`);
   } else if (verb === 'remove') {
     const id = onePositional(positionals, 'platform id', (v) => uuid(v, 'PLATFORM_ID'));
     const existing = readBrokerPlatforms();
@@ -372,6 +418,20 @@ async function platform(verb: string, values: Values, positionals: string[], io:
 /** A platform's brokers as the listing shows them: in order, or the edge's default list. */
 function brokersText(urls: readonly string[] | null): string {
   return urls === null ? '(default)' : urls.join(',');
+}
+
+function homeText(region: Region | null): string {
+  return region ?? 'default (HOME_REGION)';
+}
+
+function regionArg(value: string, what: string): Region {
+  if (!isRegion(value)) throw new UsageError(`${what} must be one of ${REGIONS.join(', ')}`);
+  return value;
+}
+
+function jurisdictionArg(value: string, what: string): Jurisdiction {
+  if (!isJurisdiction(value)) throw new UsageError(`${what} must be one of ${JURISDICTIONS.join(', ')}`);
+  return value;
 }
 
 async function client(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
@@ -441,13 +501,14 @@ async function client(verb: string, values: Values, positionals: string[], io: I
 
 const OPTIONS = {
   add: {
-    org: { name: { type: 'string' }, id: { type: 'string' } },
+    org: { name: { type: 'string' }, id: { type: 'string' }, jurisdiction: { type: 'string' } },
     platform: {
       org: { type: 'string' },
       type: { type: 'string' },
       name: { type: 'string' },
       id: { type: 'string' },
       'broker-url': { type: 'string', multiple: true },
+      'home-region': { type: 'string' },
       server: { type: 'string' },
       'manager-login': { type: 'string' },
       'manager-password-env': { type: 'string' },
@@ -456,6 +517,8 @@ const OPTIONS = {
   },
   list: { org: {}, platform: { org: { type: 'string' } }, client: { org: { type: 'string' } } },
   brokers: { platform: { default: { type: 'boolean' } } },
+  home: { platform: { default: { type: 'boolean' } } },
+  jurisdiction: { org: { none: { type: 'boolean' } } },
 } as const;
 const TAKE_NO_POSITIONALS = new Set(['add', 'list']);
 

@@ -176,6 +176,8 @@ describe('environment of the edge worker', () => {
       BROKER_FAILBACK_SECONDS: 10,
       ACCESS_LOG_BATCH: false,
       EDGE_REGION: 'weur',
+      HOME_REGION: 'weur',
+      REGION_BROKER_ROUTES: {},
       TERMINAL: false,
     });
     expect(read({})).toEqual({
@@ -374,6 +376,24 @@ describe('environment of the edge worker', () => {
       value('BROKER_FAILBACK_SECONDS', '3600'),
     ]).toEqual([0, 2.5, 3600]);
     for (const raw of [undefined, '-1', '3601', 'soon']) expect(value('BROKER_FAILBACK_SECONDS', raw)).toBe(10);
+  });
+
+  it('takes REGION_BROKER_ROUTES as JSON of region to broker routes, else none, naming the rule', () => {
+    expect(value('REGION_BROKER_ROUTES', '{"oc":{"http://b:8790":"http://r:9102"}}')).toEqual({
+      oc: { 'http://b:8790': 'http://r:9102' },
+    });
+    expect(value('REGION_BROKER_ROUTES', undefined)).toEqual({});
+    expect(read({ REGION_BROKER_ROUTES: '{"x":{}}' }).problems).toEqual([
+      'REGION_BROKER_ROUTES names region x: regions are wnam, enam, sam, weur, eeur, apac, oc, afr, me, got "{\\"x\\":{}}"',
+    ]);
+  });
+
+  it('takes HOME_REGION as one of the nine location hints, else weur, naming the rule', () => {
+    expect(value('HOME_REGION', 'oc')).toBe('oc');
+    expect(value('HOME_REGION', undefined)).toBe('weur');
+    expect(read({ HOME_REGION: 'eu' }).problems).toEqual([
+      'HOME_REGION must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me, got "eu"',
+    ]);
   });
 
   it('takes EDGE_REGION as one of the nine location hints, else weur, naming the rule', () => {

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { parseCorsOrigins } from './corsOrigins.js';
 import { parseAddressRanges, type AddressRange } from './addressRanges.js';
 import { MAX_BROKERS_PER_PLATFORM, parseBrokerUrls } from './brokerUrls.js';
+import { parseRegionBrokerRoutes, type RegionBrokerRoutes } from './brokerRoutes.js';
 import { FAILBACK_HOLD_DOWN_MS } from './frames.js';
 import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
 import { isRegion, REGIONS, type Region } from './regions.js';
@@ -104,6 +105,9 @@ const httpUrl: VariableRule<string> = {
 
 /** One broker base URL, or an ordered list of them separated by commas (shared/brokerUrls.ts). */
 const brokerUrls: VariableRule<string[]> = { parse: (raw) => parseBrokerUrls(raw) };
+
+/** Each region's routes to the brokers, as JSON (shared/brokerRoutes.ts). */
+const regionBrokerRoutes: VariableRule<RegionBrokerRoutes> = { parse: (raw) => parseRegionBrokerRoutes(raw) };
 
 /** One of the location-hint regions (shared/regions.ts). */
 const region: VariableRule<Region> = {
@@ -274,6 +278,16 @@ const workerVariables = {
    * names its own in `X-Gateway-Region` (docs/regions.md).
    */
   EDGE_REGION: variable(region, 'weur'),
+  /**
+   * The home region of a platform whose registry row names none: where the objects taking its live reads and writes
+   * live (docs/regions.md).
+   */
+  HOME_REGION: variable(region, 'weur'),
+  /**
+   * Where each region's objects connect to the brokers, when not at the brokers' own URLs (a relay near the region,
+   * the regions bench's delay proxy): JSON, region → broker URL → URL (docs/regions.md). Unset: no routes.
+   */
+  REGION_BROKER_ROUTES: variable(regionBrokerRoutes, {}),
   /** `1`: the edge serves the reference web terminal (examples/web-terminal) at /terminal; off unless set. */
   TERMINAL: variable(flag('1 (serve the reference web terminal at /terminal) or 0'), false),
   /** The bearer token of the edge's `GET /metrics` (workers/metrics); unset: no /metrics. */

@@ -1,6 +1,15 @@
 /** The region of a request's location (docs/regions.md's table), each rule and its fallback. */
 import { describe, expect, it } from 'vitest';
-import { isRegion, REGIONS, regionOfLocation } from './regions.js';
+import {
+  homeRegionOf,
+  isJurisdiction,
+  isRegion,
+  JURISDICTION_REGIONS,
+  JURISDICTIONS,
+  REGIONS,
+  regionAllowed,
+  regionOfLocation,
+} from './regions.js';
 
 describe('regionOfLocation', () => {
   it.for([
@@ -38,5 +47,32 @@ describe('regionOfLocation', () => {
     expect(isRegion('oc')).toBe(true);
     expect(isRegion('OC')).toBe(false);
     expect(isRegion('eu')).toBe(false);
+  });
+});
+
+describe('jurisdictions', () => {
+  it("are Cloudflare's four, each with the regions inside it", () => {
+    expect(JURISDICTIONS).toEqual(['eu', 'fedramp', 'fedramp-high', 'us']);
+    expect(JURISDICTION_REGIONS).toEqual({
+      eu: ['weur', 'eeur'],
+      fedramp: ['wnam', 'enam'],
+      'fedramp-high': ['wnam', 'enam'],
+      us: ['wnam', 'enam'],
+    });
+    expect(['eu', 'us', 'x', 'EU', null].map(isJurisdiction)).toEqual([true, true, false, false, false]);
+  });
+
+  it('allow every region without one, and only their own with one', () => {
+    expect(REGIONS.every((r) => regionAllowed(r, null))).toBe(true);
+    expect(REGIONS.filter((r) => regionAllowed(r, 'eu'))).toEqual(['weur', 'eeur']);
+    expect(REGIONS.filter((r) => regionAllowed(r, 'us'))).toEqual(['wnam', 'enam']);
+  });
+
+  it('give a platform the home its row names, else the default moved inside the jurisdiction', () => {
+    expect(homeRegionOf('apac', 'weur', null)).toBe('apac');
+    expect(homeRegionOf(null, 'weur', null)).toBe('weur');
+    expect(homeRegionOf(null, 'weur', 'eu')).toBe('weur');
+    expect(homeRegionOf(null, 'weur', 'us')).toBe('wnam');
+    expect(homeRegionOf(null, 'enam', 'fedramp')).toBe('enam');
   });
 });

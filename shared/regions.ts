@@ -116,3 +116,36 @@ export function regionOfLocation(location: RequestLocation, fallback: Region): R
       return region;
   }
 }
+
+/**
+ * The jurisdictions an organization's objects may be pinned to (Cloudflare's Durable Object jurisdictions): its
+ * objects then run and store data only inside it.
+ */
+export const JURISDICTIONS = ['eu', 'fedramp', 'fedramp-high', 'us'] as const;
+export type Jurisdiction = (typeof JURISDICTIONS)[number];
+
+export function isJurisdiction(value: unknown): value is Jurisdiction {
+  return typeof value === 'string' && (JURISDICTIONS as readonly string[]).includes(value);
+}
+
+/** The regions inside each jurisdiction: the location hints an object pinned to it can take. */
+export const JURISDICTION_REGIONS: Readonly<Record<Jurisdiction, readonly Region[]>> = {
+  eu: ['weur', 'eeur'],
+  fedramp: ['wnam', 'enam'],
+  'fedramp-high': ['wnam', 'enam'],
+  us: ['wnam', 'enam'],
+};
+
+/** Whether an object in `region` may serve an organization pinned to `jurisdiction` (null: not pinned). */
+export function regionAllowed(region: Region, jurisdiction: Jurisdiction | null): boolean {
+  return jurisdiction === null || JURISDICTION_REGIONS[jurisdiction].includes(region);
+}
+
+/**
+ * A platform's home region: the one its registry row names, else the edge's default, moved into the organization's
+ * jurisdiction (its first region) when the default lies outside it.
+ */
+export function homeRegionOf(named: Region | null, fallback: Region, jurisdiction: Jurisdiction | null): Region {
+  if (named !== null) return named;
+  return regionAllowed(fallback, jurisdiction) ? fallback : JURISDICTION_REGIONS[jurisdiction!][0];
+}

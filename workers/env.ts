@@ -118,6 +118,10 @@ export interface Env {
   CORS_ORIGINS?: string;
   /** The region of requests without `request.cf` (a local edge): a location hint, default `weur` (docs/regions.md). */
   EDGE_REGION?: string;
+  /** The home region of a platform whose registry row names none: a location hint, default `weur` (docs/regions.md). */
+  HOME_REGION?: string;
+  /** Where each region's objects connect to the brokers, as JSON: region → broker URL → URL (docs/regions.md). */
+  REGION_BROKER_ROUTES?: string;
   /** `1`: serve the reference web terminal at /terminal (off unless set). */
   TERMINAL?: string;
   /** Bearer token of `GET /metrics` (Prometheus); unset: no /metrics. A secret (`wrangler secret put`). */

@@ -223,8 +223,8 @@ describe('the operator views', () => {
       expect(sample(text, 'edge_rate_limited_total{operation="POST /connect/token"}')).toBe(
         statuses.filter((s) => s === 429).length,
       );
-      expect(sample(text, `edge_stream_clients{platform="${c.stack.platforms.pf4}",kind="sse"}`)).toBe(1);
-      expect(sample(text, `edge_stream_clients{platform="${c.stack.platforms.pf5}",kind="hub"}`)).toBe(0);
+      expect(sample(text, `edge_stream_clients{platform="${c.stack.platforms.pf4}",region="weur",kind="sse"}`)).toBe(1);
+      expect(sample(text, `edge_stream_clients{platform="${c.stack.platforms.pf5}",region="weur",kind="hub"}`)).toBe(0);
       expect(sample(text, 'edge_requests_total{operation="v2.PF4.UserRecordNew",outcome="ok"}')).toBe(2);
       expect(sample(text, 'edge_request_duration_seconds_count{operation="v2.PF4.UserRecordNew"}')).toBe(2);
     } finally {

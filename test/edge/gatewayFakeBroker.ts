@@ -184,14 +184,15 @@ export async function startFakeBroker(secret = BROKER_SECRET): Promise<FakeBroke
  * cleared before each test, both stopped at the end. Read the fields inside tests.
  */
 export function edgeWithFakeBroker(
-  vars: Record<string, string> = {},
+  /** The edge's variables, or a function of the started broker giving them (a variable naming the broker's URL). */
+  vars: Record<string, string> | ((broker: FakeBroker) => Promise<Record<string, string>>) = {},
   options: { log?: (line: string, stream: 'stdout' | 'stderr') => void } = {},
 ): { edge: TestEdge; broker: FakeBroker; token: string } {
   const ctx = {} as { edge: TestEdge; broker: FakeBroker; token: string };
   beforeAll(async () => {
     ctx.broker = await startFakeBroker();
     ctx.edge = await startTestEdge({
-      vars: { BROKER_URL: ctx.broker.url, ...vars },
+      vars: { BROKER_URL: ctx.broker.url, ...(typeof vars === 'function' ? await vars(ctx.broker) : vars) },
       ...(options.log ? { log: options.log } : {}),
     });
     ctx.token = await ctx.edge.token();

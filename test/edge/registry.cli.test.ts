@@ -474,9 +474,13 @@ describe('registry CLI', () => {
         .then((db) => db.prepare('SELECT broker_urls, broker_url FROM trade_platforms WHERE id = ?').bind(id).first());
     expect(await columns()).toEqual({ broker_urls: JSON.stringify([a, b, c]), broker_url: a });
     const table = (await registry('platform', 'list', '--org', org.id)).stdout.split('\n');
-    expect(table[0]).toMatch(/^ID\s+TYPE\s+NAME\s+ORGANIZATION\s+BROKERS\s+IN BROKER FILE$/);
-    expect(table[1]).toMatch(new RegExp(`^${id}\\s+PF4\\s+Paired\\s+${org.id}\\s+${a},${b},${c}\\s+no$`));
-    expect(table[2]).toMatch(new RegExp(`^${plain.id}\\s+PF5\\s+Plain\\s+${org.id}\\s+\\(default\\)\\s+no$`));
+    expect(table[0]).toMatch(/^ID\s+TYPE\s+NAME\s+ORGANIZATION\s+BROKERS\s+HOME\s+IN BROKER FILE$/);
+    expect(table[1]).toMatch(
+      new RegExp(`^${id}\\s+PF4\\s+Paired\\s+${org.id}\\s+${a},${b},${c}\\s+default \\(HOME_REGION\\)\\s+no$`),
+    );
+    expect(table[2]).toMatch(
+      new RegExp(`^${plain.id}\\s+PF5\\s+Plain\\s+${org.id}\\s+\\(default\\)\\s+default \\(HOME_REGION\\)\\s+no$`),
+    );
 
     const swapped = await registry('platform', 'brokers', id.toUpperCase(), `${c},${a}`);
     expect([swapped.code, swapped.stdout]).toEqual([0, `platform ${id} served by ${c},${a}\n`]);
@@ -503,6 +507,83 @@ describe('registry CLI', () => {
     });
     for (const p of [id, plain.id]) expect((await registry('platform', 'remove', p)).code).toBe(0);
     expect((await registry('org', 'remove', org.id)).code).toBe(0);
+  });
+
+  it("sets a platform's home region and an organization's jurisdiction, refusing what the rules refuse", async () => {
+    const pinned = await registry('org', 'add', '--name', 'EU Org', '--jurisdiction', 'eu');
+    expect(pinned.code).toBe(0);
+    const org = /^organization (\S+) added: EU Org, pinned to eu\n$/.exec(pinned.stdout)!;
+    expect(org).not.toBeNull();
+    const orgId = org[1];
+    expect(await registry('org', 'add', '--name', 'x', '--jurisdiction', 'EU')).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('--jurisdiction must be one of eu, fedramp, fedramp-high, us'),
+    });
+    const orgs = (await registry('org', 'list')).stdout.split('\n');
+    expect(orgs[0]).toMatch(/^ID\s+NAME\s+JURISDICTION\s+CREATED$/);
+    expect(orgs.find((line) => line.startsWith(orgId))).toMatch(new RegExp(`^${orgId}\\s+EU Org\\s+eu\\s+\\S+$`));
+
+    expect(
+      await registry('platform', 'add', '--org', orgId, '--type', 'PF4', '--name', 'Far', '--home-region', 'apac'),
+    ).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "error: homeRegion apac lies outside the organization's jurisdiction eu: one of weur, eeur\n",
+    });
+    const added = json<{ id: string; homeRegion: string; jurisdiction: string }>(
+      await registry(
+        'platform',
+        'add',
+        '--org',
+        orgId,
+        '--type',
+        'PF4',
+        '--name',
+        'Near',
+        '--home-region',
+        'eeur',
+        '--json',
+      ),
+    );
+    expect(added).toMatchObject({ homeRegion: 'eeur', jurisdiction: 'eu' });
+    const column = () =>
+      edge
+        .db()
+        .then((db) =>
+          db
+            .prepare('SELECT home_region FROM trade_platforms WHERE id = ?')
+            .bind(added.id)
+            .first<{ home_region: string | null }>(),
+        );
+    expect(await column()).toEqual({ home_region: 'eeur' });
+
+    const moved = await registry('platform', 'home', added.id.toUpperCase(), 'weur');
+    expect([moved.code, moved.stdout]).toEqual([0, `platform ${added.id} at home in weur\n`]);
+    expect(await column()).toEqual({ home_region: 'weur' });
+    expect(await registry('platform', 'home', added.id, 'mars')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('REGION must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me'),
+    });
+    expect(await registry('platform', 'home', added.id, 'weur', '--default')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--default goes without a region'),
+    });
+    const back = json<{ homeRegion: null }>(await registry('platform', 'home', added.id, '--default', '--json'));
+    expect(back.homeRegion).toBeNull();
+    expect(await column()).toEqual({ home_region: null });
+
+    expect(await registry('org', 'jurisdiction', orgId, 'us')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `error: organization ${orgId} has 1 platform(s): its jurisdiction is set before its platforms are added (or once they are removed)\n`,
+    });
+    expect((await registry('platform', 'remove', added.id)).code).toBe(0);
+    const repinned = await registry('org', 'jurisdiction', orgId, 'us');
+    expect([repinned.code, repinned.stdout]).toEqual([0, `organization ${orgId} pinned to us\n`]);
+    const unpinned = json<{ jurisdiction: null }>(await registry('org', 'jurisdiction', orgId, '--none', '--json'));
+    expect(unpinned.jurisdiction).toBeNull();
+    expect((await registry('org', 'remove', orgId)).code).toBe(0);
   });
 
   it('registers a client with the scopes it may hold, changes them, and the edge grants exactly those', async () => {

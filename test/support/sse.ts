@@ -16,13 +16,19 @@ export class SseReader {
   private readonly abort = new AbortController();
   private done: Promise<void> = Promise.resolve();
 
-  static async open(url: string, token: string, lastEventId?: string): Promise<SseReader> {
+  static async open(
+    url: string,
+    token: string,
+    lastEventId?: string,
+    headers: Record<string, string> = {},
+  ): Promise<SseReader> {
     const reader = new SseReader();
     const res = await fetch(url, {
       headers: {
         authorization: `Bearer ${token}`,
         accept: 'text/event-stream',
         ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        ...headers,
       },
       signal: reader.abort.signal,
     });

@@ -7,16 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import type { AppEnv, Env } from '../env.js';
-import {
-  catalogRoutes,
-  EDGE_GRACE_MS,
-  forwardedOperations,
-  groupOfPath,
-  honoPath,
-  MAX_IDS,
-  objectId,
-  queryOf,
-} from './catalogRoutes.js';
+import { catalogRoutes, EDGE_GRACE_MS, forwardedOperations, groupOfPath, honoPath, queryOf } from './catalogRoutes.js';
 import { LINK_GRACE_MS } from '../gateway/index.js';
 import { catalog } from '../../shared/catalog/index.js';
 import { cachedPlatform } from '../registry/platformCache.js';
@@ -81,6 +72,8 @@ beforeEach(async () => {
         created: '2026-01-01T00:00:00Z',
       },
       brokerUrls: null,
+      homeRegion: null,
+      jurisdiction: null,
     }),
   );
 });
@@ -506,43 +499,5 @@ describe('queryOf', () => {
     expect([...queryOf('http://edge/x?#a=1')]).toStrictEqual([]);
     expect([...queryOf('http://edge/x')]).toStrictEqual([]);
     expect(queryOf('http://edge/x?a=%20b').get('a')).toBe(' b');
-  });
-});
-
-describe('objectId', () => {
-  /** A namespace whose ids name their object and count how often a name was hashed. */
-  const namespace = () => {
-    const hashed: string[] = [];
-    const ns = {
-      idFromName: (name: string) => {
-        hashed.push(name);
-        return { name };
-      },
-    } as unknown as DurableObjectNamespace;
-    return { ns, hashed };
-  };
-
-  it('hashes a name once per namespace and keeps its id', () => {
-    const a = namespace();
-    const b = namespace();
-    const first = objectId(a.ns, 'platform-1');
-    expect(objectId(a.ns, 'platform-1')).toBe(first);
-    expect(first).toStrictEqual({ name: 'platform-1' });
-    expect(objectId(b.ns, 'platform-1')).not.toBe(first);
-    expect(a.hashed).toStrictEqual(['platform-1']);
-    expect(b.hashed).toStrictEqual(['platform-1']);
-  });
-
-  it(`keeps at most ${MAX_IDS} names, dropping the oldest first`, () => {
-    const { ns, hashed } = namespace();
-    for (let i = 0; i < MAX_IDS; i++) objectId(ns, `n${i}`);
-    objectId(ns, 'n0');
-    expect(hashed).toHaveLength(MAX_IDS);
-    objectId(ns, 'one more');
-    objectId(ns, 'n1');
-    objectId(ns, `n${MAX_IDS - 1}`);
-    expect(hashed).toHaveLength(MAX_IDS + 1);
-    objectId(ns, 'n0');
-    expect(hashed.slice(MAX_IDS)).toStrictEqual(['one more', 'n0']);
   });
 });

@@ -25,6 +25,8 @@ import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeou
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';
 import { readBodyText } from './requestBody.js';
+import { homePlacement, nearPlacement } from '../regions/placement.js';
+import { placedStub } from '../regions/objects.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
@@ -71,6 +73,7 @@ function operationHandler(entry: Operation) {
   const paged = !!entry.paged;
   const splitGroup = endsWithGroup(entry.path);
   const lists = queryLists(entry);
+  const cached = entry.read === 'cached' && !entry.mutating;
 
   return async (c: Context<AppEnv>) => {
     c.set('operation', entry.id);
@@ -109,6 +112,9 @@ function operationHandler(entry: Operation) {
     const inputs = validateInputs(entry, params, { searchParams: query }, body);
     if (!inputs.ok) return reply(validation(ctx, inputs.message));
 
+    // Cached reads are answered in the caller's region; live reads and writes in the platform's home (docs/regions.md).
+    const home = homePlacement(found, configOf(c.env).HOME_REGION);
+    const place = cached ? nearPlacement(found, c.get('region'), configOf(c.env).HOME_REGION) : home;
     const call: GatewayCall = {
       operationId: entry.id,
       op: entry.op,
@@ -120,6 +126,8 @@ function operationHandler(entry: Operation) {
       client: c.get('caller').clientId,
       brokerUrls: found.brokerUrls ?? configOf(c.env).BROKER_URL,
       mutating: entry.mutating,
+      home,
+      place,
     };
     if (idempotent) {
       const key = c.req.header(IDEMPOTENCY_HEADER);
@@ -155,34 +163,19 @@ export function queryOf(url: string): URLSearchParams {
 }
 
 /**
- * Object ids by name, per isolate and namespace: `idFromName` hashes the name on every call, and an id (unlike a stub,
- * which belongs to the request that made it) may be kept. Bounded; the oldest name goes first.
- */
-export const MAX_IDS = 10_000;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- ids of the objects of any class: the class is the namespace's business
-const ids = new WeakMap<DurableObjectNamespace<any>, Map<string, DurableObjectId>>();
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-export function objectId(ns: DurableObjectNamespace<any>, name: string): DurableObjectId {
-  let byName = ids.get(ns);
-  if (!byName) ids.set(ns, (byName = new Map<string, DurableObjectId>()));
-  let id = byName.get(name);
-  if (id === undefined) {
-    if (byName.size >= MAX_IDS) byName.delete(byName.keys().next().value!);
-    id = ns.idFromName(name);
-    byName.set(name, id);
-  }
-  return id;
-}
-
-/**
  * The one RPC of the call, bounded by the edge's own deadline in case the gateway object does not answer: a call under
- * an Idempotency-Key goes to the ledger that owns the key, any other to one of the platform's link objects, picked by
- * the trace id so that a platform's calls spread over all of them. One promise settled by whichever comes first.
+ * an Idempotency-Key goes to the ledger that owns the key (placed in the platform's home), any other to one of the
+ * platform's link objects where the call is served (`call.place`), picked by the trace id so that a platform's calls
+ * spread over all of them. One promise settled by whichever comes first.
  */
 function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Promise<ShapedResponse | ShapedBytes> {
   const stub = call.idempotency
-    ? c.env.IDEMPOTENCY.get(objectId(c.env.IDEMPOTENCY, call.idempotency.ledger))
-    : c.env.LINKS.get(objectId(c.env.LINKS, pickLink(call.platform, call.traceId, configOf(c.env).LINKS_PER_PLATFORM)));
+    ? placedStub(c.env.IDEMPOTENCY, call.idempotency.ledger, call.home)
+    : placedStub(
+        c.env.LINKS,
+        pickLink(call.platform, call.place.region, call.traceId, configOf(c.env).LINKS_PER_PLATFORM),
+        call.place,
+      );
   return new Promise<ShapedResponse | ShapedBytes>((resolve) => {
     const timer = setTimeout(
       () =>

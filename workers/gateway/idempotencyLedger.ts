@@ -38,6 +38,9 @@ import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { OutcomeReport } from '../../shared/frames.js';
 import { failure, refusal, validation, type ShapeContext } from '../envelope/index.js';
 import { pickLink } from './names.js';
+import { placementOfText, placementText, type Placement } from '../regions/placement.js';
+import { namespaceIn } from '../regions/objects.js';
+import { isJurisdiction } from '../../shared/regions.js';
 import { shapeAnswer } from './platformLink.js';
 import {
   REPLAYED_HEADER,
@@ -96,6 +99,8 @@ interface KeyRow extends Record<string, SqlStorageValue> {
   platform: string;
   /** The brokers the call may have gone to: a JSON list of base URLs (a bare URL in rows bound before lists). */
   broker_url: string;
+  /** Where the platform's home link objects were when the key was bound (`placementText`); null in older rows. */
+  link_place: string | null;
   shape: string;
   response: string | null;
   created: number;
@@ -149,8 +154,12 @@ export class IdempotencyLedger extends DurableObject<Env> {
       response TEXT,
       created INTEGER NOT NULL,
       expires INTEGER NOT NULL,
-      check_at INTEGER
+      check_at INTEGER,
+      link_place TEXT
     )`);
+    // A ledger created before regions has the table without the column: added once, the rows keeping null.
+    if (!this.sql.exec('SELECT * FROM idempotency_keys LIMIT 0').columnNames.includes('link_place'))
+      this.sql.exec('ALTER TABLE idempotency_keys ADD COLUMN link_place TEXT');
     this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires)');
     this.sql.exec('CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_by_call ON idempotency_keys (call_id)');
     this.sql.exec(
@@ -299,13 +308,14 @@ export class IdempotencyLedger extends DurableObject<Env> {
     const now = Date.now();
     const expires = now + idem.retentionHours * 3_600_000;
     this.sql.exec(
-      `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, shape, response, created, expires, check_at)
-       VALUES (?, ?, 'inflight', ?, ?, ?, ?, NULL, ?, ?, NULL)`,
+      `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, link_place, shape, response, created, expires, check_at)
+       VALUES (?, ?, 'inflight', ?, ?, ?, ?, ?, NULL, ?, ?, NULL)`,
       idem.key,
       idem.requestHash,
       callId,
       input.platform,
       JSON.stringify(input.brokerUrls),
+      placementText(input.home),
       JSON.stringify(ctx),
       now,
       expires,
@@ -319,7 +329,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
   protected async sendBound(input: GatewayCall, callId: string): Promise<LinkAnswer> {
     try {
       // eslint-disable-next-line @typescript-eslint/await-thenable -- a call on the link object's stub: a promise at run time, awaited here so its rejection is caught
-      return await this.linkFor(input.platform, callId).send({
+      return await this.linkFor(input.platform, callId, input.home).send({
         platform: input.platform,
         op: input.op,
         args: input.args,
@@ -329,6 +339,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
         brokerUrls: input.brokerUrls,
         callId,
         ledger: input.idempotency!.ledger,
+        home: input.home,
       });
     } catch (err) {
       // The link object failed with the call possibly sent: its outcome is not known.
@@ -559,7 +570,9 @@ export class IdempotencyLedger extends DurableObject<Env> {
     const brokerUrls = brokersOfRow(row.broker_url);
     if (brokerUrls.length === 0) return { state: 'unreachable', message: "the key's record names no broker" };
     try {
-      return await this.linkFor(row.platform, row.call_id).outcome({
+      const place = this.placeOfRow(row);
+      return await this.linkFor(row.platform, row.call_id, place).outcome({
+        place,
         brokerUrls,
         platform: row.platform,
         callId: row.call_id,
@@ -570,16 +583,30 @@ export class IdempotencyLedger extends DurableObject<Env> {
     }
   }
 
-  private linkFor(platform: string, callId: string) {
-    const name = pickLink(platform, callId, configOf(this.env).LINKS_PER_PLATFORM);
-    // Ids kept by name: `idFromName` hashes the name on every call, and a ledger sends to few link objects.
-    let id = this.linkIds.get(name);
+  /**
+   * The home placement a key's row names; a row bound before regions names none, and its platform's home links were
+   * then the edge's default home in this ledger's own jurisdiction.
+   */
+  private placeOfRow(row: KeyRow): Placement {
+    const jurisdiction = this.ctx.id.jurisdiction;
+    return placementOfText(row.link_place, {
+      region: configOf(this.env).HOME_REGION,
+      jurisdiction: isJurisdiction(jurisdiction) ? jurisdiction : null,
+    });
+  }
+
+  /** One of the platform's home link objects, by the call id (a ledger sends to few: their ids are kept by name). */
+  private linkFor(platform: string, callId: string, home: Placement) {
+    const name = pickLink(platform, home.region, callId, configOf(this.env).LINKS_PER_PLATFORM);
+    const ns = namespaceIn(this.env.LINKS, home.jurisdiction);
+    const key = `${placementText(home)} ${name}`;
+    let id = this.linkIds.get(key);
     if (id === undefined) {
       if (this.linkIds.size >= MAX_LINK_IDS) this.linkIds.delete(this.linkIds.keys().next().value!);
-      id = this.env.LINKS.idFromName(name);
-      this.linkIds.set(name, id);
+      id = ns.idFromName(name);
+      this.linkIds.set(key, id);
     }
-    return this.env.LINKS.get(id);
+    return ns.get(id, { locationHint: home.region });
   }
 
   private row(key: string): KeyRow | undefined {

@@ -7,6 +7,7 @@ import type { CallResult, OutcomeReport } from '../../shared/frames.js';
 import type { FailoverReason } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import type { ReplicaStats } from './edgeReplica.js';
+import type { Placement } from '../regions/placement.js';
 
 /** One operation call, already validated by the edge; a link object forwards it on its broker link. */
 export interface GatewayCall {
@@ -29,6 +30,10 @@ export interface GatewayCall {
    */
   brokerUrls: string[];
   mutating: boolean;
+  /** Where the platform's home objects are (docs/regions.md): its live reads, writes and keyed calls' ledgers. */
+  home: Placement;
+  /** Where the link object the edge sends the call to is: `home`, or the caller's region for a cached read. */
+  place: Placement;
   /** v2 mutating calls with an `Idempotency-Key`. */
   idempotency?: IdempotencyInput;
 }
@@ -63,6 +68,8 @@ export interface KeyedSend {
   callId: string;
   /** The ledger to hand the call's late outcome to. */
   ledger: string;
+  /** Where the ledger and the link object it sends to are: the platform's home. */
+  home: Placement;
 }
 
 /** What a link object can tell about a call id: the broker's report, or that the broker cannot be asked now. */
@@ -81,6 +88,8 @@ export interface LinkStats {
   connected: boolean;
   /** Keyed calls whose late outcome this object still waits to hand to their ledger. */
   lateRoutes: number;
+  /** Calls this region's object sent to the home region's links because it could not reach the brokers. */
+  viaHome: number;
   /** The replica of the platform's hot tables, or null when the object has none (yet, or `EDGE_REPLICA_MAX_ROWS=0`). */
   replica: ReplicaStats | null;
 }

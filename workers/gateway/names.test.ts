@@ -28,16 +28,17 @@ describe('object counts', () => {
 });
 
 describe('object names', () => {
-  it('names a link object <platform>#<n>', () => {
-    expect(linkName('p1', 3)).toBe('p1#3');
+  it('names a link object <platform>@<region>#<n>', () => {
+    expect(linkName('p1', 'weur', 3)).toBe('p1@weur#3');
+    expect(linkName('p1', 'apac', 0)).toBe('p1@apac#0');
   });
 
   it("picks a platform's link by the spread string's hash modulo the link count", () => {
     // fnv1a('a') = 3826002220: 1 modulo 3, 12 modulo 16; fnv1a('foobar') = 3214735720: 8 modulo 16.
-    expect(pickLink('p1', 'a', 3)).toBe('p1#1');
-    expect(pickLink('p1', 'a', 16)).toBe('p1#12');
-    expect(pickLink('p1', 'foobar', 16)).toBe('p1#8');
-    expect(pickLink('p1', 'anything', 1)).toBe('p1#0');
+    expect(pickLink('p1', 'weur', 'a', 3)).toBe('p1@weur#1');
+    expect(pickLink('p1', 'weur', 'a', 16)).toBe('p1@weur#12');
+    expect(pickLink('p1', 'oc', 'foobar', 16)).toBe('p1@oc#8');
+    expect(pickLink('p1', 'enam', 'anything', 1)).toBe('p1@enam#0');
   });
 
   it("names a key's ledger <clientId>#<hash(key) mod shards>", () => {

@@ -1,5 +1,6 @@
 /**
- * A link object: one of `LINKS_PER_PLATFORM` Durable Objects per trade platform (`<platform>#<n>`), each holding a
+ * A link object: one of `LINKS_PER_PLATFORM` Durable Objects per trade platform and region (`<platform>@<region>#<n>`:
+ * the home region's take live reads and writes, another region's its callers' cached reads), each holding a
  * multiplexed WebSocket to the brokers that serve the platform (`BrokerSet`: the platform's ordered list of brokers,
  * the first healthy one taking the calls). Calls without an Idempotency-Key come straight from the edge, picked by a
  * hash of their trace id, so a platform's reads spread over several single-threaded objects; calls under a key come
@@ -14,13 +15,16 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import type { LateFrame } from '../../shared/frames.js';
+import { PING_OP, type LateFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
+import type { Placement } from '../regions/placement.js';
+import { routeBrokerUrls } from '../../shared/brokerRoutes.js';
+import { namespaceIn, objectId, placedStub } from '../regions/objects.js';
 import { BrokerSet, type BrokerSetOptions, type BrokerSetStats } from './brokerSet.js';
 import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
-import { linkName } from './names.js';
+import { linkName, pickLink } from './names.js';
 import type { GatewayCall, KeyedSend, LinkAnswer, LinkResponse, LinkStats, OutcomeAnswer } from './messages.js';
 import { shapeAnswer } from './shapeAnswer.js';
 
@@ -36,6 +40,12 @@ const byId: ReadonlyMap<string, Route> = new Map(
   catalog.map((e) => [e.id, { entry: e, paged: !!e.paged, plan: replicaPlan(e) }]),
 );
 
+/**
+ * How often a region's link object whose brokers cannot be reached tries them again in the background, while its
+ * calls go to the home region's links.
+ */
+export const REGION_RETRY_MS = 1000;
+
 /** A refused or dropped replication is asked for again no sooner than this. */
 const REPLICATE_RETRY_MS = 1000;
 
@@ -48,7 +58,15 @@ export class PlatformLink extends DurableObject<Env> {
   private brokers: BrokerSet | undefined;
   private calls = 0;
   /** Keyed calls answered with an unknown outcome: which ledger their late outcome goes to. */
-  private readonly lateRoutes = new Map<string, { ledger: string; until: number }>();
+  private readonly lateRoutes = new Map<string, { ledger: string; home: Placement; until: number }>();
+  /** Where this object is (its region and jurisdiction), as the calls sent to it say: its siblings are there too. */
+  private place: Placement | undefined;
+  /** A region's object: whether its brokers could not be reached, so its calls go to the home's links meanwhile. */
+  private unreachable = false;
+  /** When the brokers are tried again in the background while they cannot be reached. */
+  private retryAt = 0;
+  /** Calls sent to the home's links because this region's object could not reach the brokers. */
+  private viaHome = 0;
 
   /** The platform's hot tables as the broker's change stream keeps them (`edgeReplica.ts`); off when the bound is 0. */
   private replica: EdgeReplica | undefined;
@@ -69,6 +87,7 @@ export class PlatformLink extends DurableObject<Env> {
       traceId: input.traceId,
     };
     this.calls++;
+    this.place = input.place;
     const brokers = this.brokersFor(input.platform, input.brokerUrls);
     const replica = this.replica ?? this.startReplica(input.platform, input.family);
     if (replica !== undefined) {
@@ -78,6 +97,12 @@ export class PlatformLink extends DurableObject<Env> {
       }
       if (replica.idle && brokers.connected) this.replicate(input.platform);
     }
+    const regional = input.place.region !== input.home.region;
+    if (regional && this.unreachable && !brokers.connected) {
+      this.retryBrokers(input.platform, brokers);
+      return this.callViaHome(input, input.timeoutMs);
+    }
+    const started = Date.now();
     const r = await brokers.call(
       {
         platform: input.platform,
@@ -90,14 +115,39 @@ export class PlatformLink extends DurableObject<Env> {
       input.mutating,
       { raw: true, paged: route.paged },
     );
+    if (regional && !r.ok && r.error.code === 'NoConnect' && !brokers.connected && !input.mutating) {
+      // This region cannot reach the brokers: the home region's links answer (slower, never wrong) until it can.
+      this.unreachable = true;
+      this.retryAt = Date.now() + REGION_RETRY_MS;
+      const left = input.timeoutMs - (Date.now() - started);
+      if (left >= 1) return this.callViaHome(input, left);
+    }
     return shapeAnswer(ctx, r);
+  }
+
+  /** A call of this region's object answered by one of the platform's home links, within what is left of its budget. */
+  private callViaHome(input: GatewayCall, timeoutMs: number): Promise<LinkResponse> {
+    this.viaHome++;
+    const name = pickLink(input.platform, input.home.region, input.traceId, configOf(this.env).LINKS_PER_PLATFORM);
+    return placedStub(this.env.LINKS, name, input.home).call({ ...input, place: input.home, timeoutMs });
+  }
+
+  /** While the brokers cannot be reached, tries them again in the background, at most every REGION_RETRY_MS. */
+  private retryBrokers(platform: string, brokers: BrokerSet): void {
+    const now = Date.now();
+    if (now < this.retryAt) return;
+    this.retryAt = now + REGION_RETRY_MS;
+    void brokers.currentLink.call({ platform, op: PING_OP, args: {}, timeoutMs: 5000 }, false).then((r) => {
+      if (r.ok && this.brokers === brokers) this.unreachable = false;
+    });
   }
 
   /** Sends a call under an Idempotency-Key for its ledger and answers the broker's result raw. */
   async send(input: KeyedSend): Promise<LinkAnswer> {
     this.calls++;
     this.pruneRoutes(Date.now());
-    this.lateRoutes.set(input.callId, { ledger: input.ledger, until: Date.now() + LATE_ROUTE_MS });
+    this.place = input.home;
+    this.lateRoutes.set(input.callId, { ledger: input.ledger, home: input.home, until: Date.now() + LATE_ROUTE_MS });
     const r = (await this.brokersFor(input.platform, input.brokerUrls).call(
       {
         platform: input.platform,
@@ -124,8 +174,11 @@ export class PlatformLink extends DurableObject<Env> {
     platform: string;
     callId: string;
     timeoutMs: number;
+    /** Where this object is: the home placement the key was bound with. */
+    place: Placement;
   }): Promise<OutcomeAnswer> {
     this.calls++;
+    this.place = q.place;
     return this.brokersFor(q.platform, q.brokerUrls).outcome(q.callId, q.timeoutMs);
   }
 
@@ -135,6 +188,7 @@ export class PlatformLink extends DurableObject<Env> {
       pending: this.brokers?.pendingCount ?? 0,
       connected: this.brokers?.connected ?? false,
       lateRoutes: this.lateRoutes.size,
+      viaHome: this.viaHome,
       replica: this.replica?.stats() ?? null,
     };
   }
@@ -165,7 +219,14 @@ export class PlatformLink extends DurableObject<Env> {
     return {};
   }
 
-  private brokersFor(platform: string, brokerUrls: string[]): BrokerSet {
+  /**
+   * The set of the platform's brokers, `brokerUrls` as the registry lists them reached the way this object's region
+   * reaches them (`REGION_BROKER_ROUTES`); made again when the list changed.
+   */
+  private brokersFor(platform: string, listed: string[]): BrokerSet {
+    const brokerUrls = this.place
+      ? routeBrokerUrls(listed, this.place.region, configOf(this.env).REGION_BROKER_ROUTES)
+      : listed;
     if (this.brokers === undefined || BrokerSet.key(this.brokers.urls) !== BrokerSet.key(brokerUrls)) {
       const moved = this.brokers !== undefined;
       // The registry gave the platform other brokers: calls still pending on the old links fail as link loss, here
@@ -184,6 +245,7 @@ export class PlatformLink extends DurableObject<Env> {
         },
         {
           onOpen: (url) => {
+            this.unreachable = false;
             if (url === this.brokers?.currentUrl) {
               this.replicateAfter = 0;
               this.replicate(platform);
@@ -243,13 +305,16 @@ export class PlatformLink extends DurableObject<Env> {
       });
   }
 
+  /** The platform's other link objects of this object's region; those of other regions follow on their next call. */
   private retargetSiblings(platform: string, brokerUrls: string[]): void {
+    const place = this.place;
+    if (place === undefined) return;
     const links = configOf(this.env).LINKS_PER_PLATFORM;
     for (let n = 0; n < links; n++) {
-      const id = this.env.LINKS.idFromName(linkName(platform, n));
-      if (id.equals(this.ctx.id)) continue;
+      const name = linkName(platform, place.region, n);
+      if (objectId(namespaceIn(this.env.LINKS, place.jurisdiction), name).equals(this.ctx.id)) continue;
       this.ctx.waitUntil(
-        this.env.LINKS.get(id)
+        placedStub(this.env.LINKS, name, place)
           .retarget(brokerUrls)
           .catch(() => {
             /* it retargets on its next call */
@@ -263,7 +328,7 @@ export class PlatformLink extends DurableObject<Env> {
     const route = this.lateRoutes.get(late.callId);
     if (!route) return;
     this.lateRoutes.delete(late.callId);
-    const ledger = this.env.IDEMPOTENCY.get(this.env.IDEMPOTENCY.idFromName(route.ledger));
+    const ledger = placedStub(this.env.IDEMPOTENCY, route.ledger, route.home);
     this.ctx.waitUntil(
       ledger.settle(late.callId, late.report).catch((err: unknown) => {
         console.warn(

@@ -15,6 +15,8 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../env.js';
 import { configOf } from '../config.js';
 import { streamObjectName } from '../streams/fanout.js';
+import { isJurisdiction, REGIONS, regionAllowed, type Region } from '../../shared/regions.js';
+import { placedStub } from '../regions/objects.js';
 import { timingSafeEqual } from '../../shared/secrets.js';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -70,23 +72,38 @@ export function countRequest(
 
 const label = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 
-/** Stream clients per platform: each platform's stream objects asked (`STREAM_SHARDS` of them). */
-async function streamClients(env: AppEnv['Bindings']): Promise<Array<{ platform: string; sse: number; hubs: number }>> {
+/**
+ * Stream clients per platform and region: each platform's stream objects asked (`STREAM_SHARDS` of them in every region
+ * its organization's jurisdiction allows, each asked with its own placement, so asking never misplaces one).
+ */
+async function streamClients(
+  env: AppEnv['Bindings'],
+): Promise<Array<{ platform: string; region: Region; sse: number; hubs: number }>> {
   const shards = configOf(env).STREAM_SHARDS;
-  const rows = await env.DB.prepare('SELECT id FROM trade_platforms ORDER BY created').all<{ id: string }>();
-  return Promise.all(
-    rows.results.map(async ({ id }) => {
+  const rows = await env.DB.prepare(
+    'SELECT p.id, o.jurisdiction FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id ORDER BY p.created, p.id',
+  ).all<{ id: string; jurisdiction: string | null }>();
+  const asks = rows.results.flatMap(({ id, jurisdiction: stored }) => {
+    const jurisdiction = isJurisdiction(stored) ? stored : null;
+    return REGIONS.filter((region) => regionAllowed(region, jurisdiction)).map(async (region) => {
       const each = await Promise.all(
         Array.from({ length: shards }, (_, shard) => {
-          const stub = env.STREAMS.get(env.STREAMS.idFromName(streamObjectName(id, shard))) as unknown as {
-            stats(): Promise<{ sse: number; hubs: number }>;
-          };
+          const stub = placedStub(env.STREAMS, streamObjectName(id, region, shard), {
+            region,
+            jurisdiction,
+          }) as unknown as { stats(): Promise<{ sse: number; hubs: number }> };
           return stub.stats();
         }),
       );
-      return { platform: id, sse: each.reduce((n, s) => n + s.sse, 0), hubs: each.reduce((n, s) => n + s.hubs, 0) };
-    }),
-  );
+      return {
+        platform: id,
+        region,
+        sse: each.reduce((n, s) => n + s.sse, 0),
+        hubs: each.reduce((n, s) => n + s.hubs, 0),
+      };
+    });
+  });
+  return Promise.all(asks);
 }
 
 /** The exposition text. */
@@ -128,11 +145,15 @@ export async function metricsText(env: AppEnv['Bindings']): Promise<string> {
     'Writes sent with an Idempotency-Key, by answer: first (its own), replayed (a stored one), unknown (X-Request-Outcome: unknown).',
   );
   for (const [result, count] of idempotent) out.push(`edge_idempotent_writes_total{result="${result}"} ${count}`);
-  head('edge_stream_clients', 'gauge', 'Stream clients connected now, per trade platform and kind (sse, hub).');
+  head(
+    'edge_stream_clients',
+    'gauge',
+    'Stream clients connected now, per trade platform, region of the stream objects and kind (sse, hub).',
+  );
   for (const p of await streamClients(env)) {
     out.push(
-      `edge_stream_clients{platform="${p.platform}",kind="sse"} ${p.sse}`,
-      `edge_stream_clients{platform="${p.platform}",kind="hub"} ${p.hubs}`,
+      `edge_stream_clients{platform="${p.platform}",region="${p.region}",kind="sse"} ${p.sse}`,
+      `edge_stream_clients{platform="${p.platform}",region="${p.region}",kind="hub"} ${p.hubs}`,
     );
   }
   head(

@@ -9,4 +9,5 @@ export const REGISTRY_MIGRATIONS: readonly string[] = [
   '0003_client_scopes.sql',
   '0004_registry_holds.sql',
   '0005_broker_urls.sql',
+  '0006_regions.sql',
 ];

@@ -14,6 +14,8 @@ function entryOf(id: string, organizationId: string, brokerUrls: string[] | null
   return {
     platform: { id, name: 'P', type: 'PF4', organizationId, organization, created: organization.created },
     brokerUrls,
+    homeRegion: null,
+    jurisdiction: null,
   };
 }
 

@@ -77,15 +77,31 @@ describe('the admin record of a platform', () => {
   };
 
   it('carries the brokers in order, and the first alone as the deprecated brokerUrl', () => {
-    expect(adminPlatform({ platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'] })).toStrictEqual({
+    const unplaced = { homeRegion: null, jurisdiction: null };
+    expect(
+      adminPlatform({ platform, brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'], ...unplaced }),
+    ).toStrictEqual({
       ...platform,
       brokerUrls: ['http://127.0.0.1:2', 'http://127.0.0.1:1'],
       brokerUrl: 'http://127.0.0.1:2',
+      ...unplaced,
     });
-    expect(adminPlatform({ platform, brokerUrls: null })).toStrictEqual({
+    expect(adminPlatform({ platform, brokerUrls: null, ...unplaced })).toStrictEqual({
       ...platform,
       brokerUrls: null,
       brokerUrl: null,
+      ...unplaced,
+    });
+  });
+
+  it('carries the home region and the jurisdiction the registry names', () => {
+    expect(adminPlatform({ platform, brokerUrls: null, homeRegion: 'apac', jurisdiction: null })).toMatchObject({
+      homeRegion: 'apac',
+      jurisdiction: null,
+    });
+    expect(adminPlatform({ platform, brokerUrls: null, homeRegion: null, jurisdiction: 'eu' })).toMatchObject({
+      homeRegion: null,
+      jurisdiction: 'eu',
     });
   });
 });

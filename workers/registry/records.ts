@@ -3,6 +3,7 @@
  * the admin-side view of an API client. Kept free of Worker globals so the Node registry CLI can import it too.
  */
 import { READ_SCOPE, SCOPES, type Scope } from '../../shared/catalog/operation.js';
+import type { Jurisdiction, Region } from '../../shared/regions.js';
 
 export const TRADE_PLATFORM_TYPES = ['PF4', 'PF5', 'PFOther'] as const;
 export type TradePlatformType = (typeof TRADE_PLATFORM_TYPES)[number];
@@ -27,6 +28,16 @@ export interface PlatformEntry {
   platform: TradePlatform;
   /** Base URLs of the brokers serving this platform, the first preferred; null means the edge's BROKER_URL list. */
   brokerUrls: string[] | null;
+  /** The platform's home region as its row names it; null: the edge's HOME_REGION (docs/regions.md). */
+  homeRegion: Region | null;
+  /** The jurisdiction the platform's organization is pinned to; null: none. */
+  jurisdiction: Jurisdiction | null;
+}
+
+/** An organization as administration shows it: the public record with the jurisdiction its objects are pinned to. */
+export interface AdminOrganization extends Organization {
+  /** Where the organization's objects run and store data (Cloudflare's jurisdictions); null: anywhere. */
+  jurisdiction: Jurisdiction | null;
 }
 
 /**
@@ -41,10 +52,20 @@ export interface AdminPlatform extends TradePlatform {
    * read `brokerUrls`.
    */
   brokerUrl: string | null;
+  /** The home region the registry names; null: the edge's default (HOME_REGION). */
+  homeRegion: Region | null;
+  /** The organization's jurisdiction; null: none. */
+  jurisdiction: Jurisdiction | null;
 }
 
 export function adminPlatform(entry: PlatformEntry): AdminPlatform {
-  return { ...entry.platform, brokerUrls: entry.brokerUrls, brokerUrl: entry.brokerUrls?.[0] ?? null };
+  return {
+    ...entry.platform,
+    brokerUrls: entry.brokerUrls,
+    brokerUrl: entry.brokerUrls?.[0] ?? null,
+    homeRegion: entry.homeRegion,
+    jurisdiction: entry.jurisdiction,
+  };
 }
 
 /** An API client without its secret material: what admin listings show. */

@@ -130,12 +130,20 @@ async function refusal(promise: Promise<unknown>): Promise<{ kind: string; messa
   return { kind, message, name };
 }
 
+/** What the registry says of a platform's placement when its row and organization name none. */
+const UNPLACED = { homeRegion: null, jurisdiction: null };
+
 describe("reads scoped to the caller's organization", () => {
   it('find a platform of the organization with its brokers, under any spelling of the ids', async () => {
-    expect(await store.findPlatformEntry(ORG_A, P1)).toEqual({ platform: p1, brokerUrls: ['http://127.0.0.1:9100'] });
+    expect(await store.findPlatformEntry(ORG_A, P1)).toEqual({
+      platform: p1,
+      brokerUrls: ['http://127.0.0.1:9100'],
+      ...UNPLACED,
+    });
     expect(await store.findPlatformEntry(ORG_A.toUpperCase(), P2.toUpperCase())).toEqual({
       platform: p2,
       brokerUrls: null,
+      ...UNPLACED,
     });
     expect(await store.findPlatform(ORG_B, P3)).toEqual(p3);
   });
@@ -213,12 +221,15 @@ describe("reads scoped to the caller's organization", () => {
 describe('administration reads', () => {
   it("list every organization and platform, oldest first, or one organization's", async () => {
     const orgs = await store.allOrganizations();
-    expect(orgs.filter((o) => o.id === ORG_A || o.id === ORG_B)).toEqual([orgB, orgA]);
+    expect(orgs.filter((o) => o.id === ORG_A || o.id === ORG_B)).toEqual([
+      { ...orgB, jurisdiction: null },
+      { ...orgA, jurisdiction: null },
+    ]);
     const all = (await store.allPlatforms()).filter((e) => ([P1, P2, P3] as string[]).includes(e.platform.id));
     expect(all.map((e) => e.platform)).toEqual([p3, p2, p1]);
     expect(all.map((e) => e.brokerUrls)).toEqual([null, null, ['http://127.0.0.1:9100']]);
     expect((await store.allPlatforms(ORG_A.toUpperCase())).map((e) => e.platform.id)).toEqual([P2, P1]);
-    expect(await store.findAnyPlatform(P3.toUpperCase())).toEqual({ platform: p3, brokerUrls: null });
+    expect(await store.findAnyPlatform(P3.toUpperCase())).toEqual({ platform: p3, brokerUrls: null, ...UNPLACED });
     expect(await store.findAnyPlatform(randomUUID())).toBeNull();
     expect(await store.findAnyPlatform('P3')).toBeNull();
   });
@@ -246,9 +257,13 @@ describe('administration writes', () => {
     const org = await store.addOrganization({ name: 'New', id: id.toUpperCase() });
     expect(org).toMatchObject({ id, name: 'New' });
     expect(Date.parse(org.created)).not.toBeNaN();
-    expect(await store.findOrganization(id)).toEqual(org);
+    // Administration sees the jurisdiction; the edge's public record is id, name and created alone.
+    const { jurisdiction, ...publicOrg } = org;
+    expect(jurisdiction).toBeNull();
+    expect(await store.findOrganization(id)).toStrictEqual(publicOrg);
+    expect(await store.findAdminOrganization(id)).toStrictEqual(org);
     const fresh = await store.addOrganization({ name: 'Fresh' });
-    expect(await store.findOrganization(fresh.id)).toEqual(fresh);
+    expect(await store.findAdminOrganization(fresh.id)).toEqual(fresh);
     expect(await refusal(store.addOrganization({ name: 'x', id: 'org-1' }))).toEqual({
       kind: 'invalid',
       message: 'organization id org-1 is not a uuid',
@@ -315,7 +330,11 @@ describe('administration writes', () => {
       'http://127.0.0.1:9301',
       'http://127.0.0.1:9302/',
     ]);
-    expect(paired).toEqual({ platform, brokerUrls: ['http://127.0.0.1:9301', 'http://127.0.0.1:9302/'] });
+    expect(paired).toEqual({
+      platform,
+      brokerUrls: ['http://127.0.0.1:9301', 'http://127.0.0.1:9302/'],
+      ...UNPLACED,
+    });
     expect(await store.findPlatformEntry(ORG_A, platform.id)).toEqual(paired);
     expect(await columns(platform.id)).toEqual({
       broker_urls: '["http://127.0.0.1:9301","http://127.0.0.1:9302/"]',
@@ -324,7 +343,7 @@ describe('administration writes', () => {
     const swapped = await store.setPlatformBrokers(platform.id, ['http://127.0.0.1:9302/', 'http://127.0.0.1:9301']);
     expect((await store.findAnyPlatform(platform.id))!.brokerUrls).toEqual(swapped.brokerUrls);
     expect(await columns(platform.id)).toMatchObject({ broker_url: 'http://127.0.0.1:9302/' });
-    expect(await store.setPlatformBrokers(platform.id, null)).toEqual({ platform, brokerUrls: null });
+    expect(await store.setPlatformBrokers(platform.id, null)).toEqual({ platform, brokerUrls: null, ...UNPLACED });
     expect(await columns(platform.id)).toEqual({ broker_urls: null, broker_url: null });
     const unknown = randomUUID();
     expect(await refusal(store.setPlatformBrokers(unknown, ['http://127.0.0.1:9301']))).toMatchObject({
@@ -518,6 +537,79 @@ async function dropAllTables(db: RegistryDb['db']): Promise<void> {
   ]);
 }
 
+describe('regions (docs/regions.md)', () => {
+  it("keep a platform's home region, checked, and hand it back to the edge's default", async () => {
+    const entry = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Homed', homeRegion: 'apac' });
+    expect(entry).toMatchObject({ homeRegion: 'apac', jurisdiction: null });
+    expect(await store.findPlatformEntry(ORG_A, entry.platform.id)).toEqual(entry);
+    // The public record carries neither.
+    expect(await store.findPlatform(ORG_A, entry.platform.id)).toStrictEqual(entry.platform);
+    expect(await store.setPlatformHomeRegion(entry.platform.id.toUpperCase(), 'oc')).toEqual({
+      ...entry,
+      homeRegion: 'oc',
+    });
+    expect((await store.findAnyPlatform(entry.platform.id))!.homeRegion).toBe('oc');
+    expect((await store.setPlatformHomeRegion(entry.platform.id, null)).homeRegion).toBeNull();
+    expect(await refusal(store.setPlatformHomeRegion(entry.platform.id, 'mars'))).toEqual({
+      kind: 'invalid',
+      message: 'homeRegion must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me',
+      name: 'RegistryError',
+    });
+    expect(
+      await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', homeRegion: 'EU' })),
+    ).toMatchObject({ kind: 'invalid' });
+    expect(await refusal(store.setPlatformHomeRegion(randomUUID(), 'oc'))).toMatchObject({ kind: 'not_found' });
+    await store.removePlatform(entry.platform.id);
+  });
+
+  it("pin an organization to a jurisdiction, its platforms' homes inside it", async () => {
+    const org = await store.addOrganization({ name: 'Pinned', jurisdiction: 'eu' });
+    expect(org.jurisdiction).toBe('eu');
+    expect(await refusal(store.addOrganization({ name: 'x', jurisdiction: 'mars' }))).toEqual({
+      kind: 'invalid',
+      message: 'jurisdiction must be one of eu, fedramp, fedramp-high, us',
+      name: 'RegistryError',
+    });
+    expect(
+      await refusal(store.addPlatform({ organizationId: org.id, type: 'PF5', name: 'far', homeRegion: 'apac' })),
+    ).toEqual({
+      kind: 'invalid',
+      message: "homeRegion apac lies outside the organization's jurisdiction eu: one of weur, eeur",
+      name: 'RegistryError',
+    });
+    const entry = await store.addPlatform({ organizationId: org.id, type: 'PF5', name: 'near', homeRegion: 'eeur' });
+    expect(entry).toMatchObject({ homeRegion: 'eeur', jurisdiction: 'eu' });
+    expect(await store.findPlatformEntry(org.id, entry.platform.id)).toEqual(entry);
+    expect(await refusal(store.setPlatformHomeRegion(entry.platform.id, 'enam'))).toMatchObject({ kind: 'invalid' });
+    // Its jurisdiction stays while it has platforms (setting the same one again is no change).
+    expect(await refusal(store.setOrganizationJurisdiction(org.id, 'us'))).toEqual({
+      kind: 'conflict',
+      message: `organization ${org.id} has 1 platform(s): its jurisdiction is set before its platforms are added (or once they are removed)`,
+      name: 'RegistryError',
+    });
+    expect((await store.setOrganizationJurisdiction(org.id, 'eu')).jurisdiction).toBe('eu');
+    await store.removePlatform(entry.platform.id);
+    expect(await store.setOrganizationJurisdiction(org.id.toUpperCase(), 'us')).toEqual({ ...org, jurisdiction: 'us' });
+    expect((await store.setOrganizationJurisdiction(org.id, null)).jurisdiction).toBeNull();
+    expect(await refusal(store.setOrganizationJurisdiction(org.id, 'moon'))).toMatchObject({ kind: 'invalid' });
+    expect(await refusal(store.setOrganizationJurisdiction(randomUUID(), 'eu'))).toMatchObject({ kind: 'not_found' });
+    expect((await store.allOrganizations()).find((o) => o.id === org.id)).toEqual({ ...org, jurisdiction: null });
+    await store.removeOrganization(org.id);
+  });
+
+  it('read a stored region or jurisdiction this edge does not know as none', async () => {
+    const org = await store.addOrganization({ name: 'Newer' });
+    const entry = await store.addPlatform({ organizationId: org.id, type: 'PF4', name: 'newer' });
+    const db = registry.db;
+    await db.prepare('UPDATE trade_platforms SET home_region = ? WHERE id = ?').bind('mars', entry.platform.id).run();
+    await db.prepare('UPDATE organizations SET jurisdiction = ? WHERE id = ?').bind('moon', org.id).run();
+    expect(await store.findPlatformEntry(org.id, entry.platform.id)).toMatchObject(UNPLACED);
+    expect((await store.findAdminOrganization(org.id))!.jurisdiction).toBeNull();
+    await store.removePlatform(entry.platform.id);
+    await store.removeOrganization(org.id);
+  });
+});
+
 describe('migration 0005 (broker lists)', () => {
   it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
     // The file's database, emptied (the tests above are done with it): a registry of the previous version is built
@@ -559,7 +651,7 @@ describe('migration 0005 (broker lists)', () => {
         )
         .bind(plain, 'Plain', 'PF5', org, null, '2026-01-03T00:00:00.000Z'),
     ]);
-    expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql']);
+    expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql', '0006_regions.sql']);
     const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
     expect(rows.results).toStrictEqual([
       { id: named, broker_urls: '["http://127.0.0.1:9700"]', broker_url: 'http://127.0.0.1:9700' },

@@ -8,8 +8,19 @@ import { clientIdSchema, isUuid, uuidSchema } from './ids.js';
 import { SCOPES, type Scope } from '../../shared/catalog/operation.js';
 import { brokerUrlsColumn, brokerUrlsOfColumn, checkBrokerUrls } from '../../shared/brokerUrls.js';
 import {
+  isJurisdiction,
+  isRegion,
+  JURISDICTION_REGIONS,
+  JURISDICTIONS,
+  REGIONS,
+  regionAllowed,
+  type Jurisdiction,
+  type Region,
+} from '../../shared/regions.js';
+import {
   TRADE_PLATFORM_TYPES,
   clientScopes,
+  type AdminOrganization,
   type ApiClient,
   type ClientCredentials,
   type ClientStanding,
@@ -47,6 +58,7 @@ interface OrganizationRow {
   id: string;
   name: string | null;
   created: string;
+  jurisdiction?: string | null;
 }
 interface PlatformRow {
   id: string;
@@ -55,9 +67,11 @@ interface PlatformRow {
   organization_id: string;
   broker_urls: string | null;
   broker_url: string | null;
+  home_region: string | null;
   created: string;
   org_name: string | null;
   org_created: string;
+  org_jurisdiction: string | null;
 }
 interface ClientRow {
   client_id: string;
@@ -96,10 +110,38 @@ function checkedBrokerUrls(urls: readonly string[] | null | undefined): string[]
   return [...checked.value];
 }
 
-const PLATFORM_SELECT = `SELECT p.id, p.name, p.type, p.organization_id, p.broker_urls, p.broker_url, p.created, o.name AS org_name, o.created AS org_created
+const PLATFORM_SELECT = `SELECT p.id, p.name, p.type, p.organization_id, p.broker_urls, p.broker_url, p.home_region, p.created,
+    o.name AS org_name, o.created AS org_created, o.jurisdiction AS org_jurisdiction
   FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id`;
 
 const toOrganization = (r: OrganizationRow): Organization => ({ id: r.id, name: r.name, created: r.created });
+const toAdminOrganization = (r: OrganizationRow): AdminOrganization => ({
+  ...toOrganization(r),
+  jurisdiction: jurisdictionOf(r.jurisdiction),
+});
+
+/** A stored region or jurisdiction this edge does not know (a newer release wrote it) reads as none. */
+const regionOf = (text: string | null | undefined): Region | null => (isRegion(text) ? text : null);
+const jurisdictionOf = (text: string | null | undefined): Jurisdiction | null => (isJurisdiction(text) ? text : null);
+
+/** A home region given to the store checked against the rule and the organization's jurisdiction. */
+function checkedHomeRegion(region: string | null | undefined, jurisdiction: Jurisdiction | null): Region | null {
+  if (region === null || region === undefined) return null;
+  if (!isRegion(region)) throw new RegistryError('invalid', `homeRegion must be one of ${REGIONS.join(', ')}`);
+  if (!regionAllowed(region, jurisdiction))
+    throw new RegistryError(
+      'invalid',
+      `homeRegion ${region} lies outside the organization's jurisdiction ${jurisdiction}: one of ${JURISDICTION_REGIONS[jurisdiction!].join(', ')}`,
+    );
+  return region;
+}
+
+function checkedJurisdiction(jurisdiction: string | null | undefined): Jurisdiction | null {
+  if (jurisdiction === null || jurisdiction === undefined) return null;
+  if (!isJurisdiction(jurisdiction))
+    throw new RegistryError('invalid', `jurisdiction must be one of ${JURISDICTIONS.join(', ')}`);
+  return jurisdiction;
+}
 
 function toPlatformEntry(r: PlatformRow): PlatformEntry {
   return {
@@ -112,6 +154,8 @@ function toPlatformEntry(r: PlatformRow): PlatformEntry {
       created: r.created,
     },
     brokerUrls: brokerUrlsOfRow(r),
+    homeRegion: regionOf(r.home_region),
+    jurisdiction: jurisdictionOf(r.org_jurisdiction),
   };
 }
 
@@ -128,6 +172,8 @@ const toClient = (r: ClientRow): ApiClient => ({
 export interface NewOrganization {
   name: string;
   id?: string;
+  /** The jurisdiction its objects are pinned to; null or omitted: none. */
+  jurisdiction?: string | null;
 }
 export interface NewPlatform {
   organizationId: string;
@@ -136,6 +182,8 @@ export interface NewPlatform {
   id?: string;
   /** The brokers that serve it, first preferred; null or omitted: the edge's default list (BROKER_URL). */
   brokerUrls?: readonly string[] | null;
+  /** Its home region; null or omitted: the edge's HOME_REGION. */
+  homeRegion?: string | null;
 }
 export interface NewClient {
   organizationId: string;
@@ -241,11 +289,42 @@ export class RegistryStore {
 
   // ---- administration (registry CLI) ----
 
-  async allOrganizations(): Promise<Organization[]> {
+  async allOrganizations(): Promise<AdminOrganization[]> {
     const { results } = await this.db
-      .prepare('SELECT id, name, created FROM organizations ORDER BY created, id')
+      .prepare('SELECT id, name, created, jurisdiction FROM organizations ORDER BY created, id')
       .all<OrganizationRow>();
-    return results.map(toOrganization);
+    return results.map(toAdminOrganization);
+  }
+
+  /** An organization with its jurisdiction, for administration. */
+  async findAdminOrganization(id: string): Promise<AdminOrganization | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.db
+      .prepare('SELECT id, name, created, jurisdiction FROM organizations WHERE id = ?')
+      .bind(id.toLowerCase())
+      .first<OrganizationRow>();
+    return row ? toAdminOrganization(row) : null;
+  }
+
+  /**
+   * Pins an organization's objects to a jurisdiction (null: none). Refused while it has platforms: their objects, and
+   * the answers its ledgers keep for replay, would stay in the old one.
+   */
+  async setOrganizationJurisdiction(id: string, jurisdiction: string | null): Promise<AdminOrganization> {
+    const checked = checkedJurisdiction(jurisdiction);
+    const org = await this.findAdminOrganization(id);
+    if (!org) throw new RegistryError('not_found', `organization ${id} not found`);
+    const counted = await this.db
+      .prepare('SELECT COUNT(*) AS platforms FROM trade_platforms WHERE organization_id = ?')
+      .bind(org.id)
+      .first<{ platforms: number }>();
+    if ((counted?.platforms ?? 0) > 0 && checked !== org.jurisdiction)
+      throw new RegistryError(
+        'conflict',
+        `organization ${org.id} has ${counted!.platforms} platform(s): its jurisdiction is set before its platforms are added (or once they are removed)`,
+      );
+    await this.db.prepare('UPDATE organizations SET jurisdiction = ? WHERE id = ?').bind(checked, org.id).run();
+    return { ...org, jurisdiction: checked };
   }
 
   async allPlatforms(organizationId?: string): Promise<PlatformEntry[]> {
@@ -273,21 +352,22 @@ export class RegistryStore {
     return (await stmt.all<ClientRow>()).results.map(toClient);
   }
 
-  async addOrganization(input: NewOrganization): Promise<Organization> {
+  async addOrganization(input: NewOrganization): Promise<AdminOrganization> {
     const id = (input.id ?? crypto.randomUUID()).toLowerCase();
     if (!uuidSchema.safeParse(id).success) throw new RegistryError('invalid', `organization id ${id} is not a uuid`);
+    const jurisdiction = checkedJurisdiction(input.jurisdiction);
     if (await this.findOrganization(id)) throw new RegistryError('conflict', `organization ${id} already exists`);
-    const org: Organization = { id, name: input.name, created: new Date().toISOString() };
+    const org: AdminOrganization = { id, name: input.name, created: new Date().toISOString(), jurisdiction };
     await this.db
-      .prepare('INSERT INTO organizations (id, name, created) VALUES (?, ?, ?)')
-      .bind(org.id, org.name, org.created)
+      .prepare('INSERT INTO organizations (id, name, created, jurisdiction) VALUES (?, ?, ?, ?)')
+      .bind(org.id, org.name, org.created, jurisdiction)
       .run();
     return org;
   }
 
   /** Refused while the organization still has platforms or clients: removing it would orphan them. */
-  async removeOrganization(id: string): Promise<Organization> {
-    const org = await this.findOrganization(id);
+  async removeOrganization(id: string): Promise<AdminOrganization> {
+    const org = await this.findAdminOrganization(id);
     if (!org) throw new RegistryError('not_found', `organization ${id} not found`);
     const counts = await this.db
       .prepare(
@@ -311,20 +391,33 @@ export class RegistryStore {
     if (!uuidSchema.safeParse(id).success) throw new RegistryError('invalid', `platform id ${id} is not a uuid`);
     if (!TRADE_PLATFORM_TYPES.includes(input.type))
       throw new RegistryError('invalid', `platform type must be one of ${TRADE_PLATFORM_TYPES.join(', ')}`);
-    const org = await this.findOrganization(input.organizationId);
-    if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
+    const found = await this.findAdminOrganization(input.organizationId);
+    if (!found) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
+    const { jurisdiction, ...org } = found;
     const brokerUrls = checkedBrokerUrls(input.brokerUrls);
+    const homeRegion = checkedHomeRegion(input.homeRegion, jurisdiction);
     if (await this.findAnyPlatform(id)) throw new RegistryError('conflict', `platform ${id} already exists`);
     const created = new Date().toISOString();
     await this.db
       .prepare(
-        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO trade_platforms (id, name, type, organization_id, broker_urls, broker_url, home_region, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       )
-      .bind(id, input.name, input.type, org.id, brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, created)
+      .bind(
+        id,
+        input.name,
+        input.type,
+        org.id,
+        brokerUrlsColumn(brokerUrls),
+        brokerUrls?.[0] ?? null,
+        homeRegion,
+        created,
+      )
       .run();
     return {
       platform: { id, name: input.name, type: input.type, organizationId: org.id, organization: org, created },
       brokerUrls,
+      homeRegion,
+      jurisdiction,
     };
   }
 
@@ -341,6 +434,21 @@ export class RegistryStore {
       .bind(brokerUrlsColumn(brokerUrls), brokerUrls?.[0] ?? null, entry.platform.id)
       .run();
     return { ...entry, brokerUrls };
+  }
+
+  /**
+   * Sets a platform's home region (null: the edge's HOME_REGION), inside its organization's jurisdiction. Its live
+   * reads and writes go to the new home's objects from the edge's next registry read (docs/regions.md).
+   */
+  async setPlatformHomeRegion(id: string, region: string | null): Promise<PlatformEntry> {
+    const entry = await this.findAnyPlatform(id);
+    if (!entry) throw new RegistryError('not_found', `platform ${id} not found`);
+    const homeRegion = checkedHomeRegion(region, entry.jurisdiction);
+    await this.db
+      .prepare('UPDATE trade_platforms SET home_region = ? WHERE id = ?')
+      .bind(homeRegion, entry.platform.id)
+      .run();
+    return { ...entry, homeRegion };
   }
 
   async removePlatform(id: string): Promise<PlatformEntry> {

@@ -35,6 +35,7 @@
  * sent a close message with the error and closed, never skipped. A socket that is sent nothing is not judged, so an
  * idle client still costs no CPU.
  */
+import type { Region } from '../../shared/regions.js';
 import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
 import { WORKER_DEFAULTS } from '../../shared/environment.js';
@@ -86,9 +87,12 @@ export function streamShard(lastEventId: string | null, shards: number, random: 
   return named >= 0 && named < shards ? named : Math.floor(random() * shards);
 }
 
-/** The name of a platform's stream object `shard` (shard 0 is named by the platform alone). */
-export function streamObjectName(platform: string, shard: number): string {
-  return shard === 0 ? platform : `${platform}#stream${shard}`;
+/**
+ * The name of a platform's stream object `shard` in `region`, where it serves that region's clients
+ * (`<platform>@<region>`, and `<platform>@<region>#stream<shard>` past shard 0).
+ */
+export function streamObjectName(platform: string, region: Region, shard: number): string {
+  return shard === 0 ? `${platform}@${region}` : `${platform}@${region}#stream${shard}`;
 }
 
 /**

@@ -30,17 +30,31 @@ import { platformOf } from '../registry/index.js';
 import { STREAM_HEADERS } from './streamRequest.js';
 import { streamObjectName, streamShard } from './fanout.js';
 import { mutable } from '../api/answerHeaders.js';
+import { nearPlacement, type Placement } from '../regions/placement.js';
+import { placedStub } from '../regions/objects.js';
+import { routeBrokerUrls } from '../../shared/brokerRoutes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The platform as the stream object is told it, with its brokers in order (the registry's list, else BROKER_URL). */
-type Found = { platform: string; family: Family; brokerUrls: readonly string[] };
+/**
+ * The platform as the stream object is told it, with its brokers in order (the registry's list, else BROKER_URL), and
+ * where the stream objects serving this caller are: in the caller's region (docs/regions.md).
+ */
+type Found = { platform: string; family: Family; brokerUrls: readonly string[]; near: Placement };
 
 async function findPlatform(c: Context<AppEnv>, id: string, family: Family): Promise<Found | null> {
   if (!UUID.test(id)) return null;
   const found = await platformOf(c, id);
   if (!found || found.platform.type !== family) return null;
-  return { platform: found.platform.id, family, brokerUrls: found.brokerUrls ?? configOf(c.env).BROKER_URL };
+  const config = configOf(c.env);
+  const near = nearPlacement(found, c.get('region'), config.HOME_REGION);
+  return {
+    platform: found.platform.id,
+    family,
+    // Reached the way the stream objects' region reaches them (REGION_BROKER_ROUTES).
+    brokerUrls: routeBrokerUrls(found.brokerUrls ?? config.BROKER_URL, near.region, config.REGION_BROKER_ROUTES),
+    near,
+  };
 }
 
 function toObject(
@@ -52,7 +66,7 @@ function toObject(
   const caller = c.get('caller');
   // The platform's clients spread over its stream objects; a reconnect goes back to the one its event id names.
   const shard = streamShard(request.headers.get('last-event-id'), configOf(c.env).STREAM_SHARDS);
-  const stub = c.env.STREAMS.get(c.env.STREAMS.idFromName(streamObjectName(found.platform, shard)));
+  const stub = placedStub(c.env.STREAMS, streamObjectName(found.platform, found.near.region, shard), found.near);
   const headers = new Headers({
     [STREAM_HEADERS.platform]: found.platform,
     [STREAM_HEADERS.family]: found.family,

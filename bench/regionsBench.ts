@@ -1,0 +1,269 @@
+/**
+ * `npm run bench:regions`: the gateway's regions simulated on one machine (docs/regions.md). The whole stack runs
+ * (simulator, broker, edge in workerd) with the platform's home in `weur` and callers in every region of
+ * `REGIONS_DELAYS` (default `weur=5,enam=40,apac=150,oc=170`: region=one-way delay in ms, the home first). Each region's
+ * objects reach the broker through a delay proxy of its own (bench/delayProxy.ts) holding every chunk for that
+ * region's one-way delay, configured as the edge's `REGION_BROKER_ROUTES`; callers name their region in
+ * `X-Gateway-Region`, which a local edge believes.
+ *
+ * Per region it measures:
+ * - cached read: `UserRecordGet` of one account, `REGIONS_READS` times (default 300), answered by the region's link
+ *   object (the bench counts how many its replica answered);
+ * - live read: `UserRecordRequest` of the same account, `REGIONS_READS` / 3 times;
+ * - write: `UserRecordUpdate` of the account (its name), `REGIONS_WRITES` times (default 30);
+ * - freshness: a change made on the trading server by a manager session of the bench's own (the account's name) until
+ *   the region's cached read shows it, `REGIONS_CHANGES` times (default 100), every region polling at once;
+ * - tick delay: for `REGIONS_TICK_SECONDS` (default 5) each region's SSE client, the tick's time at the simulator
+ *   (`lastTime`) to the client's receipt.
+ * Each figure also as a ratio to the home region's, then one summary line.
+ *
+ * What it cannot show: on one machine every object runs in the same workerd, so a call from a far region's edge to
+ * the home's objects (a live read, a write) crosses no delay here. In a deployment it crosses the region's round trip
+ * to the home once more. The figures of those columns are the home path's.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { objectCall } from '../launcher/edge.js';
+import { DEMO_MANAGER_LOGIN, DEMO_PF4_SERVER } from '../launcher/demo.js';
+import { startStack } from '../launcher/stack.js';
+import { isEntryModule } from '../shared/entryModule.js';
+import { isRegion, type Region } from '../shared/regions.js';
+import { DEFAULT_LINKS_PER_PLATFORM, pickLink } from '../workers/gateway/names.js';
+import { ManagerClient } from '../test/support/sim/managerClient.js';
+import { freePort, startDelayProxy, type DelayProxy } from './delayProxy.js';
+import { percentile, sortedOf } from './measure.js';
+
+/** The regions and their one-way delays, the home first. */
+export function parseDelays(raw: string): Array<{ region: Region; delayMs: number }> {
+  const entries = raw
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((entry) => {
+      const [region, ms] = entry.split('=');
+      const delayMs = Number(ms);
+      if (!isRegion(region) || !Number.isFinite(delayMs) || delayMs < 0 || delayMs > 2000)
+        throw new Error(`REGIONS_DELAYS: ${entry} is not region=milliseconds (a region, 0 to 2000 ms)`);
+      return { region, delayMs };
+    });
+  if (entries.length < 1) throw new Error('REGIONS_DELAYS: name at least the home region');
+  if (new Set(entries.map((e) => e.region)).size !== entries.length)
+    throw new Error('REGIONS_DELAYS: names a region twice');
+  return entries;
+}
+
+const count = (name: string, fallback: number, min = 1) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min}`);
+  return value;
+};
+
+interface Figures {
+  cached: number[];
+  cachedAtReplica: number;
+  live: number[];
+  write: number[];
+  fresh: number[];
+  ticks: number[];
+}
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '-');
+const p = (values: number[], q: number) => percentile(sortedOf(values), q);
+
+async function main(): Promise<void> {
+  const delays = parseDelays(process.env.REGIONS_DELAYS ?? 'weur=5,enam=40,apac=150,oc=170');
+  const READS = count('REGIONS_READS', 300);
+  const WRITES = count('REGIONS_WRITES', 30);
+  const CHANGES = count('REGIONS_CHANGES', 100);
+  const TICK_SECONDS = count('REGIONS_TICK_SECONDS', 5);
+  const home = delays[0].region;
+  const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+  const brokerPort = await freePort();
+  const brokerUrl = `http://127.0.0.1:${brokerPort}`;
+  const proxies = new Map<Region, DelayProxy>();
+  for (const { region, delayMs } of delays) proxies.set(region, await startDelayProxy(brokerUrl, delayMs));
+  const routes = Object.fromEntries([...proxies].map(([region, proxy]) => [region, { [brokerUrl]: proxy.url }]));
+  progress(
+    `bench:regions: starting the stack, home ${home}, ${delays.map((d) => `${d.region} ${d.delayMs} ms`).join(', ')}`,
+  );
+  const stack = await startStack({
+    brokerPort,
+    ticksPerSecond: 20,
+    edgeVars: { REGION_BROKER_ROUTES: JSON.stringify(routes), HOME_REGION: home, EDGE_REGION: home },
+    log: () => {},
+  });
+  const manager = await ManagerClient.connect(stack.sim.port, DEMO_PF4_SERVER);
+  try {
+    const password = readFileSync(join(stack.dataDir, 'manager-password'), 'utf8').trim();
+    await manager.ok('login', { login: DEMO_MANAGER_LOGIN, password, pump: false });
+    const token = await stack.token();
+    const platform = stack.platforms.pf4;
+    const v2 = `${stack.edgeUrl}/api/v2/PF4/${platform}`;
+    const call = async (region: Region, path: string, init: RequestInit & { trace?: string } = {}) => {
+      const traceId = init.trace ?? randomBytes(16).toString('hex');
+      const res = await fetch(`${v2}${path}`, {
+        ...init,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-gateway-region': region,
+          traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+          ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+      });
+      const body = (await res.json()) as { data: any; error: unknown };
+      if (body.error !== null) throw new Error(`${path} from ${region}: ${JSON.stringify(body.error)}`);
+      return body.data;
+    };
+    const login = (await call(home, '/UsersRequest?limit=1'))[0].login as number;
+    const record = `/UserRecordGet/${login}`;
+
+    // One trace per region: its link object's replica, warmed until it is in sync, answers the region's cached reads.
+    const traces = new Map<Region, string>();
+    const replicaOf = async (region: Region) => {
+      const name = pickLink(platform, region, traces.get(region)!, DEFAULT_LINKS_PER_PLATFORM);
+      const stats = await objectCall<{ replica: { inSync: boolean; answered: number } | null }>(
+        stack.edge.miniflare,
+        'LINKS',
+        name,
+        'stats',
+      );
+      return stats.replica;
+    };
+    for (const { region } of delays) {
+      traces.set(region, randomBytes(16).toString('hex'));
+      const until = Date.now() + 30_000;
+      for (;;) {
+        await call(region, record, { trace: traces.get(region) });
+        if ((await replicaOf(region))?.inSync) break;
+        if (Date.now() > until) throw new Error(`the ${region} replica did not come in sync within 30 s`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    progress('bench:regions: every region has a replica in sync');
+
+    const figures = new Map<Region, Figures>();
+    for (const { region } of delays) {
+      const f: Figures = { cached: [], cachedAtReplica: 0, live: [], write: [], fresh: [], ticks: [] };
+      figures.set(region, f);
+      const before = (await replicaOf(region))?.answered ?? 0;
+      for (let i = 0; i < READS; i++) {
+        const t = performance.now();
+        await call(region, record, { trace: traces.get(region) });
+        f.cached.push(performance.now() - t);
+      }
+      f.cachedAtReplica = ((await replicaOf(region))?.answered ?? 0) - before;
+      for (let i = 0; i < Math.max(1, Math.round(READS / 3)); i++) {
+        const t = performance.now();
+        await call(region, `/UserRecordRequest/${login}`);
+        f.live.push(performance.now() - t);
+      }
+      for (let i = 0; i < WRITES; i++) {
+        const t = performance.now();
+        await call(region, `/UserRecordUpdate/${login}`, {
+          method: 'POST',
+          body: JSON.stringify({ name: `bench ${region} ${i}` }),
+        });
+        f.write.push(performance.now() - t);
+      }
+      progress(`bench:regions: ${region}: reads and writes measured`);
+    }
+
+    // Freshness: one change at a time on the trading server, every region polling its replica for it at once.
+    for (let i = 0; i < CHANGES; i++) {
+      const name = `fresh ${i} ${randomBytes(3).toString('hex')}`;
+      const t = performance.now();
+      const seen = delays.map(async ({ region }) => {
+        const end = Date.now() + 10_000;
+        while (Date.now() < end) {
+          const data = await call(region, record, { trace: traces.get(region) });
+          if (data.name === name) return figures.get(region)!.fresh.push(performance.now() - t);
+        }
+        throw new Error(`${region} did not see change ${i} within 10 s`);
+      });
+      await manager.ok('UserRecordUpdate', { login, record: { name } });
+      await Promise.all(seen);
+    }
+    progress('bench:regions: freshness measured');
+
+    // Tick delay: an SSE client per region for TICK_SECONDS.
+    await Promise.all(
+      delays.map(async ({ region }) => {
+        const abort = new AbortController();
+        const res = await fetch(`${v2}/Stream?ticks=EURUSD,GBPUSD,USDJPY`, {
+          headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'x-gateway-region': region },
+          signal: abort.signal,
+        });
+        const reader = res.body!.getReader();
+        const decoder = new TextDecoder();
+        const started = Date.now();
+        const stop = setTimeout(() => abort.abort(), TICK_SECONDS * 1000);
+        let text = '';
+        try {
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            const now = Date.now();
+            text += decoder.decode(value, { stream: true });
+            let cut: number;
+            while ((cut = text.indexOf('\n\n')) >= 0) {
+              const event = text.slice(0, cut);
+              text = text.slice(cut + 2);
+              const stamp = /"lastTime":"([^"]+)"/.exec(event)?.[1];
+              // The first second is the stream object's subscription settling, not its steady state.
+              if (stamp && event.includes('event: ticks') && now - started > 1000)
+                figures.get(region)!.ticks.push(now - Date.parse(stamp));
+            }
+          }
+        } catch (error) {
+          if (!abort.signal.aborted) throw error;
+        } finally {
+          clearTimeout(stop);
+        }
+      }),
+    );
+
+    const h = figures.get(home)!;
+    const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');
+    console.log(
+      `region  delay | cached p50/p99 (x home)        at replica | live p50/p99       | write p50 | fresh p50/p99 (≤ delay+20) | tick p50/p99`,
+    );
+    const verdicts: string[] = [];
+    for (const { region, delayMs } of delays) {
+      const f = figures.get(region)!;
+      const c50 = p(f.cached, 0.5);
+      const c99 = p(f.cached, 0.99);
+      const fresh99 = p(f.fresh, 0.99);
+      console.log(
+        [
+          `${region.padEnd(6)} ${String(delayMs).padStart(4)} ms`,
+          `${ms(c50)}/${ms(c99)} ms (${ratio(c50, p(h.cached, 0.5))}/${ratio(c99, p(h.cached, 0.99))})`,
+          `${f.cachedAtReplica}/${f.cached.length}`,
+          `${ms(p(f.live, 0.5))}/${ms(p(f.live, 0.99))} ms (${ratio(p(f.live, 0.5), p(h.live, 0.5))})`,
+          `${ms(p(f.write, 0.5))} ms (${ratio(p(f.write, 0.5), p(h.write, 0.5))})`,
+          `${ms(p(f.fresh, 0.5))}/${ms(fresh99)} ms (${fresh99 <= delayMs + 20 ? 'yes' : 'no'})`,
+          `${ms(p(f.ticks, 0.5))}/${ms(p(f.ticks, 0.99))} ms (${ratio(p(f.ticks, 0.5), p(h.ticks, 0.5))})`,
+        ].join(' | '),
+      );
+      if (c50 > 1.3 * p(h.cached, 0.5) || c99 > 1.3 * p(h.cached, 0.99)) verdicts.push(`${region} cached reads`);
+      if (fresh99 > delayMs + 20) verdicts.push(`${region} freshness`);
+      if (f.cachedAtReplica !== f.cached.length) verdicts.push(`${region} reads past the replica`);
+    }
+    console.log(
+      verdicts.length === 0
+        ? `bench:regions: cached reads within 1.3x of ${home}'s p50 and p99 in every region, all from the region's replica; freshness within each region's delay + 20 ms at p99`
+        : `bench:regions: short of the marks: ${verdicts.join(', ')}`,
+    );
+  } finally {
+    manager.close();
+    await stack.close();
+    for (const proxy of proxies.values()) await proxy.close();
+  }
+}
+
+if (isEntryModule(import.meta.url)) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
