@@ -115,6 +115,8 @@ describe('RegistryStore', () => {
     expect(await store.findPlatformEntry(ORG_B, PF4_B)).toEqual({
       platform: expect.objectContaining({ id: PF4_B, type: 'PF4' }),
       brokerUrls: null,
+      homeRegion: null,
+      jurisdiction: null,
     });
     expect(await store.listOrganizations(randomUUID())).toEqual([]);
   });
@@ -125,7 +127,9 @@ describe('RegistryStore', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       name: 'Acme',
       created: expect.stringMatching(ISO),
+      jurisdiction: null,
     });
+    const { jurisdiction: _jurisdiction, ...publicOrg } = org;
     await expect(store.addOrganization({ name: 'Again', id: org.id })).rejects.toThrow(
       `organization ${org.id} already exists`,
     );
@@ -140,8 +144,10 @@ describe('RegistryStore', () => {
       brokerUrls: ['http://127.0.0.1:9999'],
     });
     expect(entry).toEqual({
-      platform: expect.objectContaining({ id, type: 'PFOther', organization: org }),
+      platform: expect.objectContaining({ id, type: 'PFOther', organization: publicOrg }),
       brokerUrls: ['http://127.0.0.1:9999'],
+      homeRegion: null,
+      jurisdiction: null,
     });
     await expect(store.addPlatform({ organizationId: randomUUID(), type: 'PF4', name: 'x' })).rejects.toThrow(
       /organization .* not found/,
