@@ -36,6 +36,8 @@ import { startStack } from '../launcher/stack.js';
 import { Random, deriveSeed } from '../sim/world/random.js';
 import { SseReader } from '../test/support/sse.js';
 import { DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';
+import { streamObjectName } from '../workers/streams/fanout.js';
+import { LOCAL_HOME } from '../test/support/edge.js';
 import { firstAccount } from './faultDrill.js';
 import {
   checkChaos,
@@ -503,7 +505,9 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
           return `down ${downMs} ms`;
         }
         case 'link-drop': {
-          const names = Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) => linkName(stack.platforms.pf4, n));
+          const names = Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
+            linkName(stack.platforms.pf4, LOCAL_HOME.region, n),
+          );
           const dropped = await Promise.all(
             names.map((name) => objectCall<boolean>(stack.edge.miniflare, 'LINKS', name, 'dropBrokerSocket')),
           );
@@ -511,7 +515,12 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
           return n > 0 ? `${n} of ${names.length} link objects` : null;
         }
         case 'stream-drop':
-          return (await objectCall<boolean>(stack.edge.miniflare, 'STREAMS', stack.platforms.pf4, 'dropBrokerSocket'))
+          return (await objectCall<boolean>(
+            stack.edge.miniflare,
+            'STREAMS',
+            streamObjectName(stack.platforms.pf4, LOCAL_HOME.region, 0),
+            'dropBrokerSocket',
+          ))
             ? ''
             : null;
       }

@@ -21,6 +21,7 @@ import { objectCall } from '../launcher/edge.js';
 import { firstAccount, serverAccounts } from './faultDrill.js';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { linkName } from '../workers/gateway/names.js';
+import { LOCAL_HOME } from '../test/support/edge.js';
 import type { BrokerSetStats } from '../workers/gateway/messages.js';
 
 export type FailoverFault = 'kill' | 'stop' | 'rolling' | 'standby-loss';
@@ -378,7 +379,7 @@ async function inject(
 /** Every link object of the demo platforms, as it sees its brokers (null: not used yet). */
 async function linkStatsOf(stack: Stack, links: number): Promise<Array<BrokerSetStats | null>> {
   const names = [stack.platforms.pf4, stack.platforms.pf5].flatMap((platform) =>
-    Array.from({ length: links }, (_, n) => linkName(platform, n)),
+    Array.from({ length: links }, (_, n) => linkName(platform, LOCAL_HOME.region, n)),
   );
   return Promise.all(
     names.map((name) => objectCall<BrokerSetStats | null>(stack.edge.miniflare, 'LINKS', name, 'brokerStats')),

@@ -39,6 +39,7 @@ import { inspectWorkers, type Inspector } from './inspector.js';
 import { startStack, type Stack } from '../launcher/stack.js';
 import { DEFAULT_IDEMPOTENCY_SHARDS, DEFAULT_LINKS_PER_PLATFORM, linkName } from '../workers/gateway/names.js';
 import type { LedgerStats, LinkStats } from '../workers/gateway/messages.js';
+import { LOCAL_HOME } from '../test/support/edge.js';
 import { percentile } from './measure.js';
 import { descendantProcessesNamed } from './processes.js';
 import { isEntryModule } from '../shared/entryModule.js';
@@ -196,7 +197,7 @@ async function heldByEdge(stack: Stack, dataDir: string | undefined): Promise<He
     const links = await Promise.all(
       [stack.platforms.pf4, stack.platforms.pf5].flatMap((p) =>
         Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
-          objectCall<LinkStats>(mf, 'LINKS', linkName(p, n), 'stats'),
+          objectCall<LinkStats>(mf, 'LINKS', linkName(p, LOCAL_HOME.region, n), 'stats'),
         ),
       ),
     );

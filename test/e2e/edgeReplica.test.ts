@@ -16,6 +16,7 @@ import { shapeAnswer } from '../../workers/gateway/shapeAnswer.js';
 import type { ReplicaStats } from '../../workers/gateway/edgeReplica.js';
 import { eventually, stackForFile, type Client } from './support.js';
 import { objectCall } from '../../launcher/edge.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 const PASSWORD = randomBytes(18).toString('base64url');
 const BROKER_SECRET = randomBytes(24).toString('base64url');
@@ -57,7 +58,7 @@ function trace(): { traceId: string; headers: Record<string, string> } {
 
 /** The replica figures of the link object a trace id picks. */
 async function replicaOf(platform: string, traceId: string): Promise<ReplicaStats | null> {
-  const link = pickLink(platform, traceId, DEFAULT_LINKS_PER_PLATFORM);
+  const link = pickLink(platform, LOCAL_HOME.region, traceId, DEFAULT_LINKS_PER_PLATFORM);
   return (await objectCall<{ replica: ReplicaStats | null }>(c.stack.edge.miniflare, 'LINKS', link, 'stats')).replica;
 }
 
@@ -71,7 +72,10 @@ async function warm(platform: string, path: string, t: ReturnType<typeof trace>)
     20_000,
     50,
   );
-  expect(synced, `the replica of ${pickLink(platform, t.traceId, DEFAULT_LINKS_PER_PLATFORM)} in sync`).toBe(true);
+  expect(
+    synced,
+    `the replica of ${pickLink(platform, LOCAL_HOME.region, t.traceId, DEFAULT_LINKS_PER_PLATFORM)} in sync`,
+  ).toBe(true);
 }
 
 /** GET through the edge with `t`'s trace: the answer's status and exact body text, and whether the replica answered it. */

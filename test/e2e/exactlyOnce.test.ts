@@ -14,6 +14,7 @@ import {
   linkName,
 } from '../../workers/gateway/names.js';
 import { objectCall } from '../../launcher/edge.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 let c: Client;
 const setup = stackForFile();
@@ -144,7 +145,12 @@ describe('link objects', () => {
     const stats = () =>
       Promise.all(
         Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
-          objectCall<{ calls: number }>(c.stack.edge.miniflare, 'LINKS', linkName(c.stack.platforms.pf4, n), 'stats'),
+          objectCall<{ calls: number }>(
+            c.stack.edge.miniflare,
+            'LINKS',
+            linkName(c.stack.platforms.pf4, LOCAL_HOME.region, n),
+            'stats',
+          ),
         ),
       );
     const before = await stats();

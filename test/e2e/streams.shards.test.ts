@@ -12,6 +12,8 @@ import { SseReader } from '../support/sse.js';
 import { openTrade as openTestTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 import { objectCall } from '../../launcher/edge.js';
+import { LOCAL_HOME } from '../support/edge.js';
+import { streamObjectName } from '../../workers/streams/fanout.js';
 
 const SHARDS = 3;
 const setup = stackForFile({ edgeVars: { STREAM_SHARDS: String(SHARDS) } });
@@ -20,8 +22,12 @@ const streamUrl = (query: string) => `${setup.client.stack.edgeUrl}${setup.clien
 type Stats = { sse: number; hubs: number; slowHubs: number; epoch: string };
 async function shardStats(n: number): Promise<Stats> {
   const c = setup.client;
-  const name = n === 0 ? c.stack.platforms.pf4 : `${c.stack.platforms.pf4}#stream${n}`;
-  return objectCall<Stats>(c.stack.edge.miniflare, 'STREAMS', name, 'stats');
+  return objectCall<Stats>(
+    c.stack.edge.miniflare,
+    'STREAMS',
+    streamObjectName(c.stack.platforms.pf4, LOCAL_HOME.region, n),
+    'stats',
+  );
 }
 
 const openTrade = async (comment: string) => (await openTestTrade(setup.client, comment)).order;

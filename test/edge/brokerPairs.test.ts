@@ -17,6 +17,7 @@ import type {
 } from '../../workers/gateway/messages.js';
 import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
+import { LOCAL_HOME } from '../support/edge.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 import { until } from '../support/until.js';
 
@@ -73,7 +74,7 @@ async function healthyBroker(name: string): Promise<FakeBroker> {
 async function pair(): Promise<{ a: FakeBroker; b: FakeBroker; platform: string; link: LinkObject }> {
   const [a, b] = await Promise.all([healthyBroker('a'), healthyBroker('b')]);
   const platform = randomUUID();
-  const link = await worker.object<LinkObject>('LINKS', linkName(platform, 0));
+  const link = await worker.object<LinkObject>('LINKS', linkName(platform, LOCAL_HOME.region, 0));
   return { a, b, platform, link };
 }
 
@@ -92,6 +93,8 @@ function call(
     traceId: TRACE,
     brokerUrls: brokers.map((b) => b.url),
     mutating: op === WRITE,
+    home: LOCAL_HOME,
+    place: LOCAL_HOME,
     ...over,
   };
 }
@@ -121,7 +124,7 @@ describe('a platform served by two brokers', () => {
     await link.call(call(LIVE, platform, [a]));
     // As long as a platform naming two brokers, called after it, takes to be pinged twice.
     const paired = randomUUID();
-    const pairedLink = await worker.object<LinkObject>('LINKS', linkName(paired, 0));
+    const pairedLink = await worker.object<LinkObject>('LINKS', linkName(paired, LOCAL_HOME.region, 0));
     await pairedLink.call(call(LIVE, paired, [a, b]));
     await until(() => framesOf(a, paired, PING_OP).length >= 2, 'two heartbeats of the platform naming two brokers');
     expect(framesOf(a, platform, PING_OP)).toStrictEqual([]);
@@ -252,6 +255,7 @@ describe('a platform served by two brokers', () => {
         brokerUrls: [a.url, b.url],
         callId,
         ledger: 'client#0',
+        home: LOCAL_HOME,
       }),
     );
     expect(answer).toStrictEqual({ ok: true, data: { login: 6, from: 'b' } });
@@ -302,7 +306,7 @@ describe('a platform served by two brokers', () => {
   it('asks the broker it moved to for the edge replica, and no longer the one it left', async () => {
     const [a, b] = await Promise.all([healthyBroker('a'), healthyBroker('b')]);
     const platform = randomUUID();
-    const link = await worker.object<LinkObject>('LINKS', linkName(platform, 0), 'replicas');
+    const link = await worker.object<LinkObject>('LINKS', linkName(platform, LOCAL_HOME.region, 0), 'replicas');
     const replicationsOf = (x: FakeBroker) => x.replicateFrames.filter((f) => f.platform === platform).length;
     await link.call(call(LIVE, platform, [a, b]));
     await until(() => replicationsOf(a) === 1, 'a replication asked of the first broker');

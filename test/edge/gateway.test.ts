@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startTestEdge, ORG_A, PF4_A, type TestEdge } from '../support/edge.js';
+import { startTestEdge, LOCAL_HOME, ORG_A, PF4_A, type TestEdge } from '../support/edge.js';
 import { edgeWithFakeBroker, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
 import {
   DEFAULT_IDEMPOTENCY_SHARDS,
@@ -96,7 +96,7 @@ async function ledgerStats(target: TestEdge, key: string): Promise<LedgerStats> 
 async function linkStats(target: TestEdge, platform: string): Promise<LinkStats[]> {
   return Promise.all(
     Array.from({ length: DEFAULT_LINKS_PER_PLATFORM }, (_, n) =>
-      objectCall<LinkStats>(target.miniflare, 'LINKS', linkName(platform, n), 'stats'),
+      objectCall<LinkStats>(target.miniflare, 'LINKS', linkName(platform, LOCAL_HOME.region, n), 'stats'),
     ),
   );
 }

@@ -13,7 +13,7 @@ import type { LinkLog, QueryPlan, SendPlan } from '../support/workers/linkScript
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { until } from '../support/until.js';
-import { PF4_A } from '../support/edge.js';
+import { LOCAL_HOME, PF4_A } from '../support/edge.js';
 import { edgeWithFakeBroker } from './gatewayFakeBroker.js';
 
 const ANSWER_MAX = 4_000;
@@ -92,6 +92,8 @@ async function fresh(retentionHours = 1) {
     traceId: TRACE,
     brokerUrls: ['http://127.0.0.1:1'],
     mutating: true,
+    home: LOCAL_HOME,
+    place: LOCAL_HOME,
     idempotency: { key: `client-a:${key}`, ledger: name, requestHash: `hash-${key}`, retentionHours },
   });
   return {

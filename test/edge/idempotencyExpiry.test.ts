@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { GatewayCall, GatewayResponse, LedgerStats } from '../../workers/gateway/messages.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 const HOUR = 3_600_000;
 const LEDGER = 'client-a#0';
@@ -51,6 +52,8 @@ function create(key: string, requestHash: string): GatewayCall {
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     brokerUrls: ['http://127.0.0.1:1'],
     mutating: true,
+    home: LOCAL_HOME,
+    place: LOCAL_HOME,
     idempotency: { key: `client-a:${key}`, ledger: LEDGER, requestHash, retentionHours: 1 },
   };
 }

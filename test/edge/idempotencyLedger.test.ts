@@ -13,6 +13,7 @@ import type { LinkLog, QueryPlan, SendPlan } from '../support/workers/linkScript
 import type { OutcomeReport } from '../../shared/frames.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { until } from '../support/until.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 const IN_PROGRESS_MESSAGE =
   'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
@@ -76,6 +77,8 @@ async function fresh(retentionHours = 24) {
     traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
     brokerUrls: ['http://127.0.0.1:1'],
     mutating: true,
+    home: LOCAL_HOME,
+    place: LOCAL_HOME,
     idempotency: { key, ledger: name, requestHash: 'hash-1', retentionHours },
     ...over,
   });

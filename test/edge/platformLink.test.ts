@@ -22,11 +22,19 @@ import { linkName } from '../../workers/gateway/names.js';
 import { startTestingWorker, type TestingWorker } from '../support/testingWorker.js';
 import { BROKER_SECRET, startFakeBroker, type FakeBroker, type Reply } from './gatewayFakeBroker.js';
 import { until } from '../support/until.js';
+import { LOCAL_HOME } from '../support/edge.js';
+import type { Placement } from '../../workers/regions/placement.js';
 
 interface LinkObject {
   call(input: GatewayCall): Promise<LinkResponse>;
   send(input: KeyedSend): Promise<LinkAnswer>;
-  outcome(q: { brokerUrls: string[]; platform: string; callId: string; timeoutMs: number }): Promise<OutcomeAnswer>;
+  outcome(q: {
+    brokerUrls: string[];
+    platform: string;
+    callId: string;
+    timeoutMs: number;
+    place: Placement;
+  }): Promise<OutcomeAnswer>;
   stats(): Promise<LinkStats>;
   retarget(brokerUrls: string[]): Promise<void>;
   brokerStats(): Promise<BrokerSetStats | null>;
@@ -111,7 +119,7 @@ const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** Link object `n` of a platform (of the first worker unless `workerName` names another). */
 function linkObject(platform: string, n = 0, workerName?: string): Promise<LinkObject> {
-  return worker.object<LinkObject>('LINKS', linkName(platform, n), workerName);
+  return worker.object<LinkObject>('LINKS', linkName(platform, LOCAL_HOME.region, n), workerName);
 }
 const ledgerObject = (name: string) => worker.object<LedgerObject>('IDEMPOTENCY', name);
 const statsOf = async (link: LinkObject) => plain(await link.stats());
@@ -131,6 +139,8 @@ function call(
     traceId: TRACE,
     brokerUrls: [brokerUrl],
     mutating: false,
+    home: LOCAL_HOME,
+    place: LOCAL_HOME,
     ...over,
   };
 }
@@ -145,6 +155,7 @@ function keyed(platform: string, answer: string, over: Partial<KeyedSend> = {}):
     brokerUrls: [broker.url],
     callId: randomUUID(),
     ledger: 'client-a#3',
+    home: LOCAL_HOME,
     ...over,
   };
 }
@@ -163,7 +174,7 @@ function v2Failure(code: string, message: string): GatewayResponse {
   };
 }
 
-const FRESH: LinkStats = { calls: 0, pending: 0, connected: false, lateRoutes: 0, replica: null };
+const FRESH: LinkStats = { calls: 0, pending: 0, connected: false, lateRoutes: 0, viaHome: 0, replica: null };
 /** A replica that has asked for a replication and holds nothing (refused, or not whole yet). */
 const EMPTY_REPLICA = { inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 0, lost: 0 };
 const framesOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform);
@@ -195,7 +206,15 @@ describe("a link object's counters", () => {
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 2, connected: true });
     broker.script.delete('#outcome');
     expect(
-      plain(await link.outcome({ brokerUrls: [broker.url], platform, callId: randomUUID(), timeoutMs: 100 })),
+      plain(
+        await link.outcome({
+          brokerUrls: [broker.url],
+          platform,
+          callId: randomUUID(),
+          timeoutMs: 100,
+          place: LOCAL_HOME,
+        }),
+      ),
     ).toStrictEqual({ state: 'unreachable', message: 'the broker answered an outcome query with something else' });
     expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 3, connected: true });
 
@@ -357,7 +376,9 @@ describe('keyed sends', () => {
 describe('outcome queries', () => {
   const ask = async (link: LinkObject, platform: string, timeoutMs = 1_000) => {
     const callId = randomUUID();
-    const answer = plain(await link.outcome({ brokerUrls: [broker.url], platform, callId, timeoutMs }));
+    const answer = plain(
+      await link.outcome({ brokerUrls: [broker.url], platform, callId, timeoutMs, place: LOCAL_HOME }),
+    );
     return { answer, callId, frame: broker.queries.find((q) => q.callId === callId) };
   };
 
@@ -559,7 +580,7 @@ describe('the edge replica of a link object', () => {
     await link.advanceClock(1_001);
     // A frame of another replication is ignored, and does not put the next request off.
     b.push({ rep: 99, seq: 0, begin: { tables: ['users'] } });
-    await link.outcome({ brokerUrls: [b.url], platform, callId: randomUUID(), timeoutMs: 100 });
+    await link.outcome({ brokerUrls: [b.url], platform, callId: randomUUID(), timeoutMs: 100, place: LOCAL_HOME });
     await link.call(call(CACHED, platform, b.url));
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
       { rep: 1, maxRows: 10_000 },

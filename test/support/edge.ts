@@ -6,6 +6,8 @@ import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import { startEdge, type Edge, type EdgeOptions } from '../../launcher/edge.js';
 import { hashSecret } from '../../shared/secrets.js';
 import { fileURLToPath } from 'node:url';
+import { WORKER_DEFAULTS } from '../../shared/environment.js';
+import type { Placement } from '../../workers/regions/placement.js';
 
 export const ORG_A = '0a000000-0000-4000-8000-00000000000a';
 export const ORG_B = '0b000000-0000-4000-8000-00000000000b';
@@ -13,6 +15,12 @@ export const PF4_A = 'a4000000-0000-4000-8000-0000000000a4';
 export const PF5_A = 'a5000000-0000-4000-8000-0000000000a5';
 export const PF4_B = 'b4000000-0000-4000-8000-0000000000b4';
 export const AUDIENCE = 'webapi';
+/**
+ * Where the gateway objects of a local edge and of a testing worker are (docs/regions.md): neither sets EDGE_REGION or
+ * HOME_REGION, so every caller's region and every platform's home is the default (weur), and no platform is pinned to
+ * a jurisdiction. Their objects are named `…@weur…`.
+ */
+export const LOCAL_HOME: Placement = { region: WORKER_DEFAULTS.HOME_REGION, jurisdiction: null };
 /** Every scope a client can hold: what test tokens carry unless a test says otherwise. */
 export const ALL_SCOPES = 'webapi webapi.write webapi.admin';
 
