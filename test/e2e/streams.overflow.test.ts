@@ -17,6 +17,8 @@ import { SseReader } from '../support/sse.js';
 import { ok } from './v1/api.js';
 import { eventually, stackForFile } from './support.js';
 import { objectCall } from '../../launcher/edge.js';
+import { streamObjectName } from '../../workers/streams/fanout.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 type Row = Record<string, any>;
 
@@ -40,7 +42,12 @@ const setup = stackForFile({
 /** The PF5 platform's stream object's figures, read through Miniflare. */
 type Stats = { sse: number; hubs: number; flows: number; slowHubs: number };
 const streamStats = (): Promise<Stats> =>
-  objectCall<Stats>(setup.client.stack.edge.miniflare, 'STREAMS', setup.client.stack.platforms.pf5, 'stats');
+  objectCall<Stats>(
+    setup.client.stack.edge.miniflare,
+    'STREAMS',
+    streamObjectName(setup.client.stack.platforms.pf5, LOCAL_HOME.region, 0),
+    'stats',
+  );
 
 /**
  * A raw hub client (JSON protocol) that answers flow checks (once it asked for them) while it reads, and can stop

@@ -13,6 +13,8 @@ import { SseReader } from '../support/sse.js';
 import { tokenExpiringIn } from '../../launcher/stack.js';
 import { eventually, stackForFile } from './support.js';
 import { objectCall } from '../../launcher/edge.js';
+import { streamObjectName } from '../../workers/streams/fanout.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 /** The API limit of this file's stack: each test's client has its own budget of it. */
 const API_LIMIT = 400;
@@ -198,7 +200,14 @@ describe('streams end with their caller', () => {
 
 /** Hub sockets the PF4 platform's stream object holds, read through Miniflare. */
 async function hubSockets(): Promise<number> {
-  return (await objectCall<{ hubs: number }>(stack().edge.miniflare, 'STREAMS', stack().platforms.pf4, 'stats')).hubs;
+  return (
+    await objectCall<{ hubs: number }>(
+      stack().edge.miniflare,
+      'STREAMS',
+      streamObjectName(stack().platforms.pf4, LOCAL_HOME.region, 0),
+      'stats',
+    )
+  ).hubs;
 }
 
 describe('hub sockets are bounded', () => {

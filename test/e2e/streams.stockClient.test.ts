@@ -13,6 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openTrade } from './v2/api.js';
 import { eventually, stackForFile } from './support.js';
 import { objectCall } from '../../launcher/edge.js';
+import { streamObjectName } from '../../workers/streams/fanout.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 // The standing re-check (every REGISTRY_CACHE_SECONDS, 5 s by default) runs several times within the session; quotes
 // of one symbol come about four times a second (a tenth of that by default).
@@ -53,7 +55,12 @@ const complaints = (lines: Lines) => lines.filter(([level]) => !['Trace', 'Debug
 /** The platform's stream object's figures, read through Miniflare. */
 async function streamStats(): Promise<{ hubs: number; slowHubs: number }> {
   const c = setup.client;
-  return objectCall(c.stack.edge.miniflare, 'STREAMS', c.stack.platforms.pf4, 'stats');
+  return objectCall(
+    c.stack.edge.miniflare,
+    'STREAMS',
+    streamObjectName(c.stack.platforms.pf4, LOCAL_HOME.region, 0),
+    'stats',
+  );
 }
 
 describe('a stock SignalR client at its default log level', () => {

@@ -8,10 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PING_OP, SUBSCRIBE_OP, type PingReport } from '../../shared/frames.js';
 import { objectCall } from '../../launcher/edge.js';
-import { ORG_A, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
+import { LOCAL_HOME, ORG_A, PF4_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { SseReader } from '../support/sse.js';
 import { until } from '../support/until.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
+import { streamObjectName } from '../../workers/streams/fanout.js';
 
 /**
  * Long enough for the stream's checks within it on a loaded machine (they start just after a second begins, 1 s past
@@ -73,14 +74,18 @@ describe('a token past its exp', () => {
     try {
       expect(sse.status).toBe(200);
       // Past exp, within the tolerance: the object's check ends nothing, and REST still answers the token.
-      expect(await objectCall<number>(edge.miniflare, 'STREAMS', PF4_A, 'recheck')).toBe(0);
+      expect(
+        await objectCall<number>(edge.miniflare, 'STREAMS', streamObjectName(PF4_A, LOCAL_HOME.region, 0), 'recheck'),
+      ).toBe(0);
       expect((await organizations(token)).status).toBe(200);
       expect(sse.ended).toBe(false);
       expect(sse.of('closed')).toEqual([]);
 
       // Wait on the clock itself: until exp plus the tolerance has passed.
       await until(() => Date.now() > (exp + TOLERANCE_SECONDS) * 1000 + 100, 'exp plus the tolerance to pass', 30_000);
-      expect(await objectCall<number>(edge.miniflare, 'STREAMS', PF4_A, 'recheck')).toBe(1);
+      expect(
+        await objectCall<number>(edge.miniflare, 'STREAMS', streamObjectName(PF4_A, LOCAL_HOME.region, 0), 'recheck'),
+      ).toBe(1);
       await until(() => sse.ended, 'the stream to end');
       expect(sse.events.at(-1)?.event).toBe('closed');
       expect(JSON.parse(sse.events.at(-1)!.data)).toEqual({
