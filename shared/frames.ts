@@ -90,6 +90,12 @@ export interface PagingResult {
 export interface CallOk {
   id: number;
   ok: true;
+  /**
+   * How far the platform's pumping cache had come when the answer was made (`shared/positions.ts`, `<epoch>-<count>`):
+   * for a change, a position that includes the change's own events (the trading server sends them before its
+   * answer); absent while the cache has no snapshot. Written after `ok` and before `paging` and `data`.
+   */
+  pos?: string;
   data: unknown;
   /** Present on paged lists only. */
   paging?: PagingResult;

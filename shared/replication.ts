@@ -8,9 +8,11 @@
  * - `begin`: a snapshot starts; everything the replica held is forgotten; `tables` are those the snapshot carries
  *   (a table with more than `maxRows` rows is left out, and its reads fall through to the broker);
  * - `rows`: rows of one table of the snapshot, each `[key, json]`, `json` the row exactly as the broker answers it;
- * - `end`: the snapshot is whole: the replica is in sync from here;
+ * - `end`: the snapshot is whole: the replica is in sync from here, at the cache's position `pos`
+ *   (`shared/positions.ts`) when the snapshot was taken;
  * - `changes`: ordered changes since the previous frame, each `[table, key, json | null]` (null: the row is gone);
- *   changes to one key within one turn of the broker's event loop are conflated to the last;
+ *   changes to one key within one turn of the broker's event loop are conflated to the last; `pos` is the cache's
+ *   position once they are applied;
  * - `drop`: the table grew past `maxRows` (or cannot be replicated any more): it leaves the replica until the next
  *   snapshot;
  * - `stop`: the replication ended (platform removed, link congested); the replica is out of sync.
@@ -35,8 +37,8 @@ export type ReplicaKey = number | string;
 export type ReplicaFrame =
   | { rep: number; seq: number; begin: { tables: string[] } }
   | { rep: number; seq: number; table: string; rows: Array<[ReplicaKey, string]> }
-  | { rep: number; seq: number; end: true }
-  | { rep: number; seq: number; changes: Array<[string, ReplicaKey, string | null]> }
+  | { rep: number; seq: number; end: true; pos?: string }
+  | { rep: number; seq: number; changes: Array<[string, ReplicaKey, string | null]>; pos?: string }
   | { rep: number; seq: number; drop: string }
   | { rep: number; seq: number; stop: string };
 
