@@ -11,6 +11,9 @@
  *   object (the bench counts how many its replica answered);
  * - live read: `UserRecordRequest` of the same account, `REGIONS_READS` / 3 times;
  * - write: `UserRecordUpdate` of the account (its name), `REGIONS_WRITES` times (default 30);
+ * - read your write: `REGIONS_POSITION_TRIES` times (default 1,000), a write of the region's own account and at once a
+ *   cached read sending the write's `X-Gateway-Position`; the read's time, and how many reads missed the write
+ *   (stale: must be 0), every region at once;
  * - freshness: a change made on the trading server by a manager session of the bench's own (the account's name) until
  *   the region's cached read shows it, `REGIONS_CHANGES` times (default 100), every region polling at once;
  * - tick delay: for `REGIONS_TICK_SECONDS` (default 5) each region's SSE client, the tick's time at the simulator
@@ -60,6 +63,12 @@ const count = (name: string, fallback: number, min = 1) => {
 
 interface Figures {
   cached: number[];
+  /** Cached reads sending the position of the write just before them. */
+  afterWrite: number[];
+  /** Of those, the reads that did not show the write. */
+  stale: number;
+  /** Of those, the writes whose answer named no position. */
+  unpositioned: number;
   cachedAtReplica: number;
   live: number[];
   write: number[];
@@ -76,6 +85,7 @@ async function main(): Promise<void> {
   const WRITES = count('REGIONS_WRITES', 30);
   const CHANGES = count('REGIONS_CHANGES', 100);
   const TICK_SECONDS = count('REGIONS_TICK_SECONDS', 5);
+  const TRIES = count('REGIONS_POSITION_TRIES', 1000);
   const home = delays[0].region;
   const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -100,7 +110,11 @@ async function main(): Promise<void> {
     const token = await stack.token();
     const platform = stack.platforms.pf4;
     const v2 = `${stack.edgeUrl}/api/v2/PF4/${platform}`;
-    const call = async (region: Region, path: string, init: RequestInit & { trace?: string } = {}) => {
+    const answer = async (
+      region: Region,
+      path: string,
+      init: RequestInit & { trace?: string; position?: string | null } = {},
+    ) => {
       const traceId = init.trace ?? randomBytes(16).toString('hex');
       const res = await fetch(`${v2}${path}`, {
         ...init,
@@ -109,13 +123,18 @@ async function main(): Promise<void> {
           'x-gateway-region': region,
           traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
           ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(init.position ? { 'x-gateway-position': init.position } : {}),
         },
       });
       const body = (await res.json()) as { data: any; error: unknown };
       if (body.error !== null) throw new Error(`${path} from ${region}: ${JSON.stringify(body.error)}`);
-      return body.data;
+      return { data: body.data, position: res.headers.get('x-gateway-position') };
     };
-    const login = (await call(home, '/UsersRequest?limit=1'))[0].login as number;
+    const call = async (region: Region, path: string, init: RequestInit & { trace?: string } = {}) =>
+      (await answer(region, path, init)).data;
+    const accounts = (await call(home, `/UsersRequest?limit=${delays.length + 1}`)) as Array<{ login: number }>;
+    if (accounts.length < delays.length + 1) throw new Error('the demo platform has too few accounts for the bench');
+    const login = accounts[0].login;
     const record = `/UserRecordGet/${login}`;
 
     // One trace per region: its link object's replica, warmed until it is in sync, answers the region's cached reads.
@@ -144,7 +163,17 @@ async function main(): Promise<void> {
 
     const figures = new Map<Region, Figures>();
     for (const { region } of delays) {
-      const f: Figures = { cached: [], cachedAtReplica: 0, live: [], write: [], fresh: [], ticks: [] };
+      const f: Figures = {
+        cached: [],
+        afterWrite: [],
+        stale: 0,
+        unpositioned: 0,
+        cachedAtReplica: 0,
+        live: [],
+        write: [],
+        fresh: [],
+        ticks: [],
+      };
       figures.set(region, f);
       const before = (await replicaOf(region))?.answered ?? 0;
       for (let i = 0; i < READS; i++) {
@@ -168,6 +197,28 @@ async function main(): Promise<void> {
       }
       progress(`bench:regions: ${region}: reads and writes measured`);
     }
+
+    // Read your write: each region writes its own account and reads it back at once with the write's position.
+    await Promise.all(
+      delays.map(async ({ region }, r) => {
+        const f = figures.get(region)!;
+        const own = accounts[r + 1].login;
+        const trace = randomBytes(16).toString('hex');
+        for (let i = 0; i < TRIES; i++) {
+          const name = `ryw ${region} ${i}`;
+          const written = await answer(region, `/UserRecordUpdate/${own}`, {
+            method: 'POST',
+            body: JSON.stringify({ name }),
+          });
+          if (written.position === null) f.unpositioned++;
+          const t = performance.now();
+          const read = await answer(region, `/UserRecordGet/${own}`, { trace, position: written.position });
+          f.afterWrite.push(performance.now() - t);
+          if (read.data.name !== name) f.stale++;
+        }
+      }),
+    );
+    progress('bench:regions: reads of own writes measured');
 
     // Freshness: one change at a time on the trading server, every region polling its replica for it at once.
     for (let i = 0; i < CHANGES; i++) {
@@ -226,7 +277,7 @@ async function main(): Promise<void> {
     const h = figures.get(home)!;
     const ratio = (value: number, base: number) => (base > 0 ? `${(value / base).toFixed(2)}x` : '-');
     console.log(
-      `region  delay | cached p50/p99 (x home)        at replica | live p50/p99       | write p50 | fresh p50/p99 (≤ delay+20) | tick p50/p99`,
+      'region  delay | cached p50/p99 (x home) | at replica | own write read p50/p99, stale | live p50/p99 (x home) | write p50 | fresh p50/p99 (≤ delay+20) | tick p50/p99 (x home)',
     );
     const verdicts: string[] = [];
     for (const { region, delayMs } of delays) {
@@ -239,6 +290,7 @@ async function main(): Promise<void> {
           `${region.padEnd(6)} ${String(delayMs).padStart(4)} ms`,
           `${ms(c50)}/${ms(c99)} ms (${ratio(c50, p(h.cached, 0.5))}/${ratio(c99, p(h.cached, 0.99))})`,
           `${f.cachedAtReplica}/${f.cached.length}`,
+          `${ms(p(f.afterWrite, 0.5))}/${ms(p(f.afterWrite, 0.99))} ms, ${f.stale} stale of ${f.afterWrite.length}`,
           `${ms(p(f.live, 0.5))}/${ms(p(f.live, 0.99))} ms (${ratio(p(f.live, 0.5), p(h.live, 0.5))})`,
           `${ms(p(f.write, 0.5))} ms (${ratio(p(f.write, 0.5), p(h.write, 0.5))})`,
           `${ms(p(f.fresh, 0.5))}/${ms(fresh99)} ms (${fresh99 <= delayMs + 20 ? 'yes' : 'no'})`,
@@ -248,10 +300,12 @@ async function main(): Promise<void> {
       if (c50 > 1.3 * p(h.cached, 0.5) || c99 > 1.3 * p(h.cached, 0.99)) verdicts.push(`${region} cached reads`);
       if (fresh99 > delayMs + 20) verdicts.push(`${region} freshness`);
       if (f.cachedAtReplica !== f.cached.length) verdicts.push(`${region} reads past the replica`);
+      if (f.stale > 0) verdicts.push(`${region} ${f.stale} reads missed their own write`);
+      if (f.unpositioned > 0) verdicts.push(`${region} ${f.unpositioned} writes named no position`);
     }
     console.log(
       verdicts.length === 0
-        ? `bench:regions: cached reads within 1.3x of ${home}'s p50 and p99 in every region, all from the region's replica; freshness within each region's delay + 20 ms at p99`
+        ? `bench:regions: cached reads within 1.3x of ${home}'s p50 and p99 in every region, all from the region's replica; every read sent its write's position saw the write (${TRIES} per region); freshness within each region's delay + 20 ms at p99`
         : `bench:regions: short of the marks: ${verdicts.join(', ')}`,
     );
   } finally {

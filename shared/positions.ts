@@ -1,13 +1,17 @@
 /**
  * Positions in a platform's change stream (docs/regions.md, "Read your writes"): how far a broker's pumping cache,
  * or an edge replica of it, has come. A position is the time the cache's current snapshot was taken (its epoch, ms
- * since the Unix epoch on the broker's clock) and the count of change events applied since. A later snapshot holds
- * every change made before it, so a position of a later epoch has reached every position of an earlier one, of this
- * broker or of another broker of the platform (their clocks assumed within a few milliseconds of each other).
+ * since the Unix epoch on the broker's clock, distinct for each snapshot of that broker) and the count of change
+ * events applied since. Two positions of one epoch compare by their counts. Positions of different epochs (a resync,
+ * or another broker of the platform) cannot be compared: a replica that cannot judge a position leaves the read to
+ * the broker.
  *
  * Written `<epoch>-<count>`, both decimal: in the broker's answer frames (`pos`), in replication frames, and in the
  * `X-Gateway-Position` header of the gateway's answers and of the cached reads that send one back.
  */
+
+/** The header of a position: on the gateway's answers, and on the cached reads that send one back. */
+export const POSITION_HEADER = 'X-Gateway-Position';
 
 export interface Position {
   epoch: number;
@@ -27,9 +31,9 @@ export function parsePosition(text: string | null | undefined): Position | null 
   return m ? { epoch: Number(m[1]), count: Number(m[2]) } : null;
 }
 
-/** Whether `at` has reached `wanted`: a later epoch, or the same epoch at least as far on. */
+/** Whether `at` is known to have reached `wanted`: the same epoch, at least as far on. */
 export function reached(at: Position, wanted: Position): boolean {
-  return at.epoch > wanted.epoch || (at.epoch === wanted.epoch && at.count >= wanted.count);
+  return at.epoch === wanted.epoch && at.count >= wanted.count;
 }
 
 /** The rule of a position's text, for refusals naming it. */

@@ -174,9 +174,17 @@ function v2Failure(code: string, message: string): GatewayResponse {
   };
 }
 
-const FRESH: LinkStats = { calls: 0, pending: 0, connected: false, lateRoutes: 0, viaHome: 0, replica: null };
+const FRESH: LinkStats = {
+  calls: 0,
+  pending: 0,
+  connected: false,
+  lateRoutes: 0,
+  viaHome: 0,
+  positionWaits: 0,
+  replica: null,
+};
 /** A replica that has asked for a replication and holds nothing (refused, or not whole yet). */
-const EMPTY_REPLICA = { inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 0, lost: 0 };
+const EMPTY_REPLICA = { inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 0, lost: 0, position: null };
 const framesOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform);
 const replicationsOf = (b: FakeBroker, platform: string) => b.replicateFrames.filter((f) => f.platform === platform);
 
@@ -540,7 +548,7 @@ describe('the edge replica of a link object', () => {
       ...FRESH,
       calls: 4,
       connected: true,
-      replica: { inSync: true, tables: { users: 1 }, chars: 31, answered: 1, snapshots: 1, lost: 0 },
+      replica: { inSync: true, tables: { users: 1 }, chars: 31, answered: 1, snapshots: 1, lost: 0, position: null },
     });
 
     // The link drops: reads go to the broker until the new link's replication is whole.

@@ -26,6 +26,7 @@ import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash }
 import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';
 import { readBodyText } from './requestBody.js';
 import { homePlacement, nearPlacement } from '../regions/placement.js';
+import { parsePosition, POSITION_HEADER, POSITION_RULE } from '../../shared/positions.js';
 import { placedStub } from '../regions/objects.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -111,6 +112,9 @@ function operationHandler(entry: Operation) {
       params[SPLIT_GROUP_PARAM] = groupOfPath(params[SPLIT_GROUP_PARAM]);
     const inputs = validateInputs(entry, params, { searchParams: query }, body);
     if (!inputs.ok) return reply(validation(ctx, inputs.message));
+    const after = c.req.header(POSITION_HEADER);
+    if (after !== undefined && parsePosition(after) === null)
+      return reply(validation(ctx, `${POSITION_HEADER}: ${POSITION_RULE}`));
 
     // Cached reads are answered in the caller's region; live reads and writes in the platform's home (docs/regions.md).
     const home = homePlacement(found, configOf(c.env).HOME_REGION);
@@ -128,6 +132,8 @@ function operationHandler(entry: Operation) {
       mutating: entry.mutating,
       home,
       place,
+      // A cached read is answered only by a replica that has reached the position the caller sent.
+      ...(cached && after !== undefined ? { after } : {}),
     };
     if (idempotent) {
       const key = c.req.header(IDEMPOTENCY_HEADER);

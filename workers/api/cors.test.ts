@@ -11,9 +11,9 @@ import { cors, CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_EXPOSE_HEADERS, CORS
 
 const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE';
 const ALLOW_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, X-Request-Timeout, X-Gateway-Region, traceparent, tracestate, X-Requested-With, X-SignalR-User-Agent';
+  'Authorization, Content-Type, Idempotency-Key, X-Request-Timeout, X-Gateway-Region, X-Gateway-Position, traceparent, tracestate, X-Requested-With, X-SignalR-User-Agent';
 const EXPOSE =
-  'X-Request-Timeout-Applied, X-Request-Outcome, Idempotency-Replayed, Retry-After, traceparent, WWW-Authenticate, X-Gateway-Region';
+  'X-Request-Timeout-Applied, X-Request-Outcome, Idempotency-Replayed, Retry-After, traceparent, WWW-Authenticate, X-Gateway-Region, X-Gateway-Position';
 const A = 'https://a.example';
 const LIST = `${A} http://localhost:5173`;
 

@@ -27,6 +27,7 @@ export const CORS_ALLOW_HEADERS = [
   'Idempotency-Key',
   'X-Request-Timeout',
   'X-Gateway-Region',
+  'X-Gateway-Position',
   'traceparent',
   'tracestate',
   'X-Requested-With',
@@ -41,6 +42,7 @@ export const CORS_EXPOSE_HEADERS = [
   'traceparent',
   'WWW-Authenticate',
   'X-Gateway-Region',
+  'X-Gateway-Position',
 ];
 export const CORS_ALLOW_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** How long a browser may reuse a preflight's answer; short, so a narrowed CORS_ORIGINS takes effect soon. */

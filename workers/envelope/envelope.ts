@@ -31,7 +31,7 @@ export interface ShapedResponse {
 export interface ShapedBytes {
   status: 200;
   body: Uint8Array;
-  headers: Record<string, never>;
+  headers: Record<string, string>;
 }
 
 /** One failure, from the broker or from the edge itself. */

@@ -47,11 +47,11 @@ export interface CallOptions {
 }
 
 /**
- * The head of a success frame whose `data` comes last (the broker writes `paging` before `data`): `data`'s JSON text
- * is then everything after the head but the closing brace. A frame of any other layout is parsed whole. The paging
+ * The head of a success frame whose `data` comes last (the broker writes `pos` and `paging` before `data`): `data`'s
+ * JSON text is then everything after the head but the closing brace. A frame of any other layout is parsed whole. The paging
  * object holds a cursor and a flag only, so it cannot contain braces.
  */
-const OK_HEAD = /^\{"id":(\d+),"ok":true,(?:"paging":(\{[^{}]*\}),)?"data":/;
+const OK_HEAD = /^\{"id":(\d+),"ok":true,(?:"pos":"(\d{1,15}-\d{1,15})",)?(?:"paging":(\{[^{}]*\}),)?"data":/;
 /** Enough of a binary frame's start to hold any `OK_HEAD` (an id, and paging: a cursor and a flag). */
 const HEAD_BYTES = 1024;
 /** A head whose characters are its bytes: one of other characters is read from the frame's text instead. */
@@ -273,12 +273,12 @@ export class BrokerLink {
   private takeRaw(head: RegExpExecArray, data: () => { dataJson: string } | { dataBytes: Uint8Array }): boolean {
     const id = Number(head[1]);
     const p = this.pending.get(id);
-    if (!p?.raw || p.paged !== (head[2] !== undefined)) return false;
+    if (!p?.raw || p.paged !== (head[3] !== undefined)) return false;
     let paging: PagingResult | undefined;
-    if (head[2] !== undefined) {
+    if (head[3] !== undefined) {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(head[2]);
+        parsed = JSON.parse(head[3]);
       } catch {
         return false;
       }
@@ -286,7 +286,8 @@ export class BrokerLink {
       paging = parsed;
     }
     this.pending.delete(id);
-    p.resolve(paging ? { ok: true, ...data(), paging } : { ok: true, ...data() });
+    const pos = head[2] !== undefined ? { pos: head[2] } : {};
+    p.resolve(paging ? { ok: true, ...pos, ...data(), paging } : { ok: true, ...pos, ...data() });
     this.closeIfIdle();
     return true;
   }

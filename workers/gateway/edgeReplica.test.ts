@@ -131,7 +131,15 @@ describe('EdgeReplica frames', () => {
     expect(replica.maxRows).toBe(10);
     expect(replica.idle).toBe(true);
     expect(replica.inSync).toBe(false);
-    expect(replica.stats()).toStrictEqual({ inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 0, lost: 0 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: false,
+      tables: {},
+      chars: 0,
+      answered: 0,
+      snapshots: 0,
+      lost: 0,
+      position: null,
+    });
     replica.expect(0);
     expect(replica.idle).toBe(false);
     expect(replica.awaiting(0)).toBe(true);
@@ -149,6 +157,7 @@ describe('EdgeReplica frames', () => {
       answered: 0,
       snapshots: 1,
       lost: 0,
+      position: null,
     });
   });
 
@@ -183,6 +192,7 @@ describe('EdgeReplica frames', () => {
       answered: 0,
       snapshots: 1,
       lost: 0,
+      position: null,
     });
     // The ignored frames took no sequence number.
     expect(replica.apply({ rep: 1, seq: 4, changes: [['users', 3, '{"login":3}']] })).toBe(true);
@@ -194,7 +204,15 @@ describe('EdgeReplica frames', () => {
     expect(replica.apply({ rep: 1, seq: 5, changes: [] })).toBe(false);
     expect(replica.inSync).toBe(false);
     expect(replica.idle).toBe(true);
-    expect(replica.stats()).toStrictEqual({ inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 1, lost: 1 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: false,
+      tables: {},
+      chars: 0,
+      answered: 0,
+      snapshots: 1,
+      lost: 1,
+      position: null,
+    });
     // Idle now: later frames of that replication are ignored.
     expect(replica.apply({ rep: 1, seq: 4, changes: [] })).toBe(true);
     expect(replica.stats().lost).toBe(1);
@@ -203,16 +221,16 @@ describe('EdgeReplica frames', () => {
   it('refuses snapshot rows and ends outside a snapshot, and changes before its end', () => {
     const rowsAfterEnd = synced();
     expect(rowsAfterEnd.apply({ rep: 1, seq: 4, table: 'users', rows: [[3, '{}']] })).toBe(false);
-    expect(rowsAfterEnd.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1 });
+    expect(rowsAfterEnd.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1, position: null });
 
     const endAfterEnd = synced();
     expect(endAfterEnd.apply({ rep: 1, seq: 4, end: true })).toBe(false);
-    expect(endAfterEnd.stats()).toMatchObject({ inSync: false, snapshots: 1, lost: 1 });
+    expect(endAfterEnd.stats()).toMatchObject({ inSync: false, snapshots: 1, lost: 1, position: null });
 
     const endFirst = new EdgeReplica('PF4', 10);
     endFirst.expect(1);
     expect(endFirst.apply({ rep: 1, seq: 0, end: true })).toBe(false);
-    expect(endFirst.stats()).toMatchObject({ inSync: false, snapshots: 0, lost: 0 });
+    expect(endFirst.stats()).toMatchObject({ inSync: false, snapshots: 0, lost: 0, position: null });
 
     const rowsFirst = new EdgeReplica('PF4', 10);
     rowsFirst.expect(1);
@@ -224,7 +242,7 @@ describe('EdgeReplica frames', () => {
     expect(
       applyAll(changesInSnapshot, framesOf(1, [{ begin: { tables: ['users'] } }, { changes: [['users', 1, '{}']] }])),
     ).toEqual([true, false]);
-    expect(changesInSnapshot.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1 });
+    expect(changesInSnapshot.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1, position: null });
   });
 
   it('applies changes in order: a new row, a replaced one, a deleted one, a missing one, and tables it does not hold', () => {
@@ -252,6 +270,7 @@ describe('EdgeReplica frames', () => {
       answered: 2,
       snapshots: 1,
       lost: 0,
+      position: null,
     });
   });
 
@@ -337,6 +356,7 @@ describe('EdgeReplica frames', () => {
       answered: 0,
       snapshots: 1,
       lost: 0,
+      position: null,
     });
   });
 
@@ -344,7 +364,15 @@ describe('EdgeReplica frames', () => {
     const replica = synced();
     expect(replica.apply({ rep: 1, seq: 4, stop: 'platform removed' })).toBe(false);
     expect(replica.idle).toBe(true);
-    expect(replica.stats()).toStrictEqual({ inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 1, lost: 1 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: false,
+      tables: {},
+      chars: 0,
+      answered: 0,
+      snapshots: 1,
+      lost: 1,
+      position: null,
+    });
   });
 
   it('takes a new snapshot within a replication as a resync', () => {
@@ -367,6 +395,7 @@ describe('EdgeReplica frames', () => {
       answered: 1,
       snapshots: 2,
       lost: 0,
+      position: null,
     });
   });
 
@@ -375,7 +404,15 @@ describe('EdgeReplica frames', () => {
     replica.expect(2);
     expect(replica.inSync).toBe(false);
     expect(replica.awaiting(2)).toBe(true);
-    expect(replica.stats()).toStrictEqual({ inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 1, lost: 0 });
+    expect(replica.stats()).toStrictEqual({
+      inSync: false,
+      tables: {},
+      chars: 0,
+      answered: 0,
+      snapshots: 1,
+      lost: 0,
+      position: null,
+    });
     expect(applyAll(replica, framesOf(2, [{ begin: { tables: ['users'] } }, { end: true }]))).toEqual([true, true]);
     expect(replica.stats()).toMatchObject({ inSync: true, tables: { users: 0 }, snapshots: 2 });
   });
@@ -591,5 +628,54 @@ describe('EdgeReplica reads', () => {
     expect(replica.stats().chars).toBe(24 + 3);
     replica.apply({ rep: 1, seq: 6, changes: [['users', 1, null]] });
     expect(replica.stats()).toMatchObject({ tables: { users: 0, groups: 1 }, chars: 3 });
+  });
+});
+
+describe('EdgeReplica positions', () => {
+  it('takes the position of the end of a snapshot and of each change frame, and forgets it out of sync', () => {
+    const replica = new EdgeReplica('PF4', 10);
+    replica.expect(1);
+    applyAll(replica, framesOf(1, [{ begin: { tables: ['users'] } }]));
+    expect(replica.position).toBeUndefined();
+    applyAll(replica, [{ rep: 1, seq: 1, end: true, pos: '100-5' }]);
+    expect(replica.position).toEqual({ epoch: 100, count: 5 });
+    expect(replica.stats().position).toBe('100-5');
+    expect(replica.hasReached({ epoch: 100, count: 5 })).toBe(true);
+    expect(replica.hasReached({ epoch: 100, count: 6 })).toBe(false);
+    // A changes frame without a position keeps the last one; a malformed one is not taken.
+    applyAll(replica, [
+      { rep: 1, seq: 2, changes: [['users', 1, '{"login":1}']] },
+      { rep: 1, seq: 3, changes: [], pos: 'x' },
+    ]);
+    expect(replica.stats().position).toBe('100-5');
+    applyAll(replica, [{ rep: 1, seq: 4, changes: [['users', 2, '{"login":2}']], pos: '100-9' }]);
+    expect(replica.stats().position).toBe('100-9');
+    replica.reset();
+    expect(replica.position).toBeUndefined();
+    expect(replica.hasReached({ epoch: 100, count: 1 })).toBe(false);
+  });
+
+  it('settles a wait when a change frame reaches the position, and ends it when the replica falls out of sync', async () => {
+    const replica = synced();
+    applyAll(replica, [{ rep: 1, seq: 4, changes: [], pos: '7-1' }]);
+    expect(await replica.whenReached({ epoch: 7, count: 1 }, 10_000)).toBe(true);
+    const reaching = replica.whenReached({ epoch: 7, count: 3 }, 10_000);
+    const never = replica.whenReached({ epoch: 7, count: 9 }, 10_000);
+    applyAll(replica, [{ rep: 1, seq: 5, changes: [], pos: '7-3' }]);
+    expect(await reaching).toBe(true);
+    replica.reset();
+    expect(await never).toBe(false);
+    // Out of sync, or with no time to wait: no wait at all.
+    expect(await replica.whenReached({ epoch: 7, count: 3 }, 10_000)).toBe(false);
+    const again = synced();
+    expect(await again.whenReached({ epoch: 7, count: 3 }, 0)).toBe(false);
+  });
+
+  it('gives up a wait the change stream does not answer within its time', async () => {
+    const replica = synced();
+    applyAll(replica, [{ rep: 1, seq: 4, changes: [], pos: '7-1' }]);
+    expect(await replica.whenReached({ epoch: 7, count: 2 }, 20)).toBe(false);
+    // The given-up wait is not settled again by a later frame.
+    expect(applyAll(replica, [{ rep: 1, seq: 5, changes: [], pos: '7-2' }])).toEqual([true]);
   });
 });

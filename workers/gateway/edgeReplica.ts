@@ -13,6 +13,7 @@ import type { CallResult } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey } from '../../shared/replication.js';
 import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
+import { parsePosition, positionText, reached, type Position } from '../../shared/positions.js';
 
 /** How a catalog entry is answered from a replica, when it can be. */
 export type ReplicaPlan =
@@ -106,6 +107,8 @@ export interface ReplicaStats {
   snapshots: number;
   /** Times the replica fell out of sync (a gap in the frames, a stop, the link's loss). */
   lost: number;
+  /** How far the replica has come in the platform's change stream (`<epoch>-<count>`), or null when not known. */
+  position: string | null;
 }
 
 export class EdgeReplica {
@@ -114,6 +117,10 @@ export class EdgeReplica {
   private snapshotting = false;
   private synced = false;
   private readonly tables = new Map<string, ReplicaTable>();
+  /** The cache's position the replica reflects, from the last `end` or `changes` frame that named one. */
+  private at: Position | undefined;
+  /** Reads waiting for the replica to reach a position: each settles true once it does, false when it falls out of sync. */
+  private waiters: Array<{ wanted: Position; settle: (ok: boolean) => void }> = [];
   answered = 0;
   snapshots = 0;
   lost = 0;
@@ -125,6 +132,39 @@ export class EdgeReplica {
 
   get inSync(): boolean {
     return this.synced;
+  }
+
+  /** The position the replica reflects while in sync; undefined out of sync or when the broker names none. */
+  get position(): Position | undefined {
+    return this.synced ? this.at : undefined;
+  }
+
+  /** Whether the replica is in sync and has reached `wanted`. */
+  hasReached(wanted: Position): boolean {
+    return this.synced && this.at !== undefined && reached(this.at, wanted);
+  }
+
+  /**
+   * Resolves true once the replica reaches `wanted`, false if it has not within `waitMs` or falls out of sync first
+   * (the read then goes to the broker).
+   */
+  whenReached(wanted: Position, waitMs: number): Promise<boolean> {
+    if (this.hasReached(wanted)) return Promise.resolve(true);
+    if (!this.synced || waitMs <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const waiter = {
+        wanted,
+        settle: (ok: boolean) => {
+          clearTimeout(timer);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, waitMs);
+      this.waiters.push(waiter);
+    });
   }
 
   /** No replication asked for (never, or the last one ended): a new `#replicate` is due. */
@@ -178,6 +218,7 @@ export class EdgeReplica {
       this.snapshotting = false;
       this.synced = true;
       this.snapshots++;
+      this.advance(frame.pos);
     } else if ('changes' in frame) {
       if (!this.synced) return this.outOfOrder();
       for (const [name, key, json] of frame.changes) {
@@ -188,6 +229,7 @@ export class EdgeReplica {
         // Grown past the bound: no longer replicated, its reads go to the broker.
         if (table.rows.size > this.maxRows) this.tables.delete(name);
       }
+      this.advance(frame.pos);
     } else if ('drop' in frame) {
       this.tables.delete(frame.drop);
     } else if ('stop' in frame) {
@@ -243,7 +285,29 @@ export class EdgeReplica {
       tables[name] = t.rows.size;
       chars += t.chars;
     }
-    return { inSync: this.synced, tables, chars, answered: this.answered, snapshots: this.snapshots, lost: this.lost };
+    return {
+      inSync: this.synced,
+      tables,
+      chars,
+      answered: this.answered,
+      snapshots: this.snapshots,
+      lost: this.lost,
+      position: this.position ? positionText(this.position) : null,
+    };
+  }
+
+  /** Takes a frame's position and settles the reads waiting for one it reached. */
+  private advance(text: string | undefined): void {
+    const pos = parsePosition(text);
+    if (pos === null) return;
+    this.at = pos;
+    if (this.waiters.length === 0) return;
+    const still: typeof this.waiters = [];
+    for (const w of this.waiters) {
+      if (reached(pos, w.wanted)) w.settle(true);
+      else still.push(w);
+    }
+    this.waiters = still;
   }
 
   private outOfOrder(): boolean {
@@ -255,5 +319,9 @@ export class EdgeReplica {
     this.tables.clear();
     this.snapshotting = false;
     this.synced = false;
+    this.at = undefined;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.settle(false);
   }
 }

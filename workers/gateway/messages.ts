@@ -34,6 +34,11 @@ export interface GatewayCall {
   home: Placement;
   /** Where the link object the edge sends the call to is: `home`, or the caller's region for a cached read. */
   place: Placement;
+  /**
+   * A cached read's `X-Gateway-Position` (checked): answered only from a replica that has reached it (waiting within
+   * the budget), else by the broker.
+   */
+  after?: string;
   /** v2 mutating calls with an `Idempotency-Key`. */
   idempotency?: IdempotencyInput;
 }
@@ -90,6 +95,8 @@ export interface LinkStats {
   lateRoutes: number;
   /** Calls this region's object sent to the home region's links because it could not reach the brokers. */
   viaHome: number;
+  /** Reads that waited for the replica to reach the position they sent (`X-Gateway-Position`). */
+  positionWaits: number;
   /** The replica of the platform's hot tables, or null when the object has none (yet, or `EDGE_REPLICA_MAX_ROWS=0`). */
   replica: ReplicaStats | null;
 }

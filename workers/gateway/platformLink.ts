@@ -15,7 +15,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import { PING_OP, type LateFrame } from '../../shared/frames.js';
+import { PING_OP, type CallResult, type LateFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
@@ -24,9 +24,10 @@ import { routeBrokerUrls } from '../../shared/brokerRoutes.js';
 import { namespaceIn, objectId, placedStub } from '../regions/objects.js';
 import { BrokerSet, type BrokerSetOptions, type BrokerSetStats } from './brokerSet.js';
 import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
+import { parsePosition, positionText } from '../../shared/positions.js';
 import { linkName, pickLink } from './names.js';
 import type { GatewayCall, KeyedSend, LinkAnswer, LinkResponse, LinkStats, OutcomeAnswer } from './messages.js';
-import { shapeAnswer } from './shapeAnswer.js';
+import { shapeAnswer, type RawOk } from './shapeAnswer.js';
 
 export { shapeAnswer } from './shapeAnswer.js';
 
@@ -45,6 +46,9 @@ const byId: ReadonlyMap<string, Route> = new Map(
  * calls go to the home region's links.
  */
 export const REGION_RETRY_MS = 1000;
+
+/** The longest a read waits for the replica to reach the position it sent before the broker answers it. */
+export const POSITION_WAIT_MS = 1000;
 
 /** A refused or dropped replication is asked for again no sooner than this. */
 const REPLICATE_RETRY_MS = 1000;
@@ -67,6 +71,8 @@ export class PlatformLink extends DurableObject<Env> {
   private retryAt = 0;
   /** Calls sent to the home's links because this region's object could not reach the brokers. */
   private viaHome = 0;
+  /** Reads that waited for the replica to reach the position they sent. */
+  private positionWaits = 0;
 
   /** The platform's hot tables as the broker's change stream keeps them (`edgeReplica.ts`); off when the bound is 0. */
   private replica: EdgeReplica | undefined;
@@ -92,7 +98,7 @@ export class PlatformLink extends DurableObject<Env> {
     const replica = this.replica ?? this.startReplica(input.platform, input.family);
     if (replica !== undefined) {
       if (route.plan !== undefined && replica.inSync) {
-        const local = replica.read(route.plan, input.args);
+        const local = await this.readReplica(replica, route.plan, input);
         if (local !== undefined) return shapeAnswer(ctx, local);
       }
       if (replica.idle && brokers.connected) this.replicate(input.platform);
@@ -123,6 +129,28 @@ export class PlatformLink extends DurableObject<Env> {
       if (left >= 1) return this.callViaHome(input, left);
     }
     return shapeAnswer(ctx, r);
+  }
+
+  /**
+   * The replica's answer to a read, with the position it reflects; undefined when the broker is to answer: the
+   * replica cannot answer the read, or the read sent a position (`after`) the replica has not reached within
+   * POSITION_WAIT_MS (and half the read's budget), or cannot judge (another epoch).
+   */
+  private async readReplica(
+    replica: EdgeReplica,
+    plan: ReplicaPlan,
+    input: GatewayCall,
+  ): Promise<RawOk | Extract<CallResult, { ok: false }> | undefined> {
+    const wanted = parsePosition(input.after);
+    if (wanted !== null && !replica.hasReached(wanted)) {
+      const at = replica.position;
+      if (at === undefined || at.epoch !== wanted.epoch) return undefined;
+      this.positionWaits++;
+      if (!(await replica.whenReached(wanted, Math.min(POSITION_WAIT_MS, input.timeoutMs / 2)))) return undefined;
+    }
+    const local = replica.read(plan, input.args);
+    const at = replica.position;
+    return local?.ok && at !== undefined ? { ...local, pos: positionText(at) } : local;
   }
 
   /** A call of this region's object answered by one of the platform's home links, within what is left of its budget. */
@@ -189,6 +217,7 @@ export class PlatformLink extends DurableObject<Env> {
       connected: this.brokers?.connected ?? false,
       lateRoutes: this.lateRoutes.size,
       viaHome: this.viaHome,
+      positionWaits: this.positionWaits,
       replica: this.replica?.stats() ?? null,
     };
   }

@@ -32,6 +32,14 @@ describe('shapeAnswer', () => {
     expect(shapeAnswer(v1, { ok: true, dataJson })).toStrictEqual({ status: 200, body: dataJson, headers: {} });
   });
 
+  it("names a success's change-stream position in X-Gateway-Position, whatever its form", () => {
+    const pos = '1764748800123-42';
+    expect(shapeAnswer(v2, { ok: true, data: 1, pos }).headers).toStrictEqual({ 'X-Gateway-Position': pos });
+    expect(shapeAnswer(v1, { ok: true, dataJson: '1', pos }).headers).toStrictEqual({ 'X-Gateway-Position': pos });
+    const bytes = shapeAnswer(v2, { ok: true, dataBytes: new TextEncoder().encode('[1]'), pos });
+    expect(bytes.headers).toStrictEqual({ 'X-Gateway-Position': pos });
+  });
+
   it('carries the paging of either form of success', () => {
     const paging = { nextCursor: 'c2', hasMore: true };
     const meta = `{"activityId":"${trace}","paging":{"nextCursor":"c2","hasMore":true}}`;
