@@ -38,6 +38,8 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
                [--server ws://HOST:PORT/SERVER --manager-login LOGIN --manager-password-env VAR]
                                          --broker-url names the brokers that serve it, first preferred (repeat the
                                          flag or separate with commas; without it: the edge's BROKER_URL list).
+                                         --home-region names its home region (see platform home; without it: the
+                                         edge's HOME_REGION), inside its organization's jurisdiction if it has one
                                          --server and the manager options also write the broker's platform file
                                          ($BROKER_PLATFORMS_FILE, default $DATA_DIR/broker-platforms.json) with
                                          "passwordEnv": VAR: the broker reads the password from its environment

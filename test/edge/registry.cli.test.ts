@@ -106,6 +106,10 @@ describe('registry CLI', () => {
       'org add',
       'platform add',
       'platform brokers',
+      'platform home',
+      '--home-region',
+      'org jurisdiction',
+      '--jurisdiction',
       '--default',
       'client add',
       'platform remove',
@@ -178,6 +182,23 @@ describe('registry CLI', () => {
         ['platform', 'brokers', randomUUID(), 'http://127.0.0.1:1', 'example.com'],
         'URL must be absolute http(s) URLs separated by commas; not one: example.com',
       ],
+      [
+        [...platform, '--home-region', 'WEUR'],
+        '--home-region must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me',
+      ],
+      [['platform', 'home'], 'expected a platform id and its home region (or --default)'],
+      [['platform', 'home', 'nope', 'weur'], /PLATFORM_ID must be a uuid/],
+      [['platform', 'home', randomUUID()], 'expected one region after the platform id (or --default)'],
+      [['platform', 'home', randomUUID(), 'weur', 'eeur'], 'expected one region after the platform id (or --default)'],
+      [
+        ['org', 'add', '--name', 'X', '--jurisdiction', 'eur'],
+        '--jurisdiction must be one of eu, fedramp, fedramp-high, us',
+      ],
+      [['org', 'jurisdiction'], 'expected an organization id and its jurisdiction (or --none)'],
+      [['org', 'jurisdiction', 'nope', 'eu'], /ORG_ID must be a uuid/],
+      [['org', 'jurisdiction', randomUUID()], 'expected one jurisdiction after the organization id (or --none)'],
+      [['org', 'jurisdiction', randomUUID(), 'mars'], 'JURISDICTION must be one of eu, fedramp, fedramp-high, us'],
+      [['org', 'jurisdiction', randomUUID(), 'eu', '--none'], '--none goes without a jurisdiction'],
       [['client', 'add', '--org', randomUUID(), '--id', 'has:colon'], /--id: client id must be/],
       [['org', 'remove'], /expected exactly one organization id/],
       [['nonsense'], /unknown command: nonsense/],
@@ -520,9 +541,31 @@ describe('registry CLI', () => {
       stdout: '',
       stderr: expect.stringContaining('--jurisdiction must be one of eu, fedramp, fedramp-high, us'),
     });
+    const loose = json<{ id: string; jurisdiction: null }>(
+      await registry('org', 'add', '--name', 'Loose Org', '--json'),
+    );
+    expect(loose.jurisdiction).toBeNull();
     const orgs = (await registry('org', 'list')).stdout.split('\n');
     expect(orgs[0]).toMatch(/^ID\s+NAME\s+JURISDICTION\s+CREATED$/);
     expect(orgs.find((line) => line.startsWith(orgId))).toMatch(new RegExp(`^${orgId}\\s+EU Org\\s+eu\\s+\\S+$`));
+    expect(orgs.find((line) => line.startsWith(loose.id))).toMatch(
+      new RegExp(`^${loose.id}\\s+Loose Org\\s+-\\s+\\S+$`),
+    );
+    const listed = json<Array<{ id: string; name: string; jurisdiction: string | null }>>(
+      await registry('org', 'list', '--json'),
+    );
+    expect(listed.find((o) => o.id === orgId)).toMatchObject({ name: 'EU Org', jurisdiction: 'eu' });
+    expect(listed.find((o) => o.id === loose.id)).toMatchObject({ jurisdiction: null });
+    const orgColumn = () =>
+      edge
+        .db()
+        .then((db) =>
+          db
+            .prepare('SELECT jurisdiction FROM organizations WHERE id = ?')
+            .bind(orgId)
+            .first<{ jurisdiction: string | null }>(),
+        );
+    expect(await orgColumn()).toEqual({ jurisdiction: 'eu' });
 
     expect(
       await registry('platform', 'add', '--org', orgId, '--type', 'PF4', '--name', 'Far', '--home-region', 'apac'),
@@ -557,6 +600,31 @@ describe('registry CLI', () => {
             .first<{ home_region: string | null }>(),
         );
     expect(await column()).toEqual({ home_region: 'eeur' });
+    const plain = await registry('platform', 'add', '--org', orgId, '--type', 'PF5', '--name', 'Plain');
+    const plainId =
+      /^platform (\S+) added: PF5 "Plain" in organization \S+, served by \(default\), home default \(HOME_REGION\)\n/.exec(
+        plain.stdout,
+      )![1];
+    const platforms = (await registry('platform', 'list', '--org', orgId)).stdout.split('\n');
+    expect(platforms[0]).toMatch(/^ID\s+TYPE\s+NAME\s+ORGANIZATION\s+BROKERS\s+HOME\s+IN BROKER FILE$/);
+    expect(platforms[1]).toMatch(new RegExp(`^${added.id}\\s+PF4\\s+Near\\s+${orgId}\\s+\\(default\\)\\s+eeur\\s+no$`));
+    expect(platforms[2]).toMatch(
+      new RegExp(`^${plainId}\\s+PF5\\s+Plain\\s+${orgId}\\s+\\(default\\)\\s+default \\(HOME_REGION\\)\\s+no$`),
+    );
+    expect(
+      json<Array<{ id: string; homeRegion: string | null; jurisdiction: string }>>(
+        await registry('platform', 'list', '--org', orgId, '--json'),
+      ).map((p) => [p.id, p.homeRegion, p.jurisdiction]),
+    ).toEqual([
+      [added.id, 'eeur', 'eu'],
+      [plainId, null, 'eu'],
+    ]);
+    expect(await registry('platform', 'home', plainId, 'wnam')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: "error: homeRegion wnam lies outside the organization's jurisdiction eu: one of weur, eeur\n",
+    });
+    expect((await registry('platform', 'remove', plainId)).code).toBe(0);
 
     const moved = await registry('platform', 'home', added.id.toUpperCase(), 'weur');
     expect([moved.code, moved.stdout]).toEqual([0, `platform ${added.id} at home in weur\n`]);
@@ -576,14 +644,25 @@ describe('registry CLI', () => {
     expect(await registry('org', 'jurisdiction', orgId, 'us')).toEqual({
       code: 1,
       stdout: '',
-      stderr: `error: organization ${orgId} has 1 platform(s): its jurisdiction is set before its platforms are added (or once they are removed)\n`,
+      stderr: `error: organization ${orgId} has 1 platform(s), whose objects and their stored idempotency records would be left in jurisdiction eu: set its jurisdiction before adding platforms, or remove them first\n`,
     });
+    expect(await orgColumn()).toEqual({ jurisdiction: 'eu' });
     expect((await registry('platform', 'remove', added.id)).code).toBe(0);
-    const repinned = await registry('org', 'jurisdiction', orgId, 'us');
+    const repinned = await registry('org', 'jurisdiction', orgId.toUpperCase(), 'us');
     expect([repinned.code, repinned.stdout]).toEqual([0, `organization ${orgId} pinned to us\n`]);
-    const unpinned = json<{ jurisdiction: null }>(await registry('org', 'jurisdiction', orgId, '--none', '--json'));
-    expect(unpinned.jurisdiction).toBeNull();
+    expect(await orgColumn()).toEqual({ jurisdiction: 'us' });
+    const unpinned = json<{ id: string; name: string; jurisdiction: null }>(
+      await registry('org', 'jurisdiction', orgId, '--none', '--json'),
+    );
+    expect(unpinned).toMatchObject({ id: orgId, name: 'EU Org', jurisdiction: null });
+    expect(await orgColumn()).toEqual({ jurisdiction: null });
+    const pinnedText = await registry('org', 'jurisdiction', orgId, 'fedramp-high');
+    expect(pinnedText.stdout).toBe(`organization ${orgId} pinned to fedramp-high\n`);
+    expect((await registry('org', 'jurisdiction', orgId, '--none')).stdout).toBe(
+      `organization ${orgId} pinned to no jurisdiction\n`,
+    );
     expect((await registry('org', 'remove', orgId)).code).toBe(0);
+    expect((await registry('org', 'remove', loose.id)).code).toBe(0);
   });
 
   it('registers a client with the scopes it may hold, changes them, and the edge grants exactly those', async () => {

@@ -120,6 +120,15 @@ const columns = (id: string) =>
     .bind(id)
     .first<{ broker_urls: string | null; broker_url: string | null }>();
 
+/** The region columns as stored: the platform's home and its organization's jurisdiction. */
+const regionColumns = (id: string) =>
+  registry.db
+    .prepare(
+      'SELECT p.home_region, o.jurisdiction FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id WHERE p.id = ?',
+    )
+    .bind(id)
+    .first<{ home_region: string | null; jurisdiction: string | null }>();
+
 async function refusal(promise: Promise<unknown>): Promise<{ kind: string; message: string; name: string }> {
   const error = await promise.then(
     () => null,
@@ -541,6 +550,7 @@ describe('regions (docs/regions.md)', () => {
   it("keep a platform's home region, checked, and hand it back to the edge's default", async () => {
     const entry = await store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'Homed', homeRegion: 'apac' });
     expect(entry).toMatchObject({ homeRegion: 'apac', jurisdiction: null });
+    expect(await regionColumns(entry.platform.id)).toStrictEqual({ home_region: 'apac', jurisdiction: null });
     expect(await store.findPlatformEntry(ORG_A, entry.platform.id)).toEqual(entry);
     // The public record carries neither.
     expect(await store.findPlatform(ORG_A, entry.platform.id)).toStrictEqual(entry.platform);
@@ -549,7 +559,9 @@ describe('regions (docs/regions.md)', () => {
       homeRegion: 'oc',
     });
     expect((await store.findAnyPlatform(entry.platform.id))!.homeRegion).toBe('oc');
+    expect(await regionColumns(entry.platform.id)).toMatchObject({ home_region: 'oc' });
     expect((await store.setPlatformHomeRegion(entry.platform.id, null)).homeRegion).toBeNull();
+    expect(await regionColumns(entry.platform.id)).toMatchObject({ home_region: null });
     expect(await refusal(store.setPlatformHomeRegion(entry.platform.id, 'mars'))).toEqual({
       kind: 'invalid',
       message: 'homeRegion must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me',
@@ -557,7 +569,12 @@ describe('regions (docs/regions.md)', () => {
     });
     expect(
       await refusal(store.addPlatform({ organizationId: ORG_A, type: 'PF4', name: 'x', homeRegion: 'EU' })),
-    ).toMatchObject({ kind: 'invalid' });
+    ).toEqual({
+      kind: 'invalid',
+      message: 'homeRegion must be one of wnam, enam, sam, weur, eeur, apac, oc, afr, me',
+      name: 'RegistryError',
+    });
+    expect((await store.allPlatforms(ORG_A)).map((e) => e.platform.name)).not.toContain('x');
     expect(await refusal(store.setPlatformHomeRegion(randomUUID(), 'oc'))).toMatchObject({ kind: 'not_found' });
     await store.removePlatform(entry.platform.id);
   });
@@ -579,21 +596,73 @@ describe('regions (docs/regions.md)', () => {
     });
     const entry = await store.addPlatform({ organizationId: org.id, type: 'PF5', name: 'near', homeRegion: 'eeur' });
     expect(entry).toMatchObject({ homeRegion: 'eeur', jurisdiction: 'eu' });
+    expect(await regionColumns(entry.platform.id)).toStrictEqual({ home_region: 'eeur', jurisdiction: 'eu' });
     expect(await store.findPlatformEntry(org.id, entry.platform.id)).toEqual(entry);
-    expect(await refusal(store.setPlatformHomeRegion(entry.platform.id, 'enam'))).toMatchObject({ kind: 'invalid' });
+    expect(await refusal(store.setPlatformHomeRegion(entry.platform.id, 'enam'))).toEqual({
+      kind: 'invalid',
+      message: "homeRegion enam lies outside the organization's jurisdiction eu: one of weur, eeur",
+      name: 'RegistryError',
+    });
+    expect(await regionColumns(entry.platform.id)).toMatchObject({ home_region: 'eeur' });
+    // A platform naming no home in a pinned organization is kept so: the edge moves its default home inside.
+    const unhomed = await store.addPlatform({ organizationId: org.id, type: 'PF4', name: 'default' });
+    expect(unhomed).toMatchObject({ homeRegion: null, jurisdiction: 'eu' });
     // Its jurisdiction stays while it has platforms (setting the same one again is no change).
     expect(await refusal(store.setOrganizationJurisdiction(org.id, 'us'))).toEqual({
       kind: 'conflict',
-      message: `organization ${org.id} has 1 platform(s): its jurisdiction is set before its platforms are added (or once they are removed)`,
+      message: `organization ${org.id} has 2 platform(s), whose objects and their stored idempotency records would be left in jurisdiction eu: set its jurisdiction before adding platforms, or remove them first`,
       name: 'RegistryError',
     });
+    expect(await refusal(store.setOrganizationJurisdiction(org.id, null))).toMatchObject({ kind: 'conflict' });
+    expect(await regionColumns(entry.platform.id)).toMatchObject({ jurisdiction: 'eu' });
     expect((await store.setOrganizationJurisdiction(org.id, 'eu')).jurisdiction).toBe('eu');
+    await store.removePlatform(unhomed.platform.id);
     await store.removePlatform(entry.platform.id);
     expect(await store.setOrganizationJurisdiction(org.id.toUpperCase(), 'us')).toEqual({ ...org, jurisdiction: 'us' });
     expect((await store.setOrganizationJurisdiction(org.id, null)).jurisdiction).toBeNull();
     expect(await refusal(store.setOrganizationJurisdiction(org.id, 'moon'))).toMatchObject({ kind: 'invalid' });
     expect(await refusal(store.setOrganizationJurisdiction(randomUUID(), 'eu'))).toMatchObject({ kind: 'not_found' });
     expect((await store.allOrganizations()).find((o) => o.id === org.id)).toEqual({ ...org, jurisdiction: null });
+    await store.removeOrganization(org.id);
+  });
+
+  it('refuse pinning an unpinned organization that has platforms', async () => {
+    const org = await store.addOrganization({ name: 'Unpinned' });
+    const entry = await store.addPlatform({
+      organizationId: org.id,
+      type: 'PF4',
+      name: 'anywhere',
+      homeRegion: 'apac',
+    });
+    expect(await refusal(store.setOrganizationJurisdiction(org.id, 'eu'))).toEqual({
+      kind: 'conflict',
+      message: `organization ${org.id} has 1 platform(s), whose objects and their stored idempotency records would be left outside any jurisdiction: set its jurisdiction before adding platforms, or remove them first`,
+      name: 'RegistryError',
+    });
+    expect((await store.findAdminOrganization(org.id))!.jurisdiction).toBeNull();
+    await store.removePlatform(entry.platform.id);
+    await store.removeOrganization(org.id);
+  });
+
+  it("answer the edge's public records without the home region or the jurisdiction", async () => {
+    const org = await store.addOrganization({ name: 'Public', jurisdiction: 'us' });
+    const entry = await store.addPlatform({ organizationId: org.id, type: 'PF4', name: 'pub', homeRegion: 'wnam' });
+    const publicOrg = { id: org.id, name: 'Public', created: org.created };
+    expect(await store.findOrganization(org.id)).toStrictEqual(publicOrg);
+    expect(await store.listOrganizations(org.id)).toStrictEqual([publicOrg]);
+    const publicPlatform = {
+      id: entry.platform.id,
+      name: 'pub',
+      type: 'PF4',
+      organizationId: org.id,
+      organization: publicOrg,
+      created: entry.platform.created,
+    };
+    expect(entry.platform).toStrictEqual(publicPlatform);
+    expect(await store.findPlatform(org.id, entry.platform.id)).toStrictEqual(publicPlatform);
+    expect(await store.listPlatforms(org.id)).toStrictEqual([publicPlatform]);
+    expect((await store.findPlatformEntry(org.id, entry.platform.id))!.platform).toStrictEqual(publicPlatform);
+    await store.removePlatform(entry.platform.id);
     await store.removeOrganization(org.id);
   });
 
@@ -610,7 +679,7 @@ describe('regions (docs/regions.md)', () => {
   });
 });
 
-describe('migration 0005 (broker lists)', () => {
+describe('migrations 0005 (broker lists) and 0006 (regions)', () => {
   it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
     // The file's database, emptied (the tests above are done with it): a registry of the previous version is built
     // in it from nothing, without starting a second workerd.
@@ -662,5 +731,25 @@ describe('migration 0005 (broker lists)', () => {
       ['http://127.0.0.1:9700'],
       null,
     ]);
+    // 0006 adds the region columns empty: every platform has the edge's default home, the organization no jurisdiction.
+    const placed = await db
+      .prepare(
+        'SELECT p.id, p.home_region, o.jurisdiction FROM trade_platforms p JOIN organizations o ON o.id = p.organization_id ORDER BY p.created',
+      )
+      .all();
+    expect(placed.results).toStrictEqual([
+      { id: named, home_region: null, jurisdiction: null },
+      { id: plain, home_region: null, jurisdiction: null },
+    ]);
+    expect((await migrated.allPlatforms(org)).map((e) => [e.homeRegion, e.jurisdiction])).toStrictEqual([
+      [null, null],
+      [null, null],
+    ]);
+    expect(await migrated.allOrganizations()).toStrictEqual([
+      { id: org, name: 'Old', created: '2026-01-01T00:00:00.000Z', jurisdiction: null },
+    ]);
+    const moved = await migrated.setPlatformHomeRegion(named, 'enam');
+    expect(moved.homeRegion).toBe('enam');
+    expect(await applyMigrations(db)).toStrictEqual([]);
   });
 });

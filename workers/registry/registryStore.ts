@@ -321,7 +321,7 @@ export class RegistryStore {
     if ((counted?.platforms ?? 0) > 0 && checked !== org.jurisdiction)
       throw new RegistryError(
         'conflict',
-        `organization ${org.id} has ${counted!.platforms} platform(s): its jurisdiction is set before its platforms are added (or once they are removed)`,
+        `organization ${org.id} has ${counted!.platforms} platform(s), whose objects and their stored idempotency records would be left ${org.jurisdiction ? `in jurisdiction ${org.jurisdiction}` : 'outside any jurisdiction'}: set its jurisdiction before adding platforms, or remove them first`,
       );
     await this.db.prepare('UPDATE organizations SET jurisdiction = ? WHERE id = ?').bind(checked, org.id).run();
     return { ...org, jurisdiction: checked };
