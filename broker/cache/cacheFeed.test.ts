@@ -141,3 +141,30 @@ describe('the cache feed', () => {
     ).toStrictEqual(['users:9']);
   });
 });
+
+describe("the cache feed's position", () => {
+  const event = (e: string, op: string, record: unknown = {}) => ({ event: e, op, record }) as ManagerEvent;
+
+  it('has none before the first snapshot, then counts every change event since the last snapshot, listened to or not', () => {
+    const feed = new CacheFeed('PF4');
+    expect(feed.position()).toBeUndefined();
+    feed.afterEvent(event('users', 'update', { login: 1 }));
+    expect(feed.position()).toBeUndefined();
+    feed.afterEvent(event('resync', 'begin'));
+    feed.afterEvent(event('resync', 'chunk'));
+    feed.afterEvent(event('resync', 'end'));
+    const first = feed.position()!;
+    expect(first.count).toBe(0);
+    expect(first.epoch).toBeGreaterThan(0);
+    feed.afterEvent(event('users', 'update', { login: 1 }));
+    feed.afterEvent(event('trades', 'add', { order: 5 }));
+    feed.afterEvent(event('ticks', 'update', null));
+    expect(feed.position()).toEqual({ epoch: first.epoch, count: 3 });
+    // A resync's events before its end leave the answering tables' position alone; its end starts a later epoch.
+    feed.afterEvent(event('resync', 'begin'));
+    feed.afterEvent(event('resync', 'end'));
+    const second = feed.position()!;
+    expect(second.count).toBe(0);
+    expect(second.epoch).toBeGreaterThan(first.epoch);
+  });
+});

@@ -11,6 +11,7 @@ import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { KINDS, type Row } from './pumpCache.js';
 import type { CacheKey } from './keyedTable.js';
 import { ListenerSet } from '../../shared/listenerSet.js';
+import type { Position } from '../../shared/positions.js';
 
 export interface CacheListener {
   /** A row of `table` may have changed (or gone). */
@@ -32,6 +33,13 @@ const TOUCHED: Readonly<Record<string, readonly string[]>> = {
 
 export class CacheFeed {
   private readonly listeners = new ListenerSet<CacheListener>();
+  /**
+   * How far the cache has come (`shared/positions.ts`): the epoch of its current snapshot and the change events
+   * applied since; undefined before its first snapshot. A resync's events before its `end` are applied to the tables
+   * being built, not to the ones answering, so the position moves to a new epoch only when the new tables are
+   * swapped in.
+   */
+  private at: Position | undefined;
 
   constructor(readonly family: Family) {}
 
@@ -43,13 +51,23 @@ export class CacheFeed {
     return this.listeners.size;
   }
 
+  /** The cache's position now; undefined before its first snapshot. */
+  position(): Position | undefined {
+    return this.at;
+  }
+
   /** One event of the change stream, after `PumpCache.apply` took it. */
   afterEvent(event: ManagerEvent): void {
-    if (this.listeners.size === 0) return;
     if (event.event === 'resync') {
-      if (event.op === 'end') this.listeners.each((l) => l.resynced());
+      if (event.op === 'end') {
+        // A new epoch for every snapshot, later than the last one even if the clock did not move.
+        this.at = { epoch: Math.max(Date.now(), (this.at?.epoch ?? 0) + 1), count: 0 };
+        this.listeners.each((l) => l.resynced());
+      }
       return;
     }
+    if (this.at !== undefined) this.at = { epoch: this.at.epoch, count: this.at.count + 1 };
+    if (this.listeners.size === 0) return;
     const record = event.record as Row | null;
     if (!record || typeof record !== 'object') return;
     const kinds = KINDS[this.family];

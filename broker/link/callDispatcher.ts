@@ -47,6 +47,7 @@ import { AnswerTooLargeError, ConnectionLostError, DeadlineError, tooFrequent } 
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
 import { PasswordChecks, type AdmittedCheck, type PasswordCheckLimit } from './passwordChecks.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
+import { positionText } from '../../shared/positions.js';
 
 /** Operations whose missed deadline leaves the change possibly applied. */
 const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutating).map((e) => e.op));
@@ -79,8 +80,9 @@ export const BINARY_ANSWER_CHARS = 16 * 1024;
  * A success frame with `data` already JSON text (cached records' JSON, spliced in rather than serialized again); `data`
  * comes last, so the edge can take it without parsing it (shared/frames.ts).
  */
-export function okFrameText(id: number, dataJson: string, paging?: PagingResult): string {
-  const head = paging ? `"paging":${JSON.stringify(paging)},` : '';
+export function okFrameText(id: number, dataJson: string, paging?: PagingResult, pos?: string): string {
+  const head =
+    (pos !== undefined ? `"pos":${JSON.stringify(pos)},` : '') + (paging ? `"paging":${JSON.stringify(paging)},` : '');
   return `{"id":${JSON.stringify(id)},"ok":true,${head}"data":${dataJson}}`;
 }
 
@@ -135,18 +137,19 @@ function bytesPast(text: string | Buffer, bound: number): number {
 }
 
 /** The success frame of a call's result: text, or (a list of cached rows) its UTF-8 bytes. */
-export function successFrame(id: number, result: HandlerResult): string | Buffer {
+export function successFrame(id: number, result: HandlerResult, pos?: string): string | Buffer {
   if (result.rows !== undefined) {
     // `okFrameText` with the rows' texts written into it one by one (`rowsFrame`).
-    const [head, tail] = okFrameText(id, '[\u0000]', result.paging).split('\u0000');
+    const [head, tail] = okFrameText(id, '[\u0000]', result.paging, pos).split('\u0000');
     return rowsFrame(head, result.rows, tail);
   }
   // Cached records' JSON spliced in.
-  if (result.json !== undefined) return okFrameText(id, result.json, result.paging);
+  if (result.json !== undefined) return okFrameText(id, result.json, result.paging, pos);
+  const positioned = pos !== undefined ? { pos } : {};
   return stringifyJson(
     result.paging
-      ? ({ id, ok: true, paging: result.paging, data: result.data } satisfies CallOk)
-      : ({ id, ok: true, data: result.data } satisfies CallOk),
+      ? ({ id, ok: true, ...positioned, paging: result.paging, data: result.data } satisfies CallOk)
+      : ({ id, ok: true, ...positioned, data: result.data } satisfies CallOk),
   );
 }
 
@@ -353,7 +356,7 @@ export class CallDispatcher {
     if (!isThenable(result)) {
       // The cached path: answered in the same turn, no timer.
       check?.settle(false);
-      this.succeed(frame, reply, result, started);
+      this.succeed(frame, reply, result, started, platform);
       end();
       return;
     }
@@ -374,7 +377,7 @@ export class CallDispatcher {
         check?.settle(false);
         if (!settled) {
           settled = true;
-          this.succeed(frame, reply, value, started);
+          this.succeed(frame, reply, value, started, platform);
         } else if (callId !== undefined) {
           this.lateOutcome(frame, callId, reply, successResult(value));
         }
@@ -502,8 +505,19 @@ export class CallDispatcher {
     else answer(report as OutcomeReport);
   }
 
-  private succeed(frame: CallFrame, reply: Reply, result: HandlerResult, started: number): void {
-    const text = successFrame(frame.id, result);
+  /**
+   * Answers a call's success, with the position its platform's cache has come to now (`CallOk.pos`): for a change,
+   * past the events the trading server sent before its answer.
+   */
+  private succeed(
+    frame: CallFrame,
+    reply: Reply,
+    result: HandlerResult,
+    started: number,
+    platform?: TradePlatform,
+  ): void {
+    const at = platform?.feed?.position();
+    const text = successFrame(frame.id, result, at !== undefined ? positionText(at) : undefined);
     const bytes = bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
     if (bytes) {
       const failed = this.tooLarge(frame, bytes);

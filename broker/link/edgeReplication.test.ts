@@ -169,6 +169,16 @@ function keysOf(platform: string, plan: Extract<ReplicaPlan, { kind: 'record' }>
   return [...keys, typeof keys[0] === 'number' ? 987_654_321 : 'NO-SUCH-KEY'];
 }
 
+/**
+ * A broker answer without its change-stream position: the replica's read answers the same bytes, and the link object
+ * names the replica's own position beside them. A success of the broker always names one.
+ */
+function sansPosition<T extends { status: number; headers: Record<string, string> }>(shaped: T): T {
+  const { 'X-Gateway-Position': pos, ...headers } = shaped.headers;
+  if (pos !== undefined) expect(pos).toMatch(/^\d+-\d+$/);
+  return { ...shaped, headers };
+}
+
 describe('edge replica', () => {
   it('answers every replicated operation byte for byte as the broker path, found and not found, v2 and v1', async () => {
     // The hot operations are all here: accounts, quotes, symbols and groups of both families, v2 and v1.
@@ -203,7 +213,7 @@ describe('edge replica', () => {
           const expected = await brokerAnswer(link, platform, entry, args, ctx);
           const local = replicas[plan.family].read(plan, args);
           expect(local, `${entry.id} ${JSON.stringify(args)} answered from the replica`).toBeDefined();
-          expect(shapeAnswer(ctx, local!), `${entry.id} ${JSON.stringify(args)}`).toStrictEqual(expected);
+          expect(shapeAnswer(ctx, local!), `${entry.id} ${JSON.stringify(args)}`).toStrictEqual(sansPosition(expected));
           compared++;
           if (!local!.ok) notFound++;
         }
@@ -237,7 +247,7 @@ describe('edge replica', () => {
       ] as const) {
         const ctx = ctxOf(entry, 'PF4');
         expect(shapeAnswer(ctx, replica.read(replicaPlan(entry)!, args)!)).toStrictEqual(
-          await brokerAnswer(link, PF4, entry, args, ctx),
+          sansPosition(await brokerAnswer(link, PF4, entry, args, ctx)),
         );
       }
 
@@ -250,7 +260,7 @@ describe('edge replica', () => {
       expect(replica.stats().tables.users).toBe(cache(PF4).table('users')!.size);
       const ctx = ctxOf(user, 'PF4');
       expect(shapeAnswer(ctx, replica.read(userPlan, { login })!)).toStrictEqual(
-        await brokerAnswer(link, PF4, user, { login }, ctx),
+        sansPosition(await brokerAnswer(link, PF4, user, { login }, ctx)),
       );
     } finally {
       link.close();

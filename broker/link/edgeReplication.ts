@@ -25,6 +25,7 @@ import {
 import type { CacheFeed, CacheListener } from '../cache/cacheFeed.js';
 import { eventKindOf, type PumpCache } from '../cache/pumpCache.js';
 import type { CacheKey } from '../cache/keyedTable.js';
+import { positionText } from '../../shared/positions.js';
 
 /** Finds a platform the broker serves, for `#replicate` frames. */
 export type ReplicaSource = (platform: string) =>
@@ -119,6 +120,8 @@ class Replication implements CacheListener {
   private unlisten: (() => void) | undefined;
   /** Set once a snapshot went out; changes before it are part of it. */
   private snapshotSent = false;
+  /** The last position sent, so a turn that moved only tables not replicated still tells the replica where it is. */
+  private sentPos: string | undefined;
   private stopped = false;
 
   constructor(
@@ -150,7 +153,12 @@ class Replication implements CacheListener {
   }
 
   changed(table: string, key: CacheKey): void {
-    if (!this.snapshotSent || !this.replicated.has(table)) return;
+    if (!this.snapshotSent) return;
+    if (!this.replicated.has(table)) {
+      // Not replicated, but the cache's position moved: the next flush tells the replica (a frame with no changes).
+      this.flushing ??= setImmediate(() => this.flush());
+      return;
+    }
     let keys = this.dirty.get(table);
     if (!keys) this.dirty.set(table, (keys = new Set()));
     keys.add(key);
@@ -209,7 +217,7 @@ class Replication implements CacheListener {
       }
       if (rows.length && this.replicated.has(name)) this.send({ rep: this.rep, seq: this.seq++, table: name, rows });
     }
-    this.send({ rep: this.rep, seq: this.seq++, end: true });
+    this.send({ rep: this.rep, seq: this.seq++, end: true, ...this.position() });
   }
 
   private flush(): void {
@@ -234,7 +242,8 @@ class Replication implements CacheListener {
       }
     }
     this.dirty = new Map();
-    if (changes.length) this.send({ rep: this.rep, seq: this.seq++, changes });
+    const at = this.position();
+    if (changes.length || at.pos !== this.sentPos) this.send({ rep: this.rep, seq: this.seq++, changes, ...at });
   }
 
   /** Takes a table out of the replica; `pending` rows of it not yet sent are forgotten, other pending ones sent first. */
@@ -251,6 +260,12 @@ class Replication implements CacheListener {
     this.send({ rep: this.rep, seq: this.seq++, drop: name });
   }
 
+  /** The feed's position as a frame's `pos`: what the replica reflects once it applied the frame. */
+  private position(): { pos?: string } {
+    const at = this.feed.position();
+    return at !== undefined ? { pos: positionText(at) } : {};
+  }
+
   private congested(): boolean {
     if (this.sink.bufferedAmount <= MAX_BUFFERED_BYTES) return false;
     this.stop('the edge link is not keeping up with the change stream');
@@ -258,6 +273,7 @@ class Replication implements CacheListener {
   }
 
   private send(frame: ReplicaFrame): void {
+    if ('pos' in frame && frame.pos !== undefined) this.sentPos = frame.pos;
     this.sink.send(JSON.stringify(frame));
   }
 }

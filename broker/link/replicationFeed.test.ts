@@ -47,12 +47,22 @@ class Platform {
   }
 }
 
+/**
+ * A link that records what a replication sends: `sent` the frames as the other tests read them, without their
+ * positions (`pos`) and without the frames that carry only a position (no changes), which `positions` keeps: the
+ * position of every frame that names one, in order.
+ */
 function link(platforms: Record<string, Platform>) {
   const sent: Frame[] = [];
+  const positions: Array<{ seq: unknown; pos: unknown; changes: number | null }> = [];
   const sink = {
     bufferedAmount: 0,
     send: (text: string) => {
-      sent.push(JSON.parse(text) as Frame);
+      const { pos, ...frame } = JSON.parse(text) as Frame;
+      const changes = Array.isArray(frame.changes) ? (frame.changes as unknown[]).length : null;
+      if (pos !== undefined) positions.push({ seq: frame.seq, pos, changes });
+      if (changes === 0) return;
+      sent.push(frame);
     },
   };
   const replication = new EdgeReplication(sink, (id) => platforms[id]);
@@ -62,7 +72,7 @@ function link(platforms: Record<string, Platform>) {
     replication.handle({ id, platform, op: REPLICATE_OP, args, timeoutMs: 5000 } as CallFrame);
     return id;
   };
-  return { sent, sink, replication, ask };
+  return { sent, positions, sink, replication, ask };
 }
 
 const user = (login: number, name = `u${login}`) => ({ login, name, group: 'demo' });
@@ -256,6 +266,23 @@ describe('changes', () => {
     const snapshot = l.sent.length;
     return { pf4, l, frames: () => l.sent.slice(snapshot) };
   }
+
+  it("carries the cache's position on the snapshot's end and on each turn's frame, one that moved only tables not replicated included", async () => {
+    const { pf4, l } = replicated();
+    const at = pf4.feed.position()!;
+    expect(at).toMatchObject({ count: 0 });
+    expect(l.positions).toStrictEqual([{ seq: 3, pos: `${at.epoch}-0`, changes: null }]);
+    pf4.change('users', 'update', user(1, 'again'));
+    pf4.change('trades', 'add', { order: 12, login: 1, symbol: 'EURUSD' });
+    await nextTurn();
+    // Two events applied: the frame of the turn is at count 2.
+    expect(l.positions[1]).toStrictEqual({ seq: 4, pos: `${at.epoch}-2`, changes: 1 });
+    pf4.change('trades', 'add', { order: 13, login: 1, symbol: 'EURUSD' });
+    await nextTurn();
+    expect(l.positions[2]).toStrictEqual({ seq: 5, pos: `${at.epoch}-3`, changes: 0 });
+    await nextTurn();
+    expect(l.positions).toHaveLength(3);
+  });
 
   it("sends one turn's changes in one frame, a key changed twice once with its last value, a delete as null", async () => {
     const { pf4, frames } = replicated();
