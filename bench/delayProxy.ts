@@ -5,8 +5,12 @@
  * `close()` ends every connection; `stop()` stops taking new ones and drops the open ones (a region cut off), and
  * `listen()` again takes connections on the same port.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { isEntryModule } from '../shared/entryModule.js';
 
 export interface DelayProxy {
   /** The proxy's base URL (`http://127.0.0.1:<port>`). */
@@ -102,4 +106,56 @@ export async function freePort(): Promise<number> {
   const { port } = s.address() as AddressInfo;
   await new Promise<void>((resolve) => s.close(() => resolve()));
   return port;
+}
+
+/** Proxies running in a process of their own (`spawnDelayProxies`). */
+export interface DelayProxies {
+  /** Each proxy's base URL, in the order of the delays asked for. */
+  urls: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one proxy to `target` per delay in a Node process of its own, so the timers holding each chunk run on an
+ * event loop that the bench's clients do not load: a client busy parsing answers would otherwise hold the chunks of
+ * every region past their delay.
+ */
+export async function spawnDelayProxies(target: string, delaysMs: number[]): Promise<DelayProxies> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), target, ...delaysMs.map(String)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const ready = new Promise<string[]>((resolve, reject) => {
+    child.stdout.on('data', (text: string) => {
+      out += text;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve((JSON.parse(line) as { urls: string[] }).urls);
+    });
+    child.once('exit', (code) => reject(new Error(`the delay proxies exited (${code}) before listening`)));
+  });
+  const urls = await ready;
+  return {
+    urls,
+    async close() {
+      if (child.exitCode !== null) return;
+      child.stdin.end();
+      await once(child, 'exit');
+    },
+  };
+}
+
+if (isEntryModule(import.meta.url)) {
+  // `<target> <delay ms>...`: prints `{"urls":[...]}` once every proxy listens, and stops when stdin closes.
+  const [target, ...delays] = process.argv.slice(2);
+  const proxies = await Promise.all(delays.map((d) => startDelayProxy(target, Number(d))));
+  process.stdout.write(`${JSON.stringify({ urls: proxies.map((p) => p.url) })}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', () => {
+    void Promise.all(proxies.map((p) => p.close())).then(() => process.exit(0));
+  });
 }

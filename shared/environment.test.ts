@@ -172,6 +172,7 @@ describe('environment of the edge worker', () => {
       IDEMPOTENCY_LEDGER_MAX_MB: 4096,
       IDEMPOTENCY_ANSWER_MAX_BYTES: 1_500_000,
       EDGE_REPLICA_MAX_ROWS: 10_000,
+      EDGE_REPLICA_STORED_ROWS: 1_000_000,
       BROKER_URL: ['http://127.0.0.1:8790'],
       BROKER_FAILBACK_SECONDS: 10,
       ACCESS_LOG_BATCH: false,
@@ -267,6 +268,16 @@ describe('environment of the edge worker', () => {
     ]).toEqual([0, 1, 250, 100_000]);
     for (const raw of [undefined, '', '   ', '-1', '100001', '2.5', 'many', 'Infinity', 'NaN'])
       expect(value('EDGE_REPLICA_MAX_ROWS', raw)).toBe(10_000);
+  });
+
+  it('takes EDGE_REPLICA_STORED_ROWS from 0 (no storage) to 2,000,000, else 1,000,000', () => {
+    expect([
+      value('EDGE_REPLICA_STORED_ROWS', '0'),
+      value('EDGE_REPLICA_STORED_ROWS', '200000'),
+      value('EDGE_REPLICA_STORED_ROWS', '2000000'),
+    ]).toEqual([0, 200_000, 2_000_000]);
+    for (const raw of [undefined, '', '-1', '2000001', '1e6', 'all'])
+      expect(value('EDGE_REPLICA_STORED_ROWS', raw)).toBe(1_000_000);
   });
 
   it('takes REGISTRY_CACHE_SECONDS and IDEMPOTENCY_RETENTION_HOURS as decimal numbers', () => {

@@ -16,7 +16,12 @@ import { parseAddressRanges, type AddressRange } from './addressRanges.js';
 import { MAX_BROKERS_PER_PLATFORM, parseBrokerUrls } from './brokerUrls.js';
 import { parseRegionBrokerRoutes, type RegionBrokerRoutes } from './brokerRoutes.js';
 import { FAILBACK_HOLD_DOWN_MS } from './frames.js';
-import { DEFAULT_REPLICA_MAX_ROWS, MAX_REPLICA_MAX_ROWS } from './replication.js';
+import {
+  DEFAULT_REPLICA_MAX_ROWS,
+  DEFAULT_REPLICA_STORED_ROWS,
+  MAX_REPLICA_MAX_ROWS,
+  MAX_REPLICA_STORED_ROWS,
+} from './replication.js';
 import { isRegion, REGIONS, type Region } from './regions.js';
 
 export type EnvironmentRecord = Record<string, string | undefined>;
@@ -262,6 +267,7 @@ const workerVariables = {
     1_500_000,
   ),
   EDGE_REPLICA_MAX_ROWS: variable(count(MAX_REPLICA_MAX_ROWS, 'rows'), DEFAULT_REPLICA_MAX_ROWS),
+  EDGE_REPLICA_STORED_ROWS: variable(count(MAX_REPLICA_STORED_ROWS, 'rows'), DEFAULT_REPLICA_STORED_ROWS),
   BROKER_URL: variable(brokerUrls, [`http://127.0.0.1:${DEFAULT_BROKER_PORT}`]),
   BROKER_SECRET: variable(secretText, undefined),
   BROKER_FAILBACK_SECONDS: variable(

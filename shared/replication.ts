@@ -12,7 +12,8 @@
  *   (`shared/positions.ts`) when the snapshot was taken;
  * - `changes`: ordered changes since the previous frame, each `[table, key, json | null]` (null: the row is gone);
  *   changes to one key within one turn of the broker's event loop are conflated to the last; `pos` is the cache's
- *   position once they are applied;
+ *   position once they are applied. A large snapshot goes out a part at a time (the broker waits while the link's
+ *   buffer is full); the changes made meanwhile come in one `changes` frame without `pos` just before its `end`;
  * - `drop`: the table grew past `maxRows` (or cannot be replicated any more): it leaves the replica until the next
  *   snapshot;
  * - `stop`: the replication ended (platform removed, link congested); the replica is out of sync.
@@ -43,12 +44,13 @@ export type ReplicaFrame =
   | { rep: number; seq: number; stop: string };
 
 /**
- * The hot tables replicated per family: quotes, symbols, groups and accounts (the accounts while they fit under
- * `maxRows`). Open trades, margins and news stay on the broker: they are large, change often or are read paged.
+ * The tables replicated per family: quotes, symbols, groups, accounts, open trades (PF5: positions and orders) and
+ * PF4's recently closed trades. Margins, online sessions, news and PF5 deals stay on the broker: they change with
+ * every tick, are per session, or are read only through an index.
  */
 export const REPLICATED_TABLES: Readonly<Record<Family, readonly string[]>> = {
-  PF4: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'],
-  PF5: ['users', 'symbols', 'groups'],
+  PF4: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities', 'trades', 'closedTrades'],
+  PF5: ['users', 'symbols', 'groups', 'positions', 'orders'],
 };
 
 /** Rows per `rows` frame of a snapshot. */
@@ -56,5 +58,9 @@ export const REPLICA_CHUNK_ROWS = 500;
 
 /** Default bound on a replicated table's rows (`EDGE_REPLICA_MAX_ROWS`). */
 export const DEFAULT_REPLICA_MAX_ROWS = 10_000;
-/** Largest `maxRows` a broker accepts: a link object's memory is bounded whatever the edge asks. */
+/** Largest memory bound of an edge replica's table (`EDGE_REPLICA_MAX_ROWS`): within a link object's 128 MB. */
 export const MAX_REPLICA_MAX_ROWS = 100_000;
+/** Default bound on a table an edge replica keeps in its object's storage (`EDGE_REPLICA_STORED_ROWS`). */
+export const DEFAULT_REPLICA_STORED_ROWS = 1_000_000;
+/** Largest `maxRows` a broker accepts (and `EDGE_REPLICA_STORED_ROWS` may be): a snapshot's work is bounded. */
+export const MAX_REPLICA_STORED_ROWS = 2_000_000;

@@ -25,6 +25,7 @@ export interface Env {
    * it is not replicated and its reads go to the broker.
    */
   EDGE_REPLICA_MAX_ROWS?: string;
+  EDGE_REPLICA_STORED_ROWS?: string;
   /** Ledgers per API client (default 16): how many objects one client's keys spread over. */
   IDEMPOTENCY_SHARDS?: string;
   /**

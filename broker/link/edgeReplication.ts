@@ -14,7 +14,7 @@
 import type { CallFrame, CallFailed, CallOk } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import {
-  MAX_REPLICA_MAX_ROWS,
+  MAX_REPLICA_STORED_ROWS,
   REPLICA_CHUNK_ROWS,
   REPLICATE_OP,
   REPLICATED_TABLES,
@@ -43,6 +43,9 @@ export type ReplicaSource = (platform: string) =>
 
 /** A link buffering more than this is not keeping up with the change stream: its replications stop. */
 export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/** A snapshot waits while its link buffers more than this, `SNAPSHOT_PAUSE_MS` at a time. */
+export const SNAPSHOT_PAUSE_BYTES = 4 * 1024 * 1024;
+export const SNAPSHOT_PAUSE_MS = 5;
 
 export interface ReplicaSink {
   send(text: string): void;
@@ -81,7 +84,7 @@ export class EdgeReplication {
       platform.cache,
       platform.feed,
       rep as number,
-      Math.min(maxRows as number, MAX_REPLICA_MAX_ROWS),
+      Math.min(maxRows as number, MAX_REPLICA_STORED_ROWS),
       tables,
       platform.readFence ?? (() => undefined),
       (table) => platform.session?.declared?.events.has(eventKindOf(table)) ?? true,
@@ -118,8 +121,12 @@ class Replication implements CacheListener {
   private dirty = new Map<string, Set<CacheKey>>();
   private flushing: ReturnType<typeof setImmediate> | undefined;
   private unlisten: (() => void) | undefined;
-  /** Set once a snapshot went out; changes before it are part of it. */
+  /** Set once a snapshot started going out; changes before it are part of it. */
   private snapshotSent = false;
+  /** A snapshot is going out a part at a time (`snapshots` numbers them, so a resync's new one replaces it). */
+  private snapshotting = false;
+  private snapshots = 0;
+  private pausing: ReturnType<typeof setTimeout> | undefined;
   /** The last position sent, so a turn that moved only tables not replicated still tells the replica where it is. */
   private sentPos: string | undefined;
   private stopped = false;
@@ -154,6 +161,14 @@ class Replication implements CacheListener {
 
   changed(table: string, key: CacheKey): void {
     if (!this.snapshotSent) return;
+    if (this.snapshotting) {
+      // A snapshot going out a part at a time: the change follows it, just before its end.
+      if (!this.replicated.has(table)) return;
+      let keys = this.dirty.get(table);
+      if (!keys) this.dirty.set(table, (keys = new Set()));
+      keys.add(key);
+      return;
+    }
     if (!this.replicated.has(table)) {
       // Not replicated, but the cache's position moved: the next flush tells the replica (a frame with no changes).
       this.flushing ??= setImmediate(() => this.flush());
@@ -180,18 +195,29 @@ class Replication implements CacheListener {
     this.unlisten?.();
     if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flushing = undefined;
+    if (this.pausing !== undefined) clearTimeout(this.pausing);
+    this.pausing = undefined;
     this.dirty.clear();
     this.onStop();
   }
 
-  /** The whole of every replicated table that fits, as `begin`, `rows` frames and `end`. */
+  /**
+   * The whole of every replicated table that fits, as `begin`, `rows` frames and `end`. A large snapshot goes out a
+   * part at a time: while the link buffers more than `SNAPSHOT_PAUSE_BYTES` it waits, and the changes made meanwhile
+   * are sent (their rows' latest text) in one `changes` frame just before `end`, so the replica is whole and current
+   * at the position `end` names.
+   */
   private snapshot(): void {
     if (this.congested()) return;
     this.snapshotSent = true;
+    this.snapshotting = true;
+    const run = ++this.snapshots;
     // Pending changes are in the snapshot.
     this.dirty.clear();
     if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flushing = undefined;
+    if (this.pausing !== undefined) clearTimeout(this.pausing);
+    this.pausing = undefined;
     const tables: string[] = [];
     for (const name of REPLICATED_TABLES[this.feed.family]) {
       const table = this.cache.table(name);
@@ -200,24 +226,54 @@ class Replication implements CacheListener {
     this.replicated.clear();
     for (const t of tables) this.replicated.add(t);
     this.send({ rep: this.rep, seq: this.seq++, begin: { tables } });
-    for (const name of tables) {
-      const table = this.cache.table(name)!;
-      let rows: Array<[ReplicaKey, string]> = [];
-      for (const [key, row] of table.entries()) {
-        if (typeof key === 'bigint') {
-          // A key JSON cannot carry: the table is not replicated (its rows sent so far are dropped with it).
-          this.dropTable(name, rows);
-          break;
+    const parts = tables.map((name) => ({ name, keys: [...this.cache.table(name)!.keys()], at: 0 }));
+    const go = () => {
+      this.pausing = undefined;
+      if (this.stopped || run !== this.snapshots) return;
+      while (parts.length > 0) {
+        const part = parts[0];
+        const table = this.cache.table(part.name);
+        if (!table || !this.replicated.has(part.name)) {
+          parts.shift();
+          continue;
         }
-        rows.push([key, table.jsonOf(row)]);
-        if (rows.length === REPLICA_CHUNK_ROWS) {
-          this.send({ rep: this.rep, seq: this.seq++, table: name, rows });
-          rows = [];
+        const rows: Array<[ReplicaKey, string]> = [];
+        while (part.at < part.keys.length && rows.length < REPLICA_CHUNK_ROWS) {
+          const key = part.keys[part.at++];
+          if (typeof key === 'bigint') {
+            // A key JSON cannot carry: the table is not replicated (its rows sent so far are dropped with it).
+            this.dropTable(part.name, rows);
+            break;
+          }
+          const json = table.json(key);
+          if (json !== undefined) rows.push([key, json]);
+        }
+        if (rows.length && this.replicated.has(part.name))
+          this.send({ rep: this.rep, seq: this.seq++, table: part.name, rows });
+        if (part.at >= part.keys.length || !this.replicated.has(part.name)) parts.shift();
+        if (parts.length > 0 && this.sink.bufferedAmount > SNAPSHOT_PAUSE_BYTES) {
+          this.pausing = setTimeout(go, SNAPSHOT_PAUSE_MS);
+          return;
         }
       }
-      if (rows.length && this.replicated.has(name)) this.send({ rep: this.rep, seq: this.seq++, table: name, rows });
+      this.snapshotting = false;
+      const changes = this.pendingChanges();
+      if (changes.length) this.send({ rep: this.rep, seq: this.seq++, changes });
+      this.send({ rep: this.rep, seq: this.seq++, end: true, ...this.position() });
+    };
+    go();
+  }
+
+  /** The latest text of every row changed since the last frame, of the tables still replicated. */
+  private pendingChanges(): Array<[string, ReplicaKey, string | null]> {
+    const changes: Array<[string, ReplicaKey, string | null]> = [];
+    for (const [name, keys] of this.dirty) {
+      const table = this.cache.table(name);
+      if (!this.replicated.has(name) || !table) continue;
+      for (const key of keys) if (typeof key !== 'bigint') changes.push([name, key, table.json(key) ?? null]);
     }
-    this.send({ rep: this.rep, seq: this.seq++, end: true, ...this.position() });
+    this.dirty = new Map();
+    return changes;
   }
 
   private flush(): void {

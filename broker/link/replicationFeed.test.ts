@@ -8,11 +8,15 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CallFrame } from '../../shared/frames.js';
 import type { Family, ManagerEvent } from '../../shared/protocol.js';
-import { REPLICA_CHUNK_ROWS, REPLICATE_OP, REPLICATED_TABLES } from '../../shared/replication.js';
+import { REPLICA_CHUNK_ROWS, REPLICATE_OP, REPLICATED_TABLES, type ReplicaFrame } from '../../shared/replication.js';
 import { CacheFeed } from '../cache/cacheFeed.js';
 import { PumpCache } from '../cache/pumpCache.js';
 import { recordJson } from '../cache/recordJson.js';
-import { EdgeReplication, isReplicationOp, MAX_BUFFERED_BYTES } from './edgeReplication.js';
+import { EdgeReplication, isReplicationOp, MAX_BUFFERED_BYTES, SNAPSHOT_PAUSE_BYTES } from './edgeReplication.js';
+import { EdgeReplica, type ReplicaPlan } from '../../workers/gateway/edgeReplica.js';
+import { until } from '../../test/support/until.js';
+
+const usersPlan: ReplicaPlan = { kind: 'record', family: 'PF5', tables: ['users'], key: 'login', what: 'login' };
 
 type Frame = Record<string, unknown>;
 
@@ -137,7 +141,18 @@ describe('#replicate', () => {
       {
         rep: 3,
         seq: 0,
-        begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] },
+        begin: {
+          tables: [
+            'users',
+            'ticks',
+            'symbolInfo',
+            'symbolSessions',
+            'groups',
+            'groupSecurities',
+            'trades',
+            'closedTrades',
+          ],
+        },
       },
       { rep: 3, seq: 1, table: 'users', rows: [[1, recordJson(users.get(1)!)]] },
       { rep: 3, seq: 2, end: true },
@@ -161,7 +176,13 @@ describe('#replicate', () => {
     expect(l.sent).toStrictEqual([
       { id, ok: true, data: { rep: 7, tables: [...REPLICATED_TABLES.PF4] } },
       // ticks has 3 rows, over the bound of 2: not in the replica.
-      { rep: 7, seq: 0, begin: { tables: ['users', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] } },
+      {
+        rep: 7,
+        seq: 0,
+        begin: {
+          tables: ['users', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities', 'trades', 'closedTrades'],
+        },
+      },
       {
         rep: 7,
         seq: 1,
@@ -209,7 +230,57 @@ describe('#replicate', () => {
     expect((frames[2].rows as Array<[number, string]>).map((r) => r[0])).toStrictEqual(
       logins.slice(REPLICA_CHUNK_ROWS),
     );
-    expect(frames[0]).toStrictEqual({ rep: 1, seq: 0, begin: { tables: ['users', 'symbols', 'groups'] } });
+    expect(frames[0]).toStrictEqual({
+      rep: 1,
+      seq: 0,
+      begin: { tables: ['users', 'symbols', 'groups', 'positions', 'orders'] },
+    });
+  });
+
+  it('sends a large snapshot a part at a time while the link is full, the changes made meanwhile just before its end', async () => {
+    const pf5 = new Platform('PF5');
+    const logins = Array.from({ length: 3 * REPLICA_CHUNK_ROWS }, (_, i) => i + 1);
+    pf5.resync({ users: logins.map((login) => ({ login, name: `n${login}` })) });
+    const l = link({ p5: pf5 });
+    l.sink.bufferedAmount = SNAPSHOT_PAUSE_BYTES + 1;
+    l.ask('p5', { rep: 1, maxRows: 10_000 });
+    // The first chunk went out; the rest waits for the link's buffer to drain.
+    expect(l.sent.slice(1).map((f) => Object.keys(f).find((k) => k !== 'rep' && k !== 'seq'))).toStrictEqual([
+      'begin',
+      'table',
+    ]);
+    pf5.change('users', 'update', { login: 1, name: 'sent, then changed' });
+    pf5.change('users', 'delete', { login: 2 * REPLICA_CHUNK_ROWS + 5 });
+    pf5.change('users', 'add', { login: 9999, name: 'new' });
+    await nextTurn();
+    expect(l.sent).toHaveLength(3);
+    l.sink.bufferedAmount = 0;
+    await until(() => l.sent.some((f) => f.end === true), 'the snapshot end');
+    const frames = l.sent.slice(1);
+    expect(frames.map((f) => f.seq)).toStrictEqual([0, 1, 2, 3, 4, 5]);
+    const users = pf5.cache.table('users')!;
+    expect(frames[4]).toStrictEqual({
+      rep: 1,
+      seq: 4,
+      changes: [
+        ['users', 1, users.json(1)],
+        ['users', 2 * REPLICA_CHUNK_ROWS + 5, null],
+        ['users', 9999, users.json(9999)],
+      ],
+    });
+    expect(frames[5]).toStrictEqual({ rep: 1, seq: 5, end: true });
+    // Only the end names a position: the replica is whole and current there.
+    expect(l.positions.map((p) => p.seq)).toStrictEqual([5]);
+    const replica = new EdgeReplica('PF5', 10_000);
+    replica.expect(1);
+    for (const f of frames) expect(replica.apply(f as unknown as ReplicaFrame)).toBe(true);
+    expect(replica.stats().tables.users).toBe(users.size);
+    for (const login of [1, 2, 2 * REPLICA_CHUNK_ROWS + 5, 9999])
+      expect(replica.read(usersPlan, { login })).toStrictEqual(
+        users.json(login) === undefined
+          ? expect.objectContaining({ ok: false })
+          : { ok: true, dataJson: users.json(login) },
+      );
   });
 
   it('drops a table whose key JSON cannot carry from the snapshot', () => {
@@ -225,7 +296,11 @@ describe('#replicate', () => {
     const l = link({ p5: pf5 });
     l.ask('p5', { rep: 2, maxRows: 100 });
     const frames = l.sent.slice(1);
-    expect(frames[0]).toStrictEqual({ rep: 2, seq: 0, begin: { tables: ['users', 'symbols', 'groups'] } });
+    expect(frames[0]).toStrictEqual({
+      rep: 2,
+      seq: 0,
+      begin: { tables: ['users', 'symbols', 'groups', 'positions', 'orders'] },
+    });
     expect(frames[1]).toStrictEqual({ rep: 2, seq: 1, drop: 'users' });
     expect(frames[2]).toMatchObject({ rep: 2, seq: 2, table: 'symbols' });
     expect(frames[3]).toStrictEqual({ rep: 2, seq: 3, end: true });
@@ -258,7 +333,7 @@ describe('changes', () => {
     const pf4 = new Platform('PF4');
     pf4.resync({
       users: [user(1), user(2)],
-      trades: [{ order: 10, login: 1, symbol: 'EURUSD' }],
+      online: [{ login: 1 }],
       symbolInfo: [{ symbol: 'EURUSD', bid: 1, ask: 2, point: 0.5 }],
     });
     const l = link({ p4: pf4 });
@@ -273,11 +348,11 @@ describe('changes', () => {
     expect(at).toMatchObject({ count: 0 });
     expect(l.positions).toStrictEqual([{ seq: 3, pos: `${at.epoch}-0`, changes: null }]);
     pf4.change('users', 'update', user(1, 'again'));
-    pf4.change('trades', 'add', { order: 12, login: 1, symbol: 'EURUSD' });
+    pf4.change('online', 'add', { login: 12 });
     await nextTurn();
     // Two events applied: the frame of the turn is at count 2.
     expect(l.positions[1]).toStrictEqual({ seq: 4, pos: `${at.epoch}-2`, changes: 1 });
-    pf4.change('trades', 'add', { order: 13, login: 1, symbol: 'EURUSD' });
+    pf4.change('online', 'add', { login: 13 });
     await nextTurn();
     expect(l.positions[2]).toStrictEqual({ seq: 5, pos: `${at.epoch}-3`, changes: 0 });
     await nextTurn();
@@ -289,7 +364,7 @@ describe('changes', () => {
     pf4.change('users', 'update', user(1, 'first'));
     pf4.change('users', 'update', user(1, 'last'));
     pf4.change('users', 'delete', { login: 2 });
-    pf4.change('trades', 'add', { order: 11, login: 1, symbol: 'EURUSD' });
+    pf4.change('online', 'add', { login: 11 });
     pf4.change('ticks', 'update', { symbol: 'EURUSD', bid: 1.5, ask: 2.5, time: '2024-01-01T00:00:00Z' });
     expect(frames()).toStrictEqual([]);
     await nextTurn();
@@ -326,7 +401,18 @@ describe('changes', () => {
     expect(after[0]).toStrictEqual({
       rep: 4,
       seq: 4,
-      begin: { tables: ['users', 'ticks', 'symbolInfo', 'symbolSessions', 'groups', 'groupSecurities'] },
+      begin: {
+        tables: [
+          'users',
+          'ticks',
+          'symbolInfo',
+          'symbolSessions',
+          'groups',
+          'groupSecurities',
+          'trades',
+          'closedTrades',
+        ],
+      },
     });
     expect(after[1]).toStrictEqual({
       rep: 4,

@@ -3,7 +3,9 @@
  * and answer the commonest reads themselves. A change made on the simulator shows in a cached read answered at the edge
  * (the link object's replica counts the answer); and what the edge answers from its replica is byte for byte what the
  * broker path answers (the broker's frame for the same call, shaped as the link object shapes it), for v2 envelopes,
- * v1 bare bodies and not-found answers of both.
+ * v1 bare bodies and not-found answers of both. The replicas here hold at most 150 rows of a table in memory, so the
+ * demo worlds' accounts and open trades are kept in the link objects' SQLite storage: their records and pages are
+ * answered from there, and a whole stored table is left to the broker.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +24,8 @@ const PASSWORD = randomBytes(18).toString('base64url');
 const BROKER_SECRET = randomBytes(24).toString('base64url');
 process.env.SIM_MANAGER_PASSWORD = PASSWORD;
 process.env.BROKER_SECRET = BROKER_SECRET;
+/** Rows a replica's table may hold in memory here: fewer than the demo worlds' accounts and open trades. */
+const MEMORY_ROWS = 150;
 const managers = [
   { login: 1000, password: PASSWORD },
   { login: 1001, password: PASSWORD },
@@ -33,6 +37,7 @@ const setup = stackForFile({
       { name: 'demo-pf5', family: 'PF5', ticksPerSecond: 0, managers },
     ],
   },
+  edgeVars: { EDGE_REPLICA_MAX_ROWS: String(MEMORY_ROWS) },
 });
 
 let c: Client;
@@ -146,83 +151,168 @@ describe('edge replicas', () => {
     const pf5Users = await broker.call(pf5, catalog.find((e) => e.id === 'v1.PF5.UserGetByGroup')!.op, { mask: '*' });
     const pf5Login = pf5Users.ok ? (pf5Users.data as Array<{ login: number }>)[0]?.login : undefined;
     expect(pf5Login).toBeDefined();
-    const cases: Array<{ platform: string; family: Family; id: string; path: string; args: Record<string, unknown> }> =
+    const cases: Case[] = [
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v2.PF4.UserRecordGet',
+        path: `${c.v2pf4}/UserRecordGet/${login}`,
+        args: { login },
+      },
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v2.PF4.UserRecordGet',
+        path: `${c.v2pf4}/UserRecordGet/99999999`,
+        args: { login: 99999999 },
+      },
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v1.PF4.UserRecordGet',
+        path: `${c.v1pf4}/UserRecordGet/${login}`,
+        args: { login },
+      },
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v1.PF4.UserRecordGet',
+        path: `${c.v1pf4}/UserRecordGet/99999999`,
+        args: { login: 99999999 },
+      },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupsGet', path: `${c.v2pf4}/GroupsGet`, args: {} },
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v2.PF4.GroupSecGroupsGet',
+        path: `${c.v2pf4}/GroupSecGroupsGet/${encodeURIComponent(group)}`,
+        args: { group },
+      },
+      { platform: pf4, family: 'PF4', id: 'v2.PF4.TickInfoLast', path: `${c.v2pf4}/TickInfoLast`, args: {} },
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v2.PF4.SymbolInfoGet',
+        path: `${c.v2pf4}/SymbolInfoGet?symbol=EURUSD`,
+        args: { symbol: 'EURUSD' },
+      },
+      {
+        platform: pf4,
+        family: 'PF4',
+        id: 'v2.PF4.SymbolInfoGet',
+        path: `${c.v2pf4}/SymbolInfoGet?symbol=NOSUCH`,
+        args: { symbol: 'NOSUCH' },
+      },
+      ...(pf5Login === undefined
+        ? []
+        : [
+            {
+              platform: pf5,
+              family: 'PF5' as const,
+              id: 'v2.PF5.UserGet',
+              path: `${c.v2pf5}/UserGet/${pf5Login}`,
+              args: { login: pf5Login },
+            },
+          ]),
+    ];
+    await expectSameAnswers(cases, true);
+  });
+
+  it('keeps tables past the memory bound in storage: records and pages from there, a whole table from the broker', async () => {
+    const pf4 = c.stack.platforms.pf4;
+    const t = trace();
+    await warm(pf4, `${c.v2pf4}/TradesGet?limit=1`, t);
+    const stats = (await replicaOf(pf4, t.traceId))!;
+    expect(stats.stored).toStrictEqual(expect.arrayContaining(['users', 'trades']));
+    expect(stats.tables.users).toBeGreaterThan(MEMORY_ROWS);
+    expect(stats.tables.trades).toBeGreaterThan(MEMORY_ROWS);
+    expect(stats.stored).not.toContain('groups');
+
+    // Page after page of the open trades, each cursor the one the answer before gave.
+    const pages: Array<{ cursor: string | null; count: number }> = [];
+    let cursor: string | null = null;
+    let tickets: number[] = [];
+    do {
+      const query: string = cursor === null ? 'limit=120' : `limit=120&cursor=${cursor}`;
+      const args: Record<string, unknown> = cursor === null ? { limit: 120 } : { limit: 120, cursor };
+      await expectSameAnswers(
+        [{ platform: pf4, family: 'PF4', id: 'v2.PF4.TradesGet', path: `${c.v2pf4}/TradesGet?${query}`, args }],
+        true,
+      );
+      const page = JSON.parse((await viaEdge(pf4, `${c.v2pf4}/TradesGet?${query}`, t)).body);
+      tickets = tickets.concat((page.data as Array<{ order: number }>).map((r) => r.order));
+      pages.push({ cursor, count: page.data.length });
+      cursor = page.meta.paging.nextCursor as string | null;
+    } while (cursor !== null && pages.length < 10);
+    expect(pages.length).toBe(Math.ceil(stats.tables.trades / 120));
+    expect(tickets).toStrictEqual([...tickets].sort((a, b) => a - b));
+    expect(new Set(tickets).size).toBe(stats.tables.trades);
+
+    const ticket = tickets[7];
+    await expectSameAnswers(
       [
         {
           platform: pf4,
           family: 'PF4',
-          id: 'v2.PF4.UserRecordGet',
-          path: `${c.v2pf4}/UserRecordGet/${login}`,
-          args: { login },
+          id: 'v2.PF4.TradesGetTicket',
+          path: `${c.v2pf4}/TradesGet/${ticket}`,
+          args: { ticket },
         },
         {
           platform: pf4,
           family: 'PF4',
-          id: 'v2.PF4.UserRecordGet',
-          path: `${c.v2pf4}/UserRecordGet/99999999`,
-          args: { login: 99999999 },
+          id: 'v2.PF4.TradesGetTicket',
+          path: `${c.v2pf4}/TradesGet/99999999`,
+          args: { ticket: 99999999 },
         },
         {
           platform: pf4,
           family: 'PF4',
-          id: 'v1.PF4.UserRecordGet',
-          path: `${c.v1pf4}/UserRecordGet/${login}`,
-          args: { login },
+          id: 'v2.PF4.TradeRecordGet',
+          path: `${c.v2pf4}/TradeRecordGet/${ticket}`,
+          args: { order: ticket },
         },
-        {
-          platform: pf4,
-          family: 'PF4',
-          id: 'v1.PF4.UserRecordGet',
-          path: `${c.v1pf4}/UserRecordGet/99999999`,
-          args: { login: 99999999 },
-        },
-        { platform: pf4, family: 'PF4', id: 'v2.PF4.GroupsGet', path: `${c.v2pf4}/GroupsGet`, args: {} },
-        {
-          platform: pf4,
-          family: 'PF4',
-          id: 'v2.PF4.GroupSecGroupsGet',
-          path: `${c.v2pf4}/GroupSecGroupsGet/${encodeURIComponent(group)}`,
-          args: { group },
-        },
-        { platform: pf4, family: 'PF4', id: 'v2.PF4.TickInfoLast', path: `${c.v2pf4}/TickInfoLast`, args: {} },
-        {
-          platform: pf4,
-          family: 'PF4',
-          id: 'v2.PF4.SymbolInfoGet',
-          path: `${c.v2pf4}/SymbolInfoGet?symbol=EURUSD`,
-          args: { symbol: 'EURUSD' },
-        },
-        {
-          platform: pf4,
-          family: 'PF4',
-          id: 'v2.PF4.SymbolInfoGet',
-          path: `${c.v2pf4}/SymbolInfoGet?symbol=NOSUCH`,
-          args: { symbol: 'NOSUCH' },
-        },
+      ],
+      true,
+    );
+    // A whole stored table, and a cursor not as the broker writes it, are the broker's to answer.
+    await expectSameAnswers(
+      [
         { platform: pf4, family: 'PF4', id: 'v1.PF4.UsersGet', path: `${c.v1pf4}/UsersGet`, args: {} },
-        ...(pf5Login === undefined
-          ? []
-          : [
-              {
-                platform: pf5,
-                family: 'PF5' as const,
-                id: 'v2.PF5.UserGet',
-                path: `${c.v2pf5}/UserGet/${pf5Login}`,
-                args: { login: pf5Login },
-              },
-            ]),
-      ];
-    for (const k of cases) {
-      const entry = catalog.find((e) => e.id === k.id);
-      expect(entry, k.id).toBeDefined();
-      const t = trace();
-      await warm(k.platform, k.path, t);
-      const edge = await viaEdge(k.platform, k.path, t);
-      expect(edge.atEdge, `${k.id} ${k.path} answered by the replica`).toBe(true);
-      expect(edge, `${k.id} ${k.path}`).toStrictEqual({
-        ...(await viaBroker(k.platform, k.id, k.args, t.traceId, k.family)),
-        atEdge: true,
-      });
-    }
+        { platform: pf4, family: 'PF4', id: 'v2.PF4.TradesGet', path: `${c.v2pf4}/TradesGet`, args: {} },
+        {
+          platform: pf4,
+          family: 'PF4',
+          id: 'v2.PF4.TradesGet',
+          path: `${c.v2pf4}/TradesGet?limit=5&cursor=IjEi`,
+          args: { limit: 5, cursor: 'IjEi' },
+        },
+      ],
+      false,
+    );
   });
 });
+
+interface Case {
+  platform: string;
+  family: Family;
+  id: string;
+  path: string;
+  args: Record<string, unknown>;
+}
+
+/** Each case answered through the edge (by its replica when `atEdge`) exactly as the broker path answers it. */
+async function expectSameAnswers(cases: Case[], atEdge: boolean): Promise<void> {
+  for (const k of cases) {
+    const entry = catalog.find((e) => e.id === k.id);
+    expect(entry, k.id).toBeDefined();
+    const t = trace();
+    await warm(k.platform, k.path, t);
+    const edge = await viaEdge(k.platform, k.path, t);
+    expect(edge.atEdge, `${k.id} ${k.path} answered by the replica: ${atEdge}`).toBe(atEdge);
+    expect(edge, `${k.id} ${k.path}`).toStrictEqual({
+      ...(await viaBroker(k.platform, k.id, k.args, t.traceId, k.family)),
+      atEdge,
+    });
+  }
+}

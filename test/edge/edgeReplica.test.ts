@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEdge, PF4_A, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
-import { REPLICATE_OP } from '../../shared/replication.js';
+import { DEFAULT_REPLICA_STORED_ROWS, REPLICATE_OP } from '../../shared/replication.js';
 import { until } from '../support/until.js';
 
 let edge: TestEdge;
@@ -55,7 +55,8 @@ describe('an edge replica', () => {
     expect(asked).toMatchObject({
       platform: PF4_A,
       op: REPLICATE_OP,
-      args: { rep: expect.any(Number), maxRows: 10_000 },
+      // As large as its storage holds: tables past the memory bound move there.
+      args: { rep: expect.any(Number), maxRows: DEFAULT_REPLICA_STORED_ROWS },
     });
     rep = (asked.args as { rep: number }).rep;
   });

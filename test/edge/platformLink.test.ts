@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { CallFrame, LateFrame } from '../../shared/frames.js';
-import { REPLICATE_OP } from '../../shared/replication.js';
+import { DEFAULT_REPLICA_STORED_ROWS, REPLICATE_OP } from '../../shared/replication.js';
 import type {
   BrokerSetStats,
   GatewayCall,
@@ -79,8 +79,11 @@ let broker: FakeBroker;
 let other: FakeBroker;
 const extraBrokers: FakeBroker[] = [];
 
-/** Workers beside the first one, by their EDGE_REPLICA_MAX_ROWS (its parsing is unit-tested with edgeReplica.ts). */
-const ROW_BOUNDS: Record<string, string> = { noReplica: '0', mostRows: '100000' };
+/** Workers beside the first one, by their replica bounds (their parsing is unit-tested in shared/environment.test.ts). */
+const ROW_BOUNDS: Record<string, Record<string, string>> = {
+  noReplica: { EDGE_REPLICA_MAX_ROWS: '0' },
+  mostRows: { EDGE_REPLICA_MAX_ROWS: '100000', EDGE_REPLICA_STORED_ROWS: '0' },
+};
 
 function scriptReads(b: FakeBroker): void {
   b.script.set(LIVE.op, { reply: { ok: true, data: { login: 5, name: 'live' } } });
@@ -107,7 +110,7 @@ beforeAll(async () => {
   });
   worker = await startTestingWorker('linkHarness.ts', [
     entry('link', {}),
-    ...Object.entries(ROW_BOUNDS).map(([name, rows]) => entry(name, { EDGE_REPLICA_MAX_ROWS: rows })),
+    ...Object.entries(ROW_BOUNDS).map(([name, bounds]) => entry(name, bounds)),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -184,7 +187,16 @@ const FRESH: LinkStats = {
   replica: null,
 };
 /** A replica that has asked for a replication and holds nothing (refused, or not whole yet). */
-const EMPTY_REPLICA = { inSync: false, tables: {}, chars: 0, answered: 0, snapshots: 0, lost: 0, position: null };
+const EMPTY_REPLICA = {
+  inSync: false,
+  tables: {},
+  chars: 0,
+  stored: [],
+  answered: 0,
+  snapshots: 0,
+  lost: 0,
+  position: null,
+};
 const framesOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform);
 const replicationsOf = (b: FakeBroker, platform: string) => b.replicateFrames.filter((f) => f.platform === platform);
 
@@ -294,11 +306,15 @@ describe("a link object's counters", () => {
     expect(text(v1)).toStrictEqual({ status: 200, body: JSON.stringify(rows), headers: {} });
   });
 
-  it('ask for replications bounded by EDGE_REPLICA_MAX_ROWS', async () => {
+  it('ask for replications bounded by what their storage holds, or by EDGE_REPLICA_MAX_ROWS without storage', async () => {
     const platform = randomUUID();
-    const link = await linkObject(platform, 0, 'mostRows');
-    await link.call(call(CACHED, platform, broker.url));
-    expect(plain(replicationsOf(broker, platform).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 100_000 }]);
+    await (await linkObject(platform, 0)).call(call(CACHED, platform, broker.url));
+    expect(plain(replicationsOf(broker, platform).map((f) => f.args))).toStrictEqual([
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+    ]);
+    const other = randomUUID();
+    await (await linkObject(other, 0, 'mostRows')).call(call(CACHED, other, broker.url));
+    expect(plain(replicationsOf(broker, other).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 100_000 }]);
   });
 });
 
@@ -529,7 +545,13 @@ describe('the edge replica of a link object', () => {
       v2Ok({ login: 5, name: 'from the broker' }),
     );
     expect(plain(replicationsOf(b, platform))).toStrictEqual([
-      { platform, op: REPLICATE_OP, args: { rep: 1, maxRows: 10_000 }, timeoutMs: 10_000, id: expect.any(Number) },
+      {
+        platform,
+        op: REPLICATE_OP,
+        args: { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+        timeoutMs: 10_000,
+        id: expect.any(Number),
+      },
     ]);
     snapshot(b, 1, 'replicated');
     // Not whole yet: the broker answers, and no second replication is asked for.
@@ -548,7 +570,16 @@ describe('the edge replica of a link object', () => {
       ...FRESH,
       calls: 4,
       connected: true,
-      replica: { inSync: true, tables: { users: 1 }, chars: 31, answered: 1, snapshots: 1, lost: 0, position: null },
+      replica: {
+        inSync: true,
+        tables: { users: 1 },
+        chars: 31,
+        stored: [],
+        answered: 1,
+        snapshots: 1,
+        lost: 0,
+        position: null,
+      },
     });
 
     // The link drops: reads go to the broker until the new link's replication is whole.
@@ -559,8 +590,8 @@ describe('the edge replica of a link object', () => {
       v2Ok({ login: 5, name: 'from the broker' }),
     );
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: 10_000 },
-      { rep: 2, maxRows: 10_000 },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS },
     ]);
     snapshot(b, 2, 'again');
     expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
@@ -591,8 +622,8 @@ describe('the edge replica of a link object', () => {
     await link.outcome({ brokerUrls: [b.url], platform, callId: randomUUID(), timeoutMs: 100, place: LOCAL_HOME });
     await link.call(call(CACHED, platform, b.url));
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: 10_000 },
-      { rep: 2, maxRows: 10_000 },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS },
     ]);
     expect(framesOf(b, platform)).toHaveLength(3);
   });
@@ -616,8 +647,8 @@ describe('the edge replica of a link object', () => {
     await link.advanceClock(1_001);
     await link.call(call(CACHED, platform, b.url));
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: 10_000 },
-      { rep: 2, maxRows: 10_000 },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS },
     ]);
   });
 });

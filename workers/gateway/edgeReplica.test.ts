@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { findOperation, type Operation } from '../../shared/catalog/index.js';
 import type { ReplicaFrame } from '../../shared/replication.js';
-import { EdgeReplica, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
+import { cursorKey, EdgeReplica, encodeCursor, replicaPlan, type ReplicaPlan } from './edgeReplica.js';
 
 const op = (id: string): Operation => {
   const entry = findOperation(id);
@@ -50,26 +50,36 @@ describe('replicaPlan', () => {
       key: 'login',
       what: 'login',
     });
-    expect(replicaPlan({ ...user, answer: { ...answer, orIn: ['groups', 'trades'] } } as Operation)).toBeUndefined();
-    // Open trades, then closed ones: neither is replicated.
-    expect(replicaPlan(op('v2.PF4.TradeRecordGet'))).toBeUndefined();
+    expect(replicaPlan({ ...user, answer: { ...answer, orIn: ['groups', 'margins'] } } as Operation)).toBeUndefined();
+    // Open trades, then recently closed ones: both replicated. Margins are not.
+    expect(replicaPlan(op('v2.PF4.TradeRecordGet'))).toStrictEqual({
+      kind: 'record',
+      family: 'PF4',
+      tables: ['trades', 'closedTrades'],
+      key: 'order',
+      what: 'order',
+    });
     expect(replicaPlan(op('v2.PF4.MarginLevelGet'))).toBeUndefined();
   });
 
   it('plans a whole list of a hot table', () => {
-    expect(replicaPlan(op('v2.PF4.TickInfoLast'))).toStrictEqual({ kind: 'list', family: 'PF4', table: 'ticks' });
-    expect(replicaPlan(op('v1.PF4.UsersGet'))).toStrictEqual({ kind: 'list', family: 'PF4', table: 'users' });
-    expect(replicaPlan(op('v2.PF4.GroupsGet'))).toStrictEqual({ kind: 'list', family: 'PF4', table: 'groups' });
+    const list = (table: string, paged = false) => ({ kind: 'list', family: 'PF4', table, paged });
+    expect(replicaPlan(op('v2.PF4.TickInfoLast'))).toStrictEqual(list('ticks'));
+    expect(replicaPlan(op('v1.PF4.UsersGet'))).toStrictEqual(list('users'));
+    expect(replicaPlan(op('v2.PF4.GroupsGet'))).toStrictEqual(list('groups'));
+    // Paged by the table's key, as the broker pages every cached list.
+    expect(replicaPlan(op('v2.PF4.TradesGet'))).toStrictEqual(list('trades', true));
+    const ticks = op('v2.PF4.TickInfoLast');
+    expect(replicaPlan({ ...ticks, paged: { key: 'symbol' } } as Operation)).toStrictEqual(list('ticks', true));
   });
 
-  it('plans no list read through an index, filtered, paged or of a table that is not hot', () => {
+  it('plans no list read through an index, filtered or of a table that is not hot', () => {
     const ticks = op('v2.PF4.TickInfoLast');
     const answer = ticks.answer as { kind: 'cachedList'; table: string };
     expect(
       replicaPlan({ ...ticks, answer: { ...answer, index: { name: 'symbol', arg: 'symbol' } } } as Operation),
     ).toBeUndefined();
     expect(replicaPlan({ ...ticks, answer: { ...answer, where: () => true } } as Operation)).toBeUndefined();
-    expect(replicaPlan({ ...ticks, paged: { key: 'symbol' } } as Operation)).toBeUndefined();
     expect(replicaPlan(op('v1.PF5.UserGetByGroup'))).toBeUndefined();
     expect(replicaPlan(op('v2.PF4.MarginsGet'))).toBeUndefined();
     expect(replicaPlan(op('v2.PF4.TradesGetBySymbol'))).toBeUndefined();
@@ -88,8 +98,8 @@ describe('replicaPlan', () => {
 });
 
 const usersPlan: ReplicaPlan = { kind: 'record', family: 'PF4', tables: ['users'], key: 'login', what: 'login' };
-const usersList: ReplicaPlan = { kind: 'list', family: 'PF4', table: 'users' };
-const groupsList: ReplicaPlan = { kind: 'list', family: 'PF4', table: 'groups' };
+const usersList: ReplicaPlan = { kind: 'list', family: 'PF4', table: 'users', paged: false };
+const groupsList: ReplicaPlan = { kind: 'list', family: 'PF4', table: 'groups', paged: false };
 
 /** Frames of replication `rep`, numbered from `from`. */
 function framesOf(rep: number, bodies: Array<Record<string, unknown>>, from = 0): ReplicaFrame[] {
@@ -135,6 +145,7 @@ describe('EdgeReplica frames', () => {
       inSync: false,
       tables: {},
       chars: 0,
+      stored: [],
       answered: 0,
       snapshots: 0,
       lost: 0,
@@ -154,6 +165,7 @@ describe('EdgeReplica frames', () => {
       inSync: true,
       tables: { users: 0 },
       chars: 0,
+      stored: [],
       answered: 0,
       snapshots: 1,
       lost: 0,
@@ -189,6 +201,7 @@ describe('EdgeReplica frames', () => {
       inSync: true,
       tables: { users: 2, groups: 0 },
       chars: 22,
+      stored: [],
       answered: 0,
       snapshots: 1,
       lost: 0,
@@ -208,6 +221,7 @@ describe('EdgeReplica frames', () => {
       inSync: false,
       tables: {},
       chars: 0,
+      stored: [],
       answered: 0,
       snapshots: 1,
       lost: 1,
@@ -218,7 +232,7 @@ describe('EdgeReplica frames', () => {
     expect(replica.stats().lost).toBe(1);
   });
 
-  it('refuses snapshot rows and ends outside a snapshot, and changes before its end', () => {
+  it('refuses snapshot rows and ends outside a snapshot, and changes before its begin', () => {
     const rowsAfterEnd = synced();
     expect(rowsAfterEnd.apply({ rep: 1, seq: 4, table: 'users', rows: [[3, '{}']] })).toBe(false);
     expect(rowsAfterEnd.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1, position: null });
@@ -237,12 +251,42 @@ describe('EdgeReplica frames', () => {
     expect(rowsFirst.apply({ rep: 1, seq: 0, table: 'users', rows: [] })).toBe(false);
     expect(rowsFirst.idle).toBe(true);
 
+    const changesFirst = new EdgeReplica('PF4', 10);
+    changesFirst.expect(1);
+    expect(changesFirst.apply({ rep: 1, seq: 0, changes: [['users', 1, '{}']] })).toBe(false);
+    expect(changesFirst.idle).toBe(true);
+
+    // A snapshot sent in parts ends with the changes made meanwhile, then its end names the position.
     const changesInSnapshot = new EdgeReplica('PF4', 10);
     changesInSnapshot.expect(1);
     expect(
-      applyAll(changesInSnapshot, framesOf(1, [{ begin: { tables: ['users'] } }, { changes: [['users', 1, '{}']] }])),
-    ).toEqual([true, false]);
-    expect(changesInSnapshot.stats()).toMatchObject({ inSync: false, tables: {}, lost: 1, position: null });
+      applyAll(
+        changesInSnapshot,
+        framesOf(1, [
+          { begin: { tables: ['users'] } },
+          {
+            table: 'users',
+            rows: [
+              [1, '{"v":1}'],
+              [2, '{"v":1}'],
+            ],
+          },
+          {
+            changes: [
+              ['users', 1, '{"v":2}'],
+              ['users', 2, null],
+              ['users', 3, '{"v":1}'],
+            ],
+          },
+        ]),
+      ),
+    ).toEqual([true, true, true]);
+    expect(changesInSnapshot.inSync).toBe(false);
+    expect(changesInSnapshot.read(usersPlan, { login: 1 })).toBeUndefined();
+    expect(changesInSnapshot.apply({ rep: 1, seq: 3, end: true, pos: '7-9' })).toBe(true);
+    expect(changesInSnapshot.stats()).toMatchObject({ inSync: true, tables: { users: 2 }, position: '7-9' });
+    expect(changesInSnapshot.read(usersPlan, { login: 1 })).toStrictEqual({ ok: true, dataJson: '{"v":2}' });
+    expect(changesInSnapshot.read(usersPlan, { login: 2 })).toMatchObject({ ok: false, error: { code: 'NotFound' } });
   });
 
   it('applies changes in order: a new row, a replaced one, a deleted one, a missing one, and tables it does not hold', () => {
@@ -267,6 +311,7 @@ describe('EdgeReplica frames', () => {
       inSync: true,
       tables: { users: 2, groups: 1 },
       chars: 17 + 11 + 13,
+      stored: [],
       answered: 2,
       snapshots: 1,
       lost: 0,
@@ -353,6 +398,7 @@ describe('EdgeReplica frames', () => {
       inSync: true,
       tables: { users: 2 },
       chars: 22,
+      stored: [],
       answered: 0,
       snapshots: 1,
       lost: 0,
@@ -368,6 +414,7 @@ describe('EdgeReplica frames', () => {
       inSync: false,
       tables: {},
       chars: 0,
+      stored: [],
       answered: 0,
       snapshots: 1,
       lost: 1,
@@ -392,6 +439,7 @@ describe('EdgeReplica frames', () => {
       inSync: true,
       tables: { users: 1 },
       chars: 11,
+      stored: [],
       answered: 1,
       snapshots: 2,
       lost: 0,
@@ -408,6 +456,7 @@ describe('EdgeReplica frames', () => {
       inSync: false,
       tables: {},
       chars: 0,
+      stored: [],
       answered: 0,
       snapshots: 1,
       lost: 0,
@@ -677,5 +726,127 @@ describe('EdgeReplica positions', () => {
     expect(await replica.whenReached({ epoch: 7, count: 2 }, 20)).toBe(false);
     // The given-up wait is not settled again by a later frame.
     expect(applyAll(replica, [{ rep: 1, seq: 5, changes: [], pos: '7-2' }])).toEqual([true]);
+  });
+});
+
+describe('EdgeReplica pages', () => {
+  const tradesPage: ReplicaPlan = { kind: 'list', family: 'PF4', table: 'trades', paged: true };
+  /** A replica in sync holding open trades 10, 20, … 50 and groups `a` and `b`. */
+  function withTrades(): EdgeReplica {
+    const replica = new EdgeReplica('PF4', 10);
+    replica.expect(1);
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['trades', 'groups'] } },
+        { table: 'trades', rows: [50, 10, 40, 20, 30].map((order) => [order, `{"order":${order}}`]) },
+        {
+          table: 'groups',
+          rows: [
+            ['b', '{"group":"b"}'],
+            ['a', '{"group":"a"}'],
+          ],
+        },
+        { end: true },
+      ]),
+    );
+    return replica;
+  }
+
+  it('writes and reads cursors as the broker does: base64url of the JSON of the key, nothing else taken', () => {
+    // The broker's encoding: Buffer.from(JSON.stringify(key)).toString('base64url').
+    for (const key of [0, 30, 2 ** 53 - 1, 'EURUSD', 'é€', '']) {
+      expect(encodeCursor(key)).toBe(Buffer.from(JSON.stringify(key), 'utf8').toString('base64url'));
+      expect(cursorKey(encodeCursor(key))).toBe(key);
+    }
+    const text = (s: string) => Buffer.from(s, 'utf8').toString('base64url');
+    // Negative, fractional, beyond 2^53, not canonical, not JSON, not base64url: for the broker to judge.
+    for (const cursor of [
+      text('-1'),
+      text('1.5'),
+      text('9007199254740993'),
+      text(' 30'),
+      text('30.0'),
+      text('{'),
+      'a+b',
+      '?',
+    ])
+      expect(cursorKey(cursor), cursor).toBeUndefined();
+  });
+
+  it('answers pages in key order with the paging the broker gives, and leaves foreign cursors to the broker', () => {
+    const replica = withTrades();
+    const first = replica.read(tradesPage, { limit: 2 });
+    expect(first).toStrictEqual({
+      ok: true,
+      dataJson: '[{"order":10},{"order":20}]',
+      paging: { nextCursor: encodeCursor(20), hasMore: true },
+    });
+    expect(replica.read(tradesPage, { limit: 2, cursor: encodeCursor(20) })).toStrictEqual({
+      ok: true,
+      dataJson: '[{"order":30},{"order":40}]',
+      paging: { nextCursor: encodeCursor(40), hasMore: true },
+    });
+    expect(replica.read(tradesPage, { limit: 2, cursor: encodeCursor(40) })).toStrictEqual({
+      ok: true,
+      dataJson: '[{"order":50}]',
+      paging: { nextCursor: null, hasMore: false },
+    });
+    // A cursor between keys, past the end, and no limit (the rest in one page).
+    expect(replica.read(tradesPage, { limit: 2, cursor: encodeCursor(35) })).toMatchObject({
+      dataJson: '[{"order":40},{"order":50}]',
+    });
+    expect(replica.read(tradesPage, { limit: 2, cursor: encodeCursor(99) })).toStrictEqual({
+      ok: true,
+      dataJson: '[]',
+      paging: { nextCursor: null, hasMore: false },
+    });
+    expect(replica.read(tradesPage, { cursor: encodeCursor(10) })).toStrictEqual({
+      ok: true,
+      dataJson: '[{"order":20},{"order":30},{"order":40},{"order":50}]',
+      paging: { nextCursor: null, hasMore: false },
+    });
+    // Text keys page by code unit, as the broker's tables order them.
+    const groupsPage: ReplicaPlan = { kind: 'list', family: 'PF4', table: 'groups', paged: true };
+    expect(replica.read(groupsPage, { limit: 1 })).toMatchObject({ paging: { nextCursor: encodeCursor('a') } });
+    const answered = replica.stats().answered;
+    // A text key on a ticket-keyed table, and a cursor not as the broker writes it: the broker refuses them.
+    expect(replica.read(tradesPage, { limit: 2, cursor: encodeCursor('20') })).toBeUndefined();
+    expect(replica.read(groupsPage, { limit: 2, cursor: encodeCursor(1) })).toBeUndefined();
+    expect(replica.read(tradesPage, { limit: 2, cursor: 'not+base64url' })).toBeUndefined();
+    expect(replica.stats().answered).toBe(answered);
+  });
+
+  it('moves no table keyed by text to storage: past the memory bound it leaves the replica', () => {
+    const statements: string[] = [];
+    const sql = {
+      exec(query: string) {
+        statements.push(query.split(' ').slice(0, 2).join(' '));
+        return { toArray: () => [], rowsWritten: 0, [Symbol.iterator]: () => [][Symbol.iterator]() };
+      },
+    };
+    const replica = new EdgeReplica('PF4', 2, { sql, storedRows: 100 });
+    expect(replica.askRows).toBe(100);
+    expect(statements).toStrictEqual(['DROP TABLE', 'CREATE TABLE']);
+    replica.expect(1);
+    applyAll(
+      replica,
+      framesOf(1, [
+        { begin: { tables: ['groups'] } },
+        {
+          table: 'groups',
+          rows: [
+            ['a', '{}'],
+            ['b', '{}'],
+            ['c', '{}'],
+          ],
+        },
+        { end: true },
+      ]),
+    );
+    expect(replica.stats()).toMatchObject({ inSync: true, tables: {}, stored: [] });
+    expect(statements).toStrictEqual(['DROP TABLE', 'CREATE TABLE']);
+    // Without storage the broker is asked for tables within the memory bound only.
+    expect(new EdgeReplica('PF4', 2).askRows).toBe(2);
   });
 });

@@ -11,14 +11,16 @@ import type { CachedList, CachedRecord } from '../../shared/catalog/answer.js';
 import type { Operation } from '../../shared/catalog/operation.js';
 import type { CallResult } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
-import { REPLICATED_TABLES, type ReplicaFrame, type ReplicaKey } from '../../shared/replication.js';
+import { REPLICATED_TABLES, type ReplicaFrame } from '../../shared/replication.js';
 import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
 import { parsePosition, positionText, reached, type Position } from '../../shared/positions.js';
+import type { PagingResult } from '../../shared/frames.js';
+import { MemoryTable, StoredTable, type ReplicaSql, type ReplicaTable } from './replicaTables.js';
 
 /** How a catalog entry is answered from a replica, when it can be. */
 export type ReplicaPlan =
   | { kind: 'record'; family: Family; tables: string[]; key: string; what: string; field?: string }
-  | { kind: 'list'; family: Family; table: string };
+  | { kind: 'list'; family: Family; table: string; paged: boolean };
 
 /**
  * The plan of an entry answered from the cache by a record key, or as a whole unfiltered, unpaged list, on tables the
@@ -48,50 +50,11 @@ export function replicaPlan(entry: Operation): ReplicaPlan | undefined {
   }
   if (answer?.kind === 'cachedList') {
     const a = answer as CachedList<Record<string, unknown>>;
-    if (a.index || a.where || entry.paged || !hot.includes(a.table)) return undefined;
-    return { kind: 'list', family, table: a.table };
+    // A paged list pages by the table's key (the broker's interpreter refuses any other at its start).
+    if (a.index || a.where || !hot.includes(a.table)) return undefined;
+    return { kind: 'list', family, table: a.table, paged: !!entry.paged };
   }
   return undefined;
-}
-
-interface Entry {
-  json: string;
-  /** JSON of members answered on their own (a group's securities), made on first read. */
-  members?: Map<string, string>;
-}
-
-class ReplicaTable {
-  readonly rows = new Map<ReplicaKey, Entry>();
-  /** Characters of row JSON held (the replica's memory is about twice this: UTF-16 strings and the maps). */
-  chars = 0;
-  private list: string | undefined;
-
-  put(key: ReplicaKey, json: string): void {
-    const previous = this.rows.get(key);
-    if (previous) this.chars -= previous.json.length;
-    this.rows.set(key, { json });
-    this.chars += json.length;
-    this.list = undefined;
-  }
-
-  delete(key: ReplicaKey): void {
-    const previous = this.rows.get(key);
-    if (!previous) return;
-    this.chars -= previous.json.length;
-    this.rows.delete(key);
-    this.list = undefined;
-  }
-
-  /** Every row in key order (numbers numerically, text by code unit, as the broker's tables order them). */
-  listJson(): string {
-    if (this.list === undefined) {
-      const keys = [...this.rows.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      let out = '[';
-      for (let i = 0; i < keys.length; i++) out += (i ? ',' : '') + this.rows.get(keys[i])!.json;
-      this.list = `${out}]`;
-    }
-    return this.list;
-  }
 }
 
 export interface ReplicaStats {
@@ -99,8 +62,10 @@ export interface ReplicaStats {
   inSync: boolean;
   /** Rows per replicated table. */
   tables: Record<string, number>;
-  /** Characters of row JSON held. */
+  /** Characters of row JSON held in memory. */
   chars: number;
+  /** Tables whose rows are in the object's storage (grown past the memory bound). */
+  stored: string[];
   /** Reads answered from the replica. */
   answered: number;
   /** Snapshots taken in (the first and every resync). */
@@ -117,6 +82,8 @@ export class EdgeReplica {
   private snapshotting = false;
   private synced = false;
   private readonly tables = new Map<string, ReplicaTable>();
+  /** Whether the storage table holds rows to empty before the next snapshot. */
+  private storageUsed = false;
   /** The cache's position the replica reflects, from the last `end` or `changes` frame that named one. */
   private at: Position | undefined;
   /** Reads waiting for the replica to reach a position: each settles true once it does, false when it falls out of sync. */
@@ -125,10 +92,23 @@ export class EdgeReplica {
   snapshots = 0;
   lost = 0;
 
+  /**
+   * `maxRows` bounds a table held in memory; with `sql` (the object's storage), a table keyed by integers that grows
+   * past it moves there, up to `storedRows`; any other table past its bound leaves the replica (its reads go to the
+   * broker).
+   */
   constructor(
     readonly family: Family,
     readonly maxRows: number,
-  ) {}
+    private readonly storage?: { sql: ReplicaSql; storedRows: number },
+  ) {
+    if (storage) StoredTable.reset(storage.sql);
+  }
+
+  /** The bound the broker is asked for: tables larger than any this replica can hold are not sent. */
+  get askRows(): number {
+    return this.storage ? Math.max(this.maxRows, this.storage.storedRows) : this.maxRows;
+  }
 
   get inSync(): boolean {
     return this.synced;
@@ -206,13 +186,13 @@ export class EdgeReplica {
       this.clear();
       this.snapshotting = true;
       for (const name of frame.begin.tables)
-        if (REPLICATED_TABLES[this.family].includes(name)) this.tables.set(name, new ReplicaTable());
+        if (REPLICATED_TABLES[this.family].includes(name)) this.tables.set(name, new MemoryTable());
     } else if ('rows' in frame) {
       if (!this.snapshotting) return this.outOfOrder();
       const table = this.tables.get(frame.table);
       if (!table) return true;
       for (const [key, json] of frame.rows) table.put(key, json);
-      if (table.rows.size > this.maxRows) this.tables.delete(frame.table);
+      this.bound(frame.table, table);
     } else if ('end' in frame) {
       if (!this.snapshotting) return this.outOfOrder();
       this.snapshotting = false;
@@ -220,17 +200,18 @@ export class EdgeReplica {
       this.snapshots++;
       this.advance(frame.pos);
     } else if ('changes' in frame) {
-      if (!this.synced) return this.outOfOrder();
+      // A snapshot sent a part at a time ends with the changes made while it went out, before its `end`.
+      if (!this.synced && !this.snapshotting) return this.outOfOrder();
       for (const [name, key, json] of frame.changes) {
         const table = this.tables.get(name);
         if (!table) continue;
         if (json === null) table.delete(key);
         else table.put(key, json);
-        // Grown past the bound: no longer replicated, its reads go to the broker.
-        if (table.rows.size > this.maxRows) this.tables.delete(name);
+        this.bound(name, table);
       }
-      this.advance(frame.pos);
+      if (this.synced) this.advance(frame.pos);
     } else if ('drop' in frame) {
+      this.tables.get(frame.drop)?.drop();
       this.tables.delete(frame.drop);
     } else if ('stop' in frame) {
       this.reset();
@@ -246,49 +227,81 @@ export class EdgeReplica {
   read(
     plan: ReplicaPlan,
     args: Record<string, unknown>,
-  ): ({ ok: true; dataJson: string } | Extract<CallResult, { ok: false }>) | undefined {
+  ): ({ ok: true; dataJson: string; paging?: PagingResult } | Extract<CallResult, { ok: false }>) | undefined {
     if (!this.synced) return undefined;
     if (plan.kind === 'list') {
       const table = this.tables.get(plan.table);
       if (!table) return undefined;
+      if (plan.paged) return this.readPage(table, args);
+      const whole = table.listJson();
+      if (whole === undefined) return undefined;
       this.answered++;
-      return { ok: true, dataJson: table.listJson() };
+      return { ok: true, dataJson: whole };
     }
     const key = args[plan.key];
     if (typeof key !== 'number' && typeof key !== 'string') return undefined;
-    let found: Entry | undefined;
+    const tables: ReplicaTable[] = [];
     for (const name of plan.tables) {
       const table = this.tables.get(name);
       if (!table) return undefined;
-      found ??= table.rows.get(key);
+      tables.push(table);
+    }
+    let dataJson: string | undefined;
+    for (const table of tables) {
+      dataJson = plan.field === undefined ? table.get(key) : table.member(key, plan.field);
+      if (dataJson !== undefined) break;
     }
     this.answered++;
-    if (!found) {
+    if (dataJson === undefined) {
       return {
         ok: false,
         error: { code: 'NotFound', managerCode: NOT_FOUND_CODE[plan.family], message: `${plan.what} ${key} not found` },
       };
     }
-    if (plan.field === undefined) return { ok: true, dataJson: found.json };
-    let member = found.members?.get(plan.field);
-    if (member === undefined) {
-      member = JSON.stringify((JSON.parse(found.json) as Record<string, unknown>)[plan.field] ?? null);
-      (found.members ??= new Map()).set(plan.field, member);
+    return { ok: true, dataJson };
+  }
+
+  /**
+   * A page of a list as the broker pages it (`broker/handlers/paging.ts`): `limit` and the cursor of the last key
+   * sent. A cursor the replica cannot judge exactly as the broker would (not in the broker's own encoding, a key of
+   * another type than the table's) and a whole stored table are left to the broker.
+   */
+  private readPage(table: ReplicaTable, args: Record<string, unknown>) {
+    const limit = typeof args.limit === 'number' && args.limit > 0 ? Math.floor(args.limit) : undefined;
+    if (limit === undefined && table.stored) return undefined;
+    let after: number | string | undefined;
+    if (typeof args.cursor === 'string' && args.cursor !== '') {
+      after = cursorKey(args.cursor);
+      if (after === undefined) return undefined;
+      const type = table.keyType();
+      if (type !== undefined && typeof after !== type) return undefined;
     }
-    return { ok: true, dataJson: member };
+    const page = table.page(after, limit);
+    this.answered++;
+    return {
+      ok: true as const,
+      dataJson: `[${page.rows.join(',')}]`,
+      paging: {
+        nextCursor: page.hasMore && page.lastKey !== undefined ? encodeCursor(page.lastKey) : null,
+        hasMore: page.hasMore,
+      },
+    };
   }
 
   stats(): ReplicaStats {
     const tables: Record<string, number> = {};
+    const stored: string[] = [];
     let chars = 0;
     for (const [name, t] of this.tables) {
-      tables[name] = t.rows.size;
+      tables[name] = t.size;
       chars += t.chars;
+      if (t.stored) stored.push(name);
     }
     return {
       inSync: this.synced,
       tables,
       chars,
+      stored,
       answered: this.answered,
       snapshots: this.snapshots,
       lost: this.lost,
@@ -310,12 +323,34 @@ export class EdgeReplica {
     this.waiters = still;
   }
 
+  /**
+   * Keeps a table within its bound: past the memory bound it moves to storage when it can (keys all integers, storage
+   * given, within `storedRows`), else it leaves the replica and its reads go to the broker.
+   */
+  private bound(name: string, table: ReplicaTable): void {
+    if (table.size <= this.maxRows) return;
+    const storage = this.storage;
+    if (storage && table.size <= storage.storedRows) {
+      if (table.stored) return;
+      if (table instanceof MemoryTable && table.integerKeyed()) {
+        this.storageUsed = true;
+        this.tables.set(name, StoredTable.from(storage.sql, name, table));
+        table.drop();
+        return;
+      }
+    }
+    table.drop();
+    this.tables.delete(name);
+  }
+
   private outOfOrder(): boolean {
     this.reset();
     return false;
   }
 
   private clear(): void {
+    if (this.storageUsed && this.storage) StoredTable.reset(this.storage.sql);
+    this.storageUsed = false;
     this.tables.clear();
     this.snapshotting = false;
     this.synced = false;
@@ -324,4 +359,36 @@ export class EdgeReplica {
     this.waiters = [];
     for (const w of waiting) w.settle(false);
   }
+}
+
+/** A cursor as the broker writes it: the base64url of the JSON of the last key. */
+export function encodeCursor(key: number | string): string {
+  const bytes = new TextEncoder().encode(JSON.stringify(key));
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * The key a cursor names when it is exactly as the broker would write it for a key it can page by (a non-negative
+ * safe integer, or text); undefined for anything else, which the broker then judges (refusing a tampered one).
+ */
+export function cursorKey(cursor: string): number | string | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  let value: unknown;
+  try {
+    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
+    value = JSON.parse(
+      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
+        Uint8Array.from(binary, (c) => c.charCodeAt(0)),
+      ),
+    );
+  } catch {
+    return undefined;
+  }
+  const key =
+    typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0)
+      ? value
+      : undefined;
+  return key !== undefined && encodeCursor(key) === cursor ? key : undefined;
 }

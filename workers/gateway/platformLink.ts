@@ -298,14 +298,20 @@ export class PlatformLink extends DurableObject<Env> {
   }
 
   /**
-   * The link's replica, made on the first call that names the platform's family (unless `EDGE_REPLICA_MAX_ROWS` is 0):
-   * fed by the broker in use, asked for each time that broker's link opens or another broker takes the calls, and
+   * The link's replica, made on the first call that names the platform's family (unless `EDGE_REPLICA_MAX_ROWS` is 0),
+   * its large tables in the object's storage (up to `EDGE_REPLICA_STORED_ROWS`): fed by the broker in use, asked for each time that broker's link opens or another broker takes the calls, and
    * emptied when that link drops.
    */
   private startReplica(platform: string, family: Family | null): EdgeReplica | undefined {
-    const maxRows = configOf(this.env).EDGE_REPLICA_MAX_ROWS;
+    const config = configOf(this.env);
+    const maxRows = config.EDGE_REPLICA_MAX_ROWS;
     if (maxRows === 0 || family === null) return undefined;
-    this.replica = new EdgeReplica(family, maxRows);
+    const storedRows = config.EDGE_REPLICA_STORED_ROWS;
+    this.replica = new EdgeReplica(
+      family,
+      maxRows,
+      storedRows > 0 ? { sql: this.ctx.storage.sql, storedRows } : undefined,
+    );
     return this.replica;
   }
 
@@ -325,7 +331,7 @@ export class PlatformLink extends DurableObject<Env> {
     const rep = ++this.replicas;
     replica.expect(rep);
     void brokers.currentLink
-      .call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.maxRows }, timeoutMs: 10_000 }, false)
+      .call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.askRows }, timeoutMs: 10_000 }, false)
       .then((r) => {
         if (r.ok || !replica.awaiting(rep)) return;
         // Refused (a broker without replicas, a platform it does not serve): asked again later.
