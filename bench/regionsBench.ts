@@ -8,14 +8,15 @@
  *
  * Per region it measures:
  * - cached read: `UserRecordGet` of one account, `REGIONS_READS` times (default 300), answered by the region's link
- *   object (the bench counts how many its replica answered);
+ *   object (the bench counts how many its replica answered); in the same rounds an open trade (`TradeRecordGet`) and
+ *   a page of 100 open trades (`TradesGet` with a cursor), also counted;
  * - live read: `UserRecordRequest` of the same account, `REGIONS_READS` / 3 times;
  * - write: `UserRecordUpdate` of the account (its name), `REGIONS_WRITES` times (default 30);
  * - read your write: `REGIONS_POSITION_TRIES` times (default 1,000), a write of the region's own account and at once a
  *   cached read sending the write's `X-Gateway-Position`; the read's time, and how many reads missed the write
  *   (stale: must be 0), every region at once;
  * - freshness: a change made on the trading server by a manager session of the bench's own (the account's name) until
- *   the region's cached read shows it, `REGIONS_CHANGES` times (default 100), every region polling at once with a pause
+ *   the region's cached read shows it, `REGIONS_CHANGES` times (default 300), every region polling at once with a pause
  *   of `REGIONS_POLL_MS` (default 2) between its reads (on one machine every region's objects share workerd's one
  *   thread: reads back to back would hold up the change stream they wait for);
  * - tick delay: for `REGIONS_TICK_SECONDS` (default 5) each region's SSE client, the tick's time at the simulator
@@ -24,19 +25,23 @@
  * process of their own, so the bench's clients do not hold up their timers. Each figure also as a ratio to the home
  * region's, then one summary line.
  *
+ * `REGIONS_WORLD=scale` runs it all on the scale world (`SCALE_ACCOUNTS`, default 100,000 accounts, and
+ * `SCALE_TRADES`, default 200,000 open trades, on the demo PF4 server): the replicas then keep the accounts and trades
+ * in their objects' storage, and the bench says which tables each region's replica stores.
+ *
  * What it cannot show: on one machine every object runs in the same workerd, so a call from a far region's edge to
  * the home's objects (a live read, a write) crosses no delay here. In a deployment it crosses the region's round trip
  * to the home once more. The figures of those columns are the home path's.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { objectCall } from '../launcher/edge.js';
 import { DEMO_MANAGER_LOGIN, DEMO_PF4_SERVER } from '../launcher/demo.js';
 import { startStack } from '../launcher/stack.js';
 import { isEntryModule } from '../shared/entryModule.js';
 import { isRegion, type Region } from '../shared/regions.js';
 import { DEFAULT_LINKS_PER_PLATFORM, pickLink } from '../workers/gateway/names.js';
+import { encodeCursor } from '../workers/gateway/edgeReplica.js';
+import { defaultConfig } from '../sim/config/simConfig.js';
 import { ManagerClient } from '../test/support/sim/managerClient.js';
 import { freePort, spawnDelayProxies } from './delayProxy.js';
 import { percentile, sortedOf } from './measure.js';
@@ -67,6 +72,11 @@ const count = (name: string, fallback: number, min = 1) => {
 
 interface Figures {
   cached: number[];
+  /** Cached reads of one open trade (TradeRecordGet) and of a page of 100 (TradesGet), in the same rounds. */
+  tradeRecord: number[];
+  tradePage: number[];
+  /** The tables the region's replica keeps in its object's storage, and their rows. */
+  stored: string[];
   /** Cached reads sending the position of the write just before them. */
   afterWrite: number[];
   /** Of those, the reads that did not show the write. */
@@ -87,10 +97,16 @@ async function main(): Promise<void> {
   const delays = parseDelays(process.env.REGIONS_DELAYS ?? 'weur=5,enam=40,apac=150,oc=170');
   const READS = count('REGIONS_READS', 300);
   const WRITES = count('REGIONS_WRITES', 30);
-  const CHANGES = count('REGIONS_CHANGES', 100);
+  const CHANGES = count('REGIONS_CHANGES', 300);
   const TICK_SECONDS = count('REGIONS_TICK_SECONDS', 5);
   const TRIES = count('REGIONS_POSITION_TRIES', 1000);
   const POLL_MS = count('REGIONS_POLL_MS', 2);
+  const WORLD = process.env.REGIONS_WORLD ?? 'demo';
+  if (WORLD !== 'demo' && WORLD !== 'scale') throw new Error('REGIONS_WORLD must be demo or scale');
+  const scale = WORLD === 'scale';
+  const SCALE_ACCOUNTS = count('SCALE_ACCOUNTS', 100_000);
+  const SCALE_TRADES = count('SCALE_TRADES', 200_000);
+  const WARM_MS = scale ? 900_000 : 30_000;
   const home = delays[0].region;
   const progress = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -104,15 +120,29 @@ async function main(): Promise<void> {
   progress(
     `bench:regions: starting the stack, home ${home}, ${delays.map((d) => `${d.region} ${d.delayMs} ms`).join(', ')}`,
   );
+  // The scale world: the demo PF4 server with the accounts and open trades of a broker of real size.
+  const managerPassword = (process.env.SIM_MANAGER_PASSWORD ??= randomBytes(18).toString('base64url'));
+  const world = scale
+    ? {
+        simConfig: {
+          servers: defaultConfig(managerPassword).servers.map((server) => ({
+            ...server,
+            ticksPerSecond: 20,
+            ...(server.name === DEMO_PF4_SERVER ? { accounts: SCALE_ACCOUNTS, trades: SCALE_TRADES } : {}),
+          })),
+        },
+      }
+    : { ticksPerSecond: 20 };
+  if (scale) progress(`bench:regions: the scale world, ${SCALE_ACCOUNTS} accounts and ${SCALE_TRADES} open trades`);
   const stack = await startStack({
     brokerPort,
-    ticksPerSecond: 20,
+    ...world,
     edgeVars: { REGION_BROKER_ROUTES: JSON.stringify(routes), HOME_REGION: home, EDGE_REGION: home },
     log: () => {},
   });
   const manager = await ManagerClient.connect(stack.sim.port, DEMO_PF4_SERVER);
   try {
-    const password = readFileSync(join(stack.dataDir, 'manager-password'), 'utf8').trim();
+    const password = managerPassword;
     await manager.ok('login', { login: DEMO_MANAGER_LOGIN, password, pump: false });
     const token = await stack.token();
     const platform = stack.platforms.pf4;
@@ -143,26 +173,29 @@ async function main(): Promise<void> {
     if (accounts.length < delays.length + 1) throw new Error('the demo platform has too few accounts for the bench');
     const login = accounts[0].login;
     const record = `/UserRecordGet/${login}`;
+    // An open trade, and a page of 100 open trades from the middle of the table (the cursor of the ticket before it).
+    const trades = (await call(home, '/TradesGet?limit=1000')) as Array<{ order: number }>;
+    const ticket = trades[Math.floor(trades.length / 2)].order;
+    const tradeRecord = `/TradeRecordGet/${ticket}`;
+    const tradePage = `/TradesGet?limit=100&cursor=${encodeCursor(trades[Math.floor(trades.length / 3)].order)}`;
 
     // One trace per region: its link object's replica, warmed until it is in sync, answers the region's cached reads.
     const traces = new Map<Region, string>();
     const replicaOf = async (region: Region) => {
       const name = pickLink(platform, region, traces.get(region)!, DEFAULT_LINKS_PER_PLATFORM);
-      const stats = await objectCall<{ replica: { inSync: boolean; answered: number } | null }>(
-        stack.edge.miniflare,
-        'LINKS',
-        name,
-        'stats',
-      );
+      const stats = await objectCall<{
+        replica: { inSync: boolean; answered: number; tables: Record<string, number>; stored: string[] } | null;
+      }>(stack.edge.miniflare, 'LINKS', name, 'stats');
       return stats.replica;
     };
     for (const { region } of delays) {
       traces.set(region, randomBytes(16).toString('hex'));
-      const until = Date.now() + 30_000;
+      const until = Date.now() + WARM_MS;
       for (;;) {
-        await call(region, record, { trace: traces.get(region) });
+        // A read may time out while a replica of the scale world takes its snapshot: it is asked again.
+        await call(region, record, { trace: traces.get(region) }).catch(() => undefined);
         if ((await replicaOf(region))?.inSync) break;
-        if (Date.now() > until) throw new Error(`the ${region} replica did not come in sync within 30 s`);
+        if (Date.now() > until) throw new Error(`the ${region} replica did not come in sync within ${WARM_MS} ms`);
         await new Promise((r) => setTimeout(r, 50));
       }
     }
@@ -177,6 +210,9 @@ async function main(): Promise<void> {
         stale: 0,
         unpositioned: 0,
         cachedAtReplica: 0,
+        tradeRecord: [],
+        tradePage: [],
+        stored: [],
         live: [],
         write: [],
         fresh: [],
@@ -189,12 +225,24 @@ async function main(): Promise<void> {
       for (let i = 0; i < count; i++) for (const { region } of delays) await one(region, figures.get(region)!, i);
     };
     await rounds(READS, async (region, f) => {
-      const t = performance.now();
+      let t = performance.now();
       await call(region, record, { trace: traces.get(region) });
       f.cached.push(performance.now() - t);
+      t = performance.now();
+      const trade = (await call(region, tradeRecord, { trace: traces.get(region) })) as { order: number };
+      f.tradeRecord.push(performance.now() - t);
+      if (trade.order !== ticket) throw new Error(`${region}: TradeRecordGet answered ${trade.order}, not ${ticket}`);
+      t = performance.now();
+      const page = (await call(region, tradePage, { trace: traces.get(region) })) as unknown[];
+      f.tradePage.push(performance.now() - t);
+      if (page.length !== 100) throw new Error(`${region}: a page of ${page.length} trades, not 100`);
     });
-    for (const { region } of delays)
-      figures.get(region)!.cachedAtReplica = ((await replicaOf(region))?.answered ?? 0) - before.get(region)!;
+    for (const { region } of delays) {
+      const r = await replicaOf(region);
+      const f = figures.get(region)!;
+      f.cachedAtReplica = (r?.answered ?? 0) - before.get(region)!;
+      f.stored = (r?.stored ?? []).map((t) => `${t} ${r!.tables[t]}`);
+    }
     await rounds(Math.max(1, Math.round(READS / 3)), async (region, f) => {
       const t = performance.now();
       await call(region, `/UserRecordRequest/${login}`);
@@ -215,7 +263,8 @@ async function main(): Promise<void> {
       delays.map(async ({ region }, r) => {
         const f = figures.get(region)!;
         const own = accounts[r + 1].login;
-        const trace = randomBytes(16).toString('hex');
+        // The region's warmed link object: a trace that picked a cold one would time its first link and snapshot.
+        const trace = traces.get(region)!;
         for (let i = 0; i < TRIES; i++) {
           const name = `ryw ${region} ${i}`;
           const written = await answer(region, `/UserRecordUpdate/${own}`, {
@@ -304,7 +353,7 @@ async function main(): Promise<void> {
         [
           `${region.padEnd(6)} ${String(delayMs).padStart(4)} ms`,
           `${ms(c50)}/${ms(c99)} ms (${ratio(c50, p(h.cached, 0.5))}/${ratio(c99, p(h.cached, 0.99))})`,
-          `${f.cachedAtReplica}/${f.cached.length}`,
+          `${f.cachedAtReplica}/${3 * f.cached.length}`,
           `${ms(p(f.afterWrite, 0.5))}/${ms(p(f.afterWrite, 0.99))} ms, ${f.stale} stale of ${f.afterWrite.length}`,
           `${ms(p(f.live, 0.5))}/${ms(p(f.live, 0.99))} ms (${ratio(p(f.live, 0.5), p(h.live, 0.5))})`,
           `${ms(p(f.write, 0.5))} ms (${ratio(p(f.write, 0.5), p(h.write, 0.5))})`,
@@ -315,9 +364,23 @@ async function main(): Promise<void> {
       if (c50 > 1.3 * p(h.cached, 0.5) || c99 > 1.3 * p(h.cached, 0.99)) verdicts.push(`${region} cached reads`);
       if (fresh99 > delayMs + 20) verdicts.push(`${region} freshness`);
       if (p(f.live, 0.5) > (2 * delayMs + p(h.live, 0.5)) * 1.1) verdicts.push(`${region} live reads`);
-      if (f.cachedAtReplica !== f.cached.length) verdicts.push(`${region} reads past the replica`);
+      if (f.cachedAtReplica !== 3 * f.cached.length) verdicts.push(`${region} reads past the replica`);
+      if (scale && !(f.stored.some((t) => t.startsWith('users ')) && f.stored.some((t) => t.startsWith('trades '))))
+        verdicts.push(`${region} accounts and trades not in the replica's storage`);
       if (f.stale > 0) verdicts.push(`${region} ${f.stale} reads missed their own write`);
       if (f.unpositioned > 0) verdicts.push(`${region} ${f.unpositioned} writes named no position`);
+    }
+    console.log("region | trade record p50/p99 | page of 100 trades p50/p99 | tables in the replica's storage (rows)");
+    for (const { region } of delays) {
+      const f = figures.get(region)!;
+      console.log(
+        [
+          region.padEnd(6),
+          `${ms(p(f.tradeRecord, 0.5))}/${ms(p(f.tradeRecord, 0.99))} ms`,
+          `${ms(p(f.tradePage, 0.5))}/${ms(p(f.tradePage, 0.99))} ms`,
+          f.stored.length ? f.stored.join(', ') : 'none (every table in memory)',
+        ].join(' | '),
+      );
     }
     console.log(
       verdicts.length === 0
