@@ -184,7 +184,14 @@ async function main(): Promise<void> {
     const replicaOf = async (region: Region) => {
       const name = pickLink(platform, region, traces.get(region)!, DEFAULT_LINKS_PER_PLATFORM);
       const stats = await objectCall<{
-        replica: { inSync: boolean; answered: number; tables: Record<string, number>; stored: string[] } | null;
+        replica: {
+          inSync: boolean;
+          answered: number;
+          snapshots: number;
+          lost: number;
+          tables: Record<string, number>;
+          stored: string[];
+        } | null;
       }>(stack.edge.miniflare, 'LINKS', name, 'stats');
       return stats.replica;
     };
@@ -298,8 +305,10 @@ async function main(): Promise<void> {
       await Promise.all(seen);
     }
     progress('bench:regions: freshness measured');
-    for (const { region } of delays)
-      progress(`bench:regions: ${region} replica ${JSON.stringify(await replicaOf(region))}`);
+    for (const { region } of delays) {
+      const r = await replicaOf(region);
+      progress(`bench:regions: ${region}: replica in sync ${r?.inSync}, snapshots ${r?.snapshots}, lost ${r?.lost}`);
+    }
 
     // Tick delay: an SSE client per region for TICK_SECONDS.
     await Promise.all(
