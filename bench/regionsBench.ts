@@ -174,7 +174,15 @@ async function main(): Promise<void> {
     const login = accounts[0].login;
     const record = `/UserRecordGet/${login}`;
     // An open trade, and a page of 100 open trades from the middle of the table (the cursor of the ticket before it).
-    const trades = (await call(home, '/TradesGet?limit=1000')) as Array<{ order: number }>;
+    // The broker answers cached reads once its cache holds the world (a minute or more for the scale world).
+    const startedAt = Date.now();
+    let trades: Array<{ order: number }> | undefined;
+    while (trades === undefined) {
+      trades = (await call(home, '/TradesGet?limit=1000').catch((error: unknown) => {
+        if (Date.now() - startedAt > WARM_MS) throw error;
+        return undefined;
+      })) as Array<{ order: number }> | undefined;
+    }
     const ticket = trades[Math.floor(trades.length / 2)].order;
     const tradeRecord = `/TradeRecordGet/${ticket}`;
     const tradePage = `/TradesGet?limit=100&cursor=${encodeCursor(trades[Math.floor(trades.length / 3)].order)}`;

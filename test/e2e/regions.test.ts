@@ -64,6 +64,34 @@ describe('a caller in another region than the home', () => {
     expect((await linkStats('weur', t.traceId)).calls).toBe(homeBefore + 1);
   });
 
+  it("reads its own write through its region's replica by sending back the write's position", async () => {
+    const c = setup.client;
+    const login = (await c.get(`${c.v2pf4}/UsersRequest?limit=2`)).body.data[1].login as number;
+    const path = `${c.v2pf4}/UserRecordGet/${login}`;
+    const t = farTrace();
+    const synced = await eventually(async () => {
+      await c.get(path, t.headers);
+      return (await linkStats('apac', t.traceId)).replica?.inSync === true;
+    }, 20_000);
+    expect(synced, 'the apac link object holds an in-sync replica').toBe(true);
+    for (let i = 0; i < 5; i++) {
+      const name = `Own ${i} ${randomBytes(3).toString('hex')}`;
+      const written = await c.post(`${c.v2pf4}/UserRecordUpdate/${login}`, { name }, t.headers);
+      expect(written.body.error).toBeNull();
+      const position = written.headers.get('x-gateway-position');
+      expect(position).toMatch(/^\d+-\d+$/);
+      const before = (await linkStats('apac', t.traceId)).replica!.answered;
+      const read = await c.get(path, { ...t.headers, 'x-gateway-position': position! });
+      // At once, with no polling: the region's replica answered only once it had reached the write.
+      expect(read.body.data.name).toBe(name);
+      expect((await linkStats('apac', t.traceId)).replica!.answered).toBe(before + 1);
+      const [epoch, count] = read.headers.get('x-gateway-position')!.split('-').map(Number);
+      const [wEpoch, wCount] = position!.split('-').map(Number);
+      expect(epoch).toBe(wEpoch);
+      expect(count).toBeGreaterThanOrEqual(wCount);
+    }
+  });
+
   it("is served its stream by its region's stream object", async () => {
     const c = setup.client;
     const url = `${c.stack.edgeUrl}${c.v2pf4}/Stream?ticks=EURUSD`;

@@ -32,6 +32,8 @@ interface LinkObject {
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const LIVE = { operationId: 'v2.PF4.UserRecordRequest', op: 'PF4.UserRecordRequest' };
 const WRITE = { operationId: 'v2.PF4.UserRecordNew', op: 'PF4.UserRecordNew' };
+/** A cached read a replica could answer: the first one makes the link object's replica. */
+const CACHED = { operationId: 'v2.PF4.UserRecordGet', op: 'PF4.UserRecordGet' };
 
 let worker: TestingWorker;
 const started: FakeBroker[] = [];
@@ -308,7 +310,8 @@ describe('a platform served by two brokers', () => {
     const platform = randomUUID();
     const link = await worker.object<LinkObject>('LINKS', linkName(platform, LOCAL_HOME.region, 0), 'replicas');
     const replicationsOf = (x: FakeBroker) => x.replicateFrames.filter((f) => f.platform === platform).length;
-    await link.call(call(LIVE, platform, [a, b]));
+    for (const x of [a, b]) x.script.set(CACHED.op, { reply: { ok: true, data: { login: 5 } } });
+    await link.call(call(CACHED, platform, [a, b]));
     await until(() => replicationsOf(a) === 1, 'a replication asked of the first broker');
     a.script.set(PING_OP, { hang: true });
     await until(async () => (await link.brokerStats())?.current === b.url, 'moved to the second broker');

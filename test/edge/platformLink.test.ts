@@ -254,7 +254,7 @@ describe("a link object's counters", () => {
     expect(framesOf(broker, platform).map((f) => f.op)).toStrictEqual(['Ping', 'PF4.UserRecordNew', HANGING.op]);
   });
 
-  it("show a replica once a call names the platform's family, and none on a worker with replicas off", async () => {
+  it('show a replica once a read it could answer comes, none for live reads, and none on a worker with replicas off', async () => {
     const platform = randomUUID();
     const link = await linkObject(platform);
     expect(plain(await link.call(call(LIVE, platform, broker.url)))).toStrictEqual(v2Ok({ login: 5, name: 'live' }));
@@ -267,8 +267,14 @@ describe("a link object's counters", () => {
       traceId: TRACE,
       id: expect.any(Number),
     });
+    // A live read alone takes no snapshot of the platform.
+    expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 1, connected: true });
+    expect(replicationsOf(broker, platform)).toHaveLength(0);
+    expect(plain(await link.call(call(CACHED, platform, broker.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
     // This broker refuses replications: the replica holds nothing.
-    expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 1, connected: true, replica: EMPTY_REPLICA });
+    expect(await statsOf(link)).toStrictEqual({ ...FRESH, calls: 2, connected: true, replica: EMPTY_REPLICA });
 
     const off = await linkObject(platform, 0, 'noReplica');
     expect(plain(await off.call(call(CACHED, platform, broker.url)))).toStrictEqual(
@@ -484,7 +490,8 @@ describe('a platform moving to another broker', () => {
     });
     expect(plain(await hanging)).toStrictEqual(v2Failure('NoConnect', 'broker link closed'));
     await until(async () => !(await statsOf(links[2])).connected, 'closed link of #2');
-    expect(await statsOf(links[1])).toStrictEqual({ ...FRESH, calls: 2, replica: EMPTY_REPLICA });
+    // A live read makes no replica: only a read one could answer does.
+    expect(await statsOf(links[1])).toStrictEqual({ ...FRESH, calls: 2 });
     expect(await statsOf(links[2])).toStrictEqual({ ...FRESH, calls: 1 });
     expect(await statsOf(links[0])).toStrictEqual({ ...FRESH, calls: 2, connected: true });
     expect(framesOf(other, platform).map((f) => f.op)).toStrictEqual(['Ping']);
@@ -503,7 +510,7 @@ describe('a platform moving to another broker', () => {
     expect(plain(await hanging)).toStrictEqual(
       v2Failure('NoConnect', 'no answer from the trading platform within 0.2 s'),
     );
-    expect(await statsOf(second)).toStrictEqual({ ...FRESH, calls: 1, connected: true, replica: EMPTY_REPLICA });
+    expect(await statsOf(second)).toStrictEqual({ ...FRESH, calls: 1, connected: true });
   });
 
   it('retargets a link to the same broker as a no-op, and an object without a link as nothing', async () => {

@@ -191,7 +191,7 @@ export class EdgeReplica {
       if (!this.snapshotting) return this.outOfOrder();
       const table = this.tables.get(frame.table);
       if (!table) return true;
-      for (const [key, json] of frame.rows) table.put(key, json);
+      for (const [key, json] of frame.rows) table.load(key, json);
       this.bound(frame.table, table);
     } else if ('end' in frame) {
       if (!this.snapshotting) return this.outOfOrder();

@@ -95,7 +95,10 @@ export class PlatformLink extends DurableObject<Env> {
     this.calls++;
     this.place = input.place;
     const brokers = this.brokersFor(input.platform, input.brokerUrls);
-    const replica = this.replica ?? this.startReplica(input.platform, input.family);
+    // The replica is made by the first read it could answer: an object that only writes and reads live never takes
+    // a snapshot of the platform.
+    const replica =
+      this.replica ?? (route.plan !== undefined ? this.startReplica(input.platform, input.family) : undefined);
     if (replica !== undefined) {
       if (route.plan !== undefined && replica.inSync) {
         const local = await this.readReplica(replica, route.plan, input);
@@ -298,7 +301,7 @@ export class PlatformLink extends DurableObject<Env> {
   }
 
   /**
-   * The link's replica, made on the first call that names the platform's family (unless `EDGE_REPLICA_MAX_ROWS` is 0),
+   * The link's replica, made on the first read of the platform it could answer (unless `EDGE_REPLICA_MAX_ROWS` is 0),
    * its large tables in the object's storage (up to `EDGE_REPLICA_STORED_ROWS`): fed by the broker in use, asked for each time that broker's link opens or another broker takes the calls, and
    * emptied when that link drops.
    */

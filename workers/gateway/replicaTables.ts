@@ -35,6 +35,8 @@ export interface ReplicaTable {
   /** Whether the rows are in the object's storage. */
   readonly stored: boolean;
   put(key: ReplicaKey, json: string): void;
+  /** A snapshot's row: its key is not in the table yet (a snapshot sends each key once). */
+  load(key: ReplicaKey, json: string): void;
   delete(key: ReplicaKey): void;
   get(key: ReplicaKey): string | undefined;
   /** The JSON of `field` of the row at `key` (a group's securities), or undefined when there is no such row. */
@@ -75,6 +77,10 @@ export class MemoryTable implements ReplicaTable {
     this.rows.set(key, { json });
     this.chars += json.length;
     this.list = undefined;
+  }
+
+  load(key: ReplicaKey, json: string): void {
+    this.put(key, json);
   }
 
   delete(key: ReplicaKey): void {
@@ -182,7 +188,7 @@ export class StoredTable implements ReplicaTable {
   /** A stored table holding `from`'s rows (a memory table grown past its bound). */
   static from(sql: ReplicaSql, name: string, from: MemoryTable): StoredTable {
     const table = new StoredTable(sql, name);
-    for (const [key, entry] of from.rows) table.put(key, entry.json);
+    for (const [key, entry] of from.rows) table.load(key, entry.json);
     return table;
   }
 
@@ -194,6 +200,12 @@ export class StoredTable implements ReplicaTable {
     if (this.sql.exec(`UPDATE ${ROWS} SET json = ? WHERE t = ? AND k = ?`, json, this.name, key).rowsWritten > 0)
       return;
     this.sql.exec(`INSERT INTO ${ROWS} (t, k, json) VALUES (?, ?, ?)`, this.name, key, json);
+    this.count++;
+  }
+
+  /** One statement, where `put` may take two: a snapshot's rows are all new. */
+  load(key: ReplicaKey, json: string): void {
+    this.sql.exec(`INSERT OR REPLACE INTO ${ROWS} (t, k, json) VALUES (?, ?, ?)`, this.name, key, json);
     this.count++;
   }
 
