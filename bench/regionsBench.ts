@@ -92,6 +92,9 @@ interface Figures {
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '-');
 const p = (values: number[], q: number) => percentile(sortedOf(values), q);
+/** A replica's time to come in sync and the reads answered meanwhile. */
+const warmed = (w: { ms: number; reads: number[]; failed: number }) =>
+  `${(w.ms / 1000).toFixed(1)} s, ${w.reads.length} reads ${ms(p(w.reads, 0.5))}/${ms(Math.max(...w.reads))} ms (${w.failed})`;
 
 async function main(): Promise<void> {
   const delays = parseDelays(process.env.REGIONS_DELAYS ?? 'weur=5,enam=40,apac=150,oc=170');
@@ -203,12 +206,25 @@ async function main(): Promise<void> {
       }>(stack.edge.miniflare, 'LINKS', name, 'stats');
       return stats.replica;
     };
+    // How long each region's replica took to come in sync, and the reads answered meanwhile (by the broker, over
+    // the link the snapshot came in on).
+    const warming = new Map<Region, { ms: number; reads: number[]; failed: number }>();
     for (const { region } of delays) {
       traces.set(region, randomBytes(16).toString('hex'));
       const until = Date.now() + WARM_MS;
+      const started = performance.now();
+      const w = { ms: 0, reads: [] as number[], failed: 0 };
+      warming.set(region, w);
       for (;;) {
         // A read may time out while a replica of the scale world takes its snapshot: it is asked again.
-        await call(region, record, { trace: traces.get(region) }).catch(() => undefined);
+        const t = performance.now();
+        const ok = await call(region, record, { trace: traces.get(region) }).then(
+          () => true,
+          () => false,
+        );
+        if (ok) w.reads.push(performance.now() - t);
+        else w.failed++;
+        w.ms = performance.now() - started;
         if ((await replicaOf(region))?.inSync) break;
         if (Date.now() > until) throw new Error(`the ${region} replica did not come in sync within ${WARM_MS} ms`);
         await new Promise((r) => setTimeout(r, 50));
@@ -387,7 +403,9 @@ async function main(): Promise<void> {
       if (f.stale > 0) verdicts.push(`${region} ${f.stale} reads missed their own write`);
       if (f.unpositioned > 0) verdicts.push(`${region} ${f.unpositioned} writes named no position`);
     }
-    console.log("region | trade record p50/p99 | page of 100 trades p50/p99 | tables in the replica's storage (rows)");
+    console.log(
+      "region | trade record p50/p99 | page of 100 trades p50/p99 | tables in the replica's storage (rows) | in sync after, reads meanwhile p50/max (failed)",
+    );
     for (const { region } of delays) {
       const f = figures.get(region)!;
       console.log(
@@ -396,6 +414,7 @@ async function main(): Promise<void> {
           `${ms(p(f.tradeRecord, 0.5))}/${ms(p(f.tradeRecord, 0.99))} ms`,
           `${ms(p(f.tradePage, 0.5))}/${ms(p(f.tradePage, 0.99))} ms`,
           f.stored.length ? f.stored.join(', ') : 'none (every table in memory)',
+          warmed(warming.get(region)!),
         ].join(' | '),
       );
     }

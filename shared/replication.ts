@@ -18,6 +18,9 @@
  *   snapshot;
  * - `stop`: the replication ended (platform removed, link congested); the replica is out of sync.
  *
+ * With `window`, the edge acknowledges the frames it applied (`#replicated`) and the broker keeps at most `window`
+ * `rows` frames unacknowledged, so a large snapshot never fills the link ahead of the calls' answers.
+ *
  * A broker cache resync is sent as a new snapshot (`begin` … `end`). A frame whose `seq` is not the next expected,
  * or the link's loss, leaves the replica out of sync: reads fall through to the broker until a new snapshot lands.
  * A later `#replicate` on the same link and platform replaces the earlier one.
@@ -25,13 +28,26 @@
 import type { Family } from './protocol.js';
 
 export const REPLICATE_OP = '#replicate';
+/**
+ * `{rep, seq}`: the edge has applied the frames of replication `rep` up to `seq`. Answered `{ok: true, data: null}`.
+ * Sent only for a replication asked with `window`.
+ */
+export const REPLICATED_OP = '#replicated';
 
 export interface ReplicateArgs {
   /** Chosen by the edge, echoed in every frame of this replication (frames of an earlier one are ignored). */
   rep: number;
   /** Tables with more rows than this are not replicated. */
   maxRows: number;
+  /**
+   * The snapshot's `rows` frames the edge may have unapplied: the broker sends no more until a `#replicated` names a
+   * later `seq`, so a link's call answers never wait behind more than this many rows frames. Absent: no window.
+   */
+  window?: number;
 }
+
+/** The window an edge asks for: at 500 rows a frame, 4,000 rows ahead of what it applied. */
+export const REPLICA_WINDOW_FRAMES = 8;
 
 export type ReplicaKey = number | string;
 

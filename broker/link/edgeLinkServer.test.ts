@@ -189,7 +189,8 @@ describe('the edge link server', () => {
         error: {
           code: 'Internal',
           managerCode: null,
-          message: 'malformed call frame: #replicate needs an integer rep and maxRows',
+          message:
+            'malformed call frame: #replicate needs an integer rep and maxRows, and a window of at least 1 if any',
         },
       },
       {

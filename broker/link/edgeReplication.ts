@@ -17,6 +17,7 @@ import {
   MAX_REPLICA_STORED_ROWS,
   REPLICA_CHUNK_ROWS,
   REPLICATE_OP,
+  REPLICATED_OP,
   REPLICATED_TABLES,
   type ReplicaFrame,
   type ReplicaKey,
@@ -52,7 +53,10 @@ export interface ReplicaSink {
   readonly bufferedAmount: number;
 }
 
-export const isReplicationOp = (op: string) => op === REPLICATE_OP;
+export const isReplicationOp = (op: string) => op === REPLICATE_OP || op === REPLICATED_OP;
+
+/** The largest window a broker honours: a larger ask is taken as this. */
+export const MAX_REPLICA_WINDOW = 256;
 
 /** The replications of one edge link, by platform. */
 export class EdgeReplication {
@@ -64,11 +68,25 @@ export class EdgeReplication {
   ) {}
 
   handle(frame: CallFrame): void {
+    if (frame.op === REPLICATED_OP) {
+      this.acknowledged(frame);
+      return;
+    }
     const args = frame.args as Partial<ReplicateArgs> | undefined;
     const rep = args?.rep;
     const maxRows = args?.maxRows;
-    if (!Number.isSafeInteger(rep) || !Number.isSafeInteger(maxRows) || (maxRows as number) < 0) {
-      this.refuse(frame, 'Internal', 'malformed call frame: #replicate needs an integer rep and maxRows');
+    const window = args?.window;
+    if (
+      !Number.isSafeInteger(rep) ||
+      !Number.isSafeInteger(maxRows) ||
+      (maxRows as number) < 0 ||
+      (window !== undefined && (!Number.isSafeInteger(window) || window < 1))
+    ) {
+      this.refuse(
+        frame,
+        'Internal',
+        'malformed call frame: #replicate needs an integer rep and maxRows, and a window of at least 1 if any',
+      );
       return;
     }
     const platform = this.source(frame.platform);
@@ -88,6 +106,7 @@ export class EdgeReplication {
       tables,
       platform.readFence ?? (() => undefined),
       (table) => platform.session?.declared?.events.has(eventKindOf(table)) ?? true,
+      window === undefined ? undefined : Math.min(window, MAX_REPLICA_WINDOW),
       () => {
         lease?.release();
         if (this.byPlatform.get(frame.platform) === replication) this.byPlatform.delete(frame.platform);
@@ -96,6 +115,17 @@ export class EdgeReplication {
     this.byPlatform.set(frame.platform, replication);
     this.sink.send(JSON.stringify({ id: frame.id, ok: true, data: { rep, tables } } satisfies CallOk));
     replication.start();
+  }
+
+  /** A `#replicated` from the edge: the replication it names may send further. */
+  private acknowledged(frame: CallFrame): void {
+    const args = frame.args as { rep?: unknown; seq?: unknown } | undefined;
+    if (!Number.isSafeInteger(args?.rep) || !Number.isSafeInteger(args?.seq)) {
+      this.refuse(frame, 'Internal', 'malformed call frame: #replicated needs an integer rep and seq');
+      return;
+    }
+    this.byPlatform.get(frame.platform)?.acknowledged(args!.rep as number, args!.seq as number);
+    this.sink.send(JSON.stringify({ id: frame.id, ok: true, data: null } satisfies CallOk));
   }
 
   /** The link closed: every replication on it ends. */
@@ -127,6 +157,10 @@ class Replication implements CacheListener {
   private snapshotting = false;
   private snapshots = 0;
   private pausing: ReturnType<typeof setTimeout> | undefined;
+  /** The seq of each `rows` frame of the snapshot going out that the edge has not acknowledged yet, in order. */
+  private unacked: number[] = [];
+  /** Goes on with a snapshot waiting for an acknowledgement. */
+  private resume: (() => void) | undefined;
   /** The last position sent, so a turn that moved only tables not replicated still tells the replica where it is. */
   private sentPos: string | undefined;
   private stopped = false;
@@ -141,6 +175,8 @@ class Replication implements CacheListener {
     private readonly readFence: () => Promise<void> | undefined,
     /** Whether the trading server declared the event kind that fills a table. */
     private readonly declared: (table: string) => boolean,
+    /** The snapshot's `rows` frames that may be unacknowledged (`ReplicateArgs.window`); undefined: no window. */
+    private readonly window: number | undefined,
     private readonly onStop: () => void,
   ) {
     this.replicated = new Set(tables);
@@ -180,6 +216,17 @@ class Replication implements CacheListener {
     this.flushing ??= setImmediate(() => this.flush());
   }
 
+  /** The edge applied this replication's frames up to `seq`. */
+  acknowledged(rep: number, seq: number): void {
+    if (rep !== this.rep) return;
+    while (this.unacked.length > 0 && this.unacked[0] <= seq) this.unacked.shift();
+    const resume = this.resume;
+    if (resume !== undefined && this.window !== undefined && this.unacked.length < this.window) {
+      this.resume = undefined;
+      resume();
+    }
+  }
+
   resynced(): void {
     if (!this.stopped) this.snapshot();
   }
@@ -197,6 +244,7 @@ class Replication implements CacheListener {
     this.flushing = undefined;
     if (this.pausing !== undefined) clearTimeout(this.pausing);
     this.pausing = undefined;
+    this.resume = undefined;
     this.dirty.clear();
     this.onStop();
   }
@@ -218,6 +266,8 @@ class Replication implements CacheListener {
     this.flushing = undefined;
     if (this.pausing !== undefined) clearTimeout(this.pausing);
     this.pausing = undefined;
+    this.unacked = [];
+    this.resume = undefined;
     const tables: string[] = [];
     for (const name of REPLICATED_TABLES[this.feed.family]) {
       const table = this.cache.table(name);
@@ -248,10 +298,18 @@ class Replication implements CacheListener {
           const json = table.json(key);
           if (json !== undefined) rows.push([key, json]);
         }
-        if (rows.length && this.replicated.has(part.name))
+        if (rows.length && this.replicated.has(part.name)) {
+          if (this.window !== undefined) this.unacked.push(this.seq);
           this.send({ rep: this.rep, seq: this.seq++, table: part.name, rows });
+        }
         if (part.at >= part.keys.length || !this.replicated.has(part.name)) parts.shift();
-        if (parts.length > 0 && this.sink.bufferedAmount > SNAPSHOT_PAUSE_BYTES) {
+        if (parts.length === 0) break;
+        if (this.window !== undefined && this.unacked.length >= this.window) {
+          // The edge has as many rows frames as it may hold unapplied: the next goes once it acknowledges one.
+          this.resume = go;
+          return;
+        }
+        if (this.sink.bufferedAmount > SNAPSHOT_PAUSE_BYTES) {
           this.pausing = setTimeout(go, SNAPSHOT_PAUSE_MS);
           return;
         }

@@ -8,7 +8,13 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { CallFrame } from '../../shared/frames.js';
 import type { Family, ManagerEvent } from '../../shared/protocol.js';
-import { REPLICA_CHUNK_ROWS, REPLICATE_OP, REPLICATED_TABLES, type ReplicaFrame } from '../../shared/replication.js';
+import {
+  REPLICA_CHUNK_ROWS,
+  REPLICATE_OP,
+  REPLICATED_OP,
+  REPLICATED_TABLES,
+  type ReplicaFrame,
+} from '../../shared/replication.js';
 import { CacheFeed } from '../cache/cacheFeed.js';
 import { PumpCache } from '../cache/pumpCache.js';
 import { recordJson } from '../cache/recordJson.js';
@@ -76,7 +82,16 @@ function link(platforms: Record<string, Platform>) {
     replication.handle({ id, platform, op: REPLICATE_OP, args, timeoutMs: 5000 } as CallFrame);
     return id;
   };
-  return { sent, positions, sink, replication, ask };
+  /** Sends a `#replicated` and answers the broker's answer to it (taken out of `sent`). */
+  const acknowledge = (platform: string, rep: unknown, seq: unknown) => {
+    const id = nextId++;
+    replication.handle({ id, platform, op: REPLICATED_OP, args: { rep, seq }, timeoutMs: 5000 });
+    const at = sent.findIndex((f) => f.id === id);
+    const [answer] = sent.splice(at, 1);
+    const { id: _id, ...rest } = answer;
+    return rest;
+  };
+  return { sent, positions, sink, replication, ask, acknowledge };
 }
 
 const user = (login: number, name = `u${login}`) => ({ login, name, group: 'demo' });
@@ -101,11 +116,12 @@ describe('#replicate', () => {
     l.ask('p4', { rep: 1, maxRows: -1 });
     l.ask('p4', { rep: 1, maxRows: '10' });
     l.ask('p4', { maxRows: 10 });
+    l.ask('p4', { rep: 1, maxRows: 10, window: 0 });
     l.ask('elsewhere', { rep: 1, maxRows: 10 });
     const malformed = {
       code: 'Internal',
       managerCode: null,
-      message: 'malformed call frame: #replicate needs an integer rep and maxRows',
+      message: 'malformed call frame: #replicate needs an integer rep and maxRows, and a window of at least 1 if any',
     };
     expect(l.sent).toStrictEqual([
       { id: 1, ok: false, error: malformed },
@@ -113,8 +129,9 @@ describe('#replicate', () => {
       { id: 3, ok: false, error: malformed },
       { id: 4, ok: false, error: malformed },
       { id: 5, ok: false, error: malformed },
+      { id: 6, ok: false, error: malformed },
       {
-        id: 6,
+        id: 7,
         ok: false,
         error: { code: 'NotFound', managerCode: null, message: 'trade platform not served by this broker' },
       },
@@ -281,6 +298,36 @@ describe('#replicate', () => {
           ? expect.objectContaining({ ok: false })
           : { ok: true, dataJson: users.json(login) },
       );
+  });
+
+  it('keeps at most its window of rows frames unacknowledged, going on as the edge acknowledges them', () => {
+    const pf5 = new Platform('PF5');
+    const logins = Array.from({ length: 5 * REPLICA_CHUNK_ROWS }, (_, i) => i + 1);
+    pf5.resync({ users: logins.map((login) => ({ login, name: `n${login}` })) });
+    const l = link({ p5: pf5 });
+    l.ask('p5', { rep: 3, maxRows: 10_000, window: 2 });
+    const kinds = () => l.sent.slice(1).map((f) => Object.keys(f).find((k) => k !== 'rep' && k !== 'seq'));
+    expect(kinds()).toStrictEqual(['begin', 'table', 'table']);
+    // An acknowledgement of another replication, or of a frame before the rows, lets nothing more go.
+    expect(l.acknowledge('p5', 2, 99)).toStrictEqual({ ok: true, data: null });
+    l.acknowledge('p5', 3, 0);
+    expect(kinds()).toHaveLength(3);
+    l.acknowledge('p5', 3, 1);
+    expect(kinds()).toStrictEqual(['begin', 'table', 'table', 'table']);
+    l.acknowledge('p5', 3, 3);
+    expect(kinds()).toStrictEqual(['begin', 'table', 'table', 'table', 'table', 'table']);
+    l.acknowledge('p5', 3, 5);
+    expect(kinds()).toStrictEqual(['begin', 'table', 'table', 'table', 'table', 'table', 'end']);
+    const rows = l.sent.slice(1).flatMap((f) => (f.rows as Array<[number, string]> | undefined) ?? []);
+    expect(rows.map((r) => r[0])).toStrictEqual(logins);
+    // Without a window the same snapshot goes out whole at once.
+    const whole = link({ p5: pf5 });
+    whole.ask('p5', { rep: 1, maxRows: 10_000 });
+    expect(whole.sent.at(-1)).toMatchObject({ end: true });
+    expect(l.acknowledge('p5', 'x', 1)).toMatchObject({
+      ok: false,
+      error: { message: 'malformed call frame: #replicated needs an integer rep and seq' },
+    });
   });
 
   it('drops a table whose key JSON cannot carry from the snapshot', () => {

@@ -8,7 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEdge, PF4_A, type TestEdge } from '../support/edge.js';
 import { startFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
-import { DEFAULT_REPLICA_STORED_ROWS, REPLICATE_OP } from '../../shared/replication.js';
+import {
+  DEFAULT_REPLICA_STORED_ROWS,
+  REPLICA_WINDOW_FRAMES,
+  REPLICATE_OP,
+  REPLICATED_OP,
+} from '../../shared/replication.js';
 import { until } from '../support/until.js';
 
 let edge: TestEdge;
@@ -56,7 +61,7 @@ describe('an edge replica', () => {
       platform: PF4_A,
       op: REPLICATE_OP,
       // As large as its storage holds: tables past the memory bound move there.
-      args: { rep: expect.any(Number), maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      args: { rep: expect.any(Number), maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
     });
     rep = (asked.args as { rep: number }).rep;
   });
@@ -70,6 +75,12 @@ describe('an edge replica', () => {
         [6, '{"login":6,"name":"six"}'],
       ],
     });
+    // The snapshot's rows, once applied, are acknowledged: the broker may send its next ones.
+    const acked = await until(
+      () => broker.framesFor(REPLICATED_OP).find((f) => (f.args as { seq: number }).seq === 1),
+      'acknowledgement of the rows',
+    );
+    expect(acked).toMatchObject({ platform: PF4_A, args: { rep, seq: 1 } });
     // Before the end of the snapshot the broker still answers.
     expect((await get('UserRecordGet/5')).data).toStrictEqual({ login: 5, name: 'from the broker' });
     const before = reads();

@@ -7,7 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { CallFrame, LateFrame } from '../../shared/frames.js';
-import { DEFAULT_REPLICA_STORED_ROWS, REPLICATE_OP } from '../../shared/replication.js';
+import {
+  DEFAULT_REPLICA_STORED_ROWS,
+  REPLICA_WINDOW_FRAMES,
+  REPLICATE_OP,
+  REPLICATED_OP,
+} from '../../shared/replication.js';
 import type {
   BrokerSetStats,
   GatewayCall,
@@ -197,7 +202,9 @@ const EMPTY_REPLICA = {
   lost: 0,
   position: null,
 };
-const framesOf = (b: FakeBroker, platform: string) => b.frames.filter((f) => f.platform === platform);
+/** The calls a broker took for a platform, the acknowledgements of replication frames (`#replicated`) left out. */
+const framesOf = (b: FakeBroker, platform: string) =>
+  b.frames.filter((f) => f.platform === platform && f.op !== REPLICATED_OP);
 const replicationsOf = (b: FakeBroker, platform: string) => b.replicateFrames.filter((f) => f.platform === platform);
 
 describe("a link object's counters", () => {
@@ -316,11 +323,13 @@ describe("a link object's counters", () => {
     const platform = randomUUID();
     await (await linkObject(platform, 0)).call(call(CACHED, platform, broker.url));
     expect(plain(replicationsOf(broker, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
     ]);
     const other = randomUUID();
     await (await linkObject(other, 0, 'mostRows')).call(call(CACHED, other, broker.url));
-    expect(plain(replicationsOf(broker, other).map((f) => f.args))).toStrictEqual([{ rep: 1, maxRows: 100_000 }]);
+    expect(plain(replicationsOf(broker, other).map((f) => f.args))).toStrictEqual([
+      { rep: 1, maxRows: 100_000, window: REPLICA_WINDOW_FRAMES },
+    ]);
   });
 });
 
@@ -555,7 +564,7 @@ describe('the edge replica of a link object', () => {
       {
         platform,
         op: REPLICATE_OP,
-        args: { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+        args: { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
         timeoutMs: 10_000,
         id: expect.any(Number),
       },
@@ -573,6 +582,10 @@ describe('the edge replica of a link object', () => {
     expect(plain(await link.call(call(LIVE, platform, b.url)))).toStrictEqual(v2Ok({ login: 5, name: 'live' }));
     expect(framesOf(b, platform).map((f) => f.op)).toStrictEqual([CACHED.op, CACHED.op, LIVE.op]);
     expect(replicationsOf(b, platform)).toHaveLength(1);
+    // The snapshot's one rows frame was acknowledged once applied.
+    expect(
+      b.frames.filter((f) => f.platform === platform && f.op === REPLICATED_OP).map((f) => plain(f.args)),
+    ).toStrictEqual([{ rep: 1, seq: 1 }]);
     expect(await statsOf(link)).toStrictEqual({
       ...FRESH,
       calls: 4,
@@ -597,8 +610,8 @@ describe('the edge replica of a link object', () => {
       v2Ok({ login: 5, name: 'from the broker' }),
     );
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
-      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
+      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
     ]);
     snapshot(b, 2, 'again');
     expect(plain(await link.call(call(CACHED, platform, b.url)))).toStrictEqual(
@@ -629,8 +642,8 @@ describe('the edge replica of a link object', () => {
     await link.outcome({ brokerUrls: [b.url], platform, callId: randomUUID(), timeoutMs: 100, place: LOCAL_HOME });
     await link.call(call(CACHED, platform, b.url));
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
-      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
+      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
     ]);
     expect(framesOf(b, platform)).toHaveLength(3);
   });
@@ -654,8 +667,8 @@ describe('the edge replica of a link object', () => {
     await link.advanceClock(1_001);
     await link.call(call(CACHED, platform, b.url));
     expect(plain(replicationsOf(b, platform).map((f) => f.args))).toStrictEqual([
-      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS },
-      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS },
+      { rep: 1, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
+      { rep: 2, maxRows: DEFAULT_REPLICA_STORED_ROWS, window: REPLICA_WINDOW_FRAMES },
     ]);
   });
 });

@@ -17,7 +17,7 @@ import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import { PING_OP, type CallResult, type LateFrame } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
-import { REPLICATE_OP, type ReplicaFrame } from '../../shared/replication.js';
+import { REPLICA_WINDOW_FRAMES, REPLICATE_OP, REPLICATED_OP, type ReplicaFrame } from '../../shared/replication.js';
 import type { ShapeContext } from '../envelope/index.js';
 import type { Placement } from '../regions/placement.js';
 import { routeBrokerUrls } from '../../shared/brokerRoutes.js';
@@ -286,7 +286,7 @@ export class PlatformLink extends DurableObject<Env> {
           onClose: (url) => {
             if (url === this.brokers?.currentUrl) this.replica?.reset();
           },
-          onPush: (url, frame) => this.onReplicaFrame(url, frame),
+          onPush: (url, frame) => this.onReplicaFrame(platform, url, frame),
           onSwitch: () => {
             // The new broker's replication replaces the old one's: reads fall through to it until its snapshot lands.
             this.replica?.reset();
@@ -318,12 +318,23 @@ export class PlatformLink extends DurableObject<Env> {
     return this.replica;
   }
 
-  private onReplicaFrame(url: string, frame: Record<string, unknown>): void {
+  private onReplicaFrame(platform: string, url: string, frame: Record<string, unknown>): void {
     const replica = this.replica;
+    const brokers = this.brokers;
     // Only the broker in use feeds the replica; frames of a broker left are dropped.
-    if (!replica || url !== this.brokers?.currentUrl || typeof frame.rep !== 'number') return;
+    if (!replica || !brokers || url !== brokers.currentUrl || typeof frame.rep !== 'number') return;
     // Out of order or stopped: reads fall through until a new replication, asked for after a pause.
-    if (!replica.apply(frame as unknown as ReplicaFrame)) this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
+    if (!replica.apply(frame as unknown as ReplicaFrame)) {
+      this.replicateAfter = Date.now() + REPLICATE_RETRY_MS;
+      return;
+    }
+    // A snapshot's rows applied: the broker may send the next (its window keeps the link clear for answers).
+    if ('rows' in frame && replica.awaiting(frame.rep)) {
+      void brokers.currentLink.call(
+        { platform, op: REPLICATED_OP, args: { rep: frame.rep, seq: frame.seq }, timeoutMs: 10_000 },
+        false,
+      );
+    }
   }
 
   /** Asks the broker in use for a replication of the platform's hot tables; its snapshot and changes arrive as pushes. */
@@ -334,7 +345,15 @@ export class PlatformLink extends DurableObject<Env> {
     const rep = ++this.replicas;
     replica.expect(rep);
     void brokers.currentLink
-      .call({ platform, op: REPLICATE_OP, args: { rep, maxRows: replica.askRows }, timeoutMs: 10_000 }, false)
+      .call(
+        {
+          platform,
+          op: REPLICATE_OP,
+          args: { rep, maxRows: replica.askRows, window: REPLICA_WINDOW_FRAMES },
+          timeoutMs: 10_000,
+        },
+        false,
+      )
       .then((r) => {
         if (r.ok || !replica.awaiting(rep)) return;
         // Refused (a broker without replicas, a platform it does not serve): asked again later.
