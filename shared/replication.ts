@@ -46,8 +46,12 @@ export interface ReplicateArgs {
   window?: number;
 }
 
-/** The window an edge asks for: at 500 rows a frame, 4,000 rows ahead of what it applied. */
-export const REPLICA_WINDOW_FRAMES = 8;
+/**
+ * The window an edge asks for: at 500 rows a frame, 16,000 rows ahead of what it applied. Each window costs a round
+ * trip, so a far region takes a large snapshot at about this many rows per round trip, while a call answer waits
+ * behind at most this many rows frames.
+ */
+export const REPLICA_WINDOW_FRAMES = 32;
 
 export type ReplicaKey = number | string;
 
