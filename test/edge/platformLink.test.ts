@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { CallFrame, LateFrame } from '../../shared/frames.js';
 import {
+  DEFAULT_REPLICA_MAX_ROWS,
   DEFAULT_REPLICA_STORED_ROWS,
   REPLICA_WINDOW_FRAMES,
   REPLICATE_OP,
@@ -105,17 +106,19 @@ beforeAll(async () => {
   broker.script.set('PF4.UserRecordNew', { reply: (frame) => ANSWERS[(frame.args as { answer: string }).answer] });
   broker.script.set('PF4.CfgUpdateCommon', { reply: TIMED_OUT, late: { afterMs: 20, report: LATE_REPORT } });
   broker.script.set('PF4.CfgUpdateTime', { reply: SENT_OK, late: { afterMs: 0, report: LATE_REPORT } });
-  const entry = (name: string, extra: Record<string, string>) => ({
+  const entry = (name: string, extra: Record<string, string>, sqlite = true) => ({
     name,
     bindings: { BROKER_SECRET, LINKS_PER_PLATFORM: '3', ...extra },
     durableObjects: {
-      LINKS: { className: 'ClockedLink', useSQLite: true },
+      LINKS: { className: 'ClockedLink', useSQLite: sqlite },
       IDEMPOTENCY: { className: 'RecordingLedger', useSQLite: true },
     },
   });
   worker = await startTestingWorker('linkHarness.ts', [
     entry('link', {}),
     ...Object.entries(ROW_BOUNDS).map(([name, bounds]) => entry(name, bounds)),
+    // Link objects without SQL storage: replicas keep to the memory bound.
+    entry('noStorage', {}, false),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -329,6 +332,15 @@ describe("a link object's counters", () => {
     await (await linkObject(other, 0, 'mostRows')).call(call(CACHED, other, broker.url));
     expect(plain(replicationsOf(broker, other).map((f) => f.args))).toStrictEqual([
       { rep: 1, maxRows: 100_000, window: REPLICA_WINDOW_FRAMES },
+    ]);
+    // An object that is not SQLite-backed answers as before and asks for tables within its memory bound.
+    const third = randomUUID();
+    const plainLink = await linkObject(third, 0, 'noStorage');
+    expect(plain(await plainLink.call(call(CACHED, third, broker.url)))).toStrictEqual(
+      v2Ok({ login: 5, name: 'from the broker' }),
+    );
+    expect(plain(replicationsOf(broker, third).map((f) => f.args))).toStrictEqual([
+      { rep: 1, maxRows: DEFAULT_REPLICA_MAX_ROWS, window: REPLICA_WINDOW_FRAMES },
     ]);
   });
 });

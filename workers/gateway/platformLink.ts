@@ -310,12 +310,28 @@ export class PlatformLink extends DurableObject<Env> {
     const maxRows = config.EDGE_REPLICA_MAX_ROWS;
     if (maxRows === 0 || family === null) return undefined;
     const storedRows = config.EDGE_REPLICA_STORED_ROWS;
-    this.replica = new EdgeReplica(
-      family,
-      maxRows,
-      storedRows > 0 ? { sql: this.ctx.storage.sql, storedRows } : undefined,
-    );
+    this.replica = new EdgeReplica(family, maxRows, storedRows > 0 ? this.replicaStorage(storedRows) : undefined);
     return this.replica;
+  }
+
+  /**
+   * The object's SQL storage for the replica's large tables; none (tables past the memory bound are then not
+   * replicated) on a deployment whose link objects are not SQLite-backed, which the log says as the replica is made.
+   */
+  private replicaStorage(storedRows: number): { sql: SqlStorage; storedRows: number } | undefined {
+    try {
+      const sql = this.ctx.storage.sql;
+      sql.exec('SELECT 1');
+      return { sql, storedRows };
+    } catch (error) {
+      console.warn(
+        JSON.stringify({
+          msg: 'link object without SQL storage: replica tables past EDGE_REPLICA_MAX_ROWS are not replicated',
+          error: String(error),
+        }),
+      );
+      return undefined;
+    }
   }
 
   private onReplicaFrame(platform: string, url: string, frame: Record<string, unknown>): void {
