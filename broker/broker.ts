@@ -135,6 +135,10 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
           feed: platform.feed,
           use: () => platform.use(),
           readFence: () => platform.readFence,
+          // What the trading server's latest login declared: a table its events do not fill is not replicated.
+          get session() {
+            return platform.session;
+          },
         }
       );
     },

@@ -12,6 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MANAGER_LOGIN } from '../../launcher/demo.js';
 import { startService, type Service } from '../../launcher/stack.js';
 import { eventually, startClient, waitHealthy, type Client } from './support.js';
+import { objectCall } from '../../launcher/edge.js';
+import { DEFAULT_LINKS_PER_PLATFORM, pickLink } from '../../workers/gateway/names.js';
+import type { ReplicaStats } from '../../workers/gateway/edgeReplica.js';
+import { LOCAL_HOME } from '../support/edge.js';
 
 const PASSWORD = randomBytes(18).toString('base64url');
 let bridge: Service;
@@ -141,12 +145,26 @@ describe('the minimal bridge behind the broker and edge', () => {
     });
   });
 
-  it('refuses a cached read of a kind the bridge does not push, naming the event kind', async () => {
-    const trades = await c.get(`${c.v2pf4}/TradesGet`);
-    expect(trades.body.error).toEqual({
+  it('refuses a cached read of a kind the bridge does not push, naming the event kind, also once replicas are in sync', async () => {
+    const refusal = {
       code: 'PF4Error',
       managerCode: null,
       message: 'the trading server does not implement the trades event (not among the event kinds its login declared)',
-    });
+    };
+    const trades = await c.get(`${c.v2pf4}/TradesGet`);
+    expect(trades.body.error).toEqual(refusal);
+    // A link object's replica leaves out the tables of undeclared kinds: with it in sync, the broker still refuses.
+    const traceId = randomBytes(16).toString('hex');
+    const headers = { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+    const link = pickLink(c.stack.platforms.pf4, LOCAL_HOME.region, traceId, DEFAULT_LINKS_PER_PLATFORM);
+    const replica = async () =>
+      (await objectCall<{ replica: ReplicaStats | null }>(c.stack.edge.miniflare, 'LINKS', link, 'stats')).replica;
+    const synced = await eventually(async () => {
+      await c.get(`${c.v2pf4}/UserRecordGet/100001`, headers);
+      return (await replica())?.inSync === true;
+    }, 20_000);
+    expect(synced, 'the link object holds an in-sync replica').toBe(true);
+    expect(Object.keys((await replica())!.tables)).not.toContain('trades');
+    expect((await c.get(`${c.v2pf4}/TradesGet`, headers)).body.error).toEqual(refusal);
   });
 });
