@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ManagerClient } from '../../support/sim/managerClient.js';
 import { eventually, stackAndManagerForFile, type Client } from '../support.js';
+import { DEMO_PF4_SERVER } from '../../../launcher/demo.js';
 import { allPages, call, fails, ok, refuses, refusesTamperedCursor } from './api.js';
 
 type Trade = Record<string, any> & { order: number; login: number; symbol: string; tradeCommand: string };
@@ -10,7 +11,9 @@ type Tx = Record<string, any> & { order: number; orderBy: number; price: number 
 let c: Client;
 /** A manager session of the test's own on the simulator, to read the trading server's state directly. */
 let sim: ManagerClient;
-const setup = stackAndManagerForFile();
+// One link object per platform, so one replica answers every cached read of this file and a read never sees older
+// data than the one before it (across link objects only X-Gateway-Position promises that: docs/api.md).
+const setup = stackAndManagerForFile(DEMO_PF4_SERVER, { edgeVars: { LINKS_PER_PLATFORM: '1' } });
 beforeAll(() => {
   ({ client: c, manager: sim } = setup);
 });
