@@ -11,7 +11,7 @@ import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import { KINDS, type Row } from './pumpCache.js';
 import type { CacheKey } from './keyedTable.js';
 import { ListenerSet } from '../../shared/listenerSet.js';
-import type { Position } from '../../shared/positions.js';
+import { positionText, type Position } from '../../shared/positions.js';
 
 export interface CacheListener {
   /** A row of `table` may have changed (or gone). */
@@ -54,6 +54,11 @@ export class CacheFeed {
   /** The cache's position now; undefined before its first snapshot. */
   position(): Position | undefined {
     return this.at;
+  }
+
+  /** The position as frames carry it (`<epoch>-<count>`); undefined before the first snapshot. */
+  positionText(): string | undefined {
+    return this.at !== undefined ? positionText(this.at) : undefined;
   }
 
   /** One event of the change stream, after `PumpCache.apply` took it. */

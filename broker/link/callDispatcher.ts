@@ -47,7 +47,6 @@ import { AnswerTooLargeError, ConnectionLostError, DeadlineError, tooFrequent } 
 import { CallOutcomes, type CallOutcomesOptions } from './callOutcomes.js';
 import { PasswordChecks, type AdmittedCheck, type PasswordCheckLimit } from './passwordChecks.js';
 import { parseJson, stringifyJson } from '../../shared/losslessJson.js';
-import { positionText } from '../../shared/positions.js';
 
 /** Operations whose missed deadline leaves the change possibly applied. */
 const MUTATING_OPS: ReadonlySet<string> = new Set(catalog.filter((e) => e.mutating).map((e) => e.op));
@@ -516,8 +515,7 @@ export class CallDispatcher {
     started: number,
     platform?: TradePlatform,
   ): void {
-    const at = platform?.feed?.position();
-    const text = successFrame(frame.id, result, at !== undefined ? positionText(at) : undefined);
+    const text = successFrame(frame.id, result, platform?.feed?.positionText());
     const bytes = bytesPast(text, this.answerMaxBytes + ANSWER_ENVELOPE_BYTES);
     if (bytes) {
       const failed = this.tooLarge(frame, bytes);

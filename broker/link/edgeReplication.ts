@@ -26,7 +26,6 @@ import {
 import type { CacheFeed, CacheListener } from '../cache/cacheFeed.js';
 import { eventKindOf, type PumpCache } from '../cache/pumpCache.js';
 import type { CacheKey } from '../cache/keyedTable.js';
-import { positionText } from '../../shared/positions.js';
 
 /** Finds a platform the broker serves, for `#replicate` frames. */
 export type ReplicaSource = (platform: string) =>
@@ -197,23 +196,14 @@ class Replication implements CacheListener {
 
   changed(table: string, key: CacheKey): void {
     if (!this.snapshotSent) return;
-    if (this.snapshotting) {
-      // A snapshot going out a part at a time: the change follows it, just before its end.
-      if (!this.replicated.has(table)) return;
+    if (this.replicated.has(table)) {
       let keys = this.dirty.get(table);
       if (!keys) this.dirty.set(table, (keys = new Set()));
       keys.add(key);
-      return;
     }
-    if (!this.replicated.has(table)) {
-      // Not replicated, but the cache's position moved: the next flush tells the replica (a frame with no changes).
-      this.flushing ??= setImmediate(() => this.flush());
-      return;
-    }
-    let keys = this.dirty.get(table);
-    if (!keys) this.dirty.set(table, (keys = new Set()));
-    keys.add(key);
-    this.flushing ??= setImmediate(() => this.flush());
+    // A snapshot going out a part at a time sends its changes just before its end. Otherwise the next flush sends
+    // them, or, for a table not replicated, the position the cache moved to (a frame with no changes).
+    if (!this.snapshotting) this.flushing ??= setImmediate(() => this.flush());
   }
 
   /** The edge applied this replication's frames up to `seq`. */
@@ -240,13 +230,18 @@ class Replication implements CacheListener {
     this.stopped = true;
     if (reason !== undefined) this.send({ rep: this.rep, seq: this.seq++, stop: reason });
     this.unlisten?.();
+    this.cancelPending();
+    this.onStop();
+  }
+
+  /** Forgets pending changes, the next flush and a snapshot's wait (for the link's buffer or an acknowledgement). */
+  private cancelPending(): void {
+    this.dirty.clear();
     if (this.flushing !== undefined) clearImmediate(this.flushing);
     this.flushing = undefined;
     if (this.pausing !== undefined) clearTimeout(this.pausing);
     this.pausing = undefined;
     this.resume = undefined;
-    this.dirty.clear();
-    this.onStop();
   }
 
   /**
@@ -260,14 +255,9 @@ class Replication implements CacheListener {
     this.snapshotSent = true;
     this.snapshotting = true;
     const run = ++this.snapshots;
-    // Pending changes are in the snapshot.
-    this.dirty.clear();
-    if (this.flushing !== undefined) clearImmediate(this.flushing);
-    this.flushing = undefined;
-    if (this.pausing !== undefined) clearTimeout(this.pausing);
-    this.pausing = undefined;
+    // Pending changes are in the snapshot; an earlier snapshot still going out is replaced.
+    this.cancelPending();
     this.unacked = [];
-    this.resume = undefined;
     const tables: string[] = [];
     for (const name of REPLICATED_TABLES[this.feed.family]) {
       const table = this.cache.table(name);
@@ -376,8 +366,8 @@ class Replication implements CacheListener {
 
   /** The feed's position as a frame's `pos`: what the replica reflects once it applied the frame. */
   private position(): { pos?: string } {
-    const at = this.feed.position();
-    return at !== undefined ? { pos: positionText(at) } : {};
+    const pos = this.feed.positionText();
+    return pos !== undefined ? { pos } : {};
   }
 
   private congested(): boolean {

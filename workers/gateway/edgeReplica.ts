@@ -15,6 +15,7 @@ import { REPLICATED_TABLES, type ReplicaFrame } from '../../shared/replication.j
 import { NOT_FOUND_CODE } from '../../shared/resultCodes.js';
 import { parsePosition, positionText, reached, type Position } from '../../shared/positions.js';
 import type { PagingResult } from '../../shared/frames.js';
+import { base64url } from 'jose';
 import { MemoryTable, StoredTable, type ReplicaSql, type ReplicaTable } from './replicaTables.js';
 
 /** How a catalog entry is answered from a replica, when it can be. */
@@ -363,10 +364,7 @@ export class EdgeReplica {
 
 /** A cursor as the broker writes it: the base64url of the JSON of the last key. */
 export function encodeCursor(key: number | string): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(key));
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return base64url.encode(JSON.stringify(key));
 }
 
 /**
@@ -377,12 +375,7 @@ export function cursorKey(cursor: string): number | string | undefined {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   let value: unknown;
   try {
-    const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
-    value = JSON.parse(
-      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(
-        Uint8Array.from(binary, (c) => c.charCodeAt(0)),
-      ),
-    );
+    value = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(base64url.decode(cursor)));
   } catch {
     return undefined;
   }

@@ -302,27 +302,25 @@ export class PlatformLink extends DurableObject<Env> {
 
   /**
    * The link's replica, made on the first read of the platform it could answer (unless `EDGE_REPLICA_MAX_ROWS` is 0),
-   * its large tables in the object's storage (up to `EDGE_REPLICA_STORED_ROWS`): fed by the broker in use, asked for each time that broker's link opens or another broker takes the calls, and
-   * emptied when that link drops.
+   * its large tables in the object's storage (up to `EDGE_REPLICA_STORED_ROWS`): fed by the broker in use, asked for
+   * each time that broker's link opens or another broker takes the calls, and emptied when that link drops.
    */
   private startReplica(platform: string, family: Family | null): EdgeReplica | undefined {
     const config = configOf(this.env);
     const maxRows = config.EDGE_REPLICA_MAX_ROWS;
     if (maxRows === 0 || family === null) return undefined;
     const storedRows = config.EDGE_REPLICA_STORED_ROWS;
-    this.replica = new EdgeReplica(family, maxRows, storedRows > 0 ? this.replicaStorage(storedRows) : undefined);
+    this.replica = storedRows > 0 ? this.storedReplica(family, maxRows, storedRows) : new EdgeReplica(family, maxRows);
     return this.replica;
   }
 
   /**
-   * The object's SQL storage for the replica's large tables; none (tables past the memory bound are then not
-   * replicated) on a deployment whose link objects are not SQLite-backed, which the log says as the replica is made.
+   * A replica with its large tables in the object's SQL storage; on a deployment whose link objects are not
+   * SQLite-backed (the replica's storage refuses its first statement), one within the memory bound, as the log says.
    */
-  private replicaStorage(storedRows: number): { sql: SqlStorage; storedRows: number } | undefined {
+  private storedReplica(family: Family, maxRows: number, storedRows: number): EdgeReplica {
     try {
-      const sql = this.ctx.storage.sql;
-      sql.exec('SELECT 1');
-      return { sql, storedRows };
+      return new EdgeReplica(family, maxRows, { sql: this.ctx.storage.sql, storedRows });
     } catch (error) {
       console.warn(
         JSON.stringify({
@@ -330,7 +328,7 @@ export class PlatformLink extends DurableObject<Env> {
           error: String(error),
         }),
       );
-      return undefined;
+      return new EdgeReplica(family, maxRows);
     }
   }
 
