@@ -12,6 +12,7 @@ import { tightenTree, writePrivateFile } from '../launcher/privateData.js';
 import { clientIdSchema, isUuid } from '../workers/registry/ids.js';
 import {
   adminPlatform,
+  clientNetworks,
   clientScopes,
   TRADE_PLATFORM_TYPES,
   type TradePlatformType,
@@ -54,10 +55,14 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
                                          wnam, enam, sam, weur, eeur, apac, oc, afr, me
   platform list [--org ORG_ID]
   platform remove PLATFORM_ID            also removes it from the broker's platform file
-  client add --org ORG_ID [--name NAME] [--id CLIENT_ID] [--scopes SCOPES]
+  client add --org ORG_ID [--name NAME] [--id CLIENT_ID] [--scopes SCOPES] [--networks NETWORKS]
                                          prints the client secret once; only its hash is stored
   client scopes CLIENT_ID SCOPES         replaces the scopes the client may hold; its issued tokens lose a
                                          removed scope within REGISTRY_CACHE_SECONDS
+  client networks CLIENT_ID NETWORKS | client networks CLIENT_ID --any
+                                         replaces the networks its token requests, calls and streams must come
+                                         from (--any: any source); issued tokens and open streams are held to the
+                                         new list within REGISTRY_CACHE_SECONDS
   client list [--org ORG_ID]
   client disable CLIENT_ID | client enable CLIENT_ID
   client remove CLIENT_ID
@@ -65,6 +70,11 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
 
   SCOPES are space- or comma-separated: webapi (read; always held), webapi.write (changes),
   webapi.admin (destructive and administrative operations). A client added without --scopes holds webapi only.
+
+  NETWORKS are space- or comma-separated IPv4 and IPv6 networks in CIDR notation, or single addresses
+  (203.0.113.0/24, 2001:db8::/32, 198.51.100.7), at most 64. A client added without --networks may be used
+  from any source. The source is the address Cloudflare's front names (CF-Connecting-IP): on the local edge
+  no request has one, so a client with networks is refused there (docs/api.md, "Allowed networks").
 
   --json prints machine-readable output.
 
@@ -187,6 +197,14 @@ function scopesArg(value: string, what: string): string[] {
   if (!parsed.ok) throw new UsageError(`${what}: ${parsed.message}`);
   return parsed.scopes;
 }
+
+function networksArg(value: string, what: string): string[] {
+  const parsed = clientNetworks(value);
+  if (!parsed.ok) throw new UsageError(`${what}: ${parsed.message}`);
+  return parsed.networks;
+}
+
+const networksText = (networks: readonly string[]) => (networks.length ? networks.join(' ') : 'any source');
 
 function onePositional(positionals: string[], what: string, check: (v: string) => string): string {
   if (positionals.length !== 1) throw new UsageError(`expected exactly one ${what}`);
@@ -455,6 +473,7 @@ async function client(verb: string, values: Values, positionals: string[], io: I
               return parsed.data;
             })(),
       scopes: values.scopes === undefined ? undefined : scopesArg(String(values.scopes), '--scopes'),
+      allowedNetworks: values.networks === undefined ? undefined : networksArg(String(values.networks), '--networks'),
     };
     const { client: added, secret } = await withRegistry((s) => s.addClient(input));
     const warning =
@@ -468,19 +487,21 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     io.out(`  client_id      ${added.clientId}`);
     io.out(`  client_secret  ${secret}`);
     io.out(`  scopes         ${added.scopes.join(' ')}`);
+    io.out(`  networks       ${networksText(added.allowedNetworks)}`);
     io.out(warning);
   } else if (verb === 'list') {
     const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
     const clients = await withRegistry((s) => s.listClients(orgId));
     if (json) return io.out(JSON.stringify(clients));
     table(io, [
-      ['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'SCOPES', 'CREATED'],
+      ['CLIENT ID', 'NAME', 'ORGANIZATION', 'STATE', 'SCOPES', 'NETWORKS', 'CREATED'],
       ...clients.map((c) => [
         c.clientId,
         c.name ?? '',
         c.organizationId,
         c.disabled ? 'disabled' : 'enabled',
         c.scopes.join(' '),
+        networksText(c.allowedNetworks),
         c.created,
       ]),
     ]);
@@ -490,6 +511,18 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     const scopes = scopesArg(positionals.slice(1).join(' '), 'SCOPES');
     const result = await withRegistry((s) => s.setClientScopes(id, scopes));
     io.out(json ? JSON.stringify(result) : `client ${result.clientId} may hold ${result.scopes.join(' ')}`);
+  } else if (verb === 'networks') {
+    const any = values.any === true;
+    if (positionals.length < (any ? 1 : 2) || (any && positionals.length > 1))
+      throw new UsageError('expected a client id and the networks it may be used from, or a client id and --any');
+    const id = clientIdArg(positionals[0]);
+    const networks = any ? [] : networksArg(positionals.slice(1).join(' '), 'NETWORKS');
+    const result = await withRegistry((s) => s.setClientNetworks(id, networks));
+    io.out(
+      json
+        ? JSON.stringify(result)
+        : `client ${result.clientId} may be used from ${networksText(result.allowedNetworks)}`,
+    );
   } else if (verb === 'remove' || verb === 'disable' || verb === 'enable') {
     const id = onePositional(positionals, 'client id', clientIdArg);
     const result = await withRegistry((s) =>
@@ -515,12 +548,19 @@ const OPTIONS = {
       'manager-login': { type: 'string' },
       'manager-password-env': { type: 'string' },
     },
-    client: { org: { type: 'string' }, name: { type: 'string' }, id: { type: 'string' }, scopes: { type: 'string' } },
+    client: {
+      org: { type: 'string' },
+      name: { type: 'string' },
+      id: { type: 'string' },
+      scopes: { type: 'string' },
+      networks: { type: 'string' },
+    },
   },
   list: { org: {}, platform: { org: { type: 'string' } }, client: { org: { type: 'string' } } },
   brokers: { platform: { default: { type: 'boolean' } } },
   home: { platform: { default: { type: 'boolean' } } },
   jurisdiction: { org: { none: { type: 'boolean' } } },
+  networks: { client: { any: { type: 'boolean' } } },
 } as const;
 const TAKE_NO_POSITIONALS = new Set(['add', 'list']);
 

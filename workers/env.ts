@@ -136,6 +136,8 @@ export interface Caller {
   scopes: string[];
   /** When the edge stops accepting the access token (epoch ms): its `exp` plus the clock tolerance; streams end then. */
   expiresAt?: number;
+  /** The request's source address as Cloudflare's front names it (workers/limits/requestSource.ts); null: not known. */
+  address?: string | null;
 }
 
 export interface AppEnv {

@@ -18,6 +18,9 @@
  *   never lock its holder out, and only such clients ever get a counter object.
  * Unknown, disabled and wrong-secret clients get the same answer, byte for byte, after the same steps.
  *
+ * Allowed networks (auth/allowedNetworks.ts): a client with a list authenticated from a source outside it is answered
+ * `unauthorized_client` naming the rule and the request's address, counted in /metrics, and spends no token budget.
+ *
  * Scopes (RFC 6749 §3.3): a token carries only scopes its client holds. No scope, or `webapi` alone (what existing
  * SDKs ask for), grants every scope the client holds; a list of scopes grants those of them it holds, plus `webapi`,
  * which every token carries. An unknown scope name is `invalid_scope`. The answer's `scope` names what was granted.
@@ -28,7 +31,9 @@ import type { AppEnv } from '../env.js';
 import { RegistryStore } from '../registry/registryStore.js';
 import { SCOPES } from '../../shared/catalog/operation.js';
 import { admit, knownRefusal, limitOf, peek } from '../limits/rateLimit.js';
-import { requestSource } from '../limits/requestSource.js';
+import { requestAddress, requestSource } from '../limits/requestSource.js';
+import { countSourceRefusal } from '../metrics/edgeMetrics.js';
+import { sourceRefusal } from './allowedNetworks.js';
 import { bodyNotRead } from '../api/requestBody.js';
 import { authConfig, SCOPE, type AuthConfig } from './authConfig.js';
 import { presentedCredentials } from './clientAuthentication.js';
@@ -110,6 +115,13 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
     const failure = await admit(c.env, 'token-fail', source);
     if (!failure.ok) return tooManyFailures(failure.retryAfterSeconds);
     return tokenError('invalid_client', 'client authentication failed', challenge);
+  }
+  // Only an authenticated client learns that its source is refused; a secret used from elsewhere spends nothing of
+  // its holder's token budget.
+  const outside = sourceRefusal(client.clientId, client.allowedNetworks, requestAddress(c.req.raw)?.text ?? null);
+  if (outside) {
+    countSourceRefusal('token');
+    return tokenError('unauthorized_client', outside);
   }
   const issued = await admit(c.env, 'token', client.clientId);
   if (!issued.ok) return tooManyTokenRequests(issued.retryAfterSeconds, 'too many token requests for this client');

@@ -29,11 +29,12 @@ async function client(
   organizationId: string,
   scopes = 'webapi webapi.write webapi.admin',
   disabled = 0,
+  networks = '',
 ) {
   await registry.db
-    .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created)
-    VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?, ?)`)
-    .bind(clientId, organizationId, clientId, disabled, scopes, new Date().toISOString())
+    .prepare(`INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, allowed_networks, created)
+    VALUES (?, ?, ?, 'unused', 'unused', 1, ?, ?, ?, ?)`)
+    .bind(clientId, organizationId, clientId, disabled, scopes, networks, new Date().toISOString())
     .run();
 }
 
@@ -49,6 +50,7 @@ beforeAll(async () => {
   await client('reader', ORG_A, 'webapi');
   await client('off', ORG_A, 'webapi', 1);
   await client('client-b', ORG_B);
+  await client('office', ORG_A, 'webapi', 0, '203.0.113.0/24 2001:db8::/32');
   const pair = await generateKeyPair('ES256', { extractable: true });
   localJwk = { ...(await exportJWK(pair.privateKey)), kid: 'local-1' };
   localKey = pair.privateKey;
@@ -58,21 +60,28 @@ afterAll(async () => {
   await registry?.close();
 });
 
-/** The API behind requireToken(): answers the caller it set. */
+/**
+ * The API behind requireToken(): answers the caller it set. `from` sends the request as Cloudflare's front hands it on
+ * (`request.cf` set, the address in CF-Connecting-IP); `path` calls a v2 path instead.
+ */
 function api(vars: Partial<Env>) {
   const app = new Hono<AppEnv>();
   app.use('/api/*', requireToken());
-  // The caller without its expiry (asserted on its own), so the identity checks read as identities.
-  app.get('/api/caller', (c) => {
-    const { expiresAt, ...identity } = c.get('caller');
+  // The caller without its expiry and address (asserted on their own), so the identity checks read as identities.
+  app.get('/api/*', (c) => {
+    const { expiresAt, address, ...identity } = c.get('caller');
+    if (c.req.query('address') !== undefined) return c.json({ ...identity, address });
     return c.json(c.req.query('expiry') === undefined ? identity : { ...identity, expiresAt });
   });
-  return async (authorization?: string, query = '') => {
-    const res = await app.request(
-      `/api/caller${query}`,
-      { headers: authorization === undefined ? {} : { authorization } },
-      { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars },
-    );
+  return async (authorization?: string, query = '', from?: { address: string | null; path?: string }) => {
+    const request = new Request(`http://edge.test${from?.path ?? '/api/caller'}${query}`, {
+      headers: {
+        ...(authorization === undefined ? {} : { authorization }),
+        ...(from?.address ? { 'cf-connecting-ip': from.address } : {}),
+      },
+    });
+    if (from) Object.defineProperty(request, 'cf', { value: { colo: 'FRA' } });
+    const res = await app.request(request, undefined, { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...vars });
     return {
       status: res.status,
       body: await res.json<Record<string, unknown>>(),
@@ -322,6 +331,78 @@ describe('refused tokens', () => {
       expect(res.body).toEqual({ error: 'server_error', error_description: 'the token signing key is not usable' });
     }
   });
+});
+
+describe('allowed networks', () => {
+  const office = () => mint({ claims: { client_id: 'office', scope: 'webapi' } });
+  const outside = (address: string) =>
+    `client office may be used only from its allowed networks, and this request comes from ${address}`;
+
+  it("serve a client with networks from a source inside them, the caller carrying the front's address", async () => {
+    const call = api(localVars());
+    for (const [sent, address] of [
+      ['203.0.113.9', '203.0.113.9'],
+      ['2001:DB8:7::1', '2001:db8:7::1'],
+      ['::ffff:203.0.113.200', '203.0.113.200'],
+    ]) {
+      expect(await call(await office(), '?address', { address: sent }), sent).toMatchObject({
+        status: 200,
+        body: { clientId: 'office', organizationId: ORG_A, scopes: ['webapi'], address },
+      });
+    }
+  });
+
+  it('refuse it from any other source with the rule and its own address, never the networks: v1 403, v2 Forbidden', async () => {
+    const call = api(localVars());
+    const token = await office();
+    expect(await call(token, '', { address: '198.51.100.1' })).toEqual({
+      status: 403,
+      challenge: null,
+      body: { errorType: 'Forbidden', errorCode: 'Forbidden', errorDescription: outside('198.51.100.1') },
+    });
+    const v2 = await call(token, '', { address: '2001:db9::1', path: '/api/v2/PF4/caller' });
+    expect(v2).toMatchObject({
+      status: 200,
+      body: { data: null, error: { code: 'Forbidden', managerCode: null, message: outside('2001:db9::1') } },
+    });
+    expect(JSON.stringify(v2.body)).not.toContain('203.0.113.0');
+  });
+
+  it('refuse it where the source is not known: the local socket, or a front naming none or no address', async () => {
+    const call = api(localVars());
+    const token = await office();
+    const unknown =
+      "client office may be used only from its allowed networks, and this request's source address is not known (only Cloudflare's front names it)";
+    // A caller on the socket cannot name its own source: the header is not believed without the front.
+    const res = await app_local(token, '203.0.113.9');
+    expect(res).toEqual({ status: 403, errorDescription: unknown });
+    for (const address of [null, 'office.example'])
+      expect((await call(token, '', { address })).body, String(address)).toMatchObject({ errorDescription: unknown });
+  });
+
+  it('hold every other client to nothing, and give the address to the caller wherever it comes from', async () => {
+    const call = api(localVars());
+    const token = await mint();
+    expect((await call(token, '?address', { address: '198.51.100.1' })).body).toMatchObject({
+      clientId: 'client-a',
+      address: '198.51.100.1',
+    });
+    expect((await call(token, '?address')).body).toMatchObject({ clientId: 'client-a', address: null });
+  });
+
+  /** A request on the local socket (no `request.cf`) that sends CF-Connecting-IP itself. */
+  async function app_local(authorization: string, spoofed: string) {
+    const app = new Hono<AppEnv>();
+    app.use('/api/*', requireToken());
+    app.get('/api/caller', (c) => c.json({}));
+    const res = await app.request(
+      '/api/caller',
+      { headers: { authorization, 'cf-connecting-ip': spoofed } },
+      { DB: registry.db, REGISTRY_CACHE_SECONDS: '0', ...localVars() },
+    );
+    const body = await res.json<{ errorDescription?: string }>();
+    return { status: res.status, errorDescription: body.errorDescription };
+  }
 });
 
 describe('external identity provider', () => {

@@ -6,6 +6,8 @@
  * client's tokens stop within REGISTRY_CACHE_SECONDS) and sets the caller (client, organization, scopes, expiresAt)
  * every later handler scopes by.
  * The caller's scopes are those of the token the client still holds: narrowing a client narrows its issued tokens.
+ * A client registered with allowed networks is refused (403 `Forbidden`, or a v2 `Forbidden` envelope) from any
+ * other source (auth/allowedNetworks.ts); the caller carries its source address for the streams' re-checks.
  *
  * External identity provider: the provider governs its clients. A client id it issues for that is also registered
  * here is held to its registration (refused while disabled or registered to another organization, scopes narrowed to
@@ -23,6 +25,10 @@ import { lifetimeProblem, scopesOf } from './tokenClaims.js';
 import { bearerError } from './oauthError.js';
 import { ALGORITHM, localKeys } from './signingKey.js';
 import { rememberedPayload, rememberPayload } from './verifiedTokens.js';
+import { sourceRefusal } from './allowedNetworks.js';
+import { requestAddress } from '../limits/requestSource.js';
+import { countSourceRefusal } from '../metrics/edgeMetrics.js';
+import { refuse } from '../envelope/index.js';
 
 /** RFC 6750 §2.1 b64token. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
@@ -112,21 +118,23 @@ async function verifySignature(token: string, config: AuthConfig): Promise<JWTPa
 const REVOKED = 'the access token was revoked: its client is disabled or no longer registered';
 
 /**
- * The token's scopes its client still holds; null when the client may no longer use tokens at all. Worked out once per
- * standing as read from the registry (a re-read standing is a new object) and token's scope list.
+ * The token's scopes its client still holds (null when the client may no longer use tokens at all) and the networks
+ * it may be used from (empty: anywhere). The scopes are worked out once per standing as read from the registry (a
+ * re-read standing is a new object) and token's scope list.
  */
-async function standingScopes(
+async function standingOf(
   c: Context<AppEnv>,
   config: AuthConfig,
   clientId: string,
   organizationId: string,
   scopes: string[],
-) {
+): Promise<{ held: string[] | null; allowedNetworks: readonly string[] }> {
   const standing = await cachedClientStanding(clientId, configOf(c.env).REGISTRY_CACHE_SECONDS, () =>
     new RegistryStore(c.env.DB).findClientStanding(clientId),
   );
-  if (!standing) return config.mode === 'external' ? scopes : null;
-  if (standing.disabled || standing.organizationId.toLowerCase() !== organizationId) return null;
+  if (!standing) return { held: config.mode === 'external' ? scopes : null, allowedNetworks: [] };
+  if (standing.disabled || standing.organizationId.toLowerCase() !== organizationId)
+    return { held: null, allowedNetworks: [] };
   let byScopes = heldByStanding.get(standing);
   if (!byScopes) heldByStanding.set(standing, (byScopes = new WeakMap()));
   let held = byScopes.get(scopes);
@@ -135,7 +143,7 @@ async function standingScopes(
     held = scopes.filter((s) => granted.has(s));
     byScopes.set(scopes, held);
   }
-  return held;
+  return { held, allowedNetworks: standing.allowedNetworks };
 }
 const heldByStanding = new WeakMap<object, WeakMap<string[], string[]>>();
 
@@ -189,12 +197,24 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
   const clientId = payload.client_id ?? (config.mode === 'external' ? payload.azp : undefined);
   if (typeof clientId !== 'string' || clientId === '')
     return bearerError('invalid_token', 'the access token has no client_id claim');
-  const held = await standingScopes(c, config, clientId, organizationId.toLowerCase(), payloadScopes(payload));
+  const { held, allowedNetworks } = await standingOf(
+    c,
+    config,
+    clientId,
+    organizationId.toLowerCase(),
+    payloadScopes(payload),
+  );
   if (!held) return bearerError('invalid_token', REVOKED);
   if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
+  const address = requestAddress(c.req.raw)?.text ?? null;
+  const outside = sourceRefusal(clientId, allowedNetworks, address);
+  if (outside) {
+    countSourceRefusal('api');
+    return refuse(c, { kind: 'Forbidden', message: outside });
+  }
   // The token is accepted until exp plus the tolerance: a stream it opens ends then, as a REST call would be refused.
   const expiresAt = ((payload.exp as number) + config.clockToleranceSeconds) * 1000;
-  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held, expiresAt };
+  return { clientId, organizationId: organizationId.toLowerCase(), scopes: held, expiresAt, address };
 }
 
 export function requireToken(): MiddlewareHandler<AppEnv> {

@@ -8,52 +8,40 @@
  * An IPv4 address is its own source. An IPv6 address counts as its /64 network, the block one subscriber is usually
  * given, so the addresses of one host's network are one source. A value that is no IP address is the shared source
  * `unrecognised`.
+ *
+ * The same believed address is what an API client's allowed networks are matched against (`requestAddress`): a request
+ * without one (the local edge's socket, a front that names none, a value that is no address) has no known source.
  */
+import { addressBytes, addressText } from '../../shared/addressRanges.js';
 
 export const LOCAL_SOURCE = 'local';
 export const UNRECOGNISED_SOURCE = 'unrecognised';
 
+/** The address Cloudflare's front names for the request, as text only a front can set. */
+function frontAddress(request: Request): string | null {
+  if (!(request as { cf?: unknown }).cf) return null;
+  return request.headers.get('cf-connecting-ip')?.trim() || null;
+}
+
+/** The bytes of an address as a source: a zone id (`fe80::1%eth0`) names the interface, not the host, and is dropped. */
+function sourceBytes(text: string): Uint8Array | null {
+  const zone = text.indexOf('%');
+  return addressBytes(zone >= 0 ? text.slice(0, zone) : text);
+}
+
 export function requestSource(request: Request): string {
-  if (!(request as { cf?: unknown }).cf) return LOCAL_SOURCE;
-  const address = request.headers.get('cf-connecting-ip')?.trim();
-  if (!address) return LOCAL_SOURCE;
-  return ipv4(address) ?? ipv6Network(address) ?? UNRECOGNISED_SOURCE;
+  const address = frontAddress(request);
+  if (address === null) return LOCAL_SOURCE;
+  const bytes = sourceBytes(address);
+  if (bytes === null) return UNRECOGNISED_SOURCE;
+  if (bytes.length === 4) return addressText(bytes);
+  const groups = Array.from({ length: 4 }, (_, i) => ((bytes[2 * i] << 8) | bytes[2 * i + 1]).toString(16));
+  return `${groups.join(':')}::/64`;
 }
 
-function ipv4(text: string): string | null {
-  const parts = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (!parts) return null;
-  const bytes = parts.slice(1).map(Number);
-  return bytes.every((b) => b <= 255) ? bytes.join('.') : null;
-}
-
-/** The /64 network of an IPv6 address (`2001:db8:0:1::/64`); an IPv4-mapped address is that IPv4 address. */
-function ipv6Network(text: string): string | null {
-  let rest = text.toLowerCase();
-  const zone = rest.indexOf('%');
-  if (zone >= 0) rest = rest.slice(0, zone);
-  // A dotted IPv4 tail stands for the last two groups.
-  const tail = /^(.*:)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(rest);
-  if (tail) {
-    const v4 = ipv4(tail[2]);
-    if (!v4) return null;
-    const [a, b, c, d] = v4.split('.').map(Number);
-    rest = `${tail[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const halves = rest.split('::');
-  if (halves.length > 2) return null;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const end = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const missing = 8 - head.length - end.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return null;
-  const groups = [...head, ...Array<string>(missing).fill('0'), ...end];
-  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null;
-  const values = groups.map((g) => parseInt(g, 16));
-  if (values.slice(0, 5).every((v) => v === 0) && values[5] === 0xffff) {
-    return [values[6] >> 8, values[6] & 0xff, values[7] >> 8, values[7] & 0xff].join('.');
-  }
-  return `${values
-    .slice(0, 4)
-    .map((v) => v.toString(16))
-    .join(':')}::/64`;
+/** The request's source address as Cloudflare's front names it (text and bytes); null when it is not known. */
+export function requestAddress(request: Request): { text: string; bytes: Uint8Array } | null {
+  const address = frontAddress(request);
+  const bytes = address === null ? null : sourceBytes(address);
+  return bytes === null ? null : { text: addressText(bytes), bytes };
 }

@@ -30,6 +30,11 @@ interface Series {
 const requests = new Map<string, { operation: string; outcome: string; count: number }>();
 const durations = new Map<string, Series>();
 const rateLimited = new Map<string, number>();
+/** Requests refused for coming from outside their client's allowed networks (auth/allowedNetworks.ts), by endpoint. */
+const sourceRefused = new Map<'token' | 'api', number>([
+  ['token', 0],
+  ['api', 0],
+]);
 const idempotent = new Map<string, number>([
   ['first', 0],
   ['replayed', 0],
@@ -68,6 +73,11 @@ export function countRequest(
           : 'first';
     idempotent.set(result, idempotent.get(result)! + 1);
   }
+}
+
+/** A token request (`token`) or an API or stream call (`api`) refused: its client may not be used from its source. */
+export function countSourceRefusal(endpoint: 'token' | 'api'): void {
+  sourceRefused.set(endpoint, sourceRefused.get(endpoint)! + 1);
 }
 
 const label = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
@@ -156,6 +166,12 @@ export async function metricsText(env: AppEnv['Bindings']): Promise<string> {
       `edge_stream_clients{platform="${p.platform}",region="${p.region}",kind="hub"} ${p.hubs}`,
     );
   }
+  head(
+    'edge_source_refused_total',
+    'counter',
+    "Requests refused for coming from outside their client's allowed networks: token requests (endpoint token), API and stream calls (endpoint api).",
+  );
+  for (const [endpoint, count] of sourceRefused) out.push(`edge_source_refused_total{endpoint="${endpoint}"} ${count}`);
   head(
     'edge_isolate_start_time_seconds',
     'gauge',

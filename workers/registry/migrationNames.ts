@@ -10,4 +10,5 @@ export const REGISTRY_MIGRATIONS: readonly string[] = [
   '0004_registry_holds.sql',
   '0005_broker_urls.sql',
   '0006_regions.sql',
+  '0007_client_networks.sql',
 ];

@@ -103,6 +103,7 @@ describe('client standing cache', () => {
     organizationId: randomUUID(),
     disabled,
     scopes: ['webapi'],
+    allowedNetworks: [],
   });
 
   it('remembers a standing for the TTL, a change showing once it has passed', async () => {

@@ -3,6 +3,7 @@
  * the admin-side view of an API client. Kept free of Worker globals so the Node registry CLI can import it too.
  */
 import { READ_SCOPE, SCOPES, type Scope } from '../../shared/catalog/operation.js';
+import { networkText, parseNetwork } from '../../shared/addressRanges.js';
 import type { Jurisdiction, Region } from '../../shared/regions.js';
 
 export const TRADE_PLATFORM_TYPES = ['PF4', 'PF5', 'PFOther'] as const;
@@ -78,6 +79,11 @@ export interface ApiClient {
   grantTypes: string[];
   /** OAuth scopes the client may hold (its tokens carry no others); always includes `webapi`. */
   scopes: Scope[];
+  /**
+   * The networks (CIDR, canonical) its token requests and calls must come from; empty: any source. Matched against
+   * the address Cloudflare's front names (workers/limits/requestSource.ts).
+   */
+  allowedNetworks: string[];
   created: string;
 }
 
@@ -87,6 +93,8 @@ export interface ClientStanding {
   organizationId: string;
   disabled: boolean;
   scopes: Scope[];
+  /** Where its calls may come from (canonical CIDR); empty: anywhere. */
+  allowedNetworks: readonly string[];
 }
 
 /**
@@ -103,6 +111,36 @@ export function clientScopes(
     return { ok: false, message: `unknown scope ${unknown.join(', ')}: the scopes are ${SCOPES.join(', ')}` };
   wanted.add(READ_SCOPE);
   return { ok: true, scopes: SCOPES.filter((s) => wanted.has(s)) };
+}
+
+/** The most networks one client's allow-list holds (a partner's offices and data centres, not a country's routes). */
+export const MAX_CLIENT_NETWORKS = 64;
+
+/**
+ * A client's allowed networks from entries (space- or comma-separated text, or a list): each a network in CIDR
+ * notation or one address, canonical (`203.0.113.0/24`, `2001:db8::/32`, `198.51.100.7/32`), each once, in the order
+ * given. The first entry that is none is an error naming it and the rule; so is a list past MAX_CLIENT_NETWORKS. No
+ * entries at all: any source.
+ */
+export function clientNetworks(
+  entries: string | readonly string[],
+): { ok: true; networks: string[] } | { ok: false; message: string } {
+  const list = (typeof entries === 'string' ? entries.split(/[\s,]+/) : [...entries])
+    .map((e) => e.trim())
+    .filter(Boolean);
+  const networks: string[] = [];
+  for (const entry of list) {
+    const parsed = parseNetwork(entry);
+    if (!parsed.ok) return { ok: false, message: parsed.reason };
+    const text = networkText(parsed.network);
+    if (!networks.includes(text)) networks.push(text);
+  }
+  if (networks.length > MAX_CLIENT_NETWORKS)
+    return {
+      ok: false,
+      message: `a client may have at most ${MAX_CLIENT_NETWORKS} allowed networks, not ${networks.length}`,
+    };
+  return { ok: true, networks };
 }
 
 /** What the token endpoint needs to authenticate a client: the stored PBKDF2 parameters, never the secret. */

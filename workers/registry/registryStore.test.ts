@@ -188,6 +188,7 @@ describe("reads scoped to the caller's organization", () => {
       disabled: false,
       grantTypes: ['client_credentials'],
       scopes: ['webapi'],
+      allowedNetworks: [],
       created: '2026-01-05T00:00:00.000Z',
       secret: { hash: 'h1', salt: 's1', iterations: 7 },
     });
@@ -207,12 +208,14 @@ describe("reads scoped to the caller's organization", () => {
       organizationId: ORG_A,
       disabled: false,
       scopes: ['webapi'],
+      allowedNetworks: [],
     });
     expect(await store.findClientStanding('admin')).toEqual({
       clientId: 'admin',
       organizationId: ORG_A,
       disabled: true,
       scopes: ['webapi', 'webapi.write', 'webapi.admin'],
+      allowedNetworks: [],
     });
     expect(await store.findClientStanding('nobody')).toBeNull();
   });
@@ -253,6 +256,7 @@ describe('administration reads', () => {
       disabled: false,
       grantTypes: ['client_credentials'],
       scopes: ['webapi'],
+      allowedNetworks: [],
       created: '2026-01-05T00:00:00.000Z',
     });
     const all = (await store.listClients()).filter((c) => ['reader', 'admin', 'b-client'].includes(c.clientId));
@@ -501,6 +505,52 @@ describe('administration writes', () => {
     });
   });
 
+  it("set a client's allowed networks, canonical and each once, and find it only within its organization", async () => {
+    const { client } = await store.addClient({
+      organizationId: ORG_A,
+      clientId: 'office',
+      allowedNetworks: ['198.51.100.7', '2001:DB8::/32'],
+    });
+    expect(client.allowedNetworks).toEqual(['198.51.100.7/32', '2001:db8::/32']);
+    expect((await store.findClientStanding('office'))!.allowedNetworks).toEqual(['198.51.100.7/32', '2001:db8::/32']);
+    expect(await store.setClientNetworks('office', ['203.0.113.0/24', '203.0.113.0/24', '10.0.0.0/8'])).toEqual({
+      ...client,
+      allowedNetworks: ['203.0.113.0/24', '10.0.0.0/8'],
+    });
+    expect((await store.findClient('office'))!.allowedNetworks).toEqual(['203.0.113.0/24', '10.0.0.0/8']);
+    expect((await store.listClients(ORG_A)).find((c) => c.clientId === 'office')!.allowedNetworks).toEqual([
+      '203.0.113.0/24',
+      '10.0.0.0/8',
+    ]);
+
+    // Refused whole: nothing of a list with one bad entry is stored.
+    expect(await refusal(store.setClientNetworks('office', ['10.0.0.0/8', '203.0.113.5/24']))).toMatchObject({
+      kind: 'invalid',
+      message: '203.0.113.5/24 has bits set past its /24 prefix: the network is 203.0.113.0/24',
+    });
+    const tooMany = Array.from({ length: 65 }, (_, i) => `10.0.${i}.0/24`);
+    expect(await refusal(store.setClientNetworks('office', tooMany))).toMatchObject({
+      kind: 'invalid',
+      message: 'a client may have at most 64 allowed networks, not 65',
+    });
+    expect(
+      await refusal(store.addClient({ organizationId: ORG_A, allowedNetworks: ['office.example'] })),
+    ).toMatchObject({ kind: 'invalid', message: 'office.example is not an IP address or a network in CIDR notation' });
+    expect((await store.findClient('office'))!.allowedNetworks).toEqual(['203.0.113.0/24', '10.0.0.0/8']);
+
+    // Within an organization (the admin API): another organization's client is not found, exactly as an unknown one.
+    expect(await store.findOrganizationClient(ORG_A, 'office')).toEqual({
+      ...client,
+      allowedNetworks: ['203.0.113.0/24', '10.0.0.0/8'],
+    });
+    expect(await store.findOrganizationClient(ORG_B, 'office')).toBeNull();
+    for (const other of [store.setClientNetworks('office', [], ORG_B), store.setClientNetworks('nobody', [], ORG_A)])
+      expect(await refusal(other)).toMatchObject({ kind: 'not_found' });
+    expect(await store.setClientNetworks('office', [], ORG_A)).toMatchObject({ allowedNetworks: [] });
+    expect((await store.findClientStanding('office'))!.allowedNetworks).toEqual([]);
+    await store.removeClient('office');
+  });
+
   it('narrow, disable and remove a client, answering it without secret material', async () => {
     const { client } = await store.addClient({ organizationId: ORG_A, clientId: 'changing', scopes: ['webapi.write'] });
     expect(await store.setClientScopes('changing', ['webapi.admin'])).toEqual({
@@ -679,7 +729,7 @@ describe('regions (docs/regions.md)', () => {
   });
 });
 
-describe('migrations 0005 (broker lists) and 0006 (regions)', () => {
+describe('migrations 0005 (broker lists), 0006 (regions) and 0007 (client networks)', () => {
   it("fills each platform's list from the broker it named, and leaves the default list to the others", async () => {
     // The file's database, emptied (the tests above are done with it): a registry of the previous version is built
     // in it from nothing, without starting a second workerd.
@@ -720,7 +770,17 @@ describe('migrations 0005 (broker lists) and 0006 (regions)', () => {
         )
         .bind(plain, 'Plain', 'PF5', org, null, '2026-01-03T00:00:00.000Z'),
     ]);
-    expect(await applyMigrations(db)).toStrictEqual(['0005_broker_urls.sql', '0006_regions.sql']);
+    await db
+      .prepare(
+        'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, grant_types, scopes, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)',
+      )
+      .bind('old-client', org, null, 'h', 's', 1, 'client_credentials', 'webapi', '2026-01-04T00:00:00.000Z')
+      .run();
+    expect(await applyMigrations(db)).toStrictEqual([
+      '0005_broker_urls.sql',
+      '0006_regions.sql',
+      '0007_client_networks.sql',
+    ]);
     const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
     expect(rows.results).toStrictEqual([
       { id: named, broker_urls: '["http://127.0.0.1:9700"]', broker_url: 'http://127.0.0.1:9700' },
@@ -748,6 +808,8 @@ describe('migrations 0005 (broker lists) and 0006 (regions)', () => {
     expect(await migrated.allOrganizations()).toStrictEqual([
       { id: org, name: 'Old', created: '2026-01-01T00:00:00.000Z', jurisdiction: null },
     ]);
+    // 0007 leaves every client registered before it usable from any source.
+    expect((await migrated.findClientStanding('old-client'))!.allowedNetworks).toStrictEqual([]);
     const moved = await migrated.setPlatformHomeRegion(named, 'enam');
     expect(moved.homeRegion).toBe('enam');
     expect(await applyMigrations(db)).toStrictEqual([]);

@@ -19,6 +19,7 @@ import {
 } from '../../shared/regions.js';
 import {
   TRADE_PLATFORM_TYPES,
+  clientNetworks,
   clientScopes,
   type AdminOrganization,
   type ApiClient,
@@ -80,6 +81,7 @@ interface ClientRow {
   disabled: number;
   grant_types: string;
   scopes: string;
+  allowed_networks: string;
   created: string;
   secret_hash: string;
   secret_salt: string;
@@ -91,6 +93,19 @@ const scopesOf = (text: string): Scope[] => {
   const names = new Set(text.split(' '));
   return SCOPES.filter((s) => names.has(s));
 };
+
+/** Stored allowed networks as the list (written canonical by clientNetworks); '' is none: any source. */
+const networksOf = (text: string): string[] => text.split(' ').filter(Boolean);
+
+type StandingRow = Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes' | 'allowed_networks'>;
+const STANDING_COLUMNS = 'client_id, organization_id, disabled, scopes, allowed_networks';
+const toStanding = (row: StandingRow): ClientStanding => ({
+  clientId: row.client_id,
+  organizationId: row.organization_id,
+  disabled: row.disabled !== 0,
+  scopes: scopesOf(row.scopes),
+  allowedNetworks: networksOf(row.allowed_networks),
+});
 
 /**
  * The brokers a platform row names, in order; null for the edge's default list. `broker_urls` decides; a row with
@@ -159,6 +174,7 @@ function toPlatformEntry(r: PlatformRow): PlatformEntry {
   };
 }
 
+const CLIENT_COLUMNS = 'client_id, organization_id, name, disabled, grant_types, scopes, allowed_networks, created';
 const toClient = (r: ClientRow): ApiClient => ({
   clientId: r.client_id,
   organizationId: r.organization_id,
@@ -166,6 +182,7 @@ const toClient = (r: ClientRow): ApiClient => ({
   disabled: r.disabled !== 0,
   grantTypes: r.grant_types.split(' ').filter(Boolean),
   scopes: scopesOf(r.scopes),
+  allowedNetworks: networksOf(r.allowed_networks),
   created: r.created,
 });
 
@@ -191,6 +208,8 @@ export interface NewClient {
   clientId?: string;
   /** Scopes the client may hold; `webapi` (read only) when omitted. */
   scopes?: readonly string[];
+  /** Networks its calls must come from (clientNetworks); any source when omitted or empty. */
+  allowedNetworks?: readonly string[];
 }
 
 export class RegistryStore {
@@ -239,29 +258,20 @@ export class RegistryStore {
   /** The client with its stored secret hash, for the token endpoint. */
   async findClient(clientId: string): Promise<ClientCredentials | null> {
     const row = await this.db
-      .prepare(
-        'SELECT client_id, organization_id, name, disabled, grant_types, scopes, created, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?',
-      )
+      .prepare(`SELECT ${CLIENT_COLUMNS}, secret_hash, secret_salt, iterations FROM api_clients WHERE client_id = ?`)
       .bind(clientId)
       .first<ClientRow>();
     if (!row) return null;
     return { ...toClient(row), secret: { hash: row.secret_hash, salt: row.secret_salt, iterations: row.iterations } };
   }
 
-  /** Whether a token's client still exists, is enabled, and which scopes it holds: read by every token check (cached). */
+  /** Whether a token's client still exists, is enabled, which scopes it holds and where it may call from (cached). */
   async findClientStanding(clientId: string): Promise<ClientStanding | null> {
     const row = await this.db
-      .prepare('SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id = ?')
+      .prepare(`SELECT ${STANDING_COLUMNS} FROM api_clients WHERE client_id = ?`)
       .bind(clientId)
-      .first<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
-    return row
-      ? {
-          clientId: row.client_id,
-          organizationId: row.organization_id,
-          disabled: row.disabled !== 0,
-          scopes: scopesOf(row.scopes),
-        }
-      : null;
+      .first<StandingRow>();
+    return row ? toStanding(row) : null;
   }
 
   /** The standings of several clients at once (100 ids a query, D1's bound on parameters); unregistered ids are absent. */
@@ -270,21 +280,22 @@ export class RegistryStore {
     for (let at = 0; at < clientIds.length; at += 100) {
       const ids = clientIds.slice(at, at + 100);
       const { results } = await this.db
-        .prepare(
-          `SELECT client_id, organization_id, disabled, scopes FROM api_clients WHERE client_id IN (${ids.map(() => '?').join(', ')})`,
-        )
+        .prepare(`SELECT ${STANDING_COLUMNS} FROM api_clients WHERE client_id IN (${ids.map(() => '?').join(', ')})`)
         .bind(...ids)
-        .all<Pick<ClientRow, 'client_id' | 'organization_id' | 'disabled' | 'scopes'>>();
-      for (const row of results) {
-        found.set(row.client_id, {
-          clientId: row.client_id,
-          organizationId: row.organization_id,
-          disabled: row.disabled !== 0,
-          scopes: scopesOf(row.scopes),
-        });
-      }
+        .all<StandingRow>();
+      for (const row of results) found.set(row.client_id, toStanding(row));
     }
     return found;
+  }
+
+  /** The organization's client, without its secret; a client of another organization is null, exactly as unknown. */
+  async findOrganizationClient(organizationId: string, clientId: string): Promise<ApiClient | null> {
+    if (!isUuid(organizationId)) return null;
+    const row = await this.db
+      .prepare(`SELECT ${CLIENT_COLUMNS} FROM api_clients WHERE client_id = ? AND organization_id = ?`)
+      .bind(clientId, organizationId.toLowerCase())
+      .first<ClientRow>();
+    return row ? toClient(row) : null;
   }
 
   // ---- administration (registry CLI) ----
@@ -343,7 +354,7 @@ export class RegistryStore {
   }
 
   async listClients(organizationId?: string): Promise<ApiClient[]> {
-    const columns = 'client_id, organization_id, name, disabled, grant_types, scopes, created';
+    const columns = CLIENT_COLUMNS;
     const stmt = organizationId
       ? this.db
           .prepare(`SELECT ${columns} FROM api_clients WHERE organization_id = ? ORDER BY created, client_id`)
@@ -467,6 +478,8 @@ export class RegistryStore {
     if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
     const scopes = clientScopes(input.scopes ?? []);
     if (!scopes.ok) throw new RegistryError('invalid', scopes.message);
+    const networks = clientNetworks(input.allowedNetworks ?? []);
+    if (!networks.ok) throw new RegistryError('invalid', networks.message);
     if (await this.findClient(clientId)) throw new RegistryError('conflict', `client ${clientId} already exists`);
     const secret = newClientSecret();
     const hashed = await hashSecret(secret);
@@ -477,11 +490,12 @@ export class RegistryStore {
       disabled: false,
       grantTypes: ['client_credentials'],
       scopes: scopes.scopes,
+      allowedNetworks: networks.networks,
       created: new Date().toISOString(),
     };
     await this.db
       .prepare(
-        'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)',
+        'INSERT INTO api_clients (client_id, organization_id, name, secret_hash, secret_salt, iterations, disabled, scopes, allowed_networks, created) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?)',
       )
       .bind(
         clientId,
@@ -491,6 +505,7 @@ export class RegistryStore {
         hashed.salt,
         hashed.iterations,
         client.scopes.join(' '),
+        client.allowedNetworks.join(' '),
         client.created,
       )
       .run();
@@ -512,6 +527,27 @@ export class RegistryStore {
       .run();
     const { secret: _secret, ...rest } = client;
     return { ...rest, scopes: scopes.scopes };
+  }
+
+  /**
+   * Replaces the networks a client's token requests and calls must come from (none: any source). Tokens already issued
+   * are held to the new list within the registry cache time, open streams at their next re-check. With
+   * `organizationId` (the admin API) a client of another organization is not found, exactly as an unknown one.
+   */
+  async setClientNetworks(clientId: string, entries: readonly string[], organizationId?: string): Promise<ApiClient> {
+    const networks = clientNetworks(entries);
+    if (!networks.ok) throw new RegistryError('invalid', networks.message);
+    const client =
+      organizationId === undefined
+        ? await this.findClient(clientId)
+        : await this.findOrganizationClient(organizationId, clientId);
+    if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
+    await this.db
+      .prepare('UPDATE api_clients SET allowed_networks = ? WHERE client_id = ?')
+      .bind(networks.networks.join(' '), clientId)
+      .run();
+    const { secret: _secret, ...rest } = client as ClientCredentials;
+    return { ...rest, allowedNetworks: networks.networks };
   }
 
   /** Disabling keeps the client's record (and audit trail) but stops it obtaining tokens and using those it holds. */

@@ -77,6 +77,7 @@ function toObject(
     [STREAM_HEADERS.client]: caller.clientId,
     [STREAM_HEADERS.organization]: caller.organizationId,
     [STREAM_HEADERS.expires]: String(caller.expiresAt ?? Date.now()),
+    [STREAM_HEADERS.address]: caller.address ?? '',
   });
   for (const name of ['upgrade', 'last-event-id']) {
     const v = request.headers.get(name);

@@ -1,3 +1,4 @@
+import type { ClientStanding } from '../registry/records.js';
 import { describe, expect, it } from 'vitest';
 import { recheckMs, streamEnd, type RegistryView, type StreamCaller } from './standing.js';
 
@@ -5,7 +6,13 @@ const ORG = '0a000000-0000-4000-8000-00000000000a';
 const OTHER = '0b000000-0000-4000-8000-00000000000b';
 const NOW = 1_800_000_000_000;
 const caller: StreamCaller = { clientId: 'terminal', organizationId: ORG, expiresAt: NOW + 60_000 };
-const standing = { clientId: 'terminal', organizationId: ORG, disabled: false, scopes: ['webapi' as const] };
+const standing: ClientStanding = {
+  clientId: 'terminal',
+  organizationId: ORG,
+  disabled: false,
+  scopes: ['webapi'],
+  allowedNetworks: [],
+};
 const view = (over: Partial<RegistryView> = {}): RegistryView => ({
   standing,
   platformOrganization: ORG,
@@ -48,6 +55,21 @@ describe('streamEnd', () => {
       message: 'the client no longer holds the webapi scope the streams need',
       reconnect: false,
     });
+  });
+
+  it('ends the stream of a client whose allowed networks no longer hold the address it connected from', () => {
+    const from = { ...caller, address: '203.0.113.7' };
+    const networks = (...allowedNetworks: string[]) => view({ standing: { ...standing, allowedNetworks } });
+    expect(streamEnd(from, NOW, networks('203.0.113.0/24'))).toBeNull();
+    expect(streamEnd(from, NOW, networks('2001:db8::/32', '203.0.113.7/32'))).toBeNull();
+    expect(streamEnd(from, NOW, networks())).toBeNull();
+    expect(streamEnd(from, NOW, networks('198.51.100.0/24'))).toEqual({
+      code: 'SourceNotAllowed',
+      message: 'client terminal may be used only from its allowed networks, and this request comes from 203.0.113.7',
+      reconnect: false,
+    });
+    // A stream whose source was not known (opened on the local edge's socket) is outside every list.
+    expect(streamEnd(caller, NOW, networks('203.0.113.0/24'))?.code).toBe('SourceNotAllowed');
   });
 
   it('ends every stream of a platform removed or moved to another organization, whatever the case of the ids', () => {

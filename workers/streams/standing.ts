@@ -1,7 +1,8 @@
 /**
  * Whether a long-lived stream client (an SSE response or a hub socket) may go on receiving, decided again while it is
  * open, not only when it connected: a stream is closed once its token expires, once its client is disabled, removed,
- * moved to another organization or no longer holds the streams' scope (`webapi`), and once its platform is removed or
+ * moved to another organization or no longer holds the streams' scope (`webapi`), once the client's allowed networks
+ * no longer hold the address the stream was opened from (auth/allowedNetworks.ts), and once its platform is removed or
  * moved to another organization. The stream object asks every REGISTRY_CACHE_SECONDS (`recheckMs`), so a stream stops
  * within the same bound as the REST routes.
  *
@@ -9,6 +10,7 @@
  */
 import type { ClientStanding } from '../registry/records.js';
 import { SCOPE } from '../auth/authConfig.js';
+import { sourceRefusal } from '../auth/allowedNetworks.js';
 
 /** Who opened a stream, as the token said when it connected. */
 export interface StreamCaller {
@@ -16,11 +18,13 @@ export interface StreamCaller {
   organizationId: string;
   /** When the edge stops accepting the token (epoch ms): its exp plus TOKEN_CLOCK_TOLERANCE_SECONDS. */
   expiresAt: number;
+  /** The source address it connected from, as Cloudflare's front named it; null or absent: not known. */
+  address?: string | null;
 }
 
 export type StreamEnd = {
   /** `TokenExpired` may reconnect at once with a new token; the others are refused until the registry changes. */
-  code: 'TokenExpired' | 'ClientRevoked' | 'ScopeRemoved' | 'PlatformRemoved';
+  code: 'TokenExpired' | 'ClientRevoked' | 'ScopeRemoved' | 'SourceNotAllowed' | 'PlatformRemoved';
   message: string;
   reconnect: boolean;
 };
@@ -63,6 +67,8 @@ export function streamEnd(caller: StreamCaller, now: number, view: RegistryView)
       reconnect: false,
     };
   }
+  const outside = sourceRefusal(caller.clientId, standing.allowedNetworks, caller.address ?? null);
+  if (outside) return { code: 'SourceNotAllowed', message: outside, reconnect: false };
   return null;
 }
 

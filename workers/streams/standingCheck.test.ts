@@ -48,6 +48,7 @@ const standing = (clientId: string, extra: Partial<ClientStanding> = {}): Client
   organizationId: 'o1',
   disabled: false,
   scopes: ['webapi'],
+  allowedNetworks: [],
   ...extra,
 });
 

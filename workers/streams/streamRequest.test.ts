@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readStreamRequest, restoredConfig, sseInterest, STREAM_HEADERS } from './streamRequest.js';
 
 describe('a stream request', () => {
-  it('reads the platform, its brokers in order, the shard, the caller and the kind', () => {
+  it('reads the platform, its brokers in order, the shard, the caller with its source address and the kind', () => {
     const h = new Headers({
       [STREAM_HEADERS.platform]: 'p1',
       [STREAM_HEADERS.family]: 'PF5',
@@ -13,10 +13,11 @@ describe('a stream request', () => {
       [STREAM_HEADERS.client]: 'c1',
       [STREAM_HEADERS.organization]: 'o1',
       [STREAM_HEADERS.expires]: '1234',
+      [STREAM_HEADERS.address]: '203.0.113.9',
     });
     expect(readStreamRequest(h)).toStrictEqual({
       config: { platform: 'p1', family: 'PF5', brokerUrls: ['http://a:1', 'http://b:2'], shard: 3 },
-      caller: { clientId: 'c1', organizationId: 'o1', expiresAt: 1234 },
+      caller: { clientId: 'c1', organizationId: 'o1', expiresAt: 1234, address: '203.0.113.9' },
       hub: true,
     });
   });
@@ -26,7 +27,7 @@ describe('a stream request', () => {
     expect(readStreamRequest(new Headers({ [STREAM_HEADERS.shard]: '-4' })).config.shard).toBe(0);
     const bare = readStreamRequest(new Headers());
     expect(bare.config).toStrictEqual({ platform: '', family: null, brokerUrls: [], shard: 0 });
-    expect(bare.caller).toStrictEqual({ clientId: '', organizationId: '', expiresAt: 0 });
+    expect(bare.caller).toStrictEqual({ clientId: '', organizationId: '', expiresAt: 0, address: null });
     expect(bare.hub).toBe(false);
   });
 

@@ -19,6 +19,7 @@ export const STREAM_HEADERS = {
   client: 'x-stream-client',
   organization: 'x-stream-organization',
   expires: 'x-stream-expires',
+  address: 'x-stream-address',
 } as const;
 
 /** The platform as the route described it; `brokerUrls` in order, the first preferred. */
@@ -48,6 +49,7 @@ export function readStreamRequest(h: Headers): StreamRequest {
     clientId: h.get(STREAM_HEADERS.client) ?? '',
     organizationId: h.get(STREAM_HEADERS.organization) ?? '',
     expiresAt: Number(h.get(STREAM_HEADERS.expires) ?? 0) || 0,
+    address: h.get(STREAM_HEADERS.address) || null,
   };
   return { config, caller, hub: h.get(STREAM_HEADERS.kind) === 'hub' };
 }
