@@ -175,6 +175,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/Clients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's organization's API clients, without secret material. */
+        get: operations["registry.Registry.Clients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/Clients/{clientId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one API client of the organization, without secret material. */
+        get: operations["registry.Registry.Client"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/Clients/{clientId}/AllowedNetworks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Replace the networks an API client of the organization may be used from (token requests, calls and streams); an empty list allows any source. */
+        put: operations["registry.Registry.ClientAllowedNetworks"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/PF4/{tradePlatform}/ServerTime": {
         parameters: {
             query?: never;
@@ -7133,6 +7184,20 @@ export interface components {
             /** Format: date-time */
             created: string;
         };
+        /** @description An API client of the caller's organization, without secret material. */
+        ApiClient: {
+            clientId: string;
+            /** Format: uuid */
+            organizationId: string;
+            name: string | null;
+            disabled: boolean;
+            grantTypes: string[];
+            scopes: ("webapi" | "webapi.write" | "webapi.admin")[];
+            /** @description Networks (canonical CIDR) its token requests, calls and streams must come from; empty: any source. */
+            allowedNetworks: string[];
+            /** Format: date-time */
+            created: string;
+        };
         /** @description Round trip of a Ping through the platform's manager session. */
         PingResult: {
             ok?: boolean;
@@ -7720,6 +7785,166 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "registry.Registry.Clients": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiClient"][];
+                };
+            };
+            /** @description Invalid input, or the trading platform refused the request. */
+            400: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown trade platform, or the record was not found. */
+            404: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "registry.Registry.Client": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiClient"];
+                };
+            };
+            /** @description Invalid input, or the trading platform refused the request. */
+            400: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown trade platform, or the record was not found. */
+            404: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "registry.Registry.ClientAllowedNetworks": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    allowedNetworks: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiClient"];
+                };
+            };
+            /** @description Invalid input, or the trading platform refused the request. */
+            400: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown trade platform, or the record was not found. */
+            404: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -73,7 +73,69 @@ describe('registry operations', () => {
         response: 'Organization[]',
         read: 'local',
       },
+      Clients: {
+        ...local,
+        name: 'Clients',
+        op: 'Registry.Clients',
+        id: 'registry.Registry.Clients',
+        path: '/api/Clients',
+        tag: 'Clients',
+        summary: "List the caller's organization's API clients, without secret material.",
+        response: 'ApiClient[]',
+        read: 'local',
+        scope: 'webapi.admin',
+      },
+      Client: {
+        ...local,
+        name: 'Client',
+        op: 'Registry.Client',
+        id: 'registry.Registry.Client',
+        path: '/api/Clients/{clientId}',
+        tag: 'Clients',
+        summary: 'Read one API client of the organization, without secret material.',
+        params: expect.any(Object),
+        response: 'ApiClient',
+        read: 'local',
+        scope: 'webapi.admin',
+      },
+      ClientAllowedNetworks: {
+        ...local,
+        name: 'ClientAllowedNetworks',
+        op: 'Registry.ClientAllowedNetworks',
+        id: 'registry.Registry.ClientAllowedNetworks',
+        method: 'PUT',
+        path: '/api/Clients/{clientId}/AllowedNetworks',
+        tag: 'Clients',
+        summary:
+          'Replace the networks an API client of the organization may be used from (token requests, calls and streams); an empty list allows any source.',
+        params: expect.any(Object),
+        body: expect.any(Object),
+        response: 'ApiClient',
+        timeout: 'change',
+        read: 'local',
+        mutating: true,
+        scope: 'webapi.admin',
+      },
     });
+  });
+
+  it("validates the clients' path and body: the client id rule, and at most 64 networks of one word each", () => {
+    const { Client, ClientAllowedNetworks } = registryOperations;
+    expect(Client.params!.safeParse({ clientId: 'partner-crm.1' }).success).toBe(true);
+    expect(Client.params!.safeParse({ clientId: 'a b' }).error?.issues[0].message).toBe(
+      'client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -',
+    );
+    const body = ClientAllowedNetworks.body!;
+    expect(body.safeParse({ allowedNetworks: [] }).success).toBe(true);
+    expect(body.safeParse({ allowedNetworks: ['203.0.113.0/24', '2001:db8::/32'] }).success).toBe(true);
+    expect(body.safeParse({ allowedNetworks: ['10.0.0.0/8 10.1.0.0/16'] }).error?.issues[0]).toMatchObject({
+      path: ['allowedNetworks', 0],
+      message: 'must be one network or address of at most 64 characters, no spaces',
+    });
+    expect(body.safeParse({ allowedNetworks: [''] }).success).toBe(false);
+    const many = Array.from({ length: 65 }, (_, i) => `10.0.${i}.0/24`);
+    expect(body.safeParse({ allowedNetworks: many }).error?.issues[0].message).toBe('must hold at most 64 networks');
+    expect(body.safeParse({}).success).toBe(false);
   });
 });
 
@@ -128,6 +190,9 @@ describe('the assembled catalog', () => {
       'registry.Registry.TradePlatforms',
       'registry.Registry.TradePlatform',
       'registry.Registry.Organizations',
+      'registry.Registry.Clients',
+      'registry.Registry.Client',
+      'registry.Registry.ClientAllowedNetworks',
     ]);
     expect(brokerOps).toStrictEqual(new Set(catalog.filter((e) => e.read !== 'local').map((e) => e.op)));
     expect(brokerOps.has('Ping')).toBe(true);

@@ -693,4 +693,39 @@ describe('registry CLI', () => {
     expect(await grant(reader)).toBe('webapi webapi.write webapi.admin');
     expect(await grant(writer)).toBe('webapi webapi.write');
   });
+
+  it('registers a client with allowed networks, replaces and clears them, and the edge holds it to them', async () => {
+    const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Networked Org', '--json'));
+    const added = await registry('client', 'add', '--org', org.id, '--networks', '203.0.113.7, 2001:DB8::/32');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('  networks       203.0.113.7/32 2001:db8::/32\n');
+    const clientId = /client_id\s+(\S+)/.exec(added.stdout)![1];
+    const secret = /client_secret\s+(\S+)/.exec(added.stdout)![1];
+    const bad = await registry('client', 'add', '--org', org.id, '--networks', '203.0.113.5/24');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      '--networks: 203.0.113.5/24 has bits set past its /24 prefix: the network is 203.0.113.0/24',
+    );
+
+    // The local edge's socket names no source address: a client with networks gets no token there.
+    const refused = await token(clientId, secret);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'unauthorized_client' });
+
+    const set = await registry('client', 'networks', clientId, '10.0.0.0/8', '192.0.2.0/24', '--json');
+    expect(json<{ allowedNetworks: string[] }>(set).allowedNetworks).toEqual(['10.0.0.0/8', '192.0.2.0/24']);
+    expect((await registry('client', 'list', '--org', org.id)).stdout).toMatch(
+      new RegExp(`${clientId}.*webapi\\s+10\\.0\\.0\\.0/8 192\\.0\\.2\\.0/24\\s`),
+    );
+    expect((await registry('client', 'networks', clientId, 'office.example')).stderr).toContain(
+      'NETWORKS: office.example is not an IP address or a network in CIDR notation',
+    );
+    expect((await registry('client', 'networks', clientId)).code).toBe(2);
+    expect((await registry('client', 'networks', clientId, '10.0.0.0/8', '--any')).code).toBe(2);
+    expect((await registry('client', 'networks', 'nobody', '--any')).code).toBe(1);
+
+    const cleared = await registry('client', 'networks', clientId, '--any');
+    expect(cleared.stdout).toBe(`client ${clientId} may be used from any source\n`);
+    expect((await token(clientId, secret)).status).toBe(200);
+  });
 });

@@ -20,11 +20,10 @@ import {
 import { LINK_GRACE_MS, ledgerName, pickLink, type GatewayCall } from '../gateway/index.js';
 import { platformOf } from '../registry/index.js';
 import { scopeRefusal } from '../auth/requireScope.js';
-import { MAX_BODY_DEPTH, queryLists, validateInputs, type RawBody } from '../../shared/catalog/inputs.js';
+import { queryLists, validateInputs } from '../../shared/catalog/inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
-import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';
-import { readBodyText } from './requestBody.js';
+import { readBody } from './requestBody.js';
 import { homePlacement, nearPlacement } from '../regions/placement.js';
 import { parsePosition, POSITION_HEADER, POSITION_RULE } from '../../shared/positions.js';
 import { placedStub } from '../regions/objects.js';
@@ -216,22 +215,6 @@ function forward(c: Context<AppEnv>, ctx: ShapeContext, call: GatewayCall): Prom
       },
     );
   });
-}
-
-/** The body as JSON; one that is not read to its end or not UTF-8 is refused before it is parsed. */
-async function readBody(c: Context<AppEnv>): Promise<RawBody> {
-  const read = await readBodyText(c);
-  if (!read.ok) return { kind: 'refused', problem: read.problem };
-  const { text } = read;
-  if (text.trim() === '') return { kind: 'none' };
-  try {
-    // Lossless: a PF5 id beyond 2^53 − 1 in the body is read as its exact bigint, never rounded.
-    return { kind: 'json', value: parseJson(text) };
-  } catch (error) {
-    if (error instanceof JsonTooDeepError)
-      return { kind: 'refused', problem: `body: nests deeper than ${MAX_BODY_DEPTH} levels` };
-    return { kind: 'malformed' };
-  }
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

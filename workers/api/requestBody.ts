@@ -7,6 +7,8 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../env.js';
+import { MAX_BODY_DEPTH, type RawBody } from '../../shared/catalog/inputs.js';
+import { JsonTooDeepError, parseJson } from '../../shared/losslessJson.js';
 
 export const UNREADABLE_BODY =
   'body: could not be read to its end (a broken chunked encoding, or the connection closed mid-body)';
@@ -43,4 +45,20 @@ export function bodyNotRead(c: Context<AppEnv>, error: unknown): void {
       error: String(error),
     }),
   );
+}
+
+/** The body as JSON; one that is not read to its end or not UTF-8 is refused before it is parsed. */
+export async function readBody(c: Context<AppEnv>): Promise<RawBody> {
+  const read = await readBodyText(c);
+  if (!read.ok) return { kind: 'refused', problem: read.problem };
+  const { text } = read;
+  if (text.trim() === '') return { kind: 'none' };
+  try {
+    // Lossless: a PF5 id beyond 2^53 − 1 in the body is read as its exact bigint, never rounded.
+    return { kind: 'json', value: parseJson(text) };
+  } catch (error) {
+    if (error instanceof JsonTooDeepError)
+      return { kind: 'refused', problem: `body: nests deeper than ${MAX_BODY_DEPTH} levels` };
+    return { kind: 'malformed' };
+  }
 }

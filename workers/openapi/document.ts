@@ -62,6 +62,26 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
       created: { type: 'string', format: 'date-time' },
     },
   },
+  ApiClient: {
+    type: 'object',
+    description: "An API client of the caller's organization, without secret material.",
+    required: ['clientId', 'organizationId', 'name', 'disabled', 'grantTypes', 'scopes', 'allowedNetworks', 'created'],
+    properties: {
+      clientId: { type: 'string' },
+      organizationId: { type: 'string', format: 'uuid' },
+      name: { type: ['string', 'null'] },
+      disabled: { type: 'boolean' },
+      grantTypes: { type: 'array', items: { type: 'string' } },
+      scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+      allowedNetworks: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'Networks (canonical CIDR) its token requests, calls and streams must come from; empty: any source.',
+      },
+      created: { type: 'string', format: 'date-time' },
+    },
+  },
   PingResult: {
     type: 'object',
     description: "Round trip of a Ping through the platform's manager session.",

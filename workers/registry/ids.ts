@@ -11,10 +11,5 @@ export function isUuid(value: unknown): value is string {
   return uuidSchema.safeParse(value).success;
 }
 
-/**
- * Client ids travel in HTTP Basic credentials and form bodies; unreserved URI characters avoid any ambiguity with the
- * `:` separator and need no percent-encoding in either place.
- */
-export const clientIdSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9._~-]{1,128}$/, 'client id must be 1-128 characters of A-Z a-z 0-9 . _ ~ -');
+/** The client id rule of the registry, the admin API's paths and the token endpoint (shared/catalog/registry.ts). */
+export { clientIdSchema } from '../../shared/catalog/registry.js';

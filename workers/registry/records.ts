@@ -4,6 +4,7 @@
  */
 import { READ_SCOPE, SCOPES, type Scope } from '../../shared/catalog/operation.js';
 import { networkText, parseNetwork } from '../../shared/addressRanges.js';
+import { MAX_CLIENT_NETWORKS } from '../../shared/catalog/registry.js';
 import type { Jurisdiction, Region } from '../../shared/regions.js';
 
 export const TRADE_PLATFORM_TYPES = ['PF4', 'PF5', 'PFOther'] as const;
@@ -113,25 +114,22 @@ export function clientScopes(
   return { ok: true, scopes: SCOPES.filter((s) => wanted.has(s)) };
 }
 
-/** The most networks one client's allow-list holds (a partner's offices and data centres, not a country's routes). */
-export const MAX_CLIENT_NETWORKS = 64;
-
 /**
  * A client's allowed networks from entries (space- or comma-separated text, or a list): each a network in CIDR
  * notation or one address, canonical (`203.0.113.0/24`, `2001:db8::/32`, `198.51.100.7/32`), each once, in the order
- * given. The first entry that is none is an error naming it and the rule; so is a list past MAX_CLIENT_NETWORKS. No
- * entries at all: any source.
+ * given. The first entry that is none is an error naming it and the rule (`index`: its place in the list); so is a
+ * list past MAX_CLIENT_NETWORKS (shared/catalog/registry.ts). No entries at all: any source.
  */
 export function clientNetworks(
   entries: string | readonly string[],
-): { ok: true; networks: string[] } | { ok: false; message: string } {
+): { ok: true; networks: string[] } | { ok: false; message: string; index?: number } {
   const list = (typeof entries === 'string' ? entries.split(/[\s,]+/) : [...entries])
     .map((e) => e.trim())
     .filter(Boolean);
   const networks: string[] = [];
-  for (const entry of list) {
+  for (const [index, entry] of list.entries()) {
     const parsed = parseNetwork(entry);
-    if (!parsed.ok) return { ok: false, message: parsed.reason };
+    if (!parsed.ok) return { ok: false, message: parsed.reason, index };
     const text = networkText(parsed.network);
     if (!networks.includes(text)) networks.push(text);
   }

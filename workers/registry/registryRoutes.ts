@@ -1,7 +1,9 @@
 /**
- * The catalog's local registry operations (TradePlatforms, TradePlatform, Organizations), answered from D1 and always
- * scoped to the caller's organization. They expect requireToken() to have run: the caller comes from the token.
- * A platform of another organization is answered byte for byte like an unknown one, so ids cannot be probed.
+ * The catalog's local registry operations (TradePlatforms, TradePlatform, Organizations, and for administrators the
+ * organization's API clients: Clients, Client, ClientAllowedNetworks), answered from D1 and always scoped to the
+ * caller's organization. They expect requireToken() to have run: the caller comes from the token, and its token must
+ * hold the entry's scope (`webapi.admin` for the clients). A platform or client of another organization is answered
+ * byte for byte like an unknown one, so ids cannot be probed. No answer holds secret material.
  * Like every endpoint they take the time budget (`X-Request-Timeout` / `requestTimeout`, 1 to 300 s; anything else is
  * a 400 Validation) and answer the one that applied in `X-Request-Timeout-Applied`, although a registry read answers
  * within any budget.
@@ -17,6 +19,11 @@ import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
 import { cachedPlatform } from './platformCache.js';
 import { refuse, unknownPlatform } from '../envelope/index.js';
+import { scopeRefusal } from '../auth/requireScope.js';
+import { validateInputs } from '../../shared/catalog/inputs.js';
+import { readBody } from '../api/requestBody.js';
+import { clientNetworks } from './records.js';
+import { RegistryError } from './registryStore.js';
 
 /** The verified caller; a missing one means requireToken() was not mounted in front, which must fail loudly. */
 export function callerOf(c: Context<AppEnv>): Caller {
@@ -36,17 +43,39 @@ export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntr
   );
 }
 
-/** The entry's time budget checked and answered around its handler. */
+/**
+ * The entry's scope and time budget checked and answered around its handler, and its path and body validated
+ * against the entry (the handler gets the arguments).
+ */
 function budgeted(
   entry: Operation,
-  handler: (c: Context<AppEnv>) => Promise<Response>,
+  handler: (c: Context<AppEnv>, args: Record<string, unknown>) => Promise<Response>,
 ): (c: Context<AppEnv>) => Response | Promise<Response> {
-  return (c) => {
+  return async (c) => {
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
     c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
+    const scoped = scopeRefusal(entry, callerOf(c), {
+      generation: 'v1',
+      family: null,
+      paged: false,
+      traceId: c.get('traceId'),
+    });
+    if (scoped) return c.body(scoped.body, scoped.status as 403, { 'content-type': JSON_TYPE, ...scoped.headers });
     if (!budget.ok) return refuse(c, { kind: 'Validation', message: budget.message });
-    return handler(c);
+    if (!entry.params && !entry.body) return handler(c, {});
+    const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
+    const inputs = validateInputs(entry, { ...c.req.param() }, new URL(c.req.url), body);
+    if (!inputs.ok) return refuse(c, { kind: 'Validation', message: inputs.message });
+    return handler(c, inputs.args);
   };
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A registry refusal of an admin change as the caller's answer: unknown (or foreign) 404, bad input 400. */
+function registryRefusal(c: Context<AppEnv>, error: unknown): Response {
+  if (!(error instanceof RegistryError)) throw error;
+  return refuse(c, { kind: error.kind === 'not_found' ? 'NotFound' : 'Validation', message: error.message });
 }
 
 export function registryRoutes(): Hono<AppEnv> {
@@ -75,6 +104,42 @@ export function registryRoutes(): Hono<AppEnv> {
     '/api/Organizations',
     budgeted(registryOperations.Organizations, async (c) => {
       return c.json(await new RegistryStore(c.env.DB).listOrganizations(callerOf(c).organizationId));
+    }),
+  );
+
+  app.get(
+    '/api/Clients',
+    budgeted(registryOperations.Clients, async (c) => {
+      return c.json(await new RegistryStore(c.env.DB).listClients(callerOf(c).organizationId));
+    }),
+  );
+
+  app.get(
+    '/api/Clients/:clientId',
+    budgeted(registryOperations.Client, async (c, args) => {
+      const clientId = args.clientId as string;
+      const client = await new RegistryStore(c.env.DB).findOrganizationClient(callerOf(c).organizationId, clientId);
+      if (!client) return refuse(c, { kind: 'NotFound', message: `client ${clientId} not found` });
+      return c.json(client);
+    }),
+  );
+
+  app.put(
+    '/api/Clients/:clientId/AllowedNetworks',
+    budgeted(registryOperations.ClientAllowedNetworks, async (c, args) => {
+      const clientId = args.clientId as string;
+      const { allowedNetworks } = args.body as { allowedNetworks: string[] };
+      const checked = clientNetworks(allowedNetworks);
+      if (!checked.ok) {
+        const field = checked.index === undefined ? 'allowedNetworks' : `allowedNetworks[${checked.index}]`;
+        return refuse(c, { kind: 'Validation', message: `body.${field}: ${checked.message}` });
+      }
+      try {
+        const store = new RegistryStore(c.env.DB);
+        return c.json(await store.setClientNetworks(clientId, checked.networks, callerOf(c).organizationId));
+      } catch (error) {
+        return registryRefusal(c, error);
+      }
     }),
   );
 
