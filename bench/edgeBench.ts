@@ -14,6 +14,8 @@
  *             trading server), the baseline of `write`
  *   write     the same write with a fresh Idempotency-Key per call: the idempotency ledger on every call; both
  *             overwrite one account's password, so the simulator's state does not grow
+ *   unaudited the unkeyed write on a second stack whose edge keeps no audit trail (AUDIT_RETENTION_DAYS=0), the
+ *             baseline of the trail's cost: `unkeyed` records every call (docs/audit.md), this one none
  *   spread    the cached read spread round-robin over BENCH_PLATFORMS platforms (the demo one and extra simulated
  *             PF4 servers registered on the same simulator and broker), beside `cached`, all on one platform
  *
@@ -42,7 +44,7 @@ const connections = Math.round(positive('BENCH_CONNECTIONS', 50));
 const seconds = positive('BENCH_SECONDS', 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const platformCount = Math.max(2, Math.round(positive('BENCH_PLATFORMS', 8)));
-const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'unkeyed', 'write', 'spread'] as const;
+const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'unkeyed', 'unaudited', 'write', 'spread'] as const;
 type ScenarioName = (typeof ALL)[number];
 const chosen = new Set<ScenarioName>([
   'bare',
@@ -68,6 +70,8 @@ interface Scenario {
   body?: string;
   /** A fresh Idempotency-Key on every request. */
   freshKey?: boolean;
+  /** Another edge than the stack's (the stack without an audit trail). */
+  base?: string;
   verify(body: string): boolean;
 }
 
@@ -261,6 +265,13 @@ const stack = await startStack({
     ],
   },
 });
+// The same stack without an audit trail, for the trail's cost (`unaudited`); started only when that scenario runs.
+const unaudited = chosen.has('unaudited')
+  ? await startStack({
+      simConfig: { servers: [{ name: 'demo-pf4', family: 'PF4', accounts: 1000, managers }] },
+      edgeVars: { AUDIT_RETENTION_DAYS: '0' },
+    })
+  : null;
 try {
   const token = await stack.token();
   const auth = { authorization: `Bearer ${token}` };
@@ -332,6 +343,7 @@ try {
         body: JSON.stringify(`bench-${login}`),
         verify: (b) => envelopeOk(b) && b.includes('"data":true'),
       },
+      ...(unaudited ? [await unauditedWrite(unaudited)] : []),
       {
         name: 'write',
         label: 'keyed write (the same + Idempotency-Key)',
@@ -353,6 +365,7 @@ try {
     ] satisfies Scenario[]
   ).filter((s) => chosen.has(s.name));
 
+  const baseOf = (s: Scenario) => s.base ?? stack.edgeUrl;
   const progress = new Progress(scenarios.length * (seconds + Math.max(0, warmupSeconds)));
   const results: Figures[] = [];
   for (const [i, s] of scenarios.entries()) {
@@ -360,10 +373,10 @@ try {
     // Each path warmed on its own (isolate, gateway objects, links, JIT) before it is measured.
     if (warmupSeconds > 0) {
       progress.step(`${tag}, warming up`, warmupSeconds);
-      await drive(stack.edgeUrl, s, warmupSeconds);
+      await drive(baseOf(s), s, warmupSeconds);
     }
     progress.step(`${tag}, measuring`, seconds);
-    results.push(await drive(stack.edgeUrl, s, seconds));
+    results.push(await drive(baseOf(s), s, seconds));
   }
   progress.stop();
 
@@ -389,7 +402,7 @@ try {
     by('unkeyed'),
     by('write'),
   ];
-  const [sized, page] = [by('sized'), by('page')];
+  const [sized, page, noTrail] = [by('sized'), by('page'), by('unaudited')];
   if (sized && page)
     console.log(
       `cached page / the same-size bare answer (${pageBytes} bytes): throughput ${ratio(page.rps, sized.rps)}, p50 ${ratio(page.p50, sized.p50)}, p99 ${ratio(page.p99, sized.p99)}`,
@@ -402,6 +415,10 @@ try {
     console.log(
       `keyed write / the same write without a key: throughput ${ratio(keyed.rps, unkeyed.rps)}, p50 ${ratio(keyed.p50, unkeyed.p50)}, p99 ${ratio(keyed.p99, unkeyed.p99)}`,
     );
+  if (unkeyed && noTrail)
+    console.log(
+      `write with the audit trail / without it: throughput ${ratio(unkeyed.rps, noTrail.rps)}, p50 ${ratio(unkeyed.p50, noTrail.p50)}, p99 ${ratio(unkeyed.p99, noTrail.p99)}`,
+    );
   if (cached && spreadRun)
     console.log(
       `reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`,
@@ -411,4 +428,25 @@ try {
   if (results.some((r) => r.failures > 0 || r.requests === 0)) process.exitCode = 1;
 } finally {
   await stack.close();
+  await unaudited?.close();
+}
+
+/** The unkeyed write on the stack without an audit trail. */
+async function unauditedWrite(other: Stack): Promise<Scenario> {
+  const auth = { authorization: `Bearer ${await other.token()}` };
+  const path = `/api/v2/PF4/${other.platforms.pf4}`;
+  const first = await getJson(`${other.edgeUrl}${path}/UsersRequest?limit=1`, auth);
+  const login = first.data?.[0]?.login;
+  if (typeof login !== 'number')
+    throw new Error(`no account to write on the unaudited stack: ${JSON.stringify(first)}`);
+  return {
+    name: 'unaudited',
+    label: 'the same write, no audit trail',
+    method: 'POST',
+    paths: [`${path}/UserPasswordSet/${login}`],
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(`bench-${login}`),
+    base: other.edgeUrl,
+    verify: (b) => b.includes('"error":null') && b.includes('"data":true'),
+  };
 }

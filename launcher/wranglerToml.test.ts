@@ -18,6 +18,7 @@ describe('wrangler.toml', () => {
 
   it('gives SQLite storage to the classes the migrations create with it, less those deleted later', () => {
     expect([...sqliteClasses(readWranglerConfig(file))].sort()).toStrictEqual([
+      'AuditTrail',
       'ClientRateLimiter',
       'IdempotencyLedger',
       'PlatformLink',

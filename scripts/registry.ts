@@ -69,7 +69,8 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
   help
 
   SCOPES are space- or comma-separated: webapi (read; always held), webapi.write (changes),
-  webapi.admin (destructive and administrative operations). A client added without --scopes holds webapi only.
+  webapi.admin (destructive and administrative operations), webapi.audit (the organization's audit trail).
+  A client added without --scopes holds webapi only.
 
   NETWORKS are space- or comma-separated IPv4 and IPv6 networks in CIDR notation, or single addresses
   (203.0.113.0/24, 2001:db8::/32, 198.51.100.7), at most 64. A client added without --networks may be used

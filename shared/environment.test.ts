@@ -162,6 +162,7 @@ describe('environment of the edge worker', () => {
       RATE_LIMIT_WINDOW_SECONDS: 60,
       IDEMPOTENCY_RETENTION_HOURS: 24,
       REGISTRY_CACHE_SECONDS: 5,
+      AUDIT_RETENTION_DAYS: 400,
       STREAM_MAX_BEHIND: 5_000,
       STREAM_SHARDS: 1,
       STREAM_FLUSH_MS: 10,

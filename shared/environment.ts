@@ -245,6 +245,11 @@ const workerVariables = {
     decimal(0, 3600, true, 'a number of seconds from 0 to 3600 (0: read the registry on every call)'),
     5,
   ),
+  /**
+   * Days an organization's audit trail keeps a row (workers/audit/): 400 by default, a year and a month, what
+   * compliance teams commonly ask of a year's records; 0 turns the trail off (nothing is recorded).
+   */
+  AUDIT_RETENTION_DAYS: variable(count(36_500, 'days'), 400),
   STREAM_MAX_BEHIND: variable(positive(1_000_000, 'events'), 5_000),
   STREAM_SHARDS: variable(positive(256, 'objects'), 1),
   STREAM_FLUSH_MS: variable(positive(1000, 'milliseconds'), 10),

@@ -13,6 +13,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './env.js';
 import { authRoutes, requireToken } from './auth/index.js';
 import { registryRoutes } from './registry/index.js';
+import { auditRoutes } from './audit/auditRoutes.js';
 import { catalogRoutes, honoPath, traceContext } from './api/index.js';
 import { catalog } from '../shared/catalog/index.js';
 import { timeoutApplied } from './api/timeout.js';
@@ -135,6 +136,7 @@ export function createApp(): Hono<AppEnv> {
   // Live streams: SSE under /api/ (token checked above) and the SignalR hubs under /hubs/ (they check it themselves).
   app.route('/', streamRoutes());
   app.route('/', registryRoutes());
+  app.route('/', auditRoutes());
   app.route('/', catalogRoutes());
 
   // A v2 caller reads every answer as an envelope, an unknown route included.

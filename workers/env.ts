@@ -6,6 +6,7 @@
  * (the defaults named below are those); a test holds this list and that schema to the same names.
  */
 import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
+import type { AuditTrail } from './audit/auditTrail.js';
 import type { PlatformLink } from './gateway/platformLink.js';
 import type { ClientRateLimiter } from './limits/clientRateLimiter.js';
 import type { PlatformStream } from './streams/platformStream.js';
@@ -18,6 +19,8 @@ export interface Env {
   LINKS: DurableObjectNamespace<PlatformLink>;
   /** Idempotency ledgers, per API client and key hash (`<clientId>#<n>`): the Idempotency-Key records. */
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
+  /** Audit trails, one per organization (workers/audit/). */
+  AUDIT: DurableObjectNamespace<AuditTrail>;
   /** Link objects per platform (default 4): how many single-threaded objects a platform's calls spread over. */
   LINKS_PER_PLATFORM?: string;
   /**
@@ -109,6 +112,8 @@ export interface Env {
   /** Length of the rate-limit window in seconds. */
   RATE_LIMIT_WINDOW_SECONDS?: string;
   IDEMPOTENCY_RETENTION_HOURS?: string;
+  /** Days the audit trail keeps a row (default 400; 0: no trail). */
+  AUDIT_RETENTION_DAYS?: string;
   /** Non-tick events a stream client may have waiting before it is sent `overflow` and disconnected (default 5,000). */
   STREAM_MAX_BEHIND?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */

@@ -6,9 +6,8 @@
  */
 import { createApp } from '../../workers/app.js';
 
-export { PlatformLink, IdempotencyLedger } from '../../workers/gateway/index.js';
-export { ClientRateLimiter } from '../../workers/limits/clientRateLimiter.js';
-export { PlatformStream } from '../../workers/streams/platformStream.js';
+// Every Durable Object class the edge binds, as its own entry exports them.
+export { PlatformLink, IdempotencyLedger, ClientRateLimiter, PlatformStream, AuditTrail } from '../../workers/index.js';
 
 /** Bodies by size, each built once: `{"data":"xxx…"}` of exactly that many bytes (at least 11). */
 const bodies = new Map<number, string>();

@@ -226,6 +226,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/AuditEvents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's audit trail, oldest first: every call that is not a read, with its client, source, operation, platform, outcome and redacted arguments. Paged by `cursor` (`nextCursor` of the page before). */
+        get: operations["registry.Registry.AuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/AuditEvents/Export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit trail as CSV (text/csv), oldest first, with the same filters, streamed: any time range, a month of rows included. */
+        get: operations["registry.Registry.AuditEventsExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/PF4/{tradePlatform}/ServerTime": {
         parameters: {
             query?: never;
@@ -7192,11 +7226,42 @@ export interface components {
             name: string | null;
             disabled: boolean;
             grantTypes: string[];
-            scopes: ("webapi" | "webapi.write" | "webapi.admin")[];
+            scopes: ("webapi" | "webapi.write" | "webapi.admin" | "webapi.audit")[];
             /** @description Networks (canonical CIDR) its token requests, calls and streams must come from; empty: any source. */
             allowedNetworks: string[];
             /** Format: date-time */
             created: string;
+        };
+        /** @description One call that is not a read, as the audit trail recorded it (docs/audit.md). */
+        AuditEvent: {
+            /** @description Its place in the organization's trail */
+            id: number;
+            /** Format: date-time */
+            at: string;
+            /** Format: uuid */
+            organizationId: string;
+            clientId: string;
+            /** @description The source address Cloudflare's front named */
+            address: string | null;
+            /** @description Catalog operation id */
+            operation: string;
+            /** Format: uuid */
+            platform: string | null;
+            traceId: string;
+            idempotencyKey: string | null;
+            /** @enum {string} */
+            outcome: "applied" | "refused" | "unknown" | "pending";
+            /** @description The error code of a refusal or an unknown outcome */
+            code: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** @description The arguments as JSON text, secrets redacted */
+            args: string;
+        };
+        AuditEventPage: {
+            events: components["schemas"]["AuditEvent"][];
+            /** @description The cursor of the next page; null on the last */
+            nextCursor: string | null;
         };
         /** @description Round trip of a Ping through the platform's manager session. */
         PingResult: {
@@ -7945,6 +8010,118 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "registry.Registry.AuditEvents": {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                clientId?: string;
+                operation?: string;
+                platform?: string;
+                outcome?: "applied" | "refused" | "unknown" | "pending";
+                limit?: number;
+                cursor?: string;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
+            };
+            /** @description Invalid input, or the trading platform refused the request. */
+            400: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown trade platform, or the record was not found. */
+            404: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    "registry.Registry.AuditEventsExport": {
+        parameters: {
+            query?: {
+                from?: string;
+                to?: string;
+                clientId?: string;
+                operation?: string;
+                platform?: string;
+                outcome?: "applied" | "refused" | "unknown" | "pending";
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Invalid input, or the trading platform refused the request. */
+            400: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Unknown trade platform, or the record was not found. */
+            404: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     [name: string]: unknown;
                 };
                 content: {

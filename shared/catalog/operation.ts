@@ -21,9 +21,10 @@ export const TIMEOUT_MAX_S = 300;
 /**
  * OAuth scopes of the API, least privilege first: `webapi` reads (and is what every token carries, the scope existing
  * SDKs ask for), `webapi.write` changes server state and tests account passwords, `webapi.admin` runs destructive and
- * administrative operations. A client is registered with the scopes it may hold; each operation needs exactly one.
+ * administrative operations; `webapi.audit` reads the organization's audit trail (a compliance team's client, which
+ * need hold nothing else). A client is registered with the scopes it may hold; each operation needs exactly one.
  */
-export const SCOPES = ['webapi', 'webapi.write', 'webapi.admin'] as const;
+export const SCOPES = ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const READ_SCOPE: Scope = 'webapi';
 
@@ -111,6 +112,8 @@ export interface Operation<A = any> {
   bodyLimitBytes?: number;
   /** Tests an account's password: failed checks are bounded per account (see PasswordCheck). */
   passwordCheck?: PasswordCheck<A>;
+  /** The whole body is a secret (a password): the audit trail keeps `[redacted]` in its place. */
+  secretBody?: boolean;
   /** How the broker answers the call (entries answered by the edge itself have none). */
   answer?: Answer<A>;
   /** Type-level only: the handler's argument type. */
@@ -139,6 +142,7 @@ export interface OperationInput<P extends SchemaOrNone, Q extends SchemaOrNone, 
   paged?: Paging;
   bodyLimitBytes?: number;
   passwordCheck?: PasswordCheck<ArgsOf<P, Q, B>>;
+  secretBody?: boolean;
   answer?: Answer<ArgsOf<P, Q, B>>;
 }
 

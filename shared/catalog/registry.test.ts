@@ -116,6 +116,35 @@ describe('registry operations', () => {
         mutating: true,
         scope: 'webapi.admin',
       },
+      AuditEvents: {
+        ...local,
+        name: 'AuditEvents',
+        op: 'Registry.AuditEvents',
+        id: 'registry.Registry.AuditEvents',
+        path: '/api/AuditEvents',
+        tag: 'Audit',
+        summary:
+          "The organization's audit trail, oldest first: every call that is not a read, with its client, source, operation, platform, outcome and redacted arguments. Paged by `cursor` (`nextCursor` of the page before).",
+        query: expect.any(Object),
+        response: 'AuditEventPage',
+        read: 'local',
+        scope: 'webapi.audit',
+      },
+      AuditEventsExport: {
+        ...local,
+        name: 'AuditEventsExport',
+        op: 'Registry.AuditEventsExport',
+        id: 'registry.Registry.AuditEventsExport',
+        path: '/api/AuditEvents/Export',
+        tag: 'Audit',
+        summary:
+          'The audit trail as CSV (text/csv), oldest first, with the same filters, streamed: any time range, a month of rows included.',
+        query: expect.any(Object),
+        response: { type: 'string', description: 'CSV with a header row' },
+        timeout: 'history',
+        read: 'local',
+        scope: 'webapi.audit',
+      },
     });
   });
 
@@ -193,6 +222,8 @@ describe('the assembled catalog', () => {
       'registry.Registry.Clients',
       'registry.Registry.Client',
       'registry.Registry.ClientAllowedNetworks',
+      'registry.Registry.AuditEvents',
+      'registry.Registry.AuditEventsExport',
     ]);
     expect(brokerOps).toStrictEqual(new Set(catalog.filter((e) => e.read !== 'local').map((e) => e.op)));
     expect(brokerOps.has('Ping')).toBe(true);

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { defineOperation } from './operation.js';
+import { dateTimeText, intText } from './fields.js';
 
 /**
  * Client ids travel in HTTP Basic credentials, form bodies and paths; unreserved URI characters avoid any ambiguity
@@ -17,6 +18,26 @@ export const clientIdSchema = z
 export const MAX_CLIENT_NETWORKS = 64;
 
 const clientParams = z.object({ clientId: clientIdSchema });
+
+/** The outcomes an audit row can have (workers/audit/auditRecord.ts). */
+export const AUDIT_OUTCOME_NAMES = ['applied', 'refused', 'unknown'] as const;
+/** The most rows one page of the audit trail answers. */
+export const AUDIT_PAGE_MAX = 1000;
+
+/** What the audit trail is read by: a time range (from inclusive, to exclusive), a client, an operation, a platform, an outcome. */
+const auditFilter = {
+  from: dateTimeText('from').optional(),
+  to: dateTimeText('to').optional(),
+  clientId: clientIdSchema.optional(),
+  operation: z
+    .string()
+    .regex(/^[A-Za-z0-9.]{1,128}$/, 'operation must be a catalog operation id (v2.PF4.UserDeposit)')
+    .optional(),
+  platform: z.uuid('platform must be a uuid').optional(),
+  outcome: z
+    .enum(AUDIT_OUTCOME_NAMES, { error: () => `outcome must be one of ${AUDIT_OUTCOME_NAMES.join(', ')}` })
+    .optional(),
+};
 
 export const registryOperations = {
   TradePlatforms: defineOperation({
@@ -116,5 +137,42 @@ export const registryOperations = {
     read: 'local',
     mutating: true,
     scope: 'webapi.admin',
+  }),
+  AuditEvents: defineOperation({
+    name: 'AuditEvents',
+    generation: 'registry',
+    family: null,
+    method: 'GET',
+    path: '/api/AuditEvents',
+    tag: 'Audit',
+    summary:
+      "The organization's audit trail, oldest first: every call that is not a read, with its client, source, operation, platform, outcome and redacted arguments. Paged by `cursor` (`nextCursor` of the page before).",
+    query: z.object({
+      ...auditFilter,
+      limit: intText('limit', 1, AUDIT_PAGE_MAX).optional(),
+      cursor: z
+        .string()
+        .regex(/^\d{1,15}$/, 'cursor must be the nextCursor of a page')
+        .optional(),
+    }),
+    response: 'AuditEventPage',
+    timeout: 'read',
+    read: 'local',
+    scope: 'webapi.audit',
+  }),
+  AuditEventsExport: defineOperation({
+    name: 'AuditEventsExport',
+    generation: 'registry',
+    family: null,
+    method: 'GET',
+    path: '/api/AuditEvents/Export',
+    tag: 'Audit',
+    summary:
+      'The audit trail as CSV (text/csv), oldest first, with the same filters, streamed: any time range, a month of rows included.',
+    query: z.object(auditFilter),
+    response: { type: 'string', description: 'CSV with a header row' },
+    timeout: 'history',
+    read: 'local',
+    scope: 'webapi.audit',
   }),
 };

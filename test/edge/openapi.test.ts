@@ -384,6 +384,7 @@ describe('/openapi.json', () => {
             webapi: expect.any(String),
             'webapi.write': expect.any(String),
             'webapi.admin': expect.any(String),
+            'webapi.audit': expect.any(String),
           },
         },
       },

@@ -168,6 +168,7 @@ describe('RegistryStore', () => {
       disabled: false,
       grantTypes: ['client_credentials'],
       scopes: ['webapi'],
+      allowedNetworks: [],
       created: expect.stringMatching(ISO),
     });
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);

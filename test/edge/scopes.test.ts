@@ -83,7 +83,7 @@ describe('token endpoint', () => {
       status: 400,
       body: {
         error: 'invalid_scope',
-        error_description: 'unknown scope superuser: the scopes are webapi, webapi.write, webapi.admin',
+        error_description: 'unknown scope superuser: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
       },
     });
   });

@@ -10,6 +10,7 @@ import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import {
   failure,
+  OUTCOME_HEADER,
   outcomeOf,
   platformNotFound,
   validation,
@@ -24,6 +25,7 @@ import { queryLists, validateInputs } from '../../shared/catalog/inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 import { readBody } from './requestBody.js';
+import { CallAudit } from '../audit/callAudit.js';
 import { homePlacement, nearPlacement } from '../regions/placement.js';
 import { parsePosition, POSITION_HEADER, POSITION_RULE } from '../../shared/positions.js';
 import { placedStub } from '../regions/objects.js';
@@ -80,9 +82,12 @@ function operationHandler(entry: Operation) {
     const query = queryOf(c.req.url);
     const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), query.get('requestTimeout'));
     const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged, traceId: c.get('traceId') };
+    // A call that is not a read is recorded in its organization's audit trail, refused or not (workers/audit/).
+    const audit = CallAudit.of(c, entry);
     const reply = (r: ShapedResponse | ShapedBytes) => {
       // A body of bytes is a success (`successBytes`).
       c.set('outcome', typeof r.body === 'string' ? outcomeOf(r.status, r.body, entry.generation) : 'ok');
+      audit?.finish(c.get('outcome'), r.headers[OUTCOME_HEADER] === 'unknown');
       return send(r, budget.seconds);
     };
     // HEAD would run the GET (Hono answers HEAD with it): a sync read's rows or a live round trip, lost to a caller
@@ -98,6 +103,7 @@ function operationHandler(entry: Operation) {
     const found = await platformOf(c, platformId);
     const type = found?.platform.type;
     // A platform of the wrong family is as unknown on this route as a foreign one.
+    audit?.addressed(platformId, found?.jurisdiction);
     if (!found || (entry.family !== null && type !== entry.family)) return reply(platformNotFound(ctx, platformId));
     ctx.family = type === 'PF4' || type === 'PF5' ? type : null;
 
@@ -111,6 +117,7 @@ function operationHandler(entry: Operation) {
       params[SPLIT_GROUP_PARAM] = groupOfPath(params[SPLIT_GROUP_PARAM]);
     const inputs = validateInputs(entry, params, { searchParams: query }, body);
     if (!inputs.ok) return reply(validation(ctx, inputs.message));
+    audit?.arguments(inputs.args);
     const after = c.req.header(POSITION_HEADER);
     if (after !== undefined && parsePosition(after) === null)
       return reply(validation(ctx, `${POSITION_HEADER}: ${POSITION_RULE}`));
@@ -154,6 +161,7 @@ function operationHandler(entry: Operation) {
         };
       }
     }
+    audit?.forwarded();
     return reply(await forward(c, ctx, call));
   };
 }

@@ -154,7 +154,10 @@ describe('token endpoint', () => {
       error('unsupported_grant_type', 'only grant_type client_credentials is supported'),
     );
     expect((await token({ ...ok, scope: 'webapi webapi.root all' })).body).toEqual(
-      error('invalid_scope', 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin'),
+      error(
+        'invalid_scope',
+        'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+      ),
     );
     const repeated = await edge()('/connect/token', {
       method: 'POST',
@@ -477,7 +480,7 @@ describe('discovery and keys', () => {
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin'],
+      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit'],
       response_types_supported: ['token'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ES256'],

@@ -9,6 +9,7 @@
  * v2 answers are the contract's named envelope of the operation (`PF4UserApiResponse`) where the contract has one.
  */
 import { z } from 'zod';
+import { AUDIT_OUTCOME_NAMES } from '../../shared/catalog/registry.js';
 import {
   catalog,
   publishedSchemas,
@@ -34,6 +35,7 @@ const SCOPE_TEXT: Record<Scope, string> = {
   webapi: 'Read: every operation that does not change server state, password checks excepted (every token carries it)',
   'webapi.write': 'Change server state: creates, updates, trades; and check account passwords',
   'webapi.admin': 'Destructive and administrative operations (confirm=true on v2), plugin commands',
+  'webapi.audit': "Read the organization's audit trail (every call that is not a read)",
 };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (s: Schema) => ({ anyOf: [s, { type: 'null' }] });
@@ -80,6 +82,48 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
           'Networks (canonical CIDR) its token requests, calls and streams must come from; empty: any source.',
       },
       created: { type: 'string', format: 'date-time' },
+    },
+  },
+  AuditEvent: {
+    type: 'object',
+    description: 'One call that is not a read, as the audit trail recorded it (docs/audit.md).',
+    required: [
+      'id',
+      'at',
+      'organizationId',
+      'clientId',
+      'address',
+      'operation',
+      'platform',
+      'traceId',
+      'idempotencyKey',
+      'outcome',
+      'code',
+      'completedAt',
+      'args',
+    ],
+    properties: {
+      id: { type: 'integer', description: "Its place in the organization's trail" },
+      at: { type: 'string', format: 'date-time' },
+      organizationId: { type: 'string', format: 'uuid' },
+      clientId: { type: 'string' },
+      address: { type: ['string', 'null'], description: "The source address Cloudflare's front named" },
+      operation: { type: 'string', description: 'Catalog operation id' },
+      platform: { type: ['string', 'null'], format: 'uuid' },
+      traceId: { type: 'string' },
+      idempotencyKey: { type: ['string', 'null'] },
+      outcome: { type: 'string', enum: [...AUDIT_OUTCOME_NAMES] },
+      code: { type: ['string', 'null'], description: 'The error code of a refusal or an unknown outcome' },
+      completedAt: { type: ['string', 'null'], format: 'date-time' },
+      args: { type: 'string', description: 'The arguments as JSON text, secrets redacted' },
+    },
+  },
+  AuditEventPage: {
+    type: 'object',
+    required: ['events', 'nextCursor'],
+    properties: {
+      events: { type: 'array', items: ref('AuditEvent') },
+      nextCursor: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last' },
     },
   },
   PingResult: {

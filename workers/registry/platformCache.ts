@@ -10,7 +10,7 @@
  * remembered found or not: an unknown client id stays unknown for the cache time (a client is registered before it
  * can hold a token, so this only delays an id re-registered right after its removal).
  */
-import type { ClientStanding, PlatformEntry } from './records.js';
+import type { AdminOrganization, ClientStanding, PlatformEntry } from './records.js';
 import { WORKER_DEFAULTS } from '../../shared/environment.js';
 
 const MAX_ENTRIES = 10_000;
@@ -42,6 +42,7 @@ class ShortLivedCache<T> {
 
 const platforms = new ShortLivedCache<PlatformEntry>(false);
 const clients = new ShortLivedCache<ClientStanding | null>(true);
+const organizations = new ShortLivedCache<AdminOrganization>(false);
 
 export function cachedPlatform(
   organizationId: string,
@@ -59,4 +60,13 @@ export async function cachedClientStanding(
   load: () => Promise<ClientStanding | null>,
 ): Promise<ClientStanding | null> {
   return (await clients.get(clientId, ttlSeconds, load)) ?? null;
+}
+
+/** The organization with its jurisdiction (where its audit trail lives), as read at most `ttlSeconds` ago. */
+export function cachedOrganization(
+  organizationId: string,
+  ttlSeconds: number,
+  load: () => Promise<AdminOrganization | null>,
+): Promise<AdminOrganization | null> {
+  return organizations.get(organizationId.toLowerCase(), ttlSeconds, load);
 }

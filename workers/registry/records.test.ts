@@ -52,11 +52,11 @@ describe('client scopes', () => {
   it('refuse unknown names, naming each and the known ones', () => {
     expect(clientScopes('webapi.root webapi.write all')).toEqual({
       ok: false,
-      message: 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin',
+      message: 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
     });
     expect(clientScopes(['WEBAPI'])).toEqual({
       ok: false,
-      message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin',
+      message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
     });
   });
 

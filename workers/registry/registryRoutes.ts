@@ -18,7 +18,8 @@ import { uuidSchema } from './ids.js';
 import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
 import { cachedPlatform } from './platformCache.js';
-import { refuse, unknownPlatform } from '../envelope/index.js';
+import { refuse, statusOutcome, unknownPlatform } from '../envelope/index.js';
+import { CallAudit } from '../audit/callAudit.js';
 import { scopeRefusal } from '../auth/requireScope.js';
 import { validateInputs } from '../../shared/catalog/inputs.js';
 import { readBody } from '../api/requestBody.js';
@@ -44,30 +45,45 @@ export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntr
 }
 
 /**
- * The entry's scope and time budget checked and answered around its handler, and its path and body validated
- * against the entry (the handler gets the arguments).
+ * A route the edge answers itself (`read: 'local'`): the entry's scope and time budget checked and answered around
+ * its handler, its path, query and body validated against the entry (the handler gets the arguments), and a change
+ * recorded in the audit trail.
  */
-function budgeted(
+export function localRoute(
   entry: Operation,
   handler: (c: Context<AppEnv>, args: Record<string, unknown>) => Promise<Response>,
 ): (c: Context<AppEnv>) => Response | Promise<Response> {
   return async (c) => {
-    const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
-    c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
-    const scoped = scopeRefusal(entry, callerOf(c), {
-      generation: 'v1',
-      family: null,
-      paged: false,
-      traceId: c.get('traceId'),
-    });
-    if (scoped) return c.body(scoped.body, scoped.status as 403, { 'content-type': JSON_TYPE, ...scoped.headers });
-    if (!budget.ok) return refuse(c, { kind: 'Validation', message: budget.message });
-    if (!entry.params && !entry.body) return handler(c, {});
-    const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
-    const inputs = validateInputs(entry, { ...c.req.param() }, new URL(c.req.url), body);
-    if (!inputs.ok) return refuse(c, { kind: 'Validation', message: inputs.message });
-    return handler(c, inputs.args);
+    // An admin change is recorded in the organization's audit trail, refused or not (workers/audit/).
+    const audit = CallAudit.of(c, entry);
+    const answer = await checkedCall(c, entry, handler, audit);
+    audit?.finish(statusOutcome(answer.status), false);
+    return answer;
   };
+}
+
+async function checkedCall(
+  c: Context<AppEnv>,
+  entry: Operation,
+  handler: (c: Context<AppEnv>, args: Record<string, unknown>) => Promise<Response>,
+  audit: CallAudit | null,
+): Promise<Response> {
+  const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
+  c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
+  const scoped = scopeRefusal(entry, callerOf(c), {
+    generation: 'v1',
+    family: null,
+    paged: false,
+    traceId: c.get('traceId'),
+  });
+  if (scoped) return c.body(scoped.body, scoped.status as 403, { 'content-type': JSON_TYPE, ...scoped.headers });
+  if (!budget.ok) return refuse(c, { kind: 'Validation', message: budget.message });
+  if (!entry.params && !entry.query && !entry.body) return handler(c, {});
+  const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
+  const inputs = validateInputs(entry, { ...c.req.param() }, new URL(c.req.url), body);
+  if (!inputs.ok) return refuse(c, { kind: 'Validation', message: inputs.message });
+  audit?.arguments(inputs.args);
+  return handler(c, inputs.args);
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -83,14 +99,14 @@ export function registryRoutes(): Hono<AppEnv> {
 
   app.get(
     '/api/TradePlatforms',
-    budgeted(registryOperations.TradePlatforms, async (c) => {
+    localRoute(registryOperations.TradePlatforms, async (c) => {
       return c.json(await new RegistryStore(c.env.DB).listPlatforms(callerOf(c).organizationId));
     }),
   );
 
   app.get(
     '/api/TradePlatforms/:tradePlatform',
-    budgeted(registryOperations.TradePlatform, async (c) => {
+    localRoute(registryOperations.TradePlatform, async (c) => {
       const id = c.req.param('tradePlatform') ?? '';
       if (!uuidSchema.safeParse(id).success)
         return refuse(c, { kind: 'Validation', message: 'tradePlatform must be a uuid' });
@@ -102,21 +118,21 @@ export function registryRoutes(): Hono<AppEnv> {
 
   app.get(
     '/api/Organizations',
-    budgeted(registryOperations.Organizations, async (c) => {
+    localRoute(registryOperations.Organizations, async (c) => {
       return c.json(await new RegistryStore(c.env.DB).listOrganizations(callerOf(c).organizationId));
     }),
   );
 
   app.get(
     '/api/Clients',
-    budgeted(registryOperations.Clients, async (c) => {
+    localRoute(registryOperations.Clients, async (c) => {
       return c.json(await new RegistryStore(c.env.DB).listClients(callerOf(c).organizationId));
     }),
   );
 
   app.get(
     '/api/Clients/:clientId',
-    budgeted(registryOperations.Client, async (c, args) => {
+    localRoute(registryOperations.Client, async (c, args) => {
       const clientId = args.clientId as string;
       const client = await new RegistryStore(c.env.DB).findOrganizationClient(callerOf(c).organizationId, clientId);
       if (!client) return refuse(c, { kind: 'NotFound', message: `client ${clientId} not found` });
@@ -126,7 +142,7 @@ export function registryRoutes(): Hono<AppEnv> {
 
   app.put(
     '/api/Clients/:clientId/AllowedNetworks',
-    budgeted(registryOperations.ClientAllowedNetworks, async (c, args) => {
+    localRoute(registryOperations.ClientAllowedNetworks, async (c, args) => {
       const clientId = args.clientId as string;
       const { allowedNetworks } = args.body as { allowedNetworks: string[] };
       const checked = clientNetworks(allowedNetworks);

@@ -497,7 +497,7 @@ describe('administration writes', () => {
     });
     expect(await refusal(store.addClient({ organizationId: ORG_A, scopes: ['webapi.root'] }))).toMatchObject({
       kind: 'invalid',
-      message: 'unknown scope webapi.root: the scopes are webapi, webapi.write, webapi.admin',
+      message: 'unknown scope webapi.root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
     });
     expect(await refusal(store.addClient({ organizationId: ORG_B, clientId: 'reader' }))).toMatchObject({
       kind: 'conflict',
