@@ -7250,7 +7250,7 @@ export interface components {
             traceId: string;
             idempotencyKey: string | null;
             /** @enum {string} */
-            outcome: "applied" | "refused" | "unknown" | "pending";
+            outcome: "applied" | "refused" | "unknown";
             /** @description The error code of a refusal or an unknown outcome */
             code: string | null;
             /** Format: date-time */
@@ -8026,7 +8026,7 @@ export interface operations {
                 clientId?: string;
                 operation?: string;
                 platform?: string;
-                outcome?: "applied" | "refused" | "unknown" | "pending";
+                outcome?: "applied" | "refused" | "unknown";
                 limit?: number;
                 cursor?: string;
                 /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
@@ -8083,7 +8083,7 @@ export interface operations {
                 clientId?: string;
                 operation?: string;
                 platform?: string;
-                outcome?: "applied" | "refused" | "unknown" | "pending";
+                outcome?: "applied" | "refused" | "unknown";
                 /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
                 requestTimeout?: number;
             };

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ORG_A, ORG_B, PF4_A } from '../support/edge.js';
 import { edgeWithFakeBroker, type FakeBroker } from './gatewayFakeBroker.js';
 import { until } from '../support/until.js';
+import { objectCall } from '../../launcher/edge.js';
 import type { TestEdge } from '../support/edge.js';
 
 const setup = edgeWithFakeBroker({ REGISTRY_CACHE_SECONDS: '0' });
@@ -268,5 +269,36 @@ describe('reading', () => {
     expect((await call('GET', '/api/AuditEvents?from=yesterday', auditor)).body.errorDescription).toBe(
       'from: from must be an ISO 8601 date-time',
     );
+  });
+
+  // Last: it fills the other organization's trail, which the test before reads as empty.
+  it('exports a trail of many pages whole and in order, a page of 1,000 rows at a time', async () => {
+    const rows = Array.from({ length: 2345 }, (_, i) => ({
+      uid: randomUUID(),
+      at: new Date(Date.UTC(2026, 10, 1) + i * 1000).toISOString(),
+      organizationId: ORG_B,
+      clientId: 'foreign-auditor',
+      address: '198.51.100.7',
+      operation: 'v2.PF4.UserDepositChange',
+      platform: null,
+      traceId: `trace-${i}`,
+      idempotencyKey: null,
+      outcome: 'applied',
+      code: null,
+      args: JSON.stringify({ login: 7, body: { amount: i, comment: 'a, "quoted" comment' } }),
+      sent: true,
+    }));
+    for (let at = 0; at < rows.length; at += 500)
+      await objectCall(edge.miniflare, 'AUDIT', `audit:${ORG_B}`, 'record', rows.slice(at, at + 500));
+    const csv = await call('GET', '/api/AuditEvents/Export?to=2026-12-01T00:00:00Z', foreignAuditor);
+    const lines = csv.text.split('\r\n').slice(1, -1);
+    expect(lines).toHaveLength(2345);
+    expect(lines.map((l) => l.split(',')[7])).toEqual(rows.map((r) => r.traceId));
+    expect(lines[5]).toContain(',"{""login"":7,""body"":{""amount"":5,""comment"":""a, \\""quoted\\"" comment""}}"');
+    // A second record of the same rows (a batch retried) stores nothing twice.
+    await objectCall(edge.miniflare, 'AUDIT', `audit:${ORG_B}`, 'record', rows.slice(0, 10));
+    const page = (await call('GET', '/api/AuditEvents?limit=1000&cursor=2000', foreignAuditor)).body;
+    expect(page.events.map((e: any) => e.traceId)).toEqual(rows.slice(2000).map((r) => r.traceId));
+    expect(page.nextCursor).toBeNull();
   });
 });
