@@ -34,6 +34,16 @@ interface ClockedLedger {
   refusal(input: GatewayCall): Promise<string | null>;
 }
 
+/** What the tests use of the audit trail (workers/audit/auditTrail.ts, Workers-typed). */
+interface AuditTrailStub {
+  record(rows: unknown[]): Promise<void>;
+  page(
+    filter: object,
+    after: number,
+    limit: number,
+  ): Promise<{ events: Array<Record<string, unknown>>; next: number | null }>;
+}
+
 let worker: TestingWorker;
 
 beforeAll(async () => {
@@ -44,6 +54,7 @@ beforeAll(async () => {
       durableObjects: {
         IDEMPOTENCY: { className: 'ClockedLedger', useSQLite: true },
         LINKS: { className: 'CountingLink', useSQLite: true },
+        AUDIT: { className: 'AuditTrail', useSQLite: true },
       },
     },
   ]);
@@ -443,6 +454,48 @@ describe('the follow-up alarm', () => {
     const was = await k.counts();
     expect(body(await k.send())).toMatchObject({ data: { login: 5 }, error: null });
     expect(await k.counts()).toStrictEqual(was);
+  });
+
+  it("completes the organization's audit rows of the key with the outcome a follow-up learns", async () => {
+    const organization = randomUUID();
+    const k = await fresh(24);
+    const audited = (over: Partial<GatewayCall> = {}) =>
+      k.send({ idempotency: { ...k.input().idempotency!, organization }, ...over });
+    const trail = await worker.object<AuditTrailStub>('AUDIT', `audit:${organization}`);
+    await k.ledger.planLink({ sends: [UNKNOWN] });
+    await audited();
+    // The edge recorded the call as its caller got it: unknown.
+    const clientKey = k.key.slice(k.key.indexOf(':') + 1);
+    await trail.record([
+      {
+        uid: randomUUID(),
+        at: new Date().toISOString(),
+        organizationId: organization,
+        clientId: 'client-a',
+        address: null,
+        operation: 'v2.PF4.UserRecordNew',
+        platform: null,
+        traceId: 'trace-unknown',
+        idempotencyKey: clientKey,
+        outcome: 'unknown',
+        code: 'NoConnect',
+        args: '{}',
+        sent: true,
+      },
+    ]);
+    await k.ledger.advanceClock(5 * SECOND);
+    await k.ledger.planLink({ queries: [settledOk({ login: 6 })] });
+    await k.ledger.runAlarm();
+    const completed = await until(async () => {
+      const [row] = plain(await trail.page({}, 0, 10)).events;
+      return row?.outcome === 'applied' ? row : null;
+    }, 'the completed audit row');
+    expect(completed).toMatchObject({
+      traceId: 'trace-unknown',
+      outcome: 'applied',
+      code: null,
+      idempotencyKey: clientKey,
+    });
   });
 
   it('is armed for the earliest expiry, purges what expired and is cleared when nothing is left', async () => {

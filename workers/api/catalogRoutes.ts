@@ -158,6 +158,7 @@ function operationHandler(entry: Operation) {
             lists,
           ),
           retentionHours: configOf(c.env).IDEMPOTENCY_RETENTION_HOURS,
+          ...(audit ? { organization: c.get('caller').organizationId } : {}),
         };
       }
     }

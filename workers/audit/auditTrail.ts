@@ -4,9 +4,9 @@
  *
  * - The edge sends the rows of answered calls in batches (`record`, callAudit.ts), each batch one transaction; a row
  *   sent again (a batch retried after its answer was lost) is stored once, by its `uid`.
- * - An `unknown` outcome is completed when it becomes known: a later call of the same client with the same
- *   Idempotency-Key that was sent and learned an outcome (the key's ledger ran or replayed it) completes the unknown
- *   rows of that key.
+ * - An `unknown` outcome is completed when it becomes known: by the key's ledger when its follow-up learns it
+ *   (`settle`), or by a later call of the same client with the same Idempotency-Key that was sent and learned an
+ *   outcome (the key's ledger ran or replayed it).
  * - Rows older than AUDIT_RETENTION_DAYS are deleted by the object's alarm, once a day while it holds any.
  * - `page` answers rows in the order they were recorded, filtered, at most MAX_PAGE at a time, with the cursor of the
  *   next page; the CSV export walks the pages, so no answer holds more than one page.
@@ -99,6 +99,14 @@ export class AuditTrail extends DurableObject<Env> {
         this.settleKey(row.clientId, row.idempotencyKey, row.outcome, row.code, now);
     }
     if (!this.alarmArmed) void this.arm();
+  }
+
+  /**
+   * The outcome its ledger learned for a key (a follow-up of a call answered `unknown`): the key's rows still `unknown`
+   * are completed with it.
+   */
+  settle(clientId: string, idempotencyKey: string, outcome: 'applied' | 'refused', code: string | null): void {
+    this.settleKey(clientId, idempotencyKey, outcome, code, new Date().toISOString());
   }
 
   /** One page of the trail, oldest first. */

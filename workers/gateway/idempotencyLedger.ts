@@ -33,13 +33,15 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
+import type { AuditTrail } from '../audit/auditTrail.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
-import type { OutcomeReport } from '../../shared/frames.js';
+import type { CallResult, OutcomeReport } from '../../shared/frames.js';
 import { failure, refusal, validation, type ShapeContext } from '../envelope/index.js';
 import { pickLink } from './names.js';
 import { placementOfText, placementText, type Placement } from '../regions/placement.js';
-import { namespaceIn } from '../regions/objects.js';
+import { namespaceIn, placedStub } from '../regions/objects.js';
+import { auditName } from '../audit/auditRecord.js';
 import { isJurisdiction } from '../../shared/regions.js';
 import { shapeAnswer } from './platformLink.js';
 import {
@@ -106,6 +108,8 @@ interface KeyRow extends Record<string, SqlStorageValue> {
   created: number;
   expires: number;
   check_at: number | null;
+  /** The caller's organization, whose audit trail a learned outcome completes; null in older rows and without a trail. */
+  organization: string | null;
 }
 
 /** A first call's completion waiting for its commit (a decided answer's: nobody waits, `done` and `failed` log only). */
@@ -155,11 +159,14 @@ export class IdempotencyLedger extends DurableObject<Env> {
       created INTEGER NOT NULL,
       expires INTEGER NOT NULL,
       check_at INTEGER,
-      link_place TEXT
+      link_place TEXT,
+      organization TEXT
     )`);
     // A ledger created before regions has the table without the column: added once, the rows keeping null.
-    if (!this.sql.exec('SELECT * FROM idempotency_keys LIMIT 0').columnNames.includes('link_place'))
-      this.sql.exec('ALTER TABLE idempotency_keys ADD COLUMN link_place TEXT');
+    const columns = this.sql.exec('SELECT * FROM idempotency_keys LIMIT 0').columnNames;
+    if (!columns.includes('link_place')) this.sql.exec('ALTER TABLE idempotency_keys ADD COLUMN link_place TEXT');
+    // A ledger created before the audit trail: the column added once, its rows completing no trail.
+    if (!columns.includes('organization')) this.sql.exec('ALTER TABLE idempotency_keys ADD COLUMN organization TEXT');
     this.sql.exec('CREATE INDEX IF NOT EXISTS idempotency_keys_by_expiry ON idempotency_keys (expires)');
     this.sql.exec('CREATE UNIQUE INDEX IF NOT EXISTS idempotency_keys_by_call ON idempotency_keys (call_id)');
     this.sql.exec(
@@ -308,8 +315,8 @@ export class IdempotencyLedger extends DurableObject<Env> {
     const now = Date.now();
     const expires = now + idem.retentionHours * 3_600_000;
     this.sql.exec(
-      `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, link_place, shape, response, created, expires, check_at)
-       VALUES (?, ?, 'inflight', ?, ?, ?, ?, ?, NULL, ?, ?, NULL)`,
+      `INSERT INTO idempotency_keys (key, request_hash, state, call_id, platform, broker_url, link_place, shape, response, created, expires, check_at, organization)
+       VALUES (?, ?, 'inflight', ?, ?, ?, ?, ?, NULL, ?, ?, NULL, ?)`,
       idem.key,
       idem.requestHash,
       callId,
@@ -319,6 +326,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
       JSON.stringify(ctx),
       now,
       expires,
+      idem.organization ?? null,
     );
     // Completions waiting to be written go into this commit: one durable write per key while keys keep coming.
     this.writeCompletions();
@@ -433,6 +441,38 @@ export class IdempotencyLedger extends DurableObject<Env> {
     }
   }
 
+  /**
+   * The outcome a report settled, for the organization's audit trail: its rows of the key still `unknown` are completed
+   * with it (workers/audit/auditTrail.ts). Not waited for; a trail that cannot be reached leaves them unknown (logged),
+   * and a retry under the key completes them too.
+   */
+  private completeAudit(row: KeyRow, result: CallResult): void {
+    if (!row.organization) return;
+    if (!result.ok && result.outcome === 'unknown') return;
+    const colon = row.key.indexOf(':');
+    const [clientId, key] = [row.key.slice(0, colon), row.key.slice(colon + 1)];
+    const outcome = result.ok ? 'applied' : 'refused';
+    const code = result.ok ? null : result.error.code;
+    // The key's home link objects are in its organization's jurisdiction, as its trail is.
+    const { jurisdiction } = placementOfText(row.link_place, {
+      region: configOf(this.env).HOME_REGION,
+      jurisdiction: null,
+    });
+    const trail = placedStub<AuditTrail>(this.env.AUDIT, auditName(row.organization), {
+      region: configOf(this.env).HOME_REGION,
+      jurisdiction,
+    });
+    this.ctx.waitUntil(
+      trail
+        .settle(clientId, key, outcome, code)
+        .catch((error: unknown) =>
+          console.warn(
+            JSON.stringify({ msg: 'audit outcome not completed', callId: row.call_id, error: String(error) }),
+          ),
+        ),
+    );
+  }
+
   /** Applies the broker's report on a call id (a late push, a retry's query or a follow-up). */
   private apply(callId: string, report: OutcomeAnswer): void {
     if (report.state === 'pending' || report.state === 'unreachable') return;
@@ -443,6 +483,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
     const ctx = JSON.parse(row.shape) as ShapeContext;
     if (report.state === 'settled') {
       this.resolve(ctx, callId, report.result, shapeAnswer(ctx, report.result));
+      this.completeAudit(row, report.result);
       return;
     }
     const reason = report.state === 'lost' ? report.reason : 'the broker no longer knows the call';

@@ -52,6 +52,11 @@ export interface IdempotencyInput {
   requestHash: string;
   /** Hours a stored answer is replayed for. */
   retentionHours: number;
+  /**
+   * The caller's organization, whose audit trail the ledger completes when a follow-up learns the outcome of a call
+   * answered `unknown` (workers/audit/); absent from calls of an edge without a trail.
+   */
+  organization?: string;
 }
 
 export type GatewayResponse = ShapedResponse;

@@ -5,11 +5,13 @@
  * answers keyed sends and outcome queries as the test scripted them (by default: the broker's success, and "no longer
  * known"), holds a send until the test releases it, and logs what it was asked. The purge alarm is armed on the
  * moved clock too, so moving the clock past a key's expiry leaves the alarm hours ahead in real time: what the ledger
- * answers then is its own expiry check alone, and the alarm's follow-ups run when the test says (`runAlarm`). Not
- * part of the edge's bundle.
+ * answers then is its own expiry check alone, and the alarm's follow-ups run when the test says (`runAlarm`). The real
+ * AuditTrail is bound beside them. Not part of the edge's bundle.
  */
 import { DurableObject } from 'cloudflare:workers';
 import { IdempotencyLedger } from '../../../workers/gateway/idempotencyLedger.js';
+// The real audit trail, which a ledger completes when a follow-up learns an outcome.
+export { AuditTrail } from '../../../workers/audit/auditTrail.js';
 import type { GatewayCall, KeyedSend, LinkAnswer, OutcomeAnswer } from '../../../workers/gateway/messages.js';
 import type { LinkLog, QueryPlan, SendPlan } from './linkScript.js';
 import { COVERAGE_PATH } from '../../mutation/coveragePath.js';
