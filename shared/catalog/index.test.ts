@@ -70,7 +70,14 @@ describe('operation catalog', () => {
   });
 
   it('names response schemas that exist in the contract (or registry records)', () => {
-    const registry = new Set(['TradePlatform', 'Organization', 'PingResult', 'ApiClient', 'AuditEventPage', ...Object.keys(CON_COMMON_SCHEMAS)]);
+    const registry = new Set([
+      'TradePlatform',
+      'Organization',
+      'PingResult',
+      'ApiClient',
+      'AuditEventPage',
+      ...Object.keys(CON_COMMON_SCHEMAS),
+    ]);
     for (const { id, response } of catalog) {
       if (typeof response !== 'string') continue;
       const name = response.replace(/\[\]$/, '');

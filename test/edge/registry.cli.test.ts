@@ -677,7 +677,9 @@ describe('registry CLI', () => {
     expect(writer.scopes).toEqual(['webapi', 'webapi.write']);
     const bad = await registry('client', 'add', '--org', org.id, '--scopes', 'webapi,root');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--scopes: unknown scope root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit');
+    expect(bad.stderr).toContain(
+      '--scopes: unknown scope root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+    );
 
     const changed = await registry('client', 'scopes', reader.clientId, 'webapi.admin,webapi.write');
     expect(changed.code).toBe(0);

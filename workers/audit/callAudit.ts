@@ -29,6 +29,8 @@ import { auditName, outcomeOf, redactedArgs, type AuditRow } from './auditRecord
 /** How long the first row of a window waits for others to go with it; the most rows of one batch. */
 export const WINDOW_MS = 100;
 const MAX_BATCH = 1000;
+/** A window not sent this long after it began was cut off with its request. */
+const STUCK_WINDOW_MS = 10_000;
 /** Tries of a batch the trail did not take, after the first, and the wait before each. */
 const RETRY_DELAYS_MS = [1_000, 5_000];
 
@@ -115,14 +117,17 @@ export async function auditTrailOf(c: Context<AppEnv>, known?: Jurisdiction | nu
  */
 class TrailBatches {
   private rows: AuditRow[] = [];
-  private waiting = false;
+  /** When the window waiting to be sent began; null: none. */
+  private waitingSince: number | null = null;
 
   add(c: Context<AppEnv>, jurisdiction: Jurisdiction | null | undefined, row: AuditRow): void {
     this.rows.push(row);
-    if (this.waiting) return;
-    this.waiting = true;
+    const now = Date.now();
+    // A window whose request was cut off before its timer ran is not waited for: the next request sends its rows.
+    if (this.waitingSince !== null && now - this.waitingSince < STUCK_WINDOW_MS) return;
+    this.waitingSince = now;
     const sent = new Promise<void>((resolve) => setTimeout(resolve, WINDOW_MS)).then(async () => {
-      this.waiting = false;
+      this.waitingSince = null;
       while (this.rows.length > 0) await send(c, jurisdiction, this.rows.splice(0, MAX_BATCH));
     });
     try {
