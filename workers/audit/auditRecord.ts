@@ -121,8 +121,8 @@ export function outcomeOf(outcome: string, unknown: boolean): Pick<AuditEvent, '
   return outcome === 'ok' ? { outcome: 'applied', code: null } : { outcome: 'refused', code: outcome };
 }
 
-/** The CSV export's columns, in order: the fields of AuditEvent. */
-export const CSV_COLUMNS = [
+/** The fields of AuditEvent in order: the CSV export's columns and the published record's. */
+export const AUDIT_EVENT_FIELDS = [
   'id',
   'at',
   'organizationId',
@@ -138,7 +138,7 @@ export const CSV_COLUMNS = [
   'args',
 ] as const satisfies ReadonlyArray<keyof AuditEvent>;
 
-export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
+export const CSV_HEADER = `${AUDIT_EVENT_FIELDS.join(',')}\r\n`;
 
 /**
  * One row as a CSV line (RFC 4180: CRLF line ends, a field holding a comma, a quote or a line break quoted, quotes
@@ -147,7 +147,7 @@ export const CSV_HEADER = `${CSV_COLUMNS.join(',')}\r\n`;
  * runs nothing.
  */
 export function csvLine(event: AuditEvent): string {
-  return `${CSV_COLUMNS.map((column) => csvField(event[column])).join(',')}\r\n`;
+  return `${AUDIT_EVENT_FIELDS.map((column) => csvField(event[column])).join(',')}\r\n`;
 }
 
 function csvField(value: string | number | null): string {

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { AUDIT_OUTCOME_NAMES } from '../../shared/catalog/registry.js';
+import { AUDIT_EVENT_FIELDS } from '../audit/auditRecord.js';
 import {
   catalog,
   publishedSchemas,
@@ -87,21 +88,7 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
   AuditEvent: {
     type: 'object',
     description: 'One call that is not a read, as the audit trail recorded it (docs/audit.md).',
-    required: [
-      'id',
-      'at',
-      'organizationId',
-      'clientId',
-      'address',
-      'operation',
-      'platform',
-      'traceId',
-      'idempotencyKey',
-      'outcome',
-      'code',
-      'completedAt',
-      'args',
-    ],
+    required: [...AUDIT_EVENT_FIELDS],
     properties: {
       id: { type: 'integer', description: "Its place in the organization's trail" },
       at: { type: 'string', format: 'date-time' },
