@@ -106,7 +106,7 @@ describe('parseNetwork', () => {
     });
     expect(parseNetwork('::ffff:10.0.0.0/95')).toEqual({
       ok: false,
-      reason: '::ffff:10.0.0.0/95 has no valid prefix length (0 to 128)',
+      reason: '::ffff:10.0.0.0/95 has no valid prefix length (96 to 128 for an IPv4-mapped network)',
     });
   });
 });

@@ -134,7 +134,10 @@ export function parseNetwork(entry: string): { ok: true; network: Network } | { 
     // An IPv4-mapped network's prefix counts the 96 bits of the mapping.
     const offset = v6 !== null && isMapped(v6) ? 96 : 0;
     if (!/^\d{1,3}$/.test(bits) || Number(bits) < offset || Number(bits) - offset > max)
-      return { ok: false, reason: `${entry} has no valid prefix length (0 to ${max + offset})` };
+      return {
+        ok: false,
+        reason: `${entry} has no valid prefix length (${offset > 0 ? `${offset} to ${max + offset} for an IPv4-mapped network` : `0 to ${max}`})`,
+      };
     prefix = Number(bits) - offset;
   }
   const network = { bytes: masked(bytes, prefix), prefix };

@@ -7257,6 +7257,8 @@ export interface components {
             completedAt: string | null;
             /** @description The arguments as JSON text, secrets redacted */
             args: string;
+            /** @description The answer was an earlier call's, replayed under the same Idempotency-Key: nothing was sent again */
+            replayed: boolean;
         };
         AuditEventPage: {
             events: components["schemas"]["AuditEvent"][];

@@ -103,6 +103,7 @@ describe('recording', () => {
         code: null,
         completedAt: expect.any(String),
         args: JSON.stringify({ body: { group: 'demo', name: 'Ann' } }),
+        replayed: false,
       },
     ]);
     expect(Date.parse(rows[0].completedAt)).toBeGreaterThanOrEqual(Date.parse(rows[0].at));
@@ -147,8 +148,18 @@ describe('recording', () => {
     expect(retry.body).toMatchObject({ data: { login: 5003 }, error: null });
     expect(retry.headers.get('idempotency-replayed')).toBe('true');
     await until(async () => (await rowsOf(traceOf(lost)))[0]?.outcome === 'applied', 'the completed row');
-    expect((await rowsOf(traceOf(lost)))[0]).toMatchObject({ outcome: 'applied', code: null, idempotencyKey: key });
-    expect((await rowsOf(traceOf(retry)))[0]).toMatchObject({ outcome: 'applied', idempotencyKey: key });
+    expect((await rowsOf(traceOf(lost)))[0]).toMatchObject({
+      outcome: 'applied',
+      code: null,
+      idempotencyKey: key,
+      replayed: false,
+    });
+    // The retry changed nothing again: its row (its own trace, though the replayed body names the first call's) says
+    // it was the first call's answer, replayed.
+    const retryTrace = retry.headers.get('traceparent')!.split('-')[1];
+    expect(retryTrace).not.toBe(traceOf(lost));
+    await until(async () => (await rowsOf(retryTrace)).length === 1, 'the retry row');
+    expect((await rowsOf(retryTrace))[0]).toMatchObject({ outcome: 'applied', idempotencyKey: key, replayed: true });
   });
 
   it('never stores a secret: password bodies and secret members are redacted', async () => {
@@ -244,13 +255,13 @@ describe('reading', () => {
     expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="audit-/);
     const lines = csv.text.split('\r\n');
     expect(lines[0]).toBe(
-      'id,at,organizationId,clientId,address,operation,platform,traceId,idempotencyKey,outcome,code,completedAt,args',
+      'id,at,organizationId,clientId,address,operation,platform,traceId,idempotencyKey,outcome,code,completedAt,args,replayed',
     );
     expect(lines.at(-1)).toBe('');
     expect(lines.length - 2).toBe(all.length);
     const first = all[0];
     expect(lines[1].startsWith(`${first.id},${first.at},${ORG_A},${first.clientId},,${first.operation},`)).toBe(true);
-    expect(lines[1].endsWith(`,"${first.args.replaceAll('"', '""')}"`)).toBe(true);
+    expect(lines[1].endsWith(`,"${first.args.replaceAll('"', '""')}",${first.replayed}`)).toBe(true);
     const refusedOnly = await call('GET', '/api/AuditEvents/Export?outcome=refused', auditor);
     expect(
       refusedOnly.text

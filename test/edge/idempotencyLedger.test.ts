@@ -37,6 +37,7 @@ interface ClockedLedger {
 /** What the tests use of the audit trail (workers/audit/auditTrail.ts, Workers-typed). */
 interface AuditTrailStub {
   record(rows: unknown[]): Promise<void>;
+  settle(clientId: string, idempotencyKey: string, outcome: string, code: string | null): Promise<void>;
   page(
     filter: object,
     after: number,
@@ -496,6 +497,33 @@ describe('the follow-up alarm', () => {
       code: null,
       idempotencyKey: clientKey,
     });
+  });
+
+  it("completes a key's unknown row that reaches the trail after its ledger vouched for the outcome", async () => {
+    const organization = randomUUID();
+    const trail = await worker.object<AuditTrailStub>('AUDIT', `audit:${organization}`);
+    await trail.settle('client-a', 'late-key', 'refused', 'InvalidParam');
+    const row = (traceId: string, idempotencyKey: string) => ({
+      uid: randomUUID(),
+      at: new Date().toISOString(),
+      organizationId: organization,
+      clientId: 'client-a',
+      address: null,
+      operation: 'v2.PF4.UserRecordNew',
+      platform: null,
+      traceId,
+      idempotencyKey,
+      outcome: 'unknown',
+      code: 'NoConnect',
+      args: '{}',
+      replayed: false,
+    });
+    await trail.record([row('late', 'late-key'), row('other', 'other-key')]);
+    const events = plain(await trail.page({}, 0, 10)).events;
+    expect(events.map((e) => [e.traceId, e.outcome, e.code])).toEqual([
+      ['late', 'refused', 'InvalidParam'],
+      ['other', 'unknown', 'NoConnect'],
+    ]);
   });
 
   it('is armed for the earliest expiry, purges what expired and is cleared when nothing is left', async () => {

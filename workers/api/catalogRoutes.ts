@@ -25,7 +25,8 @@ import { queryLists, validateInputs } from '../../shared/catalog/inputs.js';
 import { resolveTimeout, TIMEOUT_APPLIED_HEADER, TIMEOUT_HEADER } from './timeout.js';
 import { canonicalPath, IDEMPOTENCY_HEADER, idempotencyKeyProblem, requestHash } from './idempotency.js';
 import { readBody } from './requestBody.js';
-import { CallAudit } from '../audit/callAudit.js';
+import { CallAudit, keepRunning } from '../audit/callAudit.js';
+import { REPLAYED_HEADER } from '../gateway/messages.js';
 import { homePlacement, nearPlacement } from '../regions/placement.js';
 import { parsePosition, POSITION_HEADER, POSITION_RULE } from '../../shared/positions.js';
 import { placedStub } from '../regions/objects.js';
@@ -84,10 +85,14 @@ function operationHandler(entry: Operation) {
     const ctx: ShapeContext = { generation: entry.generation, family: entry.family, paged, traceId: c.get('traceId') };
     // A call that is not a read is recorded in its organization's audit trail, refused or not (workers/audit/).
     const audit = CallAudit.of(c, entry);
+    // A body of bytes is a success (`successBytes`).
+    const outcomeText = (r: ShapedResponse | ShapedBytes) =>
+      typeof r.body === 'string' ? outcomeOf(r.status, r.body, entry.generation) : 'ok';
+    const recorded = (r: ShapedResponse | ShapedBytes) =>
+      audit?.finish(outcomeText(r), r.headers[OUTCOME_HEADER] === 'unknown', r.headers[REPLAYED_HEADER] === 'true');
     const reply = (r: ShapedResponse | ShapedBytes) => {
-      // A body of bytes is a success (`successBytes`).
-      c.set('outcome', typeof r.body === 'string' ? outcomeOf(r.status, r.body, entry.generation) : 'ok');
-      audit?.finish(c.get('outcome'), r.headers[OUTCOME_HEADER] === 'unknown');
+      c.set('outcome', outcomeText(r));
+      recorded(r);
       return send(r, budget.seconds);
     };
     // HEAD would run the GET (Hono answers HEAD with it): a sync read's rows or a live round trip, lost to a caller
@@ -162,8 +167,10 @@ function operationHandler(entry: Operation) {
         };
       }
     }
-    audit?.forwarded();
-    return reply(await forward(c, ctx, call));
+    const answer = forward(c, ctx, call);
+    // Recorded even if the caller goes away before the answer: the call may change the server all the same.
+    if (audit) keepRunning(c, answer.then(recorded));
+    return reply(await answer);
   };
 }
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { csvLine, MAX_ARGS_CHARS, outcomeOf, REDACTED, redactedArgs, type AuditEvent } from './auditRecord.js';
 
 describe('redactedArgs', () => {
-  it('redacts text members named as secrets at any depth, keeping numbers such as rules and every other member', () => {
+  it("redacts the records' credential fields whatever their value, and text members named as secrets, at any depth; keeps rules and every other member", () => {
     const args = {
       login: 7,
       body: {
@@ -14,6 +14,9 @@ describe('redactedArgs', () => {
         authPasswordMin: 8,
         lastPassChange: '2026-01-01T00:00:00Z',
         name: 'Ann',
+        reportsSMTPLogin: 'reports',
+        apiData: [{ k: 1 }],
+        passwordPhone: 1234,
       },
     };
     expect(JSON.parse(redactedArgs({}, args))).toEqual({
@@ -26,6 +29,9 @@ describe('redactedArgs', () => {
         authPasswordMin: 8,
         lastPassChange: '2026-01-01T00:00:00Z',
         name: 'Ann',
+        reportsSMTPLogin: REDACTED,
+        apiData: REDACTED,
+        passwordPhone: REDACTED,
       },
     });
     // The caller's arguments are not changed.
@@ -70,11 +76,12 @@ describe('csvLine', () => {
     code: null,
     completedAt: '2026-12-04T01:00:00.010Z',
     args: '{"body":{"name":"A, B"}}',
+    replayed: false,
   };
 
   it('quotes fields with commas, quotes and line breaks, leaves null empty, and defuses formulas', () => {
     expect(csvLine(event)).toBe(
-      `3,2026-12-04T01:00:00.000Z,org,c1,,v2.PF4.UserRecordNew,,t,"'=HYPERLINK(""x"")",applied,,2026-12-04T01:00:00.010Z,"{""body"":{""name"":""A, B""}}"\r\n`,
+      `3,2026-12-04T01:00:00.000Z,org,c1,,v2.PF4.UserRecordNew,,t,"'=HYPERLINK(""x"")",applied,,2026-12-04T01:00:00.010Z,"{""body"":{""name"":""A, B""}}",false\r\n`,
     );
     expect(csvLine({ ...event, idempotencyKey: 'a\nb' })).toContain(',"a\nb",');
   });

@@ -3,15 +3,17 @@
  * unit-tested alone (`auditRecord.test.ts`): the row's fields, the call's arguments with every secret redacted before
  * anything is stored, and the outcome read from the answer the caller got.
  *
- * Secrets are redacted by name wherever they sit in the arguments (a text member whose name holds `password`,
- * `secret`, `token`, `apikey` or `privatekey`, or ends in `pass`: an account's passwords, a server's SMTP password;
- * a number such as `authPasswordMin` is a rule, not a secret, and is kept) and by the catalog where the whole body is
+ * Secrets are redacted by name wherever they sit in the arguments: the records' credential fields (SECRET_FIELDS,
+ * never answered either: `reportsSMTPLogin`, `apiData`, …) whatever their value, and any text member whose name holds
+ * `password`, `secret`, `token`, `apikey` or `privatekey`, or ends in `pass` (a number such as `authPasswordMin` is a
+ * rule, not a secret, and is kept) and by the catalog where the whole body is
  * one (`secretBody`: the password bodies of UserPasswordSet and UserPasswordCheck, v1 and v2). What is kept is
  * bounded: at most MAX_ARGS_CHARS of JSON, the rest cut with a note of how much.
  */
 import type { Operation } from '../../shared/catalog/index.js';
 import { AUDIT_PAGE_MAX, type AUDIT_OUTCOME_NAMES } from '../../shared/catalog/registry.js';
 import { stringifyJson } from '../../shared/losslessJson.js';
+import { SECRET_FIELDS } from '../../shared/records/shape.js';
 
 /** How a recorded call ended: applied, refused (with its error code) or unknown (with the code that said so). */
 export type AuditOutcome = (typeof AUDIT_OUTCOME_NAMES)[number];
@@ -39,14 +41,17 @@ export interface AuditEvent {
   completedAt: string;
   /** The arguments (path, query, body) as JSON text, secrets redacted. */
   args: string;
+  /**
+   * The answer was an earlier call's, replayed under the same Idempotency-Key by its ledger: nothing was sent or
+   * changed again.
+   */
+  replayed: boolean;
 }
 
 /** What the edge sends the trail of one answered call (the trail adds the id and when it recorded it). */
 export interface AuditRow extends Omit<AuditEvent, 'id' | 'completedAt'> {
   /** The row's own id: a batch sent twice stores it once. */
   uid: string;
-  /** The call went to the trading platform: under an Idempotency-Key, its known outcome is the key's. */
-  sent: boolean;
 }
 
 /** The name of an organization's audit object. */
@@ -73,6 +78,15 @@ export const REDACTED = '[redacted]';
 export const MAX_ARGS_CHARS = 8192;
 const SECRET_NAME = /password|secret|token|apikey|privatekey|pass$/i;
 
+/**
+ * A member that holds a secret: a credential field of the records (SECRET_FIELDS, the fields never answered), whatever
+ * its value, or a text member named like one.
+ */
+const isSecret = (name: string, value: unknown) =>
+  value !== null &&
+  value !== undefined &&
+  (SECRET_FIELDS.has(name) || (SECRET_NAME.test(name) && typeof value === 'string'));
+
 /** The arguments as stored: secrets replaced by `[redacted]`, at most MAX_ARGS_CHARS characters. */
 export function redactedArgs(entry: Pick<Operation, 'secretBody'>, args: Record<string, unknown>): string {
   const copy = redact(args) as Record<string, unknown>;
@@ -97,7 +111,7 @@ function redact(value: unknown): unknown {
     } else if (node !== null && typeof node === 'object') {
       const record = node as Record<string, unknown>;
       for (const name of Object.keys(record)) {
-        if (SECRET_NAME.test(name) && typeof record[name] === 'string') record[name] = REDACTED;
+        if (isSecret(name, record[name])) record[name] = REDACTED;
         else {
           record[name] = clone(record[name]);
           stack.push(record[name]);
@@ -136,6 +150,7 @@ export const AUDIT_EVENT_FIELDS = [
   'code',
   'completedAt',
   'args',
+  'replayed',
 ] as const satisfies ReadonlyArray<keyof AuditEvent>;
 
 export const CSV_HEADER = `${AUDIT_EVENT_FIELDS.join(',')}\r\n`;
@@ -150,7 +165,7 @@ export function csvLine(event: AuditEvent): string {
   return `${AUDIT_EVENT_FIELDS.map((column) => csvField(event[column])).join(',')}\r\n`;
 }
 
-function csvField(value: string | number | null): string {
+function csvField(value: string | number | boolean | null): string {
   if (value === null) return '';
   let text = String(value);
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;

@@ -4,9 +4,10 @@
  *
  * - The edge sends the rows of answered calls in batches (`record`, callAudit.ts), each batch one transaction; a row
  *   sent again (a batch retried after its answer was lost) is stored once, by its `uid`.
- * - An `unknown` outcome is completed when it becomes known: by the key's ledger when its follow-up learns it
- *   (`settle`), or by a later call of the same client with the same Idempotency-Key that was sent and learned an
- *   outcome (the key's ledger ran or replayed it).
+ * - An `unknown` outcome is completed when it becomes known, by what the key's ledger vouches for: its follow-up
+ *   learning it (`settle`), or a later call of the same client with the same Idempotency-Key answered with the key's
+ *   stored answer (`replayed`). The vouched outcome is kept (`audit_settled`), so a row of the key that arrives after
+ *   it is completed as it is stored.
  * - Rows older than AUDIT_RETENTION_DAYS are deleted by the object's alarm, once a day while it holds any.
  * - `page` answers rows in the order they were recorded, filtered, at most MAX_PAGE at a time, with the cursor of the
  *   next page; the CSV export walks the pages, so no answer holds more than one page.
@@ -41,6 +42,7 @@ interface Row extends Record<string, SqlStorageValue> {
   code: string | null;
   completed_at: string;
   args: string;
+  replayed: number;
 }
 
 export class AuditTrail extends DurableObject<Env> {
@@ -65,8 +67,18 @@ export class AuditTrail extends DurableObject<Env> {
       outcome TEXT NOT NULL,
       code TEXT,
       completed_at TEXT NOT NULL,
-      args TEXT NOT NULL
+      args TEXT NOT NULL,
+      replayed INTEGER NOT NULL DEFAULT 0
     )`);
+    // The outcome each key's ledger vouched for, so a row of the key recorded unknown after it is completed at once.
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS audit_settled (
+      client TEXT NOT NULL,
+      idempotency_key TEXT NOT NULL,
+      outcome TEXT NOT NULL,
+      code TEXT,
+      at_ms INTEGER NOT NULL,
+      PRIMARY KEY (client, idempotency_key)
+    ) WITHOUT ROWID`);
     this.sql.exec('CREATE INDEX IF NOT EXISTS audit_events_by_time ON audit_events (at_ms)');
     this.sql.exec(
       'CREATE INDEX IF NOT EXISTS audit_events_by_key ON audit_events (client, idempotency_key) WHERE idempotency_key IS NOT NULL',
@@ -77,9 +89,21 @@ export class AuditTrail extends DurableObject<Env> {
   record(rows: AuditRow[]): void {
     const now = new Date().toISOString();
     for (const row of rows) {
+      let { outcome, code } = row;
+      if (outcome === 'unknown' && row.idempotencyKey !== null) {
+        // Its ledger may have vouched for the key's outcome before this row came (another isolate, a retried batch).
+        const settled = this.sql
+          .exec<{ outcome: string; code: string | null }>(
+            'SELECT outcome, code FROM audit_settled WHERE client = ? AND idempotency_key = ?',
+            row.clientId,
+            row.idempotencyKey,
+          )
+          .toArray()[0];
+        if (settled) ({ outcome, code } = settled as { outcome: AuditOutcome; code: string | null });
+      }
       this.sql.exec(
-        `INSERT OR IGNORE INTO audit_events (uid, at, at_ms, organization, client, address, operation, platform, trace_id, idempotency_key, outcome, code, completed_at, args)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR IGNORE INTO audit_events (uid, at, at_ms, organization, client, address, operation, platform, trace_id, idempotency_key, outcome, code, completed_at, args, replayed)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         row.uid,
         row.at,
         Date.parse(row.at),
@@ -90,12 +114,14 @@ export class AuditTrail extends DurableObject<Env> {
         row.platform?.toLowerCase() ?? null,
         row.traceId,
         row.idempotencyKey,
-        row.outcome,
-        row.code,
+        outcome,
+        code,
         now,
         row.args,
+        row.replayed ? 1 : 0,
       );
-      if (row.sent && row.idempotencyKey !== null && row.outcome !== 'unknown')
+      // A replay is the key's stored answer, which its ledger vouches for: the key's unknown rows are completed by it.
+      if (row.replayed && row.idempotencyKey !== null && row.outcome !== 'unknown')
         this.settleKey(row.clientId, row.idempotencyKey, row.outcome, row.code, now);
     }
     if (!this.alarmArmed) void this.arm();
@@ -111,8 +137,20 @@ export class AuditTrail extends DurableObject<Env> {
 
   /** One page of the trail, oldest first. */
   page(filter: AuditFilter, after: number, limit: number): AuditPage {
-    const where = ['id > ?'];
-    const values: SqlStorageValue[] = [after];
+    // The time range as a range of ids (rows are stored close to the order they reached the edge, not exactly in it:
+    // the range holds every row of the time range, and the time filter itself picks them), walked in id order.
+    const bound = (sql: string, at: number) => this.sql.exec<{ id: number | null }>(sql, at).one().id;
+    let from = after;
+    let to = Number.MAX_SAFE_INTEGER;
+    if (filter.fromMs !== undefined)
+      from = Math.max(
+        from,
+        (bound('SELECT min(id) AS id FROM audit_events WHERE at_ms >= ?', filter.fromMs) ?? to) - 1,
+      );
+    if (filter.toMs !== undefined)
+      to = bound('SELECT max(id) AS id FROM audit_events WHERE at_ms < ?', filter.toMs) ?? 0;
+    const where = ['id > ?', 'id <= ?'];
+    const values: SqlStorageValue[] = [from, to];
     const add = (clause: string, value: SqlStorageValue | undefined) => {
       if (value === undefined) return;
       where.push(clause);
@@ -125,8 +163,13 @@ export class AuditTrail extends DurableObject<Env> {
     add('platform = ?', filter.platform?.toLowerCase());
     add('outcome = ?', filter.outcome);
     const take = Math.max(1, Math.min(MAX_PAGE, Math.floor(limit)));
+    // NOT INDEXED: the id range on the table itself, never a sort of every matching row per page.
     const rows = this.sql
-      .exec<Row>(`SELECT * FROM audit_events WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`, ...values, take + 1)
+      .exec<Row>(
+        `SELECT * FROM audit_events NOT INDEXED WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
+        ...values,
+        take + 1,
+      )
       .toArray();
     const more = rows.length > take;
     const events = rows.slice(0, take).map(eventOf);
@@ -137,9 +180,13 @@ export class AuditTrail extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.alarmArmed = false;
     const days = configOf(this.env).AUDIT_RETENTION_DAYS;
-    if (days > 0) this.sql.exec('DELETE FROM audit_events WHERE at_ms < ?', Date.now() - days * DAY_MS);
-    const left = this.sql.exec<{ n: number }>('SELECT count(*) AS n FROM audit_events').one().n;
-    if (left > 0) await this.arm();
+    if (days > 0) {
+      const before = Date.now() - days * DAY_MS;
+      this.sql.exec('DELETE FROM audit_events WHERE at_ms < ?', before);
+      this.sql.exec('DELETE FROM audit_settled WHERE at_ms < ?', before);
+    }
+    const left = this.sql.exec('SELECT 1 FROM audit_events LIMIT 1').toArray().length > 0;
+    if (left) await this.arm();
   }
 
   /**
@@ -147,6 +194,14 @@ export class AuditTrail extends DurableObject<Env> {
    * earlier calls whose outcome was not known.
    */
   private settleKey(client: string, key: string, outcome: AuditOutcome, code: string | null, now: string): void {
+    this.sql.exec(
+      'INSERT OR REPLACE INTO audit_settled (client, idempotency_key, outcome, code, at_ms) VALUES (?, ?, ?, ?, ?)',
+      client,
+      key,
+      outcome,
+      code,
+      Date.now(),
+    );
     this.sql.exec(
       "UPDATE audit_events SET outcome = ?, code = ?, completed_at = ? WHERE client = ? AND idempotency_key = ? AND outcome = 'unknown'",
       outcome,
@@ -178,5 +233,6 @@ function eventOf(r: Row): AuditEvent {
     code: r.code,
     completedAt: r.completed_at,
     args: r.args,
+    replayed: r.replayed === 1,
   };
 }

@@ -3,8 +3,9 @@
  * the registry's admin operations, refused ones included, recorded in its organization's trail (auditTrail.ts).
  *
  * A route makes one `CallAudit` per such call (`CallAudit.of`), says what it learned as it validated (the platform, the
- * arguments, whether it forwarded the call) and, with the answer, `finish`es it: the row, with its outcome, is written
- * after the answer has gone, never on the call's way. An isolate's rows of one organization go in one batch per
+ * arguments) and, with the answer, `finish`es it: the row, with its outcome, is written after the answer has gone,
+ * never on the call's way; a forwarded call's answer is awaited under `waitUntil`, so a caller that goes away before
+ * it does not take the row with it. An isolate's rows of one organization go in one batch per
  * WINDOW_MS (`TrailBatches`), one call to the trail and one transaction for all of them, kept open by `waitUntil`; a
  * batch the trail does not take is tried again (RETRIES), then logged with its trace ids.
  *
@@ -29,6 +30,8 @@ import { auditName, outcomeOf, redactedArgs, type AuditRow } from './auditRecord
 /** How long the first row of a window waits for others to go with it; the most rows of one batch. */
 export const WINDOW_MS = 100;
 const MAX_BATCH = 1000;
+/** The longest Idempotency-Key kept (a valid one is at most 255 characters). */
+const MAX_KEY_CHARS = 255;
 /** A window not sent this long after it began was cut off with its request. */
 const STUCK_WINDOW_MS = 10_000;
 /** Tries of a batch the trail did not take, after the first, and the wait before each. */
@@ -38,7 +41,6 @@ export class CallAudit {
   private platform: string | null = null;
   private args = '{}';
   private jurisdiction: Jurisdiction | null | undefined;
-  private sent = false;
   private finished = false;
 
   private constructor(
@@ -64,13 +66,11 @@ export class CallAudit {
     this.args = redactedArgs(this.entry, args);
   }
 
-  /** The call goes to the trading platform (its outcome under an Idempotency-Key is the key's). */
-  forwarded(): void {
-    this.sent = true;
-  }
-
-  /** The answer the caller got: `outcome` as the access log has it (`ok` or the code), and whether it was unknown. */
-  finish(outcome: string, unknown: boolean): void {
+  /**
+   * The answer the caller got (once; a later call does nothing): `outcome` as the access log has it (`ok` or the
+   * code), whether it was unknown, and whether it was the key's stored answer replayed by its ledger.
+   */
+  finish(outcome: string, unknown: boolean, replayed = false): void {
     if (this.finished) return;
     this.finished = true;
     const caller = this.c.get('caller');
@@ -83,9 +83,10 @@ export class CallAudit {
       operation: this.entry.id,
       platform: this.platform,
       traceId: this.c.get('traceId'),
-      idempotencyKey: this.c.req.header('idempotency-key') ?? null,
+      // Bounded as a valid key is: a refused one may be any length.
+      idempotencyKey: this.c.req.header('idempotency-key')?.slice(0, MAX_KEY_CHARS) ?? null,
       args: this.args,
-      sent: this.sent,
+      replayed,
       ...outcomeOf(outcome, unknown),
     };
     batchesOf(caller.organizationId).add(this.c, this.jurisdiction, row);
@@ -130,11 +131,16 @@ class TrailBatches {
       this.waitingSince = null;
       while (this.rows.length > 0) await send(c, jurisdiction, this.rows.splice(0, MAX_BATCH));
     });
-    try {
-      c.executionCtx.waitUntil(sent);
-    } catch {
-      // No execution context (an app run outside a worker): the timer still sends the batch.
-    }
+    keepRunning(c, sent);
+  }
+}
+
+/** Keeps the request's context running until `promise` settles, after its answer or its caller's going away. */
+export function keepRunning(c: Context<AppEnv>, promise: Promise<unknown>): void {
+  try {
+    c.executionCtx.waitUntil(promise);
+  } catch {
+    // No execution context (an app run outside a worker): the promise still runs.
   }
 }
 

@@ -103,6 +103,11 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
       code: { type: ['string', 'null'], description: 'The error code of a refusal or an unknown outcome' },
       completedAt: { type: ['string', 'null'], format: 'date-time' },
       args: { type: 'string', description: 'The arguments as JSON text, secrets redacted' },
+      replayed: {
+        type: 'boolean',
+        description:
+          "The answer was an earlier call's, replayed under the same Idempotency-Key: nothing was sent again",
+      },
     },
   },
   AuditEventPage: {

@@ -542,9 +542,10 @@ export class RegistryStore {
         ? await this.findClient(clientId)
         : await this.findOrganizationClient(organizationId, clientId);
     if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
+    // The organization it was found in: a client moved meanwhile is not changed.
     await this.db
-      .prepare('UPDATE api_clients SET allowed_networks = ? WHERE client_id = ?')
-      .bind(networks.networks.join(' '), clientId)
+      .prepare('UPDATE api_clients SET allowed_networks = ? WHERE client_id = ? AND organization_id = ?')
+      .bind(networks.networks.join(' '), clientId, client.organizationId)
       .run();
     const { secret: _secret, ...rest } = client as ClientCredentials;
     return { ...rest, allowedNetworks: networks.networks };
