@@ -544,8 +544,11 @@ describe('administration writes', () => {
       allowedNetworks: ['203.0.113.0/24', '10.0.0.0/8'],
     });
     expect(await store.findOrganizationClient(ORG_B, 'office')).toBeNull();
-    for (const other of [store.setClientNetworks('office', [], ORG_B), store.setClientNetworks('nobody', [], ORG_A)])
-      expect(await refusal(other)).toMatchObject({ kind: 'not_found' });
+    for (const other of [
+      () => store.setClientNetworks('office', [], ORG_B),
+      () => store.setClientNetworks('nobody', [], ORG_A),
+    ])
+      expect(await refusal(other())).toMatchObject({ kind: 'not_found' });
     expect(await store.setClientNetworks('office', [], ORG_A)).toMatchObject({ allowedNetworks: [] });
     expect((await store.findClientStanding('office'))!.allowedNetworks).toEqual([]);
     await store.removeClient('office');
@@ -573,12 +576,13 @@ describe('administration writes', () => {
     expect(removed).toEqual({ ...client, scopes: ['webapi', 'webapi.admin'] });
     expect(removed).not.toHaveProperty('secret');
     expect(await store.findClient('changing')).toBeNull();
+    // Each started only when it is awaited: a refusal made before its turn would be an unhandled rejection.
     for (const change of [
-      store.setClientScopes('gone', ['webapi']),
-      store.setClientDisabled('gone', true),
-      store.removeClient('gone'),
+      () => store.setClientScopes('gone', ['webapi']),
+      () => store.setClientDisabled('gone', true),
+      () => store.removeClient('gone'),
     ]) {
-      expect(await refusal(change)).toMatchObject({ kind: 'not_found', message: 'client gone not found' });
+      expect(await refusal(change())).toMatchObject({ kind: 'not_found', message: 'client gone not found' });
     }
   });
 });
