@@ -44,12 +44,14 @@ describe('fuzzing every catalog route', () => {
           await fuzzRoute(setup.edge.url, setup.token, entry, RUNS, SEED);
         } catch (error) {
           // Each line cut short: a counterexample may carry a body of hundreds of kilobytes.
+          // The property's own failure (what the route answered) is the report's cause.
+          const cause = (error as Error).cause;
           failures.push(
             `${entry.id}: ${(error as Error).message
               .split('\n')
               .slice(0, 6)
               .map((line) => line.slice(0, 600))
-              .join('\n')}`,
+              .join('\n')}${cause === undefined ? '' : `\ncause: ${String(cause).slice(0, 600)}`}`,
           );
           if (failures.length >= 5) break;
         }
