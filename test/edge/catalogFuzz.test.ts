@@ -51,7 +51,7 @@ describe('fuzzing every catalog route', () => {
               .split('\n')
               .slice(0, 6)
               .map((line) => line.slice(0, 600))
-              .join('\n')}${cause === undefined ? '' : `\ncause: ${String(cause).slice(0, 600)}`}`,
+              .join('\n')}${cause instanceof Error ? `\ncause: ${cause.message.slice(0, 600)}` : ''}`,
           );
           if (failures.length >= 5) break;
         }
