@@ -499,6 +499,42 @@ describe('the follow-up alarm', () => {
     });
   });
 
+  it('completes the audit row of a call whose answer came after the edge had stopped waiting for it', async () => {
+    const organization = randomUUID();
+    const k = await fresh(24);
+    const trail = await worker.object<AuditTrailStub>('AUDIT', `audit:${organization}`);
+    await k.ledger.planLink({ sends: [{ hold: true }] });
+    const first = k.send({ timeoutMs: 1000, idempotency: { ...k.input().idempotency!, organization } });
+    await until(async () => (await k.log()).held === 1, 'the first send held');
+    // The edge gave up at the budget and its grace and recorded the call unknown; the answer comes 5 s later.
+    const clientKey = k.key.slice(k.key.indexOf(':') + 1);
+    await trail.record([
+      {
+        uid: randomUUID(),
+        at: new Date().toISOString(),
+        organizationId: organization,
+        clientId: 'client-a',
+        address: null,
+        operation: 'v2.PF4.UserRecordNew',
+        platform: null,
+        traceId: 'trace-late',
+        idempotencyKey: clientKey,
+        outcome: 'unknown',
+        code: 'NoConnect',
+        args: '{}',
+        replayed: false,
+      },
+    ]);
+    await k.ledger.advanceClock(5 * SECOND);
+    await k.ledger.release({ ok: true, data: { login: 11 } });
+    expect(body(await first)).toMatchObject({ data: { login: 11 }, error: null });
+    const completed = await until(async () => {
+      const [row] = plain(await trail.page({}, 0, 10)).events;
+      return row?.outcome === 'applied' ? row : null;
+    }, 'the completed audit row');
+    expect(completed).toMatchObject({ traceId: 'trace-late', code: null });
+  });
+
   it("completes a key's unknown row that reaches the trail after its ledger vouched for the outcome", async () => {
     const organization = randomUUID();
     const trail = await worker.object<AuditTrailStub>('AUDIT', `audit:${organization}`);

@@ -39,6 +39,7 @@ import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
 import { failure, refusal, validation, type ShapeContext } from '../envelope/index.js';
 import { pickLink } from './names.js';
+import { LINK_GRACE_MS } from './brokerLink.js';
 import { placementOfText, placementText, type Placement } from '../regions/placement.js';
 import { namespaceIn, placedStub } from '../regions/objects.js';
 import { auditName } from '../audit/auditRecord.js';
@@ -54,6 +55,12 @@ import {
 } from './messages.js';
 
 const byId: ReadonlyMap<string, Operation> = new Map(catalog.map((e) => [e.id, e]));
+
+/**
+ * Past its budget and this much, the edge has answered a call `unknown` and stopped waiting (its own grace is the link's
+ * and a second more, workers/api/catalogRoutes.ts EDGE_GRACE_MS): an answer coming later completes the audit trail.
+ */
+const EDGE_GIVES_UP_MS = LINK_GRACE_MS;
 
 /** First follow-up of a key left in flight, then the interval between follow-ups while the broker says pending. */
 const FOLLOW_UP_FIRST_MS = 5_000;
@@ -301,7 +308,16 @@ export class IdempotencyLedger extends DurableObject<Env> {
 
   private async bindAndSend(input: GatewayCall, ctx: ShapeContext, callId: string): Promise<GatewayResponse> {
     await this.bind(input, ctx, callId);
-    return await this.complete(ctx, input.idempotency!.key, callId, await this.sendBound(input, callId));
+    const sentAt = Date.now();
+    const answer = await this.sendBound(input, callId);
+    // An answer past the edge's deadline reached no caller, who heard `unknown`: the trail learns it from here.
+    const idem = input.idempotency!;
+    if (idem.organization !== undefined && Date.now() - sentAt > input.timeoutMs + EDGE_GIVES_UP_MS)
+      this.completeAudit(
+        { key: idem.key, organization: idem.organization, link_place: placementText(input.home), call_id: callId },
+        answer,
+      );
+    return await this.complete(ctx, idem.key, callId, answer);
   }
 
   /**
@@ -446,7 +462,10 @@ export class IdempotencyLedger extends DurableObject<Env> {
    * with it (workers/audit/auditTrail.ts). Not waited for; a trail that cannot be reached leaves them unknown (logged),
    * and a retry under the key completes them too.
    */
-  private completeAudit(row: KeyRow, result: CallResult): void {
+  private completeAudit(
+    row: Pick<KeyRow, 'key' | 'organization' | 'link_place' | 'call_id'>,
+    result: CallResult,
+  ): void {
     if (!row.organization) return;
     if (!result.ok && result.outcome === 'unknown') return;
     const colon = row.key.indexOf(':');
