@@ -124,8 +124,9 @@ export interface Network {
 export function parseNetwork(entry: string): { ok: true; network: Network } | { ok: false; reason: string } {
   const slash = entry.indexOf('/');
   const written = slash < 0 ? entry : entry.slice(0, slash);
-  const v6 = ipv4Bytes(written) ? null : ipv6Bytes(written);
-  const bytes = addressBytes(written);
+  const v4 = ipv4Bytes(written);
+  const v6 = v4 ? null : ipv6Bytes(written);
+  const bytes = v4 ?? (v6 && isMapped(v6) ? v6.slice(12) : v6);
   if (!bytes) return { ok: false, reason: `${entry} is not an IP address or a network in CIDR notation` };
   const max = bytes.length * 8;
   let prefix = max;

@@ -17,7 +17,7 @@
  * organization pinned to `eu` keeps its trail there.
  */
 import type { Context } from 'hono';
-import type { AppEnv } from '../env.js';
+import type { AppEnv, Env } from '../env.js';
 import type { Operation } from '../../shared/catalog/index.js';
 import { configOf } from '../config.js';
 import { placedStub } from '../regions/objects.js';
@@ -106,8 +106,13 @@ export async function auditTrailOf(c: Context<AppEnv>, known?: Jurisdiction | nu
     );
     jurisdiction = org?.jurisdiction ?? null;
   }
-  return placedStub<AuditTrail>(c.env.AUDIT, auditName(organizationId), {
-    region: configOf(c.env).HOME_REGION,
+  return trailStub(c.env, organizationId, jurisdiction);
+}
+
+/** An organization's trail object: in its jurisdiction, with the edge's home region as its location hint. */
+export function trailStub(env: Env, organizationId: string, jurisdiction: Jurisdiction | null) {
+  return placedStub<AuditTrail>(env.AUDIT, auditName(organizationId), {
+    region: configOf(env).HOME_REGION,
     jurisdiction,
   });
 }

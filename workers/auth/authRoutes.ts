@@ -118,7 +118,7 @@ async function issueToken(c: Context<AppEnv>, config: LocalConfig): Promise<Resp
   }
   // Only an authenticated client learns that its source is refused; a secret used from elsewhere spends nothing of
   // its holder's token budget.
-  const outside = sourceRefusal(client.clientId, client.allowedNetworks, requestAddress(c.req.raw)?.text ?? null);
+  const outside = sourceRefusal(client.clientId, client.allowedNetworks, requestAddress(c.req.raw));
   if (outside) {
     countSourceRefusal('token');
     return tokenError('unauthorized_client', outside);

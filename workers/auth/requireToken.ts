@@ -206,7 +206,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<Caller | Respons
   );
   if (!held) return bearerError('invalid_token', REVOKED);
   if (!held.includes(SCOPE)) return bearerError('insufficient_scope', `the access token lacks the ${SCOPE} scope`);
-  const address = requestAddress(c.req.raw)?.text ?? null;
+  const address = requestAddress(c.req.raw);
   const outside = sourceRefusal(clientId, allowedNetworks, address);
   if (outside) {
     countSourceRefusal('api');

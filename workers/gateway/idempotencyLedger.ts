@@ -33,7 +33,6 @@
  */
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
-import type { AuditTrail } from '../audit/auditTrail.js';
 import { configOf } from '../config.js';
 import { catalog, type Operation } from '../../shared/catalog/index.js';
 import type { CallResult, OutcomeReport } from '../../shared/frames.js';
@@ -41,8 +40,8 @@ import { failure, refusal, validation, type ShapeContext } from '../envelope/ind
 import { pickLink } from './names.js';
 import { LINK_GRACE_MS } from './brokerLink.js';
 import { placementOfText, placementText, type Placement } from '../regions/placement.js';
-import { namespaceIn, placedStub } from '../regions/objects.js';
-import { auditName } from '../audit/auditRecord.js';
+import { namespaceIn } from '../regions/objects.js';
+import { trailStub } from '../audit/callAudit.js';
 import { isJurisdiction } from '../../shared/regions.js';
 import { shapeAnswer } from './platformLink.js';
 import {
@@ -477,10 +476,7 @@ export class IdempotencyLedger extends DurableObject<Env> {
       region: configOf(this.env).HOME_REGION,
       jurisdiction: null,
     });
-    const trail = placedStub<AuditTrail>(this.env.AUDIT, auditName(row.organization), {
-      region: configOf(this.env).HOME_REGION,
-      jurisdiction,
-    });
+    const trail = trailStub(this.env, row.organization, jurisdiction);
     this.ctx.waitUntil(
       trail
         .settle(clientId, key, outcome, code)

@@ -39,9 +39,9 @@ export function requestSource(request: Request): string {
   return `${groups.join(':')}::/64`;
 }
 
-/** The request's source address as Cloudflare's front names it (text and bytes); null when it is not known. */
-export function requestAddress(request: Request): { text: string; bytes: Uint8Array } | null {
+/** The request's source address as Cloudflare's front names it, in its canonical text; null when it is not known. */
+export function requestAddress(request: Request): string | null {
   const address = frontAddress(request);
   const bytes = address === null ? null : sourceBytes(address);
-  return bytes === null ? null : { text: addressText(bytes), bytes };
+  return bytes === null ? null : addressText(bytes);
 }
