@@ -364,9 +364,13 @@ describe('a stream whose platform names two brokers', () => {
   });
 
   it('owes a second resync when the broker moved to has its session down, sent once it comes up', async () => {
+    let downSent = false;
     b.script.set(SUBSCRIBE_OP, {
       reply: () => {
-        setTimeout(() => b.push({ sub: 1, events: [{ topic: 'status', data: { connected: false } }] }), 0);
+        setTimeout(() => {
+          b.push({ sub: 1, events: [{ topic: 'status', data: { connected: false } }] });
+          downSent = true;
+        }, 0);
         return { ok: true, data: { sub: 1 } };
       },
     });
@@ -374,7 +378,11 @@ describe('a stream whose platform names two brokers', () => {
     try {
       const before = sse.events.length;
       a.dropLinks();
-      await until(() => subscribed(b, platform) && sse.of('resync').length === 1, 'the move to the second broker');
+      // The session comes up only after the second broker said it was down: one socket keeps the two in order.
+      await until(
+        () => downSent && subscribed(b, platform) && sse.of('resync').length === 1,
+        'the move to the second broker',
+      );
       push(b, { topic: 'status', data: { connected: true } }, trade(3));
       await until(() => sse.of('trades').length === 1, "the second broker's trade");
       expect(seen(sse.events, before)).toStrictEqual([
