@@ -142,6 +142,25 @@ const durableObjects: Record<
   ]),
 );
 
+/**
+ * wrangler.toml's queues as Miniflare takes them: the producers bound in both workers (an object sends as the worker it
+ * belongs to), and the consumers in the edge worker, whose `queue` handler takes every batch (workers/index.ts).
+ */
+const queueProducers = Object.fromEntries(
+  (WRANGLER.queues?.producers ?? []).map(({ binding, queue }) => [binding, { queueName: queue }]),
+);
+const queueConsumers = Object.fromEntries(
+  (WRANGLER.queues?.consumers ?? []).map((c) => [
+    c.queue,
+    {
+      ...(c.max_batch_size !== undefined ? { maxBatchSize: c.max_batch_size } : {}),
+      ...(c.max_batch_timeout !== undefined ? { maxBatchTimeout: c.max_batch_timeout } : {}),
+      ...(c.max_retries !== undefined ? { maxRetries: c.max_retries } : {}),
+      ...(c.dead_letter_queue !== undefined ? { deadLetterQueue: c.dead_letter_queue } : {}),
+    },
+  ]),
+);
+
 /** Without `options.dataDir`, the objects' storage goes to `memoryFolder` (`startEdge` makes and removes it), else Miniflare's own. */
 export function miniflareOptions(script: string, options: EdgeOptions, memoryFolder?: string) {
   const persist = options.dataDir ? resolve(options.dataDir) : undefined;
@@ -153,6 +172,7 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
     bindings: options.vars ?? {},
     d1Databases: { [REGISTRY_DB.binding]: LOCAL_D1_ID },
     durableObjects,
+    queueProducers,
   };
   return {
     host: options.host ?? '127.0.0.1',
@@ -171,6 +191,7 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
       {
         ...worker,
         name: EDGE_WORKER,
+        queueConsumers,
         // Callers come in on a socket straight to the worker. Miniflare's entry worker in front of it (request.cf, dev
         // routing, error pages: nothing the edge uses) costs more edge CPU per request than the bare route itself
         // (docs/perf/2026-11-27-figures-behind-defaults.md).

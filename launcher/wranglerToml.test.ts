@@ -23,6 +23,8 @@ describe('wrangler.toml', () => {
       'IdempotencyLedger',
       'PlatformLink',
       'PlatformStream',
+      'WebhookDeliveries',
+      'WebhookSource',
     ]);
   });
 });

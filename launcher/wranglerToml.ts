@@ -201,6 +201,17 @@ export interface WranglerConfig {
     migrations_dir: string;
   }>;
   durable_objects: { bindings: Array<{ name: string; class_name: string }> };
+  /** Cloudflare Queues: the worker's producers and the queues it consumes (the webhook deliveries). */
+  queues?: {
+    producers?: Array<{ binding: string; queue: string }>;
+    consumers?: Array<{
+      queue: string;
+      max_batch_size?: number;
+      max_batch_timeout?: number;
+      max_retries?: number;
+      dead_letter_queue?: string;
+    }>;
+  };
   migrations: Array<{ tag: string; new_sqlite_classes?: string[]; new_classes?: string[]; deleted_classes?: string[] }>;
 }
 

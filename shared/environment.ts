@@ -250,6 +250,19 @@ const workerVariables = {
    * compliance teams commonly ask of a year's records; 0 turns the trail off (nothing is recorded).
    */
   AUDIT_RETENTION_DAYS: variable(count(36_500, 'days'), 400),
+  /** Hours a webhook delivery is tried again before it goes to the endpoint's dead letters (docs/webhooks.md). */
+  WEBHOOK_RETRY_HOURS: variable(positive(720, 'hours'), 24),
+  /** Days an endpoint may fail every delivery before it is disabled with the reason (0: never disabled for it). */
+  WEBHOOK_DISABLE_AFTER_DAYS: variable(count(365, 'days'), 5),
+  /** Deliveries one endpoint may have in flight at once; more wait their turn. */
+  WEBHOOK_MAX_IN_FLIGHT: variable(positive(100, 'deliveries'), 8),
+  /** Seconds a receiver has to answer a delivery before the attempt counts as failed. */
+  WEBHOOK_TIMEOUT_SECONDS: variable(positive(60, 'seconds'), 15),
+  /**
+   * Lets webhook endpoints be http and loopback or private addresses: for a local edge and its tests only (a deployed
+   * edge refuses them, docs/webhooks.md).
+   */
+  WEBHOOK_PRIVATE_TARGETS: variable(flag('1 (webhooks may go to http and private addresses) or 0'), false),
   STREAM_MAX_BEHIND: variable(positive(1_000_000, 'events'), 5_000),
   STREAM_SHARDS: variable(positive(256, 'objects'), 1),
   STREAM_FLUSH_MS: variable(positive(1000, 'milliseconds'), 10),

@@ -14,6 +14,7 @@ import type { AppEnv } from './env.js';
 import { authRoutes, requireToken } from './auth/index.js';
 import { registryRoutes } from './registry/index.js';
 import { auditRoutes } from './audit/auditRoutes.js';
+import { webhookRoutes } from './webhooks/webhookRoutes.js';
 import { catalogRoutes, honoPath, traceContext } from './api/index.js';
 import { catalog } from '../shared/catalog/index.js';
 import { timeoutApplied } from './api/timeout.js';
@@ -137,6 +138,7 @@ export function createApp(): Hono<AppEnv> {
   app.route('/', streamRoutes());
   app.route('/', registryRoutes());
   app.route('/', auditRoutes());
+  app.route('/', webhookRoutes());
   app.route('/', catalogRoutes());
 
   // A v2 caller reads every answer as an envelope, an unknown route included.

@@ -7,6 +7,8 @@
  */
 import type { IdempotencyLedger } from './gateway/idempotencyLedger.js';
 import type { AuditTrail } from './audit/auditTrail.js';
+import type { QueuedDelivery, WebhookDeliveries } from './webhooks/webhookDeliveries.js';
+import type { WebhookSource } from './webhooks/webhookSource.js';
 import type { PlatformLink } from './gateway/platformLink.js';
 import type { ClientRateLimiter } from './limits/clientRateLimiter.js';
 import type { PlatformStream } from './streams/platformStream.js';
@@ -21,6 +23,12 @@ export interface Env {
   IDEMPOTENCY: DurableObjectNamespace<IdempotencyLedger>;
   /** Audit trails, one per organization (workers/audit/). */
   AUDIT: DurableObjectNamespace<AuditTrail>;
+  /** Webhook endpoints' deliveries, one object per endpoint (workers/webhooks/webhookDeliveries.ts). */
+  WEBHOOKS: DurableObjectNamespace<WebhookDeliveries>;
+  /** Webhook sources, one per platform some endpoint hears: its change stream made webhook events. */
+  WEBHOOK_SOURCES: DurableObjectNamespace<WebhookSource>;
+  /** The webhook deliveries queue (Cloudflare Queues): one message per event and endpoint. */
+  WEBHOOK_DELIVERIES: Queue<QueuedDelivery>;
   /** Link objects per platform (default 4): how many single-threaded objects a platform's calls spread over. */
   LINKS_PER_PLATFORM?: string;
   /**
@@ -114,6 +122,12 @@ export interface Env {
   IDEMPOTENCY_RETENTION_HOURS?: string;
   /** Days the audit trail keeps a row (default 400; 0: no trail). */
   AUDIT_RETENTION_DAYS?: string;
+  /** Webhooks (docs/webhooks.md): hours of retries, days failing before an endpoint is disabled, deliveries in flight per endpoint, a receiver's seconds, private targets (local only). */
+  WEBHOOK_RETRY_HOURS?: string;
+  WEBHOOK_DISABLE_AFTER_DAYS?: string;
+  WEBHOOK_MAX_IN_FLIGHT?: string;
+  WEBHOOK_TIMEOUT_SECONDS?: string;
+  WEBHOOK_PRIVATE_TARGETS?: string;
   /** Non-tick events a stream client may have waiting before it is sent `overflow` and disconnected (default 5,000). */
   STREAM_MAX_BEHIND?: string;
   /** Seconds a found platform is remembered per isolate (default 5; 0 reads the registry on every call). */

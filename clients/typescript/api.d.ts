@@ -260,6 +260,128 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/Webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organization's webhook endpoints (never their secrets). */
+        get: operations["registry.Registry.Webhooks"];
+        put?: never;
+        /** Register an endpoint: its URL, the event types it hears, optionally the platforms (default every platform of the organization) and a description. The answer carries its signing secret, the only answer that ever will. */
+        post: operations["registry.Registry.WebhookCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/Webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one webhook endpoint of the organization (never its secret). */
+        get: operations["registry.Registry.Webhook"];
+        put?: never;
+        post?: never;
+        /** Remove an endpoint: nothing more is delivered to it (`confirm=true`). */
+        delete: operations["registry.Registry.WebhookDelete"];
+        options?: never;
+        head?: never;
+        /** Change an endpoint: any of url, description, eventTypes, platforms, and enabled (false disables it, true enables it again after any disabling). */
+        patch: operations["registry.Registry.WebhookUpdate"];
+        trace?: never;
+    };
+    "/api/v2/Webhooks/{webhookId}/RotateSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret, answered once; the previous one keeps signing beside it for graceHours (default 24, 0 to 168). */
+        post: operations["registry.Registry.WebhookRotateSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/Webhooks/{webhookId}/Test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send the endpoint a `webhook.test` event, delivered and retried like any other; answers its id. */
+        post: operations["registry.Registry.WebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/Webhooks/{webhookId}/Attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's last delivery attempts, newest first (limit 1 to 200, default 50): time, event, status, latency, error. */
+        get: operations["registry.Registry.WebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/Webhooks/{webhookId}/DeadLetters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The events the endpoint was not delivered within the retry window, newest first (limit 1 to 200, default 50). */
+        get: operations["registry.Registry.WebhookDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v2/Webhooks/{webhookId}/Redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver again one event the endpoint was sent (eventId), or every event it was sent in a time range (from inclusive, to exclusive), with the same webhook-id; answers how many were queued. */
+        post: operations["registry.Registry.WebhookRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/PF4/{tradePlatform}/ServerTime": {
         parameters: {
             query?: never;
@@ -7226,7 +7348,7 @@ export interface components {
             name: string | null;
             disabled: boolean;
             grantTypes: string[];
-            scopes: ("webapi" | "webapi.write" | "webapi.admin" | "webapi.audit")[];
+            scopes: ("webapi" | "webapi.write" | "webapi.admin" | "webapi.audit" | "webapi.webhooks")[];
             /** @description Networks (canonical CIDR) its token requests, calls and streams must come from; empty: any source. */
             allowedNetworks: string[];
             /** Format: date-time */
@@ -7264,6 +7386,64 @@ export interface components {
             events: components["schemas"]["AuditEvent"][];
             /** @description The cursor of the next page; null on the last */
             nextCursor: string | null;
+        };
+        /** @description A webhook endpoint of the caller's organization (docs/webhooks.md), never with its secret. */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            organizationId: string;
+            url: string;
+            description: string | null;
+            eventTypes: ("account.created" | "account.changed" | "account.deleted" | "balance.operation" | "trade.opened" | "trade.changed" | "trade.closed" | "position.opened" | "position.changed" | "position.closed" | "order.placed" | "order.changed" | "order.removed" | "deal.added" | "margin.call" | "margin.stopOut" | "platform.down" | "platform.up")[];
+            /** @description The platforms it hears; null: every platform of the organization */
+            platforms: string[] | null;
+            enabled: boolean;
+            /** @description Why it was disabled: by a caller, 410 Gone, failing */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still signs deliveries beside the new one
+             */
+            previousSecretValidUntil: string | null;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            updated: string;
+        };
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /** @description whsec_… signing secret (Standard Webhooks): shown in this answer only, keep it */
+            secret: string;
+        };
+        WebhookQueued: {
+            /** @description Deliveries queued */
+            queued: number;
+            /** @description Their webhook-id values */
+            eventIds: string[];
+        };
+        /** @description One delivery attempt of an event to the endpoint. */
+        WebhookAttempt: {
+            /** Format: date-time */
+            at: string;
+            eventId: string;
+            eventType: string;
+            /** @description The event's attempt number at this endpoint, from 1 */
+            attempt: number;
+            /** @description The receiver's HTTP status; null when none came */
+            status: number | null;
+            latencyMs: number;
+            error: string | null;
+            /** @enum {string} */
+            outcome: "delivered" | "retrying" | "deadLettered" | "endpointDisabled";
+        };
+        /** @description An event the endpoint was not delivered within the retry window, kept for a redelivery. */
+        WebhookDeadLetter: {
+            /** Format: date-time */
+            at: string;
+            eventId: string;
+            eventType: string;
+            attempts: number;
+            lastError: string | null;
         };
         /** @description Round trip of a Ping through the platform's manager session. */
         PingResult: {
@@ -8130,6 +8310,398 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+        };
+    };
+    "registry.Registry.Webhooks": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"][] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookCreate": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url: string;
+                    description?: string | null;
+                    eventTypes: ("account.created" | "account.changed" | "account.deleted" | "balance.operation" | "trade.opened" | "trade.changed" | "trade.closed" | "position.opened" | "position.changed" | "position.closed" | "order.placed" | "order.changed" | "order.removed" | "deal.added" | "margin.call" | "margin.stopOut" | "platform.down" | "platform.up")[];
+                    platforms?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecret"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.Webhook": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookDelete": {
+        parameters: {
+            query: {
+                /** @description Must be `true`: a deliberateness signal for this destructive operation. */
+                confirm: true;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookUpdate": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    description?: string | null;
+                    eventTypes?: ("account.created" | "account.changed" | "account.deleted" | "balance.operation" | "trade.opened" | "trade.changed" | "trade.closed" | "position.opened" | "position.changed" | "position.closed" | "order.placed" | "order.changed" | "order.removed" | "deal.added" | "margin.call" | "margin.stopOut" | "platform.down" | "platform.up")[];
+                    platforms?: string[] | null;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookRotateSecret": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    graceHours?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpointWithSecret"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookTest": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookQueued"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookAttempts": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookAttempt"][] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookDeadLetters": {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDeadLetter"][] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    "registry.Registry.WebhookRedeliver": {
+        parameters: {
+            query?: {
+                /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
+                requestTimeout?: number;
+            };
+            header?: {
+                /** @description Seconds to wait for the trading server. */
+                "X-Request-Timeout"?: number;
+            };
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    eventId: string;
+                } | {
+                    /** Format: date-time */
+                    from: string;
+                    /** Format: date-time */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Envelope: check `error` before reading `data`. */
+            200: {
+                headers: {
+                    "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
+                    "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookQueued"] | null;
+                        error: components["schemas"]["ApiError"] | null;
+                        meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     "v2.PF4.ServerTime": {

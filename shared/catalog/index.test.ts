@@ -76,6 +76,11 @@ describe('operation catalog', () => {
       'PingResult',
       'ApiClient',
       'AuditEventPage',
+      'WebhookEndpoint',
+      'WebhookEndpointWithSecret',
+      'WebhookQueued',
+      'WebhookAttempt',
+      'WebhookDeadLetter',
       ...Object.keys(CON_COMMON_SCHEMAS),
     ]);
     for (const { id, response } of catalog) {

@@ -1,6 +1,7 @@
 /** The operation catalog: every operation the gateway serves, one declarative entry each. */
 import type { Operation } from './operation.js';
 import { registryOperations } from './registry.js';
+import { webhookOperations } from './webhooks.js';
 import { commonV2 } from './v2/common.js';
 import { pf4V2Areas } from './v2/pf4/index.js';
 import { pf5V2 } from './v2/pf5.js';
@@ -16,6 +17,7 @@ const entries = (group: Record<string, Operation | readonly Operation[]>): Opera
 
 export const catalog: readonly Operation[] = [
   ...entries(registryOperations),
+  ...entries(webhookOperations),
   ...entries(commonV2),
   ...pf4V2Areas.flatMap(entries),
   ...entries(pf5V2),

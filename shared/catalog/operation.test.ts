@@ -24,7 +24,7 @@ describe('time-out classes and scopes', () => {
   });
 
   it('lists the scopes least privilege first, reading being the default', () => {
-    expect(SCOPES).toStrictEqual(['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit']);
+    expect(SCOPES).toStrictEqual(['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit', 'webapi.webhooks']);
     expect(READ_SCOPE).toBe('webapi');
   });
 

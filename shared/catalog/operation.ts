@@ -22,9 +22,9 @@ export const TIMEOUT_MAX_S = 300;
  * OAuth scopes of the API, least privilege first: `webapi` reads (and is what every token carries, the scope existing
  * SDKs ask for), `webapi.write` changes server state and tests account passwords, `webapi.admin` runs destructive and
  * administrative operations; `webapi.audit` reads the organization's audit trail (a compliance team's client, which
- * need hold nothing else). A client is registered with the scopes it may hold; each operation needs exactly one.
+ * need hold nothing else); `webapi.webhooks` manages the organization's webhook endpoints. A client is registered with the scopes it may hold; each operation needs exactly one.
  */
-export const SCOPES = ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit'] as const;
+export const SCOPES = ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit', 'webapi.webhooks'] as const;
 export type Scope = (typeof SCOPES)[number];
 export const READ_SCOPE: Scope = 'webapi';
 

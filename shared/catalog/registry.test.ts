@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { brokerOps, catalog, findOperation, type Operation } from './index.js';
 import { registryOperations } from './registry.js';
+import { webhookOperations } from './webhooks.js';
 import { commonV2 } from './v2/common.js';
 import { V2_PF4, V2_PF5, v2Prefix } from './v2/paths.js';
 import { pf4V2Areas } from './v2/pf4/index.js';
@@ -201,9 +202,10 @@ describe('v2 operations common to both families', () => {
 describe('the assembled catalog', () => {
   const flat = (group: Record<string, Operation | readonly Operation[]>) => Object.values(group).flat();
 
-  it('holds every declared entry once, in order: registry, common v2, PF4 v2 areas, PF5 v2, PF4 v1, PF5 v1', () => {
+  it('holds every declared entry once, in order: registry, webhooks, common v2, PF4 v2 areas, PF5 v2, PF4 v1, PF5 v1', () => {
     const declared = [
       ...flat(registryOperations),
+      ...flat(webhookOperations),
       ...flat(commonV2),
       ...pf4V2Areas.flatMap(flat),
       ...flat(pf5V2),
@@ -224,6 +226,16 @@ describe('the assembled catalog', () => {
       'registry.Registry.ClientAllowedNetworks',
       'registry.Registry.AuditEvents',
       'registry.Registry.AuditEventsExport',
+      'registry.Registry.Webhooks',
+      'registry.Registry.WebhookCreate',
+      'registry.Registry.Webhook',
+      'registry.Registry.WebhookUpdate',
+      'registry.Registry.WebhookDelete',
+      'registry.Registry.WebhookRotateSecret',
+      'registry.Registry.WebhookTest',
+      'registry.Registry.WebhookAttempts',
+      'registry.Registry.WebhookDeadLetters',
+      'registry.Registry.WebhookRedeliver',
     ]);
     expect(brokerOps).toStrictEqual(new Set(catalog.filter((e) => e.read !== 'local').map((e) => e.op)));
     expect(brokerOps.has('Ping')).toBe(true);

@@ -261,7 +261,7 @@ describe('discovery and keys', () => {
       jwks_uri: `${edge.issuer}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit'],
+      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit', 'webapi.webhooks'],
       response_types_supported: ['token'],
       id_token_signing_alg_values_supported: ['ES256'],
     });

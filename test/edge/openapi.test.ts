@@ -385,6 +385,7 @@ describe('/openapi.json', () => {
             'webapi.write': expect.any(String),
             'webapi.admin': expect.any(String),
             'webapi.audit': expect.any(String),
+            'webapi.webhooks': expect.any(String),
           },
         },
       },

@@ -291,7 +291,7 @@ describe('registry CLI', () => {
 
     const busy = await registry('org', 'remove', org.id);
     expect(busy.code).toBe(1);
-    expect(busy.stderr).toContain('still has 2 platform(s) and 1 client(s)');
+    expect(busy.stderr).toContain('still has 2 platform(s), 1 client(s) and 0 webhook endpoint(s)');
 
     // The edge npm start would run on this DATA_DIR accepts the printed secret and serves the platforms added.
     const res = await token(clientId, secret);
@@ -678,7 +678,7 @@ describe('registry CLI', () => {
     const bad = await registry('client', 'add', '--org', org.id, '--scopes', 'webapi,root');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(
-      '--scopes: unknown scope root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+      '--scopes: unknown scope root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit, webapi.webhooks',
     );
 
     const changed = await registry('client', 'scopes', reader.clientId, 'webapi.admin,webapi.write');

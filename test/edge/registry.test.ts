@@ -183,7 +183,9 @@ describe('RegistryStore', () => {
     expect((await store.setClientDisabled('acme-app', true)).disabled).toBe(true);
     expect((await store.findClient('acme-app'))!.disabled).toBe(true);
 
-    await expect(store.removeOrganization(org.id)).rejects.toThrow('still has 1 platform(s) and 1 client(s)');
+    await expect(store.removeOrganization(org.id)).rejects.toThrow(
+      'still has 1 platform(s), 1 client(s) and 0 webhook endpoint(s)',
+    );
     expect((await store.removePlatform(id)).platform.id).toBe(id);
     await expect(store.removePlatform(id)).rejects.toThrow(`platform ${id} not found`);
     expect((await store.removeClient('acme-app')).clientId).toBe('acme-app');

@@ -83,7 +83,8 @@ describe('token endpoint', () => {
       status: 400,
       body: {
         error: 'invalid_scope',
-        error_description: 'unknown scope superuser: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+        error_description:
+          'unknown scope superuser: the scopes are webapi, webapi.write, webapi.admin, webapi.audit, webapi.webhooks',
       },
     });
   });

@@ -156,7 +156,7 @@ describe('token endpoint', () => {
     expect((await token({ ...ok, scope: 'webapi webapi.root all' })).body).toEqual(
       error(
         'invalid_scope',
-        'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+        'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin, webapi.audit, webapi.webhooks',
       ),
     );
     const repeated = await edge()('/connect/token', {
@@ -480,7 +480,7 @@ describe('discovery and keys', () => {
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit'],
+      scopes_supported: ['webapi', 'webapi.write', 'webapi.admin', 'webapi.audit', 'webapi.webhooks'],
       response_types_supported: ['token'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['ES256'],

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { AUDIT_OUTCOME_NAMES } from '../../shared/catalog/registry.js';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/catalog/webhooks.js';
 import { AUDIT_EVENT_FIELDS } from '../audit/auditRecord.js';
 import {
   catalog,
@@ -37,6 +38,7 @@ const SCOPE_TEXT: Record<Scope, string> = {
   'webapi.write': 'Change server state: creates, updates, trades; and check account passwords',
   'webapi.admin': 'Destructive and administrative operations (confirm=true on v2), plugin commands',
   'webapi.audit': "Read the organization's audit trail (every call that is not a read)",
+  'webapi.webhooks': "Manage the organization's webhook endpoints: register, change, rotate secrets, redeliver",
 };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (s: Schema) => ({ anyOf: [s, { type: 'null' }] });
@@ -116,6 +118,94 @@ const EDGE_SCHEMAS: Record<string, Schema> = {
     properties: {
       events: { type: 'array', items: ref('AuditEvent') },
       nextCursor: { type: ['string', 'null'], description: 'The cursor of the next page; null on the last' },
+    },
+  },
+  WebhookEndpoint: {
+    type: 'object',
+    description: "A webhook endpoint of the caller's organization (docs/webhooks.md), never with its secret.",
+    required: [
+      'id',
+      'organizationId',
+      'url',
+      'description',
+      'eventTypes',
+      'platforms',
+      'enabled',
+      'disabledReason',
+      'previousSecretValidUntil',
+      'created',
+      'updated',
+    ],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      organizationId: { type: 'string', format: 'uuid' },
+      url: { type: 'string' },
+      description: { type: ['string', 'null'] },
+      eventTypes: { type: 'array', items: { type: 'string', enum: [...WEBHOOK_EVENT_TYPES] } },
+      platforms: {
+        type: ['array', 'null'],
+        items: { type: 'string', format: 'uuid' },
+        description: 'The platforms it hears; null: every platform of the organization',
+      },
+      enabled: { type: 'boolean' },
+      disabledReason: { type: ['string', 'null'], description: 'Why it was disabled: by a caller, 410 Gone, failing' },
+      previousSecretValidUntil: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'Until when the secret before the last rotation still signs deliveries beside the new one',
+      },
+      created: { type: 'string', format: 'date-time' },
+      updated: { type: 'string', format: 'date-time' },
+    },
+  },
+  WebhookEndpointWithSecret: {
+    allOf: [
+      ref('WebhookEndpoint'),
+      {
+        type: 'object',
+        required: ['secret'],
+        properties: {
+          secret: {
+            type: 'string',
+            description: 'whsec_… signing secret (Standard Webhooks): shown in this answer only, keep it',
+          },
+        },
+      },
+    ],
+  },
+  WebhookQueued: {
+    type: 'object',
+    required: ['queued', 'eventIds'],
+    properties: {
+      queued: { type: 'integer', description: 'Deliveries queued' },
+      eventIds: { type: 'array', items: { type: 'string' }, description: 'Their webhook-id values' },
+    },
+  },
+  WebhookAttempt: {
+    type: 'object',
+    description: 'One delivery attempt of an event to the endpoint.',
+    required: ['at', 'eventId', 'eventType', 'attempt', 'status', 'latencyMs', 'error', 'outcome'],
+    properties: {
+      at: { type: 'string', format: 'date-time' },
+      eventId: { type: 'string' },
+      eventType: { type: 'string' },
+      attempt: { type: 'integer', description: "The event's attempt number at this endpoint, from 1" },
+      status: { type: ['integer', 'null'], description: "The receiver's HTTP status; null when none came" },
+      latencyMs: { type: 'integer' },
+      error: { type: ['string', 'null'] },
+      outcome: { type: 'string', enum: ['delivered', 'retrying', 'deadLettered', 'endpointDisabled'] },
+    },
+  },
+  WebhookDeadLetter: {
+    type: 'object',
+    description: 'An event the endpoint was not delivered within the retry window, kept for a redelivery.',
+    required: ['at', 'eventId', 'eventType', 'attempts', 'lastError'],
+    properties: {
+      at: { type: 'string', format: 'date-time' },
+      eventId: { type: 'string' },
+      eventType: { type: 'string' },
+      attempts: { type: 'integer' },
+      lastError: { type: ['string', 'null'] },
     },
   },
   PingResult: {
@@ -246,8 +336,14 @@ export function buildOpenApiDocument(): Schema {
   };
 }
 
+/**
+ * Whether an entry answers in the v2 envelope and takes v2's rules (`confirm=true`): the v2 API's operations and the
+ * edge's own resources under /api/v2/ (the webhooks). Only the v2 API's changes take an Idempotency-Key.
+ */
+const enveloped = (entry: Operation) => entry.generation === 'v2' || entry.path.startsWith('/api/v2/');
+
 function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
-  const v2 = entry.generation === 'v2';
+  const v2 = enveloped(entry);
   const parameters: Schema[] = [];
   for (const name of pathParamNames(entry.path)) {
     const field = entry.params?.shape[name] as z.ZodType | undefined;
@@ -322,7 +418,7 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
       },
     );
   }
-  if (v2 && entry.mutating) {
+  if (entry.generation === 'v2' && entry.mutating) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
@@ -414,8 +510,13 @@ function responses(entry: Operation, schemas: Record<string, Schema>): Schema {
   const auth = isProtectedPath(entry.path)
     ? { 401: { $ref: '#/components/responses/Unauthorized' }, 403: { $ref: '#/components/responses/Forbidden' } }
     : {};
-  if (entry.generation === 'v2') {
-    const ok = { ...headers, ...(entry.mutating ? { 'Idempotency-Replayed': headerRef('Idempotency-Replayed') } : {}) };
+  if (enveloped(entry)) {
+    const ok = {
+      ...headers,
+      ...(entry.generation === 'v2' && entry.mutating
+        ? { 'Idempotency-Replayed': headerRef('Idempotency-Replayed') }
+        : {}),
+    };
     return {
       200: {
         description: 'Envelope: check `error` before reading `data`.',

@@ -11,4 +11,5 @@ export const REGISTRY_MIGRATIONS: readonly string[] = [
   '0005_broker_urls.sql',
   '0006_regions.sql',
   '0007_client_networks.sql',
+  '0008_webhook_endpoints.sql',
 ];

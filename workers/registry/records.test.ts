@@ -52,11 +52,12 @@ describe('client scopes', () => {
   it('refuse unknown names, naming each and the known ones', () => {
     expect(clientScopes('webapi.root webapi.write all')).toEqual({
       ok: false,
-      message: 'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+      message:
+        'unknown scope webapi.root, all: the scopes are webapi, webapi.write, webapi.admin, webapi.audit, webapi.webhooks',
     });
     expect(clientScopes(['WEBAPI'])).toEqual({
       ok: false,
-      message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+      message: 'unknown scope WEBAPI: the scopes are webapi, webapi.write, webapi.admin, webapi.audit, webapi.webhooks',
     });
   });
 

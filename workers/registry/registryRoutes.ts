@@ -18,7 +18,7 @@ import { uuidSchema } from './ids.js';
 import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
 import { cachedPlatform } from './platformCache.js';
-import { refuse, statusOutcome, unknownPlatform } from '../envelope/index.js';
+import { generationOf, outcomeOf, refuse, statusOutcome, unknownPlatform } from '../envelope/index.js';
 import { CallAudit } from '../audit/callAudit.js';
 import { scopeRefusal } from '../auth/requireScope.js';
 import { validateInputs } from '../../shared/catalog/inputs.js';
@@ -57,7 +57,14 @@ export function localRoute(
     // An admin change is recorded in the organization's audit trail, refused or not (workers/audit/).
     const audit = CallAudit.of(c, entry);
     const answer = await checkedCall(c, entry, handler, audit);
-    audit?.finish(statusOutcome(answer.status), false);
+    if (audit) {
+      // A v2 answer tells its outcome in its envelope, not its status.
+      const v2 = generationOf(c.req.path) === 'v2';
+      audit.finish(
+        v2 ? outcomeOf(answer.status, await answer.clone().text(), 'v2') : statusOutcome(answer.status),
+        false,
+      );
+    }
     return answer;
   };
 }
@@ -71,13 +78,17 @@ async function checkedCall(
   const budget = resolveTimeout(entry, c.req.header(TIMEOUT_HEADER), c.req.query(TIMEOUT_QUERY) ?? null);
   c.header(TIMEOUT_APPLIED_HEADER, String(budget.seconds));
   const scoped = scopeRefusal(entry, callerOf(c), {
-    generation: 'v1',
+    generation: generationOf(c.req.path),
     family: null,
     paged: false,
     traceId: c.get('traceId'),
   });
-  if (scoped) return c.body(scoped.body, scoped.status as 403, { 'content-type': JSON_TYPE, ...scoped.headers });
+  if (scoped) return c.body(scoped.body, scoped.status as 200, { 'content-type': JSON_TYPE, ...scoped.headers });
   if (!budget.ok) return refuse(c, { kind: 'Validation', message: budget.message });
+  // The edge's own resources under /api/v2/ take v2's rules: a destructive one needs confirm=true.
+  if (entry.destructive && generationOf(c.req.path) === 'v2' && c.req.query('confirm')?.toLowerCase() !== 'true') {
+    return refuse(c, { kind: 'Validation', message: 'confirm: must be true for this destructive operation' });
+  }
   if (!entry.params && !entry.query && !entry.body) return handler(c, {});
   const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
   const inputs = validateInputs(entry, { ...c.req.param() }, new URL(c.req.url), body);

@@ -294,13 +294,13 @@ describe('administration writes', () => {
     const platform = await store.addPlatform({ organizationId: org.id, type: 'PF4', name: 'p' });
     expect(await refusal(store.removeOrganization(org.id))).toMatchObject({
       kind: 'conflict',
-      message: `organization ${org.id} still has 1 platform(s) and 0 client(s); remove them first`,
+      message: `organization ${org.id} still has 1 platform(s), 0 client(s) and 0 webhook endpoint(s); remove them first`,
     });
     await store.removePlatform(platform.platform.id);
     const { client } = await store.addClient({ organizationId: org.id });
     expect(await refusal(store.removeOrganization(org.id))).toMatchObject({
       kind: 'conflict',
-      message: `organization ${org.id} still has 0 platform(s) and 1 client(s); remove them first`,
+      message: `organization ${org.id} still has 0 platform(s), 1 client(s) and 0 webhook endpoint(s); remove them first`,
     });
     await store.removeClient(client.clientId);
     expect(await store.removeOrganization(org.id.toUpperCase())).toEqual(org);
@@ -497,7 +497,8 @@ describe('administration writes', () => {
     });
     expect(await refusal(store.addClient({ organizationId: ORG_A, scopes: ['webapi.root'] }))).toMatchObject({
       kind: 'invalid',
-      message: 'unknown scope webapi.root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit',
+      message:
+        'unknown scope webapi.root: the scopes are webapi, webapi.write, webapi.admin, webapi.audit, webapi.webhooks',
     });
     expect(await refusal(store.addClient({ organizationId: ORG_B, clientId: 'reader' }))).toMatchObject({
       kind: 'conflict',
@@ -784,6 +785,7 @@ describe('migrations 0005 (broker lists), 0006 (regions) and 0007 (client networ
       '0005_broker_urls.sql',
       '0006_regions.sql',
       '0007_client_networks.sql',
+      '0008_webhook_endpoints.sql',
     ]);
     const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
     expect(rows.results).toStrictEqual([

@@ -383,14 +383,15 @@ export class RegistryStore {
     const counts = await this.db
       .prepare(
         `SELECT (SELECT COUNT(*) FROM trade_platforms WHERE organization_id = ?) AS platforms,
-              (SELECT COUNT(*) FROM api_clients WHERE organization_id = ?) AS clients`,
+              (SELECT COUNT(*) FROM api_clients WHERE organization_id = ?) AS clients,
+              (SELECT COUNT(*) FROM webhook_endpoints WHERE organization_id = ?) AS webhooks`,
       )
-      .bind(org.id, org.id)
-      .first<{ platforms: number; clients: number }>();
-    if (counts && (counts.platforms > 0 || counts.clients > 0)) {
+      .bind(org.id, org.id, org.id)
+      .first<{ platforms: number; clients: number; webhooks: number }>();
+    if (counts && (counts.platforms > 0 || counts.clients > 0 || counts.webhooks > 0)) {
       throw new RegistryError(
         'conflict',
-        `organization ${org.id} still has ${counts.platforms} platform(s) and ${counts.clients} client(s); remove them first`,
+        `organization ${org.id} still has ${counts.platforms} platform(s), ${counts.clients} client(s) and ${counts.webhooks} webhook endpoint(s); remove them first`,
       );
     }
     await this.db.prepare('DELETE FROM organizations WHERE id = ?').bind(org.id).run();

@@ -8,32 +8,7 @@
  */
 import type { Family } from '../../shared/protocol.js';
 import type { StreamEvent } from '../../shared/streams.js';
-
-/** Every event type an endpoint may ask for, by family where the two differ (PF5 names positions, orders and deals). */
-export const WEBHOOK_EVENT_TYPES = [
-  'account.created',
-  'account.changed',
-  'account.deleted',
-  'balance.operation',
-  'trade.opened',
-  'trade.changed',
-  'trade.closed',
-  'position.opened',
-  'position.changed',
-  'position.closed',
-  'order.placed',
-  'order.changed',
-  'order.removed',
-  'deal.added',
-  'margin.call',
-  'margin.stopOut',
-  'platform.down',
-  'platform.up',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-/** The event a test delivery carries (`POST …/Test`): no endpoint asks for it, every endpoint may be sent it. */
-export const TEST_EVENT_TYPE = 'webhook.test';
+import type { TEST_EVENT_TYPE, WebhookEventType } from '../../shared/catalog/webhooks.js';
 
 /** One event before it is addressed to endpoints. */
 export interface WebhookEvent {

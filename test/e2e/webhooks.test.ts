@@ -1,0 +1,143 @@
+/**
+ * Webhooks across the real processes: the simulator, the broker and the edge in workerd with its queues, and a
+ * receiver on 127.0.0.1 that verifies every delivery with the `standardwebhooks` package. An endpoint registered for
+ * every event type hears an account created and changed, a deposit, a trade opened and closed on the simulator —
+ * through a receiver outage and a broker restart — each event once after deduplication by `webhook-id`, in order per
+ * account, and the deposit and the trade as the trading server's own history has them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_EVENT_TYPES } from '../../shared/catalog/webhooks.js';
+import { stackForFile, waitHealthy } from './support.js';
+import { ok } from './v2/api.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
+import { until } from '../support/until.js';
+
+const setup = stackForFile({ edgeVars: { WEBHOOK_PRIVATE_TARGETS: '1', REGISTRY_CACHE_SECONDS: '1' } });
+let receiver: WebhookReceiver;
+let hooksToken: string;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  const { stack } = setup.client;
+  const res = await fetch(`${stack.edgeUrl}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: stack.clientId,
+      client_secret: stack.clientSecret,
+      scope: 'webapi webapi.webhooks',
+    }),
+  });
+  hooksToken = ((await res.json()) as { access_token: string }).access_token;
+});
+afterAll(() => receiver?.close());
+
+async function hooks(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${setup.client.stack.edgeUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${hooksToken}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const envelope = (await res.json()) as { data: any; error: unknown };
+  expect(envelope.error).toBeNull();
+  return envelope.data;
+}
+
+/** The deduplicated events of one account, as the receiver kept them, by type and the record's key. */
+const ofLogin = (login: number) =>
+  receiver
+    .unique()
+    .filter((e: any) => e.data?.login === login)
+    .map((e: any) => e as { id: string; type: string; data: Record<string, any> });
+
+describe('webhooks from the trading server', () => {
+  it('deliver every change of an account once, in order, through a receiver outage and a broker restart', async () => {
+    const c = setup.client;
+    const endpoint = await hooks('POST', '/api/v2/Webhooks', {
+      url: receiver.url,
+      eventTypes: [...WEBHOOK_EVENT_TYPES],
+      platforms: [c.stack.platforms.pf4],
+    });
+    receiver.secret = endpoint.secret;
+
+    const login = (
+      await ok<{ login: number }>(c, 'v2.PF4.UserRecordNew', {
+        body: { login: 0, group: 'demo\\forex', name: 'Webhook Partner' },
+      })
+    ).login;
+    await until(() => ofLogin(login).some((e) => e.type === 'account.created'), 'account.created');
+
+    // The receiver is down: deliveries fail and are tried again.
+    await receiver.stop();
+    await ok(c, 'v2.PF4.TradeTransaction', {
+      body: {
+        tradeTransactionType: 'BrBalance',
+        tradeCommand: 'Balance',
+        orderBy: login,
+        price: 50_000,
+        comment: 'Deposit',
+      },
+    });
+    const opened = await ok<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
+      body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10 },
+    });
+    await until(
+      async () =>
+        (await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)).some(
+          (a: any) => a.outcome === 'retrying',
+        ),
+      'a failed attempt while the receiver is down',
+      20_000,
+    );
+    await receiver.start();
+
+    // The broker restarts: the source's subscription moves to the restarted broker.
+    await c.stack.restartBroker();
+    await waitHealthy(c);
+    await ok(c, 'v2.PF4.TradeTransaction', {
+      body: { tradeTransactionType: 'BrOrderClose', order: opened.order, volume: 10 },
+    });
+    await ok(c, 'v2.PF4.UserRecord', { params: { login }, body: { comment: 'changed after the restart' } });
+
+    await until(
+      () =>
+        ofLogin(login).some((e) => e.type === 'trade.closed') &&
+        ofLogin(login).some((e) => e.type === 'account.changed' && e.data.comment === 'changed after the restart'),
+      'the events after the restart',
+      60_000,
+    );
+    const events = ofLogin(login);
+    // Every delivery verified, each webhook-id once among the verified ones kept.
+    expect(receiver.received.every((r) => r.verified !== null)).toBe(true);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    const types = events.map((e) => e.type);
+    const at = (type: string) => types.indexOf(type);
+    // In order for the account: created, then the deposit and the trade opened, then the trade closed.
+    expect(at('account.created')).toBe(0);
+    expect(at('balance.operation')).toBeGreaterThan(0);
+    expect(at('trade.opened')).toBeGreaterThan(0);
+    expect(at('trade.closed')).toBeGreaterThan(at('trade.opened'));
+    // The deposit and the trade as the server's history holds them.
+    const history = await ok<any[]>(c, 'v2.PF4.TradesUserHistory', { params: { login } });
+    const deposit = history.find((h) => h.tradeCommand === 'Balance');
+    expect(events.find((e) => e.type === 'balance.operation')!.data).toMatchObject({
+      ticket: deposit.order,
+      login,
+      type: 'Balance',
+      amount: 50_000,
+    });
+    const closedTrade = history.find((h) => h.order === opened.order);
+    expect(closedTrade).toBeDefined();
+    expect(events.find((e) => e.type === 'trade.opened')!.data).toMatchObject({
+      order: opened.order,
+      login,
+      symbol: 'EURUSD',
+    });
+    expect(events.filter((e) => e.type === 'trade.closed').map((e) => e.data.order)).toEqual([opened.order]);
+    expect(events.filter((e) => e.type === 'balance.operation')).toHaveLength(1);
+  });
+});

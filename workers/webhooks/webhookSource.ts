@@ -1,0 +1,307 @@
+/**
+ * A webhook source: one Durable Object per trade platform that some webhook endpoint hears, in the platform's home.
+ * It holds a subscription to the platform's change stream — the same `BrokerSubscription` a stream object holds, with
+ * its heartbeat and its moves to the next broker of the platform's list — and makes each change a webhook event
+ * (`webhookEvents.ts`) for every enabled endpoint of the organization that asked for its type and hears the platform,
+ * handing them to each endpoint's deliveries object in the order they came.
+ *
+ * - PF4 balance and credit operations are not in the change stream; an account whose balance or credit changed has
+ *   its history read (`TradesUserHistory`) since the source last looked, and each balance or credit entry is an event
+ *   (its id from the entry, so reading an entry twice gives the same id).
+ * - Platform up and down are told once per change of the platform's status; margin levels once per level reached.
+ * - The source keeps what it must remember (its platform, the platform's status, each account's balance, credit and
+ *   margin level) in its storage; an alarm every minute keeps it running while an endpoint hears the platform (after
+ *   a restart too) and lets it go once none does.
+ */
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env.js';
+import { configOf } from '../config.js';
+import type { Family } from '../../shared/protocol.js';
+import type { StreamEvent } from '../../shared/streams.js';
+import { BrokerSubscription } from '../streams/brokerSubscription.js';
+import type { RingEvent } from '../streams/fanout.js';
+import type { StreamConfig } from '../streams/streamRequest.js';
+import { RegistryStore } from '../registry/registryStore.js';
+import { homePlacement } from '../regions/placement.js';
+import { pickLink } from '../gateway/names.js';
+import { placedStub } from '../regions/objects.js';
+import type { GatewayCall } from '../gateway/messages.js';
+import { catalog } from '../../shared/catalog/index.js';
+import { WebhookStore, type SigningEndpoint } from './webhookStore.js';
+import {
+  balanceOperationOfHistory,
+  eventId,
+  webhookEventsOf,
+  type UnidentifiedEvent,
+  type WebhookEvent,
+} from './webhookEvents.js';
+
+/** What the source is told of its platform, and keeps. */
+export interface SourceConfig {
+  platform: string;
+  family: Family;
+  organizationId: string;
+}
+
+const ALARM_MS = 60_000;
+const ENDPOINTS_CACHE_MS = 5000;
+/** A hand-over to an endpoint's deliveries that failed is tried again after this, a few times, then logged. */
+const HANDOVER_RETRY_MS = [200, 1000, 5000];
+const HISTORY_OP = 'v2.PF4.TradesUserHistory';
+
+export class WebhookSource extends DurableObject<Env> {
+  private config: (SourceConfig & { brokerUrls: string[] }) | undefined;
+  private active = false;
+  private chain: Promise<void> = Promise.resolve();
+  private endpoints: { list: SigningEndpoint[]; at: number } | undefined;
+  private readonly sql: SqlStorage;
+  private readonly subscription = new BrokerSubscription({
+    config: (): StreamConfig | undefined =>
+      this.config && {
+        platform: this.config.platform,
+        family: this.config.family,
+        brokerUrls: this.config.brokerUrls,
+        shard: 0,
+      },
+    secret: () => configOf(this.env).BROKER_SECRET ?? '',
+    hasClients: () => this.active,
+    publish: (event) => this.take(event),
+    disconnected: () => this.take({ topic: 'status', data: { connected: false } }),
+  });
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    void ctx.blockConcurrencyWhile(async () => {
+      const stored = this.get('config');
+      if (stored) await this.run(JSON.parse(stored) as SourceConfig);
+    });
+  }
+
+  /** Starts (or keeps) the source of `config.platform`; answers whether it runs (some endpoint hears the platform). */
+  async start(config: SourceConfig): Promise<boolean> {
+    this.set('config', JSON.stringify(config));
+    if (!this.get('started')) this.set('started', new Date().toISOString());
+    return this.run(config);
+  }
+
+  /** Counters for tests: whether it runs, on which broker, and how many events it handed over. */
+  stats(): { active: boolean; broker: string | null; subscribed: boolean; handedOver: number } {
+    const { broker, subscribed } = this.subscription.stats();
+    return { active: this.active, broker, subscribed, handedOver: Number(this.get('handed') ?? 0) };
+  }
+
+  override async alarm(): Promise<void> {
+    const stored = this.get('config');
+    if (stored) await this.run(JSON.parse(stored) as SourceConfig);
+  }
+
+  /** Checks the registry: runs the subscription on the platform's brokers while an endpoint hears it, else stops. */
+  private async run(config: SourceConfig): Promise<boolean> {
+    const entry = await new RegistryStore(this.env.DB).findAnyPlatform(config.platform);
+    this.endpoints = undefined;
+    const heard = entry !== null && (await this.currentEndpoints(config)).length > 0;
+    if (!entry || !heard) {
+      this.active = false;
+      this.subscription.stop('no endpoint hears the platform');
+      await this.ctx.storage.deleteAlarm();
+      return false;
+    }
+    this.config = { ...config, brokerUrls: entry.brokerUrls ?? configOf(this.env).BROKER_URL };
+    this.active = true;
+    this.subscription.use(this.config.brokerUrls);
+    this.subscription.ensure();
+    await this.ctx.storage.setAlarm(Date.now() + ALARM_MS);
+    return true;
+  }
+
+  private take(event: RingEvent): void {
+    this.chain = this.chain.then(
+      () => this.handle(event),
+      () => this.handle(event),
+    );
+  }
+
+  private async handle(event: RingEvent): Promise<void> {
+    const config = this.config;
+    if (!config || event.topic === 'resync') return;
+    const made = await this.eventsOf(config, event);
+    if (made.length === 0) return;
+    const at = new Date().toISOString();
+    const events: WebhookEvent[] = [];
+    for (const e of made) {
+      const distinguisher = e.type === 'platform.up' || e.type === 'platform.down' ? at : '';
+      events.push({
+        id: await eventId(config.platform, e, distinguisher),
+        type: e.type,
+        platform: config.platform,
+        family: config.family,
+        login: e.login,
+        occurredAt: at,
+        data: e.data,
+      });
+    }
+    await this.handOver(config, events);
+  }
+
+  /** The webhook events of one stream event, with what the source remembers (status, levels, money) brought up to date. */
+  private async eventsOf(config: SourceConfig, event: StreamEvent): Promise<UnidentifiedEvent[]> {
+    if (event.topic === 'status') {
+      const status = event.data.connected ? 'up' : 'down';
+      if (this.get('status') === status) return [];
+      const before = this.get('status');
+      this.set('status', status);
+      // The first status a source sees is where it starts, not a change.
+      return before === undefined ? [] : webhookEventsOf(config.family, event);
+    }
+    const data = event.data as Record<string, unknown>;
+    const login = typeof data.login === 'number' ? data.login : null;
+    if (event.topic === 'margin' && config.family === 'PF4' && login !== null) {
+      const previous = this.get(`level:${login}`) ?? 'Ok';
+      this.set(`level:${login}`, String(data.levelType));
+      return webhookEventsOf(config.family, event, previous);
+    }
+    const made = webhookEventsOf(config.family, event);
+    if (event.topic === 'users' && config.family === 'PF4' && login !== null) {
+      made.push(...(await this.balanceOperations(config, login, data)));
+    }
+    return made;
+  }
+
+  /**
+   * A PF4 account's balance and credit operations since the source last looked, when its balance or credit changed:
+   * read from its history, each entry once (the deliveries object takes an event id once).
+   */
+  private async balanceOperations(
+    config: SourceConfig,
+    login: number,
+    account: Record<string, unknown>,
+  ): Promise<UnidentifiedEvent[]> {
+    const money = `${String(account.balance)}|${String(account.credit)}`;
+    const before = this.get(`money:${login}`);
+    if (account.kind === 'Deleted') {
+      this.delete(`money:${login}`);
+      return [];
+    }
+    this.set(`money:${login}`, money);
+    if (before === money) return [];
+    const lookedAt = this.get(`looked:${login}`) ?? this.get('started') ?? new Date().toISOString();
+    // A minute before the last look: an entry written in the same second as the look is not missed.
+    const fromTime = new Date(Date.parse(lookedAt) - 60_000).toISOString();
+    const now = new Date().toISOString();
+    const history = await this.platformCall(config, HISTORY_OP, { login, fromTime });
+    if (!Array.isArray(history)) return [];
+    this.set(`looked:${login}`, now);
+    return history
+      .map((entry) => balanceOperationOfHistory(entry as Record<string, unknown>))
+      .filter((e): e is UnidentifiedEvent => e !== null);
+  }
+
+  /** A read of the platform through one of its link objects in its home, answered as the v2 API's `data`. */
+  private async platformCall(
+    config: SourceConfig & { brokerUrls?: string[] },
+    operationId: string,
+    args: Record<string, unknown>,
+  ): Promise<unknown> {
+    const entry = catalog.find((e) => e.id === operationId);
+    const platform = await new RegistryStore(this.env.DB).findAnyPlatform(config.platform);
+    if (!entry || !platform) return null;
+    const edge = configOf(this.env);
+    const home = homePlacement(platform, edge.HOME_REGION);
+    const call: GatewayCall = {
+      operationId,
+      op: entry.op,
+      platform: config.platform,
+      family: config.family,
+      args,
+      timeoutMs: 15_000,
+      traceId: crypto.randomUUID().replaceAll('-', ''),
+      client: 'webhooks',
+      brokerUrls: platform.brokerUrls ?? edge.BROKER_URL,
+      mutating: false,
+      home,
+      place: home,
+    };
+    const stub = placedStub(
+      this.env.LINKS,
+      pickLink(config.platform, home.region, call.traceId, edge.LINKS_PER_PLATFORM),
+      home,
+    );
+    const answer = (await stub.call(call)) as { body: unknown };
+    if (typeof answer.body !== 'string') return null;
+    const envelope = JSON.parse(answer.body) as { data: unknown; error: unknown };
+    if (envelope.error) {
+      console.error(JSON.stringify({ msg: 'webhook source read failed', operationId, error: envelope.error }));
+      return null;
+    }
+    return envelope.data;
+  }
+
+  /** Hands the events to every endpoint that wants them, in order; a failed hand-over is tried again a few times. */
+  private async handOver(config: SourceConfig, events: WebhookEvent[]): Promise<void> {
+    for (const endpoint of await this.currentEndpoints(config)) {
+      const wanted = events.filter((e) => (endpoint.eventTypes as string[]).includes(e.type));
+      if (wanted.length === 0) continue;
+      const stub = this.env.WEBHOOKS.get(this.env.WEBHOOKS.idFromName(endpoint.id));
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await stub.accept(endpoint.id, wanted);
+          this.set('handed', String(Number(this.get('handed') ?? 0) + wanted.length));
+          break;
+        } catch (error) {
+          if (attempt >= HANDOVER_RETRY_MS.length) {
+            console.error(
+              JSON.stringify({ msg: 'webhook events not handed over', endpoint: endpoint.id, error: String(error) }),
+            );
+            break;
+          }
+          await new Promise((resolve) => setTimeout(resolve, HANDOVER_RETRY_MS[attempt]));
+        }
+      }
+    }
+  }
+
+  private async currentEndpoints(config: SourceConfig): Promise<SigningEndpoint[]> {
+    const now = Date.now();
+    if (this.endpoints && now - this.endpoints.at < ENDPOINTS_CACHE_MS) return this.endpoints.list;
+    const list = await new WebhookStore(this.env.DB).forPlatform(config.organizationId, config.platform);
+    this.endpoints = { list, at: now };
+    return list;
+  }
+
+  private get(key: string): string | undefined {
+    return this.sql.exec<{ value: string }>('SELECT value FROM kv WHERE key = ?', key).toArray()[0]?.value;
+  }
+
+  private set(key: string, value: string): void {
+    this.sql.exec(
+      'INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      key,
+      value,
+    );
+  }
+
+  private delete(key: string): void {
+    this.sql.exec('DELETE FROM kv WHERE key = ?', key);
+  }
+}
+
+/** Starts the webhook source of each platform given (those an endpoint was registered, changed or enabled for). */
+export async function startSources(
+  env: Env,
+  organizationId: string,
+  platforms: readonly { id: string; type: string }[],
+) {
+  await Promise.all(
+    platforms
+      .filter((p): p is { id: string; type: Family } => p.type === 'PF4' || p.type === 'PF5')
+      .map((p) =>
+        env.WEBHOOK_SOURCES.get(env.WEBHOOK_SOURCES.idFromName(p.id)).start({
+          platform: p.id,
+          family: p.type,
+          organizationId,
+        }),
+      ),
+  );
+}
