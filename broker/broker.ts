@@ -21,6 +21,8 @@ import { LINK_PATH } from '../shared/frames.js';
 import { CallDispatcher, DEFAULT_LATE_ANSWER_MS, type DispatcherOptions } from './link/callDispatcher.js';
 import type { PasswordCheckLimit } from './link/passwordChecks.js';
 import { EdgeLinkServer } from './link/edgeLinkServer.js';
+import { snapshotEvents } from './stream/streamSnapshot.js';
+import type { StreamTopic } from '../shared/streams.js';
 import { healthReport, readinessReport } from './observability/health.js';
 import { silentLogger, type Logger } from './observability/log.js';
 import { BrokerMetrics } from './observability/metrics.js';
@@ -124,7 +126,14 @@ export async function startBroker(options: BrokerOptions): Promise<RunningBroker
     },
     (id) => {
       const platform = platforms.get(id);
-      return platform && { family: platform.family, events: platform.events, use: () => platform.use() };
+      return (
+        platform && {
+          family: platform.family,
+          events: platform.events,
+          use: () => platform.use(),
+          snapshot: (topics: readonly StreamTopic[]) => snapshotEvents(platform.family, platform.cache, topics),
+        }
+      );
     },
     (id) => {
       const platform = platforms.get(id);

@@ -30,12 +30,20 @@ import { writeBatch, type Corkable } from '../../shared/writeBatch.js';
 import type { Logger } from '../observability/log.js';
 import type { CallDispatcher } from './callDispatcher.js';
 import { isStreamOp, StreamSubscriptions } from '../stream/streamSubscriptions.js';
+import type { StreamEvent, StreamTopic } from '../../shared/streams.js';
 import type { PlatformEvents } from '../stream/platformEvents.js';
 import { EdgeReplication, isReplicationOp, type ReplicaSource } from './edgeReplication.js';
 import { parseJson } from '../../shared/losslessJson.js';
 
 /** Finds the live stream of a platform the broker serves, for `#subscribe` frames. */
-export type StreamSource = (platform: string) => { family: Family; events: PlatformEvents } | undefined;
+export type StreamSource = (platform: string) =>
+  | {
+      family: Family;
+      events: PlatformEvents;
+      /** The current records of the topics given, shaped as stream events (`Added`). */
+      snapshot?: (topics: readonly StreamTopic[]) => StreamEvent[];
+    }
+  | undefined;
 
 /** Largest call frame accepted; the edge bounds bodies well below this. */
 export const LINK_MAX_PAYLOAD = 16 * 1024 * 1024;

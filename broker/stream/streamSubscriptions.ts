@@ -7,7 +7,7 @@
  * drained; every other event is always sent, in order. Closing the link ends every subscription it carries. A
  * subscription holds its platform in use while open (`use`), so a cold standby logs in for it and stays logged in.
  */
-import type { CallFrame, StreamBatchFrame, StreamFrame } from '../../shared/frames.js';
+import type { CallFrame, StreamBatchFrame, StreamFrame, StreamSnapshotFrame } from '../../shared/frames.js';
 import { MAX_STREAM_BATCH, SUBSCRIBE_OP, UNSUBSCRIBE_OP } from '../../shared/frames.js';
 import type { Family } from '../../shared/protocol.js';
 import type { StreamEvent, StreamTopic, TickPayload } from '../../shared/streams.js';
@@ -39,9 +39,14 @@ export class StreamSubscriptions {
 
   constructor(
     private readonly sink: StreamSink,
-    private readonly eventsOf: (
-      platform: string,
-    ) => { family: Family; events: PlatformEvents; use?: () => { release(): void } } | undefined,
+    private readonly eventsOf: (platform: string) =>
+      | {
+          family: Family;
+          events: PlatformEvents;
+          use?: () => { release(): void };
+          snapshot?: (topics: readonly StreamTopic[]) => StreamEvent[];
+        }
+      | undefined,
     private readonly congestedBytes = DEFAULT_CONGESTED_BYTES,
   ) {}
 
@@ -63,7 +68,7 @@ export class StreamSubscriptions {
     }
     const platform = this.eventsOf(frame.platform);
     if (!platform) return fail('NotFound', 'trade platform not served by this broker');
-    const { topics: asked, batch } = frame.args as { topics?: unknown; batch?: unknown };
+    const { topics: asked, batch, snapshot } = frame.args as { topics?: unknown; batch?: unknown; snapshot?: unknown };
     const served = topicsOf(platform.family);
     if (
       !Array.isArray(asked) ||
@@ -72,10 +77,15 @@ export class StreamSubscriptions {
       return fail('Validation', `topics: must be a list of ${served.join(', ')}`);
     }
     if (batch !== undefined && typeof batch !== 'boolean') return fail('Validation', 'batch: must be true or false');
+    if (snapshot !== undefined && typeof snapshot !== 'boolean')
+      return fail('Validation', 'snapshot: must be true or false');
+    if (snapshot === true && !platform.snapshot) return fail('Validation', 'snapshot: not served by this broker');
     if (this.subs.has(frame.id)) return fail('Validation', `subscription ${frame.id} exists on this link`);
     answer({ ok: true, data: { sub: frame.id } });
     const lease = platform.use?.();
-    const sub = this.start(frame.id, platform.events, new Set(asked as StreamTopic[]), batch === true);
+    const topics = asked as StreamTopic[];
+    const records = snapshot === true && platform.snapshot ? () => platform.snapshot!(topics) : undefined;
+    const sub = this.start(frame.id, platform.events, new Set(topics), batch === true, records);
     this.subs.set(
       frame.id,
       lease
@@ -94,7 +104,13 @@ export class StreamSubscriptions {
     this.subs.clear();
   }
 
-  private start(sub: number, events: PlatformEvents, topics: Set<StreamTopic>, batched: boolean): Subscription {
+  private start(
+    sub: number,
+    events: PlatformEvents,
+    topics: Set<StreamTopic>,
+    batched: boolean,
+    records?: () => StreamEvent[],
+  ): Subscription {
     const heldTicks = new Map<string, TickPayload>();
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Batched: the turn's events gather here and leave together once the turn's I/O callbacks are done.
@@ -125,9 +141,29 @@ export class StreamSubscriptions {
       for (const data of heldTicks.values()) push({ topic: 'ticks', data });
       heldTicks.clear();
     };
+    // The records as they stand once the stream is whole, after any event already waiting: the changes that follow
+    // it are the changes after it.
+    const sendSnapshot = () => {
+      if (!records) return;
+      sendPending();
+      const all = records();
+      for (let at = 0; at === 0 || at < all.length; at += MAX_STREAM_BATCH) {
+        const part: StreamSnapshotFrame = {
+          sub,
+          snapshot: { events: all.slice(at, at + MAX_STREAM_BATCH), last: at + MAX_STREAM_BATCH >= all.length },
+        };
+        this.sink.send(stringifyJson(part));
+      }
+    };
     push({ topic: 'status', data: { connected: events.connected } });
+    if (events.connected) sendSnapshot();
     const stop = events.listen((event) => {
       if (event.topic !== 'status' && !topics.has(event.topic)) return;
+      if (event.topic === 'status') {
+        push(event);
+        if (event.data.connected) sendSnapshot();
+        return;
+      }
       if (event.topic === 'ticks' && (heldTicks.size > 0 || congested())) {
         heldTicks.delete(event.data.symbol); // re-inserted last: symbols go out in the order of their latest tick
         heldTicks.set(event.data.symbol, event.data);

@@ -96,6 +96,7 @@ describe('webhooks from the trading server', () => {
     await receiver.start();
 
     // The broker restarts: the source's subscription moves to the restarted broker.
+    await c.stack.stopBroker(0, 'SIGKILL');
     await c.stack.restartBroker();
     await waitHealthy(c);
     await ok(c, 'v2.PF4.TradeTransaction', {
@@ -139,5 +140,5 @@ describe('webhooks from the trading server', () => {
     });
     expect(events.filter((e) => e.type === 'trade.closed').map((e) => e.data.order)).toEqual([opened.order]);
     expect(events.filter((e) => e.type === 'balance.operation')).toHaveLength(1);
-  });
+  }, 120_000);
 });

@@ -23,8 +23,9 @@ import {
   type PingReport,
   type StreamBatchFrame,
   type StreamFrame,
+  type StreamSnapshotFrame,
 } from '../../shared/frames.js';
-import { topicsOf } from '../../shared/streams.js';
+import { topicsOf, type StreamEvent } from '../../shared/streams.js';
 import { parseJson } from '../../shared/losslessJson.js';
 import type { RingEvent } from './fanout.js';
 import { RESYNC_MESSAGE } from './eventRing.js';
@@ -62,6 +63,12 @@ export interface SubscriptionHost {
   publish(event: RingEvent): void;
   /** The clients are told the platform's stream is down (once). */
   disconnected(): void;
+  /**
+   * A part of the platform's records as they stand (`SubscribeArgs.snapshot`), after every subscription and every
+   * return of the manager session; a host that has it asks for snapshots. Events published after the last part are
+   * the changes after it.
+   */
+  snapshot?(events: StreamEvent[], last: boolean): void;
 }
 
 export class BrokerSubscription {
@@ -197,7 +204,11 @@ export class BrokerSubscription {
           id: SUBSCRIPTION_ID,
           platform: config.platform,
           op: SUBSCRIBE_OP,
-          args: { topics: topicsOf(config.family), batch: true },
+          args: {
+            topics: config.topics ?? topicsOf(config.family),
+            batch: true,
+            ...(this.host.snapshot ? { snapshot: true } : {}),
+          },
           timeoutMs: 10_000,
         }),
       );
@@ -220,6 +231,7 @@ export class BrokerSubscription {
     if (!leg) return;
     let frame: Partial<StreamFrame> &
       Partial<Pick<StreamBatchFrame, 'events'>> &
+      Partial<Pick<StreamSnapshotFrame, 'snapshot'>> &
       Partial<DrainFrame> & {
         id?: number;
         ok?: boolean;
@@ -261,6 +273,8 @@ export class BrokerSubscription {
     // A batched frame is one turn of the broker's events; a broker that does not batch sends one event a frame.
     if (Array.isArray(frame.events)) for (const event of frame.events) this.host.publish(event);
     else if (frame.event) this.host.publish(frame.event);
+    else if (frame.snapshot && Array.isArray(frame.snapshot.events))
+      this.host.snapshot?.(frame.snapshot.events, frame.snapshot.last === true);
   }
 
   /**

@@ -28,6 +28,8 @@ export interface StreamConfig {
   family: Family;
   brokerUrls: string[];
   shard: number;
+  /** The topics to subscribe to; absent: every topic of the family (a webhook source leaves ticks and symbols out). */
+  topics?: readonly StreamTopic[];
 }
 
 /** One request to the object: the platform, who connected, and whether it is a hub socket or an SSE stream. */

@@ -17,7 +17,7 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import type { Family } from '../../shared/protocol.js';
-import type { StreamEvent } from '../../shared/streams.js';
+import { topicsOf, type StreamEvent } from '../../shared/streams.js';
 import { BrokerSubscription } from '../streams/brokerSubscription.js';
 import type { RingEvent } from '../streams/fanout.js';
 import type { StreamConfig } from '../streams/streamRequest.js';
@@ -28,8 +28,10 @@ import { placedStub } from '../regions/objects.js';
 import type { GatewayCall } from '../gateway/messages.js';
 import { catalog } from '../../shared/catalog/index.js';
 import { WebhookStore, type SigningEndpoint } from './webhookStore.js';
+import { SNAPSHOT_TOPICS } from '../../shared/frames.js';
 import {
   balanceOperationOfHistory,
+  canonicalJson,
   eventId,
   webhookEventsOf,
   type UnidentifiedEvent,
@@ -62,17 +64,26 @@ export class WebhookSource extends DurableObject<Env> {
         family: this.config.family,
         brokerUrls: this.config.brokerUrls,
         shard: 0,
+        // Ticks and symbol changes make no webhook event.
+        topics: topicsOf(this.config.family).filter((t) => t !== 'ticks' && t !== 'symbols'),
       },
     secret: () => configOf(this.env).BROKER_SECRET ?? '',
     hasClients: () => this.active,
     publish: (event) => this.take(event),
     disconnected: () => this.take({ topic: 'status', data: { connected: false } }),
+    snapshot: (events, last) => this.take({ topic: 'snapshot', events, last }),
   });
+  /** The keys of each topic the snapshot being received holds so far. */
+  private snapshotKeys = new Map<string, Set<string>>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    // The platform's records as the source last knew them (canonical JSON of the stream's shape), by topic and key.
+    this.sql.exec(
+      'CREATE TABLE IF NOT EXISTS records (topic TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (topic, key))',
+    );
     void ctx.blockConcurrencyWhile(async () => {
       const stored = this.get('config');
       if (stored) await this.run(JSON.parse(stored) as SourceConfig);
@@ -116,16 +127,64 @@ export class WebhookSource extends DurableObject<Env> {
     return true;
   }
 
-  private take(event: RingEvent): void {
-    this.chain = this.chain.then(
-      () => this.handle(event),
-      () => this.handle(event),
-    );
+  private take(event: RingEvent | SnapshotPart): void {
+    const next = () => (event.topic === 'snapshot' ? this.compare(event) : this.handle(event));
+    this.chain = this.chain.then(next, next);
+  }
+
+  /**
+   * A part of the platform's records as they stand, after a subscription or a return of the manager session:
+   * each record the source did not know is told as added, each that differs as changed, and once the last part came,
+   * each the source knew and the snapshot lacks as deleted — the changes the stream could not carry while it was
+   * down. The first snapshot a source ever sees is where it starts: it is kept, not told.
+   */
+  private async compare(part: SnapshotPart): Promise<void> {
+    const config = this.config;
+    if (!config) return;
+    const baseline = this.get('baseline') !== undefined;
+    for (const event of part.events) {
+      const data = event.data as Record<string, unknown>;
+      const key = recordKey(event.topic, data);
+      if (key === null) continue;
+      let seen = this.snapshotKeys.get(event.topic);
+      if (!seen) this.snapshotKeys.set(event.topic, (seen = new Set()));
+      seen.add(key);
+      const { kind: _kind, ...record } = data;
+      const stored = this.storedRecord(event.topic, key);
+      if (!baseline) {
+        this.storeRecord(event.topic, key, record);
+        if (event.topic === 'users' && config.family === 'PF4') this.set(`money:${key}`, moneyOf(record));
+        continue;
+      }
+      if (stored === canonicalJson(record)) continue;
+      await this.handle({
+        topic: event.topic,
+        data: { kind: stored === undefined ? 'Added' : 'Updated', ...record },
+      } as StreamEvent);
+    }
+    if (!part.last) return;
+    const seen = this.snapshotKeys;
+    this.snapshotKeys = new Map();
+    if (baseline) {
+      for (const topic of snapshotTopics(config.family)) {
+        const keys = seen.get(topic) ?? new Set<string>();
+        const gone = this.sql
+          .exec<{ key: string; data: string }>('SELECT key, data FROM records WHERE topic = ?', topic)
+          .toArray()
+          .filter((row) => !keys.has(row.key));
+        for (const row of gone) {
+          const record = JSON.parse(row.data) as Record<string, unknown>;
+          await this.handle({ topic, data: { kind: 'Deleted', ...record } } as StreamEvent);
+        }
+      }
+    }
+    this.set('baseline', new Date().toISOString());
   }
 
   private async handle(event: RingEvent): Promise<void> {
     const config = this.config;
     if (!config || event.topic === 'resync') return;
+    this.remember(event);
     const made = await this.eventsOf(config, event);
     if (made.length === 0) return;
     const at = new Date().toISOString();
@@ -178,7 +237,7 @@ export class WebhookSource extends DurableObject<Env> {
     login: number,
     account: Record<string, unknown>,
   ): Promise<UnidentifiedEvent[]> {
-    const money = `${String(account.balance)}|${String(account.credit)}`;
+    const money = moneyOf(account);
     const before = this.get(`money:${login}`);
     if (account.kind === 'Deleted') {
       this.delete(`money:${login}`);
@@ -270,6 +329,31 @@ export class WebhookSource extends DurableObject<Env> {
     return list;
   }
 
+  /** What a record event leaves the source knowing of the record. */
+  private remember(event: StreamEvent): void {
+    if (!(SNAPSHOT_TOPICS as readonly string[]).includes(event.topic)) return;
+    const { kind, ...record } = event.data as Record<string, unknown>;
+    const key = recordKey(event.topic, record);
+    if (key === null) return;
+    if (kind === 'Deleted') this.sql.exec('DELETE FROM records WHERE topic = ? AND key = ?', event.topic, key);
+    else this.storeRecord(event.topic, key, record);
+  }
+
+  private storedRecord(topic: string, key: string): string | undefined {
+    return this.sql
+      .exec<{ data: string }>('SELECT data FROM records WHERE topic = ? AND key = ?', topic, key)
+      .toArray()[0]?.data;
+  }
+
+  private storeRecord(topic: string, key: string, record: Record<string, unknown>): void {
+    this.sql.exec(
+      'INSERT INTO records (topic, key, data) VALUES (?, ?, ?) ON CONFLICT (topic, key) DO UPDATE SET data = excluded.data',
+      topic,
+      key,
+      canonicalJson(record),
+    );
+  }
+
   private get(key: string): string | undefined {
     return this.sql.exec<{ value: string }>('SELECT value FROM kv WHERE key = ?', key).toArray()[0]?.value;
   }
@@ -286,6 +370,29 @@ export class WebhookSource extends DurableObject<Env> {
     this.sql.exec('DELETE FROM kv WHERE key = ?', key);
   }
 }
+
+/** A part of a snapshot, as the source's queue of work holds it beside the stream's events. */
+interface SnapshotPart {
+  topic: 'snapshot';
+  events: StreamEvent[];
+  last: boolean;
+}
+
+/** The field that keys a record of each snapshot topic. */
+const KEY_FIELD: Record<string, string> = { users: 'login', trades: 'order', positions: 'position', orders: 'order' };
+
+function recordKey(topic: string, record: Record<string, unknown>): string | null {
+  const field = KEY_FIELD[topic];
+  const value = field === undefined ? undefined : record[field];
+  return typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string' ? String(value) : null;
+}
+
+/** The snapshot topics of a family's webhook subscription. */
+function snapshotTopics(family: Family): string[] {
+  return topicsOf(family).filter((t) => (SNAPSHOT_TOPICS as readonly string[]).includes(t));
+}
+
+const moneyOf = (account: Record<string, unknown>) => `${String(account.balance)}|${String(account.credit)}`;
 
 /** Starts the webhook source of each platform given (those an endpoint was registered, changed or enabled for). */
 export async function startSources(
