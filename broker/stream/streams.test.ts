@@ -297,3 +297,108 @@ describe('PF5 margin-call events', () => {
     subs.close();
   });
 });
+
+describe('a subscription with a snapshot', () => {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  function subscribed(args: Record<string, unknown>, records: Array<Record<string, unknown>>) {
+    const frames: Array<Record<string, unknown>> = [];
+    const answers: Array<Record<string, unknown>> = [];
+    const sink = {
+      send: (t: string) => {
+        const f = JSON.parse(t);
+        (typeof f.sub === 'number' ? frames : answers).push(f);
+      },
+      bufferedAmount: 0,
+    };
+    const events = new PlatformEvents('PF4');
+    const asked: Array<readonly string[]> = [];
+    const snapshot = (topics: readonly string[]) => {
+      asked.push(topics);
+      return records.map((r) => streamEvent('PF4', { event: 'trades', op: 'add', record: r })!);
+    };
+    const subs = new StreamSubscriptions(sink, () => ({ family: 'PF4', events, snapshot }), 1000);
+    const up = () => events.onManagerEvent({ event: 'resync', op: 'end', record: { counts: {} } });
+    return {
+      frames,
+      answers,
+      subs,
+      events,
+      asked,
+      up,
+      handle: () => subs.handle({ id: 7, platform: 'p', op: '#subscribe', args, timeoutMs: 1000 }),
+    };
+  }
+  const kinds = (frames: Array<Record<string, unknown>>) =>
+    frames.map((f) =>
+      f.snapshot
+        ? `snapshot ${(f.snapshot as { events: StreamEvent[] }).events.length}${(f.snapshot as { last: boolean }).last ? ' last' : ''}`
+        : (f.events as StreamEvent[])
+            .map((e) => (e.topic === 'status' ? `status ${String(e.data.connected)}` : e.topic))
+            .join(','),
+    );
+
+  it('sends the records once the stream is whole, in parts, before the changes after them, and again after each return', async () => {
+    const records = Array.from({ length: MAX_STREAM_BATCH + 10 }, (_, i) => ({
+      order: i + 1,
+      login: 7,
+      symbol: 'EURUSD',
+    }));
+    const s = subscribed({ topics: ['trades'], batch: true, snapshot: true }, records);
+    s.handle();
+    await turn();
+    // The session is down: no snapshot yet, only the status.
+    expect(kinds(s.frames)).toEqual(['status false']);
+    s.up();
+    s.events.onManagerEvent({ event: 'trades', op: 'add', record: { order: 999, login: 7 } });
+    await turn();
+    expect(kinds(s.frames)).toEqual([
+      'status false',
+      'status true',
+      `snapshot ${MAX_STREAM_BATCH}`,
+      'snapshot 10 last',
+      'trades',
+    ]);
+    const parts = s.frames.filter((f) => f.snapshot).flatMap((f) => (f.snapshot as { events: StreamEvent[] }).events);
+    expect(parts[0]).toEqual({ topic: 'trades', data: { kind: 'Added', order: 1, login: 7, symbol: 'EURUSD' } });
+    expect(parts.map((e) => (e.data as { order: number }).order)).toEqual(records.map((r) => r.order));
+    expect(s.asked).toEqual([['trades']]);
+    s.events.onSessionDown();
+    s.up();
+    await turn();
+    // Down and up again in one turn: both statuses in one frame, then the records again.
+    expect(kinds(s.frames).slice(5)).toEqual([
+      'status false,status true',
+      `snapshot ${MAX_STREAM_BATCH}`,
+      'snapshot 10 last',
+    ]);
+    s.subs.close();
+  });
+
+  it('sends an empty last part for a platform without records, and none without asking', async () => {
+    const empty = subscribed({ topics: ['trades'], batch: true, snapshot: true }, []);
+    empty.up();
+    empty.handle();
+    await turn();
+    expect(empty.frames.find((f) => f.snapshot)).toEqual({ sub: 7, snapshot: { events: [], last: true } });
+    empty.subs.close();
+    const plain = subscribed({ topics: ['trades'], batch: true }, [{ order: 1 }]);
+    plain.up();
+    plain.handle();
+    await turn();
+    expect(plain.frames.some((f) => f.snapshot)).toBe(false);
+    expect(plain.asked).toEqual([]);
+    plain.subs.close();
+  });
+
+  it('is refused with a snapshot that is not true or false', () => {
+    const refused = subscribed({ topics: ['trades'], snapshot: 'yes' }, []);
+    refused.handle();
+    expect(refused.answers).toEqual([
+      {
+        id: 7,
+        ok: false,
+        error: { code: 'Validation', managerCode: null, message: 'snapshot: must be true or false' },
+      },
+    ]);
+  });
+});
