@@ -621,7 +621,9 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
   }
   if (options.dataDir) tightenTree(resolve(options.dataDir));
   const objectsUrl = options.entry !== undefined ? await miniflare.unsafeGetDirectURL(OBJECTS_WORKER) : undefined;
+  const stopCrons = runCrons(miniflare);
   const close = async () => {
+    stopCrons();
     try {
       await miniflare.dispose();
     } finally {
@@ -629,6 +631,28 @@ export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
     }
   };
   return { url, ...(objectsUrl ? { objectsUrl } : {}), miniflare, db, close };
+}
+
+/** How often a cron trigger of wrangler.toml fires locally: every cron the worker has runs each minute. */
+const CRON_EVERY_MS = 60_000;
+
+/**
+ * wrangler.toml's cron triggers, fired for the local edge as Cloudflare fires them (Miniflare runs a `scheduled`
+ * handler only when asked): each minute, every cron the file names; answers the function that stops them.
+ */
+function runCrons(miniflare: Miniflare): () => void {
+  const crons = WRANGLER.triggers?.crons ?? [];
+  if (crons.length === 0) return () => {};
+  const timer = setInterval(() => {
+    void miniflare
+      .getWorker(EDGE_WORKER)
+      .then((worker) => Promise.all(crons.map((cron) => worker.scheduled({ cron }))))
+      .catch(() => {
+        /* the edge is stopping */
+      });
+  }, CRON_EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

@@ -201,6 +201,8 @@ export interface WranglerConfig {
     migrations_dir: string;
   }>;
   durable_objects: { bindings: Array<{ name: string; class_name: string }> };
+  /** Cron triggers: the worker's `scheduled` handler runs on each (the local edge fires them each minute). */
+  triggers?: { crons?: string[] };
   /** Cloudflare Queues: the worker's producers and the queues it consumes (the webhook deliveries). */
   queues?: {
     producers?: Array<{ binding: string; queue: string }>;

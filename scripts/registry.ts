@@ -22,6 +22,9 @@ import type { Family } from '../shared/protocol.js';
 import { parseBrokerUrls } from '../shared/brokerUrls.js';
 import { isJurisdiction, isRegion, JURISDICTIONS, REGIONS, type Jurisdiction, type Region } from '../shared/regions.js';
 import { isEntryModule } from '../shared/entryModule.js';
+import { WebhookStore } from '../workers/webhooks/webhookStore.js';
+import { dnsOverHttps, targetProblem } from '../workers/webhooks/webhookTargets.js';
+import { MAX_WEBHOOK_DESCRIPTION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../shared/catalog/webhooks.js';
 
 const HELP = `Registry administration (local D1 registry of npm start, under $DATA_DIR, default .data)
 
@@ -66,10 +69,23 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
   client list [--org ORG_ID]
   client disable CLIENT_ID | client enable CLIENT_ID
   client remove CLIENT_ID
+  webhook add --org ORG_ID --url URL --events TYPES [--platforms PLATFORM_IDS] [--description TEXT]
+                                         registers a webhook endpoint of the organization (docs/webhooks.md);
+                                         prints its signing secret once. Without --platforms it hears every
+                                         platform of the organization. A local registry takes http and private
+                                         addresses (a local receiver); --remote holds the URL to a deployed edge's
+                                         rules (https, a public host)
+  webhook list [--org ORG_ID]
+  webhook disable WEBHOOK_ID | webhook enable WEBHOOK_ID
+  webhook remove WEBHOOK_ID
   help
 
   SCOPES are space- or comma-separated: webapi (read; always held), webapi.write (changes),
-  webapi.admin (destructive and administrative operations), webapi.audit (the organization's audit trail).
+  webapi.admin (destructive and administrative operations), webapi.audit (the organization's audit trail),
+  webapi.webhooks (the organization's webhook endpoints).
+
+  TYPES are space- or comma-separated event types (account.created, trade.closed, ...: docs/webhooks.md), or
+  all for every type.
   A client added without --scopes holds webapi only.
 
   NETWORKS are space- or comma-separated IPv4 and IPv6 networks in CIDR notation, or single addresses
@@ -535,6 +551,92 @@ async function client(verb: string, values: Values, positionals: string[], io: I
   }
 }
 
+async function webhook(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
+  const rules = { allowPrivate: !target.remote, resolve: dnsOverHttps };
+  const urlProblem = (url: string) => targetProblem(url, rules);
+  /** The endpoint `id` wherever its organization: what the operator's commands act on. */
+  const found = async (store: WebhookStore, id: string) => {
+    const endpoint = await store.findAny(id);
+    if (!endpoint) throw new RegistryError('not_found', `webhook endpoint ${id} not found`);
+    return endpoint;
+  };
+  if (verb === 'add') {
+    const organizationId = uuid(required(values, 'org'), '--org');
+    const typesText = required(values, 'events');
+    const asked = typesText.trim() === 'all' ? [...WEBHOOK_EVENT_TYPES] : typesText.split(/[\s,]+/).filter(Boolean);
+    const unknown = asked.find((t) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(t));
+    if (unknown !== undefined || asked.length === 0)
+      throw new UsageError(
+        `--events: ${unknown ?? '(none)'} is not an event type: they are ${WEBHOOK_EVENT_TYPES.join(', ')}`,
+      );
+    const platforms =
+      values.platforms === undefined
+        ? null
+        : String(values.platforms)
+            .split(/[\s,]+/)
+            .filter(Boolean)
+            .map((p) => uuid(p, '--platforms'));
+    const description = values.description === undefined ? null : String(values.description);
+    if (description !== null && description.length > MAX_WEBHOOK_DESCRIPTION)
+      throw new UsageError(`--description must be at most ${MAX_WEBHOOK_DESCRIPTION} characters`);
+    const input = { url: required(values, 'url'), eventTypes: asked as WebhookEventType[], platforms, description };
+    const { endpoint, secret } = await withRegistry((s) =>
+      new WebhookStore(s.db).add(organizationId, input, urlProblem),
+    );
+    const warning = 'warning: the signing secret is shown only this once (no answer shows it again); keep it safe.';
+    if (json) {
+      io.out(JSON.stringify({ ...endpoint, secret }));
+      io.err(warning);
+      return;
+    }
+    io.out(`webhook endpoint added to organization ${endpoint.organizationId}`);
+    io.out(`  id       ${endpoint.id}`);
+    io.out(`  url      ${endpoint.url}`);
+    io.out(`  secret   ${secret}`);
+    io.out(`  events   ${endpoint.eventTypes.join(' ')}`);
+    io.out(
+      `  hears    ${endpoint.platforms === null ? 'every platform of the organization' : endpoint.platforms.join(' ')}`,
+    );
+    io.out(warning);
+    io.out(
+      "the edge starts its platforms' webhook sources within a minute, or at once when it is changed through the API",
+    );
+  } else if (verb === 'list') {
+    const orgId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
+    const endpoints = await withRegistry(async (s) => {
+      const store = new WebhookStore(s.db);
+      const orgs = orgId ? [orgId] : (await s.allOrganizations()).map((o) => o.id);
+      return (await Promise.all(orgs.map((o) => store.list(o)))).flat();
+    });
+    if (json) return io.out(JSON.stringify(endpoints));
+    table(io, [
+      ['WEBHOOK ID', 'ORGANIZATION', 'URL', 'STATE', 'EVENTS', 'PLATFORMS'],
+      ...endpoints.map((e) => [
+        e.id,
+        e.organizationId,
+        e.url,
+        e.enabled ? 'enabled' : `disabled: ${e.disabledReason ?? ''}`,
+        e.eventTypes.join(' '),
+        e.platforms === null ? 'all' : e.platforms.join(' '),
+      ]),
+    ]);
+  } else if (verb === 'disable' || verb === 'enable' || verb === 'remove') {
+    const id = onePositional(positionals, 'webhook id', (v) => uuid(v, 'WEBHOOK_ID'));
+    const result = await withRegistry(async (s) => {
+      const store = new WebhookStore(s.db);
+      const endpoint = await found(store, id);
+      return verb === 'remove'
+        ? store.remove(endpoint.organizationId, id)
+        : store.change(endpoint.organizationId, id, { enabled: verb === 'enable' }, urlProblem);
+    });
+    io.out(
+      json ? JSON.stringify(result) : `webhook endpoint ${result.id} ${verb === 'remove' ? 'removed' : `${verb}d`}`,
+    );
+  } else {
+    throw new UsageError(`unknown command: webhook ${verb}`);
+  }
+}
+
 const OPTIONS = {
   add: {
     org: { name: { type: 'string' }, id: { type: 'string' }, jurisdiction: { type: 'string' } },
@@ -556,8 +658,20 @@ const OPTIONS = {
       scopes: { type: 'string' },
       networks: { type: 'string' },
     },
+    webhook: {
+      org: { type: 'string' },
+      url: { type: 'string' },
+      events: { type: 'string' },
+      platforms: { type: 'string' },
+      description: { type: 'string' },
+    },
   },
-  list: { org: {}, platform: { org: { type: 'string' } }, client: { org: { type: 'string' } } },
+  list: {
+    org: {},
+    platform: { org: { type: 'string' } },
+    client: { org: { type: 'string' } },
+    webhook: { org: { type: 'string' } },
+  },
   brokers: { platform: { default: { type: 'boolean' } } },
   home: { platform: { default: { type: 'boolean' } } },
   jurisdiction: { org: { none: { type: 'boolean' } } },
@@ -593,7 +707,7 @@ export async function main(
     return 0;
   }
   try {
-    if (!['org', 'platform', 'client'].includes(noun)) throw new UsageError(`unknown command: ${noun}`);
+    if (!['org', 'platform', 'client', 'webhook'].includes(noun)) throw new UsageError(`unknown command: ${noun}`);
     if (!verb) throw new UsageError(`${noun}: a subcommand is required`);
     const byVerb = (OPTIONS as Record<string, Record<string, object>>)[verb];
     const options = { ...(byVerb?.[noun] ?? {}), json: { type: 'boolean' } } as NonNullable<ParseArgsConfig['options']>;
@@ -609,7 +723,8 @@ export async function main(
       throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
     if (noun === 'org') await org(verb, values, parsed.positionals, io, json);
     else if (noun === 'platform') await platform(verb, values, parsed.positionals, io, json);
-    else await client(verb, values, parsed.positionals, io, json);
+    else if (noun === 'client') await client(verb, values, parsed.positionals, io, json);
+    else await webhook(verb, values, parsed.positionals, io, json);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

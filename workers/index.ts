@@ -7,6 +7,7 @@
 import { createApp } from './app.js';
 import type { Env } from './env.js';
 import { webhookQueue } from './webhooks/webhookQueue.js';
+import { startHeardSources } from './webhooks/webhookSource.js';
 import type { QueuedDelivery } from './webhooks/webhookDeliveries.js';
 
 export { PlatformLink, IdempotencyLedger } from './gateway/index.js';
@@ -22,4 +23,6 @@ export default {
   fetch: app.fetch,
   // The webhook deliveries queue and its dead-letter queue (wrangler.toml).
   queue: webhookQueue,
+  // Each minute (wrangler.toml `[triggers]`): the webhook sources of the platforms endpoints hear.
+  scheduled: (_controller, env, ctx) => ctx.waitUntil(startHeardSources(env)),
 } satisfies ExportedHandler<Env, QueuedDelivery>;

@@ -730,4 +730,91 @@ describe('registry CLI', () => {
     expect(cleared.stdout).toBe(`client ${clientId} may be used from any source\n`);
     expect((await token(clientId, secret)).status).toBe(200);
   });
+
+  it('registers a webhook endpoint with its secret shown once, lists, disables, enables and removes it', async () => {
+    const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Hooked Org', '--json'));
+    const platform = json<{ id: string }>(
+      await registry('platform', 'add', '--org', org.id, '--type', 'PF4', '--name', 'Hooked PF4', '--json'),
+    ).id;
+    const added = await registry(
+      'webhook',
+      'add',
+      '--org',
+      org.id,
+      '--url',
+      'http://127.0.0.1:9/hooks',
+      '--events',
+      'trade.closed, account.created',
+      '--platforms',
+      platform,
+      '--description',
+      'CRM',
+    );
+    expect(added.code).toBe(0);
+    const id = /^  id\s+(\S+)$/m.exec(added.stdout)![1];
+    const secret = /^  secret\s+(whsec_\S+)$/m.exec(added.stdout)![1];
+    expect(added.stdout).toContain('  events   account.created trade.closed\n');
+    expect(added.stdout).toContain(`  hears    ${platform}\n`);
+    expect(added.stdout).toContain('shown only this once');
+    // Stored for signing, answered nowhere else.
+    const listed = await registry('webhook', 'list', '--org', org.id);
+    expect(listed.stdout).toMatch(
+      new RegExp(`${id}\\s+${org.id}\\s+http://127\\.0\\.0\\.1:9/hooks\\s+enabled\\s+account\\.created trade\\.closed`),
+    );
+    expect(listed.stdout).not.toContain(secret);
+    expect((await registry('webhook', 'list', '--json')).stdout).not.toContain(secret);
+
+    const all = await registry(
+      'webhook',
+      'add',
+      '--org',
+      org.id,
+      '--url',
+      'https://hooks.example.com/in',
+      '--events',
+      'all',
+      '--json',
+    );
+    expect(json<{ eventTypes: string[]; platforms: null }>(all)).toMatchObject({ platforms: null });
+    expect(json<{ eventTypes: string[] }>(all).eventTypes).toHaveLength(18);
+
+    expect((await registry('webhook', 'disable', id)).stdout).toBe(`webhook endpoint ${id} disabled\n`);
+    expect((await registry('webhook', 'list', '--org', org.id)).stdout).toContain('disabled: disabled by a caller');
+    expect((await registry('webhook', 'enable', id)).stdout).toBe(`webhook endpoint ${id} enabled\n`);
+
+    const badType = await registry(
+      'webhook',
+      'add',
+      '--org',
+      org.id,
+      '--url',
+      'http://127.0.0.1:9/',
+      '--events',
+      'trade.opend',
+    );
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toContain('--events: trade.opend is not an event type');
+    const badUrl = await registry('webhook', 'add', '--org', org.id, '--url', 'ftp://127.0.0.1/', '--events', 'all');
+    expect(badUrl.code).toBe(1);
+    expect(badUrl.stderr).toContain('url must be http or https');
+    const foreign = await registry(
+      'webhook',
+      'add',
+      '--org',
+      org.id,
+      '--url',
+      'http://127.0.0.1:9/',
+      '--events',
+      'all',
+      '--platforms',
+      randomUUID(),
+    );
+    expect(foreign.code).toBe(1);
+    expect(foreign.stderr).toContain('not found');
+    // An organization with endpoints is not removed until they are.
+    expect((await registry('org', 'remove', org.id)).stderr).toContain('2 webhook endpoint(s)');
+
+    expect((await registry('webhook', 'remove', id)).stdout).toBe(`webhook endpoint ${id} removed\n`);
+    expect((await registry('webhook', 'remove', id)).code).toBe(1);
+  });
 });

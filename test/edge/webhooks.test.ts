@@ -10,6 +10,8 @@ import { Webhook } from 'standardwebhooks';
 import { ORG_A, ORG_B, PF4_A, PF4_B, PF5_A, startTestEdge, type TestEdge } from '../support/edge.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { until } from '../support/until.js';
+import { objectCall } from '../../launcher/edge.js';
+import { WebhookStore } from '../../workers/webhooks/webhookStore.js';
 
 let edge: TestEdge;
 let receiver: WebhookReceiver;
@@ -276,5 +278,25 @@ describe('webhook deliveries', () => {
     expect(
       (await call('POST', `/api/v2/Webhooks/${id}/Redeliver`, manager, { from: 'x', to: 'y' })).body.error.code,
     ).toBe('Validation');
+  });
+});
+
+describe('webhook sources', () => {
+  it("start for an endpoint registered outside the API at the worker's next cron, and stop once none hears the platform", async () => {
+    const db = await edge.db();
+    const store = new WebhookStore(db as never);
+    const { endpoint } = await store.add(
+      ORG_B,
+      { url: receiver.url, eventTypes: ['trade.closed'], platforms: [PF4_B] },
+      () => Promise.resolve(null),
+    );
+    const stats = () => objectCall<{ active: boolean }>(edge.miniflare, 'WEBHOOK_SOURCES', PF4_B, 'stats');
+    expect((await stats()).active).toBe(false);
+    const worker = await edge.miniflare.getWorker('edge');
+    await worker.scheduled({ cron: '* * * * *' });
+    await until(async () => (await stats()).active, 'the source started by the cron');
+    await store.remove(ORG_B, endpoint.id);
+    expect(await objectCall(edge.miniflare, 'WEBHOOK_SOURCES', PF4_B, 'recheck')).toBe(false);
+    expect((await stats()).active).toBe(false);
   });
 });

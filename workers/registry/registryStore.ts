@@ -213,7 +213,7 @@ export interface NewClient {
 }
 
 export class RegistryStore {
-  constructor(private readonly db: RegistryDatabase) {}
+  constructor(readonly db: RegistryDatabase) {}
 
   // ---- reads scoped to a caller's organization (edge) ----
 

@@ -103,9 +103,14 @@ export class WebhookSource extends DurableObject<Env> {
     return { active: this.active, broker, subscribed, handedOver: Number(this.get('handed') ?? 0) };
   }
 
-  override async alarm(): Promise<void> {
+  /** Each minute (its alarm): runs while an endpoint hears the platform, stops once none does; answers whether it runs. */
+  async recheck(): Promise<boolean> {
     const stored = this.get('config');
-    if (stored) await this.run(JSON.parse(stored) as SourceConfig);
+    return stored ? this.run(JSON.parse(stored) as SourceConfig) : false;
+  }
+
+  override async alarm(): Promise<void> {
+    await this.recheck();
   }
 
   /** Checks the registry: runs the subscription on the platform's brokers while an endpoint hears it, else stops. */
@@ -410,5 +415,18 @@ export async function startSources(
           organizationId,
         }),
       ),
+  );
+}
+
+/**
+ * The worker's cron (wrangler.toml `[triggers]`, each minute): the source of every platform an enabled endpoint
+ * hears is started, or kept running, so an endpoint registered outside the API (`npm run registry`) is heard too.
+ */
+export async function startHeardSources(env: Env): Promise<void> {
+  const heard = await new WebhookStore(env.DB).heardPlatforms();
+  const byOrganization = new Map<string, Array<{ id: string; type: string }>>();
+  for (const p of heard) byOrganization.set(p.organizationId, [...(byOrganization.get(p.organizationId) ?? []), p]);
+  await Promise.all(
+    [...byOrganization].map(([organizationId, platforms]) => startSources(env, organizationId, platforms)),
   );
 }

@@ -135,15 +135,16 @@ export class WebhookStore {
   }
 
   /** The platforms (of any organization) that some enabled endpoint hears: where a webhook source must run. */
-  async heardPlatforms(): Promise<string[]> {
+  async heardPlatforms(): Promise<Array<{ id: string; type: string; organizationId: string }>> {
     const { results } = await this.db
       .prepare(
-        `SELECT DISTINCT p.id AS id FROM trade_platforms p JOIN webhook_endpoints w ON w.organization_id = p.organization_id
+        `SELECT DISTINCT p.id AS id, p.type AS type, p.organization_id AS organizationId
+         FROM trade_platforms p JOIN webhook_endpoints w ON w.organization_id = p.organization_id
          WHERE w.disabled_reason IS NULL AND (w.platforms IS NULL OR (' ' || w.platforms || ' ') LIKE ('% ' || p.id || ' %'))
          ORDER BY p.id`,
       )
-      .all<{ id: string }>();
-    return results.map((r) => r.id);
+      .all<{ id: string; type: string; organizationId: string }>();
+    return results;
   }
 
   /**

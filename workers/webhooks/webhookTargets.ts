@@ -100,7 +100,7 @@ export const dnsOverHttps: Resolver = async (host) => {
       headers: { accept: 'application/dns-json' },
     });
     if (!response.ok) throw new Error(`DNS over HTTPS answered ${response.status}`);
-    const answer = await response.json<DnsAnswer>();
+    const answer = (await response.json()) as DnsAnswer;
     if (answer.Status !== 0 && answer.Status !== 3) throw new Error(`DNS status ${answer.Status}`);
     return (answer.Answer ?? []).filter((a) => a.type === (type === 'A' ? 1 : 28)).map((a) => a.data);
   };
