@@ -751,8 +751,8 @@ describe('registry CLI', () => {
       'CRM',
     );
     expect(added.code).toBe(0);
-    const id = /^  id\s+(\S+)$/m.exec(added.stdout)![1];
-    const secret = /^  secret\s+(whsec_\S+)$/m.exec(added.stdout)![1];
+    const id = /^ {2}id\s+(\S+)$/m.exec(added.stdout)![1];
+    const secret = /^ {2}secret\s+(whsec_\S+)$/m.exec(added.stdout)![1];
     expect(added.stdout).toContain('  events   account.created trade.closed\n');
     expect(added.stdout).toContain(`  hears    ${platform}\n`);
     expect(added.stdout).toContain('shown only this once');

@@ -284,7 +284,7 @@ describe('webhook deliveries', () => {
 describe('webhook sources', () => {
   it("start for an endpoint registered outside the API at the worker's next cron, and stop once none hears the platform", async () => {
     const db = await edge.db();
-    const store = new WebhookStore(db as never);
+    const store = new WebhookStore(db);
     const { endpoint } = await store.add(
       ORG_B,
       { url: receiver.url, eventTypes: ['trade.closed'], platforms: [PF4_B] },
