@@ -638,19 +638,23 @@ const CRON_EVERY_MS = 60_000;
 
 /**
  * wrangler.toml's cron triggers, fired for the local edge as Cloudflare fires them (Miniflare runs a `scheduled`
- * handler only when asked): each minute, every cron the file names; answers the function that stops them.
+ * handler only when asked): each minute, every cron the file names, and once when the edge starts; answers the
+ * function that stops them.
  */
 function runCrons(miniflare: Miniflare): () => void {
   const crons = WRANGLER.triggers?.crons ?? [];
   if (crons.length === 0) return () => {};
-  const timer = setInterval(() => {
+  const fire = () => {
     void miniflare
       .getWorker(EDGE_WORKER)
       .then((worker) => Promise.all(crons.map((cron) => worker.scheduled({ cron }))))
       .catch(() => {
         /* the edge is stopping */
       });
-  }, CRON_EVERY_MS);
+  };
+  // Once at start too: a local edge that was stopped catches up at once rather than at the next minute.
+  fire();
+  const timer = setInterval(fire, CRON_EVERY_MS);
   timer.unref();
   return () => clearInterval(timer);
 }

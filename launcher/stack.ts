@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { buildWorker, startEdge, type D1Like, type Edge } from './edge.js';
+import { buildWorker, startEdge, type D1Like, type Edge, type EdgeOptions } from './edge.js';
 import { nodeServiceBundle } from './bundles.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
@@ -101,6 +101,11 @@ export interface StackOptions {
   /** Open the edge's inspector (`EdgeOptions.inspect`). */
   edgeInspector?: boolean;
   /**
+   * Keep the edge's registry and objects in the data folder even when the folder is a temporary one (by default a
+   * temporary stack's edge keeps them in memory): `restartEdge` then finds them again, as after a real restart.
+   */
+  persistEdge?: boolean;
+  /**
    * Start the simulator and the broker again, on the same ports, when they exit on their own (launcher/supervisor.ts:
    * exponential backoff, a log line per restart, a crash loop given up). `npm start` turns it on; off by default.
    */
@@ -154,6 +159,12 @@ export interface Stack {
    * one to have exited first. Supervised, a restart the supervisor has scheduled happens now instead.
    */
   restartBroker(index?: number): Promise<Service>;
+  /**
+   * Stops the edge, runs `whileDown` (a change made meanwhile on the trading server), and starts the edge again on
+   * its port with the same options; `edge` then names the new one. Its registry and objects survive only where they
+   * persist (a stack with a data folder, or `persistEdge`).
+   */
+  restartEdge(whileDown?: () => Promise<void>): Promise<Edge>;
   /**
    * Sends `signal` (default SIGTERM) to broker `index` and resolves once it has exited; SIGTERM lets it drain for up
    * to `graceMs` before SIGKILL. Supervised, the supervisor then starts it again as after any exit.
@@ -376,37 +387,36 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // The demo client's secret is hashed (PBKDF2, tens of milliseconds) while workerd starts, not after the migrations.
     const clientSecretHash = hashSecret(clientSecret);
     clientSecretHash.catch(() => {}); // a failure is reported by the seeding that awaits it
-    const startingEdge = portAvailable(edgePort, 'PORT').then(() =>
-      startEdge({
-        port: edgePort,
-        dataDir: temporary ? undefined : join(dataDir, 'edge'),
-        // Access-log lines come on the worker's standard output; what it writes to standard error is an error (the
-        // worker's JSON lines carry no level of their own, so the launcher's filters are told).
-        log: (line, stream) =>
-          log(
-            `edge ${stream === 'stderr' && line.startsWith('{') && !line.includes('"level":') ? `{"level":"error",${line.slice(1)}` : line}`,
-          ),
-        vars: {
-          BROKER_URL: brokerUrls.join(','),
-          BROKER_SECRET: brokerSecret,
-          AUTH_SIGNING_KEY: signingKey,
-          PUBLIC_URL: publicUrl,
-          AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
-          TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
-          IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
-          ...passThrough(WORKER_VARIABLES.filter((name) => !SET_BY_STACK.has(name))),
-          ...options.edgeVars,
-        },
-        ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
-        inspect: options.edgeInspector,
-        progress: (message) => log(`stack: ${message}`),
-        // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
-        populate: async (db) => {
-          await seedDemoRegistry(db, clientId, await clientSecretHash);
-          await assignDemoBrokers(db, orders, brokerUrls);
-        },
-      }),
-    );
+    const edgeOptions = (port: number): EdgeOptions => ({
+      port,
+      dataDir: temporary && !options.persistEdge ? undefined : join(dataDir, 'edge'),
+      // Access-log lines come on the worker's standard output; what it writes to standard error is an error (the
+      // worker's JSON lines carry no level of their own, so the launcher's filters are told).
+      log: (line, stream) =>
+        log(
+          `edge ${stream === 'stderr' && line.startsWith('{') && !line.includes('"level":') ? `{"level":"error",${line.slice(1)}` : line}`,
+        ),
+      vars: {
+        BROKER_URL: brokerUrls.join(','),
+        BROKER_SECRET: brokerSecret,
+        AUTH_SIGNING_KEY: signingKey,
+        PUBLIC_URL: publicUrl,
+        AUTH_AUDIENCE: process.env.AUTH_AUDIENCE ?? 'webapi',
+        TOKEN_TTL_SECONDS: process.env.TOKEN_TTL_SECONDS ?? '3600',
+        IDEMPOTENCY_RETENTION_HOURS: process.env.IDEMPOTENCY_RETENTION_HOURS ?? '24',
+        ...passThrough(WORKER_VARIABLES.filter((name) => !SET_BY_STACK.has(name))),
+        ...options.edgeVars,
+      },
+      ...(options.edgeEntry !== undefined ? { entry: options.edgeEntry } : {}),
+      inspect: options.edgeInspector,
+      progress: (message) => log(`stack: ${message}`),
+      // Seeded before the edge serves: until then every route answers 503 RegistryNotReady.
+      populate: async (db) => {
+        await seedDemoRegistry(db, clientId, await clientSecretHash);
+        await assignDemoBrokers(db, orders, brokerUrls);
+      },
+    });
+    const startingEdge = portAvailable(edgePort, 'PORT').then(() => startEdge(edgeOptions(edgePort)));
 
     // Restarts replace the simulator and the brokers; the cleanups stop whichever ones run then (each started one,
     // even when a later one fails to start).
@@ -470,7 +480,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       await startingServers.catch(() => {});
       throw error;
     }
-    cleanups.push(() => edge.close());
+    let currentEdge = edge;
+    cleanups.push(() => currentEdge.close());
     const simUrl = `http://127.0.0.1:${sim.port}`;
     const brokers = [...currentBrokers];
     const broker = brokers[0];
@@ -526,6 +537,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         const next = await launchBroker(index, brokers[index].port);
         brokerStarted(index, next);
         return next;
+      },
+      async restartEdge(whileDown) {
+        await currentEdge.close();
+        await whileDown?.();
+        currentEdge = await startEdge(edgeOptions(Number(new URL(edgeUrl).port)));
+        stack.edge = currentEdge;
+        return currentEdge;
       },
       async stopBroker(index, signal = 'SIGTERM', stopOptions) {
         checkIndex(index, brokers.length);

@@ -2,19 +2,25 @@
  * Webhooks across the real processes: the simulator, the broker and the edge in workerd with its queues, and a
  * receiver on 127.0.0.1 that verifies every delivery with the `standardwebhooks` package. An endpoint registered for
  * every event type hears an account created and changed, a deposit, a trade opened and closed on the simulator —
- * through a receiver outage and a broker restart — each event once after deduplication by `webhook-id`, in order per
- * account, and the deposit and the trade as the trading server's own history has them.
+ * through a receiver outage, a broker killed and restarted and an edge restart (a deposit made on the trading server
+ * while the edge is down) — each event once after deduplication by `webhook-id`, in order per account, and the
+ * deposits and the trade as the trading server's own history has them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/catalog/webhooks.js';
-import { stackForFile, waitHealthy } from './support.js';
+import { connectManager, stackForFile, waitHealthy } from './support.js';
 import { ok } from './v2/api.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { until } from '../support/until.js';
 
-const setup = stackForFile({ edgeVars: { WEBHOOK_PRIVATE_TARGETS: '1', REGISTRY_CACHE_SECONDS: '1' } });
+const setup = stackForFile({
+  edgeVars: { WEBHOOK_PRIVATE_TARGETS: '1', REGISTRY_CACHE_SECONDS: '1' },
+  // The edge's registry and objects survive its restart, as on a real deployment.
+  persistEdge: true,
+});
 let receiver: WebhookReceiver;
 let hooksToken: string;
+let auditToken: string;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
@@ -30,6 +36,17 @@ beforeAll(async () => {
     }),
   });
   hooksToken = ((await res.json()) as { access_token: string }).access_token;
+  const audit = await fetch(`${stack.edgeUrl}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: stack.clientId,
+      client_secret: stack.clientSecret,
+      scope: 'webapi webapi.audit',
+    }),
+  });
+  auditToken = ((await audit.json()) as { access_token: string }).access_token;
 });
 afterAll(() => receiver?.close());
 
@@ -55,7 +72,7 @@ const ofLogin = (login: number) =>
     .map((e: any) => e as { id: string; type: string; data: Record<string, any> });
 
 describe('webhooks from the trading server', () => {
-  it('deliver every change of an account once, in order, through a receiver outage and a broker restart', async () => {
+  it('deliver every change of an account once, in order, through a receiver outage, a broker kill and an edge restart', async () => {
     const c = setup.client;
     const endpoint = await hooks('POST', '/api/v2/Webhooks', {
       url: receiver.url,
@@ -111,6 +128,36 @@ describe('webhooks from the trading server', () => {
       'the events after the restart',
       60_000,
     );
+    // The edge restarts, and the account gets a deposit on the trading server while it is down.
+    await until(
+      async () =>
+        (await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)).every(
+          (a: any) => a.outcome === 'delivered' || receiver.received.some((r) => r.id === a.eventId && r.status < 300),
+        ),
+      'every delivery made before the edge restart',
+      30_000,
+    );
+    await c.stack.restartEdge(async () => {
+      const manager = await connectManager(c.stack);
+      try {
+        await manager.ok('TradeTransaction', {
+          tradeTransactionType: 'BrBalance',
+          tradeCommand: 'Balance',
+          orderBy: login,
+          price: 1_234,
+          comment: 'while the edge was down',
+        });
+      } finally {
+        manager.close();
+      }
+    });
+    await waitHealthy(c);
+    await until(
+      () => ofLogin(login).filter((e) => e.type === 'balance.operation').length === 2,
+      'the deposit made while the edge was down',
+      60_000,
+    );
+
     const events = ofLogin(login);
     // Every delivery verified, each webhook-id once among the verified ones kept.
     expect(receiver.received.every((r) => r.verified !== null)).toBe(true);
@@ -125,6 +172,10 @@ describe('webhooks from the trading server', () => {
     // The deposit and the trade as the server's history holds them.
     const history = await ok<any[]>(c, 'v2.PF4.TradesUserHistory', { params: { login } });
     const deposit = history.find((h) => h.tradeCommand === 'Balance');
+    const deposits = history.filter((h) => h.tradeCommand === 'Balance');
+    expect(
+      events.filter((e) => e.type === 'balance.operation').map((e) => [e.data.ticket, e.data.amount, e.data.comment]),
+    ).toEqual(deposits.map((d) => [d.order, d.profit, d.comment]));
     expect(events.find((e) => e.type === 'balance.operation')!.data).toMatchObject({
       ticket: deposit.order,
       login,
@@ -139,6 +190,27 @@ describe('webhooks from the trading server', () => {
       symbol: 'EURUSD',
     });
     expect(events.filter((e) => e.type === 'trade.closed').map((e) => e.data.order)).toEqual([opened.order]);
-    expect(events.filter((e) => e.type === 'balance.operation')).toHaveLength(1);
+    // Every write of the test is in the audit trail (the edge's restart kept it), without the endpoint's secret.
+    const trail = async (query: string) =>
+      fetch(`${c.stack.edgeUrl}/api/AuditEvents${query}`, { headers: { authorization: `Bearer ${auditToken}` } });
+    const rows = ((await (await trail('?limit=1000')).json()) as { events: any[] }).events;
+    const writes = rows.filter((r) => r.outcome === 'applied').map((r) => r.operation);
+    expect(writes).toEqual(
+      expect.arrayContaining([
+        'registry.Registry.WebhookCreate',
+        'v2.PF4.UserRecordNew',
+        'v2.PF4.TradeTransaction',
+        'v2.PF4.UserRecord',
+      ]),
+    );
+    expect(rows.filter((r) => r.operation === 'v2.PF4.TradeTransaction' && r.outcome === 'applied')).toHaveLength(3);
+    const csv = await (await trail('/Export')).text();
+    expect(JSON.stringify(rows)).not.toContain(endpoint.secret);
+    expect(csv).not.toContain(endpoint.secret);
+    for (const row of rows) expect(csv).toContain(row.traceId);
+    // The last event of the account: its balance after the deposit made while the edge was down.
+    expect(events.at(-1)!.type).toBe('balance.operation');
+    const account = await ok<{ balance: number }>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
+    expect(events.filter((e) => e.type === 'account.changed').at(-1)!.data.balance).toBe(account.balance);
   }, 120_000);
 });
