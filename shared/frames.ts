@@ -158,7 +158,7 @@ export interface SubscribeArgs {
   topics: StreamTopic[];
   batch?: boolean;
   /**
-   * Also send the current records of the record topics asked for (`users`, `trades`, `positions`, `orders`), as
+   * Also send the current records of the record topics asked for (`users`, `trades`, `positions`, `orders`, `deals`), as
    * `Added` events in `{sub, snapshot: {events, last}}` frames, each time the platform's stream is whole (at once when
    * it is, and again after every loss of the manager session): what a subscriber that must miss no change compares
    * with what it knew. The events that follow a snapshot are the changes after it.
@@ -167,7 +167,7 @@ export interface SubscribeArgs {
 }
 
 /** The record topics a snapshot carries. */
-export const SNAPSHOT_TOPICS: readonly StreamTopic[] = ['users', 'trades', 'positions', 'orders'];
+export const SNAPSHOT_TOPICS: readonly StreamTopic[] = ['users', 'trades', 'positions', 'orders', 'deals'];
 
 /** Part of a subscription's snapshot (`SubscribeArgs.snapshot`): at most `MAX_STREAM_BATCH` records a frame. */
 export interface StreamSnapshotFrame {

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/catalog/webhooks.js';
 import { connectManager, stackForFile, waitHealthy } from './support.js';
+import { DEMO_PF5_SERVER } from '../../launcher/demo.js';
 import { ok } from './v2/api.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { until } from '../support/until.js';
@@ -213,4 +214,60 @@ describe('webhooks from the trading server', () => {
     const account = await ok<{ balance: number }>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
     expect(events.filter((e) => e.type === 'account.changed').at(-1)!.data.balance).toBe(account.balance);
   }, 120_000);
+
+  it('name PF5 positions and deals by their own names, and a PF5 deposit a balance operation', async () => {
+    const c = setup.client;
+    const endpoint = await hooks('POST', '/api/v2/Webhooks', {
+      url: receiver.url,
+      eventTypes: ['position.opened', 'deal.added', 'balance.operation'],
+      platforms: [c.stack.platforms.pf5],
+    });
+    receiver.secret = endpoint.secret;
+    const manager = await connectManager(c.stack, DEMO_PF5_SERVER);
+    try {
+      const [account] = (await manager.ok<{ items: Array<{ login: number }> }>('UsersRequest', { limit: 1 })).items;
+      const deposit = await manager.ok<{ deal: number }>('DealerBalance', {
+        login: account.login,
+        type: 'Balance',
+        amount: 2_500,
+        comment: 'PF5 deposit',
+      });
+      const sent = await manager.ok<{ position: number }>('DealerSend', {
+        login: account.login,
+        symbol: 'EURUSD',
+        type: 'Buy',
+        volume: 10_000,
+      });
+      await until(
+        () =>
+          ofLogin(account.login).some((e) => e.type === 'position.opened') &&
+          ofLogin(account.login).some((e) => e.type === 'deal.added'),
+        'the PF5 position and its deal',
+        30_000,
+      );
+      const events = ofLogin(account.login).filter((e) => e.data.login === account.login);
+      expect(events.find((e) => e.type === 'balance.operation')!.data).toEqual({
+        ticket: deposit.deal,
+        login: account.login,
+        type: 'Balance',
+        amount: 2_500,
+        comment: 'PF5 deposit',
+        time: expect.any(String),
+      });
+      expect(events.find((e) => e.type === 'position.opened')!.data).toMatchObject({
+        position: sent.position,
+        login: account.login,
+        symbol: 'EURUSD',
+      });
+      // Only the types asked for: no account.changed, although the deposit changed the account.
+      expect(new Set(events.map((e) => e.type))).toEqual(
+        new Set(['balance.operation', 'position.opened', 'deal.added']),
+      );
+      expect(events.findIndex((e) => e.type === 'balance.operation')).toBeLessThan(
+        events.findIndex((e) => e.type === 'position.opened'),
+      );
+    } finally {
+      manager.close();
+    }
+  }, 60_000);
 });

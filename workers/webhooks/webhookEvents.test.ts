@@ -40,6 +40,8 @@ describe('webhook events of the change stream', () => {
     expect(types('orders', 'Updated')).toEqual(['order.changed']);
     expect(types('orders', 'Deleted')).toEqual(['order.removed']);
     expect(types('deals', 'Added', { action: 'Buy' })).toEqual(['deal.added']);
+    expect(types('deals', 'Deleted', { action: 'Buy' })).toEqual([]);
+    expect(types('deals', 'Updated', { action: 'Buy' })).toEqual([]);
     expect(
       webhookEventsOf('PF5', {
         topic: 'deals',

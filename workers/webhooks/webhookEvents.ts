@@ -27,12 +27,13 @@ export interface WebhookEvent {
 type Rec = Record<string, unknown>;
 type Change = 'Added' | 'Updated' | 'Deleted';
 
-const RECORD_TYPES: Record<string, Record<Change, WebhookEventType>> = {
+/** A deal is a fact: it is added once; a deal leaving the server's recent deals is no event. */
+const RECORD_TYPES: Record<string, Partial<Record<Change, WebhookEventType>>> = {
   users: { Added: 'account.created', Updated: 'account.changed', Deleted: 'account.deleted' },
   trades: { Added: 'trade.opened', Updated: 'trade.changed', Deleted: 'trade.closed' },
   positions: { Added: 'position.opened', Updated: 'position.changed', Deleted: 'position.closed' },
   orders: { Added: 'order.placed', Updated: 'order.changed', Deleted: 'order.removed' },
-  deals: { Added: 'deal.added', Updated: 'deal.added', Deleted: 'deal.added' },
+  deals: { Added: 'deal.added' },
 };
 
 /** A PF5 deal of these actions is a balance operation, not a trade's deal. */
@@ -70,14 +71,13 @@ export function webhookEventsOf(family: Family, event: StreamEvent, previousLeve
     const type = level === 'MarginCall' ? 'margin.call' : level === 'StopOut' ? 'margin.stopOut' : null;
     return type ? [{ type, login, data: { ...data } }] : [];
   }
-  const types = RECORD_TYPES[event.topic];
-  const change = data.kind as Change;
-  if (!types?.[change]) return [];
+  const type = RECORD_TYPES[event.topic]?.[data.kind as Change];
+  if (!type) return [];
   const { kind: _kind, ...record } = data;
   if (event.topic === 'deals' && BALANCE_ACTIONS.has(record.action)) {
     return [{ type: 'balance.operation', login, data: balanceOperationOfDeal(record) }];
   }
-  return [{ type: types[change], login, data: record }];
+  return [{ type, login, data: record }];
 }
 
 /** A PF5 balance or credit deal as a `balance.operation` (the same fields a PF4 history entry gives). */

@@ -384,7 +384,13 @@ interface SnapshotPart {
 }
 
 /** The field that keys a record of each snapshot topic. */
-const KEY_FIELD: Record<string, string> = { users: 'login', trades: 'order', positions: 'position', orders: 'order' };
+const KEY_FIELD: Record<string, string> = {
+  users: 'login',
+  trades: 'order',
+  positions: 'position',
+  orders: 'order',
+  deals: 'deal',
+};
 
 function recordKey(topic: string, record: Record<string, unknown>): string | null {
   const field = KEY_FIELD[topic];
