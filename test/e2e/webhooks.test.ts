@@ -19,6 +19,12 @@ const setup = stackForFile({
   // The edge's registry and objects survive its restart, as on a real deployment.
   persistEdge: true,
 });
+/**
+ * How long the receiver stays down: just past a failed attempt here; `npm run drill:webhooks` holds it down 30 s, as
+ * long as a receiver's deploy or restart takes.
+ */
+const OUTAGE_MS = Number(process.env.WEBHOOK_DRILL_OUTAGE_SECONDS ?? 0) * 1000;
+
 let receiver: WebhookReceiver;
 let hooksToken: string;
 let auditToken: string;
@@ -73,147 +79,184 @@ const ofLogin = (login: number) =>
     .map((e: any) => e as { id: string; type: string; data: Record<string, any> });
 
 describe('webhooks from the trading server', () => {
-  it('deliver every change of an account once, in order, through a receiver outage, a broker kill and an edge restart', async () => {
-    const c = setup.client;
-    const endpoint = await hooks('POST', '/api/v2/Webhooks', {
-      url: receiver.url,
-      eventTypes: [...WEBHOOK_EVENT_TYPES],
-      platforms: [c.stack.platforms.pf4],
-    });
-    receiver.secret = endpoint.secret;
+  it(
+    'deliver every change of an account once, in order, through a receiver outage, a broker kill and an edge restart',
+    async () => {
+      const c = setup.client;
+      const endpoint = await hooks('POST', '/api/v2/Webhooks', {
+        url: receiver.url,
+        eventTypes: [...WEBHOOK_EVENT_TYPES],
+        platforms: [c.stack.platforms.pf4],
+      });
+      receiver.secret = endpoint.secret;
 
-    const login = (
-      await ok<{ login: number }>(c, 'v2.PF4.UserRecordNew', {
-        body: { login: 0, group: 'demo\\forex', name: 'Webhook Partner' },
-      })
-    ).login;
-    await until(() => ofLogin(login).some((e) => e.type === 'account.created'), 'account.created');
+      const login = (
+        await ok<{ login: number }>(c, 'v2.PF4.UserRecordNew', {
+          body: { login: 0, group: 'demo\\forex', name: 'Webhook Partner' },
+        })
+      ).login;
+      await until(() => ofLogin(login).some((e) => e.type === 'account.created'), 'account.created');
 
-    // The receiver is down: deliveries fail and are tried again.
-    await receiver.stop();
-    await ok(c, 'v2.PF4.TradeTransaction', {
-      body: {
-        tradeTransactionType: 'BrBalance',
-        tradeCommand: 'Balance',
-        orderBy: login,
-        price: 50_000,
-        comment: 'Deposit',
-      },
-    });
-    const opened = await ok<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
-      body: { tradeTransactionType: 'BrOrderOpen', tradeCommand: 'Buy', orderBy: login, symbol: 'EURUSD', volume: 10 },
-    });
-    await until(
-      async () =>
-        (await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)).some(
-          (a: any) => a.outcome === 'retrying',
-        ),
-      'a failed attempt while the receiver is down',
-      20_000,
-    );
-    await receiver.start();
-
-    // The broker restarts: the source's subscription moves to the restarted broker.
-    await c.stack.stopBroker(0, 'SIGKILL');
-    await c.stack.restartBroker();
-    await waitHealthy(c);
-    await ok(c, 'v2.PF4.TradeTransaction', {
-      body: { tradeTransactionType: 'BrOrderClose', order: opened.order, volume: 10 },
-    });
-    await ok(c, 'v2.PF4.UserRecord', { params: { login }, body: { comment: 'changed after the restart' } });
-
-    await until(
-      () =>
-        ofLogin(login).some((e) => e.type === 'trade.closed') &&
-        ofLogin(login).some((e) => e.type === 'account.changed' && e.data.comment === 'changed after the restart'),
-      'the events after the restart',
-      60_000,
-    );
-    // The edge restarts, and the account gets a deposit on the trading server while it is down.
-    await until(
-      async () =>
-        (await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)).every(
-          (a: any) => a.outcome === 'delivered' || receiver.received.some((r) => r.id === a.eventId && r.status < 300),
-        ),
-      'every delivery made before the edge restart',
-      30_000,
-    );
-    await c.stack.restartEdge(async () => {
-      const manager = await connectManager(c.stack);
-      try {
-        await manager.ok('TradeTransaction', {
+      // The receiver is down: deliveries fail and are tried again.
+      await receiver.stop();
+      const stoppedAt = Date.now();
+      await ok(c, 'v2.PF4.TradeTransaction', {
+        body: {
           tradeTransactionType: 'BrBalance',
           tradeCommand: 'Balance',
           orderBy: login,
-          price: 1_234,
-          comment: 'while the edge was down',
-        });
-      } finally {
-        manager.close();
-      }
-    });
-    await waitHealthy(c);
-    await until(
-      () => ofLogin(login).filter((e) => e.type === 'balance.operation').length === 2,
-      'the deposit made while the edge was down',
-      60_000,
-    );
+          price: 50_000,
+          comment: 'Deposit',
+        },
+      });
+      const opened = await ok<{ order: number }>(c, 'v2.PF4.TradeTransaction', {
+        body: {
+          tradeTransactionType: 'BrOrderOpen',
+          tradeCommand: 'Buy',
+          orderBy: login,
+          symbol: 'EURUSD',
+          volume: 10,
+        },
+      });
+      await until(
+        async () =>
+          (await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)).some(
+            (a: any) => a.outcome === 'retrying',
+          ),
+        'a failed attempt while the receiver is down',
+        20_000,
+      );
+      // The outage itself, not a wait for a condition: the receiver stays down this long.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - stoppedAt))));
+      await receiver.start();
+      const restartedAt = Date.now();
 
-    const events = ofLogin(login);
-    // Every delivery verified, each webhook-id once among the verified ones kept.
-    expect(receiver.received.every((r) => r.verified !== null)).toBe(true);
-    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
-    const types = events.map((e) => e.type);
-    const at = (type: string) => types.indexOf(type);
-    // In order for the account: created, then the deposit and the trade opened, then the trade closed.
-    expect(at('account.created')).toBe(0);
-    expect(at('balance.operation')).toBeGreaterThan(0);
-    expect(at('trade.opened')).toBeGreaterThan(0);
-    expect(at('trade.closed')).toBeGreaterThan(at('trade.opened'));
-    // The deposit and the trade as the server's history holds them.
-    const history = await ok<any[]>(c, 'v2.PF4.TradesUserHistory', { params: { login } });
-    const deposit = history.find((h) => h.tradeCommand === 'Balance');
-    const deposits = history.filter((h) => h.tradeCommand === 'Balance');
-    expect(
-      events.filter((e) => e.type === 'balance.operation').map((e) => [e.data.ticket, e.data.amount, e.data.comment]),
-    ).toEqual(deposits.map((d) => [d.order, d.profit, d.comment]));
-    expect(events.find((e) => e.type === 'balance.operation')!.data).toMatchObject({
-      ticket: deposit.order,
-      login,
-      type: 'Balance',
-      amount: 50_000,
-    });
-    const closedTrade = history.find((h) => h.order === opened.order);
-    expect(closedTrade).toBeDefined();
-    expect(events.find((e) => e.type === 'trade.opened')!.data).toMatchObject({
-      order: opened.order,
-      login,
-      symbol: 'EURUSD',
-    });
-    expect(events.filter((e) => e.type === 'trade.closed').map((e) => e.data.order)).toEqual([opened.order]);
-    // Every write of the test is in the audit trail (the edge's restart kept it), without the endpoint's secret.
-    const trail = async (query: string) =>
-      fetch(`${c.stack.edgeUrl}/api/AuditEvents${query}`, { headers: { authorization: `Bearer ${auditToken}` } });
-    const rows = ((await (await trail('?limit=1000')).json()) as { events: any[] }).events;
-    const writes = rows.filter((r) => r.outcome === 'applied').map((r) => r.operation);
-    expect(writes).toEqual(
-      expect.arrayContaining([
-        'registry.Registry.WebhookCreate',
-        'v2.PF4.UserRecordNew',
-        'v2.PF4.TradeTransaction',
-        'v2.PF4.UserRecord',
-      ]),
-    );
-    expect(rows.filter((r) => r.operation === 'v2.PF4.TradeTransaction' && r.outcome === 'applied')).toHaveLength(3);
-    const csv = await (await trail('/Export')).text();
-    expect(JSON.stringify(rows)).not.toContain(endpoint.secret);
-    expect(csv).not.toContain(endpoint.secret);
-    for (const row of rows) expect(csv).toContain(row.traceId);
-    // The last event of the account: its balance after the deposit made while the edge was down.
-    expect(events.at(-1)!.type).toBe('balance.operation');
-    const account = await ok<{ balance: number }>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
-    expect(events.filter((e) => e.type === 'account.changed').at(-1)!.data.balance).toBe(account.balance);
-  }, 120_000);
+      // The broker restarts: the source's subscription moves to the restarted broker.
+      await c.stack.stopBroker(0, 'SIGKILL');
+      await c.stack.restartBroker();
+      await waitHealthy(c);
+      await ok(c, 'v2.PF4.TradeTransaction', {
+        body: { tradeTransactionType: 'BrOrderClose', order: opened.order, volume: 10 },
+      });
+      await ok(c, 'v2.PF4.UserRecord', { params: { login }, body: { comment: 'changed after the restart' } });
+
+      await until(
+        () =>
+          ofLogin(login).some((e) => e.type === 'trade.closed') &&
+          ofLogin(login).some((e) => e.type === 'account.changed' && e.data.comment === 'changed after the restart'),
+        'the events after the restart',
+        60_000 + 2 * OUTAGE_MS,
+      );
+      // The edge restarts, and the account gets a deposit on the trading server while it is down.
+      await until(
+        async () =>
+          (await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)).every(
+            (a: any) =>
+              a.outcome === 'delivered' || receiver.received.some((r) => r.id === a.eventId && r.status < 300),
+          ),
+        'every delivery made before the edge restart',
+        30_000,
+      );
+      await c.stack.restartEdge(async () => {
+        const manager = await connectManager(c.stack);
+        try {
+          await manager.ok('TradeTransaction', {
+            tradeTransactionType: 'BrBalance',
+            tradeCommand: 'Balance',
+            orderBy: login,
+            price: 1_234,
+            comment: 'while the edge was down',
+          });
+        } finally {
+          manager.close();
+        }
+      });
+      await waitHealthy(c);
+      await until(
+        () => ofLogin(login).filter((e) => e.type === 'balance.operation').length === 2,
+        'the deposit made while the edge was down',
+        60_000,
+      );
+
+      const events = ofLogin(login);
+      if (OUTAGE_MS > 0) {
+        // The drill's figures (docs/testing.md, "Webhooks drill").
+        const ids = new Set(events.map((e) => e.id));
+        const attempts = ((await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)) as any[]).filter(
+          (a) => ids.has(a.eventId),
+        );
+        console.log(
+          JSON.stringify({
+            drill: 'webhooks',
+            outageSeconds: OUTAGE_MS / 1000,
+            accountEvents: events.length,
+            platformDeliveries: receiver.received.length,
+            accountAttempts: attempts.length,
+            accountFailedAttempts: attempts.filter((a) => a.outcome === 'retrying').length,
+            mostAttemptsOfAnEvent: Math.max(...attempts.map((a) => a.attempt)),
+            // From the receiver's return to the delivery of the last event made during the outage (the trade opened).
+            caughtUpAfterOutageMs:
+              receiver.received.find((r) => r.status < 300 && (r.verified as any)?.type === 'trade.opened')!.at -
+              restartedAt,
+          }),
+        );
+      }
+      // Every delivery verified, each webhook-id once among the verified ones kept.
+      expect(receiver.received.every((r) => r.verified !== null)).toBe(true);
+      expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+      const types = events.map((e) => e.type);
+      const at = (type: string) => types.indexOf(type);
+      // In order for the account: created, then the deposit and the trade opened, then the trade closed.
+      expect(at('account.created')).toBe(0);
+      expect(at('balance.operation')).toBeGreaterThan(0);
+      expect(at('trade.opened')).toBeGreaterThan(0);
+      expect(at('trade.closed')).toBeGreaterThan(at('trade.opened'));
+      // The deposit and the trade as the server's history holds them.
+      const history = await ok<any[]>(c, 'v2.PF4.TradesUserHistory', { params: { login } });
+      const deposit = history.find((h) => h.tradeCommand === 'Balance');
+      const deposits = history.filter((h) => h.tradeCommand === 'Balance');
+      expect(
+        events.filter((e) => e.type === 'balance.operation').map((e) => [e.data.ticket, e.data.amount, e.data.comment]),
+      ).toEqual(deposits.map((d) => [d.order, d.profit, d.comment]));
+      expect(events.find((e) => e.type === 'balance.operation')!.data).toMatchObject({
+        ticket: deposit.order,
+        login,
+        type: 'Balance',
+        amount: 50_000,
+      });
+      const closedTrade = history.find((h) => h.order === opened.order);
+      expect(closedTrade).toBeDefined();
+      expect(events.find((e) => e.type === 'trade.opened')!.data).toMatchObject({
+        order: opened.order,
+        login,
+        symbol: 'EURUSD',
+      });
+      expect(events.filter((e) => e.type === 'trade.closed').map((e) => e.data.order)).toEqual([opened.order]);
+      // Every write of the test is in the audit trail (the edge's restart kept it), without the endpoint's secret.
+      const trail = async (query: string) =>
+        fetch(`${c.stack.edgeUrl}/api/AuditEvents${query}`, { headers: { authorization: `Bearer ${auditToken}` } });
+      const rows = ((await (await trail('?limit=1000')).json()) as { events: any[] }).events;
+      const writes = rows.filter((r) => r.outcome === 'applied').map((r) => r.operation);
+      expect(writes).toEqual(
+        expect.arrayContaining([
+          'registry.Registry.WebhookCreate',
+          'v2.PF4.UserRecordNew',
+          'v2.PF4.TradeTransaction',
+          'v2.PF4.UserRecord',
+        ]),
+      );
+      expect(rows.filter((r) => r.operation === 'v2.PF4.TradeTransaction' && r.outcome === 'applied')).toHaveLength(3);
+      const csv = await (await trail('/Export')).text();
+      expect(JSON.stringify(rows)).not.toContain(endpoint.secret);
+      expect(csv).not.toContain(endpoint.secret);
+      for (const row of rows) expect(csv).toContain(row.traceId);
+      // The last event of the account: its balance after the deposit made while the edge was down.
+      expect(events.at(-1)!.type).toBe('balance.operation');
+      const account = await ok<{ balance: number }>(c, 'v2.PF4.UserRecordRequest', { params: { login } });
+      expect(events.filter((e) => e.type === 'account.changed').at(-1)!.data.balance).toBe(account.balance);
+    },
+    120_000 + 3 * OUTAGE_MS,
+  );
 
   it('name PF5 positions and deals by their own names, and a PF5 deposit a balance operation', async () => {
     const c = setup.client;

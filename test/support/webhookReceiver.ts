@@ -16,6 +16,8 @@ export interface Received {
   verified: Record<string, unknown> | null;
   /** What the receiver answered. */
   status: number;
+  /** When it came (ms since the epoch). */
+  at: number;
 }
 
 export interface WebhookReceiver {
@@ -88,6 +90,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       body,
       verified,
       status,
+      at: Date.now(),
     });
     res.writeHead(status, extra);
     res.end();
