@@ -99,7 +99,9 @@ describe('a pass over the clients', () => {
     };
     publish(trade(1));
     await vi.waitFor(() => expect(client.got).toEqual([[1], [2, 3]]));
-    expect(client.at[1] - client.at[0]).toBeGreaterThanOrEqual(40);
+    // The pass reads the clock once per turn, the recorder at each delivery, a little later: its first reading may
+    // fall in the next millisecond, so the interval it sees may be one short.
+    expect(client.at[1] - client.at[0]).toBeGreaterThanOrEqual(39);
   });
 
   it('brings a pass waiting for a client to be due forward when an event comes, for the clients that are due', async () => {
