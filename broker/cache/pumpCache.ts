@@ -171,7 +171,7 @@ function keyReader(field: string): (row: Row) => CacheKey | undefined {
 }
 
 /** A PF4 trade that is no longer open leaves the open-trades table even if the server sends it as an update. */
-function isClosedTrade(row: Row): boolean {
+export function isClosedTrade(row: Row): boolean {
   const state = row.tradeRecordState;
   return typeof state === 'string' && (state.startsWith('Closed') || state === 'Deleted');
 }

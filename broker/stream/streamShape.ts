@@ -5,6 +5,7 @@
  */
 import type { Family, ManagerEvent } from '../../shared/protocol.js';
 import type { ChangeKind, StreamEvent } from '../../shared/streams.js';
+import { isClosedTrade } from '../cache/pumpCache.js';
 
 type Rec = Record<string, unknown>;
 
@@ -183,8 +184,10 @@ export function streamEvent(family: Family, event: ManagerEvent): StreamEvent | 
   }
   if (family === 'PF4') {
     switch (event.event) {
-      case 'trades':
-        return { topic: 'trades', data: { kind, ...pick(r, PF4_TRADE) } };
+      case 'trades': {
+        // A trade the server sends closed as an update has left the open trades (the cache drops it): it is gone.
+        return { topic: 'trades', data: { kind: isClosedTrade(r) ? 'Deleted' : kind, ...pick(r, PF4_TRADE) } };
+      }
       case 'users': {
         const data: Rec = { kind, ...pick(r, PF4_USER) };
         if (typeof r.enableFlags === 'number') {

@@ -402,3 +402,20 @@ describe('a subscription with a snapshot', () => {
     ]);
   });
 });
+
+describe('a PF4 trade closed by an update', () => {
+  it('is told as removed, as the cache drops it from the open trades', () => {
+    const closed = streamEvent('PF4', {
+      event: 'trades',
+      op: 'update',
+      record: { order: 5, login: 7, tradeRecordState: 'ClosedNormal', closePrice: 1.2 },
+    });
+    expect(closed).toEqual({ topic: 'trades', data: { kind: 'Deleted', order: 5, login: 7, closePrice: 1.2 } });
+    const open = streamEvent('PF4', {
+      event: 'trades',
+      op: 'update',
+      record: { order: 5, tradeRecordState: 'OpenNormal' },
+    });
+    expect(open?.data.kind).toBe('Updated');
+  });
+});

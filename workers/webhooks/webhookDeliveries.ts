@@ -33,7 +33,10 @@ export interface QueuedDelivery {
 }
 
 /** What the queue consumer does with a message after an attempt, or after the object decided not to make one. */
-export type DeliveryStep = { ack: true } | { ack: false; retryDelaySeconds: number };
+export type DeliveryStep =
+  | { ack: true }
+  /** `attempted`: an attempt failed (a retry of the queue's); otherwise the event waits its turn. */
+  | { ack: false; retryDelaySeconds: number; attempted: boolean };
 
 export interface WebhookAttempt {
   at: string;
@@ -66,6 +69,8 @@ const DAY_MS = 86_400_000;
 const SWEEP_MS = 60_000;
 const QUEUE_LOST_MS = 120_000;
 const ENDPOINT_CACHE_MS = 5000;
+/** A message this early for its event's next attempt still makes it (the queue's delays are not to the millisecond). */
+const DUE_SLACK_MS = 2000;
 const NAME_CACHE_MS = 60_000;
 
 type EventRow = {
@@ -150,66 +155,98 @@ export class WebhookDeliveries extends DurableObject<Env> {
         .toArray()[0];
       if (row) taken.push({ endpoint: endpointId, seq: row.seq, eventId: event.id });
     }
-    await this.queue(taken);
+    await this.queue(taken, true);
     await this.keepTidy();
     return taken.map((t) => t.eventId);
   }
 
-  /** One attempt of event `seq`, or why it waits: what the queue consumer does with its message. */
+  /**
+   * One attempt of event `seq`, or why it waits: what the queue consumer does with its message. A message for an
+   * event that is not due (a duplicate: the due one is on its way) or whose attempt is running is let go; a wait
+   * (an earlier event of the account pending, every slot in flight) is not an attempt and costs none of the
+   * queue's retries (the consumer sends the message again with the delay).
+   */
   async deliver(seq: number): Promise<DeliveryStep> {
-    const row = this.sql.exec<EventRow>('SELECT * FROM events WHERE seq = ?', seq).toArray()[0];
-    if (!row || row.state !== 'pending') return { ack: true };
-    // Its message is alive: the sweep leaves it to the queue.
-    this.sql.exec('UPDATE events SET seen_at = ? WHERE seq = ?', Date.now(), seq);
-    const endpoint = await this.currentEndpoint();
-    if (!endpoint) {
-      this.finish(row, 'dropped', 'the endpoint was removed');
-      return { ack: true };
-    }
-    if (!endpoint.enabled) {
-      this.finish(row, 'dead', `the endpoint is disabled: ${endpoint.disabledReason ?? ''}`);
-      this.logAttempt(row, null, 0, `the endpoint is disabled: ${endpoint.disabledReason ?? ''}`, 'endpointDisabled');
-      return { ack: true };
-    }
-    const earlier = this.sql
-      .exec<{ next_attempt_at: number | null }>(
-        "SELECT next_attempt_at FROM events WHERE order_key = ? AND state = 'pending' AND seq < ? ORDER BY seq LIMIT 1",
-        row.order_key,
-        seq,
-      )
-      .toArray()[0];
     const now = Date.now();
-    if (earlier) {
-      // After the earlier event's next attempt, and a second for it to be made.
-      const wait = earlier.next_attempt_at === null ? 2 : Math.ceil((earlier.next_attempt_at - now) / 1000) + 1;
-      return { ack: false, retryDelaySeconds: Math.max(1, wait) };
-    }
-    const config = configOf(this.env);
-    if (this.attempting.has(seq) || this.inFlight >= config.WEBHOOK_MAX_IN_FLIGHT) {
-      return { ack: false, retryDelaySeconds: 1 };
-    }
-    if (row.first_attempt_at !== null && !withinRetryWindow(row.first_attempt_at, config.WEBHOOK_RETRY_HOURS, now)) {
-      this.finish(row, 'dead', row.last_error);
-      this.logAttempt(row, null, 0, `not delivered within ${config.WEBHOOK_RETRY_HOURS} hours`, 'deadLettered');
-      return { ack: true };
-    }
+    const row = this.pendingRow(seq);
+    if (!row || this.attempting.has(seq)) return { ack: true };
+    if (row.next_attempt_at !== null && row.next_attempt_at > now + DUE_SLACK_MS) return { ack: true };
+    // Claimed before the first wait on I/O: a duplicate message meanwhile is let go above.
     this.attempting.add(seq);
-    this.inFlight++;
     try {
-      return await this.attempt(row, endpoint);
+      // Its message is alive: the sweep leaves it to the queue.
+      this.sql.exec('UPDATE events SET seen_at = ? WHERE seq = ?', now, seq);
+      const endpoint = await this.currentEndpoint();
+      const current = this.pendingRow(seq);
+      if (!current) return { ack: true };
+      if (!endpoint) {
+        this.finish(current, 'dropped', 'the endpoint was removed');
+        return { ack: true };
+      }
+      if (!endpoint.enabled) {
+        const why = `the endpoint is disabled: ${endpoint.disabledReason ?? ''}`;
+        this.finish(current, 'dead', why);
+        this.logAttempt(current, null, 0, why, 'endpointDisabled');
+        return { ack: true };
+      }
+      const config = configOf(this.env);
+      const earlier = this.sql
+        .exec<{ next_attempt_at: number | null }>(
+          "SELECT next_attempt_at FROM events WHERE order_key = ? AND state = 'pending' AND seq < ? ORDER BY seq LIMIT 1",
+          current.order_key,
+          seq,
+        )
+        .toArray()[0];
+      const at = Date.now();
+      if (earlier || this.inFlight >= config.WEBHOOK_MAX_IN_FLIGHT) {
+        // After the earlier event's next attempt, and a second for it to be made; a second for a free slot.
+        const wait = !earlier
+          ? 1
+          : earlier.next_attempt_at === null
+            ? 2
+            : Math.max(1, Math.ceil((earlier.next_attempt_at - at) / 1000) + 1);
+        this.sql.exec('UPDATE events SET next_attempt_at = ? WHERE seq = ?', at + wait * 1000, seq);
+        return { ack: false, retryDelaySeconds: wait, attempted: false };
+      }
+      if (
+        current.first_attempt_at !== null &&
+        !withinRetryWindow(current.first_attempt_at, config.WEBHOOK_RETRY_HOURS, at)
+      ) {
+        this.finish(current, 'dead', current.last_error);
+        this.logAttempt(current, null, 0, `not delivered within ${config.WEBHOOK_RETRY_HOURS} hours`, 'deadLettered');
+        return { ack: true };
+      }
+      this.inFlight++;
+      try {
+        return await this.attempt(current, endpoint);
+      } finally {
+        this.inFlight--;
+      }
     } finally {
-      this.inFlight--;
       this.attempting.delete(seq);
     }
   }
 
-  /** The queue gave up on event `seq` (its dead-letter queue): kept as a dead letter unless it was delivered. */
+  /**
+   * The queue gave up on event `seq` (its dead-letter queue): queued again while its retry window lasts (the
+   * object's own limit), a dead letter after it, unless it was delivered.
+   */
   async deadLetter(seq: number, reason: string): Promise<void> {
-    const row = this.sql.exec<EventRow>('SELECT * FROM events WHERE seq = ?', seq).toArray()[0];
-    if (!row || row.state !== 'pending') return;
+    const row = this.pendingRow(seq);
+    const endpointId = this.endpointId();
+    if (!row || !endpointId) return;
+    const hours = configOf(this.env).WEBHOOK_RETRY_HOURS;
+    if (row.first_attempt_at === null || withinRetryWindow(row.first_attempt_at, hours)) {
+      await this.queue([{ endpoint: endpointId, seq, eventId: row.event_id }], false);
+      return;
+    }
     this.finish(row, 'dead', reason);
     this.logAttempt(row, null, 0, reason, 'deadLettered');
-    await Promise.resolve();
+  }
+
+  private pendingRow(seq: number): EventRow | undefined {
+    const row = this.sql.exec<EventRow>('SELECT * FROM events WHERE seq = ?', seq).toArray()[0];
+    return row?.state === 'pending' ? row : undefined;
   }
 
   /** Queues again one event, or every event taken in [from, to): the same webhook-id, a fresh retry window. */
@@ -233,8 +270,12 @@ export class WebhookDeliveries extends DurableObject<Env> {
         row.seq,
       );
     }
-    await this.queue(rows.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })));
+    // A failed send leaves them pending: the sweep queues them.
     await this.keepTidy();
+    await this.queue(
+      rows.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })),
+      false,
+    );
     return rows.map((row) => row.event_id);
   }
 
@@ -242,6 +283,8 @@ export class WebhookDeliveries extends DurableObject<Env> {
   refresh(): void {
     this.endpoint = undefined;
     this.names.clear();
+    // Enabled again, or pointed elsewhere: its failures start afresh.
+    this.sql.exec("DELETE FROM meta WHERE key = 'failing_since'");
   }
 
   /** The last attempts, newest first. */
@@ -302,7 +345,10 @@ export class WebhookDeliveries extends DurableObject<Env> {
       .toArray();
     if (endpointId && lost.length > 0) {
       for (const row of lost) this.sql.exec('UPDATE events SET seen_at = ? WHERE seq = ?', now, row.seq);
-      await this.queue(lost.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })));
+      await this.queue(
+        lost.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })),
+        false,
+      );
     }
     const cleaned = Number(
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'cleaned'").toArray()[0]?.value ?? 0,
@@ -375,6 +421,11 @@ export class WebhookDeliveries extends DurableObject<Env> {
       this.logAttempt(current, status, latency, error, 'endpointDisabled');
       return { ack: true };
     }
+    // Failures from before the endpoint last changed (enabled again, through any path) do not count.
+    this.sql.exec(
+      "DELETE FROM meta WHERE key = 'failing_since' AND CAST(value AS INTEGER) < ?",
+      Date.parse(endpoint.updated),
+    );
     this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('failing_since', ?)", String(started));
     const failingSince = Number(
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'failing_since'").one().value,
@@ -384,6 +435,7 @@ export class WebhookDeliveries extends DurableObject<Env> {
       const reason = `every delivery failed since ${new Date(failingSince).toISOString()}`;
       await new WebhookStore(this.env.DB).disable(endpoint.id, reason);
       this.endpoint = undefined;
+      this.sql.exec("DELETE FROM meta WHERE key = 'failing_since'");
       this.finish(current, 'dead', error);
       this.logAttempt(current, status, latency, error, 'endpointDisabled');
       return { ack: true };
@@ -396,7 +448,7 @@ export class WebhookDeliveries extends DurableObject<Env> {
       row.seq,
     );
     this.logAttempt(current, status, latency, error, 'retrying');
-    return { ack: false, retryDelaySeconds: delay };
+    return { ack: false, retryDelaySeconds: delay, attempted: true };
   }
 
   private finish(row: EventRow, state: EventRow['state'], error: string | null): void {
@@ -433,7 +485,11 @@ export class WebhookDeliveries extends DurableObject<Env> {
     );
   }
 
-  private async queue(deliveries: QueuedDelivery[]): Promise<void> {
+  /**
+   * Sends the deliveries' messages. Events just taken (`fresh`) whose messages could not be sent are not kept, and
+   * the caller hears of it (the source hands them over again); any other is left pending for the sweep.
+   */
+  private async queue(deliveries: QueuedDelivery[], fresh: boolean): Promise<void> {
     if (deliveries.length === 0) return;
     try {
       // A batch of Cloudflare Queues holds at most 100 messages.
@@ -441,10 +497,7 @@ export class WebhookDeliveries extends DurableObject<Env> {
         await this.env.WEBHOOK_DELIVERIES.sendBatch(deliveries.slice(i, i + 100).map((body) => ({ body })));
       }
     } catch (error) {
-      // Not queued, not kept: the caller hears of it and tries again (the source keeps its place).
-      for (const d of deliveries) {
-        this.sql.exec("DELETE FROM events WHERE seq = ? AND state = 'pending' AND attempts = 0", d.seq);
-      }
+      if (fresh) for (const d of deliveries) this.sql.exec('DELETE FROM events WHERE seq = ?', d.seq);
       throw error;
     }
   }

@@ -80,9 +80,11 @@ export class WebhookSource extends DurableObject<Env> {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec('CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
-    // The platform's records as the source last knew them (canonical JSON of the stream's shape), by topic and key.
+    // The platform's records as the source last knew them (canonical JSON of the stream's shape; NULL once removed),
+    // by topic and key, with how many changes of the record it has told: an event's id takes that count, so a record
+    // changed back to an earlier state, or removed and added again, is a new event.
     this.sql.exec(
-      'CREATE TABLE IF NOT EXISTS records (topic TEXT NOT NULL, key TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (topic, key))',
+      'CREATE TABLE IF NOT EXISTS records (topic TEXT NOT NULL, key TEXT NOT NULL, data TEXT, version INTEGER NOT NULL, PRIMARY KEY (topic, key))',
     );
     void ctx.blockConcurrencyWhile(async () => {
       const stored = this.get('config');
@@ -122,6 +124,10 @@ export class WebhookSource extends DurableObject<Env> {
       this.active = false;
       this.subscription.stop('no endpoint hears the platform');
       await this.ctx.storage.deleteAlarm();
+      // What it knew ages from now on: an endpoint registered later starts from a snapshot of its own.
+      this.sql.exec('DELETE FROM records');
+      this.sql.exec("DELETE FROM kv WHERE key NOT IN ('config', 'handed')");
+      await this.chain;
       return false;
     }
     this.config = { ...config, brokerUrls: entry.brokerUrls ?? configOf(this.env).BROKER_URL };
@@ -155,16 +161,16 @@ export class WebhookSource extends DurableObject<Env> {
       if (!seen) this.snapshotKeys.set(event.topic, (seen = new Set()));
       seen.add(key);
       const { kind: _kind, ...record } = data;
-      const stored = this.storedRecord(event.topic, key);
+      const stored = this.storedRecord(event.topic, key)?.data ?? null;
       if (!baseline) {
-        this.storeRecord(event.topic, key, record);
+        this.storeRecord(event.topic, key, record, 0);
         if (event.topic === 'users' && config.family === 'PF4') this.set(`money:${key}`, moneyOf(record));
         continue;
       }
       if (stored === canonicalJson(record)) continue;
       await this.handle({
         topic: event.topic,
-        data: { kind: stored === undefined ? 'Added' : 'Updated', ...record },
+        data: { kind: stored === null ? 'Added' : 'Updated', ...record },
       } as StreamEvent);
     }
     if (!part.last) return;
@@ -174,7 +180,10 @@ export class WebhookSource extends DurableObject<Env> {
       for (const topic of snapshotTopics(config.family)) {
         const keys = seen.get(topic) ?? new Set<string>();
         const gone = this.sql
-          .exec<{ key: string; data: string }>('SELECT key, data FROM records WHERE topic = ?', topic)
+          .exec<{ key: string; data: string }>(
+            'SELECT key, data FROM records WHERE topic = ? AND data IS NOT NULL',
+            topic,
+          )
           .toArray()
           .filter((row) => !keys.has(row.key));
         for (const row of gone) {
@@ -188,16 +197,22 @@ export class WebhookSource extends DurableObject<Env> {
 
   private async handle(event: RingEvent): Promise<void> {
     const config = this.config;
-    if (!config || event.topic === 'resync') return;
-    this.remember(event);
-    const made = await this.eventsOf(config, event);
-    if (made.length === 0) return;
+    if (!config) return;
+    if (event.topic === 'resync' || (event.topic === 'status' && !event.data.connected)) {
+      // A snapshot cut off by the loss is not one: the next subscription's snapshot is compared whole.
+      this.snapshotKeys = new Map();
+      if (event.topic === 'resync') return;
+    }
+    // What the event leaves the source knowing, kept only once its events are handed over: an event whose hand-over
+    // failed is found again in the next snapshot, against what the source knew before it.
+    const learnt = new Map<string, string | null>();
+    const change = this.recordChange(event);
+    const made = await this.eventsOf(config, event, learnt);
     const at = new Date().toISOString();
     const events: WebhookEvent[] = [];
     for (const e of made) {
-      const distinguisher = e.type === 'platform.up' || e.type === 'platform.down' ? at : '';
       events.push({
-        id: await eventId(config.platform, e, distinguisher),
+        id: await eventId(config.platform, e, this.distinguisher(e, change, learnt, at)),
         type: e.type,
         platform: config.platform,
         family: config.family,
@@ -206,16 +221,66 @@ export class WebhookSource extends DurableObject<Env> {
         data: e.data,
       });
     }
-    await this.handOver(config, events);
+    if (events.length > 0 && !(await this.handOver(config, events))) {
+      this.resubscribe();
+      return;
+    }
+    for (const [key, value] of learnt) {
+      if (value === null) this.delete(key);
+      else this.set(key, value);
+    }
+    if (change) this.storeRecord(change.topic, change.key, change.deleted ? null : change.record, change.version);
+  }
+
+  /**
+   * What makes an event's id its own beyond its record: a record's change count (the same record content seen
+   * again is a new change), a margin level reached again, the time of a platform status; nothing for a balance
+   * operation, whose ticket is in its record.
+   */
+  private distinguisher(
+    e: UnidentifiedEvent,
+    change: RecordChange | null,
+    learnt: Map<string, string | null>,
+    at: string,
+  ): string {
+    if (e.type === 'platform.up' || e.type === 'platform.down') return at;
+    if (e.type === 'margin.call' || e.type === 'margin.stopOut') {
+      const key = `margins:${String(e.login)}`;
+      const count = Number(learnt.get(key) ?? this.get(key) ?? 0) + 1;
+      learnt.set(key, String(count));
+      return `m${count}`;
+    }
+    if (e.type === 'balance.operation' && change?.topic !== 'deals') return '';
+    return change ? `v${change.version}` : '';
+  }
+
+  /** The record an event of a record topic changes, and the change count it makes. */
+  private recordChange(event: RingEvent): RecordChange | null {
+    if (!(SNAPSHOT_TOPICS as readonly string[]).includes(event.topic)) return null;
+    const { kind, ...record } = event.data as Record<string, unknown>;
+    const key = recordKey(event.topic, record);
+    if (key === null) return null;
+    const version = (this.storedRecord(event.topic, key)?.version ?? 0) + 1;
+    return { topic: event.topic, key, record, deleted: kind === 'Deleted', version };
+  }
+
+  /** A hand-over failed: the subscription starts again, and its snapshot finds what the source did not keep. */
+  private resubscribe(): void {
+    this.subscription.stop('events not handed over');
+    this.subscription.ensure();
   }
 
   /** The webhook events of one stream event, with what the source remembers (status, levels, money) brought up to date. */
-  private async eventsOf(config: SourceConfig, event: StreamEvent): Promise<UnidentifiedEvent[]> {
+  private async eventsOf(
+    config: SourceConfig,
+    event: StreamEvent,
+    learnt: Map<string, string | null>,
+  ): Promise<UnidentifiedEvent[]> {
     if (event.topic === 'status') {
       const status = event.data.connected ? 'up' : 'down';
-      if (this.get('status') === status) return [];
       const before = this.get('status');
-      this.set('status', status);
+      if (before === status) return [];
+      learnt.set('status', status);
       // The first status a source sees is where it starts, not a change.
       return before === undefined ? [] : webhookEventsOf(config.family, event);
     }
@@ -223,12 +288,12 @@ export class WebhookSource extends DurableObject<Env> {
     const login = typeof data.login === 'number' ? data.login : null;
     if (event.topic === 'margin' && config.family === 'PF4' && login !== null) {
       const previous = this.get(`level:${login}`) ?? 'Ok';
-      this.set(`level:${login}`, String(data.levelType));
+      learnt.set(`level:${login}`, String(data.levelType));
       return webhookEventsOf(config.family, event, previous);
     }
     const made = webhookEventsOf(config.family, event);
     if (event.topic === 'users' && config.family === 'PF4' && login !== null) {
-      made.push(...(await this.balanceOperations(config, login, data)));
+      made.push(...(await this.balanceOperations(config, login, data, learnt)));
     }
     return made;
   }
@@ -241,14 +306,15 @@ export class WebhookSource extends DurableObject<Env> {
     config: SourceConfig,
     login: number,
     account: Record<string, unknown>,
+    learnt: Map<string, string | null>,
   ): Promise<UnidentifiedEvent[]> {
     const money = moneyOf(account);
     const before = this.get(`money:${login}`);
     if (account.kind === 'Deleted') {
-      this.delete(`money:${login}`);
+      learnt.set(`money:${login}`, null);
       return [];
     }
-    this.set(`money:${login}`, money);
+    learnt.set(`money:${login}`, money);
     if (before === money) return [];
     const lookedAt = this.get(`looked:${login}`) ?? this.get('started') ?? new Date().toISOString();
     // A minute before the last look: an entry written in the same second as the look is not missed.
@@ -256,7 +322,7 @@ export class WebhookSource extends DurableObject<Env> {
     const now = new Date().toISOString();
     const history = await this.platformCall(config, HISTORY_OP, { login, fromTime });
     if (!Array.isArray(history)) return [];
-    this.set(`looked:${login}`, now);
+    learnt.set(`looked:${login}`, now);
     return history
       .map((entry) => balanceOperationOfHistory(entry as Record<string, unknown>))
       .filter((e): e is UnidentifiedEvent => e !== null);
@@ -302,8 +368,12 @@ export class WebhookSource extends DurableObject<Env> {
     return envelope.data;
   }
 
-  /** Hands the events to every endpoint that wants them, in order; a failed hand-over is tried again a few times. */
-  private async handOver(config: SourceConfig, events: WebhookEvent[]): Promise<void> {
+  /**
+   * Hands the events to every endpoint that wants them, in order; a failed hand-over is tried again a few times.
+   * Answers whether every endpoint took them (one that did takes each id once, so handing them over again is safe).
+   */
+  private async handOver(config: SourceConfig, events: WebhookEvent[]): Promise<boolean> {
+    let all = true;
     for (const endpoint of await this.currentEndpoints(config)) {
       const wanted = events.filter((e) => (endpoint.eventTypes as string[]).includes(e.type));
       if (wanted.length === 0) continue;
@@ -318,12 +388,14 @@ export class WebhookSource extends DurableObject<Env> {
             console.error(
               JSON.stringify({ msg: 'webhook events not handed over', endpoint: endpoint.id, error: String(error) }),
             );
+            all = false;
             break;
           }
           await new Promise((resolve) => setTimeout(resolve, HANDOVER_RETRY_MS[attempt]));
         }
       }
     }
+    return all;
   }
 
   private async currentEndpoints(config: SourceConfig): Promise<SigningEndpoint[]> {
@@ -334,28 +406,24 @@ export class WebhookSource extends DurableObject<Env> {
     return list;
   }
 
-  /** What a record event leaves the source knowing of the record. */
-  private remember(event: StreamEvent): void {
-    if (!(SNAPSHOT_TOPICS as readonly string[]).includes(event.topic)) return;
-    const { kind, ...record } = event.data as Record<string, unknown>;
-    const key = recordKey(event.topic, record);
-    if (key === null) return;
-    if (kind === 'Deleted') this.sql.exec('DELETE FROM records WHERE topic = ? AND key = ?', event.topic, key);
-    else this.storeRecord(event.topic, key, record);
-  }
-
-  private storedRecord(topic: string, key: string): string | undefined {
+  private storedRecord(topic: string, key: string): { data: string | null; version: number } | undefined {
     return this.sql
-      .exec<{ data: string }>('SELECT data FROM records WHERE topic = ? AND key = ?', topic, key)
-      .toArray()[0]?.data;
+      .exec<{ data: string | null; version: number }>(
+        'SELECT data, version FROM records WHERE topic = ? AND key = ?',
+        topic,
+        key,
+      )
+      .toArray()[0];
   }
 
-  private storeRecord(topic: string, key: string, record: Record<string, unknown>): void {
+  private storeRecord(topic: string, key: string, record: Record<string, unknown> | null, version: number): void {
     this.sql.exec(
-      'INSERT INTO records (topic, key, data) VALUES (?, ?, ?) ON CONFLICT (topic, key) DO UPDATE SET data = excluded.data',
+      `INSERT INTO records (topic, key, data, version) VALUES (?, ?, ?, ?)
+       ON CONFLICT (topic, key) DO UPDATE SET data = excluded.data, version = excluded.version`,
       topic,
       key,
-      canonicalJson(record),
+      record === null ? null : canonicalJson(record),
+      version,
     );
   }
 
@@ -374,6 +442,15 @@ export class WebhookSource extends DurableObject<Env> {
   private delete(key: string): void {
     this.sql.exec('DELETE FROM kv WHERE key = ?', key);
   }
+}
+
+/** The record an event changes, and its change count after it. */
+interface RecordChange {
+  topic: string;
+  key: string;
+  record: Record<string, unknown>;
+  deleted: boolean;
+  version: number;
 }
 
 /** A part of a snapshot, as the source's queue of work holds it beside the stream's events. */

@@ -24,6 +24,9 @@ describe('webhook targets', () => {
       'fd00:ec2::254',
       'fe80::1',
       '::ffff:10.0.0.1',
+      '::7f00:1',
+      '64:ff9b:1::a00:1',
+      '2002:7f00:1::1',
       '224.0.0.1',
     ]) {
       expect(isBlockedAddress(address), address).toBe(true);

@@ -2,7 +2,8 @@
  * Where a webhook may be sent. On a deployed edge: an `https` URL without credentials, whose host is a public name or
  * address — never loopback, private, carrier-grade NAT, link-local (cloud metadata at 169.254.169.254 included),
  * unique-local, multicast or otherwise reserved, and never a name that resolves to one (checked when the endpoint is
- * registered or changed, and again before each delivery, through DNS over HTTPS). Locally, `WEBHOOK_PRIVATE_TARGETS=1`
+ * registered or changed, and again before deliveries, through DNS over HTTPS). IPv6 forms that embed an IPv4
+ * address (IPv4-compatible, NAT64, 6to4) are refused whole. Locally, `WEBHOOK_PRIVATE_TARGETS=1`
  * lets `http` and private addresses through (the tests' receivers listen on 127.0.0.1); nothing else does.
  */
 import { addressBytes, networkContains, parseNetwork, type Network } from '../../shared/addressRanges.js';
@@ -25,9 +26,10 @@ const BLOCKED = [
   '203.0.113.0/24',
   '224.0.0.0/4',
   '240.0.0.0/4',
-  '::/128',
-  '::1/128',
+  '::/96',
   '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
   '100::/64',
   '2001:db8::/32',
   'fc00::/7',
