@@ -416,6 +416,6 @@ describe('a PF4 trade closed by an update', () => {
       op: 'update',
       record: { order: 5, tradeRecordState: 'OpenNormal' },
     });
-    expect(open?.data.kind).toBe('Updated');
+    expect((open?.data as { kind?: string } | undefined)?.kind).toBe('Updated');
   });
 });

@@ -338,7 +338,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint's last delivery attempts, newest first (limit 1 to 200, default 50): time, event, status, latency, error. */
+        /** The endpoint's last delivery attempts, newest first (limit 1 to 200, default 50), or those of one event (eventId): time, event, status, latency, error. */
         get: operations["registry.Registry.WebhookAttempts"];
         put?: never;
         post?: never;
@@ -8589,6 +8589,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                eventId?: string;
                 /** @description Same as X-Request-Timeout, for clients that cannot set headers. */
                 requestTimeout?: number;
             };

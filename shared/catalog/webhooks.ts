@@ -65,6 +65,8 @@ export const webhookFields = {
 };
 
 const webhookParams = z.object({ webhookId: z.uuid('webhookId must be a uuid') });
+/** An event's id as deliveries carry it in `webhook-id` (a test event's too). */
+const eventIdSchema = z.string().regex(/^evt_[0-9a-f]{32}$/, 'eventId must be an event id (evt_ and 32 hex digits)');
 
 const common = { generation: 'registry', family: null, tag: 'Webhooks', scope: 'webapi.webhooks' } as const;
 
@@ -183,9 +185,12 @@ export const webhookOperations = {
     name: 'WebhookAttempts',
     method: 'GET',
     path: '/api/v2/Webhooks/{webhookId}/Attempts',
-    summary: `The endpoint's last delivery attempts, newest first (limit 1 to ${WEBHOOK_PAGE_MAX}, default 50): time, event, status, latency, error.`,
+    summary: `The endpoint's last delivery attempts, newest first (limit 1 to ${WEBHOOK_PAGE_MAX}, default 50), or those of one event (eventId): time, event, status, latency, error.`,
     params: webhookParams,
-    query: z.object({ limit: intText('limit', 1, WEBHOOK_PAGE_MAX).optional() }),
+    query: z.object({
+      limit: intText('limit', 1, WEBHOOK_PAGE_MAX).optional(),
+      eventId: eventIdSchema.optional(),
+    }),
     response: 'WebhookAttempt[]',
     timeout: 'read',
     read: 'local',
@@ -212,7 +217,7 @@ export const webhookOperations = {
     params: webhookParams,
     body: z.union(
       [
-        z.strictObject({ eventId: z.string().regex(/^evt_[0-9a-f]{32}$/, 'eventId must be an event id (evt_…)') }),
+        z.strictObject({ eventId: eventIdSchema }),
         z
           .strictObject({ from: dateTimeText('from'), to: dateTimeText('to') })
           .refine((b) => Date.parse(b.to) > Date.parse(b.from), 'to must be after from'),

@@ -181,10 +181,11 @@ describe('webhooks from the trading server', () => {
       const events = ofLogin(login);
       if (OUTAGE_MS > 0) {
         // The drill's figures (docs/testing.md, "Webhooks drill").
-        const ids = new Set(events.map((e) => e.id));
-        const attempts = ((await hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?limit=200`)) as any[]).filter(
-          (a) => ids.has(a.eventId),
-        );
+        const attempts = (
+          await Promise.all(
+            events.map((e) => hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?eventId=${e.id}&limit=200`)),
+          )
+        ).flat() as any[];
         console.log(
           JSON.stringify({
             drill: 'webhooks',

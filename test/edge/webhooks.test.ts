@@ -220,6 +220,12 @@ describe('webhook deliveries', () => {
       [1, 503, 'retrying'],
     ]);
     expect(attempts[1].error).toBe('the receiver answered 503');
+    // The attempts of one event alone.
+    const ofEvent = (await call('GET', `/api/v2/Webhooks/${id}/Attempts?eventId=${eventId}`, manager)).body.data;
+    expect(ofEvent).toEqual(attempts.filter((a) => a.eventId === eventId));
+    expect((await call('GET', `/api/v2/Webhooks/${id}/Attempts?eventId=evt_x`, manager)).body.error.message).toContain(
+      'eventId must be an event id',
+    );
     // Delivered once: the same webhook-id on both attempts, one of them taken.
     expect(new Set(receiver.received.filter((r) => r.id === eventId).map((r) => r.verified?.id))).toEqual(
       new Set([eventId]),

@@ -129,6 +129,7 @@ export class WebhookDeliveries extends DurableObject<Env> {
       error TEXT,
       outcome TEXT NOT NULL
     )`);
+    this.sql.exec('CREATE INDEX IF NOT EXISTS attempts_of_event ON attempts (event_id, id)');
     this.sql.exec('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
   }
 
@@ -287,8 +288,8 @@ export class WebhookDeliveries extends DurableObject<Env> {
     this.sql.exec("DELETE FROM meta WHERE key = 'failing_since'");
   }
 
-  /** The last attempts, newest first. */
-  attempts(limit: number): WebhookAttempt[] {
+  /** The last attempts, newest first, or those of one event. */
+  attempts(limit: number, eventId?: string): WebhookAttempt[] {
     return this.sql
       .exec<{
         at: number;
@@ -299,7 +300,12 @@ export class WebhookDeliveries extends DurableObject<Env> {
         latency_ms: number;
         error: string | null;
         outcome: WebhookAttempt['outcome'];
-      }>('SELECT * FROM attempts ORDER BY id DESC LIMIT ?', limit)
+      }>(
+        eventId === undefined
+          ? 'SELECT * FROM attempts ORDER BY id DESC LIMIT ?'
+          : 'SELECT * FROM attempts WHERE event_id = ? ORDER BY id DESC LIMIT ?',
+        ...(eventId === undefined ? [limit] : [eventId, limit]),
+      )
       .toArray()
       .map((r) => ({
         at: new Date(r.at).toISOString(),

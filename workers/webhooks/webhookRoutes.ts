@@ -158,7 +158,8 @@ export function webhookRoutes(): Hono<AppEnv> {
     localRoute(webhookOperations.WebhookAttempts, async (c, args) => {
       const id = args.webhookId as string;
       if (!(await store(c).find(org(c), id))) return notFound(c, id);
-      return answer(c, await deliveries(c, id).attempts((args.limit as number | undefined) ?? DEFAULT_PAGE));
+      const limit = (args.limit as number | undefined) ?? DEFAULT_PAGE;
+      return answer(c, await deliveries(c, id).attempts(limit, args.eventId as string | undefined));
     }),
   );
 
