@@ -181,11 +181,11 @@ describe('webhooks from the trading server', () => {
       const events = ofLogin(login);
       if (OUTAGE_MS > 0) {
         // The drill's figures (docs/testing.md, "Webhooks drill").
-        const attempts = (
+        const attempts: any[] = (
           await Promise.all(
             events.map((e) => hooks('GET', `/api/v2/Webhooks/${endpoint.id}/Attempts?eventId=${e.id}&limit=200`)),
           )
-        ).flat() as any[];
+        ).flat();
         console.log(
           JSON.stringify({
             drill: 'webhooks',
