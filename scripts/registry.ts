@@ -5,7 +5,9 @@
  * with their own registry.
  */
 import '../shared/requireNode.js';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { hostname, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { tightenTree, writePrivateFile } from '../launcher/privateData.js';
@@ -23,6 +25,8 @@ import { parseBrokerUrls } from '../shared/brokerUrls.js';
 import { isJurisdiction, isRegion, JURISDICTIONS, REGIONS, type Jurisdiction, type Region } from '../shared/regions.js';
 import { isEntryModule } from '../shared/entryModule.js';
 import { WebhookStore } from '../workers/webhooks/webhookStore.js';
+import { OperatorAudit, LIST_MAX } from '../workers/audit/operatorAudit.js';
+import { redactedArgs } from '../workers/audit/auditRecord.js';
 import { dnsOverHttps, targetProblem } from '../workers/webhooks/webhookTargets.js';
 import { MAX_WEBHOOK_DESCRIPTION, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../shared/catalog/webhooks.js';
 
@@ -78,6 +82,9 @@ const HELP = `Registry administration (local D1 registry of npm start, under $DA
   webhook list [--org ORG_ID]
   webhook disable WEBHOOK_ID | webhook enable WEBHOOK_ID
   webhook remove WEBHOOK_ID
+  audit list [--org ORG_ID] [--limit N]  the changes made with these commands, newest first (at most 1000):
+                                         each is written before it is made and completed after, and the edge
+                                         copies it into its organization's audit trail (docs/audit.md)
   help
 
   SCOPES are space- or comma-separated: webapi (read; always held), webapi.write (changes),
@@ -127,6 +134,9 @@ export class PlatformLink extends DurableObject {}
 export class IdempotencyLedger extends DurableObject {}
 export class ClientRateLimiter extends DurableObject {}
 export class PlatformStream extends DurableObject {}
+export class AuditTrail extends DurableObject {}
+export class WebhookDeliveries extends DurableObject {}
+export class WebhookSource extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
 /** Which registry the commands act on: the local one (default), or a deployed one through wrangler (`--remote`). */
@@ -170,6 +180,117 @@ async function withRegistry<T>(run: (store: RegistryStore) => Promise<T>): Promi
     await miniflare.dispose();
     tightenTree(join(dataDir, 'edge'));
   }
+}
+
+// ---- the audit rows of changes (workers/audit/operatorAudit.ts) ----
+
+/** What a change belongs to: its organization (when it names one) and platform. */
+interface Subject {
+  organizationId: string | null;
+  platform?: string | null;
+}
+
+/** The command being run, for its audit row. Set by `main`. */
+let command: { noun: string; verb: string; values: Values; positionals: string[] } | undefined;
+
+function operatorName(): string {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No user entry for this process's uid (a container): the row says so.
+  }
+  return `${user}@${hostname()}`;
+}
+
+/** The subject as the row keeps it: the organization only if it exists, with its jurisdiction. */
+async function known(store: RegistryStore, subject: Subject) {
+  const org = subject.organizationId === null ? null : await store.findAdminOrganization(subject.organizationId);
+  return {
+    organizationId: org?.id ?? null,
+    jurisdiction: org?.jurisdiction ?? null,
+    platform: subject.platform ?? null,
+  };
+}
+
+/**
+ * Makes a change of the registry with its audit row: written (outcome unknown) before `run` changes anything, in the
+ * same registry, and completed after it (applied, or refused with the code the API answers). `subject` names what the
+ * change belongs to before it is made; `learned`, what only the change tells (the organization `org add` created).
+ */
+async function changeRegistry<T>(
+  subject: (store: RegistryStore) => Promise<Subject> | Subject,
+  run: (store: RegistryStore) => Promise<T>,
+  learned?: (result: T) => Subject,
+): Promise<T> {
+  if (!command) throw new Error('changeRegistry runs inside main');
+  const { noun, verb, values, positionals } = command;
+  return withRegistry(async (store) => {
+    const audit = new OperatorAudit(store.db);
+    const before = await known(store, await subject(store));
+    const { json: _json, ...flags } = values;
+    const uid = await audit.begin({
+      operator: operatorName(),
+      operation: `cli.${noun}.${verb}`,
+      ...before,
+      traceId: randomUUID(),
+      args: redactedArgs({}, { flags, arguments: positionals }),
+    });
+    let result: T;
+    try {
+      result = await run(store);
+    } catch (error) {
+      if (error instanceof RegistryError)
+        await audit.complete(uid, 'refused', error.kind === 'not_found' ? 'NotFound' : 'Validation');
+      throw error;
+    }
+    const after = learned ? await known(store, learned(result)) : null;
+    await audit.complete(
+      uid,
+      'applied',
+      null,
+      after?.organizationId ? { ...after, organizationId: after.organizationId } : undefined,
+    );
+    return result;
+  });
+}
+
+/** The organization of a platform, a client or a webhook endpoint named by id; null when there is none. */
+const platformSubject = async (store: RegistryStore, id: string): Promise<Subject> => ({
+  organizationId: (await store.findAnyPlatform(id))?.platform.organizationId ?? null,
+  platform: id,
+});
+const clientSubject = async (store: RegistryStore, id: string): Promise<Subject> => ({
+  organizationId: (await store.findClient(id))?.organizationId ?? null,
+});
+const webhookSubject = async (store: RegistryStore, id: string): Promise<Subject> => ({
+  organizationId: (await new WebhookStore(store.db).findAny(id))?.organizationId ?? null,
+});
+
+async function audit(verb: string, values: Values, positionals: string[], io: Io, json: boolean) {
+  if (verb !== 'list') throw new UsageError(`unknown command: audit ${verb}`);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+  const organizationId = values.org === undefined ? undefined : uuid(String(values.org), '--org');
+  let limit: number | undefined;
+  if (values.limit !== undefined) {
+    limit = Number(values.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX)
+      throw new UsageError(`--limit must be a whole number from 1 to ${LIST_MAX}`);
+  }
+  const rows = await withRegistry((s) => new OperatorAudit(s.db).list({ organizationId, limit }));
+  if (json) return io.out(JSON.stringify(rows));
+  table(io, [
+    ['AT', 'OPERATION', 'OUTCOME', 'ORGANIZATION', 'PLATFORM', 'OPERATOR', 'IN TRAIL'],
+    ...rows.map((r) => [
+      r.at,
+      r.operation,
+      r.code ? `${r.outcome} ${r.code}` : r.outcome,
+      r.organizationId ?? '-',
+      r.platform ?? '-',
+      r.operator,
+      r.forwardedAt === null ? (r.organizationId === null ? '-' : 'waiting') : 'yes',
+    ]),
+  ]);
 }
 
 // ---- argument rules ----
@@ -310,7 +431,11 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
       jurisdiction:
         values.jurisdiction === undefined ? undefined : jurisdictionArg(String(values.jurisdiction), '--jurisdiction'),
     };
-    const added = await withRegistry((s) => s.addOrganization(input));
+    const added = await changeRegistry(
+      () => ({ organizationId: null }),
+      (s) => s.addOrganization(input),
+      (org) => ({ organizationId: org.id }),
+    );
     io.out(
       json
         ? JSON.stringify(added)
@@ -324,7 +449,10 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
     if (!none && positionals.length !== 2)
       throw new UsageError('expected one jurisdiction after the organization id (or --none)');
     const jurisdiction = none ? null : jurisdictionArg(positionals[1], 'JURISDICTION');
-    const changed = await withRegistry((s) => s.setOrganizationJurisdiction(id, jurisdiction));
+    const changed = await changeRegistry(
+      () => ({ organizationId: id }),
+      (s) => s.setOrganizationJurisdiction(id, jurisdiction),
+    );
     if (json) return io.out(JSON.stringify(changed));
     io.out(
       `organization ${changed.id} ${changed.jurisdiction ? `pinned to ${changed.jurisdiction}` : 'pinned to no jurisdiction'}`,
@@ -338,7 +466,10 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
     ]);
   } else if (verb === 'remove') {
     const id = onePositional(positionals, 'organization id', (v) => uuid(v, 'ORG_ID'));
-    const removed = await withRegistry((s) => s.removeOrganization(id));
+    const removed = await changeRegistry(
+      () => ({ organizationId: id }),
+      (s) => s.removeOrganization(id),
+    );
     io.out(json ? JSON.stringify(removed) : `organization ${removed.id} removed`);
   } else {
     throw new UsageError(`unknown command: org ${verb}`);
@@ -366,7 +497,11 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     };
     const connection = managerConnection(values, type);
     const existing = connection ? readBrokerPlatforms() : [];
-    const entry = await withRegistry((s) => s.addPlatform(input));
+    const entry = await changeRegistry(
+      () => ({ organizationId, platform: input.id ?? null }),
+      (s) => s.addPlatform(input),
+      (added) => ({ organizationId: added.platform.organizationId, platform: added.platform.id }),
+    );
     const added = entry.platform;
     if (connection) {
       const served: BrokerPlatform = {
@@ -425,7 +560,10 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     if (!toDefault && positionals.length < 2)
       throw new UsageError('expected the broker URLs after the platform id (or --default)');
     const urls = toDefault ? null : brokerUrlsArg(positionals.slice(1), 'URL');
-    const changed = await withRegistry((s) => s.setPlatformBrokers(id, urls));
+    const changed = await changeRegistry(
+      (s) => platformSubject(s, id),
+      (s) => s.setPlatformBrokers(id, urls),
+    );
     if (json) return io.out(JSON.stringify(adminPlatform(changed)));
     io.out(`platform ${changed.platform.id} served by ${brokersText(changed.brokerUrls)}`);
   } else if (verb === 'home') {
@@ -436,13 +574,19 @@ async function platform(verb: string, values: Values, positionals: string[], io:
     if (!toDefault && positionals.length !== 2)
       throw new UsageError('expected one region after the platform id (or --default)');
     const region = toDefault ? null : regionArg(positionals[1], 'REGION');
-    const changed = await withRegistry((s) => s.setPlatformHomeRegion(id, region));
+    const changed = await changeRegistry(
+      (s) => platformSubject(s, id),
+      (s) => s.setPlatformHomeRegion(id, region),
+    );
     if (json) return io.out(JSON.stringify(adminPlatform(changed)));
     io.out(`platform ${changed.platform.id} at home in ${homeText(changed.homeRegion)}`);
   } else if (verb === 'remove') {
     const id = onePositional(positionals, 'platform id', (v) => uuid(v, 'PLATFORM_ID'));
     const existing = readBrokerPlatforms();
-    const removed = await withRegistry((s) => s.removePlatform(id));
+    const removed = await changeRegistry(
+      (s) => platformSubject(s, id),
+      (s) => s.removePlatform(id),
+    );
     const fromBroker = existing.some((p) => p.id === removed.platform.id);
     if (fromBroker) writeBrokerPlatforms(existing.filter((p) => p.id !== removed.platform.id));
     if (json) return io.out(JSON.stringify({ ...removed.platform, removedFromBrokerFile: fromBroker }));
@@ -492,7 +636,10 @@ async function client(verb: string, values: Values, positionals: string[], io: I
       scopes: values.scopes === undefined ? undefined : scopesArg(String(values.scopes), '--scopes'),
       allowedNetworks: values.networks === undefined ? undefined : networksArg(String(values.networks), '--networks'),
     };
-    const { client: added, secret } = await withRegistry((s) => s.addClient(input));
+    const { client: added, secret } = await changeRegistry(
+      () => ({ organizationId: input.organizationId }),
+      (s) => s.addClient(input),
+    );
     const warning =
       'warning: the client secret is shown only this once. It is not stored (only a hash is) and cannot be recovered; keep it safe.';
     if (json) {
@@ -526,7 +673,10 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     if (positionals.length < 2) throw new UsageError('expected a client id and the scopes it may hold');
     const id = clientIdArg(positionals[0]);
     const scopes = scopesArg(positionals.slice(1).join(' '), 'SCOPES');
-    const result = await withRegistry((s) => s.setClientScopes(id, scopes));
+    const result = await changeRegistry(
+      (s) => clientSubject(s, id),
+      (s) => s.setClientScopes(id, scopes),
+    );
     io.out(json ? JSON.stringify(result) : `client ${result.clientId} may hold ${result.scopes.join(' ')}`);
   } else if (verb === 'networks') {
     const any = values.any === true;
@@ -534,7 +684,10 @@ async function client(verb: string, values: Values, positionals: string[], io: I
       throw new UsageError('expected a client id and the networks it may be used from, or a client id and --any');
     const id = clientIdArg(positionals[0]);
     const networks = any ? [] : networksArg(positionals.slice(1).join(' '), 'NETWORKS');
-    const result = await withRegistry((s) => s.setClientNetworks(id, networks));
+    const result = await changeRegistry(
+      (s) => clientSubject(s, id),
+      (s) => s.setClientNetworks(id, networks),
+    );
     io.out(
       json
         ? JSON.stringify(result)
@@ -542,8 +695,9 @@ async function client(verb: string, values: Values, positionals: string[], io: I
     );
   } else if (verb === 'remove' || verb === 'disable' || verb === 'enable') {
     const id = onePositional(positionals, 'client id', clientIdArg);
-    const result = await withRegistry((s) =>
-      verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable'),
+    const result = await changeRegistry(
+      (s) => clientSubject(s, id),
+      (s) => (verb === 'remove' ? s.removeClient(id) : s.setClientDisabled(id, verb === 'disable')),
     );
     io.out(json ? JSON.stringify(result) : `client ${result.clientId} ${verb === 'remove' ? 'removed' : `${verb}d`}`);
   } else {
@@ -580,8 +734,9 @@ async function webhook(verb: string, values: Values, positionals: string[], io: 
     if (description !== null && description.length > MAX_WEBHOOK_DESCRIPTION)
       throw new UsageError(`--description must be at most ${MAX_WEBHOOK_DESCRIPTION} characters`);
     const input = { url: required(values, 'url'), eventTypes: asked as WebhookEventType[], platforms, description };
-    const { endpoint, secret } = await withRegistry((s) =>
-      new WebhookStore(s.db).add(organizationId, input, urlProblem),
+    const { endpoint, secret } = await changeRegistry(
+      () => ({ organizationId }),
+      (s) => new WebhookStore(s.db).add(organizationId, input, urlProblem),
     );
     const warning = 'warning: the signing secret is shown only this once (no answer shows it again); keep it safe.';
     if (json) {
@@ -622,13 +777,16 @@ async function webhook(verb: string, values: Values, positionals: string[], io: 
     ]);
   } else if (verb === 'disable' || verb === 'enable' || verb === 'remove') {
     const id = onePositional(positionals, 'webhook id', (v) => uuid(v, 'WEBHOOK_ID'));
-    const result = await withRegistry(async (s) => {
-      const store = new WebhookStore(s.db);
-      const endpoint = await found(store, id);
-      return verb === 'remove'
-        ? store.remove(endpoint.organizationId, id)
-        : store.change(endpoint.organizationId, id, { enabled: verb === 'enable' }, urlProblem);
-    });
+    const result = await changeRegistry(
+      (s) => webhookSubject(s, id),
+      async (s) => {
+        const store = new WebhookStore(s.db);
+        const endpoint = await found(store, id);
+        return verb === 'remove'
+          ? store.remove(endpoint.organizationId, id)
+          : store.change(endpoint.organizationId, id, { enabled: verb === 'enable' }, urlProblem);
+      },
+    );
     io.out(
       json ? JSON.stringify(result) : `webhook endpoint ${result.id} ${verb === 'remove' ? 'removed' : `${verb}d`}`,
     );
@@ -671,6 +829,7 @@ const OPTIONS = {
     platform: { org: { type: 'string' } },
     client: { org: { type: 'string' } },
     webhook: { org: { type: 'string' } },
+    audit: { org: { type: 'string' }, limit: { type: 'string' } },
   },
   brokers: { platform: { default: { type: 'boolean' } } },
   home: { platform: { default: { type: 'boolean' } } },
@@ -707,7 +866,8 @@ export async function main(
     return 0;
   }
   try {
-    if (!['org', 'platform', 'client', 'webhook'].includes(noun)) throw new UsageError(`unknown command: ${noun}`);
+    if (!['org', 'platform', 'client', 'webhook', 'audit'].includes(noun))
+      throw new UsageError(`unknown command: ${noun}`);
     if (!verb) throw new UsageError(`${noun}: a subcommand is required`);
     const byVerb = (OPTIONS as Record<string, Record<string, object>>)[verb];
     const options = { ...(byVerb?.[noun] ?? {}), json: { type: 'boolean' } } as NonNullable<ParseArgsConfig['options']>;
@@ -719,11 +879,13 @@ export async function main(
     }
     const values = parsed.values as Values;
     const json = values.json === true;
+    command = { noun, verb, values, positionals: parsed.positionals };
     if (TAKE_NO_POSITIONALS.has(verb) && parsed.positionals.length > 0)
       throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
     if (noun === 'org') await org(verb, values, parsed.positionals, io, json);
     else if (noun === 'platform') await platform(verb, values, parsed.positionals, io, json);
     else if (noun === 'client') await client(verb, values, parsed.positionals, io, json);
+    else if (noun === 'audit') await audit(verb, values, parsed.positionals, io, json);
     else await webhook(verb, values, parsed.positionals, io, json);
     return 0;
   } catch (error) {

@@ -18,6 +18,8 @@ import { main } from '../../scripts/registry.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { startSim } from '../../sim/sim.js';
 import { nodeServiceBundle } from '../../launcher/bundles.js';
+import { EDGE_WORKER } from '../../launcher/edge.js';
+import { until } from '../support/until.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const MANAGER_PASSWORD = 'manager-pw-from-env';
@@ -816,5 +818,93 @@ describe('registry CLI', () => {
 
     expect((await registry('webhook', 'remove', id)).stdout).toBe(`webhook endpoint ${id} removed\n`);
     expect((await registry('webhook', 'remove', id)).code).toBe(1);
+  });
+
+  it("records each change it makes, refused ones too, and the organization's trail holds them for its audit clients", async () => {
+    const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Audited Org', '--json'));
+    const auditor = json<{ clientId: string; clientSecret: string }>(
+      await registry('client', 'add', '--org', org.id, '--scopes', 'webapi.audit', '--json'),
+    );
+    const platform = json<{ id: string }>(
+      await registry('platform', 'add', '--org', org.id, '--type', 'PF4', '--name', 'Audited PF4', '--json'),
+    ).id;
+    expect((await registry('platform', 'home', platform, 'apac')).code).toBe(0);
+    // Refused: the reserved client id, and a client that does not exist (it belongs to no organization).
+    const reserved = await registry('client', 'add', '--org', org.id, '--id', 'registry-cli');
+    expect(reserved.code).toBe(1);
+    expect(reserved.stderr).toContain("client id registry-cli is the registry CLI's in the audit trail");
+    const nobody = `nobody-${randomUUID()}`;
+    expect((await registry('client', 'scopes', nobody, 'webapi')).code).toBe(1);
+    expect((await registry('platform', 'remove', platform)).code).toBe(0);
+    // Bad usage reaches no registry: no row.
+    expect((await registry('platform', 'home', platform, 'mars')).code).toBe(2);
+
+    type Row = {
+      operation: string;
+      outcome: string;
+      code: string | null;
+      organizationId: string | null;
+      platform: string | null;
+      args: string;
+      operator: string;
+      forwardedAt: string | null;
+    };
+    const expected = [
+      ['cli.org.add', 'applied', null, null],
+      ['cli.client.add', 'applied', null, null],
+      ['cli.platform.add', 'applied', null, platform],
+      ['cli.platform.home', 'applied', null, platform],
+      ['cli.client.add', 'refused', 'Validation', null],
+      ['cli.platform.remove', 'applied', null, platform],
+    ];
+    const mine = json<Row[]>(await registry('audit', 'list', '--org', org.id, '--json'));
+    expect(mine.map((r) => [r.operation, r.outcome, r.code, r.platform])).toStrictEqual([...expected].reverse());
+    expect(mine.every((r) => r.organizationId === org.id && r.forwardedAt === null)).toBe(true);
+    expect(mine.at(-1)!.operator).toMatch(/^.+@.+$/);
+    expect(JSON.parse(mine.find((r) => r.operation === 'cli.platform.home')!.args)).toStrictEqual({
+      flags: {},
+      arguments: [platform, 'apac'],
+    });
+    // The refusal about a client of no organization is the operator's record only.
+    const all = json<Row[]>(await registry('audit', 'list', '--limit', '1000', '--json'));
+    const orphan = all.find((r) => r.operation === 'cli.client.scopes' && r.args.includes(nobody))!;
+    expect(orphan).toMatchObject({ outcome: 'refused', code: 'NotFound', organizationId: null });
+    expect((await registry('audit', 'list', '--limit', '0')).stderr).toContain('--limit must be a whole number');
+
+    // The organization's audit client reads them in its trail (forwarded as it reads), each once, and in the export.
+    const issued = await fetch(new URL('/connect/token', edge.url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${auditor.clientId}:${auditor.clientSecret}`)}`,
+      },
+      body: 'grant_type=client_credentials&scope=webapi webapi.audit',
+    });
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const read = async (path: string) =>
+      fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${access_token}` } });
+    type Event = { clientId: string; operation: string; outcome: string; code: string | null; platform: string | null };
+    for (let pass = 0; pass < 2; pass++) {
+      const page = (await (await read('/api/AuditEvents?clientId=registry-cli')).json()) as { events: Event[] };
+      expect(page.events.map((e) => [e.operation, e.outcome, e.code, e.platform])).toStrictEqual(expected);
+      expect(page.events.every((e) => e.clientId === 'registry-cli')).toBe(true);
+    }
+    const csv = await (await read('/api/AuditEvents/Export?operation=cli.platform.remove')).text();
+    expect(csv.trim().split('\r\n')).toHaveLength(2);
+    expect(csv).toContain(`registry-cli,,cli.platform.remove,${platform},`);
+    expect(csv).not.toContain(auditor.clientSecret);
+    const forwarded = json<Row[]>(await registry('audit', 'list', '--org', org.id, '--json'));
+    expect(forwarded.every((r) => r.forwardedAt !== null)).toBe(true);
+    expect((await registry('audit', 'list', '--org', org.id)).stdout).toMatch(/cli\.platform\.remove\s+applied\s/);
+
+    // The minute's cron forwards what no read asked for.
+    const later = json<{ id: string }>(await registry('org', 'add', '--name', 'Audited Later', '--json'));
+    expect(json<Row[]>(await registry('audit', 'list', '--org', later.id, '--json'))[0].forwardedAt).toBeNull();
+    const worker = await edge.miniflare.getWorker(EDGE_WORKER);
+    await worker.scheduled({ cron: '* * * * *' });
+    await until(
+      async () => json<Row[]>(await registry('audit', 'list', '--org', later.id, '--json'))[0].forwardedAt,
+      'the cron forwarding the row',
+    );
   });
 });

@@ -10,6 +10,9 @@ export class PlatformLink extends DurableObject {}
 export class IdempotencyLedger extends DurableObject {}
 export class ClientRateLimiter extends DurableObject {}
 export class PlatformStream extends DurableObject {}
+export class AuditTrail extends DurableObject {}
+export class WebhookDeliveries extends DurableObject {}
+export class WebhookSource extends DurableObject {}
 export default { fetch: () => new Response(null, { status: 404 }) };`;
 
 export interface RegistryDb {

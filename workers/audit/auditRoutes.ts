@@ -1,13 +1,15 @@
 /**
  * The audit trail's read routes (docs/audit.md), for the organization's clients holding `webapi.audit`: a page of the
  * trail as JSON (`GET /api/AuditEvents`), and the whole of a filter as CSV (`GET /api/AuditEvents/Export`), streamed
- * page by page so that an export of any length holds one page in memory.
+ * page by page so that an export of any length holds one page in memory. Either first forwards the rows of the
+ * operator's registry CLI changes still waiting (operatorForward.ts), so a read right after such a change sees it.
  */
 import { Hono, type Context } from 'hono';
 import type { AppEnv } from '../env.js';
 import { registryOperations } from '../../shared/catalog/registry.js';
 import { localRoute } from '../registry/registryRoutes.js';
 import { auditTrailOf } from './callAudit.js';
+import { forwardOperatorRows } from './operatorForward.js';
 import { CSV_HEADER, csvLine, MAX_PAGE, type AuditFilter, type AuditOutcome } from './auditRecord.js';
 
 const DEFAULT_PAGE = 100;
@@ -35,7 +37,7 @@ export function auditRoutes(): Hono<AppEnv> {
   app.get(
     '/api/AuditEvents',
     localRoute(registryOperations.AuditEvents, async (c, args) => {
-      const trail = await auditTrailOf(c);
+      const trail = await currentTrail(c);
       const page = await trail.page(filterOf(args), Number(args.cursor ?? 0), (args.limit as number) ?? DEFAULT_PAGE);
       return c.json({ events: page.events, nextCursor: page.next === null ? null : String(page.next) });
     }),
@@ -44,8 +46,21 @@ export function auditRoutes(): Hono<AppEnv> {
   return app;
 }
 
+/**
+ * The organization's trail, with the operator's waiting rows forwarded into it; a failed forwarding is logged and
+ * the trail read as it is (the minute's cron tries again).
+ */
+async function currentTrail(c: Context<AppEnv>) {
+  await forwardOperatorRows(c.env, c.get('caller').organizationId).catch((error: unknown) =>
+    console.error(
+      JSON.stringify({ msg: 'operator audit rows not forwarded', traceId: c.get('traceId'), error: String(error) }),
+    ),
+  );
+  return auditTrailOf(c);
+}
+
 async function exportCsv(c: Context<AppEnv>, filter: AuditFilter): Promise<Response> {
-  const trail = await auditTrailOf(c);
+  const trail = await currentTrail(c);
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
   const writer = writable.getWriter();
   const encoder = new TextEncoder();

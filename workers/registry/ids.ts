@@ -13,3 +13,9 @@ export function isUuid(value: unknown): value is string {
 
 /** The client id rule of the registry, the admin API's paths and the token endpoint (shared/catalog/registry.ts). */
 export { clientIdSchema } from '../../shared/catalog/registry.js';
+
+/**
+ * The client id the audit trail gives the changes made with the registry CLI (workers/audit/operatorAudit.ts): no API
+ * client may take it, so a trail's row of it is always the operator's.
+ */
+export const OPERATOR_CLIENT = 'registry-cli';

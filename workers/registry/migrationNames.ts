@@ -12,4 +12,5 @@ export const REGISTRY_MIGRATIONS: readonly string[] = [
   '0006_regions.sql',
   '0007_client_networks.sql',
   '0008_webhook_endpoints.sql',
+  '0009_operator_audit.sql',
 ];

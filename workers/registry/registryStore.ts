@@ -4,7 +4,7 @@
  * can use it through Miniflare's D1 handle in Node.
  */
 import { hashSecret, newClientSecret } from '../../shared/secrets.js';
-import { clientIdSchema, isUuid, uuidSchema } from './ids.js';
+import { clientIdSchema, isUuid, OPERATOR_CLIENT, uuidSchema } from './ids.js';
 import { SCOPES, type Scope } from '../../shared/catalog/operation.js';
 import { brokerUrlsColumn, brokerUrlsOfColumn, checkBrokerUrls } from '../../shared/brokerUrls.js';
 import {
@@ -475,6 +475,8 @@ export class RegistryStore {
     const clientId = input.clientId ?? `client-${crypto.randomUUID()}`;
     const valid = clientIdSchema.safeParse(clientId);
     if (!valid.success) throw new RegistryError('invalid', valid.error.issues[0]?.message ?? 'invalid client id');
+    if (clientId === OPERATOR_CLIENT)
+      throw new RegistryError('invalid', `client id ${OPERATOR_CLIENT} is the registry CLI's in the audit trail`);
     const org = await this.findOrganization(input.organizationId);
     if (!org) throw new RegistryError('not_found', `organization ${input.organizationId} not found`);
     const scopes = clientScopes(input.scopes ?? []);
