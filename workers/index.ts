@@ -9,6 +9,7 @@ import type { Env } from './env.js';
 import { webhookQueue } from './webhooks/webhookQueue.js';
 import { startHeardSources } from './webhooks/webhookSource.js';
 import { forwardOperatorRows } from './audit/operatorForward.js';
+import { expireLocalKeys } from './registry/localKeys.js';
 import type { QueuedDelivery } from './webhooks/webhookDeliveries.js';
 
 export { PlatformLink, IdempotencyLedger } from './gateway/index.js';
@@ -25,11 +26,12 @@ export default {
   // The webhook deliveries queue and its dead-letter queue (wrangler.toml).
   queue: webhookQueue,
   // Each minute (wrangler.toml `[triggers]`): the webhook sources of the platforms endpoints hear, and the registry
-  // CLI's audit rows forwarded to their organizations' trails.
+  // CLI's audit rows forwarded to their organizations' trails, and the expired keys of the edge's own changes deleted.
   scheduled: (_controller, env, ctx) => {
     const logged = (job: string) => (error: unknown) =>
       console.error(JSON.stringify({ msg: 'scheduled job failed', job, error: String(error) }));
     ctx.waitUntil(startHeardSources(env).catch(logged('webhook sources')));
     ctx.waitUntil(forwardOperatorRows(env).catch(logged('operator audit rows')));
+    ctx.waitUntil(expireLocalKeys(env.DB).catch(logged('expired idempotency keys')));
   },
 } satisfies ExportedHandler<Env, QueuedDelivery>;

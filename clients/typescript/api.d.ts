@@ -8354,6 +8354,8 @@ export interface operations {
             header?: {
                 /** @description Seconds to wait for the trading server. */
                 "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
             };
             path?: never;
             cookie?: never;
@@ -8374,6 +8376,7 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8434,6 +8437,8 @@ export interface operations {
             header?: {
                 /** @description Seconds to wait for the trading server. */
                 "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
             };
             path: {
                 webhookId: string;
@@ -8447,6 +8452,7 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8470,6 +8476,8 @@ export interface operations {
             header?: {
                 /** @description Seconds to wait for the trading server. */
                 "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
             };
             path: {
                 webhookId: string;
@@ -8493,6 +8501,7 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8516,6 +8525,8 @@ export interface operations {
             header?: {
                 /** @description Seconds to wait for the trading server. */
                 "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
             };
             path: {
                 webhookId: string;
@@ -8535,6 +8546,7 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8558,6 +8570,8 @@ export interface operations {
             header?: {
                 /** @description Seconds to wait for the trading server. */
                 "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
             };
             path: {
                 webhookId: string;
@@ -8571,6 +8585,7 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8667,6 +8682,8 @@ export interface operations {
             header?: {
                 /** @description Seconds to wait for the trading server. */
                 "X-Request-Timeout"?: number;
+                /** @description Repeating a call with the same key returns the first answer (header Idempotency-Replayed: true). */
+                "Idempotency-Key"?: string;
             };
             path: {
                 webhookId: string;
@@ -8691,6 +8708,7 @@ export interface operations {
                 headers: {
                     "X-Request-Timeout-Applied": components["headers"]["X-Request-Timeout-Applied"];
                     "X-Request-Outcome": components["headers"]["X-Request-Outcome"];
+                    "Idempotency-Replayed": components["headers"]["Idempotency-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {

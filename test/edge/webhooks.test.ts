@@ -119,6 +119,62 @@ describe('webhook endpoints', () => {
     expect((await call('GET', '/api/v2/Webhooks', manager)).body.data.length).toBe(before);
   });
 
+  it('are created once under an Idempotency-Key, its first answer replayed, and the key refused for another request', async () => {
+    const key = `create-${crypto.randomUUID()}`;
+    const keyed = async (body: unknown, k = key, token = manager) => {
+      const res = await fetch(new URL('/api/v2/Webhooks', edge.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': k },
+        body: JSON.stringify(body),
+      });
+      return { replayed: res.headers.get('idempotency-replayed'), text: await res.text() };
+    };
+    const before = (await call('GET', '/api/v2/Webhooks', manager)).body.data.length;
+    const body = { url: receiver.url, eventTypes: ['account.created'], description: 'keyed' };
+    const first = await keyed(body);
+    expect(first.replayed).toBeNull();
+    const created = JSON.parse(first.text).data as { id: string; secret: string };
+    expect(created.secret).toMatch(/^whsec_/);
+    // The same request in another spelling (members in another order) is a repeat: the first answer, byte for byte.
+    const again = await keyed({ description: 'keyed', eventTypes: ['account.created'], url: receiver.url });
+    expect(again).toStrictEqual({ replayed: 'true', text: first.text });
+    const list = (await call('GET', '/api/v2/Webhooks', manager)).body.data as Array<{ id: string }>;
+    expect(list.length).toBe(before + 1);
+    expect(list.filter((e) => e.id === created.id)).toHaveLength(1);
+
+    const other = JSON.parse((await keyed({ ...body, description: 'another' })).text);
+    expect(other.error).toEqual({
+      code: 'Validation',
+      managerCode: null,
+      message: 'Idempotency-Key: already used with another request; use a fresh key for a new change',
+    });
+    const malformed = JSON.parse((await keyed(body, 'has space')).text);
+    expect(malformed.error.message).toBe('Idempotency-Key: must be 1 to 255 visible ASCII characters');
+    // Keys are each client's own: another client with the same key makes its own change.
+    await edge.seedClient('hooks-a2', 'unused', ORG_A, 'webapi webapi.webhooks');
+    const colleague = await edge.token({ client_id: 'hooks-a2', scope: 'webapi webapi.webhooks' });
+    const theirs = JSON.parse((await keyed(body, key, colleague)).text);
+    expect(theirs.error).toBeNull();
+    expect(theirs.data.id).not.toBe(created.id);
+    expect((await call('GET', '/api/v2/Webhooks', manager)).body.data.length).toBe(before + 2);
+
+    // The trail tells the replay from the change.
+    const rows = await until(async () => {
+      const trail = await call('GET', '/api/AuditEvents?operation=registry.Registry.WebhookCreate', auditor);
+      const mine = (
+        trail.body.events as Array<{ idempotencyKey: string | null; replayed: boolean; outcome: string }>
+      ).filter((e) => e.idempotencyKey === key);
+      return mine.length === 3 ? mine : null;
+    }, 'the keyed calls in the audit trail');
+    expect(rows.map((r) => [r.outcome, r.replayed])).toStrictEqual([
+      ['applied', false],
+      ['applied', true],
+      ['refused', false],
+    ]);
+    await call('DELETE', `/api/v2/Webhooks/${created.id}?confirm=true`, manager);
+    await call('DELETE', `/api/v2/Webhooks/${theirs.data.id}?confirm=true`, colleague);
+  });
+
   it('are the organization’s alone, need webapi.webhooks, and need confirm=true to be removed', async () => {
     const { id } = await registered();
     const unknown = '00000000-0000-4000-8000-000000000000';

@@ -8,6 +8,17 @@
  */
 import type { Operation } from '../../shared/catalog/index.js';
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** What a repeat hears while the first request of its key has no answer yet. */
+export const IN_PROGRESS_MESSAGE =
+  'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
+
+/**
+ * Whether a call of `entry` takes an Idempotency-Key at the edge itself (workers/registry/localKeys.ts): a change of
+ * the edge's own resources under /api/v2/ (the webhook endpoints), which no broker runs.
+ */
+export const takesLocalKey = (entry: Pick<Operation, 'mutating' | 'path'>) =>
+  entry.mutating === true && entry.path.startsWith('/api/v2/');
 const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
 
 export function idempotencyKeyProblem(key: string): string | null {

@@ -44,6 +44,7 @@ import { namespaceIn } from '../regions/objects.js';
 import { trailStub } from '../audit/callAudit.js';
 import { isJurisdiction } from '../../shared/regions.js';
 import { shapeAnswer } from './platformLink.js';
+import { IN_PROGRESS_MESSAGE } from '../api/idempotency.js';
 import {
   REPLAYED_HEADER,
   type GatewayCall,
@@ -130,9 +131,6 @@ interface Running {
   done: Promise<GatewayResponse>;
   finished: boolean;
 }
-
-export const IN_PROGRESS_MESSAGE =
-  'Idempotency-Key: the first request with this key is still in progress; repeat it to get its outcome';
 
 export class IdempotencyLedger extends DurableObject<Env> {
   private readonly sql: SqlStorage;

@@ -27,6 +27,7 @@ import * as contract from '../../shared/records/contract.js';
 import { openapiComponents } from '../../shared/records/contract.js';
 import { contractOperations } from '../../shared/records/contractOperations.js';
 import { TIMEOUT_APPLIED_HEADER } from '../api/timeout.js';
+import { takesLocalKey } from '../api/idempotency.js';
 import { CON_COMMON_SCHEMAS } from '../../shared/catalog/v1/pf4.js';
 
 type Schema = Record<string, unknown>;
@@ -338,7 +339,7 @@ export function buildOpenApiDocument(): Schema {
 
 /**
  * Whether an entry answers in the v2 envelope and takes v2's rules (`confirm=true`): the v2 API's operations and the
- * edge's own resources under /api/v2/ (the webhooks). Only the v2 API's changes take an Idempotency-Key.
+ * edge's own resources under /api/v2/ (the webhooks). Their changes take an Idempotency-Key, as the v2 API's do.
  */
 const enveloped = (entry: Operation) => entry.generation === 'v2' || entry.path.startsWith('/api/v2/');
 
@@ -418,7 +419,7 @@ function operation(entry: Operation, schemas: Record<string, Schema>): Schema {
       },
     );
   }
-  if (entry.generation === 'v2' && entry.mutating) {
+  if ((entry.generation === 'v2' && entry.mutating) || takesLocalKey(entry)) {
     parameters.push({
       name: 'Idempotency-Key',
       in: 'header',
@@ -513,7 +514,7 @@ function responses(entry: Operation, schemas: Record<string, Schema>): Schema {
   if (enveloped(entry)) {
     const ok = {
       ...headers,
-      ...(entry.generation === 'v2' && entry.mutating
+      ...((entry.generation === 'v2' && entry.mutating) || takesLocalKey(entry)
         ? { 'Idempotency-Replayed': headerRef('Idempotency-Replayed') }
         : {}),
     };

@@ -13,4 +13,5 @@ export const REGISTRY_MIGRATIONS: readonly string[] = [
   '0007_client_networks.sql',
   '0008_webhook_endpoints.sql',
   '0009_operator_audit.sql',
+  '0010_local_idempotency.sql',
 ];

@@ -18,13 +18,15 @@ import { uuidSchema } from './ids.js';
 import type { PlatformEntry } from './records.js';
 import { RegistryStore } from './registryStore.js';
 import { cachedPlatform } from './platformCache.js';
-import { generationOf, outcomeOf, refuse, statusOutcome, unknownPlatform } from '../envelope/index.js';
+import { generationOf, OUTCOME_HEADER, outcomeOf, refuse, statusOutcome, unknownPlatform } from '../envelope/index.js';
 import { CallAudit } from '../audit/callAudit.js';
 import { scopeRefusal } from '../auth/requireScope.js';
 import { validateInputs } from '../../shared/catalog/inputs.js';
 import { readBody } from '../api/requestBody.js';
 import { clientNetworks } from './records.js';
 import { RegistryError } from './registryStore.js';
+import { keyedChange } from './localKeys.js';
+import { REPLAYED_HEADER } from '../gateway/messages.js';
 
 /** The verified caller; a missing one means requireToken() was not mounted in front, which must fail loudly. */
 export function callerOf(c: Context<AppEnv>): Caller {
@@ -46,8 +48,9 @@ export function platformOf(c: Context<AppEnv>, id: string): Promise<PlatformEntr
 
 /**
  * A route the edge answers itself (`read: 'local'`): the entry's scope and time budget checked and answered around
- * its handler, its path, query and body validated against the entry (the handler gets the arguments), and a change
- * recorded in the audit trail.
+ * its handler, its path, query and body validated against the entry (the handler gets the arguments), a change of
+ * the edge's own resources under /api/v2/ made at most once per Idempotency-Key (localKeys.ts), and a change recorded
+ * in the audit trail.
  */
 export function localRoute(
   entry: Operation,
@@ -62,7 +65,8 @@ export function localRoute(
       const v2 = generationOf(c.req.path) === 'v2';
       audit.finish(
         v2 ? outcomeOf(answer.status, await answer.clone().text(), 'v2') : statusOutcome(answer.status),
-        false,
+        answer.headers.get(OUTCOME_HEADER) === 'unknown',
+        answer.headers.get(REPLAYED_HEADER) === 'true',
       );
     }
     return answer;
@@ -89,12 +93,13 @@ async function checkedCall(
   if (entry.destructive && generationOf(c.req.path) === 'v2' && c.req.query('confirm')?.toLowerCase() !== 'true') {
     return refuse(c, { kind: 'Validation', message: 'confirm: must be true for this destructive operation' });
   }
-  if (!entry.params && !entry.query && !entry.body) return handler(c, {});
+  if (!entry.params && !entry.query && !entry.body) return keyedChange(c, entry, {}, () => handler(c, {}));
   const body = entry.body ? await readBody(c) : ({ kind: 'none' } as const);
   const inputs = validateInputs(entry, { ...c.req.param() }, new URL(c.req.url), body);
   if (!inputs.ok) return refuse(c, { kind: 'Validation', message: inputs.message });
   audit?.arguments(inputs.args);
-  return handler(c, inputs.args);
+  // A change of the edge's own resources under /api/v2/ takes an Idempotency-Key (localKeys.ts).
+  return keyedChange(c, entry, inputs.args, () => handler(c, inputs.args));
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -787,6 +787,7 @@ describe('migrations 0005 (broker lists), 0006 (regions) and 0007 (client networ
       '0007_client_networks.sql',
       '0008_webhook_endpoints.sql',
       '0009_operator_audit.sql',
+      '0010_local_idempotency.sql',
     ]);
     const rows = await db.prepare('SELECT id, broker_urls, broker_url FROM trade_platforms ORDER BY created').all();
     expect(rows.results).toStrictEqual([
