@@ -192,6 +192,8 @@ interface Subject {
 
 /** The command being run, for its audit row. Set by `main`. */
 let command: { noun: string; verb: string; values: Values; positionals: string[] } | undefined;
+/** Where a warning goes (the command's error output). Set by `main`. */
+let warn: (line: string) => void = () => {};
 
 function operatorName(): string {
   let user = 'unknown';
@@ -236,20 +238,28 @@ async function changeRegistry<T>(
       traceId: randomUUID(),
       args: redactedArgs({}, { flags, arguments: positionals }),
     });
+    // The change is what counts: a row that cannot be completed stays `unknown`, with a warning, and the command's
+    // own answer (a secret shown once, the broker's platform file) is still given.
+    const completed = (done: Promise<void>) =>
+      done.catch((error: unknown) =>
+        warn(`warning: the audit row of this change is left unknown: it could not be completed (${String(error)})`),
+      );
     let result: T;
     try {
       result = await run(store);
     } catch (error) {
       if (error instanceof RegistryError)
-        await audit.complete(uid, 'refused', error.kind === 'not_found' ? 'NotFound' : 'Validation');
+        await completed(audit.complete(uid, 'refused', error.kind === 'not_found' ? 'NotFound' : 'Validation'));
       throw error;
     }
-    const after = learned ? await known(store, learned(result)) : null;
-    await audit.complete(
-      uid,
-      'applied',
-      null,
-      after?.organizationId ? { ...after, organizationId: after.organizationId } : undefined,
+    const after = learned ? await known(store, learned(result)).catch(() => null) : null;
+    await completed(
+      audit.complete(
+        uid,
+        'applied',
+        null,
+        after?.organizationId ? { ...after, organizationId: after.organizationId } : undefined,
+      ),
     );
     return result;
   });
@@ -452,6 +462,8 @@ async function org(verb: string, values: Values, positionals: string[], io: Io, 
     const changed = await changeRegistry(
       () => ({ organizationId: id }),
       (s) => s.setOrganizationJurisdiction(id, jurisdiction),
+      // Its trail is now the new jurisdiction's: the row goes there, where the organization's trail is read.
+      (org) => ({ organizationId: org.id }),
     );
     if (json) return io.out(JSON.stringify(changed));
     io.out(
@@ -880,6 +892,7 @@ export async function main(
     const values = parsed.values as Values;
     const json = values.json === true;
     command = { noun, verb, values, positionals: parsed.positionals };
+    warn = io.err;
     if (TAKE_NO_POSITIONALS.has(verb) && parsed.positionals.length > 0)
       throw new UsageError(`unexpected argument: ${parsed.positionals[0]}`);
     if (noun === 'org') await org(verb, values, parsed.positionals, io, json);

@@ -93,6 +93,12 @@ describe('environment of npm start', () => {
     expect(problems(startEnvironment, { STREAM_MAX_BEHIND: '2000000' })).toHaveLength(1);
   });
 
+  it("refuses the registry CLI's audit client id as the demo client's", () => {
+    expect(problems(startEnvironment, { DEMO_CLIENT_ID: 'registry-cli' })).toEqual([
+      `DEMO_CLIENT_ID must not be registry-cli, the registry CLI's client id in the audit trail, got "registry-cli"`,
+    ]);
+  });
+
   it('reads BROKERS, the brokers npm start runs, from 1 to 8, and refuses anything else in one line', () => {
     expect(readEnvironment(startEnvironment, {}).BROKERS).toBe(1);
     expect(readEnvironment(startEnvironment, { BROKERS: '2' }).BROKERS).toBe(2);

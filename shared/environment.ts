@@ -453,9 +453,11 @@ export const startEnvironment = z
     DEMO_CLIENT_ID: variable(
       {
         parse: (raw) =>
-          /^[A-Za-z0-9._~-]{1,128}$/.test(raw)
-            ? { ok: true, value: raw }
-            : { ok: false, problem: 'must be 1 to 128 letters, digits or . _ ~ - (a registry client id)' },
+          raw === 'registry-cli'
+            ? { ok: false, problem: "must not be registry-cli, the registry CLI's client id in the audit trail" }
+            : /^[A-Za-z0-9._~-]{1,128}$/.test(raw)
+              ? { ok: true, value: raw }
+              : { ok: false, problem: 'must be 1 to 128 letters, digits or . _ ~ - (a registry client id)' },
       },
       'demo',
     ),

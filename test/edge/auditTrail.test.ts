@@ -293,6 +293,51 @@ describe('reading', () => {
     );
   });
 
+  it("keeps the keys of the registry's own changes apart from the ledgers': neither completes the other's rows", async () => {
+    const org = randomUUID();
+    const row = (operation: string, outcome: string, replayed: boolean, key = 'shared-key') => ({
+      uid: randomUUID(),
+      at: new Date().toISOString(),
+      organizationId: org,
+      clientId: 'keyed-client',
+      address: null,
+      operation,
+      platform: null,
+      traceId: randomUUID(),
+      idempotencyKey: key,
+      outcome,
+      code: outcome === 'unknown' ? 'NoConnect' : null,
+      args: '{}',
+      replayed,
+    });
+    const trail = (method: string, ...args: unknown[]) =>
+      objectCall<any>(edge.miniflare, 'AUDIT', `audit:${org}`, method, ...args);
+    const outcomes = async () =>
+      ((await trail('page', {}, 0, 100)).events as Array<{ operation: string; outcome: string }>).map((e) => [
+        e.operation,
+        e.outcome,
+      ]);
+    // A trading call left unknown, a webhook change cut off (unknown), then each key's text replayed by the other kind.
+    await trail('record', [
+      row('v2.PF4.UserDepositChange', 'unknown', false),
+      row('registry.Registry.WebhookCreate', 'unknown', false),
+    ]);
+    await trail('record', [row('registry.Registry.WebhookTest', 'applied', true)]);
+    expect(await outcomes()).toEqual([
+      ['v2.PF4.UserDepositChange', 'unknown'],
+      ['registry.Registry.WebhookCreate', 'unknown'],
+      ['registry.Registry.WebhookTest', 'applied'],
+    ]);
+    await trail('settle', 'keyed-client', 'shared-key', 'applied', null);
+    expect((await outcomes()).slice(0, 2)).toEqual([
+      ['v2.PF4.UserDepositChange', 'applied'],
+      ['registry.Registry.WebhookCreate', 'unknown'],
+    ]);
+    // A row of the webhook change recorded after the ledger vouched for the key is not completed by it.
+    await trail('record', [row('registry.Registry.WebhookUpdate', 'unknown', false)]);
+    expect((await outcomes()).at(-1)).toEqual(['registry.Registry.WebhookUpdate', 'unknown']);
+  });
+
   // Last: it fills the other organization's trail, which the test before reads as empty.
   it('exports a trail of many pages whole and in order, a page of 1,000 rows at a time', async () => {
     const rows = Array.from({ length: 2345 }, (_, i) => ({

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { startTestEdge, type TestEdge } from '../support/edge.js';
-import { main } from '../../scripts/registry.js';
+import { main, type RegistryRunner } from '../../scripts/registry.js';
 import { RegistryStore } from '../../workers/registry/registryStore.js';
 import { startSim } from '../../sim/sim.js';
 import { nodeServiceBundle } from '../../launcher/bundles.js';
@@ -906,5 +906,66 @@ describe('registry CLI', () => {
       async () => json<Row[]>(await registry('audit', 'list', '--org', later.id, '--json'))[0].forwardedAt,
       'the cron forwarding the row',
     );
+  });
+
+  it("keeps a change whose audit row cannot be completed, with a warning, and sends an organization's rows where its trail is read", async () => {
+    const real = store.db;
+    // A registry whose audit rows can be written but not completed (D1 lost between the two statements).
+    const failing: RegistryRunner = (run) =>
+      run(
+        new RegistryStore({
+          prepare: (sql: string) =>
+            sql.startsWith('UPDATE operator_audit')
+              ? ({
+                  bind: () => ({ run: () => Promise.reject(new Error('D1 unreachable')) }),
+                } as unknown as ReturnType<typeof real.prepare>)
+              : real.prepare(sql),
+          batch: (statements) => real.batch(statements),
+        }),
+      );
+    const org = json<{ id: string }>(await registry('org', 'add', '--name', 'Moving Org', '--json'));
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(
+      ['client', 'add', '--org', org.id, '--scopes', 'webapi.audit', '--json'],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      { env: environment(), registry: failing },
+    );
+    expect(code).toBe(0);
+    const auditor = JSON.parse(out[0]) as { clientId: string; clientSecret: string };
+    expect(auditor.clientSecret).toMatch(/\S{20,}/);
+    expect(err.join('\n')).toContain(
+      'warning: the audit row of this change is left unknown: it could not be completed (Error: D1 unreachable)',
+    );
+
+    // Pinned to the EU after these rows were written: every row goes to the trail the organization reads now.
+    expect((await registry('org', 'jurisdiction', org.id, 'eu')).code).toBe(0);
+    const rows = json<Array<{ operation: string; outcome: string; jurisdiction: string | null }>>(
+      await registry('audit', 'list', '--org', org.id, '--json'),
+    );
+    expect(rows.map((r) => [r.operation, r.outcome, r.jurisdiction])).toStrictEqual([
+      ['cli.org.jurisdiction', 'applied', 'eu'],
+      ['cli.client.add', 'unknown', null],
+      ['cli.org.add', 'applied', null],
+    ]);
+    const issued = await fetch(new URL('/connect/token', edge.url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${btoa(`${auditor.clientId}:${auditor.clientSecret}`)}`,
+      },
+      body: 'grant_type=client_credentials&scope=webapi webapi.audit',
+    });
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const page = (await (
+      await fetch(new URL('/api/AuditEvents?clientId=registry-cli', edge.url), {
+        headers: { authorization: `Bearer ${access_token}` },
+      })
+    ).json()) as { events: Array<{ operation: string; outcome: string }> };
+    // The unknown row waits for its cut-off (10 minutes) before it is forwarded as unknown.
+    expect(page.events.map((e) => [e.operation, e.outcome])).toStrictEqual([
+      ['cli.org.add', 'applied'],
+      ['cli.org.jurisdiction', 'applied'],
+    ]);
   });
 });

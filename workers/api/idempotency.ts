@@ -17,8 +17,8 @@ export const IN_PROGRESS_MESSAGE =
  * Whether a call of `entry` takes an Idempotency-Key at the edge itself (workers/registry/localKeys.ts): a change of
  * the edge's own resources under /api/v2/ (the webhook endpoints), which no broker runs.
  */
-export const takesLocalKey = (entry: Pick<Operation, 'mutating' | 'path'>) =>
-  entry.mutating === true && entry.path.startsWith('/api/v2/');
+export const takesLocalKey = (entry: Pick<Operation, 'mutating' | 'path' | 'read'>) =>
+  entry.mutating === true && entry.read === 'local' && entry.path.startsWith('/api/v2/');
 const KEY_FORM = /^[\x21-\x7e]{1,255}$/;
 
 export function idempotencyKeyProblem(key: string): string | null {

@@ -45,6 +45,13 @@ interface Row extends Record<string, SqlStorageValue> {
   replayed: number;
 }
 
+/**
+ * Whether a call's key is one of the idempotency ledgers' (the v1 and v2 API's calls), whose outcomes complete each
+ * other's rows. The registry's own changes keep their keys apart (workers/registry/localKeys.ts): the same text used
+ * as the key of a trading call and of a webhook change is two keys, and neither completes the other's rows.
+ */
+const ledgerKeyed = (operation: string) => !operation.startsWith('registry.');
+
 export class AuditTrail extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private alarmArmed = false;
@@ -90,7 +97,7 @@ export class AuditTrail extends DurableObject<Env> {
     const now = new Date().toISOString();
     for (const row of rows) {
       let { outcome, code } = row;
-      if (outcome === 'unknown' && row.idempotencyKey !== null) {
+      if (outcome === 'unknown' && row.idempotencyKey !== null && ledgerKeyed(row.operation)) {
         // Its ledger may have vouched for the key's outcome before this row came (another isolate, a retried batch).
         const settled = this.sql
           .exec<{ outcome: string; code: string | null }>(
@@ -121,7 +128,7 @@ export class AuditTrail extends DurableObject<Env> {
         row.replayed ? 1 : 0,
       );
       // A replay is the key's stored answer, which its ledger vouches for: the key's unknown rows are completed by it.
-      if (row.replayed && row.idempotencyKey !== null && row.outcome !== 'unknown')
+      if (row.replayed && row.idempotencyKey !== null && row.outcome !== 'unknown' && ledgerKeyed(row.operation))
         this.settleKey(row.clientId, row.idempotencyKey, row.outcome, row.code, now);
     }
     if (!this.alarmArmed) void this.arm();
@@ -203,7 +210,7 @@ export class AuditTrail extends DurableObject<Env> {
       Date.now(),
     );
     this.sql.exec(
-      "UPDATE audit_events SET outcome = ?, code = ?, completed_at = ? WHERE client = ? AND idempotency_key = ? AND outcome = 'unknown'",
+      "UPDATE audit_events SET outcome = ?, code = ?, completed_at = ? WHERE client = ? AND idempotency_key = ? AND outcome = 'unknown' AND operation NOT LIKE 'registry.%'",
       outcome,
       code,
       now,

@@ -1,8 +1,8 @@
 /**
  * Idempotency-Key for the edge's own changes, over a real D1 registry in this process: a duplicate while the first
- * is running hears it is in progress, a repeat after it gets the first answer, a change that failed releases its key,
- * a binding cut off before its answer is unknown (never made again), a client holds a bounded number of keys, and
- * expired keys go. Calls without a key, and reads, are not bound at all.
+ * is running hears it is in progress, a repeat after it gets the first answer, a change that failed in the edge and a
+ * binding cut off before its answer are unknown (never made again), keys are a client's within its organization, a
+ * client holds a bounded number of keys, and expired keys go. Calls without a key are not bound at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
@@ -18,11 +18,11 @@ beforeAll(async () => {
 afterAll(() => registry?.close());
 
 /** A change route whose change the test runs: each call counted, answered by `answer` (or thrown). */
-function app(answer: (n: number) => Promise<unknown>) {
+function app(answer: (n: number) => Promise<unknown>, organizationId = 'org') {
   let made = 0;
   const a = new Hono<AppEnv>();
   a.use('*', async (c, next) => {
-    c.set('caller', { clientId: 'keys-a', organizationId: 'org', scopes: ['webapi'] } satisfies Caller);
+    c.set('caller', { clientId: 'keys-a', organizationId, scopes: ['webapi'] } satisfies Caller);
     c.set('traceId', 'trace');
     await next();
   });
@@ -76,11 +76,18 @@ describe('keys of the edge’s own changes', () => {
     expect(made()).toBe(3);
   });
 
-  it('release the key of a change that failed, and call a binding cut off before its answer unknown', async () => {
+  it('never make again a change that failed in the edge, and call a binding cut off before its answer unknown', async () => {
     const { call, made } = app((n) => (n === 1 ? Promise.reject(new Error('D1 went away')) : Promise.resolve({ n })));
-    expect((await call(ID, 'k-failed')).body).toEqual({ thrown: 'D1 went away' });
-    expect((await call(ID, 'k-failed')).body.data).toEqual({ n: 2 });
-    expect(made()).toBe(2);
+    const failed = await call(ID, 'k-failed');
+    const message =
+      'Idempotency-Key: the change failed in the gateway and may have been made; check its state: it is not made again under this key';
+    expect(failed.body.error).toEqual({ code: 'Internal', managerCode: null, message });
+    expect(failed.res.headers.get('x-request-outcome')).toBe('unknown');
+    const repeat = await call(ID, 'k-failed');
+    expect(repeat.body.error.message).toBe(message.replace('the change', 'the first request with this key'));
+    expect(repeat.res.headers.get('x-request-outcome')).toBe('unknown');
+    expect(repeat.res.headers.get('idempotency-replayed')).toBe('true');
+    expect(made()).toBe(1);
 
     const { call: callCut } = app(() => new Promise(() => {}));
     void callCut(ID, 'k-cut');
@@ -99,6 +106,17 @@ describe('keys of the edge’s own changes', () => {
     );
     expect(cut.res.headers.get('x-request-outcome')).toBe('unknown');
     expect(cut.res.headers.get('retry-after')).toBeNull();
+    expect(cut.res.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it("are the client's within its organization: the same client id of another organization is another request", async () => {
+    const mine = app((n) => Promise.resolve({ n }));
+    expect((await mine.call(ID, 'k-org')).body.data).toEqual({ n: 1 });
+    const elsewhere = app((n) => Promise.resolve({ n }), 'another-org');
+    expect((await elsewhere.call(ID, 'k-org')).body.error.message).toBe(
+      'Idempotency-Key: already used with another request; use a fresh key for a new change',
+    );
+    expect(elsewhere.made()).toBe(0);
   });
 
   it('hold a client to its bound of keys, and forget expired ones', async () => {
@@ -113,7 +131,11 @@ describe('keys of the edge’s own changes', () => {
       .bind(MAX_KEYS_PER_CLIENT, now, now + 60_000)
       .run();
     const refused = await call(ID, 'k-one-too-many');
+    expect(refused.res.status).toBe(429);
+    expect(refused.body.error.code).toBe('Forbidden');
     expect(refused.body.error.message).toContain(`this client holds ${MAX_KEYS_PER_CLIENT} keys`);
+    // The oldest filler expires in a minute.
+    expect([59, 60]).toContain(Number(refused.res.headers.get('retry-after')));
     // A key it holds is still answered.
     expect((await call(ID, 'k-progress')).res.headers.get('idempotency-replayed')).toBe('true');
     await expireLocalKeys(registry.db, now + 60_001);

@@ -569,7 +569,12 @@ export class RegistryStore {
   async removeClient(clientId: string): Promise<ApiClient> {
     const client = await this.findClient(clientId);
     if (!client) throw new RegistryError('not_found', `client ${clientId} not found`);
-    await this.db.prepare('DELETE FROM api_clients WHERE client_id = ?').bind(clientId).run();
+    // Its Idempotency-Keys of the edge's own changes go with it (workers/registry/localKeys.ts): a client given the
+    // same id later replays none of its answers.
+    await this.db.batch([
+      this.db.prepare('DELETE FROM api_clients WHERE client_id = ?').bind(clientId),
+      this.db.prepare('DELETE FROM local_idempotency WHERE client_id = ?').bind(clientId),
+    ]);
     const { secret: _secret, ...rest } = client;
     return rest;
   }

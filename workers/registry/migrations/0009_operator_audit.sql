@@ -12,7 +12,7 @@ CREATE TABLE operator_audit (
   -- `cli.<noun>.<verb>`, for example cli.client.add.
   operation TEXT NOT NULL,
   organization_id TEXT,
-  -- The organization's jurisdiction when the change was made: where its trail lives (docs/regions.md).
+  -- The organization's jurisdiction when the change was made: where its trail is if it has been removed since.
   jurisdiction TEXT,
   platform TEXT,
   trace_id TEXT NOT NULL,
@@ -24,4 +24,5 @@ CREATE TABLE operator_audit (
   forwarded_at TEXT
 );
 CREATE INDEX operator_audit_by_time ON operator_audit (at_ms);
-CREATE INDEX operator_audit_to_forward ON operator_audit (organization_id) WHERE forwarded_at IS NULL;
+CREATE INDEX operator_audit_to_forward ON operator_audit (organization_id, at_ms) WHERE forwarded_at IS NULL;
+CREATE INDEX operator_audit_waiting ON operator_audit (at_ms) WHERE forwarded_at IS NULL;

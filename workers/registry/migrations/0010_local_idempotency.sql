@@ -8,6 +8,8 @@ CREATE TABLE local_idempotency (
   fingerprint TEXT NOT NULL,
   -- NULL while the change is being made; the answer's status, content type and body once it is.
   status INTEGER,
+  -- 1 when the change failed in the edge itself and may have been made: its outcome cannot be known.
+  unknown INTEGER NOT NULL DEFAULT 0,
   content_type TEXT,
   body TEXT,
   created_ms INTEGER NOT NULL,
