@@ -2,7 +2,7 @@
  * Webhooks across the real processes: the simulator, the broker and the edge in workerd with its queues, and a
  * receiver on 127.0.0.1 that verifies every delivery with the `standardwebhooks` package. An endpoint registered for
  * every event type hears an account created and changed, a deposit, a trade opened and closed on the simulator —
- * through a receiver outage, a broker killed and restarted and an edge restart (a deposit made on the trading server
+ * through a receiver outage, the first broker of a pair killed (a failover to the second) and an edge restart (a deposit made on the trading server
  * while the edge is down) — each event once after deduplication by `webhook-id`, in order per account, and the
  * deposits and the trade as the trading server's own history has them.
  */
@@ -13,8 +13,11 @@ import { DEMO_PF5_SERVER } from '../../launcher/demo.js';
 import { ok } from './v2/api.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhookReceiver.js';
 import { until } from '../support/until.js';
+import { objectCall } from '../../launcher/edge.js';
 
 const setup = stackForFile({
+  // A hot pair: the webhook source fails over to the second broker when the first is killed.
+  brokers: 2,
   edgeVars: { WEBHOOK_PRIVATE_TARGETS: '1', REGISTRY_CACHE_SECONDS: '1' },
   // The edge's registry and objects survive its restart, as on a real deployment.
   persistEdge: true,
@@ -80,7 +83,7 @@ const ofLogin = (login: number) =>
 
 describe('webhooks from the trading server', () => {
   it(
-    'deliver every change of an account once, in order, through a receiver outage, a broker kill and an edge restart',
+    'deliver every change of an account once, in order, through a receiver outage, a broker failover and an edge restart',
     async () => {
       const c = setup.client;
       const endpoint = await hooks('POST', '/api/v2/Webhooks', {
@@ -131,10 +134,19 @@ describe('webhooks from the trading server', () => {
       await receiver.start();
       const restartedAt = Date.now();
 
-      // The broker restarts: the source's subscription moves to the restarted broker.
+      // The first broker is killed: the source's subscription, and the calls, fail over to the second.
+      const sourceBroker = async () =>
+        (
+          await objectCall<{ broker: string | null }>(
+            c.stack.edge.miniflare,
+            'WEBHOOK_SOURCES',
+            c.stack.platforms.pf4,
+            'stats',
+          )
+        ).broker;
+      const [first, second] = c.stack.brokers.map((b) => `http://127.0.0.1:${b.port}`);
+      expect(await sourceBroker()).toBe(first);
       await c.stack.stopBroker(0, 'SIGKILL');
-      await c.stack.restartBroker();
-      await waitHealthy(c);
       await ok(c, 'v2.PF4.TradeTransaction', {
         body: { tradeTransactionType: 'BrOrderClose', order: opened.order, volume: 10 },
       });
@@ -144,9 +156,12 @@ describe('webhooks from the trading server', () => {
         () =>
           ofLogin(login).some((e) => e.type === 'trade.closed') &&
           ofLogin(login).some((e) => e.type === 'account.changed' && e.data.comment === 'changed after the restart'),
-        'the events after the restart',
+        'the events after the failover',
         60_000 + 2 * OUTAGE_MS,
       );
+      expect(await sourceBroker()).toBe(second);
+      await c.stack.restartBroker(0);
+      await waitHealthy(c);
       // The edge restarts, and the account gets a deposit on the trading server while it is down.
       await until(
         async () =>
