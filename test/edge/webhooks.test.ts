@@ -343,6 +343,50 @@ describe('webhook deliveries', () => {
   });
 });
 
+describe('webhook catch-up', () => {
+  it('tries the events waiting out their backoff at once when the receiver takes a delivery again', async () => {
+    const { id, secret } = await registered(['account.created']);
+    receiver.secret = secret;
+    receiver.answer = { status: 503 };
+    const event = (login: number) => ({
+      id: `evt_${crypto.randomUUID().replaceAll('-', '')}`,
+      type: 'account.created',
+      platform: PF4_A,
+      family: 'PF4',
+      login,
+      occurredAt: new Date().toISOString(),
+      data: { login },
+    });
+    const accept = (events: unknown[]) => objectCall(edge.miniflare, 'WEBHOOKS', id, 'accept', id, events);
+    const attemptsOf = async (eventId: string) =>
+      (await call('GET', `/api/v2/Webhooks/${id}/Attempts?eventId=${eventId}`, manager)).body.data as Array<{
+        at: string;
+        outcome: string;
+      }>;
+    // Two accounts' events fail twice each while the receiver is down: each now waits 5 to 10 s for its third try.
+    const waiting = [event(9001), event(9002)];
+    await accept(waiting);
+    await until(
+      async () => (await Promise.all(waiting.map((e) => attemptsOf(e.id)))).every((a) => a.length >= 2),
+      'two failed attempts of each event',
+      20_000,
+    );
+    // Back: a third account's event is taken at once, and the two waiting ones follow it without their backoff.
+    receiver.answer = { status: 204 };
+    const back = event(9003);
+    await accept([back]);
+    await until(
+      () => [back, ...waiting].every((e) => receiver.received.some((r) => r.id === e.id && r.status === 204)),
+      'the waiting events delivered',
+    );
+    for (const e of waiting) {
+      const [delivered, lastFailure] = await attemptsOf(e.id);
+      expect([delivered.outcome, lastFailure.outcome]).toEqual(['delivered', 'retrying']);
+      expect(Date.parse(delivered.at) - Date.parse(lastFailure.at)).toBeLessThan(5000);
+    }
+  });
+});
+
 describe('webhook sources', () => {
   it("start for an endpoint registered outside the API at the worker's next cron, and stop once none hears the platform", async () => {
     const db = await edge.db();

@@ -9,7 +9,8 @@
  * - at most WEBHOOK_MAX_IN_FLIGHT attempts run at once; a message over it waits its turn;
  * - an attempt that fails is tried again by the queue after `retryDelaySeconds` (backoff with jitter, the receiver's
  *   `Retry-After` when longer) until WEBHOOK_RETRY_HOURS after the first attempt, then the event is a dead letter,
- *   kept for a redelivery (so is a message the queue itself gave up on, through its dead-letter queue);
+ *   kept for a redelivery (so is a message the queue itself gave up on, through its dead-letter queue); once the
+ *   receiver takes a delivery again, the events waiting out their backoff are tried at once (`retryNow`);
  * - a `410 Gone` disables the endpoint at once, and failing every attempt for WEBHOOK_DISABLE_AFTER_DAYS disables it
  *   too, each with its reason; events of a disabled endpoint become dead letters;
  * - every attempt is logged (time, status, latency, error), the last ATTEMPTS_KEPT of them kept.
@@ -416,7 +417,9 @@ export class WebhookDeliveries extends DurableObject<Env> {
     if (error === null) {
       this.finish(current, 'delivered', null);
       this.logAttempt(current, status, latency, null, 'delivered');
+      const wasFailing = this.sql.exec("SELECT 1 FROM meta WHERE key = 'failing_since'").toArray().length > 0;
       this.sql.exec("DELETE FROM meta WHERE key = 'failing_since'");
+      if (wasFailing) await this.retryNow(Date.now());
       return { ack: true };
     }
     if (status === 410) {
@@ -447,6 +450,13 @@ export class WebhookDeliveries extends DurableObject<Env> {
       return { ack: true };
     }
     const delay = retryDelaySeconds(number, retryAfter);
+    // A receiver that asked for a wait is not tried early when it answers again (retryNow).
+    if (retryAfter !== null)
+      this.sql.exec(
+        `INSERT INTO meta (key, value) VALUES ('asked_wait_until', ?)
+         ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`,
+        String(started + retryAfter * 1000),
+      );
     this.sql.exec(
       'UPDATE events SET next_attempt_at = ?, last_error = ? WHERE seq = ?',
       Date.now() + delay * 1000,
@@ -455,6 +465,42 @@ export class WebhookDeliveries extends DurableObject<Env> {
     );
     this.logAttempt(current, status, latency, error, 'retrying');
     return { ack: false, retryDelaySeconds: delay, attempted: true };
+  }
+
+  /**
+   * The receiver takes a delivery after failing: the events waiting out a backoff of their own (other accounts'
+   * events, which failed while it was down) are tried now instead of at their next attempt, so an endpoint catches up
+   * as soon as it is back rather than at the pace of its longest backoff. Not while a `Retry-After` it sent lasts.
+   * Their earlier messages, when they come, find the event delivered or not due and are let go.
+   */
+  private async retryNow(now: number): Promise<void> {
+    const asked = this.sql
+      .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'asked_wait_until'")
+      .toArray()[0];
+    if (asked && Number(asked.value) > now) return;
+    this.sql.exec("DELETE FROM meta WHERE key = 'asked_wait_until'");
+    const endpointId = this.endpointId();
+    if (!endpointId) return;
+    const rows = this.sql
+      .exec<{ seq: number; event_id: string }>(
+        "SELECT seq, event_id FROM events WHERE state = 'pending' AND attempts > 0 AND next_attempt_at > ? ORDER BY seq LIMIT ?",
+        now + DUE_SLACK_MS,
+        MAX_REDELIVERY,
+      )
+      .toArray();
+    if (rows.length === 0) return;
+    for (const row of rows) this.sql.exec('UPDATE events SET next_attempt_at = ? WHERE seq = ?', now, row.seq);
+    try {
+      await this.queue(
+        rows.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })),
+        false,
+      );
+    } catch (error) {
+      // Left pending and due: the sweep queues them.
+      console.error(
+        JSON.stringify({ msg: 'webhook retries not brought forward', endpoint: endpointId, error: String(error) }),
+      );
+    }
   }
 
   private finish(row: EventRow, state: EventRow['state'], error: string | null): void {
