@@ -10,7 +10,8 @@
  * - an attempt that fails is tried again by the queue after `retryDelaySeconds` (backoff with jitter, the receiver's
  *   `Retry-After` when longer) until WEBHOOK_RETRY_HOURS after the first attempt, then the event is a dead letter,
  *   kept for a redelivery (so is a message the queue itself gave up on, through its dead-letter queue); once the
- *   receiver takes a delivery again, the events waiting out their backoff are tried at once (`retryNow`);
+ *   receiver takes a delivery again after an outage, the events that waited out their backoff through it are tried at
+ *   once (`catchUp`);
  * - a `410 Gone` disables the endpoint at once, and failing every attempt for WEBHOOK_DISABLE_AFTER_DAYS disables it
  *   too, each with its reason; events of a disabled endpoint become dead letters;
  * - every attempt is logged (time, status, latency, error), the last ATTEMPTS_KEPT of them kept.
@@ -22,7 +23,7 @@ import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import { WebhookStore, type SigningEndpoint } from './webhookStore.js';
 import { deliveryHeaders } from './signature.js';
-import { retryAfterSeconds, retryDelaySeconds, withinRetryWindow } from './retryPolicy.js';
+import { MAX_QUEUE_DELAY_SECONDS, retryAfterSeconds, retryDelaySeconds, withinRetryWindow } from './retryPolicy.js';
 import { dnsOverHttps, targetProblem, type Resolver } from './webhookTargets.js';
 import { deliveryBody, type WebhookEvent } from './webhookEvents.js';
 
@@ -285,8 +286,9 @@ export class WebhookDeliveries extends DurableObject<Env> {
   refresh(): void {
     this.endpoint = undefined;
     this.names.clear();
-    // Enabled again, or pointed elsewhere: its failures start afresh.
-    this.sql.exec("DELETE FROM meta WHERE key = 'failing_since'");
+    // Enabled again, or pointed elsewhere: its failures start afresh, and the old receiver's asked wait is no more.
+    // Its outage is kept: the first delivery after the change catches it up.
+    this.sql.exec("DELETE FROM meta WHERE key IN ('failing_since', 'asked_wait_until')");
   }
 
   /** The last attempts, newest first, or those of one event. */
@@ -417,9 +419,8 @@ export class WebhookDeliveries extends DurableObject<Env> {
     if (error === null) {
       this.finish(current, 'delivered', null);
       this.logAttempt(current, status, latency, null, 'delivered');
-      const wasFailing = this.sql.exec("SELECT 1 FROM meta WHERE key = 'failing_since'").toArray().length > 0;
       this.sql.exec("DELETE FROM meta WHERE key = 'failing_since'");
-      if (wasFailing) await this.retryNow(Date.now());
+      await this.catchUp(current);
       return { ack: true };
     }
     if (status === 410) {
@@ -450,12 +451,14 @@ export class WebhookDeliveries extends DurableObject<Env> {
       return { ack: true };
     }
     const delay = retryDelaySeconds(number, retryAfter);
-    // A receiver that asked for a wait is not tried early when it answers again (retryNow).
+    // Since when every attempt failed (catchUp), kept through endpoint changes; and a wait the receiver asked for,
+    // which a catch-up does not cut short.
+    this.sql.exec("INSERT OR IGNORE INTO meta (key, value) VALUES ('outage_since', ?)", String(started));
     if (retryAfter !== null)
       this.sql.exec(
         `INSERT INTO meta (key, value) VALUES ('asked_wait_until', ?)
          ON CONFLICT (key) DO UPDATE SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))`,
-        String(started + retryAfter * 1000),
+        String(started + Math.min(retryAfter, MAX_QUEUE_DELAY_SECONDS) * 1000),
       );
     this.sql.exec(
       'UPDATE events SET next_attempt_at = ?, last_error = ? WHERE seq = ?',
@@ -468,33 +471,64 @@ export class WebhookDeliveries extends DurableObject<Env> {
   }
 
   /**
-   * The receiver takes a delivery after failing: the events waiting out a backoff of their own (other accounts'
-   * events, which failed while it was down) are tried now instead of at their next attempt, so an endpoint catches up
-   * as soon as it is back rather than at the pace of its longest backoff. Not while a `Retry-After` it sent lasts.
-   * Their earlier messages, when they come, find the event delivered or not due and are let go.
+   * After a delivery: the receiver is back. The next event of the same account, waiting its turn behind this one
+   * (not a failure of its own), goes now rather than at the time this one's next attempt would have been. And after
+   * an outage (every attempt failing since `outage_since`), the events first tried during it that wait out their own
+   * backoff are tried now, so the endpoint catches up as soon as it is back rather than at the pace of its longest
+   * backoff: up to MAX_REDELIVERY of them, spread a second per WEBHOOK_MAX_IN_FLIGHT so they do not flood the queue.
+   * An event that failed while other deliveries went through (a receiver refusing that one event) is not among them,
+   * so no event is tried faster than its backoff twice. Not while a `Retry-After` the receiver sent lasts (the
+   * outage is then caught up at the first delivery after it). An earlier message of an event brought forward, when it
+   * comes, finds the event delivered or not due and is let go, or makes at most one extra attempt.
    */
-  private async retryNow(now: number): Promise<void> {
+  private async catchUp(delivered: EventRow): Promise<void> {
+    const endpointId = this.endpointId();
+    if (!endpointId) return;
+    const now = Date.now();
+    const woken: Array<{ seq: number; event_id: string; delay: number }> = [];
+    const next = this.sql
+      .exec<{ seq: number; event_id: string; next_attempt_at: number | null; attempts: number }>(
+        "SELECT seq, event_id, next_attempt_at, attempts FROM events WHERE order_key = ? AND state = 'pending' AND seq > ? ORDER BY seq LIMIT 1",
+        delivered.order_key,
+        delivered.seq,
+      )
+      .toArray()[0];
+    if (next && next.attempts === 0 && next.next_attempt_at !== null && next.next_attempt_at > now + DUE_SLACK_MS)
+      woken.push({ ...next, delay: 0 });
+
+    const outage = this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'outage_since'").toArray()[0];
     const asked = this.sql
       .exec<{ value: string }>("SELECT value FROM meta WHERE key = 'asked_wait_until'")
       .toArray()[0];
-    if (asked && Number(asked.value) > now) return;
-    this.sql.exec("DELETE FROM meta WHERE key = 'asked_wait_until'");
-    const endpointId = this.endpointId();
-    if (!endpointId) return;
-    const rows = this.sql
-      .exec<{ seq: number; event_id: string }>(
-        "SELECT seq, event_id FROM events WHERE state = 'pending' AND attempts > 0 AND next_attempt_at > ? ORDER BY seq LIMIT ?",
-        now + DUE_SLACK_MS,
-        MAX_REDELIVERY,
-      )
-      .toArray();
-    if (rows.length === 0) return;
-    for (const row of rows) this.sql.exec('UPDATE events SET next_attempt_at = ? WHERE seq = ?', now, row.seq);
+    if (outage && !(asked && Number(asked.value) > now)) {
+      this.sql.exec("DELETE FROM meta WHERE key IN ('outage_since', 'asked_wait_until')");
+      const perSecond = Math.max(1, configOf(this.env).WEBHOOK_MAX_IN_FLIGHT);
+      const backedOff = this.sql
+        .exec<{ seq: number; event_id: string }>(
+          "SELECT seq, event_id FROM events WHERE state = 'pending' AND attempts > 0 AND first_attempt_at >= ? AND next_attempt_at > ? ORDER BY seq LIMIT ?",
+          Number(outage.value),
+          now + DUE_SLACK_MS,
+          MAX_REDELIVERY,
+        )
+        .toArray();
+      backedOff.forEach((row, i) => {
+        if (row.seq !== next?.seq) woken.push({ ...row, delay: Math.floor(i / perSecond) });
+      });
+    } else if (!outage) {
+      this.sql.exec("DELETE FROM meta WHERE key = 'asked_wait_until'");
+    }
+    if (woken.length === 0) return;
+    for (const row of woken)
+      this.sql.exec('UPDATE events SET next_attempt_at = ? WHERE seq = ?', now + row.delay * 1000, row.seq);
     try {
-      await this.queue(
-        rows.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })),
-        false,
-      );
+      for (let i = 0; i < woken.length; i += 100) {
+        await this.env.WEBHOOK_DELIVERIES.sendBatch(
+          woken.slice(i, i + 100).map((row) => ({
+            body: { endpoint: endpointId, seq: row.seq, eventId: row.event_id },
+            ...(row.delay > 0 ? { delaySeconds: row.delay } : {}),
+          })),
+        );
+      }
     } catch (error) {
       // Left pending and due: the sweep queues them.
       console.error(
