@@ -123,7 +123,8 @@ describe('a pass over the clients', () => {
     expect(fresh.at[0] - written.at[0]).toBeLessThan(150);
     expect(written.got).toEqual([[1]]);
     await vi.waitFor(() => expect(written.got).toEqual([[1], [2, 3]]));
-    expect(written.at[1] - written.at[0]).toBeGreaterThanOrEqual(300);
+    // As above: the recorder's first reading may trail the pass's by a millisecond.
+    expect(written.at[1] - written.at[0]).toBeGreaterThanOrEqual(299);
   });
 
   it('comes back to a client still taking its last write', async () => {
