@@ -34,6 +34,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const WRANGLER = readWranglerConfig(join(root, 'wrangler.toml'));
 const REGISTRY_DB = WRANGLER.d1_databases[0];
 export const WORKER_ENTRY = join(root, WRANGLER.main);
+/**
+ * The objects worker's entry: the Durable Object classes without the app's routes and assets, which would double what
+ * workerd compiles and Miniflare writes into its configuration at every start of an edge.
+ */
+export const OBJECTS_ENTRY = join(root, 'workers', 'objects.ts');
 export const MIGRATIONS_DIR = join(root, REGISTRY_DB.migrations_dir);
 export const COMPATIBILITY_DATE = WRANGLER.compatibility_date;
 
@@ -162,7 +167,12 @@ const queueConsumers = Object.fromEntries(
 );
 
 /** Without `options.dataDir`, the objects' storage goes to `memoryFolder` (`startEdge` makes and removes it), else Miniflare's own. */
-export function miniflareOptions(script: string, options: EdgeOptions, memoryFolder?: string) {
+export function miniflareOptions(
+  script: string,
+  options: EdgeOptions,
+  memoryFolder?: string,
+  objectsScript: string = script,
+) {
   const persist = options.dataDir ? resolve(options.dataDir) : undefined;
   if (persist) ensurePrivateDir(persist);
   // What both workers see, as on Cloudflare, where an object has the bindings of the worker it belongs to.
@@ -199,6 +209,8 @@ export function miniflareOptions(script: string, options: EdgeOptions, memoryFol
       },
       {
         ...worker,
+        // The objects' classes alone (workers/objects.ts) unless the edge runs another entry.
+        modules: [{ type: 'ESModule' as const, path: 'worker.js', contents: objectsScript }],
         name: OBJECTS_WORKER,
         // Under mutation testing the objects' isolate counts coverage of its own, asked for on this socket.
         ...(options.entry !== undefined
@@ -592,16 +604,19 @@ function releaseMemoryFolder(folder: string | undefined): void {
 }
 
 export async function startEdge(options: EdgeOptions = {}): Promise<Edge> {
-  const [bundle] = await Promise.all([
+  const [bundle, objectsBundle] = await Promise.all([
     buildWorker(options.entry),
+    // Another entry (mutation testing, the benches' edge) runs its own objects: the same script in both workers.
+    options.entry === undefined ? buildWorker(OBJECTS_ENTRY) : undefined,
     options.dataDir ? migrateFreshRegistry(options.dataDir, options.progress) : undefined,
   ]);
   const script = (options.prelude ?? '') + bundle;
+  const objectsScript = objectsBundle === undefined ? script : (options.prelude ?? '') + objectsBundle;
   const memory = options.dataDir ? undefined : memoryFolder();
   const removeMemory = () => releaseMemoryFolder(memory);
   let started: { miniflare: Miniflare; url: URL };
   try {
-    started = await startMiniflare(miniflareOptions(script, options, memory));
+    started = await startMiniflare(miniflareOptions(script, options, memory, objectsScript));
   } catch (error) {
     removeMemory();
     throw error;

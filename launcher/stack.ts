@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeJwt, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK } from 'jose';
 import { randomUUID } from 'node:crypto';
-import { buildWorker, startEdge, type D1Like, type Edge, type EdgeOptions } from './edge.js';
+import { buildWorker, OBJECTS_ENTRY, startEdge, type D1Like, type Edge, type EdgeOptions } from './edge.js';
 import { nodeServiceBundle } from './bundles.js';
 import { ensurePrivateDir, tightenTree, writePrivateFile } from './privateData.js';
 import { Supervisor, type SuperviseOptions } from './supervisor.js';
@@ -323,6 +323,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   // The worker, the simulator and the broker are bundled at once (each start takes its bundle from the same
   // promise); a failed bundle is reported by the start that needs it.
   buildWorker().catch(() => {});
+  buildWorker(OBJECTS_ENTRY).catch(() => {});
   void nodeServiceBundle('sim/main.ts').catch(() => {});
   void nodeServiceBundle('broker/main.ts').catch(() => {});
   const log = options.log ?? (() => {});
