@@ -120,16 +120,25 @@ describe('keys of the edge’s own changes', () => {
   });
 
   it('hold a client to its bound of keys, and forget expired ones', async () => {
-    const { call } = app((n) => Promise.resolve({ n }));
+    const { call, made } = app((n) => Promise.resolve({ n }));
     const now = Date.now();
+    // Two keys short of the bound (the client holds the earlier tests' keys too).
+    const held = (await registry.db
+      .prepare("SELECT COUNT(*) AS n FROM local_idempotency WHERE client_id = 'keys-a'")
+      .first<{ n: number }>())!.n;
     await registry.db
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
          INSERT INTO local_idempotency (client_id, key, fingerprint, status, created_ms, expires_ms)
          SELECT 'keys-a', 'filler-' || i, 'f', 200, ?, ? FROM n`,
       )
-      .bind(MAX_KEYS_PER_CLIENT, now, now + 60_000)
+      .bind(MAX_KEYS_PER_CLIENT - held - 2, now, now + 60_000)
       .run();
+    // Five new keys at once: two fit, the others are refused, none made past the bound.
+    const racing = await Promise.all([1, 2, 3, 4, 5].map((i) => call(ID, `k-race-${i}`)));
+    expect(racing.filter((r) => r.body.error === null)).toHaveLength(2);
+    expect(racing.filter((r) => r.res.status === 429)).toHaveLength(3);
+    expect(made()).toBe(2);
     const refused = await call(ID, 'k-one-too-many');
     expect(refused.res.status).toBe(429);
     expect(refused.body.error.code).toBe('Forbidden');
@@ -139,6 +148,6 @@ describe('keys of the edge’s own changes', () => {
     // A key it holds is still answered.
     expect((await call(ID, 'k-progress')).res.headers.get('idempotency-replayed')).toBe('true');
     await expireLocalKeys(registry.db, now + 60_001);
-    expect((await call(ID, 'k-one-too-many')).body.data).toEqual({ n: 1 });
+    expect((await call(ID, 'k-one-too-many')).body.data).toEqual({ n: 3 });
   });
 });

@@ -74,22 +74,20 @@ export async function keyedChange(
   const now = Date.now();
   const expires = now + configOf(c.env).IDEMPOTENCY_RETENTION_HOURS * 3_600_000;
 
-  const live = await db
-    .prepare('SELECT COUNT(*) AS n FROM local_idempotency WHERE client_id = ? AND expires_ms >= ?')
-    .bind(clientId, now)
-    .first<{ n: number }>();
   // An expired binding of the key is gone, so the insert below binds it afresh.
   await db
     .prepare('DELETE FROM local_idempotency WHERE client_id = ? AND key = ? AND expires_ms < ?')
     .bind(clientId, key, now)
     .run();
+  // The bound is counted in the insert itself, one statement: concurrent calls cannot pass it together.
   const bound = (await db
     .prepare(
       `INSERT INTO local_idempotency (client_id, key, fingerprint, created_ms, expires_ms)
-       SELECT ?, ?, ?, ?, ? WHERE ? < ?
+       SELECT ?, ?, ?, ?, ?
+       WHERE (SELECT COUNT(*) FROM local_idempotency WHERE client_id = ? AND expires_ms >= ?) < ?
        ON CONFLICT (client_id, key) DO NOTHING`,
     )
-    .bind(clientId, key, fingerprint, now, expires, live?.n ?? 0, MAX_KEYS_PER_CLIENT)
+    .bind(clientId, key, fingerprint, now, expires, clientId, now, MAX_KEYS_PER_CLIENT)
     .run()) as { meta?: { changes?: number } };
   if ((bound.meta?.changes ?? 0) === 0) {
     const existing = await db
