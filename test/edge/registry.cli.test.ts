@@ -89,15 +89,22 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function token(clientId: string, secret: string): Promise<Response> {
+async function token(clientId: string, secret: string, scope = 'webapi'): Promise<Response> {
   return fetch(new URL('/connect/token', edge.url), {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: `Basic ${btoa(`${clientId}:${secret}`)}`,
     },
-    body: 'grant_type=client_credentials&scope=webapi',
+    body: `grant_type=client_credentials&scope=${scope}`,
   });
+}
+
+/** GETs `path` of the edge as the client, with a token holding webapi.audit. */
+async function asAuditor(client: { clientId: string; clientSecret: string }) {
+  const issued = await token(client.clientId, client.clientSecret, 'webapi webapi.audit');
+  const { access_token } = (await issued.json()) as { access_token: string };
+  return (path: string) => fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${access_token}` } });
 }
 
 describe('registry CLI', () => {
@@ -872,17 +879,7 @@ describe('registry CLI', () => {
     expect((await registry('audit', 'list', '--limit', '0')).stderr).toContain('--limit must be a whole number');
 
     // The organization's audit client reads them in its trail (forwarded as it reads), each once, and in the export.
-    const issued = await fetch(new URL('/connect/token', edge.url), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${btoa(`${auditor.clientId}:${auditor.clientSecret}`)}`,
-      },
-      body: 'grant_type=client_credentials&scope=webapi webapi.audit',
-    });
-    const { access_token } = (await issued.json()) as { access_token: string };
-    const read = async (path: string) =>
-      fetch(new URL(path, edge.url), { headers: { authorization: `Bearer ${access_token}` } });
+    const read = await asAuditor(auditor);
     type Event = { clientId: string; operation: string; outcome: string; code: string | null; platform: string | null };
     for (let pass = 0; pass < 2; pass++) {
       const page = (await (await read('/api/AuditEvents?clientId=registry-cli')).json()) as { events: Event[] };
@@ -948,20 +945,10 @@ describe('registry CLI', () => {
       ['cli.client.add', 'unknown', null],
       ['cli.org.add', 'applied', null],
     ]);
-    const issued = await fetch(new URL('/connect/token', edge.url), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${btoa(`${auditor.clientId}:${auditor.clientSecret}`)}`,
-      },
-      body: 'grant_type=client_credentials&scope=webapi webapi.audit',
-    });
-    const { access_token } = (await issued.json()) as { access_token: string };
-    const page = (await (
-      await fetch(new URL('/api/AuditEvents?clientId=registry-cli', edge.url), {
-        headers: { authorization: `Bearer ${access_token}` },
-      })
-    ).json()) as { events: Array<{ operation: string; outcome: string }> };
+    const read = await asAuditor(auditor);
+    const page = (await (await read('/api/AuditEvents?clientId=registry-cli')).json()) as {
+      events: Array<{ operation: string; outcome: string }>;
+    };
     // The unknown row waits for its cut-off (10 minutes) before it is forwarded as unknown.
     expect(page.events.map((e) => [e.operation, e.outcome])).toStrictEqual([
       ['cli.org.add', 'applied'],

@@ -50,7 +50,8 @@ interface Row extends Record<string, SqlStorageValue> {
  * other's rows. The registry's own changes keep their keys apart (workers/registry/localKeys.ts): the same text used
  * as the key of a trading call and of a webhook change is two keys, and neither completes the other's rows.
  */
-const ledgerKeyed = (operation: string) => !operation.startsWith('registry.');
+const LOCAL_KEYED = 'registry.';
+const ledgerKeyed = (operation: string) => !operation.startsWith(LOCAL_KEYED);
 
 export class AuditTrail extends DurableObject<Env> {
   private readonly sql: SqlStorage;
@@ -210,12 +211,14 @@ export class AuditTrail extends DurableObject<Env> {
       Date.now(),
     );
     this.sql.exec(
-      "UPDATE audit_events SET outcome = ?, code = ?, completed_at = ? WHERE client = ? AND idempotency_key = ? AND outcome = 'unknown' AND operation NOT LIKE 'registry.%'",
+      "UPDATE audit_events SET outcome = ?, code = ?, completed_at = ? WHERE client = ? AND idempotency_key = ? AND outcome = 'unknown' AND substr(operation, 1, ?) <> ?",
       outcome,
       code,
       now,
       client,
       key,
+      LOCAL_KEYED.length,
+      LOCAL_KEYED,
     );
   }
 

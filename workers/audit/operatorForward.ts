@@ -30,7 +30,9 @@ export async function forwardOperatorRows(env: Env, organizationId?: string): Pr
   const byOrganization = new Map<string, OrganizationRow[]>();
   for (const row of rows) {
     if (row.organizationId === null) continue;
-    byOrganization.set(row.organizationId, [...(byOrganization.get(row.organizationId) ?? []), row as OrganizationRow]);
+    const rows = byOrganization.get(row.organizationId);
+    if (rows) rows.push(row as OrganizationRow);
+    else byOrganization.set(row.organizationId, [row as OrganizationRow]);
   }
   let sent = 0;
   for (const [org, trailRows] of byOrganization) {
@@ -41,7 +43,9 @@ export async function forwardOperatorRows(env: Env, organizationId?: string): Pr
       const groups = new Map<Jurisdiction | null, OrganizationRow[]>();
       for (const row of trailRows) {
         const place = current ? current.jurisdiction : row.jurisdiction;
-        groups.set(place, [...(groups.get(place) ?? []), row]);
+        const group = groups.get(place);
+        if (group) group.push(row);
+        else groups.set(place, [row]);
       }
       for (const [jurisdiction, group] of groups) {
         await trailStub(env, org, jurisdiction).record(group.map(trailRowOf));

@@ -146,20 +146,30 @@ export async function keyedChange(
   return answer;
 }
 
-/** The answer of a change that failed in the edge and may have been made: the first call's, and (replayed) a repeat's. */
-function unknownAnswer(c: Context<AppEnv>, repeat: boolean): Response {
+/** An answer whose outcome is not known (`X-Request-Outcome: unknown`), with `headers` beside the envelope's. */
+function unknownOutcome(
+  c: Context<AppEnv>,
+  code: 'Internal' | 'NoConnect',
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   const ctx = { generation: 'v2' as const, family: null, paged: false, traceId: c.get('traceId') };
-  const shaped = failure(ctx, {
-    code: 'Internal',
-    managerCode: null,
-    outcome: 'unknown',
-    message: `${IDEMPOTENCY_HEADER}: the ${repeat ? 'first request with this key' : 'change'} failed in the gateway and may have been made; check its state: it is not made again under this key`,
-  });
+  const shaped = failure(ctx, { code, managerCode: null, outcome: 'unknown', message });
   return c.body(shaped.body, shaped.status as ContentfulStatusCode, {
     'content-type': 'application/json; charset=utf-8',
     ...shaped.headers,
-    ...(repeat ? { [REPLAYED_HEADER]: 'true' } : {}),
+    ...headers,
   });
+}
+
+/** The answer of a change that failed in the edge and may have been made: the first call's, and (replayed) a repeat's. */
+function unknownAnswer(c: Context<AppEnv>, repeat: boolean): Response {
+  return unknownOutcome(
+    c,
+    'Internal',
+    `${IDEMPOTENCY_HEADER}: the ${repeat ? 'first request with this key' : 'change'} failed in the gateway and may have been made; check its state: it is not made again under this key`,
+    repeat ? { [REPLAYED_HEADER]: 'true' } : {},
+  );
 }
 
 function repeatAnswer(c: Context<AppEnv>, binding: Binding, fingerprint: string, now: number): Response {
@@ -174,20 +184,14 @@ function repeatAnswer(c: Context<AppEnv>, binding: Binding, fingerprint: string,
       ...(binding.content_type ? { 'content-type': binding.content_type } : {}),
       [REPLAYED_HEADER]: 'true',
     });
-  const ctx = { generation: 'v2' as const, family: null, paged: false, traceId: c.get('traceId') };
-  const shaped =
-    now - binding.created_ms < RUNNING_MS
-      ? failure(ctx, { code: 'NoConnect', managerCode: null, message: IN_PROGRESS_MESSAGE, outcome: 'unknown' })
-      : failure(ctx, {
-          code: 'NoConnect',
-          managerCode: null,
-          outcome: 'unknown',
-          message: `${IDEMPOTENCY_HEADER}: the outcome of the first request with this key cannot be known (it was cut off before its answer); it is not made again under this key`,
-        });
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', ...shaped.headers };
-  if (now - binding.created_ms < RUNNING_MS) headers['Retry-After'] = '1';
-  else headers[REPLAYED_HEADER] = 'true';
-  return c.body(shaped.body, shaped.status as ContentfulStatusCode, headers);
+  if (now - binding.created_ms < RUNNING_MS)
+    return unknownOutcome(c, 'NoConnect', IN_PROGRESS_MESSAGE, { 'Retry-After': '1' });
+  return unknownOutcome(
+    c,
+    'NoConnect',
+    `${IDEMPOTENCY_HEADER}: the outcome of the first request with this key cannot be known (it was cut off before its answer); it is not made again under this key`,
+    { [REPLAYED_HEADER]: 'true' },
+  );
 }
 
 /** Deletes the expired keys (the minute's cron). */

@@ -511,9 +511,7 @@ export class WebhookDeliveries extends DurableObject<Env> {
           MAX_REDELIVERY,
         )
         .toArray();
-      backedOff.forEach((row, i) => {
-        if (row.seq !== next?.seq) woken.push({ ...row, delay: Math.floor(i / perSecond) });
-      });
+      backedOff.forEach((row, i) => woken.push({ ...row, delay: Math.floor(i / perSecond) }));
     } else if (!outage) {
       this.sql.exec("DELETE FROM meta WHERE key = 'asked_wait_until'");
     }
@@ -521,14 +519,11 @@ export class WebhookDeliveries extends DurableObject<Env> {
     for (const row of woken)
       this.sql.exec('UPDATE events SET next_attempt_at = ? WHERE seq = ?', now + row.delay * 1000, row.seq);
     try {
-      for (let i = 0; i < woken.length; i += 100) {
-        await this.env.WEBHOOK_DELIVERIES.sendBatch(
-          woken.slice(i, i + 100).map((row) => ({
-            body: { endpoint: endpointId, seq: row.seq, eventId: row.event_id },
-            ...(row.delay > 0 ? { delaySeconds: row.delay } : {}),
-          })),
-        );
-      }
+      await this.queue(
+        woken.map((row) => ({ endpoint: endpointId, seq: row.seq, eventId: row.event_id })),
+        false,
+        woken.map((row) => row.delay),
+      );
     } catch (error) {
       // Left pending and due: the sweep queues them.
       console.error(
@@ -573,14 +568,20 @@ export class WebhookDeliveries extends DurableObject<Env> {
 
   /**
    * Sends the deliveries' messages. Events just taken (`fresh`) whose messages could not be sent are not kept, and
-   * the caller hears of it (the source hands them over again); any other is left pending for the sweep.
+   * the caller hears of it (the source hands them over again); any other is left pending for the sweep. A delivery
+   * with a delay in `delaysSeconds` (by index) is sent that much later.
    */
-  private async queue(deliveries: QueuedDelivery[], fresh: boolean): Promise<void> {
+  private async queue(deliveries: QueuedDelivery[], fresh: boolean, delaysSeconds?: number[]): Promise<void> {
     if (deliveries.length === 0) return;
     try {
       // A batch of Cloudflare Queues holds at most 100 messages.
       for (let i = 0; i < deliveries.length; i += 100) {
-        await this.env.WEBHOOK_DELIVERIES.sendBatch(deliveries.slice(i, i + 100).map((body) => ({ body })));
+        await this.env.WEBHOOK_DELIVERIES.sendBatch(
+          deliveries.slice(i, i + 100).map((body, j) => {
+            const delaySeconds = delaysSeconds?.[i + j] ?? 0;
+            return delaySeconds > 0 ? { body, delaySeconds } : { body };
+          }),
+        );
       }
     } catch (error) {
       if (fresh) for (const d of deliveries) this.sql.exec('DELETE FROM events WHERE seq = ?', d.seq);
