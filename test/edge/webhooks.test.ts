@@ -343,6 +343,69 @@ describe('webhook deliveries', () => {
   });
 });
 
+describe('webhook bounds', () => {
+  it('keep at most 20 endpoints per organization, refusing the next one whole', async () => {
+    // The organization of the earlier tests (its sources run already): filled up to 20 with the ones it has.
+    const held = (await call('GET', '/api/v2/Webhooks', manager)).body.data.length as number;
+    const ids: string[] = [];
+    for (let i = held; i < 20; i++) {
+      const created = await create({ url: receiver.url, eventTypes: ['account.created'] });
+      expect(created.body.error).toBeNull();
+      ids.push(created.body.data.id);
+    }
+    const refused = await create({ url: receiver.url, eventTypes: ['account.created'] });
+    expect(refused.body).toMatchObject({
+      data: null,
+      error: {
+        code: 'Validation',
+        message: 'the organization has 20 webhook endpoints, the most it may have: remove one first',
+      },
+    });
+    expect((await call('GET', '/api/v2/Webhooks', manager)).body.data).toHaveLength(20);
+    for (const id of ids) await call('DELETE', `/api/v2/Webhooks/${id}?confirm=true`, manager);
+  });
+
+  it('send a record over 256 KiB without it, and make at most WEBHOOK_MAX_IN_FLIGHT attempts at once', async () => {
+    const { id, secret } = await registered(['account.created']);
+    receiver.secret = secret;
+    receiver.answer = { status: 204 };
+    const event = (login: number, data: Record<string, unknown>) => ({
+      id: `evt_${crypto.randomUUID().replaceAll('-', '')}`,
+      type: 'account.created',
+      platform: PF4_A,
+      family: 'PF4',
+      login,
+      occurredAt: new Date().toISOString(),
+      data,
+    });
+    const large = event(8001, { login: 8001, comment: 'x'.repeat(300 * 1024) });
+    await objectCall(edge.miniflare, 'WEBHOOKS', id, 'accept', id, [large]);
+    const got = await until(() => receiver.received.find((r) => r.id === large.id), 'the large event');
+    expect(got.body.length).toBeLessThan(256 * 1024);
+    expect(got.verified).toMatchObject({
+      type: 'account.created',
+      data: { omitted: 'the record is larger than 262144 bytes: read it through the API' },
+    });
+
+    // 24 accounts' events, each answer held 300 ms: never more than 8 attempts at once, and more than one.
+    receiver.holdMs = 300;
+    receiver.mostAtOnce = 0;
+    const many = Array.from({ length: 24 }, (_, i) => event(8100 + i, { login: 8100 + i }));
+    try {
+      await objectCall(edge.miniflare, 'WEBHOOKS', id, 'accept', id, many);
+      await until(
+        () => many.every((e) => receiver.received.some((r) => r.id === e.id && r.status === 204)),
+        'every event delivered',
+        30_000,
+      );
+    } finally {
+      receiver.holdMs = 0;
+    }
+    expect(receiver.mostAtOnce).toBeGreaterThan(1);
+    expect(receiver.mostAtOnce).toBeLessThanOrEqual(8);
+  });
+});
+
 describe('webhook catch-up', () => {
   it('tries the events that waited out an outage at once when the receiver takes a delivery again', async () => {
     const { id, secret } = await registered(['account.created', 'account.changed']);

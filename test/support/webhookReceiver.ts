@@ -1,7 +1,8 @@
 /**
  * A webhook receiver for tests: an HTTP server on 127.0.0.1 that verifies every delivery's signature with the
  * `standardwebhooks` package (an implementation this project did not write) and keeps what it received; what it
- * answers is set per test (a status, a Retry-After), and it can be stopped and started again on the same port.
+ * answers is set per test (a status, a Retry-After, how long it holds each answer back, counting the deliveries it
+ * holds at once), and it can be stopped and started again on the same port.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +30,9 @@ export interface WebhookReceiver {
   secret: string | null;
   /** What the next deliveries are answered: a status and headers (default 204). */
   answer: { status: number; headers?: Record<string, string> };
+  /** How long each answer is held back (default 0), and the most deliveries it has held at once. */
+  holdMs: number;
+  mostAtOnce: number;
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -42,6 +46,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     received: [],
     secret: null,
     answer: { status: 204 },
+    holdMs: 0,
+    mostAtOnce: 0,
     unique() {
       const seen = new Set<string>();
       const out: Record<string, unknown>[] = [];
@@ -67,7 +73,16 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     },
     close: () => receiver.stop(),
   };
+  let atOnce = 0;
   async function handle(req: IncomingMessage, res: ServerResponse) {
+    receiver.mostAtOnce = Math.max(receiver.mostAtOnce, ++atOnce);
+    try {
+      await answer(req, res);
+    } finally {
+      atOnce--;
+    }
+  }
+  async function answer(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString('utf8');
@@ -92,6 +107,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       status,
       at: Date.now(),
     });
+    if (receiver.holdMs > 0) await new Promise((resolve) => setTimeout(resolve, receiver.holdMs));
     res.writeHead(status, extra);
     res.end();
   }

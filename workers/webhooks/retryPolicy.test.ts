@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_QUEUE_DELAY_SECONDS, retryAfterSeconds, retryDelaySeconds, withinRetryWindow } from './retryPolicy.js';
+import {
+  failedTooLong,
+  MAX_QUEUE_DELAY_SECONDS,
+  retryAfterSeconds,
+  retryDelaySeconds,
+  withinRetryWindow,
+} from './retryPolicy.js';
 
 describe('webhook retries', () => {
   it('back off exponentially from 5 s with jitter over the upper half, capped at an hour', () => {
@@ -32,5 +38,14 @@ describe('webhook retries', () => {
     const first = Date.parse('2026-12-04T00:00:00Z');
     expect(withinRetryWindow(first, 24, first + 23.9 * 3_600_000)).toBe(true);
     expect(withinRetryWindow(first, 24, first + 24 * 3_600_000)).toBe(false);
+  });
+
+  it('disable an endpoint that failed every delivery for WEBHOOK_DISABLE_AFTER_DAYS, and never at 0', () => {
+    const since = Date.parse('2026-12-01T00:00:00Z');
+    const day = 86_400_000;
+    expect(failedTooLong(since, 5, since + 5 * day - 1)).toBe(false);
+    expect(failedTooLong(since, 5, since + 5 * day)).toBe(true);
+    expect(failedTooLong(since, 1, since + 2 * day)).toBe(true);
+    expect(failedTooLong(since, 0, since + 365 * day)).toBe(false);
   });
 });

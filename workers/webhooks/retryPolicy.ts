@@ -37,3 +37,11 @@ export function retryAfterSeconds(value: string | null, now = Date.now()): numbe
 export function withinRetryWindow(firstAttemptAt: number, retryHours: number, now = Date.now()): boolean {
   return now - firstAttemptAt < retryHours * 3_600_000;
 }
+
+/**
+ * Whether an endpoint failing every delivery since `failingSince` has failed long enough to be disabled at `now`
+ * (WEBHOOK_DISABLE_AFTER_DAYS; 0 never disables).
+ */
+export function failedTooLong(failingSince: number, disableAfterDays: number, now = Date.now()): boolean {
+  return disableAfterDays > 0 && now - failingSince >= disableAfterDays * 86_400_000;
+}

@@ -23,7 +23,13 @@ import type { Env } from '../env.js';
 import { configOf } from '../config.js';
 import { WebhookStore, type SigningEndpoint } from './webhookStore.js';
 import { deliveryHeaders } from './signature.js';
-import { MAX_QUEUE_DELAY_SECONDS, retryAfterSeconds, retryDelaySeconds, withinRetryWindow } from './retryPolicy.js';
+import {
+  failedTooLong,
+  MAX_QUEUE_DELAY_SECONDS,
+  retryAfterSeconds,
+  retryDelaySeconds,
+  withinRetryWindow,
+} from './retryPolicy.js';
 import { dnsOverHttps, targetProblem, type Resolver } from './webhookTargets.js';
 import { deliveryBody, type WebhookEvent } from './webhookEvents.js';
 
@@ -440,8 +446,7 @@ export class WebhookDeliveries extends DurableObject<Env> {
     const failingSince = Number(
       this.sql.exec<{ value: string }>("SELECT value FROM meta WHERE key = 'failing_since'").one().value,
     );
-    const days = config.WEBHOOK_DISABLE_AFTER_DAYS;
-    if (days > 0 && started - failingSince >= days * DAY_MS) {
+    if (failedTooLong(failingSince, config.WEBHOOK_DISABLE_AFTER_DAYS, started)) {
       const reason = `every delivery failed since ${new Date(failingSince).toISOString()}`;
       await new WebhookStore(this.env.DB).disable(endpoint.id, reason);
       this.endpoint = undefined;
