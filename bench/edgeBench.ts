@@ -15,7 +15,8 @@
  *   write     the same write with a fresh Idempotency-Key per call: the idempotency ledger on every call; both
  *             overwrite one account's password, so the simulator's state does not grow
  *   unaudited the unkeyed write on a second stack whose edge keeps no audit trail (AUDIT_RETENTION_DAYS=0), the
- *             baseline of the trail's cost: `unkeyed` records every call (docs/audit.md), this one none
+ *             baseline of the trail's cost: `unkeyed` records every call (docs/audit.md), this one none; with both,
+ *             the two are then alternated in AUDIT_ROUNDS short rounds and the median of the rounds' ratios printed
  *   spread    the cached read spread round-robin over BENCH_PLATFORMS platforms (the demo one and extra simulated
  *             PF4 servers registered on the same simulator and broker), beside `cached`, all on one platform
  *
@@ -45,6 +46,8 @@ const seconds = positive('BENCH_SECONDS', 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
 const platformCount = Math.max(2, Math.round(positive('BENCH_PLATFORMS', 8)));
 const ALL = ['bare', 'cached', 'sized', 'page', 'live', 'unkeyed', 'unaudited', 'write', 'spread'] as const;
+/** Rounds of the alternated comparison of the write with and without the audit trail. */
+const AUDIT_ROUNDS = 6;
 type ScenarioName = (typeof ALL)[number];
 const chosen = new Set<ScenarioName>([
   'bare',
@@ -378,6 +381,23 @@ try {
     progress.step(`${tag}, measuring`, seconds);
     results.push(await drive(baseOf(s), s, seconds));
   }
+  // The trail's cost once more, the two writes alternated in short rounds (each round's order swapped): the machine's
+  // drift over a run falls on both alike, and the median of the rounds' ratios is the figure.
+  const [withTrail, withoutTrail] = [
+    scenarios.find((s) => s.name === 'unkeyed'),
+    scenarios.find((s) => s.name === 'unaudited'),
+  ];
+  const trailRatios: number[] = [];
+  if (withTrail && withoutTrail) {
+    const roundSeconds = Math.max(1, Math.round(seconds / 3));
+    for (let round = 0; round < AUDIT_ROUNDS; round++) {
+      progress.step(`the audit trail's cost, alternated: round ${round + 1}/${AUDIT_ROUNDS}`, 2 * roundSeconds);
+      const pair = round % 2 === 0 ? [withTrail, withoutTrail] : [withoutTrail, withTrail];
+      const rps = new Map<Scenario, number>();
+      for (const s of pair) rps.set(s, (await drive(baseOf(s), s, roundSeconds)).rps);
+      trailRatios.push(rps.get(withTrail)! / rps.get(withoutTrail)!);
+    }
+  }
   progress.stop();
 
   const bare = results[0];
@@ -419,6 +439,13 @@ try {
     console.log(
       `write with the audit trail / without it: throughput ${ratio(unkeyed.rps, noTrail.rps)}, p50 ${ratio(unkeyed.p50, noTrail.p50)}, p99 ${ratio(unkeyed.p99, noTrail.p99)}`,
     );
+  if (trailRatios.length > 0) {
+    const sorted = [...trailRatios].sort((x, y) => x - y);
+    const median = (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
+    console.log(
+      `write with the audit trail / without it, alternated over ${trailRatios.length} rounds: throughput median ${median.toFixed(2)}× (rounds ${trailRatios.map((r) => `${r.toFixed(2)}×`).join(' ')})`,
+    );
+  }
   if (cached && spreadRun)
     console.log(
       `reads over ${spreadTargets.length} platforms / reads on one: throughput ${ratio(spreadRun.rps, cached.rps)}, p99 ${ratio(spreadRun.p99, cached.p99)}`,
