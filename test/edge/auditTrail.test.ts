@@ -338,6 +338,33 @@ describe('reading', () => {
     expect((await outcomes()).at(-1)).toEqual(['registry.Registry.WebhookUpdate', 'unknown']);
   });
 
+  it('deletes the rows older than AUDIT_RETENTION_DAYS (400 by default), the work of its daily alarm, and keeps the rest', async () => {
+    const org = randomUUID();
+    const row = (daysAgo: number) => ({
+      uid: randomUUID(),
+      at: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+      organizationId: org,
+      clientId: 'retained',
+      address: null,
+      operation: 'v2.PF4.UserDepositChange',
+      platform: null,
+      traceId: `kept-${daysAgo}`,
+      idempotencyKey: null,
+      outcome: 'applied',
+      code: null,
+      args: '{}',
+      replayed: false,
+    });
+    const trail = (method: string, ...args: unknown[]) =>
+      objectCall<any>(edge.miniflare, 'AUDIT', `audit:${org}`, method, ...args);
+    await trail('record', [row(401), row(399), row(0)]);
+    expect(await trail('expire')).toBe(true);
+    expect(((await trail('page', {}, 0, 100)).events as Array<{ traceId: string }>).map((e) => e.traceId)).toEqual([
+      'kept-399',
+      'kept-0',
+    ]);
+  });
+
   // Last: it fills the other organization's trail, which the test before reads as empty.
   it('exports a trail of many pages whole and in order, a page of 1,000 rows at a time', async () => {
     const rows = Array.from({ length: 2345 }, (_, i) => ({

@@ -340,6 +340,15 @@ describe('webhook deliveries', () => {
     expect(
       (await call('POST', `/api/v2/Webhooks/${id}/Redeliver`, manager, { from: 'x', to: 'y' })).body.error.code,
     ).toBe('Validation');
+    // A time range: both events taken in it, sent again with their own ids.
+    const range = await call('POST', `/api/v2/Webhooks/${id}/Redeliver`, manager, {
+      from: new Date(Date.now() - 10 * 60_000).toISOString(),
+      to: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect([...range.body.data.eventIds].sort()).toEqual([gone, held].sort());
+    expect(range.body.data.queued).toBe(2);
+    await until(() => receiver.received.some((r) => r.id === gone && r.status === 204), 'the range redelivered');
+    expect((await call('GET', `/api/v2/Webhooks/${id}/DeadLetters`, manager)).body.data).toEqual([]);
   });
 });
 

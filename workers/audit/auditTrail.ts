@@ -187,14 +187,18 @@ export class AuditTrail extends DurableObject<Env> {
   /** Rows past the retention go; the alarm comes back daily while any row is left. */
   override async alarm(): Promise<void> {
     this.alarmArmed = false;
+    if (this.expire()) await this.arm();
+  }
+
+  /** Deletes the rows past AUDIT_RETENTION_DAYS (the alarm's work); whether any row is left. */
+  expire(now = Date.now()): boolean {
     const days = configOf(this.env).AUDIT_RETENTION_DAYS;
     if (days > 0) {
-      const before = Date.now() - days * DAY_MS;
+      const before = now - days * DAY_MS;
       this.sql.exec('DELETE FROM audit_events WHERE at_ms < ?', before);
       this.sql.exec('DELETE FROM audit_settled WHERE at_ms < ?', before);
     }
-    const left = this.sql.exec('SELECT 1 FROM audit_events LIMIT 1').toArray().length > 0;
-    if (left) await this.arm();
+    return this.sql.exec('SELECT 1 FROM audit_events LIMIT 1').toArray().length > 0;
   }
 
   /**
