@@ -30,9 +30,13 @@ export interface WebhookReceiver {
   secret: string | null;
   /** What the next deliveries are answered: a status and headers (default 204). */
   answer: { status: number; headers?: Record<string, string> };
-  /** How long each answer is held back (default 0), and the most deliveries it has held at once. */
+  /**
+   * How long each answer is held back (default 0), and the most deliveries it has held at once of those `counted`
+   * (by webhook-id; all of them when unset).
+   */
   holdMs: number;
   mostAtOnce: number;
+  counted?: (webhookId: string) => boolean;
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -75,11 +79,12 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
   let atOnce = 0;
   async function handle(req: IncomingMessage, res: ServerResponse) {
-    receiver.mostAtOnce = Math.max(receiver.mostAtOnce, ++atOnce);
+    const counts = receiver.counted?.(String(req.headers['webhook-id'] ?? '')) ?? true;
+    if (counts) receiver.mostAtOnce = Math.max(receiver.mostAtOnce, ++atOnce);
     try {
       await answer(req, res);
     } finally {
-      atOnce--;
+      if (counts) atOnce--;
     }
   }
   async function answer(req: IncomingMessage, res: ServerResponse) {
